@@ -1,0 +1,193 @@
+"""The Ascend backend: tilelang's Ascend 950 path (EstimateLatency, Z3 AutoSchedule,
+multi-buffer), recorded for every config; timed on an NPU only where one exists.
+
+Contract (see harness/backend_api.py): ``compile`` lowers to AscendC on any machine and
+returns the plan with the Z3 schedule under ``schedule_model`` (modeled cycles, never a
+time); where bisheng exists it also builds the binary.  ``device_unavailable`` names what
+is missing for a run (torch_npu / its import error, bisheng, an NPU).  ``measure`` times
+with ``torch.npu.Event`` after an L2 flush, on the NPU, and nowhere else.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+import tilelang
+from tilelang.ascend.target import _make_ascend_target
+
+from backends.ascend import npu
+from backends.ascend.dialect import ASCEND_DIALECT
+from backends.ascend.schedule import PIPES, ScheduleFacts, install_z3_recorders, lower_with_schedule
+from backends.kernels.gemm import build_gemm
+from harness import budget
+from harness.backend_api import BackendOptions, Compiled, CompileError
+from harness.types import DTYPE_BYTES, Case, CheckResult, DeviceSamples, GemmProblem, MeasurePolicy, Plan, VendorCase
+
+TARGET_NAME = "ascend dav-3510"
+
+
+def _core_pipelining(facts: ScheduleFacts) -> dict[str, Any] | None:
+    """Does tile t's Vector work overlap tile t+1's Cube work?  Read off the tile loop."""
+    if len(facts.loops) < 2:
+        return None
+    tile_loop = facts.loops[-1]
+    vector = [t for t in tile_loop["tasks"] if "Vector" in t["pipes"] or (t["cores"] or []) == ["AIV"]]
+    cube = [t for t in tile_loop["tasks"] if "Cube" in t["pipes"]]
+    if not vector or not cube:
+        return {"applicable": False, "why": "the tile loop has no Vector work" if not vector else "no Cube work"}
+    ii, span = tile_loop["ii"], tile_loop["span"]
+    cube_start = min(t["start"] for t in cube)
+    cube_end = max(t["start"] + t["latency"] for t in cube)
+    vector_start = min(t["start"] for t in vector)
+    vector_end = max(t["start"] + t["latency"] for t in vector)
+    # Tile t+1's Cube work occupies [cube_start + ii, cube_end + ii) in tile t's frame.
+    overlap = max(0, min(vector_end, cube_end + ii) - max(vector_start, cube_start + ii))
+    next_cube_start = cube_start + ii
+    return {
+        "applicable": True,
+        "tile_loop_ii_cycles": ii,
+        "tile_loop_span_cycles": span,
+        "vector_window_cycles": [vector_start, vector_end],
+        "next_tile_cube_start_cycles": next_cube_start,
+        "overlap_cycles": overlap,
+        "overlaps": overlap > 0,
+        "ii_over_span": round(ii / span, 4) if span else None,
+    }
+
+
+def _plan(case: Case, facts: ScheduleFacts) -> Plan:
+    buffers = []
+    bytes_per_scope: dict[str, int] = {}
+    for name, buf in facts.buffers.items():
+        versions = facts.buffer_versions.get(name, 1)
+        elem = DTYPE_BYTES.get(buf["dtype"], 4)
+        size = versions * math.prod(buf["shape"]) * elem
+        scope = "shared.ub" if buf["scope"] == "shared.dyn" else buf["scope"]
+        buffers.append({"name": name, "scope": scope, "shape": buf["shape"], "dtype": buf["dtype"], "versions": versions, "bytes": size})
+        bytes_per_scope[scope] = bytes_per_scope.get(scope, 0) + size
+    inner = facts.loops[0] if facts.loops else None
+    pipeline = {
+        "kind": "z3-modulo",
+        "loop_form": case.config.loop_form,
+        "num_stages": case.config.num_stages,
+        "enable_offset": case.config.enable_offset,
+        "loop_ii_cycles_model": inner["ii"] if inner else None,
+    }
+    model = {
+        "unit": "cycles (tilelang EstimateLatency + Z3 schedule; a model, not a measurement)",
+        "modeled_cycles_per_core": facts.modeled_cycles_per_core,
+        "loops": facts.loops,
+        "straight_line": facts.straight_line,
+        "core_pipelining": _core_pipelining(facts),
+        "mixed_kernel": facts.mixed_kernel,
+        "pipes": [name for name, _ in PIPES],
+        "missing": facts.missing,
+    }
+    limits = {scope: cap for scope, cap in budget.ASCEND_CAPACITY.items()}
+    if case.problem.epilogue is not None:
+        limits["shared.ub"] = budget.ASCEND_UB_WITH_SIMT
+    return Plan(
+        backend="ascend",
+        target=TARGET_NAME,
+        pipeline=pipeline,
+        buffers=buffers,
+        bytes_per_scope=bytes_per_scope,
+        limits=limits,
+        threads=None,
+        features={"cores": case.config.num_cores, "mixed_aic_aiv": facts.mixed_kernel},
+        schedule_model=model,
+    )
+
+
+class AscendBackend:
+    name = "ascend"
+
+    def __init__(self, options: BackendOptions) -> None:
+        install_z3_recorders()
+        self.target = _make_ascend_target()
+        self._probe: npu.NpuProbe | None = None
+
+    def _npu(self) -> npu.NpuProbe:
+        if self._probe is None:
+            self._probe = npu.probe()
+        return self._probe
+
+    def available(self) -> str | None:
+        return None  # the Ascend pipeline lowers to AscendC on any machine
+
+    def device_unavailable(self) -> str | None:
+        return self._npu().reason
+
+    def device_info(self) -> dict[str, Any]:
+        probe = self._npu()
+        return {
+            "backend": self.name,
+            "target": TARGET_NAME,
+            "tilelang": tilelang.__version__,
+            "accelerator": probe.versions.get("npu"),
+            "torch_npu": probe.versions.get("torch_npu"),
+            "bisheng": probe.versions.get("bisheng"),
+            "cann": probe.versions.get("cann"),
+            "missing": probe.reason,
+        }
+
+    def budget(self, case: Case) -> budget.BudgetVerdict:
+        return budget.check(case.problem, case.config, "ascend")
+
+    def compile(self, case: Case, cold: bool) -> Compiled:
+        func = build_gemm(case.problem, case.config, ASCEND_DIALECT)
+        phases: dict[str, float] = {}
+        handle = None
+        try:
+            start = time.perf_counter()
+            _, facts = lower_with_schedule(func, self.target)
+            phases["lower_and_schedule"] = time.perf_counter() - start
+            if self.device_unavailable() is None:  # bisheng, torch_npu and an NPU are all here
+                start = time.perf_counter()
+                handle = tilelang.compile(func, target="ascend")
+                phases["build"] = time.perf_counter() - start
+        except Exception as exc:
+            raise CompileError(f"{type(exc).__name__}: {exc}") from exc
+        return Compiled(
+            case=case, handle=handle, plan=_plan(case, facts), compile_seconds=phases["lower_and_schedule"], phases_s=phases
+        )
+
+    def inspect(self, compiled: Compiled) -> Plan:
+        return compiled.plan
+
+    # -- the NPU run path (only reached where device_unavailable() is None) ---------------
+    def make_inputs(self, problem: GemmProblem, seed: int) -> dict[str, Any]:
+        from backends.reference import make_gemm_inputs
+
+        return make_gemm_inputs(problem, seed, "npu")
+
+    def _runner(self, runnable: Compiled | VendorCase, inputs: dict[str, Any]):
+        import torch
+
+        A, B, C = inputs["A"], inputs["B"], inputs["C"]
+        if isinstance(runnable, VendorCase):
+            relu = runnable.problem.epilogue == "relu"
+
+            def vendor():
+                out = (A @ B.T).to(C.dtype)
+                C.copy_(torch.relu(out) if relu else out)
+
+            return vendor
+        kernel = runnable.handle
+        return lambda: kernel(A, B, C)
+
+    def check(self, runnable: Compiled | VendorCase, inputs: dict[str, Any]) -> CheckResult:
+        import torch
+
+        from backends.reference import check_output
+
+        inputs["C"].fill_(float("nan"))
+        self._runner(runnable, inputs)()
+        torch.npu.synchronize()
+        problem = runnable.problem if isinstance(runnable, VendorCase) else runnable.case.problem
+        return check_output(inputs, problem)
+
+    def measure(self, runnable: Compiled | VendorCase, inputs: dict[str, Any], policy: MeasurePolicy) -> DeviceSamples:
+        return npu.sample_npu_times(self._runner(runnable, inputs), policy, "npu")

@@ -1,0 +1,138 @@
+"""The Ascend run path: torch_npu, bisheng and an NPU, or the exact reason they are missing.
+
+Contract: ``probe()`` never raises and never breaks ``import torch``: it returns an
+``NpuProbe`` naming each missing piece (``torch_npu`` not installed / its import error text,
+``bisheng`` not found, no NPU visible) and the versions it found (CANN, bisheng, torch_npu,
+NPU name).  ``sample_npu_times`` times a callable with ``torch.npu.Event`` pairs after an L2
+flush, like the CUDA-event path on NVIDIA; it only runs where ``probe().reason`` is None.
+No Ascend timing is ever produced any other way.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from harness.stats import enough
+from harness.types import DeviceSamples, MeasurePolicy
+
+METHOD_NPU_EVENTS = "npu-event"
+# Ascend 950 L2 is 192 MiB or less; flush twice that when the device does not say.
+DEFAULT_L2_BYTES = 192 * 2**20
+
+
+@dataclass
+class NpuProbe:
+    missing: list[str] = field(default_factory=list)
+    versions: dict[str, Any] = field(default_factory=dict)
+    torch_npu: Any = None
+
+    @property
+    def reason(self) -> str | None:
+        return "; ".join(self.missing) if self.missing else None
+
+
+def find_bisheng() -> str | None:
+    found = shutil.which("bisheng")
+    if found:
+        return found
+    home = os.environ.get("BISHENG_HOME")
+    if home and os.path.isfile(os.path.join(home, "bin", "bisheng")):
+        return os.path.join(home, "bin", "bisheng")
+    return None
+
+
+def _cann_version() -> str | None:
+    for var in ("ASCEND_TOOLKIT_HOME", "ASCEND_HOME_PATH"):
+        home = os.environ.get(var)
+        if not home:
+            continue
+        for name in ("version.cfg", "ascend_toolkit_install.info"):
+            path = os.path.join(home, name)
+            if os.path.isfile(path):
+                with open(path, encoding="utf-8", errors="replace") as fh:
+                    for line in fh:
+                        if "version" in line.lower():
+                            return line.strip()
+        return home
+    return None
+
+
+def _bisheng_version(path: str) -> str | None:
+    try:
+        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30)
+        return out.stdout.strip().splitlines()[0] if out.stdout.strip() else None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def probe(import_module: Callable[[str], Any] = importlib.import_module) -> NpuProbe:
+    result = NpuProbe()
+    try:
+        torch_npu = import_module("torch_npu")
+    except ModuleNotFoundError:
+        result.missing.append("torch_npu is not installed")
+        torch_npu = None
+    except Exception as exc:  # CANN missing: ImportError/OSError from libhccl.so and friends
+        result.missing.append(f"torch_npu failed to import: {type(exc).__name__}: {exc}")
+        torch_npu = None
+    if torch_npu is not None:
+        result.torch_npu = torch_npu
+        result.versions["torch_npu"] = getattr(torch_npu, "__version__", "unknown")
+    bisheng = find_bisheng()
+    if bisheng is None:
+        result.missing.append("bisheng compiler not found (PATH or BISHENG_HOME/bin)")
+    else:
+        result.versions["bisheng"] = _bisheng_version(bisheng) or bisheng
+    cann = _cann_version()
+    result.versions["cann"] = cann
+    if torch_npu is not None:
+        import torch
+
+        try:
+            if not torch.npu.is_available():
+                result.missing.append("no NPU visible (torch.npu.is_available() is False)")
+            else:
+                result.versions["npu"] = torch.npu.get_device_name(0)
+        except Exception as exc:
+            result.missing.append(f"NPU query failed: {type(exc).__name__}: {exc}")
+    return result
+
+
+def sample_npu_times(fn: Callable[[], None], policy: MeasurePolicy, device: Any) -> DeviceSamples:
+    import torch
+
+    flush_bytes = 2 * DEFAULT_L2_BYTES if policy.flush_l2 else 0
+    flush_buffer = torch.empty(flush_bytes, dtype=torch.uint8, device=device) if flush_bytes else None
+
+    def flush():
+        if flush_buffer is not None:
+            flush_buffer.zero_()
+
+    for _ in range(policy.warmup):
+        flush()
+        fn()
+    torch.npu.synchronize()
+    samples: list[float] = []
+    notes: list[str] = []
+    deadline = time.perf_counter() + policy.max_seconds
+    while not enough(samples, policy.min_samples, policy.max_samples, policy.cv_target):
+        count = min(policy.batch, policy.max_samples - len(samples))
+        starts = [torch.npu.Event(enable_timing=True) for _ in range(count)]
+        ends = [torch.npu.Event(enable_timing=True) for _ in range(count)]
+        for i in range(count):
+            flush()
+            starts[i].record()
+            fn()
+            ends[i].record()
+        torch.npu.synchronize()
+        samples.extend(s.elapsed_time(e) * 1e-3 for s, e in zip(starts, ends))
+        if time.perf_counter() > deadline and len(samples) >= policy.min_samples:
+            notes.append(f"stopped at the {policy.max_seconds:.1f} s time cap before reaching the noise target")
+            break
+    return DeviceSamples(samples_s=tuple(samples), method=METHOD_NPU_EVENTS, l2_flush_bytes=flush_bytes, notes=tuple(notes))

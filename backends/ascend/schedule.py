@@ -1,0 +1,336 @@
+"""Record what tilelang's Ascend scheduler decided, from the real passes.
+
+Contract: ``lower_with_schedule(func, target)`` lowers through tilelang's Ascend pipeline
+and returns ``(artifact, ScheduleFacts)``.  Sources, all real:
+- the ``tl.ascend_task`` attributes (latency, II) that ``tl.EstimateLatency`` writes and the
+  ``core_mask`` that ``tl.AssignCore`` adds (pass instrument);
+- ``tl.buffer_versions_map`` after ``tl.AutoSchedule`` (versions per multi-buffered buffer);
+- the inputs and results of the Z3 solves, ``tl.transform.z3_schedule_loop_python`` and
+  ``tl.transform.z3_schedule_python``: start times, versions and the loop II never reach
+  the IR, so the two FFI functions are wrapped (the wrapper calls the original and hands a
+  copy of its arguments and result to the recording active in this thread).
+Every number here is a *modeled* cycle count from tilelang's cost model, never a time.
+
+The wrappers must be registered before the first Ascend lowering in the process (the C++
+side caches the function it looks up); ``install_z3_recorders`` is idempotent and is called
+when the Ascend backend is created.  A lowering that ran before it yields no Z3 records,
+and ``ScheduleFacts.missing`` says so.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+import tilelang
+import tvm
+import tvm_ffi
+from tvm import tirx
+
+Z3_LOOP = "tl.transform.z3_schedule_loop_python"
+Z3_STRAIGHT = "tl.transform.z3_schedule_python"
+_MARK = "_tlbench_recorder"
+
+# ResourcePipe bits, as documented in tilelang/ascend/transform/z3_scheduler.py.
+PIPES = (("MTE1", 1), ("MTE2", 2), ("MTE3", 4), ("Cube", 8), ("Vector", 16), ("Fixpipe", 32), ("Scalar", 64))
+# AssignCore's core_mask bits.
+CORES = (("AIV", 1), ("AIC", 2))
+
+_active_sink: contextvars.ContextVar[list | None] = contextvars.ContextVar("tlbench_z3_sink", default=None)
+
+
+def _as_list(value: Any) -> Any:
+    if isinstance(value, (str, bytes)):
+        return value
+    if hasattr(value, "__len__") and hasattr(value, "__getitem__"):
+        return [_as_list(value[i]) for i in range(len(value))]
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return value
+
+
+def _wrap(name: str, original):
+    def recorder(*args):
+        result = original(*args)
+        sink = _active_sink.get()
+        if sink is not None:
+            sink.append({"solver": name, "args": [_as_list(a) for a in args], "result": _as_list(result)})
+        return result
+
+    setattr(recorder, _MARK, True)
+    return recorder
+
+
+def install_z3_recorders() -> None:
+    for name in (Z3_LOOP, Z3_STRAIGHT):
+        current = tvm_ffi.get_global_func(name)
+        if getattr(current, _MARK, False):
+            continue
+        tvm_ffi.register_global_func(name, _wrap(name, current), override=True)
+
+
+def _is_installed() -> bool:
+    return all(getattr(tvm_ffi.get_global_func(n), _MARK, False) for n in (Z3_LOOP, Z3_STRAIGHT))
+
+
+@contextmanager
+def _recording() -> Iterator[list]:
+    sink: list = []
+    token = _active_sink.set(sink)
+    try:
+        yield sink
+    finally:
+        _active_sink.reset(token)
+
+
+def decode_bits(mask: int, names: tuple[tuple[str, int], ...]) -> list[str]:
+    return [name for name, bit in names if mask & bit]
+
+
+# ---------------------------------------------------------------------------------------
+# Reading tasks out of the IR
+# ---------------------------------------------------------------------------------------
+
+
+def _region_buffer(arg) -> tuple[str, str]:
+    """(name, scope) of the buffer a ``T.region(...)`` argument points at."""
+    if isinstance(arg, tirx.Call) and len(arg.args) and isinstance(arg.args[0], tirx.BufferLoad):
+        buf = arg.args[0].buffer
+        return buf.name, buf.scope()
+    return "?", "?"
+
+
+def _task_kind(stmt) -> str:
+    """A readable name for the op a task wraps: ``copy global->shared.l1``, ``gemm``, ..."""
+    found: list[str] = []
+
+    def visit(node):
+        if found:
+            return
+        if isinstance(node, tirx.AttrStmt) and node.attr_key == "tl.simtvf_scope":
+            found.append("vector (SimtVF)")
+        elif isinstance(node, tirx.Call) and hasattr(node.op, "name"):
+            op = node.op.name.split(".")[-1]
+            if "copy" in op and len(node.args) >= 2:
+                (src, src_scope), (dst, dst_scope) = _region_buffer(node.args[0]), _region_buffer(node.args[1])
+                found.append(f"copy {src}->{dst} ({src_scope}->{dst_scope})")
+            elif op in ("gemm", "gemm_py") or op.startswith("gemm"):
+                found.append("gemm")
+            elif op not in ("region", "tvm_access_ptr", "address_of"):
+                found.append(op)
+
+    tirx.stmt_functor.pre_order_visit(stmt, lambda n: visit(n) or not found)
+    return found[0] if found else "task"
+
+
+@dataclass
+class _LoopUnits:
+    loop_var: str
+    extent: int | None
+    units: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _ir_loops(func) -> list[_LoopUnits]:
+    """Every loop with its direct scheduled tasks / nested loops, innermost first."""
+    loops: list[_LoopUnits] = []
+
+    def units_of(body) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+
+        def walk(node) -> bool:
+            if isinstance(node, tirx.AttrStmt) and node.attr_key == "tl.ascend_task":
+                attrs = node.node
+                out.append(
+                    {
+                        "kind": _task_kind(node.body),
+                        "latency": int(attrs["latency"]) if "latency" in attrs else None,
+                        "ii": int(attrs["ii"]) if "ii" in attrs else None,
+                        "core_mask": int(attrs["core_mask"]) if "core_mask" in attrs else None,
+                    }
+                )
+                return False
+            if isinstance(node, tirx.For):
+                out.append({"kind": f"loop {node.loop_var}", "latency": None, "ii": None, "core_mask": None})
+                return False
+            return True
+
+        tirx.stmt_functor.pre_order_visit(body, walk)
+        return out
+
+    def visit(node):
+        if isinstance(node, tirx.For):
+            extent = int(node.extent) if isinstance(node.extent, tirx.IntImm) else None
+            loops.append(_LoopUnits(str(node.loop_var), extent, units_of(node.body)))
+
+    tirx.stmt_functor.post_order_visit(func.body, visit)
+    return loops
+
+
+def _attach_core_masks(source_order: list[_LoopUnits], assigned: list[_LoopUnits]) -> None:
+    """AssignCore reorders tasks by start time: pair each task with its twin by (kind, latency)."""
+    for loop, twin in zip(source_order, assigned):
+        pool = list(twin.units)
+        for unit in loop.units:
+            for j, other in enumerate(pool):
+                if other["kind"] == unit["kind"] and other["latency"] == unit["latency"]:
+                    unit["core_mask"] = other["core_mask"]
+                    del pool[j]
+                    break
+
+
+def _buffer_versions(func) -> dict[str, int]:
+    versions: dict[str, int] = {}
+
+    def visit(node):
+        if isinstance(node, tirx.SBlock) and "tl.buffer_versions_map" in node.annotations:
+            for var, count in node.annotations["tl.buffer_versions_map"].items():
+                versions[str(var.name)] = int(count)
+
+    tirx.stmt_functor.post_order_visit(func.body, visit)
+    return versions
+
+
+def _on_chip_buffers(func) -> dict[str, dict[str, Any]]:
+    found: dict[str, dict[str, Any]] = {}
+
+    def visit(node):
+        if isinstance(node, tirx.SBlock):
+            for buf in node.alloc_buffers:
+                if buf.scope().startswith("shared"):
+                    found.setdefault(buf.name, {"shape": [int(x) for x in buf.shape], "dtype": str(buf.dtype), "scope": buf.scope()})
+
+    tirx.stmt_functor.post_order_visit(func.body, visit)
+    return found
+
+
+# ---------------------------------------------------------------------------------------
+# Putting the Z3 solves next to the IR tasks
+# ---------------------------------------------------------------------------------------
+
+
+def _loop_for_solve(latencies: list[int], candidates: list[_LoopUnits], used: set[int]) -> _LoopUnits | None:
+    for index, loop in enumerate(candidates):
+        if index in used or len(loop.units) != len(latencies):
+            continue
+        if all(u["latency"] in (None, lat) for u, lat in zip(loop.units, latencies)):
+            used.add(index)
+            return loop
+    return None
+
+
+def _span(starts: list[int], latencies: list[int]) -> int:
+    return max(s + lat for s, lat in zip(starts, latencies)) - min(starts)
+
+
+def _loop_schedule(solve: dict[str, Any], loop: _LoopUnits | None) -> dict[str, Any]:
+    args, result = solve["args"], solve["result"]
+    num_stages, latencies, iis, pipes = args[0], args[1], args[2], args[3]
+    starts, versions, loop_ii = result[0], result[1], int(result[2])
+    enable_offset = bool(args[11]) if len(args) > 11 else False
+    units = loop.units if loop is not None else [{} for _ in latencies]
+    tasks = []
+    for i, (lat, ii, mask, start) in enumerate(zip(latencies, iis, pipes, starts)):
+        unit = units[i] if i < len(units) else {}
+        core_mask = unit.get("core_mask")
+        tasks.append(
+            {
+                "index": i,
+                "kind": unit.get("kind", "task"),
+                "pipes": decode_bits(int(mask), PIPES),
+                "latency": int(lat),
+                "ii": int(ii),
+                "start": int(start),
+                "cores": decode_bits(core_mask, CORES) if core_mask is not None else None,
+            }
+        )
+    span = _span(starts, latencies)
+    trip = loop.extent if loop is not None else None
+    return {
+        "loop_var": loop.loop_var if loop is not None else None,
+        "trip_count": trip,
+        "num_stages": int(num_stages),
+        "enable_offset": enable_offset,
+        "ii": loop_ii,
+        "span": span,
+        "modeled_cycles": (trip - 1) * loop_ii + span if trip else None,
+        "versions": [int(v) for v in versions],
+        "tasks": tasks,
+    }
+
+
+@dataclass(frozen=True)
+class ScheduleFacts:
+    loops: list[dict[str, Any]]  # innermost first
+    straight_line: list[dict[str, Any]]
+    buffer_versions: dict[str, int]
+    buffers: dict[str, dict[str, Any]]
+    mixed_kernel: bool
+    missing: str | None = None
+
+    @property
+    def modeled_cycles_per_core(self) -> int | None:
+        if not self.loops:
+            return None
+        outer = self.loops[-1]
+        return outer["modeled_cycles"]
+
+
+def lower_with_schedule(func, target) -> tuple[Any, ScheduleFacts]:
+    snapshots: dict[str, Any] = {}
+
+    @tvm.instrument.pass_instrument
+    class TaskInstrument:
+        def run_after_pass(self, mod, info):
+            if info.name in ("tl.EstimateLatency", "tl.AssignCore", "tl.AutoSchedule"):
+                snapshots[info.name] = mod
+
+    with _recording() as solves, target, tvm.transform.PassContext(instruments=[TaskInstrument()]):
+        artifact = tilelang.lower(func, target=target)
+    return artifact, _facts(solves, snapshots, artifact)
+
+
+def _main(mod):
+    return list(mod.functions.values())[0]
+
+
+def _facts(solves: list[dict[str, Any]], snapshots: dict[str, Any], artifact) -> ScheduleFacts:
+    estimated = snapshots.get("tl.EstimateLatency")  # tasks in source order, as Z3 sees them
+    assigned = snapshots.get("tl.AssignCore")  # same tasks, reordered, with core_mask
+    ir_loops = _ir_loops(_main(estimated)) if estimated is not None else []
+    if assigned is not None:
+        _attach_core_masks(ir_loops, _ir_loops(_main(assigned)))
+    used: set[int] = set()
+    loops = []
+    straight = []
+    for solve in solves:
+        if solve["solver"] == Z3_LOOP:
+            loops.append(_loop_schedule(solve, _loop_for_solve(solve["args"][1], ir_loops, used)))
+        else:
+            latencies, pipes, starts = solve["args"][0], solve["args"][2], solve["result"]
+            straight.append(
+                {
+                    "tasks": [
+                        {"index": i, "pipes": decode_bits(int(p), PIPES), "latency": int(lat), "start": int(s)}
+                        for i, (lat, p, s) in enumerate(zip(latencies, pipes, starts))
+                    ],
+                    "span": _span(starts, latencies) if starts else 0,
+                }
+            )
+    scheduled = snapshots.get("tl.AutoSchedule")
+    missing = None
+    if not solves:
+        missing = (
+            "no Z3 solve was recorded: the recorders were not installed before the first Ascend lowering "
+            "in this process" if not _is_installed() else "the scheduler ran no Z3 solve for this kernel"
+        )
+    return ScheduleFacts(
+        loops=loops,
+        straight_line=straight,
+        buffer_versions=_buffer_versions(_main(scheduled)) if scheduled is not None else {},
+        buffers=_on_chip_buffers(_main(scheduled)) if scheduled is not None else {},
+        mixed_kernel="__mix__" in artifact.kernel_source,
+        missing=missing,
+    )

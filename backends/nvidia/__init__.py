@@ -1,0 +1,5 @@
+"""NVIDIA backend package; ``NvidiaBackend`` is the ``tlbench.backends`` entry point."""
+
+from backends.nvidia.backend import NvidiaBackend
+
+__all__ = ["NvidiaBackend"]

@@ -1,0 +1,188 @@
+"""The NVIDIA backend: tilelang's CUDA path, checked against torch, timed with CUPTI.
+
+Contract (see harness/backend_api.py): compiles on any machine with tilelang (and nvcc for
+the binary); runs and times only where ``torch.cuda`` sees a GPU.  The target arch comes
+from the GPU (``sm_90a`` on Hopper); with no GPU, from ``--nvidia-arch`` (default sm_90a).
+``compile(cold=True)`` bypasses tilelang's kernel and cubin caches so the compile item
+measures a real build; device items compile through the cache.
+"""
+
+from __future__ import annotations
+
+import shutil
+import threading
+import time
+from contextlib import contextmanager
+from typing import Any
+
+import tilelang
+import torch
+import tvm
+
+from backends.kernels.gemm import build_gemm
+from backends.nvidia.dialect import CUDA_DIALECT
+from backends.nvidia.plan import lower_with_plan
+from backends.nvidia.timing import sample_device_times
+from backends.reference import check_output, make_gemm_inputs
+from harness import budget
+from harness.backend_api import BackendOptions, Compiled, CompileError
+from harness.types import Case, CheckResult, DeviceSamples, GemmProblem, MeasurePolicy, Plan, VendorCase
+
+DEFAULT_ARCH = "sm_90a"
+_ARCH_BY_CAPABILITY = {(8, 0): "sm_80", (8, 6): "sm_86", (8, 9): "sm_89", (9, 0): "sm_90a", (10, 0): "sm_100a", (12, 0): "sm_120"}
+_CACHE_LOCK = threading.Lock()
+
+
+@contextmanager
+def _tilelang_cache_disabled():
+    """tilelang's cache switch is process-wide: flip it under a lock and restore it."""
+    with _CACHE_LOCK:
+        was_enabled = tilelang.is_cache_enabled()
+        tilelang.disable_cache()
+        try:
+            yield
+        finally:
+            if was_enabled:
+                tilelang.enable_cache()
+
+
+def _gpu_reason() -> str | None:
+    if not torch.cuda.is_available():
+        build = torch.version.cuda
+        if build is None:
+            return f"no CUDA GPU: torch {torch.__version__} is a CPU-only build"
+        return f"no CUDA GPU visible (torch {torch.__version__}, CUDA {build}; torch.cuda.is_available() is False)"
+    return None
+
+
+class NvidiaBackend:
+    name = "nvidia"
+
+    def __init__(self, options: BackendOptions) -> None:
+        self._device_reason = _gpu_reason()
+        self.device = torch.device("cuda", torch.cuda.current_device()) if self._device_reason is None else None
+        requested = options.get("nvidia_arch")
+        self.arch = requested or (self._device_arch() if self.device is not None else DEFAULT_ARCH)
+        if self.device is not None and requested and requested != self._device_arch():
+            self._device_reason = f"compiling for {requested} (--nvidia-arch) but the GPU is {self._device_arch()}"
+        self.target = tvm.target.Target({"kind": "cuda", "arch": self.arch})
+
+    def _device_arch(self) -> str:
+        cap = torch.cuda.get_device_capability(self.device)
+        return _ARCH_BY_CAPABILITY.get(cap, f"sm_{cap[0]}{cap[1]}")
+
+    # -- availability -------------------------------------------------------------------
+    def available(self) -> str | None:
+        return None  # tilelang's CUDA path lowers on any machine
+
+    def device_unavailable(self) -> str | None:
+        return self._device_reason
+
+    def device_info(self) -> dict[str, Any]:
+        info: dict[str, Any] = {
+            "backend": self.name,
+            "target": f"cuda {self.arch}",
+            "tilelang": tilelang.__version__,
+            "torch": torch.__version__,
+            "torch_cuda": torch.version.cuda,
+            "nvcc": shutil.which("nvcc"),
+        }
+        if self.device is None:
+            info["accelerator"] = None
+            info["missing"] = self._device_reason
+            return info
+        props = torch.cuda.get_device_properties(self.device)
+        info.update(
+            {
+                "accelerator": props.name,
+                "capability": f"{props.major}.{props.minor}",
+                "sm_count": props.multi_processor_count,
+                "memory_bytes": props.total_memory,
+                "l2_bytes": int(getattr(props, "L2_cache_size", 0)),
+                "driver": _driver_version(),
+            }
+        )
+        return info
+
+    # -- compile & inspect --------------------------------------------------------------
+    def budget(self, case: Case) -> budget.BudgetVerdict:
+        return budget.check(case.problem, case.config, "nvidia", self.arch)
+
+    def compile(self, case: Case, cold: bool) -> Compiled:
+        func = build_gemm(case.problem, case.config, CUDA_DIALECT)
+        phases: dict[str, float] = {}
+        try:
+            start = time.perf_counter()
+            _, facts = lower_with_plan(func, self.target)
+            phases["lower_and_plan"] = time.perf_counter() - start
+            handle = None
+            if shutil.which("nvcc") or self.device is not None:
+                start = time.perf_counter()
+                if cold:
+                    with _tilelang_cache_disabled():
+                        handle = tilelang.compile(func, target=self.target, execution_backend="tvm_ffi")
+                else:
+                    handle = tilelang.compile(func, target=self.target, execution_backend="tvm_ffi")
+                phases["build"] = time.perf_counter() - start
+        except Exception as exc:  # the compiler's own words become the failure text
+            raise CompileError(f"{type(exc).__name__}: {exc}") from exc
+        plan = Plan(
+            backend=self.name,
+            target=f"cuda {self.arch}",
+            pipeline={**facts.pipeline, "loop_form": case.config.loop_form, "num_stages": case.config.num_stages},
+            buffers=facts.buffers,
+            bytes_per_scope={"shared.dyn": facts.dynamic_smem_bytes},
+            limits={"shared.dyn": budget.NVIDIA_SMEM_PER_BLOCK.get(self.arch, 0)},
+            threads=facts.threads,
+            features={**facts.features, "grid": facts.grid, "built": handle is not None},
+        )
+        headline = phases.get("build", phases["lower_and_plan"])
+        return Compiled(case=case, handle=handle, plan=plan, compile_seconds=headline, phases_s=phases)
+
+    def inspect(self, compiled: Compiled) -> Plan:
+        return compiled.plan
+
+    # -- run ------------------------------------------------------------------------------
+    def make_inputs(self, problem: GemmProblem, seed: int) -> dict[str, Any]:
+        return make_gemm_inputs(problem, seed, self.device)
+
+    def _runner(self, runnable: Compiled | VendorCase, inputs: dict[str, Any]):
+        A, B, C = inputs["A"], inputs["B"], inputs["C"]
+        if isinstance(runnable, VendorCase):
+            relu = runnable.problem.epilogue == "relu"
+
+            def vendor():
+                out = torch.matmul(A, B.T, out=C) if C.dtype == A.dtype and not relu else (A @ B.T).to(C.dtype)
+                if relu:
+                    torch.relu_(out)
+                if out is not C:
+                    C.copy_(out)
+
+            return vendor
+        if runnable.handle is None:
+            raise RuntimeError("kernel was lowered but not built (no nvcc)")
+        kernel = runnable.handle
+        return lambda: kernel(A, B, C)
+
+    def check(self, runnable: Compiled | VendorCase, inputs: dict[str, Any]) -> CheckResult:
+        run = self._runner(runnable, inputs)
+        inputs["C"].fill_(float("nan"))
+        run()
+        torch.cuda.synchronize(self.device)
+        problem = runnable.problem if isinstance(runnable, VendorCase) else runnable.case.problem
+        return check_output(inputs, problem)
+
+    def measure(self, runnable: Compiled | VendorCase, inputs: dict[str, Any], policy: MeasurePolicy) -> DeviceSamples:
+        return sample_device_times(self._runner(runnable, inputs), policy, self.device)
+
+
+def _driver_version() -> str | None:
+    try:
+        import subprocess
+
+        out = subprocess.run(
+            ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"], capture_output=True, text=True, timeout=20
+        )
+        return out.stdout.strip().splitlines()[0] if out.returncode == 0 and out.stdout.strip() else None
+    except (OSError, subprocess.SubprocessError):
+        return None

@@ -1,0 +1,167 @@
+"""Record the pipeline plan tilelang's CUDA path chose, from the compiler's own IR.
+
+Contract: ``lower_with_plan(func, target, config)`` lowers ``func`` with a pass instrument
+attached and returns ``(artifact, PlanFacts)``.  Facts come from the IR, not from grepping
+source: loop annotations after ``tl.PipelinePlanning`` (``software_pipeline_stage`` /
+``software_pipeline_order`` / ``tl_pipelined_num_stages``), whether
+``tl.ProducerConsumerWarpSpecialized`` rewrote the kernel, the on-chip buffers' declared
+and versioned shapes, and the device function's ``dyn_shared_memory_buf`` and
+``thread_extent``.  Only instruction use (TMA, cp.async, wgmma) is read from the generated
+CUDA source, the one place it exists.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import tilelang
+import tvm
+from tvm import tirx
+
+_WS_PASS = "tl.ProducerConsumerWarpSpecialized"
+_PLANNING_PASS = "tl.PipelinePlanning"
+_INJECT_PASS = "tl.InjectSoftwarePipeline"
+_PIPELINE_KEYS = ("software_pipeline_stage", "software_pipeline_order", "tl_pipelined_num_stages")
+
+
+def _alloc_buffers(func) -> dict[str, dict[str, Any]]:
+    found: dict[str, dict[str, Any]] = {}
+
+    def visit(node):
+        if isinstance(node, tirx.SBlock):
+            for buf in node.alloc_buffers:
+                found[buf.name] = {
+                    "shape": [int(x) for x in buf.shape],
+                    "dtype": str(buf.dtype),
+                    "scope": buf.scope(),
+                }
+
+    tirx.stmt_functor.post_order_visit(func.body, visit)
+    return found
+
+
+def _pipelined_loops(func) -> list[dict[str, Any]]:
+    loops: list[dict[str, Any]] = []
+
+    def visit(node):
+        if isinstance(node, tirx.For) and node.annotations:
+            ann = {k: node.annotations[k] for k in node.annotations.keys()}
+            if any(k in ann for k in _PIPELINE_KEYS):
+                loops.append(
+                    {
+                        "loop_var": str(node.loop_var),
+                        "extent": int(node.extent) if isinstance(node.extent, tvm.tirx.IntImm) else str(node.extent),
+                        "stage": [int(x) for x in ann.get("software_pipeline_stage", [])],
+                        "order": [int(x) for x in ann.get("software_pipeline_order", [])],
+                        "num_stages": int(ann["tl_pipelined_num_stages"]) if "tl_pipelined_num_stages" in ann else None,
+                    }
+                )
+
+    tirx.stmt_functor.post_order_visit(func.body, visit)
+    return loops
+
+
+@dataclass
+class _Recorder:
+    first_module: Any = None
+    after: dict[str, Any] = field(default_factory=dict)
+    ws_changed: bool = False
+    passes_seen: list[str] = field(default_factory=list)
+    _before_ws: Any = None
+
+
+def _make_instrument(rec: _Recorder):
+    @tvm.instrument.pass_instrument
+    class PlanInstrument:
+        def run_before_pass(self, mod, info):
+            if rec.first_module is None:
+                rec.first_module = mod
+            if info.name == _WS_PASS:
+                rec._before_ws = mod
+
+        def run_after_pass(self, mod, info):
+            rec.passes_seen.append(info.name)
+            if info.name in (_PLANNING_PASS, _INJECT_PASS, _WS_PASS):
+                rec.after[info.name] = mod
+            if info.name == _WS_PASS and rec._before_ws is not None:
+                rec.ws_changed = not tvm.ir.structural_equal(rec._before_ws, mod)
+
+    return PlanInstrument()
+
+
+def _main_func(mod):
+    funcs = list(mod.functions.values())
+    return funcs[0]
+
+
+@dataclass(frozen=True)
+class PlanFacts:
+    pipeline: dict[str, Any]
+    buffers: list[dict[str, Any]]
+    dynamic_smem_bytes: int
+    threads: int
+    grid: int
+    features: dict[str, bool]
+
+
+def _features(source: str) -> dict[str, bool]:
+    return {
+        "tma": "tma_load" in source or "cp.async.bulk.tensor" in source,
+        "cp_async": "cp_async" in source or "cp.async.cg" in source or "cp.async.ca" in source,
+        "wgmma": "wgmma" in source,
+        "mma_sync": "mma.sync" in source or "mma_sync" in source,
+        "mbarrier": "mbarrier" in source,
+    }
+
+
+def lower_with_plan(func, target) -> tuple[Any, PlanFacts]:
+    rec = _Recorder()
+    with target, tvm.transform.PassContext(instruments=[_make_instrument(rec)]):
+        artifact = tilelang.lower(func, target=target)
+    return artifact, _facts(rec, artifact)
+
+
+def _facts(rec: _Recorder, artifact) -> PlanFacts:
+    declared = _alloc_buffers(_main_func(rec.first_module))
+    last = rec.after.get(_INJECT_PASS) or rec.after.get(_PLANNING_PASS) or rec.first_module
+    versioned = _alloc_buffers(_main_func(last))
+    buffers = []
+    for name, decl in declared.items():
+        if not decl["scope"].startswith("shared"):
+            continue
+        now = versioned.get(name, decl)
+        versions = max(1, math.prod(now["shape"]) // max(1, math.prod(decl["shape"])))
+        elem_bytes = tvm.DataType(decl["dtype"]).bits // 8
+        buffers.append(
+            {
+                "name": name,
+                "scope": decl["scope"],
+                "shape": decl["shape"],
+                "dtype": decl["dtype"],
+                "versions": versions,
+                "bytes": versions * math.prod(decl["shape"]) * elem_bytes,
+            }
+        )
+    planned = rec.after.get(_PLANNING_PASS)
+    loops = _pipelined_loops(_main_func(planned)) if planned is not None else []
+    if rec.ws_changed:
+        pipeline = {"kind": "warp-specialized", "detail": "producer/consumer (TMA producer warps, MMA consumer warps)"}
+    elif loops and loops[0]["stage"]:
+        pipeline = {"kind": "software-pipeline", "stage": loops[0]["stage"], "order": loops[0]["order"]}
+    else:
+        pipeline = {"kind": "none"}
+    if loops:
+        pipeline["num_stages_annotation"] = loops[0]["num_stages"]
+    device_func = _main_func(artifact.device_mod)
+    attrs = device_func.attrs
+    extent = attrs["thread_extent"] if "thread_extent" in attrs else {}
+    return PlanFacts(
+        pipeline=pipeline,
+        buffers=buffers,
+        dynamic_smem_bytes=int(attrs["dyn_shared_memory_buf"]) if "dyn_shared_memory_buf" in attrs else 0,
+        threads=int(extent["threadIdx.x"]) if "threadIdx.x" in extent else 0,
+        grid=int(extent["blockIdx.x"]) if "blockIdx.x" in extent else 0,
+        features=_features(artifact.kernel_source),
+    )

@@ -1,0 +1,72 @@
+"""Inputs and the torch reference for GEMM, on whatever torch device a backend runs.
+
+Contract: ``make_gemm_inputs`` draws fresh N(0, 1) inputs (never zeros) from a seeded
+generator and allocates the output; ``check_output`` compares the kernel's output with
+``A.float() @ B.float().T`` (ReLU applied for the ``relu`` epilogue) at rtol = atol = 1e-2.
+The caller poisons the output with NaN before the run, so an output the kernel never
+wrote fails the check.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from harness.types import CheckResult, GemmProblem
+
+RTOL = 1e-2
+ATOL = 1e-2
+
+_TORCH_DTYPES = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32}
+
+
+def torch_dtype(name: str) -> torch.dtype:
+    try:
+        return _TORCH_DTYPES[name]
+    except KeyError:
+        raise ValueError(f"dtype {name!r} has no torch reference; known: {', '.join(_TORCH_DTYPES)}") from None
+
+
+def make_gemm_inputs(problem: GemmProblem, seed: int, device: Any) -> dict[str, Any]:
+    gen = torch.Generator(device=device).manual_seed(seed)
+    dtype = torch_dtype(problem.dtype)
+    A = torch.randn((problem.M, problem.K), generator=gen, device=device, dtype=torch.float32).to(dtype)
+    B = torch.randn((problem.N, problem.K), generator=gen, device=device, dtype=torch.float32).to(dtype)
+    C = torch.empty((problem.M, problem.N), device=device, dtype=torch_dtype(problem.output_dtype))
+    return {"A": A, "B": B, "C": C, "seed": seed}
+
+
+def reference(inputs: dict[str, Any], problem: GemmProblem) -> torch.Tensor:
+    ref = inputs["A"].float() @ inputs["B"].float().T
+    if problem.epilogue == "relu":
+        ref = torch.relu(ref)
+    return ref
+
+
+def check_output(inputs: dict[str, Any], problem: GemmProblem) -> CheckResult:
+    out = inputs["C"].float()
+    ref = reference(inputs, problem)
+    diff = (out - ref).abs()
+    bad = ~torch.isclose(out, ref, rtol=RTOL, atol=ATOL)  # NaN counts as bad
+    mismatched = int(bad.sum().item())
+    finite = torch.isfinite(diff)
+    max_abs = float(diff[finite].max().item()) if bool(finite.any()) else float("nan")
+    rel = diff / ref.abs().clamp_min(ATOL)
+    max_rel = float(rel[finite].max().item()) if bool(finite.any()) else float("nan")
+    nan_count = int((~torch.isfinite(out)).sum().item())
+    detail = ""
+    if mismatched:
+        detail = f"{mismatched} of {out.numel()} elements differ beyond rtol={RTOL}, atol={ATOL}"
+        if nan_count:
+            detail += f" ({nan_count} not finite: the kernel left the NaN poison or overflowed)"
+    return CheckResult(
+        ok=mismatched == 0,
+        max_abs_err=max_abs,
+        max_rel_err=max_rel,
+        mismatched=mismatched,
+        total=out.numel(),
+        rtol=RTOL,
+        atol=ATOL,
+        detail=detail,
+    )

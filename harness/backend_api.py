@@ -1,0 +1,84 @@
+"""The contract between the harness and a backend (NVIDIA, Ascend, or a test's fake).
+
+Contract: a backend is any object with the methods of ``Backend`` below.  The harness only
+ever calls these; it never imports a backend module.  Backends are found through the
+``tlbench.backends`` entry-point group (a factory taking ``BackendOptions``) and through the
+``pytest_tlbench_register_backends`` hook (used by tests to add a fake backend).
+
+Errors a backend raises where it understands them:
+- ``CompileError``: the compiler rejected the kernel; ``str()`` is the compiler's own words.
+- ``WrongResult`` is not raised: ``check`` returns a ``CheckResult`` with ``ok=False``.
+Availability is answered with ``None`` (yes) or a reason string that names what is missing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Protocol, runtime_checkable
+
+from harness.budget import BudgetVerdict
+from harness.types import Case, CheckResult, DeviceSamples, GemmProblem, MeasurePolicy, Plan, VendorCase
+
+
+class CompileError(RuntimeError):
+    """The compiler refused the kernel.  The message is the compiler's text, unabridged."""
+
+
+@dataclass(frozen=True)
+class BackendOptions:
+    """Command-line choices a backend may read (``--nvidia-arch`` ...)."""
+
+    values: Mapping[str, Any] = field(default_factory=dict)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.values.get(key, default)
+
+
+@dataclass
+class Compiled:
+    """A built kernel: backend-private ``handle``, its plan, and how long building took.
+
+    ``compile_seconds`` is the headline a compile item reports (the cold build a user waits
+    for); ``phases_s`` breaks the work down (plan capture, nvcc, Z3 solve ...).
+    """
+
+    case: Case
+    handle: Any
+    plan: Plan
+    compile_seconds: float
+    phases_s: dict[str, float]
+
+
+@runtime_checkable
+class Backend(Protocol):
+    name: str
+
+    def available(self) -> str | None:
+        """None when this machine can compile for the backend, else what is missing."""
+
+    def device_unavailable(self) -> str | None:
+        """None when kernels can be run and timed here, else what is missing."""
+
+    def device_info(self) -> dict[str, Any]:
+        """Accelerator, driver, toolkit and library versions (or what is missing)."""
+
+    def budget(self, case: Case) -> BudgetVerdict:
+        """On-chip footprint of the case against this backend's capacities."""
+
+    def compile(self, case: Case, cold: bool) -> Compiled:
+        """Lower (and, where the toolchain exists, build) the kernel; ``cold`` bypasses caches."""
+
+    def inspect(self, compiled: Compiled) -> Plan:
+        """The pipeline plan the compiler chose."""
+
+    def make_inputs(self, problem: GemmProblem, seed: int) -> Any:
+        """Fresh random device inputs (never zeros) for the problem."""
+
+    def check(self, runnable: Compiled | VendorCase, inputs: Any) -> CheckResult:
+        """Run once on a poisoned output and compare with the reference."""
+
+    def measure(self, runnable: Compiled | VendorCase, inputs: Any, policy: MeasurePolicy) -> DeviceSamples:
+        """Kernel-only device time samples."""
+
+
+BackendFactory = Callable[[BackendOptions], Backend]

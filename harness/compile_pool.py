@@ -1,0 +1,74 @@
+"""Compile every device item of a session concurrently, before and while timing runs.
+
+Contract: ``CompilePool.prefetch(backend, cases)`` submits warm (cache-using) compiles to a
+thread pool, once per (backend, case); ``get(backend, case)`` returns the ``Compiled`` or
+re-raises its ``CompileError``; ``wait_idle()`` blocks until nothing is compiling (a cold
+compile measurement calls it so it never shares the CPU with background builds).  The pool
+belongs to one pytest session; ``close()`` shuts it down.  Threads are enough: tilelang
+spends its time in C++ passes and in nvcc subprocesses.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+
+from harness.backend_api import Backend, Compiled
+from harness.types import Case
+
+
+@dataclass
+class CompilePool:
+    workers: int = field(default_factory=lambda: max(1, os.cpu_count() or 1))
+    progress: bool = True
+    _executor: ThreadPoolExecutor | None = None
+    _futures: dict[tuple[str, str], Future] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _done: int = 0
+
+    def _pool(self) -> ThreadPoolExecutor:
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="tlbench-compile")
+        return self._executor
+
+    def _report(self, _future: Future) -> None:
+        with self._lock:
+            self._done += 1
+            done, total = self._done, len(self._futures)
+        if self.progress:
+            sys.stderr.write(f"\r[tlbench] compiled {done}/{total} kernels ({self.workers} threads)")
+            if done == total:
+                sys.stderr.write("\n")
+            sys.stderr.flush()
+
+    def prefetch(self, backend: Backend, cases: list[Case]) -> None:
+        for case in cases:
+            key = (backend.name, case.case_id)
+            with self._lock:
+                if key in self._futures:
+                    continue
+                future = self._pool().submit(backend.compile, case, False)
+                self._futures[key] = future
+            future.add_done_callback(self._report)
+
+    def get(self, backend: Backend, case: Case) -> Compiled:
+        key = (backend.name, case.case_id)
+        with self._lock:
+            future = self._futures.get(key)
+        if future is None:
+            return backend.compile(case, False)
+        return future.result()
+
+    def wait_idle(self) -> None:
+        with self._lock:
+            pending = [f for f in self._futures.values() if not f.done()]
+        if pending:
+            wait(pending)
+
+    def close(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=True, cancel_futures=True)
+            self._executor = None

@@ -1,0 +1,9 @@
+"""pytest hooks tlbench adds.  Implement them in a conftest.py or a plugin."""
+
+import pytest
+
+
+@pytest.hookspec
+def pytest_tlbench_register_backends(registry):
+    """Add backends to ``registry`` (a ``harness.registry.BackendRegistry``), e.g. a test's
+    fake backend: ``registry.register("fake", FakeBackend)``."""

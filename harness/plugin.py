@@ -1,0 +1,241 @@
+"""pytest glue: options, parametrization, the ``tlbench`` fixture, JSON and terminal hooks.
+
+Contract: a suite module declares ``SWEEP = Sweep(...)`` and a test taking the ``tlbench``
+fixture; this plugin expands it into one item per (measure kind, backend, case) with ids
+like ``compile-nvidia-gemm-8192x8192x8192-f16-bm128-bn256-bk64-t256-auto-s3``, runs each
+through ``harness.runner`` and hands the samples to pytest-benchmark, so ``stats`` are
+device (or compile) seconds.  Items that fail or skip are also written to the JSON's
+top-level ``tlbench`` key.  All per-run state lives in ``config.stash``.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from harness import hookspecs
+from harness.backend_api import BackendOptions
+from harness.bench_adapter import feed_samples
+from harness.compile_pool import CompilePool
+from harness.record import EXTRA_KEY, SCHEMA_VERSION, BenchItem, failure_record, skip_record
+from harness.registry import BackendRegistry, UnknownBackend
+from harness.render import render_outcomes
+from harness.runner import Outcome, RunContext, run_item
+from harness.sweep import SCOPES, Sweep
+from harness.types import Case, MeasurePolicy
+
+KINDS = ("compile", "device")
+
+
+@dataclass
+class TlbenchState:
+    registry: BackendRegistry
+    backend_choice: str
+    kinds: tuple[str, ...]
+    scope: str
+    policy: MeasurePolicy
+    compile_rounds: int
+    seed: int
+    pool: CompilePool
+    selected: list[str] | None = None
+    device_items: list[BenchItem] = field(default_factory=list)
+    outcomes: list[tuple[str, BenchItem, Outcome]] = field(default_factory=list)
+    sweeps: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def backends(self) -> list[str]:
+        if self.selected is None:
+            self.selected = self.registry.select(self.backend_choice)
+        return self.selected
+
+
+STATE = pytest.StashKey[TlbenchState]()
+
+
+def pytest_addhooks(pluginmanager):
+    pluginmanager.add_hookspecs(hookspecs)
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("tlbench", "tlbench: TileLang pipeline benchmarks")
+    group.addoption("--backend", default="auto", help="nvidia, ascend, a comma list, or auto (default: every backend that compiles here)")
+    group.addoption("--nvidia-arch", default=None, help="CUDA arch to compile for when no GPU decides it (default sm_90a)")
+    group.addoption("--tlbench-kind", default="all", choices=("compile", "device", "all"), help="which measure kinds to run")
+    group.addoption("--tlbench-scope", default="full", choices=SCOPES, help="smoke: small problems only")
+    group.addoption("--tlbench-compile-rounds", type=int, default=3, help="cold builds per compile item")
+    group.addoption("--tlbench-seed", type=int, default=None, help="input seed (default: random, recorded in the JSON)")
+    group.addoption("--tlbench-max-samples", type=int, default=MeasurePolicy.max_samples, help="device samples cap per item")
+    group.addoption("--tlbench-cv-target", type=float, default=MeasurePolicy.cv_target, help="stop when the median's CI is within this")
+    group.addoption("--tlbench-max-seconds", type=float, default=MeasurePolicy.max_seconds, help="device sampling time cap per item")
+
+
+def pytest_configure(config):
+    options = BackendOptions({"nvidia_arch": config.getoption("--nvidia-arch")})
+    registry = BackendRegistry.from_entry_points(options)
+    config.hook.pytest_tlbench_register_backends(registry=registry)
+    choice = config.getoption("--backend")
+    try:
+        for name in choice.split(","):
+            if name.strip() not in registry.valid_choices():
+                registry.select(choice)  # raises with the list of valid names
+    except UnknownBackend as exc:
+        raise pytest.UsageError(str(exc)) from None
+    kind = config.getoption("--tlbench-kind")
+    seed = config.getoption("--tlbench-seed")
+    config.stash[STATE] = TlbenchState(
+        registry=registry,
+        backend_choice=choice,
+        kinds=KINDS if kind == "all" else (kind,),
+        scope=config.getoption("--tlbench-scope"),
+        policy=MeasurePolicy(
+            max_samples=config.getoption("--tlbench-max-samples"),
+            cv_target=config.getoption("--tlbench-cv-target"),
+            max_seconds=config.getoption("--tlbench-max-seconds"),
+        ),
+        compile_rounds=config.getoption("--tlbench-compile-rounds"),
+        seed=seed if seed is not None else random.SystemRandom().randrange(2**31),
+        pool=CompilePool(progress=not os.environ.get("PYTEST_XDIST_WORKER")),
+    )
+
+
+def pytest_unconfigure(config):
+    state = config.stash.get(STATE, None)
+    if state is not None:
+        state.pool.close()
+
+
+def _expand(sweep: Sweep, state: TlbenchState) -> list[BenchItem]:
+    items: list[BenchItem] = []
+    for kind in state.kinds:
+        for backend in state.backends():
+            items += [BenchItem(backend, kind, c) for c in sweep.cases(backend, state.scope)]
+            if kind == "device":
+                items += [BenchItem(backend, kind, v) for v in sweep.vendor_cases(backend, state.scope)]
+    return items
+
+
+def pytest_generate_tests(metafunc):
+    if "tlbench_item" not in metafunc.fixturenames:
+        return
+    sweep = getattr(metafunc.module, "SWEEP", None)
+    if not isinstance(sweep, Sweep):
+        raise pytest.UsageError(f"{metafunc.module.__name__} uses the tlbench fixture but defines no SWEEP = Sweep(...)")
+    state = metafunc.config.stash[STATE]
+    items = _expand(sweep, state)
+    state.sweeps[sweep.name] = {"description": sweep.description, "items": len(items)}
+    metafunc.parametrize("tlbench_item", items, ids=[i.item_id for i in items])
+
+
+def pytest_collection_modifyitems(session, config, items):
+    state = config.stash.get(STATE, None)
+    if state is None:
+        return
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        bench = callspec.params.get("tlbench_item") if callspec else None
+        if isinstance(bench, BenchItem) and bench.kind == "device" and isinstance(bench.case, Case):
+            state.device_items.append(bench)
+
+
+def _prefetch(state: TlbenchState, backend_name: str) -> None:
+    """First device item of a backend that can run: compile all its device cases in parallel."""
+    backend = state.registry.get(backend_name)
+    cases = [
+        i.case
+        for i in state.device_items
+        if i.backend == backend_name and isinstance(i.case, Case) and backend.budget(i.case).fits
+    ]
+    state.pool.prefetch(backend, cases)
+
+
+@pytest.fixture
+def tlbench_item(request):  # replaced by parametrization
+    raise pytest.UsageError("tlbench_item is parametrized from the module's SWEEP")
+
+
+class _Runner:
+    def __init__(self, request, benchmark, item: BenchItem, state: TlbenchState):
+        self.request, self.benchmark, self.item, self.state = request, benchmark, item, state
+
+    def run(self) -> Outcome:
+        item, state = self.item, self.state
+        nodeid = self.request.node.nodeid
+        reason = state.registry.unavailable(item.backend)
+        if reason:
+            outcome = Outcome(status="skipped", reason=reason)
+        else:
+            backend = state.registry.get(item.backend)
+            if item.kind == "device" and backend.device_unavailable() is None:
+                _prefetch(state, item.backend)
+            ctx = RunContext(
+                policy=state.policy,
+                compile_rounds=state.compile_rounds,
+                seed=state.seed,
+                compiled=state.pool.get,
+                before_cold_compile=state.pool.wait_idle,
+            )
+            outcome = run_item(item, backend, ctx)
+        state.outcomes.append((nodeid, item, outcome))
+        if outcome.status == "skipped":
+            pytest.skip(outcome.reason)
+        if outcome.status == "failed":
+            pytest.fail(f"[{outcome.stage}] {outcome.reason}", pytrace=False)
+        self.benchmark.group = f"{item.kind}-{item.backend}-{item.case.problem.problem_id}"
+        feed_samples(self.benchmark, outcome.samples_s, {EXTRA_KEY: outcome.record})
+        return outcome
+
+
+@pytest.fixture
+def tlbench(request, benchmark, tlbench_item):
+    """Run this test's tlbench item: ``def test_x(tlbench): tlbench.run()``."""
+    return _Runner(request, benchmark, tlbench_item, request.config.stash[STATE])
+
+
+# -- pytest-benchmark hooks ----------------------------------------------------------------
+
+
+def pytest_benchmark_update_machine_info(config, machine_info):
+    state = config.stash.get(STATE, None)
+    if state is None:
+        return
+    backends = {name: backend.device_info() for name, backend in state.registry.loaded().items()}
+    if not backends:
+        return
+    machine_info[EXTRA_KEY] = {"schema_version": SCHEMA_VERSION, "backends": backends}
+    accelerators = [f"{n}: {i.get('accelerator') or 'none (' + str(i.get('missing')) + ')'}" for n, i in backends.items()]
+    machine_info["accelerator"] = "; ".join(accelerators)
+    for key in ("tilelang", "torch", "torch_cuda", "driver", "torch_npu", "cann", "bisheng"):
+        values = {i.get(key) for i in backends.values() if i.get(key)}
+        if values:
+            machine_info[key] = ", ".join(sorted(map(str, values)))
+
+
+def pytest_benchmark_update_json(config, benchmarks, output_json):
+    state = config.stash.get(STATE, None)
+    if state is None or not state.outcomes:
+        return
+    failed = [failure_record(i, n, o.reason, o.stage, o.plan) for n, i, o in state.outcomes if o.status == "failed"]
+    skipped = [skip_record(i, n, o.reason) for n, i, o in state.outcomes if o.status == "skipped"]
+    output_json[EXTRA_KEY] = {
+        "schema_version": SCHEMA_VERSION,
+        "backend_choice": state.backend_choice,
+        "backends": state.selected,
+        "scope": state.scope,
+        "kinds": list(state.kinds),
+        "input_seed": state.seed,
+        "sweeps": state.sweeps,
+        "failed": failed,
+        "skipped": skipped,
+    }
+
+
+def pytest_terminal_summary(terminalreporter):
+    state = terminalreporter.config.stash.get(STATE, None)
+    if state is None or not state.outcomes:
+        return
+    terminalreporter.write_sep("=", "tlbench")
+    for line in render_outcomes([(i, o) for _, i, o in state.outcomes]):
+        terminalreporter.write_line(line)

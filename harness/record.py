@@ -1,0 +1,105 @@
+"""What one benchmark item writes into pytest-benchmark's JSON, and how to read it back.
+
+Contract: ``item_record(...)`` builds the ``extra_info["tlbench"]`` dict of one item:
+schema version, backend, kind, case id and parameters, the compiler's plan, the on-chip
+budget, the measurement method, the raw samples (seconds), their summary, the correctness
+check and derived throughput.  ``stats`` of the pytest-benchmark entry hold the same
+samples, so its own compare tools see device (or compile) time, never host time.
+``failure_record`` / ``skip_record`` describe items that produced no timing; they go under
+the JSON's top-level ``tlbench`` key, because pytest-benchmark drops such items.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from harness.stats import summarize
+from harness.types import Case, CheckResult, DeviceSamples, Plan, VendorCase
+
+SCHEMA_VERSION = 1
+EXTRA_KEY = "tlbench"
+
+
+@dataclass(frozen=True)
+class BenchItem:
+    """One parametrized test: a case, on a backend, measured as ``compile`` or ``device``."""
+
+    backend: str
+    kind: str  # "compile" | "device"
+    case: Case | VendorCase
+
+    @property
+    def item_id(self) -> str:
+        return f"{self.kind}-{self.backend}-{self.case.case_id}"
+
+    def describe(self) -> dict[str, Any]:
+        return {"backend": self.backend, "kind": self.kind, "case_id": self.case.case_id, **self.case.to_dict()}
+
+
+def _throughput(case: Case | VendorCase, median_s: float) -> dict[str, float]:
+    if median_s <= 0:
+        return {}
+    return {
+        "tflops": case.problem.flops / median_s / 1e12,
+        "gbps_compulsory": case.problem.bytes_moved / median_s / 1e9,
+    }
+
+
+def item_record(
+    item: BenchItem,
+    samples_s: tuple[float, ...],
+    method: str,
+    plan: Plan | None = None,
+    budget: dict[str, Any] | None = None,
+    check: CheckResult | None = None,
+    device: DeviceSamples | None = None,
+    compile_phases_s: dict[str, float] | None = None,
+    seed: int | None = None,
+) -> dict[str, Any]:
+    summary = summarize(samples_s)
+    record: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        **item.describe(),
+        "unit": "seconds",
+        "method": method,
+        "samples_s": list(samples_s),
+        "summary": summary.to_dict(),
+        "plan": plan.to_dict() if plan is not None else None,
+        "budget": budget,
+    }
+    if item.kind == "device":
+        record["throughput"] = _throughput(item.case, summary.median)
+        record["check"] = check.to_dict() if check is not None else None
+        record["l2_flush_bytes"] = device.l2_flush_bytes if device else None
+        record["notes"] = list(device.notes) if device else []
+        record["input_seed"] = seed
+    else:
+        record["compile_phases_s"] = compile_phases_s or {}
+    return record
+
+
+def failure_record(item: BenchItem, nodeid: str, error: str, stage: str, plan: Plan | None = None) -> dict[str, Any]:
+    return {
+        "schema_version": SCHEMA_VERSION,
+        **item.describe(),
+        "nodeid": nodeid,
+        "status": "failed",
+        "stage": stage,
+        "error": error,
+        "plan": plan.to_dict() if plan is not None else None,
+    }
+
+
+def skip_record(item: BenchItem, nodeid: str, reason: str) -> dict[str, Any]:
+    return {"schema_version": SCHEMA_VERSION, **item.describe(), "nodeid": nodeid, "status": "skipped", "reason": reason}
+
+
+def records_of(bench_json: dict[str, Any]) -> list[dict[str, Any]]:
+    """The tlbench records of a pytest-benchmark JSON document (timed items only)."""
+    out = []
+    for bench in bench_json.get("benchmarks", []):
+        rec = (bench.get("extra_info") or {}).get(EXTRA_KEY)
+        if rec is not None:
+            out.append({**rec, "name": bench.get("name"), "fullname": bench.get("fullname")})
+    return out

@@ -1,0 +1,77 @@
+"""A suite's declaration of what to benchmark, expanded into cases with stable ids.
+
+Contract: a suite module defines ``SWEEP = Sweep(...)``.  ``Sweep.cases(backend, scope)``
+returns the ``Case`` list for one backend: the problems of that scope crossed with the
+configs (plus any backend-only configs), in declaration order.  ``vendor=True`` adds one
+vendor-library item per problem.  Ids are ``<problem>-<config>`` (see harness/types.py)
+and never depend on the backend, so the same kernel can be joined across backends.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import product
+from typing import Iterable, Mapping, Sequence
+
+from harness.types import Case, GemmConfig, GemmProblem, VendorCase
+
+SCOPES = ("smoke", "full")
+
+
+@dataclass(frozen=True)
+class Sweep:
+    name: str
+    problems: Sequence[GemmProblem]
+    configs: Sequence[GemmConfig]
+    smoke_problems: Sequence[GemmProblem] = ()
+    backend_configs: Mapping[str, Sequence[GemmConfig]] = field(default_factory=dict)
+    backends: Sequence[str] | None = None  # None: every selected backend
+    vendor: bool = False
+    description: str = ""
+
+    def problems_for(self, scope: str) -> list[GemmProblem]:
+        if scope not in SCOPES:
+            raise ValueError(f"scope must be one of {', '.join(SCOPES)}, got {scope!r}")
+        if scope == "smoke":
+            return list(self.smoke_problems or self.problems[:1])
+        seen: list[GemmProblem] = []
+        for p in [*self.smoke_problems, *self.problems]:
+            if p not in seen:
+                seen.append(p)
+        return seen
+
+    def applies_to(self, backend: str) -> bool:
+        return self.backends is None or backend in self.backends
+
+    def configs_for(self, backend: str) -> list[GemmConfig]:
+        return [*self.configs, *self.backend_configs.get(backend, ())]
+
+    def cases(self, backend: str, scope: str) -> list[Case]:
+        if not self.applies_to(backend):
+            return []
+        return [Case(problem=p, config=c) for p, c in product(self.problems_for(scope), self.configs_for(backend))]
+
+    def vendor_cases(self, backend: str, scope: str) -> list[VendorCase]:
+        if not (self.vendor and self.applies_to(backend)):
+            return []
+        return [VendorCase(problem=p) for p in self.problems_for(scope)]
+
+
+def stage_configs(
+    tiles: Iterable[tuple[int, int, int, int]],
+    num_stages: Iterable[int],
+    manual: bool = True,
+    serial: bool = True,
+    **extra,
+) -> list[GemmConfig]:
+    """The seed's three loop forms for each (block_M, block_N, block_K, threads) tile."""
+    stages = list(num_stages)
+    configs: list[GemmConfig] = []
+    for block_M, block_N, block_K, threads in tiles:
+        tile = dict(block_M=block_M, block_N=block_N, block_K=block_K, threads=threads, **extra)
+        configs += [GemmConfig(**tile, loop_form="auto", num_stages=s) for s in stages]
+        if manual:
+            configs.append(GemmConfig(**tile, loop_form="manual", num_stages=None))
+        if serial:
+            configs.append(GemmConfig(**tile, loop_form="serial", num_stages=None))
+    return configs
