@@ -11,6 +11,7 @@ this machine).  An unknown name raises ``UnknownBackend`` listing the valid choi
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from importlib import import_module
 from importlib.metadata import entry_points
 from typing import Callable
 
@@ -18,6 +19,17 @@ from harness.backend_api import Backend, BackendFactory, BackendOptions
 
 AUTO = "auto"
 ENTRY_POINT_GROUP = "tlbench.backends"
+# Used only when tlbench runs from a source tree that was never pip-installed (no entry
+# points), e.g. a GPU host given the checkout on PYTHONPATH.  Same names as pyproject.toml.
+SOURCE_TREE_BACKENDS = {"nvidia": "backends.nvidia:NvidiaBackend", "ascend": "backends.ascend:AscendBackend"}
+
+
+def _load_by_path(path: str) -> Callable[[], BackendFactory]:
+    def load():
+        module, _, attr = path.partition(":")
+        return getattr(import_module(module), attr)
+
+    return load
 
 
 class UnknownBackend(ValueError):
@@ -36,6 +48,8 @@ class BackendRegistry:
         registry = cls(options=options or BackendOptions())
         for ep in entry_points(group=ENTRY_POINT_GROUP):
             registry.factories[ep.name] = ep.load
+        if not registry.factories:
+            registry.factories = {name: _load_by_path(path) for name, path in SOURCE_TREE_BACKENDS.items()}
         return registry
 
     def register(self, name: str, factory: BackendFactory) -> None:

@@ -1,0 +1,141 @@
+"""Timing honesty check: the harness median next to Nsight Compute's for the same kernel.
+
+Usage on a GPU host (one process per mode, ncu wraps the second):
+
+    python -m backends.nvidia.honesty harness --case CASE_ID [--repeats 3]
+    ncu --clock-control none --metrics gpu__time_duration.sum -k regex:gemm_kernel --csv \
+        python -m backends.nvidia.honesty launch --case CASE_ID --count 20
+    python -m backends.nvidia.honesty compare HARNESS.json NCU.csv
+
+``harness`` prints/writes the harness median (the same ``NvidiaBackend.measure`` the suites
+use) for each repeat; ``launch`` only launches the kernel ``count`` times after an L2 flush
+so ncu can time each launch itself; ``compare`` prints both medians and their ratio.
+CASE_ID is a suite id such as ``gemm-8192x8192x8192-f16-bm128-bn256-bk64-t256-auto-s3``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import re
+import statistics
+import sys
+
+_CASE = re.compile(
+    r"^gemm-(?P<M>\d+)x(?P<N>\d+)x(?P<K>\d+)-(?P<dt>f16|bf16)-bm(?P<bm>\d+)-bn(?P<bn>\d+)-bk(?P<bk>\d+)-t(?P<t>\d+)-"
+    r"(?:auto-s(?P<s>\d+)|(?P<form>manual|serial))$"
+)
+
+
+def parse_case(case_id: str):
+    from harness.types import Case, GemmConfig, GemmProblem
+
+    m = _CASE.match(case_id)
+    if not m:
+        raise SystemExit(f"cannot parse case id {case_id!r}; expected e.g. gemm-8192x8192x8192-f16-bm128-bn256-bk64-t256-auto-s3")
+    dtype = {"f16": "float16", "bf16": "bfloat16"}[m["dt"]]
+    form = m["form"] or "auto"
+    config = GemmConfig(
+        int(m["bm"]), int(m["bn"]), int(m["bk"]), int(m["t"]), form, int(m["s"]) if form == "auto" else None
+    )
+    return Case(GemmProblem(int(m["M"]), int(m["N"]), int(m["K"]), dtype), config)
+
+
+def _backend():
+    from backends.nvidia.backend import NvidiaBackend
+    from harness.backend_api import BackendOptions
+
+    return NvidiaBackend(BackendOptions())
+
+
+def run_harness(case_id: str, repeats: int, out: str | None) -> None:
+    from harness.stats import summarize
+    from harness.types import MeasurePolicy
+
+    backend = _backend()
+    case = parse_case(case_id)
+    compiled = backend.compile(case, cold=False)
+    inputs = backend.make_inputs(case.problem, 1)
+    check = backend.check(compiled, inputs)
+    medians = []
+    for i in range(repeats):
+        samples = backend.measure(compiled, inputs, MeasurePolicy())
+        s = summarize(samples.samples_s)
+        medians.append(s.median)
+        print(f"repeat {i}: median {s.median * 1e3:.4f} ms  n={s.n} cv={s.cv:.4f} method={samples.method}", flush=True)
+    spread = statistics.stdev(medians) / statistics.fmean(medians) if len(medians) > 1 else 0.0
+    print(f"check ok={check.ok}; medians {[round(m * 1e3, 4) for m in medians]} ms; CV of medians {spread * 100:.3f} %")
+    if out:
+        with open(out, "w") as fh:
+            json.dump({"case": case_id, "medians_s": medians, "check_ok": check.ok, "cv_of_medians": spread}, fh)
+
+
+def run_launch(case_id: str, count: int) -> None:
+    import torch
+
+    from backends.nvidia.timing import L2Flush
+
+    backend = _backend()
+    case = parse_case(case_id)
+    compiled = backend.compile(case, cold=False)
+    inputs = backend.make_inputs(case.problem, 1)
+    flush = L2Flush(backend.device, True)
+    for _ in range(count):
+        flush()
+        compiled.handle(inputs["A"], inputs["B"], inputs["C"])
+    torch.cuda.synchronize()
+
+
+def ncu_durations_s(path: str) -> list[float]:
+    """gpu__time_duration.sum values (converted to seconds) from ``ncu --csv`` output."""
+    with open(path, newline="") as fh:
+        lines = [ln for ln in fh if ln.startswith('"')]
+    values = []
+    for row in csv.DictReader(lines):
+        if row.get("Metric Name") != "gpu__time_duration.sum":
+            continue
+        scale = {"nsecond": 1e-9, "usecond": 1e-6, "msecond": 1e-3, "second": 1.0}[row["Metric Unit"]]
+        values.append(float(row["Metric Value"].replace(",", "")) * scale)
+    return values
+
+
+def compare(harness_json: str, ncu_csv: str) -> None:
+    with open(harness_json) as fh:
+        h = json.load(fh)
+    ncu = ncu_durations_s(ncu_csv)
+    if not ncu:
+        raise SystemExit(f"no gpu__time_duration.sum rows in {ncu_csv}")
+    ncu_median = statistics.median(ncu)
+    harness_median = statistics.median(h["medians_s"])
+    print(
+        f"{h['case']}: harness median {harness_median * 1e3:.4f} ms, ncu median {ncu_median * 1e3:.4f} ms "
+        f"(n={len(ncu)}), ratio harness/ncu {harness_median / ncu_median:.4f}; "
+        f"CV of harness medians over {len(h['medians_s'])} runs {h['cv_of_medians'] * 100:.3f} %"
+    )
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m backends.nvidia.honesty", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="mode", required=True)
+    h = sub.add_parser("harness")
+    h.add_argument("--case", required=True)
+    h.add_argument("--repeats", type=int, default=3)
+    h.add_argument("--out")
+    launch = sub.add_parser("launch")
+    launch.add_argument("--case", required=True)
+    launch.add_argument("--count", type=int, default=20)
+    c = sub.add_parser("compare")
+    c.add_argument("harness_json")
+    c.add_argument("ncu_csv")
+    args = parser.parse_args(argv)
+    if args.mode == "harness":
+        run_harness(args.case, args.repeats, args.out)
+    elif args.mode == "launch":
+        run_launch(args.case, args.count)
+    else:
+        compare(args.harness_json, args.ncu_csv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
