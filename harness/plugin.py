@@ -44,6 +44,7 @@ class TlbenchState:
     selected: list[str] | None = None
     device_items: list[BenchItem] = field(default_factory=list)
     outcomes: list[tuple[str, BenchItem, Outcome]] = field(default_factory=list)
+    items_by_id: dict[str, BenchItem] = field(default_factory=dict)
     sweeps: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def backends(self) -> list[str]:
@@ -126,7 +127,11 @@ def pytest_generate_tests(metafunc):
     state = metafunc.config.stash[STATE]
     items = _expand(sweep, state)
     state.sweeps[sweep.name] = {"description": sweep.description, "items": len(items)}
-    metafunc.parametrize("tlbench_item", items, ids=[i.item_id for i in items])
+    # Parametrize by id (a plain string) so pytest-benchmark's JSON ``params`` stay readable.
+    for item in items:
+        state.items_by_id[item.item_id] = item
+    ids = [i.item_id for i in items]
+    metafunc.parametrize("tlbench_item", ids, ids=ids)
 
 
 def pytest_collection_modifyitems(session, config, items):
@@ -135,7 +140,7 @@ def pytest_collection_modifyitems(session, config, items):
         return
     for item in items:
         callspec = getattr(item, "callspec", None)
-        bench = callspec.params.get("tlbench_item") if callspec else None
+        bench = state.items_by_id.get(callspec.params.get("tlbench_item")) if callspec else None
         if isinstance(bench, BenchItem) and bench.kind == "device" and isinstance(bench.case, Case):
             state.device_items.append(bench)
 
@@ -191,7 +196,8 @@ class _Runner:
 @pytest.fixture
 def tlbench(request, benchmark, tlbench_item):
     """Run this test's tlbench item: ``def test_x(tlbench): tlbench.run()``."""
-    return _Runner(request, benchmark, tlbench_item, request.config.stash[STATE])
+    state = request.config.stash[STATE]
+    return _Runner(request, benchmark, state.items_by_id[tlbench_item], state)
 
 
 # -- pytest-benchmark hooks ----------------------------------------------------------------

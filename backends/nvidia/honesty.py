@@ -87,6 +87,9 @@ def run_launch(case_id: str, count: int) -> None:
     torch.cuda.synchronize()
 
 
+_UNIT_SECONDS = {"ns": 1e-9, "nsecond": 1e-9, "us": 1e-6, "usecond": 1e-6, "ms": 1e-3, "msecond": 1e-3, "s": 1.0, "second": 1.0}
+
+
 def ncu_durations_s(path: str) -> list[float]:
     """gpu__time_duration.sum values (converted to seconds) from ``ncu --csv`` output."""
     with open(path, newline="") as fh:
@@ -95,7 +98,7 @@ def ncu_durations_s(path: str) -> list[float]:
     for row in csv.DictReader(lines):
         if row.get("Metric Name") != "gpu__time_duration.sum":
             continue
-        scale = {"nsecond": 1e-9, "usecond": 1e-6, "msecond": 1e-3, "second": 1.0}[row["Metric Unit"]]
+        scale = _UNIT_SECONDS[row["Metric Unit"]]
         values.append(float(row["Metric Value"].replace(",", "")) * scale)
     return values
 

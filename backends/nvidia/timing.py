@@ -14,6 +14,7 @@ Sampling stops when the median's confidence interval is within ``policy.cv_targe
 from __future__ import annotations
 
 import time
+import warnings
 from typing import Callable
 
 import torch
@@ -56,10 +57,13 @@ def _kernel_events(prof) -> list[tuple[str, float, float]]:
 def _profile(calls: Callable[[], None]):
     from torch.profiler import ProfilerActivity, profile
 
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        calls()
-        torch.cuda.synchronize()
-    return _kernel_events(prof)
+    with warnings.catch_warnings():
+        # "Profiler clears events at the end of each cycle": expected, one cycle per batch.
+        warnings.filterwarnings("ignore", message="Profiler clears events", category=UserWarning)
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            calls()
+            torch.cuda.synchronize()
+        return _kernel_events(prof)
 
 
 def _cupti_batch(fn, flush: L2Flush, count: int, flush_names: set[str]) -> list[float] | None:
