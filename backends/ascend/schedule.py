@@ -12,9 +12,10 @@ and returns ``(artifact, ScheduleFacts)``.  Sources, all real:
 Every number here is a *modeled* cycle count from tilelang's cost model, never a time.
 
 The wrappers must be registered before the first Ascend lowering in the process (the C++
-side caches the function it looks up); ``install_z3_recorders`` is idempotent and is called
-when the Ascend backend is created.  A lowering that ran before it yields no Z3 records,
-and ``ScheduleFacts.missing`` says so.
+side caches the function it looks up), so importing this module installs them (importing
+``backends.ascend`` or its dialect does too); ``install_z3_recorders`` is idempotent.  A
+lowering that ran before that import yields no Z3 records, and ``ScheduleFacts.missing``
+says so.
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ from tvm import tirx
 
 Z3_LOOP = "tl.transform.z3_schedule_loop_python"
 Z3_STRAIGHT = "tl.transform.z3_schedule_python"
-_MARK = "_tlbench_recorder"
 
 # ResourcePipe bits, as documented in tilelang/ascend/transform/z3_scheduler.py.
 PIPES = (("MTE1", 1), ("MTE2", 2), ("MTE3", 4), ("Cube", 8), ("Vector", 16), ("Fixpipe", 32), ("Scalar", 64))
@@ -39,6 +39,9 @@ PIPES = (("MTE1", 1), ("MTE2", 2), ("MTE3", 4), ("Cube", 8), ("Vector", 16), ("F
 CORES = (("AIV", 1), ("AIC", 2))
 
 _active_sink: contextvars.ContextVar[list | None] = contextvars.ContextVar("tlbench_z3_sink", default=None)
+# The FFI registry is process-global, so is the record of what we wrapped in it: the one
+# module-level mutable in tlbench, guarded by the registry's own single-install semantics.
+_INSTALLED: set[str] = set()
 
 
 def _as_list(value: Any) -> Any:
@@ -60,20 +63,15 @@ def _wrap(name: str, original):
             sink.append({"solver": name, "args": [_as_list(a) for a in args], "result": _as_list(result)})
         return result
 
-    setattr(recorder, _MARK, True)
     return recorder
 
 
 def install_z3_recorders() -> None:
     for name in (Z3_LOOP, Z3_STRAIGHT):
-        current = tvm_ffi.get_global_func(name)
-        if getattr(current, _MARK, False):
+        if name in _INSTALLED:
             continue
-        tvm_ffi.register_global_func(name, _wrap(name, current), override=True)
-
-
-def _is_installed() -> bool:
-    return all(getattr(tvm_ffi.get_global_func(n), _MARK, False) for n in (Z3_LOOP, Z3_STRAIGHT))
+        tvm_ffi.register_global_func(name, _wrap(name, tvm_ffi.get_global_func(name)), override=True)
+        _INSTALLED.add(name)
 
 
 @contextmanager
@@ -323,8 +321,9 @@ def _facts(solves: list[dict[str, Any]], snapshots: dict[str, Any], artifact) ->
     missing = None
     if not solves:
         missing = (
-            "no Z3 solve was recorded: the recorders were not installed before the first Ascend lowering "
-            "in this process" if not _is_installed() else "the scheduler ran no Z3 solve for this kernel"
+            "no Z3 solve was recorded: either an Ascend kernel was lowered in this process before "
+            "backends.ascend was imported (tilelang then caches the unwrapped solver; import "
+            "backends.ascend first), or the scheduler ran no solve for this kernel"
         )
     return ScheduleFacts(
         loops=loops,
@@ -334,3 +333,6 @@ def _facts(solves: list[dict[str, Any]], snapshots: dict[str, Any], artifact) ->
         mixed_kernel="__mix__" in artifact.kernel_source,
         missing=missing,
     )
+
+
+install_z3_recorders()  # at import: before any Ascend kernel built from this package lowers

@@ -1,0 +1,59 @@
+"""On-chip budget: the bytes, the capacities and the messages users see."""
+
+import pytest
+
+from harness import budget
+from harness.types import GemmConfig, GemmProblem
+
+FP16_8K = GemmProblem(8192, 8192, 8192, "float16")
+
+
+def test_hopper_256x256x64_four_stages_is_over_by_the_exact_bytes():
+    verdict = budget.check(FP16_8K, GemmConfig(256, 256, 64, 256, "auto", 4), "nvidia", "sm_90a")
+    assert not verdict.fits
+    assert verdict.reason == "shared.dyn needs 262144 B, limit 232448 B"
+
+
+def test_three_stages_of_the_same_tile_fit():
+    assert budget.check(FP16_8K, GemmConfig(256, 256, 64, 256, "auto", 3), "nvidia", "sm_90a").fits
+
+
+@pytest.mark.parametrize(
+    "loop_form, num_stages, versions", [("auto", 0, 1), ("auto", 1, 1), ("auto", 2, 2), ("auto", 4, 4), ("manual", None, 2), ("serial", None, 1)]
+)
+def test_nvidia_footprint_follows_buffer_versions(loop_form, num_stages, versions):
+    (use,) = budget.nvidia_footprint(FP16_8K, GemmConfig(128, 128, 32, 128, loop_form, num_stages), "sm_80")
+    assert use.needed == versions * (128 + 128) * 32 * 2
+
+
+def test_unknown_arch_names_the_known_ones():
+    with pytest.raises(ValueError, match="sm_90a"):
+        budget.nvidia_footprint(FP16_8K, GemmConfig(128, 128, 32), "sm_999")
+
+
+def test_ascend_l1_over_capacity_with_even_one_version():
+    # 512x256x512 bf16: A 512 KiB + B 256 KiB per version > 512 KiB of L1
+    verdict = budget.check(GemmProblem(4096, 4096, 4096, "bfloat16"), GemmConfig(512, 256, 512, 128, "auto", 2), "ascend")
+    assert not verdict.fits
+    assert "shared.l1 needs 786432 B, limit 524288 B" in verdict.reason
+
+
+def test_ascend_deep_pipeline_alone_is_not_a_reason_to_skip():
+    # two versions would need 1 MiB of L1, but Z3 picks one: tilelang compiles this
+    # (tests/test_ascend_schedule.py pins that against the real scheduler)
+    verdict = budget.check(GemmProblem(4096, 4096, 4096, "bfloat16"), GemmConfig(256, 256, 512, 128, "auto", 2), "ascend")
+    l1 = next(u for u in verdict.uses if u.scope == "shared.l1")
+    assert l1.needed == 2 * 512 * 1024 and verdict.fits
+
+
+def test_ascend_oversized_l0c_accumulator_is_caught():
+    verdict = budget.check(GemmProblem(4096, 4096, 4096, "bfloat16"), GemmConfig(256, 512, 64, 128, "auto", 2), "ascend")
+    assert not verdict.fits
+    assert verdict.reason == "shared.l0c needs 524288 B, limit 262144 B"
+
+
+def test_relu_epilogue_adds_the_vector_ub_half_tile():
+    problem = GemmProblem(512, 512, 1024, "bfloat16", out_dtype="float32", epilogue="relu")
+    uses = {u.scope: u for u in budget.ascend_footprint(problem, GemmConfig(128, 128, 128, 128, "auto", 2))}
+    assert uses["shared.ub"].needed == 64 * 128 * 4
+    assert uses["shared.ub"].capacity == budget.ASCEND_UB_WITH_SIMT

@@ -1,0 +1,61 @@
+"""Pipeline plans captured from tilelang's CUDA passes (no GPU needed)."""
+
+import pytest
+
+pytest.importorskip("tilelang")
+
+from harness.types import Case, GemmConfig, GemmProblem  # noqa: E402
+
+FP16 = GemmProblem(1024, 1024, 1024, "float16")
+
+
+def _plan(backend, loop_form, num_stages, tile=(128, 128, 32, 128)):
+    compiled = backend.compile(Case(FP16, GemmConfig(*tile, loop_form, num_stages)), cold=False)
+    return backend.inspect(compiled)
+
+
+@pytest.mark.parametrize(
+    "num_stages, versions, stage, order, smem",
+    [
+        (0, 1, None, None, 16384),
+        (1, 1, [0, 0, 1], [1, 2, 0], 16384),
+        (2, 2, [0, 0, 1], [0, 1, 2], 32768),
+        (3, 3, [0, 0, 2], [0, 1, 2], 49152),
+        (4, 4, [0, 0, 3], [0, 1, 2], 65536),
+    ],
+)
+def test_sm80_num_stages_gives_buffer_versions(nvidia_sm80, num_stages, versions, stage, order, smem):
+    plan = _plan(nvidia_sm80, "auto", num_stages)
+    assert [b["versions"] for b in plan.buffers] == [versions, versions]
+    assert plan.bytes_per_scope["shared.dyn"] == smem
+    if stage is None:
+        assert plan.pipeline["kind"] == "none"
+    else:
+        assert plan.pipeline["kind"] == "software-pipeline"
+        assert (plan.pipeline["stage"], plan.pipeline["order"]) == (stage, order)
+    assert plan.features["cp_async"] == (num_stages >= 1)
+
+
+def test_sm80_manual_and_serial_loops(nvidia_sm80):
+    manual = _plan(nvidia_sm80, "manual", None)
+    assert (manual.pipeline["stage"], manual.pipeline["order"]) == ([0, 0, 1], [0, 1, 2])
+    assert [b["versions"] for b in manual.buffers] == [2, 2]
+    serial = _plan(nvidia_sm80, "serial", None)
+    assert serial.pipeline["kind"] == "none" and serial.bytes_per_scope["shared.dyn"] == 16384
+
+
+def test_sm90a_auto_pipelines_are_warp_specialized_with_tma(nvidia_sm90a):
+    plan = _plan(nvidia_sm90a, "auto", 3)
+    assert plan.pipeline["kind"] == "warp-specialized"
+    assert plan.threads == 256  # 128 producer + 128 consumer threads
+    assert plan.features["tma"] and plan.features["wgmma"]
+    assert [b["versions"] for b in plan.buffers] == [3, 3]
+    manual = _plan(nvidia_sm90a, "manual", None)
+    assert manual.pipeline["kind"] == "software-pipeline" and manual.threads == 128
+
+
+def test_a_config_tilelang_rejects_raises_compile_error_with_its_words(nvidia_sm90a):
+    from harness.backend_api import CompileError
+
+    with pytest.raises(CompileError, match="No valid warp partition"):
+        nvidia_sm90a.compile(Case(FP16, GemmConfig(128, 256, 64, 384, "auto", 3)), cold=False)
