@@ -1,0 +1,258 @@
+"""Results files on disk: read and validate one, write, merge and split them, name baselines.
+
+Contract: ``load_results(path)`` returns a ``Results`` (the pytest-benchmark document, its
+tlbench records, failed and skipped items, backends and per-backend testbeds) or raises
+``ResultsError`` whose ``str()`` is one line naming the file, what is wrong and what to do.
+It checks, in order: the file exists, it is JSON, it is pytest-benchmark output (a
+``benchmarks`` list and a ``machine_info`` object), it holds tlbench data, every tlbench
+``schema_version`` is the one this code reads, and every record has its key fields and
+samples.  ``merge_documents`` / ``split_by_backend`` combine and cut documents without
+losing failed or skipped items; ``baseline_name`` is ``<backend>-<device>.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+from harness.record import EXTRA_KEY, SCHEMA_VERSION, records_of
+
+REQUIRED_RECORD_KEYS = ("backend", "kind", "case_id", "samples_s")
+
+
+class ResultsError(ValueError):
+    """A results file cannot be used; ``str()`` is one line that names the file."""
+
+
+@dataclass(frozen=True)
+class Testbed:
+    """What must match for two runs of one backend to be compared sample by sample.
+
+    ``driver`` is the NVIDIA driver, or CANN on Ascend.  ``vendor_library`` (torch for
+    cuBLAS, torch_npu) only matters for ratios to the vendor item, so it is kept apart.
+    """
+
+    backend: str
+    target: str | None
+    accelerator: str | None
+    tilelang: str | None
+    driver: str | None
+    vendor_library: str | None = None
+
+    MATCHED = ("target", "accelerator", "tilelang", "driver")
+
+    def differences(self, other: "Testbed") -> list[str]:
+        """``field a -> b`` for each field that must match and does not."""
+        return [
+            f"{name} {getattr(self, name)} -> {getattr(other, name)}"
+            for name in self.MATCHED
+            if getattr(self, name) != getattr(other, name)
+        ]
+
+    def describe(self) -> str:
+        device = self.accelerator or "no accelerator"
+        parts = [self.backend, device, f"tilelang {self.tilelang}"]
+        if self.driver:
+            parts.append(f"driver {self.driver}")
+        if self.target:
+            parts.append(self.target)
+        return ", ".join(parts)
+
+    @property
+    def device_slug(self) -> str:
+        """File-name form of the accelerator (``h200``), ``cpu`` for a compile-only box."""
+        if not self.accelerator:
+            return "cpu"
+        slug = re.sub(r"[^a-z0-9]+", "-", self.accelerator.lower()).strip("-")
+        prefix = f"{self.backend}-"
+        return slug[len(prefix):] if slug.startswith(prefix) and len(slug) > len(prefix) else slug
+
+
+@dataclass(frozen=True)
+class Results:
+    """One validated results file."""
+
+    path: str
+    document: dict[str, Any]
+    records: tuple[dict[str, Any], ...]  # timed items (``records_of``)
+    failed: tuple[dict[str, Any], ...]
+    skipped: tuple[dict[str, Any], ...]
+    backends: tuple[str, ...]
+
+    def testbed(self, backend: str) -> Testbed:
+        return testbed_of(self.document, backend)
+
+    @property
+    def name(self) -> str:
+        return Path(self.path).name
+
+
+def testbed_of(document: dict[str, Any], backend: str) -> Testbed:
+    info = ((document.get("machine_info") or {}).get(EXTRA_KEY) or {}).get("backends", {}).get(backend) or {}
+    vendor = info.get("torch_npu") if backend == "ascend" else info.get("torch")
+    return Testbed(
+        backend=backend,
+        target=info.get("target"),
+        accelerator=info.get("accelerator"),
+        tilelang=info.get("tilelang"),
+        driver=info.get("driver") or info.get("cann"),
+        vendor_library=vendor,
+    )
+
+
+def baseline_name(testbed: Testbed) -> str:
+    return f"{testbed.backend}-{testbed.device_slug}.json"
+
+
+def suite_of(record: dict[str, Any]) -> str:
+    """The suite a record came from: ``suites/test_stages.py::...`` -> ``stages``."""
+    node = record.get("fullname") or record.get("nodeid") or ""
+    stem = Path(node.split("::", 1)[0]).stem
+    return stem[len("test_"):] if stem.startswith("test_") else stem
+
+
+# -- reading --------------------------------------------------------------------------------
+
+
+def _read_json(path: Path) -> Any:
+    if not path.exists():
+        raise ResultsError(f"{path}: no such file")
+    if path.is_dir():
+        raise ResultsError(f"{path}: is a directory, not a results JSON file")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ResultsError(f"{path}: cannot be read ({exc})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ResultsError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+
+
+def _check_shape(path: Path, doc: Any) -> None:
+    if not isinstance(doc, dict) or not isinstance(doc.get("benchmarks"), list):
+        raise ResultsError(
+            f"{path}: not pytest-benchmark output (no 'benchmarks' list); pass the file written by --benchmark-json"
+        )
+    if not isinstance(doc.get("machine_info"), dict):
+        raise ResultsError(f"{path}: not pytest-benchmark output (no 'machine_info' object)")
+    has_records = any(isinstance(b, dict) and EXTRA_KEY in (b.get("extra_info") or {}) for b in doc["benchmarks"])
+    if not has_records and EXTRA_KEY not in doc:
+        raise ResultsError(
+            f"{path}: pytest-benchmark output without tlbench records; run a tlbench suite (suites/) with --benchmark-json"
+        )
+
+
+def _check_version(path: Path, where: str, version: Any) -> None:
+    if version != SCHEMA_VERSION:
+        raise ResultsError(
+            f"{path}: tlbench schema_version {version!r} in {where}, this tlbench reads {SCHEMA_VERSION}; "
+            "re-run the suite with this tlbench or use the tlbench that wrote the file"
+        )
+
+
+def _check_record(path: Path, rec: dict[str, Any]) -> None:
+    label = rec.get("name") or rec.get("case_id") or "?"
+    _check_version(path, f"benchmark {label}", rec.get("schema_version"))
+    missing = [k for k in REQUIRED_RECORD_KEYS if k not in rec]
+    if missing:
+        raise ResultsError(f"{path}: benchmark {label} has a tlbench record without {', '.join(missing)}")
+    samples = rec["samples_s"]
+    if not isinstance(samples, list) or not samples:
+        raise ResultsError(f"{path}: benchmark {label} has no samples (samples_s is empty)")
+    if not all(isinstance(s, (int, float)) and not isinstance(s, bool) and math.isfinite(s) and s >= 0 for s in samples):
+        raise ResultsError(f"{path}: benchmark {label} has a sample that is not a non-negative number")
+
+
+def parse_results(doc: Any, path: str = "<document>") -> Results:
+    """Validate an already-parsed document (see ``load_results``)."""
+    where = Path(path)
+    _check_shape(where, doc)
+    top = doc.get(EXTRA_KEY) or {}
+    if top:
+        _check_version(where, "the top-level tlbench key", top.get("schema_version"))
+    machine = doc["machine_info"].get(EXTRA_KEY)
+    if machine:
+        _check_version(where, "machine_info", machine.get("schema_version"))
+    records = tuple(records_of(doc))
+    for rec in records:
+        _check_record(where, rec)
+    failed = tuple(top.get("failed") or ())
+    skipped = tuple(top.get("skipped") or ())
+    for rec in (*failed, *skipped):
+        _check_version(where, f"item {rec.get('nodeid', '?')}", rec.get("schema_version"))
+    seen = top.get("backends") or sorted({r["backend"] for r in (*records, *failed, *skipped)})
+    return Results(path=str(path), document=doc, records=records, failed=failed, skipped=skipped, backends=tuple(seen))
+
+
+def load_results(path: str | Path) -> Results:
+    return parse_results(_read_json(Path(path)), str(path))
+
+
+# -- writing, merging, splitting ------------------------------------------------------------
+
+
+def write_document(document: dict[str, Any], path: str | Path) -> Path:
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    return out
+
+
+def _backend_of_bench(bench: dict[str, Any]) -> str | None:
+    return ((bench.get("extra_info") or {}).get(EXTRA_KEY) or {}).get("backend")
+
+
+def split_by_backend(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """One document per backend, each with only that backend's items and device info."""
+    parsed = parse_results(document)
+    out = {}
+    for backend in parsed.backends:
+        machine = dict(document["machine_info"])
+        info = machine.get(EXTRA_KEY)
+        if info:
+            machine[EXTRA_KEY] = {**info, "backends": {k: v for k, v in info.get("backends", {}).items() if k == backend}}
+        part = {**document, "machine_info": machine}
+        part["benchmarks"] = [b for b in document["benchmarks"] if _backend_of_bench(b) == backend]
+        top = document.get(EXTRA_KEY)
+        if top:
+            part[EXTRA_KEY] = {
+                **top,
+                "backends": [backend],
+                "failed": [r for r in top.get("failed", []) if r.get("backend") == backend],
+                "skipped": [r for r in top.get("skipped", []) if r.get("backend") == backend],
+            }
+        out[backend] = part
+    return out
+
+
+def merge_documents(documents: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """Several runs (say one per suite file) as one document; the first one's metadata leads."""
+    docs = list(documents)
+    if not docs:
+        raise ResultsError("nothing to merge: no results documents")
+    merged = {**docs[0], "benchmarks": [b for d in docs for b in d.get("benchmarks", [])]}
+    machine = dict(docs[0]["machine_info"])
+    infos = [d["machine_info"].get(EXTRA_KEY) for d in docs if d["machine_info"].get(EXTRA_KEY)]
+    if infos:
+        backends: dict[str, Any] = {}
+        for info in infos:
+            backends.update(info.get("backends", {}))
+        machine[EXTRA_KEY] = {**infos[0], "backends": backends}
+    merged["machine_info"] = machine
+    tops = [d[EXTRA_KEY] for d in docs if d.get(EXTRA_KEY)]
+    if tops:
+        merged[EXTRA_KEY] = {
+            **tops[0],
+            "backends": sorted({b for t in tops for b in (t.get("backends") or [])}),
+            "kinds": sorted({k for t in tops for k in (t.get("kinds") or [])}),
+            "scope": "+".join(sorted({t.get("scope") or "?" for t in tops})),
+            "sweeps": {name: s for t in tops for name, s in (t.get("sweeps") or {}).items()},
+            "failed": [r for t in tops for r in t.get("failed", [])],
+            "skipped": [r for t in tops for r in t.get("skipped", [])],
+        }
+    return merged

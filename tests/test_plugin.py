@@ -1,0 +1,156 @@
+"""The pytest plugin's own behaviour, through pytester, with the FakeBackend (tests/fake_backend.py).
+
+What is pinned: --backend validation, item ids, samples reaching pytest-benchmark's stats
+unchanged (so its compare tools see device time), failed and skipped items kept in the
+JSON with the compiler's words / the reason, over-budget configs skipped before compiling,
+machine_info, and that pytest-benchmark's own ``compare`` reads the file.
+"""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import fake_backend
+
+CONFTEST = f"""
+import sys
+sys.path.insert(0, {str(Path(fake_backend.__file__).parent)!r})
+from fake_backend import FakeBackend, UnavailableFakeBackend
+
+def pytest_tlbench_register_backends(registry):
+    registry.register("fake", FakeBackend)
+    registry.register("fake_gone", UnavailableFakeBackend)
+"""
+
+SUITE = """
+from harness.sweep import Sweep
+from harness.types import GemmConfig, GemmProblem
+
+SWEEP = Sweep(
+    name="fake_suite",
+    problems=[GemmProblem(1024, 1024, 1024)],
+    configs=[
+        GemmConfig(128, 128, 32, 128, "auto", 2),      # fine
+        GemmConfig(128, 128, 7, 128, "auto", 2),       # the fake compiler rejects block_K=7
+        GemmConfig(256, 256, 64, 256, "auto", 4),      # 256 KiB of shared memory: over budget
+        GemmConfig(128, 8, 32, 128, "auto", 2),        # wrong result on the fake device
+    ],
+    vendor=True,
+)
+
+def test_fake(tlbench):
+    tlbench.run()
+"""
+
+
+@pytest.fixture
+def suite(pytester):
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_fake=SUITE)
+    return pytester
+
+
+def _run(pytester, *args):
+    return pytester.runpytest("-p", "no:cacheprovider", "--benchmark-json=out.json", *args)
+
+
+def _json(pytester):
+    return json.loads((pytester.path / "out.json").read_text())
+
+
+def test_unknown_backend_is_a_usage_error_listing_valid_names(suite):
+    result = suite.runpytest("--backend=foo")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--backend=foo: unknown backend foo; valid choices: ascend, fake, fake_gone, nvidia, auto"])
+
+
+def test_items_ids_outcomes_and_json(suite):
+    result = _run(suite, "--backend=fake", "-v")
+    result.assert_outcomes(passed=4, failed=3, skipped=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*test_fake[[]compile-fake-gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s2[]] PASSED*",
+            "*test_fake[[]device-fake-gemm-1024x1024x1024-f16-vendor[]] PASSED*",
+        ]
+    )
+    data = _json(suite)
+    timed = {b["param"]: b for b in data["benchmarks"]}
+    assert set(timed) == {
+        "compile-fake-gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s2",
+        "compile-fake-gemm-1024x1024x1024-f16-bm128-bn8-bk32-t128-auto-s2",
+        "device-fake-gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s2",
+        "device-fake-gemm-1024x1024x1024-f16-vendor",
+    }
+    device = timed["device-fake-gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s2"]
+    # pytest-benchmark's own stats are the backend's samples, not host time
+    assert device["stats"]["rounds"] == len(fake_backend.DEVICE_SAMPLES_S)
+    assert device["stats"]["median"] == pytest.approx(sorted(fake_backend.DEVICE_SAMPLES_S)[2])
+    assert device["stats"]["min"] == pytest.approx(min(fake_backend.DEVICE_SAMPLES_S))
+    rec = device["extra_info"]["tlbench"]
+    assert rec["method"] == "fake-timer" and rec["samples_s"] == list(fake_backend.DEVICE_SAMPLES_S)
+    assert rec["throughput"]["tflops"] == pytest.approx(2 * 1024**3 / 1.0e-3 / 1e12)
+    assert rec["check"]["ok"] is True and rec["plan"]["backend"] == "fake"
+    assert device["params"] == {"tlbench_item": device["param"]}
+    compile_item = timed["compile-fake-gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s2"]
+    assert compile_item["stats"]["median"] == pytest.approx(fake_backend.COMPILE_SECONDS)
+
+    failed = {f["case_id"] + "/" + f["kind"]: f for f in data["tlbench"]["failed"]}
+    assert failed["gemm-1024x1024x1024-f16-bm128-bn128-bk7-t128-auto-s2/compile"]["error"].startswith("FakeCompilerError: block_K=7")
+    assert failed["gemm-1024x1024x1024-f16-bm128-bn8-bk32-t128-auto-s2/device"]["stage"] == "check"
+    skipped = {s["case_id"] + "/" + s["kind"]: s["reason"] for s in data["tlbench"]["skipped"]}
+    assert skipped["gemm-1024x1024x1024-f16-bm256-bn256-bk64-t256-auto-s4/compile"] == (
+        "over the on-chip budget: shared.dyn needs 262144 B, limit 232448 B"
+    )
+    assert data["machine_info"]["tlbench"]["backends"]["fake"]["accelerator"] == "FakeAccelerator 1.0"
+    assert data["tlbench"]["backends"] == ["fake"]
+
+
+def test_failures_carry_the_compiler_words_and_the_rest_still_runs(suite):
+    result = _run(suite, "--backend=fake")
+    result.stdout.fnmatch_lines(["*[[]compile[]] FakeCompilerError: block_K=7 is not a legal tile*"])
+    result.stdout.fnmatch_lines(["*[[]check[]] wrong result: 3 of 10 elements differ*"])
+    result.stdout.fnmatch_lines(["*= tlbench =*", "*kind*backend*case*median*"])
+
+
+def test_device_items_skip_with_the_backends_reason(suite):
+    result = _run(suite, "--backend=fake_gone", "--tlbench-kind=device", "-rs")
+    result.stdout.fnmatch_lines(["*fake_gone device timing unavailable: FakeAccelerator not present*"])
+    assert result.parseoutcomes().get("passed", 0) == 0
+
+
+def test_kind_and_scope_options_select_items(suite):
+    result = _run(suite, "--backend=fake", "--tlbench-kind=compile", "--collect-only", "-q")
+    lines = [ln for ln in result.stdout.lines if "test_fake[" in ln]
+    assert lines and all("[compile-" in ln for ln in lines)
+
+
+def test_benchmark_only_keeps_our_items(suite):
+    result = _run(suite, "--backend=fake", "--benchmark-only")
+    result.assert_outcomes(passed=4, failed=3, skipped=2)
+
+
+def test_pytest_benchmark_compare_reads_our_file(suite):
+    _run(suite, "--backend=fake")
+    exe = shutil.which("pytest-benchmark")
+    cmd = [exe] if exe else [sys.executable, "-m", "pytest_benchmark.cli"]
+    out = subprocess.run([*cmd, "compare", str(suite.path / "out.json")], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "device-fake-gemm-1024x1024x1024-f16-vendor" in out.stdout
+
+
+def test_records_round_trip_through_json(suite):
+    from harness.record import records_of
+
+    _run(suite, "--backend=fake")
+    records = records_of(_json(suite))
+    assert {(r["kind"], r["case_id"]) for r in records} == {
+        ("compile", "gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s2"),
+        ("compile", "gemm-1024x1024x1024-f16-bm128-bn8-bk32-t128-auto-s2"),
+        ("device", "gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s2"),
+        ("device", "gemm-1024x1024x1024-f16-vendor"),
+    }
+    assert all(r["schema_version"] == 1 for r in records)
