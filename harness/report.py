@@ -1,0 +1,484 @@
+"""Render comparisons and single runs: rich terminal tables, markdown, PNG plots.
+
+Contract: every function takes the data of ``harness.compare`` (``RunComparison``,
+``AcrossBackends``) or a ``harness.store.Results`` and only formats it.
+- ``print_*(data, console)``: a rich table on a ``rich.console.Console``.
+- ``*_markdown(data) -> str``: GitHub markdown for CI step summaries and PR comments.
+- ``plot_*(data, path) -> Path``: a PNG.  matplotlib is imported lazily, through its object
+  API on the Agg canvas (no pyplot, no global backend switch).
+Times are printed as times (``render.format_seconds``), Ascend model numbers as
+``cyc (model)``; a speedup is a ratio of one backend's own numbers and is labelled with
+the metric it came from.  Device time and modeled cycles never share a number or an axis.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from harness.compare import (
+    DEVICE_TIME,
+    VENDOR_RATIO,
+    AcrossBackends,
+    ItemComparison,
+    Judgement,
+    RunComparison,
+    Verdict,
+)
+from harness.render import Row, format_seconds, rows_from_records
+from harness.store import Results
+
+VERDICT_ORDER = [Verdict.FAILED, Verdict.SLOWER, Verdict.NOISY, Verdict.FASTER, Verdict.NEW, Verdict.MISSING, Verdict.SAME]
+VERDICT_STYLE = {
+    Verdict.FAILED: "bold red",
+    Verdict.SLOWER: "bold red",
+    Verdict.NOISY: "yellow",
+    Verdict.FASTER: "green",
+    Verdict.NEW: "cyan",
+    Verdict.MISSING: "magenta",
+    Verdict.SAME: "dim",
+}
+VERDICT_COLOR = {
+    Verdict.FAILED: "#b2182b",
+    Verdict.SLOWER: "#d6604d",
+    Verdict.NOISY: "#e6ab02",
+    Verdict.FASTER: "#1a9850",
+    Verdict.NEW: "#4393c3",
+    Verdict.MISSING: "#9970ab",
+    Verdict.SAME: "#9e9e9e",
+}
+BACKEND_COLOR = {"nvidia": "#76b900", "ascend": "#c7000b"}
+TILE_STYLES = [("-", "o"), ("--", "s"), (":", "^"), ("-.", "D")]
+STAGE_SLOTS = ["auto-s0", "auto-s1", "auto-s2", "auto-s3", "auto-s4"]
+EXTRA_SLOTS = ["manual", "serial"]
+
+
+# -- small formatters -----------------------------------------------------------------------
+
+
+def format_value(value: float | None, unit: str) -> str:
+    if value is None:
+        return "-"
+    if unit == "cycles":
+        return f"{value:,.0f} cyc (model)"
+    return format_seconds(value)
+
+
+def format_change(judgement: Judgement | None) -> str:
+    if judgement is None:
+        return "-"
+    p = "n/a" if judgement.p_value is None else f"{judgement.p_value:.2g}"
+    return f"{judgement.change:+.1%} (p={p})"
+
+
+def _item_label(item: ItemComparison) -> str:
+    return f"{item.key.kind}-{item.key.backend}-{item.key.case_id}"
+
+
+def _sorted_items(items: Iterable[ItemComparison]) -> list[ItemComparison]:
+    rank = {v: i for i, v in enumerate(VERDICT_ORDER)}
+    return sorted(items, key=lambda i: (rank[i.verdict], i.key.suite, i.key.backend, i.key.kind, i.key.case_id))
+
+
+def _note(item: ItemComparison) -> str:
+    decisive = item.decisive
+    parts = [decisive.reason] if decisive is not None else []
+    if item.detail:
+        parts.append(item.detail)
+    return "; ".join(parts)
+
+
+def _decided(item: ItemComparison) -> str:
+    if item.decided_by is None:
+        return "-"
+    return "vendor ratio" if item.decided_by == VENDOR_RATIO else "time"
+
+
+def comparison_rows(cmp: RunComparison) -> list[list[str]]:
+    """verdict, item, base median, new median, change of time, change of ratio to vendor,
+    decided by, note: one list of cells per item, regressions first."""
+    rows = []
+    for item in _sorted_items(cmp.items):
+        time = item.time
+        rows.append(
+            [
+                item.verdict.value + ("" if item.gates or item.verdict is Verdict.SAME else " (not gated)"),
+                _item_label(item),
+                format_seconds(time.base_median) if time else "-",
+                format_seconds(time.new_median) if time else "-",
+                format_change(time),
+                format_change(item.vendor_ratio),
+                _decided(item),
+                _note(item),
+            ]
+        )
+    return rows
+
+
+COMPARISON_HEADER = ["verdict", "item", "base median", "new median", "time change", "vs-vendor change", "decided by", "why"]
+
+
+def summary_line(cmp: RunComparison) -> str:
+    counts = ", ".join(f"{n} {v.value}" for v, n in cmp.counts().items() if n)
+    gate = f"{len(cmp.regressions)} regression(s)" if cmp.has_regression else "no regression"
+    t = cmp.thresholds
+    overrides = "".join(f", {s}: {e:.0%}" for s, e in sorted(t.min_effect_by_suite.items()))
+    return (
+        f"{gate}; {counts or 'no items'}; Mann-Whitney U p < {t.alpha:g} and median change >= "
+        f"{t.min_effect:.0%}{overrides}"
+    )
+
+
+def _testbed_lines(cmp: RunComparison) -> list[str]:
+    lines = []
+    for pair in cmp.testbeds:
+        if pair.differences:
+            lines.append(f"TESTBED MISMATCH {pair.backend}: {'; '.join(pair.differences)} (compared anyway, on request)")
+        else:
+            lines.append(f"testbed {pair.base.describe()}")
+    return lines + list(cmp.notes)
+
+
+# -- terminal (rich) ------------------------------------------------------------------------
+
+
+def _rich_table(title: str, header: Sequence[str], rows: Iterable[Sequence[str]], styles: Sequence[str] | None = None):
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left", show_lines=False, header_style="bold")
+    for name in header:
+        table.add_column(name, overflow="fold")
+    for i, row in enumerate(rows):
+        table.add_row(*row, style=styles[i] if styles else None)
+    return table
+
+
+def print_comparison(cmp: RunComparison, console: Any) -> None:
+    console.print(f"[bold]tlbench compare[/]  base {cmp.base_path}  new {cmp.new_path}")
+    for line in _testbed_lines(cmp):
+        console.print(f"[red]{line}[/]" if "MISMATCH" in line else line, highlight=False)
+    items = _sorted_items(cmp.items)
+    styles = [VERDICT_STYLE[i.verdict] for i in items]
+    console.print(_rich_table("per item (+ is slower)", COMPARISON_HEADER, comparison_rows(cmp), styles))
+    style = "bold red" if cmp.has_regression else "bold green"
+    console.print(f"[{style}]{summary_line(cmp)}[/]", highlight=False)
+
+
+def across_rows(ab: AcrossBackends) -> tuple[list[str], list[list[str]]]:
+    header = ["problem", "tile", "loop"]
+    for s in ab.backends:
+        header += [f"{s.backend}: {s.metric.name}", f"{s.backend}: speedup vs own s1"]
+    rows = []
+    for row in ab.rows:
+        cells = [row.problem, row.tile, row.loop_id]
+        for s in ab.backends:
+            point = s.point(row.case_id)
+            cells.append(format_value(point.value, s.metric.unit) if point else "-")
+            cells.append(f"{point.speedup:.2f}x" if point and point.speedup else "-")
+        rows.append(cells)
+    return header, rows
+
+
+def best_lines(ab: AcrossBackends) -> list[str]:
+    lines = []
+    for s in ab.backends:
+        for best in s.best:
+            extra = f", {best.tflops:.1f} TFLOP/s" if best.tflops else ""
+            vendor = s.vendor.get(best.problem)
+            if vendor and s.metric.name == DEVICE_TIME:
+                extra += f", {vendor / best.value:.2f}x of the vendor library"
+            speed = f"{best.speedup:.2f}x vs s1" if best.speedup else "no s1/serial point"
+            lines.append(
+                f"{s.backend} best on {best.problem}: {best.tile} {best.loop_id} = "
+                f"{format_value(best.value, s.metric.unit)} ({s.metric.name}), {speed}{extra}"
+            )
+    return lines
+
+
+def metric_lines(ab: AcrossBackends) -> list[str]:
+    lines = []
+    for s in ab.backends:
+        kind = "measured" if s.metric.measured else "MODEL, not a measurement"
+        device = s.testbed.accelerator or "no accelerator"
+        lines.append(f"{s.backend}: {s.metric.name} [{kind}; {s.metric.method}] on {device}, from {s.source}")
+    return lines + list(ab.notes)
+
+
+def print_across(ab: AcrossBackends, console: Any) -> None:
+    console.print("[bold]tlbench compare --across-backends[/]: speedup of each config over its own 1-stage (or serial) point")
+    for line in metric_lines(ab):
+        console.print(line, highlight=False)
+    header, rows = across_rows(ab)
+    console.print(_rich_table("stage table (each backend's own metric; speedups are ratios within one backend)", header, rows))
+    for line in best_lines(ab):
+        console.print(f"[bold]{line}[/]", highlight=False)
+
+
+def _run_rows(results: Results) -> list[Row]:
+    return rows_from_records([*results.records, *results.failed, *results.skipped])
+
+
+RUN_HEADER = ["kind", "backend", "case", "median", "throughput", "plan", "status"]
+
+
+def _row_cells(row: Row) -> list[str]:
+    return [row.kind, row.backend, row.case_id, row.median, row.throughput, row.plan, row.status]
+
+
+def run_summary(results: Results) -> str:
+    return (
+        f"{len(results.records)} timed, {len(results.failed)} failed, {len(results.skipped)} skipped; "
+        f"backends {', '.join(results.backends)}"
+    )
+
+
+def print_run(results: Results, console: Any) -> None:
+    console.print(f"[bold]tlbench report[/] {results.path}")
+    for backend in results.backends:
+        console.print(f"testbed {results.testbed(backend).describe()}", highlight=False)
+    rows = _run_rows(results)
+    styles = ["red" if r.status.startswith("FAILED") else ("dim" if r.status.startswith("skipped") else "") for r in rows]
+    console.print(_rich_table("items", RUN_HEADER, [_row_cells(r) for r in rows], styles))
+    console.print(run_summary(results), highlight=False)
+
+
+# -- markdown -------------------------------------------------------------------------------
+
+
+def _md_cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def md_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def comparison_markdown(cmp: RunComparison, title: str | None = None) -> str:
+    head = title or f"tlbench compare: `{Path(cmp.base_path).name}` -> `{Path(cmp.new_path).name}`"
+    verdict = "**REGRESSION**" if cmp.has_regression else "**no regression**"
+    out = [f"### {head}", "", f"{verdict}: {summary_line(cmp)}", ""]
+    out += [f"- {line}" for line in _testbed_lines(cmp)]
+    out.append("")
+    rows = comparison_rows(cmp)
+    shown = [r for r, i in zip(rows, _sorted_items(cmp.items)) if i.verdict is not Verdict.SAME]
+    same = [r for r, i in zip(rows, _sorted_items(cmp.items)) if i.verdict is Verdict.SAME]
+    if shown:
+        out += [md_table(COMPARISON_HEADER, shown), ""]
+    if same:
+        out += [f"<details><summary>{len(same)} SAME</summary>", "", md_table(COMPARISON_HEADER, same), "", "</details>", ""]
+    out.append(
+        "Change is `new / base - 1` of the median (+ is slower). *vs-vendor*: each kernel's samples divided by the "
+        "vendor item's median of its own run, which cancels clock drift between processes; when both runs have it, "
+        "it decides."
+    )
+    return "\n".join(out) + "\n"
+
+
+def across_markdown(ab: AcrossBackends) -> str:
+    header, rows = across_rows(ab)
+    out = ["### tlbench: stage speedup across backends", ""]
+    out += [f"- {line}" for line in metric_lines(ab)]
+    out += ["", md_table(header, rows), ""]
+    out += [f"- **{line}**" for line in best_lines(ab)]
+    out += ["", "Speedup = the backend's own 1-stage (or serial) value / this config's value, in that backend's metric."]
+    return "\n".join(out) + "\n"
+
+
+def run_markdown(results: Results) -> str:
+    out = [f"### tlbench report: `{Path(results.path).name}`", ""]
+    out += [f"- testbed {results.testbed(b).describe()}" for b in results.backends]
+    out += [f"- {run_summary(results)}", "", md_table(RUN_HEADER, [_row_cells(r) for r in _run_rows(results)])]
+    return "\n".join(out) + "\n"
+
+
+# -- PNG plots ------------------------------------------------------------------------------
+
+
+def _figure(width: float, height: float):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, height), dpi=110, layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _save(fig, path: str | Path) -> Path:
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out)
+    return out
+
+
+def _slot(point_loop: str) -> float | None:
+    """x position: s0..s4 at 0..4, manual and serial set apart at 5.5 and 6.5."""
+    if point_loop in STAGE_SLOTS:
+        return float(STAGE_SLOTS.index(point_loop))
+    if point_loop in EXTRA_SLOTS:
+        return 5.5 + EXTRA_SLOTS.index(point_loop)
+    return None
+
+
+def _stage_axis(ax) -> None:
+    ax.set_xticks([0, 1, 2, 3, 4, 5.5, 6.5], ["0", "1", "2", "3", "4", "manual\n(stage/order)", "T.serial"])
+    ax.set_xlim(-0.4, 6.9)
+    ax.axvline(4.75, color="#cccccc", linewidth=0.8)
+    ax.set_xlabel("num_stages of T.Pipelined (auto)  |  other loop forms")
+    ax.grid(True, axis="y", alpha=0.3)
+
+
+def _draw_tile_series(ax, series: list[tuple[float, float]], color: str, style: tuple[str, str], label: str) -> None:
+    auto = sorted((x, y) for x, y in series if x <= 4)
+    extra = [(x, y) for x, y in series if x > 4]
+    if auto:
+        ax.plot(*zip(*auto), linestyle=style[0], marker=style[1], color=color, label=label, linewidth=2, markersize=6)
+    if extra:
+        ax.plot(*zip(*extra), linestyle="none", marker=style[1], color=color, markersize=7, markerfacecolor="white",
+                markeredgewidth=2)
+
+
+def plot_across(ab: AcrossBackends, path: str | Path) -> Path:
+    problems = sorted({p.problem for s in ab.backends for p in s.points})
+    fig = _figure(9.5, 4.6 * len(problems) + 0.6)
+    axes = fig.subplots(len(problems), 1, squeeze=False)[:, 0]
+    for ax, problem in zip(axes, problems):
+        tiles = sorted({p.tile for s in ab.backends for p in s.points if p.problem == problem})
+        for s in ab.backends:
+            color = BACKEND_COLOR.get(s.backend, "#4c78a8")
+            source = "device time" if s.metric.measured else "modeled cycles"
+            for t_index, tile in enumerate(tiles):
+                series = [(_slot(p.loop_id), p.speedup) for p in s.points
+                          if p.problem == problem and p.tile == tile and p.speedup and _slot(p.loop_id) is not None]
+                if series:
+                    _draw_tile_series(ax, series, color, TILE_STYLES[t_index % len(TILE_STYLES)],
+                                      f"{s.backend} {tile} ({source})")
+            for best in s.best:
+                if best.problem == problem and best.speedup and _slot(best.loop_id) is not None:
+                    ax.plot([_slot(best.loop_id)], [best.speedup], marker="*", markersize=18, color=color,
+                            markeredgecolor="black", linestyle="none", zorder=5)
+                    ax.annotate(f"{s.backend} best: {best.tile} {best.loop_id}", (_slot(best.loop_id), best.speedup),
+                                textcoords="offset points", xytext=(8, 6), fontsize=8, color=color)
+        ax.axhline(1.0, color="black", linewidth=0.8, linestyle=":")
+        _stage_axis(ax)
+        ax.set_ylabel("speedup over own 1-stage point (x)")
+        ax.set_title(f"{problem}: each backend's speedup over its own num_stages=1", fontsize=11)
+        ax.legend(fontsize=8, loc="upper left", frameon=False)
+    measured = "; ".join(
+        f"{s.backend}: {'measured device time' if s.metric.measured else 'modeled cycles/core (a model, not a time)'}"
+        f" on {s.testbed.accelerator or 'no accelerator'}"
+        for s in ab.backends
+    )
+    fig.suptitle(f"num_stages across backends  ({measured})\nstar = each backend's best config; hollow = other loop forms",
+                 fontsize=9)
+    return _save(fig, path)
+
+
+def _run_panels(results: Results) -> list[tuple[str, str, str, list[dict[str, Any]], str]]:
+    """(backend, problem, metric, records, y label): device TFLOP/s, compile seconds, modeled cycles."""
+    grouped: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
+    for rec in results.records:
+        problem = rec["case_id"].rsplit("-vendor", 1)[0] if rec.get("kernel") == "vendor" else None
+        config = rec.get("config") or {}
+        problem = problem or rec["case_id"].split(f"-bm{config.get('block_M')}-", 1)[0]
+        grouped[(rec["backend"], problem, rec["kind"])].append(rec)
+    panels = []
+    for (backend, problem, kind), recs in sorted(grouped.items()):
+        if kind == "device":
+            panels.append((backend, problem, "tflops", recs, "TFLOP/s (device time, higher is better)"))
+        else:
+            panels.append((backend, problem, "compile", recs, "cold compile time, s (lower is better)"))
+            if any(((r.get("plan") or {}).get("schedule_model") or {}).get("modeled_cycles_per_core") for r in recs):
+                panels.append((backend, problem, "model", recs, "modeled cycles/core (MODEL, lower is better)"))
+    return panels
+
+
+def _panel_value(rec: dict[str, Any], metric: str) -> float | None:
+    if metric == "tflops":
+        return (rec.get("throughput") or {}).get("tflops")
+    if metric == "model":
+        return ((rec.get("plan") or {}).get("schedule_model") or {}).get("modeled_cycles_per_core")
+    return (rec.get("summary") or {}).get("median")
+
+
+def _tile_of(rec: dict[str, Any]) -> str:
+    c = rec["config"]
+    return f"{c['block_M']}x{c['block_N']}x{c['block_K']} t{c.get('threads')}"
+
+
+def _loop_of(rec: dict[str, Any]) -> str:
+    c = rec["config"]
+    return f"auto-s{c['num_stages']}" if c.get("loop_form") == "auto" else str(c.get("loop_form"))
+
+
+def plot_run(results: Results, path: str | Path) -> Path:
+    panels = _run_panels(results)
+    if not panels:
+        raise ValueError(f"{results.path}: no timed items to plot")
+    columns = min(2, len(panels))
+    rows = (len(panels) + columns - 1) // columns
+    fig = _figure(7.0 * columns, 4.4 * rows + 0.5)
+    axes = fig.subplots(rows, columns, squeeze=False).ravel()
+    for ax, (backend, problem, metric, recs, ylabel) in zip(axes, panels):
+        kernels = [r for r in recs if r.get("config")]
+        for index, tile in enumerate(sorted({_tile_of(r) for r in kernels})):
+            series = [(_slot(_loop_of(r)), _panel_value(r, metric)) for r in kernels if _tile_of(r) == tile]
+            series = [(x, y) for x, y in series if x is not None and y]
+            _draw_tile_series(ax, series, f"C{index}", TILE_STYLES[index % len(TILE_STYLES)], tile)
+        for vendor in (r for r in recs if r.get("kernel") == "vendor"):
+            value = _panel_value(vendor, metric)
+            if value:
+                ax.axhline(value, color="black", linestyle="--", linewidth=1.2, label=f"vendor library ({value:.0f} TFLOP/s)")
+        _stage_axis(ax)
+        ax.set_ylabel(ylabel)
+        ax.set_ylim(bottom=0)
+        ax.set_title(f"{backend} {problem} ({'device' if metric == 'tflops' else 'compile'} run)", fontsize=11)
+        ax.legend(fontsize=8, frameon=False, title="tile (M x N x K, threads)", title_fontsize=8)
+    for ax in axes[len(panels):]:
+        ax.set_visible(False)
+    accel = "; ".join(f"{b}: {results.testbed(b).accelerator or 'no accelerator'}" for b in results.backends)
+    fig.suptitle(f"{Path(results.path).name}  ({accel}); hollow markers = manual / T.serial loops", fontsize=9)
+    return _save(fig, path)
+
+
+def _short_label(item: ItemComparison, common_problem: str | None) -> str:
+    case = item.key.case_id
+    if common_problem and case.startswith(common_problem + "-"):
+        case = case[len(common_problem) + 1:]
+    return f"{item.key.kind[:3]} {item.key.backend} {case}"
+
+
+def plot_comparison(cmp: RunComparison, path: str | Path) -> Path:
+    judged = [i for i in _sorted_items(cmp.items) if i.decisive is not None]
+    if not judged:
+        raise ValueError("no item was timed in both runs: nothing to plot")
+    judged.sort(key=lambda i: i.decisive.change)
+    problems = {i.problem for i in judged}
+    common = problems.pop() if len(problems) == 1 else None
+    fig = _figure(10.0, 1.6 + 0.32 * len(judged))
+    ax = fig.subplots()
+    ys = list(range(len(judged)))
+    changes = [100 * i.decisive.change for i in judged]
+    ax.barh(ys, changes, color=[VERDICT_COLOR[i.verdict] for i in judged], height=0.7)
+    effect = 100 * cmp.thresholds.min_effect
+    ax.axvspan(-effect, effect, color="#e0e0e0", alpha=0.6, zorder=0, label=f"within min effect (±{effect:.0f} %)")
+    ratio_time = [(y, 100 * i.time.change) for y, i in zip(ys, judged) if i.decided_by == VENDOR_RATIO and i.time]
+    if ratio_time:
+        ax.plot([c for _, c in ratio_time], [y for y, _ in ratio_time], linestyle="none", marker="o",
+                markerfacecolor="white", markeredgecolor="black", label="raw time change (vendor ratio decided)")
+    span = max([abs(c) for c in changes] + [effect * 1.5])
+    for y, item, change in zip(ys, judged, changes):
+        ax.text(change + (span * 0.02 if change >= 0 else -span * 0.02), y, item.verdict.value, va="center",
+                ha="left" if change >= 0 else "right", fontsize=7, color=VERDICT_COLOR[item.verdict])
+    ax.set_xlim(-span * 1.3, span * 1.3)
+    ax.set_yticks(ys, [_short_label(i, common) for i in judged], fontsize=7)
+    ax.axvline(0, color="black", linewidth=0.8)
+    ax.set_xlabel("change of the median, new vs base (%)  —  right = slower")
+    ax.grid(True, axis="x", alpha=0.3)
+    ax.legend(fontsize=8, loc="lower right", frameon=False)
+    counts = ", ".join(f"{n} {v.value}" for v, n in cmp.counts().items() if n)
+    ax.set_title(f"{Path(cmp.base_path).name} -> {Path(cmp.new_path).name}" + (f"  [{common}]" if common else "")
+                 + f"\n{counts}", fontsize=9)
+    return _save(fig, path)
