@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Protocol, runtime_checkable
 
 from harness.budget import BudgetVerdict
+from harness.space import Rejection
 from harness.types import Case, CheckResult, DeviceSamples, GemmProblem, MeasurePolicy, Plan, VendorCase
 
 
@@ -64,6 +65,12 @@ class Backend(Protocol):
 
     def budget(self, case: Case) -> BudgetVerdict:
         """On-chip footprint of the case against this backend's capacities."""
+
+    def rejection(self, case: Case) -> Rejection | None:
+        """Why the case cannot work here (divisibility, warp partition, budget), before compiling."""
+
+    def kernel_source(self, case: Case) -> str:
+        """The generated kernel source (lowering only): used to find swept keys that change nothing."""
 
     def compile(self, case: Case, cold: bool) -> Compiled:
         """Lower (and, where the toolchain exists, build) the kernel; ``cold`` bypasses caches."""

@@ -89,17 +89,22 @@ def _operand_tile_bytes(problem: GemmProblem, config: GemmConfig) -> int:
     return (config.block_M + config.block_N) * config.block_K * elem
 
 
-def nvidia_footprint(problem: GemmProblem, config: GemmConfig, arch: str) -> tuple[ScopeUse, ...]:
-    """Shared memory: A and B tiles, one copy per pipeline version (``use - def + 1``)."""
+def nvidia_footprint(problem: GemmProblem, config: GemmConfig, arch: str, capacity: int | None = None) -> tuple[ScopeUse, ...]:
+    """Shared memory: A and B tiles, one copy per pipeline version (``use - def + 1``).
+
+    A staged output tile lives after the K loop, and tilelang's shared-memory merging
+    reuses the operand buffers for it, so the block needs the larger of the two.
+    """
     if arch not in NVIDIA_SMEM_PER_BLOCK:
         raise ValueError(f"unknown CUDA arch {arch!r}; known: {', '.join(sorted(NVIDIA_SMEM_PER_BLOCK))}")
     per_version = _operand_tile_bytes(problem, config)
+    staging = config.block_M * config.block_N * DTYPE_BYTES[problem.output_dtype] if config.stage_output else 0
     return (
         ScopeUse(
             scope="shared.dyn",
-            needed=per_version * config.pipeline_depth,
-            minimum=per_version,
-            capacity=NVIDIA_SMEM_PER_BLOCK[arch],
+            needed=max(per_version * config.pipeline_depth, staging),
+            minimum=max(per_version, staging),
+            capacity=capacity if capacity is not None else NVIDIA_SMEM_PER_BLOCK[arch],
             enforced_on="needed",
         ),
     )
@@ -121,9 +126,12 @@ def ascend_footprint(problem: GemmProblem, config: GemmConfig) -> tuple[ScopeUse
     return tuple(uses)
 
 
-def check(problem: GemmProblem, config: GemmConfig, backend: str, arch: str | None = None) -> BudgetVerdict:
+def check(
+    problem: GemmProblem, config: GemmConfig, backend: str, arch: str | None = None, capacity: int | None = None
+) -> BudgetVerdict:
+    """``capacity`` overrides the shared-memory limit (NVIDIA), e.g. a conservative 228 KiB."""
     if backend == "nvidia":
-        return BudgetVerdict(nvidia_footprint(problem, config, arch or "sm_90a"))
+        return BudgetVerdict(nvidia_footprint(problem, config, arch or "sm_90a", capacity))
     if backend == "ascend":
         return BudgetVerdict(ascend_footprint(problem, config))
     return BudgetVerdict(())

@@ -21,6 +21,7 @@ Contract:
 from __future__ import annotations
 
 import math
+import statistics
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Iterable, Mapping, Sequence
@@ -45,6 +46,10 @@ class Verdict(str, Enum):
 
 TIME = "time"
 VENDOR_RATIO = "vendor-ratio"
+RUN_RATIO = "run-ratio"
+MIN_RUN_REFERENCE_ITEMS = 4  # other items a run-ratio reference needs
+MIN_SPREAD_ITEMS = 6  # items a group needs before its item-to-item spread is estimated
+NOISE_K = 4.0  # noise floor = NOISE_K robust standard deviations of that spread
 
 
 @dataclass(frozen=True)
@@ -70,9 +75,10 @@ class Thresholds:
 
 @dataclass(frozen=True)
 class Judgement:
-    """One way of judging an item: on its times, or on its ratio to the in-run vendor item."""
+    """One way of judging an item: on its times, or on its times relative to a reference
+    measured in the same run (``VENDOR_RATIO``, ``RUN_RATIO``)."""
 
-    basis: str  # TIME | VENDOR_RATIO
+    basis: str  # TIME | VENDOR_RATIO | RUN_RATIO
     base_median: float
     new_median: float
     change: float  # new / base - 1: +0.10 is 10 % slower
@@ -91,23 +97,44 @@ class ItemKey:
 
 @dataclass(frozen=True)
 class ItemComparison:
+    """``time`` judges the raw samples; ``relative`` (when a reference exists in both runs)
+    judges them divided by that run's reference, and then decides (``decided_by``)."""
+
     key: ItemKey
     problem: str
     verdict: Verdict
     gates: bool  # True: this verdict counts towards the exit code
-    decided_by: str | None = None  # TIME | VENDOR_RATIO, for SAME/FASTER/SLOWER/NOISY
+    decided_by: str | None = None  # TIME | VENDOR_RATIO | RUN_RATIO, for SAME/FASTER/SLOWER/NOISY
     time: Judgement | None = None
-    vendor_ratio: Judgement | None = None
+    relative: Judgement | None = None
+    reference: str = ""  # what ``relative`` divides by
     min_effect: float = 0.0
     detail: str = ""
 
     @property
     def decisive(self) -> Judgement | None:
-        return self.vendor_ratio if self.decided_by == VENDOR_RATIO else self.time
+        return self.relative if self.relative is not None else self.time
 
     @property
     def is_regression(self) -> bool:
         return self.gates and self.verdict in (Verdict.SLOWER, Verdict.FAILED)
+
+
+@dataclass(frozen=True)
+class Drift:
+    """How much a whole group of items (one backend, kind and suite) moved together:
+    the geometric mean of their median ratios.  Shown, never gated: it cannot be told
+    apart from the machine's state (clocks, load) - which is why items are judged
+    relative to a reference of their own run."""
+
+    suite: str
+    backend: str
+    kind: str
+    items: int
+    change: float
+    vendor_change: float | None  # the vendor item's own change, when there is one
+    spread: float | None = None  # robust SD of the items' changes relative to their reference
+    noise_floor: float = 0.0  # a relative change this small is not resolved (NOISE_K x spread)
 
 
 @dataclass(frozen=True)
@@ -128,6 +155,7 @@ class RunComparison:
     thresholds: Thresholds
     items: tuple[ItemComparison, ...]
     testbeds: tuple[TestbedPair, ...]
+    drifts: tuple[Drift, ...] = ()
     notes: tuple[str, ...] = ()
 
     @property
@@ -174,12 +202,20 @@ def _rank_test(base: Sequence[float], new: Sequence[float]) -> float | None:
 
 
 def judge(
-    base: Sequence[float], new: Sequence[float], min_effect: float, alpha: float, basis: str = TIME
+    base: Sequence[float],
+    new: Sequence[float],
+    min_effect: float,
+    alpha: float,
+    basis: str = TIME,
+    noise_floor: float = 0.0,
+    noise_source: str = "",
 ) -> Judgement:
     """SLOWER / FASTER: the rank test rejects "same distribution" (p < alpha) AND the median
-    moved by at least ``min_effect``.  NOISY: the median moved by ``min_effect`` or more but
-    the test cannot tell the samples apart.  SAME: the median moved by less than
-    ``min_effect`` (whatever the test says: a real but small change is not a regression)."""
+    moved by at least ``min_effect`` AND by at least ``noise_floor`` (the item-to-item
+    spread of this pair of runs, see ``noise_floor``).  NOISY: the median moved by
+    ``min_effect`` or more but the test cannot tell the samples apart, or the move is inside
+    the noise floor.  SAME: the median moved by less than ``min_effect`` (whatever the test
+    says: a real but small change is not a regression)."""
     base_median, new_median = _median(base), _median(new)
     if base_median > 0:
         change = new_median / base_median - 1
@@ -189,7 +225,10 @@ def judge(
     big = abs(change) >= min_effect
     significant = p_value is not None and p_value < alpha
     moved = f"median {change:+.1%}"
-    if big and significant:
+    if big and significant and abs(change) < noise_floor:
+        verdict = Verdict.NOISY
+        reason = f"{moved}, p={p_value:.3g}, but inside the ±{noise_floor:.0%} noise floor ({noise_source})"
+    elif big and significant:
         verdict = Verdict.SLOWER if change > 0 else Verdict.FASTER
         reason = f"{moved}, p={p_value:.3g} < {alpha:g}"
     elif big:
@@ -214,7 +253,7 @@ def _key(rec: dict[str, Any]) -> ItemKey:
 
 def _problem_id(rec: dict[str, Any]) -> str:
     case_id = rec["case_id"]
-    if rec.get("kernel") == "vendor" or case_id.endswith("-vendor"):
+    if _is_vendor(rec):
         return case_id[: -len("-vendor")]
     config = rec.get("config") or {}
     marker = f"-bm{config.get('block_M')}-"
@@ -233,15 +272,6 @@ def _index(results: Results, items: Iterable[dict[str, Any]]) -> dict[ItemKey, d
             raise CompareError(f"{results.path}: item {key.kind}-{key.backend}-{key.case_id} appears twice")
         out[key] = rec
     return out
-
-
-def _vendor_medians(timed: Mapping[ItemKey, dict[str, Any]]) -> dict[tuple[str, str, str, str], float]:
-    """(suite, backend, kind, problem) -> median of the vendor item in that run."""
-    return {
-        (k.suite, k.backend, k.kind, _problem_id(r)): _median(r["samples_s"])
-        for k, r in timed.items()
-        if _is_vendor(r)
-    }
 
 
 def _check_backends(base: Results, new: Results) -> None:
@@ -264,29 +294,96 @@ def _testbeds(base: Results, new: Results, allow_mismatch: bool) -> tuple[Testbe
     return pairs
 
 
-def _ratio_judgement(
-    key: ItemKey, base_rec: dict, new_rec: dict, base_vendor: Mapping, new_vendor: Mapping, min_effect: float, alpha: float
-) -> Judgement | None:
-    vendor_key = (key.suite, key.backend, key.kind, _problem_id(base_rec))
-    if _is_vendor(base_rec) or vendor_key not in base_vendor or vendor_key not in new_vendor:
-        return None
-    b_ref, n_ref = base_vendor[vendor_key], new_vendor[vendor_key]
-    if b_ref <= 0 or n_ref <= 0:
-        return None
-    base_ratio = [s / b_ref for s in base_rec["samples_s"]]
-    new_ratio = [s / n_ref for s in new_rec["samples_s"]]
-    return judge(base_ratio, new_ratio, min_effect, alpha, basis=VENDOR_RATIO)
+Group = tuple[str, str, str]  # suite, backend, kind
 
 
-def _timed_pair(key, base_rec, new_rec, vendors, thresholds, ratio_allowed) -> ItemComparison:
+@dataclass(frozen=True)
+class _Paired:
+    """Items timed in both runs, with their medians, grouped for the in-run references."""
+
+    base: Mapping[ItemKey, dict[str, Any]]
+    new: Mapping[ItemKey, dict[str, Any]]
+
+    def keys(self, group: Group) -> list[ItemKey]:
+        return [k for k in self.base if k in self.new and (k.suite, k.backend, k.kind) == group]
+
+    def groups(self) -> list[Group]:
+        return sorted({(k.suite, k.backend, k.kind) for k in self.base if k in self.new})
+
+    def medians(self, key: ItemKey) -> tuple[float, float]:
+        return _median(self.base[key]["samples_s"]), _median(self.new[key]["samples_s"])
+
+
+def _geomean(values: Sequence[float]) -> float:
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+def _reference(paired: _Paired, key: ItemKey, vendor_ok: bool) -> tuple[str, str, float, float] | None:
+    """(basis, description, base reference, new reference) for judging ``key`` relative to
+    its own run: the vendor item of its problem, else the geometric mean of the other
+    kernels of its group (suite, backend, kind) timed in both runs."""
+    rec = paired.base[key]
+    if _is_vendor(rec):
+        return None
+    group = (key.suite, key.backend, key.kind)
+    vendor = ItemKey(key.suite, key.backend, key.kind, f"{_problem_id(rec)}-vendor")
+    if vendor_ok and vendor in paired.base and vendor in paired.new:
+        base_ref, new_ref = paired.medians(vendor)
+        if base_ref > 0 and new_ref > 0:
+            return VENDOR_RATIO, f"{vendor.case_id} in the same run", base_ref, new_ref
+    others = [k for k in paired.keys(group) if k != key and not _is_vendor(paired.base[k])]
+    if len(others) < MIN_RUN_REFERENCE_ITEMS:
+        return None
+    medians = [paired.medians(k) for k in others]
+    if any(b <= 0 or n <= 0 for b, n in medians):
+        return None
+    description = f"geometric mean of the {len(others)} other {key.kind} items of the run"
+    return RUN_RATIO, description, _geomean([b for b, _ in medians]), _geomean([n for _, n in medians])
+
+
+def _relative_change(paired: _Paired, key: ItemKey, reference: tuple[str, str, float, float]) -> float:
+    base_median, new_median = paired.medians(key)
+    return (new_median / reference[3]) / (base_median / reference[2]) - 1
+
+
+def _noise_floor(paired: _Paired, group: Group, references: Mapping[ItemKey, tuple]) -> tuple[float | None, float]:
+    """Robust spread (1.4826 x MAD of log changes) of the group's kernels' reference-relative
+    changes, and the floor NOISE_K x spread.  It captures what the rank test cannot see:
+    one item's samples are taken back to back, so they share the machine's state (a load
+    burst on a shared VM, a clock step), and differ from run to run as a block."""
+    logs = [
+        math.log1p(_relative_change(paired, k, references[k]))
+        for k in paired.keys(group)
+        if references.get(k) is not None
+    ]
+    if len(logs) < MIN_SPREAD_ITEMS:
+        return None, 0.0
+    center = statistics.median(logs)
+    spread = 1.4826 * statistics.median(abs(x - center) for x in logs)
+    return math.expm1(spread), math.expm1(NOISE_K * spread)
+
+
+def _timed_pair(
+    paired: _Paired, key: ItemKey, thresholds: Thresholds, reference: tuple | None, floor: tuple[float, str]
+) -> ItemComparison:
+    base_rec, new_rec = paired.base[key], paired.new[key]
     min_effect = thresholds.min_effect_for(key.suite)
     by_time = judge(base_rec["samples_s"], new_rec["samples_s"], min_effect, thresholds.alpha)
-    by_ratio = None
-    if ratio_allowed(key.backend):
-        by_ratio = _ratio_judgement(key, base_rec, new_rec, vendors[0], vendors[1], min_effect, thresholds.alpha)
-    decided = by_ratio or by_time
+    relative, described = None, ""
+    if reference is not None:
+        basis, described, base_ref, new_ref = reference
+        relative = judge(
+            [s / base_ref for s in base_rec["samples_s"]],
+            [s / new_ref for s in new_rec["samples_s"]],
+            min_effect,
+            thresholds.alpha,
+            basis=basis,
+            noise_floor=floor[0],
+            noise_source=floor[1],
+        )
+    decided = relative or by_time
     vendor = _is_vendor(base_rec)
-    detail = "vendor reference item: shown, not gated (its drift is what the ratio removes)" if vendor else ""
+    detail = "the vendor reference: shown, not gated" if vendor else ""
     return ItemComparison(
         key=key,
         problem=_problem_id(base_rec),
@@ -294,10 +391,23 @@ def _timed_pair(key, base_rec, new_rec, vendors, thresholds, ratio_allowed) -> I
         gates=not vendor,
         decided_by=decided.basis,
         time=by_time,
-        vendor_ratio=by_ratio,
+        relative=relative,
+        reference=described,
         min_effect=min_effect,
         detail=detail,
     )
+
+
+def _drift(paired: _Paired, group: Group, spread: float | None, floor: float) -> Drift | None:
+    keys = [k for k in paired.keys(group) if not _is_vendor(paired.base[k])]
+    ratios = [n / b for b, n in map(paired.medians, keys) if b > 0 and n > 0]
+    vendors = [k for k in paired.keys(group) if _is_vendor(paired.base[k])]
+    vendor_ratios = [n / b for b, n in map(paired.medians, vendors) if b > 0 and n > 0]
+    if not ratios:
+        return None
+    vendor_change = _geomean(vendor_ratios) - 1 if vendor_ratios else None
+    return Drift(*group, items=len(ratios), change=_geomean(ratios) - 1, vendor_change=vendor_change,
+                 spread=spread, noise_floor=floor)
 
 
 def _first_line(text: Any, limit: int = 140) -> str:
@@ -326,7 +436,7 @@ def compare_runs(
     base_timed, new_timed = _index(base, base.records), _index(new, new.records)
     base_failed, new_failed = _index(base, base.failed), _index(new, new.failed)
     new_skipped = _index(new, new.skipped)
-    vendors = (_vendor_medians(base_timed), _vendor_medians(new_timed))
+    paired = _Paired(base_timed, new_timed)
     libraries = {t.backend: (t.base.vendor_library, t.new.vendor_library) for t in testbeds}
     notes = [
         f"{b}: vendor library differs ({old} -> {now}); ratios to the vendor item not used"
@@ -334,14 +444,25 @@ def compare_runs(
         if old != now
     ]
 
-    def ratio_allowed(backend: str) -> bool:
-        old, now = libraries.get(backend, (None, None))
-        return old == now
+    references = {
+        key: _reference(paired, key, vendor_ok=len(set(libraries.get(key.backend, (None, None)))) == 1)
+        for key in base_timed
+        if key in new_timed
+    }
+    floors: dict[Group, tuple[float, str]] = {}
+    drifts = []
+    for group in paired.groups():
+        spread, floor = _noise_floor(paired, group, references)
+        floors[group] = (floor, f"{NOISE_K:g} x the ±{spread:.1%} item-to-item spread of {group[2]} items" if spread else "")
+        drift = _drift(paired, group, spread, floor)
+        if drift is not None:
+            drifts.append(drift)
 
     items: list[ItemComparison] = []
     for key, base_rec in base_timed.items():
         if key in new_timed:
-            items.append(_timed_pair(key, base_rec, new_timed[key], vendors, thresholds, ratio_allowed))
+            floor = floors.get((key.suite, key.backend, key.kind), (0.0, ""))
+            items.append(_timed_pair(paired, key, thresholds, references[key], floor))
         elif key in new_failed:
             fail = new_failed[key]
             detail = f"failed in new [{fail.get('stage')}]: {_first_line(fail.get('error'))}"
@@ -367,6 +488,7 @@ def compare_runs(
         thresholds=thresholds,
         items=tuple(items),
         testbeds=testbeds,
+        drifts=tuple(drifts),
         notes=tuple(notes),
     )
 
@@ -434,7 +556,7 @@ class AcrossBackends:
     notes: tuple[str, ...] = ()
 
 
-LOOP_ORDER = {"serial": 100, "manual": 101}
+LOOP_ORDER = {"manual": 100, "serial": 101}
 
 
 def _tile_label(config: Mapping[str, Any]) -> str:

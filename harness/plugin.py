@@ -26,7 +26,20 @@ from harness.registry import BackendRegistry, UnknownBackend
 from harness.render import render_outcomes
 from harness.runner import Outcome, RunContext, run_item
 from harness.sweep import SCOPES, Sweep
+from harness.autotune import pick_best, update_best_file
+from harness.space import SpaceDiagnostics, diagnose, inert_keys, prune
 from harness.types import Case, MeasurePolicy
+from harness.xdist_support import (
+    KEY_BENCH,
+    KEY_MACHINE,
+    KEY_OUTCOME,
+    WORKER_ENV,
+    ControllerCollector,
+    is_controller,
+    pin_worker,
+    to_plain,
+    worker_index,
+)
 
 KINDS = ("compile", "device")
 
@@ -45,6 +58,9 @@ class TlbenchState:
     device_items: list[BenchItem] = field(default_factory=list)
     outcomes: list[tuple[str, BenchItem, Outcome]] = field(default_factory=list)
     items_by_id: dict[str, BenchItem] = field(default_factory=dict)
+    diagnostics: list[SpaceDiagnostics] = field(default_factory=list)
+    autotune_path: str | None = None
+    autotune_written: list[tuple[str, str, str, float | None]] = field(default_factory=list)
     sweeps: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def backends(self) -> list[str]:
@@ -71,6 +87,50 @@ def pytest_addoption(parser):
     group.addoption("--tlbench-max-samples", type=int, default=MeasurePolicy.max_samples, help="device samples cap per item")
     group.addoption("--tlbench-cv-target", type=float, default=MeasurePolicy.cv_target, help="stop when the median's CI is within this")
     group.addoption("--tlbench-max-seconds", type=float, default=MeasurePolicy.max_seconds, help="device sampling time cap per item")
+    group.addoption(
+        "--tlbench-autotune",
+        nargs="?",
+        const="results/best_configs.json",
+        default=None,
+        metavar="PATH",
+        help="after the run, write the fastest correct config per problem to PATH (default results/best_configs.json)",
+    )
+    group.addoption("--tlbench-gpus", default=None, help="device ids for pytest-xdist workers, e.g. 0,1 (default: all visible)")
+
+
+_HIDDEN_WORKER = pytest.StashKey[str]()
+_CONTROLLER_ONLY = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config):
+    """Before configure, under pytest-xdist: pin a worker to its device and hide the worker
+    marker from pytest-benchmark (which would disable itself); in the controller, which runs
+    no test, park --benchmark-only (pytest-benchmark refuses it under xdist).  Both are put
+    back at session start, after every plugin configured and before the controller ships
+    its options to the workers (so they still receive --benchmark-only)."""
+    if worker_index() is not None:
+        pin_worker(config.getoption("--tlbench-gpus"))
+        config.stash[_HIDDEN_WORKER] = os.environ.pop(WORKER_ENV)
+    elif config.getoption("numprocesses", None) and config.getoption("benchmark_only", False):
+        config.stash[_CONTROLLER_ONLY] = True
+        config.option.benchmark_only = False
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session):
+    _restore_xdist_markers(session.config)
+
+
+def _restore_xdist_markers(config) -> None:
+    hidden = config.stash.get(_HIDDEN_WORKER, None)
+    if hidden is not None:
+        os.environ[WORKER_ENV] = hidden
+        session = getattr(config, "_benchmarksession", None)
+        if session is not None:
+            session.json = None  # the controller writes the merged file
+    if config.stash.get(_CONTROLLER_ONLY, False):
+        config.option.benchmark_only = True
 
 
 def pytest_configure(config):
@@ -99,7 +159,10 @@ def pytest_configure(config):
         compile_rounds=config.getoption("--tlbench-compile-rounds"),
         seed=seed if seed is not None else random.SystemRandom().randrange(2**31),
         pool=CompilePool(progress=not os.environ.get("PYTEST_XDIST_WORKER")),
+        autotune_path=config.getoption("--tlbench-autotune"),
     )
+    if is_controller(config):
+        config.pluginmanager.register(ControllerCollector(config), "tlbench-xdist-controller")
 
 
 def pytest_unconfigure(config):
@@ -110,12 +173,38 @@ def pytest_unconfigure(config):
 
 def _expand(sweep: Sweep, state: TlbenchState) -> list[BenchItem]:
     items: list[BenchItem] = []
-    for kind in state.kinds:
+    for kind in (k for k in state.kinds if k in sweep.kinds):
         for backend in state.backends():
-            items += [BenchItem(backend, kind, c) for c in sweep.cases(backend, state.scope)]
+            items += [BenchItem(backend, kind, c) for c in sweep.cases(backend, state.scope) if kind == "device" or c.label is None]
             if kind == "device":
                 items += [BenchItem(backend, kind, v) for v in sweep.vendor_cases(backend, state.scope)]
     return items
+
+
+def _diagnose(sweep: Sweep, state: TlbenchState) -> list[SpaceDiagnostics]:
+    """The search space per backend and problem, before anything compiles (seed section 5.3)."""
+    out = []
+    for backend_name in state.backends():
+        configs = sweep.configs_for(backend_name)
+        if not sweep.applies_to(backend_name) or not configs or state.registry.unavailable(backend_name):
+            continue
+        backend = state.registry.get(backend_name)
+        inert: list[str] = []
+        for problem in sweep.problems_for(state.scope):
+            diag = diagnose(problem, configs, backend_name, getattr(backend, "arch", None))
+            if sweep.probe_inert_keys and not inert:
+                legal, _ = prune(problem, configs, backend_name, getattr(backend, "arch", None))
+                inert = inert_keys(legal, lambda c, p=problem: backend.kernel_source(Case(p, c)))
+            diag.inert_keys = inert
+            out.append(diag)
+    return out
+
+
+def pytest_report_collectionfinish(config, start_path, items):
+    state = config.stash.get(STATE, None)
+    if state is None or not state.diagnostics:
+        return None
+    return [d.summary() for d in state.diagnostics]
 
 
 def pytest_generate_tests(metafunc):
@@ -126,7 +215,13 @@ def pytest_generate_tests(metafunc):
         raise pytest.UsageError(f"{metafunc.module.__name__} uses the tlbench fixture but defines no SWEEP = Sweep(...)")
     state = metafunc.config.stash[STATE]
     items = _expand(sweep, state)
-    state.sweeps[sweep.name] = {"description": sweep.description, "items": len(items)}
+    diagnostics = _diagnose(sweep, state)
+    state.diagnostics += diagnostics
+    state.sweeps[sweep.name] = {
+        "description": sweep.description,
+        "items": len(items),
+        "diagnostics": [d.to_dict() for d in diagnostics],
+    }
     # Parametrize by id (a plain string) so pytest-benchmark's JSON ``params`` stay readable.
     for item in items:
         state.items_by_id[item.item_id] = item
@@ -151,7 +246,7 @@ def _prefetch(state: TlbenchState, backend_name: str) -> None:
     cases = [
         i.case
         for i in state.device_items
-        if i.backend == backend_name and isinstance(i.case, Case) and backend.budget(i.case).fits
+        if i.backend == backend_name and isinstance(i.case, Case) and backend.rejection(i.case) is None
     ]
     state.pool.prefetch(backend, cases)
 
@@ -238,6 +333,46 @@ def pytest_benchmark_update_json(config, benchmarks, output_json):
     }
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """In an xdist worker, ship the item's benchmark entry and tlbench outcome with the report."""
+    report = (yield).get_result()
+    state = item.config.stash.get(STATE, None)
+    if state is None or worker_index() is None or report.when != "call":
+        return
+    mine = [(i, o) for n, i, o in state.outcomes if n == item.nodeid]
+    if not mine:
+        return
+    bench_item, outcome = mine[-1]
+    fixture = item.funcargs.get("benchmark")
+    if outcome.status == "timed" and fixture is not None and fixture.stats:
+        report.user_properties.append((KEY_BENCH, to_plain(fixture.stats.as_dict(include_data=True))))
+    report.user_properties.append((KEY_OUTCOME, to_plain(_outcome_record(item.nodeid, bench_item, outcome))))
+    report.user_properties.append((KEY_MACHINE, to_plain({n: b.device_info() for n, b in state.registry.loaded().items()})))
+
+
+def _outcome_record(nodeid: str, item: BenchItem, outcome: Outcome) -> dict[str, Any]:
+    if outcome.status == "failed":
+        return failure_record(item, nodeid, outcome.reason, outcome.stage, outcome.plan)
+    if outcome.status == "skipped":
+        return skip_record(item, nodeid, outcome.reason)
+    return {**outcome.record, "status": "timed"}
+
+
+def pytest_sessionfinish(session, exitstatus):
+    state = session.config.stash.get(STATE, None)
+    if state is None or not state.autotune_path:
+        return
+    records = [o.record for _, _, o in state.outcomes if o.status == "timed"]
+    loaded = state.registry.loaded()
+    devices = {name: str(b.device_info().get("accelerator")) for name, b in loaded.items()}
+    versions = {str(b.device_info().get("tilelang")) for b in loaded.values()}
+    entries = pick_best(records, devices)
+    if entries:
+        update_best_file(state.autotune_path, entries, ", ".join(sorted(versions)) or None)
+    state.autotune_written = [(e.problem_id, e.backend, e.case_id, e.vs_vendor) for e in entries]
+
+
 def pytest_terminal_summary(terminalreporter):
     state = terminalreporter.config.stash.get(STATE, None)
     if state is None or not state.outcomes:
@@ -245,3 +380,9 @@ def pytest_terminal_summary(terminalreporter):
     terminalreporter.write_sep("=", "tlbench")
     for line in render_outcomes([(i, o) for _, i, o in state.outcomes]):
         terminalreporter.write_line(line)
+    for diag in state.diagnostics:
+        if diag.verdict != "ok" or diag.inert_keys:
+            terminalreporter.write_line(diag.summary())
+    for problem_id, backend, case_id, vs_vendor in state.autotune_written:
+        ratio = f", {vs_vendor:.3f}x the vendor library" if vs_vendor else ""
+        terminalreporter.write_line(f"[tlbench] best {backend} {problem_id}: {case_id}{ratio} -> {state.autotune_path}")

@@ -19,8 +19,11 @@ from typing import Any, Iterable, Sequence
 
 from harness.compare import (
     DEVICE_TIME,
+    RUN_RATIO,
+    TIME,
     VENDOR_RATIO,
     AcrossBackends,
+    Drift,
     ItemComparison,
     Judgement,
     RunComparison,
@@ -89,10 +92,11 @@ def _note(item: ItemComparison) -> str:
     return "; ".join(parts)
 
 
+BASIS_LABEL = {TIME: "time", VENDOR_RATIO: "ratio to vendor", RUN_RATIO: "ratio to run"}
+
+
 def _decided(item: ItemComparison) -> str:
-    if item.decided_by is None:
-        return "-"
-    return "vendor ratio" if item.decided_by == VENDOR_RATIO else "time"
+    return BASIS_LABEL.get(item.decided_by or "", "-")
 
 
 def comparison_rows(cmp: RunComparison) -> list[list[str]]:
@@ -108,7 +112,7 @@ def comparison_rows(cmp: RunComparison) -> list[list[str]]:
                 format_seconds(time.base_median) if time else "-",
                 format_seconds(time.new_median) if time else "-",
                 format_change(time),
-                format_change(item.vendor_ratio),
+                format_change(item.relative),
                 _decided(item),
                 _note(item),
             ]
@@ -116,7 +120,7 @@ def comparison_rows(cmp: RunComparison) -> list[list[str]]:
     return rows
 
 
-COMPARISON_HEADER = ["verdict", "item", "base median", "new median", "time change", "vs-vendor change", "decided by", "why"]
+COMPARISON_HEADER = ["verdict", "item", "base median", "new median", "time change", "relative change", "decided by", "why"]
 
 
 def summary_line(cmp: RunComparison) -> str:
@@ -130,6 +134,22 @@ def summary_line(cmp: RunComparison) -> str:
     )
 
 
+def drift_line(drift: Drift, min_effect: float) -> str:
+    vendor = f", the vendor item {drift.vendor_change:+.1%}" if drift.vendor_change is not None else ""
+    line = (
+        f"{drift.backend} {drift.kind} [{drift.suite}]: the {drift.items} kernels moved {drift.change:+.1%} together "
+        f"(geometric mean){vendor}; items are judged relative to their run"
+    )
+    if drift.spread is not None and drift.noise_floor > min_effect:
+        line += (
+            f"; their item-to-item spread is ±{drift.spread:.1%}, so a relative change under {drift.noise_floor:.0%} "
+            "is NOISY here (this pair of runs cannot resolve less)"
+        )
+    elif drift.spread is not None:
+        line += f"; item-to-item spread ±{drift.spread:.1%}"
+    return line
+
+
 def _testbed_lines(cmp: RunComparison) -> list[str]:
     lines = []
     for pair in cmp.testbeds:
@@ -137,32 +157,37 @@ def _testbed_lines(cmp: RunComparison) -> list[str]:
             lines.append(f"TESTBED MISMATCH {pair.backend}: {'; '.join(pair.differences)} (compared anyway, on request)")
         else:
             lines.append(f"testbed {pair.base.describe()}")
-    return lines + list(cmp.notes)
+    drifts = [drift_line(d, cmp.thresholds.min_effect_for(d.suite)) for d in cmp.drifts]
+    return lines + drifts + list(cmp.notes)
 
 
 # -- terminal (rich) ------------------------------------------------------------------------
 
 
-def _rich_table(title: str, header: Sequence[str], rows: Iterable[Sequence[str]], styles: Sequence[str] | None = None):
+def _rich_table(
+    title: str, header: Sequence[str], rows: Iterable[Sequence[str]], styles: Sequence[str] | None = None, keep: int = 0
+):
+    """A rich Table; the first ``keep`` columns never wrap (ids must stay greppable)."""
+    from rich.markup import escape
     from rich.table import Table
 
-    table = Table(title=title, title_justify="left", show_lines=False, header_style="bold")
-    for name in header:
-        table.add_column(name, overflow="fold")
+    table = Table(title=escape(title), title_justify="left", show_lines=False, header_style="bold")
+    for index, name in enumerate(header):
+        table.add_column(escape(name), overflow="fold", no_wrap=index < keep)
     for i, row in enumerate(rows):
-        table.add_row(*row, style=styles[i] if styles else None)
+        table.add_row(*(escape(str(cell)) for cell in row), style=styles[i] if styles else None)
     return table
 
 
 def print_comparison(cmp: RunComparison, console: Any) -> None:
-    console.print(f"[bold]tlbench compare[/]  base {cmp.base_path}  new {cmp.new_path}")
+    console.print(f"tlbench compare  base {cmp.base_path}  new {cmp.new_path}", style="bold", markup=False)
     for line in _testbed_lines(cmp):
-        console.print(f"[red]{line}[/]" if "MISMATCH" in line else line, highlight=False)
+        console.print(line, style="red" if "MISMATCH" in line else None, highlight=False, markup=False)
     items = _sorted_items(cmp.items)
     styles = [VERDICT_STYLE[i.verdict] for i in items]
-    console.print(_rich_table("per item (+ is slower)", COMPARISON_HEADER, comparison_rows(cmp), styles))
+    console.print(_rich_table("per item (+ is slower)", COMPARISON_HEADER, comparison_rows(cmp), styles, keep=2))
     style = "bold red" if cmp.has_regression else "bold green"
-    console.print(f"[{style}]{summary_line(cmp)}[/]", highlight=False)
+    console.print(summary_line(cmp), style=style, highlight=False, markup=False)
 
 
 def across_rows(ab: AcrossBackends) -> tuple[list[str], list[list[str]]]:
@@ -208,11 +233,11 @@ def metric_lines(ab: AcrossBackends) -> list[str]:
 def print_across(ab: AcrossBackends, console: Any) -> None:
     console.print("[bold]tlbench compare --across-backends[/]: speedup of each config over its own 1-stage (or serial) point")
     for line in metric_lines(ab):
-        console.print(line, highlight=False)
+        console.print(line, highlight=False, markup=False)
     header, rows = across_rows(ab)
-    console.print(_rich_table("stage table (each backend's own metric; speedups are ratios within one backend)", header, rows))
+    console.print(_rich_table("stage table (each backend's own metric; speedups are ratios within one backend)", header, rows, keep=3))
     for line in best_lines(ab):
-        console.print(f"[bold]{line}[/]", highlight=False)
+        console.print(line, style="bold", highlight=False, markup=False)
 
 
 def _run_rows(results: Results) -> list[Row]:
@@ -234,13 +259,13 @@ def run_summary(results: Results) -> str:
 
 
 def print_run(results: Results, console: Any) -> None:
-    console.print(f"[bold]tlbench report[/] {results.path}")
+    console.print(f"tlbench report {results.path}", style="bold", markup=False)
     for backend in results.backends:
-        console.print(f"testbed {results.testbed(backend).describe()}", highlight=False)
+        console.print(f"testbed {results.testbed(backend).describe()}", highlight=False, markup=False)
     rows = _run_rows(results)
     styles = ["red" if r.status.startswith("FAILED") else ("dim" if r.status.startswith("skipped") else "") for r in rows]
-    console.print(_rich_table("items", RUN_HEADER, [_row_cells(r) for r in rows], styles))
-    console.print(run_summary(results), highlight=False)
+    console.print(_rich_table("items", RUN_HEADER, [_row_cells(r) for r in rows], styles, keep=3))
+    console.print(run_summary(results), highlight=False, markup=False)
 
 
 # -- markdown -------------------------------------------------------------------------------
@@ -258,8 +283,8 @@ def md_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
 
 def comparison_markdown(cmp: RunComparison, title: str | None = None) -> str:
     head = title or f"tlbench compare: `{Path(cmp.base_path).name}` -> `{Path(cmp.new_path).name}`"
-    verdict = "**REGRESSION**" if cmp.has_regression else "**no regression**"
-    out = [f"### {head}", "", f"{verdict}: {summary_line(cmp)}", ""]
+    mark = ":x:" if cmp.has_regression else ":white_check_mark:"
+    out = [f"### {head}", "", f"{mark} **{summary_line(cmp)}**", ""]
     out += [f"- {line}" for line in _testbed_lines(cmp)]
     out.append("")
     rows = comparison_rows(cmp)
@@ -270,9 +295,11 @@ def comparison_markdown(cmp: RunComparison, title: str | None = None) -> str:
     if same:
         out += [f"<details><summary>{len(same)} SAME</summary>", "", md_table(COMPARISON_HEADER, same), "", "</details>", ""]
     out.append(
-        "Change is `new / base - 1` of the median (+ is slower). *vs-vendor*: each kernel's samples divided by the "
-        "vendor item's median of its own run, which cancels clock drift between processes; when both runs have it, "
-        "it decides."
+        "Change is `new / base - 1` of the median (+ is slower). *Relative change*: each kernel's samples divided by "
+        "a reference measured in its own run - the vendor item of its problem (*ratio to vendor*), else the geometric "
+        "mean of the run's other kernels (*ratio to run*) - which cancels clock and load drift between processes; "
+        "when it exists, it decides. A verdict needs Mann-Whitney U p < alpha AND a change of at least the minimum "
+        "effect AND, with 6+ kernels, at least 4 robust SDs of the item-to-item spread."
     )
     return "\n".join(out) + "\n"
 
@@ -362,17 +389,17 @@ def plot_across(ab: AcrossBackends, path: str | Path) -> Path:
                     ax.annotate(f"{s.backend} best: {best.tile} {best.loop_id}", (_slot(best.loop_id), best.speedup),
                                 textcoords="offset points", xytext=(8, 6), fontsize=8, color=color)
         ax.axhline(1.0, color="black", linewidth=0.8, linestyle=":")
+        ax.margins(y=0.12)
         _stage_axis(ax)
         ax.set_ylabel("speedup over own 1-stage point (x)")
         ax.set_title(f"{problem}: each backend's speedup over its own num_stages=1", fontsize=11)
         ax.legend(fontsize=8, loc="upper left", frameon=False)
-    measured = "; ".join(
+    measured = "\n".join(
         f"{s.backend}: {'measured device time' if s.metric.measured else 'modeled cycles/core (a model, not a time)'}"
         f" on {s.testbed.accelerator or 'no accelerator'}"
         for s in ab.backends
     )
-    fig.suptitle(f"num_stages across backends  ({measured})\nstar = each backend's best config; hollow = other loop forms",
-                 fontsize=9)
+    fig.suptitle(f"{measured}\nstar = each backend's best config; hollow markers = manual / T.serial loops", fontsize=9)
     return _save(fig, path)
 
 
@@ -443,11 +470,17 @@ def plot_run(results: Results, path: str | Path) -> Path:
     return _save(fig, path)
 
 
-def _short_label(item: ItemComparison, common_problem: str | None) -> str:
+def _common(values: Iterable[str]) -> str | None:
+    found = set(values)
+    return found.pop() if len(found) == 1 else None
+
+
+def _short_label(item: ItemComparison, prefix: str | None, problem: str | None) -> str:
     case = item.key.case_id
-    if common_problem and case.startswith(common_problem + "-"):
-        case = case[len(common_problem) + 1:]
-    return f"{item.key.kind[:3]} {item.key.backend} {case}"
+    if problem and case.startswith(problem + "-"):
+        case = case[len(problem) + 1:]
+    label = case if prefix else f"{item.key.kind} {item.key.backend} {case}"
+    return label + (" (reference)" if not item.gates and item.verdict is not Verdict.SAME else "")
 
 
 def plot_comparison(cmp: RunComparison, path: str | Path) -> Path:
@@ -455,30 +488,40 @@ def plot_comparison(cmp: RunComparison, path: str | Path) -> Path:
     if not judged:
         raise ValueError("no item was timed in both runs: nothing to plot")
     judged.sort(key=lambda i: i.decisive.change)
-    problems = {i.problem for i in judged}
-    common = problems.pop() if len(problems) == 1 else None
-    fig = _figure(10.0, 1.6 + 0.32 * len(judged))
+    problem = _common(i.problem for i in judged)
+    prefix = _common(f"{i.key.kind} {i.key.backend}" for i in judged)
+    fig = _figure(10.0, 2.2 + 0.3 * len(judged))
     ax = fig.subplots()
     ys = list(range(len(judged)))
     changes = [100 * i.decisive.change for i in judged]
-    ax.barh(ys, changes, color=[VERDICT_COLOR[i.verdict] for i in judged], height=0.7)
+    ax.barh(ys, changes, color=[VERDICT_COLOR[i.verdict] for i in judged], height=0.7, label="decisive change")
+    ax.plot(changes, ys, linestyle="none", marker="|", markersize=12, color="black")
     effect = 100 * cmp.thresholds.min_effect
-    ax.axvspan(-effect, effect, color="#e0e0e0", alpha=0.6, zorder=0, label=f"within min effect (±{effect:.0f} %)")
-    ratio_time = [(y, 100 * i.time.change) for y, i in zip(ys, judged) if i.decided_by == VENDOR_RATIO and i.time]
+    ax.axvspan(-effect, effect, color="#e0e0e0", alpha=0.6, zorder=0, label=f"under the minimum effect (±{effect:.0f} %)")
+    ratio_time = [(y, 100 * i.time.change) for y, i in zip(ys, judged) if i.decided_by != TIME and i.time]
     if ratio_time:
         ax.plot([c for _, c in ratio_time], [y for y, _ in ratio_time], linestyle="none", marker="o",
-                markerfacecolor="white", markeredgecolor="black", label="raw time change (vendor ratio decided)")
-    span = max([abs(c) for c in changes] + [effect * 1.5])
+                markerfacecolor="white", markeredgecolor="black", label="raw time change (a ratio decided)")
+    floors = {d.noise_floor for d in cmp.drifts if d.noise_floor > cmp.thresholds.min_effect}
+    for floor in floors:
+        for sign in (-1, 1):
+            ax.axvline(sign * 100 * floor, color="#555555", linestyle="--", linewidth=0.9)
+    if floors:
+        ax.plot([], [], color="#555555", linestyle="--", label="noise floor (item-to-item spread)")
+    span = max([abs(c) for c in changes] + [c for _, c in ratio_time] + [effect * 1.5])
     for y, item, change in zip(ys, judged, changes):
-        ax.text(change + (span * 0.02 if change >= 0 else -span * 0.02), y, item.verdict.value, va="center",
+        text = item.verdict.value + ("" if item.gates else " (not gated)")
+        ax.text(change + (span * 0.02 if change >= 0 else -span * 0.02), y, text, va="center",
                 ha="left" if change >= 0 else "right", fontsize=7, color=VERDICT_COLOR[item.verdict])
-    ax.set_xlim(-span * 1.3, span * 1.3)
-    ax.set_yticks(ys, [_short_label(i, common) for i in judged], fontsize=7)
+    ax.set_xlim(-span * 1.35, span * 1.35)
+    ax.set_yticks(ys, [_short_label(i, prefix, problem) for i in judged], fontsize=7)
     ax.axvline(0, color="black", linewidth=0.8)
-    ax.set_xlabel("change of the median, new vs base (%)  —  right = slower")
+    ax.set_xlabel("change of the median, new vs base (%)  -  right = slower")
     ax.grid(True, axis="x", alpha=0.3)
-    ax.legend(fontsize=8, loc="lower right", frameon=False)
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.09 - 1.2 / (2.2 + 0.3 * len(judged))),
+              ncol=3, frameon=False)
     counts = ", ".join(f"{n} {v.value}" for v, n in cmp.counts().items() if n)
-    ax.set_title(f"{Path(cmp.base_path).name} -> {Path(cmp.new_path).name}" + (f"  [{common}]" if common else "")
-                 + f"\n{counts}", fontsize=9)
+    scope = " ".join(x for x in (prefix, problem) if x)
+    ax.set_title(f"{Path(cmp.base_path).name} -> {Path(cmp.new_path).name}" + (f"   [{scope}]" if scope else "")
+                 + f"\n{counts}; {'REGRESSION' if cmp.has_regression else 'no regression'}", fontsize=9)
     return _save(fig, path)

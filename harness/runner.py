@@ -46,9 +46,10 @@ def _gate(item: BenchItem, backend: Backend) -> Outcome | None:
     if reason:
         return _skip(f"{item.backend} cannot compile here: {reason}")
     if isinstance(item.case, Case):
-        verdict = backend.budget(item.case)
-        if not verdict.fits:
-            return _skip(f"over the on-chip budget: {verdict.reason}")
+        rejected = backend.rejection(item.case)
+        if rejected is not None:
+            prefix = "over the on-chip budget" if rejected.kind == "budget" else f"pruned ({rejected.kind})"
+            return _skip(f"{prefix}: {rejected.reason}")
     if item.kind == "device":
         reason = backend.device_unavailable()
         if reason:

@@ -127,6 +127,8 @@ def _read_json(path: Path) -> Any:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ResultsError(f"{path}: cannot be read ({exc})") from None
+    if not text.strip():
+        raise ResultsError(f"{path}: empty file (did the run stop before pytest-benchmark wrote it?)")
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:

@@ -2,8 +2,11 @@
 
 Contract: a suite module defines ``SWEEP = Sweep(...)``.  ``Sweep.cases(backend, scope)``
 returns the ``Case`` list for one backend: the problems of that scope crossed with the
-configs (plus any backend-only configs), in declaration order.  ``vendor=True`` adds one
-vendor-library item per problem.  Ids are ``<problem>-<config>`` (see harness/types.py)
+configs (listed, expanded from ``axes``, plus any backend-only configs), in declaration
+order.  ``vendor=True`` adds one vendor-library item per problem; ``best_configs`` (a
+results/best_configs.json written by autotune) adds the recorded winner per problem as a
+case labelled ``best``.  ``probe_inert_keys`` asks the plugin to lower pairs of configs at
+collection to find swept keys that do not change the kernel.  Ids are ``<problem>-<config>`` (see harness/types.py)
 and never depend on the backend, so the same kernel can be joined across backends.
 """
 
@@ -13,6 +16,8 @@ from dataclasses import dataclass, field
 from itertools import product
 from typing import Iterable, Mapping, Sequence
 
+from harness.autotune import load_best
+from harness.space import Axes
 from harness.types import Case, GemmConfig, GemmProblem, VendorCase
 
 SCOPES = ("smoke", "full")
@@ -28,6 +33,10 @@ class Sweep:
     backends: Sequence[str] | None = None  # None: every selected backend
     vendor: bool = False
     description: str = ""
+    axes: Axes | None = None
+    best_configs: str | None = None
+    probe_inert_keys: bool = False
+    kinds: Sequence[str] = ("compile", "device")  # measure kinds this suite makes items for
 
     def problems_for(self, scope: str) -> list[GemmProblem]:
         if scope not in SCOPES:
@@ -44,12 +53,20 @@ class Sweep:
         return self.backends is None or backend in self.backends
 
     def configs_for(self, backend: str) -> list[GemmConfig]:
-        return [*self.configs, *self.backend_configs.get(backend, ())]
+        expanded = self.axes.configs() if self.axes is not None else []
+        return [*self.configs, *expanded, *self.backend_configs.get(backend, ())]
 
-    def cases(self, backend: str, scope: str) -> list[Case]:
+    def cases(self, backend: str, scope: str, device: str | None = None) -> list[Case]:
         if not self.applies_to(backend):
             return []
-        return [Case(problem=p, config=c) for p, c in product(self.problems_for(scope), self.configs_for(backend))]
+        problems = self.problems_for(scope)
+        cases = [Case(problem=p, config=c) for p, c in product(problems, self.configs_for(backend))]
+        if self.best_configs:
+            for problem in problems:
+                best = load_best(self.best_configs, backend, problem, device)
+                if best is not None:
+                    cases.append(Case(problem=problem, config=best, label="best"))
+        return cases
 
     def vendor_cases(self, backend: str, scope: str) -> list[VendorCase]:
         if not (self.vendor and self.applies_to(backend)):

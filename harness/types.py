@@ -60,7 +60,10 @@ class GemmConfig:
     ``serial`` is ``T.serial(n)``.  ``num_cores`` set: a persistent kernel of that many
     blocks walks the output tiles (``T.Persistent``); unset: one block per output tile.
     ``enable_offset`` asks tilelang's Ascend scheduler for a real prologue/body/epilogue
-    software pipeline.
+    software pipeline.  ``group_m`` rasterizes the 1-D grid in panels of that many tile rows
+    (L2 reuse; what ``T.use_swizzle`` does on a 2-D grid).  ``stage_output`` routes the
+    accumulator through an on-chip buffer before the global store, where the target has
+    one for that (CUDA shared memory; the Ascend path stores L0C through Fixpipe anyway).
     """
 
     block_M: int
@@ -71,6 +74,8 @@ class GemmConfig:
     num_stages: int | None = 2
     num_cores: int | None = None
     enable_offset: bool = False
+    group_m: int | None = None
+    stage_output: bool = False
 
     def __post_init__(self) -> None:
         if self.loop_form not in ("auto", "manual", "serial"):
@@ -100,6 +105,10 @@ class GemmConfig:
         parts = [f"bm{self.block_M}", f"bn{self.block_N}", f"bk{self.block_K}", f"t{self.threads}"]
         if self.num_cores is not None:
             parts.append(f"c{self.num_cores}")
+        if self.group_m is not None:
+            parts.append(f"g{self.group_m}")
+        if self.stage_output:
+            parts.append("so")
         parts.append(self.loop_id)
         if self.enable_offset:
             parts.append("offset")
@@ -108,18 +117,24 @@ class GemmConfig:
 
 @dataclass(frozen=True)
 class Case:
-    """One kernel variant of one problem: the unit that compiles, checks and is timed."""
+    """One kernel variant of one problem: the unit that compiles, checks and is timed.
+
+    ``label`` names a case chosen for a reason (``best``: the autotuned winner); it goes
+    into the id so the named case has its own history.
+    """
 
     problem: GemmProblem
     config: GemmConfig
     kernel: str = "gemm"
+    label: str | None = None
 
     @property
     def case_id(self) -> str:
-        return f"{self.problem.problem_id}-{self.config.config_id}"
+        middle = f"-{self.label}" if self.label else ""
+        return f"{self.problem.problem_id}{middle}-{self.config.config_id}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kernel": self.kernel, "problem": asdict(self.problem), "config": asdict(self.config)}
+        return {"kernel": self.kernel, "label": self.label, "problem": asdict(self.problem), "config": asdict(self.config)}
 
 
 @dataclass(frozen=True)

@@ -28,10 +28,22 @@ class FakeBackend:
         return None
 
     def device_info(self):
-        return {"backend": "fake", "accelerator": "FakeAccelerator 1.0"}
+        import os
+
+        device = os.environ.get("CUDA_VISIBLE_DEVICES")
+        return {"backend": "fake", "accelerator": "FakeAccelerator 1.0" + (f" #{device}" if device else "")}
 
     def budget(self, case):
         return budget.check(case.problem, case.config, "nvidia", "sm_90a")
+
+    def rejection(self, case):
+        from harness.space import Rejection
+
+        verdict = self.budget(case)
+        return None if verdict.fits else Rejection(case.config, "budget", verdict.reason)
+
+    def kernel_source(self, case):
+        return f"fake kernel {case.config.config_id}"
 
     def compile(self, case, cold):
         if case.config.block_K == 7:

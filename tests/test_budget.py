@@ -57,3 +57,12 @@ def test_relu_epilogue_adds_the_vector_ub_half_tile():
     uses = {u.scope: u for u in budget.ascend_footprint(problem, GemmConfig(128, 128, 128, 128, "auto", 2))}
     assert uses["shared.ub"].needed == 64 * 128 * 4
     assert uses["shared.ub"].capacity == budget.ASCEND_UB_WITH_SIMT
+
+
+def test_staged_output_reuses_the_operand_buffers():
+    # tilelang merges shared allocations by liveness: 128x256x64 s4 + a 64 KiB staged tile
+    # lowers to 196608 B of dynamic shared memory (measured), the larger of the two
+    (use,) = budget.nvidia_footprint(FP16_8K, GemmConfig(128, 256, 64, 256, "auto", 4, stage_output=True), "sm_90a")
+    assert use.needed == 196608
+    (small,) = budget.nvidia_footprint(FP16_8K, GemmConfig(64, 64, 16, 128, "auto", 1, stage_output=True), "sm_90a")
+    assert small.needed == 64 * 64 * 2

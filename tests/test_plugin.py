@@ -154,3 +154,22 @@ def test_records_round_trip_through_json(suite):
         ("device", "gemm-1024x1024x1024-f16-vendor"),
     }
     assert all(r["schema_version"] == 1 for r in records)
+
+
+def test_xdist_workers_are_pinned_and_the_controller_writes_one_merged_json(suite):
+    pytest.importorskip("xdist")
+    result = _run(suite, "--backend=fake", "--benchmark-only", "-n", "2", "--tlbench-gpus=0,1")
+    result.assert_outcomes(passed=4, failed=3, skipped=2)
+    data = _json(suite)
+    assert len(data["benchmarks"]) == 4  # every timed item, from both workers
+    device = next(b for b in data["benchmarks"] if b["param"] == "device-fake-gemm-1024x1024x1024-f16-vendor")
+    assert device["stats"]["rounds"] == len(fake_backend.DEVICE_SAMPLES_S)  # measured in the worker, not disabled
+    assert device["extra_info"]["tlbench"]["method"] == "fake-timer"
+    assert {f["case_id"] for f in data["tlbench"]["failed"]} == {
+        "gemm-1024x1024x1024-f16-bm128-bn128-bk7-t128-auto-s2",
+        "gemm-1024x1024x1024-f16-bm128-bn8-bk32-t128-auto-s2",
+    }
+    assert len(data["tlbench"]["skipped"]) == 2
+    accelerators = data["machine_info"]["tlbench"]["backends"]["fake"]["accelerators"]
+    assert accelerators == ["FakeAccelerator 1.0 #0", "FakeAccelerator 1.0 #1"]  # one worker per device
+    result.stdout.fnmatch_lines(["*tlbench (merged from 2 workers)*"])

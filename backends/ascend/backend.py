@@ -21,7 +21,7 @@ from backends.ascend import npu
 from backends.ascend.dialect import ASCEND_DIALECT
 from backends.ascend.schedule import PIPES, ScheduleFacts, install_z3_recorders, lower_with_schedule
 from backends.kernels.gemm import build_gemm
-from harness import budget
+from harness import budget, space
 from harness.backend_api import BackendOptions, Compiled, CompileError
 from harness.types import DTYPE_BYTES, Case, CheckResult, DeviceSamples, GemmProblem, MeasurePolicy, Plan, VendorCase
 
@@ -58,6 +58,7 @@ def _core_pipelining(facts: ScheduleFacts) -> dict[str, Any] | None:
 
 
 def _plan(case: Case, facts: ScheduleFacts) -> Plan:
+    """The common plan shape, from the recorded schedule."""
     buffers = []
     bytes_per_scope: dict[str, int] = {}
     for name, buf in facts.buffers.items():
@@ -96,7 +97,7 @@ def _plan(case: Case, facts: ScheduleFacts) -> Plan:
         bytes_per_scope=bytes_per_scope,
         limits=limits,
         threads=None,
-        features={"cores": case.config.num_cores, "mixed_aic_aiv": facts.mixed_kernel},
+        features={"cores": case.config.num_cores, "mixed_aic_aiv": facts.mixed_kernel, "source_sha256": facts.source_sha256},
         schedule_model=model,
     )
 
@@ -135,6 +136,13 @@ class AscendBackend:
 
     def budget(self, case: Case) -> budget.BudgetVerdict:
         return budget.check(case.problem, case.config, "ascend")
+
+    def rejection(self, case: Case) -> space.Rejection | None:
+        return space.rejection(case.problem, case.config, "ascend")
+
+    def kernel_source(self, case: Case) -> str:
+        artifact, _ = lower_with_schedule(build_gemm(case.problem, case.config, ASCEND_DIALECT), self.target)
+        return artifact.kernel_source
 
     def compile(self, case: Case, cold: bool) -> Compiled:
         func = build_gemm(case.problem, case.config, ASCEND_DIALECT)

@@ -21,6 +21,7 @@ says so.
 from __future__ import annotations
 
 import contextvars
+import hashlib
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Iterator
@@ -266,6 +267,7 @@ class ScheduleFacts:
     buffer_versions: dict[str, int]
     buffers: dict[str, dict[str, Any]]
     mixed_kernel: bool
+    source_sha256: str = ""
     missing: str | None = None
 
     @property
@@ -331,6 +333,7 @@ def _facts(solves: list[dict[str, Any]], snapshots: dict[str, Any], artifact) ->
         buffer_versions=_buffer_versions(_main(scheduled)) if scheduled is not None else {},
         buffers=_on_chip_buffers(_main(scheduled)) if scheduled is not None else {},
         mixed_kernel="__mix__" in artifact.kernel_source,
+        source_sha256=hashlib.sha256(artifact.kernel_source.encode()).hexdigest(),
         missing=missing,
     )
 

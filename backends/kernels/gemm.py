@@ -31,6 +31,9 @@ class Dialect:
     kernel_takes_threads: bool
     # (C_accum, C_global, m, n) -> emits the ReLU epilogue; a T.macro of the dialect.
     relu_epilogue: Optional[Callable[..., Any]] = None
+    # (C_accum, C_global, m, n) -> stores the accumulator through an on-chip staging
+    # buffer; None where the target has no such path (the plain store is used).
+    staged_store: Optional[Callable[..., Any]] = None
 
     def kernel_kwargs(self, config: GemmConfig) -> dict[str, int]:
         return {"threads": config.threads} if self.kernel_takes_threads else {}
@@ -41,6 +44,9 @@ def _validate(problem: GemmProblem, config: GemmConfig) -> None:
         size = getattr(problem, dim)
         if size % block:
             raise ValueError(f"{dim}={size} is not a multiple of block_{dim}={block}: this body handles no partial tiles")
+    tiles_M = problem.M // config.block_M
+    if config.group_m is not None and (config.group_m < 1 or tiles_M % config.group_m):
+        raise ValueError(f"group_m={config.group_m} must divide the {tiles_M} tile rows (M / block_M)")
 
 
 def build_gemm(problem: GemmProblem, config: GemmConfig, dialect: Dialect):
@@ -65,6 +71,9 @@ def build_gemm(problem: GemmProblem, config: GemmConfig, dialect: Dialect):
     alloc_operand, alloc_accum = dialect.alloc_operand, dialect.alloc_accum
     epilogue = dialect.relu_epilogue
     launch = dialect.kernel_kwargs(config)
+    group_m = config.group_m
+    staged = config.stage_output and dialect.staged_store is not None
+    staged_store = dialect.staged_store
 
     @T.macro
     def reduce_tile(A, B, A_tile, B_tile, C_accum, m, n):
@@ -88,8 +97,22 @@ def build_gemm(problem: GemmProblem, config: GemmConfig, dialect: Dialect):
     def store_tile(C_accum, C, m, n):
         if relu:
             epilogue(C_accum, C, m, n)
+        elif staged:
+            staged_store(C_accum, C, m, n)
         else:
             T.copy(C_accum, C[m, n])
+
+    def tile_row(tile):
+        """Tile index -> first row; with group_m, tiles run in panels of group_m rows."""
+        if group_m is None:
+            return tile // tiles_N * block_M
+        in_group = group_m * tiles_N
+        return (tile // in_group * group_m + tile % in_group % group_m) * block_M
+
+    def tile_col(tile):
+        if group_m is None:
+            return tile % tiles_N * block_N
+        return tile % (group_m * tiles_N) // group_m * block_N
 
     @T.prim_func
     def gemm(
@@ -103,10 +126,10 @@ def build_gemm(problem: GemmProblem, config: GemmConfig, dialect: Dialect):
             C_accum = alloc_accum((block_M, block_N), accum_dtype)
             if persistent:
                 for tile in T.Persistent([num_tiles], grid, bx):
-                    reduce_tile(A, B, A_tile, B_tile, C_accum, tile // tiles_N * block_M, tile % tiles_N * block_N)
-                    store_tile(C_accum, C, tile // tiles_N * block_M, tile % tiles_N * block_N)
+                    reduce_tile(A, B, A_tile, B_tile, C_accum, tile_row(tile), tile_col(tile))
+                    store_tile(C_accum, C, tile_row(tile), tile_col(tile))
             else:
-                reduce_tile(A, B, A_tile, B_tile, C_accum, bx // tiles_N * block_M, bx % tiles_N * block_N)
-                store_tile(C_accum, C, bx // tiles_N * block_M, bx % tiles_N * block_N)
+                reduce_tile(A, B, A_tile, B_tile, C_accum, tile_row(bx), tile_col(bx))
+                store_tile(C_accum, C, tile_row(bx), tile_col(bx))
 
     return gemm

@@ -24,7 +24,7 @@ from backends.nvidia.dialect import CUDA_DIALECT
 from backends.nvidia.plan import lower_with_plan
 from backends.nvidia.timing import sample_device_times
 from backends.reference import check_output, make_gemm_inputs
-from harness import budget
+from harness import budget, space
 from harness.backend_api import BackendOptions, Compiled, CompileError
 from harness.types import Case, CheckResult, DeviceSamples, GemmProblem, MeasurePolicy, Plan, VendorCase
 
@@ -108,6 +108,13 @@ class NvidiaBackend:
     def budget(self, case: Case) -> budget.BudgetVerdict:
         return budget.check(case.problem, case.config, "nvidia", self.arch)
 
+    def rejection(self, case: Case) -> space.Rejection | None:
+        return space.rejection(case.problem, case.config, "nvidia", self.arch)
+
+    def kernel_source(self, case: Case) -> str:
+        artifact, _ = lower_with_plan(build_gemm(case.problem, case.config, CUDA_DIALECT), self.target)
+        return artifact.kernel_source
+
     def compile(self, case: Case, cold: bool) -> Compiled:
         func = build_gemm(case.problem, case.config, CUDA_DIALECT)
         phases: dict[str, float] = {}
@@ -134,7 +141,7 @@ class NvidiaBackend:
             bytes_per_scope={"shared.dyn": facts.dynamic_smem_bytes},
             limits={"shared.dyn": budget.NVIDIA_SMEM_PER_BLOCK.get(self.arch, 0)},
             threads=facts.threads,
-            features={**facts.features, "grid": facts.grid, "built": handle is not None},
+            features={**facts.features, "grid": facts.grid, "built": handle is not None, "source_sha256": facts.source_sha256},
         )
         headline = phases.get("build", phases["lower_and_plan"])
         return Compiled(case=case, handle=handle, plan=plan, compile_seconds=headline, phases_s=phases)

@@ -12,6 +12,7 @@ CUDA source, the one place it exists.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -104,6 +105,7 @@ class PlanFacts:
     threads: int
     grid: int
     features: dict[str, bool]
+    source_sha256: str
 
 
 def _features(source: str) -> dict[str, bool]:
@@ -164,4 +166,5 @@ def _facts(rec: _Recorder, artifact) -> PlanFacts:
         threads=int(extent["threadIdx.x"]) if "threadIdx.x" in extent else 0,
         grid=int(extent["blockIdx.x"]) if "blockIdx.x" in extent else 0,
         features=_features(artifact.kernel_source),
+        source_sha256=hashlib.sha256(artifact.kernel_source.encode()).hexdigest(),
     )

@@ -1,0 +1,101 @@
+"""Autotune: the fastest correct config per problem, measured, kept in results/best_configs.json.
+
+Contract: ``pick_best(records, devices)`` takes the timed device records of a run (only
+kernels that passed the correctness check are ever timed) and returns one ``BestEntry``
+per (backend, device, problem): the config with the lowest median device time, with its
+ratio to the in-run vendor item when there is one.  ``update_best_file`` merges entries
+into the JSON file (same key -> replaced), stamping tilelang version and date.
+``load_best`` reads the winner back for a suite (``Sweep(best_configs=...)``), preferring
+an entry recorded on the same device.  Measurement, never a cost model, decides.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+from harness.types import GemmConfig, GemmProblem
+
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class BestEntry:
+    backend: str
+    device: str
+    problem_id: str
+    problem: dict[str, Any]
+    config: dict[str, Any]
+    case_id: str
+    median_s: float
+    tflops: float | None
+    vs_vendor: float | None  # vendor median / this median (>1: faster than the vendor)
+    candidates: int
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.backend, self.device, self.problem_id)
+
+
+def pick_best(records: Iterable[dict[str, Any]], devices: dict[str, str]) -> list[BestEntry]:
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    vendor: dict[tuple[str, str], float] = {}
+    for rec in records:
+        if rec.get("kind") != "device":
+            continue
+        problem_id = GemmProblem(**rec["problem"]).problem_id
+        key = (rec["backend"], problem_id)
+        if rec.get("config") is None:
+            vendor[key] = rec["summary"]["median"]
+        elif (rec.get("check") or {}).get("ok"):
+            groups.setdefault(key, []).append(rec)
+    best = []
+    for (backend, problem_id), recs in sorted(groups.items()):
+        winner = min(recs, key=lambda r: r["summary"]["median"])
+        median = winner["summary"]["median"]
+        ref = vendor.get((backend, problem_id))
+        best.append(
+            BestEntry(
+                backend=backend,
+                device=devices.get(backend) or "unknown",
+                problem_id=problem_id,
+                problem=winner["problem"],
+                config=winner["config"],
+                case_id=winner["case_id"],
+                median_s=median,
+                tflops=(winner.get("throughput") or {}).get("tflops"),
+                vs_vendor=ref / median if ref else None,
+                candidates=len(recs),
+            )
+        )
+    return best
+
+
+def update_best_file(path: str | Path, entries: Iterable[BestEntry], tilelang_version: str | None) -> dict[str, Any]:
+    path = Path(path)
+    doc = json.loads(path.read_text()) if path.exists() else {"schema_version": SCHEMA_VERSION, "entries": []}
+    by_key = {(e["backend"], e["device"], e["problem_id"]): e for e in doc.get("entries", [])}
+    stamp = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    for entry in entries:
+        by_key[entry.key] = {**asdict(entry), "tilelang": tilelang_version, "date": stamp}
+    doc = {"schema_version": SCHEMA_VERSION, "entries": sorted(by_key.values(), key=lambda e: (e["backend"], e["problem_id"], e["device"]))}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc, indent=2) + "\n")
+    return doc
+
+
+def load_best(path: str | Path, backend: str, problem: GemmProblem, device: str | None = None) -> GemmConfig | None:
+    path = Path(path)
+    if not path.exists():
+        return None
+    entries = [
+        e for e in json.loads(path.read_text()).get("entries", []) if e["backend"] == backend and e["problem_id"] == problem.problem_id
+    ]
+    if device is not None:
+        entries = [e for e in entries if e["device"] == device] or entries
+    if not entries:
+        return None
+    return GemmConfig(**entries[0]["config"])

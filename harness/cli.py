@@ -1,0 +1,231 @@
+"""The ``tlbench`` console script: compare, report, baseline update, nightly.
+
+Contract: ``main(argv=None) -> int`` parses ``argv`` and returns the exit code:
+0 = no regression, 1 = regression (an item SLOWER, or FAILED where it did not fail before),
+2 = unusable input (missing or malformed file, not pytest-benchmark output, a tlbench schema
+mismatch, runs of different backends or testbeds).  Unusable input is one line on stderr
+and never a traceback.  Bad arguments are argparse's usage error (which lists valid
+choices, exit 2).  All work is done by ``harness.compare`` / ``report`` / ``store`` /
+``nightly``; this module only wires arguments to them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from harness.compare import CompareError, Thresholds, compare_backends, compare_runs
+from harness.store import ResultsError, baseline_name, load_results, split_by_backend, write_document
+
+EXIT_OK, EXIT_REGRESSION, EXIT_UNUSABLE = 0, 1, 2
+DEFAULT_BASELINE_DIR = "results/baselines"
+
+
+class UsageProblem(ValueError):
+    """A request that cannot be carried out; one line for stderr, exit 2."""
+
+
+def _fraction(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number (a fraction: 0.05 is 5 %)") from None
+    if not 0 <= value < 10:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a fraction like 0.05")
+    return value
+
+
+def _alpha(text: str) -> float:
+    value = _fraction(text)
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"alpha {text!r} must be between 0 and 1")
+    return value
+
+
+def _suite_effect(text: str) -> tuple[str, float]:
+    suite, sep, value = text.partition("=")
+    if not sep or not suite:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected SUITE=FRACTION, e.g. stages=0.08")
+    return suite, _fraction(value)
+
+
+def _add_thresholds(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--min-effect", type=_fraction, default=0.05, metavar="FRACTION",
+                        help="smallest change of the median that counts (default 0.05 = 5 %%)")
+    parser.add_argument("--min-effect-for", type=_suite_effect, action="append", default=[], metavar="SUITE=FRACTION",
+                        help="per-suite minimum effect, e.g. stages=0.08 for suites/test_stages.py (repeatable)")
+    parser.add_argument("--alpha", type=_alpha, default=0.05, help="Mann-Whitney U significance level (default 0.05)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tlbench", description="Compare, report and gate tlbench results (pytest-benchmark JSON).")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{compare,report,baseline,nightly}")
+
+    cmp = sub.add_parser("compare", help="compare two runs (BASE NEW), or backends (--across-backends A B)",
+                         description="Exit 0: no regression; 1: regression; 2: unusable input.")
+    cmp.add_argument("files", nargs="+", metavar="FILE", help="BASE.json NEW.json, or the runs to join with --across-backends")
+    cmp.add_argument("--across-backends", action="store_true", help="join backends on the case id: stage speedups side by side")
+    _add_thresholds(cmp)
+    cmp.add_argument("--allow-testbed-mismatch", action="store_true",
+                     help="compare runs of different accelerator / driver / tilelang anyway (labelled in every report)")
+    cmp.add_argument("--markdown", metavar="OUT.md", help="also write the comparison as markdown")
+    cmp.add_argument("--png", metavar="OUT.png", help="also plot it")
+
+    rep = sub.add_parser("report", help="one run: table, markdown, plot")
+    rep.add_argument("file", metavar="FILE.json")
+    rep.add_argument("--markdown", metavar="OUT.md", help="also write markdown")
+    rep.add_argument("--png", metavar="OUT.png", help="plot TFLOP/s (device) or compile time / modeled cycles vs num_stages per tile")
+    rep.add_argument("--stages", action="store_true", help="the per-stage report of harness.stage_report")
+
+    base = sub.add_parser("baseline", help="manage results/baselines/<backend>-<device>.json")
+    base_sub = base.add_subparsers(dest="baseline_command", required=True, metavar="{update}")
+    upd = base_sub.add_parser("update", help="replace the baseline(s) with this run, deliberately")
+    upd.add_argument("file", metavar="NEW.json")
+    upd.add_argument("--dir", default=DEFAULT_BASELINE_DIR, help=f"baseline directory (default {DEFAULT_BASELINE_DIR})")
+
+    _add_nightly(sub.add_parser("nightly", help="run suites one process each, compare with the baselines, write markdown",
+                                description="Exit 0: no regression; 1: regression; 2: a suite crashed / timed out, "
+                                            "or a baseline could not be compared."))
+    return parser
+
+
+def _add_nightly(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("suites", nargs="+", metavar="SUITE", help="suite files, or folders of test_*.py suites")
+    parser.add_argument("--backend", default="auto", help="--backend for every suite: a name, a comma list, or auto")
+    parser.add_argument("--pytest-args", default="", metavar="ARGS",
+                        help='extra pytest arguments, one string: "--tlbench-kind=compile --tlbench-scope=smoke"')
+    parser.add_argument("--timeout", type=float, default=3600.0, metavar="SECONDS", help="per suite file (default 3600)")
+    parser.add_argument("--out-dir", default="results/runs/nightly", help="JSON, logs and summary.md go here")
+    parser.add_argument("--baseline-dir", default=DEFAULT_BASELINE_DIR, help=f"(default {DEFAULT_BASELINE_DIR})")
+    _add_thresholds(parser)
+
+
+def _console():
+    from rich.console import Console
+
+    return Console(width=None if sys.stdout.isatty() else 200, soft_wrap=False)
+
+
+def _write_text(path: str, text: str) -> None:
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
+
+
+def _thresholds(args: argparse.Namespace) -> Thresholds:
+    return Thresholds(min_effect=args.min_effect, alpha=args.alpha, min_effect_by_suite=dict(args.min_effect_for))
+
+
+def _compare_runs(args: argparse.Namespace) -> int:
+    from harness import report
+
+    if len(args.files) != 2:
+        raise UsageProblem(f"compare takes BASE.json NEW.json (got {len(args.files)} files); use --across-backends to join backends")
+    base, new = (load_results(f) for f in args.files)
+    comparison = compare_runs(base, new, _thresholds(args), args.allow_testbed_mismatch)
+    if comparison.compared == 0 and comparison.items:
+        raise UsageProblem(f"no item of {base.name} was timed in {new.name}: nothing to compare (different suites or cases?)")
+    report.print_comparison(comparison, _console())
+    if args.markdown:
+        _write_text(args.markdown, report.comparison_markdown(comparison))
+    if args.png:
+        report.plot_comparison(comparison, args.png)
+    return EXIT_REGRESSION if comparison.has_regression else EXIT_OK
+
+
+def _compare_backends(args: argparse.Namespace) -> int:
+    from harness import report
+
+    across = compare_backends([load_results(f) for f in args.files])
+    report.print_across(across, _console())
+    if args.markdown:
+        _write_text(args.markdown, report.across_markdown(across))
+    if args.png:
+        print(f"wrote {report.plot_across(across, args.png)}")
+    return EXIT_OK
+
+
+def _report(args: argparse.Namespace) -> int:
+    if args.stages:
+        try:
+            from harness import stage_report
+        except ImportError as exc:
+            print(f"tlbench: report --stages is not available here ({exc})", file=sys.stderr)
+            return EXIT_UNUSABLE
+        return int(stage_report.main(args.file) or 0)
+    from harness import report
+
+    results = load_results(args.file)
+    report.print_run(results, _console())
+    if args.markdown:
+        _write_text(args.markdown, report.run_markdown(results))
+    if args.png:
+        try:
+            print(f"wrote {report.plot_run(results, args.png)}")
+        except ValueError as exc:
+            raise UsageProblem(str(exc)) from None
+    return EXIT_OK
+
+
+def _baseline_update(args: argparse.Namespace) -> int:
+    results = load_results(args.file)
+    if not results.records:
+        raise UsageProblem(f"{results.name} has no timed items; a baseline needs samples")
+    for backend, document in split_by_backend(results.document).items():
+        target = Path(args.dir) / baseline_name(results.testbed(backend))
+        action = "replaced" if target.exists() else "created"
+        write_document(document, target)
+        print(f"{action} {target} ({sum(1 for _ in document['benchmarks'])} items, {results.testbed(backend).describe()})")
+    return EXIT_OK
+
+
+def _nightly(args: argparse.Namespace) -> int:
+    from harness.nightly import NightlyPlan, run_nightly
+
+    missing = [s for s in args.suites if not Path(s).exists()]
+    if missing:
+        raise UsageProblem(f"no such suite file or folder: {', '.join(missing)}")
+    step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    plan = NightlyPlan(
+        suites=tuple(Path(s) for s in args.suites),
+        backend=args.backend,
+        out_dir=Path(args.out_dir),
+        baseline_dir=Path(args.baseline_dir),
+        pytest_args=tuple(shlex.split(args.pytest_args)),
+        timeout_s=args.timeout,
+        thresholds=_thresholds(args),
+        step_summary=Path(step_summary) if step_summary else None,
+    )
+    try:
+        outcome = run_nightly(plan)
+    except ValueError as exc:
+        raise UsageProblem(str(exc)) from None
+    print(outcome.markdown)
+    print(f"summary: {outcome.summary_path}")
+    return outcome.exit_code
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "compare":
+            return _compare_backends(args) if args.across_backends else _compare_runs(args)
+        if args.command == "report":
+            return _report(args)
+        if args.command == "baseline":
+            return _baseline_update(args)
+        return _nightly(args)
+    except (ResultsError, CompareError, UsageProblem) as exc:
+        print(f"tlbench: {exc}", file=sys.stderr)
+        return EXIT_UNUSABLE
+    except OSError as exc:
+        print(f"tlbench: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_UNUSABLE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,220 @@
+"""The nightly gate as a function: run suites, compare with the baselines, write markdown.
+
+Contract: ``run_nightly(plan) -> NightlyOutcome`` does, in order:
+1. runs each suite file in its own ``python -m pytest FILE --backend=... --benchmark-only
+   --benchmark-json=...`` process (plus ``plan.pytest_args``) under ``plan.timeout_s``, so a
+   crash or a hang costs that one file; its output goes to ``out_dir/logs/<suite>.log``;
+2. merges the usable JSON files and splits them per backend into
+   ``out_dir/<backend>-<device>.json`` (the baseline's own name);
+3. compares each with ``baseline_dir/<backend>-<device>.json``; a missing baseline is
+   reported (with the command that makes one), never created: baselines change only
+   through ``tlbench baseline update``;
+4. writes a markdown summary to ``out_dir/summary.md`` and appends it to
+   ``plan.step_summary`` (GitHub's ``$GITHUB_STEP_SUMMARY``) when given;
+5. exit code: 1 when any item regressed; else 2 when a suite crashed, timed out or left
+   no usable JSON, or a comparison was refused (testbed mismatch); else 0.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+from harness.compare import CompareError, RunComparison, Thresholds, compare_runs
+from harness.report import comparison_markdown, md_table
+from harness.store import (
+    Results,
+    ResultsError,
+    baseline_name,
+    load_results,
+    merge_documents,
+    parse_results,
+    split_by_backend,
+    write_document,
+)
+
+PYTEST_OK, PYTEST_TESTS_FAILED, PYTEST_NO_TESTS = 0, 1, 5
+
+
+@dataclass(frozen=True)
+class NightlyPlan:
+    suites: tuple[Path, ...]  # files, or folders whose test_*.py files are suites
+    backend: str  # --backend for every suite (a name, a comma list, or auto)
+    out_dir: Path
+    baseline_dir: Path
+    pytest_args: tuple[str, ...] = ()
+    timeout_s: float = 3600.0
+    thresholds: Thresholds = field(default_factory=Thresholds)
+    step_summary: Path | None = None
+    python: str = sys.executable
+    cwd: Path | None = None
+
+    def suite_files(self) -> list[Path]:
+        files: list[Path] = []
+        for path in self.suites:
+            files += sorted(path.glob("test_*.py")) if path.is_dir() else [path]
+        return files
+
+
+@dataclass(frozen=True)
+class SuiteRun:
+    suite: Path
+    status: str  # "ok" | "tests failed" | "no tests" | "crashed" | "timeout" | "no results"
+    returncode: int | None
+    seconds: float
+    log: Path
+    results: Results | None = None
+    message: str = ""
+
+    @property
+    def usable(self) -> bool:
+        return self.status in ("ok", "tests failed", "no tests")
+
+
+@dataclass(frozen=True)
+class BackendGate:
+    backend: str
+    results_path: Path
+    baseline_path: Path
+    comparison: RunComparison | None = None
+    problem: str = ""  # why there is no comparison
+    unusable: bool = False  # the problem makes the night fail (testbed mismatch, bad baseline)
+
+
+@dataclass(frozen=True)
+class NightlyOutcome:
+    suite_runs: tuple[SuiteRun, ...]
+    gates: tuple[BackendGate, ...]
+    markdown: str
+    summary_path: Path
+    exit_code: int
+
+
+def _last_line(log: Path) -> str:
+    try:
+        lines = [ln.strip() for ln in log.read_text(errors="replace").splitlines() if ln.strip()]
+    except OSError:
+        return ""
+    return lines[-1][:200] if lines else ""
+
+
+def _run_suite(plan: NightlyPlan, suite: Path) -> SuiteRun:
+    json_path = plan.out_dir / "json" / f"{suite.stem}.json"
+    log = plan.out_dir / "logs" / f"{suite.stem}.log"
+    json_path.unlink(missing_ok=True)
+    command = [
+        plan.python, "-m", "pytest", str(suite), f"--backend={plan.backend}", "--benchmark-only",
+        f"--benchmark-json={json_path}", "-p", "no:cacheprovider", *plan.pytest_args,
+    ]
+    start = time.monotonic()
+    with log.open("w") as out:
+        out.write("$ " + " ".join(command) + "\n")
+        out.flush()
+        proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, cwd=plan.cwd, start_new_session=True)
+        try:
+            returncode = proc.wait(timeout=plan.timeout_s)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)  # the suite's own process group: pytest and its compile workers
+            proc.wait()
+            seconds = time.monotonic() - start
+            return SuiteRun(suite, "timeout", None, seconds, log, message=f"killed after {plan.timeout_s:g} s")
+    seconds = time.monotonic() - start
+    if returncode not in (PYTEST_OK, PYTEST_TESTS_FAILED, PYTEST_NO_TESTS):
+        return SuiteRun(suite, "crashed", returncode, seconds, log, message=_last_line(log))
+    if not json_path.exists():
+        status = "no tests" if returncode == PYTEST_NO_TESTS else "no results"
+        return SuiteRun(suite, status, returncode, seconds, log, message=_last_line(log))
+    try:
+        results = load_results(json_path)
+    except ResultsError as exc:
+        return SuiteRun(suite, "no results", returncode, seconds, log, message=str(exc))
+    status = "tests failed" if returncode == PYTEST_TESTS_FAILED else "ok"
+    return SuiteRun(suite, status, returncode, seconds, log, results=results)
+
+
+def _merged_per_backend(plan: NightlyPlan, runs: Sequence[SuiteRun]) -> dict[str, Path]:
+    documents = [r.results.document for r in runs if r.results is not None]
+    if not documents:
+        return {}
+    out = {}
+    for backend, document in split_by_backend(merge_documents(documents)).items():
+        results = parse_results(document)
+        out[backend] = write_document(document, plan.out_dir / baseline_name(results.testbed(backend)))
+    return out
+
+
+def gate_against_baselines(
+    merged: dict[str, Path], baseline_dir: Path, thresholds: Thresholds
+) -> list[BackendGate]:
+    """Compare each backend's results file with the baseline of the same name."""
+    gates = []
+    for backend, path in sorted(merged.items()):
+        baseline = baseline_dir / path.name
+        if not baseline.exists():
+            problem = f"no baseline {baseline}; to make this run the baseline: tlbench baseline update {path}"
+            gates.append(BackendGate(backend, path, baseline, problem=problem))
+            continue
+        try:
+            comparison = compare_runs(load_results(baseline), load_results(path), thresholds)
+        except (ResultsError, CompareError) as exc:
+            gates.append(BackendGate(backend, path, baseline, problem=str(exc), unusable=True))
+            continue
+        gates.append(BackendGate(backend, path, baseline, comparison=comparison))
+    return gates
+
+
+def _counts(run: SuiteRun) -> list[str]:
+    if run.results is None:
+        return ["-", "-", "-"]
+    return [str(len(run.results.records)), str(len(run.results.failed)), str(len(run.results.skipped))]
+
+
+def nightly_markdown(runs: Sequence[SuiteRun], gates: Sequence[BackendGate], exit_code: int) -> str:
+    verdict = {0: ":white_check_mark: no regression", 1: ":x: REGRESSION", 2: ":warning: unusable results"}[exit_code]
+    out = ["## tlbench nightly", "", f"**{verdict}** (exit {exit_code})", ""]
+    rows = [
+        [str(r.suite), r.status, *_counts(r), f"{r.seconds:.0f} s", r.message or str(r.log)]
+        for r in runs
+    ]
+    out += [md_table(["suite", "status", "timed", "failed", "skipped", "wall", "note / log"], rows), ""]
+    for gate in gates:
+        title = f"{gate.backend}: `{gate.results_path.name}` vs baseline `{gate.baseline_path}`"
+        if gate.comparison is not None:
+            out.append(comparison_markdown(gate.comparison, title=title))
+        else:
+            out += [f"### {title}", "", f"{':warning: ' if gate.unusable else ''}{gate.problem}", ""]
+    if not gates:
+        out.append("No suite left usable results: nothing was compared.")
+    return "\n".join(out) + "\n"
+
+
+def _exit_code(runs: Sequence[SuiteRun], gates: Sequence[BackendGate]) -> int:
+    if any(g.comparison is not None and g.comparison.has_regression for g in gates):
+        return 1
+    if any(not r.usable for r in runs) or any(g.unusable for g in gates) or not gates:
+        return 2
+    return 0
+
+
+def run_nightly(plan: NightlyPlan) -> NightlyOutcome:
+    suites = plan.suite_files()
+    if not suites:
+        raise ValueError(f"no suite files in {', '.join(map(str, plan.suites))}")
+    for sub in ("json", "logs"):
+        (plan.out_dir / sub).mkdir(parents=True, exist_ok=True)
+    runs = tuple(_run_suite(plan, suite) for suite in suites)
+    gates = tuple(gate_against_baselines(_merged_per_backend(plan, runs), plan.baseline_dir, plan.thresholds))
+    exit_code = _exit_code(runs, gates)
+    markdown = nightly_markdown(runs, gates, exit_code)
+    summary = plan.out_dir / "summary.md"
+    summary.write_text(markdown, encoding="utf-8")
+    if plan.step_summary is not None:
+        with Path(plan.step_summary).open("a", encoding="utf-8") as step:
+            step.write(markdown)
+    return NightlyOutcome(runs, gates, markdown, summary, exit_code)

@@ -1,0 +1,239 @@
+"""Space-time PNGs of a pipelined K loop: the real Ascend Z3 schedule, and the timeline
+model fitted to NVIDIA device times.
+
+Contract
+--------
+* ``schedule_panels(records, iterations_shown=8, lanes="pipe")``: one ``timeline_plot.Panel``
+  per record (one num_stages of one tile, in the order given), drawn from the record's
+  ``plan.schedule_model``: the innermost (K) loop's tasks with their ``EstimateLatency``
+  latency and Z3 start time.  It is a modulo schedule, so K step ``i``'s task ``t`` runs
+  from ``i * II + start[t]`` for ``latency[t]`` cycles; the first ``iterations_shown``
+  steps are drawn (a loop of that many steps: fill, steady state, drain), then the
+  straight-line tasks that follow the loop (e.g. the Fixpipe store of C) at its end.
+  ``lanes="pipe"``: one lane per hardware pipe (``PIPE_ORDER``); ``lanes="core"``: one per
+  core kind (AIC / AIV).  Every number is a model (cycles), and the figure says so.
+* ``fit_panels(fit, ...)``: one panel per measured num_stages of a ``models.Fit``: the
+  ``copy -> compute`` timeline with the fitted copy latency and compute per K step, in ns,
+  titled with measured vs predicted time.
+* ``write_schedule_png`` / ``write_fit_png`` render them through
+  ``timeline_plot.draw_space_time`` (matplotlib imported lazily there) and return the path.
+  Pure functions of their inputs; no global state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+from harness import models
+from harness.render import format_seconds
+from harness.timeline_plot import Bar, Lane, Panel, Phase, draw_space_time, pack_tracks, panel_from_timeline
+
+PIPE_ORDER = ("MTE2", "MTE1", "Cube", "Fixpipe", "Vector", "MTE3", "Scalar")
+CORE_ORDER = ("AIC", "AIV")
+LOAD_PIPES = frozenset({"MTE1", "MTE2"})
+PIPE_CORE = {"MTE1": "AIC", "MTE2": "AIC", "Cube": "AIC", "Fixpipe": "AIC", "Vector": "AIV", "MTE3": "AIV"}
+PIPE_DESCRIPTIONS = {
+    "MTE2": "MTE2: GM -> L1 copy (issue -> data in L1)",
+    "MTE1": "MTE1: L1 -> L0 copy",
+    "Cube": "Cube: gemm",
+    "Fixpipe": "Fixpipe: L0C -> GM store",
+    "Vector": "Vector",
+    "MTE3": "MTE3: UB -> GM copy",
+    "Scalar": "Scalar",
+    "AIC": "AIC (cube core)",
+    "AIV": "AIV (vector core)",
+}
+FIT_DESCRIPTIONS = {
+    "copy": "copy: issue -> data on chip (model)",
+    "compute": "compute: one K step's MMA (model)",
+}
+DEFAULT_SHOWN = 8
+
+
+# --------------------------------------------------------------------------- Ascend, Z3
+
+
+def schedule_panels(
+    records: Sequence[Mapping[str, Any]], iterations_shown: int = DEFAULT_SHOWN, lanes: str = "pipe"
+) -> tuple[Panel, ...]:
+    """See the module docstring; raises ``ValueError`` naming the record without a schedule."""
+    if lanes not in ("pipe", "core"):
+        raise ValueError(f"lanes must be 'pipe' or 'core', got {lanes!r}")
+    if iterations_shown < 1:
+        raise ValueError(f"iterations_shown must be >= 1, got {iterations_shown}")
+    if not records:
+        raise ValueError("schedule_panels: no records (pass the Ascend records of one tile, one per num_stages)")
+    loops = [_k_loop(rec) for rec in records]
+    reference = next((lp["modeled_cycles"] for lp in loops if lp.get("num_stages") == 1 and lp.get("modeled_cycles")), None)
+    return tuple(_schedule_panel(rec, loop, iterations_shown, lanes, reference) for rec, loop in zip(records, loops))
+
+
+def write_schedule_png(
+    records: Sequence[Mapping[str, Any]],
+    path: str | Path,
+    *,
+    title: str = "",
+    iterations_shown: int = DEFAULT_SHOWN,
+    lanes: str = "pipe",
+) -> Path:
+    panels = schedule_panels(records, iterations_shown, lanes)
+    trips = {int(_k_loop(r).get("trip_count") or 0) for r in records}
+    shown = min(iterations_shown, min(trips) or iterations_shown)
+    steps = f"first {shown} of {max(trips)} K steps" if max(trips) > shown else f"{shown} K steps"
+    heading = "\n".join(filter(None, [title, f"Z3 modulo schedule (MODEL, not measured), {steps}"]))
+    return draw_space_time(
+        panels, path, heading,
+        xlabel="cycles (model: tilelang EstimateLatency latencies placed at Z3 start times; step i starts at i x II)",
+        lane_descriptions=PIPE_DESCRIPTIONS,
+    )
+
+
+def _k_loop(record: Mapping[str, Any]) -> dict[str, Any]:
+    model = ((record.get("plan") or {}).get("schedule_model")) or {}
+    loops = model.get("loops") or []
+    if not loops or not loops[0].get("tasks"):
+        raise ValueError(
+            f"{record.get('case_id', '?')}: no scheduled K loop in plan.schedule_model; "
+            "pass Ascend records from a run with the Z3 schedule captured"
+        )
+    return loops[0]
+
+
+def _schedule_panel(record: Mapping[str, Any], loop: Mapping[str, Any], shown: int, lanes: str,
+                    reference: float | None) -> Panel:
+    ii = float(loop["ii"])
+    count = min(shown, int(loop.get("trip_count") or shown))
+    bars: dict[str, list[Bar]] = {}
+    for i in range(count):
+        for task in loop["tasks"]:
+            start = i * ii + float(task["start"])
+            bar = Bar(start, start + float(task["latency"]), f"{_task_tag(task)}{i}")
+            bars.setdefault(_lane_of(task, lanes), []).append(bar)
+    loop_end = max(b.end for lane in bars.values() for b in lane)
+    tail_end = _add_tail(record, loop, loop_end, bars, lanes)
+    ordered = [n for n in (PIPE_ORDER if lanes == "pipe" else CORE_ORDER) if n in bars]
+    ordered += [n for n in bars if n not in ordered]
+    captions = _busy_captions(loop, bars) if lanes == "pipe" else {}
+    return Panel(
+        title=_schedule_title(record, loop),
+        lanes=tuple(Lane(n, tuple(bars[n]), captions.get(n, "")) for n in ordered),
+        phases=_schedule_phases(loop, count, ii, loop_end),
+        subtitle=_schedule_subtitle(loop, reference),
+        end_marker=tail_end,
+    )
+
+
+def _busy_captions(loop: Mapping[str, Any], bars: Mapping[str, Sequence[Bar]]) -> dict[str, str]:
+    """``busy 95%, 2 in flight``: the pipe's share of the II held by its tasks (their
+    EstimateLatency ``ii``) and how many of its tasks overlap at most (latency windows)."""
+    ii = float(loop["ii"])
+    held: dict[str, float] = {}
+    for task in loop["tasks"]:
+        lane = _lane_of(task, "pipe")
+        held[lane] = held.get(lane, 0.0) + float(task.get("ii") or task["latency"])
+    captions = {}
+    for lane, busy in held.items():
+        in_flight = max(pack_tracks(tuple(bars[lane])), default=0) + 1
+        captions[lane] = f"busy {busy / ii:.0%}" + (f", {in_flight} in flight" if in_flight > 1 else "")
+    return captions
+
+
+def _add_tail(record: Mapping[str, Any], loop: Mapping[str, Any], loop_end: float,
+              bars: dict[str, list[Bar]], lanes: str) -> float:
+    """Straight-line tasks that start after the whole loop (schedule's ``straight_line``),
+    moved to the end of the shown steps."""
+    model = (record.get("plan") or {}).get("schedule_model") or {}
+    total = float(loop.get("modeled_cycles") or 0)
+    end = loop_end
+    for segment in model.get("straight_line") or ():
+        for task in segment.get("tasks") or ():
+            if total and float(task.get("start", 0)) >= total:
+                start = loop_end + float(task["start"]) - total
+                bars.setdefault(_lane_of(task, lanes), []).append(Bar(start, start + float(task["latency"]), "after loop"))
+                end = max(end, start + float(task["latency"]))
+    return end
+
+
+def _schedule_phases(loop: Mapping[str, Any], count: int, ii: float, loop_end: float) -> tuple[Phase, ...]:
+    tasks = loop["tasks"]
+    loads = [t for t in tasks if set(t.get("pipes") or ()) <= LOAD_PIPES]
+    computes = [t for t in tasks if t not in loads] or tasks
+    fill_end = min(float(t["start"]) for t in computes)
+    drain_start = (count - 1) * ii + max(float(t["start"]) + float(t["latency"]) for t in (loads or tasks))
+    bounds = [(0.0, fill_end), (fill_end, drain_start), (drain_start, loop_end)]
+    return tuple(Phase(kind, a, b) for kind, (a, b) in zip(("prologue", "steady", "epilogue"), bounds) if b > a)
+
+
+def _schedule_title(record: Mapping[str, Any], loop: Mapping[str, Any]) -> str:
+    config = record.get("config") or {}
+    form = config.get("loop_form", "auto")
+    knob = f"num_stages={config.get('num_stages')}" if form == "auto" else form
+    versions = "/".join(str(v) for v in loop.get("versions") or ()) or "?"
+    return f"{knob}: II {float(loop['ii']):.0f} cyc, buffers {versions}"
+
+
+def _schedule_subtitle(loop: Mapping[str, Any], reference: float | None) -> str:
+    cycles = loop.get("modeled_cycles")
+    text = f"whole K loop ({loop.get('trip_count')} steps): {cycles} cyc"
+    if reference and cycles:
+        text += f" (x{reference / float(cycles):.2f} vs 1 stage)"
+    return text
+
+
+def _lane_of(task: Mapping[str, Any], lanes: str) -> str:
+    """The task's pipes, or its cores; a task recorded without cores (the straight-line
+    tail) goes to the core its pipes live on (``PIPE_CORE``)."""
+    pipes = list(task.get("pipes") or ["?"])
+    if lanes == "pipe":
+        return "+".join(pipes)
+    cores = task.get("cores") or sorted({PIPE_CORE.get(p, "?") for p in pipes})
+    return "+".join(cores)
+
+
+def _task_tag(task: Mapping[str, Any]) -> str:
+    """``copy A->A_tile (...)`` -> ``A``; ``gemm`` -> ``g``; else the first letter."""
+    kind = str(task.get("kind", "?"))
+    if kind.startswith("copy ") and "->" in kind:
+        return kind[5:].split("->")[0].strip()
+    return kind[:1] or "?"
+
+
+# --------------------------------------------------------------------------- NVIDIA, fit
+
+
+def fit_panels(fit: models.Fit, iterations_shown: int = DEFAULT_SHOWN, stages: Iterable[int] | None = None) -> tuple[Panel, ...]:
+    """One panel per num_stages (default: those measured) of the fitted timeline, in ns."""
+    compute_ns = fit.compute_time * 1e9
+    latency_ns = fit.latency_time * 1e9
+    shown = max(1, min(iterations_shown, fit.iterations))
+    panels = []
+    for s in sorted(stages if stages is not None else fit.measured):
+        drawn = models.simulate(shown, 0, latency_ns, compute_ns, s)
+        whole = models.simulate(fit.iterations, 0, latency_ns, compute_ns, s)
+        measured, predicted = fit.measured.get(s), fit.predicted.get(s)
+        title = f"num_stages={s}"
+        if measured and predicted:
+            title += f": measured {format_seconds(measured)}, model {format_seconds(predicted)} ({(predicted - measured) / measured:+.1%})"
+        subtitle = (f"model: {whole.steady_interval_bound:.0f} ns per K step in steady state, "
+                    f"compute busy {whole.compute_utilization:.0%}")
+        panels.append(replace(panel_from_timeline(drawn, title=title), subtitle=subtitle))
+    return tuple(panels)
+
+
+def write_fit_png(
+    fit: models.Fit,
+    path: str | Path,
+    *,
+    title: str = "",
+    iterations_shown: int = DEFAULT_SHOWN,
+    stages: Iterable[int] | None = None,
+) -> Path:
+    panels = fit_panels(fit, iterations_shown, stages)
+    shown = min(iterations_shown, fit.iterations)
+    model = (f"copy -> compute timeline MODEL fitted to device medians (latency/compute "
+             f"{fit.latency_ratio:.2f}), first {shown} of {fit.iterations} K steps")
+    heading = "\n".join(filter(None, [title, model]))
+    return draw_space_time(panels, path, heading, xlabel="ns of kernel time (model scaled to the measured medians; all waves of blocks folded into one K loop)",
+                           lane_descriptions=FIT_DESCRIPTIONS)

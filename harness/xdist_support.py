@@ -1,0 +1,138 @@
+"""Run a sweep on every GPU of a host with pytest-xdist: one worker per device, one JSON.
+
+Contract (active only under ``pytest -n N``):
+- each worker is pinned to one device before any backend starts: worker ``gwK`` gets
+  ``devices[K % len(devices)]`` through ``CUDA_VISIBLE_DEVICES`` / ``ASCEND_RT_VISIBLE_DEVICES``
+  (``--tlbench-gpus`` lists the ids; default: every GPU ``nvidia-smi -L`` shows);
+- pytest-benchmark turns itself off under xdist (and refuses ``--benchmark-only`` then); in
+  the workers it is kept on, so every item is measured and its stats are real, and in the
+  controller ``--benchmark-only`` is honoured by the workers instead;
+- each worker sends its finished benchmark entries, tlbench outcomes and device info to the
+  controller in the test reports; the controller writes the one merged ``--benchmark-json``
+  in pytest-benchmark's format (so ``pytest-benchmark compare`` and ``tlbench compare`` read
+  it) and prints the tlbench table.  Workers write no JSON of their own.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import subprocess
+from typing import Any
+
+WORKER_ENV = "PYTEST_XDIST_WORKER"
+KEY_BENCH = "tlbench_benchmark"
+KEY_OUTCOME = "tlbench_outcome"
+KEY_MACHINE = "tlbench_machine"
+
+
+def worker_index() -> int | None:
+    name = os.environ.get(WORKER_ENV)
+    if not name or not name.startswith("gw"):
+        return None
+    return int(name[2:])
+
+
+def is_controller(config) -> bool:
+    return worker_index() is None and config.getoption("dist", "no") not in ("no", None)
+
+
+def visible_devices(option: str | None) -> list[str]:
+    if option:
+        return [d.strip() for d in option.split(",") if d.strip()]
+    try:
+        out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=30)
+        count = sum(1 for line in out.stdout.splitlines() if line.startswith("GPU "))
+    except (OSError, subprocess.SubprocessError):
+        count = 0
+    return [str(i) for i in range(count)]
+
+
+def pin_worker(option: str | None) -> str | None:
+    """Pin this worker to its device; returns the id, or None outside xdist / with no devices."""
+    index = worker_index()
+    if index is None:
+        return None
+    devices = visible_devices(option)
+    if not devices:
+        return None
+    device = devices[index % len(devices)]
+    os.environ["CUDA_VISIBLE_DEVICES"] = device
+    os.environ["ASCEND_RT_VISIBLE_DEVICES"] = device
+    return device
+
+
+def to_plain(value: Any) -> Any:
+    """JSON-able copy (execnet carries only plain types; pytest-benchmark dicts hold callables)."""
+    return json.loads(json.dumps(value, default=str))
+
+
+def write_merged_json(config, fh, benchmarks: list[dict], machine_extra: dict[str, Any], tlbench_json: dict[str, Any]) -> None:
+    import pytest_benchmark
+
+    machine_info = config.hook.pytest_benchmark_generate_machine_info()
+    machine_info.update(machine_extra)
+    commit_info = config.hook.pytest_benchmark_generate_commit_info(config=config)
+    doc = {
+        "machine_info": machine_info,
+        "commit_info": commit_info,
+        "benchmarks": sorted(benchmarks, key=lambda b: b["fullname"]),
+        "datetime": _dt.datetime.now(_dt.timezone.utc).isoformat(),
+        "version": pytest_benchmark.__version__,
+        "tlbench": tlbench_json,
+    }
+    fh.write(json.dumps(doc, indent=4, default=str).encode())
+    fh.flush()
+
+
+class ControllerCollector:
+    """Registered as a plugin in the xdist controller only: gathers what workers ship, then
+    writes the merged JSON and prints the tlbench table."""
+
+    def __init__(self, config) -> None:
+        self.config = config
+        self.benchmarks: list[dict] = []
+        self.outcomes: list[dict] = []
+        self.machines: dict[str, dict[str, Any]] = {}
+
+    def pytest_runtest_logreport(self, report) -> None:
+        for key, value in getattr(report, "user_properties", []):
+            if key == KEY_BENCH:
+                self.benchmarks.append(value)
+            elif key == KEY_OUTCOME:
+                self.outcomes.append(value)
+            elif key == KEY_MACHINE:
+                for name, info in value.items():
+                    self.machines.setdefault(name, {})[report.node if hasattr(report, "node") else str(len(self.machines))] = info
+
+    def _tlbench_json(self) -> dict[str, Any]:
+        from harness.record import SCHEMA_VERSION
+
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "xdist_workers": self.config.getoption("numprocesses", None),
+            "failed": [o for o in self.outcomes if o.get("status") == "failed"],
+            "skipped": [o for o in self.outcomes if o.get("status") == "skipped"],
+        }
+
+    def _machine_extra(self) -> dict[str, Any]:
+        backends = {}
+        for name, per_worker in self.machines.items():
+            infos = list(per_worker.values())
+            backends[name] = {**infos[0], "workers": len(infos), "accelerators": sorted({str(i.get("accelerator")) for i in infos})}
+        return {"tlbench": {"backends": backends}} if backends else {}
+
+    def pytest_sessionfinish(self, session, exitstatus) -> None:
+        fh = self.config.getoption("benchmark_json", None)
+        if fh is not None and self.benchmarks:
+            write_merged_json(self.config, fh, self.benchmarks, self._machine_extra(), self._tlbench_json())
+
+    def pytest_terminal_summary(self, terminalreporter) -> None:
+        if not self.outcomes:
+            return
+        from harness.render import format_table, rows_from_records
+
+        terminalreporter.write_sep("=", f"tlbench (merged from {len(self.machines and next(iter(self.machines.values())))} workers)")
+        for line in format_table(rows_from_records(sorted(self.outcomes, key=lambda o: (o["kind"], o["backend"], o["case_id"])))):
+            terminalreporter.write_line(line)

@@ -1,0 +1,41 @@
+"""The tile sweep on NVIDIA: which tile, threads, stages, rasterization and epilogue win.
+
+fp16 ``C = A @ B^T`` at 4096^3 and 8192^3 across block_M x block_N in {128, 256}^2,
+block_K 64, num_stages 2..4, 256 threads, tile rasterization in panels of 8 rows on/off,
+and the output staged through shared memory on/off, plus 128x128 tiles on 128 threads and
+cuBLAS on the same inputs in the same run.  Configs that cannot work (shared memory, warp
+partition) are pruned before compiling, with the reason.  At collection the plugin lowers
+pairs of configs to flag swept keys that do not change the kernel.  Device items only: the
+compile-time story is the stage suite's.  Run with ``--tlbench-autotune`` to record the
+winner per problem in results/best_configs.json; the next run times it as a ``best`` case.
+"""
+
+from harness.space import Axes
+from harness.sweep import Sweep
+from harness.types import GemmConfig, GemmProblem
+
+SWEEP = Sweep(
+    name="tiles",
+    description="tiles x stages x rasterization x staged output, fp16 GEMM, vs cuBLAS",
+    problems=[GemmProblem(4096, 4096, 4096, "float16"), GemmProblem(8192, 8192, 8192, "float16")],
+    smoke_problems=[GemmProblem(1024, 1024, 1024, "float16")],
+    axes=Axes(
+        block_M=(128, 256),
+        block_N=(128, 256),
+        block_K=(64,),
+        num_stages=(2, 3, 4),
+        threads=(256,),
+        group_m=(None, 8),
+        stage_output=(False, True),
+    ),
+    configs=[GemmConfig(128, 128, 64, 128, "auto", s, group_m=8, stage_output=True) for s in (3, 4)],
+    backends=("nvidia",),
+    vendor=True,
+    kinds=("device",),
+    probe_inert_keys=True,
+    best_configs="results/best_configs.json",
+)
+
+
+def test_tiles(tlbench):
+    tlbench.run()
