@@ -40,6 +40,7 @@ Contract
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -139,8 +140,7 @@ class TileGroup:
     @property
     def key(self) -> str:
         """File-name form: ``ascend-gemm-8192x8192x8192-f16-128x256x64-t256``."""
-        raw = f"{self.backend}-{self.kernel}-{self.problem}-{self.tile}"
-        return "".join(c if c.isalnum() or c in "x-" else "-" for c in raw.replace(" ", "-"))
+        return re.sub(r"[^A-Za-z0-9]+", "-", f"{self.backend}-{self.kernel}-{self.problem}-{self.tile}").strip("-")
 
     def row(self, num_stages: int) -> StageRow | None:
         return next((r for r in self.rows if r.loop_form == "auto" and r.num_stages == num_stages), None)
@@ -387,8 +387,7 @@ def _verdict(group: TileGroup, recs: list[dict[str, Any]]) -> Verdict:
 
 def _model_depths(group: TileGroup) -> tuple[int | None, int | None]:
     if group.fit is not None:
-        preds = {s: p for s, p in group.fit.predicted.items()}
-        return group.fit.min_sufficient_depth, models.recommend_num_stages(preds, TOLERANCE)
+        return group.fit.min_sufficient_depth, models.recommend_num_stages(group.fit.predicted, TOLERANCE)
     if group.prediction is not None:
         return group.prediction.min_sufficient_depth, group.prediction.recommended_num_stages
     return None, None
