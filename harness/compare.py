@@ -1,18 +1,25 @@
 """Pair the items of two runs, or of two backends, and judge them.  Data only: no printing.
 
 Contract:
-- ``compare_runs(base, new, thresholds)`` pairs the timed items of two ``Results`` of the
-  same backends by ``(suite, backend, kind, case_id)`` and returns a ``RunComparison``: one
-  ``ItemComparison`` per item with a ``Verdict``.  Runs of different backend sets raise
+- ``compare_runs(base, new, thresholds)`` pairs the items of two ``Results`` of the same
+  backends by ``(suite, backend, kind, case_id)`` and returns a ``RunComparison`` with one
+  ``ItemComparison`` (a ``Verdict``) per item.  Runs of different backend sets raise
   ``CompareError``; so does a testbed that differs (target, accelerator, tilelang, driver)
-  unless ``allow_testbed_mismatch`` - then the mismatch is carried in the result and
-  every report shows it.
-- ``judge(base_samples, new_samples, min_effect, alpha)`` is the verdict rule on raw
-  samples: a two-sided Mann-Whitney U test AND a minimum relative change of the median.
-- When both runs hold the vendor item (``<problem>-vendor``) of the same backend, kind and
-  problem, each kernel is also judged by its samples divided by the vendor median of its own
-  run (cancelling clock drift between processes); that judgement then decides, and both
-  are kept (``decided_by``).
+  unless ``allow_testbed_mismatch``, and then every report shows the mismatch.
+- The rule (``judge``): SLOWER / FASTER = a two-sided Mann-Whitney U test on the raw samples
+  gives p < alpha AND the median moved by at least the minimum effect AND by at least the
+  group's noise floor; NOISY = it moved that much without that evidence; SAME = it moved
+  less than the minimum effect.  NEW / MISSING / FAILED for unpaired items.
+- In-run reference: a kernel is also judged with its samples divided by a reference median
+  of its own run - the vendor item of its problem (``VENDOR_RATIO``), else the geometric
+  mean of the other kernels of its group (``RUN_RATIO``, needs 4 of them).  That judgement
+  cancels drift between processes (GPU clocks, a shared machine's load) and decides;
+  ``decided_by`` says which one did and both are kept.
+- Noise floor: one item's samples are taken back to back, so a rank test cannot see the
+  machine's state changing between items.  With 6+ kernels in a group, the robust spread of
+  their reference-relative changes is measured and moves under 4 of those SDs are NOISY.
+- Gating: only kernels gate.  ``is_regression`` = SLOWER, or FAILED where the base did not
+  fail.  Vendor items, whole-group drift and modeled-cycle changes are shown, never gated.
 - ``compare_backends(results)`` joins several backends' items on the case id and gives,
   per backend, each config's speedup over its own 1-stage (or serial) point, and its best
   config.  Device time and modeled cycles are separate metrics and are never combined.
@@ -138,6 +145,19 @@ class Drift:
 
 
 @dataclass(frozen=True)
+class ModelChange:
+    """An item whose modeled cycles per core (Ascend Z3 schedule model) differ between the
+    runs.  The model is deterministic, so any change is a change of schedule; it is shown,
+    never gated, and never mixed with times."""
+
+    key: ItemKey
+    base_cycles: float
+    new_cycles: float
+    base_ii: Any = None
+    new_ii: Any = None
+
+
+@dataclass(frozen=True)
 class TestbedPair:
     backend: str
     base: Testbed
@@ -156,6 +176,7 @@ class RunComparison:
     items: tuple[ItemComparison, ...]
     testbeds: tuple[TestbedPair, ...]
     drifts: tuple[Drift, ...] = ()
+    model_changes: tuple[ModelChange, ...] = ()
     notes: tuple[str, ...] = ()
 
     @property
@@ -254,7 +275,8 @@ def _key(rec: dict[str, Any]) -> ItemKey:
     return ItemKey(suite_of(rec), rec["backend"], rec["kind"], rec["case_id"])
 
 
-def _problem_id(rec: dict[str, Any]) -> str:
+def problem_of(rec: dict[str, Any]) -> str:
+    """The problem id of a record: ``gemm-1024x1024x1024-f16`` of any of its cases or its vendor item."""
     case_id = rec["case_id"]
     if _is_vendor(rec):
         return case_id[: -len("-vendor")]
@@ -329,7 +351,7 @@ def _reference(paired: _Paired, key: ItemKey, vendor_ok: bool) -> tuple[str, str
     if _is_vendor(rec):
         return None
     group = (key.suite, key.backend, key.kind)
-    vendor = ItemKey(key.suite, key.backend, key.kind, f"{_problem_id(rec)}-vendor")
+    vendor = ItemKey(key.suite, key.backend, key.kind, f"{problem_of(rec)}-vendor")
     if vendor_ok and vendor in paired.base and vendor in paired.new:
         base_ref, new_ref = paired.medians(vendor)
         if base_ref > 0 and new_ref > 0:
@@ -389,7 +411,7 @@ def _timed_pair(
     detail = "the vendor reference: shown, not gated" if vendor else ""
     return ItemComparison(
         key=key,
-        problem=_problem_id(base_rec),
+        problem=problem_of(base_rec),
         verdict=decided.verdict,
         gates=not vendor,
         decided_by=decided.basis,
@@ -413,6 +435,18 @@ def _drift(paired: _Paired, group: Group, spread: float | None, floor: float) ->
                  spread=spread, noise_floor=floor)
 
 
+def _model_changes(paired: _Paired) -> list[ModelChange]:
+    out = []
+    for key in paired.base:
+        if key not in paired.new:
+            continue
+        before, after = _modeled_cycles(paired.base[key]), _modeled_cycles(paired.new[key])
+        if before is not None and after is not None and before != after:
+            ii = [((r.get("plan") or {}).get("pipeline") or {}).get("loop_ii_cycles_model") for r in (paired.base[key], paired.new[key])]
+            out.append(ModelChange(key, before, after, ii[0], ii[1]))
+    return out
+
+
 def _first_line(text: Any, limit: int = 140) -> str:
     lines = [ln.strip() for ln in str(text or "").splitlines() if ln.strip()]
     line = lines[-1] if lines else ""
@@ -422,7 +456,7 @@ def _first_line(text: Any, limit: int = 140) -> str:
 def _unpaired(key, rec, verdict, gates, detail, thresholds) -> ItemComparison:
     return ItemComparison(
         key=key,
-        problem=_problem_id(rec),
+        problem=problem_of(rec),
         verdict=verdict,
         gates=gates,
         min_effect=thresholds.min_effect_for(key.suite),
@@ -456,7 +490,7 @@ def compare_runs(
     drifts = []
     for group in paired.groups():
         spread, floor = _noise_floor(paired, group, references)
-        floors[group] = (floor, f"{NOISE_K:g} x the ±{spread:.1%} item-to-item spread of {group[2]} items" if spread else "")
+        floors[group] = (floor, f"{NOISE_K:g} x the ±{spread:.1%} item-to-item spread of {group[2]} items, on a log scale" if spread else "")
         drift = _drift(paired, group, spread, floor)
         if drift is not None:
             drifts.append(drift)
@@ -492,6 +526,7 @@ def compare_runs(
         items=tuple(items),
         testbeds=testbeds,
         drifts=tuple(drifts),
+        model_changes=tuple(_model_changes(paired)),
         notes=tuple(notes),
     )
 
@@ -602,7 +637,7 @@ def _reference_case(points: list[tuple[dict, float]]) -> dict[tuple[str, str], t
     refs: dict[tuple[str, str], tuple[str, float]] = {}
     for preferred in ("auto-s1", "serial"):
         for rec, value in points:
-            group = (_problem_id(rec), _tile_label(rec["config"]))
+            group = (problem_of(rec), _tile_label(rec["config"]))
             if group not in refs and _loop_id(rec["config"]) == preferred:
                 refs[group] = (rec["case_id"], value)
     return refs
@@ -613,7 +648,7 @@ def _stage_points(backend: str, points: list[tuple[dict, float]]) -> list[StageP
     out = []
     for rec, value in points:
         config = rec["config"]
-        group = (_problem_id(rec), _tile_label(config))
+        group = (problem_of(rec), _tile_label(config))
         ref = refs.get(group)
         out.append(
             StagePoint(
@@ -668,7 +703,7 @@ def compare_backends(results: Sequence[Results]) -> AcrossBackends:
         metric, values = found
         points = _stage_points(backend, values)
         vendor = {
-            _problem_id(r): _median(r["samples_s"]) for r in records if _is_vendor(r) and r["kind"] == "device"
+            problem_of(r): _median(r["samples_s"]) for r in records if _is_vendor(r) and r["kind"] == "device"
         }
         stages.append(BackendStages(backend, metric, res.testbed(backend), res.path, tuple(points), _best(points), vendor))
     if len(stages) < 2:

@@ -24,10 +24,12 @@ from harness.compare import (
     VENDOR_RATIO,
     AcrossBackends,
     Drift,
+    ModelChange,
     ItemComparison,
     Judgement,
     RunComparison,
     Verdict,
+    problem_of,
 )
 from harness.render import Row, format_seconds, rows_from_records
 from harness.store import Results
@@ -150,6 +152,14 @@ def drift_line(drift: Drift, min_effect: float) -> str:
     return line
 
 
+def model_change_line(change: ModelChange) -> str:
+    ii = f", loop II {change.base_ii} -> {change.new_ii} cyc" if change.base_ii != change.new_ii else ""
+    return (
+        f"{change.key.kind}-{change.key.backend}-{change.key.case_id}: modeled {change.base_cycles:,.0f} -> "
+        f"{change.new_cycles:,.0f} cyc/core ({change.new_cycles / change.base_cycles - 1:+.1%}){ii} (model, not gated)"
+    )
+
+
 def _testbed_lines(cmp: RunComparison) -> list[str]:
     lines = []
     for pair in cmp.testbeds:
@@ -158,7 +168,8 @@ def _testbed_lines(cmp: RunComparison) -> list[str]:
         else:
             lines.append(f"testbed {pair.base.describe()}")
     drifts = [drift_line(d, cmp.thresholds.min_effect_for(d.suite)) for d in cmp.drifts]
-    return lines + drifts + list(cmp.notes)
+    models = [f"schedule model changed: {model_change_line(m)}" for m in cmp.model_changes]
+    return lines + drifts + models + list(cmp.notes)
 
 
 # -- terminal (rich) ------------------------------------------------------------------------
@@ -407,10 +418,7 @@ def _run_panels(results: Results) -> list[tuple[str, str, str, list[dict[str, An
     """(backend, problem, metric, records, y label): device TFLOP/s, compile seconds, modeled cycles."""
     grouped: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
     for rec in results.records:
-        problem = rec["case_id"].rsplit("-vendor", 1)[0] if rec.get("kernel") == "vendor" else None
-        config = rec.get("config") or {}
-        problem = problem or rec["case_id"].split(f"-bm{config.get('block_M')}-", 1)[0]
-        grouped[(rec["backend"], problem, rec["kind"])].append(rec)
+        grouped[(rec["backend"], problem_of(rec), rec["kind"])].append(rec)
     panels = []
     for (backend, problem, kind), recs in sorted(grouped.items()):
         if kind == "device":
@@ -480,46 +488,51 @@ def _short_label(item: ItemComparison, prefix: str | None, problem: str | None) 
     if problem and case.startswith(problem + "-"):
         case = case[len(problem) + 1:]
     label = case if prefix else f"{item.key.kind} {item.key.backend} {case}"
-    return label + (" (reference)" if not item.gates and item.verdict is not Verdict.SAME else "")
+    return label
 
 
 def plot_comparison(cmp: RunComparison, path: str | Path) -> Path:
+    """One bar per item timed in both runs: the change that decided its verdict, coloured by
+    verdict; hollow circles: the raw time change where a ratio to an in-run reference
+    decided; grey band: under the minimum effect; dashed: the noise floor, when higher."""
     judged = [i for i in _sorted_items(cmp.items) if i.decisive is not None]
     if not judged:
         raise ValueError("no item was timed in both runs: nothing to plot")
     judged.sort(key=lambda i: i.decisive.change)
     problem = _common(i.problem for i in judged)
     prefix = _common(f"{i.key.kind} {i.key.backend}" for i in judged)
-    fig = _figure(10.0, 2.2 + 0.3 * len(judged))
+    fig = _figure(10.0, 1.9 + 0.3 * len(judged))
     ax = fig.subplots()
     ys = list(range(len(judged)))
     changes = [100 * i.decisive.change for i in judged]
-    ax.barh(ys, changes, color=[VERDICT_COLOR[i.verdict] for i in judged], height=0.7, label="decisive change")
-    ax.plot(changes, ys, linestyle="none", marker="|", markersize=12, color="black")
+    ax.barh(ys, changes, color=[VERDICT_COLOR[i.verdict] for i in judged], height=0.7)
     effect = 100 * cmp.thresholds.min_effect
     ax.axvspan(-effect, effect, color="#e0e0e0", alpha=0.6, zorder=0, label=f"under the minimum effect (±{effect:.0f} %)")
-    ratio_time = [(y, 100 * i.time.change) for y, i in zip(ys, judged) if i.decided_by != TIME and i.time]
-    if ratio_time:
-        ax.plot([c for _, c in ratio_time], [y for y, _ in ratio_time], linestyle="none", marker="o",
-                markerfacecolor="white", markeredgecolor="black", label="raw time change (a ratio decided)")
-    floors = {d.noise_floor for d in cmp.drifts if d.noise_floor > cmp.thresholds.min_effect}
+    raw = [(y, 100 * i.time.change) for y, i in zip(ys, judged) if i.decided_by != TIME and i.time]
+    if raw:
+        ax.plot([c for _, c in raw], [y for y, _ in raw], linestyle="none", marker="o", markerfacecolor="white",
+                markeredgecolor="black", label="raw time change (an in-run ratio decided)")
+    span = max([abs(c) for c in changes] + [abs(c) for _, c in raw] + [effect * 1.5]) * 1.15
+    floors = sorted({100 * d.noise_floor for d in cmp.drifts if d.noise_floor > cmp.thresholds.min_effect})
     for floor in floors:
-        for sign in (-1, 1):
-            ax.axvline(sign * 100 * floor, color="#555555", linestyle="--", linewidth=0.9)
+        if floor <= span:
+            for sign in (-1, 1):
+                ax.axvline(sign * floor, color="#555555", linestyle="--", linewidth=0.9)
     if floors:
-        ax.plot([], [], color="#555555", linestyle="--", label="noise floor (item-to-item spread)")
-    span = max([abs(c) for c in changes] + [c for _, c in ratio_time] + [effect * 1.5])
-    for y, item, change in zip(ys, judged, changes):
-        text = item.verdict.value + ("" if item.gates else " (not gated)")
-        ax.text(change + (span * 0.02 if change >= 0 else -span * 0.02), y, text, va="center",
-                ha="left" if change >= 0 else "right", fontsize=7, color=VERDICT_COLOR[item.verdict])
-    ax.set_xlim(-span * 1.35, span * 1.35)
+        shown = ", ".join(f"±{f:.0f} %" for f in floors)
+        off = " (beyond the axis)" if max(floors) > span else ""
+        ax.plot([], [], color="#555555", linestyle="--", label=f"noise floor {shown}{off}: item-to-item spread")
+    for y, item in zip(ys, judged):
+        text = item.verdict.value + ("" if item.gates else " (reference, not gated)")
+        ax.text(1.01, y, text, transform=ax.get_yaxis_transform(), va="center", ha="left", fontsize=8,
+                color=VERDICT_COLOR[item.verdict], fontweight="bold" if item.is_regression else "normal")
+    ax.set_xlim(-span, span)
+    ax.set_ylim(-0.7, len(judged) - 0.3)
     ax.set_yticks(ys, [_short_label(i, prefix, problem) for i in judged], fontsize=7)
     ax.axvline(0, color="black", linewidth=0.8)
     ax.set_xlabel("change of the median, new vs base (%)  -  right = slower")
     ax.grid(True, axis="x", alpha=0.3)
-    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.09 - 1.2 / (2.2 + 0.3 * len(judged))),
-              ncol=3, frameon=False)
+    fig.legend(loc="outside lower center", ncol=2, fontsize=8, frameon=False)
     counts = ", ".join(f"{n} {v.value}" for v, n in cmp.counts().items() if n)
     scope = " ".join(x for x in (prefix, problem) if x)
     ax.set_title(f"{Path(cmp.base_path).name} -> {Path(cmp.new_path).name}" + (f"   [{scope}]" if scope else "")

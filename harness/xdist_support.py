@@ -120,7 +120,12 @@ class ControllerCollector:
         backends = {}
         for name, per_worker in self.machines.items():
             infos = list(per_worker.values())
-            backends[name] = {**infos[0], "workers": len(infos), "accelerators": sorted({str(i.get("accelerator")) for i in infos})}
+            backends[name] = {
+                **infos[0],
+                "workers": len(infos),
+                "accelerators": sorted({str(i.get("accelerator")) for i in infos}),
+                "devices": sorted({str(i.get("uuid") or i.get("visible_devices") or i.get("accelerator")) for i in infos}),
+            }
         return {"tlbench": {"backends": backends}} if backends else {}
 
     def pytest_sessionfinish(self, session, exitstatus) -> None:

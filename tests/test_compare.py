@@ -311,3 +311,23 @@ def test_fixtures_are_small_and_real():
         doc = json.loads(path.read_text())
         assert doc["benchmarks"] and all(b["stats"]["data"] for b in doc["benchmarks"])
         assert not math.isnan(doc["benchmarks"][0]["stats"]["median"])
+
+
+def test_modeled_cycle_changes_are_reported_not_gated():
+    base = _load("ascend-compile-a.json")
+    target = "gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s3"
+
+    def edit(rec):
+        if rec["case_id"] == target:
+            rec["plan"]["schedule_model"]["modeled_cycles_per_core"] = 8085
+            rec["plan"]["pipeline"]["loop_ii_cycles_model"] = 245
+
+    cmp = compare_runs(base, _modified(base, edit))
+    (change,) = cmp.model_changes
+    assert change.key.case_id == target and (change.base_cycles, change.new_cycles) == (5576, 8085)
+    assert (change.base_ii, change.new_ii) == (164, 245)
+    assert not cmp.has_regression
+
+    from harness.report import comparison_markdown
+
+    assert "modeled 5,576 -> 8,085 cyc/core (+45.0%), loop II 164 -> 245 cyc (model, not gated)" in comparison_markdown(cmp)

@@ -9,6 +9,7 @@ measures a real build; device items compile through the cache.
 
 from __future__ import annotations
 
+import os
 import shutil
 import threading
 import time
@@ -99,6 +100,8 @@ class NvidiaBackend:
                 "sm_count": props.multi_processor_count,
                 "memory_bytes": props.total_memory,
                 "l2_bytes": int(getattr(props, "L2_cache_size", 0)),
+                "uuid": str(getattr(props, "uuid", "")),
+                "visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
                 "driver": _driver_version(),
             }
         )

@@ -1,0 +1,129 @@
+"""``tlbench nightly`` end to end on the CPU box, and its crash isolation.
+
+The end-to-end test runs the real stage suite (Ascend, compile kind, smoke scope, two
+configs) through ``harness.cli.main``: first with no baseline (exit 0, the summary says how
+to make one), then against a deliberately made baseline whose samples are a quarter of the
+first run's (exit 1, SLOWER in the markdown).  Crash isolation runs the throwaway sleep
+backend of tests/fixtures/compare/sleepy next to a suite that crashes and one that hangs.
+"""
+
+import json
+import shutil
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+from harness.compare import Thresholds
+from harness.nightly import NightlyPlan, gate_against_baselines, run_nightly
+
+ROOT = Path(__file__).resolve().parents[1]
+SLEEPY = Path(__file__).parent / "fixtures" / "compare" / "sleepy"
+SELECTION = "--tlbench-kind=compile --tlbench-scope=smoke --tlbench-compile-rounds=4 -k 'bn128-bk32 and (auto-s2 or auto-s3)'"
+
+
+@pytest.fixture(scope="module")
+def first_night(tmp_path_factory):
+    pytest.importorskip("tilelang")
+    work = tmp_path_factory.mktemp("nightly")
+    step_summary = work / "step-summary.md"
+    mp = pytest.MonkeyPatch()
+    mp.setenv("GITHUB_STEP_SUMMARY", str(step_summary))
+    mp.chdir(ROOT)
+    try:
+        code = main([
+            "nightly", "suites/test_stages.py", "--backend", "ascend", f"--pytest-args={SELECTION}",
+            "--out-dir", str(work / "out"), "--baseline-dir", str(work / "baselines"), "--timeout", "900",
+        ])
+    finally:
+        mp.undo()
+    return code, work, step_summary
+
+
+def test_first_night_without_baseline(first_night):
+    code, work, step_summary = first_night
+    out = work / "out"
+    summary = (out / "summary.md").read_text()
+    assert code == 0, summary
+    assert "| suites/test_stages.py | ok | 2 | 0 | 0 |" in summary
+    assert f"no baseline {work / 'baselines' / 'ascend-cpu.json'}" in summary
+    assert f"tlbench baseline update {out / 'ascend-cpu.json'}" in summary
+    assert step_summary.read_text() == summary  # appended to $GITHUB_STEP_SUMMARY
+    run = json.loads((out / "ascend-cpu.json").read_text())
+    assert [b["extra_info"]["tlbench"]["case_id"][-24:] for b in run["benchmarks"]] == [
+        "bm128-bn128-bk32-t128-auto-s2"[-24:], "bm128-bn128-bk32-t128-auto-s3"[-24:]]
+    assert (out / "logs" / "test_stages.log").read_text().startswith("$ ")
+
+
+def test_same_run_as_baseline_passes(first_night, capsys):
+    _, work, _ = first_night
+    baselines = work / "aa-baselines"
+    assert main(["baseline", "update", str(work / "out" / "ascend-cpu.json"), "--dir", str(baselines)]) == 0
+    assert "created" in capsys.readouterr().out
+    (gate,) = gate_against_baselines({"ascend": work / "out" / "ascend-cpu.json"}, baselines, Thresholds())
+    assert gate.comparison is not None and not gate.comparison.has_regression
+    assert {i.verdict.value for i in gate.comparison.items} == {"SAME"}
+
+
+def test_second_night_against_a_faster_baseline_fails(first_night):
+    """A baseline 4x faster than tonight (the first run with its samples scaled by 0.25):
+    tonight's real run must come out SLOWER and the night must exit 1."""
+    _, work, _ = first_night
+    baselines = work / "fast-baselines"
+    baselines.mkdir()
+    doc = json.loads((work / "out" / "ascend-cpu.json").read_text())
+    for bench in doc["benchmarks"]:
+        rec = bench["extra_info"]["tlbench"]
+        rec["samples_s"] = [s * 0.25 for s in rec["samples_s"]]
+    (baselines / "ascend-cpu.json").write_text(json.dumps(doc))
+    plan = NightlyPlan(
+        suites=(ROOT / "suites" / "test_stages.py",),
+        backend="ascend",
+        out_dir=work / "out2",
+        baseline_dir=baselines,
+        pytest_args=("--tlbench-kind=compile", "--tlbench-scope=smoke", "--tlbench-compile-rounds=4",
+                     "-k", "bn128-bk32 and (auto-s2 or auto-s3)"),
+        timeout_s=900,
+        cwd=ROOT,
+    )
+    outcome = run_nightly(plan)
+    assert outcome.exit_code == 1, outcome.markdown
+    assert "**:x: REGRESSION** (exit 1)" in outcome.markdown
+    assert outcome.markdown.count("| SLOWER |") == 2
+    assert outcome.summary_path.read_text() == outcome.markdown
+
+
+def test_one_crash_costs_one_file(tmp_path):
+    suites = tmp_path / "suites"
+    suites.mkdir()
+    shutil.copy(SLEEPY / "sleepy_suite.py", suites / "test_c_sleepy.py")
+    (suites / "conftest.py").write_text(
+        (SLEEPY / "sleepy_conftest.py").read_text().replace("os.path.dirname(__file__)", repr(str(SLEEPY)))
+    )
+    (suites / "test_a_crash.py").write_text("import os\nos._exit(3)\n")
+    (suites / "test_b_hang.py").write_text(textwrap.dedent("""
+        import time
+
+        def test_hang(benchmark):  # uses the fixture, so --benchmark-only runs it
+            time.sleep(600)
+    """))
+    plan = NightlyPlan(
+        suites=(suites,),
+        backend="sleepy",
+        out_dir=tmp_path / "out",
+        baseline_dir=tmp_path / "baselines",
+        pytest_args=("--tlbench-kind=device",),
+        timeout_s=15,
+        python=sys.executable,
+        cwd=tmp_path,
+    )
+    outcome = run_nightly(plan)
+    status = {r.suite.name: r.status for r in outcome.suite_runs}
+    assert status == {"test_a_crash.py": "crashed", "test_b_hang.py": "timeout", "test_c_sleepy.py": "ok"}
+    assert outcome.exit_code == 2  # no regression, but two suites left no results
+    assert "| " + str(suites / "test_b_hang.py") + " | timeout |" in outcome.markdown
+    assert "killed after 15 s" in outcome.markdown
+    assert (tmp_path / "out" / "sleepy-host-cpu-time-sleep.json").exists()
+    assert "no baseline" in outcome.markdown
