@@ -61,6 +61,7 @@ class TlbenchState:
     diagnostics: list[SpaceDiagnostics] = field(default_factory=list)
     autotune_path: str | None = None
     autotune_written: list[tuple[str, str, str, float | None]] = field(default_factory=list)
+    machine_shipped: set[str] = field(default_factory=set)
     sweeps: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def backends(self) -> list[str]:
@@ -189,13 +190,13 @@ def _diagnose(sweep: Sweep, state: TlbenchState) -> list[SpaceDiagnostics]:
         if not sweep.applies_to(backend_name) or not configs or state.registry.unavailable(backend_name):
             continue
         backend = state.registry.get(backend_name)
-        inert: list[str] = []
+        inert: list[str] | None = None  # probed once per backend: inertness is a property of the configs
         for problem in sweep.problems_for(state.scope):
             diag = diagnose(problem, configs, backend_name, getattr(backend, "arch", None))
-            if sweep.probe_inert_keys and not inert:
+            if sweep.probe_inert_keys and inert is None:
                 legal, _ = prune(problem, configs, backend_name, getattr(backend, "arch", None))
                 inert = inert_keys(legal, lambda c, p=problem: backend.kernel_source(Case(p, c)))
-            diag.inert_keys = inert
+            diag.inert_keys = inert or []
             out.append(diag)
     return out
 
@@ -348,7 +349,10 @@ def pytest_runtest_makereport(item, call):
     if outcome.status == "timed" and fixture is not None and fixture.stats:
         report.user_properties.append((KEY_BENCH, to_plain(fixture.stats.as_dict(include_data=True))))
     report.user_properties.append((KEY_OUTCOME, to_plain(_outcome_record(item.nodeid, bench_item, outcome))))
-    report.user_properties.append((KEY_MACHINE, to_plain({n: b.device_info() for n, b in state.registry.loaded().items()})))
+    loaded = state.registry.loaded()
+    if set(loaded) - state.machine_shipped:  # each backend's device info once per worker
+        report.user_properties.append((KEY_MACHINE, to_plain({n: b.device_info() for n, b in loaded.items()})))
+        state.machine_shipped |= set(loaded)
 
 
 def _outcome_record(nodeid: str, item: BenchItem, outcome: Outcome) -> dict[str, Any]:

@@ -103,8 +103,9 @@ class ControllerCollector:
             elif key == KEY_OUTCOME:
                 self.outcomes.append(value)
             elif key == KEY_MACHINE:
+                worker = getattr(getattr(report, "node", None), "workerinput", {}).get("workerid", "?")
                 for name, info in value.items():
-                    self.machines.setdefault(name, {})[report.node if hasattr(report, "node") else str(len(self.machines))] = info
+                    self.machines.setdefault(name, {})[worker] = info
 
     def _tlbench_json(self) -> dict[str, Any]:
         from harness.record import SCHEMA_VERSION

@@ -67,6 +67,7 @@ class NvidiaBackend:
         if self.device is not None and requested and requested != self._device_arch():
             self._device_reason = f"compiling for {requested} (--nvidia-arch) but the GPU is {self._device_arch()}"
         self.target = tvm.target.Target({"kind": "cuda", "arch": self.arch})
+        self._device_info: dict[str, Any] | None = None
 
     def _device_arch(self) -> str:
         cap = torch.cuda.get_device_capability(self.device)
@@ -80,6 +81,11 @@ class NvidiaBackend:
         return self._device_reason
 
     def device_info(self) -> dict[str, Any]:
+        if self._device_info is None:
+            self._device_info = self._read_device_info()  # nvidia-smi once, not per item
+        return dict(self._device_info)
+
+    def _read_device_info(self) -> dict[str, Any]:
         info: dict[str, Any] = {
             "backend": self.name,
             "target": f"cuda {self.arch}",
