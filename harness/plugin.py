@@ -176,7 +176,11 @@ def _expand(sweep: Sweep, state: TlbenchState) -> list[BenchItem]:
     items: list[BenchItem] = []
     for kind in (k for k in state.kinds if k in sweep.kinds):
         for backend in state.backends():
-            items += [BenchItem(backend, kind, c) for c in sweep.cases(backend, state.scope) if kind == "device" or c.label is None]
+            items += [
+                BenchItem(backend, kind, c, tuple(sweep.skip_on))
+                for c in sweep.cases(backend, state.scope)
+                if kind == "device" or c.label is None
+            ]
             if kind == "device":
                 items += [BenchItem(backend, kind, v) for v in sweep.vendor_cases(backend, state.scope)]
     return items

@@ -28,6 +28,7 @@ class BenchItem:
     backend: str
     kind: str  # "compile" | "device"
     case: Case | VendorCase
+    skip_on: tuple[str, ...] = ("divisibility", "warp-partition", "budget")
 
     @property
     def item_id(self) -> str:

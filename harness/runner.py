@@ -47,7 +47,7 @@ def _gate(item: BenchItem, backend: Backend) -> Outcome | None:
         return _skip(f"{item.backend} cannot compile here: {reason}")
     if isinstance(item.case, Case):
         rejected = backend.rejection(item.case)
-        if rejected is not None:
+        if rejected is not None and (rejected.kind in item.skip_on or rejected.kind == "budget"):
             prefix = "over the on-chip budget" if rejected.kind == "budget" else f"pruned ({rejected.kind})"
             return _skip(f"{prefix}: {rejected.reason}")
     if item.kind == "device":

@@ -145,10 +145,10 @@ class AscendBackend:
         return artifact.kernel_source
 
     def compile(self, case: Case, cold: bool) -> Compiled:
-        func = build_gemm(case.problem, case.config, ASCEND_DIALECT)
         phases: dict[str, float] = {}
         handle = None
         try:
+            func = build_gemm(case.problem, case.config, ASCEND_DIALECT)
             start = time.perf_counter()
             _, facts = lower_with_schedule(func, self.target)
             phases["lower_and_schedule"] = time.perf_counter() - start

@@ -125,9 +125,9 @@ class NvidiaBackend:
         return artifact.kernel_source
 
     def compile(self, case: Case, cold: bool) -> Compiled:
-        func = build_gemm(case.problem, case.config, CUDA_DIALECT)
         phases: dict[str, float] = {}
         try:
+            func = build_gemm(case.problem, case.config, CUDA_DIALECT)
             start = time.perf_counter()
             _, facts = lower_with_plan(func, self.target)
             phases["lower_and_plan"] = time.perf_counter() - start

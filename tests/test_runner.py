@@ -1,0 +1,41 @@
+"""The runner's gate: which pre-compile rejections skip an item (FakeBackend, tests/fake_backend.py)."""
+
+import fake_backend  # tests/ is on sys.path (rootdir conftest)
+
+from harness.backend_api import BackendOptions
+from harness.record import BenchItem
+from harness.runner import RunContext, run_item
+from harness.space import Rejection
+from harness.types import Case, GemmConfig, GemmProblem, MeasurePolicy
+
+
+class WarpRejectingFake(fake_backend.FakeBackend):
+    def rejection(self, case):
+        return Rejection(case.config, "warp-partition", "no valid warp partition of 128x256 over 12 warps")
+
+
+def _ctx(backend):
+    return RunContext(policy=MeasurePolicy(), compile_rounds=1, seed=0, compiled=lambda b, c: b.compile(c, False))
+
+
+CASE = Case(GemmProblem(1024, 1024, 1024), GemmConfig(128, 256, 64, 384, "auto", 3))
+
+
+def test_predicted_compiler_rejection_skips_by_default():
+    backend = WarpRejectingFake(BackendOptions())
+    outcome = run_item(BenchItem("fake", "compile", CASE), backend, _ctx(backend))
+    assert outcome.status == "skipped"
+    assert outcome.reason == "pruned (warp-partition): no valid warp partition of 128x256 over 12 warps"
+
+
+def test_suite_can_hand_the_decision_to_the_compiler():
+    backend = WarpRejectingFake(BackendOptions())
+    outcome = run_item(BenchItem("fake", "compile", CASE, skip_on=("budget",)), backend, _ctx(backend))
+    assert outcome.status == "timed"  # the fake compiler accepts it; a real one answers in its own words
+
+
+def test_budget_always_skips():
+    backend = fake_backend.FakeBackend(BackendOptions())
+    big = Case(GemmProblem(1024, 1024, 1024), GemmConfig(256, 256, 64, 256, "auto", 4))
+    outcome = run_item(BenchItem("fake", "device", big, skip_on=()), backend, _ctx(backend))
+    assert outcome.status == "skipped" and "needs 262144 B, limit 232448 B" in outcome.reason
