@@ -27,7 +27,7 @@ from harness.render import render_outcomes
 from harness.runner import Outcome, RunContext, run_item
 from harness.sweep import SCOPES, Sweep
 from harness.autotune import pick_best, update_best_file
-from harness.space import SpaceDiagnostics, diagnose, inert_keys, prune
+from harness.space import SpaceDiagnostics, diagnose, inert_keys
 from harness.types import Case, MeasurePolicy
 from harness.xdist_support import (
     KEY_BENCH,
@@ -196,9 +196,9 @@ def _diagnose(sweep: Sweep, state: TlbenchState) -> list[SpaceDiagnostics]:
         backend = state.registry.get(backend_name)
         inert: list[str] | None = None  # probed once per backend: inertness is a property of the configs
         for problem in sweep.problems_for(state.scope):
-            diag = diagnose(problem, configs, backend_name, getattr(backend, "arch", None))
+            diag = diagnose(problem, configs, backend_name, reject=lambda c, p=problem: backend.rejection(Case(p, c)))
             if sweep.probe_inert_keys and inert is None:
-                legal, _ = prune(problem, configs, backend_name, getattr(backend, "arch", None))
+                legal = [c for c in configs if backend.rejection(Case(problem, c)) is None]
                 inert = inert_keys(legal, lambda c, p=problem: backend.kernel_source(Case(p, c)))
             diag.inert_keys = inert or []
             out.append(diag)

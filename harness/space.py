@@ -130,9 +130,21 @@ class SpaceDiagnostics:
         return line
 
 
-def diagnose(problem: GemmProblem, configs: Sequence[GemmConfig], backend: str, arch: str | None = None,
-             smem_capacity: int | None = None) -> SpaceDiagnostics:
-    legal, rejected = prune(problem, configs, backend, arch, smem_capacity)
+def diagnose(
+    problem: GemmProblem,
+    configs: Sequence[GemmConfig],
+    backend: str,
+    arch: str | None = None,
+    smem_capacity: int | None = None,
+    reject: Callable[[GemmConfig], Rejection | None] | None = None,
+) -> SpaceDiagnostics:
+    """``reject`` (a backend's own ``rejection``) replaces the built-in rules when given."""
+    if reject is None:
+        legal, rejected = prune(problem, configs, backend, arch, smem_capacity)
+    else:
+        verdicts = [(c, reject(c)) for c in configs]
+        legal = [c for c, r in verdicts if r is None]
+        rejected = [r for _, r in verdicts if r is not None]
     by_kind: dict[str, int] = {}
     examples: dict[str, str] = {}
     for r in rejected:

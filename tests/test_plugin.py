@@ -173,3 +173,29 @@ def test_xdist_workers_are_pinned_and_the_controller_writes_one_merged_json(suit
     accelerators = data["machine_info"]["tlbench"]["backends"]["fake"]["accelerators"]
     assert accelerators == ["FakeAccelerator 1.0 #0", "FakeAccelerator 1.0 #1"]  # one worker per device
     result.stdout.fnmatch_lines(["*tlbench (merged from 2 workers)*"])
+
+
+ALL_OVER_BUDGET = """
+from harness.sweep import Sweep
+from harness.types import GemmConfig, GemmProblem
+
+SWEEP = Sweep(
+    name="hopeless",
+    problems=[GemmProblem(1024, 1024, 1024)],
+    configs=[GemmConfig(256, 256, 64, 256, "auto", s) for s in (4, 5, 6)],
+)
+
+def test_hopeless(tlbench):
+    tlbench.run()
+"""
+
+
+def test_all_infeasible_sweep_ends_with_the_diagnostic_and_exit_0(pytester):
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_hopeless=ALL_OVER_BUDGET)
+    result = pytester.runpytest("--backend=fake", "--benchmark-only", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.OK
+    result.assert_outcomes(skipped=6)
+    result.stdout.fnmatch_lines(
+        ["*[[]tlbench[]] fake gemm-1024x1024x1024-f16: 3 configs requested, 0 legal (rejected: budget 3) -> all infeasible*"]
+    )
