@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from harness import hookspecs
+from harness.autotune import pick_best, update_best_file
 from harness.backend_api import BackendOptions
 from harness.bench_adapter import feed_samples
 from harness.compile_pool import CompilePool
@@ -25,9 +26,8 @@ from harness.record import EXTRA_KEY, SCHEMA_VERSION, BenchItem, failure_record,
 from harness.registry import BackendRegistry, UnknownBackend
 from harness.render import render_outcomes
 from harness.runner import Outcome, RunContext, run_item
-from harness.sweep import SCOPES, Sweep
-from harness.autotune import pick_best, update_best_file
 from harness.space import SpaceDiagnostics, diagnose, inert_keys
+from harness.sweep import SCOPES, Sweep
 from harness.types import Case, MeasurePolicy
 from harness.xdist_support import (
     KEY_BENCH,
@@ -140,9 +140,7 @@ def pytest_configure(config):
     config.hook.pytest_tlbench_register_backends(registry=registry)
     choice = config.getoption("--backend")
     try:
-        for name in choice.split(","):
-            if name.strip() not in registry.valid_choices():
-                registry.select(choice)  # raises with the list of valid names
+        registry.validate(choice)
     except UnknownBackend as exc:
         raise pytest.UsageError(str(exc)) from None
     kind = config.getoption("--tlbench-kind")
@@ -323,8 +321,8 @@ def pytest_benchmark_update_json(config, benchmarks, output_json):
     state = config.stash.get(STATE, None)
     if state is None or not state.outcomes:
         return
-    failed = [failure_record(i, n, o.reason, o.stage, o.plan) for n, i, o in state.outcomes if o.status == "failed"]
-    skipped = [skip_record(i, n, o.reason) for n, i, o in state.outcomes if o.status == "skipped"]
+    failed = [_outcome_record(n, i, o) for n, i, o in state.outcomes if o.status == "failed"]
+    skipped = [_outcome_record(n, i, o) for n, i, o in state.outcomes if o.status == "skipped"]
     output_json[EXTRA_KEY] = {
         "schema_version": SCHEMA_VERSION,
         "backend_choice": state.backend_choice,

@@ -63,7 +63,8 @@ class BackendRegistry:
     def valid_choices(self) -> list[str]:
         return [*self.names, AUTO]
 
-    def select(self, choice: str) -> list[str]:
+    def validate(self, choice: str) -> list[str]:
+        """The names in ``choice``, or ``UnknownBackend`` listing the valid ones.  Loads nothing."""
         wanted = [c.strip() for c in choice.split(",") if c.strip()]
         unknown = [c for c in wanted if c not in self.valid_choices()]
         if unknown or not wanted:
@@ -71,6 +72,10 @@ class BackendRegistry:
                 f"--backend={choice}: unknown backend {', '.join(unknown) or '(empty)'}; "
                 f"valid choices: {', '.join(self.valid_choices())}"
             )
+        return wanted
+
+    def select(self, choice: str) -> list[str]:
+        wanted = self.validate(choice)
         if AUTO in wanted:
             return [n for n in self.names if self.unavailable(n) is None]
         return wanted
