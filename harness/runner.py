@@ -112,9 +112,16 @@ def _run_device(item: BenchItem, backend: Backend, ctx: RunContext) -> Outcome:
 
 
 def run_item(item: BenchItem, backend: Backend, ctx: RunContext) -> Outcome:
+    """Never raises for a kernel's own faults: a launch error, a crash in the check or the
+    timing becomes a ``failed`` outcome with the exception's words, so the item stays in
+    the JSON and the rest of the suite runs on."""
     gated = _gate(item, backend)
     if gated is not None:
         return gated
-    if item.kind == "compile":
-        return _run_compile(item, backend, ctx)
-    return _run_device(item, backend, ctx)
+    try:
+        if item.kind == "compile":
+            return _run_compile(item, backend, ctx)
+        return _run_device(item, backend, ctx)
+    except Exception as exc:  # noqa: BLE001 - recorded, not swallowed: the item fails with this text
+        stage = "compile" if item.kind == "compile" else "run"
+        return Outcome(status="failed", stage=stage, reason=f"{type(exc).__name__}: {exc}")

@@ -39,3 +39,16 @@ def test_budget_always_skips():
     big = Case(GemmProblem(1024, 1024, 1024), GemmConfig(256, 256, 64, 256, "auto", 4))
     outcome = run_item(BenchItem("fake", "device", big, skip_on=()), backend, _ctx(backend))
     assert outcome.status == "skipped" and "needs 262144 B, limit 232448 B" in outcome.reason
+
+
+class CrashingFake(fake_backend.FakeBackend):
+    def measure(self, runnable, inputs, policy):
+        raise RuntimeError("CUDA error: an illegal memory access was encountered")
+
+
+def test_a_crash_while_running_is_a_failed_outcome_with_its_words():
+    backend = CrashingFake(BackendOptions())
+    case = Case(GemmProblem(1024, 1024, 1024), GemmConfig(128, 128, 32, 128, "auto", 2))
+    outcome = run_item(BenchItem("fake", "device", case), backend, _ctx(backend))
+    assert outcome.status == "failed" and outcome.stage == "run"
+    assert outcome.reason == "RuntimeError: CUDA error: an illegal memory access was encountered"
