@@ -92,18 +92,21 @@ def _operand_tile_bytes(problem: GemmProblem, config: GemmConfig) -> int:
 def nvidia_footprint(problem: GemmProblem, config: GemmConfig, arch: str, capacity: int | None = None) -> tuple[ScopeUse, ...]:
     """Shared memory: A and B tiles, one copy per pipeline version (``use - def + 1``).
 
-    A staged output tile lives after the K loop, and tilelang's shared-memory merging
-    reuses the operand buffers for it, so the block needs the larger of the two.
+    A staged output tile lives after the K loop: with one tile per block, tilelang's
+    shared-memory merging reuses the operand buffers for it, so the block needs the larger
+    of the two; in a persistent kernel the next tile's K loop follows, both are live and
+    the block needs their sum (both measured, see tests/test_budget.py).
     """
     if arch not in NVIDIA_SMEM_PER_BLOCK:
         raise ValueError(f"unknown CUDA arch {arch!r}; known: {', '.join(sorted(NVIDIA_SMEM_PER_BLOCK))}")
     per_version = _operand_tile_bytes(problem, config)
     staging = config.block_M * config.block_N * DTYPE_BYTES[problem.output_dtype] if config.stage_output else 0
+    combine = (lambda a, b: a + b) if config.num_cores is not None else max
     return (
         ScopeUse(
             scope="shared.dyn",
-            needed=max(per_version * config.pipeline_depth, staging),
-            minimum=max(per_version, staging),
+            needed=combine(per_version * config.pipeline_depth, staging),
+            minimum=combine(per_version, staging),
             capacity=capacity if capacity is not None else NVIDIA_SMEM_PER_BLOCK[arch],
             enforced_on="needed",
         ),

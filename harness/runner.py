@@ -93,6 +93,13 @@ def _run_device(item: BenchItem, backend: Backend, ctx: RunContext) -> Outcome:
         except CompileError as exc:
             return Outcome(status="failed", stage="compile", reason=str(exc))
         plan = backend.inspect(runnable)
+        over = [
+            f"{scope} needs {used} B, limit {plan.limits[scope]} B"
+            for scope, used in plan.bytes_per_scope.items()
+            if plan.limits.get(scope) and used > plan.limits[scope]
+        ]
+        if over:  # the compiled kernel, not our estimate, says it cannot launch
+            return _skip(f"over the on-chip budget (as compiled): {'; '.join(over)}")
         budget = backend.budget(item.case).to_dict()
         problem = item.case.problem
     inputs = backend.make_inputs(problem, ctx.seed)

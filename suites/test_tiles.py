@@ -1,7 +1,7 @@
 """The tile sweep on NVIDIA: which tile, threads, stages, rasterization and epilogue win.
 
 fp16 ``C = A @ B^T`` at 4096^3 and 8192^3 across block_M x block_N in {128, 256}^2,
-block_K 64, num_stages 2..4, 256 threads, tile rasterization in panels of 8 rows on/off,
+block_K 64, num_stages 2..4, 256 threads, tile rasterization in panels of 8 or 16 rows or none,
 and the output staged through shared memory on/off, plus 128x128 tiles on 128 threads and
 cuBLAS on the same inputs in the same run.  Configs that cannot work (shared memory, warp
 partition) are pruned before compiling, with the reason.  At collection the plugin lowers
@@ -25,7 +25,7 @@ SWEEP = Sweep(
         block_K=(64,),
         num_stages=(2, 3, 4),
         threads=(256,),
-        group_m=(None, 8),
+        group_m=(None, 8, 16),
         stage_output=(False, True),
     ),
     configs=[GemmConfig(128, 128, 64, 128, "auto", s, group_m=8, stage_output=True) for s in (3, 4)],

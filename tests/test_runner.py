@@ -52,3 +52,19 @@ def test_a_crash_while_running_is_a_failed_outcome_with_its_words():
     outcome = run_item(BenchItem("fake", "device", case), backend, _ctx(backend))
     assert outcome.status == "failed" and outcome.stage == "run"
     assert outcome.reason == "RuntimeError: CUDA error: an illegal memory access was encountered"
+
+
+class OversizedPlanFake(fake_backend.FakeBackend):
+    def compile(self, case, cold):
+        compiled = super().compile(case, cold)
+        compiled.plan.bytes_per_scope = {"shared.dyn": 262144}
+        compiled.plan.limits = {"shared.dyn": 232448}
+        return compiled
+
+
+def test_a_compiled_kernel_over_the_limit_is_never_launched():
+    backend = OversizedPlanFake(BackendOptions())
+    case = Case(GemmProblem(1024, 1024, 1024), GemmConfig(128, 128, 32, 128, "auto", 2))
+    outcome = run_item(BenchItem("fake", "device", case), backend, _ctx(backend))
+    assert outcome.status == "skipped"
+    assert outcome.reason == "over the on-chip budget (as compiled): shared.dyn needs 262144 B, limit 232448 B"
