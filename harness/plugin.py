@@ -370,9 +370,9 @@ def pytest_sessionfinish(session, exitstatus):
     if state is None or not state.autotune_path:
         return
     records = [o.record for _, _, o in state.outcomes if o.status == "timed"]
-    loaded = state.registry.loaded()
-    devices = {name: str(b.device_info().get("accelerator")) for name, b in loaded.items()}
-    versions = {str(b.device_info().get("tilelang")) for b in loaded.values()}
+    infos = {name: b.device_info() for name, b in state.registry.loaded().items()}
+    devices = {name: str(info.get("accelerator")) for name, info in infos.items()}
+    versions = {str(info.get("tilelang")) for info in infos.values()}
     entries = pick_best(records, devices)
     if entries:
         update_best_file(state.autotune_path, entries, ", ".join(sorted(versions)) or None)

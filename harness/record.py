@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from harness.space import REJECTION_KINDS
 from harness.stats import summarize
 from harness.types import Case, CheckResult, DeviceSamples, Plan, VendorCase
 
@@ -28,7 +29,7 @@ class BenchItem:
     backend: str
     kind: str  # "compile" | "device"
     case: Case | VendorCase
-    skip_on: tuple[str, ...] = ("divisibility", "warp-partition", "budget")
+    skip_on: tuple[str, ...] = REJECTION_KINDS
 
     @property
     def item_id(self) -> str:

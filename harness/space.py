@@ -20,6 +20,9 @@ from typing import Any, Callable, Iterable, Sequence
 from harness import budget
 from harness.types import GemmConfig, GemmProblem
 
+# Every kind of pre-compile rejection; a suite's ``skip_on`` chooses which of them skip.
+REJECTION_KINDS = ("divisibility", "warp-partition", "budget")
+
 SWEPT_KEYS = ("block_M", "block_N", "block_K", "threads", "num_stages", "group_m", "stage_output", "enable_offset", "num_cores")
 
 

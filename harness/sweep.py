@@ -17,7 +17,7 @@ from itertools import product
 from typing import Iterable, Mapping, Sequence
 
 from harness.autotune import load_best
-from harness.space import Axes
+from harness.space import REJECTION_KINDS, Axes
 from harness.types import Case, GemmConfig, GemmProblem, VendorCase
 
 SCOPES = ("smoke", "full")
@@ -40,7 +40,7 @@ class Sweep:
     # Which pre-compile rejections skip an item.  The on-chip budget always does (an over-
     # budget kernel only fails at launch); drop "divisibility"/"warp-partition" to let the
     # compiler answer with its own words instead of tlbench's prediction of them.
-    skip_on: Sequence[str] = ("divisibility", "warp-partition", "budget")
+    skip_on: Sequence[str] = REJECTION_KINDS
 
     def problems_for(self, scope: str) -> list[GemmProblem]:
         if scope not in SCOPES:

@@ -139,6 +139,7 @@ class ControllerCollector:
             return
         from harness.render import format_table, rows_from_records
 
-        terminalreporter.write_sep("=", f"tlbench (merged from {len(self.machines and next(iter(self.machines.values())))} workers)")
+        workers = len({worker for per_worker in self.machines.values() for worker in per_worker})
+        terminalreporter.write_sep("=", f"tlbench (merged from {workers} workers)")
         for line in format_table(rows_from_records(sorted(self.outcomes, key=lambda o: (o["kind"], o["backend"], o["case_id"])))):
             terminalreporter.write_line(line)
