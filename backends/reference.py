@@ -13,7 +13,7 @@ from typing import Any
 
 import torch
 
-from harness.types import CheckResult, GemmProblem
+from harness.core.cases import CheckResult, GemmProblem
 
 RTOL = 1e-2
 ATOL = 1e-2

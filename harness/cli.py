@@ -5,7 +5,7 @@ Contract: ``main(argv=None) -> int`` parses ``argv`` and returns the exit code:
 2 = unusable input (missing or malformed file, not pytest-benchmark output, a tlbench schema
 mismatch, runs of different backends or testbeds).  Unusable input is one line on stderr
 and never a traceback.  Bad arguments are argparse's usage error (which lists valid
-choices, exit 2).  All work is done by ``harness.compare`` / ``report`` / ``store`` /
+choices, exit 2).  All work is done by ``harness.results.compare`` / ``report`` / ``store`` /
 ``nightly``; this module only wires arguments to them.
 """
 
@@ -18,8 +18,8 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from harness.compare import CompareError, Thresholds, compare_backends, compare_runs
-from harness.store import ResultsError, baseline_name, load_results, split_by_backend, write_document
+from harness.results.compare import CompareError, Thresholds, compare_backends, compare_runs
+from harness.results.store import ResultsError, baseline_name, load_results, split_by_backend, write_document
 
 EXIT_OK, EXIT_REGRESSION, EXIT_UNUSABLE = 0, 1, 2
 DEFAULT_BASELINE_DIR = "results/baselines"
@@ -79,7 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("file", metavar="FILE.json")
     rep.add_argument("--markdown", metavar="OUT.md", help="also write markdown")
     rep.add_argument("--png", metavar="OUT.png", help="plot TFLOP/s (device) or compile time / modeled cycles vs num_stages per tile")
-    rep.add_argument("--stages", action="store_true", help="the per-stage report of harness.stage_report")
+    rep.add_argument("--stages", action="store_true", help="the per-stage report of harness.analysis.stage_report")
 
     base = sub.add_parser("baseline", help="manage results/baselines/<backend>-<device>.json")
     base_sub = base.add_subparsers(dest="baseline_command", required=True, metavar="{update}")
@@ -121,7 +121,7 @@ def _thresholds(args: argparse.Namespace) -> Thresholds:
 
 
 def _compare_runs(args: argparse.Namespace) -> int:
-    from harness import report
+    from harness.results import report
 
     if len(args.files) != 2:
         raise UsageProblem(f"compare takes BASE.json NEW.json (got {len(args.files)} files); use --across-backends to join backends")
@@ -138,7 +138,7 @@ def _compare_runs(args: argparse.Namespace) -> int:
 
 
 def _compare_backends(args: argparse.Namespace) -> int:
-    from harness import report
+    from harness.results import report
 
     across = compare_backends([load_results(f) for f in args.files])
     report.print_across(across, _console())
@@ -152,12 +152,12 @@ def _compare_backends(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     if args.stages:
         try:
-            from harness import stage_report
+            from harness.analysis import stage_report
         except ImportError as exc:
             print(f"tlbench: report --stages is not available here ({exc})", file=sys.stderr)
             return EXIT_UNUSABLE
         return int(stage_report.main(args.file) or 0)
-    from harness import report
+    from harness.results import report
 
     results = load_results(args.file)
     report.print_run(results, _console())
@@ -184,7 +184,7 @@ def _baseline_update(args: argparse.Namespace) -> int:
 
 
 def _nightly(args: argparse.Namespace) -> int:
-    from harness.nightly import NightlyPlan, run_nightly
+    from harness.results.nightly import NightlyPlan, run_nightly
 
     missing = [s for s in args.suites if not Path(s).exists()]
     if missing:

@@ -3,7 +3,7 @@
 Contract: a suite module declares ``SWEEP = Sweep(...)`` and a test taking the ``tlbench``
 fixture; this plugin expands it into one item per (measure kind, backend, case) with ids
 like ``compile-nvidia-gemm-8192x8192x8192-f16-bm128-bn256-bk64-t256-auto-s3``, runs each
-through ``harness.runner`` and hands the samples to pytest-benchmark, so ``stats`` are
+through ``harness.measure.runner`` and hands the samples to pytest-benchmark, so ``stats`` are
 device (or compile) seconds.  Items that fail or skip are also written to the JSON's
 top-level ``tlbench`` key.  All per-run state lives in ``config.stash``.
 """
@@ -17,19 +17,19 @@ from typing import Any
 
 import pytest
 
-from harness import hookspecs
-from harness.autotune import pick_best, update_best_file
-from harness.backend_api import BackendOptions
-from harness.bench_adapter import feed_samples
-from harness.compile_pool import CompilePool
-from harness.record import EXTRA_KEY, SCHEMA_VERSION, BenchItem, failure_record, skip_record
-from harness.registry import BackendRegistry, UnknownBackend
-from harness.render import render_outcomes
-from harness.runner import Outcome, RunContext, run_item
-from harness.space import SpaceDiagnostics, diagnose, inert_keys
-from harness.sweep import SCOPES, Sweep
-from harness.types import Case, MeasurePolicy
-from harness.xdist_support import (
+from harness.pytest_plugin import hookspecs
+from harness.results.best_configs import pick_best, update_best_file
+from harness.core.backend_api import BackendOptions
+from harness.pytest_plugin.bench_adapter import feed_samples
+from harness.measure.compile_pool import CompilePool
+from harness.core.record import EXTRA_KEY, SCHEMA_VERSION, BenchItem, failure_record, skip_record
+from harness.core.registry import BackendRegistry, UnknownBackend
+from harness.results.table import render_outcomes
+from harness.measure.runner import Outcome, RunContext, run_item
+from harness.core.space import SpaceDiagnostics, diagnose, inert_keys
+from harness.core.sweep import SCOPES, Sweep
+from harness.core.cases import Case, MeasurePolicy
+from harness.pytest_plugin.xdist_support import (
     KEY_BENCH,
     KEY_MACHINE,
     KEY_OUTCOME,

@@ -8,8 +8,8 @@ cycles).  NVIDIA: the same computation with the ReLU applied to the register fra
 before the store, one block per tile.  bf16 in, fp32 out.
 """
 
-from harness.sweep import Sweep
-from harness.types import GemmConfig, GemmProblem
+from harness.core.sweep import Sweep
+from harness.core.cases import GemmConfig, GemmProblem
 
 ASCEND_TILES = [(128, 128, 128), (128, 256, 64), (256, 128, 64)]
 NVIDIA_TILES = [(128, 128, 64, 128), (128, 256, 64, 256)]

@@ -6,7 +6,7 @@ import pytest
 @pytest.fixture(scope="session")
 def nvidia_sm80():
     from backends.nvidia import NvidiaBackend
-    from harness.backend_api import BackendOptions
+    from harness.core.backend_api import BackendOptions
 
     return NvidiaBackend(BackendOptions({"nvidia_arch": "sm_80"}))
 
@@ -14,7 +14,7 @@ def nvidia_sm80():
 @pytest.fixture(scope="session")
 def nvidia_sm90a():
     from backends.nvidia import NvidiaBackend
-    from harness.backend_api import BackendOptions
+    from harness.core.backend_api import BackendOptions
 
     return NvidiaBackend(BackendOptions({"nvidia_arch": "sm_90a"}))
 
@@ -22,6 +22,6 @@ def nvidia_sm90a():
 @pytest.fixture(scope="session")
 def ascend():
     from backends.ascend import AscendBackend
-    from harness.backend_api import BackendOptions
+    from harness.core.backend_api import BackendOptions
 
     return AscendBackend(BackendOptions())

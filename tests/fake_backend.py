@@ -7,9 +7,9 @@ Real lowering, plans and schedules are tested against tilelang in the other test
 
 from __future__ import annotations
 
-from harness import budget
-from harness.backend_api import BackendOptions, Compiled, CompileError
-from harness.types import CheckResult, DeviceSamples, Plan, VendorCase
+from harness.core import budget
+from harness.core.backend_api import BackendOptions, Compiled, CompileError
+from harness.core.cases import CheckResult, DeviceSamples, Plan, VendorCase
 
 DEVICE_SAMPLES_S = (1.0e-3, 1.1e-3, 0.9e-3, 1.05e-3, 0.95e-3)
 COMPILE_SECONDS = 0.25
@@ -37,7 +37,7 @@ class FakeBackend:
         return budget.check(case.problem, case.config, "nvidia", "sm_90a")
 
     def rejection(self, case):
-        from harness.space import Rejection
+        from harness.core.space import Rejection
 
         verdict = self.budget(case)
         return None if verdict.fits else Rejection(case.config, "budget", verdict.reason)

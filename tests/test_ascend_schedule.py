@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("tilelang")
 
-from harness.types import Case, GemmConfig, GemmProblem  # noqa: E402
+from harness.core.cases import Case, GemmConfig, GemmProblem  # noqa: E402
 
 BF16 = GemmProblem(512, 512, 1024, "bfloat16", out_dtype="float32")
 BF16_RELU = GemmProblem(512, 512, 1024, "bfloat16", out_dtype="float32", epilogue="relu")
@@ -62,7 +62,7 @@ def test_enable_offset_reaches_the_scheduler(ascend):
 
 
 def test_real_scheduler_agrees_with_the_budget_on_l1_and_misses_l0c(ascend):
-    from harness.backend_api import CompileError
+    from harness.core.backend_api import CompileError
 
     with pytest.raises(CompileError, match="insufficient for minimum buffer usage 786432"):
         ascend.compile(Case(GemmProblem(1024, 1024, 2048, "bfloat16"), GemmConfig(512, 256, 512, 128, "auto", 1, num_cores=4)), cold=True)

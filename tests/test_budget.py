@@ -2,8 +2,8 @@
 
 import pytest
 
-from harness import budget
-from harness.types import GemmConfig, GemmProblem
+from harness.core import budget
+from harness.core.cases import GemmConfig, GemmProblem
 
 FP16_8K = GemmProblem(8192, 8192, 8192, "float16")
 

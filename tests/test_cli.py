@@ -210,17 +210,17 @@ def test_report_stages_delegates_to_stage_report(capsys, monkeypatch, tmp_path):
     import types
 
     calls = []
-    fake = types.ModuleType("harness.stage_report")
+    fake = types.ModuleType("harness.analysis.stage_report")
     fake.main = lambda path: calls.append(path) or 3
-    monkeypatch.setitem(sys.modules, "harness.stage_report", fake)
-    monkeypatch.delattr("harness.stage_report", raising=False)
+    monkeypatch.setitem(sys.modules, "harness.analysis.stage_report", fake)
+    monkeypatch.delattr("harness.analysis.stage_report", raising=False)
     code, _, _ = _run(capsys, "report", H200, "--stages")
     assert code == 3 and calls == [str(H200)]
 
 
 def test_report_stages_without_the_module_exit_2(capsys, monkeypatch):
-    monkeypatch.setitem(sys.modules, "harness.stage_report", None)  # import raises ImportError
-    monkeypatch.delattr("harness.stage_report", raising=False)
+    monkeypatch.setitem(sys.modules, "harness.analysis.stage_report", None)  # import raises ImportError
+    monkeypatch.delattr("harness.analysis.stage_report", raising=False)
     code, _, err = _run(capsys, "report", H200, "--stages")
     assert code == 2 and "report --stages is not available here" in _one_line_error(err)
 

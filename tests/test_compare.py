@@ -1,4 +1,4 @@
-"""harness.compare on checked-in JSON of real runs (tests/fixtures/compare/README.md).
+"""harness.results.compare on checked-in JSON of real runs (tests/fixtures/compare/README.md).
 
 What is pinned: the verdict rule (rank test AND minimum effect AND noise floor), A/A of real
 runs gives no SLOWER, an injected 10 % slowdown is SLOWER, the in-run vendor ratio cancels
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.compare import (
+from harness.results.compare import (
     MODELED_CYCLES,
     DEVICE_TIME,
     RUN_RATIO,
@@ -26,7 +26,7 @@ from harness.compare import (
     compare_runs,
     judge,
 )
-from harness.store import load_results, parse_results
+from harness.results.store import load_results, parse_results
 
 FIXTURES = Path(__file__).parent / "fixtures"
 COMPARE = FIXTURES / "compare"
@@ -328,6 +328,6 @@ def test_modeled_cycle_changes_are_reported_not_gated():
     assert (change.base_ii, change.new_ii) == (164, 245)
     assert not cmp.has_regression
 
-    from harness.report import comparison_markdown
+    from harness.results.report import comparison_markdown
 
     assert "modeled 5,576 -> 8,085 cyc/core (+45.0%), loop II 164 -> 245 cyc (model, not gated)" in comparison_markdown(cmp)

@@ -16,7 +16,7 @@ from backends.ascend.dialect import ASCEND_DIALECT  # noqa: E402
 from backends.kernels import gemm as gemm_module  # noqa: E402
 from backends.kernels.gemm import build_gemm  # noqa: E402
 from backends.nvidia.dialect import CUDA_DIALECT  # noqa: E402
-from harness.types import GemmConfig, GemmProblem  # noqa: E402
+from harness.core.cases import GemmConfig, GemmProblem  # noqa: E402
 
 FP16 = GemmProblem(1024, 1024, 1024, "float16")
 RELU = GemmProblem(512, 512, 1024, "bfloat16", out_dtype="float32", epilogue="relu")

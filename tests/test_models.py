@@ -12,8 +12,8 @@ import struct
 
 import pytest
 
-from harness import models
-from harness import timeline_plot
+from harness.analysis import timeline_model as models
+from harness.analysis import timeline_plot
 
 SEED = dict(iterations=8, issue=1, latency=30, compute=20)
 

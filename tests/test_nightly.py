@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from harness.compare import Thresholds
-from harness.nightly import NightlyPlan, gate_against_baselines, run_nightly
+from harness.results.compare import Thresholds
+from harness.results.nightly import NightlyPlan, gate_against_baselines, run_nightly
 
 ROOT = Path(__file__).resolve().parents[1]
 SLEEPY = Path(__file__).parent / "fixtures" / "compare" / "sleepy"

@@ -4,7 +4,7 @@ import pytest
 
 pytest.importorskip("tilelang")
 
-from harness.types import Case, GemmConfig, GemmProblem  # noqa: E402
+from harness.core.cases import Case, GemmConfig, GemmProblem  # noqa: E402
 
 FP16 = GemmProblem(1024, 1024, 1024, "float16")
 
@@ -55,7 +55,7 @@ def test_sm90a_auto_pipelines_are_warp_specialized_with_tma(nvidia_sm90a):
 
 
 def test_a_config_tilelang_rejects_raises_compile_error_with_its_words(nvidia_sm90a):
-    from harness.backend_api import CompileError
+    from harness.core.backend_api import CompileError
 
     with pytest.raises(CompileError, match="No valid warp partition"):
         nvidia_sm90a.compile(Case(FP16, GemmConfig(128, 256, 64, 384, "auto", 3)), cold=False)

@@ -27,8 +27,8 @@ def pytest_tlbench_register_backends(registry):
 """
 
 SUITE = """
-from harness.sweep import Sweep
-from harness.types import GemmConfig, GemmProblem
+from harness.core.sweep import Sweep
+from harness.core.cases import GemmConfig, GemmProblem
 
 SWEEP = Sweep(
     name="fake_suite",
@@ -143,7 +143,7 @@ def test_pytest_benchmark_compare_reads_our_file(suite):
 
 
 def test_records_round_trip_through_json(suite):
-    from harness.record import records_of
+    from harness.core.record import records_of
 
     _run(suite, "--backend=fake")
     records = records_of(_json(suite))
@@ -176,8 +176,8 @@ def test_xdist_workers_are_pinned_and_the_controller_writes_one_merged_json(suit
 
 
 ALL_OVER_BUDGET = """
-from harness.sweep import Sweep
-from harness.types import GemmConfig, GemmProblem
+from harness.core.sweep import Sweep
+from harness.core.cases import GemmConfig, GemmProblem
 
 SWEEP = Sweep(
     name="hopeless",

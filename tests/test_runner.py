@@ -2,11 +2,11 @@
 
 import fake_backend  # tests/ is on sys.path (rootdir conftest)
 
-from harness.backend_api import BackendOptions
-from harness.record import BenchItem
-from harness.runner import RunContext, run_item
-from harness.space import Rejection
-from harness.types import Case, GemmConfig, GemmProblem, MeasurePolicy
+from harness.core.backend_api import BackendOptions
+from harness.core.record import BenchItem
+from harness.measure.runner import RunContext, run_item
+from harness.core.space import Rejection
+from harness.core.cases import Case, GemmConfig, GemmProblem, MeasurePolicy
 
 
 class WarpRejectingFake(fake_backend.FakeBackend):

@@ -2,8 +2,8 @@
 
 import pytest
 
-from harness.space import Axes, diagnose, inert_keys, probe_pairs, prune
-from harness.types import GemmConfig, GemmProblem
+from harness.core.space import Axes, diagnose, inert_keys, probe_pairs, prune
+from harness.core.cases import GemmConfig, GemmProblem
 
 FP16_4K = GemmProblem(4096, 4096, 4096, "float16")
 SEED_AXES = Axes(block_M=(64, 128, 256), block_N=(64, 128, 256), block_K=(16, 32, 64), num_stages=(1, 2, 3, 4), threads=(128, 256))
@@ -54,7 +54,7 @@ def test_inert_key_is_found_by_comparing_generated_code():
 @pytest.mark.parametrize("backend", ["nvidia", "ascend"])
 def test_inert_key_with_the_real_compiler(backend, nvidia_sm90a, ascend):
     pytest.importorskip("tilelang")
-    from harness.types import Case
+    from harness.core.cases import Case
 
     chosen = {"nvidia": nvidia_sm90a, "ascend": ascend}[backend]
     configs = Axes(block_M=(128,), block_N=(128,), block_K=(32,), num_stages=(2,), threads=(128,), stage_output=(False, True)).configs()

@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from harness import schedule_plot, stage_report
-from harness.record import records_of
+from harness.analysis import schedule_plot
+from harness.analysis import stage_report
+from harness.core.record import records_of
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 H200 = FIXTURES / "h200-stages-smoke.json"

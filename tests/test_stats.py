@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from harness.stats import enough, median_ci, relative_ci_halfwidth, summarize
+from harness.measure.stats import enough, median_ci, relative_ci_halfwidth, summarize
 
 
 def test_summary_of_known_samples():

@@ -15,8 +15,8 @@ import pytest
 pytest.importorskip("tilelang")
 
 SUITE = """
-from harness.sweep import Sweep
-from harness.types import GemmConfig, GemmProblem
+from harness.core.sweep import Sweep
+from harness.core.cases import GemmConfig, GemmProblem
 
 SWEEP = Sweep(
     name="cpu_e2e",

@@ -53,7 +53,7 @@ def test_each_job_is_thin(workflow, name):
     job = workflow["jobs"][name]
     runs = _runs(job)
     assert runs[0] == "python3 -m harness.bootstrap"
-    assert len(runs) == 2 and runs[1].startswith("tlbench nightly")  # every step lives in harness/nightly.py
+    assert len(runs) == 2 and runs[1].startswith("tlbench nightly")  # every step lives in harness/results/nightly.py
     upload = [s for s in job["steps"] if str(s.get("uses", "")).startswith("actions/upload-artifact@")]
     assert len(upload) == 1 and upload[0]["if"] == "always()"
     assert upload[0]["with"]["path"].rstrip("/") == _nightly_args(job).out_dir.rstrip("/")

@@ -1,7 +1,7 @@
 """The Ascend backend: tilelang's Ascend 950 path (EstimateLatency, Z3 AutoSchedule,
 multi-buffer), recorded for every config; timed on an NPU only where one exists.
 
-Contract (see harness/backend_api.py): ``compile`` lowers to AscendC on any machine and
+Contract (see harness/core/backend_api.py): ``compile`` lowers to AscendC on any machine and
 returns the plan with the Z3 schedule under ``schedule_model`` (modeled cycles, never a
 time); where bisheng exists it also builds the binary.  ``device_unavailable`` names what
 is missing for a run (torch_npu / its import error, bisheng, an NPU).  ``measure`` times
@@ -21,9 +21,10 @@ from backends.ascend import npu
 from backends.ascend.dialect import ASCEND_DIALECT
 from backends.ascend.schedule import PIPES, ScheduleFacts, install_z3_recorders, lower_with_schedule
 from backends.kernels.gemm import build_gemm
-from harness import budget, space
-from harness.backend_api import BackendOptions, Compiled, CompileError
-from harness.types import DTYPE_BYTES, Case, CheckResult, DeviceSamples, GemmProblem, MeasurePolicy, Plan, VendorCase
+from harness.core import budget
+from harness.core import space
+from harness.core.backend_api import BackendOptions, Compiled, CompileError
+from harness.core.cases import DTYPE_BYTES, Case, CheckResult, DeviceSamples, GemmProblem, MeasurePolicy, Plan, VendorCase
 
 TARGET_NAME = "ascend dav-3510"
 

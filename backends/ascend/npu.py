@@ -18,8 +18,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from harness.stats import enough
-from harness.types import DeviceSamples, MeasurePolicy
+from harness.measure.stats import enough
+from harness.core.cases import DeviceSamples, MeasurePolicy
 
 METHOD_NPU_EVENTS = "npu-event"
 # Ascend 950 L2 is 192 MiB or less; flush twice that when the device does not say.

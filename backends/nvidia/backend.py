@@ -1,6 +1,6 @@
 """The NVIDIA backend: tilelang's CUDA path, checked against torch, timed with CUPTI.
 
-Contract (see harness/backend_api.py): compiles on any machine with tilelang (and nvcc for
+Contract (see harness/core/backend_api.py): compiles on any machine with tilelang (and nvcc for
 the binary); runs and times only where ``torch.cuda`` sees a GPU.  The target arch comes
 from the GPU (``sm_90a`` on Hopper); with no GPU, from ``--nvidia-arch`` (default sm_90a).
 ``compile(cold=True)`` bypasses tilelang's kernel and cubin caches so the compile item
@@ -25,9 +25,10 @@ from backends.nvidia.dialect import CUDA_DIALECT
 from backends.nvidia.plan import lower_with_plan
 from backends.nvidia.timing import sample_device_times
 from backends.reference import check_output, make_gemm_inputs
-from harness import budget, space
-from harness.backend_api import BackendOptions, Compiled, CompileError
-from harness.types import Case, CheckResult, DeviceSamples, GemmProblem, MeasurePolicy, Plan, VendorCase
+from harness.core import budget
+from harness.core import space
+from harness.core.backend_api import BackendOptions, Compiled, CompileError
+from harness.core.cases import Case, CheckResult, DeviceSamples, GemmProblem, MeasurePolicy, Plan, VendorCase
 
 DEFAULT_ARCH = "sm_90a"
 _ARCH_BY_CAPABILITY = {(8, 0): "sm_80", (8, 6): "sm_86", (8, 9): "sm_89", (9, 0): "sm_90a", (10, 0): "sm_100a", (12, 0): "sm_120"}

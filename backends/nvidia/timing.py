@@ -19,8 +19,8 @@ from typing import Callable
 
 import torch
 
-from harness.stats import enough
-from harness.types import DeviceSamples, MeasurePolicy
+from harness.measure.stats import enough
+from harness.core.cases import DeviceSamples, MeasurePolicy
 
 METHOD_CUPTI = "cupti-kernel-timestamps"
 METHOD_EVENTS = "cuda-event"

@@ -18,7 +18,7 @@ Contract
 
   A group's speedups and recommendation use device time when it has any, else modeled
   cycles (``TileGroup.basis``: ``"device"`` / ``"model"`` / ``"none"``).
-* The model beside the numbers is ``harness.models``' ``copy -> compute`` timeline:
+* The model beside the numbers is ``harness.analysis.timeline_model``' ``copy -> compute`` timeline:
 
   - NVIDIA: ``fit_latency_ratio`` fitted to the measured medians of ``auto`` num_stages >= 1
     (iterations = K steps of one block); ``predicted`` / ``relative_error`` per stage are
@@ -33,8 +33,8 @@ Contract
   one sentence of why; ``notes`` hold what else an engineer should know (Hopper stage 1,
   a best point at the deepest depth tried, Z3 allocating fewer buffers than asked).
 * ``format_stage_report(report)`` renders the report as text lines; ``main(path,
-  png_dir=None)`` loads a results file (``harness.store``), prints, optionally writes the
-  space-time PNGs (``harness.schedule_plot``), and returns 0, or 2 after one line on
+  png_dir=None)`` loads a results file (``harness.results.store``), prints, optionally writes the
+  space-time PNGs (``harness.analysis.schedule_plot``), and returns 0, or 2 after one line on
   stderr when the input cannot be used.  No global state.
 """
 
@@ -46,11 +46,11 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from harness import models
-from harness.record import EXTRA_KEY, records_of
-from harness.render import format_seconds
-from harness.store import ResultsError, load_results, testbed_of
-from harness.types import DTYPE_SHORT
+from harness.analysis import timeline_model as models
+from harness.core.record import EXTRA_KEY, records_of
+from harness.results.table import format_seconds
+from harness.results.store import ResultsError, load_results, testbed_of
+from harness.core.cases import DTYPE_SHORT
 
 TOLERANCE = 0.02  # recommend: smallest num_stages within 2 % of the best
 PRODUCER_PIPES = frozenset({"MTE1", "MTE2"})  # Ascend pipes that load operands for compute
@@ -618,7 +618,7 @@ def _basis_lines(group: TileGroup) -> list[str]:
 def _model_lines(group: TileGroup) -> list[str]:
     if group.fit is not None:
         f = group.fit
-        return [f"   model: copy -> compute timeline (harness.models), {f.iterations} K steps, fitted to device "
+        return [f"   model: copy -> compute timeline (harness.analysis.timeline_model), {f.iterations} K steps, fitted to device "
                 f"medians of num_stages>=1: latency/compute {f.latency_ratio:.2f}, compute "
                 f"{format_seconds(f.compute_time)} and copy latency {format_seconds(f.latency_time)} per K step "
                 f"(kernel time / K steps: all waves of blocks folded into one loop)"]
@@ -628,7 +628,7 @@ def _model_lines(group: TileGroup) -> list[str]:
         comp = ", ".join(f"{_short(n)} {lt:.0f} on {p}" for n, p, lt, _ in lat.computes)
         return [f"   model: EstimateLatency per K step (cycles, model): {copies} -> operands in place after "
                 f"{lat.latency:.0f}, {lat.copy_pipe} busy {lat.issue:.0f}; compute {comp}",
-                f"   timeline model (harness.models) with latency {lat.latency:.0f}, compute {lat.compute:.0f}, "
+                f"   timeline model (harness.analysis.timeline_model) with latency {lat.latency:.0f}, compute {lat.compute:.0f}, "
                 f"issue {lat.issue:.0f}, {group.prediction.iterations} K steps, vs what Z3 scheduled"]
     return [f"   model: {group.model_note}"] if group.model_note else []
 
@@ -699,7 +699,7 @@ def main(path: str | Path, png_dir: str | Path | None = None) -> int:
 
 def write_pngs(report: StageReport, records: Iterable[Mapping[str, Any]], png_dir: str | Path) -> list[Path]:
     """One space-time PNG per group: the Z3 schedule (Ascend) or the fitted model (NVIDIA)."""
-    from harness import schedule_plot
+    from harness.analysis import schedule_plot
 
     by_case = {(r.get("backend"), r.get("case_id")): r for r in records}
     written = []

@@ -6,7 +6,7 @@ configs (listed, expanded from ``axes``, plus any backend-only configs), in decl
 order.  ``vendor=True`` adds one vendor-library item per problem; ``best_configs`` (a
 results/best_configs.json written by autotune) adds the recorded winner per problem as a
 case labelled ``best``.  ``probe_inert_keys`` asks the plugin to lower pairs of configs at
-collection to find swept keys that do not change the kernel.  Ids are ``<problem>-<config>`` (see harness/types.py)
+collection to find swept keys that do not change the kernel.  Ids are ``<problem>-<config>`` (see harness/core/cases.py)
 and never depend on the backend, so the same kernel can be joined across backends.
 """
 
@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from itertools import product
 from typing import Iterable, Mapping, Sequence
 
-from harness.autotune import load_best
-from harness.space import REJECTION_KINDS, Axes
-from harness.types import Case, GemmConfig, GemmProblem, VendorCase
+from harness.results.best_configs import load_best
+from harness.core.space import REJECTION_KINDS, Axes
+from harness.core.cases import Case, GemmConfig, GemmProblem, VendorCase
 
 SCOPES = ("smoke", "full")
 

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from harness.types import GemmConfig, GemmProblem
+from harness.core.cases import GemmConfig, GemmProblem
 
 SCHEMA_VERSION = 1
 

@@ -2,10 +2,10 @@
 
 Usage on a GPU host (one process per mode, ncu wraps the second):
 
-    python -m backends.nvidia.honesty harness --case CASE_ID [--repeats 3]
+    python -m backends.tools.ncu_crosscheck harness --case CASE_ID [--repeats 3]
     ncu --clock-control none --metrics gpu__time_duration.sum -k regex:gemm_kernel --csv \
-        python -m backends.nvidia.honesty launch --case CASE_ID --count 20
-    python -m backends.nvidia.honesty compare HARNESS.json NCU.csv
+        python -m backends.tools.ncu_crosscheck launch --case CASE_ID --count 20
+    python -m backends.tools.ncu_crosscheck compare HARNESS.json NCU.csv
 
 ``harness`` prints/writes the harness median (the same ``NvidiaBackend.measure`` the suites
 use) for each repeat; ``launch`` only launches the kernel ``count`` times after an L2 flush
@@ -29,7 +29,7 @@ _CASE = re.compile(
 
 
 def parse_case(case_id: str):
-    from harness.types import Case, GemmConfig, GemmProblem
+    from harness.core.cases import Case, GemmConfig, GemmProblem
 
     m = _CASE.match(case_id)
     if not m:
@@ -44,14 +44,14 @@ def parse_case(case_id: str):
 
 def _backend():
     from backends.nvidia.backend import NvidiaBackend
-    from harness.backend_api import BackendOptions
+    from harness.core.backend_api import BackendOptions
 
     return NvidiaBackend(BackendOptions())
 
 
 def run_harness(case_id: str, repeats: int, out: str | None) -> None:
-    from harness.stats import summarize
-    from harness.types import MeasurePolicy
+    from harness.measure.stats import summarize
+    from harness.core.cases import MeasurePolicy
 
     backend = _backend()
     case = parse_case(case_id)
@@ -119,7 +119,7 @@ def compare(harness_json: str, ncu_csv: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m backends.nvidia.honesty", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m backends.tools.ncu_crosscheck", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="mode", required=True)
     h = sub.add_parser("harness")
     h.add_argument("--case", required=True)

@@ -26,9 +26,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from harness import models
-from harness.render import format_seconds
-from harness.timeline_plot import Bar, Lane, Panel, Phase, draw_space_time, pack_tracks, panel_from_timeline
+from harness.analysis import timeline_model as models
+from harness.results.table import format_seconds
+from harness.analysis.timeline_plot import Bar, Lane, Panel, Phase, draw_space_time, pack_tracks, panel_from_timeline
 
 PIPE_ORDER = ("MTE2", "MTE1", "Cube", "Fixpipe", "Vector", "MTE3", "Scalar")
 CORE_ORDER = ("AIC", "AIV")

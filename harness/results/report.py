@@ -1,7 +1,7 @@
 """Render comparisons and single runs: rich terminal tables, markdown, PNG plots.
 
-Contract: every function takes the data of ``harness.compare`` (``RunComparison``,
-``AcrossBackends``) or a ``harness.store.Results`` and only formats it.
+Contract: every function takes the data of ``harness.results.compare`` (``RunComparison``,
+``AcrossBackends``) or a ``harness.results.store.Results`` and only formats it.
 - ``print_*(data, console)``: a rich table on a ``rich.console.Console``.
 - ``*_markdown(data) -> str``: GitHub markdown for CI step summaries and PR comments.
 - ``plot_*(data, path) -> Path``: a PNG.  matplotlib is imported lazily, through its object
@@ -17,7 +17,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from harness.compare import (
+from harness.results.compare import (
     DEVICE_TIME,
     RUN_RATIO,
     TIME,
@@ -31,8 +31,8 @@ from harness.compare import (
     Verdict,
     problem_of,
 )
-from harness.render import Row, format_seconds, rows_from_records
-from harness.store import Results
+from harness.results.table import Row, format_seconds, rows_from_records
+from harness.results.store import Results
 
 VERDICT_ORDER = [Verdict.FAILED, Verdict.SLOWER, Verdict.NOISY, Verdict.FASTER, Verdict.NEW, Verdict.MISSING, Verdict.SAME]
 VERDICT_STYLE = {

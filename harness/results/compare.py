@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Iterable, Mapping, Sequence
 
-from harness.stats import summarize
-from harness.store import Results, Testbed, suite_of
+from harness.measure.stats import summarize
+from harness.results.store import Results, Testbed, suite_of
 
 
 class CompareError(ValueError):

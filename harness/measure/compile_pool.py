@@ -16,8 +16,8 @@ import threading
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
-from harness.backend_api import Backend, Compiled
-from harness.types import Case
+from harness.core.backend_api import Backend, Compiled
+from harness.core.cases import Case
 
 
 @dataclass

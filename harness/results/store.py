@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from harness.record import EXTRA_KEY, SCHEMA_VERSION, records_of
+from harness.core.record import EXTRA_KEY, SCHEMA_VERSION, records_of
 
 REQUIRED_RECORD_KEYS = ("backend", "kind", "case_id", "samples_s")
 

@@ -5,5 +5,5 @@ import pytest
 
 @pytest.hookspec
 def pytest_tlbench_register_backends(registry):
-    """Add backends to ``registry`` (a ``harness.registry.BackendRegistry``), e.g. a test's
+    """Add backends to ``registry`` (a ``harness.core.registry.BackendRegistry``), e.g. a test's
     fake backend: ``registry.register("fake", FakeBackend)``."""

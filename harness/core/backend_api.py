@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Protocol, runtime_checkable
 
-from harness.budget import BudgetVerdict
-from harness.space import Rejection
-from harness.types import Case, CheckResult, DeviceSamples, GemmProblem, MeasurePolicy, Plan, VendorCase
+from harness.core.budget import BudgetVerdict
+from harness.core.space import Rejection
+from harness.core.cases import Case, CheckResult, DeviceSamples, GemmProblem, MeasurePolicy, Plan, VendorCase
 
 
 class CompileError(RuntimeError):

@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from harness.backend_api import Backend, Compiled, CompileError
-from harness.record import BenchItem, item_record
-from harness.types import Case, MeasurePolicy, Plan, VendorCase
+from harness.core.backend_api import Backend, Compiled, CompileError
+from harness.core.record import BenchItem, item_record
+from harness.core.cases import Case, MeasurePolicy, Plan, VendorCase
 
 
 @dataclass

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from harness.types import DTYPE_BYTES, GemmConfig, GemmProblem
+from harness.core.cases import DTYPE_BYTES, GemmConfig, GemmProblem
 
 KiB = 1024
 

@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from harness.compare import CompareError, RunComparison, Thresholds, compare_runs
-from harness.report import comparison_markdown, md_table
-from harness.store import (
+from harness.results.compare import CompareError, RunComparison, Thresholds, compare_runs
+from harness.results.report import comparison_markdown, md_table
+from harness.results.store import (
     Results,
     ResultsError,
     baseline_name,

@@ -14,9 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from harness.space import REJECTION_KINDS
-from harness.stats import summarize
-from harness.types import Case, CheckResult, DeviceSamples, Plan, VendorCase
+from harness.core.space import REJECTION_KINDS
+from harness.measure.stats import summarize
+from harness.core.cases import Case, CheckResult, DeviceSamples, Plan, VendorCase
 
 SCHEMA_VERSION = 1
 EXTRA_KEY = "tlbench"

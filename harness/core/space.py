@@ -17,8 +17,8 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from itertools import product
 from typing import Any, Callable, Iterable, Sequence
 
-from harness import budget
-from harness.types import GemmConfig, GemmProblem
+from harness.core import budget
+from harness.core.cases import GemmConfig, GemmProblem
 
 # Every kind of pre-compile rejection; a suite's ``skip_on`` chooses which of them skip.
 REJECTION_KINDS = ("divisibility", "warp-partition", "budget")

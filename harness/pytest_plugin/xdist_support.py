@@ -108,7 +108,7 @@ class ControllerCollector:
                     self.machines.setdefault(name, {})[worker] = info
 
     def _tlbench_json(self) -> dict[str, Any]:
-        from harness.record import SCHEMA_VERSION
+        from harness.core.record import SCHEMA_VERSION
 
         return {
             "schema_version": SCHEMA_VERSION,
@@ -137,7 +137,7 @@ class ControllerCollector:
     def pytest_terminal_summary(self, terminalreporter) -> None:
         if not self.outcomes:
             return
-        from harness.render import format_table, rows_from_records
+        from harness.results.table import format_table, rows_from_records
 
         workers = len({worker for per_worker in self.machines.values() for worker in per_worker})
         terminalreporter.write_sep("=", f"tlbench (merged from {workers} workers)")

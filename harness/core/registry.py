@@ -15,7 +15,7 @@ from importlib import import_module
 from importlib.metadata import entry_points
 from typing import Callable
 
-from harness.backend_api import Backend, BackendFactory, BackendOptions
+from harness.core.backend_api import Backend, BackendFactory, BackendOptions
 
 AUTO = "auto"
 ENTRY_POINT_GROUP = "tlbench.backends"
