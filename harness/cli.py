@@ -18,7 +18,9 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
+from harness import cli_recover
 from harness.results.compare import CompareError, Thresholds, compare_backends, compare_runs
+from harness.results.journal import JournalError
 from harness.results.store import ResultsError, baseline_name, load_results, split_by_backend, write_document
 
 EXIT_OK, EXIT_REGRESSION, EXIT_UNUSABLE = 0, 1, 2
@@ -63,7 +65,7 @@ def _add_thresholds(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tlbench", description="Compare, report and gate tlbench results (pytest-benchmark JSON).")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{compare,report,baseline,nightly}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{compare,report,baseline,nightly,recover}")
 
     cmp = sub.add_parser("compare", help="compare two runs (BASE NEW), or backends (--across-backends A B)",
                          description="Exit 0: no regression; 1: regression; 2: unusable input.")
@@ -90,6 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_nightly(sub.add_parser("nightly", help="run suites one process each, compare with the baselines, write markdown",
                                 description="Exit 0: no regression; 1: regression; 2: a suite crashed / timed out, "
                                             "or a baseline could not be compared."))
+    cli_recover.add_parser(sub)
     return parser
 
 
@@ -129,6 +132,8 @@ def _compare_runs(args: argparse.Namespace) -> int:
     comparison = compare_runs(base, new, _thresholds(args), args.allow_testbed_mismatch)
     if comparison.compared == 0 and comparison.items:
         raise UsageProblem(f"no item of {base.name} was timed in {new.name}: nothing to compare (different suites or cases?)")
+    for line in cli_recover.partial_lines(base) + cli_recover.partial_lines(new):
+        print(line)
     report.print_comparison(comparison, _console())
     if args.markdown:
         _write_text(args.markdown, report.comparison_markdown(comparison))
@@ -218,8 +223,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _report(args)
         if args.command == "baseline":
             return _baseline_update(args)
+        if args.command == "recover":
+            return cli_recover.run(args)
         return _nightly(args)
-    except (ResultsError, CompareError, UsageProblem) as exc:
+    except (ResultsError, CompareError, UsageProblem, JournalError) as exc:
         print(f"tlbench: {exc}", file=sys.stderr)
         return EXIT_UNUSABLE
     except OSError as exc:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import random
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import pytest
@@ -21,6 +21,7 @@ from harness.pytest_plugin import hookspecs
 from harness.results.best_configs import pick_best, update_best_file
 from harness.core.backend_api import BackendOptions
 from harness.pytest_plugin.bench_adapter import feed_samples
+from harness.pytest_plugin import journaling
 from harness.measure.compile_pool import CompilePool
 from harness.core.record import EXTRA_KEY, SCHEMA_VERSION, BenchItem, failure_record, skip_record
 from harness.core.registry import BackendRegistry, UnknownBackend
@@ -63,6 +64,14 @@ class TlbenchState:
     autotune_written: list[tuple[str, str, str, float | None]] = field(default_factory=list)
     machine_shipped: set[str] = field(default_factory=set)
     sweeps: dict[str, dict[str, Any]] = field(default_factory=dict)
+    journal: journaling.JournalingPlugin | None = None
+
+    def settings(self) -> dict[str, Any]:
+        """What a measurement depends on besides code and testbed (journaled with each item)."""
+        return {
+            "backend_choice": self.backend_choice, "scope": self.scope, "kinds": list(self.kinds),
+            "input_seed": self.seed, "compile_rounds": self.compile_rounds, "policy": asdict(self.policy),
+        }
 
     def backends(self) -> list[str]:
         if self.selected is None:
@@ -97,6 +106,7 @@ def pytest_addoption(parser):
         help="after the run, write the fastest correct config per problem to PATH (default results/best_configs.json)",
     )
     group.addoption("--tlbench-gpus", default=None, help="device ids for pytest-xdist workers, e.g. 0,1 (default: all visible)")
+    journaling.add_options(group)
 
 
 _HIDDEN_WORKER = pytest.StashKey[str]()
@@ -145,6 +155,8 @@ def pytest_configure(config):
         raise pytest.UsageError(str(exc)) from None
     kind = config.getoption("--tlbench-kind")
     seed = config.getoption("--tlbench-seed")
+    if seed is None:
+        seed = journaling.resume_seed(config)
     config.stash[STATE] = TlbenchState(
         registry=registry,
         backend_choice=choice,
@@ -162,6 +174,9 @@ def pytest_configure(config):
     )
     if is_controller(config):
         config.pluginmanager.register(ControllerCollector(config), "tlbench-xdist-controller")
+    state = config.stash[STATE]
+    state.journal = journaling.JournalingPlugin(config, state.settings, _outcome_record)
+    config.pluginmanager.register(state.journal, "tlbench-journal")
 
 
 def pytest_unconfigure(config):
@@ -250,6 +265,7 @@ def _prefetch(state: TlbenchState, backend_name: str) -> None:
         i.case
         for i in state.device_items
         if i.backend == backend_name and isinstance(i.case, Case) and backend.rejection(i.case) is None
+        and not (state.journal and state.journal.will_reuse(i))
     ]
     state.pool.prefetch(backend, cases)
 
@@ -267,28 +283,41 @@ class _Runner:
         item, state = self.item, self.state
         nodeid = self.request.node.nodeid
         reason = state.registry.unavailable(item.backend)
+        backend = None
         if reason:
             outcome = Outcome(status="skipped", reason=reason)
         else:
             backend = state.registry.get(item.backend)
-            if item.kind == "device" and backend.device_unavailable() is None:
-                _prefetch(state, item.backend)
-            ctx = RunContext(
-                policy=state.policy,
-                compile_rounds=state.compile_rounds,
-                seed=state.seed,
-                compiled=state.pool.get,
-                before_cold_compile=state.pool.wait_idle,
-            )
-            outcome = run_item(item, backend, ctx)
+            reused = state.journal.reused_record(nodeid, item, backend) if state.journal else None
+            if reused is not None:
+                outcome = Outcome(status="timed", samples_s=tuple(reused["samples_s"]), record=reused)
+            else:
+                outcome = self._measure(backend)
         state.outcomes.append((nodeid, item, outcome))
-        if outcome.status == "skipped":
-            pytest.skip(outcome.reason)
-        if outcome.status == "failed":
+        if outcome.status != "timed":
+            if state.journal:
+                state.journal.record(nodeid, item, outcome, None, backend)
+            if outcome.status == "skipped":
+                pytest.skip(outcome.reason)
             pytest.fail(f"[{outcome.stage}] {outcome.reason}", pytrace=False)
         self.benchmark.group = f"{item.kind}-{item.backend}-{item.case.problem.problem_id}"
         feed_samples(self.benchmark, outcome.samples_s, {EXTRA_KEY: outcome.record})
+        if state.journal:
+            state.journal.record(nodeid, item, outcome, self.benchmark, backend)
         return outcome
+
+    def _measure(self, backend) -> Outcome:
+        item, state = self.item, self.state
+        if item.kind == "device" and backend.device_unavailable() is None:
+            _prefetch(state, item.backend)
+        ctx = RunContext(
+            policy=state.policy,
+            compile_rounds=state.compile_rounds,
+            seed=state.seed,
+            compiled=state.pool.get,
+            before_cold_compile=state.pool.wait_idle,
+        )
+        return run_item(item, backend, ctx)
 
 
 @pytest.fixture
@@ -333,6 +362,7 @@ def pytest_benchmark_update_json(config, benchmarks, output_json):
         "sweeps": state.sweeps,
         "failed": failed,
         "skipped": skipped,
+        **(state.journal.json_note() if state.journal else {}),
     }
 
 
@@ -385,6 +415,8 @@ def pytest_terminal_summary(terminalreporter):
         return
     terminalreporter.write_sep("=", "tlbench")
     for line in render_outcomes([(i, o) for _, i, o in state.outcomes]):
+        terminalreporter.write_line(line)
+    for line in state.journal.summary_lines() if state.journal else []:
         terminalreporter.write_line(line)
     for diag in state.diagnostics:
         if diag.verdict != "ok" or diag.inert_keys:

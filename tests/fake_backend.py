@@ -3,6 +3,16 @@
 It compiles nothing and runs nothing: ``compile`` returns a canned plan (or raises a
 ``CompileError`` for block_K == 7), ``measure`` returns the samples the test dictates.
 Real lowering, plans and schedules are tested against tilelang in the other test files.
+
+TEST-ONLY fault injection (never part of a shipped suite), chosen by the config:
+- block_K == 13: ``compile`` segfaults (``ctypes.string_at(0)``), as a crash inside tilelang;
+- block_N == 24: ``check`` raises (a Python-level crash in the check);
+- block_N == 40: ``measure`` segfaults (a device fault that kills the process);
+- block_N == 56: ``measure`` never returns (a hanging kernel);
+- block_N == 72: ``measure`` raises a sticky fault: every later ``check``/``measure`` of
+  this backend instance raises too (a CUDA context after an illegal address);
+- block_N == 88: ``measure`` waits until the file named by ``$TLBENCH_FAKE_GATE`` exists
+  (a test holds a run there, to kill it at a known point).
 """
 
 from __future__ import annotations
@@ -20,6 +30,7 @@ class FakeBackend:
 
     def __init__(self, options: BackendOptions):
         self.options = options
+        self.sticky_fault: str | None = None
 
     def available(self):
         return None
@@ -46,6 +57,10 @@ class FakeBackend:
         return f"fake kernel {case.config.config_id}"
 
     def compile(self, case, cold):
+        if case.config.block_K == 13:
+            import ctypes
+
+            ctypes.string_at(0)  # TEST-ONLY: a segfault inside the "compiler"
         if case.config.block_K == 7:
             raise CompileError("FakeCompilerError: block_K=7 is not a legal tile (fake compiler message)")
         plan = Plan(backend="fake", target="fake", pipeline={"kind": "none"}, buffers=[], bytes_per_scope={}, limits={})
@@ -58,11 +73,39 @@ class FakeBackend:
         return {"seed": seed}
 
     def check(self, runnable, inputs):
+        self._raise_if_sticky()
+        if not isinstance(runnable, VendorCase) and runnable.case.config.block_N == 24:
+            raise RuntimeError("FakeCheckCrash: the check itself crashed (test-only injection)")
         wrong = not isinstance(runnable, VendorCase) and runnable.case.config.block_N == 8
         return CheckResult(ok=not wrong, max_abs_err=5.0 if wrong else 0.0, max_rel_err=0.0, mismatched=3 if wrong else 0,
                            total=10, rtol=1e-2, atol=1e-2, detail="3 of 10 elements differ" if wrong else "")
 
+    def _raise_if_sticky(self):
+        if self.sticky_fault:
+            raise RuntimeError(f"FakeStickyError: context is broken since an earlier fault ({self.sticky_fault})")
+
     def measure(self, runnable, inputs, policy):
+        self._raise_if_sticky()
+        block_n = None if isinstance(runnable, VendorCase) else runnable.case.config.block_N
+        if block_n == 40:
+            import ctypes
+
+            ctypes.string_at(0)  # TEST-ONLY: the device "faults" and takes the process down
+        if block_n == 56:
+            import time
+
+            while True:  # TEST-ONLY: a kernel that never finishes
+                time.sleep(1)
+        if block_n == 72:
+            self.sticky_fault = "illegal memory access (fake)"
+            raise RuntimeError("FakeIllegalAddress: an illegal memory access was encountered (test-only injection)")
+        if block_n == 88:
+            import os
+            import time
+
+            gate = os.environ["TLBENCH_FAKE_GATE"]
+            while not os.path.exists(gate):
+                time.sleep(0.05)
         return DeviceSamples(samples_s=DEVICE_SAMPLES_S, method="fake-timer", l2_flush_bytes=0)
 
 

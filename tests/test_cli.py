@@ -154,7 +154,7 @@ def test_nothing_in_common_exit_2(capsys, tmp_path):
 @pytest.mark.parametrize(
     "argv,expected",
     [
-        (["nosuch"], "invalid choice: 'nosuch' (choose from compare, report, baseline, nightly)"),
+        (["nosuch"], "invalid choice: 'nosuch' (choose from compare, report, baseline, nightly, recover)"),
         (["compare", "a", "b", "--alpha", "2"], "alpha '2' must be between 0 and 1"),
         (["compare", "a", "b", "--min-effect", "five"], "'five' is not a number"),
         (["compare", "a", "b", "--min-effect-for", "stages"], "expected SUITE=FRACTION"),
@@ -166,7 +166,7 @@ def test_bad_arguments_list_valid_choices(capsys, argv, expected):
         main(argv)
     assert exc.value.code == 2
     err = capsys.readouterr().err
-    assert expected in err.replace("'compare', 'report', 'baseline', 'nightly'", "compare, report, baseline, nightly").replace(
+    assert expected in err.replace("'compare', 'report', 'baseline', 'nightly', 'recover'", "compare, report, baseline, nightly, recover").replace(
         "'update'", "update"
     )
 

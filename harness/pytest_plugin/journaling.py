@@ -1,0 +1,222 @@
+"""pytest glue of the run journal: write it, resume from one, write the final JSON atomically.
+
+Contract (``JournalingPlugin``, registered by harness/plugin.py when a journal applies):
+- the journal is ``--tlbench-journal PATH``, else ``<--benchmark-json stem>.journal.jsonl``
+  beside the result file; with neither, nothing is journaled (``--tlbench-resume`` then
+  appends to the journal it resumes);
+- each finished tlbench item is appended as it finishes (see harness/results/journal.py),
+  with its identity: a hash of the harness, backends and suite source, its backend's
+  testbed (target, accelerator, tilelang, driver, vendor library) and the measure settings;
+- ``--tlbench-resume JOURNAL``: an item that the journal holds as timed with the same
+  identity is not measured again; its journaled samples and record go into this run's JSON
+  (its record says ``resumed_from``).  Failed, skipped and mismatched items are measured.
+  Without ``--tlbench-seed`` the journal's input seed is reused;
+- the ``--benchmark-json`` file is written atomically (temp file + rename).
+Under pytest-xdist every worker appends to the controller's journal; the controller writes
+the ``end`` line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+from harness.core.record import EXTRA_KEY, SCHEMA_VERSION, BenchItem
+from harness.pytest_plugin.bench_adapter import result_json_path, route_json_write
+from harness.pytest_plugin.xdist_support import worker_index
+from harness.results.journal import JOURNAL_VERSION, Journal, JournalError, atomic_write_text, journal_path_for, read_journal
+from harness.results.store import testbed_of
+
+SOURCE_DIRS = ("harness", "backends")
+
+
+def add_options(group) -> None:
+    group.addoption("--tlbench-journal", default=None, metavar="PATH",
+                    help="journal of finished items (default: <--benchmark-json stem>.journal.jsonl beside it)")
+    group.addoption("--tlbench-resume", default=None, metavar="JOURNAL",
+                    help="skip items this journal holds as measured with the same code and testbed; measure the rest")
+
+
+def resume_seed(config) -> int | None:
+    """The input seed of the journal being resumed (so resumed and new items share inputs)."""
+    path = config.getoption("--tlbench-resume")
+    if not path:
+        return None
+    try:
+        contents = read_journal(path)
+    except JournalError as exc:
+        raise pytest.UsageError(f"--tlbench-resume: {exc}") from None
+    return (contents.runs[0].get(EXTRA_KEY) or {}).get("input_seed")
+
+
+def journal_path(config) -> Path | None:
+    explicit = config.getoption("--tlbench-journal")
+    if explicit:
+        return Path(explicit)
+    result = result_json_path(config)
+    if result is not None:
+        return journal_path_for(result)
+    resume = config.getoption("--tlbench-resume")
+    return Path(resume) if resume else None
+
+
+def _tree_hash(root: Path, extra: list[Path]) -> str:
+    digest = hashlib.sha256()
+    files = sorted(p for d in SOURCE_DIRS if (root / d).is_dir() for p in (root / d).rglob("*.py"))
+    for path in [*files, *extra]:
+        if path.is_file():
+            digest.update(str(path.relative_to(root) if path.is_relative_to(root) else path).encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+class JournalingPlugin:
+    def __init__(self, config, run_settings: Callable[[], dict[str, Any]], describe: Callable[..., dict[str, Any]]) -> None:
+        self.config = config
+        self.run_settings = run_settings  # backend choice, scope, kinds, seed, policy ...
+        self.describe = describe  # (nodeid, BenchItem, Outcome) -> the outcome record
+        self.path = journal_path(config)
+        self.journal = Journal(self.path) if self.path is not None else None
+        resume = config.getoption("--tlbench-resume")
+        self.resume = read_journal(resume) if resume else None
+        self.same_file = bool(resume and self.path and Path(resume).resolve() == self.path.resolve())
+        self.reused: list[str] = []
+        self.remeasured: dict[str, str] = {}  # item id -> why the journal's entry was not reused
+        self._backends_written: set[str] = set()
+        self._identity_cache: dict[tuple[str, str], dict[str, Any]] = {}
+        self._root = Path(__file__).resolve().parents[2]
+        self._journaled: set[str] = set()
+        if self.path is not None and is_xdist_controller(config):
+            config.option.tlbench_journal = str(self.path)  # shipped to the workers
+
+    # -- identity --------------------------------------------------------------------------
+
+    def identity(self, nodeid: str, backend_name: str, backend: Any) -> dict[str, Any]:
+        suite_file = nodeid.split("::", 1)[0]
+        key = (suite_file, backend_name)
+        if key not in self._identity_cache:
+            suite = Path(self.config.rootpath) / suite_file
+            document = {"machine_info": {EXTRA_KEY: {"backends": {backend_name: backend.device_info()}}}}
+            settings = self.run_settings()
+            self._identity_cache[key] = {
+                "code": _tree_hash(self._root, [suite]),
+                "testbed": asdict(testbed_of(document, backend_name)),
+                "settings": {k: settings[k] for k in ("policy", "compile_rounds", "input_seed") if k in settings},
+            }
+        return self._identity_cache[key]
+
+    # -- resume ----------------------------------------------------------------------------
+
+    def will_reuse(self, item: BenchItem) -> bool:
+        """Cheap pre-check (no identity): the journal holds this item as timed."""
+        entry = self.resume.items.get(item.item_id) if self.resume else None
+        return bool(entry and entry.get("status") == "timed" and entry.get("benchmark"))
+
+    def reused_record(self, nodeid: str, item: BenchItem, backend: Any) -> dict[str, Any] | None:
+        """The journaled record of this item when it may stand in for a new measurement."""
+        if not self.will_reuse(item):
+            return None
+        entry = self.resume.items[item.item_id]  # type: ignore[union-attr]
+        mine = self.identity(nodeid, item.backend, backend)
+        theirs = entry.get("identity") or {}
+        changed = [k for k in ("code", "testbed", "settings") if theirs.get(k) != mine[k]]
+        if changed:
+            self.remeasured[item.item_id] = f"{', '.join(changed)} changed"
+            return None
+        self.reused.append(item.item_id)
+        return {**entry["outcome"], "resumed_from": self.resume.path, "measured_at": entry.get("at")}  # type: ignore[union-attr]
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def _header(self) -> dict[str, Any]:
+        import pytest_benchmark
+
+        session = getattr(self.config, "_benchmarksession", None)
+        machine = session.config.hook.pytest_benchmark_generate_machine_info(config=self.config) if session else {}
+        commit = self.config.hook.pytest_benchmark_generate_commit_info(config=self.config) if session else {}
+        return {
+            "type": "run",
+            "journal_version": JOURNAL_VERSION,
+            "pid": os.getpid(),
+            "xdist_worker": os.environ.get("PYTEST_XDIST_WORKER"),
+            "argv": sys.argv,
+            "resumed_from": self.resume.path if self.resume else None,
+            "pytest_benchmark_version": pytest_benchmark.__version__,
+            "machine_info": machine,
+            "commit_info": commit,
+            EXTRA_KEY: {"schema_version": SCHEMA_VERSION, **self.run_settings()},
+        }
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionstart(self, session) -> None:
+        route_json_write(self.config, lambda path, text: atomic_write_text(path, text))
+        if self.journal is not None and not is_xdist_controller(self.config):
+            self.journal.append(self._header())
+
+    def pytest_collection_finish(self, session) -> None:
+        if self.journal is None or is_xdist_controller(self.config):
+            return
+        ids = [i.callspec.params["tlbench_item"] for i in session.items if "tlbench_item" in getattr(getattr(i, "callspec", None), "params", {})]
+        self.journal.append({"type": "collected", "item_ids": ids})
+
+    def record(self, nodeid: str, item: BenchItem, outcome: Any, benchmark: Any, backend: Any | None) -> None:
+        """Append one finished item (called right after the item's test call)."""
+        if self.journal is None or nodeid in self._journaled:
+            return
+        self._journaled.add(nodeid)
+        rec = self.describe(nodeid, item, outcome)
+        if rec.get("resumed_from") and self.same_file:
+            return  # already in this very journal
+        if backend is not None and item.backend not in self._backends_written:
+            self.journal.append({"type": "backend", "name": item.backend, "device_info": backend.device_info()})
+            self._backends_written.add(item.backend)
+        stats = getattr(benchmark, "stats", None) if benchmark is not None else None
+        entry = {
+            "type": "item",
+            "item_id": item.item_id,
+            "nodeid": nodeid,
+            "status": outcome.status,
+            "identity": self.identity(nodeid, item.backend, backend) if backend is not None else None,
+            "outcome": rec,
+            "benchmark": _plain(stats.as_dict(include_data=True)) if outcome.status == "timed" and stats else None,
+        }
+        self.journal.append(entry)
+
+    def pytest_sessionfinish(self, session, exitstatus) -> None:
+        if self.journal is not None and worker_index() is None:
+            self.journal.append({"type": "end", "exitstatus": int(exitstatus), "reused": len(self.reused)})
+
+    def json_note(self) -> dict[str, Any]:
+        note: dict[str, Any] = {"journal": str(self.path) if self.path else None}
+        if self.resume is not None:
+            note["resumed_from"] = self.resume.path
+            note["reused_items"] = len(self.reused)
+            note["remeasured"] = self.remeasured
+        return note
+
+    def summary_lines(self) -> list[str]:
+        lines = []
+        if self.path is not None:
+            lines.append(f"[tlbench] journal: {self.path}")
+        if self.resume is not None:
+            lines.append(
+                f"[tlbench] resumed from {self.resume.path}: {len(self.reused)} items reused, "
+                f"{len(self.remeasured)} re-measured (changed code/testbed/settings)"
+            )
+        return lines
+
+
+def is_xdist_controller(config) -> bool:
+    return worker_index() is None and config.getoption("dist", "no") not in ("no", None)
+
+
+def _plain(value: Any) -> Any:
+    import json
+
+    return json.loads(json.dumps(value, default=str))
