@@ -4,12 +4,13 @@ Contract: ``make_gemm_inputs`` draws fresh N(0, 1) inputs (never zeros) from a s
 generator and allocates the output; ``check_output`` compares the kernel's output with
 ``A.float() @ B.float().T`` (ReLU applied for the ``relu`` epilogue) at rtol = atol = 1e-2.
 The caller poisons the output with NaN before the run, so an output the kernel never
-wrote fails the check.
+wrote fails the check.  ``vendor_gemm`` is the vendor item: it computes what the kernel
+computes, into the same output buffer (no extra copy), and says exactly what it launches.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import torch
 
@@ -70,3 +71,34 @@ def check_output(inputs: dict[str, Any], problem: GemmProblem) -> CheckResult:
         atol=ATOL,
         detail=detail,
     )
+
+
+def vendor_gemm(inputs: dict[str, Any], problem: GemmProblem) -> tuple[Callable[[], None], str]:
+    """The vendor library's version of the kernel's work, writing ``inputs["C"]`` in place.
+
+    Same output dtype as the kernel: ``matmul(out=C)``.  A wider output (bf16 in, fp32 out):
+    ``torch.mm(out_dtype=..., out=C)`` (fp32 accumulate, fp32 store, one GEMM) where the
+    device's torch has it; otherwise the GEMM writes the input dtype and one cast copies it
+    into C, and the label says so.  The ReLU epilogue is an in-place ReLU on C (one
+    elementwise kernel: no vendor GEMM API here fuses it at this output dtype).  Returns the
+    callable and its exact label."""
+    A, B, C = inputs["A"], inputs["B"], inputs["C"]
+    relu = problem.epilogue == "relu"
+    tail = " + 1 elementwise kernel (in-place ReLU on C)" if relu else ""
+    if C.dtype == A.dtype:
+        gemm, label = (lambda: torch.matmul(A, B.T, out=C)), "vendor GEMM torch.matmul(out=C)"
+    else:
+        try:
+            torch.mm(A[:8], B[:8].T, out_dtype=C.dtype, out=C[:8, :8])
+            gemm = lambda: torch.mm(A, B.T, out_dtype=C.dtype, out=C)  # noqa: E731
+            label = f"vendor GEMM torch.mm(out_dtype={C.dtype}, out=C)"
+        except (RuntimeError, TypeError, NotImplementedError):
+            gemm = lambda: C.copy_(A @ B.T)  # noqa: E731
+            label = f"vendor GEMM in {A.dtype} + 1 cast kernel (copy_ into {C.dtype} C): this torch has no mm out_dtype here"
+
+    def run() -> None:
+        gemm()
+        if relu:
+            torch.relu_(C)
+
+    return run, label + tail

@@ -30,6 +30,7 @@ from harness.measure.runner import Outcome, RunContext, run_item
 from harness.core.space import SpaceDiagnostics, diagnose, inert_keys
 from harness.core.sweep import SCOPES, Sweep
 from harness.core.cases import Case, MeasurePolicy
+from harness.measure.options import add_measure_options, policy_from_options
 from harness.pytest_plugin.xdist_support import (
     KEY_BENCH,
     KEY_MACHINE,
@@ -90,13 +91,17 @@ def pytest_addoption(parser):
     group = parser.getgroup("tlbench", "tlbench: TileLang pipeline benchmarks")
     group.addoption("--backend", default="auto", help="nvidia, ascend, a comma list, or auto (default: every backend that compiles here)")
     group.addoption("--nvidia-arch", default=None, help="CUDA arch to compile for when no GPU decides it (default sm_90a)")
+    group.addoption(
+        "--nvidia-test-only-slowdown",
+        default=None,
+        metavar="CASE_ID:FRACTION",
+        help="TEST ONLY: add a sized extra kernel to that case's timed call (backends/nvidia/slowdown.py); never for results",
+    )
     group.addoption("--tlbench-kind", default="all", choices=("compile", "device", "all"), help="which measure kinds to run")
     group.addoption("--tlbench-scope", default="full", choices=SCOPES, help="smoke: small problems only")
     group.addoption("--tlbench-compile-rounds", type=int, default=3, help="cold builds per compile item")
     group.addoption("--tlbench-seed", type=int, default=None, help="input seed (default: random, recorded in the JSON)")
-    group.addoption("--tlbench-max-samples", type=int, default=MeasurePolicy.max_samples, help="device samples cap per item")
-    group.addoption("--tlbench-cv-target", type=float, default=MeasurePolicy.cv_target, help="stop when the median's CI is within this")
-    group.addoption("--tlbench-max-seconds", type=float, default=MeasurePolicy.max_seconds, help="device sampling time cap per item")
+    add_measure_options(group)
     group.addoption(
         "--tlbench-autotune",
         nargs="?",
@@ -145,7 +150,9 @@ def _restore_xdist_markers(config) -> None:
 
 
 def pytest_configure(config):
-    options = BackendOptions({"nvidia_arch": config.getoption("--nvidia-arch")})
+    options = BackendOptions(
+        {"nvidia_arch": config.getoption("--nvidia-arch"), "nvidia_test_only_slowdown": config.getoption("--nvidia-test-only-slowdown")}
+    )
     registry = BackendRegistry.from_entry_points(options)
     config.hook.pytest_tlbench_register_backends(registry=registry)
     choice = config.getoption("--backend")
@@ -162,11 +169,7 @@ def pytest_configure(config):
         backend_choice=choice,
         kinds=KINDS if kind == "all" else (kind,),
         scope=config.getoption("--tlbench-scope"),
-        policy=MeasurePolicy(
-            max_samples=config.getoption("--tlbench-max-samples"),
-            cv_target=config.getoption("--tlbench-cv-target"),
-            max_seconds=config.getoption("--tlbench-max-seconds"),
-        ),
+        policy=policy_from_options(config.getoption, lambda text: config.issue_config_time_warning(pytest.PytestDeprecationWarning(text), 2)),
         compile_rounds=config.getoption("--tlbench-compile-rounds"),
         seed=seed if seed is not None else random.SystemRandom().randrange(2**31),
         pool=CompilePool(progress=not os.environ.get("PYTEST_XDIST_WORKER")),

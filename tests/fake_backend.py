@@ -1,17 +1,18 @@
 """FakeBackend: a stand-in backend for testing the pytest plugin's own logic only.
 
 It compiles nothing and runs nothing: ``compile`` returns a canned plan (or raises a
-``CompileError`` for block_K == 7), ``measure`` returns the samples the test dictates.
+``CompileError`` for block_K == 7), its ``timer`` hands out the samples the test dictates (``DEVICE_SAMPLES_S``, cycled),
+with no telemetry.
 Real lowering, plans and schedules are tested against tilelang in the other test files.
 
 TEST-ONLY fault injection (never part of a shipped suite), chosen by the config:
 - block_K == 13: ``compile`` segfaults (``ctypes.string_at(0)``), as a crash inside tilelang;
 - block_N == 24: ``check`` raises (a Python-level crash in the check);
-- block_N == 40: ``measure`` segfaults (a device fault that kills the process);
-- block_N == 56: ``measure`` never returns (a hanging kernel);
-- block_N == 72: ``measure`` raises a sticky fault: every later ``check``/``measure`` of
+- block_N == 40: a timed batch segfaults (a device fault that kills the process);
+- block_N == 56: a timed batch never returns (a hanging kernel);
+- block_N == 72: a timed batch raises a sticky fault: every later ``check``/batch of
   this backend instance raises too (a CUDA context after an illegal address);
-- block_N == 88: ``measure`` waits until the file named by ``$TLBENCH_FAKE_GATE`` exists
+- block_N == 88: a timed batch waits until the file named by ``$TLBENCH_FAKE_GATE`` exists
   (a test holds a run there, to kill it at a known point).
 """
 
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 from harness.core import budget
 from harness.core.backend_api import BackendOptions, Compiled, CompileError
-from harness.core.cases import CheckResult, DeviceSamples, Plan, VendorCase
+from harness.core.cases import CheckResult, Plan, VendorCase
 
 DEVICE_SAMPLES_S = (1.0e-3, 1.1e-3, 0.9e-3, 1.05e-3, 0.95e-3)
 COMPILE_SECONDS = 0.25
@@ -84,7 +85,8 @@ class FakeBackend:
         if self.sticky_fault:
             raise RuntimeError(f"FakeStickyError: context is broken since an earlier fault ({self.sticky_fault})")
 
-    def measure(self, runnable, inputs, policy):
+    def _inject(self, runnable):
+        """TEST-ONLY faults of a timed batch, by the config (see the module docstring)."""
         self._raise_if_sticky()
         block_n = None if isinstance(runnable, VendorCase) else runnable.case.config.block_N
         if block_n == 40:
@@ -106,7 +108,31 @@ class FakeBackend:
             gate = os.environ["TLBENCH_FAKE_GATE"]
             while not os.path.exists(gate):
                 time.sleep(0.05)
-        return DeviceSamples(samples_s=DEVICE_SAMPLES_S, method="fake-timer", l2_flush_bytes=0)
+
+    def timer(self, runnable, inputs, flush_l2):
+        return FakeTimer(DEVICE_SAMPLES_S, before_batch=lambda: self._inject(runnable))
+
+
+class FakeTimer:
+    """Hands out ``samples`` in order, cycling; a test's sequence stands for a device."""
+
+    method = "fake-timer"
+    l2_flush_bytes = 0
+
+    def __init__(self, samples, telemetry=None, before_batch=None):
+        self._samples, self._next, self._telemetry = tuple(samples), 0, telemetry
+        self._before_batch = before_batch
+        self.notes = []
+
+    def batch(self, k):
+        if self._before_batch is not None:
+            self._before_batch()
+        out = [self._samples[(self._next + i) % len(self._samples)] for i in range(k)]
+        self._next += k
+        return out
+
+    def telemetry(self):
+        return self._telemetry
 
 
 class UnavailableFakeBackend(FakeBackend):

@@ -41,9 +41,14 @@ def test_budget_always_skips():
     assert outcome.status == "skipped" and "needs 262144 B, limit 232448 B" in outcome.reason
 
 
-class CrashingFake(fake_backend.FakeBackend):
-    def measure(self, runnable, inputs, policy):
+class CrashingTimer(fake_backend.FakeTimer):
+    def batch(self, k):
         raise RuntimeError("CUDA error: an illegal memory access was encountered")
+
+
+class CrashingFake(fake_backend.FakeBackend):
+    def timer(self, runnable, inputs, flush_l2):
+        return CrashingTimer([1.0])
 
 
 def test_a_crash_while_running_is_a_failed_outcome_with_its_words():

@@ -24,7 +24,7 @@ from backends.kernels.gemm import build_gemm
 from harness.core import budget
 from harness.core import space
 from harness.core.backend_api import BackendOptions, Compiled, CompileError
-from harness.core.cases import DTYPE_BYTES, Case, CheckResult, DeviceSamples, GemmProblem, MeasurePolicy, Plan, VendorCase
+from harness.core.cases import DTYPE_BYTES, Case, CheckResult, GemmProblem, Plan, VendorCase
 
 TARGET_NAME = "ascend dav-3510"
 
@@ -173,19 +173,14 @@ class AscendBackend:
         return make_gemm_inputs(problem, seed, "npu")
 
     def _runner(self, runnable: Compiled | VendorCase, inputs: dict[str, Any]):
-        import torch
-
-        A, B, C = inputs["A"], inputs["B"], inputs["C"]
+        """The timed callable, and the vendor item's exact label (None for a kernel)."""
         if isinstance(runnable, VendorCase):
-            relu = runnable.problem.epilogue == "relu"
+            from backends.reference import vendor_gemm
 
-            def vendor():
-                out = (A @ B.T).to(C.dtype)
-                C.copy_(torch.relu(out) if relu else out)
-
-            return vendor
+            return vendor_gemm(inputs, runnable.problem)
+        A, B, C = inputs["A"], inputs["B"], inputs["C"]
         kernel = runnable.handle
-        return lambda: kernel(A, B, C)
+        return (lambda: kernel(A, B, C)), None
 
     def check(self, runnable: Compiled | VendorCase, inputs: dict[str, Any]) -> CheckResult:
         import torch
@@ -193,10 +188,14 @@ class AscendBackend:
         from backends.reference import check_output
 
         inputs["C"].fill_(float("nan"))
-        self._runner(runnable, inputs)()
+        self._runner(runnable, inputs)[0]()
         torch.npu.synchronize()
         problem = runnable.problem if isinstance(runnable, VendorCase) else runnable.case.problem
         return check_output(inputs, problem)
 
-    def measure(self, runnable: Compiled | VendorCase, inputs: dict[str, Any], policy: MeasurePolicy) -> DeviceSamples:
-        return npu.sample_npu_times(self._runner(runnable, inputs), policy, "npu")
+    def timer(self, runnable: Compiled | VendorCase, inputs: dict[str, Any], flush_l2: bool) -> npu.NpuTimer:
+        run, label = self._runner(runnable, inputs)
+        timer = npu.NpuTimer(run, flush_l2, "npu")
+        if label:
+            timer.notes.append(f"vendor item: {label}")
+        return timer

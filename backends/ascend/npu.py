@@ -3,9 +3,11 @@
 Contract: ``probe()`` never raises and never breaks ``import torch``: it returns an
 ``NpuProbe`` naming each missing piece (``torch_npu`` not installed / its import error text,
 ``bisheng`` not found, no NPU visible) and the versions it found (CANN, bisheng, torch_npu,
-NPU name).  ``sample_npu_times`` times a callable with ``torch.npu.Event`` pairs after an L2
-flush, like the CUDA-event path on NVIDIA; it only runs where ``probe().reason`` is None.
-No Ascend timing is ever produced any other way.
+NPU name).  ``NpuTimer`` is the Ascend ``DeviceTimer``: ``batch(k)`` times k calls with
+``torch.npu.Event`` pairs, each after an L2 flush, like the CUDA-event path on NVIDIA; it
+only runs where ``probe().reason`` is None, and reads no telemetry.  The sampling loop
+(warmup, stopping, caps, drift) is harness/measure/rounds.py.  No Ascend timing is ever
+produced any other way.
 """
 
 from __future__ import annotations
@@ -14,12 +16,9 @@ import importlib
 import os
 import shutil
 import subprocess
-import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from harness.measure.stats import enough
-from harness.core.cases import DeviceSamples, MeasurePolicy
 
 METHOD_NPU_EVENTS = "npu-event"
 # Ascend 950 L2 is 192 MiB or less; flush twice that when the device does not say.
@@ -104,35 +103,29 @@ def probe(import_module: Callable[[str], Any] = importlib.import_module) -> NpuP
     return result
 
 
-def sample_npu_times(fn: Callable[[], None], policy: MeasurePolicy, device: Any) -> DeviceSamples:
-    import torch
+class NpuTimer:
+    method = METHOD_NPU_EVENTS
 
-    flush_bytes = 2 * DEFAULT_L2_BYTES if policy.flush_l2 else 0
-    flush_buffer = torch.empty(flush_bytes, dtype=torch.uint8, device=device) if flush_bytes else None
+    def __init__(self, fn: Callable[[], None], flush_l2: bool, device: Any = "npu") -> None:
+        import torch
 
-    def flush():
-        if flush_buffer is not None:
-            flush_buffer.zero_()
+        self._torch, self.fn = torch, fn
+        self.l2_flush_bytes = 2 * DEFAULT_L2_BYTES if flush_l2 else 0
+        self._flush = torch.empty(self.l2_flush_bytes, dtype=torch.uint8, device=device) if flush_l2 else None
+        self.notes: list[str] = []
 
-    for _ in range(policy.warmup):
-        flush()
-        fn()
-    torch.npu.synchronize()
-    samples: list[float] = []
-    notes: list[str] = []
-    deadline = time.perf_counter() + policy.max_seconds
-    while not enough(samples, policy.min_samples, policy.max_samples, policy.cv_target):
-        count = min(policy.batch, policy.max_samples - len(samples))
-        starts = [torch.npu.Event(enable_timing=True) for _ in range(count)]
-        ends = [torch.npu.Event(enable_timing=True) for _ in range(count)]
-        for i in range(count):
-            flush()
+    def batch(self, k: int) -> list[float]:
+        npu = self._torch.npu
+        starts = [npu.Event(enable_timing=True) for _ in range(k)]
+        ends = [npu.Event(enable_timing=True) for _ in range(k)]
+        for i in range(k):
+            if self._flush is not None:
+                self._flush.zero_()
             starts[i].record()
-            fn()
+            self.fn()
             ends[i].record()
-        torch.npu.synchronize()
-        samples.extend(s.elapsed_time(e) * 1e-3 for s, e in zip(starts, ends))
-        if time.perf_counter() > deadline and len(samples) >= policy.min_samples:
-            notes.append(f"stopped at the {policy.max_seconds:.1f} s time cap before reaching the noise target")
-            break
-    return DeviceSamples(samples_s=tuple(samples), method=METHOD_NPU_EVENTS, l2_flush_bytes=flush_bytes, notes=tuple(notes))
+        npu.synchronize()
+        return [s.elapsed_time(e) * 1e-3 for s, e in zip(starts, ends)]
+
+    def telemetry(self) -> dict[str, Any] | None:
+        return None

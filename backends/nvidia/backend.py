@@ -23,12 +23,14 @@ import tvm
 from backends.kernels.gemm import build_gemm
 from backends.nvidia.dialect import CUDA_DIALECT
 from backends.nvidia.plan import lower_with_plan
-from backends.nvidia.timing import sample_device_times
-from backends.reference import check_output, make_gemm_inputs
+from backends.nvidia.slowdown import TestOnlySlowdown
+from backends.nvidia.telemetry import NvmlTelemetry
+from backends.nvidia.timing import L2Flush, NvidiaTimer
+from backends.reference import check_output, make_gemm_inputs, vendor_gemm
 from harness.core import budget
 from harness.core import space
 from harness.core.backend_api import BackendOptions, Compiled, CompileError
-from harness.core.cases import Case, CheckResult, DeviceSamples, GemmProblem, MeasurePolicy, Plan, VendorCase
+from harness.core.cases import Case, CheckResult, GemmProblem, Plan, VendorCase
 
 DEFAULT_ARCH = "sm_90a"
 _ARCH_BY_CAPABILITY = {(8, 0): "sm_80", (8, 6): "sm_86", (8, 9): "sm_89", (9, 0): "sm_90a", (10, 0): "sm_100a", (12, 0): "sm_120"}
@@ -69,6 +71,9 @@ class NvidiaBackend:
             self._device_reason = f"compiling for {requested} (--nvidia-arch) but the GPU is {self._device_arch()}"
         self.target = tvm.target.Target({"kind": "cuda", "arch": self.arch})
         self._device_info: dict[str, Any] | None = None
+        self._flush: dict[bool, L2Flush] = {}
+        self._telemetry: NvmlTelemetry | str | None = None
+        self._slowdown = TestOnlySlowdown.parse(options.get("nvidia_test_only_slowdown"))
 
     def _device_arch(self) -> str:
         cap = torch.cuda.get_device_capability(self.device)
@@ -163,34 +168,40 @@ class NvidiaBackend:
     def make_inputs(self, problem: GemmProblem, seed: int) -> dict[str, Any]:
         return make_gemm_inputs(problem, seed, self.device)
 
-    def _runner(self, runnable: Compiled | VendorCase, inputs: dict[str, Any]):
-        A, B, C = inputs["A"], inputs["B"], inputs["C"]
+    def _runner(self, runnable: Compiled | VendorCase, inputs: dict[str, Any]) -> tuple[Any, str | None]:
+        """The timed callable, and the vendor item's exact label (None for a kernel)."""
         if isinstance(runnable, VendorCase):
-            relu = runnable.problem.epilogue == "relu"
-
-            def vendor():
-                out = torch.matmul(A, B.T, out=C) if C.dtype == A.dtype and not relu else (A @ B.T).to(C.dtype)
-                if relu:
-                    torch.relu_(out)
-                if out is not C:
-                    C.copy_(out)
-
-            return vendor
+            return vendor_gemm(inputs, runnable.problem)
         if runnable.handle is None:
             raise RuntimeError("kernel was lowered but not built (no nvcc)")
         kernel = runnable.handle
-        return lambda: kernel(A, B, C)
+        A, B, C = inputs["A"], inputs["B"], inputs["C"]
+        return (lambda: kernel(A, B, C)), None
 
     def check(self, runnable: Compiled | VendorCase, inputs: dict[str, Any]) -> CheckResult:
-        run = self._runner(runnable, inputs)
+        run, _ = self._runner(runnable, inputs)
         inputs["C"].fill_(float("nan"))
         run()
         torch.cuda.synchronize(self.device)
         problem = runnable.problem if isinstance(runnable, VendorCase) else runnable.case.problem
         return check_output(inputs, problem)
 
-    def measure(self, runnable: Compiled | VendorCase, inputs: dict[str, Any], policy: MeasurePolicy) -> DeviceSamples:
-        return sample_device_times(self._runner(runnable, inputs), policy, self.device)
+    def timer(self, runnable: Compiled | VendorCase, inputs: dict[str, Any], flush_l2: bool) -> NvidiaTimer:
+        run, label = self._runner(runnable, inputs)
+        notes = [f"vendor item: {label}"] if label else []
+        if self._slowdown is not None and not isinstance(runnable, VendorCase):
+            run, words = self._slowdown.wrap(runnable.case.case_id, run, self.device)
+            notes += [words] if words else []
+        if flush_l2 not in self._flush:
+            self._flush[flush_l2] = L2Flush(self.device, flush_l2)
+        if self._telemetry is None:
+            self._telemetry = NvmlTelemetry.for_device(self.device_info().get("uuid"))
+        telemetry = self._telemetry if isinstance(self._telemetry, NvmlTelemetry) else None
+        if telemetry is None:
+            notes.append(f"no clock telemetry: {self._telemetry}")
+        timer = NvidiaTimer(run, self._flush[flush_l2], telemetry)
+        timer.notes[:0] = notes
+        return timer
 
 
 def _driver_version() -> str | None:

@@ -1,26 +1,23 @@
-"""Kernel-only device time on NVIDIA GPUs.
+"""Kernel-only device time on NVIDIA GPUs: a timer, not a sampling loop.
 
-Contract: ``sample_device_times(fn, policy, device)`` returns ``DeviceSamples`` whose
-``samples_s`` are the GPU's own start/end timestamps of the kernels ``fn`` launches (CUPTI
-activity records, read through ``torch.profiler``/kineto), one sample per call, with the L2
-cache flushed before every call outside the timed kernels.  Launch gaps, host overhead and
-the flush are not in the number, which is what ``ncu``'s ``gpu__time_duration`` reports.
-Where the profiler yields no usable records, CUDA events around each call are used instead
-and the method says so (``cuda-event``): the number is then a few percent high.
-Sampling stops when the median's confidence interval is within ``policy.cv_target``, or at
-``policy.max_samples`` / ``policy.max_seconds``.
+Contract: ``NvidiaTimer(fn, flush, telemetry)`` is a ``DeviceTimer`` (harness/core/backend_api.py):
+``batch(k)`` runs ``fn`` k times, each after the L2 flush, and returns the GPU's own
+start/end timestamps of the kernels ``fn`` launched (CUPTI activity records, read through
+``torch.profiler``/kineto), summed per call, flush kernels excluded: what ``ncu``'s
+``gpu__time_duration`` reports, without launch gaps or host overhead.  When the profiler
+yields no usable records, or they do not split into one group per call, it falls back to
+CUDA events around each call: ``method`` becomes ``cuda-event`` and ``notes`` say why (the
+number is then a few percent high).  ``telemetry()`` reads NVML (backends/nvidia/telemetry.py).
+How many batches, when to stop, drift: harness/measure/rounds.py, nowhere else.
+``group_kernel_times`` is the pure grouping step (tested on synthetic event lists).
 """
 
 from __future__ import annotations
 
-import time
 import warnings
-from typing import Callable
+from typing import Any, Callable, Sequence
 
 import torch
-
-from harness.measure.stats import enough
-from harness.core.cases import DeviceSamples, MeasurePolicy
 
 METHOD_CUPTI = "cupti-kernel-timestamps"
 METHOD_EVENTS = "cuda-event"
@@ -40,44 +37,13 @@ class L2Flush:
             self._buffer.zero_()
 
 
-def _kernel_events(prof) -> list[tuple[str, float, float]]:
-    """(name, start_us, end_us) of every GPU kernel in a profile, in start order."""
-    out = []
-    for event in prof.events():
-        if getattr(getattr(event, "device_type", None), "name", "") != "CUDA":
-            continue
-        if getattr(event, "is_user_annotation", False):
-            continue
-        tr = event.time_range
-        out.append((event.name, float(tr.start), float(tr.end)))
-    out.sort(key=lambda e: e[1])
-    return out
-
-
-def _profile(calls: Callable[[], None]):
-    from torch.profiler import ProfilerActivity, profile
-
-    with warnings.catch_warnings():
-        # "Profiler clears events at the end of each cycle": expected, one cycle per batch.
-        warnings.filterwarnings("ignore", message="Profiler clears events", category=UserWarning)
-        with profile(activities=[ProfilerActivity.CUDA]) as prof:
-            calls()
-            torch.cuda.synchronize()
-        return _kernel_events(prof)
-
-
-def _cupti_batch(fn, flush: L2Flush, count: int, flush_names: set[str]) -> list[float] | None:
-    """One profiled batch; None when the records cannot be split into ``count`` calls."""
-
-    def calls():
-        for _ in range(count):
-            flush()
-            fn()
-
-    events = _profile(calls)
+def group_kernel_times(events: Sequence[tuple[str, float, float]], flush_names: set[str], count: int) -> list[float] | None:
+    """Split (name, start_us, end_us) kernel records of ``count`` flush+call pairs into one
+    kernel-time sum per call, in seconds; None when they do not split into ``count`` groups
+    with positive time (the caller then falls back to events)."""
     samples: list[float] = []
     current: float | None = None
-    for name, start, end in events:
+    for name, start, end in sorted(events, key=lambda e: e[1]):
         if name in flush_names:
             if current is not None:
                 samples.append(current)
@@ -91,50 +57,88 @@ def _cupti_batch(fn, flush: L2Flush, count: int, flush_names: set[str]) -> list[
     return [s * 1e-6 for s in samples]
 
 
-def _event_batch(fn, flush: L2Flush, count: int) -> list[float]:
-    starts = [torch.cuda.Event(enable_timing=True) for _ in range(count)]
-    ends = [torch.cuda.Event(enable_timing=True) for _ in range(count)]
-    for i in range(count):
-        flush()
-        starts[i].record()
-        fn()
-        ends[i].record()
-    torch.cuda.synchronize()
-    return [s.elapsed_time(e) * 1e-3 for s, e in zip(starts, ends)]
+def separation_problem(flush_names: set[str], fn_names: set[str], flush_enabled: bool) -> str | None:
+    """Why CUPTI records cannot be split per call (None: they can)."""
+    if not flush_enabled:
+        return "kernel timestamps are split at the L2 flush; flush disabled"
+    if not fn_names:
+        return "the profiler recorded no kernel for the measured call"
+    if not flush_names:
+        return "the profiler recorded no kernel for the L2 flush"
+    if flush_names & fn_names:
+        return f"cannot separate kernels: flush {sorted(flush_names)} vs measured {sorted(fn_names)}"
+    return None
 
 
-def sample_device_times(fn: Callable[[], None], policy: MeasurePolicy, device: torch.device) -> DeviceSamples:
-    flush = L2Flush(device, policy.flush_l2)
-    for _ in range(policy.warmup):
-        flush()
-        fn()
-    torch.cuda.synchronize()
-    notes: list[str] = []
-    method = METHOD_CUPTI
-    flush_names: set[str] = set()
-    try:
-        flush_names = {name for name, _, _ in _profile(flush)} if policy.flush_l2 else set()
-        fn_names = {name for name, _, _ in _profile(fn)}
-        if not fn_names or (flush_names & fn_names) or (policy.flush_l2 and not flush_names):
-            raise RuntimeError(f"cannot separate kernels: flush {sorted(flush_names)} vs measured {sorted(fn_names)}")
-        if not policy.flush_l2:
-            raise RuntimeError("kernel timestamps are split at the L2 flush; flush disabled")
-    except Exception as exc:  # no CUPTI in this torch build, or unseparable kernels
-        method = METHOD_EVENTS
-        notes.append(f"CUPTI timestamps unavailable ({exc}); fell back to CUDA events")
-    samples: list[float] = []
-    deadline = time.perf_counter() + policy.max_seconds
-    while not enough(samples, policy.min_samples, policy.max_samples, policy.cv_target):
-        count = min(policy.batch, policy.max_samples - len(samples))
-        batch = _cupti_batch(fn, flush, count, flush_names) if method == METHOD_CUPTI else None
-        if batch is None and method == METHOD_CUPTI:
-            method = METHOD_EVENTS
-            notes.append("CUPTI records did not split into one group per call; fell back to CUDA events")
-            samples.clear()
-        if batch is None:
-            batch = _event_batch(fn, flush, count)
-        samples.extend(batch)
-        if time.perf_counter() > deadline and len(samples) >= policy.min_samples:
-            notes.append(f"stopped at the {policy.max_seconds:.1f} s time cap before reaching the noise target")
-            break
-    return DeviceSamples(samples_s=tuple(samples), method=method, l2_flush_bytes=flush.nbytes, notes=tuple(notes))
+def _kernel_events(prof) -> list[tuple[str, float, float]]:
+    out = []
+    for event in prof.events():
+        if getattr(getattr(event, "device_type", None), "name", "") != "CUDA":
+            continue
+        if getattr(event, "is_user_annotation", False):
+            continue
+        tr = event.time_range
+        out.append((event.name, float(tr.start), float(tr.end)))
+    return out
+
+
+def _profile(calls: Callable[[], None]) -> list[tuple[str, float, float]]:
+    from torch.profiler import ProfilerActivity, profile
+
+    with warnings.catch_warnings():
+        # "Profiler clears events at the end of each cycle": expected, one cycle per batch.
+        warnings.filterwarnings("ignore", message="Profiler clears events", category=UserWarning)
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            calls()
+            torch.cuda.synchronize()
+        return _kernel_events(prof)
+
+
+class NvidiaTimer:
+    def __init__(self, fn: Callable[[], None], flush: L2Flush, telemetry: Any = None) -> None:
+        self.fn, self.flush, self._telemetry = fn, flush, telemetry
+        self.l2_flush_bytes = flush.nbytes
+        self.notes: list[str] = []
+        self.method = METHOD_CUPTI
+        self._flush_names: set[str] = set()
+        try:
+            self._flush_names = {n for n, _, _ in _profile(flush)} if flush.nbytes else set()
+            problem = separation_problem(self._flush_names, {n for n, _, _ in _profile(fn)}, bool(flush.nbytes))
+        except Exception as exc:  # no CUPTI in this torch build
+            problem = f"{type(exc).__name__}: {exc}"
+        if problem:
+            self._fall_back(f"CUPTI timestamps unavailable ({problem}); fell back to CUDA events")
+
+    def _fall_back(self, why: str) -> None:
+        self.method = METHOD_EVENTS
+        self.notes.append(why)
+
+    def _cupti_batch(self, k: int) -> list[float] | None:
+        def calls():
+            for _ in range(k):
+                self.flush()
+                self.fn()
+
+        return group_kernel_times(_profile(calls), self._flush_names, k)
+
+    def _event_batch(self, k: int) -> list[float]:
+        starts = [torch.cuda.Event(enable_timing=True) for _ in range(k)]
+        ends = [torch.cuda.Event(enable_timing=True) for _ in range(k)]
+        for i in range(k):
+            self.flush()
+            starts[i].record()
+            self.fn()
+            ends[i].record()
+        torch.cuda.synchronize()
+        return [s.elapsed_time(e) * 1e-3 for s, e in zip(starts, ends)]
+
+    def batch(self, k: int) -> list[float]:
+        if self.method == METHOD_CUPTI:
+            samples = self._cupti_batch(k)
+            if samples is not None:
+                return samples
+            self._fall_back("CUPTI records did not split into one group per call; fell back to CUDA events")
+        return self._event_batch(k)
+
+    def telemetry(self) -> dict[str, Any] | None:
+        return self._telemetry.read() if self._telemetry is not None else None

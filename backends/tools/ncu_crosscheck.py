@@ -7,7 +7,7 @@ Usage on a GPU host (one process per mode, ncu wraps the second):
         python -m backends.tools.ncu_crosscheck launch --case CASE_ID --count 20
     python -m backends.tools.ncu_crosscheck compare HARNESS.json NCU.csv
 
-``harness`` prints/writes the harness median (the same ``NvidiaBackend.measure`` the suites
+``harness`` prints/writes the harness median (the same measurement loop the suites
 use) for each repeat; ``launch`` only launches the kernel ``count`` times after an L2 flush
 so ncu can time each launch itself; ``compare`` prints both medians and their ratio.
 CASE_ID is a suite id such as ``gemm-8192x8192x8192-f16-bm128-bn256-bk64-t256-auto-s3``.
@@ -50,20 +50,29 @@ def _backend():
 
 
 def run_harness(case_id: str, repeats: int, out: str | None) -> None:
-    from harness.measure.stats import summarize
     from harness.core.cases import MeasurePolicy
+    from harness.core.record import BenchItem
+    from harness.measure.device_session import InProcessSession
+    from harness.measure.outcome import RunContext
+    from harness.measure.rounds import measure_items
 
     backend = _backend()
     case = parse_case(case_id)
-    compiled = backend.compile(case, cold=False)
-    inputs = backend.make_inputs(case.problem, 1)
-    check = backend.check(compiled, inputs)
+    ctx = RunContext(policy=MeasurePolicy(), compile_rounds=1, seed=1, compiled=lambda b, c: b.compile(c, cold=False))
+    session = InProcessSession(backend, ctx)
+    item = BenchItem("nvidia", "device", case)
     medians = []
+    check_ok = False
     for i in range(repeats):
-        samples = backend.measure(compiled, inputs, MeasurePolicy())
-        s = summarize(samples.samples_s)
-        medians.append(s.median)
-        print(f"repeat {i}: median {s.median * 1e3:.4f} ms  n={s.n} cv={s.cv:.4f} method={samples.method}", flush=True)
+        outcome = measure_items(session, [item], ctx.policy)[0]
+        if outcome.status != "timed":
+            raise SystemExit(f"{case_id}: {outcome.status} [{outcome.stage}] {outcome.reason}")
+        rec = outcome.record
+        s = rec["summary"]
+        check_ok = rec["check"]["ok"]
+        medians.append(s["median"])
+        print(f"repeat {i}: median {s['median'] * 1e3:.4f} ms  n={s['n']} cv={s['cv']:.4f} method={rec['method']} status={s['status']}", flush=True)
+    check = type("Check", (), {"ok": check_ok})
     spread = statistics.stdev(medians) / statistics.fmean(medians) if len(medians) > 1 else 0.0
     print(f"check ok={check.ok}; medians {[round(m * 1e3, 4) for m in medians]} ms; CV of medians {spread * 100:.3f} %")
     if out:

@@ -18,7 +18,7 @@ from typing import Any, Callable, Mapping, Protocol, runtime_checkable
 
 from harness.core.budget import BudgetVerdict
 from harness.core.space import Rejection
-from harness.core.cases import Case, CheckResult, DeviceSamples, GemmProblem, MeasurePolicy, Plan, VendorCase
+from harness.core.cases import Case, CheckResult, GemmProblem, Plan, VendorCase
 
 
 class CompileError(RuntimeError):
@@ -84,8 +84,28 @@ class Backend(Protocol):
     def check(self, runnable: Compiled | VendorCase, inputs: Any) -> CheckResult:
         """Run once on a poisoned output and compare with the reference."""
 
-    def measure(self, runnable: Compiled | VendorCase, inputs: Any, policy: MeasurePolicy) -> DeviceSamples:
-        """Kernel-only device time samples."""
+    def timer(self, runnable: Compiled | VendorCase, inputs: Any, flush_l2: bool) -> DeviceTimer:
+        """A timer for kernel-only device time of ``runnable`` on ``inputs`` (checked first)."""
+
+
+@runtime_checkable
+class DeviceTimer(Protocol):
+    """Times one prepared runnable; the harness (harness/measure) owns the sampling loop.
+
+    ``batch(k)`` runs the callable k times, each after the L2 flush, and returns k kernel-only
+    device times in seconds (flush excluded).  ``method`` names how (it may change after a
+    fallback: the harness then drops the earlier samples); ``notes`` say why it fell back.
+    ``telemetry()`` is the device's state right after the last batch (``sm_clock_mhz``,
+    ``sm_clock_max_mhz``, ``temperature_c``, ``power_w``, ``throttle_reasons``) or None where
+    the backend cannot read it."""
+
+    method: str
+    l2_flush_bytes: int
+    notes: list[str]
+
+    def batch(self, k: int) -> list[float]: ...
+
+    def telemetry(self) -> dict[str, Any] | None: ...
 
 
 BackendFactory = Callable[[BackendOptions], Backend]

@@ -154,25 +154,28 @@ class VendorCase:
 
 @dataclass(frozen=True)
 class MeasurePolicy:
-    """How device time is sampled: stop at ``cv_target`` after ``min_samples``, or at a cap."""
+    """How device time is sampled (harness/measure/rounds.py applies it).
+
+    ``rounds`` round-robin passes over the items (``interleave``; else one item at a time),
+    each taking ``batch`` samples of every item, after ``warmup`` discarded calls per item and
+    a clock warmup of at most ``clock_warmup_s``; more rounds run for items whose
+    ``criterion`` (``NAME[:key=value,...]``, harness/measure/criteria.py) is not met, up to
+    ``max_samples`` samples or ``max_seconds`` of sampling per item (then CAPPED).  A batch
+    median shift or trend of ``drift_threshold`` or more is drift: re-measured once, then DRIFT.
+    """
 
     warmup: int = 5
-    min_samples: int = 20
-    max_samples: int = 300
     batch: int = 20
-    cv_target: float = 0.005
+    rounds: int = 3
+    max_samples: int = 300
     max_seconds: float = 3.0
+    criterion: str = "median-ci:rel=0.005"
+    interleave: bool = True
     flush_l2: bool = True
-
-
-@dataclass(frozen=True)
-class DeviceSamples:
-    """Kernel-only device times of one case, in seconds, and how they were taken."""
-
-    samples_s: tuple[float, ...]
-    method: str
-    l2_flush_bytes: int
-    notes: tuple[str, ...] = ()
+    clock_warmup_s: float = 3.0
+    throttle_threshold: float = 0.9
+    drift_threshold: float = 0.02
+    remeasure_on_drift: bool = True
 
 
 @dataclass(frozen=True)

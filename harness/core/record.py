@@ -16,7 +16,7 @@ from typing import Any
 
 from harness.core.space import REJECTION_KINDS
 from harness.measure.stats import summarize
-from harness.core.cases import Case, CheckResult, DeviceSamples, Plan, VendorCase
+from harness.core.cases import Case, CheckResult, Plan, VendorCase
 
 SCHEMA_VERSION = 1
 EXTRA_KEY = "tlbench"
@@ -55,7 +55,9 @@ def item_record(
     plan: Plan | None = None,
     budget: dict[str, Any] | None = None,
     check: CheckResult | None = None,
-    device: DeviceSamples | None = None,
+    l2_flush_bytes: int | None = None,
+    notes: list[str] | None = None,
+    measurement: dict[str, Any] | None = None,
     compile_phases_s: dict[str, float] | None = None,
     seed: int | None = None,
 ) -> dict[str, Any]:
@@ -73,8 +75,9 @@ def item_record(
     if item.kind == "device":
         record["throughput"] = _throughput(item.case, summary.median)
         record["check"] = check.to_dict() if check is not None else None
-        record["l2_flush_bytes"] = device.l2_flush_bytes if device else None
-        record["notes"] = list(device.notes) if device else []
+        record["l2_flush_bytes"] = l2_flush_bytes
+        record["notes"] = list(notes or [])
+        record["measurement"] = measurement
         record["input_seed"] = seed
     else:
         record["compile_phases_s"] = compile_phases_s or {}

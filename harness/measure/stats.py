@@ -1,9 +1,11 @@
 """Summaries of timing samples.  Pure functions on floats: no pytest, no devices.
 
 Contract: ``summarize(samples)`` returns a ``Summary`` whose ``median`` is the headline
-number; ``cv`` is the robust relative spread (stdev / mean); ``median_ci`` is a
-distribution-free ~95 % confidence interval of the median from order statistics;
-``enough(samples, policy)`` says whether sampling may stop.
+number; ``cv`` is the relative spread (stdev / mean); ``median_ci_low/high`` is the exact,
+distribution-free confidence interval of the median from order statistics, at the
+confidence ``median_ci_coverage`` it really has (>= the 95 % asked for when n >= 6; below
+that no pair of order statistics reaches 95 % and the interval is [min, max] at its true
+coverage).  ``relative_ci_halfwidth`` is what the ``median-ci`` stopping criterion reads.
 """
 
 from __future__ import annotations
@@ -11,7 +13,10 @@ from __future__ import annotations
 import math
 import statistics
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 from typing import Any, Sequence
+
+CONFIDENCE = 0.95
 
 
 @dataclass(frozen=True)
@@ -27,6 +32,7 @@ class Summary:
     q3: float
     median_ci_low: float
     median_ci_high: float
+    median_ci_coverage: float
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -43,14 +49,38 @@ def _quantile(sorted_values: Sequence[float], q: float) -> float:
     return sorted_values[lo] * (1 - frac) + sorted_values[hi] * frac
 
 
-def median_ci(sorted_values: Sequence[float], z: float = 1.96) -> tuple[float, float]:
-    """Order-statistic confidence interval of the median (binomial normal approximation)."""
-    n = len(sorted_values)
-    if n < 6:
-        return sorted_values[0], sorted_values[-1]
-    half = z * math.sqrt(n) / 2
-    lo = max(0, int(math.floor(n / 2 - half)))
-    hi = min(n - 1, int(math.ceil(n / 2 + half)) - 1)
+def median(values: Sequence[float]) -> float:
+    return _quantile(sorted(values), 0.5)
+
+
+@lru_cache(maxsize=4096)
+def median_ci_ranks(n: int, confidence: float = CONFIDENCE) -> tuple[int, int, float]:
+    """0-based ranks (lo, hi) of the order statistics bounding the median, and their coverage.
+
+    [x_(k), x_(n+1-k)] (1-based) covers the population median with probability
+    1 - 2 P(Bin(n, 1/2) <= k - 1).  The largest k whose coverage is still >= ``confidence``
+    is taken, exactly (integer arithmetic), so the interval is never too tight.  When even
+    k = 1 falls short (n < 6 at 95 %), the interval is [min, max] and the coverage says so.
+    """
+    if n < 1:
+        raise ValueError("median_ci_ranks needs n >= 1")
+    total = 2**n
+    tail = 0  # sum_{i < k} C(n, i), for the current k
+    best_k, best_cov = 1, 1.0 - 2.0 / total if n > 1 else 0.0
+    k = 1
+    while k <= n // 2:
+        tail += math.comb(n, k - 1)
+        coverage = 1.0 - 2.0 * tail / total
+        if coverage < confidence:
+            break
+        best_k, best_cov = k, coverage
+        k += 1
+    return best_k - 1, n - best_k, best_cov
+
+
+def median_ci(sorted_values: Sequence[float], confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """Exact order-statistic confidence interval of the median of already sorted values."""
+    lo, hi, _ = median_ci_ranks(len(sorted_values), confidence)
     return sorted_values[lo], sorted_values[hi]
 
 
@@ -62,7 +92,7 @@ def summarize(samples: Sequence[float]) -> Summary:
         raise ValueError("samples must be non-negative numbers")
     mean = statistics.fmean(values)
     stdev = statistics.stdev(values) if len(values) > 1 else 0.0
-    low, high = median_ci(values)
+    lo, hi, coverage = median_ci_ranks(len(values))
     return Summary(
         n=len(values),
         median=_quantile(values, 0.5),
@@ -73,8 +103,9 @@ def summarize(samples: Sequence[float]) -> Summary:
         max=values[-1],
         q1=_quantile(values, 0.25),
         q3=_quantile(values, 0.75),
-        median_ci_low=low,
-        median_ci_high=high,
+        median_ci_low=values[lo],
+        median_ci_high=values[hi],
+        median_ci_coverage=coverage,
     )
 
 
@@ -84,17 +115,3 @@ def relative_ci_halfwidth(samples: Sequence[float]) -> float:
     if s.median <= 0:
         return math.inf
     return (s.median_ci_high - s.median_ci_low) / 2 / s.median
-
-
-def enough(samples: Sequence[float], min_samples: int, max_samples: int, cv_target: float) -> bool:
-    """Stop when the median is pinned to ``cv_target`` (relative CI half-width) or at the cap.
-
-    The median's CI is used rather than the raw CV: a kernel with a few slow outliers has a
-    large CV forever, yet its median is known to 0.1 % after a hundred samples.
-    """
-    n = len(samples)
-    if n >= max_samples:
-        return True
-    if n < min_samples:
-        return False
-    return relative_ci_halfwidth(samples) <= cv_target

@@ -1,0 +1,133 @@
+"""Stopping criteria: named objects that say when an item has enough samples.
+
+Contract: a criterion is built by ``make_criterion(spec)`` from a spec string
+``NAME[:key=value,...]`` (the ``--tlbench-criterion`` option), e.g. ``median-ci:rel=0.005``
+or ``stdrel:max_noise=0.01``.  ``is_finished(samples)`` answers after each round;
+``progress(samples)`` is the quantity compared with the target (written into notes when an
+item stops at a cap first); ``describe()`` is the ``{"name", "params"}`` dict stored in each
+record.  The model is nvbench's ``stopping_criterion`` (named, parametrized, registered),
+without its code.  Caps (max samples, max seconds) are not criteria: the scheduler applies
+them and marks the item CAPPED when it stops there before its criterion is met.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol, Sequence
+
+from harness.measure.stats import CONFIDENCE, median_ci, median
+
+
+class CriterionError(ValueError):
+    """A --tlbench-criterion spec that names no criterion or a parameter it does not take."""
+
+
+class StoppingCriterion(Protocol):
+    name: str
+
+    def is_finished(self, samples: Sequence[float]) -> bool: ...
+
+    def progress(self, samples: Sequence[float]) -> float: ...
+
+    def describe(self) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class MedianCI:
+    """Stop when the exact ~95 % CI of the median is within ``rel`` of the median (half-width).
+
+    Robust to a few slow outliers: they widen the CV forever, not the median's interval."""
+
+    rel: float = 0.005
+    confidence: float = CONFIDENCE
+    min_samples: int = 20
+    name: str = field(default="median-ci", init=False)
+
+    def progress(self, samples: Sequence[float]) -> float:
+        if len(samples) < 2:
+            return math.inf
+        values = sorted(samples)
+        lo, hi = median_ci(values, self.confidence)
+        mid = median(values)
+        return (hi - lo) / 2 / mid if mid > 0 else math.inf
+
+    def is_finished(self, samples: Sequence[float]) -> bool:
+        return len(samples) >= self.min_samples and self.progress(samples) <= self.rel
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "params": {"rel": self.rel, "confidence": self.confidence, "min_samples": self.min_samples}}
+
+
+@dataclass(frozen=True)
+class StdRel:
+    """Stop when the relative standard deviation (stdev / mean) is at most ``max_noise``.
+
+    nvbench's default rule.  Sensitive to outliers by design: a kernel with a slow tail
+    does not pass it, and then stops at a cap, marked CAPPED."""
+
+    max_noise: float = 0.005
+    min_samples: int = 20
+    name: str = field(default="stdrel", init=False)
+
+    def progress(self, samples: Sequence[float]) -> float:
+        if len(samples) < 2:
+            return math.inf
+        mean = statistics.fmean(samples)
+        return statistics.stdev(samples) / mean if mean > 0 else math.inf
+
+    def is_finished(self, samples: Sequence[float]) -> bool:
+        return len(samples) >= self.min_samples and self.progress(samples) <= self.max_noise
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "params": {"max_noise": self.max_noise, "min_samples": self.min_samples}}
+
+
+@dataclass(frozen=True)
+class FixedCount:
+    """Stop after exactly ``samples`` samples (a fixed budget; for reproducing a run)."""
+
+    samples: int = 60
+    name: str = field(default="fixed", init=False)
+
+    def progress(self, samples: Sequence[float]) -> float:
+        return float(len(samples))
+
+    def is_finished(self, samples: Sequence[float]) -> bool:
+        return len(samples) >= self.samples
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "params": {"samples": self.samples}}
+
+
+CRITERIA: dict[str, Callable[..., StoppingCriterion]] = {"median-ci": MedianCI, "stdrel": StdRel, "fixed": FixedCount}
+DEFAULT_SPEC = "median-ci:rel=0.005"
+
+
+def _number(text: str) -> float | int:
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)
+
+
+def make_criterion(spec: str) -> StoppingCriterion:
+    """``NAME[:key=value,...]`` -> a criterion; a clear error for anything else."""
+    name, _, rest = spec.strip().partition(":")
+    if name not in CRITERIA:
+        raise CriterionError(f"unknown stopping criterion {name!r} in {spec!r}; known: {', '.join(CRITERIA)} (e.g. {DEFAULT_SPEC})")
+    factory = CRITERIA[name]
+    known = [f for f in factory.__dataclass_fields__ if f != "name"]  # type: ignore[attr-defined]
+    params: dict[str, Any] = {}
+    for part in filter(None, (p.strip() for p in rest.split(","))):
+        key, eq, value = part.partition("=")
+        if not eq or key not in known:
+            raise CriterionError(f"criterion {name!r} takes {', '.join(k + '=NUMBER' for k in known)}; got {part!r}")
+        try:
+            params[key] = _number(value)
+        except ValueError:
+            raise CriterionError(f"criterion {name!r}: {key} must be a number, got {value!r}") from None
+        if params[key] <= 0:
+            raise CriterionError(f"criterion {name!r}: {key} must be > 0, got {value!r}")
+    return factory(**params)

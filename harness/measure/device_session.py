@@ -1,0 +1,110 @@
+"""The device-execution seam: what the round-robin scheduler asks of a device.
+
+Contract (SEAM.md): a ``DeviceSession`` executes items on one device.
+- ``prepare(item) -> Prepared | Outcome``: compile (through the session's cache), make the
+  inputs, check once against the reference; an ``Outcome`` (skipped/failed, with the stage
+  and words) when the item cannot be timed, else a small picklable ``Prepared``.
+- ``sample(item, k) -> Batch``: k kernel-only samples of a prepared item (L2 flush as the
+  backend's timer defines it) and the device telemetry right after them (None where the
+  backend reads none).
+- ``close()``.
+Arguments and results are plain picklable data (``BenchItem``, floats, dicts, dataclasses
+of those), so the same calls can cross a process boundary (robust's ``WorkerSession``).
+An exception from ``prepare`` / ``sample`` fails that item only; the scheduler catches it.
+``InProcessSession(backend, ctx)`` is the in-process implementation.  Inputs are made once
+per problem and shared by its items (a check rewrites only the output).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from harness.core.backend_api import Backend, CompileError, DeviceTimer
+from harness.core.cases import CheckResult, GemmProblem, Plan, VendorCase
+from harness.core.record import BenchItem
+from harness.measure.outcome import Outcome, RunContext, failed, gate, skipped
+
+
+@dataclass(frozen=True)
+class Prepared:
+    item_id: str
+    method: str
+    l2_flush_bytes: int
+    check: CheckResult
+    plan: Plan | None = None
+    budget: dict[str, Any] | None = None
+    notes: tuple[str, ...] = ()
+    seed: int | None = None
+
+
+@dataclass(frozen=True)
+class Batch:
+    samples_s: tuple[float, ...]
+    method: str
+    telemetry: dict[str, Any] | None = None
+    notes: tuple[str, ...] = field(default=())
+
+
+class DeviceSession(Protocol):
+    def prepare(self, item: BenchItem) -> Prepared | Outcome: ...
+
+    def sample(self, item: BenchItem, k: int) -> Batch: ...
+
+    def close(self) -> None: ...
+
+
+def _over_limits(plan: Plan) -> list[str]:
+    return [
+        f"{scope} needs {used} B, limit {plan.limits[scope]} B"
+        for scope, used in plan.bytes_per_scope.items()
+        if plan.limits.get(scope) and used > plan.limits[scope]
+    ]
+
+
+class InProcessSession:
+    """Runs items with ``backend`` in this process."""
+
+    def __init__(self, backend: Backend, ctx: RunContext) -> None:
+        self.backend, self.ctx = backend, ctx
+        self._timers: dict[str, DeviceTimer] = {}
+        self._inputs: dict[GemmProblem, Any] = {}
+
+    def prepare(self, item: BenchItem) -> Prepared | Outcome:
+        gated = gate(item, self.backend)
+        if gated is not None:
+            return gated
+        plan = budget = None
+        if isinstance(item.case, VendorCase):
+            runnable: Any = item.case
+        else:
+            try:
+                runnable = self.ctx.compiled(self.backend, item.case)
+            except CompileError as exc:
+                return failed("compile", str(exc))
+            plan = self.backend.inspect(runnable)
+            over = _over_limits(plan)
+            if over:  # the compiled kernel, not our estimate, says it cannot launch
+                return skipped(f"over the on-chip budget (as compiled): {'; '.join(over)}")
+            budget = self.backend.budget(item.case).to_dict()
+        problem = item.case.problem
+        if problem not in self._inputs:
+            self._inputs[problem] = self.backend.make_inputs(problem, self.ctx.seed)
+        inputs = self._inputs[problem]
+        check = self.backend.check(runnable, inputs)
+        if not check.ok:
+            return failed("check", f"wrong result: {check.detail}; max abs err {check.max_abs_err:.4g}", plan)
+        timer = self.backend.timer(runnable, inputs, self.ctx.policy.flush_l2)
+        self._timers[item.item_id] = timer
+        return Prepared(item.item_id, timer.method, timer.l2_flush_bytes, check, plan, budget, tuple(timer.notes), self.ctx.seed)
+
+    def sample(self, item: BenchItem, k: int) -> Batch:
+        timer = self._timers.get(item.item_id)
+        if timer is None:
+            raise RuntimeError(f"{item.item_id} was not prepared in this session")
+        samples = timer.batch(k)
+        return Batch(tuple(samples), timer.method, timer.telemetry(), tuple(timer.notes))
+
+    def close(self) -> None:
+        self._timers.clear()
+        self._inputs.clear()

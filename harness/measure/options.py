@@ -1,0 +1,64 @@
+"""The measurement options of the pytest plugin, and the ``MeasurePolicy`` they make.
+
+Contract: ``add_measure_options(group)`` declares ``--tlbench-criterion``, ``--tlbench-rounds``,
+``--tlbench-batch``, ``--tlbench-interleave``/``--tlbench-no-interleave``,
+``--tlbench-max-samples``, ``--tlbench-max-seconds``, ``--tlbench-drift-threshold`` and the
+deprecated ``--tlbench-cv-target`` (an alias for ``--tlbench-criterion median-ci:rel=X``,
+kept for one release; it warns).  ``policy_from_options(getoption, warn)`` builds the policy
+and raises ``pytest.UsageError`` for a criterion spec it cannot read, with the known names.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import pytest
+
+from harness.core.cases import MeasurePolicy
+from harness.measure.criteria import CRITERIA, CriterionError, make_criterion
+
+D = MeasurePolicy()
+
+
+def add_measure_options(group: Any) -> None:
+    group.addoption(
+        "--tlbench-criterion",
+        default=None,
+        metavar="NAME[:key=value,...]",
+        help=f"stopping criterion for device items: {', '.join(CRITERIA)} (default {D.criterion}; stdrel:max_noise=0.005; fixed:samples=60)",
+    )
+    group.addoption("--tlbench-rounds", type=int, default=D.rounds, help=f"minimum round-robin passes over the device items (default {D.rounds})")
+    group.addoption("--tlbench-batch", type=int, default=D.batch, help=f"samples of each item per pass (default {D.batch})")
+    group.addoption("--tlbench-interleave", dest="tlbench_interleave", action="store_true", default=D.interleave, help="measure device items in interleaved rounds (default)")
+    group.addoption("--tlbench-no-interleave", dest="tlbench_interleave", action="store_false", help="measure device items one after another")
+    group.addoption("--tlbench-max-samples", type=int, default=D.max_samples, help=f"device samples cap per item (default {D.max_samples})")
+    group.addoption("--tlbench-max-seconds", type=float, default=D.max_seconds, help=f"sampling time cap per item (default {D.max_seconds} s)")
+    group.addoption("--tlbench-drift-threshold", type=float, default=D.drift_threshold, help=f"batch-median shift/trend that counts as drift (default {D.drift_threshold})")
+    group.addoption("--tlbench-cv-target", type=float, default=None, help="DEPRECATED alias of --tlbench-criterion median-ci:rel=X (the median CI half-width, not a CV)")
+
+
+def policy_from_options(getoption: Callable[[str], Any], warn: Callable[[str], None]) -> MeasurePolicy:
+    spec = getoption("--tlbench-criterion")
+    legacy = getoption("--tlbench-cv-target")
+    if legacy is not None:
+        if spec is not None:
+            raise pytest.UsageError("--tlbench-cv-target is a deprecated alias of --tlbench-criterion: give one of them")
+        spec = f"median-ci:rel={legacy}"
+        warn(f"--tlbench-cv-target is deprecated (it was never a CV): use --tlbench-criterion {spec}")
+    spec = spec or D.criterion
+    try:
+        make_criterion(spec)
+    except CriterionError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    for name in ("--tlbench-rounds", "--tlbench-batch", "--tlbench-max-samples"):
+        if getoption(name) < 1:
+            raise pytest.UsageError(f"{name} must be >= 1, got {getoption(name)}")
+    return MeasurePolicy(
+        criterion=spec,
+        rounds=getoption("--tlbench-rounds"),
+        batch=getoption("--tlbench-batch"),
+        interleave=getoption("tlbench_interleave"),
+        max_samples=getoption("--tlbench-max-samples"),
+        max_seconds=getoption("--tlbench-max-seconds"),
+        drift_threshold=getoption("--tlbench-drift-threshold"),
+    )

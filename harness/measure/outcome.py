@@ -1,0 +1,60 @@
+"""What running one item produced, what a run needs, and the gate before any work.
+
+Contract: ``Outcome`` is ``timed`` (samples and the record for ``extra_info``), ``skipped``
+(reason) or ``failed`` (stage and words); it is plain picklable data.  ``RunContext`` carries
+the policy, seed and the (pooled, cached) compile function of a session.  ``gate(item,
+backend)`` returns the ``skipped`` Outcome for an item that must not run here (backend
+cannot compile, predicted rejection the suite skips on, over budget, no device), else None.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from harness.core.backend_api import Backend, Compiled
+from harness.core.cases import Case, MeasurePolicy, Plan
+from harness.core.record import BenchItem
+
+
+@dataclass
+class Outcome:
+    status: str  # "timed" | "skipped" | "failed"
+    reason: str = ""
+    stage: str = ""
+    samples_s: tuple[float, ...] = ()
+    record: dict[str, Any] = field(default_factory=dict)
+    plan: Plan | None = None
+
+
+@dataclass
+class RunContext:
+    policy: MeasurePolicy
+    compile_rounds: int
+    seed: int
+    compiled: Callable[[Backend, Case], Compiled]  # cached/pooled compile for device items
+    before_cold_compile: Callable[[], None] = lambda: None
+
+
+def skipped(reason: str) -> Outcome:
+    return Outcome(status="skipped", reason=reason)
+
+
+def failed(stage: str, reason: str, plan: Plan | None = None) -> Outcome:
+    return Outcome(status="failed", stage=stage, reason=reason, plan=plan)
+
+
+def gate(item: BenchItem, backend: Backend) -> Outcome | None:
+    reason = backend.available()
+    if reason:
+        return skipped(f"{item.backend} cannot compile here: {reason}")
+    if isinstance(item.case, Case):
+        rejected = backend.rejection(item.case)
+        if rejected is not None and (rejected.kind in item.skip_on or rejected.kind == "budget"):
+            prefix = "over the on-chip budget" if rejected.kind == "budget" else f"pruned ({rejected.kind})"
+            return skipped(f"{prefix}: {rejected.reason}")
+    if item.kind == "device":
+        reason = backend.device_unavailable()
+        if reason:
+            return skipped(f"{item.backend} device timing unavailable: {reason}")
+    return None

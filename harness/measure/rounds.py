@@ -1,0 +1,315 @@
+"""The one measurement loop: warmup, interleaved rounds, stopping, caps, drift, re-measure.
+
+Contract: ``measure_items(session, items, policy)`` drives any ``DeviceSession`` and returns
+one ``Outcome`` per item, in the order given.  Steps:
+1. ``prepare`` every item (a skipped/failed Outcome ends that item; an exception fails it
+   with its words, stage "run"; the others go on).
+2. Clock warmup: batches of the first item until the SM clock (telemetry) and the batch
+   median both settle within 1 % of the previous batch, at most ``policy.clock_warmup_s``;
+   then ``policy.warmup`` discarded calls per item.
+3. Rounds: ``policy.rounds`` round-robin passes (the order rotates each pass), each taking
+   ``policy.batch`` samples of every item; then more passes for items whose stopping
+   criterion is unmet, until it is met or a cap (``max_samples``, ``max_seconds`` of
+   sampling) stops them: CAPPED.  With ``policy.interleave`` False the same loop runs one
+   item at a time.  A batch whose SM clock reads below ``throttle_threshold`` of the warm
+   clock is discarded and retaken after a pause (nvbench's throttle rule), twice at most.
+4. Drift: a level shift or trend in an item's batch medians (harness/measure/drift.py) is
+   re-measured once (with its problem's vendor item, so per-round ratios stay paired); if
+   the re-measurement drifts too, the item is DRIFT.
+The record's ``measurement`` block keeps the criterion, status, every batch (attempt, round,
+median, telemetry), the final attempt's per-round medians, the per-round ratio to the
+vendor item of the same problem, the warmup and the caps; ``summary.status`` is
+``clean`` / ``CAPPED`` / ``DRIFT``; notes say the same in words.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from harness.core.cases import MeasurePolicy, VendorCase
+from harness.core.record import BenchItem, item_record
+from harness.measure.criteria import StoppingCriterion, make_criterion
+from harness.measure.device_session import Batch, DeviceSession, Prepared
+from harness.measure.drift import DriftFinding, detect_drift
+from harness.measure.outcome import Outcome, failed
+from harness.measure.stats import median
+
+SETTLED = 0.01
+THROTTLE_RETRIES = 2
+THROTTLE_PAUSE_S = 0.05
+
+
+@dataclass
+class _Track:
+    item: BenchItem
+    prepared: Prepared
+    method: str
+    samples: list[float] = field(default_factory=list)
+    batches: list[dict[str, Any]] = field(default_factory=list)  # every attempt's batches
+    notes: list[str] = field(default_factory=list)
+    attempt: int = 0
+    seconds: float = 0.0
+    done: bool = False
+    stopped_by: str = ""
+    drift: DriftFinding | None = None
+    first_drift: DriftFinding | None = None
+    error: Outcome | None = None
+
+    def current(self) -> list[dict[str, Any]]:
+        return [b for b in self.batches if b["attempt"] == self.attempt]
+
+
+@dataclass
+class _Loop:
+    session: DeviceSession
+    policy: MeasurePolicy
+    criterion: StoppingCriterion
+    clock: Callable[[], float]
+    sleep: Callable[[float], None]
+    warm_clock_mhz: float | None = None
+
+    def take(self, track: _Track, k: int, round_index: int) -> None:
+        """One batch of ``track`` into its samples (with throttle retries and method fallback)."""
+        discarded = 0
+        while True:
+            start = self.clock()
+            batch: Batch = self.session.sample(track.item, k)
+            track.seconds += self.clock() - start
+            clock_mhz = (batch.telemetry or {}).get("sm_clock_mhz")
+            throttled = bool(
+                self.warm_clock_mhz and clock_mhz and clock_mhz < self.policy.throttle_threshold * self.warm_clock_mhz
+            )
+            if not throttled or discarded >= THROTTLE_RETRIES:
+                break
+            discarded += 1
+            self.sleep(THROTTLE_PAUSE_S)
+        if discarded:
+            kept = " (kept the last: still throttled)" if throttled else ""
+            track.notes.append(
+                f"round {round_index + 1}: {discarded} batch(es) discarded, SM clock below "
+                f"{self.policy.throttle_threshold:.0%} of the warm {self.warm_clock_mhz:.0f} MHz{kept}"
+            )
+        if batch.method != track.method:
+            track.notes.append(f"timer changed {track.method} -> {batch.method}: earlier samples dropped")
+            track.notes.extend(n for n in batch.notes if n not in track.notes)
+            track.method = batch.method
+            track.samples.clear()
+            for b in track.current():
+                b["dropped"] = True
+        track.samples.extend(batch.samples_s)
+        track.batches.append(
+            {
+                "attempt": track.attempt,
+                "round": round_index,
+                "n": len(batch.samples_s),
+                "median_s": median(batch.samples_s),
+                "telemetry": batch.telemetry,
+                "throttled": throttled,
+                "discarded_before": discarded,
+            }
+        )
+
+    def stop_reason(self, track: _Track, rounds_done: int) -> str:
+        if rounds_done >= self.policy.rounds and self.criterion.is_finished(track.samples):
+            return "criterion"
+        if len(track.samples) >= self.policy.max_samples:
+            return "max_samples"
+        if track.seconds >= self.policy.max_seconds and rounds_done >= self.policy.rounds:
+            return "max_seconds"
+        return ""
+
+    def rounds(self, tracks: Sequence[_Track], interleave: bool) -> None:
+        groups = [list(tracks)] if interleave else [[t] for t in tracks]
+        for group in groups:
+            for t in group:
+                t.samples, t.done, t.stopped_by, t.seconds = [], False, "", 0.0
+            r = 0
+            while True:
+                active = [t for t in group if not t.done and t.error is None]
+                if not active:
+                    break
+                shift = r % len(active)
+                for t in active[shift:] + active[:shift]:
+                    k = min(self.policy.batch, max(1, self.policy.max_samples - len(t.samples)))
+                    try:
+                        self.take(t, k, r)
+                    except Exception as exc:  # noqa: BLE001 - the item fails with these words
+                        t.error = failed("run", f"{type(exc).__name__}: {exc}", t.prepared.plan)
+                r += 1
+                for t in active:
+                    t.stopped_by = self.stop_reason(t, r)
+                    t.done = bool(t.stopped_by)
+
+    def warm_up(self, tracks: Sequence[_Track]) -> dict[str, Any]:
+        """Clock warmup on the first item that runs; then each item's discarded calls.
+        A crash fails the item it happened in (with its words), and the others go on."""
+        info: dict[str, Any] = {"batches": 0, "settled": False}
+        for first in tracks:
+            try:
+                info = self._settle(first)
+                break
+            except Exception as exc:  # noqa: BLE001 - the item fails with these words
+                first.error = failed("run", f"{type(exc).__name__}: {exc}", first.prepared.plan)
+        for t in tracks:
+            if t.error is None and self.policy.warmup > 0:
+                try:
+                    self.session.sample(t.item, self.policy.warmup)
+                except Exception as exc:  # noqa: BLE001
+                    t.error = failed("run", f"{type(exc).__name__}: {exc}", t.prepared.plan)
+        return info
+
+    def _settle(self, first: _Track) -> dict[str, Any]:
+        start = self.clock()
+        prev: Batch | None = None
+        info: dict[str, Any] = {"item": first.item.item_id, "batches": 0, "settled": False}
+        while True:
+            batch = self.session.sample(first.item, self.policy.batch)
+            info["batches"] += 1
+            if prev is not None and _settled(prev, batch):
+                info["settled"] = True
+                break
+            if self.clock() - start >= self.policy.clock_warmup_s and info["batches"] >= 2:
+                break
+            prev = batch
+        info["seconds"] = self.clock() - start
+        info["telemetry"] = batch.telemetry
+        self.warm_clock_mhz = (batch.telemetry or {}).get("sm_clock_mhz")
+        return info
+
+
+def _relative_change(a: float | None, b: float | None) -> float:
+    if not a or not b:
+        return 0.0
+    return abs(b - a) / a
+
+
+def _settled(prev: Batch, batch: Batch) -> bool:
+    clock_a = (prev.telemetry or {}).get("sm_clock_mhz")
+    clock_b = (batch.telemetry or {}).get("sm_clock_mhz")
+    return _relative_change(clock_a, clock_b) <= SETTLED and _relative_change(median(prev.samples_s), median(batch.samples_s)) <= SETTLED
+
+
+def _vendor_of(tracks: Sequence[_Track]) -> dict[tuple[str, Any], _Track]:
+    return {(t.item.backend, t.item.case.problem): t for t in tracks if isinstance(t.item.case, VendorCase)}
+
+
+def _round_medians(track: _Track) -> dict[int, float]:
+    by_round: dict[int, list[float]] = {}
+    for b in track.current():
+        if not b.get("dropped"):
+            by_round.setdefault(b["round"], []).append(b["median_s"])
+    return {r: median(v) for r, v in sorted(by_round.items())}
+
+
+def _vendor_rounds(track: _Track, vendor: _Track | None) -> list[float] | None:
+    if vendor is None or vendor is track:
+        return None
+    mine = {(b["attempt"], b["round"]): b["median_s"] for b in track.current() if not b.get("dropped")}
+    theirs = {(b["attempt"], b["round"]): b["median_s"] for b in vendor.batches if not b.get("dropped")}
+    ratios = [mine[key] / theirs[key] for key in sorted(mine) if key in theirs and theirs[key] > 0]
+    return ratios or None
+
+
+def _status(track: _Track) -> str:
+    if track.drift is not None:
+        return "DRIFT"
+    if track.stopped_by != "criterion":
+        return "CAPPED"
+    return "clean"
+
+
+def _cap_note(track: _Track, criterion: StoppingCriterion, policy: MeasurePolicy) -> str:
+    cap = f"{policy.max_samples}-sample" if track.stopped_by == "max_samples" else f"{policy.max_seconds:g} s"
+    value = criterion.progress(track.samples)
+    return f"CAPPED: stopped at the {cap} cap before the {criterion.name} criterion was met (value {value:.4g}, {criterion.describe()['params']})"
+
+
+def _record(loop: _Loop, track: _Track, vendor: _Track | None, warmup: dict[str, Any], interleave: bool) -> Outcome:
+    p = track.prepared
+    notes = list(p.notes) + track.notes
+    if track.first_drift is not None:
+        notes.append(f"re-measured once: the first attempt drifted ({track.first_drift.words})")
+    if track.drift is not None:
+        notes.append(f"DRIFT: {track.drift.words}; its number is not clean")
+    if track.stopped_by != "criterion":
+        notes.append(_cap_note(track, loop.criterion, loop.policy))
+    status = _status(track)
+    rounds = _round_medians(track)
+    measurement = {
+        "status": status,
+        "criterion": {**loop.criterion.describe(), "met": loop.criterion.is_finished(track.samples), "value": loop.criterion.progress(track.samples)},
+        "stopped_by": track.stopped_by,
+        "interleaved": interleave,
+        "batch": loop.policy.batch,
+        "min_rounds": loop.policy.rounds,
+        "round_medians_s": list(rounds.values()),
+        "vs_vendor_rounds": _vendor_rounds(track, vendor),
+        "batches": track.batches,
+        "drift": track.drift.to_dict() if track.drift else None,
+        "first_attempt_drift": track.first_drift.to_dict() if track.first_drift else None,
+        "remeasured": track.attempt > 0,
+        "warmup": warmup,
+        "caps": {"max_samples": loop.policy.max_samples, "max_seconds": loop.policy.max_seconds},
+        "drift_threshold": loop.policy.drift_threshold,
+        "sampling_seconds": track.seconds,
+    }
+    samples = tuple(track.samples)
+    record = item_record(
+        track.item, samples, method=track.method, plan=p.plan, budget=p.budget, check=p.check,
+        l2_flush_bytes=p.l2_flush_bytes, notes=notes, measurement=measurement, seed=p.seed,
+    )
+    record["summary"]["status"] = status
+    return Outcome(status="timed", samples_s=samples, record=record, plan=p.plan)
+
+
+def measure_items(
+    session: DeviceSession,
+    items: Sequence[BenchItem],
+    policy: MeasurePolicy,
+    clock: Callable[[], float] = time.perf_counter,
+    sleep: Callable[[float], None] = time.sleep,
+) -> list[Outcome]:
+    loop = _Loop(session, policy, make_criterion(policy.criterion), clock, sleep)
+    results: dict[str, Outcome] = {}
+    tracks: list[_Track] = []
+    for item in items:
+        try:
+            prepared = session.prepare(item)
+        except Exception as exc:  # noqa: BLE001 - the item fails with these words
+            results[item.item_id] = failed("run", f"{type(exc).__name__}: {exc}")
+            continue
+        if isinstance(prepared, Outcome):
+            results[item.item_id] = prepared
+        else:
+            tracks.append(_Track(item, prepared, prepared.method))
+    warmup: dict[str, Any] = {}
+    if tracks:
+        warmup = loop.warm_up(tracks)
+        loop.rounds([t for t in tracks if t.error is None], policy.interleave)
+    vendors = _vendor_of(tracks)
+    for t in tracks:
+        if t.error is None:
+            t.drift = detect_drift([b["median_s"] for b in t.current() if not b.get("dropped")], policy.drift_threshold)
+    drifted = [t for t in tracks if t.drift is not None and t.error is None]
+    if drifted and policy.remeasure_on_drift:
+        again = {id(t): t for t in drifted}
+        for t in drifted:
+            vendor = vendors.get((t.item.backend, t.item.case.problem))
+            if vendor is not None and vendor.error is None:
+                again.setdefault(id(vendor), vendor)
+        for t in again.values():
+            t.first_drift, t.drift = t.drift, None
+            t.attempt += 1
+        loop.rounds(list(again.values()), policy.interleave)
+        for t in again.values():
+            if t.error is None:
+                t.drift = detect_drift([b["median_s"] for b in t.current() if not b.get("dropped")], policy.drift_threshold)
+    for t in tracks:
+        if t.error is not None:
+            results[t.item.item_id] = t.error
+        else:
+            vendor = vendors.get((t.item.backend, t.item.case.problem))
+            results[t.item.item_id] = _record(loop, t, vendor, warmup, policy.interleave)
+    return [results[i.item_id] for i in items]
