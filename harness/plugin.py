@@ -20,7 +20,7 @@ import pytest
 from harness.pytest_plugin import hookspecs
 from harness.results.best_configs import pick_best, update_best_file
 from harness.core.backend_api import BackendOptions
-from harness.pytest_plugin.bench_adapter import feed_samples
+from harness.pytest_plugin.bench_adapter import benchmark_entry, feed_samples, stop_session_json
 from harness.pytest_plugin import journaling
 from harness.measure.compile_pool import CompilePool
 from harness.core.record import EXTRA_KEY, SCHEMA_VERSION, BenchItem, failure_record, skip_record
@@ -142,9 +142,7 @@ def _restore_xdist_markers(config) -> None:
     hidden = config.stash.get(_HIDDEN_WORKER, None)
     if hidden is not None:
         os.environ[WORKER_ENV] = hidden
-        session = getattr(config, "_benchmarksession", None)
-        if session is not None:
-            session.json = None  # the controller writes the merged file
+        stop_session_json(config)  # the controller writes the merged file
     if config.stash.get(_CONTROLLER_ONLY, False):
         config.option.benchmark_only = True
 
@@ -380,9 +378,9 @@ def pytest_runtest_makereport(item, call):
     if not mine:
         return
     bench_item, outcome = mine[-1]
-    fixture = item.funcargs.get("benchmark")
-    if outcome.status == "timed" and fixture is not None and fixture.stats:
-        report.user_properties.append((KEY_BENCH, to_plain(fixture.stats.as_dict(include_data=True))))
+    entry = benchmark_entry(item.funcargs.get("benchmark")) if outcome.status == "timed" else None
+    if entry is not None:
+        report.user_properties.append((KEY_BENCH, to_plain(entry)))
     report.user_properties.append((KEY_OUTCOME, to_plain(_outcome_record(item.nodeid, bench_item, outcome))))
     loaded = state.registry.loaded()
     if set(loaded) - state.machine_shipped:  # each backend's device info once per worker

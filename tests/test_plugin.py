@@ -174,6 +174,25 @@ def test_xdist_workers_are_pinned_and_the_controller_writes_one_merged_json(suit
     accelerators = data["machine_info"]["tlbench"]["backends"]["fake"]["accelerators"]
     assert accelerators == ["FakeAccelerator 1.0 #0", "FakeAccelerator 1.0 #1"]  # one worker per device
     result.stdout.fnmatch_lines(["*tlbench (merged from 2 workers)*"])
+    assert data["machine_info"]["tlbench"]["schema_version"] == 1
+
+
+def test_the_merged_xdist_file_is_read_by_every_tlbench_command_and_pytest_benchmark(suite):
+    pytest.importorskip("xdist")
+    _run(suite, "--backend=fake", "--benchmark-only", "-n", "2", "--tlbench-gpus=0,1")
+    merged = str(suite.path / "out.json")
+    exe = shutil.which("pytest-benchmark")
+    bench_cli = [exe] if exe else [sys.executable, "-m", "pytest_benchmark.cli"]
+    tlbench = [sys.executable, "-m", "harness.cli"]
+    for cmd in (
+        [*tlbench, "report", merged],
+        [*tlbench, "report", "--stages", merged],
+        [*tlbench, "compare", merged, merged],
+        [*bench_cli, "compare", merged],
+    ):
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=suite.path)
+        assert out.returncode == 0, f"{' '.join(cmd[1:])}: rc {out.returncode}\n{out.stdout[-2000:]}\n{out.stderr[-2000:]}"
+        assert "schema_version" not in out.stderr
 
 
 ALL_OVER_BUDGET = """

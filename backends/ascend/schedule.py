@@ -5,30 +5,30 @@ and returns ``(artifact, ScheduleFacts)``.  Sources, all real:
 - the ``tl.ascend_task`` attributes (latency, II) that ``tl.EstimateLatency`` writes and the
   ``core_mask`` that ``tl.AssignCore`` adds (pass instrument);
 - ``tl.buffer_versions_map`` after ``tl.AutoSchedule`` (versions per multi-buffered buffer);
-- the inputs and results of the Z3 solves, ``tl.transform.z3_schedule_loop_python`` and
-  ``tl.transform.z3_schedule_python``: start times, versions and the loop II never reach
-  the IR, so the two FFI functions are wrapped (the wrapper calls the original and hands a
-  copy of its arguments and result to the recording active in this thread).
-Every number here is a *modeled* cycle count from tilelang's cost model, never a time.
+- the inputs and results of the Z3 solves that tilelang's FFI entry points
+  ``tl.transform.z3_schedule_loop_python`` / ``tl.transform.z3_schedule_python`` run: start
+  times, versions and the loop II never reach the IR, so the two Python solvers those entry
+  points call are wrapped where they look them up (``install_z3_recorders``); tvm-ffi's
+  registry is never touched.
+Every number here is a *modeled* cycle count from tilelang's cost model, never a time, and
+every value is plain Python data (no tvm-ffi object outlives the lowering).
 
-The wrappers must be registered before the first Ascend lowering in the process (the C++
-side caches the function it looks up), so importing this module installs them (importing
-``backends.ascend`` or its dialect does too); ``install_z3_recorders`` is idempotent.  A
-lowering that ran before that import yields no Z3 records, and ``ScheduleFacts.missing``
-says so.
+Importing this module installs the recorders (idempotent).  A lowering with no recorded
+solve says so in ``ScheduleFacts.missing``.
 """
 
 from __future__ import annotations
 
 import contextvars
 import hashlib
+import inspect
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 import tilelang
 import tvm
-import tvm_ffi
+from tilelang.ascend.transform import z3_scheduler
 from tvm import tirx
 
 Z3_LOOP = "tl.transform.z3_schedule_loop_python"
@@ -40,39 +40,59 @@ PIPES = (("MTE1", 1), ("MTE2", 2), ("MTE3", 4), ("Cube", 8), ("Vector", 16), ("F
 CORES = (("AIV", 1), ("AIC", 2))
 
 _active_sink: contextvars.ContextVar[list | None] = contextvars.ContextVar("tlbench_z3_sink", default=None)
-# The FFI registry is process-global, so is the record of what we wrapped in it: the one
-# module-level mutable in tlbench, guarded by the registry's own single-install semantics.
-_INSTALLED: set[str] = set()
 
 
-def _as_list(value: Any) -> Any:
+def _plain(value: Any) -> Any:
+    """Plain Python data: ints, strs and lists, never a tvm-ffi object (see install_z3_recorders)."""
     if isinstance(value, (str, bytes)):
+        return str.__str__(value) if isinstance(value, str) else bytes(value)
+    if isinstance(value, dict):
+        return {_plain(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, bool) or value is None:
         return value
     if hasattr(value, "__len__") and hasattr(value, "__getitem__"):
-        return [_as_list(value[i]) for i in range(len(value))]
+        return [_plain(value[i]) for i in range(len(value))]
     try:
         return int(value)
     except (TypeError, ValueError):
-        return value
+        return str(value)
 
 
-def _wrap(name: str, original):
-    def recorder(*args):
-        result = original(*args)
+class _SolverRecorder:
+    """Stands in for one of tilelang's Python Z3 solvers: calls it, then hands a plain copy of
+    its bound arguments and result to the recording active in this thread.  Holds nothing but
+    the solver it wraps; no tvm-ffi object and no registry entry."""
+
+    def __init__(self, name: str, solver) -> None:
+        self.name = name
+        self.solver = solver
+        self.signature = inspect.signature(solver)
+
+    def __call__(self, *args, **kwargs):
+        result = self.solver(*args, **kwargs)
         sink = _active_sink.get()
         if sink is not None:
-            sink.append({"solver": name, "args": [_as_list(a) for a in args], "result": _as_list(result)})
+            bound = self.signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            sink.append({"solver": self.name, "args": _plain(dict(bound.arguments)), "result": _plain(result)})
         return result
-
-    return recorder
 
 
 def install_z3_recorders() -> None:
-    for name in (Z3_LOOP, Z3_STRAIGHT):
-        if name in _INSTALLED:
-            continue
-        tvm_ffi.register_global_func(name, _wrap(name, tvm_ffi.get_global_func(name)), override=True)
-        _INSTALLED.add(name)
+    """Wrap tilelang's two Python solvers where its FFI entry points look them up: module
+    attributes of ``tilelang.ascend.transform.z3_scheduler``, resolved at every call.
+
+    tvm-ffi's global function registry is left exactly as tilelang registered it.  An earlier
+    version replaced the registry entries (``register_global_func(..., override=True)``) with
+    Python closures; together with a tvm-ffi ``String`` kept in a record (``str(loop_var)``
+    returns one), that made pytest segfault while garbage-collecting at interpreter exit
+    (shared/notes/segfault-at-exit.md).  Both are gone: nothing is registered into tvm-ffi, and
+    every record is plain Python data (``_plain``).  Idempotent; any lowering after this call
+    is recorded, whatever ran before it."""
+    for name, attr in ((Z3_LOOP, "z3_schedule_loop_python"), (Z3_STRAIGHT, "z3_schedule_python")):
+        current = getattr(z3_scheduler, attr)
+        if not isinstance(current, _SolverRecorder):
+            setattr(z3_scheduler, attr, _SolverRecorder(name, current))
 
 
 @contextmanager
@@ -162,7 +182,7 @@ def _ir_loops(func) -> list[_LoopUnits]:
     def visit(node):
         if isinstance(node, tirx.For):
             extent = int(node.extent) if isinstance(node.extent, tirx.IntImm) else None
-            loops.append(_LoopUnits(str(node.loop_var), extent, units_of(node.body)))
+            loops.append(_LoopUnits(_plain(str(node.loop_var)), extent, units_of(node.body)))
 
     tirx.stmt_functor.post_order_visit(func.body, visit)
     return loops
@@ -199,7 +219,7 @@ def _on_chip_buffers(func) -> dict[str, dict[str, Any]]:
         if isinstance(node, tirx.SBlock):
             for buf in node.alloc_buffers:
                 if buf.scope().startswith("shared"):
-                    found.setdefault(buf.name, {"shape": [int(x) for x in buf.shape], "dtype": str(buf.dtype), "scope": buf.scope()})
+                    found.setdefault(_plain(buf.name), {"shape": [int(x) for x in buf.shape], "dtype": str(buf.dtype), "scope": str(buf.scope())})
 
     tirx.stmt_functor.post_order_visit(func.body, visit)
     return found
@@ -226,9 +246,9 @@ def _span(starts: list[int], latencies: list[int]) -> int:
 
 def _loop_schedule(solve: dict[str, Any], loop: _LoopUnits | None) -> dict[str, Any]:
     args, result = solve["args"], solve["result"]
-    num_stages, latencies, iis, pipes = args[0], args[1], args[2], args[3]
+    num_stages, latencies, iis, pipes = args["num_stages"], args["latencies"], args["iis"], args["resource_flags"]
     starts, versions, loop_ii = result[0], result[1], int(result[2])
-    enable_offset = bool(args[11]) if len(args) > 11 else False
+    enable_offset = bool(args.get("enable_offset", False))
     units = loop.units if loop is not None else [{} for _ in latencies]
     tasks = []
     for i, (lat, ii, mask, start) in enumerate(zip(latencies, iis, pipes, starts)):
@@ -307,9 +327,9 @@ def _facts(solves: list[dict[str, Any]], snapshots: dict[str, Any], artifact) ->
     straight = []
     for solve in solves:
         if solve["solver"] == Z3_LOOP:
-            loops.append(_loop_schedule(solve, _loop_for_solve(solve["args"][1], ir_loops, used)))
+            loops.append(_loop_schedule(solve, _loop_for_solve(solve["args"]["latencies"], ir_loops, used)))
         else:
-            latencies, pipes, starts = solve["args"][0], solve["args"][2], solve["result"]
+            latencies, pipes, starts = solve["args"]["latencies"], solve["args"]["resource_flags"], solve["result"][0]
             straight.append(
                 {
                     "tasks": [
@@ -323,13 +343,13 @@ def _facts(solves: list[dict[str, Any]], snapshots: dict[str, Any], artifact) ->
     missing = None
     if not solves:
         missing = (
-            "no Z3 solve was recorded: either an Ascend kernel was lowered in this process before "
-            "backends.ascend was imported (tilelang then caches the unwrapped solver; import "
-            "backends.ascend first), or the scheduler ran no solve for this kernel"
+            "no Z3 solve was recorded: the scheduler ran no solve for this kernel, or "
+            "tilelang.ascend.transform.z3_scheduler no longer calls z3_schedule_loop_python / "
+            "z3_schedule_python through its module (a tilelang change: update backends/ascend/schedule.py)"
         )
     return ScheduleFacts(
-        loops=loops,
-        straight_line=straight,
+        loops=_plain(loops),
+        straight_line=_plain(straight),
         buffer_versions=_buffer_versions(_main(scheduled)) if scheduled is not None else {},
         buffers=_on_chip_buffers(_main(scheduled)) if scheduled is not None else {},
         mixed_kernel="__mix__" in artifact.kernel_source,
@@ -338,4 +358,4 @@ def _facts(solves: list[dict[str, Any]], snapshots: dict[str, Any], artifact) ->
     )
 
 
-install_z3_recorders()  # at import: before any Ascend kernel built from this package lowers
+install_z3_recorders()  # at import: every Ascend lowering from here on is recorded

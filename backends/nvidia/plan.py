@@ -36,7 +36,7 @@ def _alloc_buffers(func) -> dict[str, dict[str, Any]]:
                 found[buf.name] = {
                     "shape": [int(x) for x in buf.shape],
                     "dtype": str(buf.dtype),
-                    "scope": buf.scope(),
+                    "scope": str.__str__(buf.scope()),
                 }
 
     tirx.stmt_functor.post_order_visit(func.body, visit)
@@ -52,7 +52,7 @@ def _pipelined_loops(func) -> list[dict[str, Any]]:
             if any(k in ann for k in _PIPELINE_KEYS):
                 loops.append(
                     {
-                        "loop_var": str(node.loop_var),
+                        "loop_var": str.__str__(str(node.loop_var)),  # a plain str: tvm-ffi returns its own String
                         "extent": int(node.extent) if isinstance(node.extent, tvm.tirx.IntImm) else str(node.extent),
                         "stage": [int(x) for x in ann.get("software_pipeline_stage", [])],
                         "order": [int(x) for x in ann.get("software_pipeline_order", [])],

@@ -11,6 +11,7 @@ the JSON's top-level ``tlbench`` key, because pytest-benchmark drops such items.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -81,7 +82,14 @@ def item_record(
         record["input_seed"] = seed
     else:
         record["compile_phases_s"] = compile_phases_s or {}
-    return record
+    return plain_data(record)
+
+
+def plain_data(value: Any) -> Any:
+    """A copy made of plain JSON types only.  A record lives in pytest-benchmark's fixture until
+    interpreter exit; a backend object left in it (tvm-ffi's ``String`` subclasses ``str``)
+    would be released during the final garbage collection, after its runtime is gone."""
+    return json.loads(json.dumps(value, default=str))
 
 
 def failure_record(item: BenchItem, nodeid: str, error: str, stage: str, plan: Plan | None = None) -> dict[str, Any]:
@@ -92,7 +100,7 @@ def failure_record(item: BenchItem, nodeid: str, error: str, stage: str, plan: P
         "status": "failed",
         "stage": stage,
         "error": error,
-        "plan": plan.to_dict() if plan is not None else None,
+        "plan": plain_data(plan.to_dict()) if plan is not None else None,
     }
 
 

@@ -1,17 +1,26 @@
-"""Hand externally measured samples to pytest-benchmark as if its own timer took them.
+"""Every use tlbench makes of pytest-benchmark beyond its public fixture API, in one place.
 
-Contract: ``feed_samples(benchmark, samples_s, extra_info)`` makes the fixture's ``stats``
-hold exactly ``samples_s`` (one round per sample, one iteration each) and merges
-``extra_info``.  pytest-benchmark's public API only times a callable with a host clock; the
-device time we want in ``stats`` (so ``pytest-benchmark compare`` and
-``--benchmark-compare-fail`` judge the kernel) is measured by the backend, so this goes
-through the fixture's ``_make_stats``, the one private call in tlbench.  It is pinned by
-tests/test_plugin.py against the installed pytest-benchmark.
-
-``result_json_path(config)`` is the ``--benchmark-json`` path (pytest-benchmark 5.2.3 hands
-an open file, 5.3.1 a ``Path``); ``route_json_write(config, writer)`` makes the session's
-``--benchmark-json`` write call ``writer(path, text)`` instead (both versions write through
-``BenchmarkSession.save_json``), which tlbench uses for an atomic write.
+Contract (pinned by tests/test_bench_adapter.py against whichever pytest-benchmark is
+installed; tlbench supports 5.2.x and 5.3.x):
+- ``feed_samples(benchmark, samples_s, extra_info)`` makes the fixture's ``stats`` hold
+  exactly ``samples_s`` (one round per sample, one iteration each) and merges ``extra_info``.
+  pytest-benchmark's public API only times a callable with a host clock; the device time we
+  want in ``stats`` (so ``pytest-benchmark compare`` and ``--benchmark-compare-fail`` judge
+  the kernel) is measured by the backend, so this goes through the fixture's private
+  ``_make_stats``.
+- ``benchmark_entry(fixture)``: the fixture's JSON entry (``stats.as_dict``), or None when it
+  measured nothing.
+- ``result_json_path(config)``: the path ``--benchmark-json`` names, in either shape
+  pytest-benchmark gives it: 5.2.x parses the option with ``argparse.FileType('wb')``
+  (``config.option.benchmark_json`` is an open binary file), 5.3.x with ``pathlib.Path``.
+- ``write_json(config, document, writer)``: write a whole document there ourselves (the
+  merged xdist file), closing 5.2.x's open file first; ``writer(path, text)`` does the write.
+- ``route_json_write(config, writer)`` makes the session's own ``--benchmark-json`` write
+  call ``writer(path, text)`` instead (both versions write through
+  ``BenchmarkSession.save_json``), which tlbench uses for an atomic write.
+- ``stop_session_json(config)``: this process's pytest-benchmark session writes no JSON (an
+  xdist worker: the controller writes the merged file).  Touches the private
+  ``config._benchmarksession``.
 """
 
 from __future__ import annotations
@@ -29,6 +38,13 @@ def feed_samples(benchmark: Any, samples_s: Sequence[float], extra_info: dict[st
     stats = benchmark._make_stats(1)
     for sample in samples_s:
         stats.update(float(sample))
+
+
+def benchmark_entry(fixture: Any) -> dict[str, Any] | None:
+    stats = getattr(fixture, "stats", None)
+    if not stats:
+        return None
+    return stats.as_dict(include_data=True)
 
 
 def result_json_path(config: Any) -> Path | None:
@@ -65,3 +81,25 @@ def route_json_write(config: Any, writer: Callable[[Path, str], None]) -> bool:
 
     session.save_json = save_json
     return True
+
+
+def _plain_write(path: Path, text: str) -> None:
+    path.write_text(text)
+
+
+def write_json(config: Any, document: dict[str, Any], writer: Callable[[Path, str], None] = _plain_write) -> Path | None:
+    """Write ``document`` where ``--benchmark-json`` says, as pytest-benchmark would; returns the path."""
+    path = result_json_path(config)
+    if path is None:
+        return None
+    opened = config.getoption("benchmark_json", None)
+    if hasattr(opened, "close"):  # 5.2.x opened (and truncated) it when parsing the option
+        opened.close()
+    writer(path, _dumps(document))
+    return path
+
+
+def stop_session_json(config: Any) -> None:
+    session = getattr(config, "_benchmarksession", None)
+    if session is not None:
+        session.json = None

@@ -21,6 +21,9 @@ import os
 import subprocess
 from typing import Any
 
+from harness.pytest_plugin.bench_adapter import result_json_path, write_json
+from harness.results.journal import atomic_write_text
+
 WORKER_ENV = "PYTEST_XDIST_WORKER"
 KEY_BENCH = "tlbench_benchmark"
 KEY_OUTCOME = "tlbench_outcome"
@@ -68,13 +71,17 @@ def to_plain(value: Any) -> Any:
     return json.loads(json.dumps(value, default=str))
 
 
-def write_merged_json(config, fh, benchmarks: list[dict], machine_extra: dict[str, Any], tlbench_json: dict[str, Any]) -> None:
+def merged_document(config, benchmarks: list[dict], machine_extra: dict[str, Any], tlbench_json: dict[str, Any]) -> dict[str, Any]:
+    """The merged run in pytest-benchmark's own format, with tlbench's keys where a
+    single-process run has them (``machine_info.tlbench.schema_version`` included)."""
     import pytest_benchmark
 
     machine_info = config.hook.pytest_benchmark_generate_machine_info()
+    config.hook.pytest_benchmark_update_machine_info(config=config, machine_info=machine_info)
     machine_info.update(machine_extra)
     commit_info = config.hook.pytest_benchmark_generate_commit_info(config=config)
-    doc = {
+    config.hook.pytest_benchmark_update_commit_info(config=config, commit_info=commit_info)
+    return {
         "machine_info": machine_info,
         "commit_info": commit_info,
         "benchmarks": sorted(benchmarks, key=lambda b: b["fullname"]),
@@ -82,8 +89,6 @@ def write_merged_json(config, fh, benchmarks: list[dict], machine_extra: dict[st
         "version": pytest_benchmark.__version__,
         "tlbench": tlbench_json,
     }
-    fh.write(json.dumps(doc, indent=4, default=str).encode())
-    fh.flush()
 
 
 class ControllerCollector:
@@ -127,12 +132,16 @@ class ControllerCollector:
                 "accelerators": sorted({str(i.get("accelerator")) for i in infos}),
                 "devices": sorted({str(i.get("uuid") or i.get("visible_devices") or i.get("accelerator")) for i in infos}),
             }
-        return {"tlbench": {"backends": backends}} if backends else {}
+        if not backends:
+            return {}
+        from harness.core.record import SCHEMA_VERSION
+
+        return {"tlbench": {"schema_version": SCHEMA_VERSION, "backends": backends}}
 
     def pytest_sessionfinish(self, session, exitstatus) -> None:
-        fh = self.config.getoption("benchmark_json", None)
-        if fh is not None and self.benchmarks:
-            write_merged_json(self.config, fh, self.benchmarks, self._machine_extra(), self._tlbench_json())
+        if result_json_path(self.config) is not None and self.benchmarks:
+            document = merged_document(self.config, self.benchmarks, self._machine_extra(), self._tlbench_json())
+            write_json(self.config, document, lambda path, text: atomic_write_text(path, text))
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
         if not self.outcomes:
