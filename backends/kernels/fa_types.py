@@ -1,0 +1,156 @@
+"""The flash-attention forward family's problem and config: plain values, no tilelang, no torch.
+
+Contract: ``FaProblem`` is one attention forward ``O = softmax(Q K^T * scale) V`` over
+``batch`` x ``heads`` query heads and ``kv_heads`` key/value heads (GQA when fewer; every
+group of ``heads // kv_heads`` query heads reads one K/V head), query length ``seq_q``, key
+length ``seq_k``, head dim ``dim``, ``causal`` masking (query i sees keys j <= i + seq_k - seq_q,
+the bottom-right alignment of torch SDPA with ``is_causal`` for seq_q == seq_k).  Layout:
+Q and O are ``(batch * heads * seq_q, dim)`` row-major (b, h, s) stacked; K and V are
+``(batch * kv_heads * seq_k, dim)``.  ``FaConfig`` is one kernel variant: the query tile
+``block_M``, the key tile ``block_N``, the KV-loop form (``auto`` = ``T.Pipelined(n,
+num_stages=N)``, ``manual`` = K/V copies one iteration ahead of the compute, ``serial`` =
+``T.serial(n)``), ``threads`` (CUDA only) and ``num_cores`` (Ascend: None = one core per
+query tile).  Ids only ever grow new optional suffixes: they are history keys.
+
+FLOPs (``flops``) count the two GEMMs on the (query, key) pairs that attention actually
+uses: ``4 * B * H * D`` per pair.  Non-causal that is ``4*B*H*Sq*Sk*D``.  Causal counts the
+pairs with ``j <= i + (Sk - Sq)`` exactly (for Sq == Sk: ``Sq*(Sq+1)/2`` pairs, a little over
+half), not the whole tiles a kernel computes on the diagonal; softmax FLOPs are not
+counted (the convention of FlashAttention and tilelang's examples).
+``bytes_moved`` is the compulsory DRAM traffic: Q, K, V read once, O written once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+from harness.core.cases import DTYPE_BYTES, DTYPE_SHORT
+
+FAMILY = "flash_attention"
+LoopForm = Literal["auto", "manual", "serial"]
+
+
+@dataclass(frozen=True)
+class FaProblem:
+    batch: int
+    heads: int
+    seq_q: int
+    seq_k: int
+    dim: int = 128
+    dtype: str = "bfloat16"
+    causal: bool = False
+    kv_heads: int | None = None  # None: same as heads (MHA)
+    out_dtype: str | None = None  # None: same as dtype
+    accum_dtype: str = "float32"
+
+    def __post_init__(self) -> None:
+        for name in ("batch", "heads", "seq_q", "seq_k", "dim"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if self.heads % self.num_kv_heads:
+            raise ValueError(f"heads={self.heads} is not a multiple of kv_heads={self.kv_heads}: GQA needs whole groups")
+        if self.causal and self.seq_q > self.seq_k:
+            raise ValueError(f"causal needs seq_q <= seq_k (got {self.seq_q} > {self.seq_k}): some queries would see no key")
+        for name in ("dtype", "out_dtype", "accum_dtype"):
+            value = getattr(self, name)
+            if value is not None and value not in DTYPE_BYTES:
+                raise ValueError(f"{name}={value!r} is not a known dtype; known: {', '.join(DTYPE_BYTES)}")
+
+    @property
+    def num_kv_heads(self) -> int:
+        return self.kv_heads or self.heads
+
+    @property
+    def group_size(self) -> int:
+        return self.heads // self.num_kv_heads
+
+    @property
+    def output_dtype(self) -> str:
+        return self.out_dtype or self.dtype
+
+    @property
+    def sm_scale(self) -> float:
+        return self.dim**-0.5
+
+    @property
+    def attended_pairs(self) -> int:
+        """(query, key) pairs per head that the softmax weighs (all of them unless causal)."""
+        if not self.causal:
+            return self.seq_q * self.seq_k
+        offset = self.seq_k - self.seq_q  # query i sees keys 0 .. i + offset
+        return sum(min(self.seq_k, i + offset + 1) for i in range(self.seq_q))
+
+    @property
+    def flops(self) -> int:
+        return 4 * self.batch * self.heads * self.dim * self.attended_pairs
+
+    @property
+    def bytes_moved(self) -> int:
+        elem = DTYPE_BYTES[self.dtype]
+        q = self.batch * self.heads * self.seq_q * self.dim * elem
+        kv = 2 * self.batch * self.num_kv_heads * self.seq_k * self.dim * elem
+        o = self.batch * self.heads * self.seq_q * self.dim * DTYPE_BYTES[self.output_dtype]
+        return q + kv + o
+
+    @property
+    def problem_id(self) -> str:
+        heads = f"h{self.heads}" if self.kv_heads in (None, self.heads) else f"h{self.heads}kv{self.kv_heads}"
+        seq = f"s{self.seq_q}" if self.seq_q == self.seq_k else f"sq{self.seq_q}sk{self.seq_k}"
+        out = "" if self.out_dtype in (None, self.dtype) else f"-o{DTYPE_SHORT[self.out_dtype]}"
+        causal = "-causal" if self.causal else ""
+        return f"fa-b{self.batch}{heads}-{seq}-d{self.dim}-{DTYPE_SHORT[self.dtype]}{out}{causal}"
+
+
+@dataclass(frozen=True)
+class FaConfig:
+    block_M: int = 128
+    block_N: int = 128
+    num_stages: int | None = 2
+    loop_form: LoopForm = "auto"
+    threads: int = 128
+    num_cores: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.loop_form not in ("auto", "manual", "serial"):
+            raise ValueError(f"loop_form must be auto, manual or serial, got {self.loop_form!r}")
+        if self.loop_form == "auto" and (self.num_stages is None or self.num_stages < 0):
+            raise ValueError("loop_form='auto' needs num_stages >= 0")
+        if self.loop_form != "auto" and self.num_stages is not None:
+            raise ValueError(f"loop_form={self.loop_form!r} takes no num_stages (got {self.num_stages})")
+
+    @property
+    def loop_id(self) -> str:
+        return f"auto-s{self.num_stages}" if self.loop_form == "auto" else self.loop_form
+
+    @property
+    def pipeline_depth(self) -> int:
+        if self.loop_form == "manual":
+            return 2
+        if self.loop_form == "serial":
+            return 1
+        return max(1, int(self.num_stages or 0))
+
+    @property
+    def config_id(self) -> str:
+        parts = [f"bm{self.block_M}", f"bn{self.block_N}", f"t{self.threads}"]
+        if self.num_cores is not None:
+            parts.append(f"c{self.num_cores}")
+        parts.append(self.loop_id)
+        return "-".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def fa_stage_configs(tiles, num_stages, manual: bool = True, serial: bool = True, **extra) -> list[FaConfig]:
+    """The seed's three loop forms for each (block_M, block_N, threads) tile."""
+    configs: list[FaConfig] = []
+    for block_M, block_N, threads in tiles:
+        tile = dict(block_M=block_M, block_N=block_N, threads=threads, **extra)
+        configs += [FaConfig(**tile, loop_form="auto", num_stages=s) for s in num_stages]
+        if manual:
+            configs.append(FaConfig(**tile, loop_form="manual", num_stages=None))
+        if serial:
+            configs.append(FaConfig(**tile, loop_form="serial", num_stages=None))
+    return configs

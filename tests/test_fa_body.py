@@ -1,0 +1,67 @@
+"""One flash-attention forward body, lowered for real by tilelang for sm_90a and Ascend 950.
+
+backends/kernels/flash_attention.py is the only body text; the two dialects supply the
+target pieces.  Lowering is the expensive part on the 2-core box, so one config is lowered
+per target (the suites lower the rest); the manual schedule and the refusals are checked
+without lowering.
+"""
+
+import inspect
+
+import pytest
+
+tilelang = pytest.importorskip("tilelang")
+import tvm  # noqa: E402
+
+import backends.ascend.schedule  # noqa: E402,F401  (Z3 recorders before any Ascend lowering)
+from backends.ascend.fa_dialect import ASCEND_FA_DIALECT  # noqa: E402
+from backends.ascend.schedule import lower_with_schedule  # noqa: E402
+from backends.kernels import flash_attention as fa_module  # noqa: E402
+from backends.kernels.fa_types import FaConfig, FaProblem  # noqa: E402
+from backends.kernels.flash_attention import build, manual_schedule  # noqa: E402
+from backends.nvidia.fa_dialect import CUDA_FA_DIALECT  # noqa: E402
+
+PROBLEM = FaProblem(batch=1, heads=2, seq_q=512, seq_k=512, dim=128, dtype="bfloat16")
+
+
+def test_identical_body_lowers_for_both_targets_with_the_kv_loop_scheduled():
+    from tilelang.ascend.target import _make_ascend_target
+
+    config = FaConfig(block_M=128, block_N=128, num_stages=2)
+    target = tvm.target.Target({"kind": "cuda", "arch": "sm_90a"})
+    with target:
+        cuda = tilelang.lower(build(PROBLEM, config, CUDA_FA_DIALECT), target=target)
+    assert "__global__" in cuda.kernel_source
+    ascend, facts = lower_with_schedule(build(PROBLEM, config, ASCEND_FA_DIALECT), _make_ascend_target())
+    assert "__mix__" in ascend.kernel_source  # Cube (QK^T, PV) and Vector (softmax) in one kernel
+    kv_loop = facts.loops[0]
+    assert kv_loop["trip_count"] == PROBLEM.seq_k // config.block_N
+    assert kv_loop["num_stages"] == 2
+    kinds = [t["kind"] for t in kv_loop["tasks"]]
+    assert kinds.count("gemm") == 2
+    assert kv_loop["ii"] > 0 and facts.missing is None
+
+
+def test_manual_form_puts_the_two_global_loads_one_iteration_ahead_on_both_targets():
+    config = FaConfig(block_M=128, block_N=128, num_stages=None, loop_form="manual")
+    for dialect in (CUDA_FA_DIALECT, ASCEND_FA_DIALECT):
+        stage, order = manual_schedule(PROBLEM, config, dialect)
+        assert stage[:2] == [0, 0] and set(stage[2:]) == {1}, dialect.name
+        assert order == list(range(len(stage)))
+
+
+def test_the_body_has_no_target_branches():
+    source = inspect.getsource(fa_module.build_flash_attention)
+    for word in ("ascend", "cuda", "alloc_l1", "alloc_shared", "alloc_fragment", "alloc_l0c", "dual_copy", "SimdVF", "exp2"):
+        assert word not in source, word
+    assert "T.Pipelined(kv_tiles, num_stages=num_stages)" in source
+
+
+def test_partial_tiles_are_refused_with_the_length_named():
+    with pytest.raises(ValueError, match="seq_k=1000 is not a multiple of block_N=128"):
+        build(FaProblem(1, 1, 1024, 1000), FaConfig(), CUDA_FA_DIALECT)
+
+
+def test_manual_needs_its_schedule():
+    with pytest.raises(ValueError, match="manual_schedule"):
+        fa_module.build_flash_attention(PROBLEM, FaConfig(loop_form="manual", num_stages=None), CUDA_FA_DIALECT)
