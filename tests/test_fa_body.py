@@ -54,7 +54,7 @@ def test_the_body_has_no_target_branches():
     source = inspect.getsource(fa_module.build_flash_attention)
     for word in ("ascend", "cuda", "alloc_l1", "alloc_shared", "alloc_fragment", "alloc_l0c", "dual_copy", "SimdVF", "exp2"):
         assert word not in source, word
-    assert "T.Pipelined(kv_tiles, num_stages=num_stages)" in source
+    assert "T.Pipelined(kv_tiles, num_stages=num_stages, annotations=loop_annotations)" in source
 
 
 def test_partial_tiles_are_refused_with_the_length_named():

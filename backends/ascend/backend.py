@@ -20,6 +20,10 @@ from tilelang.ascend.target import _make_ascend_target
 from backends.ascend import npu
 from backends.ascend.dialect import ASCEND_DIALECT
 from backends.ascend.schedule import PIPES, ScheduleFacts, install_z3_recorders, lower_with_schedule
+from backends.ascend.fa_dialect import ASCEND_FA_DIALECT
+from backends.kernels import fa_family
+from backends.kernels import flash_attention
+from backends.kernels.fa_types import FaProblem, FaVendorCase
 from backends.kernels.gemm import build_gemm
 from harness.core import budget
 from harness.core import space
@@ -88,7 +92,7 @@ def _plan(case: Case, facts: ScheduleFacts) -> Plan:
         "missing": facts.missing,
     }
     limits = {scope: cap for scope, cap in budget.ASCEND_CAPACITY.items()}
-    if case.problem.epilogue is not None:
+    if getattr(case.problem, "epilogue", None) is not None:  # the GEMM ReLU epilogue runs in SimtVF
         limits["shared.ub"] = budget.ASCEND_UB_WITH_SIMT
     return Plan(
         backend="ascend",
@@ -136,20 +140,32 @@ class AscendBackend:
         }
 
     def budget(self, case: Case) -> budget.BudgetVerdict:
+        if isinstance(case.problem, FaProblem):
+            return fa_family.budget(case.problem, case.config, self.name)
         return budget.check(case.problem, case.config, "ascend")
 
     def rejection(self, case: Case) -> space.Rejection | None:
+        if isinstance(case.problem, FaProblem):
+            return fa_family.rejection(case.problem, case.config, self.name)
         return space.rejection(case.problem, case.config, "ascend")
 
+    def _build(self, case: Case):
+        """The kernel family's one body, with the Ascend dialect."""
+        if isinstance(case.problem, FaProblem):
+            if case.config.body != "shared":
+                raise ValueError(f"body={case.config.body!r} is NVIDIA's target-specific kernel; Ascend runs body='shared'")
+            return flash_attention.build(case.problem, case.config, ASCEND_FA_DIALECT)
+        return build_gemm(case.problem, case.config, ASCEND_DIALECT)
+
     def kernel_source(self, case: Case) -> str:
-        artifact, _ = lower_with_schedule(build_gemm(case.problem, case.config, ASCEND_DIALECT), self.target)
+        artifact, _ = lower_with_schedule(self._build(case), self.target)
         return artifact.kernel_source
 
     def compile(self, case: Case, cold: bool) -> Compiled:
         phases: dict[str, float] = {}
         handle = None
         try:
-            func = build_gemm(case.problem, case.config, ASCEND_DIALECT)
+            func = self._build(case)
             start = time.perf_counter()
             _, facts = lower_with_schedule(func, self.target)
             phases["lower_and_schedule"] = time.perf_counter() - start
@@ -168,12 +184,23 @@ class AscendBackend:
 
     # -- the NPU run path (only reached where device_unavailable() is None) ---------------
     def make_inputs(self, problem: GemmProblem, seed: int) -> dict[str, Any]:
+        if isinstance(problem, FaProblem):
+            from backends.kernels.fa_reference import make_fa_inputs
+
+            return make_fa_inputs(problem, seed, "npu")
         from backends.reference import make_gemm_inputs
 
         return make_gemm_inputs(problem, seed, "npu")
 
     def _runner(self, runnable: Compiled | VendorCase, inputs: dict[str, Any]):
         """The timed callable, and the vendor item's exact label (None for a kernel)."""
+        if isinstance(runnable, FaVendorCase):
+            from backends.ascend.fa_vendor import fusion_attention_runner
+
+            return fusion_attention_runner(inputs, runnable.problem), "torch_npu.npu_fusion_attention (BNSD)"
+        if "Q" in inputs:  # flash attention: the kernel writes O
+            kernel, Q, K, V, O = runnable.handle, inputs["Q"], inputs["K"], inputs["V"], inputs["O"]
+            return (lambda: kernel(Q, K, V, O)), None
         if isinstance(runnable, VendorCase):
             from backends.reference import vendor_gemm
 
@@ -187,10 +214,17 @@ class AscendBackend:
 
         from backends.reference import check_output
 
+        problem = runnable.problem if isinstance(runnable, VendorCase) else runnable.case.problem
+        if isinstance(problem, FaProblem):
+            from backends.kernels.fa_reference import check_fa_output
+
+            inputs["O"].fill_(float("nan"))
+            self._runner(runnable, inputs)[0]()
+            torch.npu.synchronize()
+            return check_fa_output(inputs, problem)
         inputs["C"].fill_(float("nan"))
         self._runner(runnable, inputs)[0]()
         torch.npu.synchronize()
-        problem = runnable.problem if isinstance(runnable, VendorCase) else runnable.case.problem
         return check_output(inputs, problem)
 
     def timer(self, runnable: Compiled | VendorCase, inputs: dict[str, Any], flush_l2: bool) -> npu.NpuTimer:

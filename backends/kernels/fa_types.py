@@ -3,32 +3,34 @@
 Contract: ``FaProblem`` is one attention forward ``O = softmax(Q K^T * scale) V`` over
 ``batch`` x ``heads`` query heads and ``kv_heads`` key/value heads (GQA when fewer; every
 group of ``heads // kv_heads`` query heads reads one K/V head), query length ``seq_q``, key
-length ``seq_k``, head dim ``dim``, ``causal`` masking (query i sees keys j <= i + seq_k - seq_q,
-the bottom-right alignment of torch SDPA with ``is_causal`` for seq_q == seq_k).  Layout:
+length ``seq_k``, head dim ``dim``, ``causal`` masking (query i sees keys j <= i;
+with seq_q == seq_k, as torch SDPA's ``is_causal``).  Layout:
 Q and O are ``(batch * heads * seq_q, dim)`` row-major (b, h, s) stacked; K and V are
 ``(batch * kv_heads * seq_k, dim)``.  ``FaConfig`` is one kernel variant: the query tile
 ``block_M``, the key tile ``block_N``, the KV-loop form (``auto`` = ``T.Pipelined(n,
 num_stages=N)``, ``manual`` = K/V copies one iteration ahead of the compute, ``serial`` =
-``T.serial(n)``), ``threads`` (CUDA only) and ``num_cores`` (Ascend: None = one core per
-query tile).  Ids only ever grow new optional suffixes: they are history keys.
+``T.serial(n)``), ``threads`` (CUDA only), ``num_cores`` (None = one block per query tile)
+and ``body``: ``shared`` (the one body for every target, backends/kernels/flash_attention.py)
+or ``hopper`` (the target-specific NVIDIA reference, backends/nvidia/fa_hopper.py).  Ids only ever grow new optional suffixes: they are history keys.
 
 FLOPs (``flops``) count the two GEMMs on the (query, key) pairs that attention actually
 uses: ``4 * B * H * D`` per pair.  Non-causal that is ``4*B*H*Sq*Sk*D``.  Causal counts the
-pairs with ``j <= i + (Sk - Sq)`` exactly (for Sq == Sk: ``Sq*(Sq+1)/2`` pairs, a little over
-half), not the whole tiles a kernel computes on the diagonal; softmax FLOPs are not
+pairs with ``j <= i`` exactly (``Sq*(Sq+1)/2`` per head, a little over half), not the whole tiles a kernel computes on the diagonal; softmax FLOPs are not
 counted (the convention of FlashAttention and tilelang's examples).
 ``bytes_moved`` is the compulsory DRAM traffic: Q, K, V read once, O written once.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from harness.core.cases import DTYPE_BYTES, DTYPE_SHORT
+from harness.core.cases import DTYPE_BYTES, DTYPE_SHORT, VendorCase
 
 FAMILY = "flash_attention"
 LoopForm = Literal["auto", "manual", "serial"]
+Body = Literal["shared", "hopper"]
+BODIES = ("shared", "hopper")
 
 
 @dataclass(frozen=True)
@@ -50,8 +52,8 @@ class FaProblem:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
         if self.heads % self.num_kv_heads:
             raise ValueError(f"heads={self.heads} is not a multiple of kv_heads={self.kv_heads}: GQA needs whole groups")
-        if self.causal and self.seq_q > self.seq_k:
-            raise ValueError(f"causal needs seq_q <= seq_k (got {self.seq_q} > {self.seq_k}): some queries would see no key")
+        if self.causal and self.seq_q != self.seq_k:
+            raise ValueError(f"causal needs seq_q == seq_k (got {self.seq_q}, {self.seq_k}): torch SDPA and this family align the mask top-left")
         for name in ("dtype", "out_dtype", "accum_dtype"):
             value = getattr(self, name)
             if value is not None and value not in DTYPE_BYTES:
@@ -78,8 +80,7 @@ class FaProblem:
         """(query, key) pairs per head that the softmax weighs (all of them unless causal)."""
         if not self.causal:
             return self.seq_q * self.seq_k
-        offset = self.seq_k - self.seq_q  # query i sees keys 0 .. i + offset
-        return sum(min(self.seq_k, i + offset + 1) for i in range(self.seq_q))
+        return self.seq_q * (self.seq_q + 1) // 2  # query i sees keys 0 .. i
 
     @property
     def flops(self) -> int:
@@ -110,10 +111,14 @@ class FaConfig:
     loop_form: LoopForm = "auto"
     threads: int = 128
     num_cores: int | None = None
+    body: Body = "shared"
+    enable_offset: bool = False  # Ascend: a real prologue/body/epilogue software pipeline
 
     def __post_init__(self) -> None:
         if self.loop_form not in ("auto", "manual", "serial"):
             raise ValueError(f"loop_form must be auto, manual or serial, got {self.loop_form!r}")
+        if self.body not in BODIES:
+            raise ValueError(f"body must be one of {', '.join(BODIES)}, got {self.body!r}")
         if self.loop_form == "auto" and (self.num_stages is None or self.num_stages < 0):
             raise ValueError("loop_form='auto' needs num_stages >= 0")
         if self.loop_form != "auto" and self.num_stages is not None:
@@ -137,6 +142,10 @@ class FaConfig:
         if self.num_cores is not None:
             parts.append(f"c{self.num_cores}")
         parts.append(self.loop_id)
+        if self.enable_offset:
+            parts.append("offset")
+        if self.body != "shared":
+            parts.append(self.body)
         return "-".join(parts)
 
     def to_dict(self) -> dict[str, Any]:
@@ -154,3 +163,18 @@ def fa_stage_configs(tiles, num_stages, manual: bool = True, serial: bool = True
         if serial:
             configs.append(FaConfig(**tile, loop_form="serial", num_stages=None))
     return configs
+
+
+@dataclass(frozen=True)
+class FaVendorCase(VendorCase):
+    """A vendor attention kernel on the same problem: one torch SDPA backend (``sdpa_flash``,
+    ``sdpa_cudnn``, ``sdpa_efficient``) or ``npu_fusion_attention``; each is its own item."""
+
+    library: str = field(kw_only=True)
+
+    @property
+    def case_id(self) -> str:
+        return f"{self.problem.problem_id}-{self.library}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kernel": self.kernel, "library": self.library, "problem": asdict(self.problem), "config": None}

@@ -140,6 +140,7 @@ def build_flash_attention(problem: FaProblem, config: FaConfig, dialect: FaDiale
     kv_rows = problem.batch * problem.num_kv_heads * seq_k
     scale = problem.sm_scale
     loop_form, num_stages = config.loop_form, config.num_stages
+    loop_annotations = {"enable_offset": True} if config.enable_offset else None
     if loop_form == "manual" and manual is None:
         raise ValueError("loop_form='manual' needs the (stage, order) lists: build through manual_schedule()")
     stage, order = manual if manual is not None else (None, None)
@@ -199,10 +200,10 @@ def build_flash_attention(problem: FaProblem, config: FaConfig, dialect: FaDiale
             T.fill(l, 0)
             T.fill(m, -T.infinity(accum))
         if loop_form == "auto":
-            for k in T.Pipelined(kv_tiles, num_stages=num_stages):
+            for k in T.Pipelined(kv_tiles, num_stages=num_stages, annotations=loop_annotations):
                 kv_step(K, V, Q_tile, K_tile, V_tile, S_acc, S_vec, P_vec, P_op, O_acc, O_part, O_vec, m, m_prev, alpha, l, l_tile, kv_row(tile), k)
         elif loop_form == "manual":
-            for k in T.Pipelined(kv_tiles, stage=stage, order=order):
+            for k in T.Pipelined(kv_tiles, stage=stage, order=order, annotations=loop_annotations):
                 kv_step(K, V, Q_tile, K_tile, V_tile, S_acc, S_vec, P_vec, P_op, O_acc, O_part, O_vec, m, m_prev, alpha, l, l_tile, kv_row(tile), k)
         else:
             for k in T.serial(kv_tiles):

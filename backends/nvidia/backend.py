@@ -20,7 +20,13 @@ import tilelang
 import torch
 import tvm
 
+from backends.kernels import fa_family
+from backends.kernels import flash_attention
+from backends.kernels.fa_reference import check_fa_output, make_fa_inputs, sdpa_runner
+from backends.kernels.fa_types import FaProblem, FaVendorCase
 from backends.kernels.gemm import build_gemm
+from backends.nvidia.fa_dialect import CUDA_FA_DIALECT
+from backends.nvidia.fa_hopper import build_hopper_fa
 from backends.nvidia.dialect import CUDA_DIALECT
 from backends.nvidia.plan import lower_with_plan
 from backends.nvidia.slowdown import TestOnlySlowdown
@@ -121,19 +127,31 @@ class NvidiaBackend:
 
     # -- compile & inspect --------------------------------------------------------------
     def budget(self, case: Case) -> budget.BudgetVerdict:
+        if isinstance(case.problem, FaProblem):
+            return fa_family.budget(case.problem, case.config, self.name, self.arch)
         return budget.check(case.problem, case.config, "nvidia", self.arch)
 
     def rejection(self, case: Case) -> space.Rejection | None:
+        if isinstance(case.problem, FaProblem):
+            return fa_family.rejection(case.problem, case.config, self.name, self.arch)
         return space.rejection(case.problem, case.config, "nvidia", self.arch)
 
+    def _build(self, case: Case):
+        """The kernel family's body for this target (flash attention: shared or hopper body)."""
+        if isinstance(case.problem, FaProblem):
+            if case.config.body == "hopper":
+                return build_hopper_fa(case.problem, case.config)
+            return flash_attention.build(case.problem, case.config, CUDA_FA_DIALECT)
+        return build_gemm(case.problem, case.config, CUDA_DIALECT)
+
     def kernel_source(self, case: Case) -> str:
-        artifact, _ = lower_with_plan(build_gemm(case.problem, case.config, CUDA_DIALECT), self.target)
+        artifact, _ = lower_with_plan(self._build(case), self.target)
         return artifact.kernel_source
 
     def compile(self, case: Case, cold: bool) -> Compiled:
         phases: dict[str, float] = {}
         try:
-            func = build_gemm(case.problem, case.config, CUDA_DIALECT)
+            func = self._build(case)
             start = time.perf_counter()
             _, facts = lower_with_plan(func, self.target)
             phases["lower_and_plan"] = time.perf_counter() - start
@@ -166,10 +184,21 @@ class NvidiaBackend:
 
     # -- run ------------------------------------------------------------------------------
     def make_inputs(self, problem: GemmProblem, seed: int) -> dict[str, Any]:
+        if isinstance(problem, FaProblem):
+            return make_fa_inputs(problem, seed, self.device)
         return make_gemm_inputs(problem, seed, self.device)
 
-    def _runner(self, runnable: Compiled | VendorCase, inputs: dict[str, Any]) -> tuple[Any, str | None]:
-        """The timed callable, and the vendor item's exact label (None for a kernel)."""
+    def _runner(self, runnable: Compiled | VendorCase, inputs: dict[str, Any], timed: bool = False) -> tuple[Any, str | None]:
+        """The callable (``timed``: the one that is timed), and the vendor item's exact label (None for a kernel)."""
+        if isinstance(runnable, FaVendorCase):  # timed: the SDPA call alone, without the copy into O
+            library = runnable.library.removeprefix("sdpa_")
+            run = sdpa_runner(inputs, runnable.problem, library, write_output=not timed)
+            return run, f"torch.nn.functional.scaled_dot_product_attention with only the {library} kernel allowed (sdpa_kernel)"
+        if "Q" in inputs:  # flash attention: the kernel writes O
+            if runnable.handle is None:
+                raise RuntimeError("kernel was lowered but not built (no nvcc)")
+            kernel, Q, K, V, O = runnable.handle, inputs["Q"], inputs["K"], inputs["V"], inputs["O"]
+            return (lambda: kernel(Q, K, V, O)), None
         if isinstance(runnable, VendorCase):
             return vendor_gemm(inputs, runnable.problem)
         if runnable.handle is None:
@@ -179,6 +208,12 @@ class NvidiaBackend:
         return (lambda: kernel(A, B, C)), None
 
     def check(self, runnable: Compiled | VendorCase, inputs: dict[str, Any]) -> CheckResult:
+        if "Q" in inputs:
+            inputs["O"].fill_(float("nan"))
+            self._runner(runnable, inputs)[0]()
+            torch.cuda.synchronize(self.device)
+            problem = runnable.problem if isinstance(runnable, VendorCase) else runnable.case.problem
+            return check_fa_output(inputs, problem)
         run, _ = self._runner(runnable, inputs)
         inputs["C"].fill_(float("nan"))
         run()
@@ -187,7 +222,7 @@ class NvidiaBackend:
         return check_output(inputs, problem)
 
     def timer(self, runnable: Compiled | VendorCase, inputs: dict[str, Any], flush_l2: bool) -> NvidiaTimer:
-        run, label = self._runner(runnable, inputs)
+        run, label = self._runner(runnable, inputs, timed=True)
         notes = [f"vendor item: {label}"] if label else []
         if self._slowdown is not None and not isinstance(runnable, VendorCase):
             run, words = self._slowdown.wrap(runnable.case.case_id, run, self.device)

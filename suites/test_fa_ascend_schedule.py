@@ -1,0 +1,35 @@
+"""What tilelang's Ascend scheduler does with the one flash-attention body (compile items only).
+
+Each item carries the Z3 schedule of the KV loop under ``plan.schedule_model`` (tasks with
+pipe, latency, II and start; loop II and span; buffer versions; modeled cycles per core):
+modeled cycles from tilelang's EstimateLatency + Z3, a model and never a time.  The SIMD
+exp regions carry no latency hint, so their cost inside the model is EstimateLatency's
+guess.  Configs: num_stages 1..4, manual, serial for 128x128 and 128x64 tiles, plus two
+that are pruned before compiling, with the reason: block_M=256 (UB: each vector sub-core
+would hold 128 rows of S, P, O and their copies, over 248 KiB) and block_M=64 (32 rows per
+sub-core do not fill the 64-lane VReg that T.fill inside SimdVF needs).  Smoke: one lowering
+(128x128, num_stages=3) and the two pruned configs.  The calibration against tilelang's
+published Ascend 950 MHA figure is backends/tools/fa_calibration.py.
+"""
+
+from backends.kernels.fa_sweep import FaSweep
+from backends.kernels.fa_types import FaConfig, FaProblem, fa_stage_configs
+
+SWEEP = FaSweep(
+    name="fa_ascend_schedule",
+    description="flash attention on Ascend: Z3 KV-loop schedule per num_stages, tile and loop form (modeled cycles)",
+    problems=[FaProblem(batch=2, heads=16, seq_q=4096, seq_k=4096, dim=128)],
+    smoke_problems=[FaProblem(batch=1, heads=2, seq_q=1024, seq_k=1024, dim=128)],
+    configs=[
+        *fa_stage_configs([(128, 128, 128), (128, 64, 128)], num_stages=range(1, 5)),
+        FaConfig(256, 128, 2),
+        FaConfig(64, 128, 2),
+    ],
+    smoke_configs=[FaConfig(128, 128, 3), FaConfig(256, 128, 2), FaConfig(64, 128, 2)],
+    backends=("ascend",),
+    kinds=("compile",),
+)
+
+
+def test_fa_ascend_schedule(tlbench):
+    tlbench.run()

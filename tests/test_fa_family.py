@@ -1,0 +1,91 @@
+"""The flash-attention family without lowering: FLOPs, ids, refusals with reasons, the suite
+declaration, and a tolerance that tells a correct tiled kernel from a wrong one."""
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from backends.kernels import fa_family  # noqa: E402
+from backends.kernels.fa_reference import check_fa_output, make_fa_inputs  # noqa: E402
+from backends.kernels.fa_sweep import FaSweep  # noqa: E402
+from backends.kernels.fa_types import FaConfig, FaProblem  # noqa: E402
+
+H200 = FaProblem(batch=2, heads=16, seq_q=8192, seq_k=8192, dim=128)
+
+
+def test_flops_are_four_b_h_sq_sk_d_and_causal_counts_the_attended_pairs_exactly():
+    assert H200.flops == 4 * 32 * 8192 * 8192 * 128
+    tiny = FaProblem(batch=1, heads=1, seq_q=4, seq_k=4, dim=8, causal=True)
+    assert tiny.attended_pairs == 4 + 3 + 2 + 1
+    assert tiny.flops == 4 * 8 * 10
+    assert H200.bytes_moved == 4 * 32 * 8192 * 128 * 2  # Q, K, V read, O written, bf16
+
+
+def test_ids_name_the_problem_and_the_variant():
+    gqa = FaProblem(batch=1, heads=32, seq_q=4096, seq_k=4096, dim=128, kv_heads=8)
+    assert gqa.problem_id == "fa-b1h32kv8-s4096-d128-bf16"
+    assert FaConfig(128, 64, 3).config_id == "bm128-bn64-t128-auto-s3"
+    assert FaConfig(128, 128, 2, threads=256, body="hopper").config_id == "bm128-bn128-t256-auto-s2-hopper"
+
+
+def test_bad_problems_say_what_to_change():
+    with pytest.raises(ValueError, match="not a multiple of kv_heads"):
+        FaProblem(batch=1, heads=6, seq_q=128, seq_k=128, kv_heads=4)
+    with pytest.raises(ValueError, match="causal needs seq_q == seq_k"):
+        FaProblem(batch=1, heads=1, seq_q=128, seq_k=256, causal=True)
+
+
+def test_ascend_prunes_block_m_256_on_ub_and_block_m_64_on_the_vreg():
+    ub = fa_family.rejection(H200, FaConfig(256, 128, 2), "ascend")
+    assert ub.kind == "budget" and "shared.ub needs 297472 B, limit 253952 B" in ub.reason
+    vreg = fa_family.rejection(H200, FaConfig(64, 128, 2), "ascend")
+    assert vreg.kind == "divisibility" and "32 rows" in vreg.reason and "64-lane VReg" in vreg.reason
+    assert fa_family.rejection(H200, FaConfig(128, 128, 3), "ascend") is None
+
+
+def test_nvidia_prunes_on_shared_memory_with_the_bytes_the_compiler_allocates():
+    # 294912 B is what tilelang 0.1.15 allocates for 128x128, num_stages=4 on sm_90a
+    over = fa_family.rejection(H200, FaConfig(128, 128, 4), "nvidia", "sm_90a")
+    assert over.kind == "budget" and "shared.dyn needs 294912 B, limit 232448 B" in over.reason
+    assert fa_family.rejection(H200, FaConfig(128, 64, 4), "nvidia", "sm_90a") is None
+    assert "target-specific" in fa_family.rejection(H200, FaConfig(body="hopper"), "ascend").reason
+
+
+def test_sweep_labels_its_cases_and_has_one_vendor_item_per_library():
+    sweep = FaSweep(name="t", problems=[H200], configs=[FaConfig()], vendor=True)
+    assert {c.kernel for c in sweep.cases("nvidia", "full")} == {"flash_attention"}
+    ids = [v.case_id for v in sweep.vendor_cases("nvidia", "full")]
+    assert ids == [f"{H200.problem_id}-sdpa_{b}" for b in ("flash", "cudnn", "efficient")]
+    assert [v.library for v in sweep.vendor_cases("ascend", "full")] == ["npu_fusion_attention"]
+
+
+def _tiled_attention(inputs, problem, block_n, rescale=True):
+    """A tiled online-softmax forward in torch, P rounded to bf16 like the kernels do."""
+    q = inputs["Q"].float().view(problem.batch * problem.heads, problem.seq_q, problem.dim)
+    k = inputs["K"].float().view(problem.batch * problem.heads, problem.seq_k, problem.dim)
+    v = inputs["V"].float().view(problem.batch * problem.heads, problem.seq_k, problem.dim)
+    m = torch.full(q.shape[:2], float("-inf"))
+    l = torch.zeros(q.shape[:2])
+    o = torch.zeros_like(q)
+    for start in range(0, problem.seq_k, block_n):
+        s = q @ k[:, start : start + block_n].transpose(1, 2) * problem.sm_scale
+        m_new = torch.maximum(m, s.amax(-1))
+        alpha = torch.exp(m - m_new) if rescale else torch.ones_like(m)
+        p = torch.exp(s - m_new[..., None])
+        l = l * alpha + p.sum(-1)
+        o = o * alpha[..., None] + p.to(torch.bfloat16).float() @ v[:, start : start + block_n]
+        m = m_new
+    return (o / l[..., None]).reshape(-1, problem.dim).to(torch.bfloat16)
+
+
+def test_tolerance_passes_a_correct_tiled_kernel_and_fails_one_that_skips_the_rescale():
+    problem = FaProblem(batch=1, heads=2, seq_q=256, seq_k=1024, dim=64)
+    inputs = make_fa_inputs(problem, seed=3, device="cpu")
+    inputs["O"].copy_(_tiled_attention(inputs, problem, 128))
+    good = check_fa_output(inputs, problem)
+    assert good.ok, good.detail
+    inputs["O"].copy_(_tiled_attention(inputs, problem, 128, rescale=False))
+    bad = check_fa_output(inputs, problem)
+    assert not bad.ok and bad.mismatched > 0
+    inputs["O"].fill_(float("nan"))
+    assert "not finite" in check_fa_output(inputs, problem).detail
