@@ -30,6 +30,7 @@ from harness.measure.runner import Outcome, RunContext, run_item
 from harness.core.space import SpaceDiagnostics, diagnose, inert_keys
 from harness.core.sweep import SCOPES, Sweep
 from harness.core.cases import Case, MeasurePolicy
+from harness.measure.device_phase import DevicePhase
 from harness.measure.options import add_measure_options, policy_from_options
 from harness.pytest_plugin.xdist_support import (
     KEY_BENCH,
@@ -66,6 +67,8 @@ class TlbenchState:
     machine_shipped: set[str] = field(default_factory=set)
     sweeps: dict[str, dict[str, Any]] = field(default_factory=dict)
     journal: journaling.JournalingPlugin | None = None
+    device_phase: DevicePhase = field(default_factory=DevicePhase)
+    phase_items: list[BenchItem] = field(default_factory=list)  # selected device items, final order
 
     def settings(self) -> dict[str, Any]:
         """What a measurement depends on besides code and testbed (journaled with each item)."""
@@ -259,6 +262,18 @@ def pytest_collection_modifyitems(session, config, items):
             state.device_items.append(bench)
 
 
+def pytest_collection_finish(session):
+    """The device items left after selection (-k, -m), for the interleaved device phase."""
+    state = session.config.stash.get(STATE, None)
+    if state is None:
+        return
+    for item in session.items:
+        callspec = getattr(item, "callspec", None)
+        bench = state.items_by_id.get(callspec.params.get("tlbench_item")) if callspec else None
+        if isinstance(bench, BenchItem) and bench.kind == "device":
+            state.phase_items.append(bench)
+
+
 def _prefetch(state: TlbenchState, backend_name: str) -> None:
     """First device item of a backend that can run: compile all its device cases in parallel."""
     backend = state.registry.get(backend_name)
@@ -318,6 +333,9 @@ class _Runner:
             compiled=state.pool.get,
             before_cold_compile=state.pool.wait_idle,
         )
+        if item.kind == "device" and worker_index() is None:  # xdist workers get items one at a time
+            reuse = state.journal.will_reuse if state.journal else (lambda i: False)
+            return state.device_phase.outcome(item, backend, [i for i in state.phase_items if not reuse(i)], ctx)
         return run_item(item, backend, ctx)
 
 

@@ -58,7 +58,7 @@ def _item_lines(path: Path) -> list[dict]:
 def _pytest(cwd: Path, *args: str, env: dict | None = None) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--backend=fake", "--tlbench-kind=device",
-         "--tlbench-seed=7", "--benchmark-json=out.json", *args],
+         "--tlbench-seed=7", "--tlbench-no-interleave", "--benchmark-json=out.json", *args],
         cwd=cwd, env={**os.environ, **(env or {})}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
 

@@ -8,8 +8,8 @@ relative size, where, and words) or None.  Pure functions; no devices.
   (a consistent climb or fall), and the Theil-Sen slope times the span is >= ``threshold``
   of the overall median.
 - Level shift: some split into an earlier and a later segment whose batch medians do not
-  overlap at all (every earlier one below every later one, or above), with the two segment
-  medians apart by >= ``threshold`` of the overall median.
+  overlap at all (every earlier one below every later one, or above), with the later
+  segment's median >= ``threshold`` away from the earlier one's (relative to the earlier).
 Both need a move at least ``threshold`` (default 2 %) in size, so clock jitter of a
 fraction of a percent never reads as drift, while the +6 % step and the +29 % climb seen on
 the H200 do.
@@ -30,7 +30,7 @@ TREND_MIN_TAU = 0.7
 @dataclass(frozen=True)
 class DriftFinding:
     kind: str  # "shift" | "trend"
-    relative: float  # signed size of the move, relative to the overall median
+    relative: float  # signed size of the move (trend: over the overall median; shift: over the earlier level)
     at_batch: int | None  # shift: first batch of the later segment (0-based)
     batches: int
     words: str
@@ -80,7 +80,8 @@ def _shift(values: Sequence[float], threshold: float) -> DriftFinding | None:
         separated = max(left) < min(right) or min(left) > max(right)
         if not separated:
             continue
-        step = (median(right) - median(left)) / mid
+        base = median(left)
+        step = (median(right) - base) / base if base > 0 else 0.0
         if abs(step) >= threshold and (best is None or abs(step) > abs(best.relative)):
             words = (
                 f"level shift {step:+.1%} at batch {j + 1} of {n} "

@@ -1,0 +1,106 @@
+"""Backend timers' pure parts and the reference: CUPTI batch grouping on synthetic kernel
+records (flush excluded, fallback cases), NVML reason names, the NaN-poisoned check, the
+vendor GEMM's output and label, and ncu CSV parsing."""
+
+import math
+
+import pytest
+import torch
+
+from backends.nvidia.telemetry import reason_names
+from backends.nvidia.timing import group_kernel_times, separation_problem
+from backends.reference import check_output, make_gemm_inputs, vendor_gemm
+from backends.tools.ncu_crosscheck import ncu_durations_s
+from harness.core.cases import GemmProblem
+
+FLUSH = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<unsigned char>>"
+GEMM = "gemm_kernel"
+RELU = "void at::native::vectorized_elementwise_kernel<4, at::native::clamp_min_scalar_kernel>"
+
+
+def test_cupti_records_group_per_call_and_exclude_the_flush():
+    # three calls: flush then two kernels (GEMM + ReLU) each; times in microseconds
+    events = []
+    t = 0.0
+    for gemm_us in (100.0, 110.0, 90.0):
+        events += [(FLUSH, t, t + 50), (GEMM, t + 60, t + 60 + gemm_us), (RELU, t + 200, t + 205)]
+        t += 1000
+    samples = group_kernel_times(list(reversed(events)), {FLUSH}, 3)  # order of the records does not matter
+    assert samples == pytest.approx([105e-6, 115e-6, 95e-6])
+
+
+def test_cupti_records_that_do_not_split_per_call_give_none():
+    events = [(FLUSH, 0, 50), (GEMM, 60, 160), (FLUSH, 1000, 1050)]  # the second call left no kernel record
+    assert group_kernel_times(events, {FLUSH}, 2) is None
+    assert group_kernel_times([(GEMM, 0, 10)], {FLUSH}, 1) is None  # no flush seen: cannot be split
+    assert group_kernel_times(events[:2], {FLUSH}, 2) is None  # fewer groups than calls
+
+
+@pytest.mark.parametrize(
+    "flush, fn, enabled, words",
+    [
+        ({FLUSH}, {GEMM}, True, None),
+        ({FLUSH}, {GEMM}, False, "flush disabled"),
+        ({FLUSH}, set(), True, "no kernel for the measured call"),
+        (set(), {GEMM}, True, "no kernel for the L2 flush"),
+        ({FLUSH}, {FLUSH, GEMM}, True, "cannot separate kernels"),
+    ],
+)
+def test_when_cupti_falls_back_to_events(flush, fn, enabled, words):
+    problem = separation_problem(flush, fn, enabled)
+    assert (problem is None) if words is None else (words in problem)
+
+
+def test_nvml_reason_bits_are_named():
+    assert reason_names(0x1) == ["gpu_idle"]
+    assert reason_names(0x4 | 0x40) == ["sw_power_cap", "hw_thermal_slowdown"]
+    assert reason_names(0x10000) == ["0x10000"]
+
+
+def test_check_output_fails_a_kernel_that_left_the_nan_poison():
+    problem = GemmProblem(32, 16, 8, "float32")
+    inputs = make_gemm_inputs(problem, 3, "cpu")
+    inputs["C"].fill_(float("nan"))
+    inputs["C"][:, :8] = (inputs["A"] @ inputs["B"].T)[:, :8]  # the "kernel" wrote half the output
+    result = check_output(inputs, problem)
+    assert not result.ok and result.mismatched == 32 * 8
+    assert "not finite: the kernel left the NaN poison" in result.detail
+    assert math.isfinite(result.max_abs_err)  # measured on the finite part
+    inputs["C"].copy_(inputs["A"] @ inputs["B"].T)
+    assert check_output(inputs, problem).ok
+
+
+def test_vendor_gemm_relu_computes_what_the_kernel_computes_in_place():
+    problem = GemmProblem(64, 48, 32, "bfloat16", out_dtype="float32", epilogue="relu")
+    inputs = make_gemm_inputs(problem, 1, "cpu")
+    C = inputs["C"]
+    C.fill_(float("nan"))
+    run, label = vendor_gemm(inputs, problem)
+    run()
+    assert inputs["C"] is C and C.dtype == torch.float32
+    result = check_output(inputs, problem)
+    assert result.ok and result.max_abs_err < 0.1, result
+    assert label.startswith("vendor GEMM") and label.endswith("+ 1 elementwise kernel (in-place ReLU on C)")
+
+
+def test_vendor_gemm_same_dtype_writes_out_directly():
+    problem = GemmProblem(16, 16, 16, "float32")
+    inputs = make_gemm_inputs(problem, 1, "cpu")
+    run, label = vendor_gemm(inputs, problem)
+    run()
+    assert label == "vendor GEMM torch.matmul(out=C)" and check_output(inputs, problem).ok
+
+
+NCU_CSV = '''==PROF== Connected to process 4242
+"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"
+"0","4242","python3","127.0.0.1","gemm_kernel","1","7","(256, 1, 1)","(2048, 1, 1)","0","9.0","Command line profiler metrics","gpu__time_duration.sum","msecond","1,622.50"
+"1","4242","python3","127.0.0.1","gemm_kernel","1","7","(256, 1, 1)","(2048, 1, 1)","0","9.0","Command line profiler metrics","gpu__time_duration.sum","usecond","1,630.00"
+"2","4242","python3","127.0.0.1","gemm_kernel","1","7","(256, 1, 1)","(2048, 1, 1)","0","9.0","Command line profiler metrics","sm__throughput.avg.pct_of_peak_sustained_elapsed","%","91.2"
+==PROF== Disconnected from process 4242
+'''
+
+
+def test_ncu_csv_durations_are_read_in_seconds(tmp_path):
+    path = tmp_path / "ncu.csv"
+    path.write_text(NCU_CSV)
+    assert ncu_durations_s(str(path)) == pytest.approx([1.6225, 1.63e-3])
