@@ -70,6 +70,18 @@ def _pin_versions(S_vec, num_stages):
         T.annotate_buffer_versions({S_vec: 1})
 
 
+@contextlib.contextmanager
+def _launch(grid, kwargs, vector_id):
+    """``T.Kernel(n)``; where the body needs the vector sub-core id (the causal mask's row
+    offset), ``T.MixedKernel(n)``, which binds it."""
+    if vector_id:
+        with T.MixedKernel(grid) as (bx, sid):
+            yield bx, sid
+    else:
+        with T.Kernel(grid, **kwargs) as bx:
+            yield bx, 0
+
+
 ASCEND_FA_DIALECT = FaDialect(
     name="ascend",
     lang=T,
@@ -88,4 +100,6 @@ ASCEND_FA_DIALECT = FaDialect(
     exp_rows=_exp_rows,
     store_output=_store_output,
     pin_versions=_pin_versions,
+    launch=_launch,
+    mask_region=T.SimtVF,
 )

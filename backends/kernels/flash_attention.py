@@ -13,7 +13,9 @@ copy -> compute pipeline, the same text for NVIDIA and Ascend::
     O = O * alpha + O_tile                   (CUDA cores / Vector)
 
 as ``T.Pipelined(n, num_stages=N)`` (``auto``), a hand-written stage/order with the two
-copies one iteration ahead (``manual``), or ``T.serial(n)`` (``serial``).
+copies one iteration ahead (``manual``), or ``T.serial(n)`` (``serial``).  Causal: the loop
+stops at the diagonal (a trip count that depends on the query tile) and S is masked to -inf
+above it before the softmax, every visited tile (simple, not the fastest).
 
 A ``FaDialect`` supplies only what must differ between targets (see
 shared/notes/flash-attention-0.1.15.md): the language module and the four allocators,
@@ -22,8 +24,11 @@ accumulator in place (CUDA) or gets its own copy (Ascend: the Vector unit cannot
 L0C, so every accumulator is moved with ``T.dual_copy`` and the output accumulates on the
 vector side), the vector-region wrapper (``T.SimdVF`` / none), the two exponentials
 (``T.exp2`` in ``T.Parallel`` on CUDA, a SIMD ``vexpdif`` macro on Ascend), how the V tile
-is loaded (Ascend's Cube GEMM is NT only: V is loaded transposed), ``threads=`` (CUDA
-only), the output store, and buffer versions pinned where the Ascend scheduler needs it.
+is loaded (Ascend's Cube GEMM is NT only: V is loaded transposed), the launch (``threads=``
+on CUDA only; ``T.MixedKernel`` on Ascend where the causal mask needs the vector sub-core's
+id for its row offset), the region of the mask's compare-and-select (``T.SimtVF`` on Ascend:
+SimdVF takes no select), the output store, and buffer versions pinned where the Ascend
+scheduler needs it.
 """
 
 # No `from __future__ import annotations`: TileLang evaluates the PrimFunc parameter
@@ -56,6 +61,8 @@ class FaDialect:
     exp_rows: Callable[..., Any]  # macro (S, m, scale): S = exp(scale * (S - m[row]))
     store_output: Callable[..., Any]  # macro (O_vec, O, row): O[row : row + block_M] = O_vec
     pin_versions: Callable[..., Any]  # macro (S_vec, num_stages): buffer-version pins, if any
+    launch: Callable[..., ContextManager]  # (grid, kwargs, vector_id) -> frame yielding (block, vector unit id)
+    mask_region: Callable[[], ContextManager]  # wraps the causal compare-and-select (SimtVF / none)
 
     def kernel_kwargs(self, config: FaConfig) -> dict[str, int]:
         return {"threads": config.threads} if self.kernel_takes_threads else {}
@@ -154,9 +161,17 @@ def build_flash_attention(problem: FaProblem, config: FaConfig, dialect: FaDiale
     move, load_v, vector_region = dialect.move, dialect.load_v, dialect.vector_region
     exp_diff, exp_rows, store_output, pin_versions = dialect.exp_diff, dialect.exp_rows, dialect.store_output, dialect.pin_versions
     v_t = dialect.v_transposed
+    causal = problem.causal
+    launch_frame, mask_region = dialect.launch, dialect.mask_region
 
     def q_row(tile):
         return tile * BM  # (b, h, query tile) in row-major order
+
+    def kv_trips(tile):
+        """Causal: only the key tiles at or left of the diagonal (query i sees keys j <= i)."""
+        if causal:
+            return T.ceildiv((tile % m_tiles + 1) * BM, BN)
+        return kv_tiles
 
     def kv_row(tile):
         bh = tile // m_tiles
@@ -176,12 +191,16 @@ def build_flash_attention(problem: FaProblem, config: FaConfig, dialect: FaDiale
             T.copy(S_vec, P_vec)  # fp32 -> the input dtype for the second GEMM
 
     @T.macro
-    def kv_step(K, V, Q_tile, K_tile, V_tile, S_acc, S_vec, P_vec, P_op, O_acc, O_part, O_vec, m, m_prev, alpha, l, l_tile, row, k):
+    def kv_step(K, V, Q_tile, K_tile, V_tile, S_acc, S_vec, P_vec, P_op, O_acc, O_part, O_vec, m, m_prev, alpha, l, l_tile, row, k, q_first):
         T.copy(K[row + k * BN, 0], K_tile)
         load_v(V, row + k * BN, V_tile)
         T.gemm(Q_tile, K_tile, S_acc, transpose_B=True, clear_accum=True)
         if split:
             move(S_acc, S_vec)
+        if causal:
+            with mask_region():
+                for i, j in T.Parallel(rows, BN):
+                    S_vec[i, j] = T.if_then_else(q_first + i >= k * BN + j, S_vec[i, j], -T.infinity(accum))
         online_softmax(S_vec, P_vec, m, m_prev, alpha, l, l_tile)
         if split:
             move(P_vec, P_op)
@@ -193,21 +212,21 @@ def build_flash_attention(problem: FaProblem, config: FaConfig, dialect: FaDiale
                 O_vec[i, j] = O_vec[i, j] * alpha[i] + O_part[i, j]
 
     @T.macro
-    def attend(Q, K, V, O, Q_tile, K_tile, V_tile, S_acc, S_vec, P_vec, P_op, O_acc, O_part, O_vec, m, m_prev, alpha, l, l_tile, tile):
+    def attend(Q, K, V, O, Q_tile, K_tile, V_tile, S_acc, S_vec, P_vec, P_op, O_acc, O_part, O_vec, m, m_prev, alpha, l, l_tile, tile, unit):
         T.copy(Q[q_row(tile), 0], Q_tile)
         with vector_region():
             T.fill(O_vec, 0)
             T.fill(l, 0)
             T.fill(m, -T.infinity(accum))
         if loop_form == "auto":
-            for k in T.Pipelined(kv_tiles, num_stages=num_stages, annotations=loop_annotations):
-                kv_step(K, V, Q_tile, K_tile, V_tile, S_acc, S_vec, P_vec, P_op, O_acc, O_part, O_vec, m, m_prev, alpha, l, l_tile, kv_row(tile), k)
+            for k in T.Pipelined(kv_trips(tile), num_stages=num_stages, annotations=loop_annotations):
+                kv_step(K, V, Q_tile, K_tile, V_tile, S_acc, S_vec, P_vec, P_op, O_acc, O_part, O_vec, m, m_prev, alpha, l, l_tile, kv_row(tile), k, tile % m_tiles * BM + unit * rows)
         elif loop_form == "manual":
-            for k in T.Pipelined(kv_tiles, stage=stage, order=order, annotations=loop_annotations):
-                kv_step(K, V, Q_tile, K_tile, V_tile, S_acc, S_vec, P_vec, P_op, O_acc, O_part, O_vec, m, m_prev, alpha, l, l_tile, kv_row(tile), k)
+            for k in T.Pipelined(kv_trips(tile), stage=stage, order=order, annotations=loop_annotations):
+                kv_step(K, V, Q_tile, K_tile, V_tile, S_acc, S_vec, P_vec, P_op, O_acc, O_part, O_vec, m, m_prev, alpha, l, l_tile, kv_row(tile), k, tile % m_tiles * BM + unit * rows)
         else:
-            for k in T.serial(kv_tiles):
-                kv_step(K, V, Q_tile, K_tile, V_tile, S_acc, S_vec, P_vec, P_op, O_acc, O_part, O_vec, m, m_prev, alpha, l, l_tile, kv_row(tile), k)
+            for k in T.serial(kv_trips(tile)):
+                kv_step(K, V, Q_tile, K_tile, V_tile, S_acc, S_vec, P_vec, P_op, O_acc, O_part, O_vec, m, m_prev, alpha, l, l_tile, kv_row(tile), k, tile % m_tiles * BM + unit * rows)
         with vector_region():
             for i, j in T.Parallel(rows, D):
                 O_vec[i, j] = O_vec[i, j] / l[i]
@@ -220,7 +239,7 @@ def build_flash_attention(problem: FaProblem, config: FaConfig, dialect: FaDiale
         V: T.Tensor((kv_rows, D), dtype),
         O: T.Tensor((q_rows, D), out_dtype),
     ):
-        with T.Kernel(grid, **launch) as bx:
+        with launch_frame(grid, launch, causal) as (bx, unit):
             Q_tile = alloc_operand((BM, D), dtype)
             K_tile = alloc_operand((BN, D), dtype)
             V_tile = alloc_operand(v_shape, dtype)
@@ -239,8 +258,8 @@ def build_flash_attention(problem: FaProblem, config: FaConfig, dialect: FaDiale
             pin_versions(S_vec, num_stages)
             if persistent:
                 for tile in T.Persistent([num_tiles], grid, bx):
-                    attend(Q, K, V, O, Q_tile, K_tile, V_tile, S_acc, S_vec, P_vec, P_op, O_acc, O_part, O_vec, m, m_prev, alpha, l, l_tile, tile)
+                    attend(Q, K, V, O, Q_tile, K_tile, V_tile, S_acc, S_vec, P_vec, P_op, O_acc, O_part, O_vec, m, m_prev, alpha, l, l_tile, tile, unit)
             else:
-                attend(Q, K, V, O, Q_tile, K_tile, V_tile, S_acc, S_vec, P_vec, P_op, O_acc, O_part, O_vec, m, m_prev, alpha, l, l_tile, bx)
+                attend(Q, K, V, O, Q_tile, K_tile, V_tile, S_acc, S_vec, P_vec, P_op, O_acc, O_part, O_vec, m, m_prev, alpha, l, l_tile, bx, unit)
 
     return main

@@ -50,6 +50,13 @@ def _no_pins(S_vec, num_stages):
     pass
 
 
+@contextlib.contextmanager
+def _launch(grid, kwargs, vector_id):
+    """``T.Kernel(grid, threads=)``; one vector unit (id 0) owns all of a tile's rows."""
+    with T.Kernel(grid, **kwargs) as bx:
+        yield bx, 0
+
+
 CUDA_FA_DIALECT = FaDialect(
     name="cuda",
     lang=T,
@@ -68,4 +75,6 @@ CUDA_FA_DIALECT = FaDialect(
     exp_rows=_exp_rows,
     store_output=_store_output,
     pin_versions=_no_pins,
+    launch=_launch,
+    mask_region=contextlib.nullcontext,
 )

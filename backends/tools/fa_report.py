@@ -8,7 +8,8 @@ record), median device time, TFLOP/s and % of the peak; then the three ratios th
 for: best shared-body FA / fastest SDPA backend, best target-specific (hopper) FA / fastest
 SDPA (> 1 means faster than SDPA), which SDPA backends ran and which torch refused (with its
 words), and the stage curve s1..s4 (+ manual, serial) per tile.  Failed and skipped items
-are listed, never hidden.  Exit status 1 when an FA kernel item failed (e.g. a wrong result).
+are listed, never hidden (a config the compiler refuses, with the first line of its words).
+Exit status 1 when an FA kernel that compiled failed afterwards (a wrong result, a launch error).
 """
 
 from __future__ import annotations
@@ -76,9 +77,12 @@ def report(doc: dict[str, Any], peak: float) -> tuple[list[str], bool]:
             order = ["s1", "s2", "s3", "s4", "manual", "serial"]
             lines.append(f"stage curve {tile} (TFLOP/s): " + ", ".join(f"{k} {points[k]:.1f}" if k in points else f"{k} -" for k in order))
         lines.append("")
-    bad = [f for f in failed if "-sdpa_" not in f.get("case_id", "")]
-    for f in bad:
-        lines.append(f"FAILED [{f.get('stage')}] {f['case_id']} ({f.get('backend')}): {f.get('error')}")
+    kernels_failed = [f for f in failed if "-sdpa_" not in f.get("case_id", "")]
+    for f in kernels_failed:
+        first = str(f.get("error", "")).strip().splitlines()[0] if f.get("error") else ""
+        what = "compiler refused" if f.get("stage") == "compile" else "FAILED"
+        lines.append(f"{what} [{f.get('stage')}] {f['case_id']} ({f.get('backend')}): {first}")
+    bad = [f for f in kernels_failed if f.get("stage") != "compile"]
     for s in skipped:
         if "-sdpa_" not in s.get("case_id", ""):
             lines.append(f"skipped {s['case_id']} ({s.get('backend')}): {s.get('reason')}")
