@@ -21,6 +21,9 @@ from typing import Sequence
 from harness import cli_recover
 from harness.results.compare import CompareError, Thresholds, compare_backends, compare_runs
 from harness.results.journal import JournalError
+from harness.commands import export as export_command
+from harness.commands import history as history_command
+from harness.results.history.schema import HistoryError
 from harness.results.store import ResultsError, baseline_name, load_results, split_by_backend, write_document
 
 EXIT_OK, EXIT_REGRESSION, EXIT_UNUSABLE = 0, 1, 2
@@ -65,7 +68,7 @@ def _add_thresholds(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tlbench", description="Compare, report and gate tlbench results (pytest-benchmark JSON).")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{compare,report,baseline,nightly,recover}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{compare,report,baseline,nightly,recover,history,export}")
 
     cmp = sub.add_parser("compare", help="compare two runs (BASE NEW), or backends (--across-backends A B)",
                          description="Exit 0: no regression; 1: regression; 2: unusable input.")
@@ -76,6 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="compare runs of different accelerator / driver / tilelang anyway (labelled in every report)")
     cmp.add_argument("--markdown", metavar="OUT.md", help="also write the comparison as markdown")
     cmp.add_argument("--png", metavar="OUT.png", help="also plot it")
+    history_command.add_compare_options(cmp)
 
     rep = sub.add_parser("report", help="one run: table, markdown, plot")
     rep.add_argument("file", metavar="FILE.json")
@@ -93,6 +97,8 @@ def build_parser() -> argparse.ArgumentParser:
                                 description="Exit 0: no regression; 1: regression; 2: a suite crashed / timed out, "
                                             "or a baseline could not be compared."))
     cli_recover.add_parser(sub)
+    history_command.register(sub)
+    export_command.register(sub)
     return parser
 
 
@@ -217,6 +223,10 @@ def _nightly(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        if getattr(args, "handler", None) is not None:
+            return args.handler(args)
+        if args.command == "compare" and args.history:
+            return history_command.compare_history(args, _thresholds(args), _console())
         if args.command == "compare":
             return _compare_backends(args) if args.across_backends else _compare_runs(args)
         if args.command == "report":
@@ -226,7 +236,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "recover":
             return cli_recover.run(args)
         return _nightly(args)
-    except (ResultsError, CompareError, UsageProblem, JournalError) as exc:
+    except (ResultsError, CompareError, UsageProblem, JournalError, HistoryError) as exc:
         print(f"tlbench: {exc}", file=sys.stderr)
         return EXIT_UNUSABLE
     except OSError as exc:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import random
+from pathlib import Path
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -22,6 +23,8 @@ from harness.results.best_configs import pick_best, update_best_file
 from harness.core.backend_api import BackendOptions
 from harness.pytest_plugin.bench_adapter import benchmark_entry, feed_samples, stop_session_json
 from harness.pytest_plugin import journaling
+from harness.pytest_plugin.enrich import enrich_record
+from harness.pytest_plugin.commit_info import fill_commit_info
 from harness.measure.compile_pool import CompilePool
 from harness.core.record import EXTRA_KEY, SCHEMA_VERSION, BenchItem, failure_record, skip_record
 from harness.core.registry import BackendRegistry, UnknownBackend
@@ -335,8 +338,12 @@ class _Runner:
         )
         if item.kind == "device" and worker_index() is None:  # xdist workers get items one at a time
             reuse = state.journal.will_reuse if state.journal else (lambda i: False)
-            return state.device_phase.outcome(item, backend, [i for i in state.phase_items if not reuse(i)], ctx)
-        return run_item(item, backend, ctx)
+            outcome = state.device_phase.outcome(item, backend, [i for i in state.phase_items if not reuse(i)], ctx)
+        else:
+            outcome = run_item(item, backend, ctx)
+        if outcome.status == "timed":
+            enrich_record(outcome.record, backend, item.case)  # kernel hash, % of peak
+        return outcome
 
 
 @pytest.fixture
@@ -443,3 +450,8 @@ def pytest_terminal_summary(terminalreporter):
     for problem_id, backend, case_id, vs_vendor in state.autotune_written:
         ratio = f", {vs_vendor:.3f}x the vendor library" if vs_vendor else ""
         terminalreporter.write_line(f"[tlbench] best {backend} {problem_id}: {case_id}{ratio} -> {state.autotune_path}")
+
+
+def pytest_benchmark_update_commit_info(config, commit_info):
+    """Complete pytest-benchmark's git commit info (see pytest_plugin.commit_info)."""
+    fill_commit_info(commit_info, Path(__file__).resolve().parents[1])

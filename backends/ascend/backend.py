@@ -24,10 +24,13 @@ from backends.ascend.fa_dialect import ASCEND_FA_DIALECT
 from backends.kernels import fa_family
 from backends.kernels import flash_attention
 from backends.kernels.fa_types import FaProblem, FaVendorCase
+from backends.ascend.profiles import PROFILES
 from backends.kernels.gemm import build_gemm
+from backends.kernels.source_hash import body_hash
 from harness.core import budget
 from harness.core import space
 from harness.core.backend_api import BackendOptions, Compiled, CompileError
+from harness.core.device_profile import DeviceProfile, match_profile
 from harness.core.cases import DTYPE_BYTES, Case, CheckResult, GemmProblem, Plan, VendorCase
 
 TARGET_NAME = "ascend dav-3510"
@@ -138,6 +141,13 @@ class AscendBackend:
             "cann": probe.versions.get("cann"),
             "missing": probe.reason,
         }
+
+    def device_profile(self, info: dict[str, Any]) -> DeviceProfile | None:
+        """The published profile of the NPU named in ``info`` (None: peak unknown)."""
+        return match_profile(PROFILES, info.get("accelerator"))
+
+    def kernel_body_hash(self, case: Case) -> str | None:
+        return body_hash(case.kernel)
 
     def budget(self, case: Case) -> budget.BudgetVerdict:
         if isinstance(case.problem, FaProblem):

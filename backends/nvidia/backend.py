@@ -27,8 +27,10 @@ from backends.kernels.fa_types import FaProblem, FaVendorCase
 from backends.kernels.gemm import build_gemm
 from backends.nvidia.fa_dialect import CUDA_FA_DIALECT
 from backends.nvidia.fa_hopper import build_hopper_fa
+from backends.kernels.source_hash import body_hash
 from backends.nvidia.dialect import CUDA_DIALECT
 from backends.nvidia.plan import lower_with_plan
+from backends.nvidia.profiles import PROFILES
 from backends.nvidia.slowdown import TestOnlySlowdown
 from backends.nvidia.telemetry import NvmlTelemetry
 from backends.nvidia.timing import L2Flush, NvidiaTimer
@@ -37,6 +39,7 @@ from harness.core import budget
 from harness.core import space
 from harness.core.backend_api import BackendOptions, Compiled, CompileError
 from harness.core.cases import Case, CheckResult, GemmProblem, Plan, VendorCase
+from harness.core.device_profile import DeviceProfile, match_profile
 
 DEFAULT_ARCH = "sm_90a"
 _ARCH_BY_CAPABILITY = {(8, 0): "sm_80", (8, 6): "sm_86", (8, 9): "sm_89", (9, 0): "sm_90a", (10, 0): "sm_100a", (12, 0): "sm_120"}
@@ -124,6 +127,13 @@ class NvidiaBackend:
             }
         )
         return info
+
+    def device_profile(self, info: dict[str, Any]) -> DeviceProfile | None:
+        """The datasheet profile of the GPU named in ``info`` (None: peak unknown)."""
+        return match_profile(PROFILES, info.get("accelerator"))
+
+    def kernel_body_hash(self, case: Case) -> str | None:
+        return body_hash(case.kernel)
 
     # -- compile & inspect --------------------------------------------------------------
     def budget(self, case: Case) -> budget.BudgetVerdict:

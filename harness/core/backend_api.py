@@ -9,6 +9,15 @@ Errors a backend raises where it understands them:
 - ``CompileError``: the compiler rejected the kernel; ``str()`` is the compiler's own words.
 - ``WrongResult`` is not raised: ``check`` returns a ``CheckResult`` with ``ok=False``.
 Availability is answered with ``None`` (yes) or a reason string that names what is missing.
+
+Optional methods (looked up with ``getattr``; a backend without them still works):
+- ``device_profile(info) -> DeviceProfile | None``: the peak FLOP/s per dtype and memory
+  bandwidth of the device ``device_info()`` describes, from published figures, each with
+  its source; None for a device it has no figures for (reports read "peak unknown").
+- ``kernel_body_hash(case) -> str | None``: a hash of the source of the kernel body the
+  case compiles (None for the vendor library), stored in every record.
+- ``calibrate(seconds) -> DeviceProfile``: measure this machine's own profile (vendor GEMM,
+  a copy kernel); origin "calibrated", kept apart from the datasheet figures.
 """
 
 from __future__ import annotations

@@ -1,0 +1,29 @@
+"""A hash of the kernel body's source, so every result names the code that produced it.
+
+Contract: ``body_hash(kernel)`` is ``sha256:<hex>`` of the source file of the module that
+defines the kernel body (``gemm`` -> ``backends/kernels/gemm.py``), read once per process;
+None for a kernel with no body here (the vendor library).  A change anywhere in that file
+changes the hash; other files (dialects, backends) do not.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import lru_cache
+from importlib import import_module
+from pathlib import Path
+
+BODY_MODULES = {"gemm": "backends.kernels.gemm", "gemm_relu": "backends.kernels.gemm"}
+
+
+@lru_cache(maxsize=None)
+def _file_hash(path: str) -> str:
+    return "sha256:" + hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def body_hash(kernel: str) -> str | None:
+    module_name = BODY_MODULES.get(kernel)
+    if module_name is None:
+        return None
+    module = import_module(module_name)
+    return _file_hash(str(Path(module.__file__).resolve()))

@@ -1,0 +1,56 @@
+"""Datasheet profiles of NVIDIA data-centre GPUs: dense tensor-core peaks and HBM bandwidth.
+
+Each figure is NVIDIA's published number; the datasheets quote tensor throughput "with
+sparsity", so the dense peak is half of it (the datasheet's own footnote).  A GPU is matched
+by the exact name CUDA reports (``torch.cuda.get_device_properties(i).name``); any other GPU
+gets no profile and its records read "peak unknown".  ``tlbench calibrate`` measures one on
+your own machine instead; those numbers are kept apart from these.
+"""
+
+from __future__ import annotations
+
+from harness.core.device_profile import DeviceProfile
+
+TERA = 1e12
+
+H200_SXM = DeviceProfile(
+    device="NVIDIA H200 SXM",
+    peak_flops={"float16": 989.5 * TERA, "bfloat16": 989.5 * TERA, "float8_e4m3": 1979 * TERA, "float32": 494.5 * TERA},
+    memory_bandwidth=4.8 * TERA,
+    source="NVIDIA H200 Tensor Core GPU datasheet (H200 SXM column): FP16/BF16 1,979 TFLOPS, FP8 3,958 TFLOPS, "
+           "TF32 989 TFLOPS, all with sparsity (dense = half); GPU memory bandwidth 4.8 TB/s HBM3e",
+    notes="float32 is the TF32 tensor-core peak",
+    device_names=("NVIDIA H200",),
+)
+
+H200_NVL = DeviceProfile(
+    device="NVIDIA H200 NVL",
+    peak_flops={"float16": 835.5 * TERA, "bfloat16": 835.5 * TERA, "float8_e4m3": 1670.5 * TERA, "float32": 417.5 * TERA},
+    memory_bandwidth=4.8 * TERA,
+    source="NVIDIA H200 Tensor Core GPU datasheet (H200 NVL column): FP16/BF16 1,671 TFLOPS, FP8 3,341 TFLOPS, "
+           "TF32 835 TFLOPS, all with sparsity (dense = half); 4.8 TB/s",
+    notes="float32 is the TF32 tensor-core peak",
+    device_names=("NVIDIA H200 NVL",),
+)
+
+H100_SXM = DeviceProfile(
+    device="NVIDIA H100 SXM",
+    peak_flops={"float16": 989.5 * TERA, "bfloat16": 989.5 * TERA, "float8_e4m3": 1979 * TERA, "float32": 494.5 * TERA},
+    memory_bandwidth=3.35 * TERA,
+    source="NVIDIA H100 Tensor Core GPU datasheet (H100 SXM column): FP16/BF16 1,979 TFLOPS, FP8 3,958 TFLOPS, "
+           "TF32 989 TFLOPS, all with sparsity (dense = half); GPU memory bandwidth 3.35 TB/s",
+    notes="float32 is the TF32 tensor-core peak",
+    device_names=("NVIDIA H100 80GB HBM3",),
+)
+
+H100_PCIE = DeviceProfile(
+    device="NVIDIA H100 PCIe",
+    peak_flops={"float16": 756.5 * TERA, "bfloat16": 756.5 * TERA, "float8_e4m3": 1513 * TERA, "float32": 378 * TERA},
+    memory_bandwidth=2.0 * TERA,
+    source="NVIDIA H100 Tensor Core GPU datasheet (H100 PCIe column): FP16/BF16 1,513 TFLOPS, FP8 3,026 TFLOPS, "
+           "TF32 756 TFLOPS, all with sparsity (dense = half); GPU memory bandwidth 2 TB/s",
+    notes="float32 is the TF32 tensor-core peak",
+    device_names=("NVIDIA H100 PCIe",),
+)
+
+PROFILES = (H200_SXM, H200_NVL, H100_SXM, H100_PCIE)

@@ -1,0 +1,1 @@
+"""``tlbench`` subcommands, one module each; ``harness.cli`` registers them and dispatches."""

@@ -1,0 +1,46 @@
+"""Profiles for records written before % of peak existed, through the Backend protocol.
+
+Contract: ``annotate_from_backends()`` returns an ``ingest.Annotate`` callable: for a timed
+device record without ``throughput.pct_of_peak`` it asks the record's backend (loaded
+lazily through the registry, once per backend) for ``device_profile(device_info)`` of the
+device info stored in the run, and adds the roofline fields (``harness.results.roofline``),
+noting ``roofline.annotated = "at history ingest"``.  Records that already carry the
+fields, compile records, and backends that cannot be loaded here are left unchanged (the
+value stays empty rather than a wrong "peak unknown").
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from harness.core.registry import BackendRegistry
+from harness.results.roofline import roofline_fields
+
+
+def annotate_from_backends(registry: BackendRegistry | None = None) -> Callable[[dict, dict], dict]:
+    loaded: dict[str, Any] = {}
+
+    def backend(name: str) -> Any:
+        if name not in loaded:
+            reg = registry or BackendRegistry.from_entry_points()
+            try:
+                loaded[name] = reg.get(name) if name in reg.names else None
+            except Exception:  # a backend that cannot be imported here: leave its records as they are
+                loaded[name] = None
+        return loaded[name]
+
+    def annotate(record: dict[str, Any], info: dict[str, Any]) -> dict[str, Any]:
+        throughput = record.get("throughput") or {}
+        if record.get("kind") != "device" or "pct_of_peak" in throughput or not throughput.get("tflops"):
+            return record
+        found = backend(record["backend"])
+        lookup = getattr(found, "device_profile", None)
+        if not callable(lookup):
+            return record
+        fields = roofline_fields(record, lookup(info), info.get("accelerator"))
+        if fields:
+            fields["roofline"]["annotated"] = "at history ingest"
+            record.update(fields)
+        return record
+
+    return annotate

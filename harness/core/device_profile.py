@@ -1,0 +1,62 @@
+"""What a device can do at most: peak dense tensor FLOP/s per dtype and memory bandwidth.
+
+Contract: ``DeviceProfile`` is a frozen value with its ``source`` (where each number comes
+from) and ``origin``: ``"datasheet"`` (published figures, shipped by a backend) or
+``"calibrated"`` (measured on the user's own machine by ``tlbench calibrate``; kept in its
+own file, never mixed into the datasheet table).  A dtype without a published figure is
+simply absent: ``peak_flops_for`` returns None and reports read "peak unknown" - a number
+is never guessed.  Backends hand profiles to the harness through the optional Backend
+method ``device_profile(info)`` (see ``harness.core.backend_api``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+DATASHEET, CALIBRATED = "datasheet", "calibrated"
+
+
+@dataclass(frozen=True)
+class DeviceProfile:
+    device: str  # the product, e.g. "NVIDIA H200 SXM"
+    peak_flops: Mapping[str, float]  # dtype (cases.DTYPE_BYTES names) -> dense tensor FLOP/s
+    memory_bandwidth: float | None  # bytes/s; None: not published
+    source: str  # document / URL the numbers come from
+    origin: str = DATASHEET
+    notes: str = ""
+    device_names: tuple[str, ...] = field(default=())  # names the runtime reports for it
+
+    def peak_flops_for(self, dtype: str) -> float | None:
+        value = self.peak_flops.get(dtype)
+        return float(value) if value else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "device": self.device,
+            "peak_flops": dict(self.peak_flops),
+            "memory_bandwidth": self.memory_bandwidth,
+            "source": self.source,
+            "origin": self.origin,
+            "notes": self.notes,
+            "device_names": list(self.device_names),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "DeviceProfile":
+        return cls(
+            device=str(data["device"]),
+            peak_flops={str(k): float(v) for k, v in (data.get("peak_flops") or {}).items()},
+            memory_bandwidth=float(data["memory_bandwidth"]) if data.get("memory_bandwidth") else None,
+            source=str(data.get("source") or ""),
+            origin=str(data.get("origin") or DATASHEET),
+            notes=str(data.get("notes") or ""),
+            device_names=tuple(data.get("device_names") or ()),
+        )
+
+
+def match_profile(profiles: tuple[DeviceProfile, ...], device_name: str | None) -> DeviceProfile | None:
+    """The profile whose ``device_names`` holds exactly ``device_name`` (None when unknown)."""
+    if not device_name:
+        return None
+    return next((p for p in profiles if device_name in p.device_names), None)

@@ -1,0 +1,31 @@
+"""Provenance and roofline fields added to a timed record before it is written.
+
+Contract: ``enrich_record(record, backend, case)`` adds, in place:
+- ``kernel_hash``: the backend's ``kernel_body_hash(case)`` (optional Backend method;
+  None when the backend has none or the case is the vendor library);
+- for a device record: ``throughput.arithmetic_intensity``, ``throughput.pct_of_peak`` and
+  ``roofline`` from the backend's ``device_profile(device_info())`` (optional Backend
+  method; without a profile the record reads "peak unknown").
+It never raises for a missing optional method.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.results.roofline import roofline_fields
+
+
+def profile_of(backend: Any):
+    """(profile or None, device name) of a backend, through its optional ``device_profile``."""
+    info = backend.device_info() or {}
+    lookup = getattr(backend, "device_profile", None)
+    return (lookup(info) if callable(lookup) else None), info.get("accelerator")
+
+
+def enrich_record(record: dict[str, Any], backend: Any, case: Any) -> None:
+    hasher = getattr(backend, "kernel_body_hash", None)
+    record["kernel_hash"] = hasher(case) if callable(hasher) else None
+    if record.get("kind") == "device":
+        profile, device = profile_of(backend)
+        record.update(roofline_fields(record, profile, device))

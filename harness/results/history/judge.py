@@ -1,0 +1,142 @@
+"""Judge a new run against its history: the rolling best (or median) of the last N runs.
+
+Contract: ``compare_with_history(conn, new, policy, thresholds)`` finds, per backend of the
+new run, the stored testbed that is the same (backend, target, accelerator, driver,
+tilelang, vendor library; none: ``CompareError`` listing the stored ones).  For each item of
+the new run it takes that item's last ``policy.last_n`` timed runs on the testbed (the new
+run itself excluded, if it was already added) and picks one as the reference: the run with
+the lowest median (``best``) or the run holding the median of the medians (``median``).
+Those reference records form a base run that is judged against the new one by
+``harness.results.compare.compare_runs`` - the same rule, noise floor and in-run
+references as a two-run compare - so the history compare has no statistics of its own.
+Each item also gets step detection over its whole history plus the new run
+(``history.steps``), naming the run where a level changed.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import statistics
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from harness.results.compare import CompareError, ItemKey, RunComparison, Thresholds, compare_runs
+from harness.results.history.ingest import run_hash
+from harness.results.history.query import Point, Series, TestbedRow, record, series, testbeds
+from harness.results.history.steps import Step, detect_steps
+from harness.results.store import Results, parse_results, suite_of, testbed_of
+
+STATISTICS = ("best", "median")
+
+
+@dataclass(frozen=True)
+class HistoryPolicy:
+    statistic: str = "best"  # "best" | "median"
+    last_n: int = 5
+
+    def __post_init__(self) -> None:
+        if self.statistic not in STATISTICS:
+            raise ValueError(f"statistic must be one of {', '.join(STATISTICS)}, got {self.statistic!r}")
+        if self.last_n < 1:
+            raise ValueError(f"last_n must be at least 1, got {self.last_n}")
+
+
+@dataclass(frozen=True)
+class StepFound:
+    key: ItemKey
+    step: Step
+    at: str  # the run where the new level starts ("run 12 (...)" or "the new run")
+
+
+@dataclass(frozen=True)
+class HistoryComparison:
+    comparison: RunComparison
+    references: Mapping[ItemKey, str]  # item -> which run was the reference, of how many
+    steps: tuple[StepFound, ...]
+    policy: HistoryPolicy
+    testbeds: tuple[TestbedRow, ...]
+
+
+def _testbed_for(conn: sqlite3.Connection, new: Results, backend: str) -> TestbedRow:
+    bed = testbed_of(new.document, backend)
+    wanted = (backend, bed.target or "", bed.accelerator or "", bed.driver or "", bed.tilelang or "", bed.vendor_library or "")
+    stored = testbeds(conn)
+    for row in stored:
+        if row.key() == wanted:
+            return row
+    known = "; ".join(f"[{r.testbed_id}] {r.describe()}" for r in stored) or "none"
+    raise CompareError(
+        f"no history for {new.name}'s {backend} testbed ({bed.describe()}, lib {bed.vendor_library}); stored testbeds: "
+        f"{known}. Add runs of this testbed with `tlbench history add`"
+    )
+
+
+def _reference(points: list[Point], statistic: str) -> Point:
+    ordered = sorted(points, key=lambda p: p.median_s)
+    if statistic == "best":
+        return ordered[0]
+    return ordered[(len(ordered) - 1) // 2]  # the lower median: an actual run, never an average
+
+
+def _base_document(beds: Mapping[str, TestbedRow], chosen: list[dict[str, Any]], failed: list[dict[str, Any]]) -> dict:
+    infos = {
+        backend: {"backend": backend, "target": bed.target or None, "accelerator": bed.accelerator or None,
+                  "driver": bed.driver or None, "tilelang": bed.tilelang or None,
+                  "torch": bed.vendor_library or None, "torch_npu": bed.vendor_library or None}
+        for backend, bed in beds.items()
+    }
+    version = (chosen or failed or [{}])[0].get("schema_version", 1)
+    return {
+        "machine_info": {"tlbench": {"schema_version": version, "backends": infos}},
+        "commit_info": {},
+        "benchmarks": [{"name": r.get("name"), "fullname": r.get("fullname"), "extra_info": {"tlbench": r}} for r in chosen],
+        "tlbench": {"schema_version": version, "backends": sorted(beds), "failed": failed, "skipped": []},
+    }
+
+
+def _key_of(rec: Mapping[str, Any]) -> ItemKey:
+    return ItemKey(suite_of(rec), rec["backend"], rec["kind"], rec["case_id"])
+
+
+def compare_with_history(
+    conn: sqlite3.Connection,
+    new: Results,
+    policy: HistoryPolicy | None = None,
+    thresholds: Thresholds | None = None,
+    source: str = "history",
+) -> HistoryComparison:
+    policy = policy or HistoryPolicy()
+    thresholds = thresholds or Thresholds()
+    beds = {backend: _testbed_for(conn, new, backend) for backend in new.backends}
+    exclude = run_hash(new.document)
+    wanted = {_key_of(r) for r in (*new.records, *new.failed, *new.skipped)}
+    new_medians = {_key_of(r): statistics.median(r["samples_s"]) for r in new.records}
+    chosen, failed, references, steps = [], [], {}, []
+    for backend, bed in beds.items():
+        for s in series(conn, testbed_ids=[bed.testbed_id]):
+            key = ItemKey(s.suite, backend, s.kind, s.case_id)
+            if key not in wanted:
+                continue
+            history = [p for p in s.points if p.run_hash != exclude]
+            timed = [p for p in history if p.status == "timed" and p.median_s]
+            window = timed[-policy.last_n:]
+            if window:
+                ref = _reference(window, policy.statistic)
+                chosen.append(record(ref))
+                references[key] = f"{policy.statistic} of {len(window)} runs: {ref.label}"
+            elif history and history[-1].status == "failed":
+                failed.append(record(history[-1]))
+            steps += _steps(key, s, timed, new_medians.get(key), thresholds.min_effect_for(s.suite))
+    if not chosen and not failed:
+        raise CompareError(f"the history holds none of the items of {new.name} on its testbed(s): nothing to compare")
+    base = parse_results(_base_document(beds, chosen, failed), f"{source} ({policy.statistic} of last {policy.last_n})")
+    comparison = compare_runs(base, new, thresholds)
+    return HistoryComparison(comparison, references, tuple(steps), policy, tuple(beds.values()))
+
+
+def _steps(key: ItemKey, s: Series, timed: list[Point], new_median: float | None, min_effect: float) -> list[StepFound]:
+    values = [p.median_s for p in timed] + ([new_median] if new_median else [])
+    labels = [p.label for p in timed] + (["the new run"] if new_median else [])
+    if not values or min(values) <= 0:
+        return []
+    return [StepFound(key, step, labels[step.index]) for step in detect_steps(values, min_effect)]

@@ -1,0 +1,147 @@
+"""Read the history database: testbeds, runs, and each case's series over runs.
+
+Contract: pure reads (no writes) over a connection from ``open_history``.
+- ``testbeds(conn, selector)``: the stored testbeds, filtered by ``selector`` (a testbed id,
+  or text matched case-insensitively against "backend accelerator driver tilelang torch").
+- ``series(conn, case_glob, testbed_ids, kind)``: one ``Series`` per (testbed, suite, kind,
+  case id) whose case id matches the shell-style glob, with one ``Point`` per run that had
+  the item, oldest first (pytest-benchmark's datetime, then insertion order).
+- ``runs_of(conn, testbed_id)``: the runs that hold items of a testbed, oldest first.
+- ``record(point)`` gives back the stored tlbench record of a point.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import sqlite3
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+RUN_ORDER = "COALESCE(r.started_at, r.added_at), r.run_id"
+
+
+@dataclass(frozen=True)
+class TestbedRow:
+    testbed_id: int
+    backend: str
+    target: str
+    accelerator: str
+    driver: str
+    tilelang: str
+    vendor_library: str
+
+    def describe(self) -> str:
+        parts = [self.backend, self.accelerator or "no accelerator", f"tilelang {self.tilelang or '?'}"]
+        if self.driver:
+            parts.append(f"driver {self.driver}")
+        if self.vendor_library:
+            parts.append(f"lib {self.vendor_library}")
+        return ", ".join(parts)
+
+    def matches(self, selector: str) -> bool:
+        if selector.isdigit():
+            return int(selector) == self.testbed_id
+        text = " ".join([self.backend, self.target, self.accelerator, self.driver, self.tilelang, self.vendor_library])
+        return all(word in text.lower() for word in selector.lower().split())
+
+    def key(self) -> tuple[str, ...]:
+        """The testbed as a tuple for matching a new run's testbed."""
+        return (self.backend, self.target, self.accelerator, self.driver, self.tilelang, self.vendor_library)
+
+
+@dataclass(frozen=True)
+class Point:
+    run_id: int
+    run_hash: str
+    started_at: str | None
+    commit_id: str | None
+    commit_dirty: bool | None
+    status: str  # timed | failed | skipped
+    median_s: float | None
+    samples_s: tuple[float, ...]
+    tflops: float | None
+    pct_of_peak: float | None
+    record_json: str
+
+    @property
+    def label(self) -> str:
+        commit = (self.commit_id or "no commit")[:10] + ("+dirty" if self.commit_dirty else "")
+        return f"run {self.run_id} ({(self.started_at or '?')[:16]}, {commit})"
+
+
+@dataclass
+class Series:
+    testbed: TestbedRow
+    suite: str
+    kind: str
+    case_id: str
+    problem: str
+    points: list[Point] = field(default_factory=list)
+
+    @property
+    def timed(self) -> list[Point]:
+        return [p for p in self.points if p.status == "timed" and p.median_s]
+
+    @property
+    def is_vendor(self) -> bool:
+        return self.case_id.endswith("-vendor")
+
+
+def record(point: Point) -> dict[str, Any]:
+    return json.loads(point.record_json)
+
+
+def testbeds(conn: sqlite3.Connection, selector: str | None = None) -> list[TestbedRow]:
+    rows = [TestbedRow(*tuple(r)) for r in conn.execute(
+        "SELECT testbed_id, backend, target, accelerator, driver, tilelang, vendor_library FROM testbeds ORDER BY testbed_id")]
+    return [r for r in rows if selector is None or r.matches(selector)]
+
+
+def run_count(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0])
+
+
+def runs_of(conn: sqlite3.Connection, testbed_id: int) -> list[sqlite3.Row]:
+    return list(conn.execute(
+        f"SELECT DISTINCT r.* FROM runs r JOIN items i ON i.run_id = r.run_id WHERE i.testbed_id = ? ORDER BY {RUN_ORDER}",
+        (testbed_id,),
+    ))
+
+
+def series(
+    conn: sqlite3.Connection,
+    case_glob: str | None = None,
+    testbed_ids: Iterable[int] | None = None,
+    kind: str | None = None,
+) -> list[Series]:
+    beds = {t.testbed_id: t for t in testbeds(conn)}
+    wanted = set(testbed_ids) if testbed_ids is not None else set(beds)
+    rows = conn.execute(
+        "SELECT i.testbed_id, i.suite, i.kind, i.case_id, i.problem, i.status, i.median_s, i.samples_json, i.tflops, "
+        "i.pct_of_peak, i.record_json, r.run_id, r.run_hash, r.started_at, r.commit_id, r.commit_dirty "
+        f"FROM items i JOIN runs r ON r.run_id = i.run_id ORDER BY {RUN_ORDER}"
+    )
+    out: dict[tuple, Series] = {}
+    for row in rows:
+        if row["testbed_id"] not in wanted or (kind and row["kind"] != kind):
+            continue
+        if case_glob and not fnmatch.fnmatchcase(row["case_id"], case_glob):
+            continue
+        key = (row["testbed_id"], row["suite"], row["kind"], row["case_id"])
+        if key not in out:
+            out[key] = Series(beds[row["testbed_id"]], row["suite"], row["kind"], row["case_id"], row["problem"])
+        out[key].points.append(Point(
+            run_id=row["run_id"],
+            run_hash=row["run_hash"],
+            started_at=row["started_at"],
+            commit_id=row["commit_id"],
+            commit_dirty=None if row["commit_dirty"] is None else bool(row["commit_dirty"]),
+            status=row["status"],
+            median_s=row["median_s"],
+            samples_s=tuple(json.loads(row["samples_json"])) if row["samples_json"] else (),
+            tflops=row["tflops"],
+            pct_of_peak=row["pct_of_peak"],
+            record_json=row["record_json"],
+        ))
+    return sorted(out.values(), key=lambda s: (s.testbed.testbed_id, s.suite, s.kind, s.case_id))

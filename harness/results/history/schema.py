@@ -1,0 +1,162 @@
+"""The history database file: open it, create it, migrate it forward.
+
+Contract: ``open_history(path)`` returns a ``sqlite3.Connection`` to an SQLite file (stdlib
+``sqlite3``, no server) whose schema is at ``SCHEMA_VERSION``: a new file is created, an
+older one is migrated forward in one transaction per step, and a file written by a newer
+tlbench raises ``HistoryError`` (never touched).  The connection is in WAL mode with a
+busy timeout, so two processes (two nightly jobs) can write to one file: writers take the
+write lock with ``BEGIN IMMEDIATE`` (``write_transaction``) and wait for each other rather
+than fail.  The schema version lives in SQLite's ``user_version``.
+
+Tables (version 2):
+- ``runs``: one row per ingested results file, keyed by ``run_hash`` (SHA-256 of the file's
+  canonical JSON): its path, pytest-benchmark datetime, commit (id, branch, dirty flag).
+- ``testbeds``: backend, target, accelerator, driver, tilelang and vendor library (torch /
+  torch_npu); one row per distinct combination.
+- ``items``: one row per (run, testbed, suite, kind, case id): status (timed / failed /
+  skipped), median and the raw samples, TFLOP/s, the whole tlbench record as JSON; since
+  version 2 also ``pct_of_peak``, ``arithmetic_intensity`` and ``kernel_hash``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Callable, Iterator
+
+SCHEMA_VERSION = 2
+DEFAULT_HISTORY = "results/history.sqlite"
+BUSY_TIMEOUT_MS = 60_000
+
+
+class HistoryError(ValueError):
+    """The history database cannot be used; ``str()`` is one line saying what to do."""
+
+
+def _script(conn: sqlite3.Connection, script: str) -> None:
+    """Run ``;``-separated statements inside the caller's transaction (``executescript``
+    would commit it first)."""
+    for statement in script.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+
+
+def _v1(conn: sqlite3.Connection) -> None:
+    _script(
+        conn,
+        """
+        CREATE TABLE runs (
+            run_id INTEGER PRIMARY KEY,
+            run_hash TEXT NOT NULL UNIQUE,
+            source TEXT NOT NULL,
+            started_at TEXT,
+            added_at TEXT NOT NULL,
+            commit_id TEXT,
+            commit_branch TEXT,
+            commit_dirty INTEGER,
+            scope TEXT
+        );
+        CREATE TABLE testbeds (
+            testbed_id INTEGER PRIMARY KEY,
+            backend TEXT NOT NULL,
+            target TEXT NOT NULL DEFAULT '',
+            accelerator TEXT NOT NULL DEFAULT '',
+            driver TEXT NOT NULL DEFAULT '',
+            tilelang TEXT NOT NULL DEFAULT '',
+            vendor_library TEXT NOT NULL DEFAULT '',
+            UNIQUE (backend, target, accelerator, driver, tilelang, vendor_library)
+        );
+        CREATE TABLE items (
+            run_id INTEGER NOT NULL REFERENCES runs(run_id),
+            testbed_id INTEGER NOT NULL REFERENCES testbeds(testbed_id),
+            suite TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            case_id TEXT NOT NULL,
+            problem TEXT NOT NULL,
+            status TEXT NOT NULL,
+            median_s REAL,
+            samples_json TEXT,
+            tflops REAL,
+            record_json TEXT NOT NULL,
+            PRIMARY KEY (run_id, testbed_id, suite, kind, case_id)
+        );
+        CREATE INDEX items_by_case ON items (case_id, testbed_id, kind);
+        """
+    )
+
+
+def _v2(conn: sqlite3.Connection) -> None:
+    """Roofline and provenance columns (records written since % of peak and kernel hashes)."""
+    _script(
+        conn,
+        """
+        ALTER TABLE items ADD COLUMN pct_of_peak REAL;
+        ALTER TABLE items ADD COLUMN arithmetic_intensity REAL;
+        ALTER TABLE items ADD COLUMN kernel_hash TEXT;
+        """
+    )
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1, _v2)  # index i: version i -> i + 1
+assert len(MIGRATIONS) == SCHEMA_VERSION
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+@contextmanager
+def write_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on any exception): the write lock is
+    taken up front, so a second writer waits (busy timeout) instead of failing mid-way."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def migrate(conn: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
+    """Bring the schema forward to ``target``, one step per transaction; returns the version."""
+    with write_transaction(conn):
+        version = schema_version(conn)
+        if version > SCHEMA_VERSION:
+            raise HistoryError(
+                f"history schema version {version} was written by a newer tlbench (this one reads up to "
+                f"{SCHEMA_VERSION}); upgrade tlbench or use another --history file"
+            )
+    while version < target:
+        with write_transaction(conn):
+            version = schema_version(conn)  # another process may have migrated meanwhile
+            if version >= target:
+                break
+            MIGRATIONS[version](conn)
+            version += 1
+            conn.execute(f"PRAGMA user_version = {version}")
+    return version
+
+
+def open_history(path: str | Path, create: bool = True, target: int = SCHEMA_VERSION) -> sqlite3.Connection:
+    """A connection to the history file at ``path`` with the schema at ``target``."""
+    where = Path(path)
+    if where.is_dir():
+        raise HistoryError(f"{where}: is a directory; --history takes a database file (e.g. {DEFAULT_HISTORY})")
+    if not where.exists():
+        if not create:
+            raise HistoryError(f"{where}: no such history database; make one with `tlbench history add RUN.json`")
+        where.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        conn = sqlite3.connect(str(where), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        conn.execute("PRAGMA foreign_keys = ON")
+        if str(mode).lower() != "wal":
+            raise HistoryError(f"{where}: SQLite could not switch to WAL mode (got {mode}); use a local file system")
+        migrate(conn, target)
+    except sqlite3.DatabaseError as exc:
+        raise HistoryError(f"{where}: not a usable SQLite history database ({exc}); pass another --history file") from None
+    conn.row_factory = sqlite3.Row
+    return conn

@@ -1,0 +1,81 @@
+"""What the plugin adds to each record and to commit_info, through pytester with the
+FakeBackend (tests/fake_backend.py): the kernel-body hash and % of peak come from the
+backend's optional methods, and a backend without them reads "peak unknown"."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+import fake_backend
+from harness.pytest_plugin.commit_info import source_digest
+
+CONFTEST = f"""
+import sys
+sys.path.insert(0, {str(Path(fake_backend.__file__).parent)!r})
+from fake_backend import FakeBackend
+from harness.core.device_profile import DeviceProfile
+
+class ProfiledFakeBackend(FakeBackend):
+    name = "fake_profiled"
+
+    def device_profile(self, info):
+        assert info["accelerator"].startswith("FakeAccelerator")
+        return DeviceProfile("Fake 1.0", {{"float16": 1e12}}, 1e11, source="test profile")
+
+    def kernel_body_hash(self, case):
+        return None if case.kernel == "vendor" else "sha256:fake-" + case.kernel
+
+def pytest_tlbench_register_backends(registry):
+    registry.register("fake", FakeBackend)
+    registry.register("fake_profiled", ProfiledFakeBackend)
+"""
+
+SUITE = """
+from harness.core.sweep import Sweep
+from harness.core.cases import GemmConfig, GemmProblem
+
+SWEEP = Sweep(name="fake_suite", problems=[GemmProblem(1024, 1024, 1024)],
+              configs=[GemmConfig(128, 128, 32, 128, "auto", 2)], vendor=True)
+
+def test_fake(tlbench):
+    tlbench.run()
+"""
+
+
+@pytest.fixture
+def suite(pytester):
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_fake=SUITE)
+    return pytester
+
+
+def _records(pytester, backend):
+    result = pytester.runpytest("-p", "no:cacheprovider", "--benchmark-json=out.json", f"--backend={backend}")
+    result.assert_outcomes(passed=3)
+    doc = json.loads((pytester.path / "out.json").read_text())
+    return doc, {b["extra_info"]["tlbench"]["case_id"] + "/" + b["extra_info"]["tlbench"]["kind"]: b["extra_info"]["tlbench"]
+                 for b in doc["benchmarks"]}
+
+
+def test_a_backend_with_a_profile_gives_pct_of_peak_and_kernel_hash(suite):
+    _, recs = _records(suite, "fake_profiled")
+    kernel = recs["gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s2/device"]
+    tflops = kernel["throughput"]["tflops"]
+    assert kernel["throughput"]["pct_of_peak"] == pytest.approx(100 * tflops * 1e12 / 1e12)
+    assert kernel["roofline"]["device"] == "Fake 1.0" and kernel["roofline"]["source"] == "test profile"
+    assert kernel["kernel_hash"] == "sha256:fake-gemm"
+    assert recs["gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s2/compile"]["kernel_hash"] == "sha256:fake-gemm"
+    vendor = recs["gemm-1024x1024x1024-f16-vendor/device"]
+    assert vendor["kernel_hash"] is None and vendor["throughput"]["pct_of_peak"] is not None
+
+
+def test_a_backend_without_a_profile_reads_peak_unknown(suite):
+    doc, recs = _records(suite, "fake")
+    kernel = recs["gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s2/device"]
+    assert kernel["throughput"]["pct_of_peak"] is None
+    assert kernel["roofline"] == {"status": "peak unknown", "device": "FakeAccelerator 1.0", "reason": "no profile for this device"}
+    assert kernel["kernel_hash"] is None
+    info = doc["commit_info"]
+    assert info["source_digest"] == source_digest(Path(__file__).resolve().parents[1])
+    assert info["id_source"] == "git" or info["id_source"].startswith(("unknown", "TLBENCH_COMMIT"))
