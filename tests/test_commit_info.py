@@ -45,3 +45,10 @@ def test_body_hash_is_the_kernel_modules_source():
     expected = hashlib.sha256((ROOT / "backends" / "kernels" / "gemm.py").read_bytes()).hexdigest()
     assert body_hash("gemm") == f"sha256:{expected}"
     assert body_hash("vendor") is None
+
+
+def test_flash_attention_cases_hash_their_own_body():
+    import hashlib
+
+    expected = hashlib.sha256((ROOT / "backends" / "kernels" / "flash_attention.py").read_bytes()).hexdigest()
+    assert body_hash("flash_attention") == f"sha256:{expected}"

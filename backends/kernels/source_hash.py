@@ -1,7 +1,7 @@
 """A hash of the kernel body's source, so every result names the code that produced it.
 
 Contract: ``body_hash(kernel)`` is ``sha256:<hex>`` of the source file of the module that
-defines the kernel body (``gemm`` -> ``backends/kernels/gemm.py``), read once per process;
+defines the kernel body (``gemm`` -> ``backends/kernels/gemm.py``, ``flash_attention`` -> its shared body), read once per process;
 None for a kernel with no body here (the vendor library).  A change anywhere in that file
 changes the hash; other files (dialects, backends) do not.
 """
@@ -13,7 +13,7 @@ from functools import lru_cache
 from importlib import import_module
 from pathlib import Path
 
-BODY_MODULES = {"gemm": "backends.kernels.gemm", "gemm_relu": "backends.kernels.gemm"}
+BODY_MODULES = {"gemm": "backends.kernels.gemm", "flash_attention": "backends.kernels.flash_attention"}
 
 
 @lru_cache(maxsize=None)
@@ -21,9 +21,11 @@ def _file_hash(path: str) -> str:
     return "sha256:" + hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
+def module_hash(module_name: str) -> str:
+    """The hash of one module's source file (a target-specific body, e.g. the Hopper FA)."""
+    return _file_hash(str(Path(import_module(module_name).__file__).resolve()))
+
+
 def body_hash(kernel: str) -> str | None:
     module_name = BODY_MODULES.get(kernel)
-    if module_name is None:
-        return None
-    module = import_module(module_name)
-    return _file_hash(str(Path(module.__file__).resolve()))
+    return module_hash(module_name) if module_name else None

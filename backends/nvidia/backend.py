@@ -27,7 +27,7 @@ from backends.kernels.fa_types import FaProblem, FaVendorCase
 from backends.kernels.gemm import build_gemm
 from backends.nvidia.fa_dialect import CUDA_FA_DIALECT
 from backends.nvidia.fa_hopper import build_hopper_fa
-from backends.kernels.source_hash import body_hash
+from backends.kernels.source_hash import body_hash, module_hash
 from backends.nvidia.dialect import CUDA_DIALECT
 from backends.nvidia.plan import lower_with_plan
 from backends.nvidia.profiles import PROFILES
@@ -133,6 +133,8 @@ class NvidiaBackend:
         return match_profile(PROFILES, info.get("accelerator"))
 
     def kernel_body_hash(self, case: Case) -> str | None:
+        if getattr(case.config, "body", None) == "hopper":  # the target-specific FA body
+            return module_hash("backends.nvidia.fa_hopper")
         return body_hash(case.kernel)
 
     # -- compile & inspect --------------------------------------------------------------
