@@ -5,7 +5,7 @@ pipe, latency, II and start; loop II and span; buffer versions; modeled cycles p
 modeled cycles from tilelang's EstimateLatency + Z3, a model and never a time.  The SIMD
 exp regions carry no latency hint, so their cost inside the model is EstimateLatency's
 guess.  Configs: num_stages 1..4, manual, serial for the 128x128 tile, 128x64 at
-num_stages=3 (an Ascend lowering costs 10-30 s on a small CPU box, Z3 included), plus two
+num_stages=3, 128x128 s3 with ``enable_offset`` (an Ascend lowering costs 10-30 s on a small CPU box, Z3 included), plus two
 that are pruned before compiling, with the reason: block_M=256 (UB: each vector sub-core
 would hold 128 rows of S, P, O and their copies, over 248 KiB) and block_M=64 (32 rows per
 sub-core do not fill the 64-lane VReg that T.fill inside SimdVF needs).  Smoke: one lowering
@@ -24,6 +24,7 @@ SWEEP = FaSweep(
     configs=[
         *fa_stage_configs([(128, 128, 128)], num_stages=range(1, 5)),
         FaConfig(128, 64, 3),
+        FaConfig(128, 128, 3, enable_offset=True),  # as the published kernel pipelines: II reaches the Cube bound
         FaConfig(256, 128, 2),
         FaConfig(64, 128, 2),
     ],

@@ -1,0 +1,71 @@
+"""backends/tools/fa_report.py on a hand-written run document (fixture data, not a
+measurement): the ratios, the peak percentage, which SDPA ran, the stage curve, and the
+exit status (a compiler refusal is listed but is not a wrong result)."""
+
+import json
+
+from backends.tools.fa_report import main, report
+from harness.core.record import EXTRA_KEY
+
+PID = "fa-b2h16-s8192-d128-bf16"
+
+
+def _bench(case_id, median_s, tflops, config=None, kind="device"):
+    rec = {
+        "case_id": case_id,
+        "backend": "nvidia",
+        "kind": kind,
+        "config": config,
+        "summary": {"median": median_s},
+        "throughput": {"tflops": tflops},
+        "check": {"ok": True, "max_abs_err": 1e-4, "atol": 2e-3, "rtol": 2e-2},
+    }
+    return {"name": case_id, "extra_info": {EXTRA_KEY: rec}}
+
+
+def _shared(bn, s, median, tflops):
+    cfg = {"block_M": 128, "block_N": bn, "threads": 128, "loop_form": "auto", "num_stages": s, "body": "shared"}
+    return _bench(f"{PID}-bm128-bn{bn}-t128-auto-s{s}", median, tflops, cfg)
+
+
+DOC = {
+    "benchmarks": [
+        _shared(128, 2, 4.0e-3, 275.0),
+        _shared(128, 3, 3.0e-3, 366.5),
+        _shared(64, 2, 5.0e-3, 220.0),
+        _bench(f"{PID}-bm128-bn128-t256-auto-s2-hopper", 2.0e-3, 550.0, {"block_M": 128, "block_N": 128, "threads": 256, "loop_form": "auto", "num_stages": 2, "body": "hopper"}),
+        _bench(f"{PID}-sdpa_flash", 2.5e-3, 440.0),
+        _bench(f"{PID}-sdpa_efficient", 4.0e-3, 275.0),
+    ],
+    EXTRA_KEY: {
+        "failed": [
+            {"case_id": f"{PID}-sdpa_cudnn", "backend": "nvidia", "stage": "run", "error": "RuntimeError: No available kernel"},
+            {"case_id": f"{PID}-bm128-bn128-t256-auto-s2", "backend": "nvidia", "stage": "compile", "error": "InternalError: Layout infer conflict between S_vec and P_vec\nmore"},
+        ],
+        "skipped": [{"case_id": f"{PID}-bm128-bn128-t128-auto-s4", "backend": "nvidia", "reason": "over the on-chip budget: shared.dyn needs 294912 B"}],
+    },
+}
+
+
+def test_ratios_peak_share_and_stage_curve():
+    lines, failed = report(DOC, peak=1000.0)
+    text = "\n".join(lines)
+    assert not failed  # the layout conflict is the compiler's refusal, not a wrong result
+    assert f"best shared-body FA: {PID}-bm128-bn128-t128-auto-s3 = 0.833x the fastest SDPA" in text
+    assert f"best target-specific (hopper) FA: {PID}-bm128-bn128-t256-auto-s2-hopper = 1.250x the fastest SDPA" in text
+    assert "SDPA backends that ran: sdpa_flash, sdpa_efficient; fastest: " + f"{PID}-sdpa_flash" in text
+    assert "SDPA not run: " + f"{PID}-sdpa_cudnn: RuntimeError: No available kernel" in text
+    assert "| 55.0 |" in text  # 550 TFLOP/s of a 1000 TFLOP/s peak
+    assert "stage curve 128x128 t128 (TFLOP/s): s1 -, s2 275.0, s3 366.5, s4 -, manual -, serial -" in text
+    assert "compiler refused [compile]" in text and "Layout infer conflict between S_vec and P_vec" in text
+    assert "over the on-chip budget" in text
+
+
+def test_a_wrong_result_fails_the_report(tmp_path):
+    doc = json.loads(json.dumps(DOC))
+    doc[EXTRA_KEY]["failed"].append({"case_id": f"{PID}-bm128-bn64-t128-auto-s3", "backend": "nvidia", "stage": "check", "error": "wrong result"})
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(doc))
+    assert main([str(path)]) == 1
+    (tmp_path / "empty.json").write_text(json.dumps({"benchmarks": []}))
+    assert main([str(tmp_path / "empty.json")]) == 2
