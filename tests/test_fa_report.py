@@ -55,7 +55,7 @@ def test_ratios_peak_share_and_stage_curve():
     assert f"best target-specific (hopper) FA: {PID}-bm128-bn128-t256-auto-s2-hopper = 1.250x the fastest SDPA" in text
     assert "SDPA backends that ran: sdpa_flash, sdpa_efficient; fastest: " + f"{PID}-sdpa_flash" in text
     assert "SDPA not run: " + f"{PID}-sdpa_cudnn: RuntimeError: No available kernel" in text
-    assert "| 55.0 |" in text  # 550 TFLOP/s of a 1000 TFLOP/s peak
+    assert "| 55.0 | 1.250 |" in text  # 550 TFLOP/s of a 1000 TFLOP/s peak; 2.5 ms / 2.0 ms
     assert "stage curve 128x128 t128 (TFLOP/s): s1 -, s2 275.0, s3 366.5, s4 -, manual -, serial -" in text
     assert "compiler refused [compile]" in text and "Layout infer conflict between S_vec and P_vec" in text
     assert "over the on-chip budget" in text

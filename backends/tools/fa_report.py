@@ -4,7 +4,8 @@ Usage: ``python3 -m backends.tools.fa_report RUN.json [--peak-tflops 989.5] [--m
 
 For each FA problem in the run: every FA item with its status (timed items passed the check
 against torch SDPA in fp32, |out - ref| <= atol + rtol*|ref|, the tolerance read from the
-record), median device time, TFLOP/s and % of the peak; then the three ratios the issue asks
+record), median device time, TFLOP/s, % of the peak and its speed as a ratio to the fastest
+SDPA backend (> 1 is faster); then the three ratios the issue asks
 for: best shared-body FA / fastest SDPA backend, best target-specific (hopper) FA / fastest
 SDPA (> 1 means faster than SDPA), which SDPA backends ran and which torch refused (with its
 words), and the stage curve s1..s4 (+ manual, serial) per tile.  Failed and skipped items
@@ -43,16 +44,23 @@ def report(doc: dict[str, Any], peak: float) -> tuple[list[str], bool]:
         by_problem[_problem_id(rec)].append(rec)
     lines: list[str] = []
     for pid, recs in sorted(by_problem.items()):
-        lines += [f"## {pid}", "", "| item | backend | median ms | TFLOP/s | % of peak | max abs err | tolerance |", "|---|---|---|---|---|---|---|"]
+        sdpa = [r for r in recs if "-sdpa_" in r["case_id"]]
+        fastest = min((r["summary"]["median"] for r in sdpa), default=None)
+        lines += [
+            f"## {pid}",
+            "",
+            "| item | backend | median ms | TFLOP/s | % of peak | x fastest SDPA | max abs err | tolerance |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
         for rec in sorted(recs, key=lambda r: r["summary"]["median"]):
             check = rec.get("check") or {}
             tf = (rec.get("throughput") or {}).get("tflops", float("nan"))
             tol = f"{check.get('atol')} + {check.get('rtol')}·|ref|" if check else "-"
+            ratio = f"{fastest / rec['summary']['median']:.3f}" if fastest else "-"
             lines.append(
                 f"| {rec['case_id'][len(pid) + 1:]} | {rec.get('backend')} | {rec['summary']['median'] * 1e3:.3f} | {tf:.1f} | "
-                f"{100 * tf / peak:.1f} | {check.get('max_abs_err', float('nan')):.2e} | {tol} |"
+                f"{100 * tf / peak:.1f} | {ratio} | {check.get('max_abs_err', float('nan')):.2e} | {tol} |"
             )
-        sdpa = [r for r in recs if "-sdpa_" in r["case_id"]]
         shared = [r for r in recs if r.get("config") and r["config"].get("body", "shared") == "shared"]
         hopper = [r for r in recs if r.get("config") and r["config"].get("body") == "hopper"]
         lines.append("")
