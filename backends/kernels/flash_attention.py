@@ -173,6 +173,14 @@ def build_flash_attention(problem: FaProblem, config: FaConfig, dialect: FaDiale
             return T.ceildiv((tile % m_tiles + 1) * BM, BN)
         return kv_tiles
 
+    def kv_loop(tile):
+        """The KV loop in the config's form: the seed's three."""
+        if loop_form == "auto":
+            return T.Pipelined(kv_trips(tile), num_stages=num_stages, annotations=loop_annotations)
+        if loop_form == "manual":
+            return T.Pipelined(kv_trips(tile), stage=stage, order=order, annotations=loop_annotations)
+        return T.serial(kv_trips(tile))
+
     def kv_row(tile):
         bh = tile // m_tiles
         return (bh // heads * problem.num_kv_heads + bh % heads // group) * seq_k
@@ -218,15 +226,8 @@ def build_flash_attention(problem: FaProblem, config: FaConfig, dialect: FaDiale
             T.fill(O_vec, 0)
             T.fill(l, 0)
             T.fill(m, -T.infinity(accum))
-        if loop_form == "auto":
-            for k in T.Pipelined(kv_trips(tile), num_stages=num_stages, annotations=loop_annotations):
-                kv_step(K, V, Q_tile, K_tile, V_tile, S_acc, S_vec, P_vec, P_op, O_acc, O_part, O_vec, m, m_prev, alpha, l, l_tile, kv_row(tile), k, tile % m_tiles * BM + unit * rows)
-        elif loop_form == "manual":
-            for k in T.Pipelined(kv_trips(tile), stage=stage, order=order, annotations=loop_annotations):
-                kv_step(K, V, Q_tile, K_tile, V_tile, S_acc, S_vec, P_vec, P_op, O_acc, O_part, O_vec, m, m_prev, alpha, l, l_tile, kv_row(tile), k, tile % m_tiles * BM + unit * rows)
-        else:
-            for k in T.serial(kv_trips(tile)):
-                kv_step(K, V, Q_tile, K_tile, V_tile, S_acc, S_vec, P_vec, P_op, O_acc, O_part, O_vec, m, m_prev, alpha, l, l_tile, kv_row(tile), k, tile % m_tiles * BM + unit * rows)
+        for k in kv_loop(tile):
+            kv_step(K, V, Q_tile, K_tile, V_tile, S_acc, S_vec, P_vec, P_op, O_acc, O_part, O_vec, m, m_prev, alpha, l, l_tile, kv_row(tile), k, tile % m_tiles * BM + unit * rows)
         with vector_region():
             for i, j in T.Parallel(rows, D):
                 O_vec[i, j] = O_vec[i, j] / l[i]
