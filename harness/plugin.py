@@ -19,8 +19,9 @@ from typing import Any
 import pytest
 
 from harness.pytest_plugin import hookspecs
-from harness.results.best_configs import pick_best, update_best_file
+from harness.results.best_configs import load_best, pick_best, update_best_file
 from harness.core.backend_api import BackendOptions
+from harness.core.backend_traits import BackendOption, TraitsCatalog
 from harness.pytest_plugin.bench_adapter import benchmark_entry, feed_samples, stop_session_json
 from harness.pytest_plugin import journaling
 from harness.pytest_plugin.enrich import enrich_record
@@ -42,7 +43,7 @@ from harness.pytest_plugin.xdist_support import (
     WORKER_ENV,
     ControllerCollector,
     is_controller,
-    pin_worker,
+    pin_env,
     to_plain,
     worker_index,
 )
@@ -95,14 +96,13 @@ def pytest_addhooks(pluginmanager):
 
 def pytest_addoption(parser):
     group = parser.getgroup("tlbench", "tlbench: TileLang pipeline benchmarks")
-    group.addoption("--backend", default="auto", help="nvidia, ascend, a comma list, or auto (default: every backend that compiles here)")
-    group.addoption("--nvidia-arch", default=None, help="CUDA arch to compile for when no GPU decides it (default sm_90a)")
-    group.addoption(
-        "--nvidia-test-only-slowdown",
-        default=None,
-        metavar="CASE_ID:FRACTION",
-        help="TEST ONLY: add a sized extra kernel to that case's timed call (backends/nvidia/slowdown.py); never for results",
-    )
+    group.addoption("--tlbench-backend", "--backend", dest="tlbench_backend", default="auto",
+                    help="a backend name, a comma list, or auto (default: every backend that compiles here); "
+                         "--backend is a deprecated alias")
+    for option in _backend_options():
+        aliases = "; " + ", ".join(option.deprecated_aliases) + " is a deprecated alias" if option.deprecated_aliases else ""
+        group.addoption(option.name, *option.deprecated_aliases, dest=_dest(option), default=option.default,
+                        help=option.help + aliases)
     group.addoption("--tlbench-kind", default="all", choices=("compile", "device", "all"), help="which measure kinds to run")
     group.addoption("--tlbench-scope", default="full", choices=SCOPES, help="smoke: small problems only")
     group.addoption("--tlbench-compile-rounds", type=int, default=3, help="cold builds per compile item")
@@ -116,7 +116,9 @@ def pytest_addoption(parser):
         metavar="PATH",
         help="after the run, write the fastest correct config per problem to PATH (default results/best_configs.json)",
     )
-    group.addoption("--tlbench-gpus", default=None, help="device ids for pytest-xdist workers, e.g. 0,1 (default: all visible)")
+    group.addoption("--tlbench-devices", "--tlbench-gpus", dest="tlbench_devices", default=None,
+                    help="device ids for pytest-xdist workers, e.g. 0,1 (default: all the backends' devices visible); "
+                         "--tlbench-gpus is a deprecated alias")
     journaling.add_options(group)
 
 
@@ -131,8 +133,8 @@ def pytest_cmdline_main(config):
     no test, park --benchmark-only (pytest-benchmark refuses it under xdist).  Both are put
     back at session start, after every plugin configured and before the controller ships
     its options to the workers (so they still receive --benchmark-only)."""
+    _warn_deprecated(config)
     if worker_index() is not None:
-        pin_worker(config.getoption("--tlbench-gpus"))
         config.stash[_HIDDEN_WORKER] = os.environ.pop(WORKER_ENV)
     elif config.getoption("numprocesses", None) and config.getoption("benchmark_only", False):
         config.stash[_CONTROLLER_ONLY] = True
@@ -153,13 +155,37 @@ def _restore_xdist_markers(config) -> None:
         config.option.benchmark_only = True
 
 
+DEPRECATED_OPTIONS = {"--backend": "--tlbench-backend", "--tlbench-gpus": "--tlbench-devices"}
+
+
+def _backend_options() -> list[BackendOption]:
+    """Every backend's own options, from its traits (loaded without its toolchain)."""
+    return [o for traits in TraitsCatalog.from_entry_points().all() for o in traits.options]
+
+
+def _dest(option: BackendOption) -> str:
+    return "tlbench_backend_option_" + option.dest
+
+
+def _warn_deprecated(config) -> None:
+    import sys
+
+    args = [str(a) for a in (config.invocation_params.args or ())]
+    renamed = {**DEPRECATED_OPTIONS, **{a: o.name for o in _backend_options() for a in o.deprecated_aliases}}
+    for old, new in renamed.items():
+        if any(a == old or a.startswith(old + "=") for a in args):
+            print(f"tlbench: {old} is deprecated and will be removed in the next release; use {new}", file=sys.stderr)
+
+
 def pytest_configure(config):
-    options = BackendOptions(
-        {"nvidia_arch": config.getoption("--nvidia-arch"), "nvidia_test_only_slowdown": config.getoption("--nvidia-test-only-slowdown")}
-    )
+    options = BackendOptions({o.dest: config.getoption(_dest(o)) for o in _backend_options()})
     registry = BackendRegistry.from_entry_points(options)
     config.hook.pytest_tlbench_register_backends(registry=registry)
-    choice = config.getoption("--backend")
+    hidden = config.stash.get(_HIDDEN_WORKER, None)  # this is an xdist worker (its marker is parked)
+    if hidden is not None:  # pin it before any backend starts: its device runtime reads these
+        traits = [registry.traits(n) for n in registry.names]
+        os.environ.update(pin_env(config.getoption("tlbench_devices"), traits, worker_index(hidden)))
+    choice = config.getoption("tlbench_backend")
     try:
         registry.validate(choice)
     except UnknownBackend as exc:
@@ -180,7 +206,7 @@ def pytest_configure(config):
         autotune_path=config.getoption("--tlbench-autotune"),
     )
     if is_controller(config):
-        config.pluginmanager.register(ControllerCollector(config), "tlbench-xdist-controller")
+        config.pluginmanager.register(ControllerCollector(config, registry.traits), "tlbench-xdist-controller")
     state = config.stash[STATE]
     state.journal = journaling.JournalingPlugin(config, state.settings, _outcome_record)
     config.pluginmanager.register(state.journal, "tlbench-journal")
@@ -192,13 +218,22 @@ def pytest_unconfigure(config):
         state.pool.close()
 
 
+def _device_of(state: TlbenchState, backend: str) -> str | None:
+    """The accelerator a backend runs on here (None where it cannot be loaded)."""
+    if state.registry.compile_blocker(backend):
+        return None
+    accelerator = state.registry.get(backend).device_info().get("accelerator")
+    return str(accelerator) if accelerator else None
+
+
 def _expand(sweep: Sweep, state: TlbenchState) -> list[BenchItem]:
     items: list[BenchItem] = []
     for kind in (k for k in state.kinds if k in sweep.kinds):
         for backend in state.backends():
+            device = _device_of(state, backend) if sweep.best_configs and sweep.applies_to(backend) else None
             items += [
                 BenchItem(backend, kind, c, tuple(sweep.skip_on))
-                for c in sweep.cases(backend, state.scope)
+                for c in sweep.cases(backend, state.scope, device=device, load_best=load_best)
                 if kind == "device" or c.label is None
             ]
             if kind == "device":
@@ -211,7 +246,7 @@ def _diagnose(sweep: Sweep, state: TlbenchState) -> list[SpaceDiagnostics]:
     out = []
     for backend_name in state.backends():
         configs = sweep.configs_for(backend_name)
-        if not sweep.applies_to(backend_name) or not configs or state.registry.unavailable(backend_name):
+        if not sweep.applies_to(backend_name) or not configs or state.registry.compile_blocker(backend_name):
             continue
         backend = state.registry.get(backend_name)
         inert: list[str] | None = None  # probed once per backend: inertness is a property of the configs
@@ -301,7 +336,7 @@ class _Runner:
     def run(self) -> Outcome:
         item, state = self.item, self.state
         nodeid = self.request.node.nodeid
-        reason = state.registry.unavailable(item.backend)
+        reason = state.registry.compile_blocker(item.backend)
         backend = None
         if reason:
             outcome = Outcome(status="skipped", reason=reason)
@@ -327,7 +362,7 @@ class _Runner:
 
     def _measure(self, backend) -> Outcome:
         item, state = self.item, self.state
-        if item.kind == "device" and backend.device_unavailable() is None:
+        if item.kind == "device" and backend.device_blocker() is None:
             _prefetch(state, item.backend)
         ctx = RunContext(
             policy=state.policy,
@@ -366,7 +401,8 @@ def pytest_benchmark_update_machine_info(config, machine_info):
     machine_info[EXTRA_KEY] = {"schema_version": SCHEMA_VERSION, "backends": backends}
     accelerators = [f"{n}: {i.get('accelerator') or 'none (' + str(i.get('missing')) + ')'}" for n, i in backends.items()]
     machine_info["accelerator"] = "; ".join(accelerators)
-    for key in ("tilelang", "torch", "torch_cuda", "driver", "torch_npu", "cann", "bisheng"):
+    keys = dict.fromkeys(k for name in backends for k in state.registry.traits(name).machine_info_keys)
+    for key in keys:
         values = {i.get(key) for i in backends.values() if i.get(key)}
         if values:
             machine_info[key] = ", ".join(sorted(map(str, values)))
@@ -440,7 +476,7 @@ def pytest_terminal_summary(terminalreporter):
     if state is None or not state.outcomes:
         return
     terminalreporter.write_sep("=", "tlbench")
-    for line in render_outcomes([(i, o) for _, i, o in state.outcomes]):
+    for line in render_outcomes([(i, o) for _, i, o in state.outcomes], state.registry.traits):
         terminalreporter.write_line(line)
     for line in state.journal.summary_lines() if state.journal else []:
         terminalreporter.write_line(line)

@@ -9,7 +9,7 @@ without complaint.
 """
 
 from harness.core.sweep import Sweep
-from harness.core.cases import GemmConfig, GemmProblem
+from backends.kernels.gemm import GemmConfig, GemmProblem
 
 TILES = [(128, 128, 128), (128, 256, 64), (256, 128, 64), (256, 256, 64), (256, 256, 1024), (256, 512, 64)]
 

@@ -9,7 +9,7 @@ before the store, one block per tile.  bf16 in, fp32 out.
 """
 
 from harness.core.sweep import Sweep
-from harness.core.cases import GemmConfig, GemmProblem
+from backends.kernels.gemm import GemmConfig, GemmProblem
 
 ASCEND_TILES = [(128, 128, 128), (128, 256, 64), (256, 128, 64)]
 NVIDIA_TILES = [(128, 128, 64, 128), (128, 256, 64, 256)]

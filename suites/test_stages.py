@@ -6,8 +6,8 @@ threads and 128x256x64 / 256 threads; ``auto`` with num_stages 0..4, ``manual``
 torch) on the same inputs as its own item.
 """
 
-from harness.core.sweep import Sweep, stage_configs
-from harness.core.cases import GemmProblem
+from harness.core.sweep import Sweep
+from backends.kernels.gemm import GemmProblem, stage_configs
 
 SWEEP = Sweep(
     name="stages",

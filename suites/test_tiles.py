@@ -10,9 +10,8 @@ compile-time story is the stage suite's.  Run with ``--tlbench-autotune`` to rec
 winner per problem in results/best_configs.json; the next run times it as a ``best`` case.
 """
 
-from harness.core.space import Axes
+from backends.kernels.gemm import Axes, GemmConfig, GemmProblem
 from harness.core.sweep import Sweep
-from harness.core.cases import GemmConfig, GemmProblem
 
 SWEEP = Sweep(
     name="tiles",

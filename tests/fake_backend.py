@@ -18,35 +18,52 @@ TEST-ONLY fault injection (never part of a shipped suite), chosen by the config:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from harness.core import budget
 from harness.core.backend_api import BackendOptions, Compiled, CompileError
+from harness.core.backend_traits import DefaultTraits
 from harness.core.cases import CheckResult, Plan, VendorCase
 
 DEVICE_SAMPLES_S = (1.0e-3, 1.1e-3, 0.9e-3, 1.05e-3, 0.95e-3)
 COMPILE_SECONDS = 0.25
 
 
+@dataclass(frozen=True)
+class FakeTraits(DefaultTraits):
+    """The fake's own traits: a pytest-xdist worker is pinned through FAKE_VISIBLE_DEVICES."""
+
+    def device_env(self, device):
+        return {"FAKE_VISIBLE_DEVICES": device}
+
+
 class FakeBackend:
     name = "fake"
+    dialect = "cuda"  # its budget follows the CUDA body's buffers; it builds nothing
+    traits = FakeTraits("fake", color="#777777")
 
     def __init__(self, options: BackendOptions):
         self.options = options
         self.sticky_fault: str | None = None
 
-    def available(self):
+    def compile_blocker(self):
         return None
 
-    def device_unavailable(self):
+    def device_blocker(self):
         return None
 
     def device_info(self):
         import os
 
-        device = os.environ.get("CUDA_VISIBLE_DEVICES")
+        device = os.environ.get("FAKE_VISIBLE_DEVICES")
         return {"backend": "fake", "accelerator": "FakeAccelerator 1.0" + (f" #{device}" if device else "")}
 
+    def scopes(self):
+        # its own on-chip memory: one 227 KiB shared-memory scope, filled as the CUDA body fills it
+        return (budget.Scope("shared.dyn", 227 * budget.KiB),)
+
     def budget(self, case):
-        return budget.check(case.problem, case.config, "nvidia", "sm_90a")
+        return budget.check(case, self.scopes(), self.dialect)
 
     def rejection(self, case):
         from harness.core.space import Rejection
@@ -137,6 +154,7 @@ class FakeTimer:
 
 class UnavailableFakeBackend(FakeBackend):
     name = "fake_gone"
+    traits = FakeTraits("fake_gone")
 
-    def device_unavailable(self):
+    def device_blocker(self):
         return "FakeAccelerator not present"

@@ -7,7 +7,8 @@ import pytest
 
 pytest.importorskip("tilelang")
 
-from harness.core.cases import Case, GemmConfig, GemmProblem  # noqa: E402
+from harness.core.cases import Case  # noqa: E402
+from backends.kernels.gemm import GemmConfig, GemmProblem  # noqa: E402
 
 BF16 = GemmProblem(512, 512, 1024, "bfloat16", out_dtype="float32")
 BF16_RELU = GemmProblem(512, 512, 1024, "bfloat16", out_dtype="float32", epilogue="relu")

@@ -1,14 +1,26 @@
-"""harness/ stays backend-neutral: it never imports tilelang, tvm, torch (torch.cuda included),
-torch_npu or the backends package.  Read from the syntax tree, so a lazy import inside a
-function is caught too."""
+"""harness/ stays backend- and family-neutral, read from the syntax tree of every module:
+
+- it never imports tilelang, tvm, torch (torch.cuda included), torch_npu or the backends
+  package (a lazy import inside a function is caught too);
+- its code names no backend and no kernel family: no string literal outside docstrings
+  holds a registered backend's or family's name as a word (comments are not code, and
+  docstrings may explain).  The names are read from pyproject.toml's entry points, so a new
+  backend is covered the day it is registered.
+"""
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
 
-HARNESS = Path(__file__).resolve().parents[1] / "harness"
+from harness.core.entry_points import source_tree_group
+
+ROOT = Path(__file__).resolve().parents[1]
+HARNESS = ROOT / "harness"
+MODULES = sorted(HARNESS.rglob("*.py"))
 FORBIDDEN = ("tilelang", "tvm", "tvm_ffi", "torch", "torch_npu", "backends")
+NAMES = sorted({*source_tree_group("tlbench.backends"), *source_tree_group("tlbench.families")})
 
 
 def imported_modules(source: str) -> list[str]:
@@ -28,9 +40,41 @@ def offending(source: str) -> list[str]:
     return [n for n in imported_modules(source) if n.split(".")[0] in FORBIDDEN]
 
 
-@pytest.mark.parametrize("path", sorted(HARNESS.glob("*.py")), ids=lambda p: p.name)
+def _docstrings(tree: ast.AST) -> set[int]:
+    ids = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+                ids.add(id(first.value))
+    return ids
+
+
+def named_in_code(source: str, names=NAMES) -> list[str]:
+    """String literals (f-string parts included, docstrings excluded) naming one of ``names``."""
+    tree = ast.parse(source)
+    docs = _docstrings(tree)
+    pattern = re.compile(r"(?<![A-Za-z0-9])(" + "|".join(map(re.escape, names)) + r")(?![A-Za-z0-9])", re.IGNORECASE)
+    hits = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
+            if pattern.search(node.value):
+                hits.append(f"line {node.lineno}: {node.value!r}")
+    return hits
+
+
+def test_the_names_come_from_the_entry_points():
+    assert {"nvidia", "ascend", "gemm"} <= set(NAMES)
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(HARNESS)))
 def test_harness_module_imports_no_backend_code(path):
     assert offending(path.read_text()) == [], f"{path.name} imports backend-only modules"
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(HARNESS)))
+def test_harness_code_names_no_backend_or_family(path):
+    assert named_in_code(path.read_text()) == [], f"{path.relative_to(ROOT)} names a backend or kernel family in code"
 
 
 @pytest.mark.parametrize(
@@ -39,3 +83,21 @@ def test_harness_module_imports_no_backend_code(path):
 )
 def test_the_scanner_catches_each_kind_of_import(snippet):
     assert offending(snippet), snippet
+
+
+@pytest.mark.parametrize(
+    "snippet",
+    ['if backend == "nvidia":\n    pass\n', "COLOR = {'ascend': 'red'}\n", 'x = f"--{name}-nvidia-arch"\n',
+     'def f():\n    """doc"""\n    return "GEMM only"\n'],
+)
+def test_the_scanner_catches_a_name_in_code(snippet):
+    assert named_in_code(snippet), snippet
+
+
+@pytest.mark.parametrize(
+    "snippet",
+    ['"""Explains the nvidia and ascend paths."""\n', "x = 1  # ascend: a comment\n", 'x = "nvidias_only_as_a_word_part"\n',
+     'class C:\n    """The gemm family is documented here."""\n'],
+)
+def test_docstrings_and_comments_may_explain(snippet):
+    assert named_in_code(snippet) == [], snippet

@@ -2,38 +2,54 @@
 
 import pytest
 
+from backends.ascend import limits as ascend
+from backends.kernels.gemm import GEMM, GemmConfig, GemmProblem
+from backends.nvidia import limits as nvidia
 from harness.core import budget
-from harness.core.cases import GemmConfig, GemmProblem
+from harness.core.cases import Case
 
 FP16_8K = GemmProblem(8192, 8192, 8192, "float16")
 
 
+def check(problem, config, scopes):
+    dialect = "cuda" if scopes[0].name == "shared.dyn" else "ascend"
+    return budget.check(Case(problem, config), scopes, dialect)
+
+
+def nvidia_footprint(problem, config, arch):
+    return GEMM.footprint(problem, config, "cuda", nvidia.scopes(arch))
+
+
+def ascend_footprint(problem, config):
+    return GEMM.footprint(problem, config, "ascend", ascend.scopes())
+
+
 def test_hopper_256x256x64_four_stages_is_over_by_the_exact_bytes():
-    verdict = budget.check(FP16_8K, GemmConfig(256, 256, 64, 256, "auto", 4), "nvidia", "sm_90a")
+    verdict = check(FP16_8K, GemmConfig(256, 256, 64, 256, "auto", 4), nvidia.scopes("sm_90a"))
     assert not verdict.fits
     assert verdict.reason == "shared.dyn needs 262144 B, limit 232448 B"
 
 
 def test_three_stages_of_the_same_tile_fit():
-    assert budget.check(FP16_8K, GemmConfig(256, 256, 64, 256, "auto", 3), "nvidia", "sm_90a").fits
+    assert check(FP16_8K, GemmConfig(256, 256, 64, 256, "auto", 3), nvidia.scopes("sm_90a")).fits
 
 
 @pytest.mark.parametrize(
     "loop_form, num_stages, versions", [("auto", 0, 1), ("auto", 1, 1), ("auto", 2, 2), ("auto", 4, 4), ("manual", None, 2), ("serial", None, 1)]
 )
 def test_nvidia_footprint_follows_buffer_versions(loop_form, num_stages, versions):
-    (use,) = budget.nvidia_footprint(FP16_8K, GemmConfig(128, 128, 32, 128, loop_form, num_stages), "sm_80")
+    (use,) = nvidia_footprint(FP16_8K, GemmConfig(128, 128, 32, 128, loop_form, num_stages), "sm_80")
     assert use.needed == versions * (128 + 128) * 32 * 2
 
 
 def test_unknown_arch_names_the_known_ones():
     with pytest.raises(ValueError, match="sm_90a"):
-        budget.nvidia_footprint(FP16_8K, GemmConfig(128, 128, 32), "sm_999")
+        nvidia_footprint(FP16_8K, GemmConfig(128, 128, 32), "sm_999")
 
 
 def test_ascend_l1_over_capacity_with_even_one_version():
     # 512x256x512 bf16: A 512 KiB + B 256 KiB per version > 512 KiB of L1
-    verdict = budget.check(GemmProblem(4096, 4096, 4096, "bfloat16"), GemmConfig(512, 256, 512, 128, "auto", 2), "ascend")
+    verdict = check(GemmProblem(4096, 4096, 4096, "bfloat16"), GemmConfig(512, 256, 512, 128, "auto", 2), ascend.scopes())
     assert not verdict.fits
     assert "shared.l1 needs 786432 B, limit 524288 B" in verdict.reason
 
@@ -41,30 +57,30 @@ def test_ascend_l1_over_capacity_with_even_one_version():
 def test_ascend_deep_pipeline_alone_is_not_a_reason_to_skip():
     # two versions would need 1 MiB of L1, but Z3 picks one: tilelang compiles this
     # (tests/test_ascend_schedule.py pins that against the real scheduler)
-    verdict = budget.check(GemmProblem(4096, 4096, 4096, "bfloat16"), GemmConfig(256, 256, 512, 128, "auto", 2), "ascend")
+    verdict = check(GemmProblem(4096, 4096, 4096, "bfloat16"), GemmConfig(256, 256, 512, 128, "auto", 2), ascend.scopes())
     l1 = next(u for u in verdict.uses if u.scope == "shared.l1")
     assert l1.needed == 2 * 512 * 1024 and verdict.fits
 
 
 def test_ascend_oversized_l0c_accumulator_is_caught():
-    verdict = budget.check(GemmProblem(4096, 4096, 4096, "bfloat16"), GemmConfig(256, 512, 64, 128, "auto", 2), "ascend")
+    verdict = check(GemmProblem(4096, 4096, 4096, "bfloat16"), GemmConfig(256, 512, 64, 128, "auto", 2), ascend.scopes())
     assert not verdict.fits
     assert verdict.reason == "shared.l0c needs 524288 B, limit 262144 B"
 
 
 def test_relu_epilogue_adds_the_vector_ub_half_tile():
     problem = GemmProblem(512, 512, 1024, "bfloat16", out_dtype="float32", epilogue="relu")
-    uses = {u.scope: u for u in budget.ascend_footprint(problem, GemmConfig(128, 128, 128, 128, "auto", 2))}
+    uses = {u.scope: u for u in ascend_footprint(problem, GemmConfig(128, 128, 128, 128, "auto", 2))}
     assert uses["shared.ub"].needed == 64 * 128 * 4
-    assert uses["shared.ub"].capacity == budget.ASCEND_UB_WITH_SIMT
+    assert uses["shared.ub"].capacity == ascend.UB_WITH_SIMT
 
 
 def test_staged_output_reuses_the_operand_buffers():
     # tilelang merges shared allocations by liveness: 128x256x64 s4 + a 64 KiB staged tile
     # lowers to 196608 B of dynamic shared memory (measured), the larger of the two
-    (use,) = budget.nvidia_footprint(FP16_8K, GemmConfig(128, 256, 64, 256, "auto", 4, stage_output=True), "sm_90a")
+    (use,) = nvidia_footprint(FP16_8K, GemmConfig(128, 256, 64, 256, "auto", 4, stage_output=True), "sm_90a")
     assert use.needed == 196608
-    (small,) = budget.nvidia_footprint(FP16_8K, GemmConfig(64, 64, 16, 128, "auto", 1, stage_output=True), "sm_90a")
+    (small,) = nvidia_footprint(FP16_8K, GemmConfig(64, 64, 16, 128, "auto", 1, stage_output=True), "sm_90a")
     assert small.needed == 64 * 64 * 2
 
 
@@ -73,5 +89,5 @@ def test_persistent_kernel_keeps_operands_and_staged_output_live_together():
     # output asked for 262144 B at launch: "Failed to set the allowed dynamic shared memory
     # size to 262144" (results/h200-tiles-focus.json)
     config = GemmConfig(128, 256, 64, 256, "auto", 4, num_cores=132, group_m=8, stage_output=True)
-    verdict = budget.check(FP16_8K, config, "nvidia", "sm_90a")
+    verdict = check(FP16_8K, config, nvidia.scopes("sm_90a"))
     assert not verdict.fits and verdict.reason == "shared.dyn needs 262144 B, limit 232448 B"

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 SUITE = """
 from harness.core.sweep import Sweep
-from harness.core.cases import GemmConfig, GemmProblem
+from backends.kernels.gemm import GemmConfig, GemmProblem
 
 SWEEP = Sweep(
     name="user_suite",
@@ -56,7 +56,7 @@ def test_a_suite_outside_the_repo_exits_with_pytests_status(tmp_path):
         )
     (tmp_path / "test_user_suite.py").write_text(SUITE)
     out = subprocess.run(
-        [sys.executable, "-m", "pytest", "test_user_suite.py", "--backend=ascend", "--tlbench-kind=compile",
+        [sys.executable, "-m", "pytest", "test_user_suite.py", "--tlbench-backend=ascend", "--tlbench-kind=compile",
          "--tlbench-compile-rounds=1", "-p", "no:cacheprovider", "-q"],
         capture_output=True, text=True, cwd=tmp_path, env=_env_without_checkout(), timeout=600,
     )

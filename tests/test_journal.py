@@ -35,7 +35,7 @@ def pytest_tlbench_register_backends(registry):
 # Eight device items in collection order; block_N=88 waits on $TLBENCH_FAKE_GATE (test-only).
 SUITE = """
 from harness.core.sweep import Sweep
-from harness.core.cases import GemmConfig, GemmProblem
+from backends.kernels.gemm import GemmConfig, GemmProblem
 
 SWEEP = Sweep(
     name="journal_suite",
@@ -57,7 +57,7 @@ def _item_lines(path: Path) -> list[dict]:
 
 def _pytest(cwd: Path, *args: str, env: dict | None = None) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--backend=fake", "--tlbench-kind=device",
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--tlbench-backend=fake", "--tlbench-kind=device",
          "--tlbench-seed=7", "--tlbench-no-interleave", "--benchmark-json=out.json", *args],
         cwd=cwd, env={**os.environ, **(env or {})}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )

@@ -1,6 +1,6 @@
 """One GEMM body, lowered for real by tilelang for sm_90a and for Ascend.
 
-The body in backends/kernels/gemm.py must lower on both targets for every loop form, for
+The body in backends/kernels/gemm/body.py must lower on both targets for every loop form, for
 the persistent variant and for the fused ReLU epilogue; the dialects may differ only in
 the allocators, the launch and the epilogue store.
 """
@@ -12,11 +12,11 @@ import pytest
 tilelang = pytest.importorskip("tilelang")
 import tvm  # noqa: E402
 
-from backends.ascend.dialect import ASCEND_DIALECT  # noqa: E402
-from backends.kernels import gemm as gemm_module  # noqa: E402
-from backends.kernels.gemm import build_gemm  # noqa: E402
-from backends.nvidia.dialect import CUDA_DIALECT  # noqa: E402
-from harness.core.cases import GemmConfig, GemmProblem  # noqa: E402
+from backends.kernels.gemm import body as gemm_module  # noqa: E402
+from backends.kernels.gemm.body import build_gemm  # noqa: E402
+from backends.kernels.gemm.dialect_ascend import ASCEND_DIALECT  # noqa: E402
+from backends.kernels.gemm.dialect_cuda import CUDA_DIALECT  # noqa: E402
+from backends.kernels.gemm import GemmConfig, GemmProblem  # noqa: E402
 
 FP16 = GemmProblem(1024, 1024, 1024, "float16")
 RELU = GemmProblem(512, 512, 1024, "bfloat16", out_dtype="float32", epilogue="relu")

@@ -4,7 +4,8 @@ import pytest
 
 pytest.importorskip("tilelang")
 
-from harness.core.cases import Case, GemmConfig, GemmProblem  # noqa: E402
+from harness.core.cases import Case  # noqa: E402
+from backends.kernels.gemm import GemmConfig, GemmProblem  # noqa: E402
 
 FP16 = GemmProblem(1024, 1024, 1024, "float16")
 

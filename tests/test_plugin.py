@@ -1,6 +1,6 @@
 """The pytest plugin's own behaviour, through pytester, with the FakeBackend (tests/fake_backend.py).
 
-What is pinned: --backend validation, item ids, samples reaching pytest-benchmark's stats
+What is pinned: --tlbench-backend validation (and its deprecated --backend alias), item ids, samples reaching pytest-benchmark's stats
 unchanged (so its compare tools see device time), failed and skipped items kept in the
 JSON with the compiler's words / the reason, over-budget configs skipped before compiling,
 machine_info, and that pytest-benchmark's own ``compare`` reads the file.
@@ -28,7 +28,7 @@ def pytest_tlbench_register_backends(registry):
 
 SUITE = """
 from harness.core.sweep import Sweep
-from harness.core.cases import GemmConfig, GemmProblem
+from backends.kernels.gemm import GemmConfig, GemmProblem
 
 SWEEP = Sweep(
     name="fake_suite",
@@ -63,13 +63,20 @@ def _json(pytester):
 
 
 def test_unknown_backend_is_a_usage_error_listing_valid_names(suite):
-    result = suite.runpytest("--backend=foo")
+    result = suite.runpytest("--tlbench-backend=foo")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--backend=foo: unknown backend foo; valid choices: ascend, fake, fake_gone, nvidia, auto"])
+    result.stderr.fnmatch_lines(["*--tlbench-backend=foo: unknown backend foo; valid choices: ascend, fake, fake_gone, nvidia, auto"])
+
+
+def test_deprecated_backend_alias_still_selects_and_says_so(suite):
+    result = _run(suite, "--backend=fake", "--tlbench-kind=compile", "--collect-only", "-q")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["*compile-fake-gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s2*"])
+    result.stderr.fnmatch_lines(["tlbench: --backend is deprecated*use --tlbench-backend"])
 
 
 def test_items_ids_outcomes_and_json(suite):
-    result = _run(suite, "--backend=fake", "-v")
+    result = _run(suite, "--tlbench-backend=fake", "-v")
     result.assert_outcomes(passed=4, failed=3, skipped=2)
     result.stdout.fnmatch_lines(
         [
@@ -111,31 +118,31 @@ def test_items_ids_outcomes_and_json(suite):
 
 
 def test_failures_carry_the_compiler_words_and_the_rest_still_runs(suite):
-    result = _run(suite, "--backend=fake")
+    result = _run(suite, "--tlbench-backend=fake")
     result.stdout.fnmatch_lines(["*[[]compile[]] FakeCompilerError: block_K=7 is not a legal tile*"])
     result.stdout.fnmatch_lines(["*[[]check[]] wrong result: 3 of 10 elements differ*"])
     result.stdout.fnmatch_lines(["*= tlbench =*", "*kind*backend*case*median*"])
 
 
 def test_device_items_skip_with_the_backends_reason(suite):
-    result = _run(suite, "--backend=fake_gone", "--tlbench-kind=device", "-rs")
+    result = _run(suite, "--tlbench-backend=fake_gone", "--tlbench-kind=device", "-rs")
     result.stdout.fnmatch_lines(["*fake_gone device timing unavailable: FakeAccelerator not present*"])
     assert result.parseoutcomes().get("passed", 0) == 0
 
 
 def test_kind_and_scope_options_select_items(suite):
-    result = _run(suite, "--backend=fake", "--tlbench-kind=compile", "--collect-only", "-q")
+    result = _run(suite, "--tlbench-backend=fake", "--tlbench-kind=compile", "--collect-only", "-q")
     lines = [ln for ln in result.stdout.lines if "test_fake[" in ln]
     assert lines and all("[compile-" in ln for ln in lines)
 
 
 def test_benchmark_only_keeps_our_items(suite):
-    result = _run(suite, "--backend=fake", "--benchmark-only")
+    result = _run(suite, "--tlbench-backend=fake", "--benchmark-only")
     result.assert_outcomes(passed=4, failed=3, skipped=2)
 
 
 def test_pytest_benchmark_compare_reads_our_file(suite):
-    _run(suite, "--backend=fake")
+    _run(suite, "--tlbench-backend=fake")
     exe = shutil.which("pytest-benchmark")
     cmd = [exe] if exe else [sys.executable, "-m", "pytest_benchmark.cli"]
     out = subprocess.run([*cmd, "compare", str(suite.path / "out.json")], capture_output=True, text=True, timeout=120)
@@ -146,7 +153,7 @@ def test_pytest_benchmark_compare_reads_our_file(suite):
 def test_records_round_trip_through_json(suite):
     from harness.core.record import records_of
 
-    _run(suite, "--backend=fake")
+    _run(suite, "--tlbench-backend=fake")
     records = records_of(_json(suite))
     assert {(r["kind"], r["case_id"]) for r in records} == {
         ("compile", "gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s2"),
@@ -159,7 +166,7 @@ def test_records_round_trip_through_json(suite):
 
 def test_xdist_workers_are_pinned_and_the_controller_writes_one_merged_json(suite):
     pytest.importorskip("xdist")
-    result = _run(suite, "--backend=fake", "--benchmark-only", "-n", "2", "--tlbench-gpus=0,1")
+    result = _run(suite, "--tlbench-backend=fake", "--benchmark-only", "-n", "2", "--tlbench-devices=0,1")
     result.assert_outcomes(passed=4, failed=3, skipped=2)
     data = _json(suite)
     assert len(data["benchmarks"]) == 4  # every timed item, from both workers
@@ -179,7 +186,7 @@ def test_xdist_workers_are_pinned_and_the_controller_writes_one_merged_json(suit
 
 def test_the_merged_xdist_file_is_read_by_every_tlbench_command_and_pytest_benchmark(suite):
     pytest.importorskip("xdist")
-    _run(suite, "--backend=fake", "--benchmark-only", "-n", "2", "--tlbench-gpus=0,1")
+    _run(suite, "--tlbench-backend=fake", "--benchmark-only", "-n", "2", "--tlbench-devices=0,1")
     merged = str(suite.path / "out.json")
     exe = shutil.which("pytest-benchmark")
     bench_cli = [exe] if exe else [sys.executable, "-m", "pytest_benchmark.cli"]
@@ -197,7 +204,7 @@ def test_the_merged_xdist_file_is_read_by_every_tlbench_command_and_pytest_bench
 
 ALL_OVER_BUDGET = """
 from harness.core.sweep import Sweep
-from harness.core.cases import GemmConfig, GemmProblem
+from backends.kernels.gemm import GemmConfig, GemmProblem
 
 SWEEP = Sweep(
     name="hopeless",
@@ -213,7 +220,7 @@ def test_hopeless(tlbench):
 def test_all_infeasible_sweep_ends_with_the_diagnostic_and_exit_0(pytester):
     pytester.makeconftest(CONFTEST)
     pytester.makepyfile(test_hopeless=ALL_OVER_BUDGET)
-    result = pytester.runpytest("--backend=fake", "--benchmark-only", "-p", "no:cacheprovider")
+    result = pytester.runpytest("--tlbench-backend=fake", "--benchmark-only", "-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.OK
     result.assert_outcomes(skipped=6)
     result.stdout.fnmatch_lines(

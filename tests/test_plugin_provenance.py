@@ -51,7 +51,7 @@ def suite(pytester):
 
 
 def _records(pytester, backend):
-    result = pytester.runpytest("-p", "no:cacheprovider", "--benchmark-json=out.json", f"--backend={backend}")
+    result = pytester.runpytest("-p", "no:cacheprovider", "--benchmark-json=out.json", f"--tlbench-backend={backend}")
     result.assert_outcomes(passed=3)
     doc = json.loads((pytester.path / "out.json").read_text())
     return doc, {b["extra_info"]["tlbench"]["case_id"] + "/" + b["extra_info"]["tlbench"]["kind"]: b["extra_info"]["tlbench"]

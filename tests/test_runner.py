@@ -6,7 +6,8 @@ from harness.core.backend_api import BackendOptions
 from harness.core.record import BenchItem
 from harness.measure.runner import RunContext, run_item
 from harness.core.space import Rejection
-from harness.core.cases import Case, GemmConfig, GemmProblem, MeasurePolicy
+from harness.core.cases import Case, MeasurePolicy
+from backends.kernels.gemm import GemmConfig, GemmProblem
 
 
 class WarpRejectingFake(fake_backend.FakeBackend):

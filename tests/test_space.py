@@ -2,19 +2,27 @@
 
 import pytest
 
-from harness.core.space import Axes, diagnose, inert_keys, probe_pairs, prune
-from harness.core.cases import GemmConfig, GemmProblem
+from backends.kernels.gemm import Axes, GemmConfig, GemmProblem
+from backends.nvidia import limits as nvidia
+from harness.core.cases import Case
+from harness.core.space import diagnose, inert_keys, probe_pairs, prune
 
 FP16_4K = GemmProblem(4096, 4096, 4096, "float16")
+
+
+def nvidia_reject(problem, arch="sm_90a", capacity=None):
+    return lambda config: nvidia.rejection(Case(problem, config), arch, capacity)
+
+
 SEED_AXES = Axes(block_M=(64, 128, 256), block_N=(64, 128, 256), block_K=(16, 32, 64), num_stages=(1, 2, 3, 4), threads=(128, 256))
 
 
 def test_seed_grid_216_candidates_214_within_228_kib():
     configs = SEED_AXES.configs()
     assert len(configs) == 216
-    diag = diagnose(FP16_4K, configs, "nvidia", "sm_90a", smem_capacity=228 * 1024)
+    diag = diagnose(FP16_4K, configs, "nvidia", nvidia_reject(FP16_4K, capacity=228 * 1024))
     assert (diag.requested, diag.legal) == (216, 214)
-    _, rejected = prune(FP16_4K, configs, "nvidia", "sm_90a", smem_capacity=228 * 1024)
+    _, rejected = prune(configs, nvidia_reject(FP16_4K, capacity=228 * 1024))
     assert {(r.config.block_M, r.config.block_N, r.config.block_K, r.config.num_stages) for r in rejected} == {(256, 256, 64, 4)}
     assert {r.config.threads for r in rejected} == {128, 256}
     assert all(r.kind == "budget" and r.reason == "shared.dyn needs 262144 B, limit 233472 B" for r in rejected)
@@ -23,14 +31,14 @@ def test_seed_grid_216_candidates_214_within_228_kib():
 
 def test_all_infeasible_space_is_named():
     configs = Axes(block_M=(256,), block_N=(256,), block_K=(64,), num_stages=(4, 5)).configs()
-    diag = diagnose(FP16_4K, configs, "nvidia", "sm_90a")
+    diag = diagnose(FP16_4K, configs, "nvidia", nvidia_reject(FP16_4K))
     assert diag.legal == 0 and diag.verdict.startswith("all infeasible")
     assert diag.rejected_by_kind == {"budget": 2}
 
 
 def test_degenerate_space_is_named():
     configs = Axes(block_M=(128,), block_N=(128,), block_K=(32, 1000), num_stages=(2,)).configs()
-    diag = diagnose(FP16_4K, configs, "nvidia", "sm_90a")
+    diag = diagnose(FP16_4K, configs, "nvidia", nvidia_reject(FP16_4K))
     assert diag.legal == 1 and diag.verdict.startswith("degenerate (one legal config)")
     assert diag.rejected_by_kind == {"divisibility": 1}
 
@@ -38,7 +46,8 @@ def test_degenerate_space_is_named():
 def test_warp_partition_rule_matches_tilelang_on_hopper():
     # tilelang 0.1.15: "No valid warp partition for T.gemm (Warp-Group MMA): M=128, N=256
     # cannot be evenly covered by 12 warps" (tests/test_nvidia_plan.py pins the real error)
-    legal, rejected = prune(FP16_4K, [GemmConfig(128, 256, 64, 384, "auto", 3), GemmConfig(128, 256, 64, 256, "auto", 3)], "nvidia", "sm_90a")
+    configs = [GemmConfig(128, 256, 64, 384, "auto", 3), GemmConfig(128, 256, 64, 256, "auto", 3)]
+    legal, rejected = prune(configs, nvidia_reject(FP16_4K))
     assert [c.threads for c in legal] == [256]
     assert rejected[0].kind == "warp-partition" and "128x256 over 12 warps" in rejected[0].reason
 
@@ -54,8 +63,6 @@ def test_inert_key_is_found_by_comparing_generated_code():
 @pytest.mark.parametrize("backend", ["nvidia", "ascend"])
 def test_inert_key_with_the_real_compiler(backend, nvidia_sm90a, ascend):
     pytest.importorskip("tilelang")
-    from harness.core.cases import Case
-
     chosen = {"nvidia": nvidia_sm90a, "ascend": ascend}[backend]
     configs = Axes(block_M=(128,), block_N=(128,), block_K=(32,), num_stages=(2,), threads=(128,), stage_output=(False, True)).configs()
     inert = inert_keys(configs, lambda c: chosen.kernel_source(Case(FP16_4K, c)))

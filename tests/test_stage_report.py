@@ -16,7 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.analysis import schedule_plot
+from backends.ascend import schedule_figure
+from backends.ascend.traits import TRAITS as ASCEND_TRAITS
+from harness.analysis import fit_plot
 from harness.analysis import stage_report
 from harness.core.record import records_of
 
@@ -204,7 +206,7 @@ def test_schedule_png_from_real_z3_start_times(ascend_doc, tmp_path):
             if r["case_id"].startswith("gemm-8192x8192x8192-f16-bm128-bn256-bk64-t256-auto-s")
             and r["config"]["num_stages"] >= 1]
     recs.sort(key=lambda r: r["config"]["num_stages"])
-    panels = schedule_plot.schedule_panels(recs, iterations_shown=6)
+    panels = schedule_figure.schedule_panels(recs, iterations_shown=6)
     assert [p.title.split(":")[0] for p in panels] == [f"num_stages={s}" for s in (1, 2, 3, 4)]
     loop = recs[1]["plan"]["schedule_model"]["loops"][0]
     gemm = next(t for t in loop["tasks"] if t["kind"] == "gemm")
@@ -212,7 +214,7 @@ def test_schedule_png_from_real_z3_start_times(ascend_doc, tmp_path):
     assert [b.start for b in cube.bars] == [i * loop["ii"] + gemm["start"] for i in range(6)]
     assert {lane.name for lane in panels[1].lanes} >= {"MTE2", "Cube", "Fixpipe"}
 
-    out = schedule_plot.write_schedule_png(recs, tmp_path / "asc.png", title="ascend 8192^3 128x256x64")
+    out = schedule_figure.write_schedule_png(recs, tmp_path / "asc.png", title="ascend 8192^3 128x256x64")
     width, height = _png_size(out)
     assert out.stat().st_size > 20_000
     assert 1000 <= width <= 3000 and 600 <= height <= 4000
@@ -220,7 +222,7 @@ def test_schedule_png_from_real_z3_start_times(ascend_doc, tmp_path):
 
 def test_fit_png_for_nvidia(h200, tmp_path):
     fit = _group(h200, "1024x", "128x128x32 t128").fit
-    out = schedule_plot.write_fit_png(fit, tmp_path / "nv.png", title="h200")
+    out = fit_plot.write_fit_png(fit, tmp_path / "nv.png", title="h200")
     width, height = _png_size(out)
     assert out.stat().st_size > 20_000 and 1000 <= width <= 3000 and 600 <= height <= 4000
 
@@ -228,7 +230,7 @@ def test_fit_png_for_nvidia(h200, tmp_path):
 def test_schedule_panels_refuse_records_without_a_schedule(h200_doc):
     rec = records_of(h200_doc)[2]
     with pytest.raises(ValueError, match="no scheduled K loop"):
-        schedule_plot.schedule_panels([rec])
+        schedule_figure.schedule_panels([rec])
 
 
 # --------------------------------------------------------------------------- main
@@ -280,4 +282,4 @@ def test_build_refuses_a_document_that_is_not_benchmark_output():
 
 def test_loop_latencies_need_copies_and_compute():
     with pytest.raises(ValueError, match="needs both operand copies"):
-        stage_report.loop_latencies({"loop_var": "k", "tasks": [{"kind": "gemm", "pipes": ["Cube"], "latency": 5, "ii": 5, "start": 0}]})
+        stage_report.loop_latencies({"loop_var": "k", "tasks": [{"kind": "gemm", "pipes": ["Cube"], "latency": 5, "ii": 5, "start": 0}]}, ASCEND_TRAITS.load_pipes)

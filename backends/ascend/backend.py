@@ -3,7 +3,7 @@ multi-buffer), recorded for every config; timed on an NPU only where one exists.
 
 Contract (see harness/core/backend_api.py): ``compile`` lowers to AscendC on any machine and
 returns the plan with the Z3 schedule under ``schedule_model`` (modeled cycles, never a
-time); where bisheng exists it also builds the binary.  ``device_unavailable`` names what
+time); where bisheng exists it also builds the binary.  ``device_blocker`` names what
 is missing for a run (torch_npu / its import error, bisheng, an NPU).  ``measure`` times
 with ``torch.npu.Event`` after an L2 flush, on the NPU, and nowhere else.
 """
@@ -17,21 +17,17 @@ from typing import Any
 import tilelang
 from tilelang.ascend.target import _make_ascend_target
 
-from backends.ascend import npu
-from backends.ascend.dialect import ASCEND_DIALECT
+from backends.ascend import limits, npu
 from backends.ascend.schedule import PIPES, ScheduleFacts, install_z3_recorders, lower_with_schedule
-from backends.ascend.fa_dialect import ASCEND_FA_DIALECT
-from backends.kernels import fa_family
-from backends.kernels import flash_attention
-from backends.kernels.fa_types import FaProblem, FaVendorCase
 from backends.ascend.profiles import PROFILES
-from backends.kernels.gemm import build_gemm
+from backends.ascend.traits import TRAITS
+from backends.kernels.fa_types import FaVendorCase
 from backends.kernels.source_hash import body_hash
 from harness.core import budget
 from harness.core import space
 from harness.core.backend_api import BackendOptions, Compiled, CompileError
+from harness.core.cases import DTYPE_BYTES, Case, CheckResult, Plan, VendorCase
 from harness.core.device_profile import DeviceProfile, match_profile
-from harness.core.cases import DTYPE_BYTES, Case, CheckResult, GemmProblem, Plan, VendorCase
 
 TARGET_NAME = "ascend dav-3510"
 
@@ -94,16 +90,13 @@ def _plan(case: Case, facts: ScheduleFacts) -> Plan:
         "pipes": [name for name, _ in PIPES],
         "missing": facts.missing,
     }
-    limits = {scope: cap for scope, cap in budget.ASCEND_CAPACITY.items()}
-    if getattr(case.problem, "epilogue", None) is not None:  # the GEMM ReLU epilogue runs in SimtVF
-        limits["shared.ub"] = budget.ASCEND_UB_WITH_SIMT
     return Plan(
-        backend="ascend",
+        backend=TRAITS.name,
         target=TARGET_NAME,
         pipeline=pipeline,
         buffers=buffers,
         bytes_per_scope=bytes_per_scope,
-        limits=limits,
+        limits=limits.limits(getattr(case.problem, "epilogue", None) is not None),
         threads=None,
         features={"cores": case.config.num_cores, "mixed_aic_aiv": facts.mixed_kernel, "source_sha256": facts.source_sha256},
         schedule_model=model,
@@ -111,7 +104,9 @@ def _plan(case: Case, facts: ScheduleFacts) -> Plan:
 
 
 class AscendBackend:
-    name = "ascend"
+    name = TRAITS.name
+    dialect = "ascend"
+    traits = TRAITS
 
     def __init__(self, options: BackendOptions) -> None:
         install_z3_recorders()
@@ -123,10 +118,10 @@ class AscendBackend:
             self._probe = npu.probe()
         return self._probe
 
-    def available(self) -> str | None:
+    def compile_blocker(self) -> str | None:
         return None  # the Ascend pipeline lowers to AscendC on any machine
 
-    def device_unavailable(self) -> str | None:
+    def device_blocker(self) -> str | None:
         return self._npu().reason
 
     def device_info(self) -> dict[str, Any]:
@@ -149,23 +144,17 @@ class AscendBackend:
     def kernel_body_hash(self, case: Case) -> str | None:
         return body_hash(case.kernel)
 
+    def scopes(self) -> tuple[budget.Scope, ...]:
+        return limits.scopes()
+
     def budget(self, case: Case) -> budget.BudgetVerdict:
-        if isinstance(case.problem, FaProblem):
-            return fa_family.budget(case.problem, case.config, self.name)
-        return budget.check(case.problem, case.config, "ascend")
+        return budget.check(case, self.scopes(), self.dialect)
 
     def rejection(self, case: Case) -> space.Rejection | None:
-        if isinstance(case.problem, FaProblem):
-            return fa_family.rejection(case.problem, case.config, self.name)
-        return space.rejection(case.problem, case.config, "ascend")
+        return limits.rejection(case)
 
     def _build(self, case: Case):
-        """The kernel family's one body, with the Ascend dialect."""
-        if isinstance(case.problem, FaProblem):
-            if case.config.body != "shared":
-                raise ValueError(f"body={case.config.body!r} is NVIDIA's target-specific kernel; Ascend runs body='shared'")
-            return flash_attention.build(case.problem, case.config, ASCEND_FA_DIALECT)
-        return build_gemm(case.problem, case.config, ASCEND_DIALECT)
+        return case.family.build(case.problem, case.config, self.dialect)
 
     def kernel_source(self, case: Case) -> str:
         artifact, _ = lower_with_schedule(self._build(case), self.target)
@@ -179,7 +168,7 @@ class AscendBackend:
             start = time.perf_counter()
             _, facts = lower_with_schedule(func, self.target)
             phases["lower_and_schedule"] = time.perf_counter() - start
-            if self.device_unavailable() is None:  # bisheng, torch_npu and an NPU are all here
+            if self.device_blocker() is None:  # bisheng, torch_npu and an NPU are all here
                 start = time.perf_counter()
                 handle = tilelang.compile(func, target="ascend")
                 phases["build"] = time.perf_counter() - start
@@ -192,15 +181,9 @@ class AscendBackend:
     def inspect(self, compiled: Compiled) -> Plan:
         return compiled.plan
 
-    # -- the NPU run path (only reached where device_unavailable() is None) ---------------
-    def make_inputs(self, problem: GemmProblem, seed: int) -> dict[str, Any]:
-        if isinstance(problem, FaProblem):
-            from backends.kernels.fa_reference import make_fa_inputs
-
-            return make_fa_inputs(problem, seed, "npu")
-        from backends.reference import make_gemm_inputs
-
-        return make_gemm_inputs(problem, seed, "npu")
+    # -- the NPU run path (only reached where device_blocker() is None) -----------------
+    def make_inputs(self, problem: Any, seed: int) -> dict[str, Any]:
+        return problem.family.make_inputs(problem, seed, "npu")
 
     def _runner(self, runnable: Compiled | VendorCase, inputs: dict[str, Any]):
         """The timed callable, and the vendor item's exact label (None for a kernel)."""
@@ -208,34 +191,22 @@ class AscendBackend:
             from backends.ascend.fa_vendor import fusion_attention_runner
 
             return fusion_attention_runner(inputs, runnable.problem), "torch_npu.npu_fusion_attention (BNSD)"
-        if "Q" in inputs:  # flash attention: the kernel writes O
-            kernel, Q, K, V, O = runnable.handle, inputs["Q"], inputs["K"], inputs["V"], inputs["O"]
-            return (lambda: kernel(Q, K, V, O)), None
         if isinstance(runnable, VendorCase):
             from backends.reference import vendor_gemm
 
             return vendor_gemm(inputs, runnable.problem)
-        A, B, C = inputs["A"], inputs["B"], inputs["C"]
         kernel = runnable.handle
-        return (lambda: kernel(A, B, C)), None
+        args = runnable.case.family.kernel_args(inputs)
+        return (lambda: kernel(*args)), None
 
     def check(self, runnable: Compiled | VendorCase, inputs: dict[str, Any]) -> CheckResult:
         import torch
 
-        from backends.reference import check_output
-
         problem = runnable.problem if isinstance(runnable, VendorCase) else runnable.case.problem
-        if isinstance(problem, FaProblem):
-            from backends.kernels.fa_reference import check_fa_output
-
-            inputs["O"].fill_(float("nan"))
-            self._runner(runnable, inputs)[0]()
-            torch.npu.synchronize()
-            return check_fa_output(inputs, problem)
-        inputs["C"].fill_(float("nan"))
+        problem.family.output(inputs).fill_(float("nan"))
         self._runner(runnable, inputs)[0]()
         torch.npu.synchronize()
-        return check_output(inputs, problem)
+        return problem.family.check(inputs, problem)
 
     def timer(self, runnable: Compiled | VendorCase, inputs: dict[str, Any], flush_l2: bool) -> npu.NpuTimer:
         run, label = self._runner(runnable, inputs)

@@ -1,6 +1,6 @@
 """The vendor flash attention on the NPU: ``torch_npu.npu_fusion_attention`` on the family's
 inputs.  Reached only where the Ascend backend can run (torch_npu, CANN, an NPU: the runner
-gates on ``device_unavailable``); never imported or run on a machine without them.
+gates on ``device_blocker``); never imported or run on a machine without them.
 
 Contract: ``fusion_attention_runner(inputs, problem)`` returns a closure that runs the fused
 kernel in the BNSD layout (GQA: K/V carry ``num_kv_heads`` heads, which the op accepts) and
@@ -16,7 +16,7 @@ from backends.kernels.fa_types import FaProblem
 
 
 def fusion_attention_runner(inputs: dict[str, Any], problem: FaProblem) -> Callable[[], None]:
-    import torch_npu  # guarded by the backend's device_unavailable()
+    import torch_npu  # guarded by the backend's device_blocker()
 
     q, k, v = as_bhsd(inputs, problem)
     O = inputs["O"]

@@ -1,9 +1,15 @@
-"""What the flash-attention family knows before anything compiles: refusals and footprints.
+"""The flash-attention forward family (``FLASH_ATTENTION``), a ``KernelFamily`` plug-in.
 
-Contract: ``rejection(problem, config, target, arch)`` returns a ``Rejection`` (kind and a
-sentence that says what to change) or None; ``budget(problem, config, target, arch)``
-returns a ``BudgetVerdict`` per on-chip scope, the bytes named.  ``target`` is the backend
-asking (``nvidia`` / ``ascend``).  Nothing here imports tilelang or torch.
+Contract (harness/core/family.py): ``validate(problem, config, dialect)`` says why a config
+cannot work for a dialect (a sentence that says what to change) or None;
+``footprint(problem, config, dialect, scopes)`` the on-chip bytes per scope the body for
+that dialect allocates, against the backend's capacities; ``build`` the body per dialect
+(``cuda``: the shared body, or the target-specific Hopper kernel for ``body="hopper"``;
+``ascend``: the shared body); ``make_inputs`` / ``kernel_args`` / ``output`` / ``check`` the
+SDPA reference (fa_reference.py); ``parse_case_id`` / ``stage_point`` its ids and its place
+on the pipeline-depth axis.  ``rejection(problem, config, target, arch)`` /
+``budget(...)`` answer for a backend by name (tests and tools).  tilelang and torch are
+imported only by ``build`` and the reference methods.
 
 Footprints follow the buffers the bodies allocate (backends/kernels/flash_attention.py,
 backends/nvidia/fa_hopper.py):
@@ -24,12 +30,16 @@ fails, and its item carries tilelang's words.
 
 from __future__ import annotations
 
-from harness.core import budget as core_budget
-from harness.core.budget import BudgetVerdict, ScopeUse
-from harness.core.cases import DTYPE_BYTES
+import re
+from dataclasses import fields
+from typing import Any, Mapping, Sequence
+
+from harness.core.budget import BudgetVerdict, Scope, ScopeUse, scope_named
+from harness.core.cases import DTYPE_BYTES, CheckResult
+from harness.core.family import CaseIdParts, StagePoint
 from harness.core.space import Rejection
 
-from backends.kernels.fa_types import FaConfig, FaProblem
+from backends.kernels.fa_types import FAMILY, FaConfig, FaProblem
 
 VREG_FP32_LANES = 64
 ASCEND_VECTOR_UNITS = 2
@@ -58,18 +68,159 @@ def _ascend_vreg(problem: FaProblem, config: FaConfig) -> str | None:
     return None
 
 
-def rejection(problem: FaProblem, config: FaConfig, target: str, arch: str | None = None) -> Rejection | None:
+def _dialect_refusal(problem: FaProblem, config: FaConfig, dialect: str) -> str | None:
+    if dialect == "ascend":
+        if config.body != "shared":
+            return f"body={config.body!r} is NVIDIA's target-specific kernel; Ascend runs body='shared'"
+        return _ascend_vreg(problem, config)
+    return None
+
+
+def _validate(problem: FaProblem, config: FaConfig, dialect: str) -> str | None:
     reason = _tile_divisibility(problem, config)
     if reason:
-        return Rejection(config, "divisibility", reason)
+        return reason
     if problem.causal and config.body == "hopper":
-        return Rejection(config, "divisibility", "the hopper body has no causal mask; causal runs on body='shared'")
-    if target == "ascend":
+        return "the hopper body has no causal mask; causal runs on body='shared'"
+    return _dialect_refusal(problem, config, dialect)
+
+
+def _footprint(problem: FaProblem, config: FaConfig, dialect: str, scopes: Sequence[Scope]) -> tuple[ScopeUse, ...]:
+    if dialect == "cuda":
+        return _nvidia(problem, config, scopes)
+    if dialect == "ascend":
+        return _ascend(problem, config, scopes)
+    return ()
+
+
+def _nvidia(problem: FaProblem, config: FaConfig, scopes: Sequence[Scope]) -> tuple[ScopeUse, ...]:
+    elem = DTYPE_BYTES[problem.dtype]
+    D, BM, BN = problem.dim, config.block_M, config.block_N
+    fixed = BM * D * elem  # Q (the hopper body's O staging reuses freed K/V space: measured)
+    per_version = 2 * BN * D * elem  # K and V
+    return (scope_named(scopes, "shared.dyn").use(fixed + per_version * config.pipeline_depth, fixed + per_version),)
+
+
+def _ascend(problem: FaProblem, config: FaConfig, scopes: Sequence[Scope]) -> tuple[ScopeUse, ...]:
+    elem, out, f32 = DTYPE_BYTES[problem.dtype], DTYPE_BYTES[problem.output_dtype], DTYPE_BYTES[problem.accum_dtype]
+    D, BM, BN = problem.dim, config.block_M, config.block_N
+    rows = BM // ASCEND_VECTOR_UNITS
+    l1_fixed = BM * D * elem + BM * BN * elem  # Q, P
+    l1_version = 2 * BN * D * elem  # K, V
+    l0c = BM * BN * f32 + BM * D * f32
+    ub = rows * BN * (f32 + elem + elem) + rows * D * (2 * f32 + out) + 5 * rows * f32
+    return (
+        scope_named(scopes, "shared.l1").use(l1_fixed + l1_version * config.pipeline_depth, l1_fixed + l1_version),
+        scope_named(scopes, "shared.l0c").use(l0c, l0c),
+        scope_named(scopes, "shared.ub").use(ub, ub),
+    )
+
+
+_CASE_ID = re.compile(r"^(?P<problem>fa-b\d+h\d+(?:kv\d+)?-s(?:\d+|q\d+sk\d+)-d\d+-[a-z0-9]+(?:-o[a-z0-9]+)?(?:-causal)?)"
+                      r"(?:-(?P<label>[A-Za-z0-9_]+?))?-(?P<config>bm\d+-.+|vendor|sdpa_[a-z]+|npu_fusion_attention)$")
+
+
+class FlashAttentionFamily:
+    name = FAMILY
+    problem_type = FaProblem
+    config_type = FaConfig
+
+    def problem_from_dict(self, data: Mapping[str, Any]) -> FaProblem:
+        return FaProblem(**data)
+
+    def config_from_dict(self, data: Mapping[str, Any]) -> FaConfig:
+        known = {f.name for f in fields(FaConfig)}
+        return FaConfig(**{k: v for k, v in data.items() if k in known})
+
+    def validate(self, problem: FaProblem, config: FaConfig, dialect: str) -> str | None:
+        return _validate(problem, config, dialect)
+
+    def mma_tiles(self, problem: FaProblem, config: FaConfig) -> list[tuple[int, int]]:
+        return []  # as before the family plug-in: the bodies' partitions are left to tilelang
+
+    def flops(self, problem: FaProblem) -> int:
+        return problem.flops
+
+    def bytes_moved(self, problem: FaProblem) -> int:
+        return problem.bytes_moved
+
+    def footprint(self, problem: FaProblem, config: FaConfig, dialect: str, scopes: Sequence[Scope]) -> tuple[ScopeUse, ...]:
+        return _footprint(problem, config, dialect, scopes)
+
+    def parse_case_id(self, case_id: str) -> CaseIdParts:
+        match = _CASE_ID.match(case_id)
+        if match is None:
+            raise ValueError(f"{case_id!r} is not a flash-attention case id (e.g. fa-b2h16-s1024-d128-bf16-bm128-bn128-t128-auto-s2)")
+        return CaseIdParts(match["problem"], match["label"], match["config"])
+
+    def stage_point(self, config: FaConfig) -> StagePoint:
+        tile = f"{config.block_M}x{config.block_N} t{config.threads}"
+        if config.num_cores is not None:
+            tile += f" cores={config.num_cores}"
+        if config.enable_offset:
+            tile += " offset"
         if config.body != "shared":
-            return Rejection(config, "divisibility", f"body={config.body!r} is NVIDIA's target-specific kernel; Ascend runs body='shared'")
-        reason = _ascend_vreg(problem, config)
+            tile += f" {config.body}"
+        return StagePoint(tile, config.loop_id, config.loop_form, config.num_stages)
+
+    def build(self, problem: FaProblem, config: FaConfig, dialect: str) -> Any:
+        reason = _dialect_refusal(problem, config, dialect) if dialect == "ascend" and config.body != "shared" else None
         if reason:
-            return Rejection(config, "divisibility", reason)
+            raise ValueError(reason)
+        if dialect == "cuda":
+            if config.body == "hopper":
+                from backends.nvidia.fa_hopper import build_hopper_fa
+
+                return build_hopper_fa(problem, config)
+            from backends.kernels import flash_attention
+            from backends.nvidia.fa_dialect import CUDA_FA_DIALECT
+
+            return flash_attention.build(problem, config, CUDA_FA_DIALECT)
+        if dialect == "ascend":
+            from backends.ascend.fa_dialect import ASCEND_FA_DIALECT
+            from backends.kernels import flash_attention
+
+            return flash_attention.build(problem, config, ASCEND_FA_DIALECT)
+        raise ValueError(f"the flash-attention family has no body for dialect {dialect!r}; it has: cuda, ascend")
+
+    def make_inputs(self, problem: FaProblem, seed: int, device: Any) -> dict[str, Any]:
+        from backends.kernels.fa_reference import make_fa_inputs
+
+        return make_fa_inputs(problem, seed, device)
+
+    def kernel_args(self, inputs: Mapping[str, Any]) -> tuple[Any, ...]:
+        return inputs["Q"], inputs["K"], inputs["V"], inputs["O"]
+
+    def output(self, inputs: Mapping[str, Any]) -> Any:
+        return inputs["O"]
+
+    def check(self, inputs: dict[str, Any], problem: FaProblem) -> CheckResult:
+        from backends.kernels.fa_reference import check_fa_output
+
+        return check_fa_output(inputs, problem)
+
+
+FLASH_ATTENTION = FlashAttentionFamily()
+
+_DIALECT_OF = {"nvidia": "cuda", "ascend": "ascend"}  # for callers that name a backend (tests, tools)
+
+
+def _scopes_of(target: str, arch: str | None) -> tuple[Scope, ...]:
+    if target == "nvidia":
+        from backends.nvidia import limits
+
+        return limits.scopes(arch or limits.DEFAULT_ARCH)
+    if target == "ascend":
+        from backends.ascend import limits
+
+        return limits.scopes()
+    return ()
+
+
+def rejection(problem: FaProblem, config: FaConfig, target: str, arch: str | None = None) -> Rejection | None:
+    reason = _validate(problem, config, _DIALECT_OF.get(target, target))
+    if reason:
+        return Rejection(config, "divisibility", reason)
     verdict = budget(problem, config, target, arch)
     if not verdict.fits:
         return Rejection(config, "budget", verdict.reason)
@@ -77,35 +228,4 @@ def rejection(problem: FaProblem, config: FaConfig, target: str, arch: str | Non
 
 
 def budget(problem: FaProblem, config: FaConfig, target: str, arch: str | None = None) -> BudgetVerdict:
-    if target == "nvidia":
-        return BudgetVerdict(_nvidia(problem, config, arch or "sm_90a"))
-    if target == "ascend":
-        return BudgetVerdict(_ascend(problem, config))
-    return BudgetVerdict(())
-
-
-def _nvidia(problem: FaProblem, config: FaConfig, arch: str) -> tuple[ScopeUse, ...]:
-    elem = DTYPE_BYTES[problem.dtype]
-    D, BM, BN = problem.dim, config.block_M, config.block_N
-    fixed = BM * D * elem  # Q (the hopper body's O staging reuses freed K/V space: measured)
-    per_version = 2 * BN * D * elem  # K and V
-    capacity = core_budget.NVIDIA_SMEM_PER_BLOCK.get(arch)
-    if capacity is None:
-        raise ValueError(f"unknown CUDA arch {arch!r}; known: {', '.join(sorted(core_budget.NVIDIA_SMEM_PER_BLOCK))}")
-    return (ScopeUse("shared.dyn", fixed + per_version * config.pipeline_depth, fixed + per_version, capacity, "needed"),)
-
-
-def _ascend(problem: FaProblem, config: FaConfig) -> tuple[ScopeUse, ...]:
-    elem, out, f32 = DTYPE_BYTES[problem.dtype], DTYPE_BYTES[problem.output_dtype], DTYPE_BYTES[problem.accum_dtype]
-    D, BM, BN = problem.dim, config.block_M, config.block_N
-    rows = BM // ASCEND_VECTOR_UNITS
-    cap = core_budget.ASCEND_CAPACITY
-    l1_fixed = BM * D * elem + BM * BN * elem  # Q, P
-    l1_version = 2 * BN * D * elem  # K, V
-    l0c = BM * BN * f32 + BM * D * f32
-    ub = rows * BN * (f32 + elem + elem) + rows * D * (2 * f32 + out) + 5 * rows * f32
-    return (
-        ScopeUse("shared.l1", l1_fixed + l1_version * config.pipeline_depth, l1_fixed + l1_version, cap["shared.l1"], "minimum"),
-        ScopeUse("shared.l0c", l0c, l0c, cap["shared.l0c"], "minimum"),
-        ScopeUse("shared.ub", ub, ub, cap["shared.ub"], "minimum"),
-    )
+    return BudgetVerdict(_footprint(problem, config, _DIALECT_OF.get(target, target), _scopes_of(target, arch)))

@@ -2,7 +2,7 @@
 and its vendor items.
 
 Contract: ``FaSweep`` is a ``harness.core.sweep.Sweep`` (the plugin expands it like any
-other) whose cases are labelled ``kernel="flash_attention"`` and whose vendor items are one
+other; its cases name the family through their problems) and whose vendor items are one
 ``FaVendorCase`` per library that backend has (``vendor_libraries``: NVIDIA - torch SDPA's
 flash, cuDNN and memory-efficient kernels, each its own item, so the JSON says which ran and
 which torch refused; Ascend - ``npu_fusion_attention``).  ``smoke_configs`` keeps the smoke
@@ -17,7 +17,7 @@ from typing import Mapping, Sequence
 from harness.core.cases import Case
 from harness.core.sweep import Sweep
 
-from backends.kernels.fa_types import FAMILY, FaConfig, FaVendorCase
+from backends.kernels.fa_types import FaConfig, FaVendorCase
 
 VENDOR_LIBRARIES = {"nvidia": ("sdpa_flash", "sdpa_cudnn", "sdpa_efficient"), "ascend": ("npu_fusion_attention",)}
 
@@ -32,11 +32,11 @@ class FaSweep(Sweep):
             return list(self.smoke_configs)
         return super().configs_for(backend)
 
-    def cases(self, backend: str, scope: str, device: str | None = None) -> list[Case]:
+    def cases(self, backend: str, scope: str, device: str | None = None, load_best=None) -> list[Case]:
         if not self.applies_to(backend):
             return []
         problems = self.problems_for(scope)
-        return [Case(problem=p, config=c, kernel=FAMILY) for p in problems for c in self.configs_for(backend, scope)]
+        return [Case(problem=p, config=c) for p in problems for c in self.configs_for(backend, scope)]
 
     def vendor_cases(self, backend: str, scope: str) -> list[FaVendorCase]:
         if not (self.vendor and self.applies_to(backend)):

@@ -60,6 +60,12 @@ class FaProblem:
                 raise ValueError(f"{name}={value!r} is not a known dtype; known: {', '.join(DTYPE_BYTES)}")
 
     @property
+    def family(self) -> Any:
+        from backends.kernels.fa_family import FLASH_ATTENTION
+
+        return FLASH_ATTENTION
+
+    @property
     def num_kv_heads(self) -> int:
         return self.kv_heads or self.heads
 
@@ -177,4 +183,4 @@ class FaVendorCase(VendorCase):
         return f"{self.problem.problem_id}-{self.library}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kernel": self.kernel, "library": self.library, "problem": asdict(self.problem), "config": None}
+        return {"kernel": self.kernel, "family": FAMILY, "library": self.library, "problem": asdict(self.problem), "config": None}

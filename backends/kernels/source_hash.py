@@ -1,7 +1,7 @@
 """A hash of the kernel body's source, so every result names the code that produced it.
 
 Contract: ``body_hash(kernel)`` is ``sha256:<hex>`` of the source file of the module that
-defines the kernel body (``gemm`` -> ``backends/kernels/gemm.py``, ``flash_attention`` -> its shared body), read once per process;
+defines the kernel body (``gemm`` -> ``backends/kernels/gemm/body.py``, ``flash_attention`` -> its shared body), read once per process;
 None for a kernel with no body here (the vendor library).  A change anywhere in that file
 changes the hash; other files (dialects, backends) do not.
 """
@@ -13,7 +13,7 @@ from functools import lru_cache
 from importlib import import_module
 from pathlib import Path
 
-BODY_MODULES = {"gemm": "backends.kernels.gemm", "flash_attention": "backends.kernels.flash_attention"}
+BODY_MODULES = {"gemm": "backends.kernels.gemm.body", "flash_attention": "backends.kernels.flash_attention"}
 
 
 @lru_cache(maxsize=None)

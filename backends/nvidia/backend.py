@@ -2,7 +2,7 @@
 
 Contract (see harness/core/backend_api.py): compiles on any machine with tilelang (and nvcc for
 the binary); runs and times only where ``torch.cuda`` sees a GPU.  The target arch comes
-from the GPU (``sm_90a`` on Hopper); with no GPU, from ``--nvidia-arch`` (default sm_90a).
+from the GPU (``sm_90a`` on Hopper); with no GPU, from ``--tlbench-nvidia-arch`` (default sm_90a).
 ``compile(cold=True)`` bypasses tilelang's kernel and cubin caches so the compile item
 measures a real build; device items compile through the cache.
 """
@@ -20,28 +20,24 @@ import tilelang
 import torch
 import tvm
 
-from backends.kernels import fa_family
-from backends.kernels import flash_attention
-from backends.kernels.fa_reference import check_fa_output, make_fa_inputs, sdpa_runner
-from backends.kernels.fa_types import FaProblem, FaVendorCase
-from backends.kernels.gemm import build_gemm
-from backends.nvidia.fa_dialect import CUDA_FA_DIALECT
-from backends.nvidia.fa_hopper import build_hopper_fa
+from backends.kernels.fa_reference import sdpa_runner
+from backends.kernels.fa_types import FaVendorCase
 from backends.kernels.source_hash import body_hash, module_hash
-from backends.nvidia.dialect import CUDA_DIALECT
+from backends.nvidia import limits
+from backends.nvidia.limits import DEFAULT_ARCH
 from backends.nvidia.plan import lower_with_plan
 from backends.nvidia.profiles import PROFILES
 from backends.nvidia.slowdown import TestOnlySlowdown
 from backends.nvidia.telemetry import NvmlTelemetry
 from backends.nvidia.timing import L2Flush, NvidiaTimer
-from backends.reference import check_output, make_gemm_inputs, vendor_gemm
+from backends.nvidia.traits import TRAITS
+from backends.reference import vendor_gemm
 from harness.core import budget
 from harness.core import space
 from harness.core.backend_api import BackendOptions, Compiled, CompileError
-from harness.core.cases import Case, CheckResult, GemmProblem, Plan, VendorCase
+from harness.core.cases import Case, CheckResult, Plan, VendorCase
 from harness.core.device_profile import DeviceProfile, match_profile
 
-DEFAULT_ARCH = "sm_90a"
 _ARCH_BY_CAPABILITY = {(8, 0): "sm_80", (8, 6): "sm_86", (8, 9): "sm_89", (9, 0): "sm_90a", (10, 0): "sm_100a", (12, 0): "sm_120"}
 _CACHE_LOCK = threading.Lock()
 
@@ -69,7 +65,9 @@ def _gpu_reason() -> str | None:
 
 
 class NvidiaBackend:
-    name = "nvidia"
+    name = TRAITS.name
+    dialect = "cuda"
+    traits = TRAITS
 
     def __init__(self, options: BackendOptions) -> None:
         self._device_reason = _gpu_reason()
@@ -77,7 +75,7 @@ class NvidiaBackend:
         requested = options.get("nvidia_arch")
         self.arch = requested or (self._device_arch() if self.device is not None else DEFAULT_ARCH)
         if self.device is not None and requested and requested != self._device_arch():
-            self._device_reason = f"compiling for {requested} (--nvidia-arch) but the GPU is {self._device_arch()}"
+            self._device_reason = f"compiling for {requested} (--tlbench-nvidia-arch) but the GPU is {self._device_arch()}"
         self.target = tvm.target.Target({"kind": "cuda", "arch": self.arch})
         self._device_info: dict[str, Any] | None = None
         self._flush: dict[bool, L2Flush] = {}
@@ -89,10 +87,10 @@ class NvidiaBackend:
         return _ARCH_BY_CAPABILITY.get(cap, f"sm_{cap[0]}{cap[1]}")
 
     # -- availability -------------------------------------------------------------------
-    def available(self) -> str | None:
+    def compile_blocker(self) -> str | None:
         return None  # tilelang's CUDA path lowers on any machine
 
-    def device_unavailable(self) -> str | None:
+    def device_blocker(self) -> str | None:
         return self._device_reason
 
     def device_info(self) -> dict[str, Any]:
@@ -138,23 +136,17 @@ class NvidiaBackend:
         return body_hash(case.kernel)
 
     # -- compile & inspect --------------------------------------------------------------
+    def scopes(self) -> tuple[budget.Scope, ...]:
+        return limits.scopes(self.arch)
+
     def budget(self, case: Case) -> budget.BudgetVerdict:
-        if isinstance(case.problem, FaProblem):
-            return fa_family.budget(case.problem, case.config, self.name, self.arch)
-        return budget.check(case.problem, case.config, "nvidia", self.arch)
+        return budget.check(case, self.scopes(), self.dialect)
 
     def rejection(self, case: Case) -> space.Rejection | None:
-        if isinstance(case.problem, FaProblem):
-            return fa_family.rejection(case.problem, case.config, self.name, self.arch)
-        return space.rejection(case.problem, case.config, "nvidia", self.arch)
+        return limits.rejection(case, self.arch)
 
     def _build(self, case: Case):
-        """The kernel family's body for this target (flash attention: shared or hopper body)."""
-        if isinstance(case.problem, FaProblem):
-            if case.config.body == "hopper":
-                return build_hopper_fa(case.problem, case.config)
-            return flash_attention.build(case.problem, case.config, CUDA_FA_DIALECT)
-        return build_gemm(case.problem, case.config, CUDA_DIALECT)
+        return case.family.build(case.problem, case.config, self.dialect)
 
     def kernel_source(self, case: Case) -> str:
         artifact, _ = lower_with_plan(self._build(case), self.target)
@@ -184,7 +176,7 @@ class NvidiaBackend:
             pipeline={**facts.pipeline, "loop_form": case.config.loop_form, "num_stages": case.config.num_stages},
             buffers=facts.buffers,
             bytes_per_scope={"shared.dyn": facts.dynamic_smem_bytes},
-            limits={"shared.dyn": budget.NVIDIA_SMEM_PER_BLOCK.get(self.arch, 0)},
+            limits={"shared.dyn": limits.SMEM_PER_BLOCK.get(self.arch, 0)},
             threads=facts.threads,
             features={**facts.features, "grid": facts.grid, "built": handle is not None, "source_sha256": facts.source_sha256},
         )
@@ -195,10 +187,8 @@ class NvidiaBackend:
         return compiled.plan
 
     # -- run ------------------------------------------------------------------------------
-    def make_inputs(self, problem: GemmProblem, seed: int) -> dict[str, Any]:
-        if isinstance(problem, FaProblem):
-            return make_fa_inputs(problem, seed, self.device)
-        return make_gemm_inputs(problem, seed, self.device)
+    def make_inputs(self, problem: Any, seed: int) -> dict[str, Any]:
+        return problem.family.make_inputs(problem, seed, self.device)
 
     def _runner(self, runnable: Compiled | VendorCase, inputs: dict[str, Any], timed: bool = False) -> tuple[Any, str | None]:
         """The callable (``timed``: the one that is timed), and the vendor item's exact label (None for a kernel)."""
@@ -206,32 +196,21 @@ class NvidiaBackend:
             library = runnable.library.removeprefix("sdpa_")
             run = sdpa_runner(inputs, runnable.problem, library, write_output=not timed)
             return run, f"torch.nn.functional.scaled_dot_product_attention with only the {library} kernel allowed (sdpa_kernel)"
-        if "Q" in inputs:  # flash attention: the kernel writes O
-            if runnable.handle is None:
-                raise RuntimeError("kernel was lowered but not built (no nvcc)")
-            kernel, Q, K, V, O = runnable.handle, inputs["Q"], inputs["K"], inputs["V"], inputs["O"]
-            return (lambda: kernel(Q, K, V, O)), None
         if isinstance(runnable, VendorCase):
             return vendor_gemm(inputs, runnable.problem)
         if runnable.handle is None:
             raise RuntimeError("kernel was lowered but not built (no nvcc)")
         kernel = runnable.handle
-        A, B, C = inputs["A"], inputs["B"], inputs["C"]
-        return (lambda: kernel(A, B, C)), None
+        args = runnable.case.family.kernel_args(inputs)
+        return (lambda: kernel(*args)), None
 
     def check(self, runnable: Compiled | VendorCase, inputs: dict[str, Any]) -> CheckResult:
-        if "Q" in inputs:
-            inputs["O"].fill_(float("nan"))
-            self._runner(runnable, inputs)[0]()
-            torch.cuda.synchronize(self.device)
-            problem = runnable.problem if isinstance(runnable, VendorCase) else runnable.case.problem
-            return check_fa_output(inputs, problem)
         run, _ = self._runner(runnable, inputs)
-        inputs["C"].fill_(float("nan"))
+        problem = runnable.problem if isinstance(runnable, VendorCase) else runnable.case.problem
+        problem.family.output(inputs).fill_(float("nan"))
         run()
         torch.cuda.synchronize(self.device)
-        problem = runnable.problem if isinstance(runnable, VendorCase) else runnable.case.problem
-        return check_output(inputs, problem)
+        return problem.family.check(inputs, problem)
 
     def timer(self, runnable: Compiled | VendorCase, inputs: dict[str, Any], flush_l2: bool) -> NvidiaTimer:
         run, label = self._runner(runnable, inputs, timed=True)

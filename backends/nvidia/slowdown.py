@@ -1,6 +1,6 @@
 """TEST ONLY: a genuine, sized slowdown of one kernel under its own case id.
 
-Contract: ``TestOnlySlowdown.parse("CASE_ID:FRACTION")`` (the ``--nvidia-test-only-slowdown``
+Contract: ``TestOnlySlowdown.parse("CASE_ID:FRACTION")`` (the ``--tlbench-nvidia-test-only-slowdown``
 option) makes the timed call of that one case run one extra kernel after the real one: an
 in-place ``add_`` over a float32 scratch buffer (a different kernel name from the L2
 flush's fill, so CUPTI counts it as part of the call).  Sizing, once per case at
@@ -50,7 +50,7 @@ class TestOnlySlowdown:
         except ValueError:
             value = -1.0
         if not sep or not case_id or not 0 < value < 1:
-            raise ValueError(f"--nvidia-test-only-slowdown wants CASE_ID:FRACTION with 0 < FRACTION < 1, got {spec!r}")
+            raise ValueError(f"--tlbench-nvidia-test-only-slowdown wants CASE_ID:FRACTION with 0 < FRACTION < 1, got {spec!r}")
         return cls(case_id, value)
 
     def wrap(self, case_id: str, run: Callable[[], None], device: torch.device) -> tuple[Callable[[], None], str | None]:

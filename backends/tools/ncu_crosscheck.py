@@ -29,7 +29,8 @@ _CASE = re.compile(
 
 
 def parse_case(case_id: str):
-    from harness.core.cases import Case, GemmConfig, GemmProblem
+    from harness.core.cases import Case
+    from backends.kernels.gemm import GemmConfig, GemmProblem
 
     m = _CASE.match(case_id)
     if not m:

@@ -34,7 +34,7 @@ Contract
   a best point at the deepest depth tried, Z3 allocating fewer buffers than asked).
 * ``format_stage_report(report)`` renders the report as text lines; ``main(path,
   png_dir=None)`` loads a results file (``harness.results.store``), prints, optionally writes the
-  space-time PNGs (``harness.analysis.schedule_plot``), and returns 0, or 2 after one line on
+  space-time PNGs (the backend's schedule figure, or ``harness.analysis.fit_plot``), and returns 0, or 2 after one line on
   stderr when the input cannot be used.  No global state.
 """
 
@@ -44,16 +44,16 @@ import re
 import sys
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from harness.analysis import timeline_model as models
+from harness.core.backend_traits import TraitsCatalog
 from harness.core.record import EXTRA_KEY, records_of
 from harness.results.table import format_seconds
 from harness.results.store import ResultsError, load_results, testbed_of
 from harness.core.cases import DTYPE_SHORT
 
 TOLERANCE = 0.02  # recommend: smallest num_stages within 2 % of the best
-PRODUCER_PIPES = frozenset({"MTE1", "MTE2"})  # Ascend pipes that load operands for compute
 STAGE_KEYS = ("loop_form", "num_stages")  # config fields that vary inside one tile group
 LEFT_ALIGNED = frozenset({"stages", "path", "buffers", "status"})
 
@@ -136,6 +136,7 @@ class TileGroup:
     latencies: LoopLatencies | None = None  # Ascend
     model_note: str = ""  # why there is no model, when there is none
     verdict: Verdict | None = None
+    scheduled: bool = False  # the plans carry a compiler's schedule model (cycles, a model)
 
     @property
     def key(self) -> str:
@@ -158,8 +159,10 @@ class StageReport:
 # --------------------------------------------------------------------------- build
 
 
-def build_stage_report(bench_json: Mapping[str, Any]) -> StageReport:
-    """See the module docstring."""
+def build_stage_report(bench_json: Mapping[str, Any], traits_of: Callable[[str], Any] | None = None) -> StageReport:
+    """See the module docstring.  ``traits_of``: backend name -> its ``BackendTraits``
+    (default: the installed backends'; unknown names get defaults)."""
+    traits_of = traits_of or TraitsCatalog.from_entry_points().get
     if not isinstance(bench_json, Mapping) or not isinstance(bench_json.get("benchmarks"), list):
         raise StageReportError("not pytest-benchmark output (no 'benchmarks' list); pass the file written by --benchmark-json")
     items = _stage_items(bench_json)
@@ -169,7 +172,7 @@ def build_stage_report(bench_json: Mapping[str, Any]) -> StageReport:
             "no stage-sweep records (tlbench items with a tile config and a loop form); "
             "run suites/test_stages.py with --benchmark-json"
         )
-    groups = [_build_group(bench_json, key, recs) for key, recs in items.items()]
+    groups = [_build_group(bench_json, key, recs, traits_of(key[0])) for key, recs in items.items()]
     groups.sort(key=lambda g: (g.backend, g.kernel, _problem_sort(g.problem), g.tile))
     return StageReport(groups=tuple(groups), ignored=tuple(ignored))
 
@@ -186,12 +189,12 @@ def _stage_items(doc: Mapping[str, Any]) -> dict[Any, list]:
             continue
         tile = tuple(sorted((k, v) for k, v in config.items() if k not in STAGE_KEYS))
         problem = tuple(sorted((rec.get("problem") or {}).items()))
-        key = (rec.get("backend", "?"), rec.get("kernel", "gemm"), rec.get("label"), problem, tile)
+        key = (rec.get("backend", "?"), rec.get("kernel", "?"), rec.get("label"), problem, tile)
         groups.setdefault(key, []).append(rec)
     return groups
 
 
-def _build_group(doc: Mapping[str, Any], key: tuple, recs: list[dict[str, Any]]) -> TileGroup:
+def _build_group(doc: Mapping[str, Any], key: tuple, recs: list[dict[str, Any]], traits: Any) -> TileGroup:
     backend, kernel, label, _, _ = key
     chosen = _one_record_per_variant(recs)
     first = chosen[0]
@@ -202,15 +205,16 @@ def _build_group(doc: Mapping[str, Any], key: tuple, recs: list[dict[str, Any]])
     iterations = _iterations(problem, config, chosen)
     group = TileGroup(
         backend=backend,
-        testbed=testbed_of(dict(doc), backend).describe(),
+        testbed=testbed_of(dict(doc), backend, traits).describe(),
         kernel=kernel + (f" [{label}]" if label else ""),
         problem=_problem_label(problem),
         tile=_tile_label(config),
         iterations=iterations,
         basis=basis,
         rows=tuple(rows),
+        scheduled=any((r.get("plan") or {}).get("schedule_model") for r in chosen),
     )
-    group = _with_model(group, chosen)
+    group = _with_model(group, chosen, traits.load_pipes)
     return replace(group, verdict=_verdict(group, chosen))
 
 
@@ -275,10 +279,10 @@ def _with_speedups(rows: list[StageRow], basis: str) -> list[StageRow]:
 # --------------------------------------------------------------------------- models
 
 
-def _with_model(group: TileGroup, recs: list[dict[str, Any]]) -> TileGroup:
+def _with_model(group: TileGroup, recs: list[dict[str, Any]], load_pipes: frozenset[str]) -> TileGroup:
     loops = {r["config"].get("num_stages"): _k_loop(r.get("plan") or {}) for r in recs if r["config"]["loop_form"] == "auto"}
     if any(loop.get("tasks") for loop in loops.values()):
-        return _with_schedule_prediction(group, loops)
+        return _with_schedule_prediction(group, loops, load_pipes)
     if group.basis == "device":
         return _with_fit(group)
     return replace(group, model_note="no device times and no schedule model in this file: nothing to fit")
@@ -303,11 +307,11 @@ def _with_fit(group: TileGroup) -> TileGroup:
     return replace(group, rows=rows, fit=fit, fit_without_1=without_1)
 
 
-def _with_schedule_prediction(group: TileGroup, loops: dict[Any, dict[str, Any]]) -> TileGroup:
+def _with_schedule_prediction(group: TileGroup, loops: dict[Any, dict[str, Any]], load_pipes: frozenset[str]) -> TileGroup:
     stages = sorted(s for s, loop in loops.items() if s is not None and s >= 1 and loop.get("tasks"))
     source = loops[stages[0]] if stages else next(loop for loop in loops.values() if loop.get("tasks"))
     try:
-        lat = loop_latencies(source)
+        lat = loop_latencies(source, load_pipes)
     except ValueError as exc:
         return replace(group, model_note=f"no model prediction: {exc}")
     iterations = int(source.get("trip_count") or group.iterations or 0)
@@ -326,11 +330,11 @@ def _with_schedule_prediction(group: TileGroup, loops: dict[Any, dict[str, Any]]
     return replace(group, rows=tuple(rows), prediction=pred, latencies=lat, iterations=iterations)
 
 
-def loop_latencies(loop: Mapping[str, Any]) -> LoopLatencies:
+def loop_latencies(loop: Mapping[str, Any], load_pipes: frozenset[str]) -> LoopLatencies:
     """Latency / compute / copy-pipe occupancy per K step from a scheduled Ascend loop's
     ``EstimateLatency`` tasks (``plan.schedule_model.loops[i]``), in model cycles.
 
-    Producers are the ``copy`` tasks on a load pipe (``PRODUCER_PIPES``); every other task
+    Producers are the ``copy`` tasks on a load pipe (the backend's ``load_pipes``); every other task
     is compute.  On one pipe copies serialize: the last one's data lands ``sum(ii) +
     min(latency - ii)`` after the first issue; different pipes are taken to run in parallel.
     """
@@ -338,11 +342,11 @@ def loop_latencies(loop: Mapping[str, Any]) -> LoopLatencies:
     for task in loop.get("tasks") or ():
         pipe = "+".join(task.get("pipes") or ["?"])
         entry = (str(task.get("kind", "?")), pipe, float(task["latency"]), float(task.get("ii") or task["latency"]))
-        is_load = entry[0].startswith("copy") and set(task.get("pipes") or ()) <= PRODUCER_PIPES
+        is_load = entry[0].startswith("copy") and set(task.get("pipes") or ()) <= load_pipes
         (copies if is_load else computes).append(entry)
     if not copies or not computes:
         raise ValueError(
-            f"K loop {loop.get('loop_var', '?')} needs both operand copies (on {sorted(PRODUCER_PIPES)}) and "
+            f"K loop {loop.get('loop_var', '?')} needs both operand copies (on {sorted(load_pipes)}) and "
             f"compute tasks; got copies {[c[0] for c in copies]}, compute {[c[0] for c in computes]}"
         )
     by_pipe: dict[str, list] = {}
@@ -380,7 +384,7 @@ def _verdict(group: TileGroup, recs: list[dict[str, Any]]) -> Verdict:
     recommended = models.recommend_num_stages(times, TOLERANCE)
     best = min(times, key=lambda s: (times[s], s))
     why = _why(group, times, recommended, best, min_depth)
-    notes = [*_hopper_stage_1_notes(group), *_model_notes(group, recommended, min_depth),
+    notes = [*_stage_1_path_switch_notes(group), *_model_notes(group, recommended, min_depth),
              *_depth_notes(group, times, recommended, best, budget)]
     return Verdict(recommended, best, min_depth, model_rec, budget, why, tuple(n for n in notes if n))
 
@@ -421,7 +425,7 @@ def _why(group: TileGroup, times: dict[int, float], rec: int, best: int, min_dep
     return head + tail + "."
 
 
-def _hopper_stage_1_notes(group: TileGroup) -> list[str]:
+def _stage_1_path_switch_notes(group: TileGroup) -> list[str]:
     r0, r1 = group.row(0), group.row(1)
     if group.basis != "device" or not (r0 and r1 and r0.measured_s and r1.measured_s):
         return []
@@ -475,7 +479,7 @@ def _depth_notes(group: TileGroup, times: dict[int, float], rec: int, best: int,
         else:
             room = f"; the on-chip budget allows up to num_stages={budget}" if budget else ""
             notes.append(f"the best is the deepest num_stages tried ({deepest}): a deeper pipeline may gain more{room}")
-    capped = [r for r in group.rows if group.backend == "ascend" and r.loop_form == "auto" and r.num_stages
+    capped = [r for r in group.rows if group.scheduled and r.loop_form == "auto" and r.num_stages
               and 0 < _max_versions(r.versions) < r.num_stages]
     if capped:
         r = capped[0]
@@ -537,7 +541,7 @@ def _path_label(plan: Mapping[str, Any]) -> str:
     kind = pipe.get("kind")
     if kind is None:
         return "-"
-    if plan.get("backend") == "ascend" or kind == "z3-modulo":
+    if kind == "z3-modulo":
         return "Z3 modulo schedule" + (" + offset" if pipe.get("enable_offset") else "")
     features = plan.get("features") or {}
     copy = "TMA" if features.get("tma") else "cp.async" if features.get("cp_async") else "plain loads"
@@ -640,7 +644,7 @@ def _columns(group: TileGroup) -> list[tuple[str, Any]]:
     cols.append(("buffers", lambda r: r.versions))
     if any(r.measured_s for r in group.rows):
         cols.append(("median", lambda r: format_seconds(r.measured_s) if r.measured_s else "-"))
-    if group.backend == "ascend" or any(r.ii_cycles for r in group.rows):
+    if group.scheduled or any(r.ii_cycles for r in group.rows):
         cols += [("II (Z3)", lambda r: _cyc(r.ii_cycles)), ("II model", lambda r: _cyc(r.predicted_ii)),
                  ("K loop (Z3)", lambda r: _cyc(r.loop_cycles)), ("K loop model", lambda r: _cyc(r.predicted)),
                  ("err", lambda r: _pct(r.relative_error)), ("cyc/core (Z3)", lambda r: _cyc(r.modeled_cycles))]
@@ -697,10 +701,13 @@ def main(path: str | Path, png_dir: str | Path | None = None) -> int:
     return 0
 
 
-def write_pngs(report: StageReport, records: Iterable[Mapping[str, Any]], png_dir: str | Path) -> list[Path]:
-    """One space-time PNG per group: the Z3 schedule (Ascend) or the fitted model (NVIDIA)."""
-    from harness.analysis import schedule_plot
+def write_pngs(report: StageReport, records: Iterable[Mapping[str, Any]], png_dir: str | Path,
+               traits_of: Callable[[str], Any] | None = None) -> list[Path]:
+    """One space-time PNG per group: the backend's schedule figure where its plans carry a
+    schedule model (``BackendTraits.schedule_figure``), else the model fitted to device times."""
+    from harness.analysis import fit_plot
 
+    traits_of = traits_of or TraitsCatalog.from_entry_points().get
     by_case = {(r.get("backend"), r.get("case_id")): r for r in records}
     written = []
     for group in report.groups:
@@ -709,9 +716,11 @@ def write_pngs(report: StageReport, records: Iterable[Mapping[str, Any]], png_di
         if group.latencies is not None:
             recs = [by_case[(group.backend, r.case_id)] for r in group.rows
                     if r.loop_form == "auto" and (r.num_stages or 0) >= 1 and (group.backend, r.case_id) in by_case]
-            written.append(schedule_plot.write_schedule_png(recs, out, title=title))
+            figure = traits_of(group.backend).schedule_figure(recs, out, title)
+            if figure is not None:
+                written.append(figure)
         elif group.fit is not None:
-            written.append(schedule_plot.write_fit_png(group.fit, out, title=title))
+            written.append(fit_plot.write_fit_png(group.fit, out, title=title))
     return written
 
 

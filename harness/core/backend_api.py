@@ -1,14 +1,19 @@
-"""The contract between the harness and a backend (NVIDIA, Ascend, or a test's fake).
+"""The contract between the harness and a backend (the accelerators' backends, or a test's fake).
 
-Contract: a backend is any object with the methods of ``Backend`` below.  The harness only
-ever calls these; it never imports a backend module.  Backends are found through the
-``tlbench.backends`` entry-point group (a factory taking ``BackendOptions``) and through the
+Contract: a backend is any object with the members of ``Backend`` below.  The harness only
+ever calls these; it never imports a backend module and never branches on a backend's name:
+what differs between backends (on-chip scopes and capacities, rejection rules, plan
+summary, machine-info keys, worker pinning, colour and figures) is asked of the backend,
+here or through its ``traits`` (harness/core/backend_traits.py).  The kernel itself comes
+from the case's family (``case.problem.family.build(problem, config, backend.dialect)``).
+Backends are found through the ``tlbench.backends`` entry-point group (a factory taking ``BackendOptions``) and through the
 ``pytest_tlbench_register_backends`` hook (used by tests to add a fake backend).
 
 Errors a backend raises where it understands them:
 - ``CompileError``: the compiler rejected the kernel; ``str()`` is the compiler's own words.
 - ``WrongResult`` is not raised: ``check`` returns a ``CheckResult`` with ``ok=False``.
-Availability is answered with ``None`` (yes) or a reason string that names what is missing.
+``compile_blocker()`` / ``device_blocker()`` answer "what stops compiling / timing here?":
+``None`` when nothing does, else a sentence naming what is missing.
 
 Optional methods (looked up with ``getattr``; a backend without them still works):
 - ``device_profile(info) -> DeviceProfile | None``: the peak FLOP/s per dtype and memory
@@ -25,9 +30,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Protocol, runtime_checkable
 
-from harness.core.budget import BudgetVerdict
+from harness.core.backend_traits import BackendTraits
+from harness.core.budget import BudgetVerdict, Scope
 from harness.core.space import Rejection
-from harness.core.cases import Case, CheckResult, GemmProblem, Plan, VendorCase
+from harness.core.cases import Case, CheckResult, Plan, VendorCase
 
 
 class CompileError(RuntimeError):
@@ -36,7 +42,7 @@ class CompileError(RuntimeError):
 
 @dataclass(frozen=True)
 class BackendOptions:
-    """Command-line choices a backend may read (``--nvidia-arch`` ...)."""
+    """Command-line choices a backend may read (``--tlbench-nvidia-arch`` ...)."""
 
     values: Mapping[str, Any] = field(default_factory=dict)
 
@@ -62,21 +68,27 @@ class Compiled:
 @runtime_checkable
 class Backend(Protocol):
     name: str
+    dialect: str  # which body a kernel family builds for this backend ("cuda", "ascend", ...)
+    traits: BackendTraits
 
-    def available(self) -> str | None:
-        """None when this machine can compile for the backend, else what is missing."""
+    def compile_blocker(self) -> str | None:
+        """What stops this machine compiling for the backend (None: nothing)."""
 
-    def device_unavailable(self) -> str | None:
-        """None when kernels can be run and timed here, else what is missing."""
+    def device_blocker(self) -> str | None:
+        """What stops kernels being run and timed here (None: nothing)."""
 
     def device_info(self) -> dict[str, Any]:
         """Accelerator, driver, toolkit and library versions (or what is missing)."""
 
+    def scopes(self) -> tuple[Scope, ...]:
+        """The on-chip memory scopes, their capacities and the buffer roles each holds."""
+
     def budget(self, case: Case) -> BudgetVerdict:
-        """On-chip footprint of the case against this backend's capacities."""
+        """On-chip footprint of the case (its family's rule) against ``scopes()``."""
 
     def rejection(self, case: Case) -> Rejection | None:
-        """Why the case cannot work here (divisibility, warp partition, budget), before compiling."""
+        """Why the case cannot work here, before compiling: the family's validation, this
+        backend's own rules (e.g. a warp partition), the budget (``harness.core.space.reject``)."""
 
     def kernel_source(self, case: Case) -> str:
         """The generated kernel source (lowering only): used to find swept keys that change nothing."""
@@ -87,7 +99,7 @@ class Backend(Protocol):
     def inspect(self, compiled: Compiled) -> Plan:
         """The pipeline plan the compiler chose."""
 
-    def make_inputs(self, problem: GemmProblem, seed: int) -> Any:
+    def make_inputs(self, problem: Any, seed: int) -> Any:
         """Fresh random device inputs (never zeros) for the problem."""
 
     def check(self, runnable: Compiled | VendorCase, inputs: Any) -> CheckResult:

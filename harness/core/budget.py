@@ -1,47 +1,50 @@
-"""On-chip footprint of a GEMM config per memory scope, checked before anything compiles.
+"""On-chip footprint of a case per memory scope, checked before anything compiles.
 
-Contract: ``footprint(problem, config, memory)`` returns one ``ScopeUse`` per scope of the
-memory model; ``check(...)`` turns it into a ``BudgetVerdict`` whose ``reason`` names the
-scope, the bytes needed and the capacity, e.g.
+Contract: a backend describes its on-chip memory as ``Scope``s (name, capacity, whether the
+requested pipeline depth or one version must fit, and named capacity variants such as UB
+with SIMT code resident); a kernel family knows which buffers its body allocates in which
+scope for a backend's dialect and turns a (problem, config) into one ``ScopeUse`` per scope
+it uses (``KernelFamily.footprint``).  ``check(case, scopes, dialect)`` joins the two into a
+``BudgetVerdict`` whose ``reason`` names the scope, the bytes needed and the capacity, e.g.
 ``shared.dyn needs 262144 B, limit 232448 B``.  A config over budget is skipped with that
-reason instead of being compiled.  Capacities are the ones tilelang 0.1.15 uses (see
-shared/notes/tilelang-0.1.15.md); nothing here imports a backend.
+reason instead of being compiled.  Nothing here knows a backend or a family.
 
-Why this exists on top of the compiler: on NVIDIA, shared memory over the limit is caught by
-neither lowering, nvcc nor ptxas (only the launch fails), and on Ascend an L0C accumulator
-over 256 KiB lowers without error; the Z3 scheduler only checks scopes holding a
-multi-buffer candidate.
+Why this exists on top of the compiler: shared memory over the limit can pass lowering
+and the native compiler and only fail at launch, and an accumulator over its scope can
+lower without error (the backends' limits modules say where, with the measurements).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from harness.core.cases import DTYPE_BYTES, GemmConfig, GemmProblem
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
 
 KiB = 1024
 
-# Maximum dynamic shared memory per block (opt-in), by CUDA arch.
-NVIDIA_SMEM_PER_BLOCK = {
-    "sm_80": 163 * KiB,
-    "sm_86": 99 * KiB,
-    "sm_89": 99 * KiB,
-    "sm_90": 227 * KiB,
-    "sm_90a": 227 * KiB,
-    "sm_100": 227 * KiB,
-    "sm_100a": 227 * KiB,
-    "sm_120": 99 * KiB,
-}
+NEEDED = "needed"  # the requested pipeline depth must fit
+MINIMUM = "minimum"  # one version of every buffer must fit (the scheduler may pick fewer)
 
-# Capacities tilelang's Ascend scheduler uses (Ascend 950, dav-3510).
-ASCEND_CAPACITY = {
-    "shared.l1": 512 * KiB,
-    "shared.l0a": 64 * KiB,
-    "shared.l0b": 64 * KiB,
-    "shared.l0c": 256 * KiB,
-    "shared.ub": 248 * KiB,
-}
-ASCEND_UB_WITH_SIMT = 216 * KiB
+
+@dataclass(frozen=True)
+class Scope:
+    """One on-chip memory of a backend.  ``variants`` are other capacities of the same
+    memory under a named condition (``simt``: UB with SIMT vector code resident)."""
+
+    name: str
+    capacity: int
+    enforced_on: str = NEEDED
+    variants: Mapping[str, int] = field(default_factory=dict)
+
+    def use(self, needed: int, minimum: int, variant: str | None = None) -> "ScopeUse":
+        capacity = self.variants.get(variant, self.capacity) if variant else self.capacity
+        return ScopeUse(self.name, needed, minimum, capacity, self.enforced_on)
+
+
+def scope_named(scopes: Sequence[Scope], name: str) -> Scope:
+    for scope in scopes:
+        if scope.name == name:
+            return scope
+    raise ValueError(f"the backend declares no on-chip scope {name!r}; it has: {', '.join(s.name for s in scopes) or 'none'}")
 
 
 @dataclass(frozen=True)
@@ -84,57 +87,6 @@ class BudgetVerdict:
         }
 
 
-def _operand_tile_bytes(problem: GemmProblem, config: GemmConfig) -> int:
-    elem = DTYPE_BYTES[problem.dtype]
-    return (config.block_M + config.block_N) * config.block_K * elem
-
-
-def nvidia_footprint(problem: GemmProblem, config: GemmConfig, arch: str, capacity: int | None = None) -> tuple[ScopeUse, ...]:
-    """Shared memory: A and B tiles, one copy per pipeline version (``use - def + 1``).
-
-    A staged output tile lives after the K loop: with one tile per block, tilelang's
-    shared-memory merging reuses the operand buffers for it, so the block needs the larger
-    of the two; in a persistent kernel the next tile's K loop follows, both are live and
-    the block needs their sum (both measured, see tests/test_budget.py).
-    """
-    if arch not in NVIDIA_SMEM_PER_BLOCK:
-        raise ValueError(f"unknown CUDA arch {arch!r}; known: {', '.join(sorted(NVIDIA_SMEM_PER_BLOCK))}")
-    per_version = _operand_tile_bytes(problem, config)
-    staging = config.block_M * config.block_N * DTYPE_BYTES[problem.output_dtype] if config.stage_output else 0
-    combine = (lambda a, b: a + b) if config.num_cores is not None else max
-    return (
-        ScopeUse(
-            scope="shared.dyn",
-            needed=combine(per_version * config.pipeline_depth, staging),
-            minimum=combine(per_version, staging),
-            capacity=capacity if capacity is not None else NVIDIA_SMEM_PER_BLOCK[arch],
-            enforced_on="needed",
-        ),
-    )
-
-
-def ascend_footprint(problem: GemmProblem, config: GemmConfig) -> tuple[ScopeUse, ...]:
-    """L1 operand tiles (Z3 may pick fewer versions than asked, so one version must fit),
-    the L0C accumulator (no versions; tilelang does not check it), and for a fused
-    epilogue the UB half-tile each of the two vector cores receives."""
-    l1_per_version = _operand_tile_bytes(problem, config)
-    l0c = config.block_M * config.block_N * DTYPE_BYTES[problem.accum_dtype]
-    uses = [
-        ScopeUse("shared.l1", l1_per_version * config.pipeline_depth, l1_per_version, ASCEND_CAPACITY["shared.l1"], "minimum"),
-        ScopeUse("shared.l0c", l0c, l0c, ASCEND_CAPACITY["shared.l0c"], "minimum"),
-    ]
-    if problem.epilogue is not None:
-        ub = (config.block_M // 2) * config.block_N * DTYPE_BYTES[problem.accum_dtype]
-        uses.append(ScopeUse("shared.ub", ub, ub, ASCEND_UB_WITH_SIMT, "minimum"))
-    return tuple(uses)
-
-
-def check(
-    problem: GemmProblem, config: GemmConfig, backend: str, arch: str | None = None, capacity: int | None = None
-) -> BudgetVerdict:
-    """``capacity`` overrides the shared-memory limit (NVIDIA), e.g. a conservative 228 KiB."""
-    if backend == "nvidia":
-        return BudgetVerdict(nvidia_footprint(problem, config, arch or "sm_90a", capacity))
-    if backend == "ascend":
-        return BudgetVerdict(ascend_footprint(problem, config))
-    return BudgetVerdict(())
+def check(case: Any, scopes: Sequence[Scope], dialect: str) -> BudgetVerdict:
+    """The case's footprint (its family's body for ``dialect``) against ``scopes`` (its backend's memory)."""
+    return BudgetVerdict(case.problem.family.footprint(case.problem, case.config, dialect, scopes))

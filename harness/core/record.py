@@ -43,9 +43,10 @@ class BenchItem:
 def _throughput(case: Case | VendorCase, median_s: float) -> dict[str, float]:
     if median_s <= 0:
         return {}
+    family = case.problem.family
     return {
-        "tflops": case.problem.flops / median_s / 1e12,
-        "gbps_compulsory": case.problem.bytes_moved / median_s / 1e9,
+        "tflops": family.flops(case.problem) / median_s / 1e12,
+        "gbps_compulsory": family.bytes_moved(case.problem) / median_s / 1e9,
     }
 
 

@@ -1,35 +1,27 @@
-"""Which backends exist, by name, and how ``--backend`` selects among them.
+"""Which backends exist, by name, and how ``--tlbench-backend`` selects among them.
 
 Contract: ``BackendRegistry`` maps names to factories.  ``from_entry_points()`` reads the
-``tlbench.backends`` entry-point group without importing anything; a factory is imported
-and called only when a backend is first used (``get``), so ``pytest tests`` never pays for
-tilelang.  ``select(choice)`` turns ``--backend`` into names: a registered name, a
-comma-separated list of them, or ``auto`` (every registered backend that can compile on
-this machine).  An unknown name raises ``UnknownBackend`` listing the valid choices.
+``tlbench.backends`` entry-point group (or, in a source tree never pip-installed, its
+pyproject.toml) without importing anything; a factory is imported and called only when a
+backend is first used (``get``), so ``pytest tests`` never pays for tilelang.
+``traits(name)`` gives a backend's traits without loading the backend (the
+``tlbench.traits`` group; a registered factory's own ``traits`` attribute; else defaults).
+``select(choice)`` turns the option into names: a registered name, a comma-separated list
+of them, or ``auto`` (every registered backend that can compile on this machine).  An
+unknown name raises ``UnknownBackend`` listing the valid choices.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from importlib import import_module
-from importlib.metadata import entry_points
 from typing import Callable
 
 from harness.core.backend_api import Backend, BackendFactory, BackendOptions
+from harness.core.backend_traits import BackendTraits, DefaultTraits, TraitsCatalog
+from harness.core.entry_points import load_group
 
 AUTO = "auto"
 ENTRY_POINT_GROUP = "tlbench.backends"
-# Used only when tlbench runs from a source tree that was never pip-installed (no entry
-# points), e.g. a GPU host given the checkout on PYTHONPATH.  Same names as pyproject.toml.
-SOURCE_TREE_BACKENDS = {"nvidia": "backends.nvidia:NvidiaBackend", "ascend": "backends.ascend:AscendBackend"}
-
-
-def _load_by_path(path: str) -> Callable[[], BackendFactory]:
-    def load():
-        module, _, attr = path.partition(":")
-        return getattr(import_module(module), attr)
-
-    return load
 
 
 class UnknownBackend(ValueError):
@@ -40,21 +32,25 @@ class UnknownBackend(ValueError):
 class BackendRegistry:
     factories: dict[str, Callable[[], BackendFactory]] = field(default_factory=dict)
     options: BackendOptions = field(default_factory=BackendOptions)
+    catalog: TraitsCatalog = field(default_factory=TraitsCatalog)
     _instances: dict[str, Backend] = field(default_factory=dict)
     _load_errors: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def from_entry_points(cls, options: BackendOptions | None = None) -> "BackendRegistry":
-        registry = cls(options=options or BackendOptions())
-        for ep in entry_points(group=ENTRY_POINT_GROUP):
-            registry.factories[ep.name] = ep.load
-        if not registry.factories:
-            registry.factories = {name: _load_by_path(path) for name, path in SOURCE_TREE_BACKENDS.items()}
-        return registry
+        return cls(factories=load_group(ENTRY_POINT_GROUP), options=options or BackendOptions(),
+                   catalog=TraitsCatalog.from_entry_points())
 
     def register(self, name: str, factory: BackendFactory) -> None:
-        """Add a backend factory directly (tests register their fake backend this way)."""
+        """Add a backend factory directly (tests register their fake backend this way); its
+        ``traits`` attribute, when it has one, are the backend's traits."""
         self.factories[name] = lambda: factory
+        traits = getattr(factory, "traits", None)
+        self.catalog.register(traits if traits is not None else DefaultTraits(name))
+
+    def traits(self, name: str) -> BackendTraits:
+        """What the harness shows and sets up for ``name``, without loading the backend."""
+        return self.catalog.get(name)
 
     @property
     def names(self) -> list[str]:
@@ -69,7 +65,7 @@ class BackendRegistry:
         unknown = [c for c in wanted if c not in self.valid_choices()]
         if unknown or not wanted:
             raise UnknownBackend(
-                f"--backend={choice}: unknown backend {', '.join(unknown) or '(empty)'}; "
+                f"--tlbench-backend={choice}: unknown backend {', '.join(unknown) or '(empty)'}; "
                 f"valid choices: {', '.join(self.valid_choices())}"
             )
         return wanted
@@ -77,7 +73,7 @@ class BackendRegistry:
     def select(self, choice: str) -> list[str]:
         wanted = self.validate(choice)
         if AUTO in wanted:
-            return [n for n in self.names if self.unavailable(n) is None]
+            return [n for n in self.names if self.compile_blocker(n) is None]
         return wanted
 
     def get(self, name: str) -> Backend:
@@ -86,12 +82,12 @@ class BackendRegistry:
             self._instances[name] = factory(self.options)
         return self._instances[name]
 
-    def unavailable(self, name: str) -> str | None:
-        """None when ``name`` can compile here, else why not (import failures included)."""
+    def compile_blocker(self, name: str) -> str | None:
+        """What stops ``name`` compiling here (None: nothing), import failures included."""
         if name in self._load_errors:
             return self._load_errors[name]
         try:
-            return self.get(name).available()
+            return self.get(name).compile_blocker()
         except Exception as exc:  # a backend whose own imports fail is unavailable, not a crash
             self._load_errors[name] = f"backend {name!r} failed to load: {type(exc).__name__}: {exc}"
             return self._load_errors[name]

@@ -1,111 +1,50 @@
-"""Search spaces: axes -> configs, pruning with reasons, and the seed's bad-space diagnostics.
+"""Search spaces: pruning with reasons, and the seed's bad-space diagnostics.
 
-Contract: ``Axes(...).configs()`` expands the product of the swept keys in a stable order.
-``prune(problem, configs, backend, arch)`` splits them into legal ones and ``Rejection``s,
-each with a kind (``divisibility``, ``warp-partition``, ``budget``) and a sentence; nothing
-is compiled.  ``diagnose`` summarizes a space before it compiles: how many requested, how
-many legal, rejections by kind, and the verdict for the seed's bad spaces (section 5.3):
-``all infeasible`` and ``degenerate (one legal config)``.  The third bad space, a swept key
-that does not change the kernel, needs the compiler: ``inert_keys`` takes a function that
-returns a kernel's generated source and reports keys whose values all lower to identical
-code (``probe_pairs`` picks the pairs to lower).
+Contract: ``reject(case, scopes, dialect, rules)`` is the one pre-compile rejection every
+backend uses: the family's own validation for that dialect (kind ``divisibility``), then
+the backend's rules in order (e.g. NVIDIA's ``warp-partition``), then the on-chip budget against the backend's
+scopes (``budget``); the first that objects is returned as a ``Rejection`` with a
+sentence.  Nothing is compiled.  ``diagnose`` summarizes a space before it compiles: how
+many requested, how many legal, rejections by kind, and the verdict for the seed's bad
+spaces (section 5.3): ``all infeasible`` and ``degenerate (one legal config)``.  The third
+bad space, a swept key that does not change the kernel, needs the compiler:
+``inert_keys`` takes a function that returns a kernel's generated source and reports keys
+whose values all lower to identical code (``probe_pairs`` picks the pairs to lower).
+A family's search axes (``Axes`` of GEMM) live with the family.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields, replace
-from itertools import product
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Sequence
 
 from harness.core import budget
-from harness.core.cases import GemmConfig, GemmProblem
 
 # Every kind of pre-compile rejection; a suite's ``skip_on`` chooses which of them skip.
 REJECTION_KINDS = ("divisibility", "warp-partition", "budget")
 
-SWEPT_KEYS = ("block_M", "block_N", "block_K", "threads", "num_stages", "group_m", "stage_output", "enable_offset", "num_cores")
-
-
-@dataclass(frozen=True)
-class Axes:
-    block_M: Sequence[int]
-    block_N: Sequence[int]
-    block_K: Sequence[int]
-    num_stages: Sequence[int]
-    threads: Sequence[int] = (128,)
-    group_m: Sequence[int | None] = (None,)
-    stage_output: Sequence[bool] = (False,)
-    enable_offset: Sequence[bool] = (False,)
-    num_cores: Sequence[int | None] = (None,)
-
-    def swept(self) -> list[str]:
-        return [k for k in SWEPT_KEYS if len(getattr(self, k)) > 1]
-
-    def configs(self) -> list[GemmConfig]:
-        values = [getattr(self, k) for k in SWEPT_KEYS]
-        return [GemmConfig(loop_form="auto", **dict(zip(SWEPT_KEYS, combo))) for combo in product(*values)]
+Rule = tuple[str, Callable[[Any], "str | None"]]  # (kind, case -> reason or None)
 
 
 @dataclass(frozen=True)
 class Rejection:
-    config: GemmConfig
+    config: Any
     kind: str
     reason: str
 
 
-def _divisibility(problem: GemmProblem, config: GemmConfig) -> str | None:
-    for dim, block in (("M", config.block_M), ("N", config.block_N), ("K", config.block_K)):
-        if getattr(problem, dim) % block:
-            return f"{dim}={getattr(problem, dim)} is not a multiple of block_{dim}={block}"
-    if config.group_m is not None and (problem.M // config.block_M) % config.group_m:
-        return f"group_m={config.group_m} does not divide the {problem.M // config.block_M} tile rows"
-    return None
-
-
-def _warp_partition(config: GemmConfig, arch: str) -> str | None:
-    """tilelang's T.gemm warp partition: each warp owns a multiple of 16 rows and 8 columns;
-    on Hopper (warp-group MMA) the warps along M come in groups of 4."""
-    if config.threads % 32:
-        return f"threads={config.threads} is not a whole number of warps"
-    warps = config.threads // 32
-    group = 4 if arch.startswith("sm_90") else 1
-    for m_warps in range(group, warps + 1, group):
-        if warps % m_warps:
-            continue
-        n_warps = warps // m_warps
-        if config.block_M % (16 * m_warps) == 0 and config.block_N % (8 * n_warps) == 0:
-            return None
-    return f"no valid warp partition of {config.block_M}x{config.block_N} over {warps} warps"
-
-
-def rejection(
-    problem: GemmProblem, config: GemmConfig, backend: str, arch: str | None = None, smem_capacity: int | None = None
-) -> Rejection | None:
-    reason = _divisibility(problem, config)
+def reject(case: Any, scopes: Sequence[budget.Scope], dialect: str, rules: Sequence[Rule] = ()) -> Rejection | None:
+    reason = case.problem.family.validate(case.problem, case.config, dialect)
     if reason:
-        return Rejection(config, "divisibility", reason)
-    if backend == "nvidia":
-        reason = _warp_partition(config, arch or "sm_90a")
+        return Rejection(case.config, "divisibility", reason)
+    for kind, rule in rules:
+        reason = rule(case)
         if reason:
-            return Rejection(config, "warp-partition", reason)
-    verdict = budget.check(problem, config, backend, arch, smem_capacity)
+            return Rejection(case.config, kind, reason)
+    verdict = budget.check(case, scopes, dialect)
     if not verdict.fits:
-        return Rejection(config, "budget", verdict.reason)
+        return Rejection(case.config, "budget", verdict.reason)
     return None
-
-
-def prune(
-    problem: GemmProblem,
-    configs: Iterable[GemmConfig],
-    backend: str,
-    arch: str | None = None,
-    smem_capacity: int | None = None,
-) -> tuple[list[GemmConfig], list[Rejection]]:
-    legal, rejected = [], []
-    for config in configs:
-        r = rejection(problem, config, backend, arch, smem_capacity)
-        (rejected.append(r) if r else legal.append(config))
-    return legal, rejected
 
 
 @dataclass
@@ -133,21 +72,20 @@ class SpaceDiagnostics:
         return line
 
 
+def prune(configs: Sequence[Any], reject_config: Callable[[Any], Rejection | None]) -> tuple[list[Any], list[Rejection]]:
+    """Split configs into legal ones and ``Rejection``s by ``reject_config``."""
+    legal, rejected = [], []
+    for config in configs:
+        r = reject_config(config)
+        (rejected.append(r) if r else legal.append(config))
+    return legal, rejected
+
+
 def diagnose(
-    problem: GemmProblem,
-    configs: Sequence[GemmConfig],
-    backend: str,
-    arch: str | None = None,
-    smem_capacity: int | None = None,
-    reject: Callable[[GemmConfig], Rejection | None] | None = None,
+    problem: Any, configs: Sequence[Any], backend: str, reject: Callable[[Any], Rejection | None]
 ) -> SpaceDiagnostics:
-    """``reject`` (a backend's own ``rejection``) replaces the built-in rules when given."""
-    if reject is None:
-        legal, rejected = prune(problem, configs, backend, arch, smem_capacity)
-    else:
-        verdicts = [(c, reject(c)) for c in configs]
-        legal = [c for c, r in verdicts if r is None]
-        rejected = [r for _, r in verdicts if r is not None]
+    """``reject`` is the backend's own rejection of one config of ``problem``."""
+    legal, rejected = prune(configs, reject)
     by_kind: dict[str, int] = {}
     examples: dict[str, str] = {}
     for r in rejected:
@@ -164,14 +102,14 @@ def diagnose(
     return SpaceDiagnostics(backend, problem.problem_id, len(configs), len(legal), by_kind, examples, verdict)
 
 
-def probe_pairs(configs: Sequence[GemmConfig]) -> dict[str, list[tuple[GemmConfig, GemmConfig]]]:
+def probe_pairs(configs: Sequence[Any]) -> dict[str, list[tuple[Any, Any]]]:
     """For each key with several values, pairs of configs that differ only in that key:
     the first config against one config for each other value of the key."""
-    pairs: dict[str, list[tuple[GemmConfig, GemmConfig]]] = {}
+    pairs: dict[str, list[tuple[Any, Any]]] = {}
     if not configs:
         return pairs
     present = set(configs)
-    for key in (f.name for f in fields(GemmConfig)):
+    for key in (f.name for f in fields(next(iter(configs)))):
         values = []
         for c in configs:
             v = getattr(c, key)
@@ -195,11 +133,11 @@ def probe_pairs(configs: Sequence[GemmConfig]) -> dict[str, list[tuple[GemmConfi
     return pairs
 
 
-def inert_keys(configs: Sequence[GemmConfig], kernel_source: Callable[[GemmConfig], str]) -> list[str]:
+def inert_keys(configs: Sequence[Any], kernel_source: Callable[[Any], str]) -> list[str]:
     """Keys for which every probed pair lowers to identical generated code."""
-    cache: dict[GemmConfig, str] = {}
+    cache: dict[Any, str] = {}
 
-    def source(config: GemmConfig) -> str:
+    def source(config: Any) -> str:
         if config not in cache:
             cache[config] = kernel_source(config)
         return cache[config]

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from harness.core.backend_api import Backend, CompileError, DeviceTimer
-from harness.core.cases import CheckResult, GemmProblem, Plan, VendorCase
+from harness.core.cases import CheckResult, Plan, VendorCase
 from harness.core.record import BenchItem
 from harness.measure.outcome import Outcome, RunContext, failed, gate, skipped
 
@@ -68,7 +68,7 @@ class InProcessSession:
     def __init__(self, backend: Backend, ctx: RunContext) -> None:
         self.backend, self.ctx = backend, ctx
         self._timers: dict[str, DeviceTimer] = {}
-        self._inputs: dict[GemmProblem, Any] = {}
+        self._inputs: dict[Any, Any] = {}
 
     def prepare(self, item: BenchItem) -> Prepared | Outcome:
         gated = gate(item, self.backend)

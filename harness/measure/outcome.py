@@ -45,7 +45,7 @@ def failed(stage: str, reason: str, plan: Plan | None = None) -> Outcome:
 
 
 def gate(item: BenchItem, backend: Backend) -> Outcome | None:
-    reason = backend.available()
+    reason = backend.compile_blocker()
     if reason:
         return skipped(f"{item.backend} cannot compile here: {reason}")
     if isinstance(item.case, Case):
@@ -54,7 +54,7 @@ def gate(item: BenchItem, backend: Backend) -> Outcome | None:
             prefix = "over the on-chip budget" if rejected.kind == "budget" else f"pruned ({rejected.kind})"
             return skipped(f"{prefix}: {rejected.reason}")
     if item.kind == "device":
-        reason = backend.device_unavailable()
+        reason = backend.device_blocker()
         if reason:
             return skipped(f"{item.backend} device timing unavailable: {reason}")
     return None

@@ -2,8 +2,9 @@
 
 Contract (active only under ``pytest -n N``):
 - each worker is pinned to one device before any backend starts: worker ``gwK`` gets
-  ``devices[K % len(devices)]`` through ``CUDA_VISIBLE_DEVICES`` / ``ASCEND_RT_VISIBLE_DEVICES``
-  (``--tlbench-gpus`` lists the ids; default: every GPU ``nvidia-smi -L`` shows);
+  ``devices[K % len(devices)]`` through every backend's own pinning environment
+  (``BackendTraits.device_env``; ``--tlbench-devices`` lists the ids; default: the devices
+  the first backend that sees any lists, ``BackendTraits.device_ids``);
 - pytest-benchmark turns itself off under xdist (and refuses ``--benchmark-only`` then); in
   the workers it is kept on, so every item is measured and its stats are real, and in the
   controller ``--benchmark-only`` is honoured by the workers instead;
@@ -18,8 +19,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
-import subprocess
-from typing import Any
+from typing import Any, Sequence
 
 from harness.pytest_plugin.bench_adapter import result_json_path, write_json
 from harness.results.journal import atomic_write_text
@@ -30,8 +30,9 @@ KEY_OUTCOME = "tlbench_outcome"
 KEY_MACHINE = "tlbench_machine"
 
 
-def worker_index() -> int | None:
-    name = os.environ.get(WORKER_ENV)
+def worker_index(name: str | None = None) -> int | None:
+    """``gwK`` -> K, from ``name`` or the worker marker in the environment; None outside xdist."""
+    name = name if name is not None else os.environ.get(WORKER_ENV)
     if not name or not name.startswith("gw"):
         return None
     return int(name[2:])
@@ -41,29 +42,30 @@ def is_controller(config) -> bool:
     return worker_index() is None and config.getoption("dist", "no") not in ("no", None)
 
 
-def visible_devices(option: str | None) -> list[str]:
+def device_ids(option: str | None, traits: Sequence[Any]) -> list[str]:
+    """``--tlbench-devices`` as a list, else the first backend's non-empty ``device_ids()``."""
     if option:
         return [d.strip() for d in option.split(",") if d.strip()]
-    try:
-        out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=30)
-        count = sum(1 for line in out.stdout.splitlines() if line.startswith("GPU "))
-    except (OSError, subprocess.SubprocessError):
-        count = 0
-    return [str(i) for i in range(count)]
+    for t in traits:
+        ids = t.device_ids()
+        if ids:
+            return ids
+    return []
 
 
-def pin_worker(option: str | None) -> str | None:
-    """Pin this worker to its device; returns the id, or None outside xdist / with no devices."""
-    index = worker_index()
+def pin_env(option: str | None, traits: Sequence[Any], index: int | None) -> dict[str, str]:
+    """The environment that pins worker ``index`` to its device (every backend's variables);
+    {} outside xdist (index None) or with no devices."""
     if index is None:
-        return None
-    devices = visible_devices(option)
+        return {}
+    devices = device_ids(option, traits)
     if not devices:
-        return None
+        return {}
     device = devices[index % len(devices)]
-    os.environ["CUDA_VISIBLE_DEVICES"] = device
-    os.environ["ASCEND_RT_VISIBLE_DEVICES"] = device
-    return device
+    env: dict[str, str] = {}
+    for t in traits:
+        env.update(t.device_env(device))
+    return env
 
 
 def to_plain(value: Any) -> Any:
@@ -95,8 +97,9 @@ class ControllerCollector:
     """Registered as a plugin in the xdist controller only: gathers what workers ship, then
     writes the merged JSON and prints the tlbench table."""
 
-    def __init__(self, config) -> None:
+    def __init__(self, config, traits_of) -> None:
         self.config = config
+        self.traits_of = traits_of  # backend name -> its BackendTraits (plan summaries)
         self.benchmarks: list[dict] = []
         self.outcomes: list[dict] = []
         self.machines: dict[str, dict[str, Any]] = {}
@@ -150,5 +153,6 @@ class ControllerCollector:
 
         workers = len({worker for per_worker in self.machines.values() for worker in per_worker})
         terminalreporter.write_sep("=", f"tlbench (merged from {workers} workers)")
-        for line in format_table(rows_from_records(sorted(self.outcomes, key=lambda o: (o["kind"], o["backend"], o["case_id"])))):
+        outcomes = sorted(self.outcomes, key=lambda o: (o["kind"], o["backend"], o["case_id"]))
+        for line in format_table(rows_from_records(outcomes, self.traits_of)):
             terminalreporter.write_line(line)

@@ -5,8 +5,9 @@ kernels that passed the correctness check are ever timed) and returns one ``Best
 per (backend, device, problem): the config with the lowest median device time, with its
 ratio to the in-run vendor item when there is one.  ``update_best_file`` merges entries
 into the JSON file (same key -> replaced), stamping tilelang version and date.
-``load_best`` reads the winner back for a suite (``Sweep(best_configs=...)``), preferring
-an entry recorded on the same device.  Measurement, never a cost model, decides.
+``load_best`` reads the winner's config dict back for a suite (``Sweep(best_configs=...)``;
+the sweep turns it into its family's config type), preferring an entry recorded on the same
+device.  Measurement, never a cost model, decides.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from harness.core.cases import GemmConfig, GemmProblem
+from harness.core.record_reader import RecordReader
+
 
 SCHEMA_VERSION = 1
 
@@ -40,13 +42,14 @@ class BestEntry:
         return (self.backend, self.device, self.problem_id)
 
 
-def pick_best(records: Iterable[dict[str, Any]], devices: dict[str, str]) -> list[BestEntry]:
+def pick_best(records: Iterable[dict[str, Any]], devices: dict[str, str], reader: RecordReader | None = None) -> list[BestEntry]:
+    reader = reader or RecordReader()
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     vendor: dict[tuple[str, str], float] = {}
     for rec in records:
         if rec.get("kind") != "device":
             continue
-        problem_id = GemmProblem(**rec["problem"]).problem_id
+        problem_id = reader.read(rec).problem_id
         key = (rec["backend"], problem_id)
         if rec.get("config") is None:
             vendor[key] = rec["summary"]["median"]
@@ -87,7 +90,7 @@ def update_best_file(path: str | Path, entries: Iterable[BestEntry], tilelang_ve
     return doc
 
 
-def load_best(path: str | Path, backend: str, problem: GemmProblem, device: str | None = None) -> GemmConfig | None:
+def load_best(path: str | Path, backend: str, problem: Any, device: str | None = None) -> dict[str, Any] | None:
     path = Path(path)
     if not path.exists():
         return None
@@ -98,4 +101,4 @@ def load_best(path: str | Path, backend: str, problem: GemmProblem, device: str 
         entries = [e for e in entries if e["device"] == device] or entries
     if not entries:
         return None
-    return GemmConfig(**entries[0]["config"])
+    return dict(entries[0]["config"])

@@ -1,7 +1,7 @@
 """The nightly gate as a function: run suites, compare with the baselines, write markdown.
 
 Contract: ``run_nightly(plan) -> NightlyOutcome`` does, in order:
-1. runs each suite file in its own ``python -m pytest FILE --backend=... --benchmark-only
+1. runs each suite file in its own ``python -m pytest FILE --tlbench-backend=... --benchmark-only
    --benchmark-json=...`` process (plus ``plan.pytest_args``) under ``plan.timeout_s``, so a
    crash or a hang costs that one file; its output goes to ``out_dir/logs/<suite>.log``;
 2. merges the usable JSON files and splits them per backend into
@@ -45,7 +45,7 @@ PYTEST_OK, PYTEST_TESTS_FAILED, PYTEST_NO_TESTS = 0, 1, 5
 @dataclass(frozen=True)
 class NightlyPlan:
     suites: tuple[Path, ...]  # files, or folders whose test_*.py files are suites
-    backend: str  # --backend for every suite (a name, a comma list, or auto)
+    backend: str  # --tlbench-backend for every suite (a name, a comma list, or auto)
     out_dir: Path
     baseline_dir: Path
     pytest_args: tuple[str, ...] = ()
@@ -109,7 +109,7 @@ def _run_suite(plan: NightlyPlan, suite: Path) -> SuiteRun:
     log = plan.out_dir / "logs" / f"{suite.stem}.log"
     json_path.unlink(missing_ok=True)
     command = [
-        plan.python, "-m", "pytest", str(suite), f"--backend={plan.backend}", "--benchmark-only",
+        plan.python, "-m", "pytest", str(suite), f"--tlbench-backend={plan.backend}", "--benchmark-only",
         f"--benchmark-json={json_path}", "-p", "no:cacheprovider", *plan.pytest_args,
     ]
     start = time.monotonic()

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
+from harness.core.backend_traits import TraitsCatalog
 from harness.results.compare import (
     DEVICE_TIME,
     RUN_RATIO,
@@ -53,7 +54,6 @@ VERDICT_COLOR = {
     Verdict.MISSING: "#9970ab",
     Verdict.SAME: "#9e9e9e",
 }
-BACKEND_COLOR = {"nvidia": "#76b900", "ascend": "#c7000b"}
 TILE_STYLES = [("-", "o"), ("--", "s"), (":", "^"), ("-.", "D")]
 STAGE_SLOTS = ["auto-s0", "auto-s1", "auto-s2", "auto-s3", "auto-s4"]
 EXTRA_SLOTS = ["manual", "serial"]
@@ -252,7 +252,7 @@ def print_across(ab: AcrossBackends, console: Any) -> None:
 
 
 def _run_rows(results: Results) -> list[Row]:
-    return rows_from_records([*results.records, *results.failed, *results.skipped])
+    return rows_from_records([*results.records, *results.failed, *results.skipped], TraitsCatalog.from_entry_points().get)
 
 
 RUN_HEADER = ["kind", "backend", "case", "median", "throughput", "plan", "status"]
@@ -378,14 +378,15 @@ def _draw_tile_series(ax, series: list[tuple[float, float]], color: str, style: 
                 markeredgewidth=2)
 
 
-def plot_across(ab: AcrossBackends, path: str | Path) -> Path:
+def plot_across(ab: AcrossBackends, path: str | Path, traits_of: Callable[[str], Any] | None = None) -> Path:
+    traits_of = traits_of or TraitsCatalog.from_entry_points().get
     problems = sorted({p.problem for s in ab.backends for p in s.points})
     fig = _figure(9.5, 4.6 * len(problems) + 0.6)
     axes = fig.subplots(len(problems), 1, squeeze=False)[:, 0]
     for ax, problem in zip(axes, problems):
         tiles = sorted({p.tile for s in ab.backends for p in s.points if p.problem == problem})
         for s in ab.backends:
-            color = BACKEND_COLOR.get(s.backend, "#4c78a8")
+            color = traits_of(s.backend).color
             source = "device time" if s.metric.measured else "modeled cycles"
             for t_index, tile in enumerate(tiles):
                 series = [(_slot(p.loop_id), p.speedup) for p in s.points

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
+from harness.core.backend_traits import BackendTraits, TraitsCatalog
 from harness.core.record import EXTRA_KEY, SCHEMA_VERSION, records_of
 
 REQUIRED_RECORD_KEYS = ("backend", "kind", "case_id", "samples_s")
@@ -32,8 +33,10 @@ class ResultsError(ValueError):
 class Testbed:
     """What must match for two runs of one backend to be compared sample by sample.
 
-    ``driver`` is the NVIDIA driver, or CANN on Ascend.  ``vendor_library`` (torch for
-    cuBLAS, torch_npu) only matters for ratios to the vendor item, so it is kept apart.
+    ``driver`` and ``vendor_library`` are what the backend's traits name so
+    (``BackendTraits.testbed_fields``: a GPU driver, a CANN version; the library the vendor
+    item calls).  ``vendor_library`` only matters for ratios to the vendor item, so it is
+    kept apart.
     """
 
     backend: str
@@ -91,16 +94,17 @@ class Results:
         return Path(self.path).name
 
 
-def testbed_of(document: dict[str, Any], backend: str) -> Testbed:
+def testbed_of(document: dict[str, Any], backend: str, traits: BackendTraits | None = None) -> Testbed:
     info = ((document.get("machine_info") or {}).get(EXTRA_KEY) or {}).get("backends", {}).get(backend) or {}
-    vendor = info.get("torch_npu") if backend == "ascend" else info.get("torch")
+    traits = traits or TraitsCatalog.from_entry_points().get(backend)
+    fields = traits.testbed_fields(info)
     return Testbed(
         backend=backend,
         target=info.get("target"),
         accelerator=info.get("accelerator"),
         tilelang=info.get("tilelang"),
-        driver=info.get("driver") or info.get("cann"),
-        vendor_library=vendor,
+        driver=fields.get("driver"),
+        vendor_library=fields.get("vendor_library"),
     )
 
 

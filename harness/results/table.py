@@ -1,15 +1,16 @@
 """Readable tables of benchmark results, for the terminal and for ``tlbench report``.
 
-Contract: pure formatting.  ``plan_summary(plan)`` condenses a plan dict into one cell;
-``rows_from_records`` / ``rows_from_outcomes`` produce ``Row``s; ``format_table`` renders
-them as aligned text.  Device and compile times are printed as times; Ascend schedule
-numbers are printed as ``cyc (model)`` and never mixed into a time column.
+Contract: pure formatting.  The plan cell is the backend's own one-line summary
+(``BackendTraits.plan_summary``, looked up through ``traits_of``); ``rows_from_records`` /
+``rows_from_outcomes`` produce ``Row``s; ``format_table`` renders them as aligned text.
+Device and compile times are printed as times; a backend's modeled numbers are its own
+summary's, labelled as a model, and never mixed into a time column.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 
 @dataclass(frozen=True)
@@ -33,30 +34,14 @@ def format_seconds(seconds: float | None) -> str:
     return f"{seconds * 1e6:.2f} us"
 
 
-def plan_summary(plan: dict[str, Any] | None) -> str:
-    if not plan:
-        return "-"
-    pipe = plan.get("pipeline", {})
-    versions = "/".join(str(b["versions"]) for b in plan.get("buffers", []) if b.get("scope") in ("shared.dyn", "shared.l1"))
-    if plan.get("backend") == "ascend":
-        model = plan.get("schedule_model") or {}
-        parts = [f"II {pipe.get('loop_ii_cycles_model')} cyc", f"v{versions}", f"{model.get('modeled_cycles_per_core')} cyc/core"]
-        overlap = model.get("core_pipelining") or {}
-        if overlap.get("applicable"):
-            parts.append(f"C/V overlap {overlap['overlap_cycles']} cyc")
-        return " ".join(parts) + " (model)"
-    kind = pipe.get("kind", "?")
-    if kind == "software-pipeline":
-        head = f"sw {pipe.get('stage')}/{pipe.get('order')}"
-    elif kind == "warp-specialized":
-        head = "warp-spec"
-    else:
-        head = "no pipeline"
-    smem = (plan.get("bytes_per_scope") or {}).get("shared.dyn")
-    return f"{head} v{versions} smem {smem} t{plan.get('threads')}"
+TraitsOf = Callable[[str], Any]  # backend name -> its BackendTraits
 
 
-def _row_from_record(rec: dict[str, Any]) -> Row:
+def plan_cell(plan: dict[str, Any] | None, backend: str, traits_of: TraitsOf) -> str:
+    return traits_of(backend).plan_summary(plan) if plan else "-"
+
+
+def _row_from_record(rec: dict[str, Any], traits_of: TraitsOf) -> Row:
     status = rec.get("status", "ok")
     summary = rec.get("summary") or {}
     tput = (rec.get("throughput") or {}).get("tflops")
@@ -75,7 +60,7 @@ def _row_from_record(rec: dict[str, Any]) -> Row:
         case_id=rec.get("case_id", "?"),
         median=format_seconds(summary.get("median")),
         throughput=f"{tput:.1f} TFLOP/s" if tput else "-",
-        plan=plan_summary(rec.get("plan")),
+        plan=plan_cell(rec.get("plan"), rec.get("backend", "?"), traits_of),
         status=note,
     )
 
@@ -86,20 +71,20 @@ def _first_line(text: str, limit: int = 160) -> str:
     return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
-def rows_from_records(records: Iterable[dict[str, Any]]) -> list[Row]:
-    return [_row_from_record(r) for r in records]
+def rows_from_records(records: Iterable[dict[str, Any]], traits_of: TraitsOf) -> list[Row]:
+    return [_row_from_record(r, traits_of) for r in records]
 
 
-def rows_from_outcomes(pairs: Iterable[tuple[Any, Any]]) -> list[Row]:
+def rows_from_outcomes(pairs: Iterable[tuple[Any, Any]], traits_of: TraitsOf) -> list[Row]:
     rows = []
     for item, outcome in pairs:
         if outcome.status == "timed":
-            rows.append(_row_from_record(outcome.record))
+            rows.append(_row_from_record(outcome.record, traits_of))
         elif outcome.status == "failed":
             rec = {**item.describe(), "status": "failed", "stage": outcome.stage, "error": outcome.reason}
-            rows.append(_row_from_record({**rec, "plan": outcome.plan.to_dict() if outcome.plan else None}))
+            rows.append(_row_from_record({**rec, "plan": outcome.plan.to_dict() if outcome.plan else None}, traits_of))
         else:
-            rows.append(_row_from_record({**item.describe(), "status": "skipped", "reason": outcome.reason}))
+            rows.append(_row_from_record({**item.describe(), "status": "skipped", "reason": outcome.reason}, traits_of))
     return rows
 
 
@@ -120,5 +105,5 @@ def format_table(rows: Sequence[Row]) -> list[str]:
     return lines
 
 
-def render_outcomes(pairs: Iterable[tuple[Any, Any]]) -> list[str]:
-    return format_table(rows_from_outcomes(pairs))
+def render_outcomes(pairs: Iterable[tuple[Any, Any]], traits_of: TraitsOf) -> list[str]:
+    return format_table(rows_from_outcomes(pairs, traits_of))

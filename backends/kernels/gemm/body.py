@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Callable, Optional
 
-from harness.core.cases import GemmConfig, GemmProblem
+from backends.kernels.gemm.problem import GemmConfig, GemmProblem
 
 
 @dataclass(frozen=True)

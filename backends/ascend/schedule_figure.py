@@ -1,5 +1,7 @@
-"""Space-time PNGs of a pipelined K loop: the real Ascend Z3 schedule, and the timeline
-model fitted to NVIDIA device times.
+"""Space-time PNG of a pipelined K loop as Ascend's Z3 scheduler placed it (a model, in cycles).
+
+The Ascend backend's schedule figure (``AscendTraits.schedule_figure``); the harness's
+stage report asks for it through the backend's traits and never imports this module.
 
 Contract
 --------
@@ -12,27 +14,22 @@ Contract
   straight-line tasks that follow the loop (e.g. the Fixpipe store of C) at its end.
   ``lanes="pipe"``: one lane per hardware pipe (``PIPE_ORDER``); ``lanes="core"``: one per
   core kind (AIC / AIV).  Every number is a model (cycles), and the figure says so.
-* ``fit_panels(fit, ...)``: one panel per measured num_stages of a ``models.Fit``: the
-  ``copy -> compute`` timeline with the fitted copy latency and compute per K step, in ns,
-  titled with measured vs predicted time.
-* ``write_schedule_png`` / ``write_fit_png`` render them through
+* ``write_schedule_png`` renders them through
   ``timeline_plot.draw_space_time`` (matplotlib imported lazily there) and return the path.
   Pure functions of their inputs; no global state.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
-from harness.analysis import timeline_model as models
-from harness.results.table import format_seconds
-from harness.analysis.timeline_plot import Bar, Lane, Panel, Phase, draw_space_time, pack_tracks, panel_from_timeline
+from backends.ascend.traits import AscendTraits
+from harness.analysis.timeline_plot import Bar, Lane, Panel, Phase, draw_space_time, pack_tracks
 
 PIPE_ORDER = ("MTE2", "MTE1", "Cube", "Fixpipe", "Vector", "MTE3", "Scalar")
 CORE_ORDER = ("AIC", "AIV")
-LOAD_PIPES = frozenset({"MTE1", "MTE2"})
+LOAD_PIPES = AscendTraits.load_pipes
 PIPE_CORE = {"MTE1": "AIC", "MTE2": "AIC", "Cube": "AIC", "Fixpipe": "AIC", "Vector": "AIV", "MTE3": "AIV"}
 PIPE_DESCRIPTIONS = {
     "MTE2": "MTE2: GM -> L1 copy (issue -> data in L1)",
@@ -45,14 +42,7 @@ PIPE_DESCRIPTIONS = {
     "AIC": "AIC (cube core)",
     "AIV": "AIV (vector core)",
 }
-FIT_DESCRIPTIONS = {
-    "copy": "copy: issue -> data on chip (model)",
-    "compute": "compute: one K step's MMA (model)",
-}
 DEFAULT_SHOWN = 8
-
-
-# --------------------------------------------------------------------------- Ascend, Z3
 
 
 def schedule_panels(
@@ -198,42 +188,3 @@ def _task_tag(task: Mapping[str, Any]) -> str:
     if kind.startswith("copy ") and "->" in kind:
         return kind[5:].split("->")[0].strip()
     return kind[:1] or "?"
-
-
-# --------------------------------------------------------------------------- NVIDIA, fit
-
-
-def fit_panels(fit: models.Fit, iterations_shown: int = DEFAULT_SHOWN, stages: Iterable[int] | None = None) -> tuple[Panel, ...]:
-    """One panel per num_stages (default: those measured) of the fitted timeline, in ns."""
-    compute_ns = fit.compute_time * 1e9
-    latency_ns = fit.latency_time * 1e9
-    shown = max(1, min(iterations_shown, fit.iterations))
-    panels = []
-    for s in sorted(stages if stages is not None else fit.measured):
-        drawn = models.simulate(shown, 0, latency_ns, compute_ns, s)
-        whole = models.simulate(fit.iterations, 0, latency_ns, compute_ns, s)
-        measured, predicted = fit.measured.get(s), fit.predicted.get(s)
-        title = f"num_stages={s}"
-        if measured and predicted:
-            title += f": measured {format_seconds(measured)}, model {format_seconds(predicted)} ({(predicted - measured) / measured:+.1%})"
-        subtitle = (f"model: {whole.steady_interval_bound:.0f} ns per K step in steady state, "
-                    f"compute busy {whole.compute_utilization:.0%}")
-        panels.append(replace(panel_from_timeline(drawn, title=title), subtitle=subtitle))
-    return tuple(panels)
-
-
-def write_fit_png(
-    fit: models.Fit,
-    path: str | Path,
-    *,
-    title: str = "",
-    iterations_shown: int = DEFAULT_SHOWN,
-    stages: Iterable[int] | None = None,
-) -> Path:
-    panels = fit_panels(fit, iterations_shown, stages)
-    shown = min(iterations_shown, fit.iterations)
-    model = (f"copy -> compute timeline MODEL fitted to device medians (latency/compute "
-             f"{fit.latency_ratio:.2f}), first {shown} of {fit.iterations} K steps")
-    heading = "\n".join(filter(None, [title, model]))
-    return draw_space_time(panels, path, heading, xlabel="ns of kernel time (model scaled to the measured medians; all waves of blocks folded into one K loop)",
-                           lane_descriptions=FIT_DESCRIPTIONS)

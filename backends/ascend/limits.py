@@ -1,0 +1,45 @@
+"""Ascend 950's on-chip memory (dav-3510), as tilelang's scheduler sees it.  No tilelang here.
+
+Contract: ``scopes()`` is the memory model the budget checks a case against: L1, L0A/L0B,
+L0C and UB (216 KiB when SIMT vector code shares it: variant ``simt``), as tilelang's
+scheduler counts them; which buffers a body puts where is its family's knowledge.  Only
+one version of each buffer has to fit: the Z3 scheduler may pick fewer versions than asked (and it checks only
+scopes holding a multi-buffer candidate, so an L0C accumulator over 256 KiB lowers without
+error and is caught here).  ``rejection(case)`` is the whole pre-compile verdict.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.core import space
+from harness.core.budget import KiB, MINIMUM, Scope
+
+CAPACITY = {
+    "shared.l1": 512 * KiB,
+    "shared.l0a": 64 * KiB,
+    "shared.l0b": 64 * KiB,
+    "shared.l0c": 256 * KiB,
+    "shared.ub": 248 * KiB,
+}
+UB_WITH_SIMT = 216 * KiB
+DIALECT = "ascend"
+
+
+def scopes() -> tuple[Scope, ...]:
+    return tuple(
+        Scope(name, capacity, enforced_on=MINIMUM, variants={"simt": UB_WITH_SIMT} if name == "shared.ub" else {})
+        for name, capacity in CAPACITY.items()
+    )
+
+
+def limits(has_epilogue: bool) -> dict[str, int]:
+    """Capacities a plan reports, with UB as a fused epilogue sees it."""
+    out = dict(CAPACITY)
+    if has_epilogue:
+        out["shared.ub"] = UB_WITH_SIMT
+    return out
+
+
+def rejection(case: Any) -> space.Rejection | None:
+    return space.reject(case, scopes(), DIALECT)

@@ -1,0 +1,52 @@
+"""What the harness shows and sets up for Ascend, without importing tilelang or torch_npu.
+
+Contract (harness/core/backend_traits.py): colour and label in plots; the one-line plan
+summary, in modeled cycles and labelled as a model (``II 164 cyc v2/2 5576 cyc/core C/V
+overlap 12 cyc (model)``); the device-info keys for machine_info (torch_npu, CANN,
+bisheng); the testbed's driver (CANN) and vendor library (torch_npu); worker pinning
+through ``ASCEND_RT_VISIBLE_DEVICES``; the Z3 schedule figure (schedule_figure.py) and the
+pipes that load operands (for the stage report's per-K-step latencies).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+
+class AscendTraits:
+    name = "ascend"
+    label = "ascend"
+    color = "#c7000b"
+    machine_info_keys = ("tilelang", "torch_npu", "cann", "bisheng")
+    options = ()
+    load_pipes = frozenset({"MTE1", "MTE2"})  # GM -> L1 and L1 -> L0 copies feed the Cube
+
+    def plan_summary(self, plan: Mapping[str, Any] | None) -> str:
+        if not plan:
+            return "-"
+        pipe = plan.get("pipeline", {})
+        versions = "/".join(str(b["versions"]) for b in plan.get("buffers", []) if b.get("scope") == "shared.l1")
+        model = plan.get("schedule_model") or {}
+        parts = [f"II {pipe.get('loop_ii_cycles_model')} cyc", f"v{versions}", f"{model.get('modeled_cycles_per_core')} cyc/core"]
+        overlap = model.get("core_pipelining") or {}
+        if overlap.get("applicable"):
+            parts.append(f"C/V overlap {overlap['overlap_cycles']} cyc")
+        return " ".join(parts) + " (model)"
+
+    def testbed_fields(self, info: Mapping[str, Any]) -> dict[str, Any]:
+        return {"driver": info.get("driver") or info.get("cann"), "vendor_library": info.get("torch_npu")}
+
+    def device_env(self, device: str) -> dict[str, str]:
+        return {"ASCEND_RT_VISIBLE_DEVICES": device}
+
+    def device_ids(self) -> list[str]:
+        return []
+
+    def schedule_figure(self, records: Sequence[Mapping[str, Any]], path: Path, title: str) -> Path | None:
+        from backends.ascend.schedule_figure import write_schedule_png  # matplotlib, lazily
+
+        return write_schedule_png(records, path, title=title)
+
+
+TRAITS = AscendTraits()

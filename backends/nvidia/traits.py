@@ -1,0 +1,73 @@
+"""What the harness shows and sets up for NVIDIA, without importing tilelang or torch.
+
+Contract (harness/core/backend_traits.py): colour and label in plots; the one-line plan
+summary (``sw [0, 0, 1]/[0, 1, 2] v2/2 smem 65536 t128``: pipeline kind, versions of the
+shared buffers, dynamic shared memory, threads); which device-info keys go into
+pytest-benchmark's machine_info; the testbed's driver and vendor library (torch, for
+cuBLAS); worker pinning through ``CUDA_VISIBLE_DEVICES`` and the GPUs ``nvidia-smi -L``
+lists.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from harness.core.backend_traits import BackendOption
+
+ARCH_OPTION = BackendOption(
+    name="--tlbench-nvidia-arch",
+    dest="nvidia_arch",
+    help="CUDA arch to compile for when no GPU decides it (default sm_90a)",
+    deprecated_aliases=("--nvidia-arch",),
+)
+SLOWDOWN_OPTION = BackendOption(
+    name="--tlbench-nvidia-test-only-slowdown",
+    dest="nvidia_test_only_slowdown",
+    help="TEST ONLY: add a sized extra kernel to that case's timed call (backends/nvidia/slowdown.py); never for results",
+    deprecated_aliases=("--nvidia-test-only-slowdown",),
+)
+
+
+class NvidiaTraits:
+    name = "nvidia"
+    label = "nvidia"
+    color = "#76b900"
+    machine_info_keys = ("tilelang", "torch", "torch_cuda", "driver")
+    options = (ARCH_OPTION, SLOWDOWN_OPTION)
+    load_pipes: frozenset[str] = frozenset()
+
+    def plan_summary(self, plan: Mapping[str, Any] | None) -> str:
+        if not plan:
+            return "-"
+        pipe = plan.get("pipeline", {})
+        versions = "/".join(str(b["versions"]) for b in plan.get("buffers", []) if b.get("scope") == "shared.dyn")
+        kind = pipe.get("kind", "?")
+        if kind == "software-pipeline":
+            head = f"sw {pipe.get('stage')}/{pipe.get('order')}"
+        elif kind == "warp-specialized":
+            head = "warp-spec"
+        else:
+            head = "no pipeline"
+        smem = (plan.get("bytes_per_scope") or {}).get("shared.dyn")
+        return f"{head} v{versions} smem {smem} t{plan.get('threads')}"
+
+    def testbed_fields(self, info: Mapping[str, Any]) -> dict[str, Any]:
+        return {"driver": info.get("driver"), "vendor_library": info.get("torch")}
+
+    def device_env(self, device: str) -> dict[str, str]:
+        return {"CUDA_VISIBLE_DEVICES": device}
+
+    def device_ids(self) -> list[str]:
+        try:
+            out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=30)
+        except (OSError, subprocess.SubprocessError):
+            return []
+        return [str(i) for i in range(sum(1 for line in out.stdout.splitlines() if line.startswith("GPU ")))]
+
+    def schedule_figure(self, records: Sequence[Mapping[str, Any]], path: Path, title: str) -> Path | None:
+        return None  # no schedule model: the stage report draws the model fitted to device times
+
+
+TRAITS = NvidiaTraits()

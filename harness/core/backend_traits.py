@@ -1,0 +1,122 @@
+"""What a backend knows that the harness shows or sets up, readable without its toolchain.
+
+Contract: a backend's traits are any object with the members of ``BackendTraits``; they
+import neither tilelang nor torch, so ``tlbench report`` / ``compare`` on a laptop and the
+xdist controller can use them.  They come from the ``tlbench.traits`` entry-point group
+(``name = "package.module:OBJECT"``) through ``TraitsCatalog``; a backend with none (a
+test's fake) gets ``DefaultTraits``, which shows it plainly.  The running backend object
+carries the same traits as ``backend.traits``.  The harness reads a backend's colour,
+label, plan summary, machine-info keys, testbed fields, worker pinning and schedule figure
+only from here, and never branches on a backend's name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
+
+from harness.core.entry_points import load_group
+
+TRAITS_GROUP = "tlbench.traits"
+
+
+@dataclass(frozen=True)
+class BackendOption:
+    """A command-line option a backend reads (through ``BackendOptions[dest]``)."""
+
+    name: str  # "--tlbench-<backend>-<what>"
+    dest: str
+    help: str
+    default: Any = None
+    deprecated_aliases: tuple[str, ...] = ()
+
+
+@runtime_checkable
+class BackendTraits(Protocol):
+    name: str
+    label: str  # legend and title text
+    color: str  # one matplotlib colour for this backend's series
+    machine_info_keys: tuple[str, ...]  # device_info keys copied into pytest-benchmark's machine_info
+    options: tuple[BackendOption, ...]  # its command-line options (the plugin adds them)
+    load_pipes: frozenset[str]  # schedule-model pipes whose copy tasks load operands for compute
+
+    def plan_summary(self, plan: Mapping[str, Any]) -> str:
+        """One table cell condensing a plan dict (pipeline, buffer versions, on-chip bytes)."""
+
+    def testbed_fields(self, info: Mapping[str, Any]) -> dict[str, Any]:
+        """``driver`` and ``vendor_library`` of this backend's device info (see results/store)."""
+
+    def device_env(self, device: str) -> dict[str, str]:
+        """Environment that pins a worker process to ``device`` (an id from ``device_ids``)."""
+
+    def device_ids(self) -> list[str]:
+        """Ids of the devices this host shows, for one pytest-xdist worker each ([] if none)."""
+
+    def schedule_figure(self, records: Sequence[Mapping[str, Any]], path: Path, title: str) -> Path | None:
+        """A PNG of the compiler's schedule of one tile's records (one per num_stages),
+        from their ``plan.schedule_model``; None when this backend has no such figure."""
+
+
+@dataclass(frozen=True)
+class DefaultTraits:
+    """Traits of a backend that declares none: neutral colour, generic plan summary, no pinning."""
+
+    name: str
+    label: str = ""
+    color: str = "#4c78a8"
+    machine_info_keys: tuple[str, ...] = ()
+    options: tuple[BackendOption, ...] = ()
+    load_pipes: frozenset[str] = frozenset()
+
+    def plan_summary(self, plan: Mapping[str, Any]) -> str:
+        return generic_plan_summary(plan)
+
+    def testbed_fields(self, info: Mapping[str, Any]) -> dict[str, Any]:
+        return {"driver": info.get("driver"), "vendor_library": info.get("vendor_library")}
+
+    def device_env(self, device: str) -> dict[str, str]:
+        return {}
+
+    def device_ids(self) -> list[str]:
+        return []
+
+    def schedule_figure(self, records: Sequence[Mapping[str, Any]], path: Path, title: str) -> Path | None:
+        return None
+
+
+def generic_plan_summary(plan: Mapping[str, Any] | None) -> str:
+    """``<pipeline kind> v<versions of pipelined buffers> <scope> <bytes> ...``."""
+    if not plan:
+        return "-"
+    pipe = plan.get("pipeline") or {}
+    versions = "/".join(str(b.get("versions")) for b in plan.get("buffers", []) if (b.get("versions") or 1) > 1)
+    scopes = " ".join(f"{scope} {used}" for scope, used in (plan.get("bytes_per_scope") or {}).items())
+    parts = [str(pipe.get("kind", "?"))] + ([f"v{versions}"] if versions else []) + ([scopes] if scopes else [])
+    return " ".join(parts)
+
+
+def label_of(traits: BackendTraits) -> str:
+    return traits.label or traits.name
+
+
+@dataclass
+class TraitsCatalog:
+    loaders: dict[str, Callable[[], Any]] = field(default_factory=dict)
+    _loaded: dict[str, BackendTraits] = field(default_factory=dict)
+
+    @classmethod
+    def from_entry_points(cls) -> "TraitsCatalog":
+        return cls(loaders=load_group(TRAITS_GROUP))
+
+    def register(self, traits: BackendTraits) -> None:
+        self._loaded[traits.name] = traits
+
+    def get(self, name: str) -> BackendTraits:
+        if name not in self._loaded:
+            loader = self.loaders.get(name)
+            self._loaded[name] = loader() if loader is not None else DefaultTraits(name)
+        return self._loaded[name]
+
+    def all(self) -> list[BackendTraits]:
+        return [self.get(n) for n in sorted({*self.loaders, *self._loaded})]

@@ -1,0 +1,58 @@
+"""Plug-ins by entry-point group, without importing them until they are used.
+
+Contract: ``load_group(group)`` returns ``{name: loader}`` where ``loader()`` imports and
+returns the object an entry point names (``package.module:attribute``).  Installed
+distributions' entry points come first; a group they do not provide is read from the
+``pyproject.toml`` of the source tree this package sits in, so a checkout put on
+``PYTHONPATH`` (a GPU host with no pip install) or an editable install made before a group
+existed still finds its plug-ins.  Nothing is imported here.
+"""
+
+from __future__ import annotations
+
+import re
+from importlib import import_module
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any, Callable
+
+PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
+
+
+def import_path(path: str) -> Callable[[], Any]:
+    """A loader for ``package.module:attribute``."""
+
+    def load() -> Any:
+        module, _, attr = path.partition(":")
+        obj = import_module(module.strip())
+        for part in attr.strip().split(".") if attr.strip() else ():
+            obj = getattr(obj, part)
+        return obj
+
+    return load
+
+
+def source_tree_group(group: str, pyproject: Path = PYPROJECT) -> dict[str, str]:
+    """``name = "module:attr"`` lines of ``[project.entry-points."<group>"]`` in pyproject.toml."""
+    if not pyproject.is_file():
+        return {}
+    found: dict[str, str] = {}
+    inside = False
+    header = re.compile(r"^\s*\[(.+)\]\s*$")
+    entry = re.compile(r'^\s*"?([A-Za-z0-9_.\-]+)"?\s*=\s*"([^"]+)"\s*$')
+    for line in pyproject.read_text(encoding="utf-8").splitlines():
+        match = header.match(line)
+        if match:
+            inside = match.group(1).replace(" ", "") in (f'project.entry-points."{group}"', f"project.entry-points.{group}")
+            continue
+        match = entry.match(line) if inside else None
+        if match:
+            found[match.group(1)] = match.group(2)
+    return found
+
+
+def load_group(group: str) -> dict[str, Callable[[], Any]]:
+    installed = {ep.name: ep.load for ep in entry_points(group=group)}
+    if installed:
+        return installed
+    return {name: import_path(path) for name, path in source_tree_group(group).items()}

@@ -1,0 +1,150 @@
+"""The contract between the harness and a kernel family (GEMM, flash attention, a test's toy).
+
+Contract: a family is any object with the members of ``KernelFamily``.  It owns everything
+that is particular to one kind of kernel: its problem and config types (frozen dataclasses
+with ``problem_id`` / ``config_id``), their validation, the body builder per dialect, the
+reference, FLOPs and bytes moved, the on-chip footprint per scope, and the case-id scheme
+with its parser.  The harness keeps only what every family shares (``Case``, sweeps,
+records, comparison) and reaches a family through ``case.problem.family`` or, for records
+read back from JSON, through ``FamilyCatalog`` (the ``tlbench.families`` entry points).
+
+A problem object carries its family (``problem.family``); a case id is
+``<problem_id>[-<label>]-<config_id>`` for every family, and ``parse_case_id`` splits one
+back so that analysis never has to guess where a problem id ends.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
+
+from harness.core.budget import Scope, ScopeUse
+from harness.core.cases import CheckResult
+from harness.core.entry_points import load_group
+
+FAMILY_GROUP = "tlbench.families"
+
+
+@dataclass(frozen=True)
+class CaseIdParts:
+    """A case id split back into its parts: ``problem_id``, optional ``label``, ``config_id``
+    (``vendor`` for the vendor item of the problem)."""
+
+    problem_id: str
+    label: str | None
+    config_id: str
+
+
+@dataclass(frozen=True)
+class StagePoint:
+    """Where a config sits on the pipeline-depth axis: ``tile`` names the config without its
+    depth keys (``128x256x64 t256``), ``loop_id`` the depth (``auto-s3``, ``manual``,
+    ``serial``) and ``num_stages`` it as a number where it has one."""
+
+    tile: str
+    loop_id: str
+    loop_form: str
+    num_stages: int | None
+
+
+@runtime_checkable
+class KernelFamily(Protocol):
+    name: str
+    problem_type: type
+    config_type: type
+
+    def problem_from_dict(self, data: Mapping[str, Any]) -> Any:
+        """The typed problem of a record's ``problem`` dict (``asdict`` of the problem)."""
+
+    def config_from_dict(self, data: Mapping[str, Any]) -> Any:
+        """The typed config of a record's ``config`` dict."""
+
+    def validate(self, problem: Any, config: Any, dialect: str) -> str | None:
+        """Why this config cannot build this problem for ``dialect`` (the body would refuse
+        it, or lower it wrongly), or None."""
+
+    def mma_tiles(self, problem: Any, config: Any) -> list[tuple[int, int]]:
+        """Output tiles (M, N) of the matrix multiplies whose warp partition a backend may
+        check before compiling ([]: leave it to the compiler)."""
+
+    def flops(self, problem: Any) -> int:
+        """Floating-point operations of one run of the problem."""
+
+    def bytes_moved(self, problem: Any) -> int:
+        """Compulsory DRAM traffic of one run."""
+
+    def footprint(self, problem: Any, config: Any, dialect: str, scopes: Sequence[Scope]) -> tuple[ScopeUse, ...]:
+        """On-chip bytes per scope that the body for ``dialect`` allocates, against the
+        capacities of the backend's ``scopes`` (``Scope.use``); () for a dialect it does
+        not know the buffers of."""
+
+    def parse_case_id(self, case_id: str) -> CaseIdParts:
+        """Split a case id of this family back into its parts."""
+
+    def stage_point(self, config: Any) -> StagePoint:
+        """The config's place on the pipeline-depth axis (for stage reports and plots)."""
+
+    def build(self, problem: Any, config: Any, dialect: str) -> Any:
+        """The kernel (a TileLang PrimFunc) for a backend's dialect (``cuda``, ``ascend``)."""
+
+    def make_inputs(self, problem: Any, seed: int, device: Any) -> Any:
+        """Fresh random inputs (never zeros) and the output buffer, on ``device``."""
+
+    def kernel_args(self, inputs: Any) -> tuple[Any, ...]:
+        """The kernel's arguments, in order, from ``make_inputs``'s result."""
+
+    def output(self, inputs: Any) -> Any:
+        """The output buffer in ``inputs`` (poisoned with NaN before a checked run)."""
+
+    def check(self, inputs: Any, problem: Any) -> CheckResult:
+        """Compare the output in ``inputs`` (poisoned before the run) with the reference."""
+
+
+@dataclass
+class FamilyCatalog:
+    """Families by name: the ``tlbench.families`` entry points (loaded on first use) plus any
+    registered directly (tests).  ``for_record`` finds the family of a JSON record: by its
+    ``family`` key, else (records written before that key existed) the one family whose
+    problem type accepts the record's problem dict."""
+
+    loaders: dict[str, Callable[[], Any]] = field(default_factory=dict)
+    _loaded: dict[str, KernelFamily] = field(default_factory=dict)
+
+    @classmethod
+    def from_entry_points(cls) -> "FamilyCatalog":
+        return cls(loaders=load_group(FAMILY_GROUP))
+
+    def register(self, family: KernelFamily) -> None:
+        self._loaded[family.name] = family
+
+    @property
+    def names(self) -> list[str]:
+        return sorted({*self.loaders, *self._loaded})
+
+    def get(self, name: str) -> KernelFamily:
+        if name not in self._loaded:
+            if name not in self.loaders:
+                raise KeyError(f"unknown kernel family {name!r}; known: {', '.join(self.names) or 'none'}")
+            self._loaded[name] = self.loaders[name]()
+        return self._loaded[name]
+
+    def for_record(self, record: Mapping[str, Any]) -> KernelFamily:
+        name = record.get("family")
+        if name:
+            return self.get(name)
+        problem = record.get("problem") or {}
+        matches = [f for f in map(self.get, self.names) if _accepts(f, problem)]
+        if len(matches) != 1:
+            raise KeyError(
+                f"record {record.get('case_id', '?')}: no 'family' key and "
+                f"{'no' if not matches else 'more than one'} family reads its problem {sorted(problem)}"
+            )
+        return matches[0]
+
+
+def _accepts(family: KernelFamily, problem: Mapping[str, Any]) -> bool:
+    try:
+        family.problem_from_dict(problem)
+    except (TypeError, ValueError, KeyError):
+        return False
+    return True

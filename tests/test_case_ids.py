@@ -1,0 +1,81 @@
+"""Golden test of the GEMM case-id scheme: ids are history keys and must never change.
+
+Pinned three ways: literal ids for each optional part of the scheme; every id in the
+committed H200 results and the compare fixtures rebuilt byte for byte from the record's
+own problem and config; and the family's parser splitting each one back into the problem
+id, label and config id the record was made of.
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from backends.kernels.gemm import GEMM, GemmConfig, GemmProblem
+from harness.core.cases import Case, VendorCase
+from harness.core.record import BenchItem
+
+ROOT = Path(__file__).resolve().parents[1]
+COMMITTED = sorted([*ROOT.glob("results/*.json"), *ROOT.glob("results/baselines/*.json"), *ROOT.glob("tests/fixtures/compare/*.json")])
+COMMITTED = [p for p in COMMITTED if p.name != "best_configs.json"]
+
+GOLDEN = [
+    (Case(GemmProblem(8192, 8192, 8192, "float16"), GemmConfig(128, 256, 64, 256, "auto", 3)),
+     "gemm-8192x8192x8192-f16-bm128-bn256-bk64-t256-auto-s3"),
+    (Case(GemmProblem(1024, 1024, 1024), GemmConfig(128, 128, 32, 128, "manual", None)),
+     "gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-manual"),
+    (Case(GemmProblem(1024, 1024, 1024), GemmConfig(128, 128, 32, 128, "serial", None)),
+     "gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-serial"),
+    (Case(GemmProblem(512, 512, 1024, "bfloat16", out_dtype="float32", epilogue="relu"),
+          GemmConfig(128, 128, 128, 128, "auto", 2, num_cores=4, enable_offset=True)),
+     "gemm_relu-512x512x1024-bf16-of32-bm128-bn128-bk128-t128-c4-auto-s2-offset"),
+    (Case(GemmProblem(4096, 4096, 4096), GemmConfig(256, 128, 64, 256, "auto", 4, num_cores=132, group_m=8, stage_output=True),
+          label="best"),
+     "gemm-4096x4096x4096-f16-best-bm256-bn128-bk64-t256-c132-g8-so-auto-s4"),
+    (Case(GemmProblem(64, 64, 64, "float32", out_dtype="float32"), GemmConfig(64, 64, 16, 128, "auto", 0)),
+     "gemm-64x64x64-f32-bm64-bn64-bk16-t128-auto-s0"),
+]
+
+
+@pytest.mark.parametrize("case, expected", GOLDEN, ids=[g[1] for g in GOLDEN])
+def test_case_id_is_byte_identical(case, expected):
+    assert case.case_id == expected
+    parts = GEMM.parse_case_id(expected)
+    assert (parts.problem_id, parts.label, parts.config_id) == (case.problem.problem_id, case.label, case.config.config_id)
+
+
+def test_vendor_and_item_ids():
+    problem = GemmProblem(8192, 8192, 8192, "float16")
+    assert VendorCase(problem).case_id == "gemm-8192x8192x8192-f16-vendor"
+    assert GEMM.parse_case_id("gemm-8192x8192x8192-f16-vendor").config_id == "vendor"
+    item = BenchItem("nvidia", "compile", GOLDEN[0][0])
+    assert item.item_id == "compile-nvidia-gemm-8192x8192x8192-f16-bm128-bn256-bk64-t256-auto-s3"
+
+
+def test_a_foreign_id_is_refused_with_the_scheme():
+    with pytest.raises(ValueError, match="not a GEMM case id"):
+        GEMM.parse_case_id("attn-1x2x3-bm1")
+
+
+def _records(path: Path) -> list[dict]:
+    doc = json.loads(path.read_text())
+    top = doc.get("tlbench") or {}
+    timed = [(b.get("extra_info") or {}).get("tlbench") for b in doc.get("benchmarks", [])]
+    return [r for r in [*timed, *top.get("failed", []), *top.get("skipped", [])] if r]
+
+
+def test_committed_files_are_there():
+    assert len(COMMITTED) >= 8 and sum(len(_records(p)) for p in COMMITTED) > 500
+
+
+@pytest.mark.parametrize("path", COMMITTED, ids=lambda p: p.name)
+def test_every_committed_id_is_rebuilt_from_its_record(path):
+    for rec in _records(path):
+        problem = GEMM.problem_from_dict(rec["problem"])
+        if rec.get("config") is None:
+            rebuilt = VendorCase(problem).case_id
+        else:
+            rebuilt = Case(problem, GEMM.config_from_dict(rec["config"]), label=rec.get("label")).case_id
+        assert rebuilt == rec["case_id"], path.name
+        parts = GEMM.parse_case_id(rec["case_id"])
+        assert parts.problem_id == problem.problem_id and parts.label == rec.get("label")
