@@ -81,4 +81,4 @@ def test_causal_lowers_for_sm90a_and_a_cuda_layout_conflict_is_refused_in_tilela
         assert "__global__" in tilelang.lower(build(causal, FaConfig(128, 128, 2), CUDA_FA_DIALECT), target=target).kernel_source
     backend = NvidiaBackend(BackendOptions({"nvidia_arch": "sm_90a"}))
     with pytest.raises(CompileError, match="Layout infer conflict between S_vec and P_vec"):
-        backend.compile(Case(PROBLEM, FaConfig(128, 128, 2, threads=256), kernel="flash_attention"), cold=True)
+        backend.compile(Case(PROBLEM, FaConfig(128, 128, 2, threads=256)), cold=True)

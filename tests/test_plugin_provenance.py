@@ -33,7 +33,7 @@ def pytest_tlbench_register_backends(registry):
 
 SUITE = """
 from harness.core.sweep import Sweep
-from harness.core.cases import GemmConfig, GemmProblem
+from backends.kernels.gemm import GemmConfig, GemmProblem
 
 SWEEP = Sweep(name="fake_suite", problems=[GemmProblem(1024, 1024, 1024)],
               configs=[GemmConfig(128, 128, 32, 128, "auto", 2)], vendor=True)

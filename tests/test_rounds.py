@@ -6,7 +6,8 @@ import fake_backend  # tests/ is on sys.path (rootdir conftest)
 import pytest
 
 from harness.core.backend_api import BackendOptions
-from harness.core.cases import Case, GemmConfig, GemmProblem, MeasurePolicy, VendorCase
+from backends.kernels.gemm import GemmConfig, GemmProblem
+from harness.core.cases import Case, MeasurePolicy, VendorCase
 from harness.core.record import BenchItem
 from harness.measure.device_session import InProcessSession
 from harness.measure.outcome import RunContext

@@ -11,7 +11,7 @@ from backends.nvidia.telemetry import reason_names
 from backends.nvidia.timing import group_kernel_times, separation_problem
 from backends.reference import check_output, make_gemm_inputs, vendor_gemm
 from backends.tools.ncu_crosscheck import ncu_durations_s
-from harness.core.cases import GemmProblem
+from backends.kernels.gemm import GemmProblem
 
 FLUSH = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<unsigned char>>"
 GEMM = "gemm_kernel"
