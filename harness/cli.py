@@ -21,6 +21,7 @@ from typing import Sequence
 from harness import cli_recover
 from harness.results.compare import CompareError, Thresholds, compare_backends, compare_runs
 from harness.results.journal import JournalError
+from harness.commands import dashboard as dashboard_command
 from harness.commands import export as export_command
 from harness.commands import history as history_command
 from harness.results.history.schema import HistoryError
@@ -68,7 +69,7 @@ def _add_thresholds(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tlbench", description="Compare, report and gate tlbench results (pytest-benchmark JSON).")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{compare,report,baseline,nightly,recover,history,export}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{compare,report,baseline,nightly,recover,history,export,dashboard}")
 
     cmp = sub.add_parser("compare", help="compare two runs (BASE NEW), or backends (--across-backends A B)",
                          description="Exit 0: no regression; 1: regression; 2: unusable input.")
@@ -99,6 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_recover.add_parser(sub)
     history_command.register(sub)
     export_command.register(sub)
+    dashboard_command.register(sub)
     return parser
 
 

@@ -65,6 +65,12 @@ def _testbed_id(conn: sqlite3.Connection, document: dict[str, Any], backend: str
     return int(row[0])
 
 
+def _problem(rec: dict[str, Any]) -> str:
+    """The problem id, without a case label (``-best``): a labelled case competes for its problem."""
+    problem, label = problem_of(rec), rec.get("label")
+    return problem[: -len(label) - 1] if label and problem.endswith(f"-{label}") else problem
+
+
 def _item_row(rec: dict[str, Any], status: str) -> dict[str, Any]:
     samples = rec.get("samples_s") if status == "timed" else None
     throughput = rec.get("throughput") or {}
@@ -72,7 +78,7 @@ def _item_row(rec: dict[str, Any], status: str) -> dict[str, Any]:
         "suite": suite_of(rec),
         "kind": rec["kind"],
         "case_id": rec["case_id"],
-        "problem": problem_of(rec),
+        "problem": _problem(rec),
         "status": status,
         "median_s": summarize(samples).median if samples else None,
         "samples_json": json.dumps(samples) if samples else None,

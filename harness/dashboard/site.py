@@ -1,0 +1,158 @@
+"""Write the static dashboard site from a history database.
+
+Contract: ``build_site(conn, out_dir, source)`` writes, into ``out_dir`` (created):
+- ``index.html``: the testbeds and run count; the best config per problem with TFLOP/s
+  and % of peak beside the vendor library; the newest stage curves per testbed side by
+  side (device time, measured, next to modeled cycles, a model; each panel says which);
+  links to every suite page and to the schedule figures;
+- ``suite-<name>.html``: per suite, one trend chart per case and testbed (median per run,
+  level changes marked);
+- ``schedule.html`` + ``schedule-<n>.png``: the Z3 schedule figures (MODEL) drawn by
+  ``harness.analysis.schedule_plot`` from the newest run that holds schedule models.
+Every chart is inline SVG (or a PNG file beside the page): no script, no network, so the
+pages work from ``file://``.  Returns the list of written paths.  An empty database
+raises ``HistoryError`` (nothing to show; it says how to add runs).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+from typing import Iterable
+
+from harness.dashboard import data
+from harness.dashboard.svg import curve_chart, trend_chart
+from harness.results.history.query import run_count, testbeds
+from harness.results.history.schema import HistoryError
+
+CSS = """
+body{font:14px/1.4 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#222;background:#fafafa}
+header{background:#243447;color:#fff;padding:10px 18px}header a{color:#cde;margin-right:14px}
+main{padding:10px 18px}h2{margin:22px 0 8px;border-bottom:1px solid #ddd}
+.grid{display:flex;flex-wrap:wrap;gap:10px}.card{background:#fff;border:1px solid #e3e3e3;border-radius:4px;padding:4px}
+.cap{font-size:12px;color:#555;margin:2px 4px 4px}table{border-collapse:collapse;background:#fff}
+td,th{border:1px solid #ddd;padding:3px 8px;font-size:13px;text-align:left}th{background:#eef2f6}
+.num{text-align:right;font-variant-numeric:tabular-nums}.model{color:#8a4b08}.note{color:#666;font-size:12px}
+svg.chart text{font:10px sans-serif;fill:#333}svg.chart .t{font:bold 11px sans-serif}
+svg.chart .yl{text-anchor:end}svg.chart .xl{text-anchor:middle}svg.chart .bg{fill:#fff;stroke:#ccc}
+svg.chart .g{stroke:#eee}svg.chart .ln{fill:none;stroke:#1f77b4;stroke-width:1.4}svg.chart .dot{fill:#1f77b4}
+svg.chart .step{stroke:#d62728;stroke-dasharray:4 3}svg.chart .stept{fill:#d62728;font-weight:bold}
+svg.chart .fail{fill:#d62728;font-weight:bold;text-anchor:middle}svg.chart .n{fill:#999}svg.chart .lg{font-size:10px}
+"""
+
+
+def _e(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^a-zA-Z0-9_-]+", "-", name).strip("-") or "suite"
+
+
+def _page(title: str, nav: str, body: Iterable[str]) -> str:
+    return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>{_e(title)}</title><style>{CSS}</style></head><body>"
+            f"<header><strong>tlbench</strong> &middot; {_e(title)}<br>{nav}</header><main>" + "".join(body) + "</main></body></html>\n")
+
+
+def _nav(suites: Iterable[str], has_schedule: bool) -> str:
+    links = ['<a href="index.html">overview</a>'] + [f'<a href="suite-{_slug(s)}.html">{_e(s)}</a>' for s in suites]
+    if has_schedule:
+        links.append('<a href="schedule.html">Z3 schedules (model)</a>')
+    return "".join(links)
+
+
+def _best_table(rows: list[data.BestRow]) -> str:
+    if not rows:
+        return '<p class="note">No device runs in the history: best configs need measured device time.</p>'
+    head = ("<table><tr><th>testbed</th><th>problem</th><th>best config (newest run of each case)</th><th>median</th>"
+            "<th>TFLOP/s</th><th>% of peak</th><th>vendor median</th><th>vendor % of peak</th><th>vs vendor</th></tr>")
+    cells = []
+    for r in rows:
+        versus = f"{r.vendor_ms / r.median_ms:.3f}x" if r.vendor_ms else ""
+        cells.append(
+            f"<tr><td>{_e(r.testbed.describe())}</td><td>{_e(r.problem)}</td><td>{_e(r.case_id)}<br><span class=note>{_e(r.run_label)}</span></td>"
+            f"<td class=num>{r.median_ms:.4g} ms</td><td class=num>{'' if r.tflops is None else f'{r.tflops:.1f}'}</td>"
+            f"<td class=num>{_e(r.pct_of_peak)}</td><td class=num>{'' if r.vendor_ms is None else f'{r.vendor_ms:.4g} ms'}</td>"
+            f"<td class=num>{_e(r.vendor_pct)}</td><td class=num>{versus}</td></tr>")
+    return head + "".join(cells) + "</table><p class=note>% of peak: achieved FLOP/s over the device profile's dense peak for the dtype (datasheet or calibrated, as the record says); \"peak unknown\" where no published figure exists.</p>"
+
+
+def _stage_section(panels: list[data.StagePanel]) -> str:
+    if not panels:
+        return '<p class="note">No run in the history swept num_stages.</p>'
+    cards = []
+    for p in panels:
+        klass = " model" if "model" in p.metric else ""
+        chart = curve_chart(p.curves, "num_stages", p.unit, f"{p.testbed.backend}: {p.problem}",
+                            x_tick_labels=None)
+        cards.append(f'<div class="card"><div class="cap{klass}"><strong>{_e(p.metric)}</strong><br>'
+                     f"{_e(p.testbed.describe())}<br>{_e(p.run_label)}</div>{chart}</div>")
+    return '<div class="grid">' + "".join(cards) + "</div>"
+
+
+def _suite_page(suite: str, panels: list[data.TrendPanel], nav: str) -> str:
+    body = [f"<h2>suite {_e(suite)}: {len(panels)} series</h2>",
+            '<p class="note">Median per run (oldest left); red dashed line: a level change found by step detection '
+            "(piecewise-constant fit, changes under the minimum effect ignored); red x: the item failed in that run.</p>"]
+    groups: dict[tuple[int, str], list[data.TrendPanel]] = {}
+    for p in panels:
+        groups.setdefault((p.testbed.testbed_id, p.kind), []).append(p)
+    for (_, kind), items in sorted(groups.items()):
+        body.append(f"<h3>{_e(items[0].testbed.describe())} &middot; {_e(kind)}</h3><div class=grid>")
+        for p in items:
+            chart = trend_chart(p.values, p.labels, p.unit, p.case_id[-60:],
+                                steps=p.steps)
+            body.append(f'<div class="card">{chart}<div class="cap">{_e(p.case_id)}<br>{_e(p.last)}</div></div>')
+        body.append("</div>")
+    return _page(f"suite {suite}", nav, body)
+
+
+def _schedule_page(groups, out: Path, nav: str) -> tuple[str, list[Path]]:
+    from harness.analysis.schedule_plot import write_schedule_png
+
+    body = ["<h2>Z3 modulo schedules (MODEL, not measured)</h2>",
+            '<p class="note">tilelang EstimateLatency latencies placed at the Z3 solver\'s start times, one panel per num_stages.</p>']
+    written = []
+    for n, (title, label, records) in enumerate(groups):
+        try:
+            path = write_schedule_png(records, out / f"schedule-{n}.png", title=title)
+        except ValueError as exc:
+            body.append(f"<p class=note>{_e(title)}: no figure ({_e(exc)})</p>")
+            continue
+        written.append(Path(path))
+        body.append(f'<div class="card"><div class="cap model">{_e(title)} &middot; {_e(label)}</div>'
+                    f'<img class="figure" src="{_e(Path(path).name)}" alt="Z3 schedule {_e(title)}" style="max-width:100%"></div>')
+    return _page("Z3 schedules (model)", nav, body), written
+
+
+def build_site(conn, out_dir: str | Path, source: str = "") -> list[Path]:
+    runs = run_count(conn)
+    if runs == 0:
+        raise HistoryError(f"{source or 'the history'} holds no runs; add some with `tlbench history add RUN.json` first")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    trends = data.trend_panels(conn)
+    groups = data.schedule_groups(conn)
+    nav = _nav(trends, bool(groups))
+    written: list[Path] = []
+    for suite, panels in trends.items():
+        path = out / f"suite-{_slug(suite)}.html"
+        path.write_text(_suite_page(suite, panels, nav), encoding="utf-8")
+        written.append(path)
+    if groups:
+        page, pngs = _schedule_page(groups, out, nav)
+        (out / "schedule.html").write_text(page, encoding="utf-8")
+        written += [out / "schedule.html", *pngs]
+    beds = "".join(f"<li>[{t.testbed_id}] {_e(t.describe())}</li>" for t in testbeds(conn))
+    suites = "".join(f'<li><a href="suite-{_slug(s)}.html">{_e(s)}</a>: {len(p)} series</li>' for s, p in trends.items())
+    body = [f"<p>{runs} runs from <code>{_e(source)}</code>.</p><h2>Testbeds</h2><ul>{beds}</ul>",
+            "<h2>Best config per problem</h2>", _best_table(data.best_rows(conn)),
+            "<h2>Newest stage curves per testbed</h2>",
+            '<p class="note">Side by side, never on one axis: measured device time and the Ascend Z3 schedule model '
+            "(cycles per core) are different quantities.</p>", _stage_section(data.stage_panels(conn)),
+            f"<h2>Suites</h2><ul>{suites}</ul>"]
+    index = out / "index.html"
+    index.write_text(_page("dashboard", nav, body), encoding="utf-8")
+    return [index, *written]
