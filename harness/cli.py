@@ -169,7 +169,7 @@ def _report(args: argparse.Namespace) -> int:
         except ImportError as exc:
             print(f"tlbench: report --stages is not available here ({exc})", file=sys.stderr)
             return EXIT_UNUSABLE
-        return int(stage_report.main(args.file) or 0)
+        return int(stage_report.main(args.file, png=args.png, markdown=args.markdown) or 0)
     from harness.results import report
 
     results = load_results(args.file)

@@ -458,11 +458,19 @@ def _outcome_record(nodeid: str, item: BenchItem, outcome: Outcome) -> dict[str,
 
 
 def pytest_sessionfinish(session, exitstatus):
+    """Autotune: the fastest correct config per problem goes to the best-configs file, written
+    once per run from all its items: by the xdist controller (from what every worker shipped),
+    never by a worker; without xdist by this process."""
     state = session.config.stash.get(STATE, None)
-    if state is None or not state.autotune_path:
+    if state is None or not state.autotune_path or worker_index() is not None:
         return
-    records = [o.record for _, _, o in state.outcomes if o.status == "timed"]
-    infos = {name: b.device_info() for name, b in state.registry.loaded().items()}
+    collector = session.config.pluginmanager.get_plugin("tlbench-xdist-controller")
+    if collector is not None:
+        records = [o for o in collector.outcomes if o.get("status") == "timed"]
+        infos = {name: next(iter(per_worker.values())) for name, per_worker in collector.machines.items() if per_worker}
+    else:
+        records = [o.record for _, _, o in state.outcomes if o.status == "timed"]
+        infos = {name: b.device_info() for name, b in state.registry.loaded().items()}
     devices = {name: str(info.get("accelerator")) for name, info in infos.items()}
     versions = {str(info.get("tilelang")) for info in infos.values()}
     entries = pick_best(records, devices)
@@ -473,6 +481,8 @@ def pytest_sessionfinish(session, exitstatus):
 
 def pytest_terminal_summary(terminalreporter):
     state = terminalreporter.config.stash.get(STATE, None)
+    if state is not None and not state.outcomes and state.autotune_written:  # the xdist controller
+        _write_autotune_lines(terminalreporter, state)
     if state is None or not state.outcomes:
         return
     terminalreporter.write_sep("=", "tlbench")
@@ -483,6 +493,10 @@ def pytest_terminal_summary(terminalreporter):
     for diag in state.diagnostics:
         if diag.verdict != "ok" or diag.inert_keys:
             terminalreporter.write_line(diag.summary())
+    _write_autotune_lines(terminalreporter, state)
+
+
+def _write_autotune_lines(terminalreporter, state: TlbenchState) -> None:
     for problem_id, backend, case_id, vs_vendor in state.autotune_written:
         ratio = f", {vs_vendor:.3f}x the vendor library" if vs_vendor else ""
         terminalreporter.write_line(f"[tlbench] best {backend} {problem_id}: {case_id}{ratio} -> {state.autotune_path}")

@@ -211,11 +211,24 @@ def test_report_stages_delegates_to_stage_report(capsys, monkeypatch, tmp_path):
 
     calls = []
     fake = types.ModuleType("harness.analysis.stage_report")
-    fake.main = lambda path: calls.append(path) or 3
+    fake.main = lambda path, png=None, markdown=None: calls.append((path, png, markdown)) or 3
     monkeypatch.setitem(sys.modules, "harness.analysis.stage_report", fake)
     monkeypatch.delattr("harness.analysis.stage_report", raising=False)
-    code, _, _ = _run(capsys, "report", H200, "--stages")
-    assert code == 3 and calls == [str(H200)]
+    code, _, _ = _run(capsys, "report", H200, "--stages", "--png", tmp_path / "s.png", "--markdown", tmp_path / "s.md")
+    assert code == 3 and calls == [(str(H200), str(tmp_path / "s.png"), str(tmp_path / "s.md"))]
+
+
+def test_report_stages_writes_the_png_and_the_markdown_it_was_asked_for(capsys, tmp_path):
+    # it used to print the report and drop both outputs without a word
+    png, md = tmp_path / "out.png", tmp_path / "out.md"
+    code, out, err = _run(capsys, "report", "--stages", H200, "--png", png, "--markdown", md)
+    assert code == 0, err
+    assert png.read_bytes().startswith(PNG_MAGIC)
+    text = md.read_text()
+    assert text.startswith("### tlbench stage report") and "recommended num_stages" in text
+    assert f"wrote {png}" in out and f"wrote {md}" in out
+    beside = sorted(p.name for p in tmp_path.glob("out-*-stages.png"))
+    assert beside and all(p.startswith("out-nvidia-") for p in beside)
 
 
 def test_report_stages_without_the_module_exit_2(capsys, monkeypatch):

@@ -1,0 +1,142 @@
+"""Group a run's records into the stage report: one ``TileGroup`` per (backend, kernel, problem, tile).
+
+Contract: ``build_stage_report(bench_json, traits_of=None) -> StageReport`` reads a
+pytest-benchmark document (parsed JSON) holding tlbench records of a stage sweep and returns
+pure data: one ``TileGroup`` per (backend, kernel, problem, tile), each with one ``StageLine``
+per ``T.Pipelined`` variant (``auto`` num_stages ascending, then ``manual``, ``serial``; failed
+and skipped items appear with their reason), the pipeline model beside the numbers
+(stage_fit) and a ``StageVerdict`` (stage_verdict).  It raises ``StageReportError`` (one line
+saying what to do) when the document holds no stage-sweep records.  A backend's traits
+(``traits_of``) give its testbed fields and the pipes whose copies load operands.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Callable, Mapping
+from harness.core.backend_traits import TraitsCatalog
+from harness.core.record import EXTRA_KEY, records_of
+from harness.results.store import testbed_of
+from harness.analysis.stage_fit import with_model
+from harness.analysis.stage_plan import item_status, k_loop, k_steps_per_block, onchip_use, path_label, pipelined_buffers, problem_label, problem_sort, ratio_of, tile_label
+from harness.analysis.stage_types import STAGE_KEYS, StageLine, StageReport, StageReportError, TileGroup
+from harness.analysis.stage_verdict import group_verdict
+
+
+def build_stage_report(bench_json: Mapping[str, Any], traits_of: Callable[[str], Any] | None = None) -> StageReport:
+    """See the module docstring.  ``traits_of``: backend name -> its ``BackendTraits``
+    (default: the installed backends'; unknown names get defaults)."""
+    traits_of = traits_of or TraitsCatalog.from_entry_points().get
+    if not isinstance(bench_json, Mapping) or not isinstance(bench_json.get("benchmarks"), list):
+        raise StageReportError("not pytest-benchmark output (no 'benchmarks' list); pass the file written by --benchmark-json")
+    items = _stage_items(bench_json)
+    ignored = [f"{name}: no tile config (vendor library item)" for name in items.pop(None, [])]
+    if not items:
+        raise StageReportError(
+            "no stage-sweep records (tlbench items with a tile config and a loop form); "
+            "run suites/test_stages.py with --benchmark-json"
+        )
+    groups = [_build_group(bench_json, key, recs, traits_of(key[0])) for key, recs in items.items()]
+    groups.sort(key=lambda g: (g.backend, g.kernel, problem_sort(g.problem), g.tile))
+    return StageReport(groups=tuple(groups), ignored=tuple(ignored))
+
+
+def _stage_items(doc: Mapping[str, Any]) -> dict[Any, list]:
+    """Records (timed, failed, skipped) grouped by tile; key None: items with no config."""
+    top = doc.get(EXTRA_KEY) or {}
+    everything = [*records_of(dict(doc)), *(top.get("failed") or ()), *(top.get("skipped") or ())]
+    groups: dict[Any, list] = {}
+    for rec in everything:
+        config = rec.get("config")
+        if not isinstance(config, Mapping) or "loop_form" not in config:
+            groups.setdefault(None, []).append(rec.get("case_id") or rec.get("name") or "?")
+            continue
+        tile = tuple(sorted((k, v) for k, v in config.items() if k not in STAGE_KEYS))
+        problem = tuple(sorted((rec.get("problem") or {}).items()))
+        key = (rec.get("backend", "?"), rec.get("kernel", "?"), rec.get("label"), problem, tile)
+        groups.setdefault(key, []).append(rec)
+    return groups
+
+
+def _build_group(doc: Mapping[str, Any], key: tuple, recs: list[dict[str, Any]], traits: Any) -> TileGroup:
+    backend, kernel, label, _, _ = key
+    chosen = _one_record_per_variant(recs)
+    first = chosen[0]
+    config, problem = first["config"], first.get("problem") or {}
+    rows = [_row(r) for r in chosen]
+    basis = "device" if any(r.measured_s for r in rows) else "model" if any(r.modeled_cycles for r in rows) else "none"
+    rows = _with_speedups(rows, basis)
+    iterations = k_steps_per_block(problem, config, chosen)
+    group = TileGroup(
+        backend=backend,
+        testbed=testbed_of(dict(doc), backend, traits).describe(),
+        kernel=kernel + (f" [{label}]" if label else ""),
+        problem=problem_label(problem),
+        tile=tile_label(config),
+        iterations=iterations,
+        basis=basis,
+        rows=tuple(rows),
+        scheduled=any((r.get("plan") or {}).get("schedule_model") for r in chosen),
+    )
+    group = with_model(group, chosen, traits.load_pipes)
+    return replace(group, verdict=group_verdict(group, chosen))
+
+
+def _one_record_per_variant(recs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A device record beats a compile record, a timed one beats a failed or skipped one;
+    ordered auto (by num_stages), manual, serial."""
+
+    def rank(rec: dict[str, Any]) -> tuple[int, int]:
+        return (rec.get("status", "ok") == "ok", rec.get("kind") == "device")
+
+    best: dict[tuple, dict[str, Any]] = {}
+    for rec in recs:
+        variant = (rec["config"]["loop_form"], rec["config"].get("num_stages"))
+        if variant not in best or rank(rec) > rank(best[variant]):
+            best[variant] = rec
+    order = {"auto": 0, "manual": 1, "serial": 2}
+    return sorted(best.values(), key=lambda r: (order.get(r["config"]["loop_form"], 3), r["config"].get("num_stages") or 0))
+
+
+def _row(rec: dict[str, Any]) -> StageLine:
+    config, plan = rec["config"], rec.get("plan") or {}
+    loop = k_loop(plan)
+    model = plan.get("schedule_model") or {}
+    scope, used, limit = onchip_use(plan)
+    timed = rec.get("status", "ok") == "ok"
+    return StageLine(
+        label=str(config["num_stages"]) if config["loop_form"] == "auto" else config["loop_form"],
+        loop_form=config["loop_form"],
+        num_stages=config.get("num_stages"),
+        case_id=rec.get("case_id", "?"),
+        status=item_status(rec),
+        path=path_label(plan),
+        versions="/".join(str(b.get("versions")) for b in pipelined_buffers(plan)) or "-",
+        measured_s=(rec.get("summary") or {}).get("median") if timed and rec.get("kind") == "device" else None,
+        method=rec.get("method", "") if rec.get("kind") == "device" else "",
+        modeled_cycles=model.get("modeled_cycles_per_core"),
+        loop_cycles=loop.get("modeled_cycles"),
+        ii_cycles=loop.get("ii"),
+        onchip_scope=scope,
+        onchip_bytes=used,
+        onchip_limit=limit,
+    )
+
+
+def _with_speedups(rows: list[StageLine], basis: str) -> list[StageLine]:
+    def value(row: StageLine | None) -> float | None:
+        if row is None:
+            return None
+        return row.measured_s if basis == "device" else row.modeled_cycles if basis == "model" else None
+
+    def at(stages: int) -> float | None:
+        return value(next((r for r in rows if r.loop_form == "auto" and r.num_stages == stages), None))
+
+    t1, t0 = at(1), at(0)
+    out = []
+    for row in rows:
+        t = value(row)
+        out.append(replace(row, speedup_vs_1=ratio_of(t1, t), speedup_vs_0=ratio_of(t0, t)))
+    return out
+
+

@@ -1,0 +1,139 @@
+"""Reading one record's plan and naming what it holds, for the stage report.
+
+Contract: pure functions of a record's ``plan`` / ``problem`` / ``config`` sections: the scheduled K
+loop of a plan's schedule model, the pipelined buffers and their on-chip scope, the pipeline
+path label, an item's status, the K steps per block, the labels of a problem and a tile, and
+small ratio helpers.  Nothing is printed.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+from harness.results.table import format_seconds
+from harness.core.cases import DTYPE_SHORT
+from harness.analysis.stage_types import StageLine
+
+
+def k_loop(plan: Mapping[str, Any]) -> dict[str, Any]:
+    loops = (plan.get("schedule_model") or {}).get("loops") or []
+    return loops[0] if loops else {}
+
+
+def pipelined_buffers(plan: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The operand buffers the loop multi-buffers (the scope of the first buffer)."""
+    bufs = [b for b in plan.get("buffers") or [] if isinstance(b, Mapping)]
+    if not bufs:
+        return []
+    scope = bufs[0].get("scope")
+    return [b for b in bufs if b.get("scope") == scope]
+
+
+def onchip_use(plan: Mapping[str, Any]) -> tuple[str, int | None, int | None]:
+    bufs = pipelined_buffers(plan)
+    per_scope = plan.get("bytes_per_scope") or {}
+    scope = bufs[0].get("scope") if bufs else next(iter(per_scope), "")
+    return scope or "", per_scope.get(scope), (plan.get("limits") or {}).get(scope)
+
+
+def path_label(plan: Mapping[str, Any]) -> str:
+    pipe = plan.get("pipeline") or {}
+    kind = pipe.get("kind")
+    if kind is None:
+        return "-"
+    if kind == "z3-modulo":
+        return "Z3 modulo schedule" + (" + offset" if pipe.get("enable_offset") else "")
+    features = plan.get("features") or {}
+    copy = "TMA" if features.get("tma") else "cp.async" if features.get("cp_async") else "plain loads"
+    if kind == "warp-specialized":
+        return "warp-specialized TMA"
+    if kind == "software-pipeline":
+        return f"software pipeline, {copy}"
+    if kind == "none":
+        return f"no pipeline, {copy}"
+    return str(kind)
+
+
+def item_status(rec: dict[str, Any]) -> str:
+    status = rec.get("status", "ok")
+    if status == "failed":
+        lines = [ln.strip() for ln in str(rec.get("error", "")).splitlines() if ln.strip()]
+        return f"failed ({rec.get('stage', '?')}): {lines[-1][:100] if lines else ''}"
+    if status == "skipped":
+        return f"skipped: {str(rec.get('reason', ''))[:100]}"
+    return "ok"
+
+
+def k_steps_per_block(problem: Mapping[str, Any], config: Mapping[str, Any], recs: list[dict[str, Any]]) -> int | None:
+    trips = [k_loop(r.get("plan") or {}).get("trip_count") for r in recs]
+    trips = [t for t in trips if t]
+    if trips:
+        return int(trips[0])
+    K, block_K = problem.get("K"), config.get("block_K")
+    return -(-int(K) // int(block_K)) if K and block_K else None
+
+
+# --------------------------------------------------------------------------- text
+
+
+def problem_label(problem: Mapping[str, Any]) -> str:
+    """``8192x8192x8192 f16``; ``512x512x1024 bf16 -> f32 + relu`` with an out dtype and epilogue."""
+    dtype, out = problem.get("dtype", "?"), problem.get("out_dtype")
+    label = f"{problem.get('M')}x{problem.get('N')}x{problem.get('K')} {DTYPE_SHORT.get(dtype, dtype)}"
+    if out and out != dtype:
+        label += f" -> {DTYPE_SHORT.get(out, out)}"
+    if problem.get("epilogue"):
+        label += f" + {problem['epilogue']}"
+    return label
+
+
+def problem_sort(label: str) -> tuple:
+    dims = label.split(" ")[0].split("x")
+    return tuple(int(d) if d.isdigit() else 0 for d in dims)
+
+
+def tile_label(config: Mapping[str, Any]) -> str:
+    label = f"{config.get('block_M')}x{config.get('block_N')}x{config.get('block_K')} t{config.get('threads')}"
+    extras = {"num_cores": "cores={}", "group_m": "group_m={}", "enable_offset": "offset", "stage_output": "staged out"}
+    for key, fmt in extras.items():
+        if config.get(key):
+            label += " " + fmt.format(config[key])
+    return label
+
+
+def basis_value(row: StageLine, basis: str) -> float | None:
+    return row.measured_s if basis == "device" else row.modeled_cycles if basis == "model" else None
+
+
+def ratio_of(reference: float | None, value: float | None) -> float | None:
+    return reference / value if reference and value else None
+
+
+def relative_error_of(predicted: float | None, reference: float | None) -> float | None:
+    return (predicted - reference) / reference if predicted is not None and reference else None
+
+
+def max_versions(versions: str) -> int:
+    return max((int(v) for v in versions.split("/") if v.isdigit()), default=0)
+
+
+def budget_max_stages(recs: list[dict[str, Any]]) -> int | None:
+    """Deepest num_stages whose pipelined buffers fit the limit of their scope, from the
+    per-version bytes of an auto record's plan."""
+    for rec in recs:
+        plan = rec.get("plan") or {}
+        scope, used, limit = onchip_use(plan)
+        bufs = pipelined_buffers(plan)
+        if not (used and limit and bufs) or any(not b.get("versions") for b in bufs):
+            continue
+        per_stage = sum(b["bytes"] / b["versions"] for b in bufs if b.get("scope") == scope)
+        fixed = used - sum(b["bytes"] for b in bufs if b.get("scope") == scope)
+        if per_stage > 0:
+            return int((limit - fixed) // per_stage)
+    return None
+
+
+# --------------------------------------------------------------------------- plan reading
+
+
+def fmt_basis(basis: str):
+    return format_seconds if basis == "device" else (lambda c: f"{c:.0f} cyc")

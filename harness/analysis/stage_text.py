@@ -1,0 +1,157 @@
+"""The stage report as text: ``format_stage_report(report) -> list[str]`` (the terminal) and
+``stage_markdown(report, source) -> str`` (the same, for a CI summary).
+
+Contract: pure formatting of a ``StageReport``: per group a header, the basis and model
+lines, the table of variants and the verdict.  Device times print as times, model numbers as
+cycles marked ``(model)`` / ``(Z3)``; they never share a column.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+from harness.results.table import format_seconds
+from harness.analysis.stage_types import StageLine, StageReport, TOLERANCE, TileGroup
+
+
+LEFT_ALIGNED = frozenset({"stages", "path", "buffers", "status"})
+
+
+def format_stage_report(report: StageReport) -> list[str]:
+    lines: list[str] = []
+    for group in report.groups:
+        lines += _format_group(group) + [""]
+    if report.ignored:
+        lines.append(f"left out: {len(report.ignored)} item(s) without a tile config ({', '.join(report.ignored)})")
+    return lines
+
+
+def _format_group(group: TileGroup) -> list[str]:
+    head = [
+        f"== {group.backend} | {group.kernel} {group.problem} | tile {group.tile} | "
+        f"{group.iterations if group.iterations is not None else '?'} K steps per block ==",
+        f"   testbed: {group.testbed}",
+    ]
+    head += _basis_lines(group) + _model_lines(group)
+    table = _table(_columns(group), group.rows)
+    verdict = group.verdict
+    tail = [f"   verdict: {verdict.why}"] if verdict else []
+    if verdict:
+        extras = []
+        if verdict.min_sufficient_depth is not None:
+            extras.append(f"model min sufficient depth {verdict.min_sufficient_depth}")
+        if verdict.model_recommended is not None:
+            extras.append(f"model's own pick (within {TOLERANCE:.0%} of its best) {verdict.model_recommended}")
+        if verdict.budget_max_stages is not None:
+            extras.append(f"on-chip budget allows up to {verdict.budget_max_stages} stages")
+        if verdict.recommended is not None:
+            tail.append(f"   recommended num_stages = {verdict.recommended}" + (f"  ({'; '.join(extras)})" if extras else ""))
+        tail += [f"   - {n}" for n in verdict.notes]
+    return head + ["   " + ln for ln in table] + tail
+
+
+def _basis_lines(group: TileGroup) -> list[str]:
+    if group.basis == "device":
+        method = next((r.method for r in group.rows if r.method), "?")
+        return [f"   time: device median per kernel ({method}); x vs 1 / x vs 0: speedup over num_stages 1 / 0"]
+    if group.basis == "model":
+        return ["   MODEL, not measured: cycles are tilelang EstimateLatency + Z3 schedule (cyc/core, K-loop II); "
+                "x vs 1 / x vs 0 compare modeled cyc/core"]
+    return ["   no device times and no schedule model: compile-only records, nothing to judge depth by"]
+
+
+def _model_lines(group: TileGroup) -> list[str]:
+    if group.fit is not None:
+        f = group.fit
+        return [f"   model: copy -> compute timeline (harness.analysis.timeline_model), {f.iterations} K steps, fitted to device "
+                f"medians of num_stages>=1: latency/compute {f.latency_ratio:.2f}, compute "
+                f"{format_seconds(f.compute_time)} and copy latency {format_seconds(f.latency_time)} per K step "
+                f"(kernel time / K steps: all waves of blocks folded into one loop)"]
+    if group.latencies is not None and group.prediction is not None:
+        lat = group.latencies
+        copies = ", ".join(f"{_short(n)} {lt:.0f} (holds {p} {ii:.0f})" for n, p, lt, ii in lat.copies)
+        comp = ", ".join(f"{_short(n)} {lt:.0f} on {p}" for n, p, lt, _ in lat.computes)
+        return [f"   model: EstimateLatency per K step (cycles, model): {copies} -> operands in place after "
+                f"{lat.latency:.0f}, {lat.copy_pipe} busy {lat.issue:.0f}; compute {comp}",
+                f"   timeline model (harness.analysis.timeline_model) with latency {lat.latency:.0f}, compute {lat.compute:.0f}, "
+                f"issue {lat.issue:.0f}, {group.prediction.iterations} K steps, vs what Z3 scheduled"]
+    return [f"   model: {group.model_note}"] if group.model_note else []
+
+
+def _columns(group: TileGroup) -> list[tuple[str, Any]]:
+    cols: list[tuple[str, Any]] = [("stages", lambda r: r.label)]
+    if len({r.path for r in group.rows}) > 1:
+        cols.append(("path", lambda r: r.path))
+    cols.append(("buffers", lambda r: r.versions))
+    if any(r.measured_s for r in group.rows):
+        cols.append(("median", lambda r: format_seconds(r.measured_s) if r.measured_s else "-"))
+    if group.scheduled or any(r.ii_cycles for r in group.rows):
+        cols += [("II (Z3)", lambda r: _cyc(r.ii_cycles)), ("II model", lambda r: _cyc(r.predicted_ii)),
+                 ("K loop (Z3)", lambda r: _cyc(r.loop_cycles)), ("K loop model", lambda r: _cyc(r.predicted)),
+                 ("err", lambda r: _pct(r.relative_error)), ("cyc/core (Z3)", lambda r: _cyc(r.modeled_cycles))]
+    elif group.fit is not None:
+        cols += [("model", lambda r: format_seconds(r.predicted) if r.predicted else "-"),
+                 ("err", lambda r: _pct(r.relative_error))]
+    if group.basis != "none":
+        suffix = "" if group.basis == "device" else " (model)"
+        cols += [("x vs 1" + suffix, lambda r: _x(r.speedup_vs_1)), ("x vs 0" + suffix, lambda r: _x(r.speedup_vs_0))]
+    scope = next((r.onchip_scope for r in group.rows if r.onchip_scope), "on-chip")
+    cols.append((f"{scope} used/limit", _onchip_cell))
+    if any(r.status != "ok" for r in group.rows):
+        cols.append(("status", lambda r: r.status))
+    return cols
+
+
+def _table(columns: Sequence[tuple[str, Any]], rows: Iterable[StageLine]) -> list[str]:
+    cells = [[h for h, _ in columns]] + [[str(fn(r)) for _, fn in columns] for r in rows]
+    widths = [max(len(c[i]) for c in cells) for i in range(len(columns))]
+    lefts = [h in LEFT_ALIGNED for h, _ in columns]
+
+    def line(row: list[str]) -> str:
+        return "  ".join(c.ljust(w) if left else c.rjust(w) for c, w, left in zip(row, widths, lefts)).rstrip()
+
+    return [line(cells[0]), "  ".join("-" * w for w in widths)] + [line(c) for c in cells[1:]]
+
+
+def _onchip_cell(row: StageLine) -> str:
+    if row.onchip_bytes is None:
+        return "-"
+    if not row.onchip_limit:
+        return f"{row.onchip_bytes / 1024:.0f} KiB"
+    return f"{row.onchip_bytes / 1024:.0f}/{row.onchip_limit / 1024:.0f} KiB {row.onchip_bytes / row.onchip_limit:4.0%}"
+
+
+# --------------------------------------------------------------------------- entry
+
+
+def _short(kind: str) -> str:
+    """``copy A->A_tile (global->shared.l1)`` -> ``copy A``; anything else as is."""
+    if kind.startswith("copy ") and "->" in kind:
+        return "copy " + kind[5:].split("->")[0].strip()
+    return kind
+
+
+def _cyc(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0f}" if float(value).is_integer() or value > 100 else f"{value:.1f}"
+
+
+def _pct(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value * 100:+.1g}%" if 0 < abs(value) < 0.001 else f"{value:+.1%}"
+
+
+def _x(value: float | None) -> str:
+    return "-" if value is None else f"x{value:.2f}"
+
+
+def stage_markdown(report: StageReport, source: str) -> str:
+    """The text report as GitHub markdown: a heading, each group's recommendation as a table
+    row, then the full report in a fenced block (its aligned columns survive)."""
+    rows = []
+    for g in report.groups:
+        v = g.verdict
+        rows.append(f"| {g.backend} | {g.kernel} {g.problem} | {g.tile} | {g.basis} | "
+                    f"{v.recommended if v and v.recommended is not None else '-'} | {(v.why if v else '').replace('|', '/')} |")
+    head = [f"### tlbench stage report: {source}", "",
+            "| backend | problem | tile | basis | recommended num_stages | why |", "|---|---|---|---|---|---|", *rows, ""]
+    return "\n".join([*head, "```", *format_stage_report(report), "```"]) + "\n"

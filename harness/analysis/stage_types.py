@@ -1,0 +1,116 @@
+"""The stage report's data: one ``TileGroup`` per (backend, kernel, problem, tile), one ``StageLine`` per
+``T.Pipelined`` variant, the group's ``StageVerdict``, and the whole ``StageReport``.
+
+Contract: frozen dataclasses, no behaviour beyond small lookups; two kinds of number are kept
+apart in every field - device time (seconds, measured) and model cycles (a backend's schedule
+model, never a time).  ``TileGroup.basis`` says which one a group's speedups use.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+from typing import Any
+from harness.analysis import timeline_model as models
+
+
+TOLERANCE = 0.02  # recommend: smallest num_stages within 2 % of the best
+STAGE_KEYS = ("loop_form", "num_stages")  # config fields that vary inside one tile group
+class StageReportError(ValueError):
+    """The document holds nothing a stage report can use; ``str()`` says what to do."""
+
+
+# --------------------------------------------------------------------------- data
+
+
+@dataclass(frozen=True)
+class LoopLatencies:
+    """Per-K-step durations of an Ascend loop, from ``EstimateLatency`` (model cycles).
+
+    ``latency``: issue of the first operand copy -> last operand in place (copies on one
+    pipe serialize, each holding its pipe for its ``ii``); ``issue``: cycles the busiest
+    copy pipe is held per step (``sum(ii)``); ``compute``: latency of the compute tasks
+    run back to back.  ``copies`` / ``computes``: ``(name, pipe, latency, ii)``.
+    """
+
+    latency: float
+    compute: float
+    issue: float
+    copy_pipe: str
+    copies: tuple[tuple[str, str, float, float], ...]
+    computes: tuple[tuple[str, str, float, float], ...]
+
+
+@dataclass(frozen=True)
+class StageLine:
+    """One ``T.Pipelined`` variant of a tile (see the module docstring for the units)."""
+
+    label: str  # "0".."4" for auto, "manual", "serial"
+    loop_form: str
+    num_stages: int | None
+    case_id: str
+    status: str  # "ok" | "failed (<stage>): ..." | "skipped: ..."
+    path: str  # the pipeline the compiler chose
+    versions: str  # buffer versions of the pipelined operands, "A/B"
+    measured_s: float | None = None  # device median, seconds
+    method: str = ""
+    modeled_cycles: float | None = None  # Z3 cycles per core (model)
+    loop_cycles: float | None = None  # Z3 cycles of the K loop (model)
+    ii_cycles: float | None = None  # Z3 initiation interval of the K loop (model)
+    speedup_vs_1: float | None = None  # on the group's basis
+    speedup_vs_0: float | None = None
+    predicted: float | None = None  # NVIDIA: seconds (fit); Ascend: K-loop cycles (model)
+    predicted_ii: float | None = None  # Ascend: timeline model's steady interval (cycles)
+    relative_error: float | None = None  # (predicted - reference) / reference
+    onchip_scope: str = ""
+    onchip_bytes: int | None = None
+    onchip_limit: int | None = None
+
+
+@dataclass(frozen=True)
+class StageVerdict:
+    recommended: int | None  # smallest auto num_stages within 2 % of the best
+    best: int | None
+    min_sufficient_depth: int | None  # model: 1 + ceil(latency / compute)
+    model_recommended: int | None  # model: smallest depth within 2 % of its best
+    budget_max_stages: int | None  # deepest num_stages whose buffers fit on chip
+    why: str
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TileGroup:
+    backend: str
+    testbed: str
+    kernel: str
+    problem: str  # "8192x8192x8192 f16"
+    tile: str  # "128x256x64 t256"
+    iterations: int | None  # K steps per block (the model's iterations)
+    basis: str  # "device" | "model" | "none"
+    rows: tuple[StageLine, ...]
+    fit: models.Fit | None = None  # NVIDIA
+    fit_without_1: models.Fit | None = None  # NVIDIA, num_stages >= 2 only (diagnostic)
+    prediction: models.Prediction | None = None  # Ascend
+    latencies: LoopLatencies | None = None  # Ascend
+    model_note: str = ""  # why there is no model, when there is none
+    verdict: StageVerdict | None = None
+    scheduled: bool = False  # the plans carry a compiler's schedule model (cycles, a model)
+
+    @property
+    def key(self) -> str:
+        """File-name form: ``ascend-gemm-8192x8192x8192-f16-128x256x64-t256``."""
+        return re.sub(r"[^A-Za-z0-9]+", "-", f"{self.backend}-{self.kernel}-{self.problem}-{self.tile}").strip("-")
+
+    def row(self, num_stages: int) -> StageLine | None:
+        return next((r for r in self.rows if r.loop_form == "auto" and r.num_stages == num_stages), None)
+
+
+@dataclass(frozen=True)
+class StageReport:
+    groups: tuple[TileGroup, ...]
+    ignored: tuple[str, ...] = ()  # items left out, with why
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
