@@ -1,11 +1,12 @@
 """Plug-ins by entry-point group, without importing them until they are used.
 
 Contract: ``load_group(group)`` returns ``{name: loader}`` where ``loader()`` imports and
-returns the object an entry point names (``package.module:attribute``).  Installed
-distributions' entry points come first; a group they do not provide is read from the
-``pyproject.toml`` of the source tree this package sits in, so a checkout put on
-``PYTHONPATH`` (a GPU host with no pip install) or an editable install made before a group
-existed still finds its plug-ins.  Nothing is imported here.
+returns the object an entry point names (``package.module:attribute``): every installed
+distribution's entry points of the group (a third-party backend or kernel family registers
+itself this way), plus those of the ``pyproject.toml`` of the source tree this package sits
+in for names no installed distribution provides - so a checkout put on ``PYTHONPATH`` (a GPU
+host with no pip install) or an editable install made before a group existed still finds
+its own plug-ins.  Nothing is imported here.
 """
 
 from __future__ import annotations
@@ -52,7 +53,6 @@ def source_tree_group(group: str, pyproject: Path = PYPROJECT) -> dict[str, str]
 
 
 def load_group(group: str) -> dict[str, Callable[[], Any]]:
-    installed = {ep.name: ep.load for ep in entry_points(group=group)}
-    if installed:
-        return installed
-    return {name: import_path(path) for name, path in source_tree_group(group).items()}
+    found = {name: import_path(path) for name, path in source_tree_group(group).items()}
+    found.update({ep.name: ep.load for ep in entry_points(group=group)})
+    return found
