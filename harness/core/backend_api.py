@@ -68,7 +68,7 @@ class Compiled:
 @runtime_checkable
 class Backend(Protocol):
     name: str
-    dialect: str  # which body a kernel family builds for this backend ("cuda", "ascend", ...)
+    dialect: str  # which body a kernel family builds for this backend (its dialect name, e.g. cuda)
     traits: BackendTraits
 
     def compile_blocker(self) -> str | None:

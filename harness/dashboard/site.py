@@ -150,8 +150,8 @@ def build_site(conn, out_dir: str | Path, source: str = "") -> list[Path]:
     body = [f"<p>{runs} runs from <code>{_e(source)}</code>.</p><h2>Testbeds</h2><ul>{beds}</ul>",
             "<h2>Best config per problem</h2>", _best_table(data.best_rows(conn)),
             "<h2>Newest stage curves per testbed</h2>",
-            '<p class="note">Side by side, never on one axis: measured device time and the Ascend Z3 schedule model '
-            "(cycles per core) are different quantities.</p>", _stage_section(data.stage_panels(conn)),
+            '<p class="note">Side by side, never on one axis: measured device time and the backend schedule model '
+            "(modeled cycles per core) are different quantities.</p>", _stage_section(data.stage_panels(conn)),
             f"<h2>Suites</h2><ul>{suites}</ul>"]
     index = out / "index.html"
     index.write_text(_page("dashboard", nav, body), encoding="utf-8")
