@@ -23,7 +23,7 @@ from harness.results.best_configs import load_best, pick_best, update_best_file
 from harness.core.backend_api import BackendOptions
 from harness.core.backend_traits import BackendOption, TraitsCatalog
 from harness.pytest_plugin.bench_adapter import benchmark_entry, feed_samples, stop_session_json
-from harness.pytest_plugin import journaling
+from harness.pytest_plugin import isolation, journaling
 from harness.pytest_plugin.enrich import enrich_record
 from harness.pytest_plugin.commit_info import fill_commit_info
 from harness.measure.compile_pool import CompilePool
@@ -71,6 +71,7 @@ class TlbenchState:
     machine_shipped: set[str] = field(default_factory=set)
     sweeps: dict[str, dict[str, Any]] = field(default_factory=dict)
     journal: journaling.JournalingPlugin | None = None
+    workers: isolation.Workers | None = None
     device_phase: DevicePhase = field(default_factory=DevicePhase)
     phase_items: list[BenchItem] = field(default_factory=list)  # selected device items, final order
 
@@ -120,6 +121,7 @@ def pytest_addoption(parser):
                     help="device ids for pytest-xdist workers, e.g. 0,1 (default: all the backends' devices visible); "
                          "--tlbench-gpus is a deprecated alias")
     journaling.add_options(group)
+    isolation.add_options(group)
 
 
 _HIDDEN_WORKER = pytest.StashKey[str]()
@@ -208,6 +210,9 @@ def pytest_configure(config):
     if is_controller(config):
         config.pluginmanager.register(ControllerCollector(config, registry.traits), "tlbench-xdist-controller")
     state = config.stash[STATE]
+    state.workers = isolation.Workers.from_config(config, registry)
+    if state.workers is not None:
+        state.device_phase = DevicePhase(make_session=state.workers.device_session)
     state.journal = journaling.JournalingPlugin(config, state.settings, _outcome_record)
     config.pluginmanager.register(state.journal, "tlbench-journal")
 
@@ -216,6 +221,8 @@ def pytest_unconfigure(config):
     state = config.stash.get(STATE, None)
     if state is not None:
         state.pool.close()
+        if state.workers is not None:
+            state.workers.close()
 
 
 def _device_of(state: TlbenchState, backend: str) -> str | None:
@@ -321,7 +328,10 @@ def _prefetch(state: TlbenchState, backend_name: str) -> None:
         if i.backend == backend_name and isinstance(i.case, Case) and backend.rejection(i.case) is None
         and not (state.journal and state.journal.will_reuse(i))
     ]
-    state.pool.prefetch(backend, cases)
+    if state.workers is not None:  # compiled in the backend's worker process, where items run
+        state.workers.session(backend_name).prefetch(cases)
+    else:
+        state.pool.prefetch(backend, cases)
 
 
 @pytest.fixture
@@ -371,9 +381,14 @@ class _Runner:
             compiled=state.pool.get,
             before_cold_compile=state.pool.wait_idle,
         )
-        if item.kind == "device" and worker_index() is None:  # xdist workers get items one at a time
+        in_phase = item.kind == "device" and worker_index() is None  # xdist workers get items one at a time
+        if in_phase and (state.workers is None or state.policy.interleave):
             reuse = state.journal.will_reuse if state.journal else (lambda i: False)
             outcome = state.device_phase.outcome(item, backend, [i for i in state.phase_items if not reuse(i)], ctx)
+            if state.workers is not None:
+                outcome = state.workers.annotate(item, outcome)
+        elif state.workers is not None:
+            outcome = state.workers.session(item.backend).run(item, state.policy, state.compile_rounds, state.seed)
         else:
             outcome = run_item(item, backend, ctx)
         if outcome.status == "timed":
@@ -451,7 +466,7 @@ def pytest_runtest_makereport(item, call):
 
 def _outcome_record(nodeid: str, item: BenchItem, outcome: Outcome) -> dict[str, Any]:
     if outcome.status == "failed":
-        return failure_record(item, nodeid, outcome.reason, outcome.stage, outcome.plan)
+        return failure_record(item, nodeid, outcome.reason, outcome.stage, outcome.plan, outcome.worker)
     if outcome.status == "skipped":
         return skip_record(item, nodeid, outcome.reason)
     return {**outcome.record, "status": "timed"}

@@ -14,6 +14,8 @@ TEST-ONLY fault injection (never part of a shipped suite), chosen by the config:
   this backend instance raises too (a CUDA context after an illegal address);
 - block_N == 88: a timed batch waits until the file named by ``$TLBENCH_FAKE_GATE`` exists
   (a test holds a run there, to kill it at a known point).
+With ``TLBENCH_FAKE_FAULTS=off`` in the environment these configs behave like any other (a
+clean base run to compare a faulty one against).
 """
 
 from __future__ import annotations
@@ -35,6 +37,12 @@ class FakeTraits(DefaultTraits):
 
     def device_env(self, device):
         return {"FAKE_VISIBLE_DEVICES": device}
+
+
+def _faults_on() -> bool:
+    import os
+
+    return os.environ.get("TLBENCH_FAKE_FAULTS") != "off"
 
 
 class FakeBackend:
@@ -75,7 +83,7 @@ class FakeBackend:
         return f"fake kernel {case.config.config_id}"
 
     def compile(self, case, cold):
-        if case.config.block_K == 13:
+        if case.config.block_K == 13 and _faults_on():
             import ctypes
 
             ctypes.string_at(0)  # TEST-ONLY: a segfault inside the "compiler"
@@ -92,7 +100,7 @@ class FakeBackend:
 
     def check(self, runnable, inputs):
         self._raise_if_sticky()
-        if not isinstance(runnable, VendorCase) and runnable.case.config.block_N == 24:
+        if not isinstance(runnable, VendorCase) and runnable.case.config.block_N == 24 and _faults_on():
             raise RuntimeError("FakeCheckCrash: the check itself crashed (test-only injection)")
         wrong = not isinstance(runnable, VendorCase) and runnable.case.config.block_N == 8
         return CheckResult(ok=not wrong, max_abs_err=5.0 if wrong else 0.0, max_rel_err=0.0, mismatched=3 if wrong else 0,
@@ -105,7 +113,7 @@ class FakeBackend:
     def _inject(self, runnable):
         """TEST-ONLY faults of a timed batch, by the config (see the module docstring)."""
         self._raise_if_sticky()
-        block_n = None if isinstance(runnable, VendorCase) else runnable.case.config.block_N
+        block_n = None if isinstance(runnable, VendorCase) or not _faults_on() else runnable.case.config.block_N
         if block_n == 40:
             import ctypes
 
@@ -127,7 +135,11 @@ class FakeBackend:
                 time.sleep(0.05)
 
     def timer(self, runnable, inputs, flush_l2):
-        return FakeTimer(DEVICE_SAMPLES_S, before_batch=lambda: self._inject(runnable))
+        import os
+
+        timer = FakeTimer(DEVICE_SAMPLES_S, before_batch=lambda: self._inject(runnable))
+        timer.notes.append(f"measured in pid {os.getpid()}, CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES')}")
+        return timer
 
 
 class FakeTimer:

@@ -93,7 +93,12 @@ def plain_data(value: Any) -> Any:
     return json.loads(json.dumps(value, default=str))
 
 
-def failure_record(item: BenchItem, nodeid: str, error: str, stage: str, plan: Plan | None = None) -> dict[str, Any]:
+def failure_record(
+    item: BenchItem, nodeid: str, error: str, stage: str, plan: Plan | None = None, worker: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """``worker``: the device worker process's account (pid, restarts so far, whether this
+    item's fault or timeout restarted it), when the item ran in one."""
+    extra = {"worker": worker} if worker else {}
     return {
         "schema_version": SCHEMA_VERSION,
         **item.describe(),
@@ -102,6 +107,7 @@ def failure_record(item: BenchItem, nodeid: str, error: str, stage: str, plan: P
         "stage": stage,
         "error": error,
         "plan": plain_data(plan.to_dict()) if plan is not None else None,
+        **extra,
     }
 
 

@@ -62,6 +62,11 @@ class CompilePool:
             return backend.compile(case, False)
         return future.result()
 
+    def pending(self) -> int:
+        """Compiles submitted and not finished."""
+        with self._lock:
+            return sum(1 for f in self._futures.values() if not f.done())
+
     def wait_idle(self) -> None:
         with self._lock:
             pending = [f for f in self._futures.values() if not f.done()]

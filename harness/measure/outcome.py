@@ -25,6 +25,7 @@ class Outcome:
     samples_s: tuple[float, ...] = ()
     record: dict[str, Any] = field(default_factory=dict)
     plan: Plan | None = None
+    worker: dict[str, Any] | None = None  # set by a worker process session: pid, restarts, why it restarted
 
 
 @dataclass

@@ -48,6 +48,9 @@ def _row_from_record(rec: dict[str, Any], traits_of: TraitsOf) -> Row:
     note = status
     if status == "failed":
         note = f"FAILED [{rec.get('stage')}]: {_first_line(rec.get('error', ''))}"
+        worker = rec.get("worker") or {}
+        if worker.get("restarted"):
+            note += f" (worker restarted; {worker.get('restarts')} restarts so far)"
     elif status == "skipped":
         note = f"skipped: {rec.get('reason')}"
     elif rec.get("kind") == "device":
@@ -81,7 +84,8 @@ def rows_from_outcomes(pairs: Iterable[tuple[Any, Any]], traits_of: TraitsOf) ->
         if outcome.status == "timed":
             rows.append(_row_from_record(outcome.record, traits_of))
         elif outcome.status == "failed":
-            rec = {**item.describe(), "status": "failed", "stage": outcome.stage, "error": outcome.reason}
+            rec = {**item.describe(), "status": "failed", "stage": outcome.stage, "error": outcome.reason,
+                   "worker": getattr(outcome, "worker", None)}
             rows.append(_row_from_record({**rec, "plan": outcome.plan.to_dict() if outcome.plan else None}, traits_of))
         else:
             rows.append(_row_from_record({**item.describe(), "status": "skipped", "reason": outcome.reason}, traits_of))

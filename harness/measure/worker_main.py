@@ -1,0 +1,251 @@
+"""The device worker process: hosts one backend and runs items for ``WorkerSession``.
+
+Contract: started by harness/measure/worker_session.py as
+``python -m harness.measure.worker_main FD`` with one end of a socket pair on ``FD``
+(messages are pickled tuples through ``multiprocessing.connection.Connection``).  The
+first message is ``("init", {"sys_path", "factory": "module:qualname", "options"})``;
+the worker builds the backend and answers ``("ready", pid)``.  Then, in order:
+- ``("prefetch", [Case, ...])``: warm compiles in a thread pool (no answer);
+- ``("run", BenchItem, MeasurePolicy, compile_rounds, seed)``: the whole item through
+  ``harness.measure.runner.run_item`` (compile items; device items measured one by one);
+  answer ``("done", Outcome, fault)``;
+- ``("prepare", BenchItem, MeasurePolicy, compile_rounds, seed)``: ``prepare`` on this
+  worker's ``InProcessSession`` (harness/measure/device_session.py); answer ``("done",
+  Prepared | Outcome, fault)``; ``("sample", BenchItem, k)``: answer ``("done", Batch,
+  fault)`` or ``("done", ("raised", stage, words), fault)``; ``("end_phase",)`` drops the
+  session's timers and inputs (no answer);
+- before each backend stage the worker sends ``("stage", name, background_compiles)``.
+  ``fault`` is True when an exception escaped the device (inputs, check or run stage): the
+  device context may be poisoned (a sticky CUDA error), so the worker exits right after
+  answering and the session starts a fresh one;
+- ``("close",)`` or the socket closing: exit 0.
+The worker dies with its parent (``PR_SET_PDEATHSIG`` on Linux), so a killed run leaves no
+orphan holding the device.
+
+Outcomes cross as plain data (``plain_outcome``).  The originals are kept alive until the
+worker ends with ``os._exit``: compilers put their own objects in plans (tvm-ffi ``String``
+scope and loop names from the Ascend lowering), and releasing those has been seen to
+segfault (the segfault-at-exit of issue 10); the worker never releases them.
+"""
+
+from __future__ import annotations
+
+import json
+import numbers
+import os
+import signal
+import sys
+from importlib import import_module
+from multiprocessing.connection import Connection
+from typing import Any
+
+DEVICE_STAGES = ("inputs", "check", "run")
+
+
+def _die_with_parent() -> None:
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass  # not Linux: the socket closing still ends an idle worker
+
+
+class StageReporter:
+    """Wraps the backend: names the stage before each backend call and notes device faults."""
+
+    def __init__(self, backend: Any, notify) -> None:
+        self._backend = backend
+        self._notify = notify
+        self.fault: tuple[str, str] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._backend, name)
+
+    def enter(self, stage: str) -> None:
+        self._notify(stage)
+
+    def _call(self, stage: str, method: str, *args: Any) -> Any:
+        self.enter(stage)
+        try:
+            return getattr(self._backend, method)(*args)
+        except Exception as exc:
+            if stage in DEVICE_STAGES:
+                self.fault = (stage, f"{type(exc).__name__}: {exc}")
+            raise
+
+    def compile(self, case: Any, cold: bool) -> Any:
+        return self._call("compile", "compile", case, cold)
+
+    def make_inputs(self, *args: Any) -> Any:
+        return self._call("inputs", "make_inputs", *args)
+
+    def check(self, *args: Any) -> Any:
+        return self._call("check", "check", *args)
+
+    def measure(self, *args: Any) -> Any:
+        return self._call("run", "measure", *args)
+
+    def timer(self, *args: Any) -> Any:
+        return self._call("run", "timer", *args)
+
+    def device(self, stage: str, call, *args: Any) -> Any:
+        """Any other device work (a timer's batch) under ``stage``, with fault detection."""
+        self.enter(stage)
+        try:
+            return call(*args)
+        except Exception as exc:
+            self.fault = (stage, f"{type(exc).__name__}: {exc}")
+            raise
+
+
+def plain_outcome(outcome: Any) -> Any:
+    """The outcome as plain data: compilers put their own objects (tvm IR values) in plans
+    and records, which do not cross a process boundary (pickling them can crash); the same
+    values reach the JSON as text anyway."""
+    from harness.core.cases import Plan
+
+    def plain(value: Any) -> Any:
+        return json.loads(json.dumps(value, default=str))
+
+    outcome.record = plain(outcome.record)
+    outcome.samples_s = tuple(float(s) for s in outcome.samples_s)
+    outcome.reason, outcome.stage = str(outcome.reason), str(outcome.stage)
+    if outcome.plan is not None:
+        outcome.plan = Plan(**plain(vars(outcome.plan)))  # not asdict: its deep copy makes new tvm objects
+    return outcome
+
+
+def plain_prepared(prepared: Any) -> Any:
+    """A ``Prepared`` (or ``Batch``) as plain data (see ``plain_outcome``)."""
+    from dataclasses import fields, replace
+
+    from harness.core.cases import CheckResult, Plan
+
+    def plain(value: Any) -> Any:
+        return json.loads(json.dumps(value, default=str))
+
+    changes: dict[str, Any] = {}
+    for f in fields(prepared):
+        value = getattr(prepared, f.name)
+        if isinstance(value, Plan):
+            changes[f.name] = Plan(**plain(vars(value)))
+        elif isinstance(value, CheckResult):
+            changes[f.name] = CheckResult(**plain(vars(value)))
+        elif isinstance(value, (dict, list, tuple, str)) or value is None:
+            changes[f.name] = plain(value) if not isinstance(value, tuple) else tuple(plain(list(value)))
+        elif isinstance(value, numbers.Integral) and not isinstance(value, bool):
+            changes[f.name] = int(value)
+        elif isinstance(value, numbers.Real):
+            changes[f.name] = float(value)
+    return replace(prepared, **changes)
+
+
+def _load_backend(init: dict[str, Any]) -> Any:
+    from harness.core.backend_api import BackendOptions
+
+    sys.path[:] = [p for p in init["sys_path"] if p] or sys.path
+    module, _, qualname = init["factory"].partition(":")
+    factory: Any = import_module(module)
+    for part in qualname.split("."):
+        factory = getattr(factory, part)
+    return factory(BackendOptions(init.get("options") or {}))
+
+
+def serve(conn: Connection) -> int:
+    from harness.measure.compile_pool import CompilePool
+    from harness.measure.device_session import InProcessSession
+    from harness.measure.outcome import Outcome, failed
+    from harness.measure.runner import RunContext, run_item
+
+    kind, init = conn.recv()
+    assert kind == "init", kind
+    backend = _load_backend(init)
+    pool = CompilePool(progress=False)
+    conn.send(("ready", os.getpid()))
+    kept: list[Any] = []  # compiler-owned objects from outcomes: never released (see the contract)
+    phase: Any = None  # the InProcessSession of the current device phase
+
+    try:
+        while True:
+            try:
+                message = conn.recv()
+            except EOFError:
+                return 0
+            if message[0] == "close":
+                return 0
+            if message[0] == "prefetch":
+                pool.prefetch(backend, message[1])
+                continue
+            reporter = StageReporter(backend, lambda stage: conn.send(("stage", stage, pool.pending())))
+
+            def compiled(_backend: Any, case: Any) -> Any:
+                reporter.enter("compile")
+                return pool.get(backend, case)
+
+            if message[0] == "end_phase":
+                if phase is not None:
+                    phase.close()
+                phase = None
+                continue
+            if message[0] == "sample":
+                _, item, k = message
+                if phase is None:
+                    answer: Any = ("raised", "run", f"{item.item_id} was not prepared in this worker")
+                else:
+                    phase.backend = reporter
+                    try:
+                        answer = reporter.device("run", phase.sample, item, k)
+                    except Exception as exc:  # noqa: BLE001 - sent back as the item's words
+                        answer = ("raised", reporter.fault[0] if reporter.fault else "run", f"{type(exc).__name__}: {exc}")
+            else:
+                kind, item, policy, compile_rounds, seed = message
+                ctx = RunContext(policy=policy, compile_rounds=compile_rounds, seed=seed, compiled=compiled,
+                                 before_cold_compile=pool.wait_idle)
+                if kind == "run":
+                    answer = run_item(item, reporter, ctx)
+                else:
+                    if phase is None:
+                        phase = InProcessSession(reporter, ctx)
+                    phase.backend, phase.ctx = reporter, ctx
+                    try:
+                        answer = phase.prepare(item)
+                    except Exception as exc:  # noqa: BLE001 - the item fails with these words
+                        answer = failed("prepare", f"{type(exc).__name__}: {exc}")
+            if isinstance(answer, Outcome):
+                kept.append((answer.record, answer.plan))
+                if reporter.fault is not None and answer.status == "failed":
+                    answer.stage = reporter.fault[0]
+                answer = plain_outcome(answer)
+            elif not isinstance(answer, tuple):
+                kept.append(answer)
+                answer = plain_prepared(answer)
+            conn.send(("done", answer, reporter.fault is not None))
+            if reporter.fault is not None:  # a poisoned device context is never reused, nor torn down
+                _exit(0)
+    finally:
+        pool.close()
+
+
+def _exit(code: int) -> None:
+    """End without interpreter teardown (see the contract), output flushed first."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
+def main(argv: list[str]) -> None:
+    _die_with_parent()
+    conn = Connection(int(argv[1]))
+    try:
+        code = serve(conn)
+    except BaseException:
+        import traceback
+
+        traceback.print_exc()
+        code = 3
+    _exit(code)
+
+
+if __name__ == "__main__":
+    main(sys.argv)

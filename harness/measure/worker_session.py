@@ -1,0 +1,322 @@
+"""Run items in a persistent worker process per device, so a fault or a hang costs one item.
+
+Contract: ``WorkerSession(spec, limits)`` owns one worker process
+(harness/measure/worker_main.py) hosting the backend named by ``spec``; the process is
+started lazily, pinned through ``spec.env`` (the device-visibility environment), and kept
+for the whole session so the compile cache and the device context are reused.
+- ``run(item, policy, compile_rounds, seed) -> Outcome`` never raises for the item's own
+  faults.  A worker that dies (segfault, abort, a sticky device error it reports) fails
+  the item with the stage it was in and the error text (the exception's words, or the
+  signal and the last lines the worker printed); the worker is restarted for the next item
+  (``restarts`` counts it).  A stage that gives no answer within its limit (``Limits``) is
+  ended by killing the worker: the item fails with a reason starting ``TIMEOUT``.  Every
+  failed outcome carries ``worker`` = {pid, restarts, restarted, ...}.
+- When a worker that was running background compiles of other items dies, the crash cannot
+  be blamed on this item: background compiles stop for the rest of the session and the
+  item is retried once in a fresh worker, so only the kernel that crashes fails.
+- ``prepare`` / ``sample`` are ``DeviceSession``'s calls (SEAM.md), run in the worker's
+  own ``InProcessSession``; ``WorkerDeviceSession(worker, ctx)`` is the ``DeviceSession`` the
+  round-robin scheduler drives.  ``prepare`` returns a failed ``Outcome`` on a fault or a
+  hang; ``sample`` raises ``WorkerFault`` with the words (the scheduler fails the item).
+  After a restart, an item prepared in the old worker is prepared again before sampling.
+  ``failures`` keeps, per failed item id, the worker's account (pid, restarts, restarted).
+- ``prefetch(cases)`` hands the device items' cases to the worker's compile pool.
+- ``close()`` ends the worker.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any, Mapping
+
+from harness.core.cases import MeasurePolicy
+from harness.core.record import BenchItem
+from harness.measure.runner import Outcome
+
+STARTUP = "startup"
+
+
+@dataclass(frozen=True)
+class WorkerSpec:
+    """What the worker process needs to build the backend, and its environment."""
+
+    backend: str
+    factory: str  # "module:qualname" of the backend factory
+    options: Mapping[str, Any] = field(default_factory=dict)
+    env: Mapping[str, str] = field(default_factory=dict)  # device pinning (CUDA_VISIBLE_DEVICES ...)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Seconds a stage may take before the worker is killed.  ``item_s`` None: from the
+    item's expected time (``EXPECTED_FACTOR`` x the sampling cap), at least ``floor_s``."""
+
+    item_s: float | None = None
+    floor_s: float = 30.0
+    compile_s: float = 600.0
+    startup_s: float = 300.0
+
+    EXPECTED_FACTOR = 4.0
+
+    def for_stage(self, stage: str, policy: MeasurePolicy) -> float:
+        if stage == STARTUP:
+            return self.startup_s
+        if stage == "compile":
+            return self.compile_s
+        if self.item_s is not None:
+            return self.item_s
+        return max(self.floor_s, self.EXPECTED_FACTOR * policy.max_seconds)
+
+
+def factory_ref(factory: Any) -> str:
+    """``module:qualname`` of an importable factory (a class or a module-level function)."""
+    qualname = getattr(factory, "__qualname__", "")
+    if not qualname or "<" in qualname:
+        raise ValueError(f"backend factory {factory!r} is not importable by name; register a class or a module-level function")
+    return f"{factory.__module__}:{qualname}"
+
+
+def _signal_name(returncode: int | None) -> str:
+    if returncode is None:
+        return "still running"
+    if returncode < 0:
+        try:
+            return f"{signal.Signals(-returncode).name} (signal {-returncode})"
+        except ValueError:
+            return f"signal {-returncode}"
+    return f"exit status {returncode}"
+
+
+class WorkerFault(RuntimeError):
+    """An item's device work failed in (or took down) the worker; ``str()`` is its words."""
+
+
+class _Died(Exception):
+    pass
+
+
+class _TimedOut(Exception):
+    pass
+
+
+class WorkerSession:
+    def __init__(self, spec: WorkerSpec, limits: Limits | None = None, log_dir: str | None = None) -> None:
+        self.spec = spec
+        self.limits = limits or Limits()
+        self.restarts = 0
+        self._log_dir = Path(log_dir or tempfile.mkdtemp(prefix="tlbench-worker-"))
+        self._proc: subprocess.Popen | None = None
+        self._conn: Connection | None = None
+        self._log: Path | None = None
+        self._prefetch: list[Any] = []
+        self._prefetch_ok = True
+        self._prefetched_here = False  # the current worker process has background compiles
+        self.stage = ""
+        self.pending_compiles = 0
+        self.last_fault = False
+        self._incarnation = 0
+        self._prepared: dict[str, int] = {}  # item id -> the worker incarnation that prepared it
+        self.failures: dict[str, dict[str, Any]] = {}  # item id -> worker account of its failure
+
+    # -- process ---------------------------------------------------------------------------
+
+    def _start(self) -> None:
+        parent, child = socket.socketpair()
+        self._log = self._log_dir / f"{self.spec.backend}-worker-{self.restarts}.log"
+        env = {**os.environ, **self.spec.env}
+        env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+        with open(self._log, "wb") as log:
+            self._proc = subprocess.Popen(
+                [sys.executable, "-m", "harness.measure.worker_main", str(child.fileno())],
+                pass_fds=(child.fileno(),), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env,
+            )
+        child.close()
+        self._conn = Connection(parent.detach())
+        self._conn.send(("init", {"sys_path": list(sys.path), "factory": self.spec.factory, "options": dict(self.spec.options)}))
+        self.stage = STARTUP
+        self._prefetched_here = False
+        self._incarnation += 1
+        self._await(("ready",), self.limits.startup_s)
+        if self._prefetch and self._prefetch_ok:
+            self._conn.send(("prefetch", list(self._prefetch)))
+            self._prefetched_here = True
+
+    def _kill(self) -> None:
+        if self._proc is not None and self._proc.poll() is None:
+            self._proc.kill()
+        if self._proc is not None:
+            self._proc.wait()
+        if self._conn is not None:
+            self._conn.close()
+        self._proc, self._conn = None, None
+
+    def _log_tail(self, lines: int = 4, limit: int = 600) -> str:
+        try:
+            text = self._log.read_text(errors="replace") if self._log else ""
+        except OSError:
+            return ""
+        tail = " | ".join(ln.strip() for ln in text.splitlines()[-lines:] if ln.strip())
+        return tail[-limit:]
+
+    def _await(self, wanted: tuple[str, ...], limit_s: float, policy: MeasurePolicy | None = None) -> tuple:
+        """Messages until one of ``wanted``; stage messages restart the clock with that stage's limit."""
+        assert self._conn is not None
+        deadline = time.monotonic() + limit_s
+        while True:
+            left = deadline - time.monotonic()
+            try:
+                ready = self._conn.poll(max(0.0, left))
+            except (EOFError, OSError):
+                raise _Died() from None
+            if not ready:
+                raise _TimedOut(limit_s)
+            try:
+                message = self._conn.recv()
+            except (EOFError, OSError):
+                raise _Died() from None
+            if message[0] == "stage":
+                self.stage, self.pending_compiles = message[1], message[2]
+                limit_s = self.limits.for_stage(self.stage, policy or MeasurePolicy())
+                deadline = time.monotonic() + limit_s
+            elif message[0] in wanted:
+                return message
+
+    # -- the DeviceSession-style calls ------------------------------------------------------
+
+    def prefetch(self, cases: list[Any]) -> None:
+        known = {c.case_id for c in self._prefetch}
+        new = [c for c in cases if c.case_id not in known]
+        self._prefetch += new
+        if new and self._conn is not None and self._prefetch_ok:
+            self._conn.send(("prefetch", new))
+            self._prefetched_here = True
+
+    def run(self, item: BenchItem, policy: MeasurePolicy, compile_rounds: int, seed: int) -> Outcome:
+        """The whole item (a compile item, or a device item measured on its own)."""
+        return self._answer_or_outcome(("run", item, policy, compile_rounds, seed), policy)
+
+    def prepare(self, item: BenchItem, policy: MeasurePolicy, compile_rounds: int, seed: int) -> Any:
+        """``DeviceSession.prepare`` in the worker: ``Prepared``, or an ``Outcome``."""
+        answer = self._answer_or_outcome(("prepare", item, policy, compile_rounds, seed), policy)
+        if not isinstance(answer, Outcome):
+            self._prepared[item.item_id] = self._incarnation
+        return answer
+
+    def sample(self, item: BenchItem, k: int, policy: MeasurePolicy, compile_rounds: int, seed: int) -> Any:
+        """``DeviceSession.sample`` in the worker; raises ``WorkerFault`` with the item's words.
+        An item prepared in a worker that has since been replaced is prepared again first."""
+        if self._prepared.get(item.item_id) != self._incarnation or self._proc is None or self._proc.poll() is not None:
+            again = self.prepare(item, policy, compile_rounds, seed)
+            if isinstance(again, Outcome):
+                raise WorkerFault(f"[{again.stage}] prepared again after a worker restart: {again.reason}")
+        answer = self._answer_or_outcome(("sample", item, k), policy)
+        if isinstance(answer, Outcome):
+            self.failures[item.item_id] = answer.worker or {}
+            raise WorkerFault(f"[{answer.stage}] {answer.reason}")
+        if isinstance(answer, tuple):
+            _, stage, words = answer
+            self.failures[item.item_id] = {"restarts": self.restarts, "restarted": self.last_fault}
+            raise WorkerFault(f"[{stage}] {words}")
+        return answer
+
+    def end_phase(self) -> None:
+        if self._conn is not None and self._proc is not None and self._proc.poll() is None:
+            self._conn.send(("end_phase",))
+        self._prepared.clear()
+
+    def _answer_or_outcome(self, message: tuple, policy: MeasurePolicy) -> Any:
+        answer = self._request(message, policy)
+        if isinstance(answer, Outcome) and answer.worker and answer.worker.get("blame_unclear"):
+            self._prefetch_ok = False  # the crasher may be any background compile: compile each in its own item
+            retry = self._request(message, policy)
+            if isinstance(retry, Outcome):
+                retry.worker = {**(retry.worker or {}), "retried_after": answer.reason}
+            return retry
+        return answer
+
+    def _request(self, message: tuple, policy: MeasurePolicy) -> Any:
+        """The worker's answer, or a failed ``Outcome`` when it hung or died (see the contract)."""
+        self.stage = STARTUP
+        self.last_fault = False
+        try:
+            if self._proc is None or self._proc.poll() is not None:
+                self._kill()
+                self._start()
+            assert self._conn is not None and self._proc is not None
+            pid = self._proc.pid
+            self._conn.send(message)
+            self.stage = "gate" if message[0] != "sample" else "run"
+            _, answer, fault = self._await(("done",), self.limits.for_stage(self.stage, policy), policy)
+        except _TimedOut as exc:
+            stage, pid = self.stage, self._proc.pid if self._proc else None
+            self._kill()
+            self.restarts += 1
+            self.last_fault = True
+            return self._failed(stage, f"TIMEOUT: no answer within {exc.args[0]:.0f} s in stage {stage}; "
+                                       "the worker was killed and restarted", pid, restarted=True, timeout_s=exc.args[0])
+        except (_Died, BrokenPipeError, ConnectionResetError):
+            stage, pid, background = self.stage, self._proc.pid if self._proc else None, self._prefetched_here
+            proc = self._proc
+            if proc is not None:
+                try:
+                    proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    pass
+            how = _signal_name(proc.poll() if proc is not None else None)
+            tail = self._log_tail()
+            self._kill()
+            self.restarts += 1
+            self.last_fault = True
+            failed = self._failed(stage, f"worker process died ({how}) during {stage}" + (f"; it printed: {tail}" if tail else ""),
+                                  pid, restarted=True, exit=how)
+            if background and stage != STARTUP:
+                failed.worker["blame_unclear"] = "background compiles of other items were running"
+            return failed
+        if fault:
+            self._kill()
+            self.restarts += 1
+            self.last_fault = True
+        if isinstance(answer, Outcome):
+            answer.worker = {"pid": pid, "restarts": self.restarts, "restarted": bool(fault)}
+            if answer.status == "failed":
+                self.failures[message[1].item_id] = answer.worker
+        return answer
+
+    def _failed(self, stage: str, reason: str, pid: int | None, **extra: Any) -> Outcome:
+        return Outcome(status="failed", stage=stage, reason=reason,
+                       worker={"pid": pid, "restarts": self.restarts, **extra})
+
+    def close(self) -> None:
+        if self._conn is not None and self._proc is not None and self._proc.poll() is None:
+            try:
+                self._conn.send(("close",))
+                self._proc.wait(timeout=30)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        self._kill()
+
+
+class WorkerDeviceSession:
+    """``DeviceSession`` (harness/measure/device_session.py) over a persistent ``WorkerSession``
+    for one device phase: ``close`` ends the phase, not the worker."""
+
+    def __init__(self, worker: WorkerSession, ctx: Any) -> None:
+        self.worker, self.ctx = worker, ctx
+
+    def prepare(self, item: BenchItem) -> Any:
+        return self.worker.prepare(item, self.ctx.policy, self.ctx.compile_rounds, self.ctx.seed)
+
+    def sample(self, item: BenchItem, k: int) -> Any:
+        return self.worker.sample(item, k, self.ctx.policy, self.ctx.compile_rounds, self.ctx.seed)
+
+    def close(self) -> None:
+        self.worker.end_phase()

@@ -1,0 +1,80 @@
+"""pytest glue of the device worker: options, and one ``WorkerSession`` per backend here.
+
+Contract: ``--tlbench-isolation worker`` (the default) runs every tlbench item of a backend
+(compile and device) in that backend's persistent worker process
+(harness/measure/worker_session.py), so a segfault in the compiler, a device fault or a
+hanging kernel costs only its item; ``inprocess`` runs them in the pytest process (today's
+behaviour, for debugging).  Under pytest-xdist each pytest worker is already pinned to its
+device before anything starts, and its worker processes inherit that pinning: one device
+process per device.  ``--tlbench-timeout`` bounds the inputs/check/run stages of one item
+(default: 4 x ``--tlbench-max-seconds``, at least 30 s), ``--tlbench-compile-timeout`` one
+compile.  Device items measured together (the interleaved device phase) go through
+``Workers.device_session`` (a ``DeviceSession``); ``annotate`` puts the worker's account on
+their failures.  ``Workers.close()`` ends the processes at the end of the session.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from harness.core.registry import BackendRegistry
+from harness.measure.outcome import Outcome
+from harness.measure.worker_session import Limits, WorkerDeviceSession, WorkerSession, WorkerSpec, factory_ref
+
+FAULT_PREFIX = re.compile(r"^WorkerFault: \[(?P<stage>[a-z]+)\] ")
+
+ISOLATION_CHOICES = ("worker", "inprocess")
+
+
+def add_options(group) -> None:
+    group.addoption("--tlbench-isolation", default="worker", choices=ISOLATION_CHOICES,
+                    help="worker: run items in a persistent per-device process that survives faults and hangs "
+                         "(default); inprocess: in the pytest process")
+    group.addoption("--tlbench-timeout", type=float, default=None, metavar="SECONDS",
+                    help="per-stage limit for an item's inputs, check and timing (default: 4 x --tlbench-max-seconds, "
+                         f"at least {Limits.floor_s:.0f} s); a stage over it fails the item as TIMEOUT")
+    group.addoption("--tlbench-compile-timeout", type=float, default=Limits.compile_s, metavar="SECONDS",
+                    help=f"limit for one compile in the worker (default {Limits.compile_s:.0f})")
+
+
+class Workers:
+    def __init__(self, config: Any, registry: BackendRegistry) -> None:
+        self.registry = registry
+        self.limits = Limits(item_s=config.getoption("--tlbench-timeout"), compile_s=config.getoption("--tlbench-compile-timeout"))
+        self._sessions: dict[str, WorkerSession] = {}
+
+    @classmethod
+    def from_config(cls, config: Any, registry: BackendRegistry) -> "Workers | None":
+        return cls(config, registry) if config.getoption("--tlbench-isolation") == "worker" else None
+
+    def session(self, backend: str) -> WorkerSession:
+        if backend not in self._sessions:
+            spec = WorkerSpec(backend=backend, factory=factory_ref(self.registry.factories[backend]()),
+                              options=dict(self.registry.options.values))
+            self._sessions[backend] = WorkerSession(spec, self.limits)
+        return self._sessions[backend]
+
+    def device_session(self, backend: Any, ctx: Any) -> WorkerDeviceSession:
+        """The ``DeviceSession`` of one device phase (``DevicePhase(make_session=...)``)."""
+        return WorkerDeviceSession(self.session(backend.name), ctx)
+
+    def annotate(self, item: Any, outcome: Outcome) -> Outcome:
+        """A failed phase outcome gets the worker's account; the scheduler's words for a
+        ``WorkerFault`` lose their wrapper and give back the stage the worker was in."""
+        session = self._sessions.get(item.backend)
+        if outcome.status != "failed" or session is None or item.item_id not in session.failures:
+            return outcome
+        outcome.worker = outcome.worker or session.failures[item.item_id]
+        match = FAULT_PREFIX.match(outcome.reason)
+        if match:
+            outcome.stage, outcome.reason = match["stage"], outcome.reason[match.end():]
+        return outcome
+
+    def restarts(self) -> dict[str, int]:
+        return {name: s.restarts for name, s in self._sessions.items()}
+
+    def close(self) -> None:
+        for session in self._sessions.values():
+            session.close()
+        self._sessions.clear()
