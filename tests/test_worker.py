@@ -43,7 +43,7 @@ ORDER = [(128, 32), (128, 13), (64, 32), (24, 32), (32, 32), (40, 32), (16, 32),
 
 SUITE = """
 from harness.core.sweep import Sweep
-from harness.core.cases import GemmConfig, GemmProblem
+from backends.kernels.gemm import GemmConfig, GemmProblem
 
 SWEEP = Sweep(
     name="fault_suite",
