@@ -131,6 +131,8 @@ def _task_kind(stmt) -> str:
             return
         if isinstance(node, tirx.AttrStmt) and node.attr_key == "tl.simtvf_scope":
             found.append("vector (SimtVF)")
+        elif isinstance(node, tirx.AttrStmt) and node.attr_key == "tl.simdvf_scope":
+            found.append("vector (SimdVF)")
         elif isinstance(node, tirx.Call) and hasattr(node.op, "name"):
             op = node.op.name.split(".")[-1]
             if "copy" in op and len(node.args) >= 2:
