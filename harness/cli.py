@@ -21,6 +21,7 @@ from typing import Sequence
 from harness import cli_recover
 from harness.results.compare import CompareError, Thresholds, compare_backends, compare_runs
 from harness.results.journal import JournalError
+from harness.commands import calibrate as calibrate_command
 from harness.commands import dashboard as dashboard_command
 from harness.commands import export as export_command
 from harness.commands import history as history_command
@@ -69,7 +70,7 @@ def _add_thresholds(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tlbench", description="Compare, report and gate tlbench results (pytest-benchmark JSON).")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{compare,report,baseline,nightly,recover,history,export,dashboard}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{compare,report,baseline,nightly,recover,history,export,dashboard,calibrate}")
 
     cmp = sub.add_parser("compare", help="compare two runs (BASE NEW), or backends (--across-backends A B)",
                          description="Exit 0: no regression; 1: regression; 2: unusable input.")
@@ -101,6 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     history_command.register(sub)
     export_command.register(sub)
     dashboard_command.register(sub)
+    calibrate_command.register(sub)
     return parser
 
 
@@ -112,6 +114,7 @@ def _add_nightly(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=float, default=3600.0, metavar="SECONDS", help="per suite file (default 3600)")
     parser.add_argument("--out-dir", default="results/runs/nightly", help="JSON, logs and summary.md go here")
     parser.add_argument("--baseline-dir", default=DEFAULT_BASELINE_DIR, help=f"(default {DEFAULT_BASELINE_DIR})")
+    parser.add_argument("--history", default=None, metavar="DB", help="also add the night's runs to this history database")
     _add_thresholds(parser)
 
 
@@ -212,6 +215,7 @@ def _nightly(args: argparse.Namespace) -> int:
         timeout_s=args.timeout,
         thresholds=_thresholds(args),
         step_summary=Path(step_summary) if step_summary else None,
+        history=Path(args.history) if args.history else None,
     )
     try:
         outcome = run_nightly(plan)

@@ -84,3 +84,14 @@ def test_every_page_renders_in_headless_chromium_without_errors(site):
         shot = shots / page.name.replace(".html", ".png")
         assert shot.stat().st_size > 10_000 and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     print(f"screenshots: {shots}")
+
+
+def test_a_trend_of_150_runs_stays_readable():
+    from harness.dashboard.svg import MAX_X_LABELS, Marker, trend_chart
+
+    values = [1.0 + 0.01 * (i % 7) for i in range(150)] + [None] + [1.2] * 49
+    chart = trend_chart(values, [f"#{i}" for i in range(200)], "ms", "case", steps=[Marker(151, "+18%")])
+    assert "<circle" not in chart  # no per-run markers past DOT_LIMIT
+    assert chart.count('class="xl"') <= MAX_X_LABELS + 2  # thinned run labels + the axis title
+    assert chart.count("<polyline") == 2  # the failed run splits the line
+    assert 'class="fail"' in chart and "+18%" in chart and "(200 runs)" in chart

@@ -200,3 +200,12 @@ def test_compare_history_on_an_unknown_testbed_says_which_are_stored(tmp_path, r
 def test_compare_history_without_a_database_says_how_to_make_one(tmp_path, capsys):
     assert main(["compare", "--history", str(tmp_path / "none.sqlite"), _sleepy("sleepy-aa.json")]) == 2
     assert "tlbench history add" in capsys.readouterr().err
+
+
+def test_calibrate_without_a_device_says_why(capsys):
+    pytest.importorskip("tilelang")
+    code = main(["calibrate", "--backend", "nvidia"])
+    if code == 2:
+        assert "no device here" in capsys.readouterr().err
+    else:  # a machine with a GPU measured its profile
+        assert code == 0 and "calibrated" in capsys.readouterr().out

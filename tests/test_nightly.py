@@ -36,6 +36,7 @@ def first_night(tmp_path_factory):
         code = main([
             "nightly", "suites/test_stages.py", "--backend", "ascend", f"--pytest-args={SELECTION}",
             "--out-dir", str(work / "out"), "--baseline-dir", str(work / "baselines"), "--timeout", "900",
+            "--history", str(work / "history.sqlite"),
         ])
     finally:
         mp.undo()
@@ -55,6 +56,17 @@ def test_first_night_without_baseline(first_night):
     assert [b["extra_info"]["tlbench"]["case_id"][-24:] for b in run["benchmarks"]] == [
         "bm128-bn128-bk32-t128-auto-s2"[-24:], "bm128-bn128-bk32-t128-auto-s3"[-24:]]
     assert (out / "logs" / "test_stages.log").read_text().startswith("$ ")
+
+
+def test_the_night_is_added_to_the_history(first_night):
+    from harness.results.history import query
+    from harness.results.history.schema import open_history
+
+    _, work, _ = first_night
+    assert "### History" in (work / "out" / "summary.md").read_text()
+    conn = open_history(work / "history.sqlite")
+    assert query.run_count(conn) == 1
+    assert len(query.series(conn, "*-auto-s[23]")) == 2
 
 
 def test_same_run_as_baseline_passes(first_night, capsys):

@@ -54,12 +54,12 @@ def _records(pytester, backend):
     result = pytester.runpytest("-p", "no:cacheprovider", "--benchmark-json=out.json", f"--tlbench-backend={backend}")
     result.assert_outcomes(passed=3)
     doc = json.loads((pytester.path / "out.json").read_text())
-    return doc, {b["extra_info"]["tlbench"]["case_id"] + "/" + b["extra_info"]["tlbench"]["kind"]: b["extra_info"]["tlbench"]
+    return doc, result, {b["extra_info"]["tlbench"]["case_id"] + "/" + b["extra_info"]["tlbench"]["kind"]: b["extra_info"]["tlbench"]
                  for b in doc["benchmarks"]}
 
 
 def test_a_backend_with_a_profile_gives_pct_of_peak_and_kernel_hash(suite):
-    _, recs = _records(suite, "fake_profiled")
+    _, result, recs = _records(suite, "fake_profiled")
     kernel = recs["gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s2/device"]
     tflops = kernel["throughput"]["tflops"]
     assert kernel["throughput"]["pct_of_peak"] == pytest.approx(100 * tflops * 1e12 / 1e12)
@@ -68,10 +68,12 @@ def test_a_backend_with_a_profile_gives_pct_of_peak_and_kernel_hash(suite):
     assert recs["gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s2/compile"]["kernel_hash"] == "sha256:fake-gemm"
     vendor = recs["gemm-1024x1024x1024-f16-vendor/device"]
     assert vendor["kernel_hash"] is None and vendor["throughput"]["pct_of_peak"] is not None
+    result.stdout.fnmatch_lines([f"*{tflops:.1f} TFLOP/s ({kernel['throughput']['pct_of_peak']:.1f}% of peak)*"])
 
 
 def test_a_backend_without_a_profile_reads_peak_unknown(suite):
-    doc, recs = _records(suite, "fake")
+    doc, result, recs = _records(suite, "fake")
+    result.stdout.fnmatch_lines(["*TFLOP/s (peak unknown)*"])
     kernel = recs["gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s2/device"]
     assert kernel["throughput"]["pct_of_peak"] is None
     assert kernel["roofline"] == {"status": "peak unknown", "device": "FakeAccelerator 1.0", "reason": "no profile for this device"}

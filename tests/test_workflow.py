@@ -107,3 +107,17 @@ def test_actionlint_is_really_looking(tmp_path):
     broken.write_text(WORKFLOW.read_text().replace("if: always()", "if: ${{ always( }}", 1))
     findings = _lint(broken, tmp_path)
     assert len(findings) == 1 and "[ expression ]" in findings[0]
+
+
+@pytest.mark.parametrize("name", ["cpu", "nvidia", "ascend"])
+def test_each_job_keeps_its_history_database_between_nights(workflow, name):
+    job = workflow["jobs"][name]
+    args = _nightly_args(job)
+    assert args.history and args.history.startswith(args.out_dir.rstrip("/") + "/")  # so the artifact holds it
+    uses = {str(s.get("uses", "")).split("@")[0]: s for s in job["steps"]}
+    restore, save = uses["actions/cache/restore"], uses["actions/cache/save"]
+    assert restore["with"]["path"] == save["with"]["path"] == args.history
+    assert save["if"] == "always()" and save["with"]["key"].startswith(restore["with"]["restore-keys"])
+    order = [str(s.get("uses", s.get("run", ""))) for s in job["steps"]]
+    gate = next(i for i, s in enumerate(order) if s.startswith("tlbench nightly"))
+    assert order.index(restore["uses"]) < gate < order.index(save["uses"])

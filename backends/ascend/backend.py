@@ -141,6 +141,18 @@ class AscendBackend:
         """The published profile of the NPU named in ``info`` (None: peak unknown)."""
         return match_profile(PROFILES, info.get("accelerator"))
 
+    def calibrate(self, seconds: float = 30.0) -> DeviceProfile:
+        """Measure this NPU's profile (torch_npu matmul, a device copy): see backends/calibrate.py."""
+        reason = self.device_blocker()
+        if reason:
+            raise RuntimeError(f"no NPU to calibrate: {reason}")
+        import torch
+
+        from backends.calibrate import calibrate
+
+        return calibrate(torch.npu, torch.device("npu", torch.npu.current_device()),
+                         self.device_info().get("accelerator") or "NPU", seconds)
+
     def kernel_body_hash(self, case: Case) -> str | None:
         return body_hash(case.kernel)
 

@@ -130,6 +130,14 @@ class NvidiaBackend:
         """The datasheet profile of the GPU named in ``info`` (None: peak unknown)."""
         return match_profile(PROFILES, info.get("accelerator"))
 
+    def calibrate(self, seconds: float = 30.0) -> DeviceProfile:
+        """Measure this GPU's profile (cuBLAS GEMM, a device copy): see backends/calibrate.py."""
+        from backends.calibrate import calibrate
+
+        if self.device is None:
+            raise RuntimeError(f"no GPU to calibrate: {self._device_reason}")
+        return calibrate(torch.cuda, self.device, self.device_info().get("accelerator") or "GPU", seconds)
+
     def kernel_body_hash(self, case: Case) -> str | None:
         if getattr(case.config, "body", None) == "hopper":  # the target-specific FA body
             return module_hash("backends.nvidia.fa_hopper")

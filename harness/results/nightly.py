@@ -11,7 +11,9 @@ Contract: ``run_nightly(plan) -> NightlyOutcome`` does, in order:
    through ``tlbench baseline update``;
 4. writes a markdown summary to ``out_dir/summary.md`` and appends it to
    ``plan.step_summary`` (GitHub's ``$GITHUB_STEP_SUMMARY``) when given;
-5. exit code: 1 when any item regressed; else 2 when a suite crashed, timed out or left
+5. with ``plan.history``, adds the per-backend files to that history database (idempotent;
+   the lines go into the summary);
+6. exit code: 1 when any item regressed; else 2 when a suite crashed, timed out or left
    no usable JSON, or a comparison was refused (testbed mismatch); else 0.
 """
 
@@ -52,6 +54,7 @@ class NightlyPlan:
     timeout_s: float = 3600.0
     thresholds: Thresholds = field(default_factory=Thresholds)
     step_summary: Path | None = None
+    history: Path | None = None  # the SQLite history this night's runs are added to
     python: str = sys.executable
     cwd: Path | None = None
 
@@ -202,6 +205,19 @@ def _exit_code(runs: Sequence[SuiteRun], gates: Sequence[BackendGate]) -> int:
     return 0
 
 
+def _add_to_history(history: Path, paths) -> str:
+    """Add the night's per-backend files to the history database; markdown lines saying so."""
+    from harness.results.history.ingest import add_files
+    from harness.results.history.schema import open_history
+
+    conn = open_history(history)
+    try:
+        outcomes = add_files(conn, sorted(paths))
+    finally:
+        conn.close()
+    return "\n### History\n\n" + "".join(f"- {o.line()}\n" for o in outcomes) + f"- database: `{history}`\n"
+
+
 def run_nightly(plan: NightlyPlan) -> NightlyOutcome:
     suites = plan.suite_files()
     if not suites:
@@ -209,9 +225,12 @@ def run_nightly(plan: NightlyPlan) -> NightlyOutcome:
     for sub in ("json", "logs"):
         (plan.out_dir / sub).mkdir(parents=True, exist_ok=True)
     runs = tuple(_run_suite(plan, suite) for suite in suites)
-    gates = tuple(gate_against_baselines(_merged_per_backend(plan, runs), plan.baseline_dir, plan.thresholds))
+    merged = _merged_per_backend(plan, runs)
+    gates = tuple(gate_against_baselines(merged, plan.baseline_dir, plan.thresholds))
     exit_code = _exit_code(runs, gates)
     markdown = nightly_markdown(runs, gates, exit_code)
+    if plan.history is not None:
+        markdown += _add_to_history(plan.history, merged.values())
     summary = plan.out_dir / "summary.md"
     summary.write_text(markdown, encoding="utf-8")
     if plan.step_summary is not None:

@@ -3,7 +3,8 @@
 Contract: pure formatting.  The plan cell is the backend's own one-line summary
 (``BackendTraits.plan_summary``, looked up through ``traits_of``); ``rows_from_records`` /
 ``rows_from_outcomes`` produce ``Row``s; ``format_table`` renders them as aligned text.
-Device and compile times are printed as times; a backend's modeled numbers are its own
+Device and compile times are printed as times (device throughput with its % of peak, or
+"peak unknown", when the record has it); a backend's modeled numbers are its own
 summary's, labelled as a model, and never mixed into a time column.
 """
 
@@ -11,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
+
+from harness.results.roofline import format_pct
 
 
 @dataclass(frozen=True)
@@ -62,7 +65,7 @@ def _row_from_record(rec: dict[str, Any], traits_of: TraitsOf) -> Row:
         backend=rec.get("backend", "?"),
         case_id=rec.get("case_id", "?"),
         median=format_seconds(summary.get("median")),
-        throughput=f"{tput:.1f} TFLOP/s" if tput else "-",
+        throughput=(f"{tput:.1f} TFLOP/s" + (f" ({format_pct(rec)})" if format_pct(rec) else "")) if tput else "-",
         plan=plan_cell(rec.get("plan"), rec.get("backend", "?"), traits_of),
         status=note,
     )

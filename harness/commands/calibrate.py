@@ -1,0 +1,63 @@
+"""``tlbench calibrate --backend NAME``: measure this machine's device profile.
+
+Contract: loads the backend through the registry; a backend without a device here (or
+without the optional ``calibrate`` method) is exit 2 with the reason.  Otherwise it runs
+``backend.calibrate(seconds)`` (vendor GEMM and a copy kernel, backend-side code), writes
+the profile as JSON to ``--out`` (default ``results/profiles/<backend>-<device>.calibrated.json``,
+apart from the datasheet profiles shipped in backends/), prints it next to the datasheet
+profile of the same device (or "no datasheet profile"), and exits 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from harness.results.history.schema import HistoryError
+
+
+def register(sub: Any) -> None:
+    cal = sub.add_parser("calibrate", help="measure this machine's peak GEMM FLOP/s and copy bandwidth (vendor library)")
+    cal.add_argument("--backend", required=True, help="the backend whose device to calibrate (e.g. nvidia)")
+    cal.add_argument("--seconds", type=float, default=30.0, help="rough time cap (default 30)")
+    cal.add_argument("--out", default=None, metavar="FILE.json", help="where to write the calibrated profile")
+    cal.set_defaults(handler=run_calibrate)
+
+
+def run_calibrate(args: argparse.Namespace) -> int:
+    from harness.core.registry import BackendRegistry, UnknownBackend
+    from harness.pytest_plugin.enrich import profile_of
+
+    registry = BackendRegistry.from_entry_points()
+    try:
+        registry.validate(args.backend)
+    except UnknownBackend as exc:
+        raise HistoryError(str(exc)) from None
+    reason = registry.compile_blocker(args.backend)
+    backend = None if reason else registry.get(args.backend)
+    reason = reason or backend.device_blocker()
+    if reason:
+        raise HistoryError(f"calibrate --backend {args.backend}: no device here ({reason})")
+    measure = getattr(backend, "calibrate", None)
+    if not callable(measure):
+        raise HistoryError(f"calibrate: backend {args.backend} cannot calibrate (it has no calibrate method)")
+    profile = measure(args.seconds)
+    datasheet, device = profile_of(backend)
+    slug = re.sub(r"[^a-z0-9]+", "-", (device or "device").lower()).strip("-")
+    out = Path(args.out or f"results/profiles/{args.backend}-{slug}.calibrated.json")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(profile.to_dict(), indent=1) + "\n", encoding="utf-8")
+    print(f"calibrated {profile.device} ({profile.source})")
+    for dtype, flops in sorted(profile.peak_flops.items()):
+        sheet = datasheet.peak_flops_for(dtype) if datasheet else None
+        versus = f" = {100 * flops / sheet:.1f}% of the datasheet {sheet / 1e12:.1f}" if sheet else " (no datasheet figure)"
+        print(f"  {dtype}: {flops / 1e12:.1f} TFLOP/s{versus}")
+    bw = profile.memory_bandwidth or 0
+    sheet_bw = datasheet.memory_bandwidth if datasheet else None
+    versus = f" = {100 * bw / sheet_bw:.1f}% of the datasheet {sheet_bw / 1e12:.2f}" if sheet_bw else " (no datasheet figure)"
+    print(f"  copy bandwidth: {bw / 1e12:.2f} TB/s{versus}")
+    print(f"wrote {out} (calibrated; the datasheet profiles in backends/ are unchanged)")
+    return 0
