@@ -20,8 +20,8 @@ from harness.results.history.schema import HistoryError
 
 
 def register(sub: Any) -> None:
-    cal = sub.add_parser("calibrate", help="measure this machine's peak GEMM FLOP/s and copy bandwidth (vendor library)")
-    cal.add_argument("--backend", required=True, help="the backend whose device to calibrate (e.g. nvidia)")
+    cal = sub.add_parser("calibrate", help="measure this machine's peak matmul FLOP/s and copy bandwidth (vendor library)")
+    cal.add_argument("--backend", required=True, help="the backend whose device to calibrate")
     cal.add_argument("--seconds", type=float, default=30.0, help="rough time cap (default 30)")
     cal.add_argument("--out", default=None, metavar="FILE.json", help="where to write the calibrated profile")
     cal.set_defaults(handler=run_calibrate)

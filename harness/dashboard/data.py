@@ -9,8 +9,9 @@ Contract (every function takes an ``open_history`` connection):
   with no device time, modeled cycles per core (a model, labelled so; never mixed).
 - ``best_rows(conn)``: per testbed and problem, the fastest kernel of its newest device
   runs with TFLOP/s and % of peak (or "peak unknown"), and the vendor item beside it.
-- ``schedule_groups(conn, limit)``: records with a Z3 schedule model from the newest run
-  that has them, grouped per (problem, tile) with num_stages >= 1, for the schedule figures.
+- ``schedule_groups(conn, limit)``: records with a compiler schedule model from the newest
+  run that has them, grouped per (problem, tile) with num_stages >= 1, for the backend's
+  schedule figure (``BackendTraits.schedule_figure``).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ class TrendPanel:
 @dataclass(frozen=True)
 class StagePanel:
     testbed: TestbedRow
-    metric: str  # "device time (measured)" | "modeled cycles/core (Z3 model, not a time)"
+    metric: str  # "device time (measured)" | "modeled cycles/core (compiler schedule model, not a time)"
     unit: str
     run_label: str
     problem: str
@@ -148,7 +149,7 @@ def stage_panels(conn: sqlite3.Connection) -> list[StagePanel]:
         has_device = any(s.kind == "device" and s.timed for s in bed_series)
         kind = "device" if has_device else "compile"
         metric, unit = (("device time (measured)", "device time, ms") if has_device
-                        else ("modeled cycles/core (Z3 schedule model, not a time)", "modeled cycles per core"))
+                        else ("modeled cycles/core (compiler schedule model, not a time)", "modeled cycles per core"))
         best: tuple[int, str, dict] | None = None  # the widest sweep; newest wins a tie
         for _, label, items in _latest_by_run(bed_series):
             curves = _stage_curves(items, kind)
@@ -190,8 +191,8 @@ def best_rows(conn: sqlite3.Connection) -> list[BestRow]:
     return rows
 
 
-def schedule_groups(conn: sqlite3.Connection, limit: int = 4) -> list[tuple[str, str, list[dict[str, Any]]]]:
-    """[(title, run label, records one per num_stages)] from the newest run with Z3 schedule models."""
+def schedule_groups(conn: sqlite3.Connection, limit: int = 4) -> list[tuple[str, str, str, list[dict[str, Any]]]]:
+    """[(backend, title, run label, records one per num_stages)] from the newest run with schedule models."""
     for _, label, items in _latest_by_run(series(conn, kind="compile")):
         groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
         for s, p in items:
@@ -202,6 +203,6 @@ def schedule_groups(conn: sqlite3.Connection, limit: int = 4) -> list[tuple[str,
                 groups[(s.problem, _tile(config))].append(rec)
         if groups:
             chosen = sorted(groups.items())[:limit]
-            return [(f"{prob}, tile {tile}", label, sorted(recs, key=lambda r: r["config"]["num_stages"]))
+            return [(recs[0]["backend"], f"{prob}, tile {tile}", label, sorted(recs, key=lambda r: r["config"]["num_stages"]))
                     for (prob, tile), recs in chosen]
     return []

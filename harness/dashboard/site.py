@@ -7,8 +7,9 @@ Contract: ``build_site(conn, out_dir, source)`` writes, into ``out_dir`` (create
   links to every suite page and to the schedule figures;
 - ``suite-<name>.html``: per suite, one trend chart per case and testbed (median per run,
   level changes marked);
-- ``schedule.html`` + ``schedule-<n>.png``: the Z3 schedule figures (MODEL) drawn by
-  ``harness.analysis.schedule_plot`` from the newest run that holds schedule models.
+- ``schedule.html`` + ``schedule-<n>.png``: the compiler schedule figures (MODEL; the Ascend
+  Z3 schedule) drawn by each backend's ``BackendTraits.schedule_figure`` from the newest
+  run that holds schedule models.
 Every chart is inline SVG (or a PNG file beside the page): no script, no network, so the
 pages work from ``file://``.  Returns the list of written paths.  An empty database
 raises ``HistoryError`` (nothing to show; it says how to add runs).
@@ -59,7 +60,7 @@ def _page(title: str, nav: str, body: Iterable[str]) -> str:
 def _nav(suites: Iterable[str], has_schedule: bool) -> str:
     links = ['<a href="index.html">overview</a>'] + [f'<a href="suite-{_slug(s)}.html">{_e(s)}</a>' for s in suites]
     if has_schedule:
-        links.append('<a href="schedule.html">Z3 schedules (model)</a>')
+        links.append('<a href="schedule.html">schedules (model)</a>')
     return "".join(links)
 
 
@@ -110,21 +111,26 @@ def _suite_page(suite: str, panels: list[data.TrendPanel], nav: str) -> str:
 
 
 def _schedule_page(groups, out: Path, nav: str) -> tuple[str, list[Path]]:
-    from harness.analysis.schedule_plot import write_schedule_png
+    from harness.core.backend_traits import TraitsCatalog
 
-    body = ["<h2>Z3 modulo schedules (MODEL, not measured)</h2>",
-            '<p class="note">tilelang EstimateLatency latencies placed at the Z3 solver\'s start times, one panel per num_stages.</p>']
+    traits = TraitsCatalog.from_entry_points()
+    body = ["<h2>Compiler schedules (MODEL, not measured)</h2>",
+            '<p class="note">Each backend draws its own compiler schedule model (modeled cycles, never a time), '
+            "one panel per num_stages.</p>"]
     written = []
-    for n, (title, label, records) in enumerate(groups):
+    for n, (backend, title, label, records) in enumerate(groups):
         try:
-            path = write_schedule_png(records, out / f"schedule-{n}.png", title=title)
-        except ValueError as exc:
+            path = traits.get(backend).schedule_figure(records, out / f"schedule-{n}.png", title)
+        except (KeyError, ValueError) as exc:
             body.append(f"<p class=note>{_e(title)}: no figure ({_e(exc)})</p>")
             continue
+        if path is None:
+            body.append(f"<p class=note>{_e(backend)} {_e(title)}: this backend draws no schedule figure</p>")
+            continue
         written.append(Path(path))
-        body.append(f'<div class="card"><div class="cap model">{_e(title)} &middot; {_e(label)}</div>'
-                    f'<img class="figure" src="{_e(Path(path).name)}" alt="Z3 schedule {_e(title)}" style="max-width:100%"></div>')
-    return _page("Z3 schedules (model)", nav, body), written
+        body.append(f'<div class="card"><div class="cap model">{_e(backend)}: {_e(title)} &middot; {_e(label)}</div>'
+                    f'<img class="figure" src="{_e(Path(path).name)}" alt="schedule {_e(title)}" style="max-width:100%"></div>')
+    return _page("schedules (model)", nav, body), written
 
 
 def build_site(conn, out_dir: str | Path, source: str = "") -> list[Path]:
@@ -150,7 +156,7 @@ def build_site(conn, out_dir: str | Path, source: str = "") -> list[Path]:
     body = [f"<p>{runs} runs from <code>{_e(source)}</code>.</p><h2>Testbeds</h2><ul>{beds}</ul>",
             "<h2>Best config per problem</h2>", _best_table(data.best_rows(conn)),
             "<h2>Newest stage curves per testbed</h2>",
-            '<p class="note">Side by side, never on one axis: measured device time and the backend schedule model '
+            '<p class="note">Side by side, never on one axis: measured device time and the compiler schedule model '
             "(modeled cycles per core) are different quantities.</p>", _stage_section(data.stage_panels(conn)),
             f"<h2>Suites</h2><ul>{suites}</ul>"]
     index = out / "index.html"
