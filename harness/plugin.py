@@ -317,6 +317,10 @@ def pytest_collection_finish(session):
         bench = state.items_by_id.get(callspec.params.get("tlbench_item")) if callspec else None
         if isinstance(bench, BenchItem) and bench.kind == "device":
             state.phase_items.append(bench)
+    if state.workers is not None and not is_controller(session.config):
+        ids = [i.callspec.params.get("tlbench_item") for i in session.items if getattr(i, "callspec", None)]
+        names = {state.items_by_id[i].backend for i in ids if i in state.items_by_id}
+        state.workers.start(sorted(n for n in names if not state.registry.compile_blocker(n)))  # imports overlap the run
 
 
 def _prefetch(state: TlbenchState, backend_name: str) -> None:

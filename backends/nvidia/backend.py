@@ -27,6 +27,7 @@ from backends.nvidia import limits
 from backends.nvidia.limits import DEFAULT_ARCH
 from backends.nvidia.plan import lower_with_plan
 from backends.nvidia.profiles import PROFILES
+from backends.nvidia.fault_injection import TestOnlyFaults
 from backends.nvidia.slowdown import TestOnlySlowdown
 from backends.nvidia.telemetry import NvmlTelemetry
 from backends.nvidia.timing import L2Flush, NvidiaTimer
@@ -81,6 +82,7 @@ class NvidiaBackend:
         self._flush: dict[bool, L2Flush] = {}
         self._telemetry: NvmlTelemetry | str | None = None
         self._slowdown = TestOnlySlowdown.parse(options.get("nvidia_test_only_slowdown"))
+        self._faults = TestOnlyFaults.parse(options.get("nvidia_test_only_fault"))
 
     def _device_arch(self) -> str:
         cap = torch.cuda.get_device_capability(self.device)
@@ -210,7 +212,10 @@ class NvidiaBackend:
             raise RuntimeError("kernel was lowered but not built (no nvcc)")
         kernel = runnable.handle
         args = runnable.case.family.kernel_args(inputs)
-        return (lambda: kernel(*args)), None
+        run = lambda: kernel(*args)  # noqa: E731
+        if self._faults is not None:  # TEST ONLY (backends/nvidia/fault_injection.py)
+            run = self._faults.wrap(runnable.case.case_id, run, self.device, self.target)
+        return run, None
 
     def check(self, runnable: Compiled | VendorCase, inputs: dict[str, Any]) -> CheckResult:
         run, _ = self._runner(runnable, inputs)

@@ -29,13 +29,20 @@ SLOWDOWN_OPTION = BackendOption(
     deprecated_aliases=("--nvidia-test-only-slowdown",),
 )
 
+FAULT_OPTION = BackendOption(
+    name="--tlbench-nvidia-test-only-fault",
+    dest="nvidia_test_only_fault",
+    help="TEST ONLY: CASE_ID=oob|spin[,...] runs a deliberately faulting (out-of-bounds store) or never-ending "
+         "kernel in place of that case's (backends/nvidia/fault_injection.py); never for results",
+)
+
 
 class NvidiaTraits:
     name = "nvidia"
     label = "nvidia"
     color = "#76b900"
     machine_info_keys = ("tilelang", "torch", "torch_cuda", "driver")
-    options = (ARCH_OPTION, SLOWDOWN_OPTION)
+    options = (ARCH_OPTION, SLOWDOWN_OPTION, FAULT_OPTION)
     load_pipes: frozenset[str] = frozenset()
 
     def plan_summary(self, plan: Mapping[str, Any] | None) -> str:

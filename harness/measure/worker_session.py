@@ -120,6 +120,7 @@ class WorkerSession:
         self._prefetch: list[Any] = []
         self._prefetch_ok = True
         self._prefetched_here = False  # the current worker process has background compiles
+        self._ready = False
         self.stage = ""
         self.pending_compiles = 0
         self.last_fault = False
@@ -129,7 +130,12 @@ class WorkerSession:
 
     # -- process ---------------------------------------------------------------------------
 
-    def _start(self) -> None:
+    def start_early(self) -> None:
+        """Start the worker now without waiting for it (its imports overlap the caller's work)."""
+        if self._proc is None:
+            self._start(wait=False)
+
+    def _start(self, wait: bool = True) -> None:
         parent, child = socket.socketpair()
         self._log = self._log_dir / f"{self.spec.backend}-worker-{self.restarts}.log"
         env = {**os.environ, **self.spec.env}
@@ -145,7 +151,15 @@ class WorkerSession:
         self.stage = STARTUP
         self._prefetched_here = False
         self._incarnation += 1
+        self._ready = False
+        if wait:
+            self._finish_start()
+
+    def _finish_start(self) -> None:
+        assert self._conn is not None
+        self.stage = STARTUP
         self._await(("ready",), self.limits.startup_s)
+        self._ready = True
         if self._prefetch and self._prefetch_ok:
             self._conn.send(("prefetch", list(self._prefetch)))
             self._prefetched_here = True
@@ -196,7 +210,7 @@ class WorkerSession:
         known = {c.case_id for c in self._prefetch}
         new = [c for c in cases if c.case_id not in known]
         self._prefetch += new
-        if new and self._conn is not None and self._prefetch_ok:
+        if new and self._conn is not None and self._ready and self._prefetch_ok:
             self._conn.send(("prefetch", new))
             self._prefetched_here = True
 
@@ -251,6 +265,8 @@ class WorkerSession:
             if self._proc is None or self._proc.poll() is not None:
                 self._kill()
                 self._start()
+            elif not self._ready:
+                self._finish_start()
             assert self._conn is not None and self._proc is not None
             pid = self._proc.pid
             self._conn.send(message)

@@ -55,6 +55,11 @@ class Workers:
             self._sessions[backend] = WorkerSession(spec, self.limits)
         return self._sessions[backend]
 
+    def start(self, backends: Any) -> None:
+        """Start these backends' workers now, in the background (at the end of collection)."""
+        for name in backends:
+            self.session(name).start_early()
+
     def device_session(self, backend: Any, ctx: Any) -> WorkerDeviceSession:
         """The ``DeviceSession`` of one device phase (``DevicePhase(make_session=...)``)."""
         return WorkerDeviceSession(self.session(backend.name), ctx)
