@@ -138,7 +138,7 @@ class FakeBackend:
         import os
 
         timer = FakeTimer(DEVICE_SAMPLES_S, before_batch=lambda: self._inject(runnable))
-        timer.notes.append(f"measured in pid {os.getpid()}, CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES')}")
+        timer.notes.append(f"measured in pid {os.getpid()}, FAKE_VISIBLE_DEVICES={os.environ.get('FAKE_VISIBLE_DEVICES')}")
         return timer
 
 

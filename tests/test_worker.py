@@ -134,3 +134,20 @@ def test_compare_calls_a_newly_faulting_kernel_a_regression_and_says_why(runs, c
     out = (path / "cmp.md").read_text()
     assert re.search(r"FAILED.*bn56-bk32.*failed in new \[run\]: TIMEOUT", out), out
     assert re.search(r"FAILED.*bn40-bk32.*failed in new \[run\]: worker process died \(SIGSEGV", out), out
+
+
+def test_under_xdist_each_device_has_one_persistent_worker_pinned_to_it(tmp_path):
+    pytest.importorskip("xdist")
+    (tmp_path / "conftest.py").write_text(CONFTEST)
+    done = _run(tmp_path, NORMAL, "xdist.json", "-n", "2", "--tlbench-devices=3,5", "--tlbench-kind=device")
+    assert done.returncode == 0, done.stdout[-3000:]
+    doc = json.loads((tmp_path / "xdist.json").read_text())
+    where = [re.search(r"pid (\d+), FAKE_VISIBLE_DEVICES=(\S+)", b["extra_info"]["tlbench"]["notes"][-1]).groups()
+             for b in doc["benchmarks"]]
+    assert len(where) == len(NORMAL)
+    pids_by_device: dict[str, set[str]] = {}
+    for pid, device in where:
+        pids_by_device.setdefault(device, set()).add(pid)
+    assert set(pids_by_device) == {"3", "5"}  # each pytest worker's device process sees its own device
+    assert all(len(p) == 1 for p in pids_by_device.values())  # one persistent process per device
+    assert pids_by_device["3"] != pids_by_device["5"]
