@@ -105,6 +105,8 @@ def _tile(config: dict[str, Any]) -> str:
         label += " so"
     if config.get("enable_offset"):
         label += " offset"
+    if config.get("body") not in (None, "shared"):
+        label += f" {config['body']} body"
     return label
 
 
