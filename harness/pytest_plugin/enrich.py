@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from harness.core.cases import VendorCase
 from harness.results.roofline import roofline_fields
 
 
@@ -25,7 +26,8 @@ def profile_of(backend: Any):
 
 def enrich_record(record: dict[str, Any], backend: Any, case: Any) -> None:
     hasher = getattr(backend, "kernel_body_hash", None)
-    record["kernel_hash"] = hasher(case) if callable(hasher) else None
+    is_kernel = not isinstance(case, VendorCase)  # the vendor library has no body of ours
+    record["kernel_hash"] = hasher(case) if callable(hasher) and is_kernel else None
     if record.get("kind") == "device":
         profile, device = profile_of(backend)
         record.update(roofline_fields(record, profile, device))
