@@ -179,3 +179,16 @@ def test_recover_of_a_file_that_is_not_a_journal_is_one_line_exit_2(tmp_path, ca
     bad.write_text('{"benchmarks": []}\n')
     assert tlbench_main(["recover", str(bad)]) == 2
     assert capsys.readouterr().err.strip() == f"tlbench: {bad}: line 1 is not a journal entry; pass a *.journal.jsonl file"
+
+
+def test_under_xdist_every_worker_appends_to_the_one_journal(suite, capsys):
+    pytest.importorskip("xdist")
+    run = _pytest(suite, "-n", "2", "--tlbench-devices=0,1", env={"TLBENCH_FAKE_GATE": str(suite)})
+    output = run.communicate()[0]
+    assert run.returncode == 0, output
+    journal = suite / "out.journal.jsonl"
+    contents = read_journal(journal)
+    assert {r["xdist_worker"] for r in contents.runs} == {"gw0", "gw1"} and contents.ended
+    assert len(contents.items) == 8 and not contents.missing
+    assert tlbench_main(["recover", str(journal), "-o", str(suite / "rec.json")]) == 0
+    assert len(load_results(suite / "rec.json").records) == 8 == len(load_results(suite / "out.json").records)

@@ -161,7 +161,7 @@ def serve(conn: Connection) -> int:
     kind, init = conn.recv()
     assert kind == "init", kind
     backend = _load_backend(init)
-    pool = CompilePool(progress=False)
+    pool = CompilePool()  # its progress (if any) goes to the worker log
     conn.send(("ready", os.getpid()))
     kept: list[Any] = []  # compiler-owned objects from outcomes: never released (see the contract)
     phase: Any = None  # the InProcessSession of the current device phase

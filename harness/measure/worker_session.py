@@ -21,12 +21,14 @@ for the whole session so the compile cache and the device context are reused.
   After a restart, an item prepared in the old worker is prepared again before sampling.
   ``failures`` keeps, per failed item id, the worker's account (pid, restarts, restarted).
 - ``prefetch(cases)`` hands the device items' cases to the worker's compile pool.
-- ``close()`` ends the worker.
+- ``close()`` ends the worker (and removes its log directory when it made a temporary one;
+  the last lines a dead worker printed are in its item's error words).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -113,6 +115,7 @@ class WorkerSession:
         self.spec = spec
         self.limits = limits or Limits()
         self.restarts = 0
+        self._own_log_dir = log_dir is None  # a temp dir of ours: removed at close
         self._log_dir = Path(log_dir or tempfile.mkdtemp(prefix="tlbench-worker-"))
         self._proc: subprocess.Popen | None = None
         self._conn: Connection | None = None
@@ -319,6 +322,8 @@ class WorkerSession:
             except (OSError, subprocess.TimeoutExpired):
                 pass
         self._kill()
+        if self._own_log_dir:  # a failure's last words are already in its record
+            shutil.rmtree(self._log_dir, ignore_errors=True)
 
 
 class WorkerDeviceSession:
