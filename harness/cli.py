@@ -115,6 +115,8 @@ def _add_nightly(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out-dir", default="results/runs/nightly", help="JSON, logs and summary.md go here")
     parser.add_argument("--baseline-dir", default=DEFAULT_BASELINE_DIR, help=f"(default {DEFAULT_BASELINE_DIR})")
     parser.add_argument("--history", default=None, metavar="DB", help="also add the night's runs to this history database")
+    parser.add_argument("--no-remeasure", dest="remeasure", action="store_false",
+                        help="gate on the first comparison (default: flagged items are re-measured once, and only what reproduces gates)")
     _add_thresholds(parser)
 
 
@@ -141,7 +143,7 @@ def _compare_runs(args: argparse.Namespace) -> int:
         raise UsageProblem(f"compare takes BASE.json NEW.json (got {len(args.files)} files); use --across-backends to join backends")
     base, new = (load_results(f) for f in args.files)
     comparison = compare_runs(base, new, _thresholds(args), args.allow_testbed_mismatch)
-    if comparison.compared == 0 and comparison.items:
+    if comparison.compared == 0 and comparison.items and not comparison.has_regression:  # all failed: a regression, exit 1
         raise UsageProblem(f"no item of {base.name} was timed in {new.name}: nothing to compare (different suites or cases?)")
     for line in cli_recover.partial_lines(base) + cli_recover.partial_lines(new):
         print(line)
@@ -216,6 +218,7 @@ def _nightly(args: argparse.Namespace) -> int:
         thresholds=_thresholds(args),
         step_summary=Path(step_summary) if step_summary else None,
         history=Path(args.history) if args.history else None,
+        remeasure=args.remeasure,
     )
     try:
         outcome = run_nightly(plan)

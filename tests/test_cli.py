@@ -44,7 +44,7 @@ def _write(tmp_path, name, doc):
 
 
 def test_aa_compile_runs_exit_0(capsys):
-    code, out, err = _run(capsys, "compare", ASCEND_A, ASCEND_B)
+    code, out, err = _run(capsys, "compare", COMPARE / "compile-cpu-base.json", COMPARE / "compile-cpu-aa.json")
     assert code == 0, out + err
     summary = out.strip().splitlines()[-1]
     assert summary.startswith("no regression;") and "SLOWER" not in summary, summary

@@ -139,3 +139,51 @@ def test_one_crash_costs_one_file(tmp_path):
     assert "killed after 15 s" in outcome.markdown
     assert (tmp_path / "out" / "sleepy-host-cpu-time-sleep.json").exists()
     assert "no baseline" in outcome.markdown
+
+
+def _sleepy_suites(tmp_path):
+    suites = tmp_path / "suites"
+    suites.mkdir()
+    shutil.copy(SLEEPY / "sleepy_suite.py", suites / "test_sleepy.py")
+    (suites / "conftest.py").write_text(
+        (SLEEPY / "sleepy_conftest.py").read_text().replace("os.path.dirname(__file__)", repr(str(SLEEPY)))
+    )
+    return suites
+
+
+def _sleepy_night(tmp_path, suites, name, baselines):
+    return NightlyPlan(
+        suites=(suites,), backend="sleepy", out_dir=tmp_path / name, baseline_dir=baselines,
+        pytest_args=("--tlbench-kind=device", "--tlbench-criterion=fixed:samples=30", "--tlbench-batch=10"),
+        timeout_s=300, python=sys.executable, cwd=tmp_path,
+    )
+
+
+def test_a_flag_the_remeasurement_does_not_reproduce_does_not_gate(tmp_path, monkeypatch):
+    """Real sleep-timed runs: the second night's process is 50 % slow (transiently), the
+    re-measurement in a new process is not: flagged, re-measured once, not a regression.
+    The third night is slow for good (TLBENCH_SLEEP_FACTOR): it reproduces and exits 1."""
+    suites = _sleepy_suites(tmp_path)
+    baselines = tmp_path / "baselines"
+    first = run_nightly(_sleepy_night(tmp_path, suites, "night1", baselines))
+    assert first.exit_code == 0 and "no baseline" in first.markdown
+    assert main(["baseline", "update", str(tmp_path / "night1" / "sleepy-host-cpu-time-sleep.json"), "--dir", str(baselines)]) == 0
+
+    once = tmp_path / "slow-once"
+    once.touch()
+    monkeypatch.setenv("TLBENCH_SLEEP_SLOW_ONCE", str(once))
+    second = run_nightly(_sleepy_night(tmp_path, suites, "night2", baselines))
+    (gate,) = second.gates
+    # at first every kernel (7) is SLOWER and so is the whole run (the vendor item did not move)
+    assert gate.first is not None and len(gate.first.regressions) == 7 and len(gate.first.gating_shifts) == 1
+    assert len(gate.remeasured) == 8 and not gate.comparison.has_regression  # the shift's group: all 8 items
+    assert second.exit_code == 0, second.markdown
+    assert "flagged 8 regression(s); 8 item(s) re-measured once; 0 reproduced" in second.markdown
+
+    monkeypatch.delenv("TLBENCH_SLEEP_SLOW_ONCE")
+    monkeypatch.setenv("TLBENCH_SLEEP_FACTOR", "1.5")
+    third = run_nightly(_sleepy_night(tmp_path, suites, "night3", baselines))
+    (gate,) = third.gates
+    assert third.exit_code == 1 and len(gate.comparison.regressions) == 7
+    assert "8 item(s) re-measured once; 8 reproduced" in third.markdown
+    assert "WHOLE-RUN SHIFT sleepy/sleepy/device" in third.markdown

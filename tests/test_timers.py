@@ -104,3 +104,12 @@ def test_ncu_csv_durations_are_read_in_seconds(tmp_path):
     path = tmp_path / "ncu.csv"
     path.write_text(NCU_CSV)
     assert ncu_durations_s(str(path)) == pytest.approx([1.6225, 1.63e-3])
+
+
+def test_ncu_ratio_range_says_whether_it_lies_inside_two_percent():
+    from backends.tools.ncu_crosscheck import ratio_range
+
+    lo, hi, line = ratio_range([(1.01, 1.0), (0.99, 1.0), (1.005, 1.0)])
+    assert (lo, hi) == pytest.approx((0.99, 1.01)) and "inside +-2%" in line
+    _, _, line = ratio_range([(1.035, 1.0), (1.0, 1.0)])
+    assert "misses +-2% by 1.50%" in line

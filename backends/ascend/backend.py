@@ -23,6 +23,7 @@ from backends.ascend.profiles import PROFILES
 from backends.ascend.traits import TRAITS
 from backends.kernels.fa_types import FaVendorCase
 from backends.kernels.source_hash import body_hash
+from backends.test_only import TestOnlyCompileSlowdown
 from harness.core import budget
 from harness.core import space
 from harness.core.backend_api import BackendOptions, Compiled, CompileError
@@ -83,6 +84,10 @@ def _plan(case: Case, facts: ScheduleFacts) -> Plan:
     model = {
         "unit": "cycles (tilelang EstimateLatency + Z3 schedule; a model, not a measurement)",
         "modeled_cycles_per_core": facts.modeled_cycles_per_core,
+        # what that number covers: the outermost scheduled loop.  Non-persistent (one block per
+        # output tile): that is one tile's K loop, not a per-core total; persistent: the tile loop.
+        "modeled_cycles_scope": "per core (the persistent tile loop)" if getattr(case.config, "num_cores", None)
+        else "one tile's K loop (non-persistent kernel: not a per-core total)",
         "loops": facts.loops,
         "straight_line": facts.straight_line,
         "core_pipelining": _core_pipelining(facts),
@@ -111,6 +116,7 @@ class AscendBackend:
     def __init__(self, options: BackendOptions) -> None:
         install_z3_recorders()
         self.target = _make_ascend_target()
+        self._compile_slowdown = TestOnlyCompileSlowdown.parse(options.get("ascend_test_only_compile_slowdown"))
         self._probe: npu.NpuProbe | None = None
 
     def _npu(self) -> npu.NpuProbe:
@@ -179,6 +185,8 @@ class AscendBackend:
             func = self._build(case)
             start = time.perf_counter()
             _, facts = lower_with_schedule(func, self.target)
+            if self._compile_slowdown is not None:  # TEST ONLY (backends/test_only.py)
+                self._compile_slowdown.spin_after(case.case_id, time.perf_counter() - start)
             phases["lower_and_schedule"] = time.perf_counter() - start
             if self.device_blocker() is None:  # bisheng, torch_npu and an NPU are all here
                 start = time.perf_counter()

@@ -13,13 +13,29 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from harness.core.backend_traits import BackendOption
+
+COMPILE_SLOWDOWN_OPTION = BackendOption(
+    name="--tlbench-ascend-test-only-compile-slowdown",
+    dest="ascend_test_only_compile_slowdown",
+    help="TEST ONLY: CASE_ID:FRACTION or *:FRACTION: that case's timed lowering + Z3 schedule takes 1+FRACTION times "
+         "as long (backends/test_only.py); never for results",
+)
+
+
+def _cycles_label(model: Mapping[str, Any]) -> str:
+    """``cyc/core`` only where the modeled number is a per-core total (persistent kernels);
+    for one block per tile it is one tile's K loop."""
+    scope = str(model.get("modeled_cycles_scope") or "")
+    return "cyc/tile K-loop" if scope.startswith("one tile") else "cyc/core"
+
 
 class AscendTraits:
     name = "ascend"
     label = "ascend"
     color = "#c7000b"
     machine_info_keys = ("tilelang", "torch_npu", "cann", "bisheng")
-    options = ()
+    options = (COMPILE_SLOWDOWN_OPTION,)
     load_pipes = frozenset({"MTE1", "MTE2"})  # GM -> L1 and L1 -> L0 copies feed the Cube
 
     def plan_summary(self, plan: Mapping[str, Any] | None) -> str:
@@ -28,7 +44,7 @@ class AscendTraits:
         pipe = plan.get("pipeline", {})
         versions = "/".join(str(b["versions"]) for b in plan.get("buffers", []) if b.get("scope") == "shared.l1")
         model = plan.get("schedule_model") or {}
-        parts = [f"II {pipe.get('loop_ii_cycles_model')} cyc", f"v{versions}", f"{model.get('modeled_cycles_per_core')} cyc/core"]
+        parts = [f"II {pipe.get('loop_ii_cycles_model')} cyc", f"v{versions}", f"{model.get('modeled_cycles_per_core')} {_cycles_label(model)}"]
         overlap = model.get("core_pipelining") or {}
         if overlap.get("applicable"):
             parts.append(f"C/V overlap {overlap['overlap_cycles']} cyc")

@@ -29,6 +29,7 @@ from backends.nvidia.plan import lower_with_plan
 from backends.nvidia.profiles import PROFILES
 from backends.nvidia.fault_injection import TestOnlyFaults
 from backends.nvidia.slowdown import TestOnlySlowdown
+from backends.test_only import TestOnlyCompileSlowdown
 from backends.nvidia.telemetry import NvmlTelemetry
 from backends.nvidia.timing import L2Flush, NvidiaTimer
 from backends.nvidia.traits import TRAITS
@@ -83,6 +84,7 @@ class NvidiaBackend:
         self._telemetry: NvmlTelemetry | str | None = None
         self._slowdown = TestOnlySlowdown.parse(options.get("nvidia_test_only_slowdown"))
         self._faults = TestOnlyFaults.parse(options.get("nvidia_test_only_fault"))
+        self._compile_slowdown = TestOnlyCompileSlowdown.parse(options.get("nvidia_test_only_compile_slowdown"))
 
     def _device_arch(self) -> str:
         cap = torch.cuda.get_device_capability(self.device)
@@ -168,6 +170,8 @@ class NvidiaBackend:
             func = self._build(case)
             start = time.perf_counter()
             _, facts = lower_with_plan(func, self.target)
+            if self._compile_slowdown is not None:  # TEST ONLY (backends/nvidia/slowdown.py)
+                self._compile_slowdown.spin_after(case.case_id, time.perf_counter() - start)
             phases["lower_and_plan"] = time.perf_counter() - start
             handle = None
             if shutil.which("nvcc") or self.device is not None:

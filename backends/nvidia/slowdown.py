@@ -72,3 +72,4 @@ class TestOnlySlowdown:
             f"sized for +{self.fraction:.1%} of the kernel's {kernel_s * 1e3:.4g} ms at {rate / 1e9:.0f} GB/s"
         )
         return slowed, words
+

@@ -28,6 +28,12 @@ SLOWDOWN_OPTION = BackendOption(
     help="TEST ONLY: add a sized extra kernel to that case's timed call (backends/nvidia/slowdown.py); never for results",
     deprecated_aliases=("--nvidia-test-only-slowdown",),
 )
+COMPILE_SLOWDOWN_OPTION = BackendOption(
+    name="--tlbench-nvidia-test-only-compile-slowdown",
+    dest="nvidia_test_only_compile_slowdown",
+    help="TEST ONLY: CASE_ID:FRACTION or *:FRACTION: that case's timed lowering takes 1+FRACTION times as long "
+         "(backends/test_only.py); never for results",
+)
 
 FAULT_OPTION = BackendOption(
     name="--tlbench-nvidia-test-only-fault",
@@ -42,7 +48,7 @@ class NvidiaTraits:
     label = "nvidia"
     color = "#76b900"
     machine_info_keys = ("tilelang", "torch", "torch_cuda", "driver")
-    options = (ARCH_OPTION, SLOWDOWN_OPTION, FAULT_OPTION)
+    options = (ARCH_OPTION, SLOWDOWN_OPTION, COMPILE_SLOWDOWN_OPTION, FAULT_OPTION)
     load_pipes: frozenset[str] = frozenset()
 
     def plan_summary(self, plan: Mapping[str, Any] | None) -> str:

@@ -1,6 +1,11 @@
 """Timing honesty check: the harness median next to Nsight Compute's for the same kernel.
 
-Usage on a GPU host (one process per mode, ncu wraps the second):
+Usage on a GPU host, all in one (alternates 3 harness processes and 3 ncu processes on the
+same kernel, and reports every pair's ratio and their range, against +-2 %):
+
+    python -m backends.tools.ncu_crosscheck interleaved --case CASE_ID [--pairs 3] [--out-dir DIR]
+
+or step by step (one process per mode, ncu wraps the second):
 
     python -m backends.tools.ncu_crosscheck harness --case CASE_ID [--repeats 3]
     ncu --clock-control none --metrics gpu__time_duration.sum -k regex:gemm_kernel --csv \
@@ -128,6 +133,49 @@ def compare(harness_json: str, ncu_csv: str) -> None:
     )
 
 
+TOLERANCE = 0.02
+
+
+def ratio_range(pairs: list[tuple[float, float]]) -> tuple[float, float, str]:
+    """(lowest, highest harness/ncu ratio) over the pairs, and one line saying whether the
+    whole range lies within +-TOLERANCE, or by how much it misses."""
+    ratios = [h / n for h, n in pairs]
+    lo, hi = min(ratios), max(ratios)
+    miss = max(0.0, (1 - TOLERANCE) - lo, hi - (1 + TOLERANCE))
+    verdict = f"inside +-{TOLERANCE:.0%}" if miss == 0 else f"misses +-{TOLERANCE:.0%} by {miss:.2%}"
+    return lo, hi, f"harness/ncu ratio over {len(ratios)} alternating pairs: {lo:.4f} .. {hi:.4f} ({verdict})"
+
+
+def run_interleaved(case_id: str, pairs: int, out_dir: str, kernel_regex: str, count: int) -> int:
+    """Alternate harness and ncu processes on one kernel; print each pair and the range."""
+    import os
+    import subprocess
+
+    os.makedirs(out_dir, exist_ok=True)
+    me = [sys.executable, "-m", "backends.tools.ncu_crosscheck"]
+    measured: list[tuple[float, float]] = []
+    for i in range(pairs):
+        h_json = os.path.join(out_dir, f"harness-{i}.json")
+        subprocess.run([*me, "harness", "--case", case_id, "--repeats", "1", "--out", h_json], check=True)
+        ncu_csv = os.path.join(out_dir, f"ncu-{i}.csv")
+        with open(ncu_csv, "w") as fh:
+            subprocess.run(["ncu", "--clock-control", "none", "--metrics", "gpu__time_duration.sum", "-k", f"regex:{kernel_regex}",
+                            "--csv", *me, "launch", "--case", case_id, "--count", str(count)], stdout=fh, check=True)
+        with open(h_json) as fh:
+            harness_median = statistics.median(json.load(fh)["medians_s"])
+        ncu = ncu_durations_s(ncu_csv)
+        if not ncu:
+            raise SystemExit(f"no gpu__time_duration.sum rows in {ncu_csv} (kernel regex {kernel_regex!r})")
+        measured.append((harness_median, statistics.median(ncu)))
+        print(f"pair {i}: harness {harness_median * 1e3:.4f} ms, ncu {measured[-1][1] * 1e3:.4f} ms (n={len(ncu)}), "
+              f"ratio {measured[-1][0] / measured[-1][1]:.4f}", flush=True)
+    lo, hi, line = ratio_range(measured)
+    print(f"{case_id}: {line}")
+    with open(os.path.join(out_dir, "summary.json"), "w") as fh:
+        json.dump({"case": case_id, "pairs": measured, "ratio_min": lo, "ratio_max": hi, "line": line}, fh)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m backends.tools.ncu_crosscheck", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="mode", required=True)
@@ -138,12 +186,20 @@ def main(argv: list[str] | None = None) -> None:
     launch = sub.add_parser("launch")
     launch.add_argument("--case", required=True)
     launch.add_argument("--count", type=int, default=20)
+    inter = sub.add_parser("interleaved")
+    inter.add_argument("--case", required=True)
+    inter.add_argument("--pairs", type=int, default=3)
+    inter.add_argument("--count", type=int, default=20)
+    inter.add_argument("--kernel-regex", default="gemm_kernel")
+    inter.add_argument("--out-dir", default="ncu-crosscheck")
     c = sub.add_parser("compare")
     c.add_argument("harness_json")
     c.add_argument("ncu_csv")
     args = parser.parse_args(argv)
     if args.mode == "harness":
         run_harness(args.case, args.repeats, args.out)
+    elif args.mode == "interleaved":
+        run_interleaved(args.case, args.pairs, args.out_dir, args.kernel_regex, args.count)
     elif args.mode == "launch":
         run_launch(args.case, args.count)
     else:

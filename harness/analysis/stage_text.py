@@ -54,7 +54,8 @@ def _basis_lines(group: TileGroup) -> list[str]:
         method = next((r.method for r in group.rows if r.method), "?")
         return [f"   time: device median per kernel ({method}); x vs 1 / x vs 0: speedup over num_stages 1 / 0"]
     if group.basis == "model":
-        return ["   MODEL, not measured: cycles are tilelang EstimateLatency + Z3 schedule (cyc/core, K-loop II); "
+        return ["   MODEL, not measured: cycles are tilelang EstimateLatency + Z3 schedule (cyc/core, K-loop II; for a "
+                "non-persistent kernel cyc/core is one tile's K loop, not a per-core total); "
                 "x vs 1 / x vs 0 compare modeled cyc/core"]
     return ["   no device times and no schedule model: compile-only records, nothing to judge depth by"]
 
@@ -70,8 +71,9 @@ def _model_lines(group: TileGroup) -> list[str]:
         lat = group.latencies
         copies = ", ".join(f"{_short(n)} {lt:.0f} (holds {p} {ii:.0f})" for n, p, lt, ii in lat.copies)
         comp = ", ".join(f"{_short(n)} {lt:.0f} on {p}" for n, p, lt, _ in lat.computes)
-        return [f"   model: EstimateLatency per K step (cycles, model): {copies} -> operands in place after "
-                f"{lat.latency:.0f}, {lat.copy_pipe} busy {lat.issue:.0f}; compute {comp}",
+        return [f"   model: tilelang EstimateLatency per task (cycles, model): {copies}; compute {comp}",
+                f"   derived from EstimateLatency latencies (by tlbench, not tilelang): operands in place after "
+                f"{lat.latency:.0f}, {lat.copy_pipe} busy {lat.issue:.0f} per K step",
                 f"   timeline model (harness.analysis.timeline_model) with latency {lat.latency:.0f}, compute {lat.compute:.0f}, "
                 f"issue {lat.issue:.0f}, {group.prediction.iterations} K steps, vs what Z3 scheduled"]
     return [f"   model: {group.model_note}"] if group.model_note else []

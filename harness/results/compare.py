@@ -34,6 +34,7 @@ from enum import Enum
 from typing import Any, Iterable, Mapping, Sequence
 
 from harness.measure.stats import summarize
+from harness.results import verdicts
 from harness.results.store import Results, Testbed, suite_of
 
 
@@ -117,6 +118,7 @@ class ItemComparison:
     reference: str = ""  # what ``relative`` divides by
     min_effect: float = 0.0
     detail: str = ""
+    rule: str = "rank test"  # which rule decided (harness/results/verdicts.py)
 
     @property
     def decisive(self) -> Judgement | None:
@@ -178,14 +180,19 @@ class RunComparison:
     drifts: tuple[Drift, ...] = ()
     model_changes: tuple[ModelChange, ...] = ()
     notes: tuple[str, ...] = ()
+    shifts: tuple[verdicts.RunShift, ...] = ()  # whole-run moves (verdicts.run_shift)
 
     @property
     def regressions(self) -> list[ItemComparison]:
         return [i for i in self.items if i.is_regression]
 
     @property
+    def gating_shifts(self) -> list[verdicts.RunShift]:
+        return [s for s in self.shifts if s.gates]
+
+    @property
     def has_regression(self) -> bool:
-        return bool(self.regressions)
+        return bool(self.regressions) or bool(self.gating_shifts)
 
     @property
     def compared(self) -> int:
@@ -407,8 +414,24 @@ def _timed_pair(
             noise_source=floor[1],
         )
     decided = relative or by_time
+    if key.kind == "compile":
+        rule = _compile_rule(paired, key, min_effect)
+    else:
+        rule = _rule(key, base_rec, new_rec, reference, min_effect, thresholds.alpha, floor)
+    rule_name = "rank test"
+    if rule is not None:
+        basis = reference[0] if reference is not None else TIME  # the rule judged values relative to it
+        decided = Judgement(basis, rule.base_value, rule.new_value, rule.change, rule.p_value, Verdict(rule.verdict), rule.reason)
+        rule_name = rule.rule
+        if basis != TIME:
+            relative = decided
+    elif max(verdicts.drift_of(base_rec), verdicts.drift_of(new_rec)) > abs(decided.change) and decided.verdict in (Verdict.SLOWER, Verdict.FASTER):
+        width = max(verdicts.drift_of(base_rec), verdicts.drift_of(new_rec))
+        decided = Judgement(decided.basis, decided.base_median, decided.new_median, decided.change, decided.p_value, Verdict.NOISY,
+                            f"{decided.reason}, but inside the ±{width:.1%} drift measured in the item")
     vendor = _is_vendor(base_rec)
-    detail = "the vendor reference: shown, not gated" if vendor else ""
+    notes = [f"{side} run: {verdicts.status_of(r)}" for side, r in (("base", base_rec), ("new", new_rec)) if verdicts.status_of(r) != "clean"]
+    detail = "; ".join((["the vendor reference: shown, not gated"] if vendor else []) + notes)
     return ItemComparison(
         key=key,
         problem=problem_of(base_rec),
@@ -420,7 +443,113 @@ def _timed_pair(
         reference=described,
         min_effect=min_effect,
         detail=detail,
+        rule=rule_name,
     )
+
+
+def _vendor_rounds(base_rec: dict[str, Any], new_rec: dict[str, Any], reference: tuple | None) -> bool:
+    return bool(
+        reference is not None and reference[0] == VENDOR_RATIO
+        and verdicts.round_values(base_rec, True) and verdicts.round_values(new_rec, True)
+    )
+
+
+def _rule(
+    key: ItemKey, base_rec: dict[str, Any], new_rec: dict[str, Any], reference: tuple | None, min_effect: float, alpha: float,
+    floor: tuple[float, str],
+) -> verdicts.RuleJudgement | None:
+    """The rule that decides where the rank test on correlated samples cannot: min-of-n for
+    compile items, between-round variation for device items with rounds; None: rank test."""
+    base_ref, new_ref = (reference[2], reference[3]) if reference is not None else (1.0, 1.0)
+    drift = max(verdicts.drift_of(base_rec), verdicts.drift_of(new_rec))
+    width, words = floor
+    if drift > width:
+        width, words = drift, f"the ±{drift:.1%} drift measured inside the item"
+    if _vendor_rounds(base_rec, new_rec, reference):
+        return verdicts.between_rounds(verdicts.round_values(base_rec, True), verdicts.round_values(new_rec, True),
+                                       min_effect, alpha, width, words)
+    base_rounds, new_rounds = verdicts.round_values(base_rec, False), verdicts.round_values(new_rec, False)
+    if base_rounds and new_rounds:
+        return verdicts.between_rounds([v / base_ref for v in base_rounds], [v / new_ref for v in new_rounds],
+                                       min_effect, alpha, width, words)
+    return None
+
+
+def _compile_values(paired: _Paired, key: ItemKey) -> tuple[list[float], list[float]]:
+    """CPU seconds of each build where both runs recorded them, else wall seconds."""
+    base, new = paired.base[key], paired.new[key]
+    if base.get("cpu_samples_s") and new.get("cpu_samples_s"):
+        return list(base["cpu_samples_s"]), list(new["cpu_samples_s"])
+    return list(base["samples_s"]), list(new["samples_s"])
+
+
+def _compile_rule(paired: _Paired, key: ItemKey, min_effect: float) -> verdicts.RuleJudgement:
+    """min-of-n on the item's builds relative to the run (geomean of the other compile items'
+    minima), with the group's item-to-item spread of those relative changes as resolution."""
+    group = (key.suite, key.backend, key.kind)
+    keys = paired.keys(group)
+    mins = {k: tuple(min(v) for v in _compile_values(paired, k)) for k in keys}
+
+    def reference(exclude: ItemKey) -> tuple[float, float]:
+        others = [mins[k] for k in keys if k != exclude]
+        if len(others) < MIN_RUN_REFERENCE_ITEMS:
+            return 1.0, 1.0
+        return _geomean([b for b, _ in others]), _geomean([n for _, n in others])
+
+    logs = []
+    for k in keys:
+        rb, rn = reference(k)
+        logs.append(math.log((mins[k][1] / rn) / (mins[k][0] / rb)))
+    floor = 0.0
+    if len(logs) >= MIN_SPREAD_ITEMS:
+        center = statistics.median(logs)
+        floor = math.expm1(verdicts.COMPILE_NOISE_K * 1.4826 * statistics.median(abs(x - center) for x in logs))
+    base, new = _compile_values(paired, key)
+    rb, rn = reference(key)
+    return verdicts.min_of_n([v / rb for v in base], [v / rn for v in new], max(min_effect, verdicts.COMPILE_MIN_FACTOR), floor)
+
+
+def _group_ratios(paired: _Paired, keys: Sequence[ItemKey]) -> list[float]:
+    out = []
+    for k in keys:
+        if paired.base[k].get("kind") == "compile":
+            base, new = _compile_values(paired, k)
+            b, n = _median(base), _median(new)
+        else:
+            b, n = paired.medians(k)
+        if b > 0 and n > 0:
+            out.append(n / b)
+    return out
+
+
+def _probe_ratios(paired: _Paired, keys: Sequence[ItemKey]) -> list[float]:
+    """new/base median of the machine probe timed after each build, per compile item."""
+    out = []
+    for k in keys:
+        base, new = paired.base[k].get("machine_probe_cpu_s"), paired.new[k].get("machine_probe_cpu_s")
+        if base and new and _median(base) > 0:
+            out.append(_median(new) / _median(base))
+    return out
+
+
+def _shifts(paired: _Paired, thresholds: Thresholds) -> list[verdicts.RunShift]:
+    out = []
+    for group in paired.groups():
+        keys = paired.keys(group)
+        ratios = _group_ratios(paired, [k for k in keys if not _is_vendor(paired.base[k])])
+        if group[2] == "compile":
+            vendor = _probe_ratios(paired, keys)
+            witness = "machine probe"
+        else:
+            vendor = [n / b for b, n in (paired.medians(k) for k in keys if _is_vendor(paired.base[k])) if b > 0 and n > 0]
+            witness = "vendor item"
+        effect = thresholds.min_effect_for(group[0])
+        if group[2] == "compile":
+            effect = max(effect, verdicts.COMPILE_MIN_FACTOR)
+        shift = verdicts.run_shift(*group, ratios, vendor, effect, thresholds.alpha, witness)
+        if shift is not None:
+            out.append(shift)
+    return out
 
 
 def _drift(paired: _Paired, group: Group, spread: float | None, floor: float) -> Drift | None:
@@ -528,6 +657,7 @@ def compare_runs(
         drifts=tuple(drifts),
         model_changes=tuple(_model_changes(paired)),
         notes=tuple(notes),
+        shifts=tuple(_shifts(paired, thresholds)),
     )
 
 

@@ -11,9 +11,12 @@ Contract: ``run_nightly(plan) -> NightlyOutcome`` does, in order:
    through ``tlbench baseline update``;
 4. writes a markdown summary to ``out_dir/summary.md`` and appends it to
    ``plan.step_summary`` (GitHub's ``$GITHUB_STEP_SUMMARY``) when given;
+   When a comparison flags regressions, the flagged items are run once more (one pytest
+   process, ``out_dir/json/remeasure.json``) and compared again with those items replaced
+   (harness/results/remeasure.py): only a regression the re-measurement reproduces counts;
 5. with ``plan.history``, adds the per-backend files to that history database (idempotent;
    the lines go into the summary);
-6. exit code: 1 when any item regressed; else 2 when a suite crashed, timed out or left
+6. exit code: 1 when any item regressed (and reproduced); else 2 when a suite crashed, timed out or left
    no usable JSON, or a comparison was refused (testbed mismatch); else 0.
 """
 
@@ -28,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
+from harness.results import remeasure
 from harness.results.compare import CompareError, RunComparison, Thresholds, compare_runs
 from harness.results.report import comparison_markdown, md_table
 from harness.results.store import (
@@ -57,6 +61,7 @@ class NightlyPlan:
     history: Path | None = None  # the SQLite history this night's runs are added to
     python: str = sys.executable
     cwd: Path | None = None
+    remeasure: bool = True  # run flagged items once more before calling them regressions
 
     def suite_files(self) -> list[Path]:
         files: list[Path] = []
@@ -88,6 +93,8 @@ class BackendGate:
     comparison: RunComparison | None = None
     problem: str = ""  # why there is no comparison
     unusable: bool = False  # the problem makes the night fail (testbed mismatch, bad baseline)
+    first: RunComparison | None = None  # the comparison before re-measuring flagged items
+    remeasured: tuple[str, ...] = ()  # node ids run again
 
 
 @dataclass(frozen=True)
@@ -107,12 +114,12 @@ def _last_line(log: Path) -> str:
     return lines[-1][:200] if lines else ""
 
 
-def _run_suite(plan: NightlyPlan, suite: Path) -> SuiteRun:
-    json_path = plan.out_dir / "json" / f"{suite.stem}.json"
-    log = plan.out_dir / "logs" / f"{suite.stem}.log"
+def _run_suite(plan: NightlyPlan, suite: Path, targets: Sequence[str] = (), name: str = "") -> SuiteRun:
+    json_path = plan.out_dir / "json" / f"{name or suite.stem}.json"
+    log = plan.out_dir / "logs" / f"{name or suite.stem}.log"
     json_path.unlink(missing_ok=True)
     command = [
-        plan.python, "-m", "pytest", str(suite), f"--tlbench-backend={plan.backend}", "--benchmark-only",
+        plan.python, "-m", "pytest", *(targets or [str(suite)]), f"--tlbench-backend={plan.backend}", "--benchmark-only",
         f"--benchmark-json={json_path}", "-p", "no:cacheprovider", *plan.pytest_args,
     ]
     start = time.monotonic()
@@ -188,6 +195,11 @@ def nightly_markdown(runs: Sequence[SuiteRun], gates: Sequence[BackendGate], exi
     out += [md_table(["suite", "status", "timed", "failed", "skipped", "wall", "note / log"], rows), ""]
     for gate in gates:
         title = f"{gate.backend}: `{gate.results_path.name}` vs baseline `{gate.baseline_path}`"
+        if gate.first is not None:
+            still = len(gate.comparison.regressions) + len(gate.comparison.gating_shifts) if gate.comparison else 0
+            first = len(gate.first.regressions) + len(gate.first.gating_shifts)
+            out += [f"**{gate.backend}: the first comparison flagged {first} regression(s); {len(gate.remeasured)} item(s) "
+                    f"re-measured once; {still} reproduced** (only those gate)", ""]
         if gate.comparison is not None:
             out.append(comparison_markdown(gate.comparison, title=title))
         else:
@@ -195,6 +207,32 @@ def nightly_markdown(runs: Sequence[SuiteRun], gates: Sequence[BackendGate], exi
     if not gates:
         out.append("No suite left usable results: nothing was compared.")
     return "\n".join(out) + "\n"
+
+
+def _remeasure(plan: NightlyPlan, gates: Sequence[BackendGate]) -> tuple[BackendGate, ...]:
+    """Run the flagged items once more and compare again with them replaced."""
+    flagged = {g.backend: remeasure.flagged_nodeids(g.comparison, load_results(g.results_path))
+               for g in gates if g.comparison is not None and g.comparison.has_regression}
+    nodeids = sorted({n for ids in flagged.values() for n in ids})
+    if not nodeids:
+        return tuple(gates)
+    rerun = _run_suite(plan, Path("remeasure"), nodeids, name="remeasure")
+    out = []
+    for gate in gates:
+        ids = flagged.get(gate.backend)
+        if not ids:
+            out.append(gate)
+            continue
+        if rerun.results is None:
+            out.append(BackendGate(gate.backend, gate.results_path, gate.baseline_path, gate.comparison,
+                                   problem=f"re-measurement failed ({rerun.status}: {rerun.message}); first result stands",
+                                   first=gate.comparison, remeasured=tuple(ids)))
+            continue
+        document = remeasure.substitute(load_results(gate.results_path).document, rerun.results.document, ids)
+        path = write_document(document, gate.results_path.with_name(gate.results_path.stem + "-remeasured.json"))
+        again = compare_runs(load_results(gate.baseline_path), load_results(path), plan.thresholds)
+        out.append(BackendGate(gate.backend, path, gate.baseline_path, again, first=gate.comparison, remeasured=tuple(ids)))
+    return tuple(out)
 
 
 def _exit_code(runs: Sequence[SuiteRun], gates: Sequence[BackendGate]) -> int:
@@ -227,6 +265,8 @@ def run_nightly(plan: NightlyPlan) -> NightlyOutcome:
     runs = tuple(_run_suite(plan, suite) for suite in suites)
     merged = _merged_per_backend(plan, runs)
     gates = tuple(gate_against_baselines(merged, plan.baseline_dir, plan.thresholds))
+    if plan.remeasure:
+        gates = _remeasure(plan, gates)
     exit_code = _exit_code(runs, gates)
     markdown = nightly_markdown(runs, gates, exit_code)
     if plan.history is not None:

@@ -98,7 +98,8 @@ BASIS_LABEL = {TIME: "time", VENDOR_RATIO: "ratio to vendor", RUN_RATIO: "ratio 
 
 
 def _decided(item: ItemComparison) -> str:
-    return BASIS_LABEL.get(item.decided_by or "", "-")
+    basis = BASIS_LABEL.get(item.decided_by or "", "-")
+    return basis if basis == "-" or item.rule == "rank test" else f"{basis}, {item.rule}"
 
 
 def comparison_rows(cmp: RunComparison) -> list[list[str]]:
@@ -128,11 +129,14 @@ COMPARISON_HEADER = ["verdict", "item", "base median", "new median", "time chang
 def summary_line(cmp: RunComparison) -> str:
     counts = ", ".join(f"{n} {v.value}" for v, n in cmp.counts().items() if n)
     gate = f"{len(cmp.regressions)} regression(s)" if cmp.has_regression else "no regression"
+    if cmp.gating_shifts:
+        gate += f", {len(cmp.gating_shifts)} WHOLE-RUN SHIFT(s)"
     t = cmp.thresholds
     overrides = "".join(f", {s}: {e:.0%}" for s, e in sorted(t.min_effect_by_suite.items()))
     return (
         f"{gate}; {counts or 'no items'}; Mann-Whitney U p < {t.alpha:g} and median change >= "
-        f"{t.min_effect:.0%}{overrides}"
+        f"{t.min_effect:.0%}{overrides}; items with rounds: between-round t-test within this pair's resolution; "
+        f"compile items: min-of-n factor"
     )
 
 
@@ -169,7 +173,8 @@ def _testbed_lines(cmp: RunComparison) -> list[str]:
             lines.append(f"testbed {pair.base.describe()}")
     drifts = [drift_line(d, cmp.thresholds.min_effect_for(d.suite)) for d in cmp.drifts]
     models = [f"schedule model changed: {model_change_line(m)}" for m in cmp.model_changes]
-    return lines + drifts + models + list(cmp.notes)
+    shifts = [s.words for s in cmp.shifts if s.verdict != "NONE"]
+    return lines + shifts + drifts + models + list(cmp.notes)
 
 
 # -- terminal (rich) ------------------------------------------------------------------------
@@ -193,7 +198,7 @@ def _rich_table(
 def print_comparison(cmp: RunComparison, console: Any) -> None:
     console.print(f"tlbench compare  base {cmp.base_path}  new {cmp.new_path}", style="bold", markup=False)
     for line in _testbed_lines(cmp):
-        console.print(line, style="red" if "MISMATCH" in line else None, highlight=False, markup=False)
+        console.print(line, style="red" if "MISMATCH" in line or "WHOLE-RUN" in line else None, highlight=False, markup=False)
     items = _sorted_items(cmp.items)
     styles = [VERDICT_STYLE[i.verdict] for i in items]
     console.print(_rich_table("per item (+ is slower)", COMPARISON_HEADER, comparison_rows(cmp), styles, keep=2))

@@ -174,6 +174,20 @@ def _check_record(path: Path, rec: dict[str, Any]) -> None:
         raise ResultsError(f"{path}: benchmark {label} has a sample that is not a non-negative number")
 
 
+OUTCOME_RECORD_KEYS = {"failed": ("backend", "kind", "case_id", "stage", "error"), "skipped": ("backend", "kind", "case_id", "reason")}
+
+
+def _check_outcome_record(path: Path, kind: str, index: int, rec: Any) -> None:
+    """A failed/skipped record names its item, or the file is unusable (exit 2), with the field."""
+    where = f"tlbench.{kind}[{index}]"
+    if not isinstance(rec, dict):
+        raise ResultsError(f"{path}: {where} is not an object")
+    _check_version(path, f"item {rec.get('nodeid', where)}", rec.get("schema_version"))
+    missing = [k for k in OUTCOME_RECORD_KEYS[kind] if k not in rec]
+    if missing:
+        raise ResultsError(f"{path}: {where} ({rec.get('nodeid', 'no nodeid')}) has no {', '.join(missing)}; re-run the suite or repair the file")
+
+
 def parse_results(doc: Any, path: str = "<document>") -> Results:
     """Validate an already-parsed document (see ``load_results``)."""
     where = Path(path)
@@ -189,8 +203,9 @@ def parse_results(doc: Any, path: str = "<document>") -> Results:
         _check_record(where, rec)
     failed = tuple(top.get("failed") or ())
     skipped = tuple(top.get("skipped") or ())
-    for rec in (*failed, *skipped):
-        _check_version(where, f"item {rec.get('nodeid', '?')}", rec.get("schema_version"))
+    for kind, recs in (("failed", failed), ("skipped", skipped)):
+        for index, rec in enumerate(recs):
+            _check_outcome_record(where, kind, index, rec)
     seen = top.get("backends") or sorted({r["backend"] for r in (*records, *failed, *skipped)})
     return Results(path=str(path), document=doc, records=records, failed=failed, skipped=skipped, backends=tuple(seen))
 

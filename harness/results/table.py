@@ -40,6 +40,12 @@ def format_seconds(seconds: float | None) -> str:
 TraitsOf = Callable[[str], Any]  # backend name -> its BackendTraits
 
 
+def measurement_status(rec: dict[str, Any]) -> str:
+    """``ok`` for a clean device measurement, else ``DRIFT`` / ``CAPPED`` (never shown as clean)."""
+    status = (rec.get("summary") or {}).get("status") or "clean"
+    return "ok" if status == "clean" else status
+
+
 def plan_cell(plan: dict[str, Any] | None, backend: str, traits_of: TraitsOf) -> str:
     return traits_of(backend).plan_summary(plan) if plan else "-"
 
@@ -57,7 +63,8 @@ def _row_from_record(rec: dict[str, Any], traits_of: TraitsOf) -> Row:
     elif status == "skipped":
         note = f"skipped: {rec.get('reason')}"
     elif rec.get("kind") == "device":
-        note = f"ok ({rec.get('method')}, n={summary.get('n')})"
+        crit = ((rec.get("measurement") or {}).get("criterion") or {}).get("name")
+        note = f"{measurement_status(rec)} ({rec.get('method')}, n={summary.get('n')}{', ' + crit if crit else ''})"
     else:
         note = f"ok (n={summary.get('n')})"
     return Row(

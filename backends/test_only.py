@@ -1,0 +1,41 @@
+"""TEST ONLY: a genuine, sized slowdown of compiling one case (or every case).
+
+Contract: ``TestOnlyCompileSlowdown.parse("CASE_ID:FRACTION")`` or ``"*:FRACTION"`` (the
+``--tlbench-nvidia/ascend-test-only-compile-slowdown`` options) makes that case's
+timed lowering take (1 + FRACTION) x as long: after lowering for t seconds the CPU spins
+(busy, so both wall and CPU time grow) for FRACTION x t more, inside the timed phase.  It
+exists for the compile-gate acceptance check (a +20 % change in one item, and every compile
+1.2 x slower, as a tilelang upgrade would make it); never use it for results.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class TestOnlyCompileSlowdown:
+    __test__ = False
+    case_id: str
+    fraction: float
+
+    @classmethod
+    def parse(cls, spec: str | None) -> "TestOnlyCompileSlowdown | None":
+        if not spec:
+            return None
+        case_id, sep, fraction = spec.rpartition(":")
+        try:
+            value = float(fraction)
+        except ValueError:
+            value = -1.0
+        if not sep or not case_id or not 0 < value < 10:
+            raise ValueError(f"--tlbench-test-only-compile-slowdown wants CASE_ID:FRACTION or *:FRACTION, got {spec!r}")
+        return cls(case_id, value)
+
+    def spin_after(self, case_id: str, elapsed_s: float) -> None:
+        if self.case_id not in ("*", case_id):
+            return
+        end = time.perf_counter() + self.fraction * elapsed_s
+        while time.perf_counter() < end:
+            pass

@@ -1,0 +1,187 @@
+"""Run-vs-run judging rules that look past one item's correlated samples (issue 9).
+
+Contract (pure functions on numbers and records; verdict names are the strings of
+``compare.Verdict``):
+- ``between_rounds(base, new, min_effect, alpha, floor)``: judges the per-round values of an
+  item (its per-round medians, or its per-round ratio to the vendor item of the same round)
+  with a pooled two-sample t-test on their logs.  ``resolution`` is the smallest relative
+  change this pair could call (t critical x standard error, and at least ``floor``).  The
+  verdict never contradicts it: SLOWER/FASTER only when the change is >= both the minimum
+  effect and the resolution; SAME only when the change is under the minimum effect AND the
+  pair resolves the minimum effect; else NOISY, with the resolution in words.
+- ``min_of_n(base, new, factor, floor)``: compile items (a few cold builds each, in CPU
+  seconds where both runs have them; load only ever adds time).  asv's rule on the minimum:
+  SLOWER when min(new) >= (1 + factor) x min(base) and beyond ``floor`` (the pair's
+  resolution: 4 robust SDs of the item-to-item spread of the run-relative minima); FASTER
+  mirrored; NOISY when the minimum moved that much but the pair cannot resolve it, or when it
+  moved less but the pair could not have resolved the factor either; else SAME.  With 3 builds a side
+  a rank test can never reach p < 0.05 (its smallest p is 0.1): this rule can.
+- ``run_shift(...)``: the whole run moved together.  Only a move the in-run witness made
+  too is put down to the machine (shown, not gated): the vendor item for device items, the
+  machine probe (a fixed pure-Python workload timed after every build) for compile items.
+  A slower move the witness did not share, or with no witness at all (older compile
+  records), is a toolchain or harness regression: its own verdict, and it gates.
+- ``drift_of(rec)``: the size of a record's measured drift (0 when clean), which widens the
+  resolution of any pair it is in.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+MIN_ROUNDS = 2  # per side, for a between-round judgement
+MIN_SHIFT_ITEMS = 3  # kernels a group needs before a whole-run shift is judged
+SHIFT_AGREEMENT = 0.75  # share of those kernels that must move in the shift's direction
+COMPILE_MIN_FACTOR = 0.10  # asv's default factor: compile changes under 10 % are not flagged
+COMPILE_NOISE_K = 4.0  # compile resolution: this many robust SDs of the item-to-item spread (as compare.NOISE_K)
+RULE_ROUNDS = "between-round t-test"
+RULE_MIN_OF_N = "min-of-n factor"
+
+
+@dataclass(frozen=True)
+class RuleJudgement:
+    verdict: str  # SAME | SLOWER | FASTER | NOISY
+    change: float  # new / base - 1 of the judged statistic
+    base_value: float
+    new_value: float
+    p_value: float | None
+    resolution: float | None  # smallest change this pair can call (None: not estimated)
+    rule: str
+    reason: str
+
+
+def _t_critical(alpha: float, df: int) -> float:
+    from scipy.stats import t
+
+    return float(t.ppf(1 - alpha / 2, df))
+
+
+def _t_p(t_value: float, df: int) -> float:
+    from scipy.stats import t
+
+    return float(2 * t.sf(abs(t_value), df))
+
+
+def round_values(rec: dict[str, Any], relative_to_vendor: bool) -> list[float] | None:
+    """The per-round values a record carries (vendor ratios or medians), when it has enough."""
+    m = rec.get("measurement") or {}
+    values = m.get("vs_vendor_rounds") if relative_to_vendor else m.get("round_medians_s")
+    if not values or len(values) < MIN_ROUNDS or any(v is None or v <= 0 for v in values):
+        return None
+    return [float(v) for v in values]
+
+
+def drift_of(rec: dict[str, Any]) -> float:
+    m = rec.get("measurement") or {}
+    drift = m.get("drift")
+    return abs(float(drift.get("relative", 0.0))) if isinstance(drift, dict) else 0.0
+
+
+def status_of(rec: dict[str, Any]) -> str:
+    return str((rec.get("summary") or {}).get("status") or "clean")
+
+
+def between_rounds(
+    base: Sequence[float], new: Sequence[float], min_effect: float, alpha: float, floor: float = 0.0, floor_words: str = ""
+) -> RuleJudgement:
+    lb, ln = [math.log(v) for v in base], [math.log(v) for v in new]
+    mb, mn = statistics.fmean(lb), statistics.fmean(ln)
+    change = math.expm1(mn - mb)
+    df = len(lb) + len(ln) - 2
+    pooled = ((len(lb) - 1) * statistics.variance(lb) + (len(ln) - 1) * statistics.variance(ln)) / df
+    se = math.sqrt(pooled * (1 / len(lb) + 1 / len(ln)))
+    resolution = math.expm1(_t_critical(alpha, df) * se)
+    p_value = _t_p((mn - mb) / se, df) if se > 0 else (0.0 if mn != mb else 1.0)
+    why_res = f"between-round spread of {len(lb)}+{len(ln)} rounds"
+    if floor > resolution:
+        resolution, why_res = floor, floor_words or "noise floor"
+    moved = f"geomean of rounds {change:+.1%}"
+    if abs(change) >= min_effect and abs(change) >= resolution:
+        verdict = "SLOWER" if change > 0 else "FASTER"
+        reason = f"{moved}, beyond the ±{resolution:.1%} this pair resolves ({why_res}), p={p_value:.3g}"
+    elif abs(change) >= min_effect:
+        verdict = "NOISY"
+        reason = f"{moved}, but inside the ±{resolution:.1%} this pair resolves ({why_res})"
+    elif resolution > min_effect:
+        verdict = "NOISY"
+        reason = f"{moved}; this pair resolves only ±{resolution:.1%} ({why_res}), more than the {min_effect:.0%} minimum effect: cannot say SAME"
+    else:
+        verdict = "SAME"
+        reason = f"{moved}; under the {min_effect:.0%} minimum effect (this pair resolves ±{resolution:.1%})"
+    return RuleJudgement(verdict, change, math.exp(mb), math.exp(mn), p_value, resolution, RULE_ROUNDS, reason)
+
+
+def min_of_n(base: Sequence[float], new: Sequence[float], factor: float, floor: float = 0.0) -> RuleJudgement:
+    bmin, nmin = min(base), min(new)
+    change = nmin / bmin - 1 if bmin > 0 else 0.0
+    spread = max(max(base) / bmin - 1 if bmin > 0 else 0.0, max(new) / nmin - 1 if nmin > 0 else 0.0)
+    rule = f"{RULE_MIN_OF_N} {1 + factor:g} on min of {len(base)}/{len(new)} builds"
+    moved = f"min {change:+.1%}"
+    if abs(change) >= factor and abs(change) < floor:
+        return RuleJudgement("NOISY", change, bmin, nmin, None, floor, rule,
+                             f"{moved}, but this pair resolves only ±{floor:.0%} ({COMPILE_NOISE_K:g} x the item-to-item spread of its compile items): it cannot resolve this change")
+    if change >= factor:
+        verdict, reason = "SLOWER", f"{moved} >= the {factor:.0%} factor, beyond the ±{floor:.0%} this pair resolves"
+    elif change <= -factor:
+        verdict, reason = "FASTER", f"{moved}, beyond the {factor:.0%} factor and the ±{floor:.0%} this pair resolves"
+    elif floor >= factor:
+        verdict = "NOISY"
+        reason = f"{moved}; this pair resolves only ±{floor:.0%}, more than the {factor:.0%} factor: cannot say SAME"
+    else:
+        verdict, reason = "SAME", f"{moved}; under the {factor:.0%} factor (builds of one item spread up to {spread:.0%})"
+    return RuleJudgement(verdict, change, bmin, nmin, None, floor, rule, reason)
+
+
+@dataclass(frozen=True)
+class RunShift:
+    """A whole group (suite, backend, kind) of a run moved together."""
+
+    suite: str
+    backend: str
+    kind: str
+    items: int
+    change: float  # geometric mean of the kernels' median ratios, - 1
+    agreeing: int  # kernels that moved in the shift's direction
+    p_value: float
+    vendor_change: float | None
+    verdict: str  # "MACHINE" (shown) | "SHIFT" (a toolchain/harness move; gates when slower) | "NONE"
+    gates: bool
+    words: str
+
+
+def run_shift(
+    suite: str, backend: str, kind: str, ratios: Sequence[float], vendor_ratios: Sequence[float], min_effect: float, alpha: float,
+    witness: str = "vendor item",
+) -> RunShift | None:
+    """Judge the move shared by a group's kernels (``ratios`` = new/base median per kernel).
+    ``vendor_ratios``: the same for the run's machine witness (the vendor items; for compile
+    items the machine probe timed after each build, harness/measure/runner.machine_probe)."""
+    if len(ratios) < MIN_SHIFT_ITEMS:
+        return None
+    logs = [math.log(r) for r in ratios]
+    mean = statistics.fmean(logs)
+    change = math.expm1(mean)
+    sd = statistics.stdev(logs)
+    se = sd / math.sqrt(len(logs))
+    p_value = _t_p(mean / se, len(logs) - 1) if se > 0 else (0.0 if mean != 0 else 1.0)
+    agreeing = sum(1 for x in logs if (x > 0) == (mean > 0) and x != 0)
+    vendor_change = math.expm1(statistics.fmean(math.log(r) for r in vendor_ratios)) if vendor_ratios else None
+    shared = abs(change) >= min_effect and p_value < alpha and agreeing >= SHIFT_AGREEMENT * len(logs)
+    group = f"{suite}/{backend}/{kind}"
+    if not shared:
+        return RunShift(suite, backend, kind, len(logs), change, agreeing, p_value, vendor_change, "NONE", False,
+                        f"{group}: no whole-run shift (kernels' geomean {change:+.1%}, {agreeing}/{len(logs)} in that direction)")
+    direction = "slower" if change > 0 else "faster"
+    moved = f"{group}: the whole run is {change:+.1%} ({agreeing}/{len(logs)} kernels {direction}, p={p_value:.2g})"
+    if vendor_change is not None and abs(math.log1p(change) - math.log1p(vendor_change)) < math.log1p(min_effect):
+        words = f"{moved}; the in-run {witness} moved {vendor_change:+.1%} too: the machine, not the code (shown, not gated)"
+        return RunShift(suite, backend, kind, len(logs), change, agreeing, p_value, vendor_change, "MACHINE", False, words)
+    if vendor_change is not None:
+        why = f"the in-run {witness} moved only {vendor_change:+.1%}: not the machine"
+    else:
+        why = f"no in-run {witness} for {kind} items to put it on the machine"
+    words = f"WHOLE-RUN SHIFT {moved}; {why}: a toolchain or harness change"
+    return RunShift(suite, backend, kind, len(logs), change, agreeing, p_value, vendor_change, "SHIFT", change > 0, words)
