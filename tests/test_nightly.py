@@ -89,6 +89,7 @@ def test_second_night_against_a_faster_baseline_fails(first_night):
     for bench in doc["benchmarks"]:
         rec = bench["extra_info"]["tlbench"]
         rec["samples_s"] = [s * 0.25 for s in rec["samples_s"]]
+        rec["cpu_samples_s"] = [s * 0.25 for s in rec["cpu_samples_s"]]  # the compile gate judges CPU seconds
     (baselines / "ascend-cpu.json").write_text(json.dumps(doc))
     plan = NightlyPlan(
         suites=(ROOT / "suites" / "test_stages.py",),
