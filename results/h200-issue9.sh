@@ -11,7 +11,7 @@ set -u
 what=$1; out=$2; mkdir -p "$out"
 export PYTHONPATH=$PWD/.gpu/site:$PWD PYTHONUNBUFFERED=1
 SEL=(suites/test_stages.py suites/test_tiles.py -k "8192 and (test_stages or g8 or vendor)")
-DEV=(--benchmark-only --backend=nvidia --tlbench-kind=device --tlbench-rounds=5 --tlbench-batch=10 --tlbench-max-samples=100 --tlbench-seed=1)
+DEV=(--benchmark-only --tlbench-backend=nvidia --tlbench-kind=device --tlbench-rounds=5 --tlbench-batch=10 --tlbench-max-samples=100 --tlbench-seed=1)
 SLOWED=gemm-8192x8192x8192-f16-bm128-bn256-bk64-t256-auto-s3
 compare_pair() { echo "== tlbench compare $1 $2"; python3 -m harness.cli compare "$1" "$2" --markdown "$3"; echo "exit $?"; }
 case $what in
@@ -25,14 +25,14 @@ aa)
   mkdir -p "$out/baselines" && python3 -m harness.cli baseline update "$out/aa1.json" --dir "$out/baselines"
   compare_pair "$out"/baselines/*.json "$out/aa4.json" "$out/cmp-new-baseline-aa4.md" ;;
 slow)
-  python3 -m pytest -p harness.plugin -q "${SEL[@]}" "${DEV[@]}" --nvidia-test-only-slowdown="$SLOWED:0.06" --benchmark-json="$out/slow.json" > "$out/slow.log" 2>&1
+  python3 -m pytest -p harness.plugin -q "${SEL[@]}" "${DEV[@]}" --tlbench-nvidia-test-only-slowdown="$SLOWED:0.06" --benchmark-json="$out/slow.json" > "$out/slow.log" 2>&1
   grep -h "TEST-ONLY SLOWDOWN" "$out/slow.json" | head -1
   compare_pair "$out/aa4.json" "$out/slow.json" "$out/cmp-aa4-slow.md" ;;
 ncu)
   for c in gemm-8192x8192x8192-f16-bm128-bn256-bk64-t256-auto-s3 gemm-2048x2048x2048-f16-bm128-bn256-bk64-t256-auto-s3; do
     python3 -m backends.tools.ncu_crosscheck interleaved --case $c --pairs 3 --count 10 --out-dir "$out/ncu-${c:5:4}" 2>&1 | grep -v Warning; done ;;
 results)
-  R=(--benchmark-only --backend=nvidia --tlbench-kind=device)
+  R=(--benchmark-only --tlbench-backend=nvidia --tlbench-kind=device)
   python3 -m pytest -p harness.plugin -q suites/test_stages.py -k 8192 "${R[@]}" --benchmark-json="$out/h200-stages.json" > "$out/stages.log" 2>&1; tail -3 "$out/stages.log"
   python3 -m pytest -p harness.plugin -q suites/test_stages.py -k 8192 "${R[@]}" --benchmark-json="$out/h200-stages-run2.json" > "$out/stages2.log" 2>&1; tail -3 "$out/stages2.log"
   python3 -m pytest -p harness.plugin -q suites/test_core_pipelining.py "${R[@]}" --benchmark-json="$out/h200-core.json" > "$out/core.log" 2>&1; tail -3 "$out/core.log"

@@ -1,7 +1,9 @@
 """The terminal table never shows a drifting or capped measurement as a clean ``ok``, and
-labels modeled Ascend cycles by what they cover."""
+Ascend's plan cell labels modeled cycles by what they cover."""
 
-from harness.results.table import _row_from_record, plan_summary
+from backends.ascend.traits import TRAITS as ASCEND
+from backends.nvidia.traits import NvidiaTraits
+from harness.results.table import _row_from_record
 
 
 def _device(status):
@@ -11,9 +13,10 @@ def _device(status):
 
 
 def test_device_status_column_shows_drift_and_caps():
-    assert _row_from_record(_device("clean")).status == "ok (cupti-kernel-timestamps, n=60, median-ci)"
-    assert _row_from_record(_device("DRIFT")).status.startswith("DRIFT (")
-    assert _row_from_record(_device("CAPPED")).status.startswith("CAPPED (")
+    traits = lambda name: NvidiaTraits()  # noqa: E731
+    assert _row_from_record(_device("clean"), traits).status == "ok (cupti-kernel-timestamps, n=60, median-ci)"
+    assert _row_from_record(_device("DRIFT"), traits).status.startswith("DRIFT (")
+    assert _row_from_record(_device("CAPPED"), traits).status.startswith("CAPPED (")
 
 
 def test_ascend_cycles_are_labelled_by_scope():
@@ -21,5 +24,5 @@ def test_ascend_cycles_are_labelled_by_scope():
         return {"backend": "ascend", "pipeline": {"loop_ii_cycles_model": 10}, "buffers": [],
                 "schedule_model": {"modeled_cycles_per_core": 1234, "modeled_cycles_scope": scope}}
 
-    assert "1234 cyc/tile K-loop" in plan_summary(plan("one tile's K loop (non-persistent kernel: not a per-core total)"))
-    assert "1234 cyc/core" in plan_summary(plan("per core (the persistent tile loop)"))
+    assert "1234 cyc/tile K-loop" in ASCEND.plan_summary(plan("one tile's K loop (non-persistent kernel: not a per-core total)"))
+    assert "1234 cyc/core" in ASCEND.plan_summary(plan("per core (the persistent tile loop)"))
