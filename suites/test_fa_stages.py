@@ -1,14 +1,16 @@
 """The flash-attention stage sweep: one FA forward body on both backends, the KV loop as
 ``T.Pipelined(n, num_stages=1..4)``, ``manual`` (K/V loads one iteration ahead) and
-``serial``, two key tiles (128x128, 128x64), bf16, D=128, B*H = 32 (2 x 16), non-causal.
+``serial``, two tiles (128x128, 128x64; 256 threads on CUDA: two consumer warp groups of 64
+rows), bf16, D=128, B*H = 32 (2 x 16), non-causal.
 
 Full scope: S in {1024, 4096, 8192, 16384} (8192 is the H200 acceptance problem).  Smoke:
-S=1024 and one config (128x128, num_stages=2).  Device items only: on a machine without the
+S=1024 and one config (128x128, 256 threads, num_stages=2).  Device items only: on a machine without the
 accelerator every item skips before compiling (no CPU cost in the main job); the compile
 story and the Ascend Z3 schedules are suites/test_fa_ascend_schedule.py.  NVIDIA also times, on the same inputs, the target-specific Hopper TileLang FA
 (backends/nvidia/fa_hopper.py; warp-specialized, wgmma) and torch SDPA's flash, cuDNN and
-memory-efficient kernels, each its own item, and records the shared body on 256 threads as
-a failed item in tilelang's words (a layout-inference conflict); Ascend times ``npu_fusion_attention`` where an
+memory-efficient kernels, each its own item, the shared body on one warp group (128
+threads), and records block_M=256 on 256 threads as a failed item in tilelang's words (a
+layout-inference conflict); Ascend times ``npu_fusion_attention`` where an
 NPU exists.  Configs over the on-chip budget (128x128 at num_stages=4 needs 288 KiB of
 shared memory) are skipped with the bytes named.  Correctness: every kernel against torch
 SDPA in fp32, |out - ref| <= 2e-3 + 2e-2 |ref| (backends/kernels/fa_reference.py).
@@ -17,11 +19,13 @@ SDPA in fp32, |out - ref| <= 2e-3 + 2e-2 |ref| (backends/kernels/fa_reference.py
 from backends.kernels.fa_sweep import FaSweep
 from backends.kernels.fa_types import FaConfig, FaProblem, fa_stage_configs
 
-TILES = [(128, 128, 128), (128, 64, 128)]
+TILES = [(128, 128, 256), (128, 64, 256)]
 HOPPER = [FaConfig(128, 128, s, threads=256, body="hopper") for s in (1, 2, 3)]
-# The shared body on 256 threads: tilelang 0.1.15 refuses it ("Layout infer conflict between
+# One warp group for the whole 128-row tile (the t256 tiles above split it over two).
+ONE_WARPGROUP = FaConfig(128, 128, 2, threads=128)
+# block_M=256 on 256 threads: tilelang 0.1.15 refuses it ("Layout infer conflict between
 # S_vec and P_vec in T.Parallel loop"); kept as an item so the refusal is recorded in its words.
-LAYOUT_CONFLICT = FaConfig(128, 128, 2, threads=256)
+LAYOUT_CONFLICT = FaConfig(256, 128, 2, threads=256)
 
 
 def problem(seq: int) -> FaProblem:
@@ -34,8 +38,8 @@ SWEEP = FaSweep(
     problems=[problem(s) for s in (1024, 4096, 8192, 16384)],
     smoke_problems=[problem(1024)],
     configs=fa_stage_configs(TILES, num_stages=range(1, 5)),
-    backend_configs={"nvidia": [*HOPPER, LAYOUT_CONFLICT]},
-    smoke_configs=[FaConfig(128, 128, 2)],
+    backend_configs={"nvidia": [*HOPPER, ONE_WARPGROUP, LAYOUT_CONFLICT]},
+    smoke_configs=[FaConfig(128, 128, 2, threads=256)],
     vendor=True,
     kinds=("device",),
 )

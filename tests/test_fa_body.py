@@ -70,7 +70,7 @@ def test_manual_needs_its_schedule():
 
 def test_causal_lowers_for_sm90a_and_a_cuda_layout_conflict_is_refused_in_tilelangs_words():
     """Causal on Ascend lowers too (T.MixedKernel + SimtVF mask; about 30 s on a 2-core box,
-    checked by hand, not here).  The 256-thread shared body is refused by layout inference:
+    checked by hand, not here).  block_M=256 on 256 threads is refused by layout inference:
     the backend hands tilelang's words on, and the runner turns them into a failed item."""
     from backends.nvidia.backend import NvidiaBackend
     from harness.core.backend_api import BackendOptions, CompileError
@@ -79,7 +79,7 @@ def test_causal_lowers_for_sm90a_and_a_cuda_layout_conflict_is_refused_in_tilela
     target = tvm.target.Target({"kind": "cuda", "arch": "sm_90a"})
     causal = FaProblem(batch=1, heads=2, seq_q=512, seq_k=512, dim=128, causal=True)
     with target:
-        assert "__global__" in tilelang.lower(build(causal, FaConfig(128, 128, 2), CUDA_FA_DIALECT), target=target).kernel_source
+        assert "__global__" in tilelang.lower(build(causal, FaConfig(128, 128, 2, threads=256), CUDA_FA_DIALECT), target=target).kernel_source
     backend = NvidiaBackend(BackendOptions({"nvidia_arch": "sm_90a"}))
     with pytest.raises(CompileError, match="Layout infer conflict between S_vec and P_vec"):
-        backend.compile(Case(PROBLEM, FaConfig(128, 128, 2, threads=256)), cold=True)
+        backend.compile(Case(PROBLEM, FaConfig(256, 128, 2, threads=256)), cold=True)

@@ -17,6 +17,11 @@ copies one iteration ahead (``manual``), or ``T.serial(n)`` (``serial``).  Causa
 stops at the diagonal (a trip count that depends on the query tile) and S is masked to -inf
 above it before the softmax, every visited tile (simple, not the fastest).
 
+Both GEMMs ask for ``T.GemmWarpPolicy.FullRow``: on CUDA each warp group then owns whole rows
+of S, so the row reductions of the softmax stay inside it and S and P agree on one fragment
+layout (with the default policy, 256 threads fail layout inference: "Layout infer conflict
+between S_vec and P_vec"); the Ascend Cube ignores the hint.
+
 A ``FaDialect`` supplies only what must differ between targets (see
 shared/notes/flash-attention-0.1.15.md): the language module and the four allocators,
 how many vector units split a tile's rows, whether the vector side reads the GEMM
@@ -162,6 +167,7 @@ def build_flash_attention(problem: FaProblem, config: FaConfig, dialect: FaDiale
     exp_diff, exp_rows, store_output, pin_versions = dialect.exp_diff, dialect.exp_rows, dialect.store_output, dialect.pin_versions
     v_t = dialect.v_transposed
     causal = problem.causal
+    full_row = T.GemmWarpPolicy.FullRow  # each warp group owns whole rows: the softmax's row reductions stay inside it
     launch_frame, mask_region = dialect.launch, dialect.mask_region
 
     def q_row(tile):
@@ -202,7 +208,7 @@ def build_flash_attention(problem: FaProblem, config: FaConfig, dialect: FaDiale
     def kv_step(K, V, Q_tile, K_tile, V_tile, S_acc, S_vec, P_vec, P_op, O_acc, O_part, O_vec, m, m_prev, alpha, l, l_tile, row, k, q_first):
         T.copy(K[row + k * BN, 0], K_tile)
         load_v(V, row + k * BN, V_tile)
-        T.gemm(Q_tile, K_tile, S_acc, transpose_B=True, clear_accum=True)
+        T.gemm(Q_tile, K_tile, S_acc, transpose_B=True, clear_accum=True, policy=full_row)
         if split:
             move(S_acc, S_vec)
         if causal:
@@ -212,7 +218,7 @@ def build_flash_attention(problem: FaProblem, config: FaConfig, dialect: FaDiale
         online_softmax(S_vec, P_vec, m, m_prev, alpha, l, l_tile)
         if split:
             move(P_vec, P_op)
-        T.gemm(P_op, V_tile, O_acc, transpose_B=v_t, clear_accum=True)
+        T.gemm(P_op, V_tile, O_acc, transpose_B=v_t, clear_accum=True, policy=full_row)
         if split:
             move(O_acc, O_part)
         with vector_region():
