@@ -19,7 +19,10 @@ from pathlib import Path
 from typing import Sequence
 
 from harness import cli_recover
-from harness.results.compare import CompareError, Thresholds, compare_backends, compare_runs
+from harness.results.compare import compare_runs
+from harness.results.compare_backends import compare_backends
+from harness.results.comparison import CompareError
+from harness.results.judgement import Thresholds
 from harness.results.journal import JournalError
 from harness.commands import calibrate as calibrate_command
 from harness.commands import dashboard as dashboard_command

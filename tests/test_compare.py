@@ -13,19 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.results.compare import (
-    MODELED_CYCLES,
-    DEVICE_TIME,
-    RUN_RATIO,
-    TIME,
-    VENDOR_RATIO,
-    CompareError,
-    Thresholds,
-    Verdict,
-    compare_backends,
-    compare_runs,
-    judge,
-)
+from harness.results.compare import compare_runs
+from harness.results.compare_backends import DEVICE_TIME, MODELED_CYCLES, compare_backends
+from harness.results.comparison import CompareError
+from harness.results.judgement import RUN_RATIO, TIME, VENDOR_RATIO, Thresholds, Verdict, judge
 from harness.results.store import load_results, parse_results
 
 FIXTURES = Path(__file__).parent / "fixtures"

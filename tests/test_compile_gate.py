@@ -17,7 +17,8 @@ import json
 from pathlib import Path
 
 from harness.cli import main
-from harness.results.compare import Verdict, compare_runs
+from harness.results.compare import compare_runs
+from harness.results.judgement import Verdict
 from harness.results.store import load_results, parse_results
 
 COMPARE = Path(__file__).parent / "fixtures" / "compare"

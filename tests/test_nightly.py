@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from harness.results.compare import Thresholds
+from harness.results.judgement import Thresholds
 from harness.results.nightly import NightlyPlan, gate_against_baselines, run_nightly
 
 ROOT = Path(__file__).resolve().parents[1]

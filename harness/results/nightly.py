@@ -32,7 +32,9 @@ from pathlib import Path
 from typing import Sequence
 
 from harness.results import remeasure
-from harness.results.compare import CompareError, RunComparison, Thresholds, compare_runs
+from harness.results.compare import compare_runs
+from harness.results.comparison import CompareError, RunComparison
+from harness.results.judgement import Thresholds
 from harness.results.report import comparison_markdown, md_table
 from harness.results.store import (
     Results,

@@ -15,7 +15,7 @@ import copy
 from typing import Any, Iterable
 
 from harness.core.record import EXTRA_KEY
-from harness.results.compare import RunComparison
+from harness.results.comparison import RunComparison
 from harness.results.store import Results, suite_of
 
 

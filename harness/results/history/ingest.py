@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterable
 from harness.measure.stats import summarize
 from harness.results.history.schema import write_transaction
 from harness.results.store import Results, ResultsError, load_results, suite_of, testbed_of
-from harness.results.compare import problem_of
+from harness.results.pairing import problem_of
 
 Annotate = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]  # (record, device info) -> record
 

@@ -20,7 +20,9 @@ import statistics
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from harness.results.compare import CompareError, ItemKey, RunComparison, Thresholds, compare_runs
+from harness.results.compare import compare_runs
+from harness.results.comparison import CompareError, ItemKey, RunComparison
+from harness.results.judgement import Thresholds
 from harness.results.history.ingest import run_hash
 from harness.results.history.query import Point, Series, TestbedRow, record, series, testbeds
 from harness.results.history.steps import Step, detect_steps

@@ -1,0 +1,136 @@
+"""What comparing two runs produces: one ``ItemComparison`` per item, the groups' ``Drift``,
+the schedule-model changes, whole-run shifts, the testbeds side by side, all in one
+``RunComparison``.
+
+Contract: frozen dataclasses; ``RunComparison`` answers the gate (``regressions``,
+``has_regression``: SLOWER, or FAILED where the base did not fail, of items that gate, or a
+gating whole-run shift) and counts verdicts.  ``CompareError`` is two inputs that cannot be
+compared (one line why).  Built by compare.py; judged by judgement.py and verdicts.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+from harness.results import verdicts
+from harness.results.store import Testbed
+from harness.results.judgement import Judgement, Thresholds, Verdict
+
+
+class CompareError(ValueError):
+    """Two inputs that cannot be compared; ``str()`` is one line saying why."""
+
+
+@dataclass(frozen=True)
+class ItemKey:
+    suite: str
+    backend: str
+    kind: str
+    case_id: str
+
+
+@dataclass(frozen=True)
+class ItemComparison:
+    """``time`` judges the raw samples; ``relative`` (when a reference exists in both runs)
+    judges them divided by that run's reference, and then decides (``decided_by``)."""
+
+    key: ItemKey
+    problem: str
+    verdict: Verdict
+    gates: bool  # True: this verdict counts towards the exit code
+    decided_by: str | None = None  # TIME | VENDOR_RATIO | RUN_RATIO, for SAME/FASTER/SLOWER/NOISY
+    time: Judgement | None = None
+    relative: Judgement | None = None
+    reference: str = ""  # what ``relative`` divides by
+    min_effect: float = 0.0
+    detail: str = ""
+    rule: str = "rank test"  # which rule decided (harness/results/verdicts.py)
+
+    @property
+    def decisive(self) -> Judgement | None:
+        return self.relative if self.relative is not None else self.time
+
+    @property
+    def is_regression(self) -> bool:
+        return self.gates and self.verdict in (Verdict.SLOWER, Verdict.FAILED)
+
+
+@dataclass(frozen=True)
+class Drift:
+    """How much a whole group of items (one backend, kind and suite) moved together:
+    the geometric mean of their median ratios.  Shown, never gated: it cannot be told
+    apart from the machine's state (clocks, load) - which is why items are judged
+    relative to a reference of their own run."""
+
+    suite: str
+    backend: str
+    kind: str
+    items: int
+    change: float
+    vendor_change: float | None  # the vendor item's own change, when there is one
+    spread: float | None = None  # robust SD of the items' changes relative to their reference
+    noise_floor: float = 0.0  # a relative change this small is not resolved (NOISE_K x spread)
+
+
+@dataclass(frozen=True)
+class ModelChange:
+    """An item whose modeled cycles per core (Ascend Z3 schedule model) differ between the
+    runs.  The model is deterministic, so any change is a change of schedule; it is shown,
+    never gated, and never mixed with times."""
+
+    key: ItemKey
+    base_cycles: float
+    new_cycles: float
+    base_ii: Any = None
+    new_ii: Any = None
+
+
+@dataclass(frozen=True)
+class TestbedPair:
+    backend: str
+    base: Testbed
+    new: Testbed
+
+    @property
+    def differences(self) -> list[str]:
+        return self.base.differences(self.new)
+
+
+@dataclass(frozen=True)
+class RunComparison:
+    base_path: str
+    new_path: str
+    thresholds: Thresholds
+    items: tuple[ItemComparison, ...]
+    testbeds: tuple[TestbedPair, ...]
+    drifts: tuple[Drift, ...] = ()
+    model_changes: tuple[ModelChange, ...] = ()
+    notes: tuple[str, ...] = ()
+    shifts: tuple[verdicts.RunShift, ...] = ()  # whole-run moves (verdicts.run_shift)
+
+    @property
+    def regressions(self) -> list[ItemComparison]:
+        return [i for i in self.items if i.is_regression]
+
+    @property
+    def gating_shifts(self) -> list[verdicts.RunShift]:
+        return [s for s in self.shifts if s.gates]
+
+    @property
+    def has_regression(self) -> bool:
+        return bool(self.regressions) or bool(self.gating_shifts)
+
+    @property
+    def compared(self) -> int:
+        """Items with samples on both sides."""
+        return sum(1 for i in self.items if i.time is not None)
+
+    @property
+    def testbed_mismatches(self) -> list[TestbedPair]:
+        return [t for t in self.testbeds if t.differences]
+
+    def counts(self) -> dict[Verdict, int]:
+        return {v: sum(1 for i in self.items if i.verdict is v) for v in Verdict}
+
+
+# -- the verdict rule -----------------------------------------------------------------------

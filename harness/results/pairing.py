@@ -1,0 +1,251 @@
+"""Items timed in both runs, grouped (suite, backend, kind), with what judging them needs.
+
+Contract: ``Paired`` holds the two runs' timed records by ``ItemKey``; ``in_run_reference``
+finds the reference of an item in its own run (the vendor item of its problem, else the
+geometric mean of the other kernels of its group); ``noise_floor`` the group's item-to-item
+spread; ``decisive_rule`` / ``compile_rule`` the rule of harness/results/verdicts.py that
+decides where the rank test on correlated samples cannot; ``run_shifts`` whole-run moves;
+``group_drift`` and ``model_changes`` what is shown beside the verdicts.  A record's problem
+id is read through its kernel family (``problem_of``), never from its id.
+"""
+
+from __future__ import annotations
+
+from harness.core.record_reader import RecordReader
+import math
+import statistics
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+from harness.results import verdicts
+from harness.results.store import suite_of
+from harness.results.comparison import Drift, ItemKey, ModelChange
+from harness.results.judgement import RUN_RATIO, Thresholds, VENDOR_RATIO, median_of
+
+
+MIN_RUN_REFERENCE_ITEMS = 4  # other items a run-ratio reference needs
+MIN_SPREAD_ITEMS = 6  # items a group needs before its item-to-item spread is estimated
+NOISE_K = 4.0  # noise floor = NOISE_K robust standard deviations of that spread
+
+
+def item_key(rec: dict[str, Any]) -> ItemKey:
+    return ItemKey(suite_of(rec), rec["backend"], rec["kind"], rec["case_id"])
+
+
+def problem_of(rec: dict[str, Any]) -> str:
+    """The problem id of a record: ``problem_id``, which ``store.load_results`` reads through the
+    record's kernel family; a record built elsewhere is read the same way."""
+    return rec.get("problem_id") or RecordReader().read(rec).problem_id
+
+
+def is_vendor(rec: dict[str, Any]) -> bool:
+    return rec.get("config") is None  # a vendor item has no kernel config (records of every family)
+
+
+def modeled_cycles_of(rec: dict[str, Any]) -> float | None:
+    model = (rec.get("plan") or {}).get("schedule_model") or {}
+    value = model.get("modeled_cycles_per_core")
+    return float(value) if isinstance(value, (int, float)) and value > 0 else None
+
+
+Group = tuple[str, str, str]  # suite, backend, kind
+
+
+@dataclass(frozen=True)
+class Paired:
+    """Items timed in both runs, with their medians, grouped for the in-run references."""
+
+    base: Mapping[ItemKey, dict[str, Any]]
+    new: Mapping[ItemKey, dict[str, Any]]
+
+    def keys(self, group: Group) -> list[ItemKey]:
+        return [k for k in self.base if k in self.new and (k.suite, k.backend, k.kind) == group]
+
+    def groups(self) -> list[Group]:
+        return sorted({(k.suite, k.backend, k.kind) for k in self.base if k in self.new})
+
+    def medians(self, key: ItemKey) -> tuple[float, float]:
+        return median_of(self.base[key]["samples_s"]), median_of(self.new[key]["samples_s"])
+
+
+def _geomean(values: Sequence[float]) -> float:
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+def in_run_reference(paired: Paired, key: ItemKey, vendor_ok: bool) -> tuple[str, str, float, float] | None:
+    """(basis, description, base reference, new reference) for judging ``key`` relative to
+    its own run: the vendor item of its problem, else the geometric mean of the other
+    kernels of its group (suite, backend, kind) timed in both runs."""
+    rec = paired.base[key]
+    if is_vendor(rec):
+        return None
+    group = (key.suite, key.backend, key.kind)
+    vendor = ItemKey(key.suite, key.backend, key.kind, f"{problem_of(rec)}-vendor")
+    if vendor_ok and vendor in paired.base and vendor in paired.new:
+        base_ref, new_ref = paired.medians(vendor)
+        if base_ref > 0 and new_ref > 0:
+            return VENDOR_RATIO, f"{vendor.case_id} in the same run", base_ref, new_ref
+    others = [k for k in paired.keys(group) if k != key and not is_vendor(paired.base[k])]
+    if len(others) < MIN_RUN_REFERENCE_ITEMS:
+        return None
+    medians = [paired.medians(k) for k in others]
+    if any(b <= 0 or n <= 0 for b, n in medians):
+        return None
+    description = f"geometric mean of the {len(others)} other {key.kind} items of the run"
+    return RUN_RATIO, description, _geomean([b for b, _ in medians]), _geomean([n for _, n in medians])
+
+
+def _relative_change(paired: Paired, key: ItemKey, reference: tuple[str, str, float, float]) -> float:
+    base_median, new_median = paired.medians(key)
+    return (new_median / reference[3]) / (base_median / reference[2]) - 1
+
+
+def noise_floor(paired: Paired, group: Group, references: Mapping[ItemKey, tuple]) -> tuple[float | None, float]:
+    """Robust spread (1.4826 x MAD of log changes) of the group's kernels' reference-relative
+    changes, and the floor NOISE_K x spread.  It captures what the rank test cannot see:
+    one item's samples are taken back to back, so they share the machine's state (a load
+    burst on a shared VM, a clock step), and differ from run to run as a block."""
+    logs = [
+        math.log1p(_relative_change(paired, k, references[k]))
+        for k in paired.keys(group)
+        if references.get(k) is not None
+    ]
+    if len(logs) < MIN_SPREAD_ITEMS:
+        return None, 0.0
+    center = statistics.median(logs)
+    spread = 1.4826 * statistics.median(abs(x - center) for x in logs)
+    return math.expm1(spread), math.expm1(NOISE_K * spread)
+
+
+def _vendor_rounds(base_rec: dict[str, Any], new_rec: dict[str, Any], reference: tuple | None) -> bool:
+    return bool(
+        reference is not None and reference[0] == VENDOR_RATIO
+        and verdicts.round_values(base_rec, True) and verdicts.round_values(new_rec, True)
+    )
+
+
+def decisive_rule(
+    key: ItemKey, base_rec: dict[str, Any], new_rec: dict[str, Any], reference: tuple | None, min_effect: float, alpha: float,
+    floor: tuple[float, str],
+) -> verdicts.RuleJudgement | None:
+    """The rule that decides where the rank test on correlated samples cannot: min-of-n for
+    compile items, between-round variation for device items with rounds; None: rank test."""
+    base_ref, new_ref = (reference[2], reference[3]) if reference is not None else (1.0, 1.0)
+    drift = max(verdicts.drift_of(base_rec), verdicts.drift_of(new_rec))
+    width, words = floor
+    if drift > width:
+        width, words = drift, f"the ±{drift:.1%} drift measured inside the item"
+    if _vendor_rounds(base_rec, new_rec, reference):
+        return verdicts.between_rounds(verdicts.round_values(base_rec, True), verdicts.round_values(new_rec, True),
+                                       min_effect, alpha, width, words)
+    base_rounds, new_rounds = verdicts.round_values(base_rec, False), verdicts.round_values(new_rec, False)
+    if base_rounds and new_rounds:
+        return verdicts.between_rounds([v / base_ref for v in base_rounds], [v / new_ref for v in new_rounds],
+                                       min_effect, alpha, width, words)
+    return None
+
+
+def _compile_values(paired: Paired, key: ItemKey) -> tuple[list[float], list[float]]:
+    """CPU seconds of each build where both runs recorded them, else wall seconds."""
+    base, new = paired.base[key], paired.new[key]
+    if base.get("cpu_samples_s") and new.get("cpu_samples_s"):
+        return list(base["cpu_samples_s"]), list(new["cpu_samples_s"])
+    return list(base["samples_s"]), list(new["samples_s"])
+
+
+def compile_rule(paired: Paired, key: ItemKey, min_effect: float) -> verdicts.RuleJudgement:
+    """min-of-n on the item's builds relative to the run (geomean of the other compile items'
+    minima), with the group's item-to-item spread of those relative changes as resolution."""
+    group = (key.suite, key.backend, key.kind)
+    keys = paired.keys(group)
+    mins = {k: tuple(min(v) for v in _compile_values(paired, k)) for k in keys}
+
+    def reference(exclude: ItemKey) -> tuple[float, float]:
+        others = [mins[k] for k in keys if k != exclude]
+        if len(others) < MIN_RUN_REFERENCE_ITEMS:
+            return 1.0, 1.0
+        return _geomean([b for b, _ in others]), _geomean([n for _, n in others])
+
+    logs = []
+    for k in keys:
+        rb, rn = reference(k)
+        logs.append(math.log((mins[k][1] / rn) / (mins[k][0] / rb)))
+    floor = 0.0
+    if len(logs) >= MIN_SPREAD_ITEMS:
+        center = statistics.median(logs)
+        floor = math.expm1(verdicts.COMPILE_NOISE_K * 1.4826 * statistics.median(abs(x - center) for x in logs))
+    base, new = _compile_values(paired, key)
+    rb, rn = reference(key)
+    return verdicts.min_of_n([v / rb for v in base], [v / rn for v in new], max(min_effect, verdicts.COMPILE_MIN_FACTOR), floor)
+
+
+def _group_ratios(paired: Paired, keys: Sequence[ItemKey]) -> list[float]:
+    out = []
+    for k in keys:
+        if paired.base[k].get("kind") == "compile":
+            base, new = _compile_values(paired, k)
+            b, n = median_of(base), median_of(new)
+        else:
+            b, n = paired.medians(k)
+        if b > 0 and n > 0:
+            out.append(n / b)
+    return out
+
+
+def _probe_ratios(paired: Paired, keys: Sequence[ItemKey]) -> list[float]:
+    """new/base median of the machine probe timed after each build, per compile item."""
+    out = []
+    for k in keys:
+        base, new = paired.base[k].get("machine_probe_cpu_s"), paired.new[k].get("machine_probe_cpu_s")
+        if base and new and median_of(base) > 0:
+            out.append(median_of(new) / median_of(base))
+    return out
+
+
+def run_shifts(paired: Paired, thresholds: Thresholds) -> list[verdicts.RunShift]:
+    out = []
+    for group in paired.groups():
+        keys = paired.keys(group)
+        ratios = _group_ratios(paired, [k for k in keys if not is_vendor(paired.base[k])])
+        if group[2] == "compile":
+            vendor = _probe_ratios(paired, keys)
+            witness = "machine probe"
+        else:
+            vendor = [n / b for b, n in (paired.medians(k) for k in keys if is_vendor(paired.base[k])) if b > 0 and n > 0]
+            witness = "vendor item"
+        effect = thresholds.min_effect_for(group[0])
+        if group[2] == "compile":
+            effect = max(effect, verdicts.COMPILE_MIN_FACTOR)
+        shift = verdicts.run_shift(*group, ratios, vendor, effect, thresholds.alpha, witness)
+        if shift is not None:
+            out.append(shift)
+    return out
+
+
+def group_drift(paired: Paired, group: Group, spread: float | None, floor: float) -> Drift | None:
+    keys = [k for k in paired.keys(group) if not is_vendor(paired.base[k])]
+    ratios = [n / b for b, n in map(paired.medians, keys) if b > 0 and n > 0]
+    vendors = [k for k in paired.keys(group) if is_vendor(paired.base[k])]
+    vendor_ratios = [n / b for b, n in map(paired.medians, vendors) if b > 0 and n > 0]
+    if not ratios:
+        return None
+    vendor_change = _geomean(vendor_ratios) - 1 if vendor_ratios else None
+    return Drift(*group, items=len(ratios), change=_geomean(ratios) - 1, vendor_change=vendor_change,
+                 spread=spread, noise_floor=floor)
+
+
+def model_changes(paired: Paired) -> list[ModelChange]:
+    out = []
+    for key in paired.base:
+        if key not in paired.new:
+            continue
+        before, after = modeled_cycles_of(paired.base[key]), modeled_cycles_of(paired.new[key])
+        if before is not None and after is not None and before != after:
+            ii = [((r.get("plan") or {}).get("pipeline") or {}).get("loop_ii_cycles_model") for r in (paired.base[key], paired.new[key])]
+            out.append(ModelChange(key, before, after, ii[0], ii[1]))
+    return out
+
+
+def first_line(text: Any, limit: int = 140) -> str:
+    lines = [ln.strip() for ln in str(text or "").splitlines() if ln.strip()]
+    line = lines[-1] if lines else ""
+    return line if len(line) <= limit else line[: limit - 3] + "..."

@@ -1,0 +1,195 @@
+"""What every output format of a comparison or a run says, as plain strings.
+
+Contract: pure functions of ``harness.results.compare`` / ``compare_backends`` data or a
+``harness.results.store.Results``: the verdict order, one list of cells per item (regressions
+first), the summary, drift, model-change and testbed lines, the across-backends rows, and a
+run's table rows.  Times are printed as times (``table.format_seconds``), modeled numbers as
+``cyc (model)``.  The formats (report_terminal, report_markdown, report_png) lay them out.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+from harness.core.backend_traits import TraitsCatalog
+from harness.results.compare_backends import DEVICE_TIME, AcrossBackends
+from harness.results.comparison import Drift, ItemComparison, ModelChange, RunComparison
+from harness.results.judgement import RUN_RATIO, TIME, VENDOR_RATIO, Judgement, Verdict
+from harness.results.table import Row, format_seconds, rows_from_records
+from harness.results.store import Results
+
+
+VERDICT_ORDER = [Verdict.FAILED, Verdict.SLOWER, Verdict.NOISY, Verdict.FASTER, Verdict.NEW, Verdict.MISSING, Verdict.SAME]
+def format_value(value: float | None, unit: str) -> str:
+    if value is None:
+        return "-"
+    if unit == "cycles":
+        return f"{value:,.0f} cyc (model)"
+    return format_seconds(value)
+
+
+def format_change(judgement: Judgement | None) -> str:
+    if judgement is None:
+        return "-"
+    p = "n/a" if judgement.p_value is None else f"{judgement.p_value:.2g}"
+    return f"{judgement.change:+.1%} (p={p})"
+
+
+def _item_label(item: ItemComparison) -> str:
+    return f"{item.key.kind}-{item.key.backend}-{item.key.case_id}"
+
+
+def sorted_items(items: Iterable[ItemComparison]) -> list[ItemComparison]:
+    rank = {v: i for i, v in enumerate(VERDICT_ORDER)}
+    return sorted(items, key=lambda i: (rank[i.verdict], i.key.suite, i.key.backend, i.key.kind, i.key.case_id))
+
+
+def _note(item: ItemComparison) -> str:
+    decisive = item.decisive
+    parts = [decisive.reason] if decisive is not None else []
+    if item.detail:
+        parts.append(item.detail)
+    return "; ".join(parts)
+
+
+BASIS_LABEL = {TIME: "time", VENDOR_RATIO: "ratio to vendor", RUN_RATIO: "ratio to run"}
+
+
+def _decided(item: ItemComparison) -> str:
+    basis = BASIS_LABEL.get(item.decided_by or "", "-")
+    return basis if basis == "-" or item.rule == "rank test" else f"{basis}, {item.rule}"
+
+
+def comparison_rows(cmp: RunComparison) -> list[list[str]]:
+    """verdict, item, base median, new median, change of time, change of ratio to vendor,
+    decided by, note: one list of cells per item, regressions first."""
+    rows = []
+    for item in sorted_items(cmp.items):
+        time = item.time
+        rows.append(
+            [
+                item.verdict.value + ("" if item.gates or item.verdict is Verdict.SAME else " (not gated)"),
+                _item_label(item),
+                format_seconds(time.base_median) if time else "-",
+                format_seconds(time.new_median) if time else "-",
+                format_change(time),
+                format_change(item.relative),
+                _decided(item),
+                _note(item),
+            ]
+        )
+    return rows
+
+
+COMPARISON_HEADER = ["verdict", "item", "base median", "new median", "time change", "relative change", "decided by", "why"]
+
+
+def summary_line(cmp: RunComparison) -> str:
+    counts = ", ".join(f"{n} {v.value}" for v, n in cmp.counts().items() if n)
+    gate = f"{len(cmp.regressions)} regression(s)" if cmp.has_regression else "no regression"
+    if cmp.gating_shifts:
+        gate += f", {len(cmp.gating_shifts)} WHOLE-RUN SHIFT(s)"
+    t = cmp.thresholds
+    overrides = "".join(f", {s}: {e:.0%}" for s, e in sorted(t.min_effect_by_suite.items()))
+    return (
+        f"{gate}; {counts or 'no items'}; Mann-Whitney U p < {t.alpha:g} and median change >= "
+        f"{t.min_effect:.0%}{overrides}; items with rounds: between-round t-test within this pair's resolution; "
+        f"compile items: min-of-n factor"
+    )
+
+
+def drift_line(drift: Drift, min_effect: float) -> str:
+    vendor = f", the vendor item {drift.vendor_change:+.1%}" if drift.vendor_change is not None else ""
+    line = (
+        f"{drift.backend} {drift.kind} [{drift.suite}]: the {drift.items} kernels moved {drift.change:+.1%} together "
+        f"(geometric mean){vendor}; items are judged relative to their run"
+    )
+    if drift.spread is not None and drift.noise_floor > min_effect:
+        line += (
+            f"; their item-to-item spread is ±{drift.spread:.1%}, so a relative change under {drift.noise_floor:.0%} "
+            "is NOISY here (this pair of runs cannot resolve less)"
+        )
+    elif drift.spread is not None:
+        line += f"; item-to-item spread ±{drift.spread:.1%}"
+    return line
+
+
+def model_change_line(change: ModelChange) -> str:
+    ii = f", loop II {change.base_ii} -> {change.new_ii} cyc" if change.base_ii != change.new_ii else ""
+    return (
+        f"{change.key.kind}-{change.key.backend}-{change.key.case_id}: modeled {change.base_cycles:,.0f} -> "
+        f"{change.new_cycles:,.0f} cyc/core ({change.new_cycles / change.base_cycles - 1:+.1%}){ii} (model, not gated)"
+    )
+
+
+def testbed_lines(cmp: RunComparison) -> list[str]:
+    lines = []
+    for pair in cmp.testbeds:
+        if pair.differences:
+            lines.append(f"TESTBED MISMATCH {pair.backend}: {'; '.join(pair.differences)} (compared anyway, on request)")
+        else:
+            lines.append(f"testbed {pair.base.describe()}")
+    drifts = [drift_line(d, cmp.thresholds.min_effect_for(d.suite)) for d in cmp.drifts]
+    models = [f"schedule model changed: {model_change_line(m)}" for m in cmp.model_changes]
+    shifts = [s.words for s in cmp.shifts if s.verdict != "NONE"]
+    return lines + shifts + drifts + models + list(cmp.notes)
+
+
+# -- terminal (rich) ------------------------------------------------------------------------
+
+
+def across_rows(ab: AcrossBackends) -> tuple[list[str], list[list[str]]]:
+    header = ["problem", "tile", "loop"]
+    for s in ab.backends:
+        header += [f"{s.backend}: {s.metric.name}", f"{s.backend}: speedup vs own s1"]
+    rows = []
+    for row in ab.rows:
+        cells = [row.problem, row.tile, row.loop_id]
+        for s in ab.backends:
+            point = s.point(row.case_id)
+            cells.append(format_value(point.value, s.metric.unit) if point else "-")
+            cells.append(f"{point.speedup:.2f}x" if point and point.speedup else "-")
+        rows.append(cells)
+    return header, rows
+
+
+def best_lines(ab: AcrossBackends) -> list[str]:
+    lines = []
+    for s in ab.backends:
+        for best in s.best:
+            extra = f", {best.tflops:.1f} TFLOP/s" if best.tflops else ""
+            vendor = s.vendor.get(best.problem)
+            if vendor and s.metric.name == DEVICE_TIME:
+                extra += f", {vendor / best.value:.2f}x of the vendor library"
+            speed = f"{best.speedup:.2f}x vs s1" if best.speedup else "no s1/serial point"
+            lines.append(
+                f"{s.backend} best on {best.problem}: {best.tile} {best.loop_id} = "
+                f"{format_value(best.value, s.metric.unit)} ({s.metric.name}), {speed}{extra}"
+            )
+    return lines
+
+
+def metric_lines(ab: AcrossBackends) -> list[str]:
+    lines = []
+    for s in ab.backends:
+        kind = "measured" if s.metric.measured else "MODEL, not a measurement"
+        device = s.testbed.accelerator or "no accelerator"
+        lines.append(f"{s.backend}: {s.metric.name} [{kind}; {s.metric.method}] on {device}, from {s.source}")
+    return lines + list(ab.notes)
+
+
+def run_rows(results: Results) -> list[Row]:
+    return rows_from_records([*results.records, *results.failed, *results.skipped], TraitsCatalog.from_entry_points().get)
+
+
+RUN_HEADER = ["kind", "backend", "case", "median", "throughput", "plan", "status"]
+
+
+def row_cells(row: Row) -> list[str]:
+    return [row.kind, row.backend, row.case_id, row.median, row.throughput, row.plan, row.status]
+
+
+def run_summary(results: Results) -> str:
+    return (
+        f"{len(results.records)} timed, {len(results.failed)} failed, {len(results.skipped)} skipped; "
+        f"backends {', '.join(results.backends)}"
+    )

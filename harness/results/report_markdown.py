@@ -1,0 +1,68 @@
+"""Comparisons and runs as GitHub markdown (CI step summaries, PR comments).
+
+Contract: ``comparison_markdown(cmp)``, ``across_markdown(ab)``, ``run_markdown(results)`` return
+markdown text; ``md_table(header, rows)`` escapes cells.  The cells are report_cells'.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable, Sequence
+from harness.results.compare_backends import AcrossBackends
+from harness.results.comparison import RunComparison
+from harness.results.judgement import Verdict
+from harness.results.store import Results
+from harness.results.report_cells import COMPARISON_HEADER, RUN_HEADER, across_rows, best_lines, comparison_rows, metric_lines, row_cells, run_rows, run_summary, sorted_items, summary_line, testbed_lines
+
+
+def _md_cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def md_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def comparison_markdown(cmp: RunComparison, title: str | None = None) -> str:
+    head = title or f"tlbench compare: `{Path(cmp.base_path).name}` -> `{Path(cmp.new_path).name}`"
+    mark = ":x:" if cmp.has_regression else ":white_check_mark:"
+    out = [f"### {head}", "", f"{mark} **{summary_line(cmp)}**", ""]
+    out += [f"- {line}" for line in testbed_lines(cmp)]
+    out.append("")
+    rows = comparison_rows(cmp)
+    shown = [r for r, i in zip(rows, sorted_items(cmp.items)) if i.verdict is not Verdict.SAME]
+    same = [r for r, i in zip(rows, sorted_items(cmp.items)) if i.verdict is Verdict.SAME]
+    if shown:
+        out += [md_table(COMPARISON_HEADER, shown), ""]
+    if same:
+        out += [f"<details><summary>{len(same)} SAME</summary>", "", md_table(COMPARISON_HEADER, same), "", "</details>", ""]
+    out.append(
+        "Change is `new / base - 1` of the median (+ is slower). *Relative change*: each kernel's samples divided by "
+        "a reference measured in its own run - the vendor item of its problem (*ratio to vendor*), else the geometric "
+        "mean of the run's other kernels (*ratio to run*) - which cancels clock and load drift between processes; "
+        "when it exists, it decides. A verdict needs Mann-Whitney U p < alpha AND a change of at least the minimum "
+        "effect AND, with 6+ kernels, at least 4 robust SDs of the item-to-item spread."
+    )
+    return "\n".join(out) + "\n"
+
+
+def across_markdown(ab: AcrossBackends) -> str:
+    header, rows = across_rows(ab)
+    out = ["### tlbench: stage speedup across backends", ""]
+    out += [f"- {line}" for line in metric_lines(ab)]
+    out += ["", md_table(header, rows), ""]
+    out += [f"- **{line}**" for line in best_lines(ab)]
+    out += ["", "Speedup = the backend's own 1-stage (or serial) value / this config's value, in that backend's metric."]
+    return "\n".join(out) + "\n"
+
+
+def run_markdown(results: Results) -> str:
+    out = [f"### tlbench report: `{Path(results.path).name}`", ""]
+    out += [f"- testbed {results.testbed(b).describe()}" for b in results.backends]
+    out += [f"- {run_summary(results)}", "", md_table(RUN_HEADER, [row_cells(r) for r in run_rows(results)])]
+    return "\n".join(out) + "\n"
+
+
+# -- PNG plots ------------------------------------------------------------------------------
