@@ -5,7 +5,9 @@ fixture; this plugin expands it into one item per (measure kind, backend, case) 
 like ``compile-nvidia-gemm-8192x8192x8192-f16-bm128-bn256-bk64-t256-auto-s3``, runs each
 through ``harness.measure.runner`` and hands the samples to pytest-benchmark, so ``stats`` are
 device (or compile) seconds.  Items that fail or skip are also written to the JSON's
-top-level ``tlbench`` key.  All per-run state lives in ``config.stash``.
+top-level ``tlbench`` key.  All per-run state lives in ``config.stash``
+(harness/pytest_plugin/state.py); the options are harness/pytest_plugin/options.py's, the
+expansion of a sweep into items harness/pytest_plugin/expansion.py's.
 """
 
 from __future__ import annotations
@@ -13,29 +15,29 @@ from __future__ import annotations
 import os
 import random
 from pathlib import Path
-from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import pytest
 
 from harness.pytest_plugin import hookspecs
-from harness.results.best_configs import load_best, pick_best, update_best_file
-from harness.core.backend_api import BackendOptions
-from harness.core.backend_traits import BackendOption, TraitsCatalog
+from harness.pytest_plugin.expansion import diagnose_space, expand
+from harness.pytest_plugin.options import backend_option_values, warn_deprecated
+from harness.pytest_plugin.options import pytest_addoption  # noqa: F401  (the hook, registered through this module)
+from harness.pytest_plugin.state import KINDS, STATE, TlbenchState
+from harness.results.best_configs import pick_best, update_best_file
 from harness.pytest_plugin.bench_adapter import benchmark_entry, feed_samples, stop_session_json
 from harness.pytest_plugin import isolation, journaling
 from harness.pytest_plugin.enrich import enrich_record
 from harness.pytest_plugin.commit_info import fill_commit_info
 from harness.measure.compile_pool import CompilePool
+from harness.measure.device_phase import DevicePhase
 from harness.core.record import EXTRA_KEY, SCHEMA_VERSION, BenchItem, failure_record, skip_record
 from harness.core.registry import BackendRegistry, UnknownBackend
 from harness.results.table import render_outcomes
 from harness.measure.runner import Outcome, RunContext, run_item
-from harness.core.space import SpaceDiagnostics, diagnose, inert_keys
-from harness.core.sweep import SCOPES, Sweep
-from harness.core.cases import Case, MeasurePolicy
-from harness.measure.device_phase import DevicePhase
-from harness.measure.options import add_measure_options, policy_from_options
+from harness.core.sweep import Sweep
+from harness.core.cases import Case
+from harness.measure.options import policy_from_options
 from harness.pytest_plugin.xdist_support import (
     KEY_BENCH,
     KEY_MACHINE,
@@ -48,80 +50,8 @@ from harness.pytest_plugin.xdist_support import (
     worker_index,
 )
 
-KINDS = ("compile", "device")
-
-
-@dataclass
-class TlbenchState:
-    registry: BackendRegistry
-    backend_choice: str
-    kinds: tuple[str, ...]
-    scope: str
-    policy: MeasurePolicy
-    compile_rounds: int
-    seed: int
-    pool: CompilePool
-    selected: list[str] | None = None
-    device_items: list[BenchItem] = field(default_factory=list)
-    outcomes: list[tuple[str, BenchItem, Outcome]] = field(default_factory=list)
-    items_by_id: dict[str, BenchItem] = field(default_factory=dict)
-    diagnostics: list[SpaceDiagnostics] = field(default_factory=list)
-    autotune_path: str | None = None
-    autotune_written: list[tuple[str, str, str, float | None]] = field(default_factory=list)
-    machine_shipped: set[str] = field(default_factory=set)
-    sweeps: dict[str, dict[str, Any]] = field(default_factory=dict)
-    journal: journaling.JournalingPlugin | None = None
-    workers: isolation.Workers | None = None
-    device_phase: DevicePhase = field(default_factory=DevicePhase)
-    phase_items: list[BenchItem] = field(default_factory=list)  # selected device items, final order
-
-    def settings(self) -> dict[str, Any]:
-        """What a measurement depends on besides code and testbed (journaled with each item)."""
-        return {
-            "backend_choice": self.backend_choice, "scope": self.scope, "kinds": list(self.kinds),
-            "input_seed": self.seed, "compile_rounds": self.compile_rounds, "policy": asdict(self.policy),
-        }
-
-    def backends(self) -> list[str]:
-        if self.selected is None:
-            self.selected = self.registry.select(self.backend_choice)
-        return self.selected
-
-
-STATE = pytest.StashKey[TlbenchState]()
-
-
 def pytest_addhooks(pluginmanager):
     pluginmanager.add_hookspecs(hookspecs)
-
-
-def pytest_addoption(parser):
-    group = parser.getgroup("tlbench", "tlbench: TileLang pipeline benchmarks")
-    group.addoption("--tlbench-backend", "--backend", dest="tlbench_backend", default="auto",
-                    help="a backend name, a comma list, or auto (default: every backend that compiles here); "
-                         "--backend is a deprecated alias")
-    for option in _backend_options():
-        aliases = "; " + ", ".join(option.deprecated_aliases) + " is a deprecated alias" if option.deprecated_aliases else ""
-        group.addoption(option.name, *option.deprecated_aliases, dest=_dest(option), default=option.default,
-                        help=option.help + aliases)
-    group.addoption("--tlbench-kind", default="all", choices=("compile", "device", "all"), help="which measure kinds to run")
-    group.addoption("--tlbench-scope", default="full", choices=SCOPES, help="smoke: small problems only")
-    group.addoption("--tlbench-compile-rounds", type=int, default=3, help="cold builds per compile item")
-    group.addoption("--tlbench-seed", type=int, default=None, help="input seed (default: random, recorded in the JSON)")
-    add_measure_options(group)
-    group.addoption(
-        "--tlbench-autotune",
-        nargs="?",
-        const="results/best_configs.json",
-        default=None,
-        metavar="PATH",
-        help="after the run, write the fastest correct config per problem to PATH (default results/best_configs.json)",
-    )
-    group.addoption("--tlbench-devices", "--tlbench-gpus", dest="tlbench_devices", default=None,
-                    help="device ids for pytest-xdist workers, e.g. 0,1 (default: all the backends' devices visible); "
-                         "--tlbench-gpus is a deprecated alias")
-    journaling.add_options(group)
-    isolation.add_options(group)
 
 
 _HIDDEN_WORKER = pytest.StashKey[str]()
@@ -135,7 +65,7 @@ def pytest_cmdline_main(config):
     no test, park --benchmark-only (pytest-benchmark refuses it under xdist).  Both are put
     back at session start, after every plugin configured and before the controller ships
     its options to the workers (so they still receive --benchmark-only)."""
-    _warn_deprecated(config)
+    warn_deprecated(config)
     if worker_index() is not None:
         config.stash[_HIDDEN_WORKER] = os.environ.pop(WORKER_ENV)
     elif config.getoption("numprocesses", None) and config.getoption("benchmark_only", False):
@@ -157,30 +87,8 @@ def _restore_xdist_markers(config) -> None:
         config.option.benchmark_only = True
 
 
-DEPRECATED_OPTIONS = {"--backend": "--tlbench-backend", "--tlbench-gpus": "--tlbench-devices"}
-
-
-def _backend_options() -> list[BackendOption]:
-    """Every backend's own options, from its traits (loaded without its toolchain)."""
-    return [o for traits in TraitsCatalog.from_entry_points().all() for o in traits.options]
-
-
-def _dest(option: BackendOption) -> str:
-    return "tlbench_backend_option_" + option.dest
-
-
-def _warn_deprecated(config) -> None:
-    import sys
-
-    args = [str(a) for a in (config.invocation_params.args or ())]
-    renamed = {**DEPRECATED_OPTIONS, **{a: o.name for o in _backend_options() for a in o.deprecated_aliases}}
-    for old, new in renamed.items():
-        if any(a == old or a.startswith(old + "=") for a in args):
-            print(f"tlbench: {old} is deprecated and will be removed in the next release; use {new}", file=sys.stderr)
-
-
 def pytest_configure(config):
-    options = BackendOptions({o.dest: config.getoption(_dest(o)) for o in _backend_options()})
+    options = backend_option_values(config)
     registry = BackendRegistry.from_entry_points(options)
     config.hook.pytest_tlbench_register_backends(registry=registry)
     hidden = config.stash.get(_HIDDEN_WORKER, None)  # this is an xdist worker (its marker is parked)
@@ -225,48 +133,6 @@ def pytest_unconfigure(config):
             state.workers.close()
 
 
-def _device_of(state: TlbenchState, backend: str) -> str | None:
-    """The accelerator a backend runs on here (None where it cannot be loaded)."""
-    if state.registry.compile_blocker(backend):
-        return None
-    accelerator = state.registry.get(backend).device_info().get("accelerator")
-    return str(accelerator) if accelerator else None
-
-
-def _expand(sweep: Sweep, state: TlbenchState) -> list[BenchItem]:
-    items: list[BenchItem] = []
-    for kind in (k for k in state.kinds if k in sweep.kinds):
-        for backend in state.backends():
-            device = _device_of(state, backend) if sweep.best_configs and sweep.applies_to(backend) else None
-            items += [
-                BenchItem(backend, kind, c, tuple(sweep.skip_on))
-                for c in sweep.cases(backend, state.scope, device=device, load_best=load_best)
-                if kind == "device" or c.label is None
-            ]
-            if kind == "device":
-                items += [BenchItem(backend, kind, v) for v in sweep.vendor_cases(backend, state.scope)]
-    return items
-
-
-def _diagnose(sweep: Sweep, state: TlbenchState) -> list[SpaceDiagnostics]:
-    """The search space per backend and problem, before anything compiles (seed section 5.3)."""
-    out = []
-    for backend_name in state.backends():
-        configs = sweep.configs_for(backend_name)
-        if not sweep.applies_to(backend_name) or not configs or state.registry.compile_blocker(backend_name):
-            continue
-        backend = state.registry.get(backend_name)
-        inert: list[str] | None = None  # probed once per backend: inertness is a property of the configs
-        for problem in sweep.problems_for(state.scope):
-            diag = diagnose(problem, configs, backend_name, reject=lambda c, p=problem: backend.rejection(Case(p, c)))
-            if sweep.probe_inert_keys and inert is None:
-                legal = [c for c in configs if backend.rejection(Case(problem, c)) is None]
-                inert = inert_keys(legal, lambda c, p=problem: backend.kernel_source(Case(p, c)))
-            diag.inert_keys = inert or []
-            out.append(diag)
-    return out
-
-
 def pytest_report_collectionfinish(config, start_path, items):
     state = config.stash.get(STATE, None)
     if state is None or not state.diagnostics:
@@ -281,8 +147,8 @@ def pytest_generate_tests(metafunc):
     if not isinstance(sweep, Sweep):
         raise pytest.UsageError(f"{metafunc.module.__name__} uses the tlbench fixture but defines no SWEEP = Sweep(...)")
     state = metafunc.config.stash[STATE]
-    items = _expand(sweep, state)
-    diagnostics = _diagnose(sweep, state)
+    items = expand(sweep, state)
+    diagnostics = diagnose_space(sweep, state)
     state.diagnostics += diagnostics
     state.sweeps[sweep.name] = {
         "description": sweep.description,

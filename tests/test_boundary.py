@@ -101,3 +101,54 @@ def test_the_scanner_catches_a_name_in_code(snippet):
 )
 def test_docstrings_and_comments_may_explain(snippet):
     assert named_in_code(snippet) == [], snippet
+
+
+# -- layers: every import points one way ----------------------------------------------------------
+
+LAYERS = ("core", "measure", "results", "analysis", "pytest_plugin")  # lowest first; anything else is a front door
+
+
+def layer_of(module: str) -> int | None:
+    """Rank of a harness module's layer (front doors - plugin, cli, commands, dashboard,
+    bootstrap - rank above every layer); None outside harness."""
+    parts = module.split(".")
+    if parts[0] != "harness":
+        return None
+    return LAYERS.index(parts[1]) if len(parts) > 1 and parts[1] in LAYERS else len(LAYERS)
+
+
+def upward_imports(module: str, source: str) -> list[str]:
+    """Imports of ``module`` that reach a higher layer than its own."""
+    mine = layer_of(module)
+    names = [n for n in imported_modules(source) if n.startswith("harness.")]
+    for node in ast.walk(ast.parse(source)):  # "from harness import x" names its module x
+        if isinstance(node, ast.ImportFrom) and node.module in ("harness", *(f"harness.{layer}" for layer in LAYERS)):
+            names += [f"{node.module}.{alias.name}" for alias in node.names]
+    return [n for n in names if mine is not None and (layer_of(n) or 0) > mine]
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(HARNESS)))
+def test_imports_point_down_the_layers(path):
+    """core < measure < results < analysis < pytest_plugin < front doors."""
+    assert upward_imports(_module_name(path), path.read_text()) == []
+
+
+@pytest.mark.parametrize(
+    "module, snippet",
+    [("harness.core.record", "from harness.measure.stats import summarize"),
+     ("harness.core.sweep", "from harness.results.best_configs import load_best"),
+     ("harness.results.store", "from harness.analysis import stage_report"),
+     ("harness.analysis.stage_text", "def f():\n    from harness.pytest_plugin import xdist_support\n"),
+     ("harness.measure.runner", "from harness import plugin")],
+)
+def test_the_layer_check_catches_an_upward_import(module, snippet):
+    assert upward_imports(module, snippet), snippet
+
+
+def test_a_front_door_may_import_every_layer():
+    assert upward_imports("harness.cli", "from harness.pytest_plugin import xdist_support\nfrom harness import plugin") == []

@@ -6,7 +6,7 @@ import random
 import pytest
 
 from harness.measure.criteria import CriterionError, FixedCount, MedianCI, StdRel, make_criterion
-from harness.measure.stats import median_ci, median_ci_ranks, relative_ci_halfwidth, summarize
+from harness.core.stats import median_ci, median_ci_ranks, relative_ci_halfwidth, summarize
 
 
 def test_summary_of_known_samples():

@@ -64,7 +64,7 @@ def _case(n: int, k: int) -> str:
 def _run(path: Path, configs, out: str, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     (path / "test_fault_suite.py").write_text(SUITE.replace("CONFIGS", repr(configs)))
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--backend=fake", "--tlbench-seed=3",
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--tlbench-backend=fake", "--tlbench-seed=3",
          "--tlbench-timeout=2", f"--benchmark-json={out}", *args],
         cwd=path, capture_output=True, text=True, env={**os.environ, **(env or {})},
     )

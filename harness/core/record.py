@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.core.space import REJECTION_KINDS
-from harness.measure.stats import summarize
+from harness.core.stats import summarize
 from harness.core.cases import Case, CheckResult, Plan, VendorCase
 
 SCHEMA_VERSION = 1

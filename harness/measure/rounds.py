@@ -34,7 +34,7 @@ from harness.measure.criteria import StoppingCriterion, make_criterion
 from harness.measure.device_session import Batch, DeviceSession, Prepared
 from harness.measure.drift import DriftFinding, detect_drift
 from harness.measure.outcome import Outcome, failed
-from harness.measure.stats import median
+from harness.core.stats import median
 
 SETTLED = 0.01
 THROTTLE_RETRIES = 2

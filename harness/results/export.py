@@ -19,7 +19,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness.measure.stats import summarize
+from harness.core.stats import summarize
 from harness.results.roofline import format_pct
 from harness.results.store import Results, suite_of
 

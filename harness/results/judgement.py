@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Mapping, Sequence
-from harness.measure.stats import summarize
+from harness.core.stats import summarize
 
 
 class Verdict(str, Enum):

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from harness.measure.stats import summarize
+from harness.core.stats import summarize
 from harness.results.history.schema import write_transaction
 from harness.results.store import Results, ResultsError, load_results, suite_of, testbed_of
 from harness.results.pairing import problem_of

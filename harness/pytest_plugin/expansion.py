@@ -1,0 +1,62 @@
+"""From a suite's ``SWEEP`` to the run's items, and the search-space diagnostics before compiling.
+
+Contract: ``expand(sweep, state)`` returns one ``BenchItem`` per (measure kind, selected
+backend, case) - the vendor item per problem for device kinds, and the autotuned ``best``
+case recorded on the backend's own device (``load_best`` is passed to the sweep, which does
+not import the results layer).  ``diagnose_space(sweep, state)`` asks each backend's own
+``rejection`` about every config of every problem and, when the suite asks, lowers pairs of
+configs to find swept keys that change nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+from harness.core.cases import Case
+from harness.core.record import BenchItem
+from harness.core.space import SpaceDiagnostics, diagnose, inert_keys
+from harness.core.sweep import Sweep
+from harness.results.best_configs import load_best
+
+
+def device_of(state: Any, backend: str) -> str | None:
+    """The accelerator a backend runs on here (None where it cannot be loaded)."""
+    if state.registry.compile_blocker(backend):
+        return None
+    accelerator = state.registry.get(backend).device_info().get("accelerator")
+    return str(accelerator) if accelerator else None
+
+
+def expand(sweep: Sweep, state: Any) -> list[BenchItem]:
+    items: list[BenchItem] = []
+    for kind in (k for k in state.kinds if k in sweep.kinds):
+        for backend in state.backends():
+            device = device_of(state, backend) if sweep.best_configs and sweep.applies_to(backend) else None
+            items += [
+                BenchItem(backend, kind, c, tuple(sweep.skip_on))
+                for c in sweep.cases(backend, state.scope, device=device, load_best=load_best)
+                if kind == "device" or c.label is None
+            ]
+            if kind == "device":
+                items += [BenchItem(backend, kind, v) for v in sweep.vendor_cases(backend, state.scope)]
+    return items
+
+
+def diagnose_space(sweep: Sweep, state: Any) -> list[SpaceDiagnostics]:
+    """The search space per backend and problem, before anything compiles (seed section 5.3)."""
+    out = []
+    for backend_name in state.backends():
+        configs = sweep.configs_for(backend_name)
+        if not sweep.applies_to(backend_name) or not configs or state.registry.compile_blocker(backend_name):
+            continue
+        backend = state.registry.get(backend_name)
+        inert: list[str] | None = None  # probed once per backend: inertness is a property of the configs
+        for problem in sweep.problems_for(state.scope):
+            diag = diagnose(problem, configs, backend_name, reject=lambda c, p=problem: backend.rejection(Case(p, c)))
+            if sweep.probe_inert_keys and inert is None:
+                legal = [c for c in configs if backend.rejection(Case(problem, c)) is None]
+                inert = inert_keys(legal, lambda c, p=problem: backend.kernel_source(Case(p, c)))
+            diag.inert_keys = inert or []
+            out.append(diag)
+    return out

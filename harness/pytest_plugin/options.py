@@ -1,0 +1,75 @@
+"""The plugin's command-line options, and the deprecated spellings they replace.
+
+Contract: ``pytest_addoption(parser)`` adds every ``--tlbench-*`` option to the ``tlbench``
+group: tlbench's own, the measurement layer's, the journal's, and each backend's own
+options from its traits (``BackendTraits.options``, e.g. ``--tlbench-nvidia-arch``), with
+their deprecated aliases (``--backend``, ``--tlbench-gpus``, ``--nvidia-arch``) still
+accepted.  ``warn_deprecated(config)`` prints one line per deprecated spelling used, naming
+its replacement; ``backend_option_values(config)`` is what ``BackendOptions`` carries.
+"""
+
+from __future__ import annotations
+
+
+
+from harness.core.backend_api import BackendOptions
+from harness.core.backend_traits import BackendOption, TraitsCatalog
+from harness.core.sweep import SCOPES
+from harness.measure.options import add_measure_options
+from harness.pytest_plugin import isolation, journaling
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("tlbench", "tlbench: TileLang pipeline benchmarks")
+    group.addoption("--tlbench-backend", "--backend", dest="tlbench_backend", default="auto",
+                    help="a backend name, a comma list, or auto (default: every backend that compiles here); "
+                         "--backend is a deprecated alias")
+    for option in backend_options():
+        aliases = "; " + ", ".join(option.deprecated_aliases) + " is a deprecated alias" if option.deprecated_aliases else ""
+        group.addoption(option.name, *option.deprecated_aliases, dest=option_dest(option), default=option.default,
+                        help=option.help + aliases)
+    group.addoption("--tlbench-kind", default="all", choices=("compile", "device", "all"), help="which measure kinds to run")
+    group.addoption("--tlbench-scope", default="full", choices=SCOPES, help="smoke: small problems only")
+    group.addoption("--tlbench-compile-rounds", type=int, default=3, help="cold builds per compile item")
+    group.addoption("--tlbench-seed", type=int, default=None, help="input seed (default: random, recorded in the JSON)")
+    add_measure_options(group)
+    group.addoption(
+        "--tlbench-autotune",
+        nargs="?",
+        const="results/best_configs.json",
+        default=None,
+        metavar="PATH",
+        help="after the run, write the fastest correct config per problem to PATH (default results/best_configs.json)",
+    )
+    group.addoption("--tlbench-devices", "--tlbench-gpus", dest="tlbench_devices", default=None,
+                    help="device ids for pytest-xdist workers, e.g. 0,1 (default: all the backends' devices visible); "
+                         "--tlbench-gpus is a deprecated alias")
+    journaling.add_options(group)
+    isolation.add_options(group)
+
+
+DEPRECATED_OPTIONS = {"--backend": "--tlbench-backend", "--tlbench-gpus": "--tlbench-devices"}
+
+
+def backend_options() -> list[BackendOption]:
+    """Every backend's own options, from its traits (loaded without its toolchain)."""
+    return [o for traits in TraitsCatalog.from_entry_points().all() for o in traits.options]
+
+
+def option_dest(option: BackendOption) -> str:
+    return "tlbench_backend_option_" + option.dest
+
+
+def warn_deprecated(config) -> None:
+    import sys
+
+    args = [str(a) for a in (config.invocation_params.args or ())]
+    renamed = {**DEPRECATED_OPTIONS, **{a: o.name for o in backend_options() for a in o.deprecated_aliases}}
+    for old, new in renamed.items():
+        if any(a == old or a.startswith(old + "=") for a in args):
+            print(f"tlbench: {old} is deprecated and will be removed in the next release; use {new}", file=sys.stderr)
+
+
+def backend_option_values(config) -> BackendOptions:
+    """Each backend option's value, under the key its backend reads."""
+    return BackendOptions({o.dest: config.getoption(option_dest(o)) for o in backend_options()})

@@ -1,0 +1,66 @@
+"""The per-run state of the pytest plugin, kept in ``config.stash[STATE]`` (no module globals).
+
+Contract: ``TlbenchState`` holds the backend registry and selection, the measure kinds,
+scope, policy, seed and compile pool of the run, the items by id, their outcomes, the
+space diagnostics, the autotune target and what was written, the journal and the device
+phase.  ``KINDS`` are the measure kinds an item can have.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import pytest
+
+from harness.core.cases import MeasurePolicy
+from harness.core.record import BenchItem
+from harness.core.registry import BackendRegistry
+from harness.core.space import SpaceDiagnostics
+from harness.measure.compile_pool import CompilePool
+from harness.measure.device_phase import DevicePhase
+from harness.measure.runner import Outcome
+from harness.pytest_plugin import isolation, journaling
+
+
+KINDS = ("compile", "device")
+
+
+@dataclass
+class TlbenchState:
+    registry: BackendRegistry
+    backend_choice: str
+    kinds: tuple[str, ...]
+    scope: str
+    policy: MeasurePolicy
+    compile_rounds: int
+    seed: int
+    pool: CompilePool
+    selected: list[str] | None = None
+    device_items: list[BenchItem] = field(default_factory=list)
+    outcomes: list[tuple[str, BenchItem, Outcome]] = field(default_factory=list)
+    items_by_id: dict[str, BenchItem] = field(default_factory=dict)
+    diagnostics: list[SpaceDiagnostics] = field(default_factory=list)
+    autotune_path: str | None = None
+    autotune_written: list[tuple[str, str, str, float | None]] = field(default_factory=list)
+    machine_shipped: set[str] = field(default_factory=set)
+    sweeps: dict[str, dict[str, Any]] = field(default_factory=dict)
+    journal: journaling.JournalingPlugin | None = None
+    workers: isolation.Workers | None = None
+    device_phase: DevicePhase = field(default_factory=DevicePhase)
+    phase_items: list[BenchItem] = field(default_factory=list)  # selected device items, final order
+
+    def settings(self) -> dict[str, Any]:
+        """What a measurement depends on besides code and testbed (journaled with each item)."""
+        return {
+            "backend_choice": self.backend_choice, "scope": self.scope, "kinds": list(self.kinds),
+            "input_seed": self.seed, "compile_rounds": self.compile_rounds, "policy": asdict(self.policy),
+        }
+
+    def backends(self) -> list[str]:
+        if self.selected is None:
+            self.selected = self.registry.select(self.backend_choice)
+        return self.selected
+
+
+STATE = pytest.StashKey[TlbenchState]()
