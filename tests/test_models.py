@@ -12,6 +12,7 @@ import struct
 
 import pytest
 
+from harness.analysis import timeline_fit
 from harness.analysis import timeline_model as models
 from harness.analysis import timeline_plot
 
@@ -186,7 +187,7 @@ def test_fit_recovers_ratio_from_model_times(ratio):
     iterations, scale = 16, 0.0125  # e.g. ms per compute
     stages = range(1, 9)
     times = {s: scale * models.simulate(iterations, 0, ratio, 1, s).makespan for s in stages}
-    fit = models.fit_latency_ratio(times, iterations)
+    fit = timeline_fit.fit_latency_ratio(times, iterations)
     assert fit.latency_ratio == pytest.approx(ratio, rel=0.05)
     assert fit.scale == pytest.approx(scale, rel=0.05)
     assert fit.rms_relative_error < 1e-3
@@ -198,24 +199,24 @@ def test_fit_recovers_ratio_from_model_times(ratio):
 
 def test_fit_ratio_1_5_from_four_depths():
     times = {s: 0.01 * models.simulate(16, 0, 1.5, 1, s).makespan for s in (1, 2, 3, 4)}
-    fit = models.fit_latency_ratio(times, 16)
+    fit = timeline_fit.fit_latency_ratio(times, 16)
     assert abs(fit.latency_ratio - 1.5) <= 0.05 * 1.5
     assert fit.min_sufficient_depth == 3
 
 
 def test_fit_ignores_zero_and_missing_points_and_needs_two():
     times = {s: 0.01 * models.simulate(16, 0, 1.5, 1, s).makespan for s in (1, 2, 3)}
-    fit = models.fit_latency_ratio({**times, 4: 0.0, 5: None, 0: 9.9}, 16)
+    fit = timeline_fit.fit_latency_ratio({**times, 4: 0.0, 5: None, 0: 9.9}, 16)
     assert sorted(fit.measured) == [1, 2, 3]
     assert fit.latency_ratio == pytest.approx(1.5, rel=0.05)
     with pytest.raises(ValueError, match="at least 2"):
-        models.fit_latency_ratio({1: 3.2, 2: 0.0}, 8)
+        timeline_fit.fit_latency_ratio({1: 3.2, 2: 0.0}, 8)
     with pytest.raises(ValueError, match="at least 2"):
-        models.fit_latency_ratio({}, 8)
+        timeline_fit.fit_latency_ratio({}, 8)
 
 
 def test_fit_on_measured_like_times_is_sane():
-    fit = models.fit_latency_ratio({1: 3.2, 2: 2.0, 3: 1.79, 4: 1.78}, 8)
+    fit = timeline_fit.fit_latency_ratio({1: 3.2, 2: 2.0, 3: 1.79, 4: 1.78}, 8)
     assert 0.05 <= fit.latency_ratio <= 20
     assert fit.scale > 0
     assert set(fit.predicted) == {1, 2, 3, 4}
@@ -224,7 +225,7 @@ def test_fit_on_measured_like_times_is_sane():
 
 
 def test_predict_from_latencies():
-    p = models.predict_from_latencies(30, 20, 8, stages=(1, 2, 3, 4), issue=1)
+    p = timeline_fit.predict_from_latencies(30, 20, 8, stages=(1, 2, 3, 4), issue=1)
     assert [r.makespan for r in p.rows] == [400, 220, 190, 190]
     assert p.min_sufficient_depth == 3
     assert p.recommended_num_stages == 3
@@ -232,12 +233,12 @@ def test_predict_from_latencies():
 
 
 def test_recommend_num_stages():
-    assert models.recommend_num_stages({1: 3.2, 2: 2.0, 3: 1.79, 4: 1.78}) == 3
-    assert models.recommend_num_stages({1: 3.2, 2: 2.0, 3: 1.79, 4: 1.70}) == 4
-    assert models.recommend_num_stages({1: 3.2, 2: 2.0, 3: 1.9, 4: 1.78}, tolerance=0.2) == 2
-    assert models.recommend_num_stages({1: 3.2, 2: 0.0, 3: None, 4: 3.15}) == 1
+    assert timeline_fit.recommend_num_stages({1: 3.2, 2: 2.0, 3: 1.79, 4: 1.78}) == 3
+    assert timeline_fit.recommend_num_stages({1: 3.2, 2: 2.0, 3: 1.79, 4: 1.70}) == 4
+    assert timeline_fit.recommend_num_stages({1: 3.2, 2: 2.0, 3: 1.9, 4: 1.78}, tolerance=0.2) == 2
+    assert timeline_fit.recommend_num_stages({1: 3.2, 2: 0.0, 3: None, 4: 3.15}) == 1
     with pytest.raises(ValueError):
-        models.recommend_num_stages({2: 0.0})
+        timeline_fit.recommend_num_stages({2: 0.0})
 
 
 # --------------------------------------------------------------------------- figure data

@@ -14,6 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Iterable
 
+from harness.analysis import timeline_fit
 from harness.analysis import timeline_model as models
 from harness.analysis.timeline_plot import Panel, draw_space_time, panel_from_timeline
 from harness.results.table import format_seconds
@@ -25,7 +26,7 @@ FIT_DESCRIPTIONS = {
 DEFAULT_SHOWN = 8
 
 
-def fit_panels(fit: models.Fit, iterations_shown: int = DEFAULT_SHOWN, stages: Iterable[int] | None = None) -> tuple[Panel, ...]:
+def fit_panels(fit: timeline_fit.Fit, iterations_shown: int = DEFAULT_SHOWN, stages: Iterable[int] | None = None) -> tuple[Panel, ...]:
     """One panel per num_stages (default: those measured) of the fitted timeline, in ns."""
     compute_ns = fit.compute_time * 1e9
     latency_ns = fit.latency_time * 1e9
@@ -45,7 +46,7 @@ def fit_panels(fit: models.Fit, iterations_shown: int = DEFAULT_SHOWN, stages: I
 
 
 def write_fit_png(
-    fit: models.Fit,
+    fit: timeline_fit.Fit,
     path: str | Path,
     *,
     title: str = "",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from typing import Any, Mapping
+from harness.analysis import timeline_fit
 from harness.analysis import timeline_model as models
 from harness.analysis.stage_plan import k_loop, relative_error_of
 from harness.analysis.stage_types import LoopLatencies, TileGroup
@@ -31,12 +32,12 @@ def _with_fit(group: TileGroup) -> TileGroup:
     if group.iterations is None:
         return replace(group, model_note="K / block_K unknown: cannot size the model")
     try:
-        fit = models.fit_latency_ratio(times, group.iterations)
+        fit = timeline_fit.fit_latency_ratio(times, group.iterations)
     except ValueError as exc:
         return replace(group, model_note=f"no model fit: {exc}")
     without_1 = None
     if sum(1 for s, t in times.items() if s >= 2 and t) >= 2:
-        without_1 = models.fit_latency_ratio({s: t for s, t in times.items() if s >= 2}, group.iterations)
+        without_1 = timeline_fit.fit_latency_ratio({s: t for s, t in times.items() if s >= 2}, group.iterations)
     rows = tuple(
         replace(r, predicted=fit.predicted.get(r.num_stages), relative_error=fit.relative_error.get(r.num_stages))
         if r.loop_form == "auto" else r
@@ -55,7 +56,7 @@ def _with_schedule_prediction(group: TileGroup, loops: dict[Any, dict[str, Any]]
     iterations = int(source.get("trip_count") or group.iterations or 0)
     if not stages or iterations < 1:
         return replace(group, latencies=lat, model_note="no auto num_stages >= 1 with a scheduled K loop to predict")
-    pred = models.predict_from_latencies(lat.latency, lat.compute, iterations, stages, issue=lat.issue)
+    pred = timeline_fit.predict_from_latencies(lat.latency, lat.compute, iterations, stages, issue=lat.issue)
     by_stage = {r.num_stages: r for r in pred.rows}
     rows = []
     for row in group.rows:

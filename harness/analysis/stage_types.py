@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 from typing import Any
-from harness.analysis import timeline_model as models
+from harness.analysis import timeline_fit
 
 
 TOLERANCE = 0.02  # recommend: smallest num_stages within 2 % of the best
@@ -88,9 +88,9 @@ class TileGroup:
     iterations: int | None  # K steps per block (the model's iterations)
     basis: str  # "device" | "model" | "none"
     rows: tuple[StageLine, ...]
-    fit: models.Fit | None = None  # NVIDIA
-    fit_without_1: models.Fit | None = None  # NVIDIA, num_stages >= 2 only (diagnostic)
-    prediction: models.Prediction | None = None  # Ascend
+    fit: timeline_fit.Fit | None = None  # NVIDIA
+    fit_without_1: timeline_fit.Fit | None = None  # NVIDIA, num_stages >= 2 only (diagnostic)
+    prediction: timeline_fit.Prediction | None = None  # Ascend
     latencies: LoopLatencies | None = None  # Ascend
     model_note: str = ""  # why there is no model, when there is none
     verdict: StageVerdict | None = None

@@ -1,7 +1,7 @@
 """The stage report's verdict per tile group: the recommended num_stages and one sentence of why.
 
 Contract: ``verdict(group, records)`` returns a ``StageVerdict``: the smallest ``auto``
-num_stages within 2 % of the best on the group's basis (``models.recommend_num_stages``), the
+num_stages within 2 % of the best on the group's basis (``timeline_fit.recommend_num_stages``), the
 model's min sufficient depth and own pick, the deepest depth the on-chip budget allows, the
 sentence of why, and notes an engineer should know (num_stages=1 switching pipeline path, a
 best point at the deepest depth tried, a scheduler allocating fewer buffers than asked).
@@ -10,7 +10,7 @@ best point at the deepest depth tried, a scheduler allocating fewer buffers than
 from __future__ import annotations
 
 from typing import Any
-from harness.analysis import timeline_model as models
+from harness.analysis import timeline_fit
 from harness.analysis.stage_fit import steady_ii
 from harness.analysis.stage_plan import basis_value, budget_max_stages, fmt_basis, max_versions
 from harness.analysis.stage_types import StageVerdict, TOLERANCE, TileGroup
@@ -29,7 +29,7 @@ def group_verdict(group: TileGroup, recs: list[dict[str, Any]]) -> StageVerdict:
         why = (f"only num_stages={next(iter(times))} of this tile is in the file: nothing to compare; "
                "run the stage sweep (suites/test_stages.py) for a verdict")
         return StageVerdict(None, None, min_depth, model_rec, budget, why)
-    recommended = models.recommend_num_stages(times, TOLERANCE)
+    recommended = timeline_fit.recommend_num_stages(times, TOLERANCE)
     best = min(times, key=lambda s: (times[s], s))
     why = _why(group, times, recommended, best, min_depth)
     notes = [*_stage_1_path_switch_notes(group), *_model_notes(group, recommended, min_depth),
@@ -39,7 +39,7 @@ def group_verdict(group: TileGroup, recs: list[dict[str, Any]]) -> StageVerdict:
 
 def _model_depths(group: TileGroup) -> tuple[int | None, int | None]:
     if group.fit is not None:
-        return group.fit.min_sufficient_depth, models.recommend_num_stages(group.fit.predicted, TOLERANCE)
+        return group.fit.min_sufficient_depth, timeline_fit.recommend_num_stages(group.fit.predicted, TOLERANCE)
     if group.prediction is not None:
         return group.prediction.min_sufficient_depth, group.prediction.recommended_num_stages
     return None, None

@@ -2,8 +2,8 @@
 
 This is the teaching model of the pipelining chapter (seed ``000``, sections 1.2-1.4, 2.2
 and 2.4), made reusable: it predicts how much ``T.Pipelined(..., num_stages=N)`` can gain
-over a one-buffer loop, and inverts that prediction to read a latency/compute ratio off
-measured times.  Pure standard library; no numpy, tilelang, torch or matplotlib.
+over a one-buffer loop, and predicts per num_stages; harness/analysis/timeline_fit.py inverts it to read a
+latency/compute ratio off measured times.  Pure standard library; no numpy, tilelang, torch or matplotlib.
 
 Contract
 --------
@@ -38,7 +38,8 @@ from __future__ import annotations
 import argparse
 import math
 from dataclasses import asdict, dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Sequence
+
 
 Number = float  # ints are accepted everywhere a float is
 
@@ -140,65 +141,6 @@ class SweepRow:
         return asdict(self)
 
 
-@dataclass(frozen=True)
-class Prediction:
-    """Model prediction for a loop whose latency and compute per iteration are known
-    (measured, or estimated e.g. by Ascend's ``EstimateLatency``)."""
-
-    latency: Number
-    compute: Number
-    issue: Number
-    iterations: int
-    latency_ratio: float  # latency / compute
-    min_sufficient_depth: int
-    recommended_num_stages: int  # smallest simulated depth within 2 % of the best makespan
-    rows: tuple[SweepRow, ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class Fit:
-    """Latency/compute ratio that best explains measured times per ``num_stages``.
-
-    Model: ``time[s] = scale * makespan(iterations, issue=0, latency=ratio, compute=1, s)``,
-    so ``scale`` is the time of one iteration's compute in the caller's unit and
-    ``ratio * scale`` the latency.  ``relative_error[s] = (predicted - measured) /
-    measured``; ``rms_relative_error`` is what was minimised.  ``ratio_low..ratio_high``
-    is the range of grid ratios whose RMS relative error is within ``band`` of the best:
-    a wide range means the measurements do not pin the ratio down (typically when every
-    measured depth is already past the minimum sufficient depth).
-    """
-
-    iterations: int
-    latency_ratio: float
-    scale: float
-    measured: dict[int, float]
-    predicted: dict[int, float]
-    predicted_speedup: dict[int, float]  # vs the predicted 1-stage time
-    relative_error: dict[int, float]
-    rms_relative_error: float
-    min_sufficient_depth: int
-    ratio_low: float
-    ratio_high: float
-    band: float
-
-    @property
-    def compute_time(self) -> float:
-        return self.scale
-
-    @property
-    def latency_time(self) -> float:
-        return self.latency_ratio * self.scale
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-# --------------------------------------------------------------------------- closed forms
-
-
 def min_sufficient_depth(latency: Number, compute: Number) -> int:
     """Smallest ``num_stages`` whose steady state is compute-bound: ``1 + ceil(latency /
     compute)`` (seed 1.3; 30, 20 -> 3).  A ratio within 1e-9 of an integer counts as that
@@ -230,7 +172,7 @@ def makespan_without_issue_limit(
     ``max over k in {1, ceil(n / S)}`` of ``k * (latency + compute) + compute * (n - 1 -
     (k - 1) * S)`` (the expression is linear in ``k``, so an end point wins).
     """
-    _check_iterations(iterations)
+    check_iterations(iterations)
     _check_durations(0, latency, compute)
     _check_stages(num_stages)
     n, s = iterations, num_stages
@@ -249,7 +191,7 @@ def simulate(
 ) -> Timeline:
     """Greedy list schedule of ``copy -> compute`` with ``num_stages`` buffers (module
     docstring has the rules)."""
-    _check_iterations(iterations)
+    check_iterations(iterations)
     _check_durations(issue, latency, compute)
     _check_stages(num_stages)
     steps = _schedule(iterations, issue, latency, compute, num_stages)
@@ -290,136 +232,6 @@ def sweep(
 ) -> list[SweepRow]:
     """One ``SweepRow`` per ``num_stages`` in ``stages`` (in the order given)."""
     return [simulate(iterations, issue, latency, compute, s).row() for s in stages]
-
-
-def predict_from_latencies(
-    latency: Number,
-    compute: Number,
-    iterations: int,
-    stages: Iterable[int] = DEFAULT_STAGES,
-    issue: Number = 0,
-) -> Prediction:
-    """Model prediction for a measured or estimated per-iteration ``latency`` and
-    ``compute`` (any one unit, e.g. Ascend ``EstimateLatency`` cycles)."""
-    rows = tuple(sweep(iterations, issue, latency, compute, stages))
-    if not rows:
-        raise ValueError("predict_from_latencies: stages is empty")
-    return Prediction(
-        latency=latency,
-        compute=compute,
-        issue=issue,
-        iterations=iterations,
-        latency_ratio=latency / compute,
-        min_sufficient_depth=min_sufficient_depth(latency, compute),
-        recommended_num_stages=recommend_num_stages({r.num_stages: r.makespan for r in rows}),
-        rows=rows,
-    )
-
-
-# --------------------------------------------------------------------------- inverse
-
-
-def fit_latency_ratio(
-    stage_times: Mapping[int, float | None],
-    iterations: int,
-    *,
-    ratio_min: float = 0.05,
-    ratio_max: float = 20.0,
-    ratio_step: float = 0.005,
-    band: float = 0.005,
-) -> Fit:
-    """Find the latency/compute ratio (and time scale) that best explains measured times.
-
-    ``stage_times`` maps ``num_stages`` -> measured time (any unit, e.g. ms).  Entries with
-    a time that is ``None``, non-finite or ``<= 0`` (a failed or missing measurement) are
-    ignored, and so is ``num_stages < 1`` (``num_stages=0`` means "not a pipelined loop",
-    which has no buffer count in this model).  At least two points must remain.
-
-    The model is run with ``issue = 0`` and ``compute = 1``; for each ratio on a grid
-    ``ratio_min..ratio_max`` (step ``ratio_step``, then refined 50x finer around the best)
-    the scale minimising the sum of squared relative errors is closed-form, and the ratio
-    with the smallest RMS relative error wins (the smallest ratio among exact ties).
-    """
-    _check_iterations(iterations)
-    if not (0 < ratio_min < ratio_max) or ratio_step <= 0:
-        raise ValueError(
-            f"fit_latency_ratio: need 0 < ratio_min < ratio_max and ratio_step > 0, got "
-            f"{ratio_min}, {ratio_max}, {ratio_step}"
-        )
-    measured = {
-        int(s): float(t)
-        for s, t in sorted(stage_times.items())
-        if int(s) >= 1 and t is not None and math.isfinite(float(t)) and float(t) > 0
-    }
-    if len(measured) < 2:
-        raise ValueError(
-            "fit_latency_ratio needs measured times (> 0) for at least 2 distinct "
-            f"num_stages >= 1; usable points: {measured or 'none'} (from {dict(stage_times)})"
-        )
-
-    def loss(ratio: float) -> tuple[float, float]:
-        model = [makespan_without_issue_limit(iterations, ratio, 1, s) for s in measured]
-        a = [m / t for m, t in zip(model, measured.values())]
-        scale = sum(a) / sum(x * x for x in a)
-        rms = math.sqrt(sum((scale * x - 1.0) ** 2 for x in a) / len(a))
-        return rms, scale
-
-    count = int(math.floor((ratio_max - ratio_min) / ratio_step + 1e-9)) + 1
-    coarse = [round(ratio_min + i * ratio_step, 12) for i in range(count)]
-    coarse_loss = [loss(r)[0] for r in coarse]
-    best_i = min(range(count), key=lambda i: (coarse_loss[i], i))
-    fine_step = ratio_step / 50
-    centre = coarse[best_i]
-    fine = [
-        r
-        for r in (round(centre + j * fine_step, 12) for j in range(-50, 51))
-        if ratio_min <= r <= ratio_max
-    ]
-    candidates = [(loss(r), r) for r in fine]
-    (best_rms, scale), ratio = min(candidates, key=lambda c: (c[0][0], c[1]))
-    in_band = [r for r, l in zip(coarse, coarse_loss) if l <= best_rms + band]
-    in_band += [r for (l, _), r in candidates if l <= best_rms + band]
-
-    predicted_by_stage = {
-        s: scale * makespan_without_issue_limit(iterations, ratio, 1, s) for s in measured
-    }
-    single = scale * makespan_without_issue_limit(iterations, ratio, 1, 1)
-    return Fit(
-        iterations=iterations,
-        latency_ratio=ratio,
-        scale=scale,
-        measured=measured,
-        predicted=predicted_by_stage,
-        predicted_speedup={s: single / p for s, p in predicted_by_stage.items()},
-        relative_error={s: (predicted_by_stage[s] - t) / t for s, t in measured.items()},
-        rms_relative_error=best_rms,
-        min_sufficient_depth=min_sufficient_depth(ratio, 1),
-        ratio_low=min(in_band),
-        ratio_high=max(in_band),
-        band=band,
-    )
-
-
-def recommend_num_stages(
-    times_by_stage: Mapping[int, float | None], tolerance: float = 0.02
-) -> int:
-    """Smallest ``num_stages`` whose time is within ``tolerance`` (relative) of the best.
-
-    Extra stages cost on-chip memory for nothing once the loop is compute-bound (seed
-    1.3), so ties go to the shallower pipeline.  Times that are ``None``, non-finite or
-    ``<= 0`` are ignored."""
-    usable = {
-        int(s): float(t)
-        for s, t in times_by_stage.items()
-        if t is not None and math.isfinite(float(t)) and float(t) > 0
-    }
-    if not usable:
-        raise ValueError(f"recommend_num_stages: no usable (> 0) time in {dict(times_by_stage)}")
-    best = min(usable.values())
-    return min(s for s, t in usable.items() if t <= best * (1.0 + tolerance))
-
-
-# --------------------------------------------------------------------------- report
 
 
 def format_report(
@@ -523,7 +335,7 @@ def _steady_interval(starts: Sequence[Number], num_stages: int, single: Number) 
     return (starts[-1] - starts[-1 - span]) / span
 
 
-def _check_iterations(iterations: int) -> None:
+def check_iterations(iterations: int) -> None:
     if isinstance(iterations, bool) or int(iterations) != iterations or iterations < 1:
         raise ValueError(f"iterations must be an integer >= 1, got {iterations!r}")
 
