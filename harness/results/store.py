@@ -6,7 +6,8 @@ tlbench records, failed and skipped items, backends and per-backend testbeds) or
 It checks, in order: the file exists, it is JSON, it is pytest-benchmark output (a
 ``benchmarks`` list and a ``machine_info`` object), it holds tlbench data, every tlbench
 ``schema_version`` is the one this code reads, and every record has its key fields and
-samples.  ``merge_documents`` / ``split_by_backend`` combine and cut documents without
+samples; each record, failed and skipped item gains ``problem_id``, read through its kernel
+family (``harness.core.record_reader``).  ``merge_documents`` / ``split_by_backend`` combine and cut documents without
 losing failed or skipped items; ``baseline_name`` is ``<backend>-<device>.json``.
 """
 
@@ -21,6 +22,7 @@ from typing import Any, Iterable
 
 from harness.core.backend_traits import BackendTraits, TraitsCatalog
 from harness.core.record import EXTRA_KEY, SCHEMA_VERSION, records_of
+from harness.core.record_reader import RecordReader
 
 REQUIRED_RECORD_KEYS = ("backend", "kind", "case_id", "samples_s")
 
@@ -206,8 +208,23 @@ def parse_results(doc: Any, path: str = "<document>") -> Results:
     for kind, recs in (("failed", failed), ("skipped", skipped)):
         for index, rec in enumerate(recs):
             _check_outcome_record(where, kind, index, rec)
+    reader = RecordReader()
+    records, failed, skipped = (tuple(_with_problem_id(where, reader, r) for r in group) for group in (records, failed, skipped))
     seen = top.get("backends") or sorted({r["backend"] for r in (*records, *failed, *skipped)})
     return Results(path=str(path), document=doc, records=records, failed=failed, skipped=skipped, backends=tuple(seen))
+
+
+def _with_problem_id(where: Path, reader: RecordReader, rec: dict[str, Any]) -> dict[str, Any]:
+    """The record with ``problem_id``, read through its kernel family (never from its id)."""
+    if "problem" not in rec:
+        return rec
+    try:
+        return {**rec, "problem_id": reader.read(rec).problem_id}
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ResultsError(
+            f"{where}: item {rec.get('case_id', '?')}: its kernel family cannot read it ({exc}); "
+            "install the package that provides that family (tlbench.families entry point)"
+        ) from None
 
 
 def load_results(path: str | Path) -> Results:
