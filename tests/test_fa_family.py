@@ -89,3 +89,12 @@ def test_tolerance_passes_a_correct_tiled_kernel_and_fails_one_that_skips_the_re
     assert not bad.ok and bad.mismatched > 0
     inputs["O"].fill_(float("nan"))
     assert "not finite" in check_fa_output(inputs, problem).detail
+
+
+def test_the_stage_report_header_reads_the_family_problem_tile_and_kv_steps():
+    from backends.kernels.fa_family import FLASH_ATTENTION
+
+    assert FLASH_ATTENTION.problem_label(H200) == "attention B*H=32 (2x16) S=8192 D=128 bfloat16"
+    assert FLASH_ATTENTION.loop_trips(H200, FaConfig(128, 64)) == 128
+    assert FLASH_ATTENTION.loop_trips(FaProblem(1, 1, 1024, 1024, causal=True), FaConfig()) is None
+    assert FLASH_ATTENTION.stage_point(FaConfig(128, 64, 3, threads=256)).tile == "128x64 t256"

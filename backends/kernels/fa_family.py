@@ -153,6 +153,17 @@ class FlashAttentionFamily:
             raise ValueError(f"{case_id!r} is not a flash-attention case id (e.g. fa-b2h16-s1024-d128-bf16-bm128-bn128-t128-auto-s2)")
         return CaseIdParts(match["problem"], match["label"], match["config"])
 
+    def problem_label(self, problem: FaProblem) -> str:
+        """``B*H=32 (2x16) S=8192 D=128 bf16`` (+ ``kv 8``, ``causal``): a stage report's header."""
+        heads = f"{problem.batch}x{problem.heads}" + (f" kv{problem.num_kv_heads}" if problem.group_size > 1 else "")
+        seq = f"S={problem.seq_q}" if problem.seq_q == problem.seq_k else f"Sq={problem.seq_q} Sk={problem.seq_k}"
+        causal = " causal" if problem.causal else ""
+        return f"attention B*H={problem.batch * problem.heads} ({heads}) {seq} D={problem.dim} {problem.dtype}{causal}"
+
+    def loop_trips(self, problem: FaProblem, config: FaConfig) -> int | None:
+        """KV-loop iterations of one block: Sk / block_N; None when causal (it varies by query tile)."""
+        return None if problem.causal else problem.seq_k // config.block_N
+
     def stage_point(self, config: FaConfig) -> StagePoint:
         tile = f"{config.block_M}x{config.block_N} t{config.threads}"
         if config.num_cores is not None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Callable, Mapping
 from harness.core.backend_traits import TraitsCatalog
+from harness.core.family import FamilyCatalog
 from harness.core.record import EXTRA_KEY, records_of
 from harness.results.store import testbed_of
 from harness.analysis.stage_fit import with_model
@@ -67,12 +68,21 @@ def _build_group(doc: Mapping[str, Any], key: tuple, recs: list[dict[str, Any]],
     basis = "device" if any(r.measured_s for r in rows) else "model" if any(r.modeled_cycles for r in rows) else "none"
     rows = _with_speedups(rows, basis)
     iterations = k_steps_per_block(problem, config, chosen)
+    problem_text, tile_text = problem_label(problem), tile_label(config)
+    family = _family_of(first)
+    if family is not None:  # the family names its own problem, tile and loop length where it can
+        typed_problem, typed_config = family.problem_from_dict(problem), family.config_from_dict(config)
+        tile_text = family.stage_point(typed_config).tile
+        if hasattr(family, "problem_label"):
+            problem_text = family.problem_label(typed_problem)
+        if iterations is None and hasattr(family, "loop_trips"):
+            iterations = family.loop_trips(typed_problem, typed_config)
     group = TileGroup(
         backend=backend,
         testbed=testbed_of(dict(doc), backend, traits).describe(),
         kernel=kernel + (f" [{label}]" if label else ""),
-        problem=problem_label(problem),
-        tile=tile_label(config),
+        problem=problem_text,
+        tile=tile_text,
         iterations=iterations,
         basis=basis,
         rows=tuple(rows),
@@ -80,6 +90,14 @@ def _build_group(doc: Mapping[str, Any], key: tuple, recs: list[dict[str, Any]],
     )
     group = with_model(group, chosen, traits.load_pipes)
     return replace(group, verdict=group_verdict(group, chosen))
+
+
+def _family_of(record: Mapping[str, Any]) -> Any:
+    """The record's kernel family from the installed plug-ins, or None (unknown or unreadable)."""
+    try:
+        return FamilyCatalog.from_entry_points().for_record(record)
+    except (KeyError, TypeError, ValueError, ImportError):
+        return None
 
 
 def _one_record_per_variant(recs: list[dict[str, Any]]) -> list[dict[str, Any]]:

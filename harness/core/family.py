@@ -8,6 +8,10 @@ with its parser.  The harness keeps only what every family shares (``Case``, swe
 records, comparison) and reaches a family through ``case.problem.family`` or, for records
 read back from JSON, through ``FamilyCatalog`` (the ``tlbench.families`` entry points).
 
+Optional members a report uses where a family has them: ``problem_label(problem)`` (how the
+problem reads in a stage report's header) and ``loop_trips(problem, config)`` (iterations of
+the pipelined loop in one block, which sizes the timeline model; None where it varies).
+
 A problem object carries its family (``problem.family``); a case id is
 ``<problem_id>[-<label>]-<config_id>`` for every family, and ``parse_case_id`` splits one
 back so that analysis never has to guess where a problem id ends.
