@@ -12,14 +12,15 @@ saying what to do) when the document holds no stage-sweep records.  A backend's 
 
 from __future__ import annotations
 
+from harness.core.family import FamilyCatalog
+
 from dataclasses import replace
 from typing import Any, Callable, Mapping
 from harness.core.backend_traits import TraitsCatalog
-from harness.core.family import FamilyCatalog
 from harness.core.record import EXTRA_KEY, records_of
 from harness.results.store import testbed_of
 from harness.analysis.stage_fit import with_model
-from harness.analysis.stage_plan import item_status, k_loop, k_steps_per_block, onchip_use, path_label, pipelined_buffers, problem_label, problem_sort, ratio_of, tile_label
+from harness.analysis.stage_plan import item_status, k_loop, k_steps_per_block, onchip_use, path_label, pipelined_buffers, problem_sort, ratio_of
 from harness.analysis.stage_types import STAGE_KEYS, StageLine, StageReport, StageReportError, TileGroup
 from harness.analysis.stage_verdict import group_verdict
 
@@ -37,7 +38,8 @@ def build_stage_report(bench_json: Mapping[str, Any], traits_of: Callable[[str],
             "no stage-sweep records (tlbench items with a tile config and a loop form); "
             "run suites/test_stages.py with --benchmark-json"
         )
-    groups = [_build_group(bench_json, key, recs, traits_of(key[0])) for key, recs in items.items()]
+    catalog = FamilyCatalog.from_entry_points()
+    groups = [_build_group(bench_json, key, recs, traits_of(key[0]), catalog) for key, recs in items.items()]
     groups.sort(key=lambda g: (g.backend, g.kernel, problem_sort(g.problem), g.tile))
     return StageReport(groups=tuple(groups), ignored=tuple(ignored))
 
@@ -59,7 +61,8 @@ def _stage_items(doc: Mapping[str, Any]) -> dict[Any, list]:
     return groups
 
 
-def _build_group(doc: Mapping[str, Any], key: tuple, recs: list[dict[str, Any]], traits: Any) -> TileGroup:
+def _build_group(doc: Mapping[str, Any], key: tuple, recs: list[dict[str, Any]], traits: Any,
+                 catalog: FamilyCatalog) -> TileGroup:
     backend, kernel, label, _, _ = key
     chosen = _one_record_per_variant(recs)
     first = chosen[0]
@@ -67,22 +70,15 @@ def _build_group(doc: Mapping[str, Any], key: tuple, recs: list[dict[str, Any]],
     rows = [_row(r) for r in chosen]
     basis = "device" if any(r.measured_s for r in rows) else "model" if any(r.modeled_cycles for r in rows) else "none"
     rows = _with_speedups(rows, basis)
-    iterations = k_steps_per_block(problem, config, chosen)
-    problem_text, tile_text = problem_label(problem), tile_label(config)
-    family = _family_of(first)
-    if family is not None:  # the family names its own problem, tile and loop length where it can
-        typed_problem, typed_config = family.problem_from_dict(problem), family.config_from_dict(config)
-        tile_text = family.stage_point(typed_config).tile
-        if hasattr(family, "problem_label"):
-            problem_text = family.problem_label(typed_problem)
-        if iterations is None and hasattr(family, "loop_trips"):
-            iterations = family.loop_trips(typed_problem, typed_config)
+    family = catalog.for_record(first)
+    typed_problem, typed_config = family.problem_from_dict(problem), family.config_from_dict(config)
+    iterations = k_steps_per_block(family, typed_problem, typed_config, chosen)
     group = TileGroup(
         backend=backend,
         testbed=testbed_of(dict(doc), backend, traits).describe(),
         kernel=kernel + (f" [{label}]" if label else ""),
-        problem=problem_text,
-        tile=tile_text,
+        problem=family.problem_label(typed_problem),
+        tile=family.stage_point(typed_config).tile,
         iterations=iterations,
         basis=basis,
         rows=tuple(rows),
@@ -90,14 +86,6 @@ def _build_group(doc: Mapping[str, Any], key: tuple, recs: list[dict[str, Any]],
     )
     group = with_model(group, chosen, traits.load_pipes)
     return replace(group, verdict=group_verdict(group, chosen))
-
-
-def _family_of(record: Mapping[str, Any]) -> Any:
-    """The record's kernel family from the installed plug-ins, or None (unknown or unreadable)."""
-    try:
-        return FamilyCatalog.from_entry_points().for_record(record)
-    except (KeyError, TypeError, ValueError, ImportError):
-        return None
 
 
 def _one_record_per_variant(recs: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 from harness.results.table import format_seconds
-from harness.core.cases import DTYPE_SHORT
 from harness.analysis.stage_types import StageLine
 
 
@@ -63,41 +62,23 @@ def item_status(rec: dict[str, Any]) -> str:
     return "ok"
 
 
-def k_steps_per_block(problem: Mapping[str, Any], config: Mapping[str, Any], recs: list[dict[str, Any]]) -> int | None:
+def k_steps_per_block(family: Any, problem: Any, config: Any, recs: list[dict[str, Any]]) -> int | None:
+    """Steps of the pipelined loop: the schedule's trip count where a plan has one, else the
+    family's ``loop_trips``."""
     trips = [k_loop(r.get("plan") or {}).get("trip_count") for r in recs]
     trips = [t for t in trips if t]
     if trips:
         return int(trips[0])
-    K, block_K = problem.get("K"), config.get("block_K")
-    return -(-int(K) // int(block_K)) if K and block_K else None
+    return family.loop_trips(problem, config)
 
 
 # --------------------------------------------------------------------------- text
-
-
-def problem_label(problem: Mapping[str, Any]) -> str:
-    """``8192x8192x8192 f16``; ``512x512x1024 bf16 -> f32 + relu`` with an out dtype and epilogue."""
-    dtype, out = problem.get("dtype", "?"), problem.get("out_dtype")
-    label = f"{problem.get('M')}x{problem.get('N')}x{problem.get('K')} {DTYPE_SHORT.get(dtype, dtype)}"
-    if out and out != dtype:
-        label += f" -> {DTYPE_SHORT.get(out, out)}"
-    if problem.get("epilogue"):
-        label += f" + {problem['epilogue']}"
-    return label
 
 
 def problem_sort(label: str) -> tuple:
     dims = label.split(" ")[0].split("x")
     return tuple(int(d) if d.isdigit() else 0 for d in dims)
 
-
-def tile_label(config: Mapping[str, Any]) -> str:
-    label = f"{config.get('block_M')}x{config.get('block_N')}x{config.get('block_K')} t{config.get('threads')}"
-    extras = {"num_cores": "cores={}", "group_m": "group_m={}", "enable_offset": "offset", "stage_output": "staged out"}
-    for key, fmt in extras.items():
-        if config.get(key):
-            label += " " + fmt.format(config[key])
-    return label
 
 
 def basis_value(row: StageLine, basis: str) -> float | None:

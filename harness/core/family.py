@@ -8,10 +8,6 @@ with its parser.  The harness keeps only what every family shares (``Case``, swe
 records, comparison) and reaches a family through ``case.problem.family`` or, for records
 read back from JSON, through ``FamilyCatalog`` (the ``tlbench.families`` entry points).
 
-Optional members a report uses where a family has them: ``problem_label(problem)`` (how the
-problem reads in a stage report's header) and ``loop_trips(problem, config)`` (iterations of
-the pipelined loop in one block, which sizes the timeline model; None where it varies).
-
 A problem object carries its family (``problem.family``); a case id is
 ``<problem_id>[-<label>]-<config_id>`` for every family, and ``parse_case_id`` splits one
 back so that analysis never has to guess where a problem id ends.
@@ -87,6 +83,12 @@ class KernelFamily(Protocol):
 
     def stage_point(self, config: Any) -> StagePoint:
         """The config's place on the pipeline-depth axis (for stage reports and plots)."""
+
+    def problem_label(self, problem: Any) -> str:
+        """A short human label of the problem for reports (``8192x8192x8192 f16``)."""
+
+    def loop_trips(self, problem: Any, config: Any) -> int | None:
+        """Steps of the pipelined loop one block runs (the K loop of a GEMM tile), or None."""
 
     def build(self, problem: Any, config: Any, dialect: str) -> Any:
         """The kernel (a TileLang PrimFunc) for a backend's dialect (``cuda``, ``ascend``)."""

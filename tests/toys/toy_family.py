@@ -89,6 +89,12 @@ class VaddFamily:
     def stage_point(self, config: VaddConfig) -> StagePoint:
         return StagePoint(f"b{config.block} t{config.threads}", f"auto-s{config.num_stages}", "auto", config.num_stages)
 
+    def problem_label(self, problem: VaddProblem) -> str:
+        return f"n={problem.n} {DTYPE_SHORT[problem.dtype]}"
+
+    def loop_trips(self, problem: VaddProblem, config: VaddConfig) -> int | None:
+        return problem.n // config.block
+
     def build(self, problem: VaddProblem, config: VaddConfig, dialect: str) -> Any:
         if dialect != "toy":
             raise ValueError(f"vadd has no body for dialect {dialect!r}; it has: toy")

@@ -106,6 +106,18 @@ class GemmFamily:
                 tile += " " + fmt.format(value)
         return StagePoint(tile, config.loop_id, config.loop_form, config.num_stages)
 
+    def problem_label(self, problem: GemmProblem) -> str:
+        """``8192x8192x8192 f16``; ``512x512x1024 bf16 -> f32 + relu`` with an out dtype and epilogue."""
+        label = f"{problem.M}x{problem.N}x{problem.K} {DTYPE_SHORT.get(problem.dtype, problem.dtype)}"
+        if problem.out_dtype and problem.out_dtype != problem.dtype:
+            label += f" -> {DTYPE_SHORT.get(problem.out_dtype, problem.out_dtype)}"
+        if problem.epilogue:
+            label += f" + {problem.epilogue}"
+        return label
+
+    def loop_trips(self, problem: GemmProblem, config: GemmConfig) -> int | None:
+        return -(-problem.K // config.block_K)
+
     # -- the kernel and its reference (tilelang / torch, imported here only) ---------------
     def build(self, problem: GemmProblem, config: GemmConfig, dialect: str) -> Any:
         from backends.kernels.gemm.body import build_gemm
