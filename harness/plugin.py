@@ -13,6 +13,7 @@ expansion of a sweep into items harness/pytest_plugin/expansion.py's.
 from __future__ import annotations
 
 import os
+import tempfile
 import random
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,11 @@ from harness.pytest_plugin.options import backend_option_values, warn_deprecated
 from harness.pytest_plugin.options import pytest_addoption  # noqa: F401  (the hook, registered through this module)
 from harness.pytest_plugin.state import KINDS, STATE, TlbenchState
 from harness.results.best_configs import pick_best, update_best_file
-from harness.pytest_plugin.bench_adapter import benchmark_entry, feed_samples, stop_session_json
+from harness.pytest_plugin.bench_adapter import benchmark_entry, feed_samples, mark_not_measured, stop_session_json
+from harness.pytest_plugin.main_job import pay_setup_once, time_once
+from harness.pytest_plugin.terminal import write_summary
+from harness.pytest_plugin.progress import Progress
+from harness.pytest_plugin.gpu_split import make_scheduler, prefetch_lock
 from harness.pytest_plugin import isolation, journaling
 from harness.pytest_plugin.enrich import enrich_record
 from harness.pytest_plugin.commit_info import fill_commit_info
@@ -33,7 +38,6 @@ from harness.measure.compile_pool import CompilePool
 from harness.measure.device_phase import DevicePhase
 from harness.core.record import EXTRA_KEY, SCHEMA_VERSION, BenchItem, failure_record, skip_record
 from harness.core.registry import BackendRegistry, UnknownBackend
-from harness.results.table import render_outcomes
 from harness.measure.runner import Outcome, RunContext, run_item
 from harness.core.sweep import Sweep
 from harness.core.cases import Case
@@ -56,6 +60,7 @@ def pytest_addhooks(pluginmanager):
 
 _HIDDEN_WORKER = pytest.StashKey[str]()
 _CONTROLLER_ONLY = pytest.StashKey[bool]()
+_OWN_SCHEDULER = pytest.StashKey[bool]()
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -66,11 +71,21 @@ def pytest_cmdline_main(config):
     back at session start, after every plugin configured and before the controller ships
     its options to the workers (so they still receive --benchmark-only)."""
     warn_deprecated(config)
+    chose_dist = any(str(a).startswith("--dist") for a in config.invocation_params.args)
     if worker_index() is not None:
         config.stash[_HIDDEN_WORKER] = os.environ.pop(WORKER_ENV)
     elif config.getoption("numprocesses", None) and config.getoption("benchmark_only", False):
         config.stash[_CONTROLLER_ONLY] = True
         config.option.benchmark_only = False
+    config.stash[_OWN_SCHEDULER] = worker_index() is None and bool(config.getoption("numprocesses", None)) and not chose_dist
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``-n N`` without ``--dist``: one cost-balanced group of items per GPU (gpu_split)."""
+    if not config.stash.get(_OWN_SCHEDULER, False):
+        return None
+    return make_scheduler(config, log)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -104,6 +119,7 @@ def pytest_configure(config):
     seed = config.getoption("--tlbench-seed")
     if seed is None:
         seed = journaling.resume_seed(config)
+    suspend = _capture_suspender(config)
     config.stash[STATE] = TlbenchState(
         registry=registry,
         backend_choice=choice,
@@ -112,7 +128,8 @@ def pytest_configure(config):
         policy=policy_from_options(config.getoption, lambda text: config.issue_config_time_warning(pytest.PytestDeprecationWarning(text), 2)),
         compile_rounds=config.getoption("--tlbench-compile-rounds"),
         seed=seed if seed is not None else random.SystemRandom().randrange(2**31),
-        pool=CompilePool(progress=not os.environ.get("PYTEST_XDIST_WORKER")),
+        pool=CompilePool(progress=Progress("compile prefetch (kernels)", suspend=suspend).update),
+        device_progress=None if hidden is not None else Progress("device items", suspend=suspend),
         autotune_path=config.getoption("--tlbench-autotune"),
     )
     if is_controller(config):
@@ -121,8 +138,16 @@ def pytest_configure(config):
     state.workers = isolation.Workers.from_config(config, registry)
     if state.workers is not None:
         state.device_phase = DevicePhase(make_session=state.workers.device_session)
+    run_id = getattr(config, "workerinput", {}).get("testrunuid", str(os.getpid()))
+    state.prefetch_lock_path = os.path.join(tempfile.gettempdir(), f"tlbench-prefetch-{run_id}.lock")
     state.journal = journaling.JournalingPlugin(config, state.settings, _outcome_record)
     config.pluginmanager.register(state.journal, "tlbench-journal")
+
+
+def _capture_suspender(config):
+    """pytest's own way to write past output capture (None when capture is off)."""
+    capman = config.pluginmanager.getplugin("capturemanager")
+    return capman.global_and_fixture_disabled if capman is not None else None
 
 
 def pytest_unconfigure(config):
@@ -162,19 +187,27 @@ def pytest_generate_tests(metafunc):
     metafunc.parametrize("tlbench_item", ids, ids=ids)
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session, config, items):
+    """A suite with no item in this scope (e.g. kept out of ``quick``) is deselected, not
+    reported as a skipped empty parameter set."""
     state = config.stash.get(STATE, None)
     if state is None:
         return
-    for item in items:
-        callspec = getattr(item, "callspec", None)
-        bench = state.items_by_id.get(callspec.params.get("tlbench_item")) if callspec else None
-        if isinstance(bench, BenchItem) and bench.kind == "device" and isinstance(bench.case, Case):
-            state.device_items.append(bench)
+    empty = [
+        i
+        for i in items
+        if "tlbench_item" in getattr(i, "fixturenames", ())
+        and getattr(getattr(i, "callspec", None), "params", {}).get("tlbench_item") not in state.items_by_id
+    ]
+    if empty:
+        config.hook.pytest_deselected(items=empty)
+        items[:] = [i for i in items if i not in empty]
 
 
 def pytest_collection_finish(session):
-    """The device items left after selection (-k, -m), for the interleaved device phase."""
+    """The device items left after every deselection (-k, -m, --deselect, node ids): the only
+    ones prefetched (compiled) and measured in the interleaved device phase."""
     state = session.config.stash.get(STATE, None)
     if state is None:
         return
@@ -183,6 +216,8 @@ def pytest_collection_finish(session):
         bench = state.items_by_id.get(callspec.params.get("tlbench_item")) if callspec else None
         if isinstance(bench, BenchItem) and bench.kind == "device":
             state.phase_items.append(bench)
+            if isinstance(bench.case, Case):
+                state.device_items.append(bench)
     if state.workers is not None and not is_controller(session.config):
         ids = [i.callspec.params.get("tlbench_item") for i in session.items if getattr(i, "callspec", None)]
         names = {state.items_by_id[i].backend for i in ids if i in state.items_by_id}
@@ -200,8 +235,14 @@ def _prefetch(state: TlbenchState, backend_name: str) -> None:
     ]
     if state.workers is not None:  # compiled in the backend's worker process, where items run
         state.workers.session(backend_name).prefetch(cases)
-    else:
+    elif worker_index() is None:
         state.pool.prefetch(backend, cases)
+    else:
+        # Under xdist: the first worker to get here compiles everything; the others wait, then
+        # find every kernel in tilelang's on-disk cache.
+        with prefetch_lock(state.prefetch_lock_path):
+            state.pool.prefetch(backend, cases)
+            state.pool.wait_idle()
 
 
 @pytest.fixture
@@ -228,12 +269,20 @@ class _Runner:
             else:
                 outcome = self._measure(backend)
         state.outcomes.append((nodeid, item, outcome))
+        if item.kind == "device" and state.device_progress is not None:
+            state.device_done += 1
+            state.device_progress.update(state.device_done, len(state.phase_items))
         if outcome.status != "timed":
             if state.journal:
                 state.journal.record(nodeid, item, outcome, None, backend)
             if outcome.status == "skipped":
                 pytest.skip(outcome.reason)
+            mark_not_measured(self.benchmark, f"{outcome.stage} failed")
             pytest.fail(f"[{outcome.stage}] {outcome.reason}", pytrace=False)
+        if item.kind == "device" and backend is not None and "device_uuid" not in outcome.record:
+            uuid = (backend.device_info() or {}).get("uuid")
+            if uuid:
+                outcome.record["device_uuid"] = str(uuid)  # which GPU: a multi-GPU merge keeps them apart
         self.benchmark.group = f"{item.kind}-{item.backend}-{item.case.problem.problem_id}"
         feed_samples(self.benchmark, outcome.samples_s, {EXTRA_KEY: outcome.record})
         if state.journal:
@@ -244,6 +293,12 @@ class _Runner:
         item, state = self.item, self.state
         if item.kind == "device" and backend.device_blocker() is None:
             _prefetch(state, item.backend)
+        if item.kind == "compile" and item.backend not in state.setup_s:
+            if state.workers is None:
+                state.setup_s[item.backend] = pay_setup_once(backend, item, state.pool.wait_idle)
+            else:  # in the backend's worker process, where the items run; its result is discarded
+                session = state.workers.session(item.backend)
+                state.setup_s[item.backend] = time_once(lambda: session.run(item, state.policy, 1, state.seed))
         ctx = RunContext(
             policy=state.policy,
             compile_rounds=state.compile_rounds,
@@ -307,6 +362,7 @@ def pytest_benchmark_update_json(config, benchmarks, output_json):
         "kinds": list(state.kinds),
         "input_seed": state.seed,
         "sweeps": state.sweeps,
+        "setup_s": state.setup_s,
         "failed": failed,
         "skipped": skipped,
         **(state.journal.json_note() if state.journal else {}),
@@ -364,27 +420,27 @@ def pytest_sessionfinish(session, exitstatus):
     state.autotune_written = [(e.problem_id, e.backend, e.case_id, e.vs_vendor) for e in entries]
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_terminal_summary(terminalreporter):
     state = terminalreporter.config.stash.get(STATE, None)
     if state is not None and not state.outcomes and state.autotune_written:  # the xdist controller
-        _write_autotune_lines(terminalreporter, state)
+        for line in _autotune_lines(state):
+            terminalreporter.write_line(line)
     if state is None or not state.outcomes:
         return
-    terminalreporter.write_sep("=", "tlbench")
-    for line in render_outcomes([(i, o) for _, i, o in state.outcomes], state.registry.traits):
-        terminalreporter.write_line(line)
-    for line in state.journal.summary_lines() if state.journal else []:
-        terminalreporter.write_line(line)
-    for diag in state.diagnostics:
-        if diag.verdict != "ok" or diag.inert_keys:
-            terminalreporter.write_line(diag.summary())
-    _write_autotune_lines(terminalreporter, state)
+    extra = list(state.journal.summary_lines() if state.journal else [])
+    extra += [diag.summary() for diag in state.diagnostics if diag.verdict != "ok" or diag.inert_keys]
+    extra += _autotune_lines(state)
+    records = [_outcome_record(n, i, o) for n, i, o in state.outcomes]
+    write_summary(terminalreporter, records, state.setup_s, state.registry.traits, extra)
 
 
-def _write_autotune_lines(terminalreporter, state: TlbenchState) -> None:
+def _autotune_lines(state: TlbenchState) -> list[str]:
+    lines = []
     for problem_id, backend, case_id, vs_vendor in state.autotune_written:
         ratio = f", {vs_vendor:.3f}x the vendor library" if vs_vendor else ""
-        terminalreporter.write_line(f"[tlbench] best {backend} {problem_id}: {case_id}{ratio} -> {state.autotune_path}")
+        lines.append(f"[tlbench] best {backend} {problem_id}: {case_id}{ratio} -> {state.autotune_path}")
+    return lines
 
 
 def pytest_benchmark_update_commit_info(config, commit_info):

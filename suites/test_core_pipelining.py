@@ -19,6 +19,13 @@ SWEEP = Sweep(
     description="GEMM+ReLU: does Vector work of tile t overlap Cube work of tile t+1, by tile and num_stages",
     problems=[GemmProblem(2048, 2048, 2048, "bfloat16", out_dtype="float32", epilogue="relu")],
     smoke_problems=[GemmProblem(512, 512, 1024, "bfloat16", out_dtype="float32", epilogue="relu")],
+    # quick scope: one Cube/Vector overlap case per backend
+    quick_problems=[GemmProblem(2048, 2048, 2048, "bfloat16", out_dtype="float32", epilogue="relu")],
+    quick_configs=[],
+    quick_backend_configs={
+        "ascend": [GemmConfig(128, 256, 64, 128, "auto", 2, num_cores=4)],
+        "nvidia": [GemmConfig(128, 256, 64, 256, "auto", 2)],
+    },
     configs=[],
     backend_configs={
         "ascend": [GemmConfig(m, n, k, 128, "auto", s, num_cores=4) for m, n, k in ASCEND_TILES for s in (1, 2, 3)],

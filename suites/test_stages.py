@@ -3,7 +3,7 @@
 fp16 ``C = A @ B^T`` at 8192^3 (full scope) and 1024^3 (smoke), tiles 128x128x32 / 128
 threads and 128x256x64 / 256 threads; ``auto`` with num_stages 0..4, ``manual``
 (stage=[0,0,1], order=[0,1,2]) and ``serial``; plus the vendor library (cuBLAS through
-torch) on the same inputs as its own item.
+torch) on the same inputs as its own item.  Quick scope (the default): the same curve at 8192^3.
 """
 
 from harness.core.sweep import Sweep
@@ -14,6 +14,7 @@ SWEEP = Sweep(
     description="num_stages 0..4, manual and serial loops, two tiles, fp16 GEMM",
     problems=[GemmProblem(8192, 8192, 8192, "float16")],
     smoke_problems=[GemmProblem(1024, 1024, 1024, "float16")],
+    quick_problems=[GemmProblem(8192, 8192, 8192, "float16")],  # the whole stage curve, both tiles
     configs=stage_configs([(128, 128, 32, 128), (128, 256, 64, 256)], num_stages=range(5)),
     vendor=True,
 )

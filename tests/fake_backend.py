@@ -64,7 +64,11 @@ class FakeBackend:
         import os
 
         device = os.environ.get("FAKE_VISIBLE_DEVICES")
-        return {"backend": "fake", "accelerator": "FakeAccelerator 1.0" + (f" #{device}" if device else "")}
+        return {
+            "backend": "fake",
+            "accelerator": "FakeAccelerator 1.0" + (f" #{device}" if device else ""),
+            "uuid": f"FAKE-{device or 0}",
+        }
 
     def scopes(self):
         # its own on-chip memory: one 227 KiB shared-memory scope, filled as the CUDA body fills it

@@ -121,7 +121,9 @@ def test_failures_carry_the_compiler_words_and_the_rest_still_runs(suite):
     result = _run(suite, "--tlbench-backend=fake")
     result.stdout.fnmatch_lines(["*[[]compile[]] FakeCompilerError: block_K=7 is not a legal tile*"])
     result.stdout.fnmatch_lines(["*[[]check[]] wrong result: 3 of 10 elements differ*"])
-    result.stdout.fnmatch_lines(["*= tlbench =*", "*kind*backend*case*median*"])
+    result.stdout.fnmatch_lines(["*= tlbench summary*", "fake · gemm-1024x1024x1024-f16", "*flags: 3 failed*"])
+    verbose = _run(suite, "--tlbench-backend=fake", "-v")
+    verbose.stdout.fnmatch_lines(["*= tlbench: every item =*", "*kind*backend*case*median*", "*FAILED [[]compile[]]: FakeCompilerError*"])
 
 
 def test_device_items_skip_with_the_backends_reason(suite):
@@ -167,10 +169,16 @@ def test_records_round_trip_through_json(suite):
 def test_xdist_workers_are_pinned_and_the_controller_writes_one_merged_json(suite):
     pytest.importorskip("xdist")
     result = _run(suite, "--tlbench-backend=fake", "--benchmark-only", "-n", "2", "--tlbench-devices=0,1")
-    result.assert_outcomes(passed=4, failed=3, skipped=2)
+    result.assert_outcomes(passed=5, failed=3, skipped=2)  # the vendor item once per GPU
     data = _json(suite)
-    assert len(data["benchmarks"]) == 4  # every timed item, from both workers
-    device = next(b for b in data["benchmarks"] if b["param"] == "device-fake-gemm-1024x1024x1024-f16-vendor")
+    assert len(data["benchmarks"]) == 5  # every timed item, from both workers
+    vendors = [b for b in data["benchmarks"] if b["extra_info"]["tlbench"]["case_id"] == "gemm-1024x1024x1024-f16-vendor"]
+    assert sorted(b["param"] for b in vendors) == [
+        "device-fake-gemm-1024x1024x1024-f16-vendor-gpu0",
+        "device-fake-gemm-1024x1024x1024-f16-vendor-gpu1",
+    ]
+    assert sorted(b["extra_info"]["tlbench"]["device_uuid"] for b in vendors) == ["FAKE-0", "FAKE-1"]  # each GPU its own
+    device = vendors[0]
     assert device["stats"]["rounds"] == len(device["extra_info"]["tlbench"]["samples_s"]) > 0  # measured in the worker, not disabled
     assert device["extra_info"]["tlbench"]["method"] == "fake-timer"
     assert {f["case_id"] for f in data["tlbench"]["failed"]} == {

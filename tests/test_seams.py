@@ -82,7 +82,7 @@ def _tlbench(toy_dir: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 def test_toy_backend_and_family_sweep_prune_record_and_compare(toy_dir):
-    first = _pytest(toy_dir, "a.json", "--tlbench-autotune=best.json")
+    first = _pytest(toy_dir, "a.json", "--tlbench-autotune=best.json", "-v")  # -v: the per-item table too
     assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-3000:]
     out = first.stdout
     # pruned before anything ran, each by whose knowledge it is
@@ -90,7 +90,7 @@ def test_toy_backend_and_family_sweep_prune_record_and_compare(toy_dir):
     assert "pruned (lanes): threads=96 does not fill 64-lane vectors" in out
     assert "over the on-chip budget: toy.sram needs 6144 B, limit 4096 B" in out
     assert "pruned (divisibility): n=4096 is not a multiple of block=1000" in out
-    assert "toy sram 3072 B" in out  # the toy's own plan summary in the tlbench table
+    assert "toy sram 3072 B" in out  # the toy's own plan summary in the tlbench table (-v)
     doc = json.loads((toy_dir / "a.json").read_text())
     records = [b["extra_info"]["tlbench"] for b in doc["benchmarks"]]
     assert sorted(r["case_id"] for r in records) == [

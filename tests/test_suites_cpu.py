@@ -44,7 +44,7 @@ def run(tmp_path_factory):
     workdir = tmp_path_factory.mktemp("e2e")
     (workdir / "test_e2e.py").write_text(SUITE)
     out = subprocess.run(
-        [sys.executable, "-m", "pytest", "test_e2e.py", "--tlbench-backend=nvidia,ascend", "--tlbench-compile-rounds=1",
+        [sys.executable, "-m", "pytest", "test_e2e.py", "--tlbench-backend=nvidia,ascend", "--tlbench-compile-rounds=1", "--tlbench-scope=full",
          "--benchmark-json=out.json", "-p", "no:cacheprovider", "-rs", "-v"],
         capture_output=True, text=True, cwd=workdir, timeout=1200,
     )

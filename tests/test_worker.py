@@ -75,7 +75,7 @@ def runs(tmp_path_factory):
     path = tmp_path_factory.mktemp("faults")
     (path / "conftest.py").write_text(CONFTEST)
     clean = _run(path, NORMAL, "clean.json")
-    faulty = _run(path, ORDER, "faulty.json")
+    faulty = _run(path, ORDER, "faulty.json", "-v")  # -v: the per-item table with each fault's words
     return path, clean, faulty
 
 

@@ -30,7 +30,7 @@ class FaSweep(Sweep):
     def configs_for(self, backend: str, scope: str = "full") -> list:
         if scope == "smoke" and self.smoke_configs is not None:
             return list(self.smoke_configs)
-        return super().configs_for(backend)
+        return super().configs_for(backend, scope)
 
     def cases(self, backend: str, scope: str, device: str | None = None, load_best=None) -> list[Case]:
         if not self.applies_to(backend):

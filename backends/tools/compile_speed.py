@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
                 for case in cases:
                     backend.compile(case, cold=False)
             else:
-                pool = CompilePool(workers=args.workers, progress=False)
+                pool = CompilePool(workers=args.workers)
                 pool.prefetch(backend, cases)
                 for case in cases:
                     pool.get(backend, case)

@@ -31,10 +31,12 @@ class BenchItem:
     kind: str  # "compile" | "device"
     case: Case | VendorCase
     skip_on: tuple[str, ...] = REJECTION_KINDS
+    copy: int | None = None  # one copy of a vendor item per GPU of a multi-GPU run (gpu_split)
 
     @property
     def item_id(self) -> str:
-        return f"{self.kind}-{self.backend}-{self.case.case_id}"
+        suffix = f"-gpu{self.copy}" if self.copy is not None else ""
+        return f"{self.kind}-{self.backend}-{self.case.case_id}{suffix}"
 
     def describe(self) -> dict[str, Any]:
         return {"backend": self.backend, "kind": self.kind, "case_id": self.case.case_id, **self.case.to_dict()}

@@ -10,6 +10,12 @@ case labelled ``best``, read by the ``load_best`` the caller passes in (the resu
 owns that file; this module does not import it).  ``probe_inert_keys`` asks the plugin to lower pairs of configs at
 collection to find swept keys that do not change the kernel.  Ids are ``<problem>-<config>`` (see harness/core/cases.py)
 and never depend on the backend, so the same kernel can be joined across backends.
+
+Scopes: ``quick`` (the default main job: a small but complete story in minutes) takes what a
+suite declares for it - ``quick_problems`` crossed with ``quick_configs`` (None: all of that
+backend's configs) plus ``quick_backend_configs``; ``quick_problems=()`` keeps a suite out of
+the quick scope, and a suite that declares nothing (None) runs in it as in ``full``.
+``smoke``: the small problems; ``full``: every problem.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ from typing import Any, Callable, Mapping, Protocol, Sequence
 from harness.core.space import REJECTION_KINDS
 from harness.core.cases import Case, VendorCase
 
-SCOPES = ("smoke", "full")
+SCOPES = ("quick", "smoke", "full")
 
 # (path, backend, problem, device) -> the recorded best config as a dict, or None
 BestLoader = Callable[[str, str, Any, "str | None"], "Mapping[str, Any] | None"]
@@ -51,10 +57,18 @@ class Sweep:
     # budget kernel only fails at launch); drop "divisibility"/"warp-partition" to let the
     # compiler answer with its own words instead of tlbench's prediction of them.
     skip_on: Sequence[str] = REJECTION_KINDS
+    # The quick scope (see the module docstring): nothing unless declared.
+    quick_problems: Sequence[GemmProblem] | None = None
+    quick_configs: Sequence[GemmConfig] | None = None
+    quick_backend_configs: Mapping[str, Sequence[GemmConfig]] = field(default_factory=dict)
 
     def problems_for(self, scope: str) -> list[Any]:
         if scope not in SCOPES:
             raise ValueError(f"scope must be one of {', '.join(SCOPES)}, got {scope!r}")
+        if scope == "quick" and self.quick_problems is not None:
+            return list(self.quick_problems)
+        if scope == "quick":
+            scope = "full"
         if scope == "smoke":
             return list(self.smoke_problems or self.problems[:1])
         seen: list[Any] = []
@@ -66,7 +80,10 @@ class Sweep:
     def applies_to(self, backend: str) -> bool:
         return self.backends is None or backend in self.backends
 
-    def configs_for(self, backend: str) -> list[Any]:
+    def configs_for(self, backend: str, scope: str = "full") -> list[Any]:
+        if scope == "quick" and self.quick_problems is not None:
+            base = list(self.quick_configs) if self.quick_configs is not None else self.configs_for(backend)
+            return [*base, *(c for c in self.quick_backend_configs.get(backend, ()) if c not in base)]
         expanded = self.axes.configs() if self.axes is not None else []
         return [*self.configs, *expanded, *self.backend_configs.get(backend, ())]
 
@@ -78,8 +95,8 @@ class Sweep:
         if not self.applies_to(backend):
             return []
         problems = self.problems_for(scope)
-        cases = [Case(problem=p, config=c) for p, c in product(problems, self.configs_for(backend))]
-        if self.best_configs:
+        cases = [Case(problem=p, config=c) for p, c in product(problems, self.configs_for(backend, scope))]
+        if self.best_configs and not (scope == "quick" and self.quick_problems is not None):
             if load_best is None:
                 raise ValueError(f"sweep {self.name!r} names best_configs={self.best_configs!r}: pass load_best to read it")
             for problem in problems:

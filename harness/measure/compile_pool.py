@@ -11,10 +11,10 @@ spends its time in C++ passes and in nvcc subprocesses.
 from __future__ import annotations
 
 import os
-import sys
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
+from typing import Callable
 
 from harness.core.backend_api import Backend, Compiled
 from harness.core.cases import Case
@@ -23,7 +23,9 @@ from harness.core.cases import Case
 @dataclass
 class CompilePool:
     workers: int = field(default_factory=lambda: max(1, os.cpu_count() or 1))
-    progress: bool = True
+    # Called with (done, total) as kernels finish (harness/pytest_plugin/progress.py draws it);
+    # None: silent.
+    progress: Callable[[int, int], None] | None = None
     _executor: ThreadPoolExecutor | None = None
     _futures: dict[tuple[str, str], Future] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -38,13 +40,11 @@ class CompilePool:
         with self._lock:
             self._done += 1
             done, total = self._done, len(self._futures)
-        if self.progress:
-            sys.stderr.write(f"\r[tlbench] compiled {done}/{total} kernels ({self.workers} threads)")
-            if done == total:
-                sys.stderr.write("\n")
-            sys.stderr.flush()
+        if self.progress is not None:
+            self.progress(done, total)
 
     def prefetch(self, backend: Backend, cases: list[Case]) -> None:
+        submitted: list[Future] = []
         for case in cases:
             key = (backend.name, case.case_id)
             with self._lock:
@@ -52,6 +52,12 @@ class CompilePool:
                     continue
                 future = self._pool().submit(backend.compile, case, False)
                 self._futures[key] = future
+            submitted.append(future)
+        if submitted and self.progress is not None:
+            with self._lock:
+                done, total = self._done, len(self._futures)
+            self.progress(done, total)
+        for future in submitted:
             future.add_done_callback(self._report)
 
     def get(self, backend: Backend, case: Case) -> Compiled:

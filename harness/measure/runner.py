@@ -29,7 +29,7 @@ __all__ = ["Outcome", "RunContext", "run_item", "run_device_items"]
 
 PHASE_WORDS = {
     "build": "tilelang.compile: lowering + the device compiler (nvcc/bisheng)",
-    "lower_and_plan": "lowering only (no device compiler here)",
+    "lower_and_plan": "lowering only (no device-compiler build: quick scope, or no compiler here)",
     "lower_and_schedule": "lowering + Z3 schedule only (the device build, where one ran, is not in the number)",
 }
 

@@ -7,7 +7,10 @@ installed; tlbench supports 5.2.x and 5.3.x):
   pytest-benchmark's public API only times a callable with a host clock; the device time we
   want in ``stats`` (so ``pytest-benchmark compare`` and ``--benchmark-compare-fail`` judge
   the kernel) is measured by the backend, so this goes through the fixture's private
-  ``_make_stats``.
+  ``_make_stats`` and sets its private ``_mode`` (what pytest-benchmark checks to tell a used
+  fixture from an unused one).
+- ``mark_not_measured(benchmark, why)``: a failed item's fixture, consulted but holding no
+  samples (the same private ``_mode``).
 - ``benchmark_entry(fixture)``: the fixture's JSON entry (``stats.as_dict``), or None when it
   measured nothing.
 - ``result_json_path(config)``: the path ``--benchmark-json`` names, in either shape
@@ -35,9 +38,18 @@ def feed_samples(benchmark: Any, samples_s: Sequence[float], extra_info: dict[st
     benchmark.extra_info.update(extra_info)
     if getattr(benchmark, "disabled", False):
         return
+    benchmark._mode = "tlbench: externally measured samples"  # used: no "fixture was not used" warning
     stats = benchmark._make_stats(1)
     for sample in samples_s:
         stats.update(float(sample))
+
+
+def mark_not_measured(benchmark: Any, why: str) -> None:
+    """An item that failed before it measured anything: its outcome (and ``why``) is in
+    tlbench's own record; tell the fixture it was consulted, so pytest-benchmark does not add
+    a "fixture was not used" warning to the failure.  Sets the private ``_mode``."""
+    if not getattr(benchmark, "_mode", None):
+        benchmark._mode = f"tlbench: {why}"
 
 
 def benchmark_entry(fixture: Any) -> dict[str, Any] | None:

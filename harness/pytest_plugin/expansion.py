@@ -18,6 +18,7 @@ from harness.core.record import BenchItem
 from harness.core.space import SpaceDiagnostics, diagnose, inert_keys
 from harness.core.sweep import Sweep
 from harness.results.best_configs import load_best
+from harness.pytest_plugin.gpu_split import vendor_copies, worker_count
 
 
 def device_of(state: Any, backend: str) -> str | None:
@@ -39,7 +40,8 @@ def expand(sweep: Sweep, state: Any) -> list[BenchItem]:
                 if kind == "device" or c.label is None
             ]
             if kind == "device":
-                items += [BenchItem(backend, kind, v) for v in sweep.vendor_cases(backend, state.scope)]
+                copies = vendor_copies(worker_count())  # one vendor item per GPU of a multi-GPU run
+                items += [BenchItem(backend, kind, v, copy=k) for v in sweep.vendor_cases(backend, state.scope) for k in copies]
     return items
 
 
@@ -47,7 +49,7 @@ def diagnose_space(sweep: Sweep, state: Any) -> list[SpaceDiagnostics]:
     """The search space per backend and problem, before anything compiles (seed section 5.3)."""
     out = []
     for backend_name in state.backends():
-        configs = sweep.configs_for(backend_name)
+        configs = sweep.configs_for(backend_name, state.scope)
         if not sweep.applies_to(backend_name) or not configs or state.registry.compile_blocker(backend_name):
             continue
         backend = state.registry.get(backend_name)

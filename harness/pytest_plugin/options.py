@@ -29,7 +29,13 @@ def pytest_addoption(parser):
         group.addoption(option.name, *option.deprecated_aliases, dest=option_dest(option), default=option.default,
                         help=option.help + aliases)
     group.addoption("--tlbench-kind", default="all", choices=("compile", "device", "all"), help="which measure kinds to run")
-    group.addoption("--tlbench-scope", default="full", choices=SCOPES, help="smoke: small problems only")
+    group.addoption(
+        "--tlbench-scope",
+        default="quick",
+        choices=SCOPES,
+        help="quick (default): the small complete story each suite declares, compile items lower only; "
+        "smoke: small problems; full: every sweep, compile items time lowering + build",
+    )
     group.addoption("--tlbench-compile-rounds", type=int, default=3, help="cold builds per compile item")
     group.addoption("--tlbench-seed", type=int, default=None, help="input seed (default: random, recorded in the JSON)")
     add_measure_options(group)
@@ -72,4 +78,6 @@ def warn_deprecated(config) -> None:
 
 def backend_option_values(config) -> BackendOptions:
     """Each backend option's value, under the key its backend reads."""
-    return BackendOptions({o.dest: config.getoption(option_dest(o)) for o in backend_options()})
+    values = {o.dest: config.getoption(option_dest(o)) for o in backend_options()}
+    values["cold_build"] = config.getoption("--tlbench-scope") != "quick"  # quick: compile items lower only
+    return BackendOptions(values)

@@ -49,6 +49,10 @@ class TlbenchState:
     workers: isolation.Workers | None = None
     device_phase: DevicePhase = field(default_factory=DevicePhase)
     phase_items: list[BenchItem] = field(default_factory=list)  # selected device items, final order
+    setup_s: dict[str, float] = field(default_factory=dict)  # per backend: the untimed first compile
+    device_progress: Any = None  # progress.Progress of the device items (None in xdist workers)
+    prefetch_lock_path: str = ""
+    device_done: int = 0
 
     def settings(self) -> dict[str, Any]:
         """What a measurement depends on besides code and testbed (journaled with each item)."""

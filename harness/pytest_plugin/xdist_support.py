@@ -21,6 +21,8 @@ import json
 import os
 from typing import Any, Sequence
 
+import pytest
+
 from harness.pytest_plugin.bench_adapter import result_json_path, write_json
 from harness.results.journal import atomic_write_text
 
@@ -146,13 +148,11 @@ class ControllerCollector:
             document = merged_document(self.config, self.benchmarks, self._machine_extra(), self._tlbench_json())
             write_json(self.config, document, lambda path, text: atomic_write_text(path, text))
 
+    @pytest.hookimpl(trylast=True)
     def pytest_terminal_summary(self, terminalreporter) -> None:
         if not self.outcomes:
             return
-        from harness.results.table import format_table, rows_from_records
+        from harness.pytest_plugin.terminal import write_summary
 
         workers = len({worker for per_worker in self.machines.values() for worker in per_worker})
-        terminalreporter.write_sep("=", f"tlbench (merged from {workers} workers)")
-        outcomes = sorted(self.outcomes, key=lambda o: (o["kind"], o["backend"], o["case_id"]))
-        for line in format_table(rows_from_records(outcomes, self.traits_of)):
-            terminalreporter.write_line(line)
+        write_summary(terminalreporter, self.outcomes, {}, self.traits_of, title=f"tlbench (merged from {workers} workers)")

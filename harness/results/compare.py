@@ -32,7 +32,7 @@ from harness.results import verdicts
 from harness.results.store import Results
 from harness.results.comparison import CompareError, ItemComparison, ItemKey, RunComparison, TestbedPair
 from harness.results.judgement import Judgement, TIME, Thresholds, Verdict, judge
-from harness.results.pairing import Group, NOISE_K, Paired, compile_rule, decisive_rule, first_line, group_drift, in_run_reference, is_vendor, item_key, model_changes, noise_floor, problem_of, run_shifts
+from harness.results.pairing import Group, NOISE_K, Paired, compile_rule, decisive_rule, first_line, group_drift, in_run_reference, is_vendor, item_key, model_changes, on_gpu, noise_floor, problem_of, run_shifts
 
 
 def _index(results: Results, items: Iterable[dict[str, Any]]) -> dict[ItemKey, dict[str, Any]]:
@@ -40,7 +40,14 @@ def _index(results: Results, items: Iterable[dict[str, Any]]) -> dict[ItemKey, d
     for rec in items:
         key = item_key(rec)
         if key in out:
-            raise CompareError(f"{results.path}: item {key.kind}-{key.backend}-{key.case_id} appears twice")
+            first = out[key]
+            if not (is_vendor(rec) and rec.get("device_uuid") and first.get("device_uuid") not in (None, rec.get("device_uuid"))):
+                raise CompareError(f"{results.path}: item {key.kind}-{key.backend}-{key.case_id} appears twice")
+            # a multi-GPU run measures the vendor item once per GPU: each copy is also kept
+            # under its GPU, the plain key stays the first copy (for pairing with a 1-GPU run)
+            out.setdefault(on_gpu(key, first["device_uuid"]), first)
+            out[on_gpu(key, rec["device_uuid"])] = rec
+            continue
         out[key] = rec
     return out
 

@@ -1,0 +1,113 @@
+"""Split a run over the GPUs of a host by expected cost, each GPU with its own vendor item.
+
+Contract (active only under ``pytest -n N`` with N > 1; workers are pinned one per GPU by
+xdist_support.pin_worker):
+- ``vendor_copies(worker_count)``: how many copies of each vendor item to collect: one per
+  worker, so every GPU measures its own vendor item and a kernel is judged against the
+  vendor item of the GPU it ran on (the copies share the case id; the pytest id says which
+  copy: ``...-vendor-gpuK``);
+- ``assign_groups(items, workers)``: one group per worker, balanced by expected cost
+  (longest first, each to the least-loaded group), vendor copy K in group K;
+- ``make_scheduler(config, log)``: the pytest-xdist scheduler the plugin uses when
+  ``-n N`` is given without ``--dist``: each group is one work unit, so it runs whole on one
+  worker (its GPU).  The controller never collects, so it reads the groups off the node ids
+  (``expected_cost_of_id``: the problem size in the id); items that are not tlbench's keep
+  pytest-xdist's per-module units.  (``--dist loadgroup`` with ``xdist_group`` marks is not
+  used: with pytest 9 it does not keep a group on one worker.)
+- ``expected_cost(item)``: one unit per item (setup, compile or check, sampling up to its
+  caps) plus one unit per TFLOP of the problem, so big problems spread first.  A model for
+  balancing only; nothing is reported from it.
+- ``prefetch_lock(path)``: a cross-process lock around the compile prefetch, so one worker
+  compiles every kernel and the others then find them in tilelang's on-disk cache.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+from contextlib import contextmanager
+from typing import Iterator, Sequence
+
+from harness.core.record import BenchItem
+
+WORKER_COUNT_ENV = "PYTEST_XDIST_WORKER_COUNT"
+
+
+def worker_count() -> int:
+    try:
+        return int(os.environ.get(WORKER_COUNT_ENV, "0"))
+    except ValueError:
+        return 0
+
+
+def vendor_copies(workers: int) -> list[int | None]:
+    return list(range(workers)) if workers > 1 else [None]
+
+
+def expected_cost(item: BenchItem) -> float:
+    flops = getattr(item.case.problem, "flops", 0) or 0
+    return 1.0 + flops / 1e12
+
+
+def assign_groups(items: Sequence[BenchItem], workers: int) -> dict[str, int]:
+    """item_id -> group index in [0, workers)."""
+    return _lpt([(i.item_id, expected_cost(i), i.copy) for i in items], workers)
+
+
+_ID = re.compile(r"\[((?:compile|device)-[^\]]*)\]$")
+_SIZE = re.compile(r"-(\d+)x(\d+)x(\d+)-")
+_COPY = re.compile(r"-gpu(\d+)$")
+
+
+def expected_cost_of_id(item_id: str) -> float:
+    """``expected_cost`` read off an item id (``gemm-MxNxK-...``: 2MNK flops)."""
+    size = _SIZE.search(item_id)
+    flops = 2 * int(size[1]) * int(size[2]) * int(size[3]) if size else 0
+    return 1.0 + flops / 1e12
+
+
+def _lpt(entries: Sequence[tuple[str, float, int | None]], workers: int) -> dict[str, int]:
+    groups: dict[str, int] = {}
+    load = [0.0] * workers
+    for key, cost, copy in entries:
+        if copy is not None:
+            groups[key] = copy % workers
+            load[copy % workers] += cost
+    for key, cost, _ in sorted((e for e in entries if e[2] is None), key=lambda e: (-e[1], e[0])):
+        target = min(range(workers), key=lambda g: (load[g], g))
+        groups[key] = target
+        load[target] += cost
+    return groups
+
+
+def make_scheduler(config, log):
+    from xdist.scheduler import LoadScopeScheduling
+
+    class CostGroupScheduling(LoadScopeScheduling):
+        """pytest-xdist's scope scheduler with tlbench's cost-balanced groups as the scopes."""
+
+        _groups: dict[str, int] | None = None
+
+        def _split_scope(self, nodeid: str) -> str:
+            match = _ID.search(nodeid)
+            if match is None:
+                return super()._split_scope(nodeid)
+            if self._groups is None:
+                ids = [m[1] for m in (_ID.search(n) for n in (self.collection or [])) if m]
+                entries = [(i, expected_cost_of_id(i), int(c[1]) if (c := _COPY.search(i)) else None) for i in ids]
+                self._groups = _lpt(entries, max(1, len(self.nodes)))  # every worker has registered by now
+            return f"tlbench-group-{self._groups.get(match[1], 0)}"
+
+    return CostGroupScheduling(config, log)
+
+
+@contextmanager
+def prefetch_lock(path: str) -> Iterator[None]:
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    with open(path, "a+") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)

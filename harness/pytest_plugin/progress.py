@@ -1,0 +1,106 @@
+"""A progress line for the long phases of a run: the compile prefetch and device timing.
+
+Contract: ``Progress(label, stream, live, suspend)`` counts ``done / total`` with the elapsed time and
+an ETA (from the mean time per finished unit).  ``live=True`` (a terminal, not an xdist
+worker: ``live_allowed``) draws one rich line that redraws in place; otherwise it writes a
+plain line at the start, at every further tenth of the total and at the end, so a log or CI
+output stays short.  ``update(done, total)`` may be called from any thread; ``close()`` ends
+the line.  ``suspend`` (pytest's ``capturemanager.global_and_fixture_disabled``) is entered
+around every write, so the line reaches the terminal while a test's output is captured;
+``live`` (default: ``live_allowed(sys.stdout)``) and ``stream`` (default: stdout for the
+live line, stderr for plain lines, so pytest's own stdout lines stay whole) are decided
+inside it.  A later batch (a larger total) starts a new line.  Nothing here
+measures: it only reports what the caller counted.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from contextlib import nullcontext
+from typing import Callable, ContextManager, TextIO
+
+
+def live_allowed(stream: TextIO | None = None) -> bool:
+    """A live line only on a terminal and never in an xdist worker (its output is captured)."""
+    stream = stream or sys.stdout
+    return bool(getattr(stream, "isatty", lambda: False)()) and not os.environ.get("PYTEST_XDIST_WORKER")
+
+
+def _clock(seconds: float) -> str:
+    seconds = max(0, int(round(seconds)))
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+class Progress:
+    def __init__(
+        self,
+        label: str,
+        stream: TextIO | None = None,
+        live: bool | None = None,
+        suspend: Callable[[], ContextManager] | None = None,
+    ) -> None:
+        self.label = label
+        self._stream = stream
+        self._live = live
+        self.suspend = suspend or nullcontext
+        self.start: float | None = None  # the first update starts the clock
+        self._lock = threading.Lock()
+        self._last_tenth = -1
+        self._total = 0
+        self._closed = False
+        self._rich = None
+
+    def text(self, done: int, total: int) -> str:
+        if self.start is None:
+            self.start = time.perf_counter()
+        elapsed = time.perf_counter() - self.start
+        eta = "?" if done == 0 else _clock(elapsed / done * (total - done))
+        return f"[tlbench] {self.label}: {done}/{total}, elapsed {_clock(elapsed)}, ETA {eta}"
+
+    def update(self, done: int, total: int) -> None:
+        with self._lock, self.suspend():
+            if total <= 0 or (self._closed and total <= self._total):
+                return
+            if self._closed:  # a new batch: a new line
+                self._closed, self._last_tenth = False, -1
+            self._total = total
+            live = live_allowed(self._stream or sys.stdout) if self._live is None else self._live
+            stream = self._stream or (sys.stdout if live else sys.stderr)
+            line = self.text(done, total)
+            if live:
+                self._draw(line, stream)
+            else:
+                tenth = (10 * done) // total
+                if tenth != self._last_tenth or done == total:
+                    self._last_tenth = tenth
+                    stream.write(line + "\n")
+                    stream.flush()
+            if done >= total:
+                self._close_locked()
+
+    def _draw(self, line: str, stream: TextIO) -> None:
+        if self._rich is None:
+            from rich.console import Console
+            from rich.live import Live
+            from rich.text import Text
+
+            self._text = Text
+            self._rich = Live(
+                Text(line), console=Console(file=stream), auto_refresh=False, transient=False, redirect_stdout=False, redirect_stderr=False
+            )
+            self._rich.start()
+        self._rich.update(self._text(line), refresh=True)
+
+    def _close_locked(self) -> None:
+        if self._rich is not None:
+            self._rich.stop()
+            self._rich = None
+        self._closed = True
+
+    def close(self) -> None:
+        with self._lock, self.suspend():
+            if not self._closed:
+                self._close_locked()

@@ -1,0 +1,243 @@
+"""The ten-second answer: one block per backend x problem, skips folded by reason.
+
+Contract: pure formatting over tlbench records (timed, failed and skipped ones, as in the
+JSON).  ``summary_lines(records, setup_s)`` returns the lines the terminal ends with:
+- one block per (backend, problem): a row per tile, a column per loop form (s0..s4, manual,
+  serial, ...).  With device timing the cell is the median time and the best cell is marked
+  ``*``; the block then says the best config, its TFLOP/s, its ratio to the vendor item
+  (vendor time / kernel time, so > 1 is faster than the vendor; the vendor item measured on
+  the same GPU, ``device_uuid``, when a multi-GPU run has one per GPU) and its % of the device's
+  peak (``pct_of_peak`` when a record carries it, else "peak unknown").  Without device
+  timing, compile items answer: for a schedule model (Ascend) the loop II per form and the
+  modeled cycles per core, best marked, always labelled ``(model)``; otherwise the pipeline
+  the compiler chose per form (``ws``: warp-specialized, ``sw``: software pipeline, ``-``:
+  none) with its buffer versions.  Status flags (DRIFT, CAPPED) and failures are counted.
+- the Cube/Vector overlap verdict where a schedule model has one (a model);
+- one line per skip reason with its count;
+- the untimed setup per backend (a backend's first compile, paid once outside every item).
+The full per-item table stays with ``tlbench report`` and ``pytest -v``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from harness.results.table import format_seconds
+
+FORM_ORDER = ("s0", "s1", "s2", "s3", "s4", "s5", "s6", "manual", "serial")
+FLAGS = ("DRIFT", "CAPPED")
+
+
+def _form(config: dict[str, Any]) -> str:
+    if config.get("loop_form") == "auto":
+        return f"s{config.get('num_stages')}"
+    return str(config.get("loop_form") or "?")
+
+
+def _tile(config: dict[str, Any]) -> str:
+    dims = [config.get(k) for k in ("block_M", "block_N", "block_K") if config.get(k) is not None]
+    text = "x".join(str(d) for d in dims) or "?"
+    if config.get("threads"):
+        text += f" t{config['threads']}"
+    for key, tag in (("num_cores", "c"), ("group_m", "g")):
+        if config.get(key):
+            text += f" {tag}{config[key]}"
+    if config.get("stage_output"):
+        text += " so"
+    if config.get("enable_offset"):
+        text += " offset"
+    return text
+
+
+def _is_vendor(record: dict[str, Any]) -> bool:
+    return record.get("config") is None and "problem" in record
+
+
+def _problem_label(record: dict[str, Any]) -> str:
+    case_id = str(record.get("case_id", "?"))
+    if _is_vendor(record):
+        return case_id.rsplit("-", 1)[0]
+    if record.get("label") and f"-{record['label']}-" in case_id:
+        return case_id[: case_id.index(f"-{record['label']}-")]
+    for marker in ("-bm", "-bq"):
+        if marker in case_id:
+            return case_id[: case_id.index(marker)]
+    return case_id.rsplit("-", 1)[0]
+
+
+def _short_plan(plan: dict[str, Any] | None) -> str:
+    if not plan:
+        return "?"
+    pipe = plan.get("pipeline") or {}
+    versions = [str(b.get("versions")) for b in plan.get("buffers", []) if b.get("scope") in ("shared.dyn", "shared.l1")]
+    tag = {"warp-specialized": "ws", "software-pipeline": "sw"}.get(pipe.get("kind"), "-")
+    return f"{tag} v{'/'.join(versions)}" if versions else tag
+
+
+@dataclass
+class _Block:
+    backend: str
+    problem: str
+    timed: list[dict[str, Any]] = field(default_factory=list)  # device items
+    compiled: list[dict[str, Any]] = field(default_factory=list)  # compile items
+    vendor: list[dict[str, Any]] = field(default_factory=list)
+    failed: int = 0
+
+
+def _median(record: dict[str, Any]) -> float | None:
+    return (record.get("summary") or {}).get("median")
+
+
+def _status_flag(record: dict[str, Any]) -> str | None:
+    status = (record.get("summary") or {}).get("status") or (record.get("measurement") or {}).get("status")
+    return status if status in FLAGS else None
+
+
+def _grid(records: list[dict[str, Any]], cell) -> tuple[list[str], dict[str, dict[str, str]]]:
+    forms: set[str] = set()
+    rows: dict[str, dict[str, str]] = {}
+    for rec in records:
+        config = rec.get("config") or {}
+        form, tile = _form(config), _tile(config)
+        if rec.get("label"):
+            tile += f" ({rec['label']})"
+        forms.add(form)
+        rows.setdefault(tile, {})[form] = cell(rec)
+    ordered = [f for f in FORM_ORDER if f in forms] + sorted(forms - set(FORM_ORDER))
+    return ordered, rows
+
+
+def _render_grid(forms: list[str], rows: dict[str, dict[str, str]], head: str) -> list[str]:
+    first = max([len(head), *(len(t) for t in rows)])
+    widths = {f: max([len(f), *(len(r.get(f, "")) for r in rows.values())]) for f in forms}
+    lines = ["  " + head.ljust(first) + "  " + "  ".join(f.rjust(widths[f]) for f in forms)]
+    for tile, cells in rows.items():
+        lines.append("  " + tile.ljust(first) + "  " + "  ".join(cells.get(f, "-").rjust(widths[f]) for f in forms))
+    return lines
+
+
+def _device_block(block: _Block) -> list[str]:
+    best = min(block.timed, key=lambda r: _median(r) or float("inf"))
+    same_gpu = [v for v in block.vendor if v.get("device_uuid") == best.get("device_uuid")]
+    vendors = same_gpu or block.vendor  # a kernel is judged against its own GPU's vendor item
+    vendor = min(vendors, key=lambda r: _median(r) or float("inf")) if vendors else None
+
+    def cell(rec):
+        mark = "*" if rec is best else ""
+        flag = "!" if _status_flag(rec) else ""
+        return f"{format_seconds(_median(rec)).replace(' ', '')}{mark}{flag}"
+
+    forms, rows = _grid(block.timed, cell)
+    lines = _render_grid(forms, rows, "device time (median)")
+    best_config = best.get("config") or {}
+    parts = [f"best {_tile(best_config)} {_form(best_config)}: {format_seconds(_median(best))}"]
+    tflops = (best.get("throughput") or {}).get("tflops")
+    if tflops:
+        parts.append(f"{tflops:.1f} TFLOP/s")
+    if vendor is not None and _median(vendor) and _median(best):
+        parts.append(f"{_median(vendor) / _median(best):.3f}x the vendor item ({format_seconds(_median(vendor))})")
+    else:
+        parts.append("no vendor item timed")
+    pct = best.get("pct_of_peak", (best.get("throughput") or {}).get("pct_of_peak"))
+    parts.append(f"{pct:.1f}% of peak" if isinstance(pct, (int, float)) else "peak unknown")
+    lines.append("  " + ", ".join(parts))
+    gpus = sorted({str(r["device_uuid"]) for r in block.timed if r.get("device_uuid")})
+    if len(gpus) > 1:
+        lines.append(f"  measured on {len(gpus)} devices: {', '.join(gpus)}")
+    return lines
+
+
+def _model_block(block: _Block) -> list[str]:
+    def cycles(rec):
+        return ((rec.get("plan") or {}).get("schedule_model") or {}).get("modeled_cycles_per_core")
+
+    ranked = [r for r in block.compiled if cycles(r)]
+    best = min(ranked, key=cycles) if ranked else None
+
+    def ii_cell(rec):
+        ii = ((rec.get("plan") or {}).get("pipeline") or {}).get("loop_ii_cycles_model")
+        return f"{ii}{'*' if rec is best else ''}" if ii is not None else "?"
+
+    forms, rows = _grid(block.compiled, ii_cell)
+    lines = _render_grid(forms, rows, "K-loop II, cycles (model)")
+    if best is not None:
+        config = best.get("config") or {}
+        lines.append(f"  best by the model: {_tile(config)} {_form(config)}, {cycles(best)} modeled cycles per core (model, not a time)")
+    for rec in block.compiled:
+        overlap = ((rec.get("plan") or {}).get("schedule_model") or {}).get("core_pipelining") or {}
+        if overlap.get("applicable"):
+            config = rec.get("config") or {}
+            verdict = (
+                f"overlaps: {overlap['overlap_cycles']} cycles of tile t's Vector work under tile t+1's Cube work"
+                if overlap.get("overlaps")
+                else "no overlap: tile t+1's Cube work starts after tile t's Vector work"
+            )
+            lines.append(f"  Cube/Vector {_tile(config)} {_form(config)}: {verdict}, tile-loop II {overlap['tile_loop_ii_cycles']} vs span {overlap['tile_loop_span_cycles']} (model)")
+    return lines
+
+
+def _plan_block(block: _Block) -> list[str]:
+    forms, rows = _grid(block.compiled, lambda rec: _short_plan(rec.get("plan")))
+    lines = _render_grid(forms, rows, "pipeline chosen")
+    slowest = max(block.compiled, key=lambda r: _median(r) or 0.0)
+    built = any("build" in (r.get("compile_phases_s") or {}) for r in block.compiled)
+    what = "cold lowering + build" if built else "cold lowering, no build"
+    lines.append(f"  no device timing: compile items only ({what}, slowest {format_seconds(_median(slowest))})")
+    lines.append("  ws = warp-specialized, sw = software pipeline, - = no pipeline; vA/B = buffer versions of A/B")
+    return lines
+
+
+def _blocks(records: Iterable[dict[str, Any]]) -> tuple[list[_Block], Counter]:
+    blocks: dict[tuple[str, str], _Block] = {}
+    skips: Counter = Counter()
+    for rec in records:
+        status = rec.get("status", "timed")
+        if status == "skipped":
+            skips[(rec.get("kind", "?"), str(rec.get("reason")))] += 1
+            continue
+        key = (str(rec.get("backend")), _problem_label(rec))
+        block = blocks.setdefault(key, _Block(*key))
+        if status == "failed":
+            block.failed += 1
+        elif _is_vendor(rec):
+            block.vendor.append(rec)
+        elif rec.get("kind") == "device":
+            block.timed.append(rec)
+        else:
+            block.compiled.append(rec)
+    return list(blocks.values()), skips
+
+
+def summary_lines(records: Iterable[dict[str, Any]], setup_s: dict[str, float] | None = None) -> list[str]:
+    blocks, skips = _blocks(records)
+    blocks.sort(key=lambda b: (b.problem, b.backend))
+    lines: list[str] = []
+    for block in blocks:
+        lines.append(f"{block.backend} · {block.problem}")
+        has_model = any(((r.get("plan") or {}).get("schedule_model")) for r in block.compiled)
+        if block.timed:
+            lines += _device_block(block)
+        elif block.compiled and has_model:
+            lines += _model_block(block)
+        elif block.compiled:
+            lines += _plan_block(block)
+        elif block.vendor:
+            lines.append(f"  vendor item only: {format_seconds(min(_median(v) or 0 for v in block.vendor))}")
+        if block.timed and block.compiled and has_model:
+            lines += _model_block(block)
+        flags = Counter(f for f in (_status_flag(r) for r in block.timed + block.vendor) if f)
+        notes = [f"{n} {flag}" for flag, n in sorted(flags.items())]
+        if block.failed:
+            notes.append(f"{block.failed} failed (see the table: pytest -v, or tlbench report)")
+        if notes:
+            lines.append("  flags: " + ", ".join(notes) + ("  (! marks a flagged cell)" if flags else ""))
+        lines.append("")
+    for (kind, reason), count in sorted(skips.items(), key=lambda kv: -kv[1]):
+        lines.append(f"{count} {kind} item{'s' if count != 1 else ''} skipped: {reason}")
+    if setup_s:
+        shown = ", ".join(f"{name} {format_seconds(seconds)}" for name, seconds in sorted(setup_s.items()) if seconds)
+        if shown:
+            lines.append(f"setup (each backend's first compile, untimed, outside every item): {shown}")
+    return lines

@@ -1,0 +1,84 @@
+"""The ten-second summary (harness/results/summary.py) and where the terminal puts it.
+
+Records are built the way the plugin writes them; what is pinned is the summary's own
+logic: the best cell marked, the vendor ratio as vendor time / kernel time, % of peak only
+when a record carries it, model numbers labelled, skips folded by reason with a count.
+"""
+
+import pytest
+
+from harness.results.summary import summary_lines
+
+from test_plugin import CONFTEST, SUITE
+
+PROBLEM = {"M": 1024, "N": 1024, "K": 1024, "dtype": "float16"}
+
+
+def _config(stages, form="auto", tile=(128, 128, 32, 128)):
+    m, n, k, t = tile
+    return {"block_M": m, "block_N": n, "block_K": k, "threads": t, "loop_form": form, "num_stages": stages}
+
+
+def _device(stages, median, form="auto", **extra):
+    cfg = _config(stages, form)
+    return {
+        "backend": "gpu", "kind": "device", "case_id": f"gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-{form}-s{stages}",
+        "kernel": "gemm", "problem": PROBLEM, "config": cfg, "summary": {"median": median, "status": "clean"},
+        "throughput": {"tflops": 2.0 / median / 1e3}, "status": "timed", **extra,
+    }
+
+
+VENDOR = {"backend": "gpu", "kind": "device", "case_id": "gemm-1024x1024x1024-f16-vendor", "kernel": "gemm",
+          "problem": PROBLEM, "config": None, "summary": {"median": 0.0010}, "status": "timed"}
+
+
+def test_device_block_marks_the_best_and_gives_the_vendor_ratio():
+    lines = summary_lines([_device(2, 0.0020), _device(3, 0.0012), VENDOR])
+    text = "\n".join(lines)
+    assert lines[0] == "gpu · gemm-1024x1024x1024-f16"
+    assert "1.200ms*" in text and "2.000ms*" not in text
+    assert "0.833x the vendor item (1.000 ms)" in text  # 1.0 ms / 1.2 ms
+    assert "peak unknown" in text
+
+
+def test_pct_of_peak_is_shown_when_the_record_has_it_and_flags_are_counted():
+    best = _device(3, 0.0012, pct_of_peak=61.25)
+    best["summary"]["status"] = "DRIFT"
+    text = "\n".join(summary_lines([_device(2, 0.0020), best, VENDOR]))
+    assert "61.2% of peak" in text and "peak unknown" not in text
+    assert "flags: 1 DRIFT" in text and "1.200ms*!" in text
+
+
+def test_model_block_is_labelled_and_skips_fold_by_reason():
+    def compiled(stages, ii, cycles):
+        return {"backend": "npu", "kind": "compile", "case_id": f"gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s{stages}",
+                "kernel": "gemm", "problem": PROBLEM, "config": _config(stages), "summary": {"median": 1.0}, "status": "timed",
+                "plan": {"pipeline": {"loop_ii_cycles_model": ii}, "schedule_model": {"modeled_cycles_per_core": cycles}}}
+
+    skipped = [{"backend": "npu", "kind": "device", "status": "skipped", "reason": "no NPU", "case_id": f"x{i}"} for i in range(3)]
+    lines = summary_lines([compiled(1, 490, 9000), compiled(2, 245, 5000), *skipped], {"npu": 2.5})
+    text = "\n".join(lines)
+    assert "K-loop II, cycles (model)" in text and "245*" in text and "490*" not in text
+    assert "5000 modeled cycles per core (model, not a time)" in text
+    assert "3 device items skipped: no NPU" in lines
+    assert lines[-1].startswith("setup (each backend's first compile, untimed") and "npu 2.500 s" in lines[-1]
+
+
+@pytest.fixture
+def suite(pytester):
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_fake=SUITE)
+    return pytester
+
+
+def test_the_terminal_ends_with_the_summary_and_hides_the_table_unless_verbose(suite):
+    quiet = suite.runpytest("-p", "no:cacheprovider", "--tlbench-backend=fake", "--benchmark-only")
+    quiet.assert_outcomes(passed=4, failed=3, skipped=2)
+    out = quiet.stdout.str()
+    tail = out[out.index("tlbench summary"):]
+    assert "fake · gemm-1024x1024x1024-f16" in tail and "the vendor item" in tail
+    assert "kind  " not in out  # the per-item table header: only with -v
+    assert "Benchmark fixture was not used" not in out
+    verbose = suite.runpytest("-p", "no:cacheprovider", "--tlbench-backend=fake", "--benchmark-only", "-v")
+    text = verbose.stdout.str()
+    assert text.index("tlbench: every item") < text.index("tlbench summary")
