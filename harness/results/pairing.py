@@ -145,10 +145,13 @@ def decisive_rule(
     width, words = floor
     if drift > width:
         width, words = drift, f"the ±{drift:.1%} drift measured inside the item"
-    if _vendor_rounds(base_rec, new_rec, reference):
-        return verdicts.between_rounds(verdicts.round_values(base_rec, True), verdicts.round_values(new_rec, True),
-                                       min_effect, alpha, width, words)
     base_rounds, new_rounds = verdicts.round_values(base_rec, False), verdicts.round_values(new_rec, False)
+    if _vendor_rounds(base_rec, new_rec, reference):
+        relative = verdicts.between_rounds(verdicts.round_values(base_rec, True), verdicts.round_values(new_rec, True),
+                                           min_effect, alpha, width, words)
+        absolute = (verdicts.between_rounds(base_rounds, new_rounds, min_effect, alpha, width, words)
+                    if base_rounds and new_rounds else None)
+        return verdicts.kernel_moved_too(relative, absolute)
     if base_rounds and new_rounds:
         return verdicts.between_rounds([v / base_ref for v in base_rounds], [v / new_ref for v in new_rounds],
                                        min_effect, alpha, width, words)

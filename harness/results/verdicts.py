@@ -21,6 +21,10 @@ Contract (pure functions on numbers and records; verdict names are the strings o
   machine probe (a fixed pure-Python workload timed after every build) for compile items.
   A slower move the witness did not share, or with no witness at all (older compile
   records), is a toolchain or harness regression: its own verdict, and it gates.
+- ``kernel_moved_too(relative, absolute)``: a verdict on the ratio to the vendor item stands
+  only where the kernel's own per-round medians moved the same way by the same rule; a
+  ratio that moved while the kernel's own time did not is the vendor item's move (seen on
+  the H200: a kernel at +0.1 % read +6.4 % against a re-measured vendor item).
 - ``drift_of(rec)``: the size of a record's measured drift (0 when clean), which widens the
   resolution of any pair it is in.
 """
@@ -112,6 +116,18 @@ def between_rounds(
         verdict = "SAME"
         reason = f"{moved}; under the {min_effect:.0%} minimum effect (this pair resolves ±{resolution:.1%})"
     return RuleJudgement(verdict, change, math.exp(mb), math.exp(mn), p_value, resolution, RULE_ROUNDS, reason)
+
+
+def kernel_moved_too(relative: RuleJudgement, absolute: RuleJudgement | None) -> RuleJudgement:
+    if relative.verdict not in ("SLOWER", "FASTER") or absolute is None or absolute.verdict == relative.verdict:
+        return relative
+    verdict = "SAME" if absolute.verdict == "SAME" else "NOISY"
+    reason = (
+        f"ratio to vendor {relative.change:+.1%}, but the kernel's own time moved {absolute.change:+.1%} "
+        f"({absolute.verdict}): the vendor item moved, not the kernel"
+    )
+    return RuleJudgement(verdict, relative.change, relative.base_value, relative.new_value, relative.p_value,
+                         relative.resolution, relative.rule, reason)
 
 
 def min_of_n(base: Sequence[float], new: Sequence[float], factor: float, floor: float = 0.0) -> RuleJudgement:

@@ -1,0 +1,51 @@
+"""tlbench compare on real H200 runs (tests/fixtures/compare/h200-aa/README.md).
+
+An A/A pair of unchanged code must read no SLOWER and no FASTER, and a kernel made ~6 %
+slower under the same case id must be the one SLOWER item.  Before the vendor-move rule, the
+A/A pair called the 128x256 ``manual`` item FASTER: its own time moved -0.3 % while its
+ratio to a re-measured vendor item moved -6.3 %.
+"""
+
+from pathlib import Path
+
+from harness.cli import main
+from harness.results import verdicts
+
+H200 = Path(__file__).parent / "fixtures" / "compare" / "h200-aa"
+SLOWED = "device-nvidia-gemm-8192x8192x8192-f16-bm128-bn256-bk64-t256-auto-s3"
+
+
+def _verdict_rows(md: Path) -> dict[str, str]:
+    rows = {}
+    for line in md.read_text().splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) > 2 and cells[0] in ("SAME", "SLOWER", "FASTER", "NOISY", "FAILED", "NEW", "GONE"):
+            rows[cells[1]] = cells[0]
+    return rows
+
+
+def test_aa_pair_on_the_h200_reads_no_change(tmp_path):
+    md = tmp_path / "aa.md"
+    assert main(["compare", str(H200 / "aa2.json"), str(H200 / "aa3.json"), "--markdown", str(md)]) == 0
+    rows = _verdict_rows(md)
+    assert len(rows) >= 40
+    assert not [k for k, v in rows.items() if v in ("SLOWER", "FASTER")]
+
+
+def test_sized_slowdown_on_the_h200_is_the_one_slower_item(tmp_path):
+    md = tmp_path / "slow.md"
+    assert main(["compare", str(H200 / "aa3.json"), str(H200 / "slow.json"), "--markdown", str(md)]) == 1
+    rows = _verdict_rows(md)
+    assert [k for k, v in rows.items() if v in ("SLOWER", "FASTER")] == [SLOWED]
+    assert rows[SLOWED] == "SLOWER"
+
+
+def _judgement(verdict: str, change: float) -> verdicts.RuleJudgement:
+    return verdicts.RuleJudgement(verdict, change, 1.0, 1.0 + change, 0.01, 0.02, verdicts.RULE_ROUNDS, "")
+
+
+def test_a_ratio_move_the_kernel_did_not_make_is_not_a_verdict():
+    judged = verdicts.kernel_moved_too(_judgement("FASTER", -0.063), _judgement("SAME", -0.003))
+    assert judged.verdict == "SAME" and "vendor item moved" in judged.reason
+    assert verdicts.kernel_moved_too(_judgement("SLOWER", 0.06), _judgement("NOISY", 0.02)).verdict == "NOISY"
+    assert verdicts.kernel_moved_too(_judgement("SLOWER", 0.051), _judgement("SLOWER", 0.056)).verdict == "SLOWER"
