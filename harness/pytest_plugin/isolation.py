@@ -7,7 +7,7 @@ hanging kernel costs only its item; ``inprocess`` runs them in the pytest proces
 behaviour, for debugging).  Under pytest-xdist each pytest worker is already pinned to its
 device before anything starts, and its worker processes inherit that pinning: one device
 process per device.  ``--tlbench-timeout`` bounds the inputs/check/run stages of one item
-(default: 4 x ``--tlbench-max-seconds``, at least 30 s), ``--tlbench-compile-timeout`` one
+(default: 4 x ``--tlbench-max-seconds``, at least 120 s), ``--tlbench-compile-timeout`` one
 compile.  Device items measured together (the interleaved device phase) go through
 ``Workers.device_session`` (a ``DeviceSession``); ``annotate`` puts the worker's account on
 their failures.  ``Workers.close()`` ends the processes at the end of the session.
