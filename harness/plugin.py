@@ -21,16 +21,17 @@ from typing import Any
 import pytest
 
 from harness.pytest_plugin import hookspecs
-from harness.pytest_plugin.expansion import diagnose_space, expand
+from harness.pytest_plugin.expansion import diagnose_space, expand, prefetch
 from harness.pytest_plugin.options import backend_option_values, warn_deprecated
 from harness.pytest_plugin.options import pytest_addoption  # noqa: F401  (the hook, registered through this module)
 from harness.pytest_plugin.state import KINDS, STATE, TlbenchState
-from harness.results.best_configs import pick_best, update_best_file
+from harness.pytest_plugin.autotune import autotune_lines, write_best_configs
+from harness.pytest_plugin.machine_info import fill_machine_info
 from harness.pytest_plugin.bench_adapter import benchmark_entry, feed_samples, mark_not_measured, stop_session_json
 from harness.pytest_plugin.main_job import pay_setup_once, time_once
 from harness.pytest_plugin.terminal import write_summary
 from harness.pytest_plugin.progress import Progress
-from harness.pytest_plugin.gpu_split import make_scheduler, prefetch_lock
+from harness.pytest_plugin.gpu_split import make_scheduler
 from harness.pytest_plugin import isolation, journaling
 from harness.pytest_plugin.enrich import enrich_record
 from harness.pytest_plugin.commit_info import fill_commit_info
@@ -224,27 +225,6 @@ def pytest_collection_finish(session):
         state.workers.start(sorted(n for n in names if not state.registry.compile_blocker(n)))  # imports overlap the run
 
 
-def _prefetch(state: TlbenchState, backend_name: str) -> None:
-    """First device item of a backend that can run: compile all its device cases in parallel."""
-    backend = state.registry.get(backend_name)
-    cases = [
-        i.case
-        for i in state.device_items
-        if i.backend == backend_name and isinstance(i.case, Case) and backend.rejection(i.case) is None
-        and not (state.journal and state.journal.will_reuse(i))
-    ]
-    if state.workers is not None:  # compiled in the backend's worker process, where items run
-        state.workers.session(backend_name).prefetch(cases)
-    elif worker_index() is None:
-        state.pool.prefetch(backend, cases)
-    else:
-        # Under xdist: the first worker to get here compiles everything; the others wait, then
-        # find every kernel in tilelang's on-disk cache.
-        with prefetch_lock(state.prefetch_lock_path):
-            state.pool.prefetch(backend, cases)
-            state.pool.wait_idle()
-
-
 @pytest.fixture
 def tlbench_item(request):  # replaced by parametrization
     raise pytest.UsageError("tlbench_item is parametrized from the module's SWEEP")
@@ -292,7 +272,7 @@ class _Runner:
     def _measure(self, backend) -> Outcome:
         item, state = self.item, self.state
         if item.kind == "device" and backend.device_blocker() is None:
-            _prefetch(state, item.backend)
+            prefetch(state, item.backend)
         if item.kind == "compile" and item.backend not in state.setup_s:
             if state.workers is None:
                 state.setup_s[item.backend] = pay_setup_once(backend, item, state.pool.wait_idle)
@@ -333,19 +313,8 @@ def tlbench(request, benchmark, tlbench_item):
 
 def pytest_benchmark_update_machine_info(config, machine_info):
     state = config.stash.get(STATE, None)
-    if state is None:
-        return
-    backends = {name: backend.device_info() for name, backend in state.registry.loaded().items()}
-    if not backends:
-        return
-    machine_info[EXTRA_KEY] = {"schema_version": SCHEMA_VERSION, "backends": backends}
-    accelerators = [f"{n}: {i.get('accelerator') or 'none (' + str(i.get('missing')) + ')'}" for n, i in backends.items()]
-    machine_info["accelerator"] = "; ".join(accelerators)
-    keys = dict.fromkeys(k for name in backends for k in state.registry.traits(name).machine_info_keys)
-    for key in keys:
-        values = {i.get(key) for i in backends.values() if i.get(key)}
-        if values:
-            machine_info[key] = ", ".join(sorted(map(str, values)))
+    if state is not None:
+        fill_machine_info(machine_info, state.registry)
 
 
 def pytest_benchmark_update_json(config, benchmarks, output_json):
@@ -399,48 +368,24 @@ def _outcome_record(nodeid: str, item: BenchItem, outcome: Outcome) -> dict[str,
 
 
 def pytest_sessionfinish(session, exitstatus):
-    """Autotune: the fastest correct config per problem goes to the best-configs file, written
-    once per run from all its items: by the xdist controller (from what every worker shipped),
-    never by a worker; without xdist by this process."""
     state = session.config.stash.get(STATE, None)
-    if state is None or not state.autotune_path or worker_index() is not None:
-        return
-    collector = session.config.pluginmanager.get_plugin("tlbench-xdist-controller")
-    if collector is not None:
-        records = [o for o in collector.outcomes if o.get("status") == "timed"]
-        infos = {name: next(iter(per_worker.values())) for name, per_worker in collector.machines.items() if per_worker}
-    else:
-        records = [o.record for _, _, o in state.outcomes if o.status == "timed"]
-        infos = {name: b.device_info() for name, b in state.registry.loaded().items()}
-    devices = {name: str(info.get("accelerator")) for name, info in infos.items()}
-    versions = {str(info.get("tilelang")) for info in infos.values()}
-    entries = pick_best(records, devices)
-    if entries:
-        update_best_file(state.autotune_path, entries, ", ".join(sorted(versions)) or None)
-    state.autotune_written = [(e.problem_id, e.backend, e.case_id, e.vs_vendor) for e in entries]
+    if state is not None and state.autotune_path and worker_index() is None:
+        write_best_configs(session.config, state)
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_terminal_summary(terminalreporter):
     state = terminalreporter.config.stash.get(STATE, None)
     if state is not None and not state.outcomes and state.autotune_written:  # the xdist controller
-        for line in _autotune_lines(state):
+        for line in autotune_lines(state):
             terminalreporter.write_line(line)
     if state is None or not state.outcomes:
         return
     extra = list(state.journal.summary_lines() if state.journal else [])
     extra += [diag.summary() for diag in state.diagnostics if diag.verdict != "ok" or diag.inert_keys]
-    extra += _autotune_lines(state)
+    extra += autotune_lines(state)
     records = [_outcome_record(n, i, o) for n, i, o in state.outcomes]
     write_summary(terminalreporter, records, state.setup_s, state.registry.traits, extra)
-
-
-def _autotune_lines(state: TlbenchState) -> list[str]:
-    lines = []
-    for problem_id, backend, case_id, vs_vendor in state.autotune_written:
-        ratio = f", {vs_vendor:.3f}x the vendor library" if vs_vendor else ""
-        lines.append(f"[tlbench] best {backend} {problem_id}: {case_id}{ratio} -> {state.autotune_path}")
-    return lines
 
 
 def pytest_benchmark_update_commit_info(config, commit_info):

@@ -5,7 +5,9 @@ backend, case) - the vendor item per problem for device kinds, and the autotuned
 case recorded on the backend's own device (``load_best`` is passed to the sweep, which does
 not import the results layer).  ``diagnose_space(sweep, state)`` asks each backend's own
 ``rejection`` about every config of every problem and, when the suite asks, lowers pairs of
-configs to find swept keys that change nothing.
+configs to find swept keys that change nothing.  ``prefetch(state, backend)``, at a
+backend's first device item that can run, compiles all its device cases ahead: in its
+worker process, in the compile pool, or (several xdist workers) once under a file lock.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from harness.core.cases import Case
 from harness.core.record import BenchItem
 from harness.core.space import SpaceDiagnostics, diagnose, inert_keys
 from harness.core.sweep import Sweep
+from harness.pytest_plugin.gpu_split import prefetch_lock
+from harness.pytest_plugin.xdist_support import worker_index
 from harness.results.best_configs import load_best
 from harness.pytest_plugin.gpu_split import vendor_copies, worker_count
 
@@ -62,3 +66,24 @@ def diagnose_space(sweep: Sweep, state: Any) -> list[SpaceDiagnostics]:
             diag.inert_keys = inert or []
             out.append(diag)
     return out
+
+
+def prefetch(state: Any, backend_name: str) -> None:
+    """First device item of a backend that can run: compile all its device cases in parallel."""
+    backend = state.registry.get(backend_name)
+    cases = [
+        i.case
+        for i in state.device_items
+        if i.backend == backend_name and isinstance(i.case, Case) and backend.rejection(i.case) is None
+        and not (state.journal and state.journal.will_reuse(i))
+    ]
+    if state.workers is not None:  # compiled in the backend's worker process, where items run
+        state.workers.session(backend_name).prefetch(cases)
+    elif worker_index() is None:
+        state.pool.prefetch(backend, cases)
+    else:
+        # Under xdist: the first worker to get here compiles everything; the others wait, then
+        # find every kernel in tilelang's on-disk cache.
+        with prefetch_lock(state.prefetch_lock_path):
+            state.pool.prefetch(backend, cases)
+            state.pool.wait_idle()

@@ -1,0 +1,29 @@
+"""What a run adds to pytest-benchmark's ``machine_info``: every loaded backend's device info.
+
+Contract: ``fill_machine_info(machine_info, registry)`` puts each loaded backend's
+``device_info()`` under ``machine_info["tlbench"]["backends"]`` (with the schema version),
+one ``accelerator`` line naming each backend's accelerator or what is missing, and the
+values of the device-info keys each backend's traits name (``machine_info_keys``: driver,
+toolkit and library versions), joined across backends.  Nothing when no backend loaded.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.core.record import EXTRA_KEY, SCHEMA_VERSION
+from harness.core.registry import BackendRegistry
+
+
+def fill_machine_info(machine_info: dict[str, Any], registry: BackendRegistry) -> None:
+    backends = {name: backend.device_info() for name, backend in registry.loaded().items()}
+    if not backends:
+        return
+    machine_info[EXTRA_KEY] = {"schema_version": SCHEMA_VERSION, "backends": backends}
+    accelerators = [f"{n}: {i.get('accelerator') or 'none (' + str(i.get('missing')) + ')'}" for n, i in backends.items()]
+    machine_info["accelerator"] = "; ".join(accelerators)
+    keys = dict.fromkeys(k for name in backends for k in registry.traits(name).machine_info_keys)
+    for key in keys:
+        values = {i.get(key) for i in backends.values() if i.get(key)}
+        if values:
+            machine_info[key] = ", ".join(sorted(map(str, values)))
