@@ -20,7 +20,9 @@ SWEEP = FaSweep(
     name="fa_ascend_schedule",
     description="flash attention on Ascend: Z3 KV-loop schedule per num_stages, tile and loop form (modeled cycles)",
     problems=[FaProblem(batch=2, heads=16, seq_q=4096, seq_k=4096, dim=128)],
-    quick_problems=(),  # out of the quick scope until it declares its quick block
+    # quick: one Z3 schedule (a few lowerings with the compile rounds) and the two refusals (free)
+    quick_problems=[FaProblem(batch=1, heads=2, seq_q=1024, seq_k=1024, dim=128)],
+    quick_configs=[FaConfig(128, 128, 3), FaConfig(256, 128, 2), FaConfig(64, 128, 2)],
     smoke_problems=[FaProblem(batch=1, heads=2, seq_q=1024, seq_k=1024, dim=128)],
     configs=[
         *fa_stage_configs([(128, 128, 128)], num_stages=range(1, 5)),

@@ -36,7 +36,7 @@ SWEEP = FaSweep(
     name="fa_stages",
     description="flash attention: num_stages 1..4, manual and serial KV loops, two tiles, one body, bf16",
     problems=[problem(s) for s in (1024, 4096, 8192, 16384)],
-    quick_problems=(),  # out of the quick scope until it declares its quick block
+    quick_problems=[problem(8192)],  # quick: the H200 acceptance problem, every config (device items: no CPU cost)
     smoke_problems=[problem(1024)],
     configs=fa_stage_configs(TILES, num_stages=range(1, 5)),
     backend_configs={"nvidia": [*HOPPER, ONE_WARPGROUP, LAYOUT_CONFLICT]},
