@@ -12,9 +12,16 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_a_git_commit_is_kept_and_labelled():
     info = {"id": "abc123", "dirty": True, "branch": "main"}
-    fill_commit_info(info, ROOT, environ={"TLBENCH_COMMIT": "zzz"})
+    fill_commit_info(info, ROOT, environ={})
     assert info["id"] == "abc123" and info["dirty"] is True and info["id_source"] == "git"
     assert info["source_digest"] == source_digest(ROOT)
+
+
+def test_the_environment_wins_over_a_stale_git_in_a_copied_tree():
+    info = {"id": "55710a9ec8", "dirty": True, "branch": "main"}
+    fill_commit_info(info, ROOT, environ={"TLBENCH_COMMIT": "c30c638", "TLBENCH_COMMIT_DIRTY": "0"})
+    assert info["id"] == "c30c638" and info["dirty"] is False and info["id_source"] == "TLBENCH_COMMIT"
+    assert info["git_id"] == "55710a9ec8" and info["git_dirty"] is True
 
 
 def test_a_tree_without_commits_takes_the_environment_and_keeps_gits_error():

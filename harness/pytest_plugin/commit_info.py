@@ -2,10 +2,13 @@
 
 Contract: ``fill_commit_info(commit_info, root, environ)`` completes the dict
 pytest-benchmark filled from the checkout (its own ``git`` call: id, branch, dirty flag):
-- when git gave no commit (no repository, or one without commits: a copied tree on a GPU
-  host), it takes ``TLBENCH_COMMIT`` (the commit id the tree was copied from) and
-  ``TLBENCH_COMMIT_DIRTY`` (1/0) from the environment and says so in ``id_source``;
-  without them the id stays "unknown" and ``id_source`` says why;
+- ``TLBENCH_COMMIT`` (the commit id a tree was copied from) and ``TLBENCH_COMMIT_DIRTY``
+  (1/0), when set, win over git and say so in ``id_source``; git's own answer is kept as
+  ``git_id`` / ``git_dirty``.  A copied tree can carry a stale ``.git`` (seen on the H200:
+  git named the first landing, dirty, for a tree copied from a later commit), and only the
+  person who copied it knows the commit;
+- otherwise git's commit is kept (``id_source`` "git"); without either the id stays
+  "unknown" and ``id_source`` says why;
 - it always adds ``source_digest``: SHA-256 over the ``*.py`` files of ``harness/``,
   ``backends/`` and ``suites/`` (path and bytes, in path order), which ties the run to
   the exact code that ran whether or not git could tell.
@@ -36,14 +39,17 @@ def source_digest(root: Path) -> str:
 def fill_commit_info(commit_info: MutableMapping, root: Path, environ: Mapping[str, str] | None = None) -> None:
     environ = os.environ if environ is None else environ
     known = commit_info.get("id") not in (None, "", "unknown", "unversioned") and not commit_info.get("error")
-    if known:
-        commit_info["id_source"] = "git"
-    elif environ.get("TLBENCH_COMMIT"):
-        commit_info["git_error"] = commit_info.pop("error", None)
+    if environ.get("TLBENCH_COMMIT"):
+        if known:
+            commit_info["git_id"], commit_info["git_dirty"] = commit_info.get("id"), commit_info.get("dirty")
+        else:
+            commit_info["git_error"] = commit_info.pop("error", None)
         commit_info["id"] = environ["TLBENCH_COMMIT"].strip()
         dirty = environ.get("TLBENCH_COMMIT_DIRTY")
         commit_info["dirty"] = None if dirty is None else dirty.strip() not in ("", "0", "false", "no")
         commit_info["id_source"] = "TLBENCH_COMMIT"
+    elif known:
+        commit_info["id_source"] = "git"
     else:
         commit_info["id_source"] = "unknown: git gave no commit and TLBENCH_COMMIT is not set"
     commit_info["source_digest"] = source_digest(root)
