@@ -6,12 +6,26 @@ timed lowering take (1 + FRACTION) x as long: after lowering for t seconds the C
 (busy, so both wall and CPU time grow) for FRACTION x t more, inside the timed phase.  It
 exists for the compile-gate acceptance check (a +20 % change in one item, and every compile
 1.2 x slower, as a tilelang upgrade would make it); never use it for results.
+``parse_case_fraction`` reads the ``CASE_ID:FRACTION`` spec of every test-only option.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+
+
+def parse_case_fraction(spec: str, option: str, upper: float, wanted: str) -> tuple[str, float]:
+    """(case id, fraction) of ``CASE_ID:FRACTION`` with 0 < FRACTION < upper, or a ValueError
+    naming the option and the form it wants."""
+    case_id, sep, fraction = spec.rpartition(":")
+    try:
+        value = float(fraction)
+    except ValueError:
+        value = -1.0
+    if not sep or not case_id or not 0 < value < upper:
+        raise ValueError(f"{option} wants {wanted}, got {spec!r}")
+    return case_id, value
 
 
 @dataclass(frozen=True)
@@ -24,13 +38,8 @@ class TestOnlyCompileSlowdown:
     def parse(cls, spec: str | None) -> "TestOnlyCompileSlowdown | None":
         if not spec:
             return None
-        case_id, sep, fraction = spec.rpartition(":")
-        try:
-            value = float(fraction)
-        except ValueError:
-            value = -1.0
-        if not sep or not case_id or not 0 < value < 10:
-            raise ValueError(f"--tlbench-test-only-compile-slowdown wants CASE_ID:FRACTION or *:FRACTION, got {spec!r}")
+        case_id, value = parse_case_fraction(spec, "--tlbench-test-only-compile-slowdown", 10,
+                                             "CASE_ID:FRACTION or *:FRACTION")
         return cls(case_id, value)
 
     def spin_after(self, case_id: str, elapsed_s: float) -> None:

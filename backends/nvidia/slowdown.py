@@ -19,6 +19,8 @@ from typing import Callable
 
 import torch
 
+from backends.test_only import parse_case_fraction
+
 PROBE_BYTES = 256 * 2**20
 
 
@@ -44,13 +46,8 @@ class TestOnlySlowdown:
     def parse(cls, spec: str | None) -> "TestOnlySlowdown | None":
         if not spec:
             return None
-        case_id, sep, fraction = spec.rpartition(":")
-        try:
-            value = float(fraction)
-        except ValueError:
-            value = -1.0
-        if not sep or not case_id or not 0 < value < 1:
-            raise ValueError(f"--tlbench-nvidia-test-only-slowdown wants CASE_ID:FRACTION with 0 < FRACTION < 1, got {spec!r}")
+        case_id, value = parse_case_fraction(spec, "--tlbench-nvidia-test-only-slowdown", 1,
+                                             "CASE_ID:FRACTION with 0 < FRACTION < 1")
         return cls(case_id, value)
 
     def wrap(self, case_id: str, run: Callable[[], None], device: torch.device) -> tuple[Callable[[], None], str | None]:
