@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from backends.kernels import loop_form
 from harness.core.cases import DTYPE_BYTES, DTYPE_SHORT, VendorCase
 
 FAMILY = "flash_attention"
@@ -121,26 +122,17 @@ class FaConfig:
     enable_offset: bool = False  # Ascend: a real prologue/body/epilogue software pipeline
 
     def __post_init__(self) -> None:
-        if self.loop_form not in ("auto", "manual", "serial"):
-            raise ValueError(f"loop_form must be auto, manual or serial, got {self.loop_form!r}")
+        loop_form.check(self.loop_form, self.num_stages)
         if self.body not in BODIES:
             raise ValueError(f"body must be one of {', '.join(BODIES)}, got {self.body!r}")
-        if self.loop_form == "auto" and (self.num_stages is None or self.num_stages < 0):
-            raise ValueError("loop_form='auto' needs num_stages >= 0")
-        if self.loop_form != "auto" and self.num_stages is not None:
-            raise ValueError(f"loop_form={self.loop_form!r} takes no num_stages (got {self.num_stages})")
 
     @property
     def loop_id(self) -> str:
-        return f"auto-s{self.num_stages}" if self.loop_form == "auto" else self.loop_form
+        return loop_form.loop_id(self.loop_form, self.num_stages)
 
     @property
     def pipeline_depth(self) -> int:
-        if self.loop_form == "manual":
-            return 2
-        if self.loop_form == "serial":
-            return 1
-        return max(1, int(self.num_stages or 0))
+        return loop_form.pipeline_depth(self.loop_form, self.num_stages)
 
     @property
     def config_id(self) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from backends.kernels import loop_form
 from harness.core.cases import DTYPE_BYTES, DTYPE_SHORT
 
 LoopForm = Literal["auto", "manual", "serial"]
@@ -85,27 +86,16 @@ class GemmConfig:
     stage_output: bool = False
 
     def __post_init__(self) -> None:
-        if self.loop_form not in ("auto", "manual", "serial"):
-            raise ValueError(f"loop_form must be auto, manual or serial, got {self.loop_form!r}")
-        if self.loop_form == "auto" and (self.num_stages is None or self.num_stages < 0):
-            raise ValueError("loop_form='auto' needs num_stages >= 0")
-        if self.loop_form != "auto" and self.num_stages is not None:
-            raise ValueError(f"loop_form={self.loop_form!r} takes no num_stages (got {self.num_stages})")
+        loop_form.check(self.loop_form, self.num_stages)
 
     @property
     def loop_id(self) -> str:
-        if self.loop_form == "auto":
-            return f"auto-s{self.num_stages}"
-        return self.loop_form
+        return loop_form.loop_id(self.loop_form, self.num_stages)
 
     @property
     def pipeline_depth(self) -> int:
         """Buffer versions the loop asks for: num_stages (0 and 1 mean one), manual: 2."""
-        if self.loop_form == "manual":
-            return 2
-        if self.loop_form == "serial":
-            return 1
-        return max(1, int(self.num_stages or 0))
+        return loop_form.pipeline_depth(self.loop_form, self.num_stages)
 
     @property
     def config_id(self) -> str:
