@@ -21,11 +21,22 @@ clean base run to compare a faulty one against).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from harness.core import budget
 from harness.core.backend_api import BackendOptions, Compiled, CompileError
 from harness.core.backend_traits import DefaultTraits
 from harness.core.cases import CheckResult, Plan, VendorCase
+
+CONFTEST = f"""
+import sys
+sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})
+from fake_backend import FakeBackend
+
+def pytest_tlbench_register_backends(registry):
+    registry.register("fake", FakeBackend)
+"""
+"""A pytester conftest that registers FakeBackend as "fake" (the tests that need only that)."""
 
 DEVICE_SAMPLES_S = (1.0e-3, 1.1e-3, 0.9e-3, 1.05e-3, 0.95e-3)
 COMPILE_SECONDS = 0.25

@@ -3,20 +3,12 @@ every worker's items (each worker used to write it from its own half: the last o
 FakeBackend (tests/fake_backend.py) stands in for a device: this pins the plugin's logic."""
 
 import json
-from pathlib import Path
 
 import pytest
 
 import fake_backend
 
-CONFTEST = f"""
-import sys
-sys.path.insert(0, {str(Path(fake_backend.__file__).parent)!r})
-from fake_backend import FakeBackend
-
-def pytest_tlbench_register_backends(registry):
-    registry.register("fake", FakeBackend)
-"""
+CONFTEST = fake_backend.CONFTEST
 
 SUITE = """
 from harness.core.sweep import Sweep

@@ -23,14 +23,7 @@ from harness.cli import main as tlbench_main
 from harness.results.journal import Journal, JournalError, atomic_write_text, journal_path_for, read_journal
 from harness.results.store import load_results
 
-CONFTEST = f"""
-import sys
-sys.path.insert(0, {str(Path(fake_backend.__file__).parent)!r})
-from fake_backend import FakeBackend
-
-def pytest_tlbench_register_backends(registry):
-    registry.register("fake", FakeBackend)
-"""
+CONFTEST = fake_backend.CONFTEST
 
 # Eight device items in collection order; block_N=88 waits on $TLBENCH_FAKE_GATE (test-only).
 SUITE = """

@@ -21,14 +21,7 @@ import pytest
 import fake_backend
 from harness.cli import main as tlbench_main
 
-CONFTEST = f"""
-import sys
-sys.path.insert(0, {str(Path(fake_backend.__file__).parent)!r})
-from fake_backend import FakeBackend
-
-def pytest_tlbench_register_backends(registry):
-    registry.register("fake", FakeBackend)
-"""
+CONFTEST = fake_backend.CONFTEST
 
 # (block_N, block_K) per config, in order; the faulty ones are TEST-ONLY injections.
 NORMAL = [(128, 32), (64, 32), (32, 32), (16, 32), (128, 64), (64, 64)]
