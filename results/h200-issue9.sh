@@ -11,7 +11,7 @@ set -u
 what=$1; out=$2; mkdir -p "$out"
 export PYTHONPATH=$PWD/.gpu/site:$PWD PYTHONUNBUFFERED=1
 SEL=(suites/test_stages.py suites/test_tiles.py -k "8192 and (test_stages or g8 or vendor)")
-DEV=(--benchmark-only --tlbench-backend=nvidia --tlbench-kind=device --tlbench-rounds=5 --tlbench-batch=10 --tlbench-max-samples=100 --tlbench-seed=1)
+DEV=(--benchmark-only --tlbench-scope=full --tlbench-backend=nvidia --tlbench-kind=device --tlbench-rounds=5 --tlbench-batch=10 --tlbench-max-samples=100 --tlbench-seed=1)
 SLOWED=gemm-8192x8192x8192-f16-bm128-bn256-bk64-t256-auto-s3
 compare_pair() { echo "== tlbench compare $1 $2"; python3 -m harness.cli compare "$1" "$2" --markdown "$3"; echo "exit $?"; }
 case $what in
