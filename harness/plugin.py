@@ -34,6 +34,7 @@ from harness.pytest_plugin.progress import Progress
 from harness.pytest_plugin.gpu_split import make_scheduler
 from harness.pytest_plugin import isolation, journaling
 from harness.pytest_plugin.enrich import enrich_record
+from harness.results.error_text import failure_line, headline
 from harness.pytest_plugin.commit_info import fill_commit_info
 from harness.measure.compile_pool import CompilePool
 from harness.measure.device_phase import DevicePhase
@@ -258,7 +259,9 @@ class _Runner:
             if outcome.status == "skipped":
                 pytest.skip(outcome.reason)
             mark_not_measured(self.benchmark, f"{outcome.stage} failed")
-            pytest.fail(f"[{outcome.stage}] {outcome.reason}", pytrace=False)
+            line = failure_line({"stage": outcome.stage, "error": outcome.reason, "worker": outcome.worker})
+            whole = "" if headline(outcome.reason) == outcome.reason.strip() else f"\n{outcome.reason}"
+            pytest.fail(line + whole, pytrace=False)  # pytest's short summary shows the first line
         if item.kind == "device" and backend is not None and "device_uuid" not in outcome.record:
             uuid = (backend.device_info() or {}).get("uuid")
             if uuid:

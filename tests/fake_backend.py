@@ -10,8 +10,9 @@ TEST-ONLY fault injection (never part of a shipped suite), chosen by the config:
 - block_N == 24: ``check`` raises (a Python-level crash in the check);
 - block_N == 40: a timed batch segfaults (a device fault that kills the process);
 - block_N == 56: a timed batch never returns (a hanging kernel);
-- block_N == 72: a timed batch raises a sticky fault: every later ``check``/batch of
-  this backend instance raises too (a CUDA context after an illegal address);
+- block_N == 72: a timed batch raises a sticky fault with multi-line words
+  (``ILLEGAL_ADDRESS_WORDS``): every later ``check``/batch of this backend instance raises
+  too (a CUDA context after an illegal address);
 - block_N == 88: a timed batch waits until the file named by ``$TLBENCH_FAKE_GATE`` exists
   (a test holds a run there, to kill it at a known point).
 With ``TLBENCH_FAKE_FAULTS=off`` in the environment these configs behave like any other (a
@@ -40,6 +41,13 @@ def pytest_tlbench_register_backends(registry):
 
 DEVICE_SAMPLES_S = (1.0e-3, 1.1e-3, 0.9e-3, 1.05e-3, 0.95e-3)
 COMPILE_SECONDS = 0.25
+# A sticky fault's words, multi-line as torch's are (its advice lines end in TORCH_USE_CUDA_DSA).
+ILLEGAL_ADDRESS_WORDS = (
+    "FakeIllegalAddress: an illegal memory access was encountered (test-only injection)\n"
+    "Fake kernel errors might be asynchronously reported at some other API call.\n"
+    "For debugging consider passing FAKE_LAUNCH_BLOCKING=1\n"
+    "Compile with `FAKE_USE_DSA` to enable device-side assertions.\n"
+)
 
 
 @dataclass(frozen=True)
@@ -140,7 +148,7 @@ class FakeBackend:
                 time.sleep(1)
         if block_n == 72:
             self.sticky_fault = "illegal memory access (fake)"
-            raise RuntimeError("FakeIllegalAddress: an illegal memory access was encountered (test-only injection)")
+            raise RuntimeError(ILLEGAL_ADDRESS_WORDS)
         if block_n == 88:
             import os
             import time

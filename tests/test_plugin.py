@@ -119,8 +119,8 @@ def test_items_ids_outcomes_and_json(suite):
 
 def test_failures_carry_the_compiler_words_and_the_rest_still_runs(suite):
     result = _run(suite, "--tlbench-backend=fake")
-    result.stdout.fnmatch_lines(["*[[]compile[]] FakeCompilerError: block_K=7 is not a legal tile*"])
-    result.stdout.fnmatch_lines(["*[[]check[]] wrong result: 3 of 10 elements differ*"])
+    result.stdout.fnmatch_lines(["*[[]compile[]]: FakeCompilerError: block_K=7 is not a legal tile*"])
+    result.stdout.fnmatch_lines(["*[[]check[]]: wrong result: 3 of 10 elements differ*"])
     result.stdout.fnmatch_lines(["*= tlbench summary*", "fake · gemm-1024x1024x1024-f16", "*flags: 3 failed*"])
     verbose = _run(suite, "--tlbench-backend=fake", "-v")
     verbose.stdout.fnmatch_lines(["*= tlbench: every item =*", "*kind*backend*case*median*", "*FAILED [[]compile[]]: FakeCompilerError*"])

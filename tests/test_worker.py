@@ -111,10 +111,18 @@ def test_items_run_in_a_worker_process_that_is_replaced_after_a_fault(runs):
 
 
 def test_summary_shows_the_faults_and_restarts(runs):
-    _, _, faulty = runs
+    path, _, faulty = runs
     out = faulty.stdout
     assert re.search(r"FAILED \[run\]: TIMEOUT: no answer within 2 s in stage run.*\(worker restarted; \d+ restarts so far\)", out)
     assert re.search(r"FAILED \[check\]: RuntimeError: FakeCheckCrash", out)
+    # a multi-line fault shows its informative first line (type and words), not the last advice line
+    headline = "FAILED [run]: RuntimeError: FakeIllegalAddress: an illegal memory access was encountered (test-only injection)"
+    table = [line for line in out.splitlines() if _case(72, 32) in line and "FAILED [run]" in line]
+    assert table and all(headline in line and "FAKE_USE_DSA" not in line for line in table), table
+    assert re.search(re.escape(f"FAILED device {_case(72, 32)}: [run]: RuntimeError: FakeIllegalAddress") + r".*restarts so far", out)
+    doc = json.loads((path / "faulty.json").read_text())  # the record keeps the whole text
+    sticky = next(f for f in doc["tlbench"]["failed"] if f["case_id"] == _case(72, 32) and f["kind"] == "device")
+    assert "FakeIllegalAddress: an illegal memory access" in sticky["error"] and "FAKE_USE_DSA" in sticky["error"]
     assert "worker process died (SIGSEGV (signal 11)) during compile" in out
 
 

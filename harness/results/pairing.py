@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 from harness.results import verdicts
 from harness.results.store import suite_of
+from harness.results.error_text import headline
 from harness.results.comparison import Drift, ItemKey, ModelChange
 from harness.results.judgement import RUN_RATIO, Thresholds, VENDOR_RATIO, median_of
 
@@ -260,6 +261,5 @@ def model_changes(paired: Paired) -> list[ModelChange]:
 
 
 def first_line(text: Any, limit: int = 140) -> str:
-    lines = [ln.strip() for ln in str(text or "").splitlines() if ln.strip()]
-    line = lines[-1] if lines else ""
-    return line if len(line) <= limit else line[: limit - 3] + "..."
+    """The informative line of an error text (harness/results/error_text.py)."""
+    return headline(text, limit)

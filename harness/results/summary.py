@@ -11,7 +11,9 @@ JSON).  ``summary_lines(records, setup_s)`` returns the lines the terminal ends 
   timing, compile items answer: for a schedule model (Ascend) the loop II per form and the
   modeled cycles per core, best marked, always labelled ``(model)``; otherwise the pipeline
   the compiler chose per form (``ws``: warp-specialized, ``sw``: software pipeline, ``-``:
-  none) with its buffer versions.  Status flags (DRIFT, CAPPED) and failures are counted.
+  none) with its buffer versions.  Status flags (DRIFT, CAPPED) and failures are counted;
+  the first failures are named, each with its stage, the error's headline line
+  (harness/results/error_text.py) and its worker restart count.
 - the Cube/Vector overlap verdict where a schedule model has one (a model);
 - one line per skip reason with its count;
 - the untimed setup per backend (a backend's first compile, paid once outside every item).
@@ -24,10 +26,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from harness.results.error_text import failure_line
 from harness.results.table import format_seconds
 
 FORM_ORDER = ("s0", "s1", "s2", "s3", "s4", "s5", "s6", "manual", "serial")
 FLAGS = ("DRIFT", "CAPPED")
+MAX_FAILURE_LINES = 5
 
 
 def _form(config: dict[str, Any]) -> str:
@@ -83,7 +87,7 @@ class _Block:
     timed: list[dict[str, Any]] = field(default_factory=list)  # device items
     compiled: list[dict[str, Any]] = field(default_factory=list)  # compile items
     vendor: list[dict[str, Any]] = field(default_factory=list)
-    failed: int = 0
+    failed: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _median(record: dict[str, Any]) -> float | None:
@@ -200,7 +204,7 @@ def _blocks(records: Iterable[dict[str, Any]]) -> tuple[list[_Block], Counter]:
         key = (str(rec.get("backend")), _problem_label(rec))
         block = blocks.setdefault(key, _Block(*key))
         if status == "failed":
-            block.failed += 1
+            block.failed.append(rec)
         elif _is_vendor(rec):
             block.vendor.append(rec)
         elif rec.get("kind") == "device":
@@ -208,6 +212,14 @@ def _blocks(records: Iterable[dict[str, Any]]) -> tuple[list[_Block], Counter]:
         else:
             block.compiled.append(rec)
     return list(blocks.values()), skips
+
+
+def _failure_lines(failed: list[dict[str, Any]]) -> list[str]:
+    """One line per failed item (the first few): its kind and case, stage, error headline, restarts."""
+    lines = [f"  FAILED {r.get('kind')} {r.get('case_id')}: {failure_line(r)}" for r in failed[:MAX_FAILURE_LINES]]
+    if len(failed) > MAX_FAILURE_LINES:
+        lines.append(f"  ... {len(failed) - MAX_FAILURE_LINES} more failed (see the table)")
+    return lines
 
 
 def summary_lines(records: Iterable[dict[str, Any]], setup_s: dict[str, float] | None = None) -> list[str]:
@@ -230,9 +242,10 @@ def summary_lines(records: Iterable[dict[str, Any]], setup_s: dict[str, float] |
         flags = Counter(f for f in (_status_flag(r) for r in block.timed + block.vendor) if f)
         notes = [f"{n} {flag}" for flag, n in sorted(flags.items())]
         if block.failed:
-            notes.append(f"{block.failed} failed (see the table: pytest -v, or tlbench report)")
+            notes.append(f"{len(block.failed)} failed (see the table: pytest -v, or tlbench report)")
         if notes:
             lines.append("  flags: " + ", ".join(notes) + ("  (! marks a flagged cell)" if flags else ""))
+        lines += _failure_lines(block.failed)
         lines.append("")
     for (kind, reason), count in sorted(skips.items(), key=lambda kv: -kv[1]):
         lines.append(f"{count} {kind} item{'s' if count != 1 else ''} skipped: {reason}")

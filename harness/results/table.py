@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
+from harness.results.error_text import failure_line
 from harness.results.roofline import format_pct
 
 
@@ -56,10 +57,7 @@ def _row_from_record(rec: dict[str, Any], traits_of: TraitsOf) -> Row:
     tput = (rec.get("throughput") or {}).get("tflops")
     note = status
     if status == "failed":
-        note = f"FAILED [{rec.get('stage')}]: {_first_line(rec.get('error', ''))}"
-        worker = rec.get("worker") or {}
-        if worker.get("restarted"):
-            note += f" (worker restarted; {worker.get('restarts')} restarts so far)"
+        note = f"FAILED {failure_line(rec)}"
     elif status == "skipped":
         note = f"skipped: {rec.get('reason')}"
     elif rec.get("kind") == "device":
@@ -76,12 +74,6 @@ def _row_from_record(rec: dict[str, Any], traits_of: TraitsOf) -> Row:
         plan=plan_cell(rec.get("plan"), rec.get("backend", "?"), traits_of),
         status=note,
     )
-
-
-def _first_line(text: str, limit: int = 160) -> str:
-    lines = [ln.strip() for ln in str(text).splitlines() if ln.strip()]
-    line = lines[-1] if lines else ""
-    return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
 def rows_from_records(records: Iterable[dict[str, Any]], traits_of: TraitsOf) -> list[Row]:
