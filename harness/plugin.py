@@ -33,7 +33,7 @@ from harness.pytest_plugin.terminal import write_summary
 from harness.pytest_plugin.progress import Progress
 from harness.pytest_plugin.gpu_split import make_scheduler
 from harness.pytest_plugin import isolation, journaling
-from harness.pytest_plugin.enrich import enrich_record
+from harness.pytest_plugin.finishing import bench_group, finish_outcome, journal_chunk
 from harness.results.error_text import failure_line, headline
 from harness.pytest_plugin.commit_info import fill_commit_info
 from harness.measure.compile_pool import CompilePool
@@ -138,8 +138,10 @@ def pytest_configure(config):
         config.pluginmanager.register(ControllerCollector(config, registry.traits), "tlbench-xdist-controller")
     state = config.stash[STATE]
     state.workers = isolation.Workers.from_config(config, registry)
-    if state.workers is not None:
-        state.device_phase = DevicePhase(make_session=state.workers.device_session)
+    state.device_phase = DevicePhase(
+        **({"make_session": state.workers.device_session} if state.workers is not None else {}),
+        on_chunk=lambda pairs: journal_chunk(config.stash[STATE], config, pairs),
+    )
     run_id = getattr(config, "workerinput", {}).get("testrunuid", str(os.getpid()))
     state.prefetch_lock_path = os.path.join(tempfile.gettempdir(), f"tlbench-prefetch-{run_id}.lock")
     state.journal = journaling.JournalingPlugin(config, state.settings, _outcome_record)
@@ -218,6 +220,7 @@ def pytest_collection_finish(session):
         bench = state.items_by_id.get(callspec.params.get("tlbench_item")) if callspec else None
         if isinstance(bench, BenchItem) and bench.kind == "device":
             state.phase_items.append(bench)
+            state.phase_nodes.setdefault(bench.item_id, item)
             if isinstance(bench.case, Case):
                 state.device_items.append(bench)
     if state.workers is not None and not is_controller(session.config):
@@ -262,11 +265,7 @@ class _Runner:
             line = failure_line({"stage": outcome.stage, "error": outcome.reason, "worker": outcome.worker})
             whole = "" if headline(outcome.reason) == outcome.reason.strip() else f"\n{outcome.reason}"
             pytest.fail(line + whole, pytrace=False)  # pytest's short summary shows the first line
-        if item.kind == "device" and backend is not None and "device_uuid" not in outcome.record:
-            uuid = (backend.device_info() or {}).get("uuid")
-            if uuid:
-                outcome.record["device_uuid"] = str(uuid)  # which GPU: a multi-GPU merge keeps them apart
-        self.benchmark.group = f"{item.kind}-{item.backend}-{item.case.problem.problem_id}"
+        self.benchmark.group = bench_group(item)
         feed_samples(self.benchmark, outcome.samples_s, {EXTRA_KEY: outcome.record})
         if state.journal:
             state.journal.record(nodeid, item, outcome, self.benchmark, backend)
@@ -293,15 +292,11 @@ class _Runner:
         if in_phase and (state.workers is None or state.policy.interleave):
             reuse = state.journal.will_reuse if state.journal else (lambda i: False)
             outcome = state.device_phase.outcome(item, backend, [i for i in state.phase_items if not reuse(i)], ctx)
-            if state.workers is not None:
-                outcome = state.workers.annotate(item, outcome)
         elif state.workers is not None:
             outcome = state.workers.session(item.backend).run(item, state.policy, state.compile_rounds, state.seed)
         else:
             outcome = run_item(item, backend, ctx)
-        if outcome.status == "timed":
-            enrich_record(outcome.record, backend, item.case)  # kernel hash, % of peak
-        return outcome
+        return finish_outcome(state, item, backend, outcome)
 
 
 @pytest.fixture

@@ -14,7 +14,8 @@ TEST-ONLY fault injection (never part of a shipped suite), chosen by the config:
   (``ILLEGAL_ADDRESS_WORDS``): every later ``check``/batch of this backend instance raises
   too (a CUDA context after an illegal address);
 - block_N == 88: a timed batch waits until the file named by ``$TLBENCH_FAKE_GATE`` exists
-  (a test holds a run there, to kill it at a known point).
+  (a test holds a run there, to kill it at a known point); with
+  ``$TLBENCH_FAKE_GATE_PROBLEM`` set, only in the problem of that problem_id.
 With ``TLBENCH_FAKE_FAULTS=off`` in the environment these configs behave like any other (a
 clean base run to compare a faulty one against).
 """
@@ -154,7 +155,8 @@ class FakeBackend:
             import time
 
             gate = os.environ["TLBENCH_FAKE_GATE"]
-            while not os.path.exists(gate):
+            only = os.environ.get("TLBENCH_FAKE_GATE_PROBLEM")
+            while not os.path.exists(gate) and only in (None, runnable.case.problem.problem_id):
                 time.sleep(0.05)
 
     def timer(self, runnable, inputs, flush_l2):

@@ -185,3 +185,80 @@ def test_under_xdist_every_worker_appends_to_the_one_journal(suite, capsys):
     assert len(contents.items) == 8 and not contents.missing
     assert tlbench_main(["recover", str(journal), "-o", str(suite / "rec.json")]) == 0
     assert len(load_results(suite / "rec.json").records) == 8 == len(load_results(suite / "out.json").records)
+
+
+# Two problems, eight configs each; block_N=88 of the second problem waits on the gate
+# (TLBENCH_FAKE_GATE_PROBLEM).  The conftest alternates the problems in collection order, so
+# pytest reports only the first item of problem A before problem B's chunk starts: the
+# other seven are on disk only if the chunk was journaled when it ended.
+CHUNK_SUITE = SUITE.replace("problems=[GemmProblem(1024, 1024, 1024)]",
+                            "problems=[GemmProblem(1024, 1024, 1024), GemmProblem(2048, 1024, 1024)]")
+ALTERNATE = """
+
+def pytest_collection_modifyitems(items):
+    first = [i for i in items if "gemm-1024x" in i.name]
+    second = [i for i in items if "gemm-2048x" in i.name]
+    items[:] = [i for pair in zip(first, second) for i in pair]
+"""
+GATED_PROBLEM = "gemm-2048x1024x1024-f16"
+
+
+def _interleaved(cwd: Path, *args: str, env: dict | None = None) -> subprocess.Popen:
+    """The default interleaved device phase (in the default worker isolation)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--tlbench-backend=fake", "--tlbench-kind=device",
+         "--tlbench-seed=7", "--benchmark-json=out.json", *args],
+        cwd=cwd, env={**os.environ, "TLBENCH_FAKE_GATE_PROBLEM": GATED_PROBLEM, **(env or {})},
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+
+
+@pytest.fixture
+def chunk_suite(pytester):
+    pytester.makeconftest(CONFTEST + ALTERNATE)
+    pytester.makepyfile(test_journal_suite=CHUNK_SUITE)
+    return pytester.path
+
+
+def test_kill_mid_phase_keeps_the_finished_chunks_and_resume_measures_only_the_rest(chunk_suite):
+    journal = chunk_suite / "out.journal.jsonl"
+    gate = chunk_suite / "gate"
+    proc = _interleaved(chunk_suite, env={"TLBENCH_FAKE_GATE": str(gate)})
+    _wait_for_items(journal, 8, proc)  # problem A's chunk ended; problem B's chunk holds at the gate
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+
+    contents = read_journal(journal)
+    lines = _item_lines(journal)
+    assert len(lines) == len(contents.items) == 8  # one line per item: no duplicate from pytest's report
+    assert all(e["item_id"].startswith("device-fake-gemm-1024x1024x1024-f16-") for e in contents.items.values())
+    assert all(e["status"] == "timed" and e["benchmark"]["stats"]["data"] for e in contents.items.values())
+    assert len(contents.missing) == 8 and all(GATED_PROBLEM in i for i in contents.missing)
+
+    gate.touch()
+    resumed = _interleaved(chunk_suite, f"--tlbench-resume={journal}", env={"TLBENCH_FAKE_GATE": str(gate)})
+    output = resumed.communicate()[0]
+    assert resumed.returncode == 0, output
+    assert "8 items reused, 0 re-measured" in output
+    text = journal.read_text().splitlines()
+    second_run = max(i for i, line in enumerate(text) if json.loads(line)["type"] == "run")
+    measured_now = [json.loads(line)["item_id"] for line in text[second_run:] if json.loads(line)["type"] == "item"]
+    assert sorted(measured_now) == sorted(contents.missing)  # only problem B was measured, each item once
+    final = load_results(chunk_suite / "out.json")
+    assert len(final.records) == 16
+    assert {r["case_id"] for r in final.records if r.get("resumed_from")} == {e["outcome"]["case_id"] for e in contents.items.values()}
+
+
+def test_a_chunk_journals_the_record_and_entry_that_reach_the_json(chunk_suite):
+    run = _interleaved(chunk_suite, env={"TLBENCH_FAKE_GATE": str(chunk_suite)})  # the gate exists: nothing blocks
+    output = run.communicate()[0]
+    assert run.returncode == 0, output
+    lines = _item_lines(chunk_suite / "out.journal.jsonl")
+    assert len(lines) == len({e["item_id"] for e in lines}) == 16
+    final = {b["fullname"]: b for b in json.loads((chunk_suite / "out.json").read_text())["benchmarks"]}
+    for entry in lines:
+        bench = final[entry["nodeid"]]
+        assert entry["benchmark"]["stats"] == bench["stats"]
+        assert entry["benchmark"]["extra_info"] == bench["extra_info"]
+        assert {k: v for k, v in entry["benchmark"].items() if k != "stats"} == {k: v for k, v in bench.items() if k != "stats"}
+        assert entry["outcome"] == {**bench["extra_info"]["tlbench"], "status": "timed"}

@@ -1,20 +1,26 @@
-"""The device phase of a pytest session: all selected device items of a backend, measured
-together in interleaved rounds the first time one of them runs.
+"""The device phase of a pytest session: the selected device items of a backend, measured in
+interleaved rounds one problem at a time (one chunk per (backend, problem)).
 
 Contract: ``DevicePhase.outcome(item, backend, phase_items, ctx)`` returns the item's
-``Outcome``.  The first call for a backend measures every item of ``phase_items`` on that
-backend (in the order given) through one ``DeviceSession`` made by ``make_session(backend,
-ctx)`` (default ``InProcessSession``; robust's worker session plugs in here) and stores the
-outcomes; each later call hands its item the stored one.  An item that was not in the phase
-(or a policy that does not interleave) is measured on its own through the same loop.  Items
-the caller will not measure (resumed from a journal) are left out of ``phase_items`` by the
-caller.  One instance per pytest session (kept in ``config.stash``): no global state.
+``Outcome``.  The first call for an item of a (backend, problem) measures every item of
+``phase_items`` with that backend and problem (kernels and the problem's vendor item, in
+the order given) in interleaved rounds through one ``DeviceSession`` made by
+``make_session(backend, ctx)`` (default ``InProcessSession``; the worker session plugs in
+here), hands every outcome of that chunk to ``on_chunk([(item, outcome), ...])`` as soon as
+the chunk ends (the plugin finishes the records and journals them there, so a run killed in
+a later chunk keeps this one), and stores them; each later call hands its item the stored
+one.  Inside a chunk the rounds and interleaving are those of harness/measure/rounds.py (the
+vendor ratio is per problem, so a chunk holds everything it pairs).  An item that was not
+in the phase, one asked for again, or a policy that does not interleave is measured on its
+own through the same loop.  Items the caller will not measure (resumed from a journal) are
+left out of ``phase_items`` by the caller.  One instance per pytest session (kept in
+``config.stash``): no global state.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from harness.core.backend_api import Backend
 from harness.core.record import BenchItem
@@ -23,29 +29,43 @@ from harness.measure.outcome import Outcome, RunContext
 from harness.measure.runner import run_device_items, run_item
 
 SessionFactory = Callable[[Backend, RunContext], DeviceSession]
+ChunkHook = Callable[[list[tuple[BenchItem, Outcome]]], None]
+
+
+def chunk_key(item: BenchItem) -> tuple[str, Any]:
+    """Items measured together: one backend, one problem (its kernels and its vendor item)."""
+    return item.backend, item.case.problem
+
+
+def _no_hook(_pairs: list[tuple[BenchItem, Outcome]]) -> None:
+    return None
 
 
 @dataclass
 class DevicePhase:
     make_session: SessionFactory = InProcessSession
-    measured_backends: set[str] = field(default_factory=set)
+    on_chunk: ChunkHook = _no_hook
+    measured: set[str] = field(default_factory=set)  # item ids measured in a chunk
     stored: dict[str, Outcome] = field(default_factory=dict)
 
     def outcome(self, item: BenchItem, backend: Backend, phase_items: Sequence[BenchItem], ctx: RunContext) -> Outcome:
         if item.item_id in self.stored:
             return self.stored.pop(item.item_id)
-        if ctx.policy.interleave and item.backend not in self.measured_backends:
-            self.measured_backends.add(item.backend)
-            mine = [i for i in phase_items if i.backend == item.backend]
-            if any(i.item_id == item.item_id for i in mine):
-                self.stored.update(self._measure(backend, mine, ctx))
+        if ctx.policy.interleave and item.item_id not in self.measured:
+            key = chunk_key(item)
+            chunk = [i for i in phase_items if chunk_key(i) == key and i.item_id not in self.measured]
+            if any(i.item_id == item.item_id for i in chunk):
+                self.measured.update(i.item_id for i in chunk)
+                pairs = self._measure(backend, chunk, ctx)
+                self.on_chunk(pairs)
+                self.stored.update((i.item_id, o) for i, o in pairs)
                 return self.stored.pop(item.item_id)
         return run_item(item, backend, ctx)
 
-    def _measure(self, backend: Backend, items: Sequence[BenchItem], ctx: RunContext) -> dict[str, Outcome]:
+    def _measure(self, backend: Backend, items: Sequence[BenchItem], ctx: RunContext) -> list[tuple[BenchItem, Outcome]]:
         session = self.make_session(backend, ctx)
         try:
             outcomes = run_device_items(session, items, ctx)
         finally:
             session.close()
-        return {i.item_id: o for i, o in zip(items, outcomes)}
+        return list(zip(items, outcomes))

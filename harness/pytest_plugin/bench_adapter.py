@@ -9,6 +9,12 @@ installed; tlbench supports 5.2.x and 5.3.x):
   the kernel) is measured by the backend, so this goes through the fixture's private
   ``_make_stats`` and sets its private ``_mode`` (what pytest-benchmark checks to tell a used
   fixture from an unused one).
+- ``detached_fixture(config, node, samples_s, extra_info, group)``: a fixture made for the
+  test item ``node`` as pytest-benchmark's own ``benchmark`` fixture makes it (the session's
+  options, the node's ``benchmark`` marker), fed like ``feed_samples`` but never added to
+  the session's results: its ``stats.as_dict`` is the entry that item's real fixture will
+  give (the journal writes it before pytest runs the item).  None when pytest-benchmark is
+  off or skipping.  Uses the private ``BenchmarkFixture`` constructor.
 - ``mark_not_measured(benchmark, why)``: a failed item's fixture, consulted but holding no
   samples (the same private ``_mode``).
 - ``benchmark_entry(fixture)``: the fixture's JSON entry (``stats.as_dict``), or None when it
@@ -42,6 +48,24 @@ def feed_samples(benchmark: Any, samples_s: Sequence[float], extra_info: dict[st
     stats = benchmark._make_stats(1)
     for sample in samples_s:
         stats.update(float(sample))
+
+
+def detached_fixture(config: Any, node: Any, samples_s: Sequence[float], extra_info: dict[str, Any], group: str) -> Any:
+    session = getattr(config, "_benchmarksession", None)
+    if session is None or getattr(session, "skip", False) or getattr(session, "disabled", False):
+        return None
+    from pytest_benchmark.fixture import BenchmarkFixture
+    from pytest_benchmark.utils import NameWrapper
+
+    marker = node.get_closest_marker("benchmark")
+    options = dict(marker.kwargs) if marker else {}
+    if "timer" in options:  # as pytest-benchmark's fixture does
+        options["timer"] = NameWrapper(options["timer"])
+    fixture = BenchmarkFixture(node, add_stats=lambda _stats: None, logger=session.logger, warner=node.warn,
+                               disabled=False, **dict(session.options, **options))
+    fixture.group = group
+    feed_samples(fixture, samples_s, extra_info)
+    return fixture
 
 
 def mark_not_measured(benchmark: Any, why: str) -> None:
