@@ -49,3 +49,30 @@ def test_a_ratio_move_the_kernel_did_not_make_is_not_a_verdict():
     assert judged.verdict == "SAME" and "vendor item moved" in judged.reason
     assert verdicts.kernel_moved_too(_judgement("SLOWER", 0.06), _judgement("NOISY", 0.02)).verdict == "NOISY"
     assert verdicts.kernel_moved_too(_judgement("SLOWER", 0.051), _judgement("SLOWER", 0.056)).verdict == "SLOWER"
+
+
+H200_SECOND = Path(__file__).parent / "fixtures" / "compare" / "h200-aa2"
+
+
+def test_one_slow_round_does_not_make_an_aa_pair_unresolvable(tmp_path):
+    """Runs 3 and 4 of the second H200 A/A set: one round of the 128x128x32 serial item read
+    5.33 ms among 4.73 ms rounds.  With a mean and variance over rounds that item (and the
+    bimodal 128x256 manual item) read NOISY; judged by the median of rounds with a robust
+    spread, every item reads SAME."""
+    md = tmp_path / "aa.md"
+    assert main(["compare", str(H200_SECOND / "aa3.json"), str(H200_SECOND / "aa4.json"), "--markdown", str(md)]) == 0
+    rows = _verdict_rows(md)
+    assert len(rows) >= 39  # 38 kernels + cuBLAS (+ its per-GPU twin where a run has one)
+    assert set(rows.values()) == {"SAME"}
+
+
+def test_a_noisy_ratio_with_a_resolved_steady_kernel_reads_same():
+    noisy_ratio = verdicts.RuleJudgement("NOISY", 0.017, 1.0, 1.017, 0.5, 0.057, verdicts.RULE_ROUNDS, "")
+    steady = verdicts.RuleJudgement("SAME", 0.002, 1.0, 1.002, 0.7, 0.01, verdicts.RULE_ROUNDS, "median of rounds +0.2%")
+    judged = verdicts.kernel_moved_too(noisy_ratio, steady)
+    assert judged.verdict == "SAME" and "inside the ±5.7%" in judged.reason and judged.change == 0.002
+    # a ratio that moved beyond its own resolution is not overruled, and an unresolved kernel stays NOISY
+    moved = verdicts.RuleJudgement("NOISY", 0.08, 1.0, 1.08, 0.01, 0.06, verdicts.RULE_ROUNDS, "")
+    assert verdicts.kernel_moved_too(moved, steady).verdict == "NOISY"
+    unresolved = verdicts.RuleJudgement("NOISY", 0.002, 1.0, 1.002, 0.7, 0.08, verdicts.RULE_ROUNDS, "")
+    assert verdicts.kernel_moved_too(noisy_ratio, unresolved).verdict == "NOISY"

@@ -32,6 +32,16 @@ def test_between_rounds_never_contradicts_its_resolution():
     assert j.verdict == "NOISY" and "cannot say SAME" in j.reason
 
 
+def test_between_rounds_one_outlier_round_moves_neither_location_nor_resolution():
+    base = [4.733, 4.724, 4.853, 4.708, 4.75]
+    new = [4.729, 4.726, 5.33, 4.726, 4.758]  # one round in a slow spell (H200, run 4)
+    j = between_rounds(base, new, min_effect=0.05, alpha=0.05)
+    assert j.verdict == "SAME" and abs(j.change) < 0.002 and j.resolution < 0.02
+    # the same outlier on top of a real +6 % move still reads SLOWER
+    j = between_rounds(base, [v * 1.06 for v in new], min_effect=0.05, alpha=0.05)
+    assert j.verdict == "SLOWER" and j.change == pytest.approx(0.06, abs=0.003)
+
+
 def test_between_rounds_floor_widens_the_resolution():
     j = between_rounds([1.0, 1.001, 0.999], [1.07, 1.071, 1.069], 0.05, 0.05, floor=0.10, floor_words="drift inside the item")
     assert j.verdict == "NOISY" and "drift inside the item" in j.reason

@@ -92,7 +92,7 @@ def summary_line(cmp: RunComparison) -> str:
     overrides = "".join(f", {s}: {e:.0%}" for s, e in sorted(t.min_effect_by_suite.items()))
     return (
         f"{gate}; {counts or 'no items'}; Mann-Whitney U p < {t.alpha:g} and median change >= "
-        f"{t.min_effect:.0%}{overrides}; items with rounds: between-round t-test within this pair's resolution; "
+        f"{t.min_effect:.0%}{overrides}; items with rounds: between-round median test within this pair's resolution; "
         f"compile items: min-of-n factor"
     )
 
