@@ -1,8 +1,9 @@
 """TEST ONLY: a genuine, sized slowdown of compiling one case (or every case).
 
 Contract: ``TestOnlyCompileSlowdown.parse("CASE_ID:FRACTION")`` or ``"*:FRACTION"`` (the
-``--tlbench-nvidia/ascend-test-only-compile-slowdown`` options) makes that case's
-timed lowering take (1 + FRACTION) x as long: after lowering for t seconds the CPU spins
+``--tlbench-nvidia/ascend-test-only-compile-slowdown`` options) makes that case's cold
+compile call take (1 + FRACTION) x as long: at the end of the call's headline phase (the
+lowering, or the nvcc build where one runs), after t seconds of the whole call, the CPU spins
 (busy, so both wall and CPU time grow) for FRACTION x t more, inside the timed phase.  It
 exists for the compile-gate acceptance check (a +20 % change in one item, and every compile
 1.2 x slower, as a tilelang upgrade would make it); never use it for results.

@@ -60,10 +60,10 @@ def test_every_compile_20_percent_slower_exits_1_naming_the_whole_run_shift(tmp_
     new = tmp_path / "all-x1.2.json"
     new.write_text(json.dumps(_scaled(BASE, 1.2)))
     code = main(["compare", str(BASE), str(new)])
-    out = capsys.readouterr().out
+    out = " ".join(capsys.readouterr().out.split())  # the terminal wraps long lines
     assert code == 1, out
     assert "WHOLE-RUN SHIFT stages/ascend/compile: the whole run is +20.0% (14/14 kernels slower" in out
-    assert "the in-run machine probe moved only +0.0%: not the machine: a toolchain or harness change" in out
+    assert "the in-run machine probe (divided out of every build) moved only +0.0%: not the machine: a toolchain or harness change" in out
     assert "1 WHOLE-RUN SHIFT(s)" in out
 
 
@@ -74,3 +74,23 @@ def test_a_real_20_percent_slower_build_that_this_box_cannot_resolve_says_so():
     assert item.verdict is Verdict.NOISY  # ... but this pair resolves far less than that:
     assert "this pair resolves only" in item.decisive.reason and "cannot resolve this change" in item.decisive.reason
     assert not cmp.has_regression
+
+
+def _loaded(path: Path, factor: float, case_id: str, probe_too: bool) -> dict:
+    """One item's builds slowed by ``factor`` in CPU seconds, with the machine probe timed after
+    each build slowed the same (a busy moment of the machine) or not (the compiler)."""
+    doc = _scaled(path, factor, case_id)
+    for bench in doc["benchmarks"]:
+        rec = bench["extra_info"]["tlbench"]
+        if probe_too and rec["case_id"] == case_id:
+            rec["machine_probe_cpu_s"] = [p * factor for p in rec["machine_probe_cpu_s"]]
+    return doc
+
+
+def test_a_build_slowed_with_its_machine_probe_is_the_machine_not_the_compiler():
+    busy = compare_runs(load_results(BASE), parse_results(_loaded(BASE, 1.4, SLOWED, probe_too=True), "busy.json"))
+    (item,) = [i for i in busy.items if i.key.case_id == SLOWED]
+    assert item.verdict is not Verdict.SLOWER and abs(item.decisive.change) < 0.01
+    compiler = compare_runs(load_results(BASE), parse_results(_loaded(BASE, 1.4, SLOWED, probe_too=False), "slow.json"))
+    (item,) = [i for i in compiler.items if i.key.case_id == SLOWED]
+    assert item.verdict is Verdict.SLOWER and item.decisive.change == __import__("pytest").approx(0.4, abs=1e-9)
