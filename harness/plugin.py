@@ -31,6 +31,7 @@ from harness.pytest_plugin.bench_adapter import benchmark_entry, feed_samples, m
 from harness.pytest_plugin.main_job import pay_setup_once, time_once
 from harness.pytest_plugin.terminal import write_summary
 from harness.pytest_plugin.progress import Progress
+from harness.pytest_plugin.inert_cache import InertKeyCache, default_directory
 from harness.pytest_plugin.gpu_split import make_scheduler
 from harness.pytest_plugin import isolation, journaling
 from harness.pytest_plugin.finishing import bench_group, finish_outcome, journal_chunk
@@ -133,6 +134,7 @@ def pytest_configure(config):
         pool=CompilePool(progress=Progress("compile prefetch (kernels)", suspend=suspend).update),
         device_progress=None if hidden is not None else Progress("device items", suspend=suspend),
         autotune_path=config.getoption("--tlbench-autotune"),
+        inert_cache=InertKeyCache(Path(config.getoption("--tlbench-cache-dir") or default_directory())),
     )
     if is_controller(config):
         config.pluginmanager.register(ControllerCollector(config, registry.traits), "tlbench-xdist-controller")

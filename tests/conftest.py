@@ -1,6 +1,15 @@
-"""Shared fixtures for tests that drive the real backends (tilelang, no accelerator)."""
+"""Shared fixtures for tests that drive the real backends (tilelang, no accelerator).
+
+The tests' tlbench cache (the inert-key probe's answers) lives in a fresh temporary folder,
+never in the user's ~/.cache; the pytest processes the tests start inherit it.
+"""
+
+import os
+import tempfile
 
 import pytest
+
+os.environ.setdefault("TLBENCH_CACHE_DIR", tempfile.mkdtemp(prefix="tlbench-test-cache-"))
 
 
 @pytest.fixture(scope="session")

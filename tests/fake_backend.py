@@ -103,7 +103,18 @@ class FakeBackend:
         verdict = self.budget(case)
         return None if verdict.fits else Rejection(case.config, "budget", verdict.reason)
 
+    def lowering_key(self):
+        import os
+
+        return os.environ.get("TLBENCH_FAKE_COMPILER", "fake-compiler 1")
+
     def kernel_source(self, case):
+        import os
+
+        log = os.environ.get("TLBENCH_FAKE_LOWER_LOG")  # a test counts the lowerings here
+        if log:
+            with open(log, "a") as out:
+                out.write(case.case_id + "\n")
         return f"fake kernel {case.config.config_id}"
 
     def compile(self, case, cold):

@@ -159,6 +159,10 @@ class AscendBackend:
         return calibrate(torch.npu, torch.device("npu", torch.npu.current_device()),
                          self.device_info().get("accelerator") or "NPU", seconds)
 
+    def lowering_key(self) -> str:
+        """What, besides the kernel, decides the lowered source: the compiler and the target."""
+        return f"tilelang {tilelang.__version__}; {TARGET_NAME}; {self.target}"
+
     def kernel_body_hash(self, case: Case) -> str | None:
         return body_hash(case.kernel)
 

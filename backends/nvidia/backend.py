@@ -145,6 +145,10 @@ class NvidiaBackend:
             raise RuntimeError(f"no GPU to calibrate: {self._device_reason}")
         return calibrate(torch.cuda, self.device, self.device_info().get("accelerator") or "GPU", seconds)
 
+    def lowering_key(self) -> str:
+        """What, besides the kernel, decides the lowered source: the compiler and the target."""
+        return f"tilelang {tilelang.__version__}; {self.target}"
+
     def kernel_body_hash(self, case: Case) -> str | None:
         if getattr(case.config, "body", None) == "hopper":  # the target-specific FA body
             return module_hash("backends.nvidia.fa_hopper")

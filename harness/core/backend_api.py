@@ -21,6 +21,9 @@ Optional methods (looked up with ``getattr``; a backend without them still works
   its source; None for a device it has no figures for (reports read "peak unknown").
 - ``kernel_body_hash(case) -> str | None``: a hash of the source of the kernel body the
   case compiles (None for the vendor library), stored in every record.
+- ``lowering_key() -> str``: names what, besides the kernel, decides the lowered source
+  (compiler version, target); the inert-key probe's answers are cached on disk under it.
+  Without it the probe lowers in every process.
 - ``calibrate(seconds) -> DeviceProfile``: measure this machine's own profile (vendor GEMM,
   a copy kernel); origin "calibrated", kept apart from the datasheet figures.
 """

@@ -5,7 +5,8 @@ backend, case) - the vendor item per problem for device kinds, and the autotuned
 case recorded on the backend's own device (``load_best`` is passed to the sweep, which does
 not import the results layer).  ``diagnose_space(sweep, state)`` asks each backend's own
 ``rejection`` about every config of every problem and, when the suite asks, lowers pairs of
-configs to find swept keys that change nothing.  ``prefetch(state, backend)``, at a
+configs to find swept keys that change nothing (once per compiler, kernel body, problem and
+configs: the answer is kept on disk, harness/pytest_plugin/inert_cache.py).  ``prefetch(state, backend)``, at a
 backend's first device item that can run, compiles all its device cases ahead: in its
 worker process, in the compile pool, or (several xdist workers) once under a file lock.
 """
@@ -17,9 +18,10 @@ from typing import Any
 
 from harness.core.cases import Case
 from harness.core.record import BenchItem
-from harness.core.space import SpaceDiagnostics, diagnose, inert_keys
+from harness.core.space import SpaceDiagnostics, diagnose
 from harness.core.sweep import Sweep
 from harness.pytest_plugin.gpu_split import prefetch_lock
+from harness.pytest_plugin.inert_cache import cached_inert_keys, probe_key
 from harness.pytest_plugin.xdist_support import worker_index
 from harness.results.best_configs import load_best
 from harness.pytest_plugin.gpu_split import vendor_copies, worker_count
@@ -62,10 +64,21 @@ def diagnose_space(sweep: Sweep, state: Any) -> list[SpaceDiagnostics]:
             diag = diagnose(problem, configs, backend_name, reject=lambda c, p=problem: backend.rejection(Case(p, c)))
             if sweep.probe_inert_keys and inert is None:
                 legal = [c for c in configs if backend.rejection(Case(problem, c)) is None]
-                inert = inert_keys(legal, lambda c, p=problem: backend.kernel_source(Case(p, c)))
+                inert = cached_inert_keys(
+                    state.inert_cache,
+                    _probe_key(backend, problem, legal),
+                    legal,
+                    lambda c, p=problem: backend.kernel_source(Case(p, c)),
+                )
             diag.inert_keys = inert or []
             out.append(diag)
     return out
+
+
+def _probe_key(backend: Any, problem: Any, legal: list[Any]) -> dict[str, Any] | None:
+    body_hash = getattr(backend, "kernel_body_hash", None)
+    bodies = [h for h in (body_hash(Case(problem, c)) for c in legal) if h] if callable(body_hash) else []
+    return probe_key(backend, problem.family.name, problem.problem_id, legal, bodies)
 
 
 def prefetch(state: Any, backend_name: str) -> None:

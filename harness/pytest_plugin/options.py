@@ -37,6 +37,9 @@ def pytest_addoption(parser):
         "smoke: small problems; full: every sweep, compile items time lowering + build",
     )
     group.addoption("--tlbench-compile-rounds", type=int, default=3, help="cold builds per compile item")
+    group.addoption("--tlbench-cache-dir", default=None, metavar="DIR",
+                    help="where tlbench keeps answers worth reusing across runs, e.g. the inert-key probe "
+                         "(default: $TLBENCH_CACHE_DIR, else $XDG_CACHE_HOME/tlbench, else ~/.cache/tlbench)")
     group.addoption("--tlbench-seed", type=int, default=None, help="input seed (default: random, recorded in the JSON)")
     add_measure_options(group)
     group.addoption(

@@ -20,6 +20,7 @@ from harness.core.space import SpaceDiagnostics
 from harness.measure.compile_pool import CompilePool
 from harness.measure.device_phase import DevicePhase
 from harness.measure.runner import Outcome
+from harness.pytest_plugin.inert_cache import InertKeyCache
 from harness.pytest_plugin import isolation, journaling
 
 
@@ -54,6 +55,7 @@ class TlbenchState:
     device_progress: Any = None  # progress.Progress of the device items (None in xdist workers)
     prefetch_lock_path: str = ""
     device_done: int = 0
+    inert_cache: InertKeyCache | None = None  # the inert-key probe's answers on disk (None: not cached)
 
     def settings(self) -> dict[str, Any]:
         """What a measurement depends on besides code and testbed (journaled with each item)."""
