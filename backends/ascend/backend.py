@@ -182,17 +182,30 @@ class AscendBackend:
         artifact, _ = lower_with_schedule(self._build(case), self.target)
         return artifact.kernel_source
 
+    def _lower(self, case: Case, phases: dict[str, float]):
+        call_start = time.perf_counter()
+        func = self._build(case)
+        start = time.perf_counter()
+        _, facts = lower_with_schedule(func, self.target)
+        if self._compile_slowdown is not None:  # TEST ONLY (backends/test_only.py): the whole call x (1 + f)
+            self._compile_slowdown.spin_after(case.case_id, time.perf_counter() - call_start)
+        phases["lower_and_schedule"] = time.perf_counter() - start
+        return func, facts
+
+    def lower(self, case: Case) -> Compiled:
+        """The lowering and Z3 schedule alone (no bisheng build)."""
+        phases: dict[str, float] = {}
+        try:
+            _, facts = self._lower(case, phases)
+        except Exception as exc:
+            raise CompileError(f"{type(exc).__name__}: {exc}") from exc
+        return Compiled(case=case, handle=None, plan=_plan(case, facts), compile_seconds=phases["lower_and_schedule"], phases_s=phases)
+
     def compile(self, case: Case, cold: bool) -> Compiled:
         phases: dict[str, float] = {}
         handle = None
         try:
-            call_start = time.perf_counter()
-            func = self._build(case)
-            start = time.perf_counter()
-            _, facts = lower_with_schedule(func, self.target)
-            if self._compile_slowdown is not None:  # TEST ONLY (backends/test_only.py): the whole call x (1 + f)
-                self._compile_slowdown.spin_after(case.case_id, time.perf_counter() - call_start)
-            phases["lower_and_schedule"] = time.perf_counter() - start
+            func, facts = self._lower(case, phases)
             if self.device_blocker() is None:  # bisheng, torch_npu and an NPU are all here
                 start = time.perf_counter()
                 handle = tilelang.compile(func, target="ascend")

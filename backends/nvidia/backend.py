@@ -4,7 +4,8 @@ Contract (see harness/core/backend_api.py): compiles on any machine with tilelan
 the binary); runs and times only where ``torch.cuda`` sees a GPU.  The target arch comes
 from the GPU (``sm_90a`` on Hopper); with no GPU, from ``--tlbench-nvidia-arch`` (default sm_90a).
 ``compile(cold=True)`` bypasses tilelang's kernel and cubin caches so the compile item
-measures a real build; device items compile through the cache.
+measures a real build; device items compile through the cache.  ``lower(case)`` is the cold
+lowering alone (no nvcc): a compile item's rounds after its one cold build.
 """
 
 from __future__ import annotations
@@ -171,18 +172,34 @@ class NvidiaBackend:
         artifact, _ = lower_with_plan(self._build(case), self.target)
         return artifact.kernel_source
 
+    def _lower(self, case: Case, phases: dict[str, float], slowdown: TestOnlyCompileSlowdown | None = None):
+        call_start = time.perf_counter()
+        func = self._build(case)
+        start = time.perf_counter()
+        _, facts = lower_with_plan(func, self.target)
+        if slowdown is not None:  # TEST ONLY (backends/test_only.py): the whole call x (1 + f)
+            slowdown.spin_after(case.case_id, time.perf_counter() - call_start)
+        phases["lower_and_plan"] = time.perf_counter() - start
+        return func, facts
+
+    def lower(self, case: Case) -> Compiled:
+        """The cold lowering alone (tilelang's passes and CUDA codegen; no nvcc, no cache): the
+        plan, and the rounds a compile item times after its one cold build."""
+        phases: dict[str, float] = {}
+        try:
+            _, facts = self._lower(case, phases, self._compile_slowdown)
+        except Exception as exc:  # the compiler's own words become the failure text
+            raise CompileError(f"{type(exc).__name__}: {exc}") from exc
+        return Compiled(case=case, handle=None, plan=self._plan(case, facts, built=False),
+                        compile_seconds=phases["lower_and_plan"], phases_s=phases)
+
     def compile(self, case: Case, cold: bool) -> Compiled:
         phases: dict[str, float] = {}
         slowdown = self._compile_slowdown if cold else None  # TEST ONLY (backends/test_only.py): the whole call x (1 + f)
         try:
             call_start = time.perf_counter()
-            func = self._build(case)
-            start = time.perf_counter()
-            _, facts = lower_with_plan(func, self.target)
             build = (self.cold_build or not cold) and (shutil.which("nvcc") or self.device is not None)
-            if slowdown is not None and not build:
-                slowdown.spin_after(case.case_id, time.perf_counter() - call_start)
-            phases["lower_and_plan"] = time.perf_counter() - start
+            func, facts = self._lower(case, phases, None if build else slowdown)
             handle = None
             if build:
                 start = time.perf_counter()
@@ -196,7 +213,12 @@ class NvidiaBackend:
                 phases["build"] = time.perf_counter() - start
         except Exception as exc:  # the compiler's own words become the failure text
             raise CompileError(f"{type(exc).__name__}: {exc}") from exc
-        plan = Plan(
+        headline = phases.get("build", phases["lower_and_plan"])
+        return Compiled(case=case, handle=handle, plan=self._plan(case, facts, handle is not None),
+                        compile_seconds=headline, phases_s=phases)
+
+    def _plan(self, case: Case, facts, built: bool) -> Plan:
+        return Plan(
             backend=self.name,
             target=f"cuda {self.arch}",
             pipeline={**facts.pipeline, "loop_form": case.config.loop_form, "num_stages": case.config.num_stages},
@@ -204,10 +226,8 @@ class NvidiaBackend:
             bytes_per_scope={"shared.dyn": facts.dynamic_smem_bytes},
             limits={"shared.dyn": limits.SMEM_PER_BLOCK.get(self.arch, 0)},
             threads=facts.threads,
-            features={**facts.features, "grid": facts.grid, "built": handle is not None, "source_sha256": facts.source_sha256},
+            features={**facts.features, "grid": facts.grid, "built": built, "source_sha256": facts.source_sha256},
         )
-        headline = phases.get("build", phases["lower_and_plan"])
-        return Compiled(case=case, handle=handle, plan=plan, compile_seconds=headline, phases_s=phases)
 
     def inspect(self, compiled: Compiled) -> Plan:
         return compiled.plan

@@ -187,7 +187,8 @@ def _plan_block(block: _Block) -> list[str]:
     lines = _render_grid(forms, rows, "pipeline chosen")
     slowest = max(block.compiled, key=lambda r: _median(r) or 0.0)
     built = any("build" in (r.get("compile_phases_s") or {}) for r in block.compiled)
-    what = "cold lowering + build" if built else "cold lowering, no build"
+    once = any("cold_build_once" in r for r in block.compiled)
+    what = "cold lowering, after one cold build each" if once else "cold lowering + build" if built else "cold lowering, no build"
     lines.append(f"  no device timing: compile items only ({what}, slowest {format_seconds(_median(slowest))})")
     lines.append("  ws = warp-specialized, sw = software pipeline, - = no pipeline; vA/B = buffer versions of A/B")
     return lines
