@@ -1,7 +1,8 @@
 """Record the pipeline plan tilelang's CUDA path chose, from the compiler's own IR.
 
 Contract: ``lower_with_plan(func, target, config)`` lowers ``func`` with a pass instrument
-attached and returns ``(artifact, PlanFacts)``.  Facts come from the IR, not from grepping
+attached and returns ``(artifact, PlanFacts)``; ``build_with_plan(build)`` attaches the same
+instrument to a ``tilelang.compile`` call's own lowering (one lowering for binary and plan).  Facts come from the IR, not from grepping
 source: loop annotations after ``tl.PipelinePlanning`` (``software_pipeline_stage`` /
 ``software_pipeline_order`` / ``tl_pipelined_num_stages``), whether
 ``tl.ProducerConsumerWarpSpecialized`` rewrote the kernel, the on-chip buffers' declared
@@ -15,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import tilelang
 import tvm
@@ -116,6 +117,29 @@ def _features(source: str) -> dict[str, bool]:
         "mma_sync": "mma.sync" in source or "mma_sync" in source,
         "mbarrier": "mbarrier" in source,
     }
+
+
+def build_with_plan(build: Callable[[], Any]) -> tuple[Any, PlanFacts | None]:
+    """Run ``build`` (a ``tilelang.compile`` call) with the plan instrument attached to its own
+    lowering, so one lowering gives both the binary and the plan; the facts are None when
+    nothing was lowered (tilelang's cache answered) or this tilelang has no compile-session
+    tools (then the caller lowers with ``lower_with_plan``)."""
+    try:
+        from tilelang.instrumentation.session import PassInstrumentationTool, compile_pass_instrumentation
+    except ImportError:
+        return build(), None
+    rec = _Recorder()
+
+    class _PlanTool(PassInstrumentationTool):
+        def create_pass_instrument(self):
+            return _make_instrument(rec)
+
+    with compile_pass_instrumentation(name="tlbench-plan", tools=[_PlanTool()], reuse_existing=False):
+        handle = build()
+    artifact = getattr(handle, "artifact", None)
+    if rec.first_module is None or artifact is None:
+        return handle, None
+    return handle, _facts(rec, artifact)
 
 
 def lower_with_plan(func, target) -> tuple[Any, PlanFacts]:
