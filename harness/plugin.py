@@ -30,7 +30,7 @@ from harness.pytest_plugin.machine_info import fill_machine_info
 from harness.pytest_plugin.bench_adapter import benchmark_entry, feed_samples, mark_not_measured, stop_session_json
 from harness.pytest_plugin.main_job import pay_setup_once, time_once
 from harness.pytest_plugin.terminal import write_summary
-from harness.pytest_plugin.progress import Progress
+from harness.pytest_plugin.progress import PhaseProgress, Progress
 from harness.pytest_plugin.inert_cache import InertKeyCache, default_directory
 from harness.pytest_plugin.gpu_split import make_scheduler
 from harness.pytest_plugin import isolation, journaling
@@ -139,6 +139,9 @@ def pytest_configure(config):
     if is_controller(config):
         config.pluginmanager.register(ControllerCollector(config, registry.traits), "tlbench-xdist-controller")
     state = config.stash[STATE]
+    if hidden is None:
+        phase_line = Progress("device timing (items prepared + batches)", suspend=suspend)
+        state.phase_progress = PhaseProgress(phase_line, lambda: len(state.phase_items))
     state.workers = isolation.Workers.from_config(config, registry)
     state.device_phase = DevicePhase(
         **({"make_session": state.workers.device_session} if state.workers is not None else {}),
@@ -289,6 +292,7 @@ class _Runner:
             seed=state.seed,
             compiled=state.pool.get,
             before_cold_compile=state.pool.wait_idle,
+            progress=state.phase_progress if item.kind == "device" else None,
         )
         in_phase = item.kind == "device" and worker_index() is None  # xdist workers get items one at a time
         if in_phase and (state.workers is None or state.policy.interleave):

@@ -35,6 +35,9 @@ class RunContext:
     seed: int
     compiled: Callable[[Backend, Case], Compiled]  # cached/pooled compile for device items
     before_cold_compile: Callable[[], None] = lambda: None
+    # Called by the device measurement loop after each preparation and batch with a
+    # rounds.LoopProgress (a progress line; None: silent).
+    progress: Callable[[Any], None] | None = None
 
 
 def skipped(reason: str) -> Outcome:

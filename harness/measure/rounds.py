@@ -20,6 +20,8 @@ The record's ``measurement`` block keeps the criterion, status, every batch (att
 median, telemetry), the final attempt's per-round medians, the per-round ratio to the
 vendor item of the same problem, the warmup and the caps; ``summary.status`` is
 ``clean`` / ``CAPPED`` / ``DRIFT``; notes say the same in words.
+``progress`` (optional) is called with a ``LoopProgress`` after each item's preparation and
+each batch, and once more at the end (``finished``): a progress line, nothing measured.
 """
 
 from __future__ import annotations
@@ -39,6 +41,24 @@ from harness.core.stats import median
 SETTLED = 0.01
 THROTTLE_RETRIES = 2
 THROTTLE_PAUSE_S = 0.05
+
+
+@dataclass(frozen=True)
+class LoopProgress:
+    """Where one ``measure_items`` call stands, for a progress line: ``done`` units (items
+    prepared + batches taken) of ``total`` expected (each item: its preparation and at least
+    ``min_rounds`` batches; more as stopping criteria ask for them), and the round under way
+    (1-based; 0 while items are prepared)."""
+
+    done: int
+    total: int
+    items: int
+    round: int
+    min_rounds: int
+    finished: bool = False  # the call's last report (``done == total``)
+
+
+ProgressCallback = Callable[[LoopProgress], None]
 
 
 @dataclass
@@ -69,6 +89,24 @@ class _Loop:
     clock: Callable[[], float]
     sleep: Callable[[float], None]
     warm_clock_mhz: float | None = None
+    progress: ProgressCallback | None = None
+    items: int = 0
+    done_units: int = 0
+    unprepared: int = 0
+    round_now: int = 0
+    remaining: dict[int, int] = field(default_factory=dict)  # id(track) -> batches still expected
+
+    def tick(self, units: int = 1, finished: bool = False) -> None:
+        """Count finished units and tell the progress callback (never lets it fail the loop)."""
+        self.done_units += units
+        if self.progress is None:
+            return
+        total = self.done_units if finished else max(self.done_units + 1, self.done_units + self.unprepared + sum(self.remaining.values()))
+        report = LoopProgress(self.done_units, total, self.items, self.round_now, self.policy.rounds, finished)
+        try:
+            self.progress(report)
+        except Exception:  # noqa: BLE001 - a progress line must never cost a measurement
+            self.progress = None
 
     def take(self, track: _Track, k: int, round_index: int) -> None:
         """One batch of ``track`` into its samples (with throttle retries and method fallback)."""
@@ -122,6 +160,8 @@ class _Loop:
 
     def rounds(self, tracks: Sequence[_Track], interleave: bool) -> None:
         groups = [list(tracks)] if interleave else [[t] for t in tracks]
+        for t in tracks:
+            self.remaining[id(t)] = self.policy.rounds
         for group in groups:
             for t in group:
                 t.samples, t.done, t.stopped_by, t.seconds = [], False, "", 0.0
@@ -130,6 +170,7 @@ class _Loop:
                 active = [t for t in group if not t.done and t.error is None]
                 if not active:
                     break
+                self.round_now = r + 1
                 shift = r % len(active)
                 for t in active[shift:] + active[:shift]:
                     k = min(self.policy.batch, max(1, self.policy.max_samples - len(t.samples)))
@@ -137,10 +178,16 @@ class _Loop:
                         self.take(t, k, r)
                     except Exception as exc:  # noqa: BLE001 - the item fails with these words
                         t.error = failed("run", f"{type(exc).__name__}: {exc}", t.prepared.plan)
+                    self.remaining[id(t)] = 0 if t.error is not None else max(0, self.remaining[id(t)] - 1)
+                    self.tick()
                 r += 1
                 for t in active:
                     t.stopped_by = self.stop_reason(t, r)
                     t.done = bool(t.stopped_by)
+                    if not t.done and t.error is None:
+                        self.remaining[id(t)] = max(1, self.remaining[id(t)])  # the criterion wants more
+                    else:
+                        self.remaining[id(t)] = 0
 
     def warm_up(self, tracks: Sequence[_Track]) -> dict[str, Any]:
         """Clock warmup on the first item that runs; then each item's discarded calls.
@@ -270,20 +317,27 @@ def measure_items(
     policy: MeasurePolicy,
     clock: Callable[[], float] = time.perf_counter,
     sleep: Callable[[float], None] = time.sleep,
+    progress: ProgressCallback | None = None,
 ) -> list[Outcome]:
-    loop = _Loop(session, policy, make_criterion(policy.criterion), clock, sleep)
+    """``progress`` (optional) is called after each item's preparation and each batch."""
+    loop = _Loop(session, policy, make_criterion(policy.criterion), clock, sleep, progress=progress, items=len(items))
+    loop.unprepared = len(items)
+    loop.remaining = {-(i + 1): policy.rounds for i in range(len(items))}  # each item's minimum rounds, before it exists
     results: dict[str, Outcome] = {}
     tracks: list[_Track] = []
-    for item in items:
+    for index, item in enumerate(items):
         try:
             prepared = session.prepare(item)
         except Exception as exc:  # noqa: BLE001 - the item fails with these words
-            results[item.item_id] = failed("run", f"{type(exc).__name__}: {exc}")
-            continue
+            prepared = failed("run", f"{type(exc).__name__}: {exc}")
+        loop.unprepared -= 1
+        loop.remaining.pop(-(index + 1))
         if isinstance(prepared, Outcome):
             results[item.item_id] = prepared
         else:
             tracks.append(_Track(item, prepared, prepared.method))
+            loop.remaining[id(tracks[-1])] = policy.rounds
+        loop.tick()
     warmup: dict[str, Any] = {}
     if tracks:
         warmup = loop.warm_up(tracks)
@@ -312,4 +366,5 @@ def measure_items(
         else:
             vendor = vendors.get((t.item.backend, t.item.case.problem))
             results[t.item.item_id] = _record(loop, t, vendor, warmup, policy.interleave)
+    loop.tick(0, finished=True)
     return [results[i.item_id] for i in items]

@@ -123,7 +123,7 @@ def _run_compile(item: BenchItem, backend: Backend, ctx: RunContext) -> Outcome:
 
 def run_device_items(session: DeviceSession, items: Sequence[BenchItem], ctx: RunContext) -> list[Outcome]:
     """Device items measured together in interleaved rounds (or one by one, per the policy)."""
-    return measure_items(session, items, ctx.policy)
+    return measure_items(session, items, ctx.policy, progress=ctx.progress)
 
 
 def run_item(item: BenchItem, backend: Backend, ctx: RunContext) -> Outcome:

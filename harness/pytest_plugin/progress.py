@@ -9,8 +9,12 @@ the line.  ``suspend`` (pytest's ``capturemanager.global_and_fixture_disabled``)
 around every write, so the line reaches the terminal while a test's output is captured;
 ``live`` (default: ``live_allowed(sys.stdout)``) and ``stream`` (default: stdout for the
 live line, stderr for plain lines, so pytest's own stdout lines stay whole) are decided
-inside it.  A later batch (a larger total) starts a new line.  Nothing here
-measures: it only reports what the caller counted.
+inside it.  A later batch (a larger total) starts a new line; ``detail`` (e.g. "round 2/5")
+goes before the count.  ``PhaseProgress(progress, items_total)`` turns the device measurement
+loop's reports (``rounds.LoopProgress``, one sequence per call: the phase may be measured in
+several calls, e.g. per problem) into one line for the whole phase: units are items prepared
+plus batches taken, and items of calls not yet started are counted at the current call's
+units per item.  Nothing here measures: it only reports what the caller counted.
 """
 
 from __future__ import annotations
@@ -53,14 +57,15 @@ class Progress:
         self._closed = False
         self._rich = None
 
-    def text(self, done: int, total: int) -> str:
+    def text(self, done: int, total: int, detail: str = "") -> str:
         if self.start is None:
             self.start = time.perf_counter()
         elapsed = time.perf_counter() - self.start
         eta = "?" if done == 0 else _clock(elapsed / done * (total - done))
-        return f"[tlbench] {self.label}: {done}/{total}, elapsed {_clock(elapsed)}, ETA {eta}"
+        detail = f"{detail}, " if detail else ""
+        return f"[tlbench] {self.label}: {detail}{done}/{total}, elapsed {_clock(elapsed)}, ETA {eta}"
 
-    def update(self, done: int, total: int) -> None:
+    def update(self, done: int, total: int, detail: str = "") -> None:
         with self._lock, self.suspend():
             if total <= 0 or (self._closed and total <= self._total):
                 return
@@ -69,7 +74,7 @@ class Progress:
             self._total = total
             live = live_allowed(self._stream or sys.stdout) if self._live is None else self._live
             stream = self._stream or (sys.stdout if live else sys.stderr)
-            line = self.text(done, total)
+            line = self.text(done, total, detail)
             if live:
                 self._draw(line, stream)
             else:
@@ -104,3 +109,29 @@ class Progress:
         with self._lock, self.suspend():
             if not self._closed:
                 self._close_locked()
+
+
+class PhaseProgress:
+    """One progress line over every measurement-loop call of the device phase."""
+
+    def __init__(self, progress: Progress, items_total: Callable[[], int]) -> None:
+        self.progress = progress
+        self.items_total = items_total
+        self._done_before = 0  # units of the calls already finished
+        self._items_before = 0
+        self._last = None
+
+    def __call__(self, report) -> None:
+        last = self._last
+        if last is not None and (last.finished or report.done < last.done):  # a new call of the phase
+            self._done_before += last.done
+            self._items_before += last.items
+        self._last = report
+        per_item = report.total / report.items if report.items else 1 + report.min_rounds
+        later = max(0, self.items_total() - self._items_before - report.items)
+        done = self._done_before + report.done
+        total = done + (report.total - report.done) + int(round(later * per_item))
+        if not (report.finished and later == 0):
+            total = max(total, done + 1)  # the line closes only when the phase's last call ends
+        where = f"round {report.round} (at least {report.min_rounds})" if report.round else "preparing (compile, check)"
+        self.progress.update(done, total, f"{self.items_total()} items, {where}")

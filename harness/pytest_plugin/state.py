@@ -53,6 +53,7 @@ class TlbenchState:
     phase_nodes: dict[str, Any] = field(default_factory=dict)  # item id -> its pytest item (journaled at its chunk's end)
     setup_s: dict[str, float] = field(default_factory=dict)  # per backend: the untimed first compile
     device_progress: Any = None  # progress.Progress of the device items (None in xdist workers)
+    phase_progress: Any = None  # progress.PhaseProgress inside the device phase (None in xdist workers)
     prefetch_lock_path: str = ""
     device_done: int = 0
     inert_cache: InertKeyCache | None = None  # the inert-key probe's answers on disk (None: not cached)
