@@ -21,6 +21,9 @@ Optional methods (looked up with ``getattr``; a backend without them still works
   its source; None for a device it has no figures for (reports read "peak unknown").
 - ``kernel_body_hash(case) -> str | None``: a hash of the source of the kernel body the
   case compiles (None for the vendor library), stored in every record.
+- ``lower(case) -> Compiled``: the cold lowering alone (plan recorded, no device compiler, no
+  cache; ``handle`` None).  A compile item whose first cold ``compile`` built a binary keeps
+  that build as ``cold_build_once`` and times its rounds with ``lower`` (harness/measure/runner.py).
 - ``lowering_key() -> str``: names what, besides the kernel, decides the lowered source
   (compiler version, target); the inert-key probe's answers are cached on disk under it.
   Without it the probe lowers in every process.
