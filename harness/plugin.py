@@ -40,7 +40,7 @@ from harness.pytest_plugin.commit_info import fill_commit_info
 from harness.measure.compile_pool import CompilePool
 from harness.measure.device_phase import DevicePhase
 from harness.core.record import EXTRA_KEY, SCHEMA_VERSION, BenchItem, failure_record, skip_record
-from harness.core.registry import BackendRegistry, UnknownBackend
+from harness.core.registry import AUTO, BackendRegistry, UnknownBackend
 from harness.measure.runner import Outcome, RunContext, run_item
 from harness.core.sweep import Sweep
 from harness.core.cases import Case
@@ -181,6 +181,7 @@ def pytest_generate_tests(metafunc):
     if not isinstance(sweep, Sweep):
         raise pytest.UsageError(f"{metafunc.module.__name__} uses the tlbench fixture but defines no SWEEP = Sweep(...)")
     state = metafunc.config.stash[STATE]
+    _start_workers_early(metafunc.config, state)
     items = expand(sweep, state)
     diagnostics = diagnose_space(sweep, state)
     state.diagnostics += diagnostics
@@ -194,6 +195,20 @@ def pytest_generate_tests(metafunc):
         state.items_by_id[item.item_id] = item
     ids = [i.item_id for i in items]
     metafunc.parametrize("tlbench_item", ids, ids=ids)
+
+
+def _start_workers_early(config, state: TlbenchState) -> None:
+    """At the first tlbench suite collected: start the workers of the backends asked for by
+    name before the controller loads them (expansion, search-space diagnostics), so the
+    workers' imports and device start-up overlap collection (``auto`` must load every
+    backend to choose: its workers start after that).  Unused ones end after collection."""
+    if state.workers is None or is_controller(config) or config.option.collectonly or state.workers_started:
+        return
+    state.workers_started = True
+    names = state.registry.validate(state.backend_choice)
+    if AUTO in names:
+        names = [n for n in state.backends() if not state.registry.compile_blocker(n)]
+    state.workers.start(names)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -230,8 +245,10 @@ def pytest_collection_finish(session):
                 state.device_items.append(bench)
     if state.workers is not None and not is_controller(session.config):
         ids = [i.callspec.params.get("tlbench_item") for i in session.items if getattr(i, "callspec", None)]
-        names = {state.items_by_id[i].backend for i in ids if i in state.items_by_id}
-        state.workers.start(sorted(n for n in names if not state.registry.compile_blocker(n)))  # imports overlap the run
+        names = sorted(n for n in {state.items_by_id[i].backend for i in ids if i in state.items_by_id}
+                       if not state.registry.compile_blocker(n))
+        state.workers.keep_only(names)  # a worker started early for a backend left with no item ends
+        state.workers.start(names)  # imports overlap the run (already started at the first suite)
 
 
 @pytest.fixture

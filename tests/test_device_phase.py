@@ -4,7 +4,8 @@ soon as it ends (the plugin journals it there), with the named FakeBackend.
 What is pinned: the first item asked for measures exactly its problem's items (kernels and
 the problem's vendor item) and nothing of another problem; ``on_chunk`` gets that chunk's
 outcomes before any later chunk is measured; later items of a chunk get the stored outcome
-without measuring again; an item asked for again is measured on its own.
+without measuring again; an item asked for again is measured on its own, in a session of
+the same factory (a worker's, when items run in one).
 """
 
 import fake_backend
@@ -48,5 +49,5 @@ def test_each_problem_is_one_chunk_handed_over_when_it_ends():
     for item in items[2:]:
         assert phase.outcome(item, backend, items, ctx).status == "timed"
     assert len(chunks) == 2 and len(sessions) == 2 and not phase.stored  # stored outcomes, nothing measured again
-    again = phase.outcome(items[0], backend, items, ctx)  # asked for again: measured on its own
-    assert again.status == "timed" and len(chunks) == 2
+    again = phase.outcome(items[0], backend, items, ctx)  # asked for again: measured on its own,
+    assert again.status == "timed" and len(chunks) == 2 and len(sessions) == 3  # in a session of the same factory

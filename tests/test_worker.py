@@ -152,3 +152,42 @@ def test_under_xdist_each_device_has_one_persistent_worker_pinned_to_it(tmp_path
     assert set(pids_by_device) == {"3", "5"}  # each pytest worker's device process sees its own device
     assert all(len(p) == 1 for p in pids_by_device.values())  # one persistent process per device
     assert pids_by_device["3"] != pids_by_device["5"]
+
+
+EARLY_CONFTEST = CONFTEST + """
+import json
+from fake_backend import UnavailableFakeBackend
+from harness.pytest_plugin.state import STATE
+
+def pytest_tlbench_register_backends(registry):
+    registry.register("fake", FakeBackend)
+    registry.register("fake_gone", UnavailableFakeBackend)
+
+FACTS = {}
+
+def pytest_collection_modifyitems(config, items):
+    sessions = config.stash[STATE].workers._sessions
+    FACTS["during_collection"] = sorted(n for n, s in sessions.items() if s._proc is not None)
+
+def pytest_runtest_setup(item):
+    FACTS.setdefault("at_first_item", sorted(item.config.stash[STATE].workers._sessions))
+
+def pytest_unconfigure(config):
+    with open("facts.json", "w") as fh:
+        json.dump(FACTS, fh)
+"""
+
+
+def test_workers_start_during_collection_and_unused_ones_end(tmp_path):
+    (tmp_path / "conftest.py").write_text(EARLY_CONFTEST.replace(
+        'def pytest_tlbench_register_backends(registry):\n    registry.register("fake", FakeBackend)\n', "", 1))
+    (tmp_path / "test_fault_suite.py").write_text(SUITE.replace("CONFIGS", repr(NORMAL[:2])))
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--tlbench-backend=fake,fake_gone", "--tlbench-seed=3",
+         "-k", "not fake_gone", "--benchmark-json=early.json"],
+        cwd=tmp_path, capture_output=True, text=True,
+    )
+    assert done.returncode == 0, done.stdout[-3000:]
+    facts = json.loads((tmp_path / "facts.json").read_text())
+    assert facts["during_collection"] == ["fake", "fake_gone"]  # both asked for by name: started before collection ended
+    assert facts["at_first_item"] == ["fake"]  # fake_gone has no item left after -k: its worker was ended

@@ -1,7 +1,8 @@
 """Plug-ins by entry-point group, without importing them until they are used.
 
 Contract: ``load_group(group)`` returns ``{name: loader}`` where ``loader()`` imports and
-returns the object an entry point names (``package.module:attribute``): every installed
+returns the object an entry point names (``package.module:attribute``; ``loader_ref(loader)``
+gives that string without importing it): every installed
 distribution's entry points of the group (a third-party backend or kernel family registers
 itself this way), plus those of the ``pyproject.toml`` of the source tree this package sits
 in for names no installed distribution provides - so a checkout put on ``PYTHONPATH`` (a GPU
@@ -30,7 +31,14 @@ def import_path(path: str) -> Callable[[], Any]:
             obj = getattr(obj, part)
         return obj
 
+    load.ref = path.strip()  # type: ignore[attr-defined]
     return load
+
+
+def loader_ref(loader: Callable[[], Any]) -> str | None:
+    """The ``module:attribute`` a loader of ``load_group`` imports, known without importing."""
+    ref = getattr(loader, "ref", None)
+    return ref if isinstance(ref, str) and ":" in ref else None
 
 
 def source_tree_group(group: str, pyproject: Path = PYPROJECT) -> dict[str, str]:
@@ -54,5 +62,13 @@ def source_tree_group(group: str, pyproject: Path = PYPROJECT) -> dict[str, str]
 
 def load_group(group: str) -> dict[str, Callable[[], Any]]:
     found = {name: import_path(path) for name, path in source_tree_group(group).items()}
-    found.update({ep.name: ep.load for ep in entry_points(group=group)})
+    found.update({ep.name: _entry_point_loader(ep) for ep in entry_points(group=group)})
     return found
+
+
+def _entry_point_loader(ep: Any) -> Callable[[], Any]:
+    def load() -> Any:
+        return ep.load()
+
+    load.ref = ep.value  # type: ignore[attr-defined]
+    return load

@@ -18,7 +18,7 @@ from typing import Callable
 
 from harness.core.backend_api import Backend, BackendFactory, BackendOptions
 from harness.core.backend_traits import BackendTraits, DefaultTraits, TraitsCatalog
-from harness.core.entry_points import load_group
+from harness.core.entry_points import load_group, loader_ref
 
 AUTO = "auto"
 ENTRY_POINT_GROUP = "tlbench.backends"
@@ -47,6 +47,11 @@ class BackendRegistry:
         self.factories[name] = lambda: factory
         traits = getattr(factory, "traits", None)
         self.catalog.register(traits if traits is not None else DefaultTraits(name))
+
+    def factory_path(self, name: str) -> str | None:
+        """``module:qualname`` of ``name``'s factory, without importing it where the entry
+        point says it (None: only the imported factory knows)."""
+        return loader_ref(self.factories[name])
 
     def traits(self, name: str) -> BackendTraits:
         """What the harness shows and sets up for ``name``, without loading the backend."""

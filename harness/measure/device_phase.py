@@ -12,8 +12,9 @@ a later chunk keeps this one), and stores them; each later call hands its item t
 one.  Inside a chunk the rounds and interleaving are those of harness/measure/rounds.py (the
 vendor ratio is per problem, so a chunk holds everything it pairs).  An item that was not
 in the phase, one asked for again, or a policy that does not interleave is measured on its
-own through the same loop.  Items the caller will not measure (resumed from a journal) are
-left out of ``phase_items`` by the caller.  One instance per pytest session (kept in
+own through the same loop and a session of the same factory (a worker's, when items run
+in one: never in the calling process).  Items the caller will not measure (resumed from a
+journal) are left out of ``phase_items`` by the caller.  One instance per pytest session (kept in
 ``config.stash``): no global state.
 """
 
@@ -26,7 +27,7 @@ from harness.core.backend_api import Backend
 from harness.core.record import BenchItem
 from harness.measure.device_session import DeviceSession, InProcessSession
 from harness.measure.outcome import Outcome, RunContext
-from harness.measure.runner import run_device_items, run_item
+from harness.measure.runner import run_device_items
 
 SessionFactory = Callable[[Backend, RunContext], DeviceSession]
 ChunkHook = Callable[[list[tuple[BenchItem, Outcome]]], None]
@@ -60,7 +61,7 @@ class DevicePhase:
                 self.on_chunk(pairs)
                 self.stored.update((i.item_id, o) for i, o in pairs)
                 return self.stored.pop(item.item_id)
-        return run_item(item, backend, ctx)
+        return self._measure(backend, [item], ctx)[0][1]  # through the same session kind (its worker, if any)
 
     def _measure(self, backend: Backend, items: Sequence[BenchItem], ctx: RunContext) -> list[tuple[BenchItem, Outcome]]:
         session = self.make_session(backend, ctx)

@@ -4,7 +4,8 @@ Contract: started by harness/measure/worker_session.py as
 ``python -m harness.measure.worker_main FD`` with one end of a socket pair on ``FD``
 (messages are pickled tuples through ``multiprocessing.connection.Connection``).  The
 first message is ``("init", {"sys_path", "factory": "module:qualname", "options"})``;
-the worker builds the backend and answers ``("ready", pid)``.  Then, in order:
+the worker builds the backend, starts its device runtime (``device_info``) and answers
+``("ready", pid)``.  Then, in order:
 - ``("prefetch", [Case, ...])``: warm compiles in a thread pool (no answer);
 - ``("run", BenchItem, MeasurePolicy, compile_rounds, seed)``: the whole item through
   ``harness.measure.runner.run_item`` (compile items; device items measured one by one);
@@ -14,7 +15,9 @@ the worker builds the backend and answers ``("ready", pid)``.  Then, in order:
   Prepared | Outcome, fault)``; ``("sample", BenchItem, k)``: answer ``("done", Batch,
   fault)`` or ``("done", ("raised", stage, words), fault)``; ``("end_phase",)`` drops the
   session's timers and inputs (no answer);
-- before each backend stage the worker sends ``("stage", name, background_compiles)``.
+- before each backend stage the worker sends ``("stage", name, background_compiles)``
+  (not for ``sample``: the session counts a sample request as stage ``run`` from the start,
+  so a batch costs one message each way).
   ``fault`` is True when an exception escaped the device (inputs, check or run stage): the
   device context may be poisoned (a sticky CUDA error), so the worker exits right after
   answering and the session starts a fresh one;
@@ -89,9 +92,11 @@ class StageReporter:
     def timer(self, *args: Any) -> Any:
         return self._call("run", "timer", *args)
 
-    def device(self, stage: str, call, *args: Any) -> Any:
-        """Any other device work (a timer's batch) under ``stage``, with fault detection."""
-        self.enter(stage)
+    def device(self, stage: str, call, *args: Any, announce: bool = True) -> Any:
+        """Any other device work (a timer's batch) under ``stage``, with fault detection;
+        ``announce`` False: the session already counts the request as in ``stage``."""
+        if announce:
+            self.enter(stage)
         try:
             return call(*args)
         except Exception as exc:
@@ -152,6 +157,17 @@ def _load_backend(init: dict[str, Any]) -> Any:
     return factory(BackendOptions(init.get("options") or {}))
 
 
+def _warm_device(backend: Any) -> None:
+    """Start the device runtime before answering ``ready`` (the backend's ``device_info``
+    reads the device through it): the worker starts while pytest collects, so this overlaps
+    collection instead of delaying the first device item.  A failure here is left to the
+    item that meets it."""
+    try:
+        backend.device_info()
+    except Exception:  # noqa: BLE001 - the first device stage reports it with its item
+        pass
+
+
 def serve(conn: Connection) -> int:
     from harness.measure.compile_pool import CompilePool
     from harness.measure.device_session import InProcessSession
@@ -161,6 +177,7 @@ def serve(conn: Connection) -> int:
     kind, init = conn.recv()
     assert kind == "init", kind
     backend = _load_backend(init)
+    _warm_device(backend)
     pool = CompilePool()  # its progress (if any) goes to the worker log
     conn.send(("ready", os.getpid()))
     kept: list[Any] = []  # compiler-owned objects from outcomes: never released (see the contract)
@@ -195,7 +212,7 @@ def serve(conn: Connection) -> int:
                 else:
                     phase.backend = reporter
                     try:
-                        answer = reporter.device("run", phase.sample, item, k)
+                        answer = reporter.device("run", phase.sample, item, k, announce=False)  # a sample request is "run"
                     except Exception as exc:  # noqa: BLE001 - sent back as the item's words
                         answer = ("raised", reporter.fault[0] if reporter.fault else "run", f"{type(exc).__name__}: {exc}")
             else:

@@ -21,7 +21,8 @@ for the whole session so the compile cache and the device context are reused.
   After a restart, an item prepared in the old worker is prepared again before sampling.
   ``failures`` keeps, per failed item id, the worker's account (pid, restarts, restarted).
 - ``prefetch(cases)`` hands the device items' cases to the worker's compile pool.
-- ``close()`` ends the worker (and removes its log directory when it made a temporary one;
+- ``close()`` ends the worker (one that never answered ``ready`` is killed, not waited for;
+  it holds no result) (and removes its log directory when it made a temporary one;
   the last lines a dead worker printed are in its item's error words).
 """
 
@@ -318,7 +319,7 @@ class WorkerSession:
                        worker={"pid": pid, "restarts": self.restarts, **extra})
 
     def close(self) -> None:
-        if self._conn is not None and self._proc is not None and self._proc.poll() is None:
+        if self._conn is not None and self._proc is not None and self._proc.poll() is None and self._ready:
             try:
                 self._conn.send(("close",))
                 self._proc.wait(timeout=30)

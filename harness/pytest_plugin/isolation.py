@@ -50,15 +50,22 @@ class Workers:
 
     def session(self, backend: str) -> WorkerSession:
         if backend not in self._sessions:
-            spec = WorkerSpec(backend=backend, factory=factory_ref(self.registry.factories[backend]()),
+            factory = self.registry.factory_path(backend) or factory_ref(self.registry.factories[backend]())
+            spec = WorkerSpec(backend=backend, factory=factory,
                               options=dict(self.registry.options.values))
             self._sessions[backend] = WorkerSession(spec, self.limits)
         return self._sessions[backend]
 
     def start(self, backends: Any) -> None:
-        """Start these backends' workers now, in the background (at the end of collection)."""
+        """Start these backends' workers now, in the background: their imports (and device
+        start-up) overlap the controller's collection and the items before their first."""
         for name in backends:
             self.session(name).start_early()
+
+    def keep_only(self, backends: Any) -> None:
+        """End the workers of backends that have no item left (after deselection)."""
+        for name in [n for n in self._sessions if n not in set(backends)]:
+            self._sessions.pop(name).close()
 
     def device_session(self, backend: Any, ctx: Any) -> WorkerDeviceSession:
         """The ``DeviceSession`` of one device phase (``DevicePhase(make_session=...)``)."""

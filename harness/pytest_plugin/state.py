@@ -50,6 +50,7 @@ class TlbenchState:
     workers: isolation.Workers | None = None
     device_phase: DevicePhase = field(default_factory=DevicePhase)
     phase_items: list[BenchItem] = field(default_factory=list)  # selected device items, final order
+    workers_started: bool = False  # the workers were started at the first tlbench suite collected
     phase_nodes: dict[str, Any] = field(default_factory=dict)  # item id -> its pytest item (journaled at its chunk's end)
     setup_s: dict[str, float] = field(default_factory=dict)  # per backend: the untimed first compile
     device_progress: Any = None  # progress.Progress of the device items (None in xdist workers)
