@@ -28,7 +28,7 @@ from harness.pytest_plugin.state import KINDS, STATE, TlbenchState
 from harness.pytest_plugin.autotune import autotune_lines, write_best_configs
 from harness.pytest_plugin.machine_info import fill_machine_info
 from harness.pytest_plugin.bench_adapter import benchmark_entry, feed_samples, mark_not_measured, stop_session_json
-from harness.pytest_plugin.main_job import pay_setup_once, time_once
+from harness.measure.setup_compile import pay_setup_once, time_once
 from harness.pytest_plugin.terminal import write_summary
 from harness.pytest_plugin.progress import PhaseProgress, Progress
 from harness.pytest_plugin.inert_cache import InertKeyCache, default_directory
@@ -302,7 +302,7 @@ class _Runner:
                 state.setup_s[item.backend] = pay_setup_once(backend, item, state.pool.wait_idle)
             else:  # in the backend's worker process, where the items run; its result is discarded
                 session = state.workers.session(item.backend)
-                state.setup_s[item.backend] = time_once(lambda: session.run(item, state.policy, 1, state.seed))
+                state.setup_s[item.backend] = time_once(lambda: session.setup(item, state.policy, state.seed))
         ctx = RunContext(
             policy=state.policy,
             compile_rounds=state.compile_rounds,

@@ -191,3 +191,26 @@ def test_workers_start_during_collection_and_unused_ones_end(tmp_path):
     facts = json.loads((tmp_path / "facts.json").read_text())
     assert facts["during_collection"] == ["fake", "fake_gone"]  # both asked for by name: started before collection ended
     assert facts["at_first_item"] == ["fake"]  # fake_gone has no item left after -k: its worker was ended
+
+
+def test_the_setup_compile_runs_in_the_worker_and_a_crash_there_costs_nothing_else():
+    from backends.kernels.gemm import GemmConfig, GemmProblem
+    from harness.core.cases import Case, MeasurePolicy
+    from harness.core.record import BenchItem
+    from harness.measure.outcome import Outcome
+    from harness.measure.worker_session import WorkerSession, WorkerSpec
+
+    def item(n, k):
+        return BenchItem("fake", "compile", Case(GemmProblem(1024, 1024, 1024), GemmConfig(128, n, k, 128, "auto", 2)))
+
+    worker = WorkerSession(WorkerSpec(backend="fake", factory="fake_backend:FakeBackend"))
+    try:
+        seconds = worker.setup(item(128, 32), MeasurePolicy(), 3)
+        assert isinstance(seconds, float) and seconds >= 0 and worker.restarts == 0
+        crashed = worker.setup(item(128, 13), MeasurePolicy(), 3)  # TEST-ONLY: the compiler segfaults
+        assert isinstance(crashed, Outcome) and crashed.stage == "compile" and "SIGSEGV" in crashed.reason
+        assert worker.restarts == 1
+        timed = worker.run(item(128, 32), MeasurePolicy(), 1, 3)  # a fresh worker takes the next request
+        assert timed.status == "timed" and timed.record["kind"] == "compile"
+    finally:
+        worker.close()

@@ -7,6 +7,9 @@ first message is ``("init", {"sys_path", "factory": "module:qualname", "options"
 the worker builds the backend, starts its device runtime (``device_info``) and answers
 ``("ready", pid)``.  Then, in order:
 - ``("prefetch", [Case, ...])``: warm compiles in a thread pool (no answer);
+- ``("setup", BenchItem, MeasurePolicy, compile_rounds, seed)``: the backend's untimed
+  first compile of the item's case (``setup_compile.pay_setup_once``); answer ``("done",
+  seconds, fault)``;
 - ``("run", BenchItem, MeasurePolicy, compile_rounds, seed)``: the whole item through
   ``harness.measure.runner.run_item`` (compile items; device items measured one by one);
   answer ``("done", Outcome, fault)``;
@@ -173,6 +176,7 @@ def serve(conn: Connection) -> int:
     from harness.measure.device_session import InProcessSession
     from harness.measure.outcome import Outcome, failed
     from harness.measure.runner import RunContext, run_item
+    from harness.measure.setup_compile import pay_setup_once
 
     kind, init = conn.recv()
     assert kind == "init", kind
@@ -219,7 +223,9 @@ def serve(conn: Connection) -> int:
                 kind, item, policy, compile_rounds, seed = message
                 ctx = RunContext(policy=policy, compile_rounds=compile_rounds, seed=seed, compiled=compiled,
                                  before_cold_compile=pool.wait_idle)
-                if kind == "run":
+                if kind == "setup":  # the untimed first compile, as the in-process path pays it
+                    answer = float(pay_setup_once(reporter, item, pool.wait_idle))
+                elif kind == "run":
                     answer = run_item(item, reporter, ctx)
                 else:
                     if phase is None:
@@ -234,7 +240,7 @@ def serve(conn: Connection) -> int:
                 if reporter.fault is not None and answer.status == "failed":
                     answer.stage = reporter.fault[0]
                 answer = plain_outcome(answer)
-            elif not isinstance(answer, tuple):
+            elif not isinstance(answer, (tuple, float)):
                 kept.append(answer)
                 answer = plain_prepared(answer)
             conn.send(("done", answer, reporter.fault is not None))

@@ -20,6 +20,8 @@ for the whole session so the compile cache and the device context are reused.
   hang; ``sample`` raises ``WorkerFault`` with the words (the scheduler fails the item).
   After a restart, an item prepared in the old worker is prepared again before sampling.
   ``failures`` keeps, per failed item id, the worker's account (pid, restarts, restarted).
+- ``setup(item, policy, seed)``: the untimed first compile (what the in-process path pays
+  in ``setup_compile.pay_setup_once``), not a whole compile item.
 - ``prefetch(cases)`` hands the device items' cases to the worker's compile pool.
 - ``close()`` ends the worker (one that never answered ``ready`` is killed, not waited for;
   it holds no result) (and removes its log directory when it made a temporary one;
@@ -224,6 +226,11 @@ class WorkerSession:
     def run(self, item: BenchItem, policy: MeasurePolicy, compile_rounds: int, seed: int) -> Outcome:
         """The whole item (a compile item, or a device item measured on its own)."""
         return self._answer_or_outcome(("run", item, policy, compile_rounds, seed), policy)
+
+    def setup(self, item: BenchItem, policy: MeasurePolicy, seed: int) -> Any:
+        """The backend's untimed first compile of ``item``'s case in the worker (seconds, or a
+        failed ``Outcome`` when the worker died or hung: the timed item meets it again)."""
+        return self._request(("setup", item, policy, 1, seed), policy)
 
     def prepare(self, item: BenchItem, policy: MeasurePolicy, compile_rounds: int, seed: int) -> Any:
         """``DeviceSession.prepare`` in the worker: ``Prepared``, or an ``Outcome``."""

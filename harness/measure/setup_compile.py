@@ -7,7 +7,8 @@ compile pool is idle, and returns its wall seconds.  The plugin calls it before 
 first compile item and shows the number as that backend's setup, never as a measurement.  A
 compile error here is not reported: the timed item that follows meets it and fails with the
 compiler's words.  ``time_once(work)`` does the same for any untimed run (the plugin
-passes one compile item run in the backend's worker process when items run there).
+passes the worker's ``setup`` request, which runs ``pay_setup_once`` in the backend's
+worker process, when items run there).
 """
 
 from __future__ import annotations
