@@ -94,3 +94,35 @@ def test_a_build_slowed_with_its_machine_probe_is_the_machine_not_the_compiler()
     compiler = compare_runs(load_results(BASE), parse_results(_loaded(BASE, 1.4, SLOWED, probe_too=False), "slow.json"))
     (item,) = [i for i in compiler.items if i.key.case_id == SLOWED]
     assert item.verdict is Verdict.SLOWER and item.decisive.change == __import__("pytest").approx(0.4, abs=1e-9)
+
+
+QUIET = COMPARE / "compile-cpu2"  # nightly defaults, quiet 2-core box (README.md there)
+
+
+def test_quiet_box_aa_at_nightly_defaults_calls_nothing_and_no_shift():
+    for base, new in (("b1", "b2"), ("b2", "b1")):
+        cmp = compare_runs(load_results(QUIET / f"{base}.json"), load_results(QUIET / f"{new}.json"))
+        assert cmp.counts()[Verdict.SLOWER] == 0 and cmp.counts()[Verdict.FASTER] == 0
+        assert not cmp.gating_shifts and not cmp.has_regression
+
+
+def test_a_real_run_with_every_compile_1_2x_slower_exits_1_on_whole_run_shifts(capsys):
+    code = main(["compare", str(QUIET / "b2.json"), str(QUIET / "all20.json")])
+    out = " ".join(capsys.readouterr().out.split())
+    assert code == 1, out
+    assert "WHOLE-RUN SHIFT stages/ascend/compile" in out and "WHOLE-RUN SHIFT stages/nvidia/compile" in out
+    assert "2 WHOLE-RUN SHIFT(s)" in out
+
+
+def test_a_real_single_item_20_percent_compile_change_is_called_or_said_unresolvable():
+    """One item compiled 1.2x slower, everything else the same: on this box the pair resolves
+    about +-20-60 % for one item, so the verdict is SLOWER where it can be resolved and NOISY,
+    with the resolution in words, where it cannot; never SAME, never FASTER."""
+    cmp = compare_runs(load_results(QUIET / "b2.json"), load_results(QUIET / "one20.json"))
+    slowed = [i for i in cmp.items if i.key.case_id == "gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s2"]
+    assert len(slowed) == 2  # the Ascend and the NVIDIA compile item
+    for item in slowed:
+        assert item.verdict in (Verdict.SLOWER, Verdict.NOISY) and item.decisive.change > 0.1
+        if item.verdict is Verdict.NOISY:
+            assert "cannot resolve this change" in item.decisive.reason
+    assert any(i.verdict is Verdict.SLOWER for i in slowed)

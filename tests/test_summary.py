@@ -41,6 +41,18 @@ def test_device_block_marks_the_best_and_gives_the_vendor_ratio():
     assert "peak unknown" in text
 
 
+def test_a_named_variant_of_the_same_tile_gets_its_own_row():
+    """Two kernel bodies with the same tile and loop form (e.g. a portable and a target-specific
+    one) must not share a row: one cell would hide the other's time."""
+    portable, specific = _device(1, 0.0018), _device(1, 0.0017)
+    portable["config"] = {**portable["config"], "body": "shared"}
+    specific["config"] = {**specific["config"], "body": "hopper"}
+    specific["case_id"] += "-hopper"
+    text = "\n".join(summary_lines([portable, specific, VENDOR]))
+    assert "128x128x32 t128 shared" in text and "128x128x32 t128 hopper" in text
+    assert "1.800ms" in text and "1.700ms*" in text
+
+
 def test_pct_of_peak_is_shown_when_the_record_has_it_and_flags_are_counted():
     best = _device(3, 0.0012, pct_of_peak=61.25)
     best["summary"]["status"] = "DRIFT"

@@ -160,12 +160,16 @@ def decisive_rule(
 
 
 def _probe_normalised(rec: dict[str, Any]) -> list[float] | None:
-    """Each build's CPU seconds over the machine probe timed right after it (a build's cost in
-    units of the machine's speed at that moment), where the record has both, build for build."""
+    """Each build's CPU seconds over the fastest machine probe of the item (the probe is timed
+    after every build), where the record has both: the minimum over builds is then the best
+    build in units of the machine's best speed while the item ran.  Dividing build by build
+    instead made the minimum pick the builds whose probe happened to be slow (A/A item-to-item
+    spread on the 2-core box: 18 % build by build, 5 % against the fastest probe)."""
     cpu, probe = rec.get("cpu_samples_s"), rec.get("machine_probe_cpu_s")
-    if not cpu or not probe or len(cpu) != len(probe) or any(p <= 0 for p in probe):
+    if not cpu or not probe or len(cpu) != len(probe) or min(probe) <= 0:
         return None
-    return [c / p for c, p in zip(cpu, probe)]
+    fastest = min(probe)
+    return [c / fastest for c in cpu]
 
 
 def compile_values_normalised(paired: Paired, key: ItemKey) -> bool:
@@ -174,9 +178,8 @@ def compile_values_normalised(paired: Paired, key: ItemKey) -> bool:
 
 
 def _compile_values(paired: Paired, key: ItemKey) -> tuple[list[float], list[float]]:
-    """Per build: CPU seconds over the machine probe where both runs recorded them (on a shared
-    2-core box this halved the item-to-item spread of an A/A pair under load: 21 % -> 12 %),
-    else CPU seconds, else wall seconds."""
+    """Per build: CPU seconds over the item's fastest machine probe where both runs recorded
+    them (``_probe_normalised``), else CPU seconds, else wall seconds."""
     base, new = paired.base[key], paired.new[key]
     if compile_values_normalised(paired, key):
         return _probe_normalised(base), _probe_normalised(new)  # type: ignore[return-value]
@@ -214,9 +217,9 @@ def compile_rule(paired: Paired, key: ItemKey, min_effect: float) -> verdicts.Ru
 def _group_ratios(paired: Paired, keys: Sequence[ItemKey]) -> list[float]:
     out = []
     for k in keys:
-        if paired.base[k].get("kind") == "compile":
+        if paired.base[k].get("kind") == "compile":  # the min of the builds, as the item rule (verdicts.min_of_n)
             base, new = _compile_values(paired, k)
-            b, n = median_of(base), median_of(new)
+            b, n = min(base), min(new)
         else:
             b, n = paired.medians(k)
         if b > 0 and n > 0:

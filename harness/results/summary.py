@@ -52,6 +52,9 @@ def _tile(config: dict[str, Any]) -> str:
         text += " so"
     if config.get("enable_offset"):
         text += " offset"
+    for key, value in sorted(config.items()):  # a family's named variants (e.g. which kernel body): a row each
+        if isinstance(value, str) and key != "loop_form":
+            text += f" {value}"
     return text
 
 

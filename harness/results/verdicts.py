@@ -13,8 +13,8 @@ Contract (pure functions on numbers and records; verdict names are the strings o
   effect and the resolution; SAME only when the change is under the minimum effect AND the
   pair resolves the minimum effect; else NOISY, with the resolution in words.
 - ``min_of_n(base, new, factor, floor)``: compile items (a few cold builds each, in CPU
-  seconds over the machine probe timed after each build where both runs have them, else CPU
-  seconds; load only ever adds time).  asv's rule on the minimum:
+  seconds over the item's fastest machine probe - a fixed pure-Python workload timed after
+  every build - where both runs have them, else CPU seconds; load only ever adds time).  asv's rule on the minimum:
   SLOWER when min(new) >= (1 + factor) x min(base) and beyond ``floor`` (the pair's
   resolution: COMPILE_NOISE_K robust SDs of the item-to-item spread of the run-relative minima); FASTER
   mirrored; NOISY when the minimum moved that much but the pair cannot resolve it, or when it
