@@ -30,6 +30,25 @@ from harness.core.backend_api import BackendOptions, Compiled, CompileError
 from harness.core.backend_traits import DefaultTraits
 from harness.core.cases import CheckResult, Plan, VendorCase
 
+def four_stage_suite(name: str) -> str:
+    """A pytester suite file: one 1024^3 GEMM, num_stages 1..4, device items only (the fake
+    backend times them)."""
+    return f'''
+from harness.core.sweep import Sweep
+from backends.kernels.gemm import GemmConfig, GemmProblem
+
+SWEEP = Sweep(
+    name="{name}",
+    problems=[GemmProblem(1024, 1024, 1024)],
+    configs=[GemmConfig(128, 128, 32, 128, "auto", s) for s in (1, 2, 3, 4)],
+    kinds=("device",),
+)
+
+def test_four(tlbench):
+    tlbench.run()
+'''
+
+
 CONFTEST = f"""
 import sys
 sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})

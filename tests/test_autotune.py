@@ -10,20 +10,7 @@ import fake_backend
 
 CONFTEST = fake_backend.CONFTEST
 
-SUITE = """
-from harness.core.sweep import Sweep
-from backends.kernels.gemm import GemmConfig, GemmProblem
-
-SWEEP = Sweep(
-    name="four_good",
-    problems=[GemmProblem(1024, 1024, 1024)],
-    configs=[GemmConfig(128, 128, 32, 128, "auto", s) for s in (1, 2, 3, 4)],
-    kinds=("device",),
-)
-
-def test_four(tlbench):
-    tlbench.run()
-"""
+SUITE = fake_backend.four_stage_suite("four_good")
 
 
 def _run(pytester, *args):

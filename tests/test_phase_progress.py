@@ -4,6 +4,7 @@ one advancing line.  The named FakeBackend (tests/fake_backend.py) stands in for
 
 import io
 
+import fake_backend
 from test_rounds import A, B, VENDOR, ScriptedFake, steady
 
 from harness.core.cases import MeasurePolicy
@@ -52,25 +53,10 @@ def test_phase_progress_is_one_line_over_several_calls():
     assert all("/12" in l for l in lines)  # one line's total: no second line for the second call
 
 
-SUITE = """
-from harness.core.sweep import Sweep
-from backends.kernels.gemm import GemmConfig, GemmProblem
-
-SWEEP = Sweep(
-    name="four",
-    problems=[GemmProblem(1024, 1024, 1024)],
-    configs=[GemmConfig(128, 128, 32, 128, "auto", s) for s in (1, 2, 3, 4)],
-    kinds=("device",),
-)
-
-def test_four(tlbench):
-    tlbench.run()
-"""
+SUITE = fake_backend.four_stage_suite("four")
 
 
 def test_a_pytest_run_shows_the_phase_advancing_before_its_items_report(pytester):
-    import fake_backend
-
     pytester.makeconftest(fake_backend.CONFTEST)
     pytester.makepyfile(test_four=SUITE)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--tlbench-backend=fake", "--benchmark-only",
