@@ -27,7 +27,7 @@ from harness.pytest_plugin.options import pytest_addoption  # noqa: F401  (the h
 from harness.pytest_plugin.state import KINDS, STATE, TlbenchState
 from harness.pytest_plugin.autotune import autotune_lines, write_best_configs
 from harness.pytest_plugin.machine_info import fill_machine_info
-from harness.pytest_plugin.bench_adapter import benchmark_entry, feed_samples, mark_not_measured, stop_session_json
+from harness.pytest_plugin.bench_adapter import benchmark_entry, feed_samples, mark_not_measured, quiet_table_by_default, result_json_path, stop_session_json
 from harness.measure.setup_compile import pay_setup_once, time_once
 from harness.pytest_plugin.terminal import write_summary
 from harness.pytest_plugin.progress import PhaseProgress, Progress
@@ -64,6 +64,7 @@ def pytest_addhooks(pluginmanager):
 _HIDDEN_WORKER = pytest.StashKey[str]()
 _CONTROLLER_ONLY = pytest.StashKey[bool]()
 _OWN_SCHEDULER = pytest.StashKey[bool]()
+_TABLE_QUIETED = pytest.StashKey[bool]()  # pytest-benchmark's table turned off by default (bench_adapter)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -106,6 +107,7 @@ def _restore_xdist_markers(config) -> None:
 
 
 def pytest_configure(config):
+    config.stash[_TABLE_QUIETED] = quiet_table_by_default(config)  # the per-item table: -v
     options = backend_option_values(config)
     registry = BackendRegistry.from_entry_points(options)
     config.hook.pytest_tlbench_register_backends(registry=registry)
@@ -403,6 +405,9 @@ def pytest_terminal_summary(terminalreporter):
     if state is None or not state.outcomes:
         return
     extra = list(state.journal.summary_lines() if state.journal else [])
+    json_path = result_json_path(terminalreporter.config)
+    if terminalreporter.config.stash.get(_TABLE_QUIETED, False) and json_path is not None:
+        extra.append(f"[tlbench] results: {json_path} (pytest-benchmark's per-item table: -v)")
     extra += [diag.summary() for diag in state.diagnostics if diag.verdict != "ok" or diag.inert_keys]
     extra += autotune_lines(state)
     records = [_outcome_record(n, i, o) for n, i, o in state.outcomes]

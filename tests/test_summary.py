@@ -90,7 +90,20 @@ def test_the_terminal_ends_with_the_summary_and_hides_the_table_unless_verbose(s
     tail = out[out.index("tlbench summary"):]
     assert "fake · gemm-1024x1024x1024-f16" in tail and "the vendor item" in tail
     assert "kind  " not in out  # the per-item table header: only with -v
+    assert "Name (time in" not in out  # pytest-benchmark's own table: only with -v
     assert "Benchmark fixture was not used" not in out
     verbose = suite.runpytest("-p", "no:cacheprovider", "--tlbench-backend=fake", "--benchmark-only", "-v")
     text = verbose.stdout.str()
     assert text.index("tlbench: every item") < text.index("tlbench summary")
+    assert "Name (time in" in text
+
+
+def test_the_results_file_is_named_when_the_table_is_off(suite):
+    result = suite.runpytest("-p", "no:cacheprovider", "--tlbench-backend=fake", "--benchmark-only", "--benchmark-json=out.json")
+    out = result.stdout.str()
+    assert "[tlbench] results: out.json (pytest-benchmark's per-item table: -v)" in out
+    assert "Name (time in" not in out and (suite.path / "out.json").exists()
+    compared = suite.runpytest("-p", "no:cacheprovider", "--tlbench-backend=fake", "--benchmark-only",
+                               "--benchmark-json=again.json", "--benchmark-compare=out.json",  # the table carries the comparison
+                               "-W", "ignore::pytest_benchmark.logger.PytestBenchmarkWarning")  # "machine_info is different": not ours
+    assert "Name (time in" in compared.stdout.str()

@@ -30,6 +30,12 @@ installed; tlbench supports 5.2.x and 5.3.x):
 - ``stop_session_json(config)``: this process's pytest-benchmark session writes no JSON (an
   xdist worker: the controller writes the merged file).  Touches the private
   ``config._benchmarksession``.
+- ``quiet_table_by_default(config)``: pytest-benchmark's own per-item table (and its info
+  lines) off unless the user asked for it - pytest ``-v``, ``--benchmark-verbose``,
+  ``--benchmark-quiet`` given either way, or a ``--benchmark-compare`` / ``--benchmark-histogram``
+  that the table carries - by setting the public ``--benchmark-quiet`` option before
+  pytest-benchmark's own ``pytest_configure`` (``trylast``) builds its session.  Its
+  warnings and ``--benchmark-compare-fail`` are unaffected.  Returns whether it did.
 """
 
 from __future__ import annotations
@@ -139,3 +145,20 @@ def stop_session_json(config: Any) -> None:
     session = getattr(config, "_benchmarksession", None)
     if session is not None:
         session.json = None
+
+
+def quiet_table_by_default(config: Any) -> bool:
+    option = config.option
+    if not hasattr(option, "benchmark_quiet"):
+        return False
+    asked = (
+        getattr(option, "verbose", 0) > 0
+        or getattr(option, "benchmark_verbose", False)
+        or option.benchmark_quiet
+        or getattr(option, "benchmark_compare", None)
+        or getattr(option, "benchmark_histogram", None)
+    )
+    if asked:
+        return False
+    option.benchmark_quiet = True
+    return True
