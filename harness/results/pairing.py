@@ -181,8 +181,9 @@ def _compile_values(paired: Paired, key: ItemKey) -> tuple[list[float], list[flo
     """Per build: CPU seconds over the item's fastest machine probe where both runs recorded
     them (``_probe_normalised``), else CPU seconds, else wall seconds."""
     base, new = paired.base[key], paired.new[key]
-    if compile_values_normalised(paired, key):
-        return _probe_normalised(base), _probe_normalised(new)  # type: ignore[return-value]
+    base_norm, new_norm = _probe_normalised(base), _probe_normalised(new)
+    if base_norm is not None and new_norm is not None:
+        return base_norm, new_norm
     if base.get("cpu_samples_s") and new.get("cpu_samples_s"):
         return list(base["cpu_samples_s"]), list(new["cpu_samples_s"])
     return list(base["samples_s"]), list(new["samples_s"])
