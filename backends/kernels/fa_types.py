@@ -111,7 +111,7 @@ class FaProblem:
 
 
 @dataclass(frozen=True)
-class FaConfig:
+class FaConfig(loop_form.LoopFormConfig):
     block_M: int = 128
     block_N: int = 128
     num_stages: int | None = 2
@@ -122,17 +122,9 @@ class FaConfig:
     enable_offset: bool = False  # Ascend: a real prologue/body/epilogue software pipeline
 
     def __post_init__(self) -> None:
-        loop_form.check(self.loop_form, self.num_stages)
+        super().__post_init__()
         if self.body not in BODIES:
             raise ValueError(f"body must be one of {', '.join(BODIES)}, got {self.body!r}")
-
-    @property
-    def loop_id(self) -> str:
-        return loop_form.loop_id(self.loop_form, self.num_stages)
-
-    @property
-    def pipeline_depth(self) -> int:
-        return loop_form.pipeline_depth(self.loop_form, self.num_stages)
 
     @property
     def config_id(self) -> str:

@@ -5,7 +5,9 @@
 Contract: ``check(loop_form, num_stages)`` raises ValueError for a form/stage pair that
 cannot be built; ``loop_id`` is the form's part of a case id (a history key: ``auto-s3``,
 ``manual``, ``serial``); ``pipeline_depth`` is the buffer versions the loop asks for
-(num_stages, where 0 and 1 mean one; manual 2; serial 1).
+(num_stages, where 0 and 1 mean one; manual 2; serial 1).  ``LoopFormConfig`` gives a
+config dataclass with ``loop_form`` and ``num_stages`` fields the checked ``__post_init__``
+and the ``loop_id`` / ``pipeline_depth`` properties.
 """
 
 from __future__ import annotations
@@ -34,3 +36,23 @@ def pipeline_depth(loop_form: str, num_stages: int | None) -> int:
     if loop_form == "serial":
         return 1
     return max(1, int(num_stages or 0))
+
+
+class LoopFormConfig:
+    """Mixin for a kernel family's config dataclass that has ``loop_form`` and ``num_stages``
+    fields (declared by the dataclass itself, with its own defaults)."""
+
+    loop_form: str
+    num_stages: int | None
+
+    def __post_init__(self) -> None:
+        check(self.loop_form, self.num_stages)
+
+    @property
+    def loop_id(self) -> str:
+        return loop_id(self.loop_form, self.num_stages)
+
+    @property
+    def pipeline_depth(self) -> int:
+        """Buffer versions the loop asks for: num_stages (0 and 1 mean one), manual: 2."""
+        return pipeline_depth(self.loop_form, self.num_stages)

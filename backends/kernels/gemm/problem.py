@@ -60,7 +60,7 @@ class GemmProblem:
 
 
 @dataclass(frozen=True)
-class GemmConfig:
+class GemmConfig(loop_form.LoopFormConfig):
     """Tile, threads and loop schedule of one kernel variant.
 
     ``loop_form``: ``auto`` is ``T.Pipelined(n, num_stages=num_stages)``; ``manual`` is
@@ -84,18 +84,6 @@ class GemmConfig:
     enable_offset: bool = False
     group_m: int | None = None
     stage_output: bool = False
-
-    def __post_init__(self) -> None:
-        loop_form.check(self.loop_form, self.num_stages)
-
-    @property
-    def loop_id(self) -> str:
-        return loop_form.loop_id(self.loop_form, self.num_stages)
-
-    @property
-    def pipeline_depth(self) -> int:
-        """Buffer versions the loop asks for: num_stages (0 and 1 mean one), manual: 2."""
-        return loop_form.pipeline_depth(self.loop_form, self.num_stages)
 
     @property
     def config_id(self) -> str:
