@@ -126,3 +126,18 @@ def test_a_real_single_item_20_percent_compile_change_is_called_or_said_unresolv
         if item.verdict is Verdict.NOISY:
             assert "cannot resolve this change" in item.decisive.reason
     assert any(i.verdict is Verdict.SLOWER for i in slowed)
+
+
+def test_builds_under_one_probe_of_cpu_are_judged_on_wall_time_not_accounting_noise():
+    """A compile that used less CPU than the fixed probe (the fake backend's, which only
+    returns: 0.04-0.24 ms of CPU against a 25 ms probe) has CPU seconds that are accounting
+    noise; seen under load: +189 % 'SLOWER' on identical code.  Such items fall back to wall
+    seconds."""
+    base_doc, new_doc = (copy.deepcopy(json.loads(BASE.read_text())) for _ in range(2))
+    for doc, cpu in ((base_doc, [4e-5, 2e-4, 2e-4]), (new_doc, [1.2e-4, 2e-4, 2.4e-4])):  # min x3
+        for bench in doc["benchmarks"]:
+            if bench["extra_info"]["tlbench"]["case_id"] == SLOWED:
+                bench["extra_info"]["tlbench"]["cpu_samples_s"] = cpu
+    cmp = compare_runs(parse_results(base_doc, "base.json"), parse_results(new_doc, "new.json"))
+    (item,) = [i for i in cmp.items if i.key.case_id == SLOWED]
+    assert item.verdict is not Verdict.SLOWER and abs(item.decisive.change) < 1e-9  # the same wall samples

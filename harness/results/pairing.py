@@ -172,19 +172,32 @@ def _probe_normalised(rec: dict[str, Any]) -> list[float] | None:
     return [c / fastest for c in cpu]
 
 
+def _normalised_pair(paired: Paired, key: ItemKey) -> tuple[list[float], list[float]] | None:
+    """Both runs' probe-normalised builds, where both have them and every build used at least
+    one probe's worth of CPU: below that (a compile that only waited, or was served from
+    memory) process CPU accounting is noise, not the compiler's work."""
+    base, new = _probe_normalised(paired.base[key]), _probe_normalised(paired.new[key])
+    if base is None or new is None or min(base) < 1.0 or min(new) < 1.0:
+        return None
+    return base, new
+
+
 def compile_values_normalised(paired: Paired, key: ItemKey) -> bool:
-    base, new = paired.base[key], paired.new[key]
-    return _probe_normalised(base) is not None and _probe_normalised(new) is not None
+    return _normalised_pair(paired, key) is not None
+
+
+def _has_probe(rec: dict[str, Any]) -> bool:
+    return bool(rec.get("machine_probe_cpu_s"))
 
 
 def _compile_values(paired: Paired, key: ItemKey) -> tuple[list[float], list[float]]:
-    """Per build: CPU seconds over the item's fastest machine probe where both runs recorded
-    them (``_probe_normalised``), else CPU seconds, else wall seconds."""
+    """Per build: CPU seconds over the item's fastest machine probe (``_normalised_pair``);
+    CPU seconds where the runs recorded no probe (older records); else wall seconds."""
     base, new = paired.base[key], paired.new[key]
-    base_norm, new_norm = _probe_normalised(base), _probe_normalised(new)
-    if base_norm is not None and new_norm is not None:
-        return base_norm, new_norm
-    if base.get("cpu_samples_s") and new.get("cpu_samples_s"):
+    normalised = _normalised_pair(paired, key)
+    if normalised is not None:
+        return normalised
+    if base.get("cpu_samples_s") and new.get("cpu_samples_s") and not (_has_probe(base) or _has_probe(new)):
         return list(base["cpu_samples_s"]), list(new["cpu_samples_s"])
     return list(base["samples_s"]), list(new["samples_s"])
 
