@@ -21,27 +21,27 @@ from typing import Any
 import pytest
 
 from harness.pytest_plugin import hookspecs
-from harness.pytest_plugin.expansion import diagnose_space, expand, prefetch
+from harness.pytest_plugin.expansion import diagnose_space, expand
 from harness.pytest_plugin.options import backend_option_values, warn_deprecated
 from harness.pytest_plugin.options import pytest_addoption  # noqa: F401  (the hook, registered through this module)
 from harness.pytest_plugin.state import KINDS, STATE, TlbenchState
 from harness.pytest_plugin.autotune import autotune_lines, write_best_configs
 from harness.pytest_plugin.machine_info import fill_machine_info
-from harness.pytest_plugin.bench_adapter import benchmark_entry, feed_samples, mark_not_measured, quiet_table_by_default, result_json_path, stop_session_json
-from harness.measure.setup_compile import pay_setup_once, time_once
+from harness.pytest_plugin.bench_adapter import benchmark_entry, quiet_table_by_default, result_json_path, stop_session_json
 from harness.pytest_plugin.terminal import write_summary
 from harness.pytest_plugin.progress import PhaseProgress, Progress
 from harness.pytest_plugin.inert_cache import InertKeyCache, default_directory
 from harness.pytest_plugin.gpu_split import make_scheduler
 from harness.pytest_plugin import isolation, journaling
-from harness.pytest_plugin.finishing import bench_group, finish_outcome, journal_chunk
-from harness.results.error_text import failure_line, headline
+from harness.pytest_plugin.finishing import journal_chunk
+from harness.pytest_plugin.item_runner import ItemRunner
 from harness.pytest_plugin.commit_info import fill_commit_info
 from harness.measure.compile_pool import CompilePool
+from harness.measure.compile_phase import CompilePhase, resolve_jobs, usable_cpus
 from harness.measure.device_phase import DevicePhase
 from harness.core.record import EXTRA_KEY, SCHEMA_VERSION, BenchItem, failure_record, skip_record
 from harness.core.registry import AUTO, BackendRegistry, UnknownBackend
-from harness.measure.runner import Outcome, RunContext, run_item
+from harness.measure.runner import Outcome
 from harness.core.sweep import Sweep
 from harness.core.cases import Case
 from harness.measure.options import policy_from_options
@@ -145,6 +145,15 @@ def pytest_configure(config):
         phase_line = Progress("device timing (items prepared + batches)", suspend=suspend)
         state.phase_progress = PhaseProgress(phase_line, lambda: len(state.phase_items))
     state.workers = isolation.Workers.from_config(config, registry)
+    try:
+        jobs = resolve_jobs(config.getoption("--tlbench-compile-jobs"), usable_cpus(), hidden is not None, state.workers is not None)
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    compile_line = Progress(f"compile items ({jobs} at a time)", suspend=suspend)
+    state.compile_phase = CompilePhase(
+        jobs=jobs, make_session=state.workers.compile_session if state.workers is not None else None,
+        policy=state.policy, compile_rounds=state.compile_rounds, seed=state.seed, on_progress=compile_line.update,
+    )
     state.device_phase = DevicePhase(
         **({"make_session": state.workers.device_session} if state.workers is not None else {}),
         on_chunk=lambda pairs: journal_chunk(config.stash[STATE], config, pairs),
@@ -240,6 +249,8 @@ def pytest_collection_finish(session):
     for item in session.items:
         callspec = getattr(item, "callspec", None)
         bench = state.items_by_id.get(callspec.params.get("tlbench_item")) if callspec else None
+        if isinstance(bench, BenchItem) and bench.kind == "compile":
+            state.compile_items.append(bench)
         if isinstance(bench, BenchItem) and bench.kind == "device":
             state.phase_items.append(bench)
             state.phase_nodes.setdefault(bench.item_id, item)
@@ -258,77 +269,11 @@ def tlbench_item(request):  # replaced by parametrization
     raise pytest.UsageError("tlbench_item is parametrized from the module's SWEEP")
 
 
-class _Runner:
-    def __init__(self, request, benchmark, item: BenchItem, state: TlbenchState):
-        self.request, self.benchmark, self.item, self.state = request, benchmark, item, state
-
-    def run(self) -> Outcome:
-        item, state = self.item, self.state
-        nodeid = self.request.node.nodeid
-        reason = state.registry.compile_blocker(item.backend)
-        backend = None
-        if reason:
-            outcome = Outcome(status="skipped", reason=reason)
-        else:
-            backend = state.registry.get(item.backend)
-            reused = state.journal.reused_record(nodeid, item, backend) if state.journal else None
-            if reused is not None:
-                outcome = Outcome(status="timed", samples_s=tuple(reused["samples_s"]), record=reused)
-            else:
-                outcome = self._measure(backend)
-        state.outcomes.append((nodeid, item, outcome))
-        if item.kind == "device" and state.device_progress is not None:
-            state.device_done += 1
-            state.device_progress.update(state.device_done, len(state.phase_items))
-        if outcome.status != "timed":
-            if state.journal:
-                state.journal.record(nodeid, item, outcome, None, backend)
-            if outcome.status == "skipped":
-                pytest.skip(outcome.reason)
-            mark_not_measured(self.benchmark, f"{outcome.stage} failed")
-            line = failure_line({"stage": outcome.stage, "error": outcome.reason, "worker": outcome.worker})
-            whole = "" if headline(outcome.reason) == outcome.reason.strip() else f"\n{outcome.reason}"
-            pytest.fail(line + whole, pytrace=False)  # pytest's short summary shows the first line
-        self.benchmark.group = bench_group(item)
-        feed_samples(self.benchmark, outcome.samples_s, {EXTRA_KEY: outcome.record})
-        if state.journal:
-            state.journal.record(nodeid, item, outcome, self.benchmark, backend)
-        return outcome
-
-    def _measure(self, backend) -> Outcome:
-        item, state = self.item, self.state
-        if item.kind == "device" and backend.device_blocker() is None:
-            prefetch(state, item.backend)
-        if item.kind == "compile" and item.backend not in state.setup_s:
-            if state.workers is None:
-                state.setup_s[item.backend] = pay_setup_once(backend, item, state.pool.wait_idle)
-            else:  # in the backend's worker process, where the items run; its result is discarded
-                session = state.workers.session(item.backend)
-                state.setup_s[item.backend] = time_once(lambda: session.setup(item, state.policy, state.seed))
-        ctx = RunContext(
-            policy=state.policy,
-            compile_rounds=state.compile_rounds,
-            seed=state.seed,
-            compiled=state.pool.get,
-            before_cold_compile=state.pool.wait_idle,
-            progress=state.phase_progress if item.kind == "device" else None,
-        )
-        in_phase = item.kind == "device" and worker_index() is None  # xdist workers get items one at a time
-        if in_phase and (state.workers is None or state.policy.interleave):
-            reuse = state.journal.will_reuse if state.journal else (lambda i: False)
-            outcome = state.device_phase.outcome(item, backend, [i for i in state.phase_items if not reuse(i)], ctx)
-        elif state.workers is not None:
-            outcome = state.workers.session(item.backend).run(item, state.policy, state.compile_rounds, state.seed)
-        else:
-            outcome = run_item(item, backend, ctx)
-        return finish_outcome(state, item, backend, outcome)
-
-
 @pytest.fixture
 def tlbench(request, benchmark, tlbench_item):
     """Run this test's tlbench item: ``def test_x(tlbench): tlbench.run()``."""
     state = request.config.stash[STATE]
-    return _Runner(request, benchmark, state.items_by_id[tlbench_item], state)
+    return ItemRunner(request, benchmark, state.items_by_id[tlbench_item], state)
 
 
 # -- pytest-benchmark hooks ----------------------------------------------------------------

@@ -9,7 +9,8 @@ device before anything starts, and its worker processes inherit that pinning: on
 process per device.  ``--tlbench-timeout`` bounds the inputs/check/run stages of one item
 (default: 4 x ``--tlbench-max-seconds``, at least 120 s), ``--tlbench-compile-timeout`` one
 compile.  Device items measured together (the interleaved device phase) go through
-``Workers.device_session`` (a ``DeviceSession``); ``annotate`` puts the worker's account on
+``Workers.device_session`` (a ``DeviceSession``); the compile phase's jobs through
+``Workers.compile_session`` (a fresh worker each); ``annotate`` puts the worker's account on
 their failures.  ``Workers.close()`` ends the processes at the end of the session.
 """
 
@@ -55,6 +56,12 @@ class Workers:
                               options=dict(self.registry.options.values))
             self._sessions[backend] = WorkerSession(spec, self.limits)
         return self._sessions[backend]
+
+    def compile_session(self, backend: str, _slot: int = 0) -> WorkerSession:
+        """A fresh worker for one job of the compile phase (harness/measure/compile_phase.py):
+        the backend's spec and limits, a process of its own; the phase closes it."""
+        main = self.session(backend)
+        return WorkerSession(main.spec, self.limits)
 
     def start(self, backends: Any) -> None:
         """Start these backends' workers now, in the background: their imports (and device

@@ -37,6 +37,10 @@ def pytest_addoption(parser):
         "smoke: small problems; full: every sweep, compile items time lowering + build",
     )
     group.addoption("--tlbench-compile-rounds", type=int, default=3, help="cold builds per compile item")
+    group.addoption("--tlbench-compile-jobs", default="auto", metavar="N|auto",
+                    help="compile items timed at a time, each in its own worker process (default auto: half the "
+                         "CPUs this process may use on a host with 8 or more, else 1; 1 under pytest-xdist workers "
+                         "and with --tlbench-isolation inprocess). Each record says how many ran at a time")
     group.addoption("--tlbench-cache-dir", default=None, metavar="DIR",
                     help="where tlbench keeps answers worth reusing across runs, e.g. the inert-key probe "
                          "(default: $TLBENCH_CACHE_DIR, else $XDG_CACHE_HOME/tlbench, else ~/.cache/tlbench)")

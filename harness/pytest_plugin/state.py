@@ -1,7 +1,7 @@
 """The per-run state of the pytest plugin, kept in ``config.stash[STATE]`` (no module globals).
 
 Contract: ``TlbenchState`` holds the backend registry and selection, the measure kinds,
-scope, policy, seed and compile pool of the run, the items by id, their outcomes, the
+scope, policy, seed, compile pool and compile phase of the run, the items by id, their outcomes, the
 space diagnostics, the autotune target and what was written, the journal and the device
 phase.  ``KINDS`` are the measure kinds an item can have.
 """
@@ -17,6 +17,7 @@ from harness.core.cases import MeasurePolicy
 from harness.core.record import BenchItem
 from harness.core.registry import BackendRegistry
 from harness.core.space import SpaceDiagnostics
+from harness.measure.compile_phase import CompilePhase
 from harness.measure.compile_pool import CompilePool
 from harness.measure.device_phase import DevicePhase
 from harness.measure.runner import Outcome
@@ -50,6 +51,8 @@ class TlbenchState:
     workers: isolation.Workers | None = None
     device_phase: DevicePhase = field(default_factory=DevicePhase)
     phase_items: list[BenchItem] = field(default_factory=list)  # selected device items, final order
+    compile_items: list[BenchItem] = field(default_factory=list)  # selected compile items, final order
+    compile_phase: CompilePhase = field(default_factory=CompilePhase)
     workers_started: bool = False  # the workers were started at the first tlbench suite collected
     phase_nodes: dict[str, Any] = field(default_factory=dict)  # item id -> its pytest item (journaled at its chunk's end)
     setup_s: dict[str, float] = field(default_factory=dict)  # per backend: the untimed first compile
@@ -64,6 +67,7 @@ class TlbenchState:
         return {
             "backend_choice": self.backend_choice, "scope": self.scope, "kinds": list(self.kinds),
             "input_seed": self.seed, "compile_rounds": self.compile_rounds, "policy": asdict(self.policy),
+            "compile_jobs": self.compile_phase.jobs,
         }
 
     def backends(self) -> list[str]:

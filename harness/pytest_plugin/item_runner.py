@@ -1,0 +1,107 @@
+"""The ``tlbench`` fixture's runner: one pytest item's measurement, record and report.
+
+Contract: ``ItemRunner(request, benchmark, item, state).run()`` measures ``item`` (a
+``BenchItem``) and hands its samples and record to pytest-benchmark, or skips/fails the
+pytest item with the backend's or the compiler's words.  It journals every outcome and
+counts device items for the progress line.  Where an item is measured:
+- reused from the journal of an interrupted run (``--tlbench-resume``), when its identity matches;
+- a device item: in the interleaved device phase (harness/measure/device_phase.py), chunk by chunk;
+- a compile item: in the compile phase (harness/measure/compile_phase.py), which times a
+  backend's compile items ``--tlbench-compile-jobs`` at a time in worker processes, or one
+  by one in the backend's worker (``jobs`` 1, or ``--tlbench-isolation inprocess``);
+- otherwise in the backend's worker process, or in this process.
+The backend's untimed first compile is paid once (``setup``) before its first timed compile.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.core.record import EXTRA_KEY, BenchItem
+from harness.measure.runner import Outcome, RunContext, run_item
+from harness.measure.setup_compile import pay_setup_once, time_once
+from harness.pytest_plugin.bench_adapter import feed_samples, mark_not_measured
+from harness.pytest_plugin.expansion import prefetch
+from harness.pytest_plugin.finishing import bench_group, finish_outcome
+from harness.pytest_plugin.state import TlbenchState
+from harness.pytest_plugin.xdist_support import worker_index
+from harness.results.error_text import failure_line, headline
+
+
+class ItemRunner:
+    def __init__(self, request, benchmark, item: BenchItem, state: TlbenchState):
+        self.request, self.benchmark, self.item, self.state = request, benchmark, item, state
+
+    def run(self) -> Outcome:
+        item, state = self.item, self.state
+        nodeid = self.request.node.nodeid
+        reason = state.registry.compile_blocker(item.backend)
+        backend = None
+        if reason:
+            outcome = Outcome(status="skipped", reason=reason)
+        else:
+            backend = state.registry.get(item.backend)
+            reused = state.journal.reused_record(nodeid, item, backend) if state.journal else None
+            if reused is not None:
+                outcome = Outcome(status="timed", samples_s=tuple(reused["samples_s"]), record=reused)
+            else:
+                outcome = self._measure(backend)
+        state.outcomes.append((nodeid, item, outcome))
+        if item.kind == "device" and state.device_progress is not None:
+            state.device_done += 1
+            state.device_progress.update(state.device_done, len(state.phase_items))
+        if outcome.status != "timed":
+            if state.journal:
+                state.journal.record(nodeid, item, outcome, None, backend)
+            if outcome.status == "skipped":
+                pytest.skip(outcome.reason)
+            mark_not_measured(self.benchmark, f"{outcome.stage} failed")
+            line = failure_line({"stage": outcome.stage, "error": outcome.reason, "worker": outcome.worker})
+            whole = "" if headline(outcome.reason) == outcome.reason.strip() else f"\n{outcome.reason}"
+            pytest.fail(line + whole, pytrace=False)  # pytest's short summary shows the first line
+        self.benchmark.group = bench_group(item)
+        feed_samples(self.benchmark, outcome.samples_s, {EXTRA_KEY: outcome.record})
+        if state.journal:
+            state.journal.record(nodeid, item, outcome, self.benchmark, backend)
+        return outcome
+
+    def _measure(self, backend) -> Outcome:
+        item, state = self.item, self.state
+        if item.kind == "device" and backend.device_blocker() is None:
+            prefetch(state, item.backend)
+        if item.kind == "compile" and state.compile_phase.parallel() and state.workers is not None:
+            return finish_outcome(state, item, backend, self._compile_in_phase())
+        if item.kind == "compile" and item.backend not in state.setup_s:
+            if state.workers is None:
+                state.setup_s[item.backend] = pay_setup_once(backend, item, state.pool.wait_idle)
+            else:  # in the backend's worker process, where the items run; its result is discarded
+                session = state.workers.session(item.backend)
+                state.setup_s[item.backend] = time_once(lambda: session.setup(item, state.policy, state.seed))
+        ctx = RunContext(
+            policy=state.policy,
+            compile_rounds=state.compile_rounds,
+            seed=state.seed,
+            compiled=state.pool.get,
+            before_cold_compile=state.pool.wait_idle,
+            progress=state.phase_progress if item.kind == "device" else None,
+        )
+        in_phase = item.kind == "device" and worker_index() is None  # xdist workers get items one at a time
+        if in_phase and (state.workers is None or state.policy.interleave):
+            reuse = state.journal.will_reuse if state.journal else (lambda i: False)
+            outcome = state.device_phase.outcome(item, backend, [i for i in state.phase_items if not reuse(i)], ctx)
+        elif state.workers is not None:
+            outcome = state.workers.session(item.backend).run(item, state.policy, state.compile_rounds, state.seed)
+        else:
+            outcome = run_item(item, backend, ctx)
+        return finish_outcome(state, item, backend, outcome)
+
+    def _compile_in_phase(self) -> Outcome:
+        item, state = self.item, self.state
+        reuse = state.journal.will_reuse if state.journal else (lambda i: False)
+        phase_items = [i for i in state.compile_items if not reuse(i)]
+        session = state.workers.session(item.backend)
+        outcome = state.compile_phase.outcome(
+            item, phase_items, lambda it: session.run(it, state.policy, state.compile_rounds, state.seed))
+        if item.backend not in state.setup_s and item.backend in state.compile_phase.setup_s:
+            state.setup_s[item.backend] = state.compile_phase.setup_s[item.backend]
+        return outcome

@@ -1,0 +1,135 @@
+"""The compile phase (harness/measure/compile_phase.py): a backend's compile items timed N at a time.
+
+Unit tests drive the phase with ``FakeCompileSession`` (a TEST-ONLY fake of a worker session,
+to test the phase's own logic: every item once, never more than N at a time, setup once per
+job, sessions closed, the record says N).  The end-to-end test runs real pytest processes
+with the named fake backend (tests/fake_backend.py) in real worker processes, a compiler
+segfault included.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+import fake_backend
+from backends.kernels.gemm import GemmConfig, GemmProblem
+from harness.core.cases import Case
+from harness.core.record import BenchItem
+from harness.measure.compile_phase import CompilePhase, resolve_jobs
+from harness.measure.outcome import Outcome
+
+
+def _item(n: int, backend: str = "fake", kind: str = "compile") -> BenchItem:
+    return BenchItem(backend, kind, Case(GemmProblem(1024, 1024, 1024), GemmConfig(128, n, 32, 128, "auto", 2)))
+
+
+class FakeCompileSession:
+    """TEST-ONLY: a worker session that 'compiles' by sleeping, and counts what it was asked."""
+
+    live = 0
+    peak = 0
+    lock = threading.Lock()
+
+    def __init__(self, log: list) -> None:
+        self.log, self.setups, self.closed = log, 0, False
+
+    def setup(self, item, policy, seed):
+        self.setups += 1
+        return 0.0
+
+    def run(self, item, policy, rounds, seed):
+        cls = FakeCompileSession
+        with cls.lock:
+            cls.live += 1
+            cls.peak = max(cls.peak, cls.live)
+        time.sleep(0.02)
+        with cls.lock:
+            cls.live -= 1
+        self.log.append(item.item_id)
+        return Outcome(status="timed", samples_s=(0.1,), record={"method": "cold lowering, 3 round(s)"})
+
+    def close(self):
+        self.closed = True
+
+
+def test_every_item_is_timed_once_never_more_than_n_at_a_time_and_says_so():
+    log, sessions = [], []
+
+    def make(backend, slot):
+        sessions.append(FakeCompileSession(log))
+        return sessions[-1]
+
+    FakeCompileSession.peak = 0
+    items = [_item(n) for n in (16, 32, 48, 64, 80, 96, 112)] + [_item(128, backend="other")]
+    phase = CompilePhase(jobs=3, make_session=make)
+    serial = []
+    first = phase.outcome(items[0], items, lambda it: serial.append(it) or Outcome(status="timed"))
+    assert sorted(log) == sorted(i.item_id for i in items[:7])  # one backend's items, each once
+    assert serial == [] and len(sessions) == 3 and FakeCompileSession.peak == 3
+    assert all(s.setups == 1 and s.closed for s in sessions)
+    assert first.record["compile_jobs"] == 3 and first.record["method"].endswith("3 compile items timed at a time, one per process")
+    rest = [phase.outcome(i, items, lambda it: pytest.fail("measured twice")) for i in items[1:7]]
+    assert all(o.record["compile_jobs"] == 3 for o in rest) and len(log) == 7
+    other = phase.outcome(items[7], items, lambda it: pytest.fail("not in this batch"))
+    assert other.status == "timed" and len(log) == 8  # the other backend: its own batch
+
+
+def test_one_job_is_the_serial_path_and_an_item_outside_the_phase_too():
+    calls = []
+    serial = CompilePhase(jobs=1, make_session=lambda b, s: pytest.fail("no session at jobs=1"))
+    out = serial.outcome(_item(16), [_item(16)], lambda it: calls.append(it.item_id) or Outcome(status="timed"))
+    assert out.status == "timed" and calls == [_item(16).item_id] and "compile_jobs" not in out.record
+    phase = CompilePhase(jobs=4, make_session=lambda b, s: pytest.fail("nothing to batch"))
+    phase.outcome(_item(32), [], lambda it: calls.append(it.item_id) or Outcome(status="timed"))
+    assert calls[-1] == _item(32).item_id
+
+
+@pytest.mark.parametrize("text, cpus, xdist, isolated, jobs", [
+    ("auto", 16, False, True, 8), ("auto", 32, False, True, 16), ("auto", 4, False, True, 1), ("auto", 2, False, True, 1),
+    ("auto", 16, True, True, 1), ("auto", 16, False, False, 1), ("3", 2, False, True, 3), ("1", 16, False, False, 1),
+])
+def test_jobs_auto_is_half_the_usable_cpus_on_a_big_host_else_one(text, cpus, xdist, isolated, jobs):
+    assert resolve_jobs(text, cpus, xdist, isolated) == jobs
+
+
+@pytest.mark.parametrize("text, words", [("0", ">= 1"), ("many", "positive integer or 'auto'"), ("2:inprocess", "needs worker processes")])
+def test_bad_jobs_say_what_to_do(text, words):
+    value, _, mode = text.partition(":")
+    with pytest.raises(ValueError, match=words):
+        resolve_jobs(value, 16, False, mode != "inprocess")
+
+
+SUITE = """
+from harness.core.sweep import Sweep
+from backends.kernels.gemm import GemmConfig, GemmProblem
+
+SWEEP = Sweep(name="jobs_suite", problems=[GemmProblem(1024, 1024, 1024)],
+              configs=[GemmConfig(128, n, k, 128, "auto", 2) for n, k in CONFIGS], vendor=False)
+
+def test_fake(tlbench):
+    tlbench.run()
+"""
+
+
+def test_a_real_run_times_compile_items_two_at_a_time_and_a_segfault_costs_one_item(tmp_path):
+    configs = [(128, 32), (64, 32), (128, 13), (32, 32), (16, 32)]  # (128, 13): TEST-ONLY compiler segfault
+    (tmp_path / "conftest.py").write_text(fake_backend.CONFTEST)
+    (tmp_path / "test_jobs_suite.py").write_text(SUITE.replace("CONFIGS", repr(configs)))
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--tlbench-backend=fake", "--tlbench-seed=3",
+         "--tlbench-kind=compile", "--tlbench-compile-jobs=2", "--benchmark-json=out.json"],
+        cwd=tmp_path, capture_output=True, text=True,
+        env={k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")},  # a run of its own
+    )
+    assert done.returncode == 1, done.stdout[-3000:]  # pytest's own status: one item failed
+    doc = json.loads((tmp_path / "out.json").read_text())
+    timed = [b["extra_info"]["tlbench"] for b in doc["benchmarks"]]
+    assert len(timed) == 4 and all(r["compile_jobs"] == 2 and "2 compile items timed at a time" in r["method"] for r in timed)
+    (crash,) = [r for r in doc["tlbench"]["failed"]]
+    assert crash["case_id"].endswith("bn128-bk13-t128-auto-s2") and "SIGSEGV" in crash["error"]
+    assert "compile items (2 at a time)" in done.stdout + done.stderr
