@@ -21,6 +21,20 @@ def test_plain_lines_at_each_tenth_with_count_elapsed_and_eta():
     assert lines[-1].startswith("[tlbench] device timing (items): 20/20") and "ETA 0:00" in lines[-1]
 
 
+def test_an_estimated_total_that_jumps_never_repeats_a_tenth():
+    """The device phase estimates its total as it goes (H200 full scope: 103/989, 112/1118,
+    116/566, 179/757 ...): a plain log gets one line per tenth reached, never one per jump."""
+    out = io.StringIO()
+    progress = Progress("device timing", stream=out, live=False)
+    for done, total in [(0, 500), (103, 989), (112, 1118), (116, 566), (179, 757), (182, 756), (191, 1902),
+                        (207, 627), (216, 1015), (400, 800), (401, 700), (700, 700)]:
+        progress.update(done, total)
+    shares = [int(ln.split(": ")[1].split(",")[0].split("/")[0]) * 10 // int(ln.split("/")[1].split(",")[0])
+              for ln in out.getvalue().splitlines()]
+    assert shares == sorted(set(shares)) and len(shares) <= 11  # each tenth once, in order
+    assert out.getvalue().splitlines()[-1].startswith("[tlbench] device timing: 700/700")
+
+
 def test_a_later_batch_starts_a_new_line_and_repeats_are_silent():
     out = io.StringIO()
     progress = Progress("compile prefetch (kernels)", stream=out, live=False)

@@ -10,7 +10,6 @@ spends its time in C++ passes and in nvcc subprocesses.
 
 from __future__ import annotations
 
-import os
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -18,11 +17,12 @@ from typing import Callable
 
 from harness.core.backend_api import Backend, Compiled
 from harness.core.cases import Case
+from harness.measure.compile_phase import usable_cpus
 
 
 @dataclass
 class CompilePool:
-    workers: int = field(default_factory=lambda: max(1, os.cpu_count() or 1))
+    workers: int = field(default_factory=lambda: usable_cpus())  # the affinity mask's CPUs (taskset counts)
     # Called with (done, total) as kernels finish (harness/pytest_plugin/progress.py draws it);
     # None: silent.
     progress: Callable[[int, int], None] | None = None

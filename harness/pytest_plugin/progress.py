@@ -4,7 +4,8 @@ Contract: ``Progress(label, stream, live, suspend)`` counts ``done / total`` wit
 an ETA (from the mean time per finished unit).  ``live=True`` (a terminal, not an xdist
 worker: ``live_allowed``) draws one rich line that redraws in place; otherwise it writes a
 plain line at the start, at every further tenth of the total and at the end, so a log or CI
-output stays short.  ``update(done, total)`` may be called from any thread; ``close()`` ends
+output stays short (at most 11 lines per batch: when an estimated total moves, only a tenth
+beyond the furthest one written gives a line).  ``update(done, total)`` may be called from any thread; ``close()`` ends
 the line.  ``suspend`` (pytest's ``capturemanager.global_and_fixture_disabled``) is entered
 around every write, so the line reaches the terminal while a test's output is captured;
 ``live`` (default: ``live_allowed(sys.stdout)``) and ``stream`` (default: stdout for the
@@ -78,8 +79,8 @@ class Progress:
             if live:
                 self._draw(line, stream)
             else:
-                tenth = (10 * done) // total
-                if tenth != self._last_tenth or done == total:
+                tenth = (10 * done) // total  # a total that grows or shrinks mid-way never re-prints a tenth
+                if tenth > self._last_tenth or done == total:
                     self._last_tenth = tenth
                     stream.write(line + "\n")
                     stream.flush()
