@@ -19,7 +19,14 @@ kernel writes the schedule out by hand (the structure FlashAttention-3 describes
 * ``pingpong``: the two consumer warp groups take turns to issue their wgmmas (named
   barriers 8 and 9, ``bar.sync`` / ``bar.arrive``), so one group's softmax runs while the
   other's GEMMs hold the tensor cores.
-Non-causal only; block_M must be 128 (two consumer groups of 64 rows).
+* A partial last key tile (seq_k not a multiple of block_N, e.g. FlashAttention-3's 176 at
+  S=8192) is masked in a peeled last step; TMA zero-fills rows past the tensor.
+* O leaves through Q's shared tile when it has Q's dtype (each consumer group overwrites only
+  the rows its own wgmmas read), else straight from registers.
+Non-causal only; block_M must be 128 (two consumer groups of 64 rows); refusals:
+backends/kernels/fa_family.py ``hopper_ws_refusal``.  The family builds ``body="hopper_ws"``
+with overlap + ping-pong and ``"hopper_ws_ov"`` with overlap only.  Status: lowers and builds
+for sm_90a (ptxas: no spills); correctness and speed are measured on the device only.
 """
 
 # No `from __future__ import annotations`: TileLang evaluates the PrimFunc annotations.
