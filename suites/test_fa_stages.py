@@ -7,7 +7,8 @@ Full scope: S in {1024, 4096, 8192, 16384} (8192 is the H200 acceptance problem)
 S=1024 and one config (128x128, 256 threads, num_stages=2).  Device items only: on a machine without the
 accelerator every item skips before compiling (no CPU cost in the main job); the compile
 story and the Ascend Z3 schedules are suites/test_fa_ascend_schedule.py.  NVIDIA also times, on the same inputs, the target-specific Hopper TileLang FA
-(backends/nvidia/fa_hopper.py; warp-specialized, wgmma) and torch SDPA's flash, cuDNN and
+(backends/nvidia/fa_hopper.py; warp-specialized, wgmma), the explicitly warp-specialized
+one (backends/nvidia/fa_hopper_ws.py; intra-warp-group overlap, ping-pong) and torch SDPA's flash, cuDNN and
 memory-efficient kernels, each its own item, the shared body on one warp group (128
 threads), and records block_M=256 on 256 threads as a failed item in tilelang's words (a
 layout-inference conflict); Ascend times ``npu_fusion_attention`` where an
@@ -21,6 +22,14 @@ from backends.kernels.fa_types import FaConfig, FaProblem, fa_stage_configs
 
 TILES = [(128, 128, 256), (128, 64, 256)]
 HOPPER = [FaConfig(128, 128, s, threads=256, body="hopper") for s in (1, 2, 3)]
+# The explicitly warp-specialized sm_90a kernel (backends/nvidia/fa_hopper_ws.py): 2 consumer
+# warp groups + 1 TMA producer, intra-warp-group overlap, ping-pong (hopper_ws) or not
+# (hopper_ws_ov); block_N=176 is FlashAttention-3's hdim-128 tile (the last key tile is masked).
+HOPPER_WS = [
+    FaConfig(128, 128, 2, threads=384, body="hopper_ws"),
+    FaConfig(128, 176, 2, threads=384, body="hopper_ws"),
+    FaConfig(128, 128, 2, threads=384, body="hopper_ws_ov"),
+]
 # One warp group for the whole 128-row tile (the t256 tiles above split it over two).
 ONE_WARPGROUP = FaConfig(128, 128, 2, threads=128)
 # block_M=256 on 256 threads: tilelang 0.1.15 refuses it ("Layout infer conflict between
@@ -39,10 +48,10 @@ SWEEP = FaSweep(
     quick_problems=[problem(8192)],  # quick: the H200 acceptance problem (device items: no CPU cost)
     # quick leaves out the deliberate layout-conflict item: the default job must not fail by design
     quick_configs=fa_stage_configs(TILES, num_stages=range(1, 5)),
-    quick_backend_configs={"nvidia": [*HOPPER, ONE_WARPGROUP]},
+    quick_backend_configs={"nvidia": [*HOPPER, *HOPPER_WS, ONE_WARPGROUP]},
     smoke_problems=[problem(1024)],
     configs=fa_stage_configs(TILES, num_stages=range(1, 5)),
-    backend_configs={"nvidia": [*HOPPER, ONE_WARPGROUP, LAYOUT_CONFLICT]},
+    backend_configs={"nvidia": [*HOPPER, *HOPPER_WS, ONE_WARPGROUP, LAYOUT_CONFLICT]},
     smoke_configs=[FaConfig(128, 128, 2, threads=256)],
     vendor=True,
     kinds=("device",),

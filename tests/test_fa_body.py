@@ -83,3 +83,24 @@ def test_causal_lowers_for_sm90a_and_a_cuda_layout_conflict_is_refused_in_tilela
     backend = NvidiaBackend(BackendOptions({"nvidia_arch": "sm_90a"}))
     with pytest.raises(CompileError, match="Layout infer conflict between S_vec and P_vec"):
         backend.compile(Case(PROBLEM, FaConfig(256, 128, 2, threads=256)), cold=True)
+
+
+@pytest.mark.parametrize("body,block_N,stages", [("hopper_ws", 176, 2), ("hopper_ws_ov", 128, 3)])
+def test_the_warp_specialized_hopper_body_lowers_for_sm90a_with_its_own_schedule(body, block_N, stages):
+    """backends/nvidia/fa_hopper_ws.py: a TMA producer warp group and two wgmma consumer
+    groups, S and PV wgmmas issued back to back and waited for separately (wait_group 1,
+    then 0), ping-pong through named barriers 8/9 for hopper_ws; a partial last key tile
+    (8192 = 46 x 176 + 96) is masked.  Lowering only (nvcc builds it in ~15 s: by hand)."""
+    from backends.kernels.fa_family import FLASH_ATTENTION
+
+    problem = FaProblem(batch=2, heads=16, seq_q=8192, seq_k=8192, dim=128, dtype="bfloat16")
+    config = FaConfig(128, block_N, stages, threads=384, body=body)
+    target = tvm.target.Target({"kind": "cuda", "arch": "sm_90a"})
+    with target:
+        src = tilelang.lower(FLASH_ATTENTION.build(problem, config, "cuda"), target=target).kernel_source
+    assert "__launch_bounds__(384, 1)" in src
+    assert "warpgroup_reg_alloc<240>" in src and "warpgroup_reg_dealloc<24>" in src
+    assert "wait_wgmma<1>" in src and "tma_load(K_desc" in src and "wgmma_rs<" in src
+    assert ("__named_barrier_arrive" in src) == (body == "hopper_ws")
+    steady = 8192 // block_N - 1  # 128: 63 steps; 176: 45 unmasked steps, then the masked tail step
+    assert f"k_1 < {steady};" in src

@@ -26,6 +26,24 @@ def test_ids_name_the_problem_and_the_variant():
     assert gqa.problem_id == "fa-b1h32kv8-s4096-d128-bf16"
     assert FaConfig(128, 64, 3).config_id == "bm128-bn64-t128-auto-s3"
     assert FaConfig(128, 128, 2, threads=256, body="hopper").config_id == "bm128-bn128-t256-auto-s2-hopper"
+    assert FaConfig(128, 176, 2, threads=384, body="hopper_ws").config_id == "bm128-bn176-t384-auto-s2-hopper_ws"
+
+
+def test_the_ws_body_takes_a_partial_last_key_tile_and_refuses_what_it_cannot_schedule():
+    from backends.kernels.fa_family import FLASH_ATTENTION
+
+    ws = FaConfig(128, 176, 2, threads=384, body="hopper_ws")
+    assert fa_family.rejection(H200, ws, "nvidia", "sm_90a") is None  # 8192 = 46 x 176 + 96: masked tail
+    assert FLASH_ATTENTION.loop_trips(H200, ws) == 47
+    # Q + 2 stages of K and V at 176 rows: no O staging tile (O leaves through Q's)
+    assert fa_family.budget(H200, ws, "nvidia", "sm_90a").uses[0].needed == 128 * 128 * 2 + 4 * 176 * 128 * 2
+    assert "threads must be 384" in fa_family.rejection(H200, FaConfig(128, 128, 2, threads=256, body="hopper_ws"), "nvidia", "sm_90a").reason
+    assert "num_stages >= 2" in fa_family.rejection(H200, FaConfig(128, 128, 1, threads=384, body="hopper_ws_ov"), "nvidia", "sm_90a").reason
+    causal = FaProblem(batch=2, heads=16, seq_q=8192, seq_k=8192, causal=True)
+    assert "no causal mask" in fa_family.rejection(causal, ws, "nvidia", "sm_90a").reason
+    assert "target-specific" in fa_family.rejection(H200, ws, "ascend").reason
+    # the shared body still refuses a partial key tile
+    assert "not a multiple of block_N=176" in fa_family.rejection(H200, FaConfig(128, 176, 2, threads=256), "nvidia", "sm_90a").reason
 
 
 def test_bad_problems_say_what_to_change():

@@ -4,7 +4,8 @@ Contract (harness/core/family.py): ``validate(problem, config, dialect)`` says w
 cannot work for a dialect (a sentence that says what to change) or None;
 ``footprint(problem, config, dialect, scopes)`` the on-chip bytes per scope the body for
 that dialect allocates, against the backend's capacities; ``build`` the body per dialect
-(``cuda``: the shared body, or the target-specific Hopper kernel for ``body="hopper"``;
+(``cuda``: the shared body, or the target-specific Hopper kernels for ``body="hopper"`` and
+``body="hopper_ws"`` / ``"hopper_ws_ov"``;
 ``ascend``: the shared body); ``make_inputs`` / ``kernel_args`` / ``output`` / ``check`` the
 SDPA reference (fa_reference.py); ``parse_case_id`` / ``stage_point`` its ids and its place
 on the pipeline-depth axis.  ``rejection(problem, config, target, arch)`` /
@@ -39,7 +40,7 @@ from harness.core.cases import DTYPE_BYTES, CheckResult
 from harness.core.family import CaseIdParts, StagePoint
 from harness.core.space import Rejection
 
-from backends.kernels.fa_types import FAMILY, FaConfig, FaProblem
+from backends.kernels.fa_types import FAMILY, WS_BODIES, FaConfig, FaProblem
 
 VREG_FP32_LANES = 64
 ASCEND_VECTOR_UNITS = 2
@@ -48,7 +49,7 @@ ASCEND_VECTOR_UNITS = 2
 def _tile_divisibility(problem: FaProblem, config: FaConfig) -> str | None:
     if problem.seq_q % config.block_M:
         return f"seq_q={problem.seq_q} is not a multiple of block_M={config.block_M}"
-    if problem.seq_k % config.block_N:
+    if problem.seq_k % config.block_N and config.body not in WS_BODIES:  # the ws body masks a partial last key tile
         return f"seq_k={problem.seq_k} is not a multiple of block_N={config.block_N}"
     tiles = problem.batch * problem.heads * (problem.seq_q // config.block_M)
     if config.num_cores is not None and tiles % config.num_cores:
@@ -82,7 +83,34 @@ def _validate(problem: FaProblem, config: FaConfig, dialect: str) -> str | None:
         return reason
     if problem.causal and config.body == "hopper":
         return "the hopper body has no causal mask; causal runs on body='shared'"
+    if config.body in WS_BODIES:
+        reason = hopper_ws_refusal(problem, config)
+        if reason:
+            return reason
     return _dialect_refusal(problem, config, dialect)
+
+
+WS_CONSUMER_THREADS, WS_PRODUCER_THREADS = 256, 128
+
+
+def hopper_ws_refusal(problem: FaProblem, config: FaConfig) -> str | None:
+    """Why the explicitly warp-specialized body (backends/nvidia/fa_hopper_ws.py) cannot take
+    (problem, config); None when it can."""
+    if problem.causal:
+        return f"the {config.body} body has no causal mask; causal runs on body='shared'"
+    if config.threads != WS_CONSUMER_THREADS + WS_PRODUCER_THREADS:
+        return f"the {config.body} body runs 2 consumer + 1 producer warp groups: threads must be 384, got {config.threads}"
+    if config.block_M != 128:
+        return f"the {config.body} body splits block_M over two consumer warp groups of 64 rows: block_M must be 128, got {config.block_M}"
+    if config.loop_form != "auto" or config.num_cores is not None:
+        return f"the {config.body} body writes its own schedule: loop_form='auto' and num_cores=None only"
+    if (config.num_stages or 0) < 2:
+        return f"the {config.body} body double-buffers K and V at least: num_stages >= 2, got {config.num_stages}"
+    if problem.seq_q % config.block_M:
+        return f"seq_q={problem.seq_q} is not a multiple of block_M={config.block_M}"
+    if problem.seq_k // config.block_N < 2:
+        return f"the {config.body} body needs at least two key tiles: seq_k={problem.seq_k}, block_N={config.block_N}"
+    return None
 
 
 def _footprint(problem: FaProblem, config: FaConfig, dialect: str, scopes: Sequence[Scope]) -> tuple[ScopeUse, ...]:
@@ -96,7 +124,7 @@ def _footprint(problem: FaProblem, config: FaConfig, dialect: str, scopes: Seque
 def _nvidia(problem: FaProblem, config: FaConfig, scopes: Sequence[Scope]) -> tuple[ScopeUse, ...]:
     elem = DTYPE_BYTES[problem.dtype]
     D, BM, BN = problem.dim, config.block_M, config.block_N
-    fixed = BM * D * elem  # Q (the hopper body's O staging reuses freed K/V space: measured)
+    fixed = BM * D * elem  # Q (the hopper body's O staging reuses freed K/V space: measured; the ws body stages O in Q's tile)
     per_version = 2 * BN * D * elem  # K and V
     return (scope_named(scopes, "shared.dyn").use(fixed + per_version * config.pipeline_depth, fixed + per_version),)
 
@@ -162,7 +190,7 @@ class FlashAttentionFamily:
 
     def loop_trips(self, problem: FaProblem, config: FaConfig) -> int | None:
         """KV-loop iterations of one block: Sk / block_N; None when causal (it varies by query tile)."""
-        return None if problem.causal else problem.seq_k // config.block_N
+        return None if problem.causal else -(-problem.seq_k // config.block_N)
 
     def stage_point(self, config: FaConfig) -> StagePoint:
         tile = f"{config.block_M}x{config.block_N} t{config.threads}"
@@ -183,6 +211,10 @@ class FlashAttentionFamily:
                 from backends.nvidia.fa_hopper import build_hopper_fa
 
                 return build_hopper_fa(problem, config)
+            if config.body in WS_BODIES:
+                from backends.nvidia.fa_hopper_ws import build_hopper_ws_fa
+
+                return build_hopper_ws_fa(problem, config, overlap=True, pingpong=config.body == "hopper_ws")
             from backends.kernels import flash_attention
             from backends.nvidia.fa_dialect import CUDA_FA_DIALECT
 

@@ -11,7 +11,10 @@ Q and O are ``(batch * heads * seq_q, dim)`` row-major (b, h, s) stacked; K and 
 num_stages=N)``, ``manual`` = K/V copies one iteration ahead of the compute, ``serial`` =
 ``T.serial(n)``), ``threads`` (CUDA only), ``num_cores`` (None = one block per query tile)
 and ``body``: ``shared`` (the one body for every target, backends/kernels/flash_attention.py)
-or ``hopper`` (the target-specific NVIDIA reference, backends/nvidia/fa_hopper.py).  Ids only ever grow new optional suffixes: they are history keys.
+or ``hopper`` (the target-specific NVIDIA reference, backends/nvidia/fa_hopper.py), or
+``hopper_ws`` / ``hopper_ws_ov`` (the explicitly warp-specialized sm_90a kernel,
+backends/nvidia/fa_hopper_ws.py: intra-warp-group overlap with, resp. without, ping-pong of
+its two consumer warp groups; 384 threads; the last key tile may be partial).  Ids only ever grow new optional suffixes: they are history keys.
 
 FLOPs (``flops``) count the two GEMMs on the (query, key) pairs that attention actually
 uses: ``4 * B * H * D`` per pair.  Non-causal that is ``4*B*H*Sq*Sk*D``.  Causal counts the
@@ -30,8 +33,9 @@ from harness.core.cases import DTYPE_BYTES, DTYPE_SHORT, VendorCase
 
 FAMILY = "flash_attention"
 LoopForm = Literal["auto", "manual", "serial"]
-Body = Literal["shared", "hopper"]
-BODIES = ("shared", "hopper")
+Body = Literal["shared", "hopper", "hopper_ws", "hopper_ws_ov"]
+BODIES = ("shared", "hopper", "hopper_ws", "hopper_ws_ov")
+WS_BODIES = ("hopper_ws", "hopper_ws_ov")  # explicitly warp-specialized (backends/nvidia/fa_hopper_ws.py)
 
 
 @dataclass(frozen=True)

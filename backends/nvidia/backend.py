@@ -151,8 +151,11 @@ class NvidiaBackend:
         return f"tilelang {tilelang.__version__}; {self.target}"
 
     def kernel_body_hash(self, case: Case) -> str | None:
-        if getattr(case.config, "body", None) == "hopper":  # the target-specific FA body
+        body = getattr(case.config, "body", None)
+        if body == "hopper":  # the target-specific FA bodies
             return module_hash("backends.nvidia.fa_hopper")
+        if body in ("hopper_ws", "hopper_ws_ov"):
+            return module_hash("backends.nvidia.fa_hopper_ws")
         return body_hash(case.kernel)
 
     # -- compile & inspect --------------------------------------------------------------
