@@ -31,7 +31,7 @@ from harness.pytest_plugin.bench_adapter import benchmark_entry, quiet_table_by_
 from harness.pytest_plugin.terminal import write_summary
 from harness.pytest_plugin.progress import PhaseProgress, Progress
 from harness.pytest_plugin.inert_cache import InertKeyCache, default_directory
-from harness.pytest_plugin.gpu_split import make_scheduler
+from harness.pytest_plugin.gpu_split import groups_of_nodeids, make_scheduler, worker_count
 from harness.pytest_plugin import isolation, journaling
 from harness.pytest_plugin.finishing import journal_chunk
 from harness.pytest_plugin.item_runner import ItemRunner
@@ -90,6 +90,14 @@ def pytest_xdist_make_scheduler(config, log):
     if not config.stash.get(_OWN_SCHEDULER, False):
         return None
     return make_scheduler(config, log)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    """Controller: tell each worker that items come in cost groups (gpu_split), so it can
+    measure its group as one interleaved device phase."""
+    if node.config.stash.get(_OWN_SCHEDULER, False):
+        node.workerinput["tlbench_cost_groups"] = True
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -256,6 +264,8 @@ def pytest_collection_finish(session):
             state.phase_nodes.setdefault(bench.item_id, item)
             if isinstance(bench.case, Case):
                 state.device_items.append(bench)
+    if getattr(session.config, "workerinput", {}).get("tlbench_cost_groups"):
+        state.xdist_groups = groups_of_nodeids([i.nodeid for i in session.items], worker_count())
     if state.workers is not None and not is_controller(session.config):
         ids = [i.callspec.params.get("tlbench_item") for i in session.items if getattr(i, "callspec", None)]
         names = sorted(n for n in {state.items_by_id[i].backend for i in ids if i in state.items_by_id}

@@ -1,5 +1,7 @@
 """Splitting a multi-GPU run by expected cost (harness/pytest_plugin/gpu_split.py)."""
 
+import pytest
+
 from backends.kernels.gemm import GemmConfig, GemmProblem
 from harness.core.cases import Case, VendorCase
 from harness.core.record import BenchItem
@@ -37,3 +39,45 @@ def test_the_controller_reads_the_same_cost_off_the_item_id():
     item = _kernel(BIG, 3)
     assert expected_cost_of_id(item.item_id) == expected_cost(item)
     assert expected_cost_of_id("device-nvidia-fa-b2-h16-s8192-d128-bf16-sdpa_flash") == 1.0  # no size in the id: one unit
+
+
+GROUP_SUITE = """
+from harness.core.sweep import Sweep
+from backends.kernels.gemm import GemmConfig, GemmProblem
+
+SWEEP = Sweep(name="split_suite", problems=[GemmProblem(1024, 1024, 1024)],
+              configs=[GemmConfig(128, n, 32, 128, "auto", 2) for n in (16, 32, 64, 128)], vendor=True)
+
+def test_fake(tlbench):
+    tlbench.run()
+"""
+
+
+def test_each_xdist_worker_measures_its_group_as_one_interleaved_phase_with_its_own_vendor(tmp_path):
+    """Real pytest-xdist workers with the named fake backend: a worker knows its cost group from
+    its first item, prefetches and measures only that group, in one interleaved phase (one
+    clock warm-up, the vendor ratio per round).  Before, each item was measured on its own
+    (a warm-up per item, no per-round vendor ratio), which made 2 GPUs slower than one."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    import fake_backend
+
+    pytest.importorskip("xdist")
+    (tmp_path / "conftest.py").write_text(fake_backend.CONFTEST)
+    (tmp_path / "test_split_suite.py").write_text(GROUP_SUITE)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--tlbench-backend=fake", "--tlbench-seed=3",
+         "--tlbench-kind=device", "-n", "2", "--tlbench-devices=3,5", "--benchmark-json=split.json"],
+        cwd=tmp_path, capture_output=True, text=True,
+        env={k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")},
+    )
+    assert done.returncode == 0, done.stdout[-3000:]
+    records = [b["extra_info"]["tlbench"] for b in json.loads((tmp_path / "split.json").read_text())["benchmarks"]]
+    kernels = [r for r in records if not r["case_id"].endswith("-vendor")]
+    assert len(kernels) == 4 and len(records) == 6  # 4 kernels + one vendor copy per GPU
+    assert all(r["measurement"]["interleaved"] and r["measurement"]["vs_vendor_rounds"] for r in kernels)
+    warmups = {r["measurement"]["warmup"]["item"] for r in records}
+    assert len(warmups) == 2  # one phase, one clock warm-up, per worker

@@ -17,6 +17,10 @@ xdist_support.pin_worker):
 - ``expected_cost(item)``: one unit per item (setup, compile or check, sampling up to its
   caps) plus one unit per TFLOP of the problem, so big problems spread first.  A model for
   balancing only; nothing is reported from it.
+- ``groups_of_nodeids(nodeids, workers)`` / ``worker_group_items``: the same groups
+  recomputed in a worker from its own collection, so the worker prefetches and measures only
+  its group, in one interleaved device phase (the controller tells the workers that it
+  schedules by group through ``workerinput["tlbench_cost_groups"]``);
 - ``prefetch_lock(path)``: a cross-process lock around the compile prefetch, so one worker
   compiles every kernel and the others then find them in tilelang's on-disk cache.
 """
@@ -81,6 +85,23 @@ def _lpt(entries: Sequence[tuple[str, float, int | None]], workers: int) -> dict
     return groups
 
 
+def groups_of_nodeids(nodeids: Sequence[str], workers: int) -> dict[str, int]:
+    """tlbench item id -> its group, from the collected pytest node ids in collection order:
+    what the controller's scheduler computes, and what a worker recomputes from its own
+    (identical) collection to know which items will come to it (``worker_group_items``)."""
+    ids = [m[1] for m in (_ID.search(n) for n in nodeids) if m]
+    entries = [(i, expected_cost_of_id(i), int(c[1]) if (c := _COPY.search(i)) else None) for i in ids]
+    return _lpt(entries, max(1, workers))
+
+
+def worker_group_items(items: Sequence[BenchItem], groups: dict[str, int], first_item_id: str) -> list[BenchItem]:
+    """The items of the group that ``first_item_id`` (the first item this worker was given)
+    belongs to: a group is one work unit of the scheduler, so all of it runs here, and the
+    worker can measure it as one interleaved device phase with its own vendor copy."""
+    mine = groups.get(first_item_id)
+    return [i for i in items if groups.get(i.item_id) == mine] if mine is not None else list(items)
+
+
 def make_scheduler(config, log):
     from xdist.scheduler import LoadScopeScheduling
 
@@ -93,10 +114,8 @@ def make_scheduler(config, log):
             match = _ID.search(nodeid)
             if match is None:
                 return super()._split_scope(nodeid)
-            if self._groups is None:
-                ids = [m[1] for m in (_ID.search(n) for n in (self.collection or [])) if m]
-                entries = [(i, expected_cost_of_id(i), int(c[1]) if (c := _COPY.search(i)) else None) for i in ids]
-                self._groups = _lpt(entries, max(1, len(self.nodes)))  # every worker has registered by now
+            if self._groups is None:  # every worker has registered by now
+                self._groups = groups_of_nodeids(self.collection or [], max(1, len(self.nodes)))
             return f"tlbench-group-{self._groups.get(match[1], 0)}"
 
     return CostGroupScheduling(config, log)

@@ -5,7 +5,9 @@ Contract: ``ItemRunner(request, benchmark, item, state).run()`` measures ``item`
 pytest item with the backend's or the compiler's words.  It journals every outcome and
 counts device items for the progress line.  Where an item is measured:
 - reused from the journal of an interrupted run (``--tlbench-resume``), when its identity matches;
-- a device item: in the interleaved device phase (harness/measure/device_phase.py), chunk by chunk;
+- a device item: in the interleaved device phase (harness/measure/device_phase.py), chunk by
+  chunk; in a pytest-xdist worker of the cost-group scheduler, over this worker's group
+  only (its first item says which: harness/pytest_plugin/gpu_split.py);
 - a compile item: in the compile phase (harness/measure/compile_phase.py), which times a
   backend's compile items ``--tlbench-compile-jobs`` at a time in worker processes, or one
   by one in the backend's worker (``jobs`` 1, or ``--tlbench-isolation inprocess``);
@@ -23,6 +25,7 @@ from harness.measure.setup_compile import pay_setup_once, time_once
 from harness.pytest_plugin.bench_adapter import feed_samples, mark_not_measured
 from harness.pytest_plugin.expansion import prefetch
 from harness.pytest_plugin.finishing import bench_group, finish_outcome
+from harness.pytest_plugin.gpu_split import worker_group_items
 from harness.pytest_plugin.state import TlbenchState
 from harness.pytest_plugin.xdist_support import worker_index
 from harness.results.error_text import failure_line, headline
@@ -67,6 +70,11 @@ class ItemRunner:
 
     def _measure(self, backend) -> Outcome:
         item, state = self.item, self.state
+        if state.xdist_groups is not None and not state.xdist_group_known:  # this xdist worker's first item
+            state.phase_items[:] = worker_group_items(state.phase_items, state.xdist_groups, item.item_id)
+            state.device_items[:] = worker_group_items(state.device_items, state.xdist_groups, item.item_id)
+            state.compile_items[:] = worker_group_items(state.compile_items, state.xdist_groups, item.item_id)
+            state.xdist_group_known = True
         if item.kind == "device" and backend.device_blocker() is None:
             prefetch(state, item.backend)
         if item.kind == "compile" and state.compile_phase.parallel() and state.workers is not None:
@@ -85,7 +93,9 @@ class ItemRunner:
             before_cold_compile=state.pool.wait_idle,
             progress=state.phase_progress if item.kind == "device" else None,
         )
-        in_phase = item.kind == "device" and worker_index() is None  # xdist workers get items one at a time
+        # An xdist worker measures its cost group as one phase; under another --dist it gets
+        # items one at a time and measures each on its own.
+        in_phase = item.kind == "device" and (worker_index() is None or state.xdist_group_known)
         if in_phase and (state.workers is None or state.policy.interleave):
             reuse = state.journal.will_reuse if state.journal else (lambda i: False)
             outcome = state.device_phase.outcome(item, backend, [i for i in state.phase_items if not reuse(i)], ctx)

@@ -53,6 +53,8 @@ class TlbenchState:
     phase_items: list[BenchItem] = field(default_factory=list)  # selected device items, final order
     compile_items: list[BenchItem] = field(default_factory=list)  # selected compile items, final order
     compile_phase: CompilePhase = field(default_factory=CompilePhase)
+    xdist_groups: dict[str, int] | None = None  # item id -> cost group, in an xdist worker of the group scheduler
+    xdist_group_known: bool = False  # phase_items / device_items narrowed to this worker's group
     workers_started: bool = False  # the workers were started at the first tlbench suite collected
     phase_nodes: dict[str, Any] = field(default_factory=dict)  # item id -> its pytest item (journaled at its chunk's end)
     setup_s: dict[str, float] = field(default_factory=dict)  # per backend: the untimed first compile
