@@ -60,3 +60,38 @@ def test_a_config_tilelang_rejects_raises_compile_error_with_its_words(nvidia_sm
 
     with pytest.raises(CompileError, match="No valid warp partition"):
         nvidia_sm90a.compile(Case(FP16, GemmConfig(128, 256, 64, 384, "auto", 3)), cold=False)
+
+
+def test_a_tilelang_cache_hit_reads_the_plan_stored_beside_it_instead_of_lowering_again(nvidia_sm90a, tmp_path):
+    """A warm compile (tilelang's cache answers, nothing is lowered) used to lower the kernel
+    once more for its plan; now the plan a real lowering recorded is read from disk, and it is
+    the same plan a fresh lowering gives."""
+    from backends.nvidia.plan import lower_with_plan
+    from backends.nvidia.plan_cache import PlanCache
+
+    nvidia_sm90a._plans = PlanCache(tmp_path)
+    case = Case(FP16, GemmConfig(128, 128, 32, 128, "auto", 3))
+    first = nvidia_sm90a.compile(case, cold=False)  # a real build, or a cache hit that lowers: stores the plan
+    assert len(list(tmp_path.glob("*.json"))) == 1
+    again = nvidia_sm90a.compile(case, cold=False)
+    assert "lower_and_plan" not in again.phases_s  # nothing lowered
+    assert again.plan == first.plan
+    _, fresh = lower_with_plan(case.family.build(case.problem, case.config, nvidia_sm90a.dialect), nvidia_sm90a.target)
+    assert again.plan.pipeline == {**fresh.pipeline, "loop_form": "auto", "num_stages": 3}
+    assert again.plan.buffers == fresh.buffers
+
+
+def test_the_plan_cache_ignores_what_it_cannot_read_and_stores_nothing_without_a_directory(tmp_path):
+    from backends.nvidia.plan import PlanFacts
+    from backends.nvidia.plan_cache import PlanCache
+
+    facts = PlanFacts(pipeline={"kind": "ws"}, buffers=[], dynamic_smem_bytes=1, threads=2, grid=3, features={"tma": True}, source_sha256="x")
+    cache = PlanCache(tmp_path)
+    key = PlanCache.key("tilelang 0.1.15; cuda", "h", "case")
+    assert key != PlanCache.key("tilelang 0.1.16; cuda", "h", "case") and key != PlanCache.key("tilelang 0.1.15; cuda", "h2", "case")
+    cache.put(key, facts)
+    assert cache.get(key) == facts
+    (tmp_path / f"{key}.json").write_text("{not json")
+    assert cache.get(key) is None
+    PlanCache(None).put(key, facts)
+    assert PlanCache(None).get(key) is None

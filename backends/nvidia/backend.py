@@ -14,6 +14,7 @@ import os
 import shutil
 import threading
 import time
+from pathlib import Path
 from contextlib import contextmanager, nullcontext
 from typing import Any
 
@@ -26,6 +27,7 @@ from backends.kernels.fa_types import FaVendorCase
 from backends.kernels.source_hash import body_hash, module_hash
 from backends.nvidia import limits
 from backends.nvidia.limits import DEFAULT_ARCH
+from backends.nvidia.plan_cache import PlanCache
 from backends.nvidia.plan import build_with_plan, lower_with_plan
 from backends.nvidia.profiles import PROFILES
 from backends.nvidia.fault_injection import TestOnlyFaults
@@ -84,6 +86,8 @@ class NvidiaBackend:
         # only; the build a device item needs still happens, through the cache.
         self.cold_build = bool(options.get("cold_build", True))
         self._device_info: dict[str, Any] | None = None
+        # the plan of each built kernel, beside tilelang's own cache (a cache hit lowers nothing)
+        self._plans = PlanCache(Path(tilelang.env.TILELANG_CACHE_DIR) / "tlbench-plans" if tilelang.env.is_cache_enabled() else None)
         self._flush: dict[bool, L2Flush] = {}
         self._telemetry: NvmlTelemetry | str | None = None
         self._slowdown = TestOnlySlowdown.parse(options.get("nvidia_test_only_slowdown"))
@@ -211,8 +215,14 @@ class NvidiaBackend:
                 if slowdown is not None:
                     slowdown.spin_after(case.case_id, time.perf_counter() - call_start)
                 phases["build"] = time.perf_counter() - start
-                if facts is None:  # tilelang's cache answered: lower for the plan
-                    _, facts = self._lower(case, phases)
+                plan_key = PlanCache.key(self.lowering_key(), self.kernel_body_hash(case), case.case_id)
+                if facts is not None:
+                    self._plans.put(plan_key, facts)
+                else:  # tilelang's cache answered: the plan stored beside it, else lower for it
+                    facts = self._plans.get(plan_key)
+                    if facts is None:
+                        _, facts = self._lower(case, phases)
+                        self._plans.put(plan_key, facts)
             else:
                 handle = None
                 _, facts = self._lower(case, phases, slowdown)

@@ -1,0 +1,64 @@
+"""What tilelang decided for a kernel (its ``PlanFacts``), kept on disk beside tilelang's cache.
+
+Contract: ``PlanCache(directory)``; ``key(lowering_key, body_hash, case_id)`` names a kernel
+by everything that decides its lowered source (the compiler and target, the hash of the
+kernel body's source, the case id: problem and config) and the source of the plan reader; ``get(key)`` returns the stored
+``PlanFacts`` or None; ``put(key, facts)`` writes one small JSON file atomically (a temporary
+file, then ``os.replace``: concurrent workers never read half a file).  A file that cannot be
+read is ignored (the caller lowers again).  Why: when tilelang's kernel cache answers a
+compile, nothing is lowered, and reading the plan used to mean lowering the kernel once more
+(about 0.2 s of Python per kernel, under the GIL: ~35 s for the 172 kernels of the full tile
+sweep before its first item could run, paid again by every pytest-xdist worker).
+``directory`` None: nothing is stored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import asdict
+from pathlib import Path
+
+from backends.kernels.source_hash import module_hash
+from backends.nvidia.plan import PlanFacts
+
+FORMAT = 1
+
+
+class PlanCache:
+    def __init__(self, directory: Path | None) -> None:
+        self.directory = directory
+
+    @staticmethod
+    def key(lowering_key: str, body_hash: str | None, case_id: str) -> str:
+        """Also keyed by the source of the plan reader (backends/nvidia/plan.py): a change in
+        what a plan records never reads an older file."""
+        text = json.dumps([FORMAT, module_hash("backends.nvidia.plan"), lowering_key, body_hash, case_id])
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def _path(self, key: str) -> Path | None:
+        return self.directory / f"{key}.json" if self.directory is not None else None
+
+    def get(self, key: str) -> PlanFacts | None:
+        path = self._path(key)
+        if path is None or not path.exists():
+            return None
+        try:
+            return PlanFacts(**json.loads(path.read_text()))
+        except (OSError, ValueError, TypeError):
+            return None
+
+    def put(self, key: str, facts: PlanFacts) -> None:
+        path = self._path(key)
+        if path is None:
+            return
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".plan-", suffix=".tmp")
+            with os.fdopen(fd, "w") as fh:
+                json.dump(asdict(facts), fh)
+            os.replace(tmp, path)
+        except OSError:
+            return  # a read-only or full disk costs a lowering next time, nothing else
