@@ -1,4 +1,4 @@
-"""Golden test of the GEMM case-id scheme: ids are history keys and must never change.
+"""Golden test of the GEMM and flash-attention case-id schemes: ids are history keys and must never change.
 
 Pinned three ways: literal ids for each optional part of the scheme; every id in the
 committed H200 results and the compare fixtures rebuilt byte for byte from the record's
@@ -42,6 +42,26 @@ def test_case_id_is_byte_identical(case, expected):
     assert case.case_id == expected
     parts = GEMM.parse_case_id(expected)
     assert (parts.problem_id, parts.label, parts.config_id) == (case.problem.problem_id, case.label, case.config.config_id)
+
+
+FA_GOLDEN = [
+    ("fa-b2h16-s8192-d128-bf16-bm128-bn128-t256-auto-s2", dict(block_M=128, block_N=128, num_stages=2, threads=256)),
+    ("fa-b2h16-s8192-d128-bf16-bm128-bn192-t384-auto-s2-hopper_ws", dict(block_N=192, threads=384, body="hopper_ws")),
+    ("fa-b2h16-s8192-d128-bf16-bm128-bn192-t384-auto-s2-hopper_ws-fm", dict(block_N=192, threads=384, body="hopper_ws", fast_math=True)),
+    ("fa-b2h16-s8192-d128-bf16-bm128-bn176-t384-auto-s2-hopper_ws-fm", dict(block_N=176, threads=384, body="hopper_ws", fast_math=True)),
+    ("fa-b2h16-s8192-d128-bf16-bm128-bn128-t128-c4-auto-s2-offset", dict(num_cores=4, enable_offset=True)),
+]
+
+
+@pytest.mark.parametrize("expected, config", FA_GOLDEN, ids=[g[0] for g in FA_GOLDEN])
+def test_fa_case_id_is_byte_identical_and_fast_math_only_adds_a_suffix(expected, config):
+    from backends.kernels.fa_family import FLASH_ATTENTION
+    from backends.kernels.fa_types import FaConfig, FaProblem
+
+    case = Case(FaProblem(batch=2, heads=16, seq_q=8192, seq_k=8192, dim=128), FaConfig(**config))
+    assert case.case_id == expected
+    parts = FLASH_ATTENTION.parse_case_id(expected)
+    assert (parts.problem_id, parts.label, parts.config_id) == (case.problem.problem_id, None, case.config.config_id)
 
 
 def test_vendor_and_item_ids():

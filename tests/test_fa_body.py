@@ -104,3 +104,66 @@ def test_the_warp_specialized_hopper_body_lowers_for_sm90a_with_its_own_schedule
     assert ("__named_barrier_arrive" in src) == (body == "hopper_ws")
     steady = 8192 // block_N - 1  # 128: 63 steps; 176: 45 unmasked steps, then the masked tail step
     assert f"k_1 < {steady};" in src
+
+
+def test_fast_math_reaches_nvcc_as_use_fast_math_and_only_there(monkeypatch):
+    """``fast_math=True`` goes to ``tilelang.compile`` as ``tl.enable_fast_math``, which
+    tilelang's own nvcc step turns into ``--use_fast_math``: through the backend's real compile
+    path (lowering, codegen, tilelang's nvcc callback), with nvcc itself replaced by a recorder.
+    The CUDA handed to nvcc is the same either way: the flag is the whole difference."""
+    import shutil
+
+    from tilelang.cache.cuda_binary_cache import CUDABinaryCache
+    from tilelang.contrib import nvcc
+
+    from backends.nvidia.backend import NvidiaBackend
+    from harness.core.backend_api import BackendOptions, CompileError
+    from harness.core.cases import Case
+
+    calls: list[tuple[str, list[str]]] = []
+
+    class Recorded(Exception):
+        pass
+
+    def fake_nvcc(code, target_format=None, arch=None, options=None, **kw):
+        calls.append((code, list(options or [])))
+        raise Recorded("nvcc was called")
+
+    monkeypatch.setattr(nvcc, "compile_cuda", fake_nvcc)
+    monkeypatch.setattr(CUDABinaryCache, "load", classmethod(lambda cls, *a, **k: None))
+    real_which = shutil.which
+    monkeypatch.setattr(shutil, "which", lambda name, *a, **k: "/usr/local/cuda/bin/nvcc" if name == "nvcc" else real_which(name, *a, **k))
+    backend = NvidiaBackend(BackendOptions({"nvidia_arch": "sm_90a"}))
+    problem = FaProblem(batch=1, heads=1, seq_q=128, seq_k=256, dim=64, dtype="bfloat16")
+    for fast_math in (False, True):
+        with pytest.raises(CompileError, match="nvcc was called"):
+            backend.compile(Case(problem, FaConfig(128, 64, 2, threads=128, fast_math=fast_math)), cold=True)
+    (plain_code, plain_opts), (fm_code, fm_opts) = calls
+    assert "--use_fast_math" not in plain_opts and "--use_fast_math" in fm_opts
+    assert [o for o in fm_opts if o != "--use_fast_math"] == plain_opts
+    assert plain_code == fm_code
+
+
+def test_kernel_source_names_fast_math_so_the_inert_key_probe_tells_the_builds_apart(monkeypatch):
+    """The lowered CUDA of a fast_math config is byte-identical to the plain one; the backend's
+    kernel_source (what the inert-key probe compares) lowers under the same pass configs and
+    names the nvcc flag under the source."""
+    from types import SimpleNamespace
+
+    import backends.nvidia.backend as nv
+    from harness.core.backend_api import BackendOptions
+    from harness.core.cases import Case
+
+    seen = []
+
+    def fake_lower(func, target, pass_configs=None):
+        seen.append(pass_configs)
+        return SimpleNamespace(kernel_source="__global__ void k() {}"), None
+
+    monkeypatch.setattr(nv, "lower_with_plan", fake_lower)
+    monkeypatch.setattr(nv.NvidiaBackend, "_build", lambda self, case: None)
+    backend = nv.NvidiaBackend(BackendOptions({"nvidia_arch": "sm_90a"}))
+    plain = backend.kernel_source(Case(PROBLEM, FaConfig(128, 128, 2, threads=256)))
+    fm = backend.kernel_source(Case(PROBLEM, FaConfig(128, 128, 2, threads=256, fast_math=True)))
+    assert plain == "__global__ void k() {}" and fm != plain and "--use_fast_math" in fm
+    assert seen == [None, {"tl.enable_fast_math": True}]

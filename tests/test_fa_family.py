@@ -46,6 +46,28 @@ def test_the_ws_body_takes_a_partial_last_key_tile_and_refuses_what_it_cannot_sc
     assert "not a multiple of block_N=176" in fa_family.rejection(H200, FaConfig(128, 176, 2, threads=256), "nvidia", "sm_90a").reason
 
 
+def test_fast_math_is_an_explicit_nvidia_choice_with_its_own_id_and_refused_on_ascend():
+    from backends.kernels.fa_family import FLASH_ATTENTION
+
+    ws = FaConfig(128, 192, 2, threads=384, body="hopper_ws")
+    fm = FaConfig(128, 192, 2, threads=384, body="hopper_ws", fast_math=True)
+    assert ws.config_id == "bm128-bn192-t384-auto-s2-hopper_ws"  # unchanged: ids are history keys
+    assert fm.config_id == "bm128-bn192-t384-auto-s2-hopper_ws-fm"
+    assert FaConfig(128, 128, 2, fast_math=True).config_id == "bm128-bn128-t128-auto-s2-fm"
+    assert fm.to_dict()["fast_math"] is True and ws.to_dict()["fast_math"] is False  # the record's config shows it
+    assert FLASH_ATTENTION.config_from_dict(fm.to_dict()) == fm
+    old = {k: v for k, v in ws.to_dict().items() if k != "fast_math"}  # a record written before the field
+    assert FLASH_ATTENTION.config_from_dict(old) == ws
+    assert FLASH_ATTENTION.stage_point(fm).tile != FLASH_ATTENTION.stage_point(ws).tile
+    assert fa_family.rejection(H200, fm, "nvidia", "sm_90a") is None
+    assert fa_family.rejection(H200, FaConfig(128, 128, 2, threads=256, fast_math=True), "nvidia", "sm_90a") is None
+    refused = fa_family.rejection(H200, FaConfig(128, 128, 2, fast_math=True), "ascend")
+    assert refused.kind == "divisibility" and "fast_math=True is an NVIDIA build choice" in refused.reason
+    assert "use fast_math=False" in refused.reason
+    with pytest.raises(ValueError, match="fast_math=True is an NVIDIA build choice"):
+        FLASH_ATTENTION.build(H200, FaConfig(128, 128, 2, fast_math=True), "ascend")
+
+
 def test_bad_problems_say_what_to_change():
     with pytest.raises(ValueError, match="not a multiple of kv_heads"):
         FaProblem(batch=1, heads=6, seq_q=128, seq_k=128, kv_heads=4)

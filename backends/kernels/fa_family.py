@@ -5,8 +5,9 @@ cannot work for a dialect (a sentence that says what to change) or None;
 ``footprint(problem, config, dialect, scopes)`` the on-chip bytes per scope the body for
 that dialect allocates, against the backend's capacities; ``build`` the body per dialect
 (``cuda``: the shared body, or the target-specific Hopper kernels for ``body="hopper"`` and
-``body="hopper_ws"`` / ``"hopper_ws_ov"``;
-``ascend``: the shared body); ``make_inputs`` / ``kernel_args`` / ``output`` / ``check`` the
+``body="hopper_ws"`` / ``"hopper_ws_ov"``; ``fast_math`` is not part of the body: the NVIDIA
+backend passes it to the compiler as tilelang's ``tl.enable_fast_math``;
+``ascend``: the shared body, never ``fast_math``); ``make_inputs`` / ``kernel_args`` / ``output`` / ``check`` the
 SDPA reference (fa_reference.py); ``parse_case_id`` / ``stage_point`` its ids and its place
 on the pipeline-depth axis.  ``rejection(problem, config, target, arch)`` /
 ``budget(...)`` answer for a backend by name (tests and tools).  tilelang and torch are
@@ -24,7 +25,8 @@ backends/nvidia/fa_hopper.py):
   back to L1, and five row vectors.
 Refusals that no budget explains: on Ascend each sub-core's rows and the key tile must fill
 whole 64-lane fp32 vector registers (``T.fill`` inside SimdVF and the SIMD exp need it;
-block_M=64 gives 32 rows), and the hopper body is NVIDIA's own.  A config the compiler
+block_M=64 gives 32 rows), the hopper bodies are NVIDIA's own, and so is ``fast_math`` (only
+the NVIDIA backend carries it into its build).  A config the compiler
 itself refuses (e.g. a CUDA layout-inference conflict) is not predicted here: it compiles,
 fails, and its item carries tilelang's words.
 """
@@ -69,7 +71,14 @@ def _ascend_vreg(problem: FaProblem, config: FaConfig) -> str | None:
     return None
 
 
+FAST_MATH_DIALECTS = ("cuda",)  # the dialects whose backend carries fast_math into the compile
+
+
 def _dialect_refusal(problem: FaProblem, config: FaConfig, dialect: str) -> str | None:
+    if config.fast_math and dialect not in FAST_MATH_DIALECTS:
+        return (f"fast_math=True is an NVIDIA build choice (tilelang's tl.enable_fast_math -> nvcc --use_fast_math); "
+                f"the {dialect} backend does not pass it to its compiler, so it would build the fast_math=False kernel "
+                f"under another id: use fast_math=False")
     if dialect == "ascend":
         if config.body != "shared":
             return f"body={config.body!r} is NVIDIA's target-specific kernel; Ascend runs body='shared'"
@@ -200,10 +209,12 @@ class FlashAttentionFamily:
             tile += " offset"
         if config.body != "shared":
             tile += f" {config.body}"
+        if config.fast_math:
+            tile += " fm"
         return StagePoint(tile, config.loop_id, config.loop_form, config.num_stages)
 
     def build(self, problem: FaProblem, config: FaConfig, dialect: str) -> Any:
-        reason = _dialect_refusal(problem, config, dialect) if dialect == "ascend" and config.body != "shared" else None
+        reason = _dialect_refusal(problem, config, dialect) if dialect == "ascend" and (config.body != "shared" or config.fast_math) else None
         if reason:
             raise ValueError(reason)
         if dialect == "cuda":

@@ -14,7 +14,11 @@ and ``body``: ``shared`` (the one body for every target, backends/kernels/flash_
 or ``hopper`` (the target-specific NVIDIA reference, backends/nvidia/fa_hopper.py), or
 ``hopper_ws`` / ``hopper_ws_ov`` (the explicitly warp-specialized sm_90a kernel,
 backends/nvidia/fa_hopper_ws.py: intra-warp-group overlap with, resp. without, ping-pong of
-its two consumer warp groups; 384 threads; the last key tile may be partial).  Ids only ever grow new optional suffixes: they are history keys.
+its two consumer warp groups; 384 threads; the last key tile may be partial).  ``fast_math``
+(NVIDIA only) builds with tilelang's ``tl.enable_fast_math`` pass config, i.e. nvcc
+``--use_fast_math`` (approximate ``exp2``/division, flush-to-zero; FlashAttention-3 builds so):
+the generated CUDA is the same, the binary is not; its id gains ``-fm``.  Ids only ever grow
+new optional suffixes: they are history keys.
 
 FLOPs (``flops``) count the two GEMMs on the (query, key) pairs that attention actually
 uses: ``4 * B * H * D`` per pair.  Non-causal that is ``4*B*H*Sq*Sk*D``.  Causal counts the
@@ -124,6 +128,7 @@ class FaConfig(loop_form.LoopFormConfig):
     num_cores: int | None = None
     body: Body = "shared"
     enable_offset: bool = False  # Ascend: a real prologue/body/epilogue software pipeline
+    fast_math: bool = False  # NVIDIA: nvcc --use_fast_math (tilelang's tl.enable_fast_math); id suffix -fm
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -140,6 +145,8 @@ class FaConfig(loop_form.LoopFormConfig):
             parts.append("offset")
         if self.body != "shared":
             parts.append(self.body)
+        if self.fast_math:
+            parts.append("fm")
         return "-".join(parts)
 
     def to_dict(self) -> dict[str, Any]:

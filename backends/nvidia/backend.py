@@ -6,6 +6,11 @@ from the GPU (``sm_90a`` on Hopper); with no GPU, from ``--tlbench-nvidia-arch``
 ``compile(cold=True)`` bypasses tilelang's kernel and cubin caches so the compile item
 measures a real build; device items compile through the cache.  ``lower(case)`` is the cold
 lowering alone (no nvcc): a compile item's rounds after its one cold build.
+A config with ``fast_math=True`` (the FA family's) is built with tilelang's
+``tl.enable_fast_math`` pass config (nvcc ``--use_fast_math``): ``pass_configs(case)``.  The
+generated CUDA is the same, so ``kernel_source`` names the nvcc flag under the source (the
+inert-key probe then tells the two builds apart); tilelang's kernel cache keys on the pass
+configs and its binary cache on the nvcc options, tlbench's compile pool on the case id.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from typing import Any
 import tilelang
 import torch
 import tvm
+from tilelang.transform import PassConfigKey
 
 from backends.kernels.fa_reference import sdpa_runner
 from backends.kernels.fa_types import FaVendorCase
@@ -43,6 +49,7 @@ from harness.core.backend_api import BackendOptions, Compiled, CompileError
 from harness.core.cases import Case, CheckResult, Plan, VendorCase
 from harness.core.device_profile import DeviceProfile, match_profile
 
+FAST_MATH_NOTE = "\n// tlbench: built with nvcc --use_fast_math (tl.enable_fast_math)\n"
 _ARCH_BY_CAPABILITY = {(8, 0): "sm_80", (8, 6): "sm_86", (8, 9): "sm_89", (9, 0): "sm_90a", (10, 0): "sm_100a", (12, 0): "sm_120"}
 _CACHE_LOCK = threading.Lock()
 
@@ -175,15 +182,27 @@ class NvidiaBackend:
     def _build(self, case: Case):
         return case.family.build(case.problem, case.config, self.dialect)
 
+    def pass_configs(self, case: Case) -> dict[str, Any] | None:
+        """tilelang pass configs the case's config asks for (None: tilelang's defaults):
+        ``fast_math`` -> ``tl.enable_fast_math``, which tilelang's nvcc step turns into
+        ``--use_fast_math``."""
+        if getattr(case.config, "fast_math", False):
+            return {PassConfigKey.TL_ENABLE_FAST_MATH.value: True}
+        return None
+
     def kernel_source(self, case: Case) -> str:
-        artifact, _ = lower_with_plan(self._build(case), self.target)
-        return artifact.kernel_source
+        """The generated CUDA, plus a line naming nvcc's --use_fast_math where the case builds with
+        it (the source alone is the same: without the line the inert-key probe would call
+        fast_math inert)."""
+        pass_configs = self.pass_configs(case)
+        artifact, _ = lower_with_plan(self._build(case), self.target, pass_configs)
+        return artifact.kernel_source + (FAST_MATH_NOTE if pass_configs else "")
 
     def _lower(self, case: Case, phases: dict[str, float], slowdown: TestOnlyCompileSlowdown | None = None):
         call_start = time.perf_counter()
         func = self._build(case)
         start = time.perf_counter()
-        _, facts = lower_with_plan(func, self.target)
+        _, facts = lower_with_plan(func, self.target, self.pass_configs(case))
         if slowdown is not None:  # TEST ONLY (backends/test_only.py): the whole call x (1 + f)
             slowdown.spin_after(case.case_id, time.perf_counter() - call_start)
         phases["lower_and_plan"] = time.perf_counter() - start
@@ -211,7 +230,8 @@ class NvidiaBackend:
                 func = self._build(case)
                 start = time.perf_counter()
                 with _tilelang_cache_disabled() if cold else nullcontext():
-                    handle, facts = build_with_plan(lambda: tilelang.compile(func, target=self.target, execution_backend="tvm_ffi"))
+                    handle, facts = build_with_plan(lambda: tilelang.compile(func, target=self.target, execution_backend="tvm_ffi",
+                                                                             pass_configs=self.pass_configs(case)))
                 if slowdown is not None:
                     slowdown.spin_after(case.case_id, time.perf_counter() - call_start)
                 phases["build"] = time.perf_counter() - start

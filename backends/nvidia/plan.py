@@ -1,6 +1,6 @@
 """Record the pipeline plan tilelang's CUDA path chose, from the compiler's own IR.
 
-Contract: ``lower_with_plan(func, target, config)`` lowers ``func`` with a pass instrument
+Contract: ``lower_with_plan(func, target, pass_configs)`` lowers ``func`` with a pass instrument
 attached and returns ``(artifact, PlanFacts)``; ``build_with_plan(build)`` attaches the same
 instrument to a ``tilelang.compile`` call's own lowering (one lowering for binary and plan).  Facts come from the IR, not from grepping
 source: loop annotations after ``tl.PipelinePlanning`` (``software_pipeline_stage`` /
@@ -142,9 +142,10 @@ def build_with_plan(build: Callable[[], Any]) -> tuple[Any, PlanFacts | None]:
     return handle, _facts(rec, artifact)
 
 
-def lower_with_plan(func, target) -> tuple[Any, PlanFacts]:
+def lower_with_plan(func, target, pass_configs: dict[str, Any] | None = None) -> tuple[Any, PlanFacts]:
+    """Lower under the same pass configs the build gets (``pass_configs``; None: the defaults)."""
     rec = _Recorder()
-    with target, tvm.transform.PassContext(instruments=[_make_instrument(rec)]):
+    with target, tvm.transform.PassContext(config=pass_configs or {}, instruments=[_make_instrument(rec)]):
         artifact = tilelang.lower(func, target=target)
     return artifact, _facts(rec, artifact)
 
