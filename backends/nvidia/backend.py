@@ -221,7 +221,9 @@ class NvidiaBackend:
 
     def compile(self, case: Case, cold: bool) -> Compiled:
         """Lowers once: where nvcc builds, the plan is read from ``tilelang.compile``'s own
-        lowering (``build_with_plan``); only a cache hit (nothing lowered) lowers again for it."""
+        lowering (``build_with_plan``) and stored beside tilelang's cache; a cache hit (nothing
+        lowered) reads it from there (backends/nvidia/plan_cache.py), and lowers again only
+        when none is stored."""
         phases: dict[str, float] = {}
         slowdown = self._compile_slowdown if cold else None  # TEST ONLY (backends/test_only.py): the whole call x (1 + f)
         try:
