@@ -132,4 +132,4 @@ def test_a_real_run_times_compile_items_two_at_a_time_and_a_segfault_costs_one_i
     assert len(timed) == 4 and all(r["compile_jobs"] == 2 and "2 compile items timed at a time" in r["method"] for r in timed)
     (crash,) = [r for r in doc["tlbench"]["failed"]]
     assert crash["case_id"].endswith("bn128-bk13-t128-auto-s2") and "SIGSEGV" in crash["error"]
-    assert "compile items (2 at a time)" in done.stdout + done.stderr
+    assert "compile items' cold rounds, round-robin (2 at a time)" in done.stdout + done.stderr
