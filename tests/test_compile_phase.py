@@ -53,6 +53,9 @@ class FakeCompileSession:
         self.log.append(item.item_id)
         return Outcome(status="timed", samples_s=(0.1,), record={"method": "cold lowering, 3 round(s)"})
 
+    def run_compile_items(self, items, policy, rounds, seed, progress=None):
+        return [self.run(i, policy, rounds, seed) for i in items]  # a worker's round-robin, item by item here
+
     def close(self):
         self.closed = True
 
