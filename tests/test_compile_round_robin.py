@@ -49,13 +49,14 @@ def test_each_pass_takes_one_cold_round_of_every_item_with_the_collector_off(tmp
     items = [_item(n) for n in (16, 32, 64)]
     assert gc.isenabled()
     outcomes = run_compile_items(items, fake_backend.FakeBackend(BackendOptions({})), _ctx(3))
-    assert gc.isenabled()  # restored after the rounds
+    assert gc.isenabled() and gc.get_freeze_count() == 0  # restored after the rounds, nothing left frozen
     ids = [i.case.case_id for i in items]
     assert [case for case, _, _ in _log(log)] == ids * 3  # a, b, c, a, b, c, a, b, c: never one item's rounds back to back
     assert {(cold, collector) for _, cold, collector in _log(log)} == {("cold=True", "gc=False")}
     assert [o.status for o in outcomes] == ["timed"] * 3
     for o in outcomes:
         assert len(o.samples_s) == len(o.record["cpu_samples_s"]) == len(o.record["machine_probe_cpu_s"]) == 3
+        assert len(o.record["collector_s"]) == 3
         assert o.record["compile_round_robin"] == 3 and "round-robin over 3 items" in o.record["method"]
 
 

@@ -66,11 +66,19 @@ def machine_probe() -> float:
     return time.process_time() - start
 
 
-def _timed_call(work: Callable[[], Compiled]) -> tuple[Compiled, float]:
+def _timed_call(work: Callable[[], Compiled], collector_s: list[float] | None = None) -> tuple[Compiled, float]:
     """``work()`` and its CPU seconds, the collector held out: a full ``gc.collect()`` before,
     ``gc.disable()`` during, restored after (also when ``work`` raises).  On the 2-core box a
-    full collection landing inside a lowering added 105-136 ms to a 180-350 ms round."""
+    full collection landing inside a lowering added 105-136 ms to a 180-350 ms round.  After
+    the collection what is alive is frozen (``gc.freeze``: later collections skip it;
+    ``run_compile_items`` unfreezes at its end): a full collection of the compiler's heap
+    before every round cost about 100 ms a round on the 2-core box.  ``collector_s`` gets the
+    collection's wall seconds (untimed)."""
+    start = time.perf_counter()
     gc.collect()
+    gc.freeze()
+    if collector_s is not None:
+        collector_s.append(time.perf_counter() - start)
     was_enabled = gc.isenabled()
     gc.disable()
     try:
@@ -90,6 +98,7 @@ class _CompileTiming:
     samples: list[float] = field(default_factory=list)
     cpu: list[float] = field(default_factory=list)
     probe: list[float] = field(default_factory=list)
+    collector: list[float] = field(default_factory=list)  # wall seconds of the collection before each call
     last: Compiled | None = None  # the latest timed round's result
     built: tuple[Compiled, float] | None = None  # the one cold build (handle dropped) and its CPU seconds
     plan: Plan | None = None  # the build's plan, read right after it
@@ -106,7 +115,7 @@ def _compile_step(state: _CompileTiming, backend: Backend) -> None:
     lower = getattr(backend, "lower", None)
     lowering_only = state.built is not None
     try:
-        compiled, spent = _timed_call(lambda: lower(case) if lowering_only else backend.compile(case, cold=True))
+        compiled, spent = _timed_call(lambda: lower(case) if lowering_only else backend.compile(case, cold=True), state.collector)
         if not lowering_only and callable(lower) and compiled.handle is not None:
             state.plan = backend.inspect(compiled)
             state.built = (replace(compiled, handle=None), spent)  # the binary is not needed again
@@ -142,6 +151,7 @@ def _compile_outcome(state: _CompileTiming, backend: Backend, rounds: int, inter
     record["cpu_method"] = ("CPU seconds (user + system) of each timed round's whole call, this process and its "
                             "compilers, the garbage collector held out of the call")
     record["machine_probe_cpu_s"] = state.probe  # after each round: the machine's speed (see machine_probe)
+    record["collector_s"] = state.collector  # before each call, untimed (see _timed_call)
     if interleaved > 1:
         record["compile_round_robin"] = interleaved
     if built:
@@ -160,24 +170,33 @@ def run_compile_items(items: Sequence[BenchItem], backend: Backend, ctx: RunCont
     ``compile_rounds`` gets one cold call (``_compile_step``; the first pass pays each item's
     one cold build where there is one), so the rounds of one item are a pass apart and a slow
     spell of the machine (0.5-3 s on the 2-core box) lands on one round of many items instead
-    of every round of one; the minimum over rounds then escapes it.  One outcome per item, in
-    order; a gated item is skipped, a failing one fails alone.  ``before_step(done, total)``
-    is called before each call (a worker names its stage and reports progress there)."""
+    of every round of one; the rounds then escape it.  One outcome per item, in order; a gated
+    item is skipped, a failing one fails alone.  ``before_step(done, total)`` is called before
+    each call (a worker names its stage and reports progress there).
+
+    The headline of each round is the wall clock a user waits for; its CPU seconds (this
+    process and the compilers it ran) and the machine probe right after it are recorded
+    beside it: a busy shared machine stretches wall time but hardly CPU time, so the compile
+    gate judges CPU time over the probe where both runs have them
+    (harness/results/pairing.py::compile_rule)."""
     outcomes: list[Outcome | None] = [gate(item, backend) for item in items]
     states = [_CompileTiming(item) for item, out in zip(items, outcomes) if out is None]
     rounds = max(1, ctx.compile_rounds)
-    calls = sum(rounds + (1 if callable(getattr(backend, "lower", None)) else 0) for _ in states)
+    calls = len(states) * (rounds + (1 if callable(getattr(backend, "lower", None)) else 0))  # for progress: a build each where there is lower
     done = 0
-    while True:
-        pending = [s for s in states if s.failure is None and len(s.samples) < rounds]
-        if not pending:
-            break
-        for state in pending:
-            if before_step is not None:
-                before_step(done, max(calls, done + 1))
-            ctx.before_cold_compile()
-            _compile_step(state, backend)
-            done += 1
+    try:
+        while True:
+            pending = [s for s in states if s.failure is None and len(s.samples) < rounds]
+            if not pending:
+                break
+            for state in pending:
+                if before_step is not None:
+                    before_step(done, max(calls, done + 1))
+                ctx.before_cold_compile()
+                _compile_step(state, backend)
+                done += 1
+    finally:
+        gc.unfreeze()  # what _timed_call froze is the collector's again
     timed = iter(states)
     return [out if out is not None else _compile_outcome(next(timed), backend, rounds, len(states)) for out in outcomes]
 
