@@ -157,7 +157,7 @@ def pytest_configure(config):
         jobs = resolve_jobs(config.getoption("--tlbench-compile-jobs"), usable_cpus(), hidden is not None, state.workers is not None)
     except ValueError as exc:
         raise pytest.UsageError(str(exc)) from None
-    compile_line = Progress(f"compile items ({jobs} at a time)", suspend=suspend)
+    compile_line = Progress(f"compile items' cold rounds, round-robin ({jobs} at a time)", suspend=suspend)
     state.compile_phase = CompilePhase(
         jobs=jobs, make_session=state.workers.compile_session if state.workers is not None else None,
         policy=state.policy, compile_rounds=state.compile_rounds, seed=state.seed, on_progress=compile_line.update,

@@ -137,6 +137,13 @@ class FakeBackend:
         return f"fake kernel {case.config.config_id}"
 
     def compile(self, case, cold):
+        import gc
+        import os
+
+        log = os.environ.get("TLBENCH_FAKE_COMPILE_LOG")  # a test reads the order of the compiles here
+        if log:
+            with open(log, "a") as out:
+                out.write(f"{case.case_id} cold={cold} gc={gc.isenabled()} pid={os.getpid()}\n")
         if case.config.block_K == 13 and _faults_on():
             import ctypes
 

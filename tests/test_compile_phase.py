@@ -53,6 +53,9 @@ class FakeCompileSession:
         self.log.append(item.item_id)
         return Outcome(status="timed", samples_s=(0.1,), record={"method": "cold lowering, 3 round(s)"})
 
+    def run_compile_items(self, items, policy, rounds, seed, progress=None):
+        return [self.run(i, policy, rounds, seed) for i in items]  # a worker's round-robin, item by item here
+
     def close(self):
         self.closed = True
 
@@ -132,4 +135,4 @@ def test_a_real_run_times_compile_items_two_at_a_time_and_a_segfault_costs_one_i
     assert len(timed) == 4 and all(r["compile_jobs"] == 2 and "2 compile items timed at a time" in r["method"] for r in timed)
     (crash,) = [r for r in doc["tlbench"]["failed"]]
     assert crash["case_id"].endswith("bn128-bk13-t128-auto-s2") and "SIGSEGV" in crash["error"]
-    assert "compile items (2 at a time)" in done.stdout + done.stderr
+    assert "compile items' cold rounds, round-robin (2 at a time)" in done.stdout + done.stderr

@@ -56,6 +56,16 @@ def test_min_of_n_judges_the_minimum_against_the_factor_and_the_resolution():
     assert unresolved.verdict == "NOISY" and "cannot resolve" in unresolved.reason
 
 
+def test_median_of_n_ignores_one_odd_round_either_way():
+    """Round-robin builds each over its own probe: the noise is two-sided, so one round that
+    met a moment where the probe was fast (or slow) moves neither the median nor the verdict."""
+    same = min_of_n([1.0, 1.01, 0.99, 1.0, 1.02], [0.80, 1.0, 1.01, 0.99, 1.25], 0.10, centre="median")
+    assert same.verdict == "SAME" and same.change == pytest.approx(0.0) and "median" in same.rule
+    assert min_of_n([1.0, 1.01, 0.99, 1.0, 1.02], [0.80, 1.0, 1.01, 0.99, 1.25], 0.10).verdict == "FASTER"  # the minimum would
+    slower = min_of_n([1.0, 1.01, 0.99, 1.0, 1.02], [1.2, 0.9, 1.21, 1.19, 1.22], 0.10, centre="median")
+    assert slower.verdict == "SLOWER" and slower.change == pytest.approx(0.2)
+
+
 def test_with_three_builds_a_rank_test_cannot_reach_p_005_but_min_of_n_can():
     assert 2 / math.comb(6, 3) == pytest.approx(0.1)  # the smallest exact two-sided U-test p
     assert min_of_n([1.0, 1.01, 1.02], [1.2, 1.21, 1.22], 0.10).verdict == "SLOWER"

@@ -4,7 +4,9 @@ Contract: ``run_item(item, backend, ctx)`` returns an ``Outcome``: ``timed`` wit
 and the record for ``extra_info``, ``skipped`` with a reason (backend unavailable, over the
 on-chip budget - scope, bytes needed, capacity -, hardware absent), or ``failed`` with the
 compiler's words or the correctness check's.  A compile item is timed here (``compile_rounds``
-cold rounds; see ``_run_compile`` for the one cold build a backend with ``lower`` pays once).  A device item goes through the one measurement loop
+cold rounds; see ``_compile_step`` for the one cold build a backend with ``lower`` pays once);
+many compile items at once: ``run_compile_items`` (round-robin rounds, one outcome per item;
+``run_item`` is its one-item case).  A device item goes through the one measurement loop
 (harness/measure/rounds.py) on an ``InProcessSession``: availability, budget, hardware,
 compile (through the session's ``CompilePool``), check against the reference on fresh
 inputs, then timing.  A wrong kernel is never timed.  Many device items at once:
@@ -13,18 +15,21 @@ inputs, then timing.  A wrong kernel is never timed.  Many device items at once:
 
 from __future__ import annotations
 
+import gc
 import resource
 import time
-from typing import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Callable, Sequence
 
 from harness.core.backend_api import Backend, Compiled, CompileError
-from harness.core.cases import Case
+from harness.core.cases import Case, Plan
 from harness.core.record import BenchItem, item_record
 from harness.measure.device_session import DeviceSession, InProcessSession
 from harness.measure.outcome import Outcome, RunContext, failed, gate
 from harness.measure.rounds import measure_items
+from harness.measure.setup_compile import pay_setup_once
 
-__all__ = ["Outcome", "RunContext", "run_item", "run_device_items"]
+__all__ = ["Outcome", "RunContext", "run_item", "run_compile_items", "run_device_items"]
 
 
 PHASE_WORDS = {
@@ -61,56 +66,94 @@ def machine_probe() -> float:
     return time.process_time() - start
 
 
-def _run_compile(item: BenchItem, backend: Backend, ctx: RunContext) -> Outcome:
-    """``compile_rounds`` cold rounds.  The headline is the wall clock a user waits for; the
-    CPU seconds of each round (this process and the compilers it ran) are recorded beside it:
-    a busy shared machine stretches wall time but hardly CPU time, so the compile gate judges
-    CPU time where both runs have it (harness/results/verdicts.py).
+def _timed_call(work: Callable[[], Compiled], collector_s: list[float] | None = None) -> tuple[Compiled, float]:
+    """``work()`` and its CPU seconds, the collector held out: a full ``gc.collect()`` before,
+    ``gc.disable()`` during, restored after (also when ``work`` raises).  On the 2-core box a
+    full collection landing inside a lowering added 105-136 ms to a 180-350 ms round.  After
+    the collection what is alive is frozen (``gc.freeze``: later collections skip it;
+    ``run_compile_items`` unfreezes at its end): a full collection of the compiler's heap
+    before every round cost about 100 ms a round on the 2-core box.  ``collector_s`` gets the
+    collection's wall seconds (untimed)."""
+    start = time.perf_counter()
+    gc.collect()
+    gc.freeze()
+    if collector_s is not None:
+        collector_s.append(time.perf_counter() - start)
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        start = _cpu_seconds()
+        result = work()
+        return result, _cpu_seconds() - start  # the whole call: kernel construction, lowering, build
+    finally:
+        if was_enabled:
+            gc.enable()
 
-    A backend with ``lower(case)`` (the cold lowering alone) whose first cold compile built a
-    device binary pays that build once: it is recorded as ``cold_build_once`` (wall, CPU,
-    phases), not as a sample, and the rounds time the cold lowering - what the compiler
-    decides, and what changes with tilelang - instead of repeating the device compiler.
-    Otherwise every round is a cold ``compile``."""
-    assert isinstance(item.case, Case)
-    ctx.before_cold_compile()
+
+@dataclass
+class _CompileTiming:
+    """One compile item's rounds so far (see ``_compile_step``)."""
+
+    item: BenchItem
+    samples: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
+    probe: list[float] = field(default_factory=list)
+    collector: list[float] = field(default_factory=list)  # wall seconds of the collection before each call
+    last: Compiled | None = None  # the latest timed round's result
+    built: tuple[Compiled, float] | None = None  # the one cold build (handle dropped) and its CPU seconds
+    plan: Plan | None = None  # the build's plan, read right after it
+    failure: Outcome | None = None
+
+
+def _compile_step(state: _CompileTiming, backend: Backend) -> None:
+    """One cold call of the item: its one cold build (a backend with ``lower`` whose first cold
+    compile built a device binary: recorded, not a sample), else one timed round - the cold
+    lowering after that build, or a whole cold ``compile`` - with its CPU seconds and a machine
+    probe.  A compile error or any exception fails the item with the compiler's words."""
+    assert isinstance(state.item.case, Case)
+    case = state.item.case
     lower = getattr(backend, "lower", None)
-    samples: list[float] = []
-    cpu: list[float] = []
-    probe: list[float] = []
-    compiled: Compiled | None = None
-    built: tuple[Compiled, float] | None = None  # the one cold build and its CPU seconds
-    rounds = max(1, ctx.compile_rounds)
-    while len(samples) < rounds:
-        lowering_only = built is not None
-        cpu_start = _cpu_seconds()
-        try:
-            compiled = lower(item.case) if lowering_only else backend.compile(item.case, cold=True)
-        except CompileError as exc:
-            return failed("compile", str(exc))
-        spent = _cpu_seconds() - cpu_start  # the whole call: kernel construction, lowering, build
+    lowering_only = state.built is not None
+    try:
+        compiled, spent = _timed_call(lambda: lower(case) if lowering_only else backend.compile(case, cold=True), state.collector)
         if not lowering_only and callable(lower) and compiled.handle is not None:
-            built = (compiled, spent)
-            continue
-        cpu.append(spent)
-        samples.append(compiled.compile_seconds)
-        probe.append(machine_probe())
-    assert compiled is not None
-    plan = backend.inspect(built[0] if built else compiled)
+            state.plan = backend.inspect(compiled)
+            state.built = (replace(compiled, handle=None), spent)  # the binary is not needed again
+            return
+    except CompileError as exc:
+        state.failure = failed("compile", str(exc))
+        return
+    except Exception as exc:  # noqa: BLE001 - the item fails with these words
+        state.failure = failed("compile", f"{type(exc).__name__}: {exc}")
+        return
+    state.cpu.append(spent)
+    state.samples.append(compiled.compile_seconds)
+    state.probe.append(machine_probe())
+    state.last = compiled
+
+
+def _compile_outcome(state: _CompileTiming, backend: Backend, rounds: int, interleaved: int) -> Outcome:
+    """The item's record from its rounds (``interleaved``: how many items' rounds alternated)."""
+    if state.failure is not None:
+        return state.failure
+    item, compiled, built = state.item, state.last, state.built
+    assert compiled is not None and isinstance(item.case, Case)
+    plan = state.plan if built else backend.inspect(compiled)
     phases = dict(compiled.phases_s)
     if built:
         phases.update({k: v for k, v in built[0].phases_s.items() if k not in phases})  # its device build
-    record = item_record(
-        item,
-        tuple(samples),
-        method=compile_method(compiled, rounds, built is not None),
-        plan=plan,
-        budget=backend.budget(item.case).to_dict(),
-        compile_phases_s=phases,
-    )
-    record["cpu_samples_s"] = cpu
-    record["cpu_method"] = "CPU seconds (user + system) of each timed round's whole call, this process and its compilers"
-    record["machine_probe_cpu_s"] = probe  # after each round: the machine's speed (see machine_probe)
+    method = compile_method(compiled, rounds, built is not None)
+    if interleaved > 1:
+        method += f"; round-robin over {interleaved} items (each pass one cold round of every item)"
+    record = item_record(item, tuple(state.samples), method=method, plan=plan,
+                         budget=backend.budget(item.case).to_dict(), compile_phases_s=phases)
+    record["cpu_samples_s"] = state.cpu
+    record["cpu_method"] = ("CPU seconds (user + system) of each timed round's whole call, this process and its "
+                            "compilers, the garbage collector held out of the call")
+    record["machine_probe_cpu_s"] = state.probe  # after each round: the machine's speed (see machine_probe)
+    record["collector_s"] = state.collector  # before each call, untimed (see _timed_call)
+    if interleaved > 1:
+        record["compile_round_robin"] = interleaved
     if built:
         record["cold_build_once"] = {
             "wall_s": built[0].compile_seconds,
@@ -118,7 +161,62 @@ def _run_compile(item: BenchItem, backend: Backend, ctx: RunContext) -> Outcome:
             "phases_s": built[0].phases_s,
             "method": f"one cold {PHASE_WORDS['build']}, caches bypassed, before the rounds; not in the samples",
         }
-    return Outcome(status="timed", samples_s=tuple(samples), record=record, plan=plan)
+    return Outcome(status="timed", samples_s=tuple(state.samples), record=record, plan=plan)
+
+
+def run_compile_items(items: Sequence[BenchItem], backend: Backend, ctx: RunContext,
+                      before_step: Callable[[int, int], None] | None = None) -> list[Outcome]:
+    """Compile items timed round-robin: in each pass every item still short of its
+    ``compile_rounds`` gets one cold call (``_compile_step``; the first pass pays each item's
+    one cold build where there is one), so the rounds of one item are a pass apart and a slow
+    spell of the machine (0.5-3 s on the 2-core box) lands on one round of many items instead
+    of every round of one; the rounds then escape it.  One outcome per item, in order; a gated
+    item is skipped, a failing one fails alone.  ``before_step(done, total)`` is called before
+    each call (a worker names its stage and reports progress there).
+
+    The headline of each round is the wall clock a user waits for; its CPU seconds (this
+    process and the compilers it ran) and the machine probe right after it are recorded
+    beside it: a busy shared machine stretches wall time but hardly CPU time, so the compile
+    gate judges CPU time over the probe where both runs have them
+    (harness/results/pairing.py::compile_rule)."""
+    outcomes: list[Outcome | None] = [gate(item, backend) for item in items]
+    states = [_CompileTiming(item) for item, out in zip(items, outcomes) if out is None]
+    rounds = max(1, ctx.compile_rounds)
+    calls = len(states) * (rounds + (1 if callable(getattr(backend, "lower", None)) else 0))  # for progress: a build each where there is lower
+    done = 0
+    try:
+        while True:
+            pending = [s for s in states if s.failure is None and len(s.samples) < rounds]
+            if not pending:
+                break
+            for state in pending:
+                if before_step is not None:
+                    before_step(done, max(calls, done + 1))
+                ctx.before_cold_compile()
+                _compile_step(state, backend)
+                done += 1
+    finally:
+        gc.unfreeze()  # what _timed_call froze is the collector's again
+    timed = iter(states)
+    return [out if out is not None else _compile_outcome(next(timed), backend, rounds, len(states)) for out in outcomes]
+
+
+class InProcessCompileSession:
+    """The compile phase's session (harness/measure/compile_phase.py) in this process
+    (``--tlbench-isolation inprocess``): the same round-robin as a worker's, no fault isolation."""
+
+    def __init__(self, backend: Backend, ctx: RunContext) -> None:
+        self.backend, self.ctx = backend, ctx
+
+    def setup(self, item: BenchItem, _policy: object, _seed: int) -> float:
+        return pay_setup_once(self.backend, item, self.ctx.before_cold_compile)
+
+    def run_compile_items(self, items: Sequence[BenchItem], _policy: object, _rounds: int, _seed: int,
+                          progress: Callable[[int, int], None] | None = None) -> list[Outcome]:
+        return run_compile_items(items, self.backend, self.ctx, progress)
+
+    def run(self, item: BenchItem, _policy: object, _rounds: int, _seed: int) -> Outcome:
+        return run_item(item, self.backend, self.ctx)
 
 
 def run_device_items(session: DeviceSession, items: Sequence[BenchItem], ctx: RunContext) -> list[Outcome]:
@@ -135,7 +233,7 @@ def run_item(item: BenchItem, backend: Backend, ctx: RunContext) -> Outcome:
         return gated
     try:
         if item.kind == "compile":
-            return _run_compile(item, backend, ctx)
+            return run_compile_items([item], backend, ctx)[0]
         session = InProcessSession(backend, ctx)
         try:
             return run_device_items(session, [item], ctx)[0]

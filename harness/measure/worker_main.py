@@ -13,6 +13,10 @@ the worker builds the backend, starts its device runtime (``device_info``) and a
 - ``("run", BenchItem, MeasurePolicy, compile_rounds, seed)``: the whole item through
   ``harness.measure.runner.run_item`` (compile items; device items measured one by one);
   answer ``("done", Outcome, fault)``;
+- ``("compile_items", [BenchItem, ...], MeasurePolicy, compile_rounds, seed)``: compile items
+  timed round-robin through ``harness.measure.runner.run_compile_items``; before each cold
+  call the worker sends ``("stage", "compile", ...)`` and ``("progress", done, total)``;
+  answer ``("done", [Outcome, ...], fault)``, one per item in order;
 - ``("prepare", BenchItem, MeasurePolicy, compile_rounds, seed)``: ``prepare`` on this
   worker's ``InProcessSession`` (harness/measure/device_session.py); answer ``("done",
   Prepared | Outcome, fault)``; ``("sample", BenchItem, k)``: answer ``("done", Batch,
@@ -175,7 +179,7 @@ def serve(conn: Connection) -> int:
     from harness.measure.compile_pool import CompilePool
     from harness.measure.device_session import InProcessSession
     from harness.measure.outcome import Outcome, failed
-    from harness.measure.runner import RunContext, run_item
+    from harness.measure.runner import RunContext, run_compile_items, run_item
     from harness.measure.setup_compile import pay_setup_once
 
     kind, init = conn.recv()
@@ -227,6 +231,13 @@ def serve(conn: Connection) -> int:
                     answer = float(pay_setup_once(reporter, item, pool.wait_idle))
                 elif kind == "run":
                     answer = run_item(item, reporter, ctx)
+                elif kind == "compile_items":
+                    def step(done: int, total: int) -> None:
+                        reporter.enter("compile")  # restarts the session's compile clock
+                        conn.send(("progress", done, total))
+
+                    answer = [plain_outcome(o) for o in run_compile_items(item, reporter, ctx, step)]
+                    kept.append(answer)
                 else:
                     if phase is None:
                         phase = InProcessSession(reporter, ctx)
@@ -240,7 +251,7 @@ def serve(conn: Connection) -> int:
                 if reporter.fault is not None and answer.status == "failed":
                     answer.stage = reporter.fault[0]
                 answer = plain_outcome(answer)
-            elif not isinstance(answer, (tuple, float)):
+            elif not isinstance(answer, (tuple, float, list)):
                 kept.append(answer)
                 answer = plain_prepared(answer)
             conn.send(("done", answer, reporter.fault is not None))

@@ -20,6 +20,11 @@ for the whole session so the compile cache and the device context are reused.
   hang; ``sample`` raises ``WorkerFault`` with the words (the scheduler fails the item).
   After a restart, an item prepared in the old worker is prepared again before sampling.
   ``failures`` keeps, per failed item id, the worker's account (pid, restarts, restarted).
+- ``run_compile_items(items, policy, compile_rounds, seed, progress)``: compile items timed
+  round-robin in the worker (harness/measure/runner.py::run_compile_items): one ``Outcome`` per
+  item, or one failed ``Outcome`` when the worker died or hung mid-batch (which item did it is
+  unknown: the caller times the items again one by one, harness/measure/compile_phase.py);
+  ``progress(done, total)`` is called as the worker reports its cold calls.
 - ``setup(item, policy, seed)``: the untimed first compile (what the in-process path pays
   in ``setup_compile.pay_setup_once``), not a whole compile item.
 - ``prefetch(cases)`` hands the device items' cases to the worker's compile pool.
@@ -134,6 +139,7 @@ class WorkerSession:
         self.pending_compiles = 0
         self.last_fault = False
         self._incarnation = 0
+        self._progress: Any = None  # run_compile_items' progress callback while one runs
         self._prepared: dict[str, int] = {}  # item id -> the worker incarnation that prepared it
         self.failures: dict[str, dict[str, Any]] = {}  # item id -> worker account of its failure
 
@@ -210,6 +216,9 @@ class WorkerSession:
                 self.stage, self.pending_compiles = message[1], message[2]
                 limit_s = self.limits.for_stage(self.stage, policy or MeasurePolicy())
                 deadline = time.monotonic() + limit_s
+            elif message[0] == "progress":
+                if self._progress is not None:
+                    self._progress(message[1], message[2])
             elif message[0] in wanted:
                 return message
 
@@ -226,6 +235,23 @@ class WorkerSession:
     def run(self, item: BenchItem, policy: MeasurePolicy, compile_rounds: int, seed: int) -> Outcome:
         """The whole item (a compile item, or a device item measured on its own)."""
         return self._answer_or_outcome(("run", item, policy, compile_rounds, seed), policy)
+
+    def run_compile_items(self, items: list[BenchItem], policy: MeasurePolicy, compile_rounds: int, seed: int,
+                          progress: Any = None) -> "list[Outcome] | Outcome":
+        """Compile items round-robin in the worker (see the contract)."""
+        self._progress = progress
+        try:
+            answer = self._request(("compile_items", list(items), policy, compile_rounds, seed), policy)
+        finally:
+            self._progress = None
+        if isinstance(answer, Outcome) and answer.worker and answer.worker.get("blame_unclear"):
+            self._prefetch_ok = False  # as _answer_or_outcome: the one-by-one retry compiles each in its own item
+        if isinstance(answer, list):
+            for it, outcome in zip(items, answer):
+                outcome.worker = {"pid": self._proc.pid if self._proc else None, "restarts": self.restarts, "restarted": False}
+                if outcome.status == "failed":
+                    self.failures[it.item_id] = outcome.worker
+        return answer
 
     def setup(self, item: BenchItem, policy: MeasurePolicy, seed: int) -> Any:
         """The backend's untimed first compile of ``item``'s case in the worker (seconds, or a

@@ -9,8 +9,10 @@ counts device items for the progress line.  Where an item is measured:
   chunk; in a pytest-xdist worker of the cost-group scheduler, over this worker's group
   only (its first item says which: harness/pytest_plugin/gpu_split.py);
 - a compile item: in the compile phase (harness/measure/compile_phase.py), which times a
-  backend's compile items ``--tlbench-compile-jobs`` at a time in worker processes, or one
-  by one in the backend's worker (``jobs`` 1, or ``--tlbench-isolation inprocess``);
+  backend's compile items round-robin, ``--tlbench-compile-jobs`` shares at a time in worker
+  processes, or all in the backend's worker (``jobs`` 1) or in this process
+  (``--tlbench-isolation inprocess``); in a pytest-xdist worker (which holds only some of
+  the items) one by one, as any other item;
 - otherwise in the backend's worker process, or in this process.
 The backend's untimed first compile is paid once (``setup``) before its first timed compile.
 """
@@ -20,7 +22,7 @@ from __future__ import annotations
 import pytest
 
 from harness.core.record import EXTRA_KEY, BenchItem
-from harness.measure.runner import Outcome, RunContext, run_item
+from harness.measure.runner import InProcessCompileSession, Outcome, RunContext, run_item
 from harness.measure.setup_compile import pay_setup_once, time_once
 from harness.pytest_plugin.bench_adapter import feed_samples, mark_not_measured
 from harness.pytest_plugin.expansion import prefetch
@@ -77,8 +79,8 @@ class ItemRunner:
             state.xdist_group_known = True
         if item.kind == "device" and backend.device_blocker() is None:
             prefetch(state, item.backend)
-        if item.kind == "compile" and state.compile_phase.parallel() and state.workers is not None:
-            return finish_outcome(state, item, backend, self._compile_in_phase())
+        if item.kind == "compile" and worker_index() is None:
+            return finish_outcome(state, item, backend, self._compile_in_phase(backend))
         if item.kind == "compile" and item.backend not in state.setup_s:
             if state.workers is None:
                 state.setup_s[item.backend] = pay_setup_once(backend, item, state.pool.wait_idle)
@@ -105,13 +107,18 @@ class ItemRunner:
             outcome = run_item(item, backend, ctx)
         return finish_outcome(state, item, backend, outcome)
 
-    def _compile_in_phase(self) -> Outcome:
+    def _compile_in_phase(self, backend) -> Outcome:
         item, state = self.item, self.state
         reuse = state.journal.will_reuse if state.journal else (lambda i: False)
         phase_items = [i for i in state.compile_items if not reuse(i)]
-        session = state.workers.session(item.backend)
+        if state.workers is not None:
+            session = state.workers.session(item.backend)
+        else:
+            ctx = RunContext(policy=state.policy, compile_rounds=state.compile_rounds, seed=state.seed,
+                             compiled=state.pool.get, before_cold_compile=state.pool.wait_idle)
+            session = InProcessCompileSession(backend, ctx)
         outcome = state.compile_phase.outcome(
-            item, phase_items, lambda it: session.run(it, state.policy, state.compile_rounds, state.seed))
+            item, phase_items, lambda it: session.run(it, state.policy, state.compile_rounds, state.seed), shared=session)
         if item.backend not in state.setup_s and item.backend in state.compile_phase.setup_s:
             state.setup_s[item.backend] = state.compile_phase.setup_s[item.backend]
         return outcome

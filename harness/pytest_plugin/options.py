@@ -36,7 +36,8 @@ def pytest_addoption(parser):
         help="quick (default): the small complete story each suite declares, compile items lower only; "
         "smoke: small problems; full: every sweep, compile items time lowering + build",
     )
-    group.addoption("--tlbench-compile-rounds", type=int, default=3, help="cold builds per compile item")
+    group.addoption("--tlbench-compile-rounds", type=int, default=5,
+                    help="cold builds per compile item, taken round-robin over a backend's compile items (default 5)")
     group.addoption("--tlbench-compile-jobs", default="auto", metavar="N|auto",
                     help="compile items timed at a time, each in its own worker process (default auto: half the "
                          "CPUs this process may use on a host with 8 or more, else 1; 1 under pytest-xdist workers "

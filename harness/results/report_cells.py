@@ -93,7 +93,7 @@ def summary_line(cmp: RunComparison) -> str:
     return (
         f"{gate}; {counts or 'no items'}; Mann-Whitney U p < {t.alpha:g} and median change >= "
         f"{t.min_effect:.0%}{overrides}; items with rounds: between-round median test within this pair's resolution; "
-        f"compile items: min-of-n factor"
+        f"compile items: min/median-of-n factor"
     )
 
 

@@ -19,7 +19,9 @@ Contract (pure functions on numbers and records; verdict names are the strings o
   resolution: COMPILE_NOISE_K robust SDs of the item-to-item spread of the run-relative minima); FASTER
   mirrored; NOISY when the minimum moved that much but the pair cannot resolve it, or when it
   moved less but the pair could not have resolved the factor either; else SAME.  With 3 builds a side
-  a rank test can never reach p < 0.05 (its smallest p is 0.1): this rule can.
+  a rank test can never reach p < 0.05 (its smallest p is 0.1): this rule can.  ``centre``
+  ``median``: the same rule on the median of the builds (rounds taken round-robin, each build
+  over its own probe: the noise left is two-sided; harness/results/pairing.py::compile_centre).
 - ``run_shift(...)``: the whole run moved together.  Only a move the in-run witness made
   too is put down to the machine (shown, not gated): the vendor item for device items, the
   machine probe (a fixed pure-Python workload timed after every build) for compile items.
@@ -52,6 +54,7 @@ COMPILE_NOISE_K = 4.0  # compile resolution: this many robust SDs of the item-to
 RULE_ROUNDS = "between-round median test"
 MEDIAN_EFFICIENCY = math.sqrt(math.pi / 2)  # a normal sample's median: SE = 1.2533 x sigma / sqrt(n)
 RULE_MIN_OF_N = "min-of-n factor"
+RULE_MEDIAN_OF_N = "median-of-n factor"
 
 
 @dataclass(frozen=True)
@@ -154,12 +157,17 @@ def kernel_moved_too(relative: RuleJudgement, absolute: RuleJudgement | None) ->
                          relative.resolution, relative.rule, reason)
 
 
-def min_of_n(base: Sequence[float], new: Sequence[float], factor: float, floor: float = 0.0) -> RuleJudgement:
-    bmin, nmin = min(base), min(new)
+def min_of_n(base: Sequence[float], new: Sequence[float], factor: float, floor: float = 0.0,
+             centre: str = "min") -> RuleJudgement:
+    if centre == "median":
+        bmin, nmin = statistics.median(base), statistics.median(new)
+        rule = f"{RULE_MEDIAN_OF_N} {1 + factor:g} on the median of {len(base)}/{len(new)} round-robin builds, each over its own machine probe"
+    else:
+        bmin, nmin = min(base), min(new)
+        rule = f"{RULE_MIN_OF_N} {1 + factor:g} on min of {len(base)}/{len(new)} builds"
     change = nmin / bmin - 1 if bmin > 0 else 0.0
-    spread = max(max(base) / bmin - 1 if bmin > 0 else 0.0, max(new) / nmin - 1 if nmin > 0 else 0.0)
-    rule = f"{RULE_MIN_OF_N} {1 + factor:g} on min of {len(base)}/{len(new)} builds"
-    moved = f"min {change:+.1%}"
+    spread = max(max(base) / min(base) - 1 if min(base) > 0 else 0.0, max(new) / min(new) - 1 if min(new) > 0 else 0.0)
+    moved = f"{'median' if centre == 'median' else 'min'} {change:+.1%}"
     if abs(change) >= factor and abs(change) < floor:
         return RuleJudgement("NOISY", change, bmin, nmin, None, floor, rule,
                              f"{moved}, but this pair resolves only ±{floor:.0%} ({COMPILE_NOISE_K:g} x the item-to-item spread of its compile items): it cannot resolve this change")
