@@ -81,3 +81,15 @@ def test_each_xdist_worker_measures_its_group_as_one_interleaved_phase_with_its_
     assert all(r["measurement"]["interleaved"] and r["measurement"]["vs_vendor_rounds"] for r in kernels)
     warmups = {r["measurement"]["warmup"]["item"] for r in records}
     assert len(warmups) == 2  # one phase, one clock warm-up, per worker
+
+
+def test_a_worker_whose_first_item_is_in_no_group_keeps_every_item_and_says_so():
+    from harness.pytest_plugin.gpu_split import groups_of_nodeids, worker_group_items
+
+    items = [_kernel(BIG, 2), _kernel(SMALL, 3), _kernel(SMALL, 4)]
+    nodeids = [f"suites/test_x.py::test_x[{i.item_id}]" for i in items]
+    groups = groups_of_nodeids(nodeids, 2)
+    assert set(groups.values()) == {0, 1}
+    mine = worker_group_items(items, groups, items[0].item_id)
+    assert mine == [i for i in items if groups[i.item_id] == groups[items[0].item_id]] and items[0] in mine
+    assert worker_group_items(items, groups, "device-nvidia-not-collected") is None

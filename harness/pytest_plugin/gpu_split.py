@@ -94,12 +94,13 @@ def groups_of_nodeids(nodeids: Sequence[str], workers: int) -> dict[str, int]:
     return _lpt(entries, max(1, workers))
 
 
-def worker_group_items(items: Sequence[BenchItem], groups: dict[str, int], first_item_id: str) -> list[BenchItem]:
+def worker_group_items(items: Sequence[BenchItem], groups: dict[str, int], first_item_id: str) -> list[BenchItem] | None:
     """The items of the group that ``first_item_id`` (the first item this worker was given)
     belongs to: a group is one work unit of the scheduler, so all of it runs here, and the
-    worker can measure it as one interleaved device phase with its own vendor copy."""
+    worker can measure it as one interleaved device phase with its own vendor copy.  None
+    when that item is in no group (the worker then measures item by item)."""
     mine = groups.get(first_item_id)
-    return [i for i in items if groups.get(i.item_id) == mine] if mine is not None else list(items)
+    return [i for i in items if groups.get(i.item_id) == mine] if mine is not None else None
 
 
 def make_scheduler(config, log):

@@ -73,10 +73,14 @@ class ItemRunner:
     def _measure(self, backend) -> Outcome:
         item, state = self.item, self.state
         if state.xdist_groups is not None and not state.xdist_group_known:  # this xdist worker's first item
-            state.phase_items[:] = worker_group_items(state.phase_items, state.xdist_groups, item.item_id)
-            state.device_items[:] = worker_group_items(state.device_items, state.xdist_groups, item.item_id)
-            state.compile_items[:] = worker_group_items(state.compile_items, state.xdist_groups, item.item_id)
-            state.xdist_group_known = True
+            groups, first = state.xdist_groups, item.item_id
+            state.xdist_groups = None  # decided once, here
+            mine = worker_group_items(state.phase_items, groups, first)
+            if mine is not None:
+                state.phase_items[:] = mine
+                state.device_items[:] = worker_group_items(state.device_items, groups, first) or []
+                state.compile_items[:] = worker_group_items(state.compile_items, groups, first) or []
+                state.xdist_group_known = True
         if item.kind == "device" and backend.device_blocker() is None:
             prefetch(state, item.backend)
         if item.kind == "compile" and worker_index() is None:
