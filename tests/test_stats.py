@@ -98,3 +98,14 @@ def test_criterion_specs_parse_and_describe_themselves():
 def test_bad_criterion_specs_say_what_to_do(spec, words):
     with pytest.raises(CriterionError, match=words):
         make_criterion(spec)
+
+
+def test_median_of_checked_samples_is_the_summary_median_with_the_same_checks():
+    from harness.core.stats import median, sorted_samples, summarize
+    from harness.results.judgement import median_of
+
+    for samples in ([3.0], [2.0, 1.0], [5.0, 1.0, 3.0, 2.0], [0.1 * i for i in range(37, 0, -1)]):
+        assert median(sorted_samples(samples)) == summarize(samples).median == median_of(samples)
+    for bad in ([], [float("nan")], [-1.0]):
+        with pytest.raises(ValueError):
+            median_of(bad)

@@ -84,12 +84,19 @@ def median_ci(sorted_values: Sequence[float], confidence: float = CONFIDENCE) ->
     return sorted_values[lo], sorted_values[hi]
 
 
-def summarize(samples: Sequence[float]) -> Summary:
+def sorted_samples(samples: Sequence[float], caller: str = "summarize") -> list[float]:
+    """Timing samples sorted, after the checks ``summarize`` makes (at least one; none NaN or
+    negative); ``median(sorted_samples(x))`` is ``summarize(x).median`` without the rest."""
     values = sorted(float(s) for s in samples)
     if not values:
-        raise ValueError("summarize() needs at least one sample")
+        raise ValueError(f"{caller}() needs at least one sample")
     if any(math.isnan(v) or v < 0 for v in values):
         raise ValueError("samples must be non-negative numbers")
+    return values
+
+
+def summarize(samples: Sequence[float]) -> Summary:
+    values = sorted_samples(samples)
     mean = statistics.fmean(values)
     stdev = statistics.stdev(values) if len(values) > 1 else 0.0
     lo, hi, coverage = median_ci_ranks(len(values))
