@@ -235,18 +235,20 @@ def compile_rule(paired: Paired, key: ItemKey, min_effect: float) -> verdicts.Ru
     group = (key.suite, key.backend, key.kind)
     keys = paired.keys(group)
     values = {k: _compile_values(paired, k) for k in keys}
-    centres = {k: (_centre(b, c), _centre(n, c)) for k, (b, n, c) in values.items()}
+    logs_of = {k: (math.log(_centre(b, c)), math.log(_centre(n, c))) for k, (b, n, c) in values.items()}
+    total_b, total_n = sum(b for b, _ in logs_of.values()), sum(n for _, n in logs_of.values())
 
     def reference(exclude: ItemKey) -> tuple[float, float]:
-        others = [centres[k] for k in keys if k != exclude]
-        if len(others) < MIN_RUN_REFERENCE_ITEMS:
+        """The geometric mean of the other items' centres (leave-one-out from the group's log sums)."""
+        others = len(keys) - 1
+        if others < MIN_RUN_REFERENCE_ITEMS:
             return 1.0, 1.0
-        return _geomean([b for b, _ in others]), _geomean([n for _, n in others])
+        return math.exp((total_b - logs_of[exclude][0]) / others), math.exp((total_n - logs_of[exclude][1]) / others)
 
     logs = []
     for k in keys:
         rb, rn = reference(k)
-        logs.append(math.log((centres[k][1] / rn) / (centres[k][0] / rb)))
+        logs.append((logs_of[k][1] - math.log(rn)) - (logs_of[k][0] - math.log(rb)))
     floor = 0.0
     if len(logs) >= MIN_SPREAD_ITEMS:
         center = statistics.median(logs)
