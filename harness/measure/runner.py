@@ -228,9 +228,10 @@ def run_item(item: BenchItem, backend: Backend, ctx: RunContext) -> Outcome:
     """Never raises for a kernel's own faults: a launch error, a crash in the check or the
     timing becomes a ``failed`` outcome with the exception's words, so the item stays in
     the JSON and the rest of the suite runs on."""
-    gated = gate(item, backend)
-    if gated is not None:
-        return gated
+    if item.kind != "compile":  # run_compile_items gates a compile item itself
+        gated = gate(item, backend)
+        if gated is not None:
+            return gated
     try:
         if item.kind == "compile":
             return run_compile_items([item], backend, ctx)[0]
