@@ -86,9 +86,8 @@ def prefetch(state: Any, backend_name: str) -> None:
     backend = state.registry.get(backend_name)
     cases = [
         i.case
-        for i in state.device_items
+        for i in state.to_measure(state.device_items)
         if i.backend == backend_name and isinstance(i.case, Case) and backend.rejection(i.case) is None
-        and not (state.journal and state.journal.will_reuse(i))
     ]
     if state.workers is not None:  # compiled in the backend's worker process, where items run
         state.workers.session(backend_name).prefetch(cases)

@@ -76,10 +76,9 @@ class ItemRunner:
             groups, first = state.xdist_groups, item.item_id
             state.xdist_groups = None  # decided once, here
             mine = worker_group_items(state.phase_items, groups, first)
-            if mine is not None:
+            if mine is not None:  # (compile items in an xdist worker are timed one by one: not narrowed)
                 state.phase_items[:] = mine
                 state.device_items[:] = worker_group_items(state.device_items, groups, first) or []
-                state.compile_items[:] = worker_group_items(state.compile_items, groups, first) or []
                 state.xdist_group_known = True
         if item.kind == "device" and backend.device_blocker() is None:
             prefetch(state, item.backend)
@@ -103,8 +102,7 @@ class ItemRunner:
         # items one at a time and measures each on its own.
         in_phase = item.kind == "device" and (worker_index() is None or state.xdist_group_known)
         if in_phase and (state.workers is None or state.policy.interleave):
-            reuse = state.journal.will_reuse if state.journal else (lambda i: False)
-            outcome = state.device_phase.outcome(item, backend, [i for i in state.phase_items if not reuse(i)], ctx)
+            outcome = state.device_phase.outcome(item, backend, state.to_measure(state.phase_items), ctx)
         elif state.workers is not None:
             outcome = state.workers.session(item.backend).run(item, state.policy, state.compile_rounds, state.seed)
         else:
@@ -113,8 +111,7 @@ class ItemRunner:
 
     def _compile_in_phase(self, backend) -> Outcome:
         item, state = self.item, self.state
-        reuse = state.journal.will_reuse if state.journal else (lambda i: False)
-        phase_items = [i for i in state.compile_items if not reuse(i)]
+        phase_items = state.to_measure(state.compile_items)
         if state.workers is not None:
             session = state.workers.session(item.backend)
         else:

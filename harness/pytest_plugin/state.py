@@ -72,6 +72,10 @@ class TlbenchState:
             "compile_jobs": self.compile_phase.jobs,
         }
 
+    def to_measure(self, items: list[BenchItem]) -> list[BenchItem]:
+        """``items`` less those an interrupted run's journal will hand back (``--tlbench-resume``)."""
+        return [i for i in items if not (self.journal and self.journal.will_reuse(i))]
+
     def backends(self) -> list[str]:
         if self.selected is None:
             self.selected = self.registry.select(self.backend_choice)
