@@ -29,7 +29,7 @@ import tvm
 from tilelang.transform import PassConfigKey
 
 from backends.kernels.fa_reference import sdpa_runner
-from backends.kernels.fa_types import FaVendorCase
+from backends.kernels.fa_types import TARGET_BODY_MODULES, FaVendorCase
 from backends.kernels.source_hash import body_hash, module_hash
 from backends.nvidia import limits
 from backends.nvidia.limits import DEFAULT_ARCH
@@ -162,12 +162,8 @@ class NvidiaBackend:
         return f"tilelang {tilelang.__version__}; {self.target}"
 
     def kernel_body_hash(self, case: Case) -> str | None:
-        body = getattr(case.config, "body", None)
-        if body == "hopper":  # the target-specific FA bodies
-            return module_hash("backends.nvidia.fa_hopper")
-        if body in ("hopper_ws", "hopper_ws_ov"):
-            return module_hash("backends.nvidia.fa_hopper_ws")
-        return body_hash(case.kernel)
+        module = TARGET_BODY_MODULES.get(getattr(case.config, "body", None))  # the target-specific FA bodies
+        return module_hash(module) if module else body_hash(case.kernel)
 
     # -- compile & inspect --------------------------------------------------------------
     def scopes(self) -> tuple[budget.Scope, ...]:
