@@ -209,3 +209,35 @@ def test_calibrate_without_a_device_says_why(capsys):
         assert "no device here" in capsys.readouterr().err
     else:  # a machine with a GPU measured its profile
         assert code == 0 and "calibrated" in capsys.readouterr().out
+
+
+class LockedThenFreeConnection:
+    """TEST-ONLY fake of a sqlite3 connection, for the retry logic of ``switch_to_wal`` alone:
+    the WAL pragma answers "database is locked" ``locked`` times, then "wal"."""
+
+    def __init__(self, locked: int, words: str = "database is locked") -> None:
+        self.locked, self.words, self.asked = locked, words, 0
+
+    def execute(self, sql):
+        assert sql == "PRAGMA journal_mode = WAL"
+        self.asked += 1
+        if self.asked <= self.locked:
+            raise sqlite3.OperationalError(self.words)
+        return self
+
+    def fetchone(self):
+        return ("wal",)
+
+
+def test_switching_to_wal_asks_again_while_sqlite_says_locked_at_once():
+    from harness.results.history.schema import switch_to_wal
+
+    now = [0.0]
+    conn = LockedThenFreeConnection(locked=3)
+    assert switch_to_wal(conn, sleep=lambda s: now.__setitem__(0, now[0] + s), clock=lambda: now[0]) == "wal"
+    assert conn.asked == 4
+    with pytest.raises(sqlite3.OperationalError, match="locked"):  # past the busy timeout: SQLite's words
+        switch_to_wal(LockedThenFreeConnection(locked=10**6), wait_s=1.0,
+                      sleep=lambda s: now.__setitem__(0, now[0] + s), clock=lambda: now[0])
+    with pytest.raises(sqlite3.OperationalError, match="disk I/O"):  # any other error at once
+        switch_to_wal(LockedThenFreeConnection(locked=1, words="disk I/O error"))
