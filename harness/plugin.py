@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from harness.core import trace
 from harness.pytest_plugin import hookspecs
 from harness.pytest_plugin.expansion import diagnose_space, expand
 from harness.pytest_plugin.options import backend_option_values, warn_deprecated
@@ -115,6 +116,7 @@ def _restore_xdist_markers(config) -> None:
 
 
 def pytest_configure(config):
+    trace.mark("configure", started=trace.process_start())
     config.stash[_TABLE_QUIETED] = quiet_table_by_default(config)  # the per-item table: -v
     options = backend_option_values(config)
     registry = BackendRegistry.from_entry_points(options)
@@ -179,6 +181,7 @@ def _capture_suspender(config):
 
 
 def pytest_unconfigure(config):
+    trace.mark("unconfigure")
     state = config.stash.get(STATE, None)
     if state is not None:
         state.pool.close()
@@ -254,6 +257,7 @@ def pytest_collection_finish(session):
     state = session.config.stash.get(STATE, None)
     if state is None:
         return
+    trace.mark("collected", items=len(session.items))
     for item in session.items:
         callspec = getattr(item, "callspec", None)
         bench = state.items_by_id.get(callspec.params.get("tlbench_item")) if callspec else None
@@ -346,6 +350,7 @@ def _outcome_record(nodeid: str, item: BenchItem, outcome: Outcome) -> dict[str,
 
 
 def pytest_sessionfinish(session, exitstatus):
+    trace.mark("sessionfinish")
     state = session.config.stash.get(STATE, None)
     if state is not None and state.autotune_path and worker_index() is None:
         write_best_configs(session.config, state)

@@ -40,6 +40,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
+from harness.core import trace
 from harness.core.record import BenchItem
 from harness.measure.outcome import Outcome, failed
 
@@ -105,6 +106,7 @@ class CompilePhase:
         if not any(i.item_id == item.item_id for i in batch):
             return run(item)
         self.measured.update(i.item_id for i in batch)
+        trace.mark("compile phase start", backend=item.backend, items=len(batch), jobs=self.jobs)
         if self.parallel():
             self.stored.update(self._time_parallel(item.backend, batch))
         else:
@@ -112,6 +114,7 @@ class CompilePhase:
             shared.setup(batch[0], self.policy, self.seed)
             self.setup_s[item.backend] = time.perf_counter() - start
             self.stored.update(self._time_batch(shared, batch, 1))
+        trace.mark("compile phase end", backend=item.backend)
         return self.stored.pop(item.item_id)
 
     def _time_batch(self, session: Any, items: list[BenchItem], jobs: int, report: Callable[[int, int], None] | None = None) -> dict[str, Outcome]:

@@ -15,6 +15,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Callable
 
+from harness.core import trace
 from harness.core.backend_api import Backend, Compiled
 from harness.core.cases import Case
 from harness.measure.compile_phase import usable_cpus
@@ -40,10 +41,13 @@ class CompilePool:
         with self._lock:
             self._done += 1
             done, total = self._done, len(self._futures)
+        if done == total:
+            trace.mark("compile pool idle", role="pool", kernels=total)
         if self.progress is not None:
             self.progress(done, total)
 
     def prefetch(self, backend: Backend, cases: list[Case]) -> None:
+        trace.mark("prefetch received", role="pool", cases=len(cases), threads=self.workers)
         submitted: list[Future] = []
         for case in cases:
             key = (backend.name, case.case_id)

@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
+from harness.core import trace
 from harness.core.backend_api import Backend
 from harness.core.record import BenchItem
 from harness.measure.device_session import DeviceSession, InProcessSession
@@ -57,8 +58,11 @@ class DevicePhase:
             chunk = [i for i in phase_items if chunk_key(i) == key and i.item_id not in self.measured]
             if any(i.item_id == item.item_id for i in chunk):
                 self.measured.update(i.item_id for i in chunk)
+                trace.mark("chunk start", backend=key[0], problem=getattr(key[1], "problem_id", str(key[1])), items=len(chunk))
                 pairs = self._measure(backend, chunk, ctx)
+                trace.mark("chunk measured")
                 self.on_chunk(pairs)
+                trace.mark("chunk journaled")
                 self.stored.update((i.item_id, o) for i, o in pairs)
                 return self.stored.pop(item.item_id)
         return self._measure(backend, [item], ctx)[0][1]  # through the same session kind (its worker, if any)

@@ -182,10 +182,15 @@ def serve(conn: Connection) -> int:
     from harness.measure.runner import RunContext, run_compile_items, run_item
     from harness.measure.setup_compile import pay_setup_once
 
+    from harness.core import trace
+
+    trace.mark("worker imports done", role="worker", started=trace.process_start())
     kind, init = conn.recv()
     assert kind == "init", kind
     backend = _load_backend(init)
+    trace.mark("worker backend loaded", role="worker")
     _warm_device(backend)
+    trace.mark("worker device warm", role="worker")
     pool = CompilePool()  # its progress (if any) goes to the worker log
     conn.send(("ready", os.getpid()))
     kept: list[Any] = []  # compiler-owned objects from outcomes: never released (see the contract)
@@ -246,6 +251,7 @@ def serve(conn: Connection) -> int:
                         answer = phase.prepare(item)
                     except Exception as exc:  # noqa: BLE001 - the item fails with these words
                         answer = failed("prepare", f"{type(exc).__name__}: {exc}")
+                    trace.mark("prepared", role="worker", item=item.item_id, pending=pool.pending())
             if isinstance(answer, Outcome):
                 kept.append((answer.record, answer.plan))
                 if reporter.fault is not None and answer.status == "failed":

@@ -48,6 +48,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, Mapping
 
+from harness.core import trace
 from harness.core.cases import MeasurePolicy
 from harness.core.record import BenchItem
 from harness.measure.runner import Outcome
@@ -151,6 +152,7 @@ class WorkerSession:
             self._start(wait=False)
 
     def _start(self, wait: bool = True) -> None:
+        trace.mark("worker spawn", backend=self.spec.backend)
         parent, child = socket.socketpair()
         self._log = self._log_dir / f"{self.spec.backend}-worker-{self.restarts}.log"
         env = {**os.environ, **self.spec.env}
@@ -173,7 +175,9 @@ class WorkerSession:
     def _finish_start(self) -> None:
         assert self._conn is not None
         self.stage = STARTUP
+        trace.mark("awaiting worker ready", backend=self.spec.backend)
         self._await(("ready",), self.limits.startup_s)
+        trace.mark("worker ready", backend=self.spec.backend)
         self._ready = True
         if self._prefetch and self._prefetch_ok:
             self._conn.send(("prefetch", list(self._prefetch)))

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 
+from harness.core import trace
 from harness.core.cases import Case
 from harness.core.record import BenchItem
 from harness.core.space import SpaceDiagnostics, diagnose
@@ -84,6 +85,7 @@ def _probe_key(backend: Any, problem: Any, legal: list[Any]) -> dict[str, Any] |
 def prefetch(state: Any, backend_name: str) -> None:
     """First device item of a backend that can run: compile all its device cases in parallel."""
     backend = state.registry.get(backend_name)
+    trace.mark("prefetch", backend=backend_name)
     cases = [
         i.case
         for i in state.to_measure(state.device_items)

@@ -1,0 +1,88 @@
+"""An opt-in wall-clock trace of a run's phases, across its processes: where start-up goes.
+
+Contract: with ``TLBENCH_TRACE=<file>`` in the environment, ``mark(event, **fields)``
+appends one JSON line ``{"t": <epoch s>, "pid": ..., "who": ..., "event": ..., **fields}``
+to that file; without it, ``mark`` does nothing.  Every process of a run (the pytest
+process, pytest-xdist's workers, tlbench's device and compile workers: they inherit the
+environment) appends to the same file; each line is one ``write`` on a file opened with
+``O_APPEND``, so lines of different processes never interleave.  ``who`` is the
+pytest-xdist worker id and the process role given by the caller.  ``process_start()`` is
+the epoch time the calling process started (Linux ``/proc``; None elsewhere), so a trace
+also shows the interpreter's and the imports' time before the first mark.
+``read(path)`` returns the lines as dicts, and ``timeline(lines)`` the phases of each
+process, one text line each, relative to the earliest time in the trace.  A trace never
+fails a run: a file that cannot be written is skipped.  Nothing here is kept between calls.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+ENV = "TLBENCH_TRACE"
+
+
+def process_start() -> float | None:
+    """Epoch seconds at which this process started (from /proc; None where unknown)."""
+    try:
+        stat = Path("/proc/self/stat").read_text()
+        ticks = int(stat.rsplit(")", 1)[1].split()[19])  # field 22: starttime, clock ticks since boot
+        uptime = float(Path("/proc/uptime").read_text().split()[0])  # 10 ms resolution (btime has 1 s)
+        return time.time() - (uptime - ticks / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def mark(event: str, role: str = "", **fields: Any) -> None:
+    path = os.environ.get(ENV)
+    if not path:
+        return
+    who = "/".join(p for p in (os.environ.get("PYTEST_XDIST_WORKER", ""), role) if p) or "main"
+    line = json.dumps({"t": time.time(), "pid": os.getpid(), "who": who, "event": event, **fields}, default=str) + "\n"
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, line.encode())
+        finally:
+            os.close(fd)
+    except OSError:
+        return
+
+
+def read(path: str | Path) -> list[dict[str, Any]]:
+    lines = []
+    for text in Path(path).read_text().splitlines():
+        try:
+            lines.append(json.loads(text))
+        except ValueError:
+            continue
+    return lines
+
+
+def timeline(lines: list[dict[str, Any]]) -> list[str]:
+    """One line per event, ``+seconds  who(pid)  event  fields``, in time order; a process's
+    start (the ``started`` field of its first mark) is shown as its own event."""
+    events = []
+    for line in lines:
+        if line.get("started"):
+            events.append((float(line["started"]), line["who"], line["pid"], "process started", {}))
+        extra = {k: v for k, v in line.items() if k not in ("t", "pid", "who", "event", "started")}
+        events.append((float(line["t"]), line["who"], line["pid"], line["event"], extra))
+    if not events:
+        return []
+    events.sort(key=lambda e: e[0])
+    zero = events[0][0]
+    return [
+        f"+{t - zero:7.2f} s  {who}({pid})  {event}" + ("  " + " ".join(f"{k}={v}" for k, v in extra.items()) if extra else "")
+        for t, who, pid, event, extra in events
+    ]
+
+
+if __name__ == "__main__":
+    import sys
+
+    for text in timeline(read(sys.argv[1])):
+        print(text)
