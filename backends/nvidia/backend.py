@@ -40,7 +40,7 @@ from backends.nvidia.fault_injection import TestOnlyFaults
 from backends.nvidia.slowdown import TestOnlySlowdown
 from backends.test_only import TestOnlyCompileSlowdown
 from backends.nvidia.telemetry import NvmlTelemetry
-from backends.nvidia.timing import L2Flush, NvidiaTimer
+from backends.nvidia.timing import L2Flush, NvidiaTimer, profile_kernels
 from backends.nvidia.traits import TRAITS
 from backends.reference import vendor_gemm
 from harness.core import budget
@@ -111,6 +111,19 @@ class NvidiaBackend:
 
     def device_blocker(self) -> str | None:
         return self._device_reason
+
+    def warm_up(self) -> None:
+        """The GPU runtime's one-off costs, paid as the device worker starts (in the
+        background) instead of in the first item's check: cuBLAS's handle and first GEMMs (the
+        check's fp32 reference, the vendor item's fp16) and the profiler (CUPTI, through
+        kineto) behind the timer.  Measures nothing."""
+        if self.device is None:
+            return
+        with torch.cuda.device(self.device):
+            a = torch.randn(256, 256, device=self.device)
+            half = a.half()
+            profile_kernels(lambda: (a @ a.T, half @ half.T))
+            torch.cuda.synchronize(self.device)
 
     def device_info(self) -> dict[str, Any]:
         if self._device_info is None:
@@ -214,6 +227,13 @@ class NvidiaBackend:
             raise CompileError(f"{type(exc).__name__}: {exc}") from exc
         return Compiled(case=case, handle=None, plan=self._plan(case, facts, built=False),
                         compile_seconds=phases["lower_and_plan"], phases_s=phases)
+
+    def likely_cached(self, case: Case) -> bool:
+        """A warm compile of ``case`` will likely be a cache hit: its plan is stored beside
+        tilelang's cache (both are written by the same build).  A hint for the compile pool's
+        lanes (harness/measure/compile_pool.py), never a substitute for the cache's own key."""
+        return tilelang.env.is_cache_enabled() and self._plans.has(
+            PlanCache.key(self.lowering_key(), self.kernel_body_hash(case), case.case_id))
 
     def compile(self, case: Case, cold: bool) -> Compiled:
         """Lowers once: where nvcc builds, the plan is read from ``tilelang.compile``'s own

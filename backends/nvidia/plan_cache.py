@@ -41,6 +41,11 @@ class PlanCache:
     def _path(self, key: str) -> Path | None:
         return self.directory / f"{key}.json" if self.directory is not None else None
 
+    def has(self, key: str) -> bool:
+        """A plan is stored under ``key`` (its kernel was built here, so tilelang's cache likely holds it)."""
+        path = self._path(key)
+        return path is not None and path.exists()
+
     def get(self, key: str) -> PlanFacts | None:
         path = self._path(key)
         if path is None or not path.exists():

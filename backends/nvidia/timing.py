@@ -82,7 +82,8 @@ def _kernel_events(prof) -> list[tuple[str, float, float]]:
     return out
 
 
-def _profile(calls: Callable[[], None]) -> list[tuple[str, float, float]]:
+def profile_kernels(calls: Callable[[], Any]) -> list[tuple[str, float, float]]:
+    """(name, start_us, end_us) of every CUDA kernel ``calls`` launched, from CUPTI (kineto)."""
     from torch.profiler import ProfilerActivity, profile
 
     with warnings.catch_warnings():
@@ -102,8 +103,8 @@ class NvidiaTimer:
         self.method = METHOD_CUPTI
         self._flush_names: set[str] = set()
         try:
-            self._flush_names = {n for n, _, _ in _profile(flush)} if flush.nbytes else set()
-            problem = separation_problem(self._flush_names, {n for n, _, _ in _profile(fn)}, bool(flush.nbytes))
+            self._flush_names = {n for n, _, _ in profile_kernels(flush)} if flush.nbytes else set()
+            problem = separation_problem(self._flush_names, {n for n, _, _ in profile_kernels(fn)}, bool(flush.nbytes))
         except Exception as exc:  # no CUPTI in this torch build
             problem = f"{type(exc).__name__}: {exc}"
         if problem:
@@ -119,7 +120,7 @@ class NvidiaTimer:
                 self.flush()
                 self.fn()
 
-        return group_kernel_times(_profile(calls), self._flush_names, k)
+        return group_kernel_times(profile_kernels(calls), self._flush_names, k)
 
     def _event_batch(self, k: int) -> list[float]:
         starts = [torch.cuda.Event(enable_timing=True) for _ in range(k)]

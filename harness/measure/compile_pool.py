@@ -6,6 +6,15 @@ re-raises its ``CompileError``; ``wait_idle()`` blocks until nothing is compilin
 compile measurement calls it so it never shares the CPU with background builds).  The pool
 belongs to one pytest session; ``close()`` shuts it down.  Threads are enough: tilelang
 spends its time in C++ passes and in nvcc subprocesses.
+
+Two lanes.  A case the backend says is likely in its cache (optional
+``backend.likely_cached(case) -> bool``) goes to a lane of ``warm_lane`` threads, in the
+order given; the others to a lane of ``workers`` threads.  A cache hit is mostly Python
+(building the kernel's IR to find its key) and holds the GIL: spread over many threads it
+comes out in no useful order and starves the thread that measures, so the first device
+item waited for the last kernel to load; in a narrow lane kernels arrive in item order
+(the first chunk's first) while the GIL stays shared with the measuring thread.  Cold
+builds (nvcc subprocesses) keep every thread.
 """
 
 from __future__ import annotations
@@ -24,10 +33,12 @@ from harness.measure.compile_phase import usable_cpus
 @dataclass
 class CompilePool:
     workers: int = field(default_factory=lambda: usable_cpus())  # the affinity mask's CPUs (taskset counts)
+    warm_lane: int = 2  # threads for cases the backend says are likely cached
     # Called with (done, total) as kernels finish (harness/pytest_plugin/progress.py draws it);
     # None: silent.
     progress: Callable[[int, int], None] | None = None
     _executor: ThreadPoolExecutor | None = None
+    _warm_executor: ThreadPoolExecutor | None = None
     _futures: dict[tuple[str, str], Future] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _done: int = 0
@@ -36,6 +47,15 @@ class CompilePool:
         if self._executor is None:
             self._executor = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="tlbench-compile")
         return self._executor
+
+    def _lane(self, backend: Backend, case: Case) -> ThreadPoolExecutor:
+        likely_cached = getattr(backend, "likely_cached", None)
+        if not callable(likely_cached) or not likely_cached(case):
+            return self._pool()
+        if self._warm_executor is None:
+            self._warm_executor = ThreadPoolExecutor(max_workers=max(1, min(self.warm_lane, self.workers)),
+                                                     thread_name_prefix="tlbench-load")
+        return self._warm_executor
 
     def _report(self, _future: Future) -> None:
         with self._lock:
@@ -54,7 +74,7 @@ class CompilePool:
             with self._lock:
                 if key in self._futures:
                     continue
-                future = self._pool().submit(backend.compile, case, False)
+                future = self._lane(backend, case).submit(backend.compile, case, False)
                 self._futures[key] = future
             submitted.append(future)
         if submitted and self.progress is not None:
@@ -84,6 +104,7 @@ class CompilePool:
             wait(pending)
 
     def close(self) -> None:
-        if self._executor is not None:
-            self._executor.shutdown(wait=True, cancel_futures=True)
-            self._executor = None
+        for executor in (self._executor, self._warm_executor):
+            if executor is not None:
+                executor.shutdown(wait=True, cancel_futures=True)
+        self._executor = self._warm_executor = None

@@ -17,6 +17,7 @@ per problem and shared by its items (a check rewrites only the output).
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -69,8 +70,16 @@ class InProcessSession:
         self.backend, self.ctx = backend, ctx
         self._timers: dict[str, DeviceTimer] = {}
         self._inputs: dict[Any, Any] = {}
+        self.steps_s: dict[str, float] = {}  # the last prepare's seconds per step (for the run trace)
+
+    def _step(self, name: str, start: float) -> float:
+        now = time.perf_counter()
+        self.steps_s[name] = round(now - start, 4)
+        return now
 
     def prepare(self, item: BenchItem) -> Prepared | Outcome:
+        self.steps_s = {}
+        start = time.perf_counter()
         gated = gate(item, self.backend)
         if gated is not None:
             return gated
@@ -82,6 +91,7 @@ class InProcessSession:
                 runnable = self.ctx.compiled(self.backend, item.case)
             except CompileError as exc:
                 return failed("compile", str(exc))
+            start = self._step("compiled", start)
             plan = self.backend.inspect(runnable)
             over = _over_limits(plan)
             if over:  # the compiled kernel, not our estimate, says it cannot launch
@@ -91,10 +101,13 @@ class InProcessSession:
         if problem not in self._inputs:
             self._inputs[problem] = self.backend.make_inputs(problem, self.ctx.seed)
         inputs = self._inputs[problem]
+        start = self._step("inputs", start)
         check = self.backend.check(runnable, inputs)
+        start = self._step("check", start)
         if not check.ok:
             return failed("check", f"wrong result: {check.detail}; max abs err {check.max_abs_err:.4g}", plan)
         timer = self.backend.timer(runnable, inputs, self.ctx.policy.flush_l2)
+        self._step("timer", start)
         self._timers[item.item_id] = timer
         return Prepared(item.item_id, timer.method, timer.l2_flush_bytes, check, plan, budget, tuple(timer.notes), self.ctx.seed)
 

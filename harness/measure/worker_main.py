@@ -3,9 +3,11 @@
 Contract: started by harness/measure/worker_session.py as
 ``python -m harness.measure.worker_main FD`` with one end of a socket pair on ``FD``
 (messages are pickled tuples through ``multiprocessing.connection.Connection``).  The
-first message is ``("init", {"sys_path", "factory": "module:qualname", "options"})``;
+first message is ``("init", {"sys_path", "factory": "module:qualname", "options", "warm_up"})``;
 the worker builds the backend, starts its device runtime (``device_info``) and answers
-``("ready", pid)``.  Then, in order:
+``("ready", pid)``; with ``warm_up`` true (a device worker, not a compile job's) the
+backend's optional ``warm_up()`` runs in a thread meanwhile, and the first request other
+than ``prefetch`` waits for it.  Then, in order:
 - ``("prefetch", [Case, ...])``: warm compiles in a thread pool (no answer);
 - ``("setup", BenchItem, MeasurePolicy, compile_rounds, seed)``: the backend's untimed
   first compile of the item's case (``setup_compile.pay_setup_once``); answer ``("done",
@@ -45,9 +47,12 @@ import numbers
 import os
 import signal
 import sys
+import threading
 from importlib import import_module
 from multiprocessing.connection import Connection
 from typing import Any
+
+from harness.core import trace
 
 DEVICE_STAGES = ("inputs", "check", "run")
 
@@ -164,15 +169,31 @@ def _load_backend(init: dict[str, Any]) -> Any:
     return factory(BackendOptions(init.get("options") or {}))
 
 
-def _warm_device(backend: Any) -> None:
+def _warm_device(backend: Any, warm_up_runtime: bool) -> threading.Thread | None:
     """Start the device runtime before answering ``ready`` (the backend's ``device_info``
     reads the device through it): the worker starts while pytest collects, so this overlaps
-    collection instead of delaying the first device item.  A failure here is left to the
-    item that meets it."""
+    collection instead of delaying the first device item.  Then the backend's optional
+    ``warm_up`` (its runtime's one-off costs) in a thread of its own, returned so the first
+    device request waits for it (it overlaps collection and the kernels' loading).  A failure
+    here is left to the item that meets it."""
     try:
         backend.device_info()
     except Exception:  # noqa: BLE001 - the first device stage reports it with its item
-        pass
+        return None
+    warm_up = getattr(backend, "warm_up", None)
+    if not warm_up_runtime or not callable(warm_up) or backend.device_blocker():
+        return None
+
+    def run() -> None:
+        try:
+            warm_up()
+        except Exception:  # noqa: BLE001 - the first device stage reports it with its item
+            pass
+        trace.mark("worker runtime warm", role="worker")
+
+    thread = threading.Thread(target=run, name="tlbench-warm-up", daemon=True)
+    thread.start()
+    return thread
 
 
 def serve(conn: Connection) -> int:
@@ -182,14 +203,12 @@ def serve(conn: Connection) -> int:
     from harness.measure.runner import RunContext, run_compile_items, run_item
     from harness.measure.setup_compile import pay_setup_once
 
-    from harness.core import trace
-
     trace.mark("worker imports done", role="worker", started=trace.process_start())
     kind, init = conn.recv()
     assert kind == "init", kind
     backend = _load_backend(init)
     trace.mark("worker backend loaded", role="worker")
-    _warm_device(backend)
+    warming = _warm_device(backend, bool(init.get("warm_up", True)))
     trace.mark("worker device warm", role="worker")
     pool = CompilePool()  # its progress (if any) goes to the worker log
     conn.send(("ready", os.getpid()))
@@ -207,6 +226,9 @@ def serve(conn: Connection) -> int:
             if message[0] == "prefetch":
                 pool.prefetch(backend, message[1])
                 continue
+            if warming is not None:  # the runtime's warm-up ends before any request uses the device
+                warming.join()
+                warming = None
             reporter = StageReporter(backend, lambda stage: conn.send(("stage", stage, pool.pending())))
 
             def compiled(_backend: Any, case: Any) -> Any:
@@ -251,7 +273,7 @@ def serve(conn: Connection) -> int:
                         answer = phase.prepare(item)
                     except Exception as exc:  # noqa: BLE001 - the item fails with these words
                         answer = failed("prepare", f"{type(exc).__name__}: {exc}")
-                    trace.mark("prepared", role="worker", item=item.item_id, pending=pool.pending())
+                    trace.mark("prepared", role="worker", item=item.item_id, pending=pool.pending(), **phase.steps_s)
             if isinstance(answer, Outcome):
                 kept.append((answer.record, answer.plan))
                 if reporter.fault is not None and answer.status == "failed":

@@ -123,8 +123,10 @@ class _TimedOut(Exception):
 
 
 class WorkerSession:
-    def __init__(self, spec: WorkerSpec, limits: Limits | None = None, log_dir: str | None = None) -> None:
+    def __init__(self, spec: WorkerSpec, limits: Limits | None = None, log_dir: str | None = None,
+                 warm_up: bool = True) -> None:
         self.spec = spec
+        self.warm_up = warm_up  # the backend's runtime warm-up in the worker (a device worker; not a compile job's)
         self.limits = limits or Limits()
         self.restarts = 0
         self._own_log_dir = log_dir is None  # a temp dir of ours: removed at close
@@ -164,7 +166,8 @@ class WorkerSession:
             )
         child.close()
         self._conn = Connection(parent.detach())
-        self._conn.send(("init", {"sys_path": list(sys.path), "factory": self.spec.factory, "options": dict(self.spec.options)}))
+        self._conn.send(("init", {"sys_path": list(sys.path), "factory": self.spec.factory, "options": dict(self.spec.options),
+                                 "warm_up": self.warm_up}))
         self.stage = STARTUP
         self._prefetched_here = False
         self._incarnation += 1

@@ -61,7 +61,7 @@ class Workers:
         """A fresh worker for one job of the compile phase (harness/measure/compile_phase.py):
         the backend's spec and limits, a process of its own; the phase closes it."""
         main = self.session(backend)
-        return WorkerSession(main.spec, self.limits)
+        return WorkerSession(main.spec, self.limits, warm_up=False)
 
     def start(self, backends: Any) -> None:
         """Start these backends' workers now, in the background: their imports (and device
