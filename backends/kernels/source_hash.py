@@ -3,7 +3,10 @@
 Contract: ``body_hash(kernel)`` is ``sha256:<hex>`` of the source file of the module that
 defines the kernel body (``gemm`` -> ``backends/kernels/gemm/body.py``, ``flash_attention`` -> its shared body), read once per process;
 None for a kernel with no body here (the vendor library).  A change anywhere in that file
-changes the hash; other files (dialects, backends) do not.
+changes the hash; other files (dialects, backends) do not.  ``backends_tree_hash()`` is the
+hash of every ``.py`` file of the ``backends`` package (paths and contents), read once per
+process: it changes with any code that could shape a kernel's IR (bodies, dialects,
+families, backends), for caches that must never outlive such a change.
 """
 
 from __future__ import annotations
@@ -24,6 +27,15 @@ def _file_hash(path: str) -> str:
 def module_hash(module_name: str) -> str:
     """The hash of one module's source file (a target-specific body, e.g. the Hopper FA)."""
     return _file_hash(str(Path(import_module(module_name).__file__).resolve()))
+
+
+@lru_cache(maxsize=None)
+def backends_tree_hash() -> str:
+    root = Path(import_module("backends").__file__).resolve().parent
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return "sha256:" + digest.hexdigest()
 
 
 def body_hash(kernel: str) -> str | None:

@@ -33,6 +33,7 @@ from backends.kernels.fa_types import TARGET_BODY_MODULES, FaVendorCase
 from backends.kernels.source_hash import body_hash, module_hash
 from backends.nvidia import limits
 from backends.nvidia.limits import DEFAULT_ARCH
+from backends.nvidia.func_cache import FuncCache
 from backends.nvidia.plan_cache import PlanCache
 from backends.nvidia.plan import build_with_plan, lower_with_plan
 from backends.nvidia.profiles import PROFILES
@@ -94,7 +95,9 @@ class NvidiaBackend:
         self.cold_build = bool(options.get("cold_build", True))
         self._device_info: dict[str, Any] | None = None
         # the plan of each built kernel, beside tilelang's own cache (a cache hit lowers nothing)
-        self._plans = PlanCache(Path(tilelang.env.TILELANG_CACHE_DIR) / "tlbench-plans" if tilelang.env.is_cache_enabled() else None)
+        cache_dir = Path(tilelang.env.TILELANG_CACHE_DIR) if tilelang.env.is_cache_enabled() else None
+        self._plans = PlanCache(cache_dir / "tlbench-plans" if cache_dir else None)
+        self._funcs = FuncCache(cache_dir / "tlbench-funcs" if cache_dir else None)  # a warm compile's IR, not rebuilt
         self._flush: dict[bool, L2Flush] = {}
         self._telemetry: NvmlTelemetry | str | None = None
         self._slowdown = TestOnlySlowdown.parse(options.get("nvidia_test_only_slowdown"))
@@ -245,7 +248,12 @@ class NvidiaBackend:
         try:
             call_start = time.perf_counter()
             if (self.cold_build or not cold) and (shutil.which("nvcc") or self.device is not None):
-                func = self._build(case)
+                func_key = None if cold else FuncCache.key(self.lowering_key(), case.case_id)
+                func = self._funcs.get(func_key) if func_key else None
+                if func is None:
+                    func = self._build(case)
+                    if func_key:
+                        self._funcs.put(func_key, func)
                 start = time.perf_counter()
                 with _tilelang_cache_disabled() if cold else nullcontext():
                     handle, facts = build_with_plan(lambda: tilelang.compile(func, target=self.target, execution_backend="tvm_ffi",
