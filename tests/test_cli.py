@@ -5,6 +5,7 @@ traceback).  Runs ``harness.cli.main`` in-process, on the real-run fixtures.
 """
 
 import copy
+import gzip
 import json
 import sys
 from pathlib import Path
@@ -117,7 +118,24 @@ BAD_INPUTS = {
         "plain.json: pytest-benchmark output without tlbench records",
     ),
     "schema_version mismatch": (_schema_mismatch, "future.json: tlbench schema_version 99"),
+    "truncated gzip": (lambda tmp: _write_bytes(tmp, "cut.json.gz", gzip.compress(SLEEPY.read_bytes())[:200]), "cut.json.gz: cannot be read ("),
 }
+
+
+def _write_bytes(tmp_path, name, data: bytes):
+    path = tmp_path / name
+    path.write_bytes(data)
+    return path
+
+
+def test_a_gzipped_results_file_reads_as_the_json_inside(capsys, tmp_path):
+    packed = _write_bytes(tmp_path, "sleepy.json.gz", gzip.compress(SLEEPY.read_bytes()))
+    code, out_gz, _ = _run(capsys, "report", packed)
+    code_plain, out_plain, _ = _run(capsys, "report", SLEEPY)
+    assert code == code_plain == 0
+    assert out_gz.replace(str(packed), "F") == out_plain.replace(str(SLEEPY), "F")
+    code, out, _ = _run(capsys, "compare", SLEEPY, packed)
+    assert code == 0 and "SAME" in out
 
 
 @pytest.mark.parametrize("case", list(BAD_INPUTS))

@@ -1,7 +1,8 @@
 """Results files on disk: read and validate one, write, merge and split them, name baselines.
 
 Contract: ``load_results(path)`` returns a ``Results`` (the pytest-benchmark document, its
-tlbench records, failed and skipped items, backends and per-backend testbeds) or raises
+tlbench records, failed and skipped items, backends and per-backend testbeds) from a JSON
+file or a gzip-compressed one (``.json.gz``, told by its magic bytes), or raises
 ``ResultsError`` whose ``str()`` is one line naming the file, what is wrong and what to do.
 It checks, in order: the file exists, it is JSON, it is pytest-benchmark output (a
 ``benchmarks`` list and a ``machine_info`` object), it holds tlbench data, every tlbench
@@ -13,7 +14,9 @@ losing failed or skipped items; ``baseline_name`` is ``<backend>-<device>.json``
 
 from __future__ import annotations
 
+import gzip
 import json
+import zlib
 import math
 import re
 from dataclasses import dataclass
@@ -130,8 +133,11 @@ def _read_json(path: Path) -> Any:
     if path.is_dir():
         raise ResultsError(f"{path}: is a directory, not a results JSON file")
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        raw = path.read_bytes()
+        if raw[:2] == b"\x1f\x8b":  # gzip (archived results, e.g. results/*.json.gz): read as the JSON inside
+            raw = gzip.decompress(raw)
+        text = raw.decode("utf-8")
+    except (OSError, UnicodeDecodeError, EOFError, zlib.error) as exc:
         raise ResultsError(f"{path}: cannot be read ({exc})") from None
     if not text.strip():
         raise ResultsError(f"{path}: empty file (did the run stop before pytest-benchmark wrote it?)")
