@@ -234,14 +234,13 @@ class UnavailableFakeBackend(FakeBackend):
         return "FakeAccelerator not present"
 
 
-class WarmUpRecordingFakeBackend(FakeBackend):
-    """A FakeBackend whose optional ``warm_up`` takes a while, then appends a line to the file
-    named by TLBENCH_TEST_WARM_UP_LOG (tests/test_worker_warm_up.py)."""
 
-    def warm_up(self):
-        import os
-        import time
+def record_warm_up():
+    """A runtime warm-up for tests/test_worker_warm_up.py (named by a WorkerSpec's ``warm_up``):
+    takes a while, then appends a line to the file named by TLBENCH_TEST_WARM_UP_LOG."""
+    import os
+    import time
 
-        time.sleep(0.5)
-        with open(os.environ["TLBENCH_TEST_WARM_UP_LOG"], "a") as log:
-            log.write(f"warm_up {os.getpid()}\n")
+    time.sleep(0.5)
+    with open(os.environ["TLBENCH_TEST_WARM_UP_LOG"], "a") as log:
+        log.write(f"warm_up {os.getpid()}\n")

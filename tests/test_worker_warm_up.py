@@ -1,7 +1,7 @@
-"""A device worker runs the backend's optional ``warm_up`` as it starts, and the first request
-that uses the device waits for it; a compile job's worker never runs it
-(harness/measure/worker_main.py).  The real worker process, the named test fake
-``WarmUpRecordingFakeBackend`` (tests/fake_backend.py)."""
+"""A device worker runs its traits' ``runtime_warm_up`` in a thread as it starts, and the first
+request that uses the device waits for it; a compile job's worker never runs it
+(harness/measure/worker_main.py, harness/pytest_plugin/isolation.py).  The real worker
+process, the FakeBackend and a test-only warm-up, ``fake_backend:record_warm_up``."""
 
 from harness.core.cases import MeasurePolicy
 from harness.core.record import BenchItem
@@ -9,7 +9,7 @@ from harness.measure.worker_session import WorkerSession, WorkerSpec
 from backends.kernels.gemm import GemmConfig, GemmProblem
 from harness.core.cases import Case
 
-SPEC = WorkerSpec(backend="fake", factory="fake_backend:WarmUpRecordingFakeBackend")
+SPEC = WorkerSpec(backend="fake", factory="fake_backend:FakeBackend", warm_up="fake_backend:record_warm_up")
 
 
 def _item() -> BenchItem:
@@ -30,11 +30,30 @@ def test_a_device_worker_warms_up_before_its_first_request_answers(tmp_path, mon
 
 
 def test_a_compile_jobs_worker_does_not_warm_up(tmp_path, monkeypatch):
+    from harness.pytest_plugin.isolation import Workers
+
     log = tmp_path / "warm_up.log"
     monkeypatch.setenv("TLBENCH_TEST_WARM_UP_LOG", str(log))
-    worker = WorkerSession(SPEC, warm_up=False)
+    workers = Workers.__new__(Workers)  # its two fields, without a pytest config
+    workers.limits, workers._sessions = None, {"fake": WorkerSession(SPEC)}
+    worker = workers.compile_session("fake")
+    assert worker.spec.warm_up is None and worker.spec.factory == SPEC.factory
     try:
         assert isinstance(worker.setup(_item(), MeasurePolicy(), 3), float)
         assert not log.exists()
     finally:
         worker.close()
+
+
+def test_each_backends_runtime_warm_up_resolves_and_does_nothing_without_a_device():
+    import importlib
+
+    from harness.core.backend_traits import TraitsCatalog
+
+    catalog = TraitsCatalog.from_entry_points()
+    refs = {traits.name: getattr(traits, "runtime_warm_up", None) for traits in catalog.all()}
+    assert refs.get("nvidia") == "backends.nvidia.warm_up:warm_up"
+    for name, ref in refs.items():
+        if ref:
+            module, _, function = ref.partition(":")
+            assert getattr(importlib.import_module(module), function)() is None, name  # CPU box: returns at once

@@ -41,7 +41,7 @@ from backends.nvidia.fault_injection import TestOnlyFaults
 from backends.nvidia.slowdown import TestOnlySlowdown
 from backends.test_only import TestOnlyCompileSlowdown
 from backends.nvidia.telemetry import NvmlTelemetry
-from backends.nvidia.timing import L2Flush, NvidiaTimer, profile_kernels
+from backends.nvidia.timing import L2Flush, NvidiaTimer
 from backends.nvidia.traits import TRAITS
 from backends.reference import vendor_gemm
 from harness.core import budget
@@ -114,19 +114,6 @@ class NvidiaBackend:
 
     def device_blocker(self) -> str | None:
         return self._device_reason
-
-    def warm_up(self) -> None:
-        """The GPU runtime's one-off costs, paid as the device worker starts (in the
-        background) instead of in the first item's check: cuBLAS's handle and first GEMMs (the
-        check's fp32 reference, the vendor item's fp16) and the profiler (CUPTI, through
-        kineto) behind the timer.  Measures nothing."""
-        if self.device is None:
-            return
-        with torch.cuda.device(self.device):
-            a = torch.randn(256, 256, device=self.device)
-            half = a.half()
-            profile_kernels(lambda: (a @ a.T, half @ half.T))
-            torch.cuda.synchronize(self.device)
 
     def device_info(self) -> dict[str, Any]:
         if self._device_info is None:

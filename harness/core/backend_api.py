@@ -29,10 +29,6 @@ Optional methods (looked up with ``getattr``; a backend without them still works
   Without it the probe lowers in every process.
 - ``calibrate(seconds) -> DeviceProfile``: measure this machine's own profile (vendor GEMM,
   a copy kernel); origin "calibrated", kept apart from the datasheet figures.
-- ``warm_up()``: pay the device runtime's one-off start-up costs (e.g. the vendor library's
-  handle, the profiler behind the timer) without measuring anything.  A device worker calls
-  it in the background as it starts, so they overlap collection and the kernels' loading
-  instead of delaying the first item; it must be safe to run beside ``compile``.
 """
 
 from __future__ import annotations

@@ -8,6 +8,13 @@ test's fake) gets ``DefaultTraits``, which shows it plainly.  The running backen
 carries the same traits as ``backend.traits``.  The harness reads a backend's colour,
 label, plan summary, machine-info keys, testbed fields, worker pinning and schedule figure
 only from here, and never branches on a backend's name.
+
+Optional (read with ``getattr``): ``runtime_warm_up``, a ``"module:function"`` the backend's
+device worker calls with no argument in a thread of its own as soon as it starts, before it
+builds the backend: the device runtime's one-off first-use costs (a vendor library's handle,
+the profiler behind the timer), importing only that runtime, so they overlap the worker's
+other imports and collection instead of delaying the first item.  It must measure nothing
+and do nothing when there is no device.
 """
 
 from __future__ import annotations

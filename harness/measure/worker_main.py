@@ -4,10 +4,10 @@ Contract: started by harness/measure/worker_session.py as
 ``python -m harness.measure.worker_main FD`` with one end of a socket pair on ``FD``
 (messages are pickled tuples through ``multiprocessing.connection.Connection``).  The
 first message is ``("init", {"sys_path", "factory": "module:qualname", "options", "warm_up"})``;
-the worker builds the backend, starts its device runtime (``device_info``) and answers
-``("ready", pid)``; with ``warm_up`` true (a device worker, not a compile job's) the
-backend's optional ``warm_up()`` runs in a thread meanwhile, and the first request other
-than ``prefetch`` waits for it.  Then, in order:
+``warm_up`` (a device worker's: its traits' ``runtime_warm_up``, ``"module:function"``;
+None for a compile job's) starts at once in a thread of its own, before the backend is
+built; the worker builds the backend, starts its device runtime (``device_info``) and
+answers ``("ready", pid)``; the first request other than ``prefetch`` waits for the warm-up.  Then, in order:
 - ``("prefetch", [Case, ...])``: warm compiles in a thread pool (no answer);
 - ``("setup", BenchItem, MeasurePolicy, compile_rounds, seed)``: the backend's untimed
   first compile of the item's case (``setup_compile.pay_setup_once``); answer ``("done",
@@ -169,24 +169,27 @@ def _load_backend(init: dict[str, Any]) -> Any:
     return factory(BackendOptions(init.get("options") or {}))
 
 
-def _warm_device(backend: Any, warm_up_runtime: bool) -> threading.Thread | None:
+def _warm_device(backend: Any) -> None:
     """Start the device runtime before answering ``ready`` (the backend's ``device_info``
     reads the device through it): the worker starts while pytest collects, so this overlaps
-    collection instead of delaying the first device item.  Then the backend's optional
-    ``warm_up`` (its runtime's one-off costs) in a thread of its own, returned so the first
-    device request waits for it (it overlaps collection and the kernels' loading).  A failure
-    here is left to the item that meets it."""
+    collection instead of delaying the first device item.  A failure here is left to the
+    item that meets it."""
     try:
         backend.device_info()
     except Exception:  # noqa: BLE001 - the first device stage reports it with its item
+        pass
+
+
+def _start_warm_up(ref: str | None) -> threading.Thread | None:
+    """The traits' runtime warm-up (``"module:function"``) in a thread, or None.  A failure
+    is left to the first item that meets the runtime."""
+    if not ref:
         return None
-    warm_up = getattr(backend, "warm_up", None)
-    if not warm_up_runtime or not callable(warm_up) or backend.device_blocker():
-        return None
+    module, _, name = ref.partition(":")
 
     def run() -> None:
         try:
-            warm_up()
+            getattr(import_module(module), name)()
         except Exception:  # noqa: BLE001 - the first device stage reports it with its item
             pass
         trace.mark("worker runtime warm", role="worker")
@@ -206,9 +209,11 @@ def serve(conn: Connection) -> int:
     trace.mark("worker imports done", role="worker", started=trace.process_start())
     kind, init = conn.recv()
     assert kind == "init", kind
+    sys.path[:] = [p for p in init["sys_path"] if p] or sys.path
+    warming = _start_warm_up(init.get("warm_up"))
     backend = _load_backend(init)
     trace.mark("worker backend loaded", role="worker")
-    warming = _warm_device(backend, bool(init.get("warm_up", True)))
+    _warm_device(backend)
     trace.mark("worker device warm", role="worker")
     pool = CompilePool()  # its progress (if any) goes to the worker log
     conn.send(("ready", os.getpid()))

@@ -64,6 +64,7 @@ class WorkerSpec:
     factory: str  # "module:qualname" of the backend factory
     options: Mapping[str, Any] = field(default_factory=dict)
     env: Mapping[str, str] = field(default_factory=dict)  # device pinning (CUDA_VISIBLE_DEVICES ...)
+    warm_up: str | None = None  # "module:function": the device runtime's first use, as the worker starts (traits)
 
 
 @dataclass(frozen=True)
@@ -123,10 +124,8 @@ class _TimedOut(Exception):
 
 
 class WorkerSession:
-    def __init__(self, spec: WorkerSpec, limits: Limits | None = None, log_dir: str | None = None,
-                 warm_up: bool = True) -> None:
+    def __init__(self, spec: WorkerSpec, limits: Limits | None = None, log_dir: str | None = None) -> None:
         self.spec = spec
-        self.warm_up = warm_up  # the backend's runtime warm-up in the worker (a device worker; not a compile job's)
         self.limits = limits or Limits()
         self.restarts = 0
         self._own_log_dir = log_dir is None  # a temp dir of ours: removed at close
@@ -167,7 +166,7 @@ class WorkerSession:
         child.close()
         self._conn = Connection(parent.detach())
         self._conn.send(("init", {"sys_path": list(sys.path), "factory": self.spec.factory, "options": dict(self.spec.options),
-                                 "warm_up": self.warm_up}))
+                                 "warm_up": self.spec.warm_up}))
         self.stage = STARTUP
         self._prefetched_here = False
         self._incarnation += 1

@@ -17,6 +17,7 @@ their failures.  ``Workers.close()`` ends the processes at the end of the sessio
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from harness.core.registry import BackendRegistry
@@ -52,8 +53,8 @@ class Workers:
     def session(self, backend: str) -> WorkerSession:
         if backend not in self._sessions:
             factory = self.registry.factory_path(backend) or factory_ref(self.registry.factories[backend]())
-            spec = WorkerSpec(backend=backend, factory=factory,
-                              options=dict(self.registry.options.values))
+            spec = WorkerSpec(backend=backend, factory=factory, options=dict(self.registry.options.values),
+                              warm_up=getattr(self.registry.traits(backend), "runtime_warm_up", None))
             self._sessions[backend] = WorkerSession(spec, self.limits)
         return self._sessions[backend]
 
@@ -61,7 +62,7 @@ class Workers:
         """A fresh worker for one job of the compile phase (harness/measure/compile_phase.py):
         the backend's spec and limits, a process of its own; the phase closes it."""
         main = self.session(backend)
-        return WorkerSession(main.spec, self.limits, warm_up=False)
+        return WorkerSession(replace(main.spec, warm_up=None), self.limits)  # compiles only: no device runtime
 
     def start(self, backends: Any) -> None:
         """Start these backends' workers now, in the background: their imports (and device
