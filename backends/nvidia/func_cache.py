@@ -21,12 +21,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from backends.kernels.source_hash import backends_tree_hash
+from backends.nvidia.plan_cache import write_atomically
 
 FORMAT = 1
 
@@ -61,11 +60,6 @@ class FuncCache:
         import tvm
 
         try:
-            text = tvm.ir.save_json(func)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".func-", suffix=".tmp")
-            with os.fdopen(fd, "w") as fh:
-                fh.write(text)
-            os.replace(tmp, path)
+            write_atomically(path, tvm.ir.save_json(func))
         except (OSError, ValueError, RuntimeError):
             return  # a read-only or full disk (or an IR tvm cannot write) costs a build next time, nothing else

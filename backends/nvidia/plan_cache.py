@@ -60,10 +60,20 @@ class PlanCache:
         if path is None:
             return
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".plan-", suffix=".tmp")
-            with os.fdopen(fd, "w") as fh:
-                json.dump(asdict(facts), fh)
-            os.replace(tmp, path)
+            write_atomically(path, json.dumps(asdict(facts)))
         except OSError:
             return  # a read-only or full disk costs a lowering next time, nothing else
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """``text`` into ``path`` through a temporary file and ``os.replace``: a concurrent reader
+    sees the old file or the whole new one, never half of it.  Raises ``OSError``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem[:8]}-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
