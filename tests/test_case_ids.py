@@ -6,6 +6,7 @@ own problem and config; and the family's parser splitting each one back into the
 id, label and config id the record was made of.
 """
 
+import gzip
 import json
 from pathlib import Path
 
@@ -16,7 +17,8 @@ from harness.core.cases import Case, VendorCase
 from harness.core.record import BenchItem
 
 ROOT = Path(__file__).resolve().parents[1]
-COMMITTED = sorted([*ROOT.glob("results/*.json"), *ROOT.glob("results/baselines/*.json"), *ROOT.glob("tests/fixtures/compare/*.json")])
+COMMITTED = sorted([*ROOT.glob("results/*.json"), *ROOT.glob("results/*.json.gz"), *ROOT.glob("results/baselines/*.json"),
+                    *ROOT.glob("tests/fixtures/compare/*.json")])
 COMMITTED = [p for p in COMMITTED if p.name != "best_configs.json"]
 
 GOLDEN = [
@@ -78,7 +80,8 @@ def test_a_foreign_id_is_refused_with_the_scheme():
 
 
 def _records(path: Path) -> list[dict]:
-    doc = json.loads(path.read_text())
+    raw = path.read_bytes()
+    doc = json.loads(gzip.decompress(raw) if path.suffix == ".gz" else raw)
     top = doc.get("tlbench") or {}
     timed = [(b.get("extra_info") or {}).get("tlbench") for b in doc.get("benchmarks", [])]
     return [r for r in [*timed, *top.get("failed", []), *top.get("skipped", [])] if r]
