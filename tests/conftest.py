@@ -1,7 +1,10 @@
 """Shared fixtures for tests that drive the real backends (tilelang, no accelerator).
 
 The tests' tlbench cache (the inert-key probe's answers) lives in a fresh temporary folder,
-never in the user's ~/.cache; the pytest processes the tests start inherit it.
+never in the user's ~/.cache; the pytest processes the tests start inherit it.  When the
+tests themselves run under pytest-xdist (``pytest -n 2 tests``), each test runs without
+pytest-xdist's worker variables in its environment: a pytest process it starts is a plain
+run, not one more xdist worker (which would leave its JSON to a controller that is not there).
 """
 
 import os
@@ -10,6 +13,16 @@ import tempfile
 import pytest
 
 os.environ.setdefault("TLBENCH_CACHE_DIR", tempfile.mkdtemp(prefix="tlbench-test-cache-"))
+
+XDIST_WORKER_VARIABLES = ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _not_an_xdist_worker_inside_the_tests():
+    with pytest.MonkeyPatch.context() as patch:  # session-wide: module fixtures start pytest processes too
+        for name in XDIST_WORKER_VARIABLES:
+            patch.delenv(name, raising=False)
+        yield
 
 
 @pytest.fixture(scope="session")
