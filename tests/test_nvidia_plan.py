@@ -71,8 +71,10 @@ def test_a_tilelang_cache_hit_reads_the_plan_stored_beside_it_instead_of_lowerin
 
     nvidia_sm90a._plans = PlanCache(tmp_path)
     case = Case(FP16, GemmConfig(128, 128, 32, 128, "auto", 3))
+    assert not nvidia_sm90a.likely_cached(case)  # no plan stored: the compile pool's wide lane
     first = nvidia_sm90a.compile(case, cold=False)  # a real build, or a cache hit that lowers: stores the plan
     assert len(list(tmp_path.glob("*.json"))) == 1
+    assert nvidia_sm90a.likely_cached(case)  # its plan is stored: the narrow lane of cache hits
     again = nvidia_sm90a.compile(case, cold=False)
     assert "lower_and_plan" not in again.phases_s  # nothing lowered
     assert again.plan == first.plan
