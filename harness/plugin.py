@@ -116,7 +116,7 @@ def _restore_xdist_markers(config) -> None:
 
 
 def pytest_configure(config):
-    trace.mark("configure", started=trace.process_start())
+    trace.mark_first("configure")
     config.stash[_TABLE_QUIETED] = quiet_table_by_default(config)  # the per-item table: -v
     options = backend_option_values(config)
     registry = BackendRegistry.from_entry_points(options)

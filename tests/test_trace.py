@@ -24,7 +24,7 @@ def test_no_file_without_the_variable(tmp_path, monkeypatch):
 def test_marks_of_several_processes_stay_whole_lines_and_read_back_in_order(tmp_path, monkeypatch):
     path = tmp_path / "run.trace"
     monkeypatch.setenv(trace.ENV, str(path))
-    trace.mark("configure", started=trace.process_start())
+    trace.mark_first("configure")
     children = [multiprocessing.get_context("spawn").Process(target=_mark_many, args=(str(path), 200)) for _ in range(3)]
     for child in children:
         child.start()

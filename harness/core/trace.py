@@ -7,8 +7,9 @@ process, pytest-xdist's workers, tlbench's device and compile workers: they inhe
 environment) appends to the same file; each line is one ``write`` on a file opened with
 ``O_APPEND``, so lines of different processes never interleave.  ``who`` is the
 pytest-xdist worker id and the process role given by the caller.  ``process_start()`` is
-the epoch time the calling process started (Linux ``/proc``; None elsewhere), so a trace
-also shows the interpreter's and the imports' time before the first mark.
+the epoch time the calling process started (Linux ``/proc``; None elsewhere);
+``mark_first(event)`` records it with a process's first mark, so a trace also shows the
+interpreter's and the imports' time before it.
 ``read(path)`` returns the lines as dicts, and ``timeline(lines)`` the phases of each
 process, one text line each, relative to the earliest time in the trace.  A trace never
 fails a run: a file that cannot be written is skipped.  Nothing here is kept between calls.
@@ -34,6 +35,12 @@ def process_start() -> float | None:
         return time.time() - (uptime - ticks / os.sysconf("SC_CLK_TCK"))
     except (OSError, ValueError, IndexError):
         return None
+
+
+def mark_first(event: str, role: str = "") -> None:
+    """A process's first mark, carrying when the process started (read only when tracing)."""
+    if os.environ.get(ENV):
+        mark(event, role, started=process_start())
 
 
 def mark(event: str, role: str = "", **fields: Any) -> None:

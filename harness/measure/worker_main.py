@@ -206,7 +206,7 @@ def serve(conn: Connection) -> int:
     from harness.measure.runner import RunContext, run_compile_items, run_item
     from harness.measure.setup_compile import pay_setup_once
 
-    trace.mark("worker imports done", role="worker", started=trace.process_start())
+    trace.mark_first("worker imports done", role="worker")
     kind, init = conn.recv()
     assert kind == "init", kind
     sys.path[:] = [p for p in init["sys_path"] if p] or sys.path
