@@ -104,3 +104,17 @@ def test_a_warm_compile_reads_the_stored_ir_and_a_cold_one_never_does(tmp_path, 
 
     second.compile(case, cold=True)
     assert second_builds == [case.case_id]  # a cold compile builds the IR, as it times the whole build
+
+
+def test_keyed_files_write_whole_files_and_report_a_refusing_disk(tmp_path):
+    from backends.nvidia.keyed_files import KeyedFiles
+
+    files = KeyedFiles(tmp_path / "k")
+    assert files.read("a") is None and not files.has("a")
+    assert files.write("a", "one") and files.read("a") == "one" and files.has("a")
+    assert files.write("a", "two") and files.read("a") == "two"
+    assert [p.name for p in (tmp_path / "k").iterdir()] == ["a.json"]  # no temporary file left
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where the folder should be")
+    assert KeyedFiles(blocked / "k").write("a", "x") is False  # the disk refuses: False, no exception
+    assert KeyedFiles(None).write("a", "x") is False and KeyedFiles(None).read("a") is None

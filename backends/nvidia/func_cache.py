@@ -5,7 +5,7 @@ the compiler and target, the case id (problem and config) and the hash of every 
 of the ``backends`` package (backends/kernels/source_hash.py::backends_tree_hash: the bodies,
 dialects, families and backends that build the IR); ``get(key)`` returns the stored
 ``PrimFunc`` (``tvm.ir.load_json``) or None; ``put(key, func)`` writes it (``tvm.ir.save_json``)
-atomically (a temporary file, then ``os.replace``).  A file that cannot be read is ignored.
+atomically (backends/nvidia/keyed_files.py).  A file that cannot be read is ignored.
 ``directory`` None: nothing is stored.
 
 Why: a warm compile used to build the kernel's IR from its Python body (TVMScript parsing:
@@ -21,45 +21,38 @@ from __future__ import annotations
 
 import hashlib
 import json
-from pathlib import Path
 from typing import Any
 
 from backends.kernels.source_hash import backends_tree_hash
-from backends.nvidia.plan_cache import write_atomically
+from backends.nvidia.keyed_files import KeyedFiles
 
 FORMAT = 1
 
 
-class FuncCache:
-    def __init__(self, directory: Path | None) -> None:
-        self.directory = directory
-
+class FuncCache(KeyedFiles):
     @staticmethod
     def key(lowering_key: str, case_id: str) -> str:
         text = json.dumps([FORMAT, backends_tree_hash(), lowering_key, case_id])
         return hashlib.sha256(text.encode()).hexdigest()
 
-    def _path(self, key: str) -> Path | None:
-        return self.directory / f"{key}.json" if self.directory is not None else None
-
     def get(self, key: str) -> Any:
-        path = self._path(key)
-        if path is None or not path.exists():
+        text = self.read(key)
+        if text is None:
             return None
         import tvm
 
         try:
-            return tvm.ir.load_json(path.read_text())
+            return tvm.ir.load_json(text)
         except Exception:  # noqa: BLE001 - a damaged or foreign file: build the IR again
             return None
 
     def put(self, key: str, func: Any) -> None:
-        path = self._path(key)
-        if path is None:
+        if self.directory is None:
             return
         import tvm
 
         try:
-            write_atomically(path, tvm.ir.save_json(func))
-        except (OSError, ValueError, RuntimeError):
-            return  # a read-only or full disk (or an IR tvm cannot write) costs a build next time, nothing else
+            text = tvm.ir.save_json(func)
+        except (ValueError, RuntimeError):
+            return  # an IR tvm cannot write: built again next time
+        self.write(key, text)  # refused by the disk: built again next time
