@@ -118,3 +118,16 @@ def test_keyed_files_write_whole_files_and_report_a_refusing_disk(tmp_path):
     blocked.write_text("a file where the folder should be")
     assert KeyedFiles(blocked / "k").write("a", "x") is False  # the disk refuses: False, no exception
     assert KeyedFiles(None).write("a", "x") is False and KeyedFiles(None).read("a") is None
+
+
+def test_the_warp_specialized_fa_body_hash_names_the_hopper_module_it_calls(nvidia_sm90a):
+    """fa_hopper_ws.py calls fa_hopper.py's online-softmax step: its kernel hash covers both
+    files, so an edit to the shared step changes the hash of every body that runs it."""
+    from backends.kernels.source_hash import module_hash, modules_hash
+
+    cases = {getattr(c.config, "body", None): c for c in _cases(nvidia_sm90a, "test_fa_stages", 200)}
+    assert {"hopper", "hopper_ws", "hopper_ws_ov"} <= set(cases)
+    assert nvidia_sm90a.kernel_body_hash(cases["hopper"]) == module_hash("backends.nvidia.fa_hopper")
+    both = modules_hash(("backends.nvidia.fa_hopper_ws", "backends.nvidia.fa_hopper"))
+    assert nvidia_sm90a.kernel_body_hash(cases["hopper_ws"]) == both == nvidia_sm90a.kernel_body_hash(cases["hopper_ws_ov"])
+    assert both not in (module_hash("backends.nvidia.fa_hopper_ws"), module_hash("backends.nvidia.fa_hopper"))

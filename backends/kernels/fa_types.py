@@ -40,8 +40,10 @@ LoopForm = Literal["auto", "manual", "serial"]
 Body = Literal["shared", "hopper", "hopper_ws", "hopper_ws_ov"]
 BODIES = ("shared", "hopper", "hopper_ws", "hopper_ws_ov")
 WS_BODIES = ("hopper_ws", "hopper_ws_ov")  # explicitly warp-specialized (backends/nvidia/fa_hopper_ws.py)
-# the source module of each target-specific body: what its kernel hash names (NvidiaBackend.kernel_body_hash)
-TARGET_BODY_MODULES = {"hopper": "backends.nvidia.fa_hopper", **{b: "backends.nvidia.fa_hopper_ws" for b in WS_BODIES}}
+# the source modules of each target-specific body: what its kernel hash names (NvidiaBackend.kernel_body_hash);
+# the explicitly warp-specialized body calls fa_hopper.py's online-softmax step, so both name that module
+TARGET_BODY_MODULES = {"hopper": ("backends.nvidia.fa_hopper",),
+                       **{b: ("backends.nvidia.fa_hopper_ws", "backends.nvidia.fa_hopper") for b in WS_BODIES}}
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,9 @@
 Contract: ``body_hash(kernel)`` is ``sha256:<hex>`` of the source file of the module that
 defines the kernel body (``gemm`` -> ``backends/kernels/gemm/body.py``, ``flash_attention`` -> its shared body), read once per process;
 None for a kernel with no body here (the vendor library).  A change anywhere in that file
-changes the hash; other files (dialects, backends) do not.  ``backends_tree_hash()`` is the
+changes the hash; other files (dialects, backends) do not.  ``modules_hash(names)`` is the
+hash of a target-specific body spread over several modules (one module: ``module_hash``).
+``backends_tree_hash()`` is the
 hash of every ``.py`` file of the ``backends`` package (paths and contents), read once per
 process: it changes with any code that could shape a kernel's IR (bodies, dialects,
 families, backends), for caches that must never outlive such a change.
@@ -27,6 +29,14 @@ def _file_hash(path: str) -> str:
 def module_hash(module_name: str) -> str:
     """The hash of one module's source file (a target-specific body, e.g. the Hopper FA)."""
     return _file_hash(str(Path(import_module(module_name).__file__).resolve()))
+
+
+def modules_hash(module_names: tuple[str, ...]) -> str:
+    """The hash of a body made of several modules (in order); one module's is ``module_hash``'s."""
+    if len(module_names) == 1:
+        return module_hash(module_names[0])
+    joined = "\n".join(module_hash(name) for name in module_names)
+    return "sha256:" + hashlib.sha256(joined.encode()).hexdigest()
 
 
 @lru_cache(maxsize=None)

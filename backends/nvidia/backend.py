@@ -30,7 +30,7 @@ from tilelang.transform import PassConfigKey
 
 from backends.kernels.fa_reference import sdpa_runner
 from backends.kernels.fa_types import TARGET_BODY_MODULES, FaVendorCase
-from backends.kernels.source_hash import body_hash, module_hash
+from backends.kernels.source_hash import body_hash, modules_hash
 from backends.nvidia import limits
 from backends.nvidia.limits import DEFAULT_ARCH
 from backends.nvidia.func_cache import FuncCache
@@ -165,8 +165,8 @@ class NvidiaBackend:
         return f"tilelang {tilelang.__version__}; {self.target}"
 
     def kernel_body_hash(self, case: Case) -> str | None:
-        module = TARGET_BODY_MODULES.get(getattr(case.config, "body", None))  # the target-specific FA bodies
-        return module_hash(module) if module else body_hash(case.kernel)
+        modules = TARGET_BODY_MODULES.get(getattr(case.config, "body", None))  # the target-specific FA bodies
+        return modules_hash(modules) if modules else body_hash(case.kernel)
 
     # -- compile & inspect --------------------------------------------------------------
     def scopes(self) -> tuple[budget.Scope, ...]:

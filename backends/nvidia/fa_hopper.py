@@ -24,6 +24,23 @@ from backends.kernels.flash_attention import validate
 LOG2E = math.log2(math.e)
 
 
+@T.macro
+def online_softmax(S, m, m_prev, alpha, l, l_tile, log2_scale):
+    """One KV tile's online-softmax step on the score tile S (in place, S becomes exp2 of the
+    scaled scores): the running row max m (previous in m_prev), the rescale factor alpha of
+    what was accumulated before, and the running row sum l.  The caller rescales O by alpha.
+    Shared by both Hopper bodies (fa_hopper_ws.py calls it too)."""
+    T.copy(m, m_prev)
+    T.reduce_max(S, m, dim=1, clear=False)
+    for i in T.Parallel(m.shape[0]):
+        alpha[i] = T.exp2(m_prev[i] * log2_scale - m[i] * log2_scale)
+    for i, j in T.Parallel(S.shape[0], S.shape[1]):
+        S[i, j] = T.exp2(S[i, j] * log2_scale - m[i] * log2_scale)
+    T.reduce_sum(S, l_tile, dim=1)
+    for i in T.Parallel(l.shape[0]):
+        l[i] = l[i] * alpha[i] + l_tile[i]
+
+
 def build_hopper_fa(problem: FaProblem, config: FaConfig):
     validate(problem, config)
     if config.loop_form != "auto":
@@ -71,15 +88,7 @@ def build_hopper_fa(problem: FaProblem, config: FaConfig):
                 T.copy(K[kv_row + k * BN, 0], K_s)
                 T.clear(S)
                 T.gemm(Q_s, K_s, S, transpose_B=True, policy=full_row)
-                T.copy(m, m_prev)
-                T.reduce_max(S, m, dim=1, clear=False)
-                for i in T.Parallel(BM):
-                    alpha[i] = T.exp2(m_prev[i] * log2_scale - m[i] * log2_scale)
-                for i, j in T.Parallel(BM, BN):
-                    S[i, j] = T.exp2(S[i, j] * log2_scale - m[i] * log2_scale)
-                T.reduce_sum(S, l_tile, dim=1)
-                for i in T.Parallel(BM):
-                    l[i] = l[i] * alpha[i] + l_tile[i]
+                online_softmax(S, m, m_prev, alpha, l, l_tile, log2_scale)
                 T.copy(S, P)
                 for i, j in T.Parallel(BM, D):
                     O_acc[i, j] *= alpha[i]

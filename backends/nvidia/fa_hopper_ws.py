@@ -38,6 +38,7 @@ from backends.kernels.fa_family import WS_CONSUMER_THREADS as CONSUMER_THREADS
 from backends.kernels.fa_family import WS_PRODUCER_THREADS as PRODUCER_THREADS
 from backends.kernels.fa_family import hopper_ws_refusal
 from backends.kernels.fa_types import FaConfig, FaProblem
+from backends.nvidia.fa_hopper import online_softmax
 
 LOG2E = math.log2(math.e)
 PINGPONG_BARRIER = 8  # named barriers 8 and 9 (tilelang's own syncs use the low ids)
@@ -87,15 +88,7 @@ def build_hopper_ws_fa(problem: FaProblem, config: FaConfig, overlap: bool = Tru
         if masked:
             for i, j in T.Parallel(BM, BN):
                 S[i, j] = T.if_then_else((k + 1) * BN + j < seq_k, S[i, j], -T.infinity(accum))
-        T.copy(m, m_prev)
-        T.reduce_max(S, m, dim=1, clear=False)
-        for i in T.Parallel(BM):
-            alpha[i] = T.exp2(m_prev[i] * c - m[i] * c)
-        for i, j in T.Parallel(BM, BN):
-            S[i, j] = T.exp2(S[i, j] * c - m[i] * c)
-        T.reduce_sum(S, l_tile, dim=1)
-        for i in T.Parallel(BM):
-            l[i] = l[i] * alpha[i] + l_tile[i]
+        online_softmax(S, m, m_prev, alpha, l, l_tile, c)
         if overlap:
             T.wait_wgmma(0)
         T.warpgroup_fence_operand(O_acc, num_regs=o_regs)
