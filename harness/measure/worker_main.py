@@ -159,9 +159,9 @@ def plain_prepared(prepared: Any) -> Any:
 
 
 def _load_backend(init: dict[str, Any]) -> Any:
+    """The backend from ``init``'s factory (``serve`` has set ``sys.path`` from ``init`` first)."""
     from harness.core.backend_api import BackendOptions
 
-    sys.path[:] = [p for p in init["sys_path"] if p] or sys.path
     module, _, qualname = init["factory"].partition(":")
     factory: Any = import_module(module)
     for part in qualname.split("."):
@@ -209,7 +209,7 @@ def serve(conn: Connection) -> int:
     trace.mark_first("worker imports done", role="worker")
     kind, init = conn.recv()
     assert kind == "init", kind
-    sys.path[:] = [p for p in init["sys_path"] if p] or sys.path
+    sys.path[:] = [p for p in init["sys_path"] if p] or sys.path  # the parent's, for the warm-up and the backend
     warming = _start_warm_up(init.get("warm_up"))
     backend = _load_backend(init)
     trace.mark("worker backend loaded", role="worker")
