@@ -80,7 +80,8 @@ class ItemRunner:
                 state.phase_items[:] = mine
                 state.device_items[:] = worker_group_items(state.device_items, groups, first) or []
                 state.xdist_group_known = True
-        if item.kind == "device" and backend.device_blocker() is None:
+        if item.kind == "device" and item.backend not in state.prefetched and backend.device_blocker() is None:
+            state.prefetched.add(item.backend)  # once: the pool and the worker keep the list (a restarted worker gets it again)
             prefetch(state, item.backend)
         if item.kind == "compile" and worker_index() is None:
             return finish_outcome(state, item, backend, self._compile_in_phase(backend))

@@ -46,6 +46,7 @@ class TlbenchState:
     autotune_path: str | None = None
     autotune_written: list[tuple[str, str, str, float | None]] = field(default_factory=list)
     machine_shipped: set[str] = field(default_factory=set)
+    prefetched: set[str] = field(default_factory=set)  # backends whose device cases were sent to compile ahead
     sweeps: dict[str, dict[str, Any]] = field(default_factory=dict)
     journal: journaling.JournalingPlugin | None = None
     workers: isolation.Workers | None = None
