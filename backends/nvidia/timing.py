@@ -3,7 +3,7 @@
 Contract: ``NvidiaTimer(fn, flush, telemetry)`` is a ``DeviceTimer`` (harness/core/backend_api.py):
 ``batch(k)`` runs ``fn`` k times, each after the L2 flush, and returns the GPU's own
 start/end timestamps of the kernels ``fn`` launched (CUPTI activity records, read through
-``torch.profiler``/kineto), summed per call, flush kernels excluded: what ``ncu``'s
+kineto, torch.autograd.profiler with use_device="cuda"), summed per call, flush kernels excluded: what ``ncu``'s
 ``gpu__time_duration`` reports, without launch gaps or host overhead.  When the profiler
 yields no usable records, or they do not split into one group per call, it falls back to
 CUDA events around each call: ``method`` becomes ``cuda-event`` and ``notes`` say why (the
@@ -14,7 +14,6 @@ How many batches, when to stop, drift: harness/measure/rounds.py, nowhere else.
 
 from __future__ import annotations
 
-import warnings
 from typing import Any, Callable, Sequence
 
 import torch
@@ -70,9 +69,9 @@ def separation_problem(flush_names: set[str], fn_names: set[str], flush_enabled:
     return None
 
 
-def _kernel_events(prof) -> list[tuple[str, float, float]]:
+def _kernel_events(events) -> list[tuple[str, float, float]]:
     out = []
-    for event in prof.events():
+    for event in events:
         if getattr(getattr(event, "device_type", None), "name", "") != "CUDA":
             continue
         if getattr(event, "is_user_annotation", False):
@@ -83,16 +82,19 @@ def _kernel_events(prof) -> list[tuple[str, float, float]]:
 
 
 def profile_kernels(calls: Callable[[], Any]) -> list[tuple[str, float, float]]:
-    """(name, start_us, end_us) of every CUDA kernel ``calls`` launched, from CUPTI (kineto)."""
-    from torch.profiler import ProfilerActivity, profile
+    """(name, start_us, end_us) of every CUDA kernel ``calls`` launched, from CUPTI (kineto).
 
-    with warnings.catch_warnings():
-        # "Profiler clears events at the end of each cycle": expected, one cycle per batch.
-        warnings.filterwarnings("ignore", message="Profiler clears events", category=UserWarning)
-        with profile(activities=[ProfilerActivity.CUDA]) as prof:
-            calls()
-            torch.cuda.synchronize()
-        return _kernel_events(prof)
+    Through ``torch.autograd.profiler.profile(use_kineto=True, use_cpu=False,
+    use_device="cuda")``: the session ``torch.profiler.profile(activities=[CUDA])`` opens,
+    without its ``prepare_trace``, whose ``hasattr(torch, "_inductor")`` imports torch's
+    compiler stack (dynamo and inductor) on first use: 1.9 s on the CPU box, 3.7-5.5 s on the
+    H200 (.gpu/steps.py), paid by every device worker before its first sample."""
+    from torch.autograd.profiler import profile
+
+    with profile(use_cpu=False, use_device="cuda", use_kineto=True) as prof:
+        calls()
+        torch.cuda.synchronize()
+    return _kernel_events(prof.function_events)
 
 
 class NvidiaTimer:
