@@ -27,7 +27,7 @@ from harness.pytest_plugin.options import backend_option_values, warn_deprecated
 from harness.pytest_plugin.options import pytest_addoption  # noqa: F401  (the hook, registered through this module)
 from harness.pytest_plugin.state import KINDS, STATE, TlbenchState
 from harness.pytest_plugin.autotune import autotune_lines, write_best_configs
-from harness.pytest_plugin.machine_info import fill_machine_info
+from harness.pytest_plugin.machine_info import add_spread_devices, fill_machine_info
 from harness.pytest_plugin.bench_adapter import benchmark_entry, quiet_table_by_default, result_json_path, stop_session_json
 from harness.pytest_plugin.terminal import write_summary
 from harness.pytest_plugin.progress import PhaseProgress, Progress
@@ -52,6 +52,7 @@ from harness.pytest_plugin.xdist_support import (
     KEY_OUTCOME,
     WORKER_ENV,
     ControllerCollector,
+    device_ids,
     is_controller,
     pin_env,
     to_plain,
@@ -154,7 +155,9 @@ def pytest_configure(config):
     if hidden is None:
         phase_line = Progress("device timing (items prepared + batches)", suspend=suspend)
         state.phase_progress = PhaseProgress(phase_line, lambda: len(state.phase_items))
-    state.workers = isolation.Workers.from_config(config, registry)
+    spread = _spread_devices(config, registry, hidden)
+    state.spread_devices = max(1, len(spread))
+    state.workers = isolation.Workers.from_config(config, registry, spread)
     try:
         jobs = resolve_jobs(config.getoption("--tlbench-compile-jobs"), usable_cpus(), hidden is not None, state.workers is not None)
     except ValueError as exc:
@@ -164,14 +167,29 @@ def pytest_configure(config):
         jobs=jobs, make_session=state.workers.compile_session if state.workers is not None else None,
         policy=state.policy, compile_rounds=state.compile_rounds, seed=state.seed, on_progress=compile_line.update,
     )
+    workers = state.workers
     state.device_phase = DevicePhase(
-        **({"make_session": state.workers.device_session} if state.workers is not None else {}),
+        **({"make_session": workers.device_session, "background": True} if workers is not None else {}),
         on_chunk=lambda pairs: journal_chunk(config.stash[STATE], config, pairs),
+        devices_for=lambda backend: workers.device_count(backend.name) if workers is not None and backend.device_blocker() is None else 1,
     )
     run_id = getattr(config, "workerinput", {}).get("testrunuid", str(os.getpid()))
     state.prefetch_lock_path = os.path.join(tempfile.gettempdir(), f"tlbench-prefetch-{run_id}.lock")
     state.journal = journaling.JournalingPlugin(config, state.settings, _outcome_record)
     config.pluginmanager.register(state.journal, "tlbench-journal")
+
+
+def _spread_devices(config, registry, hidden) -> list[str]:
+    """``--tlbench-devices`` with two or more ids and no xdist: this process runs one worker
+    per device and spreads each backend's device items over them ([] otherwise)."""
+    option = config.getoption("tlbench_devices")
+    if not option or hidden is not None or is_controller(config):
+        return []
+    devices = device_ids(option, [])
+    if len(devices) > 1 and config.getoption("--tlbench-isolation") != "worker":
+        raise pytest.UsageError(f"--tlbench-devices={option} spreads the device items over one worker process per device; "
+                                "drop --tlbench-isolation inprocess, or name one device")
+    return devices if len(devices) > 1 else []
 
 
 def _capture_suspender(config):
@@ -184,6 +202,7 @@ def pytest_unconfigure(config):
     trace.mark("unconfigure")
     state = config.stash.get(STATE, None)
     if state is not None:
+        state.device_phase.cancel()  # an interrupted run: no piece starts after this
         state.pool.close()
         if state.workers is not None:
             state.workers.close()
@@ -297,6 +316,8 @@ def pytest_benchmark_update_machine_info(config, machine_info):
     state = config.stash.get(STATE, None)
     if state is not None:
         fill_machine_info(machine_info, state.registry)
+        if state.workers is not None and state.workers.devices:  # one process, one worker per device
+            add_spread_devices(machine_info, {n: state.workers.device_infos(n) for n in state.registry.loaded()})
 
 
 def pytest_benchmark_update_json(config, benchmarks, output_json):

@@ -33,7 +33,7 @@ def test_each_problem_is_one_chunk_handed_over_when_it_ends():
     ctx = RunContext(policy=MeasurePolicy(max_samples=20), compile_rounds=1, seed=0, compiled=lambda b, c: b.compile(c, False))
     chunks, sessions = [], []
 
-    def make_session(b, c):
+    def make_session(b, c, device=0):
         sessions.append(InProcessSession(b, c))
         return sessions[-1]
 

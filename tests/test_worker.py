@@ -169,10 +169,10 @@ FACTS = {}
 
 def pytest_collection_modifyitems(config, items):
     sessions = config.stash[STATE].workers._sessions
-    FACTS["during_collection"] = sorted(n for n, s in sessions.items() if s._proc is not None)
+    FACTS["during_collection"] = sorted(n for (n, _), s in sessions.items() if s._proc is not None)
 
 def pytest_runtest_setup(item):
-    FACTS.setdefault("at_first_item", sorted(item.config.stash[STATE].workers._sessions))
+    FACTS.setdefault("at_first_item", sorted(n for n, _ in item.config.stash[STATE].workers._sessions))
 
 def pytest_unconfigure(config):
     with open("facts.json", "w") as fh:

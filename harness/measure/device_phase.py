@@ -1,76 +1,138 @@
-"""The device phase of a pytest session: the selected device items of a backend, measured in
-interleaved rounds one problem at a time (one chunk per (backend, problem)).
+"""The device phase of a pytest session: a backend's selected device items, measured in
+interleaved rounds one piece at a time on each of its devices.
 
 Contract: ``DevicePhase.outcome(item, backend, phase_items, ctx)`` returns the item's
-``Outcome``.  The first call for an item of a (backend, problem) measures every item of
-``phase_items`` with that backend and problem (kernels and the problem's vendor item, in
-the order given) in interleaved rounds through one ``DeviceSession`` made by
-``make_session(backend, ctx)`` (default ``InProcessSession``; the worker session plugs in
-here), hands every outcome of that chunk to ``on_chunk([(item, outcome), ...])`` as soon as
-the chunk ends (the plugin finishes the records and journals them there, so a run killed in
-a later chunk keeps this one), and stores them; each later call hands its item the stored
-one.  Inside a chunk the rounds and interleaving are those of harness/measure/rounds.py (the
-vendor ratio is per problem, so a chunk holds everything it pairs).  An item that was not
-in the phase, one asked for again, or a policy that does not interleave is measured on its
-own through the same loop and a session of the same factory (a worker's, when items run
-in one: never in the calling process).  Items the caller will not measure (resumed from a
-journal) are left out of ``phase_items`` by the caller.  One instance per pytest session (kept in
-``config.stash``): no global state.
+``Outcome``.  The first call for an item of a backend plans that backend's items of
+``phase_items`` into pieces (harness/measure/device_pieces.py: one per problem on one
+device; on N devices each problem's kernels dealt into N pieces, largest first) and starts
+measuring them (harness/measure/piece_runner.py): each piece - its kernels and the vendor
+copy of the device that takes it - in interleaved rounds through one ``DeviceSession``
+made by ``make_session(backend, ctx, device)`` (default ``InProcessSession``; the worker
+sessions plug in here).  ``devices_for(backend)`` says how many devices measure it (1
+unless the run spreads a backend over several); ``background`` (worker sessions) measures
+in threads while pytest goes on, one per device, each taking the next piece when free;
+otherwise the calling thread measures a piece when it needs one.  Every finished piece is
+handed, in the calling thread, to ``on_chunk([(item, outcome), ...])`` (the plugin finishes
+and journals them there, so a run killed later keeps them) and stored; each later call
+hands its item the stored one.  A timed outcome gets the measuring session's
+``device_info["uuid"]`` as ``device_uuid`` when the session knows it.  A vendor copy that a
+device measures again with a second piece of the same problem keeps its first outcome (the
+second only pairs that piece's rounds).  An item that was not in the phase, one asked for
+again, one no piece covered, or a policy that does not interleave is measured on its own
+through the same loop and a session of the same factory (device ``item.copy`` or 0), after
+the backend's pieces are all in.  ``wait_idle()`` hands over every piece still running (the
+compile phase calls it: timed compiles never overlap device timing); ``cancel()`` starts no
+further piece (an interrupted session).  Items resumed from a
+journal are left out of ``phase_items`` by the caller.  One instance per pytest session
+(kept in ``config.stash``): no global state.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
 from harness.core import trace
 from harness.core.backend_api import Backend
 from harness.core.record import BenchItem
+from harness.measure.device_pieces import Piece, chunk_key, plan_pieces
 from harness.measure.device_session import DeviceSession, InProcessSession
 from harness.measure.outcome import Outcome, RunContext
+from harness.measure.piece_runner import MergedProgress, PieceRunner
 from harness.measure.runner import run_device_items
 
-SessionFactory = Callable[[Backend, RunContext], DeviceSession]
+__all__ = ["DevicePhase", "chunk_key"]
+
+SessionFactory = Callable[..., DeviceSession]  # (backend, ctx, device=0)
 ChunkHook = Callable[[list[tuple[BenchItem, Outcome]]], None]
-
-
-def chunk_key(item: BenchItem) -> tuple[str, Any]:
-    """Items measured together: one backend, one problem (its kernels and its vendor item)."""
-    return item.backend, item.case.problem
 
 
 def _no_hook(_pairs: list[tuple[BenchItem, Outcome]]) -> None:
     return None
 
 
+def _one_device(_backend: Backend) -> int:
+    return 1
+
+
+def _in_process(backend: Backend, ctx: RunContext, device: int = 0) -> DeviceSession:
+    return InProcessSession(backend, ctx)
+
+
 @dataclass
 class DevicePhase:
-    make_session: SessionFactory = InProcessSession
+    make_session: SessionFactory = _in_process
     on_chunk: ChunkHook = _no_hook
-    measured: set[str] = field(default_factory=set)  # item ids measured in a chunk
+    devices_for: Callable[[Backend], int] = _one_device
+    background: bool = False
+    measured: set[str] = field(default_factory=set)  # item ids given to a piece
     stored: dict[str, Outcome] = field(default_factory=dict)
+    delivered: set[str] = field(default_factory=set)  # item ids whose outcome was handed over
+    runners: dict[str, PieceRunner] = field(default_factory=dict)  # per backend
 
     def outcome(self, item: BenchItem, backend: Backend, phase_items: Sequence[BenchItem], ctx: RunContext) -> Outcome:
         if item.item_id in self.stored:
             return self.stored.pop(item.item_id)
-        if ctx.policy.interleave and item.item_id not in self.measured:
-            key = chunk_key(item)
-            chunk = [i for i in phase_items if chunk_key(i) == key and i.item_id not in self.measured]
-            if any(i.item_id == item.item_id for i in chunk):
-                self.measured.update(i.item_id for i in chunk)
-                trace.mark("chunk start", backend=key[0], problem=getattr(key[1], "problem_id", str(key[1])), items=len(chunk))
-                pairs = self._measure(backend, chunk, ctx)
-                trace.mark("chunk measured")
-                self.on_chunk(pairs)
-                trace.mark("chunk journaled")
-                self.stored.update((i.item_id, o) for i, o in pairs)
-                return self.stored.pop(item.item_id)
-        return self._measure(backend, [item], ctx)[0][1]  # through the same session kind (its worker, if any)
+        if ctx.policy.interleave and item.item_id not in self.measured and item.backend not in self.runners:
+            mine = [i for i in phase_items if i.backend == item.backend and i.item_id not in self.measured]
+            if any(i.item_id == item.item_id for i in mine):
+                self._start(backend, mine, ctx)
+        runner = self.runners.get(item.backend)
+        while item.item_id not in self.stored and runner is not None and not runner.finished:
+            self._deliver(runner)
+        if item.item_id in self.stored:
+            return self.stored.pop(item.item_id)
+        return self._measure(backend, [item], ctx, item.copy or 0)[0][1]  # on its own, same session kind
 
-    def _measure(self, backend: Backend, items: Sequence[BenchItem], ctx: RunContext) -> list[tuple[BenchItem, Outcome]]:
-        session = self.make_session(backend, ctx)
+    def wait_idle(self) -> None:
+        for runner in self.runners.values():
+            while not runner.finished:
+                self._deliver(runner)
+
+    def cancel(self) -> None:
+        for runner in self.runners.values():
+            runner.cancel()
+
+    def _start(self, backend: Backend, items: list[BenchItem], ctx: RunContext) -> None:
+        devices = max(1, self.devices_for(backend))
+        pieces = plan_pieces(items, devices)
+        self.measured.update(i.item_id for p in pieces for d in range(devices) for i in p.items_for(d))
+        trace.mark("phase start", backend=backend.name, pieces=len(pieces), devices=devices, items=len(items))
+
+        merged = None
+        if devices > 1 and self.background and ctx.progress is not None:
+            merged = MergedProgress(ctx.progress, lambda: runner.queue_empty())
+
+        def measure_piece(piece: Piece, device: int) -> list[tuple[BenchItem, Outcome]]:
+            trace.mark("chunk start", backend=backend.name, problem=piece.label, items=len(piece.kernels), device=device)
+            own = replace(ctx, progress=merged.for_device(device)) if merged is not None else ctx
+            pairs = self._measure(backend, piece.items_for(device), own, device)
+            trace.mark("chunk measured", problem=piece.label, device=device)
+            return pairs
+
+        runner = PieceRunner(pieces, devices, measure_piece, self.background)
+        self.runners[backend.name] = runner
+        runner.start()
+
+    def _deliver(self, runner: PieceRunner) -> None:
+        pairs = runner.next_done()
+        if pairs is None:
+            return
+        fresh = [(i, o) for i, o in pairs if i.item_id not in self.delivered]
+        self.delivered.update(i.item_id for i, _ in fresh)
+        self.on_chunk(fresh)
+        trace.mark("chunk journaled")
+        self.stored.update((i.item_id, o) for i, o in fresh)
+
+    def _measure(self, backend: Backend, items: Sequence[BenchItem], ctx: RunContext, device: int) -> list[tuple[BenchItem, Outcome]]:
+        session = self.make_session(backend, ctx, device)
         try:
             outcomes = run_device_items(session, items, ctx)
+            uuid = str((getattr(session, "device_info", None) or {}).get("uuid") or "")
         finally:
             session.close()
+        if uuid:
+            for outcome in outcomes:
+                if outcome.status == "timed" and outcome.record is not None:
+                    outcome.record.setdefault("device_uuid", uuid)
         return list(zip(items, outcomes))

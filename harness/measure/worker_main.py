@@ -7,7 +7,7 @@ first message is ``("init", {"sys_path", "factory": "module:qualname", "options"
 ``warm_up`` (a device worker's: its traits' ``runtime_warm_up``, ``"module:function"``;
 None for a compile job's) starts at once in a thread of its own, before the backend is
 built; the worker builds the backend, starts its device runtime (``device_info``) and
-answers ``("ready", pid)``; the first request other than ``prefetch`` waits for the warm-up.  Then, in order:
+answers ``("ready", pid, device_info)`` (the backend's ``device_info()`` as plain data); the first request other than ``prefetch`` waits for the warm-up.  Then, in order:
 - ``("prefetch", [Case, ...])``: warm compiles in a thread pool (no answer);
 - ``("setup", BenchItem, MeasurePolicy, compile_rounds, seed)``: the backend's untimed
   first compile of the item's case (``setup_compile.pay_setup_once``); answer ``("done",
@@ -169,15 +169,15 @@ def _load_backend(init: dict[str, Any]) -> Any:
     return factory(BackendOptions(init.get("options") or {}))
 
 
-def _warm_device(backend: Any) -> None:
+def _warm_device(backend: Any) -> dict[str, Any]:
     """Start the device runtime before answering ``ready`` (the backend's ``device_info``
     reads the device through it): the worker starts while pytest collects, so this overlaps
-    collection instead of delaying the first device item.  A failure here is left to the
-    item that meets it."""
+    collection instead of delaying the first device item.  Returns the device info as plain
+    data ({} when it fails: a failure here is left to the item that meets it)."""
     try:
-        backend.device_info()
+        return json.loads(json.dumps(backend.device_info() or {}, default=str))
     except Exception:  # noqa: BLE001 - the first device stage reports it with its item
-        pass
+        return {}
 
 
 def _start_warm_up(ref: str | None) -> threading.Thread | None:
@@ -213,10 +213,10 @@ def serve(conn: Connection) -> int:
     warming = _start_warm_up(init.get("warm_up"))
     backend = _load_backend(init)
     trace.mark("worker backend loaded", role="worker")
-    _warm_device(backend)
+    device_info = _warm_device(backend)
     trace.mark("worker device warm", role="worker")
     pool = CompilePool()  # its progress (if any) goes to the worker log
-    conn.send(("ready", os.getpid()))
+    conn.send(("ready", os.getpid(), device_info))
     kept: list[Any] = []  # compiler-owned objects from outcomes: never released (see the contract)
     phase: Any = None  # the InProcessSession of the current device phase
 

@@ -144,6 +144,7 @@ class WorkerSession:
         self._progress: Any = None  # run_compile_items' progress callback while one runs
         self._prepared: dict[str, int] = {}  # item id -> the worker incarnation that prepared it
         self.failures: dict[str, dict[str, Any]] = {}  # item id -> worker account of its failure
+        self.device_info: dict[str, Any] = {}  # the worker's backend.device_info(), from its "ready"
 
     # -- process ---------------------------------------------------------------------------
 
@@ -178,7 +179,8 @@ class WorkerSession:
         assert self._conn is not None
         self.stage = STARTUP
         trace.mark("awaiting worker ready", backend=self.spec.backend)
-        self._await(("ready",), self.limits.startup_s)
+        ready = self._await(("ready",), self.limits.startup_s)
+        self.device_info = dict(ready[2]) if len(ready) > 2 and isinstance(ready[2], dict) else {}
         trace.mark("worker ready", backend=self.spec.backend)
         self._ready = True
         if self._prefetch and self._prefetch_ok:
@@ -381,6 +383,10 @@ class WorkerDeviceSession:
 
     def sample(self, item: BenchItem, k: int) -> Any:
         return self.worker.sample(item, k, self.ctx.policy, self.ctx.compile_rounds, self.ctx.seed)
+
+    @property
+    def device_info(self) -> dict[str, Any]:
+        return self.worker.device_info
 
     def close(self) -> None:
         self.worker.end_phase()

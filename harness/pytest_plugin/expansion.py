@@ -8,7 +8,9 @@ not import the results layer).  ``diagnose_space(sweep, state)`` asks each backe
 configs to find swept keys that change nothing (once per compiler, kernel body, problem and
 configs: the answer is kept on disk, harness/pytest_plugin/inert_cache.py).  ``prefetch(state, backend)``, at a
 backend's first device item that can run, compiles all its device cases ahead: in its
-worker process, in the compile pool, or (several xdist workers) once under a file lock.
+worker process (spread over devices: in each device's, starting with the piece that
+device takes first, harness/measure/device_pieces.py ``prefetch_order``), in the compile
+pool, or (several xdist workers) once under a file lock.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from harness.core.cases import Case
 from harness.core.record import BenchItem
 from harness.core.space import SpaceDiagnostics, diagnose
 from harness.core.sweep import Sweep
+from harness.measure.device_pieces import prefetch_order
 from harness.pytest_plugin.gpu_split import prefetch_lock
 from harness.pytest_plugin.inert_cache import cached_inert_keys, probe_key
 from harness.pytest_plugin.xdist_support import worker_index
@@ -47,7 +50,7 @@ def expand(sweep: Sweep, state: Any) -> list[BenchItem]:
                 if kind == "device" or c.label is None
             ]
             if kind == "device":
-                copies = vendor_copies(worker_count())  # one vendor item per GPU of a multi-GPU run
+                copies = vendor_copies(max(worker_count(), state.spread_devices))  # one vendor item per GPU of a multi-GPU run
                 items += [BenchItem(backend, kind, v, copy=k) for v in sweep.vendor_cases(backend, state.scope) for k in copies]
     return items
 
@@ -91,8 +94,10 @@ def prefetch(state: Any, backend_name: str) -> None:
         for i in state.to_measure(state.device_items)
         if i.backend == backend_name and isinstance(i.case, Case) and backend.rejection(i.case) is None
     ]
-    if state.workers is not None:  # compiled in the backend's worker process, where items run
-        state.workers.session(backend_name).prefetch(cases)
+    if state.workers is not None:  # compiled in the backend's worker process(es), where items run
+        devices = state.workers.device_count(backend_name)
+        for device, session in enumerate(state.workers.device_sessions(backend_name)):
+            session.prefetch(prefetch_order(cases, devices, device))
     elif worker_index() is None:
         state.pool.prefetch(backend, cases)
     else:

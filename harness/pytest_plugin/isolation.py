@@ -11,12 +11,18 @@ process per device.  ``--tlbench-timeout`` bounds the inputs/check/run stages of
 compile.  Device items measured together (the interleaved device phase) go through
 ``Workers.device_session`` (a ``DeviceSession``); the compile phase's jobs through
 ``Workers.compile_session`` (a fresh worker each); ``annotate`` puts the worker's account on
-their failures.  ``Workers.close()`` ends the processes at the end of the session.
+their failures.  ``Workers.close()`` ends the processes at the end of the session, all at once.
+Spread over devices in this one process (``devices``: ``--tlbench-devices`` with two or
+more ids and no xdist), a backend has one worker per device, each pinned through the
+backend's own ``device_env``: ``session(backend, k)`` is device ``k``'s (device 0's also
+runs the compile items), ``device_count(backend)`` how many there are, ``device_infos``
+what each worker reported.
 """
 
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import replace
 from typing import Any
 
@@ -41,22 +47,36 @@ def add_options(group) -> None:
 
 
 class Workers:
-    def __init__(self, config: Any, registry: BackendRegistry) -> None:
+    def __init__(self, config: Any, registry: BackendRegistry, devices: list[str] | None = None) -> None:
         self.registry = registry
         self.limits = Limits(item_s=config.getoption("--tlbench-timeout"), compile_s=config.getoption("--tlbench-compile-timeout"))
-        self._sessions: dict[str, WorkerSession] = {}
+        self.devices = list(devices or []) if len(devices or []) > 1 else []
+        self._sessions: dict[tuple[str, int], WorkerSession] = {}
 
     @classmethod
-    def from_config(cls, config: Any, registry: BackendRegistry) -> "Workers | None":
-        return cls(config, registry) if config.getoption("--tlbench-isolation") == "worker" else None
+    def from_config(cls, config: Any, registry: BackendRegistry, devices: list[str] | None = None) -> "Workers | None":
+        return cls(config, registry, devices) if config.getoption("--tlbench-isolation") == "worker" else None
 
-    def session(self, backend: str) -> WorkerSession:
-        if backend not in self._sessions:
+    def device_count(self, backend: str) -> int:
+        return len(self.devices) or 1
+
+    def session(self, backend: str, device: int = 0) -> WorkerSession:
+        key = (backend, device)
+        if key not in self._sessions:
             factory = self.registry.factory_path(backend) or factory_ref(self.registry.factories[backend]())
-            spec = WorkerSpec(backend=backend, factory=factory, options=dict(self.registry.options.values),
-                              warm_up=getattr(self.registry.traits(backend), "runtime_warm_up", None))
-            self._sessions[backend] = WorkerSession(spec, self.limits)
-        return self._sessions[backend]
+            traits = self.registry.traits(backend)
+            env = dict(traits.device_env(self.devices[device])) if self.devices else {}
+            spec = WorkerSpec(backend=backend, factory=factory, options=dict(self.registry.options.values), env=env,
+                              warm_up=getattr(traits, "runtime_warm_up", None))
+            self._sessions[key] = WorkerSession(spec, self.limits)
+        return self._sessions[key]
+
+    def device_sessions(self, backend: str) -> list[WorkerSession]:
+        return [self.session(backend, d) for d in range(self.device_count(backend))]
+
+    def device_infos(self, backend: str) -> list[dict[str, Any]]:
+        """What each started device worker of ``backend`` reported (``ready``), in device order."""
+        return [s.device_info for (name, _), s in sorted(self._sessions.items()) if name == backend and s.device_info]
 
     def compile_session(self, backend: str, _slot: int = 0) -> WorkerSession:
         """A fresh worker for one job of the compile phase (harness/measure/compile_phase.py):
@@ -68,33 +88,42 @@ class Workers:
         """Start these backends' workers now, in the background: their imports (and device
         start-up) overlap the controller's collection and the items before their first."""
         for name in backends:
-            self.session(name).start_early()
+            for session in self.device_sessions(name):
+                session.start_early()
 
     def keep_only(self, backends: Any) -> None:
         """End the workers of backends that have no item left (after deselection)."""
-        for name in [n for n in self._sessions if n not in set(backends)]:
-            self._sessions.pop(name).close()
+        for key in [k for k in self._sessions if k[0] not in set(backends)]:
+            self._sessions.pop(key).close()
 
-    def device_session(self, backend: Any, ctx: Any) -> WorkerDeviceSession:
-        """The ``DeviceSession`` of one device phase (``DevicePhase(make_session=...)``)."""
-        return WorkerDeviceSession(self.session(backend.name), ctx)
+    def device_session(self, backend: Any, ctx: Any, device: int = 0) -> WorkerDeviceSession:
+        """The ``DeviceSession`` of one piece of the device phase (``DevicePhase(make_session=...)``)."""
+        return WorkerDeviceSession(self.session(backend.name, device), ctx)
 
     def annotate(self, item: Any, outcome: Outcome) -> Outcome:
         """A failed phase outcome gets the worker's account; the scheduler's words for a
         ``WorkerFault`` lose their wrapper and give back the stage the worker was in."""
-        session = self._sessions.get(item.backend)
-        if outcome.status != "failed" or session is None or item.item_id not in session.failures:
+        accounts = [s.failures[item.item_id] for (name, _), s in self._sessions.items()
+                    if name == item.backend and item.item_id in s.failures]
+        if outcome.status != "failed" or not accounts:
             return outcome
-        outcome.worker = outcome.worker or session.failures[item.item_id]
+        outcome.worker = outcome.worker or accounts[0]
         match = FAULT_PREFIX.match(outcome.reason)
         if match:
             outcome.stage, outcome.reason = match["stage"], outcome.reason[match.end():]
         return outcome
 
     def restarts(self) -> dict[str, int]:
-        return {name: s.restarts for name, s in self._sessions.items()}
+        out: dict[str, int] = {}
+        for (name, _), session in self._sessions.items():
+            out[name] = out.get(name, 0) + session.restarts
+        return out
 
     def close(self) -> None:
-        for session in self._sessions.values():
-            session.close()
+        """End every worker, all at once (each waits for its process to exit)."""
+        threads = [threading.Thread(target=s.close, daemon=True) for s in self._sessions.values()]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
         self._sessions.clear()

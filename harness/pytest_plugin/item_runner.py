@@ -5,8 +5,9 @@ Contract: ``ItemRunner(request, benchmark, item, state).run()`` measures ``item`
 pytest item with the backend's or the compiler's words.  It journals every outcome and
 counts device items for the progress line.  Where an item is measured:
 - reused from the journal of an interrupted run (``--tlbench-resume``), when its identity matches;
-- a device item: in the interleaved device phase (harness/measure/device_phase.py), chunk by
-  chunk; in a pytest-xdist worker of the cost-group scheduler, over this worker's group
+- a device item: in the interleaved device phase (harness/measure/device_phase.py), piece by
+  piece, measured in the background by the backend's worker(s) while earlier items are
+  reported (a compile item waits until that is done); in a pytest-xdist worker of the cost-group scheduler, over this worker's group
   only (its first item says which: harness/pytest_plugin/gpu_split.py);
 - a compile item: in the compile phase (harness/measure/compile_phase.py), which times a
   backend's compile items round-robin, ``--tlbench-compile-jobs`` shares at a time in worker
@@ -80,6 +81,8 @@ class ItemRunner:
                 state.phase_items[:] = mine
                 state.device_items[:] = worker_group_items(state.device_items, groups, first) or []
                 state.xdist_group_known = True
+        if item.kind == "compile":
+            state.device_phase.wait_idle()  # device timing under way in the background ends first: never both at once
         if item.kind == "device" and item.backend not in state.prefetched and backend.device_blocker() is None:
             state.prefetched.add(item.backend)  # once: the pool and the worker keep the list (a restarted worker gets it again)
             prefetch(state, item.backend)

@@ -5,6 +5,10 @@ Contract: ``fill_machine_info(machine_info, registry)`` puts each loaded backend
 one ``accelerator`` line naming each backend's accelerator or what is missing, and the
 values of the device-info keys each backend's traits name (``machine_info_keys``: driver,
 toolkit and library versions), joined across backends.  Nothing when no backend loaded.
+``add_spread_devices(machine_info, infos)``: a run spread over several devices in one
+process (one worker per device) adds, per backend whose workers reported two or more,
+``workers`` (how many), ``accelerators`` and ``devices`` (each device's uuid, else its
+visible id or accelerator) - the keys a merged xdist run has.
 """
 
 from __future__ import annotations
@@ -27,3 +31,15 @@ def fill_machine_info(machine_info: dict[str, Any], registry: BackendRegistry) -
         values = {i.get(key) for i in backends.values() if i.get(key)}
         if values:
             machine_info[key] = ", ".join(sorted(map(str, values)))
+
+
+def add_spread_devices(machine_info: dict[str, Any], infos: dict[str, list[dict[str, Any]]]) -> None:
+    backends = (machine_info.get(EXTRA_KEY) or {}).get("backends") or {}
+    for name, per_device in infos.items():
+        if name in backends and len(per_device) > 1:
+            backends[name] = {
+                **backends[name],
+                "workers": len(per_device),
+                "accelerators": sorted({str(i.get("accelerator")) for i in per_device}),
+                "devices": sorted({str(i.get("uuid") or i.get("visible_devices") or i.get("accelerator")) for i in per_device}),
+            }

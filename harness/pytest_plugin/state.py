@@ -64,6 +64,7 @@ class TlbenchState:
     prefetch_lock_path: str = ""
     device_done: int = 0
     inert_cache: InertKeyCache | None = None  # the inert-key probe's answers on disk (None: not cached)
+    spread_devices: int = 1  # devices this process spreads device items over (--tlbench-devices, no xdist)
 
     def settings(self) -> dict[str, Any]:
         """What a measurement depends on besides code and testbed (journaled with each item)."""

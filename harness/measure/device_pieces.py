@@ -1,0 +1,100 @@
+"""A backend's device items cut into pieces for the devices of one run, in the order devices take them.
+
+Contract: ``plan_pieces(items, devices, cost)`` groups ``items`` (one backend's device items,
+collection order) by problem (``chunk_key``: backend and problem; a problem's kernels and
+its vendor item are measured together, so the per-round vendor ratio is paired).
+- One device: one piece per problem holding all its kernels, in collection order (the
+  chunks of a single-device run).
+- ``devices`` > 1: each problem's kernels are dealt round-robin into ``devices`` pieces (each
+  piece a mix of the sweep), and the pieces are ordered by ``cost`` (the sum of their
+  items' costs), largest first, ties in collection order: the longest-processing-time rule,
+  so the small problems' pieces fill the gaps at the end wherever a device finishes early.
+``Piece.items_for(device)`` is what a device measures: on one device, the piece's kernels
+and all its vendor items (an xdist worker's items hold its own copy only); spread over
+devices, the kernels and the vendor copy of that device (``BenchItem.copy == device``; the one uncopied vendor item when the run
+has no copies): every kernel is judged against the vendor item of the GPU it ran on.  A
+problem with vendor items and no kernel gets one empty piece per device.
+``prefetch_order(cases, devices, device)``: the kernels' cases in the order ``device`` is
+likely to need them - the pieces from the one it takes first (the ``device``-th), then the
+next ones, wrapping round - so devices that compile from cold each start on their own piece
+and find the others' kernels in the compiler's cache later.
+``expected_cost(item)`` is the balancing model: one unit per item plus one per TFLOP of its
+problem; nothing is reported from it.  Pure functions; no devices.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+from harness.core.cases import VendorCase
+from harness.core.record import BenchItem
+
+
+def chunk_key(item: BenchItem) -> tuple[str, Any]:
+    """Items measured together: one backend, one problem (its kernels and its vendor item)."""
+    return item.backend, item.case.problem
+
+
+def expected_cost(item: BenchItem) -> float:
+    flops = getattr(item.case.problem, "flops", 0) or 0
+    return 1.0 + flops / 1e12
+
+
+def is_vendor(item: BenchItem) -> bool:
+    return isinstance(item.case, VendorCase)
+
+
+@dataclass(frozen=True)
+class Piece:
+    key: tuple[str, Any]
+    kernels: tuple[BenchItem, ...]
+    vendors: tuple[BenchItem, ...]  # every copy of the problem's vendor items
+    cost: float
+    order: int  # first appearance of the problem in collection order
+    spread: bool = False  # one of several devices' pieces: each device takes its own vendor copy
+
+    def items_for(self, device: int) -> list[BenchItem]:
+        if not self.spread:
+            return [*self.kernels, *self.vendors]
+        copies = [v for v in self.vendors if v.copy == device]
+        if not copies:
+            copies = [v for v in self.vendors if v.copy is None]
+        return [*self.kernels, *copies]
+
+    @property
+    def label(self) -> str:
+        problem = self.key[1]
+        return str(getattr(problem, "problem_id", problem))
+
+
+def plan_pieces(items: Sequence[BenchItem], devices: int,
+                cost: Callable[[BenchItem], float] = expected_cost) -> list[Piece]:
+    groups: dict[tuple[str, Any], list[BenchItem]] = {}
+    for item in items:
+        groups.setdefault(chunk_key(item), []).append(item)
+    devices = max(1, devices)
+    pieces: list[Piece] = []
+    for order, (key, members) in enumerate(groups.items()):
+        kernels = [i for i in members if not is_vendor(i)]
+        vendors = tuple(i for i in members if is_vendor(i))
+        if devices == 1:
+            deals = [kernels]
+        else:
+            deals = [kernels[d::devices] for d in range(devices)]
+            deals = [d for d in deals if d] or ([[]] * devices if vendors else [])
+        for deal in deals:
+            pieces.append(Piece(key, tuple(deal), vendors, sum(cost(i) for i in deal), order, devices > 1))
+    if devices > 1:
+        pieces.sort(key=lambda p: -p.cost)  # stable: ties keep collection order
+    return pieces
+
+
+def prefetch_order(cases: Sequence[Any], devices: int, device: int) -> list[Any]:
+    """``cases`` (of kernel items, collection order) reordered for ``device`` (see the contract)."""
+    if devices <= 1 or not cases:
+        return list(cases)
+    items = [BenchItem("", "device", c) for c in cases]
+    pieces = plan_pieces(items, devices, lambda i: expected_cost(i))
+    start = device % len(pieces)
+    return [i.case for p in pieces[start:] + pieces[:start] for i in p.kernels]

@@ -1,0 +1,133 @@
+"""Pieces of a device phase measured on one or more devices, and handed over as they end.
+
+Contract: ``PieceRunner(pieces, devices, measure_piece, background)``, once ``start()``ed, measures every
+``Piece`` (harness/measure/device_pieces.py) once, through ``measure_piece(piece, device)``
+(which returns ``[(item, outcome), ...]``), and ``next_done()`` returns the pairs of one
+finished piece at a time, in the order pieces end, then None once all are handed over.
+- ``background`` True: one thread per device takes the next piece from the queue whenever
+  it is free (the threads only drive the device sessions; with worker sessions the
+  measuring runs in the workers' processes), while the caller goes on; ``next_done`` waits
+  for the next piece to end.
+- ``background`` False: nothing runs until asked: ``next_done`` measures the next piece on
+  device 0 in the calling thread (in-process sessions, where the caller's thread is the one
+  that owns the device).
+A piece whose measurement raises is handed over as failed outcomes of all its items, with
+the exception's words, so no caller waits for an item that will never come.
+``cancel()`` starts no further piece.  ``devices_used`` says which devices took pieces.  ``MergedProgress`` folds the progress
+reports (harness/measure/rounds.py ``LoopProgress``) of pieces measured at the same time on
+several devices into one stream that only grows, for one progress line.  No global state;
+one instance per (backend, phase).
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from dataclasses import replace
+from typing import Any, Callable, Sequence
+
+from harness.core.record import BenchItem
+from harness.measure.device_pieces import Piece
+from harness.measure.outcome import Outcome, failed
+
+Pairs = list[tuple[BenchItem, Outcome]]
+MeasurePiece = Callable[[Piece, int], Pairs]
+
+
+class PieceRunner:
+    def __init__(self, pieces: Sequence[Piece], devices: int, measure_piece: MeasurePiece, background: bool) -> None:
+        self._queue = list(pieces)
+        self._measure = measure_piece
+        self._lock = threading.Lock()
+        self._done: queue.Queue[Pairs] = queue.Queue()
+        self._left = len(self._queue)  # pieces not yet handed over
+        self.devices_used: set[int] = set()
+        self._devices, self._background = max(1, devices), background
+        self._threads: list[threading.Thread] = []
+
+    def start(self) -> None:
+        """Start the device threads (background only; once)."""
+        if self._background and not self._threads:
+            for device in range(self._devices):
+                thread = threading.Thread(target=self._loop, args=(device,), name=f"tlbench-device-{device}", daemon=True)
+                self._threads.append(thread)
+                thread.start()
+
+    def _take(self) -> Piece | None:
+        with self._lock:
+            return self._queue.pop(0) if self._queue else None
+
+    def _run(self, piece: Piece, device: int) -> Pairs:
+        self.devices_used.add(device)
+        try:
+            return self._measure(piece, device)
+        except BaseException as exc:  # noqa: BLE001 - every item of the piece fails with these words
+            words = f"{type(exc).__name__}: {exc}"
+            return [(item, failed("run", words)) for item in piece.items_for(device)]
+
+    def _loop(self, device: int) -> None:
+        while (piece := self._take()) is not None:
+            self._done.put(self._run(piece, device))
+
+    def next_done(self) -> Pairs | None:
+        """The next finished piece's pairs (waiting for it), or None when all were handed over."""
+        if self._left == 0:
+            return None
+        self._left -= 1
+        if self._threads:
+            return self._done.get()
+        piece = self._take()
+        assert piece is not None  # _left counts the queue when nothing runs in the background
+        return self._run(piece, 0)
+
+    @property
+    def finished(self) -> bool:
+        return self._left == 0
+
+    def cancel(self) -> None:
+        """No piece starts after this (pieces under way end; an interrupted session)."""
+        with self._lock:
+            self._left -= len(self._queue)
+            self._queue.clear()
+
+    def queue_empty(self) -> bool:
+        with self._lock:
+            return not self._queue
+
+
+class MergedProgress:
+    """One progress stream over pieces measured concurrently: ``for_device(d)`` is the
+    callback device ``d``'s measurement loop reports to; ``report`` gets the merged
+    ``LoopProgress`` (``done``/``total``/``items`` summed over the pieces under way and those
+    ended, ``round`` the lowest under way), marked ``finished`` once no piece is under way
+    and ``queue_empty()`` says none is left to start."""
+
+    def __init__(self, report: Callable[[Any], None], queue_empty: Callable[[], bool]) -> None:
+        self._report, self._queue_empty = report, queue_empty
+        self._lock = threading.Lock()
+        self._active: dict[int, Any] = {}
+        self._ended_done = 0
+        self._ended_items = 0
+
+    def for_device(self, device: int) -> Callable[[Any], None]:
+        return lambda progress: self._update(device, progress)
+
+    def _update(self, device: int, progress: Any) -> None:
+        with self._lock:
+            if progress.finished:
+                self._active.pop(device, None)
+                self._ended_done += progress.done
+                self._ended_items += progress.items
+            else:
+                self._active[device] = progress
+            active = list(self._active.values())
+            done = self._ended_done + sum(p.done for p in active)
+            merged = replace(
+                progress,
+                done=done,
+                total=done + sum(p.total - p.done for p in active),
+                items=self._ended_items + sum(p.items for p in active),
+                round=min((p.round for p in active), default=progress.round),
+                finished=not active and self._queue_empty(),
+            )
+            self._report(merged)
