@@ -177,6 +177,7 @@ def pytest_configure(config):
     state.prefetch_lock_path = os.path.join(tempfile.gettempdir(), f"tlbench-prefetch-{run_id}.lock")
     state.journal = journaling.JournalingPlugin(config, state.settings, _outcome_record)
     config.pluginmanager.register(state.journal, "tlbench-journal")
+    _start_workers_early(config, state, at_configure=True)  # named backends: imports and device start overlap collection
 
 
 def _spread_devices(config, registry, hidden) -> list[str]:
@@ -238,15 +239,18 @@ def pytest_generate_tests(metafunc):
     metafunc.parametrize("tlbench_item", ids, ids=ids)
 
 
-def _start_workers_early(config, state: TlbenchState) -> None:
-    """At the first tlbench suite collected: start the workers of the backends asked for by
-    name before the controller loads them (expansion, search-space diagnostics), so the
-    workers' imports and device start-up overlap collection (``auto`` must load every
-    backend to choose: its workers start after that).  Unused ones end after collection."""
+def _start_workers_early(config, state: TlbenchState, at_configure: bool = False) -> None:
+    """At configure, for backends asked for by name (``auto`` must load every backend to
+    choose: its workers start at the first tlbench suite collected, after that): start their
+    workers before this process loads the backends (expansion, search-space diagnostics), so
+    the workers' imports and device start-up overlap collection.  Unused ones end after
+    collection."""
     if state.workers is None or is_controller(config) or config.option.collectonly or state.workers_started:
         return
-    state.workers_started = True
     names = state.registry.validate(state.backend_choice)
+    if AUTO in names and at_configure:
+        return
+    state.workers_started = True
     if AUTO in names:
         names = [n for n in state.backends() if not state.registry.compile_blocker(n)]
     state.workers.start(names)

@@ -14,9 +14,9 @@ xdist_support.pin_worker):
   (``expected_cost_of_id``: the problem size in the id); items that are not tlbench's keep
   pytest-xdist's per-module units.  (``--dist loadgroup`` with ``xdist_group`` marks is not
   used: with pytest 9 it does not keep a group on one worker.)
-- ``expected_cost(item)``: one unit per item (setup, compile or check, sampling up to its
-  caps) plus one unit per TFLOP of the problem, so big problems spread first.  A model for
-  balancing only; nothing is reported from it.
+- ``expected_cost(item)`` (harness/measure/device_pieces.py): one unit per item (setup,
+  compile or check, sampling up to its caps) plus one unit per TFLOP of the problem, so big
+  problems spread first.  A model for balancing only; nothing is reported from it.
 - ``groups_of_nodeids(nodeids, workers)`` / ``worker_group_items``: the same groups
   recomputed in a worker from its own collection, so the worker prefetches and measures only
   its group, in one interleaved device phase (the controller tells the workers that it
@@ -34,6 +34,7 @@ from contextlib import contextmanager
 from typing import Iterator, Sequence
 
 from harness.core.record import BenchItem
+from harness.measure.device_pieces import expected_cost
 
 WORKER_COUNT_ENV = "PYTEST_XDIST_WORKER_COUNT"
 
@@ -47,11 +48,6 @@ def worker_count() -> int:
 
 def vendor_copies(workers: int) -> list[int | None]:
     return list(range(workers)) if workers > 1 else [None]
-
-
-def expected_cost(item: BenchItem) -> float:
-    flops = getattr(item.case.problem, "flops", 0) or 0
-    return 1.0 + flops / 1e12
 
 
 def assign_groups(items: Sequence[BenchItem], workers: int) -> dict[str, int]:
