@@ -27,7 +27,8 @@ from harness.pytest_plugin.options import backend_option_values, warn_deprecated
 from harness.pytest_plugin.options import pytest_addoption  # noqa: F401  (the hook, registered through this module)
 from harness.pytest_plugin.state import KINDS, STATE, TlbenchState
 from harness.pytest_plugin.autotune import autotune_lines, write_best_configs
-from harness.pytest_plugin.machine_info import add_spread_devices, fill_machine_info
+from harness.pytest_plugin.spread import largest_problem_first, spread_devices
+from harness.pytest_plugin.machine_info import MachineInfoOnce, add_spread_devices, fill_machine_info
 from harness.pytest_plugin.bench_adapter import benchmark_entry, quiet_table_by_default, result_json_path, stop_session_json
 from harness.pytest_plugin.terminal import write_summary
 from harness.pytest_plugin.progress import PhaseProgress, Progress
@@ -52,7 +53,6 @@ from harness.pytest_plugin.xdist_support import (
     KEY_OUTCOME,
     WORKER_ENV,
     ControllerCollector,
-    device_ids,
     is_controller,
     pin_env,
     to_plain,
@@ -155,7 +155,7 @@ def pytest_configure(config):
     if hidden is None:
         phase_line = Progress("device timing (items prepared + batches)", suspend=suspend)
         state.phase_progress = PhaseProgress(phase_line, lambda: len(state.phase_items))
-    spread = _spread_devices(config, registry, hidden)
+    spread = spread_devices(config, hidden)
     state.spread_devices = max(1, len(spread))
     state.workers = isolation.Workers.from_config(config, registry, spread)
     try:
@@ -177,20 +177,10 @@ def pytest_configure(config):
     state.prefetch_lock_path = os.path.join(tempfile.gettempdir(), f"tlbench-prefetch-{run_id}.lock")
     state.journal = journaling.JournalingPlugin(config, state.settings, _outcome_record)
     config.pluginmanager.register(state.journal, "tlbench-journal")
+    if config.pluginmanager.hasplugin("benchmark"):
+        for k, plugin in enumerate(MachineInfoOnce().plugins()):
+            config.pluginmanager.register(plugin, f"tlbench-machine-info-once-{k}")
     _start_workers_early(config, state, at_configure=True)  # named backends: imports and device start overlap collection
-
-
-def _spread_devices(config, registry, hidden) -> list[str]:
-    """``--tlbench-devices`` with two or more ids and no xdist: this process runs one worker
-    per device and spreads each backend's device items over them ([] otherwise)."""
-    option = config.getoption("tlbench_devices")
-    if not option or hidden is not None or is_controller(config):
-        return []
-    devices = device_ids(option, [])
-    if len(devices) > 1 and config.getoption("--tlbench-isolation") != "worker":
-        raise pytest.UsageError(f"--tlbench-devices={option} spreads the device items over one worker process per device; "
-                                "drop --tlbench-isolation inprocess, or name one device")
-    return devices if len(devices) > 1 else []
 
 
 def _capture_suspender(config):
@@ -272,6 +262,8 @@ def pytest_collection_modifyitems(session, config, items):
     if empty:
         config.hook.pytest_deselected(items=empty)
         items[:] = [i for i in items if i not in empty]
+    if state.spread_devices > 1:
+        largest_problem_first(items, state.items_by_id)
 
 
 def pytest_collection_finish(session):

@@ -142,6 +142,23 @@ def test_concurrent_progress_merges_into_one_growing_stream():
     assert seen[1].round == 0 and seen[1].total == 1 + 2 + 9 + 6
 
 
+def test_spread_runs_the_device_items_largest_problem_first_in_their_own_slots():
+    from types import SimpleNamespace
+
+    from harness.pytest_plugin.spread import largest_problem_first
+
+    small, big = _kernels(SMALL, 2), _kernels(BIG, 2)
+    compile_item = BenchItem("nvidia", "compile", small[0].case)
+    benches = [compile_item, *small, *big]
+    by_id = {b.item_id: b for b in benches}
+    nodes = [SimpleNamespace(callspec=SimpleNamespace(params={"tlbench_item": b.item_id})) for b in benches]
+    plain = SimpleNamespace()  # not a tlbench item: stays where it is
+    items = [nodes[0], plain, *nodes[1:]]
+    largest_problem_first(items, by_id)
+    ids = [i.callspec.params["tlbench_item"] if hasattr(i, "callspec") else None for i in items]
+    assert ids == [compile_item.item_id, None, big[0].item_id, big[1].item_id, small[0].item_id, small[1].item_id]
+
+
 SPREAD_SUITE = """
 from harness.core.sweep import Sweep
 from backends.kernels.gemm import GemmConfig, GemmProblem

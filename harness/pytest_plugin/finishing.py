@@ -44,13 +44,18 @@ def journal_chunk(state: Any, config: Any, pairs: list[tuple[BenchItem, Outcome]
     """A chunk of the device phase ended: finish its outcomes and journal them now, with the
     entry each item's fixture will give, so a run killed later keeps them (the item's own
     report later finds its node journaled and writes no second line)."""
-    for item, outcome in pairs:
-        backend = state.registry.get(item.backend)
-        finish_outcome(state, item, backend, outcome)
-        node = state.phase_nodes.get(item.item_id)
-        if state.journal is None or node is None:
-            continue
-        fixture = None
-        if outcome.status == "timed":
-            fixture = detached_fixture(config, node, outcome.samples_s, {EXTRA_KEY: outcome.record}, bench_group(item))
-        state.journal.record(node.nodeid, item, outcome, fixture, backend)
+    if state.journal is None:
+        for item, outcome in pairs:
+            finish_outcome(state, item, state.registry.get(item.backend), outcome)
+        return
+    with state.journal.batch():  # the chunk's lines: one write, one fsync
+        for item, outcome in pairs:
+            backend = state.registry.get(item.backend)
+            finish_outcome(state, item, backend, outcome)
+            node = state.phase_nodes.get(item.item_id)
+            if node is None:
+                continue
+            fixture = None
+            if outcome.status == "timed":
+                fixture = detached_fixture(config, node, outcome.samples_s, {EXTRA_KEY: outcome.record}, bench_group(item))
+            state.journal.record(node.nodeid, item, outcome, fixture, backend)

@@ -4,8 +4,11 @@ Contract (``JournalingPlugin``, registered by harness/plugin.py when a journal a
 - the journal is ``--tlbench-journal PATH``, else ``<--benchmark-json stem>.journal.jsonl``
   beside the result file; with neither, nothing is journaled (``--tlbench-resume`` then
   appends to the journal it resumes);
-- each finished tlbench item is appended as it finishes (see harness/results/journal.py),
-  with its identity: a hash of the harness, backends and suite source, its backend's
+- each finished tlbench item is appended as it finishes (see harness/results/journal.py; a
+  device-phase chunk's items inside ``batch()``, in one write), after the process's ``run``
+  and ``collected`` lines, which are written with its first line (not at session start: the
+  run line asks pytest-benchmark for machine and commit info, a few subprocesses, which
+  then overlap the device timing instead of delaying it), with its identity: a hash of the harness, backends and suite source, its backend's
   testbed (target, accelerator, tilelang, driver, vendor library) and the measure settings;
 - ``--tlbench-resume JOURNAL``: an item that the journal holds as timed with the same
   identity is not measured again; its journaled samples and record go into this run's JSON
@@ -21,9 +24,10 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
+from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import pytest
 
@@ -92,6 +96,8 @@ class JournalingPlugin:
         self._identity_cache: dict[tuple[str, str], dict[str, Any]] = {}
         self._root = Path(__file__).resolve().parents[2]
         self._journaled: set[str] = set()
+        self._due: list[dict[str, Any]] | None = None  # the header lines, written before this process's first line
+        self._batch: list[dict[str, Any]] | None = None  # lines held for one write (``batch``)
         if self.path is not None and is_xdist_controller(config):
             config.option.tlbench_journal = str(self.path)  # shipped to the workers
 
@@ -157,13 +163,38 @@ class JournalingPlugin:
     def pytest_sessionstart(self, session) -> None:
         route_json_write(self.config, lambda path, text: atomic_write_text(path, text))
         if self.journal is not None and not is_xdist_controller(self.config):
-            self.journal.append(self._header())
+            self._due = []  # the run line is built with this process's first line: off the start-up path
 
     def pytest_collection_finish(self, session) -> None:
-        if self.journal is None or is_xdist_controller(self.config):
+        if self.journal is None or is_xdist_controller(self.config) or self._due is None:
             return
         ids = [i.callspec.params["tlbench_item"] for i in session.items if "tlbench_item" in getattr(getattr(i, "callspec", None), "params", {})]
-        self.journal.append({"type": "collected", "item_ids": ids})
+        self._due.append({"type": "collected", "item_ids": ids})
+
+    def _write(self, entry: dict[str, Any]) -> None:
+        """Append ``entry``, after the run and collected lines when it is this process's first."""
+        assert self.journal is not None
+        lines = [entry]
+        if self._due is not None:
+            lines = [self._header(), *self._due, entry]
+            self._due = None
+        if self._batch is not None:
+            self._batch.extend(lines)
+        else:
+            self.journal.append_many(lines)
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Lines ``record``ed inside go to disk together at the end, in one write and one fsync."""
+        if self.journal is None or self._batch is not None:
+            yield
+            return
+        self._batch = []
+        try:
+            yield
+        finally:
+            lines, self._batch = self._batch, None
+            self.journal.append_many(lines)
 
     def record(self, nodeid: str, item: BenchItem, outcome: Any, benchmark: Any, backend: Any | None) -> None:
         """Append one finished item (called right after the item's test call)."""
@@ -174,7 +205,7 @@ class JournalingPlugin:
         if rec.get("resumed_from") and self.same_file:
             return  # already in this very journal
         if backend is not None and item.backend not in self._backends_written:
-            self.journal.append({"type": "backend", "name": item.backend, "device_info": backend.device_info()})
+            self._write({"type": "backend", "name": item.backend, "device_info": backend.device_info()})
             self._backends_written.add(item.backend)
         stats = getattr(benchmark, "stats", None) if benchmark is not None else None
         entry = {
@@ -186,11 +217,11 @@ class JournalingPlugin:
             "outcome": rec,
             "benchmark": _plain(stats.as_dict(include_data=True)) if outcome.status == "timed" and stats else None,
         }
-        self.journal.append(entry)
+        self._write(entry)
 
     def pytest_sessionfinish(self, session, exitstatus) -> None:
         if self.journal is not None and worker_index() is None:
-            self.journal.append({"type": "end", "exitstatus": int(exitstatus), "reused": len(self.reused)})
+            self._write({"type": "end", "exitstatus": int(exitstatus), "reused": len(self.reused)})
 
     def json_note(self) -> dict[str, Any]:
         note: dict[str, Any] = {"journal": str(self.path) if self.path else None}

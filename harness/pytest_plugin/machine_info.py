@@ -9,11 +9,17 @@ toolkit and library versions), joined across backends.  Nothing when no backend 
 process (one worker per device) adds, per backend whose workers reported two or more,
 ``workers`` (how many), ``accelerators`` and ``devices`` (each device's uuid, else its
 visible id or accelerator) - the keys a merged xdist run has.
+``MachineInfoOnce`` (a plugin object): pytest-benchmark's ``generate_machine_info`` runs a
+few subprocesses (cpuinfo); the journal's run line and the results file both ask for it, so
+the first answer of this process is kept and later asks get a copy of it.
 """
 
 from __future__ import annotations
 
+import copy
 from typing import Any
+
+import pytest
 
 from harness.core.record import EXTRA_KEY, SCHEMA_VERSION
 from harness.core.registry import BackendRegistry
@@ -43,3 +49,29 @@ def add_spread_devices(machine_info: dict[str, Any], infos: dict[str, list[dict[
                 "accelerators": sorted({str(i.get("accelerator")) for i in per_device}),
                 "devices": sorted({str(i.get("uuid") or i.get("visible_devices") or i.get("accelerator")) for i in per_device}),
             }
+
+
+class MachineInfoOnce:
+    """Register ``plugins()``: two plugin objects (pytest takes a hook implementation only
+    under the hook's own name, so the first-answer and the keeping wrapper are two objects)."""
+
+    def __init__(self) -> None:
+        self.info: dict[str, Any] | None = None
+        once = self
+
+        class Known:
+            @pytest.hookimpl(tryfirst=True)
+            def pytest_benchmark_generate_machine_info(self) -> dict[str, Any] | None:
+                return copy.deepcopy(once.info) if once.info is not None else None
+
+        class Keep:
+            @pytest.hookimpl(hookwrapper=True)
+            def pytest_benchmark_generate_machine_info(self):
+                outcome = yield
+                if once.info is None:
+                    once.info = copy.deepcopy(outcome.get_result())
+
+        self._plugins = (Known(), Keep())
+
+    def plugins(self) -> tuple[Any, Any]:
+        return self._plugins

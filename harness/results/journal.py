@@ -4,7 +4,8 @@ Contract:
 - ``Journal(path).append(entry)`` writes ``entry`` as one JSON line with a single
   ``os.write`` on an ``O_APPEND`` descriptor and ``fsync``s before returning, so a run killed
   at any moment (``kill -9``, a CI timeout) keeps every line it finished; several processes
-  (pytest-xdist workers) may append to one journal.  A torn last line is ignored on reading.
+  (pytest-xdist workers) may append to one journal.  ``append_many(entries)`` writes several
+  lines the same way, with one ``write`` and one ``fsync`` (a device-phase chunk's items).  A torn last line is ignored on reading.
 - Line types (key ``type``): ``run`` (once per process: pytest-benchmark's machine and
   commit info, the tlbench run settings), ``collected`` (the item ids the run will
   measure), ``backend`` (a backend's device info, once per process), ``item`` (one
@@ -59,7 +60,14 @@ class Journal:
         self.path.parent.mkdir(parents=True, exist_ok=True)
 
     def append(self, entry: dict[str, Any]) -> None:
-        line = (json.dumps({**entry, "at": entry.get("at") or _now()}, default=str, separators=(",", ":")) + "\n").encode()
+        self.append_many([entry])
+
+    def append_many(self, entries: list[dict[str, Any]]) -> None:
+        """All of ``entries``, one line each, in one write and one ``fsync`` (a chunk's items)."""
+        if not entries:
+            return
+        line = "".join(json.dumps({**e, "at": e.get("at") or _now()}, default=str, separators=(",", ":")) + "\n"
+                       for e in entries).encode()
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
             written = os.write(fd, line)
