@@ -19,7 +19,8 @@ hands its item the stored one.  A timed outcome gets the measuring session's
 device measures again with a second piece of the same problem keeps its first outcome (the
 second only pairs that piece's rounds).  An item that was not in the phase, one asked for
 again, one no piece covered, or a policy that does not interleave is measured on its own
-through the same loop and a session of the same factory (device ``item.copy`` or 0), after
+through the same loop and a session of the same factory (a vendor copy on its own device
+when the backend is spread, else device 0), after
 the backend's pieces are all in.  ``wait_idle()`` hands over every piece still running (the
 compile phase calls it: timed compiles never overlap device timing); ``cancel()`` starts no
 further piece (an interrupted session).  Items resumed from a
@@ -82,7 +83,9 @@ class DevicePhase:
             self._deliver(runner)
         if item.item_id in self.stored:
             return self.stored.pop(item.item_id)
-        return self._measure(backend, [item], ctx, item.copy or 0)[0][1]  # on its own, same session kind
+        spread = max(1, self.devices_for(backend))
+        device = item.copy if item.copy is not None and item.copy < spread else 0  # a vendor copy on its own GPU
+        return self._measure(backend, [item], ctx, device)[0][1]  # on its own, same session kind
 
     def wait_idle(self) -> None:
         for runner in self.runners.values():
