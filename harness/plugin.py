@@ -197,6 +197,7 @@ def pytest_unconfigure(config):
         state.pool.close()
         if state.workers is not None:
             state.workers.close()
+            trace.mark("workers closed")
 
 
 def pytest_report_collectionfinish(config, start_path, items):

@@ -60,6 +60,13 @@ def test_several_devices_deal_each_problem_largest_first_each_with_its_own_vendo
         assert [v.copy for v in vendors] == [device]  # whichever piece a device takes, its own GPU's vendor
 
 
+def test_the_cheapest_problem_which_ends_the_run_is_dealt_finer():
+    small, big = _kernels(SMALL, 8), _kernels(BIG, 8)
+    pieces = plan_pieces(small + big + _vendors(SMALL, [0, 1]) + _vendors(BIG, [0, 1]), 2)
+    assert [(p.key[1], len(p.kernels)) for p in pieces] == [(BIG, 4), (BIG, 4)] + [(SMALL, 2)] * 4
+    assert {i for p in pieces for i in p.kernels} == set(small + big)
+
+
 def test_each_device_prefetches_its_own_first_piece_first_and_every_case_once():
     items = _kernels(BIG, 4) + _kernels(SMALL, 2)
     cases = [i.case for i in items]

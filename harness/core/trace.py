@@ -9,7 +9,7 @@ environment) appends to the same file; each line is one ``write`` on a file open
 pytest-xdist worker id and the process role given by the caller.  ``process_start()`` is
 the epoch time the calling process started (Linux ``/proc``; None elsewhere);
 ``mark_first(event)`` records it with a process's first mark, so a trace also shows the
-interpreter's and the imports' time before it.
+interpreter's and the imports' time before it, and registers an ``exit`` mark at exit.
 ``read(path)`` returns the lines as dicts, and ``timeline(lines)`` the phases of each
 process, one text line each, relative to the earliest time in the trace.  A trace never
 fails a run: a file that cannot be written is skipped.  Nothing here is kept between calls.
@@ -17,6 +17,7 @@ fails a run: a file that cannot be written is skipped.  Nothing here is kept bet
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import time
@@ -38,9 +39,12 @@ def process_start() -> float | None:
 
 
 def mark_first(event: str, role: str = "") -> None:
-    """A process's first mark, carrying when the process started (read only when tracing)."""
+    """A process's first mark, carrying when the process started (read only when tracing);
+    an ``exit`` mark follows from ``atexit`` (after the program, before the interpreter's
+    own teardown; a process that ends with ``os._exit`` has none)."""
     if os.environ.get(ENV):
         mark(event, role, started=process_start())
+        atexit.register(mark, "exit", role)
 
 
 def mark(event: str, role: str = "", **fields: Any) -> None:

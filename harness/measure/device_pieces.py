@@ -6,9 +6,11 @@ its vendor item are measured together, so the per-round vendor ratio is paired).
 - One device: one piece per problem holding all its kernels, in collection order (the
   chunks of a single-device run).
 - ``devices`` > 1: each problem's kernels are dealt round-robin into ``devices`` pieces (each
-  piece a mix of the sweep), and the pieces are ordered by ``cost`` (the sum of their
-  items' costs), largest first, ties in collection order: the longest-processing-time rule,
-  so the small problems' pieces fill the gaps at the end wherever a device finishes early.
+  piece a mix of the sweep; the cheapest problem, which ends the run, into twice as many when
+  it has at least 4 kernels per device, so the devices end within half a piece of each
+  other), and the pieces are ordered by ``cost`` (the sum of their items' costs), largest
+  first, ties in collection order: the longest-processing-time rule, so the small problems'
+  pieces fill the gaps at the end wherever a device finishes early.
 ``Piece.items_for(device)`` is what a device measures: on one device, the piece's kernels
 and all its vendor items (an xdist worker's items hold its own copy only); spread over
 devices, the kernels and the vendor copy of that device (``BenchItem.copy == device``; the one uncopied vendor item when the run
@@ -75,13 +77,16 @@ def plan_pieces(items: Sequence[BenchItem], devices: int,
         groups.setdefault(chunk_key(item), []).append(item)
     devices = max(1, devices)
     pieces: list[Piece] = []
+    group_cost = {key: sum(cost(i) for i in members if not is_vendor(i)) for key, members in groups.items()}
+    cheapest = min(group_cost, key=lambda k: group_cost[k]) if group_cost else None
     for order, (key, members) in enumerate(groups.items()):
         kernels = [i for i in members if not is_vendor(i)]
         vendors = tuple(i for i in members if is_vendor(i))
         if devices == 1:
             deals = [kernels]
         else:
-            deals = [kernels[d::devices] for d in range(devices)]
+            count = 2 * devices if key == cheapest and len(kernels) >= 4 * devices else devices  # the end: finer
+            deals = [kernels[d::count] for d in range(count)]
             deals = [d for d in deals if d] or ([[]] * devices if vendors else [])
         for deal in deals:
             pieces.append(Piece(key, tuple(deal), vendors, sum(cost(i) for i in deal), order, devices > 1))

@@ -8,9 +8,10 @@ output stays short (at most 11 lines per batch: when an estimated total moves, o
 beyond the furthest one written gives a line).  ``update(done, total)`` may be called from any thread; ``close()`` ends
 the line.  ``suspend`` (pytest's ``capturemanager.global_and_fixture_disabled``) is entered
 around every write, so the line reaches the terminal while a test's output is captured;
-``live`` (default: ``live_allowed(sys.stdout)``) and ``stream`` (default: stdout for the
-live line, stderr for plain lines, so pytest's own stdout lines stay whole) are decided
-inside it.  A later batch (a larger total) starts a new line; ``detail`` (e.g. "round 2/5")
+``live`` (default: ``live_allowed(sys.stdout)``, decided inside it at the first update) and
+``stream`` (default: stdout for the live line, stderr for plain lines, so pytest's own stdout
+lines stay whole); plain lines enter it only to write a line (device threads update once
+per batch).  A later batch (a larger total) starts a new line; ``detail`` (e.g. "round 2/5")
 goes before the count.  ``PhaseProgress(progress, items_total)`` turns the device measurement
 loop's reports (``rounds.LoopProgress``, one sequence per call: the phase may be measured in
 several calls, e.g. per problem) into one line for the whole phase: units are items prepared
@@ -67,25 +68,33 @@ class Progress:
         return f"[tlbench] {self.label}: {detail}{done}/{total}, elapsed {_clock(elapsed)}, ETA {eta}"
 
     def update(self, done: int, total: int, detail: str = "") -> None:
-        with self._lock, self.suspend():
+        with self._lock:
             if total <= 0 or (self._closed and total <= self._total):
                 return
             if self._closed:  # a new batch: a new line
                 self._closed, self._last_tenth = False, -1
             self._total = total
-            live = live_allowed(self._stream or sys.stdout) if self._live is None else self._live
-            stream = self._stream or (sys.stdout if live else sys.stderr)
             line = self.text(done, total, detail)
-            if live:
-                self._draw(line, stream)
-            else:
+            if self._live is None:  # decided once, where the real stdout is visible
+                with self.suspend():
+                    self._live = live_allowed(self._stream or sys.stdout)
+            if self._live:
+                with self.suspend():
+                    self._draw(line, self._stream or sys.stdout)
+            else:  # plain lines: capture is suspended only for a line that is written
                 tenth = (10 * done) // total  # a total that grows or shrinks mid-way never re-prints a tenth
                 if tenth > self._last_tenth or done == total:
                     self._last_tenth = tenth
-                    stream.write(line + "\n")
-                    stream.flush()
+                    with self.suspend():
+                        self._write_plain(line)
             if done >= total:
-                self._close_locked()
+                with self.suspend():
+                    self._close_locked()
+
+    def _write_plain(self, line: str) -> None:
+        stream = self._stream or sys.stderr
+        stream.write(line + "\n")
+        stream.flush()
 
     def _draw(self, line: str, stream: TextIO) -> None:
         if self._rich is None:
