@@ -1,5 +1,6 @@
 """A device worker runs its traits' ``runtime_warm_up`` in a thread as it starts, and the first
-request that uses the device waits for it; a compile job's worker never runs it
+request that uses the device waits for it; a compile job's worker never runs it; a closed session
+starts no new worker for a late request
 (harness/measure/worker_main.py, harness/pytest_plugin/isolation.py).  The real worker
 process, the FakeBackend and a test-only warm-up, ``fake_backend:record_warm_up``."""
 
@@ -57,3 +58,16 @@ def test_each_backends_runtime_warm_up_resolves_and_does_nothing_without_a_devic
         if ref:
             module, _, function = ref.partition(":")
             assert getattr(importlib.import_module(module), function)() is None, name  # CPU box: returns at once
+
+
+def test_a_closed_session_answers_a_late_request_without_starting_a_worker():
+    """A device thread of an interrupted run may still ask after the session was closed: it
+    gets a failed outcome, and no new worker process is started for it."""
+    from harness.measure.outcome import Outcome
+
+    worker = WorkerSession(SPEC)
+    worker.start_early()
+    worker.close()
+    answer = worker.setup(_item(), MeasurePolicy(), 3)
+    assert isinstance(answer, Outcome) and answer.status == "failed" and "closed" in answer.reason
+    assert worker._proc is None

@@ -27,9 +27,11 @@ for the whole session so the compile cache and the device context are reused.
   ``progress(done, total)`` is called as the worker reports its cold calls.
 - ``setup(item, policy, seed)``: the untimed first compile (what the in-process path pays
   in ``setup_compile.pay_setup_once``), not a whole compile item.
-- ``prefetch(cases)`` hands the device items' cases to the worker's compile pool.
+- ``prefetch(cases)`` hands the device items' cases to the worker's compile pool;
+  ``device_info`` is what the worker's backend reported with ``ready``.
 - ``close()`` ends the worker (one that never answered ``ready`` is killed, not waited for;
-  it holds no result) (and removes its log directory when it made a temporary one;
+  it holds no result); a request after it fails at once instead of starting a new worker (a
+  device thread of an interrupted run still finishing its piece) (and removes its log directory when it made a temporary one;
   the last lines a dead worker printed are in its item's error words).
 """
 
@@ -145,6 +147,7 @@ class WorkerSession:
         self._prepared: dict[str, int] = {}  # item id -> the worker incarnation that prepared it
         self.failures: dict[str, dict[str, Any]] = {}  # item id -> worker account of its failure
         self.device_info: dict[str, Any] = {}  # the worker's backend.device_info(), from its "ready"
+        self._closed = False  # close() was called: no request starts a worker again
 
     # -- process ---------------------------------------------------------------------------
 
@@ -307,6 +310,8 @@ class WorkerSession:
 
     def _request(self, message: tuple, policy: MeasurePolicy) -> Any:
         """The worker's answer, or a failed ``Outcome`` when it hung or died (see the contract)."""
+        if self._closed:  # the session ended (an interrupted run's last piece): no new worker
+            return self._failed(STARTUP, "the worker session was closed (the run is ending)", None)
         self.stage = STARTUP
         self.last_fault = False
         try:
@@ -360,6 +365,7 @@ class WorkerSession:
                        worker={"pid": pid, "restarts": self.restarts, **extra})
 
     def close(self) -> None:
+        self._closed = True
         if self._conn is not None and self._proc is not None and self._proc.poll() is None and self._ready:
             try:
                 self._conn.send(("close",))
