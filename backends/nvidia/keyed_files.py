@@ -2,8 +2,9 @@
 
 Contract: ``KeyedFiles(directory)`` (None: nothing is stored and nothing is found);
 ``has(key)``; ``read(key)`` returns the file's text, or None when there is none or it cannot
-be read; ``write(key, text)`` writes it through a temporary file and ``os.replace`` (a
-concurrent reader sees the old file or the whole new one, never half of it) and returns
+be read; ``write(key, text)`` writes it with ``harness.results.journal.atomic_write_text`` (a temporary
+file, fsync'd, then ``os.replace``: a concurrent reader sees the old file or the whole new
+one, never half of it) and returns
 False when the disk refuses (read-only, full): a cache that cannot store costs its caller
 the work again, nothing else.  Files are ``<key>.json``.  The plan cache
 (backends/nvidia/plan_cache.py) and the IR cache (backends/nvidia/func_cache.py) decode what
@@ -12,9 +13,9 @@ they read themselves.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
+
+from harness.results.journal import atomic_write_text
 
 
 class KeyedFiles:
@@ -42,15 +43,7 @@ class KeyedFiles:
         if path is None:
             return False
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{key[:8]}-", suffix=".tmp")
-            try:
-                with os.fdopen(fd, "w") as fh:
-                    fh.write(text)
-                os.replace(tmp, path)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
+            atomic_write_text(path, text)
         except OSError:
             return False
         return True

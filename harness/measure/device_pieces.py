@@ -53,7 +53,6 @@ class Piece:
     kernels: tuple[BenchItem, ...]
     vendors: tuple[BenchItem, ...]  # every copy of the problem's vendor items
     cost: float
-    order: int  # first appearance of the problem in collection order
     spread: bool = False  # one of several devices' pieces: each device takes its own vendor copy
 
     def items_for(self, device: int) -> list[BenchItem]:
@@ -79,7 +78,7 @@ def plan_pieces(items: Sequence[BenchItem], devices: int,
     pieces: list[Piece] = []
     group_cost = {key: sum(cost(i) for i in members if not is_vendor(i)) for key, members in groups.items()}
     cheapest = min(group_cost, key=lambda k: group_cost[k]) if group_cost else None
-    for order, (key, members) in enumerate(groups.items()):
+    for key, members in groups.items():
         kernels = [i for i in members if not is_vendor(i)]
         vendors = tuple(i for i in members if is_vendor(i))
         if devices == 1:
@@ -89,7 +88,7 @@ def plan_pieces(items: Sequence[BenchItem], devices: int,
             deals = [kernels[d::count] for d in range(count)]
             deals = [d for d in deals if d] or ([[]] * devices if vendors else [])
         for deal in deals:
-            pieces.append(Piece(key, tuple(deal), vendors, sum(cost(i) for i in deal), order, devices > 1))
+            pieces.append(Piece(key, tuple(deal), vendors, sum(cost(i) for i in deal), devices > 1))
     if devices > 1:
         pieces.sort(key=lambda p: -p.cost)  # stable: ties keep collection order
     return pieces
@@ -100,6 +99,6 @@ def prefetch_order(cases: Sequence[Any], devices: int, device: int) -> list[Any]
     if devices <= 1 or not cases:
         return list(cases)
     items = [BenchItem("", "device", c) for c in cases]
-    pieces = plan_pieces(items, devices, lambda i: expected_cost(i))
+    pieces = plan_pieces(items, devices)
     start = device % len(pieces)
     return [i.case for p in pieces[start:] + pieces[:start] for i in p.kernels]

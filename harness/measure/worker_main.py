@@ -116,14 +116,16 @@ class StageReporter:
             raise
 
 
+def plain(value: Any) -> Any:
+    """``value`` as JSON-able plain data (anything else as its text)."""
+    return json.loads(json.dumps(value, default=str))
+
+
 def plain_outcome(outcome: Any) -> Any:
     """The outcome as plain data: compilers put their own objects (tvm IR values) in plans
     and records, which do not cross a process boundary (pickling them can crash); the same
     values reach the JSON as text anyway."""
     from harness.core.cases import Plan
-
-    def plain(value: Any) -> Any:
-        return json.loads(json.dumps(value, default=str))
 
     outcome.record = plain(outcome.record)
     outcome.samples_s = tuple(float(s) for s in outcome.samples_s)
@@ -138,9 +140,6 @@ def plain_prepared(prepared: Any) -> Any:
     from dataclasses import fields, replace
 
     from harness.core.cases import CheckResult, Plan
-
-    def plain(value: Any) -> Any:
-        return json.loads(json.dumps(value, default=str))
 
     changes: dict[str, Any] = {}
     for f in fields(prepared):
@@ -175,7 +174,7 @@ def _warm_device(backend: Any) -> dict[str, Any]:
     collection instead of delaying the first device item.  Returns the device info as plain
     data ({} when it fails: a failure here is left to the item that meets it)."""
     try:
-        return json.loads(json.dumps(backend.device_info() or {}, default=str))
+        return plain(backend.device_info() or {})
     except Exception:  # noqa: BLE001 - the first device stage reports it with its item
         return {}
 

@@ -13,6 +13,7 @@ line.  ``bench_group(item)`` is the item's pytest-benchmark group.
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import Any
 
 from harness.core.record import EXTRA_KEY, BenchItem
@@ -44,16 +45,12 @@ def journal_chunk(state: Any, config: Any, pairs: list[tuple[BenchItem, Outcome]
     """A chunk of the device phase ended: finish its outcomes and journal them now, with the
     entry each item's fixture will give, so a run killed later keeps them (the item's own
     report later finds its node journaled and writes no second line)."""
-    if state.journal is None:
-        for item, outcome in pairs:
-            finish_outcome(state, item, state.registry.get(item.backend), outcome)
-        return
-    with state.journal.batch():  # the chunk's lines: one write, one fsync
+    with state.journal.batch() if state.journal is not None else nullcontext():  # the chunk's lines: one write, one fsync
         for item, outcome in pairs:
             backend = state.registry.get(item.backend)
             finish_outcome(state, item, backend, outcome)
             node = state.phase_nodes.get(item.item_id)
-            if node is None:
+            if state.journal is None or node is None:
                 continue
             fixture = None
             if outcome.status == "timed":

@@ -33,7 +33,7 @@ import pytest
 
 from harness.core.record import EXTRA_KEY, SCHEMA_VERSION, BenchItem
 from harness.pytest_plugin.bench_adapter import result_json_path, route_json_write
-from harness.pytest_plugin.xdist_support import worker_index
+from harness.pytest_plugin.xdist_support import to_plain, worker_index
 from harness.results.journal import JOURNAL_VERSION, Journal, JournalError, atomic_write_text, journal_path_for, read_journal
 from harness.results.store import testbed_of
 
@@ -215,7 +215,7 @@ class JournalingPlugin:
             "status": outcome.status,
             "identity": self.identity(nodeid, item.backend, backend) if backend is not None else None,
             "outcome": rec,
-            "benchmark": _plain(stats.as_dict(include_data=True)) if outcome.status == "timed" and stats else None,
+            "benchmark": to_plain(stats.as_dict(include_data=True)) if outcome.status == "timed" and stats else None,
         }
         self._write(entry)
 
@@ -246,8 +246,3 @@ class JournalingPlugin:
 def is_xdist_controller(config) -> bool:
     return worker_index() is None and config.getoption("dist", "no") not in ("no", None)
 
-
-def _plain(value: Any) -> Any:
-    import json
-
-    return json.loads(json.dumps(value, default=str))
