@@ -158,6 +158,8 @@ def pytest_configure(config):
     spread = spread_devices(config, hidden)
     state.spread_devices = max(1, len(spread))
     state.workers = isolation.Workers.from_config(config, registry, spread)
+    if state.workers is not None and not is_controller(config) and not config.option.collectonly:
+        registry.worker_facts = state.workers.ready_facts  # a backend that can is described by its device worker
     try:
         jobs = resolve_jobs(config.getoption("--tlbench-compile-jobs"), usable_cpus(), hidden is not None, state.workers is not None)
     except ValueError as exc:
@@ -367,9 +369,13 @@ def _outcome_record(nodeid: str, item: BenchItem, outcome: Outcome) -> dict[str,
     return {**outcome.record, "status": "timed"}
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_sessionfinish(session, exitstatus):
     trace.mark("sessionfinish")
     state = session.config.stash.get(STATE, None)
+    if state is not None and state.workers is not None:
+        state.device_phase.cancel()  # every item has reported: no piece is left to start
+        state.workers.begin_close()  # the workers exit while the results are written
     if state is not None and state.autotune_path and worker_index() is None:
         write_best_configs(session.config, state)
 

@@ -151,6 +151,7 @@ def test_kernel_source_names_fast_math_so_the_inert_key_probe_tells_the_builds_a
     from types import SimpleNamespace
 
     import backends.nvidia.backend as nv
+    import backends.nvidia.plan as nv_plan
     from harness.core.backend_api import BackendOptions
     from harness.core.cases import Case
 
@@ -160,7 +161,7 @@ def test_kernel_source_names_fast_math_so_the_inert_key_probe_tells_the_builds_a
         seen.append(pass_configs)
         return SimpleNamespace(kernel_source="__global__ void k() {}"), None
 
-    monkeypatch.setattr(nv, "lower_with_plan", fake_lower)
+    monkeypatch.setattr(nv_plan, "lower_with_plan", fake_lower)  # the backend imports it where it lowers
     monkeypatch.setattr(nv.NvidiaBackend, "_build", lambda self, case: None)
     backend = nv.NvidiaBackend(BackendOptions({"nvidia_arch": "sm_90a"}))
     plain = backend.kernel_source(Case(PROBLEM, FaConfig(128, 128, 2, threads=256)))

@@ -77,14 +77,17 @@ def test_a_warm_compile_reads_the_stored_ir_and_a_cold_one_never_does(tmp_path, 
     from backends.nvidia import NvidiaBackend
     from harness.core.backend_api import BackendOptions
 
+    import tilelang  # the backend imports it where it compiles: the fake is seen there
+
     fake = FakeTilelangCompile()
-    monkeypatch.setattr(nvidia_backend.tilelang, "compile", fake)
+    monkeypatch.setattr(tilelang, "compile", fake)
     monkeypatch.setattr(nvidia_backend.shutil, "which", lambda _name: "/usr/bin/nvcc")  # take the build path
 
     def backend_with_cache():
         backend = NvidiaBackend(BackendOptions({"nvidia_arch": "sm_90a"}))
-        backend._funcs = FuncCache(tmp_path / "funcs")
-        backend._plans = type(backend._plans)(tmp_path / "plans")
+        from backends.nvidia.plan_cache import PlanCache
+
+        backend._caches = (PlanCache(tmp_path / "plans"), FuncCache(tmp_path / "funcs"))  # this test's own cache directory
         builds: list[str] = []
         real_build = backend._build
         monkeypatch.setattr(backend, "_build", lambda case: builds.append(case.case_id) or real_build(case))

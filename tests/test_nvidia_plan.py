@@ -69,7 +69,7 @@ def test_a_tilelang_cache_hit_reads_the_plan_stored_beside_it_instead_of_lowerin
     from backends.nvidia.plan import lower_with_plan
     from backends.nvidia.plan_cache import PlanCache
 
-    nvidia_sm90a._plans = PlanCache(tmp_path)
+    nvidia_sm90a._caches = (PlanCache(tmp_path), nvidia_sm90a._funcs)  # this test's own plan directory
     case = Case(FP16, GemmConfig(128, 128, 32, 128, "auto", 3))
     assert not nvidia_sm90a.likely_cached(case)  # no plan stored: the compile pool's wide lane
     first = nvidia_sm90a.compile(case, cold=False)  # a real build, or a cache hit that lowers: stores the plan

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 from functools import lru_cache
 from importlib import import_module
+from importlib.util import find_spec
 from pathlib import Path
 
 BODY_MODULES = {"gemm": "backends.kernels.gemm.body", "flash_attention": "backends.kernels.flash_attention"}
@@ -27,8 +28,12 @@ def _file_hash(path: str) -> str:
 
 
 def module_hash(module_name: str) -> str:
-    """The hash of one module's source file (a target-specific body, e.g. the Hopper FA)."""
-    return _file_hash(str(Path(import_module(module_name).__file__).resolve()))
+    """The hash of one module's source file (a target-specific body, e.g. the Hopper FA),
+    found without importing the module (a body imports tilelang)."""
+    spec = find_spec(module_name)
+    if spec is None or not spec.origin:
+        raise ModuleNotFoundError(f"no source file for module {module_name!r}")
+    return _file_hash(str(Path(spec.origin).resolve()))
 
 
 def modules_hash(module_names: tuple[str, ...]) -> str:

@@ -23,27 +23,16 @@ from pathlib import Path
 from contextlib import contextmanager, nullcontext
 from typing import Any
 
-import tilelang
-import torch
-import tvm
-from tilelang.transform import PassConfigKey
-
-from backends.kernels.fa_reference import sdpa_runner
 from backends.kernels.fa_types import TARGET_BODY_MODULES, FaVendorCase
 from backends.kernels.source_hash import body_hash, modules_hash
 from backends.nvidia import limits
 from backends.nvidia.limits import DEFAULT_ARCH
 from backends.nvidia.func_cache import FuncCache
 from backends.nvidia.plan_cache import PlanCache
-from backends.nvidia.plan import build_with_plan, lower_with_plan
 from backends.nvidia.profiles import PROFILES
-from backends.nvidia.fault_injection import TestOnlyFaults
-from backends.nvidia.slowdown import TestOnlySlowdown
 from backends.test_only import TestOnlyCompileSlowdown
 from backends.nvidia.telemetry import NvmlTelemetry
-from backends.nvidia.timing import L2Flush, NvidiaTimer
 from backends.nvidia.traits import TRAITS
-from backends.reference import vendor_gemm
 from harness.core import budget
 from harness.core import space
 from harness.core.backend_api import BackendOptions, Compiled, CompileError
@@ -58,6 +47,8 @@ _CACHE_LOCK = threading.Lock()
 @contextmanager
 def _tilelang_cache_disabled():
     """tilelang's cache switch is process-wide: flip it under a lock and restore it."""
+    import tilelang
+
     with _CACHE_LOCK:
         was_enabled = tilelang.is_cache_enabled()
         tilelang.disable_cache()
@@ -69,6 +60,8 @@ def _tilelang_cache_disabled():
 
 
 def _gpu_reason() -> str | None:
+    import torch
+
     if not torch.cuda.is_available():
         build = torch.version.cuda
         if build is None:
@@ -82,29 +75,86 @@ class NvidiaBackend:
     dialect = "cuda"
     traits = TRAITS
 
-    def __init__(self, options: BackendOptions) -> None:
-        self._device_reason = _gpu_reason()
-        self.device = torch.device("cuda", torch.cuda.current_device()) if self._device_reason is None else None
+    def __init__(self, options: BackendOptions, worker_facts: dict[str, Any] | None = None) -> None:
         requested = options.get("nvidia_arch")
-        self.arch = requested or (self._device_arch() if self.device is not None else DEFAULT_ARCH)
-        if self.device is not None and requested and requested != self._device_arch():
-            self._device_reason = f"compiling for {requested} (--tlbench-nvidia-arch) but the GPU is {self._device_arch()}"
-        self.target = tvm.target.Target({"kind": "cuda", "arch": self.arch})
+        self._worker_facts = worker_facts
+        if worker_facts is None:  # this process times: it probes its own GPU (torch.cuda)
+            import torch
+
+            self._device_reason = _gpu_reason()
+            self.device = torch.device("cuda", torch.cuda.current_device()) if self._device_reason is None else None
+            self.arch = requested or (self._device_arch() if self.device is not None else DEFAULT_ARCH)
+            if self.device is not None and requested and requested != self._device_arch():
+                self._device_reason = f"compiling for {requested} (--tlbench-nvidia-arch) but the GPU is {self._device_arch()}"
+            self._device_info: dict[str, Any] | None = None
+        else:  # the controller of a device worker: the worker's own answers, no CUDA here
+            self._device_reason = worker_facts["device_blocker"]
+            self.device = None
+            self.arch = worker_facts["arch"]
+            self._device_info = dict(worker_facts["device_info"])
+        self._target: Any = None
         # False (the quick scope): a cold compile (a compile item) lowers and records the plan
         # only; the build a device item needs still happens, through the cache.
         self.cold_build = bool(options.get("cold_build", True))
-        self._device_info: dict[str, Any] | None = None
-        # the plan of each built kernel, beside tilelang's own cache (a cache hit lowers nothing)
-        cache_dir = Path(tilelang.env.TILELANG_CACHE_DIR) if tilelang.env.is_cache_enabled() else None
-        self._plans = PlanCache(cache_dir / "tlbench-plans" if cache_dir else None)
-        self._funcs = FuncCache(cache_dir / "tlbench-funcs" if cache_dir else None)  # a warm compile's IR, not rebuilt
-        self._flush: dict[bool, L2Flush] = {}
+        self._caches: tuple[PlanCache, FuncCache] | None = None
+        self._flush: dict[bool, Any] = {}
         self._telemetry: NvmlTelemetry | str | None = None
-        self._slowdown = TestOnlySlowdown.parse(options.get("nvidia_test_only_slowdown"))
-        self._faults = TestOnlyFaults.parse(options.get("nvidia_test_only_fault"))
+        self._slowdown = _test_only("backends.nvidia.slowdown", "TestOnlySlowdown", options.get("nvidia_test_only_slowdown"))
+        self._faults = _test_only("backends.nvidia.fault_injection", "TestOnlyFaults", options.get("nvidia_test_only_fault"))
         self._compile_slowdown = TestOnlyCompileSlowdown.parse(options.get("nvidia_test_only_compile_slowdown"))
 
+    # -- the controller of a device worker ----------------------------------------------------
+    @classmethod
+    def from_worker_facts(cls, options: BackendOptions, facts: dict[str, Any]) -> "NvidiaBackend":
+        """The instance a pytest process uses while its device worker compiles and times
+        (harness/core/registry.py): built from what that worker's instance reported
+        (``worker_facts``), so this process never imports torch or tilelang for
+        collection and reports (faster start and exit) and describes the device the worker
+        measures on.  Compiling and inspecting still work here (imported on first use);
+        running does not (``device`` is None)."""
+        return cls(options, worker_facts=facts)
+
+    def worker_facts(self) -> dict[str, Any]:
+        """What ``from_worker_facts`` needs, as plain data: the device info, what blocks
+        timing here, the target arch and the lowering key."""
+        return {"device_info": self.device_info(), "device_blocker": self._device_reason, "arch": self.arch,
+                "lowering_key": self.lowering_key()}
+
+    @property
+    def target(self) -> Any:
+        if self._target is None:
+            import tvm
+
+            self._target = tvm.target.Target({"kind": "cuda", "arch": self.arch})
+        return self._target
+
+    def _plan_and_func_caches(self) -> tuple[PlanCache, FuncCache]:
+        """The plan of each built kernel, beside tilelang's own cache (a cache hit lowers
+        nothing), and a warm compile's IR (not rebuilt)."""
+        if self._caches is None:
+            import tilelang
+
+            cache_dir = Path(tilelang.env.TILELANG_CACHE_DIR) if tilelang.env.is_cache_enabled() else None
+            self._caches = (PlanCache(cache_dir / "tlbench-plans" if cache_dir else None),
+                            FuncCache(cache_dir / "tlbench-funcs" if cache_dir else None))
+        return self._caches
+
+    @property
+    def _plans(self) -> PlanCache:
+        return self._plan_and_func_caches()[0]
+
+    @property
+    def _funcs(self) -> FuncCache:
+        return self._plan_and_func_caches()[1]
+
+    def _runs_here(self) -> None:
+        if self._worker_facts is not None:
+            raise RuntimeError("this NvidiaBackend describes its device worker's GPU (from_worker_facts): "
+                               "inputs, checks and timing run in that worker")
+
     def _device_arch(self) -> str:
+        import torch
+
         cap = torch.cuda.get_device_capability(self.device)
         return _ARCH_BY_CAPABILITY.get(cap, f"sm_{cap[0]}{cap[1]}")
 
@@ -121,6 +171,9 @@ class NvidiaBackend:
         return dict(self._device_info)
 
     def _read_device_info(self) -> dict[str, Any]:
+        import tilelang
+        import torch
+
         info: dict[str, Any] = {
             "backend": self.name,
             "target": f"cuda {self.arch}",
@@ -154,6 +207,7 @@ class NvidiaBackend:
 
     def calibrate(self, seconds: float = 30.0) -> DeviceProfile:
         """Measure this GPU's profile (cuBLAS GEMM, a device copy): see backends/calibrate.py."""
+        import torch
         from backends.calibrate import calibrate
 
         if self.device is None:
@@ -162,6 +216,10 @@ class NvidiaBackend:
 
     def lowering_key(self) -> str:
         """What, besides the kernel, decides the lowered source: the compiler and the target."""
+        if self._worker_facts is not None:
+            return str(self._worker_facts["lowering_key"])
+        import tilelang
+
         return f"tilelang {tilelang.__version__}; {self.target}"
 
     def kernel_body_hash(self, case: Case) -> str | None:
@@ -186,6 +244,8 @@ class NvidiaBackend:
         ``fast_math`` -> ``tl.enable_fast_math``, which tilelang's nvcc step turns into
         ``--use_fast_math``."""
         if getattr(case.config, "fast_math", False):
+            from tilelang.transform import PassConfigKey
+
             return {PassConfigKey.TL_ENABLE_FAST_MATH.value: True}
         return None
 
@@ -193,11 +253,15 @@ class NvidiaBackend:
         """The generated CUDA, plus a line naming nvcc's --use_fast_math where the case builds with
         it (the source alone is the same: without the line the inert-key probe would call
         fast_math inert)."""
+        from backends.nvidia.plan import lower_with_plan
+
         pass_configs = self.pass_configs(case)
         artifact, _ = lower_with_plan(self._build(case), self.target, pass_configs)
         return artifact.kernel_source + (FAST_MATH_NOTE if pass_configs else "")
 
     def _lower(self, case: Case, phases: dict[str, float], slowdown: TestOnlyCompileSlowdown | None = None):
+        from backends.nvidia.plan import lower_with_plan
+
         call_start = time.perf_counter()
         func = self._build(case)
         start = time.perf_counter()
@@ -222,6 +286,8 @@ class NvidiaBackend:
         """A warm compile of ``case`` will likely be a cache hit: its plan is stored beside
         tilelang's cache (both are written by the same build).  A hint for the compile pool's
         lanes (harness/measure/compile_pool.py), never a substitute for the cache's own key."""
+        import tilelang
+
         return tilelang.env.is_cache_enabled() and self._plans.has(
             PlanCache.key(self.lowering_key(), self.kernel_body_hash(case), case.case_id))
 
@@ -230,6 +296,9 @@ class NvidiaBackend:
         lowering (``build_with_plan``) and stored beside tilelang's cache; a cache hit (nothing
         lowered) reads it from there (backends/nvidia/plan_cache.py), and lowers again only
         when none is stored."""
+        import tilelang
+        from backends.nvidia.plan import build_with_plan
+
         phases: dict[str, float] = {}
         slowdown = self._compile_slowdown if cold else None  # TEST ONLY (backends/test_only.py): the whole call x (1 + f)
         try:
@@ -282,10 +351,15 @@ class NvidiaBackend:
 
     # -- run ------------------------------------------------------------------------------
     def make_inputs(self, problem: Any, seed: int) -> dict[str, Any]:
+        self._runs_here()
         return problem.family.make_inputs(problem, seed, self.device)
 
     def _runner(self, runnable: Compiled | VendorCase, inputs: dict[str, Any], timed: bool = False) -> tuple[Any, str | None]:
         """The callable (``timed``: the one that is timed), and the vendor item's exact label (None for a kernel)."""
+        from backends.kernels.fa_reference import sdpa_runner
+        from backends.reference import vendor_gemm
+
+        self._runs_here()
         if isinstance(runnable, FaVendorCase):  # timed: the SDPA call alone, without the copy into O
             library = runnable.library.removeprefix("sdpa_")
             run = sdpa_runner(inputs, runnable.problem, library, write_output=not timed)
@@ -302,6 +376,8 @@ class NvidiaBackend:
         return run, None
 
     def check(self, runnable: Compiled | VendorCase, inputs: dict[str, Any]) -> CheckResult:
+        import torch
+
         run, _ = self._runner(runnable, inputs)
         problem = runnable.problem if isinstance(runnable, VendorCase) else runnable.case.problem
         problem.family.output(inputs).fill_(float("nan"))
@@ -309,7 +385,9 @@ class NvidiaBackend:
         torch.cuda.synchronize(self.device)
         return problem.family.check(inputs, problem)
 
-    def timer(self, runnable: Compiled | VendorCase, inputs: dict[str, Any], flush_l2: bool) -> NvidiaTimer:
+    def timer(self, runnable: Compiled | VendorCase, inputs: dict[str, Any], flush_l2: bool) -> Any:
+        from backends.nvidia.timing import L2Flush, NvidiaTimer
+
         run, label = self._runner(runnable, inputs, timed=True)
         notes = [f"vendor item: {label}"] if label else []
         if self._slowdown is not None and not isinstance(runnable, VendorCase):
@@ -325,6 +403,15 @@ class NvidiaBackend:
         timer = NvidiaTimer(run, self._flush[flush_l2], telemetry)
         timer.notes[:0] = notes
         return timer
+
+
+def _test_only(module: str, name: str, spec: str | None) -> Any:
+    """A TEST ONLY option's parsed form (None when not given; its module imports torch)."""
+    if not spec:
+        return None
+    from importlib import import_module
+
+    return getattr(import_module(module), name).parse(spec)
 
 
 def _driver_version() -> str | None:

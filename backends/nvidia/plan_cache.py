@@ -20,7 +20,6 @@ from dataclasses import asdict
 
 from backends.kernels.source_hash import module_hash
 from backends.nvidia.keyed_files import KeyedFiles
-from backends.nvidia.plan import PlanFacts
 
 FORMAT = 1
 
@@ -33,12 +32,14 @@ class PlanCache(KeyedFiles):
         text = json.dumps([FORMAT, module_hash("backends.nvidia.plan"), lowering_key, body_hash, case_id])
         return hashlib.sha256(text.encode()).hexdigest()
 
-    def get(self, key: str) -> PlanFacts | None:
+    def get(self, key: str) -> "PlanFacts | None":
+        from backends.nvidia.plan import PlanFacts  # imports tvm: only where a plan is read
+
         text = self.read(key)
         try:
             return PlanFacts(**json.loads(text)) if text is not None else None
         except (ValueError, TypeError):
             return None
 
-    def put(self, key: str, facts: PlanFacts) -> None:
+    def put(self, key: str, facts: "PlanFacts") -> None:
         self.write(key, json.dumps(asdict(facts)))  # refused by the disk: a lowering next time

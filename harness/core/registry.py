@@ -4,6 +4,8 @@ Contract: ``BackendRegistry`` maps names to factories.  ``from_entry_points()`` 
 ``tlbench.backends`` entry-point group (or, in a source tree never pip-installed, its
 pyproject.toml) without importing anything; a factory is imported and called only when a
 backend is first used (``get``), so ``pytest tests`` never pays for tilelang.
+With ``worker_facts`` set (items run in device workers), a factory that has
+``from_worker_facts`` is built from its worker's report instead (``get``).
 ``traits(name)`` gives a backend's traits without loading the backend (the
 ``tlbench.traits`` group; a registered factory's own ``traits`` attribute; else defaults).
 ``select(choice)`` turns the option into names: a registered name, a comma-separated list
@@ -33,6 +35,10 @@ class BackendRegistry:
     factories: dict[str, Callable[[], BackendFactory]] = field(default_factory=dict)
     options: BackendOptions = field(default_factory=BackendOptions)
     catalog: TraitsCatalog = field(default_factory=TraitsCatalog)
+    # name -> its device worker's ``worker_facts`` (waits for the worker; None: none there).
+    # Set by the pytest plugin where items run in device workers: a factory with
+    # ``from_worker_facts`` is then built from them, not probed here (see ``get``).
+    worker_facts: Callable[[str], dict | None] | None = None
     _instances: dict[str, Backend] = field(default_factory=dict)
     _load_errors: dict[str, str] = field(default_factory=dict)
 
@@ -82,9 +88,15 @@ class BackendRegistry:
         return wanted
 
     def get(self, name: str) -> Backend:
+        """The backend ``name``, built on first use.  Where its items run in a device worker
+        (``worker_facts`` set) and its factory has ``from_worker_facts(options, facts)``, it is
+        built from what that worker's own instance reported: this process then describes the
+        worker's device instead of opening it (and need not import the device runtime)."""
         if name not in self._instances:
             factory = self.factories[name]()
-            self._instances[name] = factory(self.options)
+            from_facts = getattr(factory, "from_worker_facts", None)
+            facts = self.worker_facts(name) if self.worker_facts is not None and callable(from_facts) else None
+            self._instances[name] = from_facts(self.options, facts) if facts is not None else factory(self.options)
         return self._instances[name]
 
     def compile_blocker(self, name: str) -> str | None:

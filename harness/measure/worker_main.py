@@ -7,7 +7,8 @@ first message is ``("init", {"sys_path", "factory": "module:qualname", "options"
 ``warm_up`` (a device worker's: its traits' ``runtime_warm_up``, ``"module:function"``;
 None for a compile job's) starts at once in a thread of its own, before the backend is
 built; the worker builds the backend, starts its device runtime (``device_info``) and
-answers ``("ready", pid, device_info)`` (the backend's ``device_info()`` as plain data); the first request other than ``prefetch`` waits for the warm-up.  Then, in order:
+answers ``("ready", pid, device_info, worker_facts)`` (the backend's ``device_info()`` and
+``worker_facts()``, None where it has none, as plain data); the first request other than ``prefetch`` waits for the warm-up.  Then, in order:
 - ``("prefetch", [Case, ...])``: warm compiles in a thread pool (no answer);
 - ``("setup", BenchItem, MeasurePolicy, compile_rounds, seed)``: the backend's untimed
   first compile of the item's case (``setup_compile.pay_setup_once``); answer ``("done",
@@ -179,6 +180,17 @@ def _warm_device(backend: Any) -> dict[str, Any]:
         return {}
 
 
+def _worker_facts(backend: Any) -> dict[str, Any] | None:
+    """The backend's ``worker_facts()`` as plain data, for the instance its controller builds
+    with ``from_worker_facts`` (harness/core/registry.py); None when it has none or fails (the
+    controller then builds a whole backend of its own)."""
+    facts = getattr(backend, "worker_facts", None)
+    try:
+        return plain(facts()) if callable(facts) else None
+    except Exception:  # noqa: BLE001 - the controller falls back to loading the backend itself
+        return None
+
+
 def _start_warm_up(ref: str | None) -> threading.Thread | None:
     """The traits' runtime warm-up (``"module:function"``) in a thread, or None.  A failure
     is left to the first item that meets the runtime."""
@@ -215,7 +227,7 @@ def serve(conn: Connection) -> int:
     device_info = _warm_device(backend)
     trace.mark("worker device warm", role="worker")
     pool = CompilePool()  # its progress (if any) goes to the worker log
-    conn.send(("ready", os.getpid(), device_info))
+    conn.send(("ready", os.getpid(), device_info, _worker_facts(backend)))
     kept: list[Any] = []  # compiler-owned objects from outcomes: never released (see the contract)
     phase: Any = None  # the InProcessSession of the current device phase
 

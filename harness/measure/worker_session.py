@@ -28,7 +28,8 @@ for the whole session so the compile cache and the device context are reused.
 - ``setup(item, policy, seed)``: the untimed first compile (what the in-process path pays
   in ``setup_compile.pay_setup_once``), not a whole compile item.
 - ``prefetch(cases)`` hands the device items' cases to the worker's compile pool;
-  ``device_info`` is what the worker's backend reported with ``ready``.
+  ``device_info`` is what the worker's backend reported with ``ready``; ``ready_facts()``
+  waits for that ``ready`` and gives its ``worker_facts``.
 - ``close()`` ends the worker (one that never answered ``ready`` is killed, not waited for;
   it holds no result); a request after it fails at once instead of starting a new worker (a
   device thread of an interrupted run still finishing its piece) (and removes its log directory when it made a temporary one;
@@ -147,6 +148,7 @@ class WorkerSession:
         self._prepared: dict[str, int] = {}  # item id -> the worker incarnation that prepared it
         self.failures: dict[str, dict[str, Any]] = {}  # item id -> worker account of its failure
         self.device_info: dict[str, Any] = {}  # the worker's backend.device_info(), from its "ready"
+        self.worker_facts: dict[str, Any] | None = None  # its backend.worker_facts() (None: it has none)
         self._closed = False  # close() was called: no request starts a worker again
 
     # -- process ---------------------------------------------------------------------------
@@ -155,6 +157,24 @@ class WorkerSession:
         """Start the worker now without waiting for it (its imports overlap the caller's work)."""
         if self._proc is None:
             self._start(wait=False)
+
+    def ready_facts(self) -> dict[str, Any] | None:
+        """The worker's ``worker_facts`` once it is ready (started here if it was not): what
+        the controller's own instance of the backend is built from.  None when the backend
+        reports none or the worker could not start (the caller then loads the backend itself;
+        the worker's failure is met again, with its account, by the first item)."""
+        if self._closed:
+            return None
+        try:
+            if self._proc is None or self._proc.poll() is not None:
+                self._kill()
+                self._start()
+            elif not self._ready:
+                self._finish_start()
+        except (_TimedOut, _Died):
+            self._kill()
+            return None
+        return self.worker_facts
 
     def _start(self, wait: bool = True) -> None:
         trace.mark("worker spawn", backend=self.spec.backend)
@@ -184,6 +204,7 @@ class WorkerSession:
         trace.mark("awaiting worker ready", backend=self.spec.backend)
         ready = self._await(("ready",), self.limits.startup_s)
         self.device_info = dict(ready[2]) if len(ready) > 2 and isinstance(ready[2], dict) else {}
+        self.worker_facts = dict(ready[3]) if len(ready) > 3 and isinstance(ready[3], dict) else None
         trace.mark("worker ready", backend=self.spec.backend)
         self._ready = True
         if self._prefetch and self._prefetch_ok:

@@ -11,7 +11,8 @@ process per device.  ``--tlbench-timeout`` bounds the inputs/check/run stages of
 compile.  Device items measured together (the interleaved device phase) go through
 ``Workers.device_session`` (a ``DeviceSession``); the compile phase's jobs through
 ``Workers.compile_session`` (a fresh worker each); ``annotate`` puts the worker's account on
-their failures.  ``Workers.close()`` ends the processes at the end of the session, all at once.
+their failures.  ``Workers.begin_close()`` starts ending the processes, all at once, when the
+session's items are done; ``close()`` (unconfigure) waits for them.
 Spread over devices in this one process (``devices``: ``--tlbench-devices`` with two or
 more ids and no xdist), a backend has one worker per device, each pinned through the
 backend's own ``device_env``: ``session(backend, k)`` is device ``k``'s (device 0's also
@@ -52,6 +53,7 @@ class Workers:
         self.limits = Limits(item_s=config.getoption("--tlbench-timeout"), compile_s=config.getoption("--tlbench-compile-timeout"))
         self.devices = list(devices or []) if len(devices or []) > 1 else []
         self._sessions: dict[tuple[str, int], WorkerSession] = {}
+        self._closing: list[threading.Thread] = []  # begin_close's threads, joined by close
 
     @classmethod
     def from_config(cls, config: Any, registry: BackendRegistry, devices: list[str] | None = None) -> "Workers | None":
@@ -73,6 +75,10 @@ class Workers:
 
     def device_sessions(self, backend: str) -> list[WorkerSession]:
         return [self.session(backend, d) for d in range(self.device_count(backend))]
+
+    def ready_facts(self, backend: str) -> dict[str, Any] | None:
+        """``backend``'s device-0 worker's ``worker_facts`` (started and awaited here)."""
+        return self.session(backend).ready_facts()
 
     def device_infos(self, backend: str) -> list[dict[str, Any]]:
         """What each started device worker of ``backend`` reported (``ready``), in device order."""
@@ -119,11 +125,19 @@ class Workers:
             out[name] = out.get(name, 0) + session.restarts
         return out
 
+    def begin_close(self) -> None:
+        """Start ending every worker, all at once, without waiting (the session's last
+        reports and files are written meanwhile); ``close`` waits for them.  What each
+        worker reported (``device_infos``) stays readable until ``close``."""
+        if not self._closing:
+            self._closing = [threading.Thread(target=s.close, daemon=True) for s in self._sessions.values()]
+            for thread in self._closing:
+                thread.start()
+
     def close(self) -> None:
         """End every worker, all at once (each waits for its process to exit)."""
-        threads = [threading.Thread(target=s.close, daemon=True) for s in self._sessions.values()]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
+        self.begin_close()
+        for thread in self._closing:
             thread.join()
+        self._closing = []
         self._sessions.clear()

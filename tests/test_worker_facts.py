@@ -1,0 +1,125 @@
+"""A backend's controller-side instance, built from its device worker's report.
+
+Where items run in device workers, the pytest process needs a backend only to collect and
+report.  ``BackendRegistry.get`` builds a factory that has ``from_worker_facts`` from the
+worker's ``worker_facts`` (harness/core/registry.py), so the pytest process never imports
+torch or tilelang for the NVIDIA backend (a faster start and exit) and describes the GPU
+the worker measures on.  Pinned here: the registry's choice (with a fake factory: the
+harness's own logic), the real NVIDIA backend's round trip through its facts, its module
+importing neither torch nor tilelang, and a real run whose pytest process imports neither.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.core.backend_api import BackendOptions
+from harness.core.registry import BackendRegistry
+
+REPO = Path(__file__).resolve().parent.parent
+HEAVY = ("torch", "tilelang", "tvm")
+
+
+class FakeFactory:
+    """A fake backend factory (harness logic only): records how it was built."""
+
+    def __init__(self, options, facts=None):
+        self.facts = facts
+
+    @classmethod
+    def from_worker_facts(cls, options, facts):
+        return cls(options, facts)
+
+
+class FakeFactoryWithoutFacts:
+    def __init__(self, options):
+        self.facts = "probed itself"
+
+
+def _registry(factory, source):
+    registry = BackendRegistry()
+    registry.register("fake", factory)
+    registry.worker_facts = source
+    return registry
+
+
+def test_registry_builds_from_the_workers_facts():
+    asked = []
+    registry = _registry(FakeFactory, lambda name: asked.append(name) or {"arch": "x"})
+    assert registry.get("fake").facts == {"arch": "x"}
+    assert asked == ["fake"]
+
+
+def test_registry_probes_itself_without_facts():
+    assert _registry(FakeFactory, lambda name: None).get("fake").facts is None  # the worker reported none
+    assert _registry(FakeFactory, None).get("fake").facts is None  # no device workers (inprocess)
+    asked = []
+    built = _registry(FakeFactoryWithoutFacts, lambda name: asked.append(name) or {}).get("fake")
+    assert built.facts == "probed itself" and asked == []  # a factory without from_worker_facts: worker not asked
+
+
+def test_nvidia_module_imports_no_device_runtime():
+    code = "import sys, backends.nvidia, backends.nvidia.backend; print(sorted(m for m in %r if m in sys.modules))" % (HEAVY,)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "[]"
+
+
+def test_nvidia_round_trip_through_facts():
+    pytest.importorskip("tilelang")
+    from backends.nvidia.backend import NvidiaBackend
+
+    own = NvidiaBackend(BackendOptions({}))
+    facts = json.loads(json.dumps(own.worker_facts()))  # plain data, as the worker sends it
+    described = NvidiaBackend.from_worker_facts(BackendOptions({}), facts)
+    assert described.device_info() == own.device_info()
+    assert described.device_blocker() == own.device_blocker()
+    assert described.lowering_key() == own.lowering_key()
+    assert described.arch == own.arch and str(described.target) == str(own.target)
+    with pytest.raises(RuntimeError, match="run in that worker"):
+        described.make_inputs(None, 0)
+
+
+SUITE = """
+from harness.core.sweep import Sweep
+from backends.kernels.gemm import GemmConfig, GemmProblem
+
+SWEEP = Sweep(name="facts", problems=[GemmProblem(1024, 1024, 1024)],
+              configs=[GemmConfig(128, 128, 32, 128, "auto", 2)], vendor=True)
+
+def test_facts(tlbench):
+    tlbench.run()
+"""
+
+CONFTEST = """
+import json, sys
+
+def pytest_unconfigure(config):
+    with open("heavy.json", "w") as f:
+        json.dump(sorted(m for m in %r if m in sys.modules), f)
+""" % (HEAVY,)
+
+
+def test_pytest_process_imports_no_device_runtime(tmp_path):
+    """A real run (compile item in the worker, device items skipped on this box): the pytest
+    process never imported torch, tilelang or tvm, and its results still name the testbed."""
+    pytest.importorskip("tilelang")
+    (tmp_path / "test_facts.py").write_text(SUITE)
+    (tmp_path / "conftest.py").write_text(CONFTEST)
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "test_facts.py", "--tlbench-backend=nvidia", "--tlbench-compile-rounds=1",
+         "--benchmark-json=out.json", "-p", "no:cacheprovider", "-q"],
+        capture_output=True, text=True, cwd=tmp_path, timeout=900,
+    )
+    assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
+    assert json.loads((tmp_path / "heavy.json").read_text()) == []
+    data = json.loads((tmp_path / "out.json").read_text())
+    info = data["machine_info"]["tlbench"]["backends"]["nvidia"]
+    assert info["target"].startswith("cuda sm_") and info["tilelang"]
+    compiled = [b for b in data["benchmarks"] if b["extra_info"]["tlbench"]["kind"] == "compile"]
+    assert compiled and all(b["extra_info"]["tlbench"].get("plan") for b in compiled)
