@@ -109,6 +109,9 @@ def _tiled_attention(inputs, problem, block_n, rescale=True):
     o = torch.zeros_like(q)
     for start in range(0, problem.seq_k, block_n):
         s = q @ k[:, start : start + block_n].transpose(1, 2) * problem.sm_scale
+        if problem.causal:  # query i sees keys j <= i
+            keys = torch.arange(start, min(start + block_n, problem.seq_k))
+            s = s.masked_fill(keys[None, None, :] > torch.arange(problem.seq_q)[None, :, None], float("-inf"))
         m_new = torch.maximum(m, s.amax(-1))
         alpha = torch.exp(m - m_new) if rescale else torch.ones_like(m)
         p = torch.exp(s - m_new[..., None])
@@ -129,6 +132,25 @@ def test_tolerance_passes_a_correct_tiled_kernel_and_fails_one_that_skips_the_re
     assert not bad.ok and bad.mismatched > 0
     inputs["O"].fill_(float("nan"))
     assert "not finite" in check_fa_output(inputs, problem).detail
+
+
+def test_a_correct_causal_kernel_passes_where_the_weighted_values_cancel():
+    """Seed 28: in a first row of a causal problem the two or three weighted values cancel,
+    |ref| is small, and rounding P to bf16 (what a correct kernel, torch's SDPA kernels
+    included, does) errs by more than ATOL + RTOL*|ref| (the rule before, computed here): the
+    P|V| term lets it pass; a kernel that skips the rescale still fails."""
+    from backends.kernels.fa_reference import ATOL, RTOL, reference
+
+    problem = FaProblem(batch=1, heads=2, seq_q=1024, seq_k=1024, dim=128, causal=True)
+    for seed in (28, 0, 1):
+        inputs = make_fa_inputs(problem, seed=seed, device="cpu")
+        inputs["O"].copy_(_tiled_attention(inputs, problem, 128))
+        assert check_fa_output(inputs, problem).ok, (seed, check_fa_output(inputs, problem).detail)
+        if seed == 28:
+            ref = reference(inputs, problem)
+            assert int(((inputs["O"].float() - ref).abs() > ATOL + RTOL * ref.abs()).sum()) > 0
+        inputs["O"].copy_(_tiled_attention(inputs, problem, 128, rescale=False))
+        assert not check_fa_output(inputs, problem).ok
 
 
 def test_the_stage_report_header_reads_the_family_problem_tile_and_kv_steps():
