@@ -233,20 +233,19 @@ def pytest_generate_tests(metafunc):
 
 
 def _start_workers_early(config, state: TlbenchState, at_configure: bool = False) -> None:
-    """At configure, for backends asked for by name (``auto`` must load every backend to
-    choose: its workers start at the first tlbench suite collected, after that): start their
-    workers before this process loads the backends (expansion, search-space diagnostics), so
-    the workers' imports and device start-up overlap collection.  Unused ones end after
-    collection."""
+    """Start the workers of the backends asked for before this process loads the backends
+    (expansion, search-space diagnostics), so the workers' imports and device start-up overlap
+    collection: at configure for backends named on the command line; for ``auto`` at the
+    first tlbench suite collected (a run without one starts none), then of every registered
+    backend, since choosing among them loads them and a backend built from its worker's
+    report waits for that worker.  Unused ones end after collection (``keep_only``)."""
     if state.workers is None or is_controller(config) or config.option.collectonly or state.workers_started:
         return
     names = state.registry.validate(state.backend_choice)
     if AUTO in names and at_configure:
         return
     state.workers_started = True
-    if AUTO in names:
-        names = [n for n in state.backends() if not state.registry.compile_blocker(n)]
-    state.workers.start(names)
+    state.workers.start(state.registry.names if AUTO in names else names)
 
 
 @pytest.hookimpl(tryfirst=True)
