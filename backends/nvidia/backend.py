@@ -1,7 +1,11 @@
 """The NVIDIA backend: tilelang's CUDA path, checked against torch, timed with CUPTI.
 
 Contract (see harness/core/backend_api.py): compiles on any machine with tilelang (and nvcc for
-the binary); runs and times only where ``torch.cuda`` sees a GPU.  The target arch comes
+the binary); runs and times only where ``torch.cuda`` sees a GPU (backends/nvidia/device_probe.py).
+Importing this module imports neither torch nor tilelang: each method imports what it uses.
+``from_worker_facts(options, facts)`` builds the instance a pytest process uses while its
+device worker compiles and times (harness/core/registry.py): device info, what blocks timing,
+arch and lowering key are the worker's own (``worker_facts()``), and nothing runs here.  The target arch comes
 from the GPU (``sm_90a`` on Hopper); with no GPU, from ``--tlbench-nvidia-arch`` (default sm_90a).
 ``compile(cold=True)`` bypasses tilelang's kernel and cubin caches so the compile item
 measures a real build; device items compile through the cache.  ``lower(case)`` is the cold
@@ -15,7 +19,6 @@ configs and its binary cache on the nvcc options, tlbench's compile pool on the 
 
 from __future__ import annotations
 
-import os
 import shutil
 import threading
 import time
@@ -27,6 +30,7 @@ from backends.kernels.fa_types import TARGET_BODY_MODULES, FaVendorCase
 from backends.kernels.source_hash import body_hash, modules_hash
 from backends.nvidia import limits
 from backends.nvidia.limits import DEFAULT_ARCH
+from backends.nvidia.device_probe import device_arch, gpu_reason, read_device_info
 from backends.nvidia.func_cache import FuncCache
 from backends.nvidia.plan_cache import PlanCache
 from backends.nvidia.profiles import PROFILES
@@ -40,7 +44,6 @@ from harness.core.cases import Case, CheckResult, Plan, VendorCase
 from harness.core.device_profile import DeviceProfile, match_profile
 
 FAST_MATH_NOTE = "\n// tlbench: built with nvcc --use_fast_math (tl.enable_fast_math)\n"
-_ARCH_BY_CAPABILITY = {(8, 0): "sm_80", (8, 6): "sm_86", (8, 9): "sm_89", (9, 0): "sm_90a", (10, 0): "sm_100a", (12, 0): "sm_120"}
 _CACHE_LOCK = threading.Lock()
 
 
@@ -59,17 +62,6 @@ def _tilelang_cache_disabled():
                 tilelang.enable_cache()
 
 
-def _gpu_reason() -> str | None:
-    import torch
-
-    if not torch.cuda.is_available():
-        build = torch.version.cuda
-        if build is None:
-            return f"no CUDA GPU: torch {torch.__version__} is a CPU-only build"
-        return f"no CUDA GPU visible (torch {torch.__version__}, CUDA {build}; torch.cuda.is_available() is False)"
-    return None
-
-
 class NvidiaBackend:
     name = TRAITS.name
     dialect = "cuda"
@@ -81,7 +73,7 @@ class NvidiaBackend:
         if worker_facts is None:  # this process times: it probes its own GPU (torch.cuda)
             import torch
 
-            self._device_reason = _gpu_reason()
+            self._device_reason = gpu_reason()
             self.device = torch.device("cuda", torch.cuda.current_device()) if self._device_reason is None else None
             self.arch = requested or (self._device_arch() if self.device is not None else DEFAULT_ARCH)
             if self.device is not None and requested and requested != self._device_arch():
@@ -153,10 +145,7 @@ class NvidiaBackend:
                                "inputs, checks and timing run in that worker")
 
     def _device_arch(self) -> str:
-        import torch
-
-        cap = torch.cuda.get_device_capability(self.device)
-        return _ARCH_BY_CAPABILITY.get(cap, f"sm_{cap[0]}{cap[1]}")
+        return device_arch(self.device)
 
     # -- availability -------------------------------------------------------------------
     def compile_blocker(self) -> str | None:
@@ -171,35 +160,7 @@ class NvidiaBackend:
         return dict(self._device_info)
 
     def _read_device_info(self) -> dict[str, Any]:
-        import tilelang
-        import torch
-
-        info: dict[str, Any] = {
-            "backend": self.name,
-            "target": f"cuda {self.arch}",
-            "tilelang": tilelang.__version__,
-            "torch": torch.__version__,
-            "torch_cuda": torch.version.cuda,
-            "nvcc": shutil.which("nvcc"),
-        }
-        if self.device is None:
-            info["accelerator"] = None
-            info["missing"] = self._device_reason
-            return info
-        props = torch.cuda.get_device_properties(self.device)
-        info.update(
-            {
-                "accelerator": props.name,
-                "capability": f"{props.major}.{props.minor}",
-                "sm_count": props.multi_processor_count,
-                "memory_bytes": props.total_memory,
-                "l2_bytes": int(getattr(props, "L2_cache_size", 0)),
-                "uuid": str(getattr(props, "uuid", "")),
-                "visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
-                "driver": _driver_version(),
-            }
-        )
-        return info
+        return read_device_info(self.name, self.arch, self.device, self._device_reason)
 
     def device_profile(self, info: dict[str, Any]) -> DeviceProfile | None:
         """The datasheet profile of the GPU named in ``info`` (None: peak unknown)."""
@@ -413,14 +374,3 @@ def _test_only(module: str, name: str, spec: str | None) -> Any:
 
     return getattr(import_module(module), name).parse(spec)
 
-
-def _driver_version() -> str | None:
-    try:
-        import subprocess
-
-        out = subprocess.run(
-            ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"], capture_output=True, text=True, timeout=20
-        )
-        return out.stdout.strip().splitlines()[0] if out.returncode == 0 and out.stdout.strip() else None
-    except (OSError, subprocess.SubprocessError):
-        return None

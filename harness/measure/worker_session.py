@@ -171,7 +171,7 @@ class WorkerSession:
                 self._start()
             elif not self._ready:
                 self._finish_start()
-        except (_TimedOut, _Died):
+        except (_TimedOut, _Died, OSError):
             self._kill()
             return None
         return self.worker_facts
