@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# session 7, x2 call 2 (after 70e6bbd: the pytest process describes the NVIDIA backend from its worker).  The main job (quick scope, README command 1 with the bundle) on GPU0 and cores 0-15,
+# The main job (quick scope, README command 1 with the bundle) on GPU0 and cores 0-15,
 # beside the full scope on GPU1 and cores 16-31, each from its own cold caches, traced.
 set -u
 mkdir -p .gpu/site && [ -d .gpu/site/tilelang ] || tar -xJf .gpu/site.tar.xz -C .gpu/site
+# usage: bash results/h200x2-main-and-full.sh COMMIT TAG (session 7: TAG s7x2 at 70e6bbd, s7x3 at f89242f; the calls ran
+# .gpu/s7x2.sh and .gpu/s7x3.sh, which differ from this one only in the names of their scratch folder and archive)
+TAG=$2
 export PYTHONPATH=$PWD/.gpu/site:$PWD PYTHONUNBUFFERED=1 TLBENCH_COMMIT=$1 TLBENCH_COMMIT_DIRTY=0
 export PYTHONPYCACHEPREFIX=/tmp/pyc; unset PYTHONDONTWRITEBYTECODE
-R=/tmp/r8; mkdir -p $R
+R=/tmp/$TAG; mkdir -p $R
 secs() { date +%s.%N; }
-pack() { tar czf $OUT/s7x2.tgz -C /tmp r8; }
+pack() { tar czf $OUT/$TAG.tgz -C /tmp $TAG; }
 P=(python3 -m pytest -p harness.plugin -p no:cacheprovider)
 ( export CUDA_VISIBLE_DEVICES=1 TILELANG_CACHE_DIR=/tmp/full-tl-cache TLBENCH_TRACE=$R/full.trace
   t0=$(secs); timeout 570 taskset -c 16-31 "${P[@]}" suites --benchmark-only --tlbench-backend=auto --tlbench-scope=full --tlbench-cache-dir=/tmp/full-tlbench-cache --benchmark-json=$R/h200-full.json > $R/full.log 2>&1; rc=$?
