@@ -123,3 +123,25 @@ def test_pytest_process_imports_no_device_runtime(tmp_path):
     assert info["target"].startswith("cuda sm_") and info["tilelang"]
     compiled = [b for b in data["benchmarks"] if b["extra_info"]["tlbench"]["kind"] == "compile"]
     assert compiled and all(b["extra_info"]["tlbench"].get("plan") for b in compiled)
+
+
+def test_workers_close_ends_sessions_made_after_begin_close():
+    """``begin_close`` (at sessionfinish) starts ending the workers; a session made after it
+    (a backend first loaded while the results are written) is still ended by ``close``."""
+    from harness.pytest_plugin.isolation import Workers
+
+    class Options:  # stands in for pytest's config: the two options Workers reads
+        @staticmethod
+        def getoption(name):
+            return {"--tlbench-timeout": None, "--tlbench-compile-timeout": 60.0}[name]
+
+    registry = BackendRegistry()
+    registry.register("fake", FakeFactory)
+    workers = Workers(Options(), registry)
+    early = workers.session("fake")
+    workers.begin_close()
+    late = workers.session("fake", 1)
+    assert late is not early
+    workers.close()
+    assert early._closed and late._closed
+    assert workers.device_infos("fake") == []

@@ -166,15 +166,20 @@ class WorkerSession:
         if self._closed:
             return None
         try:
-            if self._proc is None or self._proc.poll() is not None:
-                self._kill()
-                self._start()
-            elif not self._ready:
-                self._finish_start()
+            self._ensure_ready()
         except (_TimedOut, _Died, OSError):
             self._kill()
             return None
         return self.worker_facts
+
+    def _ensure_ready(self) -> None:
+        """A live worker that has answered ``ready``: started (again) here when there is none
+        or it died, awaited when it was started early."""
+        if self._proc is None or self._proc.poll() is not None:
+            self._kill()
+            self._start()
+        elif not self._ready:
+            self._finish_start()
 
     def _start(self, wait: bool = True) -> None:
         trace.mark("worker spawn", backend=self.spec.backend)
@@ -336,11 +341,7 @@ class WorkerSession:
         self.stage = STARTUP
         self.last_fault = False
         try:
-            if self._proc is None or self._proc.poll() is not None:
-                self._kill()
-                self._start()
-            elif not self._ready:
-                self._finish_start()
+            self._ensure_ready()
             assert self._conn is not None and self._proc is not None
             pid = self._proc.pid
             self._conn.send(message)

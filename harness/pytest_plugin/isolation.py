@@ -53,7 +53,7 @@ class Workers:
         self.limits = Limits(item_s=config.getoption("--tlbench-timeout"), compile_s=config.getoption("--tlbench-compile-timeout"))
         self.devices = list(devices or []) if len(devices or []) > 1 else []
         self._sessions: dict[tuple[str, int], WorkerSession] = {}
-        self._closing: list[threading.Thread] = []  # begin_close's threads, joined by close
+        self._closing: dict[tuple[str, int], threading.Thread] = {}  # begin_close's threads, joined by close
 
     @classmethod
     def from_config(cls, config: Any, registry: BackendRegistry, devices: list[str] | None = None) -> "Workers | None":
@@ -129,15 +129,16 @@ class Workers:
         """Start ending every worker, all at once, without waiting (the session's last
         reports and files are written meanwhile); ``close`` waits for them.  What each
         worker reported (``device_infos``) stays readable until ``close``."""
-        if not self._closing:
-            self._closing = [threading.Thread(target=s.close, daemon=True) for s in self._sessions.values()]
-            for thread in self._closing:
-                thread.start()
+        for key, session in self._sessions.items():
+            if key not in self._closing:
+                self._closing[key] = threading.Thread(target=session.close, daemon=True)
+                self._closing[key].start()
 
     def close(self) -> None:
-        """End every worker, all at once (each waits for its process to exit)."""
+        """End every worker, all at once (each waits for its process to exit); a session
+        made after ``begin_close`` is ended here too."""
         self.begin_close()
-        for thread in self._closing:
+        for thread in self._closing.values():
             thread.join()
-        self._closing = []
+        self._closing.clear()
         self._sessions.clear()
