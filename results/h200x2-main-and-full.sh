@@ -3,8 +3,9 @@
 # beside the full scope on GPU1 and cores 16-31, each from its own cold caches, traced.
 set -u
 mkdir -p .gpu/site && [ -d .gpu/site/tilelang ] || tar -xJf .gpu/site.tar.xz -C .gpu/site
-# usage: bash results/h200x2-main-and-full.sh COMMIT TAG (session 7: TAG s7x2 at 70e6bbd, s7x3 at f89242f; the calls ran
-# .gpu/s7x2.sh and .gpu/s7x3.sh, which differ from this one only in the names of their scratch folder and archive)
+# usage: bash results/h200x2-main-and-full.sh COMMIT TAG.  The calls ran .gpu/s6x3.sh (session 6, eb091ea, TAG r3),
+# .gpu/s7x2.sh (70e6bbd) and .gpu/s7x3.sh (f89242f), which differ from this one only in the names of their scratch
+# folder and archive.
 TAG=$2
 export PYTHONPATH=$PWD/.gpu/site:$PWD PYTHONUNBUFFERED=1 TLBENCH_COMMIT=$1 TLBENCH_COMMIT_DIRTY=0
 export PYTHONPYCACHEPREFIX=/tmp/pyc; unset PYTHONDONTWRITEBYTECODE
