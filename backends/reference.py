@@ -14,8 +14,8 @@ from typing import Any, Callable
 
 import torch
 
-from harness.core.cases import CheckResult
-from backends.kernels.gemm import GemmProblem
+from tlbench.harness.core.cases import CheckResult
+from tlbench.backends.kernels.gemm import GemmProblem
 
 RTOL = 1e-2
 ATOL = 1e-2

@@ -18,18 +18,18 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from harness import cli_recover
-from harness.results.compare import compare_runs
-from harness.results.compare_backends import compare_backends
-from harness.results.comparison import CompareError
-from harness.results.judgement import Thresholds
-from harness.results.journal import JournalError
-from harness.commands import calibrate as calibrate_command
-from harness.commands import dashboard as dashboard_command
-from harness.commands import export as export_command
-from harness.commands import history as history_command
-from harness.results.history.schema import HistoryError
-from harness.results.store import ResultsError, baseline_name, load_results, split_by_backend, write_document
+from tlbench.harness import cli_recover
+from tlbench.harness.results.compare import compare_runs
+from tlbench.harness.results.compare_backends import compare_backends
+from tlbench.harness.results.comparison import CompareError
+from tlbench.harness.results.judgement import Thresholds
+from tlbench.harness.results.journal import JournalError
+from tlbench.harness.commands import calibrate as calibrate_command
+from tlbench.harness.commands import dashboard as dashboard_command
+from tlbench.harness.commands import export as export_command
+from tlbench.harness.commands import history as history_command
+from tlbench.harness.results.history.schema import HistoryError
+from tlbench.harness.results.store import ResultsError, baseline_name, load_results, split_by_backend, write_document
 
 EXIT_OK, EXIT_REGRESSION, EXIT_UNUSABLE = 0, 1, 2
 DEFAULT_BASELINE_DIR = "results/baselines"
@@ -71,8 +71,15 @@ def _add_thresholds(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--alpha", type=_alpha, default=0.05, help="Mann-Whitney U significance level (default 0.05)")
 
 
+def _installed_version() -> str:
+    from tlbench import __version__
+
+    return __version__
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tlbench", description="Compare, report and gate tlbench results (pytest-benchmark JSON).")
+    parser.add_argument("--version", action="version", version=f"tlbench {_installed_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="{compare,report,baseline,nightly,recover,history,export,dashboard,calibrate}")
 
     cmp = sub.add_parser("compare", help="compare two runs (BASE NEW), or backends (--across-backends A B)",
@@ -140,7 +147,7 @@ def _thresholds(args: argparse.Namespace) -> Thresholds:
 
 
 def _compare_runs(args: argparse.Namespace) -> int:
-    from harness.results import report
+    from tlbench.harness.results import report
 
     if len(args.files) != 2:
         raise UsageProblem(f"compare takes BASE.json NEW.json (got {len(args.files)} files); use --across-backends to join backends")
@@ -159,7 +166,7 @@ def _compare_runs(args: argparse.Namespace) -> int:
 
 
 def _compare_backends(args: argparse.Namespace) -> int:
-    from harness.results import report
+    from tlbench.harness.results import report
 
     across = compare_backends([load_results(f) for f in args.files])
     report.print_across(across, _console())
@@ -173,12 +180,12 @@ def _compare_backends(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     if args.stages:
         try:
-            from harness.analysis import stage_report
+            from tlbench.harness.analysis import stage_report
         except ImportError as exc:
             print(f"tlbench: report --stages is not available here ({exc})", file=sys.stderr)
             return EXIT_UNUSABLE
         return int(stage_report.main(args.file, png=args.png, markdown=args.markdown) or 0)
-    from harness.results import report
+    from tlbench.harness.results import report
 
     results = load_results(args.file)
     report.print_run(results, _console())
@@ -205,7 +212,7 @@ def _baseline_update(args: argparse.Namespace) -> int:
 
 
 def _nightly(args: argparse.Namespace) -> int:
-    from harness.results.nightly import NightlyPlan, run_nightly
+    from tlbench.harness.results.nightly import NightlyPlan, run_nightly
 
     missing = [s for s in args.suites if not Path(s).exists()]
     if missing:

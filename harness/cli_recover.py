@@ -15,8 +15,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness.results.journal import JOURNAL_SUFFIX, atomic_write_text, read_journal, recover_document
-from harness.results.store import Results, parse_results
+from tlbench.harness.results.journal import JOURNAL_SUFFIX, atomic_write_text, read_journal, recover_document
+from tlbench.harness.results.store import Results, parse_results
 
 
 def add_parser(sub: Any) -> None:

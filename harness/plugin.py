@@ -20,34 +20,34 @@ from typing import Any
 
 import pytest
 
-from harness.core import trace
-from harness.pytest_plugin import hookspecs
-from harness.pytest_plugin.expansion import diagnose_space, expand
-from harness.pytest_plugin.options import backend_option_values, warn_deprecated
-from harness.pytest_plugin.options import pytest_addoption  # noqa: F401  (the hook, registered through this module)
-from harness.pytest_plugin.state import KINDS, STATE, TlbenchState
-from harness.pytest_plugin.autotune import autotune_lines, write_best_configs
-from harness.pytest_plugin.spread import largest_problem_first, spread_devices
-from harness.pytest_plugin.machine_info import MachineInfoOnce, add_spread_devices, fill_machine_info
-from harness.pytest_plugin.bench_adapter import benchmark_entry, quiet_table_by_default, result_json_path, stop_session_json
-from harness.pytest_plugin.terminal import write_summary
-from harness.pytest_plugin.progress import PhaseProgress, Progress
-from harness.pytest_plugin.inert_cache import InertKeyCache, default_directory
-from harness.pytest_plugin.gpu_split import groups_of_nodeids, make_scheduler, worker_count
-from harness.pytest_plugin import isolation, journaling
-from harness.pytest_plugin.finishing import journal_chunk
-from harness.pytest_plugin.item_runner import ItemRunner
-from harness.pytest_plugin.commit_info import fill_commit_info
-from harness.measure.compile_pool import CompilePool
-from harness.measure.compile_phase import CompilePhase, resolve_jobs, usable_cpus
-from harness.measure.device_phase import DevicePhase
-from harness.core.record import EXTRA_KEY, SCHEMA_VERSION, BenchItem, failure_record, skip_record
-from harness.core.registry import AUTO, BackendRegistry, UnknownBackend
-from harness.measure.runner import Outcome
-from harness.core.sweep import Sweep
-from harness.core.cases import Case
-from harness.measure.options import policy_from_options
-from harness.pytest_plugin.xdist_support import (
+from tlbench.harness.core import trace
+from tlbench.harness.pytest_plugin import hookspecs
+from tlbench.harness.pytest_plugin.expansion import diagnose_space, expand
+from tlbench.harness.pytest_plugin.options import backend_option_values, warn_deprecated
+from tlbench.harness.pytest_plugin.options import pytest_addoption  # noqa: F401  (the hook, registered through this module)
+from tlbench.harness.pytest_plugin.state import KINDS, STATE, TlbenchState
+from tlbench.harness.pytest_plugin.autotune import autotune_lines, write_best_configs
+from tlbench.harness.pytest_plugin.spread import largest_problem_first, spread_devices
+from tlbench.harness.pytest_plugin.machine_info import MachineInfoOnce, add_spread_devices, fill_machine_info
+from tlbench.harness.pytest_plugin.bench_adapter import benchmark_entry, quiet_table_by_default, result_json_path, stop_session_json
+from tlbench.harness.pytest_plugin.terminal import write_summary
+from tlbench.harness.pytest_plugin.progress import PhaseProgress, Progress
+from tlbench.harness.pytest_plugin.inert_cache import InertKeyCache, default_directory
+from tlbench.harness.pytest_plugin.gpu_split import groups_of_nodeids, make_scheduler, worker_count
+from tlbench.harness.pytest_plugin import isolation, journaling
+from tlbench.harness.pytest_plugin.finishing import journal_chunk
+from tlbench.harness.pytest_plugin.item_runner import ItemRunner
+from tlbench.harness.pytest_plugin.commit_info import fill_commit_info
+from tlbench.harness.measure.compile_pool import CompilePool
+from tlbench.harness.measure.compile_phase import CompilePhase, resolve_jobs, usable_cpus
+from tlbench.harness.measure.device_phase import DevicePhase
+from tlbench.harness.core.record import EXTRA_KEY, SCHEMA_VERSION, BenchItem, failure_record, skip_record
+from tlbench.harness.core.registry import AUTO, BackendRegistry, UnknownBackend
+from tlbench.harness.measure.runner import Outcome
+from tlbench.harness.core.sweep import Sweep
+from tlbench.harness.core.cases import Case
+from tlbench.harness.measure.options import policy_from_options
+from tlbench.harness.pytest_plugin.xdist_support import (
     KEY_BENCH,
     KEY_MACHINE,
     KEY_OUTCOME,

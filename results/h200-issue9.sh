@@ -10,38 +10,38 @@
 #   results  README's files re-made: stages (+ one more stage run), core, tiles, baseline.     ~4 min
 set -u
 what=$1; out=$2; mkdir -p "$out"
-export PYTHONPATH=$PWD/.gpu/site:$PWD PYTHONUNBUFFERED=1
+export PYTHONPATH=$PWD/.gpu/site:$(python3 -m harness.bootstrap --link $PWD/.gpu/src) PYTHONUNBUFFERED=1
 SEL=(suites/test_stages.py suites/test_tiles.py -k "8192 and (test_stages or g8 or vendor)")
 DEV=(--benchmark-only --tlbench-scope=full --tlbench-backend=nvidia --tlbench-kind=device --tlbench-rounds=5 --tlbench-batch=10 --tlbench-max-samples=100 --tlbench-seed=1)
 SLOWED=gemm-8192x8192x8192-f16-bm128-bn256-bk64-t256-auto-s3
-compare_pair() { echo "== tlbench compare $1 $2"; python3 -m harness.cli compare "$1" "$2" --markdown "$3"; echo "exit $?"; }
+compare_pair() { echo "== tlbench compare $1 $2"; python3 -m tlbench compare "$1" "$2" --markdown "$3"; echo "exit $?"; }
 case $what in
 aa)
   nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw,clocks_event_reasons.active --format=csv
   for i in 1 2 3 4; do
-    /usr/bin/time -f "run $i wall %e s" python3 -m pytest -p harness.plugin -q "${SEL[@]}" "${DEV[@]}" --benchmark-json="$out/aa$i.json" > "$out/aa$i.log" 2>&1
+    /usr/bin/time -f "run $i wall %e s" python3 -m pytest -q "${SEL[@]}" "${DEV[@]}" --benchmark-json="$out/aa$i.json" > "$out/aa$i.log" 2>&1
     tail -n 60 "$out/aa$i.log" | grep -E "DRIFT|CAPPED|passed|failed|wall" ; done
   for p in "1 2" "2 3" "3 4"; do set -- $p; compare_pair "$out/aa$1.json" "$out/aa$2.json" "$out/cmp-aa$1-aa$2.md"; done
   compare_pair results/baselines/nvidia-h200.json "$out/aa4.json" "$out/cmp-committed-baseline-aa4.md"
-  mkdir -p "$out/baselines" && python3 -m harness.cli baseline update "$out/aa1.json" --dir "$out/baselines"
+  mkdir -p "$out/baselines" && python3 -m tlbench baseline update "$out/aa1.json" --dir "$out/baselines"
   compare_pair "$out"/baselines/*.json "$out/aa4.json" "$out/cmp-new-baseline-aa4.md" ;;
 base)  # one run of the selection as aa4.json: the base of `slow` when the A/A runs were on another machine
-  python3 -m pytest -p harness.plugin -q "${SEL[@]}" "${DEV[@]}" --benchmark-json="$out/aa4.json" > "$out/aa4.log" 2>&1
+  python3 -m pytest -q "${SEL[@]}" "${DEV[@]}" --benchmark-json="$out/aa4.json" > "$out/aa4.log" 2>&1
   tail -n 1 "$out/aa4.log" ;;
 slow)
-  python3 -m pytest -p harness.plugin -q "${SEL[@]}" "${DEV[@]}" --tlbench-nvidia-test-only-slowdown="$SLOWED:0.07" --benchmark-json="$out/slow.json" > "$out/slow.log" 2>&1
+  python3 -m pytest -q "${SEL[@]}" "${DEV[@]}" --tlbench-nvidia-test-only-slowdown="$SLOWED:0.07" --benchmark-json="$out/slow.json" > "$out/slow.log" 2>&1
   grep -h "TEST-ONLY SLOWDOWN" "$out/slow.json" | head -1
   compare_pair "$out/aa4.json" "$out/slow.json" "$out/cmp-aa4-slow.md" ;;
 ncu)
   for c in gemm-8192x8192x8192-f16-bm128-bn256-bk64-t256-auto-s3 gemm-2048x2048x2048-f16-bm128-bn256-bk64-t256-auto-s3; do
-    python3 -m backends.tools.ncu_crosscheck interleaved --case $c --pairs 3 --count 10 --out-dir "$out/ncu-${c:5:4}" 2>&1 | grep -v Warning; done ;;
+    python3 -m tlbench.backends.tools.ncu_crosscheck interleaved --case $c --pairs 3 --count 10 --out-dir "$out/ncu-${c:5:4}" 2>&1 | grep -v Warning; done ;;
 results)
   R=(--benchmark-only --tlbench-backend=nvidia --tlbench-kind=device)
-  python3 -m pytest -p harness.plugin -q suites/test_stages.py -k 8192 "${R[@]}" --benchmark-json="$out/h200-stages.json" > "$out/stages.log" 2>&1; tail -3 "$out/stages.log"
-  python3 -m pytest -p harness.plugin -q suites/test_stages.py -k 8192 "${R[@]}" --benchmark-json="$out/h200-stages-run2.json" > "$out/stages2.log" 2>&1; tail -3 "$out/stages2.log"
-  python3 -m pytest -p harness.plugin -q suites/test_core_pipelining.py "${R[@]}" --benchmark-json="$out/h200-core.json" > "$out/core.log" 2>&1; tail -3 "$out/core.log"
-  python3 -m pytest -p harness.plugin -q suites/test_tiles.py "${R[@]}" --tlbench-autotune="$out/best_configs.json" --benchmark-json="$out/h200-tiles.json" > "$out/tiles.log" 2>&1; tail -3 "$out/tiles.log"
-  mkdir -p "$out/baselines" && python3 -m harness.cli baseline update "$out/h200-stages.json" --dir "$out/baselines"
+  python3 -m pytest -q suites/test_stages.py -k 8192 "${R[@]}" --benchmark-json="$out/h200-stages.json" > "$out/stages.log" 2>&1; tail -3 "$out/stages.log"
+  python3 -m pytest -q suites/test_stages.py -k 8192 "${R[@]}" --benchmark-json="$out/h200-stages-run2.json" > "$out/stages2.log" 2>&1; tail -3 "$out/stages2.log"
+  python3 -m pytest -q suites/test_core_pipelining.py "${R[@]}" --benchmark-json="$out/h200-core.json" > "$out/core.log" 2>&1; tail -3 "$out/core.log"
+  python3 -m pytest -q suites/test_tiles.py "${R[@]}" --tlbench-autotune="$out/best_configs.json" --benchmark-json="$out/h200-tiles.json" > "$out/tiles.log" 2>&1; tail -3 "$out/tiles.log"
+  mkdir -p "$out/baselines" && python3 -m tlbench baseline update "$out/h200-stages.json" --dir "$out/baselines"
   compare_pair "$out/h200-stages.json" "$out/h200-stages-run2.json" "$out/cmp-stages-run2.md" ;;
 *) echo "usage: bash results/h200-issue9.sh aa|base|slow|ncu|results OUT_DIR" >&2; exit 2 ;;
 esac

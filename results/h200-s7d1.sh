@@ -3,12 +3,12 @@
 # (kernels and torch SDPA alike) under the old tolerance, then at two more seeds.
 set -u
 mkdir -p .gpu/site && [ -d .gpu/site/tilelang ] || tar -xJf .gpu/site.tar.xz -C .gpu/site
-export PYTHONPATH=$PWD/.gpu/site:$PWD PYTHONUNBUFFERED=1 TLBENCH_COMMIT=$1 TLBENCH_COMMIT_DIRTY=0
+export PYTHONPATH=$PWD/.gpu/site:$(python3 -m harness.bootstrap --link $PWD/.gpu/src) PYTHONUNBUFFERED=1 TLBENCH_COMMIT=$1 TLBENCH_COMMIT_DIRTY=0
 export PYTHONPYCACHEPREFIX=/tmp/pyc; unset PYTHONDONTWRITEBYTECODE
 R=/tmp/r9; mkdir -p $R
 for seed in 1940985313 7 12345; do
   t0=$(date +%s.%N)
-  timeout 250 python3 -m pytest -p harness.plugin -p no:cacheprovider -q suites/test_fa_causal.py --benchmark-only --tlbench-backend=nvidia --tlbench-scope=full --tlbench-seed=$seed --benchmark-json=$R/causal-$seed.json > $R/causal-$seed.log 2>&1; rc=$?
+  timeout 250 python3 -m pytest -p no:cacheprovider -q suites/test_fa_causal.py --benchmark-only --tlbench-backend=nvidia --tlbench-scope=full --tlbench-seed=$seed --benchmark-json=$R/causal-$seed.json > $R/causal-$seed.log 2>&1; rc=$?
   echo "seed $seed: exit $rc, wall $(python3 -c "print(f'{$(date +%s.%N) - $t0:.1f}')") s, $(tail -1 $R/causal-$seed.log | cut -c1-80)" >> $R/summary.txt
   tar czf $OUT/s7d1.tgz -C /tmp r9
 done

@@ -4,18 +4,18 @@
 # warm under pytest-xdist -n 2; the warm 1/2-GPU pair again with the image's Python as it is (no bytecode).
 set -u
 mkdir -p .gpu/site && [ -d .gpu/site/tilelang ] || tar -xJf .gpu/site.tar.xz -C .gpu/site
-export PYTHONPATH=$PWD/.gpu/site:$PWD PYTHONUNBUFFERED=1 TLBENCH_COMMIT=$1 TLBENCH_COMMIT_DIRTY=0
+export PYTHONPATH=$PWD/.gpu/site:$(python3 -m harness.bootstrap --link $PWD/.gpu/src) PYTHONUNBUFFERED=1 TLBENCH_COMMIT=$1 TLBENCH_COMMIT_DIRTY=0
 R=/tmp/r2; mkdir -p $R
 secs() { date +%s.%N; }
 pack() { tar czf $OUT/s6x2.tgz -C /tmp r2; }
-P=(python3 -m pytest -p harness.plugin -p no:cacheprovider -q suites/test_tiles.py --tlbench-scope=full --benchmark-only --tlbench-backend=nvidia)
+P=(python3 -m pytest -p no:cacheprovider -q suites/test_tiles.py --tlbench-scope=full --benchmark-only --tlbench-backend=nvidia)
 PYC=(env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX=/tmp/pyc)
 run() {  # name, env prefix..., -- pytest args...
   local name=$1; shift; local pre=(); while [ "$1" != "--" ]; do pre+=("$1"); shift; done; shift
   local t0=$(secs)
   "${pre[@]}" TLBENCH_TRACE=$R/$name.trace timeout 280 "${P[@]}" "$@" --benchmark-json=$R/$name.json > $R/$name.log 2>&1; local rc=$?
   echo "$name: exit $rc, wall $(python3 -c "print(f'{$(secs) - $t0:.1f}')") s, $(tail -1 $R/$name.log | cut -c1-70)" >> $R/summary.txt
-  python3 -m harness.core.trace $R/$name.trace > $R/$name.timeline 2>&1; pack
+  python3 -m tlbench.harness.core.trace $R/$name.trace > $R/$name.timeline 2>&1; pack
 }
 run cold2 "${PYC[@]}" CUDA_VISIBLE_DEVICES=0,1 -- --tlbench-devices=0,1
 run pyc-1gpu "${PYC[@]}" CUDA_VISIBLE_DEVICES=0 --

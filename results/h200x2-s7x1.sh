@@ -5,11 +5,11 @@
 # order alternates), then one pair with the image's Python as it is (no bytecode cache).
 set -u
 mkdir -p .gpu/site && [ -d .gpu/site/tilelang ] || tar -xJf .gpu/site.tar.xz -C .gpu/site
-export PYTHONPATH=$PWD/.gpu/site:$PWD PYTHONUNBUFFERED=1 TLBENCH_COMMIT=$1 TLBENCH_COMMIT_DIRTY=0
+export PYTHONPATH=$PWD/.gpu/site:$(python3 -m harness.bootstrap --link $PWD/.gpu/src) PYTHONUNBUFFERED=1 TLBENCH_COMMIT=$1 TLBENCH_COMMIT_DIRTY=0
 R=/tmp/r7; mkdir -p $R
 secs() { date +%s.%N; }
 pack() { tar czf $OUT/s7x1.tgz -C /tmp r7; }
-P=(python3 -m pytest -p harness.plugin -p no:cacheprovider -q suites/test_tiles.py --tlbench-scope=full --benchmark-only --tlbench-backend=nvidia)
+P=(python3 -m pytest -p no:cacheprovider -q suites/test_tiles.py --tlbench-scope=full --benchmark-only --tlbench-backend=nvidia)
 PYC=(env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX=/tmp/pyc)
 IMG=(env)
 run() {  # name, env prefix..., -- pytest args...
@@ -19,7 +19,7 @@ run() {  # name, env prefix..., -- pytest args...
   local w=$(python3 -c "print(f'{$(secs) - $t0:.1f}')")
   echo "$name $rc $w" >> $R/walls.txt
   echo "$name: exit $rc, wall $w s, $(tail -1 $R/$name.log | cut -c1-70)" >> $R/summary.txt
-  python3 -m harness.core.trace $R/$name.trace > $R/$name.timeline 2>&1; pack
+  python3 -m tlbench.harness.core.trace $R/$name.trace > $R/$name.timeline 2>&1; pack
 }
 run cold2 "${PYC[@]}" CUDA_VISIBLE_DEVICES=0,1 -- --tlbench-devices=0,1
 for i in 1 2 3; do

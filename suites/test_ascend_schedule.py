@@ -8,8 +8,8 @@ one version; 256x512x64 needs a 512 KiB L0C accumulator, which tilelang itself w
 without complaint.
 """
 
-from harness.core.sweep import Sweep
-from backends.kernels.gemm import GemmConfig, GemmProblem
+from tlbench.harness.core.sweep import Sweep
+from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
 
 TILES = [(128, 128, 128), (128, 256, 64), (256, 128, 64), (256, 256, 64), (256, 256, 1024), (256, 512, 64)]
 

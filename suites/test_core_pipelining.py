@@ -8,8 +8,8 @@ cycles).  NVIDIA: the same computation with the ReLU applied to the register fra
 before the store, one block per tile.  bf16 in, fp32 out.
 """
 
-from harness.core.sweep import Sweep
-from backends.kernels.gemm import GemmConfig, GemmProblem
+from tlbench.harness.core.sweep import Sweep
+from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
 
 ASCEND_TILES = [(128, 128, 128), (128, 256, 64), (256, 128, 64)]
 NVIDIA_TILES = [(128, 128, 64, 128), (128, 256, 64, 256)]

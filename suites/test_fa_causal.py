@@ -9,8 +9,8 @@ On Ascend the mask runs in ``T.SimtVF`` and the kernel launches as ``T.MixedKern
 mask's row offset is the vector sub-core's id); the hopper body has no mask and is not here.
 """
 
-from backends.kernels.fa_sweep import FaSweep
-from backends.kernels.fa_types import FaConfig, FaProblem
+from tlbench.backends.kernels.fa_sweep import FaSweep
+from tlbench.backends.kernels.fa_types import FaConfig, FaProblem
 
 SWEEP = FaSweep(
     name="fa_causal",

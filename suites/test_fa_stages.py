@@ -17,8 +17,8 @@ shared memory) are skipped with the bytes named.  Correctness: every kernel agai
 SDPA in fp32, |out - ref| <= 2e-3 + 2e-2 |ref| (backends/kernels/fa_reference.py).
 """
 
-from backends.kernels.fa_sweep import FaSweep
-from backends.kernels.fa_types import FaConfig, FaProblem, fa_stage_configs
+from tlbench.backends.kernels.fa_sweep import FaSweep
+from tlbench.backends.kernels.fa_types import FaConfig, FaProblem, fa_stage_configs
 
 TILES = [(128, 128, 256), (128, 64, 256)]
 HOPPER = [FaConfig(128, 128, s, threads=256, body="hopper") for s in (1, 2, 3)]

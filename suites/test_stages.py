@@ -6,8 +6,8 @@ threads and 128x256x64 / 256 threads; ``auto`` with num_stages 0..4, ``manual``
 torch) on the same inputs as its own item.  Quick scope (the default): the same curve at 8192^3.
 """
 
-from harness.core.sweep import Sweep
-from backends.kernels.gemm import GemmProblem, stage_configs
+from tlbench.harness.core.sweep import Sweep
+from tlbench.backends.kernels.gemm import GemmProblem, stage_configs
 
 SWEEP = Sweep(
     name="stages",

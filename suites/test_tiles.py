@@ -10,8 +10,8 @@ compile-time story is the stage suite's.  Run with ``--tlbench-autotune`` to rec
 winner per problem in results/best_configs.json; the next run times it as a ``best`` case.
 """
 
-from backends.kernels.gemm import Axes, GemmConfig, GemmProblem
-from harness.core.sweep import Sweep
+from tlbench.backends.kernels.gemm import Axes, GemmConfig, GemmProblem
+from tlbench.harness.core.sweep import Sweep
 
 SWEEP = Sweep(
     name="tiles",

@@ -27,23 +27,23 @@ def _not_an_xdist_worker_inside_the_tests():
 
 @pytest.fixture(scope="session")
 def nvidia_sm80():
-    from backends.nvidia import NvidiaBackend
-    from harness.core.backend_api import BackendOptions
+    from tlbench.backends.nvidia import NvidiaBackend
+    from tlbench.harness.core.backend_api import BackendOptions
 
     return NvidiaBackend(BackendOptions({"nvidia_arch": "sm_80"}))
 
 
 @pytest.fixture(scope="session")
 def nvidia_sm90a():
-    from backends.nvidia import NvidiaBackend
-    from harness.core.backend_api import BackendOptions
+    from tlbench.backends.nvidia import NvidiaBackend
+    from tlbench.harness.core.backend_api import BackendOptions
 
     return NvidiaBackend(BackendOptions({"nvidia_arch": "sm_90a"}))
 
 
 @pytest.fixture(scope="session")
 def ascend():
-    from backends.ascend import AscendBackend
-    from harness.core.backend_api import BackendOptions
+    from tlbench.backends.ascend import AscendBackend
+    from tlbench.harness.core.backend_api import BackendOptions
 
     return AscendBackend(BackendOptions())

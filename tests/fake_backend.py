@@ -25,17 +25,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.core import budget
-from harness.core.backend_api import BackendOptions, Compiled, CompileError
-from harness.core.backend_traits import DefaultTraits
-from harness.core.cases import CheckResult, Plan, VendorCase
+from tlbench.harness.core import budget
+from tlbench.harness.core.backend_api import BackendOptions, Compiled, CompileError
+from tlbench.harness.core.backend_traits import DefaultTraits
+from tlbench.harness.core.cases import CheckResult, Plan, VendorCase
 
 def four_stage_suite(name: str) -> str:
     """A pytester suite file: one 1024^3 GEMM, num_stages 1..4, device items only (the fake
     backend times them)."""
     return f'''
-from harness.core.sweep import Sweep
-from backends.kernels.gemm import GemmConfig, GemmProblem
+from tlbench.harness.core.sweep import Sweep
+from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
 
 SWEEP = Sweep(
     name="{name}",
@@ -117,7 +117,7 @@ class FakeBackend:
         return budget.check(case, self.scopes(), self.dialect)
 
     def rejection(self, case):
-        from harness.core.space import Rejection
+        from tlbench.harness.core.space import Rejection
 
         verdict = self.budget(case)
         return None if verdict.fits else Rejection(case.config, "budget", verdict.reason)

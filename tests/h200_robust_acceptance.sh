@@ -2,12 +2,12 @@
 # H200 acceptance of issue 14 (nothing lost when a kernel faults, hangs, or the run is killed).
 # TEST ONLY: uses --tlbench-nvidia-test-only-fault (backends/nvidia/fault_injection.py); no
 # shipped suite sets it.  Run from the repo root after
-#   export PYTHONPATH=$PWD/.gpu/site:$PWD PYTHONUNBUFFERED=1
+#   export PYTHONPATH=$PWD/.gpu/site:$(python3 -m harness.bootstrap --link $PWD/.gpu/src) PYTHONUNBUFFERED=1
 # Writes everything under $OUT (default results/runs/robust) and prints what proves each item.
 set -u
 OUT=${OUT:-results/runs/robust}
 mkdir -p "$OUT"
-PYTEST=(python3 -m pytest -p harness.plugin -p no:cacheprovider -q --tlbench-backend=nvidia --tlbench-kind=device
+PYTEST=(python3 -m pytest -p no:cacheprovider -q --tlbench-backend=nvidia --tlbench-kind=device
         --tlbench-scope=smoke --tlbench-seed=14)
 SWEEP=(suites/test_stages.py suites/test_core_pipelining.py)  # 22 device items at smoke scope
 OOB=gemm-1024x1024x1024-f16-bm128-bn256-bk64-t256-auto-s3      # item 11 of 22: the middle
@@ -22,7 +22,7 @@ echo "clean run exit: $?"
     --benchmark-json="$OUT/faulty.json" > "$OUT/faulty.log" 2>&1
 echo "faulty run exit: $? (pytest's own: 1 = tests failed)"
 grep -E "FAILED \[|passed|failed" "$OUT/faulty.log" | tail -5
-python3 -m harness.cli compare "$OUT/clean.json" "$OUT/faulty.json" --markdown "$OUT/compare-faults.md" > "$OUT/compare-faults.log" 2>&1
+python3 -m tlbench compare "$OUT/clean.json" "$OUT/faulty.json" --markdown "$OUT/compare-faults.md" > "$OUT/compare-faults.log" 2>&1
 echo "tlbench compare clean faulty exit: $? (1 = the two faulting items are regressions)"
 grep -E "^\| (FAILED|SLOWER|FASTER|NOISY)" "$OUT/compare-faults.md"; tail -2 "$OUT/compare-faults.log"
 
@@ -33,7 +33,7 @@ PID=$!
 while [ "$(items "$J")" -lt 11 ] && kill -0 "$PID" 2>/dev/null; do sleep 0.2; done
 kill -9 "$PID"; wait "$PID"; echo "pytest exit after kill -9: $? (137 = SIGKILL)"
 echo "journal: $(items "$J") items; result file: $(stat -c %s "$OUT/killed.json" 2>/dev/null || echo absent) bytes"
-python3 -m harness.cli recover "$J" -o "$OUT/recovered.json"; echo "tlbench recover exit: $?"
+python3 -m tlbench recover "$J" -o "$OUT/recovered.json"; echo "tlbench recover exit: $?"
 python3 -c "from pytest_benchmark.cli import main; main()" compare "$OUT/recovered.json" --columns=median,rounds > "$OUT/pb-compare.log" 2>&1
 echo "pytest-benchmark compare exit: $?"; grep -c "test_" "$OUT/pb-compare.log" | sed 's/^/pytest-benchmark compare rows: /'
 "${PYTEST[@]}" "${SWEEP[@]}" --tlbench-no-interleave --tlbench-resume="$J" --benchmark-json="$OUT/killed.json" > "$OUT/resumed.log" 2>&1
@@ -51,7 +51,7 @@ EOF
 
 echo "== 3. overhead: persistent worker vs in-process on the stage suite at 8192^3 (compile + device items)"
 # inprocess, worker, inprocess, worker: the first run also warms tilelang's disk cache; compare the last pair
-OVER=(python3 -m pytest -p harness.plugin -p no:cacheprovider -q suites/test_stages.py -k 8192 --tlbench-backend=nvidia --tlbench-seed=14)
+OVER=(python3 -m pytest -p no:cacheprovider -q suites/test_stages.py -k 8192 --tlbench-backend=nvidia --tlbench-seed=14)
 for pass in 1 2; do
   for mode in inprocess worker; do
     t0=$(secs)
@@ -60,7 +60,7 @@ for pass in 1 2; do
     echo "pass $pass $mode: exit $rc, wall $(python3 -c "print(f'{$t1 - $t0:.1f}')") s; $(grep -E 'setup \(' "$OUT/overhead-$mode-$pass.log")"
   done
 done
-python3 -m harness.cli compare "$OUT/overhead-inprocess-2.json" "$OUT/overhead-worker-2.json" > "$OUT/compare-overhead.log" 2>&1
+python3 -m tlbench compare "$OUT/overhead-inprocess-2.json" "$OUT/overhead-worker-2.json" > "$OUT/compare-overhead.log" 2>&1
 echo "tlbench compare inprocess worker exit: $?"; tail -1 "$OUT/compare-overhead.log"
 
 echo "== 4. kill -9 mid-way through the interleaved device phase (default mode), then resume"
@@ -72,7 +72,7 @@ PID=$!
 while [ "$(items "$J")" -lt 1 ] && kill -0 "$PID" 2>/dev/null; do sleep 0.2; done
 sleep 1; kill -9 "$PID"; wait "$PID"; echo "pytest exit after kill -9: $? (137 = SIGKILL)"
 echo "journal: $(items "$J") items (the first chunk); result file: $(stat -c %s "$OUT/phase.json" 2>/dev/null || echo absent) bytes"
-python3 -m harness.cli recover "$J" -o "$OUT/phase-recovered.json"; echo "tlbench recover exit: $?"
+python3 -m tlbench recover "$J" -o "$OUT/phase-recovered.json"; echo "tlbench recover exit: $?"
 "${PYTEST[@]}" "${SWEEP[@]}" --tlbench-resume="$J" --benchmark-json="$OUT/phase.json" > "$OUT/phase-resumed.log" 2>&1
 echo "resumed run exit: $?"; grep -E "resumed from|passed|failed" "$OUT/phase-resumed.log" | tail -3
 python3 - "$J" "$OUT/phase.json" <<'EOF'

@@ -7,8 +7,8 @@ import pytest
 
 pytest.importorskip("tilelang")
 
-from harness.core.cases import Case  # noqa: E402
-from backends.kernels.gemm import GemmConfig, GemmProblem  # noqa: E402
+from tlbench.harness.core.cases import Case  # noqa: E402
+from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem  # noqa: E402
 
 BF16 = GemmProblem(512, 512, 1024, "bfloat16", out_dtype="float32")
 BF16_RELU = GemmProblem(512, 512, 1024, "bfloat16", out_dtype="float32", epilogue="relu")
@@ -63,7 +63,7 @@ def test_enable_offset_reaches_the_scheduler(ascend):
 
 
 def test_real_scheduler_agrees_with_the_budget_on_l1_and_misses_l0c(ascend):
-    from harness.core.backend_api import CompileError
+    from tlbench.harness.core.backend_api import CompileError
 
     with pytest.raises(CompileError, match="insufficient for minimum buffer usage 786432"):
         ascend.compile(Case(GemmProblem(1024, 1024, 2048, "bfloat16"), GemmConfig(512, 256, 512, 128, "auto", 1, num_cores=4)), cold=True)
@@ -116,7 +116,7 @@ def gemm(A: T.Tensor((512, 1024), "bfloat16"), B: T.Tensor((512, 1024), "bfloat1
 target = _make_ascend_target()
 with target:
     tilelang.lower(gemm, target=target)   # the C++ side now caches tilelang's FFI entry point
-from backends.ascend.schedule import lower_with_schedule   # wraps the Python solver it calls
+from tlbench.backends.ascend.schedule import lower_with_schedule   # wraps the Python solver it calls
 _, facts = lower_with_schedule(gemm, target)
 print("MISSING:", facts.missing, "LOOPS:", len(facts.loops))
 """

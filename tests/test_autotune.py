@@ -38,8 +38,8 @@ def test_under_xdist_the_controller_writes_from_every_workers_items(pytester):
 
 
 BEST_SUITE = """
-from harness.core.sweep import Sweep
-from backends.kernels.gemm import GemmConfig, GemmProblem
+from tlbench.harness.core.sweep import Sweep
+from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
 
 SWEEP = Sweep(
     name="with_best",

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import pytest_benchmark
 
-from harness.pytest_plugin.bench_adapter import result_json_path, write_json
+from tlbench.harness.pytest_plugin.bench_adapter import result_json_path, write_json
 
 VERSION = tuple(int(x) for x in pytest_benchmark.__version__.split(".")[:2])
 
@@ -43,7 +43,7 @@ def test_no_json_option_means_nothing_written(pytester):
 
 
 STOPPED = """
-from harness.pytest_plugin.bench_adapter import stop_session_json
+from tlbench.harness.pytest_plugin.bench_adapter import stop_session_json
 
 def pytest_sessionstart(session):
     stop_session_json(session.config)
@@ -62,7 +62,7 @@ def test_stop_session_json_keeps_pytest_benchmark_from_writing(pytester):
 def test_feed_samples_puts_exactly_the_samples_in_stats(pytester):
     pytester.makepyfile(
         test_f="""
-from harness.pytest_plugin.bench_adapter import benchmark_entry, feed_samples
+from tlbench.harness.pytest_plugin.bench_adapter import benchmark_entry, feed_samples
 
 def test_f(benchmark):
     feed_samples(benchmark, [0.003, 0.001, 0.002], {"k": "v"})

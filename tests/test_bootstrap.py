@@ -1,6 +1,6 @@
 """The installer's one decision: pin the CPU torch only when no torch exists."""
 
-from harness.bootstrap import pip_command
+from tlbench.harness.bootstrap import pip_command
 
 
 def test_fresh_box_pins_cpu_torch():

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.core.entry_points import source_tree_group
+from tlbench.harness.core.entry_points import source_tree_group
 
 ROOT = Path(__file__).resolve().parents[1]
 HARNESS = ROOT / "harness"
@@ -36,8 +36,14 @@ def imported_modules(source: str) -> list[str]:
     return names
 
 
+def _package(name: str) -> str:
+    """The top package of an import, ``tlbench.backends.x`` counting as ``backends``."""
+    parts = name.split(".")
+    return parts[1] if parts[0] == "tlbench" and len(parts) > 1 else parts[0]
+
+
 def offending(source: str) -> list[str]:
-    return [n for n in imported_modules(source) if n.split(".")[0] in FORBIDDEN]
+    return [n for n in imported_modules(source) if _package(n) in FORBIDDEN]
 
 
 def _docstrings(tree: ast.AST) -> set[int]:
@@ -79,7 +85,7 @@ def test_harness_code_names_no_backend_or_family(path):
 
 @pytest.mark.parametrize(
     "snippet",
-    ["import torch.cuda", "from torch_npu import npu", "def f():\n    import tilelang\n", "from backends.nvidia import X", "import_module('tvm')"],
+    ["import torch.cuda", "from torch_npu import npu", "def f():\n    import tilelang\n", "from tlbench.backends.nvidia import X", "import_module('tvm')"],
 )
 def test_the_scanner_catches_each_kind_of_import(snippet):
     assert offending(snippet), snippet
@@ -112,7 +118,8 @@ def layer_of(module: str) -> int | None:
     """Rank of a harness module's layer (front doors - plugin, cli, commands, dashboard,
     bootstrap - rank above every layer); None outside harness."""
     parts = module.split(".")
-    if parts[0] != "harness":
+    parts = parts[1:] if parts[0] == "tlbench" else parts
+    if not parts or parts[0] != "harness":
         return None
     return LAYERS.index(parts[1]) if len(parts) > 1 and parts[1] in LAYERS else len(LAYERS)
 
@@ -120,16 +127,17 @@ def layer_of(module: str) -> int | None:
 def upward_imports(module: str, source: str) -> list[str]:
     """Imports of ``module`` that reach a higher layer than its own."""
     mine = layer_of(module)
-    names = [n for n in imported_modules(source) if n.startswith("harness.")]
-    for node in ast.walk(ast.parse(source)):  # "from harness import x" names its module x
-        if isinstance(node, ast.ImportFrom) and node.module in ("harness", *(f"harness.{layer}" for layer in LAYERS)):
+    names = [n for n in imported_modules(source) if n.startswith("tlbench.harness.")]
+    packages = ("tlbench.harness", *(f"tlbench.harness.{layer}" for layer in LAYERS))
+    for node in ast.walk(ast.parse(source)):  # "from tlbench.harness import x" names its module x
+        if isinstance(node, ast.ImportFrom) and node.module in packages:
             names += [f"{node.module}.{alias.name}" for alias in node.names]
     return [n for n in names if mine is not None and (layer_of(n) or 0) > mine]
 
 
 def _module_name(path: Path) -> str:
     parts = path.relative_to(ROOT).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+    return "tlbench." + ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(HARNESS)))
@@ -140,15 +148,15 @@ def test_imports_point_down_the_layers(path):
 
 @pytest.mark.parametrize(
     "module, snippet",
-    [("harness.core.record", "from harness.measure.stats import summarize"),
-     ("harness.core.sweep", "from harness.results.best_configs import load_best"),
-     ("harness.results.store", "from harness.analysis import stage_report"),
-     ("harness.analysis.stage_text", "def f():\n    from harness.pytest_plugin import xdist_support\n"),
-     ("harness.measure.runner", "from harness import plugin")],
+    [("tlbench.harness.core.record", "from tlbench.harness.measure.stats import summarize"),
+     ("tlbench.harness.core.sweep", "from tlbench.harness.results.best_configs import load_best"),
+     ("tlbench.harness.results.store", "from tlbench.harness.analysis import stage_report"),
+     ("tlbench.harness.analysis.stage_text", "def f():\n    from tlbench.harness.pytest_plugin import xdist_support\n"),
+     ("tlbench.harness.measure.runner", "from tlbench.harness import plugin")],
 )
 def test_the_layer_check_catches_an_upward_import(module, snippet):
     assert upward_imports(module, snippet), snippet
 
 
 def test_a_front_door_may_import_every_layer():
-    assert upward_imports("harness.cli", "from harness.pytest_plugin import xdist_support\nfrom harness import plugin") == []
+    assert upward_imports("tlbench.harness.cli", "from tlbench.harness.pytest_plugin import xdist_support\nfrom tlbench.harness import plugin") == []

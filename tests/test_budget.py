@@ -2,11 +2,11 @@
 
 import pytest
 
-from backends.ascend import limits as ascend
-from backends.kernels.gemm import GEMM, GemmConfig, GemmProblem
-from backends.nvidia import limits as nvidia
-from harness.core import budget
-from harness.core.cases import Case
+from tlbench.backends.ascend import limits as ascend
+from tlbench.backends.kernels.gemm import GEMM, GemmConfig, GemmProblem
+from tlbench.backends.nvidia import limits as nvidia
+from tlbench.harness.core import budget
+from tlbench.harness.core.cases import Case
 
 FP16_8K = GemmProblem(8192, 8192, 8192, "float16")
 

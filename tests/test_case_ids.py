@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from backends.kernels.gemm import GEMM, GemmConfig, GemmProblem
-from harness.core.cases import Case, VendorCase
-from harness.core.record import BenchItem
+from tlbench.backends.kernels.gemm import GEMM, GemmConfig, GemmProblem
+from tlbench.harness.core.cases import Case, VendorCase
+from tlbench.harness.core.record import BenchItem
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMITTED = sorted([*ROOT.glob("results/*.json"), *ROOT.glob("results/*.json.gz"), *ROOT.glob("results/baselines/*.json"),
@@ -57,8 +57,8 @@ FA_GOLDEN = [
 
 @pytest.mark.parametrize("expected, config", FA_GOLDEN, ids=[g[0] for g in FA_GOLDEN])
 def test_fa_case_id_is_byte_identical_and_fast_math_only_adds_a_suffix(expected, config):
-    from backends.kernels.fa_family import FLASH_ATTENTION
-    from backends.kernels.fa_types import FaConfig, FaProblem
+    from tlbench.backends.kernels.fa_family import FLASH_ATTENTION
+    from tlbench.backends.kernels.fa_types import FaConfig, FaProblem
 
     case = Case(FaProblem(batch=2, heads=16, seq_q=8192, seq_k=8192, dim=128), FaConfig(**config))
     assert case.case_id == expected
@@ -92,7 +92,7 @@ def test_committed_files_are_there():
 
 
 def _family(rec: dict):
-    from backends.kernels.fa_family import FLASH_ATTENTION
+    from tlbench.backends.kernels.fa_family import FLASH_ATTENTION
 
     return {None: GEMM, GEMM.name: GEMM, FLASH_ATTENTION.name: FLASH_ATTENTION}[rec.get("family")]
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
+from tlbench.harness.cli import main
 
 FIXTURES = Path(__file__).parent / "fixtures"
 COMPARE = FIXTURES / "compare"
@@ -228,10 +228,10 @@ def test_report_stages_delegates_to_stage_report(capsys, monkeypatch, tmp_path):
     import types
 
     calls = []
-    fake = types.ModuleType("harness.analysis.stage_report")
+    fake = types.ModuleType("tlbench.harness.analysis.stage_report")
     fake.main = lambda path, png=None, markdown=None: calls.append((path, png, markdown)) or 3
-    monkeypatch.setitem(sys.modules, "harness.analysis.stage_report", fake)
-    monkeypatch.delattr("harness.analysis.stage_report", raising=False)
+    monkeypatch.setitem(sys.modules, "tlbench.harness.analysis.stage_report", fake)
+    monkeypatch.delattr("tlbench.harness.analysis.stage_report", raising=False)
     code, _, _ = _run(capsys, "report", H200, "--stages", "--png", tmp_path / "s.png", "--markdown", tmp_path / "s.md")
     assert code == 3 and calls == [(str(H200), str(tmp_path / "s.png"), str(tmp_path / "s.md"))]
 
@@ -250,8 +250,8 @@ def test_report_stages_writes_the_png_and_the_markdown_it_was_asked_for(capsys, 
 
 
 def test_report_stages_without_the_module_exit_2(capsys, monkeypatch):
-    monkeypatch.setitem(sys.modules, "harness.analysis.stage_report", None)  # import raises ImportError
-    monkeypatch.delattr("harness.analysis.stage_report", raising=False)
+    monkeypatch.setitem(sys.modules, "tlbench.harness.analysis.stage_report", None)  # import raises ImportError
+    monkeypatch.delattr("tlbench.harness.analysis.stage_report", raising=False)
     code, _, err = _run(capsys, "report", H200, "--stages")
     assert code == 2 and "report --stages is not available here" in _one_line_error(err)
 

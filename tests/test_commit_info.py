@@ -4,8 +4,8 @@ digest of the code that ran; and a kernel-body hash in every record of a real ru
 import json
 from pathlib import Path
 
-from backends.kernels.source_hash import body_hash
-from harness.pytest_plugin.commit_info import fill_commit_info, source_digest
+from tlbench.backends.kernels.source_hash import body_hash
+from tlbench.harness.pytest_plugin.commit_info import fill_commit_info, source_digest
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,4 +1,4 @@
-"""harness.results.compare on checked-in JSON of real runs (tests/fixtures/compare/README.md).
+"""tlbench.harness.results.compare on checked-in JSON of real runs (tests/fixtures/compare/README.md).
 
 What is pinned: the verdict rule (rank test AND minimum effect AND noise floor), A/A of real
 runs gives no SLOWER, an injected 10 % slowdown is SLOWER, the in-run vendor ratio cancels
@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from harness.results.compare import compare_runs
-from harness.results.compare_backends import DEVICE_TIME, MODELED_CYCLES, compare_backends
-from harness.results.comparison import CompareError
-from harness.results.judgement import RUN_RATIO, TIME, VENDOR_RATIO, Thresholds, Verdict, judge
-from harness.results.store import load_results, parse_results
+from tlbench.harness.results.compare import compare_runs
+from tlbench.harness.results.compare_backends import DEVICE_TIME, MODELED_CYCLES, compare_backends
+from tlbench.harness.results.comparison import CompareError
+from tlbench.harness.results.judgement import RUN_RATIO, TIME, VENDOR_RATIO, Thresholds, Verdict, judge
+from tlbench.harness.results.store import load_results, parse_results
 
 FIXTURES = Path(__file__).parent / "fixtures"
 COMPARE = FIXTURES / "compare"
@@ -329,6 +329,6 @@ def test_modeled_cycle_changes_are_reported_not_gated():
     assert (change.base_ii, change.new_ii) == (164, 245)
     assert not cmp.has_regression
 
-    from harness.results.report import comparison_markdown
+    from tlbench.harness.results.report import comparison_markdown
 
     assert "modeled 5,576 -> 8,085 cyc/core (+45.0%), loop II 164 -> 245 cyc (model, not gated)" in comparison_markdown(cmp)

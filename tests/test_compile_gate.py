@@ -19,11 +19,11 @@ import copy
 import json
 from pathlib import Path
 
-from harness.cli import main
-from harness.results.compare import compare_runs
-from harness.results.judgement import Verdict
-from harness.results.pairing import compile_centre
-from harness.results.store import load_results, parse_results
+from tlbench.harness.cli import main
+from tlbench.harness.results.compare import compare_runs
+from tlbench.harness.results.judgement import Verdict
+from tlbench.harness.results.pairing import compile_centre
+from tlbench.harness.results.store import load_results, parse_results
 
 COMPARE = Path(__file__).parent / "fixtures" / "compare"
 BASE, AA, ONE20 = COMPARE / "compile-cpu-base.json", COMPARE / "compile-cpu-aa.json", COMPARE / "compile-cpu-one20.json"

@@ -7,11 +7,11 @@ what it calls and what the record says it timed.
 from dataclasses import replace
 
 import fake_backend
-from backends.kernels.gemm import GemmConfig, GemmProblem
-from harness.core.backend_api import BackendOptions
-from harness.core.cases import Case, MeasurePolicy
-from harness.core.record import BenchItem
-from harness.measure.runner import RunContext, run_item
+from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+from tlbench.harness.core.backend_api import BackendOptions
+from tlbench.harness.core.cases import Case, MeasurePolicy
+from tlbench.harness.core.record import BenchItem
+from tlbench.harness.measure.runner import RunContext, run_item
 
 CASE = Case(GemmProblem(1024, 1024, 1024), GemmConfig(128, 128, 32, 128, "auto", 2))
 

@@ -17,11 +17,11 @@ import time
 import pytest
 
 import fake_backend
-from backends.kernels.gemm import GemmConfig, GemmProblem
-from harness.core.cases import Case
-from harness.core.record import BenchItem
-from harness.measure.compile_phase import CompilePhase, resolve_jobs
-from harness.measure.outcome import Outcome
+from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+from tlbench.harness.core.cases import Case
+from tlbench.harness.core.record import BenchItem
+from tlbench.harness.measure.compile_phase import CompilePhase, resolve_jobs
+from tlbench.harness.measure.outcome import Outcome
 
 
 def _item(n: int, backend: str = "fake", kind: str = "compile") -> BenchItem:
@@ -108,8 +108,8 @@ def test_bad_jobs_say_what_to_do(text, words):
 
 
 SUITE = """
-from harness.core.sweep import Sweep
-from backends.kernels.gemm import GemmConfig, GemmProblem
+from tlbench.harness.core.sweep import Sweep
+from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
 
 SWEEP = Sweep(name="jobs_suite", problems=[GemmProblem(1024, 1024, 1024)],
               configs=[GemmConfig(128, n, k, 128, "auto", 2) for n, k in CONFIGS], vendor=False)

@@ -5,9 +5,9 @@ A test-only backend (``LaneRecordingBackend``) records which thread ran each com
 import threading
 import time
 
-from harness.core.cases import Case
-from harness.measure.compile_pool import CompilePool
-from backends.kernels.gemm import GemmConfig, GemmProblem
+from tlbench.harness.core.cases import Case
+from tlbench.harness.measure.compile_pool import CompilePool
+from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
 
 
 class LaneRecordingBackend:

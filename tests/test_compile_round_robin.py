@@ -17,13 +17,13 @@ from dataclasses import replace
 import pytest
 
 import fake_backend
-from backends.kernels.gemm import GemmConfig, GemmProblem
-from harness.core.backend_api import BackendOptions
-from harness.core.cases import Case, MeasurePolicy
-from harness.core.record import BenchItem
-from harness.measure.compile_phase import CompilePhase, balanced_shares
-from harness.measure.outcome import Outcome, RunContext
-from harness.measure.runner import run_compile_items
+from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+from tlbench.harness.core.backend_api import BackendOptions
+from tlbench.harness.core.cases import Case, MeasurePolicy
+from tlbench.harness.core.record import BenchItem
+from tlbench.harness.measure.compile_phase import CompilePhase, balanced_shares
+from tlbench.harness.measure.outcome import Outcome, RunContext
+from tlbench.harness.measure.runner import run_compile_items
 
 
 def _item(n: int, k: int = 32) -> BenchItem:
@@ -140,8 +140,8 @@ def test_a_batch_that_dies_is_timed_again_one_by_one():
 
 
 SUITE = """
-from harness.core.sweep import Sweep
-from backends.kernels.gemm import GemmConfig, GemmProblem
+from tlbench.harness.core.sweep import Sweep
+from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
 
 SWEEP = Sweep(name="rr_suite", problems=[GemmProblem(1024, 1024, 1024)],
               configs=[GemmConfig(128, n, k, 128, "auto", 2) for n, k in CONFIGS], vendor=False)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from browser_cdp import Browser, find_chromium
-from harness.cli import main
+from tlbench.harness.cli import main
 from history_fixtures import RESULTS, unpack_runs
 
 CHART_CHECK = """
@@ -51,7 +51,7 @@ def test_site_pages_and_content(site):
 
 
 def test_empty_database_is_a_clear_error(tmp_path, capsys):
-    from harness.results.history.schema import open_history
+    from tlbench.harness.results.history.schema import open_history
 
     open_history(tmp_path / "empty.sqlite").close()
     assert main(["dashboard", str(tmp_path / "empty.sqlite"), "--out", str(tmp_path / "s")]) == 2
@@ -87,7 +87,7 @@ def test_every_page_renders_in_headless_chromium_without_errors(site):
 
 
 def test_a_trend_of_150_runs_stays_readable():
-    from harness.dashboard.svg import MAX_X_LABELS, Marker, trend_chart
+    from tlbench.harness.dashboard.svg import MAX_X_LABELS, Marker, trend_chart
 
     values = [1.0 + 0.01 * (i % 7) for i in range(150)] + [None] + [1.2] * 49
     chart = trend_chart(values, [f"#{i}" for i in range(200)], "ms", "case", steps=[Marker(151, "+18%")])

@@ -9,13 +9,13 @@ the same factory (a worker's, when items run in one).
 """
 
 import fake_backend
-from backends.kernels.gemm import GemmConfig, GemmProblem
-from harness.core.backend_api import BackendOptions
-from harness.core.cases import Case, MeasurePolicy, VendorCase
-from harness.core.record import BenchItem
-from harness.measure.device_phase import DevicePhase
-from harness.measure.device_session import InProcessSession
-from harness.measure.runner import RunContext
+from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+from tlbench.harness.core.backend_api import BackendOptions
+from tlbench.harness.core.cases import Case, MeasurePolicy, VendorCase
+from tlbench.harness.core.record import BenchItem
+from tlbench.harness.measure.device_phase import DevicePhase
+from tlbench.harness.measure.device_session import InProcessSession
+from tlbench.harness.measure.runner import RunContext
 
 A, B = GemmProblem(1024, 1024, 1024), GemmProblem(2048, 1024, 1024)
 

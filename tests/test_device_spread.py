@@ -21,13 +21,13 @@ import time
 import fake_backend
 import pytest
 
-from backends.kernels.gemm import GemmConfig, GemmProblem
-from harness.core.cases import Case, VendorCase
-from harness.core.record import BenchItem
-from harness.measure.device_pieces import plan_pieces, prefetch_order
-from harness.measure.outcome import Outcome
-from harness.measure.piece_runner import MergedProgress, PieceRunner
-from harness.measure.rounds import LoopProgress
+from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+from tlbench.harness.core.cases import Case, VendorCase
+from tlbench.harness.core.record import BenchItem
+from tlbench.harness.measure.device_pieces import plan_pieces, prefetch_order
+from tlbench.harness.measure.outcome import Outcome
+from tlbench.harness.measure.piece_runner import MergedProgress, PieceRunner
+from tlbench.harness.measure.rounds import LoopProgress
 
 BIG, SMALL = GemmProblem(8192, 8192, 8192), GemmProblem(1024, 1024, 1024)
 
@@ -152,7 +152,7 @@ def test_concurrent_progress_merges_into_one_growing_stream():
 def test_spread_runs_the_device_items_largest_problem_first_in_their_own_slots():
     from types import SimpleNamespace
 
-    from harness.pytest_plugin.spread import largest_problem_first
+    from tlbench.harness.pytest_plugin.spread import largest_problem_first
 
     small, big = _kernels(SMALL, 2), _kernels(BIG, 2)
     compile_item = BenchItem("nvidia", "compile", small[0].case)
@@ -167,8 +167,8 @@ def test_spread_runs_the_device_items_largest_problem_first_in_their_own_slots()
 
 
 SPREAD_SUITE = """
-from harness.core.sweep import Sweep
-from backends.kernels.gemm import GemmConfig, GemmProblem
+from tlbench.harness.core.sweep import Sweep
+from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
 
 SWEEP = Sweep(name="spread_suite", problems=[GemmProblem(1024, 1024, 1024), GemmProblem(2048, 1024, 1024)],
               configs=[GemmConfig(128, n, 32, 128, "auto", 2) for n in (16, 32, 64, 128)], vendor=True)
@@ -199,7 +199,7 @@ def test_one_process_spreads_the_items_over_a_worker_per_device(tmp_path):
     assert all(r["measurement"]["interleaved"] and r["measurement"]["vs_vendor_rounds"] for r in kernels)
     fake = document["machine_info"]["tlbench"]["backends"]["fake"]
     assert fake["devices"] == ["FAKE-3", "FAKE-5"] and fake["workers"] == 2
-    report = subprocess.run([sys.executable, "-m", "harness.cli", "report", "spread.json"], cwd=tmp_path,
+    report = subprocess.run([sys.executable, "-m", "tlbench.harness.cli", "report", "spread.json"], cwd=tmp_path,
                             capture_output=True, text=True, env=env)
     assert report.returncode == 0, report.stderr[-2000:]
 

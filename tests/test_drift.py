@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from harness.measure.drift import detect_drift, kendall_tau, theil_sen_slope
+from tlbench.harness.measure.drift import detect_drift, kendall_tau, theil_sen_slope
 
 
 def test_the_h200_step_inside_one_item_is_a_level_shift():

@@ -1,4 +1,4 @@
-"""harness.pytest_plugin.enrich on the real backends' hash and profile methods.
+"""tlbench.harness.pytest_plugin.enrich on the real backends' hash and profile methods.
 
 The vendor item is device-only, so no CPU suite run reaches it: on the H200 its record
 crashed in ``kernel_body_hash`` (a VendorCase has no config).  These pin the rule with the
@@ -7,23 +7,23 @@ real NVIDIA and Ascend backends, constructed here without a device.
 
 import pytest
 
-from harness.core.cases import VendorCase
-from harness.pytest_plugin.enrich import enrich_record
+from tlbench.harness.core.cases import VendorCase
+from tlbench.harness.pytest_plugin.enrich import enrich_record
 
 pytest.importorskip("tilelang")
 
 
 def _backends():
-    from backends.ascend import AscendBackend
-    from backends.nvidia import NvidiaBackend
-    from harness.core.backend_api import BackendOptions
+    from tlbench.backends.ascend import AscendBackend
+    from tlbench.backends.nvidia import NvidiaBackend
+    from tlbench.harness.core.backend_api import BackendOptions
 
     return [NvidiaBackend(BackendOptions({})), AscendBackend(BackendOptions({}))]
 
 
 @pytest.mark.parametrize("index", [0, 1])
 def test_vendor_record_has_no_kernel_hash_and_does_not_raise(index):
-    from backends.kernels.gemm import GemmProblem
+    from tlbench.backends.kernels.gemm import GemmProblem
 
     backend = _backends()[index]
     record = {"kind": "device", "throughput": {"tflops": 100.0}, "summary": {"median": 1e-3}}
@@ -33,8 +33,8 @@ def test_vendor_record_has_no_kernel_hash_and_does_not_raise(index):
 
 @pytest.mark.parametrize("index", [0, 1])
 def test_kernel_record_gets_the_body_hash(index):
-    from backends.kernels.gemm import GemmConfig, GemmProblem
-    from harness.core.cases import Case
+    from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+    from tlbench.harness.core.cases import Case
 
     backend = _backends()[index]
     case = Case(GemmProblem(1024, 1024, 1024), GemmConfig(128, 128, 32))

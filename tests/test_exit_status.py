@@ -20,8 +20,8 @@ pytest.importorskip("tilelang")
 ROOT = Path(__file__).resolve().parents[1]
 
 SUITE = """
-from harness.core.sweep import Sweep
-from backends.kernels.gemm import GemmConfig, GemmProblem
+from tlbench.harness.core.sweep import Sweep
+from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
 
 SWEEP = Sweep(
     name="user_suite",

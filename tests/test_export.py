@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
-from harness.results.store import load_results
+from tlbench.harness.cli import main
+from tlbench.harness.results.store import load_results
 
 ROOT = Path(__file__).resolve().parents[1]
 STAGES = ROOT / "results" / "h200-stages.json"

@@ -13,13 +13,13 @@ import pytest
 tilelang = pytest.importorskip("tilelang")
 import tvm  # noqa: E402
 
-import backends.ascend.schedule  # noqa: E402,F401  (Z3 recorders before any Ascend lowering)
-from backends.ascend.fa_dialect import ASCEND_FA_DIALECT  # noqa: E402
-from backends.ascend.schedule import lower_with_schedule  # noqa: E402
-from backends.kernels import flash_attention as fa_module  # noqa: E402
-from backends.kernels.fa_types import FaConfig, FaProblem  # noqa: E402
-from backends.kernels.flash_attention import build, manual_schedule  # noqa: E402
-from backends.nvidia.fa_dialect import CUDA_FA_DIALECT  # noqa: E402
+import tlbench.backends.ascend.schedule  # noqa: E402,F401  (Z3 recorders before any Ascend lowering)
+from tlbench.backends.ascend.fa_dialect import ASCEND_FA_DIALECT  # noqa: E402
+from tlbench.backends.ascend.schedule import lower_with_schedule  # noqa: E402
+from tlbench.backends.kernels import flash_attention as fa_module  # noqa: E402
+from tlbench.backends.kernels.fa_types import FaConfig, FaProblem  # noqa: E402
+from tlbench.backends.kernels.flash_attention import build, manual_schedule  # noqa: E402
+from tlbench.backends.nvidia.fa_dialect import CUDA_FA_DIALECT  # noqa: E402
 
 PROBLEM = FaProblem(batch=1, heads=2, seq_q=512, seq_k=512, dim=128, dtype="bfloat16")
 
@@ -72,9 +72,9 @@ def test_causal_lowers_for_sm90a_and_a_cuda_layout_conflict_is_refused_in_tilela
     """Causal on Ascend lowers too (T.MixedKernel + SimtVF mask; about 30 s on a 2-core box,
     checked by hand, not here).  block_M=256 on 256 threads is refused by layout inference:
     the backend hands tilelang's words on, and the runner turns them into a failed item."""
-    from backends.nvidia.backend import NvidiaBackend
-    from harness.core.backend_api import BackendOptions, CompileError
-    from harness.core.cases import Case
+    from tlbench.backends.nvidia.backend import NvidiaBackend
+    from tlbench.harness.core.backend_api import BackendOptions, CompileError
+    from tlbench.harness.core.cases import Case
 
     target = tvm.target.Target({"kind": "cuda", "arch": "sm_90a"})
     causal = FaProblem(batch=1, heads=2, seq_q=512, seq_k=512, dim=128, causal=True)
@@ -91,7 +91,7 @@ def test_the_warp_specialized_hopper_body_lowers_for_sm90a_with_its_own_schedule
     groups, S and PV wgmmas issued back to back and waited for separately (wait_group 1,
     then 0), ping-pong through named barriers 8/9 for hopper_ws; a partial last key tile
     (8192 = 46 x 176 + 96) is masked.  Lowering only (nvcc builds it in ~15 s: by hand)."""
-    from backends.kernels.fa_family import FLASH_ATTENTION
+    from tlbench.backends.kernels.fa_family import FLASH_ATTENTION
 
     problem = FaProblem(batch=2, heads=16, seq_q=8192, seq_k=8192, dim=128, dtype="bfloat16")
     config = FaConfig(128, block_N, stages, threads=384, body=body)
@@ -116,9 +116,9 @@ def test_fast_math_reaches_nvcc_as_use_fast_math_and_only_there(monkeypatch):
     from tilelang.cache.cuda_binary_cache import CUDABinaryCache
     from tilelang.contrib import nvcc
 
-    from backends.nvidia.backend import NvidiaBackend
-    from harness.core.backend_api import BackendOptions, CompileError
-    from harness.core.cases import Case
+    from tlbench.backends.nvidia.backend import NvidiaBackend
+    from tlbench.harness.core.backend_api import BackendOptions, CompileError
+    from tlbench.harness.core.cases import Case
 
     calls: list[tuple[str, list[str]]] = []
 
@@ -150,10 +150,10 @@ def test_kernel_source_names_fast_math_so_the_inert_key_probe_tells_the_builds_a
     names the nvcc flag under the source."""
     from types import SimpleNamespace
 
-    import backends.nvidia.backend as nv
-    import backends.nvidia.plan as nv_plan
-    from harness.core.backend_api import BackendOptions
-    from harness.core.cases import Case
+    import tlbench.backends.nvidia.backend as nv
+    import tlbench.backends.nvidia.plan as nv_plan
+    from tlbench.harness.core.backend_api import BackendOptions
+    from tlbench.harness.core.cases import Case
 
     seen = []
 

@@ -4,8 +4,8 @@ exit status (a compiler refusal is listed but is not a wrong result)."""
 
 import json
 
-from backends.tools.fa_report import main, report
-from harness.core.record import EXTRA_KEY
+from tlbench.backends.tools.fa_report import main, report
+from tlbench.harness.core.record import EXTRA_KEY
 
 PID = "fa-b2h16-s8192-d128-bf16"
 

@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from backends.nvidia.fault_injection import TestOnlyFaults
+from tlbench.backends.nvidia.fault_injection import TestOnlyFaults
 
 
 def test_option_is_parsed_and_bad_kinds_are_refused():

@@ -17,8 +17,8 @@ import pytest
 
 pytest.importorskip("tilelang")
 
-from backends.nvidia.func_cache import FuncCache  # noqa: E402
-from harness.core.cases import Case  # noqa: E402
+from tlbench.backends.nvidia.func_cache import FuncCache  # noqa: E402
+from tlbench.harness.core.cases import Case  # noqa: E402
 
 
 def _cases(backend, suite: str, count: int) -> list[Case]:
@@ -73,9 +73,9 @@ class FakeTilelangCompile:
 
 
 def test_a_warm_compile_reads_the_stored_ir_and_a_cold_one_never_does(tmp_path, monkeypatch):
-    import backends.nvidia.backend as nvidia_backend
-    from backends.nvidia import NvidiaBackend
-    from harness.core.backend_api import BackendOptions
+    import tlbench.backends.nvidia.backend as nvidia_backend
+    from tlbench.backends.nvidia import NvidiaBackend
+    from tlbench.harness.core.backend_api import BackendOptions
 
     import tilelang  # the backend imports it where it compiles: the fake is seen there
 
@@ -85,7 +85,7 @@ def test_a_warm_compile_reads_the_stored_ir_and_a_cold_one_never_does(tmp_path, 
 
     def backend_with_cache():
         backend = NvidiaBackend(BackendOptions({"nvidia_arch": "sm_90a"}))
-        from backends.nvidia.plan_cache import PlanCache
+        from tlbench.backends.nvidia.plan_cache import PlanCache
 
         backend._caches = (PlanCache(tmp_path / "plans"), FuncCache(tmp_path / "funcs"))  # this test's own cache directory
         builds: list[str] = []
@@ -110,7 +110,7 @@ def test_a_warm_compile_reads_the_stored_ir_and_a_cold_one_never_does(tmp_path, 
 
 
 def test_keyed_files_write_whole_files_and_report_a_refusing_disk(tmp_path):
-    from backends.nvidia.keyed_files import KeyedFiles
+    from tlbench.backends.nvidia.keyed_files import KeyedFiles
 
     files = KeyedFiles(tmp_path / "k")
     assert files.read("a") is None and not files.has("a")
@@ -126,11 +126,11 @@ def test_keyed_files_write_whole_files_and_report_a_refusing_disk(tmp_path):
 def test_the_warp_specialized_fa_body_hash_names_the_hopper_module_it_calls(nvidia_sm90a):
     """fa_hopper_ws.py calls fa_hopper.py's online-softmax step: its kernel hash covers both
     files, so an edit to the shared step changes the hash of every body that runs it."""
-    from backends.kernels.source_hash import module_hash, modules_hash
+    from tlbench.backends.kernels.source_hash import module_hash, modules_hash
 
     cases = {getattr(c.config, "body", None): c for c in _cases(nvidia_sm90a, "test_fa_stages", 200)}
     assert {"hopper", "hopper_ws", "hopper_ws_ov"} <= set(cases)
-    assert nvidia_sm90a.kernel_body_hash(cases["hopper"]) == module_hash("backends.nvidia.fa_hopper")
-    both = modules_hash(("backends.nvidia.fa_hopper_ws", "backends.nvidia.fa_hopper"))
+    assert nvidia_sm90a.kernel_body_hash(cases["hopper"]) == module_hash("tlbench.backends.nvidia.fa_hopper")
+    both = modules_hash(("tlbench.backends.nvidia.fa_hopper_ws", "tlbench.backends.nvidia.fa_hopper"))
     assert nvidia_sm90a.kernel_body_hash(cases["hopper_ws"]) == both == nvidia_sm90a.kernel_body_hash(cases["hopper_ws_ov"])
-    assert both not in (module_hash("backends.nvidia.fa_hopper_ws"), module_hash("backends.nvidia.fa_hopper"))
+    assert both not in (module_hash("tlbench.backends.nvidia.fa_hopper_ws"), module_hash("tlbench.backends.nvidia.fa_hopper"))

@@ -2,10 +2,10 @@
 
 import pytest
 
-from backends.kernels.gemm import GemmConfig, GemmProblem
-from harness.core.cases import Case, VendorCase
-from harness.core.record import BenchItem
-from harness.pytest_plugin.gpu_split import assign_groups, expected_cost, vendor_copies
+from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+from tlbench.harness.core.cases import Case, VendorCase
+from tlbench.harness.core.record import BenchItem
+from tlbench.harness.pytest_plugin.gpu_split import assign_groups, expected_cost, vendor_copies
 
 BIG, SMALL = GemmProblem(8192, 8192, 8192), GemmProblem(1024, 1024, 1024)
 
@@ -34,7 +34,7 @@ def test_each_gpu_gets_its_own_vendor_copy():
 
 
 def test_the_controller_reads_the_same_cost_off_the_item_id():
-    from harness.pytest_plugin.gpu_split import expected_cost_of_id
+    from tlbench.harness.pytest_plugin.gpu_split import expected_cost_of_id
 
     item = _kernel(BIG, 3)
     assert expected_cost_of_id(item.item_id) == expected_cost(item)
@@ -42,8 +42,8 @@ def test_the_controller_reads_the_same_cost_off_the_item_id():
 
 
 GROUP_SUITE = """
-from harness.core.sweep import Sweep
-from backends.kernels.gemm import GemmConfig, GemmProblem
+from tlbench.harness.core.sweep import Sweep
+from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
 
 SWEEP = Sweep(name="split_suite", problems=[GemmProblem(1024, 1024, 1024)],
               configs=[GemmConfig(128, n, 32, 128, "auto", 2) for n in (16, 32, 64, 128)], vendor=True)
@@ -84,7 +84,7 @@ def test_each_xdist_worker_measures_its_group_as_one_interleaved_phase_with_its_
 
 
 def test_a_worker_whose_first_item_is_in_no_group_keeps_every_item_and_says_so():
-    from harness.pytest_plugin.gpu_split import groups_of_nodeids, worker_group_items
+    from tlbench.harness.pytest_plugin.gpu_split import groups_of_nodeids, worker_group_items
 
     items = [_kernel(BIG, 2), _kernel(SMALL, 3), _kernel(SMALL, 4)]
     nodeids = [f"suites/test_x.py::test_x[{i.item_id}]" for i in items]

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
-from harness.results.history import ingest, query
-from harness.results.history.schema import SCHEMA_VERSION, HistoryError, open_history, schema_version
+from tlbench.harness.cli import main
+from tlbench.harness.results.history import ingest, query
+from tlbench.harness.results.history.schema import SCHEMA_VERSION, HistoryError, open_history, schema_version
 from history_fixtures import COMPARE, RESULTS, unpack_runs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -119,7 +119,7 @@ def test_two_concurrent_writers_lose_nothing(tmp_path, runs):
     db = tmp_path / "shared.sqlite"
     first, second = runs[:14], runs[6:]  # 6..13 in both, in opposite orders
     env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
-    cmd = [sys.executable, "-m", "harness.cli", "history", "add", "--history", str(db)]
+    cmd = [sys.executable, "-m", "tlbench.harness.cli", "history", "add", "--history", str(db)]
     procs = [subprocess.Popen(cmd + [str(p) for p in files], cwd=ROOT, env=env, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True) for files in (first, second[::-1])]
     outputs = [p.communicate(timeout=600) for p in procs]
@@ -230,7 +230,7 @@ class LockedThenFreeConnection:
 
 
 def test_switching_to_wal_asks_again_while_sqlite_says_locked_at_once():
-    from harness.results.history.schema import switch_to_wal
+    from tlbench.harness.results.history.schema import switch_to_wal
 
     now = [0.0]
     conn = LockedThenFreeConnection(locked=3)

@@ -10,8 +10,8 @@ import warnings
 import pytest
 
 import fake_backend
-from backends.kernels.gemm import GemmConfig
-from harness.pytest_plugin.inert_cache import CACHE_ENV, InertKeyCache, cached_inert_keys, default_directory, probe_key
+from tlbench.backends.kernels.gemm import GemmConfig
+from tlbench.harness.pytest_plugin.inert_cache import CACHE_ENV, InertKeyCache, cached_inert_keys, default_directory, probe_key
 
 CONFIGS = [GemmConfig(128, 128, 32, t, "auto", s) for t in (128, 256) for s in (2, 3)]
 
@@ -104,8 +104,8 @@ def test_default_directory_follows_the_environment(monkeypatch, tmp_path):
 
 
 SUITE = """
-from harness.core.sweep import Sweep
-from backends.kernels.gemm import GemmConfig, GemmProblem
+from tlbench.harness.core.sweep import Sweep
+from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
 
 SWEEP = Sweep(
     name="probed",

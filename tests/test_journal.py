@@ -19,16 +19,16 @@ from pathlib import Path
 import pytest
 
 import fake_backend
-from harness.cli import main as tlbench_main
-from harness.results.journal import Journal, JournalError, atomic_write_text, journal_path_for, read_journal
-from harness.results.store import load_results
+from tlbench.harness.cli import main as tlbench_main
+from tlbench.harness.results.journal import Journal, JournalError, atomic_write_text, journal_path_for, read_journal
+from tlbench.harness.results.store import load_results
 
 CONFTEST = fake_backend.CONFTEST
 
 # Eight device items in collection order; block_N=88 waits on $TLBENCH_FAKE_GATE (test-only).
 SUITE = """
-from harness.core.sweep import Sweep
-from backends.kernels.gemm import GemmConfig, GemmProblem
+from tlbench.harness.core.sweep import Sweep
+from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
 
 SWEEP = Sweep(
     name="journal_suite",

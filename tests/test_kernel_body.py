@@ -12,11 +12,11 @@ import pytest
 tilelang = pytest.importorskip("tilelang")
 import tvm  # noqa: E402
 
-from backends.kernels.gemm import body as gemm_module  # noqa: E402
-from backends.kernels.gemm.body import build_gemm  # noqa: E402
-from backends.kernels.gemm.dialect_ascend import ASCEND_DIALECT  # noqa: E402
-from backends.kernels.gemm.dialect_cuda import CUDA_DIALECT  # noqa: E402
-from backends.kernels.gemm import GemmConfig, GemmProblem  # noqa: E402
+from tlbench.backends.kernels.gemm import body as gemm_module  # noqa: E402
+from tlbench.backends.kernels.gemm.body import build_gemm  # noqa: E402
+from tlbench.backends.kernels.gemm.dialect_ascend import ASCEND_DIALECT  # noqa: E402
+from tlbench.backends.kernels.gemm.dialect_cuda import CUDA_DIALECT  # noqa: E402
+from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem  # noqa: E402
 
 FP16 = GemmProblem(1024, 1024, 1024, "float16")
 RELU = GemmProblem(512, 512, 1024, "bfloat16", out_dtype="float32", epilogue="relu")

@@ -12,9 +12,9 @@ import struct
 
 import pytest
 
-from harness.analysis import timeline_fit
-from harness.analysis import timeline_model as models
-from harness.analysis import timeline_plot
+from tlbench.harness.analysis import timeline_fit
+from tlbench.harness.analysis import timeline_model as models
+from tlbench.harness.analysis import timeline_plot
 
 SEED = dict(iterations=8, issue=1, latency=30, compute=20)
 

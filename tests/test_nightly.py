@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
-from harness.results.judgement import Thresholds
-from harness.results.nightly import NightlyPlan, gate_against_baselines, run_nightly
+from tlbench.harness.cli import main
+from tlbench.harness.results.judgement import Thresholds
+from tlbench.harness.results.nightly import NightlyPlan, gate_against_baselines, run_nightly
 
 ROOT = Path(__file__).resolve().parents[1]
 SLEEPY = Path(__file__).parent / "fixtures" / "compare" / "sleepy"
@@ -59,8 +59,8 @@ def test_first_night_without_baseline(first_night):
 
 
 def test_the_night_is_added_to_the_history(first_night):
-    from harness.results.history import query
-    from harness.results.history.schema import open_history
+    from tlbench.harness.results.history import query
+    from tlbench.harness.results.history.schema import open_history
 
     _, work, _ = first_night
     assert "### History" in (work / "out" / "summary.md").read_text()

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from backends.ascend import npu
+from tlbench.backends.ascend import npu
 
 ROOT = Path(__file__).resolve().parents[1]
 HCCL_ERROR = "libhccl.so: cannot open shared object file: No such file or directory"
@@ -62,7 +62,7 @@ def test_the_simulated_torch_npu_really_breaks_plain_import_torch(broken_torch_n
 def test_guard_keeps_torch_importable_and_reports_the_import_error(broken_torch_npu):
     code = (
         "import backends, torch\n"
-        "from backends.ascend import npu\n"
+        "from tlbench.backends.ascend import npu\n"
         "print('REASON:', npu.probe().reason)\n"
     )
     out = _python(code, broken_torch_npu)

@@ -4,8 +4,8 @@ import pytest
 
 pytest.importorskip("tilelang")
 
-from harness.core.cases import Case  # noqa: E402
-from backends.kernels.gemm import GemmConfig, GemmProblem  # noqa: E402
+from tlbench.harness.core.cases import Case  # noqa: E402
+from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem  # noqa: E402
 
 FP16 = GemmProblem(1024, 1024, 1024, "float16")
 
@@ -56,7 +56,7 @@ def test_sm90a_auto_pipelines_are_warp_specialized_with_tma(nvidia_sm90a):
 
 
 def test_a_config_tilelang_rejects_raises_compile_error_with_its_words(nvidia_sm90a):
-    from harness.core.backend_api import CompileError
+    from tlbench.harness.core.backend_api import CompileError
 
     with pytest.raises(CompileError, match="No valid warp partition"):
         nvidia_sm90a.compile(Case(FP16, GemmConfig(128, 256, 64, 384, "auto", 3)), cold=False)
@@ -66,8 +66,8 @@ def test_a_tilelang_cache_hit_reads_the_plan_stored_beside_it_instead_of_lowerin
     """A warm compile (tilelang's cache answers, nothing is lowered) used to lower the kernel
     once more for its plan; now the plan a real lowering recorded is read from disk, and it is
     the same plan a fresh lowering gives."""
-    from backends.nvidia.plan import lower_with_plan
-    from backends.nvidia.plan_cache import PlanCache
+    from tlbench.backends.nvidia.plan import lower_with_plan
+    from tlbench.backends.nvidia.plan_cache import PlanCache
 
     nvidia_sm90a._caches = (PlanCache(tmp_path), nvidia_sm90a._funcs)  # this test's own plan directory
     case = Case(FP16, GemmConfig(128, 128, 32, 128, "auto", 3))
@@ -84,8 +84,8 @@ def test_a_tilelang_cache_hit_reads_the_plan_stored_beside_it_instead_of_lowerin
 
 
 def test_the_plan_cache_ignores_what_it_cannot_read_and_stores_nothing_without_a_directory(tmp_path):
-    from backends.nvidia.plan import PlanFacts
-    from backends.nvidia.plan_cache import PlanCache
+    from tlbench.backends.nvidia.plan import PlanFacts
+    from tlbench.backends.nvidia.plan_cache import PlanCache
 
     facts = PlanFacts(pipeline={"kind": "ws"}, buffers=[], dynamic_smem_bytes=1, threads=2, grid=3, features={"tma": True}, source_sha256="x")
     cache = PlanCache(tmp_path)

@@ -7,11 +7,11 @@ import io
 import fake_backend
 from test_rounds import A, B, VENDOR, ScriptedFake, steady
 
-from harness.core.cases import MeasurePolicy
-from harness.measure.device_session import InProcessSession
-from harness.measure.outcome import RunContext
-from harness.measure.rounds import LoopProgress, measure_items
-from harness.pytest_plugin.progress import PhaseProgress, Progress
+from tlbench.harness.core.cases import MeasurePolicy
+from tlbench.harness.measure.device_session import InProcessSession
+from tlbench.harness.measure.outcome import RunContext
+from tlbench.harness.measure.rounds import LoopProgress, measure_items
+from tlbench.harness.pytest_plugin.progress import PhaseProgress, Progress
 
 
 def _measure(items, reports, **policy):

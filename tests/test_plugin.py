@@ -27,8 +27,8 @@ def pytest_tlbench_register_backends(registry):
 """
 
 SUITE = """
-from harness.core.sweep import Sweep
-from backends.kernels.gemm import GemmConfig, GemmProblem
+from tlbench.harness.core.sweep import Sweep
+from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
 
 SWEEP = Sweep(
     name="fake_suite",
@@ -153,7 +153,7 @@ def test_pytest_benchmark_compare_reads_our_file(suite):
 
 
 def test_records_round_trip_through_json(suite):
-    from harness.core.record import records_of
+    from tlbench.harness.core.record import records_of
 
     _run(suite, "--tlbench-backend=fake")
     records = records_of(_json(suite))
@@ -198,7 +198,7 @@ def test_the_merged_xdist_file_is_read_by_every_tlbench_command_and_pytest_bench
     merged = str(suite.path / "out.json")
     exe = shutil.which("pytest-benchmark")
     bench_cli = [exe] if exe else [sys.executable, "-m", "pytest_benchmark.cli"]
-    tlbench = [sys.executable, "-m", "harness.cli"]
+    tlbench = [sys.executable, "-m", "tlbench.harness.cli"]
     for cmd in (
         [*tlbench, "report", merged],
         [*tlbench, "report", "--stages", merged],
@@ -211,8 +211,8 @@ def test_the_merged_xdist_file_is_read_by_every_tlbench_command_and_pytest_bench
 
 
 ALL_OVER_BUDGET = """
-from harness.core.sweep import Sweep
-from backends.kernels.gemm import GemmConfig, GemmProblem
+from tlbench.harness.core.sweep import Sweep
+from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
 
 SWEEP = Sweep(
     name="hopeless",

@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 
 import fake_backend
-from harness.pytest_plugin.commit_info import source_digest
+from tlbench.harness.pytest_plugin.commit_info import source_digest
 
 CONFTEST = f"""
 import sys
 sys.path.insert(0, {str(Path(fake_backend.__file__).parent)!r})
 from fake_backend import FakeBackend
-from harness.core.device_profile import DeviceProfile
+from tlbench.harness.core.device_profile import DeviceProfile
 
 class ProfiledFakeBackend(FakeBackend):
     name = "fake_profiled"
@@ -32,8 +32,8 @@ def pytest_tlbench_register_backends(registry):
 """
 
 SUITE = """
-from harness.core.sweep import Sweep
-from backends.kernels.gemm import GemmConfig, GemmProblem
+from tlbench.harness.core.sweep import Sweep
+from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
 
 SWEEP = Sweep(name="fake_suite", problems=[GemmProblem(1024, 1024, 1024)],
               configs=[GemmConfig(128, 128, 32, 128, "auto", 2)], vendor=True)

@@ -3,11 +3,11 @@
 import io
 
 from fake_backend import FakeBackend
-from harness.core.backend_api import BackendOptions
-from backends.kernels.gemm import GemmConfig, GemmProblem
-from harness.core.cases import Case
-from harness.measure.compile_pool import CompilePool
-from harness.pytest_plugin.progress import Progress, live_allowed
+from tlbench.harness.core.backend_api import BackendOptions
+from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+from tlbench.harness.core.cases import Case
+from tlbench.harness.measure.compile_pool import CompilePool
+from tlbench.harness.pytest_plugin.progress import Progress, live_allowed
 
 
 def test_plain_lines_at_each_tenth_with_count_elapsed_and_eta():

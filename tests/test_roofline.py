@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from backends.ascend import profiles as ascend_profiles
-from backends.nvidia import profiles as nvidia_profiles
-from harness.core.device_profile import DeviceProfile, match_profile
-from harness.results.roofline import PEAK_UNKNOWN, annotate, format_pct
+from tlbench.backends.ascend import profiles as ascend_profiles
+from tlbench.backends.nvidia import profiles as nvidia_profiles
+from tlbench.harness.core.device_profile import DeviceProfile, match_profile
+from tlbench.harness.results.roofline import PEAK_UNKNOWN, annotate, format_pct
 
 ROOT = Path(__file__).resolve().parents[1]
 

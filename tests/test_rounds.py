@@ -5,13 +5,13 @@ criteria and caps, drift with one re-measurement, throttled batches, failure iso
 import fake_backend  # tests/ is on sys.path (rootdir conftest)
 import pytest
 
-from harness.core.backend_api import BackendOptions
-from backends.kernels.gemm import GemmConfig, GemmProblem
-from harness.core.cases import Case, MeasurePolicy, VendorCase
-from harness.core.record import BenchItem
-from harness.measure.device_session import InProcessSession
-from harness.measure.outcome import RunContext
-from harness.measure.rounds import measure_items
+from tlbench.harness.core.backend_api import BackendOptions
+from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+from tlbench.harness.core.cases import Case, MeasurePolicy, VendorCase
+from tlbench.harness.core.record import BenchItem
+from tlbench.harness.measure.device_session import InProcessSession
+from tlbench.harness.measure.outcome import RunContext
+from tlbench.harness.measure.rounds import measure_items
 
 PROBLEM = GemmProblem(1024, 1024, 1024)
 

@@ -2,12 +2,12 @@
 
 import fake_backend  # tests/ is on sys.path (rootdir conftest)
 
-from harness.core.backend_api import BackendOptions
-from harness.core.record import BenchItem
-from harness.measure.runner import RunContext, run_item
-from harness.core.space import Rejection
-from harness.core.cases import Case, MeasurePolicy
-from backends.kernels.gemm import GemmConfig, GemmProblem
+from tlbench.harness.core.backend_api import BackendOptions
+from tlbench.harness.core.record import BenchItem
+from tlbench.harness.measure.runner import RunContext, run_item
+from tlbench.harness.core.space import Rejection
+from tlbench.harness.core.cases import Case, MeasurePolicy
+from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
 
 
 class WarpRejectingFake(fake_backend.FakeBackend):

@@ -31,7 +31,7 @@ vadd = toy_family:VADD
 """
 
 SUITE = """
-from harness.core.sweep import Sweep
+from tlbench.harness.core.sweep import Sweep
 from toy_family import VaddConfig, VaddProblem
 
 SWEEP = Sweep(
@@ -77,7 +77,7 @@ def _pytest(toy_dir: Path, out: str, *extra: str) -> subprocess.CompletedProcess
 
 
 def _tlbench(toy_dir: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "harness.cli", *args], cwd=toy_dir, env=_env(toy_dir),
+    return subprocess.run([sys.executable, "-m", "tlbench.harness.cli", *args], cwd=toy_dir, env=_env(toy_dir),
                           capture_output=True, text=True, timeout=300)
 
 

@@ -2,10 +2,10 @@
 
 import pytest
 
-from backends.kernels.gemm import Axes, GemmConfig, GemmProblem
-from backends.nvidia import limits as nvidia
-from harness.core.cases import Case
-from harness.core.space import diagnose, inert_keys, probe_pairs, prune
+from tlbench.backends.kernels.gemm import Axes, GemmConfig, GemmProblem
+from tlbench.backends.nvidia import limits as nvidia
+from tlbench.harness.core.cases import Case
+from tlbench.harness.core.space import diagnose, inert_keys, probe_pairs, prune
 
 FP16_4K = GemmProblem(4096, 4096, 4096, "float16")
 

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from backends.ascend import schedule_figure
-from backends.ascend.traits import TRAITS as ASCEND_TRAITS
-from harness.analysis import fit_plot
-from harness.analysis import stage_report
-from harness.core.record import records_of
+from tlbench.backends.ascend import schedule_figure
+from tlbench.backends.ascend.traits import TRAITS as ASCEND_TRAITS
+from tlbench.harness.analysis import fit_plot
+from tlbench.harness.analysis import stage_report
+from tlbench.harness.core.record import records_of
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 H200 = FIXTURES / "h200-stages-smoke.json"

@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from harness.results.history.steps import detect_steps
+from tlbench.harness.results.history.steps import detect_steps
 
 
 def _noisy(level: float, n: int, rng: random.Random, sd: float = 0.01) -> list[float]:

@@ -7,7 +7,7 @@ when a record carries it, model numbers labelled, skips folded by reason with a 
 
 import pytest
 
-from harness.results.summary import summary_lines
+from tlbench.harness.results.summary import summary_lines
 
 from test_plugin import CONFTEST, SUITE
 

@@ -1,9 +1,9 @@
 """The terminal table never shows a drifting or capped measurement as a clean ``ok``, and
 Ascend's plan cell labels modeled cycles by what they cover."""
 
-from backends.ascend.traits import TRAITS as ASCEND
-from backends.nvidia.traits import NvidiaTraits
-from harness.results.table import _row_from_record
+from tlbench.backends.ascend.traits import TRAITS as ASCEND
+from tlbench.backends.nvidia.traits import NvidiaTraits
+from tlbench.harness.results.table import _row_from_record
 
 
 def _device(status):

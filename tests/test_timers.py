@@ -7,11 +7,11 @@ import math
 import pytest
 import torch
 
-from backends.nvidia.telemetry import reason_names
-from backends.nvidia.timing import group_kernel_times, separation_problem
-from backends.reference import check_output, make_gemm_inputs, vendor_gemm
-from backends.tools.ncu_crosscheck import ncu_durations_s
-from backends.kernels.gemm import GemmProblem
+from tlbench.backends.nvidia.telemetry import reason_names
+from tlbench.backends.nvidia.timing import group_kernel_times, separation_problem
+from tlbench.backends.reference import check_output, make_gemm_inputs, vendor_gemm
+from tlbench.backends.tools.ncu_crosscheck import ncu_durations_s
+from tlbench.backends.kernels.gemm import GemmProblem
 
 FLUSH = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<unsigned char>>"
 GEMM = "gemm_kernel"
@@ -107,7 +107,7 @@ def test_ncu_csv_durations_are_read_in_seconds(tmp_path):
 
 
 def test_ncu_ratio_range_says_whether_it_lies_inside_two_percent():
-    from backends.tools.ncu_crosscheck import ratio_range
+    from tlbench.backends.tools.ncu_crosscheck import ratio_range
 
     lo, hi, line = ratio_range([(1.01, 1.0), (0.99, 1.0), (1.005, 1.0)])
     assert (lo, hi) == pytest.approx((0.99, 1.01)) and "inside +-2%" in line

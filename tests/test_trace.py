@@ -5,7 +5,7 @@ import json
 import multiprocessing
 import os
 
-from harness.core import trace
+from tlbench.harness.core import trace
 
 
 def _mark_many(path: str, n: int) -> None:

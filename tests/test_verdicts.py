@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
-from harness.results.verdicts import between_rounds, min_of_n, run_shift
+from tlbench.harness.cli import main
+from tlbench.harness.results.verdicts import between_rounds, min_of_n, run_shift
 
 FIXTURES = Path(__file__).parent / "fixtures"
 H200 = FIXTURES / "h200-stages-smoke.json"

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import fake_backend
-from harness.cli import main as tlbench_main
+from tlbench.harness.cli import main as tlbench_main
 
 CONFTEST = fake_backend.CONFTEST
 
@@ -35,8 +35,8 @@ FAULTS = {
 ORDER = [(128, 32), (128, 13), (64, 32), (24, 32), (32, 32), (40, 32), (16, 32), (72, 32), (128, 64), (56, 32), (64, 64)]
 
 SUITE = """
-from harness.core.sweep import Sweep
-from backends.kernels.gemm import GemmConfig, GemmProblem
+from tlbench.harness.core.sweep import Sweep
+from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
 
 SWEEP = Sweep(
     name="fault_suite",
@@ -159,7 +159,7 @@ def test_under_xdist_each_device_has_one_persistent_worker_pinned_to_it(tmp_path
 EARLY_CONFTEST = CONFTEST + """
 import json
 from fake_backend import UnavailableFakeBackend
-from harness.pytest_plugin.state import STATE
+from tlbench.harness.pytest_plugin.state import STATE
 
 def pytest_tlbench_register_backends(registry):
     registry.register("fake", FakeBackend)
@@ -196,11 +196,11 @@ def test_workers_start_during_collection_and_unused_ones_end(tmp_path):
 
 
 def test_the_setup_compile_runs_in_the_worker_and_a_crash_there_costs_nothing_else():
-    from backends.kernels.gemm import GemmConfig, GemmProblem
-    from harness.core.cases import Case, MeasurePolicy
-    from harness.core.record import BenchItem
-    from harness.measure.outcome import Outcome
-    from harness.measure.worker_session import WorkerSession, WorkerSpec
+    from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+    from tlbench.harness.core.cases import Case, MeasurePolicy
+    from tlbench.harness.core.record import BenchItem
+    from tlbench.harness.measure.outcome import Outcome
+    from tlbench.harness.measure.worker_session import WorkerSession, WorkerSpec
 
     def item(n, k):
         return BenchItem("fake", "compile", Case(GemmProblem(1024, 1024, 1024), GemmConfig(128, n, k, 128, "auto", 2)))

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.core.backend_api import BackendOptions
-from harness.core.registry import BackendRegistry
+from tlbench.harness.core.backend_api import BackendOptions
+from tlbench.harness.core.registry import BackendRegistry
 
 REPO = Path(__file__).resolve().parent.parent
 HEAVY = ("torch", "tilelang", "tvm")
@@ -64,7 +64,7 @@ def test_registry_probes_itself_without_facts():
 
 
 def test_nvidia_module_imports_no_device_runtime():
-    code = "import sys, backends.nvidia, backends.nvidia.backend; print(sorted(m for m in %r if m in sys.modules))" % (HEAVY,)
+    code = "import sys, tlbench.backends.nvidia, tlbench.backends.nvidia.backend; print(sorted(m for m in %r if m in sys.modules))" % (HEAVY,)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == "[]"
@@ -72,7 +72,7 @@ def test_nvidia_module_imports_no_device_runtime():
 
 def test_nvidia_round_trip_through_facts():
     pytest.importorskip("tilelang")
-    from backends.nvidia.backend import NvidiaBackend
+    from tlbench.backends.nvidia.backend import NvidiaBackend
 
     own = NvidiaBackend(BackendOptions({}))
     facts = json.loads(json.dumps(own.worker_facts()))  # plain data, as the worker sends it
@@ -86,8 +86,8 @@ def test_nvidia_round_trip_through_facts():
 
 
 SUITE = """
-from harness.core.sweep import Sweep
-from backends.kernels.gemm import GemmConfig, GemmProblem
+from tlbench.harness.core.sweep import Sweep
+from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
 
 SWEEP = Sweep(name="facts", problems=[GemmProblem(1024, 1024, 1024)],
               configs=[GemmConfig(128, 128, 32, 128, "auto", 2)], vendor=True)
@@ -128,7 +128,7 @@ def test_pytest_process_imports_no_device_runtime(tmp_path):
 def test_workers_close_ends_sessions_made_after_begin_close():
     """``begin_close`` (at sessionfinish) starts ending the workers; a session made after it
     (a backend first loaded while the results are written) is still ended by ``close``."""
-    from harness.pytest_plugin.isolation import Workers
+    from tlbench.harness.pytest_plugin.isolation import Workers
 
     class Options:  # stands in for pytest's config: the two options Workers reads
         @staticmethod

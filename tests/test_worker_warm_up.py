@@ -4,11 +4,11 @@ starts no new worker for a late request
 (harness/measure/worker_main.py, harness/pytest_plugin/isolation.py).  The real worker
 process, the FakeBackend and a test-only warm-up, ``fake_backend:record_warm_up``."""
 
-from harness.core.cases import MeasurePolicy
-from harness.core.record import BenchItem
-from harness.measure.worker_session import WorkerSession, WorkerSpec
-from backends.kernels.gemm import GemmConfig, GemmProblem
-from harness.core.cases import Case
+from tlbench.harness.core.cases import MeasurePolicy
+from tlbench.harness.core.record import BenchItem
+from tlbench.harness.measure.worker_session import WorkerSession, WorkerSpec
+from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+from tlbench.harness.core.cases import Case
 
 SPEC = WorkerSpec(backend="fake", factory="fake_backend:FakeBackend", warm_up="fake_backend:record_warm_up")
 
@@ -31,7 +31,7 @@ def test_a_device_worker_warms_up_before_its_first_request_answers(tmp_path, mon
 
 
 def test_a_compile_jobs_worker_does_not_warm_up(tmp_path, monkeypatch):
-    from harness.pytest_plugin.isolation import Workers
+    from tlbench.harness.pytest_plugin.isolation import Workers
 
     log = tmp_path / "warm_up.log"
     monkeypatch.setenv("TLBENCH_TEST_WARM_UP_LOG", str(log))
@@ -49,11 +49,11 @@ def test_a_compile_jobs_worker_does_not_warm_up(tmp_path, monkeypatch):
 def test_each_backends_runtime_warm_up_resolves_and_does_nothing_without_a_device():
     import importlib
 
-    from harness.core.backend_traits import TraitsCatalog
+    from tlbench.harness.core.backend_traits import TraitsCatalog
 
     catalog = TraitsCatalog.from_entry_points()
     refs = {traits.name: getattr(traits, "runtime_warm_up", None) for traits in catalog.all()}
-    assert refs.get("nvidia") == "backends.nvidia.warm_up:warm_up"
+    assert refs.get("nvidia") == "tlbench.backends.nvidia.warm_up:warm_up"
     for name, ref in refs.items():
         if ref:
             module, _, function = ref.partition(":")
@@ -63,7 +63,7 @@ def test_each_backends_runtime_warm_up_resolves_and_does_nothing_without_a_devic
 def test_a_closed_session_answers_a_late_request_without_starting_a_worker():
     """A device thread of an interrupted run may still ask after the session was closed: it
     gets a failed outcome, and no new worker process is started for it."""
-    from harness.measure.outcome import Outcome
+    from tlbench.harness.measure.outcome import Outcome
 
     worker = WorkerSession(SPEC)
     worker.start_early()

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import build_parser
+from tlbench.harness.cli import build_parser
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKFLOW = ROOT / ".github" / "workflows" / "nightly.yml"

@@ -17,18 +17,18 @@ from typing import Any
 import tilelang
 from tilelang.ascend.target import _make_ascend_target
 
-from backends.ascend import limits, npu
-from backends.ascend.schedule import PIPES, ScheduleFacts, install_z3_recorders, lower_with_schedule
-from backends.ascend.profiles import PROFILES
-from backends.ascend.traits import TRAITS
-from backends.kernels.fa_types import FaVendorCase
-from backends.kernels.source_hash import body_hash
-from backends.test_only import TestOnlyCompileSlowdown
-from harness.core import budget
-from harness.core import space
-from harness.core.backend_api import BackendOptions, Compiled, CompileError
-from harness.core.cases import DTYPE_BYTES, Case, CheckResult, Plan, VendorCase
-from harness.core.device_profile import DeviceProfile, match_profile
+from tlbench.backends.ascend import limits, npu
+from tlbench.backends.ascend.schedule import PIPES, ScheduleFacts, install_z3_recorders, lower_with_schedule
+from tlbench.backends.ascend.profiles import PROFILES
+from tlbench.backends.ascend.traits import TRAITS
+from tlbench.backends.kernels.fa_types import FaVendorCase
+from tlbench.backends.kernels.source_hash import body_hash
+from tlbench.backends.test_only import TestOnlyCompileSlowdown
+from tlbench.harness.core import budget
+from tlbench.harness.core import space
+from tlbench.harness.core.backend_api import BackendOptions, Compiled, CompileError
+from tlbench.harness.core.cases import DTYPE_BYTES, Case, CheckResult, Plan, VendorCase
+from tlbench.harness.core.device_profile import DeviceProfile, match_profile
 
 TARGET_NAME = "ascend dav-3510"
 
@@ -154,7 +154,7 @@ class AscendBackend:
             raise RuntimeError(f"no NPU to calibrate: {reason}")
         import torch
 
-        from backends.calibrate import calibrate
+        from tlbench.backends.calibrate import calibrate
 
         return calibrate(torch.npu, torch.device("npu", torch.npu.current_device()),
                          self.device_info().get("accelerator") or "NPU", seconds)
@@ -226,11 +226,11 @@ class AscendBackend:
     def _runner(self, runnable: Compiled | VendorCase, inputs: dict[str, Any]):
         """The timed callable, and the vendor item's exact label (None for a kernel)."""
         if isinstance(runnable, FaVendorCase):
-            from backends.ascend.fa_vendor import fusion_attention_runner
+            from tlbench.backends.ascend.fa_vendor import fusion_attention_runner
 
             return fusion_attention_runner(inputs, runnable.problem), "torch_npu.npu_fusion_attention (BNSD)"
         if isinstance(runnable, VendorCase):
-            from backends.reference import vendor_gemm
+            from tlbench.backends.reference import vendor_gemm
 
             return vendor_gemm(inputs, runnable.problem)
         kernel = runnable.handle

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from backends.kernels.fa_reference import as_bhsd
-from backends.kernels.fa_types import FaProblem
+from tlbench.backends.kernels.fa_reference import as_bhsd
+from tlbench.backends.kernels.fa_types import FaProblem
 
 
 def fusion_attention_runner(inputs: dict[str, Any], problem: FaProblem) -> Callable[[], None]:

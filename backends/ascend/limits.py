@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.core import space
-from harness.core.budget import KiB, MINIMUM, Scope
+from tlbench.harness.core import space
+from tlbench.harness.core.budget import KiB, MINIMUM, Scope
 
 CAPACITY = {
     "shared.l1": 512 * KiB,

@@ -14,7 +14,7 @@ guess.  An NPU is matched by the exact name ``torch.npu.get_device_name()`` repo
 
 from __future__ import annotations
 
-from harness.core.device_profile import DeviceProfile
+from tlbench.harness.core.device_profile import DeviceProfile
 
 TERA = 1e12
 HUAWEI_CONNECT_2025 = "HUAWEI CONNECT 2025 keynote (Shanghai, 18 Sep 2025), Ascend 950 series announcement"

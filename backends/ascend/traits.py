@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from harness.core.backend_traits import BackendOption
+from tlbench.harness.core.backend_traits import BackendOption
 
 COMPILE_SLOWDOWN_OPTION = BackendOption(
     name="--tlbench-ascend-test-only-compile-slowdown",
@@ -60,7 +60,7 @@ class AscendTraits:
         return []
 
     def schedule_figure(self, records: Sequence[Mapping[str, Any]], path: Path, title: str) -> Path | None:
-        from backends.ascend.schedule_figure import write_schedule_png  # matplotlib, lazily
+        from tlbench.backends.ascend.schedule_figure import write_schedule_png  # matplotlib, lazily
 
         return write_schedule_png(records, path, title=title)
 

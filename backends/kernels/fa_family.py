@@ -37,12 +37,12 @@ import re
 from dataclasses import fields
 from typing import Any, Mapping, Sequence
 
-from harness.core.budget import BudgetVerdict, Scope, ScopeUse, scope_named
-from harness.core.cases import DTYPE_BYTES, CheckResult
-from harness.core.family import CaseIdParts, StagePoint
-from harness.core.space import Rejection
+from tlbench.harness.core.budget import BudgetVerdict, Scope, ScopeUse, scope_named
+from tlbench.harness.core.cases import DTYPE_BYTES, CheckResult
+from tlbench.harness.core.family import CaseIdParts, StagePoint
+from tlbench.harness.core.space import Rejection
 
-from backends.kernels.fa_types import FAMILY, WS_BODIES, FaConfig, FaProblem
+from tlbench.backends.kernels.fa_types import FAMILY, WS_BODIES, FaConfig, FaProblem
 
 VREG_FP32_LANES = 64
 ASCEND_VECTOR_UNITS = 2
@@ -219,26 +219,26 @@ class FlashAttentionFamily:
             raise ValueError(reason)
         if dialect == "cuda":
             if config.body == "hopper":
-                from backends.nvidia.fa_hopper import build_hopper_fa
+                from tlbench.backends.nvidia.fa_hopper import build_hopper_fa
 
                 return build_hopper_fa(problem, config)
             if config.body in WS_BODIES:
-                from backends.nvidia.fa_hopper_ws import build_hopper_ws_fa
+                from tlbench.backends.nvidia.fa_hopper_ws import build_hopper_ws_fa
 
                 return build_hopper_ws_fa(problem, config, overlap=True, pingpong=config.body == "hopper_ws")
-            from backends.kernels import flash_attention
-            from backends.nvidia.fa_dialect import CUDA_FA_DIALECT
+            from tlbench.backends.kernels import flash_attention
+            from tlbench.backends.nvidia.fa_dialect import CUDA_FA_DIALECT
 
             return flash_attention.build(problem, config, CUDA_FA_DIALECT)
         if dialect == "ascend":
-            from backends.ascend.fa_dialect import ASCEND_FA_DIALECT
-            from backends.kernels import flash_attention
+            from tlbench.backends.ascend.fa_dialect import ASCEND_FA_DIALECT
+            from tlbench.backends.kernels import flash_attention
 
             return flash_attention.build(problem, config, ASCEND_FA_DIALECT)
         raise ValueError(f"the flash-attention family has no body for dialect {dialect!r}; it has: cuda, ascend")
 
     def make_inputs(self, problem: FaProblem, seed: int, device: Any) -> dict[str, Any]:
-        from backends.kernels.fa_reference import make_fa_inputs
+        from tlbench.backends.kernels.fa_reference import make_fa_inputs
 
         return make_fa_inputs(problem, seed, device)
 
@@ -249,7 +249,7 @@ class FlashAttentionFamily:
         return inputs["O"]
 
     def check(self, inputs: dict[str, Any], problem: FaProblem) -> CheckResult:
-        from backends.kernels.fa_reference import check_fa_output
+        from tlbench.backends.kernels.fa_reference import check_fa_output
 
         return check_fa_output(inputs, problem)
 
@@ -261,11 +261,11 @@ _DIALECT_OF = {"nvidia": "cuda", "ascend": "ascend"}  # for callers that name a 
 
 def _scopes_of(target: str, arch: str | None) -> tuple[Scope, ...]:
     if target == "nvidia":
-        from backends.nvidia import limits
+        from tlbench.backends.nvidia import limits
 
         return limits.scopes(arch or limits.DEFAULT_ARCH)
     if target == "ascend":
-        from backends.ascend import limits
+        from tlbench.backends.ascend import limits
 
         return limits.scopes()
     return ()

@@ -31,10 +31,10 @@ from typing import Any, Callable
 import torch
 import torch.nn.functional as F
 
-from harness.core.cases import CheckResult
+from tlbench.harness.core.cases import CheckResult
 
-from backends.kernels.fa_types import FaProblem
-from backends.reference import torch_dtype
+from tlbench.backends.kernels.fa_types import FaProblem
+from tlbench.backends.reference import torch_dtype
 
 RTOL = 2e-2
 ATOL = 2e-3

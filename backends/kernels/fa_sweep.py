@@ -14,10 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
-from harness.core.cases import Case
-from harness.core.sweep import Sweep
+from tlbench.harness.core.cases import Case
+from tlbench.harness.core.sweep import Sweep
 
-from backends.kernels.fa_types import FaConfig, FaVendorCase
+from tlbench.backends.kernels.fa_types import FaConfig, FaVendorCase
 
 VENDOR_LIBRARIES = {"nvidia": ("sdpa_flash", "sdpa_cudnn", "sdpa_efficient"), "ascend": ("npu_fusion_attention",)}
 

@@ -32,8 +32,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from backends.kernels import loop_form
-from harness.core.cases import DTYPE_BYTES, DTYPE_SHORT, VendorCase
+from tlbench.backends.kernels import loop_form
+from tlbench.harness.core.cases import DTYPE_BYTES, DTYPE_SHORT, VendorCase
 
 FAMILY = "flash_attention"
 LoopForm = Literal["auto", "manual", "serial"]
@@ -42,8 +42,8 @@ BODIES = ("shared", "hopper", "hopper_ws", "hopper_ws_ov")
 WS_BODIES = ("hopper_ws", "hopper_ws_ov")  # explicitly warp-specialized (backends/nvidia/fa_hopper_ws.py)
 # the source modules of each target-specific body: what its kernel hash names (NvidiaBackend.kernel_body_hash);
 # the explicitly warp-specialized body calls fa_hopper.py's online-softmax step, so both name that module
-TARGET_BODY_MODULES = {"hopper": ("backends.nvidia.fa_hopper",),
-                       **{b: ("backends.nvidia.fa_hopper_ws", "backends.nvidia.fa_hopper") for b in WS_BODIES}}
+TARGET_BODY_MODULES = {"hopper": ("tlbench.backends.nvidia.fa_hopper",),
+                       **{b: ("tlbench.backends.nvidia.fa_hopper_ws", "tlbench.backends.nvidia.fa_hopper") for b in WS_BODIES}}
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,7 @@ class FaProblem:
 
     @property
     def family(self) -> Any:
-        from backends.kernels.fa_family import FLASH_ATTENTION
+        from tlbench.backends.kernels.fa_family import FLASH_ATTENTION
 
         return FLASH_ATTENTION
 

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Callable, ContextManager
 
-from backends.kernels.fa_types import FaConfig, FaProblem
+from tlbench.backends.kernels.fa_types import FaConfig, FaProblem
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from importlib import import_module
 from importlib.util import find_spec
 from pathlib import Path
 
-BODY_MODULES = {"gemm": "backends.kernels.gemm.body", "flash_attention": "backends.kernels.flash_attention"}
+BODY_MODULES = {"gemm": "tlbench.backends.kernels.gemm.body", "flash_attention": "tlbench.backends.kernels.flash_attention"}
 
 
 @lru_cache(maxsize=None)

@@ -26,22 +26,22 @@ from pathlib import Path
 from contextlib import contextmanager, nullcontext
 from typing import Any
 
-from backends.kernels.fa_types import TARGET_BODY_MODULES, FaVendorCase
-from backends.kernels.source_hash import body_hash, modules_hash
-from backends.nvidia import limits
-from backends.nvidia.limits import DEFAULT_ARCH
-from backends.nvidia.device_probe import device_arch, gpu_reason, read_device_info
-from backends.nvidia.func_cache import FuncCache
-from backends.nvidia.plan_cache import PlanCache
-from backends.nvidia.profiles import PROFILES
-from backends.test_only import TestOnlyCompileSlowdown
-from backends.nvidia.telemetry import NvmlTelemetry
-from backends.nvidia.traits import TRAITS
-from harness.core import budget
-from harness.core import space
-from harness.core.backend_api import BackendOptions, Compiled, CompileError
-from harness.core.cases import Case, CheckResult, Plan, VendorCase
-from harness.core.device_profile import DeviceProfile, match_profile
+from tlbench.backends.kernels.fa_types import TARGET_BODY_MODULES, FaVendorCase
+from tlbench.backends.kernels.source_hash import body_hash, modules_hash
+from tlbench.backends.nvidia import limits
+from tlbench.backends.nvidia.limits import DEFAULT_ARCH
+from tlbench.backends.nvidia.device_probe import device_arch, gpu_reason, read_device_info
+from tlbench.backends.nvidia.func_cache import FuncCache
+from tlbench.backends.nvidia.plan_cache import PlanCache
+from tlbench.backends.nvidia.profiles import PROFILES
+from tlbench.backends.test_only import TestOnlyCompileSlowdown
+from tlbench.backends.nvidia.telemetry import NvmlTelemetry
+from tlbench.backends.nvidia.traits import TRAITS
+from tlbench.harness.core import budget
+from tlbench.harness.core import space
+from tlbench.harness.core.backend_api import BackendOptions, Compiled, CompileError
+from tlbench.harness.core.cases import Case, CheckResult, Plan, VendorCase
+from tlbench.harness.core.device_profile import DeviceProfile, match_profile
 
 FAST_MATH_NOTE = "\n// tlbench: built with nvcc --use_fast_math (tl.enable_fast_math)\n"
 _CACHE_LOCK = threading.Lock()
@@ -91,8 +91,8 @@ class NvidiaBackend:
         self._caches: tuple[PlanCache, FuncCache] | None = None
         self._flush: dict[bool, Any] = {}
         self._telemetry: NvmlTelemetry | str | None = None
-        self._slowdown = _test_only("backends.nvidia.slowdown", "TestOnlySlowdown", options.get("nvidia_test_only_slowdown"))
-        self._faults = _test_only("backends.nvidia.fault_injection", "TestOnlyFaults", options.get("nvidia_test_only_fault"))
+        self._slowdown = _test_only("tlbench.backends.nvidia.slowdown", "TestOnlySlowdown", options.get("nvidia_test_only_slowdown"))
+        self._faults = _test_only("tlbench.backends.nvidia.fault_injection", "TestOnlyFaults", options.get("nvidia_test_only_fault"))
         self._compile_slowdown = TestOnlyCompileSlowdown.parse(options.get("nvidia_test_only_compile_slowdown"))
 
     # -- the controller of a device worker ----------------------------------------------------
@@ -169,7 +169,7 @@ class NvidiaBackend:
     def calibrate(self, seconds: float = 30.0) -> DeviceProfile:
         """Measure this GPU's profile (cuBLAS GEMM, a device copy): see backends/calibrate.py."""
         import torch
-        from backends.calibrate import calibrate
+        from tlbench.backends.calibrate import calibrate
 
         if self.device is None:
             raise RuntimeError(f"no GPU to calibrate: {self._device_reason}")
@@ -214,14 +214,14 @@ class NvidiaBackend:
         """The generated CUDA, plus a line naming nvcc's --use_fast_math where the case builds with
         it (the source alone is the same: without the line the inert-key probe would call
         fast_math inert)."""
-        from backends.nvidia.plan import lower_with_plan
+        from tlbench.backends.nvidia.plan import lower_with_plan
 
         pass_configs = self.pass_configs(case)
         artifact, _ = lower_with_plan(self._build(case), self.target, pass_configs)
         return artifact.kernel_source + (FAST_MATH_NOTE if pass_configs else "")
 
     def _lower(self, case: Case, phases: dict[str, float], slowdown: TestOnlyCompileSlowdown | None = None):
-        from backends.nvidia.plan import lower_with_plan
+        from tlbench.backends.nvidia.plan import lower_with_plan
 
         call_start = time.perf_counter()
         func = self._build(case)
@@ -258,7 +258,7 @@ class NvidiaBackend:
         lowered) reads it from there (backends/nvidia/plan_cache.py), and lowers again only
         when none is stored."""
         import tilelang
-        from backends.nvidia.plan import build_with_plan
+        from tlbench.backends.nvidia.plan import build_with_plan
 
         phases: dict[str, float] = {}
         slowdown = self._compile_slowdown if cold else None  # TEST ONLY (backends/test_only.py): the whole call x (1 + f)
@@ -317,8 +317,8 @@ class NvidiaBackend:
 
     def _runner(self, runnable: Compiled | VendorCase, inputs: dict[str, Any], timed: bool = False) -> tuple[Any, str | None]:
         """The callable (``timed``: the one that is timed), and the vendor item's exact label (None for a kernel)."""
-        from backends.kernels.fa_reference import sdpa_runner
-        from backends.reference import vendor_gemm
+        from tlbench.backends.kernels.fa_reference import sdpa_runner
+        from tlbench.backends.reference import vendor_gemm
 
         self._runs_here()
         if isinstance(runnable, FaVendorCase):  # timed: the SDPA call alone, without the copy into O
@@ -347,7 +347,7 @@ class NvidiaBackend:
         return problem.family.check(inputs, problem)
 
     def timer(self, runnable: Compiled | VendorCase, inputs: dict[str, Any], flush_l2: bool) -> Any:
-        from backends.nvidia.timing import L2Flush, NvidiaTimer
+        from tlbench.backends.nvidia.timing import L2Flush, NvidiaTimer
 
         run, label = self._runner(runnable, inputs, timed=True)
         notes = [f"vendor item: {label}"] if label else []

@@ -18,8 +18,8 @@ import math
 
 import tilelang.language as T
 
-from backends.kernels.fa_types import FaConfig, FaProblem
-from backends.kernels.flash_attention import validate
+from tlbench.backends.kernels.fa_types import FaConfig, FaProblem
+from tlbench.backends.kernels.flash_attention import validate
 
 LOG2E = math.log2(math.e)
 

@@ -34,11 +34,11 @@ import math
 
 import tilelang.language as T
 
-from backends.kernels.fa_family import WS_CONSUMER_THREADS as CONSUMER_THREADS
-from backends.kernels.fa_family import WS_PRODUCER_THREADS as PRODUCER_THREADS
-from backends.kernels.fa_family import hopper_ws_refusal
-from backends.kernels.fa_types import FaConfig, FaProblem
-from backends.nvidia.fa_hopper import online_softmax
+from tlbench.backends.kernels.fa_family import WS_CONSUMER_THREADS as CONSUMER_THREADS
+from tlbench.backends.kernels.fa_family import WS_PRODUCER_THREADS as PRODUCER_THREADS
+from tlbench.backends.kernels.fa_family import hopper_ws_refusal
+from tlbench.backends.kernels.fa_types import FaConfig, FaProblem
+from tlbench.backends.nvidia.fa_hopper import online_softmax
 
 LOG2E = math.log2(math.e)
 PINGPONG_BARRIER = 8  # named barriers 8 and 9 (tilelang's own syncs use the low ids)

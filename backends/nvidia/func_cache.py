@@ -23,8 +23,8 @@ import hashlib
 import json
 from typing import Any
 
-from backends.kernels.source_hash import backends_tree_hash
-from backends.nvidia.keyed_files import KeyedFiles
+from tlbench.backends.kernels.source_hash import backends_tree_hash
+from tlbench.backends.nvidia.keyed_files import KeyedFiles
 
 FORMAT = 1
 

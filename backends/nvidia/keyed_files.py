@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.results.journal import atomic_write_text
+from tlbench.harness.results.journal import atomic_write_text
 
 
 class KeyedFiles:

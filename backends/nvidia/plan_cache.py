@@ -18,8 +18,8 @@ import hashlib
 import json
 from dataclasses import asdict
 
-from backends.kernels.source_hash import module_hash
-from backends.nvidia.keyed_files import KeyedFiles
+from tlbench.backends.kernels.source_hash import module_hash
+from tlbench.backends.nvidia.keyed_files import KeyedFiles
 
 FORMAT = 1
 
@@ -29,11 +29,11 @@ class PlanCache(KeyedFiles):
     def key(lowering_key: str, body_hash: str | None, case_id: str) -> str:
         """Also keyed by the source of the plan reader (backends/nvidia/plan.py): a change in
         what a plan records never reads an older file."""
-        text = json.dumps([FORMAT, module_hash("backends.nvidia.plan"), lowering_key, body_hash, case_id])
+        text = json.dumps([FORMAT, module_hash("tlbench.backends.nvidia.plan"), lowering_key, body_hash, case_id])
         return hashlib.sha256(text.encode()).hexdigest()
 
     def get(self, key: str) -> "PlanFacts | None":
-        from backends.nvidia.plan import PlanFacts  # imports tvm: only where a plan is read
+        from tlbench.backends.nvidia.plan import PlanFacts  # imports tvm: only where a plan is read
 
         text = self.read(key)
         try:

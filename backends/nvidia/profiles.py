@@ -9,7 +9,7 @@ your own machine instead; those numbers are kept apart from these.
 
 from __future__ import annotations
 
-from harness.core.device_profile import DeviceProfile
+from tlbench.harness.core.device_profile import DeviceProfile
 
 TERA = 1e12
 

@@ -19,7 +19,7 @@ from typing import Callable
 
 import torch
 
-from backends.test_only import parse_case_fraction
+from tlbench.backends.test_only import parse_case_fraction
 
 PROBE_BYTES = 256 * 2**20
 

@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from harness.core.backend_traits import BackendOption
+from tlbench.harness.core.backend_traits import BackendOption
 
 ARCH_OPTION = BackendOption(
     name="--tlbench-nvidia-arch",
@@ -50,7 +50,7 @@ class NvidiaTraits:
     machine_info_keys = ("tilelang", "torch", "torch_cuda", "driver")
     options = (ARCH_OPTION, SLOWDOWN_OPTION, COMPILE_SLOWDOWN_OPTION, FAULT_OPTION)
     load_pipes: frozenset[str] = frozenset()
-    runtime_warm_up = "backends.nvidia.warm_up:warm_up"  # cuBLAS and CUPTI first use, in the device worker
+    runtime_warm_up = "tlbench.backends.nvidia.warm_up:warm_up"  # cuBLAS and CUPTI first use, in the device worker
 
     def plan_summary(self, plan: Mapping[str, Any] | None) -> str:
         if not plan:

@@ -1,6 +1,6 @@
 """How much faster a sweep compiles on all cores than one at a time.
 
-Usage: ``python -m backends.tools.compile_speed [--backend nvidia] [--suite suites/test_tiles.py]
+Usage: ``python -m tlbench.backends.tools.compile_speed [--backend nvidia] [--suite suites/test_tiles.py]
 [--count 32] [--workers N]``
 
 Takes the first ``count`` legal configs of the suite's SWEEP and compiles them one after
@@ -20,11 +20,11 @@ import sys
 import tempfile
 import time
 
-import backends  # noqa: F401  (torch import guard)
-from harness.core.backend_api import BackendOptions
-from harness.measure.compile_pool import CompilePool
-from harness.core.registry import BackendRegistry
-from harness.core.cases import Case
+import tlbench.backends  # noqa: F401  (torch import guard)
+from tlbench.harness.core.backend_api import BackendOptions
+from tlbench.harness.measure.compile_pool import CompilePool
+from tlbench.harness.core.registry import BackendRegistry
+from tlbench.harness.core.cases import Case
 
 
 def _sweep(path: str):
@@ -35,7 +35,7 @@ def _sweep(path: str):
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m backends.tools.compile_speed", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m tlbench.backends.tools.compile_speed", description=__doc__.splitlines()[0])
     parser.add_argument("--backend", default="nvidia")
     parser.add_argument("--suite", default="suites/test_tiles.py")
     parser.add_argument("--count", type=int, default=32)

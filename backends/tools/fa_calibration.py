@@ -1,7 +1,7 @@
 """Model-vs-published fidelity of the Ascend FA model: our body at the config of tilelang's
 published Ascend 950 MHA figure, its modeled cycles, and the clock they would imply.
 
-Usage: ``python3 -m backends.tools.fa_calibration [--json OUT.json]``
+Usage: ``python3 -m tlbench.backends.tools.fa_calibration [--json OUT.json]``
 
 The published figure (tile-ai/tilelang examples/ascend/flash_attention/README.md): MHA, bf16,
 S=4096, D=128, one head, block 128x128, num_stages=3, 32 blocks, fp32 output: 26.8 us
@@ -21,11 +21,11 @@ from __future__ import annotations
 import argparse
 import json
 
-import backends.ascend.schedule  # noqa: F401  (Z3 recorders before any Ascend lowering)
-from backends.ascend.fa_dialect import ASCEND_FA_DIALECT
-from backends.ascend.schedule import lower_with_schedule
-from backends.kernels.fa_types import FaConfig, FaProblem
-from backends.kernels.flash_attention import build
+import tlbench.backends.ascend.schedule  # noqa: F401  (Z3 recorders before any Ascend lowering)
+from tlbench.backends.ascend.fa_dialect import ASCEND_FA_DIALECT
+from tlbench.backends.ascend.schedule import lower_with_schedule
+from tlbench.backends.kernels.fa_types import FaConfig, FaProblem
+from tlbench.backends.kernels.flash_attention import build
 
 PUBLISHED_US = 26.8
 PUBLISHED_SOURCE = "tile-ai/tilelang examples/ascend/flash_attention/README.md (MHA S=4096 D=128 bf16, 128x128, num_stages=3, 32 blocks)"

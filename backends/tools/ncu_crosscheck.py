@@ -3,14 +3,14 @@
 Usage on a GPU host, all in one (alternates 3 harness processes and 3 ncu processes on the
 same kernel, and reports every pair's ratio and their range, against +-2 %):
 
-    python -m backends.tools.ncu_crosscheck interleaved --case CASE_ID [--pairs 3] [--out-dir DIR]
+    python -m tlbench.backends.tools.ncu_crosscheck interleaved --case CASE_ID [--pairs 3] [--out-dir DIR]
 
 or step by step (one process per mode, ncu wraps the second):
 
-    python -m backends.tools.ncu_crosscheck harness --case CASE_ID [--repeats 3]
+    python -m tlbench.backends.tools.ncu_crosscheck harness --case CASE_ID [--repeats 3]
     ncu --clock-control none --metrics gpu__time_duration.sum -k regex:gemm_kernel --csv \
-        python -m backends.tools.ncu_crosscheck launch --case CASE_ID --count 20
-    python -m backends.tools.ncu_crosscheck compare HARNESS.json NCU.csv
+        python -m tlbench.backends.tools.ncu_crosscheck launch --case CASE_ID --count 20
+    python -m tlbench.backends.tools.ncu_crosscheck compare HARNESS.json NCU.csv
 
 ``harness`` prints/writes the harness median (the same measurement loop the suites
 use) for each repeat; ``launch`` only launches the kernel ``count`` times after an L2 flush
@@ -34,8 +34,8 @@ _CASE = re.compile(
 
 
 def parse_case(case_id: str):
-    from harness.core.cases import Case
-    from backends.kernels.gemm import GemmConfig, GemmProblem
+    from tlbench.harness.core.cases import Case
+    from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
 
     m = _CASE.match(case_id)
     if not m:
@@ -49,18 +49,18 @@ def parse_case(case_id: str):
 
 
 def _backend():
-    from backends.nvidia.backend import NvidiaBackend
-    from harness.core.backend_api import BackendOptions
+    from tlbench.backends.nvidia.backend import NvidiaBackend
+    from tlbench.harness.core.backend_api import BackendOptions
 
     return NvidiaBackend(BackendOptions())
 
 
 def run_harness(case_id: str, repeats: int, out: str | None) -> None:
-    from harness.core.cases import MeasurePolicy
-    from harness.core.record import BenchItem
-    from harness.measure.device_session import InProcessSession
-    from harness.measure.outcome import RunContext
-    from harness.measure.rounds import measure_items
+    from tlbench.harness.core.cases import MeasurePolicy
+    from tlbench.harness.core.record import BenchItem
+    from tlbench.harness.measure.device_session import InProcessSession
+    from tlbench.harness.measure.outcome import RunContext
+    from tlbench.harness.measure.rounds import measure_items
 
     backend = _backend()
     case = parse_case(case_id)
@@ -89,7 +89,7 @@ def run_harness(case_id: str, repeats: int, out: str | None) -> None:
 def run_launch(case_id: str, count: int) -> None:
     import torch
 
-    from backends.nvidia.timing import L2Flush
+    from tlbench.backends.nvidia.timing import L2Flush
 
     backend = _backend()
     case = parse_case(case_id)
@@ -152,7 +152,7 @@ def run_interleaved(case_id: str, pairs: int, out_dir: str, kernel_regex: str, c
     import subprocess
 
     os.makedirs(out_dir, exist_ok=True)
-    me = [sys.executable, "-m", "backends.tools.ncu_crosscheck"]
+    me = [sys.executable, "-m", "tlbench.backends.tools.ncu_crosscheck"]
     measured: list[tuple[float, float]] = []
     for i in range(pairs):
         h_json = os.path.join(out_dir, f"harness-{i}.json")
@@ -177,7 +177,7 @@ def run_interleaved(case_id: str, pairs: int, out_dir: str, kernel_regex: str, c
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m backends.tools.ncu_crosscheck", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m tlbench.backends.tools.ncu_crosscheck", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="mode", required=True)
     h = sub.add_parser("harness")
     h.add_argument("--case", required=True)

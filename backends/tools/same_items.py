@@ -1,6 +1,6 @@
 """Do two runs of the same suites hold the same items, ids, plans and schedules?
 
-Usage: ``python -m backends.tools.same_items BEFORE.json AFTER.json [--ignore-key KEY ...]``
+Usage: ``python -m tlbench.backends.tools.same_items BEFORE.json AFTER.json [--ignore-key KEY ...]``
 
 For a refactor that must not change behaviour: it compares two pytest-benchmark JSON files
 written by tlbench (same suites, options and seed) item by item - the set of benchmark

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 from typing import Any, Mapping
-from harness.analysis import timeline_fit
-from harness.analysis import timeline_model as models
-from harness.analysis.stage_plan import k_loop, relative_error_of
-from harness.analysis.stage_types import LoopLatencies, TileGroup
+from tlbench.harness.analysis import timeline_fit
+from tlbench.harness.analysis import timeline_model as models
+from tlbench.harness.analysis.stage_plan import k_loop, relative_error_of
+from tlbench.harness.analysis.stage_types import LoopLatencies, TileGroup
 
 
 def with_model(group: TileGroup, recs: list[dict[str, Any]], load_pipes: frozenset[str]) -> TileGroup:

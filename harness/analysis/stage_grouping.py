@@ -12,17 +12,17 @@ saying what to do) when the document holds no stage-sweep records.  A backend's 
 
 from __future__ import annotations
 
-from harness.core.family import FamilyCatalog
+from tlbench.harness.core.family import FamilyCatalog
 
 from dataclasses import replace
 from typing import Any, Callable, Mapping
-from harness.core.backend_traits import TraitsCatalog
-from harness.core.record import EXTRA_KEY, records_of
-from harness.results.store import testbed_of
-from harness.analysis.stage_fit import with_model
-from harness.analysis.stage_plan import item_status, k_loop, k_steps_per_block, onchip_use, path_label, pipelined_buffers, problem_sort, ratio_of
-from harness.analysis.stage_types import STAGE_KEYS, StageLine, StageReport, StageReportError, TileGroup
-from harness.analysis.stage_verdict import group_verdict
+from tlbench.harness.core.backend_traits import TraitsCatalog
+from tlbench.harness.core.record import EXTRA_KEY, records_of
+from tlbench.harness.results.store import testbed_of
+from tlbench.harness.analysis.stage_fit import with_model
+from tlbench.harness.analysis.stage_plan import item_status, k_loop, k_steps_per_block, onchip_use, path_label, pipelined_buffers, problem_sort, ratio_of
+from tlbench.harness.analysis.stage_types import STAGE_KEYS, StageLine, StageReport, StageReportError, TileGroup
+from tlbench.harness.analysis.stage_verdict import group_verdict
 
 
 def build_stage_report(bench_json: Mapping[str, Any], traits_of: Callable[[str], Any] | None = None) -> StageReport:

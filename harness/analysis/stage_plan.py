@@ -9,8 +9,8 @@ small ratio helpers.  Nothing is printed.
 from __future__ import annotations
 
 from typing import Any, Mapping
-from harness.results.table import format_seconds
-from harness.analysis.stage_types import StageLine
+from tlbench.harness.results.table import format_seconds
+from tlbench.harness.analysis.stage_types import StageLine
 
 
 def k_loop(plan: Mapping[str, Any]) -> dict[str, Any]:

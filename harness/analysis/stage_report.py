@@ -21,12 +21,12 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from harness.analysis.stage_figures import plot_stage_curves, write_pngs
-from harness.analysis.stage_fit import loop_latencies
-from harness.analysis.stage_grouping import build_stage_report
-from harness.analysis.stage_text import format_stage_report, stage_markdown
-from harness.analysis.stage_types import StageLine, StageReport, StageReportError, StageVerdict, TileGroup
-from harness.results.store import ResultsError, load_results
+from tlbench.harness.analysis.stage_figures import plot_stage_curves, write_pngs
+from tlbench.harness.analysis.stage_fit import loop_latencies
+from tlbench.harness.analysis.stage_grouping import build_stage_report
+from tlbench.harness.analysis.stage_text import format_stage_report, stage_markdown
+from tlbench.harness.analysis.stage_types import StageLine, StageReport, StageReportError, StageVerdict, TileGroup
+from tlbench.harness.results.store import ResultsError, load_results
 
 __all__ = ["StageLine", "StageReport", "StageReportError", "StageVerdict", "TileGroup", "build_stage_report", "format_stage_report", "loop_latencies", "main",
            "plot_stage_curves", "stage_markdown", "write_pngs"]

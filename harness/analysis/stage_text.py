@@ -9,8 +9,8 @@ cycles marked ``(model)`` / ``(Z3)``; they never share a column.
 from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
-from harness.results.table import format_seconds
-from harness.analysis.stage_types import StageLine, StageReport, TOLERANCE, TileGroup
+from tlbench.harness.results.table import format_seconds
+from tlbench.harness.analysis.stage_types import StageLine, StageReport, TOLERANCE, TileGroup
 
 
 LEFT_ALIGNED = frozenset({"stages", "path", "buffers", "status"})

@@ -30,7 +30,7 @@ Contract
 * Everything returned is a frozen dataclass (``to_dict()`` gives a JSON-ready dict);
   the module holds no mutable state.
 
-Run ``python3 -m harness.analysis.timeline_model`` to print the seed's table (``--sweep`` for 1..8 stages).
+Run ``python3 -m tlbench.harness.analysis.timeline_model`` to print the seed's table (``--sweep`` for 1..8 stages).
 """
 
 from __future__ import annotations
@@ -274,7 +274,7 @@ def format_report(
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python3 -m harness.analysis.timeline_model", description=__doc__.split("\n\n")[0]
+        prog="python3 -m tlbench.harness.analysis.timeline_model", description=__doc__.split("\n\n")[0]
     )
     parser.add_argument("--iterations", type=int, default=8)
     parser.add_argument("--issue", type=float, default=1)

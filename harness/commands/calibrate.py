@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from harness.results.history.schema import HistoryError
+from tlbench.harness.results.history.schema import HistoryError
 
 
 def register(sub: Any) -> None:
@@ -28,8 +28,8 @@ def register(sub: Any) -> None:
 
 
 def run_calibrate(args: argparse.Namespace) -> int:
-    from harness.core.registry import BackendRegistry, UnknownBackend
-    from harness.pytest_plugin.enrich import profile_of
+    from tlbench.harness.core.registry import BackendRegistry, UnknownBackend
+    from tlbench.harness.pytest_plugin.enrich import profile_of
 
     registry = BackendRegistry.from_entry_points()
     try:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from harness.results.history.schema import DEFAULT_HISTORY
+from tlbench.harness.results.history.schema import DEFAULT_HISTORY
 
 
 def register(sub: Any) -> None:
@@ -21,8 +21,8 @@ def register(sub: Any) -> None:
 
 
 def run_dashboard(args: argparse.Namespace) -> int:
-    from harness.dashboard.site import build_site
-    from harness.results.history.schema import open_history
+    from tlbench.harness.dashboard.site import build_site
+    from tlbench.harness.results.history.schema import open_history
 
     conn = open_history(args.history, create=False)
     try:

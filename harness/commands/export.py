@@ -23,8 +23,8 @@ def register(sub: Any) -> None:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from harness.results.export import write_github_action_benchmark
-    from harness.results.store import load_results
+    from tlbench.harness.results.export import write_github_action_benchmark
+    from tlbench.harness.results.store import load_results
 
     bigger, smaller = write_github_action_benchmark(load_results(args.file), args.out)
     print(f"wrote {bigger} (tool: customBiggerIsBetter, TFLOP/s)")

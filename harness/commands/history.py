@@ -14,9 +14,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from harness.results.history.schema import DEFAULT_HISTORY, HistoryError, open_history
-from harness.results.history import ingest, query
-from harness.results.history.trend import trend_legend, trend_rows
+from tlbench.harness.results.history.schema import DEFAULT_HISTORY, HistoryError, open_history
+from tlbench.harness.results.history import ingest, query
+from tlbench.harness.results.history.trend import trend_legend, trend_rows
 
 EXIT_OK, EXIT_REGRESSION, EXIT_UNUSABLE = 0, 1, 2
 
@@ -58,7 +58,7 @@ def add_compare_options(cmp: argparse.ArgumentParser) -> None:
 
 
 def _annotator():
-    from harness.commands.peak_source import annotate_from_backends
+    from tlbench.harness.commands.peak_source import annotate_from_backends
 
     return annotate_from_backends()
 
@@ -116,9 +116,9 @@ def _show(conn, args: argparse.Namespace) -> int:
 
 
 def compare_history(args: argparse.Namespace, thresholds, console) -> int:
-    from harness.results import report
-    from harness.results.history.judge import HistoryPolicy, compare_with_history
-    from harness.results.store import load_results
+    from tlbench.harness.results import report
+    from tlbench.harness.results.history.judge import HistoryPolicy, compare_with_history
+    from tlbench.harness.results.store import load_results
 
     if len(args.files) != 1:
         raise HistoryError(f"compare --history takes one NEW.json (got {len(args.files)} files)")

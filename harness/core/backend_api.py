@@ -36,10 +36,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Protocol, runtime_checkable
 
-from harness.core.backend_traits import BackendTraits
-from harness.core.budget import BudgetVerdict, Scope
-from harness.core.space import Rejection
-from harness.core.cases import Case, CheckResult, Plan, VendorCase
+from tlbench.harness.core.backend_traits import BackendTraits
+from tlbench.harness.core.budget import BudgetVerdict, Scope
+from tlbench.harness.core.space import Rejection
+from tlbench.harness.core.cases import Case, CheckResult, Plan, VendorCase
 
 
 class CompileError(RuntimeError):

@@ -18,9 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
 
-from harness.core.budget import Scope, ScopeUse
-from harness.core.cases import CheckResult
-from harness.core.entry_points import load_group
+from tlbench.harness.core.budget import Scope, ScopeUse
+from tlbench.harness.core.cases import CheckResult
+from tlbench.harness.core.entry_points import load_group
 
 FAMILY_GROUP = "tlbench.families"
 

@@ -15,9 +15,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from harness.core.space import REJECTION_KINDS
-from harness.core.stats import summarize
-from harness.core.cases import Case, CheckResult, Plan, VendorCase
+from tlbench.harness.core.space import REJECTION_KINDS
+from tlbench.harness.core.stats import summarize
+from tlbench.harness.core.cases import Case, CheckResult, Plan, VendorCase
 
 SCHEMA_VERSION = 1
 EXTRA_KEY = "tlbench"

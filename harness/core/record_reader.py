@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from harness.core.cases import VENDOR_SUFFIX
-from harness.core.family import FamilyCatalog, KernelFamily, StagePoint
+from tlbench.harness.core.cases import VENDOR_SUFFIX
+from tlbench.harness.core.family import FamilyCatalog, KernelFamily, StagePoint
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Callable, Sequence
 
-from harness.core import budget
+from tlbench.harness.core import budget
 
 # Every kind of pre-compile rejection; a suite's ``skip_on`` chooses which of them skip.
 REJECTION_KINDS = ("divisibility", "warp-partition", "budget")

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from itertools import product
 from typing import Any, Callable, Mapping, Protocol, Sequence
 
-from harness.core.space import REJECTION_KINDS
-from harness.core.cases import Case, VendorCase
+from tlbench.harness.core.space import REJECTION_KINDS
+from tlbench.harness.core.cases import Case, VendorCase
 
 SCOPES = ("quick", "smoke", "full")
 

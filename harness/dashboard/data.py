@@ -21,9 +21,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.dashboard.svg import Marker
-from harness.results.history.query import Point, Series, TestbedRow, record, series
-from harness.results.history.steps import detect_steps
+from tlbench.harness.dashboard.svg import Marker
+from tlbench.harness.results.history.query import Point, Series, TestbedRow, record, series
+from tlbench.harness.results.history.steps import detect_steps
 
 
 @dataclass(frozen=True)

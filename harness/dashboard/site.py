@@ -22,10 +22,10 @@ import re
 from pathlib import Path
 from typing import Iterable
 
-from harness.dashboard import data
-from harness.dashboard.svg import curve_chart, trend_chart
-from harness.results.history.query import run_count, testbeds
-from harness.results.history.schema import HistoryError
+from tlbench.harness.dashboard import data
+from tlbench.harness.dashboard.svg import curve_chart, trend_chart
+from tlbench.harness.results.history.query import run_count, testbeds
+from tlbench.harness.results.history.schema import HistoryError
 
 CSS = """
 body{font:14px/1.4 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#222;background:#fafafa}
@@ -111,7 +111,7 @@ def _suite_page(suite: str, panels: list[data.TrendPanel], nav: str) -> str:
 
 
 def _schedule_page(groups, out: Path, nav: str) -> tuple[str, list[Path]]:
-    from harness.core.backend_traits import TraitsCatalog
+    from tlbench.harness.core.backend_traits import TraitsCatalog
 
     traits = TraitsCatalog.from_entry_points()
     body = ["<h2>Compiler schedules (MODEL, not measured)</h2>",

@@ -40,9 +40,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from harness.core import trace
-from harness.core.record import BenchItem
-from harness.measure.outcome import Outcome, failed
+from tlbench.harness.core import trace
+from tlbench.harness.core.record import BenchItem
+from tlbench.harness.measure.outcome import Outcome, failed
 
 SessionFactory = Callable[[str, int], Any]  # (backend name, slot) -> a session with setup/run/close
 

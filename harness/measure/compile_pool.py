@@ -24,10 +24,10 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Callable
 
-from harness.core import trace
-from harness.core.backend_api import Backend, Compiled
-from harness.core.cases import Case
-from harness.measure.compile_phase import usable_cpus
+from tlbench.harness.core import trace
+from tlbench.harness.core.backend_api import Backend, Compiled
+from tlbench.harness.core.cases import Case
+from tlbench.harness.measure.compile_phase import usable_cpus
 
 
 @dataclass

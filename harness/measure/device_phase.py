@@ -33,14 +33,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
-from harness.core import trace
-from harness.core.backend_api import Backend
-from harness.core.record import BenchItem
-from harness.measure.device_pieces import Piece, chunk_key, plan_pieces
-from harness.measure.device_session import DeviceSession, InProcessSession
-from harness.measure.outcome import Outcome, RunContext
-from harness.measure.piece_runner import MergedProgress, PieceRunner
-from harness.measure.runner import run_device_items
+from tlbench.harness.core import trace
+from tlbench.harness.core.backend_api import Backend
+from tlbench.harness.core.record import BenchItem
+from tlbench.harness.measure.device_pieces import Piece, chunk_key, plan_pieces
+from tlbench.harness.measure.device_session import DeviceSession, InProcessSession
+from tlbench.harness.measure.outcome import Outcome, RunContext
+from tlbench.harness.measure.piece_runner import MergedProgress, PieceRunner
+from tlbench.harness.measure.runner import run_device_items
 
 __all__ = ["DevicePhase", "chunk_key"]
 

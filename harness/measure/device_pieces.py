@@ -29,8 +29,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from harness.core.cases import VendorCase
-from harness.core.record import BenchItem
+from tlbench.harness.core.cases import VendorCase
+from tlbench.harness.core.record import BenchItem
 
 
 def chunk_key(item: BenchItem) -> tuple[str, Any]:

@@ -21,10 +21,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from harness.core.backend_api import Backend, CompileError, DeviceTimer
-from harness.core.cases import CheckResult, Plan, VendorCase
-from harness.core.record import BenchItem
-from harness.measure.outcome import Outcome, RunContext, failed, gate, skipped
+from tlbench.harness.core.backend_api import Backend, CompileError, DeviceTimer
+from tlbench.harness.core.cases import CheckResult, Plan, VendorCase
+from tlbench.harness.core.record import BenchItem
+from tlbench.harness.measure.outcome import Outcome, RunContext, failed, gate, skipped
 
 
 @dataclass(frozen=True)

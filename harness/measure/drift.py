@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Sequence
 
-from harness.core.stats import median
+from tlbench.harness.core.stats import median
 
 DEFAULT_THRESHOLD = 0.02
 TREND_MIN_BATCHES = 5

@@ -14,8 +14,8 @@ from typing import Any, Callable
 
 import pytest
 
-from harness.core.cases import MeasurePolicy
-from harness.measure.criteria import CRITERIA, CriterionError, make_criterion
+from tlbench.harness.core.cases import MeasurePolicy
+from tlbench.harness.measure.criteria import CRITERIA, CriterionError, make_criterion
 
 D = MeasurePolicy()
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from harness.core.backend_api import Backend, Compiled
-from harness.core.cases import Case, MeasurePolicy, Plan
-from harness.core.record import BenchItem
+from tlbench.harness.core.backend_api import Backend, Compiled
+from tlbench.harness.core.cases import Case, MeasurePolicy, Plan
+from tlbench.harness.core.record import BenchItem
 
 
 @dataclass

@@ -26,9 +26,9 @@ import threading
 from dataclasses import replace
 from typing import Any, Callable, Sequence
 
-from harness.core.record import BenchItem
-from harness.measure.device_pieces import Piece
-from harness.measure.outcome import Outcome, failed
+from tlbench.harness.core.record import BenchItem
+from tlbench.harness.measure.device_pieces import Piece
+from tlbench.harness.measure.outcome import Outcome, failed
 
 Pairs = list[tuple[BenchItem, Outcome]]
 MeasurePiece = Callable[[Piece, int], Pairs]

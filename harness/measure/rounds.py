@@ -30,13 +30,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from harness.core.cases import MeasurePolicy, VendorCase
-from harness.core.record import BenchItem, item_record
-from harness.measure.criteria import StoppingCriterion, make_criterion
-from harness.measure.device_session import Batch, DeviceSession, Prepared
-from harness.measure.drift import DriftFinding, detect_drift
-from harness.measure.outcome import Outcome, failed
-from harness.core.stats import median
+from tlbench.harness.core.cases import MeasurePolicy, VendorCase
+from tlbench.harness.core.record import BenchItem, item_record
+from tlbench.harness.measure.criteria import StoppingCriterion, make_criterion
+from tlbench.harness.measure.device_session import Batch, DeviceSession, Prepared
+from tlbench.harness.measure.drift import DriftFinding, detect_drift
+from tlbench.harness.measure.outcome import Outcome, failed
+from tlbench.harness.core.stats import median
 
 SETTLED = 0.01
 THROTTLE_RETRIES = 2

@@ -21,13 +21,13 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
-from harness.core.backend_api import Backend, Compiled, CompileError
-from harness.core.cases import Case, Plan
-from harness.core.record import BenchItem, item_record
-from harness.measure.device_session import DeviceSession, InProcessSession
-from harness.measure.outcome import Outcome, RunContext, failed, gate
-from harness.measure.rounds import measure_items
-from harness.measure.setup_compile import pay_setup_once
+from tlbench.harness.core.backend_api import Backend, Compiled, CompileError
+from tlbench.harness.core.cases import Case, Plan
+from tlbench.harness.core.record import BenchItem, item_record
+from tlbench.harness.measure.device_session import DeviceSession, InProcessSession
+from tlbench.harness.measure.outcome import Outcome, RunContext, failed, gate
+from tlbench.harness.measure.rounds import measure_items
+from tlbench.harness.measure.setup_compile import pay_setup_once
 
 __all__ = ["Outcome", "RunContext", "run_item", "run_compile_items", "run_device_items"]
 

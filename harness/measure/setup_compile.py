@@ -16,9 +16,9 @@ from __future__ import annotations
 import time
 from typing import Callable
 
-from harness.core.backend_api import Backend, CompileError
-from harness.core.cases import Case
-from harness.core.record import BenchItem
+from tlbench.harness.core.backend_api import Backend, CompileError
+from tlbench.harness.core.cases import Case
+from tlbench.harness.core.record import BenchItem
 
 
 def time_once(work: Callable[[], object]) -> float:

@@ -1,7 +1,7 @@
 """The device worker process: hosts one backend and runs items for ``WorkerSession``.
 
 Contract: started by harness/measure/worker_session.py as
-``python -m harness.measure.worker_main FD`` with one end of a socket pair on ``FD``
+``python -m tlbench.harness.measure.worker_main FD`` with one end of a socket pair on ``FD``
 (messages are pickled tuples through ``multiprocessing.connection.Connection``).  The
 first message is ``("init", {"sys_path", "factory": "module:qualname", "options", "warm_up"})``;
 ``warm_up`` (a device worker's: its traits' ``runtime_warm_up``, ``"module:function"``;
@@ -53,7 +53,7 @@ from importlib import import_module
 from multiprocessing.connection import Connection
 from typing import Any
 
-from harness.core import trace
+from tlbench.harness.core import trace
 
 DEVICE_STAGES = ("inputs", "check", "run")
 
@@ -126,7 +126,7 @@ def plain_outcome(outcome: Any) -> Any:
     """The outcome as plain data: compilers put their own objects (tvm IR values) in plans
     and records, which do not cross a process boundary (pickling them can crash); the same
     values reach the JSON as text anyway."""
-    from harness.core.cases import Plan
+    from tlbench.harness.core.cases import Plan
 
     outcome.record = plain(outcome.record)
     outcome.samples_s = tuple(float(s) for s in outcome.samples_s)
@@ -140,7 +140,7 @@ def plain_prepared(prepared: Any) -> Any:
     """A ``Prepared`` (or ``Batch``) as plain data (see ``plain_outcome``)."""
     from dataclasses import fields, replace
 
-    from harness.core.cases import CheckResult, Plan
+    from tlbench.harness.core.cases import CheckResult, Plan
 
     changes: dict[str, Any] = {}
     for f in fields(prepared):
@@ -160,7 +160,7 @@ def plain_prepared(prepared: Any) -> Any:
 
 def _load_backend(init: dict[str, Any]) -> Any:
     """The backend from ``init``'s factory (``serve`` has set ``sys.path`` from ``init`` first)."""
-    from harness.core.backend_api import BackendOptions
+    from tlbench.harness.core.backend_api import BackendOptions
 
     module, _, qualname = init["factory"].partition(":")
     factory: Any = import_module(module)
@@ -211,11 +211,11 @@ def _start_warm_up(ref: str | None) -> threading.Thread | None:
 
 
 def serve(conn: Connection) -> int:
-    from harness.measure.compile_pool import CompilePool
-    from harness.measure.device_session import InProcessSession
-    from harness.measure.outcome import Outcome, failed
-    from harness.measure.runner import RunContext, run_compile_items, run_item
-    from harness.measure.setup_compile import pay_setup_once
+    from tlbench.harness.measure.compile_pool import CompilePool
+    from tlbench.harness.measure.device_session import InProcessSession
+    from tlbench.harness.measure.outcome import Outcome, failed
+    from tlbench.harness.measure.runner import RunContext, run_compile_items, run_item
+    from tlbench.harness.measure.setup_compile import pay_setup_once
 
     trace.mark_first("worker imports done", role="worker")
     kind, init = conn.recv()

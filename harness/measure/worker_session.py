@@ -51,10 +51,10 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, Mapping
 
-from harness.core import trace
-from harness.core.cases import MeasurePolicy
-from harness.core.record import BenchItem
-from harness.measure.runner import Outcome
+from tlbench.harness.core import trace
+from tlbench.harness.core.cases import MeasurePolicy
+from tlbench.harness.core.record import BenchItem
+from tlbench.harness.measure.runner import Outcome
 
 STARTUP = "startup"
 
@@ -189,7 +189,7 @@ class WorkerSession:
         env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
         with open(self._log, "wb") as log:
             self._proc = subprocess.Popen(
-                [sys.executable, "-m", "harness.measure.worker_main", str(child.fileno())],
+                [sys.executable, "-m", "tlbench.harness.measure.worker_main", str(child.fileno())],
                 pass_fds=(child.fileno(),), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env,
             )
         child.close()

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.core.cases import VendorCase
-from harness.results.roofline import roofline_fields
+from tlbench.harness.core.cases import VendorCase
+from tlbench.harness.results.roofline import roofline_fields
 
 
 def profile_of(backend: Any):

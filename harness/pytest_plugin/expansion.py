@@ -18,17 +18,17 @@ from __future__ import annotations
 from typing import Any
 
 
-from harness.core import trace
-from harness.core.cases import Case
-from harness.core.record import BenchItem
-from harness.core.space import SpaceDiagnostics, diagnose
-from harness.core.sweep import Sweep
-from harness.measure.device_pieces import prefetch_order
-from harness.pytest_plugin.gpu_split import prefetch_lock
-from harness.pytest_plugin.inert_cache import cached_inert_keys, probe_key
-from harness.pytest_plugin.xdist_support import worker_index
-from harness.results.best_configs import load_best
-from harness.pytest_plugin.gpu_split import vendor_copies, worker_count
+from tlbench.harness.core import trace
+from tlbench.harness.core.cases import Case
+from tlbench.harness.core.record import BenchItem
+from tlbench.harness.core.space import SpaceDiagnostics, diagnose
+from tlbench.harness.core.sweep import Sweep
+from tlbench.harness.measure.device_pieces import prefetch_order
+from tlbench.harness.pytest_plugin.gpu_split import prefetch_lock
+from tlbench.harness.pytest_plugin.inert_cache import cached_inert_keys, probe_key
+from tlbench.harness.pytest_plugin.xdist_support import worker_index
+from tlbench.harness.results.best_configs import load_best
+from tlbench.harness.pytest_plugin.gpu_split import vendor_copies, worker_count
 
 
 def device_of(state: Any, backend: str) -> str | None:

@@ -33,8 +33,8 @@ import re
 from contextlib import contextmanager
 from typing import Iterator, Sequence
 
-from harness.core.record import BenchItem
-from harness.measure.device_pieces import expected_cost
+from tlbench.harness.core.record import BenchItem
+from tlbench.harness.measure.device_pieces import expected_cost
 
 WORKER_COUNT_ENV = "PYTEST_XDIST_WORKER_COUNT"
 

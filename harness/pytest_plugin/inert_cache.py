@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from harness.core.space import inert_keys
+from tlbench.harness.core.space import inert_keys
 
 CACHE_ENV = "TLBENCH_CACHE_DIR"
 FORMAT = 1

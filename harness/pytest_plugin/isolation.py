@@ -27,9 +27,9 @@ import threading
 from dataclasses import replace
 from typing import Any
 
-from harness.core.registry import BackendRegistry
-from harness.measure.outcome import Outcome
-from harness.measure.worker_session import Limits, WorkerDeviceSession, WorkerSession, WorkerSpec, factory_ref
+from tlbench.harness.core.registry import BackendRegistry
+from tlbench.harness.measure.outcome import Outcome
+from tlbench.harness.measure.worker_session import Limits, WorkerDeviceSession, WorkerSession, WorkerSpec, factory_ref
 
 FAULT_PREFIX = re.compile(r"^WorkerFault: \[(?P<stage>[a-z]+)\] ")
 

@@ -22,16 +22,16 @@ from __future__ import annotations
 
 import pytest
 
-from harness.core.record import EXTRA_KEY, BenchItem
-from harness.measure.runner import InProcessCompileSession, Outcome, RunContext, run_item
-from harness.measure.setup_compile import pay_setup_once, time_once
-from harness.pytest_plugin.bench_adapter import feed_samples, mark_not_measured
-from harness.pytest_plugin.expansion import prefetch
-from harness.pytest_plugin.finishing import bench_group, finish_outcome
-from harness.pytest_plugin.gpu_split import worker_group_items
-from harness.pytest_plugin.state import TlbenchState
-from harness.pytest_plugin.xdist_support import worker_index
-from harness.results.error_text import failure_line, headline
+from tlbench.harness.core.record import EXTRA_KEY, BenchItem
+from tlbench.harness.measure.runner import InProcessCompileSession, Outcome, RunContext, run_item
+from tlbench.harness.measure.setup_compile import pay_setup_once, time_once
+from tlbench.harness.pytest_plugin.bench_adapter import feed_samples, mark_not_measured
+from tlbench.harness.pytest_plugin.expansion import prefetch
+from tlbench.harness.pytest_plugin.finishing import bench_group, finish_outcome
+from tlbench.harness.pytest_plugin.gpu_split import worker_group_items
+from tlbench.harness.pytest_plugin.state import TlbenchState
+from tlbench.harness.pytest_plugin.xdist_support import worker_index
+from tlbench.harness.results.error_text import failure_line, headline
 
 
 class ItemRunner:

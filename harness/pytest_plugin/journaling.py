@@ -31,11 +31,11 @@ from typing import Any, Callable, Iterator
 
 import pytest
 
-from harness.core.record import EXTRA_KEY, SCHEMA_VERSION, BenchItem
-from harness.pytest_plugin.bench_adapter import result_json_path, route_json_write
-from harness.pytest_plugin.xdist_support import to_plain, worker_index
-from harness.results.journal import JOURNAL_VERSION, Journal, JournalError, atomic_write_text, journal_path_for, read_journal
-from harness.results.store import testbed_of
+from tlbench.harness.core.record import EXTRA_KEY, SCHEMA_VERSION, BenchItem
+from tlbench.harness.pytest_plugin.bench_adapter import result_json_path, route_json_write
+from tlbench.harness.pytest_plugin.xdist_support import to_plain, worker_index
+from tlbench.harness.results.journal import JOURNAL_VERSION, Journal, JournalError, atomic_write_text, journal_path_for, read_journal
+from tlbench.harness.results.store import testbed_of
 
 SOURCE_DIRS = ("harness", "backends")
 

@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from harness.core.record import EXTRA_KEY, SCHEMA_VERSION
-from harness.core.registry import BackendRegistry
+from tlbench.harness.core.record import EXTRA_KEY, SCHEMA_VERSION
+from tlbench.harness.core.registry import BackendRegistry
 
 
 def fill_machine_info(machine_info: dict[str, Any], registry: BackendRegistry) -> None:

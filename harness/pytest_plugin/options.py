@@ -12,11 +12,11 @@ from __future__ import annotations
 
 
 
-from harness.core.backend_api import BackendOptions
-from harness.core.backend_traits import BackendOption, TraitsCatalog
-from harness.core.sweep import SCOPES
-from harness.measure.options import add_measure_options
-from harness.pytest_plugin import isolation, journaling
+from tlbench.harness.core.backend_api import BackendOptions
+from tlbench.harness.core.backend_traits import BackendOption, TraitsCatalog
+from tlbench.harness.core.sweep import SCOPES
+from tlbench.harness.measure.options import add_measure_options
+from tlbench.harness.pytest_plugin import isolation, journaling
 
 
 def pytest_addoption(parser):

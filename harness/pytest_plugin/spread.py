@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from harness.core.record import BenchItem
-from harness.measure.device_pieces import expected_cost
-from harness.pytest_plugin.xdist_support import device_ids, is_controller
+from tlbench.harness.core.record import BenchItem
+from tlbench.harness.measure.device_pieces import expected_cost
+from tlbench.harness.pytest_plugin.xdist_support import device_ids, is_controller
 
 
 def spread_devices(config: Any, hidden: str | None) -> list[str]:

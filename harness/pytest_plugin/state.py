@@ -13,16 +13,16 @@ from typing import Any
 
 import pytest
 
-from harness.core.cases import MeasurePolicy
-from harness.core.record import BenchItem
-from harness.core.registry import BackendRegistry
-from harness.core.space import SpaceDiagnostics
-from harness.measure.compile_phase import CompilePhase
-from harness.measure.compile_pool import CompilePool
-from harness.measure.device_phase import DevicePhase
-from harness.measure.runner import Outcome
-from harness.pytest_plugin.inert_cache import InertKeyCache
-from harness.pytest_plugin import isolation, journaling
+from tlbench.harness.core.cases import MeasurePolicy
+from tlbench.harness.core.record import BenchItem
+from tlbench.harness.core.registry import BackendRegistry
+from tlbench.harness.core.space import SpaceDiagnostics
+from tlbench.harness.measure.compile_phase import CompilePhase
+from tlbench.harness.measure.compile_pool import CompilePool
+from tlbench.harness.measure.device_phase import DevicePhase
+from tlbench.harness.measure.runner import Outcome
+from tlbench.harness.pytest_plugin.inert_cache import InertKeyCache
+from tlbench.harness.pytest_plugin import isolation, journaling
 
 
 KINDS = ("compile", "device")

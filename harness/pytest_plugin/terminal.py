@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from harness.results.summary import summary_lines
-from harness.results.table import format_table, rows_from_records
+from tlbench.harness.results.summary import summary_lines
+from tlbench.harness.results.table import format_table, rows_from_records
 
 
 def write_summary(

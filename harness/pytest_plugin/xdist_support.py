@@ -23,8 +23,8 @@ from typing import Any, Sequence
 
 import pytest
 
-from harness.pytest_plugin.bench_adapter import result_json_path, write_json
-from harness.results.journal import atomic_write_text
+from tlbench.harness.pytest_plugin.bench_adapter import result_json_path, write_json
+from tlbench.harness.results.journal import atomic_write_text
 
 WORKER_ENV = "PYTEST_XDIST_WORKER"
 KEY_BENCH = "tlbench_benchmark"
@@ -118,7 +118,7 @@ class ControllerCollector:
                     self.machines.setdefault(name, {})[worker] = info
 
     def _tlbench_json(self) -> dict[str, Any]:
-        from harness.core.record import SCHEMA_VERSION
+        from tlbench.harness.core.record import SCHEMA_VERSION
 
         return {
             "schema_version": SCHEMA_VERSION,
@@ -139,7 +139,7 @@ class ControllerCollector:
             }
         if not backends:
             return {}
-        from harness.core.record import SCHEMA_VERSION
+        from tlbench.harness.core.record import SCHEMA_VERSION
 
         return {"tlbench": {"schema_version": SCHEMA_VERSION, "backends": backends}}
 
@@ -152,7 +152,7 @@ class ControllerCollector:
     def pytest_terminal_summary(self, terminalreporter) -> None:
         if not self.outcomes:
             return
-        from harness.pytest_plugin.terminal import write_summary
+        from tlbench.harness.pytest_plugin.terminal import write_summary
 
         workers = len({worker for per_worker in self.machines.values() for worker in per_worker})
         write_summary(terminalreporter, self.outcomes, {}, self.traits_of, title=f"tlbench (merged from {workers} workers)")

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from harness.core.record_reader import RecordReader
+from tlbench.harness.core.record_reader import RecordReader
 
 
 SCHEMA_VERSION = 1

@@ -28,11 +28,11 @@ Contract:
 from __future__ import annotations
 
 from typing import Any, Iterable
-from harness.results import verdicts
-from harness.results.store import Results
-from harness.results.comparison import CompareError, ItemComparison, ItemKey, RunComparison, TestbedPair
-from harness.results.judgement import Judgement, TIME, Thresholds, Verdict, judge
-from harness.results.pairing import Group, NOISE_K, Paired, compile_rule, decisive_rule, first_line, group_drift, in_run_reference, is_vendor, item_key, model_changes, on_gpu, noise_floor, problem_of, run_shifts
+from tlbench.harness.results import verdicts
+from tlbench.harness.results.store import Results
+from tlbench.harness.results.comparison import CompareError, ItemComparison, ItemKey, RunComparison, TestbedPair
+from tlbench.harness.results.judgement import Judgement, TIME, Thresholds, Verdict, judge
+from tlbench.harness.results.pairing import Group, NOISE_K, Paired, compile_rule, decisive_rule, first_line, group_drift, in_run_reference, is_vendor, item_key, model_changes, on_gpu, noise_floor, problem_of, run_shifts
 
 
 def _index(results: Results, items: Iterable[dict[str, Any]]) -> dict[ItemKey, dict[str, Any]]:

@@ -11,13 +11,13 @@ two backends to compare.
 
 from __future__ import annotations
 
-from harness.core.family import FamilyCatalog, StagePoint
+from tlbench.harness.core.family import FamilyCatalog, StagePoint
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
-from harness.results.store import Results, Testbed
-from harness.results.comparison import CompareError
-from harness.results.judgement import median_of
-from harness.results.pairing import is_vendor, modeled_cycles_of, problem_of
+from tlbench.harness.results.store import Results, Testbed
+from tlbench.harness.results.comparison import CompareError
+from tlbench.harness.results.judgement import median_of
+from tlbench.harness.results.pairing import is_vendor, modeled_cycles_of, problem_of
 
 
 @dataclass(frozen=True)

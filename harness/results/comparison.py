@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
-from harness.results import verdicts
-from harness.results.store import Testbed
-from harness.results.judgement import Judgement, Thresholds, Verdict
+from tlbench.harness.results import verdicts
+from tlbench.harness.results.store import Testbed
+from tlbench.harness.results.judgement import Judgement, Thresholds, Verdict
 
 
 class CompareError(ValueError):

@@ -19,9 +19,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness.core.stats import summarize
-from harness.results.roofline import format_pct
-from harness.results.store import Results, suite_of
+from tlbench.harness.core.stats import summarize
+from tlbench.harness.results.roofline import format_pct
+from tlbench.harness.results.store import Results, suite_of
 
 BIGGER_FILE, SMALLER_FILE = "tflops-bigger-is-better.json", "time-smaller-is-better.json"
 

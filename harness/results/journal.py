@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.core.record import EXTRA_KEY, SCHEMA_VERSION
+from tlbench.harness.core.record import EXTRA_KEY, SCHEMA_VERSION
 
 JOURNAL_VERSION = 1
 JOURNAL_SUFFIX = ".journal.jsonl"

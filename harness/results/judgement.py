@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Mapping, Sequence
-from harness.core.stats import median, sorted_samples
+from tlbench.harness.core.stats import median, sorted_samples
 
 
 class Verdict(str, Enum):

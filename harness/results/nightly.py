@@ -31,12 +31,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from harness.results import remeasure
-from harness.results.compare import compare_runs
-from harness.results.comparison import CompareError, RunComparison
-from harness.results.judgement import Thresholds
-from harness.results.report import comparison_markdown, md_table
-from harness.results.store import (
+from tlbench.harness.results import remeasure
+from tlbench.harness.results.compare import compare_runs
+from tlbench.harness.results.comparison import CompareError, RunComparison
+from tlbench.harness.results.judgement import Thresholds
+from tlbench.harness.results.report import comparison_markdown, md_table
+from tlbench.harness.results.store import (
     Results,
     ResultsError,
     baseline_name,
@@ -247,8 +247,8 @@ def _exit_code(runs: Sequence[SuiteRun], gates: Sequence[BackendGate]) -> int:
 
 def _add_to_history(history: Path, paths) -> str:
     """Add the night's per-backend files to the history database; markdown lines saying so."""
-    from harness.results.history.ingest import add_files
-    from harness.results.history.schema import open_history
+    from tlbench.harness.results.history.ingest import add_files
+    from tlbench.harness.results.history.schema import open_history
 
     conn = open_history(history)
     try:

@@ -11,16 +11,16 @@ id is read through its kernel family (``problem_of``), never from its id.
 
 from __future__ import annotations
 
-from harness.core.record_reader import RecordReader
+from tlbench.harness.core.record_reader import RecordReader
 import math
 import statistics
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
-from harness.results import verdicts
-from harness.results.store import suite_of
-from harness.results.error_text import headline
-from harness.results.comparison import Drift, ItemKey, ModelChange
-from harness.results.judgement import RUN_RATIO, Thresholds, VENDOR_RATIO, median_of
+from tlbench.harness.results import verdicts
+from tlbench.harness.results.store import suite_of
+from tlbench.harness.results.error_text import headline
+from tlbench.harness.results.comparison import Drift, ItemKey, ModelChange
+from tlbench.harness.results.judgement import RUN_RATIO, Thresholds, VENDOR_RATIO, median_of
 
 
 MIN_RUN_REFERENCE_ITEMS = 4  # other items a run-ratio reference needs

@@ -14,9 +14,9 @@ from __future__ import annotations
 import copy
 from typing import Any, Iterable
 
-from harness.core.record import EXTRA_KEY
-from harness.results.comparison import RunComparison
-from harness.results.store import Results, suite_of
+from tlbench.harness.core.record import EXTRA_KEY
+from tlbench.harness.results.comparison import RunComparison
+from tlbench.harness.results.store import Results, suite_of
 
 
 def _nodeid(rec: dict[str, Any]) -> str | None:

@@ -13,10 +13,10 @@ numbers as ``cyc (model)``; device time and modeled cycles never share a number 
 
 from __future__ import annotations
 
-from harness.results.report_cells import comparison_rows, format_change, format_value, summary_line
-from harness.results.report_markdown import across_markdown, comparison_markdown, md_table, run_markdown
-from harness.results.report_png import plot_across, plot_comparison, plot_run
-from harness.results.report_terminal import print_across, print_comparison, print_run
+from tlbench.harness.results.report_cells import comparison_rows, format_change, format_value, summary_line
+from tlbench.harness.results.report_markdown import across_markdown, comparison_markdown, md_table, run_markdown
+from tlbench.harness.results.report_png import plot_across, plot_comparison, plot_run
+from tlbench.harness.results.report_terminal import print_across, print_comparison, print_run
 
 __all__ = [
     "across_markdown", "comparison_markdown", "comparison_rows", "format_change", "format_value", "md_table",

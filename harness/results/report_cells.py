@@ -10,12 +10,12 @@ run's table rows.  Times are printed as times (``table.format_seconds``), modele
 from __future__ import annotations
 
 from typing import Iterable
-from harness.core.backend_traits import TraitsCatalog
-from harness.results.compare_backends import DEVICE_TIME, AcrossBackends
-from harness.results.comparison import Drift, ItemComparison, ModelChange, RunComparison
-from harness.results.judgement import RUN_RATIO, TIME, VENDOR_RATIO, Judgement, Verdict
-from harness.results.table import Row, format_seconds, rows_from_records
-from harness.results.store import Results
+from tlbench.harness.core.backend_traits import TraitsCatalog
+from tlbench.harness.results.compare_backends import DEVICE_TIME, AcrossBackends
+from tlbench.harness.results.comparison import Drift, ItemComparison, ModelChange, RunComparison
+from tlbench.harness.results.judgement import RUN_RATIO, TIME, VENDOR_RATIO, Judgement, Verdict
+from tlbench.harness.results.table import Row, format_seconds, rows_from_records
+from tlbench.harness.results.store import Results
 
 
 VERDICT_ORDER = [Verdict.FAILED, Verdict.SLOWER, Verdict.NOISY, Verdict.FASTER, Verdict.NEW, Verdict.MISSING, Verdict.SAME]

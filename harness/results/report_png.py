@@ -9,17 +9,17 @@ share an axis.  A backend's colour and label come from its traits.
 
 from __future__ import annotations
 
-from harness.core.family import FamilyCatalog, StagePoint
+from tlbench.harness.core.family import FamilyCatalog, StagePoint
 from collections import defaultdict
 from pathlib import Path
 from typing import Any, Callable, Iterable
-from harness.core.backend_traits import TraitsCatalog
-from harness.results.compare_backends import AcrossBackends
-from harness.results.comparison import ItemComparison, RunComparison
-from harness.results.judgement import TIME, Verdict
-from harness.results.pairing import problem_of
-from harness.results.store import Results
-from harness.results.report_cells import sorted_items
+from tlbench.harness.core.backend_traits import TraitsCatalog
+from tlbench.harness.results.compare_backends import AcrossBackends
+from tlbench.harness.results.comparison import ItemComparison, RunComparison
+from tlbench.harness.results.judgement import TIME, Verdict
+from tlbench.harness.results.pairing import problem_of
+from tlbench.harness.results.store import Results
+from tlbench.harness.results.report_cells import sorted_items
 
 
 VERDICT_COLOR = {

@@ -7,11 +7,11 @@ console)`` write to a ``rich.console.Console``; the cells are report_cells'.
 from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
-from harness.results.compare_backends import AcrossBackends
-from harness.results.comparison import RunComparison
-from harness.results.judgement import Verdict
-from harness.results.store import Results
-from harness.results.report_cells import COMPARISON_HEADER, RUN_HEADER, across_rows, best_lines, comparison_rows, metric_lines, row_cells, run_rows, run_summary, sorted_items, summary_line, testbed_lines
+from tlbench.harness.results.compare_backends import AcrossBackends
+from tlbench.harness.results.comparison import RunComparison
+from tlbench.harness.results.judgement import Verdict
+from tlbench.harness.results.store import Results
+from tlbench.harness.results.report_cells import COMPARISON_HEADER, RUN_HEADER, across_rows, best_lines, comparison_rows, metric_lines, row_cells, run_rows, run_summary, sorted_items, summary_line, testbed_lines
 
 
 VERDICT_STYLE = {

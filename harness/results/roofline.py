@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from harness.core.device_profile import DeviceProfile
+from tlbench.harness.core.device_profile import DeviceProfile
 
 PEAK_UNKNOWN = "peak unknown"
 

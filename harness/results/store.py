@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from harness.core.backend_traits import BackendTraits, TraitsCatalog
-from harness.core.record import EXTRA_KEY, SCHEMA_VERSION, records_of
-from harness.core.record_reader import RecordReader
+from tlbench.harness.core.backend_traits import BackendTraits, TraitsCatalog
+from tlbench.harness.core.record import EXTRA_KEY, SCHEMA_VERSION, records_of
+from tlbench.harness.core.record_reader import RecordReader
 
 REQUIRED_RECORD_KEYS = ("backend", "kind", "case_id", "samples_s")
 

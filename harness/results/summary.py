@@ -26,8 +26,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from harness.results.error_text import failure_line
-from harness.results.table import format_seconds
+from tlbench.harness.results.error_text import failure_line
+from tlbench.harness.results.table import format_seconds
 
 FORM_ORDER = ("s0", "s1", "s2", "s3", "s4", "s5", "s6", "manual", "serial")
 FLAGS = ("DRIFT", "CAPPED")

@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
-from harness.results.error_text import failure_line
-from harness.results.roofline import format_pct
+from tlbench.harness.results.error_text import failure_line
+from tlbench.harness.results.roofline import format_pct
 
 
 @dataclass(frozen=True)

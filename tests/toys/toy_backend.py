@@ -13,10 +13,10 @@ import time
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from harness.core import budget, space
-from harness.core.backend_traits import DefaultTraits
-from harness.core.backend_api import Compiled
-from harness.core.cases import Plan, VendorCase
+from tlbench.harness.core import budget, space
+from tlbench.harness.core.backend_traits import DefaultTraits
+from tlbench.harness.core.backend_api import Compiled
+from tlbench.harness.core.cases import Plan, VendorCase
 
 LANES = 64
 

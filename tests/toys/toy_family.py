@@ -15,9 +15,9 @@ import re
 from dataclasses import dataclass, fields
 from typing import Any, Mapping, Sequence
 
-from harness.core.budget import Scope, ScopeUse, scope_named
-from harness.core.cases import DTYPE_BYTES, DTYPE_SHORT, CheckResult
-from harness.core.family import CaseIdParts, StagePoint
+from tlbench.harness.core.budget import Scope, ScopeUse, scope_named
+from tlbench.harness.core.cases import DTYPE_BYTES, DTYPE_SHORT, CheckResult
+from tlbench.harness.core.family import CaseIdParts, StagePoint
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from itertools import product
 from typing import Iterable, Sequence
 
-from backends.kernels.gemm.problem import GemmConfig
+from tlbench.backends.kernels.gemm.problem import GemmConfig
 
 SWEPT_KEYS = ("block_M", "block_N", "block_K", "threads", "num_stages", "group_m", "stage_output", "enable_offset", "num_cores")
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Callable, Optional
 
-from backends.kernels.gemm.problem import GemmConfig, GemmProblem
+from tlbench.backends.kernels.gemm.problem import GemmConfig, GemmProblem
 
 
 @dataclass(frozen=True)

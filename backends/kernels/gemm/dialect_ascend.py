@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import tilelang.ascend.language as T
 
-from backends.kernels.gemm.body import Dialect
+from tlbench.backends.kernels.gemm.body import Dialect
 
 RELU_VECTOR_THREADS = 128
 

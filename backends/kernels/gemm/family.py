@@ -27,10 +27,10 @@ import re
 from dataclasses import fields
 from typing import Any, Mapping, Sequence
 
-from backends.kernels.gemm.problem import GemmConfig, GemmProblem
-from harness.core.budget import Scope, ScopeUse, scope_named
-from harness.core.cases import DTYPE_BYTES, DTYPE_SHORT, VENDOR_SUFFIX, CheckResult
-from harness.core.family import CaseIdParts, StagePoint
+from tlbench.backends.kernels.gemm.problem import GemmConfig, GemmProblem
+from tlbench.harness.core.budget import Scope, ScopeUse, scope_named
+from tlbench.harness.core.cases import DTYPE_BYTES, DTYPE_SHORT, VENDOR_SUFFIX, CheckResult
+from tlbench.harness.core.family import CaseIdParts, StagePoint
 
 _DTYPES = "|".join(sorted(map(re.escape, DTYPE_SHORT.values()), key=len, reverse=True))
 _CASE_ID = re.compile(
@@ -120,18 +120,18 @@ class GemmFamily:
 
     # -- the kernel and its reference (tilelang / torch, imported here only) ---------------
     def build(self, problem: GemmProblem, config: GemmConfig, dialect: str) -> Any:
-        from backends.kernels.gemm.body import build_gemm
+        from tlbench.backends.kernels.gemm.body import build_gemm
 
         if dialect == "cuda":
-            from backends.kernels.gemm.dialect_cuda import CUDA_DIALECT as chosen
+            from tlbench.backends.kernels.gemm.dialect_cuda import CUDA_DIALECT as chosen
         elif dialect == "ascend":
-            from backends.kernels.gemm.dialect_ascend import ASCEND_DIALECT as chosen
+            from tlbench.backends.kernels.gemm.dialect_ascend import ASCEND_DIALECT as chosen
         else:
             raise ValueError(f"the GEMM family has no body for dialect {dialect!r}; it has: cuda, ascend")
         return build_gemm(problem, config, chosen)
 
     def make_inputs(self, problem: GemmProblem, seed: int, device: Any) -> dict[str, Any]:
-        from backends.reference import make_gemm_inputs
+        from tlbench.backends.reference import make_gemm_inputs
 
         return make_gemm_inputs(problem, seed, device)
 
@@ -142,7 +142,7 @@ class GemmFamily:
         return inputs["C"]
 
     def check(self, inputs: dict[str, Any], problem: GemmProblem) -> CheckResult:
-        from backends.reference import check_output
+        from tlbench.backends.reference import check_output
 
         return check_output(inputs, problem)
 

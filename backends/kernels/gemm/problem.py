@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from backends.kernels import loop_form
-from harness.core.cases import DTYPE_BYTES, DTYPE_SHORT
+from tlbench.backends.kernels import loop_form
+from tlbench.harness.core.cases import DTYPE_BYTES, DTYPE_SHORT
 
 LoopForm = Literal["auto", "manual", "serial"]
 
@@ -48,7 +48,7 @@ class GemmProblem:
 
     @property
     def family(self) -> Any:
-        from backends.kernels.gemm.family import GEMM
+        from tlbench.backends.kernels.gemm.family import GEMM
 
         return GEMM
 

@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from harness.core.stats import summarize
-from harness.results.history.schema import write_transaction
-from harness.results.store import Results, ResultsError, load_results, suite_of, testbed_of
-from harness.results.pairing import problem_of
+from tlbench.harness.core.stats import summarize
+from tlbench.harness.results.history.schema import write_transaction
+from tlbench.harness.results.store import Results, ResultsError, load_results, suite_of, testbed_of
+from tlbench.harness.results.pairing import problem_of
 
 Annotate = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]  # (record, device info) -> record
 

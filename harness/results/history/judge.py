@@ -20,13 +20,13 @@ import statistics
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from harness.results.compare import compare_runs
-from harness.results.comparison import CompareError, ItemKey, RunComparison
-from harness.results.judgement import Thresholds
-from harness.results.history.ingest import run_hash
-from harness.results.history.query import Point, Series, TestbedRow, record, series, testbeds
-from harness.results.history.steps import Step, detect_steps
-from harness.results.store import Results, parse_results, suite_of, testbed_of
+from tlbench.harness.results.compare import compare_runs
+from tlbench.harness.results.comparison import CompareError, ItemKey, RunComparison
+from tlbench.harness.results.judgement import Thresholds
+from tlbench.harness.results.history.ingest import run_hash
+from tlbench.harness.results.history.query import Point, Series, TestbedRow, record, series, testbeds
+from tlbench.harness.results.history.steps import Step, detect_steps
+from tlbench.harness.results.store import Results, parse_results, suite_of, testbed_of
 
 STATISTICS = ("best", "median")
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from harness.results.history.query import Series
-from harness.results.history.steps import detect_steps
-from harness.results.table import format_seconds
+from tlbench.harness.results.history.query import Series
+from tlbench.harness.results.history.steps import detect_steps
+from tlbench.harness.results.table import format_seconds
 
 
 def _cell(point) -> str:
