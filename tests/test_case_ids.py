@@ -17,9 +17,8 @@ from tlbench.harness.core.cases import Case, VendorCase
 from tlbench.harness.core.record import BenchItem
 
 ROOT = Path(__file__).resolve().parents[1]
-COMMITTED = sorted([*ROOT.glob("results/*.json"), *ROOT.glob("results/*.json.gz"), *ROOT.glob("results/baselines/*.json"),
-                    *ROOT.glob("tests/fixtures/compare/*.json")])
-COMMITTED = [p for p in COMMITTED if p.name != "best_configs.json"]
+COMMITTED = sorted([*ROOT.glob("results/**/*.json"), *ROOT.glob("results/**/*.json.gz"), *ROOT.glob("tests/fixtures/compare/*.json")])
+COMMITTED = [p for p in COMMITTED if p.name != "best_configs.json" and p.relative_to(ROOT).parts[:2] != ("results", "runs")]
 
 GOLDEN = [
     (Case(GemmProblem(8192, 8192, 8192, "float16"), GemmConfig(128, 256, 64, 256, "auto", 3)),
@@ -97,7 +96,7 @@ def _family(rec: dict):
     return {None: GEMM, GEMM.name: GEMM, FLASH_ATTENTION.name: FLASH_ATTENTION}[rec.get("family")]
 
 
-@pytest.mark.parametrize("path", COMMITTED, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", COMMITTED, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_committed_id_is_rebuilt_from_its_record(path):
     for rec in _records(path):
         family = _family(rec)

@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# Issue 9 acceptance on one H200 (run from the repo root; tilelang from .gpu/site, see
-# ../shared/gpu/README.md).  Usage:  bash results/h200-issue9.sh aa|base|slow|ncu|results OUT_DIR
-#   aa       four A/A runs (separate processes) of the stage suite at 8192^3 + 25 tile items at
-#            8192^3 (+ cuBLAS), device items, interleaved rounds; compares the three consecutive
-#            pairs, then the committed baseline and a baseline re-made from run 1 vs run 4.  ~5 min
-#   base     one run of the same selection as OUT_DIR/aa4.json (slow's base on a fresh machine)   ~1 min
-#   slow     the same selection with one kernel made ~5-6 % slower (test-only extra kernel sized at 7 % of its time; the add_ over a smaller buffer runs a little faster than the sizing probe), vs run 4. ~1.5 min
-#   ncu      interleaved harness/ncu processes (3 + 3) at 8192^3 and 2048^3.                  ~3 min
-#   results  README's files re-made: stages (+ one more stage run), core, tiles, baseline.     ~4 min
+# Does tlbench compare call nothing when nothing changed, and the one slowed kernel when one is slowed?
+# And does the device time agree with Nsight Compute?  One H200, from the repo root:
+#
+#   bash results/h200-measurement-trust/run.sh aa|base|slow|ncu OUT_DIR
+#
+#   aa    four A/A runs (separate processes) of the stage suite and the tile sweep's g8 items at
+#         8192^3 (40 timed items, two of them cuBLAS), device items, interleaved rounds; compares the three consecutive
+#         pairs, then the committed baseline and a baseline re-made from run 1 vs run 4.  ~5 min
+#   base  one run of the same selection as OUT_DIR/aa4.json (slow's base on a fresh machine)   ~1 min
+#   slow  the same selection with one kernel made ~5-6 % slower (a test-only extra kernel sized at
+#         7 % of its time; the add_ over a smaller buffer runs a little faster than the sizing
+#         probe), vs aa4.json.                                                              ~1.5 min
+#   ncu   interleaved harness / ncu processes (3 + 3) at 8192^3 and 2048^3.                  ~3 min
 set -u
 what=$1; out=$2; mkdir -p "$out"
 export PYTHONPATH=$PWD/.gpu/site:$(python3 -m harness.bootstrap --link $PWD/.gpu/src) PYTHONUNBUFFERED=1
@@ -35,13 +39,5 @@ slow)
 ncu)
   for c in gemm-8192x8192x8192-f16-bm128-bn256-bk64-t256-auto-s3 gemm-2048x2048x2048-f16-bm128-bn256-bk64-t256-auto-s3; do
     python3 -m tlbench.backends.tools.ncu_crosscheck interleaved --case $c --pairs 3 --count 10 --out-dir "$out/ncu-${c:5:4}" 2>&1 | grep -v Warning; done ;;
-results)
-  R=(--benchmark-only --tlbench-backend=nvidia --tlbench-kind=device)
-  python3 -m pytest -q suites/test_stages.py -k 8192 "${R[@]}" --benchmark-json="$out/h200-stages.json" > "$out/stages.log" 2>&1; tail -3 "$out/stages.log"
-  python3 -m pytest -q suites/test_stages.py -k 8192 "${R[@]}" --benchmark-json="$out/h200-stages-run2.json" > "$out/stages2.log" 2>&1; tail -3 "$out/stages2.log"
-  python3 -m pytest -q suites/test_core_pipelining.py "${R[@]}" --benchmark-json="$out/h200-core.json" > "$out/core.log" 2>&1; tail -3 "$out/core.log"
-  python3 -m pytest -q suites/test_tiles.py "${R[@]}" --tlbench-autotune="$out/best_configs.json" --benchmark-json="$out/h200-tiles.json" > "$out/tiles.log" 2>&1; tail -3 "$out/tiles.log"
-  mkdir -p "$out/baselines" && python3 -m tlbench baseline update "$out/h200-stages.json" --dir "$out/baselines"
-  compare_pair "$out/h200-stages.json" "$out/h200-stages-run2.json" "$out/cmp-stages-run2.md" ;;
-*) echo "usage: bash results/h200-issue9.sh aa|base|slow|ncu|results OUT_DIR" >&2; exit 2 ;;
+*) echo "usage: bash results/h200-measurement-trust/run.sh aa|base|slow|ncu OUT_DIR" >&2; exit 2 ;;
 esac

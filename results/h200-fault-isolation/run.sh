@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# H200 acceptance of issue 14 (nothing lost when a kernel faults, hangs, or the run is killed).
+# Nothing lost when a kernel faults, hangs, or the run is killed: one H200, from the repo root,
+#   bash results/h200-fault-isolation/run.sh
 # TEST ONLY: uses --tlbench-nvidia-test-only-fault (backends/nvidia/fault_injection.py); no
 # shipped suite sets it.  Run from the repo root after
 #   export PYTHONPATH=$PWD/.gpu/site:$(python3 -m harness.bootstrap --link $PWD/.gpu/src) PYTHONUNBUFFERED=1
