@@ -126,3 +126,17 @@ def test_a_bad_value_is_a_one_line_usage_error(dest, value, words):
         faults.pytest_tlbench_register_backends(registry, _Config({"tlbench_test_only_" + dest: value}))
     assert words in str(err.value) and "\n" not in str(err.value)
     assert registry.options.values == {}  # nothing applied
+
+
+def _collect(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--co", "-q", *args], cwd=tmp_path,
+                          env=env, capture_output=True, text=True, timeout=300)
+
+
+def test_in_a_real_session_the_option_needs_the_plugin_and_its_hook_checks_the_value(tmp_path):
+    plain = _collect(tmp_path, f"--tlbench-nvidia-test-only-fault={CASE}=oob")
+    assert plain.returncode == 4 and "unrecognized arguments: --tlbench-nvidia-test-only-fault" in plain.stderr
+    bad = _collect(tmp_path, "-p", "tlbench.backends.testing.faults", f"--tlbench-nvidia-test-only-fault={CASE}=boom")
+    assert bad.returncode == 4, bad.stdout + bad.stderr
+    assert "--tlbench-nvidia-test-only-fault wants CASE_ID=KIND[,CASE_ID=KIND] with KIND in oob, spin" in bad.stderr
