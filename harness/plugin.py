@@ -121,7 +121,7 @@ def pytest_configure(config):
     config.stash[_TABLE_QUIETED] = quiet_table_by_default(config)  # the per-item table: -v
     options = backend_option_values(config)
     registry = BackendRegistry.from_entry_points(options)
-    config.hook.pytest_tlbench_register_backends(registry=registry)
+    config.hook.pytest_tlbench_register_backends(registry=registry, config=config)
     hidden = config.stash.get(_HIDDEN_WORKER, None)  # this is an xdist worker (its marker is parked)
     if hidden is not None:  # pin it before any backend starts: its device runtime reads these
         traits = [registry.traits(n) for n in registry.names]

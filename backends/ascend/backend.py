@@ -23,7 +23,6 @@ from tlbench.backends.ascend.profiles import PROFILES
 from tlbench.backends.ascend.traits import TRAITS
 from tlbench.backends.kernels.fa_types import FaVendorCase
 from tlbench.backends.kernels.source_hash import body_hash
-from tlbench.backends.test_only import TestOnlyCompileSlowdown
 from tlbench.harness.core import budget
 from tlbench.harness.core import space
 from tlbench.harness.core.backend_api import BackendOptions, Compiled, CompileError
@@ -116,7 +115,7 @@ class AscendBackend:
     def __init__(self, options: BackendOptions) -> None:
         install_z3_recorders()
         self.target = _make_ascend_target()
-        self._compile_slowdown = TestOnlyCompileSlowdown.parse(options.get("ascend_test_only_compile_slowdown"))
+        self._compile_slowdown = None  # test-only hook: set only by a test plugin's subclass (backends/testing/)
         self._probe: npu.NpuProbe | None = None
 
     def _npu(self) -> npu.NpuProbe:
@@ -187,7 +186,7 @@ class AscendBackend:
         func = self._build(case)
         start = time.perf_counter()
         _, facts = lower_with_schedule(func, self.target)
-        if self._compile_slowdown is not None:  # TEST ONLY (backends/test_only.py): the whole call x (1 + f)
+        if self._compile_slowdown is not None:  # TEST ONLY (backends/testing/compile_slowdown.py): the whole call x (1 + f)
             self._compile_slowdown.spin_after(case.case_id, time.perf_counter() - call_start)
         phases["lower_and_schedule"] = time.perf_counter() - start
         return func, facts

@@ -34,8 +34,8 @@ from tlbench.backends.nvidia.device_probe import device_arch, gpu_reason, read_d
 from tlbench.backends.nvidia.func_cache import FuncCache
 from tlbench.backends.nvidia.plan_cache import PlanCache
 from tlbench.backends.nvidia.profiles import PROFILES
-from tlbench.backends.test_only import TestOnlyCompileSlowdown
 from tlbench.backends.nvidia.telemetry import NvmlTelemetry
+from tlbench.backends.nvidia.timer_choice import make_timer, timer_name
 from tlbench.backends.nvidia.traits import TRAITS
 from tlbench.harness.core import budget
 from tlbench.harness.core import space
@@ -91,9 +91,9 @@ class NvidiaBackend:
         self._caches: tuple[PlanCache, FuncCache] | None = None
         self._flush: dict[bool, Any] = {}
         self._telemetry: NvmlTelemetry | str | None = None
-        self._slowdown = _test_only("tlbench.backends.nvidia.slowdown", "TestOnlySlowdown", options.get("nvidia_test_only_slowdown"))
-        self._faults = _test_only("tlbench.backends.nvidia.fault_injection", "TestOnlyFaults", options.get("nvidia_test_only_fault"))
-        self._compile_slowdown = TestOnlyCompileSlowdown.parse(options.get("nvidia_test_only_compile_slowdown"))
+        self.timer_name = timer_name(options.get("nvidia_timer"))  # --tlbench-nvidia-timer (backends/nvidia/timer_choice.py)
+        # Test-only hooks: None here; set only by a test plugin's subclass (backends/testing/).
+        self._slowdown = self._faults = self._compile_slowdown = None
 
     # -- the controller of a device worker ----------------------------------------------------
     @classmethod
@@ -220,14 +220,14 @@ class NvidiaBackend:
         artifact, _ = lower_with_plan(self._build(case), self.target, pass_configs)
         return artifact.kernel_source + (FAST_MATH_NOTE if pass_configs else "")
 
-    def _lower(self, case: Case, phases: dict[str, float], slowdown: TestOnlyCompileSlowdown | None = None):
+    def _lower(self, case: Case, phases: dict[str, float], slowdown: Any = None):
         from tlbench.backends.nvidia.plan import lower_with_plan
 
         call_start = time.perf_counter()
         func = self._build(case)
         start = time.perf_counter()
         _, facts = lower_with_plan(func, self.target, self.pass_configs(case))
-        if slowdown is not None:  # TEST ONLY (backends/test_only.py): the whole call x (1 + f)
+        if slowdown is not None:  # TEST ONLY (backends/testing/compile_slowdown.py): the whole call x (1 + f)
             slowdown.spin_after(case.case_id, time.perf_counter() - call_start)
         phases["lower_and_plan"] = time.perf_counter() - start
         return func, facts
@@ -261,7 +261,7 @@ class NvidiaBackend:
         from tlbench.backends.nvidia.plan import build_with_plan
 
         phases: dict[str, float] = {}
-        slowdown = self._compile_slowdown if cold else None  # TEST ONLY (backends/test_only.py): the whole call x (1 + f)
+        slowdown = self._compile_slowdown if cold else None  # TEST ONLY (backends/testing/compile_slowdown.py): the whole call x (1 + f)
         try:
             call_start = time.perf_counter()
             if (self.cold_build or not cold) and (shutil.which("nvcc") or self.device is not None):
@@ -332,7 +332,7 @@ class NvidiaBackend:
         kernel = runnable.handle
         args = runnable.case.family.kernel_args(inputs)
         run = lambda: kernel(*args)  # noqa: E731
-        if self._faults is not None:  # TEST ONLY (backends/nvidia/fault_injection.py)
+        if self._faults is not None:  # TEST ONLY (backends/testing/fault_injection.py)
             run = self._faults.wrap(runnable.case.case_id, run, self.device, self.target)
         return run, None
 
@@ -347,7 +347,7 @@ class NvidiaBackend:
         return problem.family.check(inputs, problem)
 
     def timer(self, runnable: Compiled | VendorCase, inputs: dict[str, Any], flush_l2: bool) -> Any:
-        from tlbench.backends.nvidia.timing import L2Flush, NvidiaTimer
+        from tlbench.backends.nvidia.timing import L2Flush
 
         run, label = self._runner(runnable, inputs, timed=True)
         notes = [f"vendor item: {label}"] if label else []
@@ -361,16 +361,6 @@ class NvidiaBackend:
         telemetry = self._telemetry if isinstance(self._telemetry, NvmlTelemetry) else None
         if telemetry is None:
             notes.append(f"no clock telemetry: {self._telemetry}")
-        timer = NvidiaTimer(run, self._flush[flush_l2], telemetry)
+        timer = make_timer(self.timer_name, run, self._flush[flush_l2], telemetry)
         timer.notes[:0] = notes
         return timer
-
-
-def _test_only(module: str, name: str, spec: str | None) -> Any:
-    """A TEST ONLY option's parsed form (None when not given; its module imports torch)."""
-    if not spec:
-        return None
-    from importlib import import_module
-
-    return getattr(import_module(module), name).parse(spec)
-

@@ -27,7 +27,7 @@ def pytest_addoption(parser):
     for option in backend_options():
         aliases = "; " + ", ".join(option.deprecated_aliases) + " is a deprecated alias" if option.deprecated_aliases else ""
         group.addoption(option.name, *option.deprecated_aliases, dest=option_dest(option), default=option.default,
-                        help=option.help + aliases)
+                        help=option.help + aliases, **({"choices": option.choices} if option.choices else {}))
     group.addoption("--tlbench-kind", default="all", choices=("compile", "device", "all"), help="which measure kinds to run")
     group.addoption(
         "--tlbench-scope",

@@ -1,7 +1,8 @@
 """TEST ONLY: a genuine, sized slowdown of compiling one case (or every case).
 
 Contract: ``TestOnlyCompileSlowdown.parse("CASE_ID:FRACTION")`` or ``"*:FRACTION"`` (the
-``--tlbench-nvidia/ascend-test-only-compile-slowdown`` options) makes that case's cold
+``--tlbench-nvidia/ascend-test-only-compile-slowdown`` options of the test plugin,
+backends/testing/faults.py) makes that case's cold
 compile call take (1 + FRACTION) x as long: at the end of the call's headline phase (the
 lowering, or the nvcc build where one runs), after t seconds of the whole call, the CPU spins
 (busy, so both wall and CPU time grow) for FRACTION x t more, inside the timed phase.  It
@@ -36,11 +37,10 @@ class TestOnlyCompileSlowdown:
     fraction: float
 
     @classmethod
-    def parse(cls, spec: str | None) -> "TestOnlyCompileSlowdown | None":
+    def parse(cls, spec: str | None, option: str = "--tlbench-<backend>-test-only-compile-slowdown") -> "TestOnlyCompileSlowdown | None":
         if not spec:
             return None
-        case_id, value = parse_case_fraction(spec, "--tlbench-test-only-compile-slowdown", 10,
-                                             "CASE_ID:FRACTION or *:FRACTION")
+        case_id, value = parse_case_fraction(spec, option, 10, "CASE_ID:FRACTION or *:FRACTION")
         return cls(case_id, value)
 
     def spin_after(self, case_id: str, elapsed_s: float) -> None:
