@@ -11,6 +11,12 @@ read back from JSON, through ``FamilyCatalog`` (the ``tlbench.families`` entry p
 A problem object carries its family (``problem.family``); a case id is
 ``<problem_id>[-<label>]-<config_id>`` for every family, and ``parse_case_id`` splits one
 back so that analysis never has to guess where a problem id ends.
+
+Optional members, asked through harness/core/kernel_traits.py (defaults where absent):
+``kernel_traits(problem, config, dialect)`` (loop form, stages, threads, cores, tilelang pass
+configs and ``out_idx``, the modules whose source is the body), ``vendor_call(case, inputs,
+dialect, timed)`` (the vendor item's callable and label), and a ``dialect`` keyword on
+``make_inputs`` / ``check``.
 """
 
 from __future__ import annotations
