@@ -117,7 +117,9 @@ class FamilyCatalog:
     """Families by name: the ``tlbench.families`` entry points (loaded on first use) plus any
     registered directly (tests).  ``for_record`` finds the family of a JSON record: by its
     ``family`` key, else (records written before that key existed) the one family whose
-    problem type accepts the record's problem dict."""
+    problem type accepts the record's problem dict.  A record that describes itself
+    (harness/core/described.py: a kernel a suite declared through the generic path) and whose
+    family no entry point names is read by a ``DescribedFamily`` of that name."""
 
     loaders: dict[str, Callable[[], Any]] = field(default_factory=dict)
     _loaded: dict[str, KernelFamily] = field(default_factory=dict)
@@ -143,6 +145,10 @@ class FamilyCatalog:
     def for_record(self, record: Mapping[str, Any]) -> KernelFamily:
         name = record.get("family")
         if name:
+            from tlbench.harness.core import described  # it imports this module
+
+            if described.described(record) and name not in self.names:
+                return described.DescribedFamily(name)
             return self.get(name)
         problem = record.get("problem") or {}
         matches = [f for f in map(self.get, self.names) if _accepts(f, problem)]
