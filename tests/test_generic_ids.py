@@ -96,7 +96,7 @@ def test_records_read_back_without_the_family():
     assert isinstance(read.family, DescribedFamily)
     assert read.problem_id == case.problem.problem_id and read.config.config_id == case.config.config_id
     assert (read.stage.tile, read.stage.loop_id, read.stage.num_stages) == ("blk_m1 blk_k512", "auto-s2", 2)
-    assert read.family.problem_label(read.problem) == "rmsnorm M4096 N8192 f32"
+    assert read.family.problem_label(read.problem) == "M4096 N8192 f32"
     with pytest.raises(KeyError, match="unknown kernel family 'other'"):  # an undescribed unknown family still says so
         catalog.for_record({"family": "other"})
 

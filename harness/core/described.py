@@ -98,6 +98,11 @@ def tokens(values: Mapping[str, Any], skip: Sequence[str] = ()) -> list[str]:
     return [token(k, v) for k, v in values.items() if k not in skip]
 
 
+def problem_label(values: Mapping[str, Any]) -> str:
+    """A problem's short label for reports: its size tokens (``M4096 N8192 f32``)."""
+    return " ".join(tokens(values)) or "-"
+
+
 @dataclass(frozen=True)
 class StageFacts:
     tile: str
@@ -222,7 +227,7 @@ class DescribedFamily:
         return StagePoint(facts.tile, facts.loop_id, facts.loop_form, facts.num_stages)
 
     def problem_label(self, problem: DescribedProblem) -> str:
-        return " ".join([self.name, *tokens(problem.values)])
+        return problem_label(problem.values)
 
     def loop_trips(self, problem: Any, config: Any) -> int | None:
         return None

@@ -1,7 +1,8 @@
 """A user's kernel factory turned into a PrimFunc, with what tilelang's jit wrapper says about it.
 
 Contract: a factory is a ``@tilelang.jit`` function (eager: ``T.const`` sizes and ``T.empty``
-outputs; or lazy: it returns a ``@T.prim_func``) or a plain function returning a PrimFunc.
+outputs; or lazy: it returns a ``@T.prim_func``; under ``@tilelang.autotune`` too: its jit is
+used and tlbench sweeps the axes) or a plain function returning a PrimFunc.
 ``prim_func(factory, kwargs)`` calls it with the problem's sizes and the config's axes as
 keyword arguments and returns the PrimFunc with every output a caller-allocated parameter
 (tilelang's ``tilelang_out_idx`` attribute dropped: tlbench allocates outputs once, outside
@@ -21,7 +22,9 @@ OUT_IDX_ATTR = "tilelang_out_idx"
 
 
 def _jit(factory: Any) -> Any | None:
-    """The tilelang ``JITImpl`` behind ``factory`` (None for a plain function)."""
+    """The tilelang ``JITImpl`` behind ``factory``: itself, or the one a ``@tilelang.autotune``
+    wraps (tlbench sweeps the axes itself); None for a plain function."""
+    factory = getattr(factory, "jit_impl", factory)
     return factory if hasattr(factory, "get_tir") and hasattr(factory, "pass_configs") else None
 
 

@@ -13,7 +13,8 @@ types, so its records describe themselves and every reader reads them without th
   kernel's buffers against its scopes after lowering.
 - inputs: the suite's ``inputs(device=..., **sizes)`` gives the leading parameters; tlbench
   allocates the rest (the outputs) from the PrimFunc; ``check`` compares them with the
-  suite's ``reference(*inputs)``.  ``vendor_call`` runs the suite's ``vendor(*inputs)``.
+  suite's ``reference(*inputs)``.  Either callable that names a ``dialect`` parameter is
+  told the backend's dialect.  ``vendor_call`` runs the suite's ``vendor(*inputs)``.
 - Pickled by reference (``__reduce__``): a worker process imports the suite module that
   declared the kernel and takes the family from its ``SWEEP``, so the user's callables never
   cross a process boundary.
@@ -22,6 +23,7 @@ types, so its records describe themselves and every reader reads them without th
 from __future__ import annotations
 
 import importlib
+import inspect
 import importlib.util
 import sys
 from dataclasses import dataclass, field
@@ -29,7 +31,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from tlbench.harness.core.budget import Scope, ScopeUse, scope_named
 from tlbench.harness.core.cases import CheckResult
-from tlbench.harness.core.described import DescribedConfig, DescribedProblem, Params, stage_facts, tokens
+from tlbench.harness.core.described import DescribedConfig, DescribedProblem, Params, problem_label, stage_facts
 from tlbench.harness.core.family import CaseIdParts, StagePoint
 
 from tlbench.backends.kernels.generic import factory as factories
@@ -87,7 +89,7 @@ class GenericFamily:
         return StagePoint(facts.tile, facts.loop_id, facts.loop_form, facts.num_stages)
 
     def problem_label(self, problem: DescribedProblem) -> str:
-        return " ".join([self.name, *tokens(problem.values)])
+        return problem_label(problem.values)
 
     # -- what the harness and the backends ask -----------------------------------------------
     def body_for(self, dialect: str) -> Any | None:
@@ -154,7 +156,7 @@ class GenericFamily:
         import torch
 
         torch.manual_seed(seed)
-        made = list(self.inputs(device=device, **problem.values))
+        made = list(self.inputs(device=device, **problem.values, **_dialect_kw(self.inputs, dialect)))
         outputs = allocate(self._output_specs(problem, dialect, len(made)), device)
         return KernelInputs(made + outputs, len(made))
 
@@ -168,7 +170,7 @@ class GenericFamily:
         if self.reference is None:
             raise ValueError(f"kernel {self.name!r} declares no reference: pass reference= to kernel_sweep")
         if inputs.expected is None:
-            inputs.expected = self.reference(*inputs.inputs)
+            inputs.expected = self.reference(*inputs.inputs, **_dialect_kw(self.reference, dialect))
         return compare(inputs.outputs.tensors, inputs.expected, self.rtol, self.atol)
 
     def vendor_call(self, case: Any, inputs: KernelInputs, dialect: str, timed: bool) -> tuple[Callable[[], Any], str]:
@@ -179,6 +181,15 @@ class GenericFamily:
         if timed:
             return (lambda: vendor(*args)), label
         return (lambda: inputs.write_outputs(vendor(*args))), label
+
+
+def _dialect_kw(function: Callable[..., Any], dialect: str | None) -> dict[str, Any]:
+    """``{"dialect": dialect}`` for a suite callable that names a ``dialect`` parameter."""
+    try:
+        named = "dialect" in inspect.signature(function).parameters
+    except (TypeError, ValueError):
+        named = False
+    return {"dialect": dialect} if named else {}
 
 
 def find_family(module: str, module_file: str, name: str) -> GenericFamily:
