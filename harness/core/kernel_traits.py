@@ -16,9 +16,10 @@ that declares nothing gets the defaults, so a config without a field never raise
   some of its fields; what it leaves out is read from the config's attribute of that name
   where it has one, else the field's default.  ``body_modules`` defaults to the modules that
   define the family's, the problem's and the config's classes.
-- ``kernel_hash(case, dialect) -> str | None``: ``sha256:<hex>`` of those modules' sources (one
-  module: its file's hash; several: the hash of their hashes, in order); None for a vendor
-  item.  Files are re-read when their size or mtime changes, so an edit between two runs in
+- ``kernel_hash(case, dialect) -> str | None``: ``sha256:<hex>`` of those modules' sources and
+  of every user module they import (harness/core/source_closure.py: not the standard library,
+  site-packages or tlbench; so a body's helper module is covered unlisted); one file: its
+  hash; several: the hash of their hashes, in order; None for a vendor item.  Files are re-read when their size or mtime changes, so an edit between two runs in
   one process is seen.  Every cache of a built kernel is keyed by it, and records carry it.
 - ``vendor_call(case, inputs, dialect, timed) -> (callable, label)``: the vendor item's
   callable (``timed``: the one that is timed) and its exact label, from the family's optional
@@ -41,6 +42,8 @@ from importlib.util import find_spec
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Mapping, Sequence
+
+from tlbench.harness.core.source_closure import source_closure
 
 BodyModule = "str | os.PathLike[str] | ModuleType"
 
@@ -129,8 +132,9 @@ def file_hash(path: Path) -> str:
 
 
 def modules_hash(modules: Sequence[Any]) -> str:
-    """One module: its file's hash; several: the hash of their hashes, in order."""
-    hashes = [file_hash(module_file(m)) for m in modules]
+    """One file: its hash; several: the hash of their hashes, in order.  The files are the
+    modules' own and every user module they import (harness/core/source_closure.py)."""
+    hashes = [file_hash(path) for path in source_closure([module_file(m) for m in modules])]
     if len(hashes) == 1:
         return hashes[0]
     return "sha256:" + hashlib.sha256("\n".join(hashes).encode()).hexdigest()
