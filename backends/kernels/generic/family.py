@@ -15,6 +15,8 @@ types, so its records describe themselves and every reader reads them without th
   allocates the rest (the outputs) from the PrimFunc; ``check`` compares them with the
   suite's ``reference(*inputs)``.  Either callable that names a ``dialect`` parameter is
   told the backend's dialect.  ``vendor_call`` runs the suite's ``vendor(*inputs)``.
+- Any callable may be given as ``"module:attribute"`` (imported where first used: a suite
+  that names its bodies so costs its collection no tilelang or torch import).
 - Pickled by reference (``__reduce__``): a worker process imports the suite module that
   declared the kernel and takes the family from its ``SWEEP``, so the user's callables never
   cross a process boundary.
@@ -40,17 +42,31 @@ from tlbench.backends.kernels.generic.tensors import KernelInputs, allocate, com
 ANY_DIALECT = "*"
 
 
+def resolve(ref: Any) -> Any:
+    """A callable as given, or the one a ``"module:attribute"`` string names (imported now)."""
+    if not isinstance(ref, str):
+        return ref
+    module, _, attr = ref.partition(":")
+    if not module or not attr:
+        raise ValueError(f"{ref!r}: name a callable as 'module:attribute'")
+    value = importlib.import_module(module)
+    for part in attr.split("."):
+        value = getattr(value, part)
+    return value
+
+
 @dataclass(eq=False)
 class GenericFamily:
     name: str
-    bodies: Mapping[str, Any]  # dialect (or "*") -> factory
-    inputs: Callable[..., Sequence[Any]]
-    reference: Callable[..., Any] | None = None
-    vendor: Callable[..., Any] | None = None
+    bodies: Mapping[str, Any]  # dialect (or "*") -> factory, or its "module:attribute"
+    inputs: Callable[..., Sequence[Any]] | str
+    reference: Callable[..., Any] | str | None = None
+    vendor: Callable[..., Any] | str | None = None
     vendor_label: str | None = None
     flops_of: Callable[..., int] | None = None
     bytes_of: Callable[..., int] | None = None
     footprint_of: Callable[..., Mapping[str, Any] | None] | None = None
+    refusal_of: Callable[..., str | None] | str | None = None  # (dialect=, **sizes, **axes) -> why not, or None
     rtol: float = 1e-2
     atol: float = 1e-2
     pass_configs: Mapping[str, Any] = field(default_factory=dict)
@@ -93,27 +109,33 @@ class GenericFamily:
 
     # -- what the harness and the backends ask -----------------------------------------------
     def body_for(self, dialect: str) -> Any | None:
-        return self.bodies.get(dialect, self.bodies.get(ANY_DIALECT))
+        body = self.bodies.get(dialect, self.bodies.get(ANY_DIALECT))
+        return None if body is None else resolve(body)
+
+    def _has_body(self, dialect: str) -> bool:
+        return dialect in self.bodies or ANY_DIALECT in self.bodies
 
     def validate(self, problem: DescribedProblem, config: DescribedConfig, dialect: str) -> str | None:
-        if self.body_for(dialect) is None:
+        if not self._has_body(dialect):
             return f"{self.name} has no body for the {dialect} dialect (it has: {', '.join(sorted(self.bodies))})"
+        if self.refusal_of is not None:
+            return resolve(self.refusal_of)(dialect=dialect, **problem.values, **config.values) or None
         return None
 
     def mma_tiles(self, problem: Any, config: Any) -> list[tuple[int, int]]:
         return []  # tilelang answers for the warp partition itself
 
     def flops(self, problem: DescribedProblem) -> int:
-        return int(self.flops_of(**problem.values)) if self.flops_of else 0
+        return int(resolve(self.flops_of)(**problem.values)) if self.flops_of else 0
 
     def bytes_moved(self, problem: DescribedProblem) -> int:
-        return int(self.bytes_of(**problem.values)) if self.bytes_of else 0
+        return int(resolve(self.bytes_of)(**problem.values)) if self.bytes_of else 0
 
     def footprint(self, problem: DescribedProblem, config: DescribedConfig, dialect: str,
                   scopes: Sequence[Scope]) -> tuple[ScopeUse, ...]:
-        if self.footprint_of is None or self.body_for(dialect) is None:
+        if self.footprint_of is None or not self._has_body(dialect):
             return ()
-        declared = self.footprint_of(dialect=dialect, **problem.values, **config.values) or {}
+        declared = resolve(self.footprint_of)(dialect=dialect, **problem.values, **config.values) or {}
         uses = []
         for scope, used in declared.items():
             needed, minimum = used if isinstance(used, (tuple, list)) else (used, used)
@@ -146,7 +168,7 @@ class GenericFamily:
     # -- running ------------------------------------------------------------------------------
     def _output_specs(self, problem: DescribedProblem, dialect: str | None, n_inputs: int) -> list[tuple[str, tuple[int, ...], str]]:
         config = self.configs[0] if self.configs else DescribedConfig(Params())
-        dialect = dialect if dialect is not None and self.body_for(dialect) is not None else next(iter(self.bodies))
+        dialect = dialect if dialect is not None and self._has_body(dialect) else next(iter(self.bodies))
         specs = factories.parameter_specs(self.build(problem, config, dialect))
         if n_inputs > len(specs):
             raise ValueError(f"{self.name}: inputs() made {n_inputs} arguments, the kernel takes {len(specs)}")
@@ -156,7 +178,8 @@ class GenericFamily:
         import torch
 
         torch.manual_seed(seed)
-        made = list(self.inputs(device=device, **problem.values, **_dialect_kw(self.inputs, dialect)))
+        make = resolve(self.inputs)
+        made = list(make(device=device, **problem.values, **_dialect_kw(make, dialect)))
         outputs = allocate(self._output_specs(problem, dialect, len(made)), device)
         return KernelInputs(made + outputs, len(made))
 
@@ -170,13 +193,14 @@ class GenericFamily:
         if self.reference is None:
             raise ValueError(f"kernel {self.name!r} declares no reference: pass reference= to kernel_sweep")
         if inputs.expected is None:
-            inputs.expected = self.reference(*inputs.inputs, **_dialect_kw(self.reference, dialect))
+            reference = resolve(self.reference)
+            inputs.expected = reference(*inputs.inputs, **_dialect_kw(reference, dialect))
         return compare(inputs.outputs.tensors, inputs.expected, self.rtol, self.atol)
 
     def vendor_call(self, case: Any, inputs: KernelInputs, dialect: str, timed: bool) -> tuple[Callable[[], Any], str]:
         if self.vendor is None:
             raise ValueError(f"kernel {self.name!r} declares no vendor call: pass vendor= to kernel_sweep")
-        args, vendor = inputs.inputs, self.vendor
+        args, vendor = inputs.inputs, resolve(self.vendor)
         label = self.vendor_label or factories.factory_name(vendor)
         if timed:
             return (lambda: vendor(*args)), label

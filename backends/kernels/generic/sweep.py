@@ -8,13 +8,16 @@ cross product of ``axes`` (name -> values, in declaration order) followed by any
 family is registered by the suite itself: records describe themselves
 (harness/core/described.py), so no entry point is needed for any reader.
 - ``body``: a factory, or ``{dialect: factory}`` (``"cuda"``, ``"ascend"``; ``"*"`` for any
-  other); a backend whose dialect has none skips with that reason.
+  other); a backend whose dialect has none skips with that reason.  Any callable argument may
+  be a ``"module:attribute"`` string instead, imported where first used.
 - ``inputs(device=..., **sizes)``: the kernel's leading arguments (the rest, its outputs,
   are allocated from the kernel's signature); ``reference(*inputs)``: the expected output(s).
 - optional: ``flops`` / ``bytes_moved`` (``**sizes -> int``: TFLOP/s, GB/s and the roofline),
   ``vendor(*inputs)`` (a vendor item per problem, checked like a kernel; ``vendor_label``),
   ``footprint(dialect=..., **sizes, **axes) -> {scope: bytes}`` (the on-chip budget checked
   before compiling; without it, the compiled kernel's buffers are checked after lowering),
+  ``validate(dialect=..., **sizes, **axes) -> reason or None`` (a config the body cannot
+  build is skipped with that reason before compiling),
   ``rtol`` / ``atol``, ``pass_configs`` (on top of the jit's), ``smoke`` / ``quick`` (sizes for those
   scopes; ``quick=()`` keeps the suite out of the quick scope), ``kinds``, ``backends``,
   ``description``.
@@ -71,15 +74,16 @@ def kernel_sweep(
     body: Any,
     *,
     sizes: Mapping[str, Any] | Sequence[Mapping[str, Any]],
-    inputs: Callable[..., Sequence[Any]],
-    reference: Callable[..., Any] | None = None,
+    inputs: Callable[..., Sequence[Any]] | str,
+    reference: Callable[..., Any] | str | None = None,
     axes: Mapping[str, Sequence[Any]] | None = None,
     configs: Sequence[Mapping[str, Any]] | None = None,
     flops: Callable[..., int] | None = None,
     bytes_moved: Callable[..., int] | None = None,
-    vendor: Callable[..., Any] | None = None,
+    vendor: Callable[..., Any] | str | None = None,
     vendor_label: str | None = None,
     footprint: Callable[..., Mapping[str, Any] | None] | None = None,
+    validate: Callable[..., str | None] | str | None = None,
     rtol: float = 1e-2,
     atol: float = 1e-2,
     pass_configs: Mapping[str, Any] | None = None,
@@ -93,7 +97,7 @@ def kernel_sweep(
     if not isinstance(name, str) or not NAME.match(name):
         raise ValueError(f"kernel_sweep: name {name!r} must be a letter then letters, digits or _ (it starts every case id)")
     bodies = dict(body) if isinstance(body, Mapping) else {ANY_DIALECT: body}
-    if not bodies or not all(callable(b) for b in bodies.values()):
+    if not bodies or not all(callable(b) or isinstance(b, str) for b in bodies.values()):
         raise TypeError("kernel_sweep: body must be a kernel factory (a @tilelang.jit function or a function returning "
                         "a PrimFunc) or a {dialect: factory} dict")
     problems_sizes = _size_list(sizes, "sizes")
@@ -107,7 +111,7 @@ def kernel_sweep(
     module_name = module or caller.get("__name__", "")
     family = GenericFamily(
         name=name, bodies=bodies, inputs=inputs, reference=reference, vendor=vendor, vendor_label=vendor_label,
-        flops_of=flops, bytes_of=bytes_moved, footprint_of=footprint, rtol=rtol, atol=atol,
+        flops_of=flops, bytes_of=bytes_moved, footprint_of=footprint, refusal_of=validate, rtol=rtol, atol=atol,
         pass_configs=dict(pass_configs or {}), module=module_name,
         module_file=str(getattr(sys.modules.get(module_name), "__file__", None) or caller.get("__file__", "")),
         configs=tuple(config_list),
