@@ -10,7 +10,7 @@ case besides its body it asks through harness/core/kernel_traits.py (it imports 
 family): the pass configs reach ``lower_with_schedule``'s PassContext and the bisheng build
 alike (the recorded schedule is the built kernel's), ``out_idx`` the build and the call
 (backends/kernel_call.py); vendor items are the family's ``vendor_call``; the UB capacity a
-plan reports follows the variant the family's footprint asks for (``simt``).
+plan reports are those the family's footprint is checked against (UB with SIMT code: ``simt``).
 """
 
 from __future__ import annotations
@@ -107,17 +107,11 @@ def _plan(case: Case, facts: ScheduleFacts) -> Plan:
         pipeline=pipeline,
         buffers=buffers,
         bytes_per_scope=bytes_per_scope,
-        limits=limits.limits(_uses_simt(case)),
+        limits=limits.limits(case.family.footprint(case.problem, case.config, AscendBackend.dialect, limits.scopes())),
         threads=None,
         features={"cores": traits.num_cores, "mixed_aic_aiv": facts.mixed_kernel, "source_sha256": facts.source_sha256},
         schedule_model=model,
     )
-
-
-def _uses_simt(case: Case) -> bool:
-    """Does the family's footprint put SIMT code beside UB (capacity variant ``simt``)?"""
-    uses = case.family.footprint(case.problem, case.config, AscendBackend.dialect, limits.scopes())
-    return any(use.variant == "simt" for use in uses)
 
 
 class AscendBackend:
