@@ -201,7 +201,7 @@ class GenericFamily:
         if self.vendor is None:
             raise ValueError(f"kernel {self.name!r} declares no vendor call: pass vendor= to kernel_sweep")
         args, vendor = inputs.inputs, resolve(self.vendor)
-        label = self.vendor_label or factories.factory_name(vendor)
+        label = self.vendor_label or f"{getattr(vendor, '__module__', None) or '?'}.{getattr(vendor, '__name__', repr(vendor))}"
         if timed:
             return (lambda: vendor(*args)), label
         return (lambda: inputs.write_outputs(vendor(*args))), label
