@@ -204,8 +204,9 @@ class AscendBackend:
         call_start = time.perf_counter()
         self._check_target(case)
         func = self._build(case)
+        pass_configs = self._pass_configs(case)
         start = time.perf_counter()
-        _, facts = lower_with_schedule(func, self.target, self._pass_configs(case))
+        _, facts = lower_with_schedule(func, self.target, pass_configs)
         if self._compile_slowdown is not None:  # TEST ONLY (backends/test_only.py): the whole call x (1 + f)
             self._compile_slowdown.spin_after(case.case_id, time.perf_counter() - call_start)
         phases["lower_and_schedule"] = time.perf_counter() - start

@@ -244,8 +244,9 @@ class NvidiaBackend:
 
         call_start = time.perf_counter()
         func = self._build(case)
+        target, pass_configs = self._target_for(case), self.pass_configs(case)
         start = time.perf_counter()
-        _, facts = lower_with_plan(func, self._target_for(case), self.pass_configs(case))
+        _, facts = lower_with_plan(func, target, pass_configs)
         if slowdown is not None:  # TEST ONLY (backends/test_only.py): the whole call x (1 + f)
             slowdown.spin_after(case.case_id, time.perf_counter() - call_start)
         phases["lower_and_plan"] = time.perf_counter() - start
@@ -289,11 +290,11 @@ class NvidiaBackend:
                     func = self._build(case)
                     if func_key:
                         self._funcs.put(func_key, func)
+                target, pass_configs, out_idx = self._target_for(case), self.pass_configs(case), _out_idx(case, self.dialect)
                 start = time.perf_counter()
                 with _tilelang_cache_disabled() if cold else nullcontext():
                     handle, facts = build_with_plan(lambda: tilelang.compile(
-                        func, target=self._target_for(case), execution_backend="tvm_ffi",
-                        pass_configs=self.pass_configs(case), out_idx=_out_idx(case, self.dialect)))
+                        func, target=target, execution_backend="tvm_ffi", pass_configs=pass_configs, out_idx=out_idx))
                 if slowdown is not None:
                     slowdown.spin_after(case.case_id, time.perf_counter() - call_start)
                 phases["build"] = time.perf_counter() - start
