@@ -26,6 +26,7 @@ from tlbench.backends.ascend import limits, npu
 from tlbench.backends.ascend.schedule import PIPES, ScheduleFacts, install_z3_recorders, lower_with_schedule
 from tlbench.backends.ascend.profiles import PROFILES
 from tlbench.backends.ascend.traits import TRAITS
+from tlbench.backends.build_options import out_idx, refuse_foreign_target
 from tlbench.backends.kernel_call import kernel_runner
 from tlbench.backends.test_only import TestOnlyCompileSlowdown
 from tlbench.harness.core import budget
@@ -190,10 +191,7 @@ class AscendBackend:
 
     def _check_target(self, case: Case) -> None:
         """A kernel that asks for a target of another kind is refused (None / auto: this one)."""
-        wanted = ask.kernel_traits(case, self.dialect).target
-        kind = (wanted.get("kind") if isinstance(wanted, dict) else str(wanted).split()[0]) if wanted else None
-        if kind not in (None, "auto", "ascend"):
-            raise CompileError(f"the kernel asks for target {wanted!r}; the {self.name} backend builds for {TARGET_NAME}")
+        refuse_foreign_target(case, self.dialect, "ascend", self.name, TARGET_NAME)
 
     def kernel_source(self, case: Case) -> str:
         self._check_target(case)
@@ -228,9 +226,8 @@ class AscendBackend:
             func, facts = self._lower(case, phases)
             if self.device_blocker() is None:  # bisheng, torch_npu and an NPU are all here
                 start = time.perf_counter()
-                out_idx = ask.kernel_traits(case, self.dialect).out_idx
                 handle = tilelang.compile(func, target="ascend", pass_configs=self._pass_configs(case) or None,
-                                          out_idx=list(out_idx) if out_idx else None)
+                                          out_idx=out_idx(case, self.dialect))
                 phases["build"] = time.perf_counter() - start
         except Exception as exc:
             raise CompileError(f"{type(exc).__name__}: {exc}") from exc

@@ -34,6 +34,7 @@ from pathlib import Path
 from contextlib import contextmanager, nullcontext
 from typing import Any
 
+from tlbench.backends.build_options import out_idx, refuse_foreign_target
 from tlbench.backends.kernel_call import kernel_runner
 from tlbench.backends.nvidia import limits
 from tlbench.backends.nvidia.limits import DEFAULT_ARCH
@@ -224,10 +225,7 @@ class NvidiaBackend:
 
     def _target_for(self, case: Case) -> Any:
         """The backend's target; a kernel that asks for a target of another kind is refused."""
-        wanted = ask.kernel_traits(case, self.dialect).target
-        kind = (wanted.get("kind") if isinstance(wanted, dict) else str(wanted).split()[0]) if wanted else None
-        if kind not in (None, "auto", "cuda"):
-            raise CompileError(f"the kernel asks for target {wanted!r}; the {self.name} backend builds for {self.target}")
+        refuse_foreign_target(case, self.dialect, "cuda", self.name, self.target)
         return self.target
 
     def kernel_source(self, case: Case) -> str:
@@ -290,11 +288,11 @@ class NvidiaBackend:
                     func = self._build(case)
                     if func_key:
                         self._funcs.put(func_key, func)
-                target, pass_configs, out_idx = self._target_for(case), self.pass_configs(case), _out_idx(case, self.dialect)
+                target, pass_configs, outputs = self._target_for(case), self.pass_configs(case), out_idx(case, self.dialect)
                 start = time.perf_counter()
                 with _tilelang_cache_disabled() if cold else nullcontext():
                     handle, facts = build_with_plan(lambda: tilelang.compile(
-                        func, target=target, execution_backend="tvm_ffi", pass_configs=pass_configs, out_idx=out_idx))
+                        func, target=target, execution_backend="tvm_ffi", pass_configs=pass_configs, out_idx=outputs))
                 if slowdown is not None:
                     slowdown.spin_after(case.case_id, time.perf_counter() - call_start)
                 phases["build"] = time.perf_counter() - start
@@ -377,11 +375,6 @@ class NvidiaBackend:
         timer = NvidiaTimer(run, self._flush[flush_l2], telemetry)
         timer.notes[:0] = notes
         return timer
-
-
-def _out_idx(case: Case, dialect: str) -> list[int] | None:
-    out_idx = ask.kernel_traits(case, dialect).out_idx
-    return list(out_idx) if out_idx else None
 
 
 def _pass_config_note(pass_configs: dict[str, Any] | None) -> str:
