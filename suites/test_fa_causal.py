@@ -3,14 +3,14 @@ torch SDPA (``is_causal=True``) on the same inputs.
 
 bf16, D=128, S=4096 and 8192, B*H = 32 (smoke: S=1024, B*H = 2); three configs of the shared body; the
 KV loop stops at the diagonal, so its trip count depends on the query tile.  FLOPs count the
-attended (query, key) pairs exactly: S*(S+1)/2 per head (backends/kernels/fa_types.py).
+attended (query, key) pairs exactly: S*(S+1)/2 per head (backends/kernels/flash_attention/problem.py).
 Device items only (on a machine without the accelerator every item skips before compiling).
 On Ascend the mask runs in ``T.SimtVF`` and the kernel launches as ``T.MixedKernel`` (the
 mask's row offset is the vector sub-core's id); the hopper body has no mask and is not here.
 """
 
-from tlbench.backends.kernels.fa_sweep import FaSweep
-from tlbench.backends.kernels.fa_types import FaConfig, FaProblem
+from tlbench.backends.kernels.flash_attention.sweep import FaSweep
+from tlbench.backends.kernels.flash_attention.problem import FaConfig, FaProblem
 
 SWEEP = FaSweep(
     name="fa_causal",

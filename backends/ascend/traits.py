@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from tlbench.backends.ascend.pipes import LOAD_PIPES
 from tlbench.harness.core.backend_traits import BackendOption
 
 def _cycles_label(model: Mapping[str, Any]) -> str:
@@ -28,7 +29,7 @@ class AscendTraits:
     color = "#c7000b"
     machine_info_keys = ("tilelang", "torch_npu", "cann", "bisheng")
     options: tuple[BackendOption, ...] = ()
-    load_pipes = frozenset({"MTE1", "MTE2"})  # GM -> L1 and L1 -> L0 copies feed the Cube
+    load_pipes = LOAD_PIPES  # GM -> L1 and L1 -> L0 copies feed the Cube
 
     def plan_summary(self, plan: Mapping[str, Any] | None) -> str:
         if not plan:

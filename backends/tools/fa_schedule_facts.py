@@ -41,7 +41,7 @@ def source_facts(source: str) -> dict[str, Any]:
 
 
 def _configs():
-    from tlbench.backends.kernels.fa_types import FaConfig
+    from tlbench.backends.kernels.flash_attention import FaConfig
 
     return {
         "shared 128x128 s1 t256": FaConfig(128, 128, 1, threads=256),
@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seq", type=int, default=8192)
     parser.add_argument("--ptxas", action="store_true", help="also build with nvcc -Xptxas=-v (registers, spills)")
     args = parser.parse_args(argv)
-    from tlbench.backends.kernels.fa_types import FaProblem
+    from tlbench.backends.kernels.flash_attention import FaProblem
     from tlbench.backends.nvidia.backend import NvidiaBackend
     from tlbench.harness.core.backend_api import BackendOptions
     from tlbench.harness.core.cases import Case

@@ -25,7 +25,8 @@ from tlbench.harness.core.backend_api import Backend, Compiled, CompileError
 from tlbench.harness.core.cases import Case, Plan
 from tlbench.harness.core.record import BenchItem, item_record
 from tlbench.harness.measure.device_session import DeviceSession, InProcessSession
-from tlbench.harness.measure.outcome import Outcome, RunContext, failed, gate
+from tlbench.harness.core.budget import plan_overflow
+from tlbench.harness.measure.outcome import Outcome, RunContext, failed, gate, over_budget
 from tlbench.harness.measure.rounds import measure_items
 from tlbench.harness.measure.setup_compile import pay_setup_once
 
@@ -139,6 +140,9 @@ def _compile_outcome(state: _CompileTiming, backend: Backend, rounds: int, inter
     item, compiled, built = state.item, state.last, state.built
     assert compiled is not None and isinstance(item.case, Case)
     plan = state.plan if built else backend.inspect(compiled)
+    over = plan_overflow(plan)
+    if over:  # no footprint was declared, or it missed a buffer: the compiled kernel says it cannot launch
+        return over_budget(over)
     phases = dict(compiled.phases_s)
     if built:
         phases.update({k: v for k, v in built[0].phases_s.items() if k not in phases})  # its device build

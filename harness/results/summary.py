@@ -26,6 +26,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from tlbench.harness.core.described import DescribedProblem, described, stage_facts
 from tlbench.harness.results.error_text import failure_line
 from tlbench.harness.results.table import format_seconds
 
@@ -34,13 +35,18 @@ FLAGS = ("DRIFT", "CAPPED")
 MAX_FAILURE_LINES = 5
 
 
-def _form(config: dict[str, Any]) -> str:
+def _form(config: dict[str, Any], record: dict[str, Any] | None = None) -> str:
+    if record is not None and described(record):  # a described kernel's config holds its axes only
+        stage = stage_facts(config)
+        return f"s{stage.num_stages}" if stage.num_stages is not None else stage.loop_form
     if config.get("loop_form") == "auto":
         return f"s{config.get('num_stages')}"
     return str(config.get("loop_form") or "?")
 
 
-def _tile(config: dict[str, Any]) -> str:
+def _tile(config: dict[str, Any], record: dict[str, Any] | None = None) -> str:
+    if record is not None and described(record):
+        return stage_facts(config).tile
     dims = [config.get(k) for k in ("block_M", "block_N", "block_K") if config.get(k) is not None]
     text = "x".join(str(d) for d in dims) or "?"
     if config.get("threads"):
@@ -64,6 +70,8 @@ def _is_vendor(record: dict[str, Any]) -> bool:
 
 def _problem_label(record: dict[str, Any]) -> str:
     case_id = str(record.get("case_id", "?"))
+    if described(record):  # its problem id is derived from its values, not cut from its case id
+        return DescribedProblem(str(record.get("family")), record.get("problem") or {}).problem_id
     if _is_vendor(record):
         return case_id.rsplit("-", 1)[0]
     if record.get("label") and f"-{record['label']}-" in case_id:
@@ -107,7 +115,7 @@ def _grid(records: list[dict[str, Any]], cell) -> tuple[list[str], dict[str, dic
     rows: dict[str, dict[str, str]] = {}
     for rec in records:
         config = rec.get("config") or {}
-        form, tile = _form(config), _tile(config)
+        form, tile = _form(config, rec), _tile(config, rec)
         if rec.get("label"):
             tile += f" ({rec['label']})"
         forms.add(form)
@@ -139,7 +147,7 @@ def _device_block(block: _Block) -> list[str]:
     forms, rows = _grid(block.timed, cell)
     lines = _render_grid(forms, rows, "device time (median)")
     best_config = best.get("config") or {}
-    parts = [f"best {_tile(best_config)} {_form(best_config)}: {format_seconds(_median(best))}"]
+    parts = [f"best {_tile(best_config, best)} {_form(best_config, best)}: {format_seconds(_median(best))}"]
     tflops = (best.get("throughput") or {}).get("tflops")
     if tflops:
         parts.append(f"{tflops:.1f} TFLOP/s")
@@ -171,7 +179,7 @@ def _model_block(block: _Block) -> list[str]:
     lines = _render_grid(forms, rows, "K-loop II, cycles (model)")
     if best is not None:
         config = best.get("config") or {}
-        lines.append(f"  best by the model: {_tile(config)} {_form(config)}, {cycles(best)} modeled cycles per core (model, not a time)")
+        lines.append(f"  best by the model: {_tile(config, best)} {_form(config, best)}, {cycles(best)} modeled cycles per core (model, not a time)")
     for rec in block.compiled:
         overlap = ((rec.get("plan") or {}).get("schedule_model") or {}).get("core_pipelining") or {}
         if overlap.get("applicable"):
@@ -181,7 +189,7 @@ def _model_block(block: _Block) -> list[str]:
                 if overlap.get("overlaps")
                 else "no overlap: tile t+1's Cube work starts after tile t's Vector work"
             )
-            lines.append(f"  Cube/Vector {_tile(config)} {_form(config)}: {verdict}, tile-loop II {overlap['tile_loop_ii_cycles']} vs span {overlap['tile_loop_span_cycles']} (model)")
+            lines.append(f"  Cube/Vector {_tile(config, rec)} {_form(config, rec)}: {verdict}, tile-loop II {overlap['tile_loop_ii_cycles']} vs span {overlap['tile_loop_span_cycles']} (model)")
     return lines
 
 

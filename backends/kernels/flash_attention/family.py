@@ -8,13 +8,13 @@ that dialect allocates, against the backend's capacities; ``build`` the body per
 ``body="hopper_ws"`` / ``"hopper_ws_ov"``; ``fast_math`` is not part of the body: the NVIDIA
 backend passes it to the compiler as tilelang's ``tl.enable_fast_math``;
 ``ascend``: the shared body, never ``fast_math``); ``make_inputs`` / ``kernel_args`` / ``output`` / ``check`` the
-SDPA reference (fa_reference.py); ``parse_case_id`` / ``stage_point`` its ids and its place
+SDPA reference (reference.py); ``parse_case_id`` / ``stage_point`` its ids and its place
 on the pipeline-depth axis.  ``rejection(problem, config, target, arch)`` /
 ``budget(...)`` answer for a backend by name (tests and tools).  tilelang and torch are
 imported only by ``build`` and the reference methods.
 
-Footprints follow the buffers the bodies allocate (backends/kernels/flash_attention.py,
-backends/nvidia/fa_hopper.py):
+Footprints follow the buffers the bodies allocate (backends/kernels/flash_attention/body.py,
+backends/kernels/flash_attention/hopper.py):
 - NVIDIA shared memory: the Q tile, plus K and V tiles once per pipeline version (the
   hopper body's O staging tile is merged into space the loop freed: 163840 B at 128x128,
   num_stages=2, lowered for sm_90a).  Register fragments are not budgeted:
@@ -35,91 +35,27 @@ from __future__ import annotations
 
 import re
 from dataclasses import fields
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from tlbench.harness.core.budget import BudgetVerdict, Scope, ScopeUse, scope_named
 from tlbench.harness.core.cases import DTYPE_BYTES, CheckResult
 from tlbench.harness.core.family import CaseIdParts, StagePoint
 from tlbench.harness.core.space import Rejection
 
-from tlbench.backends.kernels.fa_types import FAMILY, WS_BODIES, FaConfig, FaProblem
+from tlbench.backends.kernels.flash_attention.problem import FAMILY, WS_BODIES, FaConfig, FaProblem, FaVendorCase
+from tlbench.backends.kernels.flash_attention.validation import ASCEND_VECTOR_UNITS, FAST_MATH_DIALECTS, dialect_refusal, validate as _validate
 
-VREG_FP32_LANES = 64
-ASCEND_VECTOR_UNITS = 2
-
-
-def _tile_divisibility(problem: FaProblem, config: FaConfig) -> str | None:
-    if problem.seq_q % config.block_M:
-        return f"seq_q={problem.seq_q} is not a multiple of block_M={config.block_M}"
-    if problem.seq_k % config.block_N and config.body not in WS_BODIES:  # the ws body masks a partial last key tile
-        return f"seq_k={problem.seq_k} is not a multiple of block_N={config.block_N}"
-    tiles = problem.batch * problem.heads * (problem.seq_q // config.block_M)
-    if config.num_cores is not None and tiles % config.num_cores:
-        return f"num_cores={config.num_cores} does not divide the {tiles} query tiles"
-    return None
+FAST_MATH_PASS_CONFIG = "tl.enable_fast_math"  # tilelang's PassConfigKey.TL_ENABLE_FAST_MATH (nvcc --use_fast_math)
+_PACKAGE = "tlbench.backends.kernels.flash_attention"
+# the modules whose source is each body (for the kernel hash): the explicitly warp-specialized
+# body calls hopper.py's online-softmax step and validation.py's rules, the hopper body body.py's checks
+_TARGET_BODIES = {"hopper": ("hopper", "body"), "hopper_ws": ("hopper_ws", "hopper", "validation"),
+                  "hopper_ws_ov": ("hopper_ws", "hopper", "validation")}
 
 
-def _ascend_vreg(problem: FaProblem, config: FaConfig) -> str | None:
-    rows = config.block_M // ASCEND_VECTOR_UNITS
-    if rows % VREG_FP32_LANES:
-        return (
-            f"block_M={config.block_M} gives each of the {ASCEND_VECTOR_UNITS} vector sub-cores {rows} rows; "
-            f"T.fill inside SimdVF needs extents divisible by the {VREG_FP32_LANES}-lane VReg: use block_M >= 128"
-        )
-    if config.block_N % VREG_FP32_LANES or problem.dim % VREG_FP32_LANES:
-        return f"block_N={config.block_N} and dim={problem.dim} must be multiples of the {VREG_FP32_LANES}-lane VReg (SIMD exp)"
-    return None
-
-
-FAST_MATH_DIALECTS = ("cuda",)  # the dialects whose backend carries fast_math into the compile
-
-
-def _dialect_refusal(problem: FaProblem, config: FaConfig, dialect: str) -> str | None:
-    if config.fast_math and dialect not in FAST_MATH_DIALECTS:
-        return (f"fast_math=True is an NVIDIA build choice (tilelang's tl.enable_fast_math -> nvcc --use_fast_math); "
-                f"the {dialect} backend does not pass it to its compiler, so it would build the fast_math=False kernel "
-                f"under another id: use fast_math=False")
-    if dialect == "ascend":
-        if config.body != "shared":
-            return f"body={config.body!r} is NVIDIA's target-specific kernel; Ascend runs body='shared'"
-        return _ascend_vreg(problem, config)
-    return None
-
-
-def _validate(problem: FaProblem, config: FaConfig, dialect: str) -> str | None:
-    reason = _tile_divisibility(problem, config)
-    if reason:
-        return reason
-    if problem.causal and config.body == "hopper":
-        return "the hopper body has no causal mask; causal runs on body='shared'"
-    if config.body in WS_BODIES:
-        reason = hopper_ws_refusal(problem, config)
-        if reason:
-            return reason
-    return _dialect_refusal(problem, config, dialect)
-
-
-WS_CONSUMER_THREADS, WS_PRODUCER_THREADS = 256, 128
-
-
-def hopper_ws_refusal(problem: FaProblem, config: FaConfig) -> str | None:
-    """Why the explicitly warp-specialized body (backends/nvidia/fa_hopper_ws.py) cannot take
-    (problem, config); None when it can."""
-    if problem.causal:
-        return f"the {config.body} body has no causal mask; causal runs on body='shared'"
-    if config.threads != WS_CONSUMER_THREADS + WS_PRODUCER_THREADS:
-        return f"the {config.body} body runs 2 consumer + 1 producer warp groups: threads must be 384, got {config.threads}"
-    if config.block_M != 128:
-        return f"the {config.body} body splits block_M over two consumer warp groups of 64 rows: block_M must be 128, got {config.block_M}"
-    if config.loop_form != "auto" or config.num_cores is not None:
-        return f"the {config.body} body writes its own schedule: loop_form='auto' and num_cores=None only"
-    if (config.num_stages or 0) < 2:
-        return f"the {config.body} body double-buffers K and V at least: num_stages >= 2, got {config.num_stages}"
-    if problem.seq_q % config.block_M:
-        return f"seq_q={problem.seq_q} is not a multiple of block_M={config.block_M}"
-    if problem.seq_k // config.block_N < 2:
-        return f"the {config.body} body needs at least two key tiles: seq_k={problem.seq_k}, block_N={config.block_N}"
-    return None
+def body_modules(config: FaConfig, dialect: str) -> tuple[str, ...]:
+    names = _TARGET_BODIES.get(config.body) or (("body", f"dialect_{dialect}") if dialect in ("cuda", "ascend") else ("body",))
+    return tuple(f"{_PACKAGE}.{name}" for name in (*names, "problem"))
 
 
 def _footprint(problem: FaProblem, config: FaConfig, dialect: str, scopes: Sequence[Scope]) -> tuple[ScopeUse, ...]:
@@ -214,31 +150,37 @@ class FlashAttentionFamily:
         return StagePoint(tile, config.loop_id, config.loop_form, config.num_stages)
 
     def build(self, problem: FaProblem, config: FaConfig, dialect: str) -> Any:
-        reason = _dialect_refusal(problem, config, dialect) if dialect == "ascend" and (config.body != "shared" or config.fast_math) else None
+        reason = dialect_refusal(problem, config, dialect) if dialect == "ascend" and (config.body != "shared" or config.fast_math) else None
         if reason:
             raise ValueError(reason)
         if dialect == "cuda":
             if config.body == "hopper":
-                from tlbench.backends.nvidia.fa_hopper import build_hopper_fa
+                from tlbench.backends.kernels.flash_attention.hopper import build_hopper_fa
 
                 return build_hopper_fa(problem, config)
             if config.body in WS_BODIES:
-                from tlbench.backends.nvidia.fa_hopper_ws import build_hopper_ws_fa
+                from tlbench.backends.kernels.flash_attention.hopper_ws import build_hopper_ws_fa
 
                 return build_hopper_ws_fa(problem, config, overlap=True, pingpong=config.body == "hopper_ws")
-            from tlbench.backends.kernels import flash_attention
-            from tlbench.backends.nvidia.fa_dialect import CUDA_FA_DIALECT
+            from tlbench.backends.kernels.flash_attention.body import build
+            from tlbench.backends.kernels.flash_attention.dialect_cuda import CUDA_FA_DIALECT
 
-            return flash_attention.build(problem, config, CUDA_FA_DIALECT)
+            return build(problem, config, CUDA_FA_DIALECT)
         if dialect == "ascend":
-            from tlbench.backends.ascend.fa_dialect import ASCEND_FA_DIALECT
-            from tlbench.backends.kernels import flash_attention
+            from tlbench.backends.kernels.flash_attention.body import build
+            from tlbench.backends.kernels.flash_attention.dialect_ascend import ASCEND_FA_DIALECT
 
-            return flash_attention.build(problem, config, ASCEND_FA_DIALECT)
+            return build(problem, config, ASCEND_FA_DIALECT)
         raise ValueError(f"the flash-attention family has no body for dialect {dialect!r}; it has: cuda, ascend")
 
-    def make_inputs(self, problem: FaProblem, seed: int, device: Any) -> dict[str, Any]:
-        from tlbench.backends.kernels.fa_reference import make_fa_inputs
+    def kernel_traits(self, problem: FaProblem, config: FaConfig, dialect: str) -> dict[str, Any]:
+        """The modules each body's source lives in, and ``fast_math`` as tilelang's pass config
+        on the dialect whose backend builds with it (harness/core/kernel_traits.py)."""
+        fast_math = {FAST_MATH_PASS_CONFIG: True} if config.fast_math and dialect in FAST_MATH_DIALECTS else {}
+        return {"body_modules": body_modules(config, dialect), "pass_configs": fast_math}
+
+    def make_inputs(self, problem: FaProblem, seed: int, device: Any, dialect: str | None = None) -> dict[str, Any]:
+        from tlbench.backends.kernels.flash_attention.reference import make_fa_inputs
 
         return make_fa_inputs(problem, seed, device)
 
@@ -248,13 +190,21 @@ class FlashAttentionFamily:
     def output(self, inputs: Mapping[str, Any]) -> Any:
         return inputs["O"]
 
-    def check(self, inputs: dict[str, Any], problem: FaProblem) -> CheckResult:
-        from tlbench.backends.kernels.fa_reference import check_fa_output
+    def check(self, inputs: dict[str, Any], problem: FaProblem, dialect: str | None = None) -> CheckResult:
+        from tlbench.backends.kernels.flash_attention.reference import check_fa_output
 
         return check_fa_output(inputs, problem)
 
+    def vendor_call(self, case: FaVendorCase, inputs: dict[str, Any], dialect: str, timed: bool) -> tuple[Callable[[], None], str]:
+        """The vendor item ``case.library`` (see sweep.py's ``VENDOR_LIBRARIES``) and its exact label;
+        timed, an SDPA call is the call alone (without the copy into O)."""
+        from tlbench.backends.kernels.flash_attention.vendor import vendor_runner
+
+        return vendor_runner(case, inputs, dialect, timed)
+
 
 FLASH_ATTENTION = FlashAttentionFamily()
+FaProblem.family = FLASH_ATTENTION  # the problem names its family (problem.py cannot import this module)
 
 _DIALECT_OF = {"nvidia": "cuda", "ascend": "ascend"}  # for callers that name a backend (tests, tools)
 

@@ -15,19 +15,11 @@ from typing import Any, Callable
 import torch
 
 from tlbench.harness.core.cases import CheckResult
-from tlbench.backends.kernels.gemm import GemmProblem
+from tlbench.backends.kernels.gemm.problem import GemmProblem
+from tlbench.backends.kernels.torch_dtypes import torch_dtype
 
 RTOL = 1e-2
 ATOL = 1e-2
-
-_TORCH_DTYPES = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32}
-
-
-def torch_dtype(name: str) -> torch.dtype:
-    try:
-        return _TORCH_DTYPES[name]
-    except KeyError:
-        raise ValueError(f"dtype {name!r} has no torch reference; known: {', '.join(_TORCH_DTYPES)}") from None
 
 
 def make_gemm_inputs(problem: GemmProblem, seed: int, device: Any) -> dict[str, Any]:

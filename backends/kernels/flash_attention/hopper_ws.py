@@ -2,8 +2,8 @@
 
 Contract: ``build_hopper_ws_fa(problem, config, overlap=True, pingpong=False)`` returns a
 TileLang ``PrimFunc`` with the same signature and layout as the shared body
-(backends/kernels/flash_attention.py) and backends/nvidia/fa_hopper.py, so the same inputs,
-reference and check apply.  Unlike fa_hopper.py, which leaves the schedule to tilelang's
+(backends/kernels/flash_attention/body.py) and backends/kernels/flash_attention/hopper.py, so the same inputs,
+reference and check apply.  Unlike hopper.py, which leaves the schedule to tilelang's
 automatic warp specialization (which waits for every wgmma right after issuing it), this
 kernel writes the schedule out by hand (the structure FlashAttention-3 describes; our code):
 
@@ -24,7 +24,7 @@ kernel writes the schedule out by hand (the structure FlashAttention-3 describes
 * O leaves through Q's shared tile when it has Q's dtype (each consumer group overwrites only
   the rows its own wgmmas read), else straight from registers.
 Non-causal only; block_M must be 128 (two consumer groups of 64 rows); refusals:
-backends/kernels/fa_family.py ``hopper_ws_refusal``.  The family builds ``body="hopper_ws"``
+backends/kernels/flash_attention/validation.py ``hopper_ws_refusal``.  The family builds ``body="hopper_ws"``
 with overlap + ping-pong and ``"hopper_ws_ov"`` with overlap only.  Status: lowers and builds
 for sm_90a (ptxas: no spills); correctness and speed are measured on the device only.
 """
@@ -34,11 +34,11 @@ import math
 
 import tilelang.language as T
 
-from tlbench.backends.kernels.fa_family import WS_CONSUMER_THREADS as CONSUMER_THREADS
-from tlbench.backends.kernels.fa_family import WS_PRODUCER_THREADS as PRODUCER_THREADS
-from tlbench.backends.kernels.fa_family import hopper_ws_refusal
-from tlbench.backends.kernels.fa_types import FaConfig, FaProblem
-from tlbench.backends.nvidia.fa_hopper import online_softmax
+from tlbench.backends.kernels.flash_attention.validation import WS_CONSUMER_THREADS as CONSUMER_THREADS
+from tlbench.backends.kernels.flash_attention.validation import WS_PRODUCER_THREADS as PRODUCER_THREADS
+from tlbench.backends.kernels.flash_attention.validation import hopper_ws_refusal
+from tlbench.backends.kernels.flash_attention.problem import FaConfig, FaProblem
+from tlbench.backends.kernels.flash_attention.hopper import online_softmax
 
 LOG2E = math.log2(math.e)
 PINGPONG_BARRIER = 8  # named barriers 8 and 9 (tilelang's own syncs use the low ids)

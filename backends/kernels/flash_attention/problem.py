@@ -10,10 +10,10 @@ Q and O are ``(batch * heads * seq_q, dim)`` row-major (b, h, s) stacked; K and 
 ``block_M``, the key tile ``block_N``, the KV-loop form (``auto`` = ``T.Pipelined(n,
 num_stages=N)``, ``manual`` = K/V copies one iteration ahead of the compute, ``serial`` =
 ``T.serial(n)``), ``threads`` (CUDA only), ``num_cores`` (None = one block per query tile)
-and ``body``: ``shared`` (the one body for every target, backends/kernels/flash_attention.py)
-or ``hopper`` (the target-specific NVIDIA reference, backends/nvidia/fa_hopper.py), or
+and ``body``: ``shared`` (the one body for every target, backends/kernels/flash_attention/body.py)
+or ``hopper`` (the target-specific NVIDIA reference, backends/kernels/flash_attention/hopper.py), or
 ``hopper_ws`` / ``hopper_ws_ov`` (the explicitly warp-specialized sm_90a kernel,
-backends/nvidia/fa_hopper_ws.py: intra-warp-group overlap with, resp. without, ping-pong of
+backends/kernels/flash_attention/hopper_ws.py: intra-warp-group overlap with, resp. without, ping-pong of
 its two consumer warp groups; 384 threads; the last key tile may be partial).  ``fast_math``
 (NVIDIA only) builds with tilelang's ``tl.enable_fast_math`` pass config, i.e. nvcc
 ``--use_fast_math`` (approximate ``exp2``/division, flush-to-zero; FlashAttention-3 builds so):
@@ -30,7 +30,7 @@ counted (the convention of FlashAttention and tilelang's examples).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from tlbench.backends.kernels import loop_form
 from tlbench.harness.core.cases import DTYPE_BYTES, DTYPE_SHORT, VendorCase
@@ -39,11 +39,7 @@ FAMILY = "flash_attention"
 LoopForm = Literal["auto", "manual", "serial"]
 Body = Literal["shared", "hopper", "hopper_ws", "hopper_ws_ov"]
 BODIES = ("shared", "hopper", "hopper_ws", "hopper_ws_ov")
-WS_BODIES = ("hopper_ws", "hopper_ws_ov")  # explicitly warp-specialized (backends/nvidia/fa_hopper_ws.py)
-# the source modules of each target-specific body: what its kernel hash names (NvidiaBackend.kernel_body_hash);
-# the explicitly warp-specialized body calls fa_hopper.py's online-softmax step, so both name that module
-TARGET_BODY_MODULES = {"hopper": ("tlbench.backends.nvidia.fa_hopper",),
-                       **{b: ("tlbench.backends.nvidia.fa_hopper_ws", "tlbench.backends.nvidia.fa_hopper") for b in WS_BODIES}}
+WS_BODIES = ("hopper_ws", "hopper_ws_ov")  # explicitly warp-specialized (backends/kernels/flash_attention/hopper_ws.py)
 
 
 @dataclass(frozen=True)
@@ -72,11 +68,7 @@ class FaProblem:
             if value is not None and value not in DTYPE_BYTES:
                 raise ValueError(f"{name}={value!r} is not a known dtype; known: {', '.join(DTYPE_BYTES)}")
 
-    @property
-    def family(self) -> Any:
-        from tlbench.backends.kernels.fa_family import FLASH_ATTENTION
-
-        return FLASH_ATTENTION
+    family: ClassVar[Any]  # the family object: bound where it is defined (family.py imports this module, not back)
 
     @property
     def num_kv_heads(self) -> int:

@@ -17,7 +17,7 @@ from typing import Mapping, Sequence
 from tlbench.harness.core.cases import Case
 from tlbench.harness.core.sweep import Sweep
 
-from tlbench.backends.kernels.fa_types import FaConfig, FaVendorCase
+from tlbench.backends.kernels.flash_attention.problem import FaConfig, FaVendorCase
 
 VENDOR_LIBRARIES = {"nvidia": ("sdpa_flash", "sdpa_cudnn", "sdpa_efficient"), "ascend": ("npu_fusion_attention",)}
 

@@ -33,8 +33,8 @@ import torch.nn.functional as F
 
 from tlbench.harness.core.cases import CheckResult
 
-from tlbench.backends.kernels.fa_types import FaProblem
-from tlbench.backends.reference import torch_dtype
+from tlbench.backends.kernels.flash_attention.problem import FaProblem
+from tlbench.backends.kernels.torch_dtypes import torch_dtype
 
 RTOL = 2e-2
 ATOL = 2e-3
