@@ -174,10 +174,11 @@ def splitk_refusal(M, N, K, block_M, block_N, block_K, split_k, dialect, **_):
     return None
 
 
-def inputs(device, M, N, K):
+def inputs(device, M, N, K, dtype):
     import torch
 
-    return [torch.randn(M, K, dtype=torch.float16, device=device), torch.randn(N, K, dtype=torch.float16, device=device)]
+    dtype = getattr(torch, dtype)
+    return [torch.randn(M, K, dtype=dtype, device=device), torch.randn(N, K, dtype=dtype, device=device)]
 
 
 def reference(A, B):
