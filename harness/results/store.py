@@ -214,7 +214,7 @@ def _check_record(path: Path, rec: dict[str, Any]) -> None:
     if not isinstance(samples, list) or not samples:
         raise ResultsError(f"{path}: benchmark {label} has no samples (samples_s is empty)")
     if not all(isinstance(s, (int, float)) and not isinstance(s, bool) and math.isfinite(s) and s >= 0 for s in samples):
-        raise ResultsError(f"{path}: benchmark {label} has a sample that is not a non-negative number")
+        raise ResultsError(f"{path}: benchmark {label} has a sample that is not a non-negative number (field samples_s)")
     try:
         record_fields.check_record(path, str(label), rec)
     except record_fields.FieldError as exc:
