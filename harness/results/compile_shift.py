@@ -8,10 +8,11 @@ mean over the items of new/base median probe) and the builds' own CPU seconds' m
 same over the median CPU seconds).  ``honest(shift, probe, cpu, effect)`` then returns the
 shift with the probe's real move in its words, and a shift that is the box's load rather
 than the code as ``NOISY`` (shown, never gated) with that reason: the probe moved by at least
-``LOAD_PROBE_MIN`` one way while the builds' own CPU seconds moved the other way and by less
-than the effect - a loaded box slows the small pure-Python probe and the compiler unequally,
-so dividing by the probe manufactures a move the builds did not make.  A move the CPU
-seconds make themselves (at least the effect) is left to ``run_shift``'s verdict.
+``LOAD_PROBE_MIN`` and the probe-relative move went the other way - a loaded box slows the small pure-Python probe and the compiler unequally,
+so dividing by the probe manufactures a move the builds did not make.  Told apart by: the
+probe-relative move is the other way from the probe's own, and the builds' own CPU seconds
+either moved the probe's way or by less than the effect.  A move the CPU seconds make
+themselves against the probe (at least the effect) is left to ``run_shift``'s verdict.
 """
 
 from __future__ import annotations
@@ -51,12 +52,13 @@ def honest(shift: RunShift, probe: float | None, cpu: float | None, effect: floa
     probe_words = f"{probe:+.1%}" if probe is not None else "an unknown amount"
     cpu_words = f"{cpu:+.1%}" if cpu is not None else "an unknown amount"
     loaded = (probe is not None and cpu is not None and abs(probe) >= LOAD_PROBE_MIN
-              and (probe > 0) != (cpu > 0) and abs(cpu) < effect)
+              and (shift.change > 0) != (probe > 0)  # the probe-relative move is the other way from the probe's
+              and ((cpu > 0) == (probe > 0) or abs(cpu) < effect))  # and the builds' own CPU seconds do not show it
     if loaded:
-        words = (f"{group}: the whole run reads {shift.change:+.1%} in units of the machine probe, but the probe itself moved "
-                 f"{probe_words} while the builds' own CPU seconds moved {cpu_words} (under the {effect:.0%} effect): the box's "
-                 "load changed between the runs, which slows the probe and the compiler unequally - NOISY, not judged "
-                 "(re-run both on a quiet box)")
+        words = (f"{group}: NOISY - the whole run reads {shift.change:+.1%} in units of the machine probe, but the probe itself "
+                 f"moved {probe_words} the other way while the builds' own CPU seconds moved {cpu_words}: the box's load changed "
+                 "between the runs, and load slows the small probe and the compiler unequally, so dividing by the probe made "
+                 "this move (not judged; re-run both on a quiet box)")
         return replace(shift, verdict="NOISY", gates=False, vendor_change=probe, words=words)
     tail = f"the machine probe (divided out of every build) moved {probe_words}, the builds' own CPU seconds {cpu_words}"
     if shift.verdict == "SHIFT":

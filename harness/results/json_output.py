@@ -1,8 +1,8 @@
 """The machine-readable output of ``compare``, ``report`` and ``history show`` (``--json``).
 
-Contract: each function returns a plain-JSON dict of one documented shape (the schemas are
-harness/results/schema/compare-output.schema.json, report-output.schema.json and
-history-output.schema.json); every shape carries ``tlbench_output`` (which command),
+Contract: each function returns a plain-JSON dict of one documented shape (compare's schema is
+harness/results/schema/compare-output.schema.json; the results file's own is
+results.schema.json beside it); every shape carries ``tlbench_output`` (which command),
 ``output_version`` (this shape's version, ``OUTPUT_VERSION``), ``exit_code`` and
 ``exit_reason`` (the one line that says why the gate passed or failed).
 - ``compare_json(comparison, exit_code, inputs)``: the inputs (path, partial marker), verdict
