@@ -163,7 +163,8 @@ def _compare_runs(args: argparse.Namespace) -> int:
     base, new = (load_results(f) for f in args.files)
     gate_options.refuse_partial(base, new, args.accept_partial)
     comparison = compare_runs(base, new, _thresholds(args), args.allow_testbed_mismatch, accept_missing=args.accept_missing)
-    if comparison.compared == 0 and comparison.items and not comparison.has_regression:  # all failed: a regression, exit 1
+    failed = any(i.verdict.value == "FAILED" and i.is_regression for i in comparison.items)
+    if comparison.compared == 0 and comparison.items and not failed:  # all failed: a regression, exit 1
         raise UsageProblem(f"no item of {base.name} was timed in {new.name}: nothing to compare (different suites or cases?)")
     code = EXIT_REGRESSION if comparison.has_regression else EXIT_OK
     if args.json:
@@ -172,7 +173,6 @@ def _compare_runs(args: argparse.Namespace) -> int:
         for line in cli_recover.partial_lines(base) + cli_recover.partial_lines(new):
             print(line)
         report.print_comparison(comparison, _console())
-        print(f"exit {code}: {comparison.exit_reason()}")
     if args.markdown:
         _write_text(args.markdown, report.comparison_markdown(comparison))
     if args.png:

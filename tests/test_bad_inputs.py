@@ -66,7 +66,7 @@ BROKEN_NEW = {
     "probe-all-nan": (_every_record("machine_probe_cpu_s", lambda v: [float("nan")] * len(v)), 2, "machine_probe_cpu_s"),
     "probe-all-zero": (_every_record("machine_probe_cpu_s", lambda v: [0.0] * len(v)), 2, "machine_probe_cpu_s"),
     "probe-a-string": (_record("machine_probe_cpu_s", ["x"] * 5), 2, "machine_probe_cpu_s"),
-    "probe-too-short": (_record("machine_probe_cpu_s", [0.03]), 2, "machine_probe_cpu_s"),
+    "probe-negative": (_record("machine_probe_cpu_s", [-0.03] * 5), 2, "machine_probe_cpu_s"),
     "cpu-samples-negative": (_record("cpu_samples_s", [-1.0] * 5), 2, "cpu_samples_s"),
     "round-robin-a-string": (_record("compile_round_robin", "many"), 2, "compile_round_robin"),
     "summary-a-list": (_record("summary", [1]), 2, "summary"),

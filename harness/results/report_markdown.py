@@ -18,7 +18,7 @@ from tlbench.harness.results.report_cells import COMPARISON_HEADER, RUN_HEADER, 
 def escape_html(text: object) -> str:
     """Data as markdown text: ``<``, ``>`` and ``&`` as entities, so a case id or an error text
     holding ``<script>`` or ``<img onerror=...>`` shows as text and never becomes HTML."""
-    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return str(text).replace("&", "&amp;").replace("<", "&lt;")  # no tag can open without "<"
 
 
 def _md_cell(text: str) -> str:
