@@ -34,7 +34,7 @@ from tlbench.harness.pytest_plugin.terminal import write_summary
 from tlbench.harness.pytest_plugin.progress import PhaseProgress, Progress
 from tlbench.harness.pytest_plugin.inert_cache import InertKeyCache, default_directory
 from tlbench.harness.pytest_plugin.gpu_split import groups_of_nodeids, make_scheduler, worker_count
-from tlbench.harness.pytest_plugin import isolation, journaling
+from tlbench.harness.pytest_plugin import isolation, journaling, results_file
 from tlbench.harness.pytest_plugin.finishing import journal_chunk
 from tlbench.harness.pytest_plugin.item_runner import ItemRunner
 from tlbench.harness.pytest_plugin.commit_info import fill_commit_info
@@ -47,6 +47,7 @@ from tlbench.harness.measure.runner import Outcome
 from tlbench.harness.core.sweep import Sweep
 from tlbench.harness.core.cases import Case
 from tlbench.harness.measure.options import policy_from_options
+from tlbench.harness.measure.option_types import check_devices
 from tlbench.harness.pytest_plugin.xdist_support import (
     KEY_BENCH,
     KEY_MACHINE,
@@ -155,6 +156,8 @@ def pytest_configure(config):
     if hidden is None:
         phase_line = Progress("device timing (items prepared + batches)", suspend=suspend)
         state.phase_progress = PhaseProgress(phase_line, lambda: len(state.phase_items))
+    if hidden is None and not is_controller(config):
+        check_devices(config.getoption("tlbench_devices"), [registry.traits(n) for n in registry.names])
     spread = spread_devices(config, hidden)
     state.spread_devices = max(1, len(spread))
     state.workers = isolation.Workers.from_config(config, registry, spread)
@@ -179,6 +182,7 @@ def pytest_configure(config):
     state.prefetch_lock_path = os.path.join(tempfile.gettempdir(), f"tlbench-prefetch-{run_id}.lock")
     state.journal = journaling.JournalingPlugin(config, state.settings, _outcome_record)
     config.pluginmanager.register(state.journal, "tlbench-journal")
+    config.pluginmanager.register(results_file.ExitStatusNote(state), "tlbench-exit-status")
     if config.pluginmanager.hasplugin("benchmark"):
         for k, plugin in enumerate(MachineInfoOnce().plugins()):
             config.pluginmanager.register(plugin, f"tlbench-machine-info-once-{k}")
@@ -278,6 +282,8 @@ def pytest_collection_finish(session):
     for item in session.items:
         callspec = getattr(item, "callspec", None)
         bench = state.items_by_id.get(callspec.params.get("tlbench_item")) if callspec else None
+        if isinstance(bench, BenchItem):
+            state.collected_ids.append(bench.item_id)
         if isinstance(bench, BenchItem) and bench.kind == "compile":
             state.compile_items.append(bench)
         if isinstance(bench, BenchItem) and bench.kind == "device":
@@ -285,6 +291,10 @@ def pytest_collection_finish(session):
             state.phase_nodes.setdefault(bench.item_id, item)
             if isinstance(bench.case, Case):
                 state.device_items.append(bench)
+    if state.collected_ids and worker_index() is None and not session.config.option.collectonly:
+        note = results_file.set_aside_previous(session.config)  # an earlier run's file never reads as this run's
+        if note:
+            state.file_notes.append(note)
     if getattr(session.config, "workerinput", {}).get("tlbench_cost_groups"):
         state.xdist_groups = groups_of_nodeids([i.nodeid for i in session.items], worker_count())
     if state.workers is not None and not is_controller(session.config):
@@ -335,6 +345,7 @@ def pytest_benchmark_update_json(config, benchmarks, output_json):
         "setup_s": state.setup_s,
         "failed": failed,
         "skipped": skipped,
+        "partial": results_file.partial_note(state, state.exitstatus),
         **(state.journal.json_note() if state.journal else {}),
     }
 
@@ -372,6 +383,8 @@ def _outcome_record(nodeid: str, item: BenchItem, outcome: Outcome) -> dict[str,
 def pytest_sessionfinish(session, exitstatus):
     trace.mark("sessionfinish")
     state = session.config.stash.get(STATE, None)
+    if state is not None and worker_index() is None and results_file.write_if_nothing_timed(session.config, state):
+        state.file_notes.append("[tlbench] no item was timed: the results file holds the failed and skipped items")
     if state is not None and state.workers is not None:
         state.device_phase.cancel()  # every item has reported: no piece is left to start
         state.workers.begin_close()  # the workers exit while the results are written
@@ -387,7 +400,7 @@ def pytest_terminal_summary(terminalreporter):
             terminalreporter.write_line(line)
     if state is None or not state.outcomes:
         return
-    extra = list(state.journal.summary_lines() if state.journal else [])
+    extra = list(state.journal.summary_lines() if state.journal else []) + list(state.file_notes)
     json_path = result_json_path(terminalreporter.config)
     if terminalreporter.config.stash.get(_TABLE_QUIETED, False) and json_path is not None:
         extra.append(f"[tlbench] results: {json_path} (pytest-benchmark's per-item table: -v)")

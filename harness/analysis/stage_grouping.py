@@ -12,6 +12,8 @@ saying what to do) when the document holds no stage-sweep records.  A backend's 
 
 from __future__ import annotations
 
+import json
+
 from tlbench.harness.core.family import FamilyCatalog
 
 from dataclasses import replace
@@ -72,8 +74,9 @@ def _stage_items(doc: Mapping[str, Any], catalog: FamilyCatalog) -> dict[Any, li
         if not isinstance(config, Mapping) or "loop_form" not in config:
             groups.setdefault(None, []).append(rec.get("case_id") or rec.get("name") or "?")
             continue
-        tile = tuple(sorted((k, v) for k, v in config.items() if k not in STAGE_KEYS))
-        problem = tuple(sorted((rec.get("problem") or {}).items()))
+        # canonical JSON: a family's config or problem may hold lists and objects (not hashable as they are)
+        tile = json.dumps({k: v for k, v in config.items() if k not in STAGE_KEYS}, sort_keys=True, default=str)
+        problem = json.dumps(rec.get("problem") or {}, sort_keys=True, default=str)
         key = (rec.get("backend", "?"), rec.get("kernel", "?"), rec.get("label"), problem, tile)
         groups.setdefault(key, []).append(rec)
     return groups

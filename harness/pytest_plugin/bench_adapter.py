@@ -27,6 +27,8 @@ installed; tlbench supports 5.2.x and 5.3.x):
 - ``route_json_write(config, writer)`` makes the session's own ``--benchmark-json`` write
   call ``writer(path, text)`` instead (both versions write through
   ``BenchmarkSession.save_json``), which tlbench uses for an atomic write.
+- ``write_nothing_timed_json(config, writer)``: the JSON pytest-benchmark does not write when
+  no item was timed, built through its own hooks (``get_machine_info``, ``generate_json``).
 - ``stop_session_json(config)``: this process's pytest-benchmark session writes no JSON (an
   xdist worker: the controller writes the merged file).  Touches the private
   ``config._benchmarksession``.
@@ -162,3 +164,25 @@ def quiet_table_by_default(config: Any) -> bool:
         return False
     option.benchmark_quiet = True
     return True
+
+
+def write_nothing_timed_json(config: Any, writer: Callable[[Path, str], None]) -> Path | None:
+    """The ``--benchmark-json`` document of a session that timed nothing, written as
+    pytest-benchmark's ``handle_saving`` would have (its hooks: machine and commit info,
+    ``generate_json``, ``update_json``); pytest-benchmark itself skips the write then.
+    None when pytest-benchmark is off, has no JSON path, or did time something."""
+    session = getattr(config, "_benchmarksession", None)
+    path = result_json_path(config)
+    if session is None or path is None or getattr(session, "benchmarks", None) or getattr(session, "disabled", False):
+        return None
+    machine_info = session.get_machine_info()
+    commit_info = config.hook.pytest_benchmark_generate_commit_info(config=config)
+    config.hook.pytest_benchmark_update_commit_info(config=config, commit_info=commit_info)
+    output_json = config.hook.pytest_benchmark_generate_json(
+        config=config, benchmarks=[], include_data=True, machine_info=machine_info, commit_info=commit_info)
+    config.hook.pytest_benchmark_update_json(config=config, benchmarks=[], output_json=output_json)
+    opened = config.getoption("benchmark_json", None)
+    if hasattr(opened, "close"):  # 5.2.x opened it when parsing the option
+        opened.close()
+    writer(path, _dumps(output_json))
+    return path

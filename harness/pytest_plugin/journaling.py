@@ -87,6 +87,12 @@ class JournalingPlugin:
         self.describe = describe  # (nodeid, BenchItem, Outcome) -> the outcome record
         self.path = journal_path(config)
         self.journal = Journal(self.path) if self.path is not None else None
+        self.repaired = 0  # bytes of a torn last line dropped before this run appended
+        if self.journal is not None and worker_index() is None:
+            self.repaired = self.journal.repair_torn_tail()
+            if self.repaired:
+                print(f"[tlbench] journal {self.path}: its last line was torn (a run killed while writing it); "
+                      f"dropped those {self.repaired} bytes before appending", file=sys.stderr)
         resume = config.getoption("--tlbench-resume")
         self.resume = read_journal(resume) if resume else None
         self.same_file = bool(resume and self.path and Path(resume).resolve() == self.path.resolve())
@@ -235,6 +241,8 @@ class JournalingPlugin:
         lines = []
         if self.path is not None:
             lines.append(f"[tlbench] journal: {self.path}")
+        if self.repaired:
+            lines.append(f"[tlbench] journal: a torn last line ({self.repaired} bytes) was dropped before this run appended")
         if self.resume is not None:
             lines.append(
                 f"[tlbench] resumed from {self.resume.path}: {len(self.reused)} items reused, "

@@ -16,6 +16,7 @@ from tlbench.harness.core.backend_api import BackendOptions
 from tlbench.harness.core.backend_traits import BackendOption, TraitsCatalog
 from tlbench.harness.core.sweep import SCOPES
 from tlbench.harness.measure.options import add_measure_options
+from tlbench.harness.measure.option_types import positive_int
 from tlbench.harness.pytest_plugin import isolation, journaling
 
 
@@ -36,7 +37,7 @@ def pytest_addoption(parser):
         help="quick (default): the small complete story each suite declares, compile items lower only; "
         "smoke: small problems; full: every sweep, compile items time lowering + build",
     )
-    group.addoption("--tlbench-compile-rounds", type=int, default=5,
+    group.addoption("--tlbench-compile-rounds", type=positive_int, default=5,
                     help="cold builds per compile item, taken round-robin over a backend's compile items (default 5)")
     group.addoption("--tlbench-compile-jobs", default="auto", metavar="N|auto",
                     help="compile items timed at a time, each in its own worker process (default auto: half the "

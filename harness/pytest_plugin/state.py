@@ -41,6 +41,9 @@ class TlbenchState:
     selected: list[str] | None = None
     device_items: list[BenchItem] = field(default_factory=list)
     outcomes: list[tuple[str, BenchItem, Outcome]] = field(default_factory=list)
+    collected_ids: list[str] = field(default_factory=list)  # tlbench items left after deselection
+    exitstatus: int | None = None  # the session's, once it finishes (a partial run is marked so)
+    file_notes: list[str] = field(default_factory=list)  # what was done to the results file
     items_by_id: dict[str, BenchItem] = field(default_factory=dict)
     diagnostics: list[SpaceDiagnostics] = field(default_factory=list)
     autotune_path: str | None = None

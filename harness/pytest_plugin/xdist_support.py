@@ -144,8 +144,11 @@ class ControllerCollector:
         return {"tlbench": {"schema_version": SCHEMA_VERSION, "backends": backends}}
 
     def pytest_sessionfinish(self, session, exitstatus) -> None:
-        if result_json_path(self.config) is not None and self.benchmarks:
-            document = merged_document(self.config, self.benchmarks, self._machine_extra(), self._tlbench_json())
+        if result_json_path(self.config) is not None and (self.benchmarks or self.outcomes):  # all failed: still written
+            top = self._tlbench_json()
+            if int(exitstatus) == pytest.ExitCode.INTERRUPTED:
+                top["partial"] = {"reason": "interrupted", "run_ended": False, "items_in_file": len(self.outcomes)}
+            document = merged_document(self.config, self.benchmarks, self._machine_extra(), top)
             write_json(self.config, document, lambda path, text: atomic_write_text(path, text))
 
     @pytest.hookimpl(trylast=True)

@@ -19,7 +19,8 @@ Contract:
   machine's state changing between items.  With 6+ kernels in a group, the robust spread of
   their reference-relative changes is measured and moves under 4 of those SDs are NOISY.
 - Gating: only kernels gate.  ``is_regression`` = SLOWER, or FAILED where the base did not
-  fail.  Vendor items, whole-group drift and modeled-cycle changes are shown, never gated.
+  fail, or MISSING (an item of the base not measured in NEW, a whole backend included) unless
+  ``accept_missing``.  Vendor items, whole-group drift and modeled-cycle changes are shown, never gated.
 - Layout: the rule is judgement.py (rank test) and verdicts.py (rules where the rank test
   cannot decide); what a comparison holds is comparison.py; pairing, in-run references,
   noise floor and whole-run shifts are pairing.py; across backends is compare_backends.py.
@@ -53,6 +54,10 @@ def _index(results: Results, items: Iterable[dict[str, Any]]) -> dict[ItemKey, d
 
 
 def _check_backends(base: Results, new: Results) -> None:
+    """Same backends, or NEW holds some of BASE's (a backend missing from NEW: its items are
+    MISSING, and gate like any other missing item)."""
+    if set(new.backends) and set(new.backends) < set(base.backends):
+        return
     if set(base.backends) != set(new.backends):
         raise CompareError(
             f"different backends: {base.name} has {', '.join(base.backends) or 'none'}, "
@@ -62,7 +67,7 @@ def _check_backends(base: Results, new: Results) -> None:
 
 
 def _testbeds(base: Results, new: Results, allow_mismatch: bool) -> tuple[TestbedPair, ...]:
-    pairs = tuple(TestbedPair(b, base.testbed(b), new.testbed(b)) for b in sorted(base.backends))
+    pairs = tuple(TestbedPair(b, base.testbed(b), new.testbed(b)) for b in sorted(set(base.backends) & set(new.backends)))
     for pair in pairs:
         if pair.differences and not allow_mismatch:
             raise CompareError(
@@ -136,7 +141,8 @@ def _unpaired(key, rec, verdict, gates, detail, thresholds) -> ItemComparison:
 
 
 def compare_runs(
-    base: Results, new: Results, thresholds: Thresholds | None = None, allow_testbed_mismatch: bool = False
+    base: Results, new: Results, thresholds: Thresholds | None = None, allow_testbed_mismatch: bool = False,
+    accept_missing: bool = False,
 ) -> RunComparison:
     thresholds = thresholds or Thresholds()
     _check_backends(base, new)
@@ -150,7 +156,7 @@ def compare_runs(
         f"{b}: vendor library differs ({old} -> {now}); ratios to the vendor item not used"
         for b, (old, now) in libraries.items()
         if old != now
-    ]
+    ] + [f"backend {b}: not in {new.name} at all (every item of it MISSING)" for b in sorted(set(base.backends) - set(new.backends))]
 
     references = {
         key: in_run_reference(paired, key, vendor_ok=len(set(libraries.get(key.backend, (None, None)))) == 1)
@@ -177,9 +183,9 @@ def compare_runs(
             items.append(_unpaired(key, base_rec, Verdict.FAILED, not is_vendor(base_rec), detail, thresholds))
         elif key in new_skipped:
             detail = f"skipped in new: {first_line(new_skipped[key].get('reason'))}"
-            items.append(_unpaired(key, base_rec, Verdict.MISSING, False, detail, thresholds))
-        else:
-            items.append(_unpaired(key, base_rec, Verdict.MISSING, False, "not in new", thresholds))
+            items.append(_unpaired(key, base_rec, Verdict.MISSING, not accept_missing, detail, thresholds))
+        else:  # not measured: gates unless the caller accepts a narrower run
+            items.append(_unpaired(key, base_rec, Verdict.MISSING, not accept_missing, "not in new", thresholds))
     for key, fail in new_failed.items():
         if key in base_timed:
             continue

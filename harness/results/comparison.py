@@ -3,8 +3,8 @@ the schedule-model changes, whole-run shifts, the testbeds side by side, all in 
 ``RunComparison``.
 
 Contract: frozen dataclasses; ``RunComparison`` answers the gate (``regressions``,
-``has_regression``: SLOWER, or FAILED where the base did not fail, of items that gate, or a
-gating whole-run shift) and counts verdicts.  ``CompareError`` is two inputs that cannot be
+``has_regression``: SLOWER, FAILED where the base did not fail, or MISSING, of items that
+gate, or a gating whole-run shift; ``exit_reason()`` says which in one line) and counts verdicts.  ``CompareError`` is two inputs that cannot be
 compared (one line why).  Built by compare.py; judged by judgement.py and verdicts.py.
 """
 
@@ -52,7 +52,7 @@ class ItemComparison:
 
     @property
     def is_regression(self) -> bool:
-        return self.gates and self.verdict in (Verdict.SLOWER, Verdict.FAILED)
+        return self.gates and self.verdict in (Verdict.SLOWER, Verdict.FAILED, Verdict.MISSING)
 
 
 @dataclass(frozen=True)
@@ -119,6 +119,26 @@ class RunComparison:
     @property
     def has_regression(self) -> bool:
         return bool(self.regressions) or bool(self.gating_shifts)
+
+    @property
+    def missing(self) -> list[ItemComparison]:
+        """Items of the base not measured in the new run that gate (not accepted)."""
+        return [i for i in self.items if i.verdict is Verdict.MISSING and i.gates]
+
+    def exit_reason(self) -> str:
+        """One line: why the gate passes or fails."""
+        if not self.has_regression:
+            return "no regression"
+        counts: dict[str, int] = {}
+        for item in self.regressions:
+            counts[item.verdict.value] = counts.get(item.verdict.value, 0) + 1
+        parts = [f"{n} {v}" for v, n in sorted(counts.items())]
+        if self.gating_shifts:
+            parts.append(f"{len(self.gating_shifts)} whole-run shift{'s' if len(self.gating_shifts) != 1 else ''}")
+        reason = "regression: " + ", ".join(parts)
+        if self.missing:
+            reason += f" ({len(self.missing)} items of the base were not measured; --accept-missing accepts a narrower run)"
+        return reason
 
     @property
     def compared(self) -> int:

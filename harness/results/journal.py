@@ -4,7 +4,8 @@ Contract:
 - ``Journal(path).append(entry)`` writes ``entry`` as one JSON line with a single
   ``os.write`` on an ``O_APPEND`` descriptor and ``fsync``s before returning, so a run killed
   at any moment (``kill -9``, a CI timeout) keeps every line it finished; several processes
-  (pytest-xdist workers) may append to one journal.  ``append_many(entries)`` writes several
+  (pytest-xdist workers) may append to one journal.  ``repair_torn_tail()`` drops a torn last
+  line before a run appends to an existing journal (the plugin does, and says so).  ``append_many(entries)`` writes several
   lines the same way, with one ``write`` and one ``fsync`` (a device-phase chunk's items).  A torn last line is ignored on reading.
 - Line types (key ``type``): ``run`` (once per process: pytest-benchmark's machine and
   commit info, the tlbench run settings), ``collected`` (the item ids the run will
@@ -58,6 +59,34 @@ class Journal:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+
+    def repair_torn_tail(self) -> int:
+        """Drop a torn last line (a run killed while writing it: no newline at the end), so the
+        next line starts on a line of its own; returns the bytes dropped (0: nothing torn)."""
+        if not self.path.is_file():
+            return 0
+        with self.path.open("rb+") as fh:
+            size = fh.seek(0, os.SEEK_END)
+            if size == 0:
+                return 0
+            fh.seek(size - 1)
+            if fh.read(1) == b"\n":
+                return 0
+            keep, step = 0, 1 << 16
+            position = size
+            while position > 0:  # the last newline, read backwards in blocks
+                start = max(0, position - step)
+                fh.seek(start)
+                block = fh.read(position - start)
+                found = block.rfind(b"\n")
+                if found >= 0:
+                    keep = start + found + 1
+                    break
+                position = start
+            fh.truncate(keep)
+            fh.flush()
+            os.fsync(fh.fileno())
+        return size - keep
 
     def append(self, entry: dict[str, Any]) -> None:
         self.append_many([entry])

@@ -36,6 +36,7 @@ from tlbench.harness.results.compare import compare_runs
 from tlbench.harness.results.comparison import CompareError, RunComparison
 from tlbench.harness.results.judgement import Thresholds
 from tlbench.harness.results.report import comparison_markdown, md_table
+from tlbench.harness.results.report_markdown import escape_html
 from tlbench.harness.results.store import (
     Results,
     ResultsError,
@@ -205,7 +206,7 @@ def nightly_markdown(runs: Sequence[SuiteRun], gates: Sequence[BackendGate], exi
         if gate.comparison is not None:
             out.append(comparison_markdown(gate.comparison, title=title))
         else:
-            out += [f"### {title}", "", f"{':warning: ' if gate.unusable else ''}{gate.problem}", ""]
+            out += [f"### {title}", "", f"{':warning: ' if gate.unusable else ''}{escape_html(gate.problem)}", ""]
     if not gates:
         out.append("No suite left usable results: nothing was compared.")
     return "\n".join(out) + "\n"

@@ -27,12 +27,15 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from tlbench.harness.core.described import DescribedProblem, described, stage_facts
+from tlbench.harness.core.record_reader import RecordReader
 from tlbench.harness.results.error_text import failure_line
 from tlbench.harness.results.table import format_seconds
 
 FORM_ORDER = ("s0", "s1", "s2", "s3", "s4", "s5", "s6", "manual", "serial")
 FLAGS = ("DRIFT", "CAPPED")
 MAX_FAILURE_LINES = 5
+STAGE_KEYS = ("loop_form", "num_stages")  # the pipeline-depth axis: the columns, not the row
+TILE_KEY = "_summary_tile"  # set on each record's copy by _blocks (the family's words for its tile)
 
 
 def _form(config: dict[str, Any], record: dict[str, Any] | None = None) -> str:
@@ -44,41 +47,52 @@ def _form(config: dict[str, Any], record: dict[str, Any] | None = None) -> str:
     return str(config.get("loop_form") or "?")
 
 
+def _plain(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(_plain(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{k}:{_plain(v)}" for k, v in value.items()) + "}"
+    return str(value)
+
+
 def _tile(config: dict[str, Any], record: dict[str, Any] | None = None) -> str:
-    if record is not None and described(record):
-        return stage_facts(config).tile
-    dims = [config.get(k) for k in ("block_M", "block_N", "block_K") if config.get(k) is not None]
-    text = "x".join(str(d) for d in dims) or "?"
-    if config.get("threads"):
-        text += f" t{config['threads']}"
-    for key, tag in (("num_cores", "c"), ("group_m", "g")):
-        if config.get(key):
-            text += f" {tag}{config[key]}"
-    if config.get("stage_output"):
-        text += " so"
-    if config.get("enable_offset"):
-        text += " offset"
-    for key, value in sorted(config.items()):  # a family's named variants (e.g. which kernel body): a row each
-        if isinstance(value, str) and key != "loop_form":
-            text += f" {value}"
-    return text
+    """The config without its place on the pipeline-depth axis: the family's own words
+    (``StagePoint.tile``) where the family can read the record, else every config value but
+    ``loop_form`` / ``num_stages`` as ``key=value`` - no family's field names are known here."""
+    if record is not None and record.get(TILE_KEY):
+        text = str(record[TILE_KEY])
+        words = set(text.split())
+        for key, value in sorted(config.items()):  # a named variant (e.g. which kernel body): a row of its own
+            if isinstance(value, str) and key not in STAGE_KEYS and value not in words:
+                text += f" {value}"
+        return text
+    shown = [f"{k}={_plain(v)}" for k, v in config.items() if k not in STAGE_KEYS and v not in (None, False)]
+    return " ".join(shown) or "?"
 
 
 def _is_vendor(record: dict[str, Any]) -> bool:
     return record.get("config") is None and "problem" in record
 
 
-def _problem_label(record: dict[str, Any]) -> str:
+def _read(reader: RecordReader, record: dict[str, Any]) -> Any:
+    try:
+        return reader.read(record)
+    except Exception:  # noqa: BLE001 - a family not installed, or a record it cannot read: the generic words
+        return None
+
+
+def _problem_label(record: dict[str, Any], read: Any) -> str:
+    """The record's problem id: as the store read it, else read through its family, else the
+    case id up to its label (``<problem_id>[-<label>]-<config_id>``, the vendor suffix last)."""
+    if isinstance(record.get("problem_id"), str):
+        return record["problem_id"]
+    if read is not None:
+        return read.problem_id
     case_id = str(record.get("case_id", "?"))
     if described(record):  # its problem id is derived from its values, not cut from its case id
         return DescribedProblem(str(record.get("family")), record.get("problem") or {}).problem_id
-    if _is_vendor(record):
-        return case_id.rsplit("-", 1)[0]
     if record.get("label") and f"-{record['label']}-" in case_id:
         return case_id[: case_id.index(f"-{record['label']}-")]
-    for marker in ("-bm", "-bq"):
-        if marker in case_id:
-            return case_id[: case_id.index(marker)]
     return case_id.rsplit("-", 1)[0]
 
 
@@ -147,7 +161,7 @@ def _device_block(block: _Block) -> list[str]:
     forms, rows = _grid(block.timed, cell)
     lines = _render_grid(forms, rows, "device time (median)")
     best_config = best.get("config") or {}
-    parts = [f"best {_tile(best_config, best)} {_form(best_config, best)}: {format_seconds(_median(best))}"]
+    parts = [f"best {_tile(best_config, best)} {_form(best_config)}: {format_seconds(_median(best))}"]
     tflops = (best.get("throughput") or {}).get("tflops")
     if tflops:
         parts.append(f"{tflops:.1f} TFLOP/s")
@@ -179,7 +193,7 @@ def _model_block(block: _Block) -> list[str]:
     lines = _render_grid(forms, rows, "K-loop II, cycles (model)")
     if best is not None:
         config = best.get("config") or {}
-        lines.append(f"  best by the model: {_tile(config, best)} {_form(config, best)}, {cycles(best)} modeled cycles per core (model, not a time)")
+        lines.append(f"  best by the model: {_tile(config, best)} {_form(config)}, {cycles(best)} modeled cycles per core (model, not a time)")
     for rec in block.compiled:
         overlap = ((rec.get("plan") or {}).get("schedule_model") or {}).get("core_pipelining") or {}
         if overlap.get("applicable"):
@@ -189,7 +203,7 @@ def _model_block(block: _Block) -> list[str]:
                 if overlap.get("overlaps")
                 else "no overlap: tile t+1's Cube work starts after tile t's Vector work"
             )
-            lines.append(f"  Cube/Vector {_tile(config, rec)} {_form(config, rec)}: {verdict}, tile-loop II {overlap['tile_loop_ii_cycles']} vs span {overlap['tile_loop_span_cycles']} (model)")
+            lines.append(f"  Cube/Vector {_tile(config, rec)} {_form(config)}: {verdict}, tile-loop II {overlap['tile_loop_ii_cycles']} vs span {overlap['tile_loop_span_cycles']} (model)")
     return lines
 
 
@@ -208,12 +222,16 @@ def _plan_block(block: _Block) -> list[str]:
 def _blocks(records: Iterable[dict[str, Any]]) -> tuple[list[_Block], Counter]:
     blocks: dict[tuple[str, str], _Block] = {}
     skips: Counter = Counter()
+    reader = RecordReader()
     for rec in records:
         status = rec.get("status", "timed")
         if status == "skipped":
             skips[(rec.get("kind", "?"), str(rec.get("reason")))] += 1
             continue
-        key = (str(rec.get("backend")), _problem_label(rec))
+        read = _read(reader, rec)
+        if read is not None and read.stage is not None:
+            rec = {**rec, TILE_KEY: read.stage.tile}
+        key = (str(rec.get("backend")), _problem_label(rec, read))
         block = blocks.setdefault(key, _Block(*key))
         if status == "failed":
             block.failed.append(rec)

@@ -3,7 +3,9 @@
 Contract: ``open_history(path)`` returns a ``sqlite3.Connection`` to an SQLite file (stdlib
 ``sqlite3``, no server) whose schema is at ``SCHEMA_VERSION``: a new file is created, an
 older one is migrated forward in one transaction per step, and a file written by a newer
-tlbench raises ``HistoryError`` (never touched).  The connection is in WAL mode with a
+tlbench raises ``HistoryError`` (never touched).  ``open_history(path, create=False)`` is
+``open_history_read_only``: the read commands (show, compare --history, dashboard) open the
+file with SQLite's ``mode=ro`` and never create, migrate or switch it to WAL.  The connection is in WAL mode with a
 busy timeout (and the switch to WAL asked again while SQLite refuses it at once:
 ``switch_to_wal``), so two processes (two nightly jobs) can write to one file: writers take the
 write lock with ``BEGIN IMMEDIATE`` (``write_transaction``) and wait for each other rather
@@ -161,6 +163,8 @@ def migrate(conn: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
 def open_history(path: str | Path, create: bool = True, target: int = SCHEMA_VERSION) -> sqlite3.Connection:
     """A connection to the history file at ``path`` with the schema at ``target``."""
     where = Path(path)
+    if not create:
+        return open_history_read_only(where)
     if where.is_dir():
         raise HistoryError(f"{where}: is a directory; --history takes a database file (e.g. {DEFAULT_HISTORY})")
     if not where.exists():
@@ -177,5 +181,39 @@ def open_history(path: str | Path, create: bool = True, target: int = SCHEMA_VER
         migrate(conn, target)
     except sqlite3.DatabaseError as exc:
         raise HistoryError(f"{where}: not a usable SQLite history database ({exc}); pass another --history file") from None
+    conn.row_factory = sqlite3.Row
+    return conn
+
+
+TLBENCH_TABLES = frozenset({"runs", "testbeds", "items"})
+
+
+def open_history_read_only(path: str | Path) -> sqlite3.Connection:
+    """A read-only connection (``mode=ro``) for the commands that only read: the file is never
+    created, migrated or switched to WAL.  A file that is not a tlbench history database at
+    this schema version (empty, another program's SQLite file, an older or newer schema) is
+    ``HistoryError``, and stays byte for byte as it was."""
+    where = Path(path)
+    if where.is_dir():
+        raise HistoryError(f"{where}: is a directory; --history takes a database file (e.g. {DEFAULT_HISTORY})")
+    if not where.exists():
+        raise HistoryError(f"{where}: no such history database; make one with `tlbench history add RUN.json`")
+    if where.stat().st_size == 0:
+        raise HistoryError(f"{where}: empty file, not a tlbench history database; make one with `tlbench history add RUN.json`")
+    try:
+        conn = sqlite3.connect(f"{where.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        version = schema_version(conn)
+    except sqlite3.DatabaseError as exc:
+        raise HistoryError(f"{where}: not a usable SQLite history database ({exc}); pass another --history file") from None
+    if not TLBENCH_TABLES <= tables:
+        conn.close()
+        raise HistoryError(f"{where}: an SQLite file but not a tlbench history database (no {', '.join(sorted(TLBENCH_TABLES - tables))} "
+                           "table); pass the file `tlbench history add` writes")
+    if version != SCHEMA_VERSION:
+        conn.close()
+        newer = version > SCHEMA_VERSION
+        raise HistoryError(f"{where}: history schema version {version}, this tlbench reads {SCHEMA_VERSION}; "
+                           + ("upgrade tlbench" if newer else "run `tlbench history add` on it once to migrate it") + " (a read command never changes the file)")
     conn.row_factory = sqlite3.Row
     return conn
