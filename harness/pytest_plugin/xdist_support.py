@@ -127,7 +127,7 @@ class ControllerCollector:
             "skipped": [o for o in self.outcomes if o.get("status") == "skipped"],
         }
 
-    def _machine_extra(self) -> dict[str, Any]:
+    def machine_extra(self) -> dict[str, Any]:
         backends = {}
         for name, per_worker in self.machines.items():
             infos = list(per_worker.values())
@@ -145,7 +145,7 @@ class ControllerCollector:
 
     def pytest_sessionfinish(self, session, exitstatus) -> None:
         if result_json_path(self.config) is not None and self.benchmarks:
-            document = merged_document(self.config, self.benchmarks, self._machine_extra(), self._tlbench_json())
+            document = merged_document(self.config, self.benchmarks, self.machine_extra(), self._tlbench_json())
             write_json(self.config, document, lambda path, text: atomic_write_text(path, text))
 
     @pytest.hookimpl(trylast=True)
