@@ -1,6 +1,6 @@
 """Install tlbench into the current Python, without dragging in a multi-GB CUDA torch.
 
-Usage: ``python3 -m harness.bootstrap [--dev] [--nvidia] [--dry-run] [--torch-index URL]``, or
+Usage: ``python3 -m harness.bootstrap [--dev] [--extra NAME] [--dry-run] [--torch-index URL]``, or
 ``python3 -m harness.bootstrap --link DIR`` to use this source tree without installing it.
 
 Contract: stdlib only (it runs before anything is installed).  tilelang depends on a bare
@@ -15,8 +15,8 @@ CUDA build (about fifteen ``nvidia-*`` wheels, several GB).  So:
   The index is left out when pip's own configuration already holds that wheel without any
   index (a local wheel in ``find-links``: ``cpu_wheel_at_hand`` asks pip, ``--no-index``,
   installing nothing), so a box with no route to PyTorch's index resolves from its wheel.
-``--dev`` adds the test tools (pytest-xdist, pyyaml); ``--nvidia`` the NVIDIA extras
-(``nvidia-ml-py``, read by the GPU clock and power checks).
+``--dev`` adds the test tools (pytest-xdist, pyyaml); ``--extra NAME`` (repeatable) another
+extra of pyproject.toml, e.g. a backend's (the GPU backend's NVML bindings).
 
 ``--link DIR`` installs nothing: it makes ``DIR/tlbench`` a package of links into this tree
 (``harness/`` as ``tlbench.harness``, ``backends/`` as ``tlbench.backends``) and writes a
@@ -45,9 +45,9 @@ CPU_INDEX = "https://download.pytorch.org/whl/cpu"  # PyTorch's CPU wheel index
 
 
 def pip_command(have_torch: bool, dev: bool, editable: bool = True, torch_index: str | None = CPU_INDEX,
-                nvidia: bool = False) -> list[str]:
+                more_extras: tuple[str, ...] = ()) -> list[str]:
     """The one pip call; ``torch_index`` is added only when torch is to be installed."""
-    extras = [name for name, wanted in (("cpu-torch", not have_torch), ("dev", dev), ("nvidia", nvidia)) if wanted]
+    extras = [name for name, wanted in (("cpu-torch", not have_torch), ("dev", dev)) if wanted] + list(more_extras)
     target = f"{ROOT}[{','.join(extras)}]" if extras else str(ROOT)
     index = ["--extra-index-url", torch_index] if torch_index and not have_torch else []
     return [sys.executable, "-m", "pip", "install", "--disable-pip-version-check", "-q", *index,
@@ -108,7 +108,8 @@ def _scripts(pyproject: Path) -> dict[str, str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python3 -m harness.bootstrap", description=__doc__.splitlines()[0])
     parser.add_argument("--dev", action="store_true", help="also install the test tools")
-    parser.add_argument("--nvidia", action="store_true", help="also install the NVIDIA extras (nvidia-ml-py)")
+    parser.add_argument("--extra", action="append", default=[], metavar="NAME",
+                        help="also install this extra of pyproject.toml (repeatable)")
     parser.add_argument("--torch-index", metavar="URL", default=CPU_INDEX,
                         help=f"where the CPU torch wheel comes from when no torch is installed (default {CPU_INDEX})")
     parser.add_argument("--dry-run", action="store_true", help="print the pip command only")
@@ -120,7 +121,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     have_torch = importlib.util.find_spec("torch") is not None
     local = not have_torch and cpu_wheel_at_hand()
-    cmd = pip_command(have_torch, args.dev, torch_index=None if local else args.torch_index, nvidia=args.nvidia)
+    cmd = pip_command(have_torch, args.dev, torch_index=None if local else args.torch_index,
+                      more_extras=tuple(args.extra))
     if have_torch:
         print("torch found: leaving it alone (a CUDA torch installed first stays)", flush=True)
     else:

@@ -23,7 +23,7 @@ def test_a_box_whose_pip_holds_the_cpu_wheel_asks_no_extra_index():
 
 
 def test_existing_torch_is_left_alone():
-    cmd = pip_command(have_torch=True, dev=False, nvidia=True)
+    cmd = pip_command(have_torch=True, dev=False, more_extras=("nvidia",))
     assert cmd == [*PIP, "-e", f"{ROOT}[nvidia]"]  # no torch pin, no torch index
 
 
