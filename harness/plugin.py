@@ -32,6 +32,7 @@ from tlbench.harness.pytest_plugin.machine_info import MachineInfoOnce, add_spre
 from tlbench.harness.pytest_plugin.bench_adapter import benchmark_entry, quiet_table_by_default, restore_table, result_json_path, stop_session_json
 from tlbench.harness.pytest_plugin.compare_machine import MachineCompare
 from tlbench.harness.pytest_plugin.manners import has_tlbench_item, register_machine_compare, skip_without_benchmark
+from tlbench.harness.pytest_plugin.run_marks import test_only_settings
 from tlbench.harness.pytest_plugin.terminal import write_summary
 from tlbench.harness.pytest_plugin.progress import PhaseProgress, Progress
 from tlbench.harness.pytest_plugin.inert_cache import InertKeyCache, default_directory
@@ -151,6 +152,7 @@ def pytest_configure(config):
         device_progress=None if hidden is not None else Progress("device items", suspend=suspend),
         autotune_path=config.getoption("--tlbench-autotune"),
         inert_cache=InertKeyCache(Path(config.getoption("--tlbench-cache-dir") or default_directory())),
+        test_only=tuple(test_only_settings(config)),
     )
     if is_controller(config):
         config.pluginmanager.register(ControllerCollector(config, registry.traits), "tlbench-xdist-controller")
@@ -346,6 +348,7 @@ def pytest_benchmark_update_json(config, benchmarks, output_json):
         "input_seed": state.seed,
         "sweeps": state.sweeps,
         "setup_s": state.setup_s,
+        "test_only": list(state.test_only),
         "failed": failed,
         "skipped": skipped,
         **(state.journal.json_note() if state.journal else {}),

@@ -139,3 +139,17 @@ def test_benchmark_compare_on_one_machine_does_not_warn_and_a_changed_backend_do
     other = _pytest(project, "suites", "--benchmark-compare")
     assert other.returncode == 0, other.stdout[-3000:]
     assert "machine_info is different" in other.stdout + other.stderr
+
+
+def test_a_test_only_option_marks_the_results_file(project):
+    (project / "conftest.py").write_text(
+        "def pytest_addoption(parser):\n"
+        "    parser.addoption('--mine-test-only-knob', dest='mine_test_only_knob', default=None)\n"
+    )
+    plain = _pytest(project, "suites", "--benchmark-json=plain.json")
+    marked = _pytest(project, "suites", "--benchmark-json=marked.json", "--mine-test-only-knob=7")
+    assert plain.returncode == 0 and marked.returncode == 0, marked.stdout[-3000:] + marked.stderr[-3000:]
+    assert json.loads((project / "plain.json").read_text())["tlbench"]["test_only"] == []
+    assert json.loads((project / "marked.json").read_text())["tlbench"]["test_only"] == ["mine_test_only_knob=7"]
+    runs = [json.loads(line) for line in (project / "marked.journal.jsonl").read_text().splitlines()]
+    assert runs[0]["type"] == "run" and runs[0]["tlbench"]["test_only"] == ["mine_test_only_knob=7"]  # a recovery keeps it

@@ -119,10 +119,12 @@ class ControllerCollector:
 
     def _tlbench_json(self) -> dict[str, Any]:
         from tlbench.harness.core.record import SCHEMA_VERSION
+        from tlbench.harness.pytest_plugin.run_marks import test_only_settings
 
         return {
             "schema_version": SCHEMA_VERSION,
             "xdist_workers": self.config.getoption("numprocesses", None),
+            "test_only": test_only_settings(self.config),
             "failed": [o for o in self.outcomes if o.get("status") == "failed"],
             "skipped": [o for o in self.outcomes if o.get("status") == "skipped"],
         }
