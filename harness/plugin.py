@@ -29,7 +29,10 @@ from tlbench.harness.pytest_plugin.state import KINDS, STATE, TlbenchState
 from tlbench.harness.pytest_plugin.autotune import autotune_lines, write_best_configs
 from tlbench.harness.pytest_plugin.spread import largest_problem_first, spread_devices
 from tlbench.harness.pytest_plugin.machine_info import MachineInfoOnce, add_spread_devices, fill_machine_info
-from tlbench.harness.pytest_plugin.bench_adapter import benchmark_entry, quiet_table_by_default, result_json_path, stop_session_json
+from tlbench.harness.pytest_plugin.bench_adapter import benchmark_entry, quiet_table_by_default, restore_table, result_json_path, stop_session_json
+from tlbench.harness.pytest_plugin.compare_machine import MachineCompare
+from tlbench.harness.pytest_plugin.manners import has_tlbench_item, register_machine_compare, skip_without_benchmark
+from tlbench.harness.pytest_plugin.run_marks import test_only_settings
 from tlbench.harness.pytest_plugin.terminal import write_summary
 from tlbench.harness.pytest_plugin.progress import PhaseProgress, Progress
 from tlbench.harness.pytest_plugin.inert_cache import InertKeyCache, default_directory
@@ -68,6 +71,7 @@ _HIDDEN_WORKER = pytest.StashKey[str]()
 _CONTROLLER_ONLY = pytest.StashKey[bool]()
 _OWN_SCHEDULER = pytest.StashKey[bool]()
 _TABLE_QUIETED = pytest.StashKey[bool]()  # pytest-benchmark's table turned off by default (bench_adapter)
+_MACHINE_COMPARE = pytest.StashKey[MachineCompare]()  # --benchmark-compare's machine check, made at session end
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -149,6 +153,7 @@ def pytest_configure(config):
         device_progress=None if hidden is not None else Progress("device items", suspend=suspend),
         autotune_path=config.getoption("--tlbench-autotune"),
         inert_cache=InertKeyCache(Path(config.getoption("--tlbench-cache-dir") or default_directory())),
+        test_only=tuple(test_only_settings(config)),
     )
     if is_controller(config):
         config.pluginmanager.register(ControllerCollector(config, registry.traits), "tlbench-xdist-controller")
@@ -180,12 +185,15 @@ def pytest_configure(config):
     )
     run_id = getattr(config, "workerinput", {}).get("testrunuid", str(os.getpid()))
     state.prefetch_lock_path = os.path.join(tempfile.gettempdir(), f"tlbench-prefetch-{run_id}.lock")
-    state.journal = journaling.JournalingPlugin(config, state.settings, _outcome_record)
+    state.journal = journaling.JournalingPlugin(config, state.settings, _outcome_record, ran_items=lambda: bool(state.outcomes))
     config.pluginmanager.register(state.journal, "tlbench-journal")
     config.pluginmanager.register(results_file.ExitStatusNote(state), "tlbench-exit-status")
     if config.pluginmanager.hasplugin("benchmark"):
         for k, plugin in enumerate(MachineInfoOnce().plugins()):
             config.pluginmanager.register(plugin, f"tlbench-machine-info-once-{k}")
+    machine_compare = register_machine_compare(config, registry)  # before pytest-benchmark (trylast) compares
+    if machine_compare is not None:
+        config.stash[_MACHINE_COMPARE] = machine_compare
     _start_workers_early(config, state, at_configure=True)  # named backends: imports and device start overlap collection
 
 
@@ -259,6 +267,7 @@ def pytest_collection_modifyitems(session, config, items):
     state = config.stash.get(STATE, None)
     if state is None:
         return
+    skip_without_benchmark(config, items)
     empty = [
         i
         for i in items
@@ -278,6 +287,10 @@ def pytest_collection_finish(session):
     state = session.config.stash.get(STATE, None)
     if state is None:
         return
+    quieted = session.config.stash.get(_TABLE_QUIETED, False)
+    if quieted and not is_controller(session.config) and not has_tlbench_item(session.items):
+        restore_table(session.config)  # no tlbench item: pytest-benchmark's table as it shows it
+        session.config.stash[_TABLE_QUIETED] = False
     trace.mark("collected", items=len(session.items))
     for item in session.items:
         callspec = getattr(item, "callspec", None)
@@ -317,9 +330,10 @@ def tlbench(request, benchmark, tlbench_item):
     return ItemRunner(request, benchmark, state.items_by_id[tlbench_item], state)
 
 
-# -- pytest-benchmark hooks ----------------------------------------------------------------
+# -- pytest-benchmark hooks (optional: a run with ``-p no:benchmark`` has no such hooks) --------
 
 
+@pytest.hookimpl(optionalhook=True)
 def pytest_benchmark_update_machine_info(config, machine_info):
     state = config.stash.get(STATE, None)
     if state is not None:
@@ -328,6 +342,7 @@ def pytest_benchmark_update_machine_info(config, machine_info):
             add_spread_devices(machine_info, {n: state.workers.device_infos(n) for n in state.registry.loaded()})
 
 
+@pytest.hookimpl(optionalhook=True)
 def pytest_benchmark_update_json(config, benchmarks, output_json):
     state = config.stash.get(STATE, None)
     if state is None or not state.outcomes:
@@ -343,6 +358,7 @@ def pytest_benchmark_update_json(config, benchmarks, output_json):
         "input_seed": state.seed,
         "sweeps": state.sweeps,
         "setup_s": state.setup_s,
+        "test_only": list(state.test_only),
         "failed": failed,
         "skipped": skipped,
         "partial": results_file.partial_note(state, state.exitstatus),
@@ -390,6 +406,10 @@ def pytest_sessionfinish(session, exitstatus):
         state.workers.begin_close()  # the workers exit while the results are written
     if state is not None and state.autotune_path and worker_index() is None:
         write_best_configs(session.config, state)
+    machine_compare = session.config.stash.get(_MACHINE_COMPARE, None)
+    if machine_compare is not None and worker_index() is None:
+        collector = session.config.pluginmanager.getplugin("tlbench-xdist-controller")
+        machine_compare.finish(session.config, collector.machine_extra() if collector is not None else {})
 
 
 @pytest.hookimpl(trylast=True)
@@ -410,6 +430,7 @@ def pytest_terminal_summary(terminalreporter):
     write_summary(terminalreporter, records, state.setup_s, state.registry.traits, extra)
 
 
+@pytest.hookimpl(optionalhook=True)
 def pytest_benchmark_update_commit_info(config, commit_info):
     """Complete pytest-benchmark's git commit info (see pytest_plugin.commit_info)."""
     fill_commit_info(commit_info, Path(__file__).resolve().parents[1])

@@ -24,9 +24,10 @@ installed; tlbench supports 5.2.x and 5.3.x):
   (``config.option.benchmark_json`` is an open binary file), 5.3.x with ``pathlib.Path``.
 - ``write_json(config, document, writer)``: write a whole document there ourselves (the
   merged xdist file), closing 5.2.x's open file first; ``writer(path, text)`` does the write.
-- ``route_json_write(config, writer)`` makes the session's own ``--benchmark-json`` write
-  call ``writer(path, text)`` instead (both versions write through
-  ``BenchmarkSession.save_json``), which tlbench uses for an atomic write.
+- ``route_json_write(config, writer, applies)`` makes the session's own ``--benchmark-json``
+  write call ``writer(path, text)`` instead (both versions write through
+  ``BenchmarkSession.save_json``) when ``applies()`` says so at write time, which tlbench
+  uses for an atomic write; otherwise pytest-benchmark writes it its own way.
 - ``write_nothing_timed_json(config, writer)``: the JSON pytest-benchmark does not write when
   no item was timed, built through its own hooks (``get_machine_info``, ``generate_json``).
 - ``stop_session_json(config)``: this process's pytest-benchmark session writes no JSON (an
@@ -38,6 +39,9 @@ installed; tlbench supports 5.2.x and 5.3.x):
   that the table carries - by setting the public ``--benchmark-quiet`` option before
   pytest-benchmark's own ``pytest_configure`` (``trylast``) builds its session.  Its
   warnings and ``--benchmark-compare-fail`` are unaffected.  Returns whether it did.
+  ``restore_table(config)`` undoes that on the built session (a run with no tlbench item:
+  the table and info lines as pytest-benchmark shows them); it sets the session's ``quiet``
+  and its logger's level.
 """
 
 from __future__ import annotations
@@ -109,15 +113,18 @@ def _dumps(document: dict[str, Any]) -> str:
     return safe_dumps(document, ensure_ascii=True, indent=4)
 
 
-def route_json_write(config: Any, writer: Callable[[Path, str], None]) -> bool:
+def route_json_write(config: Any, writer: Callable[[Path, str], None], applies: Callable[[], bool] = lambda: True) -> bool:
     """True when the session's ``--benchmark-json`` write now goes through ``writer``."""
     session = getattr(config, "_benchmarksession", None)
     path = result_json_path(config)
     if session is None or path is None or not getattr(session, "json", None):
         return False
     opened = session.json
+    own_save = session.save_json
 
     def save_json(output_json: dict[str, Any]) -> None:
+        if not applies():
+            return own_save(output_json)
         if hasattr(opened, "close"):
             opened.close()
         writer(path, _dumps(output_json))
@@ -186,3 +193,14 @@ def write_nothing_timed_json(config: Any, writer: Callable[[Path, str], None]) -
         opened.close()
     writer(path, _dumps(output_json))
     return path
+
+
+def restore_table(config: Any) -> None:
+    config.option.benchmark_quiet = False
+    session = getattr(config, "_benchmarksession", None)
+    if session is None:
+        return
+    from pytest_benchmark.logger import Logger
+
+    session.quiet = False
+    session.logger.level = Logger.NORMAL  # quiet_table_by_default never quiets a verbose run

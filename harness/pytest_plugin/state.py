@@ -68,13 +68,14 @@ class TlbenchState:
     device_done: int = 0
     inert_cache: InertKeyCache | None = None  # the inert-key probe's answers on disk (None: not cached)
     spread_devices: int = 1  # devices this process spreads device items over (--tlbench-devices, no xdist)
+    test_only: tuple[str, ...] = ()  # test-only settings in effect (run_marks.test_only_settings)
 
     def settings(self) -> dict[str, Any]:
         """What a measurement depends on besides code and testbed (journaled with each item)."""
         return {
             "backend_choice": self.backend_choice, "scope": self.scope, "kinds": list(self.kinds),
             "input_seed": self.seed, "compile_rounds": self.compile_rounds, "policy": asdict(self.policy),
-            "compile_jobs": self.compile_phase.jobs,
+            "compile_jobs": self.compile_phase.jobs, "test_only": list(self.test_only),
         }
 
     def to_measure(self, items: list[BenchItem]) -> list[BenchItem]:

@@ -19,8 +19,9 @@ Contract:
 - ``recover_document(contents)`` is a pytest-benchmark JSON document of the journal's items
   (``pytest-benchmark compare`` and ``tlbench compare`` read it); its ``tlbench.partial``
   says whether the run ended and which collected items are missing.
-- ``atomic_write_text(path, text)`` writes a temp file beside ``path``, fsyncs it and
-  renames it over ``path``: a reader sees the old file or the new one, never half of one.
+- ``atomic_write_text(path, text)`` (harness/core/atomic_file.py, re-exported here) writes a
+  temp file beside ``path`` with the user's umask, fsyncs it, renames it over ``path`` and
+  fsyncs the directory: a reader sees the old file or the new one, never half of one.
 """
 
 from __future__ import annotations
@@ -28,11 +29,11 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tlbench.harness.core.atomic_file import atomic_write_text  # noqa: F401  (re-exported: the journal's writers use it)
 from tlbench.harness.core.record import EXTRA_KEY, SCHEMA_VERSION
 
 JOURNAL_VERSION = 1
@@ -58,7 +59,6 @@ class Journal:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
 
     def repair_torn_tail(self) -> int:
         """Drop a torn last line (a run killed while writing it: no newline at the end), so the
@@ -97,7 +97,8 @@ class Journal:
             return
         line = "".join(json.dumps({**e, "at": e.get("at") or _now()}, default=str, separators=(",", ":")) + "\n"
                        for e in entries).encode()
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self.path.parent.mkdir(parents=True, exist_ok=True)  # at the first line: a run that journals nothing makes nothing
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)  # the user's umask decides
         try:
             written = os.write(fd, line)
             while written < len(line):  # a regular file takes it whole; be safe anyway
@@ -202,20 +203,3 @@ def recover_document(contents: JournalContents) -> dict[str, Any]:
         "version": first.get("pytest_benchmark_version") or "unknown",
         EXTRA_KEY: tlbench,
     }
-
-
-def atomic_write_text(path: str | Path, text: str) -> Path:
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(text.encode("utf-8"))
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return target

@@ -11,9 +11,11 @@ busy timeout (and the switch to WAL asked again while SQLite refuses it at once:
 write lock with ``BEGIN IMMEDIATE`` (``write_transaction``) and wait for each other rather
 than fail.  The schema version lives in SQLite's ``user_version``.
 
-Tables (version 2):
+Tables (version 3):
 - ``runs``: one row per ingested results file, keyed by ``run_hash`` (SHA-256 of the file's
-  canonical JSON): its path, pytest-benchmark datetime, commit (id, branch, dirty flag).
+  canonical JSON): its path, pytest-benchmark datetime, commit (id, branch, dirty flag); since
+  version 3 also ``test_only`` (the run's test-only settings as a JSON list, NULL: none
+  recorded) and ``partial`` (1: recovered from an interrupted run's journal, items missing).
 - ``testbeds``: backend, target, accelerator, driver, tilelang and vendor library (torch /
   torch_npu); one row per distinct combination.
 - ``items``: one row per (run, testbed, suite, kind, case id): status (timed / failed /
@@ -29,7 +31,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 DEFAULT_HISTORY = "results/history.sqlite"
 BUSY_TIMEOUT_MS = 60_000
 
@@ -102,7 +104,18 @@ def _v2(conn: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1, _v2)  # index i: version i -> i + 1
+def _v3(conn: sqlite3.Connection) -> None:
+    """What makes a run unfit to stand for a commit: its test-only settings, a partial recovery."""
+    _script(
+        conn,
+        """
+        ALTER TABLE runs ADD COLUMN test_only TEXT;
+        ALTER TABLE runs ADD COLUMN partial INTEGER;
+        """
+    )
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1, _v2, _v3)  # index i: version i -> i + 1
 assert len(MIGRATIONS) == SCHEMA_VERSION
 
 
