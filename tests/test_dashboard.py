@@ -157,7 +157,7 @@ def test_each_mark_of_an_unclean_run_keeps_it_out_of_the_table(tmp_path):
     from tlbench.harness.dashboard.best import best_table
     from tlbench.harness.results.history.schema import open_history
 
-    clean = json.loads((RESULTS / "h200-stages.json").read_text())
+    clean = json.loads((RESULTS / "h200-gemm-stages" / "stages.json").read_text())
     assert clean["commit_info"]["id"] and not clean["commit_info"]["dirty"]
     faster = []
 
