@@ -141,3 +141,25 @@ def test_a_case_crosses_a_process_boundary_by_reference(tmp_path):
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["GenericFamily", "pick", "pick-M64-blk16", "['*']"]
     assert isinstance(case.family, GenericFamily)
+
+
+def test_a_suite_sibling_module_resolves_when_the_suite_is_loaded_outside_pytest(tmp_path):
+    """A tool or worker loads a suite by file without pytest's rootdir on sys.path: the
+    suite's ``"module:attribute"`` strings still find the module beside it."""
+    import subprocess
+    import sys
+
+    (tmp_path / "my_kernel_bits.py").write_text("def flops(M):\n    return 3 * M\n")
+    suite = tmp_path / "test_my_kernel.py"
+    suite.write_text(
+        "from tlbench.backends.kernels.generic import kernel_sweep\n"
+        "SWEEP = kernel_sweep('sibling', 'my_kernel_bits:flops', sizes={'M': 7}, axes={'num_stages': [1]},\n"
+        "                     inputs='my_kernel_bits:flops', flops='my_kernel_bits:flops')\n")
+    code = ("import importlib.util, sys\n"
+            f"spec = importlib.util.spec_from_file_location('test_my_kernel', {str(suite)!r})\n"
+            "mod = importlib.util.module_from_spec(spec); sys.modules['test_my_kernel'] = mod; spec.loader.exec_module(mod)\n"
+            "problem = mod.SWEEP.problems[0]\n"
+            "print(problem.family.flops(problem))\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd="/", capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "21"

@@ -28,6 +28,7 @@ import importlib
 import inspect
 import importlib.util
 import sys
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
@@ -42,17 +43,36 @@ from tlbench.backends.kernels.generic.tensors import KernelInputs, allocate, com
 ANY_DIALECT = "*"
 
 
-def resolve(ref: Any) -> Any:
-    """A callable as given, or the one a ``"module:attribute"`` string names (imported now)."""
+def resolve(ref: Any, near: str = "") -> Any:
+    """A callable as given, or the one a ``"module:attribute"`` string names (imported now).
+    A module that does not import by name is looked for beside the file ``near`` (the suite
+    that declared it), as pytest's rootdir insertion finds it, so a process that loads the
+    suite without pytest (a tool, a worker) finds the suite's sibling module too."""
     if not isinstance(ref, str):
         return ref
     module, _, attr = ref.partition(":")
     if not module or not attr:
         raise ValueError(f"{ref!r}: name a callable as 'module:attribute'")
-    value = importlib.import_module(module)
+    value = _import_near(module, near)
     for part in attr.split("."):
         value = getattr(value, part)
     return value
+
+
+def _import_near(module: str, near: str) -> Any:
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as missing:
+        sibling = Path(near).parent / (module.replace(".", "/") + ".py") if near else None
+        if missing.name != module.split(".")[0] or sibling is None or not sibling.is_file():
+            raise
+    if module in sys.modules:
+        return sys.modules[module]
+    spec = importlib.util.spec_from_file_location(module, sibling)
+    loaded = importlib.util.module_from_spec(spec)
+    sys.modules[module] = loaded
+    spec.loader.exec_module(loaded)
+    return loaded
 
 
 @dataclass(eq=False)
@@ -110,7 +130,7 @@ class GenericFamily:
     # -- what the harness and the backends ask -----------------------------------------------
     def body_for(self, dialect: str) -> Any | None:
         body = self.bodies.get(dialect, self.bodies.get(ANY_DIALECT))
-        return None if body is None else resolve(body)
+        return None if body is None else resolve(body, self.module_file)
 
     def _has_body(self, dialect: str) -> bool:
         return dialect in self.bodies or ANY_DIALECT in self.bodies
@@ -119,23 +139,23 @@ class GenericFamily:
         if not self._has_body(dialect):
             return f"{self.name} has no body for the {dialect} dialect (it has: {', '.join(sorted(self.bodies))})"
         if self.refusal_of is not None:
-            return resolve(self.refusal_of)(dialect=dialect, **problem.values, **config.values) or None
+            return resolve(self.refusal_of, self.module_file)(dialect=dialect, **problem.values, **config.values) or None
         return None
 
     def mma_tiles(self, problem: Any, config: Any) -> list[tuple[int, int]]:
         return []  # tilelang answers for the warp partition itself
 
     def flops(self, problem: DescribedProblem) -> int:
-        return int(resolve(self.flops_of)(**problem.values)) if self.flops_of else 0
+        return int(resolve(self.flops_of, self.module_file)(**problem.values)) if self.flops_of else 0
 
     def bytes_moved(self, problem: DescribedProblem) -> int:
-        return int(resolve(self.bytes_of)(**problem.values)) if self.bytes_of else 0
+        return int(resolve(self.bytes_of, self.module_file)(**problem.values)) if self.bytes_of else 0
 
     def footprint(self, problem: DescribedProblem, config: DescribedConfig, dialect: str,
                   scopes: Sequence[Scope]) -> tuple[ScopeUse, ...]:
         if self.footprint_of is None or not self._has_body(dialect):
             return ()
-        declared = resolve(self.footprint_of)(dialect=dialect, **problem.values, **config.values) or {}
+        declared = resolve(self.footprint_of, self.module_file)(dialect=dialect, **problem.values, **config.values) or {}
         uses = []
         for scope, used in declared.items():
             needed, minimum = used if isinstance(used, (tuple, list)) else (used, used)
@@ -178,7 +198,7 @@ class GenericFamily:
         import torch
 
         torch.manual_seed(seed)
-        make = resolve(self.inputs)
+        make = resolve(self.inputs, self.module_file)
         made = list(make(device=device, **problem.values, **_dialect_kw(make, dialect)))
         outputs = allocate(self._output_specs(problem, dialect, len(made)), device)
         return KernelInputs(made + outputs, len(made))
@@ -193,14 +213,14 @@ class GenericFamily:
         if self.reference is None:
             raise ValueError(f"kernel {self.name!r} declares no reference: pass reference= to kernel_sweep")
         if inputs.expected is None:
-            reference = resolve(self.reference)
+            reference = resolve(self.reference, self.module_file)
             inputs.expected = reference(*inputs.inputs, **_dialect_kw(reference, dialect))
         return compare(inputs.outputs.tensors, inputs.expected, self.rtol, self.atol)
 
     def vendor_call(self, case: Any, inputs: KernelInputs, dialect: str, timed: bool) -> tuple[Callable[[], Any], str]:
         if self.vendor is None:
             raise ValueError(f"kernel {self.name!r} declares no vendor call: pass vendor= to kernel_sweep")
-        args, vendor = inputs.inputs, resolve(self.vendor)
+        args, vendor = inputs.inputs, resolve(self.vendor, self.module_file)
         label = self.vendor_label or f"{getattr(vendor, '__module__', None) or '?'}.{getattr(vendor, '__name__', repr(vendor))}"
         if timed:
             return (lambda: vendor(*args)), label
