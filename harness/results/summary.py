@@ -161,16 +161,24 @@ def _device_block(block: _Block) -> list[str]:
     forms, rows = _grid(block.timed, cell)
     lines = _render_grid(forms, rows, "device time (median)")
     best_config = best.get("config") or {}
-    parts = [f"best {_tile(best_config, best)} {_form(best_config)}: {format_seconds(_median(best))}"]
-    tflops = (best.get("throughput") or {}).get("tflops")
-    if tflops:
-        parts.append(f"{tflops:.1f} TFLOP/s")
+    parts = [f"best {_tile(best_config, best)} {_form(best_config, best)}: {format_seconds(_median(best))}"]
+    throughput, roofline = best.get("throughput") or {}, best.get("roofline") or {}
+    memory_bound = roofline.get("bound") == "memory" and throughput.get("gbps_compulsory")
+    if memory_bound:  # a memory-bound kernel is read in bytes per second, against the bandwidth
+        parts.append(f"{throughput['gbps_compulsory']:.0f} GB/s")
+    elif throughput.get("tflops"):
+        parts.append(f"{throughput['tflops']:.1f} TFLOP/s")
     if vendor is not None and _median(vendor) and _median(best):
         parts.append(f"{_median(vendor) / _median(best):.3f}x the vendor item ({format_seconds(_median(vendor))})")
     else:
         parts.append("no vendor item timed")
-    pct = best.get("pct_of_peak", (best.get("throughput") or {}).get("pct_of_peak"))
-    parts.append(f"{pct:.1f}% of peak" if isinstance(pct, (int, float)) else "peak unknown")
+    pct = best.get("pct_of_peak", throughput.get("pct_of_peak"))
+    bandwidth = roofline.get("bandwidth_tbps")
+    if memory_bound and isinstance(bandwidth, (int, float)) and bandwidth > 0:
+        origin = roofline.get("origin") or "profile"
+        parts.append(f"{throughput['gbps_compulsory'] / (bandwidth * 10):.1f}% of the {origin} memory bandwidth ({bandwidth:.2f} TB/s)")
+    else:
+        parts.append(f"{pct:.1f}% of peak" if isinstance(pct, (int, float)) else "peak unknown")
     lines.append("  " + ", ".join(parts))
     gpus = sorted({str(r["device_uuid"]) for r in block.timed if r.get("device_uuid")})
     if len(gpus) > 1:
