@@ -27,6 +27,9 @@ installed; tlbench supports 5.2.x and 5.3.x):
 - ``route_json_write(config, writer)`` makes the session's own ``--benchmark-json`` write
   call ``writer(path, text)`` instead (both versions write through
   ``BenchmarkSession.save_json``), which tlbench uses for an atomic write.
+- ``session_timed_anything(config)``: whether the session holds a timed benchmark (without
+  one pytest-benchmark writes no ``--benchmark-json``).  Reads the private
+  ``config._benchmarksession``.
 - ``stop_session_json(config)``: this process's pytest-benchmark session writes no JSON (an
   xdist worker: the controller writes the merged file).  Touches the private
   ``config._benchmarksession``.
@@ -139,6 +142,11 @@ def write_json(config: Any, document: dict[str, Any], writer: Callable[[Path, st
         opened.close()
     writer(path, _dumps(document))
     return path
+
+
+def session_timed_anything(config: Any) -> bool:
+    session = getattr(config, "_benchmarksession", None)
+    return bool(getattr(session, "benchmarks", None))
 
 
 def stop_session_json(config: Any) -> None:
