@@ -28,6 +28,7 @@ from tlbench.harness.commands import calibrate as calibrate_command
 from tlbench.harness.commands import dashboard as dashboard_command
 from tlbench.harness.commands import export as export_command
 from tlbench.harness.commands import history as history_command
+from tlbench.harness.commands import merge as merge_command
 from tlbench.harness.results.history.schema import HistoryError
 from tlbench.harness.results.store import ResultsError, baseline_name, load_results, split_by_backend, write_document
 
@@ -80,7 +81,7 @@ def _installed_version() -> str:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tlbench", description="Compare, report and gate tlbench results (pytest-benchmark JSON).")
     parser.add_argument("--version", action="version", version=f"tlbench {_installed_version()}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{compare,report,baseline,nightly,recover,history,export,dashboard,calibrate}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{compare,report,baseline,nightly,recover,history,export,dashboard,calibrate,merge}")
 
     cmp = sub.add_parser("compare", help="compare two runs (BASE NEW), or backends (--across-backends A B)",
                          description="Exit 0: no regression; 1: regression; 2: unusable input.")
@@ -113,6 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
     export_command.register(sub)
     dashboard_command.register(sub)
     calibrate_command.register(sub)
+    merge_command.register(sub)
     return parser
 
 

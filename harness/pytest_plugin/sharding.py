@@ -16,11 +16,12 @@ Contract (nothing here is active without the option):
   ``--deselect`` and tlbench's own scope filter) keeps this shard's items and hands the
   others to ``pytest_deselected``, so pytest reports them as deselected.  The whole run is
   the items collected before that, the same on every machine that collects the same suites
-  with the same options; its node ids and ``run_digest`` go into the shard note.
+  with the same options.
 - The results file's top-level ``tlbench.shard`` is the shard note: ``index``, ``count``,
-  ``label``, ``host``, ``run_digest``, ``run_items`` (every node id of the whole run, sorted:
-  what a merge checks coverage against and names when a shard is missing), ``selected``
-  (this shard's item count), ``settings`` (what must match across shards: backend choice,
+  ``label``, ``host``, ``run_digest`` (over every node id the split was computed from),
+  ``run_items`` (every tlbench item's node id of the whole run, sorted: what a merge checks
+  coverage against and names when a shard is missing), ``selected`` (this shard's tlbench
+  items, vendor copies included), ``settings`` (what must match across shards: backend choice,
   scope, kinds, compile rounds, measure policy, the backends' options).  Every tlbench record
   (timed, failed, skipped) gains ``shard`` (the label), ``host`` and ``device`` (its
   ``device_uuid``, else its backend's device uuid or accelerator here, else None).
@@ -75,7 +76,7 @@ def register(config) -> None:
 class ShardEntry:
     nodeid: str
     cost: float
-    problem: str | None = None  # suite file, backend, kind, problem id: what a vendor item serves
+    problem: str | None = None  # suite file, backend, kind, problem id (None: not a tlbench item)
     vendor: bool = False
 
 
@@ -101,7 +102,7 @@ def split(entries: Sequence[ShardEntry], count: int) -> dict[str, tuple[int, ...
 def _entry(item, state) -> ShardEntry:
     params = getattr(getattr(item, "callspec", None), "params", {})
     bench = state.items_by_id.get(params.get("tlbench_item")) if state is not None else None
-    if bench is None:
+    if bench is None:  # not a tlbench item: dealt too (one unit), so the N jobs run it once
         return ShardEntry(item.nodeid, 1.0)
     problem = "|".join((item.nodeid.split("::", 1)[0], bench.backend, bench.kind, bench.case.problem.problem_id))
     return ShardEntry(item.nodeid, expected_cost(bench), problem, isinstance(bench.case, VendorCase))
@@ -110,7 +111,8 @@ def _entry(item, state) -> ShardEntry:
 class ShardPlugin:
     def __init__(self, spec: ShardSpec) -> None:
         self.spec = spec
-        self.run_items: list[str] = []
+        self.split_from: list[str] = []  # every node id the split was computed from
+        self.run_items: list[str] = []  # the tlbench items among them
         self.selected = 0
         self.load = (0.0, 0.0)  # (this shard's expected cost, the run's)
 
@@ -122,8 +124,10 @@ class ShardPlugin:
         mine = self.spec.index - 1
         keep = [i for i in items if mine in shards[i.nodeid]]
         dropped = [i for i in items if mine not in shards[i.nodeid]]
-        self.run_items = sorted({i.nodeid for i in items})
-        self.selected = len(keep)
+        tlbench = {e.nodeid for e in entries if e.problem is not None}
+        self.split_from = sorted({i.nodeid for i in items})
+        self.run_items = sorted(tlbench)
+        self.selected = sum(1 for i in keep if i.nodeid in tlbench)
         kept = {i.nodeid for i in keep}
         self.load = (sum(e.cost for e in entries if e.nodeid in kept), sum(e.cost for e in entries))
         if dropped:
@@ -133,7 +137,7 @@ class ShardPlugin:
     def pytest_report_collectionfinish(self, config, start_path, items) -> list[str]:
         return [
             f"tlbench shard {self.spec.label} on {socket.gethostname()}: {self.selected} of the run's "
-            f"{len(self.run_items)} items (expected cost {self.load[0]:.1f} of {self.load[1]:.1f} units)"
+            f"{len(self.run_items)} tlbench items (expected cost {self.load[0]:.1f} of {self.load[1]:.1f} units)"
         ]
 
     def note(self, config) -> dict[str, Any]:
@@ -145,7 +149,7 @@ class ShardPlugin:
             settings["backend_options"] = {k: v for k, v in state.registry.options.values.items()}
         return {
             "index": self.spec.index, "count": self.spec.count, "label": self.spec.label,
-            "host": socket.gethostname(), "run_digest": run_digest(self.run_items),
+            "host": socket.gethostname(), "run_digest": run_digest(self.split_from),
             "run_items": self.run_items, "selected": self.selected, "settings": settings,
         }
 
@@ -159,7 +163,8 @@ class ShardPlugin:
 
     @pytest.hookimpl(trylast=True)
     def pytest_benchmark_update_json(self, config, benchmarks, output_json) -> None:
-        top = output_json.setdefault(EXTRA_KEY, {"schema_version": SCHEMA_VERSION, "failed": [], "skipped": []})
+        top = output_json.get(EXTRA_KEY) or {}
+        output_json[EXTRA_KEY] = top = {"schema_version": SCHEMA_VERSION, "failed": [], "skipped": [], **top}
         top[SHARD_KEY] = self.note(config)
         for bench in output_json.get("benchmarks") or []:
             record = (bench.get("extra_info") or {}).get(EXTRA_KEY)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 from tlbench.harness.results import verdicts
+from tlbench.harness.core.shard import placement
 from tlbench.harness.results.store import Results
 from tlbench.harness.results.comparison import CompareError, ItemComparison, ItemKey, RunComparison, TestbedPair
 from tlbench.harness.results.judgement import Judgement, TIME, Thresholds, Verdict, judge
@@ -41,12 +42,12 @@ def _index(results: Results, items: Iterable[dict[str, Any]]) -> dict[ItemKey, d
         key = item_key(rec)
         if key in out:
             first = out[key]
-            if not (is_vendor(rec) and rec.get("device_uuid") and first.get("device_uuid") not in (None, rec.get("device_uuid"))):
+            if not (is_vendor(rec) and placement(rec) and placement(first) not in (None, placement(rec))):
                 raise CompareError(f"{results.path}: item {key.kind}-{key.backend}-{key.case_id} appears twice")
-            # a multi-GPU run measures the vendor item once per GPU: each copy is also kept
-            # under its GPU, the plain key stays the first copy (for pairing with a 1-GPU run)
-            out.setdefault(on_gpu(key, first["device_uuid"]), first)
-            out[on_gpu(key, rec["device_uuid"])] = rec
+            # a multi-GPU (or sharded) run measures the vendor item once per GPU (shard): each copy
+            # is also kept under its placement, the plain key stays the first copy (for pairing with a 1-GPU run)
+            out.setdefault(on_gpu(key, placement(first)), first)
+            out[on_gpu(key, placement(rec))] = rec
             continue
         out[key] = rec
     return out

@@ -12,6 +12,7 @@ id is read through its kernel family (``problem_of``), never from its id.
 from __future__ import annotations
 
 from tlbench.harness.core.record_reader import RecordReader
+from tlbench.harness.core.shard import placement
 import math
 import statistics
 from dataclasses import dataclass
@@ -72,9 +73,10 @@ def _geomean(values: Sequence[float]) -> float:
     return math.exp(sum(math.log(v) for v in values) / len(values))
 
 
-def on_gpu(key: ItemKey, uuid: str) -> ItemKey:
-    """The key of one GPU's copy of a vendor item in a multi-GPU run."""
-    return ItemKey(key.suite, key.backend, key.kind, f"{key.case_id}@{uuid}")
+def on_gpu(key: ItemKey, where: str) -> ItemKey:
+    """The key of one GPU's (one shard's: ``core.shard.placement``) copy of a vendor item in a
+    multi-GPU or sharded run."""
+    return ItemKey(key.suite, key.backend, key.kind, f"{key.case_id}@{where}")
 
 
 def in_run_reference(paired: Paired, key: ItemKey, vendor_ok: bool) -> tuple[str, str, float, float] | None:
@@ -86,12 +88,12 @@ def in_run_reference(paired: Paired, key: ItemKey, vendor_ok: bool) -> tuple[str
         return None
     group = (key.suite, key.backend, key.kind)
     vendor = ItemKey(key.suite, key.backend, key.kind, f"{problem_of(rec)}-vendor")
-    same_gpu = (on_gpu(vendor, paired.base[key].get("device_uuid", "")), on_gpu(vendor, paired.new[key].get("device_uuid", "")))
+    same_gpu = (on_gpu(vendor, placement(paired.base[key]) or ""), on_gpu(vendor, placement(paired.new[key]) or ""))
     if vendor_ok and same_gpu[0] in paired.base and same_gpu[1] in paired.new:  # the vendor item of the kernel's own GPU
         base_ref = median_of(paired.base[same_gpu[0]]["samples_s"])
         new_ref = median_of(paired.new[same_gpu[1]]["samples_s"])
         if base_ref > 0 and new_ref > 0:
-            return VENDOR_RATIO, f"{vendor.case_id} on the same GPU in the same run", base_ref, new_ref
+            return VENDOR_RATIO, f"{vendor.case_id} on the same GPU (shard) in the same run", base_ref, new_ref
     if vendor_ok and vendor in paired.base and vendor in paired.new:
         base_ref, new_ref = paired.medians(vendor)
         if base_ref > 0 and new_ref > 0:
