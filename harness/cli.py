@@ -119,7 +119,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_nightly(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("suites", nargs="+", metavar="SUITE", help="suite files, or folders of test_*.py suites")
+    parser.add_argument("suites", nargs="*", metavar="SUITE", help="suite files, or folders of test_*.py suites")
+    parser.add_argument("--from-results", action="append", default=[], metavar="RUN.json",
+                        help="gate this results file (e.g. `tlbench merge` of a sharded run) instead of running suites (repeatable)")
     parser.add_argument("--backend", default="auto", help="--backend for every suite: a name, a comma list, or auto")
     parser.add_argument("--pytest-args", default="", metavar="ARGS",
                         help='extra pytest arguments, one string: "--tlbench-kind=compile --tlbench-scope=smoke"')
@@ -217,6 +219,8 @@ def _nightly(args: argparse.Namespace) -> int:
     from tlbench.harness.results.nightly import NightlyPlan, run_nightly
 
     missing = [s for s in args.suites if not Path(s).exists()]
+    if not args.suites and not args.from_results:
+        raise UsageProblem("nightly takes suite files or folders to run, or --from-results RUN.json to gate")
     if missing:
         raise UsageProblem(f"no such suite file or folder: {', '.join(missing)}")
     step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
@@ -231,6 +235,7 @@ def _nightly(args: argparse.Namespace) -> int:
         step_summary=Path(step_summary) if step_summary else None,
         history=Path(args.history) if args.history else None,
         remeasure=args.remeasure,
+        given=tuple(Path(p) for p in args.from_results),
     )
     try:
         outcome = run_nightly(plan)

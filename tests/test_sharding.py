@@ -275,3 +275,18 @@ def test_without_the_option_nothing_changes(suite):
     doc = json.loads((suite.path / "plain.json").read_text())
     assert "shard" not in doc["tlbench"]
     assert not any("shard" in b["extra_info"]["tlbench"] or "host" in b["extra_info"]["tlbench"] for b in doc["benchmarks"])
+
+
+def test_the_nightly_gate_takes_the_merged_run_and_fails_closed_on_a_partial_one(shards):
+    suite, _ = shards
+    assert _tlbench(suite.path, "baseline", "update", "whole.json", "--dir", "base")[0] == 0
+    assert _tlbench(suite.path, "merge", "s1.json", "s2.json", "s3.json", "-o", "run.json")[0] == 0
+    rc, said, err = _tlbench(suite.path, "nightly", "--from-results", "run.json", "--baseline-dir", "base", "--out-dir", "night")
+    assert rc == 0, said[-2000:] + err[-2000:]
+    assert "| run.json | ok |" in (suite.path / "night" / "summary.md").read_text()
+    assert _tlbench(suite.path, "merge", "s1.json", "s3.json", "-o", "part.json", "--allow-partial")[0] == 0
+    rc, said, _ = _tlbench(suite.path, "nightly", "--from-results", "part.json", "--baseline-dir", "base", "--out-dir", "night2",
+                           "--no-remeasure")
+    assert rc in (1, 2) and "| part.json | partial |" in said and "PARTIAL: shard 2/3 of 3 not merged" in said
+    rc, _, err = _tlbench(suite.path, "nightly", "--out-dir", "night3")
+    assert rc == 2 and "--from-results" in err
