@@ -10,9 +10,11 @@ results/README.md.
 
 import copy
 import json
+import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -290,3 +292,44 @@ def test_the_nightly_gate_takes_the_merged_run_and_fails_closed_on_a_partial_one
     assert rc in (1, 2) and "| part.json | partial |" in said and "PARTIAL: shard 2/3 of 3 not merged" in said
     rc, _, err = _tlbench(suite.path, "nightly", "--out-dir", "night3")
     assert rc == 2 and "--from-results" in err
+
+
+SBATCH = Path(__file__).resolve().parents[1] / ".github" / "slurm" / "tlbench-shards.sbatch"
+
+
+def test_the_slurm_array_script_is_valid_bash():
+    done = subprocess.run(["bash", "-n", str(SBATCH)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    text = SBATCH.read_text()
+    assert "#SBATCH --job-name=" in text and "--tlbench-shard=" in text
+
+
+def test_the_slurm_array_script_runs_each_task_as_a_shard_and_they_merge(tmp_path):
+    """The script itself, run as Slurm would run the tasks of --array=0-1 (no Slurm here: the
+    array variables are set as sbatch sets them), on the FakeBackend suite."""
+    (tmp_path / "conftest.py").write_text(fake_backend.CONFTEST)
+    (tmp_path / "test_shard_suite.py").write_text(SUITE)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "SLURM_"))}
+    env.update({"SLURM_SUBMIT_DIR": str(tmp_path), "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_COUNT": "2",
+                "TLBENCH_PYTHON": sys.executable, "TLBENCH_SUITES": "test_shard_suite.py", "TLBENCH_OUT": "out",
+                "TLBENCH_PYTEST_ARGS": "--tlbench-backend=fake --tlbench-seed=5"})
+    missing = subprocess.run(["bash", str(SBATCH)], env=env, capture_output=True, text=True, timeout=60)
+    assert missing.returncode != 0 and "submit with sbatch --array=1-N" in missing.stderr
+    for task in ("0", "1"):
+        done = subprocess.run(["bash", str(SBATCH)], env={**env, "SLURM_ARRAY_TASK_ID": task}, cwd="/",
+                              capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert sorted(p.name for p in (tmp_path / "out").glob("*.json")) == ["shard-1-of-2.json", "shard-2-of-2.json"]
+    rc, said, err = _tlbench(tmp_path, "merge", "out/shard-1-of-2.json", "out/shard-2-of-2.json", "-o", "run.json")
+    assert rc == 0 and "merged 2 of 2 shards" in said, said + err
+    assert len({b["fullname"] for b in load_results(tmp_path / "run.json").document["benchmarks"]}) == 10
+
+
+def test_a_shard_is_finished_from_its_own_journal_and_still_merges(shards):
+    suite, _ = shards
+    again = _run(suite, "s2-resumed.json", "--tlbench-shard=2/3", "--tlbench-resume=s2.journal.jsonl")
+    assert again.ret in (0, 1)
+    records = load_results(suite.path / "s2-resumed.json").records
+    assert records and all(r.get("resumed_from") for r in records)  # nothing measured again
+    rc, said, err = _tlbench(suite.path, "merge", "s1.json", "s2-resumed.json", "s3.json", "-o", "run.json")
+    assert rc == 0 and "PARTIAL" not in said, said + err
