@@ -333,3 +333,21 @@ def test_a_shard_is_finished_from_its_own_journal_and_still_merges(shards):
     assert records and all(r.get("resumed_from") for r in records)  # nothing measured again
     rc, said, err = _tlbench(suite.path, "merge", "s1.json", "s2-resumed.json", "s3.json", "-o", "run.json")
     assert rc == 0 and "PARTIAL" not in said, said + err
+
+
+def test_compare_pairs_a_merged_run_with_an_unsharded_one_either_way_each_kernel_against_its_own_shards_vendor(shards):
+    from tlbench.harness.results.compare import compare_runs
+
+    suite, _ = shards
+    assert _tlbench(suite.path, "merge", "s1.json", "s2.json", "s3.json", "-o", "run.json")[0] == 0
+    whole, merged = load_results(suite.path / "whole.json"), load_results(suite.path / "run.json")
+    assert sum(1 for r in merged.records if r["config"] is None) > 2  # vendor copies: more than one per problem
+    for base, new in ((whole, merged), (merged, whole)):
+        comparison = compare_runs(base, new)
+        assert not any("@" in i.key.case_id for i in comparison.items)  # a vendor copy is its item, paired once
+        assert not [i.key for i in comparison.items if i.verdict.name in ("NEW", "MISSING")]  # the same items
+        assert not comparison.has_regression
+    kernel = next(r for r in merged.records if r["config"] is not None and r["kind"] == "device")
+    comparison = compare_runs(whole, merged)
+    item = next(i for i in comparison.items if i.key.case_id == kernel["case_id"] and i.key.kind == "device")
+    assert "on the same GPU (shard)" in item.reference  # judged against the vendor copy of its own shard

@@ -53,6 +53,12 @@ def _index(results: Results, items: Iterable[dict[str, Any]]) -> dict[ItemKey, d
     return out
 
 
+def _copy_of(key: ItemKey, paired_with: dict[ItemKey, dict[str, Any]]) -> bool:
+    """A placement copy of a vendor item (``case_id@placement``) whose plain item the other run has."""
+    case_id, at, _ = key.case_id.partition("@")
+    return bool(at) and ItemKey(key.suite, key.backend, key.kind, case_id) in paired_with
+
+
 def _check_backends(base: Results, new: Results) -> None:
     if set(base.backends) != set(new.backends):
         raise CompareError(
@@ -169,6 +175,8 @@ def compare_runs(
 
     items: list[ItemComparison] = []
     for key, base_rec in base_timed.items():
+        if key not in new_timed and _copy_of(key, new_timed):  # one more GPU's (shard's) vendor copy: its item is paired
+            continue
         if key in new_timed:
             floor = floors.get((key.suite, key.backend, key.kind), (0.0, ""))
             items.append(_timed_pair(paired, key, thresholds, references[key], floor))
@@ -188,7 +196,7 @@ def compare_runs(
         detail = f"failed in new [{fail.get('stage')}]: {first_line(fail.get('error'))} ({was})"
         items.append(_unpaired(key, fail, Verdict.FAILED, key not in base_failed, detail, thresholds))
     for key, rec in new_timed.items():
-        if key not in base_timed:
+        if key not in base_timed and not _copy_of(key, base_timed):
             detail = "failed in base" if key in base_failed else "not in base"
             items.append(_unpaired(key, rec, Verdict.NEW, False, detail, thresholds))
     return RunComparison(

@@ -88,10 +88,13 @@ def in_run_reference(paired: Paired, key: ItemKey, vendor_ok: bool) -> tuple[str
         return None
     group = (key.suite, key.backend, key.kind)
     vendor = ItemKey(key.suite, key.backend, key.kind, f"{problem_of(rec)}-vendor")
-    same_gpu = (on_gpu(vendor, placement(paired.base[key]) or ""), on_gpu(vendor, placement(paired.new[key]) or ""))
-    if vendor_ok and same_gpu[0] in paired.base and same_gpu[1] in paired.new:  # the vendor item of the kernel's own GPU
-        base_ref = median_of(paired.base[same_gpu[0]]["samples_s"])
-        new_ref = median_of(paired.new[same_gpu[1]]["samples_s"])
+    # in each run, the vendor copy of the kernel's own GPU (shard) where the run has one per placement
+    own_base = on_gpu(vendor, placement(paired.base[key]) or "")
+    own_new = on_gpu(vendor, placement(paired.new[key]) or "")
+    own_base, own_new = (own_base if own_base in paired.base else vendor), (own_new if own_new in paired.new else vendor)
+    if vendor_ok and (own_base, own_new) != (vendor, vendor) and own_base in paired.base and own_new in paired.new:
+        base_ref = median_of(paired.base[own_base]["samples_s"])
+        new_ref = median_of(paired.new[own_new]["samples_s"])
         if base_ref > 0 and new_ref > 0:
             return VENDOR_RATIO, f"{vendor.case_id} on the same GPU (shard) in the same run", base_ref, new_ref
     if vendor_ok and vendor in paired.base and vendor in paired.new:
