@@ -351,3 +351,41 @@ def test_compare_pairs_a_merged_run_with_an_unsharded_one_either_way_each_kernel
     comparison = compare_runs(whole, merged)
     item = next(i for i in comparison.items if i.key.case_id == kernel["case_id"] and i.key.kind == "device")
     assert "on the same GPU (shard)" in item.reference  # judged against the vendor copy of its own shard
+
+
+MANY_COMPILE_ITEMS = """
+from tlbench.harness.core.sweep import Sweep
+from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+
+SWEEP = Sweep(name="many", problems=[GemmProblem(1024, 1024, 1024)],
+              configs=[GemmConfig(128, n, 32, 128, "auto", s) for n in (32, 64, 128) for s in (1, 2, 3, 4)], kinds=("compile",))
+
+def test_many(tlbench):
+    tlbench.run()
+"""
+
+
+def test_a_shard_on_a_slower_machine_is_judged_against_its_own_items(pytester, monkeypatch):
+    """Harness logic on the FakeBackend: one shard's compile times made 1.8x longer in the merged
+    file (what a slower or busier host does to all of its items alike).  Relative to the other
+    items of its own shard nothing changed, and compare says so; relative to the whole run, half
+    the items would be 35 % slower."""
+    from tlbench.harness.results.compare import compare_runs
+
+    monkeypatch.setenv("TLBENCH_COMMIT", "c0ffee1")
+    pytester.makeconftest(fake_backend.CONFTEST)
+    pytester.makepyfile(test_many=MANY_COMPILE_ITEMS)
+    for args in ([], ["--tlbench-shard=1/2"], ["--tlbench-shard=2/2"]):
+        out = "whole.json" if not args else f"s{args[0][-3]}.json"
+        _run(pytester, out, "--tlbench-kind=compile", *args).assert_outcomes(passed=12 if not args else 6, deselected=0 if not args else 6)
+    assert _tlbench(pytester.path, "merge", "s1.json", "s2.json", "-o", "run.json")[0] == 0
+    doc = json.loads((pytester.path / "run.json").read_text())
+    for bench in doc["benchmarks"]:
+        rec = bench["extra_info"]["tlbench"]
+        if rec["shard"] == "2/2":
+            for name in ("samples_s", "cpu_samples_s"):
+                if isinstance(rec.get(name), list):
+                    rec[name] = [1.8 * v for v in rec[name]]
+    comparison = compare_runs(load_results(pytester.path / "whole.json"), parse_results(doc, "slow-shard.json"))
+    assert not comparison.has_regression
+    assert {i.verdict.name for i in comparison.items} == {"SAME"}, [(i.key.case_id, i.verdict, i.detail) for i in comparison.items]

@@ -2,7 +2,8 @@
 
 Contract: ``Paired`` holds the two runs' timed records by ``ItemKey``; ``in_run_reference``
 finds the reference of an item in its own run (the vendor item of its problem, else the
-geometric mean of the other kernels of its group); ``noise_floor`` the group's item-to-item
+geometric mean of the other kernels of its group; in a merged sharded run, of those of its own
+shard, ``same_machine``); ``noise_floor`` the group's item-to-item
 spread; ``decisive_rule`` / ``compile_rule`` the rule of harness/results/verdicts.py that
 decides where the rank test on correlated samples cannot; ``run_shifts`` whole-run moves;
 ``group_drift`` and ``model_changes`` what is shown beside the verdicts.  A record's problem
@@ -79,6 +80,19 @@ def on_gpu(key: ItemKey, where: str) -> ItemKey:
     return ItemKey(key.suite, key.backend, key.kind, f"{key.case_id}@{where}")
 
 
+def shards_of(paired: Paired, key: ItemKey) -> tuple[str | None, str | None]:
+    """The shard of ``key`` in each run (None: an unsharded run)."""
+    return paired.base[key].get("shard"), paired.new[key].get("shard")
+
+
+def same_machine(keys: Sequence[ItemKey], paired: Paired, key: ItemKey) -> list[ItemKey]:
+    """The ``keys`` measured on the same shard as ``key`` in both runs, when there are enough of
+    them for a run reference, else all ``keys``: a merged sharded run's shards ran on different
+    machines (or under different load), so an item is judged relative to its own machine."""
+    mine = [k for k in keys if shards_of(paired, k) == shards_of(paired, key)]
+    return mine if len(mine) >= MIN_RUN_REFERENCE_ITEMS else list(keys)
+
+
 def in_run_reference(paired: Paired, key: ItemKey, vendor_ok: bool) -> tuple[str, str, float, float] | None:
     """(basis, description, base reference, new reference) for judging ``key`` relative to
     its own run: the vendor item of its problem, else the geometric mean of the other
@@ -101,13 +115,14 @@ def in_run_reference(paired: Paired, key: ItemKey, vendor_ok: bool) -> tuple[str
         base_ref, new_ref = paired.medians(vendor)
         if base_ref > 0 and new_ref > 0:
             return VENDOR_RATIO, f"{vendor.case_id} in the same run", base_ref, new_ref
-    others = [k for k in paired.keys(group) if k != key and not is_vendor(paired.base[k])]
+    others = same_machine([k for k in paired.keys(group) if k != key and not is_vendor(paired.base[k])], paired, key)
     if len(others) < MIN_RUN_REFERENCE_ITEMS:
         return None
     medians = [paired.medians(k) for k in others]
     if any(b <= 0 or n <= 0 for b, n in medians):
         return None
-    description = f"geometric mean of the {len(others)} other {key.kind} items of the run"
+    where = " on the same shard" if shards_of(paired, key) != (None, None) else ""
+    description = f"geometric mean of the {len(others)} other {key.kind} items of the run{where}"
     return RUN_RATIO, description, _geomean([b for b, _ in medians]), _geomean([n for _, n in medians])
 
 
@@ -244,11 +259,15 @@ def compile_rule(paired: Paired, key: ItemKey, min_effect: float) -> verdicts.Ru
     total_b, total_n = sum(b for b, _ in logs_of.values()), sum(n for _, n in logs_of.values())
 
     def reference(exclude: ItemKey) -> tuple[float, float]:
-        """The geometric mean of the other items' centres (leave-one-out from the group's log sums)."""
-        others = len(keys) - 1
-        if others < MIN_RUN_REFERENCE_ITEMS:
+        """The geometric mean of the other items' centres (leave-one-out from the group's log
+        sums; in a sharded run, of the items of the same shard when it has enough)."""
+        others = same_machine([k for k in keys if k != exclude], paired, exclude)
+        if len(others) < MIN_RUN_REFERENCE_ITEMS:
             return 1.0, 1.0
-        return math.exp((total_b - logs_of[exclude][0]) / others), math.exp((total_n - logs_of[exclude][1]) / others)
+        if len(others) == len(keys) - 1:
+            return math.exp((total_b - logs_of[exclude][0]) / len(others)), math.exp((total_n - logs_of[exclude][1]) / len(others))
+        return (math.exp(sum(logs_of[k][0] for k in others) / len(others)),
+                math.exp(sum(logs_of[k][1] for k in others) / len(others)))
 
     logs = []
     for k in keys:
