@@ -34,6 +34,7 @@ from tlbench.harness.commands.outputs import OutputRefused, guard
 from tlbench.harness.commands import dashboard as dashboard_command
 from tlbench.harness.commands import export as export_command
 from tlbench.harness.commands import history as history_command
+from tlbench.harness.commands import merge as merge_command
 from tlbench.harness.results.history.schema import HistoryError
 from tlbench.harness.results.store import ResultsError, baseline_name, load_results, split_by_backend, write_document
 
@@ -86,7 +87,7 @@ def _installed_version() -> str:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tlbench", description="Compare, report and gate tlbench results (pytest-benchmark JSON).")
     parser.add_argument("--version", action="version", version=f"tlbench {_installed_version()}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{compare,report,baseline,nightly,recover,history,export,dashboard,calibrate}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{compare,report,baseline,nightly,recover,history,export,dashboard,calibrate,merge}")
 
     cmp = sub.add_parser("compare", help="compare two runs (BASE NEW), or backends (--across-backends A B)",
                          description="Exit 0: no regression; 1: regression; 2: unusable input.")
@@ -121,11 +122,14 @@ def build_parser() -> argparse.ArgumentParser:
     export_command.register(sub)
     dashboard_command.register(sub)
     calibrate_command.register(sub)
+    merge_command.register(sub)
     return parser
 
 
 def _add_nightly(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("suites", nargs="+", metavar="SUITE", help="suite files, or folders of test_*.py suites")
+    parser.add_argument("suites", nargs="*", metavar="SUITE", help="suite files, or folders of test_*.py suites")
+    parser.add_argument("--from-results", action="append", default=[], metavar="RUN.json",
+                        help="gate this results file (e.g. `tlbench merge` of a sharded run) instead of running suites (repeatable)")
     parser.add_argument("--backend", default="auto", help="--backend for every suite: a name, a comma list, or auto")
     parser.add_argument("--pytest-args", default="", metavar="ARGS",
                         help='extra pytest arguments, one string: "--tlbench-kind=compile --tlbench-scope=smoke"')
@@ -244,6 +248,8 @@ def _nightly(args: argparse.Namespace) -> int:
     from tlbench.harness.results.nightly import NightlyPlan, run_nightly
 
     missing = [s for s in args.suites if not Path(s).exists()]
+    if not args.suites and not args.from_results:
+        raise UsageProblem("nightly takes suite files or folders to run, or --from-results RUN.json to gate")
     if missing:
         raise UsageProblem(f"no such suite file or folder: {', '.join(missing)}")
     step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
@@ -258,6 +264,7 @@ def _nightly(args: argparse.Namespace) -> int:
         step_summary=Path(step_summary) if step_summary else None,
         history=Path(args.history) if args.history else None,
         remeasure=args.remeasure,
+        given=tuple(Path(p) for p in args.from_results),
     )
     try:
         outcome = run_nightly(plan)

@@ -61,6 +61,8 @@ def partial_lines(results: Results) -> list[str]:
         return []
     missing = partial.get("missing") or []
     shown = ", ".join(missing[:5]) + (f" (+{len(missing) - 5} more)" if len(missing) > 5 else "")
+    if partial.get("reasons"):  # a merge of shards with some missing (harness/results/shard_merge.py)
+        return [f"note: {results.name} is PARTIAL: {'; '.join(map(str, partial['reasons']))}" + (f"; missing: {shown}" if missing else "")]
     ended = "ended" if partial.get("run_ended") else "did not end"
     return [
         f"note: {results.name} is PARTIAL, recovered from {partial.get('journal')}: "

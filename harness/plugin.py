@@ -37,7 +37,7 @@ from tlbench.harness.pytest_plugin.terminal import write_summary
 from tlbench.harness.pytest_plugin.progress import PhaseProgress, Progress
 from tlbench.harness.pytest_plugin.inert_cache import InertKeyCache, default_directory
 from tlbench.harness.pytest_plugin.gpu_split import groups_of_nodeids, make_scheduler, worker_count
-from tlbench.harness.pytest_plugin import isolation, journaling, results_file
+from tlbench.harness.pytest_plugin import isolation, journaling, results_file, sharding
 from tlbench.harness.pytest_plugin.finishing import journal_chunk
 from tlbench.harness.pytest_plugin.item_runner import ItemRunner
 from tlbench.harness.pytest_plugin.commit_info import fill_commit_info
@@ -158,6 +158,7 @@ def pytest_configure(config):
     if is_controller(config):
         config.pluginmanager.register(ControllerCollector(config, registry.traits), "tlbench-xdist-controller")
     state = config.stash[STATE]
+    sharding.register(config)  # --tlbench-shard=I/N: this process keeps shard I's items
     if hidden is None:
         phase_line = Progress("device timing (items prepared + batches)", suspend=suspend)
         state.phase_progress = PhaseProgress(phase_line, lambda: len(state.phase_items))

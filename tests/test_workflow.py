@@ -7,10 +7,12 @@ config, so from it exactly the "unknown label" findings for those declared label
 aside and any other finding fails the test.
 """
 
+import fnmatch
 import re
 import shlex
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -40,8 +42,8 @@ def _nightly_args(job):
 
 def test_jobs_and_runners(workflow):
     jobs = workflow["jobs"]
-    assert set(jobs) == {"cpu", "nvidia", "ascend"}
-    assert jobs["cpu"]["runs-on"] == "ubuntu-latest"
+    assert set(jobs) == {"cpu-shard", "cpu", "nvidia", "ascend"}
+    assert jobs["cpu"]["runs-on"] == jobs["cpu-shard"]["runs-on"] == "ubuntu-latest"
     for name, labels in SELF_HOSTED.items():
         assert jobs[name]["runs-on"] == labels
     triggers = workflow.get("on") or workflow.get(True)  # YAML 1.1 reads a bare `on` as True
@@ -53,7 +55,8 @@ def test_each_job_is_thin(workflow, name):
     job = workflow["jobs"][name]
     runs = _runs(job)
     assert runs[0] == "python3 -m harness.bootstrap"
-    assert len(runs) == 2 and runs[1].startswith("tlbench nightly")  # every step lives in harness/results/nightly.py
+    assert runs[-1].startswith("tlbench nightly")  # every step lives in harness/results/nightly.py
+    assert [r.split()[:2] for r in runs[1:-1]] == ([["tlbench", "merge"]] if name == "cpu" else [])  # cpu: the shards merged first
     upload = [s for s in job["steps"] if str(s.get("uses", "")).startswith("actions/upload-artifact@")]
     assert len(upload) == 1 and upload[0]["if"] == "always()"
     assert upload[0]["with"]["path"].rstrip("/") == _nightly_args(job).out_dir.rstrip("/")
@@ -61,7 +64,7 @@ def test_each_job_is_thin(workflow, name):
 
 def test_nightly_arguments_parse_with_tlbench(workflow):
     cpu = _nightly_args(workflow["jobs"]["cpu"])
-    assert cpu.command == "nightly" and cpu.suites == ["suites"]
+    assert cpu.command == "nightly" and cpu.suites == [] and len(cpu.from_results) == 1  # gates the merged shards
     assert cpu.backend == "nvidia,ascend"
     assert "--tlbench-kind=compile" in shlex.split(cpu.pytest_args)
     for name in ("nvidia", "ascend"):
@@ -121,3 +124,61 @@ def test_each_job_keeps_its_history_database_between_nights(workflow, name):
     order = [str(s.get("uses", s.get("run", ""))) for s in job["steps"]]
     gate = next(i for i, s in enumerate(order) if s.startswith("tlbench nightly"))
     assert order.index(restore["uses"]) < gate < order.index(save["uses"])
+
+
+MATRIX_SHARD = "${{ matrix.shard }}"
+
+
+def _shard_command(job):
+    """The shard job's pytest arguments (``{shard}`` where the matrix value goes), and what follows ``||``."""
+    (command,) = [run for run in _runs(job) if run.startswith("python3 -m pytest")]
+    pytest_part, _, tolerated = command.partition(" || ")
+    return shlex.split(pytest_part.replace(MATRIX_SHARD, "{shard}"))[3:], tolerated
+
+
+def test_the_cpu_run_is_a_matrix_of_shards_merged_by_the_cpu_job(workflow):
+    shard_job, merge_job = workflow["jobs"]["cpu-shard"], workflow["jobs"]["cpu"]
+    shards = shard_job["strategy"]["matrix"]["shard"]
+    assert shards == list(range(1, len(shards) + 1)) and len(shards) > 1 and shard_job["strategy"]["fail-fast"] is False
+    args, tolerated = _shard_command(shard_job)
+    assert f"--tlbench-shard={{shard}}/{len(shards)}" in args
+    assert tolerated == "test $? -eq 1"  # items that failed are the gate's to judge; a crash (2, 3, 4) or no test (5) is not
+    (json_arg,) = [a for a in args if a.startswith("--benchmark-json=")]
+    upload = next(s for s in shard_job["steps"] if str(s.get("uses", "")).startswith("actions/upload-artifact@"))
+    assert upload["if"] == "always()" and json_arg.split("=", 1)[1].startswith(upload["with"]["path"])
+    assert merge_job["needs"] == "cpu-shard" and merge_job["if"] == "always()"  # merges what there is, says what is missing
+    download = next(s for s in merge_job["steps"] if str(s.get("uses", "")).startswith("actions/download-artifact@"))
+    assert fnmatch.fnmatch(upload["with"]["name"].replace(MATRIX_SHARD, "2"), download["with"]["pattern"])
+    assert download["with"]["merge-multiple"] is True and download["with"]["path"] == upload["with"]["path"]
+    (merge,) = [r for r in _runs(merge_job) if r.startswith("tlbench merge")]
+    merge_args = build_parser().parse_args(shlex.split(merge)[1:])
+    shard_file = json_arg.split("=", 1)[1].format(shard=2)
+    assert any(fnmatch.fnmatch(shard_file, pattern) for pattern in merge_args.files)
+    assert merge_args.allow_partial  # the gate fails closed on a partial run, and its summary names the missing shard
+    assert _nightly_args(merge_job).from_results == [merge_args.output]
+    nightly = _nightly_args(merge_job)
+    assert merge_args.output.startswith(nightly.out_dir.rstrip("/") + "/")
+    for option in ("--tlbench-kind=compile", "--tlbench-scope=smoke"):  # the shards run what the gate re-measures with
+        assert option in args and option in shlex.split(nightly.pytest_args)
+    assert f"--tlbench-backend={nightly.backend}" in args
+
+
+def test_the_shard_commands_collect_the_run_exactly_once():
+    """Each matrix job's pytest command, as the runner would start it, collects (real suites, both
+    backends, --collect-only): the shards' items are disjoint and together the unsharded run's."""
+    yaml = pytest.importorskip("yaml")
+    job = yaml.safe_load(WORKFLOW.read_text())["jobs"]["cpu-shard"]
+    args, _ = _shard_command(job)
+    base = [a for a in args if not a.startswith(("--benchmark-json=", "--tlbench-shard="))]
+
+    def collected(extra):
+        done = subprocess.run([sys.executable, "-m", "pytest", *base, *extra, "--collect-only", "-q"], cwd=ROOT,
+                              capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+        return [line for line in done.stdout.splitlines() if "::" in line]
+
+    whole = collected([])
+    shards = job["strategy"]["matrix"]["shard"]
+    parts = [collected([f"--tlbench-shard={i}/{len(shards)}"]) for i in shards]
+    assert whole and all(parts)
+    assert sorted(n for part in parts for n in part) == sorted(whole)  # no vendor items in the compile kind: each once

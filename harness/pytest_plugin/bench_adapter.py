@@ -30,6 +30,9 @@ installed; tlbench supports 5.2.x and 5.3.x):
   uses for an atomic write; otherwise pytest-benchmark writes it its own way.
 - ``write_nothing_timed_json(config, writer)``: the JSON pytest-benchmark does not write when
   no item was timed, built through its own hooks (``get_machine_info``, ``generate_json``).
+- ``session_timed_anything(config)``: whether the session holds a timed benchmark (without
+  one pytest-benchmark writes no ``--benchmark-json``).  Reads the private
+  ``config._benchmarksession``.
 - ``stop_session_json(config)``: this process's pytest-benchmark session writes no JSON (an
   xdist worker: the controller writes the merged file).  Touches the private
   ``config._benchmarksession``.
@@ -148,6 +151,11 @@ def write_json(config: Any, document: dict[str, Any], writer: Callable[[Path, st
         opened.close()
     writer(path, _dumps(document))
     return path
+
+
+def session_timed_anything(config: Any) -> bool:
+    session = getattr(config, "_benchmarksession", None)
+    return bool(getattr(session, "benchmarks", None))
 
 
 def stop_session_json(config: Any) -> None:

@@ -21,6 +21,9 @@ xdist_support.pin_worker):
   recomputed in a worker from its own collection, so the worker prefetches and measures only
   its group, in one interleaved device phase (the controller tells the workers that it
   schedules by group through ``workerinput["tlbench_cost_groups"]``);
+- ``balance(entries, groups)``: the longest-first, least-loaded dealing itself over
+  ``(key, cost, copy)`` entries (a ``copy`` K goes to group K), for other splits of a run
+  (``--tlbench-shard``: harness/pytest_plugin/sharding.py);
 - ``prefetch_lock(path)``: a cross-process lock around the compile prefetch, so one worker
   compiles every kernel and the others then find them in tilelang's on-disk cache.
 """
@@ -79,6 +82,11 @@ def _lpt(entries: Sequence[tuple[str, float, int | None]], workers: int) -> dict
         groups[key] = target
         load[target] += cost
     return groups
+
+
+def balance(entries: Sequence[tuple[str, float, int | None]], groups: int) -> dict[str, int]:
+    """key -> group index in [0, groups): longest first, each to the least-loaded group."""
+    return _lpt(entries, max(1, groups))
 
 
 def groups_of_nodeids(nodeids: Sequence[str], workers: int) -> dict[str, int]:

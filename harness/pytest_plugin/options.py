@@ -17,7 +17,7 @@ from tlbench.harness.core.backend_traits import BackendOption, TraitsCatalog
 from tlbench.harness.core.sweep import SCOPES
 from tlbench.harness.measure.options import add_measure_options
 from tlbench.harness.measure.option_types import positive_int
-from tlbench.harness.pytest_plugin import isolation, journaling
+from tlbench.harness.pytest_plugin import isolation, journaling, sharding
 
 
 def pytest_addoption(parser):
@@ -61,6 +61,7 @@ def pytest_addoption(parser):
                          "--tlbench-gpus is a deprecated alias")
     journaling.add_options(group)
     isolation.add_options(group)
+    sharding.add_options(group)
 
 
 DEPRECATED_OPTIONS = {"--backend": "--tlbench-backend", "--tlbench-gpus": "--tlbench-devices"}

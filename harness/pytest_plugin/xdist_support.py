@@ -80,7 +80,7 @@ def merged_document(config, benchmarks: list[dict], machine_extra: dict[str, Any
     single-process run has them (``machine_info.tlbench.schema_version`` included)."""
     import pytest_benchmark
 
-    machine_info = config.hook.pytest_benchmark_generate_machine_info()
+    machine_info = config.hook.pytest_benchmark_generate_machine_info(config=config)
     config.hook.pytest_benchmark_update_machine_info(config=config, machine_info=machine_info)
     machine_info.update(machine_extra)
     commit_info = config.hook.pytest_benchmark_generate_commit_info(config=config)

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 from tlbench.harness.results import verdicts
+from tlbench.harness.core.shard import placement
 from tlbench.harness.results.store import Results
 from tlbench.harness.results.comparison import CompareError, ItemComparison, ItemKey, RunComparison, TestbedPair
 from tlbench.harness.results.judgement import Judgement, TIME, Thresholds, Verdict, judge
@@ -42,15 +43,21 @@ def _index(results: Results, items: Iterable[dict[str, Any]]) -> dict[ItemKey, d
         key = item_key(rec)
         if key in out:
             first = out[key]
-            if not (is_vendor(rec) and rec.get("device_uuid") and first.get("device_uuid") not in (None, rec.get("device_uuid"))):
+            if not (is_vendor(rec) and placement(rec) and placement(first) not in (None, placement(rec))):
                 raise CompareError(f"{results.path}: item {key.kind}-{key.backend}-{key.case_id} appears twice")
-            # a multi-GPU run measures the vendor item once per GPU: each copy is also kept
-            # under its GPU, the plain key stays the first copy (for pairing with a 1-GPU run)
-            out.setdefault(on_gpu(key, first["device_uuid"]), first)
-            out[on_gpu(key, rec["device_uuid"])] = rec
+            # a multi-GPU (or sharded) run measures the vendor item once per GPU (shard): each copy
+            # is also kept under its placement, the plain key stays the first copy (for pairing with a 1-GPU run)
+            out.setdefault(on_gpu(key, placement(first)), first)
+            out[on_gpu(key, placement(rec))] = rec
             continue
         out[key] = rec
     return out
+
+
+def _copy_of(key: ItemKey, paired_with: dict[ItemKey, dict[str, Any]]) -> bool:
+    """A placement copy of a vendor item (``case_id@placement``) whose plain item the other run has."""
+    case_id, at, _ = key.case_id.partition("@")
+    return bool(at) and ItemKey(key.suite, key.backend, key.kind, case_id) in paired_with
 
 
 def _check_backends(base: Results, new: Results) -> None:
@@ -174,6 +181,8 @@ def compare_runs(
 
     items: list[ItemComparison] = []
     for key, base_rec in base_timed.items():
+        if key not in new_timed and _copy_of(key, new_timed):  # one more GPU's (shard's) vendor copy: its item is paired
+            continue
         if key in new_timed:
             floor = floors.get((key.suite, key.backend, key.kind), (0.0, ""))
             items.append(_timed_pair(paired, key, thresholds, references[key], floor))
@@ -193,7 +202,7 @@ def compare_runs(
         detail = f"failed in new [{fail.get('stage')}]: {first_line(fail.get('error'))} ({was})"
         items.append(_unpaired(key, fail, Verdict.FAILED, key not in base_failed, detail, thresholds))
     for key, rec in new_timed.items():
-        if key not in base_timed:
+        if key not in base_timed and not _copy_of(key, base_timed):
             detail = "failed in base" if key in base_failed else "not in base"
             items.append(_unpaired(key, rec, Verdict.NEW, False, detail, thresholds))
     return RunComparison(

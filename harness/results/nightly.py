@@ -18,6 +18,9 @@ Contract: ``run_nightly(plan) -> NightlyOutcome`` does, in order:
    the lines go into the summary);
 6. exit code: 1 when any item regressed (and reproduced); else 2 when a suite crashed, timed out or left
    no usable JSON, or a comparison was refused (testbed mismatch); else 0.
+With ``plan.given`` (results files made elsewhere, e.g. a sharded run merged by ``tlbench
+merge``) step 1 reads those files instead of running suites; a given file marked
+``tlbench.partial`` counts as a suite that left no usable results (exit 2 unless a regression).
 """
 
 from __future__ import annotations
@@ -65,6 +68,7 @@ class NightlyPlan:
     python: str = sys.executable
     cwd: Path | None = None
     remeasure: bool = True  # run flagged items once more before calling them regressions
+    given: tuple[Path, ...] = ()  # results files to gate instead of running the suites
 
     def suite_files(self) -> list[Path]:
         files: list[Path] = []
@@ -76,7 +80,7 @@ class NightlyPlan:
 @dataclass(frozen=True)
 class SuiteRun:
     suite: Path
-    status: str  # "ok" | "tests failed" | "no tests" | "crashed" | "timeout" | "no results"
+    status: str  # "ok" | "tests failed" | "no tests" | "crashed" | "timeout" | "no results" | "partial"
     returncode: int | None
     seconds: float
     log: Path
@@ -149,6 +153,20 @@ def _run_suite(plan: NightlyPlan, suite: Path, targets: Sequence[str] = (), name
         return SuiteRun(suite, "no results", returncode, seconds, log, message=str(exc))
     status = "tests failed" if returncode == PYTEST_TESTS_FAILED else "ok"
     return SuiteRun(suite, status, returncode, seconds, log, results=results)
+
+
+def _given_run(path: Path) -> SuiteRun:
+    """A results file made elsewhere, in the place of a suite run."""
+    try:
+        results = load_results(path)
+    except ResultsError as exc:
+        return SuiteRun(path, "no results", None, 0.0, path, message=str(exc))
+    partial = (results.document.get("tlbench") or {}).get("partial")
+    if partial:
+        reasons = partial.get("reasons") if isinstance(partial, dict) else None
+        return SuiteRun(path, "partial", None, 0.0, path, results=results,
+                        message="PARTIAL: " + "; ".join(map(str, reasons or ["the run did not cover every item"])))
+    return SuiteRun(path, "ok", None, 0.0, path, results=results)
 
 
 def _merged_per_backend(plan: NightlyPlan, runs: Sequence[SuiteRun]) -> dict[str, Path]:
@@ -261,11 +279,11 @@ def _add_to_history(history: Path, paths) -> str:
 
 def run_nightly(plan: NightlyPlan) -> NightlyOutcome:
     suites = plan.suite_files()
-    if not suites:
+    if not suites and not plan.given:
         raise ValueError(f"no suite files in {', '.join(map(str, plan.suites))}")
     for sub in ("json", "logs"):
         (plan.out_dir / sub).mkdir(parents=True, exist_ok=True)
-    runs = tuple(_run_suite(plan, suite) for suite in suites)
+    runs = tuple(_given_run(p) for p in plan.given) if plan.given else tuple(_run_suite(plan, suite) for suite in suites)
     merged = _merged_per_backend(plan, runs)
     gates = tuple(gate_against_baselines(merged, plan.baseline_dir, plan.thresholds))
     if plan.remeasure:

@@ -2,7 +2,8 @@
 
 Contract: ``Paired`` holds the two runs' timed records by ``ItemKey``; ``in_run_reference``
 finds the reference of an item in its own run (the vendor item of its problem, else the
-geometric mean of the other kernels of its group); ``noise_floor`` the group's item-to-item
+geometric mean of the other kernels of its group; in a merged sharded run, of those of its own
+shard, ``same_machine``); ``noise_floor`` the group's item-to-item
 spread; ``decisive_rule`` / ``compile_rule`` the rule of harness/results/verdicts.py that
 decides where the rank test on correlated samples cannot; ``run_shifts`` whole-run moves;
 ``group_drift`` and ``model_changes`` what is shown beside the verdicts.  A record's problem
@@ -12,6 +13,7 @@ id is read through its kernel family (``problem_of``), never from its id.
 from __future__ import annotations
 
 from tlbench.harness.core.record_reader import RecordReader
+from tlbench.harness.core.shard import placement
 import math
 import statistics
 from dataclasses import dataclass, field
@@ -84,9 +86,23 @@ def _geomean(values: Sequence[float]) -> float:
     return math.exp(sum(math.log(v) for v in values) / len(values))
 
 
-def on_gpu(key: ItemKey, uuid: str) -> ItemKey:
-    """The key of one GPU's copy of a vendor item in a multi-GPU run."""
-    return ItemKey(key.suite, key.backend, key.kind, f"{key.case_id}@{uuid}")
+def on_gpu(key: ItemKey, where: str) -> ItemKey:
+    """The key of one GPU's (one shard's: ``core.shard.placement``) copy of a vendor item in a
+    multi-GPU or sharded run."""
+    return ItemKey(key.suite, key.backend, key.kind, f"{key.case_id}@{where}")
+
+
+def shards_of(paired: Paired, key: ItemKey) -> tuple[str | None, str | None]:
+    """The shard of ``key`` in each run (None: an unsharded run)."""
+    return paired.base[key].get("shard"), paired.new[key].get("shard")
+
+
+def same_machine(keys: Sequence[ItemKey], paired: Paired, key: ItemKey) -> list[ItemKey]:
+    """The ``keys`` measured on the same shard as ``key`` in both runs, when there are enough of
+    them for a run reference, else all ``keys``: a merged sharded run's shards ran on different
+    machines (or under different load), so an item is judged relative to its own machine."""
+    mine = [k for k in keys if shards_of(paired, k) == shards_of(paired, key)]
+    return mine if len(mine) >= MIN_RUN_REFERENCE_ITEMS else list(keys)
 
 
 def in_run_reference(paired: Paired, key: ItemKey, vendor_ok: bool) -> tuple[str, str, float, float] | None:
@@ -98,41 +114,49 @@ def in_run_reference(paired: Paired, key: ItemKey, vendor_ok: bool) -> tuple[str
         return None
     group = (key.suite, key.backend, key.kind)
     vendor = ItemKey(key.suite, key.backend, key.kind, f"{problem_of(rec)}-vendor")
-    same_gpu = (on_gpu(vendor, paired.base[key].get("device_uuid", "")), on_gpu(vendor, paired.new[key].get("device_uuid", "")))
-    if vendor_ok and same_gpu[0] in paired.base and same_gpu[1] in paired.new:  # the vendor item of the kernel's own GPU
-        base_ref = median_of(paired.base[same_gpu[0]]["samples_s"])
-        new_ref = median_of(paired.new[same_gpu[1]]["samples_s"])
+    # in each run, the vendor copy of the kernel's own GPU (shard) where the run has one per placement
+    own_base = on_gpu(vendor, placement(paired.base[key]) or "")
+    own_new = on_gpu(vendor, placement(paired.new[key]) or "")
+    own_base, own_new = (own_base if own_base in paired.base else vendor), (own_new if own_new in paired.new else vendor)
+    if vendor_ok and (own_base, own_new) != (vendor, vendor) and own_base in paired.base and own_new in paired.new:
+        base_ref = median_of(paired.base[own_base]["samples_s"])
+        new_ref = median_of(paired.new[own_new]["samples_s"])
         if base_ref > 0 and new_ref > 0:
-            return VENDOR_RATIO, f"{vendor.case_id} on the same GPU in the same run", base_ref, new_ref
+            return VENDOR_RATIO, f"{vendor.case_id} on the same GPU (shard) in the same run", base_ref, new_ref
     if vendor_ok and vendor in paired.base and vendor in paired.new:
         base_ref, new_ref = paired.medians(vendor)
         if base_ref > 0 and new_ref > 0:
             return VENDOR_RATIO, f"{vendor.case_id} in the same run", base_ref, new_ref
-    sums = _kernel_log_sums(paired, group)
+    mine = shards_of(paired, key)
+    where = " on the same shard" if mine != (None, None) else ""
+    sums = _kernel_log_sums(paired, group, mine)
+    if sums["count"] - (key in sums["own"]) < MIN_RUN_REFERENCE_ITEMS:  # too few on its shard: all of the run's
+        sums, where = _kernel_log_sums(paired, group, None), ""
     count, bad, log_b, log_n = sums["count"], sums["bad"], sums["log_b"], sums["log_n"]
     own = sums["own"].get(key)  # (bad, log b, log n) of this item when it is one of the group's kernels
     if own is not None:
         count, bad, log_b, log_n = count - 1, bad - own[0], log_b - own[1], log_n - own[2]
     if count < MIN_RUN_REFERENCE_ITEMS or bad:
         return None
-    description = f"geometric mean of the {count} other {key.kind} items of the run"
+    description = f"geometric mean of the {count} other {key.kind} items of the run{where}"
     return RUN_RATIO, description, math.exp(log_b / count), math.exp(log_n / count)
 
 
-def _kernel_log_sums(paired: Paired, group: Group) -> dict[str, Any]:
-    """The group's kernels' log-median sums, once per group (leave-one-out references)."""
+def _kernel_log_sums(paired: Paired, group: Group, shard: tuple[str | None, str | None] | None) -> dict[str, Any]:
+    """The log-median sums of the group's kernels (those measured on ``shard`` in both runs;
+    None: all), once per group and shard, so each item's leave-one-out reference is O(1)."""
     memo = paired.memo.setdefault("kernel_sums", {})
-    if group not in memo:
+    if (group, shard) not in memo:
         count, bad, log_b, log_n, own = 0, 0, 0.0, 0.0, {}
         for k in paired.keys(group):
-            if is_vendor(paired.base[k]):
+            if is_vendor(paired.base[k]) or (shard is not None and shards_of(paired, k) != shard):
                 continue
             b, n = paired.medians(k)
             item = (1, 0.0, 0.0) if b <= 0 or n <= 0 else (0, math.log(b), math.log(n))
             own[k] = item
             count, bad, log_b, log_n = count + 1, bad + item[0], log_b + item[1], log_n + item[2]
-        memo[group] = {"count": count, "bad": bad, "log_b": log_b, "log_n": log_n, "own": own}
-    return memo[group]
+        memo[(group, shard)] = {"count": count, "bad": bad, "log_b": log_b, "log_n": log_n, "own": own}
+    return memo[(group, shard)]
 
 
 def _relative_change(paired: Paired, key: ItemKey, reference: tuple[str, str, float, float]) -> float:
@@ -281,11 +305,15 @@ def _compile_group(paired: Paired, group: Group):
     total_b, total_n = sum(b for b, _ in logs_of.values()), sum(n for _, n in logs_of.values())
 
     def reference(exclude: ItemKey) -> tuple[float, float]:
-        """The geometric mean of the other items' centres (leave-one-out from the group's log sums)."""
-        others = len(keys) - 1
-        if others < MIN_RUN_REFERENCE_ITEMS:
+        """The geometric mean of the other items' centres (leave-one-out from the group's log
+        sums; in a sharded run, of the items of the same shard when it has enough)."""
+        others = same_machine([k for k in keys if k != exclude], paired, exclude)
+        if len(others) < MIN_RUN_REFERENCE_ITEMS:
             return 1.0, 1.0
-        return math.exp((total_b - logs_of[exclude][0]) / others), math.exp((total_n - logs_of[exclude][1]) / others)
+        if len(others) == len(keys) - 1:
+            return math.exp((total_b - logs_of[exclude][0]) / len(others)), math.exp((total_n - logs_of[exclude][1]) / len(others))
+        return (math.exp(sum(logs_of[k][0] for k in others) / len(others)),
+                math.exp(sum(logs_of[k][1] for k in others) / len(others)))
 
     logs = []
     for k in keys:

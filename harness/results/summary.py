@@ -6,7 +6,7 @@ JSON).  ``summary_lines(records, setup_s)`` returns the lines the terminal ends 
   serial, ...).  With device timing the cell is the median time and the best cell is marked
   ``*``; the block then says the best config, its TFLOP/s, its ratio to the vendor item
   (vendor time / kernel time, so > 1 is faster than the vendor; the vendor item measured on
-  the same GPU, ``device_uuid``, when a multi-GPU run has one per GPU) and its % of the device's
+  the same GPU or shard, ``core.shard.placement``, when a multi-GPU or sharded run has one per GPU) and its % of the device's
   peak (``pct_of_peak`` when a record carries it, else "peak unknown").  Without device
   timing, compile items answer: for a schedule model (Ascend) the loop II per form and the
   modeled cycles per core, best marked, always labelled ``(model)``; otherwise the pipeline
@@ -28,6 +28,7 @@ from typing import Any, Iterable
 
 from tlbench.harness.core.described import DescribedProblem, described, stage_facts
 from tlbench.harness.core.record_reader import RecordReader
+from tlbench.harness.core.shard import placement
 from tlbench.harness.results.error_text import failure_line
 from tlbench.harness.results.table import format_seconds
 
@@ -149,8 +150,8 @@ def _render_grid(forms: list[str], rows: dict[str, dict[str, str]], head: str) -
 
 def _device_block(block: _Block) -> list[str]:
     best = min(block.timed, key=lambda r: _median(r) or float("inf"))
-    same_gpu = [v for v in block.vendor if v.get("device_uuid") == best.get("device_uuid")]
-    vendors = same_gpu or block.vendor  # a kernel is judged against its own GPU's vendor item
+    same_gpu = [v for v in block.vendor if placement(v) == placement(best)]
+    vendors = same_gpu or block.vendor  # a kernel is judged against its own GPU's (shard's) vendor item
     vendor = min(vendors, key=lambda r: _median(r) or float("inf")) if vendors else None
 
     def cell(rec):

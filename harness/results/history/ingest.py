@@ -4,7 +4,9 @@ Contract: ``add_results(conn, results)`` stores one validated ``Results`` as one
 by ``run_hash`` (SHA-256 of its canonical JSON): a file already stored (under any name) is
 reported as ``skipped`` and nothing changes; otherwise the run, its testbeds and every
 item (timed, failed and skipped) go in within ONE write transaction, so a crash or a
-concurrent writer never leaves half a run.  ``add_files(conn, paths)`` does that per file
+concurrent writer never leaves half a run.  A merged sharded run (``tlbench merge``) is one
+run whose records each go under the testbed of the machine that measured them (their
+shard's device info), so a run over two kinds of machine has two testbeds.  ``add_files(conn, paths)`` does that per file
 and ``import_dir(conn, folder)`` for every ``*.json`` and ``*.json.gz`` below a folder (as
 ``add`` reads both); a file that is not
 tlbench results (``best_configs.json``) is reported with the reason, never fatal.
@@ -26,6 +28,7 @@ from tlbench.harness.core.stats import summarize
 from tlbench.harness.results.history.schema import write_transaction
 from tlbench.harness.results.store import Results, ResultsError, load_results, suite_of, testbed_of
 from tlbench.harness.results.pairing import problem_of
+from tlbench.harness.results.shard_merge import shard_document
 
 Annotate = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]  # (record, device info) -> record
 
@@ -128,15 +131,16 @@ def add_results(conn: sqlite3.Connection, results: Results, annotate: Annotate |
             ),
         )
         run_id = int(cur.lastrowid)
-        beds: dict[str, int] = {}
+        beds: dict[tuple[str, str | None], int] = {}
         stored, duplicates = 0, 0
         for rec, status in _stored_records(results):
-            backend = rec["backend"]
-            if backend not in beds:
-                beds[backend] = _testbed_id(conn, doc, backend)
+            backend, shard = rec["backend"], rec.get("shard")
+            if (backend, shard) not in beds:  # a merged sharded run: each record on its own shard's testbed
+                beds[(backend, shard)] = _testbed_id(conn, shard_document(doc, rec), backend)
             if annotate is not None and status == "timed":
-                rec = annotate(dict(rec), infos.get(backend) or {})
-            row = {**_item_row(rec, status), "run_id": run_id, "testbed_id": beds[backend]}
+                own = ((shard_document(doc, rec).get("machine_info") or {}).get("tlbench") or {}).get("backends") or infos
+                rec = annotate(dict(rec), own.get(backend) or {})
+            row = {**_item_row(rec, status), "run_id": run_id, "testbed_id": beds[(backend, shard)]}
             columns = ", ".join(row)
             placeholders = ", ".join(f":{k}" for k in row)
             cur = conn.execute(f"INSERT OR IGNORE INTO items ({columns}) VALUES ({placeholders})", row)

@@ -1,0 +1,55 @@
+"""``tlbench merge SHARD.json... -o RUN.json``: the shards of a sharded run as one results file.
+
+Contract: ``register(subparsers)`` adds the subcommand; ``run_merge(args)`` loads every shard
+file (``harness.results.store``), merges them (``harness.results.shard_merge``: one run,
+same commit, code, options and item set, each item once), validates the merged document
+with the results store and writes it atomically, then prints what it holds.  Exit 0: every
+shard merged; 1: shards are missing (or a shard left items without a result): the file is
+written anyway, marked ``tlbench.partial`` (the missing shards and items named), and this
+says which - ``--allow-partial`` makes that exit 0; 2: unusable input, a shard of another
+commit or run included (``ResultsError``, one line naming the file, from ``harness.cli``),
+and nothing is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+EXIT_OK, EXIT_PARTIAL = 0, 1
+
+
+def register(sub: Any) -> None:
+    merge = sub.add_parser("merge", help="merge the shards of a --tlbench-shard run into one results file",
+                           description="Exit 0: all shards merged; 1: written but partial (shards missing); "
+                                       "2: unusable input or shards of different runs (nothing written).")
+    merge.add_argument("files", nargs="+", metavar="SHARD.json")
+    merge.add_argument("-o", "--output", required=True, metavar="RUN.json", help="the merged results file")
+    merge.add_argument("--allow-partial", action="store_true", help="exit 0 when shards are missing (the file still says partial)")
+    merge.set_defaults(handler=run_merge)
+
+
+def run_merge(args: argparse.Namespace) -> int:
+    from tlbench.harness.results.journal import atomic_write_text
+    from tlbench.harness.results.shard_merge import merge_shards
+    from tlbench.harness.results.store import load_results, parse_results
+
+    merged = merge_shards([load_results(f) for f in args.files])
+    results = parse_results(merged.document, args.output)  # never write a file the readers would refuse
+    atomic_write_text(args.output, json.dumps(merged.document, indent=1, default=str) + "\n")
+    sharded = merged.document["tlbench"]["sharded"]
+    hosts = list(dict.fromkeys(str(s["host"]) for s in sharded["shards"]))
+    print(
+        f"merged {len(sharded['shards'])} of {sharded['count']} shards ({', '.join(s['label'] for s in sharded['shards'])}; "
+        f"hosts {', '.join(hosts)}) into {args.output}: {len(results.records)} timed, {len(results.failed)} failed, "
+        f"{len(results.skipped)} skipped of the run's {sharded['run_items']} items"
+    )
+    for line in merged.notes:
+        print(line)
+    partial = merged.document["tlbench"].get("partial")
+    if not partial:
+        return EXIT_OK
+    shown = ", ".join(merged.missing_items[:5]) + (f" (+{len(merged.missing_items) - 5} more)" if len(merged.missing_items) > 5 else "")
+    print(f"PARTIAL: {'; '.join(partial['reasons'])}" + (f"; missing: {shown}" if shown else ""))
+    return EXIT_OK if args.allow_partial else EXIT_PARTIAL

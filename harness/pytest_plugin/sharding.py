@@ -1,0 +1,188 @@
+"""``--tlbench-shard=I/N``: this process runs shard I of a run split over N machines.
+
+Contract (nothing here is active without the option):
+- ``add_options(group)`` adds ``--tlbench-shard``; ``register(config)`` (at configure)
+  parses it (a bad value, or ``-n`` with it, is a usage error saying what to do) and
+  registers a ``ShardPlugin``.
+- ``split(entries, count)``: each collected item's shards (0-based), deterministic given the
+  collected node ids: the kernels (and any other item) are dealt by expected cost, longest
+  first, each to the least-loaded shard (gpu_split's balance, the one the xdist split uses;
+  a non-tlbench item costs one unit); a vendor item goes to every shard that holds a kernel
+  of its problem (same suite file, backend and kind), so each machine measures its own
+  vendor copy and its kernels are judged against it; a vendor item whose problem has no
+  kernel goes to the least-loaded shard.  Every item is in at least one shard, and every
+  item but a vendor copy in exactly one.
+- ``ShardPlugin.pytest_collection_modifyitems`` (``trylast``: after ``-k``, ``-m``,
+  ``--deselect`` and tlbench's own scope filter) keeps this shard's items and hands the
+  others to ``pytest_deselected``, so pytest reports them as deselected.  The whole run is
+  the items collected before that, the same on every machine that collects the same suites
+  with the same options.
+- The results file's top-level ``tlbench.shard`` is the shard note: ``index``, ``count``,
+  ``label``, ``host``, ``run_digest`` (over every node id the split was computed from),
+  ``run_items`` (every tlbench item's node id of the whole run, sorted: what a merge checks
+  coverage against and names when a shard is missing), ``selected`` (this shard's tlbench
+  items, vendor copies included), ``settings`` (what must match across shards: backend choice,
+  scope, kinds, compile rounds, measure policy, the backends' options).  Every tlbench record
+  (timed, failed, skipped) gains ``shard`` (the label), ``host`` and ``device`` (its
+  ``device_uuid``, else its backend's device uuid or accelerator here, else None).
+- A shard that timed nothing (every item skipped or failed, or no item at all) still writes
+  its ``--benchmark-json`` (pytest-benchmark alone would write none), so a merge can tell a
+  shard that ran from one that is missing.
+"""
+
+from __future__ import annotations
+
+import socket
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+import pytest
+
+from tlbench.harness.core.cases import VendorCase
+from tlbench.harness.core.record import EXTRA_KEY, SCHEMA_VERSION
+from tlbench.harness.core.shard import ShardSpec, run_digest
+from tlbench.harness.measure.device_pieces import expected_cost
+from tlbench.harness.pytest_plugin.bench_adapter import result_json_path, session_timed_anything, write_json
+from tlbench.harness.pytest_plugin.gpu_split import balance
+from tlbench.harness.pytest_plugin.state import STATE
+
+SHARD_KEY = "shard"
+
+
+def add_options(group) -> None:
+    group.addoption("--tlbench-shard", default=None, metavar="I/N",
+                    help="run shard I of N (1-based): a deterministic, cost-balanced share of the collected items, "
+                         "each vendor item in every shard that needs it; N jobs cover the run once "
+                         "(`tlbench merge` puts their JSON files back together)")
+
+
+def register(config) -> None:
+    text = config.getoption("--tlbench-shard", None)
+    if text is None:
+        return
+    try:
+        spec = ShardSpec.parse(text)
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    if config.getoption("numprocesses", None):
+        raise pytest.UsageError(
+            "--tlbench-shard does not combine with pytest-xdist -n: run one shard per host, and spread a shard "
+            "over its devices with --tlbench-devices=0,1,... instead"
+        )
+    config.pluginmanager.register(ShardPlugin(spec), "tlbench-shard")
+
+
+@dataclass(frozen=True)
+class ShardEntry:
+    nodeid: str
+    cost: float
+    problem: str | None = None  # suite file, backend, kind, problem id (None: not a tlbench item)
+    vendor: bool = False
+
+
+def split(entries: Sequence[ShardEntry], count: int) -> dict[str, tuple[int, ...]]:
+    dealt = balance([(e.nodeid, e.cost, None) for e in entries if not e.vendor], count)
+    load = [0.0] * count
+    holders: dict[str, set[int]] = {}
+    for e in entries:
+        if not e.vendor:
+            load[dealt[e.nodeid]] += e.cost
+            if e.problem is not None:
+                holders.setdefault(e.problem, set()).add(dealt[e.nodeid])
+    out = {nodeid: (shard,) for nodeid, shard in dealt.items()}
+    for e in sorted((e for e in entries if e.vendor), key=lambda e: e.nodeid):
+        shards = holders.get(e.problem or "")
+        if not shards:
+            shards = {min(range(count), key=lambda s: (load[s], s))}
+            load[next(iter(shards))] += e.cost
+        out[e.nodeid] = tuple(sorted(shards))
+    return out
+
+
+def _entry(item, state) -> ShardEntry:
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    bench = state.items_by_id.get(params.get("tlbench_item")) if state is not None else None
+    if bench is None:  # not a tlbench item: dealt too (one unit), so the N jobs run it once
+        return ShardEntry(item.nodeid, 1.0)
+    problem = "|".join((item.nodeid.split("::", 1)[0], bench.backend, bench.kind, bench.case.problem.problem_id))
+    return ShardEntry(item.nodeid, expected_cost(bench), problem, isinstance(bench.case, VendorCase))
+
+
+class ShardPlugin:
+    def __init__(self, spec: ShardSpec) -> None:
+        self.spec = spec
+        self.split_from: list[str] = []  # every node id the split was computed from
+        self.run_items: list[str] = []  # the tlbench items among them
+        self.selected = 0
+        self.load = (0.0, 0.0)  # (this shard's expected cost, the run's)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, session, config, items) -> None:
+        state = config.stash.get(STATE, None)
+        entries = [_entry(i, state) for i in items]
+        shards = split(entries, self.spec.count)
+        mine = self.spec.index - 1
+        keep = [i for i in items if mine in shards[i.nodeid]]
+        dropped = [i for i in items if mine not in shards[i.nodeid]]
+        tlbench = {e.nodeid for e in entries if e.problem is not None}
+        self.split_from = sorted({i.nodeid for i in items})
+        self.run_items = sorted(tlbench)
+        self.selected = sum(1 for i in keep if i.nodeid in tlbench)
+        kept = {i.nodeid for i in keep}
+        self.load = (sum(e.cost for e in entries if e.nodeid in kept), sum(e.cost for e in entries))
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+            items[:] = keep
+
+    def pytest_report_collectionfinish(self, config, start_path, items) -> list[str]:
+        return [
+            f"tlbench shard {self.spec.label} on {socket.gethostname()}: {self.selected} of the run's "
+            f"{len(self.run_items)} tlbench items (expected cost {self.load[0]:.1f} of {self.load[1]:.1f} units)"
+        ]
+
+    def note(self, config) -> dict[str, Any]:
+        state = config.stash.get(STATE, None)
+        settings = state.settings() if state is not None else {}
+        for varying in ("input_seed", "compile_jobs"):  # chosen per process / per host, not per run
+            settings.pop(varying, None)
+        if state is not None:
+            settings["backend_options"] = {k: v for k, v in state.registry.options.values.items()}
+        return {
+            "index": self.spec.index, "count": self.spec.count, "label": self.spec.label,
+            "host": socket.gethostname(), "run_digest": run_digest(self.split_from),
+            "run_items": self.run_items, "selected": self.selected, "settings": settings,
+        }
+
+    def _stamp(self, config, record: dict[str, Any]) -> None:
+        state = config.stash.get(STATE, None)
+        info: dict[str, Any] = {}
+        if state is not None and record.get("backend") in state.registry.loaded():
+            info = state.registry.loaded()[record["backend"]].device_info() or {}
+        device = record.get("device_uuid") or info.get("uuid") or info.get("accelerator")
+        record.update({"shard": self.spec.label, "host": socket.gethostname(), "device": str(device) if device else None})
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_benchmark_update_json(self, config, benchmarks, output_json) -> None:
+        top = output_json.get(EXTRA_KEY) or {}
+        output_json[EXTRA_KEY] = top = {"schema_version": SCHEMA_VERSION, "failed": [], "skipped": [], **top}
+        top[SHARD_KEY] = self.note(config)
+        for bench in output_json.get("benchmarks") or []:
+            record = (bench.get("extra_info") or {}).get(EXTRA_KEY)
+            if isinstance(record, dict):
+                self._stamp(config, record)
+        for record in (*top.get("failed", ()), *top.get("skipped", ())):
+            self._stamp(config, record)
+
+    def pytest_sessionfinish(self, session, exitstatus) -> None:
+        """pytest-benchmark wrote the file (its sessionfinish wraps this one) unless nothing
+        was timed: then this shard writes it, so that it is not taken for a missing shard."""
+        config = session.config
+        path = result_json_path(config)
+        if path is None or session_timed_anything(config) or Path(path).exists():
+            return  # timed, or already written this run (an earlier run's file was moved aside at start)
+        from tlbench.harness.pytest_plugin.xdist_support import merged_document
+
+        document = merged_document(config, [], {}, {})
+        config.hook.pytest_benchmark_update_json(config=config, benchmarks=[], output_json=document)
+        write_json(config, document)
