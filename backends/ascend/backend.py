@@ -23,7 +23,7 @@ from tlbench.backends.ascend.profiles import PROFILES
 from tlbench.backends.ascend.traits import TRAITS
 from tlbench.backends.kernels.fa_types import FaVendorCase
 from tlbench.backends.kernels.source_hash import body_hash
-from tlbench.backends.test_only import TestOnlyCompileSlowdown
+from tlbench.backends.test_only import TestOnlyCompileSlowdown, TestOnlyLoweringChanges
 from tlbench.harness.core import budget
 from tlbench.harness.core import space
 from tlbench.harness.core.backend_api import BackendOptions, Compiled, CompileError
@@ -117,6 +117,7 @@ class AscendBackend:
         install_z3_recorders()
         self.target = _make_ascend_target()
         self._compile_slowdown = TestOnlyCompileSlowdown.parse(options.get("ascend_test_only_compile_slowdown"))
+        self._changes = TestOnlyLoweringChanges.from_options(options)  # TEST ONLY (backends/testing/compile_changes.py)
         self._probe: npu.NpuProbe | None = None
 
     def _npu(self) -> npu.NpuProbe:
@@ -176,7 +177,8 @@ class AscendBackend:
         return limits.rejection(case)
 
     def _build(self, case: Case):
-        return case.family.build(case.problem, case.config, self.dialect)
+        config = self._changes.config(case) if self._changes is not None else case.config
+        return case.family.build(case.problem, config, self.dialect)
 
     def kernel_source(self, case: Case) -> str:
         artifact, _ = lower_with_schedule(self._build(case), self.target)
@@ -187,6 +189,8 @@ class AscendBackend:
         func = self._build(case)
         start = time.perf_counter()
         _, facts = lower_with_schedule(func, self.target)
+        if self._changes is not None:  # TEST ONLY: extra work inside the timed lowering
+            self._changes.work(case.case_id)
         if self._compile_slowdown is not None:  # TEST ONLY (backends/test_only.py): the whole call x (1 + f)
             self._compile_slowdown.spin_after(case.case_id, time.perf_counter() - call_start)
         phases["lower_and_schedule"] = time.perf_counter() - start
@@ -199,7 +203,14 @@ class AscendBackend:
             _, facts = self._lower(case, phases)
         except Exception as exc:
             raise CompileError(f"{type(exc).__name__}: {exc}") from exc
-        return Compiled(case=case, handle=None, plan=_plan(case, facts), compile_seconds=phases["lower_and_schedule"], phases_s=phases)
+        return Compiled(case=case, handle=None, plan=self._plan(case, facts), compile_seconds=phases["lower_and_schedule"], phases_s=phases)
+
+    def _plan(self, case: Case, facts: ScheduleFacts) -> Plan:
+        plan = _plan(case, facts)
+        words = self._changes.words(case.case_id) if self._changes is not None else None
+        if words:  # TEST ONLY: the plan says it was lowered with a test-only change
+            plan.features["test_only"] = words
+        return plan
 
     def compile(self, case: Case, cold: bool) -> Compiled:
         phases: dict[str, float] = {}
@@ -213,7 +224,7 @@ class AscendBackend:
         except Exception as exc:
             raise CompileError(f"{type(exc).__name__}: {exc}") from exc
         return Compiled(
-            case=case, handle=handle, plan=_plan(case, facts), compile_seconds=phases["lower_and_schedule"], phases_s=phases
+            case=case, handle=handle, plan=self._plan(case, facts), compile_seconds=phases["lower_and_schedule"], phases_s=phases
         )
 
     def inspect(self, compiled: Compiled) -> Plan:

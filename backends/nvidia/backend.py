@@ -34,7 +34,7 @@ from tlbench.backends.nvidia.device_probe import device_arch, gpu_reason, read_d
 from tlbench.backends.nvidia.func_cache import FuncCache
 from tlbench.backends.nvidia.plan_cache import PlanCache
 from tlbench.backends.nvidia.profiles import PROFILES
-from tlbench.backends.test_only import TestOnlyCompileSlowdown
+from tlbench.backends.test_only import TestOnlyCompileSlowdown, TestOnlyLoweringChanges
 from tlbench.backends.nvidia.telemetry import NvmlTelemetry
 from tlbench.backends.nvidia.traits import TRAITS
 from tlbench.harness.core import budget
@@ -94,6 +94,7 @@ class NvidiaBackend:
         self._slowdown = _test_only("tlbench.backends.nvidia.slowdown", "TestOnlySlowdown", options.get("nvidia_test_only_slowdown"))
         self._faults = _test_only("tlbench.backends.nvidia.fault_injection", "TestOnlyFaults", options.get("nvidia_test_only_fault"))
         self._compile_slowdown = TestOnlyCompileSlowdown.parse(options.get("nvidia_test_only_compile_slowdown"))
+        self._changes = TestOnlyLoweringChanges.from_options(options)  # TEST ONLY (backends/testing/compile_changes.py)
 
     # -- the controller of a device worker ----------------------------------------------------
     @classmethod
@@ -198,17 +199,19 @@ class NvidiaBackend:
         return limits.rejection(case, self.arch)
 
     def _build(self, case: Case):
-        return case.family.build(case.problem, case.config, self.dialect)
+        config = self._changes.config(case) if self._changes is not None else case.config
+        return case.family.build(case.problem, config, self.dialect)
 
     def pass_configs(self, case: Case) -> dict[str, Any] | None:
         """tilelang pass configs the case's config asks for (None: tilelang's defaults):
         ``fast_math`` -> ``tl.enable_fast_math``, which tilelang's nvcc step turns into
         ``--use_fast_math``."""
+        configs = None
         if getattr(case.config, "fast_math", False):
             from tilelang.transform import PassConfigKey
 
-            return {PassConfigKey.TL_ENABLE_FAST_MATH.value: True}
-        return None
+            configs = {PassConfigKey.TL_ENABLE_FAST_MATH.value: True}
+        return self._changes.pass_configs(case.case_id, configs) if self._changes is not None else configs
 
     def kernel_source(self, case: Case) -> str:
         """The generated CUDA, plus a line naming nvcc's --use_fast_math where the case builds with
@@ -227,6 +230,8 @@ class NvidiaBackend:
         func = self._build(case)
         start = time.perf_counter()
         _, facts = lower_with_plan(func, self.target, self.pass_configs(case))
+        if self._changes is not None:  # TEST ONLY: extra work inside the timed lowering
+            self._changes.work(case.case_id)
         if slowdown is not None:  # TEST ONLY (backends/test_only.py): the whole call x (1 + f)
             slowdown.spin_after(case.case_id, time.perf_counter() - call_start)
         phases["lower_and_plan"] = time.perf_counter() - start
@@ -275,6 +280,8 @@ class NvidiaBackend:
                 with _tilelang_cache_disabled() if cold else nullcontext():
                     handle, facts = build_with_plan(lambda: tilelang.compile(func, target=self.target, execution_backend="tvm_ffi",
                                                                              pass_configs=self.pass_configs(case)))
+                if self._changes is not None:  # TEST ONLY: extra work inside the timed build
+                    self._changes.work(case.case_id)
                 if slowdown is not None:
                     slowdown.spin_after(case.case_id, time.perf_counter() - call_start)
                 phases["build"] = time.perf_counter() - start
@@ -304,8 +311,13 @@ class NvidiaBackend:
             bytes_per_scope={"shared.dyn": facts.dynamic_smem_bytes},
             limits={"shared.dyn": limits.SMEM_PER_BLOCK.get(self.arch, 0)},
             threads=facts.threads,
-            features={**facts.features, "grid": facts.grid, "built": built, "source_sha256": facts.source_sha256},
+            features={**facts.features, "grid": facts.grid, "built": built, "source_sha256": facts.source_sha256,
+                      **self._test_only_words(case)},
         )
+
+    def _test_only_words(self, case: Case) -> dict[str, str]:
+        words = self._changes.words(case.case_id) if self._changes is not None else None
+        return {"test_only": words} if words else {}
 
     def inspect(self, compiled: Compiled) -> Plan:
         return compiled.plan

@@ -1,0 +1,1 @@
+"""TEST ONLY: pytest plug-ins for tlbench's own acceptance checks; never loaded unless named with ``-p``."""

@@ -1,0 +1,59 @@
+"""Instruction counts for a backend's compile items, after their timed rounds.
+
+Contract: ``InstructionCounting(mode, subset, device, factory_of, options, env_of)`` is
+called as ``counting(backend, batch, outcomes)`` by the compile phase
+(harness/measure/compile_phase.py) once a backend's batch of compile items has been timed
+(``outcomes``: item id -> ``Outcome``).  Every timed outcome of the batch leaves with a
+``record["instructions"]`` (harness/measure/instructions.py): the hardware counts its rounds
+took where the machine has a counter; else, in mode ``subset`` / ``all``, callgrind's count
+of its cold lowering (``count_under_callgrind``, one child process for the batch, after the
+rounds, so it never overlaps a timed round); else ``absent`` with the reason.  Counting is
+never a sample and never moves a time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+from tlbench.harness.core import trace
+from tlbench.harness.core.record import BenchItem
+from tlbench.harness.measure import instructions
+from tlbench.harness.measure.instructions import KEY, CountRequest, absent
+
+
+@dataclass(frozen=True)
+class InstructionCounting:
+    mode: str = instructions.DEFAULT_MODE
+    subset: int = instructions.DEFAULT_SUBSET
+    device: bool = False
+    factory_of: Callable[[str], str | None] = lambda _name: None  # backend -> "module:qualname"
+    options: Mapping[str, Any] = field(default_factory=dict)
+    env_of: Callable[[str], Mapping[str, str]] = lambda _name: {}  # backend -> its child's environment (no device)
+    count: Callable[[CountRequest], dict[str, dict[str, Any]]] = instructions.count_under_callgrind
+
+    def __call__(self, backend: str, batch: Sequence[BenchItem], outcomes: Mapping[str, Any]) -> None:
+        timed = [it for it in batch if getattr(outcomes.get(it.item_id), "status", "") == "timed"]
+        need = [it for it in timed if KEY not in outcomes[it.item_id].record]  # hardware counts are in already
+        if not need:
+            return
+        for item_id, value in self.values(backend, need).items():
+            outcomes[item_id].record[KEY] = value
+
+    def values(self, backend: str, items: Sequence[BenchItem]) -> dict[str, dict[str, Any]]:
+        hardware = instructions.hardware_reason() or "the hardware counter gave no count for this item's rounds"
+        if self.mode == "hardware":
+            return {it.item_id: absent(f"{hardware}; callgrind counts with --tlbench-instructions subset or all")
+                    for it in items}
+        chosen = list(items) if self.mode == "all" else instructions.subset_of(items, self.subset)
+        left = f"{hardware}; not in the callgrind subset ({len(chosen)} of the {len(items)} compile items of {backend} here, " \
+               "chosen by a hash of the case id; --tlbench-instructions all counts every one)"
+        out = {it.item_id: absent(left) for it in items}
+        factory = self.factory_of(backend)
+        if factory is None:
+            words = f"{hardware}; {backend}'s factory has no import path for the callgrind child"
+            return {it.item_id: absent(words) for it in items}
+        trace.mark("instruction count start", backend=backend, items=len(chosen))
+        out.update(self.count(CountRequest(tuple(chosen), factory, dict(self.options), dict(self.env_of(backend)), self.device)))
+        trace.mark("instruction count end", backend=backend)
+        return out
