@@ -169,7 +169,7 @@ def pytest_configure(config):
     state.compile_phase = CompilePhase(
         jobs=jobs, make_session=state.workers.compile_session if state.workers is not None else None,
         policy=state.policy, compile_rounds=state.compile_rounds, seed=state.seed, on_progress=compile_line.update,
-        count=instruction_counting(config, registry),
+        count=instruction_counting(config, registry, Progress("instruction counts of the cold lowering (callgrind)", suspend=suspend).update),
     )
     workers = state.workers
     state.device_phase = DevicePhase(

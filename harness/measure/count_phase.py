@@ -31,6 +31,7 @@ class InstructionCounting:
     options: Mapping[str, Any] = field(default_factory=dict)
     env_of: Callable[[str], Mapping[str, str]] = lambda _name: {}  # backend -> its child's environment (no device)
     count: Callable[[CountRequest], dict[str, dict[str, Any]]] = instructions.count_under_callgrind
+    on_progress: Callable[[int, int], None] | None = None  # (items counted, items to count) around the child
 
     def __call__(self, backend: str, batch: Sequence[BenchItem], outcomes: Mapping[str, Any]) -> None:
         timed = [it for it in batch if getattr(outcomes.get(it.item_id), "status", "") == "timed"]
@@ -54,6 +55,10 @@ class InstructionCounting:
             words = f"{hardware}; {backend}'s factory has no import path for the callgrind child"
             return {it.item_id: absent(words) for it in items}
         trace.mark("instruction count start", backend=backend, items=len(chosen))
+        if self.on_progress is not None:
+            self.on_progress(0, len(chosen))
         out.update(self.count(CountRequest(tuple(chosen), factory, dict(self.options), dict(self.env_of(backend)), self.device)))
+        if self.on_progress is not None:
+            self.on_progress(len(chosen), len(chosen))
         trace.mark("instruction count end", backend=backend)
         return out
