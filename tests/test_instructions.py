@@ -1,4 +1,4 @@
-"""Instruction counts of a compile item's cold lowering (harness/measure/instructions.py).
+"""Instruction counts of a compile item's cold lowering (harness/measure/callgrind.py, hardware_counter.py).
 
 The callgrind tests run the real ``valgrind --tool=callgrind`` on a child process whose
 "lowering" is a fixed pure-Python loop (tests/fixtures/counting/counting_backend.py, a fake
@@ -18,17 +18,19 @@ import pytest
 
 from tlbench.harness.core.cases import Case
 from tlbench.harness.core.record import BenchItem
-from tlbench.harness.measure import instructions
+from tlbench.harness.measure import callgrind
+from tlbench.harness.measure.callgrind import CountRequest, count_under_callgrind
 from tlbench.harness.measure.count_phase import InstructionCounting
-from tlbench.harness.measure.instructions import CountRequest, HardwareCounter, count_under_callgrind, subset_of
+from tlbench.harness.measure.hardware_counter import HardwareCounter
+from tlbench.harness.measure.instructions import subset_of
 
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE / "toys"), str(HERE / "fixtures" / "counting")]
 from toy_family import VaddConfig, VaddProblem  # noqa: E402
 
 FACTORY = "counting_backend:CountingBackend"
-needs_callgrind = pytest.mark.skipif(instructions.callgrind_reason() is not None,
-                                     reason=f"callgrind not usable here: {instructions.callgrind_reason()}")
+needs_callgrind = pytest.mark.skipif(callgrind.callgrind_reason() is not None,
+                                     reason=f"callgrind not usable here: {callgrind.callgrind_reason()}")
 
 
 def _items(n: int) -> tuple[BenchItem, ...]:

@@ -1,7 +1,7 @@
 """The process that runs under callgrind and counts compile items' cold lowerings.
 
 Contract: ``python -m tlbench.harness.measure.count_child REQUEST.pkl ANSWER.json``, started by
-``harness/measure/instructions.py::count_under_callgrind`` under ``valgrind --tool=callgrind``
+``harness/measure/callgrind.py::count_under_callgrind`` under ``valgrind --tool=callgrind``
 with ``VALGRIND_OPTS=--instr-atstart=no``: nothing is instrumented until a client request
 turns it on.  It loads the client-request helper (``lib``) and the backend (``factory`` with
 ``options``), refuses to count when not under Valgrind, pays one uncounted cold lowering of

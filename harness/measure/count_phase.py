@@ -6,7 +6,7 @@ called as ``counting(backend, batch, outcomes)`` by the compile phase
 (``outcomes``: item id -> ``Outcome``).  Every timed outcome of the batch leaves with a
 ``record["instructions"]`` (harness/measure/instructions.py): the hardware counts its rounds
 took where the machine has a counter; else, in mode ``subset`` / ``all``, callgrind's count
-of its cold lowering (``count_under_callgrind``, one child process for the batch, after the
+of its cold lowering (harness/measure/callgrind.py, one child process for the batch, after the
 rounds, so it never overlaps a timed round); else ``absent`` with the reason.  Counting is
 never a sample and never moves a time.
 """
@@ -19,7 +19,9 @@ from typing import Any, Callable, Mapping, Sequence
 from tlbench.harness.core import trace
 from tlbench.harness.core.record import BenchItem
 from tlbench.harness.measure import instructions
-from tlbench.harness.measure.instructions import KEY, CountRequest, absent
+from tlbench.harness.measure.callgrind import CountRequest, count_under_callgrind
+from tlbench.harness.measure.hardware_counter import hardware_reason
+from tlbench.harness.measure.instructions import KEY, absent
 
 
 @dataclass(frozen=True)
@@ -30,7 +32,7 @@ class InstructionCounting:
     factory_of: Callable[[str], str | None] = lambda _name: None  # backend -> "module:qualname"
     options: Mapping[str, Any] = field(default_factory=dict)
     env_of: Callable[[str], Mapping[str, str]] = lambda _name: {}  # backend -> its child's environment (no device)
-    count: Callable[[CountRequest], dict[str, dict[str, Any]]] = instructions.count_under_callgrind
+    count: Callable[[CountRequest], dict[str, dict[str, Any]]] = count_under_callgrind
     on_progress: Callable[[int, int], None] | None = None  # (items counted, items to count) around the child
 
     def __call__(self, backend: str, batch: Sequence[BenchItem], outcomes: Mapping[str, Any]) -> None:
@@ -42,7 +44,7 @@ class InstructionCounting:
             outcomes[item_id].record[KEY] = value
 
     def values(self, backend: str, items: Sequence[BenchItem]) -> dict[str, dict[str, Any]]:
-        hardware = instructions.hardware_reason() or "the hardware counter gave no count for this item's rounds"
+        hardware = hardware_reason() or "the hardware counter gave no count for this item's rounds"
         if self.mode == "hardware":
             return {it.item_id: absent(f"{hardware}; callgrind counts with --tlbench-instructions subset or all")
                     for it in items}

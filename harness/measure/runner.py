@@ -25,7 +25,8 @@ from tlbench.harness.core.backend_api import Backend, Compiled, CompileError
 from tlbench.harness.core.cases import Case, Plan
 from tlbench.harness.core.record import BenchItem, item_record
 from tlbench.harness.measure.device_session import DeviceSession, InProcessSession
-from tlbench.harness.measure.instructions import KEY as INSTRUCTIONS, HardwareCounter, hardware_record
+from tlbench.harness.measure.hardware_counter import HardwareCounter, hardware_record
+from tlbench.harness.measure.instructions import KEY as INSTRUCTIONS
 from tlbench.harness.measure.outcome import Outcome, RunContext, failed, gate
 from tlbench.harness.measure.rounds import measure_items
 from tlbench.harness.measure.setup_compile import pay_setup_once
@@ -76,7 +77,7 @@ def _timed_call(work: Callable[[], Compiled], collector_s: list[float] | None = 
     ``run_compile_items`` unfreezes at its end): a full collection of the compiler's heap
     before every round cost about 100 ms a round on the 2-core box.  ``collector_s`` gets the
     collection's wall seconds (untimed).  ``counts`` gets the call's hardware instruction counts
-    (harness/measure/instructions.py::HardwareCounter) where the machine has a counter."""
+    (harness/measure/hardware_counter.py) where the machine has a counter."""
     start = time.perf_counter()
     gc.collect()
     gc.freeze()
