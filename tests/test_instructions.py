@@ -113,6 +113,21 @@ def test_the_phase_leaves_every_timed_record_with_counts_or_a_reason():
     assert len(others) == 2 and all("not in the callgrind subset (1 of the 3 compile items" in o for o in others)
 
 
+def test_the_subset_leaves_out_items_whose_lowering_is_too_slow_to_count():
+    items = list(_items(3))
+    outcomes = {i.item_id: type("O", (), {"status": "timed", "record": {"samples_s": [s] * 3}})()
+                for i, s in zip(items, (0.5, 14.8, 0.7))}
+    asked = []
+
+    def count(request):
+        asked.extend(i.item_id for i in request.items)
+        return {i.item_id: {"counter": "callgrind", "lowering": [1]} for i in request.items}
+
+    InstructionCounting(mode="subset", subset=5, factory_of=lambda _n: FACTORY, count=count)("counting", items, outcomes)
+    assert asked == [items[0].item_id, items[2].item_id]
+    assert "its timed round took 14.8 s, over the subset's 3 s" in outcomes[items[1].item_id].record["instructions"]["absent"]
+
+
 def test_hardware_mode_never_starts_callgrind():
     items = list(_items(2))
     outcomes = {i.item_id: type("O", (), {"status": "timed", "record": {}})() for i in items}
