@@ -28,6 +28,7 @@ from tlbench.harness.results.compare_backends import compare_backends
 from tlbench.harness.results.comparison import CompareError
 from tlbench.harness.results.judgement import Thresholds
 from tlbench.harness.results.journal import JournalError
+from tlbench.harness.results import plan_verdicts
 from tlbench.harness.commands import calibrate as calibrate_command
 from tlbench.harness.commands import gate_options
 from tlbench.harness.commands.outputs import OutputRefused, guard
@@ -76,6 +77,7 @@ def _add_thresholds(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--min-effect-for", type=_suite_effect, action="append", default=[], metavar="SUITE=FRACTION",
                         help="per-suite minimum effect, e.g. stages=0.08 for suites/test_stages.py (repeatable)")
     parser.add_argument("--alpha", type=_alpha, default=0.05, help="Mann-Whitney U significance level (default 0.05)")
+    plan_verdicts.add_options(parser)
 
 
 def _installed_version() -> str:
@@ -155,7 +157,8 @@ def _write_text(path: str, text: str) -> None:
 
 
 def _thresholds(args: argparse.Namespace) -> Thresholds:
-    return Thresholds(min_effect=args.min_effect, alpha=args.alpha, min_effect_by_suite=dict(args.min_effect_for))
+    return Thresholds(min_effect=args.min_effect, alpha=args.alpha, min_effect_by_suite=dict(args.min_effect_for),
+                      **plan_verdicts.threshold_values(args))
 
 
 def _compare_runs(args: argparse.Namespace) -> int:

@@ -41,6 +41,7 @@ from tlbench.harness.pytest_plugin import isolation, journaling, results_file, s
 from tlbench.harness.pytest_plugin.finishing import journal_chunk
 from tlbench.harness.pytest_plugin.item_runner import ItemRunner
 from tlbench.harness.pytest_plugin.commit_info import fill_commit_info
+from tlbench.harness.pytest_plugin.counting import instruction_counting
 from tlbench.harness.measure.compile_pool import CompilePool
 from tlbench.harness.measure.compile_phase import CompilePhase, resolve_jobs, usable_cpus
 from tlbench.harness.measure.device_phase import DevicePhase
@@ -177,6 +178,7 @@ def pytest_configure(config):
     state.compile_phase = CompilePhase(
         jobs=jobs, make_session=state.workers.compile_session if state.workers is not None else None,
         policy=state.policy, compile_rounds=state.compile_rounds, seed=state.seed, on_progress=compile_line.update,
+        count=instruction_counting(config, registry, Progress("instruction counts of the cold lowering (callgrind)", suspend=suspend).update),
     )
     workers = state.workers
     state.device_phase = DevicePhase(

@@ -122,7 +122,7 @@ class AscendBackend:
     def __init__(self, options: BackendOptions) -> None:
         install_z3_recorders()
         self.target = _make_ascend_target()
-        self._compile_slowdown = None  # test-only hook: set only by a test plugin's subclass (backends/testing/)
+        self._compile_slowdown = self._changes = None  # test-only hook: set only by a test plugin's subclass (backends/testing/)
         self._probe: npu.NpuProbe | None = None
 
     def _npu(self) -> npu.NpuProbe:
@@ -183,7 +183,8 @@ class AscendBackend:
         return limits.rejection(case)
 
     def _build(self, case: Case):
-        return case.family.build(case.problem, case.config, self.dialect)
+        config = self._changes.config(case) if self._changes is not None else case.config
+        return case.family.build(case.problem, config, self.dialect)
 
     def _pass_configs(self, case: Case) -> dict[str, Any]:
         return dict(ask.kernel_traits(case, self.dialect).pass_configs)
@@ -204,6 +205,8 @@ class AscendBackend:
         pass_configs = self._pass_configs(case)
         start = time.perf_counter()
         _, facts = lower_with_schedule(func, self.target, pass_configs)
+        if self._changes is not None:  # TEST ONLY: extra work inside the timed lowering
+            self._changes.work(case.case_id)
         if self._compile_slowdown is not None:  # TEST ONLY (backends/testing/compile_slowdown.py): the whole call x (1 + f)
             self._compile_slowdown.spin_after(case.case_id, time.perf_counter() - call_start)
         phases["lower_and_schedule"] = time.perf_counter() - start
@@ -216,7 +219,14 @@ class AscendBackend:
             _, facts = self._lower(case, phases)
         except Exception as exc:
             raise CompileError(f"{type(exc).__name__}: {exc}") from exc
-        return Compiled(case=case, handle=None, plan=_plan(case, facts), compile_seconds=phases["lower_and_schedule"], phases_s=phases)
+        return Compiled(case=case, handle=None, plan=self._plan(case, facts), compile_seconds=phases["lower_and_schedule"], phases_s=phases)
+
+    def _plan(self, case: Case, facts: ScheduleFacts) -> Plan:
+        plan = _plan(case, facts)
+        words = self._changes.words(case.case_id) if self._changes is not None else None
+        if words:  # TEST ONLY: the plan says it was lowered with a test-only change
+            plan.features["test_only"] = words
+        return plan
 
     def compile(self, case: Case, cold: bool) -> Compiled:
         phases: dict[str, float] = {}
@@ -231,7 +241,7 @@ class AscendBackend:
         except Exception as exc:
             raise CompileError(f"{type(exc).__name__}: {exc}") from exc
         return Compiled(
-            case=case, handle=handle, plan=_plan(case, facts), compile_seconds=phases["lower_and_schedule"], phases_s=phases
+            case=case, handle=handle, plan=self._plan(case, facts), compile_seconds=phases["lower_and_schedule"], phases_s=phases
         )
 
     def inspect(self, compiled: Compiled) -> Plan:

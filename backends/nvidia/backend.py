@@ -104,7 +104,7 @@ class NvidiaBackend:
         self._telemetry: NvmlTelemetry | str | None = None
         self.timer_name = timer_name(options.get("nvidia_timer"))  # --tlbench-nvidia-timer (backends/nvidia/timer_choice.py)
         # Test-only hooks: None here; set only by a test plugin's subclass (backends/testing/).
-        self._slowdown = self._faults = self._compile_slowdown = None
+        self._slowdown = self._faults = self._compile_slowdown = self._changes = None
 
     # -- the controller of a device worker ----------------------------------------------------
     @classmethod
@@ -216,12 +216,14 @@ class NvidiaBackend:
         return limits.rejection(case, self.arch)
 
     def _build(self, case: Case):
-        return case.family.build(case.problem, case.config, self.dialect)
+        config = self._changes.config(case) if self._changes is not None else case.config
+        return case.family.build(case.problem, config, self.dialect)
 
     def pass_configs(self, case: Case) -> dict[str, Any] | None:
         """The tilelang pass configs the case is built with, for the lowering and the build alike
         (None: tilelang's defaults): the family's (or the jit's) ``pass_configs`` trait."""
-        return dict(ask.kernel_traits(case, self.dialect).pass_configs) or None
+        configs = dict(ask.kernel_traits(case, self.dialect).pass_configs) or None
+        return self._changes.pass_configs(case.case_id, configs) if self._changes is not None else configs  # TEST ONLY hook
 
     def _target_for(self, case: Case) -> Any:
         """The backend's target; a kernel that asks for a target of another kind is refused."""
@@ -245,6 +247,8 @@ class NvidiaBackend:
         target, pass_configs = self._target_for(case), self.pass_configs(case)
         start = time.perf_counter()
         _, facts = lower_with_plan(func, target, pass_configs)
+        if self._changes is not None:  # TEST ONLY: extra work inside the timed lowering
+            self._changes.work(case.case_id)
         if slowdown is not None:  # TEST ONLY (backends/testing/compile_slowdown.py): the whole call x (1 + f)
             slowdown.spin_after(case.case_id, time.perf_counter() - call_start)
         phases["lower_and_plan"] = time.perf_counter() - start
@@ -293,6 +297,8 @@ class NvidiaBackend:
                 with _tilelang_cache_disabled() if cold else nullcontext():
                     handle, facts = build_with_plan(lambda: tilelang.compile(
                         func, target=target, execution_backend="tvm_ffi", pass_configs=pass_configs, out_idx=outputs))
+                if self._changes is not None:  # TEST ONLY: extra work inside the timed build
+                    self._changes.work(case.case_id)
                 if slowdown is not None:
                     slowdown.spin_after(case.case_id, time.perf_counter() - call_start)
                 phases["build"] = time.perf_counter() - start
@@ -324,8 +330,12 @@ class NvidiaBackend:
             limits={"shared.dyn": limits.SMEM_PER_BLOCK.get(self.arch, 0)},
             threads=facts.threads,
             features={**facts.features, "grid": facts.grid, "grid_dims": facts.grid_dims, "built": built,
-                      "source_sha256": facts.source_sha256},
+                      "source_sha256": facts.source_sha256, **self._test_only_words(case)},
         )
+
+    def _test_only_words(self, case: Case) -> dict[str, str]:
+        words = self._changes.words(case.case_id) if self._changes is not None else None
+        return {"test_only": words} if words else {}
 
     def inspect(self, compiled: Compiled) -> Plan:
         return compiled.plan

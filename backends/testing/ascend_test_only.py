@@ -9,7 +9,7 @@ under the name ``ascend`` only when that option is given.
 from __future__ import annotations
 
 from tlbench.backends.ascend.backend import AscendBackend
-from tlbench.backends.testing.compile_slowdown import TestOnlyCompileSlowdown
+from tlbench.backends.testing.compile_slowdown import TestOnlyCompileSlowdown, TestOnlyLoweringChanges
 from tlbench.harness.core.backend_api import BackendOptions
 
 COMPILE_SLOWDOWN = "--tlbench-ascend-test-only-compile-slowdown"
@@ -22,3 +22,4 @@ class TestOnlyAscendBackend(AscendBackend):
         super().__init__(options)
         self._compile_slowdown = TestOnlyCompileSlowdown.parse(options.get("ascend_test_only_compile_slowdown"),
                                                                COMPILE_SLOWDOWN)
+        self._changes = TestOnlyLoweringChanges.from_options(options)  # compile_changes.py's options

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from tlbench.backends.nvidia.backend import NvidiaBackend
-from tlbench.backends.testing.compile_slowdown import TestOnlyCompileSlowdown
+from tlbench.backends.testing.compile_slowdown import TestOnlyCompileSlowdown, TestOnlyLoweringChanges
 from tlbench.backends.testing.fault_injection import TestOnlyFaults
 from tlbench.backends.testing.slowdown import TestOnlySlowdown
 from tlbench.harness.core.backend_api import BackendOptions
@@ -36,3 +36,4 @@ class TestOnlyNvidiaBackend(NvidiaBackend):
         self._slowdown = TestOnlySlowdown.parse(options.get("nvidia_test_only_slowdown"))
         self._compile_slowdown = TestOnlyCompileSlowdown.parse(options.get("nvidia_test_only_compile_slowdown"),
                                                                COMPILE_SLOWDOWN)
+        self._changes = TestOnlyLoweringChanges.from_options(options)  # compile_changes.py's options

@@ -15,6 +15,7 @@ from __future__ import annotations
 from tlbench.harness.core.backend_api import BackendOptions
 from tlbench.harness.core.backend_traits import BackendOption, TraitsCatalog
 from tlbench.harness.core.sweep import SCOPES
+from tlbench.harness.measure import instructions
 from tlbench.harness.measure.options import add_measure_options
 from tlbench.harness.measure.option_types import positive_int
 from tlbench.harness.pytest_plugin import isolation, journaling, sharding
@@ -48,6 +49,7 @@ def pytest_addoption(parser):
                          "(default: $TLBENCH_CACHE_DIR, else $XDG_CACHE_HOME/tlbench, else ~/.cache/tlbench)")
     group.addoption("--tlbench-seed", type=int, default=None, help="input seed (default: random, recorded in the JSON)")
     add_measure_options(group)
+    instructions.add_options(group)
     group.addoption(
         "--tlbench-autotune",
         nargs="?",

@@ -20,7 +20,11 @@ Contract:
   their reference-relative changes is measured and moves under 4 of those SDs are NOISY.
 - Gating: only kernels gate.  ``is_regression`` = SLOWER, or FAILED where the base did not
   fail, or MISSING (an item of the base not measured in NEW, a whole backend included) unless
-  ``accept_missing``.  Vendor items, whole-group drift and modeled-cycle changes are shown, never gated.
+  ``accept_missing``.  Vendor items and whole-group drift are shown, never gated.
+- Instruction counts (count_verdicts.py): a compile item counted in both runs gets a second
+  verdict on its counts (``metric`` instructions), which gates too.  Plans (plan_verdicts.py):
+  one verdict per case; a modeled II or cycle count worse beyond the threshold gates by
+  default, any other plan change on request (``Thresholds``).
 - Layout: the rule is judgement.py (rank test) and verdicts.py (rules where the rank test
   cannot decide); what a comparison holds is comparison.py; pairing, in-run references,
   noise floor and whole-run shifts are pairing.py; across backends is compare_backends.py.
@@ -29,7 +33,7 @@ Contract:
 from __future__ import annotations
 
 from typing import Any, Iterable
-from tlbench.harness.results import verdicts
+from tlbench.harness.results import count_verdicts, plan_verdicts, verdicts
 from tlbench.harness.core.shard import placement
 from tlbench.harness.results.store import Results
 from tlbench.harness.results.comparison import CompareError, ItemComparison, ItemKey, RunComparison, TestbedPair
@@ -205,16 +209,18 @@ def compare_runs(
         if key not in base_timed and not _copy_of(key, base_timed):
             detail = "failed in base" if key in base_failed else "not in base"
             items.append(_unpaired(key, rec, Verdict.NEW, False, detail, thresholds))
+    counted = count_verdicts.compare_counts(paired, thresholds)  # instruction counts: rows of their own
     return RunComparison(
         base_path=base.path,
         new_path=new.path,
         thresholds=thresholds,
-        items=tuple(items),
+        items=tuple(items) + counted.items,
         testbeds=testbeds,
         drifts=tuple(drifts),
         model_changes=tuple(model_changes(paired)),
-        notes=tuple(notes),
-        shifts=tuple(run_shifts(paired, thresholds)),
+        notes=tuple(notes) + counted.notes,
+        shifts=tuple(run_shifts(paired, thresholds)) + counted.shifts,
+        plans=plan_verdicts.compare_plans(paired, thresholds),
     )
 
 

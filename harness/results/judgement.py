@@ -35,14 +35,21 @@ RUN_RATIO = "run-ratio"
 class Thresholds:
     """``min_effect``: smallest relative change of the median that counts (0.05 = 5 %).
     ``alpha``: the rank test's significance level.  ``min_effect_by_suite`` overrides
-    ``min_effect`` for a suite (``stages`` for suites/test_stages.py)."""
+    ``min_effect`` for a suite (``stages`` for suites/test_stages.py).  Plan verdicts
+    (harness/results/plan_verdicts.py): a modeled II or cycle count worse by more than
+    ``model_threshold`` gates when ``gate_model``; any other change of the plan gates only
+    with ``gate_plan``."""
 
     min_effect: float = 0.05
     alpha: float = 0.05
     min_effect_by_suite: Mapping[str, float] = field(default_factory=dict)
+    model_threshold: float = 0.01
+    gate_model: bool = True
+    gate_plan: bool = False
 
     def __post_init__(self) -> None:
-        for name, value in [("min_effect", self.min_effect), *self.min_effect_by_suite.items()]:
+        for name, value in [("min_effect", self.min_effect), ("model_threshold", self.model_threshold),
+                            *self.min_effect_by_suite.items()]:
             if not 0 <= value < 10:
                 raise ValueError(f"min effect for {name} must be a fraction like 0.05, got {value}")
         if not 0 < self.alpha < 1:

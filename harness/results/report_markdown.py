@@ -12,7 +12,7 @@ from tlbench.harness.results.compare_backends import AcrossBackends
 from tlbench.harness.results.comparison import RunComparison
 from tlbench.harness.results.judgement import Verdict
 from tlbench.harness.results.store import Results
-from tlbench.harness.results.report_cells import COMPARISON_HEADER, RUN_HEADER, across_rows, best_lines, comparison_rows, metric_lines, row_cells, run_rows, run_summary, sorted_items, summary_line, testbed_lines
+from tlbench.harness.results.report_cells import COMPARISON_HEADER, PLAN_HEADER, RUN_HEADER, plan_line, plan_rows, across_rows, best_lines, comparison_rows, metric_lines, row_cells, run_rows, run_summary, sorted_items, summary_line, testbed_lines
 
 
 def escape_html(text: object) -> str:
@@ -44,12 +44,19 @@ def comparison_markdown(cmp: RunComparison, title: str | None = None) -> str:
         out += [md_table(COMPARISON_HEADER, shown), ""]
     if same:
         out += [f"<details><summary>{len(same)} SAME</summary>", "", md_table(COMPARISON_HEADER, same), "", "</details>", ""]
+    if cmp.plans:
+        plans = plan_rows(cmp)
+        out += ["**Compiler plans and schedule model** (compiler decisions and model cycles, never times)", ""]
+        out += [md_table(PLAN_HEADER, plans), ""] if plans else []
+        out += [plan_line(cmp), ""]
     out.append(
         "Change is `new / base - 1` of the median (+ is slower). *Relative change*: each kernel's samples divided by "
         "a reference measured in its own run - the vendor item of its problem (*ratio to vendor*), else the geometric "
         "mean of the run's other kernels (*ratio to run*) - which cancels clock and load drift between processes; "
         "when it exists, it decides. A verdict needs Mann-Whitney U p < alpha AND a change of at least the minimum "
-        "effect AND, with 6+ kernels, at least 4 robust SDs of the item-to-item spread."
+        "effect AND, with 6+ kernels, at least 4 robust SDs of the item-to-item spread. *[instructions]* rows judge a "
+        "compile item's instruction count (the work its cold lowering did, which load cannot move): SLOWER/FASTER at "
+        "1 % or more, beyond the pair's resolution."
     )
     return "\n".join(out) + "\n"
 
