@@ -52,7 +52,9 @@ def test_callgrind_counts_only_the_lowering_and_sees_a_sized_change():
     # The set-up lowering's 200 000 steps and the imports are not in any count: a count is the
     # item's own 100 000 steps (plus the call around them), not 3x that.
     assert 20 < per_step < 2000 and b0 < 1.05 * b1, (b0, b1, m0, m1)
-    assert abs(m0 / b0 - 1) < 0.005, (b0, b1, m0, m1)  # the other item did not move
+    # the other item did not move: well inside the sized +20 %; on a loaded 2-core box this toy's
+    # counts have been seen 1.5 % apart between two processes (once in two runs), so 2 % here
+    assert abs(m0 / b0 - 1) < 0.02, (b0, b1, m0, m1)
     assert 0.17 < m1 / b1 - 1 < 0.23  # 20 000 more steps: +20 % of the loop
     record = base[items[0].item_id]
     assert record["counter"] == "callgrind" and "Ir" in record["event"] and "client requests" in record["isolation"]

@@ -2,7 +2,7 @@
 
 backends/testing/compile_changes.py is loaded with ``-p``; without it pytest does not know the
 options; with it a bad spec is a usage error naming the form.  The change itself is real
-(backends/test_only.py): ``extra_work`` is the same instructions every time, so a count of it
+(backends/testing/compile_slowdown.py): ``extra_work`` is the same instructions every time, so a count of it
 sizes the slowdown (tests/test_instructions.py counts that loop's twin under callgrind).
 """
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tlbench.backends.test_only import TestOnlyLoweringChanges, extra_work
+from tlbench.backends.testing.compile_slowdown import TestOnlyLoweringChanges, extra_work
 from tlbench.harness.core.backend_api import BackendOptions
 
 ROOT = Path(__file__).resolve().parents[1]
