@@ -25,9 +25,9 @@ HOPPER = [FaConfig(128, 128, s, threads=256, body="hopper") for s in (1, 2, 3)]
 # The explicitly warp-specialized sm_90a kernel (backends/kernels/flash_attention/hopper_ws.py): 2 consumer
 # warp groups + 1 TMA producer, intra-warp-group overlap, ping-pong (hopper_ws) or not
 # (hopper_ws_ov); block_N=176 is FlashAttention-3's hdim-128 tile (the last key tile is masked).
-# block_N=192 was the fastest in the probe on one H200 (0.976x cuDNN at S=8192; .gpu/fa_probe.py, session 4).
+# block_N=192 was the fastest in the probe on one H200 (0.976x cuDNN at S=8192).
 # fast_math=True (-fm): nvcc --use_fast_math, as FlashAttention-3 builds; the probe measured
-# bn176 1.811 -> 1.671 ms with it (.gpu/fa_probe.py; the same generated CUDA, another nvcc build).
+# bn176 1.811 -> 1.671 ms with it (the same generated CUDA, another nvcc build).
 HOPPER_WS = [
     FaConfig(128, 192, 2, threads=384, body="hopper_ws"),
     FaConfig(128, 176, 2, threads=384, body="hopper_ws"),

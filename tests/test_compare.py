@@ -105,7 +105,7 @@ def test_aa_real_compile_runs_give_no_slower(first, second):
 def test_wall_clock_only_aa_runs_without_a_machine_witness_gate_as_a_whole_run_shift():
     """The older A/A pair (wall clock only, no CPU time, no machine probe) moved +40 % as a
     whole on this shared box (+26 % on the minima of the builds): with nothing in the run to put it on the machine, that is a
-    whole-run shift and it gates (the issue's rule); items themselves are not SLOWER."""
+    whole-run shift and it gates; items themselves are not SLOWER."""
     cmp = compare_runs(_load("ascend-compile-a.json"), _load("ascend-compile-b.json"))
     assert cmp.counts()[Verdict.SLOWER] == 0
     (shift,) = cmp.gating_shifts

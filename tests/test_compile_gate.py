@@ -4,15 +4,15 @@ machine probe recorded; commands in tests/fixtures/compare/README.md).
 
 - A/A: the box's load moves every compile together; the machine probe moved with it: shown
   as the machine, never gated, no item SLOWER.
-- The same real run with one item's compile times x 1.2, or every compile time x 1.2 (the
-  issue's own construction): the item is SLOWER; the whole-run shift is its own verdict and
+- The same real run with one item's compile times x 1.2, or every compile time x 1.2 (a
+  sized, known change): the item is SLOWER; the whole-run shift is its own verdict and
   exits 1.
 - A real run with one item made 20 % slower to compile (--tlbench-ascend-test-only-compile-slowdown):
   in these older back-to-back records (compile-cpu-*.json) the pair's item-to-item resolution
   is far wider than 20 %, and the verdict says so in words instead of calling it.
 - compile-cpu2/ (nightly defaults, 5 rounds taken round-robin, each build over its own probe,
   judged by the median): A/A calls nothing, one item 1.2x slower is SLOWER in both backends,
-  every item 1.2x exits 1 on two whole-run shifts (issue 9's acceptance).
+  every item 1.2x exits 1 on two whole-run shifts.
 """
 
 import copy

@@ -1,4 +1,4 @@
-"""Compile items timed round-robin (harness/measure/runner.py::run_compile_items, issue 9).
+"""Compile items timed round-robin (harness/measure/runner.py::run_compile_items).
 
 The order of the cold calls is read from the named fake backend's compile log
 (``TLBENCH_FAKE_COMPILE_LOG``, tests/fake_backend.py): each pass takes one cold round of

@@ -1,4 +1,4 @@
-"""The run journal, recover, resume and the atomic JSON write (issue 14), with the named
+"""The run journal, recover, resume and the atomic JSON write, with the named
 FakeBackend (tests/fake_backend.py) and real pytest processes, one of them killed with SIGKILL.
 
 What is pinned: each finished item is on disk as a journal line while the run goes on; a

@@ -1,4 +1,4 @@
-"""Faults, hangs and compiler crashes cost one item (issue 14): real pytest processes, the
+"""Faults, hangs and compiler crashes cost one item: real pytest processes, the
 named FakeBackend's TEST-ONLY fault injection (tests/fake_backend.py), the real worker.
 
 What is pinned: items run in a worker process (not in pytest's); a segfault in the compiler,

@@ -104,7 +104,7 @@ def profile_kernels(calls: Callable[[], Any]) -> list[tuple[str, float, float]]:
     use_device="cuda")``: the session ``torch.profiler.profile(activities=[CUDA])`` opens,
     without its ``prepare_trace``, whose ``hasattr(torch, "_inductor")`` imports torch's
     compiler stack (dynamo and inductor) on first use: 1.9 s on the CPU box, 3.7-5.5 s on the
-    H200 (.gpu/steps.py), paid by every device worker before its first sample."""
+    H200, paid by every device worker before its first sample."""
     from torch.autograd.profiler import profile
 
     with profile(use_cpu=False, use_device="cuda", use_kineto=True) as prof:

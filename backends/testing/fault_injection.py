@@ -1,5 +1,4 @@
-"""TEST ONLY: real CUDA faults under chosen case ids, for the fault-isolation acceptance
-(tests/h200_robust_acceptance.sh).
+"""TEST ONLY: real CUDA faults under chosen case ids, for the fault-isolation runs (results/h200-fault-isolation/).
 
 Contract: ``TestOnlyFaults.parse("CASE_ID=oob,CASE_ID=spin")`` (the
 ``--tlbench-nvidia-test-only-fault`` option of the test plugin, backends/testing/faults.py;

@@ -5,8 +5,8 @@ Usage: ``python3 -m tlbench.backends.tools.fa_report RUN.json [--peak-tflops 989
 For each FA problem in the run: every FA item with its status (timed items passed the check
 against torch SDPA in fp32, |out - ref| <= atol + rtol*|ref|, the tolerance read from the
 record), median device time, TFLOP/s, % of the peak and its speed as a ratio to the fastest
-SDPA backend (> 1 is faster); then the three ratios the issue asks
-for: best shared-body FA / fastest SDPA backend, best target-specific FA (any non-shared body: hopper, hopper_ws, ...) / fastest
+SDPA backend (> 1 is faster); then three ratios:
+best shared-body FA / fastest SDPA backend, best target-specific FA (any non-shared body: hopper, hopper_ws, ...) / fastest
 SDPA (> 1 means faster than SDPA), which SDPA backends ran and which torch refused (with its
 words), and the stage curve s1..s4 (+ manual, serial) per tile.  Failed and skipped items
 are listed, never hidden (a config the compiler refuses, with the first line of its words).

@@ -21,7 +21,7 @@ their instruction counts, after every round of the batch.  An item the phase did
 is timed through ``run``.  One instance per pytest session (kept in the plugin's state): no
 global state.
 
-Why round-robin (issue 9, measured on the 2-core CPU box): each core has slow spells of
+Why round-robin (measured on the 2-core CPU box): each core has slow spells of
 0.5-3 s (sometimes ~10 s) that stretch a lowering 1.5-1.75x; one item's rounds back to back
 take about 1 s, so a spell often covered all of them and min-of-n could not escape it.  A
 pass apart, a spell costs one round of several items instead.

@@ -1,6 +1,6 @@
 """The device-execution seam: what the round-robin scheduler asks of a device.
 
-Contract (SEAM.md): a ``DeviceSession`` executes items on one device.
+Contract: a ``DeviceSession`` executes items on one device.
 - ``prepare(item) -> Prepared | Outcome``: compile (through the session's cache), make the
   inputs, check once against the reference; an ``Outcome`` (skipped/failed, with the stage
   and words) when the item cannot be timed, else a small picklable ``Prepared``.

@@ -38,7 +38,7 @@ orphan holding the device.
 Outcomes cross as plain data (``plain_outcome``).  The originals are kept alive until the
 worker ends with ``os._exit``: compilers put their own objects in plans (tvm-ffi ``String``
 scope and loop names from the Ascend lowering), and releasing those has been seen to
-segfault (the segfault-at-exit of issue 10); the worker never releases them.
+segfault at interpreter exit; the worker never releases them.
 """
 
 from __future__ import annotations

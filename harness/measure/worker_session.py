@@ -14,7 +14,7 @@ for the whole session so the compile cache and the device context are reused.
 - When a worker that was running background compiles of other items dies, the crash cannot
   be blamed on this item: background compiles stop for the rest of the session and the
   item is retried once in a fresh worker, so only the kernel that crashes fails.
-- ``prepare`` / ``sample`` are ``DeviceSession``'s calls (SEAM.md), run in the worker's
+- ``prepare`` / ``sample`` are ``DeviceSession``'s calls (harness/measure/device_session.py), run in the worker's
   own ``InProcessSession``; ``WorkerDeviceSession(worker, ctx)`` is the ``DeviceSession`` the
   round-robin scheduler drives.  ``prepare`` returns a failed ``Outcome`` on a fault or a
   hang; ``sample`` raises ``WorkerFault`` with the words (the scheduler fails the item).

@@ -1,4 +1,4 @@
-"""Run-vs-run judging rules that look past one item's correlated samples (issue 9).
+"""Run-vs-run judging rules that look past one item's correlated samples.
 
 Contract (pure functions on numbers and records; verdict names are the strings of
 ``compare.Verdict``):
