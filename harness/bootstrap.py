@@ -1,13 +1,22 @@
 """Install tlbench into the current Python, without dragging in a multi-GB CUDA torch.
 
-Usage: ``python3 -m harness.bootstrap [--dev] [--dry-run]``, or
+Usage: ``python3 -m harness.bootstrap [--dev] [--extra NAME] [--dry-run] [--torch-index URL]``, or
 ``python3 -m harness.bootstrap --link DIR`` to use this source tree without installing it.
 
 Contract: stdlib only (it runs before anything is installed).  tilelang depends on a bare
-``torch``; on a machine with no torch, pip would resolve that to a CUDA build of several GB.
-So: if torch is already importable (a GPU host's own build), it is left alone and only
-tlbench is installed; otherwise the CPU wheel ``torch==2.13.0`` is pinned in the same pip
-call (extra ``cpu-torch``).  ``--dev`` adds the test tools (pytest-xdist, actionlint).
+``torch``; on a machine with no torch, pip would resolve that from the package index to the
+CUDA build (about fifteen ``nvidia-*`` wheels, several GB).  So:
+- torch already importable (a GPU host's own build, or a CUDA torch installed first on
+  purpose): it is left alone and only tlbench is installed;
+- no torch: PyTorch's own CPU wheel ``torch==2.13.0+cpu`` is pinned in the same pip call
+  (extra ``cpu-torch``; Linux wheels carry the ``+cpu`` label, other systems' PyPI wheel is
+  CPU-only already) and PyTorch's CPU wheel index is added (``--extra-index-url``, default
+  ``CPU_INDEX``, ``--torch-index`` another), since the package index has no ``+cpu`` wheel.
+  The index is left out when pip's own configuration already holds that wheel without any
+  index (a local wheel in ``find-links``: ``cpu_wheel_at_hand`` asks pip, ``--no-index``,
+  installing nothing), so a box with no route to PyTorch's index resolves from its wheel.
+``--dev`` adds the test tools (pytest-xdist, pyyaml); ``--extra NAME`` (repeatable) another
+extra of pyproject.toml, e.g. a backend's (the GPU backend's NVML bindings).
 
 ``--link DIR`` installs nothing: it makes ``DIR/tlbench`` a package of links into this tree
 (``harness/`` as ``tlbench.harness``, ``backends/`` as ``tlbench.backends``) and writes a
@@ -31,12 +40,28 @@ else:  # run as a file
     from core.entry_points import source_tree_group  # type: ignore[no-redef]
 
 ROOT = Path(__file__).resolve().parents[1]
+TORCH_CPU = "torch==2.13.0+cpu"  # the cpu-torch extra's Linux pin (pyproject.toml; tests/test_bootstrap.py)
+CPU_INDEX = "https://download.pytorch.org/whl/cpu"  # PyTorch's CPU wheel index
 
 
-def pip_command(have_torch: bool, dev: bool, editable: bool = True) -> list[str]:
-    extras = [name for name, wanted in (("cpu-torch", not have_torch), ("dev", dev)) if wanted]
+def pip_command(have_torch: bool, dev: bool, editable: bool = True, torch_index: str | None = CPU_INDEX,
+                more_extras: tuple[str, ...] = ()) -> list[str]:
+    """The one pip call; ``torch_index`` is added only when torch is to be installed."""
+    extras = [name for name, wanted in (("cpu-torch", not have_torch), ("dev", dev)) if wanted] + list(more_extras)
     target = f"{ROOT}[{','.join(extras)}]" if extras else str(ROOT)
-    return [sys.executable, "-m", "pip", "install", "--disable-pip-version-check", "-q", *(["-e"] if editable else []), target]
+    index = ["--extra-index-url", torch_index] if torch_index and not have_torch else []
+    return [sys.executable, "-m", "pip", "install", "--disable-pip-version-check", "-q", *index,
+            *(["-e"] if editable else []), target]
+
+
+def probe_command() -> list[str]:
+    """pip resolving the CPU wheel from its configured local sources only: no index, no download."""
+    return [sys.executable, "-m", "pip", "install", "--dry-run", "--no-deps", "--no-index", "--ignore-installed",
+            "--disable-pip-version-check", "-q", TORCH_CPU]
+
+
+def cpu_wheel_at_hand(run=subprocess.run) -> bool:
+    return run(probe_command(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
 
 
 GROUPS = ("console_scripts", "pytest11", "tlbench.backends", "tlbench.traits", "tlbench.families")
@@ -83,6 +108,10 @@ def _scripts(pyproject: Path) -> dict[str, str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python3 -m harness.bootstrap", description=__doc__.splitlines()[0])
     parser.add_argument("--dev", action="store_true", help="also install the test tools")
+    parser.add_argument("--extra", action="append", default=[], metavar="NAME",
+                        help="also install this extra of pyproject.toml (repeatable)")
+    parser.add_argument("--torch-index", metavar="URL", default=CPU_INDEX,
+                        help=f"where the CPU torch wheel comes from when no torch is installed (default {CPU_INDEX})")
     parser.add_argument("--dry-run", action="store_true", help="print the pip command only")
     parser.add_argument("--link", metavar="DIR", type=Path,
                         help="install nothing; make DIR a path entry that imports this tree as tlbench")
@@ -91,8 +120,14 @@ def main(argv: list[str] | None = None) -> int:
         print(link_source_tree(args.link.resolve()))
         return 0
     have_torch = importlib.util.find_spec("torch") is not None
-    cmd = pip_command(have_torch, args.dev)
-    print(("torch found: leaving it alone" if have_torch else "no torch: pinning the CPU wheel torch==2.13.0"), flush=True)
+    local = not have_torch and cpu_wheel_at_hand()
+    cmd = pip_command(have_torch, args.dev, torch_index=None if local else args.torch_index,
+                      more_extras=tuple(args.extra))
+    if have_torch:
+        print("torch found: leaving it alone (a CUDA torch installed first stays)", flush=True)
+    else:
+        where = "a wheel pip's own configuration holds (no extra index)" if local else args.torch_index
+        print(f"no torch: PyTorch's CPU-only wheel {TORCH_CPU}, from {where}", flush=True)
     print(" ".join(cmd), flush=True)
     if args.dry_run:
         return 0

@@ -1,10 +1,12 @@
 """The ``tlbench`` console script: compare, report, baseline update, nightly.
 
 Contract: ``main(argv=None) -> int`` parses ``argv`` and returns the exit code:
-0 = no regression, 1 = regression (an item SLOWER, or FAILED where it did not fail before),
-2 = unusable input (missing or malformed file, not pytest-benchmark output, a tlbench schema
-mismatch, runs of different backends or testbeds).  Unusable input is one line on stderr
-and never a traceback.  Bad arguments are argparse's usage error (which lists valid
+0 = no regression, 1 = regression (an item SLOWER, or FAILED where it did not fail before,
+items of the base not measured, a partial run), 2 = unusable input (missing or malformed
+file, not pytest-benchmark output, a tlbench schema mismatch, runs of different backends or
+testbeds, a history file that cannot be used, an output that would overwrite an input),
+3 = internal error (a bug of tlbench: one line naming the file the traceback went to,
+harness/crash.py).  Unusable input is one line on stderr and never a traceback.  Bad arguments are argparse's usage error (which lists valid
 choices, exit 2).  All work is done by ``harness.results.compare`` / ``report`` / ``store`` /
 ``nightly``; this module only wires arguments to them.
 """
@@ -14,17 +16,22 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Sequence
 
 from tlbench.harness import cli_recover
+from tlbench.harness.crash import EXIT_INTERNAL, report_internal_error
 from tlbench.harness.results.compare import compare_runs
 from tlbench.harness.results.compare_backends import compare_backends
 from tlbench.harness.results.comparison import CompareError
 from tlbench.harness.results.judgement import Thresholds
 from tlbench.harness.results.journal import JournalError
+from tlbench.harness.results import plan_verdicts
 from tlbench.harness.commands import calibrate as calibrate_command
+from tlbench.harness.commands import gate_options
+from tlbench.harness.commands.outputs import OutputRefused, guard
 from tlbench.harness.commands import dashboard as dashboard_command
 from tlbench.harness.commands import export as export_command
 from tlbench.harness.commands import history as history_command
@@ -70,6 +77,7 @@ def _add_thresholds(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--min-effect-for", type=_suite_effect, action="append", default=[], metavar="SUITE=FRACTION",
                         help="per-suite minimum effect, e.g. stages=0.08 for suites/test_stages.py (repeatable)")
     parser.add_argument("--alpha", type=_alpha, default=0.05, help="Mann-Whitney U significance level (default 0.05)")
+    plan_verdicts.add_options(parser)
 
 
 def _installed_version() -> str:
@@ -92,6 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="compare runs of different accelerator / driver / tilelang anyway (labelled in every report)")
     cmp.add_argument("--markdown", metavar="OUT.md", help="also write the comparison as markdown")
     cmp.add_argument("--png", metavar="OUT.png", help="also plot it")
+    gate_options.add_compare_options(cmp)
     history_command.add_compare_options(cmp)
 
     rep = sub.add_parser("report", help="one run: table, markdown, plot")
@@ -99,6 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--markdown", metavar="OUT.md", help="also write markdown")
     rep.add_argument("--png", metavar="OUT.png", help="plot TFLOP/s (device) or compile time / modeled cycles vs num_stages per tile")
     rep.add_argument("--stages", action="store_true", help="the per-stage report of harness.analysis.stage_report")
+    gate_options.add_report_options(rep)
 
     base = sub.add_parser("baseline", help="manage results/baselines/<backend>-<device>.json")
     base_sub = base.add_subparsers(dest="baseline_command", required=True, metavar="{update}")
@@ -147,7 +157,8 @@ def _write_text(path: str, text: str) -> None:
 
 
 def _thresholds(args: argparse.Namespace) -> Thresholds:
-    return Thresholds(min_effect=args.min_effect, alpha=args.alpha, min_effect_by_suite=dict(args.min_effect_for))
+    return Thresholds(min_effect=args.min_effect, alpha=args.alpha, min_effect_by_suite=dict(args.min_effect_for),
+                      **plan_verdicts.threshold_values(args))
 
 
 def _compare_runs(args: argparse.Namespace) -> int:
@@ -155,23 +166,31 @@ def _compare_runs(args: argparse.Namespace) -> int:
 
     if len(args.files) != 2:
         raise UsageProblem(f"compare takes BASE.json NEW.json (got {len(args.files)} files); use --across-backends to join backends")
+    guard([args.markdown, args.png], args.files, args.force)
     base, new = (load_results(f) for f in args.files)
-    comparison = compare_runs(base, new, _thresholds(args), args.allow_testbed_mismatch)
-    if comparison.compared == 0 and comparison.items and not comparison.has_regression:  # all failed: a regression, exit 1
+    gate_options.refuse_partial(base, new, args.accept_partial)
+    comparison = compare_runs(base, new, _thresholds(args), args.allow_testbed_mismatch, accept_missing=args.accept_missing)
+    failed = any(i.verdict.value == "FAILED" and i.is_regression for i in comparison.items)
+    if comparison.compared == 0 and comparison.items and not failed:  # all failed: a regression, exit 1
         raise UsageProblem(f"no item of {base.name} was timed in {new.name}: nothing to compare (different suites or cases?)")
-    for line in cli_recover.partial_lines(base) + cli_recover.partial_lines(new):
-        print(line)
-    report.print_comparison(comparison, _console())
+    code = EXIT_REGRESSION if comparison.has_regression else EXIT_OK
+    if args.json:
+        gate_options.print_json(gate_options.compare_json(comparison, code, [base, new]))
+    else:
+        for line in cli_recover.partial_lines(base) + cli_recover.partial_lines(new):
+            print(line)
+        report.print_comparison(comparison, _console())
     if args.markdown:
         _write_text(args.markdown, report.comparison_markdown(comparison))
     if args.png:
         report.plot_comparison(comparison, args.png)
-    return EXIT_REGRESSION if comparison.has_regression else EXIT_OK
+    return code
 
 
 def _compare_backends(args: argparse.Namespace) -> int:
     from tlbench.harness.results import report
 
+    guard([args.markdown, args.png], args.files, args.force)
     across = compare_backends([load_results(f) for f in args.files])
     report.print_across(across, _console())
     if args.markdown:
@@ -182,6 +201,9 @@ def _compare_backends(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
+    guard([args.markdown, args.png], [args.file], args.force)
+    if args.stages and args.json:
+        raise UsageProblem("report --stages has no --json; use report --json for the run's items")
     if args.stages:
         try:
             from tlbench.harness.analysis import stage_report
@@ -192,7 +214,10 @@ def _report(args: argparse.Namespace) -> int:
     from tlbench.harness.results import report
 
     results = load_results(args.file)
-    report.print_run(results, _console())
+    if args.json:
+        gate_options.print_json(gate_options.report_json(results))
+    else:
+        report.print_run(results, _console())
     if args.markdown:
         _write_text(args.markdown, report.run_markdown(results))
     if args.png:
@@ -215,6 +240,13 @@ def _baseline_update(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _pytest_args(text: str) -> tuple[str, ...]:
+    try:
+        return tuple(shlex.split(text))
+    except ValueError as exc:
+        raise UsageProblem(f"--pytest-args {text!r}: {exc} (quote it as one shell string)") from None
+
+
 def _nightly(args: argparse.Namespace) -> int:
     from tlbench.harness.results.nightly import NightlyPlan, run_nightly
 
@@ -229,7 +261,7 @@ def _nightly(args: argparse.Namespace) -> int:
         backend=args.backend,
         out_dir=Path(args.out_dir),
         baseline_dir=Path(args.baseline_dir),
-        pytest_args=tuple(shlex.split(args.pytest_args)),
+        pytest_args=_pytest_args(args.pytest_args),
         timeout_s=args.timeout,
         thresholds=_thresholds(args),
         step_summary=Path(step_summary) if step_summary else None,
@@ -249,25 +281,37 @@ def _nightly(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        if getattr(args, "handler", None) is not None:
-            return args.handler(args)
-        if args.command == "compare" and args.history:
-            return history_command.compare_history(args, _thresholds(args), _console())
-        if args.command == "compare":
-            return _compare_backends(args) if args.across_backends else _compare_runs(args)
-        if args.command == "report":
-            return _report(args)
-        if args.command == "baseline":
-            return _baseline_update(args)
-        if args.command == "recover":
-            return cli_recover.run(args)
-        return _nightly(args)
-    except (ResultsError, CompareError, UsageProblem, JournalError, HistoryError) as exc:
+        return _dispatch(args)
+    except (ResultsError, CompareError, UsageProblem, JournalError, HistoryError, OutputRefused, gate_options.PartialRun) as exc:
         print(f"tlbench: {exc}", file=sys.stderr)
         return EXIT_UNUSABLE
     except OSError as exc:
         print(f"tlbench: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_UNUSABLE
+    except sqlite3.Error as exc:  # the history file: read-only, locked, corrupt
+        print(f"tlbench: history database: {exc}; check the --history file (writable, not in use, a tlbench history)", file=sys.stderr)
+        return EXIT_UNUSABLE
+    except KeyboardInterrupt:
+        print("tlbench: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # noqa: BLE001 - a bug of ours: exit 3, never 1 (a regression) or 2
+        return report_internal_error(exc, argv)
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    if getattr(args, "handler", None) is not None:
+        return args.handler(args)
+    if args.command == "compare" and args.history:
+        return history_command.compare_history(args, _thresholds(args), _console())
+    if args.command == "compare":
+        return _compare_backends(args) if args.across_backends else _compare_runs(args)
+    if args.command == "report":
+        return _report(args)
+    if args.command == "baseline":
+        return _baseline_update(args)
+    if args.command == "recover":
+        return cli_recover.run(args)
+    return _nightly(args)
 
 
 if __name__ == "__main__":

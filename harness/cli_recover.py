@@ -6,7 +6,8 @@ journal (harness/results/journal.py), writes a pytest-benchmark JSON (atomically
 store, prints what it holds and returns 0.  Its ``tlbench.partial`` says the run did not
 end (or which collected items are missing).  ``partial_lines(results)`` is what
 ``tlbench compare`` prints about a partial input.  Unusable input raises ``JournalError`` /
-``ResultsError`` (one line; exit 2 in cli.py).
+``ResultsError`` (one line; exit 2 in cli.py); an output that is the journal itself, another
+journal or a complete results file is refused unless ``--force`` (``OutputRefused``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tlbench.harness.commands.outputs import guard, looks_like
 from tlbench.harness.results.journal import JOURNAL_SUFFIX, atomic_write_text, read_journal, recover_document
 from tlbench.harness.results.store import Results, parse_results
 
@@ -24,6 +26,8 @@ def add_parser(sub: Any) -> None:
                          description="Exit 0: written; 2: the journal is unusable.")
     rec.add_argument("journal", metavar=f"JOURNAL{JOURNAL_SUFFIX}")
     rec.add_argument("-o", "--output", metavar="OUT.json", help="default: <journal stem>.recovered.json beside it")
+    rec.add_argument("--force", action="store_true",
+                     help="write OUT.json even over the journal itself or a complete results file (default: refused)")
 
 
 def _default_output(journal: Path) -> Path:
@@ -35,6 +39,8 @@ def run(args: Any) -> int:
     contents = read_journal(args.journal)
     document = recover_document(contents)
     out = Path(args.output) if args.output else _default_output(Path(args.journal))
+    if looks_like(out) != "partial results":  # an earlier recovery may be replaced; an input, a journal, a complete run not
+        guard([out], [args.journal], getattr(args, "force", False))
     results = parse_results(document, str(out))  # never write a file the readers would refuse
     atomic_write_text(out, json.dumps(document, indent=4, default=str) + "\n")
     state = "the run ended" if contents.ended else "the run did not end"

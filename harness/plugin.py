@@ -29,15 +29,19 @@ from tlbench.harness.pytest_plugin.state import KINDS, STATE, TlbenchState
 from tlbench.harness.pytest_plugin.autotune import autotune_lines, write_best_configs
 from tlbench.harness.pytest_plugin.spread import largest_problem_first, spread_devices
 from tlbench.harness.pytest_plugin.machine_info import MachineInfoOnce, add_spread_devices, fill_machine_info
-from tlbench.harness.pytest_plugin.bench_adapter import benchmark_entry, quiet_table_by_default, result_json_path, stop_session_json
+from tlbench.harness.pytest_plugin.bench_adapter import benchmark_entry, quiet_table_by_default, restore_table, result_json_path, stop_session_json
+from tlbench.harness.pytest_plugin.compare_machine import MachineCompare
+from tlbench.harness.pytest_plugin.manners import has_tlbench_item, register_machine_compare, skip_without_benchmark
+from tlbench.harness.pytest_plugin.run_marks import test_only_settings
 from tlbench.harness.pytest_plugin.terminal import write_summary
 from tlbench.harness.pytest_plugin.progress import PhaseProgress, Progress
 from tlbench.harness.pytest_plugin.inert_cache import InertKeyCache, default_directory
 from tlbench.harness.pytest_plugin.gpu_split import groups_of_nodeids, make_scheduler, worker_count
-from tlbench.harness.pytest_plugin import isolation, journaling, sharding
+from tlbench.harness.pytest_plugin import isolation, journaling, results_file, sharding
 from tlbench.harness.pytest_plugin.finishing import journal_chunk
 from tlbench.harness.pytest_plugin.item_runner import ItemRunner
 from tlbench.harness.pytest_plugin.commit_info import fill_commit_info
+from tlbench.harness.pytest_plugin.counting import instruction_counting
 from tlbench.harness.measure.compile_pool import CompilePool
 from tlbench.harness.measure.compile_phase import CompilePhase, resolve_jobs, usable_cpus
 from tlbench.harness.measure.device_phase import DevicePhase
@@ -47,6 +51,7 @@ from tlbench.harness.measure.runner import Outcome
 from tlbench.harness.core.sweep import Sweep
 from tlbench.harness.core.cases import Case
 from tlbench.harness.measure.options import policy_from_options
+from tlbench.harness.measure.option_types import check_devices
 from tlbench.harness.pytest_plugin.xdist_support import (
     KEY_BENCH,
     KEY_MACHINE,
@@ -67,6 +72,7 @@ _HIDDEN_WORKER = pytest.StashKey[str]()
 _CONTROLLER_ONLY = pytest.StashKey[bool]()
 _OWN_SCHEDULER = pytest.StashKey[bool]()
 _TABLE_QUIETED = pytest.StashKey[bool]()  # pytest-benchmark's table turned off by default (bench_adapter)
+_MACHINE_COMPARE = pytest.StashKey[MachineCompare]()  # --benchmark-compare's machine check, made at session end
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -121,7 +127,7 @@ def pytest_configure(config):
     config.stash[_TABLE_QUIETED] = quiet_table_by_default(config)  # the per-item table: -v
     options = backend_option_values(config)
     registry = BackendRegistry.from_entry_points(options)
-    config.hook.pytest_tlbench_register_backends(registry=registry)
+    config.hook.pytest_tlbench_register_backends(registry=registry, config=config)
     hidden = config.stash.get(_HIDDEN_WORKER, None)  # this is an xdist worker (its marker is parked)
     if hidden is not None:  # pin it before any backend starts: its device runtime reads these
         traits = [registry.traits(n) for n in registry.names]
@@ -148,6 +154,7 @@ def pytest_configure(config):
         device_progress=None if hidden is not None else Progress("device items", suspend=suspend),
         autotune_path=config.getoption("--tlbench-autotune"),
         inert_cache=InertKeyCache(Path(config.getoption("--tlbench-cache-dir") or default_directory())),
+        test_only=tuple(test_only_settings(config)),
     )
     if is_controller(config):
         config.pluginmanager.register(ControllerCollector(config, registry.traits), "tlbench-xdist-controller")
@@ -156,6 +163,8 @@ def pytest_configure(config):
     if hidden is None:
         phase_line = Progress("device timing (items prepared + batches)", suspend=suspend)
         state.phase_progress = PhaseProgress(phase_line, lambda: len(state.phase_items))
+    if hidden is None and not is_controller(config):
+        check_devices(config.getoption("tlbench_devices"), [registry.traits(n) for n in registry.names])
     spread = spread_devices(config, hidden)
     state.spread_devices = max(1, len(spread))
     state.workers = isolation.Workers.from_config(config, registry, spread)
@@ -169,6 +178,7 @@ def pytest_configure(config):
     state.compile_phase = CompilePhase(
         jobs=jobs, make_session=state.workers.compile_session if state.workers is not None else None,
         policy=state.policy, compile_rounds=state.compile_rounds, seed=state.seed, on_progress=compile_line.update,
+        count=instruction_counting(config, registry, Progress("instruction counts of the cold lowering (callgrind)", suspend=suspend).update),
     )
     workers = state.workers
     state.device_phase = DevicePhase(
@@ -178,11 +188,15 @@ def pytest_configure(config):
     )
     run_id = getattr(config, "workerinput", {}).get("testrunuid", str(os.getpid()))
     state.prefetch_lock_path = os.path.join(tempfile.gettempdir(), f"tlbench-prefetch-{run_id}.lock")
-    state.journal = journaling.JournalingPlugin(config, state.settings, _outcome_record)
+    state.journal = journaling.JournalingPlugin(config, state.settings, _outcome_record, ran_items=lambda: bool(state.outcomes))
     config.pluginmanager.register(state.journal, "tlbench-journal")
+    config.pluginmanager.register(results_file.ExitStatusNote(state), "tlbench-exit-status")
     if config.pluginmanager.hasplugin("benchmark"):
         for k, plugin in enumerate(MachineInfoOnce().plugins()):
             config.pluginmanager.register(plugin, f"tlbench-machine-info-once-{k}")
+    machine_compare = register_machine_compare(config, registry)  # before pytest-benchmark (trylast) compares
+    if machine_compare is not None:
+        config.stash[_MACHINE_COMPARE] = machine_compare
     _start_workers_early(config, state, at_configure=True)  # named backends: imports and device start overlap collection
 
 
@@ -256,6 +270,7 @@ def pytest_collection_modifyitems(session, config, items):
     state = config.stash.get(STATE, None)
     if state is None:
         return
+    skip_without_benchmark(config, items)
     empty = [
         i
         for i in items
@@ -275,10 +290,16 @@ def pytest_collection_finish(session):
     state = session.config.stash.get(STATE, None)
     if state is None:
         return
+    quieted = session.config.stash.get(_TABLE_QUIETED, False)
+    if quieted and not is_controller(session.config) and not has_tlbench_item(session.items):
+        restore_table(session.config)  # no tlbench item: pytest-benchmark's table as it shows it
+        session.config.stash[_TABLE_QUIETED] = False
     trace.mark("collected", items=len(session.items))
     for item in session.items:
         callspec = getattr(item, "callspec", None)
         bench = state.items_by_id.get(callspec.params.get("tlbench_item")) if callspec else None
+        if isinstance(bench, BenchItem):
+            state.collected_ids.append(bench.item_id)
         if isinstance(bench, BenchItem) and bench.kind == "compile":
             state.compile_items.append(bench)
         if isinstance(bench, BenchItem) and bench.kind == "device":
@@ -286,6 +307,10 @@ def pytest_collection_finish(session):
             state.phase_nodes.setdefault(bench.item_id, item)
             if isinstance(bench.case, Case):
                 state.device_items.append(bench)
+    if state.collected_ids and worker_index() is None and not session.config.option.collectonly:
+        note = results_file.set_aside_previous(session.config)  # an earlier run's file never reads as this run's
+        if note:
+            state.file_notes.append(note)
     if getattr(session.config, "workerinput", {}).get("tlbench_cost_groups"):
         state.xdist_groups = groups_of_nodeids([i.nodeid for i in session.items], worker_count())
     if state.workers is not None and not is_controller(session.config):
@@ -308,9 +333,10 @@ def tlbench(request, benchmark, tlbench_item):
     return ItemRunner(request, benchmark, state.items_by_id[tlbench_item], state)
 
 
-# -- pytest-benchmark hooks ----------------------------------------------------------------
+# -- pytest-benchmark hooks (optional: a run with ``-p no:benchmark`` has no such hooks) --------
 
 
+@pytest.hookimpl(optionalhook=True)
 def pytest_benchmark_update_machine_info(config, machine_info):
     state = config.stash.get(STATE, None)
     if state is not None:
@@ -319,6 +345,7 @@ def pytest_benchmark_update_machine_info(config, machine_info):
             add_spread_devices(machine_info, {n: state.workers.device_infos(n) for n in state.registry.loaded()})
 
 
+@pytest.hookimpl(optionalhook=True)
 def pytest_benchmark_update_json(config, benchmarks, output_json):
     state = config.stash.get(STATE, None)
     if state is None or not state.outcomes:
@@ -334,8 +361,10 @@ def pytest_benchmark_update_json(config, benchmarks, output_json):
         "input_seed": state.seed,
         "sweeps": state.sweeps,
         "setup_s": state.setup_s,
+        "test_only": list(state.test_only),
         "failed": failed,
         "skipped": skipped,
+        "partial": results_file.partial_note(state, state.exitstatus),
         **(state.journal.json_note() if state.journal else {}),
     }
 
@@ -373,11 +402,17 @@ def _outcome_record(nodeid: str, item: BenchItem, outcome: Outcome) -> dict[str,
 def pytest_sessionfinish(session, exitstatus):
     trace.mark("sessionfinish")
     state = session.config.stash.get(STATE, None)
+    if state is not None and worker_index() is None and results_file.write_if_nothing_timed(session.config, state):
+        state.file_notes.append("[tlbench] no item was timed: the results file holds the failed and skipped items")
     if state is not None and state.workers is not None:
         state.device_phase.cancel()  # every item has reported: no piece is left to start
         state.workers.begin_close()  # the workers exit while the results are written
     if state is not None and state.autotune_path and worker_index() is None:
         write_best_configs(session.config, state)
+    machine_compare = session.config.stash.get(_MACHINE_COMPARE, None)
+    if machine_compare is not None and worker_index() is None:
+        collector = session.config.pluginmanager.getplugin("tlbench-xdist-controller")
+        machine_compare.finish(session.config, collector.machine_extra() if collector is not None else {})
 
 
 @pytest.hookimpl(trylast=True)
@@ -388,7 +423,7 @@ def pytest_terminal_summary(terminalreporter):
             terminalreporter.write_line(line)
     if state is None or not state.outcomes:
         return
-    extra = list(state.journal.summary_lines() if state.journal else [])
+    extra = list(state.journal.summary_lines() if state.journal else []) + list(state.file_notes)
     json_path = result_json_path(terminalreporter.config)
     if terminalreporter.config.stash.get(_TABLE_QUIETED, False) and json_path is not None:
         extra.append(f"[tlbench] results: {json_path} (pytest-benchmark's per-item table: -v)")
@@ -398,6 +433,7 @@ def pytest_terminal_summary(terminalreporter):
     write_summary(terminalreporter, records, state.setup_s, state.registry.traits, extra)
 
 
+@pytest.hookimpl(optionalhook=True)
 def pytest_benchmark_update_commit_info(config, commit_info):
     """Complete pytest-benchmark's git commit info (see pytest_plugin.commit_info)."""
     fill_commit_info(commit_info, Path(__file__).resolve().parents[1])

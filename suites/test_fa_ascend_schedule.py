@@ -13,8 +13,8 @@ sub-core do not fill the 64-lane VReg that T.fill inside SimdVF needs).  Smoke: 
 published Ascend 950 MHA figure is backends/tools/fa_calibration.py.
 """
 
-from tlbench.backends.kernels.fa_sweep import FaSweep
-from tlbench.backends.kernels.fa_types import FaConfig, FaProblem, fa_stage_configs
+from tlbench.backends.kernels.flash_attention.sweep import FaSweep
+from tlbench.backends.kernels.flash_attention.problem import FaConfig, FaProblem, fa_stage_configs
 
 SWEEP = FaSweep(
     name="fa_ascend_schedule",

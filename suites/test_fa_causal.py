@@ -1,24 +1,25 @@
 """Causal flash attention: the one body with the diagonal mask, on both backends, against
 torch SDPA (``is_causal=True``) on the same inputs.
 
-bf16, D=128, S=4096, B*H = 32 (smoke: S=1024, B*H = 2); two configs of the shared body; the
+bf16, D=128, S=4096 and 8192, B*H = 32 (smoke: S=1024, B*H = 2); three configs of the shared body; the
 KV loop stops at the diagonal, so its trip count depends on the query tile.  FLOPs count the
-attended (query, key) pairs exactly: S*(S+1)/2 per head (backends/kernels/fa_types.py).
+attended (query, key) pairs exactly: S*(S+1)/2 per head (backends/kernels/flash_attention/problem.py).
 Device items only (on a machine without the accelerator every item skips before compiling).
 On Ascend the mask runs in ``T.SimtVF`` and the kernel launches as ``T.MixedKernel`` (the
 mask's row offset is the vector sub-core's id); the hopper body has no mask and is not here.
 """
 
-from tlbench.backends.kernels.fa_sweep import FaSweep
-from tlbench.backends.kernels.fa_types import FaConfig, FaProblem
+from tlbench.backends.kernels.flash_attention.sweep import FaSweep
+from tlbench.backends.kernels.flash_attention.problem import FaConfig, FaProblem
 
 SWEEP = FaSweep(
     name="fa_causal",
     description="causal flash attention: one body, both backends, vs SDPA is_causal",
-    problems=[FaProblem(batch=2, heads=16, seq_q=4096, seq_k=4096, dim=128, causal=True)],
+    problems=[FaProblem(batch=2, heads=16, seq_q=s, seq_k=s, dim=128, causal=True) for s in (4096, 8192)],
     quick_problems=(),  # out of the quick scope until it declares its quick block
     smoke_problems=[FaProblem(batch=1, heads=2, seq_q=1024, seq_k=1024, dim=128, causal=True)],
-    configs=[FaConfig(128, 128, 2, threads=256), FaConfig(128, 64, 3, threads=256)],
+    # 128x128 s1 is the fastest shared-body config non-causal at S=8192 (results/h200-fa-s8192.md)
+    configs=[FaConfig(128, 128, 1, threads=256), FaConfig(128, 128, 2, threads=256), FaConfig(128, 64, 3, threads=256)],
     vendor=True,
     kinds=("device",),
 )

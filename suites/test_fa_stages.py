@@ -7,22 +7,22 @@ Full scope: S in {1024, 4096, 8192, 16384} (8192 is the H200 acceptance problem)
 S=1024 and one config (128x128, 256 threads, num_stages=2).  Device items only: on a machine without the
 accelerator every item skips before compiling (no CPU cost in the main job); the compile
 story and the Ascend Z3 schedules are suites/test_fa_ascend_schedule.py.  NVIDIA also times, on the same inputs, the target-specific Hopper TileLang FA
-(backends/nvidia/fa_hopper.py; warp-specialized, wgmma), the explicitly warp-specialized
-one (backends/nvidia/fa_hopper_ws.py; intra-warp-group overlap, ping-pong) and torch SDPA's flash, cuDNN and
+(backends/kernels/flash_attention/hopper.py; warp-specialized, wgmma), the explicitly warp-specialized
+one (backends/kernels/flash_attention/hopper_ws.py; intra-warp-group overlap, ping-pong) and torch SDPA's flash, cuDNN and
 memory-efficient kernels, each its own item, the shared body on one warp group (128
 threads), and records block_M=256 on 256 threads as a failed item in tilelang's words (a
 layout-inference conflict); Ascend times ``npu_fusion_attention`` where an
 NPU exists.  Configs over the on-chip budget (128x128 at num_stages=4 needs 288 KiB of
 shared memory) are skipped with the bytes named.  Correctness: every kernel against torch
-SDPA in fp32, |out - ref| <= 2e-3 + 2e-2 |ref| (backends/kernels/fa_reference.py).
+SDPA in fp32, |out - ref| <= 2e-3 + 2e-2 |ref| (backends/kernels/flash_attention/reference.py).
 """
 
-from tlbench.backends.kernels.fa_sweep import FaSweep
-from tlbench.backends.kernels.fa_types import FaConfig, FaProblem, fa_stage_configs
+from tlbench.backends.kernels.flash_attention.sweep import FaSweep
+from tlbench.backends.kernels.flash_attention.problem import FaConfig, FaProblem, fa_stage_configs
 
 TILES = [(128, 128, 256), (128, 64, 256)]
 HOPPER = [FaConfig(128, 128, s, threads=256, body="hopper") for s in (1, 2, 3)]
-# The explicitly warp-specialized sm_90a kernel (backends/nvidia/fa_hopper_ws.py): 2 consumer
+# The explicitly warp-specialized sm_90a kernel (backends/kernels/flash_attention/hopper_ws.py): 2 consumer
 # warp groups + 1 TMA producer, intra-warp-group overlap, ping-pong (hopper_ws) or not
 # (hopper_ws_ov); block_N=176 is FlashAttention-3's hdim-128 tile (the last key tile is masked).
 # block_N=192 was the fastest in the probe on one H200 (0.976x cuDNN at S=8192; .gpu/fa_probe.py, session 4).

@@ -1,6 +1,6 @@
 """The tile sweep on NVIDIA: which tile, threads, stages, rasterization and epilogue win.
 
-fp16 ``C = A @ B^T`` at 4096^3 and 8192^3 across block_M x block_N in {128, 256}^2,
+fp16 ``C = A @ B^T`` at 2048^3, 4096^3 and 8192^3 (1024^3 in the smoke scope) across block_M x block_N in {128, 256}^2,
 block_K 64, num_stages 2..4, 256 threads, tile rasterization in panels of 8 or 16 rows or none,
 and the output staged through shared memory on/off, plus 128x128 tiles on 128 threads and
 cuBLAS on the same inputs in the same run.  Configs that cannot work (shared memory, warp
@@ -16,7 +16,8 @@ from tlbench.harness.core.sweep import Sweep
 SWEEP = Sweep(
     name="tiles",
     description="tiles x stages x rasterization x staged output, fp16 GEMM, vs cuBLAS",
-    problems=[GemmProblem(4096, 4096, 4096, "float16"), GemmProblem(8192, 8192, 8192, "float16")],
+    problems=[GemmProblem(2048, 2048, 2048, "float16"), GemmProblem(4096, 4096, 4096, "float16"),
+              GemmProblem(8192, 8192, 8192, "float16")],
     smoke_problems=[GemmProblem(1024, 1024, 1024, "float16")],
     axes=Axes(
         block_M=(128, 256),

@@ -87,7 +87,7 @@ def test_staged_output_reuses_the_operand_buffers():
 def test_persistent_kernel_keeps_operands_and_staged_output_live_together():
     # H200, tilelang 0.1.15: the persistent (132 blocks) 128x256x64 s4 kernel with a staged
     # output asked for 262144 B at launch: "Failed to set the allowed dynamic shared memory
-    # size to 262144" (results/h200-tiles-focus.json)
+    # size to 262144" (results/h200-tile-sweep/focus-8192.json)
     config = GemmConfig(128, 256, 64, 256, "auto", 4, num_cores=132, group_m=8, stage_output=True)
     verdict = check(FP16_8K, config, nvidia.scopes("sm_90a"))
     assert not verdict.fits and verdict.reason == "shared.dyn needs 262144 B, limit 232448 B"

@@ -17,9 +17,8 @@ from tlbench.harness.core.cases import Case, VendorCase
 from tlbench.harness.core.record import BenchItem
 
 ROOT = Path(__file__).resolve().parents[1]
-COMMITTED = sorted([*ROOT.glob("results/*.json"), *ROOT.glob("results/*.json.gz"), *ROOT.glob("results/baselines/*.json"),
-                    *ROOT.glob("tests/fixtures/compare/*.json")])
-COMMITTED = [p for p in COMMITTED if p.name != "best_configs.json"]
+COMMITTED = sorted([*ROOT.glob("results/**/*.json"), *ROOT.glob("results/**/*.json.gz"), *ROOT.glob("tests/fixtures/compare/*.json")])
+COMMITTED = [p for p in COMMITTED if p.name != "best_configs.json" and p.relative_to(ROOT).parts[:2] != ("results", "runs")]
 
 GOLDEN = [
     (Case(GemmProblem(8192, 8192, 8192, "float16"), GemmConfig(128, 256, 64, 256, "auto", 3)),
@@ -57,8 +56,8 @@ FA_GOLDEN = [
 
 @pytest.mark.parametrize("expected, config", FA_GOLDEN, ids=[g[0] for g in FA_GOLDEN])
 def test_fa_case_id_is_byte_identical_and_fast_math_only_adds_a_suffix(expected, config):
-    from tlbench.backends.kernels.fa_family import FLASH_ATTENTION
-    from tlbench.backends.kernels.fa_types import FaConfig, FaProblem
+    from tlbench.backends.kernels.flash_attention.family import FLASH_ATTENTION
+    from tlbench.backends.kernels.flash_attention.problem import FaConfig, FaProblem
 
     case = Case(FaProblem(batch=2, heads=16, seq_q=8192, seq_k=8192, dim=128), FaConfig(**config))
     assert case.case_id == expected
@@ -92,12 +91,12 @@ def test_committed_files_are_there():
 
 
 def _family(rec: dict):
-    from tlbench.backends.kernels.fa_family import FLASH_ATTENTION
+    from tlbench.backends.kernels.flash_attention.family import FLASH_ATTENTION
 
     return {None: GEMM, GEMM.name: GEMM, FLASH_ATTENTION.name: FLASH_ATTENTION}[rec.get("family")]
 
 
-@pytest.mark.parametrize("path", COMMITTED, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", COMMITTED, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_committed_id_is_rebuilt_from_its_record(path):
     for rec in _records(path):
         family = _family(rec)
@@ -110,3 +109,64 @@ def test_every_committed_id_is_rebuilt_from_its_record(path):
             continue
         rebuilt = Case(problem, family.config_from_dict(rec["config"]), label=rec.get("label")).case_id
         assert rebuilt == rec["case_id"], path.name
+
+
+FA_LITERAL = [
+    (dict(batch=2, heads=16, seq_q=4096, seq_k=4096, dim=128, causal=True), dict(block_N=64, num_stages=3, threads=256),
+     "fa-b2h16-s4096-d128-bf16-causal-bm128-bn64-t256-auto-s3"),
+    (dict(batch=1, heads=8, seq_q=1024, seq_k=2048, kv_heads=2, out_dtype="float32"), dict(loop_form="manual", num_stages=None),
+     "fa-b1h8kv2-sq1024sk2048-d128-bf16-of32-bm128-bn128-t128-manual"),
+    (dict(batch=1, heads=2, seq_q=1024, seq_k=1024), dict(loop_form="serial", num_stages=None, body="hopper"),
+     "fa-b1h2-s1024-d128-bf16-bm128-bn128-t128-serial-hopper"),
+]
+
+
+@pytest.mark.parametrize("problem, config, expected", FA_LITERAL, ids=[g[2] for g in FA_LITERAL])
+def test_fa_case_id_literals(problem, config, expected):
+    from tlbench.backends.kernels.flash_attention import FLASH_ATTENTION, FaConfig, FaProblem
+
+    case = Case(FaProblem(**problem), FaConfig(**config))
+    assert case.case_id == expected
+    parts = FLASH_ATTENTION.parse_case_id(expected)
+    assert (parts.problem_id, parts.config_id) == (case.problem.problem_id, case.config.config_id)
+
+
+def test_fa_vendor_ids_name_their_library():
+    from tlbench.backends.kernels.flash_attention import FaProblem, FaVendorCase
+
+    problem = FaProblem(batch=2, heads=16, seq_q=8192, seq_k=8192, dim=128)
+    assert [FaVendorCase(problem, library=lib).case_id for lib in ("sdpa_flash", "sdpa_cudnn", "npu_fusion_attention")] == [
+        "fa-b2h16-s8192-d128-bf16-sdpa_flash", "fa-b2h16-s8192-d128-bf16-sdpa_cudnn", "fa-b2h16-s8192-d128-bf16-npu_fusion_attention"]
+
+
+SUITE_IDS = ROOT / "tests" / "fixtures" / "suite_case_ids.json"
+
+
+def _suite_sweep(name: str):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"_golden_{Path(name).stem}", ROOT / "suites" / name)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.SWEEP
+
+
+def test_every_built_in_suite_id_is_the_pinned_one():
+    """Every case and vendor id of every built-in suite, per backend and scope, is still made
+    byte for byte as when tests/fixtures/suite_case_ids.json was written (GEMM and flash
+    attention alike).  A suite may add cases; one that deliberately drops a case updates the file."""
+    from tlbench.harness.results.best_configs import load_best
+
+    pinned = json.loads(SUITE_IDS.read_text())
+    assert len(pinned) >= 20 and any(k.startswith("test_fa_") for k in pinned) and any(k.startswith("test_tiles") for k in pinned)
+    now = {}
+    for name in sorted({key.split()[0] for key in pinned} | {p.name for p in (ROOT / "suites").glob("test_*.py")}):
+        sweep = _suite_sweep(name)
+        for backend in ("nvidia", "ascend"):
+            for scope in ("quick", "smoke", "full"):
+                ids = [c.case_id for c in sweep.cases(backend, scope, None, lambda p, b, pr, d: load_best(ROOT / p, b, pr, d))]
+                ids += [v.case_id for v in sweep.vendor_cases(backend, scope)]
+                if ids:
+                    now[f"{name} {backend} {scope}"] = ids
+    lost = {key: sorted(set(ids) - set(now.get(key, ()))) for key, ids in pinned.items()}
+    assert {k: v for k, v in lost.items() if v} == {}

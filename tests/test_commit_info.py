@@ -4,7 +4,7 @@ digest of the code that ran; and a kernel-body hash in every record of a real ru
 import json
 from pathlib import Path
 
-from tlbench.backends.kernels.source_hash import body_hash
+from tlbench.harness.core.kernel_traits import kernel_hash
 from tlbench.harness.pytest_plugin.commit_info import fill_commit_info, source_digest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,16 +46,31 @@ def test_source_digest_changes_with_the_code(tmp_path):
     assert source_digest(tmp_path) != before
 
 
-def test_body_hash_is_the_kernel_modules_source():
+def _hash_of(*files):
     import hashlib
 
-    expected = hashlib.sha256((ROOT / "backends" / "kernels" / "gemm" / "body.py").read_bytes()).hexdigest()
-    assert body_hash("gemm") == f"sha256:{expected}"
-    assert body_hash("vendor") is None
+    hashes = ["sha256:" + hashlib.sha256(f.read_bytes()).hexdigest() for f in files]
+    return hashes[0] if len(hashes) == 1 else "sha256:" + hashlib.sha256("\n".join(hashes).encode()).hexdigest()
+
+
+def test_kernel_hash_is_the_source_of_the_body_modules():
+    from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+    from tlbench.harness.core.cases import Case, VendorCase
+
+    gemm = ROOT / "backends" / "kernels" / "gemm"
+    case = Case(GemmProblem(1024, 1024, 1024), GemmConfig(128, 128, 32, 128, "auto", 2))
+    assert kernel_hash(case, "cuda") == _hash_of(gemm / "body.py", gemm / "dialect_cuda.py", gemm / "problem.py")
+    assert kernel_hash(case, "ascend") == _hash_of(gemm / "body.py", gemm / "dialect_ascend.py", gemm / "problem.py")
+    assert kernel_hash(VendorCase(case.problem), "cuda") is None
 
 
 def test_flash_attention_cases_hash_their_own_body():
-    import hashlib
+    from tlbench.backends.kernels.flash_attention import FaConfig, FaProblem
+    from tlbench.harness.core.cases import Case
 
-    expected = hashlib.sha256((ROOT / "backends" / "kernels" / "flash_attention.py").read_bytes()).hexdigest()
-    assert body_hash("flash_attention") == f"sha256:{expected}"
+    fa = ROOT / "backends" / "kernels" / "flash_attention"
+    problem = FaProblem(1, 2, 1024, 1024)
+    shared = Case(problem, FaConfig(128, 128, 2))
+    assert kernel_hash(shared, "cuda") == _hash_of(fa / "body.py", fa / "dialect_cuda.py", fa / "problem.py")
+    ws = Case(problem, FaConfig(128, 128, 2, threads=384, body="hopper_ws"))
+    assert kernel_hash(ws, "cuda") == _hash_of(fa / "hopper_ws.py", fa / "hopper.py", fa / "validation.py", fa / "problem.py")

@@ -228,7 +228,9 @@ def test_failed_missing_and_new_items():
     by_case = {i.key.case_id: i for i in cmp.items}
     assert by_case[s0].verdict is Verdict.FAILED and by_case[s0].is_regression
     assert "tilelang said no" in by_case[s0].detail
-    assert by_case[s1].verdict is Verdict.MISSING and not by_case[s1].is_regression
+    assert by_case[s1].verdict is Verdict.MISSING and by_case[s1].is_regression  # not measured: the gate fails closed
+    narrower = compare_runs(parse_results(base_doc, "base.json"), parse_results(new_doc, "new.json"), accept_missing=True)
+    assert not {i.key.case_id: i for i in narrower.items}[s1].is_regression  # unless a narrower run is accepted
     assert by_case[s2].verdict is Verdict.NEW and not by_case[s2].is_regression
     assert gone_in_base["case_id"] == s2
     assert cmp.has_regression
@@ -314,7 +316,7 @@ def test_fixtures_are_small_and_real():
         assert not math.isnan(doc["benchmarks"][0]["stats"]["median"])
 
 
-def test_modeled_cycle_changes_are_reported_not_gated():
+def test_a_worse_modeled_schedule_gates_by_default_and_is_said_as_a_model():
     base = _load("ascend-compile-a.json")
     target = "gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s3"
 
@@ -323,12 +325,18 @@ def test_modeled_cycle_changes_are_reported_not_gated():
             rec["plan"]["schedule_model"]["modeled_cycles_per_core"] = 8085
             rec["plan"]["pipeline"]["loop_ii_cycles_model"] = 245
 
-    cmp = compare_runs(base, _modified(base, edit))
+    new = _modified(base, edit)
+    cmp = compare_runs(base, new)
     (change,) = cmp.model_changes
     assert change.key.case_id == target and (change.base_cycles, change.new_cycles) == (5576, 8085)
-    assert (change.base_ii, change.new_ii) == (164, 245)
-    assert not cmp.has_regression
+    (worse,) = cmp.gating_plans
+    assert worse.key.case_id == target and worse.verdict == "MODEL WORSE"
+    assert "modeled cycles per core: 5,576 -> 8,085 cycles (+45.0%, model)" in worse.model
+    assert cmp.has_regression and not cmp.regressions  # the times did not move: the model did
+    assert not compare_runs(base, new, Thresholds(gate_model=False)).has_regression
 
     from tlbench.harness.results.report import comparison_markdown
 
-    assert "modeled 5,576 -> 8,085 cyc/core (+45.0%), loop II 164 -> 245 cyc (model, not gated)" in comparison_markdown(cmp)
+    text = comparison_markdown(cmp)
+    assert "| MODEL WORSE | compile-ascend-" + target + " | modeled cycles per core: 5,576 -> 8,085 cycles (+45.0%, model)" in text
+    assert "never times" in text

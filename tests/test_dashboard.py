@@ -1,8 +1,15 @@
 """The dashboard, built by `tlbench dashboard` from a real history database (20 real compile
-runs of tests/fixtures/history plus the committed H200 results), opened in headless
-Chromium from file://: no console errors, every chart drawn, a screenshot written."""
+runs of tests/fixtures/history plus the committed H200 results, ``.json.gz`` included), opened
+in headless Chromium from file://: no console errors, every chart drawn, no text outside its
+chart, a screenshot written.  The best-config table is checked against the results files
+themselves, and against copies of a clean run made unclean in each way a run says so."""
 
+import copy
+import gzip
+import json
 import re
+import sqlite3
+import statistics
 import tempfile
 from pathlib import Path
 
@@ -20,7 +27,16 @@ CHART_CHECK = """
             marks: s.querySelectorAll('polyline, circle').length};
   });
   const imgs = [...document.querySelectorAll('img')].map(i => ({src: i.getAttribute('src'), ok: i.complete && i.naturalWidth > 0}));
-  return {svgs, imgs, title: document.title};
+  const outside = [];
+  for (const s of document.querySelectorAll('svg.chart')) {
+    const box = s.getBoundingClientRect();
+    for (const t of s.querySelectorAll('text')) {
+      const r = t.getBoundingClientRect();
+      if (r.width && (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1))
+        outside.push(s.getAttribute('aria-label') + ': ' + t.textContent);
+    }
+  }
+  return {svgs, imgs, outside, title: document.title};
 })()
 """
 
@@ -41,12 +57,13 @@ def test_site_pages_and_content(site):
     assert {"index.html", "suite-stages.html", "schedule.html"} <= names
     index = (site / "index.html").read_text()
     assert "Best config per problem" in index and "% of peak" in index
-    assert "modeled cycles/core (compiler schedule model, not a time)" in index and "device time (measured)" in index
+    assert "modeled cycles/core (compiler schedule model, not a time)" in index and "throughput (measured" in index
+    assert "TFLOP/s (measured)" in index and 'class="ref"' in index  # stage curves in TFLOP/s with the vendor line
     # the H200 best config at 8192^3 carries its % of peak from the H200 datasheet profile
     row = re.search(r"gemm-8192x8192x8192-f16</td><td>(.*?)</tr>", index).group(1)
     assert re.search(r"\d+\.\d%", row)
     stages = (site / "suite-stages.html").read_text()
-    assert stages.count("<svg") >= 7 and "(20 runs)" in stages
+    assert stages.count("<svg") >= 7 and max(map(int, re.findall(r"\((\d+) runs\)", stages))) >= 20  # the 20 fixture runs
     assert "http://" not in index.replace("http://www.w3.org/2000/svg", "") and "<script" not in index
 
 
@@ -76,6 +93,7 @@ def test_every_page_renders_in_headless_chromium_without_errors(site):
                 assert svg["w"] > 0 and svg["h"] > 0 and svg["marks"] > 0, f"{page.name}: empty chart {svg['label']}"
             for img in found["imgs"]:
                 assert img["ok"], f"{page.name}: image {img['src']} did not load"
+            assert found["outside"] == [], f"{page.name}: text outside its chart (clipped)"
             shot = browser.screenshot(shots / page.name.replace(".html", ".png"))
         assert browser.errors() == []
     finally:
@@ -95,3 +113,116 @@ def test_a_trend_of_150_runs_stays_readable():
     assert chart.count('class="xl"') <= MAX_X_LABELS + 2  # thinned run labels + the axis title
     assert chart.count("<polyline") == 2  # the failed run splits the line
     assert 'class="fail"' in chart and "+18%" in chart and "(200 runs)" in chart
+
+
+# -- the headline table tells the truth ------------------------------------------------------
+
+
+def _row_of(index: str, problem: str) -> list[str]:
+    row = re.search(rf"<td>{re.escape(problem)}</td>(.*?)</tr>", index).group(1)
+    return [re.sub(r"<[^>]+>", " ", c).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", row)]
+
+
+def _file_medians(path: str) -> dict[str, list[float]]:
+    """case id -> median of its samples per copy (a run spread over 2 GPUs has a vendor copy per
+    GPU), straight from a results file (not through tlbench)."""
+    raw = Path(path).read_bytes()
+    doc = json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw)
+    out: dict[str, list[float]] = {}
+    for bench in doc["benchmarks"]:
+        rec = bench["extra_info"]["tlbench"]
+        if rec["kind"] == "device":
+            out.setdefault(rec["case_id"], []).append(statistics.median(rec["samples_s"]))
+    return out
+
+
+def test_best_config_comes_from_clean_runs_and_vs_vendor_from_the_same_run(site):
+    index = (site / "index.html").read_text()
+    db = sqlite3.connect(site.parent / "history.sqlite")
+    assert db.execute("SELECT COUNT(*) FROM runs WHERE source LIKE '%.json.gz'").fetchone()[0] >= 10  # import-dir read them
+    for problem in ("gemm-1024x1024x1024-f16", "gemm-8192x8192x8192-f16"):
+        case_cell = _row_of(index, problem)[0]
+        case_id, run_id = case_cell.split()[0], int(re.search(r"run (\d+)", case_cell).group(1))
+        source, commit, dirty = db.execute("SELECT source, commit_id, commit_dirty FROM runs WHERE run_id=?", (run_id,)).fetchone()
+        assert commit and not dirty and "trust" not in source and "focus" not in source
+        medians = _file_medians(source)
+        ratio = float(_row_of(index, problem)[-1].rstrip("x"))
+        (kernel,) = medians[case_id]
+        assert any(ratio == pytest.approx(v / kernel, abs=0.0006) for v in medians[f"{problem}-vendor"]), (ratio, medians[f"{problem}-vendor"])
+    assert re.search(r"run \d+ [^<]*: device fault or hang: the worker was restarted", index)  # the fault run, left out, says why
+    assert "dirty tree (uncommitted changes)" in index and "no commit recorded" in index
+
+
+def test_each_mark_of_an_unclean_run_keeps_it_out_of_the_table(tmp_path):
+    from tlbench.harness.dashboard.best import best_table
+    from tlbench.harness.results.history.schema import open_history
+
+    clean = json.loads((RESULTS / "h200-gemm-stages" / "stages.json").read_text())
+    assert clean["commit_info"]["id"] and not clean["commit_info"]["dirty"]
+    faster = []
+
+    def unclean(name: str, change) -> None:
+        doc = copy.deepcopy(clean)
+        for bench in doc["benchmarks"]:  # every kernel 2x faster: it would win the table
+            rec = bench["extra_info"]["tlbench"]
+            if rec.get("config"):
+                rec["samples_s"] = [v / 2 for v in rec["samples_s"]]
+        change(doc)
+        (tmp_path / name).write_text(json.dumps(doc))
+        faster.append(name)
+
+    unclean("dirty.json", lambda d: d["commit_info"].update(dirty=True))
+    unclean("no-commit.json", lambda d: d.pop("commit_info"))
+    unclean("test-only.json", lambda d: d["tlbench"].update(test_only=["backend_test_only_fault=case=oob"]))
+    unclean("partial.json", lambda d: d["tlbench"].update(partial={"ended": False, "missing": []}))
+
+    def device_fault(doc):
+        failed = dict(doc["benchmarks"][0]["extra_info"]["tlbench"], status="failed", stage="check", error="XidError",
+                      worker={"pid": 1, "restarts": 1, "restarted": True}, case_id="gemm-8192x8192x8192-f16-bm64-bn64-bk32-t128-auto-s2")
+        doc["tlbench"].setdefault("failed", []).append(failed)
+
+    unclean("fault.json", device_fault)
+    (tmp_path / "clean.json").write_text(json.dumps(clean))
+    assert main(["history", "import-dir", str(tmp_path), "--history", str(tmp_path / "h.sqlite")]) == 0
+    conn = open_history(tmp_path / "h.sqlite")
+    table = best_table(conn)
+    sources = dict(conn.execute("SELECT run_id, source FROM runs").fetchall())
+    (row,) = table.rows
+    assert sources[int(re.search(r"run (\d+)", row.run_label).group(1))].endswith("clean.json") and table.clean_runs == 1
+    medians = _file_medians(str(tmp_path / "clean.json"))
+    assert row.median_ms == pytest.approx(min(v for k, vs in medians.items() if not k.endswith("-vendor") for v in vs) * 1e3)
+    assert [row.vendor_ms] == pytest.approx([v * 1e3 for v in medians["gemm-8192x8192x8192-f16-vendor"]])
+    why = {Path(sources[q.run_id]).name: q.reasons for q in table.left_out}
+    assert why == {
+        "dirty.json": ("dirty tree (uncommitted changes)",),
+        "no-commit.json": ("no commit recorded",),
+        "test-only.json": ("test-only settings: backend_test_only_fault=case=oob",),
+        "partial.json": ("partial run (recovered from an interrupted journal)",),
+        "fault.json": ("device fault or hang: the worker was restarted (1 failed items)",),
+    }
+
+
+def test_a_trend_axis_spans_the_minimum_effect_band_so_noise_stays_small():
+    from tlbench.harness.dashboard.svg import Band, trend_chart
+
+    values = [1.0 + 0.003 * ((i * 7) % 5 - 2) / 2 for i in range(30)]  # +-0.3 % run-to-run noise
+    chart = trend_chart(values, [f"#{i}" for i in range(30)], "ms", "case", band=Band(1 / 1.05, 1.05, "band"))
+    ticks = [float(t) for t in re.findall(r'class="yl">([\d.]+)</text>', chart)]
+    assert max(ticks) - min(ticks) >= 0.08  # the axis shows the +-5 % band, not a 0.6 % window
+    assert 'class="band"' in chart
+    bare = trend_chart(values, [f"#{i}" for i in range(30)], "ms", "case")
+    bare_ticks = [float(t) for t in re.findall(r'class="yl">([\d.]+)</text>', bare)]
+    assert max(bare_ticks) - min(bare_ticks) < 0.01  # what the band prevents: the noise filling the chart
+
+
+def test_long_titles_and_legends_are_cut_with_an_ellipsis_never_silently():
+    from tlbench.harness.dashboard.svg import curve_chart, fit, trend_chart
+
+    long_id = "fa-b2h16-s16384-d128-bf16-causal-bm128-bn192-t384-auto-s2-hopper_ws-fm-with-a-long-tail"
+    assert fit("short", 200) == "short"
+    cut = fit(long_id, 200)
+    assert "\u2026" in cut and cut.startswith("fa-b2h16") and cut.endswith("tail") and len(cut) < len(long_id)
+    chart = trend_chart([1.0, 1.1], ["a", "b"], "ms", long_id, width=300)
+    assert f"<title>{long_id} (2 runs)</title>" in chart and "\u2026" in chart  # the whole id stays the tooltip
+    legend = curve_chart([(long_id, [(1, 1.0), (2, 2.0)])], "num_stages", "TFLOP/s", "t", reference=("vendor: 3 TFLOP/s", 3.0))
+    assert f"<title>{long_id}</title>" in legend and "\u2026" in legend and "vendor: 3 TFLOP/s" in legend

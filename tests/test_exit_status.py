@@ -41,7 +41,7 @@ def _env_without_checkout() -> dict[str, str]:
 
 def _installed_harness(cwd: Path) -> str:
     out = subprocess.run(
-        [sys.executable, "-c", "import harness, os; print(os.path.dirname(os.path.abspath(harness.__file__)))"],
+        [sys.executable, "-c", "import tlbench.harness as harness, os; print(os.path.dirname(os.path.realpath(harness.__file__)))"],
         capture_output=True, text=True, cwd=cwd, env=_env_without_checkout(), timeout=120,
     )
     return out.stdout.strip() if out.returncode == 0 else ""

@@ -9,7 +9,7 @@ from tlbench.harness.cli import main
 from tlbench.harness.results.store import load_results
 
 ROOT = Path(__file__).resolve().parents[1]
-STAGES = ROOT / "results" / "h200-stages.json"
+STAGES = ROOT / "results" / "h200-gemm-stages" / "stages.json"
 
 
 def test_export_writes_both_custom_files_from_a_real_run(tmp_path, capsys):

@@ -1,6 +1,6 @@
 """One flash-attention forward body, lowered for real by tilelang for sm_90a and Ascend 950.
 
-backends/kernels/flash_attention.py is the only body text; the two dialects supply the
+backends/kernels/flash_attention/body.py is the only body text; the two dialects supply the
 target pieces.  Lowering is the expensive part on the 2-core box, so one config is lowered
 per target (the suites lower the rest); the manual schedule and the refusals are checked
 without lowering.
@@ -14,12 +14,12 @@ tilelang = pytest.importorskip("tilelang")
 import tvm  # noqa: E402
 
 import tlbench.backends.ascend.schedule  # noqa: E402,F401  (Z3 recorders before any Ascend lowering)
-from tlbench.backends.ascend.fa_dialect import ASCEND_FA_DIALECT  # noqa: E402
+from tlbench.backends.kernels.flash_attention.dialect_ascend import ASCEND_FA_DIALECT  # noqa: E402
 from tlbench.backends.ascend.schedule import lower_with_schedule  # noqa: E402
-from tlbench.backends.kernels import flash_attention as fa_module  # noqa: E402
-from tlbench.backends.kernels.fa_types import FaConfig, FaProblem  # noqa: E402
-from tlbench.backends.kernels.flash_attention import build, manual_schedule  # noqa: E402
-from tlbench.backends.nvidia.fa_dialect import CUDA_FA_DIALECT  # noqa: E402
+from tlbench.backends.kernels.flash_attention import body as fa_module  # noqa: E402
+from tlbench.backends.kernels.flash_attention.problem import FaConfig, FaProblem  # noqa: E402
+from tlbench.backends.kernels.flash_attention.body import build, manual_schedule  # noqa: E402
+from tlbench.backends.kernels.flash_attention.dialect_cuda import CUDA_FA_DIALECT  # noqa: E402
 
 PROBLEM = FaProblem(batch=1, heads=2, seq_q=512, seq_k=512, dim=128, dtype="bfloat16")
 
@@ -87,11 +87,11 @@ def test_causal_lowers_for_sm90a_and_a_cuda_layout_conflict_is_refused_in_tilela
 
 @pytest.mark.parametrize("body,block_N,stages", [("hopper_ws", 176, 2), ("hopper_ws_ov", 128, 3)])
 def test_the_warp_specialized_hopper_body_lowers_for_sm90a_with_its_own_schedule(body, block_N, stages):
-    """backends/nvidia/fa_hopper_ws.py: a TMA producer warp group and two wgmma consumer
+    """backends/kernels/flash_attention/hopper_ws.py: a TMA producer warp group and two wgmma consumer
     groups, S and PV wgmmas issued back to back and waited for separately (wait_group 1,
     then 0), ping-pong through named barriers 8/9 for hopper_ws; a partial last key tile
     (8192 = 46 x 176 + 96) is masked.  Lowering only (nvcc builds it in ~15 s: by hand)."""
-    from tlbench.backends.kernels.fa_family import FLASH_ATTENTION
+    from tlbench.backends.kernels.flash_attention.family import FLASH_ATTENTION
 
     problem = FaProblem(batch=2, heads=16, seq_q=8192, seq_k=8192, dim=128, dtype="bfloat16")
     config = FaConfig(128, block_N, stages, threads=384, body=body)

@@ -5,10 +5,10 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from tlbench.backends.kernels import fa_family  # noqa: E402
-from tlbench.backends.kernels.fa_reference import check_fa_output, make_fa_inputs  # noqa: E402
-from tlbench.backends.kernels.fa_sweep import FaSweep  # noqa: E402
-from tlbench.backends.kernels.fa_types import FaConfig, FaProblem  # noqa: E402
+from tlbench.backends.kernels.flash_attention import family as fa_family  # noqa: E402
+from tlbench.backends.kernels.flash_attention.reference import check_fa_output, make_fa_inputs  # noqa: E402
+from tlbench.backends.kernels.flash_attention.sweep import FaSweep  # noqa: E402
+from tlbench.backends.kernels.flash_attention.problem import FaConfig, FaProblem  # noqa: E402
 
 H200 = FaProblem(batch=2, heads=16, seq_q=8192, seq_k=8192, dim=128)
 
@@ -30,7 +30,7 @@ def test_ids_name_the_problem_and_the_variant():
 
 
 def test_the_ws_body_takes_a_partial_last_key_tile_and_refuses_what_it_cannot_schedule():
-    from tlbench.backends.kernels.fa_family import FLASH_ATTENTION
+    from tlbench.backends.kernels.flash_attention.family import FLASH_ATTENTION
 
     ws = FaConfig(128, 176, 2, threads=384, body="hopper_ws")
     assert fa_family.rejection(H200, ws, "nvidia", "sm_90a") is None  # 8192 = 46 x 176 + 96: masked tail
@@ -47,7 +47,7 @@ def test_the_ws_body_takes_a_partial_last_key_tile_and_refuses_what_it_cannot_sc
 
 
 def test_fast_math_is_an_explicit_nvidia_choice_with_its_own_id_and_refused_on_ascend():
-    from tlbench.backends.kernels.fa_family import FLASH_ATTENTION
+    from tlbench.backends.kernels.flash_attention.family import FLASH_ATTENTION
 
     ws = FaConfig(128, 192, 2, threads=384, body="hopper_ws")
     fm = FaConfig(128, 192, 2, threads=384, body="hopper_ws", fast_math=True)
@@ -139,7 +139,7 @@ def test_a_correct_causal_kernel_passes_where_the_weighted_values_cancel():
     |ref| is small, and rounding P to bf16 (what a correct kernel, torch's SDPA kernels
     included, does) errs by more than ATOL + RTOL*|ref| (the rule before, computed here): the
     P|V| term lets it pass; a kernel that skips the rescale still fails."""
-    from tlbench.backends.kernels.fa_reference import ATOL, RTOL, reference
+    from tlbench.backends.kernels.flash_attention.reference import ATOL, RTOL, reference
 
     problem = FaProblem(batch=1, heads=2, seq_q=1024, seq_k=1024, dim=128, causal=True)
     for seed in (28, 0, 1):
@@ -154,7 +154,7 @@ def test_a_correct_causal_kernel_passes_where_the_weighted_values_cancel():
 
 
 def test_the_stage_report_header_reads_the_family_problem_tile_and_kv_steps():
-    from tlbench.backends.kernels.fa_family import FLASH_ATTENTION
+    from tlbench.backends.kernels.flash_attention.family import FLASH_ATTENTION
 
     assert FLASH_ATTENTION.problem_label(H200) == "attention B*H=32 (2x16) S=8192 D=128 bfloat16"
     assert FLASH_ATTENTION.loop_trips(H200, FaConfig(128, 64)) == 128

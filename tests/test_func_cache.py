@@ -38,7 +38,7 @@ def test_stored_ir_is_the_ir_the_body_builds(nvidia_sm90a, tmp_path, suite, coun
     assert cases, f"{suite} has no legal NVIDIA case"
     for case in cases:
         built = nvidia_sm90a._build(case)
-        key = FuncCache.key(nvidia_sm90a.lowering_key(), case.case_id)
+        key = FuncCache.key(*nvidia_sm90a._cache_key_parts(case))
         assert cache.get(key) is None
         cache.put(key, built)
         loaded = cache.get(key)
@@ -47,11 +47,12 @@ def test_stored_ir_is_the_ir_the_body_builds(nvidia_sm90a, tmp_path, suite, coun
         assert tvm.ir.structural_equal(loaded, built), case.case_id
 
 
-def test_key_names_the_case_and_the_compiler():
-    a = FuncCache.key("tilelang 0.1.15; cuda sm_90a", "gemm-1-a")
-    assert a == FuncCache.key("tilelang 0.1.15; cuda sm_90a", "gemm-1-a")
-    assert a != FuncCache.key("tilelang 0.1.15; cuda sm_90a", "gemm-1-b")
-    assert a != FuncCache.key("tilelang 0.1.16; cuda sm_90a", "gemm-1-a")
+def test_key_names_the_case_the_body_and_the_compiler():
+    a = FuncCache.key("tilelang 0.1.15; cuda sm_90a", "sha256:body", "gemm-1-a")
+    assert a == FuncCache.key("tilelang 0.1.15; cuda sm_90a", "sha256:body", "gemm-1-a")
+    assert a != FuncCache.key("tilelang 0.1.15; cuda sm_90a", "sha256:body", "gemm-1-b")
+    assert a != FuncCache.key("tilelang 0.1.16; cuda sm_90a", "sha256:body", "gemm-1-a")
+    assert a != FuncCache.key("tilelang 0.1.15; cuda sm_90a", "sha256:edited", "gemm-1-a")
 
 
 def test_an_unreadable_file_is_a_miss(tmp_path):
@@ -124,13 +125,14 @@ def test_keyed_files_write_whole_files_and_report_a_refusing_disk(tmp_path):
 
 
 def test_the_warp_specialized_fa_body_hash_names_the_hopper_module_it_calls(nvidia_sm90a):
-    """fa_hopper_ws.py calls fa_hopper.py's online-softmax step: its kernel hash covers both
+    """hopper_ws.py calls hopper.py's online-softmax step: its kernel hash covers both
     files, so an edit to the shared step changes the hash of every body that runs it."""
-    from tlbench.backends.kernels.source_hash import module_hash, modules_hash
+    from tlbench.harness.core.kernel_traits import modules_hash
 
+    fa = "tlbench.backends.kernels.flash_attention"
     cases = {getattr(c.config, "body", None): c for c in _cases(nvidia_sm90a, "test_fa_stages", 200)}
     assert {"hopper", "hopper_ws", "hopper_ws_ov"} <= set(cases)
-    assert nvidia_sm90a.kernel_body_hash(cases["hopper"]) == module_hash("tlbench.backends.nvidia.fa_hopper")
-    both = modules_hash(("tlbench.backends.nvidia.fa_hopper_ws", "tlbench.backends.nvidia.fa_hopper"))
+    assert nvidia_sm90a.kernel_body_hash(cases["hopper"]) == modules_hash([f"{fa}.hopper", f"{fa}.body", f"{fa}.problem"])
+    both = modules_hash([f"{fa}.hopper_ws", f"{fa}.hopper", f"{fa}.validation", f"{fa}.problem"])
     assert nvidia_sm90a.kernel_body_hash(cases["hopper_ws"]) == both == nvidia_sm90a.kernel_body_hash(cases["hopper_ws_ov"])
-    assert both not in (module_hash("tlbench.backends.nvidia.fa_hopper_ws"), module_hash("tlbench.backends.nvidia.fa_hopper"))
+    assert both not in (modules_hash([f"{fa}.hopper_ws"]), modules_hash([f"{fa}.hopper"]))

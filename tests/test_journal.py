@@ -117,7 +117,8 @@ def test_killed_run_is_recovered_and_resumed_measuring_only_the_missing_items(su
     assert sorted(r["case_id"] for r in reused) == sorted(e["outcome"]["case_id"] for e in contents.items.values())
     assert not list(suite.glob(".out.json.*.tmp"))
 
-    assert tlbench_main(["compare", str(recovered), str(out_json)]) == 0
+    assert tlbench_main(["compare", str(recovered), str(out_json)]) == 2  # a partial base is refused ...
+    assert tlbench_main(["compare", "--accept-partial", str(recovered), str(out_json)]) == 0  # ... unless accepted
     assert "is PARTIAL" in capsys.readouterr().out
 
 
@@ -262,3 +263,19 @@ def test_a_chunk_journals_the_record_and_entry_that_reach_the_json(chunk_suite):
         assert entry["benchmark"]["extra_info"] == bench["extra_info"]
         assert {k: v for k, v in entry["benchmark"].items() if k != "stats"} == {k: v for k, v in bench.items() if k != "stats"}
         assert entry["outcome"] == {**bench["extra_info"]["tlbench"], "status": "timed"}
+
+
+def test_a_torn_last_line_is_dropped_before_appending_and_the_journal_reads_again(tmp_path):
+    from tlbench.harness.results.journal import Journal, read_journal
+
+    path = tmp_path / "run.journal.jsonl"
+    journal = Journal(path)
+    journal.append({"type": "run", "journal_version": 1})
+    journal.append({"type": "item", "item_id": "a", "status": "skipped", "outcome": {}})
+    whole = path.read_bytes()
+    path.write_bytes(whole + b'{"type": "item", "item_id": "b", "sta')  # killed while writing
+    assert journal.repair_torn_tail() == len(b'{"type": "item", "item_id": "b", "sta')
+    assert path.read_bytes() == whole and journal.repair_torn_tail() == 0
+    journal.append({"type": "run", "journal_version": 1})  # the resumed run's header, on a line of its own
+    contents = read_journal(path)
+    assert len(contents.runs) == 2 and contents.torn_lines == 0 and list(contents.items) == ["a"]

@@ -24,6 +24,11 @@ SLEEPY = Path(__file__).parent / "fixtures" / "compare" / "sleepy"
 SELECTION = "--tlbench-kind=compile --tlbench-scope=smoke --tlbench-compile-rounds=4 -k 'bn128-bk32 and (auto-s2 or auto-s3)'"
 
 
+def _selection() -> tuple[str, ...]:
+    return ("--tlbench-kind=compile", "--tlbench-scope=smoke", "--tlbench-compile-rounds=4",
+            "-k", "bn128-bk32 and (auto-s2 or auto-s3)")
+
+
 @pytest.fixture(scope="module")
 def first_night(tmp_path_factory):
     pytest.importorskip("tilelang")
@@ -69,6 +74,33 @@ def test_the_night_is_added_to_the_history(first_night):
     assert len(query.series(conn, "*-auto-s[23]")) == 2
 
 
+def test_a_night_with_nothing_to_judge_against_says_so_in_its_first_line(first_night):
+    _, work, _ = first_night
+    summary = (work / "out" / "summary.md").read_text()
+    assert summary.splitlines()[0] == "## tlbench nightly: GATED NOTHING - no baseline and no history to judge ascend against"
+    assert f"no history yet at {work / 'history.sqlite'}" in summary
+    assert "**What this night can see without a device:** compile time of 2 compile item(s)" in summary
+    assert "**What it cannot see:** how fast any kernel runs on the device" in summary
+
+
+def test_the_next_night_without_a_baseline_is_judged_against_the_history(first_night):
+    """A real second night (the history holds the first): judged against the history, per item
+    the best of its last runs; the compiler decided the same, so every plan is SAME PLAN."""
+    _, work, _ = first_night
+    plan = NightlyPlan(
+        suites=(ROOT / "suites" / "test_stages.py",), backend="ascend", out_dir=work / "out-history",
+        baseline_dir=work / "baselines", pytest_args=_selection(), timeout_s=900, cwd=ROOT,
+        history=work / "history.sqlite", remeasure=False,
+    )
+    outcome = run_nightly(plan)
+    assert outcome.markdown.splitlines()[0] == "## tlbench nightly: judged ascend against the history"
+    (gate,) = outcome.gates
+    assert gate.reference is not None and gate.reference.kind == "history"
+    assert gate.comparison is not None and gate.comparison.compared == 2
+    assert [p.verdict for p in gate.comparison.plans] == ["SAME PLAN", "SAME PLAN"]
+    assert f"vs history `{work / 'history.sqlite'}` (per item the best of its last 5 runs on this testbed)" in outcome.markdown
+
+
 def test_same_run_as_baseline_passes(first_night, capsys):
     _, work, _ = first_night
     baselines = work / "aa-baselines"
@@ -96,8 +128,7 @@ def test_second_night_against_a_faster_baseline_fails(first_night):
         backend="ascend",
         out_dir=work / "out2",
         baseline_dir=baselines,
-        pytest_args=("--tlbench-kind=compile", "--tlbench-scope=smoke", "--tlbench-compile-rounds=4",
-                     "-k", "bn128-bk32 and (auto-s2 or auto-s3)"),
+        pytest_args=_selection(),
         timeout_s=900,
         cwd=ROOT,
     )

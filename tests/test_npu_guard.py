@@ -61,7 +61,7 @@ def test_the_simulated_torch_npu_really_breaks_plain_import_torch(broken_torch_n
 
 def test_guard_keeps_torch_importable_and_reports_the_import_error(broken_torch_npu):
     code = (
-        "import backends, torch\n"
+        "import tlbench.backends, torch\n"
         "from tlbench.backends.ascend import npu\n"
         "print('REASON:', npu.probe().reason)\n"
     )

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def _h200_record(case_id: str) -> dict:
     """A real H200 record as the measurement wrote it, before enrichment (the committed file
     is already enriched: its roofline fields are taken off here)."""
-    doc = json.loads((ROOT / "results" / "h200-stages.json").read_text())
+    doc = json.loads((ROOT / "results" / "h200-gemm-stages" / "stages.json").read_text())
     rec = next(b["extra_info"]["tlbench"] for b in doc["benchmarks"] if b["extra_info"]["tlbench"]["case_id"] == case_id)
     rec.pop("roofline", None)
     for key in ("pct_of_peak", "arithmetic_intensity"):

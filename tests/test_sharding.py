@@ -204,8 +204,10 @@ def test_a_missing_shard_is_named_and_the_result_marked_partial(shards):
     assert partial["items_collected"] == 18 and partial["items_present"] == 18 - len(partial["missing"])
     assert any("shard 2/3" in r for r in partial["reasons"])
     assert _tlbench(suite.path, "merge", "s1.json", "s3.json", "-o", out, "--allow-partial")[0] == 0
-    rc, said, _ = _tlbench(suite.path, "compare", "whole.json", out)
-    assert rc in (0, 1) and "is PARTIAL: shard 2/3 of 3 not merged" in said
+    rc, _, error = _tlbench(suite.path, "compare", "whole.json", out)
+    assert rc == 2 and "PARTIAL" in error  # the gate refuses a partial run unless told
+    rc, said, _ = _tlbench(suite.path, "compare", "whole.json", out, "--accept-partial")
+    assert rc == 1 and "is PARTIAL: shard 2/3 of 3 not merged" in said  # told: its missing items still gate
 
 
 def test_a_shard_of_another_commit_is_refused_naming_it(shards, monkeypatch):

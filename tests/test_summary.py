@@ -107,3 +107,11 @@ def test_the_results_file_is_named_when_the_table_is_off(suite):
                                "--benchmark-json=again.json", "--benchmark-compare=out.json",  # the table carries the comparison
                                "-W", "ignore::pytest_benchmark.logger.PytestBenchmarkWarning")  # "machine_info is different": not ours
     assert "Name (time in" in compared.stdout.str()
+
+
+def test_a_memory_bound_best_is_read_in_bytes_per_second_against_the_bandwidth():
+    roof = {"bound": "memory", "bandwidth_tbps": 4.0, "origin": "calibrated"}
+    kernel = _device(3, 0.002, throughput={"tflops": 0.5, "gbps_compulsory": 3000.0}, roofline=roof)
+    text = "\n".join(summary_lines([kernel, VENDOR]))
+    assert "3000 GB/s" in text and "75.0% of the calibrated memory bandwidth (4.00 TB/s)" in text
+    assert "TFLOP/s" not in text

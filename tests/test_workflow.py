@@ -31,8 +31,11 @@ def workflow():
     return yaml.safe_load(WORKFLOW.read_text())
 
 
+VALGRIND_STEP = "command -v valgrind || (sudo apt-get update -qq && sudo apt-get install -y -qq valgrind)"
+
+
 def _runs(job):
-    return [step["run"] for step in job["steps"] if "run" in step]
+    return [step["run"] for step in job["steps"] if "run" in step and step["run"] != VALGRIND_STEP]
 
 
 def _nightly_args(job):
@@ -60,6 +63,15 @@ def test_each_job_is_thin(workflow, name):
     upload = [s for s in job["steps"] if str(s.get("uses", "")).startswith("actions/upload-artifact@")]
     assert len(upload) == 1 and upload[0]["if"] == "always()"
     assert upload[0]["with"]["path"].rstrip("/") == _nightly_args(job).out_dir.rstrip("/")
+
+
+def test_the_cpu_job_counts_instructions_with_valgrind_from_debian(workflow):
+    steps = workflow["jobs"]["cpu"]["steps"]
+    runs = [s.get("run", "") for s in steps]
+    install = runs.index(VALGRIND_STEP)
+    gate = next(i for i, r in enumerate(runs) if r.startswith("tlbench nightly"))
+    assert install < gate
+    assert "--tlbench-instructions=subset" in shlex.split(_nightly_args(workflow["jobs"]["cpu"]).pytest_args)
 
 
 def test_nightly_arguments_parse_with_tlbench(workflow):

@@ -5,7 +5,12 @@ Contract (see harness/core/backend_api.py): ``compile`` lowers to AscendC on any
 returns the plan with the Z3 schedule under ``schedule_model`` (modeled cycles, never a
 time); where bisheng exists it also builds the binary.  ``device_blocker`` names what
 is missing for a run (torch_npu / its import error, bisheng, an NPU).  ``measure`` times
-with ``torch.npu.Event`` after an L2 flush, on the NPU, and nowhere else.
+with ``torch.npu.Event`` after an L2 flush, on the NPU, and nowhere else.  What it needs of a
+case besides its body it asks through harness/core/kernel_traits.py (it imports no kernel
+family): the pass configs reach ``lower_with_schedule``'s PassContext and the bisheng build
+alike (the recorded schedule is the built kernel's), ``out_idx`` the build and the call
+(backends/kernel_call.py); vendor items are the family's ``vendor_call``; the UB capacity a
+plan reports are those the family's footprint is checked against (UB with SIMT code: ``simt``).
 """
 
 from __future__ import annotations
@@ -21,13 +26,13 @@ from tlbench.backends.ascend import limits, npu
 from tlbench.backends.ascend.schedule import PIPES, ScheduleFacts, install_z3_recorders, lower_with_schedule
 from tlbench.backends.ascend.profiles import PROFILES
 from tlbench.backends.ascend.traits import TRAITS
-from tlbench.backends.kernels.fa_types import FaVendorCase
-from tlbench.backends.kernels.source_hash import body_hash
-from tlbench.backends.test_only import TestOnlyCompileSlowdown
+from tlbench.backends.build_options import out_idx, refuse_foreign_target
+from tlbench.backends.kernel_call import kernel_runner
 from tlbench.harness.core import budget
 from tlbench.harness.core import space
 from tlbench.harness.core.backend_api import BackendOptions, Compiled, CompileError
 from tlbench.harness.core.cases import DTYPE_BYTES, Case, CheckResult, Plan, VendorCase
+from tlbench.harness.core import kernel_traits as ask
 from tlbench.harness.core.device_profile import DeviceProfile, match_profile
 
 TARGET_NAME = "ascend dav-3510"
@@ -74,11 +79,12 @@ def _plan(case: Case, facts: ScheduleFacts) -> Plan:
         buffers.append({"name": name, "scope": scope, "shape": buf["shape"], "dtype": buf["dtype"], "versions": versions, "bytes": size})
         bytes_per_scope[scope] = bytes_per_scope.get(scope, 0) + size
     inner = facts.loops[0] if facts.loops else None
+    traits = ask.kernel_traits(case, AscendBackend.dialect)
     pipeline = {
         "kind": "z3-modulo",
-        "loop_form": case.config.loop_form,
-        "num_stages": case.config.num_stages,
-        "enable_offset": case.config.enable_offset,
+        "loop_form": traits.loop_form,
+        "num_stages": traits.num_stages,
+        "enable_offset": traits.enable_offset,
         "loop_ii_cycles_model": inner["ii"] if inner else None,
     }
     model = {
@@ -86,7 +92,7 @@ def _plan(case: Case, facts: ScheduleFacts) -> Plan:
         "modeled_cycles_per_core": facts.modeled_cycles_per_core,
         # what that number covers: the outermost scheduled loop.  Non-persistent (one block per
         # output tile): that is one tile's K loop, not a per-core total; persistent: the tile loop.
-        "modeled_cycles_scope": "per core (the persistent tile loop)" if getattr(case.config, "num_cores", None)
+        "modeled_cycles_scope": "per core (the persistent tile loop)" if traits.num_cores
         else "one tile's K loop (non-persistent kernel: not a per-core total)",
         "loops": facts.loops,
         "straight_line": facts.straight_line,
@@ -101,9 +107,9 @@ def _plan(case: Case, facts: ScheduleFacts) -> Plan:
         pipeline=pipeline,
         buffers=buffers,
         bytes_per_scope=bytes_per_scope,
-        limits=limits.limits(getattr(case.problem, "epilogue", None) is not None),
+        limits=limits.limits(case.family.footprint(case.problem, case.config, AscendBackend.dialect, limits.scopes())),
         threads=None,
-        features={"cores": case.config.num_cores, "mixed_aic_aiv": facts.mixed_kernel, "source_sha256": facts.source_sha256},
+        features={"cores": traits.num_cores, "mixed_aic_aiv": facts.mixed_kernel, "source_sha256": facts.source_sha256},
         schedule_model=model,
     )
 
@@ -116,7 +122,7 @@ class AscendBackend:
     def __init__(self, options: BackendOptions) -> None:
         install_z3_recorders()
         self.target = _make_ascend_target()
-        self._compile_slowdown = TestOnlyCompileSlowdown.parse(options.get("ascend_test_only_compile_slowdown"))
+        self._compile_slowdown = self._changes = None  # test-only hook: set only by a test plugin's subclass (backends/testing/)
         self._probe: npu.NpuProbe | None = None
 
     def _npu(self) -> npu.NpuProbe:
@@ -164,7 +170,8 @@ class AscendBackend:
         return f"tilelang {tilelang.__version__}; {TARGET_NAME}; {self.target}"
 
     def kernel_body_hash(self, case: Case) -> str | None:
-        return body_hash(case.kernel)
+        """The source of every module of the case's body (harness/core/kernel_traits.py)."""
+        return ask.kernel_hash(case, self.dialect)
 
     def scopes(self) -> tuple[budget.Scope, ...]:
         return limits.scopes()
@@ -176,18 +183,31 @@ class AscendBackend:
         return limits.rejection(case)
 
     def _build(self, case: Case):
-        return case.family.build(case.problem, case.config, self.dialect)
+        config = self._changes.config(case) if self._changes is not None else case.config
+        return case.family.build(case.problem, config, self.dialect)
+
+    def _pass_configs(self, case: Case) -> dict[str, Any]:
+        return dict(ask.kernel_traits(case, self.dialect).pass_configs)
+
+    def _check_target(self, case: Case) -> None:
+        """A kernel that asks for a target of another kind is refused (None / auto: this one)."""
+        refuse_foreign_target(case, self.dialect, "ascend", self.name, TARGET_NAME)
 
     def kernel_source(self, case: Case) -> str:
-        artifact, _ = lower_with_schedule(self._build(case), self.target)
+        self._check_target(case)
+        artifact, _ = lower_with_schedule(self._build(case), self.target, self._pass_configs(case))
         return artifact.kernel_source
 
     def _lower(self, case: Case, phases: dict[str, float]):
         call_start = time.perf_counter()
+        self._check_target(case)
         func = self._build(case)
+        pass_configs = self._pass_configs(case)
         start = time.perf_counter()
-        _, facts = lower_with_schedule(func, self.target)
-        if self._compile_slowdown is not None:  # TEST ONLY (backends/test_only.py): the whole call x (1 + f)
+        _, facts = lower_with_schedule(func, self.target, pass_configs)
+        if self._changes is not None:  # TEST ONLY: extra work inside the timed lowering
+            self._changes.work(case.case_id)
+        if self._compile_slowdown is not None:  # TEST ONLY (backends/testing/compile_slowdown.py): the whole call x (1 + f)
             self._compile_slowdown.spin_after(case.case_id, time.perf_counter() - call_start)
         phases["lower_and_schedule"] = time.perf_counter() - start
         return func, facts
@@ -199,7 +219,14 @@ class AscendBackend:
             _, facts = self._lower(case, phases)
         except Exception as exc:
             raise CompileError(f"{type(exc).__name__}: {exc}") from exc
-        return Compiled(case=case, handle=None, plan=_plan(case, facts), compile_seconds=phases["lower_and_schedule"], phases_s=phases)
+        return Compiled(case=case, handle=None, plan=self._plan(case, facts), compile_seconds=phases["lower_and_schedule"], phases_s=phases)
+
+    def _plan(self, case: Case, facts: ScheduleFacts) -> Plan:
+        plan = _plan(case, facts)
+        words = self._changes.words(case.case_id) if self._changes is not None else None
+        if words:  # TEST ONLY: the plan says it was lowered with a test-only change
+            plan.features["test_only"] = words
+        return plan
 
     def compile(self, case: Case, cold: bool) -> Compiled:
         phases: dict[str, float] = {}
@@ -208,12 +235,13 @@ class AscendBackend:
             func, facts = self._lower(case, phases)
             if self.device_blocker() is None:  # bisheng, torch_npu and an NPU are all here
                 start = time.perf_counter()
-                handle = tilelang.compile(func, target="ascend")
+                handle = tilelang.compile(func, target="ascend", pass_configs=self._pass_configs(case) or None,
+                                          out_idx=out_idx(case, self.dialect))
                 phases["build"] = time.perf_counter() - start
         except Exception as exc:
             raise CompileError(f"{type(exc).__name__}: {exc}") from exc
         return Compiled(
-            case=case, handle=handle, plan=_plan(case, facts), compile_seconds=phases["lower_and_schedule"], phases_s=phases
+            case=case, handle=handle, plan=self._plan(case, facts), compile_seconds=phases["lower_and_schedule"], phases_s=phases
         )
 
     def inspect(self, compiled: Compiled) -> Plan:
@@ -221,21 +249,13 @@ class AscendBackend:
 
     # -- the NPU run path (only reached where device_blocker() is None) -----------------
     def make_inputs(self, problem: Any, seed: int) -> dict[str, Any]:
-        return problem.family.make_inputs(problem, seed, "npu")
+        return ask.make_inputs(problem, seed, "npu", self.dialect)
 
-    def _runner(self, runnable: Compiled | VendorCase, inputs: dict[str, Any]):
-        """The timed callable, and the vendor item's exact label (None for a kernel)."""
-        if isinstance(runnable, FaVendorCase):
-            from tlbench.backends.ascend.fa_vendor import fusion_attention_runner
-
-            return fusion_attention_runner(inputs, runnable.problem), "torch_npu.npu_fusion_attention (BNSD)"
-        if isinstance(runnable, VendorCase):
-            from tlbench.backends.reference import vendor_gemm
-
-            return vendor_gemm(inputs, runnable.problem)
-        kernel = runnable.handle
-        args = runnable.case.family.kernel_args(inputs)
-        return (lambda: kernel(*args)), None
+    def _runner(self, runnable: Compiled | VendorCase, inputs: dict[str, Any], timed: bool = False):
+        """The callable (``timed``: the one that is timed), and the vendor item's exact label (None for a kernel)."""
+        if isinstance(runnable, VendorCase):  # the family's own vendor call
+            return ask.vendor_call(runnable, inputs, self.dialect, timed)
+        return kernel_runner(runnable.handle, runnable.case.family.kernel_args(inputs), write_outputs=not timed), None
 
     def check(self, runnable: Compiled | VendorCase, inputs: dict[str, Any]) -> CheckResult:
         import torch
@@ -244,10 +264,10 @@ class AscendBackend:
         problem.family.output(inputs).fill_(float("nan"))
         self._runner(runnable, inputs)[0]()
         torch.npu.synchronize()
-        return problem.family.check(inputs, problem)
+        return ask.check(inputs, problem, self.dialect)
 
     def timer(self, runnable: Compiled | VendorCase, inputs: dict[str, Any], flush_l2: bool) -> npu.NpuTimer:
-        run, label = self._runner(runnable, inputs)
+        run, label = self._runner(runnable, inputs, timed=True)
         timer = npu.NpuTimer(run, flush_l2, "npu")
         if label:
             timer.notes.append(f"vendor item: {label}")

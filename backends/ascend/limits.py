@@ -10,10 +10,10 @@ error and is caught here).  ``rejection(case)`` is the whole pre-compile verdict
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from tlbench.harness.core import space
-from tlbench.harness.core.budget import KiB, MINIMUM, Scope
+from tlbench.harness.core.budget import KiB, MINIMUM, Scope, ScopeUse
 
 CAPACITY = {
     "shared.l1": 512 * KiB,
@@ -33,12 +33,10 @@ def scopes() -> tuple[Scope, ...]:
     )
 
 
-def limits(has_epilogue: bool) -> dict[str, int]:
-    """Capacities a plan reports, with UB as a fused epilogue sees it."""
-    out = dict(CAPACITY)
-    if has_epilogue:
-        out["shared.ub"] = UB_WITH_SIMT
-    return out
+def limits(uses: Sequence[ScopeUse] = ()) -> dict[str, int]:
+    """Capacities a plan reports: each scope's, as the family's footprint ``uses`` see it (UB
+    with SIMT code resident, for a fused epilogue: variant ``simt``)."""
+    return {**CAPACITY, **{use.scope: use.capacity for use in uses if use.scope in CAPACITY}}
 
 
 def rejection(case: Any) -> space.Rejection | None:

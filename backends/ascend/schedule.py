@@ -1,6 +1,6 @@
 """Record what tilelang's Ascend scheduler decided, from the real passes.
 
-Contract: ``lower_with_schedule(func, target)`` lowers through tilelang's Ascend pipeline
+Contract: ``lower_with_schedule(func, target, pass_configs)`` lowers through tilelang's Ascend pipeline
 and returns ``(artifact, ScheduleFacts)``.  Sources, all real:
 - the ``tl.ascend_task`` attributes (latency, II) that ``tl.EstimateLatency`` writes and the
   ``core_mask`` that ``tl.AssignCore`` adds (pass instrument);
@@ -300,7 +300,8 @@ class ScheduleFacts:
         return outer["modeled_cycles"]
 
 
-def lower_with_schedule(func, target) -> tuple[Any, ScheduleFacts]:
+def lower_with_schedule(func, target, pass_configs: dict[str, Any] | None = None) -> tuple[Any, ScheduleFacts]:
+    """Lower under the pass configs the build gets (None: tilelang's defaults), recording the schedule."""
     snapshots: dict[str, Any] = {}
 
     @tvm.instrument.pass_instrument
@@ -309,7 +310,7 @@ def lower_with_schedule(func, target) -> tuple[Any, ScheduleFacts]:
             if info.name in ("tl.EstimateLatency", "tl.AssignCore", "tl.AutoSchedule"):
                 snapshots[info.name] = mod
 
-    with _recording() as solves, target, tvm.transform.PassContext(instruments=[TaskInstrument()]):
+    with _recording() as solves, target, tvm.transform.PassContext(config=pass_configs or {}, instruments=[TaskInstrument()]):
         artifact = tilelang.lower(func, target=target)
     return artifact, _facts(solves, snapshots, artifact)
 

@@ -24,12 +24,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from tlbench.backends.ascend.traits import AscendTraits
+from tlbench.backends.ascend.pipes import LOAD_PIPES
 from tlbench.harness.analysis.timeline_plot import Bar, Lane, Panel, Phase, draw_space_time, pack_tracks
 
 PIPE_ORDER = ("MTE2", "MTE1", "Cube", "Fixpipe", "Vector", "MTE3", "Scalar")
 CORE_ORDER = ("AIC", "AIV")
-LOAD_PIPES = AscendTraits.load_pipes
 PIPE_CORE = {"MTE1": "AIC", "MTE2": "AIC", "Cube": "AIC", "Fixpipe": "AIC", "Vector": "AIV", "MTE3": "AIV"}
 PIPE_DESCRIPTIONS = {
     "MTE2": "MTE2: GM -> L1 copy (issue -> data in L1)",

@@ -13,15 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from tlbench.backends.ascend.pipes import LOAD_PIPES
 from tlbench.harness.core.backend_traits import BackendOption
-
-COMPILE_SLOWDOWN_OPTION = BackendOption(
-    name="--tlbench-ascend-test-only-compile-slowdown",
-    dest="ascend_test_only_compile_slowdown",
-    help="TEST ONLY: CASE_ID:FRACTION or *:FRACTION: that case's timed lowering + Z3 schedule takes 1+FRACTION times "
-         "as long (backends/test_only.py); never for results",
-)
-
 
 def _cycles_label(model: Mapping[str, Any]) -> str:
     """``cyc/core`` only where the modeled number is a per-core total (persistent kernels);
@@ -35,8 +28,8 @@ class AscendTraits:
     label = "ascend"
     color = "#c7000b"
     machine_info_keys = ("tilelang", "torch_npu", "cann", "bisheng")
-    options = (COMPILE_SLOWDOWN_OPTION,)
-    load_pipes = frozenset({"MTE1", "MTE2"})  # GM -> L1 and L1 -> L0 copies feed the Cube
+    options: tuple[BackendOption, ...] = ()
+    load_pipes = LOAD_PIPES  # GM -> L1 and L1 -> L0 copies feed the Cube
 
     def plan_summary(self, plan: Mapping[str, Any] | None) -> str:
         if not plan:

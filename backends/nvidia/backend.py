@@ -10,15 +10,23 @@ from the GPU (``sm_90a`` on Hopper); with no GPU, from ``--tlbench-nvidia-arch``
 ``compile(cold=True)`` bypasses tilelang's kernel and cubin caches so the compile item
 measures a real build; device items compile through the cache.  ``lower(case)`` is the cold
 lowering alone (no nvcc): a compile item's rounds after its one cold build.
-A config with ``fast_math=True`` (the FA family's) is built with tilelang's
-``tl.enable_fast_math`` pass config (nvcc ``--use_fast_math``): ``pass_configs(case)``.  The
-generated CUDA is the same, so ``kernel_source`` names the nvcc flag under the source (the
-inert-key probe then tells the two builds apart); tilelang's kernel cache keys on the pass
-configs and its binary cache on the nvcc options, tlbench's compile pool on the case id.
+What the backend needs of a case besides its body it asks through
+harness/core/kernel_traits.py (it imports no kernel family): the tilelang pass configs the
+family or the jit declares reach both the lowering that records the plan and the build that
+is timed (``pass_configs(case)``; e.g. FA's ``fast_math`` -> ``tl.enable_fast_math``, nvcc
+``--use_fast_math``), and so does ``out_idx`` (returned outputs: backends/kernel_call.py); a
+kernel that asks for a target of another kind is refused.  Where pass configs change the
+binary but not the generated CUDA, ``kernel_source`` names them under the source (the
+inert-key probe then tells the builds apart); tilelang's kernel cache keys on the pass
+configs and its binary cache on the nvcc options.  Every cache of a built kernel (stored IR,
+plan) is keyed by the kernel hash (the source of every module of the body, wherever it
+lives), the backends tree hash, the pass configs and the case id.  Vendor items are the
+family's ``vendor_call``.
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 import threading
 import time
@@ -26,23 +34,26 @@ from pathlib import Path
 from contextlib import contextmanager, nullcontext
 from typing import Any
 
-from tlbench.backends.kernels.fa_types import TARGET_BODY_MODULES, FaVendorCase
-from tlbench.backends.kernels.source_hash import body_hash, modules_hash
+from tlbench.backends.build_options import out_idx, refuse_foreign_target
+from tlbench.backends.kernel_call import kernel_runner
 from tlbench.backends.nvidia import limits
 from tlbench.backends.nvidia.limits import DEFAULT_ARCH
 from tlbench.backends.nvidia.device_probe import device_arch, gpu_reason, read_device_info
 from tlbench.backends.nvidia.func_cache import FuncCache
 from tlbench.backends.nvidia.plan_cache import PlanCache
+from tlbench.backends.source_tree import backends_tree_hash
 from tlbench.backends.nvidia.profiles import PROFILES
-from tlbench.backends.test_only import TestOnlyCompileSlowdown
 from tlbench.backends.nvidia.telemetry import NvmlTelemetry
+from tlbench.backends.nvidia.timer_choice import make_timer, timer_name
 from tlbench.backends.nvidia.traits import TRAITS
 from tlbench.harness.core import budget
 from tlbench.harness.core import space
 from tlbench.harness.core.backend_api import BackendOptions, Compiled, CompileError
 from tlbench.harness.core.cases import Case, CheckResult, Plan, VendorCase
+from tlbench.harness.core import kernel_traits as ask
 from tlbench.harness.core.device_profile import DeviceProfile, match_profile
 
+FAST_MATH = "tl.enable_fast_math"  # tilelang's PassConfigKey.TL_ENABLE_FAST_MATH
 FAST_MATH_NOTE = "\n// tlbench: built with nvcc --use_fast_math (tl.enable_fast_math)\n"
 _CACHE_LOCK = threading.Lock()
 
@@ -91,9 +102,9 @@ class NvidiaBackend:
         self._caches: tuple[PlanCache, FuncCache] | None = None
         self._flush: dict[bool, Any] = {}
         self._telemetry: NvmlTelemetry | str | None = None
-        self._slowdown = _test_only("tlbench.backends.nvidia.slowdown", "TestOnlySlowdown", options.get("nvidia_test_only_slowdown"))
-        self._faults = _test_only("tlbench.backends.nvidia.fault_injection", "TestOnlyFaults", options.get("nvidia_test_only_fault"))
-        self._compile_slowdown = TestOnlyCompileSlowdown.parse(options.get("nvidia_test_only_compile_slowdown"))
+        self.timer_name = timer_name(options.get("nvidia_timer"))  # --tlbench-nvidia-timer (backends/nvidia/timer_choice.py)
+        # Test-only hooks: None here; set only by a test plugin's subclass (backends/testing/).
+        self._slowdown = self._faults = self._compile_slowdown = self._changes = None
 
     # -- the controller of a device worker ----------------------------------------------------
     @classmethod
@@ -184,8 +195,15 @@ class NvidiaBackend:
         return f"tilelang {tilelang.__version__}; {self.target}"
 
     def kernel_body_hash(self, case: Case) -> str | None:
-        modules = TARGET_BODY_MODULES.get(getattr(case.config, "body", None))  # the target-specific FA bodies
-        return modules_hash(modules) if modules else body_hash(case.kernel)
+        """The source of every module of the case's body (harness/core/kernel_traits.py)."""
+        return ask.kernel_hash(case, self.dialect)
+
+    def _cache_key_parts(self, case: Case) -> tuple[str, str | None, str]:
+        """What a stored IR or plan is keyed by besides the compiler: the body's modules, the
+        backends package, the pass configs and out_idx, the case id."""
+        traits = ask.kernel_traits(case, self.dialect)
+        built_with = json.dumps([sorted((k, repr(v)) for k, v in traits.pass_configs.items()), traits.out_idx])
+        return self.lowering_key(), f"{self.kernel_body_hash(case)}; {backends_tree_hash()}; {built_with}", case.case_id
 
     # -- compile & inspect --------------------------------------------------------------
     def scopes(self) -> tuple[budget.Scope, ...]:
@@ -198,36 +216,40 @@ class NvidiaBackend:
         return limits.rejection(case, self.arch)
 
     def _build(self, case: Case):
-        return case.family.build(case.problem, case.config, self.dialect)
+        config = self._changes.config(case) if self._changes is not None else case.config
+        return case.family.build(case.problem, config, self.dialect)
 
     def pass_configs(self, case: Case) -> dict[str, Any] | None:
-        """tilelang pass configs the case's config asks for (None: tilelang's defaults):
-        ``fast_math`` -> ``tl.enable_fast_math``, which tilelang's nvcc step turns into
-        ``--use_fast_math``."""
-        if getattr(case.config, "fast_math", False):
-            from tilelang.transform import PassConfigKey
+        """The tilelang pass configs the case is built with, for the lowering and the build alike
+        (None: tilelang's defaults): the family's (or the jit's) ``pass_configs`` trait."""
+        configs = dict(ask.kernel_traits(case, self.dialect).pass_configs) or None
+        return self._changes.pass_configs(case.case_id, configs) if self._changes is not None else configs  # TEST ONLY hook
 
-            return {PassConfigKey.TL_ENABLE_FAST_MATH.value: True}
-        return None
+    def _target_for(self, case: Case) -> Any:
+        """The backend's target; a kernel that asks for a target of another kind is refused."""
+        refuse_foreign_target(case, self.dialect, "cuda", self.name, self.target)
+        return self.target
 
     def kernel_source(self, case: Case) -> str:
-        """The generated CUDA, plus a line naming nvcc's --use_fast_math where the case builds with
-        it (the source alone is the same: without the line the inert-key probe would call
-        fast_math inert)."""
+        """The generated CUDA, plus a line naming each pass config that changes the binary and
+        not the source (nvcc's --use_fast_math): without it the inert-key probe would call them inert."""
         from tlbench.backends.nvidia.plan import lower_with_plan
 
         pass_configs = self.pass_configs(case)
-        artifact, _ = lower_with_plan(self._build(case), self.target, pass_configs)
-        return artifact.kernel_source + (FAST_MATH_NOTE if pass_configs else "")
+        artifact, _ = lower_with_plan(self._build(case), self._target_for(case), pass_configs)
+        return artifact.kernel_source + _pass_config_note(pass_configs)
 
-    def _lower(self, case: Case, phases: dict[str, float], slowdown: TestOnlyCompileSlowdown | None = None):
+    def _lower(self, case: Case, phases: dict[str, float], slowdown: Any = None):
         from tlbench.backends.nvidia.plan import lower_with_plan
 
         call_start = time.perf_counter()
         func = self._build(case)
+        target, pass_configs = self._target_for(case), self.pass_configs(case)
         start = time.perf_counter()
-        _, facts = lower_with_plan(func, self.target, self.pass_configs(case))
-        if slowdown is not None:  # TEST ONLY (backends/test_only.py): the whole call x (1 + f)
+        _, facts = lower_with_plan(func, target, pass_configs)
+        if self._changes is not None:  # TEST ONLY: extra work inside the timed lowering
+            self._changes.work(case.case_id)
+        if slowdown is not None:  # TEST ONLY (backends/testing/compile_slowdown.py): the whole call x (1 + f)
             slowdown.spin_after(case.case_id, time.perf_counter() - call_start)
         phases["lower_and_plan"] = time.perf_counter() - start
         return func, facts
@@ -249,8 +271,7 @@ class NvidiaBackend:
         lanes (harness/measure/compile_pool.py), never a substitute for the cache's own key."""
         import tilelang
 
-        return tilelang.env.is_cache_enabled() and self._plans.has(
-            PlanCache.key(self.lowering_key(), self.kernel_body_hash(case), case.case_id))
+        return tilelang.env.is_cache_enabled() and self._plans.has(PlanCache.key(*self._cache_key_parts(case)))
 
     def compile(self, case: Case, cold: bool) -> Compiled:
         """Lowers once: where nvcc builds, the plan is read from ``tilelang.compile``'s own
@@ -261,24 +282,27 @@ class NvidiaBackend:
         from tlbench.backends.nvidia.plan import build_with_plan
 
         phases: dict[str, float] = {}
-        slowdown = self._compile_slowdown if cold else None  # TEST ONLY (backends/test_only.py): the whole call x (1 + f)
+        slowdown = self._compile_slowdown if cold else None  # TEST ONLY (backends/testing/compile_slowdown.py): the whole call x (1 + f)
         try:
             call_start = time.perf_counter()
             if (self.cold_build or not cold) and (shutil.which("nvcc") or self.device is not None):
-                func_key = None if cold else FuncCache.key(self.lowering_key(), case.case_id)
+                func_key = None if cold else FuncCache.key(*self._cache_key_parts(case))
                 func = self._funcs.get(func_key) if func_key else None
                 if func is None:
                     func = self._build(case)
                     if func_key:
                         self._funcs.put(func_key, func)
+                target, pass_configs, outputs = self._target_for(case), self.pass_configs(case), out_idx(case, self.dialect)
                 start = time.perf_counter()
                 with _tilelang_cache_disabled() if cold else nullcontext():
-                    handle, facts = build_with_plan(lambda: tilelang.compile(func, target=self.target, execution_backend="tvm_ffi",
-                                                                             pass_configs=self.pass_configs(case)))
+                    handle, facts = build_with_plan(lambda: tilelang.compile(
+                        func, target=target, execution_backend="tvm_ffi", pass_configs=pass_configs, out_idx=outputs))
+                if self._changes is not None:  # TEST ONLY: extra work inside the timed build
+                    self._changes.work(case.case_id)
                 if slowdown is not None:
                     slowdown.spin_after(case.case_id, time.perf_counter() - call_start)
                 phases["build"] = time.perf_counter() - start
-                plan_key = PlanCache.key(self.lowering_key(), self.kernel_body_hash(case), case.case_id)
+                plan_key = PlanCache.key(*self._cache_key_parts(case))
                 if facts is not None:
                     self._plans.put(plan_key, facts)
                 else:  # tilelang's cache answered: the plan stored beside it, else lower for it
@@ -296,16 +320,22 @@ class NvidiaBackend:
                         compile_seconds=headline, phases_s=phases)
 
     def _plan(self, case: Case, facts, built: bool) -> Plan:
+        traits = ask.kernel_traits(case, self.dialect)
         return Plan(
             backend=self.name,
             target=f"cuda {self.arch}",
-            pipeline={**facts.pipeline, "loop_form": case.config.loop_form, "num_stages": case.config.num_stages},
+            pipeline={**facts.pipeline, "loop_form": traits.loop_form, "num_stages": traits.num_stages},
             buffers=facts.buffers,
             bytes_per_scope={"shared.dyn": facts.dynamic_smem_bytes},
             limits={"shared.dyn": limits.SMEM_PER_BLOCK.get(self.arch, 0)},
             threads=facts.threads,
-            features={**facts.features, "grid": facts.grid, "built": built, "source_sha256": facts.source_sha256},
+            features={**facts.features, "grid": facts.grid, "grid_dims": facts.grid_dims, "built": built,
+                      "source_sha256": facts.source_sha256, **self._test_only_words(case)},
         )
+
+    def _test_only_words(self, case: Case) -> dict[str, str]:
+        words = self._changes.words(case.case_id) if self._changes is not None else None
+        return {"test_only": words} if words else {}
 
     def inspect(self, compiled: Compiled) -> Plan:
         return compiled.plan
@@ -313,26 +343,17 @@ class NvidiaBackend:
     # -- run ------------------------------------------------------------------------------
     def make_inputs(self, problem: Any, seed: int) -> dict[str, Any]:
         self._runs_here()
-        return problem.family.make_inputs(problem, seed, self.device)
+        return ask.make_inputs(problem, seed, self.device, self.dialect)
 
     def _runner(self, runnable: Compiled | VendorCase, inputs: dict[str, Any], timed: bool = False) -> tuple[Any, str | None]:
         """The callable (``timed``: the one that is timed), and the vendor item's exact label (None for a kernel)."""
-        from tlbench.backends.kernels.fa_reference import sdpa_runner
-        from tlbench.backends.reference import vendor_gemm
-
         self._runs_here()
-        if isinstance(runnable, FaVendorCase):  # timed: the SDPA call alone, without the copy into O
-            library = runnable.library.removeprefix("sdpa_")
-            run = sdpa_runner(inputs, runnable.problem, library, write_output=not timed)
-            return run, f"torch.nn.functional.scaled_dot_product_attention with only the {library} kernel allowed (sdpa_kernel)"
-        if isinstance(runnable, VendorCase):
-            return vendor_gemm(inputs, runnable.problem)
+        if isinstance(runnable, VendorCase):  # the family's own vendor call (timed: the call alone)
+            return ask.vendor_call(runnable, inputs, self.dialect, timed)
         if runnable.handle is None:
             raise RuntimeError("kernel was lowered but not built (no nvcc)")
-        kernel = runnable.handle
-        args = runnable.case.family.kernel_args(inputs)
-        run = lambda: kernel(*args)  # noqa: E731
-        if self._faults is not None:  # TEST ONLY (backends/nvidia/fault_injection.py)
+        run = kernel_runner(runnable.handle, runnable.case.family.kernel_args(inputs), write_outputs=not timed)
+        if self._faults is not None:  # TEST ONLY (backends/testing/fault_injection.py)
             run = self._faults.wrap(runnable.case.case_id, run, self.device, self.target)
         return run, None
 
@@ -344,10 +365,10 @@ class NvidiaBackend:
         problem.family.output(inputs).fill_(float("nan"))
         run()
         torch.cuda.synchronize(self.device)
-        return problem.family.check(inputs, problem)
+        return ask.check(inputs, problem, self.dialect)
 
     def timer(self, runnable: Compiled | VendorCase, inputs: dict[str, Any], flush_l2: bool) -> Any:
-        from tlbench.backends.nvidia.timing import L2Flush, NvidiaTimer
+        from tlbench.backends.nvidia.timing import L2Flush
 
         run, label = self._runner(runnable, inputs, timed=True)
         notes = [f"vendor item: {label}"] if label else []
@@ -361,16 +382,19 @@ class NvidiaBackend:
         telemetry = self._telemetry if isinstance(self._telemetry, NvmlTelemetry) else None
         if telemetry is None:
             notes.append(f"no clock telemetry: {self._telemetry}")
-        timer = NvidiaTimer(run, self._flush[flush_l2], telemetry)
+        timer = make_timer(self.timer_name, run, self._flush[flush_l2], telemetry)
         timer.notes[:0] = notes
         return timer
 
 
-def _test_only(module: str, name: str, spec: str | None) -> Any:
-    """A TEST ONLY option's parsed form (None when not given; its module imports torch)."""
-    if not spec:
-        return None
-    from importlib import import_module
+def _pass_config_note(pass_configs: dict[str, Any] | None) -> str:
+    """A line under the source per pass config that the source does not show (fast math: nvcc's flag)."""
+    if not pass_configs:
+        return ""
+    rest = {k: v for k, v in pass_configs.items() if k != FAST_MATH}
+    note = FAST_MATH_NOTE if pass_configs.get(FAST_MATH) else ""
+    if rest:
+        note += f"\n// tlbench: built with tilelang pass configs {json.dumps(rest, sort_keys=True, default=repr)}\n"
+    return note
 
-    return getattr(import_module(module), name).parse(spec)
 

@@ -1,9 +1,10 @@
 """The kernel's TIR, kept on disk beside tilelang's cache, so a warm compile skips building it.
 
-Contract: ``FuncCache(directory)``; ``key(lowering_key, case_id)`` names a kernel's IR by
-the compiler and target, the case id (problem and config) and the hash of every source file
-of the ``backends`` package (backends/kernels/source_hash.py::backends_tree_hash: the bodies,
-dialects, families and backends that build the IR); ``get(key)`` returns the stored
+Contract: ``FuncCache(directory)``; ``key(lowering_key, body_key, case_id)`` names a kernel's
+IR by the compiler and target, the case id (problem and config) and ``body_key``: the backend's
+name for everything else that builds the IR - the kernel hash (the source of every module of
+the body, wherever it lives: harness/core/kernel_traits.py), the hash of every source file of
+the backends package (backends/source_tree.py) and the pass configs; ``get(key)`` returns the stored
 ``PrimFunc`` (``tvm.ir.load_json``) or None; ``put(key, func)`` writes it (``tvm.ir.save_json``)
 atomically (backends/nvidia/keyed_files.py).  A file that cannot be read is ignored.
 ``directory`` None: nothing is stored.
@@ -14,7 +15,7 @@ tilelang to hash it and find the kernel in its cache; loading the stored IR take
 Safe by construction: tilelang still computes its own cache key from the IR it is given
 (which is the IR the body builds, byte for byte: tests/test_func_cache.py), so a stored IR
 can only ever name the kernel it was built as, and any change to the code that builds IR
-changes ``key``.  Cold compiles (compile items) never use it: they time the whole build.
+(a user's body module outside the package included) changes ``key``.  Cold compiles (compile items) never use it: they time the whole build.
 """
 
 from __future__ import annotations
@@ -23,16 +24,15 @@ import hashlib
 import json
 from typing import Any
 
-from tlbench.backends.kernels.source_hash import backends_tree_hash
 from tlbench.backends.nvidia.keyed_files import KeyedFiles
 
-FORMAT = 1
+FORMAT = 2
 
 
 class FuncCache(KeyedFiles):
     @staticmethod
-    def key(lowering_key: str, case_id: str) -> str:
-        text = json.dumps([FORMAT, backends_tree_hash(), lowering_key, case_id])
+    def key(lowering_key: str, body_key: str | None, case_id: str) -> str:
+        text = json.dumps([FORMAT, lowering_key, body_key, case_id])
         return hashlib.sha256(text.encode()).hexdigest()
 
     def get(self, key: str) -> Any:

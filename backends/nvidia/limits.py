@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from tlbench.harness.core import space
+from tlbench.harness.core.kernel_traits import kernel_traits
 from tlbench.harness.core.budget import KiB, NEEDED, Scope
 
 # Maximum dynamic shared memory per block (opt-in), by CUDA arch.
@@ -39,11 +40,12 @@ def scopes(arch: str = DEFAULT_ARCH, capacity: int | None = None) -> tuple[Scope
     return (Scope("shared.dyn", limit, enforced_on=NEEDED),)
 
 
-def warp_partition(threads: int, tiles: Sequence[tuple[int, int]], arch: str = DEFAULT_ARCH) -> str | None:
+def warp_partition(threads: int | None, tiles: Sequence[tuple[int, int]], arch: str = DEFAULT_ARCH) -> str | None:
     """tilelang's T.gemm warp partition of each output tile (M, N) over ``threads``: each
     warp owns a multiple of 16 rows and 8 columns; on Hopper (warp-group MMA) the warps
-    along M come in groups of 4.  ``tiles`` come from the family (``mma_tiles``)."""
-    if not tiles:
+    along M come in groups of 4.  ``tiles`` come from the family (``mma_tiles``), ``threads``
+    from the case's traits (None: the body decides; nothing is predicted)."""
+    if not tiles or threads is None:
         return None
     if threads % 32:
         return f"threads={threads} is not a whole number of warps"
@@ -59,5 +61,10 @@ def warp_partition(threads: int, tiles: Sequence[tuple[int, int]], arch: str = D
 
 
 def rejection(case: Any, arch: str = DEFAULT_ARCH, capacity: int | None = None) -> space.Rejection | None:
-    rules = [("warp-partition", lambda c: warp_partition(c.config.threads, c.family.mma_tiles(c.problem, c.config), arch))]
+    rules = [("warp-partition", lambda c: warp_partition(kernel_traits(c, DIALECT).threads, _mma_tiles(c), arch))]
     return space.reject(case, scopes(arch, capacity), DIALECT, rules)
+
+
+def _mma_tiles(case: Any) -> Sequence[tuple[int, int]]:
+    ask = getattr(case.family, "mma_tiles", None)
+    return ask(case.problem, case.config) if callable(ask) else ()

@@ -7,7 +7,8 @@ source: loop annotations after ``tl.PipelinePlanning`` (``software_pipeline_stag
 ``software_pipeline_order`` / ``tl_pipelined_num_stages``), whether
 ``tl.ProducerConsumerWarpSpecialized`` rewrote the kernel, the on-chip buffers' declared
 and versioned shapes, and the device function's ``dyn_shared_memory_buf`` and
-``thread_extent``.  Only instruction use (TMA, cp.async, wgmma) is read from the generated
+``thread_extent`` (the whole grid: ``grid`` is the number of blocks, ``grid_dims`` the
+blockIdx x, y, z extents; ``threads`` the threads per block over all three axes).  Only instruction use (TMA, cp.async, wgmma) is read from the generated
 CUDA source, the one place it exists.
 """
 
@@ -103,10 +104,11 @@ class PlanFacts:
     pipeline: dict[str, Any]
     buffers: list[dict[str, Any]]
     dynamic_smem_bytes: int
-    threads: int
-    grid: int
+    threads: int  # threads per block (threadIdx x * y * z)
+    grid: int  # blocks in the grid (blockIdx x * y * z)
     features: dict[str, bool]
     source_sha256: str
+    grid_dims: list[int] = field(default_factory=lambda: [0, 1, 1])  # blockIdx.x, .y, .z extents
 
 
 def _features(source: str) -> dict[str, bool]:
@@ -150,6 +152,15 @@ def lower_with_plan(func, target, pass_configs: dict[str, Any] | None = None) ->
     return artifact, _facts(rec, artifact)
 
 
+def _dims(extent, tag: str) -> list[int]:
+    """The x, y, z extents of ``blockIdx`` / ``threadIdx`` (x 0 when the kernel binds none, y and z 1 when unbound)."""
+    return [int(extent[f"{tag}.{axis}"]) if f"{tag}.{axis}" in extent else (0 if axis == "x" else 1) for axis in "xyz"]
+
+
+def _product(extent, tag: str) -> int:
+    return math.prod(_dims(extent, tag))
+
+
 def _facts(rec: _Recorder, artifact) -> PlanFacts:
     declared = _alloc_buffers(_main_func(rec.first_module))
     last = rec.after.get(_INJECT_PASS) or rec.after.get(_PLANNING_PASS) or rec.first_module
@@ -188,8 +199,9 @@ def _facts(rec: _Recorder, artifact) -> PlanFacts:
         pipeline=pipeline,
         buffers=buffers,
         dynamic_smem_bytes=int(attrs["dyn_shared_memory_buf"]) if "dyn_shared_memory_buf" in attrs else 0,
-        threads=int(extent["threadIdx.x"]) if "threadIdx.x" in extent else 0,
-        grid=int(extent["blockIdx.x"]) if "blockIdx.x" in extent else 0,
+        threads=_product(extent, "threadIdx"),
+        grid=_product(extent, "blockIdx"),
+        grid_dims=_dims(extent, "blockIdx"),
         features=_features(artifact.kernel_source),
         source_sha256=hashlib.sha256(artifact.kernel_source.encode()).hexdigest(),
     )

@@ -1,8 +1,10 @@
 """What tilelang decided for a kernel (its ``PlanFacts``), kept on disk beside tilelang's cache.
 
-Contract: ``PlanCache(directory)``; ``key(lowering_key, body_hash, case_id)`` names a kernel
-by everything that decides its lowered source (the compiler and target, the hash of the
-kernel body's source, the case id: problem and config) and the source of the plan reader; ``get(key)`` returns the stored
+Contract: ``PlanCache(directory)``; ``key(lowering_key, body_key, case_id)`` names a kernel
+by everything that decides its lowered source (the compiler and target; ``body_key``, the
+backend's name for the code that builds the IR: the kernel hash of every module of the body,
+wherever it lives, the backends package's hash, the pass configs; the case id: problem and
+config) and the source of the plan reader; ``get(key)`` returns the stored
 ``PlanFacts`` or None; ``put(key, facts)`` writes one small JSON file atomically
 (backends/nvidia/keyed_files.py: concurrent workers never read half a file).  A file that cannot be
 read is ignored (the caller lowers again).  Why: when tilelang's kernel cache answers a
@@ -18,18 +20,18 @@ import hashlib
 import json
 from dataclasses import asdict
 
-from tlbench.backends.kernels.source_hash import module_hash
+from tlbench.harness.core.kernel_traits import modules_hash
 from tlbench.backends.nvidia.keyed_files import KeyedFiles
 
-FORMAT = 1
+FORMAT = 2
 
 
 class PlanCache(KeyedFiles):
     @staticmethod
-    def key(lowering_key: str, body_hash: str | None, case_id: str) -> str:
+    def key(lowering_key: str, body_key: str | None, case_id: str) -> str:
         """Also keyed by the source of the plan reader (backends/nvidia/plan.py): a change in
         what a plan records never reads an older file."""
-        text = json.dumps([FORMAT, module_hash("tlbench.backends.nvidia.plan"), lowering_key, body_hash, case_id])
+        text = json.dumps([FORMAT, modules_hash(["tlbench.backends.nvidia.plan"]), lowering_key, body_key, case_id])
         return hashlib.sha256(text.encode()).hexdigest()
 
     def get(self, key: str) -> "PlanFacts | None":

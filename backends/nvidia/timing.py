@@ -10,6 +10,9 @@ CUDA events around each call: ``method`` becomes ``cuda-event`` and ``notes`` sa
 number is then a few percent high).  ``telemetry()`` reads NVML (backends/nvidia/telemetry.py).
 How many batches, when to stop, drift: harness/measure/rounds.py, nowhere else.
 ``group_kernel_times`` is the pure grouping step (tested on synthetic event lists).
+``NvidiaTimer(..., use_cupti=False)`` is the events timer from the start (``--tlbench-nvidia-timer=events``):
+``event_batch``, a CUDA event pair around each call after its flush, launch gaps and host
+overhead of the call included.  The CUDA-graph timer is backends/nvidia/graph_timer.py.
 """
 
 from __future__ import annotations
@@ -81,6 +84,19 @@ def _kernel_events(events) -> list[tuple[str, float, float]]:
     return out
 
 
+def event_batch(flush: Callable[[], None], fn: Callable[[], None], k: int) -> list[float]:
+    """Seconds of k calls of ``fn``, each after ``flush``, between two CUDA events."""
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(k)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(k)]
+    for i in range(k):
+        flush()
+        starts[i].record()
+        fn()
+        ends[i].record()
+    torch.cuda.synchronize()
+    return [s.elapsed_time(e) * 1e-3 for s, e in zip(starts, ends)]
+
+
 def profile_kernels(calls: Callable[[], Any]) -> list[tuple[str, float, float]]:
     """(name, start_us, end_us) of every CUDA kernel ``calls`` launched, from CUPTI (kineto).
 
@@ -98,12 +114,15 @@ def profile_kernels(calls: Callable[[], Any]) -> list[tuple[str, float, float]]:
 
 
 class NvidiaTimer:
-    def __init__(self, fn: Callable[[], None], flush: L2Flush, telemetry: Any = None) -> None:
+    def __init__(self, fn: Callable[[], None], flush: L2Flush, telemetry: Any = None, use_cupti: bool = True) -> None:
         self.fn, self.flush, self._telemetry = fn, flush, telemetry
         self.l2_flush_bytes = flush.nbytes
         self.notes: list[str] = []
-        self.method = METHOD_CUPTI
+        self.method = METHOD_CUPTI if use_cupti else METHOD_EVENTS
         self._flush_names: set[str] = set()
+        if not use_cupti:
+            self.notes.append("CUDA events around each call (chosen: --tlbench-nvidia-timer=events)")
+            return
         try:
             self._flush_names = {n for n, _, _ in profile_kernels(flush)} if flush.nbytes else set()
             problem = separation_problem(self._flush_names, {n for n, _, _ in profile_kernels(fn)}, bool(flush.nbytes))
@@ -125,15 +144,7 @@ class NvidiaTimer:
         return group_kernel_times(profile_kernels(calls), self._flush_names, k)
 
     def _event_batch(self, k: int) -> list[float]:
-        starts = [torch.cuda.Event(enable_timing=True) for _ in range(k)]
-        ends = [torch.cuda.Event(enable_timing=True) for _ in range(k)]
-        for i in range(k):
-            self.flush()
-            starts[i].record()
-            self.fn()
-            ends[i].record()
-        torch.cuda.synchronize()
-        return [s.elapsed_time(e) * 1e-3 for s, e in zip(starts, ends)]
+        return event_batch(self.flush, self.fn, k)
 
     def batch(self, k: int) -> list[float]:
         if self.method == METHOD_CUPTI:

@@ -14,6 +14,7 @@ import subprocess
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from tlbench.backends.nvidia.timer_choice import TIMERS
 from tlbench.harness.core.backend_traits import BackendOption
 
 ARCH_OPTION = BackendOption(
@@ -22,24 +23,13 @@ ARCH_OPTION = BackendOption(
     help="CUDA arch to compile for when no GPU decides it (default sm_90a)",
     deprecated_aliases=("--nvidia-arch",),
 )
-SLOWDOWN_OPTION = BackendOption(
-    name="--tlbench-nvidia-test-only-slowdown",
-    dest="nvidia_test_only_slowdown",
-    help="TEST ONLY: add a sized extra kernel to that case's timed call (backends/nvidia/slowdown.py); never for results",
-    deprecated_aliases=("--nvidia-test-only-slowdown",),
-)
-COMPILE_SLOWDOWN_OPTION = BackendOption(
-    name="--tlbench-nvidia-test-only-compile-slowdown",
-    dest="nvidia_test_only_compile_slowdown",
-    help="TEST ONLY: CASE_ID:FRACTION or *:FRACTION: that case's timed lowering takes 1+FRACTION times as long "
-         "(backends/test_only.py); never for results",
-)
-
-FAULT_OPTION = BackendOption(
-    name="--tlbench-nvidia-test-only-fault",
-    dest="nvidia_test_only_fault",
-    help="TEST ONLY: CASE_ID=oob|spin[,...] runs a deliberately faulting (out-of-bounds store) or never-ending "
-         "kernel in place of that case's (backends/nvidia/fault_injection.py); never for results",
+TIMER_OPTION = BackendOption(
+    name="--tlbench-nvidia-timer",
+    dest="nvidia_timer",
+    help="how device items are timed: cupti (default: the GPU's own kernel timestamps), events (a CUDA event "
+         "pair around each call) or graph (K launches in one CUDA graph, replay time / K); the record's "
+         "method says which ran",
+    choices=TIMERS,
 )
 
 
@@ -48,7 +38,7 @@ class NvidiaTraits:
     label = "nvidia"
     color = "#76b900"
     machine_info_keys = ("tilelang", "torch", "torch_cuda", "driver")
-    options = (ARCH_OPTION, SLOWDOWN_OPTION, COMPILE_SLOWDOWN_OPTION, FAULT_OPTION)
+    options = (ARCH_OPTION, TIMER_OPTION)
     load_pipes: frozenset[str] = frozenset()
     runtime_warm_up = "tlbench.backends.nvidia.warm_up:warm_up"  # cuBLAS and CUPTI first use, in the device worker
 

@@ -22,10 +22,10 @@ import argparse
 import json
 
 import tlbench.backends.ascend.schedule  # noqa: F401  (Z3 recorders before any Ascend lowering)
-from tlbench.backends.ascend.fa_dialect import ASCEND_FA_DIALECT
+from tlbench.backends.kernels.flash_attention.dialect_ascend import ASCEND_FA_DIALECT
 from tlbench.backends.ascend.schedule import lower_with_schedule
-from tlbench.backends.kernels.fa_types import FaConfig, FaProblem
-from tlbench.backends.kernels.flash_attention import build
+from tlbench.backends.kernels.flash_attention.problem import FaConfig, FaProblem
+from tlbench.backends.kernels.flash_attention.body import build
 
 PUBLISHED_US = 26.8
 PUBLISHED_SOURCE = "tile-ai/tilelang examples/ascend/flash_attention/README.md (MHA S=4096 D=128 bf16, 128x128, num_stages=3, 32 blocks)"

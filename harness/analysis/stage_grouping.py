@@ -12,6 +12,8 @@ saying what to do) when the document holds no stage-sweep records.  A backend's 
 
 from __future__ import annotations
 
+import json
+
 from tlbench.harness.core.family import FamilyCatalog
 
 from dataclasses import replace
@@ -31,31 +33,50 @@ def build_stage_report(bench_json: Mapping[str, Any], traits_of: Callable[[str],
     traits_of = traits_of or TraitsCatalog.from_entry_points().get
     if not isinstance(bench_json, Mapping) or not isinstance(bench_json.get("benchmarks"), list):
         raise StageReportError("not pytest-benchmark output (no 'benchmarks' list); pass the file written by --benchmark-json")
-    items = _stage_items(bench_json)
+    catalog = FamilyCatalog.from_entry_points()
+    items = _stage_items(bench_json, catalog)
     ignored = [f"{name}: no tile config (vendor library item)" for name in items.pop(None, [])]
     if not items:
         raise StageReportError(
             "no stage-sweep records (tlbench items with a tile config and a loop form); "
             "run suites/test_stages.py with --benchmark-json"
         )
-    catalog = FamilyCatalog.from_entry_points()
     groups = [_build_group(bench_json, key, recs, traits_of(key[0]), catalog) for key, recs in items.items()]
     groups.sort(key=lambda g: (g.backend, g.kernel, problem_sort(g.problem), g.tile))
     return StageReport(groups=tuple(groups), ignored=tuple(ignored))
 
 
-def _stage_items(doc: Mapping[str, Any]) -> dict[Any, list]:
+def _with_loop_form(rec: dict[str, Any], catalog: FamilyCatalog) -> dict[str, Any]:
+    """A record whose config names no loop form (a described kernel's: its axes only) gets
+    its family's stage point as ``loop_form`` / ``num_stages``; the config as recorded stays
+    under ``config_as_recorded``.  Other records are returned as they are."""
+    config = rec.get("config")
+    if not isinstance(config, Mapping) or "loop_form" in config:
+        return rec
+    try:
+        family = catalog.for_record(rec)
+        stage = family.stage_point(family.config_from_dict(config))
+    except (KeyError, TypeError, ValueError):
+        return rec
+    if stage.loop_form in ("", "none"):
+        return rec
+    return {**rec, "config": {**config, "loop_form": stage.loop_form, "num_stages": stage.num_stages},
+            "config_as_recorded": config}
+
+
+def _stage_items(doc: Mapping[str, Any], catalog: FamilyCatalog) -> dict[Any, list]:
     """Records (timed, failed, skipped) grouped by tile; key None: items with no config."""
     top = doc.get(EXTRA_KEY) or {}
     everything = [*records_of(dict(doc)), *(top.get("failed") or ()), *(top.get("skipped") or ())]
     groups: dict[Any, list] = {}
-    for rec in everything:
+    for rec in (_with_loop_form(r, catalog) for r in everything):
         config = rec.get("config")
         if not isinstance(config, Mapping) or "loop_form" not in config:
             groups.setdefault(None, []).append(rec.get("case_id") or rec.get("name") or "?")
             continue
-        tile = tuple(sorted((k, v) for k, v in config.items() if k not in STAGE_KEYS))
-        problem = tuple(sorted((rec.get("problem") or {}).items()))
+        # canonical JSON: a family's config or problem may hold lists and objects (not hashable as they are)
+        tile = json.dumps({k: v for k, v in config.items() if k not in STAGE_KEYS}, sort_keys=True, default=str)
+        problem = json.dumps(rec.get("problem") or {}, sort_keys=True, default=str)
         key = (rec.get("backend", "?"), rec.get("kernel", "?"), rec.get("label"), problem, tile)
         groups.setdefault(key, []).append(rec)
     return groups
@@ -71,7 +92,8 @@ def _build_group(doc: Mapping[str, Any], key: tuple, recs: list[dict[str, Any]],
     basis = "device" if any(r.measured_s for r in rows) else "model" if any(r.modeled_cycles for r in rows) else "none"
     rows = _with_speedups(rows, basis)
     family = catalog.for_record(first)
-    typed_problem, typed_config = family.problem_from_dict(problem), family.config_from_dict(config)
+    typed_problem = family.problem_from_dict(problem)
+    typed_config = family.config_from_dict(first.get("config_as_recorded", config))
     iterations = k_steps_per_block(family, typed_problem, typed_config, chosen)
     group = TileGroup(
         backend=backend,

@@ -146,14 +146,20 @@ def _x(value: float | None) -> str:
     return "-" if value is None else f"x{value:.2f}"
 
 
+def _md_text(value: object) -> str:
+    """A table cell: HTML as entities (a case id is data, never markup), no pipe or newline."""
+    return str(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "/").replace("\n", " ")
+
+
 def stage_markdown(report: StageReport, source: str) -> str:
     """The text report as GitHub markdown: a heading, each group's recommendation as a table
     row, then the full report in a fenced block (its aligned columns survive)."""
     rows = []
     for g in report.groups:
         v = g.verdict
-        rows.append(f"| {g.backend} | {g.kernel} {g.problem} | {g.tile} | {g.basis} | "
-                    f"{v.recommended if v and v.recommended is not None else '-'} | {(v.why if v else '').replace('|', '/')} |")
+        cells = [g.backend, f"{g.kernel} {g.problem}", g.tile, g.basis,
+                 v.recommended if v and v.recommended is not None else "-", (v.why if v else "").replace("|", "/")]
+        rows.append("| " + " | ".join(_md_text(c) for c in cells) + " |")
     head = [f"### tlbench stage report: {source}", "",
             "| backend | problem | tile | basis | recommended num_stages | why |", "|---|---|---|---|---|---|", *rows, ""]
     return "\n".join([*head, "```", *format_stage_report(report), "```"]) + "\n"

@@ -44,6 +44,7 @@ def register(sub: Any) -> None:
     show.add_argument("--testbed", default=None, help="a testbed id, or words matched against backend/device/versions")
     show.add_argument("--kind", choices=("compile", "device"), default=None)
     show.add_argument("--last", type=_positive, default=6, help="runs shown as columns (default 6)")
+    show.add_argument("--json", action="store_true", help="print the series as one JSON document on stdout (shape: README)")
     for parser in (add, imp, show):
         parser.add_argument("--history", default=DEFAULT_HISTORY, metavar="DB", help=f"database file (default {DEFAULT_HISTORY})")
     hist.set_defaults(handler=run_history)
@@ -106,6 +107,12 @@ def _show(conn, args: argparse.Namespace) -> int:
     if not found:
         raise HistoryError(f"no case matches {args.case_glob or '*'} in {args.history} "
                            f"({query.run_count(conn)} runs stored); `tlbench history show` lists every case")
+    if getattr(args, "json", False):
+        from tlbench.harness.commands.gate_options import print_json
+        from tlbench.harness.results.json_output import history_json
+
+        print_json(history_json(found, args.last, str(args.history)))
+        return EXIT_OK
     header, rows = trend_rows(found, args.last)
     for line in format_grid(header, rows):
         print(line)
@@ -143,6 +150,9 @@ def compare_history(args: argparse.Namespace, thresholds, console) -> int:
     if args.markdown:
         from pathlib import Path
 
+        from tlbench.harness.commands.outputs import guard
+
+        guard([args.markdown], args.files, getattr(args, "force", False))
         Path(args.markdown).parent.mkdir(parents=True, exist_ok=True)
         Path(args.markdown).write_text(report.comparison_markdown(result.comparison), encoding="utf-8")
     return EXIT_REGRESSION if result.comparison.has_regression else EXIT_OK

@@ -20,7 +20,8 @@ Optional methods (looked up with ``getattr``; a backend without them still works
   bandwidth of the device ``device_info()`` describes, from published figures, each with
   its source; None for a device it has no figures for (reports read "peak unknown").
 - ``kernel_body_hash(case) -> str | None``: a hash of the source of the kernel body the
-  case compiles (None for the vendor library), stored in every record.
+  case compiles (None for the vendor library), stored in every record; the real backends
+  answer ``kernel_traits.kernel_hash(case, dialect)`` and key every cache of a built kernel by it.
 - ``lower(case) -> Compiled``: the cold lowering alone (plan recorded, no device compiler, no
   cache; ``handle`` None).  A compile item whose first cold ``compile`` built a binary keeps
   that build as ``cold_build_once`` and times its rounds with ``lower`` (harness/measure/runner.py).

@@ -37,6 +37,7 @@ class BackendOption:
     help: str
     default: Any = None
     deprecated_aliases: tuple[str, ...] = ()
+    choices: tuple[str, ...] | None = None  # the values it accepts (None: any string)
 
 
 @runtime_checkable

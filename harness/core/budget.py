@@ -7,7 +7,9 @@ scope for a backend's dialect and turns a (problem, config) into one ``ScopeUse`
 it uses (``KernelFamily.footprint``).  ``check(case, scopes, dialect)`` joins the two into a
 ``BudgetVerdict`` whose ``reason`` names the scope, the bytes needed and the capacity, e.g.
 ``shared.dyn needs 262144 B, limit 232448 B``.  A config over budget is skipped with that
-reason instead of being compiled.  Nothing here knows a backend or a family.
+reason instead of being compiled; a family that declares no footprint for a dialect is
+checked after lowering instead, from the compiled kernel's buffers (``plan_overflow``, the
+same words).  Nothing here knows a backend or a family.
 
 Why this exists on top of the compiler: shared memory over the limit can pass lowering
 and the native compiler and only fail at launch, and an accumulator over its scope can
@@ -85,6 +87,16 @@ class BudgetVerdict:
                 for u in self.uses
             },
         }
+
+
+def plan_overflow(plan: Any) -> str:
+    """What a compiled kernel's plan (``bytes_per_scope`` against its ``limits``) allocates
+    beyond a capacity, in ``ScopeUse.describe``'s words; '' when it fits.  The check for a
+    kernel whose family declares no footprint, made after lowering."""
+    over = [f"{scope} needs {used} B, limit {plan.limits[scope]} B"
+            for scope, used in (plan.bytes_per_scope or {}).items()
+            if (plan.limits or {}).get(scope) and used > plan.limits[scope]]
+    return "; ".join(over)
 
 
 def check(case: Any, scopes: Sequence[Scope], dialect: str) -> BudgetVerdict:

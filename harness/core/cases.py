@@ -50,9 +50,22 @@ class Case:
             "kernel": self.kernel,
             "family": self.kernel,
             "label": self.label,
-            "problem": asdict(self.problem),
-            "config": asdict(self.config),
+            "problem": fields_of(self.problem),
+            "config": fields_of(self.config),
+            **_described(self.family),
         }
+
+
+def fields_of(value: Any) -> dict[str, Any]:
+    """A problem's or config's dict: its own ``to_dict()`` where it has one, else ``asdict``."""
+    to_dict = getattr(value, "to_dict", None)
+    return to_dict() if callable(to_dict) else asdict(value)
+
+
+def _described(family: Any) -> dict[str, Any]:
+    """``{"family_described": True}`` for a family whose records describe themselves
+    (harness/core/described.py), so readers without the family can read them."""
+    return {"family_described": True} if getattr(family, "described", False) else {}
 
 
 VENDOR_SUFFIX = "vendor"
@@ -74,7 +87,8 @@ class VendorCase:
         return f"{self.problem.problem_id}-{VENDOR_SUFFIX}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kernel": self.kernel, "family": self.problem.family.name, "problem": asdict(self.problem), "config": None}
+        return {"kernel": self.kernel, "family": self.problem.family.name, "problem": fields_of(self.problem), "config": None,
+                **_described(self.family)}
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,12 @@ read back from JSON, through ``FamilyCatalog`` (the ``tlbench.families`` entry p
 A problem object carries its family (``problem.family``); a case id is
 ``<problem_id>[-<label>]-<config_id>`` for every family, and ``parse_case_id`` splits one
 back so that analysis never has to guess where a problem id ends.
+
+Optional members, asked through harness/core/kernel_traits.py (defaults where absent):
+``kernel_traits(problem, config, dialect)`` (loop form, stages, threads, cores, tilelang pass
+configs and ``out_idx``, the modules whose source is the body), ``vendor_call(case, inputs,
+dialect, timed)`` (the vendor item's callable and label), and a ``dialect`` keyword on
+``make_inputs`` / ``check``.
 """
 
 from __future__ import annotations
@@ -111,7 +117,9 @@ class FamilyCatalog:
     """Families by name: the ``tlbench.families`` entry points (loaded on first use) plus any
     registered directly (tests).  ``for_record`` finds the family of a JSON record: by its
     ``family`` key, else (records written before that key existed) the one family whose
-    problem type accepts the record's problem dict."""
+    problem type accepts the record's problem dict.  A record that describes itself
+    (harness/core/described.py: a kernel a suite declared through the generic path) and whose
+    family no entry point names is read by a ``DescribedFamily`` of that name."""
 
     loaders: dict[str, Callable[[], Any]] = field(default_factory=dict)
     _loaded: dict[str, KernelFamily] = field(default_factory=dict)
@@ -137,6 +145,10 @@ class FamilyCatalog:
     def for_record(self, record: Mapping[str, Any]) -> KernelFamily:
         name = record.get("family")
         if name:
+            from tlbench.harness.core import described  # it imports this module
+
+            if described.described(record) and name not in self.names:
+                return described.DescribedFamily(name)
             return self.get(name)
         problem = record.get("problem") or {}
         matches = [f for f in map(self.get, self.names) if _accepts(f, problem)]

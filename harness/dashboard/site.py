@@ -1,12 +1,14 @@
 """Write the static dashboard site from a history database.
 
 Contract: ``build_site(conn, out_dir, source)`` writes, into ``out_dir`` (created):
-- ``index.html``: the testbeds and run count; the best config per problem with TFLOP/s
-  and % of peak beside the vendor library; the newest stage curves per testbed side by
-  side (device time, measured, next to modeled cycles, a model; each panel says which);
-  links to every suite page and to the schedule figures;
+- ``index.html``: the testbeds and run count; the best config per problem from clean runs
+  of a commit (harness/dashboard/best.py) with TFLOP/s and % of peak beside the vendor
+  library of the same run, and the runs left out with their reasons; the stage curves per
+  testbed side by side (measured throughput with the vendor line, next to modeled cycles, a
+  model; each panel says which, and whether its run is clean); links to every suite page and
+  to the schedule figures;
 - ``suite-<name>.html``: per suite, one trend chart per case and testbed (median per run,
-  level changes marked);
+  level changes marked, the minimum-effect band around the current level);
 - ``schedule.html`` + ``schedule-<n>.png``: the compiler schedule figures (MODEL; the Ascend
   Z3 schedule) drawn by each backend's ``BackendTraits.schedule_figure`` from the newest
   run that holds schedule models.
@@ -23,6 +25,7 @@ from pathlib import Path
 from typing import Iterable
 
 from tlbench.harness.dashboard import data
+from tlbench.harness.dashboard.best import BestTable, best_table
 from tlbench.harness.dashboard.svg import curve_chart, trend_chart
 from tlbench.harness.results.history.query import run_count, testbeds
 from tlbench.harness.results.history.schema import HistoryError
@@ -40,6 +43,9 @@ svg.chart .yl{text-anchor:end}svg.chart .xl{text-anchor:middle}svg.chart .bg{fil
 svg.chart .g{stroke:#eee}svg.chart .ln{fill:none;stroke:#1f77b4;stroke-width:1.4}svg.chart .dot{fill:#1f77b4}
 svg.chart .step{stroke:#d62728;stroke-dasharray:4 3}svg.chart .stept{fill:#d62728;font-weight:bold}
 svg.chart .fail{fill:#d62728;font-weight:bold;text-anchor:middle}svg.chart .n{fill:#999}svg.chart .lg{font-size:10px}
+svg.chart .band{fill:#2ca02c;fill-opacity:.12;stroke:none}svg.chart .bandt{fill:#2a7a2a;font-size:9px}
+svg.chart .ref{stroke:#555;stroke-width:1.6;stroke-dasharray:6 3}
+.cap{overflow-wrap:anywhere;max-width:460px}td{overflow-wrap:anywhere}.warn{color:#a33}
 """
 
 
@@ -64,11 +70,21 @@ def _nav(suites: Iterable[str], has_schedule: bool) -> str:
     return "".join(links)
 
 
-def _best_table(rows: list[data.BestRow]) -> str:
+def _left_out(table: BestTable) -> str:
+    if not table.left_out:
+        return ""
+    items = "".join(f"<li>{_e(q.label)}: {_e('; '.join(q.reasons))}</li>" for q in table.left_out)
+    return (f'<details><summary class="note">{len(table.left_out)} runs with device items left out of this table '
+            f"(not clean runs of a commit); {table.clean_runs} clean runs used</summary><ul class=note>{items}</ul></details>")
+
+
+def _best_table(table: BestTable) -> str:
+    rows = table.rows
     if not rows:
-        return '<p class="note">No device runs in the history: best configs need measured device time.</p>'
-    head = ("<table><tr><th>testbed</th><th>problem</th><th>best config (newest run of each case)</th><th>median</th>"
-            "<th>TFLOP/s</th><th>% of peak</th><th>vendor median</th><th>vendor % of peak</th><th>vs vendor</th></tr>")
+        return ('<p class="note">No clean device run in the history: best configs need measured device time from a '
+                "committed, clean tree.</p>" + _left_out(table))
+    head = ("<table><tr><th>testbed</th><th>problem</th><th>best config (fastest in a clean run)</th><th>median</th>"
+            "<th>TFLOP/s</th><th>% of peak</th><th>vendor median (same run)</th><th>vendor % of peak</th><th>vs vendor</th></tr>")
     cells = []
     for r in rows:
         versus = f"{r.vendor_ms / r.median_ms:.3f}x" if r.vendor_ms else ""
@@ -77,7 +93,11 @@ def _best_table(rows: list[data.BestRow]) -> str:
             f"<td class=num>{r.median_ms:.4g} ms</td><td class=num>{'' if r.tflops is None else f'{r.tflops:.1f}'}</td>"
             f"<td class=num>{_e(r.pct_of_peak)}</td><td class=num>{'' if r.vendor_ms is None else f'{r.vendor_ms:.4g} ms'}</td>"
             f"<td class=num>{_e(r.vendor_pct)}</td><td class=num>{versus}</td></tr>")
-    return head + "".join(cells) + "</table><p class=note>% of peak: achieved FLOP/s over the device profile's dense peak for the dtype (datasheet or calibrated, as the record says); \"peak unknown\" where no published figure exists.</p>"
+    return (head + "".join(cells) + "</table><p class=note>Clean run: committed, no uncommitted changes, no test-only "
+            "setting, not a partial recovery, no device fault or hang. vs vendor: vendor median / kernel median, both from "
+            "the run named (above 1x: the kernel is faster). % of peak: achieved FLOP/s over the device profile's dense "
+            "peak for the dtype (datasheet or calibrated, as the record says); \"peak unknown\" where no published figure "
+            "exists.</p>" + _left_out(table))
 
 
 def _stage_section(panels: list[data.StagePanel]) -> str:
@@ -87,15 +107,20 @@ def _stage_section(panels: list[data.StagePanel]) -> str:
     for p in panels:
         klass = " model" if "model" in p.metric else ""
         chart = curve_chart(p.curves, "num_stages", p.unit, f"{p.testbed.backend}: {p.problem}",
-                            x_tick_labels=None)
+                            x_tick_labels=None, reference=p.reference)
+        warn = (f'<br><span class="warn">not a clean run: {_e("; ".join(p.not_clean))}</span>' if p.not_clean else "")
+        if p.hidden_tiles:
+            warn += f"<br>the {len(p.curves)} tiles with the best point; {p.hidden_tiles} more swept (suite pages)"
         cards.append(f'<div class="card"><div class="cap{klass}"><strong>{_e(p.metric)}</strong><br>'
-                     f"{_e(p.testbed.describe())}<br>{_e(p.run_label)}</div>{chart}</div>")
+                     f"{_e(p.testbed.describe())}<br>{_e(p.run_label)}{warn}</div>{chart}</div>")
     return '<div class="grid">' + "".join(cards) + "</div>"
 
 
 def _suite_page(suite: str, panels: list[data.TrendPanel], nav: str) -> str:
     body = [f"<h2>suite {_e(suite)}: {len(panels)} series</h2>",
-            '<p class="note">Median per run (oldest left); red dashed line: a level change found by step detection '
+            '<p class="note">Median per run (oldest left); green band: the current level (median since the last level '
+            "change) times or divided by 1 + the minimum effect - a run inside it is not a change; the y axis always spans "
+            "the band, so noise never fills the chart; red dashed line: a level change found by step detection "
             "(piecewise-constant fit, changes under the minimum effect ignored); red x: the item failed in that run.</p>"]
     groups: dict[tuple[int, str], list[data.TrendPanel]] = {}
     for p in panels:
@@ -103,8 +128,7 @@ def _suite_page(suite: str, panels: list[data.TrendPanel], nav: str) -> str:
     for (_, kind), items in sorted(groups.items()):
         body.append(f"<h3>{_e(items[0].testbed.describe())} &middot; {_e(kind)}</h3><div class=grid>")
         for p in items:
-            chart = trend_chart(p.values, p.labels, p.unit, p.case_id[-60:],
-                                steps=p.steps)
+            chart = trend_chart(p.values, p.labels, p.unit, p.case_id, steps=p.steps, band=p.band)
             body.append(f'<div class="card">{chart}<div class="cap">{_e(p.case_id)}<br>{_e(p.last)}</div></div>')
         body.append("</div>")
     return _page(f"suite {suite}", nav, body)
@@ -154,10 +178,12 @@ def build_site(conn, out_dir: str | Path, source: str = "") -> list[Path]:
     beds = "".join(f"<li>[{t.testbed_id}] {_e(t.describe())}</li>" for t in testbeds(conn))
     suites = "".join(f'<li><a href="suite-{_slug(s)}.html">{_e(s)}</a>: {len(p)} series</li>' for s, p in trends.items())
     body = [f"<p>{runs} runs from <code>{_e(source)}</code>.</p><h2>Testbeds</h2><ul>{beds}</ul>",
-            "<h2>Best config per problem</h2>", _best_table(data.best_rows(conn)),
-            "<h2>Newest stage curves per testbed</h2>",
-            '<p class="note">Side by side, never on one axis: measured device time and the compiler schedule model '
-            "(modeled cycles per core) are different quantities.</p>", _stage_section(data.stage_panels(conn)),
+            "<h2>Best config per problem</h2>", _best_table(best_table(conn)),
+            "<h2>Stage curves per testbed</h2>",
+            '<p class="note">The widest num_stages sweep of each testbed (a clean run when there is one). Side by side, '
+            "never on one axis: measured throughput (higher is better; dashed line: the vendor library in the same run) "
+            "and the compiler schedule model (modeled cycles per core, lower is better) are different quantities.</p>",
+            _stage_section(data.stage_panels(conn)),
             f"<h2>Suites</h2><ul>{suites}</ul>"]
     index = out / "index.html"
     index.write_text(_page("dashboard", nav, body), encoding="utf-8")

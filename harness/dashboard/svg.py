@@ -3,9 +3,14 @@
 Contract: pure functions returning one ``<svg>`` element string (inline in HTML; no
 script, no external resource).  ``trend_chart`` draws one case's value per run (x = run
 order, so 100+ runs stay evenly spaced; markers are dropped past ``DOT_LIMIT`` points and
-x labels thinned to about ``MAX_X_LABELS``), failed runs as red crosses on the axis, and
-each ``Step`` as a dashed vertical line labelled with its change.  ``curve_chart`` draws
-several named series of (x, y) points with a legend.  Axis labels always carry the unit.
+x labels thinned to about ``MAX_X_LABELS``), failed runs as red crosses on the axis, each
+``Step`` as a dashed vertical line labelled with its change, and an optional ``Band`` (the
+minimum-effect band around the current level) that the y axis always spans, so run-to-run
+noise far inside it never fills the chart.  ``curve_chart`` draws several named series of
+(x, y) points with an optional horizontal reference line (the vendor library) and a legend
+under the plot, as many rows as it needs.  Axis labels always carry the unit.  Text that
+would not fit (titles, legend entries) is cut in the middle with an ellipsis, never silently;
+the full text is the chart's tooltip (``<title>``).
 """
 
 from __future__ import annotations
@@ -24,6 +29,26 @@ MAX_X_LABELS = 8
 class Marker:
     index: int  # position in the series where the new level starts
     text: str
+
+
+@dataclass(frozen=True)
+class Band:
+    low: float
+    high: float
+    text: str  # e.g. "current level +-5% (minimum effect)"
+
+
+CHAR_PX = 6.8  # a generous glyph width of the charts' 10 px sans-serif (DejaVu Sans digits: 6.4)
+TITLE_CHAR_PX = 7.9  # the same for the bold 11 px titles
+
+
+def fit(text: str, width_px: float, char_px: float = CHAR_PX) -> str:
+    """``text`` as it fits in ``width_px``: whole, or cut in the middle with an ellipsis."""
+    room = max(4, int(width_px / char_px))
+    if len(text) <= room:
+        return text
+    head = (room - 1) // 2
+    return text[:head] + "\u2026" + text[len(text) - (room - 1 - head):]
 
 
 def _esc(text: object) -> str:
@@ -56,7 +81,7 @@ def _frame(width: int, height: int, title: str, body: list[str], label: str) -> 
         f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}" role="img" aria-label="{_esc(label)}">'
         f'<title>{_esc(label)}</title>'
-        f'<text x="8" y="14" class="t">{_esc(title)}</text>' + "".join(body) + "</svg>"
+        f'<text x="8" y="14" class="t">{_esc(fit(title, width - 16, TITLE_CHAR_PX))}</text>' + "".join(body) + "</svg>"
     )
 
 
@@ -68,20 +93,27 @@ def trend_chart(
     steps: Sequence[Marker] = (),
     width: int = 460,
     height: int = 170,
+    band: Band | None = None,
 ) -> str:
     """``values[i]`` is run i's value (None: the item failed in that run)."""
-    left, right, top, bottom = 58, 10, 24, 30
+    left, right, top, bottom = 70, 34, 24, 30  # room for a centred run label at either end
     plot_w, plot_h = width - left - right, height - top - bottom
     finite = [v for v in values if v is not None]
     if not finite:
         return _frame(width, height, title, [f'<text x="{left}" y="{top + 20}" class="n">no timed run</text>'], title)
     lo, hi = min(finite), max(finite)
+    if band is not None:
+        lo, hi = min(lo, band.low), max(hi, band.high)
     pad = (hi - lo) * 0.08 or abs(hi) * 0.05 or 1.0
     lo, hi = lo - pad, hi + pad
     n = len(values)
     x = (lambda i: left + (plot_w * i / (n - 1) if n > 1 else plot_w / 2))
     y = (lambda v: top + plot_h * (1 - (v - lo) / (hi - lo)))
     body = [f'<rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" class="bg"/>']
+    if band is not None:
+        body.append(f'<rect x="{left}" y="{y(band.high):.1f}" width="{plot_w}" height="{y(band.low) - y(band.high):.1f}" '
+                    f'class="band"><title>{_esc(band.text)}</title></rect>')
+        body.append(f'<text x="{left + 4}" y="{y(band.low) - 3:.1f}" class="bandt">{_esc(fit(band.text, plot_w - 8))}</text>')
     for tick in nice_ticks(lo, hi):
         ty = y(tick)
         body.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{ty:.1f}" y2="{ty:.1f}" class="g"/>')
@@ -124,16 +156,23 @@ def curve_chart(
     x_tick_labels: dict[float, str] | None = None,
     width: int = 520,
     height: int = 260,
+    reference: tuple[str, float] | None = None,
 ) -> str:
-    left, right, top, bottom = 66, 150, 24, 34
+    """``reference``: (legend text, y) drawn as a dashed horizontal line (the vendor library)."""
+    left, right, top, bottom = 66, 14, 24, 34
     plot_w, plot_h = width - left - right, height - top - bottom
+    entries = [name for name, _ in series] + ([reference[0]] if reference else [])
+    column_w = min(plot_w, max(len(e) for e in entries) * CHAR_PX + 22) if entries else plot_w
+    columns = max(1, int(plot_w // column_w))
+    legend_rows = -(-len(entries) // columns)
+    height += legend_rows * 15 + 6  # the legend sits under the plot, as many rows as it needs
     points = [p for _, pts in series for p in pts]
     if not points:
         return _frame(width, height, title, [f'<text x="{left}" y="{top + 20}" class="n">no points</text>'], title)
     xs, ys = [p[0] for p in points], [p[1] for p in points]
     x_lo, x_hi = min(xs), max(xs)
     x_lo, x_hi = (x_lo - 0.5, x_hi + 0.5) if x_hi == x_lo else (x_lo - 0.3, x_hi + 0.3)
-    y_lo, y_hi = 0.0, max(ys) * 1.08
+    y_lo, y_hi = 0.0, max([*ys, reference[1] if reference else 0.0]) * 1.08
     x = (lambda v: left + plot_w * (v - x_lo) / (x_hi - x_lo))
     y = (lambda v: top + plot_h * (1 - (v - y_lo) / (y_hi - y_lo)))
     body = [f'<rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" class="bg"/>']
@@ -142,8 +181,12 @@ def curve_chart(
         body.append(f'<text x="{left - 4}" y="{y(tick) + 3:.1f}" class="yl">{_fmt(tick)}</text>')
     for value in sorted(set(xs)):
         label = (x_tick_labels or {}).get(value, _fmt(value))
-        body.append(f'<text x="{x(value):.1f}" y="{height - 20}" class="xl">{_esc(label)}</text>')
-    body.append(f'<text x="{left + plot_w / 2:.1f}" y="{height - 5}" class="xl">{_esc(x_unit)}</text>')
+        body.append(f'<text x="{x(value):.1f}" y="{top + plot_h + 14}" class="xl">{_esc(label)}</text>')
+    body.append(f'<text x="{left + plot_w / 2:.1f}" y="{top + plot_h + 29}" class="xl">{_esc(x_unit)}</text>')
+
+    def legend_at(k: int) -> tuple[float, float]:
+        return left + (k % columns) * column_w, top + plot_h + bottom + 12 + 15 * (k // columns)
+
     body.append(f'<text x="12" y="{top + plot_h / 2:.1f}" class="yl" transform="rotate(-90 12 {top + plot_h / 2:.1f})">{_esc(y_unit)}</text>')
     for k, (name, pts) in enumerate(series):
         color = PALETTE[k % len(PALETTE)]
@@ -151,7 +194,13 @@ def curve_chart(
         body.append(f'<polyline points="{" ".join(f"{x(a):.1f},{y(b):.1f}" for a, b in ordered)}" fill="none" stroke="{color}" stroke-width="1.8"/>')
         body += [f'<circle cx="{x(a):.1f}" cy="{y(b):.1f}" r="3" fill="{color}"><title>{_esc(name)}: {_fmt(b)} {_esc(y_unit)}</title></circle>'
                  for a, b in ordered]
-        ly = top + 12 + 14 * k
-        body.append(f'<rect x="{left + plot_w + 8}" y="{ly - 8}" width="10" height="10" fill="{color}"/>')
-        body.append(f'<text x="{left + plot_w + 22}" y="{ly + 1}" class="lg">{_esc(name)}</text>')
+        lx, ly = legend_at(k)
+        body.append(f'<rect x="{lx:.1f}" y="{ly - 8:.1f}" width="10" height="10" fill="{color}"/>')
+        body.append(f'<text x="{lx + 14:.1f}" y="{ly + 1:.1f}" class="lg">{_esc(fit(name, column_w - 20))}<title>{_esc(name)}</title></text>')
+    if reference is not None:
+        ry = y(reference[1])
+        body.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{ry:.1f}" y2="{ry:.1f}" class="ref"><title>{_esc(reference[0])}</title></line>')
+        lx, ly = legend_at(len(series))
+        body.append(f'<line x1="{lx:.1f}" x2="{lx + 10:.1f}" y1="{ly - 3:.1f}" y2="{ly - 3:.1f}" class="ref"/>')
+        body.append(f'<text x="{lx + 14:.1f}" y="{ly + 1:.1f}" class="lg">{_esc(fit(reference[0], column_w - 20))}<title>{_esc(reference[0])}</title></text>')
     return _frame(width, height, title, body, title)

@@ -16,7 +16,8 @@ closed here); without ``shared`` every item is ``run(item)`` (one by one, as bef
 session's batch comes back as one failed ``Outcome`` (its worker died or hung mid-batch: a
 compiler segfault), the batch's items are timed again one by one through ``session.run``, so
 only the crashing item fails.  The outcomes are stored and each later call hands its item
-the stored one.  An item the phase did not hold (asked for again, or not in ``phase_items``)
+the stored one.  With ``count`` (harness/measure/count_phase.py) the batch's records then get
+their instruction counts, after every round of the batch.  An item the phase did not hold (asked for again, or not in ``phase_items``)
 is timed through ``run``.  One instance per pytest session (kept in the plugin's state): no
 global state.
 
@@ -89,6 +90,7 @@ class CompilePhase:
     seed: int = 0
     cost: Callable[[BenchItem], float] = _unit_cost
     on_progress: Callable[[int, int], None] | None = None
+    count: Callable[[str, list[BenchItem], dict[str, Outcome]], None] | None = None  # after the rounds (count_phase.py)
     measured: set[str] = field(default_factory=set)
     stored: dict[str, Outcome] = field(default_factory=dict)
     setup_s: dict[str, float] = field(default_factory=dict)  # per backend: the phase's untimed first compiles (wall)
@@ -114,6 +116,8 @@ class CompilePhase:
             shared.setup(batch[0], self.policy, self.seed)
             self.setup_s[item.backend] = time.perf_counter() - start
             self.stored.update(self._time_batch(shared, batch, 1))
+        if self.count is not None:  # instruction counts: never during a timed round
+            self.count(item.backend, batch, self.stored)
         trace.mark("compile phase end", backend=item.backend)
         return self.stored.pop(item.item_id)
 

@@ -24,7 +24,8 @@ from typing import Any, Protocol
 from tlbench.harness.core.backend_api import Backend, CompileError, DeviceTimer
 from tlbench.harness.core.cases import CheckResult, Plan, VendorCase
 from tlbench.harness.core.record import BenchItem
-from tlbench.harness.measure.outcome import Outcome, RunContext, failed, gate, skipped
+from tlbench.harness.core.budget import plan_overflow
+from tlbench.harness.measure.outcome import Outcome, RunContext, failed, gate, over_budget
 
 
 @dataclass(frozen=True)
@@ -53,14 +54,6 @@ class DeviceSession(Protocol):
     def sample(self, item: BenchItem, k: int) -> Batch: ...
 
     def close(self) -> None: ...
-
-
-def _over_limits(plan: Plan) -> list[str]:
-    return [
-        f"{scope} needs {used} B, limit {plan.limits[scope]} B"
-        for scope, used in plan.bytes_per_scope.items()
-        if plan.limits.get(scope) and used > plan.limits[scope]
-    ]
 
 
 class InProcessSession:
@@ -93,9 +86,9 @@ class InProcessSession:
                 return failed("compile", str(exc))
             start = self._step("compiled", start)
             plan = self.backend.inspect(runnable)
-            over = _over_limits(plan)
+            over = plan_overflow(plan)
             if over:  # the compiled kernel, not our estimate, says it cannot launch
-                return skipped(f"over the on-chip budget (as compiled): {'; '.join(over)}")
+                return over_budget(over)
             budget = self.backend.budget(item.case).to_dict()
         problem = item.case.problem
         if problem not in self._inputs:

@@ -16,6 +16,7 @@ import pytest
 
 from tlbench.harness.core.cases import MeasurePolicy
 from tlbench.harness.measure.criteria import CRITERIA, CriterionError, make_criterion
+from tlbench.harness.measure.option_types import fraction as _fraction, positive_float as _positive_float, positive_int as _positive_int
 
 D = MeasurePolicy()
 
@@ -27,13 +28,13 @@ def add_measure_options(group: Any) -> None:
         metavar="NAME[:key=value,...]",
         help=f"stopping criterion for device items: {', '.join(CRITERIA)} (default {D.criterion}; stdrel:max_noise=0.005; fixed:samples=60)",
     )
-    group.addoption("--tlbench-rounds", type=int, default=D.rounds, help=f"minimum round-robin passes over the device items (default {D.rounds})")
-    group.addoption("--tlbench-batch", type=int, default=D.batch, help=f"samples of each item per pass (default {D.batch})")
+    group.addoption("--tlbench-rounds", type=_positive_int, default=D.rounds, help=f"minimum round-robin passes over the device items (default {D.rounds})")
+    group.addoption("--tlbench-batch", type=_positive_int, default=D.batch, help=f"samples of each item per pass (default {D.batch})")
     group.addoption("--tlbench-interleave", dest="tlbench_interleave", action="store_true", default=D.interleave, help="measure device items in interleaved rounds (default)")
     group.addoption("--tlbench-no-interleave", dest="tlbench_interleave", action="store_false", help="measure device items one after another")
-    group.addoption("--tlbench-max-samples", type=int, default=D.max_samples, help=f"device samples cap per item (default {D.max_samples})")
-    group.addoption("--tlbench-max-seconds", type=float, default=D.max_seconds, help=f"sampling time cap per item (default {D.max_seconds} s)")
-    group.addoption("--tlbench-drift-threshold", type=float, default=D.drift_threshold, help=f"batch-median shift/trend that counts as drift (default {D.drift_threshold})")
+    group.addoption("--tlbench-max-samples", type=_positive_int, default=D.max_samples, help=f"device samples cap per item (default {D.max_samples})")
+    group.addoption("--tlbench-max-seconds", type=_positive_float, default=D.max_seconds, help=f"sampling time cap per item (default {D.max_seconds} s)")
+    group.addoption("--tlbench-drift-threshold", type=_fraction, default=D.drift_threshold, help=f"batch-median shift/trend that counts as drift (default {D.drift_threshold})")
     group.addoption("--tlbench-cv-target", type=float, default=None, help="DEPRECATED alias of --tlbench-criterion median-ci:rel=X (the median CI half-width, not a CV)")
 
 

@@ -40,6 +40,15 @@ class RunContext:
     progress: Callable[[Any], None] | None = None
 
 
+OVER_BUDGET = "over the on-chip budget"
+
+
+def over_budget(reason: str) -> Outcome:
+    """Skipped for the on-chip budget: the same words before compiling (a declared footprint)
+    and after lowering (the compiled kernel's buffers, harness/core/budget.py plan_overflow)."""
+    return skipped(f"{OVER_BUDGET}: {reason}")
+
+
 def skipped(reason: str) -> Outcome:
     return Outcome(status="skipped", reason=reason)
 
@@ -55,8 +64,7 @@ def gate(item: BenchItem, backend: Backend) -> Outcome | None:
     if isinstance(item.case, Case):
         rejected = backend.rejection(item.case)
         if rejected is not None and (rejected.kind in item.skip_on or rejected.kind == "budget"):
-            prefix = "over the on-chip budget" if rejected.kind == "budget" else f"pruned ({rejected.kind})"
-            return skipped(f"{prefix}: {rejected.reason}")
+            return over_budget(rejected.reason) if rejected.kind == "budget" else skipped(f"pruned ({rejected.kind}): {rejected.reason}")
     if item.kind == "device":
         reason = backend.device_blocker()
         if reason:

@@ -25,7 +25,10 @@ from tlbench.harness.core.backend_api import Backend, Compiled, CompileError
 from tlbench.harness.core.cases import Case, Plan
 from tlbench.harness.core.record import BenchItem, item_record
 from tlbench.harness.measure.device_session import DeviceSession, InProcessSession
-from tlbench.harness.measure.outcome import Outcome, RunContext, failed, gate
+from tlbench.harness.core.budget import plan_overflow
+from tlbench.harness.measure.hardware_counter import HardwareCounter, hardware_record
+from tlbench.harness.measure.instructions import KEY as INSTRUCTIONS
+from tlbench.harness.measure.outcome import Outcome, RunContext, failed, gate, over_budget
 from tlbench.harness.measure.rounds import measure_items
 from tlbench.harness.measure.setup_compile import pay_setup_once
 
@@ -66,14 +69,16 @@ def machine_probe() -> float:
     return time.process_time() - start
 
 
-def _timed_call(work: Callable[[], Compiled], collector_s: list[float] | None = None) -> tuple[Compiled, float]:
+def _timed_call(work: Callable[[], Compiled], collector_s: list[float] | None = None,
+                counts: list[tuple[int, int]] | None = None) -> tuple[Compiled, float]:
     """``work()`` and its CPU seconds, the collector held out: a full ``gc.collect()`` before,
     ``gc.disable()`` during, restored after (also when ``work`` raises).  On the 2-core box a
     full collection landing inside a lowering added 105-136 ms to a 180-350 ms round.  After
     the collection what is alive is frozen (``gc.freeze``: later collections skip it;
     ``run_compile_items`` unfreezes at its end): a full collection of the compiler's heap
     before every round cost about 100 ms a round on the 2-core box.  ``collector_s`` gets the
-    collection's wall seconds (untimed)."""
+    collection's wall seconds (untimed).  ``counts`` gets the call's hardware instruction counts
+    (harness/measure/hardware_counter.py) where the machine has a counter."""
     start = time.perf_counter()
     gc.collect()
     gc.freeze()
@@ -81,9 +86,15 @@ def _timed_call(work: Callable[[], Compiled], collector_s: list[float] | None = 
         collector_s.append(time.perf_counter() - start)
     was_enabled = gc.isenabled()
     gc.disable()
+    counter = HardwareCounter.open() if counts is not None else None
     try:
         start = _cpu_seconds()
-        result = work()
+        if isinstance(counter, HardwareCounter):
+            result, counted = counter.count(work)
+            if counted is not None:
+                counts.append(counted)  # type: ignore[union-attr]
+        else:
+            result = work()
         return result, _cpu_seconds() - start  # the whole call: kernel construction, lowering, build
     finally:
         if was_enabled:
@@ -99,9 +110,11 @@ class _CompileTiming:
     cpu: list[float] = field(default_factory=list)
     probe: list[float] = field(default_factory=list)
     collector: list[float] = field(default_factory=list)  # wall seconds of the collection before each call
+    counts: list[tuple[int, int]] = field(default_factory=list)  # hardware instructions of each call (none: no counter)
     last: Compiled | None = None  # the latest timed round's result
     built: tuple[Compiled, float] | None = None  # the one cold build (handle dropped) and its CPU seconds
     plan: Plan | None = None  # the build's plan, read right after it
+    built_count: tuple[int, int] | None = None  # the cold build's hardware instructions (total, its child processes)
     failure: Outcome | None = None
 
 
@@ -115,10 +128,12 @@ def _compile_step(state: _CompileTiming, backend: Backend) -> None:
     lower = getattr(backend, "lower", None)
     lowering_only = state.built is not None
     try:
-        compiled, spent = _timed_call(lambda: lower(case) if lowering_only else backend.compile(case, cold=True), state.collector)
+        compiled, spent = _timed_call(lambda: lower(case) if lowering_only else backend.compile(case, cold=True),
+                                      state.collector, state.counts)
         if not lowering_only and callable(lower) and compiled.handle is not None:
             state.plan = backend.inspect(compiled)
             state.built = (replace(compiled, handle=None), spent)  # the binary is not needed again
+            state.built_count = state.counts.pop() if state.counts else None
             return
     except CompileError as exc:
         state.failure = failed("compile", str(exc))
@@ -139,6 +154,9 @@ def _compile_outcome(state: _CompileTiming, backend: Backend, rounds: int, inter
     item, compiled, built = state.item, state.last, state.built
     assert compiled is not None and isinstance(item.case, Case)
     plan = state.plan if built else backend.inspect(compiled)
+    over = plan_overflow(plan)
+    if over:  # no footprint was declared, or it missed a buffer: the compiled kernel says it cannot launch
+        return over_budget(over)
     phases = dict(compiled.phases_s)
     if built:
         phases.update({k: v for k, v in built[0].phases_s.items() if k not in phases})  # its device build
@@ -154,6 +172,8 @@ def _compile_outcome(state: _CompileTiming, backend: Backend, rounds: int, inter
     record["collector_s"] = state.collector  # before each call, untimed (see _timed_call)
     if interleaved > 1:
         record["compile_round_robin"] = interleaved
+    if state.counts and len(state.counts) == len(state.samples):  # every round counted (harness/measure/count_phase.py)
+        record[INSTRUCTIONS] = hardware_record([c[0] for c in state.counts], [c[1] for c in state.counts], state.built_count)
     if built:
         record["cold_build_once"] = {
             "wall_s": built[0].compile_seconds,

@@ -24,9 +24,12 @@ installed; tlbench supports 5.2.x and 5.3.x):
   (``config.option.benchmark_json`` is an open binary file), 5.3.x with ``pathlib.Path``.
 - ``write_json(config, document, writer)``: write a whole document there ourselves (the
   merged xdist file), closing 5.2.x's open file first; ``writer(path, text)`` does the write.
-- ``route_json_write(config, writer)`` makes the session's own ``--benchmark-json`` write
-  call ``writer(path, text)`` instead (both versions write through
-  ``BenchmarkSession.save_json``), which tlbench uses for an atomic write.
+- ``route_json_write(config, writer, applies)`` makes the session's own ``--benchmark-json``
+  write call ``writer(path, text)`` instead (both versions write through
+  ``BenchmarkSession.save_json``) when ``applies()`` says so at write time, which tlbench
+  uses for an atomic write; otherwise pytest-benchmark writes it its own way.
+- ``write_nothing_timed_json(config, writer)``: the JSON pytest-benchmark does not write when
+  no item was timed, built through its own hooks (``get_machine_info``, ``generate_json``).
 - ``session_timed_anything(config)``: whether the session holds a timed benchmark (without
   one pytest-benchmark writes no ``--benchmark-json``).  Reads the private
   ``config._benchmarksession``.
@@ -39,6 +42,9 @@ installed; tlbench supports 5.2.x and 5.3.x):
   that the table carries - by setting the public ``--benchmark-quiet`` option before
   pytest-benchmark's own ``pytest_configure`` (``trylast``) builds its session.  Its
   warnings and ``--benchmark-compare-fail`` are unaffected.  Returns whether it did.
+  ``restore_table(config)`` undoes that on the built session (a run with no tlbench item:
+  the table and info lines as pytest-benchmark shows them); it sets the session's ``quiet``
+  and its logger's level.
 """
 
 from __future__ import annotations
@@ -110,15 +116,18 @@ def _dumps(document: dict[str, Any]) -> str:
     return safe_dumps(document, ensure_ascii=True, indent=4)
 
 
-def route_json_write(config: Any, writer: Callable[[Path, str], None]) -> bool:
+def route_json_write(config: Any, writer: Callable[[Path, str], None], applies: Callable[[], bool] = lambda: True) -> bool:
     """True when the session's ``--benchmark-json`` write now goes through ``writer``."""
     session = getattr(config, "_benchmarksession", None)
     path = result_json_path(config)
     if session is None or path is None or not getattr(session, "json", None):
         return False
     opened = session.json
+    own_save = session.save_json
 
     def save_json(output_json: dict[str, Any]) -> None:
+        if not applies():
+            return own_save(output_json)
         if hasattr(opened, "close"):
             opened.close()
         writer(path, _dumps(output_json))
@@ -170,3 +179,36 @@ def quiet_table_by_default(config: Any) -> bool:
         return False
     option.benchmark_quiet = True
     return True
+
+
+def write_nothing_timed_json(config: Any, writer: Callable[[Path, str], None]) -> Path | None:
+    """The ``--benchmark-json`` document of a session that timed nothing, written as
+    pytest-benchmark's ``handle_saving`` would have (its hooks: machine and commit info,
+    ``generate_json``, ``update_json``); pytest-benchmark itself skips the write then.
+    None when pytest-benchmark is off, has no JSON path, or did time something."""
+    session = getattr(config, "_benchmarksession", None)
+    path = result_json_path(config)
+    if session is None or path is None or getattr(session, "benchmarks", None) or getattr(session, "disabled", False):
+        return None
+    machine_info = session.get_machine_info()
+    commit_info = config.hook.pytest_benchmark_generate_commit_info(config=config)
+    config.hook.pytest_benchmark_update_commit_info(config=config, commit_info=commit_info)
+    output_json = config.hook.pytest_benchmark_generate_json(
+        config=config, benchmarks=[], include_data=True, machine_info=machine_info, commit_info=commit_info)
+    config.hook.pytest_benchmark_update_json(config=config, benchmarks=[], output_json=output_json)
+    opened = config.getoption("benchmark_json", None)
+    if hasattr(opened, "close"):  # 5.2.x opened it when parsing the option
+        opened.close()
+    writer(path, _dumps(output_json))
+    return path
+
+
+def restore_table(config: Any) -> None:
+    config.option.benchmark_quiet = False
+    session = getattr(config, "_benchmarksession", None)
+    if session is None:
+        return
+    from pytest_benchmark.logger import Logger
+
+    session.quiet = False
+    session.logger.level = Logger.NORMAL  # quiet_table_by_default never quiets a verbose run

@@ -2,7 +2,7 @@
 
 Contract: ``InertKeyCache(directory)`` stores one small JSON file per probe under
 ``directory/inert-keys/``, named by the sha256 of the probe's key, and written atomically
-(a temporary file then ``os.replace``), so concurrent xdist workers never read half a file.
+(harness/core/atomic_file.py: a temporary file then ``os.replace``), so concurrent xdist workers never read half a file.
 ``cached_inert_keys(cache, key_parts, configs, kernel_source)`` returns the inert keys from
 the cache when ``key_parts`` (everything that determines the lowered source: the backend's
 ``lowering_key()`` - compiler version and target -, the kernel bodies' hashes, the family,
@@ -20,12 +20,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from tlbench.harness.core.atomic_file import atomic_write_text
 from tlbench.harness.core.space import inert_keys
 
 CACHE_ENV = "TLBENCH_CACHE_DIR"
@@ -81,11 +81,7 @@ class InertKeyCache:
     def put(self, key: dict[str, Any], inert: list[str]) -> None:
         path = self._path(key)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-            with os.fdopen(fd, "w") as out:
-                json.dump({"key": key, "inert_keys": inert}, out, sort_keys=True)
-            os.replace(tmp, path)
+            atomic_write_text(path, json.dumps({"key": key, "inert_keys": inert}, sort_keys=True))
         except OSError as exc:  # a read-only home: the run goes on, the next one probes again
             warnings.warn(f"tlbench: could not write the inert-key cache under {path.parent} ({exc})", UserWarning, stacklevel=2)
 

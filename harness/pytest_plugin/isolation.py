@@ -27,6 +27,8 @@ import threading
 from dataclasses import replace
 from typing import Any
 
+from tlbench.harness.measure.option_types import positive_float
+
 from tlbench.harness.core.registry import BackendRegistry
 from tlbench.harness.measure.outcome import Outcome
 from tlbench.harness.measure.worker_session import Limits, WorkerDeviceSession, WorkerSession, WorkerSpec, factory_ref
@@ -40,10 +42,10 @@ def add_options(group) -> None:
     group.addoption("--tlbench-isolation", default="worker", choices=ISOLATION_CHOICES,
                     help="worker: run items in a persistent per-device process that survives faults and hangs "
                          "(default); inprocess: in the pytest process")
-    group.addoption("--tlbench-timeout", type=float, default=None, metavar="SECONDS",
+    group.addoption("--tlbench-timeout", type=positive_float, default=None, metavar="SECONDS",
                     help="per-stage limit for an item's inputs, check and timing (default: 4 x --tlbench-max-seconds, "
                          f"at least {Limits.floor_s:.0f} s); a stage over it fails the item as TIMEOUT")
-    group.addoption("--tlbench-compile-timeout", type=float, default=Limits.compile_s, metavar="SECONDS",
+    group.addoption("--tlbench-compile-timeout", type=positive_float, default=Limits.compile_s, metavar="SECONDS",
                     help=f"limit for one compile in the worker (default {Limits.compile_s:.0f})")
 
 

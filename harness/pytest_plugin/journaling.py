@@ -14,7 +14,9 @@ Contract (``JournalingPlugin``, registered by harness/plugin.py when a journal a
   identity is not measured again; its journaled samples and record go into this run's JSON
   (its record says ``resumed_from``).  Failed, skipped and mismatched items are measured.
   Without ``--tlbench-seed`` the journal's input seed is reused;
-- the ``--benchmark-json`` file is written atomically (temp file + rename).
+- the ``--benchmark-json`` file is written atomically (temp file + rename);
+- a run whose process measured no tlbench item writes no journal (not even its ``end``
+  line) and leaves pytest-benchmark's own ``--benchmark-json`` write alone (``ran_items``).
 Under pytest-xdist every worker appends to the controller's journal; the controller writes
 the ``end`` line.
 """
@@ -81,12 +83,20 @@ def _tree_hash(root: Path, extra: list[Path]) -> str:
 
 
 class JournalingPlugin:
-    def __init__(self, config, run_settings: Callable[[], dict[str, Any]], describe: Callable[..., dict[str, Any]]) -> None:
+    def __init__(self, config, run_settings: Callable[[], dict[str, Any]], describe: Callable[..., dict[str, Any]],
+                 ran_items: Callable[[], bool] = lambda: True) -> None:
         self.config = config
+        self.ran_items = ran_items  # this process measured (or reused) a tlbench item
         self.run_settings = run_settings  # backend choice, scope, kinds, seed, policy ...
         self.describe = describe  # (nodeid, BenchItem, Outcome) -> the outcome record
         self.path = journal_path(config)
         self.journal = Journal(self.path) if self.path is not None else None
+        self.repaired = 0  # bytes of a torn last line dropped before this run appended
+        if self.journal is not None and worker_index() is None:
+            self.repaired = self.journal.repair_torn_tail()
+            if self.repaired:
+                print(f"[tlbench] journal {self.path}: its last line was torn (a run killed while writing it); "
+                      f"dropped those {self.repaired} bytes before appending", file=sys.stderr)
         resume = config.getoption("--tlbench-resume")
         self.resume = read_journal(resume) if resume else None
         self.same_file = bool(resume and self.path and Path(resume).resolve() == self.path.resolve())
@@ -98,6 +108,8 @@ class JournalingPlugin:
         self._journaled: set[str] = set()
         self._due: list[dict[str, Any]] | None = None  # the header lines, written before this process's first line
         self._batch: list[dict[str, Any]] | None = None  # lines held for one write (``batch``)
+        self._wrote = False  # this process appended a line
+        self._size_at_start = _size(self.path)  # the xdist controller: did a worker append?
         if self.path is not None and is_xdist_controller(config):
             config.option.tlbench_journal = str(self.path)  # shipped to the workers
 
@@ -161,7 +173,7 @@ class JournalingPlugin:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionstart(self, session) -> None:
-        route_json_write(self.config, lambda path, text: atomic_write_text(path, text))
+        route_json_write(self.config, lambda path, text: atomic_write_text(path, text), applies=self.ran_items)
         if self.journal is not None and not is_xdist_controller(self.config):
             self._due = []  # the run line is built with this process's first line: off the start-up path
 
@@ -178,6 +190,7 @@ class JournalingPlugin:
         if self._due is not None:
             lines = [self._header(), *self._due, entry]
             self._due = None
+        self._wrote = True
         if self._batch is not None:
             self._batch.extend(lines)
         else:
@@ -220,7 +233,10 @@ class JournalingPlugin:
         self._write(entry)
 
     def pytest_sessionfinish(self, session, exitstatus) -> None:
-        if self.journal is not None and worker_index() is None:
+        if self.journal is None or worker_index() is not None:
+            return
+        workers_wrote = is_xdist_controller(self.config) and _size(self.path) != self._size_at_start
+        if self._wrote or workers_wrote or self.resume is not None:
             self._write({"type": "end", "exitstatus": int(exitstatus), "reused": len(self.reused)})
 
     def json_note(self) -> dict[str, Any]:
@@ -235,12 +251,21 @@ class JournalingPlugin:
         lines = []
         if self.path is not None:
             lines.append(f"[tlbench] journal: {self.path}")
+        if self.repaired:
+            lines.append(f"[tlbench] journal: a torn last line ({self.repaired} bytes) was dropped before this run appended")
         if self.resume is not None:
             lines.append(
                 f"[tlbench] resumed from {self.resume.path}: {len(self.reused)} items reused, "
                 f"{len(self.remeasured)} re-measured (changed code/testbed/settings)"
             )
         return lines
+
+
+def _size(path: Path | None) -> int | None:
+    try:
+        return path.stat().st_size if path is not None else None
+    except OSError:
+        return None
 
 
 def is_xdist_controller(config) -> bool:

@@ -15,7 +15,9 @@ from __future__ import annotations
 from tlbench.harness.core.backend_api import BackendOptions
 from tlbench.harness.core.backend_traits import BackendOption, TraitsCatalog
 from tlbench.harness.core.sweep import SCOPES
+from tlbench.harness.measure import instructions
 from tlbench.harness.measure.options import add_measure_options
+from tlbench.harness.measure.option_types import positive_int
 from tlbench.harness.pytest_plugin import isolation, journaling, sharding
 
 
@@ -27,7 +29,7 @@ def pytest_addoption(parser):
     for option in backend_options():
         aliases = "; " + ", ".join(option.deprecated_aliases) + " is a deprecated alias" if option.deprecated_aliases else ""
         group.addoption(option.name, *option.deprecated_aliases, dest=option_dest(option), default=option.default,
-                        help=option.help + aliases)
+                        help=option.help + aliases, **({"choices": option.choices} if option.choices else {}))
     group.addoption("--tlbench-kind", default="all", choices=("compile", "device", "all"), help="which measure kinds to run")
     group.addoption(
         "--tlbench-scope",
@@ -36,7 +38,7 @@ def pytest_addoption(parser):
         help="quick (default): the small complete story each suite declares, compile items lower only; "
         "smoke: small problems; full: every sweep, compile items time lowering + build",
     )
-    group.addoption("--tlbench-compile-rounds", type=int, default=5,
+    group.addoption("--tlbench-compile-rounds", type=positive_int, default=5,
                     help="cold builds per compile item, taken round-robin over a backend's compile items (default 5)")
     group.addoption("--tlbench-compile-jobs", default="auto", metavar="N|auto",
                     help="compile items timed at a time, each in its own worker process (default auto: half the "
@@ -47,6 +49,7 @@ def pytest_addoption(parser):
                          "(default: $TLBENCH_CACHE_DIR, else $XDG_CACHE_HOME/tlbench, else ~/.cache/tlbench)")
     group.addoption("--tlbench-seed", type=int, default=None, help="input seed (default: random, recorded in the JSON)")
     add_measure_options(group)
+    instructions.add_options(group)
     group.addoption(
         "--tlbench-autotune",
         nargs="?",

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import socket
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any, Sequence
 
 import pytest
@@ -177,8 +178,9 @@ class ShardPlugin:
         """pytest-benchmark wrote the file (its sessionfinish wraps this one) unless nothing
         was timed: then this shard writes it, so that it is not taken for a missing shard."""
         config = session.config
-        if result_json_path(config) is None or session_timed_anything(config):
-            return
+        path = result_json_path(config)
+        if path is None or session_timed_anything(config) or Path(path).exists():
+            return  # timed, or already written this run (an earlier run's file was moved aside at start)
         from tlbench.harness.pytest_plugin.xdist_support import merged_document
 
         document = merged_document(config, [], {}, {})

@@ -41,6 +41,9 @@ class TlbenchState:
     selected: list[str] | None = None
     device_items: list[BenchItem] = field(default_factory=list)
     outcomes: list[tuple[str, BenchItem, Outcome]] = field(default_factory=list)
+    collected_ids: list[str] = field(default_factory=list)  # tlbench items left after deselection
+    exitstatus: int | None = None  # the session's, once it finishes (a partial run is marked so)
+    file_notes: list[str] = field(default_factory=list)  # what was done to the results file
     items_by_id: dict[str, BenchItem] = field(default_factory=dict)
     diagnostics: list[SpaceDiagnostics] = field(default_factory=list)
     autotune_path: str | None = None
@@ -65,13 +68,14 @@ class TlbenchState:
     device_done: int = 0
     inert_cache: InertKeyCache | None = None  # the inert-key probe's answers on disk (None: not cached)
     spread_devices: int = 1  # devices this process spreads device items over (--tlbench-devices, no xdist)
+    test_only: tuple[str, ...] = ()  # test-only settings in effect (run_marks.test_only_settings)
 
     def settings(self) -> dict[str, Any]:
         """What a measurement depends on besides code and testbed (journaled with each item)."""
         return {
             "backend_choice": self.backend_choice, "scope": self.scope, "kinds": list(self.kinds),
             "input_seed": self.seed, "compile_rounds": self.compile_rounds, "policy": asdict(self.policy),
-            "compile_jobs": self.compile_phase.jobs,
+            "compile_jobs": self.compile_phase.jobs, "test_only": list(self.test_only),
         }
 
     def to_measure(self, items: list[BenchItem]) -> list[BenchItem]:

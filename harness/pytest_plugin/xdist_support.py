@@ -119,15 +119,17 @@ class ControllerCollector:
 
     def _tlbench_json(self) -> dict[str, Any]:
         from tlbench.harness.core.record import SCHEMA_VERSION
+        from tlbench.harness.pytest_plugin.run_marks import test_only_settings
 
         return {
             "schema_version": SCHEMA_VERSION,
             "xdist_workers": self.config.getoption("numprocesses", None),
+            "test_only": test_only_settings(self.config),
             "failed": [o for o in self.outcomes if o.get("status") == "failed"],
             "skipped": [o for o in self.outcomes if o.get("status") == "skipped"],
         }
 
-    def _machine_extra(self) -> dict[str, Any]:
+    def machine_extra(self) -> dict[str, Any]:
         backends = {}
         for name, per_worker in self.machines.items():
             infos = list(per_worker.values())
@@ -144,8 +146,11 @@ class ControllerCollector:
         return {"tlbench": {"schema_version": SCHEMA_VERSION, "backends": backends}}
 
     def pytest_sessionfinish(self, session, exitstatus) -> None:
-        if result_json_path(self.config) is not None and self.benchmarks:
-            document = merged_document(self.config, self.benchmarks, self._machine_extra(), self._tlbench_json())
+        if result_json_path(self.config) is not None and (self.benchmarks or self.outcomes):  # all failed: still written
+            top = self._tlbench_json()
+            if int(exitstatus) == pytest.ExitCode.INTERRUPTED:
+                top["partial"] = {"reason": "interrupted", "run_ended": False, "items_in_file": len(self.outcomes)}
+            document = merged_document(self.config, self.benchmarks, self.machine_extra(), top)
             write_json(self.config, document, lambda path, text: atomic_write_text(path, text))
 
     @pytest.hookimpl(trylast=True)

@@ -19,7 +19,12 @@ Contract:
   machine's state changing between items.  With 6+ kernels in a group, the robust spread of
   their reference-relative changes is measured and moves under 4 of those SDs are NOISY.
 - Gating: only kernels gate.  ``is_regression`` = SLOWER, or FAILED where the base did not
-  fail.  Vendor items, whole-group drift and modeled-cycle changes are shown, never gated.
+  fail, or MISSING (an item of the base not measured in NEW, a whole backend included) unless
+  ``accept_missing``.  Vendor items and whole-group drift are shown, never gated.
+- Instruction counts (count_verdicts.py): a compile item counted in both runs gets a second
+  verdict on its counts (``metric`` instructions), which gates too.  Plans (plan_verdicts.py):
+  one verdict per case; a modeled II or cycle count worse beyond the threshold gates by
+  default, any other plan change on request (``Thresholds``).
 - Layout: the rule is judgement.py (rank test) and verdicts.py (rules where the rank test
   cannot decide); what a comparison holds is comparison.py; pairing, in-run references,
   noise floor and whole-run shifts are pairing.py; across backends is compare_backends.py.
@@ -28,7 +33,7 @@ Contract:
 from __future__ import annotations
 
 from typing import Any, Iterable
-from tlbench.harness.results import verdicts
+from tlbench.harness.results import count_verdicts, plan_verdicts, verdicts
 from tlbench.harness.core.shard import placement
 from tlbench.harness.results.store import Results
 from tlbench.harness.results.comparison import CompareError, ItemComparison, ItemKey, RunComparison, TestbedPair
@@ -60,6 +65,10 @@ def _copy_of(key: ItemKey, paired_with: dict[ItemKey, dict[str, Any]]) -> bool:
 
 
 def _check_backends(base: Results, new: Results) -> None:
+    """Same backends, or NEW holds some of BASE's (a backend missing from NEW: its items are
+    MISSING, and gate like any other missing item)."""
+    if set(new.backends) and set(new.backends) < set(base.backends):
+        return
     if set(base.backends) != set(new.backends):
         raise CompareError(
             f"different backends: {base.name} has {', '.join(base.backends) or 'none'}, "
@@ -69,7 +78,7 @@ def _check_backends(base: Results, new: Results) -> None:
 
 
 def _testbeds(base: Results, new: Results, allow_mismatch: bool) -> tuple[TestbedPair, ...]:
-    pairs = tuple(TestbedPair(b, base.testbed(b), new.testbed(b)) for b in sorted(base.backends))
+    pairs = tuple(TestbedPair(b, base.testbed(b), new.testbed(b)) for b in sorted(set(base.backends) & set(new.backends)))
     for pair in pairs:
         if pair.differences and not allow_mismatch:
             raise CompareError(
@@ -143,7 +152,8 @@ def _unpaired(key, rec, verdict, gates, detail, thresholds) -> ItemComparison:
 
 
 def compare_runs(
-    base: Results, new: Results, thresholds: Thresholds | None = None, allow_testbed_mismatch: bool = False
+    base: Results, new: Results, thresholds: Thresholds | None = None, allow_testbed_mismatch: bool = False,
+    accept_missing: bool = False,
 ) -> RunComparison:
     thresholds = thresholds or Thresholds()
     _check_backends(base, new)
@@ -157,7 +167,7 @@ def compare_runs(
         f"{b}: vendor library differs ({old} -> {now}); ratios to the vendor item not used"
         for b, (old, now) in libraries.items()
         if old != now
-    ]
+    ] + [f"backend {b}: not in {new.name} at all (every item of it MISSING)" for b in sorted(set(base.backends) - set(new.backends))]
 
     references = {
         key: in_run_reference(paired, key, vendor_ok=len(set(libraries.get(key.backend, (None, None)))) == 1)
@@ -186,9 +196,9 @@ def compare_runs(
             items.append(_unpaired(key, base_rec, Verdict.FAILED, not is_vendor(base_rec), detail, thresholds))
         elif key in new_skipped:
             detail = f"skipped in new: {first_line(new_skipped[key].get('reason'))}"
-            items.append(_unpaired(key, base_rec, Verdict.MISSING, False, detail, thresholds))
-        else:
-            items.append(_unpaired(key, base_rec, Verdict.MISSING, False, "not in new", thresholds))
+            items.append(_unpaired(key, base_rec, Verdict.MISSING, not accept_missing, detail, thresholds))
+        else:  # not measured: gates unless the caller accepts a narrower run
+            items.append(_unpaired(key, base_rec, Verdict.MISSING, not accept_missing, "not in new", thresholds))
     for key, fail in new_failed.items():
         if key in base_timed:
             continue
@@ -199,16 +209,18 @@ def compare_runs(
         if key not in base_timed and not _copy_of(key, base_timed):
             detail = "failed in base" if key in base_failed else "not in base"
             items.append(_unpaired(key, rec, Verdict.NEW, False, detail, thresholds))
+    counted = count_verdicts.compare_counts(paired, thresholds)  # instruction counts: rows of their own
     return RunComparison(
         base_path=base.path,
         new_path=new.path,
         thresholds=thresholds,
-        items=tuple(items),
+        items=tuple(items) + counted.items,
         testbeds=testbeds,
         drifts=tuple(drifts),
         model_changes=tuple(model_changes(paired)),
-        notes=tuple(notes),
-        shifts=tuple(run_shifts(paired, thresholds)),
+        notes=tuple(notes) + counted.notes,
+        shifts=tuple(run_shifts(paired, thresholds)) + counted.shifts,
+        plans=plan_verdicts.compare_plans(paired, thresholds),
     )
 
 

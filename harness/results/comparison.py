@@ -3,9 +3,12 @@ the schedule-model changes, whole-run shifts, the testbeds side by side, all in 
 ``RunComparison``.
 
 Contract: frozen dataclasses; ``RunComparison`` answers the gate (``regressions``,
-``has_regression``: SLOWER, or FAILED where the base did not fail, of items that gate, or a
-gating whole-run shift) and counts verdicts.  ``CompareError`` is two inputs that cannot be
-compared (one line why).  Built by compare.py; judged by judgement.py and verdicts.py.
+``has_regression``: SLOWER, FAILED where the base did not fail, or MISSING, of items that
+gate, or a gating whole-run shift, or a gating ``PlanVerdict``; ``exit_reason()`` says which in
+one line) and counts verdicts.  An item judged on its instruction counts is an
+``ItemComparison`` of its own (``metric``), beside its time's.  ``CompareError`` is two inputs
+that cannot be compared (one line why).  Built by compare.py; judged by judgement.py,
+verdicts.py, count_verdicts.py and plan_verdicts.py.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ class ItemComparison:
     min_effect: float = 0.0
     detail: str = ""
     rule: str = "rank test"  # which rule decided (harness/results/verdicts.py)
+    metric: str = "time"  # what was judged: time, or instructions (harness/results/count_verdicts.py)
 
     @property
     def decisive(self) -> Judgement | None:
@@ -52,7 +56,7 @@ class ItemComparison:
 
     @property
     def is_regression(self) -> bool:
-        return self.gates and self.verdict in (Verdict.SLOWER, Verdict.FAILED)
+        return self.gates and self.verdict in (Verdict.SLOWER, Verdict.FAILED, Verdict.MISSING)
 
 
 @dataclass(frozen=True)
@@ -86,6 +90,21 @@ class ModelChange:
 
 
 @dataclass(frozen=True)
+class PlanVerdict:
+    """What the compiler decided for one case (its plan) and what its schedule model predicts,
+    base vs new (harness/results/plan_verdicts.py).  ``verdict``: MODEL WORSE / MODEL BETTER (a
+    modeled II or cycle count moved beyond the threshold), PLAN CHANGED (decisions changed,
+    the model did not move that much), SAME PLAN.  ``changes``: each difference in words,
+    before -> after.  Compiler decisions and model numbers, never times."""
+
+    key: ItemKey
+    verdict: str
+    gates: bool
+    changes: tuple[str, ...] = ()
+    model: tuple[str, ...] = ()  # the model numbers that moved, in words
+
+
+@dataclass(frozen=True)
 class TestbedPair:
     backend: str
     base: Testbed
@@ -107,6 +126,7 @@ class RunComparison:
     model_changes: tuple[ModelChange, ...] = ()
     notes: tuple[str, ...] = ()
     shifts: tuple[verdicts.RunShift, ...] = ()  # whole-run moves (verdicts.run_shift)
+    plans: tuple[PlanVerdict, ...] = ()  # plan and schedule-model verdicts (plan_verdicts.py)
 
     @property
     def regressions(self) -> list[ItemComparison]:
@@ -117,8 +137,32 @@ class RunComparison:
         return [s for s in self.shifts if s.gates]
 
     @property
+    def gating_plans(self) -> list[PlanVerdict]:
+        return [p for p in self.plans if p.gates]
+
+    @property
     def has_regression(self) -> bool:
-        return bool(self.regressions) or bool(self.gating_shifts)
+        return bool(self.regressions) or bool(self.gating_shifts) or bool(self.gating_plans)
+
+    @property
+    def missing(self) -> list[ItemComparison]:
+        """Items of the base not measured in the new run that gate (not accepted)."""
+        return [i for i in self.items if i.verdict is Verdict.MISSING and i.gates]
+
+    def exit_reason(self) -> str:
+        """One line: why the gate passes or fails."""
+        if not self.has_regression:
+            return "no regression"
+        counts: dict[str, int] = {}
+        for item in self.regressions:
+            counts[item.verdict.value] = counts.get(item.verdict.value, 0) + 1
+        parts = [f"{n} {v}" for v, n in sorted(counts.items())]
+        if self.gating_shifts:
+            parts.append(f"{len(self.gating_shifts)} whole-run shift{'s' if len(self.gating_shifts) != 1 else ''}")
+        reason = "regression: " + ", ".join(parts)
+        if self.missing:
+            reason += f" ({len(self.missing)} items of the base were not measured; --accept-missing accepts a narrower run)"
+        return reason
 
     @property
     def compared(self) -> int:

@@ -4,7 +4,8 @@ Contract:
 - ``Journal(path).append(entry)`` writes ``entry`` as one JSON line with a single
   ``os.write`` on an ``O_APPEND`` descriptor and ``fsync``s before returning, so a run killed
   at any moment (``kill -9``, a CI timeout) keeps every line it finished; several processes
-  (pytest-xdist workers) may append to one journal.  ``append_many(entries)`` writes several
+  (pytest-xdist workers) may append to one journal.  ``repair_torn_tail()`` drops a torn last
+  line before a run appends to an existing journal (the plugin does, and says so).  ``append_many(entries)`` writes several
   lines the same way, with one ``write`` and one ``fsync`` (a device-phase chunk's items).  A torn last line is ignored on reading.
 - Line types (key ``type``): ``run`` (once per process: pytest-benchmark's machine and
   commit info, the tlbench run settings), ``collected`` (the item ids the run will
@@ -18,8 +19,9 @@ Contract:
 - ``recover_document(contents)`` is a pytest-benchmark JSON document of the journal's items
   (``pytest-benchmark compare`` and ``tlbench compare`` read it); its ``tlbench.partial``
   says whether the run ended and which collected items are missing.
-- ``atomic_write_text(path, text)`` writes a temp file beside ``path``, fsyncs it and
-  renames it over ``path``: a reader sees the old file or the new one, never half of one.
+- ``atomic_write_text(path, text)`` (harness/core/atomic_file.py, re-exported here) writes a
+  temp file beside ``path`` with the user's umask, fsyncs it, renames it over ``path`` and
+  fsyncs the directory: a reader sees the old file or the new one, never half of one.
 """
 
 from __future__ import annotations
@@ -27,11 +29,11 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tlbench.harness.core.atomic_file import atomic_write_text  # noqa: F401  (re-exported: the journal's writers use it)
 from tlbench.harness.core.record import EXTRA_KEY, SCHEMA_VERSION
 
 JOURNAL_VERSION = 1
@@ -57,7 +59,34 @@ class Journal:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+
+    def repair_torn_tail(self) -> int:
+        """Drop a torn last line (a run killed while writing it: no newline at the end), so the
+        next line starts on a line of its own; returns the bytes dropped (0: nothing torn)."""
+        if not self.path.is_file():
+            return 0
+        with self.path.open("rb+") as fh:
+            size = fh.seek(0, os.SEEK_END)
+            if size == 0:
+                return 0
+            fh.seek(size - 1)
+            if fh.read(1) == b"\n":
+                return 0
+            keep, step = 0, 1 << 16
+            position = size
+            while position > 0:  # the last newline, read backwards in blocks
+                start = max(0, position - step)
+                fh.seek(start)
+                block = fh.read(position - start)
+                found = block.rfind(b"\n")
+                if found >= 0:
+                    keep = start + found + 1
+                    break
+                position = start
+            fh.truncate(keep)
+            fh.flush()
+            os.fsync(fh.fileno())
+        return size - keep
 
     def append(self, entry: dict[str, Any]) -> None:
         self.append_many([entry])
@@ -68,7 +97,8 @@ class Journal:
             return
         line = "".join(json.dumps({**e, "at": e.get("at") or _now()}, default=str, separators=(",", ":")) + "\n"
                        for e in entries).encode()
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self.path.parent.mkdir(parents=True, exist_ok=True)  # at the first line: a run that journals nothing makes nothing
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)  # the user's umask decides
         try:
             written = os.write(fd, line)
             while written < len(line):  # a regular file takes it whole; be safe anyway
@@ -173,20 +203,3 @@ def recover_document(contents: JournalContents) -> dict[str, Any]:
         "version": first.get("pytest_benchmark_version") or "unknown",
         EXTRA_KEY: tlbench,
     }
-
-
-def atomic_write_text(path: str | Path, text: str) -> Path:
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(text.encode("utf-8"))
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return target

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Mapping, Sequence
 from tlbench.harness.core.stats import median, sorted_samples
+from tlbench.harness.results.rank_test import mann_whitney_p
 
 
 class Verdict(str, Enum):
@@ -34,14 +35,21 @@ RUN_RATIO = "run-ratio"
 class Thresholds:
     """``min_effect``: smallest relative change of the median that counts (0.05 = 5 %).
     ``alpha``: the rank test's significance level.  ``min_effect_by_suite`` overrides
-    ``min_effect`` for a suite (``stages`` for suites/test_stages.py)."""
+    ``min_effect`` for a suite (``stages`` for suites/test_stages.py).  Plan verdicts
+    (harness/results/plan_verdicts.py): a modeled II or cycle count worse by more than
+    ``model_threshold`` gates when ``gate_model``; any other change of the plan gates only
+    with ``gate_plan``."""
 
     min_effect: float = 0.05
     alpha: float = 0.05
     min_effect_by_suite: Mapping[str, float] = field(default_factory=dict)
+    model_threshold: float = 0.01
+    gate_model: bool = True
+    gate_plan: bool = False
 
     def __post_init__(self) -> None:
-        for name, value in [("min_effect", self.min_effect), *self.min_effect_by_suite.items()]:
+        for name, value in [("min_effect", self.min_effect), ("model_threshold", self.model_threshold),
+                            *self.min_effect_by_suite.items()]:
             if not 0 <= value < 10:
                 raise ValueError(f"min effect for {name} must be a fraction like 0.05, got {value}")
         if not 0 < self.alpha < 1:
@@ -78,11 +86,9 @@ def _smallest_p(n_base: int, n_new: int) -> float:
 def _rank_test(base: Sequence[float], new: Sequence[float]) -> float | None:
     if len(base) < 2 or len(new) < 2:
         return None
-    from scipy.stats import mannwhitneyu
-
     if len(set(base)) == 1 and set(base) == set(new):
         return 1.0
-    p_value = float(mannwhitneyu(base, new, alternative="two-sided").pvalue)
+    p_value = mann_whitney_p(base, new)  # scipy's mannwhitneyu, without its per-call cost (rank_test.py)
     # With ties scipy falls back to the normal approximation, which for a handful of samples
     # can go below what any arrangement of them allows; never report less than that.
     return max(p_value, _smallest_p(len(base), len(new)))

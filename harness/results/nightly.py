@@ -6,10 +6,14 @@ Contract: ``run_nightly(plan) -> NightlyOutcome`` does, in order:
    crash or a hang costs that one file; its output goes to ``out_dir/logs/<suite>.log``;
 2. merges the usable JSON files and splits them per backend into
    ``out_dir/<backend>-<device>.json`` (the baseline's own name);
-3. compares each with ``baseline_dir/<backend>-<device>.json``; a missing baseline is
+3. compares each with ``baseline_dir/<backend>-<device>.json``; where there is none, with
+   ``plan.history``'s last runs of the same testbed (harness/results/nightly_reference.py),
+   read before tonight's runs are added; the summary says which.  A missing baseline is
    reported (with the command that makes one), never created: baselines change only
-   through ``tlbench baseline update``;
-4. writes a markdown summary to ``out_dir/summary.md`` and appends it to
+   through ``tlbench baseline update``.  A night that could judge a backend against neither
+   says so in the summary's first line;
+4. writes a markdown summary to ``out_dir/summary.md`` (with, for a backend that ran no
+   device item, what the night can and cannot see without a device) and appends it to
    ``plan.step_summary`` (GitHub's ``$GITHUB_STEP_SUMMARY``) when given;
    When a comparison flags regressions, the flagged items are run once more (one pytest
    process, ``out_dir/json/remeasure.json``) and compared again with those items replaced
@@ -34,11 +38,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from tlbench.harness.results import remeasure
-from tlbench.harness.results.compare import compare_runs
+from tlbench.harness.results import nightly_reference, remeasure
+from tlbench.harness.results.history.schema import HistoryError
 from tlbench.harness.results.comparison import CompareError, RunComparison
 from tlbench.harness.results.judgement import Thresholds
 from tlbench.harness.results.report import comparison_markdown, md_table
+from tlbench.harness.results.report_markdown import escape_html
 from tlbench.harness.results.store import (
     Results,
     ResultsError,
@@ -101,6 +106,7 @@ class BackendGate:
     unusable: bool = False  # the problem makes the night fail (testbed mismatch, bad baseline)
     first: RunComparison | None = None  # the comparison before re-measuring flagged items
     remeasured: tuple[str, ...] = ()  # node ids run again
+    reference: nightly_reference.Reference | None = None  # what ``comparison`` judged against
 
 
 @dataclass(frozen=True)
@@ -180,22 +186,23 @@ def _merged_per_backend(plan: NightlyPlan, runs: Sequence[SuiteRun]) -> dict[str
 
 
 def gate_against_baselines(
-    merged: dict[str, Path], baseline_dir: Path, thresholds: Thresholds
+    merged: dict[str, Path], baseline_dir: Path, thresholds: Thresholds, history: Path | None = None
 ) -> list[BackendGate]:
-    """Compare each backend's results file with the baseline of the same name."""
+    """Compare each backend's results file with the baseline of the same name, else with the history."""
     gates = []
     for backend, path in sorted(merged.items()):
         baseline = baseline_dir / path.name
-        if not baseline.exists():
-            problem = f"no baseline {baseline}; to make this run the baseline: tlbench baseline update {path}"
-            gates.append(BackendGate(backend, path, baseline, problem=problem))
-            continue
         try:
-            comparison = compare_runs(load_results(baseline), load_results(path), thresholds)
-        except (ResultsError, CompareError) as exc:
+            reference = nightly_reference.reference_for(path, baseline_dir, history)
+            if isinstance(reference, str):
+                problem = f"{reference}: this night gated nothing for {backend}; to make this run the baseline: tlbench baseline update {path}"
+                gates.append(BackendGate(backend, path, baseline, problem=problem))
+                continue
+            comparison = reference.compare(path, thresholds)
+        except (ResultsError, CompareError, HistoryError) as exc:
             gates.append(BackendGate(backend, path, baseline, problem=str(exc), unusable=True))
             continue
-        gates.append(BackendGate(backend, path, baseline, comparison=comparison))
+        gates.append(BackendGate(backend, path, reference.path, comparison=comparison, reference=reference))
     return gates
 
 
@@ -205,28 +212,50 @@ def _counts(run: SuiteRun) -> list[str]:
     return [str(len(run.results.records)), str(len(run.results.failed)), str(len(run.results.skipped))]
 
 
+def _gating(cmp: RunComparison) -> int:
+    return len(cmp.regressions) + len(cmp.gating_shifts) + len(cmp.gating_plans)
+
+
+def _first_line(gates: Sequence[BackendGate]) -> str:
+    judged = [f"{g.backend} against the {g.reference.kind}" for g in gates if g.comparison is not None and g.reference]
+    idle = [g.backend for g in gates if g.comparison is None]
+    if gates and not judged:
+        return f"## tlbench nightly: GATED NOTHING - no baseline and no history to judge {', '.join(idle)} against"
+    words = "; ".join(([f"judged {', '.join(judged)}"] if judged else []) + ([f"gated nothing for {', '.join(idle)}"] if idle else []))
+    return "## tlbench nightly" + (f": {words}" if words else "")
+
+
 def nightly_markdown(runs: Sequence[SuiteRun], gates: Sequence[BackendGate], exit_code: int) -> str:
     verdict = {0: ":white_check_mark: no regression", 1: ":x: REGRESSION", 2: ":warning: unusable results"}[exit_code]
-    out = ["## tlbench nightly", "", f"**{verdict}** (exit {exit_code})", ""]
+    out = [_first_line(gates), "", f"**{verdict}** (exit {exit_code})", ""]
     rows = [
         [str(r.suite), r.status, *_counts(r), f"{r.seconds:.0f} s", r.message or str(r.log)]
         for r in runs
     ]
     out += [md_table(["suite", "status", "timed", "failed", "skipped", "wall", "note / log"], rows), ""]
     for gate in gates:
-        title = f"{gate.backend}: `{gate.results_path.name}` vs baseline `{gate.baseline_path}`"
+        against = gate.reference.words if gate.reference is not None else f"baseline `{gate.baseline_path}`"
+        title = f"{gate.backend}: `{gate.results_path.name}` vs {against}"
         if gate.first is not None:
-            still = len(gate.comparison.regressions) + len(gate.comparison.gating_shifts) if gate.comparison else 0
-            first = len(gate.first.regressions) + len(gate.first.gating_shifts)
+            still = _gating(gate.comparison) if gate.comparison else 0
+            first = _gating(gate.first)
             out += [f"**{gate.backend}: the first comparison flagged {first} regression(s); {len(gate.remeasured)} item(s) "
                     f"re-measured once; {still} reproduced** (only those gate)", ""]
         if gate.comparison is not None:
             out.append(comparison_markdown(gate.comparison, title=title))
         else:
-            out += [f"### {title}", "", f"{':warning: ' if gate.unusable else ''}{gate.problem}", ""]
+            out += [f"### {title}", "", f"{':warning: ' if gate.unusable else ''}{escape_html(gate.problem)}", ""]
+        out += [*_visibility(gate.results_path), ""]
     if not gates:
         out.append("No suite left usable results: nothing was compared.")
     return "\n".join(out) + "\n"
+
+
+def _visibility(path: Path) -> list[str]:
+    try:
+        return nightly_reference.visibility_lines(load_results(path))
+    except ResultsError:
+        return []
 
 
 def _remeasure(plan: NightlyPlan, gates: Sequence[BackendGate]) -> tuple[BackendGate, ...]:
@@ -246,12 +275,13 @@ def _remeasure(plan: NightlyPlan, gates: Sequence[BackendGate]) -> tuple[Backend
         if rerun.results is None:
             out.append(BackendGate(gate.backend, gate.results_path, gate.baseline_path, gate.comparison,
                                    problem=f"re-measurement failed ({rerun.status}: {rerun.message}); first result stands",
-                                   first=gate.comparison, remeasured=tuple(ids)))
+                                   first=gate.comparison, remeasured=tuple(ids), reference=gate.reference))
             continue
         document = remeasure.substitute(load_results(gate.results_path).document, rerun.results.document, ids)
         path = write_document(document, gate.results_path.with_name(gate.results_path.stem + "-remeasured.json"))
-        again = compare_runs(load_results(gate.baseline_path), load_results(path), plan.thresholds)
-        out.append(BackendGate(gate.backend, path, gate.baseline_path, again, first=gate.comparison, remeasured=tuple(ids)))
+        again = gate.reference.compare(path, plan.thresholds) if gate.reference is not None else gate.comparison
+        out.append(BackendGate(gate.backend, path, gate.baseline_path, again, first=gate.comparison, remeasured=tuple(ids),
+                               reference=gate.reference))
     return tuple(out)
 
 
@@ -284,7 +314,7 @@ def run_nightly(plan: NightlyPlan) -> NightlyOutcome:
         (plan.out_dir / sub).mkdir(parents=True, exist_ok=True)
     runs = tuple(_given_run(p) for p in plan.given) if plan.given else tuple(_run_suite(plan, suite) for suite in suites)
     merged = _merged_per_backend(plan, runs)
-    gates = tuple(gate_against_baselines(merged, plan.baseline_dir, plan.thresholds))
+    gates = tuple(gate_against_baselines(merged, plan.baseline_dir, plan.thresholds, plan.history))
     if plan.remeasure:
         gates = _remeasure(plan, gates)
     exit_code = _exit_code(runs, gates)

@@ -3,8 +3,8 @@
 Contract: pure functions of ``harness.results.compare`` / ``compare_backends`` data or a
 ``harness.results.store.Results``: the verdict order, one list of cells per item (regressions
 first), the summary, drift, model-change and testbed lines, the across-backends rows, and a
-run's table rows.  Times are printed as times (``table.format_seconds``), modeled numbers as
-``cyc (model)``.  The formats (report_terminal, report_markdown, report_png) lay them out.
+run's table rows, the plan-verdict rows.  Times are printed as times (``table.format_seconds``),
+instruction counts as ``M instr``, modeled numbers as ``cycles (model)``.  The formats (report_terminal, report_markdown, report_png) lay them out.
 """
 
 from __future__ import annotations
@@ -12,7 +12,9 @@ from __future__ import annotations
 from typing import Iterable
 from tlbench.harness.core.backend_traits import TraitsCatalog
 from tlbench.harness.results.compare_backends import DEVICE_TIME, AcrossBackends
-from tlbench.harness.results.comparison import Drift, ItemComparison, ModelChange, RunComparison
+from tlbench.harness.results.comparison import Drift, ItemComparison, RunComparison
+from tlbench.harness.results.count_verdicts import INSTRUCTIONS
+from tlbench.harness.results.plan_verdicts import ORDER as PLAN_ORDER, SAME_PLAN, summary_words
 from tlbench.harness.results.judgement import RUN_RATIO, TIME, VENDOR_RATIO, Judgement, Verdict
 from tlbench.harness.results.table import Row, format_seconds, rows_from_records
 from tlbench.harness.results.store import Results
@@ -35,12 +37,28 @@ def format_change(judgement: Judgement | None) -> str:
 
 
 def _item_label(item: ItemComparison) -> str:
-    return f"{item.key.kind}-{item.key.backend}-{item.key.case_id}"
+    label = f"{item.key.kind}-{item.key.backend}-{item.key.case_id}"
+    return label if item.metric != INSTRUCTIONS else f"{label} [instructions]"
 
 
 def sorted_items(items: Iterable[ItemComparison]) -> list[ItemComparison]:
     rank = {v: i for i, v in enumerate(VERDICT_ORDER)}
-    return sorted(items, key=lambda i: (rank[i.verdict], i.key.suite, i.key.backend, i.key.kind, i.key.case_id))
+    return sorted(items, key=lambda i: (rank[i.verdict], i.key.suite, i.key.backend, i.key.kind, i.key.case_id, i.metric))
+
+
+def format_count(value: float | None) -> str:
+    """An instruction count (never a time): ``812.44 M instr``."""
+    return "-" if value is None else f"{value / 1e6:,.2f} M instr"
+
+
+def _value_cell(item: ItemComparison, value: float) -> str:
+    return format_count(value) if item.metric == INSTRUCTIONS else format_seconds(value)
+
+
+def _change_cell(item: ItemComparison) -> str:
+    if item.metric == INSTRUCTIONS and item.time is not None:
+        return f"{item.time.change:+.2%} (count)"
+    return format_change(item.time)
 
 
 def _note(item: ItemComparison) -> str:
@@ -51,7 +69,7 @@ def _note(item: ItemComparison) -> str:
     return "; ".join(parts)
 
 
-BASIS_LABEL = {TIME: "time", VENDOR_RATIO: "ratio to vendor", RUN_RATIO: "ratio to run"}
+BASIS_LABEL = {TIME: "time", VENDOR_RATIO: "ratio to vendor", RUN_RATIO: "ratio to run", INSTRUCTIONS: "instructions"}
 
 
 def _decided(item: ItemComparison) -> str:
@@ -69,9 +87,9 @@ def comparison_rows(cmp: RunComparison) -> list[list[str]]:
             [
                 item.verdict.value + ("" if item.gates or item.verdict is Verdict.SAME else " (not gated)"),
                 _item_label(item),
-                format_seconds(time.base_median) if time else "-",
-                format_seconds(time.new_median) if time else "-",
-                format_change(time),
+                _value_cell(item, time.base_median) if time else "-",
+                _value_cell(item, time.new_median) if time else "-",
+                _change_cell(item),
                 format_change(item.relative),
                 _decided(item),
                 _note(item),
@@ -88,12 +106,16 @@ def summary_line(cmp: RunComparison) -> str:
     gate = f"{len(cmp.regressions)} regression(s)" if cmp.has_regression else "no regression"
     if cmp.gating_shifts:
         gate += f", {len(cmp.gating_shifts)} WHOLE-RUN SHIFT(s)"
+    if cmp.gating_plans:
+        gate += f", {len(cmp.gating_plans)} gating plan verdict(s)"
+    plans = ", ".join(f"{n} {v}" for v, n in ((v, sum(p.verdict == v for p in cmp.plans)) for v in PLAN_ORDER) if n)
     t = cmp.thresholds
     overrides = "".join(f", {s}: {e:.0%}" for s, e in sorted(t.min_effect_by_suite.items()))
     return (
         f"{gate}; {counts or 'no items'}; Mann-Whitney U p < {t.alpha:g} and median change >= "
         f"{t.min_effect:.0%}{overrides}; items with rounds: between-round median test within this pair's resolution; "
-        f"compile items: min/median-of-n factor"
+        f"compile items: min/median-of-n factor; [instructions] rows: instruction-count rule"
+        + (f"; plans: {plans} (model numbers and compiler decisions, not times)" if plans else "")
     )
 
 
@@ -113,14 +135,6 @@ def drift_line(drift: Drift, min_effect: float) -> str:
     return line
 
 
-def model_change_line(change: ModelChange) -> str:
-    ii = f", loop II {change.base_ii} -> {change.new_ii} cyc" if change.base_ii != change.new_ii else ""
-    return (
-        f"{change.key.kind}-{change.key.backend}-{change.key.case_id}: modeled {change.base_cycles:,.0f} -> "
-        f"{change.new_cycles:,.0f} cyc/core ({change.new_cycles / change.base_cycles - 1:+.1%}){ii} (model, not gated)"
-    )
-
-
 def testbed_lines(cmp: RunComparison) -> list[str]:
     lines = []
     for pair in cmp.testbeds:
@@ -129,9 +143,28 @@ def testbed_lines(cmp: RunComparison) -> list[str]:
         else:
             lines.append(f"testbed {pair.base.describe()}")
     drifts = [drift_line(d, cmp.thresholds.min_effect_for(d.suite)) for d in cmp.drifts]
-    models = [f"schedule model changed: {model_change_line(m)}" for m in cmp.model_changes]
     shifts = [s.words for s in cmp.shifts if s.verdict != "NONE"]
-    return lines + shifts + drifts + models + list(cmp.notes)
+    return lines + shifts + drifts + list(cmp.notes)  # schedule-model changes: plan_rows
+
+
+PLAN_HEADER = ["plan verdict", "item", "what changed, before -> after (compiler decisions; model cycles, never times)"]
+
+
+def plan_rows(cmp: RunComparison) -> list[list[str]]:
+    """One row per case whose plan or schedule model changed (SAME PLAN left out), worst first."""
+    rank = {v: i for i, v in enumerate(PLAN_ORDER)}
+    shown = sorted((p for p in cmp.plans if p.verdict != SAME_PLAN), key=lambda p: (rank[p.verdict], p.key.case_id))
+    return [[p.verdict + ("" if p.gates else " (not gated)"), f"{p.key.kind}-{p.key.backend}-{p.key.case_id}",
+             summary_words(p)] for p in shown]
+
+
+def plan_line(cmp: RunComparison) -> str:
+    same = sum(1 for p in cmp.plans if p.verdict == SAME_PLAN)
+    t = cmp.thresholds
+    gate = ("MODEL WORSE gates" if t.gate_model else "MODEL WORSE shown, not gated") + \
+        ("; any plan change gates (--gate-plan-changes)" if t.gate_plan else "; other plan changes shown, gated only on request")
+    return (f"plans of {len(cmp.plans)} case(s): {same} SAME PLAN; a modeled II or cycles per core worse by more than "
+            f"{t.model_threshold:.0%} is MODEL WORSE ({gate})")
 
 
 # -- terminal (rich) ------------------------------------------------------------------------

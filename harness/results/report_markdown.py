@@ -12,11 +12,17 @@ from tlbench.harness.results.compare_backends import AcrossBackends
 from tlbench.harness.results.comparison import RunComparison
 from tlbench.harness.results.judgement import Verdict
 from tlbench.harness.results.store import Results
-from tlbench.harness.results.report_cells import COMPARISON_HEADER, RUN_HEADER, across_rows, best_lines, comparison_rows, metric_lines, row_cells, run_rows, run_summary, sorted_items, summary_line, testbed_lines
+from tlbench.harness.results.report_cells import COMPARISON_HEADER, PLAN_HEADER, RUN_HEADER, plan_line, plan_rows, across_rows, best_lines, comparison_rows, metric_lines, row_cells, run_rows, run_summary, sorted_items, summary_line, testbed_lines
+
+
+def escape_html(text: object) -> str:
+    """Data as markdown text: ``<``, ``>`` and ``&`` as entities, so a case id or an error text
+    holding ``<script>`` or ``<img onerror=...>`` shows as text and never becomes HTML."""
+    return str(text).replace("&", "&amp;").replace("<", "&lt;")  # no tag can open without "<"
 
 
 def _md_cell(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    return escape_html(text).replace("|", "\\|").replace("\n", " ")
 
 
 def md_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
@@ -29,7 +35,7 @@ def comparison_markdown(cmp: RunComparison, title: str | None = None) -> str:
     head = title or f"tlbench compare: `{Path(cmp.base_path).name}` -> `{Path(cmp.new_path).name}`"
     mark = ":x:" if cmp.has_regression else ":white_check_mark:"
     out = [f"### {head}", "", f"{mark} **{summary_line(cmp)}**", ""]
-    out += [f"- {line}" for line in testbed_lines(cmp)]
+    out += [f"- {escape_html(line)}" for line in testbed_lines(cmp)]
     out.append("")
     rows = comparison_rows(cmp)
     shown = [r for r, i in zip(rows, sorted_items(cmp.items)) if i.verdict is not Verdict.SAME]
@@ -38,12 +44,19 @@ def comparison_markdown(cmp: RunComparison, title: str | None = None) -> str:
         out += [md_table(COMPARISON_HEADER, shown), ""]
     if same:
         out += [f"<details><summary>{len(same)} SAME</summary>", "", md_table(COMPARISON_HEADER, same), "", "</details>", ""]
+    if cmp.plans:
+        plans = plan_rows(cmp)
+        out += ["**Compiler plans and schedule model** (compiler decisions and model cycles, never times)", ""]
+        out += [md_table(PLAN_HEADER, plans), ""] if plans else []
+        out += [plan_line(cmp), ""]
     out.append(
         "Change is `new / base - 1` of the median (+ is slower). *Relative change*: each kernel's samples divided by "
         "a reference measured in its own run - the vendor item of its problem (*ratio to vendor*), else the geometric "
         "mean of the run's other kernels (*ratio to run*) - which cancels clock and load drift between processes; "
         "when it exists, it decides. A verdict needs Mann-Whitney U p < alpha AND a change of at least the minimum "
-        "effect AND, with 6+ kernels, at least 4 robust SDs of the item-to-item spread."
+        "effect AND, with 6+ kernels, at least 4 robust SDs of the item-to-item spread. *[instructions]* rows judge a "
+        "compile item's instruction count (the work its cold lowering did, which load cannot move): SLOWER/FASTER at "
+        "1 % or more, beyond the pair's resolution."
     )
     return "\n".join(out) + "\n"
 
@@ -51,17 +64,17 @@ def comparison_markdown(cmp: RunComparison, title: str | None = None) -> str:
 def across_markdown(ab: AcrossBackends) -> str:
     header, rows = across_rows(ab)
     out = ["### tlbench: stage speedup across backends", ""]
-    out += [f"- {line}" for line in metric_lines(ab)]
+    out += [f"- {escape_html(line)}" for line in metric_lines(ab)]
     out += ["", md_table(header, rows), ""]
-    out += [f"- **{line}**" for line in best_lines(ab)]
+    out += [f"- **{escape_html(line)}**" for line in best_lines(ab)]
     out += ["", "Speedup = the backend's own 1-stage (or serial) value / this config's value, in that backend's metric."]
     return "\n".join(out) + "\n"
 
 
 def run_markdown(results: Results) -> str:
     out = [f"### tlbench report: `{Path(results.path).name}`", ""]
-    out += [f"- testbed {results.testbed(b).describe()}" for b in results.backends]
-    out += [f"- {run_summary(results)}", "", md_table(RUN_HEADER, [row_cells(r) for r in run_rows(results)])]
+    out += [f"- testbed {escape_html(results.testbed(b).describe())}" for b in results.backends]
+    out += [f"- {escape_html(run_summary(results))}", "", md_table(RUN_HEADER, [row_cells(r) for r in run_rows(results)])]
     return "\n".join(out) + "\n"
 
 

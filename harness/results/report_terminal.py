@@ -11,7 +11,7 @@ from tlbench.harness.results.compare_backends import AcrossBackends
 from tlbench.harness.results.comparison import RunComparison
 from tlbench.harness.results.judgement import Verdict
 from tlbench.harness.results.store import Results
-from tlbench.harness.results.report_cells import COMPARISON_HEADER, RUN_HEADER, across_rows, best_lines, comparison_rows, metric_lines, row_cells, run_rows, run_summary, sorted_items, summary_line, testbed_lines
+from tlbench.harness.results.report_cells import COMPARISON_HEADER, PLAN_HEADER, RUN_HEADER, plan_line, plan_rows, across_rows, best_lines, comparison_rows, metric_lines, row_cells, run_rows, run_summary, sorted_items, summary_line, testbed_lines
 
 
 VERDICT_STYLE = {
@@ -45,6 +45,12 @@ def print_comparison(cmp: RunComparison, console: Any) -> None:
     items = sorted_items(cmp.items)
     styles = [VERDICT_STYLE[i.verdict] for i in items]
     console.print(_rich_table("per item (+ is slower)", COMPARISON_HEADER, comparison_rows(cmp), styles, keep=2))
+    if cmp.plans:
+        rows = plan_rows(cmp)
+        if rows:
+            console.print(_rich_table("compiler plans and schedule model (decisions and model cycles, not times)", PLAN_HEADER,
+                                      rows, ["bold red" if r[0] == "MODEL WORSE" else "yellow" for r in rows], keep=2))
+        console.print(plan_line(cmp), highlight=False, markup=False)
     style = "bold red" if cmp.has_regression else "bold green"
     console.print(summary_line(cmp), style=style, highlight=False, markup=False)
 

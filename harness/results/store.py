@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import zlib
 import math
 import re
@@ -26,6 +27,11 @@ from typing import Any, Iterable
 from tlbench.harness.core.backend_traits import BackendTraits, TraitsCatalog
 from tlbench.harness.core.record import EXTRA_KEY, SCHEMA_VERSION, records_of
 from tlbench.harness.core.record_reader import RecordReader
+from tlbench.harness.results import record_fields
+from tlbench.harness.results.derived_drift import with_derived_drift
+
+MAX_FILE_BYTES = 512 * 2**20  # a results file larger than this is refused before it is read
+MAX_BYTES_ENV = "TLBENCH_MAX_RESULTS_BYTES"
 
 REQUIRED_RECORD_KEYS = ("backend", "kind", "case_id", "samples_s")
 
@@ -127,24 +133,49 @@ def suite_of(record: dict[str, Any]) -> str:
 # -- reading --------------------------------------------------------------------------------
 
 
+def max_file_bytes() -> int:
+    try:
+        return int(os.environ.get(MAX_BYTES_ENV) or MAX_FILE_BYTES)
+    except ValueError:
+        return MAX_FILE_BYTES
+
+
+def _too_large(path: Path, limit: int) -> ResultsError:
+    return ResultsError(f"{path}: larger than {limit / 2**20:.0f} MiB, too large for a results file; "
+                        f"pass the --benchmark-json file of a run (or raise {MAX_BYTES_ENV})")
+
+
+def _read_bounded(path: Path, limit: int) -> bytes:
+    """The file's bytes (a gzip file's JSON inside), refused once past ``limit`` without reading it whole."""
+    if path.stat().st_size > limit:
+        raise _too_large(path, limit)
+    with path.open("rb") as fh:
+        magic = fh.read(2)
+        fh.seek(0)
+        stream = gzip.GzipFile(fileobj=fh) if magic == b"\x1f\x8b" else fh  # archived results, e.g. results/*.json.gz
+        raw = stream.read(limit + 1)
+    if len(raw) > limit:
+        raise _too_large(path, limit)
+    return raw
+
+
 def _read_json(path: Path) -> Any:
     if not path.exists():
         raise ResultsError(f"{path}: no such file")
     if path.is_dir():
         raise ResultsError(f"{path}: is a directory, not a results JSON file")
     try:
-        raw = path.read_bytes()
-        if raw[:2] == b"\x1f\x8b":  # gzip (archived results, e.g. results/*.json.gz): read as the JSON inside
-            raw = gzip.decompress(raw)
-        text = raw.decode("utf-8")
-    except (OSError, UnicodeDecodeError, EOFError, zlib.error) as exc:
+        text = _read_bounded(path, max_file_bytes()).decode("utf-8")
+    except (OSError, UnicodeDecodeError, EOFError, zlib.error, gzip.BadGzipFile) as exc:
         raise ResultsError(f"{path}: cannot be read ({exc})") from None
     if not text.strip():
         raise ResultsError(f"{path}: empty file (did the run stop before pytest-benchmark wrote it?)")
     try:
-        return json.loads(text)
+        return json.loads(text)  # NaN in a judged field is refused by record_fields, with the field named
     except json.JSONDecodeError as exc:
         raise ResultsError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+    except RecursionError:
+        raise ResultsError(f"{path}: not valid JSON (nested too deeply)") from None
 
 
 def _check_shape(path: Path, doc: Any) -> None:
@@ -154,6 +185,10 @@ def _check_shape(path: Path, doc: Any) -> None:
         )
     if not isinstance(doc.get("machine_info"), dict):
         raise ResultsError(f"{path}: not pytest-benchmark output (no 'machine_info' object)")
+    try:
+        record_fields.check_document(path, doc)
+    except record_fields.FieldError as exc:
+        raise ResultsError(str(exc)) from None
     has_records = any(isinstance(b, dict) and EXTRA_KEY in (b.get("extra_info") or {}) for b in doc["benchmarks"])
     if not has_records and EXTRA_KEY not in doc:
         raise ResultsError(
@@ -179,7 +214,11 @@ def _check_record(path: Path, rec: dict[str, Any]) -> None:
     if not isinstance(samples, list) or not samples:
         raise ResultsError(f"{path}: benchmark {label} has no samples (samples_s is empty)")
     if not all(isinstance(s, (int, float)) and not isinstance(s, bool) and math.isfinite(s) and s >= 0 for s in samples):
-        raise ResultsError(f"{path}: benchmark {label} has a sample that is not a non-negative number")
+        raise ResultsError(f"{path}: benchmark {label} has a sample that is not a non-negative number (field samples_s)")
+    try:
+        record_fields.check_record(path, str(label), rec)
+    except record_fields.FieldError as exc:
+        raise ResultsError(str(exc)) from None
 
 
 OUTCOME_RECORD_KEYS = {"failed": ("backend", "kind", "case_id", "stage", "error"), "skipped": ("backend", "kind", "case_id", "reason")}
@@ -194,6 +233,10 @@ def _check_outcome_record(path: Path, kind: str, index: int, rec: Any) -> None:
     missing = [k for k in OUTCOME_RECORD_KEYS[kind] if k not in rec]
     if missing:
         raise ResultsError(f"{path}: {where} ({rec.get('nodeid', 'no nodeid')}) has no {', '.join(missing)}; re-run the suite or repair the file")
+    try:
+        record_fields.check_outcome(path, where, rec, ("stage", "error") if kind == "failed" else ("reason",))
+    except record_fields.FieldError as exc:
+        raise ResultsError(str(exc)) from None
 
 
 def parse_results(doc: Any, path: str = "<document>") -> Results:
@@ -209,6 +252,7 @@ def parse_results(doc: Any, path: str = "<document>") -> Results:
     records = tuple(records_of(doc))
     for rec in records:
         _check_record(where, rec)
+    records = tuple(with_derived_drift(rec) for rec in records)
     failed = tuple(top.get("failed") or ())
     skipped = tuple(top.get("skipped") or ())
     for kind, recs in (("failed", failed), ("skipped", skipped)):

@@ -26,6 +26,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from tlbench.harness.core.described import DescribedProblem, described, stage_facts
+from tlbench.harness.core.record_reader import RecordReader
 from tlbench.harness.core.shard import placement
 from tlbench.harness.results.error_text import failure_line
 from tlbench.harness.results.table import format_seconds
@@ -33,45 +35,65 @@ from tlbench.harness.results.table import format_seconds
 FORM_ORDER = ("s0", "s1", "s2", "s3", "s4", "s5", "s6", "manual", "serial")
 FLAGS = ("DRIFT", "CAPPED")
 MAX_FAILURE_LINES = 5
+STAGE_KEYS = ("loop_form", "num_stages")  # the pipeline-depth axis: the columns, not the row
+TILE_KEY = "_summary_tile"  # set on each record's copy by _blocks (the family's words for its tile)
 
 
-def _form(config: dict[str, Any]) -> str:
+def _form(config: dict[str, Any], record: dict[str, Any] | None = None) -> str:
+    if record is not None and described(record):  # a described kernel's config holds its axes only
+        stage = stage_facts(config)
+        return f"s{stage.num_stages}" if stage.num_stages is not None else stage.loop_form
     if config.get("loop_form") == "auto":
         return f"s{config.get('num_stages')}"
     return str(config.get("loop_form") or "?")
 
 
-def _tile(config: dict[str, Any]) -> str:
-    dims = [config.get(k) for k in ("block_M", "block_N", "block_K") if config.get(k) is not None]
-    text = "x".join(str(d) for d in dims) or "?"
-    if config.get("threads"):
-        text += f" t{config['threads']}"
-    for key, tag in (("num_cores", "c"), ("group_m", "g")):
-        if config.get(key):
-            text += f" {tag}{config[key]}"
-    if config.get("stage_output"):
-        text += " so"
-    if config.get("enable_offset"):
-        text += " offset"
-    for key, value in sorted(config.items()):  # a family's named variants (e.g. which kernel body): a row each
-        if isinstance(value, str) and key != "loop_form":
-            text += f" {value}"
-    return text
+def _plain(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(_plain(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{k}:{_plain(v)}" for k, v in value.items()) + "}"
+    return str(value)
+
+
+def _tile(config: dict[str, Any], record: dict[str, Any] | None = None) -> str:
+    """The config without its place on the pipeline-depth axis: the family's own words
+    (``StagePoint.tile``) where the family can read the record, else every config value but
+    ``loop_form`` / ``num_stages`` as ``key=value`` - no family's field names are known here."""
+    if record is not None and record.get(TILE_KEY):
+        text = str(record[TILE_KEY])
+        words = set(text.split())
+        for key, value in sorted(config.items()):  # a named variant (e.g. which kernel body): a row of its own
+            if isinstance(value, str) and key not in STAGE_KEYS and value not in words:
+                text += f" {value}"
+        return text
+    shown = [f"{k}={_plain(v)}" for k, v in config.items() if k not in STAGE_KEYS and v not in (None, False)]
+    return " ".join(shown) or "?"
 
 
 def _is_vendor(record: dict[str, Any]) -> bool:
     return record.get("config") is None and "problem" in record
 
 
-def _problem_label(record: dict[str, Any]) -> str:
+def _read(reader: RecordReader, record: dict[str, Any]) -> Any:
+    try:
+        return reader.read(record)
+    except Exception:  # noqa: BLE001 - a family not installed, or a record it cannot read: the generic words
+        return None
+
+
+def _problem_label(record: dict[str, Any], read: Any) -> str:
+    """The record's problem id: as the store read it, else read through its family, else the
+    case id up to its label (``<problem_id>[-<label>]-<config_id>``, the vendor suffix last)."""
+    if isinstance(record.get("problem_id"), str):
+        return record["problem_id"]
+    if read is not None:
+        return read.problem_id
     case_id = str(record.get("case_id", "?"))
-    if _is_vendor(record):
-        return case_id.rsplit("-", 1)[0]
+    if described(record):  # its problem id is derived from its values, not cut from its case id
+        return DescribedProblem(str(record.get("family")), record.get("problem") or {}).problem_id
     if record.get("label") and f"-{record['label']}-" in case_id:
         return case_id[: case_id.index(f"-{record['label']}-")]
-    for marker in ("-bm", "-bq"):
-        if marker in case_id:
-            return case_id[: case_id.index(marker)]
     return case_id.rsplit("-", 1)[0]
 
 
@@ -108,7 +130,7 @@ def _grid(records: list[dict[str, Any]], cell) -> tuple[list[str], dict[str, dic
     rows: dict[str, dict[str, str]] = {}
     for rec in records:
         config = rec.get("config") or {}
-        form, tile = _form(config), _tile(config)
+        form, tile = _form(config, rec), _tile(config, rec)
         if rec.get("label"):
             tile += f" ({rec['label']})"
         forms.add(form)
@@ -140,16 +162,24 @@ def _device_block(block: _Block) -> list[str]:
     forms, rows = _grid(block.timed, cell)
     lines = _render_grid(forms, rows, "device time (median)")
     best_config = best.get("config") or {}
-    parts = [f"best {_tile(best_config)} {_form(best_config)}: {format_seconds(_median(best))}"]
-    tflops = (best.get("throughput") or {}).get("tflops")
-    if tflops:
-        parts.append(f"{tflops:.1f} TFLOP/s")
+    parts = [f"best {_tile(best_config, best)} {_form(best_config, best)}: {format_seconds(_median(best))}"]
+    throughput, roofline = best.get("throughput") or {}, best.get("roofline") or {}
+    memory_bound = roofline.get("bound") == "memory" and throughput.get("gbps_compulsory")
+    if memory_bound:  # a memory-bound kernel is read in bytes per second, against the bandwidth
+        parts.append(f"{throughput['gbps_compulsory']:.0f} GB/s")
+    elif throughput.get("tflops"):
+        parts.append(f"{throughput['tflops']:.1f} TFLOP/s")
     if vendor is not None and _median(vendor) and _median(best):
         parts.append(f"{_median(vendor) / _median(best):.3f}x the vendor item ({format_seconds(_median(vendor))})")
     else:
         parts.append("no vendor item timed")
-    pct = best.get("pct_of_peak", (best.get("throughput") or {}).get("pct_of_peak"))
-    parts.append(f"{pct:.1f}% of peak" if isinstance(pct, (int, float)) else "peak unknown")
+    pct = best.get("pct_of_peak", throughput.get("pct_of_peak"))
+    bandwidth = roofline.get("bandwidth_tbps")
+    if memory_bound and isinstance(bandwidth, (int, float)) and bandwidth > 0:
+        origin = roofline.get("origin") or "profile"
+        parts.append(f"{throughput['gbps_compulsory'] / (bandwidth * 10):.1f}% of the {origin} memory bandwidth ({bandwidth:.2f} TB/s)")
+    else:
+        parts.append(f"{pct:.1f}% of peak" if isinstance(pct, (int, float)) else "peak unknown")
     lines.append("  " + ", ".join(parts))
     gpus = sorted({str(r["device_uuid"]) for r in block.timed if r.get("device_uuid")})
     if len(gpus) > 1:
@@ -172,7 +202,7 @@ def _model_block(block: _Block) -> list[str]:
     lines = _render_grid(forms, rows, "K-loop II, cycles (model)")
     if best is not None:
         config = best.get("config") or {}
-        lines.append(f"  best by the model: {_tile(config)} {_form(config)}, {cycles(best)} modeled cycles per core (model, not a time)")
+        lines.append(f"  best by the model: {_tile(config, best)} {_form(config)}, {cycles(best)} modeled cycles per core (model, not a time)")
     for rec in block.compiled:
         overlap = ((rec.get("plan") or {}).get("schedule_model") or {}).get("core_pipelining") or {}
         if overlap.get("applicable"):
@@ -182,7 +212,7 @@ def _model_block(block: _Block) -> list[str]:
                 if overlap.get("overlaps")
                 else "no overlap: tile t+1's Cube work starts after tile t's Vector work"
             )
-            lines.append(f"  Cube/Vector {_tile(config)} {_form(config)}: {verdict}, tile-loop II {overlap['tile_loop_ii_cycles']} vs span {overlap['tile_loop_span_cycles']} (model)")
+            lines.append(f"  Cube/Vector {_tile(config, rec)} {_form(config)}: {verdict}, tile-loop II {overlap['tile_loop_ii_cycles']} vs span {overlap['tile_loop_span_cycles']} (model)")
     return lines
 
 
@@ -201,12 +231,16 @@ def _plan_block(block: _Block) -> list[str]:
 def _blocks(records: Iterable[dict[str, Any]]) -> tuple[list[_Block], Counter]:
     blocks: dict[tuple[str, str], _Block] = {}
     skips: Counter = Counter()
+    reader = RecordReader()
     for rec in records:
         status = rec.get("status", "timed")
         if status == "skipped":
             skips[(rec.get("kind", "?"), str(rec.get("reason")))] += 1
             continue
-        key = (str(rec.get("backend")), _problem_label(rec))
+        read = _read(reader, rec)
+        if read is not None and read.stage is not None:
+            rec = {**rec, TILE_KEY: read.stage.tile}
+        key = (str(rec.get("backend")), _problem_label(rec, read))
         block = blocks.setdefault(key, _Block(*key))
         if status == "failed":
             block.failed.append(rec)

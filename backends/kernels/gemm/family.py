@@ -6,7 +6,7 @@ multiple of its block, ``group_m`` dividing the tile rows), FLOPs and compulsory
 on-chip footprint per scope of a backend's memory model, the case-id parser, the config's
 place on the pipeline-depth axis, the body per dialect (``cuda``: backends/kernels/gemm/
 dialect_cuda.py, ``ascend``: dialect_ascend.py; both through the one body in body.py) and
-the torch reference (backends/reference.py).  tilelang and torch are imported only by
+the torch reference and the vendor call (backends/kernels/gemm/reference.py).  tilelang and torch are imported only by
 ``build`` / ``make_inputs`` / ``check``, so reading records or sweeping needs neither.
 
 Footprint per dialect (the buffers body.py allocates; capacities are the backend's scopes):
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import fields
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from tlbench.backends.kernels.gemm.problem import GemmConfig, GemmProblem
 from tlbench.harness.core.budget import Scope, ScopeUse, scope_named
@@ -38,6 +38,7 @@ _CASE_ID = re.compile(
     rf"(?:-(?P<label>[A-Za-z0-9_]+?))?-(?P<config>bm\d+-.+|{VENDOR_SUFFIX})$"
 )
 VECTOR_CORES = 2  # an Ascend cube core's results are split between two vector cores
+_PACKAGE = "tlbench.backends.kernels.gemm"
 _TILE_EXTRAS = {"num_cores": "cores={}", "group_m": "group_m={}", "enable_offset": "offset", "stage_output": "staged out"}
 
 
@@ -130,8 +131,14 @@ class GemmFamily:
             raise ValueError(f"the GEMM family has no body for dialect {dialect!r}; it has: cuda, ascend")
         return build_gemm(problem, config, chosen)
 
-    def make_inputs(self, problem: GemmProblem, seed: int, device: Any) -> dict[str, Any]:
-        from tlbench.backends.reference import make_gemm_inputs
+    def kernel_traits(self, problem: GemmProblem, config: GemmConfig, dialect: str) -> dict[str, Any]:
+        """The modules the body's source lives in (harness/core/kernel_traits.py); the pipeline
+        facts are the config's own fields."""
+        dialect_module = (f"{_PACKAGE}.dialect_{dialect}",) if dialect in ("cuda", "ascend") else ()
+        return {"body_modules": (f"{_PACKAGE}.body", *dialect_module, f"{_PACKAGE}.problem")}
+
+    def make_inputs(self, problem: GemmProblem, seed: int, device: Any, dialect: str | None = None) -> dict[str, Any]:
+        from tlbench.backends.kernels.gemm.reference import make_gemm_inputs
 
         return make_gemm_inputs(problem, seed, device)
 
@@ -141,10 +148,17 @@ class GemmFamily:
     def output(self, inputs: Mapping[str, Any]) -> Any:
         return inputs["C"]
 
-    def check(self, inputs: dict[str, Any], problem: GemmProblem) -> CheckResult:
-        from tlbench.backends.reference import check_output
+    def check(self, inputs: dict[str, Any], problem: GemmProblem, dialect: str | None = None) -> CheckResult:
+        from tlbench.backends.kernels.gemm.reference import check_output
 
         return check_output(inputs, problem)
 
+    def vendor_call(self, case: Any, inputs: dict[str, Any], dialect: str, timed: bool) -> tuple[Callable[[], None], str]:
+        """The vendor GEMM on the same inputs, into the same output (reference.py's ``vendor_gemm``)."""
+        from tlbench.backends.kernels.gemm.reference import vendor_gemm
+
+        return vendor_gemm(inputs, case.problem)
+
 
 GEMM = GemmFamily()
+GemmProblem.family = GEMM  # the problem names its family (problem.py cannot import this module)

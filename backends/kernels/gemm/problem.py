@@ -12,7 +12,7 @@ this freely.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from tlbench.backends.kernels import loop_form
 from tlbench.harness.core.cases import DTYPE_BYTES, DTYPE_SHORT
@@ -46,11 +46,7 @@ class GemmProblem:
         ab = (self.M * self.K + self.N * self.K) * DTYPE_BYTES[self.dtype]
         return ab + self.M * self.N * DTYPE_BYTES[self.output_dtype]
 
-    @property
-    def family(self) -> Any:
-        from tlbench.backends.kernels.gemm.family import GEMM
-
-        return GEMM
+    family: ClassVar[Any]  # the family object: bound where it is defined (family.py imports this module, not back)
 
     @property
     def problem_id(self) -> str:

@@ -7,7 +7,8 @@ item (timed, failed and skipped) go in within ONE write transaction, so a crash 
 concurrent writer never leaves half a run.  A merged sharded run (``tlbench merge``) is one
 run whose records each go under the testbed of the machine that measured them (their
 shard's device info), so a run over two kinds of machine has two testbeds.  ``add_files(conn, paths)`` does that per file
-and ``import_dir(conn, folder)`` for every ``*.json`` below a folder; a file that is not
+and ``import_dir(conn, folder)`` for every ``*.json`` and ``*.json.gz`` below a folder (as
+``add`` reads both); a file that is not
 tlbench results (``best_configs.json``) is reported with the reason, never fatal.
 ``annotate`` (optional) fills derived fields (``pct_of_peak`` ...) of records that lack
 them; it gets a copy, and returns the record to store.
@@ -112,9 +113,10 @@ def add_results(conn: sqlite3.Connection, results: Results, annotate: Annotate |
         if known is not None:
             return AddOutcome(results.path, "skipped", int(known[0]))
         commit_id = commit.get("id")
+        top = doc.get("tlbench") or {}
         cur = conn.execute(
-            "INSERT INTO runs (run_hash, source, started_at, added_at, commit_id, commit_branch, commit_dirty, scope) "
-            "VALUES (?,?,?,?,?,?,?,?)",
+            "INSERT INTO runs (run_hash, source, started_at, added_at, commit_id, commit_branch, commit_dirty, scope, "
+            "test_only, partial) VALUES (?,?,?,?,?,?,?,?,?,?)",
             (
                 digest,
                 str(results.path),
@@ -123,7 +125,9 @@ def add_results(conn: sqlite3.Connection, results: Results, annotate: Annotate |
                 None if commit_id in (None, "unknown", "unversioned") else str(commit_id),
                 commit.get("branch"),
                 None if commit_id in (None, "unknown", "unversioned") else int(bool(commit.get("dirty"))),
-                (doc.get("tlbench") or {}).get("scope"),
+                top.get("scope"),
+                json.dumps(list(top["test_only"])) if top.get("test_only") else None,
+                1 if top.get("partial") else 0,
             ),
         )
         run_id = int(cur.lastrowid)
@@ -158,10 +162,14 @@ def add_files(conn: sqlite3.Connection, paths: Iterable[str | Path], annotate: A
     return out
 
 
+RESULTS_SUFFIXES = (".json", ".json.gz")
+
+
 def results_files(folder: str | Path) -> list[Path]:
-    """Every ``*.json`` below ``folder``, in name order (the history's ``runs/`` outputs included)."""
+    """Every ``*.json`` and ``*.json.gz`` below ``folder``, in name order (the history's ``runs/``
+    outputs included)."""
     root = Path(folder)
-    return sorted(p for p in root.rglob("*.json") if p.is_file())
+    return sorted(p for p in root.rglob("*.json*") if p.is_file() and p.name.endswith(RESULTS_SUFFIXES))
 
 
 def import_dir(conn: sqlite3.Connection, folder: str | Path, annotate: Annotate | None = None) -> list[AddOutcome]:

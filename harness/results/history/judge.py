@@ -59,7 +59,7 @@ class HistoryComparison:
     testbeds: tuple[TestbedRow, ...]
 
 
-def _testbed_for(conn: sqlite3.Connection, new: Results, backend: str) -> TestbedRow:
+def testbed_for(conn: sqlite3.Connection, new: Results, backend: str) -> TestbedRow:
     bed = testbed_of(new.document, backend)
     wanted = (backend, bed.target or "", bed.accelerator or "", bed.driver or "", bed.tilelang or "", bed.vendor_library or "")
     stored = testbeds(conn)
@@ -109,7 +109,7 @@ def compare_with_history(
 ) -> HistoryComparison:
     policy = policy or HistoryPolicy()
     thresholds = thresholds or Thresholds()
-    beds = {backend: _testbed_for(conn, new, backend) for backend in new.backends}
+    beds = {backend: testbed_for(conn, new, backend) for backend in new.backends}
     exclude = run_hash(new.document)
     wanted = {_key_of(r) for r in (*new.records, *new.failed, *new.skipped)}
     new_medians = {_key_of(r): statistics.median(r["samples_s"]) for r in new.records}

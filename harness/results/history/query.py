@@ -16,7 +16,10 @@ import fnmatch
 import json
 import sqlite3
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Iterable
+
+from tlbench.harness.results.pairing import is_vendor
 
 RUN_ORDER = "COALESCE(r.started_at, r.added_at), r.run_id"
 
@@ -83,9 +86,11 @@ class Series:
     def timed(self) -> list[Point]:
         return [p for p in self.points if p.status == "timed" and p.median_s]
 
-    @property
+    @cached_property
     def is_vendor(self) -> bool:
-        return self.case_id.endswith("-vendor")
+        """A vendor library item, as its record tells (``pairing.is_vendor``: a family may have
+        several, e.g. one per attention backend)."""
+        return any(is_vendor(record(p)) for p in self.points[:1]) or self.case_id.endswith("-vendor")
 
 
 def record(point: Point) -> dict[str, Any]:

@@ -3,15 +3,19 @@
 Contract: ``open_history(path)`` returns a ``sqlite3.Connection`` to an SQLite file (stdlib
 ``sqlite3``, no server) whose schema is at ``SCHEMA_VERSION``: a new file is created, an
 older one is migrated forward in one transaction per step, and a file written by a newer
-tlbench raises ``HistoryError`` (never touched).  The connection is in WAL mode with a
+tlbench raises ``HistoryError`` (never touched).  ``open_history(path, create=False)`` is
+``open_history_read_only``: the read commands (show, compare --history, dashboard) open the
+file with SQLite's ``mode=ro`` and never create, migrate or switch it to WAL.  The connection is in WAL mode with a
 busy timeout (and the switch to WAL asked again while SQLite refuses it at once:
 ``switch_to_wal``), so two processes (two nightly jobs) can write to one file: writers take the
 write lock with ``BEGIN IMMEDIATE`` (``write_transaction``) and wait for each other rather
 than fail.  The schema version lives in SQLite's ``user_version``.
 
-Tables (version 2):
+Tables (version 3):
 - ``runs``: one row per ingested results file, keyed by ``run_hash`` (SHA-256 of the file's
-  canonical JSON): its path, pytest-benchmark datetime, commit (id, branch, dirty flag).
+  canonical JSON): its path, pytest-benchmark datetime, commit (id, branch, dirty flag); since
+  version 3 also ``test_only`` (the run's test-only settings as a JSON list, NULL: none
+  recorded) and ``partial`` (1: recovered from an interrupted run's journal, items missing).
 - ``testbeds``: backend, target, accelerator, driver, tilelang and vendor library (torch /
   torch_npu); one row per distinct combination.
 - ``items``: one row per (run, testbed, suite, kind, case id): status (timed / failed /
@@ -27,7 +31,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 DEFAULT_HISTORY = "results/history.sqlite"
 BUSY_TIMEOUT_MS = 60_000
 
@@ -100,7 +104,18 @@ def _v2(conn: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1, _v2)  # index i: version i -> i + 1
+def _v3(conn: sqlite3.Connection) -> None:
+    """What makes a run unfit to stand for a commit: its test-only settings, a partial recovery."""
+    _script(
+        conn,
+        """
+        ALTER TABLE runs ADD COLUMN test_only TEXT;
+        ALTER TABLE runs ADD COLUMN partial INTEGER;
+        """
+    )
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1, _v2, _v3)  # index i: version i -> i + 1
 assert len(MIGRATIONS) == SCHEMA_VERSION
 
 
@@ -161,6 +176,8 @@ def migrate(conn: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
 def open_history(path: str | Path, create: bool = True, target: int = SCHEMA_VERSION) -> sqlite3.Connection:
     """A connection to the history file at ``path`` with the schema at ``target``."""
     where = Path(path)
+    if not create:
+        return open_history_read_only(where)
     if where.is_dir():
         raise HistoryError(f"{where}: is a directory; --history takes a database file (e.g. {DEFAULT_HISTORY})")
     if not where.exists():
@@ -177,5 +194,39 @@ def open_history(path: str | Path, create: bool = True, target: int = SCHEMA_VER
         migrate(conn, target)
     except sqlite3.DatabaseError as exc:
         raise HistoryError(f"{where}: not a usable SQLite history database ({exc}); pass another --history file") from None
+    conn.row_factory = sqlite3.Row
+    return conn
+
+
+TLBENCH_TABLES = frozenset({"runs", "testbeds", "items"})
+
+
+def open_history_read_only(path: str | Path) -> sqlite3.Connection:
+    """A read-only connection (``mode=ro``) for the commands that only read: the file is never
+    created, migrated or switched to WAL.  A file that is not a tlbench history database at
+    this schema version (empty, another program's SQLite file, an older or newer schema) is
+    ``HistoryError``, and stays byte for byte as it was."""
+    where = Path(path)
+    if where.is_dir():
+        raise HistoryError(f"{where}: is a directory; --history takes a database file (e.g. {DEFAULT_HISTORY})")
+    if not where.exists():
+        raise HistoryError(f"{where}: no such history database; make one with `tlbench history add RUN.json`")
+    if where.stat().st_size == 0:
+        raise HistoryError(f"{where}: empty file, not a tlbench history database; make one with `tlbench history add RUN.json`")
+    try:
+        conn = sqlite3.connect(f"{where.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        version = schema_version(conn)
+    except sqlite3.DatabaseError as exc:
+        raise HistoryError(f"{where}: not a usable SQLite history database ({exc}); pass another --history file") from None
+    if not TLBENCH_TABLES <= tables:
+        conn.close()
+        raise HistoryError(f"{where}: an SQLite file but not a tlbench history database (no {', '.join(sorted(TLBENCH_TABLES - tables))} "
+                           "table); pass the file `tlbench history add` writes")
+    if version != SCHEMA_VERSION:
+        conn.close()
+        newer = version > SCHEMA_VERSION
+        raise HistoryError(f"{where}: history schema version {version}, this tlbench reads {SCHEMA_VERSION}; "
+                           + ("upgrade tlbench" if newer else "run `tlbench history add` on it once to migrate it") + " (a read command never changes the file)")
     conn.row_factory = sqlite3.Row
     return conn

@@ -12,7 +12,10 @@ Method (own implementation of the idea asv's ``step_detect`` is built on, Friedr
 2. estimate the noise robustly from run-to-run differences (1.4826 x MAD / sqrt 2), with
    a floor of ``min_effect / 8`` so a perfectly flat series (modeled cycles) has a scale;
 3. minimise sum |y - segment median| + ``PENALTY_SIGMAS`` x sigma x log(n) per segment
-   exactly by dynamic programming (O(n^2) segment medians; fine for hundreds of runs);
+   exactly by dynamic programming over all segments.  Every segment's L1 cost comes from
+   two prefix tables over (run, rank) - how many of the first i runs rank below j, and
+   their sum - with each segment's median found by a binary search on ranks, all segments
+   at once (O(n^2 log n) in array operations: a few milliseconds for 400 runs);
 4. a single run between two segments is an outlier, joined to its nearer neighbour (only
    the newest run may stand alone: it can be the start of a new level);
 5. merge neighbouring segments whose levels differ by less than ``min_effect`` (a step too
@@ -47,18 +50,52 @@ def _noise(y: np.ndarray, floor: float) -> float:
     return max(1.4826 * mad / math.sqrt(2.0), floor)
 
 
-def _segments(y: np.ndarray, gamma: float) -> list[tuple[int, int]]:
-    """Optimal partition [(start, end), ...] minimising L1 cost + gamma per segment."""
+def segment_costs(y: np.ndarray) -> np.ndarray:
+    """``C[a, b]`` = sum |y[a:b] - median(y[a:b])| for every 0 <= a < b <= n (inf elsewhere).
+
+    With ``below[i, j]`` = how many of y[:i] rank below j and ``mass[i, j]`` their sum, the
+    window y[a:b] has ``below[b, j] - below[a, j]`` values ranked below j.  Its median (the
+    ceil(m/2)-th smallest, m = b - a) is the smallest rank j holding that many at or below
+    it, found for all windows together by a binary search over ranks; the cost is the
+    window's sum minus twice the sum at or below the median, plus the median itself when m
+    is odd (the L1 distance to any point between the two middle values)."""
     n = y.size
+    width = n + 1
+    y = y - float(np.median(y))  # small magnitudes: the prefix sums lose less
+    order = np.argsort(y, kind="stable")
+    onehot = np.zeros((width, width), dtype=np.int32)
+    onehot[np.arange(1, width), np.argsort(order, kind="stable") + 1] = 1
+    below = onehot.cumsum(0).cumsum(1).ravel()  # below[i, j]: of y[:i], how many have rank < j
+    mass = (onehot * np.append(0.0, y)[:, None]).cumsum(0).cumsum(1).ravel()  # ... and their sum
+    a, b = np.nonzero(np.triu(np.ones((width, width), dtype=bool), 1))  # every window y[a:b]
+    row_a, row_b = a * width + 1, b * width + 1  # flat offsets (+1: "rank <= j" is "rank < j + 1")
+    half = ((b - a + 1) // 2).astype(np.int32)
+    lo, hi = np.zeros(a.size, dtype=np.intp), np.full(a.size, n - 1, dtype=np.intp)
+    for _ in range(max(n - 1, 1).bit_length()):  # smallest rank j with at least `half` values ranked <= j
+        mid = (lo + hi) >> 1  # (once lo == hi, mid is the answer and nothing moves)
+        enough = below[row_b + mid] - below[row_a + mid] >= half
+        np.copyto(hi, mid, where=enough)
+        np.copyto(lo, mid + 1, where=~enough)
+    low_sum = mass[row_b + lo] - mass[row_a + lo]
+    window_sum = mass[row_b + n - 1] - mass[row_a + n - 1]
+    odd = ((b - a) & 1).astype(bool)
+    costs = np.full((width, width), np.inf)
+    costs[a, b] = np.maximum(window_sum - 2.0 * low_sum + np.where(odd, y[order][lo], 0.0), 0.0)
+    return costs
+
+
+def _segments(y: np.ndarray, gamma: float) -> list[tuple[int, int]]:
+    """Optimal partition [(start, end), ...] minimising L1 cost + gamma per segment (ties:
+    the earliest start)."""
+    n = y.size
+    costs = segment_costs(y)
     best = np.full(n + 1, np.inf)
     best[0] = 0.0
     prev = np.zeros(n + 1, dtype=int)
     for end in range(1, n + 1):
-        for start in range(end):
-            seg = y[start:end]
-            cost = best[start] + float(np.abs(seg - np.median(seg)).sum()) + gamma
-            if cost < best[end]:
-                best[end], prev[end] = cost, start
+        total = best[:end] + costs[:end, end]
+        start = int(np.argmin(total))
+        best[end], prev[end] = total[start] + gamma, start
     bounds = []
     end = n
     while end > 0:

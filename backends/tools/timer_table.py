@@ -1,0 +1,153 @@
+"""The timer cross-check's pure parts: ncu's CSV split into calls per case, and the one table.
+
+Contract:
+- ``ncu_kernel_rows(text)``: ``(kernel name, seconds)`` of every ``gpu__time_duration.sum`` row of
+  ``ncu --csv`` output, in profiling order (ncu's own lines and other metrics ignored).
+- ``calls_by_case(rows, case_ids, count)``: the launcher (timer_crosscheck.py ``launch``) profiles,
+  after ``cudaProfilerStart``, a marker kernel, one L2 flush, the marker, then per case
+  ``count`` x (flush, call) and the marker.  So row 0 names the marker and row 1 the flush; each
+  segment between markers is one case, split at the flushes into ``count`` calls, each the sum
+  of its kernels (as CUPTI sums them).  Anything else raises ``ValueError`` saying what.
+- ``table(rows)``: ``CrosscheckRow``s as one fixed-width text table (medians in us, each
+  harness timer / ncu ``--clock-control none``, and ncu base / none; a timer that fell back to
+  another method has its status say ``as <method>``); ``markdown(rows)`` the
+  same as a Markdown table; ``agreement(rows)`` one line per timer: its ratio range to ncu none
+  and whether it lies within +-2 %.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import statistics
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+METRIC = "gpu__time_duration.sum"
+TIMERS = ("events", "cupti", "graph")
+NCU_MODES = ("none", "base")
+TOLERANCE = 0.02
+EXPECTED_METHOD = {"events": "cuda-event", "cupti": "cupti-kernel-timestamps", "graph": "cuda-graph"}  # records' method
+_UNIT_SECONDS = {"ns": 1e-9, "nsecond": 1e-9, "us": 1e-6, "usecond": 1e-6, "ms": 1e-3, "msecond": 1e-3, "s": 1.0, "second": 1.0}
+
+
+def ncu_kernel_rows(text: str) -> list[tuple[str, float]]:
+    lines = [ln for ln in text.splitlines() if ln.startswith('"')]
+    rows = []
+    for row in csv.DictReader(io.StringIO("\n".join(lines))):
+        if row.get("Metric Name") != METRIC:
+            continue
+        unit = row["Metric Unit"]
+        if unit not in _UNIT_SECONDS:
+            raise ValueError(f"ncu reported {METRIC} in {unit!r}, a unit this reader does not know")
+        rows.append((int(row["ID"]), row["Kernel Name"], float(row["Metric Value"].replace(",", "")) * _UNIT_SECONDS[unit]))
+    return [(name, seconds) for _, name, seconds in sorted(rows)]
+
+
+def calls_by_case(rows: Sequence[tuple[str, float]], case_ids: Sequence[str], count: int) -> dict[str, list[float]]:
+    if len(rows) < 3 or rows[2][0] != rows[0][0] or rows[1][0] == rows[0][0]:
+        raise ValueError("ncu's first rows are not the launcher's marker, flush, marker: was the launch profiled from "
+                         "cudaProfilerStart (ncu --profile-from-start off)?")
+    marker, flush = rows[0][0], rows[1][0]
+    segments: list[list[tuple[str, float]]] = [[]]
+    for name, seconds in rows[3:]:
+        if name == marker:
+            segments.append([])
+        else:
+            segments[-1].append((name, seconds))
+    if segments[-1]:
+        raise ValueError(f"{len(segments[-1])} kernel rows after the last marker: the launch did not end as written")
+    segments.pop()
+    if len(segments) != len(case_ids):
+        raise ValueError(f"ncu profiled {len(segments)} case segments, the launcher ran {len(case_ids)} cases")
+    out = {}
+    for case_id, segment in zip(case_ids, segments):
+        calls: list[float] = []
+        for name, seconds in segment:
+            if name == flush:
+                calls.append(0.0)
+            elif not calls:
+                raise ValueError(f"{case_id}: a kernel ({name}) before the first flush")
+            else:
+                calls[-1] += seconds
+        if len(calls) != count or any(c <= 0 for c in calls):
+            raise ValueError(f"{case_id}: {len(calls)} flush-separated calls with kernels, expected {count}; its call "
+                             f"may launch the flush's kernel ({flush}) itself")
+        out[case_id] = calls
+    return out
+
+
+@dataclass
+class CrosscheckRow:
+    case_id: str
+    harness_s: dict[str, float] = field(default_factory=dict)  # timer -> median seconds
+    status: dict[str, str] = field(default_factory=dict)  # timer -> clean / DRIFT / CAPPED / why not timed
+    ncu_s: dict[str, float] = field(default_factory=dict)  # clock-control mode -> median seconds
+
+    @classmethod
+    def from_results(cls, case_id: str, harness: Mapping[str, Mapping[str, object]],
+                     ncu: Mapping[str, Sequence[float]]) -> "CrosscheckRow":
+        row = cls(case_id)
+        for timer, result in harness.items():
+            if result.get("median_s") is not None:
+                row.harness_s[timer] = float(result["median_s"])
+            row.status[timer] = str(result.get("status", "?"))
+            method = result.get("method")
+            if method and EXPECTED_METHOD.get(timer, method) != method:  # the timer fell back (its notes say why)
+                row.status[timer] += f" as {method}"
+        for mode, calls in ncu.items():
+            if calls:
+                row.ncu_s[mode] = statistics.median(calls)
+        return row
+
+    def ratio(self, timer: str) -> float:
+        """``timer`` / ncu none (``base`` for ncu base / none); nan when either is missing."""
+        value = self.ncu_s.get("base") if timer == "base" else self.harness_s.get(timer)
+        reference = self.ncu_s.get("none")
+        return value / reference if value and reference else math.nan
+
+
+def _us(value: float | None) -> str:
+    return f"{value * 1e6:.2f}" if value else "-"
+
+
+def _ratio(value: float) -> str:
+    return "-" if math.isnan(value) else f"{value:.4f}"
+
+
+HEADER = ["case", *(f"{t} us" for t in TIMERS), *(f"ncu {m} us" for m in NCU_MODES),
+          *(f"{t}/ncu" for t in TIMERS), "base/none", "status e/c/g"]
+
+
+def _cells(row: CrosscheckRow) -> list[str]:
+    return [row.case_id, *(_us(row.harness_s.get(t)) for t in TIMERS), *(_us(row.ncu_s.get(m)) for m in NCU_MODES),
+            *(_ratio(row.ratio(t)) for t in TIMERS), _ratio(row.ratio("base")),
+            "/".join(row.status.get(t, "-") for t in TIMERS)]
+
+
+def table(rows: Sequence[CrosscheckRow]) -> str:
+    grid = [HEADER, *(_cells(r) for r in rows)]
+    widths = [max(len(line[i]) for line in grid) for i in range(len(HEADER))]
+    fmt = lambda line: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths)))  # noqa: E731
+    return "\n".join([fmt(HEADER), "  ".join("-" * w for w in widths), *(fmt(_cells(r)) for r in rows)])
+
+
+def markdown(rows: Sequence[CrosscheckRow]) -> str:
+    lines = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
+    return "\n".join([*lines, *("| " + " | ".join(_cells(r)) + " |" for r in rows)])
+
+
+def agreement(rows: Sequence[CrosscheckRow]) -> list[str]:
+    out = []
+    for timer in (*TIMERS, "base"):
+        ratios = [r.ratio(timer) for r in rows if not math.isnan(r.ratio(timer))]
+        label = "ncu base" if timer == "base" else timer
+        if not ratios:
+            out.append(f"{label} / ncu none: no pair measured")
+            continue
+        lo, hi = min(ratios), max(ratios)
+        miss = max(0.0, (1 - TOLERANCE) - lo, hi - (1 + TOLERANCE))
+        verdict = f"inside +-{TOLERANCE:.0%}" if miss == 0 else f"misses +-{TOLERANCE:.0%} by {miss:.2%}"
+        out.append(f"{label} / ncu none over {len(ratios)} cases: {lo:.4f} .. {hi:.4f} ({verdict})")
+    return out

@@ -1,0 +1,175 @@
+"""What a backend may ask of a case besides its body, answered by the family, with defaults.
+
+Contract: a backend never reads a family's config fields (``config.threads``) and never picks a
+family's code by type; it asks through these functions, which every family answers (a family
+that declares nothing gets the defaults, so a config without a field never raises
+``AttributeError`` in a backend):
+
+- ``kernel_traits(case, dialect) -> KernelTraits``: the pipeline facts a backend records or
+  builds with (``loop_form``, ``num_stages``, ``threads``, ``num_cores``, ``enable_offset``),
+  the tilelang ``pass_configs`` and ``out_idx`` the kernel is compiled with (both lowering
+  paths receive the same ones, so the recorded plan is the timed kernel's), a ``target`` the
+  kernel asks for (None: the backend's own) and ``body_modules``: every module whose source
+  defines the body for this dialect (dotted names, ``.py`` paths or module objects; a user's
+  module outside the package too).  The family answers with an optional method
+  ``kernel_traits(problem, config, dialect)`` returning a ``KernelTraits`` or a mapping of
+  some of its fields; what it leaves out is read from the config's attribute of that name
+  where it has one, else the field's default.  ``body_modules`` defaults to the modules that
+  define the family's, the problem's and the config's classes.
+- ``kernel_hash(case, dialect) -> str | None``: ``sha256:<hex>`` of those modules' sources and
+  of every user module they import (harness/core/source_closure.py: not the standard library,
+  site-packages or tlbench; so a body's helper module is covered unlisted); one file: its
+  hash; several: the hash of their hashes, in order; None for a vendor item.  Files are re-read when their size or mtime changes, so an edit between two runs in
+  one process is seen.  Every cache of a built kernel is keyed by it, and records carry it.
+- ``vendor_call(case, inputs, dialect, timed) -> (callable, label)``: the vendor item's
+  callable (``timed``: the one that is timed) and its exact label, from the family's optional
+  method ``vendor_call(case, inputs, dialect, timed)`` (tritonbench's
+  ``@register_benchmark(baseline=True)``: the family owns its baseline).  A family without
+  it raises ``NoVendorCall`` saying what to add.
+- ``make_inputs(problem, seed, device, dialect)`` / ``check(inputs, problem, dialect)`` call
+  the family's methods, passing ``dialect=`` where the method takes it (or ``**kwargs``).
+The harness imports neither tilelang nor torch here: values are plain data.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import os
+import sys
+from dataclasses import dataclass, field, fields
+from importlib.util import find_spec
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Callable, Mapping, Sequence
+
+from tlbench.harness.core.source_closure import source_closure
+
+BodyModule = "str | os.PathLike[str] | ModuleType"
+
+
+@dataclass(frozen=True)
+class KernelTraits:
+    loop_form: str | None = None  # "auto" (T.Pipelined), "manual", "serial"; None: not a pipelined family
+    num_stages: int | None = None
+    threads: int | None = None  # threads per block where the dialect takes them (None: the body decides)
+    num_cores: int | None = None  # persistent blocks (None: one block per tile)
+    enable_offset: bool = False  # Ascend's prologue/body/epilogue software pipeline
+    pass_configs: Mapping[str, Any] = field(default_factory=dict)  # tilelang pass-config key -> value
+    out_idx: tuple[int, ...] | None = None  # kernel parameters tilelang allocates and returns
+    target: str | None = None  # the target the kernel asks for (None: the backend's)
+    body_modules: tuple[Any, ...] = ()  # modules whose source defines the body (see kernel_hash)
+
+
+_FIELDS = tuple(f.name for f in fields(KernelTraits))
+_FROM_CONFIG = ("loop_form", "num_stages", "threads", "num_cores", "enable_offset")
+
+
+class NoVendorCall(ValueError):
+    pass
+
+
+def _from_config(config: Any) -> dict[str, Any]:
+    return {name: getattr(config, name) for name in _FROM_CONFIG if hasattr(config, name)}
+
+
+def kernel_traits(case: Any, dialect: str) -> KernelTraits:
+    """The case's traits for ``dialect``: the family's answer over its config's fields over defaults."""
+    family = case.family
+    values = _from_config(case.config)
+    ask = getattr(family, "kernel_traits", None)
+    if callable(ask):
+        answer = ask(case.problem, case.config, dialect)
+        given = {f: getattr(answer, f) for f in _FIELDS} if isinstance(answer, KernelTraits) else dict(answer or {})
+        unknown = sorted(set(given) - set(_FIELDS))
+        if unknown:
+            raise ValueError(f"kernel family {family.name!r}: kernel_traits names unknown trait(s) {', '.join(unknown)}; "
+                             f"known: {', '.join(_FIELDS)}")
+        values.update(given)
+    if not values.get("body_modules"):
+        values["body_modules"] = _default_body_modules(case)
+    values["body_modules"] = tuple(values["body_modules"])
+    values["pass_configs"] = dict(values.get("pass_configs") or {})
+    if values.get("out_idx") is not None:
+        out = values["out_idx"]
+        values["out_idx"] = (out,) if isinstance(out, int) else tuple(out)
+    return KernelTraits(**values)
+
+
+def _default_body_modules(case: Any) -> tuple[str, ...]:
+    names = [type(case.family).__module__, type(case.problem).__module__, type(case.config).__module__]
+    return tuple(dict.fromkeys(n for n in names if n and n != "builtins"))
+
+
+def module_file(module: Any) -> Path:
+    """The source file of a body module: a module object, a ``.py`` path, or a dotted name
+    (the loaded module's file where it is imported, else found without importing it)."""
+    if isinstance(module, ModuleType):
+        origin = getattr(module, "__file__", None)
+    elif isinstance(module, os.PathLike) or str(module).endswith(".py") or os.sep in str(module):
+        origin = os.fspath(module)
+    else:
+        loaded = sys.modules.get(str(module))
+        origin = getattr(loaded, "__file__", None) if loaded is not None else None
+        if origin is None:
+            spec = find_spec(str(module))
+            origin = spec.origin if spec is not None else None
+    if not origin or not Path(origin).is_file():
+        raise ModuleNotFoundError(f"no source file for kernel body module {module!r}: name an importable module or a .py path")
+    return Path(origin).resolve()
+
+
+_FILE_HASHES: dict[tuple[str, int, int], str] = {}
+
+
+def file_hash(path: Path) -> str:
+    """``sha256:<hex>`` of one file, re-read when its size or mtime changes."""
+    stat = path.stat()
+    key = (str(path), stat.st_size, stat.st_mtime_ns)
+    if key not in _FILE_HASHES:
+        _FILE_HASHES[key] = "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()
+    return _FILE_HASHES[key]
+
+
+def modules_hash(modules: Sequence[Any]) -> str:
+    """One file: its hash; several: the hash of their hashes, in order.  The files are the
+    modules' own and every user module they import (harness/core/source_closure.py)."""
+    hashes = [file_hash(path) for path in source_closure([module_file(m) for m in modules])]
+    if len(hashes) == 1:
+        return hashes[0]
+    return "sha256:" + hashlib.sha256("\n".join(hashes).encode()).hexdigest()
+
+
+def kernel_hash(case: Any, dialect: str) -> str | None:
+    """The hash of the source of every module that defines the case's body (None: a vendor item)."""
+    if getattr(case, "config", None) is None:
+        return None
+    return modules_hash(kernel_traits(case, dialect).body_modules)
+
+
+def vendor_call(case: Any, inputs: Any, dialect: str, timed: bool) -> tuple[Callable[[], Any], str]:
+    family = case.family
+    call = getattr(family, "vendor_call", None)
+    if not callable(call):
+        raise NoVendorCall(f"kernel family {family.name!r} declares no vendor call: give it a "
+                           f"vendor_call(case, inputs, dialect, timed) method, or drop vendor=True from the suite")
+    run, label = call(case, inputs, dialect, timed)
+    return run, label
+
+
+def _takes(method: Callable[..., Any], name: str) -> bool:
+    try:
+        params = inspect.signature(method).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.name == name or p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
+
+
+def make_inputs(problem: Any, seed: int, device: Any, dialect: str) -> Any:
+    method = problem.family.make_inputs
+    return method(problem, seed, device, dialect=dialect) if _takes(method, "dialect") else method(problem, seed, device)
+
+
+def check(inputs: Any, problem: Any, dialect: str) -> Any:
+    method = problem.family.check
+    return method(inputs, problem, dialect=dialect) if _takes(method, "dialect") else method(inputs, problem)

@@ -1,0 +1,76 @@
+"""The dashboard's headline table: the best config per problem, from clean runs only.
+
+Contract: ``best_table(conn)`` returns a ``BestTable``: per testbed and problem, the fastest
+kernel (device median) among the timed device items of clean runs of a commit
+(``history.clean_runs``: committed, not dirty, no test-only setting, not partial, no device
+fault), with its TFLOP/s and % of peak, and beside it the vendor item of THE SAME RUN (so
+"vs vendor" compares two measurements made side by side, never two runs); plus the runs
+left out, each with its reasons, and how many runs were clean.  A problem measured only in
+runs that are not clean has no row; the left-out list says why.  Data only; no HTML.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import defaultdict
+from dataclasses import dataclass
+
+from tlbench.harness.results.history.clean_runs import RunQuality, run_quality
+from tlbench.harness.results.history.query import Point, Series, TestbedRow, record, series
+
+
+@dataclass(frozen=True)
+class BestRow:
+    testbed: TestbedRow
+    problem: str
+    case_id: str
+    median_ms: float
+    tflops: float | None
+    pct_of_peak: str
+    vendor_ms: float | None  # the vendor item of the same run (None: that run had none)
+    vendor_pct: str
+    run_label: str
+    runs_considered: int  # clean runs that measured this problem on this testbed
+
+
+@dataclass(frozen=True)
+class BestTable:
+    rows: tuple[BestRow, ...]
+    clean_runs: int
+    left_out: tuple[RunQuality, ...]  # runs with device items that are not clean, with reasons
+
+
+def pct_text(point: Point) -> str:
+    if point.pct_of_peak is not None:
+        return f"{point.pct_of_peak:.1f}%"
+    roof = record(point).get("roofline") or {}
+    return "peak unknown" if roof.get("status") == "peak unknown" else "not recorded"
+
+
+def best_table(conn: sqlite3.Connection) -> BestTable:
+    quality = run_quality(conn)
+    kernels: dict[tuple[int, str], list[tuple[Series, Point]]] = defaultdict(list)
+    vendors: dict[tuple[int, str, int], list[Point]] = defaultdict(list)  # (testbed, problem, run)
+    device_runs: set[int] = set()
+    for s in series(conn, kind="device"):
+        for p in s.timed:
+            device_runs.add(p.run_id)
+            if not quality[p.run_id].clean:
+                continue
+            if s.is_vendor:
+                vendors[(s.testbed.testbed_id, s.problem, p.run_id)].append(p)
+            else:
+                kernels[(s.testbed.testbed_id, s.problem)].append((s, p))
+    rows = []
+    for (bed_id, problem), items in sorted(kernels.items(), key=lambda kv: (kv[0][0], kv[0][1])):
+        s, p = min(items, key=lambda sp: (sp[1].median_s, sp[1].run_id))
+        same_run = vendors.get((bed_id, problem, p.run_id), [])
+        vendor = min(same_run, key=lambda v: v.median_s) if same_run else None
+        rows.append(BestRow(
+            s.testbed, problem, s.case_id, p.median_s * 1e3, p.tflops, pct_text(p),
+            vendor.median_s * 1e3 if vendor else None, pct_text(vendor) if vendor else "", p.label,
+            len({q.run_id for _, q in items}),
+        ))
+    left_out = tuple(q for rid, q in sorted(quality.items()) if rid in device_runs and not q.clean)
+    clean = sum(1 for rid in device_runs if quality[rid].clean)
+    return BestTable(tuple(rows), clean, left_out)

@@ -1,0 +1,87 @@
+"""Instruction counts for a backend's compile items, after their timed rounds.
+
+Contract: ``InstructionCounting(mode, subset, device, factory_of, options, env_of)`` is
+called as ``counting(backend, batch, outcomes)`` by the compile phase
+(harness/measure/compile_phase.py) once a backend's batch of compile items has been timed
+(``outcomes``: item id -> ``Outcome``).  Every timed outcome of the batch leaves with a
+``record["instructions"]`` (harness/measure/instructions.py): the hardware counts its rounds
+took where the machine has a counter; else, in mode ``subset`` / ``all``, callgrind's count
+of its cold lowering (harness/measure/callgrind.py, one child process for the batch, after the
+rounds, so it never overlaps a timed round; ``subset`` counts ``subset`` items per backend
+among those whose median timed round took ``max_lowering_s`` or less); else ``absent`` with
+the reason.  Counting is
+never a sample and never moves a time.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+from tlbench.harness.core import trace
+from tlbench.harness.core.record import BenchItem
+from tlbench.harness.measure import instructions
+from tlbench.harness.measure.callgrind import CountRequest, count_under_callgrind
+from tlbench.harness.measure.hardware_counter import hardware_reason
+from tlbench.harness.measure.instructions import KEY, absent
+
+
+@dataclass(frozen=True)
+class InstructionCounting:
+    mode: str = instructions.DEFAULT_MODE
+    subset: int = instructions.DEFAULT_SUBSET
+    device: bool = False
+    factory_of: Callable[[str], str | None] = lambda _name: None  # backend -> "module:qualname"
+    options: Mapping[str, Any] = field(default_factory=dict)
+    env_of: Callable[[str], Mapping[str, str]] = lambda _name: {}  # backend -> its child's environment (no device)
+    count: Callable[[CountRequest], dict[str, dict[str, Any]]] = count_under_callgrind
+    on_progress: Callable[[int, int], None] | None = None  # (items counted, items to count) around the child
+
+    max_lowering_s: float = instructions.SUBSET_MAX_LOWERING_S  # subset: items whose timed rounds took longer are left out
+
+    def __call__(self, backend: str, batch: Sequence[BenchItem], outcomes: Mapping[str, Any]) -> None:
+        timed = [it for it in batch if getattr(outcomes.get(it.item_id), "status", "") == "timed"]
+        need = [it for it in timed if KEY not in outcomes[it.item_id].record]  # hardware counts are in already
+        if not need:
+            return
+        seconds = {it.item_id: statistics.median(outcomes[it.item_id].record.get("samples_s") or [0.0]) for it in need}
+        for item_id, value in self.values(backend, need, seconds).items():
+            outcomes[item_id].record[KEY] = value
+
+    def values(self, backend: str, items: Sequence[BenchItem], seconds: Mapping[str, float] | None = None) -> dict[str, dict[str, Any]]:
+        """``seconds``: each item's median timed round (wall), for the subset's cost cap."""
+        hardware = hardware_reason() or "the hardware counter gave no count for this item's rounds"
+        if self.mode == "hardware":
+            return {it.item_id: absent(f"{hardware}; callgrind counts with --tlbench-instructions subset or all")
+                    for it in items}
+        seconds = seconds or {}
+        out: dict[str, dict[str, Any]] = {}
+        cheap = list(items)
+        if self.mode != "all":
+            cheap = [it for it in items if seconds.get(it.item_id, 0.0) <= self.max_lowering_s]
+            for it in items:
+                if it not in cheap:
+                    out[it.item_id] = absent(
+                        f"{hardware}; left out of the callgrind subset: its timed round took {seconds[it.item_id]:.1f} s, "
+                        f"over the subset's {self.max_lowering_s:g} s (callgrind runs it about 40x slower); "
+                        "--tlbench-instructions all counts it")
+        chosen = cheap if self.mode == "all" else instructions.subset_of(cheap, self.subset)
+        left = f"{hardware}; not in the callgrind subset ({len(chosen)} of the {len(cheap)} compile items of {backend} here " \
+               f"whose rounds took {self.max_lowering_s:g} s or less, chosen by a hash of the case id; " \
+               "--tlbench-instructions all counts every one)"
+        out.update({it.item_id: absent(left) for it in cheap if it not in chosen})
+        if not chosen:
+            return out
+        factory = self.factory_of(backend)
+        if factory is None:
+            words = f"{hardware}; {backend}'s factory has no import path for the callgrind child"
+            return {it.item_id: absent(words) for it in items}
+        trace.mark("instruction count start", backend=backend, items=len(chosen))
+        if self.on_progress is not None:
+            self.on_progress(0, len(chosen))
+        out.update(self.count(CountRequest(tuple(chosen), factory, dict(self.options), dict(self.env_of(backend)), self.device)))
+        if self.on_progress is not None:
+            self.on_progress(len(chosen), len(chosen))
+        trace.mark("instruction count end", backend=backend)
+        return out

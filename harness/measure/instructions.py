@@ -1,0 +1,75 @@
+"""Instructions executed by a compile item's cold lowering: a compile metric that load cannot move.
+
+Contract:
+- ``MODES`` / ``add_options(group)``: ``--tlbench-instructions hardware|subset|all``
+  (default ``hardware``), ``--tlbench-instructions-subset N`` (default 2),
+  ``--tlbench-instructions-device``.  ``hardware``: a hardware counter where the machine has
+  one (harness/measure/hardware_counter.py; it costs nothing, so every timed round is
+  counted), nothing else; ``subset`` / ``all``: the same, else Valgrind's callgrind
+  (harness/measure/callgrind.py) on ``N`` items per backend of the session (``subset_of``) or
+  on every compile item (harness/measure/count_phase.py).
+- ``absent(reason)`` is the record value where nothing was counted; ``host_cpu()`` the CPU model.
+
+The record value, ``record["instructions"]``: ``counter`` (``callgrind`` | ``hardware``),
+``event``, ``isolation`` (how only the timed work was counted), ``cpu``, ``lowering`` (one
+count per counted call), optionally ``device_compiler`` (the device compiler's processes) or
+``device_compiler_absent``, and the cost of counting (``count_wall_s``, ``child_wall_s``).
+Counts are numbers of instructions, never times.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import platform
+from pathlib import Path
+from typing import Any, Sequence
+
+from tlbench.harness.core.record import BenchItem
+
+MODES = ("hardware", "subset", "all")
+DEFAULT_MODE = "hardware"
+DEFAULT_SUBSET = 2
+# subset: an item whose timed round took longer is left out (callgrind takes ~40x; one flash-
+# attention lowering of 14.8 s took 9 min to count on the 2-core box)
+SUBSET_MAX_LOWERING_S = 3.0
+KEY = "instructions"  # the record's key
+CALLGRIND = "callgrind"
+HARDWARE = "hardware"
+
+
+def add_options(group: Any) -> None:
+    group.addoption("--tlbench-instructions", default=DEFAULT_MODE, choices=MODES,
+                    help="count the instructions of compile items' cold lowering: hardware (default: a hardware "
+                         "counter where the machine has one), subset / all (that, else Valgrind's callgrind on "
+                         "--tlbench-instructions-subset items per backend, or on every compile item: ~50x slower "
+                         "than the lowering itself)")
+    group.addoption("--tlbench-instructions-subset", type=int, default=DEFAULT_SUBSET, metavar="N",
+                    help=f"compile items per backend counted under callgrind with --tlbench-instructions subset "
+                         f"(default {DEFAULT_SUBSET}; the same ones every run: the first N by a hash of the case id "
+                         f"among those whose timed rounds took {SUBSET_MAX_LOWERING_S:g} s or less)")
+    group.addoption("--tlbench-instructions-device", action="store_true", default=False,
+                    help="under callgrind, also count the device compiler's processes (one more cold build per "
+                         "counted item, all of it under callgrind: minutes per item)")
+
+
+def absent(reason: str) -> dict[str, Any]:
+    return {"absent": reason}
+
+
+def host_cpu() -> str:
+    """The CPU model (``/proc/cpuinfo``'s model name, else ``platform.processor()``)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.lower().startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def subset_of(items: Sequence[BenchItem], n: int) -> list[BenchItem]:
+    """``n`` of ``items``, the same ones whatever else the session holds: the first ``n`` by a
+    hash of the case id (a new case displaces one only if it hashes before it), in item order."""
+    ranked = sorted(items, key=lambda it: hashlib.sha256(it.case.case_id.encode()).hexdigest())
+    chosen = {it.item_id for it in ranked[:max(0, n)]}
+    return [it for it in items if it.item_id in chosen]

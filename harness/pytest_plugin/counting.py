@@ -1,0 +1,40 @@
+"""The pytest glue of instruction counting: ``--tlbench-instructions*`` to an ``InstructionCounting``.
+
+Contract: ``instruction_counting(config, registry)`` reads the options
+(harness/measure/instructions.py::add_options) and returns the compile phase's ``count``
+(harness/measure/count_phase.py) with the registry's backend options (as the backends got
+them, test plug-ins' included), each backend's factory path, and a child environment in which
+the backend sees no device (its traits' ``device_env("")``); a bad ``--tlbench-instructions-subset``
+is a ``pytest.UsageError``; ``on_progress`` is the progress line's update.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tlbench.harness.measure.count_phase import InstructionCounting
+from tlbench.harness.measure.worker_session import factory_ref
+
+
+def _factory_path(registry: Any, name: str) -> str | None:
+    try:
+        return registry.factory_path(name) or factory_ref(registry.factories[name]())
+    except ValueError:
+        return None
+
+
+def instruction_counting(config: Any, registry: Any, on_progress: Any = None) -> InstructionCounting:
+    subset = config.getoption("--tlbench-instructions-subset")
+    if subset < 1:
+        raise pytest.UsageError(f"--tlbench-instructions-subset must be >= 1, got {subset}")
+    return InstructionCounting(
+        mode=config.getoption("--tlbench-instructions"),
+        subset=subset,
+        device=config.getoption("--tlbench-instructions-device"),
+        factory_of=lambda name: _factory_path(registry, name),
+        options=dict(registry.options.values),
+        env_of=lambda name: registry.traits(name).device_env(""),
+        on_progress=on_progress,
+    )

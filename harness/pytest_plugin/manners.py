@@ -1,0 +1,44 @@
+"""What keeps a pytest run that is not about tlbench as it would be without tlbench.
+
+Contract (each called from harness/plugin.py's hook of the same moment):
+- ``register_machine_compare(config, registry)`` (configure): with pytest-benchmark active and
+  ``--benchmark-compare`` given, registers a ``MachineCompare`` (compare_machine.py) owning
+  tlbench's machine-info keys, before pytest-benchmark (``trylast``) compares; returns it, else None.
+- ``skip_without_benchmark(config, items)`` (collection): under ``-p no:benchmark`` the tlbench
+  items are skipped with that reason (they record through pytest-benchmark); other items run.
+- ``has_tlbench_item(items)``: whether any collected item is a tlbench item (a run without one
+  gets pytest-benchmark's own table back: bench_adapter.restore_table).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import pytest
+
+from tlbench.harness.core.record import EXTRA_KEY
+from tlbench.harness.pytest_plugin.compare_machine import MachineCompare
+
+ITEM_PARAM = "tlbench_item"
+
+
+def register_machine_compare(config, registry) -> MachineCompare | None:
+    if not config.pluginmanager.hasplugin("benchmark") or not config.getoption("benchmark_compare", None):
+        return None
+    owned = (EXTRA_KEY, "accelerator", *(k for n in registry.names for k in registry.traits(n).machine_info_keys))
+    compare = MachineCompare(tuple(dict.fromkeys(owned)))
+    config.pluginmanager.register(compare, "tlbench-machine-compare")
+    return compare
+
+
+def skip_without_benchmark(config, items: Sequence[Any]) -> None:
+    if config.pluginmanager.hasplugin("benchmark"):
+        return
+    skip = pytest.mark.skip(reason="tlbench: pytest-benchmark is turned off (-p no:benchmark); tlbench items need it")
+    for item in items:
+        if ITEM_PARAM in getattr(item, "fixturenames", ()):
+            item.add_marker(skip)
+
+
+def has_tlbench_item(items: Sequence[Any]) -> bool:
+    return any(ITEM_PARAM in getattr(getattr(i, "callspec", None), "params", {}) for i in items)

@@ -1,0 +1,124 @@
+"""The machine-readable output of ``compare``, ``report`` and ``history show`` (``--json``).
+
+Contract: each function returns a plain-JSON dict of one documented shape (compare's schema is
+harness/results/schema/compare-output.schema.json; the results file's own is
+results.schema.json beside it); every shape carries ``tlbench_output`` (which command),
+``output_version`` (this shape's version, ``OUTPUT_VERSION``), ``exit_code`` and
+``exit_reason`` (the one line that says why the gate passed or failed).
+- ``compare_json(comparison, exit_code, inputs)``: the inputs (path, partial marker), verdict
+  counts, one entry per item (its key, verdict, whether it gates and is a regression, the
+  decisive judgement: basis, rule, base/new value, change, p, reason, and detail), the
+  whole-run shifts (verdict, gates, change, the witness's move, words) and notes.
+- ``report_json(results)``: the run's counts and one entry per item (timed, failed or skipped:
+  key, problem id, median, TFLOP/s, stage and error or reason).
+- ``history_json(series, last)``: one entry per stored series with its last points.
+Values are numbers in seconds or fractions (+0.10 = 10 % slower); nothing is formatted.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Iterable
+
+from tlbench.harness.results.comparison import ItemComparison, RunComparison
+from tlbench.harness.results.judgement import Judgement
+from tlbench.harness.results.store import Results, suite_of
+
+OUTPUT_VERSION = 1
+
+
+def _num(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) else None
+
+
+def partial_of(results: Results) -> dict[str, Any] | None:
+    partial = (results.document.get("tlbench") or {}).get("partial")
+    return partial if isinstance(partial, dict) and partial else None
+
+
+def _judgement(j: Judgement | None) -> dict[str, Any] | None:
+    if j is None:
+        return None
+    return {"basis": j.basis, "base": _num(j.base_median), "new": _num(j.new_median), "change": _num(j.change),
+            "p_value": _num(j.p_value), "verdict": j.verdict.value, "reason": j.reason}
+
+
+def _item(item: ItemComparison) -> dict[str, Any]:
+    decisive = item.decisive
+    return {
+        "suite": item.key.suite, "backend": item.key.backend, "kind": item.key.kind, "case_id": item.key.case_id,
+        "problem": item.problem, "verdict": item.verdict.value, "gates": item.gates, "regression": item.is_regression,
+        "decided_by": item.decided_by, "rule": item.rule if decisive is not None else None,
+        "change": _num(decisive.change) if decisive is not None else None,
+        "reason": decisive.reason if decisive is not None else item.detail,
+        "detail": item.detail, "reference": item.reference or None,
+        "time": _judgement(item.time), "relative": _judgement(item.relative), "min_effect": item.min_effect,
+    }
+
+
+def compare_json(comparison: RunComparison, exit_code: int, inputs: Iterable[Results]) -> dict[str, Any]:
+    base, new = list(inputs)
+    return {
+        "tlbench_output": "compare",
+        "output_version": OUTPUT_VERSION,
+        "exit_code": exit_code,
+        "exit_reason": comparison.exit_reason(),
+        "base": {"path": base.path, "partial": partial_of(base)},
+        "new": {"path": new.path, "partial": partial_of(new)},
+        "thresholds": {"min_effect": comparison.thresholds.min_effect, "alpha": comparison.thresholds.alpha,
+                       "min_effect_by_suite": dict(comparison.thresholds.min_effect_by_suite)},
+        "counts": {v.value: n for v, n in comparison.counts().items()},
+        "regressions": len(comparison.regressions),
+        "items": [_item(i) for i in comparison.items],
+        "shifts": [{"suite": s.suite, "backend": s.backend, "kind": s.kind, "items": s.items, "verdict": s.verdict,
+                    "gates": s.gates, "change": _num(s.change), "witness_change": _num(s.vendor_change), "p_value": _num(s.p_value),
+                    "words": s.words} for s in comparison.shifts],
+        "testbed_mismatches": [{"backend": t.backend, "differences": t.differences} for t in comparison.testbed_mismatches],
+        "notes": list(comparison.notes),
+    }
+
+
+def _record_item(rec: dict[str, Any], status: str) -> dict[str, Any]:
+    summary = rec.get("summary") or {}
+    return {
+        "suite": suite_of(rec) if status == "timed" else suite_of({"nodeid": rec.get("nodeid")}),
+        "backend": rec.get("backend"), "kind": rec.get("kind"), "case_id": rec.get("case_id"),
+        "problem_id": rec.get("problem_id"), "family": rec.get("family"), "status": status,
+        "median_s": _num(summary.get("median")) if status == "timed" else None,
+        "samples": len(rec.get("samples_s") or ()) if status == "timed" else 0,
+        "tflops": _num((rec.get("throughput") or {}).get("tflops")),
+        "flag": summary.get("status") if summary.get("status") not in (None, "clean") else None,
+        "stage": rec.get("stage"), "error": rec.get("error"), "reason": rec.get("reason"),
+    }
+
+
+def report_json(results: Results) -> dict[str, Any]:
+    partial = partial_of(results)
+    return {
+        "tlbench_output": "report",
+        "output_version": OUTPUT_VERSION,
+        "exit_code": 0,
+        "exit_reason": "read" + (" (a PARTIAL run)" if partial else ""),
+        "path": results.path,
+        "backends": list(results.backends),
+        "partial": partial,
+        "counts": {"timed": len(results.records), "failed": len(results.failed), "skipped": len(results.skipped)},
+        "items": [_record_item(r, "timed") for r in results.records]
+                 + [_record_item(r, "failed") for r in results.failed]
+                 + [_record_item(r, "skipped") for r in results.skipped],
+    }
+
+
+def history_json(series: Iterable[Any], last: int, source: str) -> dict[str, Any]:
+    """``series``: harness/results/history/query.py's ``Series`` (each with its ``points``)."""
+    out = []
+    for s in series:
+        points = s.points[-last:] if last else s.points
+        out.append({
+            "testbed_id": s.testbed.testbed_id, "testbed": s.testbed.describe(), "suite": s.suite, "kind": s.kind,
+            "case_id": s.case_id, "problem": s.problem,
+            "points": [{"run_id": p.run_id, "started_at": p.started_at, "commit_id": p.commit_id, "commit_dirty": p.commit_dirty,
+                        "status": p.status, "median_s": _num(p.median_s), "tflops": _num(p.tflops)} for p in points],
+        })
+    return {"tlbench_output": "history show", "output_version": OUTPUT_VERSION, "exit_code": 0, "exit_reason": "read",
+            "history": source, "series": out}

@@ -1,0 +1,162 @@
+"""The field types of a results file that a reader or a judge uses, checked in one place.
+
+Contract: ``check_document(path, doc)`` and ``check_record(path, label, rec)`` /
+``check_outcome(path, where, rec)`` raise ``FieldError`` (a ``ValueError``) whose ``str()``
+is one line naming the file, the item and the field, what it holds and what it should hold,
+for every field that harness/results (compare, report, summary, history, export) and
+harness/analysis read: the top-level ``tlbench`` object and its lists, each benchmark entry
+and its ``extra_info``, each record's ids, samples (``samples_s``, ``cpu_samples_s``,
+``machine_probe_cpu_s``: lists of finite non-negative numbers, the probe positive and as
+long as the CPU samples), ``summary``, ``plan``, ``measurement`` (per-round values
+positive, ``drift`` an object), ``throughput``, ``config``/``problem`` objects.  A field
+that is absent is fine where readers treat it as absent (older records); a field that is
+present holds the type readers expect, so no reader meets a string where it does arithmetic.
+store.py calls these before anything else reads the document.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+KINDS = ("compile", "device")
+
+
+class FieldError(ValueError):
+    """One line: file, item, field, what it holds, what it should hold."""
+
+
+def _holds(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _fail(path: Any, where: str, field: str, value: Any, should: str) -> None:
+    raise FieldError(f"{path}: {where}: field {field} is {_holds(value)}, it should be {should}; "
+                     "re-run the suite or repair the file")
+
+
+def _optional(rec: dict[str, Any], key: str, types: tuple[type, ...], path: Any, where: str, should: str) -> Any:
+    value = rec.get(key)
+    if value is not None and not isinstance(value, types):
+        _fail(path, where, key, value, should)
+    return value
+
+
+def _number_list(rec: dict[str, Any], key: str, path: Any, where: str, positive: bool = False, required: bool = False) -> list | None:
+    value = rec.get(key)
+    if value is None and not required:
+        return None
+    should = f"a non-empty list of finite {'positive' if positive else 'non-negative'} numbers"
+    if not isinstance(value, list) or not value:
+        _fail(path, where, key, value, should)
+    for i, v in enumerate(value):
+        if not _number(v) or v < 0 or (positive and v == 0):
+            _fail(path, where, f"{key}[{i}]", v, should)
+    return value
+
+
+def check_document(path: Any, doc: dict[str, Any]) -> None:
+    """The containers: benchmark entries, their extra_info, the top-level and machine tlbench objects."""
+    for index, bench in enumerate(doc["benchmarks"]):
+        if not isinstance(bench, dict):
+            _fail(path, f"benchmarks[{index}]", "(the entry)", bench, "a pytest-benchmark entry (an object)")
+        label = bench.get("name") if isinstance(bench.get("name"), str) else f"benchmarks[{index}]"
+        extra = bench.get("extra_info")
+        if extra is not None and not isinstance(extra, dict):
+            _fail(path, f"benchmark {label}", "extra_info", extra, "an object")
+        if extra and "tlbench" in extra and not isinstance(extra["tlbench"], dict):
+            _fail(path, f"benchmark {label}", "extra_info.tlbench", extra["tlbench"], "a tlbench record (an object)")
+        for key in ("name", "fullname"):
+            _optional(bench, key, (str,), path, f"benchmarks[{index}]", "a string")
+    top = doc.get("tlbench")
+    if top is not None and not isinstance(top, dict):
+        _fail(path, "the top level", "tlbench", top, "an object")
+    for key in ("failed", "skipped", "backends", "kinds"):
+        if top:
+            _optional(top, key, (list,), path, "the top-level tlbench object", "a list")
+    if top and any(not isinstance(b, str) for b in top.get("backends") or ()):
+        _fail(path, "the top-level tlbench object", "backends", top["backends"], "a list of backend names")
+    if top:
+        _optional(top, "partial", (dict,), path, "the top-level tlbench object", "an object or null")
+    machine = doc["machine_info"].get("tlbench")
+    if machine is not None and not isinstance(machine, dict):
+        _fail(path, "machine_info", "tlbench", machine, "an object")
+    if machine:
+        backends = _optional(machine, "backends", (dict,), path, "machine_info.tlbench", "an object of backend name -> device info")
+        for name, info in (backends or {}).items():
+            if not isinstance(info, dict):
+                _fail(path, "machine_info.tlbench.backends", name, info, "an object (the backend's device info)")
+
+
+def _ids(path: Any, where: str, rec: dict[str, Any]) -> None:
+    for key in ("backend", "case_id"):
+        value = rec.get(key)
+        if not isinstance(value, str) or not value:
+            _fail(path, where, key, value, "a non-empty string")
+    if rec.get("kind") not in KINDS:
+        _fail(path, where, "kind", rec.get("kind"), " or ".join(repr(k) for k in KINDS))
+    for key in ("label", "family", "kernel", "nodeid", "device_uuid"):
+        _optional(rec, key, (str,), path, where, "a string")
+    _optional(rec, "config", (dict,), path, where, "an object (null for a vendor item)")
+    if "problem" in rec and not isinstance(rec["problem"], dict):
+        _fail(path, where, "problem", rec["problem"], "an object")
+
+
+def check_record(path: Any, label: str, rec: dict[str, Any]) -> None:
+    """A timed record: ids, samples and every section a reader or judge reads."""
+    where = f"benchmark {label}"
+    _ids(path, where, rec)
+    samples = _number_list(rec, "samples_s", path, where, required=True)
+    cpu = _number_list(rec, "cpu_samples_s", path, where)
+    probe = _number_list(rec, "machine_probe_cpu_s", path, where, positive=True)
+    del samples, cpu, probe  # a probe list of another length is read as no probe (pairing.py)
+    rounds = rec.get("compile_round_robin")
+    if rounds is not None and (not isinstance(rounds, int) or isinstance(rounds, bool) or rounds < 0):
+        _fail(path, where, "compile_round_robin", rounds, "a non-negative integer")
+    summary = _optional(rec, "summary", (dict,), path, where, "an object")
+    if summary:
+        for key in ("median", "min", "max", "mean"):
+            if summary.get(key) is not None and not _number(summary[key]):
+                _fail(path, where, f"summary.{key}", summary[key], "a finite number")
+        _optional(summary, "status", (str,), path, where, "a string")
+    plan = _optional(rec, "plan", (dict,), path, where, "an object or null")
+    if plan:
+        for key in ("schedule_model", "pipeline"):
+            _optional(plan, key, (dict,), path, where, "an object or null")
+        _optional(plan, "buffers", (list,), path, where, "a list")
+        cycles = (plan.get("schedule_model") or {}).get("modeled_cycles_per_core")
+        if cycles is not None and not _number(cycles):
+            _fail(path, where, "plan.schedule_model.modeled_cycles_per_core", cycles, "a finite number")
+    measurement = _optional(rec, "measurement", (dict,), path, where, "an object or null")
+    if measurement:
+        m_where = f"{where} measurement"
+        _number_list(measurement, "round_medians_s", path, m_where, positive=True)
+        _number_list(measurement, "vs_vendor_rounds", path, m_where, positive=True)
+        drift = _optional(measurement, "drift", (dict,), path, m_where, "an object or null")
+        if drift and drift.get("relative") is not None and not _number(drift["relative"]):
+            _fail(path, m_where, "drift.relative", drift["relative"], "a finite number")
+        batches = _optional(measurement, "batches", (list,), path, m_where, "a list")
+        for i, batch in enumerate(batches or ()):
+            if not isinstance(batch, dict) or (batch.get("median_s") is not None and not _number(batch["median_s"])):
+                _fail(path, m_where, f"batches[{i}]", batch, "an object with a numeric median_s")
+    throughput = _optional(rec, "throughput", (dict,), path, where, "an object")
+    for key, value in (throughput or {}).items():
+        if value is not None and not _number(value):
+            _fail(path, where, f"throughput.{key}", value, "a finite number")
+    for key in ("pct_of_peak",):
+        if rec.get(key) is not None and not _number(rec[key]):
+            _fail(path, where, key, rec[key], "a finite number")
+    for key in ("check", "budget", "compile_phases_s"):
+        _optional(rec, key, (dict,), path, where, "an object or null")
+
+
+def check_outcome(path: Any, where: str, rec: dict[str, Any], text_keys: tuple[str, ...]) -> None:
+    """A failed or skipped item: ids, and its stage / error / reason as text."""
+    _ids(path, where, rec)
+    for key in text_keys:
+        _optional(rec, key, (str,), path, where, "a string")

@@ -1,0 +1,53 @@
+"""Whole-run shifts of probe-normalised compile items, on the real loaded-box A/A pair
+(tests/fixtures/compare/compile-loaded/) and the real 20 %-slower run (compile-cpu2/all20.json)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tlbench.harness.results.compare import compare_runs
+from tlbench.harness.results.compile_shift import honest
+from tlbench.harness.results.store import load_results
+from tlbench.harness.results.verdicts import RunShift
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "compare"
+LOADED = FIXTURES / "compile-loaded"
+
+
+def _shift(base: str, new: str):
+    comparison = compare_runs(load_results(base), load_results(new))
+    (shift,) = comparison.shifts
+    return comparison, shift
+
+
+def test_a_loaded_box_a_a_pair_is_noisy_with_the_probes_real_move_both_ways():
+    for base, new in ((LOADED / "loaded.json", LOADED / "quiet.json"), (LOADED / "quiet.json", LOADED / "loaded.json")):
+        comparison, shift = _shift(base, new)
+        assert shift.verdict == "NOISY" and not shift.gates, shift.words
+        assert "WHOLE-RUN SHIFT" not in shift.words and "+0.0%" not in shift.words
+        assert "the probe itself moved" in shift.words and "load" in shift.words
+        assert abs(shift.vendor_change) > 0.2  # the probe's real move (-25 % / +34 %), not a constant
+        assert not comparison.has_regression
+        assert not any(i.verdict.value == "SLOWER" for i in comparison.items)
+
+
+def test_a_real_slowdown_of_every_build_still_gates_with_the_probes_move_in_its_words():
+    comparison = compare_runs(load_results(FIXTURES / "compile-cpu2" / "b1.json"), load_results(FIXTURES / "compile-cpu2" / "all20.json"))
+    shifts = [s for s in comparison.shifts if s.verdict == "SHIFT"]
+    assert shifts and all(s.gates and s.change > 0.1 for s in shifts)
+    assert all("the machine probe (divided out of every build) moved" in s.words and "+0.0%" not in s.words for s in shifts)
+
+
+def _run_shift(change: float) -> RunShift:
+    return RunShift("s", "b", "compile", 14, change, 13, 1e-4, 0.0, "SHIFT", change > 0, "x")
+
+
+def test_the_load_rule_leaves_a_regression_the_cpu_seconds_show_against_the_probe():
+    # code 20 % slower measured while the box got quieter: CPU seconds +11 % against a probe at -25 %
+    kept = honest(_run_shift(0.48), probe=-0.25, cpu=0.11, effect=0.10)
+    assert kept.verdict == "SHIFT" and kept.gates and "-25.0%" in kept.words
+    # the same move with the CPU seconds going the probe's way: the load's doing
+    noisy = honest(_run_shift(0.13), probe=-0.25, cpu=-0.09, effect=0.10)
+    assert noisy.verdict == "NOISY" and not noisy.gates
+    # a probe that barely moved: not a load change, the shift stands
+    assert honest(_run_shift(0.20), probe=-0.02, cpu=0.18, effect=0.10).verdict == "SHIFT"

@@ -1,0 +1,73 @@
+"""The instruction-count verdict (harness/results/count_verdicts.py): its rule on numbers, and
+in a real compare: its rows sit beside the time verdicts, gate, and never compare counts of
+different counters."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+from tlbench.harness.results.compare import compare_runs
+from tlbench.harness.results.count_verdicts import COUNT_FLOOR, INSTRUCTIONS, judge_counts
+from tlbench.harness.results.judgement import Verdict
+from tlbench.harness.results.report import comparison_markdown
+from tlbench.harness.results.store import load_results, parse_results
+
+COMPARE = Path(__file__).parent / "fixtures" / "compare"
+COUNTED = 8  # the fixture's items that get a count
+
+
+def test_the_rule_on_counts():
+    assert judge_counts([812_439_209], [813_243_769])[0].verdict is Verdict.SAME  # +0.1 %: a real A/A pair of one item
+    slower, rule = judge_counts([800_000_000], [824_000_000])
+    assert slower.verdict is Verdict.SLOWER and "instructions +3.00%" in slower.reason and rule.startswith("instruction count")
+    assert judge_counts([800_000_000], [776_000_000])[0].verdict is Verdict.FASTER
+    assert judge_counts([800_000_000], [806_000_000])[0].verdict is Verdict.SAME  # +0.75 %: under the 1 % minimum
+    noisy = judge_counts([800_000_000, 880_000_000], [900_000_000])[0]  # the item's own counts spread 10 %
+    assert noisy.verdict is Verdict.NOISY and "spread of the item's own counts" in noisy.reason
+    assert judge_counts([100], [101], floor=0.02, floor_words="spread")[0].verdict is Verdict.NOISY
+    assert COUNT_FLOOR < 0.01
+
+
+def _with_counts(doc, change=lambda case_id, count: count, counter="callgrind"):
+    out = copy.deepcopy(doc)
+    for i, bench in enumerate(out["benchmarks"]):
+        rec = bench["extra_info"]["tlbench"]
+        if i < COUNTED:
+            count = 700_000_000 + 10_000_000 * i
+            rec["instructions"] = {"counter": counter, "event": "Ir", "lowering": [int(change(rec["case_id"], count))]}
+        else:
+            rec["instructions"] = {"absent": "not in the callgrind subset"}
+    return out
+
+
+def test_a_three_percent_item_is_slower_alone_beside_its_time_verdict():
+    base = load_results(COMPARE / "ascend-compile-a.json")
+    target = base.records[2]["case_id"]
+    b = parse_results(_with_counts(base.document), "base.json")
+    n = parse_results(_with_counts(base.document, lambda case_id, c: c * 1.03 if case_id == target else c + 7), "new.json")
+    cmp = compare_runs(b, n)
+    counted = [i for i in cmp.items if i.metric == INSTRUCTIONS]
+    assert len(counted) == COUNTED
+    assert [(i.key.case_id, i.verdict) for i in counted if i.verdict is not Verdict.SAME] == [(target, Verdict.SLOWER)]
+    assert [i.key.case_id for i in cmp.regressions if i.metric == INSTRUCTIONS] == [target]
+    assert len([i for i in cmp.items if i.metric == "time"]) == len(base.records)  # the time verdicts are all still there
+    text = comparison_markdown(cmp)
+    assert f"| SLOWER | compile-ascend-{target} [instructions] | " in text and "M instr" in text
+
+
+def test_a_whole_run_move_of_the_counts_is_a_shift_that_gates():
+    base = load_results(COMPARE / "ascend-compile-a.json")
+    b = parse_results(_with_counts(base.document), "base.json")
+    n = parse_results(_with_counts(base.document, lambda case_id, c: c * 1.05), "new.json")
+    (shift,) = [s for s in compare_runs(b, n).shifts if "instructions" in s.words]
+    assert shift.gates and shift.words.startswith("WHOLE-RUN SHIFT all suites/ascend/compile (instructions)")
+
+
+def test_counts_of_different_counters_are_not_compared():
+    base = load_results(COMPARE / "ascend-compile-a.json")
+    b = parse_results(_with_counts(base.document), "base.json")
+    n = parse_results(_with_counts(base.document, counter="hardware"), "new.json")
+    cmp = compare_runs(b, n)
+    assert not [i for i in cmp.items if i.metric == INSTRUCTIONS]
+    assert sum("counted by different counters" in note for note in cmp.notes) == COUNTED

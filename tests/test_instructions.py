@@ -1,0 +1,139 @@
+"""Instruction counts of a compile item's cold lowering (harness/measure/callgrind.py, hardware_counter.py).
+
+The callgrind tests run the real ``valgrind --tool=callgrind`` on a child process whose
+"lowering" is a fixed pure-Python loop (tests/fixtures/counting/counting_backend.py, a fake
+named as such): the count must grow by the loop's own cost when the loop grows, must not hold
+the child's imports or its first (set-up) lowering, and must repeat.  The hardware test takes
+whichever branch this machine has: a real count where ``perf_event_open`` works, else its
+one-line reason.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from tlbench.harness.core.cases import Case
+from tlbench.harness.core.record import BenchItem
+from tlbench.harness.measure import callgrind
+from tlbench.harness.measure.callgrind import CountRequest, count_under_callgrind
+from tlbench.harness.measure.count_phase import InstructionCounting
+from tlbench.harness.measure.hardware_counter import HardwareCounter
+from tlbench.harness.measure.instructions import subset_of
+
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE / "toys"), str(HERE / "fixtures" / "counting")]
+from toy_family import VaddConfig, VaddProblem  # noqa: E402
+
+FACTORY = "counting_backend:CountingBackend"
+needs_callgrind = pytest.mark.skipif(callgrind.callgrind_reason() is not None,
+                                     reason=f"callgrind not usable here: {callgrind.callgrind_reason()}")
+
+
+def _items(n: int) -> tuple[BenchItem, ...]:
+    return tuple(BenchItem("counting", "compile", Case(VaddProblem(1024 * (i + 1)), VaddConfig(block=256))) for i in range(n))
+
+
+def _counts(items, **options) -> dict[str, dict]:
+    return count_under_callgrind(CountRequest(items, FACTORY, options, timeout_s=600))
+
+
+@needs_callgrind
+def test_callgrind_counts_only_the_lowering_and_sees_a_sized_change():
+    items = _items(2)
+    base = _counts(items, iterations=100_000)
+    more = _counts(items, iterations=100_000, extra=20_000, extra_case=items[1].case.case_id)
+    b0, b1 = base[items[0].item_id]["lowering"][0], base[items[1].item_id]["lowering"][0]
+    m0, m1 = more[items[0].item_id]["lowering"][0], more[items[1].item_id]["lowering"][0]
+    per_step = b1 / 100_000
+    # The set-up lowering's 200 000 steps and the imports are not in any count: a count is the
+    # item's own 100 000 steps (plus the call around them), not 3x that.
+    assert 20 < per_step < 2000 and b0 < 1.05 * b1, (b0, b1, m0, m1)
+    assert abs(m0 / b0 - 1) < 0.005, (b0, b1, m0, m1)  # the other item did not move
+    assert 0.17 < m1 / b1 - 1 < 0.23  # 20 000 more steps: +20 % of the loop
+    record = base[items[0].item_id]
+    assert record["counter"] == "callgrind" and "Ir" in record["event"] and "client requests" in record["isolation"]
+
+
+@needs_callgrind
+def test_a_failing_lowering_is_that_items_absent_count():
+    items = _items(2)
+    got = _counts(items, iterations=10_000, fail_case=items[0].case.case_id)
+    assert "the fake lowering refused this case" in got[items[0].item_id]["absent"]
+    assert got[items[1].item_id]["lowering"][0] > 0
+
+
+def test_without_valgrind_the_count_is_absent_and_says_why(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))  # an empty PATH: no valgrind, no cc
+    items = _items(1)
+    got = _counts(items, iterations=10)
+    assert got[items[0].item_id] == {"absent": "no valgrind on PATH (Debian/Ubuntu: apt-get install -y valgrind)"}
+
+
+def test_the_hardware_counter_counts_or_says_why():
+    counter = HardwareCounter.open()
+    if isinstance(counter, str):
+        assert counter.startswith("no hardware instruction counter: perf_event_open failed with ")
+        return
+    from counting_backend import work
+
+    _, small = counter.count(lambda: work(100_000))
+    _, large = HardwareCounter.open().count(lambda: work(200_000))
+    assert small is not None and large is not None
+    assert 1.8 < large[0] / small[0] < 2.2
+
+
+def test_the_subset_is_stable_when_items_are_added():
+    items = list(_items(12))
+    chosen = {i.item_id for i in subset_of(items, 3)}
+    assert len(chosen) == 3
+    more = items + list(BenchItem("counting", "compile", Case(VaddProblem(7 * 1024 + k), VaddConfig(block=256))) for k in range(5))
+    again = {i.item_id for i in subset_of(more, 3)}
+    newcomers = again - {i.item_id for i in items}
+    assert len(again & chosen) == 3 - len(newcomers)  # an old item leaves only for a newcomer that hashes before it
+
+
+def test_the_phase_leaves_every_timed_record_with_counts_or_a_reason():
+    items = list(_items(3))
+    outcomes = {i.item_id: type("O", (), {"status": "timed", "record": {}})() for i in items}
+    asked = []
+
+    def count(request):
+        asked.append([i.item_id for i in request.items])
+        return {i.item_id: {"counter": "callgrind", "lowering": [1]} for i in request.items}
+
+    InstructionCounting(mode="subset", subset=1, factory_of=lambda _n: FACTORY, count=count)("counting", items, outcomes)
+    assert len(asked) == 1 and len(asked[0]) == 1
+    counted = [i for i in items if outcomes[i.item_id].record["instructions"].get("lowering")]
+    assert [i.item_id for i in counted] == asked[0]
+    others = [outcomes[i.item_id].record["instructions"]["absent"] for i in items if i not in counted]
+    assert len(others) == 2 and all("not in the callgrind subset (1 of the 3 compile items" in o for o in others)
+
+
+def test_the_subset_leaves_out_items_whose_lowering_is_too_slow_to_count():
+    items = list(_items(3))
+    outcomes = {i.item_id: type("O", (), {"status": "timed", "record": {"samples_s": [s] * 3}})()
+                for i, s in zip(items, (0.5, 14.8, 0.7))}
+    asked = []
+
+    def count(request):
+        asked.extend(i.item_id for i in request.items)
+        return {i.item_id: {"counter": "callgrind", "lowering": [1]} for i in request.items}
+
+    InstructionCounting(mode="subset", subset=5, factory_of=lambda _n: FACTORY, count=count)("counting", items, outcomes)
+    assert asked == [items[0].item_id, items[2].item_id]
+    assert "its timed round took 14.8 s, over the subset's 3 s" in outcomes[items[1].item_id].record["instructions"]["absent"]
+
+
+def test_hardware_mode_never_starts_callgrind():
+    items = list(_items(2))
+    outcomes = {i.item_id: type("O", (), {"status": "timed", "record": {}})() for i in items}
+
+    def count(request):
+        raise AssertionError("callgrind started in hardware mode")
+
+    InstructionCounting(mode="hardware", factory_of=lambda _n: FACTORY, count=count)("counting", items, outcomes)
+    assert all("--tlbench-instructions subset or all" in o.record["instructions"]["absent"] for o in outcomes.values())

@@ -1,0 +1,40 @@
+"""backends/tools/kernel_hashes.py: the sha256 of every suite case's generated kernel source,
+dumped through the real NVIDIA backend (tilelang's CUDA codegen on this CPU) and compared."""
+
+import json
+
+import pytest
+
+from tlbench.backends.tools import kernel_hashes
+
+SUITE = """
+from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+from tlbench.harness.core.sweep import Sweep
+
+SWEEP = Sweep(name="tiny", problems=[GemmProblem(256, 256, 256)],
+              configs=[GemmConfig(128, 128, 32, 128, "auto", 2), GemmConfig(128, 128, 32, 128, "auto", 3),
+                       GemmConfig(128, 128, 1000, 128, "auto", 2)])
+"""
+
+
+def test_dump_hashes_each_case_and_compare_finds_a_change(tmp_path, capsys):
+    pytest.importorskip("tilelang")
+    suites = tmp_path / "suites"
+    suites.mkdir()
+    (suites / "test_tiny.py").write_text(SUITE)
+    before = tmp_path / "before.json"
+    assert kernel_hashes.main([str(before), "--suites", str(suites), "--backend", "nvidia"]) == 0
+    hashes = json.loads(before.read_text())["nvidia"]
+    ids = sorted(hashes)
+    assert len(ids) == 3 and len({hashes[i] for i in ids}) == 3  # s2 and s3 differ; the refused one is its error
+    assert hashes["gemm-256x256x256-f16-bm128-bn128-bk1000-t128-auto-s2"].startswith("error: ")
+    assert kernel_hashes.main(["--compare", str(before), str(before)]) == 0
+    assert "3 kernel sources identical (1 of them compiler refusals), 0 differ" in capsys.readouterr().out
+
+    moved = {"nvidia": {**hashes, ids[0]: "0" * 64}}
+    moved["nvidia"].pop(ids[1])
+    after = tmp_path / "after.json"
+    after.write_text(json.dumps(moved))
+    assert kernel_hashes.main(["--compare", str(before), str(after)]) == 1
+    out = capsys.readouterr().out
+    assert f"nvidia {ids[0]}: " in out and f"nvidia {ids[1]}: only in {before}" in out and "1 differ" not in out

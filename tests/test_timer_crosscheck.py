@@ -1,0 +1,173 @@
+"""The timer cross-check tool's logic on the CPU: case selection from suites, ncu's CSV split
+into calls per case, the table and its agreement lines, the step commands, bad input.
+
+``fake_ncu_csv`` writes CSV in ncu's ``--csv`` layout for a made-up launch; ``FakeSteps`` stands
+in for the GPU steps (it writes the files the real harness and ncu steps write).  The real tool
+runs on the H200 (backends/tools/h200_timers.sh).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from tlbench.backends.tools import timer_crosscheck as tool
+from tlbench.backends.tools.timer_table import CrosscheckRow, agreement, calls_by_case, markdown, ncu_kernel_rows, table
+
+ROOT = Path(__file__).resolve().parents[1]
+GEMM_SUITE = str(ROOT / "backends" / "tools" / "crosscheck_gemm_suite.py")
+MARKER, FLUSH, GEMM, CUBLAS, SPLITK = "spin_kernel", "FillFunctor<unsigned char>", "gemm_kernel", "sm90_xmma_gemm", "splitKreduce"
+
+
+def fake_ncu_csv(kernels: list[tuple[str, float]]) -> str:
+    """ncu --csv text for these (name, microseconds) launches, IDs in order, units varying, with
+    ncu's own lines and a second metric in between (both must be ignored)."""
+    head = '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"'
+    lines = ["==PROF== Connected to process 4242", head]
+    for i, (name, us) in enumerate(kernels):
+        unit, value = ("usecond", f"{us:,.3f}") if i % 2 else ("nsecond", f"{us * 1e3:,.1f}")
+        row = ["" + str(i), "4242", "python3", "h", name, "1", "7", "(256, 1, 1)", "(64, 1, 1)", "0", "9.0", "Command line profiler metrics"]
+        lines.append(",".join(f'"{c}"' for c in [*row, "gpu__time_duration.sum", unit, value]))
+        lines.append(",".join(f'"{c}"' for c in [*row, "sm__throughput.avg.pct_of_peak_sustained_elapsed", "%", "50.0"]))
+    return "\n".join([*lines, "==PROF== Disconnected from process 4242"]) + "\n"
+
+
+LAUNCH = [(MARKER, 1.0), (FLUSH, 30.0), (MARKER, 1.0),
+          (FLUSH, 30.0), (GEMM, 8.5), (FLUSH, 31.0), (GEMM, 8.7), (MARKER, 1.0),
+          (FLUSH, 30.0), (CUBLAS, 6.0), (SPLITK, 1.0), (FLUSH, 30.0), (CUBLAS, 6.2), (SPLITK, 1.1), (MARKER, 1.0)]
+
+
+def test_ncu_rows_are_read_in_order_in_seconds():
+    rows = ncu_kernel_rows(fake_ncu_csv(LAUNCH[:4]))
+    assert [n for n, _ in rows] == [MARKER, FLUSH, MARKER, FLUSH]
+    assert [s for _, s in rows] == pytest.approx([1e-6, 30e-6, 1e-6, 30e-6])
+
+
+def test_each_case_segment_splits_at_the_flush_into_summed_calls():
+    calls = calls_by_case(ncu_kernel_rows(fake_ncu_csv(LAUNCH)), ["gemm-a", "gemm-a-vendor"], 2)
+    assert calls["gemm-a"] == pytest.approx([8.5e-6, 8.7e-6])
+    assert calls["gemm-a-vendor"] == pytest.approx([7.0e-6, 7.3e-6])  # both of cuBLAS's kernels
+
+
+@pytest.mark.parametrize("launch, cases, words", [
+    (LAUNCH[2:], ["a", "b"], "first rows are not the launcher's marker, flush, marker"),
+    (LAUNCH, ["a"], "2 case segments, the launcher ran 1"),
+    (LAUNCH[:-1], ["a", "b"], "after the last marker"),
+    (LAUNCH[:3] + [(FLUSH, 30.0), (FLUSH, 30.0), (GEMM, 8.0), (MARKER, 1.0)], ["a"], "expected 2"),
+    (LAUNCH[:3] + [(GEMM, 8.0), (FLUSH, 30.0), (GEMM, 8.0), (MARKER, 1.0)], ["a"], "before the first flush"),
+])
+def test_a_launch_that_is_not_what_the_launcher_writes_is_refused(launch, cases, words):
+    with pytest.raises(ValueError, match=words):
+        calls_by_case(ncu_kernel_rows(fake_ncu_csv(launch)), cases, 2)
+
+
+def _row(case_id, events, cupti, graph, none, base, graph_method="cuda-graph"):
+    harness = {"events": {"median_s": events, "status": "clean", "method": "cuda-event"},
+               "cupti": {"median_s": cupti, "status": "clean", "method": "cupti-kernel-timestamps"},
+               "graph": {"median_s": graph, "status": "CAPPED", "method": graph_method}}
+    return CrosscheckRow.from_results(case_id, harness, {"none": [none, none * 1.1, none * 0.9], "base": [base]})
+
+
+def test_the_table_shows_medians_ratios_and_status_and_agreement_says_which_timer_misses():
+    rows = [_row("gemm-1024", 12e-6, 8.8e-6, 9.5e-6, 8.6e-6, 9.9e-6),
+            _row("gemm-8192", 1.64e-3, 1.612e-3, 1.60e-3, 1.60e-3, 1.80e-3, graph_method="cuda-event")]
+    assert rows[0].ratio("cupti") == pytest.approx(8.8 / 8.6) and rows[0].ratio("base") == pytest.approx(9.9 / 8.6)
+    text = table(rows)
+    header, _, first, second = text.splitlines()
+    assert header.split()[:3] == ["case", "events", "us"]
+    assert first.split() == ["gemm-1024", "12.00", "8.80", "9.50", "8.60", "9.90", "1.3953", "1.0233", "1.1047", "1.1512",
+                             "clean/clean/CAPPED"]
+    assert second.split()[-2:] == ["as", "cuda-event"]  # the graph timer fell back: said in its status
+    lines = agreement(rows)
+    assert lines[1] == "cupti / ncu none over 2 cases: 1.0075 .. 1.0233 (misses +-2% by 0.33%)"
+    assert lines[0].startswith("events / ncu none over 2 cases: 1.0250 .. 1.3953 (misses")
+    assert markdown(rows).splitlines()[2].startswith("| gemm-1024 | 12.00 |")
+    empty = CrosscheckRow.from_results("x", {"cupti": {"median_s": None, "status": "failed [check]"}}, {})
+    assert math.isnan(empty.ratio("cupti")) and "failed [check]" in table([empty])
+    assert agreement([empty])[1] == "cupti / ncu none: no pair measured"
+
+
+def no_best(*_args):
+    """A stand-in for the results layer's load_best: no recorded winners."""
+    return None
+
+
+def test_selection_takes_suite_cases_and_vendor_items_filtered_by_k_and_case():
+    sweeps = [tool.load_sweep(GEMM_SUITE)]
+    every = [c.case_id for c in tool.select(sweeps, None, [], no_best)]
+    assert every == [f"gemm-{n}x{n}x{n}-f16-bm128-bn256-bk64-t256-auto-s3" for n in (1024, 2048, 4096, 8192)] + \
+        [f"gemm-{n}x{n}x{n}-f16-vendor" for n in (1024, 2048, 4096, 8192)]
+    chosen = tool.select(sweeps, "2048 or (8192 and not vendor)", [], no_best)
+    assert [c.case_id for c in chosen] == [every[1], every[3], every[5]]
+    assert [c.case_id for c in tool.select(sweeps, "vendor", [every[0], every[4]], no_best)] == [every[4]]
+    with pytest.raises(tool.UsageProblem, match="--case gemm-3x3x3-f16-vendor: not a case of the given suites"):
+        tool.select(sweeps, None, ["gemm-3x3x3-f16-vendor"], no_best)
+    with pytest.raises(tool.UsageProblem, match="no case of 8 matches -k 'rmsnorm'"):
+        tool.select(sweeps, "rmsnorm", [], no_best)
+    with pytest.raises(tool.UsageProblem, match="-k 'and or'"):
+        tool.select(sweeps, "and or", [], no_best)
+
+
+class FakeSteps:
+    """Stands in for the GPU steps: records each command and writes what that step writes."""
+
+    def __init__(self, out: Path, ncu_exit: int = 0) -> None:
+        self.out, self.ncu_exit, self.commands = out, ncu_exit, []
+
+    def __call__(self, cmd, stdout=None, check=False):
+        self.commands.append(list(cmd))
+        if "harness" in cmd:
+            row = _row("gemm-a", 12e-6, 8.8e-6, 9.5e-6, 8.6e-6, 9.9e-6)
+            (self.out / "harness.json").write_text(json.dumps({"gemm-a": {t: {"median_s": s, "status": "clean"} for t, s in row.harness_s.items()}}))
+            return type("Done", (), {"returncode": 0})()
+        manifest = Path(cmd[cmd.index("--manifest") + 1])
+        manifest.write_text(json.dumps({"cases": ["gemm-a", "gemm-a-vendor"], "count": 2}))
+        stdout.write(fake_ncu_csv(LAUNCH))
+        return type("Done", (), {"returncode": self.ncu_exit})()
+
+
+def test_run_times_with_the_harness_then_ncu_none_and_base_and_prints_one_table(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(tool.shutil, "which", lambda name: "/usr/local/bin/ncu")  # the GPU host has ncu; this box has none
+    steps = FakeSteps(tmp_path)
+    args = tool.parser().parse_args(["run", "--suite", GEMM_SUITE, "-k", "1024", "--out-dir", str(tmp_path), "--count", "2"])
+    assert tool.run_all(args, runner=steps) == 0
+    harness, none, base = steps.commands
+    assert harness[-6:] == ["--seed", "1", "--timers", "events,cupti,graph", "--out", str(tmp_path / "harness.json")]
+    assert none[:10] == ["ncu", "--profile-from-start", "off", "--clock-control", "none", "--cache-control", "all",
+                         "--metrics", "gpu__time_duration.sum", "--csv"]
+    assert base[4] == "base" and none[none.index("launch") + 1:][:4] == ["--suite", GEMM_SUITE, "-k", "1024"]
+    out = capsys.readouterr().out
+    assert "gemm-a" in out and "8.60" in out and "cupti / ncu none over 1 cases: 1.0233 .. 1.0233" in out
+    assert (tmp_path / "crosscheck.md").read_text().startswith("| case |")
+
+
+def test_a_failed_ncu_step_still_gives_the_table_and_exits_1(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(tool.shutil, "which", lambda name: "/usr/local/bin/ncu")
+    args = tool.parser().parse_args(["run", "--suite", GEMM_SUITE, "--out-dir", str(tmp_path), "--ncu", "none"])
+    assert tool.run_all(args, runner=FakeSteps(tmp_path, ncu_exit=3)) == 1
+    captured = capsys.readouterr()
+    assert "ncu --clock-control none exited 3" in captured.err and "gemm-a" in captured.out
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["run", "--suite", "no/such/suite.py", "--ncu", "", "--out-dir", "{tmp}"], "--suite no/such/suite.py: no such file"),
+    (["run", "--suite", GEMM_SUITE, "--out-dir", "{tmp}"], "ncu is not on PATH"),
+    (["table", "/nonexistent-crosscheck-dir"], "harness.json: no such file"),
+])
+def test_bad_input_is_one_line_and_exit_2(argv, words, capsys, monkeypatch, tmp_path):
+    monkeypatch.setattr(tool.shutil, "which", lambda name: None)
+    assert tool.main([a.replace("{tmp}", str(tmp_path / "out")) for a in argv]) == 2
+    assert not (tmp_path / "out").exists()  # nothing started, nothing written
+    err = capsys.readouterr().err
+    assert words in err and err.count("\n") == 1
+
+
+def test_unknown_timer_or_clock_mode_is_refused_by_the_parser(capsys):
+    for argv in (["run", "--suite", GEMM_SUITE, "--timers", "cupti,ncu"], ["run", "--suite", GEMM_SUITE, "--ncu", "boost"]):
+        with pytest.raises(SystemExit) as exit_:
+            tool.parser().parse_args(argv)
+        assert exit_.value.code == 2
+    assert "comma list of none, base" in capsys.readouterr().err
