@@ -65,13 +65,16 @@ def test_each_job_is_thin(workflow, name):
     assert upload[0]["with"]["path"].rstrip("/") == _nightly_args(job).out_dir.rstrip("/")
 
 
-def test_the_cpu_shards_count_instructions_with_valgrind_from_debian(workflow):
-    steps = workflow["jobs"]["cpu-shard"]["steps"]
+def test_the_cpu_job_counts_instructions_with_valgrind_from_debian(workflow):
+    steps = workflow["jobs"]["cpu"]["steps"]
     runs = [s.get("run", "") for s in steps]
     install = runs.index(VALGRIND_STEP)
-    shard = next(i for i, r in enumerate(runs) if r.startswith("python3 -m pytest"))
-    assert install < shard
-    assert "--tlbench-instructions=subset" in shlex.split(runs[shard])
+    gate = next(i for i, r in enumerate(runs) if r.startswith("tlbench nightly"))
+    assert install < gate
+    assert "--tlbench-instructions=subset" in shlex.split(_nightly_args(workflow["jobs"]["cpu"]).pytest_args)
+    shard_runs = [s.get("run", "") for s in workflow["jobs"]["cpu-shard"]["steps"]]  # the shards count instructions too
+    shard = next(i for i, r in enumerate(shard_runs) if r.startswith("python3 -m pytest"))
+    assert shard_runs.index(VALGRIND_STEP) < shard and "--tlbench-instructions=subset" in shard_runs[shard]
 
 
 def test_nightly_arguments_parse_with_tlbench(workflow):

@@ -12,7 +12,10 @@
 # Ti = F + Wi with sum(Wi) = W, so the fixed cost per shard F = (sum(Ti) - T1) / (N - 1) and
 # the sharded wall max(Ti) ~ F + W / N.  Printed beside it: its parts that are measured
 # directly (collection: `--collect-only`; each backend's untimed first compile, setup_s) and
-# the merge.  The inert-key probe cache is warmed once first, so neither run pays it.
+# the merge, and per shard how much slower its items compiled than in the unsharded run: F is
+# a fixed cost only where that is about 1.00 (on a shared box the shards and the other load
+# slow each other, and the formula's F holds that too).  The inert-key probe cache is warmed
+# once first, so neither run pays it.
 set -u
 N=${1:-2}
 OUT=${2:-results/runs/shard-timing}
@@ -78,6 +81,15 @@ print(f"fixed cost per shard F = (sum of shard walls - one host) / (N - 1) = ({s
       f"model F + W/N = {fixed + (t1 - fixed) / n:.1f} s vs measured slowest shard {max(walls):.1f} s")
 print(f"  of it measured directly: start-up + collection {collect:.1f} s; untimed first compile per backend "
       f"(setup_s) unsharded {setup1}, shards {setups}")
+import statistics
+def records(path):
+    return {b["fullname"]: b["extra_info"]["tlbench"]["samples_s"] for b in json.load(open(path))["benchmarks"]}
+one = records(f"{out}/unsharded.json")
+for i in range(1, n + 1):
+    mine = records(f"{out}/shard-{i}.json")
+    ratio = statistics.median(statistics.median(v) / statistics.median(one[k]) for k, v in mine.items() if k in one)
+    print(f"shard {i}: its items' work in the unsharded run {sum(sum(one[k]) for k in mine if k in one):.0f} s of timed rounds; "
+          f"per item, shard / unsharded median {ratio:.2f} (1.00: the shards did not slow each other; above: F absorbs the contention)")
 EOF
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$S"
 cat "$S"
