@@ -117,7 +117,7 @@ class AscendBackend:
         install_z3_recorders()
         self.target = _make_ascend_target()
         self._compile_slowdown = TestOnlyCompileSlowdown.parse(options.get("ascend_test_only_compile_slowdown"))
-        self._changes = TestOnlyLoweringChanges.from_options(options)  # TEST ONLY (backends/testing/compile_changes.py)
+        self._changes = TestOnlyLoweringChanges.from_options(options, self.name)  # TEST ONLY (backends/testing/compile_changes.py)
         self._probe: npu.NpuProbe | None = None
 
     def _npu(self) -> npu.NpuProbe:

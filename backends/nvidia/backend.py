@@ -94,7 +94,7 @@ class NvidiaBackend:
         self._slowdown = _test_only("tlbench.backends.nvidia.slowdown", "TestOnlySlowdown", options.get("nvidia_test_only_slowdown"))
         self._faults = _test_only("tlbench.backends.nvidia.fault_injection", "TestOnlyFaults", options.get("nvidia_test_only_fault"))
         self._compile_slowdown = TestOnlyCompileSlowdown.parse(options.get("nvidia_test_only_compile_slowdown"))
-        self._changes = TestOnlyLoweringChanges.from_options(options)  # TEST ONLY (backends/testing/compile_changes.py)
+        self._changes = TestOnlyLoweringChanges.from_options(options, self.name)  # TEST ONLY (backends/testing/compile_changes.py)
 
     # -- the controller of a device worker ----------------------------------------------------
     @classmethod
