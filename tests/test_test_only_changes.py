@@ -45,6 +45,9 @@ def test_the_changes_apply_to_their_case_only():
     assert changes.pass_configs("c2", {"a": 1}) == {"a": 1}
     assert changes.words("c2") == "TEST ONLY: 10 iterations of extra lowering work" and changes.words("c3") is None
     assert TestOnlyLoweringChanges.from_options(BackendOptions({})) is None
+    one = {"test_only_num_stages": "ascend/c1:1"}
+    assert TestOnlyLoweringChanges.from_options(BackendOptions(one), "ascend").words("c1") == "TEST ONLY: lowered with num_stages=1"
+    assert TestOnlyLoweringChanges.from_options(BackendOptions(one), "nvidia").words("c1") is None
     with pytest.raises(ValueError, match="CASE_ID:KEY=VALUE"):
         TestOnlyLoweringChanges.from_options(BackendOptions({"test_only_pass_config": "c1:novalue"}))
     assert extra_work(1000) == extra_work(1000) == sum((i * i) % 7 for i in range(1000))

@@ -22,4 +22,4 @@ class TestOnlyAscendBackend(AscendBackend):
         super().__init__(options)
         self._compile_slowdown = TestOnlyCompileSlowdown.parse(options.get("ascend_test_only_compile_slowdown"),
                                                                COMPILE_SLOWDOWN)
-        self._changes = TestOnlyLoweringChanges.from_options(options)  # compile_changes.py's options
+        self._changes = TestOnlyLoweringChanges.from_options(options, self.name)  # compile_changes.py's options

@@ -11,7 +11,8 @@ otherwise, so these options exist only in a session that asks for them).  It add
 - ``--tlbench-test-only-num-stages CASE_ID:N``: that case's body built with ``num_stages=N``,
   under its own case id;
 
-and hands them to every backend through the backend options (the
+(``CASE_ID`` may be ``BACKEND/CASE_ID``: both backends have cases of the same id) and hands
+them to every backend through the backend options (the
 ``pytest_tlbench_register_backends`` hook), registering the backends' test-only subclasses
 (backends/testing/nvidia_test_only.py, ascend_test_only.py), which alone act on them, so they
 also reach worker and count-child processes.  A bad spec is a usage error naming the form it wants.  Plans lowered with a change

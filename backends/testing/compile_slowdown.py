@@ -76,25 +76,27 @@ class TestOnlyLoweringChanges:
       the case's own (e.g. ``tl.disable_warp_specialized=true``, ``tl.disable_tma_lower=true``);
     - ``test_only_num_stages`` ``CASE_ID:N``: the body built with ``num_stages=N``.
 
-    Every plan lowered with one says so under ``features["test_only"]``."""
+    ``CASE_ID`` may be ``BACKEND/CASE_ID`` (one backend's case: both backends have cases of the
+    same id) or ``*``.  Every plan lowered with one says so under ``features["test_only"]``."""
 
     __test__ = False
     extra: tuple[str, int] | None = None
     pass_config: tuple[str, tuple[tuple[str, Any], ...]] | None = None
     num_stages: tuple[str, int] | None = None
+    backend: str = ""  # the backend applying them (a BACKEND/CASE_ID spec matches that backend only)
 
     @classmethod
-    def from_options(cls, options: Any) -> "TestOnlyLoweringChanges | None":
+    def from_options(cls, options: Any, backend: str = "") -> "TestOnlyLoweringChanges | None":
         extra, passes, stages = (options.get(k) for k in ("test_only_extra_lowering_work", "test_only_pass_config",
                                                            "test_only_num_stages"))
         if not (extra or passes or stages):
             return None
         return cls(_case_int(extra, "--tlbench-test-only-extra-lowering-work", "CASE_ID:ITERATIONS") if extra else None,
                    _case_configs(passes) if passes else None,
-                   _case_int(stages, "--tlbench-test-only-num-stages", "CASE_ID:N") if stages else None)
+                   _case_int(stages, "--tlbench-test-only-num-stages", "CASE_ID:N") if stages else None, backend)
 
     def _for(self, spec: tuple[str, Any] | None, case_id: str) -> Any:
-        return spec[1] if spec is not None and spec[0] in ("*", case_id) else None
+        return spec[1] if spec is not None and spec[0] in ("*", case_id, f"{self.backend}/{case_id}") else None
 
     def work(self, case_id: str) -> None:
         iterations = self._for(self.extra, case_id)

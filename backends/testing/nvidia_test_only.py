@@ -36,4 +36,4 @@ class TestOnlyNvidiaBackend(NvidiaBackend):
         self._slowdown = TestOnlySlowdown.parse(options.get("nvidia_test_only_slowdown"))
         self._compile_slowdown = TestOnlyCompileSlowdown.parse(options.get("nvidia_test_only_compile_slowdown"),
                                                                COMPILE_SLOWDOWN)
-        self._changes = TestOnlyLoweringChanges.from_options(options)  # compile_changes.py's options
+        self._changes = TestOnlyLoweringChanges.from_options(options, self.name)  # compile_changes.py's options

@@ -108,14 +108,12 @@ def summary_line(cmp: RunComparison) -> str:
         gate += f", {len(cmp.gating_shifts)} WHOLE-RUN SHIFT(s)"
     if cmp.gating_plans:
         gate += f", {len(cmp.gating_plans)} gating plan verdict(s)"
-    plans = ", ".join(f"{n} {v}" for v, n in ((v, sum(p.verdict == v for p in cmp.plans)) for v in PLAN_ORDER) if n)
     t = cmp.thresholds
     overrides = "".join(f", {s}: {e:.0%}" for s, e in sorted(t.min_effect_by_suite.items()))
     return (
         f"{gate}; {counts or 'no items'}; Mann-Whitney U p < {t.alpha:g} and median change >= "
         f"{t.min_effect:.0%}{overrides}; items with rounds: between-round median test within this pair's resolution; "
-        f"compile items: min/median-of-n factor; [instructions] rows: instruction-count rule"
-        + (f"; plans: {plans} (model numbers and compiler decisions, not times)" if plans else "")
+        f"compile items: min/median-of-n factor"
     )
 
 
@@ -159,11 +157,11 @@ def plan_rows(cmp: RunComparison) -> list[list[str]]:
 
 
 def plan_line(cmp: RunComparison) -> str:
-    same = sum(1 for p in cmp.plans if p.verdict == SAME_PLAN)
+    counts = ", ".join(f"{n} {v}" for v, n in ((v, sum(p.verdict == v for p in cmp.plans)) for v in PLAN_ORDER) if n)
     t = cmp.thresholds
     gate = ("MODEL WORSE gates" if t.gate_model else "MODEL WORSE shown, not gated") + \
         ("; any plan change gates (--gate-plan-changes)" if t.gate_plan else "; other plan changes shown, gated only on request")
-    return (f"plans of {len(cmp.plans)} case(s): {same} SAME PLAN; a modeled II or cycles per core worse by more than "
+    return (f"plans of {len(cmp.plans)} case(s): {counts}; a modeled II or cycles per core worse by more than "
             f"{t.model_threshold:.0%} is MODEL WORSE ({gate})")
 
 
