@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import scipy.stats  # noqa: F401  (before pytester's in-process runs, which unload what they import: numpy's C core loads once)
 
 import fake_backend
 from tlbench.harness.core.shard import ShardSpec, placement, run_digest
