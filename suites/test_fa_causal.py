@@ -18,7 +18,7 @@ SWEEP = FaSweep(
     problems=[FaProblem(batch=2, heads=16, seq_q=s, seq_k=s, dim=128, causal=True) for s in (4096, 8192)],
     quick_problems=(),  # out of the quick scope until it declares its quick block
     smoke_problems=[FaProblem(batch=1, heads=2, seq_q=1024, seq_k=1024, dim=128, causal=True)],
-    # 128x128 s1 is the fastest shared-body config non-causal at S=8192 (results/h200-fa-s8192.md)
+    # 128x128 s1 is the fastest shared-body config non-causal at S=8192 (results/h200-flash-attention/fa-s8192.md)
     configs=[FaConfig(128, 128, 1, threads=256), FaConfig(128, 128, 2, threads=256), FaConfig(128, 64, 3, threads=256)],
     vendor=True,
     kinds=("device",),

@@ -11,7 +11,7 @@ from tlbench.harness.results.compare import compare_runs
 from tlbench.harness.results.derived_drift import with_derived_drift
 from tlbench.harness.results.store import parse_results
 
-FIXTURE = Path(__file__).resolve().parents[1] / "results" / "h200-stages.json"  # a real H200 run with its batches
+FIXTURE = Path(__file__).resolve().parents[1] / "results" / "h200-gemm-stages" / "stages.json"  # a real H200 run with its batches
 SHIFTED_MS = (2.126, 2.265, 2.257, 2.256)  # batch medians of one item with a level shift inside it
 
 
