@@ -115,3 +115,13 @@ def test_a_memory_bound_best_is_read_in_bytes_per_second_against_the_bandwidth()
     text = "\n".join(summary_lines([kernel, VENDOR]))
     assert "3000 GB/s" in text and "75.0% of the calibrated memory bandwidth (4.00 TB/s)" in text
     assert "TFLOP/s" not in text
+
+
+def test_a_described_kernels_best_by_the_model_names_its_stage():
+    """A kernel from the generic path (its config holds its axes only) is named by its stage."""
+    rec = {"backend": "npu", "kind": "compile", "family": "mykernel", "family_described": True,
+           "case_id": "mykernel-M64-block_M64-s3", "problem": {"M": 64}, "config": {"block_M": 64, "num_stages": 3},
+           "plan": {"pipeline": {"loop_ii_cycles_model": 341}, "schedule_model": {"modeled_cycles_per_core": 22506}},
+           "status": "compiled"}
+    text = "\n".join(summary_lines([rec]))
+    assert "best by the model:" in text and " s3, 22506 modeled cycles per core" in text, text

@@ -202,7 +202,7 @@ def _model_block(block: _Block) -> list[str]:
     lines = _render_grid(forms, rows, "K-loop II, cycles (model)")
     if best is not None:
         config = best.get("config") or {}
-        lines.append(f"  best by the model: {_tile(config, best)} {_form(config)}, {cycles(best)} modeled cycles per core (model, not a time)")
+        lines.append(f"  best by the model: {_tile(config, best)} {_form(config, best)}, {cycles(best)} modeled cycles per core (model, not a time)")
     for rec in block.compiled:
         overlap = ((rec.get("plan") or {}).get("schedule_model") or {}).get("core_pipelining") or {}
         if overlap.get("applicable"):
@@ -212,7 +212,7 @@ def _model_block(block: _Block) -> list[str]:
                 if overlap.get("overlaps")
                 else "no overlap: tile t+1's Cube work starts after tile t's Vector work"
             )
-            lines.append(f"  Cube/Vector {_tile(config, rec)} {_form(config)}: {verdict}, tile-loop II {overlap['tile_loop_ii_cycles']} vs span {overlap['tile_loop_span_cycles']} (model)")
+            lines.append(f"  Cube/Vector {_tile(config, rec)} {_form(config, rec)}: {verdict}, tile-loop II {overlap['tile_loop_ii_cycles']} vs span {overlap['tile_loop_span_cycles']} (model)")
     return lines
 
 
