@@ -95,3 +95,20 @@ def test_a_compile_time_shift_whose_counts_did_not_move_is_the_machines():
     both = parse_results(_with_counts(_slower_machine(base.document, 1.4), lambda case_id, c: c * 1.05), "both.json")
     moved = compare_runs(b, both)
     assert any(s.verdict == "SHIFT" and s.gates and "instructions" not in s.words.split(":")[0] for s in moved.shifts)
+
+
+CPU_COUNTS = COMPARE / "cpu-counts"
+
+
+def test_two_real_counted_nights_call_every_count_same():
+    """Two real nights of the CPU job on the 2-core box (the second at a quarter of the first's
+    load): every counted item SAME on its instructions, every plan SAME PLAN; the flash-attention
+    item counted only on the first night has no count verdict."""
+    for backend in ("ascend", "nvidia"):
+        cmp = compare_runs(load_results(CPU_COUNTS / f"n1-{backend}-cpu.json"), load_results(CPU_COUNTS / f"n2-{backend}-cpu.json"))
+        counted = [i for i in cmp.items if i.metric == INSTRUCTIONS]
+        assert counted and {i.verdict for i in counted} == {Verdict.SAME}
+        assert max(abs(i.time.change) for i in counted) < COUNT_FLOOR
+        assert {p.verdict for p in cmp.plans} == {"SAME PLAN"}
+        assert not [s for s in cmp.shifts if s.gates]
+        assert not any("fa-" in i.key.case_id for i in counted)
