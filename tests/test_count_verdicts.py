@@ -71,3 +71,44 @@ def test_counts_of_different_counters_are_not_compared():
     cmp = compare_runs(b, n)
     assert not [i for i in cmp.items if i.metric == INSTRUCTIONS]
     assert sum("counted by different counters" in note for note in cmp.notes) == COUNTED
+
+
+def _slower_machine(doc, factor):
+    out = copy.deepcopy(doc)
+    for bench in out["benchmarks"]:
+        rec = bench["extra_info"]["tlbench"]
+        for key in ("samples_s", "cpu_samples_s"):
+            if rec.get(key):
+                rec[key] = [v * factor for v in rec[key]]
+    return out
+
+
+def test_a_compile_time_shift_whose_counts_did_not_move_is_the_machines():
+    base = load_results(COMPARE / "compile-cpu-base.json")
+    b = parse_results(_with_counts(base.document), "base.json")
+    slow = parse_results(_with_counts(_slower_machine(base.document, 1.4)), "slow.json")
+    cmp = compare_runs(b, slow)
+    time_shifts = [s for s in cmp.shifts if "instructions" not in s.words.split(":")[0]]
+    assert time_shifts and all(s.verdict == "MACHINE" and not s.gates for s in time_shifts)
+    assert "but the instructions of its" in time_shifts[0].words and "the machine's speed, not the compiler's work" in time_shifts[0].words
+    assert not cmp.gating_shifts
+    both = parse_results(_with_counts(_slower_machine(base.document, 1.4), lambda case_id, c: c * 1.05), "both.json")
+    moved = compare_runs(b, both)
+    assert any(s.verdict == "SHIFT" and s.gates and "instructions" not in s.words.split(":")[0] for s in moved.shifts)
+
+
+CPU_COUNTS = COMPARE / "cpu-counts"
+
+
+def test_two_real_counted_nights_call_every_count_same():
+    """Two real nights of the CPU job on the 2-core box (the second at a quarter of the first's
+    load): every counted item SAME on its instructions, every plan SAME PLAN; the flash-attention
+    item counted only on the first night has no count verdict."""
+    for backend in ("ascend", "nvidia"):
+        cmp = compare_runs(load_results(CPU_COUNTS / f"n1-{backend}-cpu.json"), load_results(CPU_COUNTS / f"n2-{backend}-cpu.json"))
+        counted = [i for i in cmp.items if i.metric == INSTRUCTIONS]
+        assert counted and {i.verdict for i in counted} == {Verdict.SAME}
+        assert max(abs(i.time.change) for i in counted) < COUNT_FLOOR
+        assert {p.verdict for p in cmp.plans} == {"SAME PLAN"}
+        assert not [s for s in cmp.shifts if s.gates]
+        assert not any("fa-" in i.key.case_id for i in counted)

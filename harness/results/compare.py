@@ -22,7 +22,8 @@ Contract:
   fail, or MISSING (an item of the base not measured in NEW, a whole backend included) unless
   ``accept_missing``.  Vendor items and whole-group drift are shown, never gated.
 - Instruction counts (count_verdicts.py): a compile item counted in both runs gets a second
-  verdict on its counts (``metric`` instructions), which gates too.  Plans (plan_verdicts.py):
+  verdict on its counts (``metric`` instructions), which gates too; a whole-run shift of compile
+  time whose counted items' counts did not move is the machine's (shown).  Plans (plan_verdicts.py):
   one verdict per case; a modeled II or cycle count worse beyond the threshold gates by
   default, any other plan change on request (``Thresholds``).
 - Layout: the rule is judgement.py (rank test) and verdicts.py (rules where the rank test
@@ -219,7 +220,7 @@ def compare_runs(
         drifts=tuple(drifts),
         model_changes=tuple(model_changes(paired)),
         notes=tuple(notes) + counted.notes,
-        shifts=tuple(run_shifts(paired, thresholds)) + counted.shifts,
+        shifts=count_verdicts.with_count_witness(run_shifts(paired, thresholds), counted),
         plans=plan_verdicts.compare_plans(paired, thresholds),
     )
 

@@ -15,7 +15,10 @@ and at least the resolution; SAME: it is under ``COUNT_MIN_EFFECT`` and the pair
 that much; else NOISY with the resolution in words.  A count is a number of instructions,
 never a time: it judges the work the compiler did, which load cannot move.
 
-Whole-run shift (``count_shifts``): with ``MIN_SHIFT_ITEMS`` counted items of a backend, a
+``with_count_witness(time_shifts, counted)``: a gating whole-run shift of compile time whose
+group's counted items did not move their counts is put down to the machine (shown, not gated).
+
+Whole-run shift (``count_shift``): with ``MIN_SHIFT_ITEMS`` counted items of a backend, a
 geometric-mean change of at least the minimum effect and the floor, shared by
 ``SHIFT_AGREEMENT`` of the items, is a WHOLE-RUN SHIFT of the instruction counts; it gates
 when the counts grew (nothing about the machine moves an instruction count).
@@ -179,3 +182,26 @@ def count_shift(backend: str, logs: Sequence[float], floor: float) -> RunShift |
     words = (f"WHOLE-RUN SHIFT {group}: the counted lowerings executed {change:+.2%} instructions ({agreeing}/{len(logs)} "
              f"items {direction}); instruction counts do not move with the machine: a toolchain or harness change")
     return RunShift("*", backend, "compile", len(logs), change, agreeing, 0.0, None, "SHIFT", change > 0, words)
+
+
+def with_count_witness(time_shifts: Sequence[RunShift], counted: CountVerdicts) -> tuple[RunShift, ...]:
+    """The whole-run shifts of compile time, each one (slower or faster) put down to the machine where the
+    instruction counts of its group's counted items did not move (all under the minimum effect):
+    the compiler did the same work, so the time moved with the machine's speed (a shared runner's
+    load: a real A/A pair on the 2-core box read +41.8 % on time with every count within 0.2 %).
+    Where the counts moved too, or the group has no counted item, the shift stands.  Then the
+    counts' own shifts."""
+    out = []
+    for shift in time_shifts:
+        same_group = [i for i in counted.items if (i.key.suite, i.key.backend, i.key.kind) == (shift.suite, shift.backend, shift.kind)]
+        if shift.kind != "compile" or shift.verdict != "SHIFT" or not same_group or \
+                any(abs(i.time.change) >= COUNT_MIN_EFFECT for i in same_group if i.time is not None):
+            out.append(shift)
+            continue
+        moved = math.expm1(statistics.fmean(math.log1p(i.time.change) for i in same_group if i.time is not None))
+        words = (f"{shift.suite}/{shift.backend}/{shift.kind}: the whole run's compile time moved {shift.change:+.1%} "
+                 f"({shift.agreeing}/{shift.items} items), but the instructions of its {len(same_group)} counted item(s) "
+                 f"did not ({moved:+.2%}): the machine's speed, not the compiler's work (shown, not gated)")
+        out.append(RunShift(shift.suite, shift.backend, shift.kind, shift.items, shift.change, shift.agreeing, shift.p_value,
+                            moved, "MACHINE", False, words))
+    return tuple(out) + counted.shifts
