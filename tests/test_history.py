@@ -62,7 +62,7 @@ def test_import_dir_backfills_committed_results_and_reports_what_it_left_out(tmp
     conn = open_history(db)
     beds = query.testbeds(conn, "h200")
     assert beds and all(b.accelerator == "NVIDIA H200" for b in beds)
-    device = [s for s in query.series(conn, "*8192*-s3", kind="device")]
+    device = [s for s in query.series(conn, "gemm-8192*-s3", kind="device")]
     assert device and all(p.pct_of_peak is not None and 0 < p.pct_of_peak < 100 for s in device for p in s.timed)
 
 
