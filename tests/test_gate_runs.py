@@ -15,24 +15,15 @@ plugin, pytest-benchmark and ``tlbench`` in subprocesses.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-TOYS = Path(__file__).resolve().parent / "toys"
-ENTRY_POINTS = """[tlbench.backends]
-toy = toy_backend:ToyBackend
+sys.path.insert(0, str(Path(__file__).resolve().parent / "toys"))
+from toy_project import make_toy_project, run_pytest, run_tlbench, toy_env  # noqa: E402
 
-[tlbench.traits]
-toy = toy_backend:ToyBackend.traits
-
-[tlbench.families]
-vadd = toy_family:VADD
-"""
 SUITE = """
 from tlbench.harness.core.sweep import Sweep
 from toy_family import VaddConfig, VaddProblem
@@ -61,28 +52,15 @@ toy_backend.ToyBackend.compile = _broken_compile
 
 @pytest.fixture
 def toy_dir(tmp_path):
-    dist = tmp_path / "toyplugin-1.0.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: toyplugin\nVersion: 1.0\n")
-    (dist / "entry_points.txt").write_text(ENTRY_POINTS)
-    (tmp_path / "test_vadd.py").write_text(SUITE)
-    return tmp_path
-
-
-def _env(toy_dir: Path) -> dict:
-    path = os.pathsep.join([str(toy_dir), str(TOYS), str(ROOT), os.environ.get("PYTHONPATH", "")])
-    return {**os.environ, "PYTHONPATH": path}
+    return make_toy_project(tmp_path, SUITE)
 
 
 def _pytest(toy_dir: Path, out: str, *extra: str) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "pytest", "test_vadd.py", "-p", "no:cacheprovider", "--tlbench-backend=toy",
-           "--benchmark-only", f"--benchmark-json={out}", "--tlbench-max-seconds=0.1", "--tlbench-isolation=inprocess", *extra]
-    return subprocess.run(cmd, cwd=toy_dir, env=_env(toy_dir), capture_output=True, text=True, timeout=600)
+    return run_pytest(toy_dir, out, "--tlbench-max-seconds=0.1", "--tlbench-isolation=inprocess", *extra)
 
 
 def _tlbench(toy_dir: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tlbench.harness.cli", *args], cwd=toy_dir, env=_env(toy_dir),
-                          capture_output=True, text=True, timeout=300)
+    return run_tlbench(toy_dir, *args)
 
 
 def test_stale_file_moved_aside_interrupted_run_marked_refused_and_resumed(toy_dir):
@@ -168,6 +146,6 @@ def test_every_reader_reads_a_toy_family_file_whose_configs_hold_lists_and_objec
                               "from tlbench.harness.results.store import load_results\n"
                               "from tlbench.harness.results.summary import summary_lines\n"
                               "print('\\n'.join(summary_lines(load_results('a.json').records)))"],
-                             cwd=toy_dir, env=_env(toy_dir), capture_output=True, text=True, timeout=120)
+                             cwd=toy_dir, env=toy_env(toy_dir), capture_output=True, text=True, timeout=120)
     assert summary.returncode == 0, summary.stderr
     assert "vadd-4096-f32" in summary.stdout and "b128" not in summary.stdout.split("\n", 1)[0]

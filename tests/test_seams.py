@@ -10,25 +10,14 @@ on ``PYTHONPATH``.  Every run is a real pytest process and a real ``tlbench`` pr
 """
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-TOYS = Path(__file__).resolve().parent / "toys"
-
-ENTRY_POINTS = """[tlbench.backends]
-toy = toy_backend:ToyBackend
-
-[tlbench.traits]
-toy = toy_backend:ToyBackend.traits
-
-[tlbench.families]
-vadd = toy_family:VADD
-"""
+sys.path.insert(0, str(Path(__file__).resolve().parent / "toys"))
+from toy_project import make_toy_project, run_pytest, run_tlbench  # noqa: E402
 
 SUITE = """
 from tlbench.harness.core.sweep import Sweep
@@ -57,28 +46,15 @@ def test_vadd(tlbench):
 
 @pytest.fixture
 def toy_dir(tmp_path):
-    dist = tmp_path / "toyplugin-1.0.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: toyplugin\nVersion: 1.0\n")
-    (dist / "entry_points.txt").write_text(ENTRY_POINTS)
-    (tmp_path / "test_vadd.py").write_text(SUITE)
-    return tmp_path
-
-
-def _env(toy_dir: Path) -> dict:
-    path = os.pathsep.join([str(toy_dir), str(TOYS), str(ROOT), os.environ.get("PYTHONPATH", "")])
-    return {**os.environ, "PYTHONPATH": path}
+    return make_toy_project(tmp_path, SUITE)
 
 
 def _pytest(toy_dir: Path, out: str, *extra: str) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "pytest", "test_vadd.py", "-p", "no:cacheprovider", "--tlbench-backend=toy",
-           "--benchmark-only", f"--benchmark-json={out}", "--tlbench-max-seconds=0.2", "-rs", *extra]
-    return subprocess.run(cmd, cwd=toy_dir, env=_env(toy_dir), capture_output=True, text=True, timeout=600)
+    return run_pytest(toy_dir, out, "--tlbench-max-seconds=0.2", "-rs", *extra)
 
 
 def _tlbench(toy_dir: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tlbench.harness.cli", *args], cwd=toy_dir, env=_env(toy_dir),
-                          capture_output=True, text=True, timeout=300)
+    return run_tlbench(toy_dir, *args)
 
 
 def test_toy_backend_and_family_sweep_prune_record_and_compare(toy_dir):
