@@ -7,7 +7,7 @@ counts cannot be compared, and why).  Pure functions of the records.
 
 The rule (``judge_counts``): the change is ``median(new counts) / median(base counts) - 1``.
 The pair's resolution is the largest of ``COUNT_FLOOR`` (derived from A/A pairs of counts:
-the largest A/A change of one item seen on the 2-core CPU box, doubled), the spread of each
+3 x the largest A/A change of one item seen on the 2-core CPU box), the spread of each
 item's own counts where it has several (max / min - 1), and ``COUNT_NOISE_K`` robust SDs of the
 item-to-item spread of the changes of every counted item of the backend (with
 ``MIN_SPREAD_ITEMS`` of them).  SLOWER / FASTER: the change is at least ``COUNT_MIN_EFFECT``
@@ -40,7 +40,10 @@ from tlbench.harness.results.verdicts import MIN_SHIFT_ITEMS, SHIFT_AGREEMENT, R
 INSTRUCTIONS = "instructions"  # ItemComparison.metric and Judgement.basis of a count verdict
 RECORD_KEY = "instructions"
 COUNT_MIN_EFFECT = 0.01  # a change of the work under 1 % is SAME
-COUNT_FLOOR = 0.005  # A/A-derived resolution (see the module docstring and results/README.md)
+# The A/A floor: 3 x the largest change of one item's callgrind count over 5 A/A nightly CPU runs on
+# the 2-core box (20 ordered pairs, 2 made beside two busy loops): 0.167 %, between runs of two
+# commits of the harness (runs of one commit: 0.001 % at most), rounded up.
+COUNT_FLOOR = 0.005
 COUNT_NOISE_K = 4.0
 MIN_SPREAD_ITEMS = 6
 RULE = "instruction count"
