@@ -29,12 +29,13 @@ night n1 "$OUT/H.sqlite"                                   # night 1: gated noth
 [ -n "${BEFORE:-}" ] && before before2
 night n2 "$OUT/H.sqlite"                                   # night 2: judged against the history
 night n3 "$OUT/H.sqlite" "$PLUGIN --tlbench-test-only-extra-lowering-work=$ITEM:$EXTRA"  # night 3: exit 1 naming ITEM
+night a3 "$OUT/HA3.sqlite"                                 # A/A
 python3 -c "while True: pass" & HOG1=$!
 python3 -c "while True: pass" & HOG2=$!
 night a4 "$OUT/HA4.sqlite"; night a5 "$OUT/HA5.sqlite"     # A/A beside two busy loops
 kill "$HOG1" "$HOG2"
 for n in n1 n2 n3; do head -1 "$OUT/$n/summary.md"; done
-for a in n1 n2 a4 a5; do for b in n1 n2 a4 a5; do [ "$a" = "$b" ] && continue
+for a in n1 n2 a3 a4 a5; do for b in n1 n2 a3 a4 a5; do [ "$a" = "$b" ] && continue
   for be in ascend nvidia; do
     tlbench compare "$OUT/$a/$be-cpu.json" "$OUT/$b/$be-cpu.json" --markdown "$OUT/aa-$a-$b-$be.md" > /dev/null 2>&1
     echo "$a -> $b $be: $(grep -c '\[instructions\] |' "$OUT/aa-$a-$b-$be.md") instruction rows, not SAME: $(grep '\[instructions\] |' "$OUT/aa-$a-$b-$be.md" | grep -vc '^| SAME')"
