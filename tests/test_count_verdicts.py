@@ -112,3 +112,20 @@ def test_two_real_counted_nights_call_every_count_same():
         assert {p.verdict for p in cmp.plans} == {"SAME PLAN"}
         assert not [s for s in cmp.shifts if s.gates]
         assert not any("fa-" in i.key.case_id for i in counted)
+
+
+def test_one_items_real_change_does_not_keep_a_load_shift_standing():
+    """The witness is the counted items' geometric mean: one item's real +3 % (the other seven
+    unchanged, a mean of about +0.4 %) leaves a +40 % compile-time move the machine's, and that
+    item still gets its own SLOWER; counts that moved the other way are no witness either."""
+    base = load_results(COMPARE / "compile-cpu-base.json")
+    b = parse_results(_with_counts(base.document), "base.json")
+    target = base.records[0]["case_id"]
+    one = parse_results(_with_counts(_slower_machine(base.document, 1.4), lambda case_id, c: c * 1.03 if case_id == target else c), "one.json")
+    cmp = compare_runs(b, one)
+    time_shifts = [s for s in cmp.shifts if "instructions" not in s.words.split(":")[0]]
+    assert time_shifts and all(s.verdict == "MACHINE" and not s.gates for s in time_shifts)
+    assert [i.key.case_id for i in cmp.regressions if i.metric == INSTRUCTIONS] == [target]
+    opposite = parse_results(_with_counts(_slower_machine(base.document, 1.4), lambda case_id, c: c * 0.95), "opposite.json")
+    opposite_shifts = [s for s in compare_runs(b, opposite).shifts if "instructions" not in s.words.split(":")[0]]
+    assert opposite_shifts and all(s.verdict == "MACHINE" for s in opposite_shifts)

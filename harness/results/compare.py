@@ -23,7 +23,8 @@ Contract:
   ``accept_missing``.  Vendor items and whole-group drift are shown, never gated.
 - Instruction counts (count_verdicts.py): a compile item counted in both runs gets a second
   verdict on its counts (``metric`` instructions), which gates too; a whole-run shift of compile
-  time whose counted items' counts did not move is the machine's (shown).  Plans (plan_verdicts.py):
+  time is the machine's (shown) unless its counted items' counts moved the same way.  Plans
+  (plan_verdicts.py):
   one verdict per case; a modeled II or cycle count worse beyond the threshold gates by
   default, any other plan change on request (``Thresholds``).
 - Layout: the rule is judgement.py (rank test) and verdicts.py (rules where the rank test
