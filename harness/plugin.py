@@ -42,6 +42,7 @@ from tlbench.harness.pytest_plugin.finishing import journal_chunk
 from tlbench.harness.pytest_plugin.item_runner import ItemRunner
 from tlbench.harness.pytest_plugin.commit_info import fill_commit_info
 from tlbench.harness.pytest_plugin.counting import instruction_counting
+from tlbench.harness.pytest_plugin.calibrated import load_calibrated
 from tlbench.harness.measure.compile_pool import CompilePool
 from tlbench.harness.measure.compile_phase import CompilePhase, resolve_jobs, usable_cpus
 from tlbench.harness.measure.device_phase import DevicePhase
@@ -155,6 +156,7 @@ def pytest_configure(config):
         autotune_path=config.getoption("--tlbench-autotune"),
         inert_cache=InertKeyCache(Path(config.getoption("--tlbench-cache-dir") or default_directory())),
         test_only=tuple(test_only_settings(config)),
+        calibrated=load_calibrated(profile) if (profile := config.getoption("--tlbench-profile")) else None,
     )
     if is_controller(config):
         config.pluginmanager.register(ControllerCollector(config, registry.traits), "tlbench-xdist-controller")

@@ -9,6 +9,11 @@ the Ascend body follows examples/ascend/example_rmsnorm.py (a fixed grid of vect
 pipelined loop over their rows, the reduction and the scaling in one ``T.SimtVF`` block),
 with the CUDA body's signature (no weight, no rstd output) so one ``inputs`` and one
 ``reference`` serve both.  Both take ``blk_m`` (rows per step) and ``num_stages``.
+``rms_norm_onepass_cuda`` (suites/test_rmsnorm_onepass.py) is the same file's one-pass
+``rms_norm``: each block holds its ``blk_m`` whole rows on chip, so the matrix is read once;
+``threads`` is an axis (a 16384-wide fp32 row over 128 threads would need 256 registers a
+thread for its two fragments), and ``staged`` routes the load through shared memory as the
+example does or (False) straight into registers.
 Plain tilelang: nothing here knows tlbench.
 """
 
@@ -51,6 +56,41 @@ def rms_norm_cuda(A, blk_m, num_stages=2, blk_k=1024, threads=128, dtype="float3
             T.copy(B_local, B[bx * blk_m, (num_k_step - 1 - k) * blk_k])
 
     return B
+
+
+@tilelang.jit(pass_configs={"tl.disable_tma_lower": True})
+def rms_norm_onepass_cuda(A, blk_m, threads=128, staged=True, dtype="float32"):
+    M, N = T.const("M, N")
+
+    A: T.Tensor((M, N), dtype)
+    B = T.empty((M, N), dtype)
+
+    with T.Kernel(T.ceildiv(M, blk_m), threads=threads) as bx:
+        A_local = T.alloc_fragment((blk_m, N), dtype)
+        A_pow_local = T.alloc_fragment((blk_m, N), dtype)
+        A_powsum = T.alloc_fragment((blk_m,), dtype)
+
+        if staged:
+            A_shared = T.alloc_shared((blk_m, N), dtype)
+            T.copy(A[bx * blk_m, 0], A_shared)
+            T.copy(A_shared, A_local)
+        else:
+            T.copy(A[bx * blk_m, 0], A_local)
+        for i, j in T.Parallel(blk_m, N):
+            A_pow_local[i, j] = A_local[i, j] * A_local[i, j]
+        T.reduce_sum(A_pow_local, A_powsum, dim=1)
+        for i in T.Parallel(blk_m):
+            A_powsum[i] = T.rsqrt(A_powsum[i] / N + EPS)
+        for i, j in T.Parallel(blk_m, N):
+            A_local[i, j] *= A_powsum[i]
+        T.copy(A_local, B[bx * blk_m, 0])
+
+    return B
+
+
+def onepass_footprint(dialect, N, blk_m, staged, dtype, **_):
+    """Shared memory the staged one-pass body allocates: its blk_m whole rows."""
+    return {"shared.dyn": blk_m * N * 4 if staged else 0} if dialect == "cuda" else None
 
 
 def rms_norm_ascend(M, N, blk_m, num_stages=2, cores=64, threads=256, dtype="float32"):

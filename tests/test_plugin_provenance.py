@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 import fake_backend
+from tlbench.harness.core.device_profile import DeviceProfile
 from tlbench.harness.pytest_plugin.commit_info import source_digest
 
 CONFTEST = f"""
@@ -82,3 +83,58 @@ def test_a_backend_without_a_profile_reads_peak_unknown(suite):
     info = doc["commit_info"]
     assert info["source_digest"] == source_digest(Path(__file__).resolve().parents[1])
     assert info["id_source"] == "git" or info["id_source"].startswith(("unknown", "TLBENCH_COMMIT"))
+
+
+def _calibrated_file(path, device="FakeAccelerator 1.0", origin="calibrated"):
+    profile = DeviceProfile(device, {"float16": 5e11}, 8e10, source="tlbench calibrate (test file)", origin=origin,
+                            device_names=(device,))
+    path.write_text(json.dumps(profile.to_dict()))
+    return path
+
+
+def test_a_calibrated_profile_adds_its_roofline_beside_the_datasheets(suite):
+    """--tlbench-profile FILE: each device record also gets roofline_calibrated against the
+    file's peak and copy bandwidth; the datasheet roofline and % of peak are unchanged."""
+    _calibrated_file(suite.path / "cal.json")
+    result = suite.runpytest("-p", "no:cacheprovider", "--benchmark-json=out.json", "--tlbench-backend=fake_profiled",
+                             "--tlbench-profile=cal.json")
+    result.assert_outcomes(passed=3)
+    doc = json.loads((suite.path / "out.json").read_text())
+    recs = {b["extra_info"]["tlbench"]["case_id"] + "/" + b["extra_info"]["tlbench"]["kind"]: b["extra_info"]["tlbench"]
+            for b in doc["benchmarks"]}
+    kernel = recs["gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s2/device"]
+    tflops = kernel["throughput"]["tflops"]
+    assert kernel["roofline"]["source"] == "test profile"  # the datasheet one stays
+    assert kernel["throughput"]["pct_of_peak"] == pytest.approx(100 * tflops)
+    cal = kernel["roofline_calibrated"]
+    assert cal["status"] == "ok" and cal["origin"] == "calibrated" and cal["bandwidth_tbps"] == pytest.approx(0.08)
+    assert cal["pct_of_peak"] == pytest.approx(100 * tflops * 1e12 / 5e11)
+    assert "roofline_calibrated" not in recs["gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s2/compile"]
+
+
+def test_a_calibrated_profile_of_another_device_is_named_not_used(suite):
+    _calibrated_file(suite.path / "cal.json", device="Some Other GPU")
+    result = suite.runpytest("-p", "no:cacheprovider", "--benchmark-json=out.json", "--tlbench-backend=fake",
+                             "--tlbench-profile=cal.json")
+    result.assert_outcomes(passed=3)
+    doc = json.loads((suite.path / "out.json").read_text())
+    cal = [b["extra_info"]["tlbench"]["roofline_calibrated"] for b in doc["benchmarks"]
+           if b["extra_info"]["tlbench"]["kind"] == "device"]
+    assert cal and all(c["status"] == "other device" and c["profile_device"] == "Some Other GPU" for c in cal)
+
+
+@pytest.mark.parametrize("content, words", [
+    (None, "no such file"),
+    ("{not json", "not a readable JSON profile"),
+    ("{}", "not a device profile"),
+    ("datasheet", "origin is 'datasheet', not 'calibrated'"),
+])
+def test_a_bad_profile_file_is_a_usage_error_that_says_what_to_do(suite, content, words):
+    path = suite.path / "cal.json"
+    if content == "datasheet":
+        _calibrated_file(path, origin="datasheet")
+    elif content is not None:
+        path.write_text(content)
+    result = suite.runpytest("-p", "no:cacheprovider", "--tlbench-backend=fake", "--tlbench-profile=cal.json")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*--tlbench-profile cal.json: {words}*tlbench calibrate --backend NAME --out FILE.json*"])

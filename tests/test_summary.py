@@ -117,6 +117,18 @@ def test_a_memory_bound_best_is_read_in_bytes_per_second_against_the_bandwidth()
     assert "TFLOP/s" not in text
 
 
+def test_a_memory_bound_best_is_also_read_against_the_calibrated_copy():
+    roof = {"bound": "memory", "bandwidth_tbps": 4.8, "origin": "datasheet"}
+    calibrated = {"status": "ok", "bound": "memory", "bandwidth_tbps": 4.0, "origin": "calibrated"}
+    kernel = _device(3, 0.002, throughput={"tflops": 0.5, "gbps_compulsory": 3600.0}, roofline=roof,
+                     roofline_calibrated=calibrated)
+    text = "\n".join(summary_lines([kernel, VENDOR]))
+    assert "75.0% of the datasheet memory bandwidth (4.80 TB/s), 90.0% of the calibrated copy (4.00 TB/s)" in text
+    other = _device(3, 0.002, throughput={"tflops": 0.5, "gbps_compulsory": 3600.0}, roofline=roof,
+                    roofline_calibrated={"status": "other device", "device": "X", "profile_device": "Y"})
+    assert "calibrated copy" not in "\n".join(summary_lines([other, VENDOR]))
+
+
 def test_a_described_kernels_best_by_the_model_names_its_stage():
     """A kernel from the generic path (its config holds its axes only) is named by its stage."""
     rec = {"backend": "npu", "kind": "compile", "family": "mykernel", "family_described": True,

@@ -5,7 +5,8 @@ Contract: ``enrich_record(record, backend, case)`` adds, in place:
   None when the backend has none or the case is the vendor library);
 - for a device record: ``throughput.arithmetic_intensity``, ``throughput.pct_of_peak`` and
   ``roofline`` from the backend's ``device_profile(device_info())`` (optional Backend
-  method; without a profile the record reads "peak unknown").
+  method; without a profile the record reads "peak unknown"), and ``roofline_calibrated``
+  against ``calibrated`` (``--tlbench-profile``, pytest_plugin/calibrated.py) where given.
 It never raises for a missing optional method.
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from tlbench.harness.core.cases import VendorCase
+from tlbench.harness.pytest_plugin.calibrated import calibrated_fields
 from tlbench.harness.results.roofline import roofline_fields
 
 
@@ -24,10 +26,11 @@ def profile_of(backend: Any):
     return (lookup(info) if callable(lookup) else None), info.get("accelerator")
 
 
-def enrich_record(record: dict[str, Any], backend: Any, case: Any) -> None:
+def enrich_record(record: dict[str, Any], backend: Any, case: Any, calibrated: Any = None) -> None:
     hasher = getattr(backend, "kernel_body_hash", None)
     is_kernel = not isinstance(case, VendorCase)  # the vendor library has no body of ours
     record["kernel_hash"] = hasher(case) if callable(hasher) and is_kernel else None
     if record.get("kind") == "device":
         profile, device = profile_of(backend)
         record.update(roofline_fields(record, profile, device))
+        record.update(calibrated_fields(record, calibrated, device))

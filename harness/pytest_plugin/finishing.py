@@ -33,7 +33,7 @@ def finish_outcome(state: Any, item: BenchItem, backend, outcome: Outcome) -> Ou
     if state.workers is not None:
         outcome = state.workers.annotate(item, outcome)
     if outcome.status == "timed" and "kernel_hash" not in outcome.record:
-        enrich_record(outcome.record, backend, item.case)  # kernel hash, % of peak
+        enrich_record(outcome.record, backend, item.case, state.calibrated)  # kernel hash, % of peak
         if item.kind == "device" and "device_uuid" not in outcome.record:
             uuid = (backend.device_info() or {}).get("uuid")
             if uuid:

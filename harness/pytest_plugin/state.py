@@ -69,6 +69,7 @@ class TlbenchState:
     inert_cache: InertKeyCache | None = None  # the inert-key probe's answers on disk (None: not cached)
     spread_devices: int = 1  # devices this process spreads device items over (--tlbench-devices, no xdist)
     test_only: tuple[str, ...] = ()  # test-only settings in effect (run_marks.test_only_settings)
+    calibrated: Any = None  # --tlbench-profile's DeviceProfile (pytest_plugin/calibrated.py), or None
 
     def settings(self) -> dict[str, Any]:
         """What a measurement depends on besides code and testbed (journaled with each item)."""

@@ -180,6 +180,10 @@ def _device_block(block: _Block) -> list[str]:
         parts.append(f"{throughput['gbps_compulsory'] / (bandwidth * 10):.1f}% of the {origin} memory bandwidth ({bandwidth:.2f} TB/s)")
     else:
         parts.append(f"{pct:.1f}% of peak" if isinstance(pct, (int, float)) else "peak unknown")
+    calibrated = best.get("roofline_calibrated") or {}
+    copy = calibrated.get("bandwidth_tbps") if calibrated.get("status") == "ok" else None
+    if memory_bound and isinstance(copy, (int, float)) and copy > 0:  # --tlbench-profile's measured copy
+        parts.append(f"{throughput['gbps_compulsory'] / (copy * 10):.1f}% of the calibrated copy ({copy:.2f} TB/s)")
     lines.append("  " + ", ".join(parts))
     gpus = sorted({str(r["device_uuid"]) for r in block.timed if r.get("device_uuid")})
     if len(gpus) > 1:

@@ -1,0 +1,65 @@
+"""``--tlbench-profile FILE``: judge device records against this machine's calibrated profile too.
+
+Contract: ``load_calibrated(path)`` reads a profile written by ``tlbench calibrate`` (its
+``DeviceProfile`` JSON) and returns it; a missing, unreadable or non-calibrated file, or one
+without a copy bandwidth or any peak, is a ``pytest.UsageError`` that says what to do.
+``calibrated_fields(record, profile, device)`` returns what to add to a timed device record:
+``roofline_calibrated``, the roofline of the record's own throughput against the calibrated
+peak and copy bandwidth (harness/results/roofline.py, ``origin`` "calibrated") where the
+profile names the record's device, else ``{"status": "other device", ...}`` with both
+names.  The datasheet ``roofline`` is never replaced: % of peak in the history keeps one
+meaning whatever a run was given.  Compile records and records without throughput get
+nothing.  Pure apart from reading the file.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Mapping
+
+import pytest
+
+from tlbench.harness.core.device_profile import CALIBRATED, DeviceProfile
+from tlbench.harness.results.roofline import roofline_fields
+
+KEY = "roofline_calibrated"
+HOW = "write one with: tlbench calibrate --backend NAME --out FILE.json"
+
+
+def load_calibrated(path: str) -> DeviceProfile:
+    file = Path(path)
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise pytest.UsageError(f"--tlbench-profile {path}: no such file ({HOW})") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise pytest.UsageError(f"--tlbench-profile {path}: not a readable JSON profile ({exc}); {HOW}") from None
+    try:
+        profile = DeviceProfile.from_dict(data)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise pytest.UsageError(f"--tlbench-profile {path}: not a device profile (bad or missing {exc}); {HOW}") from None
+    if profile.origin != CALIBRATED:
+        raise pytest.UsageError(f"--tlbench-profile {path}: origin is {profile.origin!r}, not 'calibrated' "
+                                f"(datasheet profiles ship with the backends); {HOW}")
+    if not profile.memory_bandwidth and not any(profile.peak_flops.values()):
+        raise pytest.UsageError(f"--tlbench-profile {path}: it holds neither a copy bandwidth nor a peak; {HOW}")
+    return profile
+
+
+def _names(profile: DeviceProfile) -> set[str]:
+    return {profile.device, *profile.device_names}
+
+
+def calibrated_fields(record: Mapping[str, Any], profile: DeviceProfile | None, device: str | None) -> dict[str, Any]:
+    if profile is None or record.get("kind") != "device":
+        return {}
+    fields = roofline_fields(record, profile, device)
+    if not fields:
+        return {}
+    if device not in _names(profile):
+        return {KEY: {"status": "other device", "device": device, "profile_device": profile.device,
+                      "reason": f"the calibrated profile is of {profile.device}, this record of {device or 'an unnamed device'}"}}
+    roof = dict(fields["roofline"])
+    roof["pct_of_peak"] = fields["throughput"].get("pct_of_peak")
+    return {KEY: roof}
