@@ -10,7 +10,8 @@
 # for the GEMM cases; default gemm: all 11), RMSNORM_SUITE (default suites/test_rmsnorm.py; left
 # out when absent), RMSNORM_K (a -k expression for its cases; default rmsnorm), COUNT (calls per
 # case under ncu; 10), NCU_MODES (none,base; "none" leaves out ncu's base-clock run, "" all of ncu),
-# LIMIT_S (the tool's time limit; 510).
+# LIMIT_S (the tool's time limit; 510), NO_FLUSH=1 (time without the L2 flush: the timers skip it
+# and ncu runs with --cache-control none, to see what the flush and ncu's own cache control add).
 # ncu --clock-control base is ncu's default: it sets the GPU to its base clock while it profiles
 # each kernel and restores it afterwards.
 set -u
@@ -35,7 +36,7 @@ echo "== GPU before: $(nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,tempe
 echo "== $(ncu --version 2>&1 | tail -1); commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 start=$(date +%s)
 timeout "${LIMIT_S:-510}" python3 -m tlbench.backends.tools.timer_crosscheck run "${SUITES[@]}" -k "$K" \
-  --count "${COUNT:-10}" --ncu "${NCU_MODES-none,base}" --out-dir "$WORK" > "$RES/crosscheck.log" 2>&1
+  --count "${COUNT:-10}" --ncu "${NCU_MODES-none,base}" ${NO_FLUSH:+--no-flush} --out-dir "$WORK" > "$RES/crosscheck.log" 2>&1
 rc=$?
 echo "== timer_crosscheck exit $rc after $(( $(date +%s) - start )) s (124: stopped at LIMIT_S; the table below is re-made from what was measured)"
 grep -E "^(events|cupti|graph) +[^ ]+: " "$RES/crosscheck.log" | grep -v ": clean " | head -20  # items not clean

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# One H200, one device call (about 5 minutes): calibrate the copy bandwidth, then RMSNorm at 4096
+# rows x hidden 1024..16384 fp32 - the one-pass body's whole sweep, the two-pass body's blk_m2
+# configs, torch's rms_norm - judged against the calibrated profile (--tlbench-profile); then the
+# timer cross-check (events, CUPTI, CUDA graph, ncu --clock-control none) at 1024^3, 2048^3,
+# 8192^3 and for the fastest one-pass RMSNorm at hidden 4096 and 16384, with the L2 flush and
+# without it.  ncu --clock-control base is not run: it sets the GPU's clocks.
+# usage: bash results/h200-parity/bandwidth.sh COMMIT   (repo root of a copy of COMMIT, tilelang's bundle in .gpu/)
+set -u
+OUT=${OUT:-results/h200-parity}
+mkdir -p .gpu/site "$OUT" && { [ -d .gpu/site/tilelang ] || tar -xJf .gpu/site.tar.xz -C .gpu/site; }
+export PYTHONPATH=$PWD/.gpu/site:$(python3 -m harness.bootstrap --link $PWD/.gpu/src) PYTHONUNBUFFERED=1 TLBENCH_COMMIT=${1:?commit} TLBENCH_COMMIT_DIRTY=0
+python3 -m tlbench calibrate --backend nvidia --seconds 20 --out "$OUT/calibrated.json" > "$OUT/calibrate.log" 2>&1
+echo "== calibrate exit $?: $(grep -i "bandwidth" "$OUT/calibrate.log" | head -1)"
+start=$(date +%s)
+timeout "${LIMIT_S:-300}" python3 -m pytest -p no:cacheprovider -q --benchmark-only --tlbench-backend=nvidia \
+  --tlbench-kind=device --tlbench-scope=full suites/test_rmsnorm_onepass.py suites/test_rmsnorm.py \
+  -k "rmsnorm_onepass or blk_m2 or vendor" --tlbench-profile="$OUT/calibrated.json" \
+  --benchmark-json="$OUT/rmsnorm.json" > "$OUT/rmsnorm.log" 2>&1
+echo "== RMSNorm pytest exit $? after $(( $(date +%s) - start )) s: $(tail -1 "$OUT/rmsnorm.log")"
+FILE=$OUT/rmsnorm.json
+[ -s "$FILE" ] || { python3 -m tlbench recover "$OUT/rmsnorm.journal.jsonl" -o "$OUT/rmsnorm.partial.json" && FILE=$OUT/rmsnorm.partial.json; }
+BEST=$(python3 - "$FILE" <<'PY'
+import json, sys
+recs = [b["extra_info"]["tlbench"] for b in json.load(open(sys.argv[1]))["benchmarks"]]
+ids = []
+for n in (4096, 16384):
+    mine = [r for r in recs if r.get("family") == "rmsnorm_onepass" and r.get("kernel") != "vendor"
+            and r["problem"]["N"] == n and (r.get("summary") or {}).get("median")]
+    if mine:
+        ids.append(min(mine, key=lambda r: r["summary"]["median"])["case_id"])
+        ids.append(f"rmsnorm_onepass-M4096-N{n}-f32-vendor")
+print(" or ".join(ids) or "none_measured")
+PY
+)
+echo "== cross-check RMSNorm cases: $BEST"
+for flush in 1 0; do
+  OUT_T=$OUT/timers-flush$flush
+  GEMM_K="1024x1024 or 2048x2048 or 8192x8192" RMSNORM_SUITE=suites/test_rmsnorm_onepass.py RMSNORM_K="$BEST" \
+    NCU_MODES=none LIMIT_S=150 OUT=$OUT_T NO_FLUSH=$([ $flush = 0 ] && echo 1) bash backends/tools/h200_timers.sh > "$OUT_T.txt" 2>&1
+  echo "== timers, L2 flush $flush: exit $?"; tail -16 "$OUT_T.txt"
+done
+python3 results/h200-parity/table.py rmsnorm "$FILE"
