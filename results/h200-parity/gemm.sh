@@ -9,11 +9,11 @@ set -u
 OUT=${OUT:-results/h200-parity}
 mkdir -p .gpu/site "$OUT" && { [ -d .gpu/site/tilelang ] || tar -xJf .gpu/site.tar.xz -C .gpu/site; }
 export PYTHONPATH=$PWD/.gpu/site:$(python3 -m harness.bootstrap --link $PWD/.gpu/src) PYTHONUNBUFFERED=1 TLBENCH_COMMIT=${1:?commit} TLBENCH_COMMIT_DIRTY=0
-K="best or t128 or (bm128-bn256 and g16 and so) or vendor or (gemm_splitk and block_K64) or gemm_streamk"
+K=${K:-"best or t128 or (bm128-bn256 and g16 and so) or vendor or (gemm_splitk and block_K64) or gemm_streamk"}
 start=$(date +%s)
 timeout "${LIMIT_S:-520}" python3 -m pytest -p no:cacheprovider -q --benchmark-only --tlbench-backend=nvidia \
   --tlbench-kind=device --tlbench-scope=full suites/test_tiles.py suites/test_gemm_splitk.py suites/test_gemm_streamk.py \
-  -k "$K" --tlbench-autotune="$OUT/best_configs.json" --benchmark-json="$OUT/gemm.json" > "$OUT/gemm.log" 2>&1
+  -k "$K" ${EXTRA:-} --tlbench-autotune="$OUT/best_configs.json" --benchmark-json="$OUT/gemm.json" > "$OUT/gemm.log" 2>&1
 echo "== pytest exit $? after $(( $(date +%s) - start )) s: $(tail -1 "$OUT/gemm.log")"
 FILE=$OUT/gemm.json
 if [ ! -s "$FILE" ]; then  # stopped at the limit: the items measured so far, from the journal
