@@ -76,7 +76,7 @@ def suite(pytester):
 def test_killed_run_is_recovered_and_resumed_measuring_only_the_missing_items(suite, capsys):
     journal = suite / "out.journal.jsonl"
     gate = suite / "gate"
-    proc = _pytest(suite, env={"TLBENCH_FAKE_GATE": str(gate)})
+    proc = _pytest(suite, env={"TLBENCH_FAKE_GATE": str(gate), "TLBENCH_COMMIT": "c0ffee1", "TLBENCH_COMMIT_DIRTY": "0"})
     _wait_for_items(journal, 4, proc)  # the four items before the gated one are on disk
     proc.send_signal(signal.SIGKILL)
     proc.wait()
@@ -96,6 +96,8 @@ def test_killed_run_is_recovered_and_resumed_measuring_only_the_missing_items(su
     assert f"is PARTIAL" in said and GATED in said
     partial = load_results(recovered)
     assert len(partial.records) == 4 and partial.document["tlbench"]["partial"]["run_ended"] is False
+    commit = partial.document["commit_info"]  # completed as the results file's is: a copied tree names its commit
+    assert commit["id"] == "c0ffee1" and commit["id_source"] == "TLBENCH_COMMIT" and commit["source_digest"].startswith("sha256:")
     assert set(partial.records[0]["samples_s"]) == set(fake_backend.DEVICE_SAMPLES_S)  # the fake timer cycles them
     compare = subprocess.run([sys.executable, "-c", "from pytest_benchmark.cli import main; main()", "compare", str(recovered)],
                              capture_output=True, text=True, cwd=suite)

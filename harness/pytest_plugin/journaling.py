@@ -158,6 +158,8 @@ class JournalingPlugin:
         session = getattr(self.config, "_benchmarksession", None)
         machine = session.config.hook.pytest_benchmark_generate_machine_info(config=self.config) if session else {}
         commit = self.config.hook.pytest_benchmark_generate_commit_info(config=self.config) if session else {}
+        if session:  # as pytest-benchmark completes it for the results file (TLBENCH_COMMIT, source digest)
+            self.config.hook.pytest_benchmark_update_commit_info(config=self.config, commit_info=commit)
         return {
             "type": "run",
             "journal_version": JOURNAL_VERSION,
