@@ -15,6 +15,11 @@ comes out in no useful order and starves the thread that measures, so the first 
 item waited for the last kernel to load; in a narrow lane kernels arrive in item order
 (the first chunk's first) while the GIL stays shared with the measuring thread.  Cold
 builds (nvcc subprocesses) keep every thread.
+
+With a ``warmer`` (harness/measure/cache_warmer.py: child processes; a device worker makes
+one on a host with 4+ CPUs), each case not likely cached is first built in a child, which
+fills the caches, and the thread that then compiles it here waits for that build: builds
+overlap across processes, where on threads of one process they do not.
 """
 
 from __future__ import annotations
@@ -27,7 +32,11 @@ from typing import Callable
 from tlbench.harness.core import trace
 from tlbench.harness.core.backend_api import Backend, Compiled
 from tlbench.harness.core.cases import Case
+from tlbench.harness.measure.cache_warmer import CacheWarmer
 from tlbench.harness.measure.compile_phase import usable_cpus
+
+
+CHILD_WAIT_S = 600.0  # the longest a load waits for its child's build (a device worker's compile limit)
 
 
 @dataclass
@@ -37,6 +46,7 @@ class CompilePool:
     # Called with (done, total) as kernels finish (harness/pytest_plugin/progress.py draws it);
     # None: silent.
     progress: Callable[[int, int], None] | None = None
+    warmer: CacheWarmer | None = None  # child processes that build first (None: threads only)
     _executor: ThreadPoolExecutor | None = None
     _warm_executor: ThreadPoolExecutor | None = None
     _futures: dict[tuple[str, str], Future] = field(default_factory=dict)
@@ -74,7 +84,7 @@ class CompilePool:
             with self._lock:
                 if key in self._futures:
                     continue
-                future = self._lane(backend, case).submit(backend.compile, case, False)
+                future = self._submit(backend, case)
                 self._futures[key] = future
             submitted.append(future)
         if submitted and self.progress is not None:
@@ -83,6 +93,21 @@ class CompilePool:
             self.progress(done, total)
         for future in submitted:
             future.add_done_callback(self._report)
+
+    def _submit(self, backend: Backend, case: Case) -> Future:
+        lane = self._lane(backend, case)
+        if self.warmer is None or lane is not self._executor:
+            return lane.submit(backend.compile, case, False)
+        built = self.warmer.warm(case)
+
+        def load() -> Compiled:
+            try:
+                built.result(timeout=CHILD_WAIT_S)  # None or the words of a failure, which the compile below meets again
+            except Exception:  # noqa: BLE001 - a child that died or hung: the compile below builds it here
+                pass
+            return backend.compile(case, False)
+
+        return lane.submit(load)
 
     def get(self, backend: Backend, case: Case) -> Compiled:
         key = (backend.name, case.case_id)
@@ -104,6 +129,11 @@ class CompilePool:
             wait(pending)
 
     def close(self) -> None:
+        for executor in (self._executor, self._warm_executor):  # queued loads go first: none waits on a child then
+            if executor is not None:
+                executor.shutdown(wait=False, cancel_futures=True)
+        if self.warmer is not None:
+            self.warmer.close()
         for executor in (self._executor, self._warm_executor):
             if executor is not None:
                 executor.shutdown(wait=True, cancel_futures=True)

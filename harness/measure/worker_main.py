@@ -211,6 +211,8 @@ def _start_warm_up(ref: str | None) -> threading.Thread | None:
 
 
 def serve(conn: Connection) -> int:
+    from tlbench.harness.measure.cache_warmer import CacheWarmer, processes as warmer_processes
+    from tlbench.harness.measure.compile_phase import usable_cpus
     from tlbench.harness.measure.compile_pool import CompilePool
     from tlbench.harness.measure.device_session import InProcessSession
     from tlbench.harness.measure.outcome import Outcome, failed
@@ -226,7 +228,10 @@ def serve(conn: Connection) -> int:
     trace.mark("worker backend loaded", role="worker")
     device_info = _warm_device(backend)
     trace.mark("worker device warm", role="worker")
-    pool = CompilePool()  # its progress (if any) goes to the worker log
+    cpus = usable_cpus()
+    children = warmer_processes(cpus)
+    warmer = CacheWarmer(init["factory"], dict(init.get("options") or {}), list(sys.path), children) if children else None
+    pool = CompilePool(workers=cpus, warmer=warmer)  # its progress (if any) goes to the worker log
     conn.send(("ready", os.getpid(), device_info, _worker_facts(backend)))
     kept: list[Any] = []  # compiler-owned objects from outcomes: never released (see the contract)
     phase: Any = None  # the InProcessSession of the current device phase
