@@ -1,6 +1,6 @@
 """The tile sweep on NVIDIA: which tile, threads, stages, rasterization and epilogue win.
 
-fp16 ``C = A @ B^T`` at 2048^3, 4096^3 and 8192^3 (1024^3 in the smoke scope) across block_M x block_N in {128, 256}^2,
+fp16 ``C = A @ B^T`` at 1024^3 (the smoke scope's problem), 2048^3, 4096^3 and 8192^3 across block_M x block_N in {128, 256}^2,
 block_K 64, num_stages 2..4, 256 threads, tile rasterization in panels of 8 or 16 rows or none,
 and the output staged through shared memory on/off, plus 128x128 tiles on 128 threads,
 the small tiles 64x128, 128x64 and 64x64 on 128 threads (at 1024^3 a 128x128 tile makes 64

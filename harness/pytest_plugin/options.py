@@ -60,7 +60,7 @@ def pytest_addoption(parser):
     )
     group.addoption("--tlbench-profile", default=None, metavar="FILE.json",
                     help="a calibrated profile of this machine (tlbench calibrate --out FILE.json): device records "
-                         "also get roofline_calibrated, % of its copy bandwidth and matmul peak, beside the datasheet's")
+                         "also get roofline_calibrated, %% of its copy bandwidth and matmul peak, beside the datasheet's")
     group.addoption("--tlbench-devices", "--tlbench-gpus", dest="tlbench_devices", default=None,
                     help="device ids for pytest-xdist workers, e.g. 0,1 (default: all the backends' devices visible); "
                          "--tlbench-gpus is a deprecated alias")
