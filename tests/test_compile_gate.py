@@ -157,3 +157,25 @@ def test_builds_under_one_probe_of_cpu_are_judged_on_wall_time_not_accounting_no
     cmp = compare_runs(parse_results(base_doc, "base.json"), parse_results(new_doc, "new.json"))
     (item,) = [i for i in cmp.items if i.key.case_id == SLOWED]
     assert item.verdict is not Verdict.SLOWER and abs(item.decisive.change) < 1e-9  # the same wall samples
+
+
+def test_a_compile_group_too_small_for_its_own_spread_borrows_its_backends():
+    """A real A/A pair of nights (fixtures/compare/small-group): the four stream-K compile items
+    have no spread of their own; judged against the backend's pooled spread nothing gates,
+    where the factor alone called one of them SLOWER.  A real 1.5x build of one of them still
+    reads SLOWER."""
+    small = COMPARE / "small-group"
+    base, new = load_results(small / "n1-nvidia-cpu.json.gz"), load_results(small / "n2-nvidia-cpu.json.gz")
+    cmp = compare_runs(base, new)
+    streamk = [i for i in cmp.items if "gemm_streamk" in i.key.case_id and i.metric == "time"]
+    assert len(streamk) == 4 and not any(i.verdict in (Verdict.SLOWER, Verdict.FASTER) for i in streamk)
+    assert not cmp.has_regression
+    target = streamk[0].key.case_id
+    doc = copy.deepcopy(new.document)
+    for bench in doc["benchmarks"]:
+        rec = bench["extra_info"]["tlbench"]
+        if rec["case_id"] == target and rec["kind"] == "compile":
+            for field in ("samples_s", "cpu_samples_s"):
+                rec[field] = [v * 1.5 for v in rec[field]]
+    slowed = compare_runs(base, parse_results(doc, "slowed.json"))
+    assert [i.key.case_id for i in slowed.regressions if i.metric == "time"] == [target]

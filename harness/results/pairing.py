@@ -297,6 +297,17 @@ def _compile_group(paired: Paired, group: Group):
     """Once per group: each item's compile values, the leave-one-out reference (geometric mean
     of the other items' centres, from the group's log sums) and the group's resolution."""
     memo = paired.memo.setdefault("compile_groups", {})
+    if group not in memo:
+        values, reference, logs = _group_logs(paired, group)
+        floor = _spread_floor(logs) if len(logs) >= MIN_SPREAD_ITEMS else _pooled_floor(paired, group)
+        memo[group] = (values, reference, floor)
+    return memo[group]
+
+
+def _group_logs(paired: Paired, group: Group):
+    """Once per group: each item's compile values, its leave-one-out reference, and each item's
+    log change relative to that reference (what the group's spread is measured on)."""
+    memo = paired.memo.setdefault("compile_group_logs", {})
     if group in memo:
         return memo[group]
     keys = paired.keys(group)
@@ -319,12 +330,26 @@ def _compile_group(paired: Paired, group: Group):
     for k in keys:
         rb, rn = reference(k)
         logs.append((logs_of[k][1] - math.log(rn)) - (logs_of[k][0] - math.log(rb)))
-    floor = 0.0
-    if len(logs) >= MIN_SPREAD_ITEMS:
-        center = statistics.median(logs)
-        floor = math.expm1(verdicts.COMPILE_NOISE_K * 1.4826 * statistics.median(abs(x - center) for x in logs))
-    memo[group] = (values, reference, floor)
+    memo[group] = (values, reference, logs)
     return memo[group]
+
+
+def _spread_floor(logs: Sequence[float]) -> float:
+    center = statistics.median(logs)
+    return math.expm1(verdicts.COMPILE_NOISE_K * 1.4826 * statistics.median(abs(x - center) for x in logs))
+
+
+def _pooled_floor(paired: Paired, group: Group) -> float:
+    """The resolution of a compile group too small to measure its own spread: the item-to-item
+    spread of every compile item of the same backend in the run (each relative to its own
+    group); with fewer than ``MIN_SPREAD_ITEMS`` of those, none (the factor alone).  Judged with
+    no floor at all, a group of four stream-K compile items called an A/A night's item SLOWER on
+    its min-of-n factor alone."""
+    pooled: list[float] = []
+    for other in paired.groups():
+        if other[1:] == group[1:]:
+            pooled += _group_logs(paired, other)[2]
+    return _spread_floor(pooled) if len(pooled) >= MIN_SPREAD_ITEMS else 0.0
 
 
 def _group_ratios(paired: Paired, keys: Sequence[ItemKey]) -> list[float]:
