@@ -44,6 +44,7 @@ from tlbench.harness.pytest_plugin.commit_info import fill_commit_info
 from tlbench.harness.pytest_plugin.counting import instruction_counting
 from tlbench.harness.pytest_plugin.calibrated import load_calibrated
 from tlbench.harness.measure.compile_pool import CompilePool
+from tlbench.harness.measure.cache_warmer import processes as build_processes
 from tlbench.harness.measure.compile_phase import CompilePhase, resolve_jobs, usable_cpus
 from tlbench.harness.measure.device_phase import DevicePhase
 from tlbench.harness.core.record import EXTRA_KEY, SCHEMA_VERSION, BenchItem, failure_record, skip_record
@@ -143,6 +144,10 @@ def pytest_configure(config):
     if seed is None:
         seed = journaling.resume_seed(config)
     suspend = _capture_suspender(config)
+    try:
+        build_processes(usable_cpus())  # TLBENCH_BUILD_PROCESSES, read again by each device worker
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
     config.stash[STATE] = TlbenchState(
         registry=registry,
         backend_choice=choice,

@@ -38,3 +38,55 @@ def test_each_kernel_is_built_in_a_child_then_loaded_here(tmp_path, monkeypatch)
 
 def test_a_small_host_gets_no_children():
     assert processes(2) == 0 and processes(3) == 0 and processes(4) == 4 and processes(16) == 16
+
+
+SUITE = """
+from tlbench.harness.core.sweep import Sweep
+from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+
+SWEEP = Sweep(name="warm_suite", problems=[GemmProblem(1024, 1024, 1024)],
+              configs=[GemmConfig(128, n, 32, 128, "auto", 2) for n in (128, 64, 32)], vendor=False)
+
+def test_fake(tlbench):
+    tlbench.run()
+"""
+
+
+def _device_run(pytester, monkeypatch, log, processes=None):
+    import fake_backend
+
+    monkeypatch.setenv("TLBENCH_FAKE_COMPILE_LOG", str(log))
+    if processes is not None:
+        monkeypatch.setenv("TLBENCH_BUILD_PROCESSES", processes)
+    pytester.makeconftest(fake_backend.CONFTEST)
+    pytester.makepyfile(test_warm_suite=SUITE)
+    return pytester.runpytest_subprocess("-p", "no:cacheprovider", "--tlbench-backend=fake", "--tlbench-kind=device",
+                                         "--benchmark-only")
+
+
+def test_a_device_worker_builds_in_children_then_loads(pytester, monkeypatch, tmp_path):
+    """Through the real device worker (the fake backend's device): with two build processes
+    each kernel's warm compile runs first in a child, then in the worker; the items pass."""
+    log = tmp_path / "compiles.txt"
+    result = _device_run(pytester, monkeypatch, log, "2")
+    result.assert_outcomes(passed=3)
+    warm = [line.split() for line in log.read_text().splitlines() if "cold=False" in line]
+    by_case: dict[str, set[str]] = {}
+    for case_id, _cold, _gc, pid in warm:
+        by_case.setdefault(case_id, set()).add(pid)
+    assert len(by_case) == 3 and all(len(pids) == 2 for pids in by_case.values()), warm
+    assert len({pid for pids in by_case.values() for pid in pids}) >= 2
+
+
+def test_without_build_processes_the_worker_builds_alone(pytester, monkeypatch, tmp_path):
+    log = tmp_path / "compiles.txt"
+    result = _device_run(pytester, monkeypatch, log, "0")
+    result.assert_outcomes(passed=3)
+    pids = {line.split()[3] for line in log.read_text().splitlines() if "cold=False" in line}
+    assert len(pids) == 1
+
+
+def test_a_bad_build_process_count_is_a_usage_error(pytester, monkeypatch, tmp_path):
+    result = _device_run(pytester, monkeypatch, tmp_path / "compiles.txt", "lots")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*TLBENCH_BUILD_PROCESSES='lots': give the number of build processes*"])

@@ -8,7 +8,9 @@ through the caches that fills them (tilelang's kernel cache and the backend's ow
 store).  The future's result is None, or the error's words: a failed build is only a hint,
 the device process compiles the case itself and reports what it meets.  ``processes(cpus)``
 is how many children a host with ``cpus`` usable CPUs gets: none under 4 (spawning a child
-and importing the compiler there costs more than it saves), else one per CPU.
+and importing the compiler there costs more than it saves), else one per CPU;
+``TLBENCH_BUILD_PROCESSES=N`` in the environment sets it (0: builds on threads only), and a
+value that is not a whole number >= 0 raises ``ValueError`` saying so.
 ``close()`` ends the children.
 
 Why processes: kernel builds on threads of one process do not overlap.  Four cold tile
@@ -21,15 +23,22 @@ then a cache hit.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import sys
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 MIN_CPUS = 4
+ENV = "TLBENCH_BUILD_PROCESSES"
 
 
-def processes(cpus: int) -> int:
+def processes(cpus: int, environ: Mapping[str, str] | None = None) -> int:
+    value = (os.environ if environ is None else environ).get(ENV)
+    if value is not None and value.strip() != "":
+        if not value.strip().isdigit():
+            raise ValueError(f"{ENV}={value!r}: give the number of build processes, a whole number >= 0 (0: none)")
+        return int(value)
     return cpus if cpus >= MIN_CPUS else 0
 
 
