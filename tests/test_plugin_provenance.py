@@ -138,3 +138,15 @@ def test_a_bad_profile_file_is_a_usage_error_that_says_what_to_do(suite, content
     result = suite.runpytest("-p", "no:cacheprovider", "--tlbench-backend=fake", "--tlbench-profile=cal.json")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"*--tlbench-profile cal.json: {words}*tlbench calibrate --backend NAME --out FILE.json*"])
+
+
+def test_a_calibrated_profile_without_the_dtypes_peak_still_gives_the_copy_bandwidth():
+    """calibrate times fp16/bf16 matmuls only: an fp32 memory-bound record still reads against
+    the calibrated copy."""
+    from tlbench.harness.pytest_plugin.calibrated import calibrated_fields
+
+    profile = DeviceProfile("GPU X", {"float16": 5e14}, 4e12, source="test", origin="calibrated", device_names=("GPU X",))
+    record = {"kind": "device", "problem": {"dtype": "float32"}, "throughput": {"tflops": 1.2, "gbps_compulsory": 3600.0}}
+    cal = calibrated_fields(record, profile, "GPU X")["roofline_calibrated"]
+    assert cal["status"] == "ok" and cal["peak_tflops"] is None and cal["pct_of_peak"] is None
+    assert cal["bandwidth_tbps"] == pytest.approx(4.0) and cal["pct_of_bandwidth"] == pytest.approx(90.0)

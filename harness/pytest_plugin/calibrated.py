@@ -4,9 +4,10 @@ Contract: ``load_calibrated(path)`` reads a profile written by ``tlbench calibra
 ``DeviceProfile`` JSON) and returns it; a missing, unreadable or non-calibrated file, or one
 without a copy bandwidth or any peak, is a ``pytest.UsageError`` that says what to do.
 ``calibrated_fields(record, profile, device)`` returns what to add to a timed device record:
-``roofline_calibrated``, the roofline of the record's own throughput against the calibrated
-peak and copy bandwidth (harness/results/roofline.py, ``origin`` "calibrated") where the
-profile names the record's device, else ``{"status": "other device", ...}`` with both
+``roofline_calibrated``: the record's own throughput against the calibrated peak (None for a
+dtype the profile has no matmul figure for: calibrate times fp16 and bf16) and copy bandwidth,
+``pct_of_peak`` and ``pct_of_bandwidth``, ``origin`` "calibrated", where the profile names the
+record's device, else ``{"status": "other device", ...}`` with both
 names.  The datasheet ``roofline`` is never replaced: % of peak in the history keeps one
 meaning whatever a run was given.  Compile records and records without throughput get
 nothing.  Pure apart from reading the file.
@@ -21,7 +22,6 @@ from typing import Any, Mapping
 import pytest
 
 from tlbench.harness.core.device_profile import CALIBRATED, DeviceProfile
-from tlbench.harness.results.roofline import roofline_fields
 
 KEY = "roofline_calibrated"
 HOW = "write one with: tlbench calibrate --backend NAME --out FILE.json"
@@ -54,12 +54,20 @@ def _names(profile: DeviceProfile) -> set[str]:
 def calibrated_fields(record: Mapping[str, Any], profile: DeviceProfile | None, device: str | None) -> dict[str, Any]:
     if profile is None or record.get("kind") != "device":
         return {}
-    fields = roofline_fields(record, profile, device)
-    if not fields:
+    throughput = record.get("throughput") or {}
+    tflops, gbps = throughput.get("tflops"), throughput.get("gbps_compulsory")
+    if not tflops and not gbps:
         return {}
     if device not in _names(profile):
         return {KEY: {"status": "other device", "device": device, "profile_device": profile.device,
                       "reason": f"the calibrated profile is of {profile.device}, this record of {device or 'an unnamed device'}"}}
-    roof = dict(fields["roofline"])
-    roof["pct_of_peak"] = fields["throughput"].get("pct_of_peak")
-    return {KEY: roof}
+    dtype = (record.get("problem") or {}).get("dtype")
+    peak = profile.peak_flops_for(dtype) if dtype else None  # calibrate measures fp16/bf16 matmuls only
+    bandwidth = profile.memory_bandwidth
+    return {KEY: {
+        "status": "ok", "device": profile.device, "origin": profile.origin, "source": profile.source, "dtype": dtype,
+        "peak_tflops": peak / 1e12 if peak else None,
+        "pct_of_peak": 100.0 * tflops * 1e12 / peak if peak and tflops else None,
+        "bandwidth_tbps": bandwidth / 1e12 if bandwidth else None,
+        "pct_of_bandwidth": 100.0 * gbps * 1e9 / bandwidth if bandwidth and gbps else None,
+    }}
