@@ -24,6 +24,7 @@ from typing import Sequence
 from tlbench.harness import cli_recover
 from tlbench.harness.crash import EXIT_INTERNAL, report_internal_error
 from tlbench.harness.results.compare import compare_runs
+from tlbench.harness.results.fraction_arg import command_fraction
 from tlbench.harness.results.compare_backends import compare_backends
 from tlbench.harness.results.comparison import CompareError
 from tlbench.harness.results.judgement import Thresholds
@@ -47,14 +48,7 @@ class UsageProblem(ValueError):
     """A request that cannot be carried out; one line for stderr, exit 2."""
 
 
-def _fraction(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number (a fraction: 0.05 is 5 %)") from None
-    if not 0 <= value < 10:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a fraction like 0.05")
-    return value
+_fraction = command_fraction(0.05)  # --min-effect and the like
 
 
 def _alpha(text: str) -> float:

@@ -21,16 +21,9 @@ from tlbench.harness.bootstrap import link_source_tree
 
 ROOT = Path(__file__).resolve().parents[1]
 TOYS = Path(__file__).resolve().parent / "toys"
+sys.path.insert(0, str(TOYS))
+from toy_project import ENTRY_POINTS as TOY_ENTRY_POINTS  # noqa: E402  (the toy backend and family's registration)
 
-TOY_ENTRY_POINTS = """[tlbench.backends]
-toy = toy_backend:ToyBackend
-
-[tlbench.traits]
-toy = toy_backend:ToyBackend.traits
-
-[tlbench.families]
-vadd = toy_family:VADD
-"""
 
 FILES = {
     "harness/__init__.py": "def double(x):\n    return 2 * x\n",

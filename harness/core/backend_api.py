@@ -57,6 +57,18 @@ class BackendOptions:
         return self.values.get(key, default)
 
 
+def backend_from_ref(factory: str, options: Mapping[str, Any] | None = None) -> Any:
+    """The backend ``factory`` (``module:qualname``, imported here) makes with ``options``: how a
+    child process (device worker, counting child, build child) makes its own backend."""
+    from importlib import import_module
+
+    module, _, qualname = factory.partition(":")
+    made: Any = import_module(module)
+    for part in qualname.split("."):
+        made = getattr(made, part)
+    return made(BackendOptions(dict(options or {})))
+
+
 @dataclass
 class Compiled:
     """A built kernel: backend-private ``handle``, its plan, and how long building took.

@@ -44,19 +44,14 @@ def processes(cpus: int, environ: Mapping[str, str] | None = None) -> int:
 
 def _build(sys_path: Sequence[str], factory: str, options: Mapping[str, Any], case: Any) -> str | None:
     """In a child: one build of ``case`` through the caches; None, or why it failed."""
-    from importlib import import_module
-
-    from tlbench.harness.core.backend_api import BackendOptions
+    from tlbench.harness.core.backend_api import backend_from_ref
 
     for path in reversed(list(sys_path)):
         if path not in sys.path:
             sys.path.insert(0, path)
-    module, _, qualname = factory.partition(":")
-    made: Any = import_module(module)
-    for part in qualname.split("."):
-        made = getattr(made, part)
+    backend = backend_from_ref(factory, options)
     try:
-        made(BackendOptions(dict(options))).compile(case, False)
+        backend.compile(case, False)
     except Exception as exc:  # noqa: BLE001 - a hint only: the device process meets it again
         return f"{type(exc).__name__}: {exc}"
     return None

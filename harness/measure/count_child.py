@@ -24,19 +24,8 @@ import os
 import pickle
 import sys
 import time
-from importlib import import_module
 from pathlib import Path
 from typing import Any
-
-
-def _load_backend(spec: dict[str, Any]) -> Any:
-    from tlbench.harness.core.backend_api import BackendOptions
-
-    module, _, qualname = spec["factory"].partition(":")
-    factory: Any = import_module(module)
-    for part in qualname.split("."):
-        factory = getattr(factory, part)
-    return factory(BackendOptions(spec.get("options") or {}))
 
 
 def _lowering(backend: Any):
@@ -92,7 +81,9 @@ def main(argv: list[str]) -> int:
     if not lib.tlbench_on_valgrind():
         print("count_child: not running under valgrind; nothing counted", file=sys.stderr)
         return 2
-    backend = _load_backend(spec)
+    from tlbench.harness.core.backend_api import backend_from_ref
+
+    backend = backend_from_ref(spec["factory"], spec.get("options"))
     lowering = _lowering(backend)
     items = spec["items"]
     start = time.perf_counter()

@@ -158,17 +158,6 @@ def plain_prepared(prepared: Any) -> Any:
     return replace(prepared, **changes)
 
 
-def _load_backend(init: dict[str, Any]) -> Any:
-    """The backend from ``init``'s factory (``serve`` has set ``sys.path`` from ``init`` first)."""
-    from tlbench.harness.core.backend_api import BackendOptions
-
-    module, _, qualname = init["factory"].partition(":")
-    factory: Any = import_module(module)
-    for part in qualname.split("."):
-        factory = getattr(factory, part)
-    return factory(BackendOptions(init.get("options") or {}))
-
-
 def _warm_device(backend: Any) -> dict[str, Any]:
     """Start the device runtime before answering ``ready`` (the backend's ``device_info``
     reads the device through it): the worker starts while pytest collects, so this overlaps
@@ -211,6 +200,7 @@ def _start_warm_up(ref: str | None) -> threading.Thread | None:
 
 
 def serve(conn: Connection) -> int:
+    from tlbench.harness.core.backend_api import backend_from_ref
     from tlbench.harness.measure.cache_warmer import CacheWarmer, processes as warmer_processes
     from tlbench.harness.measure.compile_phase import usable_cpus
     from tlbench.harness.measure.compile_pool import CompilePool
@@ -224,7 +214,7 @@ def serve(conn: Connection) -> int:
     assert kind == "init", kind
     sys.path[:] = [p for p in init["sys_path"] if p] or sys.path  # the parent's, for the warm-up and the backend
     warming = _start_warm_up(init.get("warm_up"))
-    backend = _load_backend(init)
+    backend = backend_from_ref(init["factory"], init.get("options"))  # serve has set sys.path from init first
     trace.mark("worker backend loaded", role="worker")
     device_info = _warm_device(backend)
     trace.mark("worker device warm", role="worker")

@@ -27,6 +27,7 @@ import argparse
 from typing import Any, Mapping
 
 from tlbench.harness.results.comparison import ItemKey, PlanVerdict
+from tlbench.harness.results.fraction_arg import command_fraction
 from tlbench.harness.results.judgement import Thresholds
 from tlbench.harness.results.pairing import Paired
 
@@ -37,14 +38,7 @@ GATING = ("modeled cycles per core", " II")  # the model numbers whose growth is
 MAX_WORDS = 12
 
 
-def _fraction(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number (a fraction: 0.01 is 1 %)") from None
-    if not 0 <= value < 10:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a fraction like 0.01")
-    return value
+_fraction = command_fraction(0.01)  # --model-threshold
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:
