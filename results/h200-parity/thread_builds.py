@@ -1,0 +1,29 @@
+"""Do kernel builds overlap on threads of one process?  Four cold builds of the tile sweep's 2048^3
+128-thread tiles (tilelang's cache bypassed), one after another or on four threads, after one
+build that pays the imports.  usage: python3 results/h200-parity/thread_builds.py serial|threads|procs
+(repo root, tlbench importable).  On the 2-core CPU box: serial wall 10.0 s, threads wall 10.9 s."""
+import sys, time, os
+from concurrent.futures import ThreadPoolExecutor, ProcessPoolExecutor
+import multiprocessing as mp
+
+def cases():
+    from tlbench.backends.tools.timer_crosscheck import load_sweep, select
+    from tlbench.harness.results.best_configs import load_best
+    return [c for c in select([load_sweep("suites/test_tiles.py")], "2048x2048 and t128", (), load_best) if getattr(c,"kernel","")!="vendor"][:4]
+def build(i):
+    from tlbench.backends.nvidia.backend import NvidiaBackend
+    from tlbench.harness.core.backend_api import BackendOptions
+    b = NvidiaBackend(BackendOptions({}))
+    c = cases()[i]
+    t = time.time(); b.compile(c, True); return time.time() - t
+if __name__ == "__main__":
+    mode = sys.argv[1]
+    build(0)  # warm imports
+    t = time.time()
+    if mode == "serial":
+        r = [build(i) for i in range(4)]
+    elif mode == "threads":
+        with ThreadPoolExecutor(4) as ex: r = list(ex.map(build, range(4)))
+    else:
+        with ProcessPoolExecutor(2, mp_context=mp.get_context("spawn")) as ex: r = list(ex.map(build, range(4)))
+    print(mode, f"wall {time.time()-t:.1f}s", [f"{x:.1f}" for x in r], "load", open('/proc/loadavg').read().split()[:3])
