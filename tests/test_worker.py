@@ -84,7 +84,11 @@ def test_each_fault_fails_only_its_item_with_stage_error_and_restart_count(runs)
         assert failed[key]["stage"] == stage, (key, failed[key])
         assert words in failed[key]["error"], (key, failed[key]["error"])
         assert failed[key]["worker"]["restarted"] is True
-    assert failed[("device", _case(56, 32))]["error"].startswith("TIMEOUT: no answer within 2 s in stage run")
+    hang = failed[("device", _case(56, 32))]
+    assert hang["error"].startswith("TIMEOUT: no answer within 2 s in stage run")
+    # where the hung worker was, read before the kill: its main thread first, innermost frame first
+    assert re.search(r"its main thread was in fake_backend\.py:\d+ _inject <- ", hang["error"]), hang["error"]
+    assert hang["worker"]["stacks"].startswith("Thread 0x") or hang["worker"]["stacks"].startswith("Current thread 0x")
     restarts = [failed[("compile", _case(128, 13))]["worker"]["restarts"]]
     restarts += [failed[("device", _case(*c))]["worker"]["restarts"] for c in ORDER if c in FAULTS]
     # counted across the session, one per fault, plus two: the round-robin compile batch died at

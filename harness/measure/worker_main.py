@@ -54,6 +54,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from tlbench.harness.core import trace
+from tlbench.harness.measure import hang_report
 
 DEVICE_STAGES = ("inputs", "check", "run")
 
@@ -309,6 +310,7 @@ def _exit(code: int) -> None:
 
 def main(argv: list[str]) -> None:
     _die_with_parent()
+    hang_report.arm()  # a controller that times this worker out reads its stacks first
     conn = Connection(int(argv[1]))
     try:
         code = serve(conn)

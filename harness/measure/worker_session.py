@@ -52,6 +52,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from tlbench.harness.core import trace
+from tlbench.harness.measure import hang_report
 from tlbench.harness.core.cases import MeasurePolicy
 from tlbench.harness.core.record import BenchItem
 from tlbench.harness.measure.runner import Outcome
@@ -349,11 +350,15 @@ class WorkerSession:
             _, answer, fault = self._await(("done",), self.limits.for_stage(self.stage, policy), policy)
         except _TimedOut as exc:
             stage, pid = self.stage, self._proc.pid if self._proc else None
+            stacks = hang_report.capture(pid, self._log) if pid is not None else None  # where it was, before the kill
             self._kill()
             self.restarts += 1
             self.last_fault = True
+            where = f"; its main thread was in {stacks.where}" if stacks else ""
+            trace.mark("worker timeout", backend=self.spec.backend, stage=stage, where=stacks.where if stacks else None)
             return self._failed(stage, f"TIMEOUT: no answer within {exc.args[0]:.0f} s in stage {stage}; "
-                                       "the worker was killed and restarted", pid, restarted=True, timeout_s=exc.args[0])
+                                       f"the worker was killed and restarted{where}", pid, restarted=True, timeout_s=exc.args[0],
+                                **({"stacks": stacks.text} if stacks and stacks.text else {}))
         except (_Died, BrokenPipeError, ConnectionResetError):
             stage, pid, background = self.stage, self._proc.pid if self._proc else None, self._prefetched_here
             proc = self._proc
