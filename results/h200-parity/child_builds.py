@@ -1,0 +1,32 @@
+"""Real tilelang builds of the tile sweep's first N kernels in N spawned child processes, the way the
+device worker's CacheWarmer makes them (cache_warmer._build); each child dumps its stack if a build
+runs past 25 s.  usage (repo root, tilelang importable): python3 results/h200-parity/child_builds.py 16"""
+import multiprocessing, sys, time
+from concurrent.futures import ProcessPoolExecutor
+
+
+def build(sys_path, ref, case):
+    import faulthandler, os
+    faulthandler.dump_traceback_later(25, exit=False)
+    t = time.time()
+    from tlbench.harness.measure.cache_warmer import _build
+    err = _build(sys_path, ref, {}, case)
+    return os.getpid(), round(time.time() - t, 1), err
+
+
+def main():
+    sys.path.insert(0, "suites")
+    import test_tiles
+    n = int(sys.argv[1])
+    cases = [c for c in test_tiles.SWEEP.cases("nvidia", "full", load_best=lambda *a, **k: None) if c.config is not None][:n]
+    ref = "tlbench.backends.nvidia:NvidiaBackend"
+    t = time.time()
+    with ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("spawn")) as ex:
+        futs = [ex.submit(build, list(sys.path), ref, c) for c in cases]
+        for c, f in zip(cases, futs):
+            print("probe", c.case_id[-40:], f.result(), "at %.1f s" % (time.time() - t), flush=True)
+    print("probe: %d builds in %d children: %.1f s" % (n, n, time.time() - t))
+
+
+if __name__ == "__main__":
+    main()
