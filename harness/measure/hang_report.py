@@ -6,9 +6,10 @@ stopping it.  The controller, on a timeout, calls ``capture(pid, log) -> Stacks`
 signal, waits up to ``wait_s`` for the log to stop growing, and returns what the dump added
 (``text``, at most ``MAX_CHARS`` characters, the main thread's first) and ``where``: the main
 thread's innermost frames on one line (``file:line function <- ...``), or a sentence saying why
-there is none (the worker did not answer the signal: a hang inside C code with the GIL held
-answers nothing).  Nothing here kills or judges: the caller reports the timeout, with these
-words beside it.
+there is none.  The dump is written from the signal handler itself, so a worker busy in native
+code still answers; one stuck inside the kernel (an uninterruptible driver call) handles no
+signal until it returns, and is said to have not answered.  Nothing here kills or judges: the
+caller reports the timeout, with these words beside it.
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ def capture(pid: int, log: Path | None, wait_s: float = 3.0) -> Stacks:
         return Stacks(f"no stacks: the log could not be read ({exc})", "")
     if not _THREAD.search(dump):
         return Stacks(f"no stacks: the worker did not answer {SIGNAL.name} within {wait_s:.0f} s "
-                      "(busy in native code, holding the interpreter)", "")
+                      "(a process stuck inside the kernel, in a driver call, handles no signal)", "")
     main = _main_thread(head)
     blocks = _thread_blocks(dump)
     ordered = sorted(blocks, key=lambda b: b[0] != main)
