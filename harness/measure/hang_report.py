@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-SIGNAL = signal.SIGUSR1
+SIGNAL = getattr(signal, "SIGUSR1", None)  # None where the platform has none (Windows): no stacks there
 MARK = "tlbench worker main thread"
 MAX_CHARS = 20_000
 FRAMES = 4
@@ -41,6 +41,8 @@ def arm() -> None:
     import faulthandler
     import sys
 
+    if SIGNAL is None:
+        return
     print(f"{MARK} 0x{threading.main_thread().ident:016x}", file=sys.stderr, flush=True)
     faulthandler.register(SIGNAL, file=sys.stderr, all_threads=True, chain=False)
 
@@ -53,6 +55,8 @@ def _size(log: Path) -> int:
 
 
 def capture(pid: int, log: Path | None, wait_s: float = 3.0) -> Stacks:
+    if SIGNAL is None:
+        return Stacks("no stacks: this platform has no SIGUSR1", "")
     if log is None:
         return Stacks("no stacks: the worker has no log", "")
     before = _size(log)

@@ -52,9 +52,9 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from tlbench.harness.core import trace
-from tlbench.harness.measure import hang_report
 from tlbench.harness.core.cases import MeasurePolicy
 from tlbench.harness.core.record import BenchItem
+from tlbench.harness.measure import hang_report
 from tlbench.harness.measure.runner import Outcome
 
 STARTUP = "startup"
