@@ -46,3 +46,29 @@ def test_process_start_is_before_now():
 
     started = trace.process_start()
     assert started is None or 0 <= time.time() - started < 24 * 3600
+
+
+def _cli(*args, stdout=None):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "tlbench.harness.core.trace", *args], stdout=stdout or subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True)
+
+
+def test_the_timeline_command_says_what_it_needs_and_survives_a_reader_that_stops(tmp_path):
+    import subprocess
+    import sys
+
+    assert _cli().returncode == 2 and "usage: python3 -m tlbench.harness.core.trace FILE" in _cli().stderr
+    missing = _cli(str(tmp_path / "none.txt"))
+    assert missing.returncode == 2 and "none.txt: No such file or directory" in missing.stderr
+    big = tmp_path / "trace.txt"
+    big.write_text("".join(json.dumps({"t": 1000.0 + i, "pid": 7, "who": "main", "event": f"mark {i}"}) + "\n" for i in range(50000)))
+    reader = subprocess.Popen(["head", "-1"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    writer = subprocess.run([sys.executable, "-m", "tlbench.harness.core.trace", str(big)], stdout=reader.stdin,
+                            stderr=subprocess.PIPE, text=True)
+    reader.stdin.close()
+    assert reader.stdout.read().startswith("+   0.00 s  main(7)  mark 0")
+    reader.wait()
+    assert writer.returncode == 0 and "Traceback" not in writer.stderr, writer.stderr  # not a crash, not a signal

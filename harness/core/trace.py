@@ -92,8 +92,29 @@ def timeline(lines: list[dict[str, Any]]) -> list[str]:
     ]
 
 
+def main(argv: list[str]) -> int:
+    """``python3 -m tlbench.harness.core.trace FILE``: the timeline; 2 with a usage or file error."""
+    import os
+    import sys
+
+    if len(argv) != 1:
+        print("usage: python3 -m tlbench.harness.core.trace FILE  (a file TLBENCH_TRACE=FILE wrote)", file=sys.stderr)
+        return 2
+    try:
+        lines = read(argv[0])
+    except OSError as exc:
+        print(f"trace: {argv[0]}: {exc.strerror or exc} (give the file a run wrote with TLBENCH_TRACE=FILE)", file=sys.stderr)
+        return 2
+    try:
+        for text in timeline(lines):
+            print(text)
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader stopped early (| head): the timeline was not wrong
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 0
+
+
 if __name__ == "__main__":
     import sys
 
-    for text in timeline(read(sys.argv[1])):
-        print(text)
+    sys.exit(main(sys.argv[1:]))
