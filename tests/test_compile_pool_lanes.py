@@ -68,3 +68,46 @@ def test_a_backend_without_the_hint_builds_everything_on_the_wide_lane():
     pool.wait_idle()
     pool.close()
     assert len(backend.runs) == 6 and all(t.startswith("tlbench-compile") for _, t in backend.runs)
+
+
+class SlowToSubmitBackend(LaneRecordingBackend):
+    """Its lane hint blocks until ``release`` is set: a prefetch whose submission is slow."""
+
+    def __init__(self):
+        super().__init__(set())
+        self.release = threading.Event()
+
+    def likely_cached(self, case):
+        assert self.release.wait(10), "the test never released the submission"
+        return False
+
+
+def test_a_background_prefetch_returns_at_once_and_an_asked_case_is_compiled_by_the_asker():
+    backend, cases = SlowToSubmitBackend(), _cases(6)
+    pool = CompilePool(workers=4)
+    try:
+        thread = pool.prefetch_in_background(backend, cases)
+        assert thread.is_alive()  # still submitting: the caller is free
+        assert pool.get(backend, cases[3]) == cases[3].case_id
+        assert backend.runs == [(cases[3].case_id, threading.current_thread().name)]  # compiled here, not queued
+        backend.release.set()
+        pool.wait_idle()  # waits for the submissions, then for the compiles
+        assert not thread.is_alive()
+        assert {case_id for case_id, _ in backend.runs} == {c.case_id for c in cases}
+        assert all(name.startswith("tlbench-compile") for case_id, name in backend.runs[1:])
+    finally:
+        backend.release.set()
+        pool.close()
+
+
+def test_a_pool_closed_during_a_background_prefetch_starts_nothing_more():
+    backend, cases = SlowToSubmitBackend(), _cases(6)
+    pool = CompilePool(workers=2)
+    thread = pool.prefetch_in_background(backend, cases)
+    pool.close()
+    backend.release.set()
+    thread.join(10)
+    assert not thread.is_alive()
+    time.sleep(0.1)
+    assert len(backend.runs) <= 1  # at most the case whose submission was under way
+    assert pool._executor is None or pool._executor._shutdown  # no executor made after close is left running

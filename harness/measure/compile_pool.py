@@ -2,7 +2,9 @@
 
 Contract: ``CompilePool.prefetch(backend, cases)`` submits warm (cache-using) compiles to a
 thread pool, once per (backend, case); ``get(backend, case)`` returns the ``Compiled`` or
-re-raises its ``CompileError``; ``wait_idle()`` blocks until nothing is compiling (a cold
+re-raises its ``CompileError`` (a case not yet submitted is compiled by the caller);
+``prefetch_in_background`` submits from a thread of its own and returns at once;
+``wait_idle()`` blocks until every submission is in and nothing is compiling (a cold
 compile measurement calls it so it never shares the CPU with background builds).  The pool
 belongs to one pytest session; ``close()`` shuts it down.  Threads are enough: tilelang
 spends its time in C++ passes and in nvcc subprocesses.
@@ -39,6 +41,18 @@ from tlbench.harness.measure.compile_phase import usable_cpus
 CHILD_WAIT_S = 600.0  # the longest a load waits for its child's build (a device worker's compile limit)
 
 
+def _chain(source: Future, target: Future) -> None:
+    """``target`` ends as ``source`` does (result, error or cancellation)."""
+    def copy(done: Future) -> None:
+        if done.cancelled():
+            target.cancel()
+        elif done.exception() is not None:
+            target.set_exception(done.exception())
+        else:
+            target.set_result(done.result())
+    source.add_done_callback(copy)
+
+
 @dataclass
 class CompilePool:
     workers: int = field(default_factory=lambda: usable_cpus())  # the affinity mask's CPUs (taskset counts)
@@ -52,8 +66,12 @@ class CompilePool:
     _futures: dict[tuple[str, str], Future] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _done: int = 0
+    _closed: bool = False
+    _submitters: list[threading.Thread] = field(default_factory=list)  # background prefetches still submitting
 
     def _pool(self) -> ThreadPoolExecutor:
+        if self._closed:
+            raise RuntimeError("the compile pool is closed")
         if self._executor is None:
             self._executor = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="tlbench-compile")
         return self._executor
@@ -62,6 +80,8 @@ class CompilePool:
         likely_cached = getattr(backend, "likely_cached", None)
         if not callable(likely_cached) or not likely_cached(case):
             return self._pool()
+        if self._closed:
+            raise RuntimeError("the compile pool is closed")
         if self._warm_executor is None:
             self._warm_executor = ThreadPoolExecutor(max_workers=max(1, min(self.warm_lane, self.workers)),
                                                      thread_name_prefix="tlbench-load")
@@ -82,10 +102,17 @@ class CompilePool:
         for case in cases:
             key = (backend.name, case.case_id)
             with self._lock:
+                if self._closed:  # closed while submitting (a background prefetch): nothing more starts
+                    break
                 if key in self._futures:
                     continue
-                future = self._submit(backend, case)
+                future: Future = Future()  # the case's place, taken now; the lane is chosen outside the lock
                 self._futures[key] = future
+            try:
+                _chain(self._submit(backend, case), future)  # the hint and a child's start can be slow
+            except BaseException as exc:
+                future.set_exception(exc)
+                raise
             submitted.append(future)
         if submitted and self.progress is not None:
             with self._lock:
@@ -93,6 +120,23 @@ class CompilePool:
             self.progress(done, total)
         for future in submitted:
             future.add_done_callback(self._report)
+
+    def prefetch_in_background(self, backend: Backend, cases: list[Case]) -> threading.Thread:
+        """``prefetch`` on a thread of its own, so the caller answers requests while the cases
+        are still being submitted (a device worker: a slow submission would otherwise hold its
+        next request past the stage's limit).  A case asked for (``get``) before its submission
+        is compiled by the asking thread."""
+        def run() -> None:
+            try:
+                self.prefetch(backend, cases)
+            except RuntimeError:  # an executor shut down under it: the pool was closed, the run ends
+                if not self._closed:
+                    raise
+        thread = threading.Thread(target=run, name="tlbench-prefetch", daemon=True)
+        with self._lock:
+            self._submitters = [t for t in self._submitters if t.is_alive()] + [thread]
+        thread.start()
+        return thread
 
     def _submit(self, backend: Backend, case: Case) -> Future:
         lane = self._lane(backend, case)
@@ -124,11 +168,17 @@ class CompilePool:
 
     def wait_idle(self) -> None:
         with self._lock:
+            submitters = list(self._submitters)
+        for thread in submitters:  # every case submitted first: idle means none is still to come
+            thread.join()
+        with self._lock:
             pending = [f for f in self._futures.values() if not f.done()]
         if pending:
             wait(pending)
 
     def close(self) -> None:
+        with self._lock:
+            self._closed = True
         for executor in (self._executor, self._warm_executor):  # queued loads go first: none waits on a child then
             if executor is not None:
                 executor.shutdown(wait=False, cancel_futures=True)

@@ -9,7 +9,8 @@ None for a compile job's) starts at once in a thread of its own, before the back
 built; the worker builds the backend, starts its device runtime (``device_info``) and
 answers ``("ready", pid, device_info, worker_facts)`` (the backend's ``device_info()`` and
 ``worker_facts()``, None where it has none, as plain data); the first request other than ``prefetch`` waits for the warm-up.  Then, in order:
-- ``("prefetch", [Case, ...])``: warm compiles in a thread pool (no answer);
+- ``("prefetch", [Case, ...])``: warm compiles in a thread pool, submitted from a thread of their own
+  so the next request is answered meanwhile (no answer);
 - ``("setup", BenchItem, MeasurePolicy, compile_rounds, seed)``: the backend's untimed
   first compile of the item's case (``setup_compile.pay_setup_once``); answer ``("done",
   seconds, fault)``;
@@ -236,7 +237,7 @@ def serve(conn: Connection) -> int:
             if message[0] == "close":
                 return 0
             if message[0] == "prefetch":
-                pool.prefetch(backend, message[1])
+                pool.prefetch_in_background(backend, message[1])  # the next request is answered meanwhile
                 continue
             if warming is not None:  # the runtime's warm-up ends before any request uses the device
                 warming.join()
