@@ -155,10 +155,20 @@ class CompilePool:
 
     def get(self, backend: Backend, case: Case) -> Compiled:
         key = (backend.name, case.case_id)
+        mine = False
         with self._lock:
             future = self._futures.get(key)
+            if future is None and any(t.is_alive() for t in self._submitters):
+                future, mine = Future(), True  # a background prefetch may reach this case: it finds it taken
+                self._futures[key] = future
         if future is None:
             return backend.compile(case, False)
+        if mine:
+            try:
+                future.set_result(backend.compile(case, False))
+            except BaseException as exc:  # noqa: BLE001 - re-raised below, as a pooled compile's would be
+                future.set_exception(exc)
+            future.add_done_callback(self._report)
         return future.result()
 
     def pending(self) -> int:
