@@ -4,7 +4,8 @@ Contract: ``pick_best(records, devices)`` takes the timed device records of a ru
 kernels that passed the correctness check are ever timed) and returns one ``BestEntry``
 per (backend, device, problem): the config with the lowest median device time, with its
 ratio to the in-run vendor item when there is one.  ``update_best_file`` merges entries
-into the JSON file (same key -> replaced), stamping tilelang version and date.
+into the JSON file (same key -> replaced), stamping tilelang version and date (now, or the
+run's own).
 ``load_best`` reads the winner's config dict back for a suite (``Sweep(best_configs=...)``;
 the sweep turns it into its family's config type), preferring an entry recorded on the same
 device.  Measurement, never a cost model, decides.
@@ -77,11 +78,13 @@ def pick_best(records: Iterable[dict[str, Any]], devices: dict[str, str], reader
     return best
 
 
-def update_best_file(path: str | Path, entries: Iterable[BestEntry], tilelang_version: str | None) -> dict[str, Any]:
+def update_best_file(path: str | Path, entries: Iterable[BestEntry], tilelang_version: str | None,
+                     date: str | None = None) -> dict[str, Any]:
+    """``date``: when the entries were measured (ISO 8601; None: now)."""
     path = Path(path)
     doc = json.loads(path.read_text()) if path.exists() else {"schema_version": SCHEMA_VERSION, "entries": []}
     by_key = {(e["backend"], e["device"], e["problem_id"]): e for e in doc.get("entries", [])}
-    stamp = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    stamp = date or _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     for entry in entries:
         by_key[entry.key] = {**asdict(entry), "tilelang": tilelang_version, "date": stamp}
     doc = {"schema_version": SCHEMA_VERSION, "entries": sorted(by_key.values(), key=lambda e: (e["backend"], e["problem_id"], e["device"]))}
