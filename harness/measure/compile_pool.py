@@ -70,18 +70,17 @@ class CompilePool:
     _submitters: list[threading.Thread] = field(default_factory=list)  # background prefetches still submitting
 
     def _pool(self) -> ThreadPoolExecutor:
-        if self._closed:
-            raise RuntimeError("the compile pool is closed")
         if self._executor is None:
             self._executor = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="tlbench-compile")
         return self._executor
 
     def _lane(self, backend: Backend, case: Case) -> ThreadPoolExecutor:
         likely_cached = getattr(backend, "likely_cached", None)
-        if not callable(likely_cached) or not likely_cached(case):
-            return self._pool()
-        if self._closed:
+        cached = callable(likely_cached) and likely_cached(case)  # the hint may be slow: asked before the check
+        if self._closed:  # closed meanwhile: no lane is made again
             raise RuntimeError("the compile pool is closed")
+        if not cached:
+            return self._pool()
         if self._warm_executor is None:
             self._warm_executor = ThreadPoolExecutor(max_workers=max(1, min(self.warm_lane, self.workers)),
                                                      thread_name_prefix="tlbench-load")
