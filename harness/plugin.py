@@ -41,10 +41,10 @@ from tlbench.harness.pytest_plugin import isolation, journaling, results_file, s
 from tlbench.harness.pytest_plugin.finishing import journal_chunk
 from tlbench.harness.pytest_plugin.item_runner import ItemRunner
 from tlbench.harness.pytest_plugin.commit_info import fill_commit_info
-from tlbench.harness.pytest_plugin.counting import instruction_counting
+from tlbench.harness.pytest_plugin.counting import factory_path, instruction_counting
 from tlbench.harness.pytest_plugin.calibrated import load_calibrated
 from tlbench.harness.measure.compile_pool import CompilePool
-from tlbench.harness.measure.cache_warmer import processes as build_processes
+from tlbench.harness.measure.cache_warmer import processes as build_processes, warmer_for
 from tlbench.harness.measure.compile_phase import CompilePhase, resolve_jobs, usable_cpus
 from tlbench.harness.measure.device_phase import DevicePhase
 from tlbench.harness.core.record import EXTRA_KEY, SCHEMA_VERSION, BenchItem, failure_record, skip_record
@@ -145,7 +145,7 @@ def pytest_configure(config):
         seed = journaling.resume_seed(config)
     suspend = _capture_suspender(config)
     try:
-        build_processes(usable_cpus())  # TLBENCH_BUILD_PROCESSES, read again by each device worker
+        children = build_processes(usable_cpus())  # TLBENCH_BUILD_PROCESSES, read again by each device worker
     except ValueError as exc:
         raise pytest.UsageError(str(exc)) from None
     config.stash[STATE] = TlbenchState(
@@ -156,7 +156,9 @@ def pytest_configure(config):
         policy=policy_from_options(config.getoption, lambda text: config.issue_config_time_warning(pytest.PytestDeprecationWarning(text), 2)),
         compile_rounds=config.getoption("--tlbench-compile-rounds"),
         seed=seed if seed is not None else random.SystemRandom().randrange(2**31),
-        pool=CompilePool(progress=Progress("compile prefetch (kernels)", suspend=suspend).update),
+        # in-process device items build their kernels in child processes too (a 4+ CPU host)
+        pool=CompilePool(progress=Progress("compile prefetch (kernels)", suspend=suspend).update,
+                         warmer_of=lambda backend: warmer_for(factory_path(registry, backend.name), registry.options.values, children)),
         device_progress=None if hidden is not None else Progress("device items", suspend=suspend),
         autotune_path=config.getoption("--tlbench-autotune"),
         inert_cache=InertKeyCache(Path(config.getoption("--tlbench-cache-dir") or default_directory())),

@@ -36,6 +36,39 @@ def test_each_kernel_is_built_in_a_child_then_loaded_here(tmp_path, monkeypatch)
         assert len(pids) == 2 and pids[0] != os.getpid() and pids[1] == os.getpid(), (case, builds)
 
 
+def test_a_pool_for_several_backends_asks_for_each_ones_warmer_once(tmp_path, monkeypatch):
+    """``warmer_of``: the session's own pool (in-process isolation) gets a warmer per backend
+    name, asked once; a backend given None builds on threads only."""
+    monkeypatch.syspath_prepend(str(TOYS))
+    from marking_backend import MarkedCase, MarkingBackend
+
+    asked: list[str] = []
+
+    def warmer_of(backend):
+        asked.append(backend.name)
+        if backend.name == "threads_only":
+            return None
+        return CacheWarmer("marking_backend:MarkingBackend", {"dir": str(tmp_path / "a")}, [str(TOYS)], 2)
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    children = MarkingBackend(BackendOptions({"dir": str(tmp_path / "a")}))
+    alone = MarkingBackend(BackendOptions({"dir": str(tmp_path / "b")}))
+    alone.name = "threads_only"
+    pool = CompilePool(workers=2, warmer_of=warmer_of)
+    try:
+        pool.prefetch(children, [MarkedCase(f"k{i}") for i in range(3)])
+        pool.prefetch(alone, [MarkedCase(f"t{i}") for i in range(3)])
+        pool.wait_idle()
+    finally:
+        pool.close()
+    assert sorted(asked) == ["marking", "threads_only"]
+    pids_a = [int(line.split()[0]) for line in (tmp_path / "a" / "builds.txt").read_text().splitlines()]
+    pids_b = {int(line.split()[0]) for line in (tmp_path / "b" / "builds.txt").read_text().splitlines()}
+    assert len(pids_a) == 6 and sum(pid != os.getpid() for pid in pids_a) == 3  # each case: a child, then here
+    assert pids_b == {os.getpid()}
+
+
 def test_a_small_host_gets_no_children():
     assert processes(2) == 0 and processes(3) == 0 and processes(4) == 4 and processes(16) == 16
 
@@ -52,7 +85,7 @@ def test_fake(tlbench):
 """
 
 
-def _device_run(pytester, monkeypatch, log, processes=None):
+def _device_run(pytester, monkeypatch, log, processes=None, *extra):
     import fake_backend
 
     monkeypatch.setenv("TLBENCH_FAKE_COMPILE_LOG", str(log))
@@ -61,7 +94,7 @@ def _device_run(pytester, monkeypatch, log, processes=None):
     pytester.makeconftest(fake_backend.CONFTEST)
     pytester.makepyfile(test_warm_suite=SUITE)
     return pytester.runpytest_subprocess("-p", "no:cacheprovider", "--tlbench-backend=fake", "--tlbench-kind=device",
-                                         "--benchmark-only")
+                                         "--benchmark-only", *extra)
 
 
 def test_a_device_worker_builds_in_children_then_loads(pytester, monkeypatch, tmp_path):
@@ -76,6 +109,19 @@ def test_a_device_worker_builds_in_children_then_loads(pytester, monkeypatch, tm
         by_case.setdefault(case_id, set()).add(pid)
     assert len(by_case) == 3 and all(len(pids) == 2 for pids in by_case.values()), warm
     assert len({pid for pids in by_case.values() for pid in pids}) >= 2
+
+
+def test_in_process_isolation_builds_in_children_then_loads(pytester, monkeypatch, tmp_path):
+    """``--tlbench-isolation=inprocess``: the session's own pool builds each kernel first in a
+    child too, then loads it in the pytest process."""
+    log = tmp_path / "compiles.txt"
+    result = _device_run(pytester, monkeypatch, log, "2", "--tlbench-isolation=inprocess")
+    result.assert_outcomes(passed=3)
+    warm = [line.split() for line in log.read_text().splitlines() if "cold=False" in line]
+    by_case: dict[str, set[str]] = {}
+    for case_id, _cold, _gc, pid in warm:
+        by_case.setdefault(case_id, set()).add(pid)
+    assert len(by_case) == 3 and all(len(pids) == 2 for pids in by_case.values()), warm
 
 
 def test_without_build_processes_the_worker_builds_alone(pytester, monkeypatch, tmp_path):

@@ -11,7 +11,9 @@ is how many children a host with ``cpus`` usable CPUs gets: none under 4 (spawni
 and importing the compiler there costs more than it saves), else one per CPU;
 ``TLBENCH_BUILD_PROCESSES=N`` in the environment sets it (0: builds on threads only), and a
 value that is not a whole number >= 0 raises ``ValueError`` saying so.
-``close()`` ends the children.
+``close()`` ends the children.  ``warmer_for(factory, options, processes)`` is the warmer
+a pool should use for one backend: None where the factory is not importable by name (None)
+or ``processes`` is 0, else one with the current ``sys.path``.
 
 Why processes: kernel builds on threads of one process do not overlap.  Four cold tile
 builds took 10.0 s one after another and 10.9 s on four threads on the 2-core CPU box, and
@@ -55,6 +57,12 @@ def _build(sys_path: Sequence[str], factory: str, options: Mapping[str, Any], ca
     except Exception as exc:  # noqa: BLE001 - a hint only: the device process meets it again
         return f"{type(exc).__name__}: {exc}"
     return None
+
+
+def warmer_for(factory: str | None, options: Mapping[str, Any], processes: int) -> "CacheWarmer | None":
+    if not factory or processes <= 0:
+        return None
+    return CacheWarmer(factory, dict(options), list(sys.path), processes)
 
 
 @dataclass

@@ -21,7 +21,10 @@ builds (nvcc subprocesses) keep every thread.
 With a ``warmer`` (harness/measure/cache_warmer.py: child processes; a device worker makes
 one on a host with 4+ CPUs), each case not likely cached is first built in a child, which
 fills the caches, and the thread that then compiles it here waits for that build: builds
-overlap across processes, where on threads of one process they do not.
+overlap across processes, where on threads of one process they do not.  ``warmer_of``
+(backend -> CacheWarmer or None, asked once per backend name) does the same for a pool that
+serves several backends: the pytest session's own pool under ``--tlbench-isolation
+inprocess``.  ``close()`` ends every warmer.
 """
 
 from __future__ import annotations
@@ -61,6 +64,8 @@ class CompilePool:
     # None: silent.
     progress: Callable[[int, int], None] | None = None
     warmer: CacheWarmer | None = None  # child processes that build first (None: threads only)
+    warmer_of: Callable[[Backend], CacheWarmer | None] | None = None  # per backend, where ``warmer`` is None
+    _warmers: dict[str, CacheWarmer | None] = field(default_factory=dict)
     _executor: ThreadPoolExecutor | None = None
     _warm_executor: ThreadPoolExecutor | None = None
     _futures: dict[tuple[str, str], Future] = field(default_factory=dict)
@@ -137,11 +142,22 @@ class CompilePool:
         thread.start()
         return thread
 
+    def _warmer(self, backend: Backend) -> CacheWarmer | None:
+        if self.warmer is not None or self.warmer_of is None:
+            return self.warmer
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the compile pool is closed")
+            if backend.name not in self._warmers:
+                self._warmers[backend.name] = self.warmer_of(backend)  # makes an object only: children start on first use
+            return self._warmers[backend.name]
+
     def _submit(self, backend: Backend, case: Case) -> Future:
         lane = self._lane(backend, case)
-        if self.warmer is None or lane is not self._executor:
+        warmer = self._warmer(backend) if lane is self._executor else None
+        if warmer is None:
             return lane.submit(backend.compile, case, False)
-        built = self.warmer.warm(case)
+        built = warmer.warm(case)
 
         def load() -> Compiled:
             try:
@@ -191,8 +207,10 @@ class CompilePool:
         for executor in (self._executor, self._warm_executor):  # queued loads go first: none waits on a child then
             if executor is not None:
                 executor.shutdown(wait=False, cancel_futures=True)
-        if self.warmer is not None:
-            self.warmer.close()
+        with self._lock:
+            warmers = [w for w in [self.warmer, *self._warmers.values()] if w is not None]
+        for warmer in warmers:
+            warmer.close()
         for executor in (self._executor, self._warm_executor):
             if executor is not None:
                 executor.shutdown(wait=True, cancel_futures=True)

@@ -18,7 +18,8 @@ from tlbench.harness.measure.count_phase import InstructionCounting
 from tlbench.harness.measure.worker_session import factory_ref
 
 
-def _factory_path(registry: Any, name: str) -> str | None:
+def factory_path(registry: Any, name: str) -> str | None:
+    """``module:qualname`` of backend ``name``'s factory, or None where it is not importable by name."""
     try:
         return registry.factory_path(name) or factory_ref(registry.factories[name]())
     except ValueError:
@@ -33,7 +34,7 @@ def instruction_counting(config: Any, registry: Any, on_progress: Any = None) ->
         mode=config.getoption("--tlbench-instructions"),
         subset=subset,
         device=config.getoption("--tlbench-instructions-device"),
-        factory_of=lambda name: _factory_path(registry, name),
+        factory_of=lambda name: factory_path(registry, name),
         options=dict(registry.options.values),
         env_of=lambda name: registry.traits(name).device_env(""),
         on_progress=on_progress,
