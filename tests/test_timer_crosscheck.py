@@ -171,3 +171,15 @@ def test_unknown_timer_or_clock_mode_is_refused_by_the_parser(capsys):
             tool.parser().parse_args(argv)
         assert exit_.value.code == 2
     assert "comma list of none, base" in capsys.readouterr().err
+
+
+def test_kernels_are_built_in_a_child_then_loaded_and_a_vendor_case_is_not_built(monkeypatch):
+    """``_compile_all`` with real tilelang builds (NVIDIA path, CPU box): two build processes
+    (``TLBENCH_BUILD_PROCESSES``) build the kernel, this process loads it; vendor cases are not
+    compiled."""
+    pytest.importorskip("tilelang")
+    monkeypatch.setenv("TLBENCH_BUILD_PROCESSES", "2")
+    cases = tool.select([tool.load_sweep(GEMM_SUITE)], "1024", [], no_best)
+    built = tool._compile_all(tool._backend("events"), cases, tool._options("events"))
+    assert list(built) == ["gemm-1024x1024x1024-f16-bm128-bn256-bk64-t256-auto-s3"]
+    assert not isinstance(built[cases[0].case_id], Exception), built

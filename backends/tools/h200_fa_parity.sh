@@ -7,6 +7,7 @@
 # target-specific FA against the fastest SDPA backend.
 # Run from the repo root on the GPU host, tilelang's bundle in .gpu/ (shared/gpu/README.md):
 #   bash backends/tools/h200_fa_parity.sh          (OUT: where the results go; default results/runs/fa-parity)
+# EXTRA: more pytest options (e.g. --tlbench-isolation=inprocess); LIMIT_S: pytest's limit (500 s).
 set -u
 cd "$(dirname "$0")/../.."
 RES=${OUT:-results/runs/fa-parity}
@@ -19,7 +20,7 @@ echo "== GPU before: $(nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,tempe
 start=$(date +%s)
 timeout "${LIMIT_S:-500}" python3 -m pytest -p no:cacheprovider -q suites/test_fa_stages.py suites/test_fa_causal.py \
   -k "s4096 or s8192" --tlbench-scope=full --tlbench-backend=nvidia --tlbench-kind=device --benchmark-only \
-  --benchmark-json="$RES/fa-parity.json" > "$RES/fa-parity.log" 2>&1
+  ${EXTRA-} --benchmark-json="$RES/fa-parity.json" > "$RES/fa-parity.log" 2>&1
 rc=$?
 echo "== pytest exit $rc after $(( $(date +%s) - start )) s; $(grep -E '[0-9]+ (passed|failed)' "$RES/fa-parity.log" | tail -1)"
 grep -E "DRIFT|CAPPED" "$RES/fa-parity.log" | head -10

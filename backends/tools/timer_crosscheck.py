@@ -92,29 +92,44 @@ def _cases(args) -> list[Any]:
 
 
 # -- on the GPU ----------------------------------------------------------------------------------
+FACTORY = "tlbench.backends.nvidia.backend:NvidiaBackend"
+
+
+def _options(timer: str) -> dict[str, Any]:
+    return {"nvidia_timer": timer}
+
+
 def _backend(timer: str):
     from tlbench.backends.nvidia.backend import NvidiaBackend
     from tlbench.harness.core.backend_api import BackendOptions
 
-    return NvidiaBackend(BackendOptions({"nvidia_timer": timer}))
+    return NvidiaBackend(BackendOptions(_options(timer)))
 
 
-def _compile_all(backend, cases) -> dict[str, Any]:
-    """Each kernel built (through tilelang's cache), on several threads; a CompileError kept as its result."""
-    from concurrent.futures import ThreadPoolExecutor
-
+def _compile_all(backend, cases, options: dict[str, Any]) -> dict[str, Any]:
+    """Each kernel built (through tilelang's cache): first in child processes on a 4+ CPU host
+    (harness/measure/cache_warmer.py: builds on threads of one process do not overlap), then
+    loaded here; a CompileError kept as its result."""
     from tlbench.harness.core.backend_api import CompileError
     from tlbench.harness.core.cases import VendorCase
-
-    def build(case):
-        try:
-            return backend.compile(case, cold=False)
-        except CompileError as exc:
-            return exc
+    from tlbench.harness.measure.cache_warmer import processes, warmer_for
+    from tlbench.harness.measure.compile_phase import usable_cpus
+    from tlbench.harness.measure.compile_pool import CompilePool
 
     kernels = [c for c in cases if not isinstance(c, VendorCase)]
-    with ThreadPoolExecutor(max_workers=max(1, min(8, os.cpu_count() or 1))) as pool:
-        return dict(zip((c.case_id for c in kernels), pool.map(build, kernels)))
+    warmer = warmer_for(FACTORY, options, processes(usable_cpus()))
+    pool = CompilePool(workers=max(1, min(8, usable_cpus())), warmer=warmer)
+    built: dict[str, Any] = {}
+    try:
+        pool.prefetch(backend, kernels)
+        for case in kernels:
+            try:
+                built[case.case_id] = pool.get(backend, case)
+            except CompileError as exc:
+                built[case.case_id] = exc
+    finally:
+        pool.close()
+    return built
 
 
 def run_harness(args) -> int:
@@ -126,7 +141,7 @@ def run_harness(args) -> int:
 
     cases = _cases(args)
     backend = _backend("cupti")
-    built = _compile_all(backend, cases)
+    built = _compile_all(backend, cases, _options("cupti"))
 
     def compiled(_backend, case):
         result = built[case.case_id]
@@ -163,7 +178,7 @@ def run_launch(args) -> int:
 
     cases = _cases(args)
     backend = _backend("events")  # its timer only hands over the exact timed call and flush; no profiler
-    built = _compile_all(backend, cases)
+    built = _compile_all(backend, cases, _options("events"))
     inputs: dict[Any, Any] = {}
     calls = []
     for case in cases:

@@ -7,7 +7,7 @@
 # without it.  ncu --clock-control base is not run: it sets the GPU's clocks.
 # Environment: LIMIT_S (the RMSNorm run's limit; 300: its 85 items need about that from cold caches),
 # TIMER_LIMIT_S (each cross-check's; 150), FLUSH_MODES ("1 0": with the L2 flush, then without),
-# EXTRA (as in gemm.sh: unset, in-process isolation).
+# EXTRA (as in gemm.sh: unset, in-process isolation), TIMERS=0 (calibrate and RMSNorm only).
 # usage: bash results/h200-parity/bandwidth.sh COMMIT   (repo root of a copy of COMMIT, tilelang's bundle in .gpu/)
 set -u
 OUT=${OUT:-results/h200-parity}
@@ -38,7 +38,9 @@ print(" or ".join(ids) or "none_measured")
 PY
 )
 echo "== cross-check RMSNorm cases: $BEST"
+[ "${TIMERS:-1}" = 0 ] && FLUSH_MODES=skip
 for flush in ${FLUSH_MODES:-1 0}; do
+  [ "$flush" = skip ] && { echo "== timer cross-check not run (TIMERS=0)"; break; }
   OUT_T=$OUT/timers-flush$flush
   GEMM_K="1024x1024 or 2048x2048 or 8192x8192" RMSNORM_SUITE=suites/test_rmsnorm_onepass.py RMSNORM_K="$BEST" \
     NCU_MODES=none LIMIT_S=${TIMER_LIMIT_S:-150} OUT=$OUT_T NO_FLUSH=$([ $flush = 0 ] && echo 1) bash backends/tools/h200_timers.sh > "$OUT_T.txt" 2>&1
