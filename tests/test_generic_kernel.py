@@ -167,3 +167,40 @@ def test_the_run_path_on_cpu_tensors(tmp_path, monkeypatch):
     assert checked.ok and checked.max_abs_err == 0.0 and label == "torch.add"
     again = family.make_inputs(problem, 7, "cpu", dialect="cuda")
     assert torch.equal(again.args[0], a)  # the seed decides the inputs
+
+
+def test_threads_resolving_a_sibling_module_never_see_it_half_executed(tmp_path):
+    """A body module that does not import by name is exec'd from its file once; 16 threads that
+    resolve it meanwhile (a device worker's compile threads) all get the finished module, and
+    a module whose exec fails is not left half-made in sys.modules."""
+    import sys
+    import threading
+
+    from tlbench.backends.kernels.generic.family import resolve
+
+    name = f"slow_body_{tmp_path.name}"
+    (tmp_path / f"{name}.py").write_text("import time\ntime.sleep(0.3)\ndef body():\n    return 'built'\n")
+    (tmp_path / "broken_body.py").write_text("raise RuntimeError('half made')\n")
+    near = str(tmp_path / "test_suite.py")
+    got: list[object] = []
+    start = threading.Barrier(16)
+
+    def ask() -> None:
+        start.wait()
+        try:
+            got.append(resolve(f"{name}:body", near)())
+        except Exception as exc:  # noqa: BLE001 - what a compile thread would have met
+            got.append(exc)
+
+    threads = [threading.Thread(target=ask) for _ in range(16)]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert got == ["built"] * 16
+        with pytest.raises(RuntimeError, match="half made"):
+            resolve("broken_body:body", near)
+        assert "broken_body" not in sys.modules
+    finally:
+        sys.modules.pop(name, None)

@@ -20,6 +20,10 @@ types, so its records describe themselves and every reader reads them without th
 - Pickled by reference (``__reduce__``): a worker process imports the suite module that
   declared the kernel and takes the family from its ``SWEEP``, so the user's callables never
   cross a process boundary.
+- Thread-safe: a module that does not import by name is loaded from its file (``exec``) under
+  one process-wide lock, and every lookup here takes that lock, so a compile thread never sees
+  another thread's half-executed module (with 16 compile threads it did: ``module ... has no
+  attribute ...`` for a body the file defines).
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ import importlib
 import inspect
 import importlib.util
 import sys
+import threading
 from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
@@ -41,6 +46,7 @@ from tlbench.backends.kernels.generic import factory as factories
 from tlbench.backends.kernels.generic.tensors import KernelInputs, allocate, compare
 
 ANY_DIALECT = "*"
+_MODULE_LOADING = threading.RLock()  # held while a module is looked up or exec'd from its file (reentrant: a suite's exec resolves)
 
 
 def resolve(ref: Any, near: str = "") -> Any:
@@ -60,18 +66,31 @@ def resolve(ref: Any, near: str = "") -> Any:
 
 
 def _import_near(module: str, near: str) -> Any:
-    try:
-        return importlib.import_module(module)
-    except ModuleNotFoundError as missing:
-        sibling = Path(near).parent / (module.replace(".", "/") + ".py") if near else None
-        if missing.name != module.split(".")[0] or sibling is None or not sibling.is_file():
-            raise
+    with _MODULE_LOADING:
+        try:
+            return importlib.import_module(module)
+        except ModuleNotFoundError as missing:
+            sibling = Path(near).parent / (module.replace(".", "/") + ".py") if near else None
+            if missing.name != module.split(".")[0] or sibling is None or not sibling.is_file():
+                raise
+        return _exec_file(module, sibling)
+
+
+def _exec_file(module: str, path: Any) -> Any:
+    """``module`` loaded from ``path`` (the caller holds ``_MODULE_LOADING``); one already in
+    ``sys.modules`` is returned; one whose exec raises is taken out again."""
     if module in sys.modules:
         return sys.modules[module]
-    spec = importlib.util.spec_from_file_location(module, sibling)
+    spec = importlib.util.spec_from_file_location(module, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"{module}: cannot load {path}")
     loaded = importlib.util.module_from_spec(spec)
-    sys.modules[module] = loaded
-    spec.loader.exec_module(loaded)
+    sys.modules[module] = loaded  # before exec, as an import does (dataclasses and pickle look it up)
+    try:
+        spec.loader.exec_module(loaded)
+    except BaseException:
+        sys.modules.pop(module, None)
+        raise
     return loaded
 
 
@@ -239,17 +258,13 @@ def _dialect_kw(function: Callable[..., Any], dialect: str | None) -> dict[str, 
 def find_family(module: str, module_file: str, name: str) -> GenericFamily:
     """The family ``name`` declared by suite ``module`` (imported here if it is not yet; from
     ``module_file`` where the name alone does not import)."""
-    loaded = sys.modules.get(module)
-    if loaded is None:
-        try:
-            loaded = importlib.import_module(module)
-        except ImportError:
-            spec = importlib.util.spec_from_file_location(module, module_file)
-            if spec is None or spec.loader is None:
-                raise
-            loaded = importlib.util.module_from_spec(spec)
-            sys.modules[module] = loaded
-            spec.loader.exec_module(loaded)
+    with _MODULE_LOADING:
+        loaded = sys.modules.get(module)
+        if loaded is None:
+            try:
+                loaded = importlib.import_module(module)
+            except ImportError:
+                loaded = _exec_file(module, module_file)
     for value in list(vars(loaded).values()):
         for problem in getattr(value, "problems", ()) or ():
             family = getattr(problem, "family", None)
