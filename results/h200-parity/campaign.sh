@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# One H200 call (about 9-10 minutes) with kernel builds on threads only (TLBENCH_BUILD_PROCESSES=0:
+# build children never got their work on the H200, see README.md): the one-pass RMSNorm over
+# hidden sizes against torch and the calibrated copy, stream-K at four sizes under the default
+# worker isolation, the timer cross-check with the L2 flush, then the build-children probe with
+# and without a CUDA context in the parent.  Each step's files are packed into $OUT as it ends.
+# usage: OUT=DIR bash results/h200-parity/campaign.sh COMMIT   (repo root, tilelang's bundle in .gpu/)
+set -u
+C=${1:?commit}; R=/tmp/r; mkdir -p $R/rms $R/sk $R/probe
+export PYTHONPYCACHEPREFIX=/tmp/pyc TLBENCH_BUILD_PROCESSES=0
+pack() { tar -czf "$OUT/$1.tgz" -C $R "$1"; }
+TIMERS=0 CALIBRATED=results/h200-parity/calibrated.json OUT=$R/rms LIMIT_S=${RMS_LIMIT_S:-150} \
+  RMS_K="rmsnorm_onepass and staged1 and (threads256 or threads1024) or (rmsnorm_onepass and vendor)" \
+  bash results/h200-parity/bandwidth.sh $C 2>&1 | tail -14; pack rms
+TLBENCH_TRACE=$R/sk/trace.txt EXTRA= OUT=$R/sk LIMIT_S=${SK_LIMIT_S:-120} K="gemm_streamk and (block_K64 or vendor)" \
+  bash results/h200-parity/gemm.sh $C 2>&1 | tail -8; pack sk
+FILE=$R/rms/rmsnorm.json; [ -s $FILE ] || FILE=$R/rms/rmsnorm.partial.json
+BEST=$(python3 - "$FILE" <<'PY'
+import json, sys
+try:
+    recs = [b["extra_info"]["tlbench"] for b in json.load(open(sys.argv[1]))["benchmarks"]]
+except (OSError, ValueError):
+    recs = []
+ids = []
+for n in (4096, 16384):
+    mine = [r for r in recs if r.get("kernel") != "vendor" and r["problem"]["N"] == n and (r.get("summary") or {}).get("median")]
+    if mine:
+        ids += [min(mine, key=lambda r: r["summary"]["median"])["case_id"], f"rmsnorm_onepass-M4096-N{n}-f32-vendor"]
+print(" or ".join(ids) or "none_measured")
+PY
+)
+echo "== cross-check RMSNorm cases: $BEST"
+GEMM_K="1024x1024 or 2048x2048 or 8192x8192" RMSNORM_SUITE=suites/test_rmsnorm_onepass.py RMSNORM_K="$BEST" NCU_MODES=none \
+  LIMIT_S=${TIMER_LIMIT_S:-170} OUT=$R/timers bash backends/tools/h200_timers.sh 2>&1 | tail -18; pack timers
+export PYTHONPATH=$PWD/.gpu/site:$(python3 -m harness.bootstrap --link $PWD/.gpu/src)
+for run in "cuda staged0" "nocuda threads512-staged1"; do set -- $run; mode=$1  # cases no earlier step built
+  TLBENCH_BUILD_PROCESSES= timeout 60 python3 results/h200-parity/child_probe/probe.py $mode 16 45 $2 > $R/probe/$mode.txt 2>&1
+  echo "== probe $mode exit $?: $(grep '^probe' $R/probe/$mode.txt | tail -2 | tr '\n' ' ')"
+done; pack probe

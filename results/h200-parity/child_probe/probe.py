@@ -1,0 +1,58 @@
+"""DIAGNOSIS ONLY: do a pool's build children get their work when the parent holds a CUDA context?
+
+The compile pool's own path (CompilePool + CacheWarmer, 16 build children) over N RMSNorm cases,
+with the parent's CUDA runtime started first (``cuda``) or not (``nocuda``).  A Python thread
+writes every thread's stack (``sys._current_frames``; it needs the GIL, so a dump that never
+comes says a thread holds it) every EVERY seconds to stderr, and the children that started are
+listed.  usage (repo root, tilelang importable):
+python3 results/h200-parity/child_probe/probe.py cuda|nocuda N SECONDS [WORD]   (WORD: only case ids holding it)
+"""
+import os
+import sys
+import threading
+import time
+import traceback
+
+
+def dumper(every: float, start: float) -> None:
+    while True:
+        time.sleep(every)
+        lines = [f"--- stacks at {time.time() - start:.1f} s"]
+        names = {t.ident: t.name for t in threading.enumerate()}
+        for ident, frame in sys._current_frames().items():
+            lines.append(f"thread {names.get(ident, ident)}:")
+            lines += [f"  {s.filename}:{s.lineno} {s.name}" for s in traceback.extract_stack(frame)[-8:]]
+        kids = os.popen(f"ps --ppid {os.getpid()} -o pid=,etime=,args= | cut -c1-80").read()
+        print("\n".join(lines) + "\nchildren:\n" + kids, file=sys.stderr, flush=True)
+
+
+def main() -> None:
+    mode, n, seconds = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+    start = time.time()
+    if mode == "cuda":
+        import torch
+        torch.ones(1, device="cuda").sum().item()
+        print(f"probe: CUDA runtime up at {time.time() - start:.1f} s", flush=True)
+    sys.path.insert(0, "suites")
+    import test_rmsnorm_onepass as suite
+    from tlbench.backends.nvidia.backend import NvidiaBackend
+    from tlbench.harness.core.backend_api import BackendOptions
+    from tlbench.harness.measure.cache_warmer import warmer_for
+    from tlbench.harness.measure.compile_pool import CompilePool
+
+    word = sys.argv[4] if len(sys.argv) > 4 else ""
+    cases = [c for c in suite.SWEEP.cases("nvidia", "full") if "vendor" not in c.case_id and word in c.case_id][:n]
+    backend = NvidiaBackend(BackendOptions({}))
+    pool = CompilePool(workers=16, warmer=warmer_for("tlbench.backends.nvidia.backend:NvidiaBackend", {}, 16))
+    threading.Thread(target=dumper, args=(seconds / 3, start), daemon=True).start()
+    pool.prefetch(backend, cases)
+    print(f"probe: {len(cases)} cases submitted at {time.time() - start:.1f} s", flush=True)
+    for case in cases:
+        pool.get(backend, case)
+        print(f"probe: {case.case_id} loaded at {time.time() - start:.1f} s", flush=True)
+    print(f"probe: {mode}: all {len(cases)} in {time.time() - start:.1f} s", flush=True)
+    pool.close()
+
+
+if __name__ == "__main__":
+    main()
