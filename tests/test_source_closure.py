@@ -68,3 +68,41 @@ def test_editing_a_helper_changes_the_kernel_hash(tmp_path):
         for name in [m for m in sys.modules if m == "mykernels" or m.startswith("mykernels.")]:
             del sys.modules[name]
     assert before != after
+
+
+def _installed(site, name, files):
+    """A distribution installed into folder ``site`` (as ``pip install --target`` leaves it):
+    its files and a ``.dist-info`` whose RECORD lists ``files``."""
+    info = site / f"{name}-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+    (info / "RECORD").write_text("".join(f"{f},,\n" for f in [*files, f"{info.name}/METADATA", f"{info.name}/RECORD"]))
+    for f in files:
+        (site / f).parent.mkdir(parents=True, exist_ok=True)
+        if not (site / f).exists():
+            (site / f).write_text("import vendored.deep\n" if f.endswith("__init__.py") else "X = 1\n")
+
+
+def test_a_distribution_installed_on_pythonpath_is_not_user_code_but_an_editable_one_is(tmp_path):
+    """A bundle on PYTHONPATH (tilelang's, on the GPU host) is an installed distribution: the
+    closure does not walk it (it walked all of tilelang for every kernel's hash).  An editable
+    install, whose RECORD lists only its finder, stays user code."""
+    site, project = tmp_path / "bundle", tmp_path / "proj"
+    _installed(site, "vendored", ["vendored/__init__.py", "vendored/deep.py"])
+    (project / "mine").mkdir(parents=True)
+    (project / "mine" / "__init__.py").write_text("")
+    (project / "mine" / "helper.py").write_text("Y = 2\n")
+    _installed(site, "mine", ["__editable___mine_finder.py"])
+    body = project / "body.py"
+    body.write_text("import vendored\nfrom mine import helper\n")
+    script = textwrap.dedent(f"""
+        import json
+        from pathlib import Path
+        from tlbench.harness.core.source_closure import source_closure
+        print(json.dumps([str(f.relative_to({str(tmp_path)!r})) for f in source_closure([Path({str(body)!r})])]))
+    """)
+    env_path = [str(site), str(project), *sys.path]
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=project,
+                         env={"PYTHONPATH": ":".join(env_path), "PATH": "/usr/bin:/bin"}, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == ["proj/body.py", "proj/mine/__init__.py", "proj/mine/helper.py"]

@@ -2,7 +2,10 @@
 
 Contract: ``source_closure(files)`` returns ``files`` (in order) followed by every ``.py`` file
 they import, directly or through each other, that is *user code*: not the standard library,
-not an installed distribution (site-packages), not tlbench itself.  Imports are read from the
+not an installed distribution, not tlbench itself.  An installed distribution is
+site-packages, and also one installed into any other ``sys.path`` folder (``pip install
+--target``, a bundle on ``PYTHONPATH``): the files its ``.dist-info`` RECORD lists there.  An
+editable install's source (its RECORD lists only a ``.pth`` or finder) stays user code.  Imports are read from the
 syntax tree (lazy imports inside functions included): ``import a.b``, ``from a import b``
 (``a.b`` where that is a module), relative imports resolved against the file's directory.  A
 name that cannot be found is skipped.  Nothing is imported to find a top-level module; a dotted
@@ -18,6 +21,7 @@ import ast
 import sys
 import sysconfig
 from functools import lru_cache
+from importlib.metadata import distributions
 from importlib.util import find_spec
 from pathlib import Path
 from typing import Iterable
@@ -25,11 +29,31 @@ from typing import Iterable
 _PACKAGE_ROOT = Path(__file__).resolve().parents[1]  # harness/ (tlbench.harness)
 
 
+def _installed_elsewhere(folders: Iterable[str], skip: tuple[Path, ...]) -> set[Path]:
+    """The top-level packages and modules that a ``.dist-info`` RECORD in one of ``folders``
+    (those not under ``skip``) installs there: ``folder/tilelang`` for a bundle on PYTHONPATH."""
+    roots: set[Path] = set()
+    for folder in folders:
+        base = Path(folder or ".").resolve()
+        if not base.is_dir() or any(base.is_relative_to(root) for root in skip):
+            continue
+        for dist in distributions(path=[str(base)]):
+            for entry in dist.files or ():
+                top = entry.parts[0] if entry.parts else ""
+                if not top or top.endswith((".dist-info", ".egg-info", ".data", ".pth")) or top.startswith(("__editable__", "..")):
+                    continue
+                installed = (base / top).resolve()
+                if installed.exists() and installed != base:
+                    roots.add(installed)
+    return roots
+
+
 @lru_cache(maxsize=1)
 def _excluded_roots() -> tuple[Path, ...]:
     paths = sysconfig.get_paths()
     roots = {Path(paths[k]).resolve() for k in ("stdlib", "platstdlib", "purelib", "platlib") if k in paths}
-    return (*roots, _PACKAGE_ROOT, _PACKAGE_ROOT.parent / "backends")
+    own = (_PACKAGE_ROOT, _PACKAGE_ROOT.parent / "backends")
+    return (*roots, *own, *sorted(_installed_elsewhere(sys.path, (*roots, *own))))
 
 
 def _is_user_file(path: Path, excluded: tuple[Path, ...]) -> bool:
@@ -68,7 +92,7 @@ def _as_file(path: Path) -> Path | None:
     return None
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=4096)  # a closure revisits every file on each kernel's hash: all of them stay parsed
 def _imports(path: Path, mtime_ns: int, excluded: tuple[Path, ...]) -> tuple[Path, ...]:
     try:
         tree = ast.parse(path.read_text(), filename=str(path))
