@@ -9,7 +9,7 @@
 # TIMER_LIMIT_S (each cross-check's; 150), FLUSH_MODES ("1 0": with the L2 flush, then without),
 # EXTRA (as in gemm.sh: unset, in-process isolation), TIMERS=0 (calibrate and RMSNorm only),
 # CALIBRATED=FILE (a calibrated profile to use instead of calibrating), RMS_K (the RMSNorm -k),
-# PREPEND_PATH (put first on PYTHONPATH: stack_probe/ for a diagnosis).
+# PREPEND_PATH (put first on PYTHONPATH).
 # usage: bash results/h200-parity/bandwidth.sh COMMIT   (repo root of a copy of COMMIT, tilelang's bundle in .gpu/)
 set -u
 OUT=${OUT:-results/h200-parity}

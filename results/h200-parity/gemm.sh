@@ -6,7 +6,7 @@
 # autotune writes the fastest correct config per problem.  Prints the per-shape table last.
 # EXTRA: more pytest options; unset, --tlbench-isolation=inprocess --tlbench-timeout=60 (the default
 # worker isolation timed no item on the H200: README.md); EXTRA= (empty) runs the default isolation.
-# PREPEND_PATH: put first on PYTHONPATH (stack_probe/ for a diagnosis).
+# PREPEND_PATH: put first on PYTHONPATH.
 # usage: bash results/h200-parity/gemm.sh COMMIT   (repo root of a copy of COMMIT, tilelang's bundle in .gpu/)
 set -u
 OUT=${OUT:-results/h200-parity}
