@@ -8,13 +8,12 @@
 # Environment: LIMIT_S (the RMSNorm run's limit; 300: its 85 items need about that from cold caches),
 # TIMER_LIMIT_S (each cross-check's; 150), FLUSH_MODES ("1 0": with the L2 flush, then without),
 # EXTRA (as in gemm.sh: unset, in-process isolation), TIMERS=0 (calibrate and RMSNorm only),
-# CALIBRATED=FILE (a calibrated profile to use instead of calibrating), RMS_K (the RMSNorm -k),
-# PREPEND_PATH (put first on PYTHONPATH).
+# CALIBRATED=FILE (a calibrated profile to use instead of calibrating), RMS_K (the RMSNorm -k).
 # usage: bash results/h200-parity/bandwidth.sh COMMIT   (repo root of a copy of COMMIT, tilelang's bundle in .gpu/)
 set -u
 OUT=${OUT:-results/h200-parity}
 mkdir -p .gpu/site "$OUT" && { [ -d .gpu/site/tilelang ] || tar -xJf .gpu/site.tar.xz -C .gpu/site; }
-export PYTHONPATH=${PREPEND_PATH:+$PREPEND_PATH:}$PWD/.gpu/site:$(python3 -m harness.bootstrap --link $PWD/.gpu/src) PYTHONUNBUFFERED=1 TLBENCH_COMMIT=${1:?commit} TLBENCH_COMMIT_DIRTY=0
+export PYTHONPATH=$PWD/.gpu/site:$(python3 -m harness.bootstrap --link $PWD/.gpu/src) PYTHONUNBUFFERED=1 TLBENCH_COMMIT=${1:?commit} TLBENCH_COMMIT_DIRTY=0
 if [ -n "${CALIBRATED-}" ]; then cp "$CALIBRATED" "$OUT/calibrated.json"; echo "== calibrated profile from $CALIBRATED"
 else
   python3 -m tlbench calibrate --backend nvidia --seconds 20 --out "$OUT/calibrated.json" > "$OUT/calibrate.log" 2>&1
@@ -29,19 +28,7 @@ echo "== RMSNorm pytest exit $? after $(( $(date +%s) - start )) s: $(tail -1 "$
 FILE=$OUT/rmsnorm.json
 [ -s "$FILE" ] || { python3 -m tlbench recover "$OUT/rmsnorm.journal.jsonl" -o "$OUT/rmsnorm.partial.json" && FILE=$OUT/rmsnorm.partial.json; }
 [ -s "$FILE" ] || { echo "== no RMSNorm item was measured (LIMIT_S=${LIMIT_S:-300} s): no table, no cross-check cases"; FILE=; }
-BEST=$([ -n "$FILE" ] && python3 - "$FILE" <<'PY'
-import json, sys
-recs = [b["extra_info"]["tlbench"] for b in json.load(open(sys.argv[1]))["benchmarks"]]
-ids = []
-for n in (4096, 16384):
-    mine = [r for r in recs if r.get("family") == "rmsnorm_onepass" and r.get("kernel") != "vendor"
-            and r["problem"]["N"] == n and (r.get("summary") or {}).get("median")]
-    if mine:
-        ids.append(min(mine, key=lambda r: r["summary"]["median"])["case_id"])
-        ids.append(f"rmsnorm_onepass-M4096-N{n}-f32-vendor")
-print(" or ".join(ids) or "none_measured")
-PY
-)
+BEST=$([ -n "$FILE" ] && python3 results/h200-parity/rmsnorm_best.py "$FILE")
 echo "== cross-check RMSNorm cases: $BEST"
 [ "${TIMERS:-1}" = 0 ] && FLUSH_MODES=skip
 for flush in ${FLUSH_MODES:-1 0}; do

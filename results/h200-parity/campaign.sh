@@ -15,20 +15,7 @@ TIMERS=0 CALIBRATED=results/h200-parity/calibrated.json OUT=$R/rms LIMIT_S=${RMS
 TLBENCH_TRACE=$R/sk/trace.txt EXTRA= OUT=$R/sk LIMIT_S=${SK_LIMIT_S:-120} K="gemm_streamk and (block_K64 or vendor)" \
   bash results/h200-parity/gemm.sh $C 2>&1 | tail -8; pack sk
 FILE=$R/rms/rmsnorm.json; [ -s $FILE ] || FILE=$R/rms/rmsnorm.partial.json
-BEST=$(python3 - "$FILE" <<'PY'
-import json, sys
-try:
-    recs = [b["extra_info"]["tlbench"] for b in json.load(open(sys.argv[1]))["benchmarks"]]
-except (OSError, ValueError):
-    recs = []
-ids = []
-for n in (4096, 16384):
-    mine = [r for r in recs if r.get("kernel") != "vendor" and r["problem"]["N"] == n and (r.get("summary") or {}).get("median")]
-    if mine:
-        ids += [min(mine, key=lambda r: r["summary"]["median"])["case_id"], f"rmsnorm_onepass-M4096-N{n}-f32-vendor"]
-print(" or ".join(ids) or "none_measured")
-PY
-)
+BEST=$(python3 results/h200-parity/rmsnorm_best.py "$FILE")
 echo "== cross-check RMSNorm cases: $BEST"
 GEMM_K="1024x1024 or 2048x2048 or 8192x8192" RMSNORM_SUITE=suites/test_rmsnorm_onepass.py RMSNORM_K="$BEST" NCU_MODES=none \
   LIMIT_S=${TIMER_LIMIT_S:-170} OUT=$R/timers bash backends/tools/h200_timers.sh 2>&1 | tail -18; pack timers

@@ -6,12 +6,11 @@
 # autotune writes the fastest correct config per problem.  Prints the per-shape table last.
 # EXTRA: more pytest options; unset, --tlbench-isolation=inprocess --tlbench-timeout=60 (the default
 # worker isolation timed no item on the H200: README.md); EXTRA= (empty) runs the default isolation.
-# PREPEND_PATH: put first on PYTHONPATH.
 # usage: bash results/h200-parity/gemm.sh COMMIT   (repo root of a copy of COMMIT, tilelang's bundle in .gpu/)
 set -u
 OUT=${OUT:-results/h200-parity}
 mkdir -p .gpu/site "$OUT" && { [ -d .gpu/site/tilelang ] || tar -xJf .gpu/site.tar.xz -C .gpu/site; }
-export PYTHONPATH=${PREPEND_PATH:+$PREPEND_PATH:}$PWD/.gpu/site:$(python3 -m harness.bootstrap --link $PWD/.gpu/src) PYTHONUNBUFFERED=1 TLBENCH_COMMIT=${1:?commit} TLBENCH_COMMIT_DIRTY=0
+export PYTHONPATH=$PWD/.gpu/site:$(python3 -m harness.bootstrap --link $PWD/.gpu/src) PYTHONUNBUFFERED=1 TLBENCH_COMMIT=${1:?commit} TLBENCH_COMMIT_DIRTY=0
 K=${K:-"best or t128 or (bm128-bn256 and g16 and so) or vendor or (gemm_splitk and block_K64) or gemm_streamk"}
 start=$(date +%s)
 timeout "${LIMIT_S:-520}" python3 -m pytest -p no:cacheprovider -q --benchmark-only --tlbench-backend=nvidia \
