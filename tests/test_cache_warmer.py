@@ -97,16 +97,22 @@ def _device_run(pytester, monkeypatch, log, processes=None, *extra):
                                          "--benchmark-only", *extra)
 
 
+def _warm_compiles(log):
+    """The fake backend's warm compiles from its log: the lines, and each case's process ids."""
+    warm = [line.split() for line in log.read_text().splitlines() if "cold=False" in line]
+    by_case: dict[str, set[str]] = {}
+    for case_id, _cold, _gc, pid in warm:
+        by_case.setdefault(case_id, set()).add(pid)
+    return warm, by_case
+
+
 def test_a_device_worker_builds_in_children_then_loads(pytester, monkeypatch, tmp_path):
     """Through the real device worker (the fake backend's device): with two build processes
     each kernel's warm compile runs first in a child, then in the worker; the items pass."""
     log = tmp_path / "compiles.txt"
     result = _device_run(pytester, monkeypatch, log, "2")
     result.assert_outcomes(passed=3)
-    warm = [line.split() for line in log.read_text().splitlines() if "cold=False" in line]
-    by_case: dict[str, set[str]] = {}
-    for case_id, _cold, _gc, pid in warm:
-        by_case.setdefault(case_id, set()).add(pid)
+    warm, by_case = _warm_compiles(log)
     assert len(by_case) == 3 and all(len(pids) == 2 for pids in by_case.values()), warm
     assert len({pid for pids in by_case.values() for pid in pids}) >= 2
 
@@ -117,10 +123,7 @@ def test_in_process_isolation_builds_in_children_then_loads(pytester, monkeypatc
     log = tmp_path / "compiles.txt"
     result = _device_run(pytester, monkeypatch, log, "2", "--tlbench-isolation=inprocess")
     result.assert_outcomes(passed=3)
-    warm = [line.split() for line in log.read_text().splitlines() if "cold=False" in line]
-    by_case: dict[str, set[str]] = {}
-    for case_id, _cold, _gc, pid in warm:
-        by_case.setdefault(case_id, set()).add(pid)
+    warm, by_case = _warm_compiles(log)
     assert len(by_case) == 3 and all(len(pids) == 2 for pids in by_case.values()), warm
 
 

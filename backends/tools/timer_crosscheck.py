@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -92,9 +91,6 @@ def _cases(args) -> list[Any]:
 
 
 # -- on the GPU ----------------------------------------------------------------------------------
-FACTORY = "tlbench.backends.nvidia.backend:NvidiaBackend"
-
-
 def _options(timer: str) -> dict[str, Any]:
     return {"nvidia_timer": timer}
 
@@ -115,9 +111,10 @@ def _compile_all(backend, cases, options: dict[str, Any]) -> dict[str, Any]:
     from tlbench.harness.measure.cache_warmer import processes, warmer_for
     from tlbench.harness.measure.compile_phase import usable_cpus
     from tlbench.harness.measure.compile_pool import CompilePool
+    from tlbench.harness.measure.worker_session import factory_ref
 
     kernels = [c for c in cases if not isinstance(c, VendorCase)]
-    warmer = warmer_for(FACTORY, options, processes(usable_cpus()))
+    warmer = warmer_for(factory_ref(type(backend)), options, processes(usable_cpus()))
     pool = CompilePool(workers=max(1, min(8, usable_cpus())), warmer=warmer)
     built: dict[str, Any] = {}
     try:

@@ -37,14 +37,13 @@ def _installed_elsewhere(folders: Iterable[str], skip: tuple[Path, ...]) -> set[
         base = Path(folder or ".").resolve()
         if not base.is_dir() or any(base.is_relative_to(root) for root in skip):
             continue
-        for dist in distributions(path=[str(base)]):
-            for entry in dist.files or ():
-                top = entry.parts[0] if entry.parts else ""
-                if not top or top.endswith((".dist-info", ".egg-info", ".data", ".pth")) or top.startswith(("__editable__", "..")):
-                    continue
-                installed = (base / top).resolve()
-                if installed.exists() and installed != base:
-                    roots.add(installed)
+        tops = {entry.parts[0] for dist in distributions(path=[str(base)]) for entry in dist.files or () if entry.parts}
+        for top in tops:  # a RECORD lists every file: each top-level name is resolved once
+            if top.endswith((".dist-info", ".egg-info", ".data", ".pth")) or top.startswith(("__editable__", "..")):
+                continue
+            installed = (base / top).resolve()
+            if installed.exists() and installed != base:
+                roots.add(installed)
     return roots
 
 
