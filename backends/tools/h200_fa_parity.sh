@@ -7,7 +7,8 @@
 # target-specific FA against the fastest SDPA backend.
 # Run from the repo root on the GPU host, tilelang's bundle in .gpu/ (shared/gpu/README.md):
 #   bash backends/tools/h200_fa_parity.sh          (OUT: where the results go; default results/runs/fa-parity)
-# EXTRA: more pytest options (e.g. --tlbench-isolation=inprocess); LIMIT_S: pytest's limit (500 s).
+# EXTRA: more pytest options (e.g. --tlbench-isolation=inprocess); LIMIT_S: pytest's limit (500 s; a run
+# stopped there is recovered from its journal into fa-parity.partial.json); COMMIT: the commit to record.
 set -u
 cd "$(dirname "$0")/../.."
 RES=${OUT:-results/runs/fa-parity}
@@ -16,6 +17,7 @@ if [ ! -d .gpu/site/tilelang ] && [ -f .gpu/site.tar.xz ]; then
   mkdir -p .gpu/site && tar -xJf .gpu/site.tar.xz -C .gpu/site
 fi
 export PYTHONPATH=$PWD/.gpu/site:$(python3 -m harness.bootstrap --link "$PWD/.gpu/src") PYTHONUNBUFFERED=1
+[ -n "${COMMIT-}" ] && export TLBENCH_COMMIT=$COMMIT TLBENCH_COMMIT_DIRTY=0
 echo "== GPU before: $(nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw,clocks_event_reasons.active --format=csv,noheader)"
 start=$(date +%s)
 timeout "${LIMIT_S:-500}" python3 -m pytest -p no:cacheprovider -q suites/test_fa_stages.py suites/test_fa_causal.py \
@@ -24,7 +26,11 @@ timeout "${LIMIT_S:-500}" python3 -m pytest -p no:cacheprovider -q suites/test_f
 rc=$?
 echo "== pytest exit $rc after $(( $(date +%s) - start )) s; $(grep -E '[0-9]+ (passed|failed)' "$RES/fa-parity.log" | tail -1)"
 grep -E "DRIFT|CAPPED" "$RES/fa-parity.log" | head -10
-python3 -m tlbench.backends.tools.fa_report "$RES/fa-parity.json" --markdown "$RES/fa-parity.md" > "$RES/fa-report.txt" 2>&1
+FILE=$RES/fa-parity.json
+if [ ! -s "$FILE" ]; then  # stopped at LIMIT_S: the items measured so far, from the run's journal
+  python3 -m tlbench recover "$RES/fa-parity.journal.jsonl" -o "$RES/fa-parity.partial.json" && FILE=$RES/fa-parity.partial.json
+fi
+python3 -m tlbench.backends.tools.fa_report "$FILE" --markdown "$RES/fa-parity.md" > "$RES/fa-report.txt" 2>&1
 echo "== fa_report exit $?"
 grep -E "^## |^best |^SDPA backends" "$RES/fa-parity.md"
 exit $rc
