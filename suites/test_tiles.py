@@ -5,8 +5,10 @@ block_K 64, num_stages 2..4, 256 threads, tile rasterization in panels of 8 or 1
 and the output staged through shared memory on/off, plus 128x128 tiles on 128 threads,
 the small tiles 64x128, 128x64 and 64x64 on 128 threads (at 1024^3 a 128x128 tile makes 64
 blocks for the H200's 132 SMs; 64x128 makes 128, 64x64 makes 256), 64x128 and 128x64 also
-with block_K 128 (tilelang's warp-specialized Hopper loop waits for each k step's WGMMAs
-before the next; a deeper k step halves those waits), and cuBLAS on the same inputs in the
+with block_K 128 on 128 and 256 threads (tilelang's warp-specialized Hopper loop waits for
+each k step's WGMMAs before the next; a deeper k step halves those waits, a second consumer
+warpgroup issues while the first waits), 64x128 with 6 and 8 stages of block_K 64, 128x256
+and 256x128 with block_K 128 in 2 stages, and cuBLAS on the same inputs in the
 same run.  Split-K and stream-K are their own suites (test_gemm_splitk.py,
 test_gemm_streamk.py), run beside this one for the small shapes.  Configs that cannot work (shared memory, warp
 partition) are pruned before compiling, with the reason.  At collection the plugin lowers
@@ -37,7 +39,11 @@ SWEEP = Sweep(
     + [GemmConfig(bm, bn, 64, 128, "auto", s, group_m=8, stage_output=True)
        for bm, bn in ((64, 128), (128, 64), (64, 64)) for s in (3, 4)]
     + [GemmConfig(bm, bn, 128, 128, "auto", s, group_m=8, stage_output=True)
-       for bm, bn in ((64, 128), (128, 64)) for s in (2, 3, 4)],
+       for bm, bn in ((64, 128), (128, 64)) for s in (2, 3, 4)]
+    + [GemmConfig(bm, bn, 128, 256, "auto", s, group_m=8, stage_output=True)
+       for bm, bn in ((64, 128), (128, 64)) for s in (3, 4)]
+    + [GemmConfig(64, 128, 64, 128, "auto", s, group_m=8, stage_output=True) for s in (6, 8)]
+    + [GemmConfig(bm, bn, 128, 256, "auto", 2, group_m=8, stage_output=True) for bm, bn in ((128, 256), (256, 128))],
     backends=("nvidia",),
     quick_problems=(),  # full scope only
     vendor=True,
