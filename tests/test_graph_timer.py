@@ -158,3 +158,22 @@ def test_the_backend_keeps_the_chosen_timer_and_the_option_refuses_others(tmp_pa
     assert out.returncode == 4, out.stdout + out.stderr  # pytest's usage error
     assert "argument --tlbench-nvidia-timer" in out.stderr and "invalid choice: 'ncu'" in out.stderr
     assert "'cupti', 'events', 'graph'" in out.stderr
+
+
+def test_the_l2_flush_mode_is_write_unless_read_is_asked_for_and_others_are_refused(tmp_path):
+    from tlbench.backends.nvidia.backend import NvidiaBackend
+    from tlbench.backends.nvidia.timer_choice import FLUSH_MODES, flush_mode
+    from tlbench.harness.core.backend_api import BackendOptions
+
+    assert FLUSH_MODES == ("write", "read") and flush_mode(None) == flush_mode("") == "write"
+    with pytest.raises(ValueError, match="--tlbench-nvidia-l2-flush wants one of write, read, got 'invalidate'"):
+        flush_mode("invalidate")
+    assert NvidiaBackend(BackendOptions({"nvidia_arch": "sm_90a", "nvidia_l2_flush": "read"})).flush_mode == "read"
+    assert NvidiaBackend(BackendOptions({"nvidia_arch": "sm_90a"})).flush_mode == "write"
+    with pytest.raises(ValueError, match="--tlbench-nvidia-l2-flush"):
+        NvidiaBackend(BackendOptions({"nvidia_arch": "sm_90a", "nvidia_l2_flush": "invalidate"}))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    out = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--co", "-q", "--tlbench-nvidia-l2-flush=invalidate"],
+                         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 4, out.stdout + out.stderr  # pytest's usage error
+    assert "argument --tlbench-nvidia-l2-flush" in out.stderr and "'write', 'read'" in out.stderr

@@ -135,7 +135,7 @@ def test_run_times_with_the_harness_then_ncu_none_and_base_and_prints_one_table(
     args = tool.parser().parse_args(["run", "--suite", GEMM_SUITE, "-k", "1024", "--out-dir", str(tmp_path), "--count", "2"])
     assert tool.run_all(args, runner=steps) == 0
     harness, none, base = steps.commands
-    assert harness[-6:] == ["--seed", "1", "--timers", "events,cupti,graph", "--out", str(tmp_path / "harness.json")]
+    assert harness[-8:] == ["--seed", "1", "--l2-flush", "write", "--timers", "events,cupti,graph", "--out", str(tmp_path / "harness.json")]
     assert none[:10] == ["ncu", "--profile-from-start", "off", "--clock-control", "none", "--cache-control", "all",
                          "--metrics", "gpu__time_duration.sum", "--csv"]
     assert base[4] == "base" and none[none.index("launch") + 1:][:4] == ["--suite", GEMM_SUITE, "-k", "1024"]
@@ -180,6 +180,19 @@ def test_kernels_are_built_in_a_child_then_loaded_and_a_vendor_case_is_not_built
     pytest.importorskip("tilelang")
     monkeypatch.setenv("TLBENCH_BUILD_PROCESSES", "2")
     cases = tool.select([tool.load_sweep(GEMM_SUITE)], "1024", [], no_best)
-    built = tool._compile_all(tool._backend("events"), cases, tool._options("events"))
+    built = tool._compile_all(tool._backend("events", "write"), cases, tool._options("events", "write"))
     assert list(built) == ["gemm-1024x1024x1024-f16-bm128-bn256-bk64-t256-auto-s3"]
     assert not isinstance(built[cases[0].case_id], Exception), built
+
+
+def test_the_l2_flush_mode_reaches_every_step_and_the_backend(tmp_path, monkeypatch):
+    """--l2-flush read goes to the harness step and to ncu's launcher, and each builds its backend with it."""
+    monkeypatch.setattr(tool.shutil, "which", lambda name: "/usr/local/bin/ncu")
+    steps = FakeSteps(tmp_path)
+    args = tool.parser().parse_args(["run", "--suite", GEMM_SUITE, "-k", "1024", "--out-dir", str(tmp_path), "--l2-flush", "read"])
+    assert tool.run_all(args, runner=steps) == 0
+    for cmd in steps.commands:
+        assert cmd[cmd.index("--l2-flush") + 1] == "read"
+    assert tool._backend("events", "read").flush_mode == "read" and tool._backend("events", "write").flush_mode == "write"
+    with pytest.raises(SystemExit):
+        tool.parser().parse_args(["run", "--suite", GEMM_SUITE, "--l2-flush", "invalidate"])

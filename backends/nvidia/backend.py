@@ -44,7 +44,7 @@ from tlbench.backends.nvidia.plan_cache import PlanCache
 from tlbench.backends.source_tree import backends_tree_hash
 from tlbench.backends.nvidia.profiles import PROFILES
 from tlbench.backends.nvidia.telemetry import NvmlTelemetry
-from tlbench.backends.nvidia.timer_choice import make_timer, timer_name
+from tlbench.backends.nvidia.timer_choice import flush_mode, make_timer, timer_name
 from tlbench.backends.nvidia.traits import TRAITS
 from tlbench.harness.core import budget
 from tlbench.harness.core import space
@@ -103,6 +103,7 @@ class NvidiaBackend:
         self._flush: dict[bool, Any] = {}
         self._telemetry: NvmlTelemetry | str | None = None
         self.timer_name = timer_name(options.get("nvidia_timer"))  # --tlbench-nvidia-timer (backends/nvidia/timer_choice.py)
+        self.flush_mode = flush_mode(options.get("nvidia_l2_flush"))  # --tlbench-nvidia-l2-flush (the same module)
         # Test-only hooks: None here; set only by a test plugin's subclass (backends/testing/).
         self._slowdown = self._faults = self._compile_slowdown = self._changes = None
 
@@ -376,7 +377,8 @@ class NvidiaBackend:
             run, words = self._slowdown.wrap(runnable.case.case_id, run, self.device)
             notes += [words] if words else []
         if flush_l2 not in self._flush:
-            self._flush[flush_l2] = L2Flush(self.device, flush_l2)
+            self._flush[flush_l2] = L2Flush(self.device, flush_l2, self.flush_mode)
+        notes += [self._flush[flush_l2].note] if self._flush[flush_l2].note else []
         if self._telemetry is None:
             self._telemetry = NvmlTelemetry.for_device(self.device_info().get("uuid"))
         telemetry = self._telemetry if isinstance(self._telemetry, NvmlTelemetry) else None

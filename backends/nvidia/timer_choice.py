@@ -8,7 +8,9 @@ option and the valid values; ``make_timer(name, fn, flush, telemetry)`` builds i
 - ``events``: a CUDA event pair around each call, launch gaps and host-side launch cost inside;
 - ``graph``: K launches captured in one CUDA graph, replay time / K (backends/nvidia/graph_timer.py).
 Every one runs each call after the same L2 flush, and writes its name in each record's
-``method``.  Importing this module imports neither torch nor tilelang (traits read ``TIMERS``).
+``method``.  ``FLUSH_MODES`` / ``flush_mode(value)`` are the same for that flush
+(``--tlbench-nvidia-l2-flush``; backends/nvidia/timing.py ``L2Flush``).  Importing this module
+imports neither torch nor tilelang (traits read ``TIMERS`` and ``FLUSH_MODES``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ from typing import Any, Callable
 TIMERS = ("cupti", "events", "graph")
 DEFAULT_TIMER = "cupti"
 OPTION = "--tlbench-nvidia-timer"
+FLUSH_MODES = ("write", "read")
+DEFAULT_FLUSH_MODE = "write"
+FLUSH_OPTION = "--tlbench-nvidia-l2-flush"
 
 
 def timer_name(value: str | None) -> str:
@@ -26,6 +31,15 @@ def timer_name(value: str | None) -> str:
         return DEFAULT_TIMER
     if value not in TIMERS:
         raise ValueError(f"{OPTION} wants one of {', '.join(TIMERS)}, got {value!r}")
+    return value
+
+
+def flush_mode(value: str | None) -> str:
+    """The L2 flush mode ``value`` names (None or empty: the default, ``write``)."""
+    if not value:
+        return DEFAULT_FLUSH_MODE
+    if value not in FLUSH_MODES:
+        raise ValueError(f"{FLUSH_OPTION} wants one of {', '.join(FLUSH_MODES)}, got {value!r}")
     return value
 
 

@@ -26,16 +26,32 @@ METHOD_EVENTS = "cuda-event"
 
 
 class L2Flush:
-    """Overwrite a buffer twice the size of L2 so the next kernel starts cold."""
+    """Empty L2 before the next kernel with a buffer twice its size.
 
-    def __init__(self, device: torch.device, enabled: bool) -> None:
+    ``write`` overwrites the buffer: L2 is then full of the buffer's dirty lines, and the next
+    kernel's misses write them back to memory inside its own timed span (a memory-bound kernel
+    pays for that).  ``read`` reads the buffer into one sum: the lines it leaves are clean, and the
+    previous call's dirty outputs are written back during the flush, outside the span - the
+    state ncu's ``--cache-control all`` leaves.  ``note`` is the line a record timed after a
+    ``read`` flush carries (None for ``write``, the default, and with the flush off)."""
+
+    def __init__(self, device: torch.device, enabled: bool, mode: str = "write") -> None:
+        if mode not in ("write", "read"):
+            raise ValueError(f"L2 flush mode is write or read, got {mode!r}")
         props = torch.cuda.get_device_properties(device)
         l2 = int(getattr(props, "L2_cache_size", 0) or 50 * 2**20)
+        self.mode = mode
         self.nbytes = 2 * l2 if enabled else 0
-        self._buffer = torch.empty(self.nbytes, dtype=torch.uint8, device=device) if enabled else None
+        self._buffer = torch.zeros(self.nbytes, dtype=torch.uint8, device=device) if enabled else None
+        reading = enabled and mode == "read"
+        self._words = self._buffer.view(torch.int32) if reading else None
+        self._sum = torch.zeros((), dtype=torch.int64, device=device) if reading else None
+        self.note = f"L2 flush: read {self.nbytes} bytes (clean lines; --tlbench-nvidia-l2-flush=read)" if reading else None
 
     def __call__(self) -> None:
-        if self._buffer is not None:
+        if self._words is not None:
+            torch.sum(self._words, dtype=torch.int64, out=self._sum)
+        elif self._buffer is not None:
             self._buffer.zero_()
 
 

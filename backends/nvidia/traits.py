@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from tlbench.backends.nvidia.timer_choice import TIMERS
+from tlbench.backends.nvidia.timer_choice import FLUSH_MODES, TIMERS
 from tlbench.harness.core.backend_traits import BackendOption
 
 ARCH_OPTION = BackendOption(
@@ -31,6 +31,15 @@ TIMER_OPTION = BackendOption(
          "method says which ran",
     choices=TIMERS,
 )
+FLUSH_OPTION = BackendOption(
+    name="--tlbench-nvidia-l2-flush",
+    dest="nvidia_l2_flush",
+    help="how the L2 is emptied before each timed call: write (default: overwrite a buffer twice L2's size; "
+         "L2 is left full of its dirty lines, which the timed kernel's misses write back to memory) or read "
+         "(read that buffer: clean lines, nothing to write back, as ncu's --cache-control all leaves it); "
+         "a record timed after a read flush says so in its notes",
+    choices=FLUSH_MODES,
+)
 
 
 class NvidiaTraits:
@@ -38,7 +47,7 @@ class NvidiaTraits:
     label = "nvidia"
     color = "#76b900"
     machine_info_keys = ("tilelang", "torch", "torch_cuda", "driver")
-    options = (ARCH_OPTION, TIMER_OPTION)
+    options = (ARCH_OPTION, TIMER_OPTION, FLUSH_OPTION)
     load_pipes: frozenset[str] = frozenset()
     runtime_warm_up = "tlbench.backends.nvidia.warm_up:warm_up"  # cuBLAS and CUPTI first use, in the device worker
 

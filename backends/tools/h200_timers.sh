@@ -12,6 +12,8 @@
 # case under ncu; 10), NCU_MODES (none,base; "none" leaves out ncu's base-clock run, "" all of ncu),
 # LIMIT_S (the tool's time limit; 510), NO_FLUSH=1 (time without the L2 flush: the timers skip it
 # and ncu runs with --cache-control none, to see what the flush and ncu's own cache control add).
+# L2_FLUSH=read (the timers' flush reads its buffer instead of overwriting it: no dirty lines left
+# for the timed kernel to write back; --tlbench-nvidia-l2-flush).
 # ncu --clock-control base is ncu's default: it sets the GPU to its base clock while it profiles
 # each kernel and restores it afterwards.
 set -u
@@ -33,10 +35,10 @@ else
   echo "no RMSNorm suite at $RMS_SUITE: GEMMs only (set RMSNORM_SUITE and RMSNORM_K)"
 fi
 echo "== GPU before: $(nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw,clocks_event_reasons.active --format=csv,noheader)"
-echo "== $(ncu --version 2>&1 | tail -1); commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+echo "== $(ncu --version 2>&1 | tail -1); commit ${TLBENCH_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo '?')}; L2 flush ${L2_FLUSH:-write}"
 start=$(date +%s)
 timeout "${LIMIT_S:-510}" python3 -m tlbench.backends.tools.timer_crosscheck run "${SUITES[@]}" -k "$K" \
-  --count "${COUNT:-10}" --ncu "${NCU_MODES-none,base}" ${NO_FLUSH:+--no-flush} --out-dir "$WORK" > "$RES/crosscheck.log" 2>&1
+  --count "${COUNT:-10}" --ncu "${NCU_MODES-none,base}" ${NO_FLUSH:+--no-flush} --l2-flush "${L2_FLUSH:-write}" --out-dir "$WORK" > "$RES/crosscheck.log" 2>&1
 rc=$?
 echo "== timer_crosscheck exit $rc after $(( $(date +%s) - start )) s (124: stopped at LIMIT_S; the table below is re-made from what was measured)"
 grep -E "^(events|cupti|graph) +[^ ]+: " "$RES/crosscheck.log" | grep -v ": clean " | head -20  # items not clean

@@ -4,7 +4,7 @@ Usage on a GPU host (repo root, tlbench importable; ncu on PATH for the ncu colu
 
     python3 -m tlbench.backends.tools.timer_crosscheck run --suite SUITE.py [--suite ...] [-k EXPR]
         [--case CASE_ID ...] [--timers events,cupti,graph] [--ncu none,base] [--count 10]
-        [--no-flush] [--out-dir DIR]
+        [--no-flush | --l2-flush write|read] [--out-dir DIR]
 
 ``run`` takes the cases of the suites' ``SWEEP`` (full scope; kernels and vendor items), keeps
 those that ``-k`` (pytest's -k expression, over the case id) and ``--case`` (exact ids) select,
@@ -16,6 +16,8 @@ then, one subprocess each:
    (``--metrics gpu__time_duration.sum``, profiled from ``cudaProfilerStart`` on): ``count``
    calls of each case, each after the same L2 flush the timers use (ncu ``--cache-control
    all``; with ``--no-flush``: no flush, ``--cache-control none``) -> DIR/ncu-none.csv, ncu-base.csv;
+   ``--l2-flush`` picks how the timers' flush empties L2 (``--tlbench-nvidia-l2-flush``: ``write``,
+   the default, leaves dirty lines; ``read`` clean ones, as ncu's cache control does);
 3. ``table``: one table (medians in us; each timer / ncu none; ncu base / none) and one line per
    timer saying whether it lies within +-2 % of ncu none -> stdout, DIR/crosscheck.md, .json.
 ``table DIR`` re-makes step 3 from the files.  Bad arguments: one line, exit 2.
@@ -32,6 +34,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from tlbench.backends.nvidia.timer_choice import FLUSH_MODES
 from tlbench.backends.tools.timer_table import NCU_MODES, TIMERS, CrosscheckRow, agreement, calls_by_case
 from tlbench.backends.tools.timer_table import markdown, ncu_kernel_rows, table
 
@@ -91,15 +94,15 @@ def _cases(args) -> list[Any]:
 
 
 # -- on the GPU ----------------------------------------------------------------------------------
-def _options(timer: str) -> dict[str, Any]:
-    return {"nvidia_timer": timer}
+def _options(timer: str, l2_flush: str) -> dict[str, Any]:
+    return {"nvidia_timer": timer, "nvidia_l2_flush": l2_flush}
 
 
-def _backend(timer: str):
+def _backend(timer: str, l2_flush: str):
     from tlbench.backends.nvidia.backend import NvidiaBackend
     from tlbench.harness.core.backend_api import BackendOptions
 
-    return NvidiaBackend(BackendOptions(_options(timer)))
+    return NvidiaBackend(BackendOptions(_options(timer, l2_flush)))
 
 
 def _compile_all(backend, cases, options: dict[str, Any]) -> dict[str, Any]:
@@ -137,8 +140,8 @@ def run_harness(args) -> int:
     from tlbench.harness.measure.rounds import measure_items
 
     cases = _cases(args)
-    backend = _backend("cupti")
-    built = _compile_all(backend, cases, _options("cupti"))
+    backend = _backend("cupti", args.l2_flush)
+    built = _compile_all(backend, cases, _options("cupti", args.l2_flush))
 
     def compiled(_backend, case):
         result = built[case.case_id]
@@ -174,8 +177,8 @@ def run_launch(args) -> int:
     from tlbench.harness.core.cases import VendorCase
 
     cases = _cases(args)
-    backend = _backend("events")  # its timer only hands over the exact timed call and flush; no profiler
-    built = _compile_all(backend, cases, _options("events"))
+    backend = _backend("events", args.l2_flush)  # its timer only hands over the exact timed call and flush; no profiler
+    built = _compile_all(backend, cases, _options("events", args.l2_flush))
     inputs: dict[Any, Any] = {}
     calls = []
     for case in cases:
@@ -221,7 +224,7 @@ def selection_args(args) -> list[str]:
     out = [a for s in args.suite for a in ("--suite", s)]
     out += ["-k", args.k] if args.k else []
     out += [a for c in (args.case or ()) for a in ("--case", c)]
-    out += ["--seed", str(args.seed)] + (["--no-flush"] if args.no_flush else [])
+    out += ["--seed", str(args.seed), "--l2-flush", args.l2_flush] + (["--no-flush"] if args.no_flush else [])
     return out
 
 
@@ -299,6 +302,8 @@ def parser() -> argparse.ArgumentParser:
         p.add_argument("--case", action="append", help="an exact case id (repeatable)")
         p.add_argument("--seed", type=int, default=1)
         p.add_argument("--no-flush", action="store_true", help="no L2 flush before the calls (ncu --cache-control none)")
+        p.add_argument("--l2-flush", choices=FLUSH_MODES, default="write",
+                       help="how the timers' flush empties L2 (--tlbench-nvidia-l2-flush): write (default) or read")
         if name in ("run", "harness"):
             p.add_argument("--timers", type=_timers, default=",".join(TIMERS))
         if name in ("run", "launch"):
