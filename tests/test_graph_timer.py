@@ -177,3 +177,28 @@ def test_the_l2_flush_mode_is_write_unless_read_is_asked_for_and_others_are_refu
                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 4, out.stdout + out.stderr  # pytest's usage error
     assert "argument --tlbench-nvidia-l2-flush" in out.stderr and "'write', 'read'" in out.stderr
+
+
+@pytest.mark.parametrize("mode", ["write", "read"])
+def test_each_l2_flush_mode_runs_its_real_torch_call_on_a_cpu_buffer(mode, monkeypatch):
+    """The flush's own torch calls, run for real on a CPU tensor (the L2 size is the only thing
+    stood in for): write zeroes the buffer, read leaves it as it was and sums it; only read has a note."""
+    import torch
+
+    from tlbench.backends.nvidia.timing import L2Flush
+
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda device: type("Props", (), {"L2_cache_size": 4096})())
+    flush = L2Flush(torch.device("cpu"), True, mode)
+    assert flush.nbytes == 8192
+    flush._buffer.fill_(1)
+    flush()
+    if mode == "write":
+        assert int(flush._buffer.sum()) == 0 and flush.note is None
+    else:
+        assert int(flush._buffer.sum()) == 8192 and int(flush._sum) == 2048 * 0x01010101
+        assert flush.note.startswith("L2 flush: read 8192 bytes")
+    off = L2Flush(torch.device("cpu"), False, mode)
+    off()
+    assert off.nbytes == 0 and off.note is None
+    with pytest.raises(ValueError, match="write or read"):
+        L2Flush(torch.device("cpu"), True, "invalidate")

@@ -50,7 +50,7 @@ class L2Flush:
 
     def __call__(self) -> None:
         if self._words is not None:
-            torch.sum(self._words, dtype=torch.int64, out=self._sum)
+            torch.sum(self._words, dim=0, dtype=torch.int64, out=self._sum)
         elif self._buffer is not None:
             self._buffer.zero_()
 
