@@ -52,6 +52,13 @@ def test_each_case_segment_splits_at_the_flush_into_summed_calls():
     assert calls["gemm-a-vendor"] == pytest.approx([7.0e-6, 7.3e-6])  # both of cuBLAS's kernels
 
 
+def test_a_flush_of_several_kernels_is_read_from_the_first_two_markers():
+    cast, reduce = "elementwise cast", "reduce_kernel"
+    launch = [(MARKER, 1.0), (cast, 10.0), (reduce, 20.0), (MARKER, 1.0),
+              (cast, 10.0), (reduce, 20.0), (GEMM, 8.5), (cast, 10.0), (reduce, 21.0), (GEMM, 8.7), (MARKER, 1.0)]
+    assert calls_by_case(ncu_kernel_rows(fake_ncu_csv(launch)), ["gemm-a"], 2)["gemm-a"] == pytest.approx([8.5e-6, 8.7e-6])
+
+
 @pytest.mark.parametrize("launch, cases, words", [
     (LAUNCH[2:], ["a", "b"], "first rows are not the launcher's marker, flush, marker"),
     (LAUNCH, ["a"], "2 case segments, the launcher ran 1"),

@@ -29,6 +29,16 @@ def test_cupti_records_group_per_call_and_exclude_the_flush():
     assert samples == pytest.approx([105e-6, 115e-6, 95e-6])
 
 
+def test_a_flush_of_several_kernels_in_a_row_is_one_separator():
+    cast, reduce = "elementwise cast", "reduce_kernel"  # a flush made of two kernels
+    events = []
+    t = 0.0
+    for gemm_us in (100.0, 110.0):
+        events += [(cast, t, t + 20), (reduce, t + 25, t + 50), (GEMM, t + 60, t + 60 + gemm_us)]
+        t += 1000
+    assert group_kernel_times(events, {cast, reduce}, 2) == pytest.approx([100e-6, 110e-6])
+
+
 def test_cupti_records_that_do_not_split_per_call_give_none():
     events = [(FLUSH, 0, 50), (GEMM, 60, 160), (FLUSH, 1000, 1050)]  # the second call left no kernel record
     assert group_kernel_times(events, {FLUSH}, 2) is None

@@ -44,13 +44,14 @@ class L2Flush:
         self.nbytes = 2 * l2 if enabled else 0
         self._buffer = torch.zeros(self.nbytes, dtype=torch.uint8, device=device) if enabled else None
         reading = enabled and mode == "read"
-        self._words = self._buffer.view(torch.int32) if reading else None
-        self._sum = torch.zeros((), dtype=torch.int64, device=device) if reading else None
+        # float32, the buffer's own width: a sum into another dtype would first write a cast copy
+        self._words = self._buffer.view(torch.float32) if reading else None
+        self._sum = torch.zeros((), dtype=torch.float32, device=device) if reading else None
         self.note = f"L2 flush: read {self.nbytes} bytes (clean lines; --tlbench-nvidia-l2-flush=read)" if reading else None
 
     def __call__(self) -> None:
         if self._words is not None:
-            torch.sum(self._words, dim=0, dtype=torch.int64, out=self._sum)
+            torch.sum(self._words, dim=0, out=self._sum)
         elif self._buffer is not None:
             self._buffer.zero_()
 
@@ -61,12 +62,17 @@ def group_kernel_times(events: Sequence[tuple[str, float, float]], flush_names: 
     with positive time (the caller then falls back to events)."""
     samples: list[float] = []
     current: float | None = None
+    in_flush = False
     for name, start, end in sorted(events, key=lambda e: e[1]):
         if name in flush_names:
-            if current is not None:
-                samples.append(current)
-            current = 0.0
-        elif current is not None:
+            if not in_flush:  # a flush of several kernels in a row is one separator
+                if current is not None:
+                    samples.append(current)
+                current = 0.0
+            in_flush = True
+            continue
+        in_flush = False
+        if current is not None:
             current += end - start
     if current is not None:
         samples.append(current)

@@ -46,12 +46,17 @@ def ncu_kernel_rows(text: str) -> list[tuple[str, float]]:
 
 
 def calls_by_case(rows: Sequence[tuple[str, float]], case_ids: Sequence[str], count: int) -> dict[str, list[float]]:
-    if len(rows) < 3 or rows[2][0] != rows[0][0] or rows[1][0] == rows[0][0]:
+    """Per case, ``count`` call times: the kernels between one flush and the next.  The flush is
+    what the launcher ran between its first two markers (one kernel or several in a row)."""
+    second = next((i for i in range(1, len(rows)) if rows[i][0] == rows[0][0]), None) if rows else None
+    first = [name for name, _ in rows[1:second]] if second else []
+    if second is None or second < 2 or len(set(first)) != len(first):  # one flush: its kernels, each once
         raise ValueError("ncu's first rows are not the launcher's marker, flush, marker: was the launch profiled from "
                          "cudaProfilerStart (ncu --profile-from-start off)?")
-    marker, flush = rows[0][0], rows[1][0]
+    marker, flush_names = rows[0][0], {name for name, _ in rows[1:second]}
+    flush = " + ".join(sorted(flush_names))
     segments: list[list[tuple[str, float]]] = [[]]
-    for name, seconds in rows[3:]:
+    for name, seconds in rows[second + 1:]:
         if name == marker:
             segments.append([])
         else:
@@ -64,10 +69,15 @@ def calls_by_case(rows: Sequence[tuple[str, float]], case_ids: Sequence[str], co
     out = {}
     for case_id, segment in zip(case_ids, segments):
         calls: list[float] = []
+        in_flush = False
         for name, seconds in segment:
-            if name == flush:
-                calls.append(0.0)
-            elif not calls:
+            if name in flush_names:
+                if not in_flush:  # a flush of several kernels starts one call
+                    calls.append(0.0)
+                in_flush = True
+                continue
+            in_flush = False
+            if not calls:
                 raise ValueError(f"{case_id}: a kernel ({name}) before the first flush")
             else:
                 calls[-1] += seconds
