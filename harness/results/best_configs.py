@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
+from tlbench.harness.core.cases import Case
 from tlbench.harness.core.record_reader import RecordReader
 
 
@@ -60,6 +61,8 @@ def pick_best(records: Iterable[dict[str, Any]], devices: dict[str, str], reader
     for (backend, problem_id), recs in sorted(groups.items()):
         winner = min(recs, key=lambda r: r["summary"]["median"])
         median = winner["summary"]["median"]
+        read = reader.read(winner)  # a labelled replay (the ``best`` item) is recorded under its config's own id
+        case_id = Case(read.problem, read.config).case_id if read.label else winner["case_id"]
         ref = vendor.get((backend, problem_id))
         best.append(
             BestEntry(
@@ -68,7 +71,7 @@ def pick_best(records: Iterable[dict[str, Any]], devices: dict[str, str], reader
                 problem_id=problem_id,
                 problem=winner["problem"],
                 config=winner["config"],
-                case_id=winner["case_id"],
+                case_id=case_id,
                 median_s=median,
                 tflops=(winner.get("throughput") or {}).get("tflops"),
                 vs_vendor=ref / median if ref else None,
