@@ -187,18 +187,26 @@ def test_each_l2_flush_mode_runs_its_real_torch_call_on_a_cpu_buffer(mode, monke
 
     from tlbench.backends.nvidia.timing import L2Flush
 
-    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda device: type("Props", (), {"L2_cache_size": 4096})())
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda device: type("Props", (), {"L2_cache_size": 8192})())
     flush = L2Flush(torch.device("cpu"), True, mode)
-    assert flush.nbytes == 8192
+    assert flush.nbytes == 16384
     flush._buffer.fill_(1)
     flush()
     if mode == "write":
         assert int(flush._buffer.sum()) == 0 and flush.note is None
     else:
-        assert int(flush._buffer.sum()) == 8192 and float(flush._sum) == pytest.approx(2048 * 2.3694278e-38)
-        assert flush.note.startswith("L2 flush: read 8192 bytes")
+        assert int(flush._buffer.sum()) == 16384 and flush._sum.tolist() == pytest.approx([1024 * 2.3694278e-38] * 4)
+        assert flush.note.startswith("L2 flush: read 16384 bytes")
     off = L2Flush(torch.device("cpu"), False, mode)
     off()
     assert off.nbytes == 0 and off.note is None
     with pytest.raises(ValueError, match="write or read"):
         L2Flush(torch.device("cpu"), True, "invalidate")
+
+
+def test_only_the_graph_timer_after_a_read_flush_carries_the_write_back_caveat():
+    from tlbench.backends.nvidia.timer_choice import flush_caveat
+
+    assert "charged to the call" in flush_caveat("graph", "read", True)
+    assert [flush_caveat(t, m, f) for t, m, f in [("graph", "write", True), ("graph", "read", False), ("cupti", "read", True),
+                                                  ("events", "read", True)]] == [None] * 4

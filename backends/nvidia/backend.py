@@ -44,7 +44,7 @@ from tlbench.backends.nvidia.plan_cache import PlanCache
 from tlbench.backends.source_tree import backends_tree_hash
 from tlbench.backends.nvidia.profiles import PROFILES
 from tlbench.backends.nvidia.telemetry import NvmlTelemetry
-from tlbench.backends.nvidia.timer_choice import flush_mode, make_timer, timer_name
+from tlbench.backends.nvidia.timer_choice import flush_caveat, flush_mode, make_timer, timer_name
 from tlbench.backends.nvidia.traits import TRAITS
 from tlbench.harness.core import budget
 from tlbench.harness.core import space
@@ -379,6 +379,8 @@ class NvidiaBackend:
         if flush_l2 not in self._flush:
             self._flush[flush_l2] = L2Flush(self.device, flush_l2, self.flush_mode)
         notes += [self._flush[flush_l2].note] if self._flush[flush_l2].note else []
+        caveat = flush_caveat(self.timer_name, self.flush_mode, flush_l2)
+        notes += [caveat] if caveat else []
         if self._telemetry is None:
             self._telemetry = NvmlTelemetry.for_device(self.device_info().get("uuid"))
         telemetry = self._telemetry if isinstance(self._telemetry, NvmlTelemetry) else None

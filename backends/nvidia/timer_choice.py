@@ -43,6 +43,16 @@ def flush_mode(value: str | None) -> str:
     return value
 
 
+def flush_caveat(timer: str, mode: str, flushed: bool) -> str | None:
+    """The note a record carries when its timer and L2 flush mode do not measure the same thing
+    as ncu: the graph timer subtracts a graph of flushes alone, and after a read flush the call's
+    own dirty lines are written back by the next flush, so that write-back lands on the call."""
+    if timer == "graph" and mode == "read" and flushed:
+        return ("graph timer after a read flush: the call's dirty lines are written back during the next flush, "
+                "which the flush-only graph does not do, so that write-back is charged to the call (ncu and CUPTI leave it out)")
+    return None
+
+
 def make_timer(name: str, fn: Callable[[], None], flush: Any, telemetry: Any = None) -> Any:
     """The ``DeviceTimer`` ``name`` (one of ``TIMERS``) for the call ``fn``."""
     if name == "graph":

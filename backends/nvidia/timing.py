@@ -23,6 +23,7 @@ import torch
 
 METHOD_CUPTI = "cupti-kernel-timestamps"
 METHOD_EVENTS = "cuda-event"
+ROW_WORDS = 1024  # the read flush's row width (its buffer is 2 x L2 bytes: a multiple of 4 KiB on every GPU)
 
 
 class L2Flush:
@@ -44,14 +45,16 @@ class L2Flush:
         self.nbytes = 2 * l2 if enabled else 0
         self._buffer = torch.zeros(self.nbytes, dtype=torch.uint8, device=device) if enabled else None
         reading = enabled and mode == "read"
-        # float32, the buffer's own width: a sum into another dtype would first write a cast copy
-        self._words = self._buffer.view(torch.float32) if reading else None
-        self._sum = torch.zeros((), dtype=torch.float32, device=device) if reading else None
+        # Row sums of 1024 float32 words: one kernel, no cast copy (a sum into another dtype writes
+        # one first) and no memset (a sum to one scalar clears a semaphore first, and a
+        # cuBLAS call launches memsets too: CUPTI could not tell the flush from the call).
+        self._words = self._buffer.view(torch.float32).view(-1, ROW_WORDS) if reading else None
+        self._sum = torch.zeros(self.nbytes // 4 // ROW_WORDS, dtype=torch.float32, device=device) if reading else None
         self.note = f"L2 flush: read {self.nbytes} bytes (clean lines; --tlbench-nvidia-l2-flush=read)" if reading else None
 
     def __call__(self) -> None:
         if self._words is not None:
-            torch.sum(self._words, dim=0, out=self._sum)
+            torch.sum(self._words, dim=1, out=self._sum)
         elif self._buffer is not None:
             self._buffer.zero_()
 
