@@ -7,8 +7,9 @@ the small tiles 64x128, 128x64 and 64x64 on 128 threads (at 1024^3 a 128x128 til
 blocks for the H200's 132 SMs; 64x128 makes 128, 64x64 makes 256), 64x128 and 128x64 also
 with block_K 128 on 128 and 256 threads (tilelang's warp-specialized Hopper loop waits for
 each k step's WGMMAs before the next; a deeper k step halves those waits, a second consumer
-warpgroup issues while the first waits), 64x128 with 6 and 8 stages of block_K 64, 128x256
-and 256x128 with block_K 128 in 2 stages, and cuBLAS on the same inputs in the
+warpgroup issues while the first waits), 64x128 with block_K 256 in 2 stages, 64x128x128 on
+256 threads without rasterization, staged output on and off, 64x128 with 6 and 8 stages of
+block_K 64, 128x256 and 256x128 with block_K 128 in 2 stages, and cuBLAS on the same inputs in the
 same run.  Split-K and stream-K are their own suites (test_gemm_splitk.py,
 test_gemm_streamk.py), run beside this one for the small shapes.  Configs that cannot work (shared memory, warp
 partition) are pruned before compiling, with the reason.  At collection the plugin lowers
@@ -43,7 +44,9 @@ SWEEP = Sweep(
     + [GemmConfig(bm, bn, 128, 256, "auto", s, group_m=8, stage_output=True)
        for bm, bn in ((64, 128), (128, 64)) for s in (3, 4)]
     + [GemmConfig(64, 128, 64, 128, "auto", s, group_m=8, stage_output=True) for s in (6, 8)]
-    + [GemmConfig(bm, bn, 128, 256, "auto", 2, group_m=8, stage_output=True) for bm, bn in ((128, 256), (256, 128))],
+    + [GemmConfig(bm, bn, 128, 256, "auto", 2, group_m=8, stage_output=True) for bm, bn in ((128, 256), (256, 128))]
+    + [GemmConfig(64, 128, 256, t, "auto", 2, group_m=8, stage_output=True) for t in (128, 256)]
+    + [GemmConfig(64, 128, 128, 256, "auto", s, group_m=None, stage_output=so) for s in (3, 4) for so in (False, True)],
     backends=("nvidia",),
     quick_problems=(),  # full scope only
     vendor=True,
