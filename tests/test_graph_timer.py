@@ -200,7 +200,7 @@ def test_each_l2_flush_mode_runs_its_real_torch_call_on_a_cpu_buffer(mode, monke
     off = L2Flush(torch.device("cpu"), False, mode)
     off()
     assert off.nbytes == 0 and off.note is None
-    with pytest.raises(ValueError, match="write or read"):
+    with pytest.raises(ValueError, match="one of write, read"):
         L2Flush(torch.device("cpu"), True, "invalidate")
 
 

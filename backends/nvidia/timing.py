@@ -21,6 +21,8 @@ from typing import Any, Callable, Sequence
 
 import torch
 
+from tlbench.backends.nvidia.timer_choice import FLUSH_MODES
+
 METHOD_CUPTI = "cupti-kernel-timestamps"
 METHOD_EVENTS = "cuda-event"
 ROW_WORDS = 1024  # the read flush's row width (its buffer is 2 x L2 bytes: a multiple of 4 KiB on every GPU)
@@ -31,14 +33,14 @@ class L2Flush:
 
     ``write`` overwrites the buffer: L2 is then full of the buffer's dirty lines, and the next
     kernel's misses write them back to memory inside its own timed span (a memory-bound kernel
-    pays for that).  ``read`` reads the buffer into one sum: the lines it leaves are clean, and the
+    pays for that).  ``read`` reads the buffer (row sums, one kernel): the lines it leaves are clean, and the
     previous call's dirty outputs are written back during the flush, outside the span - the
     state ncu's ``--cache-control all`` leaves.  ``note`` is the line a record timed after a
     ``read`` flush carries (None for ``write``, the default, and with the flush off)."""
 
     def __init__(self, device: torch.device, enabled: bool, mode: str = "write") -> None:
-        if mode not in ("write", "read"):
-            raise ValueError(f"L2 flush mode is write or read, got {mode!r}")
+        if mode not in FLUSH_MODES:
+            raise ValueError(f"L2 flush mode is one of {', '.join(FLUSH_MODES)}, got {mode!r}")
         props = torch.cuda.get_device_properties(device)
         l2 = int(getattr(props, "L2_cache_size", 0) or 50 * 2**20)
         self.mode = mode

@@ -53,7 +53,7 @@ def calls_by_case(rows: Sequence[tuple[str, float]], case_ids: Sequence[str], co
     if second is None or second < 2 or len(set(first)) != len(first):  # one flush: its kernels, each once
         raise ValueError("ncu's first rows are not the launcher's marker, flush, marker: was the launch profiled from "
                          "cudaProfilerStart (ncu --profile-from-start off)?")
-    marker, flush_names = rows[0][0], {name for name, _ in rows[1:second]}
+    marker, flush_names = rows[0][0], set(first)
     flush = " + ".join(sorted(flush_names))
     segments: list[list[tuple[str, float]]] = [[]]
     for name, seconds in rows[second + 1:]:
