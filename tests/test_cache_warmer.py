@@ -20,7 +20,7 @@ def test_each_kernel_is_built_in_a_child_then_loaded_here(tmp_path, monkeypatch)
     from marking_backend import MarkedCase, MarkingBackend, Refused
 
     warmer = CacheWarmer("marking_backend:MarkingBackend", {"dir": str(tmp_path)}, [str(TOYS)], 2)
-    pool = CompilePool(workers=2, warmer=warmer)
+    pool = CompilePool(workers=2, warmer_of=lambda _backend: warmer)
     backend = MarkingBackend(BackendOptions({"dir": str(tmp_path)}))
     cases = [MarkedCase(f"k{i}") for i in range(4)] + [MarkedCase("bad0")]
     try:
@@ -67,6 +67,36 @@ def test_a_pool_for_several_backends_asks_for_each_ones_warmer_once(tmp_path, mo
     pids_b = {int(line.split()[0]) for line in (tmp_path / "b" / "builds.txt").read_text().splitlines()}
     assert len(pids_a) == 6 and sum(pid != os.getpid() for pid in pids_a) == 3  # each case: a child, then here
     assert pids_b == {os.getpid()}
+
+
+def test_one_warmer_that_serves_two_backends_is_closed_once(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(TOYS))
+    from marking_backend import MarkedCase, MarkingBackend
+
+    class CountingWarmer:  # TEST ONLY: stands in for CacheWarmer, to count its closes
+        closes = 0
+
+        def warm(self, case):
+            from concurrent.futures import Future
+
+            done = Future()
+            done.set_result(None)
+            return done
+
+        def close(self):
+            CountingWarmer.closes += 1
+
+    shared = CountingWarmer()
+    first, second = (MarkingBackend(BackendOptions({"dir": str(tmp_path)})) for _ in range(2))
+    second.name = "marking_too"
+    pool = CompilePool(workers=2, warmer_of=lambda _backend: shared)
+    try:
+        pool.prefetch(first, [MarkedCase("k0")])
+        pool.prefetch(second, [MarkedCase("k1")])
+        pool.wait_idle()
+    finally:
+        pool.close()
+    assert CountingWarmer.closes == 1
 
 
 def test_a_small_host_gets_no_children():

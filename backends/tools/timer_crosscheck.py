@@ -118,7 +118,7 @@ def _compile_all(backend, cases, options: dict[str, Any]) -> dict[str, Any]:
 
     kernels = [c for c in cases if not isinstance(c, VendorCase)]
     warmer = warmer_for(factory_ref(type(backend)), options, processes(usable_cpus()))
-    pool = CompilePool(workers=max(1, min(8, usable_cpus())), warmer=warmer)
+    pool = CompilePool(workers=max(1, min(8, usable_cpus())), warmer_of=lambda _backend: warmer)
     built: dict[str, Any] = {}
     try:
         pool.prefetch(backend, kernels)

@@ -18,13 +18,12 @@ item waited for the last kernel to load; in a narrow lane kernels arrive in item
 (the first chunk's first) while the GIL stays shared with the measuring thread.  Cold
 builds (nvcc subprocesses) keep every thread.
 
-With a ``warmer`` (harness/measure/cache_warmer.py: child processes; a device worker makes
-one on a host with 4+ CPUs), each case not likely cached is first built in a child, which
-fills the caches, and the thread that then compiles it here waits for that build: builds
-overlap across processes, where on threads of one process they do not.  ``warmer_of``
-(backend -> CacheWarmer or None, asked once per backend name) does the same for a pool that
-serves several backends: the pytest session's own pool under ``--tlbench-isolation
-inprocess``.  ``close()`` ends every warmer.
+With ``warmer_of`` (backend -> CacheWarmer or None, asked once per backend name;
+harness/measure/cache_warmer.py: child processes; a device worker gives its one warmer on a
+host with 4+ CPUs, the pytest session's own pool under ``--tlbench-isolation inprocess`` one
+per backend), each case not likely cached is first built in a child, which fills the caches,
+and the thread that then compiles it here waits for that build: builds overlap across
+processes, where on threads of one process they do not.  ``close()`` ends every warmer once.
 """
 
 from __future__ import annotations
@@ -63,8 +62,8 @@ class CompilePool:
     # Called with (done, total) as kernels finish (harness/pytest_plugin/progress.py draws it);
     # None: silent.
     progress: Callable[[int, int], None] | None = None
-    warmer: CacheWarmer | None = None  # child processes that build first (None: threads only)
-    warmer_of: Callable[[Backend], CacheWarmer | None] | None = None  # per backend, where ``warmer`` is None
+    # Per backend, the child processes that build first (None, or a None answer: threads only).
+    warmer_of: Callable[[Backend], CacheWarmer | None] | None = None
     _warmers: dict[str, CacheWarmer | None] = field(default_factory=dict)
     _executor: ThreadPoolExecutor | None = None
     _warm_executor: ThreadPoolExecutor | None = None
@@ -143,8 +142,8 @@ class CompilePool:
         return thread
 
     def _warmer(self, backend: Backend) -> CacheWarmer | None:
-        if self.warmer is not None or self.warmer_of is None:
-            return self.warmer
+        if self.warmer_of is None:
+            return None
         with self._lock:
             if self._closed:
                 raise RuntimeError("the compile pool is closed")
@@ -208,7 +207,7 @@ class CompilePool:
             if executor is not None:
                 executor.shutdown(wait=False, cancel_futures=True)
         with self._lock:
-            warmers = [w for w in [self.warmer, *self._warmers.values()] if w is not None]
+            warmers = list({id(w): w for w in self._warmers.values() if w is not None}.values())  # one may serve several backends
         for warmer in warmers:
             warmer.close()
         for executor in (self._executor, self._warm_executor):

@@ -223,7 +223,7 @@ def serve(conn: Connection) -> int:
     cpus = usable_cpus()
     children = warmer_processes(cpus)
     warmer = CacheWarmer(init["factory"], dict(init.get("options") or {}), list(sys.path), children) if children else None
-    pool = CompilePool(workers=cpus, warmer=warmer)  # its progress (if any) goes to the worker log
+    pool = CompilePool(workers=cpus, warmer_of=lambda _backend: warmer)  # its progress (if any) goes to the worker log
     conn.send(("ready", os.getpid(), device_info, _worker_facts(backend)))
     kept: list[Any] = []  # compiler-owned objects from outcomes: never released (see the contract)
     phase: Any = None  # the InProcessSession of the current device phase

@@ -43,7 +43,8 @@ def main() -> None:
     word = sys.argv[4] if len(sys.argv) > 4 else ""
     cases = [c for c in suite.SWEEP.cases("nvidia", "full") if "vendor" not in c.case_id and word in c.case_id][:n]
     backend = NvidiaBackend(BackendOptions({}))
-    pool = CompilePool(workers=16, warmer=warmer_for("tlbench.backends.nvidia.backend:NvidiaBackend", {}, 16))
+    warmer = warmer_for("tlbench.backends.nvidia.backend:NvidiaBackend", {}, 16)
+    pool = CompilePool(workers=16, warmer_of=lambda _backend: warmer)
     threading.Thread(target=dumper, args=(seconds / 3, start), daemon=True).start()
     pool.prefetch(backend, cases)
     print(f"probe: {len(cases)} cases submitted at {time.time() - start:.1f} s", flush=True)
