@@ -6,7 +6,9 @@ KV loop stops at the diagonal, so its trip count depends on the query tile.  FLO
 attended (query, key) pairs exactly: S*(S+1)/2 per head (backends/kernels/flash_attention/problem.py).
 Device items only (on a machine without the accelerator every item skips before compiling).
 On Ascend the mask runs in ``T.SimtVF`` and the kernel launches as ``T.MixedKernel`` (the
-mask's row offset is the vector sub-core's id); the hopper body has no mask and is not here.
+mask's row offset is the vector sub-core's id).  On NVIDIA also the explicitly warp-specialized
+Hopper body (``hopper_ws``, 128x128, and 128x192 with fast math: the non-causal winner), which
+stops its producer and consumers at the diagonal; the hopper body has no mask and is not here.
 """
 
 from tlbench.backends.kernels.flash_attention.sweep import FaSweep
@@ -19,7 +21,8 @@ SWEEP = FaSweep(
     quick_problems=(),  # out of the quick scope until it declares its quick block
     smoke_problems=[FaProblem(batch=1, heads=2, seq_q=1024, seq_k=1024, dim=128, causal=True)],
     # 128x128 s1 is the fastest shared-body config non-causal at S=8192 (results/h200-flash-attention/fa-s8192.md)
-    configs=[FaConfig(128, 128, 1, threads=256), FaConfig(128, 128, 2, threads=256), FaConfig(128, 64, 3, threads=256)],
+    configs=[FaConfig(128, 128, 1, threads=256), FaConfig(128, 128, 2, threads=256), FaConfig(128, 64, 3, threads=256),
+             FaConfig(128, 128, 2, threads=384, body="hopper_ws"), FaConfig(128, 192, 2, threads=384, body="hopper_ws", fast_math=True)],
     vendor=True,
     kinds=("device",),
 )

@@ -106,6 +106,33 @@ def test_the_warp_specialized_hopper_body_lowers_for_sm90a_with_its_own_schedule
     assert f"k_1 < {steady};" in src
 
 
+TILE = "(((int)blockIdx.x) & 31)"  # the query tile of 32 at S=4096, as tilelang writes it
+
+
+@pytest.mark.parametrize("block_N, trips, unmasked, masked_end", [
+    # 128: t + 1 tiles, t - 1 unmasked steps, then one masked step (tilelang writes t as min(1, t) + max(t - 1, 0))
+    (128, f"({TILE} + 1)", f"max(({TILE} - 1), 0)", f"(min(1, {TILE}) + max(({TILE} - 1), 0))"),
+    # 192: ceil((t + 1) * 128 / 192) tiles; the steps from the tile holding row t * 128 on are masked
+    (192, f"((({TILE} * 2) + 4) / 3)", f"max(((({TILE} * 128) / 192) - 1), 0)", f"(((({TILE} * 2) + 4) / 3) - 1)"),
+])
+def test_the_warp_specialized_body_stops_at_the_diagonal_when_causal(block_N, trips, unmasked, masked_end):
+    """Causal hopper_ws: the producer runs ceil((t + 1) * 128 / block_N) key tiles for query tile t,
+    the consumers the tiles left of the tile's first row unmasked, then the rest masked against
+    the diagonal (tile 0 too).  Lowering only; nvcc builds both (about 10 s each, by hand)."""
+    from tlbench.backends.kernels.flash_attention.family import FLASH_ATTENTION
+
+    problem = FaProblem(batch=2, heads=16, seq_q=4096, seq_k=4096, dim=128, dtype="bfloat16", causal=True)
+    target = tvm.target.Target({"kind": "cuda", "arch": "sm_90a"})
+    with target:
+        src = tilelang.lower(FLASH_ATTENTION.build(problem, FaConfig(128, block_N, 2, threads=384, body="hopper_ws"), "cuda"),
+                             target=target).kernel_source
+    assert f"for (int k = 0; k < {trips}; ++k)" in src  # the producer
+    assert f"for (int k_1 = 0; k_1 < {unmasked}; ++k_1)" in src  # unmasked steps
+    assert f"for (int k_2 = {unmasked}; k_2 < {masked_end}; ++k_2)" in src  # masked steps
+    assert src.count("-CUDART_INF_F;") >= 2  # tile 0's mask and the masked steps'
+    assert "__named_barrier_arrive" in src and "wait_wgmma<1>" in src
+
+
 def test_fast_math_reaches_nvcc_as_use_fast_math_and_only_there(monkeypatch):
     """``fast_math=True`` goes to ``tilelang.compile`` as ``tl.enable_fast_math``, which
     tilelang's own nvcc step turns into ``--use_fast_math``: through the backend's real compile

@@ -40,7 +40,9 @@ def test_the_ws_body_takes_a_partial_last_key_tile_and_refuses_what_it_cannot_sc
     assert "threads must be 384" in fa_family.rejection(H200, FaConfig(128, 128, 2, threads=256, body="hopper_ws"), "nvidia", "sm_90a").reason
     assert "num_stages >= 2" in fa_family.rejection(H200, FaConfig(128, 128, 1, threads=384, body="hopper_ws_ov"), "nvidia", "sm_90a").reason
     causal = FaProblem(batch=2, heads=16, seq_q=8192, seq_k=8192, causal=True)
-    assert "no causal mask" in fa_family.rejection(causal, ws, "nvidia", "sm_90a").reason
+    assert fa_family.rejection(causal, ws, "nvidia", "sm_90a") is None  # the ws body masks the diagonal
+    assert "hopper body has no causal mask" in fa_family.rejection(causal, FaConfig(128, 128, 1, threads=256, body="hopper"),
+                                                                  "nvidia", "sm_90a").reason
     assert "target-specific" in fa_family.rejection(H200, ws, "ascend").reason
     # the shared body still refuses a partial key tile
     assert "not a multiple of block_N=176" in fa_family.rejection(H200, FaConfig(128, 176, 2, threads=256), "nvidia", "sm_90a").reason

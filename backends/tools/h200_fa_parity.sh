@@ -2,8 +2,8 @@
 # Flash attention on one H200, one device call (about 4-6 minutes from cold caches): the shared
 # (one-body) FA's stage sweep, the target-specific Hopper bodies (hopper, hopper_ws) and torch
 # SDPA (flash, cuDNN, efficient) at S=4096 and 8192, non-causal (suites/test_fa_stages.py) and
-# causal (suites/test_fa_causal.py: the shared body and SDPA only; the target-specific bodies have
-# no causal mask), then the table per problem (backends/tools/fa_report.py): best one-body and best
+# causal (suites/test_fa_causal.py: the shared body, the hopper_ws body and SDPA; the hopper body
+# has no causal mask), then the table per problem (backends/tools/fa_report.py): best one-body and best
 # target-specific FA against the fastest SDPA backend.
 # Run from the repo root on the GPU host, tilelang's bundle in .gpu/ (shared/gpu/README.md):
 #   bash backends/tools/h200_fa_parity.sh          (OUT: where the results go; default results/runs/fa-parity)

@@ -23,7 +23,11 @@ kernel writes the schedule out by hand (the structure FlashAttention-3 describes
   S=8192) is masked in a peeled last step; TMA zero-fills rows past the tensor.
 * O leaves through Q's shared tile when it has Q's dtype (each consumer group overwrites only
   the rows its own wgmmas read), else straight from registers.
-Non-causal only; block_M must be 128 (two consumer groups of 64 rows); refusals:
+* Causal: query tile t reads key tiles 0 .. ceil((t + 1) * block_M / block_N) - 1 (producer and
+  consumers alike); tile 0 and the tiles from the one holding the tile's first row on are
+  masked (query i sees keys j <= i; this also masks a partial last key tile), the ones before
+  run unmasked.  The non-causal kernel is unchanged.
+block_M must be 128 (two consumer groups of 64 rows); refusals:
 backends/kernels/flash_attention/validation.py ``hopper_ws_refusal``.  The family builds ``body="hopper_ws"``
 with overlap + ping-pong and ``"hopper_ws_ov"`` with overlap only.  Status: lowers and builds
 for sm_90a (ptxas: no spills); correctness and speed are measured on the device only.
@@ -51,6 +55,7 @@ def build_hopper_ws_fa(problem: FaProblem, config: FaConfig, overlap: bool = Tru
     D, BM, BN, ST = problem.dim, config.block_M, config.block_N, config.num_stages
     dtype, accum, out_dtype = problem.dtype, problem.accum_dtype, problem.output_dtype
     m_tiles, n = problem.seq_q // BM, -(-problem.seq_k // BN)
+    causal = problem.causal
     ragged = problem.seq_k % BN != 0  # the last key tile is partial: TMA zero-fills past the tensor, the mask does the rest
     stage_in_q = out_dtype == dtype  # O leaves through Q's shared tile (free once the last S wgmma is done)
     heads, kv_heads, group, seq_k = problem.heads, problem.num_kv_heads, problem.group_size, problem.seq_k
@@ -72,8 +77,14 @@ def build_hopper_ws_fa(problem: FaProblem, config: FaConfig, overlap: bool = Tru
             T.named_barrier_arrive(PB + 1 - wg, CONSUMER_THREADS)
 
     @T.macro
-    def step(k, wg, masked, Q_s, K_s, V_s, S, P, O_acc, m, m_prev, alpha, l, l_tile, k_full, v_full, k_empty, v_empty):
-        """Issue S = Q K_{k+1}^T and O += P_k V_k, softmax tile k+1 while the PV wgmma runs."""
+    def causal_mask(S, q_first, k_first):
+        for i, j in T.Parallel(BM, BN):
+            S[i, j] = T.if_then_else(q_first + i >= k_first + j, S[i, j], -T.infinity(accum))
+
+    @T.macro
+    def step(k, wg, masked, Q_s, K_s, V_s, S, P, O_acc, m, m_prev, alpha, l, l_tile, k_full, v_full, k_empty, v_empty, q_first=None):
+        """Issue S = Q K_{k+1}^T and O += P_k V_k, softmax tile k+1 while the PV wgmma runs.
+        ``masked``: the partial last key tile's columns; ``q_first`` (causal): the diagonal."""
         T.barrier_wait(k_full[(k + 1) % ST], (((k + 1) // ST) & 1))
         turn_begin(wg)
         T.wgmma_gemm(Q_s, K_s[(k + 1) % ST, :, :], S, transpose_B=True, policy=full_row, clear_accum=True)
@@ -88,6 +99,8 @@ def build_hopper_ws_fa(problem: FaProblem, config: FaConfig, overlap: bool = Tru
         if masked:
             for i, j in T.Parallel(BM, BN):
                 S[i, j] = T.if_then_else((k + 1) * BN + j < seq_k, S[i, j], -T.infinity(accum))
+        if q_first is not None:
+            causal_mask(S, q_first, (k + 1) * BN)
         online_softmax(S, m, m_prev, alpha, l, l_tile, c)
         if overlap:
             T.wait_wgmma(0)
@@ -96,6 +109,10 @@ def build_hopper_ws_fa(problem: FaProblem, config: FaConfig, overlap: bool = Tru
         for i, j in T.Parallel(BM, D):
             O_acc[i, j] *= alpha[i]
         T.copy(S, P)
+
+    def key_tiles(bx):
+        """Key tiles query tile ``bx % m_tiles`` reads: all of them, or causal, up to its diagonal."""
+        return T.ceildiv((bx % m_tiles + 1) * BM, BN) if causal else n
 
     @T.prim_func
     def main(
@@ -129,7 +146,7 @@ def build_hopper_ws_fa(problem: FaProblem, config: FaConfig, overlap: bool = Tru
                 T.set_max_nreg(24, 0)
                 T.tma_copy(Q[bx * BM : bx * BM + BM, :], Q_s, barrier=q_full)
                 T.barrier_arrive(q_full)
-                for k in T.serial(n):
+                for k in T.serial(key_tiles(bx)):
                     T.barrier_wait(k_empty[k % ST], ((k // ST) & 1) ^ 1)
                     T.tma_copy(K[kv_row + k * BN : kv_row + k * BN + BN, :], K_s[k % ST, :, :], barrier=k_full[k % ST])
                     T.barrier_arrive(k_full[k % ST])
@@ -153,26 +170,36 @@ def build_hopper_ws_fa(problem: FaProblem, config: FaConfig, overlap: bool = Tru
                 T.wait_wgmma(0)
                 T.warpgroup_fence_operand(S, num_regs=s_regs)
                 T.barrier_arrive(k_empty[0])
+                if causal:
+                    causal_mask(S, bx % m_tiles * BM, 0)
                 T.reduce_max(S, m, dim=1)
                 for i, j in T.Parallel(BM, BN):
                     S[i, j] = T.exp2(S[i, j] * c - m[i] * c)
                 T.reduce_sum(S, l, dim=1)
                 T.copy(S, P)
-                for k in T.serial(n - 1 - int(ragged)):  # S of tile k+1, PV of tile k
-                    step(k, wg, False, Q_s, K_s, V_s, S, P, O_acc, m, m_prev, alpha, l, l_tile, k_full, v_full, k_empty, v_empty)
-                if ragged:  # the last key tile is partial: mask its columns
-                    step(n - 2, wg, True, Q_s, K_s, V_s, S, P, O_acc, m, m_prev, alpha, l, l_tile, k_full, v_full, k_empty, v_empty)
-                # last tile's PV
-                T.barrier_wait(v_full[(n - 1) % ST], (((n - 1) // ST) & 1))
+                if causal:  # S of tile k+1, PV of tile k: unmasked left of the tile's first row, then masked
+                    q_first = bx % m_tiles * BM
+                    for k in T.serial(T.max(q_first // BN - 1, 0)):
+                        step(k, wg, False, Q_s, K_s, V_s, S, P, O_acc, m, m_prev, alpha, l, l_tile, k_full, v_full, k_empty, v_empty)
+                    for k in T.serial(T.max(q_first // BN - 1, 0), key_tiles(bx) - 1):
+                        step(k, wg, False, Q_s, K_s, V_s, S, P, O_acc, m, m_prev, alpha, l, l_tile, k_full, v_full, k_empty, v_empty,
+                             q_first)
+                else:
+                    for k in T.serial(n - 1 - int(ragged)):  # S of tile k+1, PV of tile k
+                        step(k, wg, False, Q_s, K_s, V_s, S, P, O_acc, m, m_prev, alpha, l, l_tile, k_full, v_full, k_empty, v_empty)
+                    if ragged:  # the last key tile is partial: mask its columns
+                        step(n - 2, wg, True, Q_s, K_s, V_s, S, P, O_acc, m, m_prev, alpha, l, l_tile, k_full, v_full, k_empty, v_empty)
+                last = key_tiles(bx) - 1  # last tile's PV
+                T.barrier_wait(v_full[last % ST], ((last // ST) & 1))
                 if pingpong:
                     T.sync_threads(PB + wg, CONSUMER_THREADS)
-                T.wgmma_gemm(P, V_s[(n - 1) % ST, :, :], O_acc, policy=full_row)
+                T.wgmma_gemm(P, V_s[last % ST, :, :], O_acc, policy=full_row)
                 if pingpong:
                     if wg == 0:  # warp group 1's last turn; nobody waits after it
                         T.named_barrier_arrive(PB + 1, CONSUMER_THREADS)
                 T.wait_wgmma(0)
                 T.warpgroup_fence_operand(O_acc, num_regs=o_regs)
-                T.barrier_arrive(v_empty[(n - 1) % ST])
+                T.barrier_arrive(v_empty[last % ST])
                 for i, j in T.Parallel(BM, D):
                     O_acc[i, j] /= l[i]
                 if stage_in_q:  # each warp group rewrites only the Q rows its own wgmmas read

@@ -71,8 +71,6 @@ WS_CONSUMER_THREADS, WS_PRODUCER_THREADS = 256, 128
 def hopper_ws_refusal(problem: FaProblem, config: FaConfig) -> str | None:
     """Why the explicitly warp-specialized body (backends/kernels/flash_attention/hopper_ws.py) cannot take
     (problem, config); None when it can."""
-    if problem.causal:
-        return f"the {config.body} body has no causal mask; causal runs on body='shared'"
     if config.threads != WS_CONSUMER_THREADS + WS_PRODUCER_THREADS:
         return f"the {config.body} body runs 2 consumer + 1 producer warp groups: threads must be 384, got {config.threads}"
     if config.block_M != 128:
