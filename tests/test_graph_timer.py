@@ -162,7 +162,7 @@ def test_the_backend_keeps_the_chosen_timer_and_the_option_refuses_others(tmp_pa
 
 def test_the_l2_flush_mode_is_write_unless_read_is_asked_for_and_others_are_refused(tmp_path):
     from tlbench.backends.nvidia.backend import NvidiaBackend
-    from tlbench.backends.nvidia.timer_choice import FLUSH_MODES, flush_mode
+    from tlbench.backends.nvidia.flush_choice import FLUSH_MODES, flush_mode
     from tlbench.harness.core.backend_api import BackendOptions
 
     assert FLUSH_MODES == ("write", "read") and flush_mode(None) == flush_mode("") == "write"
@@ -205,7 +205,7 @@ def test_each_l2_flush_mode_runs_its_real_torch_call_on_a_cpu_buffer(mode, monke
 
 
 def test_only_the_graph_timer_after_a_read_flush_carries_the_write_back_caveat():
-    from tlbench.backends.nvidia.timer_choice import flush_caveat
+    from tlbench.backends.nvidia.flush_choice import flush_caveat
 
     assert "charged to the call" in flush_caveat("graph", "read", True)
     assert [flush_caveat(t, m, f) for t, m, f in [("graph", "write", True), ("graph", "read", False), ("cupti", "read", True),

@@ -44,7 +44,8 @@ from tlbench.backends.nvidia.plan_cache import PlanCache
 from tlbench.backends.source_tree import backends_tree_hash
 from tlbench.backends.nvidia.profiles import PROFILES
 from tlbench.backends.nvidia.telemetry import NvmlTelemetry
-from tlbench.backends.nvidia.timer_choice import flush_caveat, flush_mode, make_timer, timer_name
+from tlbench.backends.nvidia.flush_choice import flush_caveat, flush_mode
+from tlbench.backends.nvidia.timer_choice import make_timer, timer_name
 from tlbench.backends.nvidia.traits import TRAITS
 from tlbench.harness.core import budget
 from tlbench.harness.core import space
@@ -103,7 +104,7 @@ class NvidiaBackend:
         self._flush: dict[bool, Any] = {}
         self._telemetry: NvmlTelemetry | str | None = None
         self.timer_name = timer_name(options.get("nvidia_timer"))  # --tlbench-nvidia-timer (backends/nvidia/timer_choice.py)
-        self.flush_mode = flush_mode(options.get("nvidia_l2_flush"))  # --tlbench-nvidia-l2-flush (the same module)
+        self.flush_mode = flush_mode(options.get("nvidia_l2_flush"))  # --tlbench-nvidia-l2-flush (backends/nvidia/flush_choice.py)
         # Test-only hooks: None here; set only by a test plugin's subclass (backends/testing/).
         self._slowdown = self._faults = self._compile_slowdown = self._changes = None
 

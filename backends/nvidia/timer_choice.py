@@ -8,9 +8,8 @@ option and the valid values; ``make_timer(name, fn, flush, telemetry)`` builds i
 - ``events``: a CUDA event pair around each call, launch gaps and host-side launch cost inside;
 - ``graph``: K launches captured in one CUDA graph, replay time / K (backends/nvidia/graph_timer.py).
 Every one runs each call after the same L2 flush, and writes its name in each record's
-``method``.  ``FLUSH_MODES`` / ``flush_mode(value)`` are the same for that flush
-(``--tlbench-nvidia-l2-flush``; backends/nvidia/timing.py ``L2Flush``).  Importing this module
-imports neither torch nor tilelang (traits read ``TIMERS`` and ``FLUSH_MODES``).
+``method``; how that flush empties L2 is backends/nvidia/flush_choice.py.  Importing this
+module imports neither torch nor tilelang (traits read ``TIMERS``).
 """
 
 from __future__ import annotations
@@ -20,9 +19,6 @@ from typing import Any, Callable
 TIMERS = ("cupti", "events", "graph")
 DEFAULT_TIMER = "cupti"
 OPTION = "--tlbench-nvidia-timer"
-FLUSH_MODES = ("write", "read")
-DEFAULT_FLUSH_MODE = "write"
-FLUSH_OPTION = "--tlbench-nvidia-l2-flush"
 
 
 def timer_name(value: str | None) -> str:
@@ -32,25 +28,6 @@ def timer_name(value: str | None) -> str:
     if value not in TIMERS:
         raise ValueError(f"{OPTION} wants one of {', '.join(TIMERS)}, got {value!r}")
     return value
-
-
-def flush_mode(value: str | None) -> str:
-    """The L2 flush mode ``value`` names (None or empty: the default, ``write``)."""
-    if not value:
-        return DEFAULT_FLUSH_MODE
-    if value not in FLUSH_MODES:
-        raise ValueError(f"{FLUSH_OPTION} wants one of {', '.join(FLUSH_MODES)}, got {value!r}")
-    return value
-
-
-def flush_caveat(timer: str, mode: str, flushed: bool) -> str | None:
-    """The note a record carries when its timer and L2 flush mode do not measure the same thing
-    as ncu: the graph timer subtracts a graph of flushes alone, and after a read flush the call's
-    own dirty lines are written back by the next flush, so that write-back lands on the call."""
-    if timer == "graph" and mode == "read" and flushed:
-        return ("graph timer after a read flush: the call's dirty lines are written back during the next flush, "
-                "which the flush-only graph does not do, so that write-back is charged to the call (ncu and CUPTI leave it out)")
-    return None
 
 
 def make_timer(name: str, fn: Callable[[], None], flush: Any, telemetry: Any = None) -> Any:

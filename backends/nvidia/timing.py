@@ -21,7 +21,7 @@ from typing import Any, Callable, Sequence
 
 import torch
 
-from tlbench.backends.nvidia.timer_choice import FLUSH_MODES
+from tlbench.backends.nvidia.flush_choice import FLUSH_MODES
 
 METHOD_CUPTI = "cupti-kernel-timestamps"
 METHOD_EVENTS = "cuda-event"

@@ -14,7 +14,8 @@ import subprocess
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from tlbench.backends.nvidia.timer_choice import FLUSH_MODES, TIMERS
+from tlbench.backends.nvidia.flush_choice import FLUSH_MODES
+from tlbench.backends.nvidia.timer_choice import TIMERS
 from tlbench.harness.core.backend_traits import BackendOption
 
 ARCH_OPTION = BackendOption(

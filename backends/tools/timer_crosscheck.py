@@ -34,7 +34,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from tlbench.backends.nvidia.timer_choice import FLUSH_MODES
+from tlbench.backends.nvidia.flush_choice import FLUSH_MODES
 from tlbench.backends.tools.timer_table import NCU_MODES, TIMERS, CrosscheckRow, agreement, calls_by_case
 from tlbench.backends.tools.timer_table import markdown, ncu_kernel_rows, table
 

@@ -1,0 +1,34 @@
+"""How the NVIDIA timers empty L2 before each call (``--tlbench-nvidia-l2-flush``).
+
+Contract: ``FLUSH_MODES`` are the choices, ``DEFAULT_FLUSH_MODE`` (``write``) is used when the
+option is not given; ``flush_mode(value)`` returns the choice or raises a ``ValueError`` naming
+the option and the valid values; ``flush_caveat(timer, mode, flushed)`` is the note a record
+carries where its timer and flush mode measure something ncu does not.  The flush itself is
+backends/nvidia/timing.py ``L2Flush``.  Importing this module imports neither torch nor
+tilelang (traits read ``FLUSH_MODES``).
+"""
+
+from __future__ import annotations
+
+FLUSH_MODES = ("write", "read")
+DEFAULT_FLUSH_MODE = "write"
+FLUSH_OPTION = "--tlbench-nvidia-l2-flush"
+
+
+def flush_mode(value: str | None) -> str:
+    """The L2 flush mode ``value`` names (None or empty: the default, ``write``)."""
+    if not value:
+        return DEFAULT_FLUSH_MODE
+    if value not in FLUSH_MODES:
+        raise ValueError(f"{FLUSH_OPTION} wants one of {', '.join(FLUSH_MODES)}, got {value!r}")
+    return value
+
+
+def flush_caveat(timer: str, mode: str, flushed: bool) -> str | None:
+    """The note a record carries when its timer and L2 flush mode do not measure the same thing
+    as ncu: the graph timer subtracts a graph of flushes alone, and after a read flush the call's
+    own dirty lines are written back by the next flush, so that write-back lands on the call."""
+    if timer == "graph" and mode == "read" and flushed:
+        return ("graph timer after a read flush: the call's dirty lines are written back during the next flush, "
+                "which the flush-only graph does not do, so that write-back is charged to the call (ncu and CUPTI leave it out)")
+    return None
