@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# One H200 call (about 9-10 minutes) with kernel builds on threads only (TLBENCH_BUILD_PROCESSES=0:
-# build children never got their work on the H200, see README.md): the one-pass RMSNorm over
+# One H200 call (about 9-10 minutes) with kernel builds on threads only, as that campaign ran (TLBENCH_BUILD_PROCESSES=0;
+# the default build children have worked on the H200 since the kernel-hash fix, README.md): the one-pass RMSNorm over
 # hidden sizes against torch and the calibrated copy, stream-K at four sizes under the default
 # worker isolation, the timer cross-check with the L2 flush, then the build-children probe with
 # and without a CUDA context in the parent.  Each step's files are packed into $OUT as it ends.
