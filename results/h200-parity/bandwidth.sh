@@ -7,7 +7,7 @@
 # without it.  ncu --clock-control base is not run: it sets the GPU's clocks.
 # Environment: LIMIT_S (the RMSNorm run's limit; 300: its 85 items need about that from cold caches),
 # TIMER_LIMIT_S (each cross-check's; 150), FLUSH_MODES ("1 0": with the L2 flush, then without),
-# EXTRA (as in gemm.sh: unset, in-process isolation), TIMERS=0 (calibrate and RMSNorm only),
+# EXTRA (more pytest options, as in gemm.sh; unset: none), TIMERS=0 (calibrate and RMSNorm only),
 # CALIBRATED=FILE (a calibrated profile to use instead of calibrating), RMS_K (the RMSNorm -k).
 # usage: bash results/h200-parity/bandwidth.sh COMMIT   (repo root of a copy of COMMIT, tilelang's bundle in .gpu/)
 set -u
@@ -22,7 +22,7 @@ fi
 start=$(date +%s)
 timeout "${LIMIT_S:-300}" python3 -m pytest -p no:cacheprovider -q --benchmark-only --tlbench-backend=nvidia \
   --tlbench-kind=device --tlbench-scope=full suites/test_rmsnorm_onepass.py suites/test_rmsnorm.py \
-  -k "${RMS_K:-rmsnorm_onepass or blk_m2 or vendor}" --tlbench-profile="$OUT/calibrated.json" ${EXTRA---tlbench-isolation=inprocess --tlbench-timeout=60} \
+  -k "${RMS_K:-rmsnorm_onepass or blk_m2 or vendor}" --tlbench-profile="$OUT/calibrated.json" ${EXTRA-} \
   --benchmark-json="$OUT/rmsnorm.json" > "$OUT/rmsnorm.log" 2>&1
 echo "== RMSNorm pytest exit $? after $(( $(date +%s) - start )) s: $(tail -1 "$OUT/rmsnorm.log")"
 FILE=$OUT/rmsnorm.json

@@ -4,8 +4,8 @@
 # at 1024^3), its 128x256 g16 staged-output tiles, the recorded best per problem, cuBLAS - beside
 # the split-K (block_K 64) and stream-K suites with their own cuBLAS items, in one pytest run;
 # autotune writes the fastest correct config per problem.  Prints the per-shape table last.
-# EXTRA: more pytest options; unset, --tlbench-isolation=inprocess --tlbench-timeout=60 (the default
-# worker isolation timed no item on the H200: README.md); EXTRA= (empty) runs the default isolation.
+# EXTRA: more pytest options (unset or empty: none, the default worker isolation; before the kernel-hash
+# fix it timed no item on the H200 and runs passed EXTRA="--tlbench-isolation=inprocess --tlbench-timeout=60").
 # usage: bash results/h200-parity/gemm.sh COMMIT   (repo root of a copy of COMMIT, tilelang's bundle in .gpu/)
 set -u
 OUT=${OUT:-results/h200-parity}
@@ -15,7 +15,7 @@ K=${K:-"best or t128 or (bm128-bn256 and g16 and so) or vendor or (gemm_splitk a
 start=$(date +%s)
 timeout "${LIMIT_S:-520}" python3 -m pytest -p no:cacheprovider -q --benchmark-only --tlbench-backend=nvidia \
   --tlbench-kind=device --tlbench-scope=full suites/test_tiles.py suites/test_gemm_splitk.py suites/test_gemm_streamk.py \
-  -k "$K" ${EXTRA---tlbench-isolation=inprocess --tlbench-timeout=60} --tlbench-autotune="$OUT/best_configs.json" --benchmark-json="$OUT/gemm.json" > "$OUT/gemm.log" 2>&1
+  -k "$K" ${EXTRA-} --tlbench-autotune="$OUT/best_configs.json" --benchmark-json="$OUT/gemm.json" > "$OUT/gemm.log" 2>&1
 echo "== pytest exit $? after $(( $(date +%s) - start )) s: $(tail -1 "$OUT/gemm.log")"
 FILE=$OUT/gemm.json
 if [ ! -s "$FILE" ]; then  # stopped at the limit: the items measured so far, from the journal
