@@ -137,6 +137,22 @@ def test_resume_remeasures_items_whose_settings_changed(suite):
     assert set(note["remeasured"].values()) == {"settings changed"}
 
 
+def test_resume_remeasures_items_timed_under_another_backend_option(suite):
+    """A backend option is part of what an item was measured with (here NVIDIA's L2 flush mode,
+    which every backend's run carries): a resume with another value measures every item again."""
+    first = _pytest(suite, env={"TLBENCH_FAKE_GATE": str(suite)})
+    assert first.wait() == 0, first.stdout.read()
+    journal = suite / "out.journal.jsonl"
+    same = _pytest(suite, f"--tlbench-resume={journal}", "--benchmark-json=same.json", env={"TLBENCH_FAKE_GATE": str(suite)})
+    output = same.communicate()[0]
+    assert same.returncode == 0 and "8 items reused, 0 re-measured" in output, output
+    other = _pytest(suite, f"--tlbench-resume={journal}", "--tlbench-nvidia-l2-flush=read", "--benchmark-json=other.json",
+                    env={"TLBENCH_FAKE_GATE": str(suite)})
+    output = other.communicate()[0]
+    assert other.returncode == 0 and "0 items reused, 8 re-measured" in output, output
+    assert set(load_results(suite / "other.json").document["tlbench"]["remeasured"].values()) == {"settings changed"}
+
+
 def test_journal_lines_are_durable_and_a_torn_last_line_is_ignored(tmp_path):
     path = tmp_path / "run.journal.jsonl"
     journal = Journal(path)

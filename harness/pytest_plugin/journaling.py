@@ -9,7 +9,8 @@ Contract (``JournalingPlugin``, registered by harness/plugin.py when a journal a
   and ``collected`` lines, which are written with its first line (not at session start: the
   run line asks pytest-benchmark for machine and commit info, a few subprocesses, which
   then overlap the device timing instead of delaying it), with its identity: a hash of the harness, backends and suite source, its backend's
-  testbed (target, accelerator, tilelang, driver, vendor library) and the measure settings;
+  testbed (target, accelerator, tilelang, driver, vendor library) and the measure settings
+  (policy, compile rounds, input seed, every backend option: a timer or L2 flush mode too);
 - ``--tlbench-resume JOURNAL``: an item that the journal holds as timed with the same
   identity is not measured again; its journaled samples and record go into this run's JSON
   (its record says ``resumed_from``).  Failed, skipped and mismatched items are measured.
@@ -125,7 +126,7 @@ class JournalingPlugin:
             self._identity_cache[key] = {
                 "code": _tree_hash(self._root, [suite]),
                 "testbed": asdict(testbed_of(document, backend_name)),
-                "settings": {k: settings[k] for k in ("policy", "compile_rounds", "input_seed") if k in settings},
+                "settings": {k: settings[k] for k in ("policy", "compile_rounds", "input_seed", "backend_options") if k in settings},
             }
         return self._identity_cache[key]
 

@@ -146,8 +146,6 @@ class ShardPlugin:
         settings = state.settings() if state is not None else {}
         for varying in ("input_seed", "compile_jobs"):  # chosen per process / per host, not per run
             settings.pop(varying, None)
-        if state is not None:
-            settings["backend_options"] = {k: v for k, v in state.registry.options.values.items()}
         return {
             "index": self.spec.index, "count": self.spec.count, "label": self.spec.label,
             "host": socket.gethostname(), "run_digest": run_digest(self.split_from),

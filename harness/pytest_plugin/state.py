@@ -77,6 +77,7 @@ class TlbenchState:
             "backend_choice": self.backend_choice, "scope": self.scope, "kinds": list(self.kinds),
             "input_seed": self.seed, "compile_rounds": self.compile_rounds, "policy": asdict(self.policy),
             "compile_jobs": self.compile_phase.jobs, "test_only": list(self.test_only),
+            "backend_options": dict(self.registry.options.values),  # a timer, an L2 flush mode ...
         }
 
     def to_measure(self, items: list[BenchItem]) -> list[BenchItem]:
