@@ -3,12 +3,16 @@
 Contract: ``FLUSH_MODES`` are the choices, ``DEFAULT_FLUSH_MODE`` (``write``) is used when the
 option is not given; ``flush_mode(value)`` returns the choice or raises a ``ValueError`` naming
 the option and the valid values; ``flush_caveat(timer, mode, flushed)`` is the note a record
-carries where its timer and flush mode measure something ncu does not.  The flush itself is
-backends/nvidia/timing.py ``L2Flush``.  Importing this module imports neither torch nor
-tilelang (traits read ``FLUSH_MODES``).
+carries where its timer and flush mode measure something ncu does not;
+``split_at_flushes(kernels, flush_names)`` splits a stream of kernel records at the flushes
+into one summed duration per call (CUPTI's records in timing.py, ncu's rows in
+backends/tools/timer_table.py).  The flush itself is backends/nvidia/timing.py ``L2Flush``.
+Importing this module imports neither torch nor tilelang (traits read ``FLUSH_MODES``).
 """
 
 from __future__ import annotations
+
+from typing import Collection, Iterable
 
 FLUSH_MODES = ("write", "read")
 DEFAULT_FLUSH_MODE = "write"
@@ -32,3 +36,25 @@ def flush_caveat(timer: str, mode: str, flushed: bool) -> str | None:
         return ("graph timer after a read flush: the call's dirty lines are written back during the next flush, "
                 "which the flush-only graph does not do, so that write-back is charged to the call (ncu and CUPTI leave it out)")
     return None
+
+
+def split_at_flushes(kernels: Iterable[tuple[str, float]], flush_names: Collection[str]) -> tuple[list[float], str | None]:
+    """(name, duration) records in launch order -> the summed duration of the kernels after each
+    flush, one entry per flush (a flush of several kernels in a row is one separator; a flush
+    that no kernel follows gives 0.0), and the name of the first kernel before any flush (None
+    when the records start with a flush)."""
+    calls: list[float] = []
+    before: str | None = None
+    in_flush = False
+    for name, duration in kernels:
+        if name in flush_names:
+            if not in_flush:
+                calls.append(0.0)
+            in_flush = True
+            continue
+        in_flush = False
+        if calls:
+            calls[-1] += duration
+        elif before is None:
+            before = name
+    return calls, before

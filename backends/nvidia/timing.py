@@ -21,7 +21,7 @@ from typing import Any, Callable, Sequence
 
 import torch
 
-from tlbench.backends.nvidia.flush_choice import FLUSH_MODES
+from tlbench.backends.nvidia.flush_choice import FLUSH_MODES, split_at_flushes
 
 METHOD_CUPTI = "cupti-kernel-timestamps"
 METHOD_EVENTS = "cuda-event"
@@ -65,22 +65,7 @@ def group_kernel_times(events: Sequence[tuple[str, float, float]], flush_names: 
     """Split (name, start_us, end_us) kernel records of ``count`` flush+call pairs into one
     kernel-time sum per call, in seconds; None when they do not split into ``count`` groups
     with positive time (the caller then falls back to events)."""
-    samples: list[float] = []
-    current: float | None = None
-    in_flush = False
-    for name, start, end in sorted(events, key=lambda e: e[1]):
-        if name in flush_names:
-            if not in_flush:  # a flush of several kernels in a row is one separator
-                if current is not None:
-                    samples.append(current)
-                current = 0.0
-            in_flush = True
-            continue
-        in_flush = False
-        if current is not None:
-            current += end - start
-    if current is not None:
-        samples.append(current)
+    samples, _ = split_at_flushes(((name, end - start) for name, start, end in sorted(events, key=lambda e: e[1])), flush_names)
     if len(samples) != count or any(s <= 0 for s in samples):
         return None
     return [s * 1e-6 for s in samples]

@@ -5,9 +5,10 @@ Contract:
   ``ncu --csv`` output, in profiling order (ncu's own lines and other metrics ignored).
 - ``calls_by_case(rows, case_ids, count)``: the launcher (timer_crosscheck.py ``launch``) profiles,
   after ``cudaProfilerStart``, a marker kernel, one L2 flush, the marker, then per case
-  ``count`` x (flush, call) and the marker.  So row 0 names the marker and row 1 the flush; each
-  segment between markers is one case, split at the flushes into ``count`` calls, each the sum
-  of its kernels (as CUPTI sums them).  Anything else raises ``ValueError`` saying what.
+  ``count`` x (flush, call) and the marker.  So row 0 names the marker and the rows up to its
+  second launch the flush (one kernel or several, each once); each segment between markers is
+  one case, split at the flushes into ``count`` calls, each the sum of its kernels (as CUPTI
+  sums them; the same split, backends/nvidia/flush_choice.py ``split_at_flushes``).  Anything else raises ``ValueError`` saying what.
 - ``table(rows)``: ``CrosscheckRow``s as one fixed-width text table (medians in us, each
   harness timer / ncu ``--clock-control none``, and ncu base / none; a timer that fell back to
   another method has its status say ``as <method>``); ``markdown(rows)`` the
@@ -23,6 +24,8 @@ import math
 import statistics
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
+
+from tlbench.backends.nvidia.flush_choice import split_at_flushes
 
 METRIC = "gpu__time_duration.sum"
 TIMERS = ("events", "cupti", "graph")
@@ -68,19 +71,9 @@ def calls_by_case(rows: Sequence[tuple[str, float]], case_ids: Sequence[str], co
         raise ValueError(f"ncu profiled {len(segments)} case segments, the launcher ran {len(case_ids)} cases")
     out = {}
     for case_id, segment in zip(case_ids, segments):
-        calls: list[float] = []
-        in_flush = False
-        for name, seconds in segment:
-            if name in flush_names:
-                if not in_flush:  # a flush of several kernels starts one call
-                    calls.append(0.0)
-                in_flush = True
-                continue
-            in_flush = False
-            if not calls:
-                raise ValueError(f"{case_id}: a kernel ({name}) before the first flush")
-            else:
-                calls[-1] += seconds
+        calls, before = split_at_flushes(segment, flush_names)
+        if before is not None:
+            raise ValueError(f"{case_id}: a kernel ({before}) before the first flush")
         if len(calls) != count or any(c <= 0 for c in calls):
             raise ValueError(f"{case_id}: {len(calls)} flush-separated calls with kernels, expected {count}; its call "
                              f"may launch the flush's kernel ({flush}) itself")
