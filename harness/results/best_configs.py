@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from tlbench.harness.core.cases import Case
-from tlbench.harness.core.record_reader import RecordReader
+from tlbench.harness.core.record_reader import ReadRecord, RecordReader
 
 
 SCHEMA_VERSION = 1
@@ -46,22 +46,22 @@ class BestEntry:
 
 def pick_best(records: Iterable[dict[str, Any]], devices: dict[str, str], reader: RecordReader | None = None) -> list[BestEntry]:
     reader = reader or RecordReader()
-    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    groups: dict[tuple[str, str], list[tuple[dict[str, Any], ReadRecord]]] = {}
     vendor: dict[tuple[str, str], float] = {}
     for rec in records:
         if rec.get("kind") != "device":
             continue
-        problem_id = reader.read(rec).problem_id
-        key = (rec["backend"], problem_id)
+        read = reader.read(rec)
+        key = (rec["backend"], read.problem_id)
         if rec.get("config") is None:
             vendor[key] = rec["summary"]["median"]
         elif (rec.get("check") or {}).get("ok"):
-            groups.setdefault(key, []).append(rec)
+            groups.setdefault(key, []).append((rec, read))
     best = []
     for (backend, problem_id), recs in sorted(groups.items()):
-        winner = min(recs, key=lambda r: r["summary"]["median"])
+        winner, read = min(recs, key=lambda pair: pair[0]["summary"]["median"])
         median = winner["summary"]["median"]
-        read = reader.read(winner)  # a labelled replay (the ``best`` item) is recorded under its config's own id
+        # a labelled replay (the ``best`` item) is recorded under its config's own id
         case_id = Case(read.problem, read.config).case_id if read.label else winner["case_id"]
         ref = vendor.get((backend, problem_id))
         best.append(
