@@ -6,6 +6,7 @@
 # autotune writes the fastest correct config per problem.  Prints the per-shape table last.
 # EXTRA: more pytest options (unset or empty: none, the default worker isolation; before the kernel-hash
 # fix it timed no item on the H200 and runs passed EXTRA="--tlbench-isolation=inprocess --tlbench-timeout=60").
+# SUITES: the suites to run (default: the tile sweep, split-K, stream-K); K: their -k filter.
 # usage: bash results/h200-parity/gemm.sh COMMIT   (repo root of a copy of COMMIT, tilelang's bundle in .gpu/)
 set -u
 OUT=${OUT:-results/h200-parity}
@@ -14,7 +15,7 @@ export PYTHONPATH=$PWD/.gpu/site:$(python3 -m harness.bootstrap --link $PWD/.gpu
 K=${K:-"best or t128 or (bm128-bn256 and g16 and so) or vendor or (gemm_splitk and block_K64) or gemm_streamk"}
 start=$(date +%s)
 timeout "${LIMIT_S:-520}" python3 -m pytest -p no:cacheprovider -q --benchmark-only --tlbench-backend=nvidia \
-  --tlbench-kind=device --tlbench-scope=full suites/test_tiles.py suites/test_gemm_splitk.py suites/test_gemm_streamk.py \
+  --tlbench-kind=device --tlbench-scope=full ${SUITES:-suites/test_tiles.py suites/test_gemm_splitk.py suites/test_gemm_streamk.py} \
   -k "$K" ${EXTRA-} --tlbench-autotune="$OUT/best_configs.json" --benchmark-json="$OUT/gemm.json" > "$OUT/gemm.log" 2>&1
 echo "== pytest exit $? after $(( $(date +%s) - start )) s: $(tail -1 "$OUT/gemm.log")"
 FILE=$OUT/gemm.json

@@ -2,8 +2,8 @@
 
 usage: python3 results/h200-parity/table.py gemm FILE... | rmsnorm FILE...
 
-gemm: per shape, each GEMM family's fastest correct kernel (the tile sweep ``gemm``, ``gemm_splitk``,
-``gemm_streamk``) over the cuBLAS item of its own suite and over the tile suite's cuBLAS item,
+gemm: per shape, each GEMM family's fastest correct kernel (the tile sweep ``gemm``, the hand
+warp-specialized ``gemm_ws``, ``gemm_splitk``, ``gemm_streamk``) over the cuBLAS item of its own suite and over the tile suite's cuBLAS item,
 with the harness status of that kernel's measurement (clean / DRIFT / CAPPED), then how many
 items of each family ended in each status.  rmsnorm: per hidden size, the fastest two-pass and
 one-pass kernels and torch's RMSNorm, in GB/s and % of the calibrated copy bandwidth where the
@@ -60,7 +60,7 @@ def gemm(paths):
     print("|---|---|---|---|---|---|---|")
     for shape in sorted(by, key=lambda s: s[0] or 0):
         tile_cublas = fastest(by[shape][("gemm", True)])
-        for family in ("gemm", "gemm_splitk", "gemm_streamk"):
+        for family in ("gemm", "gemm_ws", "gemm_splitk", "gemm_streamk"):
             best, own = fastest(by[shape][(family, False)]), fastest(by[shape][(family, True)])
             if best is None:
                 continue

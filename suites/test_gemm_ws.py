@@ -1,0 +1,49 @@
+"""The hand warp-specialized Hopper GEMM through the generic kernel path (body:
+suites/kernel_gemm_ws.py), fp16 in and out, ``C = A @ B^T``, at 1024^3 .. 8192^3 beside cuBLAS
+in the same run: does keeping one WGMMA in flight (``deferred``) close the gap that tilelang's
+automatic warp specialization leaves (it waits for every k step's WGMMAs before the next)?
+Each tile is swept over stages, with one or two consumer warp groups, and a few configs run
+both with and without the deferred wait, so its effect is read side by side.  CUDA only
+(sm_90a: TMA, mbarriers, WGMMA, setmaxnreg); Ascend skips for want of a body.  A config over
+sm_90's shared memory or whose rows do not split over its warp groups is skipped before
+compiling, with the reason.  Vendor item: cuBLAS through torch (``A @ B.T``, fp16 out)."""
+
+from tlbench.backends.kernels.generic import kernel_sweep
+
+K = "kernel_gemm_ws:"
+
+
+def ws(block_M, block_N, block_K, num_stages, consumers, deferred=True, group_m=8, staged=True):
+    return dict(block_M=block_M, block_N=block_N, block_K=block_K, num_stages=num_stages, consumers=consumers,
+                deferred=deferred, group_m=group_m, staged=staged)
+
+
+CONFIGS = (
+    # 128 or more blocks at 1024^3 (the H200 has 132 SMs)
+    [ws(64, 128, 64, s, 1) for s in (4, 6, 8)] + [ws(64, 128, 64, 6, 1, deferred=False)]
+    + [ws(64, 128, 128, s, 1) for s in (3, 4)]
+    + [ws(128, 64, 64, s, 2) for s in (4, 6)]
+    # the 128x128 tile, and the large tiles of CUTLASS's cooperative kernels
+    + [ws(128, 128, 64, s, 2) for s in (4, 6)] + [ws(128, 128, 64, 4, 2, deferred=False)]
+    + [ws(128, 128, 128, 3, 2)]
+    + [ws(128, 256, 64, 3, 2), ws(128, 256, 64, 4, 2, staged=False), ws(128, 256, 64, 3, 2, deferred=False),
+       ws(128, 256, 64, 3, 2, group_m=16)]
+    + [ws(256, 128, 64, 3, 2), ws(256, 128, 64, 4, 2, staged=False)]
+)
+
+SWEEP = kernel_sweep(
+    "gemm_ws", {"cuda": K + "gemm_ws_cuda"},
+    sizes=[{"M": s, "N": s, "K": s, "dtype": "float16"} for s in (1024, 2048, 4096, 8192)],
+    smoke={"M": 1024, "N": 1024, "K": 1024, "dtype": "float16"},
+    quick=(),  # compile items cost minutes on a small CPU box: --tlbench-scope=smoke or full
+    configs=CONFIGS,
+    inputs=K + "inputs", reference=K + "reference", validate=K + "gemm_ws_validate", footprint=K + "gemm_ws_footprint",
+    vendor=K + "cublas", vendor_label="torch: A @ B.T (cuBLAS), fp16 out",
+    flops=lambda M, N, K, dtype: 2 * M * N * K,
+    bytes_moved=lambda M, N, K, dtype: 2 * (M * K + N * K + M * N),
+    description="hand warp-specialized GEMM fp16 (deferred WGMMA wait), 1k..8k cubed, vs cuBLAS",
+)
+
+
+def test_gemm_ws(tlbench):
+    tlbench.run()
