@@ -19,6 +19,8 @@ other through a full and an empty mbarrier per stage), with:
 - ``group_m``: the 1-D grid walks output tiles in panels of that many tile rows (L2 reuse);
 - ``staged``: the accumulator leaves through a shared-memory tile (coalesced stores), else
   straight from registers.
+- ``persistent``: launch that many blocks (the SM count) and walk the output tiles, see
+  ``gemm_ws_persistent_cuda``; ``pingpong`` picks its two-accumulator schedule.
 Plain tilelang: nothing here knows tlbench.
 """
 
@@ -32,10 +34,14 @@ SHARED_BYTES = 232448  # sm_90's opt-in shared memory per block
 
 
 def gemm_ws_cuda(M, N, K, block_M, block_N, block_K, num_stages=4, consumers=2, deferred=True, group_m=8,
-                 staged=True, dtype="float16", accum_dtype="float32"):
-    reason = gemm_ws_refusal(M, N, K, block_M, block_N, block_K, num_stages, consumers, group_m, staged)
+                 staged=True, persistent=None, pingpong=False, dtype="float16", accum_dtype="float32"):
+    reason = gemm_ws_refusal(M, N, K, block_M, block_N, block_K, num_stages, consumers, group_m, staged, persistent,
+                             pingpong, deferred)
     if reason:
         raise ValueError(reason)
+    if persistent:
+        return gemm_ws_persistent_cuda(M, N, K, block_M, block_N, block_K, num_stages, consumers, deferred, group_m,
+                                       staged, persistent, pingpong, dtype, accum_dtype)
     ST = num_stages
     CT = WARP_GROUP * consumers
     k_tiles = K // block_K
@@ -104,21 +110,179 @@ def gemm_ws_cuda(M, N, K, block_M, block_N, block_K, num_stages=4, consumers=2, 
     return main
 
 
-def gemm_ws_refusal(M, N, K, block_M, block_N, block_K, num_stages=4, consumers=2, group_m=8, staged=True, **_):
+# -- persistent forms ------------------------------------------------------------------------
+
+def persistent_grid(M, N, block_M, block_N, sms):
+    """Blocks launched: one per SM, or one per tile when there are fewer tiles."""
+    return min(sms, (M // block_M) * (N // block_N))
+
+
+def gemm_ws_persistent_cuda(M, N, K, block_M, block_N, block_K, num_stages, consumers, deferred, group_m, staged, sms,
+                            pingpong, dtype="float16", accum_dtype="float32"):
+    """A prim_func that launches ``min(sms, tiles)`` blocks; block ``b`` computes output tiles
+    ``b, b + grid, b + 2 * grid, ...`` (in the ``group_m`` panel order of the one-tile body).  The
+    producer's TMA loads and the consumers' WGMMAs count one global step ``g = local_tile *
+    k_tiles + k`` through the ring of ``num_stages`` stages, so the producer loads the next
+    tile's first stages while the consumers are still in the previous tile's epilogue.  Two
+    schedules (our code; the structure of CUTLASS's sm90 persistent kernels):
+
+    - ``pingpong=False`` (cooperative): the consumer warp groups share one ``block_M x block_N``
+      accumulator (each ``block_M / consumers`` rows), as the one-tile body; each consumer hands
+      the tile's last stage back before its epilogue.
+    - ``pingpong=True``: two consumer warp groups, each with its own ``block_M x block_N``
+      accumulator, take alternate tiles of the block.  An order barrier per consumer lets a
+      consumer start a tile's WGMMAs only after the other has issued its previous tile's last
+      ones, so one consumer's epilogue runs under the other's main loop.  It also keeps each
+      full barrier at most one phase ahead of the consumer that waits on it (a parity wait is
+      only unambiguous within one phase).
+    """
+    ST = num_stages
+    CT = WARP_GROUP * consumers
+    k_tiles = K // block_K
+    tiles_N = N // block_N
+    tiles = (M // block_M) * tiles_N
+    grid = persistent_grid(M, N, block_M, block_N, sms)
+    local_tiles = -(-tiles // grid)  # the most tiles one block computes (block b: those below tiles - b)
+    mma_threads = WARP_GROUP if pingpong else CT  # threads that share one accumulator
+    regs = block_M * block_N // mma_threads
+    producer_nreg, consumer_nreg = NREG[consumers]
+    policy = T.GemmWarpPolicy.FullRow
+
+    def tile_row(tile):
+        if group_m is None:
+            return tile // tiles_N * block_M
+        in_group = group_m * tiles_N
+        return (tile // in_group * group_m + tile % in_group % group_m) * block_M
+
+    def tile_col(tile):
+        if group_m is None:
+            return tile % tiles_N * block_N
+        return tile % (group_m * tiles_N) // group_m * block_N
+
+    @T.macro
+    def produce(A, B, A_s, B_s, full, empty, bx):
+        T.set_max_nreg(producer_nreg, 0)
+        for it in T.serial(local_tiles):
+            if bx + it * grid < tiles:
+                m, n = tile_row(bx + it * grid), tile_col(bx + it * grid)
+                for k in T.serial(k_tiles):
+                    g = it * k_tiles + k
+                    T.barrier_wait(empty[g % ST], ((g // ST) & 1) ^ 1)
+                    T.tma_copy(A[m : m + block_M, k * block_K : k * block_K + block_K], A_s[g % ST, :, :], barrier=full[g % ST])
+                    T.tma_copy(B[n : n + block_N, k * block_K : k * block_K + block_K], B_s[g % ST, :, :], barrier=full[g % ST])
+                    T.barrier_arrive(full[g % ST])
+
+    @T.macro
+    def mainloop(A_s, B_s, C_l, full, empty, it):
+        g0 = it * k_tiles
+        T.barrier_wait(full[g0 % ST], (g0 // ST) & 1)
+        T.wgmma_gemm(A_s[g0 % ST, :, :], B_s[g0 % ST, :, :], C_l, transpose_B=True, policy=policy, clear_accum=True)
+        if not deferred:
+            T.wait_wgmma(0)
+            T.warpgroup_fence_operand(C_l, num_regs=regs)
+            T.barrier_arrive(empty[g0 % ST])
+        for k in T.serial(1, k_tiles):
+            T.barrier_wait(full[(g0 + k) % ST], ((g0 + k) // ST) & 1)
+            T.wgmma_gemm(A_s[(g0 + k) % ST, :, :], B_s[(g0 + k) % ST, :, :], C_l, transpose_B=True, policy=policy)
+            if deferred:  # step g0+k-1's WGMMAs are done: hand its stage back
+                T.wait_wgmma(1)
+                T.warpgroup_fence_operand(C_l, num_regs=regs)
+                T.barrier_arrive(empty[(g0 + k - 1) % ST])
+            else:
+                T.wait_wgmma(0)
+                T.warpgroup_fence_operand(C_l, num_regs=regs)
+                T.barrier_arrive(empty[(g0 + k) % ST])
+
+    @T.macro
+    def finish(C, C_l, C_s, empty, it, m, n):
+        T.wait_wgmma(0)
+        T.warpgroup_fence_operand(C_l, num_regs=regs)
+        if deferred:  # the tile's last stage: the producer may refill it during the epilogue
+            T.barrier_arrive(empty[(it * k_tiles + k_tiles - 1) % ST])
+        if staged:
+            T.copy(C_l, C_s)
+            T.copy(C_s, C[m : m + block_M, n : n + block_N])
+        else:
+            T.copy(C_l, C[m : m + block_M, n : n + block_N])
+
+    if not pingpong:
+
+        @T.prim_func
+        def cooperative(A: T.Tensor((M, K), dtype), B: T.Tensor((N, K), dtype), C: T.Tensor((M, N), dtype)):
+            with T.Kernel(grid, threads=CT + PRODUCER_THREADS) as bx:
+                A_s = T.alloc_shared((ST, block_M, block_K), dtype)
+                B_s = T.alloc_shared((ST, block_N, block_K), dtype)
+                C_l = T.alloc_fragment((block_M, block_N), accum_dtype)
+                C_s = T.alloc_shared((block_M, block_N), dtype) if staged else None
+                full = T.alloc_barrier(arrive_count=[PRODUCER_THREADS] * ST)
+                empty = T.alloc_barrier(arrive_count=[CT] * ST)
+                tx = T.get_thread_binding()
+                if tx >= CT:
+                    produce(A, B, A_s, B_s, full, empty, bx)
+                else:
+                    T.set_max_nreg(consumer_nreg, 1)
+                    for it in T.serial(local_tiles):
+                        if bx + it * grid < tiles:
+                            mainloop(A_s, B_s, C_l, full, empty, it)
+                            finish(C, C_l, C_s, empty, it, tile_row(bx + it * grid), tile_col(bx + it * grid))
+
+        return cooperative
+
+    @T.macro
+    def consume_alternate(C, A_s, B_s, C_l, C_s, full, empty, order, bx, c):
+        T.set_max_nreg(consumer_nreg, 1)
+        for j in T.serial((local_tiles - c + 1) // 2):
+            if bx + (2 * j + c) * grid < tiles:  # local tile 2j+c
+                if j + c > 0:  # the other consumer has issued local tile 2j+c-1's last WGMMAs
+                    T.barrier_wait(order[c], (j + c + 1) & 1)
+                mainloop(A_s, B_s, C_l, full, empty, 2 * j + c)
+                T.barrier_arrive(order[1 - c])
+                finish(C, C_l, C_s, empty, 2 * j + c, tile_row(bx + (2 * j + c) * grid), tile_col(bx + (2 * j + c) * grid))
+
+    @T.prim_func
+    def pingpong_kernel(A: T.Tensor((M, K), dtype), B: T.Tensor((N, K), dtype), C: T.Tensor((M, N), dtype)):
+        with T.Kernel(grid, threads=CT + PRODUCER_THREADS) as bx:
+            A_s = T.alloc_shared((ST, block_M, block_K), dtype)
+            B_s = T.alloc_shared((ST, block_N, block_K), dtype)
+            C_l0 = T.alloc_fragment((block_M, block_N), accum_dtype)
+            C_l1 = T.alloc_fragment((block_M, block_N), accum_dtype)
+            C_s0 = T.alloc_shared((block_M, block_N), dtype) if staged else None
+            C_s1 = T.alloc_shared((block_M, block_N), dtype) if staged else None
+            full = T.alloc_barrier(arrive_count=[PRODUCER_THREADS] * ST)
+            empty = T.alloc_barrier(arrive_count=[WARP_GROUP] * ST)
+            order = T.alloc_barrier(arrive_count=[WARP_GROUP] * 2)
+            tx = T.get_thread_binding()
+            if tx >= CT:
+                produce(A, B, A_s, B_s, full, empty, bx)
+            elif tx < WARP_GROUP:
+                consume_alternate(C, A_s, B_s, C_l0, C_s0, full, empty, order, bx, 0)
+            else:
+                consume_alternate(C, A_s, B_s, C_l1, C_s1, full, empty, order, bx, 1)
+
+    return pingpong_kernel
+
+
+def gemm_ws_refusal(M, N, K, block_M, block_N, block_K, num_stages=4, consumers=2, group_m=8, staged=True,
+                    persistent=None, pingpong=False, deferred=True, **_):
     """Why a config cannot build a problem (None: it can)."""
+    if pingpong and not (persistent and consumers == 2 and deferred):
+        return "pingpong needs persistent=<SM count>, consumers=2 (one accumulator each) and deferred=True"
+    if persistent is not None and (not isinstance(persistent, int) or persistent < 1):
+        return f"persistent={persistent!r}: the number of blocks to launch (the device's SM count, 132 on an H200)"
     if M % block_M or N % block_N or K % block_K:
         return f"M, N, K must be multiples of block_M={block_M}, block_N={block_N}, block_K={block_K} (no partial tiles)"
     if consumers not in NREG:
         return f"consumers={consumers}: 1 or 2 consumer warp groups"
-    if block_M % (64 * consumers):
-        return f"block_M={block_M} must give each of {consumers} consumer warp groups a multiple of 64 rows (one WGMMA's M)"
-    if block_M * block_N // (WARP_GROUP * consumers) > NREG[consumers][1] - 64:
-        return f"a {block_M}x{block_N} fp32 accumulator over {consumers} warp group(s) leaves too few of {NREG[consumers][1]} registers"
+    sharing = 1 if pingpong else consumers  # consumer warp groups over one accumulator
+    if block_M % (64 * sharing):
+        return f"block_M={block_M} must give each of {sharing} consumer warp groups a multiple of 64 rows (one WGMMA's M)"
+    if block_M * block_N // (WARP_GROUP * sharing) > NREG[consumers][1] - 64:
+        return f"a {block_M}x{block_N} fp32 accumulator over {sharing} warp group(s) leaves too few of {NREG[consumers][1]} registers"
     if num_stages < 2 or K // block_K < 2:
         return "needs num_stages >= 2 and at least 2 k steps (the first step is peeled)"
     if group_m is not None and (M // block_M) % group_m:
         return f"group_m={group_m} must divide the {M // block_M} tile rows"
-    footprint = gemm_ws_footprint("cuda", block_M, block_N, block_K, num_stages, staged)["shared.dyn"]
+    footprint = gemm_ws_footprint("cuda", block_M, block_N, block_K, num_stages, staged, pingpong)["shared.dyn"]
     if footprint > SHARED_BYTES:
         return f"{footprint} bytes of shared memory (stages + staged output) is over sm_90's {SHARED_BYTES}"
     return None
@@ -129,10 +293,11 @@ def gemm_ws_validate(dialect, **sizes_and_axes):
     return gemm_ws_refusal(**sizes_and_axes)
 
 
-def gemm_ws_footprint(dialect, block_M, block_N, block_K, num_stages=4, staged=True, **_):
-    """Shared bytes the body allocates: the A and B tiles per stage, and the staged output tile."""
+def gemm_ws_footprint(dialect, block_M, block_N, block_K, num_stages=4, staged=True, pingpong=False, **_):
+    """Shared bytes the body allocates: the A and B tiles per stage, and the staged output tile
+    (one per consumer warp group under pingpong)."""
     stage = (block_M + block_N) * block_K * 2
-    return {"shared.dyn": stage * num_stages + (block_M * block_N * 2 if staged else 0)}
+    return {"shared.dyn": stage * num_stages + (block_M * block_N * 2 * (2 if pingpong else 1) if staged else 0)}
 
 
 def inputs(device, M, N, K, dtype):

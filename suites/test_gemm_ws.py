@@ -3,7 +3,8 @@ suites/kernel_gemm_ws.py), fp16 in and out, ``C = A @ B^T``, at 1024^3 .. 8192^3
 in the same run: does keeping one WGMMA in flight (``deferred``) close the gap that tilelang's
 automatic warp specialization leaves (it waits for every k step's WGMMAs before the next)?
 Each tile is swept over stages, with one or two consumer warp groups, and a few configs run
-both with and without the deferred wait, so its effect is read side by side.  CUDA only
+both with and without the deferred wait, so its effect is read side by side; persistent configs
+(one block per SM walking the tiles, cooperative or ping-pong) are swept beside them.  CUDA only
 (sm_90a: TMA, mbarriers, WGMMA, setmaxnreg); Ascend skips for want of a body.  A config over
 sm_90's shared memory or whose rows do not split over its warp groups is skipped before
 compiling, with the reason.  Vendor item: cuBLAS through torch (``A @ B.T``, fp16 out)."""
@@ -13,9 +14,19 @@ from tlbench.backends.kernels.generic import kernel_sweep
 K = "kernel_gemm_ws:"
 
 
-def ws(block_M, block_N, block_K, num_stages, consumers, deferred=True, group_m=8, staged=True):
-    return dict(block_M=block_M, block_N=block_N, block_K=block_K, num_stages=num_stages, consumers=consumers,
-                deferred=deferred, group_m=group_m, staged=staged)
+H200_SMS = 132  # the persistent configs launch one block per SM
+
+
+def ws(block_M, block_N, block_K, num_stages, consumers, deferred=True, group_m=8, staged=True, persistent=None,
+       pingpong=False):
+    config = dict(block_M=block_M, block_N=block_N, block_K=block_K, num_stages=num_stages, consumers=consumers,
+                  deferred=deferred, group_m=group_m, staged=staged)
+    # the persistent keys only where set: the one-tile configs keep their ids
+    return config | ({"persistent": persistent} if persistent else {}) | ({"pingpong": True} if pingpong else {})
+
+
+def persistent(*args, **kwargs):
+    return ws(*args, persistent=H200_SMS, **kwargs)
 
 
 CONFIGS = (
@@ -29,6 +40,13 @@ CONFIGS = (
     + [ws(128, 256, 64, 3, 2), ws(128, 256, 64, 4, 2, staged=False), ws(128, 256, 64, 3, 2, deferred=False),
        ws(128, 256, 64, 3, 2, group_m=16)]
     + [ws(256, 128, 64, 3, 2), ws(256, 128, 64, 4, 2, staged=False)]
+    # persistent, cooperative: the producer loads the next tile's stages under the epilogue
+    + [persistent(128, 256, 64, 3, 2), persistent(128, 256, 64, 3, 2, group_m=16),
+       persistent(128, 256, 64, 4, 2, staged=False), persistent(128, 128, 64, 6, 2), persistent(256, 128, 64, 3, 2)]
+    # persistent ping-pong: each consumer its own accumulator, one's epilogue under the other's main loop
+    + [persistent(128, 128, 64, s, 2, pingpong=True) for s in (4, 5)]
+    + [persistent(128, 128, 64, 6, 2, pingpong=True, staged=False), persistent(128, 128, 64, 4, 2, pingpong=True, group_m=16),
+       persistent(64, 256, 64, 4, 2, pingpong=True)]
 )
 
 SWEEP = kernel_sweep(
