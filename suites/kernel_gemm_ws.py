@@ -34,14 +34,14 @@ SHARED_BYTES = 232448  # sm_90's opt-in shared memory per block
 
 
 def gemm_ws_cuda(M, N, K, block_M, block_N, block_K, num_stages=4, consumers=2, deferred=True, group_m=8,
-                 staged=True, persistent=None, pingpong=False, dtype="float16", accum_dtype="float32"):
+                 staged=True, persistent=None, pingpong=False, lazy_store=False, dtype="float16", accum_dtype="float32"):
     reason = gemm_ws_refusal(M, N, K, block_M, block_N, block_K, num_stages, consumers, group_m, staged, persistent,
-                             pingpong, deferred)
+                             pingpong, deferred, lazy_store)
     if reason:
         raise ValueError(reason)
     if persistent:
         return gemm_ws_persistent_cuda(M, N, K, block_M, block_N, block_K, num_stages, consumers, deferred, group_m,
-                                       staged, persistent, pingpong, dtype, accum_dtype)
+                                       staged, persistent, pingpong, lazy_store, dtype, accum_dtype)
     ST = num_stages
     CT = WARP_GROUP * consumers
     k_tiles = K // block_K
@@ -118,7 +118,7 @@ def persistent_grid(M, N, block_M, block_N, sms):
 
 
 def gemm_ws_persistent_cuda(M, N, K, block_M, block_N, block_K, num_stages, consumers, deferred, group_m, staged, sms,
-                            pingpong, dtype="float16", accum_dtype="float32"):
+                            pingpong, lazy_store=False, dtype="float16", accum_dtype="float32"):
     """A prim_func that launches ``min(sms, tiles)`` blocks; block ``b`` computes output tiles
     ``b, b + grid, b + 2 * grid, ...`` (in the ``group_m`` panel order of the one-tile body).  The
     producer's TMA loads and the consumers' WGMMAs count one global step ``g = local_tile *
@@ -135,6 +135,10 @@ def gemm_ws_persistent_cuda(M, N, K, block_M, block_N, block_K, num_stages, cons
       ones, so one consumer's epilogue runs under the other's main loop.  It also keeps each
       full barrier at most one phase ahead of the consumer that waits on it (a parity wait is
       only unambiguous within one phase).
+
+    ``lazy_store`` (staged only): the epilogue's TMA store is not waited for at once; the next
+    tile's epilogue waits before it writes the shared output tile again, so the store's reads
+    run under the next main loop.
     """
     ST = num_stages
     CT = WARP_GROUP * consumers
@@ -199,11 +203,20 @@ def gemm_ws_persistent_cuda(M, N, K, block_M, block_N, block_K, num_stages, cons
         T.warpgroup_fence_operand(C_l, num_regs=regs)
         if deferred:  # the tile's last stage: the producer may refill it during the epilogue
             T.barrier_arrive(empty[(it * k_tiles + k_tiles - 1) % ST])
-        if staged:
+        if staged and lazy_store:  # wait for the previous tile's store only when C_s is needed again
+            T.tma_store_wait(0)
+            T.copy(C_l, C_s)
+            T.tma_copy(C_s, C[m : m + block_M, n : n + block_N])
+        elif staged:
             T.copy(C_l, C_s)
             T.copy(C_s, C[m : m + block_M, n : n + block_N])
         else:
             T.copy(C_l, C[m : m + block_M, n : n + block_N])
+
+    @T.macro
+    def drain_stores():
+        if staged and lazy_store:  # shared memory must outlive the last store's reads
+            T.tma_store_wait(0)
 
     if not pingpong:
 
@@ -225,6 +238,7 @@ def gemm_ws_persistent_cuda(M, N, K, block_M, block_N, block_K, num_stages, cons
                         if bx + it * grid < tiles:
                             mainloop(A_s, B_s, C_l, full, empty, it)
                             finish(C, C_l, C_s, empty, it, tile_row(bx + it * grid), tile_col(bx + it * grid))
+                    drain_stores()
 
         return cooperative
 
@@ -238,6 +252,7 @@ def gemm_ws_persistent_cuda(M, N, K, block_M, block_N, block_K, num_stages, cons
                 mainloop(A_s, B_s, C_l, full, empty, 2 * j + c)
                 T.barrier_arrive(order[1 - c])
                 finish(C, C_l, C_s, empty, 2 * j + c, tile_row(bx + (2 * j + c) * grid), tile_col(bx + (2 * j + c) * grid))
+        drain_stores()
 
     @T.prim_func
     def pingpong_kernel(A: T.Tensor((M, K), dtype), B: T.Tensor((N, K), dtype), C: T.Tensor((M, N), dtype)):
@@ -263,8 +278,10 @@ def gemm_ws_persistent_cuda(M, N, K, block_M, block_N, block_K, num_stages, cons
 
 
 def gemm_ws_refusal(M, N, K, block_M, block_N, block_K, num_stages=4, consumers=2, group_m=8, staged=True,
-                    persistent=None, pingpong=False, deferred=True, **_):
+                    persistent=None, pingpong=False, deferred=True, lazy_store=False, **_):
     """Why a config cannot build a problem (None: it can)."""
+    if lazy_store and not (persistent and staged):
+        return "lazy_store needs persistent=<SM count> and staged=True (it defers the staged tile's TMA store)"
     if pingpong and not (persistent and consumers == 2 and deferred):
         return "pingpong needs persistent=<SM count>, consumers=2 (one accumulator each) and deferred=True"
     if persistent is not None and (not isinstance(persistent, int) or persistent < 1):

@@ -18,11 +18,12 @@ H200_SMS = 132  # the persistent configs launch one block per SM
 
 
 def ws(block_M, block_N, block_K, num_stages, consumers, deferred=True, group_m=8, staged=True, persistent=None,
-       pingpong=False):
+       pingpong=False, lazy_store=False):
     config = dict(block_M=block_M, block_N=block_N, block_K=block_K, num_stages=num_stages, consumers=consumers,
                   deferred=deferred, group_m=group_m, staged=staged)
     # the persistent keys only where set: the one-tile configs keep their ids
-    return config | ({"persistent": persistent} if persistent else {}) | ({"pingpong": True} if pingpong else {})
+    return (config | ({"persistent": persistent} if persistent else {}) | ({"pingpong": True} if pingpong else {})
+            | ({"lazy_store": True} if lazy_store else {}))
 
 
 def persistent(*args, **kwargs):
@@ -47,6 +48,9 @@ CONFIGS = (
     + [persistent(128, 128, 64, s, 2, pingpong=True) for s in (4, 5)]
     + [persistent(128, 128, 64, 6, 2, pingpong=True, staged=False), persistent(128, 128, 64, 4, 2, pingpong=True, group_m=16),
        persistent(64, 256, 64, 4, 2, pingpong=True)]
+    # the epilogue's TMA store waited for only when its shared tile is written again
+    + [persistent(128, 256, 64, 3, 2, lazy_store=True), persistent(128, 256, 64, 3, 2, group_m=16, lazy_store=True),
+       persistent(128, 128, 64, 6, 2, lazy_store=True), persistent(128, 128, 64, 5, 2, pingpong=True, lazy_store=True)]
 )
 
 SWEEP = kernel_sweep(
