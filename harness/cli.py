@@ -92,6 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_thresholds(cmp)
     cmp.add_argument("--allow-testbed-mismatch", action="store_true",
                      help="compare runs of different accelerator / driver / tilelang anyway (labelled in every report)")
+    cmp.add_argument("--allow-method-mismatch", action="store_true",
+                     help="compare items measured another way (another timer or cache flush) anyway (labelled in every report)")
     cmp.add_argument("--markdown", metavar="OUT.md", help="also write the comparison as markdown")
     cmp.add_argument("--png", metavar="OUT.png", help="also plot it")
     gate_options.add_compare_options(cmp)
@@ -163,7 +165,8 @@ def _compare_runs(args: argparse.Namespace) -> int:
     guard([args.markdown, args.png], args.files, args.force)
     base, new = (load_results(f) for f in args.files)
     gate_options.refuse_partial(base, new, args.accept_partial)
-    comparison = compare_runs(base, new, _thresholds(args), args.allow_testbed_mismatch, accept_missing=args.accept_missing)
+    comparison = compare_runs(base, new, _thresholds(args), args.allow_testbed_mismatch, accept_missing=args.accept_missing,
+                              allow_method_mismatch=args.allow_method_mismatch)
     failed = any(i.verdict.value == "FAILED" and i.is_regression for i in comparison.items)
     if comparison.compared == 0 and comparison.items and not failed:  # all failed: a regression, exit 1
         raise UsageProblem(f"no item of {base.name} was timed in {new.name}: nothing to compare (different suites or cases?)")

@@ -6,7 +6,11 @@ the option and the valid values; ``flush_caveat(timer, mode, flushed)`` is the n
 carries where its timer and flush mode measure something ncu does not;
 ``split_at_flushes(kernels, flush_names)`` splits a stream of kernel records at the flushes
 into one summed duration per call (CUPTI's records in timing.py, ncu's rows in
-backends/tools/timer_table.py).  The flush itself is backends/nvidia/timing.py ``L2Flush``.
+backends/tools/timer_table.py).  ``read_flush_note(nbytes)`` is the note a record timed after a
+``read`` flush carries (the only place the mode is written into a record), and
+``flush_mode_of(l2_flush_bytes, notes)`` reads the mode back from a record's fields: ``off``
+(nothing flushed), ``read`` (that note), ``write`` (the default, which writes no note), or None
+where the record does not say (a field absent: an older file).  The flush itself is backends/nvidia/timing.py ``L2Flush``.
 Importing this module imports neither torch nor tilelang (traits read ``FLUSH_MODES``).
 """
 
@@ -26,6 +30,29 @@ def flush_mode(value: str | None) -> str:
     if value not in FLUSH_MODES:
         raise ValueError(f"{FLUSH_OPTION} wants one of {', '.join(FLUSH_MODES)}, got {value!r}")
     return value
+
+
+OFF = "off"  # flush_mode_of: nothing was flushed (l2_flush_bytes 0)
+READ_NOTE_PREFIX = "L2 flush: read "
+
+
+def read_flush_note(nbytes: int) -> str:
+    """The note of a record timed after a ``read`` flush of ``nbytes`` bytes."""
+    return f"{READ_NOTE_PREFIX}{nbytes} bytes (clean lines; {FLUSH_OPTION}=read)"
+
+
+def flush_mode_of(l2_flush_bytes: object, notes: object) -> str | None:
+    """The L2 flush a record was timed after, from its ``l2_flush_bytes`` and ``notes``: ``off``,
+    ``read`` or ``write``; None when a field it needs is absent (an older results file).  Every
+    record of a ``read`` flush has carried ``read_flush_note`` since that mode exists, so a
+    flushed record without it was timed after a ``write`` flush."""
+    if l2_flush_bytes is None:
+        return None
+    if not l2_flush_bytes:
+        return OFF
+    if not isinstance(notes, list):
+        return None
+    return "read" if any(isinstance(n, str) and n.startswith(READ_NOTE_PREFIX) for n in notes) else "write"
 
 
 def flush_caveat(timer: str, mode: str, flushed: bool) -> str | None:

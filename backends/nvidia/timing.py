@@ -21,7 +21,7 @@ from typing import Any, Callable, Sequence
 
 import torch
 
-from tlbench.backends.nvidia.flush_choice import FLUSH_MODES, split_at_flushes
+from tlbench.backends.nvidia.flush_choice import FLUSH_MODES, read_flush_note, split_at_flushes
 
 METHOD_CUPTI = "cupti-kernel-timestamps"
 METHOD_EVENTS = "cuda-event"
@@ -52,7 +52,7 @@ class L2Flush:
         # cuBLAS call launches memsets too: CUPTI could not tell the flush from the call).
         self._words = self._buffer.view(torch.float32).view(-1, ROW_WORDS) if reading else None
         self._sum = torch.zeros(self.nbytes // 4 // ROW_WORDS, dtype=torch.float32, device=device) if reading else None
-        self.note = f"L2 flush: read {self.nbytes} bytes (clean lines; --tlbench-nvidia-l2-flush=read)" if reading else None
+        self.note = read_flush_note(self.nbytes) if reading else None
 
     def __call__(self) -> None:
         if self._words is not None:

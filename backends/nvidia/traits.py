@@ -5,7 +5,10 @@ summary (``sw [0, 0, 1]/[0, 1, 2] v2/2 smem 65536 t128``: pipeline kind, version
 shared buffers, dynamic shared memory, threads); which device-info keys go into
 pytest-benchmark's machine_info; the testbed's driver and vendor library (torch, for
 cuBLAS); worker pinning through ``CUDA_VISIBLE_DEVICES`` and the GPUs ``nvidia-smi -L``
-lists.
+lists; a device record's measurement method (``measurement_method``: its timer, the record's
+``method``, and its L2 flush, ``off`` / ``write`` / ``read`` from ``l2_flush_bytes`` and its
+notes, flush_choice.flush_mode_of; the flush's size follows the GPU's L2, a testbed field, so
+it is not compared) and the options that set it (``method_options``).
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import subprocess
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from tlbench.backends.nvidia.flush_choice import FLUSH_MODES
+from tlbench.backends.nvidia.flush_choice import FLUSH_MODES, flush_mode_of
 from tlbench.backends.nvidia.timer_choice import TIMERS
 from tlbench.harness.core.backend_traits import BackendOption
 
@@ -51,6 +54,7 @@ class NvidiaTraits:
     options = (ARCH_OPTION, TIMER_OPTION, FLUSH_OPTION)
     load_pipes: frozenset[str] = frozenset()
     runtime_warm_up = "tlbench.backends.nvidia.warm_up:warm_up"  # cuBLAS and CUPTI first use, in the device worker
+    method_options = (TIMER_OPTION.name, FLUSH_OPTION.name)  # what sets a device record's measurement_method
 
     def plan_summary(self, plan: Mapping[str, Any] | None) -> str:
         if not plan:
@@ -69,6 +73,19 @@ class NvidiaTraits:
 
     def testbed_fields(self, info: Mapping[str, Any]) -> dict[str, Any]:
         return {"driver": info.get("driver"), "vendor_library": info.get("torch")}
+
+    def measurement_method(self, record: Mapping[str, Any]) -> dict[str, Any]:
+        """``timer`` and ``L2 flush`` of a device record; a compile record's method is judged by
+        the compile rules ({}); a field the record does not carry is left out (unknown)."""
+        if record.get("kind") == "compile":
+            return {}
+        method: dict[str, Any] = {}
+        if record.get("method") is not None:
+            method["timer"] = record["method"]
+        flush = flush_mode_of(record.get("l2_flush_bytes"), record.get("notes"))
+        if flush is not None:
+            method["L2 flush"] = flush
+        return method
 
     def device_env(self, device: str) -> dict[str, str]:
         return {"CUDA_VISIBLE_DEVICES": device}

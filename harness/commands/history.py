@@ -132,7 +132,8 @@ def compare_history(args: argparse.Namespace, thresholds, console) -> int:
     new = load_results(args.files[0])
     conn = open_history(args.history, create=False)
     try:
-        result = compare_with_history(conn, new, HistoryPolicy(args.statistic, args.last), thresholds, source=args.history)
+        result = compare_with_history(conn, new, HistoryPolicy(args.statistic, args.last), thresholds, source=args.history,
+                                      allow_method_mismatch=args.allow_method_mismatch)
     finally:
         conn.close()
     report.print_comparison(result.comparison, console)

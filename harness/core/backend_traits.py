@@ -15,6 +15,15 @@ builds the backend: the device runtime's one-off first-use costs (a vendor libra
 the profiler behind the timer), importing only that runtime, so they overlap the worker's
 other imports and collection instead of delaying the first item.  It must measure nothing
 and do nothing when there is no device.
+
+Optional, too: ``measurement_method(record)``, what of one timed record says how it was
+measured, as ``{label: value}`` (a timer, how the cache was emptied ...): two runs whose paired
+items differ there measured different things, and compare refuses them
+(harness/results/method_match.py).  Leave out a label the record does not carry (an older
+file: unknown, not compared); return {} for a record whose method is judged otherwise (compile
+items: the compile rules).  A backend without it gets ``generic_measurement_method`` (the
+record's ``method`` and ``l2_flush_bytes`` as they are).  ``method_options``: the command-line
+options that set it, named in the refusal.
 """
 
 from __future__ import annotations
@@ -76,12 +85,16 @@ class DefaultTraits:
     machine_info_keys: tuple[str, ...] = ()
     options: tuple[BackendOption, ...] = ()
     load_pipes: frozenset[str] = frozenset()
+    method_options: tuple[str, ...] = ()
 
     def plan_summary(self, plan: Mapping[str, Any]) -> str:
         return generic_plan_summary(plan)
 
     def testbed_fields(self, info: Mapping[str, Any]) -> dict[str, Any]:
         return {"driver": info.get("driver"), "vendor_library": info.get("vendor_library")}
+
+    def measurement_method(self, record: Mapping[str, Any]) -> dict[str, Any]:
+        return generic_measurement_method(record)
 
     def device_env(self, device: str) -> dict[str, str]:
         return {}
@@ -91,6 +104,15 @@ class DefaultTraits:
 
     def schedule_figure(self, records: Sequence[Mapping[str, Any]], path: Path, title: str) -> Path | None:
         return None
+
+
+def generic_measurement_method(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The generic record fields that say how a timed record was measured, uninterpreted:
+    ``method`` and ``l2_flush_bytes`` where present; {} for a compile record (its method, with
+    its round count and parallel jobs, is the compile rules' to judge)."""
+    if record.get("kind") == "compile":
+        return {}
+    return {name: record[name] for name in ("method", "l2_flush_bytes") if record.get(name) is not None}
 
 
 def generic_plan_summary(plan: Mapping[str, Any] | None) -> str:

@@ -5,7 +5,11 @@ Contract:
   backends by ``(suite, backend, kind, case_id)`` and returns a ``RunComparison`` with one
   ``ItemComparison`` (a ``Verdict``) per item.  Runs of different backend sets raise
   ``CompareError``; so does a testbed that differs (target, accelerator, tilelang, driver)
-  unless ``allow_testbed_mismatch``, and then every report shows the mismatch.
+  unless ``allow_testbed_mismatch``, and then every report shows the mismatch.  Likewise a
+  paired item measured another way (method_match.py: its timer, its cache flush, as its
+  backend's traits read them from the record, else the record's ``method`` and
+  ``l2_flush_bytes``) unless ``allow_method_mismatch``; a field one file lacks is not checked,
+  and the notes say so.
 - The rule (``judge``): SLOWER / FASTER = a two-sided Mann-Whitney U test on the raw samples
   gives p < alpha AND the median moved by at least the minimum effect AND by at least the
   group's noise floor; NOISY = it moved that much without that evidence; SAME = it moved
@@ -35,7 +39,8 @@ Contract:
 from __future__ import annotations
 
 from typing import Any, Iterable
-from tlbench.harness.results import count_verdicts, plan_verdicts, verdicts
+from tlbench.harness.core.backend_traits import TraitsCatalog
+from tlbench.harness.results import count_verdicts, method_match, plan_verdicts, verdicts
 from tlbench.harness.core.shard import placement
 from tlbench.harness.results.store import Results
 from tlbench.harness.results.comparison import CompareError, ItemComparison, ItemKey, RunComparison, TestbedPair
@@ -88,6 +93,16 @@ def _testbeds(base: Results, new: Results, allow_mismatch: bool) -> tuple[Testbe
                 "or pass --allow-testbed-mismatch to compare anyway (the report says so)"
             )
     return pairs
+
+
+def _methods(base: Results, new: Results, paired: Paired, allow_mismatch: bool) -> method_match.MethodCheck:
+    """The paired items' measurement methods, refused where they differ unless allowed."""
+    catalog = TraitsCatalog.from_entry_points()
+    pairs = ((key, rec, paired.new[key]) for key, rec in paired.base.items() if key in paired.new)
+    check = method_match.check_methods(pairs, base.name, new.name, catalog.get)
+    if check.mismatches and not allow_mismatch:
+        raise CompareError(method_match.refusal(check.mismatches, lambda b: tuple(getattr(catalog.get(b), "method_options", ()))))
+    return check
 
 
 def _timed_pair(
@@ -155,7 +170,7 @@ def _unpaired(key, rec, verdict, gates, detail, thresholds) -> ItemComparison:
 
 def compare_runs(
     base: Results, new: Results, thresholds: Thresholds | None = None, allow_testbed_mismatch: bool = False,
-    accept_missing: bool = False,
+    accept_missing: bool = False, allow_method_mismatch: bool = False,
 ) -> RunComparison:
     thresholds = thresholds or Thresholds()
     _check_backends(base, new)
@@ -164,12 +179,14 @@ def compare_runs(
     base_failed, new_failed = _index(base, base.failed), _index(new, new.failed)
     new_skipped = _index(new, new.skipped)
     paired = Paired(base_timed, new_timed)
+    methods = _methods(base, new, paired, allow_method_mismatch)
     libraries = {t.backend: (t.base.vendor_library, t.new.vendor_library) for t in testbeds}
     notes = [
         f"{b}: vendor library differs ({old} -> {now}); ratios to the vendor item not used"
         for b, (old, now) in libraries.items()
         if old != now
     ] + [f"backend {b}: not in {new.name} at all (every item of it MISSING)" for b in sorted(set(base.backends) - set(new.backends))]
+    notes += list(methods.notes)
 
     references = {
         key: in_run_reference(paired, key, vendor_ok=len(set(libraries.get(key.backend, (None, None)))) == 1)
@@ -218,6 +235,7 @@ def compare_runs(
         thresholds=thresholds,
         items=tuple(items) + counted.items,
         testbeds=testbeds,
+        method_mismatches=methods.mismatches,
         drifts=tuple(drifts),
         model_changes=tuple(model_changes(paired)),
         notes=tuple(notes) + counted.notes,

@@ -6,9 +6,10 @@ Contract: frozen dataclasses; ``RunComparison`` answers the gate (``regressions`
 ``has_regression``: SLOWER, FAILED where the base did not fail, or MISSING, of items that
 gate, or a gating whole-run shift, or a gating ``PlanVerdict``; ``exit_reason()`` says which in
 one line) and counts verdicts.  An item judged on its instruction counts is an
-``ItemComparison`` of its own (``metric``), beside its time's.  ``CompareError`` is two inputs
-that cannot be compared (one line why).  Built by compare.py; judged by judgement.py,
-verdicts.py, count_verdicts.py and plan_verdicts.py.
+``ItemComparison`` of its own (``metric``), beside its time's.  ``method_mismatches``: items
+measured another way in each run, compared on request (harness/results/method_match.py).
+``CompareError`` is two inputs that cannot be compared (one line why).  Built by compare.py;
+judged by judgement.py, verdicts.py, count_verdicts.py and plan_verdicts.py.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 from tlbench.harness.results import verdicts
+from tlbench.harness.results.method_match import MethodMismatch
 from tlbench.harness.results.store import Testbed
 from tlbench.harness.results.judgement import Judgement, Thresholds, Verdict
 
@@ -122,6 +124,7 @@ class RunComparison:
     thresholds: Thresholds
     items: tuple[ItemComparison, ...]
     testbeds: tuple[TestbedPair, ...]
+    method_mismatches: tuple[MethodMismatch, ...] = ()  # compared anyway, on request (method_match.py)
     drifts: tuple[Drift, ...] = ()
     model_changes: tuple[ModelChange, ...] = ()
     notes: tuple[str, ...] = ()

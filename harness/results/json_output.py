@@ -74,6 +74,8 @@ def compare_json(comparison: RunComparison, exit_code: int, inputs: Iterable[Res
                     "gates": s.gates, "change": _num(s.change), "witness_change": _num(s.vendor_change), "p_value": _num(s.p_value),
                     "words": s.words} for s in comparison.shifts],
         "testbed_mismatches": [{"backend": t.backend, "differences": t.differences} for t in comparison.testbed_mismatches],
+        "method_mismatches": [{"backend": m.backend, "kind": m.kind, "items": len(m.items), "case_ids": list(m.items),
+                               "base": dict(m.base), "new": dict(m.new), "changes": m.changes} for m in comparison.method_mismatches],
         "notes": list(comparison.notes),
     }
 

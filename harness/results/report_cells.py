@@ -140,6 +140,7 @@ def testbed_lines(cmp: RunComparison) -> list[str]:
             lines.append(f"TESTBED MISMATCH {pair.backend}: {'; '.join(pair.differences)} (compared anyway, on request)")
         else:
             lines.append(f"testbed {pair.base.describe()}")
+    lines += [m.words for m in cmp.method_mismatches]
     drifts = [drift_line(d, cmp.thresholds.min_effect_for(d.suite)) for d in cmp.drifts]
     shifts = [s.words for s in cmp.shifts if s.verdict != "NONE"]
     return lines + shifts + drifts + list(cmp.notes)  # schedule-model changes: plan_rows

@@ -8,7 +8,9 @@ run itself excluded, if it was already added) and picks one as the reference: th
 the lowest median (``best``) or the run holding the median of the medians (``median``).
 Those reference records form a base run that is judged against the new one by
 ``harness.results.compare.compare_runs`` - the same rule, noise floor and in-run
-references as a two-run compare - so the history compare has no statistics of its own.
+references as a two-run compare - so the history compare has no statistics of its own, and a
+reference measured another way than the new run (another timer or cache flush) is refused as
+there unless ``allow_method_mismatch``.
 Each item also gets step detection over its whole history plus the new run
 (``history.steps``), naming the run where a level changed.
 """
@@ -106,6 +108,7 @@ def compare_with_history(
     policy: HistoryPolicy | None = None,
     thresholds: Thresholds | None = None,
     source: str = "history",
+    allow_method_mismatch: bool = False,
 ) -> HistoryComparison:
     policy = policy or HistoryPolicy()
     thresholds = thresholds or Thresholds()
@@ -132,7 +135,7 @@ def compare_with_history(
     if not chosen and not failed:
         raise CompareError(f"the history holds none of the items of {new.name} on its testbed(s): nothing to compare")
     base = parse_results(_base_document(beds, chosen, failed), f"{source} ({policy.statistic} of last {policy.last_n})")
-    comparison = compare_runs(base, new, thresholds)
+    comparison = compare_runs(base, new, thresholds, allow_method_mismatch=allow_method_mismatch)
     return HistoryComparison(comparison, references, tuple(steps), policy, tuple(beds.values()))
 
 
