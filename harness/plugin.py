@@ -39,7 +39,7 @@ from tlbench.harness.pytest_plugin.inert_cache import InertKeyCache, default_dir
 from tlbench.harness.pytest_plugin.gpu_split import groups_of_nodeids, make_scheduler, worker_count
 from tlbench.harness.pytest_plugin import isolation, journaling, results_file, sharding
 from tlbench.harness.pytest_plugin.finishing import journal_chunk
-from tlbench.harness.pytest_plugin.item_runner import ItemRunner
+from tlbench.harness.pytest_plugin.item_runner import INTERRUPTED_LINE, ItemRunner
 from tlbench.harness.pytest_plugin.commit_info import fill_commit_info
 from tlbench.harness.pytest_plugin.counting import factory_path, instruction_counting
 from tlbench.harness.pytest_plugin.calibrated import load_calibrated
@@ -176,7 +176,8 @@ def pytest_configure(config):
         check_devices(config.getoption("tlbench_devices"), [registry.traits(n) for n in registry.names])
     spread = spread_devices(config, hidden)
     state.spread_devices = max(1, len(spread))
-    state.workers = isolation.Workers.from_config(config, registry, spread)
+    state.interrupt.arm()  # a Ctrl-C is noted before it raises: a build it ends is interrupted, not failed
+    state.workers = isolation.Workers.from_config(config, registry, spread, interrupted=state.interrupt)
     if state.workers is not None and not is_controller(config) and not config.option.collectonly:
         registry.worker_facts = state.workers.ready_facts  # a backend that can is described by its device worker
     try:
@@ -224,6 +225,7 @@ def pytest_unconfigure(config):
         if state.workers is not None:
             state.workers.close()
             trace.mark("workers closed")
+        state.interrupt.disarm()
 
 
 def pytest_report_collectionfinish(config, start_path, items):
@@ -427,6 +429,8 @@ def pytest_sessionfinish(session, exitstatus):
 @pytest.hookimpl(trylast=True)
 def pytest_terminal_summary(terminalreporter):
     state = terminalreporter.config.stash.get(STATE, None)
+    if state is not None and state.interrupt.seen:
+        terminalreporter.write_line(INTERRUPTED_LINE)
     if state is not None and not state.outcomes and state.autotune_written:  # the xdist controller
         for line in autotune_lines(state):
             terminalreporter.write_line(line)

@@ -13,6 +13,12 @@ TEST-ONLY fault injection (never part of a shipped suite), chosen by the config:
 - block_N == 72: a timed batch raises a sticky fault with multi-line words
   (``ILLEGAL_ADDRESS_WORDS``): every later ``check``/batch of this backend instance raises
   too (a CUDA context after an illegal address);
+- block_K == 48: ``compile`` runs a real child process (``slow_child_compiler``, as nvcc is
+  run), which writes its pid to the file named by ``$TLBENCH_FAKE_COMPILE_GATE`` and then sleeps until it
+  is killed (a test sends the run a Ctrl-C while it is there); the call crosses an FFI-like
+  boundary that turns any exception into a ``RuntimeError`` without words, as tvm-ffi does
+  with a KeyboardInterrupt raised under a compiler callback, and a child that did not end well is a
+  ``CompileError`` with its exit status, as tilelang's nvcc wrapper reports one;
 - block_N == 88: a timed batch waits until the file named by ``$TLBENCH_FAKE_GATE`` exists
   (a test holds a run there, to kill it at a known point); with
   ``$TLBENCH_FAKE_GATE_PROBLEM`` set, only in the problem of that problem_id.
@@ -148,6 +154,8 @@ class FakeBackend:
             import ctypes
 
             ctypes.string_at(0)  # TEST-ONLY: a segfault inside the "compiler"
+        if case.config.block_K == 48 and _faults_on():
+            slow_child_compiler(os.environ["TLBENCH_FAKE_COMPILE_GATE"])
         if case.config.block_K == 7:
             raise CompileError("FakeCompilerError: block_K=7 is not a legal tile (fake compiler message)")
         plan = Plan(backend="fake", target="fake", pipeline={"kind": "none"}, buffers=[], bytes_per_scope={}, limits={})
@@ -202,6 +210,25 @@ class FakeBackend:
         timer = FakeTimer(DEVICE_SAMPLES_S, before_batch=lambda: self._inject(runnable))
         timer.notes.append(f"measured in pid {os.getpid()}, FAKE_VISIBLE_DEVICES={os.environ.get('FAKE_VISIBLE_DEVICES')}")
         return timer
+
+
+def slow_child_compiler(gate: str) -> None:
+    """TEST-ONLY (block_K == 48): a real child "compiler" that writes ``gate`` and sleeps until
+    killed, called as a compiler calls nvcc from under an FFI boundary (see the module docstring)."""
+    import subprocess
+    import sys
+
+    def call() -> int:  # tilelang's nvcc call: Popen + communicate, its exit status read after
+        child = subprocess.Popen([sys.executable, "-c", "import os, sys, time; open(sys.argv[1], 'a').write(str(os.getpid())); time.sleep(600)", gate])
+        child.communicate()
+        return child.returncode
+
+    try:
+        returncode = call()
+    except BaseException:  # the FFI boundary: tvm-ffi hands a callback's KeyboardInterrupt back as a wordless RuntimeError
+        raise CompileError("RuntimeError: ") from None
+    if returncode != 0:
+        raise CompileError(f"FakeCompilerError: the child compiler exited with status {returncode}")
 
 
 class FakeTimer:

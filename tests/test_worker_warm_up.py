@@ -35,8 +35,9 @@ def test_a_compile_jobs_worker_does_not_warm_up(tmp_path, monkeypatch):
 
     log = tmp_path / "warm_up.log"
     monkeypatch.setenv("TLBENCH_TEST_WARM_UP_LOG", str(log))
-    workers = Workers.__new__(Workers)  # its three fields, without a pytest config
+    workers = Workers.__new__(Workers)  # its fields, without a pytest config
     workers.limits, workers.devices, workers._sessions = None, [], {("fake", 0): WorkerSession(SPEC)}
+    workers.interrupted = lambda: False
     worker = workers.compile_session("fake")
     assert worker.spec.warm_up is None and worker.spec.factory == SPEC.factory
     try:

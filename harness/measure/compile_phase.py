@@ -15,7 +15,8 @@ whole batch goes to ``shared`` (the backend's worker session, or an in-process o
 closed here); without ``shared`` every item is ``run(item)`` (one by one, as before).  When a
 session's batch comes back as one failed ``Outcome`` (its worker died or hung mid-batch: a
 compiler segfault), the batch's items are timed again one by one through ``session.run``, so
-only the crashing item fails.  The outcomes are stored and each later call hands its item
+only the crashing item fails; one ``interrupted`` Outcome (a Ctrl-C, harness/measure/interrupt.py)
+is every item's, and nothing is timed again.  The outcomes are stored and each later call hands its item
 the stored one.  With ``count`` (harness/measure/count_phase.py) the batch's records then get
 their instruction counts, after every round of the batch.  An item the phase did not hold (asked for again, or not in ``phase_items``)
 is timed through ``run``.  One instance per pytest session (kept in the plugin's state): no
@@ -43,7 +44,7 @@ from typing import Any, Callable, Sequence
 
 from tlbench.harness.core import trace
 from tlbench.harness.core.record import BenchItem
-from tlbench.harness.measure.outcome import Outcome, failed
+from tlbench.harness.measure.outcome import Outcome, failed, interrupted
 
 SessionFactory = Callable[[str, int], Any]  # (backend name, slot) -> a session with setup/run/close
 
@@ -130,8 +131,13 @@ class CompilePhase:
             answer = failed("compile", f"{type(exc).__name__}: {exc}")
         if isinstance(answer, list) and len(answer) == len(items):
             return {it.item_id: _mark_parallel(out, jobs) for it, out in zip(items, answer)}
+        if isinstance(answer, Outcome) and answer.status == "interrupted":  # a Ctrl-C, not a crash: no retry
+            return {it.item_id: answer for it in items}
         results: dict[str, Outcome] = {}
         for it in items:
+            if any(o.status == "interrupted" for o in results.values()):
+                results[it.item_id] = interrupted("compile", "the run was interrupted (Ctrl-C) before this item was timed")
+                continue
             try:
                 outcome = session.run(it, self.policy, self.compile_rounds, self.seed)
             except Exception as exc:  # noqa: BLE001 - the item fails with these words

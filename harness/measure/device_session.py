@@ -25,6 +25,7 @@ from tlbench.harness.core.backend_api import Backend, CompileError, DeviceTimer
 from tlbench.harness.core.cases import CheckResult, Plan, VendorCase
 from tlbench.harness.core.record import BenchItem
 from tlbench.harness.core.budget import plan_overflow
+from tlbench.harness.measure.interrupt import interrupted_outcome
 from tlbench.harness.measure.outcome import Outcome, RunContext, failed, gate, over_budget
 
 
@@ -83,7 +84,7 @@ class InProcessSession:
             try:
                 runnable = self.ctx.compiled(self.backend, item.case)
             except CompileError as exc:
-                return failed("compile", str(exc))
+                return interrupted_outcome(exc, "compile", self.ctx.interrupted()) or failed("compile", str(exc))
             start = self._step("compiled", start)
             plan = self.backend.inspect(runnable)
             over = plan_overflow(plan)

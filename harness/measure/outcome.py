@@ -1,7 +1,9 @@
 """What running one item produced, what a run needs, and the gate before any work.
 
 Contract: ``Outcome`` is ``timed`` (samples and the record for ``extra_info``), ``skipped``
-(reason) or ``failed`` (stage and words); it is plain picklable data.  ``RunContext`` carries
+(reason), ``failed`` (stage and words) or ``interrupted`` (the run was interrupted while the
+item was under way: not a kernel failure, never recorded; harness/measure/interrupt.py); it
+is plain picklable data.  ``RunContext`` carries
 the policy, seed and the (pooled, cached) compile function of a session.  ``gate(item,
 backend)`` returns the ``skipped`` Outcome for an item that must not run here (backend
 cannot compile, predicted rejection the suite skips on, over budget, no device), else None.
@@ -19,7 +21,7 @@ from tlbench.harness.core.record import BenchItem
 
 @dataclass
 class Outcome:
-    status: str  # "timed" | "skipped" | "failed"
+    status: str  # "timed" | "skipped" | "failed" | "interrupted"
     reason: str = ""
     stage: str = ""
     samples_s: tuple[float, ...] = ()
@@ -35,6 +37,9 @@ class RunContext:
     seed: int
     compiled: Callable[[Backend, Case], Compiled]  # cached/pooled compile for device items
     before_cold_compile: Callable[[], None] = lambda: None
+    # True once this process saw the run interrupted (an InterruptWatch, harness/measure/interrupt.py):
+    # a build that fails after it is interrupted, not failed.
+    interrupted: Callable[[], bool] = lambda: False
     # Called by the device measurement loop after each preparation and batch with a
     # rounds.LoopProgress (a progress line; None: silent).
     progress: Callable[[Any], None] | None = None
@@ -55,6 +60,10 @@ def skipped(reason: str) -> Outcome:
 
 def failed(stage: str, reason: str, plan: Plan | None = None) -> Outcome:
     return Outcome(status="failed", stage=stage, reason=reason, plan=plan)
+
+
+def interrupted(stage: str, reason: str) -> Outcome:
+    return Outcome(status="interrupted", stage=stage, reason=reason)
 
 
 def gate(item: BenchItem, backend: Backend) -> Outcome | None:

@@ -12,7 +12,7 @@ finished piece at a time, in the order pieces end, then None once all are handed
   device 0 in the calling thread (in-process sessions, where the caller's thread is the one
   that owns the device).
 A piece whose measurement raises is handed over as failed outcomes of all its items, with
-the exception's words, so no caller waits for an item that will never come.
+the exception's words (``interrupted`` ones where it was an interrupt), so no caller waits for an item that will never come.
 ``cancel()`` starts no further piece.  ``devices_used`` says which devices took pieces.  ``MergedProgress`` folds the progress
 reports (harness/measure/rounds.py ``LoopProgress``) of pieces measured at the same time on
 several devices into one stream that only grows, for one progress line.  No global state;
@@ -28,6 +28,7 @@ from typing import Any, Callable, Sequence
 
 from tlbench.harness.core.record import BenchItem
 from tlbench.harness.measure.device_pieces import Piece
+from tlbench.harness.measure.interrupt import interrupted_outcome
 from tlbench.harness.measure.outcome import Outcome, failed
 
 Pairs = list[tuple[BenchItem, Outcome]]
@@ -63,7 +64,8 @@ class PieceRunner:
             return self._measure(piece, device)
         except BaseException as exc:  # noqa: BLE001 - every item of the piece fails with these words
             words = f"{type(exc).__name__}: {exc}"
-            return [(item, failed("run", words)) for item in piece.items_for(device)]
+            gone = interrupted_outcome(exc, "run", False)  # a Ctrl-C: the piece's items are interrupted, not failed
+            return [(item, gone or failed("run", words)) for item in piece.items_for(device)]
 
     def _loop(self, device: int) -> None:
         while (piece := self._take()) is not None:

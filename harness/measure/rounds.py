@@ -35,8 +35,14 @@ from tlbench.harness.core.record import BenchItem, item_record
 from tlbench.harness.measure.criteria import StoppingCriterion, make_criterion
 from tlbench.harness.measure.device_session import Batch, DeviceSession, Prepared
 from tlbench.harness.measure.drift import DriftFinding, detect_drift
+from tlbench.harness.measure.interrupt import interrupted_outcome
 from tlbench.harness.measure.outcome import Outcome, failed
 from tlbench.harness.core.stats import median
+
+
+def run_failure(exc: BaseException, words: str, plan: Any = None) -> Outcome:
+    """A device item's failure in stage run, or ``interrupted`` where the run was interrupted."""
+    return interrupted_outcome(exc, "run", False) or failed("run", words, plan)
 
 SETTLED = 0.01
 THROTTLE_RETRIES = 2
@@ -177,7 +183,7 @@ class _Loop:
                     try:
                         self.take(t, k, r)
                     except Exception as exc:  # noqa: BLE001 - the item fails with these words
-                        t.error = failed("run", f"{type(exc).__name__}: {exc}", t.prepared.plan)
+                        t.error = run_failure(exc, f"{type(exc).__name__}: {exc}", t.prepared.plan)
                     self.remaining[id(t)] = 0 if t.error is not None else max(0, self.remaining[id(t)] - 1)
                     self.tick()
                 r += 1
@@ -198,13 +204,13 @@ class _Loop:
                 info = self._settle(first)
                 break
             except Exception as exc:  # noqa: BLE001 - the item fails with these words
-                first.error = failed("run", f"{type(exc).__name__}: {exc}", first.prepared.plan)
+                first.error = run_failure(exc, f"{type(exc).__name__}: {exc}", first.prepared.plan)
         for t in tracks:
             if t.error is None and self.policy.warmup > 0:
                 try:
                     self.session.sample(t.item, self.policy.warmup)
                 except Exception as exc:  # noqa: BLE001
-                    t.error = failed("run", f"{type(exc).__name__}: {exc}", t.prepared.plan)
+                    t.error = run_failure(exc, f"{type(exc).__name__}: {exc}", t.prepared.plan)
         return info
 
     def _settle(self, first: _Track) -> dict[str, Any]:
@@ -329,7 +335,7 @@ def measure_items(
         try:
             prepared = session.prepare(item)
         except Exception as exc:  # noqa: BLE001 - the item fails with these words
-            prepared = failed("run", f"{type(exc).__name__}: {exc}")
+            prepared = run_failure(exc, f"{type(exc).__name__}: {exc}")
         loop.unprepared -= 1
         loop.remaining.pop(-(index + 1))
         if isinstance(prepared, Outcome):

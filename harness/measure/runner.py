@@ -28,7 +28,8 @@ from tlbench.harness.measure.device_session import DeviceSession, InProcessSessi
 from tlbench.harness.core.budget import plan_overflow
 from tlbench.harness.measure.hardware_counter import HardwareCounter, hardware_record
 from tlbench.harness.measure.instructions import KEY as INSTRUCTIONS
-from tlbench.harness.measure.outcome import Outcome, RunContext, failed, gate, over_budget
+from tlbench.harness.measure.interrupt import interrupted_outcome
+from tlbench.harness.measure.outcome import Outcome, RunContext, failed, gate, interrupted, over_budget
 from tlbench.harness.measure.rounds import measure_items
 from tlbench.harness.measure.setup_compile import pay_setup_once
 
@@ -118,11 +119,13 @@ class _CompileTiming:
     failure: Outcome | None = None
 
 
-def _compile_step(state: _CompileTiming, backend: Backend) -> None:
+def _compile_step(state: _CompileTiming, backend: Backend, seen: Callable[[], bool] = lambda: False) -> None:
     """One cold call of the item: its one cold build (a backend with ``lower`` whose first cold
     compile built a device binary: recorded, not a sample), else one timed round - the cold
     lowering after that build, or a whole cold ``compile`` - with its CPU seconds and a machine
-    probe.  A compile error or any exception fails the item with the compiler's words."""
+    probe.  A compile error or any exception fails the item with the compiler's words, unless
+    the run was interrupted (``seen()``, or the exception is an interrupt): then the item is
+    ``interrupted`` (harness/measure/interrupt.py), not failed."""
     assert isinstance(state.item.case, Case)
     case = state.item.case
     lower = getattr(backend, "lower", None)
@@ -136,10 +139,10 @@ def _compile_step(state: _CompileTiming, backend: Backend) -> None:
             state.built_count = state.counts.pop() if state.counts else None
             return
     except CompileError as exc:
-        state.failure = failed("compile", str(exc))
+        state.failure = interrupted_outcome(exc, "compile", seen()) or failed("compile", str(exc))
         return
     except Exception as exc:  # noqa: BLE001 - the item fails with these words
-        state.failure = failed("compile", f"{type(exc).__name__}: {exc}")
+        state.failure = interrupted_outcome(exc, "compile", seen()) or failed("compile", f"{type(exc).__name__}: {exc}")
         return
     state.cpu.append(spent)
     state.samples.append(compiled.compile_seconds)
@@ -213,8 +216,15 @@ def run_compile_items(items: Sequence[BenchItem], backend: Backend, ctx: RunCont
                 if before_step is not None:
                     before_step(done, max(calls, done + 1))
                 ctx.before_cold_compile()
-                _compile_step(state, backend)
+                _compile_step(state, backend, ctx.interrupted)
                 done += 1
+                if state.failure is not None and state.failure.status == "interrupted":
+                    break  # no further build starts in an interrupted run
+            if any(s.failure is not None and s.failure.status == "interrupted" for s in states):
+                for other in states:  # the items not yet done were not measured: interrupted too
+                    if other.failure is None and len(other.samples) < rounds:
+                        other.failure = interrupted("compile", "the run was interrupted (Ctrl-C) before this item's rounds ended")
+                break
     finally:
         gc.unfreeze()  # what _timed_call froze is the collector's again
     timed = iter(states)
@@ -262,4 +272,4 @@ def run_item(item: BenchItem, backend: Backend, ctx: RunContext) -> Outcome:
             session.close()
     except Exception as exc:  # noqa: BLE001 - recorded, not swallowed: the item fails with this text
         stage = "compile" if item.kind == "compile" else "run"
-        return failed(stage, f"{type(exc).__name__}: {exc}")
+        return interrupted_outcome(exc, stage, ctx.interrupted()) or failed(stage, f"{type(exc).__name__}: {exc}")

@@ -33,6 +33,10 @@ answers ``("ready", pid, device_info, worker_facts)`` (the backend's ``device_in
   device context may be poisoned (a sticky CUDA error), so the worker exits right after
   answering and the session starts a fresh one;
 - ``("close",)`` or the socket closing: exit 0.
+A Ctrl-C reaches the worker with its run's process group: the request under way then
+answers ``interrupted`` Outcomes (harness/measure/interrupt.py) instead of failures (a
+KeyboardInterrupt is caught per request, and every failure met after the signal is the
+interrupt's), and the worker goes on serving until its session closes it.
 The worker dies with its parent (``PR_SET_PDEATHSIG`` on Linux), so a killed run leaves no
 orphan holding the device.
 
@@ -69,6 +73,20 @@ def _die_with_parent() -> None:
         pass  # not Linux: the socket closing still ends an idle worker
 
 
+def _as_interrupted(answer: Any) -> Any:
+    """``answer`` with its failures made ``interrupted`` (the worker saw the run interrupted)."""
+    from tlbench.harness.measure.outcome import Outcome, interrupted
+
+    words = "the run was interrupted (Ctrl-C) while this worker was on it"
+    if isinstance(answer, Outcome) and answer.status == "failed":
+        return interrupted(answer.stage, f"{words}; the {answer.stage} ended with: {answer.reason}"[:600])
+    if isinstance(answer, tuple) and answer[:1] == ("raised",):
+        return interrupted(answer[1], f"{words}; the {answer[1]} ended with: {answer[2]}"[:600])
+    if isinstance(answer, list):
+        return [_as_interrupted(a) for a in answer]
+    return answer
+
+
 class StageReporter:
     """Wraps the backend: names the stage before each backend call and notes device faults."""
 
@@ -76,11 +94,13 @@ class StageReporter:
         self._backend = backend
         self._notify = notify
         self.fault: tuple[str, str] | None = None
+        self.stage = ""  # the last stage named
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._backend, name)
 
     def enter(self, stage: str) -> None:
+        self.stage = stage
         self._notify(stage)
 
     def _call(self, stage: str, method: str, *args: Any) -> Any:
@@ -201,16 +221,18 @@ def _start_warm_up(ref: str | None) -> threading.Thread | None:
     return thread
 
 
-def serve(conn: Connection) -> int:
+def serve(conn: Connection, watch: Any = None) -> int:
     from tlbench.harness.core.backend_api import backend_from_ref
     from tlbench.harness.measure.cache_warmer import CacheWarmer, processes as warmer_processes
     from tlbench.harness.measure.compile_phase import usable_cpus
     from tlbench.harness.measure.compile_pool import CompilePool
     from tlbench.harness.measure.device_session import InProcessSession
-    from tlbench.harness.measure.outcome import Outcome, failed
+    from tlbench.harness.measure.interrupt import InterruptWatch
+    from tlbench.harness.measure.outcome import Outcome, failed, interrupted
     from tlbench.harness.measure.runner import RunContext, run_compile_items, run_item
     from tlbench.harness.measure.setup_compile import pay_setup_once
 
+    watch = watch if watch is not None else InterruptWatch()
     trace.mark_first("worker imports done", role="worker")
     kind, init = conn.recv()
     assert kind == "init", kind
@@ -234,6 +256,8 @@ def serve(conn: Connection) -> int:
                 message = conn.recv()
             except EOFError:
                 return 0
+            except KeyboardInterrupt:  # a Ctrl-C while idle: the session closes this worker when it is done
+                continue
             if message[0] == "close":
                 return 0
             if message[0] == "prefetch":
@@ -253,40 +277,45 @@ def serve(conn: Connection) -> int:
                     phase.close()
                 phase = None
                 continue
-            if message[0] == "sample":
-                _, item, k = message
-                if phase is None:
-                    answer: Any = ("raised", "run", f"{item.item_id} was not prepared in this worker")
-                else:
-                    phase.backend = reporter
-                    try:
-                        answer = reporter.device("run", phase.sample, item, k, announce=False)  # a sample request is "run"
-                    except Exception as exc:  # noqa: BLE001 - sent back as the item's words
-                        answer = ("raised", reporter.fault[0] if reporter.fault else "run", f"{type(exc).__name__}: {exc}")
-            else:
-                kind, item, policy, compile_rounds, seed = message
-                ctx = RunContext(policy=policy, compile_rounds=compile_rounds, seed=seed, compiled=compiled,
-                                 before_cold_compile=pool.wait_idle)
-                if kind == "setup":  # the untimed first compile, as the in-process path pays it
-                    answer = float(pay_setup_once(reporter, item, pool.wait_idle))
-                elif kind == "run":
-                    answer = run_item(item, reporter, ctx)
-                elif kind == "compile_items":
-                    def step(done: int, total: int) -> None:
-                        reporter.enter("compile")  # restarts the session's compile clock
-                        conn.send(("progress", done, total))
-
-                    answer = [plain_outcome(o) for o in run_compile_items(item, reporter, ctx, step)]
-                    kept.append(answer)
-                else:
+            try:
+                if message[0] == "sample":
+                    _, item, k = message
                     if phase is None:
-                        phase = InProcessSession(reporter, ctx)
-                    phase.backend, phase.ctx = reporter, ctx
-                    try:
-                        answer = phase.prepare(item)
-                    except Exception as exc:  # noqa: BLE001 - the item fails with these words
-                        answer = failed("prepare", f"{type(exc).__name__}: {exc}")
-                    trace.mark("prepared", role="worker", item=item.item_id, pending=pool.pending(), **phase.steps_s)
+                        answer: Any = ("raised", "run", f"{item.item_id} was not prepared in this worker")
+                    else:
+                        phase.backend = reporter
+                        try:
+                            answer = reporter.device("run", phase.sample, item, k, announce=False)  # a sample request is "run"
+                        except Exception as exc:  # noqa: BLE001 - sent back as the item's words
+                            answer = ("raised", reporter.fault[0] if reporter.fault else "run", f"{type(exc).__name__}: {exc}")
+                else:
+                    kind, item, policy, compile_rounds, seed = message
+                    ctx = RunContext(policy=policy, compile_rounds=compile_rounds, seed=seed, compiled=compiled,
+                                     before_cold_compile=pool.wait_idle, interrupted=watch)
+                    if kind == "setup":  # the untimed first compile, as the in-process path pays it
+                        answer = float(pay_setup_once(reporter, item, pool.wait_idle))
+                    elif kind == "run":
+                        answer = run_item(item, reporter, ctx)
+                    elif kind == "compile_items":
+                        def step(done: int, total: int) -> None:
+                            reporter.enter("compile")  # restarts the session's compile clock
+                            conn.send(("progress", done, total))
+
+                        answer = [plain_outcome(o) for o in run_compile_items(item, reporter, ctx, step)]
+                        kept.append(answer)
+                    else:
+                        if phase is None:
+                            phase = InProcessSession(reporter, ctx)
+                        phase.backend, phase.ctx = reporter, ctx
+                        try:
+                            answer = phase.prepare(item)
+                        except Exception as exc:  # noqa: BLE001 - the item fails with these words
+                            answer = failed("prepare", f"{type(exc).__name__}: {exc}")
+                        trace.mark("prepared", role="worker", item=item.item_id, pending=pool.pending(), **phase.steps_s)
+            except KeyboardInterrupt:  # this worker saw the Ctrl-C: the item's work ends as interrupted, the worker answers
+                answer = interrupted(reporter.stage or "compile", "the run was interrupted (Ctrl-C) while this worker was on it")
+            if watch.seen:  # a failure met once the run was interrupted is the interrupt's, not the kernel's
+                answer = _as_interrupted(answer)
             if isinstance(answer, Outcome):
                 kept.append((answer.record, answer.plan))
                 if reporter.fault is not None and answer.status == "failed":
@@ -310,11 +339,16 @@ def _exit(code: int) -> None:
 
 
 def main(argv: list[str]) -> None:
+    from tlbench.harness.measure.interrupt import InterruptWatch
+
     _die_with_parent()
     hang_report.arm()  # a controller that times this worker out reads its stacks first
+    watch = InterruptWatch().arm()  # a Ctrl-C reaches this process too: its items end as interrupted
     conn = Connection(int(argv[1]))
     try:
-        code = serve(conn)
+        code = serve(conn, watch)
+    except KeyboardInterrupt:  # the run's Ctrl-C outside a request: its own status, never the signal
+        code = 128 + signal.SIGINT
     except BaseException:
         import traceback
 

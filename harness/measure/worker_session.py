@@ -30,6 +30,10 @@ for the whole session so the compile cache and the device context are reused.
 - ``prefetch(cases)`` hands the device items' cases to the worker's compile pool;
   ``device_info`` is what the worker's backend reported with ``ready``; ``ready_facts()``
   waits for that ``ready`` and gives its ``worker_facts``.
+- ``interrupted`` (a callable, the session's ``InterruptWatch``, harness/measure/interrupt.py):
+  once it is True, or a worker dies of SIGINT, an item's request ends as ``interrupted``
+  (not failed, no restart counted, no retry), and no later request starts a worker: a
+  Ctrl-C ends the run, never a kernel.  ``sample`` raises ``Interrupted`` for such an item.
 - ``close()`` ends the worker (one that never answered ``ready`` is killed, not waited for;
   it holds no result); a request after it fails at once instead of starting a new worker (a
   device thread of an interrupted run still finishing its piece) (and removes its log directory when it made a temporary one;
@@ -55,6 +59,8 @@ from tlbench.harness.core import trace
 from tlbench.harness.core.cases import MeasurePolicy
 from tlbench.harness.core.record import BenchItem
 from tlbench.harness.measure import hang_report
+from tlbench.harness.measure.interrupt import Interrupted, died_of_interrupt
+from tlbench.harness.measure.outcome import interrupted as interrupted_item
 from tlbench.harness.measure.runner import Outcome
 
 STARTUP = "startup"
@@ -128,8 +134,10 @@ class _TimedOut(Exception):
 
 
 class WorkerSession:
-    def __init__(self, spec: WorkerSpec, limits: Limits | None = None, log_dir: str | None = None) -> None:
+    def __init__(self, spec: WorkerSpec, limits: Limits | None = None, log_dir: str | None = None,
+                 interrupted: Any = lambda: False) -> None:
         self.spec = spec
+        self._interrupted = interrupted  # () -> bool: the run was interrupted (see the contract)
         self.limits = limits or Limits()
         self.restarts = 0
         self._own_log_dir = log_dir is None  # a temp dir of ours: removed at close
@@ -311,6 +319,8 @@ class WorkerSession:
             if isinstance(again, Outcome):
                 raise WorkerFault(f"[{again.stage}] prepared again after a worker restart: {again.reason}")
         answer = self._answer_or_outcome(("sample", item, k), policy)
+        if isinstance(answer, Outcome) and answer.status == "interrupted":
+            raise Interrupted(answer.reason)
         if isinstance(answer, Outcome):
             self.failures[item.item_id] = answer.worker or {}
             raise WorkerFault(f"[{answer.stage}] {answer.reason}")
@@ -339,6 +349,8 @@ class WorkerSession:
         """The worker's answer, or a failed ``Outcome`` when it hung or died (see the contract)."""
         if self._closed:  # the session ended (an interrupted run's last piece): no new worker
             return self._failed(STARTUP, "the worker session was closed (the run is ending)", None)
+        if self._interrupted():  # a Ctrl-C: no new request, no new worker
+            return interrupted_item(STARTUP, "the run was interrupted (Ctrl-C) before this item started")
         self.stage = STARTUP
         self.last_fault = False
         try:
@@ -350,6 +362,9 @@ class WorkerSession:
             _, answer, fault = self._await(("done",), self.limits.for_stage(self.stage, policy), policy)
         except _TimedOut as exc:
             stage, pid = self.stage, self._proc.pid if self._proc else None
+            if self._interrupted():
+                self._kill()
+                return interrupted_item(stage, f"the run was interrupted (Ctrl-C) during {stage}; the worker was ended")
             stacks = hang_report.capture(pid, self._log) if pid is not None else None  # where it was, before the kill
             self._kill()
             self.restarts += 1
@@ -370,6 +385,8 @@ class WorkerSession:
             how = _signal_name(proc.poll() if proc is not None else None)
             tail = self._log_tail()
             self._kill()
+            if self._interrupted() or died_of_interrupt(proc.poll() if proc is not None else None):
+                return interrupted_item(stage, f"the run was interrupted (Ctrl-C) during {stage}: the worker ended ({how})")
             self.restarts += 1
             self.last_fault = True
             failed = self._failed(stage, f"worker process died ({how}) during {stage}" + (f"; it printed: {tail}" if tail else ""),

@@ -8,7 +8,8 @@ nothing.  ``journal_chunk(state, config, pairs)`` is the device phase's ``on_chu
 the journal at once, with the pytest-benchmark entry the item's own fixture will give
 (``bench_adapter.detached_fixture``), so a run killed in a later chunk keeps this one; when
 pytest later runs the item, the journal finds its node already written and adds no second
-line.  ``bench_group(item)`` is the item's pytest-benchmark group.
+line.  An interrupted outcome (or any, once the run was interrupted) is not journaled.
+``bench_group(item)`` is the item's pytest-benchmark group.
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ def journal_chunk(state: Any, config: Any, pairs: list[tuple[BenchItem, Outcome]
     report later finds its node journaled and writes no second line)."""
     with state.journal.batch() if state.journal is not None else nullcontext():  # the chunk's lines: one write, one fsync
         for item, outcome in pairs:
+            if outcome.status == "interrupted" or state.interrupt.seen:
+                continue  # a Ctrl-C's, not the item's: never journaled (a resume measures it)
             backend = state.registry.get(item.backend)
             finish_outcome(state, item, backend, outcome)
             node = state.phase_nodes.get(item.item_id)

@@ -50,16 +50,19 @@ def add_options(group) -> None:
 
 
 class Workers:
-    def __init__(self, config: Any, registry: BackendRegistry, devices: list[str] | None = None) -> None:
+    def __init__(self, config: Any, registry: BackendRegistry, devices: list[str] | None = None,
+                 interrupted: Any = lambda: False) -> None:
         self.registry = registry
+        self.interrupted = interrupted  # () -> bool: the run was interrupted (every session is told)
         self.limits = Limits(item_s=config.getoption("--tlbench-timeout"), compile_s=config.getoption("--tlbench-compile-timeout"))
         self.devices = list(devices or []) if len(devices or []) > 1 else []
         self._sessions: dict[tuple[str, int], WorkerSession] = {}
         self._closing: dict[tuple[str, int], threading.Thread] = {}  # begin_close's threads, joined by close
 
     @classmethod
-    def from_config(cls, config: Any, registry: BackendRegistry, devices: list[str] | None = None) -> "Workers | None":
-        return cls(config, registry, devices) if config.getoption("--tlbench-isolation") == "worker" else None
+    def from_config(cls, config: Any, registry: BackendRegistry, devices: list[str] | None = None,
+                    interrupted: Any = lambda: False) -> "Workers | None":
+        return cls(config, registry, devices, interrupted) if config.getoption("--tlbench-isolation") == "worker" else None
 
     def device_count(self, backend: str) -> int:
         return len(self.devices) or 1
@@ -72,7 +75,7 @@ class Workers:
             env = dict(traits.device_env(self.devices[device])) if self.devices else {}
             spec = WorkerSpec(backend=backend, factory=factory, options=dict(self.registry.options.values), env=env,
                               warm_up=getattr(traits, "runtime_warm_up", None))
-            self._sessions[key] = WorkerSession(spec, self.limits)
+            self._sessions[key] = WorkerSession(spec, self.limits, interrupted=self.interrupted)
         return self._sessions[key]
 
     def device_sessions(self, backend: str) -> list[WorkerSession]:
@@ -90,7 +93,7 @@ class Workers:
         """A fresh worker for one job of the compile phase (harness/measure/compile_phase.py):
         the backend's spec and limits, a process of its own; the phase closes it."""
         main = self.session(backend)
-        return WorkerSession(replace(main.spec, warm_up=None), self.limits)  # compiles only: no device runtime
+        return WorkerSession(replace(main.spec, warm_up=None), self.limits, interrupted=self.interrupted)  # compiles only: no device runtime
 
     def start(self, backends: Any) -> None:
         """Start these backends' workers now, in the background: their imports (and device

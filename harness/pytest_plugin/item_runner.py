@@ -16,6 +16,9 @@ counts device items for the progress line.  Where an item is measured:
   the items) one by one, as any other item;
 - otherwise in the backend's worker process, or in this process.
 The backend's untimed first compile is paid once (``setup``) before its first timed compile.
+An ``interrupted`` outcome (the run was interrupted while the item was under way: a Ctrl-C,
+harness/measure/interrupt.py) is not the item's: it is neither kept nor journaled (a resume
+measures the item), and the run ends as pytest's interrupted run, saying so.
 """
 
 from __future__ import annotations
@@ -32,6 +35,9 @@ from tlbench.harness.pytest_plugin.gpu_split import worker_group_items
 from tlbench.harness.pytest_plugin.state import TlbenchState
 from tlbench.harness.pytest_plugin.xdist_support import worker_index
 from tlbench.harness.results.error_text import failure_line, headline
+
+INTERRUPTED_LINE = ("tlbench: the run was interrupted (Ctrl-C); the items under way are not recorded as failures, "
+                    "and --tlbench-resume measures every item not finished")
 
 
 class ItemRunner:
@@ -52,6 +58,8 @@ class ItemRunner:
                 outcome = Outcome(status="timed", samples_s=tuple(reused["samples_s"]), record=reused)
             else:
                 outcome = self._measure(backend)
+        if outcome.status == "interrupted" or state.interrupt.seen:
+            raise KeyboardInterrupt(INTERRUPTED_LINE)
         state.outcomes.append((nodeid, item, outcome))
         if item.kind == "device" and state.device_progress is not None:
             state.device_done += 1
@@ -100,6 +108,7 @@ class ItemRunner:
             seed=state.seed,
             compiled=state.pool.get,
             before_cold_compile=state.pool.wait_idle,
+            interrupted=state.interrupt,
             progress=state.phase_progress if item.kind == "device" else None,
         )
         # An xdist worker measures its cost group as one phase; under another --dist it gets
@@ -120,7 +129,7 @@ class ItemRunner:
             session = state.workers.session(item.backend)
         else:
             ctx = RunContext(policy=state.policy, compile_rounds=state.compile_rounds, seed=state.seed,
-                             compiled=state.pool.get, before_cold_compile=state.pool.wait_idle)
+                             compiled=state.pool.get, before_cold_compile=state.pool.wait_idle, interrupted=state.interrupt)
             session = InProcessCompileSession(backend, ctx)
         outcome = state.compile_phase.outcome(
             item, phase_items, lambda it: session.run(it, state.policy, state.compile_rounds, state.seed), shared=session)

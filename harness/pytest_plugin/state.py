@@ -19,6 +19,7 @@ from tlbench.harness.core.registry import BackendRegistry
 from tlbench.harness.core.space import SpaceDiagnostics
 from tlbench.harness.measure.compile_phase import CompilePhase
 from tlbench.harness.measure.compile_pool import CompilePool
+from tlbench.harness.measure.interrupt import InterruptWatch
 from tlbench.harness.measure.device_phase import DevicePhase
 from tlbench.harness.measure.runner import Outcome
 from tlbench.harness.pytest_plugin.inert_cache import InertKeyCache
@@ -70,6 +71,7 @@ class TlbenchState:
     spread_devices: int = 1  # devices this process spreads device items over (--tlbench-devices, no xdist)
     test_only: tuple[str, ...] = ()  # test-only settings in effect (run_marks.test_only_settings)
     calibrated: Any = None  # --tlbench-profile's DeviceProfile (pytest_plugin/calibrated.py), or None
+    interrupt: InterruptWatch = field(default_factory=InterruptWatch)  # armed at configure: a Ctrl-C is seen here
 
     def settings(self) -> dict[str, Any]:
         """What a measurement depends on besides code and testbed (journaled with each item)."""
