@@ -33,6 +33,24 @@ NREG = {1: (40, 232), 2: (24, 240)}
 SHARED_BYTES = 232448  # sm_90's opt-in shared memory per block
 
 
+def tile_origin(tiles_N, block_M, block_N, group_m):
+    """``(tile_row, tile_col)``: the first output row and column of 1-D tile index ``tile``, in
+    panels of ``group_m`` tile rows (L2 reuse), or row-major when ``group_m`` is None."""
+
+    def tile_row(tile):
+        if group_m is None:
+            return tile // tiles_N * block_M
+        in_group = group_m * tiles_N
+        return (tile // in_group * group_m + tile % in_group % group_m) * block_M
+
+    def tile_col(tile):
+        if group_m is None:
+            return tile % tiles_N * block_N
+        return tile % (group_m * tiles_N) // group_m * block_N
+
+    return tile_row, tile_col
+
+
 def gemm_ws_cuda(M, N, K, block_M, block_N, block_K, num_stages=4, consumers=2, deferred=True, group_m=8,
                  staged=True, persistent=None, pingpong=False, lazy_store=False, dtype="float16", accum_dtype="float32"):
     reason = gemm_ws_refusal(M, N, K, block_M, block_N, block_K, num_stages, consumers, group_m, staged, persistent,
@@ -50,16 +68,7 @@ def gemm_ws_cuda(M, N, K, block_M, block_N, block_K, num_stages=4, consumers=2, 
     producer_nreg, consumer_nreg = NREG[consumers]
     policy = T.GemmWarpPolicy.FullRow
 
-    def tile_row(tile):
-        if group_m is None:
-            return tile // tiles_N * block_M
-        in_group = group_m * tiles_N
-        return (tile // in_group * group_m + tile % in_group % group_m) * block_M
-
-    def tile_col(tile):
-        if group_m is None:
-            return tile % tiles_N * block_N
-        return tile % (group_m * tiles_N) // group_m * block_N
+    tile_row, tile_col = tile_origin(tiles_N, block_M, block_N, group_m)
 
     @T.prim_func
     def main(A: T.Tensor((M, K), dtype), B: T.Tensor((N, K), dtype), C: T.Tensor((M, N), dtype)):
@@ -152,16 +161,7 @@ def gemm_ws_persistent_cuda(M, N, K, block_M, block_N, block_K, num_stages, cons
     producer_nreg, consumer_nreg = NREG[consumers]
     policy = T.GemmWarpPolicy.FullRow
 
-    def tile_row(tile):
-        if group_m is None:
-            return tile // tiles_N * block_M
-        in_group = group_m * tiles_N
-        return (tile // in_group * group_m + tile % in_group % group_m) * block_M
-
-    def tile_col(tile):
-        if group_m is None:
-            return tile % tiles_N * block_N
-        return tile % (group_m * tiles_N) // group_m * block_N
+    tile_row, tile_col = tile_origin(tiles_N, block_M, block_N, group_m)
 
     @T.macro
     def produce(A, B, A_s, B_s, full, empty, bx):
