@@ -51,15 +51,65 @@ def tile_origin(tiles_N, block_M, block_N, group_m):
     return tile_row, tile_col
 
 
+
+class ClusterPair:
+    """The launch, tile order and stage hand-back of one block, alone (``cluster=1``: plain
+    ``T.Kernel``, nothing else emitted) or in a 2-CTA cluster (``cluster=2``).  In a pair the two
+    blocks compute vertically adjacent tiles (rows ``m`` and ``m + block_M``, same ``n``), so they
+    read the same B tile: rank 0 loads it once by TMA multicast into both blocks' shared memory.
+    Rank 0's producer must then wait until both blocks' consumers have freed a stage, so every
+    consumer thread arrives at its own ``empty`` barrier and one lane per consumer warp also at
+    the peer's (both ranks the same, for one code path; rank 1's producer merely waits for its
+    peer as well).  A cluster barrier after the mbarrier init and before exit keeps every
+    remote arrival and multicast inside the peer's lifetime."""
+
+    def __init__(self, cluster, consumer_threads, tiles_N, block_M, block_N, group_m):
+        self.cluster = cluster
+        self.release_count = consumer_threads + (consumer_threads // 32 if cluster == 2 else 0)
+        if cluster == 1:
+            self.tile_row, self.tile_col = tile_origin(tiles_N, block_M, block_N, group_m)
+        else:  # tile t is rank t % 2 of pair t // 2; pairs in the panel order of 2*block_M x block_N tiles
+            pair_row, pair_col = tile_origin(tiles_N, 2 * block_M, block_N, group_m)
+            self.tile_row = lambda tile: pair_row(tile // 2) + tile % 2 * block_M
+            self.tile_col = lambda tile: pair_col(tile // 2)
+
+        @T.macro
+        def release(barriers, stage):
+            T.barrier_arrive(barriers[stage])
+            if cluster == 2:
+                if T.get_thread_binding() % 32 == 0:
+                    T.ptx_arrive_cluster_barrier(barriers[stage], 1 - T.block_rank_in_cluster())
+
+        @T.macro
+        def load_B(src, dst, barriers, stage):
+            if cluster == 2:
+                T.tma_copy(src, dst, barrier=barriers[stage], cluster_mask=0b11)
+            else:
+                T.tma_copy(src, dst, barrier=barriers[stage])
+
+        @T.macro
+        def sync():
+            if cluster == 2:
+                T.cluster_sync()
+
+        self.release, self.load_B, self.start, self.finish = release, load_B, sync, sync
+
+    def kernel(self, blocks, threads):
+        if self.cluster == 1:
+            return T.Kernel(blocks, threads=threads)
+        return T.ClusterKernel(blocks, cluster_dims=(2, 1, 1), threads=threads)
+
+
 def gemm_ws_cuda(M, N, K, block_M, block_N, block_K, num_stages=4, consumers=2, deferred=True, group_m=8,
-                 staged=True, persistent=None, pingpong=False, lazy_store=False, dtype="float16", accum_dtype="float32"):
+                 staged=True, persistent=None, pingpong=False, lazy_store=False, cluster=1, dtype="float16",
+                 accum_dtype="float32"):
     reason = gemm_ws_refusal(M, N, K, block_M, block_N, block_K, num_stages, consumers, group_m, staged, persistent,
-                             pingpong, deferred, lazy_store)
+                             pingpong, deferred, lazy_store, cluster)
     if reason:
         raise ValueError(reason)
     if persistent:
         return gemm_ws_persistent_cuda(M, N, K, block_M, block_N, block_K, num_stages, consumers, deferred, group_m,
-                                       staged, persistent, pingpong, lazy_store, dtype, accum_dtype)
+                                       staged, persistent, pingpong, lazy_store, cluster, dtype, accum_dtype)
     ST = num_stages
     CT = WARP_GROUP * consumers
     k_tiles = K // block_K
@@ -68,25 +118,26 @@ def gemm_ws_cuda(M, N, K, block_M, block_N, block_K, num_stages=4, consumers=2, 
     producer_nreg, consumer_nreg = NREG[consumers]
     policy = T.GemmWarpPolicy.FullRow
 
-    tile_row, tile_col = tile_origin(tiles_N, block_M, block_N, group_m)
+    pair = ClusterPair(cluster, CT, tiles_N, block_M, block_N, group_m)
 
     @T.prim_func
     def main(A: T.Tensor((M, K), dtype), B: T.Tensor((N, K), dtype), C: T.Tensor((M, N), dtype)):
-        with T.Kernel((M // block_M) * tiles_N, threads=CT + PRODUCER_THREADS) as bx:
+        with pair.kernel((M // block_M) * tiles_N, threads=CT + PRODUCER_THREADS) as bx:
             A_s = T.alloc_shared((ST, block_M, block_K), dtype)
             B_s = T.alloc_shared((ST, block_N, block_K), dtype)
             C_l = T.alloc_fragment((block_M, block_N), accum_dtype)
             full = T.alloc_barrier(arrive_count=[PRODUCER_THREADS] * ST)
-            empty = T.alloc_barrier(arrive_count=[CT] * ST)
+            empty = T.alloc_barrier(arrive_count=[pair.release_count] * ST)
             tx = T.get_thread_binding()
-            m, n = tile_row(bx), tile_col(bx)
+            m, n = pair.tile_row(bx), pair.tile_col(bx)
+            pair.start()
 
             if tx >= CT:  # producer warp group: TMA only
                 T.set_max_nreg(producer_nreg, 0)
                 for k in T.serial(k_tiles):
                     T.barrier_wait(empty[k % ST], ((k // ST) & 1) ^ 1)
                     T.tma_copy(A[m : m + block_M, k * block_K : k * block_K + block_K], A_s[k % ST, :, :], barrier=full[k % ST])
-                    T.tma_copy(B[n : n + block_N, k * block_K : k * block_K + block_K], B_s[k % ST, :, :], barrier=full[k % ST])
+                    pair.load_B(B[n : n + block_N, k * block_K : k * block_K + block_K], B_s[k % ST, :, :], full, k % ST)
                     T.barrier_arrive(full[k % ST])
             else:  # consumer warp groups
                 T.set_max_nreg(consumer_nreg, 1)
@@ -95,18 +146,18 @@ def gemm_ws_cuda(M, N, K, block_M, block_N, block_K, num_stages=4, consumers=2, 
                 if not deferred:
                     T.wait_wgmma(0)
                     T.warpgroup_fence_operand(C_l, num_regs=regs)
-                    T.barrier_arrive(empty[0])
+                    pair.release(empty, 0)
                 for k in T.serial(1, k_tiles):
                     T.barrier_wait(full[k % ST], (k // ST) & 1)
                     T.wgmma_gemm(A_s[k % ST, :, :], B_s[k % ST, :, :], C_l, transpose_B=True, policy=policy)
                     if deferred:  # step k-1's WGMMAs are done: hand its stage back
                         T.wait_wgmma(1)
                         T.warpgroup_fence_operand(C_l, num_regs=regs)
-                        T.barrier_arrive(empty[(k - 1) % ST])
+                        pair.release(empty, (k - 1) % ST)
                     else:
                         T.wait_wgmma(0)
                         T.warpgroup_fence_operand(C_l, num_regs=regs)
-                        T.barrier_arrive(empty[k % ST])
+                        pair.release(empty, k % ST)
                 T.wait_wgmma(0)
                 T.warpgroup_fence_operand(C_l, num_regs=regs)
                 if staged:
@@ -115,6 +166,7 @@ def gemm_ws_cuda(M, N, K, block_M, block_N, block_K, num_stages=4, consumers=2, 
                     T.copy(C_s, C[m : m + block_M, n : n + block_N])
                 else:
                     T.copy(C_l, C[m : m + block_M, n : n + block_N])
+            pair.finish()
 
     return main
 
@@ -127,7 +179,7 @@ def persistent_grid(M, N, block_M, block_N, sms):
 
 
 def gemm_ws_persistent_cuda(M, N, K, block_M, block_N, block_K, num_stages, consumers, deferred, group_m, staged, sms,
-                            pingpong, lazy_store=False, dtype="float16", accum_dtype="float32"):
+                            pingpong, lazy_store=False, cluster=1, dtype="float16", accum_dtype="float32"):
     """A prim_func that launches ``min(sms, tiles)`` blocks; block ``b`` computes output tiles
     ``b, b + grid, b + 2 * grid, ...`` (in the ``group_m`` panel order of the one-tile body).  The
     producer's TMA loads and the consumers' WGMMAs count one global step ``g = local_tile *
@@ -161,7 +213,8 @@ def gemm_ws_persistent_cuda(M, N, K, block_M, block_N, block_K, num_stages, cons
     producer_nreg, consumer_nreg = NREG[consumers]
     policy = T.GemmWarpPolicy.FullRow
 
-    tile_row, tile_col = tile_origin(tiles_N, block_M, block_N, group_m)
+    pair = ClusterPair(cluster, mma_threads, tiles_N, block_M, block_N, group_m)
+    tile_row, tile_col = pair.tile_row, pair.tile_col
 
     @T.macro
     def produce(A, B, A_s, B_s, full, empty, bx):
@@ -173,7 +226,7 @@ def gemm_ws_persistent_cuda(M, N, K, block_M, block_N, block_K, num_stages, cons
                     g = it * k_tiles + k
                     T.barrier_wait(empty[g % ST], ((g // ST) & 1) ^ 1)
                     T.tma_copy(A[m : m + block_M, k * block_K : k * block_K + block_K], A_s[g % ST, :, :], barrier=full[g % ST])
-                    T.tma_copy(B[n : n + block_N, k * block_K : k * block_K + block_K], B_s[g % ST, :, :], barrier=full[g % ST])
+                    pair.load_B(B[n : n + block_N, k * block_K : k * block_K + block_K], B_s[g % ST, :, :], full, g % ST)
                     T.barrier_arrive(full[g % ST])
 
     @T.macro
@@ -184,25 +237,25 @@ def gemm_ws_persistent_cuda(M, N, K, block_M, block_N, block_K, num_stages, cons
         if not deferred:
             T.wait_wgmma(0)
             T.warpgroup_fence_operand(C_l, num_regs=regs)
-            T.barrier_arrive(empty[g0 % ST])
+            pair.release(empty, g0 % ST)
         for k in T.serial(1, k_tiles):
             T.barrier_wait(full[(g0 + k) % ST], ((g0 + k) // ST) & 1)
             T.wgmma_gemm(A_s[(g0 + k) % ST, :, :], B_s[(g0 + k) % ST, :, :], C_l, transpose_B=True, policy=policy)
             if deferred:  # step g0+k-1's WGMMAs are done: hand its stage back
                 T.wait_wgmma(1)
                 T.warpgroup_fence_operand(C_l, num_regs=regs)
-                T.barrier_arrive(empty[(g0 + k - 1) % ST])
+                pair.release(empty, (g0 + k - 1) % ST)
             else:
                 T.wait_wgmma(0)
                 T.warpgroup_fence_operand(C_l, num_regs=regs)
-                T.barrier_arrive(empty[(g0 + k) % ST])
+                pair.release(empty, (g0 + k) % ST)
 
     @T.macro
     def finish(C, C_l, C_s, empty, it, m, n):
         T.wait_wgmma(0)
         T.warpgroup_fence_operand(C_l, num_regs=regs)
         if deferred:  # the tile's last stage: the producer may refill it during the epilogue
-            T.barrier_arrive(empty[(it * k_tiles + k_tiles - 1) % ST])
+            pair.release(empty, (it * k_tiles + k_tiles - 1) % ST)
         if staged and lazy_store:  # wait for the previous tile's store only when C_s is needed again
             T.tma_store_wait(0)
             T.copy(C_l, C_s)
@@ -222,14 +275,15 @@ def gemm_ws_persistent_cuda(M, N, K, block_M, block_N, block_K, num_stages, cons
 
         @T.prim_func
         def cooperative(A: T.Tensor((M, K), dtype), B: T.Tensor((N, K), dtype), C: T.Tensor((M, N), dtype)):
-            with T.Kernel(grid, threads=CT + PRODUCER_THREADS) as bx:
+            with pair.kernel(grid, threads=CT + PRODUCER_THREADS) as bx:
                 A_s = T.alloc_shared((ST, block_M, block_K), dtype)
                 B_s = T.alloc_shared((ST, block_N, block_K), dtype)
                 C_l = T.alloc_fragment((block_M, block_N), accum_dtype)
                 C_s = T.alloc_shared((block_M, block_N), dtype) if staged else None
                 full = T.alloc_barrier(arrive_count=[PRODUCER_THREADS] * ST)
-                empty = T.alloc_barrier(arrive_count=[CT] * ST)
+                empty = T.alloc_barrier(arrive_count=[pair.release_count] * ST)
                 tx = T.get_thread_binding()
+                pair.start()
                 if tx >= CT:
                     produce(A, B, A_s, B_s, full, empty, bx)
                 else:
@@ -239,6 +293,7 @@ def gemm_ws_persistent_cuda(M, N, K, block_M, block_N, block_K, num_stages, cons
                             mainloop(A_s, B_s, C_l, full, empty, it)
                             finish(C, C_l, C_s, empty, it, tile_row(bx + it * grid), tile_col(bx + it * grid))
                     drain_stores()
+                pair.finish()
 
         return cooperative
 
@@ -256,7 +311,7 @@ def gemm_ws_persistent_cuda(M, N, K, block_M, block_N, block_K, num_stages, cons
 
     @T.prim_func
     def pingpong_kernel(A: T.Tensor((M, K), dtype), B: T.Tensor((N, K), dtype), C: T.Tensor((M, N), dtype)):
-        with T.Kernel(grid, threads=CT + PRODUCER_THREADS) as bx:
+        with pair.kernel(grid, threads=CT + PRODUCER_THREADS) as bx:
             A_s = T.alloc_shared((ST, block_M, block_K), dtype)
             B_s = T.alloc_shared((ST, block_N, block_K), dtype)
             C_l0 = T.alloc_fragment((block_M, block_N), accum_dtype)
@@ -264,22 +319,30 @@ def gemm_ws_persistent_cuda(M, N, K, block_M, block_N, block_K, num_stages, cons
             C_s0 = T.alloc_shared((block_M, block_N), dtype) if staged else None
             C_s1 = T.alloc_shared((block_M, block_N), dtype) if staged else None
             full = T.alloc_barrier(arrive_count=[PRODUCER_THREADS] * ST)
-            empty = T.alloc_barrier(arrive_count=[WARP_GROUP] * ST)
+            empty = T.alloc_barrier(arrive_count=[pair.release_count] * ST)
             order = T.alloc_barrier(arrive_count=[WARP_GROUP] * 2)
             tx = T.get_thread_binding()
+            pair.start()
             if tx >= CT:
                 produce(A, B, A_s, B_s, full, empty, bx)
             elif tx < WARP_GROUP:
                 consume_alternate(C, A_s, B_s, C_l0, C_s0, full, empty, order, bx, 0)
             else:
                 consume_alternate(C, A_s, B_s, C_l1, C_s1, full, empty, order, bx, 1)
+            pair.finish()
 
     return pingpong_kernel
 
 
 def gemm_ws_refusal(M, N, K, block_M, block_N, block_K, num_stages=4, consumers=2, group_m=8, staged=True,
-                    persistent=None, pingpong=False, deferred=True, lazy_store=False, **_):
+                    persistent=None, pingpong=False, deferred=True, lazy_store=False, cluster=1, **_):
     """Why a config cannot build a problem (None: it can)."""
+    if cluster not in (1, 2):
+        return f"cluster={cluster!r}: 1 (no cluster) or 2 (a 2-CTA cluster sharing the B tile by TMA multicast)"
+    if cluster == 2 and (M // block_M) % 2:
+        return f"cluster=2 pairs tile rows: M / block_M = {M // block_M} must be even"
+    if cluster == 2 and persistent is not None and persistent % 2:
+        return f"cluster=2 launches whole pairs: persistent={persistent} must be even"
     if lazy_store and not (persistent and staged):
         return "lazy_store needs persistent=<SM count> and staged=True (it defers the staged tile's TMA store)"
     if pingpong and not (persistent and consumers == 2 and deferred):
@@ -297,8 +360,9 @@ def gemm_ws_refusal(M, N, K, block_M, block_N, block_K, num_stages=4, consumers=
         return f"a {block_M}x{block_N} fp32 accumulator over {sharing} warp group(s) leaves too few of {NREG[consumers][1]} registers"
     if num_stages < 2 or K // block_K < 2:
         return "needs num_stages >= 2 and at least 2 k steps (the first step is peeled)"
-    if group_m is not None and (M // block_M) % group_m:
-        return f"group_m={group_m} must divide the {M // block_M} tile rows"
+    if group_m is not None and (M // block_M // cluster) % group_m:
+        what = "tile rows" if cluster == 1 else "row pairs of a 2-CTA cluster"
+        return f"group_m={group_m} must divide the {M // block_M // cluster} {what}"
     footprint = gemm_ws_footprint("cuda", block_M, block_N, block_K, num_stages, staged, pingpong)["shared.dyn"]
     if footprint > SHARED_BYTES:
         return f"{footprint} bytes of shared memory (stages + staged output) is over sm_90's {SHARED_BYTES}"

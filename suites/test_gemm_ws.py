@@ -4,7 +4,8 @@ in the same run: does keeping one WGMMA in flight (``deferred``) close the gap t
 automatic warp specialization leaves (it waits for every k step's WGMMAs before the next)?
 Each tile is swept over stages, with one or two consumer warp groups, and a few configs run
 both with and without the deferred wait, so its effect is read side by side; persistent configs
-(one block per SM walking the tiles, cooperative or ping-pong) are swept beside them.  CUDA only
+(one block per SM walking the tiles, cooperative or ping-pong) are swept beside them, and some
+of both in 2-CTA clusters that load their shared B tile once by TMA multicast.  CUDA only
 (sm_90a: TMA, mbarriers, WGMMA, setmaxnreg); Ascend skips for want of a body.  A config over
 sm_90's shared memory or whose rows do not split over its warp groups is skipped before
 compiling, with the reason.  Vendor item: cuBLAS through torch (``A @ B.T``, fp16 out)."""
@@ -18,12 +19,12 @@ H200_SMS = 132  # the persistent configs launch one block per SM
 
 
 def ws(block_M, block_N, block_K, num_stages, consumers, deferred=True, group_m=8, staged=True, persistent=None,
-       pingpong=False, lazy_store=False):
+       pingpong=False, lazy_store=False, cluster=1):
     config = dict(block_M=block_M, block_N=block_N, block_K=block_K, num_stages=num_stages, consumers=consumers,
                   deferred=deferred, group_m=group_m, staged=staged)
-    # the persistent keys only where set: the one-tile configs keep their ids
+    # the later keys only where set: the configs from before them keep their ids
     return (config | ({"persistent": persistent} if persistent else {}) | ({"pingpong": True} if pingpong else {})
-            | ({"lazy_store": True} if lazy_store else {}))
+            | ({"lazy_store": True} if lazy_store else {}) | ({"cluster": cluster} if cluster > 1 else {}))
 
 
 def persistent(*args, **kwargs):
@@ -51,6 +52,11 @@ CONFIGS = (
     # the epilogue's TMA store waited for only when its shared tile is written again
     + [persistent(128, 256, 64, 3, 2, lazy_store=True), persistent(128, 256, 64, 3, 2, group_m=16, lazy_store=True),
        persistent(128, 128, 64, 6, 2, lazy_store=True), persistent(128, 128, 64, 5, 2, pingpong=True, lazy_store=True)]
+    # 2-CTA clusters: the pair's B tile loaded once, by TMA multicast (group_m counts row pairs)
+    + [ws(128, 256, 64, 3, 2, cluster=2), ws(128, 128, 64, 4, 2, group_m=4, cluster=2)]
+    + [persistent(128, 256, 64, 3, 2, lazy_store=True, cluster=2), persistent(128, 256, 64, 3, 2, group_m=4, lazy_store=True, cluster=2),
+       persistent(128, 128, 64, 6, 2, lazy_store=True, cluster=2)]
+    + [persistent(128, 128, 64, s, 2, pingpong=True, lazy_store=True, cluster=2) for s in (4, 5)]
 )
 
 SWEEP = kernel_sweep(
