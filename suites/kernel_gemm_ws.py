@@ -101,15 +101,16 @@ class ClusterPair:
 
 
 def gemm_ws_cuda(M, N, K, block_M, block_N, block_K, num_stages=4, consumers=2, deferred=True, group_m=8,
-                 staged=True, persistent=None, pingpong=False, lazy_store=False, cluster=1, dtype="float16",
-                 accum_dtype="float32"):
+                 staged=True, persistent=None, pingpong=False, lazy_store=False, cluster=1, store_slices=1,
+                 dtype="float16", accum_dtype="float32"):
     reason = gemm_ws_refusal(M, N, K, block_M, block_N, block_K, num_stages, consumers, group_m, staged, persistent,
-                             pingpong, deferred, lazy_store, cluster)
+                             pingpong, deferred, lazy_store, cluster, store_slices)
     if reason:
         raise ValueError(reason)
     if persistent:
         return gemm_ws_persistent_cuda(M, N, K, block_M, block_N, block_K, num_stages, consumers, deferred, group_m,
-                                       staged, persistent, pingpong, lazy_store, cluster, dtype, accum_dtype)
+                                       staged, persistent, pingpong, lazy_store, cluster, store_slices, dtype,
+                                       accum_dtype)
     ST = num_stages
     CT = WARP_GROUP * consumers
     k_tiles = K // block_K
@@ -179,7 +180,8 @@ def persistent_grid(M, N, block_M, block_N, sms):
 
 
 def gemm_ws_persistent_cuda(M, N, K, block_M, block_N, block_K, num_stages, consumers, deferred, group_m, staged, sms,
-                            pingpong, lazy_store=False, cluster=1, dtype="float16", accum_dtype="float32"):
+                            pingpong, lazy_store=False, cluster=1, store_slices=1, dtype="float16",
+                            accum_dtype="float32"):
     """A prim_func that launches ``min(sms, tiles)`` blocks; block ``b`` computes output tiles
     ``b, b + grid, b + 2 * grid, ...`` (in the ``group_m`` panel order of the one-tile body).  The
     producer's TMA loads and the consumers' WGMMAs count one global step ``g = local_tile *
@@ -199,7 +201,10 @@ def gemm_ws_persistent_cuda(M, N, K, block_M, block_N, block_K, num_stages, cons
 
     ``lazy_store`` (staged only): the epilogue's TMA store is not waited for at once; the next
     tile's epilogue waits before it writes the shared output tile again, so the store's reads
-    run under the next main loop.
+    run under the next main loop.  ``store_slices`` (2 or 4, cooperative lazy_store only): the
+    tile leaves in that many column slices through two slice-sized shared buffers in turn, each
+    written once the store two slices back has read it, so the output needs a quarter (4) of
+    the shared memory and a 128x256 tile fits a fourth stage.
     """
     ST = num_stages
     CT = WARP_GROUP * consumers
@@ -215,6 +220,8 @@ def gemm_ws_persistent_cuda(M, N, K, block_M, block_N, block_K, num_stages, cons
 
     pair = ClusterPair(cluster, mma_threads, tiles_N, block_M, block_N, group_m)
     tile_row, tile_col = pair.tile_row, pair.tile_col
+    slice_N = block_N // store_slices
+    C_s_shape = (block_M, block_N) if store_slices == 1 else (2, block_M, slice_N)
 
     @T.macro
     def produce(A, B, A_s, B_s, full, empty, bx):
@@ -256,7 +263,12 @@ def gemm_ws_persistent_cuda(M, N, K, block_M, block_N, block_K, num_stages, cons
         T.warpgroup_fence_operand(C_l, num_regs=regs)
         if deferred:  # the tile's last stage: the producer may refill it during the epilogue
             pair.release(empty, (it * k_tiles + k_tiles - 1) % ST)
-        if staged and lazy_store:  # wait for the previous tile's store only when C_s is needed again
+        if store_slices > 1:  # slice q through buffer q % 2, once the store two slices back has read it
+            for q in T.unroll(store_slices):
+                T.tma_store_wait(1)
+                T.copy(C_l[:, q * slice_N : (q + 1) * slice_N], C_s[q % 2, :, :])
+                T.tma_copy(C_s[q % 2, :, :], C[m : m + block_M, n + q * slice_N : n + (q + 1) * slice_N])
+        elif staged and lazy_store:  # wait for the previous tile's store only when C_s is needed again
             T.tma_store_wait(0)
             T.copy(C_l, C_s)
             T.tma_copy(C_s, C[m : m + block_M, n : n + block_N])
@@ -268,7 +280,7 @@ def gemm_ws_persistent_cuda(M, N, K, block_M, block_N, block_K, num_stages, cons
 
     @T.macro
     def drain_stores():
-        if staged and lazy_store:  # shared memory must outlive the last store's reads
+        if staged and (lazy_store or store_slices > 1):  # shared memory must outlive the last store's reads
             T.tma_store_wait(0)
 
     if not pingpong:
@@ -279,7 +291,7 @@ def gemm_ws_persistent_cuda(M, N, K, block_M, block_N, block_K, num_stages, cons
                 A_s = T.alloc_shared((ST, block_M, block_K), dtype)
                 B_s = T.alloc_shared((ST, block_N, block_K), dtype)
                 C_l = T.alloc_fragment((block_M, block_N), accum_dtype)
-                C_s = T.alloc_shared((block_M, block_N), dtype) if staged else None
+                C_s = T.alloc_shared(C_s_shape, dtype) if staged else None
                 full = T.alloc_barrier(arrive_count=[PRODUCER_THREADS] * ST)
                 empty = T.alloc_barrier(arrive_count=[pair.release_count] * ST)
                 tx = T.get_thread_binding()
@@ -335,8 +347,12 @@ def gemm_ws_persistent_cuda(M, N, K, block_M, block_N, block_K, num_stages, cons
 
 
 def gemm_ws_refusal(M, N, K, block_M, block_N, block_K, num_stages=4, consumers=2, group_m=8, staged=True,
-                    persistent=None, pingpong=False, deferred=True, lazy_store=False, cluster=1, **_):
+                    persistent=None, pingpong=False, deferred=True, lazy_store=False, cluster=1, store_slices=1, **_):
     """Why a config cannot build a problem (None: it can)."""
+    if store_slices != 1 and not (persistent and lazy_store and not pingpong and store_slices in (2, 4)
+                                  and block_N % (64 * store_slices) == 0):
+        return (f"store_slices={store_slices!r}: 2 or 4 column slices, each a multiple of 64 columns, of a "
+                "persistent cooperative epilogue with lazy_store=True")
     if cluster not in (1, 2):
         return f"cluster={cluster!r}: 1 (no cluster) or 2 (a 2-CTA cluster sharing the B tile by TMA multicast)"
     if cluster == 2 and (M // block_M) % 2:
@@ -363,7 +379,7 @@ def gemm_ws_refusal(M, N, K, block_M, block_N, block_K, num_stages=4, consumers=
     if group_m is not None and (M // block_M // cluster) % group_m:
         what = "tile rows" if cluster == 1 else "row pairs of a 2-CTA cluster"
         return f"group_m={group_m} must divide the {M // block_M // cluster} {what}"
-    footprint = gemm_ws_footprint("cuda", block_M, block_N, block_K, num_stages, staged, pingpong)["shared.dyn"]
+    footprint = gemm_ws_footprint("cuda", block_M, block_N, block_K, num_stages, staged, pingpong, store_slices)["shared.dyn"]
     if footprint > SHARED_BYTES:
         return f"{footprint} bytes of shared memory (stages + staged output) is over sm_90's {SHARED_BYTES}"
     return None
@@ -374,11 +390,12 @@ def gemm_ws_validate(dialect, **sizes_and_axes):
     return gemm_ws_refusal(**sizes_and_axes)
 
 
-def gemm_ws_footprint(dialect, block_M, block_N, block_K, num_stages=4, staged=True, pingpong=False, **_):
+def gemm_ws_footprint(dialect, block_M, block_N, block_K, num_stages=4, staged=True, pingpong=False, store_slices=1, **_):
     """Shared bytes the body allocates: the A and B tiles per stage, and the staged output tile
-    (one per consumer warp group under pingpong)."""
+    (one per consumer warp group under pingpong; two column slices' worth under store_slices)."""
     stage = (block_M + block_N) * block_K * 2
-    return {"shared.dyn": stage * num_stages + (block_M * block_N * 2 * (2 if pingpong else 1) if staged else 0)}
+    out = block_M * block_N * 2 * (2 if pingpong else 1) if store_slices == 1 else 2 * block_M * (block_N // store_slices) * 2
+    return {"shared.dyn": stage * num_stages + (out if staged else 0)}
 
 
 def inputs(device, M, N, K, dtype):

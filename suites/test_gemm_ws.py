@@ -19,12 +19,13 @@ H200_SMS = 132  # the persistent configs launch one block per SM
 
 
 def ws(block_M, block_N, block_K, num_stages, consumers, deferred=True, group_m=8, staged=True, persistent=None,
-       pingpong=False, lazy_store=False, cluster=1):
+       pingpong=False, lazy_store=False, cluster=1, store_slices=1):
     config = dict(block_M=block_M, block_N=block_N, block_K=block_K, num_stages=num_stages, consumers=consumers,
                   deferred=deferred, group_m=group_m, staged=staged)
     # the later keys only where set: the configs from before them keep their ids
     return (config | ({"persistent": persistent} if persistent else {}) | ({"pingpong": True} if pingpong else {})
-            | ({"lazy_store": True} if lazy_store else {}) | ({"cluster": cluster} if cluster > 1 else {}))
+            | ({"lazy_store": True} if lazy_store else {}) | ({"cluster": cluster} if cluster > 1 else {})
+            | ({"store_slices": store_slices} if store_slices > 1 else {}))
 
 
 def persistent(*args, **kwargs):
@@ -57,6 +58,8 @@ CONFIGS = (
     + [persistent(128, 256, 64, 3, 2, lazy_store=True, cluster=2), persistent(128, 256, 64, 3, 2, group_m=4, lazy_store=True, cluster=2),
        persistent(128, 128, 64, 6, 2, lazy_store=True, cluster=2)]
     + [persistent(128, 128, 64, s, 2, pingpong=True, lazy_store=True, cluster=2) for s in (4, 5)]
+    # the output through two quarter-tile buffers: a 128x256 tile with four stages
+    + [persistent(128, 256, 64, s, 2, group_m=g, lazy_store=True, store_slices=4) for s, g in ((3, 16), (4, 16), (4, 8))]
 )
 
 SWEEP = kernel_sweep(
