@@ -22,6 +22,9 @@ TEST-ONLY fault injection (never part of a shipped suite), chosen by the config:
 - block_N == 88: a timed batch waits until the file named by ``$TLBENCH_FAKE_GATE`` exists
   (a test holds a run there, to kill it at a known point); with
   ``$TLBENCH_FAKE_GATE_PROBLEM`` set, only in the problem of that problem_id.
+With ``$TLBENCH_FAKE_WORKER_DIES_AT_START`` naming a file, a worker process's backend appends
+its pid to that file and exits 3 as it is built (a backend that cannot start on this machine, a
+driver that aborts at load); the pytest process's own backend is unaffected.
 With ``TLBENCH_FAKE_FAULTS=off`` in the environment these configs behave like any other (a
 clean base run to compare a faulty one against).
 """
@@ -96,6 +99,14 @@ class FakeBackend:
     traits = FakeTraits("fake", color="#777777")
 
     def __init__(self, options: BackendOptions):
+        import os
+        import sys
+
+        dies_at_start = os.environ.get("TLBENCH_FAKE_WORKER_DIES_AT_START")
+        if dies_at_start and "worker_main" in sys.argv[0]:  # TEST-ONLY: in a worker process only
+            with open(dies_at_start, "a") as log:
+                log.write(f"{os.getpid()}\n")
+            os._exit(3)
         self.options = options
         self.sticky_fault: str | None = None
 

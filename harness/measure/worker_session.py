@@ -34,6 +34,10 @@ for the whole session so the compile cache and the device context are reused.
   once it is True, or a worker dies of SIGINT, an item's request ends as ``interrupted``
   (not failed, no restart counted, no retry), and no later request starts a worker: a
   Ctrl-C ends the run, never a kernel.  ``sample`` raises ``Interrupted`` for such an item.
+- A worker that dies or hangs before ``ready`` ``Limits.startup_attempts`` times in a row (no
+  ready in between) is not started again in the session: every later request fails at once,
+  stage ``startup``, with words that say so, the last start's failure and what to do, so a
+  backend that cannot start here costs two starts, not one (or more) per item.
 - ``close()`` ends the worker (one that never answered ``ready`` is killed, not waited for;
   it holds no result); a request after it fails at once instead of starting a new worker (a
   device thread of an interrupted run still finishing its piece) (and removes its log directory when it made a temporary one;
@@ -89,6 +93,7 @@ class Limits:
     floor_s: float = 120.0
     compile_s: float = 600.0
     startup_s: float = 300.0
+    startup_attempts: int = 2  # starts in a row that die or hang before ``ready``: then no more
 
     EXPECTED_FACTOR = 4.0
 
@@ -159,6 +164,7 @@ class WorkerSession:
         self.device_info: dict[str, Any] = {}  # the worker's backend.device_info(), from its "ready"
         self.worker_facts: dict[str, Any] | None = None  # its backend.worker_facts() (None: it has none)
         self._closed = False  # close() was called: no request starts a worker again
+        self._failed_starts: list[str] = []  # why each start since the last ready failed
 
     # -- process ---------------------------------------------------------------------------
 
@@ -172,11 +178,12 @@ class WorkerSession:
         the controller's own instance of the backend is built from.  None when the backend
         reports none or the worker could not start (the caller then loads the backend itself;
         the worker's failure is met again, with its account, by the first item)."""
-        if self._closed:
+        if self._closed or self._start_refused():
             return None
         try:
             self._ensure_ready()
-        except (_TimedOut, _Died, OSError):
+        except (_TimedOut, _Died, OSError) as exc:
+            self._note_failed_start(self._start_failure_words(exc))
             self._kill()
             return None
         return self.worker_facts
@@ -217,6 +224,7 @@ class WorkerSession:
         self.stage = STARTUP
         trace.mark("awaiting worker ready", backend=self.spec.backend)
         ready = self._await(("ready",), self.limits.startup_s)
+        self._failed_starts.clear()
         self.device_info = dict(ready[2]) if len(ready) > 2 and isinstance(ready[2], dict) else {}
         self.worker_facts = dict(ready[3]) if len(ready) > 3 and isinstance(ready[3], dict) else None
         trace.mark("worker ready", backend=self.spec.backend)
@@ -351,6 +359,8 @@ class WorkerSession:
             return self._failed(STARTUP, "the worker session was closed (the run is ending)", None)
         if self._interrupted():  # a Ctrl-C: no new request, no new worker
             return interrupted_item(STARTUP, "the run was interrupted (Ctrl-C) before this item started")
+        if self._start_refused():
+            return self._failed(STARTUP, self._refusal_words(), None, restarted=False, not_started=True)
         self.stage = STARTUP
         self.last_fault = False
         try:
@@ -369,6 +379,8 @@ class WorkerSession:
             self._kill()
             self.restarts += 1
             self.last_fault = True
+            if stage == STARTUP:
+                self._note_failed_start(f"no ready within {exc.args[0]:.0f} s")
             where = f"; its main thread was in {stacks.where}" if stacks else ""
             trace.mark("worker timeout", backend=self.spec.backend, stage=stage, where=stacks.where if stacks else None)
             return self._failed(stage, f"TIMEOUT: no answer within {exc.args[0]:.0f} s in stage {stage}; "
@@ -389,6 +401,8 @@ class WorkerSession:
                 return interrupted_item(stage, f"the run was interrupted (Ctrl-C) during {stage}: the worker ended ({how})")
             self.restarts += 1
             self.last_fault = True
+            if stage == STARTUP:
+                self._note_failed_start(f"died ({how})" + (f"; it printed: {tail}" if tail else ""))
             failed = self._failed(stage, f"worker process died ({how}) during {stage}" + (f"; it printed: {tail}" if tail else ""),
                                   pid, restarted=True, exit=how)
             if background and stage != STARTUP:
@@ -403,6 +417,29 @@ class WorkerSession:
             if answer.status == "failed":
                 self.failures[message[1].item_id] = answer.worker
         return answer
+
+    # -- a worker that cannot start ------------------------------------------------------------
+
+    def _note_failed_start(self, words: str) -> None:
+        self._failed_starts.append(words)
+
+    def _start_refused(self) -> bool:
+        return len(self._failed_starts) >= self.limits.startup_attempts
+
+    def _start_failure_words(self, exc: BaseException) -> str:
+        if isinstance(exc, _TimedOut):
+            return f"no ready within {exc.args[0]:.0f} s"
+        proc = self._proc
+        how = _signal_name(proc.poll() if proc is not None else None)
+        tail = self._log_tail()
+        return f"died ({how})" + (f"; it printed: {tail}" if tail else "") if isinstance(exc, _Died) else f"{type(exc).__name__}: {exc}"
+
+    def _refusal_words(self) -> str:
+        n = len(self._failed_starts)
+        return (f"not started again: the {self.spec.backend} worker failed to start {n} times in a row "
+                f"(last: {self._failed_starts[-1]}), so no further worker is started in this session; "
+                "fix what stops it (its words above, or run one item with --tlbench-isolation=inprocess "
+                "to see the error in this process) and run again")
 
     def _failed(self, stage: str, reason: str, pid: int | None, **extra: Any) -> Outcome:
         return Outcome(status="failed", stage=stage, reason=reason,
