@@ -93,7 +93,8 @@ def _failed_records(tmp_path: Path) -> list[dict]:
     (),  # in the backend's worker process
     ("--tlbench-compile-jobs=2",),  # two compile jobs, each a worker of its own
     ("--tlbench-kind=device", "--tlbench-max-seconds=0.2"),  # a device item's build in the device worker
-], ids=["inprocess", "worker", "two-jobs", "device"])
+    ("-n", "2"),  # under pytest-xdist: its workers get the Ctrl-C too
+], ids=["inprocess", "worker", "two-jobs", "device", "xdist"])
 def test_ctrl_c_of_the_process_group_interrupts_the_run_and_fails_no_item(tmp_path, options):
     proc, gate = _start(tmp_path, [(128, 32), (128, 48), (64, 32)], *options)
     _child_pid(proc, gate)
