@@ -20,7 +20,8 @@ other through a full and an empty mbarrier per stage), with:
 - ``staged``: the accumulator leaves through a shared-memory tile (coalesced stores), else
   straight from registers.
 - ``persistent``: launch that many blocks (the SM count) and walk the output tiles, see
-  ``gemm_ws_persistent_cuda``; ``pingpong`` picks its two-accumulator schedule.
+  ``gemm_ws_persistent_cuda``; ``pingpong`` picks its two-accumulator schedule;
+- ``cluster=2``: blocks in 2-CTA clusters that share their B tile (``ClusterPair``).
 Plain tilelang: nothing here knows tlbench.
 """
 
