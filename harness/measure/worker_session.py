@@ -66,6 +66,7 @@ from tlbench.harness.measure import hang_report
 from tlbench.harness.measure.interrupt import Interrupted, died_of_interrupt
 from tlbench.harness.measure.outcome import interrupted as interrupted_item
 from tlbench.harness.measure.runner import Outcome
+from tlbench.harness.measure.start_attempts import StartAttempts
 
 STARTUP = "startup"
 
@@ -164,7 +165,7 @@ class WorkerSession:
         self.device_info: dict[str, Any] = {}  # the worker's backend.device_info(), from its "ready"
         self.worker_facts: dict[str, Any] | None = None  # its backend.worker_facts() (None: it has none)
         self._closed = False  # close() was called: no request starts a worker again
-        self._failed_starts: list[str] = []  # why each start since the last ready failed
+        self._starts = StartAttempts(self.limits.startup_attempts)  # failed starts since the last ready
 
     # -- process ---------------------------------------------------------------------------
 
@@ -178,12 +179,12 @@ class WorkerSession:
         the controller's own instance of the backend is built from.  None when the backend
         reports none or the worker could not start (the caller then loads the backend itself;
         the worker's failure is met again, with its account, by the first item)."""
-        if self._closed or self._start_refused():
+        if self._closed or self._starts.exhausted:
             return None
         try:
             self._ensure_ready()
         except (_TimedOut, _Died, OSError) as exc:
-            self._note_failed_start(self._start_failure_words(exc))
+            self._starts.failed(self._start_failure_words(exc))
             self._kill()
             return None
         return self.worker_facts
@@ -224,7 +225,7 @@ class WorkerSession:
         self.stage = STARTUP
         trace.mark("awaiting worker ready", backend=self.spec.backend)
         ready = self._await(("ready",), self.limits.startup_s)
-        self._failed_starts.clear()
+        self._starts.succeeded()
         self.device_info = dict(ready[2]) if len(ready) > 2 and isinstance(ready[2], dict) else {}
         self.worker_facts = dict(ready[3]) if len(ready) > 3 and isinstance(ready[3], dict) else None
         trace.mark("worker ready", backend=self.spec.backend)
@@ -359,8 +360,8 @@ class WorkerSession:
             return self._failed(STARTUP, "the worker session was closed (the run is ending)", None)
         if self._interrupted():  # a Ctrl-C: no new request, no new worker
             return interrupted_item(STARTUP, "the run was interrupted (Ctrl-C) before this item started")
-        if self._start_refused():
-            return self._failed(STARTUP, self._refusal_words(), None, restarted=False, not_started=True)
+        if self._starts.exhausted:
+            return self._failed(STARTUP, self._starts.refusal(self.spec.backend), None, restarted=False, not_started=True)
         self.stage = STARTUP
         self.last_fault = False
         try:
@@ -380,7 +381,7 @@ class WorkerSession:
             self.restarts += 1
             self.last_fault = True
             if stage == STARTUP:
-                self._note_failed_start(f"no ready within {exc.args[0]:.0f} s")
+                self._starts.failed(f"no ready within {exc.args[0]:.0f} s")
             where = f"; its main thread was in {stacks.where}" if stacks else ""
             trace.mark("worker timeout", backend=self.spec.backend, stage=stage, where=stacks.where if stacks else None)
             return self._failed(stage, f"TIMEOUT: no answer within {exc.args[0]:.0f} s in stage {stage}; "
@@ -402,7 +403,7 @@ class WorkerSession:
             self.restarts += 1
             self.last_fault = True
             if stage == STARTUP:
-                self._note_failed_start(f"died ({how})" + (f"; it printed: {tail}" if tail else ""))
+                self._starts.failed(f"died ({how})" + (f"; it printed: {tail}" if tail else ""))
             failed = self._failed(stage, f"worker process died ({how}) during {stage}" + (f"; it printed: {tail}" if tail else ""),
                                   pid, restarted=True, exit=how)
             if background and stage != STARTUP:
@@ -418,14 +419,6 @@ class WorkerSession:
                 self.failures[message[1].item_id] = answer.worker
         return answer
 
-    # -- a worker that cannot start ------------------------------------------------------------
-
-    def _note_failed_start(self, words: str) -> None:
-        self._failed_starts.append(words)
-
-    def _start_refused(self) -> bool:
-        return len(self._failed_starts) >= self.limits.startup_attempts
-
     def _start_failure_words(self, exc: BaseException) -> str:
         if isinstance(exc, _TimedOut):
             return f"no ready within {exc.args[0]:.0f} s"
@@ -433,13 +426,6 @@ class WorkerSession:
         how = _signal_name(proc.poll() if proc is not None else None)
         tail = self._log_tail()
         return f"died ({how})" + (f"; it printed: {tail}" if tail else "") if isinstance(exc, _Died) else f"{type(exc).__name__}: {exc}"
-
-    def _refusal_words(self) -> str:
-        n = len(self._failed_starts)
-        return (f"not started again: the {self.spec.backend} worker failed to start {n} times in a row "
-                f"(last: {self._failed_starts[-1]}), so no further worker is started in this session; "
-                "fix what stops it (its words above, or run one item with --tlbench-isolation=inprocess "
-                "to see the error in this process) and run again")
 
     def _failed(self, stage: str, reason: str, pid: int | None, **extra: Any) -> Outcome:
         return Outcome(status="failed", stage=stage, reason=reason,
