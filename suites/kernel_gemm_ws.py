@@ -52,7 +52,6 @@ def tile_origin(tiles_N, block_M, block_N, group_m):
     return tile_row, tile_col
 
 
-
 class ClusterPair:
     """The launch, tile order and stage hand-back of one block, alone (``cluster=1``: plain
     ``T.Kernel``, nothing else emitted) or in a 2-CTA cluster (``cluster=2``).  In a pair the two
@@ -204,8 +203,8 @@ def gemm_ws_persistent_cuda(M, N, K, block_M, block_N, block_K, num_stages, cons
     tile's epilogue waits before it writes the shared output tile again, so the store's reads
     run under the next main loop.  ``store_slices`` (2 or 4, cooperative lazy_store only): the
     tile leaves in that many column slices through two slice-sized shared buffers in turn, each
-    written once the store two slices back has read it, so the output needs a quarter (4) of
-    the shared memory and a 128x256 tile fits a fourth stage.
+    written once the store two slices back has read it, so with 4 slices the output needs half
+    the shared memory of the whole tile and a 128x256 tile fits a fourth stage.
     """
     ST = num_stages
     CT = WARP_GROUP * consumers
@@ -281,7 +280,7 @@ def gemm_ws_persistent_cuda(M, N, K, block_M, block_N, block_K, num_stages, cons
 
     @T.macro
     def drain_stores():
-        if staged and (lazy_store or store_slices > 1):  # shared memory must outlive the last store's reads
+        if staged and lazy_store:  # shared memory must outlive the last store's reads (store_slices needs lazy_store)
             T.tma_store_wait(0)
 
     if not pingpong:
