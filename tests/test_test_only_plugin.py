@@ -23,7 +23,7 @@ import pytest
 from tlbench.backends.testing import faults
 from tlbench.harness.core.backend_api import BackendOptions
 from tlbench.harness.core.registry import BackendRegistry
-from tlbench.harness.measure.worker_session import factory_ref
+from tlbench.harness.measure.worker_spec import factory_ref
 
 ROOT = Path(__file__).resolve().parents[1]
 OPTION_NAMES = [o.name for o in faults.OPTIONS]

@@ -14,7 +14,7 @@ import subprocess
 import sys
 
 import fake_backend
-from tlbench.harness.measure.worker_session import Limits
+from tlbench.harness.measure.worker_spec import Limits
 
 SUITE = """
 from tlbench.harness.core.sweep import Sweep

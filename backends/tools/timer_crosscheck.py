@@ -114,7 +114,7 @@ def _compile_all(backend, cases, options: dict[str, Any]) -> dict[str, Any]:
     from tlbench.harness.measure.cache_warmer import processes, warmer_for
     from tlbench.harness.measure.compile_phase import usable_cpus
     from tlbench.harness.measure.compile_pool import CompilePool
-    from tlbench.harness.measure.worker_session import factory_ref
+    from tlbench.harness.measure.worker_spec import factory_ref
 
     kernels = [c for c in cases if not isinstance(c, VendorCase)]
     warmer = warmer_for(factory_ref(type(backend)), options, processes(usable_cpus()))

@@ -38,26 +38,27 @@ for the whole session so the compile cache and the device context are reused.
   ready in between) is not started again in the session: every later request fails at once,
   stage ``startup``, with words that say so, the last start's failure and what to do, so a
   backend that cannot start here costs two starts, not one (or more) per item.
-- ``close()`` ends the worker (one that never answered ``ready`` is killed, not waited for;
-  it holds no result); a request after it fails at once instead of starting a new worker (a
-  device thread of an interrupted run still finishing its piece) (and removes its log directory when it made a temporary one;
-  the last lines a dead worker printed are in its item's error words).
+- ``close()`` ends the worker (one that never answered ``ready`` is killed, not waited for:
+  it holds no result) and removes its log directory when it made a temporary one (the last
+  lines a dead worker printed are already in its item's error words).  A request after
+  ``close`` (a device thread of an interrupted run still finishing its piece) fails at once
+  instead of starting a new worker.
+- ``WorkerSpec``, ``Limits``, ``factory_ref`` and ``WorkerFault`` live in
+  harness/measure/worker_spec.py and are importable from here too.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from tlbench.harness.core import trace
 from tlbench.harness.core.cases import MeasurePolicy
@@ -67,69 +68,9 @@ from tlbench.harness.measure.interrupt import Interrupted, died_of_interrupt
 from tlbench.harness.measure.outcome import interrupted as interrupted_item
 from tlbench.harness.measure.runner import Outcome
 from tlbench.harness.measure.start_attempts import StartAttempts
+from tlbench.harness.measure.worker_spec import STARTUP, Limits, WorkerFault, WorkerSpec, exit_words, factory_ref
 
-STARTUP = "startup"
-
-
-@dataclass(frozen=True)
-class WorkerSpec:
-    """What the worker process needs to build the backend, and its environment."""
-
-    backend: str
-    factory: str  # "module:qualname" of the backend factory
-    options: Mapping[str, Any] = field(default_factory=dict)
-    env: Mapping[str, str] = field(default_factory=dict)  # device pinning (CUDA_VISIBLE_DEVICES ...)
-    warm_up: str | None = None  # "module:function": the device runtime's first use, as the worker starts (traits)
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Seconds a stage may take before the worker is killed.  ``item_s`` None: from the
-    item's expected time (``EXPECTED_FACTOR`` x the sampling cap), at least ``floor_s``.
-    The floor is 120 s: on a cold H200 host under a parallel compile load the first device
-    call of a fresh worker (module load, CUPTI start, first flush) went past 30 s and a
-    healthy item was failed as TIMEOUT; a real hang is still ended, two minutes later."""
-
-    item_s: float | None = None
-    floor_s: float = 120.0
-    compile_s: float = 600.0
-    startup_s: float = 300.0
-    startup_attempts: int = 2  # starts in a row that die or hang before ``ready``: then no more
-
-    EXPECTED_FACTOR = 4.0
-
-    def for_stage(self, stage: str, policy: MeasurePolicy) -> float:
-        if stage == STARTUP:
-            return self.startup_s
-        if stage == "compile":
-            return self.compile_s
-        if self.item_s is not None:
-            return self.item_s
-        return max(self.floor_s, self.EXPECTED_FACTOR * policy.max_seconds)
-
-
-def factory_ref(factory: Any) -> str:
-    """``module:qualname`` of an importable factory (a class or a module-level function)."""
-    qualname = getattr(factory, "__qualname__", "")
-    if not qualname or "<" in qualname:
-        raise ValueError(f"backend factory {factory!r} is not importable by name; register a class or a module-level function")
-    return f"{factory.__module__}:{qualname}"
-
-
-def _signal_name(returncode: int | None) -> str:
-    if returncode is None:
-        return "still running"
-    if returncode < 0:
-        try:
-            return f"{signal.Signals(-returncode).name} (signal {-returncode})"
-        except ValueError:
-            return f"signal {-returncode}"
-    return f"exit status {returncode}"
-
-
-class WorkerFault(RuntimeError):
-    """An item's device work failed in (or took down) the worker; ``str()`` is its words."""
-
+__all__ = ["Limits", "WorkerDeviceSession", "WorkerFault", "WorkerSession", "WorkerSpec", "factory_ref"]
 
 class _Died(Exception):
     pass
@@ -395,8 +336,7 @@ class WorkerSession:
                     proc.wait(timeout=10)
                 except subprocess.TimeoutExpired:
                     pass
-            how = _signal_name(proc.poll() if proc is not None else None)
-            tail = self._log_tail()
+            how, tail = self._exit_account()
             self._kill()
             if self._interrupted() or died_of_interrupt(proc.poll() if proc is not None else None):
                 return interrupted_item(stage, f"the run was interrupted (Ctrl-C) during {stage}: the worker ended ({how})")
@@ -419,13 +359,17 @@ class WorkerSession:
                 self.failures[message[1].item_id] = answer.worker
         return answer
 
+    def _exit_account(self) -> tuple[str, str]:
+        """How the worker ended, in words, and the last lines it printed."""
+        return exit_words(self._proc.poll() if self._proc is not None else None), self._log_tail()
+
     def _start_failure_words(self, exc: BaseException) -> str:
         if isinstance(exc, _TimedOut):
             return f"no ready within {exc.args[0]:.0f} s"
-        proc = self._proc
-        how = _signal_name(proc.poll() if proc is not None else None)
-        tail = self._log_tail()
-        return f"died ({how})" + (f"; it printed: {tail}" if tail else "") if isinstance(exc, _Died) else f"{type(exc).__name__}: {exc}"
+        if not isinstance(exc, _Died):
+            return f"{type(exc).__name__}: {exc}"
+        how, tail = self._exit_account()
+        return f"died ({how})" + (f"; it printed: {tail}" if tail else "")
 
     def _failed(self, stage: str, reason: str, pid: int | None, **extra: Any) -> Outcome:
         return Outcome(status="failed", stage=stage, reason=reason,

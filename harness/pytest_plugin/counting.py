@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tlbench.harness.measure.count_phase import InstructionCounting
-from tlbench.harness.measure.worker_session import factory_ref
+from tlbench.harness.measure.worker_spec import factory_ref
 
 
 def factory_path(registry: Any, name: str) -> str | None:

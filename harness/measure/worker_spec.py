@@ -1,0 +1,85 @@
+"""What a device worker is and how long each of its stages may take.
+
+Contract:
+- ``WorkerSpec``: what the worker process needs to build its backend (the factory as
+  ``module:qualname``, its options), the environment that pins it to a device, and the
+  device runtime's warm-up to run as it starts.
+- ``Limits``: seconds per stage before the worker is killed (``for_stage``), and how many
+  starts in a row may fail before no worker is started again.
+- ``factory_ref(factory)``: the ``module:qualname`` of an importable factory; a lambda or a
+  local function is refused with what to register instead.
+- ``exit_words(returncode)``: how a process ended, in words ("SIGSEGV (signal 11)",
+  "exit status 3", "still running").
+- ``WorkerFault``: an item's device work failed in (or took down) the worker.
+"""
+
+from __future__ import annotations
+
+import signal
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from tlbench.harness.core.cases import MeasurePolicy
+
+STARTUP = "startup"
+
+
+@dataclass(frozen=True)
+class WorkerSpec:
+    """What the worker process needs to build the backend, and its environment."""
+
+    backend: str
+    factory: str  # "module:qualname" of the backend factory
+    options: Mapping[str, Any] = field(default_factory=dict)
+    env: Mapping[str, str] = field(default_factory=dict)  # device pinning (CUDA_VISIBLE_DEVICES ...)
+    warm_up: str | None = None  # "module:function": the device runtime's first use, as the worker starts (traits)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Seconds a stage may take before the worker is killed.  ``item_s`` None: from the
+    item's expected time (``EXPECTED_FACTOR`` x the sampling cap), at least ``floor_s``.
+    The floor is 120 s: on a cold H200 host under a parallel compile load the first device
+    call of a fresh worker (module load, CUPTI start, first flush) went past 30 s and a
+    healthy item was failed as TIMEOUT; a real hang is still ended, two minutes later."""
+
+    item_s: float | None = None
+    floor_s: float = 120.0
+    compile_s: float = 600.0
+    startup_s: float = 300.0
+    startup_attempts: int = 2  # starts in a row that die or hang before ``ready``: then no more
+
+    EXPECTED_FACTOR = 4.0
+
+    def for_stage(self, stage: str, policy: MeasurePolicy) -> float:
+        if stage == STARTUP:
+            return self.startup_s
+        if stage == "compile":
+            return self.compile_s
+        if self.item_s is not None:
+            return self.item_s
+        return max(self.floor_s, self.EXPECTED_FACTOR * policy.max_seconds)
+
+
+def factory_ref(factory: Any) -> str:
+    """``module:qualname`` of an importable factory (a class or a module-level function)."""
+    qualname = getattr(factory, "__qualname__", "")
+    if not qualname or "<" in qualname:
+        raise ValueError(f"backend factory {factory!r} is not importable by name; register a class or a module-level function")
+    return f"{factory.__module__}:{qualname}"
+
+
+def exit_words(returncode: int | None) -> str:
+    """How a process ended, in words."""
+    if returncode is None:
+        return "still running"
+    if returncode < 0:
+        try:
+            return f"{signal.Signals(-returncode).name} (signal {-returncode})"
+        except ValueError:
+            return f"signal {-returncode}"
+    return f"exit status {returncode}"
+
+
+class WorkerFault(RuntimeError):
+    """An item's device work failed in (or took down) the worker; ``str()`` is its words."""
