@@ -23,20 +23,20 @@ import pytest
 from tlbench.harness.core import trace
 from tlbench.harness.pytest_plugin import hookspecs
 from tlbench.harness.pytest_plugin.expansion import diagnose_space, expand
-from tlbench.harness.pytest_plugin.options import backend_option_values, warn_deprecated
+from tlbench.harness.pytest_plugin.options import backend_option_values
 from tlbench.harness.pytest_plugin.options import pytest_addoption  # noqa: F401  (the hook, registered through this module)
 from tlbench.harness.pytest_plugin.state import KINDS, STATE, TlbenchState
 from tlbench.harness.pytest_plugin.autotune import autotune_lines, write_best_configs
 from tlbench.harness.pytest_plugin.spread import largest_problem_first, spread_devices
 from tlbench.harness.pytest_plugin.machine_info import MachineInfoOnce, add_spread_devices, fill_machine_info
-from tlbench.harness.pytest_plugin.bench_adapter import benchmark_entry, quiet_table_by_default, restore_table, result_json_path, stop_session_json
+from tlbench.harness.pytest_plugin.bench_adapter import benchmark_entry, quiet_table_by_default, restore_table, result_json_path
 from tlbench.harness.pytest_plugin.compare_machine import MachineCompare
 from tlbench.harness.pytest_plugin.manners import has_tlbench_item, register_machine_compare, skip_without_benchmark
 from tlbench.harness.pytest_plugin.run_marks import test_only_settings
 from tlbench.harness.pytest_plugin.terminal import write_summary
 from tlbench.harness.pytest_plugin.progress import PhaseProgress, Progress
 from tlbench.harness.pytest_plugin.inert_cache import InertKeyCache, default_directory
-from tlbench.harness.pytest_plugin.gpu_split import groups_of_nodeids, make_scheduler, worker_count
+from tlbench.harness.pytest_plugin.gpu_split import groups_of_nodeids, worker_count
 from tlbench.harness.pytest_plugin import isolation, journaling, results_file, sharding
 from tlbench.harness.pytest_plugin.finishing import journal_chunk
 from tlbench.harness.pytest_plugin.item_runner import INTERRUPTED_LINE, ItemRunner
@@ -54,11 +54,17 @@ from tlbench.harness.core.sweep import Sweep
 from tlbench.harness.core.cases import Case
 from tlbench.harness.measure.options import policy_from_options
 from tlbench.harness.measure.option_types import check_devices
+from tlbench.harness.pytest_plugin.xdist_hooks import (  # noqa: F401  (the hooks, registered through this module)
+    HIDDEN_WORKER,
+    pytest_cmdline_main,
+    pytest_configure_node,
+    pytest_sessionstart,
+    pytest_xdist_make_scheduler,
+)
 from tlbench.harness.pytest_plugin.xdist_support import (
     KEY_BENCH,
     KEY_MACHINE,
     KEY_OUTCOME,
-    WORKER_ENV,
     ControllerCollector,
     is_controller,
     pin_env,
@@ -70,58 +76,8 @@ def pytest_addhooks(pluginmanager):
     pluginmanager.add_hookspecs(hookspecs)
 
 
-_HIDDEN_WORKER = pytest.StashKey[str]()
-_CONTROLLER_ONLY = pytest.StashKey[bool]()
-_OWN_SCHEDULER = pytest.StashKey[bool]()
 _TABLE_QUIETED = pytest.StashKey[bool]()  # pytest-benchmark's table turned off by default (bench_adapter)
 _MACHINE_COMPARE = pytest.StashKey[MachineCompare]()  # --benchmark-compare's machine check, made at session end
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_cmdline_main(config):
-    """Before configure, under pytest-xdist: pin a worker to its device and hide the worker
-    marker from pytest-benchmark (which would disable itself); in the controller, which runs
-    no test, park --benchmark-only (pytest-benchmark refuses it under xdist).  Both are put
-    back at session start, after every plugin configured and before the controller ships
-    its options to the workers (so they still receive --benchmark-only)."""
-    warn_deprecated(config)
-    chose_dist = any(str(a).startswith("--dist") for a in config.invocation_params.args)
-    if worker_index() is not None:
-        config.stash[_HIDDEN_WORKER] = os.environ.pop(WORKER_ENV)
-    elif config.getoption("numprocesses", None) and config.getoption("benchmark_only", False):
-        config.stash[_CONTROLLER_ONLY] = True
-        config.option.benchmark_only = False
-    config.stash[_OWN_SCHEDULER] = worker_index() is None and bool(config.getoption("numprocesses", None)) and not chose_dist
-
-
-@pytest.hookimpl(optionalhook=True)
-def pytest_xdist_make_scheduler(config, log):
-    """``-n N`` without ``--dist``: one cost-balanced group of items per GPU (gpu_split)."""
-    if not config.stash.get(_OWN_SCHEDULER, False):
-        return None
-    return make_scheduler(config, log)
-
-
-@pytest.hookimpl(optionalhook=True)
-def pytest_configure_node(node):
-    """Controller: tell each worker that items come in cost groups (gpu_split), so it can
-    measure its group as one interleaved device phase."""
-    if node.config.stash.get(_OWN_SCHEDULER, False):
-        node.workerinput["tlbench_cost_groups"] = True
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_sessionstart(session):
-    _restore_xdist_markers(session.config)
-
-
-def _restore_xdist_markers(config) -> None:
-    hidden = config.stash.get(_HIDDEN_WORKER, None)
-    if hidden is not None:
-        os.environ[WORKER_ENV] = hidden
-        stop_session_json(config)  # the controller writes the merged file
-    if config.stash.get(_CONTROLLER_ONLY, False):
-        config.option.benchmark_only = True
 
 
 def pytest_configure(config):
@@ -130,7 +86,7 @@ def pytest_configure(config):
     options = backend_option_values(config)
     registry = BackendRegistry.from_entry_points(options)
     config.hook.pytest_tlbench_register_backends(registry=registry, config=config)
-    hidden = config.stash.get(_HIDDEN_WORKER, None)  # this is an xdist worker (its marker is parked)
+    hidden = config.stash.get(HIDDEN_WORKER, None)  # this is an xdist worker (its marker is parked)
     if hidden is not None:  # pin it before any backend starts: its device runtime reads these
         traits = [registry.traits(n) for n in registry.names]
         os.environ.update(pin_env(config.getoption("tlbench_devices"), traits, worker_index(hidden)))
