@@ -22,7 +22,7 @@ from pathlib import Path
 from tlbench.harness.cli import main
 from tlbench.harness.results.compare import compare_runs
 from tlbench.harness.results.judgement import Verdict
-from tlbench.harness.results.pairing import compile_centre
+from tlbench.harness.results.compile_values import compile_centre
 from tlbench.harness.results.store import load_results, parse_results
 
 COMPARE = Path(__file__).parent / "fixtures" / "compare"

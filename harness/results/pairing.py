@@ -5,7 +5,8 @@ finds the reference of an item in its own run (the vendor item of its problem, e
 geometric mean of the other kernels of its group; in a merged sharded run, of those of its own
 shard, ``same_machine``); ``noise_floor`` the group's item-to-item
 spread; ``decisive_rule`` / ``compile_rule`` the rule of harness/results/verdicts.py that
-decides where the rank test on correlated samples cannot; ``run_shifts`` whole-run moves;
+decides where the rank test on correlated samples cannot (a compile item's builds as the
+values compared: harness/results/compile_values.py); ``run_shifts`` whole-run moves;
 ``group_drift`` and ``model_changes`` what is shown beside the verdicts.  A record's problem
 id is read through its kernel family (``problem_of``), never from its id.
 """
@@ -19,6 +20,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 from tlbench.harness.results import compile_shift, verdicts
+from tlbench.harness.results.compile_values import centre_of, compile_values, values_normalised
 from tlbench.harness.results.store import suite_of
 from tlbench.harness.results.error_text import headline
 from tlbench.harness.results.comparison import Drift, ItemKey, ModelChange
@@ -212,75 +214,6 @@ def decisive_rule(
     return None
 
 
-def _round_robin(rec: dict[str, Any]) -> bool:
-    """The item's rounds were taken round-robin with other items (harness/measure/runner.py):
-    a pass apart, so each round met its own moment of the machine."""
-    return int(rec.get("compile_round_robin") or 0) > 1
-
-
-def _probe_normalised(rec: dict[str, Any]) -> list[float] | None:
-    """Each build's CPU seconds in units of the machine's speed, where the record has both
-    (the probe is timed after every build).  Rounds taken round-robin: each build over its own
-    probe (the machine's speed at that moment; a pass apart, the rounds are independent
-    moments).  Rounds back to back (older records): each build over the item's fastest probe -
-    dividing build by build there made the minimum pick the builds whose probe happened to be
-    slow (A/A item-to-item spread on the 2-core box: 18 % build by build, 5 % against the
-    fastest probe)."""
-    cpu, probe = rec.get("cpu_samples_s"), rec.get("machine_probe_cpu_s")
-    if not cpu or not probe or len(cpu) != len(probe) or min(probe) <= 0:
-        return None
-    if _round_robin(rec):
-        return [c / p for c, p in zip(cpu, probe)]
-    fastest = min(probe)
-    return [c / fastest for c in cpu]
-
-
-def _normalised_pair(paired: Paired, key: ItemKey) -> tuple[list[float], list[float]] | None:
-    """Both runs' probe-normalised builds, where both have them and every build used at least
-    one probe's worth of CPU: below that (a compile that only waited, or was served from
-    memory) process CPU accounting is noise, not the compiler's work."""
-    base, new = _probe_normalised(paired.base[key]), _probe_normalised(paired.new[key])
-    if base is None or new is None or min(base) < 1.0 or min(new) < 1.0:
-        return None
-    return base, new
-
-
-def compile_values_normalised(paired: Paired, key: ItemKey) -> bool:
-    return _normalised_pair(paired, key) is not None
-
-
-def _has_probe(rec: dict[str, Any]) -> bool:
-    return bool(rec.get("machine_probe_cpu_s"))
-
-
-def _compile_values(paired: Paired, key: ItemKey) -> tuple[list[float], list[float], str]:
-    """Per build: CPU seconds in units of the machine's speed (``_normalised_pair``); CPU
-    seconds where the runs recorded no probe (older records); else wall seconds.  With the
-    statistic that summarises them (``compile_centre``)."""
-    base, new = paired.base[key], paired.new[key]
-    normalised = _normalised_pair(paired, key)
-    if normalised is not None:
-        return normalised[0], normalised[1], compile_centre(base, new)
-    if base.get("cpu_samples_s") and new.get("cpu_samples_s") and not (_has_probe(base) or _has_probe(new)):
-        return list(base["cpu_samples_s"]), list(new["cpu_samples_s"]), "min"
-    return list(base["samples_s"]), list(new["samples_s"]), "min"
-
-
-def compile_centre(base_rec: dict[str, Any], new_rec: dict[str, Any]) -> str:
-    """``median`` where both runs took their rounds round-robin and each build is divided by
-    its own probe: the noise left is two-sided (a moment where the machine probe slowed more,
-    or less, than the compiler) and the median of the rounds ignores the odd one either way;
-    measured on the 2-core box (5 rounds, 3 A/A runs): item-to-item robust SD 2-3 %, against
-    4-7 % for the minimum over the item's fastest probe, which a single fast probe moves.
-    ``min`` otherwise (asv's rule: load only ever adds time to a build)."""
-    normalised = _probe_normalised(base_rec) is not None and _probe_normalised(new_rec) is not None
-    return "median" if normalised and _round_robin(base_rec) and _round_robin(new_rec) else "min"
-
-
-def _centre(values: Sequence[float], centre: str) -> float:
-    return statistics.median(values) if centre == "median" else min(values)
-
-
 def compile_rule(paired: Paired, key: ItemKey, min_effect: float) -> verdicts.RuleJudgement:
     """min-of-n (or median-of-n, ``compile_centre``) on the item's builds relative to the run
     (geomean of the other compile items' centres), with the group's item-to-item spread of
@@ -311,8 +244,8 @@ def _group_logs(paired: Paired, group: Group):
     if group in memo:
         return memo[group]
     keys = paired.keys(group)
-    values = {k: _compile_values(paired, k) for k in keys}
-    logs_of = {k: (math.log(_centre(b, c)), math.log(_centre(n, c))) for k, (b, n, c) in values.items()}
+    values = {k: compile_values(paired.base[k], paired.new[k]) for k in keys}
+    logs_of = {k: (math.log(centre_of(b, c)), math.log(centre_of(n, c))) for k, (b, n, c) in values.items()}
     total_b, total_n = sum(b for b, _ in logs_of.values()), sum(n for _, n in logs_of.values())
 
     def reference(exclude: ItemKey) -> tuple[float, float]:
@@ -356,8 +289,8 @@ def _group_ratios(paired: Paired, keys: Sequence[ItemKey]) -> list[float]:
     out = []
     for k in keys:
         if paired.base[k].get("kind") == "compile":  # the builds' centre, as the item rule (verdicts.min_of_n)
-            base, new, centre = _compile_values(paired, k)
-            b, n = _centre(base, centre), _centre(new, centre)
+            base, new, centre = compile_values(paired.base[k], paired.new[k])
+            b, n = centre_of(base, centre), centre_of(new, centre)
         else:
             b, n = paired.medians(k)
         if b > 0 and n > 0:
@@ -380,7 +313,7 @@ def run_shifts(paired: Paired, thresholds: Thresholds) -> list[verdicts.RunShift
     for group in paired.groups():
         keys = paired.keys(group)
         ratios = _group_ratios(paired, [k for k in keys if not is_vendor(paired.base[k])])
-        if group[2] == "compile" and keys and all(compile_values_normalised(paired, k) for k in keys):
+        if group[2] == "compile" and keys and all(values_normalised(paired.base[k], paired.new[k]) for k in keys):
             vendor = [1.0]  # the probe is divided out of every build: what is left is not the machine's speed
             witness = "machine probe (divided out of every build)"
         elif group[2] == "compile":

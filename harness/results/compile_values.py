@@ -1,0 +1,87 @@
+"""A compile item's builds in both runs, as the values the compile gate compares.
+
+Contract, over one item's two records (base run, new run):
+- ``probe_normalised(rec)``: each build's CPU seconds in units of the machine's speed
+  (the probe timed after every build), or None where the record lacks either.
+- ``normalised_pair(base, new)`` / ``values_normalised(base, new)``: both runs' normalised
+  builds, where both have them and every build used at least one probe's worth of CPU.
+- ``compile_values(base, new) -> (base values, new values, centre)``: the normalised
+  builds; CPU seconds where neither run recorded a probe (older records); else wall seconds.
+- ``compile_centre(base, new)``: ``median`` or ``min``, the statistic the values are
+  summarised by (``centre_of``).
+"""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any, Sequence
+
+
+def round_robin(rec: dict[str, Any]) -> bool:
+    """The item's rounds were taken round-robin with other items (harness/measure/runner.py):
+    a pass apart, so each round met its own moment of the machine."""
+    return int(rec.get("compile_round_robin") or 0) > 1
+
+
+def probe_normalised(rec: dict[str, Any]) -> list[float] | None:
+    """Each build's CPU seconds in units of the machine's speed, where the record has both
+    (the probe is timed after every build).  Rounds taken round-robin: each build over its own
+    probe (the machine's speed at that moment; a pass apart, the rounds are independent
+    moments).  Rounds back to back (older records): each build over the item's fastest probe -
+    dividing build by build there made the minimum pick the builds whose probe happened to be
+    slow (A/A item-to-item spread on the 2-core box: 18 % build by build, 5 % against the
+    fastest probe)."""
+    cpu, probe = rec.get("cpu_samples_s"), rec.get("machine_probe_cpu_s")
+    if not cpu or not probe or len(cpu) != len(probe) or min(probe) <= 0:
+        return None
+    if round_robin(rec):
+        return [c / p for c, p in zip(cpu, probe)]
+    fastest = min(probe)
+    return [c / fastest for c in cpu]
+
+
+def normalised_pair(base_rec: dict[str, Any], new_rec: dict[str, Any]) -> tuple[list[float], list[float]] | None:
+    """Both runs' probe-normalised builds, where both have them and every build used at least
+    one probe's worth of CPU: below that (a compile that only waited, or was served from
+    memory) process CPU accounting is noise, not the compiler's work."""
+    base, new = probe_normalised(base_rec), probe_normalised(new_rec)
+    if base is None or new is None or min(base) < 1.0 or min(new) < 1.0:
+        return None
+    return base, new
+
+
+def values_normalised(base_rec: dict[str, Any], new_rec: dict[str, Any]) -> bool:
+    """Both runs' builds can be put in units of the machine's speed (``normalised_pair``)."""
+    return normalised_pair(base_rec, new_rec) is not None
+
+
+def _has_probe(rec: dict[str, Any]) -> bool:
+    return bool(rec.get("machine_probe_cpu_s"))
+
+
+def compile_values(base: dict[str, Any], new: dict[str, Any]) -> tuple[list[float], list[float], str]:
+    """Per build: CPU seconds in units of the machine's speed (``normalised_pair``); CPU
+    seconds where the runs recorded no probe (older records); else wall seconds.  With the
+    statistic that summarises them (``compile_centre``)."""
+    normalised = normalised_pair(base, new)
+    if normalised is not None:
+        return normalised[0], normalised[1], compile_centre(base, new)
+    if base.get("cpu_samples_s") and new.get("cpu_samples_s") and not (_has_probe(base) or _has_probe(new)):
+        return list(base["cpu_samples_s"]), list(new["cpu_samples_s"]), "min"
+    return list(base["samples_s"]), list(new["samples_s"]), "min"
+
+
+def compile_centre(base_rec: dict[str, Any], new_rec: dict[str, Any]) -> str:
+    """``median`` where both runs took their rounds round-robin and each build is divided by
+    its own probe: the noise left is two-sided (a moment where the machine probe slowed more,
+    or less, than the compiler) and the median of the rounds ignores the odd one either way;
+    measured on the 2-core box (5 rounds, 3 A/A runs): item-to-item robust SD 2-3 %, against
+    4-7 % for the minimum over the item's fastest probe, which a single fast probe moves.
+    ``min`` otherwise (asv's rule: load only ever adds time to a build)."""
+    normalised = probe_normalised(base_rec) is not None and probe_normalised(new_rec) is not None
+    return "median" if normalised and round_robin(base_rec) and round_robin(new_rec) else "min"
+
+
+def centre_of(values: Sequence[float], centre: str) -> float:
+    """The centre ``compile_centre`` named: the median, or the minimum."""
+    return statistics.median(values) if centre == "median" else min(values)
