@@ -15,16 +15,18 @@ from pathlib import Path
 import pytest
 
 from tlbench.backends.tools import timer_crosscheck as tool
-from tlbench.backends.tools.timer_table import CrosscheckRow, agreement, calls_by_case, markdown, ncu_kernel_rows, table
+from tlbench.backends.tools.timer_table import CrosscheckRow, agreement, calls_by_case, clock_by_case, markdown, ncu_clock_rows
+from tlbench.backends.tools.timer_table import ncu_kernel_rows, table
 
 ROOT = Path(__file__).resolve().parents[1]
 GEMM_SUITE = str(ROOT / "backends" / "tools" / "crosscheck_gemm_suite.py")
 MARKER, FLUSH, GEMM, CUBLAS, SPLITK = "spin_kernel", "FillFunctor<unsigned char>", "gemm_kernel", "sm90_xmma_gemm", "splitKreduce"
 
 
-def fake_ncu_csv(kernels: list[tuple[str, float]]) -> str:
+def fake_ncu_csv(kernels: list[tuple[str, float]], clocks_ghz: list[str] | None = None) -> str:
     """ncu --csv text for these (name, microseconds) launches, IDs in order, units varying, with
-    ncu's own lines and a second metric in between (both must be ignored)."""
+    ncu's own lines and a second metric in between (both must be ignored); with ``clocks_ghz``,
+    each kernel's SM clock row too (as ncu writes it: GHz as ``cycle/nsecond``, or ``n/a``)."""
     head = '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"'
     lines = ["==PROF== Connected to process 4242", head]
     for i, (name, us) in enumerate(kernels):
@@ -32,6 +34,8 @@ def fake_ncu_csv(kernels: list[tuple[str, float]]) -> str:
         row = ["" + str(i), "4242", "python3", "h", name, "1", "7", "(256, 1, 1)", "(64, 1, 1)", "0", "9.0", "Command line profiler metrics"]
         lines.append(",".join(f'"{c}"' for c in [*row, "gpu__time_duration.sum", unit, value]))
         lines.append(",".join(f'"{c}"' for c in [*row, "sm__throughput.avg.pct_of_peak_sustained_elapsed", "%", "50.0"]))
+        if clocks_ghz:
+            lines.append(",".join(f'"{c}"' for c in [*row, "sm__cycles_elapsed.avg.per_second", "cycle/nsecond", clocks_ghz[i]]))
     return "\n".join([*lines, "==PROF== Disconnected from process 4242"]) + "\n"
 
 
@@ -50,6 +54,27 @@ def test_each_case_segment_splits_at_the_flush_into_summed_calls():
     calls = calls_by_case(ncu_kernel_rows(fake_ncu_csv(LAUNCH)), ["gemm-a", "gemm-a-vendor"], 2)
     assert calls["gemm-a"] == pytest.approx([8.5e-6, 8.7e-6])
     assert calls["gemm-a-vendor"] == pytest.approx([7.0e-6, 7.3e-6])  # both of cuBLAS's kernels
+
+
+LAUNCH_GHZ = ["0.345", "1.98", "0.35", "1.98", "1.70", "1.98", "1.80", "0.40", "1.98", "1.90", "n/a", "1.98", "1.60", "1.50", "0.4"]
+
+
+def test_each_case_gets_the_median_clock_of_its_own_kernels_not_the_flush_or_marker():
+    text = fake_ncu_csv(LAUNCH, LAUNCH_GHZ)
+    clocks = ncu_clock_rows(text)
+    assert clocks[:5] == pytest.approx([345.0, 1980.0, 350.0, 1980.0, 1700.0]) and clocks[10] is None
+    by_case = clock_by_case(ncu_kernel_rows(text), clocks, ["gemm-a", "gemm-a-vendor"])
+    assert by_case == pytest.approx({"gemm-a": 1750.0, "gemm-a-vendor": 1600.0})  # cuBLAS: 1900, 1600, 1500 (n/a left out)
+    assert clock_by_case(ncu_kernel_rows(fake_ncu_csv(LAUNCH)), ncu_clock_rows(fake_ncu_csv(LAUNCH)), ["a", "b"]) == {}
+
+
+def test_a_records_clock_is_the_median_over_its_kept_batches():
+    def batch(mhz, **extra):
+        return {"telemetry": {"sm_clock_mhz": mhz}, **extra}
+    record = {"measurement": {"batches": [batch(1200, dropped=True), batch(1980), batch(1755, throttled=True), batch(1965),
+                                          {"telemetry": None}]}}
+    assert tool.kept_batch_clock(record) == 1965.0  # the dropped attempt out; the kept throttled batch in
+    assert tool.kept_batch_clock({"measurement": {"batches": [{"telemetry": {}}]}}) is None and tool.kept_batch_clock({}) is None
 
 
 def test_a_flush_of_several_kernels_is_read_from_the_first_two_markers():
@@ -71,23 +96,26 @@ def test_a_launch_that_is_not_what_the_launcher_writes_is_refused(launch, cases,
         calls_by_case(ncu_kernel_rows(fake_ncu_csv(launch)), cases, 2)
 
 
-def _row(case_id, events, cupti, graph, none, base, graph_method="cuda-graph"):
+def _row(case_id, events, cupti, graph, none, base, graph_method="cuda-graph", cupti_mhz=None, ncu_mhz=None):
     harness = {"events": {"median_s": events, "status": "clean", "method": "cuda-event"},
-               "cupti": {"median_s": cupti, "status": "clean", "method": "cupti-kernel-timestamps"},
+               "cupti": {"median_s": cupti, "status": "clean", "method": "cupti-kernel-timestamps", "sm_clock_mhz": cupti_mhz},
                "graph": {"median_s": graph, "status": "CAPPED", "method": graph_method}}
-    return CrosscheckRow.from_results(case_id, harness, {"none": [none, none * 1.1, none * 0.9], "base": [base]})
+    return CrosscheckRow.from_results(case_id, harness, {"none": [none, none * 1.1, none * 0.9], "base": [base]},
+                                      {"none": ncu_mhz} if ncu_mhz else None)
 
 
 def test_the_table_shows_medians_ratios_and_status_and_agreement_says_which_timer_misses():
     rows = [_row("gemm-1024", 12e-6, 8.8e-6, 9.5e-6, 8.6e-6, 9.9e-6),
-            _row("gemm-8192", 1.64e-3, 1.612e-3, 1.60e-3, 1.60e-3, 1.80e-3, graph_method="cuda-event")]
+            _row("gemm-8192", 1.64e-3, 1.612e-3, 1.60e-3, 1.60e-3, 1.80e-3, graph_method="cuda-event", cupti_mhz=1755.0, ncu_mhz=1980.0)]
     assert rows[0].ratio("cupti") == pytest.approx(8.8 / 8.6) and rows[0].ratio("base") == pytest.approx(9.9 / 8.6)
     text = table(rows)
     header, _, first, second = text.splitlines()
     assert header.split()[:3] == ["case", "events", "us"]
     assert first.split() == ["gemm-1024", "12.00", "8.80", "9.50", "8.60", "9.90", "1.3953", "1.0233", "1.1047", "1.1512",
-                             "clean/clean/CAPPED"]
-    assert second.split()[-2:] == ["as", "cuda-event"]  # the graph timer fell back: said in its status
+                             "-/-", "-", "clean/clean/CAPPED"]
+    assert math.isnan(rows[0].cycle_ratio())  # no clock on either side: no cycle ratio
+    assert rows[1].cycle_ratio() == pytest.approx(1612 * 1755 / (1600 * 1980))  # CUPTI slower only by its lower clock
+    assert second.split()[-5:] == ["1755/1980", "0.8930", "clean/clean/CAPPED", "as", "cuda-event"]  # the fallback said in its status
     lines = agreement(rows)
     assert lines[1] == "cupti / ncu none over 2 cases: 1.0075 .. 1.0233 (misses +-2% by 0.33%)"
     assert lines[0].startswith("events / ncu none over 2 cases: 1.0250 .. 1.3953 (misses")
@@ -128,11 +156,12 @@ class FakeSteps:
         self.commands.append(list(cmd))
         if "harness" in cmd:
             row = _row("gemm-a", 12e-6, 8.8e-6, 9.5e-6, 8.6e-6, 9.9e-6)
-            (self.out / "harness.json").write_text(json.dumps({"gemm-a": {t: {"median_s": s, "status": "clean"} for t, s in row.harness_s.items()}}))
+            (self.out / "harness.json").write_text(json.dumps({"gemm-a": {t: {"median_s": s, "status": "clean", "sm_clock_mhz": 1890.0}
+                                                                          for t, s in row.harness_s.items()}}))
             return type("Done", (), {"returncode": 0})()
         manifest = Path(cmd[cmd.index("--manifest") + 1])
         manifest.write_text(json.dumps({"cases": ["gemm-a", "gemm-a-vendor"], "count": 2}))
-        stdout.write(fake_ncu_csv(LAUNCH))
+        stdout.write(fake_ncu_csv(LAUNCH, LAUNCH_GHZ))
         return type("Done", (), {"returncode": self.ncu_exit})()
 
 
@@ -144,11 +173,14 @@ def test_run_times_with_the_harness_then_ncu_none_and_base_and_prints_one_table(
     harness, none, base = steps.commands
     assert harness[-8:] == ["--seed", "1", "--l2-flush", "write", "--timers", "events,cupti,graph", "--out", str(tmp_path / "harness.json")]
     assert none[:10] == ["ncu", "--profile-from-start", "off", "--clock-control", "none", "--cache-control", "all",
-                         "--metrics", "gpu__time_duration.sum", "--csv"]
+                         "--metrics", "gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second", "--csv"]
     assert base[4] == "base" and none[none.index("launch") + 1:][:4] == ["--suite", GEMM_SUITE, "-k", "1024"]
     out = capsys.readouterr().out
     assert "gemm-a" in out and "8.60" in out and "cupti / ncu none over 1 cases: 1.0233 .. 1.0233" in out
     assert (tmp_path / "crosscheck.md").read_text().startswith("| case |")
+    saved = json.loads((tmp_path / "crosscheck.json").read_text())[0]
+    assert saved["ncu_mhz"] == pytest.approx({"none": 1750.0, "base": 1750.0}) and saved["harness_mhz"]["cupti"] == 1890.0
+    assert "1890/1750" in out
 
 
 def test_a_failed_ncu_step_still_gives_the_table_and_exits_1(tmp_path, monkeypatch, capsys):
@@ -203,3 +235,14 @@ def test_the_l2_flush_mode_reaches_every_step_and_the_backend(tmp_path, monkeypa
     assert tool._backend("events", "read").flush_mode == "read" and tool._backend("events", "write").flush_mode == "write"
     with pytest.raises(SystemExit):
         tool.parser().parse_args(["run", "--suite", GEMM_SUITE, "--l2-flush", "invalidate"])
+
+
+def test_the_launch_floor_suite_builds_its_one_block_copy_and_offers_torchs_copy_beside_it():
+    """The floor cases the tool times for each timer's fixed cost: a real tilelang build of the
+    one-block copy (NVIDIA path, CPU box), one block of 128 threads, and torch's copy as vendor."""
+    pytest.importorskip("tilelang")
+    cases = tool.select([tool.load_sweep(str(ROOT / "backends" / "tools" / "crosscheck_floor_suite.py"))], None, [], no_best)
+    assert [c.case_id for c in cases] == ["copy_floor-N128-f32-threads128", "copy_floor-N128-f32-vendor"]
+    built = tool._compile_all(tool._backend("events", "write"), cases, tool._options("events", "write"))
+    plan = built["copy_floor-N128-f32-threads128"].plan
+    assert list(built) == ["copy_floor-N128-f32-threads128"] and plan.features["grid"] == 1 and plan.threads == 128

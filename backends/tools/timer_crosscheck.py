@@ -13,12 +13,14 @@ then, one subprocess each:
    the suites' default policy) once per timer (``--tlbench-nvidia-timer`` choices), the
    median and its status (clean / DRIFT / CAPPED) per timer -> DIR/harness.json;
 2. ``launch`` under ``ncu --clock-control none`` and again under ``--clock-control base``
-   (``--metrics gpu__time_duration.sum``, profiled from ``cudaProfilerStart`` on): ``count``
+   (``--metrics gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second``: each kernel's time
+   and the SM clock it ran at; profiled from ``cudaProfilerStart`` on): ``count``
    calls of each case, each after the same L2 flush the timers use (ncu ``--cache-control
    all``; with ``--no-flush``: no flush, ``--cache-control none``) -> DIR/ncu-none.csv, ncu-base.csv;
    ``--l2-flush`` picks how the timers' flush empties L2 (``--tlbench-nvidia-l2-flush``: ``write``,
    the default, leaves dirty lines; ``read`` clean ones, as ncu's cache control does);
-3. ``table``: one table (medians in us; each timer / ncu none; ncu base / none) and one line per
+3. ``table``: one table (medians in us; each timer / ncu none; ncu base / none; the SM clock of
+   CUPTI's batches by NVML beside ncu's, and CUPTI / ncu scaled to cycles) and one line per
    timer saying whether it lies within +-2 % of ncu none -> stdout, DIR/crosscheck.md, .json.
 ``table DIR`` re-makes step 3 from the files.  Bad arguments: one line, exit 2.
 """
@@ -29,14 +31,15 @@ import argparse
 import importlib.util
 import json
 import shutil
+import statistics
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from tlbench.backends.nvidia.flush_choice import FLUSH_MODES
-from tlbench.backends.tools.timer_table import NCU_MODES, TIMERS, CrosscheckRow, agreement, calls_by_case
-from tlbench.backends.tools.timer_table import markdown, ncu_kernel_rows, table
+from tlbench.backends.tools.timer_table import CLOCK_METRIC, METRIC, NCU_MODES, TIMERS, CrosscheckRow, agreement
+from tlbench.backends.tools.timer_table import calls_by_case, clock_by_case, markdown, ncu_clock_rows, ncu_kernel_rows, table
 
 ME = [sys.executable, "-m", "tlbench.backends.tools.timer_crosscheck"]
 MARKER_CYCLES = 1000
@@ -159,7 +162,8 @@ def run_harness(args) -> int:
             rec = outcome.record or {}
             if outcome.status == "timed":
                 entry = {"median_s": rec["summary"]["median"], "status": rec["summary"]["status"], "n": rec["summary"]["n"],
-                         "method": rec.get("method"), "check_ok": (rec.get("check") or {}).get("ok"), "notes": rec.get("notes", [])}
+                         "method": rec.get("method"), "check_ok": (rec.get("check") or {}).get("ok"),
+                         "sm_clock_mhz": kept_batch_clock(rec), "notes": rec.get("notes", [])}
             else:
                 stage = f" [{outcome.stage}]" if outcome.stage else ""
                 entry = {"median_s": None, "status": f"{outcome.status}{stage}", "reason": outcome.reason}
@@ -168,6 +172,14 @@ def run_harness(args) -> int:
         session.close()
     Path(args.out).write_text(json.dumps(results, indent=1) + "\n")
     return 0
+
+
+def kept_batch_clock(record: dict[str, Any]) -> float | None:
+    """The median NVML SM clock (MHz) read after each batch the record's samples come from (a
+    re-measured record's dropped first attempt left out); None without telemetry."""
+    batches = (record.get("measurement") or {}).get("batches") or ()
+    clocks = [b["telemetry"]["sm_clock_mhz"] for b in batches if not b.get("dropped") and (b.get("telemetry") or {}).get("sm_clock_mhz")]
+    return float(statistics.median(clocks)) if clocks else None
 
 
 def run_launch(args) -> int:
@@ -217,7 +229,7 @@ def run_launch(args) -> int:
 
 def ncu_command(mode: str, flush: bool, launch_args: Sequence[str]) -> list[str]:
     return ["ncu", "--profile-from-start", "off", "--clock-control", mode, "--cache-control", "all" if flush else "none",
-            "--metrics", "gpu__time_duration.sum", "--csv", *ME, "launch", *launch_args]
+            "--metrics", f"{METRIC},{CLOCK_METRIC}", "--csv", *ME, "launch", *launch_args]
 
 
 def selection_args(args) -> list[str]:
@@ -258,6 +270,7 @@ def make_table(out_dir: str) -> int:
         raise UsageProblem(f"{out / 'harness.json'}: no such file (made by the harness step of run)")
     harness = json.loads((out / "harness.json").read_text())
     ncu: dict[str, dict[str, list[float]]] = {}
+    clocks: dict[str, dict[str, float]] = {}
     status = 0
     for mode in NCU_MODES:
         csv_path, manifest_path = out / f"ncu-{mode}.csv", out / f"manifest-{mode}.json"
@@ -265,16 +278,20 @@ def make_table(out_dir: str) -> int:
             continue
         manifest = json.loads(manifest_path.read_text())
         try:
-            ncu[mode] = calls_by_case(ncu_kernel_rows(csv_path.read_text()), manifest["cases"], manifest["count"])
+            text = csv_path.read_text()
+            ncu[mode] = calls_by_case(ncu_kernel_rows(text), manifest["cases"], manifest["count"])
+            clocks[mode] = clock_by_case(ncu_kernel_rows(text), ncu_clock_rows(text), manifest["cases"])
         except (OSError, ValueError) as exc:
             print(f"timer_crosscheck: {csv_path}: {exc}", file=sys.stderr)
             status = 1
-    rows = [CrosscheckRow.from_results(cid, timers, {m: ncu[m].get(cid, []) for m in ncu}) for cid, timers in harness.items()]
+    rows = [CrosscheckRow.from_results(cid, timers, {m: ncu[m].get(cid, []) for m in ncu}, {m: clocks[m].get(cid) for m in clocks})
+            for cid, timers in harness.items()]
     lines = [table(rows), "", *agreement(rows)]
     print("\n".join(lines))
     (out / "crosscheck.md").write_text(markdown(rows) + "\n\n" + "\n".join(f"- {a}" for a in agreement(rows)) + "\n")
     (out / "crosscheck.json").write_text(json.dumps([{"case_id": r.case_id, "harness_s": r.harness_s, "status": r.status,
-                                                       "ncu_s": r.ncu_s} for r in rows], indent=1) + "\n")
+                                                       "ncu_s": r.ncu_s, "harness_mhz": r.harness_mhz, "ncu_mhz": r.ncu_mhz}
+                                                      for r in rows], indent=1) + "\n")
     return status
 
 
