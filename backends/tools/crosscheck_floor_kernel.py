@@ -34,4 +34,8 @@ def reference(A):
 
 
 def torch_copy(A):
-    return A.clone()
+    """torch's copy as one elementwise kernel (``A.clone()`` of a contiguous tensor is a
+    device-to-device memcpy, which neither CUPTI's kernel records nor ncu would see)."""
+    import torch
+
+    return torch.mul(A, 1.0)
