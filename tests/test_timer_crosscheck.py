@@ -26,7 +26,8 @@ MARKER, FLUSH, GEMM, CUBLAS, SPLITK = "spin_kernel", "FillFunctor<unsigned char>
 def fake_ncu_csv(kernels: list[tuple[str, float]], clocks_ghz: list[str] | None = None) -> str:
     """ncu --csv text for these (name, microseconds) launches, IDs in order, units varying, with
     ncu's own lines and a second metric in between (both must be ignored); with ``clocks_ghz``,
-    each kernel's SM clock row too (as ncu writes it: GHz as ``cycle/nsecond``, or ``n/a``)."""
+    each kernel's SM clock row too (as ncu writes it: ``hz`` with thousands separators, or
+    ``cycle/nsecond``, or ``n/a``)."""
     head = '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"'
     lines = ["==PROF== Connected to process 4242", head]
     for i, (name, us) in enumerate(kernels):
@@ -35,7 +36,9 @@ def fake_ncu_csv(kernels: list[tuple[str, float]], clocks_ghz: list[str] | None 
         lines.append(",".join(f'"{c}"' for c in [*row, "gpu__time_duration.sum", unit, value]))
         lines.append(",".join(f'"{c}"' for c in [*row, "sm__throughput.avg.pct_of_peak_sustained_elapsed", "%", "50.0"]))
         if clocks_ghz:
-            lines.append(",".join(f'"{c}"' for c in [*row, "sm__cycles_elapsed.avg.per_second", "cycle/nsecond", clocks_ghz[i]]))
+            ghz = clocks_ghz[i]
+            unit, value = ("hz", f"{float(ghz) * 1e9:,.2f}") if i % 2 and ghz != "n/a" else ("cycle/nsecond", ghz)  # ncu 2025.3 writes hz
+            lines.append(",".join(f'"{c}"' for c in [*row, "sm__cycles_elapsed.avg.per_second", unit, value]))
     return "\n".join([*lines, "==PROF== Disconnected from process 4242"]) + "\n"
 
 
@@ -112,10 +115,8 @@ def test_the_table_shows_medians_ratios_and_status_and_agreement_says_which_time
     header, _, first, second = text.splitlines()
     assert header.split()[:3] == ["case", "events", "us"]
     assert first.split() == ["gemm-1024", "12.00", "8.80", "9.50", "8.60", "9.90", "1.3953", "1.0233", "1.1047", "1.1512",
-                             "-/-", "-", "clean/clean/CAPPED"]
-    assert math.isnan(rows[0].cycle_ratio())  # no clock on either side: no cycle ratio
-    assert rows[1].cycle_ratio() == pytest.approx(1612 * 1755 / (1600 * 1980))  # CUPTI slower only by its lower clock
-    assert second.split()[-5:] == ["1755/1980", "0.8930", "clean/clean/CAPPED", "as", "cuda-event"]  # the fallback said in its status
+                             "-/-", "clean/clean/CAPPED"]  # no clock on either side
+    assert second.split()[-4:] == ["1755/1980", "clean/clean/CAPPED", "as", "cuda-event"]  # the fallback said in its status
     lines = agreement(rows)
     assert lines[1] == "cupti / ncu none over 2 cases: 1.0075 .. 1.0233 (misses +-2% by 0.33%)"
     assert lines[0].startswith("events / ncu none over 2 cases: 1.0250 .. 1.3953 (misses")

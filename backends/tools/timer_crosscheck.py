@@ -19,8 +19,8 @@ then, one subprocess each:
    all``; with ``--no-flush``: no flush, ``--cache-control none``) -> DIR/ncu-none.csv, ncu-base.csv;
    ``--l2-flush`` picks how the timers' flush empties L2 (``--tlbench-nvidia-l2-flush``: ``write``,
    the default, leaves dirty lines; ``read`` clean ones, as ncu's cache control does);
-3. ``table``: one table (medians in us; each timer / ncu none; ncu base / none; the SM clock of
-   CUPTI's batches by NVML beside ncu's, and CUPTI / ncu scaled to cycles) and one line per
+3. ``table``: one table (medians in us; each timer / ncu none; ncu base / none; the SM clock NVML
+   read after CUPTI's batches beside the one ncu read during the kernel) and one line per
    timer saying whether it lies within +-2 % of ncu none -> stdout, DIR/crosscheck.md, .json.
 ``table DIR`` re-makes step 3 from the files.  Bad arguments: one line, exit 2.
 """

@@ -16,8 +16,9 @@ Contract:
 - ``table(rows)``: ``CrosscheckRow``s as one fixed-width text table (medians in us, each
   harness timer / ncu ``--clock-control none``, and ncu base / none; a timer that fell back to
   another method has its status say ``as <method>``); ``markdown(rows)`` the
-  same as a Markdown table (both with the SM clock CUPTI's batches ran at, by NVML, beside the
-  one ncu read, and CUPTI / ncu scaled to cycles by those clocks); ``agreement(rows)`` one line per timer: its ratio range to ncu none
+  same as a Markdown table (both with the SM clock NVML read after CUPTI's batches beside the
+  one ncu read during the kernel: NVML's reading lags a clock that drops within a kernel, so the
+  two differ under heavy load and only ncu's is the kernel's); ``agreement(rows)`` one line per timer: its ratio range to ncu none
   and whether it lies within +-2 %.
 """
 
@@ -131,7 +132,7 @@ class CrosscheckRow:
     harness_s: dict[str, float] = field(default_factory=dict)  # timer -> median seconds
     status: dict[str, str] = field(default_factory=dict)  # timer -> clean / DRIFT / CAPPED / why not timed
     ncu_s: dict[str, float] = field(default_factory=dict)  # clock-control mode -> median seconds
-    harness_mhz: dict[str, float] = field(default_factory=dict)  # timer -> median NVML SM clock of its kept batches
+    harness_mhz: dict[str, float] = field(default_factory=dict)  # timer -> median NVML SM clock after its kept batches
     ncu_mhz: dict[str, float] = field(default_factory=dict)  # clock-control mode -> median SM clock ncu read
 
     @classmethod
@@ -153,12 +154,6 @@ class CrosscheckRow:
         row.ncu_mhz = {mode: float(mhz) for mode, mhz in (ncu_clock or {}).items() if mhz}
         return row
 
-    def cycle_ratio(self, timer: str = "cupti") -> float:
-        """(``timer``'s median x its NVML SM clock) / (ncu none's median x the clock ncu read): the
-        ratio with each time scaled to cycles, so a gap that is only a clock difference reads 1."""
-        parts = (self.harness_s.get(timer), self.harness_mhz.get(timer), self.ncu_s.get("none"), self.ncu_mhz.get("none"))
-        return parts[0] * parts[1] / (parts[2] * parts[3]) if all(parts) else math.nan
-
     def ratio(self, timer: str) -> float:
         """``timer`` / ncu none (``base`` for ncu base / none); nan when either is missing."""
         value = self.ncu_s.get("base") if timer == "base" else self.harness_s.get(timer)
@@ -175,7 +170,7 @@ def _ratio(value: float) -> str:
 
 
 HEADER = ["case", *(f"{t} us" for t in TIMERS), *(f"ncu {m} us" for m in NCU_MODES),
-          *(f"{t}/ncu" for t in TIMERS), "base/none", "MHz cupti/ncu", "cycles cupti/ncu", "status e/c/g"]
+          *(f"{t}/ncu" for t in TIMERS), "base/none", "SM MHz nvml/ncu", "status e/c/g"]
 
 
 def _mhz(row: CrosscheckRow) -> str:
@@ -184,7 +179,7 @@ def _mhz(row: CrosscheckRow) -> str:
 
 def _cells(row: CrosscheckRow) -> list[str]:
     return [row.case_id, *(_us(row.harness_s.get(t)) for t in TIMERS), *(_us(row.ncu_s.get(m)) for m in NCU_MODES),
-            *(_ratio(row.ratio(t)) for t in TIMERS), _ratio(row.ratio("base")), _mhz(row), _ratio(row.cycle_ratio()),
+            *(_ratio(row.ratio(t)) for t in TIMERS), _ratio(row.ratio("base")), _mhz(row),
             "/".join(row.status.get(t, "-") for t in TIMERS)]
 
 
