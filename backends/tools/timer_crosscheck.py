@@ -182,10 +182,10 @@ def kept_batch_clock(record: dict[str, Any]) -> float | None:
     return float(statistics.median(clocks)) if clocks else None
 
 
-def run_launch(args) -> int:
-    """ncu's target: marker, separator, marker, then per case ``count`` x (separator, call) and a marker."""
-    import torch
-
+def timed_calls(args) -> tuple[Any, list[tuple[str, Callable[[], Any], Callable[[], Any]]]]:
+    """The selected cases built, each as (case id, the exact call the timers time, the L2 flush
+    before it), with the backend that made them; a kernel that did not build is left out, said
+    on stderr."""
     from tlbench.harness.core.cases import VendorCase
 
     cases = _cases(args)
@@ -202,6 +202,14 @@ def run_launch(args) -> int:
             inputs[case.problem] = backend.make_inputs(case.problem, args.seed)
         timer = backend.timer(runnable, inputs[case.problem], not args.no_flush)
         calls.append((case.case_id, timer.fn, timer.flush))
+    return backend, calls
+
+
+def run_launch(args) -> int:
+    """ncu's target: marker, separator, marker, then per case ``count`` x (separator, call) and a marker."""
+    import torch
+
+    backend, calls = timed_calls(args)
     byte = torch.zeros(1, dtype=torch.uint8, device=backend.device)
     separator = (lambda flush: flush) if not args.no_flush else (lambda _flush: byte.zero_)
     if not calls:

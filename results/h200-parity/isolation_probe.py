@@ -1,27 +1,32 @@
-"""Does a GEMM take longer when it starts from an idle GPU, as each kernel does under ncu?
+"""Does a kernel take longer when it starts from an idle GPU, as each kernel does under ncu?
 
 ncu serialises: every profiled kernel starts after a pause of milliseconds, while the harness's
-CUPTI batch queues (L2 flush, call) pairs back to back.  Per size, cuBLAS ``A @ B.T`` fp16 and a
-one-block torch op (the launch floor) are timed by CUPTI kernel timestamps (the harness's own
-``profile_kernels``), each call after the harness's write flush (a buffer of twice L2 zeroed):
-``back-to-back`` (40 pairs queued, one sync), and ``gap 1 ms`` / ``gap 10 ms`` (each pair
-followed by a sync and a host sleep).  Medians in us (memsets a cuBLAS call queues left out),
-and each gap mode / back-to-back.
-Run on a GPU host from the repository root: ``python3 results/h200-parity/isolation_probe.py``.
+CUPTI batch queues (L2 flush, call) pairs back to back.  Each selected case (the timer
+cross-check's selection: ``--suite``, ``--case``, ``-k``; built by its ``timed_calls``, so the
+exact call and flush the timers time) is timed by CUPTI kernel timestamps (the harness's
+``profile_kernels``) in three modes: ``back-to-back`` (40 pairs queued, one sync), ``gap 1 ms`` and
+``gap 10 ms`` (each pair followed by a sync and a host sleep).  Medians in us of each call's
+kernels (the flush's and memsets left out), and each gap mode / back-to-back.
+On a GPU host from the repository root, tlbench importable:
+``python3 results/h200-parity/isolation_probe.py --suite SUITE.py --case ID [--case ID ...]``.
 """
 
+import argparse
 import statistics
+import sys
 import time
 
 import torch
 
 from tlbench.backends.nvidia.timing import profile_kernels
+from tlbench.backends.tools.timer_crosscheck import timed_calls
 
 CALLS = 40
 MODES = {"back-to-back": None, "gap 1 ms": 1e-3, "gap 10 ms": 10e-3}
 
 
-def kernel_us(fn, flush, gap_s: float | None) -> float:
+def call_us(fn, flush, gap_s: float | None) -> float:
+    """The median over CALLS calls of the summed span of each call's own kernels."""
     def calls():
         for _ in range(CALLS):
             flush()
@@ -31,31 +36,39 @@ def kernel_us(fn, flush, gap_s: float | None) -> float:
                 time.sleep(gap_s)
 
     flush_names = {name for name, _, _ in profile_kernels(flush)}
-    events = sorted(profile_kernels(calls), key=lambda e: e[1])
-    spans = [end - start for name, start, end in events if name not in flush_names and "memset" not in name.lower()]
-    return statistics.median(spans)
+    per_call, current = [], None
+    for name, start, end in sorted(profile_kernels(calls), key=lambda e: e[1]):
+        if name in flush_names:
+            current = None
+        elif "memset" not in name.lower():
+            if current is None:
+                per_call.append(0.0)
+                current = len(per_call) - 1
+            per_call[current] += end - start
+    if len(per_call) != CALLS:
+        sys.exit(f"isolation_probe: {len(per_call)} calls split at the flush, expected {CALLS}")
+    return statistics.median(per_call)
 
 
 def main() -> None:
-    props = torch.cuda.get_device_properties(0)
-    buffer = torch.empty(2 * props.L2_cache_size, dtype=torch.uint8, device="cuda")
-    flush = buffer.zero_
-    print("case  " + "  ".join(f"{m} us" for m in MODES) + "  " + "  ".join(f"{m} / back-to-back" for m in list(MODES)[1:]))
-    row = torch.randn(128, device="cuda")
-    cases = [("floor: torch mul of 128 floats", lambda: torch.mul(row, 1.0))]
-    for n in (1024, 2048, 4096, 8192):
-        a = torch.randn(n, n, dtype=torch.float16, device="cuda")
-        b = torch.randn(n, n, dtype=torch.float16, device="cuda")
-        cases.append((f"cuBLAS {n}^3", lambda a=a, b=b: a @ b.T))
-    for label, fn in cases:
+    cli = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    cli.add_argument("--suite", action="append", required=True)
+    cli.add_argument("--case", action="append")
+    cli.add_argument("-k", default=None)
+    args = cli.parse_args()
+    args.seed, args.l2_flush, args.no_flush = 1, "write", False
+    _, calls = timed_calls(args)
+    names = list(MODES)
+    print("case  " + "  ".join(f"{m} us" for m in names) + "  " + "  ".join(f"{m} / back-to-back" for m in names[1:]))
+    for case_id, fn, flush in calls:
         for _ in range(10):
             flush()
             fn()
         torch.cuda.synchronize()
-        medians = {mode: kernel_us(fn, flush, gap) for mode, gap in MODES.items()}
+        medians = {mode: call_us(fn, flush, gap) for mode, gap in MODES.items()}
         base = medians["back-to-back"]
-        print(f"{label}  " + "  ".join(f"{v:.2f}" for v in medians.values()) + "  "
-              + "  ".join(f"{medians[m] / base:.4f}" for m in list(MODES)[1:]))
+        print(f"{case_id}  " + "  ".join(f"{v:.2f}" for v in medians.values()) + "  "
+              + "  ".join(f"{medians[m] / base:.4f}" for m in names[1:]), flush=True)
 
 
 if __name__ == "__main__":
