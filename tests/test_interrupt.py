@@ -40,6 +40,13 @@ SLOW = "bn128-bk48"  # the TEST-ONLY slow child compiler's config
 WAIT_S = 120.0  # generous: how long the gate file may take to appear, and the run to end after the signal
 
 
+def _as_a_foreground_job() -> None:
+    """In the child before exec: Ctrl-C's default action, as a terminal's job has it.  A test
+    process started with SIGINT ignored (nohup, or ``&`` in a non-interactive shell) would hand
+    that on, and Python installs no KeyboardInterrupt handler for an ignored SIGINT."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start(tmp_path: Path, configs, *options: str) -> tuple[subprocess.Popen, Path]:
     (tmp_path / "conftest.py").write_text(fake_backend.CONFTEST)
     (tmp_path / "test_interrupt_suite.py").write_text(SUITE.replace("CONFIGS", repr(configs)))
@@ -51,6 +58,7 @@ def _start(tmp_path: Path, configs, *options: str) -> tuple[subprocess.Popen, Pa
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--tlbench-backend=fake", "--tlbench-seed=3",
          "--benchmark-json=out.json", *options],
         cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,  # its own process group
+        preexec_fn=_as_a_foreground_job,
     )
     log.close()
     return proc, gate
