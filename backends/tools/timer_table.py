@@ -18,8 +18,8 @@ Contract:
   another method has its status say ``as <method>``); ``markdown(rows)`` the
   same as a Markdown table (both with the SM clock NVML read after CUPTI's batches beside the
   one ncu read during the kernel: NVML's reading lags a clock that drops within a kernel, so the
-  two differ under heavy load and only ncu's is the kernel's); ``agreement(rows)`` one line per timer: its ratio range to ncu none
-  and whether it lies within +-2 %.
+  two differ under heavy load and only ncu's is the kernel's); ``agreement(rows)`` one line
+  per timer: its ratio range to ncu none and whether it lies within +-2 %.
 """
 
 from __future__ import annotations
