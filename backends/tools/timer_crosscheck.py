@@ -287,8 +287,9 @@ def make_table(out_dir: str) -> int:
         manifest = json.loads(manifest_path.read_text())
         try:
             text = csv_path.read_text()
-            ncu[mode] = calls_by_case(ncu_kernel_rows(text), manifest["cases"], manifest["count"])
-            clocks[mode] = clock_by_case(ncu_kernel_rows(text), ncu_clock_rows(text), manifest["cases"])
+            kernel_rows = ncu_kernel_rows(text)
+            ncu[mode] = calls_by_case(kernel_rows, manifest["cases"], manifest["count"])
+            clocks[mode] = clock_by_case(kernel_rows, ncu_clock_rows(text), manifest["cases"])
         except (OSError, ValueError) as exc:
             print(f"timer_crosscheck: {csv_path}: {exc}", file=sys.stderr)
             status = 1

@@ -18,6 +18,7 @@ import time
 
 import torch
 
+from tlbench.backends.nvidia.flush_choice import split_at_flushes
 from tlbench.backends.nvidia.timing import profile_kernels
 from tlbench.backends.tools.timer_crosscheck import timed_calls
 
@@ -36,17 +37,11 @@ def call_us(fn, flush, gap_s: float | None) -> float:
                 time.sleep(gap_s)
 
     flush_names = {name for name, _, _ in profile_kernels(flush)}
-    per_call, current = [], None
-    for name, start, end in sorted(profile_kernels(calls), key=lambda e: e[1]):
-        if name in flush_names:
-            current = None
-        elif "memset" not in name.lower():
-            if current is None:
-                per_call.append(0.0)
-                current = len(per_call) - 1
-            per_call[current] += end - start
-    if len(per_call) != CALLS:
-        sys.exit(f"isolation_probe: {len(per_call)} calls split at the flush, expected {CALLS}")
+    events = sorted(profile_kernels(calls), key=lambda e: e[1])
+    per_call, before = split_at_flushes(((name, end - start) for name, start, end in events if "memset" not in name.lower()),
+                                        flush_names)
+    if before is not None or len(per_call) != CALLS or any(c <= 0 for c in per_call):
+        sys.exit(f"isolation_probe: the kernels did not split at the flush into {CALLS} calls with kernels")
     return statistics.median(per_call)
 
 
