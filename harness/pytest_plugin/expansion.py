@@ -46,7 +46,7 @@ def expand(sweep: Sweep, state: Any) -> list[BenchItem]:
             device = device_of(state, backend) if sweep.best_configs and sweep.applies_to(backend) else None
             items += [
                 BenchItem(backend, kind, c, tuple(sweep.skip_on))
-                for c in sweep.cases(backend, state.scope, device=device, load_best=load_best)
+                for c in sweep.cases(backend, state.scope, device=device, load_best=load_best, dialect=state.registry.dialect(backend))
                 if kind == "device" or c.label is None
             ]
             if kind == "device":
@@ -59,7 +59,7 @@ def diagnose_space(sweep: Sweep, state: Any) -> list[SpaceDiagnostics]:
     """The search space per backend and problem, before anything compiles (seed section 5.3)."""
     out = []
     for backend_name in state.backends():
-        configs = sweep.configs_for(backend_name, state.scope)
+        configs = sweep.configs_for(backend_name, state.scope, state.registry.dialect(backend_name))
         if not sweep.applies_to(backend_name) or not configs or state.registry.compile_blocker(backend_name):
             continue
         backend = state.registry.get(backend_name)
