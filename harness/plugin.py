@@ -202,7 +202,7 @@ def pytest_generate_tests(metafunc):
     _start_workers_early(metafunc.config, state)
     items = expand(sweep, state)
     run_preflight(items, state)  # the suite's own code, on CPU, before anything compiles
-    diagnostics = diagnose_space(sweep, state)
+    diagnostics = [] if metafunc.config.getoption("tlbench_preflight_only") else diagnose_space(sweep, state)
     state.diagnostics += diagnostics
     state.sweeps[sweep.name] = {
         "description": sweep.description,

@@ -108,7 +108,12 @@ def suite_call(what: str, function: Callable[..., Any], values: Mapping[str, Any
     except Exception as exc:  # noqa: BLE001 - the suite's own code: its words, one line
         if is_device_error(exc):
             raise
-        raise SuiteCodeError(f"{what} raised {type(exc).__name__}: {one_line(str(exc))}" + (f" ({where})" if where else "")) from exc
+        raise SuiteCodeError(failure_words(what, exc, where)) from exc
+
+
+def failure_words(what: str, exc: BaseException, where: str = "") -> str:
+    """``<what> raised <Type> (<where>): <its words, one line>``: where first, so it is never cut."""
+    return f"{what} raised {type(exc).__name__}" + (f" ({where})" if where else "") + f": {one_line(str(exc))}"
 
 
 def bound_call(what: str, function: Callable[..., Any], values: Mapping[str, Any], positional: Sequence[Any] = (),
@@ -124,7 +129,7 @@ def bound_call(what: str, function: Callable[..., Any], values: Mapping[str, Any
         except Exception as exc:  # noqa: BLE001 - the suite's own code: its words, one line
             if is_device_error(exc) or isinstance(exc, SuiteCodeError):
                 raise
-            raise SuiteCodeError(f"{what} raised {type(exc).__name__}: {one_line(str(exc))}" + (f" ({where})" if where else "")) from exc
+            raise SuiteCodeError(failure_words(what, exc, where)) from exc
 
     return call
 
@@ -143,3 +148,12 @@ def callable_name(function: Any) -> str:
     inner = getattr(function, "__wrapped__", function)
     name = getattr(inner, "__qualname__", None) or getattr(inner, "__name__", None) or type(function).__name__
     return "a lambda" if name.endswith("<lambda>") else name
+
+
+def named_what(label: str, function: Any) -> str:
+    """``reference``, ``reference (a lambda)`` or ``reference ref_fn``: the role, then the name where it adds one."""
+    name = callable_name(function)
+    if name == "a lambda":
+        return f"{label} (a lambda)"
+    return label if name == label else f"{label} {name}"
+

@@ -260,7 +260,8 @@ class UserRule:
     def words(self) -> str:
         from tlbench.backends.kernels.generic.callables import callable_name
 
-        return f"check {callable_name(self.function)}"
+        name = callable_name(self.function)
+        return "user check (a lambda)" if name == "a lambda" else f"user check {name}()"
 
     def fits(self, dtype: str) -> str | None:
         return None

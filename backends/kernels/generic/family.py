@@ -43,7 +43,7 @@ from tlbench.harness.core.backend_api import SuiteCodeError
 from tlbench.harness.core.space import Refusal
 
 from tlbench.backends.kernels.generic import factory as factories
-from tlbench.backends.kernels.generic.callables import Takes, bound_call, callable_name, suite_call
+from tlbench.backends.kernels.generic.callables import Takes, bound_call, named_what, suite_call
 from tlbench.backends.kernels.generic.checks import rule_for
 from tlbench.backends.kernels.generic.loading import find_family, resolve
 from tlbench.backends.kernels.generic.tensors import KernelInputs, allocate, judge
@@ -123,7 +123,7 @@ class GenericFamily:
     def call(self, what: str, ref: Any, values: Mapping[str, Any], positional: Sequence[Any] = (),
              problem: DescribedProblem | None = None) -> Any:
         where = f"kernel {self.name}" + (f", problem {problem.problem_id}" if problem is not None else "")
-        return suite_call(f"{what} ({callable_name(self.resolved(ref))})", self.resolved(ref), values, positional, where)
+        return suite_call(named_what(what, self.resolved(ref)), self.resolved(ref), values, positional, where)
 
     def configs_for(self, dialect: str | None) -> list[DescribedConfig]:
         """The configs of ``dialect``'s body (one without axes where it declares none)."""
@@ -185,12 +185,17 @@ class GenericFamily:
 
     def _options(self, problem: DescribedProblem, config: DescribedConfig, dialect: str, body: Any) -> Mapping[str, Any]:
         """The pass configs / target of the jit that makes the body: the factory's own, or (a
-        plain function around a jit call) the inner jit's, read by building it once."""
+        plain function around a jit call) the inner jit's, read from the first build of that
+        dialect's body (one trace per dialect; a body that cannot be traced has none: its
+        build and the preflight say why)."""
         if factories._jit(body) is not None or not callable(body) or factories.is_compiled_kernel(body):
             return factories.jit_options(body)
-        key = ("options", dialect, problem, config)
+        key = ("options", dialect)
         if key not in self.memo:
-            self.memo[key] = factories.built(body, self.named(problem, config, None)).options
+            try:
+                self.memo[key] = factories.built(body, self.named(problem, config, None)).options
+            except Exception:  # noqa: BLE001 - reported by the preflight and by the build itself
+                self.memo[key] = factories.jit_options(None)
         return self.memo[key]
 
     def kernel_traits(self, problem: DescribedProblem, config: DescribedConfig, dialect: str) -> dict[str, Any]:
@@ -213,7 +218,9 @@ class GenericFamily:
         body = self.body_for(dialect)
         if body is None:
             raise ValueError(self.validate(problem, config, dialect))
-        return factories.prim_func(body, self.named(problem, config, None))
+        made = factories.built(body, self.named(problem, config, None))
+        self.memo.setdefault(("options", dialect), made.options)
+        return made.func
 
     def preflight(self, problem: DescribedProblem, dialect: str) -> tuple[list[str], list[str]]:
         from tlbench.backends.kernels.generic.preflight import preflight
@@ -286,7 +293,7 @@ class GenericFamily:
         if not self.vendor_check:
             label += " (speed reference, not checked)"
         where = f"kernel {self.name}, problem {case.problem.problem_id}"
-        run = bound_call(f"vendor ({callable_name(vendor)})", vendor, self.named(case.problem, None, dialect), inputs.inputs, where)
+        run = bound_call(named_what("vendor", vendor), vendor, self.named(case.problem, None, dialect), inputs.inputs, where)
         if timed:
             return run, label
         return (lambda: inputs.write_outputs(run()) if self.vendor_check else run()), label

@@ -28,7 +28,7 @@ from typing import Any, Iterable, Sequence
 from tlbench.harness.core import trace
 
 from tlbench.backends.kernels.generic import factory as factories
-from tlbench.backends.kernels.generic.callables import Takes, callable_name, did_you_mean, is_device_error, one_line
+from tlbench.backends.kernels.generic.callables import Takes, did_you_mean, is_device_error, named_what, one_line
 from tlbench.backends.kernels.generic.checks import UserRule, rule_for, spec_problems
 from tlbench.backends.kernels.generic.tensors import allocate, as_list, expected_shape_problem, torch_dtype
 
@@ -350,9 +350,7 @@ class _Preflight:
 
 
 def _label(label: str, function: Any) -> str:
-    name = callable_name(function)
-    label = "check" if label.startswith("check") else label
-    return f"{label} (a lambda)" if name == "a lambda" else f"{label} {name}"
+    return named_what("check" if label.startswith("check") else label, function)
 
 
 def _positional_and_offer(label: str, offered: set[str], per_problem: set[str]) -> tuple[int, set[str]]:
