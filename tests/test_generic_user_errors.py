@@ -131,3 +131,43 @@ def test_the_other_problems_are_timed_and_flops_is_told_the_dialect(run):
     record = timed["double-N1024-tile256"]
     assert record["check"]["ok"] and record["check"]["rule"] == "B: user check check()"
     assert record["throughput"]["tflops"] > 0  # flops(N, dialect) got "cuda"
+
+
+SPEED_REFERENCE_SUITE = '''
+import torch
+from tlbench import kernel_sweep
+from user_error_kernels import double
+
+SWEEP = kernel_sweep(
+    "speedref", {"cuda": double}, sizes={"N": 1024}, axes={"tile": [256]},
+    inputs=lambda device, N: [torch.randn(N, device=device)], reference=lambda a: a * 2,
+    vendor=lambda a: a * 3, vendor_label="a different product", vendor_check=False,  # would fail any check
+    kinds=("device",),
+)
+
+
+def test_speedref(tlbench):
+    tlbench.run()
+'''
+
+
+def test_a_speed_reference_vendor_is_timed_never_judged_and_labelled(tmp_path):
+    (tmp_path / "conftest.py").write_text(cpu_torch_backend.CONFTEST)
+    (tmp_path / "user_error_kernels.py").write_text(KERNELS)
+    (tmp_path / "test_speedref.py").write_text(SPEED_REFERENCE_SUITE)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "test_speedref.py", "-p", "no:cacheprovider", "--tlbench-backend=cputorch",
+         "--tlbench-max-samples=5", "--benchmark-json=out.json", "-q"],
+        capture_output=True, text=True, cwd=tmp_path, timeout=900,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    records = {b["extra_info"]["tlbench"]["case_id"]: b["extra_info"]["tlbench"] for b in json.loads((tmp_path / "out.json").read_text())["benchmarks"]}
+    vendor, kernel = records["speedref-N1024-vendor"], records["speedref-N1024-tile256"]
+    assert vendor["check"]["checked"] is False and vendor["check"]["rule"] == "not checked (speed reference)"
+    assert "vendor item: a different product (speed reference, not checked)" in vendor["notes"]
+    assert kernel["check"]["checked"] is True and kernel["check"]["rule"] == "B: tolerance(rtol=0.01, atol=0.01)"
+    assert "; a speed reference, not checked)" in done.stdout  # the summary's ratio line
+    report = subprocess.run([sys.executable, "-m", "tlbench", "report", "out.json"], capture_output=True, text=True,
+                            cwd=tmp_path, timeout=600)
+    assert "speed reference, not checked" in report.stdout and "checked by B: tolerance(rtol=0.01, atol=0.01)" in report.stdout
+
