@@ -66,3 +66,8 @@ class CpuTorchBackend(FakeBackend):
 
     def device_fault(self):
         return None  # CPU torch has no sticky device state
+
+
+def pytest_tlbench_register_backends(registry):
+    """``-p cpu_torch_backend`` (with tests/ on the path) registers it as "cputorch"."""
+    registry.register("cputorch", CpuTorchBackend)

@@ -157,3 +157,12 @@ def test_a_prim_func_and_a_compiled_kernel_object_are_taken_as_they_are(kernels,
         assert case.family.build(case.problem, case.config, "cuda").same_as(func)
         assert case.family.preflight(case.problem, "cuda") == ([], [])
         assert "__global__" in nvidia_sm90a.kernel_source(case)
+
+
+def test_per_body_configs_name_only_what_each_body_takes(kernels):
+    sweep = _sweep(kernels, axes=None, configs={"cuda": [{"block_M": 512, "threads": 256}], "ascend": [{"mode": "wide"}]})
+    assert [c.case_id for c in sweep.cases("nvidia", "smoke", dialect="cuda")] == ["copy-N65536-block_M512-threads256"]
+    assert [c.case_id for c in sweep.cases("ascend", "smoke", dialect="ascend")] == ["copy-N65536-modewide"]
+    with pytest.raises(ValueError, match="name dialect.s. npu that have no body"):
+        _sweep(kernels, axes={"cuda": {"block_M": [128], "threads": [128]}, "npu": {"mode": ["wide"]}})
+

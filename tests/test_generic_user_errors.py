@@ -171,3 +171,27 @@ def test_a_speed_reference_vendor_is_timed_never_judged_and_labelled(tmp_path):
                             cwd=tmp_path, timeout=600)
     assert "speed reference, not checked" in report.stdout and "checked by B: tolerance(rtol=0.01, atol=0.01)" in report.stdout
 
+
+def test_the_block_sparse_fp8_suite_runs_its_device_path_on_cpu_torch(tmp_path):
+    """suites/test_blocksparse_fp8.py as shipped, on the TEST-ONLY CPU torch device: inputs made
+    per tile (the mask's layout), the reference told the tile, the fp8 output judged by
+    steps(1), the dense vendor timed as a speed reference."""
+    import os
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root / "tests"), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", str(root / "suites" / "test_blocksparse_fp8.py"), "-p", "cpu_torch_backend",
+         "--tlbench-backend=cputorch", "--tlbench-scope=smoke", "--tlbench-kind=device", "--tlbench-max-samples=5",
+         "-p", "no:cacheprovider", "-q", f"--benchmark-json={tmp_path / 'out.json'}"],
+        capture_output=True, text=True, cwd=root, timeout=900, env=env,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    records = [b["extra_info"]["tlbench"] for b in json.loads((tmp_path / "out.json").read_text())["benchmarks"]]
+    kernels = [r for r in records if r["config"]]
+    assert len(kernels) == 6 and {r["check"]["rule"] for r in kernels} == {"C: steps(1)"}
+    assert all(r["check"]["ok"] and r["check"]["total"] == 1024 * 1024 for r in kernels)
+    (vendor,) = [r for r in records if not r["config"]]
+    assert vendor["check"]["checked"] is False
+

@@ -66,7 +66,7 @@ class ItemRunner:
         if outcome.status == "interrupted" or state.interrupt.seen:
             raise KeyboardInterrupt(INTERRUPTED_LINE)
         state.outcomes.append((nodeid, item, outcome))
-        if item.kind == "device" and state.device_progress is not None:
+        if item.kind == "device" and state.device_progress is not None and preflight is None:
             state.device_done += 1
             state.device_progress.update(state.device_done, len(state.phase_items))
         if outcome.status != "timed":

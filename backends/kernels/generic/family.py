@@ -17,7 +17,9 @@ describe themselves and every reader reads them without this object.
 - ``build``: the body for the backend's dialect (``bodies[dialect]``, else ``bodies["*"]``)
   through backends/kernels/generic/factory.py.
 - inputs: the suite's ``inputs`` gives the leading parameters (made per problem, or per the
-  part of the config it names: ``inputs_key``); tlbench allocates the rest (the outputs)
+  axes it names: ``inputs_key``; the reference, the vendor and the check then get those axes
+  too, never another: they are shared by every config with the same inputs); tlbench
+  allocates the rest (the outputs)
   from the PrimFunc; ``check`` judges each output by its rule against the suite's
   ``reference`` (backends/kernels/generic/checks.py); a vendor item with
   ``vendor_check=False`` is not judged (``checked`` False: a speed reference).
@@ -231,11 +233,24 @@ class GenericFamily:
     def inputs_takes(self) -> Takes | None:
         return Takes.of(self.resolved(self.inputs))
 
+    def inputs_axes(self, config: DescribedConfig) -> dict[str, Any]:
+        """The axes of ``config`` the suite's ``inputs`` names (all with ``**kwargs``): what the
+        inputs are made from, and so what the reference, the vendor and the check may read."""
+        takes = self.inputs_takes()
+        if takes is None:
+            return {}
+        return {k: v for k, v in config.values.items() if takes.var_keyword or k in takes.keyword}
+
     def inputs_key(self, problem: DescribedProblem, config: DescribedConfig) -> Any:
         """The problem, with the axes the suite's ``inputs`` names (inputs laid out by the tile)."""
-        takes = self.inputs_takes()
-        named = sorted(k for k in config.values if takes is not None and (takes.var_keyword or k in takes.keyword))
-        return problem if not named else (problem, tuple((k, config.values[k]) for k in named))
+        axes = self.inputs_axes(config)
+        return problem if not axes else (problem, tuple(sorted(axes.items())))
+
+    def answer_values(self, problem: DescribedProblem, axes: Mapping[str, Any], dialect: str | None) -> dict[str, Any]:
+        """The names offered to the reference, the vendor and the check: the sizes, constants,
+        ``dialect`` and the axes the inputs were made from (shared by every config whose inputs
+        are the same)."""
+        return {**self.named(problem, None, dialect), **axes}
 
     def output_specs(self, problem: DescribedProblem, config: DescribedConfig, dialect: str,
                      n_inputs: int) -> list[tuple[str, tuple[int, ...], str]]:
@@ -254,7 +269,7 @@ class GenericFamily:
         made = list(self.call("inputs", self.inputs, {**self.named(problem, config, dialect), "device": device}, problem=problem))
         specs = self.output_specs(problem, config, body_dialect, len(made))
         return KernelInputs(made + allocate(specs, device), len(made), output_names=tuple(s[0] for s in specs),
-                            output_dtypes=tuple(s[2] for s in specs))
+                            output_dtypes=tuple(s[2] for s in specs), axes=self.inputs_axes(config))
 
     def kernel_args(self, inputs: KernelInputs) -> tuple[Any, ...]:
         return tuple(inputs.args)
@@ -270,7 +285,8 @@ class GenericFamily:
         if self.reference is None:
             raise ValueError(f"kernel {self.name!r} declares no reference: pass reference= to kernel_sweep")
         if inputs.expected is None:
-            inputs.expected = self.call("reference", self.reference, self.named(problem, None, dialect), inputs.inputs, problem)
+            values = self.answer_values(problem, inputs.axes, dialect)
+            inputs.expected = self.call("reference", self.reference, values, inputs.inputs, problem)
         return inputs.expected
 
     def check(self, inputs: KernelInputs, problem: DescribedProblem, dialect: str | None = None, vendor: bool = False) -> CheckResult:
@@ -278,7 +294,7 @@ class GenericFamily:
             return CheckResult(True, float("nan"), float("nan"), 0, 0, float("nan"), float("nan"),
                                "a speed reference (vendor_check=False): its output is not judged", rule="", checked=False)
         expected = self.expected(inputs, problem, dialect)
-        values = self.named(problem, None, dialect)
+        values = self.answer_values(problem, inputs.axes, dialect)
 
         def user(rule: Any, out: Any, ref: Any) -> Any:
             return self.call("check", rule.function, values, (out, ref), problem)
@@ -293,7 +309,8 @@ class GenericFamily:
         if not self.vendor_check:
             label += " (speed reference, not checked)"
         where = f"kernel {self.name}, problem {case.problem.problem_id}"
-        run = bound_call(named_what("vendor", vendor), vendor, self.named(case.problem, None, dialect), inputs.inputs, where)
+        values = self.answer_values(case.problem, inputs.axes, dialect)
+        run = bound_call(named_what("vendor", vendor), vendor, values, inputs.inputs, where)
         if timed:
             return run, label
         return (lambda: inputs.write_outputs(run()) if self.vendor_check else run()), label

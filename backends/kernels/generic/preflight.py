@@ -6,7 +6,8 @@ family (``family.memo``); ``failures`` are those of the whole sweep plus those o
 ``problem``.  Nothing is lowered or compiled: the body is traced (its PrimFunc taken), and the
 suite's callables run at the smoke size on CPU, the body's first config:
 - names: every name the body and the callables require is given by a size, axis, constant
-  (or ``dialect`` / ``device``), checked for every problem and config; an axis or constant
+  (or ``dialect`` / ``device``), checked for every problem and config (flops and bytes_moved
+  get no axis; reference, vendor and check only the axes inputs takes); an axis or constant
   nothing takes is an error ("did you mean");
 - inputs: count, shapes and dtypes against the kernel's parameters;
 - outputs: allocated and poisoned as on the device (backends/output_poison.py); the
@@ -165,10 +166,11 @@ class _Preflight:
                 missing: list[tuple[str, str, set[str]]] = [(f"body {fname}", name, offered) for name in facts.required()
                                                             if name not in offered - {"dialect"}]
                 per_problem_values = set(self.family.named(problem, None, self.dialect))
+                answers = per_problem_values | set(self.family.inputs_axes(config))
                 for label, function in self.callables.items():
                     takes = Takes.of(function)
                     if takes is not None:
-                        positional, available = _positional_and_offer(label, offered, per_problem_values)
+                        positional, available = _positional_and_offer(label, offered, per_problem_values, answers)
                         missing += [(_label(label, function), name, available) for name in takes.unmet(available, positional)]
                 for who, name, available in missing:
                     close = did_you_mean(name, spare)
@@ -177,8 +179,12 @@ class _Preflight:
                         self.fail(f"{spare[given]} {given!r}", f"nothing takes it, and {who} takes {name!r}, which nothing gives",
                                   f"rename the {spare[given]} {given!r} to {name!r}", problem, per_problem=True)
                         continue
-                    hint = " (flops, bytes_moved and check are per problem: they get sizes and constants, no axis)" \
-                        if who.split()[0] in ("flops", "bytes_moved", "check") else ""
+                    hint = ""
+                    if name in offered and who.split()[0] in ("flops", "bytes_moved"):
+                        hint = " (flops and bytes_moved are per problem: they get sizes, constants and dialect, no axis)"
+                    elif name in offered and who.split()[0] in ("reference", "vendor", "check"):
+                        hint = (" (reference, vendor and check get only the axes inputs() takes: they are shared by every "
+                                "config whose inputs are the same; make inputs() take it too)")
                     self.fail(who, f"it takes {name!r}, which no size, axis or constant gives{did_you_mean(name, available)}{hint}",
                               "add it to sizes, axes or constants, or give it a default", problem, per_problem=True)
 
@@ -213,6 +219,7 @@ class _Preflight:
 
     def run_calls(self) -> None:
         values = self.family.named(self.problem, self.config, self.dialect)
+        answers = self.family.answer_values(self.problem, self.family.inputs_axes(self.config), self.dialect)
         try:
             func = factories.built(self.body, self.family.named(self.problem, self.config, None)).func
         except Exception as exc:  # noqa: BLE001 - tracing the body failed: the compile would too
@@ -240,11 +247,11 @@ class _Preflight:
         if "reference" not in self.callables:
             self.note("reference", "none declared: device items cannot be checked and fail")
             return
-        expected = as_list(self.call("reference", self.callables["reference"], values, made))
+        expected = as_list(self.call("reference", self.callables["reference"], answers, made))
         self.check_answers("reference", self.callables["reference"], expected, outputs, specs[len(made):])
-        self.check_poison(outputs, expected, rules, specs[len(made):], values)
+        self.check_poison(outputs, expected, rules, specs[len(made):], answers)
         if "vendor" in self.callables:
-            self.check_vendor(made, outputs, expected, rules, specs[len(made):], values)
+            self.check_vendor(made, outputs, expected, rules, specs[len(made):], answers)
 
     def run_others(self, values: dict[str, Any]) -> None:
         per_problem = self.family.named(self.problem, None, self.dialect)
@@ -353,14 +360,14 @@ def _label(label: str, function: Any) -> str:
     return named_what("check" if label.startswith("check") else label, function)
 
 
-def _positional_and_offer(label: str, offered: set[str], per_problem: set[str]) -> tuple[int, set[str]]:
+def _positional_and_offer(label: str, offered: set[str], per_problem: set[str], answers: set[str]) -> tuple[int, set[str]]:
     """How many tensors a callable gets positionally, and the names on offer to it."""
     if label == "inputs":
         return 0, offered | {"device"}
     if label in ("reference", "vendor"):
-        return 10**6, per_problem  # the inputs fill its positional slots (counted when it is called)
+        return 10**6, answers  # the inputs fill its positional slots (counted when it is called)
     if label.startswith("check"):
-        return 2, per_problem
+        return 2, answers
     if label in ("flops", "bytes_moved"):
         return 0, per_problem
     return 0, offered

@@ -67,6 +67,7 @@ class KernelInputs:
     expected: Any = field(default=None, repr=False)  # the reference's answer, computed once
     output_names: tuple[str, ...] = ()
     output_dtypes: tuple[str, ...] = ()  # the kernel's dtype name of each output
+    axes: dict[str, Any] = field(default_factory=dict)  # the config's axes the inputs were made from
 
     @property
     def inputs(self) -> list[Any]:
