@@ -236,6 +236,10 @@ class _Preflight:
             self.fail("inputs", f"it returned {type(made).__name__}, not a list of tensors", "return [tensor, ...]: the kernel's leading arguments")
             raise _Stop
         made = list(made)
+        elsewhere = sorted({str(t.device) for t in made if getattr(t.device, "type", "cpu") != "cpu"})
+        if elsewhere:
+            self.note("inputs", f"asked for device 'cpu', it made tensors on {', '.join(elsewhere)}: make them on the device "
+                                "argument (each backend passes its own)")
         try:
             specs = factories.parameter_specs(func)
         except Exception as exc:  # noqa: BLE001 - the device run would stop here too
@@ -323,7 +327,7 @@ class _Preflight:
         import torch
 
         for out, ref, rule, (name, _, dtype) in zip(outputs, expected, rules, specs):
-            ref = torch.as_tensor(ref).reshape(out.shape)
+            ref = torch.as_tensor(ref).to(out.device).reshape(out.shape)
             if isinstance(rule, UserRule):
                 verdict_ok = self.call("check", rule.function, values, (out, ref)) is None
             else:
@@ -347,8 +351,8 @@ class _Preflight:
         if not self.family.vendor_check:
             return
         for out, answer, ref, rule, (name, _, _) in zip(outputs, answers, expected, rules, specs):
-            out.copy_(torch.as_tensor(answer).reshape(out.shape))
-            ref = torch.as_tensor(ref).reshape(out.shape)
+            out.copy_(torch.as_tensor(answer).to(out.device).reshape(out.shape))
+            ref = torch.as_tensor(ref).to(out.device).reshape(out.shape)
             ok = self.call("check", rule.function, values, (out, ref)) is None if isinstance(rule, UserRule) else rule.judge(out, ref).ok
             if not ok:
                 words = "" if isinstance(rule, UserRule) else rule.judge(out, ref).detail
