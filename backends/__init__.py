@@ -1,13 +1,40 @@
 """Backends: the code that knows tilelang, torch and the accelerators.
 
-Importing this package makes ``import torch`` safe on a machine where ``torch_npu`` is
-installed but CANN is not: torch >= 2.5 auto-loads device backends registered under the
-``torch.backends`` entry point, and torch_npu's loader then fails the whole ``import torch``
-(missing ``libhccl.so``).  ``TORCH_DEVICE_BACKEND_AUTOLOAD=0`` turns that auto-load off; the
-Ascend backend imports torch_npu explicitly, where a failure becomes a skip reason.
-A value the user set is respected.
+Importing this package sets no environment variable.  Where ``torch_npu`` is installed
+(and only there) it imports torch once under ``TORCH_DEVICE_BACKEND_AUTOLOAD=0`` and then
+restores the variable as it was: torch >= 2.5 auto-loads device backends registered under
+the ``torch.backends`` entry point, and torch_npu's loader fails the whole ``import torch``
+on a machine without CANN (missing ``libhccl.so``); torch, once imported, stays importable.
+The Ascend backend imports torch_npu explicitly, where a failure becomes a skip reason.
+Where torch is already imported, or torch_npu is not installed, this does nothing.
 """
 
+import importlib.util
 import os
+import sys
 
-os.environ.setdefault("TORCH_DEVICE_BACKEND_AUTOLOAD", "0")
+AUTOLOAD = "TORCH_DEVICE_BACKEND_AUTOLOAD"
+
+
+def _torch_npu_installed() -> bool:
+    try:
+        return importlib.util.find_spec("torch_npu") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _import_torch_without_autoload() -> None:
+    if "torch" in sys.modules or not _torch_npu_installed():
+        return
+    before = os.environ.get(AUTOLOAD)
+    os.environ[AUTOLOAD] = "0" if before is None else before
+    try:
+        import torch  # noqa: F401  (imported once, without the device-backend auto-load)
+    except ImportError:
+        pass  # no torch at all: whoever needs it says so
+    finally:
+        if before is None:
+            os.environ.pop(AUTOLOAD, None)
+
+
+_import_torch_without_autoload()

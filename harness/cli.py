@@ -31,6 +31,7 @@ from tlbench.harness.results.judgement import Thresholds
 from tlbench.harness.results.journal import JournalError
 from tlbench.harness.results import plan_verdicts
 from tlbench.harness.commands import calibrate as calibrate_command
+from tlbench.harness.commands import check as check_command
 from tlbench.harness.commands import gate_options
 from tlbench.harness.commands.outputs import OutputRefused, guard
 from tlbench.harness.commands import dashboard as dashboard_command
@@ -83,7 +84,7 @@ def _installed_version() -> str:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tlbench", description="Compare, report and gate tlbench results (pytest-benchmark JSON).")
     parser.add_argument("--version", action="version", version=f"tlbench {_installed_version()}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{compare,report,baseline,nightly,recover,history,export,dashboard,calibrate,merge}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{compare,report,baseline,nightly,recover,history,export,dashboard,calibrate,merge,check}")
 
     cmp = sub.add_parser("compare", help="compare two runs (BASE NEW), or backends (--across-backends A B)",
                          description="Exit 0: no regression; 1: regression; 2: unusable input.")
@@ -121,6 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
     dashboard_command.register(sub)
     calibrate_command.register(sub)
     merge_command.register(sub)
+    check_command.register(sub)
     return parser
 
 

@@ -23,6 +23,7 @@ import pytest
 from tlbench.harness.core import trace
 from tlbench.harness.pytest_plugin import hookspecs
 from tlbench.harness.pytest_plugin.expansion import diagnose_space, expand
+from tlbench.harness.pytest_plugin.preflight import run_preflight
 from tlbench.harness.pytest_plugin.options import backend_option_values
 from tlbench.harness.pytest_plugin.options import pytest_addoption  # noqa: F401  (the hook, registered through this module)
 from tlbench.harness.pytest_plugin.state import KINDS, STATE, TlbenchState
@@ -186,9 +187,9 @@ def pytest_unconfigure(config):
 
 def pytest_report_collectionfinish(config, start_path, items):
     state = config.stash.get(STATE, None)
-    if state is None or not state.diagnostics:
+    if state is None or not (state.diagnostics or state.preflight_lines):
         return None
-    return [d.summary() for d in state.diagnostics]
+    return [f"[tlbench] {line}" for line in state.preflight_lines] + [d.summary() for d in state.diagnostics]
 
 
 def pytest_generate_tests(metafunc):
@@ -200,7 +201,8 @@ def pytest_generate_tests(metafunc):
     state = metafunc.config.stash[STATE]
     _start_workers_early(metafunc.config, state)
     items = expand(sweep, state)
-    diagnostics = diagnose_space(sweep, state)
+    run_preflight(items, state)  # the suite's own code, on CPU, before anything compiles
+    diagnostics = [] if metafunc.config.getoption("tlbench_preflight_only") else diagnose_space(sweep, state)
     state.diagnostics += diagnostics
     state.sweeps[sweep.name] = {
         "description": sweep.description,
@@ -267,6 +269,8 @@ def pytest_collection_finish(session):
         bench = state.items_by_id.get(callspec.params.get("tlbench_item")) if callspec else None
         if isinstance(bench, BenchItem):
             state.collected_ids.append(bench.item_id)
+        if isinstance(bench, BenchItem) and bench.item_id in state.preflight_failed:
+            continue  # it fails with its preflight line: never compiled, never in a phase
         if isinstance(bench, BenchItem) and bench.kind == "compile":
             state.compile_items.append(bench)
         if isinstance(bench, BenchItem) and bench.kind == "device":

@@ -152,7 +152,10 @@ SUITE_IDS = ROOT / "tests" / "fixtures" / "suite_case_ids.json"
 
 def _suite_sweep(name: str):
     import importlib.util
+    import sys
 
+    if str(ROOT / "suites") not in sys.path:  # a suite imports its sibling body module, as pytest's rootdir insertion allows
+        sys.path.insert(0, str(ROOT / "suites"))
     spec = importlib.util.spec_from_file_location(f"_golden_{Path(name).stem}", ROOT / "suites" / name)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

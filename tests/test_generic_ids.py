@@ -163,3 +163,24 @@ def test_a_suite_sibling_module_resolves_when_the_suite_is_loaded_outside_pytest
     out = subprocess.run([sys.executable, "-c", code], cwd="/", capture_output=True, text=True)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == "21"
+
+
+def test_a_sweep_subclass_written_before_dialects_is_called_as_before():
+    """The plugin tells a sweep the backend's dialect only where its methods take one."""
+    from tlbench.harness.core.sweep import Sweep
+    from tlbench.harness.pytest_plugin.expansion import _dialect
+
+    class Registry:
+        def dialect(self, backend):
+            return "cuda"
+
+    class State:
+        registry = Registry()
+
+    class OldSweep(Sweep):
+        def cases(self, backend, scope, device=None, load_best=None):
+            return []
+
+    old = OldSweep(name="old", problems=[], configs=[])
+    assert _dialect(old.cases, State(), "nvidia") == {}
+    assert _dialect(sweep().cases, State(), "nvidia") == {"dialect": "cuda"}

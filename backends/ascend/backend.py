@@ -22,6 +22,7 @@ from typing import Any
 import tilelang
 from tilelang.ascend.target import _make_ascend_target
 
+from tlbench.backends.output_poison import poison
 from tlbench.backends.ascend import limits, npu
 from tlbench.backends.ascend.schedule import PIPES, ScheduleFacts, install_z3_recorders, lower_with_schedule
 from tlbench.backends.ascend.profiles import PROFILES
@@ -261,10 +262,21 @@ class AscendBackend:
         import torch
 
         problem = runnable.problem if isinstance(runnable, VendorCase) else runnable.case.problem
-        problem.family.output(inputs).fill_(float("nan"))
+        poison(problem.family.output(inputs))  # what each output dtype can hold (backends/output_poison.py)
         self._runner(runnable, inputs)[0]()
         torch.npu.synchronize()
-        return ask.check(inputs, problem, self.dialect)
+        return ask.check(inputs, problem, self.dialect, vendor=isinstance(runnable, VendorCase))
+
+    def device_fault(self) -> str | None:
+        """Whether the device context is broken after a suite's own code raised (a sticky
+        error makes the next synchronize raise): its words, or None while it is usable."""
+        import torch
+
+        try:
+            torch.npu.synchronize()
+        except Exception as exc:  # noqa: BLE001 - the device's own words
+            return f"{type(exc).__name__}: {exc}"
+        return None
 
     def timer(self, runnable: Compiled | VendorCase, inputs: dict[str, Any], flush_l2: bool) -> npu.NpuTimer:
         run, label = self._runner(runnable, inputs, timed=True)

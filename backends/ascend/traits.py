@@ -25,6 +25,7 @@ def _cycles_label(model: Mapping[str, Any]) -> str:
 
 class AscendTraits:
     name = "ascend"
+    dialect = "ascend"  # the body a kernel family builds for this backend (as the backend's own ``dialect``)
     label = "ascend"
     color = "#c7000b"
     machine_info_keys = ("tilelang", "torch_npu", "cann", "bisheng")

@@ -34,6 +34,7 @@ from pathlib import Path
 from contextlib import contextmanager, nullcontext
 from typing import Any
 
+from tlbench.backends.output_poison import poison
 from tlbench.backends.build_options import out_idx, refuse_foreign_target
 from tlbench.backends.kernel_call import kernel_runner
 from tlbench.backends.nvidia import limits
@@ -364,10 +365,21 @@ class NvidiaBackend:
 
         run, _ = self._runner(runnable, inputs)
         problem = runnable.problem if isinstance(runnable, VendorCase) else runnable.case.problem
-        problem.family.output(inputs).fill_(float("nan"))
+        poison(problem.family.output(inputs))  # what each output dtype can hold (backends/output_poison.py)
         run()
         torch.cuda.synchronize(self.device)
-        return ask.check(inputs, problem, self.dialect)
+        return ask.check(inputs, problem, self.dialect, vendor=isinstance(runnable, VendorCase))
+
+    def device_fault(self) -> str | None:
+        """Whether the device context is broken after a suite's own code raised (a sticky
+        error makes the next synchronize raise): its words, or None while it is usable."""
+        import torch
+
+        try:
+            torch.cuda.synchronize(self.device)
+        except Exception as exc:  # noqa: BLE001 - the device's own words
+            return f"{type(exc).__name__}: {exc}"
+        return None
 
     def timer(self, runnable: Compiled | VendorCase, inputs: dict[str, Any], flush_l2: bool) -> Any:
         from tlbench.backends.nvidia.timing import L2Flush

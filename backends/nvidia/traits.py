@@ -48,6 +48,7 @@ FLUSH_OPTION = BackendOption(
 
 class NvidiaTraits:
     name = "nvidia"
+    dialect = "cuda"  # the body a kernel family builds for this backend (as the backend's own ``dialect``)
     label = "nvidia"
     color = "#76b900"
     machine_info_keys = ("tilelang", "torch", "torch_cuda", "driver")

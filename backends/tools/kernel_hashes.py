@@ -27,6 +27,8 @@ SCOPES = ("quick", "smoke", "full")
 
 def _suite_sweeps(suites: Path) -> list[tuple[str, Any]]:
     out = []
+    if str(suites.resolve()) not in sys.path:  # a suite imports its sibling body module, as under pytest
+        sys.path.insert(0, str(suites.resolve()))
     for path in sorted(suites.glob("test_*.py")):
         spec = importlib.util.spec_from_file_location(f"_tlbench_suite_{path.stem}", path)
         module = importlib.util.module_from_spec(spec)

@@ -12,6 +12,10 @@ Backends are found through the ``tlbench.backends`` entry-point group (a factory
 Errors a backend raises where it understands them:
 - ``CompileError``: the compiler rejected the kernel; ``str()`` is the compiler's own words.
 - ``WrongResult`` is not raised: ``check`` returns a ``CheckResult`` with ``ok=False``.
+- ``SuiteCodeError``: a suite's own code (its inputs, reference, vendor or check callable)
+  raised; ``str()`` is one line naming the callable, the problem and the exception.  The item
+  fails with it; the device is not suspected, so a device worker is not restarted for it
+  (unless the backend's optional ``device_fault()`` says the device itself is broken).
 ``compile_blocker()`` / ``device_blocker()`` answer "what stops compiling / timing here?":
 ``None`` when nothing does, else a sentence naming what is missing.
 
@@ -30,6 +34,9 @@ Optional methods (looked up with ``getattr``; a backend without them still works
   Without it the probe lowers in every process.
 - ``calibrate(seconds) -> DeviceProfile``: measure this machine's own profile (vendor GEMM,
   a copy kernel); origin "calibrated", kept apart from the datasheet figures.
+- ``device_fault() -> str | None``: after an exception in a device stage, whether the device
+  context itself is broken (a sticky error: words) or still usable (None).  Asked only for a
+  ``SuiteCodeError``; a backend without it keeps its worker for those.
 """
 
 from __future__ import annotations
@@ -45,6 +52,11 @@ from tlbench.harness.core.cases import Case, CheckResult, Plan, VendorCase
 
 class CompileError(RuntimeError):
     """The compiler refused the kernel.  The message is the compiler's text, unabridged."""
+
+
+class SuiteCodeError(RuntimeError):
+    """A suite's own code raised (not the device, not the compiler): one line that names the
+    callable, the problem and the exception, and says what to fix."""
 
 
 @dataclass(frozen=True)

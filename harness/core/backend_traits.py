@@ -16,6 +16,9 @@ the profiler behind the timer), importing only that runtime, so they overlap the
 other imports and collection instead of delaying the first item.  It must measure nothing
 and do nothing when there is no device.
 
+Optional, too: ``dialect``, the body dialect the backend builds (its ``Backend.dialect``),
+so a suite's per-dialect configs are known without loading the backend.
+
 Optional, too: ``measurement_method(record)``, what of one timed record says how it was
 measured, as ``{label: value}`` (a timer, how the cache was emptied ...): two runs whose paired
 items differ there measured different things, and compare refuses them

@@ -129,9 +129,17 @@ class CheckResult:
     rtol: float
     atol: float
     detail: str = ""
+    rule: str = ""  # the rule(s) that judged, per output (e.g. "C: steps(1)"); empty: tolerance(rtol, atol)
+    checked: bool = True  # False: not judged at all (a vendor item kept as a speed reference)
+
+    @property
+    def rule_words(self) -> str:
+        if not self.checked:
+            return "not checked (speed reference)"
+        return self.rule or f"tolerance(rtol={self.rtol:g}, atol={self.atol:g})"
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {**asdict(self), "rule": self.rule_words}
 
 
 @dataclass

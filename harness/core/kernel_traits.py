@@ -19,15 +19,21 @@ that declares nothing gets the defaults, so a config without a field never raise
 - ``kernel_hash(case, dialect) -> str | None``: ``sha256:<hex>`` of those modules' sources and
   of every user module they import (harness/core/source_closure.py: not the standard library,
   site-packages or tlbench; so a body's helper module is covered unlisted); one file: its
-  hash; several: the hash of their hashes, in order; None for a vendor item.  Files are re-read when their size or mtime changes, so an edit between two runs in
+  hash; several: the hash of their hashes, in order; None for a vendor item.  A family's
+  ``fixed_arguments`` trait (what the body is built with that no case id names, e.g. a
+  suite's constants, as text) is hashed in with them.  Files are re-read when their size or mtime changes, so an edit between two runs in
   one process is seen.  Every cache of a built kernel is keyed by it, and records carry it.
 - ``vendor_call(case, inputs, dialect, timed) -> (callable, label)``: the vendor item's
   callable (``timed``: the one that is timed) and its exact label, from the family's optional
   method ``vendor_call(case, inputs, dialect, timed)`` (tritonbench's
   ``@register_benchmark(baseline=True)``: the family owns its baseline).  A family without
   it raises ``NoVendorCall`` saying what to add.
-- ``make_inputs(problem, seed, device, dialect)`` / ``check(inputs, problem, dialect)`` call
-  the family's methods, passing ``dialect=`` where the method takes it (or ``**kwargs``).
+- ``inputs_key(case)``: what the case's inputs depend on (the problem, or the family's
+  ``inputs_key(problem, config)``); ``make_inputs(problem, seed, device, dialect, config)``
+  passes ``config=`` to a family whose method takes it.
+- ``make_inputs(problem, seed, device, dialect)`` / ``check(inputs, problem, dialect, vendor)`` call
+  the family's methods, passing ``dialect=`` (and ``vendor=``: whether the vendor item's call
+  wrote the outputs) where the method takes it (or ``**kwargs``).
 The harness imports neither tilelang nor torch here: values are plain data.
 """
 
@@ -59,6 +65,7 @@ class KernelTraits:
     out_idx: tuple[int, ...] | None = None  # kernel parameters tilelang allocates and returns
     target: str | None = None  # the target the kernel asks for (None: the backend's)
     body_modules: tuple[Any, ...] = ()  # modules whose source defines the body (see kernel_hash)
+    fixed_arguments: str = ""  # what else the body is built with that no case id says (a suite's constants), as text
 
 
 _FIELDS = tuple(f.name for f in fields(KernelTraits))
@@ -144,7 +151,11 @@ def kernel_hash(case: Any, dialect: str) -> str | None:
     """The hash of the source of every module that defines the case's body (None: a vendor item)."""
     if getattr(case, "config", None) is None:
         return None
-    return modules_hash(kernel_traits(case, dialect).body_modules)
+    traits = kernel_traits(case, dialect)
+    hashed = modules_hash(traits.body_modules)
+    if not traits.fixed_arguments:
+        return hashed
+    return "sha256:" + hashlib.sha256(f"{hashed}\n{traits.fixed_arguments}".encode()).hexdigest()
 
 
 def vendor_call(case: Any, inputs: Any, dialect: str, timed: bool) -> tuple[Callable[[], Any], str]:
@@ -157,6 +168,11 @@ def vendor_call(case: Any, inputs: Any, dialect: str, timed: bool) -> tuple[Call
     return run, label
 
 
+def takes_keyword(method: Callable[..., Any], name: str) -> bool:
+    """Whether ``method`` takes ``name`` as a keyword (or ``**kwargs``)."""
+    return _takes(method, name)
+
+
 def _takes(method: Callable[..., Any], name: str) -> bool:
     try:
         params = inspect.signature(method).parameters.values()
@@ -165,11 +181,30 @@ def _takes(method: Callable[..., Any], name: str) -> bool:
     return any(p.name == name or p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
 
 
-def make_inputs(problem: Any, seed: int, device: Any, dialect: str) -> Any:
+def inputs_key(case: Any) -> Any:
+    """What a case's inputs depend on: its problem, or what the family's optional
+    ``inputs_key(problem, config)`` says (inputs made from part of the config, e.g. a mask
+    laid out by the tile).  Inputs are made once per key and shared by its cases."""
+    config = getattr(case, "config", None)
+    ask = getattr(case.problem.family, "inputs_key", None)
+    return ask(case.problem, config) if callable(ask) and config is not None else case.problem
+
+
+def make_inputs(problem: Any, seed: int, device: Any, dialect: str, config: Any = None) -> Any:
+    """``config``: the case's config, passed where the family's method takes it (inputs that
+    depend on the config, see ``inputs_key``)."""
     method = problem.family.make_inputs
-    return method(problem, seed, device, dialect=dialect) if _takes(method, "dialect") else method(problem, seed, device)
+    kwargs = {"dialect": dialect} if _takes(method, "dialect") else {}
+    if config is not None and _takes(method, "config"):
+        kwargs["config"] = config
+    return method(problem, seed, device, **kwargs)
 
 
-def check(inputs: Any, problem: Any, dialect: str) -> Any:
+def check(inputs: Any, problem: Any, dialect: str, vendor: bool = False) -> Any:
+    """``vendor``: the outputs were written by the vendor item's call (a family whose check
+    takes ``vendor=`` may then judge them otherwise, e.g. not at all for a speed reference)."""
     method = problem.family.check
-    return method(inputs, problem, dialect=dialect) if _takes(method, "dialect") else method(inputs, problem)
+    kwargs = {"dialect": dialect} if _takes(method, "dialect") else {}
+    if _takes(method, "vendor"):
+        kwargs["vendor"] = vendor
+    return method(inputs, problem, **kwargs)

@@ -18,6 +18,7 @@ from typing import Any
 from tlbench.harness.core.space import REJECTION_KINDS
 from tlbench.harness.core.stats import summarize
 from tlbench.harness.core.cases import Case, CheckResult, Plan, VendorCase
+from tlbench.harness.core.kernel_traits import takes_keyword
 
 SCHEMA_VERSION = 1
 EXTRA_KEY = "tlbench"
@@ -42,13 +43,18 @@ class BenchItem:
         return {"backend": self.backend, "kind": self.kind, "case_id": self.case.case_id, **self.case.to_dict()}
 
 
-def _throughput(case: Case | VendorCase, median_s: float) -> dict[str, float]:
+def _work(method: Any, problem: Any, dialect: str | None) -> float:
+    """A family's ``flops`` / ``bytes_moved`` of a problem, told the dialect where it takes one."""
+    return method(problem, dialect=dialect) if dialect is not None and takes_keyword(method, "dialect") else method(problem)
+
+
+def _throughput(case: Case | VendorCase, median_s: float, dialect: str | None = None) -> dict[str, float]:
     if median_s <= 0:
         return {}
     family = case.problem.family
     return {
-        "tflops": family.flops(case.problem) / median_s / 1e12,
-        "gbps_compulsory": family.bytes_moved(case.problem) / median_s / 1e9,
+        "tflops": _work(family.flops, case.problem, dialect) / median_s / 1e12,
+        "gbps_compulsory": _work(family.bytes_moved, case.problem, dialect) / median_s / 1e9,
     }
 
 
@@ -64,6 +70,7 @@ def item_record(
     measurement: dict[str, Any] | None = None,
     compile_phases_s: dict[str, float] | None = None,
     seed: int | None = None,
+    dialect: str | None = None,
 ) -> dict[str, Any]:
     summary = summarize(samples_s)
     record: dict[str, Any] = {
@@ -77,7 +84,7 @@ def item_record(
         "budget": budget,
     }
     if item.kind == "device":
-        record["throughput"] = _throughput(item.case, summary.median)
+        record["throughput"] = _throughput(item.case, summary.median, dialect)
         record["check"] = check.to_dict() if check is not None else None
         record["l2_flush_bytes"] = l2_flush_bytes
         record["notes"] = list(notes or [])

@@ -8,6 +8,7 @@ With ``worker_facts`` set (items run in device workers), a factory that has
 ``from_worker_facts`` is built from its worker's report instead (``get``).
 ``traits(name)`` gives a backend's traits without loading the backend (the
 ``tlbench.traits`` group; a registered factory's own ``traits`` attribute; else defaults).
+``dialect(name)``: the body dialect it builds (traits first, then the loaded backend).
 ``select(choice)`` turns the option into names: a registered name, a comma-separated list
 of them, or ``auto`` (every registered backend that can compile on this machine).  An
 unknown name raises ``UnknownBackend`` listing the valid choices.
@@ -98,6 +99,16 @@ class BackendRegistry:
             facts = self.worker_facts(name) if self.worker_facts is not None and callable(from_facts) else None
             self._instances[name] = from_facts(self.options, facts) if facts is not None else factory(self.options)
         return self._instances[name]
+
+    def dialect(self, name: str) -> str | None:
+        """The body dialect ``name`` builds: its traits' ``dialect`` where they say, else the
+        loaded backend's; None where it cannot be loaded."""
+        said = getattr(self.traits(name), "dialect", None)
+        if said:
+            return str(said)
+        if self.compile_blocker(name):
+            return None
+        return getattr(self.get(name), "dialect", None)
 
     def compile_blocker(self, name: str) -> str | None:
         """What stops ``name`` compiling here (None: nothing), import failures included."""

@@ -1,7 +1,8 @@
 """Search spaces: pruning with reasons, and the seed's bad-space diagnostics.
 
 Contract: ``reject(case, scopes, dialect, rules)`` is the one pre-compile rejection every
-backend uses: the family's own validation for that dialect (kind ``divisibility``), then
+backend uses: the family's own validation for that dialect (kind ``divisibility``, or the
+kind its ``Refusal`` names: ``invalid``, ``no body``), then
 the backend's rules in order (e.g. NVIDIA's ``warp-partition``), then the on-chip budget against the backend's
 scopes (``budget``); the first that objects is returned as a ``Rejection`` with a
 sentence.  Nothing is compiled.  ``diagnose`` summarizes a space before it compiles: how
@@ -20,8 +21,35 @@ from typing import Any, Callable, Sequence
 
 from tlbench.harness.core import budget
 
-# Every kind of pre-compile rejection; a suite's ``skip_on`` chooses which of them skip.
-REJECTION_KINDS = ("divisibility", "warp-partition", "budget")
+# Every kind of pre-compile rejection; a suite's ``skip_on`` chooses which of them skip,
+# except those in ``ALWAYS_SKIP`` (an over-budget kernel only fails at launch; a config the
+# suite calls invalid, or a dialect with no body, has nothing to build).
+REJECTION_KINDS = ("divisibility", "invalid", "no body", "warp-partition", "budget")
+ALWAYS_SKIP = ("budget", "invalid", "no body")
+
+
+class Refusal(str):
+    """A family's reason for refusing a config, with its kind: ``divisibility`` (the default:
+    a size the tile does not divide), ``invalid`` (the suite's own ``validate`` said so) or
+    ``no body`` (the family has no body for that dialect).  A plain ``str`` reason is
+    ``divisibility``."""
+
+    kind: str = "divisibility"
+
+    def __new__(cls, reason: str, kind: str = "divisibility") -> "Refusal":
+        made = super().__new__(cls, reason)
+        made.kind = kind
+        return made
+
+
+def skip_words(kind: str, reason: str, backend: str) -> str:
+    """How a skipped item says why: ``no body for <backend>: ...``, ``invalid: ...``, or
+    ``pruned (<kind>): ...`` for a prediction."""
+    if kind == "no body":
+        return f"no body for {backend}: {reason}"
+    if kind == "invalid":
+        return f"invalid: {reason}"
+    return f"pruned ({kind}): {reason}"
 
 Rule = tuple[str, Callable[[Any], "str | None"]]  # (kind, case -> reason or None)
 
@@ -36,7 +64,7 @@ class Rejection:
 def reject(case: Any, scopes: Sequence[budget.Scope], dialect: str, rules: Sequence[Rule] = ()) -> Rejection | None:
     reason = case.problem.family.validate(case.problem, case.config, dialect)
     if reason:
-        return Rejection(case.config, "divisibility", reason)
+        return Rejection(case.config, getattr(reason, "kind", "divisibility"), str(reason))
     for kind, rule in rules:
         reason = rule(case)
         if reason:

@@ -3,7 +3,8 @@
 Contract: a suite module defines ``SWEEP = Sweep(...)``.  ``Sweep.cases(backend, scope)``
 returns the ``Case`` list for one backend: the problems of that scope crossed with the
 configs (listed, expanded from ``axes``, plus any backend-only configs), in declaration
-order.  Problems and configs are a kernel family's types (backends/kernels/).
+order.  ``cases`` / ``configs_for`` take the ``dialect`` the backend builds, for a sweep
+whose configs differ per body (the generic kernel path's per-body ``axes``).  Problems and configs are a kernel family's types (backends/kernels/).
 ``vendor=True`` adds one vendor-library item per problem; ``best_configs`` (a
 results/best_configs.json written by autotune) adds the recorded winner per problem as a
 case labelled ``best``, read by the ``load_best`` the caller passes in (the results layer
@@ -80,7 +81,9 @@ class Sweep:
     def applies_to(self, backend: str) -> bool:
         return self.backends is None or backend in self.backends
 
-    def configs_for(self, backend: str, scope: str = "full") -> list[Any]:
+    def configs_for(self, backend: str, scope: str = "full", dialect: str | None = None) -> list[Any]:
+        """``dialect``: the body dialect ``backend`` builds (a sweep whose configs differ per
+        body reads it; this one does not)."""
         if scope == "quick" and self.quick_problems is not None:
             base = list(self.quick_configs) if self.quick_configs is not None else self.configs_for(backend)
             return [*base, *(c for c in self.quick_backend_configs.get(backend, ()) if c not in base)]
@@ -88,14 +91,16 @@ class Sweep:
         return [*self.configs, *expanded, *self.backend_configs.get(backend, ())]
 
     def cases(
-        self, backend: str, scope: str, device: str | None = None, load_best: BestLoader | None = None
+        self, backend: str, scope: str, device: str | None = None, load_best: BestLoader | None = None,
+        dialect: str | None = None,
     ) -> list[Case]:
         """``load_best`` is required when the sweep names ``best_configs``; ``device`` (the
-        backend's accelerator) makes it prefer a winner recorded on the same device."""
+        backend's accelerator) makes it prefer a winner recorded on the same device;
+        ``dialect`` the body dialect ``backend`` builds (see ``configs_for``)."""
         if not self.applies_to(backend):
             return []
         problems = self.problems_for(scope)
-        cases = [Case(problem=p, config=c) for p, c in product(problems, self.configs_for(backend, scope))]
+        cases = [Case(problem=p, config=c) for p, c in product(problems, self.configs_for(backend, scope, dialect))]
         if self.best_configs and not (scope == "quick" and self.quick_problems is not None):
             if load_best is None:
                 raise ValueError(f"sweep {self.name!r} names best_configs={self.best_configs!r}: pass load_best to read it")

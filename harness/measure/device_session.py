@@ -11,8 +11,13 @@ Contract: a ``DeviceSession`` executes items on one device.
 Arguments and results are plain picklable data (``BenchItem``, floats, dicts, dataclasses
 of those), so the same calls can cross a process boundary (robust's ``WorkerSession``).
 An exception from ``prepare`` / ``sample`` fails that item only; the scheduler catches it.
+A ``SuiteCodeError`` from the inputs or the check (the suite's own code raised) is returned
+as the item's failed ``Outcome`` with its one line; a problem whose inputs raised fails each
+of its items with the same line, without calling the suite's inputs again.
 ``InProcessSession(backend, ctx)`` is the in-process implementation.  Inputs are made once
-per problem and shared by its items (a check rewrites only the output).
+per problem (or per ``kernel_traits.inputs_key``: a family whose inputs depend on part of the
+config gets ``make_inputs(problem, seed, config)``) and shared by its items (a check
+rewrites only the output).
 """
 
 from __future__ import annotations
@@ -21,8 +26,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from tlbench.harness.core.backend_api import Backend, CompileError, DeviceTimer
+from tlbench.harness.core.backend_api import Backend, CompileError, DeviceTimer, SuiteCodeError
 from tlbench.harness.core.cases import CheckResult, Plan, VendorCase
+from tlbench.harness.core.kernel_traits import inputs_key
 from tlbench.harness.core.record import BenchItem
 from tlbench.harness.core.budget import plan_overflow
 from tlbench.harness.measure.interrupt import interrupted_outcome
@@ -39,6 +45,7 @@ class Prepared:
     budget: dict[str, Any] | None = None
     notes: tuple[str, ...] = ()
     seed: int | None = None
+    dialect: str | None = None  # the backend's body dialect (a family's flops / bytes_moved may read it)
 
 
 @dataclass(frozen=True)
@@ -92,18 +99,29 @@ class InProcessSession:
                 return over_budget(over)
             budget = self.backend.budget(item.case).to_dict()
         problem = item.case.problem
-        if problem not in self._inputs:
-            self._inputs[problem] = self.backend.make_inputs(problem, self.ctx.seed)
-        inputs = self._inputs[problem]
+        key = inputs_key(item.case)  # the problem, or what of the config the inputs are made from
+        if key not in self._inputs:
+            config = () if key == problem else (item.case.config,)
+            try:
+                self._inputs[key] = self.backend.make_inputs(problem, self.ctx.seed, *config)
+            except SuiteCodeError as exc:  # the suite's inputs(): every item of the key fails with it, once made
+                self._inputs[key] = exc
+        inputs = self._inputs[key]
+        if isinstance(inputs, SuiteCodeError):
+            return failed("inputs", str(inputs), plan)
         start = self._step("inputs", start)
-        check = self.backend.check(runnable, inputs)
+        try:
+            check = self.backend.check(runnable, inputs)
+        except SuiteCodeError as exc:  # the suite's reference, vendor or check callable
+            return failed("check", str(exc), plan)
         start = self._step("check", start)
         if not check.ok:
             return failed("check", f"wrong result: {check.detail}; max abs err {check.max_abs_err:.4g}", plan)
         timer = self.backend.timer(runnable, inputs, self.ctx.policy.flush_l2)
         self._step("timer", start)
         self._timers[item.item_id] = timer
-        return Prepared(item.item_id, timer.method, timer.l2_flush_bytes, check, plan, budget, tuple(timer.notes), self.ctx.seed)
+        return Prepared(item.item_id, timer.method, timer.l2_flush_bytes, check, plan, budget, tuple(timer.notes), self.ctx.seed,
+                        getattr(self.backend, "dialect", None))
 
     def sample(self, item: BenchItem, k: int) -> Batch:
         timer = self._timers.get(item.item_id)

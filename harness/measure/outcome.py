@@ -17,6 +17,7 @@ from typing import Any, Callable
 from tlbench.harness.core.backend_api import Backend, Compiled
 from tlbench.harness.core.cases import Case, MeasurePolicy, Plan
 from tlbench.harness.core.record import BenchItem
+from tlbench.harness.core.space import ALWAYS_SKIP, skip_words
 
 
 @dataclass
@@ -72,8 +73,10 @@ def gate(item: BenchItem, backend: Backend) -> Outcome | None:
         return skipped(f"{item.backend} cannot compile here: {reason}")
     if isinstance(item.case, Case):
         rejected = backend.rejection(item.case)
-        if rejected is not None and (rejected.kind in item.skip_on or rejected.kind == "budget"):
-            return over_budget(rejected.reason) if rejected.kind == "budget" else skipped(f"pruned ({rejected.kind}): {rejected.reason}")
+        if rejected is not None and (rejected.kind in item.skip_on or rejected.kind in ALWAYS_SKIP):
+            if rejected.kind == "budget":
+                return over_budget(rejected.reason)
+            return skipped(skip_words(rejected.kind, rejected.reason, item.backend))
     if item.kind == "device":
         reason = backend.device_blocker()
         if reason:

@@ -311,7 +311,7 @@ def _record(loop: _Loop, track: _Track, vendor: _Track | None, warmup: dict[str,
     samples = tuple(track.samples)
     record = item_record(
         track.item, samples, method=track.method, plan=p.plan, budget=p.budget, check=p.check,
-        l2_flush_bytes=p.l2_flush_bytes, notes=notes, measurement=measurement, seed=p.seed,
+        l2_flush_bytes=p.l2_flush_bytes, notes=notes, measurement=measurement, seed=p.seed, dialect=p.dialect,
     )
     record["summary"]["status"] = status
     return Outcome(status="timed", samples_s=samples, record=record, plan=p.plan)

@@ -31,7 +31,9 @@ answers ``("ready", pid, device_info, worker_facts)`` (the backend's ``device_in
   so a batch costs one message each way).
   ``fault`` is True when an exception escaped the device (inputs, check or run stage): the
   device context may be poisoned (a sticky CUDA error), so the worker exits right after
-  answering and the session starts a fresh one;
+  answering and the session starts a fresh one.  A ``SuiteCodeError`` (the suite's own
+  inputs, reference, vendor or check raised) is the item's failure, not a fault: the worker
+  lives, unless the backend's optional ``device_fault()`` says the device is broken;
 - ``("close",)`` or the socket closing: exit 0.
 A Ctrl-C reaches the worker with its run's process group: the request under way then
 answers ``interrupted`` Outcomes (harness/measure/interrupt.py) instead of failures (a
@@ -59,6 +61,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from tlbench.harness.core import trace
+from tlbench.harness.core.backend_api import SuiteCodeError
 from tlbench.harness.measure import hang_report
 
 DEVICE_STAGES = ("inputs", "check", "run")
@@ -103,13 +106,25 @@ class StageReporter:
         self.stage = stage
         self._notify(stage)
 
+    def _note_fault(self, stage: str, exc: Exception) -> None:
+        """A device stage raised: the device context is suspect (the worker ends after
+        answering) unless the suite's own code raised and the device says it is fine."""
+        if isinstance(exc, SuiteCodeError):
+            probe = getattr(self._backend, "device_fault", None)
+            broken = probe() if callable(probe) else None
+            if broken is None:
+                return
+            self.fault = (stage, f"{exc}; and the device is broken: {broken}")
+            return
+        self.fault = (stage, f"{type(exc).__name__}: {exc}")
+
     def _call(self, stage: str, method: str, *args: Any) -> Any:
         self.enter(stage)
         try:
             return getattr(self._backend, method)(*args)
         except Exception as exc:
             if stage in DEVICE_STAGES:
-                self.fault = (stage, f"{type(exc).__name__}: {exc}")
+                self._note_fault(stage, exc)
             raise
 
     def compile(self, case: Any, cold: bool) -> Any:
@@ -135,7 +150,7 @@ class StageReporter:
         try:
             return call(*args)
         except Exception as exc:
-            self.fault = (stage, f"{type(exc).__name__}: {exc}")
+            self._note_fault(stage, exc)
             raise
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from tlbench.harness.core import trace
 from tlbench.harness.core.cases import Case
+from tlbench.harness.core.kernel_traits import takes_keyword
 from tlbench.harness.core.record import BenchItem
 from tlbench.harness.core.space import SpaceDiagnostics, diagnose
 from tlbench.harness.core.sweep import Sweep
@@ -46,7 +47,7 @@ def expand(sweep: Sweep, state: Any) -> list[BenchItem]:
             device = device_of(state, backend) if sweep.best_configs and sweep.applies_to(backend) else None
             items += [
                 BenchItem(backend, kind, c, tuple(sweep.skip_on))
-                for c in sweep.cases(backend, state.scope, device=device, load_best=load_best)
+                for c in sweep.cases(backend, state.scope, device=device, load_best=load_best, **_dialect(sweep.cases, state, backend))
                 if kind == "device" or c.label is None
             ]
             if kind == "device":
@@ -55,11 +56,17 @@ def expand(sweep: Sweep, state: Any) -> list[BenchItem]:
     return items
 
 
+def _dialect(method: Any, state: Any, backend: str) -> dict[str, Any]:
+    """``{"dialect": ...}`` for a sweep method that takes one (a sweep subclass written before
+    it existed is called as before)."""
+    return {"dialect": state.registry.dialect(backend)} if takes_keyword(method, "dialect") else {}
+
+
 def diagnose_space(sweep: Sweep, state: Any) -> list[SpaceDiagnostics]:
     """The search space per backend and problem, before anything compiles (seed section 5.3)."""
     out = []
     for backend_name in state.backends():
-        configs = sweep.configs_for(backend_name, state.scope)
+        configs = sweep.configs_for(backend_name, state.scope, **_dialect(sweep.configs_for, state, backend_name))
         if not sweep.applies_to(backend_name) or not configs or state.registry.compile_blocker(backend_name):
             continue
         backend = state.registry.get(backend_name)

@@ -2,7 +2,9 @@
 
 Contract: ``ItemRunner(request, benchmark, item, state).run()`` measures ``item`` (a
 ``BenchItem``) and hands its samples and record to pytest-benchmark, or skips/fails the
-pytest item with the backend's or the compiler's words.  It journals every outcome and
+pytest item with the backend's or the compiler's words.  An item whose problem failed the
+collection-time preflight (harness/pytest_plugin/preflight.py) fails at once with that line,
+stage ``preflight``, and is never compiled or measured.  It journals every outcome and
 counts device items for the progress line.  Where an item is measured:
 - reused from the journal of an interrupted run (``--tlbench-resume``), when its identity matches;
 - a device item: in the interleaved device phase (harness/measure/device_phase.py), piece by
@@ -49,7 +51,10 @@ class ItemRunner:
         nodeid = self.request.node.nodeid
         reason = state.registry.compile_blocker(item.backend)
         backend = None
-        if reason:
+        preflight = state.preflight_failed.get(item.item_id)
+        if preflight is not None:  # the suite's own code failed on CPU: nothing of it compiles
+            outcome = Outcome(status="failed", stage="preflight", reason=preflight)
+        elif reason:
             outcome = Outcome(status="skipped", reason=reason)
         else:
             backend = state.registry.get(item.backend)
@@ -61,7 +66,7 @@ class ItemRunner:
         if outcome.status == "interrupted" or state.interrupt.seen:
             raise KeyboardInterrupt(INTERRUPTED_LINE)
         state.outcomes.append((nodeid, item, outcome))
-        if item.kind == "device" and state.device_progress is not None:
+        if item.kind == "device" and state.device_progress is not None and preflight is None:
             state.device_done += 1
             state.device_progress.update(state.device_done, len(state.phase_items))
         if outcome.status != "timed":

@@ -64,6 +64,9 @@ def pytest_addoption(parser):
     group.addoption("--tlbench-devices", "--tlbench-gpus", dest="tlbench_devices", default=None,
                     help="device ids for pytest-xdist workers, e.g. 0,1 (default: all the backends' devices visible); "
                          "--tlbench-gpus is a deprecated alias")
+    group.addoption("--tlbench-preflight-only", action="store_true", default=False,
+                    help="collect and run each suite's preflight only: no search-space diagnostics, no inert-key "
+                         "lowering (what `tlbench check PATH` runs)")
     journaling.add_options(group)
     isolation.add_options(group)
     sharding.add_options(group)

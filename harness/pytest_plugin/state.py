@@ -72,6 +72,8 @@ class TlbenchState:
     test_only: tuple[str, ...] = ()  # test-only settings in effect (run_marks.test_only_settings)
     calibrated: Any = None  # --tlbench-profile's DeviceProfile (pytest_plugin/calibrated.py), or None
     interrupt: InterruptWatch = field(default_factory=InterruptWatch)  # armed at configure: a Ctrl-C is seen here
+    preflight_failed: dict[str, str] = field(default_factory=dict)  # item id -> the preflight line it fails with
+    preflight_lines: list[str] = field(default_factory=list)  # every preflight finding and note, once, in order
 
     def settings(self) -> dict[str, Any]:
         """What a measurement depends on besides code and testbed (journaled with each item)."""

@@ -5,7 +5,8 @@ JSON).  ``summary_lines(records, setup_s)`` returns the lines the terminal ends 
 - one block per (backend, problem): a row per tile, a column per loop form (s0..s4, manual,
   serial, ...).  With device timing the cell is the median time and the best cell is marked
   ``*``; the block then says the best config, its TFLOP/s, its ratio to the vendor item
-  (vendor time / kernel time, so > 1 is faster than the vendor; the vendor item measured on
+  (vendor time / kernel time, so > 1 is faster than the vendor; "a speed reference, not
+  checked" where the suite keeps it unjudged; the vendor item measured on
   the same GPU or shard, ``core.shard.placement``, when a multi-GPU or sharded run has one per GPU) and its % of the device's
   peak (``pct_of_peak`` when a record carries it, else "peak unknown").  Without device
   timing, compile items answer: for a schedule model (Ascend) the loop II per form and the
@@ -13,7 +14,8 @@ JSON).  ``summary_lines(records, setup_s)`` returns the lines the terminal ends 
   the compiler chose per form (``ws``: warp-specialized, ``sw``: software pipeline, ``-``:
   none) with its buffer versions.  Status flags (DRIFT, CAPPED) and failures are counted;
   the first failures are named, each with its stage, the error's headline line
-  (harness/results/error_text.py) and its worker restart count.
+  (harness/results/error_text.py) and its worker restart count (items that failed with the
+  same words share one line that counts them).
 - the Cube/Vector overlap verdict where a schedule model has one (a model);
 - one line per skip reason with its count;
 - the untimed setup per backend (a backend's first compile, paid once outside every item).
@@ -170,7 +172,8 @@ def _device_block(block: _Block) -> list[str]:
     elif throughput.get("tflops"):
         parts.append(f"{throughput['tflops']:.1f} TFLOP/s")
     if vendor is not None and _median(vendor) and _median(best):
-        parts.append(f"{_median(vendor) / _median(best):.3f}x the vendor item ({format_seconds(_median(vendor))})")
+        unjudged = "; a speed reference, not checked" if (vendor.get("check") or {}).get("checked") is False else ""
+        parts.append(f"{_median(vendor) / _median(best):.3f}x the vendor item ({format_seconds(_median(vendor))}{unjudged})")
     else:
         parts.append("no vendor item timed")
     pct = best.get("pct_of_peak", throughput.get("pct_of_peak"))
@@ -258,10 +261,20 @@ def _blocks(records: Iterable[dict[str, Any]]) -> tuple[list[_Block], Counter]:
 
 
 def _failure_lines(failed: list[dict[str, Any]]) -> list[str]:
-    """One line per failed item (the first few): its kind and case, stage, error headline, restarts."""
-    lines = [f"  FAILED {r.get('kind')} {r.get('case_id')}: {failure_line(r)}" for r in failed[:MAX_FAILURE_LINES]]
-    if len(failed) > MAX_FAILURE_LINES:
-        lines.append(f"  ... {len(failed) - MAX_FAILURE_LINES} more failed (see the table)")
+    """One line per distinct failure (the first few): its kind and case, stage, error headline,
+    restarts; items that failed with the same words (a suite's preflight finding, say) share one
+    line that counts them."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for record in failed:
+        groups.setdefault(failure_line(record), []).append(record)
+    lines = []
+    for words, records in list(groups.items())[:MAX_FAILURE_LINES]:
+        first = records[0]
+        who = f"{first.get('kind')} {first.get('case_id')}" + (f" and {len(records) - 1} more item(s)" if len(records) > 1 else "")
+        lines.append(f"  FAILED {who}: {words}")
+    shown = sum(len(r) for r in list(groups.values())[:MAX_FAILURE_LINES])
+    if len(failed) > shown:
+        lines.append(f"  ... {len(failed) - shown} more failed (see the table)")
     return lines
 
 
@@ -279,7 +292,8 @@ def summary_lines(records: Iterable[dict[str, Any]], setup_s: dict[str, float] |
         elif block.compiled:
             lines += _plan_block(block)
         elif block.vendor:
-            lines.append(f"  vendor item only: {format_seconds(min(_median(v) or 0 for v in block.vendor))}")
+            unjudged = " (a speed reference, not checked)" if any((v.get("check") or {}).get("checked") is False for v in block.vendor) else ""
+            lines.append(f"  vendor item only: {format_seconds(min(_median(v) or 0 for v in block.vendor))}{unjudged}")
         if block.timed and block.compiled and has_model:
             lines += _model_block(block)
         flags = Counter(f for f in (_status_flag(r) for r in block.timed + block.vendor) if f)

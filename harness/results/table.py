@@ -4,7 +4,8 @@ Contract: pure formatting.  The plan cell is the backend's own one-line summary
 (``BackendTraits.plan_summary``, looked up through ``traits_of``); ``rows_from_records`` /
 ``rows_from_outcomes`` produce ``Row``s; ``format_table`` renders them as aligned text.
 Device and compile times are printed as times (device throughput with its % of peak, or
-"peak unknown", when the record has it); a backend's modeled numbers are its own
+"peak unknown", when the record has it; the status names the rule that judged the output, or
+says a vendor item is a speed reference, not checked: ``check_words``); a backend's modeled numbers are its own
 summary's, labelled as a model, and never mixed into a time column.
 """
 
@@ -47,6 +48,15 @@ def measurement_status(rec: dict[str, Any]) -> str:
     return "ok" if status == "clean" else status
 
 
+def check_words(rec: dict[str, Any]) -> str:
+    """How a device record's output was judged: ``checked by <rule>``, ``speed reference, not
+    checked`` (a vendor item kept as one), or "" (a record that does not say)."""
+    check = rec.get("check") or {}
+    if check.get("checked") is False:
+        return "speed reference, not checked"
+    return f"checked by {check['rule']}" if check.get("rule") else ""
+
+
 def plan_cell(plan: dict[str, Any] | None, backend: str, traits_of: TraitsOf) -> str:
     return traits_of(backend).plan_summary(plan) if plan else "-"
 
@@ -62,7 +72,9 @@ def _row_from_record(rec: dict[str, Any], traits_of: TraitsOf) -> Row:
         note = f"skipped: {rec.get('reason')}"
     elif rec.get("kind") == "device":
         crit = ((rec.get("measurement") or {}).get("criterion") or {}).get("name")
-        note = f"{measurement_status(rec)} ({rec.get('method')}, n={summary.get('n')}{', ' + crit if crit else ''})"
+        judged = check_words(rec)
+        note = (f"{measurement_status(rec)} ({rec.get('method')}, n={summary.get('n')}{', ' + crit if crit else ''}"
+                f"{'; ' + judged if judged else ''})")
     else:
         note = f"ok (n={summary.get('n')})"
     return Row(

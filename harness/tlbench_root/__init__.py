@@ -1,12 +1,24 @@
 """tlbench: a cross-backend benchmark harness for TileLang ``T.Pipelined`` kernels.
 
+Benchmark your own kernel (the front door; each imported on first use, so ``import tlbench``
+imports neither torch nor tilelang and sets no environment variable)::
+
+    from tlbench import kernel_sweep, tolerance, steps, similarity, mismatch, exact
+
+``kernel_sweep``'s docstring is the reference for every argument (``help(tlbench.kernel_sweep)``);
+the rules are what its ``check=`` takes.
+
 Contract: the installed package is ``tlbench``; the harness lives in ``tlbench.harness`` and
 the backends and kernel families in ``tlbench.backends`` (the source tree keeps them in its
 top-level ``harness/`` and ``backends/`` folders; pyproject.toml maps them).  Importing this
-package imports nothing else.  ``__version__`` is the installed distribution's version.
+package imports nothing else; the front-door names load ``tlbench.backends.kernels.generic``
+when first asked for.  ``__version__`` is the installed distribution's version.
 """
 
 from __future__ import annotations
+
+FRONT_DOOR = ("kernel_sweep", "tolerance", "steps", "similarity", "mismatch", "exact")
+__all__ = ["__version__", *FRONT_DOOR]
 
 
 def _version() -> str:
@@ -16,6 +28,18 @@ def _version() -> str:
         return version("tlbench")
     except PackageNotFoundError:  # a source tree linked onto sys.path, not installed
         return "0+source"
+
+
+def __getattr__(name: str):
+    if name in FRONT_DOOR:
+        from tlbench.backends.kernels import generic
+
+        return getattr(generic, name)
+    raise AttributeError(f"module 'tlbench' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *FRONT_DOOR})
 
 
 __version__ = _version()

@@ -27,16 +27,16 @@ class FaSweep(Sweep):
     vendor_libraries: Mapping[str, Sequence[str]] = field(default_factory=lambda: dict(VENDOR_LIBRARIES))
     smoke_configs: Sequence[FaConfig] | None = None  # the few configs of the smoke scope (None: all)
 
-    def configs_for(self, backend: str, scope: str = "full") -> list:
+    def configs_for(self, backend: str, scope: str = "full", dialect: str | None = None) -> list:
         if scope == "smoke" and self.smoke_configs is not None:
             return list(self.smoke_configs)
-        return super().configs_for(backend, scope)
+        return super().configs_for(backend, scope, dialect)
 
-    def cases(self, backend: str, scope: str, device: str | None = None, load_best=None) -> list[Case]:
+    def cases(self, backend: str, scope: str, device: str | None = None, load_best=None, dialect: str | None = None) -> list[Case]:
         if not self.applies_to(backend):
             return []
         problems = self.problems_for(scope)
-        return [Case(problem=p, config=c) for p in problems for c in self.configs_for(backend, scope)]
+        return [Case(problem=p, config=c) for p in problems for c in self.configs_for(backend, scope, dialect)]
 
     def vendor_cases(self, backend: str, scope: str) -> list[FaVendorCase]:
         if not (self.vendor and self.applies_to(backend)):

@@ -1,11 +1,14 @@
-"""Benchmark your own kernel: a suite names a kernel by its factory and gets the whole harness.
+"""Benchmark your own kernel: a suite names a kernel by its body and gets the whole harness.
 
 ``kernel_sweep(name, body, sizes=..., axes=..., inputs=..., reference=...)`` returns the
-``SWEEP`` a suite declares (see backends/kernels/generic/sweep.py for every argument); the
+``SWEEP`` a suite declares (its docstring is the reference for every argument); ``tolerance``,
+``steps``, ``similarity``, ``mismatch`` and ``exact`` are the rules its ``check=`` takes.  The
 kernel family behind it lives in backends/kernels/generic/family.py and needs no entry point.
-Importing this package imports neither tilelang nor torch.
+Users import these from the package root: ``from tlbench import kernel_sweep, steps``.
+Importing this package imports neither tilelang nor torch, and sets no environment variable.
 """
 
+from tlbench.backends.kernels.generic.checks import exact, mismatch, similarity, steps, tolerance
 from tlbench.backends.kernels.generic.sweep import kernel_sweep
 
-__all__ = ["kernel_sweep"]
+__all__ = ["kernel_sweep", "tolerance", "steps", "similarity", "mismatch", "exact"]

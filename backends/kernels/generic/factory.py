@@ -1,24 +1,42 @@
-"""A user's kernel factory turned into a PrimFunc, with what tilelang's jit wrapper says about it.
+"""A user's kernel body turned into a PrimFunc, with what tilelang's jit wrapper says about it.
 
-Contract: a factory is a ``@tilelang.jit`` function (eager: ``T.const`` sizes and ``T.empty``
-outputs; or lazy: it returns a ``@T.prim_func``; under ``@tilelang.autotune`` too: its jit is
-used and tlbench sweeps the axes) or a plain function returning a PrimFunc.
-``prim_func(factory, kwargs)`` calls it with the problem's sizes and the config's axes as
-keyword arguments and returns the PrimFunc with every output a caller-allocated parameter
+Contract: a body is what upstream writes, as it is:
+- a ``@tilelang.jit`` function (eager: ``T.const`` sizes and ``T.empty`` outputs; or lazy: it
+  returns a ``@T.prim_func``; under ``@tilelang.autotune`` too: its jit is used and tlbench
+  sweeps the axes): tlbench takes ``get_tir(**kwargs)``, never a compiled kernel;
+- a plain function returning a PrimFunc, or returning what a ``@tilelang.jit`` call returns
+  (upstream Ascend examples: ``return _build()``): the jit call made inside the function is
+  answered with its PrimFunc (``get_tir``) instead of a compiled kernel, so no device
+  compiler (bisheng, nvcc) is needed to take it; a compiled ``JITKernel`` it returns anyway
+  gives its ``prim_func``;
+- a PrimFunc, or a compiled ``JITKernel`` object (its ``prim_func``): taken as it is; the
+  sizes and axes do not reach it.
+``built(factory, values) -> Built``: the PrimFunc for ``values`` (the factory receives the
+entries it takes: see ``factory_kwargs``), every output a caller-allocated parameter
 (tilelang's ``tilelang_out_idx`` attribute dropped: tlbench allocates outputs once, outside
-the timed call, so a timed call is the kernel alone).  ``jit_options(factory)`` returns the
-jit's ``pass_configs`` and ``target`` (empty / None for a plain function);
+the timed call, so a timed call is the kernel alone), and the ``pass_configs`` / ``target``
+of the jit that made it.  ``prim_func(factory, kwargs)`` is its PrimFunc.
+``factory_takes(factory) -> FactoryTakes``: the names the factory takes (an eager jit also
+takes its ``T.const`` names, known once traced: ``const_names``).  ``jit_options(factory)``
+returns the outer jit's ``pass_configs`` and ``target`` (empty / None for a plain function);
 ``source_file(factory)`` the file that defines the body (its hash keys every cache of a
-built kernel).  tilelang is imported only where a factory is called.
+built kernel; None where an object has none).  tilelang is imported only where a factory is
+called.
 """
 
 from __future__ import annotations
 
 import inspect
+import threading
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from tlbench.backends.kernels.generic.callables import Takes
+
 OUT_IDX_ATTR = "tilelang_out_idx"
+_CAPTURING = threading.local()  # set while tlbench calls a plain factory: a jit call inside answers with its PrimFunc
+_INSTALL = threading.Lock()
 
 
 def _jit(factory: Any) -> Any | None:
@@ -28,18 +46,40 @@ def _jit(factory: Any) -> Any | None:
     return factory if hasattr(factory, "get_tir") and hasattr(factory, "pass_configs") else None
 
 
-def _python_function(factory: Any) -> Callable[..., Any]:
+def is_prim_func(value: Any) -> bool:
+    return type(value).__name__ == "PrimFunc" and hasattr(value, "buffer_map")
+
+
+def is_compiled_kernel(value: Any) -> bool:
+    """A compiled tilelang kernel object (``JITKernel``): it carries the PrimFunc it was built from."""
+    return _jit(value) is None and is_prim_func(getattr(value, "prim_func", None))
+
+
+def is_body(value: Any) -> bool:
+    """Whether ``value`` can be a kernel body (a factory, a PrimFunc or a compiled kernel)."""
+    return callable(value) or is_prim_func(value) or is_compiled_kernel(value)
+
+
+def _python_function(factory: Any) -> Callable[..., Any] | None:
     jit = _jit(factory)
-    if jit is None:
-        return factory
-    inner = getattr(jit, "func", None)
-    return getattr(inner, "orig_func", inner)
+    if jit is not None:
+        inner = getattr(jit, "func", None)
+        return getattr(inner, "orig_func", inner)
+    if is_compiled_kernel(factory):
+        factory = factory.prim_func
+    if is_prim_func(factory):
+        return getattr(factory, "orig_func", None)
+    return factory
 
 
-def source_file(factory: Any) -> Path:
-    """The ``.py`` file whose source defines the factory's kernel body."""
+def source_file(factory: Any) -> Path | None:
+    """The ``.py`` file whose source defines the factory's kernel body (None: an object that
+    does not say where it came from)."""
+    function = _python_function(factory)
+    if function is None:
+        return None
     try:
-        path = inspect.getsourcefile(inspect.unwrap(_python_function(factory)))
+        path = inspect.getsourcefile(inspect.unwrap(function))
     except TypeError as exc:
         raise TypeError(f"cannot find the source file of kernel factory {factory!r}: {exc}") from None
     if not path:
@@ -49,12 +89,12 @@ def source_file(factory: Any) -> Path:
 
 def factory_name(factory: Any) -> str:
     function = _python_function(factory)
+    if function is None:
+        return type(factory).__name__
     return getattr(function, "__qualname__", getattr(function, "__name__", repr(factory)))
 
 
-def jit_options(factory: Any) -> dict[str, Any]:
-    """``{"pass_configs": {...}, "target": ...}`` as the jit wrapper declares them."""
-    jit = _jit(factory)
+def _options_of(jit: Any | None) -> dict[str, Any]:
     if jit is None:
         return {"pass_configs": {}, "target": None}
     target = getattr(jit, "target", None)
@@ -62,20 +102,144 @@ def jit_options(factory: Any) -> dict[str, Any]:
             "target": None if target in (None, "auto") else str(target)}
 
 
-def prim_func(factory: Any, kwargs: Mapping[str, Any]) -> Any:
-    """The factory's PrimFunc for ``kwargs``, every output a parameter the caller allocates."""
-    from tvm.tirx import PrimFunc
+def jit_options(factory: Any) -> dict[str, Any]:
+    """``{"pass_configs": {...}, "target": ...}`` as the factory's own jit wrapper declares them."""
+    return _options_of(_jit(factory))
 
+
+@dataclass(frozen=True)
+class FactoryTakes:
+    """What a factory takes: ``takes`` its Python signature (None: not called with names - a
+    PrimFunc or a compiled kernel), ``tensors`` an eager jit's tensor parameters (filled by
+    tilelang, never by tlbench), ``eager`` whether extra names are ``T.const`` bindings."""
+
+    takes: Takes | None
+    tensors: frozenset[str] = frozenset()
+    eager: bool = False
+    called: bool = True
+
+    def accepts(self, name: str, const_names: frozenset[str] | None = None) -> bool:
+        if not self.called:
+            return False
+        if self.takes is None or self.takes.var_keyword:
+            return True
+        if name in self.takes.keyword and name not in self.tensors:
+            return True
+        return self.eager and (const_names is None or name in const_names)
+
+    def required(self) -> list[str]:
+        if self.takes is None or not self.called:
+            return []
+        return [n for n in self.takes.required if n not in self.tensors]
+
+
+def factory_takes(factory: Any) -> FactoryTakes:
+    if is_prim_func(factory) or is_compiled_kernel(factory):
+        return FactoryTakes(None, called=False)
     jit = _jit(factory)
-    func = jit.get_tir(**kwargs) if jit is not None else factory(**kwargs)
-    if _jit(func) is not None:  # a plain function that returned a jit kernel
-        func = func.get_tir()
-    if not isinstance(func, PrimFunc):
+    function = _python_function(factory)
+    takes = Takes.of(function)
+    tensors = frozenset(getattr(getattr(jit, "func", None), "tensor_args", None) or ()) if jit is not None else frozenset()
+    return FactoryTakes(takes, tensors, eager=bool(tensors))
+
+
+def const_names(factory: Any) -> frozenset[str] | None:
+    """The ``T.const`` names an eager jit's traced templates bind (None: not an eager jit, or
+    not traced yet, or a tilelang that does not say)."""
+    jit = _jit(factory)
+    cache = getattr(getattr(jit, "func", None), "p1_cache", None)
+    if not cache:
+        return None
+    names: set[str] = set()
+    try:
+        for template in list(cache.values()):
+            names |= {str(entry[3]) for entry in (getattr(template, "matcher", None) or {}).values()}
+    except (TypeError, IndexError, AttributeError):
+        return None
+    return frozenset(names)
+
+
+def factory_kwargs(factory: Any, values: Mapping[str, Any]) -> dict[str, Any]:
+    """The entries of ``values`` (sizes, axes, constants) the factory receives: an eager jit all
+    of them (extra names are its ``T.const`` bindings), any other function those its signature
+    takes (all with ``**kwargs``), a PrimFunc or compiled kernel none."""
+    facts = factory_takes(factory)
+    if not facts.called:
+        return {}
+    if facts.eager or facts.takes is None:
+        return {k: v for k, v in values.items() if k not in facts.tensors}
+    return facts.takes.by_keyword(values)
+
+
+@dataclass
+class _Captured:
+    """What a jit call inside a plain factory returned while tlbench was taking its PrimFunc."""
+
+    func: Any
+    jit: Any = field(repr=False)
+
+
+def _install_capture() -> None:
+    """Make a ``@tilelang.jit`` call answer with its PrimFunc while ``_CAPTURING.active`` is set
+    in the calling thread (and behave exactly as before otherwise)."""
+    from tilelang.jit import JITImpl
+
+    with _INSTALL:
+        if getattr(JITImpl, "_tlbench_capture", False):
+            return
+        original = JITImpl.__call__
+
+        def __call__(self: Any, *args: Any, **kwargs: Any) -> Any:
+            if getattr(_CAPTURING, "active", False):
+                return _Captured(self.get_tir(*args, **kwargs), self)
+            return original(self, *args, **kwargs)
+
+        JITImpl.__call__ = __call__
+        JITImpl._tlbench_capture = True
+
+
+@dataclass(frozen=True)
+class Built:
+    func: Any  # the PrimFunc, outputs as parameters
+    options: Mapping[str, Any]  # pass_configs / target of the jit that made it
+
+
+def built(factory: Any, values: Mapping[str, Any]) -> Built:
+    """The factory's PrimFunc for ``values`` (see the contract)."""
+    jit = _jit(factory)
+    options = _options_of(jit)
+    if is_compiled_kernel(factory):
+        func = factory.prim_func
+    elif is_prim_func(factory):
+        func = factory
+    elif jit is not None:
+        func = jit.get_tir(**factory_kwargs(factory, values))
+    else:
+        _install_capture()
+        _CAPTURING.active = True
+        try:
+            func = factory(**factory_kwargs(factory, values))
+        finally:
+            _CAPTURING.active = False
+        if isinstance(func, _Captured):
+            options = _options_of(func.jit)
+            func = func.func
+        elif _jit(func) is not None:  # a plain function that returned a jit object (not a call of it)
+            options = _options_of(_jit(func))
+            func = _jit(func).get_tir()
+        elif is_compiled_kernel(func):  # compiled inside the factory (tilelang.compile): its PrimFunc
+            func = func.prim_func
+    if not is_prim_func(func):
         raise TypeError(f"kernel factory {factory_name(factory)} returned {type(func).__name__}, not a PrimFunc: "
                         "decorate it with @tilelang.jit or return a @T.prim_func")
     if func.attrs is not None and OUT_IDX_ATTR in func.attrs:
         func = func.without_attr(OUT_IDX_ATTR)
-    return func
+    return Built(func, options)
+
+
+def prim_func(factory: Any, kwargs: Mapping[str, Any]) -> Any:
+    """The factory's PrimFunc for ``kwargs``, every output a parameter the caller allocates."""
+    return built(factory, kwargs).func
 
 
 def parameter_specs(func: Any) -> list[tuple[str, tuple[int, ...], str]]:

@@ -1,39 +1,39 @@
 """The kernel family of one kernel a suite declared through the generic path.
 
 Contract: ``GenericFamily`` implements harness/core/family.py's ``KernelFamily`` (and the
-optional ``kernel_traits`` / ``vendor_call`` of harness/core/kernel_traits.py) for a kernel
-named by its factory: problems and configs are harness/core/described.py's plain-valued
-types, so its records describe themselves and every reader reads them without this object.
-- ``build``: the body for the backend's dialect (``bodies[dialect]``, else ``bodies["*"]``),
-  called with the sizes and the config's axes as keyword arguments (backends/kernels/generic/
-  factory.py); a dialect with no body is refused by ``validate`` before anything compiles,
-  with that reason.
-- ``footprint``: the suite's ``footprint(dialect=..., **sizes, **axes) -> {scope: bytes}``
-  (or ``{scope: (needed, minimum)}``); without one, () - the backend then checks the compiled
-  kernel's buffers against its scopes after lowering.
-- inputs: the suite's ``inputs(device=..., **sizes)`` gives the leading parameters; tlbench
-  allocates the rest (the outputs) from the PrimFunc; ``check`` compares them with the
-  suite's ``reference(*inputs)``.  Either callable that names a ``dialect`` parameter is
-  told the backend's dialect.  ``vendor_call`` runs the suite's ``vendor(*inputs)``.
-- Any callable may be given as ``"module:attribute"`` (imported where first used: a suite
-  that names its bodies so costs its collection no tilelang or torch import).
+optional ``kernel_traits`` / ``vendor_call`` / ``inputs_key`` / ``preflight`` members the
+harness asks through harness/core/kernel_traits.py) for a kernel named by its bodies:
+problems and configs are harness/core/described.py's plain-valued types, so its records
+describe themselves and every reader reads them without this object.
+- Names: every suite callable receives the sizes, axes, constants and ``dialect`` it names
+  (all with ``**kwargs``; ``inputs`` also ``device``), through
+  backends/kernels/generic/callables.py; an exception of the suite's code is a
+  ``SuiteCodeError`` naming the callable and the problem (the item's failure, never the
+  device worker's).  Constants never enter an id; they are hashed into ``kernel_hash``
+  (``fixed_arguments``), so an edited constant is rebuilt.
+- ``configs``: per dialect (``"*"``: every dialect); ``validate`` refuses a dialect with no
+  body (``Refusal`` kind ``no body``) and what the suite's ``validate`` refuses (kind
+  ``invalid``), before anything compiles.
+- ``build``: the body for the backend's dialect (``bodies[dialect]``, else ``bodies["*"]``)
+  through backends/kernels/generic/factory.py.
+- inputs: the suite's ``inputs`` gives the leading parameters (made per problem, or per the
+  axes it names: ``inputs_key``; the reference, the vendor and the check then get those axes
+  too, never another: they are shared by every config with the same inputs); tlbench
+  allocates the rest (the outputs)
+  from the PrimFunc; ``check`` judges each output by its rule against the suite's
+  ``reference`` (backends/kernels/generic/checks.py); a vendor item with
+  ``vendor_check=False`` is not judged (``checked`` False: a speed reference).
+- ``preflight(problem, dialect) -> (failures, notes)``: backends/kernels/generic/preflight.py,
+  once per dialect, cached on the family.
+- Any callable may be given as ``"module:attribute"`` (imported where first used).
 - Pickled by reference (``__reduce__``): a worker process imports the suite module that
   declared the kernel and takes the family from its ``SWEEP``, so the user's callables never
-  cross a process boundary.
-- Thread-safe: a module that does not import by name is loaded from its file (``exec``) under
-  one process-wide lock, and every lookup here takes that lock, so a compile thread never sees
-  another thread's half-executed module (with 16 compile threads it did: ``module ... has no
-  attribute ...`` for a body the file defines).
+  cross a process boundary.  Module loading is thread-safe (backends/kernels/generic/loading.py).
 """
 
 from __future__ import annotations
 
-import importlib
-import inspect
-import importlib.util
-import sys
-import threading
-from pathlib import Path
+import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
@@ -41,78 +41,43 @@ from tlbench.harness.core.budget import Scope, ScopeUse, scope_named
 from tlbench.harness.core.cases import CheckResult
 from tlbench.harness.core.described import DescribedConfig, DescribedProblem, Params, problem_label, stage_facts
 from tlbench.harness.core.family import CaseIdParts, StagePoint
+from tlbench.harness.core.backend_api import SuiteCodeError
+from tlbench.harness.core.space import Refusal
 
 from tlbench.backends.kernels.generic import factory as factories
-from tlbench.backends.kernels.generic.tensors import KernelInputs, allocate, compare
+from tlbench.backends.kernels.generic.callables import Takes, bound_call, named_what, suite_call
+from tlbench.backends.kernels.generic.checks import rule_for
+from tlbench.backends.kernels.generic.loading import find_family, resolve
+from tlbench.backends.kernels.generic.tensors import KernelInputs, allocate, judge
 
 ANY_DIALECT = "*"
-_MODULE_LOADING = threading.RLock()  # held while a module is looked up or exec'd from its file (reentrant: a suite's exec resolves)
-
-
-def resolve(ref: Any, near: str = "") -> Any:
-    """A callable as given, or the one a ``"module:attribute"`` string names (imported now).
-    A module that does not import by name is looked for beside the file ``near`` (the suite
-    that declared it), as pytest's rootdir insertion finds it, so a process that loads the
-    suite without pytest (a tool, a worker) finds the suite's sibling module too."""
-    if not isinstance(ref, str):
-        return ref
-    module, _, attr = ref.partition(":")
-    if not module or not attr:
-        raise ValueError(f"{ref!r}: name a callable as 'module:attribute'")
-    value = _import_near(module, near)
-    for part in attr.split("."):
-        value = getattr(value, part)
-    return value
-
-
-def _import_near(module: str, near: str) -> Any:
-    with _MODULE_LOADING:
-        try:
-            return importlib.import_module(module)
-        except ModuleNotFoundError as missing:
-            sibling = Path(near).parent / (module.replace(".", "/") + ".py") if near else None
-            if missing.name != module.split(".")[0] or sibling is None or not sibling.is_file():
-                raise
-        return _exec_file(module, sibling)
-
-
-def _exec_file(module: str, path: Any) -> Any:
-    """``module`` loaded from ``path`` (the caller holds ``_MODULE_LOADING``); one already in
-    ``sys.modules`` is returned; one whose exec raises is taken out again."""
-    if module in sys.modules:
-        return sys.modules[module]
-    spec = importlib.util.spec_from_file_location(module, path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"{module}: cannot load {path}")
-    loaded = importlib.util.module_from_spec(spec)
-    sys.modules[module] = loaded  # before exec, as an import does (dataclasses and pickle look it up)
-    try:
-        spec.loader.exec_module(loaded)
-    except BaseException:
-        sys.modules.pop(module, None)
-        raise
-    return loaded
+DEFAULT_CONFIG = DescribedConfig(Params())
 
 
 @dataclass(eq=False)
 class GenericFamily:
     name: str
-    bodies: Mapping[str, Any]  # dialect (or "*") -> factory, or its "module:attribute"
+    bodies: Mapping[str, Any]  # dialect (or "*") -> factory, PrimFunc, compiled kernel, or its "module:attribute"
     inputs: Callable[..., Sequence[Any]] | str
     reference: Callable[..., Any] | str | None = None
     vendor: Callable[..., Any] | str | None = None
     vendor_label: str | None = None
-    flops_of: Callable[..., int] | None = None
-    bytes_of: Callable[..., int] | None = None
-    footprint_of: Callable[..., Mapping[str, Any] | None] | None = None
-    refusal_of: Callable[..., str | None] | str | None = None  # (dialect=, **sizes, **axes) -> why not, or None
-    rtol: float = 1e-2
-    atol: float = 1e-2
+    vendor_check: bool = True  # False: the vendor item is a speed reference, never judged
+    flops_of: Callable[..., int] | str | None = None
+    bytes_of: Callable[..., int] | str | None = None
+    footprint_of: Callable[..., Mapping[str, Any] | None] | str | None = None
+    refusal_of: Callable[..., str | None] | str | None = None  # the suite's validate: why not, or None
+    check_spec: Any = None  # checks.normalize(check=): None, a rule, a list or a dict of rules
+    tolerance: Any = None  # checks.Tolerance from rtol= / atol= (the float default), or None
+    constants: Mapping[str, Any] = field(default_factory=dict)
     pass_configs: Mapping[str, Any] = field(default_factory=dict)
     module: str = ""  # the suite module that declared it (how a worker process finds it again)
     module_file: str = ""
-    configs: Sequence[DescribedConfig] = ()  # the sweep's configs (output shapes are read from the first)
+    configs: Mapping[str, Sequence[DescribedConfig]] = field(default_factory=dict)  # dialect or "*" -> its configs
     problem_ids: Sequence[str] = ()
+    problems: Sequence[DescribedProblem] = ()  # every problem of every scope (the preflight checks their names)
+    smoke_problems: Sequence[DescribedProblem] = ()  # where the preflight runs the suite's callables
+    memo: dict[Any, Any] = field(default_factory=dict, repr=False)  # this family's answers so far (options, preflight)
 
     described = True  # records carry family_described: readers need no entry point for it
     problem_type = DescribedProblem
@@ -146,35 +111,71 @@ class GenericFamily:
     def problem_label(self, problem: DescribedProblem) -> str:
         return problem_label(problem.values)
 
+    # -- names ----------------------------------------------------------------------------------
+    def resolved(self, ref: Any) -> Any:
+        return resolve(ref, self.module_file)
+
+    def named(self, problem: DescribedProblem, config: DescribedConfig | None, dialect: str | None) -> dict[str, Any]:
+        """Every name on offer to a suite callable: constants, sizes, axes, ``dialect``."""
+        values = {**self.constants, **problem.values, **(config.values if config is not None else {})}
+        if dialect is not None:
+            values["dialect"] = dialect
+        return values
+
+    def call(self, what: str, ref: Any, values: Mapping[str, Any], positional: Sequence[Any] = (),
+             problem: DescribedProblem | None = None) -> Any:
+        where = f"kernel {self.name}" + (f", problem {problem.problem_id}" if problem is not None else "")
+        return suite_call(named_what(what, self.resolved(ref)), self.resolved(ref), values, positional, where)
+
+    def configs_for(self, dialect: str | None) -> list[DescribedConfig]:
+        """The configs of ``dialect``'s body (one without axes where it declares none)."""
+        if dialect is not None and dialect in self.configs:
+            return list(self.configs[dialect])
+        return list(self.configs.get(ANY_DIALECT, ())) or [DEFAULT_CONFIG]
+
     # -- what the harness and the backends ask -----------------------------------------------
     def body_for(self, dialect: str) -> Any | None:
         body = self.bodies.get(dialect, self.bodies.get(ANY_DIALECT))
-        return None if body is None else resolve(body, self.module_file)
+        return None if body is None else self.resolved(body)
 
-    def _has_body(self, dialect: str) -> bool:
+    def some_dialect(self) -> str:
+        """A dialect that has a body (a named one first; ``"*"`` for a body of every dialect)."""
+        return next((k for k in self.bodies if k != ANY_DIALECT), ANY_DIALECT)
+
+    def has_body(self, dialect: str) -> bool:
         return dialect in self.bodies or ANY_DIALECT in self.bodies
 
     def validate(self, problem: DescribedProblem, config: DescribedConfig, dialect: str) -> str | None:
-        if not self._has_body(dialect):
-            return f"{self.name} has no body for the {dialect} dialect (it has: {', '.join(sorted(self.bodies))})"
-        if self.refusal_of is not None:
-            return resolve(self.refusal_of, self.module_file)(dialect=dialect, **problem.values, **config.values) or None
-        return None
+        if not self.has_body(dialect):
+            return Refusal(f"{self.name} has no body for the {dialect} dialect (it has: {', '.join(sorted(self.bodies))})",
+                           "no body")
+        if self.refusal_of is None:
+            return None
+        try:
+            reason = self.call("validate", self.refusal_of, self.named(problem, config, dialect), problem=problem)
+        except Exception as exc:  # noqa: BLE001 - the preflight fails the items with it; here it only keeps collection going
+            return Refusal(str(exc), "invalid")
+        return Refusal(str(reason), "invalid") if reason else None
 
     def mma_tiles(self, problem: Any, config: Any) -> list[tuple[int, int]]:
         return []  # tilelang answers for the warp partition itself
 
-    def flops(self, problem: DescribedProblem) -> int:
-        return int(resolve(self.flops_of, self.module_file)(**problem.values)) if self.flops_of else 0
+    def flops(self, problem: DescribedProblem, dialect: str | None = None) -> int:
+        return int(self.call("flops", self.flops_of, self.named(problem, None, dialect), problem=problem)) if self.flops_of else 0
 
-    def bytes_moved(self, problem: DescribedProblem) -> int:
-        return int(resolve(self.bytes_of, self.module_file)(**problem.values)) if self.bytes_of else 0
+    def bytes_moved(self, problem: DescribedProblem, dialect: str | None = None) -> int:
+        if not self.bytes_of:
+            return 0
+        return int(self.call("bytes_moved", self.bytes_of, self.named(problem, None, dialect), problem=problem))
 
     def footprint(self, problem: DescribedProblem, config: DescribedConfig, dialect: str,
                   scopes: Sequence[Scope]) -> tuple[ScopeUse, ...]:
-        if self.footprint_of is None or not self._has_body(dialect):
+        if self.footprint_of is None or not self.has_body(dialect):
             return ()
-        declared = resolve(self.footprint_of, self.module_file)(dialect=dialect, **problem.values, **config.values) or {}
+        try:
+            declared = self.call("footprint", self.footprint_of, self.named(problem, config, dialect), problem=problem) or {}
+        except SuiteCodeError:  # the preflight fails its items with these words; the compiled kernel's buffers are checked
+            return ()
         uses = []
         for scope, used in declared.items():
             needed, minimum = used if isinstance(used, (tuple, list)) else (used, used)
@@ -184,43 +185,91 @@ class GenericFamily:
     def loop_trips(self, problem: Any, config: Any) -> int | None:
         return None
 
+    def _options(self, problem: DescribedProblem, config: DescribedConfig, dialect: str, body: Any) -> Mapping[str, Any]:
+        """The pass configs / target of the jit that makes the body: the factory's own, or (a
+        plain function around a jit call) the inner jit's, read from the first build of that
+        dialect's body (one trace per dialect; a body that cannot be traced has none: its
+        build and the preflight say why)."""
+        if factories._jit(body) is not None or not callable(body) or factories.is_compiled_kernel(body):
+            return factories.jit_options(body)
+        key = ("options", dialect)
+        if key not in self.memo:
+            try:
+                self.memo[key] = factories.built(body, self.named(problem, config, None)).options
+            except Exception:  # noqa: BLE001 - reported by the preflight and by the build itself
+                self.memo[key] = factories.jit_options(None)
+        return self.memo[key]
+
     def kernel_traits(self, problem: DescribedProblem, config: DescribedConfig, dialect: str) -> dict[str, Any]:
         body = self.body_for(dialect)
-        options = factories.jit_options(body) if body is not None else {"pass_configs": {}, "target": None}
+        options = self._options(problem, config, dialect, body) if body is not None else {"pass_configs": {}, "target": None}
         facts = stage_facts(config.values)
         threads = config.values.get("threads")
+        source = factories.source_file(body) if body is not None else None
         return {
             "loop_form": facts.loop_form if facts.num_stages is not None else None,
             "num_stages": facts.num_stages,
             "threads": threads if isinstance(threads, int) else None,
             "pass_configs": {**options["pass_configs"], **self.pass_configs},
             "target": options["target"],
-            "body_modules": (str(factories.source_file(body)),) if body is not None else (),
+            "body_modules": (str(source or self.module_file),) if body is not None else (),
+            "fixed_arguments": json.dumps(sorted(self.constants.items()), default=str) if self.constants else "",
         }
 
     def build(self, problem: DescribedProblem, config: DescribedConfig, dialect: str) -> Any:
         body = self.body_for(dialect)
         if body is None:
             raise ValueError(self.validate(problem, config, dialect))
-        return factories.prim_func(body, {**problem.values, **config.values})
+        made = factories.built(body, self.named(problem, config, None))
+        self.memo.setdefault(("options", dialect), made.options)
+        return made.func
+
+    def preflight(self, problem: DescribedProblem, dialect: str) -> tuple[list[str], list[str]]:
+        from tlbench.backends.kernels.generic.preflight import preflight
+
+        return preflight(self, problem, dialect)
 
     # -- running ------------------------------------------------------------------------------
-    def _output_specs(self, problem: DescribedProblem, dialect: str | None, n_inputs: int) -> list[tuple[str, tuple[int, ...], str]]:
-        config = self.configs[0] if self.configs else DescribedConfig(Params())
-        dialect = dialect if dialect is not None and self._has_body(dialect) else next(iter(self.bodies))
+    def inputs_takes(self) -> Takes | None:
+        return Takes.of(self.resolved(self.inputs))
+
+    def inputs_axes(self, config: DescribedConfig) -> dict[str, Any]:
+        """The axes of ``config`` the suite's ``inputs`` names (all with ``**kwargs``): what the
+        inputs are made from, and so what the reference, the vendor and the check may read."""
+        takes = self.inputs_takes()
+        if takes is None:
+            return {}
+        return {k: v for k, v in config.values.items() if takes.var_keyword or k in takes.keyword}
+
+    def inputs_key(self, problem: DescribedProblem, config: DescribedConfig) -> Any:
+        """The problem, with the axes the suite's ``inputs`` names (inputs laid out by the tile)."""
+        axes = self.inputs_axes(config)
+        return problem if not axes else (problem, tuple(sorted(axes.items())))
+
+    def answer_values(self, problem: DescribedProblem, axes: Mapping[str, Any], dialect: str | None) -> dict[str, Any]:
+        """The names offered to the reference, the vendor and the check: the sizes, constants,
+        ``dialect`` and the axes the inputs were made from (shared by every config whose inputs
+        are the same)."""
+        return {**self.named(problem, None, dialect), **axes}
+
+    def output_specs(self, problem: DescribedProblem, config: DescribedConfig, dialect: str,
+                     n_inputs: int) -> list[tuple[str, tuple[int, ...], str]]:
         specs = factories.parameter_specs(self.build(problem, config, dialect))
         if n_inputs > len(specs):
             raise ValueError(f"{self.name}: inputs() made {n_inputs} arguments, the kernel takes {len(specs)}")
         return specs[n_inputs:]
 
-    def make_inputs(self, problem: DescribedProblem, seed: int, device: Any, dialect: str | None = None) -> KernelInputs:
+    def make_inputs(self, problem: DescribedProblem, seed: int, device: Any, dialect: str | None = None,
+                    config: DescribedConfig | None = None) -> KernelInputs:
         import torch
 
+        body_dialect = dialect if dialect is not None and self.has_body(dialect) else self.some_dialect()
+        config = config if config is not None else self.configs_for(body_dialect)[0]
         torch.manual_seed(seed)
-        make = resolve(self.inputs, self.module_file)
-        made = list(make(device=device, **problem.values, **_dialect_kw(make, dialect)))
-        outputs = allocate(self._output_specs(problem, dialect, len(made)), device)
-        return KernelInputs(made + outputs, len(made))
+        made = list(self.call("inputs", self.inputs, {**self.named(problem, config, dialect), "device": device}, problem=problem))
+        specs = self.output_specs(problem, config, body_dialect, len(made))
+        return KernelInputs(made + allocate(specs, device), len(made), output_names=tuple(s[0] for s in specs),
+                            output_dtypes=tuple(s[2] for s in specs), axes=self.inputs_axes(config))
 
     def kernel_args(self, inputs: KernelInputs) -> tuple[Any, ...]:
         return tuple(inputs.args)
@@ -228,46 +277,40 @@ class GenericFamily:
     def output(self, inputs: KernelInputs) -> Any:
         return inputs.outputs
 
-    def check(self, inputs: KernelInputs, problem: DescribedProblem, dialect: str | None = None) -> CheckResult:
+    def rules(self, inputs: KernelInputs) -> list[Any]:
+        return [rule_for(self.check_spec, k, name, dtype, self.tolerance)
+                for k, (name, dtype) in enumerate(zip(inputs.output_names, inputs.output_dtypes))]
+
+    def expected(self, inputs: KernelInputs, problem: DescribedProblem, dialect: str | None) -> Any:
         if self.reference is None:
             raise ValueError(f"kernel {self.name!r} declares no reference: pass reference= to kernel_sweep")
         if inputs.expected is None:
-            reference = resolve(self.reference, self.module_file)
-            inputs.expected = reference(*inputs.inputs, **_dialect_kw(reference, dialect))
-        return compare(inputs.outputs.tensors, inputs.expected, self.rtol, self.atol)
+            values = self.answer_values(problem, inputs.axes, dialect)
+            inputs.expected = self.call("reference", self.reference, values, inputs.inputs, problem)
+        return inputs.expected
+
+    def check(self, inputs: KernelInputs, problem: DescribedProblem, dialect: str | None = None, vendor: bool = False) -> CheckResult:
+        if vendor and not self.vendor_check:
+            return CheckResult(True, float("nan"), float("nan"), 0, 0, float("nan"), float("nan"),
+                               "a speed reference (vendor_check=False): its output is not judged", rule="", checked=False)
+        expected = self.expected(inputs, problem, dialect)
+        values = self.answer_values(problem, inputs.axes, dialect)
+
+        def user(rule: Any, out: Any, ref: Any) -> Any:
+            return self.call("check", rule.function, values, (out, ref), problem)
+
+        return judge(inputs.outputs.tensors, expected, self.rules(inputs), inputs.output_names, user)
 
     def vendor_call(self, case: Any, inputs: KernelInputs, dialect: str, timed: bool) -> tuple[Callable[[], Any], str]:
         if self.vendor is None:
             raise ValueError(f"kernel {self.name!r} declares no vendor call: pass vendor= to kernel_sweep")
-        args, vendor = inputs.inputs, resolve(self.vendor, self.module_file)
+        vendor = self.resolved(self.vendor)
         label = self.vendor_label or f"{getattr(vendor, '__module__', None) or '?'}.{getattr(vendor, '__name__', repr(vendor))}"
+        if not self.vendor_check:
+            label += " (speed reference, not checked)"
+        where = f"kernel {self.name}, problem {case.problem.problem_id}"
+        values = self.answer_values(case.problem, inputs.axes, dialect)
+        run = bound_call(named_what("vendor", vendor), vendor, values, inputs.inputs, where)
         if timed:
-            return (lambda: vendor(*args)), label
-        return (lambda: inputs.write_outputs(vendor(*args))), label
-
-
-def _dialect_kw(function: Callable[..., Any], dialect: str | None) -> dict[str, Any]:
-    """``{"dialect": dialect}`` for a suite callable that names a ``dialect`` parameter."""
-    try:
-        named = "dialect" in inspect.signature(function).parameters
-    except (TypeError, ValueError):
-        named = False
-    return {"dialect": dialect} if named else {}
-
-
-def find_family(module: str, module_file: str, name: str) -> GenericFamily:
-    """The family ``name`` declared by suite ``module`` (imported here if it is not yet; from
-    ``module_file`` where the name alone does not import)."""
-    with _MODULE_LOADING:
-        loaded = sys.modules.get(module)
-        if loaded is None:
-            try:
-                loaded = importlib.import_module(module)
-            except ImportError:
-                loaded = _exec_file(module, module_file)
-    for value in list(vars(loaded).values()):
-        for problem in getattr(value, "problems", ()) or ():
-            family = getattr(problem, "family", None)
-            if isinstance(family, GenericFamily) and family.name == name:
-                return family
-    raise LookupError(f"suite module {module} ({module_file}) declares no kernel {name!r} in a SWEEP")
+            return run, label
+        return (lambda: inputs.write_outputs(run()) if self.vendor_check else run()), label

@@ -1,40 +1,28 @@
 """``kernel_sweep``: a suite's whole declaration of one kernel, as the ``Sweep`` the plugin expands.
 
-Contract: ``kernel_sweep(name, body, sizes=..., axes=..., inputs=..., reference=...)`` returns a
-``harness.core.sweep.Sweep`` whose problems are ``sizes`` (one dict, or a list of dicts: the
-keyword arguments that fix the problem, e.g. ``T.const`` names) and whose configs are the
-cross product of ``axes`` (name -> values, in declaration order) followed by any explicit
-``configs`` (dicts).  Every size and axis reaches the factory as a keyword argument.  The
-family is registered by the suite itself: records describe themselves
-(harness/core/described.py), so no entry point is needed for any reader.
-- ``body``: a factory, or ``{dialect: factory}`` (``"cuda"``, ``"ascend"``; ``"*"`` for any
-  other); a backend whose dialect has none skips with that reason.  Any callable argument may
-  be a ``"module:attribute"`` string instead, imported where first used.
-- ``inputs(device=..., **sizes)``: the kernel's leading arguments (the rest, its outputs,
-  are allocated from the kernel's signature); ``reference(*inputs)``: the expected output(s).
-- optional: ``flops`` / ``bytes_moved`` (``**sizes -> int``: TFLOP/s, GB/s and the roofline),
-  ``vendor(*inputs)`` (a vendor item per problem, checked like a kernel; ``vendor_label``),
-  ``footprint(dialect=..., **sizes, **axes) -> {scope: bytes}`` (the on-chip budget checked
-  before compiling; without it, the compiled kernel's buffers are checked after lowering),
-  ``validate(dialect=..., **sizes, **axes) -> reason or None`` (a config the body cannot
-  build is skipped with that reason before compiling),
-  ``rtol`` / ``atol``, ``pass_configs`` (on top of the jit's), ``smoke`` / ``quick`` (sizes for those
-  scopes; ``quick=()`` keeps the suite out of the quick scope), ``kinds``, ``backends``,
-  ``description``.
-Ids: ``<name>-<size tokens>-<axis tokens>`` (harness/core/described.py), e.g.
-``rmsnorm-M8192-N8192-blk_m1-blk_k512-s2``; they depend on names and values only.
+Contract: ``kernel_sweep(...)`` (its docstring is the reference for every argument) returns a
+``GenericSweep``, a ``harness.core.sweep.Sweep`` whose problems are ``sizes`` and whose
+configs are the cross product of ``axes`` plus any explicit ``configs`` - one set for every
+body, or one per body dialect (``configs_for`` reads the backend's dialect).  The family is
+registered by the suite itself: records describe themselves (harness/core/described.py), so
+no entry point is needed for any reader.  Ids: ``<name>-<size tokens>-<axis tokens>``, from
+names and values only; constants never enter them.
 """
 
 from __future__ import annotations
 
 import re
 import sys
+from dataclasses import dataclass
 from itertools import product
 from typing import Any, Callable, Mapping, Sequence
 
+from tlbench.harness.core.backend_traits import TraitsCatalog
 from tlbench.harness.core.described import DescribedConfig, Params
 from tlbench.harness.core.sweep import Sweep
 
+from tlbench.backends.kernels.generic import checks
+from tlbench.backends.kernels.generic.factory import is_body
 from tlbench.backends.kernels.generic.family import ANY_DIALECT, GenericFamily
 
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
@@ -50,12 +38,13 @@ def _size_list(sizes: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None, wh
     return [dict(entry) for entry in listed]
 
 
-def _configs(axes: Mapping[str, Sequence[Any]] | None, configs: Sequence[Mapping[str, Any]] | None) -> list[DescribedConfig]:
+def _config_list(axes: Mapping[str, Sequence[Any]] | None, configs: Sequence[Mapping[str, Any]] | None,
+                 where: str = "") -> list[DescribedConfig]:
     out: list[DescribedConfig] = []
     if axes:
         for name, values in axes.items():
             if isinstance(values, (str, bytes)) or not isinstance(values, Sequence) or not values:
-                raise TypeError(f"kernel_sweep: axis {name!r} needs a non-empty list of values, got {values!r}")
+                raise TypeError(f"kernel_sweep: axis {name!r}{where} needs a non-empty list of values, got {values!r}")
         names = list(axes)
         out += [DescribedConfig(Params(zip(names, values))) for values in product(*(axes[n] for n in names))]
     out += [DescribedConfig(Params(c)) for c in _size_list(configs or [], "configs")]
@@ -64,9 +53,53 @@ def _configs(axes: Mapping[str, Sequence[Any]] | None, configs: Sequence[Mapping
     seen: set[str] = set()
     for config in out:
         if config.config_id in seen:
-            raise ValueError(f"kernel_sweep: two configs have the id {config.config_id!r}")
+            raise ValueError(f"kernel_sweep: two configs{where} have the id {config.config_id!r}")
         seen.add(config.config_id)
     return out
+
+
+def _per_dialect(value: Any, what: str) -> bool:
+    """Whether ``axes`` / ``configs`` is given per body (``{"cuda": ..., "ascend": ...}``)."""
+    if not isinstance(value, Mapping) or not value:
+        return False
+    nested = [isinstance(v, Mapping) if what == "axes" else isinstance(v, (list, tuple)) and all(isinstance(c, Mapping) for c in v)
+              for v in value.values()]
+    if what == "axes" and any(nested) and not all(nested):
+        raise TypeError("kernel_sweep: axes is either one {axis: values} dict or one such dict per body dialect "
+                        "({'cuda': {...}, 'ascend': {...}}), not a mix")
+    return all(nested)
+
+
+def _configs_by_dialect(axes: Any, configs: Any, bodies: Mapping[str, Any]) -> dict[str, list[DescribedConfig]]:
+    per_axes, per_configs = _per_dialect(axes, "axes"), isinstance(configs, Mapping)
+    if not per_axes and not per_configs:
+        return {ANY_DIALECT: _config_list(axes, configs)}
+    dialects = [*((axes or {}) if per_axes else {}), *((configs or {}) if per_configs else {})]
+    named = [d for d in bodies if d != ANY_DIALECT]
+    stray = [d for d in dict.fromkeys(dialects) if named and ANY_DIALECT not in bodies and d not in named]
+    if stray:
+        raise ValueError(f"kernel_sweep: axes/configs name dialect(s) {', '.join(stray)} that have no body "
+                         f"(bodies: {', '.join(named)})")
+    out: dict[str, list[DescribedConfig]] = {}
+    for dialect in dict.fromkeys([*named, *dialects]):
+        dialect_axes = (axes or {}).get(dialect) if per_axes else axes
+        dialect_configs = (configs or {}).get(dialect) if per_configs else configs
+        out[dialect] = _config_list(dialect_axes, dialect_configs, f" of {dialect}")
+    return out
+
+
+@dataclass(frozen=True)
+class GenericSweep(Sweep):
+    """A ``Sweep`` whose configs may differ per body dialect (the family's ``configs``)."""
+
+    family: Any = None
+
+    def configs_for(self, backend: str, scope: str = "full", dialect: str | None = None) -> list[Any]:
+        if self.family is None or ANY_DIALECT in self.family.configs:
+            return super().configs_for(backend, scope, dialect)
+        if dialect is None:
+            dialect = getattr(TraitsCatalog.from_entry_points().get(backend), "dialect", None)
+        return self.family.configs_for(dialect)
 
 
 def kernel_sweep(
@@ -76,16 +109,19 @@ def kernel_sweep(
     sizes: Mapping[str, Any] | Sequence[Mapping[str, Any]],
     inputs: Callable[..., Sequence[Any]] | str,
     reference: Callable[..., Any] | str | None = None,
-    axes: Mapping[str, Sequence[Any]] | None = None,
-    configs: Sequence[Mapping[str, Any]] | None = None,
-    flops: Callable[..., int] | None = None,
-    bytes_moved: Callable[..., int] | None = None,
+    axes: Mapping[str, Any] | None = None,
+    configs: Sequence[Mapping[str, Any]] | Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
+    constants: Mapping[str, Any] | None = None,
+    check: Any = None,
+    rtol: float | None = None,
+    atol: float | None = None,
     vendor: Callable[..., Any] | str | None = None,
     vendor_label: str | None = None,
-    footprint: Callable[..., Mapping[str, Any] | None] | None = None,
+    vendor_check: bool = True,
+    flops: Callable[..., int] | str | None = None,
+    bytes_moved: Callable[..., int] | str | None = None,
+    footprint: Callable[..., Mapping[str, Any] | None] | str | None = None,
     validate: Callable[..., str | None] | str | None = None,
-    rtol: float = 1e-2,
-    atol: float = 1e-2,
     pass_configs: Mapping[str, Any] | None = None,
     smoke: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None = None,
     quick: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None = None,
@@ -94,40 +130,140 @@ def kernel_sweep(
     description: str = "",
     module: str | None = None,
 ) -> Sweep:
+    """Benchmark one tilelang kernel: returns the ``SWEEP`` a suite module declares.
+
+    A suite is ``SWEEP = kernel_sweep(...)`` and ``def test_<name>(tlbench): tlbench.run()``.
+    Every config gives a compile item (a cold build, on any machine) and a device item (kernel
+    time, checked first, on a GPU or NPU), on every backend selected with ``--tlbench-backend``.
+
+    name: letters, digits, ``_``; it starts every case id (``<name>-<sizes>-<axes>``, e.g.
+        ``gemv-M8192-N8192-block_M64-block_N128-s2``), which is the key of the item's history.
+    body: the kernel, as upstream writes it: a ``@tilelang.jit`` function (eager, with
+        ``T.const`` sizes and ``T.empty`` outputs, or lazy, returning a ``@T.prim_func``), a
+        plain function returning a PrimFunc or a jit call (upstream Ascend examples' ``return
+        _build()``: tlbench takes the PrimFunc, no device compiler needed), a PrimFunc, or a
+        compiled kernel object; or ``{"cuda": f, "ascend": g}`` (``"*"``: any other backend).
+        A backend whose dialect has no body skips its items as ``no body for <backend>``.
+        The factory receives the sizes it takes (an eager jit: all, its ``T.const`` names),
+        the axes and the constants, as keyword arguments.
+    sizes: one dict, or a list of dicts: the problems (e.g. ``{"M": 8192, "N": 8192}``).
+    axes: ``{axis: [values]}``, swept as a cross product in declaration order; or one such
+        dict per body, ``{"cuda": {...}, "ascend": {...}}``: each backend's ids then name only
+        what its body takes.
+    configs: explicit config dicts added after the cross product; a list, or
+        ``{"cuda": [...], "ascend": [...]}``.
+    constants: fixed keyword arguments (``{"dtype": "float16", "threads": 256}``): they reach
+        the factory and every callable that names them, never an id or a report row; they
+        are hashed into the kernel's hash, so editing one rebuilds it.  A value that differs
+        between problems is a size.
+    inputs: ``inputs(device, **named) -> [tensors]``: the kernel's leading arguments, made on
+        ``device``; it receives the sizes, axes, constants and ``dialect`` it names (all with
+        ``**kwargs``), so inputs laid out by the tile (a block-sparse mask) take the tile's
+        axes and are made per tile.  The remaining parameters are the outputs: tlbench
+        allocates them from the kernel's signature (``T.empty``, ``out_idx`` or plain
+        parameters), outside the timed call, and poisons them before the checked run with
+        what their dtype holds (NaN for floats, fp8 included; a sentinel for integers; a
+        non-boolean byte for bool), so an unwritten output never passes.
+    reference: ``reference(*inputs, **named) -> tensor or tuple``: the expected output(s).
+    check: how each output is judged against the reference: ``tolerance(rtol, atol)``,
+        ``steps(k)`` (within k representable values of the output dtype: fp8 e4m3/e5m2,
+        fp16, bf16, fp32), ``similarity(max_diff=1e-3)`` or ``similarity(min_cosine=...)``,
+        ``mismatch(fraction, rtol, atol)``, ``exact()``, or a callable ``check(out, ref,
+        **named) -> None | "reason"``; one rule for every output, a list (by output), or a
+        dict ``{output index or parameter name: rule}``.  Default: ``tolerance(1e-2, 1e-2)``
+        for float outputs, ``exact()`` for integer and bool outputs.  Records and reports
+        name the rule that judged each output.
+    rtol, atol: shorthand for ``check=tolerance(rtol, atol)`` on the float outputs.
+    vendor: ``vendor(*inputs, **named) -> output(s)``: a vendor-library item per problem,
+        timed beside the kernels (its ratio is in the summary) and checked like a kernel;
+        ``vendor_label``: its name in reports.
+    vendor_check: False keeps the vendor item as a speed reference only (e.g. dense cuBLAS
+        beside a block-sparse kernel): never judged, labelled "speed reference, not checked"
+        in its record (``check.checked`` false), the table and the summary.
+    flops, bytes_moved: ``(**named) -> int``: TFLOP/s, GB/s and the roofline; a memory-bound
+        kernel reads as % of the device's memory bandwidth.
+    footprint: ``(**named) -> {scope: bytes}`` (or ``{scope: (needed, minimum)}``): the
+        on-chip budget checked before compiling; without it the compiled kernel's buffers
+        are checked after lowering.
+    validate: ``(**named) -> None | "reason"``: a config the body cannot build is skipped as
+        ``invalid: <reason>`` before compiling.
+    pass_configs: tilelang pass configs on top of the jit's (both backends' lowering).
+    smoke, quick: the sizes of those scopes (``quick=()`` keeps the suite out of the quick
+        scope).  Scopes (``--tlbench-scope``): ``smoke`` runs the ``smoke`` sizes (else the
+        first of ``sizes``); ``full`` runs the smoke sizes then every size; ``quick`` (the
+        default) runs the ``quick`` sizes, and without ``quick=`` the same as ``full``.
+        Every scope crosses its sizes with every config.
+    kinds: the measure kinds this suite makes items for (``compile``, ``device``).
+    backends: the backends it runs on (None: every selected one).
+    description: one line for the run's records.
+    module: the suite module's name (default: the caller's), how worker processes find it.
+
+    Every callable (inputs, reference, vendor, check, flops, bytes_moved, footprint,
+    validate) receives exactly the sizes, axes, constants and ``dialect`` it names as
+    keyword arguments (``inputs`` also ``device``); reference, vendor and check get tensors
+    positionally first.  Any callable may be a ``"module:function"`` string, imported where
+    first used (beside the suite file), so collecting the suite imports neither torch nor
+    tilelang.
+
+    Before anything compiles - at collection, and with ``tlbench check PATH`` - a preflight
+    runs each body's first config at the smoke size on CPU torch: it traces the factory,
+    calls inputs, reference, vendor (and check, flops, bytes_moved, footprint, validate),
+    matches every name they take against the sizes, axes and constants (a misspelled axis
+    says "did you mean"), compares the inputs and the reference's outputs with the kernel's
+    signature (count, shapes, dtypes), poisons the outputs as on the device and asserts the
+    rule of each output rejects the poison.  A problem that fails it fails its items with
+    one line naming the callable, the problem and the fix; nothing of it compiles.
+    """
     if not isinstance(name, str) or not NAME.match(name):
         raise ValueError(f"kernel_sweep: name {name!r} must be a letter then letters, digits or _ (it starts every case id)")
     bodies = dict(body) if isinstance(body, Mapping) else {ANY_DIALECT: body}
-    if not bodies or not all(callable(b) or isinstance(b, str) for b in bodies.values()):
+    if not bodies or not all(is_body(b) or isinstance(b, str) for b in bodies.values()):
         raise TypeError("kernel_sweep: body must be a kernel factory (a @tilelang.jit function or a function returning "
-                        "a PrimFunc) or a {dialect: factory} dict")
+                        "a PrimFunc), a PrimFunc, a compiled kernel, or a {dialect: body} dict of them")
+    if check is not None and (rtol is not None or atol is not None):
+        raise ValueError("kernel_sweep: give check= or rtol=/atol=, not both (rtol/atol are check=tolerance(rtol, atol))")
     problems_sizes = _size_list(sizes, "sizes")
     if not problems_sizes:
         raise ValueError("kernel_sweep: sizes names no problem")
-    config_list = _configs(axes, configs)
-    overlap = sorted(set().union(*map(set, problems_sizes)) & set().union(*(set(c.values) for c in config_list)))
-    if overlap:
-        raise ValueError(f"kernel_sweep: {', '.join(overlap)} is both a size and an axis")
+    by_dialect = _configs_by_dialect(axes, configs, bodies)
+    constants = dict(constants or {})
+    every_size = set().union(*map(set, problems_sizes), *map(set, _size_list(smoke, "smoke")), *map(set, _size_list(quick or [], "quick")))
+    every_axis = set().union(*(set(c.values) for cs in by_dialect.values() for c in cs))
+    for what, overlap in (("a size and an axis", every_size & every_axis), ("a constant and a size", set(constants) & every_size),
+                          ("a constant and an axis", set(constants) & every_axis)):
+        if overlap:
+            raise ValueError(f"kernel_sweep: {', '.join(sorted(overlap))} is both {what}")
+    for reserved in ("dialect", "device"):
+        if reserved in every_size | every_axis | set(constants):
+            raise ValueError(f"kernel_sweep: {reserved!r} is passed by tlbench itself; name your size, axis or constant otherwise")
     caller = sys._getframe(1).f_globals
     module_name = module or caller.get("__name__", "")
     family = GenericFamily(
         name=name, bodies=bodies, inputs=inputs, reference=reference, vendor=vendor, vendor_label=vendor_label,
-        flops_of=flops, bytes_of=bytes_moved, footprint_of=footprint, refusal_of=validate, rtol=rtol, atol=atol,
-        pass_configs=dict(pass_configs or {}), module=module_name,
+        vendor_check=bool(vendor_check), flops_of=flops, bytes_of=bytes_moved, footprint_of=footprint, refusal_of=validate,
+        check_spec=checks.normalize(check),
+        tolerance=checks.tolerance(checks.DEFAULT_RTOL if rtol is None else rtol, checks.DEFAULT_ATOL if atol is None else atol),
+        constants=constants, pass_configs=dict(pass_configs or {}), module=module_name,
         module_file=str(getattr(sys.modules.get(module_name), "__file__", None) or caller.get("__file__", "")),
-        configs=tuple(config_list),
+        configs=by_dialect,
     )
     problems = [family.problem(s) for s in problems_sizes]
     smoke_problems = [family.problem(s) for s in _size_list(smoke, "smoke")]
     quick_problems = None if quick is None else [family.problem(s) for s in _size_list(quick, "quick")]
     family.problem_ids = tuple(p.problem_id for p in [*problems, *smoke_problems, *(quick_problems or [])])
-    return Sweep(
+    family.problems = tuple(dict.fromkeys([*smoke_problems, *problems, *(quick_problems or [])]))
+    family.smoke_problems = tuple(smoke_problems or problems[:1])
+    common = by_dialect.get(ANY_DIALECT)
+    n_configs = len(common) if common is not None else max(len(v) for v in by_dialect.values())
+    return GenericSweep(
         name=name,
         problems=problems,
-        configs=config_list,
+        configs=common if common is not None else [],
         smoke_problems=smoke_problems,
         quick_problems=quick_problems,
         vendor=vendor is not None,
-        description=description or f"{name}: {len(config_list)} config(s) over {len(problems)} problem(s)",
+        description=description or f"{name}: {n_configs} config(s) over {len(problems)} problem(s)",
         kinds=tuple(kinds),
         backends=backends,
+        family=family,
     )

@@ -2,12 +2,15 @@
 
 Contract: ``KernelInputs`` holds the kernel's call arguments in parameter order: the ones the
 suite's ``inputs`` made, then one fresh tensor per remaining buffer parameter of the kernel
-(its outputs: shape and dtype from the PrimFunc).  ``outputs`` is an object whose
-``fill_(value)`` fills every output (the backend poisons them with NaN before a checked run,
-so a kernel that accumulates into its outputs must clear them itself, e.g. with a first
+(its outputs: shape and dtype from the PrimFunc, ``torch_dtype`` mapping tilelang's dtype
+names - ``float8_e4m3`` is torch's ``float8_e4m3fn`` - and refusing one torch cannot hold,
+naming it).  ``outputs`` is an ``OutputSet`` whose ``poison_()`` poisons every output with
+what its dtype can hold (backends/output_poison.py; the backends call it before a checked
+run, so a kernel that accumulates into its outputs must clear them itself, e.g. with a first
 ``T.Kernel`` that zeroes them: that launch is then part of every timed call).
-``compare(outputs, expected, rtol, atol)`` is the check: every element within
-``atol + rtol * |expected|`` in float64, NaN never passes.  torch is imported here only.
+``judge(outputs, expected, rules, names)`` is the check: each output against its expected
+tensor by its own rule (backends/kernels/generic/checks.py); the ``CheckResult`` names the
+rule of each output (``rule``) and says why any failed.  torch is imported here only.
 """
 
 from __future__ import annotations
@@ -17,14 +20,18 @@ from typing import Any, Sequence
 
 from tlbench.harness.core.cases import CheckResult
 
+# tilelang dtype names torch spells otherwise (tilelang's own ``dtype.as_torch`` is asked first)
+ALIASES = {"float": "float32", "half": "float16", "float8_e4m3": "float8_e4m3fn", "e4m3_float8": "float8_e4m3fn",
+           "e5m2_float8": "float8_e5m2", "e4m3fnuz_float8": "float8_e4m3fnuz", "int4": "int8", "uint4": "uint8"}
+
 
 def torch_dtype(name: str) -> Any:
     import torch
 
-    aliases = {"float": "float32", "half": "float16", "bool": "bool"}
-    dtype = getattr(torch, aliases.get(name, name), None)
+    dtype = getattr(torch, ALIASES.get(name, name), None)
     if not isinstance(dtype, torch.dtype):
-        raise ValueError(f"no torch dtype for kernel parameter dtype {name!r}")
+        raise ValueError(f"kernel parameter dtype {name!r} has no torch dtype to allocate it with: return that "
+                         "argument from inputs() instead")
     return dtype
 
 
@@ -35,15 +42,22 @@ def allocate(specs: Sequence[tuple[str, tuple[int, ...], str]], device: Any) -> 
 
 
 class OutputSet:
-    """The kernel's outputs as one thing the backend can poison (``fill_``)."""
+    """The kernel's outputs as one thing the backend can poison."""
 
     def __init__(self, tensors: Sequence[Any]) -> None:
         self.tensors = list(tensors)
 
-    def fill_(self, value: float) -> "OutputSet":
+    def poison_(self) -> "OutputSet":
+        from tlbench.backends.output_poison import poison_tensor
+
         for tensor in self.tensors:
-            tensor.fill_(value)
+            poison_tensor(tensor)
         return self
+
+    def fill_(self, value: float) -> "OutputSet":
+        """A caller that asks for one value gets each dtype's own poison (NaN does not fit an
+        integer or bool output)."""
+        return self.poison_()
 
 
 @dataclass
@@ -51,6 +65,9 @@ class KernelInputs:
     args: list[Any]
     n_inputs: int  # how many of ``args`` the suite's inputs() made; the rest are outputs
     expected: Any = field(default=None, repr=False)  # the reference's answer, computed once
+    output_names: tuple[str, ...] = ()
+    output_dtypes: tuple[str, ...] = ()  # the kernel's dtype name of each output
+    axes: dict[str, Any] = field(default_factory=dict)  # the config's axes the inputs were made from
 
     @property
     def inputs(self) -> list[Any]:
@@ -62,43 +79,64 @@ class KernelInputs:
 
     def write_outputs(self, values: Any) -> None:
         """Copy a callable's returned output(s) (the vendor item's) into the kernel's outputs."""
-        values = list(values) if isinstance(values, (list, tuple)) else [values]
+        values = as_list(values)
         outputs = self.outputs.tensors
         if len(values) != len(outputs):
             raise ValueError(f"the vendor call returned {len(values)} tensor(s); the kernel has {len(outputs)} output(s)")
         for out, value in zip(outputs, values):
-            out.copy_(value)
+            out.copy_(value.reshape(out.shape) if hasattr(value, "reshape") and value.numel() == out.numel() else value)
 
 
-def compare(outputs: Sequence[Any], expected: Any, rtol: float, atol: float) -> CheckResult:
+def as_list(values: Any) -> list[Any]:
+    return list(values) if isinstance(values, (list, tuple)) else [values]
+
+
+def expected_shape_problem(out: Any, ref: Any, k: int, name: str) -> str | None:
+    """Why ``ref`` cannot be compared with output ``k`` (None: it can, reshaped if need be)."""
+    if not hasattr(ref, "shape"):
+        return f"the reference's answer for output {k} ({name}) is a {type(ref).__name__}, not a tensor"
+    if tuple(ref.shape) != tuple(out.shape) and ref.numel() != out.numel():
+        return f"output {k} ({name}) has shape {tuple(out.shape)}, the reference {tuple(ref.shape)}"
+    return None
+
+
+def judge(outputs: Sequence[Any], expected: Any, rules: Sequence[Any], names: Sequence[str],
+          call_user: Any = None) -> CheckResult:
+    """Each output by its rule.  ``call_user(rule, out, ref)`` runs a user rule (its named
+    arguments are the caller's); it returns None or the reason."""
     import torch
 
-    expected = list(expected) if isinstance(expected, (list, tuple)) else [expected]
+    expected = as_list(expected)
+    words = "; ".join(f"{n}: {r.words}" for n, r in zip(names, rules))
+    first = rules[0] if rules else None
+    rtol, atol = getattr(first, "rtol", float("nan")), getattr(first, "atol", float("nan"))
     if len(expected) != len(outputs):
         return CheckResult(False, float("nan"), float("nan"), 0, 0, rtol, atol,
-                           f"the reference returned {len(expected)} tensor(s) for {len(outputs)} output(s)")
-    worst_abs = worst_rel = 0.0
+                           f"the reference returned {len(expected)} tensor(s) for {len(outputs)} output(s)", rule=words)
+    abs_errs: list[float] = []
+    rel_errs: list[float] = []
     mismatched = total = 0
     details = []
-    for k, (out, ref) in enumerate(zip(outputs, expected)):
+    for k, (out, ref, rule, name) in enumerate(zip(outputs, expected, rules, names)):
         ref = torch.as_tensor(ref, device=out.device)
-        if tuple(ref.shape) != tuple(out.shape):
-            ref = ref.reshape(out.shape) if ref.numel() == out.numel() else ref
-        if tuple(ref.shape) != tuple(out.shape):
-            return CheckResult(False, float("nan"), float("nan"), out.numel(), out.numel(), rtol, atol,
-                               f"output {k} has shape {tuple(out.shape)}, the reference {tuple(ref.shape)}")
-        got, want = out.double(), ref.double()
-        err = (got - want).abs()
-        bad = ~(err <= atol + rtol * want.abs())  # NaN compares False: never passes
-        count = int(bad.sum())
-        finite = torch.isfinite(err)
-        if bool(finite.any()):
-            worst_abs = max(worst_abs, float(err[finite].max()))
-            worst_rel = max(worst_rel, float((err[finite] / want.abs()[finite].clamp_min(1e-30)).max()))
-        if not bool(finite.all()):
-            worst_abs = float("nan")
-        if count:
-            details.append(f"output {k}: {count} of {out.numel()} outside atol {atol} + rtol {rtol} * |ref|")
+        problem = expected_shape_problem(out, ref, k, name)
+        if problem:
+            return CheckResult(False, float("nan"), float("nan"), out.numel(), out.numel(), rtol, atol, problem, rule=words)
+        ref = ref.reshape(out.shape)
+        if hasattr(rule, "judge"):
+            verdict = rule.judge(out, ref)
+            ok, count, detail, v_abs, v_rel = verdict.ok, verdict.mismatched, verdict.detail, verdict.max_abs_err, verdict.max_rel_err
+        else:
+            reason = call_user(rule, out, ref)
+            ok, count, detail = reason is None, 0 if reason is None else out.numel(), "" if reason is None else str(reason)
+            v_abs = v_rel = float("nan")
+        abs_errs.append(v_abs)
+        rel_errs.append(v_rel)
+        if not ok:
+            details.append(f"output {k} ({name}) by {rule.words}: {detail or 'failed'}")
         mismatched += count
         total += out.numel()
-    return CheckResult(mismatched == 0, worst_abs, worst_rel, mismatched, total, rtol, atol, "; ".join(details))
+    ok = not details
+    worst_abs = float("nan") if any(e != e for e in abs_errs) else max(abs_errs, default=0.0)
+    worst_rel = float("nan") if any(e != e for e in rel_errs) else max(rel_errs, default=0.0)
+    return CheckResult(ok, worst_abs, worst_rel, mismatched, total, rtol, atol, "; ".join(details), rule=words)

@@ -1,0 +1,349 @@
+"""Rules that judge one kernel output against its reference: the ``check=`` of ``kernel_sweep``.
+
+Contract: each rule is a frozen value with ``words`` (how records and reports name it, e.g.
+``steps(1)``), ``fits(dtype_name) -> None | why not`` (asked by the preflight: a rule that
+cannot judge an output of that dtype is refused before anything compiles) and
+``judge(out, ref) -> Verdict`` (torch tensors: ``out`` the kernel's output, ``ref`` the
+reference's answer for it, same number of elements).  Every rule fails an element that still
+holds its poison (backends/output_poison.py: NaN for floats, a sentinel for integers, a
+non-boolean byte for bool), so an output the kernel never wrote never passes.
+- ``tolerance(rtol=1e-2, atol=1e-2)``: every element within ``atol + rtol * |ref|`` (float64).
+- ``exact()``: equal values (integers and bool compared as integers, bool byte by byte; a
+  float reference is rounded to the output's dtype first).  The default for integer and
+  bool outputs.
+- ``steps(k)``: within ``k`` representable values of the output's dtype (fp8 e4m3 / e5m2 and
+  their ``fnuz`` forms, fp16, bf16, fp32, fp64) of the reference rounded to that dtype: a tie
+  the kernel rounds the other way is one step off.
+- ``similarity(max_diff=None, min_cosine=None)``: the whole output against the whole reference:
+  ``1 - 2 x.y / (x.x + y.y)`` at most ``max_diff`` (the ``calc_diff`` of tilelang's fp8
+  examples; 1e-3 when neither is given), or the cosine at least ``min_cosine``.
+- ``mismatch(fraction, rtol=1e-2, atol=1e-2)``: at most ``fraction`` of the elements outside the
+  tolerance (never an element that holds the poison).
+- ``user_rule(function)``: ``function(out, ref, **named) -> None | reason`` (named: the sizes,
+  axes, constants and ``dialect`` it takes), a reason fails the output with those words.
+``rule_for(spec, index, name, dtype)`` resolves a ``check=`` value for one output: None (the
+default: tolerance for floats, exact for integers and bool), one rule, a list (by output
+index), a dict (by output index or parameter name; unnamed outputs get the default), or a
+callable (a user rule).  torch is imported inside the judging only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Sequence
+
+DEFAULT_RTOL = DEFAULT_ATOL = 1e-2
+STEP_DTYPES = ("float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e4m3", "float16",
+               "bfloat16", "float32", "float64")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    ok: bool
+    mismatched: int
+    total: int
+    max_abs_err: float
+    max_rel_err: float
+    detail: str = ""  # why it failed, in words (empty when ok)
+
+
+def is_float_dtype(name: str) -> bool:
+    return name.startswith(("float", "bfloat", "e4m3", "e5m2")) or name in ("half",)
+
+
+def is_integer_dtype(name: str) -> bool:
+    return name.startswith(("int", "uint")) or name == "bool"
+
+
+def _errors(out: Any, ref: Any) -> tuple[Any, Any, float, float]:
+    """(|out - ref| in float64, ref in float64, max finite abs error, max finite rel error)."""
+    import torch
+
+    got, want = out.double(), ref.double()
+    err = (got - want).abs()
+    finite = torch.isfinite(err)
+    worst_abs = float(err[finite].max()) if bool(finite.any()) else float("nan")
+    worst_rel = float((err[finite] / want.abs()[finite].clamp_min(1e-30)).max()) if bool(finite.any()) else float("nan")
+    if not bool(finite.all()):
+        worst_abs = float("nan")
+    return err, want, worst_abs, worst_rel
+
+
+def _as_float(out: Any) -> Any:
+    return out.float() if out.element_size() == 1 else out
+
+
+def _unwritten(out: Any) -> Any:
+    from tlbench.backends.output_poison import poisoned
+
+    return poisoned(out)
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    rtol: float = DEFAULT_RTOL
+    atol: float = DEFAULT_ATOL
+
+    @property
+    def words(self) -> str:
+        return f"tolerance(rtol={self.rtol:g}, atol={self.atol:g})"
+
+    def fits(self, dtype: str) -> str | None:
+        return None
+
+    def judge(self, out: Any, ref: Any) -> Verdict:
+        err, want, worst_abs, worst_rel = _errors(_as_float(out), ref)
+        bad = ~(err <= self.atol + self.rtol * want.abs()) | _unwritten(out).reshape(err.shape)
+        count = int(bad.sum())
+        detail = f"{count} of {out.numel()} outside atol {self.atol:g} + rtol {self.rtol:g} * |ref|" if count else ""
+        return Verdict(count == 0, count, out.numel(), worst_abs, worst_rel, detail)
+
+
+@dataclass(frozen=True)
+class Exact:
+    @property
+    def words(self) -> str:
+        return "exact()"
+
+    def fits(self, dtype: str) -> str | None:
+        return None
+
+    def judge(self, out: Any, ref: Any) -> Verdict:
+        import torch
+
+        unwritten = _unwritten(out)
+        if out.dtype == torch.bool:
+            got, want = out.view(torch.uint8).long(), ref.bool().long()
+        elif out.dtype.is_floating_point:
+            got, want = _as_float(out).double(), ref.to(out.dtype).double() if ref.dtype != out.dtype else _as_float(ref).double()
+        else:
+            got, want = out.long(), ref.long() if not ref.dtype.is_floating_point else ref.round().long()
+        bad = ~(got == want.reshape(got.shape)) | unwritten
+        count = int(bad.sum())
+        diff = (got.double() - want.reshape(got.shape).double()).abs()
+        finite = torch.isfinite(diff)
+        worst = float(diff[finite].max()) if bool(finite.any()) else float("nan")
+        detail = f"{count} of {out.numel()} differ from the reference" if count else ""
+        if count and bool(unwritten.any()):
+            detail += f" ({int(unwritten.sum())} still hold the poison value: never written?)"
+        return Verdict(count == 0, count, out.numel(), worst, float("nan") if count else 0.0, detail)
+
+
+def _ordered(t: Any) -> Any:
+    """Each element's position on its dtype's number line, as int64: adjacent representable
+    values differ by 1 (sign-magnitude bits folded so that -0 and +0 are both 0)."""
+    import torch
+
+    bits = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[t.element_size()]
+    raw = t.contiguous().view(bits).long()
+    width = 8 * t.element_size()
+    if width < 64:
+        raw = raw & ((1 << width) - 1)  # unsigned pattern
+        sign = 1 << (width - 1)
+        magnitude = raw & (sign - 1)
+        return torch.where(raw & sign != 0, -magnitude, magnitude)
+    sign = raw < 0
+    magnitude = raw & ((1 << 63) - 1)
+    return torch.where(sign, -magnitude, magnitude)
+
+
+@dataclass(frozen=True)
+class Steps:
+    k: int = 1
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.k, int) or self.k < 0:
+            raise ValueError(f"steps(k): k must be a whole number of representable values >= 0, got {self.k!r}")
+
+    @property
+    def words(self) -> str:
+        return f"steps({self.k})"
+
+    def fits(self, dtype: str) -> str | None:
+        if dtype in STEP_DTYPES:
+            return None
+        return f"steps() counts representable values of a floating dtype ({', '.join(STEP_DTYPES)}), not of {dtype}"
+
+    def judge(self, out: Any, ref: Any) -> Verdict:
+        import torch
+
+        rounded = ref.to(out.dtype) if ref.dtype != out.dtype else ref
+        distance = (_ordered(out) - _ordered(rounded.reshape(out.shape))).abs()
+        nan = torch.isnan(_as_float(out)) | torch.isnan(_as_float(rounded)).reshape(out.shape)
+        bad = (distance > self.k) | nan
+        count = int(bad.sum())
+        _, _, worst_abs, worst_rel = _errors(_as_float(out), ref.reshape(out.shape))
+        worst_steps = int(distance[~nan].max()) if bool((~nan).any()) else -1
+        detail = ""
+        if count:
+            detail = f"{count} of {out.numel()} more than {self.k} representable {out.dtype} value(s) from the reference"
+            detail += f" (worst {worst_steps} steps)" if worst_steps >= 0 else ""
+            detail += f"; {int(nan.sum())} NaN" if bool(nan.any()) else ""
+        return Verdict(count == 0, count, out.numel(), worst_abs, worst_rel, detail)
+
+
+@dataclass(frozen=True)
+class Similarity:
+    max_diff: float | None = None
+    min_cosine: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.max_diff is not None and self.min_cosine is not None:
+            raise ValueError("similarity(): give max_diff or min_cosine, not both")
+        if self.max_diff is None and self.min_cosine is None:
+            object.__setattr__(self, "max_diff", 1e-3)
+
+    @property
+    def words(self) -> str:
+        return f"similarity(min_cosine={self.min_cosine:g})" if self.min_cosine is not None else f"similarity(max_diff={self.max_diff:g})"
+
+    def fits(self, dtype: str) -> str | None:
+        return None if is_float_dtype(dtype) else f"similarity() compares floating outputs, not {dtype}"
+
+    def judge(self, out: Any, ref: Any) -> Verdict:
+        x, y = _as_float(out).double().reshape(-1), ref.double().reshape(-1)
+        _, _, worst_abs, worst_rel = _errors(x, y)
+        unwritten = int(_unwritten(out).sum())
+        if self.min_cosine is not None:
+            norms = float(x.norm() * y.norm())
+            value = float((x * y).sum()) / norms if norms > 0 else (1.0 if float(x.abs().sum() + y.abs().sum()) == 0 else 0.0)
+            ok = value >= self.min_cosine and unwritten == 0
+            detail = "" if ok else f"cosine {value:.6g} below {self.min_cosine:g}"
+        else:
+            denominator = float((x * x + y * y).sum())
+            value = 0.0 if denominator == 0 else 1.0 - 2.0 * float((x * y).sum()) / denominator
+            ok = value <= self.max_diff and unwritten == 0
+            detail = "" if ok else f"diff 1 - 2x.y/(x.x+y.y) = {value:.6g} above {self.max_diff:g}"
+        if unwritten:
+            detail += f"; {unwritten} element(s) still hold the poison value (never written?)"
+        return Verdict(ok, 0 if ok else out.numel(), out.numel(), worst_abs, worst_rel, detail)
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    fraction: float
+    rtol: float = DEFAULT_RTOL
+    atol: float = DEFAULT_ATOL
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.fraction < 1:
+            raise ValueError(f"mismatch(fraction): a fraction in [0, 1), got {self.fraction!r}")
+
+    @property
+    def words(self) -> str:
+        return f"mismatch({self.fraction:g}, rtol={self.rtol:g}, atol={self.atol:g})"
+
+    def fits(self, dtype: str) -> str | None:
+        return None
+
+    def judge(self, out: Any, ref: Any) -> Verdict:
+        err, want, worst_abs, worst_rel = _errors(_as_float(out), ref)
+        unwritten = _unwritten(out).reshape(err.shape)
+        outside = ~(err <= self.atol + self.rtol * want.abs())
+        count = int(outside.sum())
+        held = int(unwritten.sum())
+        ok = count <= self.fraction * out.numel() and held == 0
+        detail = ""
+        if not ok:
+            detail = (f"{count} of {out.numel()} ({count / max(out.numel(), 1):.3g}) outside atol {self.atol:g} + rtol "
+                      f"{self.rtol:g} * |ref|, more than the {self.fraction:g} allowed")
+            if held:
+                detail = f"{held} element(s) still hold the poison value (never written?); " + detail
+        return Verdict(ok, count, out.numel(), worst_abs, worst_rel, detail)
+
+
+@dataclass(frozen=True)
+class UserRule:
+    function: Callable[..., Any]
+
+    @property
+    def words(self) -> str:
+        from tlbench.backends.kernels.generic.callables import callable_name
+
+        name = callable_name(self.function)
+        return "user check (a lambda)" if name == "a lambda" else f"user check {name}()"
+
+    def fits(self, dtype: str) -> str | None:
+        return None
+
+
+def tolerance(rtol: float = DEFAULT_RTOL, atol: float = DEFAULT_ATOL) -> Tolerance:
+    """Every element within ``atol + rtol * |ref|``; NaN never passes."""
+    return Tolerance(float(rtol), float(atol))
+
+
+def exact() -> Exact:
+    """Equal values; the default for integer and bool outputs."""
+    return Exact()
+
+
+def steps(k: int = 1) -> Steps:
+    """Within ``k`` representable values of the output's dtype of the reference rounded to it."""
+    return Steps(k)
+
+
+def similarity(max_diff: float | None = None, min_cosine: float | None = None) -> Similarity:
+    """``1 - 2x.y/(x.x + y.y) <= max_diff`` (tilelang's examples' ``calc_diff``; 1e-3 by
+    default), or ``cosine >= min_cosine``, over the whole output."""
+    return Similarity(max_diff, min_cosine)
+
+
+def mismatch(fraction: float, rtol: float = DEFAULT_RTOL, atol: float = DEFAULT_ATOL) -> Mismatch:
+    """At most ``fraction`` of the elements outside ``atol + rtol * |ref|`` (none unwritten)."""
+    return Mismatch(float(fraction), float(rtol), float(atol))
+
+
+RULE_TYPES = (Tolerance, Exact, Steps, Similarity, Mismatch, UserRule)
+
+
+def default_rule(dtype: str, given_tolerance: Tolerance | None = None) -> Any:
+    if is_integer_dtype(dtype):
+        return Exact()
+    return given_tolerance or Tolerance()
+
+
+def _one(value: Any, where: str) -> Any:
+    if isinstance(value, RULE_TYPES):
+        return value
+    if callable(value):
+        return UserRule(value)
+    raise TypeError(f"kernel_sweep: check{where} must be a rule (tolerance, steps, similarity, mismatch, exact) or a "
+                    f"callable check(out, ref, **named) -> None | reason, got {value!r}")
+
+
+def normalize(spec: Any) -> Any:
+    """A ``check=`` value with every entry made a rule (validated once, at declaration)."""
+    if spec is None:
+        return None
+    if isinstance(spec, Mapping):
+        return {key: _one(value, f"[{key!r}]") for key, value in spec.items()}
+    if isinstance(spec, (list, tuple)):
+        return [_one(value, f"[{k}]") for k, value in enumerate(spec)]
+    return _one(spec, "")
+
+
+def rule_for(spec: Any, index: int, name: str, dtype: str, given_tolerance: Tolerance | None = None) -> Any:
+    """The rule that judges output ``index`` (parameter ``name``, dtype ``dtype``)."""
+    if spec is None:
+        return default_rule(dtype, given_tolerance)
+    if isinstance(spec, Mapping):
+        chosen = spec.get(index, spec.get(name))
+        return chosen if chosen is not None else default_rule(dtype, given_tolerance)
+    if isinstance(spec, list):
+        return spec[index] if index < len(spec) else default_rule(dtype, given_tolerance)
+    return spec
+
+
+def spec_problems(spec: Any, names: Sequence[str]) -> list[str]:
+    """Entries of a per-output ``check=`` that name no output (an index past the end, a name
+    that is no output parameter)."""
+    problems = []
+    if isinstance(spec, Mapping):
+        for key in spec:
+            if isinstance(key, int) and not 0 <= key < len(names):
+                problems.append(f"check names output {key}, the kernel has {len(names)} output(s)")
+            elif isinstance(key, str) and key not in names:
+                problems.append(f"check names output {key!r}, the kernel's outputs are {', '.join(names) or 'none'}")
+    elif isinstance(spec, list) and len(spec) > len(names):
+        problems.append(f"check lists {len(spec)} rules, the kernel has {len(names)} output(s)")
+    return problems

@@ -1,0 +1,410 @@
+"""The preflight: a user's kernel suite checked on CPU torch, before anything compiles.
+
+Contract: ``preflight(family, problem, dialect) -> (failures, notes)``: one line per finding,
+each naming the callable, the problem and the fix.  Run once per dialect and kept on the
+family (``family.memo``); ``failures`` are those of the whole sweep plus those of
+``problem``.  Nothing is lowered or compiled: the body is traced (its PrimFunc taken), and the
+suite's callables run at the smoke size on CPU, the body's first config:
+- names: every name the body and the callables require is given by a size, axis, constant
+  (or ``dialect`` / ``device``), checked for every problem and config (flops and bytes_moved
+  get no axis; reference, vendor and check only the axes inputs takes); an axis or constant
+  nothing takes is an error ("did you mean");
+- inputs: count, shapes and dtypes against the kernel's parameters;
+- outputs: allocated and poisoned as on the device (backends/output_poison.py); the
+  reference's answers against them (count, shapes); each output's rule fits its dtype and
+  rejects the poisoned output (an unwritten output must never pass);
+- vendor: called; its answers against the outputs, and, unless ``vendor_check=False``,
+  judged by the rules against the reference;
+  (a built-in rule judges the first ``SPOT`` elements of each output here - a spot check that
+  costs the same at any smoke size; a user's check gets the whole tensors)
+- check, flops, bytes_moved, footprint, validate: called, exceptions reported.
+A callable that raises because CPU torch cannot run it (a CUDA-only op) is a note, not a
+failure: the device run will tell.  Notes also say what was not checked.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+from tlbench.harness.core import trace
+
+from tlbench.backends.kernels.generic import factory as factories
+from tlbench.backends.kernels.generic.callables import Takes, did_you_mean, is_device_error, named_what, one_line
+from tlbench.backends.kernels.generic.checks import UserRule, rule_for, spec_problems
+from tlbench.backends.kernels.generic.tensors import allocate, as_list, expected_shape_problem, torch_dtype
+
+CPU_WORDS = ("not implemented for 'CPU'", "from the 'CPU' backend", "Torch not compiled with CUDA", "CUDA driver",
+             "No CUDA GPUs", "torch_npu", "Found no NVIDIA driver", "has no attribute 'npu'")
+
+
+@dataclass
+class Findings:
+    sweep: list[str] = field(default_factory=list)  # failures of every problem
+    by_problem: dict[Any, list[str]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def fail(self, line: str, problem: Any = None) -> None:
+        bucket = self.sweep if problem is None else self.by_problem.setdefault(problem, [])
+        if line not in bucket and line not in self.sweep:
+            bucket.append(line)
+
+    def failures_for(self, problem: Any) -> list[str]:
+        return [*self.sweep, *self.by_problem.get(problem, [])]
+
+
+class _Stop(Exception):
+    """Nothing further can be checked (a failure or a note already says why)."""
+
+
+def preflight(family: Any, problem: Any, dialect: str) -> tuple[list[str], list[str]]:
+    key = ("preflight", dialect)
+    if key not in family.memo:
+        found = Findings()
+        if family.has_body(dialect):
+            _Preflight(family, dialect, found).run()
+        family.memo[key] = found
+        trace.mark("preflight", kernel=family.name, dialect=dialect, failures=len(found.sweep) + sum(map(len, found.by_problem.values())))
+    found = family.memo[key]
+    return found.failures_for(problem), list(found.notes)
+
+
+def _cpu_only(exc: BaseException) -> bool:
+    """Whether ``exc`` says CPU torch cannot run the call (not that the suite is wrong)."""
+    cause = exc.__cause__ or exc
+    text = f"{type(cause).__name__}: {cause}"
+    return isinstance(cause, NotImplementedError) or is_device_error(cause) or any(w in text for w in CPU_WORDS)
+
+
+class _Preflight:
+    def __init__(self, family: Any, dialect: str, found: Findings) -> None:
+        self.family, self.dialect, self.found = family, dialect, found
+        self.problem = family.smoke_problems[0]
+        self.configs = family.configs_for(dialect)
+        self.config = self.configs[0]
+
+    # -- words --------------------------------------------------------------------------------
+    def where(self, problem: Any = None, config: Any = None) -> str:
+        problem = problem or self.problem
+        return f"{problem.problem_id} ({self.dialect} body" + (f", config {config.config_id})" if config is not None and config.values else ")")
+
+    def fail(self, what: str, finding: str, fix: str, problem: Any = None, config: Any = None, per_problem: bool = False) -> None:
+        self.found.fail(f"preflight {self.where(problem, config)}: {what}: {one_line(finding)}; fix: {fix}",
+                        problem if per_problem else None)
+
+    def note(self, what: str, words: str) -> None:
+        line = f"preflight {self.where()}: {what}: {one_line(words)}"
+        if line not in self.found.notes:
+            self.found.notes.append(line)
+
+    # -- the run ------------------------------------------------------------------------------
+    def run(self) -> None:
+        try:
+            self.body = self.family.body_for(self.dialect)
+        except Exception as exc:  # noqa: BLE001 - a "module:attribute" that does not import
+            self.fail("body", f"{type(exc).__name__}: {exc}", "name an importable module and attribute as 'module:attribute'")
+            return
+        self.callables = self._callables()
+        if self.callables is None:
+            return
+        before = len(self.found.sweep) + sum(map(len, self.found.by_problem.values()))
+        self.check_names()
+        if len(self.found.sweep) + sum(map(len, self.found.by_problem.values())) > before:
+            return  # a missing name: tracing and calling would only say it again
+        try:
+            with _quiet_rng():
+                self.run_calls()
+        except _Stop:
+            pass
+
+    def _callables(self) -> dict[str, Any] | None:
+        out = {}
+        for label, ref in (("inputs", self.family.inputs), ("reference", self.family.reference), ("vendor", self.family.vendor),
+                           ("flops", self.family.flops_of), ("bytes_moved", self.family.bytes_of),
+                           ("footprint", self.family.footprint_of), ("validate", self.family.refusal_of)):
+            if ref is None:
+                continue
+            try:
+                out[label] = self.family.resolved(ref)
+            except Exception as exc:  # noqa: BLE001
+                self.fail(label, f"{ref!r} does not import: {type(exc).__name__}: {exc}", "name it as 'module:attribute' beside the suite")
+                return None
+        for k, rule in enumerate(_user_rules(self.family.check_spec)):
+            out[f"check#{k}"] = rule.function
+        return out
+
+    # -- names --------------------------------------------------------------------------------
+    def _takers(self) -> tuple[set[str], bool]:
+        """Names some callable takes by keyword, and whether one takes ``**kwargs``."""
+        takers = [t for t in (Takes.of(f) for f in self.callables.values()) if t is not None]
+        return {n for t in takers for n in t.keyword}, any(t.var_keyword for t in takers)
+
+    def unused(self, const: frozenset[str] | None) -> dict[str, str]:
+        """Axes and constants neither the body nor any callable takes: {name: "axis" | "constant"}."""
+        facts = factories.factory_takes(self.body)
+        taken, takes_all = self._takers()
+        names = {**{n: "constant" for n in self.family.constants}, **{n: "axis" for c in self.configs for n in c.values}}
+        if takes_all:
+            return {}
+        return {n: kind for n, kind in names.items() if not (facts.accepts(n, const) or n in taken)}
+
+    def wanted(self) -> set[str]:
+        """Every name the body or a callable takes (for "did you mean")."""
+        facts = factories.factory_takes(self.body)
+        taken, _ = self._takers()
+        own = set(facts.takes.keyword) - facts.tensors if facts.takes is not None else set()
+        return (taken | own | set(factories.const_names(self.body) or ())) - {"device", "dialect"}
+
+    def check_names(self) -> None:
+        """Missing names (a required name nothing gives) and, for a body that takes only its
+        signature's names, axes and constants nothing takes - before tracing anything."""
+        facts = factories.factory_takes(self.body)
+        fname = factories.factory_name(self.body)
+        spare = self.unused(frozenset())  # as if an eager jit took only its signature's names (its T.const names: once traced)
+        for problem in self.family.problems:
+            for config in self.configs:
+                offered = set(self.family.named(problem, config, self.dialect))
+                missing: list[tuple[str, str, set[str]]] = [(f"body {fname}", name, offered) for name in facts.required()
+                                                            if name not in offered - {"dialect"}]
+                per_problem_values = set(self.family.named(problem, None, self.dialect))
+                answers = per_problem_values | set(self.family.inputs_axes(config))
+                for label, function in self.callables.items():
+                    takes = Takes.of(function)
+                    if takes is not None:
+                        positional, available = _positional_and_offer(label, offered, per_problem_values, answers)
+                        missing += [(_label(label, function), name, available) for name in takes.unmet(available, positional)]
+                for who, name, available in missing:
+                    close = did_you_mean(name, spare)
+                    if close:  # a misspelled axis or constant: say it from the name the suite wrote
+                        given = close.split("'")[1]
+                        self.fail(f"{spare[given]} {given!r}", f"nothing takes it, and {who} takes {name!r}, which nothing gives",
+                                  f"rename the {spare[given]} {given!r} to {name!r}", problem, per_problem=True)
+                        continue
+                    hint = ""
+                    if name in offered and who.split()[0] in ("flops", "bytes_moved"):
+                        hint = " (flops and bytes_moved are per problem: they get sizes, constants and dialect, no axis)"
+                    elif name in offered and who.split()[0] in ("reference", "vendor", "check"):
+                        hint = (" (reference, vendor and check get only the axes inputs() takes: they are shared by every "
+                                "config whose inputs are the same; make inputs() take it too)")
+                    self.fail(who, f"it takes {name!r}, which no size, axis or constant gives{did_you_mean(name, available)}{hint}",
+                              "add it to sizes, axes or constants, or give it a default", problem, per_problem=True)
+
+    def check_unused(self) -> None:
+        """After tracing: every axis and constant is taken by the body (an eager jit's
+        ``T.const`` names included) or by a callable; a misspelled axis is not."""
+        wanted = self.wanted()
+        for name, kind in self.unused(factories.const_names(self.body)).items():
+            self.fail(f"{kind} {name!r}", f"neither the body {factories.factory_name(self.body)} nor any callable takes it"
+                      f"{did_you_mean(name, wanted - set(self.family.constants))}", f"rename the {kind} to a name the body takes, or drop it")
+        if self.found.sweep:
+            raise _Stop
+
+    # -- calls --------------------------------------------------------------------------------
+    def call(self, label: str, function: Any, values: dict[str, Any], positional: Sequence[Any] = ()) -> Any:
+        from tlbench.backends.kernels.generic.callables import call_named
+
+        takes = Takes.of(function)
+        if takes is not None and takes.too_many(len(positional)):
+            self.fail(_label(label, function), f"it takes {len(takes.positional)} positional argument(s), it is given "
+                      f"{len(positional)} ({'the inputs' if label in ('reference', 'vendor') else 'out, ref'})",
+                      "take one parameter per tensor inputs() returns" if label in ("reference", "vendor") else "take (out, ref, **named)")
+            raise _Stop
+        try:
+            return call_named(function, values, positional)
+        except Exception as exc:  # noqa: BLE001 - the suite's code: one line
+            if _cpu_only(exc):
+                self.note(_label(label, function), f"not run on CPU ({type(exc).__name__}: {exc}); the device run checks it")
+                raise _Stop from None
+            self.fail(_label(label, function), f"raised {type(exc).__name__}: {exc}", f"make {label.split('#')[0]} run on these arguments")
+            raise _Stop from None
+
+    def run_calls(self) -> None:
+        values = self.family.named(self.problem, self.config, self.dialect)
+        answers = self.family.answer_values(self.problem, self.family.inputs_axes(self.config), self.dialect)
+        try:
+            func = factories.built(self.body, self.family.named(self.problem, self.config, None)).func
+        except Exception as exc:  # noqa: BLE001 - tracing the body failed: the compile would too
+            offered = set(values)
+            missing = _missing_const(exc)
+            hint = did_you_mean(missing, offered) if missing else ""
+            self.fail(f"body {factories.factory_name(self.body)}", f"tracing it raised {type(exc).__name__}: {exc}{hint}",
+                      "give every name it needs as a size, axis or constant" if missing else "fix the body (tilelang's words above)")
+            raise _Stop from None
+        self.check_unused()
+        self.run_others(values)
+        made = self.call("inputs", self.callables["inputs"], {**values, "device": "cpu"})
+        if not isinstance(made, (list, tuple)) or not all(hasattr(t, "shape") for t in made):
+            self.fail("inputs", f"it returned {type(made).__name__}, not a list of tensors", "return [tensor, ...]: the kernel's leading arguments")
+            raise _Stop
+        made = list(made)
+        elsewhere = sorted({str(t.device) for t in made if getattr(t.device, "type", "cpu") != "cpu"})
+        if elsewhere:
+            self.note("inputs", f"asked for device 'cpu', it made tensors on {', '.join(elsewhere)}: make them on the device "
+                                "argument (each backend passes its own)")
+        try:
+            specs = factories.parameter_specs(func)
+        except Exception as exc:  # noqa: BLE001 - the device run would stop here too
+            self.fail("outputs", f"{type(exc).__name__}: {exc}", "return that argument from inputs()")
+            raise _Stop from None
+        self.check_inputs(made, specs)
+        outputs = self.outputs(specs[len(made):])
+        rules = self.rules(specs[len(made):])
+        if "reference" not in self.callables:
+            self.note("reference", "none declared: device items cannot be checked and fail")
+            return
+        expected = as_list(self.call("reference", self.callables["reference"], answers, made))
+        self.check_answers("reference", self.callables["reference"], expected, outputs, specs[len(made):])
+        self.check_poison(outputs, expected, rules, specs[len(made):], answers)
+        if "vendor" in self.callables:
+            self.check_vendor(made, outputs, expected, rules, specs[len(made):], answers)
+
+    def run_others(self, values: dict[str, Any]) -> None:
+        per_problem = self.family.named(self.problem, None, self.dialect)
+        for label in ("flops", "bytes_moved"):
+            if label in self.callables:
+                with contextlib.suppress(_Stop):
+                    got = self.call(label, self.callables[label], per_problem)
+                    if not isinstance(got, (int, float)) or isinstance(got, bool):
+                        self.fail(label, f"it returned {got!r}, not a number", "return the count as an int")
+        for label in ("footprint", "validate"):
+            if label in self.callables:
+                for config in self.configs:
+                    with contextlib.suppress(_Stop):
+                        self.call(label, self.callables[label], self.family.named(self.problem, config, self.dialect))
+
+    def check_inputs(self, made: list[Any], specs: list[tuple[str, tuple[int, ...], str]]) -> None:
+        if len(made) > len(specs):
+            self.fail("inputs", f"it returned {len(made)} tensors, the kernel takes {len(specs)} parameters "
+                      f"({', '.join(s[0] for s in specs)})", "return only the kernel's leading (input) arguments")
+            raise _Stop
+        for k, (tensor, (name, shape, dtype)) in enumerate(zip(made, specs)):
+            try:
+                want = torch_dtype(dtype)
+            except ValueError:
+                continue
+            if getattr(tensor, "dtype", None) != want:
+                self.fail("inputs", f"tensor {k} ({name}) is {tensor.dtype}, the kernel's {name} is {dtype}",
+                          f"make it .to({want})")
+            if shape and tuple(tensor.shape) != tuple(shape):
+                self.fail("inputs", f"tensor {k} ({name}) has shape {tuple(tensor.shape)}, the kernel's {name} {tuple(shape)}",
+                          "make it the kernel's shape at these sizes")
+
+    def outputs(self, specs: list[tuple[str, tuple[int, ...], str]]) -> list[Any]:
+        from tlbench.backends.output_poison import poison_tensor
+
+        try:
+            tensors = allocate(specs, "cpu")
+        except ValueError as exc:
+            self.fail("outputs", str(exc), "return that output from inputs()")
+            raise _Stop from None
+        return [poison_tensor(t) for t in tensors]
+
+    def rules(self, specs: list[tuple[str, tuple[int, ...], str]]) -> list[Any]:
+        names = [s[0] for s in specs]
+        for words in spec_problems(self.family.check_spec, names):
+            self.fail("check", words, "name outputs by index (0, 1, ...) or parameter name")
+        rules = [rule_for(self.family.check_spec, k, name, dtype, self.family.tolerance) for k, (name, _, dtype) in enumerate(specs)]
+        for (name, _, dtype), rule in zip(specs, rules):
+            why = rule.fits(dtype)
+            if why:
+                self.fail("check", f"output {name}: {why}", "choose a rule that fits the output's dtype (exact() for integers)")
+        return rules
+
+    def check_answers(self, label: str, function: Any, answers: list[Any], outputs: list[Any],
+                      specs: list[tuple[str, tuple[int, ...], str]]) -> None:
+        if len(answers) != len(outputs):
+            self.fail(_label(label, function), f"it returned {len(answers)} tensor(s), the kernel has {len(outputs)} output(s) "
+                      f"({', '.join(s[0] for s in specs) or 'none'})", "return one tensor per output, in parameter order")
+            raise _Stop
+        for k, (answer, out, spec) in enumerate(zip(answers, outputs, specs)):
+            problem = expected_shape_problem(out, answer, k, spec[0])
+            if problem:
+                self.fail(_label(label, function), problem, "return each output at the kernel's shape")
+                raise _Stop
+
+    def check_poison(self, outputs: list[Any], expected: list[Any], rules: list[Any],
+                     specs: list[tuple[str, tuple[int, ...], str]], values: dict[str, Any]) -> None:
+        """Each rule must reject its output while it still holds the poison (never written)."""
+        import torch
+
+        for out, ref, rule, (name, _, dtype) in zip(outputs, expected, rules, specs):
+            ref = torch.as_tensor(ref).to(out.device).reshape(out.shape)
+            if isinstance(rule, UserRule):
+                verdict_ok = self.call("check", rule.function, values, (out, ref)) is None
+            else:
+                try:
+                    verdict_ok = rule.judge(*_spot(out, ref)).ok
+                except Exception as exc:  # noqa: BLE001 - the rule cannot judge this output
+                    self.fail("check", f"output {name} ({dtype}) by {rule.words}: {type(exc).__name__}: {exc}",
+                              "choose a rule that fits the output's dtype")
+                    continue
+            if verdict_ok:
+                self.fail("check", f"output {name} ({dtype}) by {rule.words} passes while it still holds the poison "
+                          "(an output the kernel never wrote would pass)", "choose a rule that compares every element")
+
+    def check_vendor(self, made: list[Any], outputs: list[Any], expected: list[Any], rules: list[Any],
+                     specs: list[tuple[str, tuple[int, ...], str]], values: dict[str, Any]) -> None:
+        import torch
+
+        vendor = self.callables["vendor"]
+        answers = as_list(self.call("vendor", vendor, values, made))
+        self.check_answers("vendor", vendor, answers, outputs, specs)
+        if not self.family.vendor_check:
+            return
+        for out, answer, ref, rule, (name, _, _) in zip(outputs, answers, expected, rules, specs):
+            out.copy_(torch.as_tensor(answer).to(out.device).reshape(out.shape))
+            ref = torch.as_tensor(ref).to(out.device).reshape(out.shape)
+            ok = self.call("check", rule.function, values, (out, ref)) is None if isinstance(rule, UserRule) else rule.judge(*_spot(out, ref)).ok
+            if not ok:
+                words = "" if isinstance(rule, UserRule) else rule.judge(*_spot(out, ref)).detail
+                self.fail(_label("vendor", vendor), f"its output {name} fails {rule.words} against the reference on CPU: {words}",
+                          "pass vendor_check=False if it is a speed reference only, else fix the vendor call or the rule")
+
+
+def _label(label: str, function: Any) -> str:
+    return named_what("check" if label.startswith("check") else label, function)
+
+
+def _positional_and_offer(label: str, offered: set[str], per_problem: set[str], answers: set[str]) -> tuple[int, set[str]]:
+    """How many tensors a callable gets positionally, and the names on offer to it."""
+    if label == "inputs":
+        return 0, offered | {"device"}
+    if label in ("reference", "vendor"):
+        return 10**6, answers  # the inputs fill its positional slots (counted when it is called)
+    if label.startswith("check"):
+        return 2, answers
+    if label in ("flops", "bytes_moved"):
+        return 0, per_problem
+    return 0, offered
+
+
+SPOT = 1 << 16  # elements a built-in rule judges in the preflight: enough to tell, cheap at any smoke size
+
+
+def _spot(out: Any, ref: Any) -> tuple[Any, Any]:
+    """The first ``SPOT`` elements of an output and its reference (a user's check gets them whole)."""
+    return out.reshape(-1)[:SPOT], ref.reshape(-1)[:SPOT]
+
+
+def _user_rules(spec: Any) -> Iterable[UserRule]:
+    values = spec.values() if isinstance(spec, dict) else spec if isinstance(spec, list) else [spec] if spec is not None else []
+    return [r for r in values if isinstance(r, UserRule)]
+
+
+def _missing_const(exc: BaseException) -> str | None:
+    text = str(exc)
+    for marker in ("constexpr variable `", "missing a required argument: '", "required positional argument: '"):
+        if marker in text:
+            return text.split(marker, 1)[1].split("`" if "`" in marker else "'", 1)[0]
+    return None
+
+
+@contextlib.contextmanager
+def _quiet_rng() -> Any:
+    """A fixed seed for the suite's inputs, the caller's random state restored after."""
+    import torch
+
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(0)
+        yield

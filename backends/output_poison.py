@@ -1,0 +1,71 @@
+"""Poisoning a kernel's outputs before its checked run, with what each dtype can hold.
+
+Contract: ``poison(output)`` fills a family's output (``family.output(inputs)``) so that an
+element the kernel never writes cannot pass the check: an object with ``poison_()`` poisons
+itself; a torch tensor gets ``poison_tensor``; anything else ``fill_(nan)``.
+``poison_tensor(t)``: floating point (fp8 e4m3 / e5m2 and their ``fnuz`` forms included) NaN;
+bool the byte 0xFF (neither False nor True: a bool kernel writes 0 or 1); signed integers
+their minimum, unsigned their maximum (a sentinel no index or count reaches in practice);
+any other dtype (packed 4-bit floats) the byte 0xFF through a byte view.
+``poisoned(t)``: the mask of elements that still hold that poison (floats: NaN).  Used on
+device by the backends and on CPU by the generic kernel's preflight, the same way.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+BOOL_POISON_BYTE = 0xFF
+
+
+def _byte_view(t: Any) -> Any:
+    import torch
+
+    return t.view(torch.uint8) if t.element_size() == 1 else t.view(torch.uint8).view(-1)
+
+
+def sentinel(dtype: Any) -> int | float | None:
+    """The poison value of an integer or floating dtype (None: poisoned by bytes)."""
+    import torch
+
+    if dtype == torch.bool:
+        return None
+    if dtype.is_floating_point or dtype.is_complex:
+        return float("nan")
+    try:
+        info = torch.iinfo(dtype)
+    except TypeError:
+        return None
+    return info.min if info.min < 0 else info.max
+
+
+def poison_tensor(t: Any) -> Any:
+    value = sentinel(t.dtype)
+    if value is None:
+        _byte_view(t).fill_(BOOL_POISON_BYTE)
+    else:
+        t.fill_(value)
+    return t
+
+
+def poisoned(t: Any) -> Any:
+    """Mask of the elements of ``t`` that still hold the poison."""
+    import torch
+
+    if t.dtype == torch.bool:
+        return t.view(torch.uint8) > 1
+    value = sentinel(t.dtype)
+    if value is None:
+        return (_byte_view(t) == BOOL_POISON_BYTE).reshape(t.shape) if t.element_size() == 1 else torch.zeros(t.shape, dtype=torch.bool)
+    if isinstance(value, float):
+        return torch.isnan(t.float()) if t.element_size() == 1 else torch.isnan(t)
+    return t == value
+
+
+def poison(output: Any) -> Any:
+    method = getattr(output, "poison_", None)
+    if callable(method):
+        return method()
+    if type(output).__module__.startswith("torch") and hasattr(output, "dtype"):
+        return poison_tensor(output)
+    return output.fill_(float("nan"))

@@ -1,0 +1,92 @@
+"""``tlbench check PATH...``: every tlbench suite under PATH through its preflight, nothing compiled.
+
+Contract: ``register(subparsers)`` adds the subcommand; ``run_check(args)`` collects PATH with
+pytest in this process (``--collect-only --tlbench-preflight-only``, the ``--tlbench-backend``
+and ``--tlbench-scope`` given), which is the very preflight a run does at collection
+(harness/pytest_plugin/preflight.py: each suite's own callables at the smoke size on CPU
+torch, the body traced, never lowered or compiled), and prints every finding and note once,
+one line each, then one summary line.  Exit 0: every item passes its preflight; 1: findings
+fail items (named, with the fix); 2: unusable input - no such path, a suite that does not
+import or collect (pytest's words, one line each), no tlbench suite under PATH, or
+tlbench's pytest plugin not loaded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import sys
+from pathlib import Path
+from typing import Any
+
+EXIT_OK, EXIT_FINDINGS, EXIT_UNUSABLE = 0, 1, 2
+
+
+def register(sub: Any) -> None:
+    check = sub.add_parser("check", help="run the suites' preflight under PATH on CPU, before anything compiles",
+                           description="Exit 0: every suite passes its preflight; 1: a finding fails items; "
+                                       "2: unusable input (no such path, a suite that does not collect, no tlbench suite).")
+    check.add_argument("paths", nargs="+", metavar="PATH", help="suite files or folders (as pytest takes them)")
+    check.add_argument("--backend", default="auto", help="--tlbench-backend: a name, a comma list, or auto (default)")
+    check.add_argument("--scope", default="full", choices=("quick", "smoke", "full"),
+                       help="--tlbench-scope whose problems are checked (default full: every problem)")
+    check.set_defaults(handler=run_check)
+
+
+class _Collector:
+    """Reads the run's preflight answers and collection errors (a pytest plugin object)."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.failed: dict[str, str] = {}
+        self.items = 0
+        self.sweeps: list[str] = []
+        self.errors: list[str] = []
+        self.loaded = False
+
+    def pytest_collectreport(self, report: Any) -> None:
+        if report.failed:
+            text = str(report.longreprtext).strip().splitlines()
+            self.errors.append(f"{report.nodeid or '.'}: {text[-1] if text else 'collection failed'}")
+
+    def pytest_collection_finish(self, session: Any) -> None:
+        from tlbench.harness.pytest_plugin.state import STATE
+
+        state = session.config.stash.get(STATE, None)
+        if state is None:
+            return
+        self.loaded = True
+        self.lines, self.failed = list(state.preflight_lines), dict(state.preflight_failed)
+        self.items, self.sweeps = len(state.items_by_id), list(state.sweeps)
+
+
+def run_check(args: argparse.Namespace) -> int:
+    import pytest
+
+    missing = [p for p in args.paths if not Path(p).exists()]
+    if missing:
+        print(f"tlbench: no such suite file or folder: {', '.join(missing)}", file=sys.stderr)
+        return EXIT_UNUSABLE
+    collector = _Collector()
+    argv = [*args.paths, "--collect-only", "-q", "-p", "no:cacheprovider", "--tlbench-preflight-only",
+            f"--tlbench-backend={args.backend}", f"--tlbench-scope={args.scope}"]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = pytest.main(argv, plugins=[collector])
+    if collector.errors or (code not in (0, 5) and not collector.loaded):
+        for line in collector.errors or out.getvalue().strip().splitlines()[-3:]:
+            print(f"tlbench: {line}", file=sys.stderr)
+        return EXIT_UNUSABLE
+    if not collector.loaded:
+        print("tlbench: tlbench's pytest plugin is not loaded here (pip install tlbench into this environment)", file=sys.stderr)
+        return EXIT_UNUSABLE
+    if not collector.items:
+        print(f"tlbench: no tlbench suite (a SWEEP and a test taking the tlbench fixture) under {', '.join(args.paths)}", file=sys.stderr)
+        return EXIT_UNUSABLE
+    for line in collector.lines:
+        print(line)
+    failing = len(collector.failed)
+    print(f"tlbench check: {len(collector.sweeps)} suite(s), {collector.items} item(s), {failing} failing their preflight"
+          + ("" if failing else ": ok") + " (nothing was compiled)")
+    return EXIT_FINDINGS if failing else EXIT_OK

@@ -1,0 +1,25 @@
+"""What a family's preflight says about a problem, before anything compiles.
+
+Contract: ``preflight(problem, dialect) -> (failures, notes)``: the family's optional
+``preflight(problem, dialect)`` (a kernel declared through the generic path checks its
+suite's callables on CPU there), else nothing.  Each entry is one line that names the
+callable, the problem and the fix.  ``item_line(failures)``: the one line an item fails with
+(the first finding, and how many more there are).  Nothing here imports a backend or torch.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+
+def preflight(problem: Any, dialect: str) -> tuple[list[str], list[str]]:
+    ask = getattr(problem.family, "preflight", None)
+    if not callable(ask):
+        return [], []
+    failures, notes = ask(problem, dialect)
+    return list(failures), list(notes)
+
+
+def item_line(failures: Sequence[str]) -> str:
+    more = f" (+{len(failures) - 1} more preflight finding(s): `tlbench check` lists them)" if len(failures) > 1 else ""
+    return failures[0] + more
