@@ -111,7 +111,7 @@ def test_items_ids_outcomes_and_json(suite):
     assert failed["gemm-1024x1024x1024-f16-bm128-bn8-bk32-t128-auto-s2/device"]["stage"] == "check"
     skipped = {s["case_id"] + "/" + s["kind"]: s["reason"] for s in data["tlbench"]["skipped"]}
     assert skipped["gemm-1024x1024x1024-f16-bm256-bn256-bk64-t256-auto-s4/compile"] == (
-        "over the on-chip budget: shared.dyn needs 262144 B, limit 232448 B"
+        "over the on-chip budget: shared.dyn needs 262144 B, limit 232448 B (A_shared + B_shared 4 x 65536 B) on fake"
     )
     assert data["machine_info"]["tlbench"]["backends"]["fake"]["accelerator"] == "FakeAccelerator 1.0"
     assert data["tlbench"]["backends"] == ["fake"]

@@ -238,8 +238,12 @@ class NvidiaBackend:
         from tlbench.backends.nvidia.plan import lower_with_plan
 
         pass_configs = self.pass_configs(case)
-        artifact, _ = lower_with_plan(self._build(case), self._target_for(case), pass_configs)
+        artifact, _ = lower_with_plan(self._build(case), self._target_for(case), pass_configs, self._shape_values(case))
         return artifact.kernel_source + _pass_config_note(pass_configs)
+
+    def _shape_values(self, case: Case) -> dict[str, int]:
+        """The case's values of the body's symbolic dimensions: the plan's extents are read with them."""
+        return dict(ask.kernel_traits(case, self.dialect).shape_values)
 
     def _lower(self, case: Case, phases: dict[str, float], slowdown: Any = None):
         from tlbench.backends.nvidia.plan import lower_with_plan
@@ -248,7 +252,7 @@ class NvidiaBackend:
         func = self._build(case)
         target, pass_configs = self._target_for(case), self.pass_configs(case)
         start = time.perf_counter()
-        _, facts = lower_with_plan(func, target, pass_configs)
+        _, facts = lower_with_plan(func, target, pass_configs, self._shape_values(case))
         if self._changes is not None:  # TEST ONLY: extra work inside the timed lowering
             self._changes.work(case.case_id)
         if slowdown is not None:  # TEST ONLY (backends/testing/compile_slowdown.py): the whole call x (1 + f)
@@ -298,7 +302,8 @@ class NvidiaBackend:
                 start = time.perf_counter()
                 with _tilelang_cache_disabled() if cold else nullcontext():
                     handle, facts = build_with_plan(lambda: tilelang.compile(
-                        func, target=target, execution_backend="tvm_ffi", pass_configs=pass_configs, out_idx=outputs))
+                        func, target=target, execution_backend="tvm_ffi", pass_configs=pass_configs, out_idx=outputs),
+                        self._shape_values(case))
                 if self._changes is not None:  # TEST ONLY: extra work inside the timed build
                     self._changes.work(case.case_id)
                 if slowdown is not None:
@@ -328,11 +333,12 @@ class NvidiaBackend:
             target=f"cuda {self.arch}",
             pipeline={**facts.pipeline, "loop_form": traits.loop_form, "num_stages": traits.num_stages},
             buffers=facts.buffers,
-            bytes_per_scope={"shared.dyn": facts.dynamic_smem_bytes},
+            bytes_per_scope={"shared.dyn": facts.dynamic_smem_bytes} if isinstance(facts.dynamic_smem_bytes, int) else {},
             limits={"shared.dyn": limits.SMEM_PER_BLOCK.get(self.arch, 0)},
             threads=facts.threads,
             features={**facts.features, "grid": facts.grid, "grid_dims": facts.grid_dims, "built": built,
-                      "source_sha256": facts.source_sha256, **self._test_only_words(case)},
+                      "source_sha256": facts.source_sha256, **({"symbolic": facts.symbolic} if facts.symbolic else {}),
+                      **self._test_only_words(case)},
         )
 
     def _test_only_words(self, case: Case) -> dict[str, str]:

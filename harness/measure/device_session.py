@@ -89,7 +89,7 @@ class InProcessSession:
             plan = self.backend.inspect(runnable)
             over = plan_overflow(plan)
             if over:  # the compiled kernel, not our estimate, says it cannot launch
-                return over_budget(over)
+                return over_budget(over, item.backend)
             budget = self.backend.budget(item.case).to_dict()
         problem = item.case.problem
         if problem not in self._inputs:

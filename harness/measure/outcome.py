@@ -48,10 +48,11 @@ class RunContext:
 OVER_BUDGET = "over the on-chip budget"
 
 
-def over_budget(reason: str) -> Outcome:
+def over_budget(reason: str, backend: str) -> Outcome:
     """Skipped for the on-chip budget: the same words before compiling (a declared footprint)
-    and after lowering (the compiled kernel's buffers, harness/core/budget.py plan_overflow)."""
-    return skipped(f"{OVER_BUDGET}: {reason}")
+    and after lowering (the compiled kernel's buffers, harness/core/budget.py plan_overflow):
+    the scope, the bytes against the capacity, the buffers where known, and the backend."""
+    return skipped(f"{OVER_BUDGET}: {reason} on {backend}")
 
 
 def skipped(reason: str) -> Outcome:
@@ -73,7 +74,7 @@ def gate(item: BenchItem, backend: Backend) -> Outcome | None:
     if isinstance(item.case, Case):
         rejected = backend.rejection(item.case)
         if rejected is not None and (rejected.kind in item.skip_on or rejected.kind == "budget"):
-            return over_budget(rejected.reason) if rejected.kind == "budget" else skipped(f"pruned ({rejected.kind}): {rejected.reason}")
+            return over_budget(rejected.reason, item.backend) if rejected.kind == "budget" else skipped(f"pruned ({rejected.kind}): {rejected.reason}")
     if item.kind == "device":
         reason = backend.device_blocker()
         if reason:

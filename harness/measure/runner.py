@@ -159,7 +159,7 @@ def _compile_outcome(state: _CompileTiming, backend: Backend, rounds: int, inter
     plan = state.plan if built else backend.inspect(compiled)
     over = plan_overflow(plan)
     if over:  # no footprint was declared, or it missed a buffer: the compiled kernel says it cannot launch
-        return over_budget(over)
+        return over_budget(over, item.backend)
     phases = dict(compiled.phases_s)
     if built:
         phases.update({k: v for k, v in built[0].phases_s.items() if k not in phases})  # its device build

@@ -3,11 +3,20 @@
 Contract: a factory is a ``@tilelang.jit`` function (eager: ``T.const`` sizes and ``T.empty``
 outputs; or lazy: it returns a ``@T.prim_func``; under ``@tilelang.autotune`` too: its jit is
 used and tlbench sweeps the axes) or a plain function returning a PrimFunc.
-``prim_func(factory, kwargs)`` calls it with the problem's sizes and the config's axes as
-keyword arguments and returns the PrimFunc with every output a caller-allocated parameter
+``prim_func(factory, kwargs, optional)`` calls it with ``factory_kwargs``: every keyword of
+``kwargs`` (the problem's sizes, the config's axes, the constants), less the ``optional`` names
+(the sizes) the factory does not take - a dimension the body leaves ``T.dynamic`` is not a
+parameter of the factory.  A factory takes a name when its signature names it or has
+``**kwargs``; an eager ``@tilelang.jit`` function takes every name (tilelang matches them to
+its ``T.const`` names).  It returns the PrimFunc with every output a caller-allocated parameter
 (tilelang's ``tilelang_out_idx`` attribute dropped: tlbench allocates outputs once, outside
-the timed call, so a timed call is the kernel alone).  ``jit_options(factory)`` returns the
-jit's ``pass_configs`` and ``target`` (empty / None for a plain function);
+the timed call, so a timed call is the kernel alone); the kernel stays as written, symbolic
+dimensions included (one binary for every value, as the user ships it).
+``output_specs(func, made, sizes)``: (name, shape, dtype) of each parameter after the ``made``
+leading arguments, its symbolic dimensions bound from the shapes of ``made`` (what
+``inputs()`` returned) and then from the sizes of the same name (backends/symbolic_shapes.py);
+``parameter_specs(func, values)`` the same for every parameter.  ``jit_options(factory)``
+returns the jit's ``pass_configs`` and ``target`` (empty / None for a plain function);
 ``source_file(factory)`` the file that defines the body (its hash keys every cache of a
 built kernel).  tilelang is imported only where a factory is called.
 """
@@ -16,7 +25,7 @@ from __future__ import annotations
 
 import inspect
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 OUT_IDX_ATTR = "tilelang_out_idx"
 
@@ -62,12 +71,55 @@ def jit_options(factory: Any) -> dict[str, Any]:
             "target": None if target in (None, "auto") else str(target)}
 
 
-def prim_func(factory: Any, kwargs: Mapping[str, Any]) -> Any:
-    """The factory's PrimFunc for ``kwargs``, every output a parameter the caller allocates."""
+def _takes_every_keyword(factory: Any, named: Mapping[str, Any]) -> bool:
+    """Does the factory take keywords its signature does not name?  ``**kwargs`` does; so does
+    an eager ``@tilelang.jit`` function (its ``T.const`` names are not parameters).  ``named``
+    are the keywords the signature takes (a jit of unknown mode is asked with those)."""
+    function = _python_function(factory)
+    try:
+        params = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return True  # no signature to read: pass everything, the factory's own error names the name
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+        return True
+    jit = _jit(factory)
+    if jit is None:
+        return False
+    mode = getattr(jit, "mode", "auto")
+    if mode in ("lazy", "eager"):
+        return mode == "eager"
+    jit_func = getattr(jit, "func", None)
+    if not hasattr(jit_func, "_is_lazy_style"):
+        return False  # a jit of a PrimFunc or a plain callable: lazy
+    if getattr(jit_func, "tensor_args", None):
+        return True  # tensors declared in the signature: the builder (eager) pattern
+    try:
+        return not jit_func._is_lazy_style(**named)  # tilelang's own test, with the names the function takes
+    except TypeError:
+        return True
+
+
+def factory_kwargs(factory: Any, kwargs: Mapping[str, Any], optional: Any = ()) -> dict[str, Any]:
+    """The keywords the factory is called with: ``kwargs`` less each ``optional`` name it does not take."""
+    optional = set(optional)
+    try:
+        params = inspect.signature(_python_function(factory)).parameters
+    except (TypeError, ValueError):
+        return dict(kwargs)
+    named = {k: v for k, v in kwargs.items() if k in params}
+    if not optional - set(named) or _takes_every_keyword(factory, named):
+        return dict(kwargs)
+    return {k: v for k, v in kwargs.items() if k in params or k not in optional}
+
+
+def prim_func(factory: Any, kwargs: Mapping[str, Any], optional: Any = ()) -> Any:
+    """The factory's PrimFunc for ``kwargs`` (less the ``optional`` names it does not take),
+    every output a parameter the caller allocates."""
     from tvm.tirx import PrimFunc
 
     jit = _jit(factory)
-    func = jit.get_tir(**kwargs) if jit is not None else factory(**kwargs)
+    given = factory_kwargs(factory, kwargs, optional)
+    func = jit.get_tir(**given) if jit is not None else factory(**given)
     if _jit(func) is not None:  # a plain function that returned a jit kernel
         func = func.get_tir()
     if not isinstance(func, PrimFunc):
@@ -78,19 +130,39 @@ def prim_func(factory: Any, kwargs: Mapping[str, Any]) -> Any:
     return func
 
 
-def parameter_specs(func: Any) -> list[tuple[str, tuple[int, ...], str]]:
-    """(name, shape, dtype) of each buffer parameter of a PrimFunc, in order; a shape that is
-    not a constant raises (give such a kernel its outputs through ``inputs``)."""
+def parameter_specs(func: Any, values: Mapping[str, Any] | None = None) -> list[tuple[str, tuple[int, ...], str]]:
+    """(name, shape, dtype) of each parameter of a PrimFunc, in order, symbolic dimensions
+    bound from ``values``; a dimension left symbolic raises, naming the parameter and the name."""
+    from tlbench.backends.symbolic_shapes import concrete_shape
+
     specs = []
     for param in func.params:
         buffer = func.buffer_map.get(param)
         if buffer is None:
             specs.append((str(param.name), (), str(param.dtype)))
             continue
-        try:
-            shape = tuple(int(dim) for dim in buffer.shape)
-        except TypeError:
-            raise ValueError(f"parameter {buffer.name} has a symbolic shape {list(buffer.shape)}: "
-                             "return it from inputs() so tlbench need not size it") from None
-        specs.append((str(buffer.name), shape, str(buffer.dtype)))
+        specs.append((str(buffer.name), concrete_shape(buffer, values or {}, "parameter"), str(buffer.dtype)))
+    return specs
+
+
+def output_specs(func: Any, made: Sequence[Any], sizes: Mapping[str, Any]) -> list[tuple[str, tuple[int, ...], str]]:
+    """(name, shape, dtype) of the parameters after the ``made`` leading arguments (the outputs
+    tlbench allocates): symbolic dimensions bound from the shapes of ``made``, then from the
+    ``sizes`` of the same name (an input's shape wins; a size that disagrees with it raises)."""
+    from tlbench.backends.symbolic_shapes import bind_arguments, concrete_shape
+
+    if len(made) > len(func.params):
+        raise ValueError(f"inputs() made {len(made)} arguments, the kernel takes {len(func.params)}")
+    values = bind_arguments(func, made)
+    for name, value in sizes.items():
+        if name in values and isinstance(value, int) and not isinstance(value, bool) and values[name] != value:
+            raise ValueError(f"symbolic dimension {name} is {values[name]} in the tensors inputs() made, "
+                             f"but sizes say {name}={value}")
+        values.setdefault(name, value)
+    specs = []
+    for param in func.params[len(made):]:
+        buffer = func.buffer_map.get(param)
+        if buffer is None:
+            raise ValueError(f"kernel parameter {param.name} ({param.dtype}) is not a buffer: return it from inputs()")
+        specs.append((str(buffer.name), concrete_shape(buffer, values, "output"), str(buffer.dtype)))
     return specs

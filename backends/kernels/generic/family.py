@@ -196,22 +196,25 @@ class GenericFamily:
             "pass_configs": {**options["pass_configs"], **self.pass_configs},
             "target": options["target"],
             "body_modules": (str(factories.source_file(body)),) if body is not None else (),
+            "shape_values": {k: v for k, v in problem.values.items() if isinstance(v, int) and not isinstance(v, bool)},
         }
 
     def build(self, problem: DescribedProblem, config: DescribedConfig, dialect: str) -> Any:
         body = self.body_for(dialect)
         if body is None:
             raise ValueError(self.validate(problem, config, dialect))
-        return factories.prim_func(body, {**problem.values, **config.values})
+        return factories.prim_func(body, {**problem.values, **config.values}, optional=problem.values)
 
     # -- running ------------------------------------------------------------------------------
-    def _output_specs(self, problem: DescribedProblem, dialect: str | None, n_inputs: int) -> list[tuple[str, tuple[int, ...], str]]:
+    def _output_specs(self, problem: DescribedProblem, dialect: str | None, made: Sequence[Any]) -> list[tuple[str, tuple[int, ...], str]]:
+        """The outputs' (name, shape, dtype), symbolic dimensions bound from ``made`` (what
+        inputs() returned), then from the sizes of the same name."""
         config = self.configs[0] if self.configs else DescribedConfig(Params())
         dialect = dialect if dialect is not None and self._has_body(dialect) else next(iter(self.bodies))
-        specs = factories.parameter_specs(self.build(problem, config, dialect))
-        if n_inputs > len(specs):
-            raise ValueError(f"{self.name}: inputs() made {n_inputs} arguments, the kernel takes {len(specs)}")
-        return specs[n_inputs:]
+        try:
+            return factories.output_specs(self.build(problem, config, dialect), made, problem.values)
+        except ValueError as exc:
+            raise ValueError(f"{self.name}: {exc}") from None
 
     def make_inputs(self, problem: DescribedProblem, seed: int, device: Any, dialect: str | None = None) -> KernelInputs:
         import torch
@@ -219,7 +222,7 @@ class GenericFamily:
         torch.manual_seed(seed)
         make = resolve(self.inputs, self.module_file)
         made = list(make(device=device, **problem.values, **_dialect_kw(make, dialect)))
-        outputs = allocate(self._output_specs(problem, dialect, len(made)), device)
+        outputs = allocate(self._output_specs(problem, dialect, made), device)
         return KernelInputs(made + outputs, len(made))
 
     def kernel_args(self, inputs: KernelInputs) -> tuple[Any, ...]:
