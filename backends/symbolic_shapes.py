@@ -19,6 +19,11 @@ allocate, a grid to record - the expression is evaluated with the names bound.
   of a lowered device function (its ``thread_extent`` attribute; x 0 when none is bound, y and
   z 1), each evaluated; ``product(dims)`` their product (an expression's text if one is).
 - ``symbolic_names(func)``: the names of the symbolic dimensions of a PrimFunc's buffer parameters.
+- ``specialize(func, values)``: the PrimFunc with those dimensions fixed (a static kernel, for a
+  suite that wants one): each buffer parameter that uses a bound name is replaced by a buffer
+  of the concrete shape *and strides* (tilelang declares explicit strides for a symbolic
+  shape, and tvm's ``PrimFunc.specialize`` refuses a replacement without them: "The buffer
+  strides dimensions mismatched2 vs. 0.").  Names with no value stay symbolic.
 tvm is imported where an expression is evaluated, never at import.
 """
 
@@ -127,7 +132,10 @@ def product(dims: Sequence[int | str]) -> int | str:
         for d in dims:
             out *= int(d)
         return out
-    return " * ".join(f"({d})" if isinstance(d, str) else str(d) for d in dims if d != 1)
+    factors = [d for d in dims if d != 1]
+    if len(factors) == 1:
+        return str(factors[0])
+    return " * ".join(f"({d})" if isinstance(d, str) else str(d) for d in factors)
 
 
 def symbolic_names(func: Any) -> list[str]:
@@ -136,6 +144,24 @@ def symbolic_names(func: Any) -> list[str]:
         for dim in buffer.shape:
             names.update(free_names(dim))
     return sorted(names)
+
+
+def specialize(func: Any, values: Mapping[str, int]) -> Any:
+    from tvm import tirx
+
+    replaced = {}
+    for param in func.params:
+        buffer = func.buffer_map.get(param)
+        if buffer is None or not any(n in values for dim in buffer.shape for n in free_names(dim)):
+            continue
+        shape = [evaluate(d, values) for d in buffer.shape]
+        strides = [evaluate(d, values) for d in buffer.strides]
+        if not all(_is_int(d) for d in [*shape, *strides]):
+            continue  # another name of it has no value: leave the buffer symbolic
+        replaced[param] = tirx.decl_buffer(shape, buffer.dtype, buffer.name, strides=strides,
+                                           elem_offset=buffer.elem_offset, scope=str(buffer.scope()),
+                                           data_alignment=buffer.data_alignment, offset_factor=buffer.offset_factor)
+    return func.specialize(replaced) if replaced else func
 
 
 def _text(shape: Sequence[Any]) -> str:
