@@ -84,7 +84,7 @@ class InProcessSession:
             try:
                 runnable = self.ctx.compiled(self.backend, item.case)
             except CompileError as exc:
-                return interrupted_outcome(exc, "compile", self.ctx.interrupted()) or failed("compile", str(exc))
+                return interrupted_outcome(exc, "compile", self.ctx.interrupted()) or failed("compile", str(exc), exc=exc)
             start = self._step("compiled", start)
             plan = self.backend.inspect(runnable)
             over = plan_overflow(plan)

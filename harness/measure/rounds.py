@@ -42,7 +42,7 @@ from tlbench.harness.core.stats import median
 
 def run_failure(exc: BaseException, words: str, plan: Any = None) -> Outcome:
     """A device item's failure in stage run, or ``interrupted`` where the run was interrupted."""
-    return interrupted_outcome(exc, "run", False) or failed("run", words, plan)
+    return interrupted_outcome(exc, "run", False) or failed("run", words, plan, exc=exc)
 
 SETTLED = 0.01
 THROTTLE_RETRIES = 2

@@ -13,7 +13,8 @@ JSON).  ``summary_lines(records, setup_s)`` returns the lines the terminal ends 
   the compiler chose per form (``ws``: warp-specialized, ``sw``: software pipeline, ``-``:
   none) with its buffer versions.  Status flags (DRIFT, CAPPED) and failures are counted;
   the first failures are named, each with its stage, the error's headline line
-  (harness/results/error_text.py) and its worker restart count.
+  (harness/results/error_text.py) and its worker restart count, then one line saying where
+  their tracebacks are (where an exception made them).
 - the Cube/Vector overlap verdict where a schedule model has one (a model);
 - one line per skip reason with its count;
 - the untimed setup per backend (a backend's first compile, paid once outside every item).
@@ -36,6 +37,8 @@ FORM_ORDER = ("s0", "s1", "s2", "s3", "s4", "s5", "s6", "manual", "serial")
 FLAGS = ("DRIFT", "CAPPED")
 MAX_FAILURE_LINES = 5
 STAGE_KEYS = ("loop_form", "num_stages")  # the pipeline-depth axis: the columns, not the row
+TRACEBACK_POINTER = ("tracebacks: pytest -v (or --tb=long) prints each; the results file (tlbench.failed[].traceback) "
+                     "and the journal keep them")
 TILE_KEY = "_summary_tile"  # set on each record's copy by _blocks (the family's words for its tile)
 
 
@@ -262,6 +265,8 @@ def _failure_lines(failed: list[dict[str, Any]]) -> list[str]:
     lines = [f"  FAILED {r.get('kind')} {r.get('case_id')}: {failure_line(r)}" for r in failed[:MAX_FAILURE_LINES]]
     if len(failed) > MAX_FAILURE_LINES:
         lines.append(f"  ... {len(failed) - MAX_FAILURE_LINES} more failed (see the table)")
+    if any(r.get("traceback") for r in failed):
+        lines.append(f"  {TRACEBACK_POINTER}")
     return lines
 
 
