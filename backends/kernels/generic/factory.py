@@ -2,7 +2,9 @@
 
 Contract: a factory is a ``@tilelang.jit`` function (eager: ``T.const`` sizes and ``T.empty``
 outputs; or lazy: it returns a ``@T.prim_func``; under ``@tilelang.autotune`` too: its jit is
-used and tlbench sweeps the axes) or a plain function returning a PrimFunc.
+used and tlbench sweeps the axes) or a plain function returning a PrimFunc, a jit, or a
+compiled kernel (tilelang's upstream Ascend examples compile inside: the PrimFunc of that
+compile is taken instead, backends/kernels/generic/jit_capture.py).
 ``prim_func(factory, kwargs, optional)`` calls it with ``factory_kwargs``: every keyword of
 ``kwargs`` (the problem's sizes, the config's axes, the constants), less the ``optional`` names
 (the sizes) the factory does not take - a dimension the body leaves ``T.dynamic`` is not a
@@ -26,6 +28,8 @@ from __future__ import annotations
 import inspect
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
+
+from tlbench.backends.kernels.generic.jit_capture import call_capturing
 
 OUT_IDX_ATTR = "tilelang_out_idx"
 
@@ -119,9 +123,14 @@ def prim_func(factory: Any, kwargs: Mapping[str, Any], optional: Any = ()) -> An
 
     jit = _jit(factory)
     given = factory_kwargs(factory, kwargs, optional)
-    func = jit.get_tir(**given) if jit is not None else factory(**given)
+    if jit is not None:
+        func = jit.get_tir(**given)
+    else:  # a plain function; one that compiles a jit inside answers with that jit's PrimFunc
+        func = call_capturing(lambda: factory(**given))
     if _jit(func) is not None:  # a plain function that returned a jit kernel
         func = func.get_tir()
+    elif not isinstance(func, PrimFunc) and isinstance(getattr(func, "prim_func", None), PrimFunc):
+        func = func.prim_func  # a compiled JITKernel (tilelang's cache answered the compile)
     if not isinstance(func, PrimFunc):
         raise TypeError(f"kernel factory {factory_name(factory)} returned {type(func).__name__}, not a PrimFunc: "
                         "decorate it with @tilelang.jit or return a @T.prim_func")
