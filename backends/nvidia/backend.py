@@ -42,7 +42,7 @@ from tlbench.backends.nvidia.device_probe import device_arch, gpu_reason, read_d
 from tlbench.backends.nvidia.func_cache import FuncCache
 from tlbench.backends.nvidia.plan_cache import PlanCache
 from tlbench.backends.source_tree import backends_tree_hash
-from tlbench.backends.nvidia.profiles import PROFILES
+from tlbench.backends.nvidia.profiles import PROFILES, device_reported_profile
 from tlbench.backends.nvidia.telemetry import NvmlTelemetry
 from tlbench.backends.nvidia.flush_choice import flush_caveat, flush_mode
 from tlbench.backends.nvidia.timer_choice import make_timer, timer_name
@@ -176,8 +176,10 @@ class NvidiaBackend:
         return read_device_info(self.name, self.arch, self.device, self._device_reason)
 
     def device_profile(self, info: dict[str, Any]) -> DeviceProfile | None:
-        """The datasheet profile of the GPU named in ``info`` (None: peak unknown)."""
-        return match_profile(PROFILES, info.get("accelerator"))
+        """The datasheet profile of the GPU named in ``info``; for a GPU no datasheet profile
+        names, the bandwidth it reports itself (memory clock x bus width: no FLOP peak, origin
+        "device"); None with neither (peak unknown)."""
+        return match_profile(PROFILES, info.get("accelerator")) or device_reported_profile(info)
 
     def calibrate(self, seconds: float = 30.0) -> DeviceProfile:
         """Measure this GPU's profile (cuBLAS GEMM, a device copy): see backends/calibrate.py."""

@@ -137,11 +137,12 @@ class _Loop:
             )
         if batch.method != track.method:
             track.notes.append(f"timer changed {track.method} -> {batch.method}: earlier samples dropped")
-            track.notes.extend(n for n in batch.notes if n not in track.notes)
             track.method = batch.method
             track.samples.clear()
             for b in track.current():
                 b["dropped"] = True
+        # a timer's notes from its batches (why it fell back, what a call of several kernels is timed as)
+        track.notes.extend(n for n in batch.notes if n not in track.notes and n not in track.prepared.notes)
         track.samples.extend(batch.samples_s)
         track.batches.append(
             {

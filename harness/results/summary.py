@@ -7,7 +7,9 @@ JSON).  ``summary_lines(records, setup_s)`` returns the lines the terminal ends 
   ``*``; the block then says the best config, its TFLOP/s, its ratio to the vendor item
   (vendor time / kernel time, so > 1 is faster than the vendor; the vendor item measured on
   the same GPU or shard, ``core.shard.placement``, when a multi-GPU or sharded run has one per GPU) and its % of the device's
-  peak (``pct_of_peak`` when a record carries it, else "peak unknown").  Without device
+  peak (``pct_of_peak`` when a record carries it, else "peak unknown"); a kernel that moves bytes and
+  is not compute-bound (memory-bound, or no FLOP peak to tell) is read in GB/s against the
+  memory bandwidth its roofline names, with that bandwidth's origin (datasheet, device, calibrated).  Without device
   timing, compile items answer: for a schedule model (Ascend) the loop II per form and the
   modeled cycles per core, best marked, always labelled ``(model)``; otherwise the pipeline
   the compiler chose per form (``ws``: warp-specialized, ``sw``: software pipeline, ``-``:
@@ -167,26 +169,33 @@ def _device_block(block: _Block) -> list[str]:
     best_config = best.get("config") or {}
     parts = [f"best {_tile(best_config, best)} {_form(best_config, best)}: {format_seconds(_median(best))}"]
     throughput, roofline = best.get("throughput") or {}, best.get("roofline") or {}
-    memory_bound = roofline.get("bound") == "memory" and throughput.get("gbps_compulsory")
-    if memory_bound:  # a memory-bound kernel is read in bytes per second, against the bandwidth
-        parts.append(f"{throughput['gbps_compulsory']:.0f} GB/s")
-    elif throughput.get("tflops"):
-        parts.append(f"{throughput['tflops']:.1f} TFLOP/s")
+    gbps, tflops = throughput.get("gbps_compulsory"), throughput.get("tflops")
+    bandwidth = roofline.get("bandwidth_tbps")
+    bandwidth = bandwidth if isinstance(bandwidth, (int, float)) and bandwidth > 0 else None
+    bound = roofline.get("bound")
+    # bytes per second against the bandwidth: a memory-bound kernel, and any kernel that moves
+    # bytes but whose bound is not known (no FLOP peak for it); FLOP/s against the peak otherwise
+    by_bytes = bool(gbps) and bound != "compute"
+    by_flops = bool(tflops) and bound != "memory"
+    if by_bytes:
+        parts.append(f"{gbps:.0f} GB/s")
+    if by_flops:
+        parts.append(f"{tflops:.1f} TFLOP/s")
     if vendor is not None and _median(vendor) and _median(best):
         parts.append(f"{_median(vendor) / _median(best):.3f}x the vendor item ({format_seconds(_median(vendor))})")
     else:
         parts.append("no vendor item timed")
-    pct = best.get("pct_of_peak", throughput.get("pct_of_peak"))
-    bandwidth = roofline.get("bandwidth_tbps")
-    if memory_bound and isinstance(bandwidth, (int, float)) and bandwidth > 0:
+    if by_bytes:
         origin = roofline.get("origin") or "profile"
-        parts.append(f"{throughput['gbps_compulsory'] / (bandwidth * 10):.1f}% of the {origin} memory bandwidth ({bandwidth:.2f} TB/s)")
-    else:
+        parts.append(f"{gbps / (bandwidth * 10):.1f}% of the {origin} memory bandwidth ({bandwidth:.2f} TB/s)"
+                     if bandwidth else "memory bandwidth unknown")
+    if by_flops or not by_bytes:
+        pct = best.get("pct_of_peak", throughput.get("pct_of_peak"))
         parts.append(f"{pct:.1f}% of peak" if isinstance(pct, (int, float)) else "peak unknown")
     calibrated = best.get("roofline_calibrated") or {}
     copy = calibrated.get("bandwidth_tbps") if calibrated.get("status") == "ok" else None
-    if memory_bound and isinstance(copy, (int, float)) and copy > 0:  # --tlbench-profile's measured copy
-        parts.append(f"{throughput['gbps_compulsory'] / (copy * 10):.1f}% of the calibrated copy ({copy:.2f} TB/s)")
+    if by_bytes and isinstance(copy, (int, float)) and copy > 0:  # --tlbench-profile's measured copy
+        parts.append(f"{gbps / (copy * 10):.1f}% of the calibrated copy ({copy:.2f} TB/s)")
     lines.append("  " + ", ".join(parts))
     gpus = sorted({str(r["device_uuid"]) for r in block.timed if r.get("device_uuid")})
     if len(gpus) > 1:
