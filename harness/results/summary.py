@@ -44,10 +44,13 @@ TRACEBACK_POINTER = ("tracebacks: pytest -v (or --tb=long) prints each; the resu
 TILE_KEY = "_summary_tile"  # set on each record's copy by _blocks (the family's words for its tile)
 
 
+AS_WRITTEN = "as written"  # the column of a kernel swept on no pipeline-depth axis: its loops as the body wrote them
+
+
 def _form(config: dict[str, Any], record: dict[str, Any] | None = None) -> str:
     if record is not None and described(record):  # a described kernel's config holds its axes only
         stage = stage_facts(config)
-        return f"s{stage.num_stages}" if stage.num_stages is not None else stage.loop_form
+        return f"s{stage.num_stages}" if stage.num_stages is not None else AS_WRITTEN
     if config.get("loop_form") == "auto":
         return f"s{config.get('num_stages')}"
     return str(config.get("loop_form") or "?")
@@ -102,13 +105,39 @@ def _problem_label(record: dict[str, Any], read: Any) -> str:
     return case_id.rsplit("-", 1)[0]
 
 
+def _versioned(plan: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The plan's on-chip operand buffers whose versions a cell shows, in the plan's order."""
+    return [b for b in (plan or {}).get("buffers", []) if b.get("scope") in ("shared.dyn", "shared.l1")]
+
+
 def _short_plan(plan: dict[str, Any] | None) -> str:
     if not plan:
         return "?"
     pipe = plan.get("pipeline") or {}
-    versions = [str(b.get("versions")) for b in plan.get("buffers", []) if b.get("scope") in ("shared.dyn", "shared.l1")]
+    versions = [str(b.get("versions")) for b in _versioned(plan)]
     tag = {"warp-specialized": "ws", "software-pipeline": "sw"}.get(pipe.get("kind"), "-")
     return f"{tag} v{'/'.join(versions)}" if versions else tag
+
+
+def _legend(records: list[dict[str, Any]]) -> str:
+    """The legend under a block of plan cells: the tags, and which buffers ``vA/B/..`` counts -
+    by name where every cell names the same buffers, else in words."""
+    names = {tuple(str(b.get("name")) for b in _versioned(r.get("plan"))) for r in records}
+    names.discard(())
+    tags = "ws = warp-specialized, sw = software pipeline, - = no pipeline"
+    if not names:
+        return tags
+    if len(names) == 1:
+        (shown,) = names
+        return f"{tags}; v{'/'.join('N' * len(shown))} = buffer versions of {'/'.join(shown)}"
+    return f"{tags}; vN/N/.. = buffer versions of each shared buffer, in the plan's order (they differ between cells)"
+
+
+def _built(record: dict[str, Any]) -> bool:
+    """Did this compile item build a device binary?  What its record says: the plan's ``built``,
+    a ``build`` phase, or its one cold build."""
+    features = (record.get("plan") or {}).get("features") or {}
+    return features.get("built") is True or "build" in (record.get("compile_phases_s") or {}) or "cold_build_once" in record
 
 
 @dataclass
@@ -236,12 +265,21 @@ def _plan_block(block: _Block) -> list[str]:
     forms, rows = _grid(block.compiled, lambda rec: _short_plan(rec.get("plan")))
     lines = _render_grid(forms, rows, "pipeline chosen")
     slowest = max(block.compiled, key=lambda r: _median(r) or 0.0)
-    built = any("build" in (r.get("compile_phases_s") or {}) for r in block.compiled)
+    built = sum(_built(r) for r in block.compiled)
     once = any("cold_build_once" in r for r in block.compiled)
-    what = "cold lowering, after one cold build each" if once else "cold lowering + build" if built else "cold lowering, no build"
-    lines.append(f"  no device timing: compile items only ({what}, slowest {format_seconds(_median(slowest))})")
-    lines.append("  ws = warp-specialized, sw = software pipeline, - = no pipeline; vA/B = buffer versions of A/B")
+    what = ("cold lowering, after one cold build each" if once else "cold lowering + build" if built == len(block.compiled)
+            else f"cold lowering; {built} of {len(block.compiled)} built" if built else "cold lowering, no build")
+    lines.append(f"  {_no_device_timing(block)} ({what}, slowest {format_seconds(_median(slowest))})")
+    lines.append("  " + _legend(block.compiled))
     return lines
+
+
+def _no_device_timing(block: _Block) -> str:
+    """Why a block shows compile items only: its device items all failed, or it had none."""
+    device_failed = [r for r in block.failed if r.get("kind") == "device"]
+    if device_failed:
+        return f"no device timing: all {len(device_failed)} device item{'s' if len(device_failed) != 1 else ''} failed (below); compile items"
+    return "no device timing: compile items only"
 
 
 def _blocks(records: Iterable[dict[str, Any]]) -> tuple[list[_Block], Counter]:
@@ -290,6 +328,8 @@ def summary_lines(records: Iterable[dict[str, Any]], setup_s: dict[str, float] |
             lines += _device_block(block)
         elif block.compiled and has_model:
             lines += _model_block(block)
+            if any(r.get("kind") == "device" for r in block.failed):
+                lines.append(f"  {_no_device_timing(block)}")
         elif block.compiled:
             lines += _plan_block(block)
         elif block.vendor:
