@@ -169,23 +169,18 @@ def test_an_output_dimension_nothing_binds_is_an_error_naming_it(kernels):
 
 
 def test_a_size_the_factory_does_not_take_is_not_passed_to_it(kernels):
-    from tlbench.backends.kernels.generic.factory import factory_kwargs, prim_func
-
-    given = {"M": 4096, "N": 128, "block_M": 64, "num_stages": 2}
-    sizes = ("M", "N")
-    # a plain function that leaves M symbolic: M is not passed (it raised TypeError before)
-    assert factory_kwargs(kernels.row_scale_ascend, given, sizes) == {"N": 128, "block_M": 64, "num_stages": 2}
-    # an eager @tilelang.jit function takes every name (N is its T.const)
-    assert factory_kwargs(kernels.row_scale_cuda, given, sizes) == given
-    # **kwargs takes all; an axis (not optional) always reaches the factory, so a misspelling still fails there
-    assert factory_kwargs(lambda **kw: None, given, sizes) == given
-    assert factory_kwargs(lambda N, block_M: None, given, sizes) == {"N": 128, "block_M": 64, "num_stages": 2}
-    func = prim_func(kernels.row_scale_ascend, given, sizes)
-    assert [str(func.buffer_map[p].shape[0]) for p in func.params] == ["M", "M"]
+    """M is a size (for inputs, flops, bytes) and a T.dynamic dimension of the body: a factory
+    that does not take it is built without it (it raised ``unexpected keyword argument 'M'``);
+    an eager jit still gets N, its T.const."""
     import tilelang
+    import torch
 
-    lazy = tilelang.jit(kernels.row_scale_ascend)  # a lazy jit: its signature decides as well
-    assert factory_kwargs(lazy, given, sizes) == {"N": 128, "block_M": 64, "num_stages": 2}
+    lazy_jit = tilelang.jit(kernels.row_scale_ascend)  # a lazy jit: its signature decides as well
+    for body, dialect in ((kernels.row_scale_ascend, "ascend"), (kernels.row_scale_cuda, "cuda"), (lazy_jit, "ascend")):
+        sweep = _sweep(kernels, {dialect: body}, {"M": 4096, "N": 128}, lambda device, M, N: [torch.randn(M, N, device=device)])
+        case = sweep.cases("nvidia" if dialect == "cuda" else "ascend", "full")[0]
+        func = case.family.build(case.problem, case.config, dialect)
+        assert [[str(d) for d in func.buffer_map[p].shape] for p in func.params] == [["M", "128"], ["M", "128"]], body
 
 
 def test_specialize_fixes_the_dimensions_with_the_strides_tvm_requires(kernels):

@@ -14,10 +14,10 @@ its ``T.const`` names).  It returns the PrimFunc with every output a caller-allo
 (tilelang's ``tilelang_out_idx`` attribute dropped: tlbench allocates outputs once, outside
 the timed call, so a timed call is the kernel alone); the kernel stays as written, symbolic
 dimensions included (one binary for every value, as the user ships it).
-``output_specs(func, made, sizes)``: (name, shape, dtype) of each parameter after the ``made``
-leading arguments, its symbolic dimensions bound from the shapes of ``made`` (what
-``inputs()`` returned) and then from the sizes of the same name (backends/symbolic_shapes.py);
-``parameter_specs(func, values)`` the same for every parameter.  ``jit_options(factory)``
+``bound_values(func, made, sizes)``: the values of the kernel's symbolic dimensions, read off
+the shapes of ``made`` (what ``inputs()`` returned), then from the sizes of the same name
+(backends/symbolic_shapes.py); ``output_specs(func, made, sizes)``: (name, shape, dtype) of
+each parameter after ``made``, bound so; ``parameter_specs(func, values)`` every parameter's.  ``jit_options(factory)``
 returns the jit's ``pass_configs`` and ``target`` (empty / None for a plain function);
 ``source_file(factory)`` the file that defines the body (its hash keys every cache of a
 built kernel).  tilelang is imported only where a factory is called.
@@ -154,11 +154,11 @@ def parameter_specs(func: Any, values: Mapping[str, Any] | None = None) -> list[
     return specs
 
 
-def output_specs(func: Any, made: Sequence[Any], sizes: Mapping[str, Any]) -> list[tuple[str, tuple[int, ...], str]]:
-    """(name, shape, dtype) of the parameters after the ``made`` leading arguments (the outputs
-    tlbench allocates): symbolic dimensions bound from the shapes of ``made``, then from the
-    ``sizes`` of the same name (an input's shape wins; a size that disagrees with it raises)."""
-    from tlbench.backends.symbolic_shapes import bind_arguments, concrete_shape
+def bound_values(func: Any, made: Sequence[Any], sizes: Mapping[str, Any]) -> dict[str, int]:
+    """Values of ``func``'s symbolic dimensions: read off the shapes of ``made`` (the leading
+    arguments ``inputs()`` returned), then the ``sizes`` of the same name; an input's shape and
+    a size that disagree raise, naming the dimension and both values."""
+    from tlbench.backends.symbolic_shapes import bind_arguments
 
     if len(made) > len(func.params):
         raise ValueError(f"inputs() made {len(made)} arguments, the kernel takes {len(func.params)}")
@@ -167,7 +167,17 @@ def output_specs(func: Any, made: Sequence[Any], sizes: Mapping[str, Any]) -> li
         if name in values and isinstance(value, int) and not isinstance(value, bool) and values[name] != value:
             raise ValueError(f"symbolic dimension {name} is {values[name]} in the tensors inputs() made, "
                              f"but sizes say {name}={value}")
-        values.setdefault(name, value)
+        if isinstance(value, int) and not isinstance(value, bool):
+            values.setdefault(name, value)
+    return values
+
+
+def output_specs(func: Any, made: Sequence[Any], sizes: Mapping[str, Any]) -> list[tuple[str, tuple[int, ...], str]]:
+    """(name, shape, dtype) of the parameters after the ``made`` leading arguments (the outputs
+    tlbench allocates), symbolic dimensions bound by ``bound_values``."""
+    from tlbench.backends.symbolic_shapes import concrete_shape
+
+    values = bound_values(func, made, sizes)
     specs = []
     for param in func.params[len(made):]:
         buffer = func.buffer_map.get(param)
