@@ -8,7 +8,7 @@ against the memory bandwidth (datasheet for a GPU tlbench has a profile of, else
 device reports), with no nvidia-ml-py - a ``pynvml`` that fails to import stands in for its
 absence (a test-only stand-in, on the child's path only); the vendor item, ``relu(2 * x)`` in
 torch (a multiply kernel and a ReLU kernel), says its kernel-only time is the sum of its two
-kernels.  Run on the H200: ``python -m pytest tests/test_gpu_dynamic_memory_bound.py -v``.
+kernels.  Run on the H200: ``python -m pytest tests/test_gpu_dynamic_memory_bound.py -v -s``.
 """
 
 import json
@@ -77,6 +77,7 @@ def test_dynamic_memory_bound_kernel_and_a_two_kernel_vendor_without_nvml(tmp_pa
          "--benchmark-json=a.json", "-p", "no:cacheprovider", "-q"],
         capture_output=True, text=True, cwd=tmp_path, timeout=1200, env=env,
     )
+    print(out.stdout[-4000:])  # the summary, for `pytest -s` on the GPU host
     assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
     records = [b["extra_info"]["tlbench"] for b in json.loads((tmp_path / "a.json").read_text())["benchmarks"]]
     kernels = [r for r in records if r.get("config")]
