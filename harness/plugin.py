@@ -363,7 +363,7 @@ def pytest_runtest_makereport(item, call):
 
 def _outcome_record(nodeid: str, item: BenchItem, outcome: Outcome) -> dict[str, Any]:
     if outcome.status == "failed":
-        return failure_record(item, nodeid, outcome.reason, outcome.stage, outcome.plan, outcome.worker)
+        return failure_record(item, nodeid, outcome.reason, outcome.stage, outcome.plan, outcome.worker, outcome.traceback)
     if outcome.status == "skipped":
         return skip_record(item, nodeid, outcome.reason)
     return {**outcome.record, "status": "timed"}

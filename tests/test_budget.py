@@ -27,7 +27,7 @@ def ascend_footprint(problem, config):
 def test_hopper_256x256x64_four_stages_is_over_by_the_exact_bytes():
     verdict = check(FP16_8K, GemmConfig(256, 256, 64, 256, "auto", 4), nvidia.scopes("sm_90a"))
     assert not verdict.fits
-    assert verdict.reason == "shared.dyn needs 262144 B, limit 232448 B"
+    assert verdict.reason == "shared.dyn needs 262144 B, limit 232448 B (A_shared + B_shared 4 x 65536 B)"
 
 
 def test_three_stages_of_the_same_tile_fit():
@@ -65,7 +65,7 @@ def test_ascend_deep_pipeline_alone_is_not_a_reason_to_skip():
 def test_ascend_oversized_l0c_accumulator_is_caught():
     verdict = check(GemmProblem(4096, 4096, 4096, "bfloat16"), GemmConfig(256, 512, 64, 128, "auto", 2), ascend.scopes())
     assert not verdict.fits
-    assert verdict.reason == "shared.l0c needs 524288 B, limit 262144 B"
+    assert verdict.reason == "shared.l0c needs 524288 B, limit 262144 B (C_l0c 524288 B float32)"
 
 
 def test_relu_epilogue_adds_the_vector_ub_half_tile():
@@ -90,4 +90,5 @@ def test_persistent_kernel_keeps_operands_and_staged_output_live_together():
     # size to 262144" (results/h200-tile-sweep/focus-8192.json)
     config = GemmConfig(128, 256, 64, 256, "auto", 4, num_cores=132, group_m=8, stage_output=True)
     verdict = check(FP16_8K, config, nvidia.scopes("sm_90a"))
-    assert not verdict.fits and verdict.reason == "shared.dyn needs 262144 B, limit 232448 B"
+    assert not verdict.fits and verdict.reason == ("shared.dyn needs 262144 B, limit 232448 B "
+                                                   "(A_shared + B_shared 4 x 49152 B, C_shared 65536 B)")

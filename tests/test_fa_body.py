@@ -184,7 +184,7 @@ def test_kernel_source_names_fast_math_so_the_inert_key_probe_tells_the_builds_a
 
     seen = []
 
-    def fake_lower(func, target, pass_configs=None):
+    def fake_lower(func, target, pass_configs=None, shape_values=None):
         seen.append(pass_configs)
         return SimpleNamespace(kernel_source="__global__ void k() {}"), None
 

@@ -7,6 +7,7 @@ machine_info, and that pytest-benchmark's own ``compare`` reads the file.
 """
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -108,10 +109,13 @@ def test_items_ids_outcomes_and_json(suite):
 
     failed = {f["case_id"] + "/" + f["kind"]: f for f in data["tlbench"]["failed"]}
     assert failed["gemm-1024x1024x1024-f16-bm128-bn128-bk7-t128-auto-s2/compile"]["error"].startswith("FakeCompilerError: block_K=7")
+    for kind in ("compile", "device"):  # the compiler's traceback, from the worker that compiled it (device: its compile pool)
+        assert re.search(r'fake_backend\.py", line \d+, in compile\n', failed[f"gemm-1024x1024x1024-f16-bm128-bn128-bk7-t128-auto-s2/{kind}"]["traceback"])
+    assert "traceback" not in failed["gemm-1024x1024x1024-f16-bm128-bn8-bk32-t128-auto-s2/device"]  # a wrong result raised nothing
     assert failed["gemm-1024x1024x1024-f16-bm128-bn8-bk32-t128-auto-s2/device"]["stage"] == "check"
     skipped = {s["case_id"] + "/" + s["kind"]: s["reason"] for s in data["tlbench"]["skipped"]}
     assert skipped["gemm-1024x1024x1024-f16-bm256-bn256-bk64-t256-auto-s4/compile"] == (
-        "over the on-chip budget: shared.dyn needs 262144 B, limit 232448 B"
+        "over the on-chip budget: shared.dyn needs 262144 B, limit 232448 B (A_shared + B_shared 4 x 65536 B) on fake"
     )
     assert data["machine_info"]["tlbench"]["backends"]["fake"]["accelerator"] == "FakeAccelerator 1.0"
     assert data["tlbench"]["backends"] == ["fake"]

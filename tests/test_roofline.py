@@ -71,3 +71,49 @@ def test_unknown_device_and_unpublished_dtype_read_peak_unknown():
 def test_compile_records_are_left_alone():
     rec = {"kind": "compile", "samples_s": [1.0]}
     assert annotate(rec, match_profile(nvidia_profiles.PROFILES, "NVIDIA H200")) == rec
+
+
+def _memory_bound_record(**throughput) -> dict:
+    """A kernel_sweep elementwise kernel's device record: its problem names sizes, no dtype."""
+    return {"kind": "device", "backend": "nvidia", "case_id": "scale-M8192-N8192-blk128", "problem": {"M": 8192, "N": 8192},
+            "config": {"blk": 128}, "summary": {"median": 1e-4}, "throughput": throughput}
+
+
+def test_a_kernel_that_names_no_dtype_is_read_against_the_bandwidth():
+    """No dtype, so no FLOP peak: GB/s and % of the bandwidth all the same (it read
+    '0.4 TFLOP/s (peak unknown)' with no bandwidth before)."""
+    from tlbench.harness.results.summary import summary_lines
+
+    h200 = match_profile(nvidia_profiles.PROFILES, "NVIDIA H200")
+    both = annotate(_memory_bound_record(tflops=0.4, gbps_compulsory=3600.0), h200)
+    assert both["throughput"]["pct_of_bandwidth"] == pytest.approx(75.0) and both["throughput"]["pct_of_peak"] is None
+    assert both["roofline"]["status"] == PEAK_UNKNOWN and both["roofline"]["bandwidth_tbps"] == pytest.approx(4.8)
+    assert both["roofline"]["bound"] is None  # FLOPs counted, no peak: the bound is not known
+    text = "\n".join(summary_lines([both]))
+    assert "3600 GB/s, 0.4 TFLOP/s, no vendor item timed, 75.0% of the datasheet memory bandwidth (4.80 TB/s), peak unknown" in text
+    bytes_only = annotate(_memory_bound_record(tflops=0.0, gbps_compulsory=2400.0), h200)
+    assert bytes_only["roofline"]["bound"] == "memory"
+    text = "\n".join(summary_lines([bytes_only]))
+    assert "2400 GB/s, no vendor item timed, 50.0% of the datasheet memory bandwidth (4.80 TB/s)" in text
+    assert "TFLOP/s" not in text and "peak unknown" not in text
+
+
+def test_a_gpu_no_datasheet_names_gives_the_bandwidth_it_reports_itself():
+    """Memory clock x bus width x 2 from torch's device properties (no NVML), origin "device"."""
+    from types import SimpleNamespace
+
+    from tlbench.backends.nvidia.device_probe import memory_bandwidth
+
+    info = {"accelerator": "NVIDIA Some GPU", **memory_bandwidth(SimpleNamespace(memory_clock_rate=2_619_000, memory_bus_width=6144))}
+    assert info["memory_bandwidth_bytes_s"] == 2 * 6144 // 8 * 2_619_000 * 1000  # 4.02 TB/s
+    assert memory_bandwidth(SimpleNamespace()) == {}  # a torch that reports neither: nothing, never a guess
+    profile = nvidia_profiles.device_reported_profile(info)
+    assert profile.origin == "device" and profile.peak_flops == {} and profile.memory_bandwidth == pytest.approx(4.023e12, rel=1e-3)
+    assert "memory clock 2619 MHz x 6144-bit bus x 2" in profile.source
+    assert nvidia_profiles.device_reported_profile({"accelerator": "X"}) is None
+    rec = annotate(_memory_bound_record(tflops=0.0, gbps_compulsory=2011.5), profile, "NVIDIA Some GPU")
+    assert rec["roofline"]["origin"] == "device" and rec["throughput"]["pct_of_bandwidth"] == pytest.approx(50.0, rel=1e-3)
+    from tlbench.backends.nvidia.backend import NvidiaBackend
+
+    assert NvidiaBackend.device_profile(None, info) == profile  # what the backend answers for such a GPU
+    assert NvidiaBackend.device_profile(None, {**info, "accelerator": "NVIDIA H200"}).origin == "datasheet"

@@ -73,7 +73,7 @@ def test_a_compiled_kernel_over_the_limit_is_never_launched():
     case = Case(GemmProblem(1024, 1024, 1024), GemmConfig(128, 128, 32, 128, "auto", 2))
     outcome = run_item(BenchItem("fake", "device", case), backend, _ctx(backend))
     assert outcome.status == "skipped"
-    assert outcome.reason == "over the on-chip budget: shared.dyn needs 262144 B, limit 232448 B"  # the pre-compile words
+    assert outcome.reason == "over the on-chip budget: shared.dyn needs 262144 B, limit 232448 B on fake"  # the pre-compile words, naming the backend
 
 
 def test_a_compile_item_over_the_limit_after_lowering_is_skipped_in_the_same_words():
@@ -81,4 +81,4 @@ def test_a_compile_item_over_the_limit_after_lowering_is_skipped_in_the_same_wor
     backend = OversizedPlanFake(BackendOptions())
     case = Case(GemmProblem(1024, 1024, 1024), GemmConfig(128, 128, 32, 128, "auto", 2))
     outcome = run_item(BenchItem("fake", "compile", case), backend, _ctx(backend))
-    assert (outcome.status, outcome.reason) == ("skipped", "over the on-chip budget: shared.dyn needs 262144 B, limit 232448 B")
+    assert (outcome.status, outcome.reason) == ("skipped", "over the on-chip budget: shared.dyn needs 262144 B, limit 232448 B on fake")

@@ -25,7 +25,7 @@ def test_seed_grid_216_candidates_214_within_228_kib():
     _, rejected = prune(configs, nvidia_reject(FP16_4K, capacity=228 * 1024))
     assert {(r.config.block_M, r.config.block_N, r.config.block_K, r.config.num_stages) for r in rejected} == {(256, 256, 64, 4)}
     assert {r.config.threads for r in rejected} == {128, 256}
-    assert all(r.kind == "budget" and r.reason == "shared.dyn needs 262144 B, limit 233472 B" for r in rejected)
+    assert all(r.kind == "budget" and r.reason == "shared.dyn needs 262144 B, limit 233472 B (A_shared + B_shared 4 x 65536 B)" for r in rejected)
     assert diag.verdict == "ok"
 
 

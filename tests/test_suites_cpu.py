@@ -88,7 +88,8 @@ def test_failed_and_skipped_items_are_in_the_json(run):
         ("ascend", "compile", "gemm-1024x1024x1024-f16-bm128-bn128-bk1000-t128-auto-s2"),
     }
     reasons = {(s["backend"], s["kind"], s["case_id"]): s["reason"] for s in data["tlbench"]["skipped"]}
-    assert reasons[("nvidia", "compile", "gemm-1024x1024x1024-f16-bm256-bn256-bk64-t256-auto-s4")].endswith("needs 262144 B, limit 232448 B")
+    assert reasons[("nvidia", "compile", "gemm-1024x1024x1024-f16-bm256-bn256-bk64-t256-auto-s4")].endswith(
+        "needs 262144 B, limit 232448 B (A_shared + B_shared 4 x 65536 B) on nvidia")  # the scope, the buffers, the backend
     assert any(k[1] == "device" and k[2].endswith("-vendor") for k in reasons)
     info = data["machine_info"]
     assert info["tlbench"]["backends"]["nvidia"]["target"] == "cuda sm_90a"

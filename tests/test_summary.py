@@ -137,3 +137,44 @@ def test_a_described_kernels_best_by_the_model_names_its_stage():
            "status": "compiled"}
     text = "\n".join(summary_lines([rec]))
     assert "best by the model:" in text and " s3, 22506 modeled cycles per core" in text, text
+
+
+def _described_compile(config, plan, **extra):
+    return {"backend": "nvidia", "kind": "compile", "kernel": "topk", "family": "topk", "family_described": True,
+            "case_id": "topk-M64-" + "-".join(f"{k}{v}" for k, v in config.items()), "problem": {"M": 64},
+            "config": config, "summary": {"median": 0.5}, "status": "timed", "plan": plan, **extra}
+
+
+def _ws_plan(versions, built):
+    names = ("A_shared", "B_shared", "C_shared")
+    return {"pipeline": {"kind": "warp-specialized"}, "features": {"built": built},
+            "buffers": [{"name": n, "scope": "shared.dyn", "versions": v} for n, v in zip(names, versions)]}
+
+
+def test_compile_words_match_what_the_records_say_was_built_and_shown():
+    """A kernel with no pipeline-depth axis is shown in a column "as written" (not "none", which
+    read as the pipeline chosen); the legend names the buffers the cells count; "built" is
+    read from each record."""
+    built = [_described_compile({"threads": t}, _ws_plan((2, 2, 1), True)) for t in (128, 256)]
+    text = "\n".join(summary_lines(built))
+    assert "pipeline chosen  as written" in text and " none" not in text
+    assert "ws v2/2/1" in text
+    assert "ws = warp-specialized, sw = software pipeline, - = no pipeline; vN/N/N = buffer versions of A_shared/B_shared/C_shared" in text
+    assert "vA/B" not in text
+    assert "no device timing: compile items only (cold lowering + build, slowest" in text
+    half = [built[0], _described_compile({"threads": 256}, _ws_plan((2, 2, 1), False))]
+    assert "(cold lowering; 1 of 2 built, slowest" in "\n".join(summary_lines(half))
+    none = [_described_compile({"threads": 256}, _ws_plan((3, 3), False))]
+    text = "\n".join(summary_lines(none))
+    assert "(cold lowering, no build, slowest" in text and "vN/N = buffer versions of A_shared/B_shared" in text
+
+
+def test_a_problem_whose_device_items_all_failed_says_so():
+    compiled = _described_compile({"threads": 128}, _ws_plan((2, 2), True))
+    failed = [{"backend": "nvidia", "kind": "device", "case_id": f"topk-M64-threads{t}", "family": "topk",
+               "family_described": True, "problem": {"M": 64}, "config": {"threads": t}, "status": "failed",
+               "stage": "check", "error": "wrong result"} for t in (128, 256)]
+    text = "\n".join(summary_lines([compiled, *failed]))
+    assert "no device timing: all 2 device items failed (below); compile items (cold lowering + build" in text
+    assert "compile items only" not in text
+    assert "FAILED device topk-M64-threads128 and 1 more item(s): [check]: wrong result" in text  # same words: one line

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from tlbench.backends.nvidia.telemetry import reason_names
-from tlbench.backends.nvidia.timing import group_kernel_times, separation_problem
+from tlbench.backends.nvidia.timing import group_calls, group_kernel_times, separation_problem, several_kernels_note
 from tlbench.backends.kernels.gemm.reference import check_output, make_gemm_inputs, vendor_gemm
 from tlbench.backends.tools.ncu_crosscheck import ncu_durations_s
 from tlbench.backends.kernels.gemm import GemmProblem
@@ -27,6 +27,44 @@ def test_cupti_records_group_per_call_and_exclude_the_flush():
         t += 1000
     samples = group_kernel_times(list(reversed(events)), {FLUSH}, 3)  # order of the records does not matter
     assert samples == pytest.approx([105e-6, 115e-6, 95e-6])
+
+
+def test_a_two_kernel_vendor_call_is_timed_as_the_sum_of_its_kernels_and_says_so():
+    """A vendor call launching two kernels (a GEMM, then a ReLU 40 us after it ends): its
+    kernel-only time is the sum of the two durations, the 40 us gap left out; the note names
+    the definition, the kernels of a call and how much longer first start to last end was."""
+    events = []
+    t = 0.0
+    for gemm_us in (100.0, 110.0, 90.0):
+        end = t + 60 + gemm_us
+        events += [(FLUSH, t, t + 50), (GEMM, t + 60, end), (RELU, end + 40, end + 50)]
+        t += 1000
+    calls = group_calls(events, {FLUSH}, 3)
+    assert [c.names for c in calls] == [(GEMM, RELU)] * 3
+    assert [c.busy_s for c in calls] == pytest.approx([110e-6, 120e-6, 100e-6])
+    assert [c.span_s for c in calls] == pytest.approx([150e-6, 160e-6, 140e-6])
+    note = several_kernels_note(calls)
+    assert note.startswith("kernel-only time of a call of several kernels: the sum of their durations (CUPTI), "
+                           "the gaps between them left out; a call launched 2 kernels (gemm_kernel, ")
+    assert note.endswith("first start to last end was 36.4% longer")  # median span 150 us over median sum 110 us
+    assert several_kernels_note(group_calls([(FLUSH, 0, 5), (GEMM, 10, 20)], {FLUSH}, 1)) is None  # one kernel: nothing to say
+
+
+def test_a_loop_of_per_group_calls_counts_every_kernel_of_the_call():
+    """A grouped GEMM as a loop of four cuBLAS calls, one of them preceded by a memset: one
+    call, six records, the sum of all six."""
+    memset = "Memset (Device)"
+    events = [(FLUSH, 0, 50)]
+    t = 60.0
+    for g in range(4):
+        if g == 2:
+            events.append((memset, t, t + 2))
+            t += 5
+        events.append((GEMM, t, t + 25))
+        t += 30
+    calls = group_calls(events, {FLUSH}, 1)
+    assert len(calls[0].names) == 5 and calls[0].busy_s == pytest.approx((4 * 25 + 2) * 1e-6)
+    assert "a call launched 5 kernels (gemm_kernel x4, Memset (Device))" in several_kernels_note(calls)
 
 
 def test_a_flush_of_several_kernels_in_a_row_is_one_separator():

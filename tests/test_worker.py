@@ -101,6 +101,20 @@ def test_each_fault_fails_only_its_item_with_stage_error_and_restart_count(runs)
     assert timed == every - set(failed)  # everything else was measured
 
 
+def test_an_exception_raised_in_the_worker_keeps_its_traceback_across_the_process_boundary(runs):
+    """The check crash is raised in the worker's check, the illegal address in its timed batch
+    (a sample request): each failed record holds the worker's own traceback, as text, naming
+    the function that raised; a worker that died by a signal left none."""
+    path, _, faulty = runs
+    failed = {(f["kind"], f["case_id"]): f for f in json.loads((path / "faulty.json").read_text())["tlbench"]["failed"]}
+    crash = failed[("device", _case(24, 32))]["traceback"]
+    assert re.search(r'fake_backend\.py", line \d+, in check\n', crash) and "FakeCheckCrash" in crash, crash
+    illegal = failed[("device", _case(72, 32))]["traceback"]
+    assert re.search(r'fake_backend\.py", line \d+, in _inject\n', illegal) and "FakeIllegalAddress" in illegal, illegal
+    assert "traceback" not in failed[("device", _case(40, 32))]  # SIGSEGV: the worker died, no Python traceback
+    assert "in _inject" in faulty.stdout  # -v prints each traceback in the failure section
+
+
 def test_items_run_in_a_worker_process_that_is_replaced_after_a_fault(runs):
     path, _, faulty = runs
     doc = json.loads((path / "faulty.json").read_text())

@@ -15,7 +15,6 @@ plan reports are those the family's footprint is checked against (UB with SIMT c
 
 from __future__ import annotations
 
-import math
 import time
 from typing import Any
 
@@ -28,11 +27,13 @@ from tlbench.backends.ascend.schedule import PIPES, ScheduleFacts, install_z3_re
 from tlbench.backends.ascend.profiles import PROFILES
 from tlbench.backends.ascend.traits import TRAITS
 from tlbench.backends.build_options import out_idx, refuse_foreign_target
+from tlbench.backends.dtype_sizes import buffer_bytes
+from tlbench.backends.symbolic_shapes import product
 from tlbench.backends.kernel_call import kernel_runner
 from tlbench.harness.core import budget
 from tlbench.harness.core import space
 from tlbench.harness.core.backend_api import BackendOptions, Compiled, CompileError
-from tlbench.harness.core.cases import DTYPE_BYTES, Case, CheckResult, Plan, VendorCase
+from tlbench.harness.core.cases import Case, CheckResult, Plan, VendorCase
 from tlbench.harness.core import kernel_traits as ask
 from tlbench.harness.core.device_profile import DeviceProfile, match_profile
 
@@ -74,9 +75,11 @@ def _plan(case: Case, facts: ScheduleFacts) -> Plan:
     bytes_per_scope: dict[str, int] = {}
     for name, buf in facts.buffers.items():
         versions = facts.buffer_versions.get(name, 1)
-        elem = DTYPE_BYTES.get(buf["dtype"], 4)
-        size = versions * math.prod(buf["shape"]) * elem
         scope = "shared.ub" if buf["scope"] == "shared.dyn" else buf["scope"]
+        if not all(isinstance(d, int) for d in buf["shape"]):  # a symbolic on-chip shape with no value here
+            buffers.append({"name": name, "scope": scope, "shape": buf["shape"], "dtype": buf["dtype"], "versions": versions, "bytes": None})
+            continue
+        size = versions * buffer_bytes(buf["shape"], buf["dtype"])  # the dtype's real size (fp8: 1 byte, int4: half)
         buffers.append({"name": name, "scope": scope, "shape": buf["shape"], "dtype": buf["dtype"], "versions": versions, "bytes": size})
         bytes_per_scope[scope] = bytes_per_scope.get(scope, 0) + size
     inner = facts.loops[0] if facts.loops else None
@@ -110,7 +113,9 @@ def _plan(case: Case, facts: ScheduleFacts) -> Plan:
         bytes_per_scope=bytes_per_scope,
         limits=limits.limits(case.family.footprint(case.problem, case.config, AscendBackend.dialect, limits.scopes())),
         threads=None,
-        features={"cores": traits.num_cores, "mixed_aic_aiv": facts.mixed_kernel, "source_sha256": facts.source_sha256},
+        features={"cores": traits.num_cores, "mixed_aic_aiv": facts.mixed_kernel, "source_sha256": facts.source_sha256,
+                  "grid": product(facts.grid_dims), "grid_dims": facts.grid_dims,
+                  **({"symbolic": facts.symbolic} if facts.symbolic else {})},
         schedule_model=model,
     )
 
@@ -190,13 +195,17 @@ class AscendBackend:
     def _pass_configs(self, case: Case) -> dict[str, Any]:
         return dict(ask.kernel_traits(case, self.dialect).pass_configs)
 
+    def _shape_values(self, case: Case) -> dict[str, int]:
+        """The case's values of the body's symbolic dimensions: the schedule's trips and grid are read with them."""
+        return dict(ask.kernel_traits(case, self.dialect).shape_values)
+
     def _check_target(self, case: Case) -> None:
         """A kernel that asks for a target of another kind is refused (None / auto: this one)."""
         refuse_foreign_target(case, self.dialect, "ascend", self.name, TARGET_NAME)
 
     def kernel_source(self, case: Case) -> str:
         self._check_target(case)
-        artifact, _ = lower_with_schedule(self._build(case), self.target, self._pass_configs(case))
+        artifact, _ = lower_with_schedule(self._build(case), self.target, self._pass_configs(case), self._shape_values(case))
         return artifact.kernel_source
 
     def _lower(self, case: Case, phases: dict[str, float]):
@@ -205,7 +214,7 @@ class AscendBackend:
         func = self._build(case)
         pass_configs = self._pass_configs(case)
         start = time.perf_counter()
-        _, facts = lower_with_schedule(func, self.target, pass_configs)
+        _, facts = lower_with_schedule(func, self.target, pass_configs, self._shape_values(case))
         if self._changes is not None:  # TEST ONLY: extra work inside the timed lowering
             self._changes.work(case.case_id)
         if self._compile_slowdown is not None:  # TEST ONLY (backends/testing/compile_slowdown.py): the whole call x (1 + f)

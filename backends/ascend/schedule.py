@@ -13,6 +13,11 @@ and returns ``(artifact, ScheduleFacts)``.  Sources, all real:
 Every number here is a *modeled* cycle count from tilelang's cost model, never a time, and
 every value is plain Python data (no tvm-ffi object outlives the lowering).
 
+A kernel with symbolic dimensions (``T.dynamic``) is lowered as written; loop trip counts,
+on-chip buffer shapes and the launch grid (``grid_dims``: the device function's ``blockIdx``
+extents) are read with ``shape_values`` bound (backends/symbolic_shapes.py), and stay
+expressions where a name has no value (then no modeled total for that loop).
+
 Importing this module installs the recorders (idempotent).  A lowering with no recorded
 solve says so in ``ScheduleFacts.missing``.
 """
@@ -23,13 +28,15 @@ import contextvars
 import hashlib
 import inspect
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterator
 
 import tilelang
 import tvm
 from tilelang.ascend.transform import z3_scheduler
 from tvm import tirx
+
+from tlbench.backends.symbolic_shapes import evaluate, launch_dims, symbolic_names
 
 Z3_LOOP = "tl.transform.z3_schedule_loop_python"
 Z3_STRAIGHT = "tl.transform.z3_schedule_python"
@@ -150,11 +157,11 @@ def _task_kind(stmt) -> str:
 @dataclass
 class _LoopUnits:
     loop_var: str
-    extent: int | None
+    extent: int | str | None
     units: list[dict[str, Any]] = field(default_factory=list)
 
 
-def _ir_loops(func) -> list[_LoopUnits]:
+def _ir_loops(func, values: dict[str, int]) -> list[_LoopUnits]:
     """Every loop with its direct scheduled tasks / nested loops, innermost first."""
     loops: list[_LoopUnits] = []
 
@@ -183,7 +190,7 @@ def _ir_loops(func) -> list[_LoopUnits]:
 
     def visit(node):
         if isinstance(node, tirx.For):
-            extent = int(node.extent) if isinstance(node.extent, tirx.IntImm) else None
+            extent = evaluate(node.extent, values)
             loops.append(_LoopUnits(_plain(str(node.loop_var)), extent, units_of(node.body)))
 
     tirx.stmt_functor.post_order_visit(func.body, visit)
@@ -214,14 +221,14 @@ def _buffer_versions(func) -> dict[str, int]:
     return versions
 
 
-def _on_chip_buffers(func) -> dict[str, dict[str, Any]]:
+def _on_chip_buffers(func, values: dict[str, int]) -> dict[str, dict[str, Any]]:
     found: dict[str, dict[str, Any]] = {}
 
     def visit(node):
         if isinstance(node, tirx.SBlock):
             for buf in node.alloc_buffers:
                 if buf.scope().startswith("shared"):
-                    found.setdefault(_plain(buf.name), {"shape": [int(x) for x in buf.shape], "dtype": str(buf.dtype), "scope": str(buf.scope())})
+                    found.setdefault(_plain(buf.name), {"shape": [evaluate(x, values) for x in buf.shape], "dtype": str(buf.dtype), "scope": str(buf.scope())})
 
     tirx.stmt_functor.post_order_visit(func.body, visit)
     return found
@@ -276,7 +283,7 @@ def _loop_schedule(solve: dict[str, Any], loop: _LoopUnits | None) -> dict[str, 
         "enable_offset": enable_offset,
         "ii": loop_ii,
         "span": span,
-        "modeled_cycles": (trip - 1) * loop_ii + span if trip else None,
+        "modeled_cycles": (trip - 1) * loop_ii + span if isinstance(trip, int) and trip else None,
         "versions": [int(v) for v in versions],
         "tasks": tasks,
     }
@@ -291,6 +298,8 @@ class ScheduleFacts:
     mixed_kernel: bool
     source_sha256: str = ""
     missing: str | None = None
+    grid_dims: list[int | str] = field(default_factory=lambda: [0, 1, 1])  # blockIdx x, y, z extents (blocks launched)
+    symbolic: dict[str, int | None] = field(default_factory=dict)  # T.dynamic name -> the value bound here (None: none)
 
     @property
     def modeled_cycles_per_core(self) -> int | None:
@@ -300,8 +309,10 @@ class ScheduleFacts:
         return outer["modeled_cycles"]
 
 
-def lower_with_schedule(func, target, pass_configs: dict[str, Any] | None = None) -> tuple[Any, ScheduleFacts]:
-    """Lower under the pass configs the build gets (None: tilelang's defaults), recording the schedule."""
+def lower_with_schedule(func, target, pass_configs: dict[str, Any] | None = None,
+                        shape_values: dict[str, int] | None = None) -> tuple[Any, ScheduleFacts]:
+    """Lower under the pass configs the build gets (None: tilelang's defaults), recording the
+    schedule; symbolic dimensions read with ``shape_values`` bound."""
     snapshots: dict[str, Any] = {}
 
     @tvm.instrument.pass_instrument
@@ -312,19 +323,24 @@ def lower_with_schedule(func, target, pass_configs: dict[str, Any] | None = None
 
     with _recording() as solves, target, tvm.transform.PassContext(config=pass_configs or {}, instruments=[TaskInstrument()]):
         artifact = tilelang.lower(func, target=target)
-    return artifact, _facts(solves, snapshots, artifact)
+    values = dict(shape_values or {})
+    facts = _facts(solves, snapshots, artifact, values)
+    names = symbolic_names(func)
+    facts = replace(facts, grid_dims=_plain(launch_dims(_main(artifact.device_mod), "blockIdx", values)),
+                    symbolic={name: values.get(name) for name in names})
+    return artifact, facts
 
 
 def _main(mod):
     return list(mod.functions.values())[0]
 
 
-def _facts(solves: list[dict[str, Any]], snapshots: dict[str, Any], artifact) -> ScheduleFacts:
+def _facts(solves: list[dict[str, Any]], snapshots: dict[str, Any], artifact, values: dict[str, int]) -> ScheduleFacts:
     estimated = snapshots.get("tl.EstimateLatency")  # tasks in source order, as Z3 sees them
     assigned = snapshots.get("tl.AssignCore")  # same tasks, reordered, with core_mask
-    ir_loops = _ir_loops(_main(estimated)) if estimated is not None else []
+    ir_loops = _ir_loops(_main(estimated), values) if estimated is not None else []
     if assigned is not None:
-        _attach_core_masks(ir_loops, _ir_loops(_main(assigned)))
+        _attach_core_masks(ir_loops, _ir_loops(_main(assigned), values))
     used: set[int] = set()
     loops = []
     straight = []
@@ -354,7 +370,7 @@ def _facts(solves: list[dict[str, Any]], snapshots: dict[str, Any], artifact) ->
         loops=_plain(loops),
         straight_line=_plain(straight),
         buffer_versions=_buffer_versions(_main(scheduled)) if scheduled is not None else {},
-        buffers=_on_chip_buffers(_main(scheduled)) if scheduled is not None else {},
+        buffers=_on_chip_buffers(_main(scheduled), values) if scheduled is not None else {},
         mixed_kernel="__mix__" in artifact.kernel_source,
         source_sha256=hashlib.sha256(artifact.kernel_source.encode()).hexdigest(),
         missing=missing,

@@ -43,7 +43,7 @@ from tlbench.backends.nvidia.device_probe import device_arch, gpu_reason, read_d
 from tlbench.backends.nvidia.func_cache import FuncCache
 from tlbench.backends.nvidia.plan_cache import PlanCache
 from tlbench.backends.source_tree import backends_tree_hash
-from tlbench.backends.nvidia.profiles import PROFILES
+from tlbench.backends.nvidia.profiles import PROFILES, device_reported_profile
 from tlbench.backends.nvidia.telemetry import NvmlTelemetry
 from tlbench.backends.nvidia.flush_choice import flush_caveat, flush_mode
 from tlbench.backends.nvidia.timer_choice import make_timer, timer_name
@@ -177,8 +177,10 @@ class NvidiaBackend:
         return read_device_info(self.name, self.arch, self.device, self._device_reason)
 
     def device_profile(self, info: dict[str, Any]) -> DeviceProfile | None:
-        """The datasheet profile of the GPU named in ``info`` (None: peak unknown)."""
-        return match_profile(PROFILES, info.get("accelerator"))
+        """The datasheet profile of the GPU named in ``info``; for a GPU no datasheet profile
+        names, the bandwidth it reports itself (memory clock x bus width: no FLOP peak, origin
+        "device"); None with neither (peak unknown)."""
+        return match_profile(PROFILES, info.get("accelerator")) or device_reported_profile(info)
 
     def calibrate(self, seconds: float = 30.0) -> DeviceProfile:
         """Measure this GPU's profile (cuBLAS GEMM, a device copy): see backends/calibrate.py."""
@@ -239,8 +241,12 @@ class NvidiaBackend:
         from tlbench.backends.nvidia.plan import lower_with_plan
 
         pass_configs = self.pass_configs(case)
-        artifact, _ = lower_with_plan(self._build(case), self._target_for(case), pass_configs)
+        artifact, _ = lower_with_plan(self._build(case), self._target_for(case), pass_configs, self._shape_values(case))
         return artifact.kernel_source + _pass_config_note(pass_configs)
+
+    def _shape_values(self, case: Case) -> dict[str, int]:
+        """The case's values of the body's symbolic dimensions: the plan's extents are read with them."""
+        return dict(ask.kernel_traits(case, self.dialect).shape_values)
 
     def _lower(self, case: Case, phases: dict[str, float], slowdown: Any = None):
         from tlbench.backends.nvidia.plan import lower_with_plan
@@ -249,7 +255,7 @@ class NvidiaBackend:
         func = self._build(case)
         target, pass_configs = self._target_for(case), self.pass_configs(case)
         start = time.perf_counter()
-        _, facts = lower_with_plan(func, target, pass_configs)
+        _, facts = lower_with_plan(func, target, pass_configs, self._shape_values(case))
         if self._changes is not None:  # TEST ONLY: extra work inside the timed lowering
             self._changes.work(case.case_id)
         if slowdown is not None:  # TEST ONLY (backends/testing/compile_slowdown.py): the whole call x (1 + f)
@@ -299,7 +305,8 @@ class NvidiaBackend:
                 start = time.perf_counter()
                 with _tilelang_cache_disabled() if cold else nullcontext():
                     handle, facts = build_with_plan(lambda: tilelang.compile(
-                        func, target=target, execution_backend="tvm_ffi", pass_configs=pass_configs, out_idx=outputs))
+                        func, target=target, execution_backend="tvm_ffi", pass_configs=pass_configs, out_idx=outputs),
+                        self._shape_values(case))
                 if self._changes is not None:  # TEST ONLY: extra work inside the timed build
                     self._changes.work(case.case_id)
                 if slowdown is not None:
@@ -329,11 +336,12 @@ class NvidiaBackend:
             target=f"cuda {self.arch}",
             pipeline={**facts.pipeline, "loop_form": traits.loop_form, "num_stages": traits.num_stages},
             buffers=facts.buffers,
-            bytes_per_scope={"shared.dyn": facts.dynamic_smem_bytes},
+            bytes_per_scope={"shared.dyn": facts.dynamic_smem_bytes} if isinstance(facts.dynamic_smem_bytes, int) else {},
             limits={"shared.dyn": limits.SMEM_PER_BLOCK.get(self.arch, 0)},
             threads=facts.threads,
             features={**facts.features, "grid": facts.grid, "grid_dims": facts.grid_dims, "built": built,
-                      "source_sha256": facts.source_sha256, **self._test_only_words(case)},
+                      "source_sha256": facts.source_sha256, **({"symbolic": facts.symbolic} if facts.symbolic else {}),
+                      **self._test_only_words(case)},
         )
 
     def _test_only_words(self, case: Case) -> dict[str, str]:

@@ -9,7 +9,12 @@ source: loop annotations after ``tl.PipelinePlanning`` (``software_pipeline_stag
 and versioned shapes, and the device function's ``dyn_shared_memory_buf`` and
 ``thread_extent`` (the whole grid: ``grid`` is the number of blocks, ``grid_dims`` the
 blockIdx x, y, z extents; ``threads`` the threads per block over all three axes).  Only instruction use (TMA, cp.async, wgmma) is read from the generated
-CUDA source, the one place it exists.
+CUDA source, the one place it exists.  A kernel with symbolic dimensions (``T.dynamic``) is
+lowered as written; its launch extents and buffer shapes are read with ``shape_values`` (the
+case's values of those names) bound, and stay expressions (``"(M + 63) // 64"``) where a name
+has no value; ``symbolic`` lists the names the kernel leaves open.  A buffer's bytes are its
+elements times its dtype's bits over 8, rounded up (``backends/dtype_sizes.py``: fp8 one byte,
+int4 half a byte).
 """
 
 from __future__ import annotations
@@ -23,20 +28,23 @@ import tilelang
 import tvm
 from tvm import tirx
 
+from tlbench.backends.dtype_sizes import buffer_bytes
+from tlbench.backends.symbolic_shapes import evaluate, launch_dims, product, symbolic_names
+
 _WS_PASS = "tl.ProducerConsumerWarpSpecialized"
 _PLANNING_PASS = "tl.PipelinePlanning"
 _INJECT_PASS = "tl.InjectSoftwarePipeline"
 _PIPELINE_KEYS = ("software_pipeline_stage", "software_pipeline_order", "tl_pipelined_num_stages")
 
 
-def _alloc_buffers(func) -> dict[str, dict[str, Any]]:
+def _alloc_buffers(func, values: dict[str, int]) -> dict[str, dict[str, Any]]:
     found: dict[str, dict[str, Any]] = {}
 
     def visit(node):
         if isinstance(node, tirx.SBlock):
             for buf in node.alloc_buffers:
                 found[buf.name] = {
-                    "shape": [int(x) for x in buf.shape],
+                    "shape": [evaluate(x, values) for x in buf.shape],
                     "dtype": str(buf.dtype),
                     "scope": str.__str__(buf.scope()),
                 }
@@ -103,12 +111,13 @@ def _main_func(mod):
 class PlanFacts:
     pipeline: dict[str, Any]
     buffers: list[dict[str, Any]]
-    dynamic_smem_bytes: int
-    threads: int  # threads per block (threadIdx x * y * z)
-    grid: int  # blocks in the grid (blockIdx x * y * z)
+    dynamic_smem_bytes: int | str
+    threads: int | str  # threads per block (threadIdx x * y * z)
+    grid: int | str  # blocks in the grid (blockIdx x * y * z); an expression where a symbolic dimension has no value
     features: dict[str, bool]
     source_sha256: str
-    grid_dims: list[int] = field(default_factory=lambda: [0, 1, 1])  # blockIdx.x, .y, .z extents
+    grid_dims: list[int | str] = field(default_factory=lambda: [0, 1, 1])  # blockIdx.x, .y, .z extents
+    symbolic: dict[str, int | None] = field(default_factory=dict)  # T.dynamic name -> the value bound here (None: none)
 
 
 def _features(source: str) -> dict[str, bool]:
@@ -121,7 +130,7 @@ def _features(source: str) -> dict[str, bool]:
     }
 
 
-def build_with_plan(build: Callable[[], Any]) -> tuple[Any, PlanFacts | None]:
+def build_with_plan(build: Callable[[], Any], shape_values: dict[str, int] | None = None) -> tuple[Any, PlanFacts | None]:
     """Run ``build`` (a ``tilelang.compile`` call) with the plan instrument attached to its own
     lowering, so one lowering gives both the binary and the plan; the facts are None when
     nothing was lowered (tilelang's cache answered) or this tilelang has no compile-session
@@ -141,37 +150,33 @@ def build_with_plan(build: Callable[[], Any]) -> tuple[Any, PlanFacts | None]:
     artifact = getattr(handle, "artifact", None)
     if rec.first_module is None or artifact is None:
         return handle, None
-    return handle, _facts(rec, artifact)
+    return handle, _facts(rec, artifact, shape_values or {})
 
 
-def lower_with_plan(func, target, pass_configs: dict[str, Any] | None = None) -> tuple[Any, PlanFacts]:
+def lower_with_plan(func, target, pass_configs: dict[str, Any] | None = None,
+                    shape_values: dict[str, int] | None = None) -> tuple[Any, PlanFacts]:
     """Lower under the same pass configs the build gets (``pass_configs``; None: the defaults)."""
     rec = _Recorder()
     with target, tvm.transform.PassContext(config=pass_configs or {}, instruments=[_make_instrument(rec)]):
         artifact = tilelang.lower(func, target=target)
-    return artifact, _facts(rec, artifact)
+    return artifact, _facts(rec, artifact, shape_values or {})
 
 
-def _dims(extent, tag: str) -> list[int]:
-    """The x, y, z extents of ``blockIdx`` / ``threadIdx`` (x 0 when the kernel binds none, y and z 1 when unbound)."""
-    return [int(extent[f"{tag}.{axis}"]) if f"{tag}.{axis}" in extent else (0 if axis == "x" else 1) for axis in "xyz"]
-
-
-def _product(extent, tag: str) -> int:
-    return math.prod(_dims(extent, tag))
-
-
-def _facts(rec: _Recorder, artifact) -> PlanFacts:
-    declared = _alloc_buffers(_main_func(rec.first_module))
+def _facts(rec: _Recorder, artifact, values: dict[str, int]) -> PlanFacts:
+    first = _main_func(rec.first_module)
+    declared = _alloc_buffers(first, values)
     last = rec.after.get(_INJECT_PASS) or rec.after.get(_PLANNING_PASS) or rec.first_module
-    versioned = _alloc_buffers(_main_func(last))
+    versioned = _alloc_buffers(_main_func(last), values)
     buffers = []
     for name, decl in declared.items():
         if not decl["scope"].startswith("shared"):
             continue
         now = versioned.get(name, decl)
+        if not all(isinstance(d, int) for d in [*decl["shape"], *now["shape"]]):
+            buffers.append({"name": name, "scope": decl["scope"], "shape": decl["shape"], "dtype": decl["dtype"],
+                            "versions": None, "bytes": None})  # a symbolic on-chip shape with no value here
+            continue
         versions = max(1, math.prod(now["shape"]) // max(1, math.prod(decl["shape"])))
-        elem_bytes = tvm.DataType(decl["dtype"]).bits // 8
         buffers.append(
             {
                 "name": name,
@@ -179,7 +184,7 @@ def _facts(rec: _Recorder, artifact) -> PlanFacts:
                 "shape": decl["shape"],
                 "dtype": decl["dtype"],
                 "versions": versions,
-                "bytes": versions * math.prod(decl["shape"]) * elem_bytes,
+                "bytes": versions * buffer_bytes(decl["shape"], decl["dtype"]),
             }
         )
     planned = rec.after.get(_PLANNING_PASS)
@@ -194,14 +199,17 @@ def _facts(rec: _Recorder, artifact) -> PlanFacts:
         pipeline["num_stages_annotation"] = loops[0]["num_stages"]
     device_func = _main_func(artifact.device_mod)
     attrs = device_func.attrs
-    extent = attrs["thread_extent"] if "thread_extent" in attrs else {}
+    grid_dims = launch_dims(device_func, "blockIdx", values)
+    symbolic = symbolic_names(first)
+    smem = evaluate(attrs["dyn_shared_memory_buf"], values) if "dyn_shared_memory_buf" in attrs else 0
     return PlanFacts(
         pipeline=pipeline,
         buffers=buffers,
-        dynamic_smem_bytes=int(attrs["dyn_shared_memory_buf"]) if "dyn_shared_memory_buf" in attrs else 0,
-        threads=_product(extent, "threadIdx"),
-        grid=_product(extent, "blockIdx"),
-        grid_dims=_dims(extent, "blockIdx"),
+        dynamic_smem_bytes=smem,
+        threads=product(launch_dims(device_func, "threadIdx", values)),
+        grid=product(grid_dims),
+        grid_dims=grid_dims,
         features=_features(artifact.kernel_source),
         source_sha256=hashlib.sha256(artifact.kernel_source.encode()).hexdigest(),
+        symbolic={name: values.get(name) for name in symbolic},
     )

@@ -3,13 +3,15 @@
 Each figure is NVIDIA's published number; the datasheets quote tensor throughput "with
 sparsity", so the dense peak is half of it (the datasheet's own footnote).  A GPU is matched
 by the exact name CUDA reports (``torch.cuda.get_device_properties(i).name``); any other GPU
-gets no profile and its records read "peak unknown".  ``tlbench calibrate`` measures one on
+gets the bandwidth it reports itself (``device_reported_profile``: memory clock x bus width,
+origin "device") and no FLOP peak, so its records read "peak unknown" with GB/s and % of that
+bandwidth.  ``tlbench calibrate`` measures one on
 your own machine instead; those numbers are kept apart from these.
 """
 
 from __future__ import annotations
 
-from tlbench.harness.core.device_profile import DeviceProfile
+from tlbench.harness.core.device_profile import DEVICE, DeviceProfile
 
 TERA = 1e12
 
@@ -54,3 +56,20 @@ H100_PCIE = DeviceProfile(
 )
 
 PROFILES = (H200_SXM, H200_NVL, H100_SXM, H100_PCIE)
+
+
+def device_reported_profile(info: dict) -> DeviceProfile | None:
+    """The profile a GPU gives of itself (``device_info``'s memory clock and bus width, read
+    from torch's device properties, no NVML): its theoretical memory bandwidth and no FLOP
+    peak; None where the info holds no bandwidth."""
+    bandwidth = info.get("memory_bandwidth_bytes_s")
+    if not bandwidth:
+        return None
+    name = info.get("accelerator") or "GPU"
+    return DeviceProfile(
+        device=str(name), peak_flops={}, memory_bandwidth=float(bandwidth), origin=DEVICE,
+        source=(f"the device's own properties (torch.cuda.get_device_properties): memory clock "
+                f"{info.get('memory_clock_khz', 0) / 1000:.0f} MHz x {info.get('memory_bus_width_bits')}-bit bus x 2 "
+                "(double data rate); no datasheet profile names this GPU"),
+        device_names=(str(name),),
+    )

@@ -4,12 +4,16 @@ Contract: ``NvidiaTimer(fn, flush, telemetry)`` is a ``DeviceTimer`` (harness/co
 ``batch(k)`` runs ``fn`` k times, each after the L2 flush, and returns the GPU's own
 start/end timestamps of the kernels ``fn`` launched (CUPTI activity records, read through
 kineto, torch.autograd.profiler with use_device="cuda"), summed per call, flush kernels excluded: what ``ncu``'s
-``gpu__time_duration`` reports, without launch gaps or host overhead.  When the profiler
+``gpu__time_duration`` reports, without launch gaps or host overhead.  A call that launches
+several kernels (a vendor library's GEMM and its epilogue, a loop of per-group cuBLAS calls)
+is timed as the **sum of its kernels' durations** - the GPU's busy time for the call; the gaps
+between its kernels are not in it.  Such a timer's ``notes`` say so, with the kernels of one
+call and how much longer its first-start-to-last-end span was (read from its first batch).  When the profiler
 yields no usable records, or they do not split into one group per call, it falls back to
 CUDA events around each call: ``method`` becomes ``cuda-event`` and ``notes`` say why (the
 number is then a few percent high).  ``telemetry()`` reads NVML (backends/nvidia/telemetry.py).
 How many batches, when to stop, drift: harness/measure/rounds.py, nowhere else.
-``group_kernel_times`` is the pure grouping step (tested on synthetic event lists).
+``group_calls`` / ``group_kernel_times`` are the pure grouping step (tested on synthetic event lists).
 ``NvidiaTimer(..., use_cupti=False)`` is the events timer from the start (``--tlbench-nvidia-timer=events``):
 ``event_batch``, a CUDA event pair around each call after its flush, launch gaps and host
 overhead of the call included.  The CUDA-graph timer is backends/nvidia/graph_timer.py.
@@ -17,11 +21,13 @@ overhead of the call included.  The CUDA-graph timer is backends/nvidia/graph_ti
 
 from __future__ import annotations
 
+from collections import Counter
+from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 import torch
 
-from tlbench.backends.nvidia.flush_choice import FLUSH_MODES, read_flush_note, split_at_flushes
+from tlbench.backends.nvidia.flush_choice import FLUSH_MODES, read_flush_note
 
 METHOD_CUPTI = "cupti-kernel-timestamps"
 METHOD_EVENTS = "cuda-event"
@@ -61,14 +67,57 @@ class L2Flush:
             self._buffer.zero_()
 
 
-def group_kernel_times(events: Sequence[tuple[str, float, float]], flush_names: set[str], count: int) -> list[float] | None:
-    """Split (name, start_us, end_us) kernel records of ``count`` flush+call pairs into one
-    kernel-time sum per call, in seconds; None when they do not split into ``count`` groups
-    with positive time (the caller then falls back to events)."""
-    samples, _ = split_at_flushes(((name, end - start) for name, start, end in sorted(events, key=lambda e: e[1])), flush_names)
-    if len(samples) != count or any(s <= 0 for s in samples):
+@dataclass(frozen=True)
+class CallKernels:
+    """The kernels of one timed call, from its CUPTI records."""
+
+    names: tuple[str, ...]  # in launch order
+    busy_s: float  # the sum of their durations: the call's kernel-only time
+    span_s: float  # first kernel's start to last kernel's end (the gaps between them included)
+
+
+def group_calls(events: Sequence[tuple[str, float, float]], flush_names: set[str], count: int) -> list[CallKernels] | None:
+    """Split (name, start_us, end_us) kernel records of ``count`` flush+call pairs into the
+    kernels of each call (a flush of several kernels in a row is one separator; records before
+    the first flush are not a call's); None when they do not split into ``count`` calls with
+    positive time (the caller then falls back to events)."""
+    groups: list[list[tuple[str, float, float]]] = []
+    in_flush = False
+    for name, start, end in sorted(events, key=lambda e: e[1]):
+        if name in flush_names:
+            if not in_flush:
+                groups.append([])
+            in_flush = True
+            continue
+        in_flush = False
+        if groups:
+            groups[-1].append((name, float(start), float(end)))
+    calls = [CallKernels(tuple(n for n, _, _ in g), sum(e - s for _, s, e in g) * 1e-6,
+                         (max(e for _, _, e in g) - min(s for _, s, _ in g)) * 1e-6 if g else 0.0) for g in groups]
+    if len(calls) != count or any(c.busy_s <= 0 for c in calls):
         return None
-    return [s * 1e-6 for s in samples]
+    return calls
+
+
+def group_kernel_times(events: Sequence[tuple[str, float, float]], flush_names: set[str], count: int) -> list[float] | None:
+    """The kernel-only time of each call (``group_calls``' sums), in seconds; None where they do not split."""
+    calls = group_calls(events, flush_names, count)
+    return None if calls is None else [c.busy_s for c in calls]
+
+
+def several_kernels_note(calls: Sequence[CallKernels]) -> str | None:
+    """The note of a timer whose calls launch several kernels: what its time covers (the sum of
+    the kernels' durations), the kernels of one call and how much longer the span was; None
+    for calls of one kernel."""
+    if not calls or max(len(c.names) for c in calls) <= 1:
+        return None
+    first = calls[0]
+    kinds = ", ".join(f"{name} x{n}" if n > 1 else name for name, n in Counter(first.names).items())
+    busy = sorted(c.busy_s for c in calls)[len(calls) // 2]
+    span = sorted(c.span_s for c in calls)[len(calls) // 2]
+    longer = f"{100.0 * (span - busy) / busy:.1f}%" if busy > 0 else "?"
+    return (f"kernel-only time of a call of several kernels: the sum of their durations (CUPTI), the gaps between them "
+            f"left out; a call launched {len(first.names)} kernels ({kinds}); first start to last end was {longer} longer")
 
 
 def separation_problem(flush_names: set[str], fn_names: set[str], flush_enabled: bool) -> str | None:
@@ -132,6 +181,7 @@ class NvidiaTimer:
         self.notes: list[str] = []
         self.method = METHOD_CUPTI if use_cupti else METHOD_EVENTS
         self._flush_names: set[str] = set()
+        self._described = False
         if not use_cupti:
             self.notes.append("CUDA events around each call (chosen: --tlbench-nvidia-timer=events)")
             return
@@ -153,7 +203,15 @@ class NvidiaTimer:
                 self.flush()
                 self.fn()
 
-        return group_kernel_times(profile_kernels(calls), self._flush_names, k)
+        grouped = group_calls(profile_kernels(calls), self._flush_names, k)
+        if grouped is None:
+            return None
+        if not self._described:  # once: what the time of a call of several kernels is
+            self._described = True
+            note = several_kernels_note(grouped)
+            if note:
+                self.notes.append(note)
+        return [c.busy_s for c in grouped]
 
     def _event_batch(self, k: int) -> list[float]:
         return event_batch(self.flush, self.fn, k)

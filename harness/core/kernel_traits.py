@@ -11,7 +11,10 @@ that declares nothing gets the defaults, so a config without a field never raise
   paths receive the same ones, so the recorded plan is the timed kernel's), a ``target`` the
   kernel asks for (None: the backend's own) and ``body_modules``: every module whose source
   defines the body for this dialect (dotted names, ``.py`` paths or module objects; a user's
-  module outside the package too).  The family answers with an optional method
+  module outside the package too) and ``shape_values``: values of the body's symbolic
+  dimensions (``T.dynamic`` names) at this case's problem, which the kernel is not
+  specialized to: a backend reads launch extents and buffer shapes with them bound, and
+  records an expression where a name has no value.  The family answers with an optional method
   ``kernel_traits(problem, config, dialect)`` returning a ``KernelTraits`` or a mapping of
   some of its fields; what it leaves out is read from the config's attribute of that name
   where it has one, else the field's default.  ``body_modules`` defaults to the modules that
@@ -66,6 +69,7 @@ class KernelTraits:
     target: str | None = None  # the target the kernel asks for (None: the backend's)
     body_modules: tuple[Any, ...] = ()  # modules whose source defines the body (see kernel_hash)
     fixed_arguments: str = ""  # what else the body is built with that no case id says (a suite's constants), as text
+    shape_values: Mapping[str, int] = field(default_factory=dict)  # symbolic dimension name -> value at this problem
 
 
 _FIELDS = tuple(f.name for f in fields(KernelTraits))
@@ -97,6 +101,7 @@ def kernel_traits(case: Any, dialect: str) -> KernelTraits:
         values["body_modules"] = _default_body_modules(case)
     values["body_modules"] = tuple(values["body_modules"])
     values["pass_configs"] = dict(values.get("pass_configs") or {})
+    values["shape_values"] = dict(values.get("shape_values") or {})
     if values.get("out_idx") is not None:
         out = values["out_idx"]
         values["out_idx"] = (out,) if isinstance(out, int) else tuple(out)

@@ -3,7 +3,8 @@
 Contract: ``preflight(problem, dialect) -> (failures, notes)``: the family's optional
 ``preflight(problem, dialect)`` (a kernel declared through the generic path checks its
 suite's callables on CPU there), else nothing.  Each entry is one line that names the
-callable, the problem and the fix.  ``item_line(failures)``: the one line an item fails with
+callable, the problem and the fix; ``finding_traceback(problem, dialect, line)`` the traceback
+of the exception behind a failure, where one made it.  ``item_line(failures)``: the one line an item fails with
 (the first finding, and how many more there are).  Nothing here imports a backend or torch.
 """
 
@@ -18,6 +19,13 @@ def preflight(problem: Any, dialect: str) -> tuple[list[str], list[str]]:
         return [], []
     failures, notes = ask(problem, dialect)
     return list(failures), list(notes)
+
+
+def finding_traceback(problem: Any, dialect: str, line: str) -> str:
+    """The traceback of the exception behind preflight failure ``line`` (the family's optional
+    ``preflight_traceback(dialect, line)``), or ""."""
+    ask = getattr(problem.family, "preflight_traceback", None)
+    return ask(dialect, line) if callable(ask) else ""
 
 
 def item_line(failures: Sequence[str]) -> str:

@@ -103,11 +103,16 @@ def plain_data(value: Any) -> Any:
 
 
 def failure_record(
-    item: BenchItem, nodeid: str, error: str, stage: str, plan: Plan | None = None, worker: dict[str, Any] | None = None
+    item: BenchItem, nodeid: str, error: str, stage: str, plan: Plan | None = None, worker: dict[str, Any] | None = None,
+    traceback: str = "",
 ) -> dict[str, Any]:
     """``worker``: the device worker process's account (pid, restarts so far, whether this
-    item's fault or timeout restarted it), when the item ran in one."""
+    item's fault or timeout restarted it), when the item ran in one.  ``traceback``: the full
+    traceback of the exception that failed the item (the user's code or the failing compiler
+    pass, read where it was raised), kept as ``traceback`` where there is one."""
     extra = {"worker": worker} if worker else {}
+    if traceback:
+        extra["traceback"] = traceback
     return {
         "schema_version": SCHEMA_VERSION,
         **item.describe(),

@@ -128,7 +128,7 @@ class CompilePhase:
         try:
             answer = session.run_compile_items(items, self.policy, self.compile_rounds, self.seed, progress)
         except Exception as exc:  # noqa: BLE001 - timed one by one below
-            answer = failed("compile", f"{type(exc).__name__}: {exc}")
+            answer = failed("compile", f"{type(exc).__name__}: {exc}", exc=exc)
         if isinstance(answer, list) and len(answer) == len(items):
             return {it.item_id: _mark_parallel(out, jobs) for it, out in zip(items, answer)}
         if isinstance(answer, Outcome) and answer.status == "interrupted":  # a Ctrl-C, not a crash: no retry
@@ -141,7 +141,7 @@ class CompilePhase:
             try:
                 outcome = session.run(it, self.policy, self.compile_rounds, self.seed)
             except Exception as exc:  # noqa: BLE001 - the item fails with these words
-                outcome = failed("compile", f"{type(exc).__name__}: {exc}")
+                outcome = failed("compile", f"{type(exc).__name__}: {exc}", exc=exc)
             if outcome.status == "timed" and isinstance(outcome.record, dict):
                 outcome.record["compile_order"] = ("one by one: the round-robin batch it was in ended when its worker "
                                                    f"died or hung ({getattr(answer, 'reason', answer)!s:.200})")

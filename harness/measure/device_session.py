@@ -91,12 +91,12 @@ class InProcessSession:
             try:
                 runnable = self.ctx.compiled(self.backend, item.case)
             except CompileError as exc:
-                return interrupted_outcome(exc, "compile", self.ctx.interrupted()) or failed("compile", str(exc))
+                return interrupted_outcome(exc, "compile", self.ctx.interrupted()) or failed("compile", str(exc), exc=exc)
             start = self._step("compiled", start)
             plan = self.backend.inspect(runnable)
             over = plan_overflow(plan)
             if over:  # the compiled kernel, not our estimate, says it cannot launch
-                return over_budget(over)
+                return over_budget(over, item.backend)
             budget = self.backend.budget(item.case).to_dict()
         problem = item.case.problem
         key = inputs_key(item.case)  # the problem, or what of the config the inputs are made from

@@ -1,7 +1,10 @@
 """What running one item produced, what a run needs, and the gate before any work.
 
 Contract: ``Outcome`` is ``timed`` (samples and the record for ``extra_info``), ``skipped``
-(reason), ``failed`` (stage and words) or ``interrupted`` (the run was interrupted while the
+(reason), ``failed`` (stage and words, and where an exception made it the full ``traceback``
+as text: the user's code or the compiler pass that raised, its cause chain included, read
+where it was raised - in a worker or build process too - so it crosses process boundaries
+as plain text; ``traceback_of(exc)``) or ``interrupted`` (the run was interrupted while the
 item was under way: not a kernel failure, never recorded; harness/measure/interrupt.py); it
 is plain picklable data.  ``RunContext`` carries
 the policy, seed and the (pooled, cached) compile function of a session.  ``gate(item,
@@ -11,10 +14,11 @@ cannot compile, predicted rejection the suite skips on, over budget, no device),
 
 from __future__ import annotations
 
+import traceback as tb
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from tlbench.harness.core.backend_api import Backend, Compiled
+from tlbench.harness.core.backend_api import Backend, Compiled, CompileError
 from tlbench.harness.core.cases import Case, MeasurePolicy, Plan
 from tlbench.harness.core.record import BenchItem
 from tlbench.harness.core.space import ALWAYS_SKIP, skip_words
@@ -29,6 +33,7 @@ class Outcome:
     record: dict[str, Any] = field(default_factory=dict)
     plan: Plan | None = None
     worker: dict[str, Any] | None = None  # set by a worker process session: pid, restarts, why it restarted
+    traceback: str = ""  # a failure raised by an exception: its full traceback (cause chain included), as text
 
 
 @dataclass
@@ -49,18 +54,39 @@ class RunContext:
 OVER_BUDGET = "over the on-chip budget"
 
 
-def over_budget(reason: str) -> Outcome:
+def over_budget(reason: str, backend: str) -> Outcome:
     """Skipped for the on-chip budget: the same words before compiling (a declared footprint)
-    and after lowering (the compiled kernel's buffers, harness/core/budget.py plan_overflow)."""
-    return skipped(f"{OVER_BUDGET}: {reason}")
+    and after lowering (the compiled kernel's buffers, harness/core/budget.py plan_overflow):
+    the scope, the bytes against the capacity, the buffers where known, and the backend."""
+    return skipped(f"{OVER_BUDGET}: {reason} on {backend}")
 
 
 def skipped(reason: str) -> Outcome:
     return Outcome(status="skipped", reason=reason)
 
 
-def failed(stage: str, reason: str, plan: Plan | None = None) -> Outcome:
-    return Outcome(status="failed", stage=stage, reason=reason, plan=plan)
+TRACEBACK_LIMIT = 60_000  # characters kept of one traceback (its head and its tail: a pass's IR dump can be megabytes)
+
+
+def traceback_of(exc: BaseException) -> str:
+    """``exc``'s full traceback as text, its cause chain included; an exception that carries a
+    traceback from another process (``remote_traceback``: a device worker's) gives that one,
+    which is where it was raised, or none where it died without one."""
+    remote = getattr(exc, "remote_traceback", None)
+    if isinstance(remote, str):
+        return remote  # '' where the other process left none (it died by a signal: its own words say so)
+    while isinstance(exc, CompileError) and exc.__cause__ is not None:
+        exc = exc.__cause__  # a backend's wrapper restates its cause: the cause's traceback is the one that says where
+    text = "".join(tb.format_exception(type(exc), exc, exc.__traceback__))
+    if len(text) > TRACEBACK_LIMIT:
+        half = TRACEBACK_LIMIT // 2
+        text = f"{text[:half]}\n... ({len(text) - TRACEBACK_LIMIT} characters left out) ...\n{text[-half:]}"
+    return text
+
+
+def failed(stage: str, reason: str, plan: Plan | None = None, exc: BaseException | None = None) -> Outcome:
+    """A failed item; ``exc``: the exception that failed it (its traceback is kept, as text)."""
+    return Outcome(status="failed", stage=stage, reason=reason, plan=plan, traceback=traceback_of(exc) if exc is not None else "")
 
 
 def interrupted(stage: str, reason: str) -> Outcome:
@@ -75,7 +101,7 @@ def gate(item: BenchItem, backend: Backend) -> Outcome | None:
         rejected = backend.rejection(item.case)
         if rejected is not None and (rejected.kind in item.skip_on or rejected.kind in ALWAYS_SKIP):
             if rejected.kind == "budget":
-                return over_budget(rejected.reason)
+                return over_budget(rejected.reason, item.backend)
             return skipped(skip_words(rejected.kind, rejected.reason, item.backend))
     if item.kind == "device":
         reason = backend.device_blocker()

@@ -65,7 +65,7 @@ class PieceRunner:
         except BaseException as exc:  # noqa: BLE001 - every item of the piece fails with these words
             words = f"{type(exc).__name__}: {exc}"
             gone = interrupted_outcome(exc, "run", False)  # a Ctrl-C: the piece's items are interrupted, not failed
-            return [(item, gone or failed("run", words)) for item in piece.items_for(device)]
+            return [(item, gone or failed("run", words, exc=exc)) for item in piece.items_for(device)]
 
     def _loop(self, device: int) -> None:
         while (piece := self._take()) is not None:

@@ -42,7 +42,7 @@ from tlbench.harness.core.stats import median
 
 def run_failure(exc: BaseException, words: str, plan: Any = None) -> Outcome:
     """A device item's failure in stage run, or ``interrupted`` where the run was interrupted."""
-    return interrupted_outcome(exc, "run", False) or failed("run", words, plan)
+    return interrupted_outcome(exc, "run", False) or failed("run", words, plan, exc=exc)
 
 SETTLED = 0.01
 THROTTLE_RETRIES = 2
@@ -137,11 +137,12 @@ class _Loop:
             )
         if batch.method != track.method:
             track.notes.append(f"timer changed {track.method} -> {batch.method}: earlier samples dropped")
-            track.notes.extend(n for n in batch.notes if n not in track.notes)
             track.method = batch.method
             track.samples.clear()
             for b in track.current():
                 b["dropped"] = True
+        # a timer's notes from its batches (why it fell back, what a call of several kernels is timed as)
+        track.notes.extend(n for n in batch.notes if n not in track.notes and n not in track.prepared.notes)
         track.samples.extend(batch.samples_s)
         track.batches.append(
             {

@@ -139,10 +139,10 @@ def _compile_step(state: _CompileTiming, backend: Backend, seen: Callable[[], bo
             state.built_count = state.counts.pop() if state.counts else None
             return
     except CompileError as exc:
-        state.failure = interrupted_outcome(exc, "compile", seen()) or failed("compile", str(exc))
+        state.failure = interrupted_outcome(exc, "compile", seen()) or failed("compile", str(exc), exc=exc)
         return
     except Exception as exc:  # noqa: BLE001 - the item fails with these words
-        state.failure = interrupted_outcome(exc, "compile", seen()) or failed("compile", f"{type(exc).__name__}: {exc}")
+        state.failure = interrupted_outcome(exc, "compile", seen()) or failed("compile", f"{type(exc).__name__}: {exc}", exc=exc)
         return
     state.cpu.append(spent)
     state.samples.append(compiled.compile_seconds)
@@ -159,7 +159,7 @@ def _compile_outcome(state: _CompileTiming, backend: Backend, rounds: int, inter
     plan = state.plan if built else backend.inspect(compiled)
     over = plan_overflow(plan)
     if over:  # no footprint was declared, or it missed a buffer: the compiled kernel says it cannot launch
-        return over_budget(over)
+        return over_budget(over, item.backend)
     phases = dict(compiled.phases_s)
     if built:
         phases.update({k: v for k, v in built[0].phases_s.items() if k not in phases})  # its device build
@@ -272,4 +272,4 @@ def run_item(item: BenchItem, backend: Backend, ctx: RunContext) -> Outcome:
             session.close()
     except Exception as exc:  # noqa: BLE001 - recorded, not swallowed: the item fails with this text
         stage = "compile" if item.kind == "compile" else "run"
-        return interrupted_outcome(exc, stage, ctx.interrupted()) or failed(stage, f"{type(exc).__name__}: {exc}")
+        return interrupted_outcome(exc, stage, ctx.interrupted()) or failed(stage, f"{type(exc).__name__}: {exc}", exc=exc)

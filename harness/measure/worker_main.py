@@ -24,7 +24,7 @@ answers ``("ready", pid, device_info, worker_facts)`` (the backend's ``device_in
 - ``("prepare", BenchItem, MeasurePolicy, compile_rounds, seed)``: ``prepare`` on this
   worker's ``InProcessSession`` (harness/measure/device_session.py); answer ``("done",
   Prepared | Outcome, fault)``; ``("sample", BenchItem, k)``: answer ``("done", Batch,
-  fault)`` or ``("done", ("raised", stage, words), fault)``; ``("end_phase",)`` drops the
+  fault)`` or ``("done", ("raised", stage, words, traceback), fault)``; ``("end_phase",)`` drops the
   session's timers and inputs (no answer);
 - before each backend stage the worker sends ``("stage", name, background_compiles)``
   (not for ``sample``: the session counts a sample request as stage ``run`` from the start,
@@ -243,7 +243,7 @@ def serve(conn: Connection, watch: Any = None) -> int:
     from tlbench.harness.measure.compile_pool import CompilePool
     from tlbench.harness.measure.device_session import InProcessSession
     from tlbench.harness.measure.interrupt import InterruptWatch
-    from tlbench.harness.measure.outcome import Outcome, failed, interrupted
+    from tlbench.harness.measure.outcome import Outcome, failed, interrupted, traceback_of
     from tlbench.harness.measure.runner import RunContext, run_compile_items, run_item
     from tlbench.harness.measure.setup_compile import pay_setup_once
 
@@ -302,7 +302,8 @@ def serve(conn: Connection, watch: Any = None) -> int:
                         try:
                             answer = reporter.device("run", phase.sample, item, k, announce=False)  # a sample request is "run"
                         except Exception as exc:  # noqa: BLE001 - sent back as the item's words
-                            answer = ("raised", reporter.fault[0] if reporter.fault else "run", f"{type(exc).__name__}: {exc}")
+                            answer = ("raised", reporter.fault[0] if reporter.fault else "run", f"{type(exc).__name__}: {exc}",
+                                      traceback_of(exc))
                 else:
                     kind, item, policy, compile_rounds, seed = message
                     ctx = RunContext(policy=policy, compile_rounds=compile_rounds, seed=seed, compiled=compiled,
@@ -325,7 +326,7 @@ def serve(conn: Connection, watch: Any = None) -> int:
                         try:
                             answer = phase.prepare(item)
                         except Exception as exc:  # noqa: BLE001 - the item fails with these words
-                            answer = failed("prepare", f"{type(exc).__name__}: {exc}")
+                            answer = failed("prepare", f"{type(exc).__name__}: {exc}", exc=exc)
                         trace.mark("prepared", role="worker", item=item.item_id, pending=pool.pending(), **phase.steps_s)
             except KeyboardInterrupt:  # this worker saw the Ctrl-C: the item's work ends as interrupted, the worker answers
                 answer = interrupted(reporter.stage or "compile", "the run was interrupted (Ctrl-C) while this worker was on it")

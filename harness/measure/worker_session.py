@@ -267,17 +267,17 @@ class WorkerSession:
         if self._prepared.get(item.item_id) != self._incarnation or self._proc is None or self._proc.poll() is not None:
             again = self.prepare(item, policy, compile_rounds, seed)
             if isinstance(again, Outcome):
-                raise WorkerFault(f"[{again.stage}] prepared again after a worker restart: {again.reason}")
+                raise WorkerFault(f"[{again.stage}] prepared again after a worker restart: {again.reason}", again.traceback)
         answer = self._answer_or_outcome(("sample", item, k), policy)
         if isinstance(answer, Outcome) and answer.status == "interrupted":
             raise Interrupted(answer.reason)
         if isinstance(answer, Outcome):
             self.failures[item.item_id] = answer.worker or {}
-            raise WorkerFault(f"[{answer.stage}] {answer.reason}")
+            raise WorkerFault(f"[{answer.stage}] {answer.reason}", answer.traceback)
         if isinstance(answer, tuple):
-            _, stage, words = answer
+            _, stage, words, *rest = answer
             self.failures[item.item_id] = {"restarts": self.restarts, "restarted": self.last_fault}
-            raise WorkerFault(f"[{stage}] {words}")
+            raise WorkerFault(f"[{stage}] {words}", rest[0] if rest else "")
         return answer
 
     def end_phase(self) -> None:

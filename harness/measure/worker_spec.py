@@ -82,4 +82,9 @@ def exit_words(returncode: int | None) -> str:
 
 
 class WorkerFault(RuntimeError):
-    """An item's device work failed in (or took down) the worker; ``str()`` is its words."""
+    """An item's device work failed in (or took down) the worker; ``str()`` is its words and
+    ``remote_traceback`` the traceback the worker read where it was raised ('' for none)."""
+
+    def __init__(self, words: str = "", remote_traceback: str = "") -> None:
+        super().__init__(words)
+        self.remote_traceback = remote_traceback

@@ -42,6 +42,17 @@ INTERRUPTED_LINE = ("tlbench: the run was interrupted (Ctrl-C); the items under 
                     "and --tlbench-resume measures every item not finished")
 
 
+def traceback_words(config, traceback: str) -> str:
+    """What the failure section adds for an item's traceback: the traceback itself under ``-v``
+    or ``--tb=long`` / ``--tb=native``, else a line saying where it is."""
+    if not traceback:
+        return ""
+    if config.get_verbosity() > 0 or config.getoption("tbstyle", "auto") in ("long", "native"):
+        return "\n\n" + traceback.rstrip()
+    return ("\n(its traceback: pytest -v or --tb=long prints it; the results file's tlbench.failed[].traceback "
+            "and the journal hold it)")
+
+
 class ItemRunner:
     def __init__(self, request, benchmark, item: BenchItem, state: TlbenchState):
         self.request, self.benchmark, self.item, self.state = request, benchmark, item, state
@@ -53,7 +64,8 @@ class ItemRunner:
         backend = None
         preflight = state.preflight_failed.get(item.item_id)
         if preflight is not None:  # the suite's own code failed on CPU: nothing of it compiles
-            outcome = Outcome(status="failed", stage="preflight", reason=preflight)
+            outcome = Outcome(status="failed", stage="preflight", reason=preflight,
+                              traceback=state.preflight_tracebacks.get(item.item_id, ""))
         elif reason:
             outcome = Outcome(status="skipped", reason=reason)
         else:
@@ -77,7 +89,7 @@ class ItemRunner:
             mark_not_measured(self.benchmark, f"{outcome.stage} failed")
             line = failure_line({"stage": outcome.stage, "error": outcome.reason, "worker": outcome.worker})
             whole = "" if headline(outcome.reason) == outcome.reason.strip() else f"\n{outcome.reason}"
-            pytest.fail(line + whole, pytrace=False)  # pytest's short summary shows the first line
+            pytest.fail(line + whole + traceback_words(self.request.config, outcome.traceback), pytrace=False)  # pytest's short summary shows the first line
         self.benchmark.group = bench_group(item)
         feed_samples(self.benchmark, outcome.samples_s, {EXTRA_KEY: outcome.record})
         if state.journal:

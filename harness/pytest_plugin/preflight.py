@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from tlbench.harness.core.cases import Case, VendorCase
-from tlbench.harness.core.preflight import item_line, preflight
+from tlbench.harness.core.preflight import finding_traceback, item_line, preflight
 from tlbench.harness.core.record import BenchItem
 
 
@@ -37,3 +37,6 @@ def run_preflight(items: Sequence[BenchItem], state: Any) -> None:
         failures = answers[key][0]
         if failures:
             state.preflight_failed[item.item_id] = item_line(failures)
+            traceback = finding_traceback(item.case.problem, dialect, failures[0])
+            if traceback:
+                state.preflight_tracebacks[item.item_id] = traceback

@@ -73,6 +73,7 @@ class TlbenchState:
     calibrated: Any = None  # --tlbench-profile's DeviceProfile (pytest_plugin/calibrated.py), or None
     interrupt: InterruptWatch = field(default_factory=InterruptWatch)  # armed at configure: a Ctrl-C is seen here
     preflight_failed: dict[str, str] = field(default_factory=dict)  # item id -> the preflight line it fails with
+    preflight_tracebacks: dict[str, str] = field(default_factory=dict)  # item id -> the traceback behind that line, if any
     preflight_lines: list[str] = field(default_factory=list)  # every preflight finding and note, once, in order
 
     def settings(self) -> dict[str, Any]:

@@ -8,14 +8,17 @@ JSON).  ``summary_lines(records, setup_s)`` returns the lines the terminal ends 
   (vendor time / kernel time, so > 1 is faster than the vendor; "a speed reference, not
   checked" where the suite keeps it unjudged; the vendor item measured on
   the same GPU or shard, ``core.shard.placement``, when a multi-GPU or sharded run has one per GPU) and its % of the device's
-  peak (``pct_of_peak`` when a record carries it, else "peak unknown").  Without device
+  peak (``pct_of_peak`` when a record carries it, else "peak unknown"); a kernel that moves bytes and
+  is not compute-bound (memory-bound, or no FLOP peak to tell) is read in GB/s against the
+  memory bandwidth its roofline names, with that bandwidth's origin (datasheet, device, calibrated).  Without device
   timing, compile items answer: for a schedule model (Ascend) the loop II per form and the
   modeled cycles per core, best marked, always labelled ``(model)``; otherwise the pipeline
   the compiler chose per form (``ws``: warp-specialized, ``sw``: software pipeline, ``-``:
   none) with its buffer versions.  Status flags (DRIFT, CAPPED) and failures are counted;
   the first failures are named, each with its stage, the error's headline line
   (harness/results/error_text.py) and its worker restart count (items that failed with the
-  same words share one line that counts them).
+  same words share one line that counts them), then one line saying where their tracebacks
+  are (where an exception made them).
 - the Cube/Vector overlap verdict where a schedule model has one (a model);
 - one line per skip reason with its count;
 - the untimed setup per backend (a backend's first compile, paid once outside every item).
@@ -38,13 +41,18 @@ FORM_ORDER = ("s0", "s1", "s2", "s3", "s4", "s5", "s6", "manual", "serial")
 FLAGS = ("DRIFT", "CAPPED")
 MAX_FAILURE_LINES = 5
 STAGE_KEYS = ("loop_form", "num_stages")  # the pipeline-depth axis: the columns, not the row
+TRACEBACK_POINTER = ("tracebacks: pytest -v (or --tb=long) prints each; the results file (tlbench.failed[].traceback) "
+                     "and the journal keep them")
 TILE_KEY = "_summary_tile"  # set on each record's copy by _blocks (the family's words for its tile)
+
+
+AS_WRITTEN = "as written"  # the column of a kernel swept on no pipeline-depth axis: its loops as the body wrote them
 
 
 def _form(config: dict[str, Any], record: dict[str, Any] | None = None) -> str:
     if record is not None and described(record):  # a described kernel's config holds its axes only
         stage = stage_facts(config)
-        return f"s{stage.num_stages}" if stage.num_stages is not None else stage.loop_form
+        return f"s{stage.num_stages}" if stage.num_stages is not None else AS_WRITTEN
     if config.get("loop_form") == "auto":
         return f"s{config.get('num_stages')}"
     return str(config.get("loop_form") or "?")
@@ -99,13 +107,39 @@ def _problem_label(record: dict[str, Any], read: Any) -> str:
     return case_id.rsplit("-", 1)[0]
 
 
+def _versioned(plan: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The plan's on-chip operand buffers whose versions a cell shows, in the plan's order."""
+    return [b for b in (plan or {}).get("buffers", []) if b.get("scope") in ("shared.dyn", "shared.l1")]
+
+
 def _short_plan(plan: dict[str, Any] | None) -> str:
     if not plan:
         return "?"
     pipe = plan.get("pipeline") or {}
-    versions = [str(b.get("versions")) for b in plan.get("buffers", []) if b.get("scope") in ("shared.dyn", "shared.l1")]
+    versions = [str(b.get("versions")) for b in _versioned(plan)]
     tag = {"warp-specialized": "ws", "software-pipeline": "sw"}.get(pipe.get("kind"), "-")
     return f"{tag} v{'/'.join(versions)}" if versions else tag
+
+
+def _legend(records: list[dict[str, Any]]) -> str:
+    """The legend under a block of plan cells: the tags, and which buffers ``vA/B/..`` counts -
+    by name where every cell names the same buffers, else in words."""
+    names = {tuple(str(b.get("name")) for b in _versioned(r.get("plan"))) for r in records}
+    names.discard(())
+    tags = "ws = warp-specialized, sw = software pipeline, - = no pipeline"
+    if not names:
+        return tags
+    if len(names) == 1:
+        (shown,) = names
+        return f"{tags}; v{'/'.join('N' * len(shown))} = buffer versions of {'/'.join(shown)}"
+    return f"{tags}; vN/N/.. = buffer versions of each shared buffer, in the plan's order (they differ between cells)"
+
+
+def _built(record: dict[str, Any]) -> bool:
+    """Did this compile item build a device binary?  What its record says: the plan's ``built``,
+    a ``build`` phase, or its one cold build."""
+    features = (record.get("plan") or {}).get("features") or {}
+    return features.get("built") is True or "build" in (record.get("compile_phases_s") or {}) or "cold_build_once" in record
 
 
 @dataclass
@@ -166,27 +200,34 @@ def _device_block(block: _Block) -> list[str]:
     best_config = best.get("config") or {}
     parts = [f"best {_tile(best_config, best)} {_form(best_config, best)}: {format_seconds(_median(best))}"]
     throughput, roofline = best.get("throughput") or {}, best.get("roofline") or {}
-    memory_bound = roofline.get("bound") == "memory" and throughput.get("gbps_compulsory")
-    if memory_bound:  # a memory-bound kernel is read in bytes per second, against the bandwidth
-        parts.append(f"{throughput['gbps_compulsory']:.0f} GB/s")
-    elif throughput.get("tflops"):
-        parts.append(f"{throughput['tflops']:.1f} TFLOP/s")
+    gbps, tflops = throughput.get("gbps_compulsory"), throughput.get("tflops")
+    bandwidth = roofline.get("bandwidth_tbps")
+    bandwidth = bandwidth if isinstance(bandwidth, (int, float)) and bandwidth > 0 else None
+    bound = roofline.get("bound")
+    # bytes per second against the bandwidth: a memory-bound kernel, and any kernel that moves
+    # bytes but whose bound is not known (no FLOP peak for it); FLOP/s against the peak otherwise
+    by_bytes = bool(gbps) and bound != "compute"
+    by_flops = bool(tflops) and bound != "memory"
+    if by_bytes:
+        parts.append(f"{gbps:.0f} GB/s")
+    if by_flops:
+        parts.append(f"{tflops:.1f} TFLOP/s")
     if vendor is not None and _median(vendor) and _median(best):
         unjudged = "; a speed reference, not checked" if (vendor.get("check") or {}).get("checked") is False else ""
         parts.append(f"{_median(vendor) / _median(best):.3f}x the vendor item ({format_seconds(_median(vendor))}{unjudged})")
     else:
         parts.append("no vendor item timed")
-    pct = best.get("pct_of_peak", throughput.get("pct_of_peak"))
-    bandwidth = roofline.get("bandwidth_tbps")
-    if memory_bound and isinstance(bandwidth, (int, float)) and bandwidth > 0:
+    if by_bytes:
         origin = roofline.get("origin") or "profile"
-        parts.append(f"{throughput['gbps_compulsory'] / (bandwidth * 10):.1f}% of the {origin} memory bandwidth ({bandwidth:.2f} TB/s)")
-    else:
+        parts.append(f"{gbps / (bandwidth * 10):.1f}% of the {origin} memory bandwidth ({bandwidth:.2f} TB/s)"
+                     if bandwidth else "memory bandwidth unknown")
+    if by_flops or not by_bytes:
+        pct = best.get("pct_of_peak", throughput.get("pct_of_peak"))
         parts.append(f"{pct:.1f}% of peak" if isinstance(pct, (int, float)) else "peak unknown")
     calibrated = best.get("roofline_calibrated") or {}
     copy = calibrated.get("bandwidth_tbps") if calibrated.get("status") == "ok" else None
-    if memory_bound and isinstance(copy, (int, float)) and copy > 0:  # --tlbench-profile's measured copy
-        parts.append(f"{throughput['gbps_compulsory'] / (copy * 10):.1f}% of the calibrated copy ({copy:.2f} TB/s)")
+    if by_bytes and isinstance(copy, (int, float)) and copy > 0:  # --tlbench-profile's measured copy
+        parts.append(f"{gbps / (copy * 10):.1f}% of the calibrated copy ({copy:.2f} TB/s)")
     lines.append("  " + ", ".join(parts))
     gpus = sorted({str(r["device_uuid"]) for r in block.timed if r.get("device_uuid")})
     if len(gpus) > 1:
@@ -227,12 +268,21 @@ def _plan_block(block: _Block) -> list[str]:
     forms, rows = _grid(block.compiled, lambda rec: _short_plan(rec.get("plan")))
     lines = _render_grid(forms, rows, "pipeline chosen")
     slowest = max(block.compiled, key=lambda r: _median(r) or 0.0)
-    built = any("build" in (r.get("compile_phases_s") or {}) for r in block.compiled)
+    built = sum(_built(r) for r in block.compiled)
     once = any("cold_build_once" in r for r in block.compiled)
-    what = "cold lowering, after one cold build each" if once else "cold lowering + build" if built else "cold lowering, no build"
-    lines.append(f"  no device timing: compile items only ({what}, slowest {format_seconds(_median(slowest))})")
-    lines.append("  ws = warp-specialized, sw = software pipeline, - = no pipeline; vA/B = buffer versions of A/B")
+    what = ("cold lowering, after one cold build each" if once else "cold lowering + build" if built == len(block.compiled)
+            else f"cold lowering; {built} of {len(block.compiled)} built" if built else "cold lowering, no build")
+    lines.append(f"  {_no_device_timing(block)} ({what}, slowest {format_seconds(_median(slowest))})")
+    lines.append("  " + _legend(block.compiled))
     return lines
+
+
+def _no_device_timing(block: _Block) -> str:
+    """Why a block shows compile items only: its device items all failed, or it had none."""
+    device_failed = [r for r in block.failed if r.get("kind") == "device"]
+    if device_failed:
+        return f"no device timing: all {len(device_failed)} device item{'s' if len(device_failed) != 1 else ''} failed (below); compile items"
+    return "no device timing: compile items only"
 
 
 def _blocks(records: Iterable[dict[str, Any]]) -> tuple[list[_Block], Counter]:
@@ -275,6 +325,8 @@ def _failure_lines(failed: list[dict[str, Any]]) -> list[str]:
     shown = sum(len(r) for r in list(groups.values())[:MAX_FAILURE_LINES])
     if len(failed) > shown:
         lines.append(f"  ... {len(failed) - shown} more failed (see the table)")
+    if any(r.get("traceback") for r in failed):
+        lines.append(f"  {TRACEBACK_POINTER}")
     return lines
 
 
@@ -289,6 +341,8 @@ def summary_lines(records: Iterable[dict[str, Any]], setup_s: dict[str, float] |
             lines += _device_block(block)
         elif block.compiled and has_model:
             lines += _model_block(block)
+            if any(r.get("kind") == "device" for r in block.failed):
+                lines.append(f"  {_no_device_timing(block)}")
         elif block.compiled:
             lines += _plan_block(block)
         elif block.vendor:

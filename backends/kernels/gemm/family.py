@@ -79,16 +79,19 @@ class GemmFamily:
             staging = config.block_M * config.block_N * DTYPE_BYTES[problem.output_dtype] if config.stage_output else 0
             combine = (lambda a, b: a + b) if config.num_cores is not None else max
             smem = scope_named(scopes, "shared.dyn")
-            return (smem.use(combine(operand * config.pipeline_depth, staging), combine(operand, staging)),)
+            words = [f"A_shared + B_shared {config.pipeline_depth} x {operand} B"] + ([f"C_shared {staging} B"] if staging else [])
+            return (smem.use(combine(operand * config.pipeline_depth, staging), combine(operand, staging), buffers=words),)
         if dialect == "ascend":
             accum = config.block_M * config.block_N * DTYPE_BYTES[problem.accum_dtype]
             uses = [
-                scope_named(scopes, "shared.l1").use(operand * config.pipeline_depth, operand),
-                scope_named(scopes, "shared.l0c").use(accum, accum),
+                scope_named(scopes, "shared.l1").use(operand * config.pipeline_depth, operand,
+                                                     buffers=[f"A_l1 + B_l1 {config.pipeline_depth} x {operand} B"]),
+                scope_named(scopes, "shared.l0c").use(accum, accum, buffers=[f"C_l0c {accum} B {problem.accum_dtype}"]),
             ]
             if problem.epilogue is not None:
                 half = (config.block_M // VECTOR_CORES) * config.block_N * DTYPE_BYTES[problem.accum_dtype]
-                uses.append(scope_named(scopes, "shared.ub").use(half, half, variant="simt"))
+                uses.append(scope_named(scopes, "shared.ub").use(half, half, variant="simt",
+                                                                 buffers=[f"epilogue tile {half} B per vector core"]))
             return tuple(uses)
         return ()
 

@@ -19,6 +19,11 @@ of the jit that made it.  ``prim_func(factory, kwargs)`` is its PrimFunc.
 ``factory_takes(factory) -> FactoryTakes``: the names the factory takes (an eager jit also
 takes its ``T.const`` names, known once traced: ``const_names``).  ``jit_options(factory)``
 returns the outer jit's ``pass_configs`` and ``target`` (empty / None for a plain function);
+``bound_values(func, made, sizes)``: the values of the kernel's symbolic dimensions, read off
+the shapes of ``made`` (what ``inputs()`` returned), then from the sizes of the same name
+(backends/symbolic_shapes.py); ``output_specs(func, made, sizes)``: (name, shape, dtype) of
+each parameter after ``made``, bound so; ``parameter_specs(func, values)`` every parameter's;
+the kernel stays as written, symbolic dimensions included (one binary for every value);
 ``source_file(factory)`` the file that defines the body (its hash keys every cache of a
 built kernel; None where an object has none).  tilelang is imported only where a factory is
 called.
@@ -30,7 +35,7 @@ import inspect
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from tlbench.backends.kernels.generic.callables import Takes
 
@@ -242,19 +247,49 @@ def prim_func(factory: Any, kwargs: Mapping[str, Any]) -> Any:
     return built(factory, kwargs).func
 
 
-def parameter_specs(func: Any) -> list[tuple[str, tuple[int, ...], str]]:
-    """(name, shape, dtype) of each buffer parameter of a PrimFunc, in order; a shape that is
-    not a constant raises (give such a kernel its outputs through ``inputs``)."""
+def parameter_specs(func: Any, values: Mapping[str, Any] | None = None) -> list[tuple[str, tuple[int, ...], str]]:
+    """(name, shape, dtype) of each parameter of a PrimFunc, in order, symbolic dimensions
+    bound from ``values``; a dimension left symbolic raises, naming the parameter and the name."""
+    from tlbench.backends.symbolic_shapes import concrete_shape
+
     specs = []
     for param in func.params:
         buffer = func.buffer_map.get(param)
         if buffer is None:
             specs.append((str(param.name), (), str(param.dtype)))
             continue
-        try:
-            shape = tuple(int(dim) for dim in buffer.shape)
-        except TypeError:
-            raise ValueError(f"parameter {buffer.name} has a symbolic shape {list(buffer.shape)}: "
-                             "return it from inputs() so tlbench need not size it") from None
-        specs.append((str(buffer.name), shape, str(buffer.dtype)))
+        specs.append((str(buffer.name), concrete_shape(buffer, values or {}, "parameter"), str(buffer.dtype)))
+    return specs
+
+
+def bound_values(func: Any, made: Sequence[Any], sizes: Mapping[str, Any]) -> dict[str, int]:
+    """Values of ``func``'s symbolic dimensions: read off the shapes of ``made`` (the leading
+    arguments ``inputs()`` returned), then the ``sizes`` of the same name; an input's shape and
+    a size that disagree raise, naming the dimension and both values."""
+    from tlbench.backends.symbolic_shapes import bind_arguments
+
+    if len(made) > len(func.params):
+        raise ValueError(f"inputs() made {len(made)} arguments, the kernel takes {len(func.params)}")
+    values = bind_arguments(func, made)
+    for name, value in sizes.items():
+        if name in values and isinstance(value, int) and not isinstance(value, bool) and values[name] != value:
+            raise ValueError(f"symbolic dimension {name} is {values[name]} in the tensors inputs() made, "
+                             f"but sizes say {name}={value}")
+        if isinstance(value, int) and not isinstance(value, bool):
+            values.setdefault(name, value)
+    return values
+
+
+def output_specs(func: Any, made: Sequence[Any], sizes: Mapping[str, Any]) -> list[tuple[str, tuple[int, ...], str]]:
+    """(name, shape, dtype) of the parameters after the ``made`` leading arguments (the outputs
+    tlbench allocates), symbolic dimensions bound by ``bound_values``."""
+    from tlbench.backends.symbolic_shapes import concrete_shape
+
+    values = bound_values(func, made, sizes)
+    specs = []
+    for param in func.params[len(made):]:
+        buffer = func.buffer_map.get(param)
+        if buffer is None:
+            raise ValueError(f"kernel parameter {param.name} ({param.dtype}) is not a buffer: return it from inputs()")
+        specs.append((str(buffer.name), concrete_shape(buffer, values, "output"), str(buffer.dtype)))
     return specs

@@ -214,6 +214,7 @@ class GenericFamily:
             "target": options["target"],
             "body_modules": (str(source or self.module_file),) if body is not None else (),
             "fixed_arguments": json.dumps(sorted(self.constants.items()), default=str) if self.constants else "",
+            "shape_values": {k: v for k, v in problem.values.items() if isinstance(v, int) and not isinstance(v, bool)},
         }
 
     def build(self, problem: DescribedProblem, config: DescribedConfig, dialect: str) -> Any:
@@ -228,6 +229,11 @@ class GenericFamily:
         from tlbench.backends.kernels.generic.preflight import preflight
 
         return preflight(self, problem, dialect)
+
+    def preflight_traceback(self, dialect: str, line: str) -> str:
+        from tlbench.backends.kernels.generic.preflight import preflight_traceback
+
+        return preflight_traceback(self, dialect, line)
 
     # -- running ------------------------------------------------------------------------------
     def inputs_takes(self) -> Takes | None:
@@ -253,11 +259,13 @@ class GenericFamily:
         return {**self.named(problem, None, dialect), **axes}
 
     def output_specs(self, problem: DescribedProblem, config: DescribedConfig, dialect: str,
-                     n_inputs: int) -> list[tuple[str, tuple[int, ...], str]]:
-        specs = factories.parameter_specs(self.build(problem, config, dialect))
-        if n_inputs > len(specs):
-            raise ValueError(f"{self.name}: inputs() made {n_inputs} arguments, the kernel takes {len(specs)}")
-        return specs[n_inputs:]
+                     made: Sequence[Any]) -> list[tuple[str, tuple[int, ...], str]]:
+        """The outputs' (name, shape, dtype), symbolic dimensions bound from ``made`` (what
+        inputs() returned), then from the sizes of the same name."""
+        try:
+            return factories.output_specs(self.build(problem, config, dialect), made, problem.values)
+        except ValueError as exc:
+            raise ValueError(f"{self.name}: {exc}") from None
 
     def make_inputs(self, problem: DescribedProblem, seed: int, device: Any, dialect: str | None = None,
                     config: DescribedConfig | None = None) -> KernelInputs:
@@ -267,7 +275,7 @@ class GenericFamily:
         config = config if config is not None else self.configs_for(body_dialect)[0]
         torch.manual_seed(seed)
         made = list(self.call("inputs", self.inputs, {**self.named(problem, config, dialect), "device": device}, problem=problem))
-        specs = self.output_specs(problem, config, body_dialect, len(made))
+        specs = self.output_specs(problem, config, body_dialect, made)
         return KernelInputs(made + allocate(specs, device), len(made), output_names=tuple(s[0] for s in specs),
                             output_dtypes=tuple(s[2] for s in specs), axes=self.inputs_axes(config))
 

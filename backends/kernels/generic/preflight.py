@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 from tlbench.harness.core import trace
+from tlbench.harness.measure.outcome import traceback_of
 
 from tlbench.backends.kernels.generic import factory as factories
 from tlbench.backends.kernels.generic.callables import Takes, did_you_mean, is_device_error, named_what, one_line
@@ -44,11 +45,14 @@ class Findings:
     sweep: list[str] = field(default_factory=list)  # failures of every problem
     by_problem: dict[Any, list[str]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    tracebacks: dict[str, str] = field(default_factory=dict)  # failure line -> the traceback of the exception behind it
 
-    def fail(self, line: str, problem: Any = None) -> None:
+    def fail(self, line: str, problem: Any = None, traceback: str = "") -> None:
         bucket = self.sweep if problem is None else self.by_problem.setdefault(problem, [])
         if line not in bucket and line not in self.sweep:
             bucket.append(line)
+        if traceback:
+            self.tracebacks.setdefault(line, traceback)
 
     def failures_for(self, problem: Any) -> list[str]:
         return [*self.sweep, *self.by_problem.get(problem, [])]
@@ -70,6 +74,13 @@ def preflight(family: Any, problem: Any, dialect: str) -> tuple[list[str], list[
     return found.failures_for(problem), list(found.notes)
 
 
+def preflight_traceback(family: Any, dialect: str, line: str) -> str:
+    """The traceback of the exception behind failure ``line`` of the preflight for ``dialect``
+    ("" where no exception made it, or the preflight has not run)."""
+    found = family.memo.get(("preflight", dialect))
+    return found.tracebacks.get(line, "") if found is not None else ""
+
+
 def _cpu_only(exc: BaseException) -> bool:
     """Whether ``exc`` says CPU torch cannot run the call (not that the suite is wrong)."""
     cause = exc.__cause__ or exc
@@ -89,9 +100,10 @@ class _Preflight:
         problem = problem or self.problem
         return f"{problem.problem_id} ({self.dialect} body" + (f", config {config.config_id})" if config is not None and config.values else ")")
 
-    def fail(self, what: str, finding: str, fix: str, problem: Any = None, config: Any = None, per_problem: bool = False) -> None:
+    def fail(self, what: str, finding: str, fix: str, problem: Any = None, config: Any = None, per_problem: bool = False,
+             exc: BaseException | None = None) -> None:
         self.found.fail(f"preflight {self.where(problem, config)}: {what}: {one_line(finding)}; fix: {fix}",
-                        problem if per_problem else None)
+                        problem if per_problem else None, traceback_of(exc) if exc is not None else "")
 
     def note(self, what: str, words: str) -> None:
         line = f"preflight {self.where()}: {what}: {one_line(words)}"
@@ -103,7 +115,7 @@ class _Preflight:
         try:
             self.body = self.family.body_for(self.dialect)
         except Exception as exc:  # noqa: BLE001 - a "module:attribute" that does not import
-            self.fail("body", f"{type(exc).__name__}: {exc}", "name an importable module and attribute as 'module:attribute'")
+            self.fail("body", f"{type(exc).__name__}: {exc}", "name an importable module and attribute as 'module:attribute'", exc=exc)
             return
         self.callables = self._callables()
         if self.callables is None:
@@ -128,7 +140,7 @@ class _Preflight:
             try:
                 out[label] = self.family.resolved(ref)
             except Exception as exc:  # noqa: BLE001
-                self.fail(label, f"{ref!r} does not import: {type(exc).__name__}: {exc}", "name it as 'module:attribute' beside the suite")
+                self.fail(label, f"{ref!r} does not import: {type(exc).__name__}: {exc}", "name it as 'module:attribute' beside the suite", exc=exc)
                 return None
         for k, rule in enumerate(_user_rules(self.family.check_spec)):
             out[f"check#{k}"] = rule.function
@@ -216,7 +228,7 @@ class _Preflight:
             if _cpu_only(exc):
                 self.note(_label(label, function), f"not run on CPU ({type(exc).__name__}: {exc}); the device run checks it")
                 raise _Stop from None
-            self.fail(_label(label, function), f"raised {type(exc).__name__}: {exc}", f"make {label.split('#')[0]} run on these arguments")
+            self.fail(_label(label, function), f"raised {type(exc).__name__}: {exc}", f"make {label.split('#')[0]} run on these arguments", exc=exc)
             raise _Stop from None
 
     def run_calls(self) -> None:
@@ -229,7 +241,7 @@ class _Preflight:
             missing = _missing_const(exc)
             hint = did_you_mean(missing, offered) if missing else ""
             self.fail(f"body {factories.factory_name(self.body)}", f"tracing it raised {type(exc).__name__}: {exc}{hint}",
-                      "give every name it needs as a size, axis or constant" if missing else "fix the body (tilelang's words above)")
+                      "give every name it needs as a size, axis or constant" if missing else "fix the body (tilelang's words above)", exc=exc)
             raise _Stop from None
         self.check_unused()
         self.run_others(values)
@@ -243,9 +255,9 @@ class _Preflight:
             self.note("inputs", f"asked for device 'cpu', it made tensors on {', '.join(elsewhere)}: make them on the device "
                                 "argument (each backend passes its own)")
         try:
-            specs = factories.parameter_specs(func)
+            specs = factories.parameter_specs(func, factories.bound_values(func, made, self.problem.values))
         except Exception as exc:  # noqa: BLE001 - the device run would stop here too
-            self.fail("outputs", f"{type(exc).__name__}: {exc}", "return that argument from inputs()")
+            self.fail("outputs", f"{type(exc).__name__}: {exc}", "return that argument from inputs()", exc=exc)
             raise _Stop from None
         self.check_inputs(made, specs)
         outputs = self.outputs(specs[len(made):])

@@ -1,0 +1,168 @@
+"""Symbolic dimensions of a tilelang kernel (``T.dynamic("M")``), bound to values.
+
+Contract: a kernel whose buffer shapes or launch extents use ``T.dynamic`` names is compiled
+as written (one binary for every value); where tlbench needs a number - an output to
+allocate, a grid to record - the expression is evaluated with the names bound.
+- ``evaluate(expr, values)``: ``expr`` (a tvm PrimExpr, or an int) with every variable named
+  in ``values`` replaced by its value and simplified: an ``int`` where that makes it constant,
+  else the simplified expression as text (``"(M + 63) // 64"``, what a record shows when no
+  value is known at compile time).
+- ``free_names(expr)``: the variable names left in it.
+- ``bind_arguments(func, args)``: ``{name: value}`` read off the arguments a caller made:
+  every symbolic dimension of a buffer parameter bound to the matching dimension of the
+  tensor given for that parameter (anything with ``.shape``).  A constant dimension that the
+  tensor does not match, or one name given two values, is a ``ValueError`` naming the
+  parameter, the dimension and both values.
+- ``concrete_shape(buffer, values, what)``: the buffer's shape as ints; a dimension that stays
+  symbolic raises ``ValueError`` naming ``what``, the dimension and the unbound names.
+- ``launch_dims(device_func, tag, values)``: the x, y, z extents of ``blockIdx`` / ``threadIdx``
+  of a lowered device function (its ``thread_extent`` attribute; x 0 when none is bound, y and
+  z 1), each evaluated; ``product(dims)`` their product (an expression's text if one is).
+- ``symbolic_names(func)``: the names of the symbolic dimensions of a PrimFunc's buffer parameters.
+- ``specialize(func, values)``: the PrimFunc with those dimensions fixed (a static kernel, for a
+  suite that wants one): each buffer parameter that uses a bound name is replaced by a buffer
+  of the concrete shape *and strides* (tilelang declares explicit strides for a symbolic
+  shape, and tvm's ``PrimFunc.specialize`` refuses a replacement without them: "The buffer
+  strides dimensions mismatched2 vs. 0.").  Names with no value stay symbolic.
+tvm is imported where an expression is evaluated, never at import.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def free_names(expr: Any) -> list[str]:
+    """The names of the variables in ``expr`` (sorted, each once); [] for an int."""
+    if _is_int(expr):
+        return []
+    from tvm import tirx
+
+    names: set[str] = set()
+
+    def visit(node: Any) -> None:
+        if isinstance(node, tirx.Var):
+            names.add(str(node.name))
+
+    tirx.stmt_functor.post_order_visit(tirx.Evaluate(expr), visit)
+    return sorted(names)
+
+
+def evaluate(expr: Any, values: Mapping[str, int] | None = None) -> int | str:
+    """``expr`` with the named variables bound: an int where it is then constant, else its text."""
+    if _is_int(expr):
+        return int(expr)
+    import tvm
+    from tvm import tirx
+
+    if isinstance(expr, tirx.IntImm):
+        return int(expr.value)
+    values = {k: v for k, v in (values or {}).items() if _is_int(v)}
+    if values:
+        found: dict[Any, Any] = {}
+
+        def visit(node: Any) -> None:
+            if isinstance(node, tirx.Var) and str(node.name) in values:
+                found[node] = tirx.IntImm(node.dtype, values[str(node.name)])
+
+        tirx.stmt_functor.post_order_visit(tirx.Evaluate(expr), visit)
+        if found:
+            expr = tirx.stmt_functor.substitute(expr, found)
+    simplified = tvm.arith.Analyzer().simplify(expr)
+    if isinstance(simplified, tirx.IntImm):
+        return int(simplified.value)
+    return str(simplified)
+
+
+def bind_arguments(func: Any, args: Sequence[Any]) -> dict[str, int]:
+    """The symbolic dimensions of ``func``'s leading buffer parameters, read off ``args``."""
+    from tvm import tirx
+
+    bound: dict[str, int] = {}
+    for param, arg in zip(func.params, args):
+        buffer = func.buffer_map.get(param)
+        shape = getattr(arg, "shape", None)
+        if buffer is None or shape is None:
+            continue
+        given = tuple(int(d) for d in shape)
+        if len(given) != len(buffer.shape):
+            raise ValueError(f"parameter {buffer.name} has {len(buffer.shape)} dimension(s) {_text(buffer.shape)}; "
+                             f"inputs() gave a tensor of shape {list(given)}")
+        for axis, (dim, value) in enumerate(zip(buffer.shape, given)):
+            if isinstance(dim, tirx.Var):
+                name = str(dim.name)
+                if bound.setdefault(name, value) != value:
+                    raise ValueError(f"symbolic dimension {name} is {bound[name]} by an earlier input and {value} by "
+                                     f"parameter {buffer.name} (dimension {axis}): inputs() must agree")
+            else:
+                expected = evaluate(dim, bound)
+                if _is_int(expected) and expected != value:
+                    raise ValueError(f"parameter {buffer.name} dimension {axis} is {expected}; inputs() gave {value} "
+                                     f"(shape {list(given)} for {_text(buffer.shape)})")
+    return bound
+
+
+def concrete_shape(buffer: Any, values: Mapping[str, int], what: str) -> tuple[int, ...]:
+    """``buffer``'s shape with ``values`` bound; a dimension that stays symbolic raises."""
+    shape = []
+    for axis, dim in enumerate(buffer.shape):
+        value = evaluate(dim, values)
+        if not _is_int(value):
+            unbound = ", ".join(n for n in free_names(dim) if n not in values)
+            raise ValueError(f"{what} {buffer.name} has a symbolic shape {_text(buffer.shape)} and {unbound} has no value "
+                             f"(dimension {axis} is {value}): name {unbound} in sizes, or return {buffer.name} from inputs()")
+        shape.append(value)
+    return tuple(shape)
+
+
+def launch_dims(device_func: Any, tag: str, values: Mapping[str, int] | None = None) -> list[int | str]:
+    attrs = device_func.attrs
+    extent = attrs["thread_extent"] if attrs is not None and "thread_extent" in attrs else {}
+    return [evaluate(extent[f"{tag}.{axis}"], values) if f"{tag}.{axis}" in extent else (0 if axis == "x" else 1)
+            for axis in "xyz"]
+
+
+def product(dims: Sequence[int | str]) -> int | str:
+    if all(_is_int(d) for d in dims):
+        out = 1
+        for d in dims:
+            out *= int(d)
+        return out
+    factors = [d for d in dims if d != 1]
+    if len(factors) == 1:
+        return str(factors[0])
+    return " * ".join(f"({d})" if isinstance(d, str) else str(d) for d in factors)
+
+
+def symbolic_names(func: Any) -> list[str]:
+    names: set[str] = set()
+    for buffer in func.buffer_map.values():
+        for dim in buffer.shape:
+            names.update(free_names(dim))
+    return sorted(names)
+
+
+def specialize(func: Any, values: Mapping[str, int]) -> Any:
+    from tvm import tirx
+
+    replaced = {}
+    for param in func.params:
+        buffer = func.buffer_map.get(param)
+        if buffer is None or not any(n in values for dim in buffer.shape for n in free_names(dim)):
+            continue
+        shape = [evaluate(d, values) for d in buffer.shape]
+        strides = [evaluate(d, values) for d in buffer.strides]
+        if not all(_is_int(d) for d in [*shape, *strides]):
+            continue  # another name of it has no value: leave the buffer symbolic
+        replaced[param] = tirx.decl_buffer(shape, buffer.dtype, buffer.name, strides=strides,
+                                           elem_offset=buffer.elem_offset, scope=str(buffer.scope()),
+                                           data_alignment=buffer.data_alignment, offset_factor=buffer.offset_factor)
+    return func.specialize(replaced) if replaced else func
+
+
+def _text(shape: Sequence[Any]) -> str:
+    return "[" + ", ".join(str(d) for d in shape) + "]"
