@@ -48,7 +48,7 @@ def site(tmp_path_factory):
     runs = unpack_runs(root / "runs")
     assert main(["history", "add", *map(str, runs), "--history", str(db)]) == 0
     assert main(["history", "import-dir", str(RESULTS), "--history", str(db)]) == 0
-    assert main(["dashboard", str(db), "--out", str(root / "site")]) == 0
+    assert main(["dashboard", "--history", str(db), "--out-dir", str(root / "site")]) == 0
     return root / "site"
 
 
@@ -71,7 +71,7 @@ def test_empty_database_is_a_clear_error(tmp_path, capsys):
     from tlbench.harness.results.history.schema import open_history
 
     open_history(tmp_path / "empty.sqlite").close()
-    assert main(["dashboard", str(tmp_path / "empty.sqlite"), "--out", str(tmp_path / "s")]) == 2
+    assert main(["dashboard", "--history", str(tmp_path / "empty.sqlite"), "--out-dir", str(tmp_path / "s")]) == 2
     assert "holds no runs" in capsys.readouterr().err
 
 

@@ -122,8 +122,8 @@ def test_every_reader_reads_a_file_whose_kernel_no_entry_point_names(project):
         "stages": ["report", "--stages", "a.json"],
         "compare": ["compare", "a.json", "b.json"],
         "history": ["history", "add", "--history", "h.sqlite", "a.json"],
-        "dashboard": ["dashboard", "--out", "site", "h.sqlite"],
-        "export": ["export", "--format", "github-action-benchmark", "--out", "exported", "a.json"],
+        "dashboard": ["dashboard", "--out-dir", "site", "--history", "h.sqlite"],
+        "export": ["export", "--format", "github-action-benchmark", "--out-dir", "exported", "a.json"],
     }
     outputs = {}
     for name, args in commands.items():

@@ -97,10 +97,30 @@ def max_versions(versions: str) -> int:
     return max((int(v) for v in versions.split("/") if v.isdigit()), default=0)
 
 
+def _stage_of(rec: dict[str, Any]) -> int | None:
+    stages = (rec.get("config") or {}).get("num_stages")
+    return stages if isinstance(stages, int) and not isinstance(stages, bool) else None
+
+
 def budget_max_stages(recs: list[dict[str, Any]]) -> int | None:
-    """Deepest num_stages whose pipelined buffers fit the limit of their scope, from the
-    per-version bytes of an auto record's plan."""
+    """Deepest num_stages whose buffers fit the limit of their scope.  With two depths on
+    record, from the on-chip bytes the plans report (linear in num_stages: what one more stage
+    costs, whoever allocates it - the compiler's versions or a kernel's own stage dimension);
+    with one, from the per-version bytes of its compiler-pipelined buffers (only where the
+    compiler versioned them: versions that do not follow num_stages say nothing)."""
+    points = sorted({s: onchip_use(r.get("plan") or {}) for r in recs if (s := _stage_of(r)) is not None and s >= 1}.items())
+    points = [(s, used, limit) for s, (_, used, limit) in points if used and limit]  # num_stages 0 is no pipeline: not on the line
+    if len(points) >= 2:
+        (s1, u1, limit), (s2, u2, _) = points[0], points[-1]
+        per_stage = (u2 - u1) / (s2 - s1)
+        if per_stage > 0:
+            return int((limit - (u1 - per_stage * s1)) // per_stage)
+        return None
     for rec in recs:
+        stages = _stage_of(rec)
+        bufs = pipelined_buffers(rec.get("plan") or {})
+        if stages and stages > 1 and bufs and all(b.get("versions") == 1 for b in bufs):
+            continue  # one version at several stages: the kernel stages its own buffers, the plan cannot tell
         plan = rec.get("plan") or {}
         scope, used, limit = onchip_use(plan)
         bufs = pipelined_buffers(plan)

@@ -17,24 +17,28 @@ import argparse
 import json
 from typing import Any
 
-EXIT_OK, EXIT_PARTIAL = 0, 1
+from tlbench.harness.commands.common import EXIT_OK, EXIT_REGRESSION as EXIT_PARTIAL, add_allow_partial, add_force, add_output, exit_codes, parser_args
 
 
 def register(sub: Any) -> None:
-    merge = sub.add_parser("merge", help="merge the shards of a --tlbench-shard run into one results file",
-                           description="Exit 0: all shards merged; 1: written but partial (shards missing); "
-                                       "2: unusable input or shards of different runs (nothing written).")
+    merge = sub.add_parser("merge", **parser_args(
+        "merge the shards of a --tlbench-shard run into one results file", "Put the shards of one sharded run back together.",
+        exit_codes("all shards merged", "written but partial (shards missing; --allow-partial makes that 0)",
+                   "unusable input, shards of different runs, or an output that would destroy a file (nothing written)")))
     merge.add_argument("files", nargs="+", metavar="SHARD.json")
-    merge.add_argument("-o", "--output", required=True, metavar="RUN.json", help="the merged results file")
-    merge.add_argument("--allow-partial", action="store_true", help="exit 0 when shards are missing (the file still says partial)")
+    add_output(merge, "RUN.json", "the merged results file", required=True)
+    add_allow_partial(merge, "exit 0 when shards are missing (the file still says partial)")
+    add_force(merge, "RUN.json")
     merge.set_defaults(handler=run_merge)
 
 
 def run_merge(args: argparse.Namespace) -> int:
+    from tlbench.harness.commands.outputs import guard
     from tlbench.harness.results.journal import atomic_write_text
     from tlbench.harness.results.shard_merge import merge_shards
     from tlbench.harness.results.store import load_results, parse_results
 
+    guard([args.output], args.files, args.force)
     merged = merge_shards([load_results(f) for f in args.files])
     results = parse_results(merged.document, args.output)  # never write a file the readers would refuse
     atomic_write_text(args.output, json.dumps(merged.document, indent=1, default=str) + "\n")
