@@ -14,6 +14,7 @@ without ``--force``.
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from tlbench.harness.commands import gate_options
@@ -102,7 +103,10 @@ def _compare_backends(args: argparse.Namespace) -> int:
     if args.markdown:
         write_text(args.markdown, report.across_markdown(across))
     if args.png:
-        print(f"wrote {report.plot_across(across, args.png)}")
+        try:
+            print(f"wrote {report.plot_across(across, args.png)}", file=sys.stderr if args.json else sys.stdout)
+        except ValueError as exc:
+            raise UsageProblem(str(exc)) from None
     return EXIT_OK
 
 

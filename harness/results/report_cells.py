@@ -226,7 +226,7 @@ def plan_line(cmp: RunComparison) -> str:
 def across_rows(ab: AcrossBackends) -> tuple[list[str], list[list[str]]]:
     header = ["problem", "tile", "loop"]
     for s in ab.backends:
-        header += [f"{s.backend}: {s.metric.name}", f"{s.backend}: speedup vs own s1"]
+        header += [f"{s.backend}: {s.metric.name}", f"{s.backend}: x vs own s1"]
     rows = []
     for row in ab.rows:
         cells = [row.problem, row.tile, row.loop_id]

@@ -9,6 +9,8 @@ share an axis.  A backend's colour and label come from its traits.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from tlbench.harness.core.family import FamilyCatalog, StagePoint
 from collections import defaultdict
 from pathlib import Path
@@ -75,7 +77,16 @@ def _draw_tile_series(ax, series: list[tuple[float, float]], color: str, style: 
 
 
 def plot_across(ab: AcrossBackends, path: str | Path, traits_of: Callable[[str], Any] | None = None) -> Path:
+    """Each backend's speedup over its own 1-stage point; backends with no speedup (compile times,
+    the CPU cost of a build) are named in the title and not drawn.  ``ValueError`` when no
+    backend has one (nothing to plot)."""
     traits_of = traits_of or TraitsCatalog.from_entry_points().get
+    drawn = [s for s in ab.backends if any(p.speedup for p in s.points)]
+    if not drawn:
+        raise ValueError("--png: no backend in these files has a kernel metric to plot (device time or modeled cycles); "
+                         "compile times are shown in the table only")
+    ab = replace(ab, backends=tuple(drawn), notes=ab.notes + tuple(
+        f"{s.backend}: {s.metric.name} only, not drawn" for s in ab.backends if s not in drawn))
     problems = sorted({p.problem for s in ab.backends for p in s.points})
     fig = _figure(9.5, 4.6 * len(problems) + 0.6)
     axes = fig.subplots(len(problems), 1, squeeze=False)[:, 0]
@@ -107,7 +118,8 @@ def plot_across(ab: AcrossBackends, path: str | Path, traits_of: Callable[[str],
         f" on {s.testbed.accelerator or 'no accelerator'}"
         for s in ab.backends
     )
-    fig.suptitle(f"{measured}\nstar = each backend's best config; hollow markers = manual / T.serial loops", fontsize=9)
+    left = "".join(f"\n{n}" for n in ab.notes if n.endswith("not drawn"))
+    fig.suptitle(f"{measured}{left}\nstar = each backend's best config; hollow markers = manual / T.serial loops", fontsize=9)
     return _save(fig, path)
 
 
