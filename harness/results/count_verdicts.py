@@ -32,6 +32,7 @@ import statistics
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
+from tlbench.harness.results import shift_cause
 from tlbench.harness.results.comparison import ItemComparison, ItemKey
 from tlbench.harness.results.judgement import Judgement, Thresholds, Verdict
 from tlbench.harness.results.pairing import Paired, problem_of
@@ -163,7 +164,8 @@ def compare_counts(paired: Paired, thresholds: Thresholds | None = None) -> Coun
                 key=key, problem=problem_of(rec), verdict=judgement.verdict, gates=True, decided_by=INSTRUCTIONS,
                 time=judgement, min_effect=COUNT_MIN_EFFECT, detail=f"counter: {counter_of(rec)}", rule=rule,
                 metric=INSTRUCTIONS))
-        shift = count_shift(backend, list(logs.values()), max(floor, COUNT_FLOOR))
+        shift = shift_cause.named(count_shift(backend, list(logs.values()), max(floor, COUNT_FLOOR)),
+                                  [(paired.base[k], paired.new[k]) for k in keys])
         if shift is not None:
             shifts.append(shift)
     return CountVerdicts(tuple(items), tuple(shifts), tuple(notes))
