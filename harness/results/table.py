@@ -8,7 +8,8 @@ median, rate (TFLOP/s, or GB/s for a memory-bound kernel), % of peak (or % of ba
 vendor ratio (above 1x the kernel is faster than the vendor item of its GPU) and the plan (the
 backend's own one-line summary; modeled numbers labelled as a model); the status (ok with how
 it was measured, DRIFT / CAPPED, FAILED and why, skipped and why) is the row's note.
-Groups come in (kind, backend, problem) order; a group's rows: timed by config, then failed,
+Groups come in (kind, backend, problem) order; a group's rows: the vendor item, then the timed
+kernels by config (numbers as numbers: a tile's s0..s4, manual, serial together), then failed,
 then skipped.  ``run_table_text(facts, width)`` is the same as plain lines.
 """
 
@@ -17,7 +18,7 @@ from __future__ import annotations
 from typing import Iterable, Sequence
 
 from tlbench.harness.results.run_facts import ItemFacts
-from tlbench.harness.results.text_table import Column, Group, Line, TextRow, plain, render
+from tlbench.harness.results.text_table import Column, Group, Line, TextRow, natural_key, plain, render
 
 COLUMNS = (Column("config"), Column("stages", right=True), Column("median", right=True), Column("rate", right=True),
            Column("of peak/BW", right=True), Column("x vendor", right=True), Column("plan"))
@@ -68,7 +69,7 @@ def groups_of(facts: Iterable[ItemFacts]) -> list[Group]:
         by.setdefault((f.kind, f.backend, f.problem_id, f.suite), []).append(f)
     out = []
     for (kind, backend, problem, suite), items in sorted(by.items()):
-        items.sort(key=lambda f: (STATUS_ORDER.get(f.status, 3), not f.vendor, f.num_stages or 0, f.config_id))
+        items.sort(key=lambda f: (STATUS_ORDER.get(f.status, 3), not f.vendor, natural_key(f.config_id)))
         out.append(Group(f"{kind} {backend} | {problem or '(no problem id)'} [{suite}] ({len(items)} items)",
                          tuple(_row(f) for f in items)))
     return out

@@ -12,13 +12,14 @@ returns ``(text, style)`` lines:
   never folded: ids and reasons stay greppable);
 - column widths are shared by every group, so the numbers line up down the whole table;
 - ``style`` is the row's (a rich style from harness/results/verdict_words.py, or None).
-``split_id(case_id, problem)`` gives ``(problem, config)`` of a case id
+``natural_key(text)`` sorts ids with their numbers as numbers.  ``split_id(case_id, problem)`` gives ``(problem, config)`` of a case id
 ``<problem_id>[-<label>]-<config_id>``: the config is what follows the problem id; an id that
 does not start with its problem id is kept whole as the config.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -47,6 +48,11 @@ class Group:
 
 
 Line = tuple[str, "str | None"]
+
+
+def natural_key(text: str) -> tuple:
+    """Sort key with numbers as numbers: bm64 before bm128, s2 before s10."""
+    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", text))
 
 
 def split_id(case_id: str, problem: str | None) -> tuple[str, str]:
