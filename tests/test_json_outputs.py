@@ -94,3 +94,14 @@ def test_history_show_json_gives_each_case_its_own_last_runs(capsys, tmp_path):
     runs_of = {s["case_id"]: {p["run_id"] for p in s["points"]} for s in doc["series"]}
     assert len(set(map(frozenset, runs_of.values()))) == 2  # each case its own run, not the history's last runs
     assert all(len(s["points"]) == s["runs"] for s in doc["series"])
+
+
+def test_compare_history_json_is_json_and_validates(capsys, tmp_path):
+    db = tmp_path / "h.sqlite"
+    sleepy = ROOT / "tests" / "fixtures" / "compare"
+    assert main(["history", "add", str(sleepy / "sleepy-base.json"), str(sleepy / "sleepy-aa.json"), "--history", str(db)]) == 0
+    capsys.readouterr()
+    code = main(["compare", "--history", str(db), str(sleepy / "sleepy-slow10.json"), "--json"])
+    doc = _valid(json.loads(capsys.readouterr().out), "compare-output.schema.json")
+    assert code == doc["exit_code"] == 1 and doc["base"]["path"] == str(db) and doc["base"]["history"]["statistic"] == "best"
+    assert doc["references"] and any(i["verdict"] == "SLOWER" for i in doc["items"])

@@ -130,7 +130,7 @@ def _compare_history(args: argparse.Namespace) -> int:
         conn.close()
     code = EXIT_REGRESSION if result.comparison.has_regression else EXIT_OK
     if args.json:
-        document = compare_json(result.comparison, code, [None, new])
+        document = compare_json(result.comparison, code, [new, new])  # its base is the history: replaced below
         print_json({**document, **history_compare_extra(result, args.statistic, args.last, str(args.history))})
     else:
         report.print_comparison(result.comparison, console(), width(), [])
