@@ -48,7 +48,7 @@ def pct_text(point: Point) -> str:
     roof, rate = rec.get("roofline") or {}, rec.get("throughput") or {}
     gbps, bandwidth = rate.get("gbps_compulsory"), roof.get("bandwidth_tbps")
     if roof.get("bound") == "memory" and isinstance(gbps, (int, float)) and isinstance(bandwidth, (int, float)) and bandwidth > 0:
-        return f"{gbps:,.0f} GB/s = {gbps / (bandwidth * 10):.1f}% of bandwidth"  # memory-bound: bytes, not FLOPs
+        return f"{gbps / (bandwidth * 10):.1f}% of bandwidth ({gbps:,.0f} GB/s)"  # memory-bound: bytes, not FLOPs
     if point.pct_of_peak is not None:
         return f"{point.pct_of_peak:.1f}%"
     return "peak unknown" if roof.get("status") == "peak unknown" else "not recorded"
