@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable
 from tlbench.harness.core.backend_traits import TraitsCatalog
 from tlbench.harness.results.compare_backends import AcrossBackends
 from tlbench.harness.results.comparison import ItemComparison, RunComparison
-from tlbench.harness.results.judgement import TIME, Verdict
+from tlbench.harness.results.judgement import TIME
 from tlbench.harness.results.pairing import problem_of
 from tlbench.harness.results.store import Results
 from tlbench.harness.results.report_cells import sorted_items
