@@ -105,3 +105,13 @@ def test_compare_history_json_is_json_and_validates(capsys, tmp_path):
     doc = _valid(json.loads(capsys.readouterr().out), "compare-output.schema.json")
     assert code == doc["exit_code"] == 1 and doc["base"]["path"] == str(db) and doc["base"]["history"]["statistic"] == "best"
     assert doc["references"] and any(i["verdict"] == "SLOWER" for i in doc["items"])
+
+
+def test_a_kernel_that_stages_its_own_buffers_gets_its_budget_from_the_bytes_per_stage(capsys):
+    """gemm_ws versions nothing (1/1/1 at every depth): its shared tiles carry a stage dimension.
+    160 KiB at num_stages 4 and 224 KiB at 6 of 227 KiB: 32 KiB a stage, so 6 fit and 7 do not."""
+    doc = _json(capsys, "report", GEMM_WS, "--stages", "--json")
+    (group,) = [g for g in doc["groups"] if g["problem"].startswith("M1024") and len(g["variants"]) == 2
+                and g["tile"] == "block_M128 block_N128 block_K64 consumers2 deferred1 group_m8 staged1"]
+    assert [v["onchip_bytes"] for v in group["variants"]] == [160 * 1024, 224 * 1024]
+    assert group["verdict"]["budget_max_stages"] == 6

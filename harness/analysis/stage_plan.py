@@ -103,11 +103,21 @@ def _stage_of(rec: dict[str, Any]) -> int | None:
 
 
 def budget_max_stages(recs: list[dict[str, Any]]) -> int | None:
-    """Deepest num_stages whose buffers fit the limit of their scope.  With two depths on
-    record, from the on-chip bytes the plans report (linear in num_stages: what one more stage
-    costs, whoever allocates it - the compiler's versions or a kernel's own stage dimension);
-    with one, from the per-version bytes of its compiler-pipelined buffers (only where the
-    compiler versioned them: versions that do not follow num_stages say nothing)."""
+    """Deepest num_stages whose buffers fit the limit of their scope.  Where the compiler versions
+    the pipelined buffers (versions above 1 on record), from the per-version bytes of one plan;
+    where it does not (one version at every depth: the kernel stages its own buffers, e.g. a
+    stage dimension of its shared tiles), from the on-chip bytes two depths report - linear in
+    num_stages, what one more stage costs; None when neither can be read."""
+    for rec in recs:
+        plan = rec.get("plan") or {}
+        scope, used, limit = onchip_use(plan)
+        bufs = pipelined_buffers(plan)
+        if not (used and limit and bufs) or any(not b.get("versions") for b in bufs) or max(b["versions"] for b in bufs) < 2:
+            continue
+        per_stage = sum(b["bytes"] / b["versions"] for b in bufs if b.get("scope") == scope)
+        fixed = used - sum(b["bytes"] for b in bufs if b.get("scope") == scope)
+        if per_stage > 0:
+            return int((limit - fixed) // per_stage)
     points = sorted({s: onchip_use(r.get("plan") or {}) for r in recs if (s := _stage_of(r)) is not None and s >= 1}.items())
     points = [(s, used, limit) for s, (_, used, limit) in points if used and limit]  # num_stages 0 is no pipeline: not on the line
     if len(points) >= 2:
@@ -115,21 +125,6 @@ def budget_max_stages(recs: list[dict[str, Any]]) -> int | None:
         per_stage = (u2 - u1) / (s2 - s1)
         if per_stage > 0:
             return int((limit - (u1 - per_stage * s1)) // per_stage)
-        return None
-    for rec in recs:
-        stages = _stage_of(rec)
-        bufs = pipelined_buffers(rec.get("plan") or {})
-        if stages and stages > 1 and bufs and all(b.get("versions") == 1 for b in bufs):
-            continue  # one version at several stages: the kernel stages its own buffers, the plan cannot tell
-        plan = rec.get("plan") or {}
-        scope, used, limit = onchip_use(plan)
-        bufs = pipelined_buffers(plan)
-        if not (used and limit and bufs) or any(not b.get("versions") for b in bufs):
-            continue
-        per_stage = sum(b["bytes"] / b["versions"] for b in bufs if b.get("scope") == scope)
-        fixed = used - sum(b["bytes"] for b in bufs if b.get("scope") == scope)
-        if per_stage > 0:
-            return int((limit - fixed) // per_stage)
     return None
 
 
