@@ -149,7 +149,7 @@ COMMANDS = {
     "recover-over-a-complete-file": (["recover", "run.journal.jsonl", "-o", "base.json"], 2, "results"),
     "history-show-on-an-empty-file": (["history", "show", "--history", "empty.db"], 2, "empty file"),
     "history-show-on-another-programs-sqlite": (["history", "show", "--history", "other.db"], 2, "not a tlbench history"),
-    "dashboard-on-another-programs-sqlite": (["dashboard", "other.db", "--out", "site"], 2, "not a tlbench history"),
+    "dashboard-on-another-programs-sqlite": (["dashboard", "--history", "other.db", "--out-dir", "site"], 2, "not a tlbench history"),
     "compare-history-on-an-empty-file": (["compare", "new.json", "--history", "empty.db"], 2, "empty file"),
     "history-add-to-a-non-database": (["history", "add", "new.json", "--history", "notadb.db"], 2, "notadb.db"),
     "nightly-unbalanced-quote": (["nightly", "base.json", "--pytest-args", '"x'], 2, "No closing quotation"),
@@ -185,13 +185,14 @@ def test_a_file_over_the_size_limit_is_refused_before_it_is_read(tmp_path):
 def test_an_internal_error_exits_3_naming_the_traceback_file(tmp_path, monkeypatch, capsys):
     """A bug of tlbench (here: compare itself raising) is exit 3, never 1 (regression) or 2."""
     from tlbench.harness import cli
+    from tlbench.harness.results import compare
 
     files = _files(tmp_path)
 
     def broken(*args, **kwargs):
         raise ZeroDivisionError("deliberately broken compare (test)")
 
-    monkeypatch.setattr(cli, "compare_runs", broken)
+    monkeypatch.setattr(compare, "compare_runs", broken)
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     import tempfile
 

@@ -219,7 +219,9 @@ def test_report_single_run(capsys, tmp_path, path):
     code, out, err = _run(capsys, "report", path, "--markdown", md, "--png", png)
     assert code == 0, err
     assert "14 timed" in out or "15 timed" in out
-    assert "gemm-1024x1024x1024-f16-bm128-bn256-bk64-t256-auto-s3" in out
+    # the id is split: its problem heads a group, its config is the row (greppable either way)
+    assert "gemm-1024x1024x1024-f16" in out and "\n  bm128-bn256-bk64-t256-auto-s3 " in out
+    assert "| gemm-1024x1024x1024-f16 | bm128-bn256-bk64-t256-auto-s3 |" in md.read_text()  # markdown: problem and config columns
     assert md.read_text().startswith("### tlbench report")
     assert png.read_bytes().startswith(PNG_MAGIC)
 
@@ -229,7 +231,7 @@ def test_report_stages_delegates_to_stage_report(capsys, monkeypatch, tmp_path):
 
     calls = []
     fake = types.ModuleType("tlbench.harness.analysis.stage_report")
-    fake.main = lambda path, png=None, markdown=None: calls.append((path, png, markdown)) or 3
+    fake.main = lambda path, png=None, markdown=None, as_json=False: calls.append((path, png, markdown)) or 3
     monkeypatch.setitem(sys.modules, "tlbench.harness.analysis.stage_report", fake)
     monkeypatch.delattr("tlbench.harness.analysis.stage_report", raising=False)
     code, _, _ = _run(capsys, "report", H200, "--stages", "--png", tmp_path / "s.png", "--markdown", tmp_path / "s.md")
@@ -267,19 +269,19 @@ def test_baseline_update_writes_one_file_per_backend(capsys, tmp_path):
     both["tlbench"]["backends"] = ["ascend", "nvidia"]
     run = _write(tmp_path, "both.json", both)
     baselines = tmp_path / "baselines"
-    code, out, err = _run(capsys, "baseline", "update", run, "--dir", baselines)
+    code, out, err = _run(capsys, "baseline", "update", run, "--out-dir", baselines)
     assert code == 0, err
     assert sorted(p.name for p in baselines.iterdir()) == ["ascend-cpu.json", "nvidia-h200.json"]
     assert "created" in out
     code, out, _ = _run(capsys, "compare", baselines / "nvidia-h200.json", H200)
     assert code == 0
-    code, out, _ = _run(capsys, "baseline", "update", H200, "--dir", baselines)
+    code, out, _ = _run(capsys, "baseline", "update", H200, "--out-dir", baselines)
     assert code == 0 and "replaced" in out and "nvidia-h200.json" in out
 
 
 def test_baseline_update_refuses_a_run_without_samples(capsys, tmp_path):
     doc = copy.deepcopy(json.loads(SLEEPY.read_text()))
     doc["benchmarks"] = []
-    code, _, err = _run(capsys, "baseline", "update", _write(tmp_path, "empty-run.json", doc), "--dir", tmp_path / "b")
+    code, _, err = _run(capsys, "baseline", "update", _write(tmp_path, "empty-run.json", doc), "--out-dir", tmp_path / "b")
     assert code == 2 and "has no timed items" in _one_line_error(err)
     assert not (tmp_path / "b").exists()

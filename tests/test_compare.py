@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tlbench.harness.results.compare import compare_runs
-from tlbench.harness.results.compare_backends import DEVICE_TIME, MODELED_CYCLES, compare_backends
+from tlbench.harness.results.compare_backends import COMPILE_TIME, DEVICE_TIME, MODELED_CYCLES, compare_backends
 from tlbench.harness.results.comparison import CompareError
 from tlbench.harness.results.judgement import RUN_RATIO, TIME, VENDOR_RATIO, Thresholds, Verdict, judge
 from tlbench.harness.results.store import load_results, parse_results
@@ -296,16 +296,27 @@ def test_across_backends_needs_two_backends():
         compare_backends([load_results(H200)])
 
 
-def test_across_backends_leaves_out_compile_times():
-    """Compile seconds are no kernel metric: an NVIDIA compile-only run is noted and left out."""
+def test_across_backends_shows_compile_times_apart_never_as_a_speedup():
+    """An NVIDIA compile-only run (the CPU job's) shows its build times per config, labelled as the
+    CPU cost of building: no speedup, no "best" kernel, never beside the model as one metric."""
     ascend = _load("ascend-compile-a.json")
     doc = copy.deepcopy(ascend.document)
     for bench in doc["benchmarks"]:
         bench["extra_info"]["tlbench"]["backend"] = "nvidia"
         bench["extra_info"]["tlbench"]["plan"]["schedule_model"] = None
     doc["tlbench"]["backends"] = ["nvidia"]
-    with pytest.raises(CompareError, match="compile times only"):
-        compare_backends([ascend, parse_results(doc, "nvidia-compile.json")])
+    across = compare_backends([ascend, parse_results(doc, "nvidia-compile.json")])
+    by_name = {s.backend: s for s in across.backends}
+    nvidia, model = by_name["nvidia"], by_name["ascend"]
+    assert nvidia.metric.name == COMPILE_TIME and nvidia.metric.measured and "not kernel speed" in nvidia.metric.method
+    assert nvidia.points and all(p.speedup is None and p.value > 0 for p in nvidia.points) and nvidia.best == ()
+    assert model.metric.name == MODELED_CYCLES and model.best
+
+
+def test_across_backends_reads_one_file_of_two_backends():
+    """The CPU main job's own output holds both backends: one file is enough."""
+    across = compare_backends([load_results(COMPARE / "compile-cpu2" / "b1.json")])
+    assert {s.backend for s in across.backends} == {"nvidia", "ascend"}
 
 
 def test_fixtures_are_small_and_real():

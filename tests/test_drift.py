@@ -45,3 +45,21 @@ def test_one_outlier_batch_in_the_middle_is_not_a_shift():
 def test_trend_helpers():
     assert kendall_tau([1, 2, 3, 4]) == 1.0 and kendall_tau([4, 3, 2, 1]) == -1.0
     assert theil_sen_slope([1.0, 2.0, 3.0, 4.0, 5.0, 100.0]) == 1.0  # one wild point does not move it
+
+
+def test_the_scipy_statistics_equal_their_definitions_ties_included():
+    """kendall_tau is tau-a and theil_sen_slope the median pairwise slope, as defined (pairs counted here)."""
+    import random
+    import statistics
+
+    def tau_a(v):
+        n = len(v)
+        return sum((v[j] > v[i]) - (v[j] < v[i]) for i in range(n) for j in range(i + 1, n)) / (n * (n - 1) / 2)
+
+    def slope(v):
+        return statistics.median((v[j] - v[i]) / (j - i) for i in range(len(v)) for j in range(i + 1, len(v)))
+
+    rng = random.Random(7)
+    for _ in range(200):
+        v = [rng.choice([1.0, 1.01, 1.5]) if rng.random() < 0.5 else rng.random() for _ in range(rng.randint(2, 25))]
+        assert abs(kendall_tau(v) - tau_a(v)) < 1e-12 and abs(theil_sen_slope(v) - slope(v)) < 1e-12

@@ -8,7 +8,7 @@ summary name the stage and the worker restart count.
 
 from tlbench.harness.results.error_text import failure_line, headline
 from tlbench.harness.results.summary import summary_lines
-from tlbench.harness.results.table import _row_from_record
+from tlbench.harness.results.run_facts import facts_of
 
 CUDA_FAULT = (
     "AcceleratorError: CUDA error: an illegal memory access was encountered\n"
@@ -56,8 +56,8 @@ def test_table_row_and_summary_show_stage_headline_and_restarts():
     record = _failed({"pid": 1, "restarts": 2, "restarted": True})
     want = "[run]: AcceleratorError: CUDA error: an illegal memory access was encountered (worker restarted; 2 restarts so far)"
     assert failure_line(record) == want
-    row = _row_from_record(record, lambda name: None)
-    assert row.status == f"FAILED {want}" and "TORCH_USE_CUDA_DSA" not in row.status
+    words = facts_of([record], lambda name: None)[0].words
+    assert words == f"FAILED {want}" and "TORCH_USE_CUDA_DSA" not in words
     lines = summary_lines([record])
     assert f"  FAILED device gemm-c1: {want}" in lines
     assert not any("TORCH_USE_CUDA_DSA" in line for line in lines)

@@ -13,7 +13,7 @@ STAGES = ROOT / "results" / "h200-gemm-stages" / "stages.json"
 
 
 def test_export_writes_both_custom_files_from_a_real_run(tmp_path, capsys):
-    assert main(["export", "--format", "github-action-benchmark", str(STAGES), "--out", str(tmp_path)]) == 0
+    assert main(["export", "--format", "github-action-benchmark", str(STAGES), "--out-dir", str(tmp_path)]) == 0
     assert "customBiggerIsBetter" in capsys.readouterr().out
     bigger = json.loads((tmp_path / "tflops-bigger-is-better.json").read_text())
     smaller = json.loads((tmp_path / "time-smaller-is-better.json").read_text())
@@ -32,5 +32,5 @@ def test_export_writes_both_custom_files_from_a_real_run(tmp_path, capsys):
 
 def test_export_of_a_non_results_file_is_one_line(tmp_path, capsys):
     assert main(["export", "--format", "github-action-benchmark", str(ROOT / "results" / "best_configs.json"),
-                 "--out", str(tmp_path)]) == 2
+                 "--out-dir", str(tmp_path)]) == 2
     assert "not pytest-benchmark output" in capsys.readouterr().err

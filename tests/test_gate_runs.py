@@ -3,7 +3,7 @@ plugin, pytest-benchmark and ``tlbench`` in subprocesses.
 
 - a results file left by an earlier run is moved aside when the next run starts;
 - an interrupted run (KeyboardInterrupt raised by pytest's own hook, as a Ctrl-C is) writes a
-  file marked ``tlbench.partial``; ``compare`` refuses it (exit 2) unless ``--accept-partial``,
+  file marked ``tlbench.partial``; ``compare`` refuses it (exit 2) unless ``--allow-partial``,
   and then its missing items gate (exit 1) unless ``--accept-missing``; ``--tlbench-resume``
   completes it and the completed file compares clean;
 - a run whose every item fails (a deliberately broken toy compiler, set in the suite's
@@ -80,13 +80,13 @@ def test_stale_file_moved_aside_interrupted_run_marked_refused_and_resumed(toy_d
     refused = _tlbench(toy_dir, "compare", "base.json", "run.json")
     assert refused.returncode == 2 and "PARTIAL" in refused.stderr and "--tlbench-resume" in refused.stderr
     assert len(refused.stderr.strip().splitlines()) == 1
-    judged = _tlbench(toy_dir, "compare", "base.json", "run.json", "--accept-partial", "--json")
+    judged = _tlbench(toy_dir, "compare", "base.json", "run.json", "--allow-partial", "--json")
     assert judged.returncode == 1, judged.stderr
     verdicts = json.loads(judged.stdout)
     assert verdicts["exit_code"] == 1 and "not measured" in verdicts["exit_reason"]
     assert 1 <= verdicts["counts"]["MISSING"] <= len(partial["missing"])  # the base's skipped item is not missing
     assert verdicts["new"]["partial"]["reason"] == "interrupted"
-    narrower = _tlbench(toy_dir, "compare", "base.json", "run.json", "--accept-partial", "--accept-missing")
+    narrower = _tlbench(toy_dir, "compare", "base.json", "run.json", "--allow-partial", "--accept-missing")
     assert narrower.returncode in (0, 1) and "MISSING" in narrower.stdout
 
     (toy_dir / "conftest.py").unlink()
@@ -131,8 +131,8 @@ def test_every_reader_reads_a_toy_family_file_whose_configs_hold_lists_and_objec
     for args in (["report", "a.json"], ["report", "a.json", "--stages"], ["report", "a.json", "--markdown", "a.md"],
                  ["compare", "a.json", "b.json", "--markdown", "c.md"],
                  ["history", "add", "a.json", "b.json", "--history", "h.sqlite"],
-                 ["dashboard", "h.sqlite", "--out", "site"],
-                 ["export", "--format", "github-action-benchmark", "a.json", "--out", "exported"]):
+                 ["dashboard", "--history", "h.sqlite", "--out-dir", "site"],
+                 ["export", "--format", "github-action-benchmark", "a.json", "--out-dir", "exported"]):
         done = _tlbench(toy_dir, *args)
         assert done.returncode in ((0, 1) if args[0] == "compare" else (0,)), (args, done.stdout[-1500:], done.stderr[-1500:])
         assert "Traceback" not in done.stderr, args

@@ -122,15 +122,15 @@ def test_every_reader_reads_a_file_whose_kernel_no_entry_point_names(project):
         "stages": ["report", "--stages", "a.json"],
         "compare": ["compare", "a.json", "b.json"],
         "history": ["history", "add", "--history", "h.sqlite", "a.json"],
-        "dashboard": ["dashboard", "--out", "site", "h.sqlite"],
-        "export": ["export", "--format", "github-action-benchmark", "--out", "exported", "a.json"],
+        "dashboard": ["dashboard", "--out-dir", "site", "--history", "h.sqlite"],
+        "export": ["export", "--format", "github-action-benchmark", "--out-dir", "exported", "a.json"],
     }
     outputs = {}
     for name, args in commands.items():
         done = subprocess.run([*tlbench, *args], capture_output=True, text=True, cwd=root, timeout=600)
         assert done.returncode == 0, f"tlbench {' '.join(args)}: {done.stdout[-1500:]}{done.stderr[-1500:]}"
         outputs[name] = done.stdout
-    assert "vadd-N65536-tile2048-s2" in outputs["report"]
+    assert "| vadd-N65536 [" in outputs["report"] and "\n  tile2048-s2 " in outputs["report"]  # problem heading, config row
     assert "vadd" in outputs["stages"] and "tile2048" in outputs["stages"]
     assert "8 SAME" in outputs["compare"]
     assert (root / "site" / "index.html").is_file()

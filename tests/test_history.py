@@ -139,10 +139,10 @@ def test_history_show_prints_the_trend_with_runs_as_columns(tmp_path, runs, caps
     assert main(["history", "show", "*-s3", "--last", "4", "--history", str(db)]) == 0
     out = capsys.readouterr().out.splitlines()
     header = out[0].split()
-    assert header[:4] == ["suite", "case", "tb", "kind"] and header.count("run") == 4
-    body = [line for line in out[2:] if line.startswith("stages")]
-    assert len(body) == 1 and "gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s3" in body[0]
-    assert " 20 " in body[0]  # runs
+    assert header[:5] == ["config", "-3", "-2", "-1", "last"]  # the case's own last 4 runs
+    heading = next(i for i, line in enumerate(out) if line.startswith("testbed 1 | compile | gemm-1024x1024x1024-f16 [stages]"))
+    body = [line for line in out[heading + 1:] if line.startswith("  bm128-bn128-bk32-t128-auto-s3 ")]
+    assert len(body) == 1 and " 20 " in body[0]  # runs
     assert any(line.startswith("testbed 1: ascend") for line in out)
 
 
@@ -183,8 +183,8 @@ def test_compare_history_names_the_slower_items(tmp_path, capsys, statistic):
     code = main(["compare", "--history", str(db), "--statistic", statistic, "--last", "5", _sleepy("sleepy-slow10.json")])
     out = capsys.readouterr().out
     assert code == 1
-    slower = [line for line in out.splitlines() if "SLOWER" in line and "device-sleepy-" in line]
-    assert slower, out
+    slower = [line for line in out.splitlines() if line.startswith("  SLOWER ")]  # rows of the table, under their problem
+    assert slower and any(line.startswith("SLOWER | device sleepy | ") for line in out.splitlines()), out
     assert f"{statistic} of 2 runs" in out
 
 

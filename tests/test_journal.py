@@ -120,7 +120,7 @@ def test_killed_run_is_recovered_and_resumed_measuring_only_the_missing_items(su
     assert not list(suite.glob(".out.json.*.tmp"))
 
     assert tlbench_main(["compare", str(recovered), str(out_json)]) == 2  # a partial base is refused ...
-    assert tlbench_main(["compare", "--accept-partial", str(recovered), str(out_json)]) == 0  # ... unless accepted
+    assert tlbench_main(["compare", "--allow-partial", str(recovered), str(out_json)]) == 0  # ... unless accepted
     assert "is PARTIAL" in capsys.readouterr().out
 
 

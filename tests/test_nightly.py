@@ -104,7 +104,7 @@ def test_the_next_night_without_a_baseline_is_judged_against_the_history(first_n
 def test_same_run_as_baseline_passes(first_night, capsys):
     _, work, _ = first_night
     baselines = work / "aa-baselines"
-    assert main(["baseline", "update", str(work / "out" / "ascend-cpu.json"), "--dir", str(baselines)]) == 0
+    assert main(["baseline", "update", str(work / "out" / "ascend-cpu.json"), "--out-dir", str(baselines)]) == 0
     assert "created" in capsys.readouterr().out
     (gate,) = gate_against_baselines({"ascend": work / "out" / "ascend-cpu.json"}, baselines, Thresholds())
     assert gate.comparison is not None and not gate.comparison.has_regression
@@ -199,7 +199,7 @@ def test_a_flag_the_remeasurement_does_not_reproduce_does_not_gate(tmp_path, mon
     baselines = tmp_path / "baselines"
     first = run_nightly(_sleepy_night(tmp_path, suites, "night1", baselines))
     assert first.exit_code == 0 and "no baseline" in first.markdown
-    assert main(["baseline", "update", str(tmp_path / "night1" / "sleepy-host-cpu-time-sleep.json"), "--dir", str(baselines)]) == 0
+    assert main(["baseline", "update", str(tmp_path / "night1" / "sleepy-host-cpu-time-sleep.json"), "--out-dir", str(baselines)]) == 0
 
     once = tmp_path / "slow-once"
     once.touch()

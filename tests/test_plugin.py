@@ -127,7 +127,7 @@ def test_failures_carry_the_compiler_words_and_the_rest_still_runs(suite):
     result.stdout.fnmatch_lines(["*[[]check[]]: wrong result: 3 of 10 elements differ*"])
     result.stdout.fnmatch_lines(["*= tlbench summary*", "fake · gemm-1024x1024x1024-f16", "*flags: 3 failed*"])
     verbose = _run(suite, "--tlbench-backend=fake", "-v")
-    verbose.stdout.fnmatch_lines(["*= tlbench: every item =*", "*kind*backend*case*median*", "*FAILED [[]compile[]]: FakeCompilerError*"])
+    verbose.stdout.fnmatch_lines(["*= tlbench: every item =*", "*config*stages*median*rate*x vendor*plan*", "*FAILED [[]compile[]]: FakeCompilerError*"])
 
 
 def test_device_items_skip_with_the_backends_reason(suite):

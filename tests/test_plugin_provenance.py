@@ -137,7 +137,7 @@ def test_a_bad_profile_file_is_a_usage_error_that_says_what_to_do(suite, content
         path.write_text(content)
     result = suite.runpytest("-p", "no:cacheprovider", "--tlbench-backend=fake", "--tlbench-profile=cal.json")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines([f"*--tlbench-profile cal.json: {words}*tlbench calibrate --backend NAME --out FILE.json*"])
+    result.stderr.fnmatch_lines([f"*--tlbench-profile cal.json: {words}*tlbench calibrate --backend NAME -o FILE.json*"])
 
 
 def test_a_calibrated_profile_without_the_dtypes_peak_still_gives_the_copy_bandwidth():

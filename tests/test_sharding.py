@@ -163,8 +163,9 @@ def test_the_merged_file_is_read_by_every_tlbench_command_and_pytest_benchmark(s
     out = subprocess.run([*bench_cli, "compare", merged, str(suite.path / "whole.json")], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     assert "device-fake-gemm-2048x2048x2048-f16-vendor" in out.stdout
-    for argv in (["report", merged], ["compare", merged, merged], ["baseline", "update", merged, "--dir", str(tmp_path / "base")],
-                 ["export", merged, "--format", "github-action-benchmark", "--out", str(tmp_path / "export")]):
+    for argv in (["report", merged], ["compare", merged, merged], ["baseline", "update", merged, "--out-dir", str(tmp_path / "base")],
+                 ["export", merged, "--format", "github-action-benchmark", "--out-dir", str(tmp_path / "export"),
+                  "--allow-partial"]):  # the run holds failed items: export says so, and exports what it holds when allowed
         rc, said, err = _tlbench(suite.path, *argv)
         assert rc == 0, f"{argv}: {said[-1000:]} {err[-1000:]}"
     assert load_results(tmp_path / "base" / "fake-fakeaccelerator-1-0.json").records
@@ -207,7 +208,7 @@ def test_a_missing_shard_is_named_and_the_result_marked_partial(shards):
     assert _tlbench(suite.path, "merge", "s1.json", "s3.json", "-o", out, "--allow-partial")[0] == 0
     rc, _, error = _tlbench(suite.path, "compare", "whole.json", out)
     assert rc == 2 and "PARTIAL" in error  # the gate refuses a partial run unless told
-    rc, said, _ = _tlbench(suite.path, "compare", "whole.json", out, "--accept-partial")
+    rc, said, _ = _tlbench(suite.path, "compare", "whole.json", out, "--allow-partial")
     assert rc == 1 and "is PARTIAL: shard 2/3 of 3 not merged" in said  # told: its missing items still gate
 
 
@@ -284,7 +285,7 @@ def test_without_the_option_nothing_changes(suite):
 
 def test_the_nightly_gate_takes_the_merged_run_and_fails_closed_on_a_partial_one(shards):
     suite, _ = shards
-    assert _tlbench(suite.path, "baseline", "update", "whole.json", "--dir", "base")[0] == 0
+    assert _tlbench(suite.path, "baseline", "update", "whole.json", "--out-dir", "base")[0] == 0
     assert _tlbench(suite.path, "merge", "s1.json", "s2.json", "s3.json", "-o", "run.json")[0] == 0
     rc, said, err = _tlbench(suite.path, "nightly", "--from-results", "run.json", "--baseline-dir", "base", "--out-dir", "night")
     assert rc == 0, said[-2000:] + err[-2000:]

@@ -71,7 +71,8 @@ def test_h200_report_has_every_variant_of_both_tiles(h200):
         assert group.backend == "nvidia" and group.basis == "device"
         assert [r.label for r in group.rows] == ["0", "1", "2", "3", "4", "manual", "serial"]
         assert all(r.measured_s and r.modeled_cycles is None for r in group.rows)  # never mixed
-    assert any("vendor" in item for item in h200.ignored)
+    assert h200.vendors >= 1 and not h200.ignored  # the vendor item is each group's reference, not a left-out item
+    assert all(g.vendor_s and g.vendor_case.endswith("vendor") for g in h200.groups)
 
 
 def test_h200_predicted_vs_measured_per_stage(h200):
@@ -259,7 +260,7 @@ def _vendor_only(doc):
         (None, "no such file"),
         ("not json {", "not valid JSON"),
         (json.dumps({"hello": 1}), "not pytest-benchmark output"),
-        ("VENDOR_ONLY", "no stage-sweep records"),
+        ("VENDOR_ONLY", "no item of this file sweeps num_stages"),
     ],
 )
 def test_unusable_input_exits_2_with_one_line(tmp_path, capsys, h200_doc, content, message):

@@ -3,7 +3,7 @@ Ascend's plan cell labels modeled cycles by what they cover."""
 
 from tlbench.backends.ascend.traits import TRAITS as ASCEND
 from tlbench.backends.nvidia.traits import NvidiaTraits
-from tlbench.harness.results.table import _row_from_record
+from tlbench.harness.results.run_facts import facts_of
 
 
 def _device(status):
@@ -14,9 +14,10 @@ def _device(status):
 
 def test_device_status_column_shows_drift_and_caps():
     traits = lambda name: NvidiaTraits()  # noqa: E731
-    assert _row_from_record(_device("clean"), traits).status == "ok (cupti-kernel-timestamps, n=60, median-ci)"
-    assert _row_from_record(_device("DRIFT"), traits).status.startswith("DRIFT (")
-    assert _row_from_record(_device("CAPPED"), traits).status.startswith("CAPPED (")
+    words = lambda status: facts_of([_device(status)], traits)[0].words  # noqa: E731
+    assert words("clean") == "ok (cupti-kernel-timestamps, n=60, median-ci)"
+    assert words("DRIFT").startswith("DRIFT (")
+    assert words("CAPPED").startswith("CAPPED (")
 
 
 def test_ascend_cycles_are_labelled_by_scope():

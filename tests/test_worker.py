@@ -137,7 +137,11 @@ def test_summary_shows_the_faults_and_restarts(runs):
     assert re.search(r"FAILED \[check\]: RuntimeError: FakeCheckCrash", out)
     # a multi-line fault shows its informative first line (type and words), not the last advice line
     headline = "FAILED [run]: RuntimeError: FakeIllegalAddress: an illegal memory access was encountered (test-only injection)"
-    table = [line for line in out.splitlines() if _case(72, 32) in line and "FAILED [run]" in line]
+    # the -v table: the item's row (its config under the problem heading), its status on the row or the next line
+    lines = out.splitlines()
+    config = _case(72, 32).removeprefix("gemm-1024x1024x1024-f16-")
+    rows = [i for i, line in enumerate(lines) if line.startswith(f"  {config} ")]
+    table = [line for i in rows for line in lines[i:i + 2] if "FAILED [run]" in line]
     assert table and all(headline in line and "FAKE_USE_DSA" not in line for line in table), table
     assert re.search(re.escape(f"FAILED device {_case(72, 32)}: [run]: RuntimeError: FakeIllegalAddress") + r".*restarts so far", out)
     doc = json.loads((path / "faulty.json").read_text())  # the record keeps the whole text

@@ -16,6 +16,7 @@ from tlbench.harness.analysis import timeline_fit
 from tlbench.harness.analysis import timeline_model as models
 from tlbench.harness.analysis.stage_plan import k_loop, relative_error_of
 from tlbench.harness.analysis.stage_types import LoopLatencies, TileGroup
+from tlbench.harness.results.table import format_seconds
 
 
 def with_model(group: TileGroup, recs: list[dict[str, Any]], load_pipes: frozenset[str]) -> TileGroup:
@@ -29,12 +30,18 @@ def with_model(group: TileGroup, recs: list[dict[str, Any]], load_pipes: frozens
 
 def _with_fit(group: TileGroup) -> TileGroup:
     times = {r.num_stages: r.measured_s for r in group.rows if r.loop_form == "auto" and (r.num_stages or 0) >= 1}
+    usable = {s: t for s, t in sorted(times.items()) if s is not None and t}
+    if len(usable) < 2:
+        have = ", ".join(f"num_stages={s}: {format_seconds(t)}" for s, t in usable.items()) or "none"
+        return replace(group, model_note=f"no pipeline model: it is fitted to the device times of 2 or more num_stages >= 1, "
+                                         f"and this tile has {len(usable)} ({have})")
     if group.iterations is None:
-        return replace(group, model_note="K / block_K unknown: cannot size the model")
+        return replace(group, model_note="no pipeline model: the number of K steps per block is not known for this kernel "
+                                         "(its family does not say how many times the pipelined loop runs)")
     try:
         fit = timeline_fit.fit_latency_ratio(times, group.iterations)
-    except ValueError as exc:
-        return replace(group, model_note=f"no model fit: {exc}")
+    except ValueError as exc:  # a range the search cannot cover: say so in words, never a raw repr
+        return replace(group, model_note=f"no pipeline model: the copy -> compute timeline cannot be fitted to these times ({exc})")
     without_1 = None
     if sum(1 for s, t in times.items() if s >= 2 and t) >= 2:
         without_1 = timeline_fit.fit_latency_ratio({s: t for s, t in times.items() if s >= 2}, group.iterations)

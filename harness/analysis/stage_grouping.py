@@ -5,8 +5,12 @@ pytest-benchmark document (parsed JSON) holding tlbench records of a stage sweep
 pure data: one ``TileGroup`` per (backend, kernel, problem, tile), each with one ``StageLine``
 per ``T.Pipelined`` variant (``auto`` num_stages ascending, then ``manual``, ``serial``; failed
 and skipped items appear with their reason), the pipeline model beside the numbers
-(stage_fit) and a ``StageVerdict`` (stage_verdict).  It raises ``StageReportError`` (one line
-saying what to do) when the document holds no stage-sweep records.  A backend's traits
+(stage_fit), the problem's vendor item (its device median, the same GPU or shard first: how far
+the best variant is from the vendor) and a ``StageVerdict`` (stage_verdict).  Records of any
+family whose config has a num_stages (or loop form) axis form groups, a user's kernel_sweep
+too; vendor items are the groups' reference, never groups; kernels whose config has no such
+axis are listed as left out, saying so.  It raises ``StageReportError`` (one line saying what
+to do) when the document holds no record that sweeps num_stages.  A backend's traits
 (``traits_of``) give its testbed fields and the pipes whose copies load operands.
 """
 
@@ -20,6 +24,7 @@ from dataclasses import replace
 from typing import Any, Callable, Mapping
 from tlbench.harness.core.backend_traits import TraitsCatalog
 from tlbench.harness.core.record import EXTRA_KEY, records_of
+from tlbench.harness.core.shard import placement
 from tlbench.harness.results.store import testbed_of
 from tlbench.harness.analysis.stage_fit import with_model
 from tlbench.harness.analysis.stage_plan import item_status, k_loop, k_steps_per_block, onchip_use, path_label, pipelined_buffers, problem_sort, ratio_of
@@ -35,15 +40,34 @@ def build_stage_report(bench_json: Mapping[str, Any], traits_of: Callable[[str],
         raise StageReportError("not pytest-benchmark output (no 'benchmarks' list); pass the file written by --benchmark-json")
     catalog = FamilyCatalog.from_entry_points()
     items = _stage_items(bench_json, catalog)
-    ignored = [f"{name}: no tile config (vendor library item)" for name in items.pop(None, [])]
+    vendors = items.pop(VENDOR, [])
+    ignored = [f"{name}: its config has no num_stages axis" for name in items.pop(None, [])]
     if not items:
         raise StageReportError(
-            "no stage-sweep records (tlbench items with a tile config and a loop form); "
-            "run suites/test_stages.py with --benchmark-json"
+            "no item of this file sweeps num_stages (no kernel config with a num_stages or loop form axis); "
+            "sweep num_stages in the suite (e.g. num_stages=[1, 2, 3, 4] in a kernel_sweep, or suites/test_stages.py) "
+            "and pass its --benchmark-json"
         )
-    groups = [_build_group(bench_json, key, recs, traits_of(key[0]), catalog) for key, recs in items.items()]
+    by_problem: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for rec in vendors:
+        if rec.get("kind") == "device" and rec.get("status", "ok") == "ok" and (rec.get("summary") or {}).get("median"):
+            by_problem.setdefault(_vendor_key(rec), []).append(rec)
+    groups = [_build_group(bench_json, key, recs, traits_of(key[0]), catalog, by_problem) for key, recs in items.items()]
     groups.sort(key=lambda g: (g.backend, g.kernel, problem_sort(g.problem), g.tile))
-    return StageReport(groups=tuple(groups), ignored=tuple(ignored))
+    return StageReport(groups=tuple(groups), ignored=tuple(ignored), vendors=len(vendors))
+
+
+VENDOR = "vendor"  # the _stage_items key of vendor library items (no kernel config)
+
+
+def _vendor_key(rec: Mapping[str, Any]) -> tuple[str, str]:
+    return str(rec.get("backend", "?")), json.dumps(rec.get("problem") or {}, sort_keys=True, default=str)
+
+
+def _vendor_of(first: Mapping[str, Any], by_problem: Mapping[tuple[str, str], list[dict[str, Any]]]) -> dict[str, Any] | None:
+    found = by_problem.get(_vendor_key(first)) or []
+    same = [v for v in found if placement(v) == placement(first)] or found
+    return min(same, key=lambda v: v["summary"]["median"]) if same else None
 
 
 def _with_loop_form(rec: dict[str, Any], catalog: FamilyCatalog) -> dict[str, Any]:
@@ -71,6 +95,9 @@ def _stage_items(doc: Mapping[str, Any], catalog: FamilyCatalog) -> dict[Any, li
     groups: dict[Any, list] = {}
     for rec in (_with_loop_form(r, catalog) for r in everything):
         config = rec.get("config")
+        if config is None and isinstance(rec, Mapping) and rec.get("problem") is not None:
+            groups.setdefault(VENDOR, []).append(rec)  # a vendor library item: the reference of its problem's tiles
+            continue
         if not isinstance(config, Mapping) or "loop_form" not in config:
             groups.setdefault(None, []).append(rec.get("case_id") or rec.get("name") or "?")
             continue
@@ -83,7 +110,7 @@ def _stage_items(doc: Mapping[str, Any], catalog: FamilyCatalog) -> dict[Any, li
 
 
 def _build_group(doc: Mapping[str, Any], key: tuple, recs: list[dict[str, Any]], traits: Any,
-                 catalog: FamilyCatalog) -> TileGroup:
+                 catalog: FamilyCatalog, vendors: Mapping[tuple[str, str], list[dict[str, Any]]]) -> TileGroup:
     backend, kernel, label, _, _ = key
     chosen = _one_record_per_variant(recs)
     first = chosen[0]
@@ -106,6 +133,9 @@ def _build_group(doc: Mapping[str, Any], key: tuple, recs: list[dict[str, Any]],
         rows=tuple(rows),
         scheduled=any((r.get("plan") or {}).get("schedule_model") for r in chosen),
     )
+    vendor = _vendor_of(first, vendors)
+    if vendor is not None:
+        group = replace(group, vendor_s=float(vendor["summary"]["median"]), vendor_case=vendor.get("case_id"))
     group = with_model(group, chosen, traits.load_pipes)
     return replace(group, verdict=group_verdict(group, chosen))
 

@@ -97,19 +97,34 @@ def max_versions(versions: str) -> int:
     return max((int(v) for v in versions.split("/") if v.isdigit()), default=0)
 
 
+def _stage_of(rec: dict[str, Any]) -> int | None:
+    stages = (rec.get("config") or {}).get("num_stages")
+    return stages if isinstance(stages, int) and not isinstance(stages, bool) else None
+
+
 def budget_max_stages(recs: list[dict[str, Any]]) -> int | None:
-    """Deepest num_stages whose pipelined buffers fit the limit of their scope, from the
-    per-version bytes of an auto record's plan."""
+    """Deepest num_stages whose buffers fit the limit of their scope.  Where the compiler versions
+    the pipelined buffers (versions above 1 on record), from the per-version bytes of one plan;
+    where it does not (one version at every depth: the kernel stages its own buffers, e.g. a
+    stage dimension of its shared tiles), from the on-chip bytes two depths report - linear in
+    num_stages, what one more stage costs; None when neither can be read."""
     for rec in recs:
         plan = rec.get("plan") or {}
         scope, used, limit = onchip_use(plan)
         bufs = pipelined_buffers(plan)
-        if not (used and limit and bufs) or any(not b.get("versions") for b in bufs):
+        if not (used and limit and bufs) or any(not b.get("versions") for b in bufs) or max(b["versions"] for b in bufs) < 2:
             continue
         per_stage = sum(b["bytes"] / b["versions"] for b in bufs if b.get("scope") == scope)
         fixed = used - sum(b["bytes"] for b in bufs if b.get("scope") == scope)
         if per_stage > 0:
             return int((limit - fixed) // per_stage)
+    points = sorted({s: onchip_use(r.get("plan") or {}) for r in recs if (s := _stage_of(r)) is not None and s >= 1}.items())
+    points = [(s, used, limit) for s, (_, used, limit) in points if used and limit]  # num_stages 0 is no pipeline: not on the line
+    if len(points) >= 2:
+        (s1, u1, limit), (s2, u2, _) = points[0], points[-1]
+        per_stage = (u2 - u1) / (s2 - s1)
+        if per_stage > 0:
+            return int((limit - (u1 - per_stage * s1)) // per_stage)
     return None
 
 

@@ -1,7 +1,9 @@
 """``tlbench report --stages FILE``: how many pipeline stages to use, and why.
 
-Contract: ``main(path, png=None, markdown=None, png_dir=None)`` loads a results file
-(``harness.results.store``), prints the stage report, and writes what was asked for:
+Contract: ``main(path, png=None, markdown=None, png_dir=None, as_json=False)`` loads a results
+file (``harness.results.store``), prints the stage report (with ``as_json``: the document of
+harness/analysis/stage_json.py, alone on stdout; what it writes is then said on stderr), and
+writes what was asked for:
 ``markdown`` (the report as markdown), ``png`` (every group's speedup over its num_stages=1
 point, plus one space-time PNG per group beside it, ``<stem>-<group>.png``) and ``png_dir``
 (only the space-time PNGs, in that folder).  It returns 0, or 2 after one line on stderr
@@ -12,18 +14,20 @@ The report is built in layers, one module each:
 - ``stage_grouping``: records -> groups (``build_stage_report``);
 - ``stage_fit``: the pipeline model beside the numbers (``loop_latencies``, the fitted timeline);
 - ``stage_verdict``: the recommended num_stages and why;
-- ``stage_text`` / ``stage_figures``: text, markdown and PNGs.
+- ``stage_text`` / ``stage_figures`` / ``stage_json``: text, markdown, PNGs and the JSON document.
 Device time and modeled cycles are two kinds of number and never share a value.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
 from tlbench.harness.analysis.stage_figures import plot_stage_curves, write_pngs
 from tlbench.harness.analysis.stage_fit import loop_latencies
 from tlbench.harness.analysis.stage_grouping import build_stage_report
+from tlbench.harness.analysis.stage_json import stage_json
 from tlbench.harness.analysis.stage_text import format_stage_report, stage_markdown
 from tlbench.harness.analysis.stage_types import StageLine, StageReport, StageReportError, StageVerdict, TileGroup
 from tlbench.harness.results.store import ResultsError, load_results
@@ -33,7 +37,7 @@ __all__ = ["StageLine", "StageReport", "StageReportError", "StageVerdict", "Tile
 
 
 def main(path: str | Path, png: str | Path | None = None, markdown: str | Path | None = None,
-         png_dir: str | Path | None = None) -> int:
+         png_dir: str | Path | None = None, as_json: bool = False) -> int:
     """See the module docstring."""
     try:
         results = load_results(path)
@@ -42,20 +46,25 @@ def main(path: str | Path, png: str | Path | None = None, markdown: str | Path |
         where = "" if str(path) in str(exc) else f"{path}: "
         print(f"tlbench report --stages: {where}{exc}", file=sys.stderr)
         return 2
-    print(f"stage report: {path}")
-    print("\n".join(format_stage_report(report)))
+    said = sys.stderr if as_json else sys.stdout
+    if as_json:
+        json.dump(stage_json(report, str(path)), sys.stdout, indent=1, allow_nan=False)
+        sys.stdout.write("\n")
+    else:
+        print(f"stage report: {path}")
+        print("\n".join(format_stage_report(report)))
     if markdown is not None:
         out = Path(markdown)
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(stage_markdown(report, str(path)), encoding="utf-8")
-        print(f"wrote {out}")
+        print(f"wrote {out}", file=said)
     if png is not None:
-        print(f"wrote {plot_stage_curves(report, png)}")
+        print(f"wrote {plot_stage_curves(report, png)}", file=said)
         for written in write_pngs(report, results.records, Path(png).parent, prefix=Path(png).stem + "-"):
-            print(f"wrote {written}")
+            print(f"wrote {written}", file=said)
     if png_dir is not None:
         for written in write_pngs(report, results.records, png_dir):
-            print(f"wrote {written}")
+            print(f"wrote {written}", file=said)
     return 0
 
 

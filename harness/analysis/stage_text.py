@@ -16,25 +16,64 @@ from tlbench.harness.analysis.stage_types import StageLine, StageReport, TOLERAN
 LEFT_ALIGNED = frozenset({"stages", "path", "buffers", "status"})
 
 
+SHOWN_LEFT_OUT = 5
+
+
 def format_stage_report(report: StageReport) -> list[str]:
     lines: list[str] = []
-    for group in report.groups:
+    for group in report.swept:
         lines += _format_group(group) + [""]
+    if report.single:
+        lines += _single_lines(report.single) + [""]
     if report.ignored:
-        lines.append(f"left out: {len(report.ignored)} item(s) without a tile config ({', '.join(report.ignored)})")
+        shown = "; ".join(report.ignored[:SHOWN_LEFT_OUT]) + (f"; +{len(report.ignored) - SHOWN_LEFT_OUT} more"
+                                                              if len(report.ignored) > SHOWN_LEFT_OUT else "")
+        lines.append(f"left out: {len(report.ignored)} kernel item(s) whose config has no num_stages axis ({shown})")
     return lines
+
+
+def vendor_words(group: TileGroup) -> str:
+    """How far the group's best variant is from the problem's vendor item, in words."""
+    if group.basis != "device":
+        return "no device time in this tile: nothing to hold against the vendor item (model cycles are not times)"
+    best = group.best_point()
+    if group.vendor_s is None or best is None:
+        return "no vendor item of this problem was timed in this file"
+    ratio = group.vendor_s / best.measured_s
+    where = f"{(ratio - 1):.1%} faster than" if ratio >= 1 else f"{(1 / ratio - 1):.1%} slower than"
+    name = f"num_stages={best.label}" if best.loop_form == "auto" else f"the {best.label} loop"
+    return (f"the best, {name} at {format_seconds(best.measured_s)}, is {ratio:.3f}x the vendor item "
+            f"({format_seconds(group.vendor_s)}): {where} the vendor")
+
+
+def _single_lines(groups: Sequence[TileGroup]) -> list[str]:
+    """Tiles with one depth each (a tile sweep): one line each, with the vendor ratio."""
+    from tlbench.harness.results.text_table import Column, Group, TextRow, plain, render
+
+    columns = (Column("tile"), Column("stages", right=True), Column("median", right=True), Column("x vendor", right=True))
+    by: dict[str, list[TextRow]] = {}
+    for g in groups:
+        row = g.rows[0]
+        ratio = g.vendor_ratio()
+        by.setdefault(f"{g.backend} | {g.kernel} {g.problem}", []).append(TextRow(
+            (g.tile, row.label, format_seconds(row.measured_s) if row.measured_s else "-", f"{ratio:.3f}x" if ratio else "-"),
+            "" if row.status == "ok" else row.status))
+    head = [f"{len(groups)} tile(s) measured at one num_stages only (nothing to compare within the tile; "
+            "x vendor: the vendor item's time over the tile's, above 1x faster):"]
+    return head + plain(render(columns, [Group(h, tuple(r)) for h, r in by.items()], 200))
 
 
 def _format_group(group: TileGroup) -> list[str]:
     head = [
-        f"== {group.backend} | {group.kernel} {group.problem} | tile {group.tile} | "
-        f"{group.iterations if group.iterations is not None else '?'} K steps per block ==",
+        f"== {group.backend} | {group.kernel} {group.problem} | tile {group.tile}"
+        + (f" | {group.iterations} K steps per block ==" if group.iterations is not None else " =="),
         f"   testbed: {group.testbed}",
     ]
     head += _basis_lines(group) + _model_lines(group)
     table = _table(_columns(group), group.rows)
     verdict = group.verdict
     tail = [f"   verdict: {verdict.why}"] if verdict else []
+    tail.append(f"   vs vendor: {vendor_words(group)}")
     if verdict:
         extras = []
         if verdict.min_sufficient_depth is not None:
@@ -63,7 +102,7 @@ def _basis_lines(group: TileGroup) -> list[str]:
 def _model_lines(group: TileGroup) -> list[str]:
     if group.fit is not None:
         f = group.fit
-        return [f"   model: copy -> compute timeline (harness.analysis.timeline_model), {f.iterations} K steps, fitted to device "
+        return [f"   model: copy -> compute timeline, {f.iterations} K steps, fitted to device "
                 f"medians of num_stages>=1: latency/compute {f.latency_ratio:.2f}, compute "
                 f"{format_seconds(f.compute_time)} and copy latency {format_seconds(f.latency_time)} per K step "
                 f"(kernel time / K steps: all waves of blocks folded into one loop)"]
@@ -74,7 +113,7 @@ def _model_lines(group: TileGroup) -> list[str]:
         return [f"   model: tilelang EstimateLatency per task (cycles, model): {copies}; compute {comp}",
                 f"   derived from EstimateLatency latencies (by tlbench, not tilelang): operands in place after "
                 f"{lat.latency:.0f}, {lat.copy_pipe} busy {lat.issue:.0f} per K step",
-                f"   timeline model (harness.analysis.timeline_model) with latency {lat.latency:.0f}, compute {lat.compute:.0f}, "
+                f"   timeline model with latency {lat.latency:.0f}, compute {lat.compute:.0f}, "
                 f"issue {lat.issue:.0f}, {group.prediction.iterations} K steps, vs what Z3 scheduled"]
     return [f"   model: {group.model_note}"] if group.model_note else []
 

@@ -95,6 +95,18 @@ class TileGroup:
     model_note: str = ""  # why there is no model, when there is none
     verdict: StageVerdict | None = None
     scheduled: bool = False  # the plans carry a compiler's schedule model (cycles, a model)
+    vendor_s: float | None = None  # the problem's vendor item, device median (same GPU or shard first)
+    vendor_case: str | None = None
+
+    def best_point(self) -> StageLine | None:
+        """The fastest measured variant (device time), or None without device times."""
+        timed = [r for r in self.rows if r.measured_s]
+        return min(timed, key=lambda r: (r.measured_s, r.num_stages or 0)) if timed else None
+
+    def vendor_ratio(self) -> float | None:
+        """The vendor item's median over the best variant's (above 1: the kernel is faster)."""
+        best = self.best_point()
+        return self.vendor_s / best.measured_s if best is not None and self.vendor_s else None
 
     @property
     def key(self) -> str:
@@ -109,6 +121,17 @@ class TileGroup:
 class StageReport:
     groups: tuple[TileGroup, ...]
     ignored: tuple[str, ...] = ()  # items left out, with why
+    vendors: int = 0  # vendor items in the file (the reference of the groups, not groups themselves)
+
+    @property
+    def swept(self) -> tuple[TileGroup, ...]:
+        """The groups with two or more variants: what a stage report compares."""
+        return tuple(g for g in self.groups if len(g.rows) >= 2)
+
+    @property
+    def single(self) -> tuple[TileGroup, ...]:
+        """Tiles measured at one depth only (a tile sweep's): nothing to compare within them."""
+        return tuple(g for g in self.groups if len(g.rows) < 2)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -27,7 +27,7 @@ def group_verdict(group: TileGroup, recs: list[dict[str, Any]]) -> StageVerdict:
         return StageVerdict(None, None, min_depth, model_rec, budget, why)
     if len(times) < 2:
         why = (f"only num_stages={next(iter(times))} of this tile is in the file: nothing to compare; "
-               "run the stage sweep (suites/test_stages.py) for a verdict")
+               "sweep num_stages for this tile (e.g. num_stages=[1, 2, 3, 4] in its suite) for a verdict")
         return StageVerdict(None, None, min_depth, model_rec, budget, why)
     recommended = timeline_fit.recommend_num_stages(times, TOLERANCE)
     best = min(times, key=lambda s: (times[s], s))

@@ -1,1 +1,2 @@
-"""``tlbench`` subcommands, one module each; ``harness.cli`` registers them and dispatches."""
+"""``tlbench`` subcommands, one module each (``register(subparsers)`` and a handler); ``common``
+holds their one grammar; ``harness.cli`` registers them and dispatches."""

@@ -3,7 +3,7 @@
 Contract: loads the backend through the registry; a backend without a device here (or
 without the optional ``calibrate`` method) is exit 2 with the reason.  Otherwise it runs
 ``backend.calibrate(seconds)`` (vendor GEMM and a copy kernel, backend-side code), writes
-the profile as JSON to ``--out`` (default ``results/profiles/<backend>-<device>.calibrated.json``,
+the profile as JSON to ``-o/--output`` (default ``results/profiles/<backend>-<device>.calibrated.json``,
 apart from the datasheet profiles shipped in backends/), prints it next to the datasheet
 profile of the same device (or "no datasheet profile"), and exits 0.
 """
@@ -16,14 +16,18 @@ import re
 from pathlib import Path
 from typing import Any
 
+from tlbench.harness.commands.common import add_output, exit_codes, parser_args
 from tlbench.harness.results.history.schema import HistoryError
 
 
 def register(sub: Any) -> None:
-    cal = sub.add_parser("calibrate", help="measure this machine's peak matmul FLOP/s and copy bandwidth (vendor library)")
+    cal = sub.add_parser("calibrate", **parser_args(
+        "measure this machine's peak matmul FLOP/s and copy bandwidth (vendor library)",
+        "Write a calibrated device profile (use it with --tlbench-profile).",
+        exit_codes("written", unusable="no such backend, or no device here")))
     cal.add_argument("--backend", required=True, help="the backend whose device to calibrate")
     cal.add_argument("--seconds", type=float, default=30.0, help="rough time cap (default 30)")
-    cal.add_argument("--out", default=None, metavar="FILE.json", help="where to write the calibrated profile")
+    add_output(cal, "FILE.json", "where to write the calibrated profile (default results/profiles/<backend>-<device>.calibrated.json)")
     cal.set_defaults(handler=run_calibrate)
 
 
@@ -47,7 +51,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
     profile = measure(args.seconds)
     datasheet, device = profile_of(backend)
     slug = re.sub(r"[^a-z0-9]+", "-", (device or "device").lower()).strip("-")
-    out = Path(args.out or f"results/profiles/{args.backend}-{slug}.calibrated.json")
+    out = Path(args.output or f"results/profiles/{args.backend}-{slug}.calibrated.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(profile.to_dict(), indent=1) + "\n", encoding="utf-8")
     print(f"calibrated {profile.device} ({profile.source})")

@@ -20,13 +20,18 @@ import sys
 from pathlib import Path
 from typing import Any
 
-EXIT_OK, EXIT_FINDINGS, EXIT_UNUSABLE = 0, 1, 2
+from tlbench.harness.commands.common import EXIT_OK, EXIT_UNUSABLE, exit_codes, parser_args
+
+EXIT_FINDINGS = 1
 
 
 def register(sub: Any) -> None:
-    check = sub.add_parser("check", help="run the suites' preflight under PATH on CPU, before anything compiles",
-                           description="Exit 0: every suite passes its preflight; 1: a finding fails items; "
-                                       "2: unusable input (no such path, a suite that does not collect, no tlbench suite).")
+    check = sub.add_parser("check", **parser_args(
+        "run the suites' preflight under PATH on CPU, before anything compiles",
+        "Collect the suites under PATH and run each problem's preflight (the suite's own callables on CPU torch, "
+        "at the smoke size), compiling nothing.",
+        exit_codes("every suite passes its preflight", "a finding fails items (one line each)",
+                   "unusable input (no such path, a suite that does not collect, no tlbench suite)")))
     check.add_argument("paths", nargs="+", metavar="PATH", help="suite files or folders (as pytest takes them)")
     check.add_argument("--backend", default="auto", help="--tlbench-backend: a name, a comma list, or auto (default)")
     check.add_argument("--scope", default="full", choices=("quick", "smoke", "full"),

@@ -1,7 +1,8 @@
-"""``tlbench dashboard DB --out site/``: the static HTML dashboard of a history database.
+"""``tlbench dashboard [--history DB] [--out-dir DIR]``: the static HTML dashboard of a history database.
 
-Contract: opens DB read-only in intent (it must exist; a missing file is exit 2 with how
-to make one), writes the site (``harness.dashboard.site.build_site``), prints the path of
+Contract: opens DB read-only (it must exist; a missing file is exit 2 with how to make one),
+writes the site (``harness.dashboard.site.build_site``), prints what it left out (stored rows it
+could not read, each once with why; suites left out by ``--exclude``), prints the path of
 ``index.html`` (open it with a browser from ``file://``) and exits 0.
 """
 
@@ -10,24 +11,34 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from tlbench.harness.commands.common import EXIT_OK, add_history, add_out_dir, exit_codes, parser_args
 from tlbench.harness.results.history.schema import DEFAULT_HISTORY
 
 
 def register(sub: Any) -> None:
-    dash = sub.add_parser("dashboard", help="write a static HTML dashboard (no server, no network) from the history")
-    dash.add_argument("history", nargs="?", default=DEFAULT_HISTORY, metavar="DB", help=f"history database (default {DEFAULT_HISTORY})")
-    dash.add_argument("--out", default="site", metavar="DIR", help="folder for the site (default site/)")
+    dash = sub.add_parser("dashboard", **parser_args(
+        "write a static HTML dashboard (no server, no network) from the history",
+        "Trends per case and testbed, detected regressions, stage curves, the best config per problem.",
+        exit_codes("written", unusable="no such history database, or an empty one")))
+    add_history(dash, DEFAULT_HISTORY, "history database")
+    add_out_dir(dash, "site", "folder for the site")
+    dash.add_argument("--exclude", action="append", default=[], metavar="SUITE-GLOB",
+                      help="leave suites matching this shell-style pattern out of the site (repeatable; default: *tmp*, *scratch*)")
+    dash.add_argument("--include-all", action="store_true", help="keep every suite, scratch ones too (overrides the default exclusions)")
     dash.set_defaults(handler=run_dashboard)
 
 
 def run_dashboard(args: argparse.Namespace) -> int:
-    from tlbench.harness.dashboard.site import build_site
+    from tlbench.harness.dashboard.site import DEFAULT_EXCLUDE, build_site
     from tlbench.harness.results.history.schema import open_history
 
+    exclude = tuple(args.exclude) + (() if args.include_all else DEFAULT_EXCLUDE)
     conn = open_history(args.history, create=False)
     try:
-        written = build_site(conn, args.out, source=args.history)
+        site = build_site(conn, args.out_dir, source=args.history, exclude=exclude)
     finally:
         conn.close()
-    print(f"wrote {len(written)} files; open {written[0].resolve().as_uri()}")
-    return 0
+    for line in site.notes:
+        print(line)
+    print(f"wrote {len(site.written)} files; open {site.written[0].resolve().as_uri()}")
+    return EXIT_OK

@@ -1,32 +1,64 @@
-"""``tlbench export --format github-action-benchmark RUN.json --out DIR``.
+"""``tlbench export --format github-action-benchmark RUN.json [--out-dir DIR]``.
 
-Contract: writes ``DIR/tflops-bigger-is-better.json`` (use with the action's
-``tool: customBiggerIsBetter``) and ``DIR/time-smaller-is-better.json``
-(``tool: customSmallerIsBetter``), prints both paths with their tool, exits 0; an unusable
-RUN.json raises ``ResultsError`` (exit 2 from ``harness.cli``).
+Contract: writes ``DIR/tflops-bigger-is-better.json`` (the action's ``tool:
+customBiggerIsBetter``) and ``DIR/time-smaller-is-better.json`` (``customSmallerIsBetter``)
+for the entries the run has, prints each path with its tool and entry count, and for a list
+that would be empty (a compile-only run has no TFLOP/s) writes no file and says so: the
+action rejects an empty list.  A partial run, or one with failed items, is refused (exit 2,
+what it lacks named) unless ``--allow-partial``, which exports what it holds and says what is
+left out: the action would otherwise see a shorter run and alert on nothing.  Nothing at all
+to export is exit 2; outputs over the input or a results file are refused without
+``--force``.  Unusable input raises ``ResultsError`` (exit 2 from harness/cli.py).
 """
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
+
+from tlbench.harness.commands.common import (
+    EXIT_OK, UsageProblem, add_allow_partial, add_force, add_out_dir, exit_codes, parser_args,
+)
+from tlbench.harness.commands.outputs import guard
 
 FORMATS = ("github-action-benchmark",)
 
 
 def register(sub: Any) -> None:
-    exp = sub.add_parser("export", help="write a run in another tool's format (github-action-benchmark)")
+    exp = sub.add_parser("export", **parser_args(
+        "write a run in another tool's format (github-action-benchmark)",
+        "Write the files benchmark-action/github-action-benchmark reads (custom bigger/smaller-is-better JSON).",
+        exit_codes("written (a list that would be empty is not written, and named)",
+                   unusable="unusable input, nothing to export, a partial run or failed items without --allow-partial, "
+                            "or an output that would destroy a file")))
     exp.add_argument("file", metavar="RUN.json")
     exp.add_argument("--format", choices=FORMATS, required=True)
-    exp.add_argument("--out", default="results/runs/export", metavar="DIR", help="folder for the files (default results/runs/export)")
+    add_out_dir(exp, "results/runs/export", "folder for the files")
+    add_allow_partial(exp, "export a partial run, or one with failed items, saying what is left out (default: refused, exit 2)")
+    add_force(exp, "the files")
     exp.set_defaults(handler=run_export)
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from tlbench.harness.results.export import write_github_action_benchmark
+    from tlbench.harness.results.export import BIGGER_FILE, SMALLER_FILE, github_action_benchmark, left_out, write_github_action_benchmark
     from tlbench.harness.results.store import load_results
 
-    bigger, smaller = write_github_action_benchmark(load_results(args.file), args.out)
-    print(f"wrote {bigger} (tool: customBiggerIsBetter, TFLOP/s)")
-    print(f"wrote {smaller} (tool: customSmallerIsBetter, time)")
-    return 0
+    out = Path(args.out_dir)
+    guard([out / BIGGER_FILE, out / SMALLER_FILE], [args.file], args.force)
+    results = load_results(args.file)
+    lacking = left_out(results)
+    if lacking and not args.allow_partial:
+        raise UsageProblem(f"{results.path}: {'; '.join(lacking)}: an export would hold only what was measured, and the action "
+                           "would alert on nothing for the rest; finish the run, or pass --allow-partial to export what it holds")
+    export = github_action_benchmark(results)
+    if not export.smaller:
+        raise UsageProblem(f"{results.path}: no timed item: nothing to export (a run of skipped or failed items only)")
+    written, not_written = write_github_action_benchmark(export, out)
+    for path, tool, count in written:
+        print(f"wrote {path} (tool: {tool}, {count} entries)")
+    for line in not_written:
+        print(line)
+    if lacking:
+        print(f"note: exported what the run holds; left out: {'; '.join(lacking)}")
+    return EXIT_OK

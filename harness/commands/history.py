@@ -1,10 +1,8 @@
-"""``tlbench history add|import-dir|show`` and ``tlbench compare --history``.
+"""``tlbench history add|import-dir|show``: the SQLite history of runs.
 
-Contract: ``register(subparsers)`` adds ``history``; ``add_compare_options(parser)`` adds
-``--history/--last/--statistic`` to ``compare``; ``run_history(args)`` and
-``compare_history(args, thresholds, console)`` return exit codes (0 fine, 1 regression,
-2 unusable input raised as ``HistoryError`` / ``ResultsError`` / ``CompareError`` for
-``harness.cli`` to print as one line).  ``add`` and ``import-dir`` print one line per file
+Contract: ``register(subparsers)`` adds ``history``; ``run_history(args)`` returns an exit code
+(0 fine, 2 unusable input raised as ``HistoryError`` / ``ResultsError`` for harness/cli.py to
+print as one line).  ``add`` and ``import-dir`` print one line per file
 (added / skipped: already stored / not added: why) and exit 2 when a file named on the
 command line could not be used - after storing every usable one.
 """
@@ -14,48 +12,40 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from tlbench.harness.commands.common import (
+    EXIT_OK, EXIT_UNUSABLE, add_history, add_json, console, exit_codes, parser_args, positive, print_json, width,
+)
+
 from tlbench.harness.results.history.schema import DEFAULT_HISTORY, HistoryError, open_history
 from tlbench.harness.results.history import ingest, query
-from tlbench.harness.results.history.trend import trend_legend, trend_rows
-
-EXIT_OK, EXIT_REGRESSION, EXIT_UNUSABLE = 0, 1, 2
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be 1 or more")
-    return value
-
+from tlbench.harness.results.history.trend import case_trends, trend_legend, trend_table
 
 def register(sub: Any) -> None:
-    hist = sub.add_parser("history", help="the SQLite history of runs: add, import-dir, show",
-                          description=f"The history database (default {DEFAULT_HISTORY}).")
+    hist = sub.add_parser("history", **parser_args(
+        "the SQLite history of runs: add, import-dir, show", f"The history database (default {DEFAULT_HISTORY}).",
+        exit_codes("done")))
     hist_sub = hist.add_subparsers(dest="history_command", required=True, metavar="{add,import-dir,show}")
-    add = hist_sub.add_parser("add", help="add results files (idempotent: a file already stored is skipped)")
+    add = hist_sub.add_parser("add", **parser_args(
+        "add results files (idempotent: a file already stored is skipped)", "Store runs in the history.",
+        exit_codes("every file stored or already there", unusable="a file named could not be used (every usable one is stored)")))
     add.add_argument("files", nargs="+", metavar="RUN.json")
-    imp = hist_sub.add_parser("import-dir", help="add every results JSON below a folder (e.g. results/)")
+    imp = hist_sub.add_parser("import-dir", **parser_args(
+        "add every results JSON below a folder (e.g. results/)",
+        "Store every results file below a folder; files that are not tlbench results are named and left out.",
+        exit_codes("done", unusable="the folder or the database cannot be used")))
     imp.add_argument("folder", metavar="DIR")
-    show = hist_sub.add_parser("show", help="the trend of matching cases as a table")
+    show = hist_sub.add_parser("show", **parser_args(
+        "the trend of matching cases as a table",
+        "One row per case and testbed: its own last runs, its best, % of peak and its latest level change.",
+        exit_codes("shown", unusable="no such database, or no case matches")))
     show.add_argument("case_glob", nargs="?", default=None, metavar="CASE-GLOB", help="shell-style, e.g. '*8192*-s3'")
-    show.add_argument("--testbed", default=None, help="a testbed id, or words matched against backend/device/versions")
+    show.add_argument("--testbed", default=None, help="a testbed id, or words matched against backend/device/host/versions")
     show.add_argument("--kind", choices=("compile", "device"), default=None)
-    show.add_argument("--last", type=_positive, default=6, help="runs shown as columns (default 6)")
-    show.add_argument("--json", action="store_true", help="print the series as one JSON document on stdout (shape: README)")
+    show.add_argument("--last", type=positive, default=6, help="each case's last N runs shown (default 6)")
+    add_json(show, "the series")
     for parser in (add, imp, show):
-        parser.add_argument("--history", default=DEFAULT_HISTORY, metavar="DB", help=f"database file (default {DEFAULT_HISTORY})")
+        add_history(parser, DEFAULT_HISTORY, "database file")
     hist.set_defaults(handler=run_history)
-
-
-def add_compare_options(cmp: argparse.ArgumentParser) -> None:
-    cmp.add_argument("--history", metavar="DB", default=None,
-                     help="judge NEW.json against the history database instead of a BASE file")
-    cmp.add_argument("--last", type=_positive, default=5, help="with --history: the last N runs of the testbed (default 5)")
-    cmp.add_argument("--statistic", choices=("best", "median"), default="best",
-                     help="with --history: the reference run per item, rolling best or median (default best)")
 
 
 def _annotator():
@@ -72,12 +62,6 @@ def _print_outcomes(outcomes: list[ingest.AddOutcome]) -> int:
     bad = [o for o in outcomes if o.status == "unusable"]
     print(f"history: {added} added, {skipped} already stored, {len(bad)} not added")
     return EXIT_UNUSABLE if bad else EXIT_OK
-
-
-def format_grid(header: list[str], rows: list[list[str]]) -> list[str]:
-    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows)]
-    line = lambda cells: "  ".join(str(c).ljust(w) for c, w in zip(cells, widths)).rstrip()
-    return [line(header), line(["-" * w for w in widths]), *[line(r) for r in rows]]
 
 
 def run_history(args: argparse.Namespace) -> int:
@@ -103,57 +87,35 @@ def _show(conn, args: argparse.Namespace) -> int:
     if args.testbed and not beds:
         known = "; ".join(f"[{t.testbed_id}] {t.describe()}" for t in query.testbeds(conn)) or "none"
         raise HistoryError(f"no testbed matches --testbed {args.testbed!r}; stored: {known}")
-    found = query.series(conn, args.case_glob, [t.testbed_id for t in beds], args.kind)
+    skipped: list[str] = []
+    found = query.series(conn, args.case_glob, [t.testbed_id for t in beds], args.kind, skipped=skipped)
     if not found:
         raise HistoryError(f"no case matches {args.case_glob or '*'} in {args.history} "
-                           f"({query.run_count(conn)} runs stored); `tlbench history show` lists every case")
-    if getattr(args, "json", False):
-        from tlbench.harness.commands.gate_options import print_json
-        from tlbench.harness.results.json_output import history_json
+                           f"({query.run_count(conn)} runs stored" + (f", {len(skipped)} rows unreadable" if skipped else "")
+                           + "); `tlbench history show` lists every case")
+    trends = case_trends(found, args.last)
+    if args.json:
+        from tlbench.harness.results.json_report import history_json
 
-        print_json(history_json(found, args.last, str(args.history)))
+        print_json(history_json(trends, str(args.history), skipped))
         return EXIT_OK
-    header, rows = trend_rows(found, args.last)
-    for line in format_grid(header, rows):
-        print(line)
+    out = console()
+    for text, style in trend_table(trends, args.last, width()):
+        out.print(text, style=style, highlight=False, markup=False, soft_wrap=True)
     print()
-    for line in trend_legend(found, args.last):
+    for line in trend_legend(trends, args.last):
+        print(line)
+    for line in skipped_lines(skipped):
         print(line)
     return EXIT_OK
 
 
-def compare_history(args: argparse.Namespace, thresholds, console) -> int:
-    from tlbench.harness.results import report
-    from tlbench.harness.results.history.judge import HistoryPolicy, compare_with_history
-    from tlbench.harness.results.store import load_results
-
-    if len(args.files) != 1:
-        raise HistoryError(f"compare --history takes one NEW.json (got {len(args.files)} files)")
-    new = load_results(args.files[0])
-    conn = open_history(args.history, create=False)
-    try:
-        result = compare_with_history(conn, new, HistoryPolicy(args.statistic, args.last), thresholds, source=args.history,
-                                      allow_method_mismatch=args.allow_method_mismatch)
-    finally:
-        conn.close()
-    report.print_comparison(result.comparison, console)
-    print(f"reference per item: the {args.statistic} of its last {args.last} runs on the same testbed in {args.history}")
-    for bed in result.testbeds:
-        print(f"  testbed {bed.testbed_id}: {bed.describe()}")
-    for key, text in sorted(result.references.items(), key=lambda kv: kv[0].case_id):
-        print(f"  {key.kind}-{key.backend}-{key.case_id}: {text}")
-    if result.steps:
-        print("level changes (step detection over each item's history, then the new run):")
-        for found in result.steps:
-            s = found.step
-            print(f"  {found.key.kind}-{found.key.backend}-{found.key.case_id}: {s.change:+.1%} "
-                  f"({s.before:.4g} -> {s.after:.4g}) starting at {found.at}")
-    if args.markdown:
-        from pathlib import Path
-
-        from tlbench.harness.commands.outputs import guard
-
-        guard([args.markdown], args.files, getattr(args, "force", False))
-        Path(args.markdown).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.markdown).write_text(report.comparison_markdown(result.comparison), encoding="utf-8")
-    return EXIT_REGRESSION if result.comparison.has_regression else EXIT_OK
+def skipped_lines(skipped: list[str], shown: int = 5) -> list[str]:
+    """What a reader of stored rows left out, said once: a count and the first few."""
+    if not skipped:
+        return []
+    lines = [f"note: {len(skipped)} stored row(s) could not be read and were left out:"]
+    lines += [f"  {s}" for s in skipped[:shown]]
+    if len(skipped) > shown:
+        lines.append(f"  ... {len(skipped) - shown} more")
+    return lines

@@ -3,7 +3,9 @@
 Contract: ``register(subparsers)`` adds the subcommand; ``run_merge(args)`` loads every shard
 file (``harness.results.store``), merges them (``harness.results.shard_merge``: one run,
 same commit, code, options and item set, each item once), validates the merged document
-with the results store and writes it atomically, then prints what it holds.  Exit 0: every
+with the results store and writes it atomically, then prints what it holds.  An output that is
+one of its inputs, or an existing complete results file or journal, is refused without
+``--force`` (an earlier partial merge may be replaced, as recover replaces a recovery).  Exit 0: every
 shard merged; 1: shards are missing (or a shard left items without a result): the file is
 written anyway, marked ``tlbench.partial`` (the missing shards and items named), and this
 says which - ``--allow-partial`` makes that exit 0; 2: unusable input, a shard of another
@@ -15,26 +17,47 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 from typing import Any
 
-EXIT_OK, EXIT_PARTIAL = 0, 1
+from tlbench.harness.commands.common import EXIT_OK, EXIT_REGRESSION as EXIT_PARTIAL, add_allow_partial, add_force, add_output, exit_codes, parser_args
 
 
 def register(sub: Any) -> None:
-    merge = sub.add_parser("merge", help="merge the shards of a --tlbench-shard run into one results file",
-                           description="Exit 0: all shards merged; 1: written but partial (shards missing); "
-                                       "2: unusable input or shards of different runs (nothing written).")
+    merge = sub.add_parser("merge", **parser_args(
+        "merge the shards of a --tlbench-shard run into one results file", "Put the shards of one sharded run back together.",
+        exit_codes("all shards merged", "written but partial (shards missing; --allow-partial makes that 0)",
+                   "unusable input, shards of different runs, or an output that would destroy a file (nothing written)")))
     merge.add_argument("files", nargs="+", metavar="SHARD.json")
-    merge.add_argument("-o", "--output", required=True, metavar="RUN.json", help="the merged results file")
-    merge.add_argument("--allow-partial", action="store_true", help="exit 0 when shards are missing (the file still says partial)")
+    add_output(merge, "RUN.json", "the merged results file", required=True)
+    add_allow_partial(merge, "exit 0 when shards are missing (the file still says partial)")
+    add_force(merge, "RUN.json")
     merge.set_defaults(handler=run_merge)
 
 
+def _earlier_partial(output: str, inputs: list[str]) -> bool:
+    """Whether ``output`` is an existing results file marked partial (an earlier merge with shards
+    missing) that is none of the inputs: replacing it loses nothing the shards do not hold."""
+    from tlbench.harness.results.json_output import partial_of
+    from tlbench.harness.results.store import ResultsError, load_results
+
+    where = Path(output)
+    if not where.is_file() or any(where.resolve() == Path(f).resolve() for f in inputs):
+        return False
+    try:
+        return partial_of(load_results(where)) is not None
+    except ResultsError:
+        return False
+
+
 def run_merge(args: argparse.Namespace) -> int:
+    from tlbench.harness.commands.outputs import guard
     from tlbench.harness.results.journal import atomic_write_text
     from tlbench.harness.results.shard_merge import merge_shards
     from tlbench.harness.results.store import load_results, parse_results
 
+    if not _earlier_partial(args.output, args.files):  # an earlier partial merge may be replaced; an input or a complete run not
+        guard([args.output], args.files, args.force)
     merged = merge_shards([load_results(f) for f in args.files])
     results = parse_results(merged.document, args.output)  # never write a file the readers would refuse
     atomic_write_text(args.output, json.dumps(merged.document, indent=1, default=str) + "\n")

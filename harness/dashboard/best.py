@@ -1,9 +1,11 @@
 """The dashboard's headline table: the best config per problem, from clean runs only.
 
-Contract: ``best_table(conn)`` returns a ``BestTable``: per testbed and problem, the fastest
-kernel (device median) among the timed device items of clean runs of a commit
-(``history.clean_runs``: committed, not dirty, no test-only setting, not partial, no device
-fault), with its TFLOP/s and % of peak, and beside it the vendor item of THE SAME RUN (so
+Contract: ``best_table(conn, all_series=None)`` returns a ``BestTable``: per testbed and
+problem, the fastest kernel (device median) among the timed device items of clean runs of a
+commit (``history.clean_runs``: committed, not dirty, no test-only setting, not partial, no
+device fault; ``all_series``: the series to take them from, default every stored one), with its
+TFLOP/s and % of peak - for a kernel whose roofline says memory-bound, its GB/s and % of the
+memory bandwidth instead - and beside it the vendor item of THE SAME RUN (so
 "vs vendor" compares two measurements made side by side, never two runs); plus the runs
 left out, each with its reasons, and how many runs were clean.  A problem measured only in
 runs that are not clean has no row; the left-out list says why.  Data only; no HTML.
@@ -14,6 +16,7 @@ from __future__ import annotations
 import sqlite3
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import Sequence
 
 from tlbench.harness.results.history.clean_runs import RunQuality, run_quality
 from tlbench.harness.results.history.query import Point, Series, TestbedRow, record, series
@@ -41,18 +44,22 @@ class BestTable:
 
 
 def pct_text(point: Point) -> str:
+    rec = record(point)
+    roof, rate = rec.get("roofline") or {}, rec.get("throughput") or {}
+    gbps, bandwidth = rate.get("gbps_compulsory"), roof.get("bandwidth_tbps")
+    if roof.get("bound") == "memory" and isinstance(gbps, (int, float)) and isinstance(bandwidth, (int, float)) and bandwidth > 0:
+        return f"{gbps / (bandwidth * 10):.1f}% of bandwidth ({gbps:,.0f} GB/s)"  # memory-bound: bytes, not FLOPs
     if point.pct_of_peak is not None:
         return f"{point.pct_of_peak:.1f}%"
-    roof = record(point).get("roofline") or {}
     return "peak unknown" if roof.get("status") == "peak unknown" else "not recorded"
 
 
-def best_table(conn: sqlite3.Connection) -> BestTable:
+def best_table(conn: sqlite3.Connection, all_series: Sequence[Series] | None = None) -> BestTable:
     quality = run_quality(conn)
     kernels: dict[tuple[int, str], list[tuple[Series, Point]]] = defaultdict(list)
     vendors: dict[tuple[int, str, int], list[Point]] = defaultdict(list)  # (testbed, problem, run)
     device_runs: set[int] = set()
-    for s in series(conn, kind="device"):
+    for s in (series(conn, kind="device") if all_series is None else [s for s in all_series if s.kind == "device"]):
         for p in s.timed:
             device_runs.add(p.run_id)
             if not quality[p.run_id].clean:

@@ -6,7 +6,7 @@ relative size, where, and words) or None.  Pure functions; no devices.
 
 - Trend: at least 5 batches, Kendall's tau of median against batch index >= 0.7 in size
   (a consistent climb or fall), and the Theil-Sen slope times the span is >= ``threshold``
-  of the overall median.
+  of the overall median (both scipy.stats': ``kendalltau``, ``theilslopes``).
 - Level shift: some split into an earlier and a later segment whose batch medians do not
   overlap at all (every earlier one below every later one, or above), with the later
   segment's median >= ``threshold`` away from the earlier one's (relative to the earlier).
@@ -17,6 +17,8 @@ the H200 do.
 
 from __future__ import annotations
 
+import math
+from collections import Counter
 from dataclasses import asdict, dataclass
 from typing import Any, Sequence
 
@@ -40,20 +42,30 @@ class DriftFinding:
 
 
 def kendall_tau(values: Sequence[float]) -> float:
+    """Kendall's tau-a of the values against their order (a tied pair counts as neither
+    concordant nor discordant, so a flat stretch weakens a trend): scipy's ``kendalltau``
+    (tau-b, O(n log n)) times sqrt(1 - tied pairs / all pairs) - the order has no ties, so that
+    is tau-a exactly.  0 for fewer than two values or no variation."""
     n = len(values)
     if n < 2:
         return 0.0
-    s = 0
-    for i in range(n):
-        for j in range(i + 1, n):
-            d = values[j] - values[i]
-            s += (d > 0) - (d < 0)
-    return s / (n * (n - 1) / 2)
+    from scipy.stats import kendalltau  # imported here: the measuring process pays for it only when it asks
+
+    tau_b = float(kendalltau(range(n), values).statistic)
+    if math.isnan(tau_b):
+        return 0.0
+    pairs = n * (n - 1) / 2
+    tied = sum(t * (t - 1) / 2 for t in Counter(values).values())
+    return tau_b * math.sqrt(1 - tied / pairs)
 
 
 def theil_sen_slope(values: Sequence[float]) -> float:
-    slopes = [(values[j] - values[i]) / (j - i) for i in range(len(values)) for j in range(i + 1, len(values))]
-    return median(slopes) if slopes else 0.0
+    """The Theil-Sen slope (the median of the pairwise slopes, scipy's ``theilslopes``) per batch."""
+    if len(values) < 2:
+        return 0.0
+    from scipy.stats import theilslopes
+
+    return float(theilslopes(values, range(len(values))).slope)
 
 
 def _trend(values: Sequence[float], threshold: float) -> DriftFinding | None:

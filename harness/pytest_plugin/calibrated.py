@@ -24,7 +24,7 @@ import pytest
 from tlbench.harness.core.device_profile import CALIBRATED, DeviceProfile
 
 KEY = "roofline_calibrated"
-HOW = "write one with: tlbench calibrate --backend NAME --out FILE.json"
+HOW = "write one with: tlbench calibrate --backend NAME -o FILE.json"
 
 
 def load_calibrated(path: str) -> DeviceProfile:

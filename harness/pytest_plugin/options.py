@@ -59,7 +59,7 @@ def pytest_addoption(parser):
         help="after the run, write the fastest correct config per problem to PATH (default results/best_configs.json)",
     )
     group.addoption("--tlbench-profile", default=None, metavar="FILE.json",
-                    help="a calibrated profile of this machine (tlbench calibrate --out FILE.json): device records "
+                    help="a calibrated profile of this machine (tlbench calibrate -o FILE.json): device records "
                          "also get roofline_calibrated, %% of its copy bandwidth and matmul peak, beside the datasheet's")
     group.addoption("--tlbench-devices", "--tlbench-gpus", dest="tlbench_devices", default=None,
                     help="device ids for pytest-xdist workers, e.g. 0,1 (default: all the backends' devices visible); "

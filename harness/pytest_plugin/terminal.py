@@ -1,7 +1,7 @@
 """What the terminal ends with after a tlbench run.
 
 Contract: ``write_summary(reporter, records, setup_s, traits_of, extra_lines)`` writes the ``tlbench``
-section: at ``-v`` (verbosity > 0) first the full per-item table, then always the summary
+section: at ``-v`` (verbosity > 0) first the full per-item table (harness/results/table.py, laid out for the terminal's width), then always the summary
 blocks of ``harness.results.summary`` (one per backend x problem, skips folded by reason,
 setup), then ``extra_lines`` (journal, diagnostics, autotune).  The plugin registers its
 terminal hook ``trylast`` so this comes after pytest-benchmark's own tables.
@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from tlbench.harness.results.run_facts import facts_of
 from tlbench.harness.results.summary import summary_lines
-from tlbench.harness.results.table import format_table, rows_from_records
+from tlbench.harness.results.table import run_table_text
 
 
 def write_summary(
@@ -20,8 +21,7 @@ def write_summary(
 ) -> None:
     if reporter.config.getoption("verbose", 0) > 0:
         reporter.write_sep("=", f"{title}: every item")
-        ordered = sorted(records, key=lambda r: (str(r.get("kind")), str(r.get("backend")), str(r.get("case_id"))))
-        for line in format_table(rows_from_records(ordered, traits_of)):
+        for line in run_table_text(facts_of(records, traits_of), getattr(getattr(reporter, "_tw", None), "fullwidth", 200)):
             reporter.write_line(line)
     reporter.write_sep("=", f"{title} summary (every item: pytest -v, or tlbench report FILE)")
     for line in summary_lines(records, setup_s):

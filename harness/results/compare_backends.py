@@ -4,15 +4,19 @@ curve with its own.
 Contract: ``compare_backends(results)`` gives, per backend, each config's speedup over its own
 1-stage (or serial) point and its best config per problem (``AcrossBackends``: one
 ``BackendStages`` per backend, one ``AcrossRow`` per case id in problem / tile / loop order).
-Device time (measured) and modeled cycles (a model) are separate ``Metric``s and are never
-combined; a backend with neither is left out with a note.  Raises ``CompareError`` without
-two backends to compare.
+Each backend shows the best number it has, in this order: device time (measured), modeled
+cycles (a model), compile time (measured, the CPU cost of building each config: a compile-only
+run, the CPU main job's own output, holds nothing else for a GPU backend; shown per config with
+no speedup and no "best", since it says nothing of the kernel's speed); they are separate
+``Metric``s and never combined.  The backends may come from one file (a run of two backends,
+the usual case) or from several, each backend from one file.  Raises ``CompareError`` when the
+files hold fewer than two backends with items.
 """
 
 from __future__ import annotations
 
 from tlbench.harness.core.family import FamilyCatalog, StagePoint
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Sequence
 from tlbench.harness.results.store import Results, Testbed
 from tlbench.harness.results.comparison import CompareError
@@ -33,6 +37,7 @@ class Metric:
 
 DEVICE_TIME = "device time"
 MODELED_CYCLES = "modeled cycles/core"
+COMPILE_TIME = "compile time"
 
 
 @dataclass(frozen=True)
@@ -100,6 +105,10 @@ def _backend_metric(records: list[dict[str, Any]]) -> tuple[Metric, list[tuple[d
     if modeled:
         unit = ((modeled[0][0].get("plan") or {}).get("schedule_model") or {}).get("unit", "cycles (model)")
         return Metric(MODELED_CYCLES, "cycles", False, unit), modeled
+    compiled = [(r, median_of(r["samples_s"])) for r in kernels if r["kind"] == "compile" and r.get("samples_s")]
+    if compiled:
+        methods = sorted({str(r.get("method") or "cold lowering") for r, _ in compiled})
+        return Metric(COMPILE_TIME, "s", True, ", ".join(methods) + "; the CPU cost of building, not kernel speed"), compiled
     return None
 
 
@@ -172,18 +181,22 @@ def compare_backends(results: Sequence[Results]) -> AcrossBackends:
     for backend, (res, records) in sorted(by_backend.items()):
         found = _backend_metric(records)
         if found is None:
-            notes.append(f"{backend} ({res.name}): no device time and no modeled cycles (compile times only); left out")
+            notes.append(f"{backend} ({res.name}): no timed kernel item (device, model or compile); left out")
             continue
         metric, values = found
         points = _stage_points(backend, values, catalog)
+        if metric.name == COMPILE_TIME:  # the CPU cost of a build: shown per config, never a speedup or a "best" kernel
+            points = [replace(p, speedup=None, reference=None) for p in points]
         vendor = {
             problem_of(r): median_of(r["samples_s"]) for r in records if is_vendor(r) and r["kind"] == "device"
         }
-        stages.append(BackendStages(backend, metric, res.testbed(backend), res.path, tuple(points), _best(points), vendor))
-    if len(stages) < 2:
+        best = () if metric.name == COMPILE_TIME else _best(points)
+        stages.append(BackendStages(backend, metric, res.testbed(backend), res.path, tuple(points), best, vendor))
+    if len(by_backend) < 2 or not stages:
         have = ", ".join(f"{s.backend} ({s.metric.name})" for s in stages) or "none"
         raise CompareError(
-            f"--across-backends needs two backends with device time or modeled cycles; got {have}"
+            f"--across-backends needs two backends in the files (one file of a two-backend run will do); got "
+            f"{', '.join(sorted(by_backend)) or 'none'} with a metric: {have}"
             + (f" ({'; '.join(notes)})" if notes else "")
         )
     rows = {

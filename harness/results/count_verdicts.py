@@ -32,6 +32,7 @@ import statistics
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
+from tlbench.harness.results import shift_cause
 from tlbench.harness.results.comparison import ItemComparison, ItemKey
 from tlbench.harness.results.judgement import Judgement, Thresholds, Verdict
 from tlbench.harness.results.pairing import Paired, problem_of
@@ -68,11 +69,6 @@ def counts_of(rec: Mapping[str, Any]) -> list[int] | None:
 def counter_of(rec: Mapping[str, Any]) -> str:
     value = rec.get(RECORD_KEY) or {}
     return f"{value.get('counter')} ({value.get('event')})"
-
-
-def absent_reason(rec: Mapping[str, Any]) -> str | None:
-    value = rec.get(RECORD_KEY)
-    return str(value["absent"]) if isinstance(value, dict) and value.get("absent") else None
 
 
 def incomparable(base: Mapping[str, Any], new: Mapping[str, Any]) -> str | None:
@@ -163,7 +159,8 @@ def compare_counts(paired: Paired, thresholds: Thresholds | None = None) -> Coun
                 key=key, problem=problem_of(rec), verdict=judgement.verdict, gates=True, decided_by=INSTRUCTIONS,
                 time=judgement, min_effect=COUNT_MIN_EFFECT, detail=f"counter: {counter_of(rec)}", rule=rule,
                 metric=INSTRUCTIONS))
-        shift = count_shift(backend, list(logs.values()), max(floor, COUNT_FLOOR))
+        shift = shift_cause.named(count_shift(backend, list(logs.values()), max(floor, COUNT_FLOOR)),
+                                  [(paired.base[k], paired.new[k]) for k in keys])
         if shift is not None:
             shifts.append(shift)
     return CountVerdicts(tuple(items), tuple(shifts), tuple(notes))

@@ -1,18 +1,21 @@
-"""The machine-readable output of ``compare``, ``report`` and ``history show`` (``--json``).
+"""The machine-readable output of ``compare`` (``--json``), and what every ``--json`` shares.
 
-Contract: each function returns a plain-JSON dict of one documented shape (compare's schema is
-harness/results/schema/compare-output.schema.json; the results file's own is
-results.schema.json beside it); every shape carries ``tlbench_output`` (which command),
-``output_version`` (this shape's version, ``OUTPUT_VERSION``), ``exit_code`` and
-``exit_reason`` (the one line that says why the gate passed or failed).
+Contract: every ``--json`` document carries ``tlbench_output`` (which command),
+``output_version`` (``OUTPUT_VERSION``), ``exit_code`` and ``exit_reason`` (the one line that
+says why the gate passed or failed); each shape has a JSON Schema in harness/results/schema/
+(``<command>-output.schema.json``; the results file's own is results.schema.json).  Values are
+numbers in seconds or fractions (+0.10 = 10 % slower); nothing is formatted.
 - ``compare_json(comparison, exit_code, inputs)``: the inputs (path, partial marker), verdict
   counts, one entry per item (its key, verdict, whether it gates and is a regression, the
   decisive judgement: basis, rule, base/new value, change, p, reason, and detail), the
-  whole-run shifts (verdict, gates, change, the witness's move, words) and notes.
-- ``report_json(results)``: the run's counts and one entry per item (timed, failed or skipped:
-  key, problem id, median, TFLOP/s, stage and error or reason).
-- ``history_json(series, last)``: one entry per stored series with its last points.
-Values are numbers in seconds or fractions (+0.10 = 10 % slower); nothing is formatted.
+  whole-run shifts (verdict, gates, change, the witness's move, words), the plan and
+  schedule-model verdicts of every case whose plan or model changed (verdict, gates, the
+  changes in words) with the modeled cycles before and after, and notes.
+- ``history_compare_extra(result, statistic, last, source)``: what ``compare --history`` adds:
+  the base is the history (path, statistic, runs), each item's reference run, the level
+  changes found.
+- ``envelope(command, exit_code, reason)`` and ``num(value)`` for the other documents
+  (harness/results/json_report.py).
 """
 
 from __future__ import annotations
@@ -22,12 +25,16 @@ from typing import Any, Iterable
 
 from tlbench.harness.results.comparison import ItemComparison, RunComparison
 from tlbench.harness.results.judgement import Judgement
-from tlbench.harness.results.store import Results, suite_of
+from tlbench.harness.results.store import Results
 
 OUTPUT_VERSION = 1
 
 
-def _num(value: Any) -> float | None:
+def envelope(command: str, exit_code: int = 0, reason: str = "read") -> dict[str, Any]:
+    return {"tlbench_output": command, "output_version": OUTPUT_VERSION, "exit_code": exit_code, "exit_reason": reason}
+
+
+def num(value: Any) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) else None
 
 
@@ -39,8 +46,8 @@ def partial_of(results: Results) -> dict[str, Any] | None:
 def _judgement(j: Judgement | None) -> dict[str, Any] | None:
     if j is None:
         return None
-    return {"basis": j.basis, "base": _num(j.base_median), "new": _num(j.new_median), "change": _num(j.change),
-            "p_value": _num(j.p_value), "verdict": j.verdict.value, "reason": j.reason}
+    return {"basis": j.basis, "base": num(j.base_median), "new": num(j.new_median), "change": num(j.change),
+            "p_value": num(j.p_value), "verdict": j.verdict.value, "reason": j.reason}
 
 
 def _item(item: ItemComparison) -> dict[str, Any]:
@@ -49,7 +56,7 @@ def _item(item: ItemComparison) -> dict[str, Any]:
         "suite": item.key.suite, "backend": item.key.backend, "kind": item.key.kind, "case_id": item.key.case_id,
         "problem": item.problem, "verdict": item.verdict.value, "gates": item.gates, "regression": item.is_regression,
         "decided_by": item.decided_by, "rule": item.rule if decisive is not None else None,
-        "change": _num(decisive.change) if decisive is not None else None,
+        "change": num(decisive.change) if decisive is not None else None,
         "reason": decisive.reason if decisive is not None else item.detail,
         "detail": item.detail, "reference": item.reference or None,
         "time": _judgement(item.time), "relative": _judgement(item.relative), "min_effect": item.min_effect,
@@ -59,10 +66,7 @@ def _item(item: ItemComparison) -> dict[str, Any]:
 def compare_json(comparison: RunComparison, exit_code: int, inputs: Iterable[Results]) -> dict[str, Any]:
     base, new = list(inputs)
     return {
-        "tlbench_output": "compare",
-        "output_version": OUTPUT_VERSION,
-        "exit_code": exit_code,
-        "exit_reason": comparison.exit_reason(),
+        **envelope("compare", exit_code, comparison.exit_reason()),
         "base": {"path": base.path, "partial": partial_of(base)},
         "new": {"path": new.path, "partial": partial_of(new)},
         "thresholds": {"min_effect": comparison.thresholds.min_effect, "alpha": comparison.thresholds.alpha,
@@ -71,56 +75,36 @@ def compare_json(comparison: RunComparison, exit_code: int, inputs: Iterable[Res
         "regressions": len(comparison.regressions),
         "items": [_item(i) for i in comparison.items],
         "shifts": [{"suite": s.suite, "backend": s.backend, "kind": s.kind, "items": s.items, "verdict": s.verdict,
-                    "gates": s.gates, "change": _num(s.change), "witness_change": _num(s.vendor_change), "p_value": _num(s.p_value),
+                    "gates": s.gates, "change": num(s.change), "witness_change": num(s.vendor_change), "p_value": num(s.p_value),
                     "words": s.words} for s in comparison.shifts],
         "testbed_mismatches": [{"backend": t.backend, "differences": t.differences} for t in comparison.testbed_mismatches],
         "method_mismatches": [{"backend": m.backend, "kind": m.kind, "items": len(m.items), "case_ids": list(m.items),
                                "base": dict(m.base), "new": dict(m.new), "changes": m.changes} for m in comparison.method_mismatches],
+        "plans": [{"backend": p.key.backend, "kind": p.key.kind, "case_id": p.key.case_id, "suite": p.key.suite,
+                   "verdict": p.verdict, "gates": p.gates, "changes": list(p.changes), "model": list(p.model)}
+                  for p in comparison.plans if p.verdict != "SAME PLAN"],
+        "plan_counts": _plan_counts(comparison),
+        "model_changes": [{"backend": m.key.backend, "kind": m.key.kind, "case_id": m.key.case_id,
+                           "base_cycles": num(m.base_cycles), "new_cycles": num(m.new_cycles),
+                           "base_ii": num(m.base_ii), "new_ii": num(m.new_ii)} for m in comparison.model_changes],
         "notes": list(comparison.notes),
     }
 
 
-def _record_item(rec: dict[str, Any], status: str) -> dict[str, Any]:
-    summary = rec.get("summary") or {}
+def _plan_counts(comparison: RunComparison) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for p in comparison.plans:
+        counts[p.verdict] = counts.get(p.verdict, 0) + 1
+    return counts
+
+
+def history_compare_extra(result: Any, statistic: str, last: int, source: str) -> dict[str, Any]:
+    """``result``: harness/results/history/judge.py's ``HistoryComparison``."""
     return {
-        "suite": suite_of(rec) if status == "timed" else suite_of({"nodeid": rec.get("nodeid")}),
-        "backend": rec.get("backend"), "kind": rec.get("kind"), "case_id": rec.get("case_id"),
-        "problem_id": rec.get("problem_id"), "family": rec.get("family"), "status": status,
-        "median_s": _num(summary.get("median")) if status == "timed" else None,
-        "samples": len(rec.get("samples_s") or ()) if status == "timed" else 0,
-        "tflops": _num((rec.get("throughput") or {}).get("tflops")),
-        "flag": summary.get("status") if summary.get("status") not in (None, "clean") else None,
-        "stage": rec.get("stage"), "error": rec.get("error"), "reason": rec.get("reason"),
+        "base": {"path": source, "partial": None, "history": {"statistic": statistic, "last": last,
+                                                               "testbeds": [t.describe() for t in result.testbeds]}},
+        "references": [{"backend": k.backend, "kind": k.kind, "case_id": k.case_id, "reference": text}
+                       for k, text in sorted(result.references.items(), key=lambda kv: (kv[0].kind, kv[0].backend, kv[0].case_id))],
+        "level_changes": [{"backend": f.key.backend, "kind": f.key.kind, "case_id": f.key.case_id, "change": num(f.step.change),
+                           "before": num(f.step.before), "after": num(f.step.after), "at": f.at} for f in result.steps],
     }
-
-
-def report_json(results: Results) -> dict[str, Any]:
-    partial = partial_of(results)
-    return {
-        "tlbench_output": "report",
-        "output_version": OUTPUT_VERSION,
-        "exit_code": 0,
-        "exit_reason": "read" + (" (a PARTIAL run)" if partial else ""),
-        "path": results.path,
-        "backends": list(results.backends),
-        "partial": partial,
-        "counts": {"timed": len(results.records), "failed": len(results.failed), "skipped": len(results.skipped)},
-        "items": [_record_item(r, "timed") for r in results.records]
-                 + [_record_item(r, "failed") for r in results.failed]
-                 + [_record_item(r, "skipped") for r in results.skipped],
-    }
-
-
-def history_json(series: Iterable[Any], last: int, source: str) -> dict[str, Any]:
-    """``series``: harness/results/history/query.py's ``Series`` (each with its ``points``)."""
-    out = []
-    for s in series:
-        points = s.points[-last:] if last else s.points
-        out.append({
-            "testbed_id": s.testbed.testbed_id, "testbed": s.testbed.describe(), "suite": s.suite, "kind": s.kind,
-            "case_id": s.case_id, "problem": s.problem,
-            "points": [{"run_id": p.run_id, "started_at": p.started_at, "commit_id": p.commit_id, "commit_dirty": p.commit_dirty,
-                        "status": p.status, "median_s": _num(p.median_s), "tflops": _num(p.tflops)} for p in points],
-        })
-    return {"tlbench_output": "history show", "output_version": OUTPUT_VERSION, "exit_code": 0, "exit_reason": "read",
-            "history": source, "series": out}

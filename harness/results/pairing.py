@@ -19,7 +19,7 @@ import math
 import statistics
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
-from tlbench.harness.results import compile_shift, verdicts
+from tlbench.harness.results import compile_shift, shift_cause, verdicts
 from tlbench.harness.results.compile_values import centre_of, compile_values, values_normalised
 from tlbench.harness.results.store import suite_of
 from tlbench.harness.results.error_text import headline
@@ -330,7 +330,8 @@ def run_shifts(paired: Paired, thresholds: Thresholds) -> list[verdicts.RunShift
             kernels = [(paired.base[k], paired.new[k]) for k in keys if not is_vendor(paired.base[k])]
             shift = compile_shift.honest(shift, *compile_shift.machine_moves(kernels), effect)
         if shift is not None:
-            out.append(shift)
+            kernels = [(paired.base[k], paired.new[k]) for k in keys if not is_vendor(paired.base[k])]
+            out.append(shift_cause.named(shift, kernels))  # a changed kernel body is the code, not the toolchain
     return out
 
 

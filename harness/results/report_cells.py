@@ -16,11 +16,13 @@ from tlbench.harness.results.comparison import Drift, ItemComparison, RunCompari
 from tlbench.harness.results.count_verdicts import INSTRUCTIONS
 from tlbench.harness.results.plan_verdicts import ORDER as PLAN_ORDER, SAME_PLAN, summary_words
 from tlbench.harness.results.judgement import RUN_RATIO, TIME, VENDOR_RATIO, Judgement, Verdict
-from tlbench.harness.results.table import Row, format_seconds, rows_from_records
+from tlbench.harness.results.run_facts import ItemFacts, run_facts
+from tlbench.harness.results.table import format_seconds, rate_cells
 from tlbench.harness.results.store import Results
+from tlbench.harness.results.text_table import Column, Group, TextRow, split_id
+from tlbench.harness.results import verdict_words
 
 
-VERDICT_ORDER = [Verdict.FAILED, Verdict.SLOWER, Verdict.NOISY, Verdict.FASTER, Verdict.NEW, Verdict.MISSING, Verdict.SAME]
 def format_value(value: float | None, unit: str) -> str:
     if value is None:
         return "-"
@@ -42,8 +44,7 @@ def _item_label(item: ItemComparison) -> str:
 
 
 def sorted_items(items: Iterable[ItemComparison]) -> list[ItemComparison]:
-    rank = {v: i for i, v in enumerate(VERDICT_ORDER)}
-    return sorted(items, key=lambda i: (rank[i.verdict], i.key.suite, i.key.backend, i.key.kind, i.key.case_id, i.metric))
+    return sorted(items, key=lambda i: (verdict_words.rank(i.verdict), i.key.suite, i.key.backend, i.key.kind, i.key.case_id, i.metric))
 
 
 def format_count(value: float | None) -> str:
@@ -99,6 +100,38 @@ def comparison_rows(cmp: RunComparison) -> list[list[str]]:
 
 
 COMPARISON_HEADER = ["verdict", "item", "base median", "new median", "time change", "relative change", "decided by", "why"]
+COMPARE_COLUMNS = (Column("verdict"), Column("config"), Column("base median", right=True), Column("new median", right=True),
+                   Column("time change", right=True), Column("relative change", right=True))
+
+
+def _verdict_cell(item: ItemComparison) -> str:
+    return item.verdict.value + ("" if item.gates or item.verdict is Verdict.SAME else " (not gated)")
+
+
+def comparison_groups(cmp: RunComparison) -> list[Group]:
+    """The terminal's comparison table: a group per (verdict, kind, backend, problem, suite), worst
+    verdict first; a row per item, its config part of the id beside the numbers; the note says
+    what decided and why."""
+    by: dict[tuple, list[ItemComparison]] = {}
+    for item in sorted_items(cmp.items):
+        key = (verdict_words.rank(item.verdict), item.verdict.value, item.key.kind, item.key.backend, item.problem, item.key.suite)
+        by.setdefault(key, []).append(item)
+    groups = []
+    for (_, verdict, kind, backend, problem, suite), items in by.items():
+        rows = []
+        for item in items:
+            time = item.time
+            _, config = split_id(item.key.case_id, item.problem)
+            decided = _decided(item)
+            why = _note(item)
+            note = f"{decided}: {why}" if decided != "-" and why else (why or ("" if decided == "-" else decided))
+            rows.append(TextRow(
+                (_verdict_cell(item), config + (" [instructions]" if item.metric == INSTRUCTIONS else ""),
+                 _value_cell(item, time.base_median) if time else "-", _value_cell(item, time.new_median) if time else "-",
+                 _change_cell(item), format_change(item.relative)),
+                note, verdict_words.style(item.verdict) if item.gates or item.verdict is Verdict.SAME else "yellow"))
+        groups.append(Group(f"{verdict} | {kind} {backend} | {problem} [{suite}] ({len(items)})", tuple(rows)))
+    return groups
 
 
 def summary_line(cmp: RunComparison) -> str:
@@ -149,12 +182,33 @@ def testbed_lines(cmp: RunComparison) -> list[str]:
 PLAN_HEADER = ["plan verdict", "item", "what changed, before -> after (compiler decisions; model cycles, never times)"]
 
 
+def _changed_plans(cmp: RunComparison) -> list:
+    return sorted((p for p in cmp.plans if p.verdict != SAME_PLAN), key=lambda p: (verdict_words.rank(p.verdict), p.key.case_id))
+
+
 def plan_rows(cmp: RunComparison) -> list[list[str]]:
     """One row per case whose plan or schedule model changed (SAME PLAN left out), worst first."""
-    rank = {v: i for i, v in enumerate(PLAN_ORDER)}
-    shown = sorted((p for p in cmp.plans if p.verdict != SAME_PLAN), key=lambda p: (rank[p.verdict], p.key.case_id))
     return [[p.verdict + ("" if p.gates else " (not gated)"), f"{p.key.kind}-{p.key.backend}-{p.key.case_id}",
-             summary_words(p)] for p in shown]
+             summary_words(p)] for p in _changed_plans(cmp)]
+
+
+PLAN_COLUMNS = (Column("plan verdict"), Column("config"))
+
+
+def plan_groups(cmp: RunComparison) -> list[Group]:
+    """The changed plans as the terminal shows them: a group per (verdict, kind, backend,
+    problem), the change in words as each row's note."""
+    by: dict[tuple, list] = {}
+    problems = {i.key: i.problem for i in cmp.items}
+    for p in _changed_plans(cmp):
+        problem = problems.get(p.key, "")
+        by.setdefault((p.verdict, p.key.kind, p.key.backend, problem), []).append(p)
+    groups = []
+    for (verdict, kind, backend, problem), plans in by.items():
+        rows = tuple(TextRow((p.verdict + ("" if p.gates else " (not gated)"), split_id(p.key.case_id, problem)[1]),
+                             summary_words(p), verdict_words.style(p.verdict) if p.gates else "yellow") for p in plans)
+        groups.append(Group(f"{verdict} | {kind} {backend} | {problem} ({len(plans)})", rows))
+    return groups
 
 
 def plan_line(cmp: RunComparison) -> str:
@@ -172,7 +226,7 @@ def plan_line(cmp: RunComparison) -> str:
 def across_rows(ab: AcrossBackends) -> tuple[list[str], list[list[str]]]:
     header = ["problem", "tile", "loop"]
     for s in ab.backends:
-        header += [f"{s.backend}: {s.metric.name}", f"{s.backend}: speedup vs own s1"]
+        header += [f"{s.backend}: {s.metric.name}", f"{s.backend}: x vs own s1"]
     rows = []
     for row in ab.rows:
         cells = [row.problem, row.tile, row.loop_id]
@@ -209,15 +263,18 @@ def metric_lines(ab: AcrossBackends) -> list[str]:
     return lines + list(ab.notes)
 
 
-def run_rows(results: Results) -> list[Row]:
-    return rows_from_records([*results.records, *results.failed, *results.skipped], TraitsCatalog.from_entry_points().get)
+def facts(results: Results) -> list[ItemFacts]:
+    return run_facts(results, TraitsCatalog.from_entry_points().get)
 
 
-RUN_HEADER = ["kind", "backend", "case", "median", "throughput", "plan", "status"]
+RUN_HEADER = ["kind", "backend", "problem", "config", "stages", "median", "rate", "of peak/BW", "x vendor", "plan", "status"]
 
 
-def row_cells(row: Row) -> list[str]:
-    return [row.kind, row.backend, row.case_id, row.median, row.throughput, row.plan, row.status]
+def run_cells(f: ItemFacts) -> list[str]:
+    rate, share = rate_cells(f)
+    return [f.kind, f.backend, f.problem_id, f.config_id, "-" if f.num_stages is None else str(f.num_stages),
+            format_seconds(f.median_s), rate, share, f"{f.vendor_ratio:.3f}x" if f.vendor_ratio else "-",
+            f.plan_summary or "-", f.words]
 
 
 def run_summary(results: Results) -> str:
@@ -225,3 +282,17 @@ def run_summary(results: Results) -> str:
         f"{len(results.records)} timed, {len(results.failed)} failed, {len(results.skipped)} skipped; "
         f"backends {', '.join(results.backends)}"
     )
+
+
+def history_reference_lines(result, statistic: str, last: int, source: str) -> list[str]:
+    """What ``compare --history`` judged against: the testbeds, each item's reference run, the
+    level changes step detection found (``result``: history/judge.py's ``HistoryComparison``)."""
+    lines = [f"reference per item: the {statistic} of its last {last} runs on the same testbed in {source}"]
+    lines += [f"  testbed {bed.testbed_id}: {bed.describe()}" for bed in result.testbeds]
+    lines += [f"  {key.kind}-{key.backend}-{key.case_id}: {text}"
+              for key, text in sorted(result.references.items(), key=lambda kv: kv[0].case_id)]
+    if result.steps:
+        lines.append("level changes (step detection over each item's history, then the new run):")
+        lines += [f"  {f.key.kind}-{f.key.backend}-{f.key.case_id}: {f.step.change:+.1%} "
+                  f"({f.step.before:.4g} -> {f.step.after:.4g}) starting at {f.at}" for f in result.steps]
+    return lines

@@ -12,7 +12,10 @@ from tlbench.harness.results.compare_backends import AcrossBackends
 from tlbench.harness.results.comparison import RunComparison
 from tlbench.harness.results.judgement import Verdict
 from tlbench.harness.results.store import Results
-from tlbench.harness.results.report_cells import COMPARISON_HEADER, PLAN_HEADER, RUN_HEADER, plan_line, plan_rows, across_rows, best_lines, comparison_rows, metric_lines, row_cells, run_rows, run_summary, sorted_items, summary_line, testbed_lines
+from tlbench.harness.results.report_cells import (
+    COMPARISON_HEADER, PLAN_HEADER, RUN_HEADER, across_rows, best_lines, comparison_rows, facts, metric_lines, plan_line, plan_rows,
+    run_cells, run_summary, sorted_items, summary_line, testbed_lines,
+)
 
 
 def escape_html(text: object) -> str:
@@ -74,7 +77,7 @@ def across_markdown(ab: AcrossBackends) -> str:
 def run_markdown(results: Results) -> str:
     out = [f"### tlbench report: `{Path(results.path).name}`", ""]
     out += [f"- testbed {escape_html(results.testbed(b).describe())}" for b in results.backends]
-    out += [f"- {escape_html(run_summary(results))}", "", md_table(RUN_HEADER, [row_cells(r) for r in run_rows(results)])]
+    out += [f"- {escape_html(run_summary(results))}", "", md_table(RUN_HEADER, [run_cells(f) for f in facts(results)])]
     return "\n".join(out) + "\n"
 
 

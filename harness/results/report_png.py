@@ -9,6 +9,8 @@ share an axis.  A backend's colour and label come from its traits.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from tlbench.harness.core.family import FamilyCatalog, StagePoint
 from collections import defaultdict
 from pathlib import Path
@@ -16,21 +18,13 @@ from typing import Any, Callable, Iterable
 from tlbench.harness.core.backend_traits import TraitsCatalog
 from tlbench.harness.results.compare_backends import AcrossBackends
 from tlbench.harness.results.comparison import ItemComparison, RunComparison
-from tlbench.harness.results.judgement import TIME, Verdict
+from tlbench.harness.results.judgement import TIME
 from tlbench.harness.results.pairing import problem_of
 from tlbench.harness.results.store import Results
 from tlbench.harness.results.report_cells import sorted_items
+from tlbench.harness.results import verdict_words
 
 
-VERDICT_COLOR = {
-    Verdict.FAILED: "#b2182b",
-    Verdict.SLOWER: "#d6604d",
-    Verdict.NOISY: "#e6ab02",
-    Verdict.FASTER: "#1a9850",
-    Verdict.NEW: "#4393c3",
-    Verdict.MISSING: "#9970ab",
-    Verdict.SAME: "#9e9e9e",
-}
 TILE_STYLES = [("-", "o"), ("--", "s"), (":", "^"), ("-.", "D")]
 STAGE_SLOTS = ["auto-s0", "auto-s1", "auto-s2", "auto-s3", "auto-s4"]
 EXTRA_SLOTS = ["manual", "serial"]
@@ -83,7 +77,16 @@ def _draw_tile_series(ax, series: list[tuple[float, float]], color: str, style: 
 
 
 def plot_across(ab: AcrossBackends, path: str | Path, traits_of: Callable[[str], Any] | None = None) -> Path:
+    """Each backend's speedup over its own 1-stage point; backends with no speedup (compile times,
+    the CPU cost of a build) are named in the title and not drawn.  ``ValueError`` when no
+    backend has one (nothing to plot)."""
     traits_of = traits_of or TraitsCatalog.from_entry_points().get
+    drawn = [s for s in ab.backends if any(p.speedup for p in s.points)]
+    if not drawn:
+        raise ValueError("--png: no backend in these files has a kernel metric to plot (device time or modeled cycles); "
+                         "compile times are shown in the table only")
+    ab = replace(ab, backends=tuple(drawn), notes=ab.notes + tuple(
+        f"{s.backend}: {s.metric.name} only, not drawn" for s in ab.backends if s not in drawn))
     problems = sorted({p.problem for s in ab.backends for p in s.points})
     fig = _figure(9.5, 4.6 * len(problems) + 0.6)
     axes = fig.subplots(len(problems), 1, squeeze=False)[:, 0]
@@ -115,7 +118,8 @@ def plot_across(ab: AcrossBackends, path: str | Path, traits_of: Callable[[str],
         f" on {s.testbed.accelerator or 'no accelerator'}"
         for s in ab.backends
     )
-    fig.suptitle(f"{measured}\nstar = each backend's best config; hollow markers = manual / T.serial loops", fontsize=9)
+    left = "".join(f"\n{n}" for n in ab.notes if n.endswith("not drawn"))
+    fig.suptitle(f"{measured}{left}\nstar = each backend's best config; hollow markers = manual / T.serial loops", fontsize=9)
     return _save(fig, path)
 
 
@@ -211,7 +215,7 @@ def plot_comparison(cmp: RunComparison, path: str | Path) -> Path:
     ax = fig.subplots()
     ys = list(range(len(judged)))
     changes = [100 * i.decisive.change for i in judged]
-    ax.barh(ys, changes, color=[VERDICT_COLOR[i.verdict] for i in judged], height=0.7)
+    ax.barh(ys, changes, color=[verdict_words.colour(i.verdict) for i in judged], height=0.7)
     effect = 100 * cmp.thresholds.min_effect
     ax.axvspan(-effect, effect, color="#e0e0e0", alpha=0.6, zorder=0, label=f"under the minimum effect (±{effect:.0f} %)")
     raw = [(y, 100 * i.time.change) for y, i in zip(ys, judged) if i.decided_by != TIME and i.time]
@@ -231,7 +235,7 @@ def plot_comparison(cmp: RunComparison, path: str | Path) -> Path:
     for y, item in zip(ys, judged):
         text = item.verdict.value + ("" if item.gates else " (reference, not gated)")
         ax.text(1.01, y, text, transform=ax.get_yaxis_transform(), va="center", ha="left", fontsize=8,
-                color=VERDICT_COLOR[item.verdict], fontweight="bold" if item.is_regression else "normal")
+                color=verdict_words.colour(item.verdict), fontweight="bold" if item.is_regression else "normal")
     ax.set_xlim(-span, span)
     ax.set_ylim(-0.7, len(judged) - 0.3)
     ax.set_yticks(ys, [_short_label(i, prefix, problem) for i in judged], fontsize=7)

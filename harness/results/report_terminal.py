@@ -1,78 +1,67 @@
-"""Comparisons and runs as rich tables on a terminal.
+"""Comparisons and runs on a terminal or in a log, through the one table renderer.
 
-Contract: ``print_comparison(cmp, console)``, ``print_across(ab, console)``, ``print_run(results,
-console)`` write to a ``rich.console.Console``; the cells are report_cells'.
+Contract: ``print_comparison(cmp, console, width, notes)``, ``print_across(ab, console, width)``,
+``print_run(results, console, width)`` write to a ``rich.console.Console`` (colour on a terminal,
+plain text when piped); the tables are laid out by harness/results/text_table.py for ``width``
+(one line per item, its note on a second line only when it does not fit), the cells and groups
+are report_cells' and table.py's, the colours harness/results/verdict_words.py's.  A comparison
+prints its gate line first (what a reader of a CI log needs) and again last (what a log tail shows).
 """
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
+
 from tlbench.harness.results.compare_backends import AcrossBackends
 from tlbench.harness.results.comparison import RunComparison
-from tlbench.harness.results.judgement import Verdict
+from tlbench.harness.results.report_cells import (
+    COMPARE_COLUMNS, PLAN_COLUMNS, across_rows, best_lines, comparison_groups, facts, metric_lines, plan_groups, plan_line,
+    run_summary, summary_line, testbed_lines,
+)
 from tlbench.harness.results.store import Results
-from tlbench.harness.results.report_cells import COMPARISON_HEADER, PLAN_HEADER, RUN_HEADER, plan_line, plan_rows, across_rows, best_lines, comparison_rows, metric_lines, row_cells, run_rows, run_summary, sorted_items, summary_line, testbed_lines
+from tlbench.harness.results.table import run_table
+from tlbench.harness.results.text_table import Column, Group, Line, TextRow, render
 
 
-VERDICT_STYLE = {
-    Verdict.FAILED: "bold red",
-    Verdict.SLOWER: "bold red",
-    Verdict.NOISY: "yellow",
-    Verdict.FASTER: "green",
-    Verdict.NEW: "cyan",
-    Verdict.MISSING: "magenta",
-    Verdict.SAME: "dim",
-}
-def _rich_table(
-    title: str, header: Sequence[str], rows: Iterable[Sequence[str]], styles: Sequence[str] | None = None, keep: int = 0
-):
-    """A rich Table; the first ``keep`` columns never wrap (ids must stay greppable)."""
-    from rich.markup import escape
-    from rich.table import Table
-
-    table = Table(title=escape(title), title_justify="left", show_lines=False, header_style="bold")
-    for index, name in enumerate(header):
-        table.add_column(escape(name), overflow="fold", no_wrap=index < keep)
-    for i, row in enumerate(rows):
-        table.add_row(*(escape(str(cell)) for cell in row), style=styles[i] if styles else None)
-    return table
+def _out(console: Any, lines: Sequence[Line]) -> None:
+    for text, style in lines:
+        console.print(text, style=style, highlight=False, markup=False, soft_wrap=True)
 
 
-def print_comparison(cmp: RunComparison, console: Any) -> None:
-    console.print(f"tlbench compare  base {cmp.base_path}  new {cmp.new_path}", style="bold", markup=False)
-    for line in testbed_lines(cmp):
-        console.print(line, style="red" if "MISMATCH" in line or "WHOLE-RUN" in line else None, highlight=False, markup=False)
-    items = sorted_items(cmp.items)
-    styles = [VERDICT_STYLE[i.verdict] for i in items]
-    console.print(_rich_table("per item (+ is slower)", COMPARISON_HEADER, comparison_rows(cmp), styles, keep=2))
+def print_comparison(cmp: RunComparison, console: Any, width: int, notes: Sequence[str] = ()) -> None:
+    gate_style = "bold red" if cmp.has_regression else "bold green"
+    lines: list[Line] = [(f"tlbench compare  base {cmp.base_path}  new {cmp.new_path}", "bold"), (summary_line(cmp), gate_style)]
+    lines += [(n, "yellow") for n in notes]
+    lines += [(t, "red" if "MISMATCH" in t or "WHOLE-RUN" in t else None) for t in testbed_lines(cmp)]
+    lines += [("", None), ("per item (+ is slower; the note: what decided, and why)", "bold")]
+    lines += render(COMPARE_COLUMNS, comparison_groups(cmp), width, note_header="")
     if cmp.plans:
-        rows = plan_rows(cmp)
-        if rows:
-            console.print(_rich_table("compiler plans and schedule model (decisions and model cycles, not times)", PLAN_HEADER,
-                                      rows, ["bold red" if r[0] == "MODEL WORSE" else "yellow" for r in rows], keep=2))
-        console.print(plan_line(cmp), highlight=False, markup=False)
-    style = "bold red" if cmp.has_regression else "bold green"
-    console.print(summary_line(cmp), style=style, highlight=False, markup=False)
+        plans = plan_groups(cmp)
+        if plans:
+            lines += [("", None), ("compiler plans and schedule model (decisions and model cycles, not times)", "bold")]
+            lines += render(PLAN_COLUMNS, plans, width)
+        lines.append((plan_line(cmp), None))
+    lines.append((summary_line(cmp), gate_style))
+    _out(console, lines)
 
 
-def print_across(ab: AcrossBackends, console: Any) -> None:
-    console.print("[bold]tlbench compare --across-backends[/]: speedup of each config over its own 1-stage (or serial) point")
-    for line in metric_lines(ab):
-        console.print(line, highlight=False, markup=False)
+def print_across(ab: AcrossBackends, console: Any, width: int) -> None:
+    lines: list[Line] = [("tlbench compare --across-backends: each backend's configs against its own 1-stage (or serial) point", "bold")]
+    lines += [(t, None) for t in metric_lines(ab)]
     header, rows = across_rows(ab)
-    console.print(_rich_table("stage table (each backend's own metric; speedups are ratios within one backend)", header, rows, keep=3))
-    for line in best_lines(ab):
-        console.print(line, style="bold", highlight=False, markup=False)
+    columns = [Column(h, right=i >= 3) for i, h in enumerate(header[1:])]
+    groups: dict[str, list[TextRow]] = {}
+    for row in rows:
+        groups.setdefault(row[0], []).append(TextRow(tuple(row[1:])))
+    lines += render(columns, [Group(f"problem {p}", tuple(r)) for p, r in groups.items()], width)
+    lines += [(t, "bold") for t in best_lines(ab)]
+    _out(console, lines)
 
 
-def print_run(results: Results, console: Any) -> None:
-    console.print(f"tlbench report {results.path}", style="bold", markup=False)
-    for backend in results.backends:
-        console.print(f"testbed {results.testbed(backend).describe()}", highlight=False, markup=False)
-    rows = run_rows(results)
-    styles = ["red" if r.status.startswith("FAILED") else ("dim" if r.status.startswith("skipped") else "") for r in rows]
-    console.print(_rich_table("items", RUN_HEADER, [row_cells(r) for r in rows], styles, keep=3))
-    console.print(run_summary(results), highlight=False, markup=False)
-
-
-# -- markdown -------------------------------------------------------------------------------
+def print_run(results: Results, console: Any, width: int) -> None:
+    lines: list[Line] = [(f"tlbench report {results.path}", "bold")]
+    lines += [(run_summary(results), "bold")]
+    lines += [(f"testbed {results.testbed(b).describe()}", None) for b in results.backends]
+    lines += run_table(facts(results), width)
+    lines.append((run_summary(results), None))
+    _out(console, lines)

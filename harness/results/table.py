@@ -1,32 +1,28 @@
-"""Readable tables of benchmark results, for the terminal and for ``tlbench report``.
+"""The run table: one run's items as ``tlbench report`` and ``pytest -v`` print them.
 
-Contract: pure formatting.  The plan cell is the backend's own one-line summary
-(``BackendTraits.plan_summary``, looked up through ``traits_of``); ``rows_from_records`` /
-``rows_from_outcomes`` produce ``Row``s; ``format_table`` renders them as aligned text.
-Device and compile times are printed as times (device throughput with its % of peak, or
-"peak unknown", when the record has it; the status names the rule that judged the output, or
-says a vendor item is a speed reference, not checked: ``check_words``); a backend's modeled numbers are its own
-summary's, labelled as a model, and never mixed into a time column.
+Contract: pure formatting of ``harness.results.run_facts.ItemFacts``.  ``format_seconds``
+prints a time as a time.  ``run_table(facts, width)`` lays the items out with the one renderer
+(harness/results/text_table.py): a group per (kind, backend, problem, suite) - the heading names
+the problem, so the rows show only the config part of the id -, columns config, num_stages,
+median, rate (TFLOP/s, or GB/s for a memory-bound kernel), % of peak (or % of bandwidth), the
+vendor ratio (above 1x the kernel is faster than the vendor item of its GPU) and the plan (the
+backend's own one-line summary; modeled numbers labelled as a model); the status (ok with how
+it was measured, DRIFT / CAPPED, FAILED and why, skipped and why) is the row's note.
+Groups come in (kind, backend, problem) order; a group's rows: the vendor item, then the timed
+kernels by config (numbers as numbers: a tile's s0..s4, manual, serial together), then failed,
+then skipped.  ``run_table_text(facts, width)`` is the same as plain lines.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Sequence
+from typing import Iterable, Sequence
 
-from tlbench.harness.results.error_text import failure_line
-from tlbench.harness.results.roofline import format_pct
+from tlbench.harness.results.run_facts import ItemFacts
+from tlbench.harness.results.text_table import Column, Group, Line, TextRow, natural_key, plain, render
 
-
-@dataclass(frozen=True)
-class Row:
-    kind: str
-    backend: str
-    case_id: str
-    median: str
-    throughput: str
-    plan: str
-    status: str
+COLUMNS = (Column("config"), Column("stages", right=True), Column("median", right=True), Column("rate", right=True),
+           Column("of peak/BW", right=True), Column("x vendor", right=True), Column("plan"))
+STATUS_ORDER = {"timed": 0, "failed": 1, "skipped": 2}
 
 
 def format_seconds(seconds: float | None) -> str:
@@ -39,89 +35,51 @@ def format_seconds(seconds: float | None) -> str:
     return f"{seconds * 1e6:.2f} us"
 
 
-TraitsOf = Callable[[str], Any]  # backend name -> its BackendTraits
-
-
-def measurement_status(rec: dict[str, Any]) -> str:
-    """``ok`` for a clean device measurement, else ``DRIFT`` / ``CAPPED`` (never shown as clean)."""
-    status = (rec.get("summary") or {}).get("status") or "clean"
-    return "ok" if status == "clean" else status
-
-
-def check_words(rec: dict[str, Any]) -> str:
-    """How a device record's output was judged: ``checked by <rule>``, ``speed reference, not
-    checked`` (a vendor item kept as one), or "" (a record that does not say)."""
-    check = rec.get("check") or {}
-    if check.get("checked") is False:
-        return "speed reference, not checked"
-    return f"checked by {check['rule']}" if check.get("rule") else ""
-
-
-def plan_cell(plan: dict[str, Any] | None, backend: str, traits_of: TraitsOf) -> str:
-    return traits_of(backend).plan_summary(plan) if plan else "-"
-
-
-def _row_from_record(rec: dict[str, Any], traits_of: TraitsOf) -> Row:
-    status = rec.get("status", "ok")
-    summary = rec.get("summary") or {}
-    tput = (rec.get("throughput") or {}).get("tflops")
-    note = status
-    if status == "failed":
-        note = f"FAILED {failure_line(rec)}"
-    elif status == "skipped":
-        note = f"skipped: {rec.get('reason')}"
-    elif rec.get("kind") == "device":
-        crit = ((rec.get("measurement") or {}).get("criterion") or {}).get("name")
-        judged = check_words(rec)
-        note = (f"{measurement_status(rec)} ({rec.get('method')}, n={summary.get('n')}{', ' + crit if crit else ''}"
-                f"{'; ' + judged if judged else ''})")
-    else:
-        note = f"ok (n={summary.get('n')})"
-    return Row(
-        kind=rec.get("kind", "?"),
-        backend=rec.get("backend", "?"),
-        case_id=rec.get("case_id", "?"),
-        median=format_seconds(summary.get("median")),
-        throughput=(f"{tput:.1f} TFLOP/s" + (f" ({format_pct(rec)})" if format_pct(rec) else "")) if tput else "-",
-        plan=plan_cell(rec.get("plan"), rec.get("backend", "?"), traits_of),
-        status=note,
-    )
-
-
-def rows_from_records(records: Iterable[dict[str, Any]], traits_of: TraitsOf) -> list[Row]:
-    return [_row_from_record(r, traits_of) for r in records]
-
-
-def rows_from_outcomes(pairs: Iterable[tuple[Any, Any]], traits_of: TraitsOf) -> list[Row]:
-    rows = []
-    for item, outcome in pairs:
-        if outcome.status == "timed":
-            rows.append(_row_from_record(outcome.record, traits_of))
-        elif outcome.status == "failed":
-            rec = {**item.describe(), "status": "failed", "stage": outcome.stage, "error": outcome.reason,
-                   "worker": getattr(outcome, "worker", None)}
-            rows.append(_row_from_record({**rec, "plan": outcome.plan.to_dict() if outcome.plan else None}, traits_of))
+def rate_cells(f: ItemFacts) -> tuple[str, str]:
+    """(rate, share of the roof) on the kernel's own basis: bytes for a memory-bound kernel."""
+    if f.bound == "memory" and f.gbps:
+        share = f"{f.pct_of_bandwidth:.1f}% BW" if f.pct_of_bandwidth is not None else "BW unknown"
+        return f"{f.gbps:,.0f} GB/s", share
+    if f.tflops:
+        if f.pct_of_peak is not None:
+            share = f"{f.pct_of_peak:.1f}%"
         else:
-            rows.append(_row_from_record({**item.describe(), "status": "skipped", "reason": outcome.reason}, traits_of))
-    return rows
+            share = "peak unknown" if f.peak_known is False else "-"
+        return f"{f.tflops:.1f} TFLOP/s", share
+    return "-", "-"
 
 
-HEADER = Row("kind", "backend", "case", "median", "throughput", "plan", "status")
+def _plan(f: ItemFacts) -> str:
+    return f.plan_summary or "-"
 
 
-def format_table(rows: Sequence[Row]) -> list[str]:
-    if not rows:
-        return ["(no tlbench items)"]
-    table = [HEADER, *rows]
-    fields = list(Row.__dataclass_fields__)
-    widths = {f: max(len(getattr(r, f)) for r in table) for f in fields[:-1]}
-    lines = []
-    for i, r in enumerate(table):
-        lines.append("  ".join(getattr(r, f).ljust(widths[f]) for f in fields[:-1]) + "  " + r.status)
-        if i == 0:
-            lines.append("  ".join("-" * widths[f] for f in fields[:-1]) + "  " + "-" * 6)
-    return lines
+def _row(f: ItemFacts) -> TextRow:
+    rate, share = rate_cells(f)
+    style = "red" if f.status == "failed" else ("dim" if f.status == "skipped" else ("yellow" if f.flag else None))
+    return TextRow(
+        (f.config_id + (" (vendor)" if f.vendor and f.config_id != "vendor" else ""),
+         "-" if f.num_stages is None else str(f.num_stages), format_seconds(f.median_s), rate, share,
+         f"{f.vendor_ratio:.3f}x" if f.vendor_ratio else "-", _plan(f)),
+        f.words, style)
 
 
-def render_outcomes(pairs: Iterable[tuple[Any, Any]], traits_of: TraitsOf) -> list[str]:
-    return format_table(rows_from_outcomes(pairs, traits_of))
+def groups_of(facts: Iterable[ItemFacts]) -> list[Group]:
+    by: dict[tuple[str, str, str, str], list[ItemFacts]] = {}
+    for f in facts:
+        by.setdefault((f.kind, f.backend, f.problem_id, f.suite), []).append(f)
+    out = []
+    for (kind, backend, problem, suite), items in sorted(by.items()):
+        items.sort(key=lambda f: (STATUS_ORDER.get(f.status, 3), not f.vendor, natural_key(f.config_id)))
+        out.append(Group(f"{kind} {backend} | {problem or '(no problem id)'} [{suite}] ({len(items)} items)",
+                         tuple(_row(f) for f in items)))
+    return out
+
+
+def run_table(facts: Sequence[ItemFacts], width: int) -> list[Line]:
+    if not facts:
+        return [("(no tlbench items)", None)]
+    return render(COLUMNS, groups_of(facts), width, note_header="status")
+
+
+def run_table_text(facts: Sequence[ItemFacts], width: int) -> list[str]:
+    return plain(run_table(facts, width))

@@ -40,7 +40,12 @@ def run_quality(conn: sqlite3.Connection) -> dict[int, RunQuality]:
     faults: dict[int, int] = {}
     test_notes: dict[int, str] = {}
     for item in conn.execute("SELECT run_id, status, record_json FROM items WHERE status IN ('failed', 'timed')"):
-        record = json.loads(item["record_json"])
+        try:
+            record = json.loads(item["record_json"])
+        except (TypeError, ValueError):  # an unreadable stored row: the readers leave it out and say so
+            continue
+        if not isinstance(record, dict):
+            continue
         if item["status"] == "failed" and ((record.get("worker") or {}).get("restarted")):
             faults[item["run_id"]] = faults.get(item["run_id"], 0) + 1
         marked = [n for n in record.get("notes") or () if "TEST-ONLY" in str(n)]

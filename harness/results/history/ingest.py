@@ -6,7 +6,11 @@ reported as ``skipped`` and nothing changes; otherwise the run, its testbeds and
 item (timed, failed and skipped) go in within ONE write transaction, so a crash or a
 concurrent writer never leaves half a run.  A merged sharded run (``tlbench merge``) is one
 run whose records each go under the testbed of the machine that measured them (their
-shard's device info), so a run over two kinds of machine has two testbeds.  ``add_files(conn, paths)`` does that per file
+shard's device info and host CPU), so a run over two kinds of machine has two testbeds.  A
+testbed is keyed by its host CPU (model and logical CPU count, ``testbed_key``) as well as its
+device: compile times of a 2-core box and of a 16-core host are separate series.  A merged run
+and its shards are stored once: adding a shard whose merged run is stored skips it (said so),
+and adding a merged run removes its shards stored before (their records are the merged run's).  ``add_files(conn, paths)`` does that per file
 and ``import_dir(conn, folder)`` for every ``*.json`` and ``*.json.gz`` below a folder (as
 ``add`` reads both); a file that is not
 tlbench results (``best_configs.json``) is reported with the reason, never fatal.
@@ -45,7 +49,7 @@ class AddOutcome:
         if self.status == "added":
             return f"added {self.path}: run {self.run_id}, {self.items} items{self.detail}"
         if self.status == "skipped":
-            return f"skipped {self.path}: already in history as run {self.run_id}"
+            return f"skipped {self.path}: " + (self.detail or f"already in history as run {self.run_id}")
         return f"not added {self.path}: {self.detail}"
 
 
@@ -54,19 +58,82 @@ def run_hash(document: dict[str, Any]) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-def _testbed_id(conn: sqlite3.Connection, document: dict[str, Any], backend: str) -> int:
-    bed = testbed_of(document, backend)
-    values = (backend, bed.target or "", bed.accelerator or "", bed.driver or "", bed.tilelang or "", bed.vendor_library or "")
+def host_of(document: dict[str, Any], shard: str | None = None) -> str:
+    """``<CPU model> x<logical CPUs>`` of the machine that ran the document (of its shard ``shard``,
+    for a merged run), from pytest-benchmark's ``machine_info.cpu``; '' when not recorded."""
+    machine = document.get("machine_info") or {}
+    own = (((machine.get("tlbench") or {}).get("shards") or {}).get(shard) or {}) if shard else {}
+    cpu = own.get("cpu") if isinstance(own.get("cpu"), dict) else machine.get("cpu")
+    if not isinstance(cpu, dict):
+        return ""
+    brand, count = str(cpu.get("brand_raw") or "").strip(), cpu.get("count")
+    return f"{brand or 'unknown CPU'} x{count}" if brand or count else ""
+
+
+def testbed_key(document: dict[str, Any], backend: str, shard: str | None = None) -> tuple[str, ...]:
+    """The testbed columns of a run's backend (of one shard's records, for a merged run), in
+    ``TestbedRow.key()`` order."""
+    bed = testbed_of(shard_document(document, {"shard": shard}) if shard else document, backend)
+    return (backend, bed.target or "", bed.accelerator or "", bed.driver or "", bed.tilelang or "", bed.vendor_library or "",
+            host_of(document, shard))
+
+
+def _testbed_id(conn: sqlite3.Connection, values: tuple[str, ...]) -> int:
     conn.execute(
-        "INSERT OR IGNORE INTO testbeds (backend, target, accelerator, driver, tilelang, vendor_library) VALUES (?,?,?,?,?,?)",
+        "INSERT OR IGNORE INTO testbeds (backend, target, accelerator, driver, tilelang, vendor_library, host) VALUES (?,?,?,?,?,?,?)",
         values,
     )
     row = conn.execute(
         "SELECT testbed_id FROM testbeds WHERE backend=? AND target=? AND accelerator=? AND driver=? AND tilelang=? "
-        "AND vendor_library=?",
+        "AND vendor_library=? AND host=?",
         values,
     ).fetchone()
     return int(row[0])
+
+
+def shard_key(document: dict[str, Any]) -> str | None:
+    """A shard file's identity (run digest, shard, date, input seed), or None for a file that is not one shard."""
+    top = document.get("tlbench") or {}
+    shard = top.get("shard")
+    if not isinstance(shard, dict) or not shard.get("run_digest"):
+        return None
+    return f"{shard['run_digest']}|{shard.get('label')}|{document.get('datetime')}|{top.get('input_seed')}"
+
+
+def covered_shards(document: dict[str, Any]) -> list[str]:
+    """The shard keys a merged run was made of ([] for a run that is not a merge)."""
+    sharded = (document.get("tlbench") or {}).get("sharded")
+    if not isinstance(sharded, dict) or not sharded.get("run_digest"):
+        return []
+    return [f"{sharded['run_digest']}|{s.get('label')}|{s.get('datetime')}|{s.get('input_seed')}"
+            for s in sharded.get("shards") or () if isinstance(s, dict)]
+
+
+def _stored_merges(conn: sqlite3.Connection) -> dict[int, set[str]]:
+    out = {}
+    for run_id, covers in conn.execute("SELECT run_id, covers FROM runs WHERE covers IS NOT NULL"):
+        try:
+            out[int(run_id)] = set(json.loads(covers))
+        except (TypeError, ValueError):
+            continue
+    return out
+
+
+def _merged_holding(merges: dict[int, set[str]], keys: list[str]) -> list[int] | None:
+    """The stored merged runs holding every one of ``keys``, or None when one is not held."""
+    holders = []
+    for key in keys:
+        found = next((run for run, covers in merges.items() if key in covers), None)
+        if found is None:
+            return None
+        holders.append(found)
+    return sorted(set(holders))
+
+
+def _drop_runs(conn: sqlite3.Connection, run_ids: list[int]) -> None:
+    for run_id in run_ids:
+        conn.execute("DELETE FROM items WHERE run_id = ?", (run_id,))
+        conn.execute("DELETE FROM runs WHERE run_id = ?", (run_id,))
 
 
 def _problem(rec: dict[str, Any]) -> str:
@@ -112,11 +179,22 @@ def add_results(conn: sqlite3.Connection, results: Results, annotate: Annotate |
         known = conn.execute("SELECT run_id FROM runs WHERE run_hash=?", (digest,)).fetchone()
         if known is not None:
             return AddOutcome(results.path, "skipped", int(known[0]))
+        own_key, covers = shard_key(doc), covered_shards(doc)
+        merges = _stored_merges(conn) if own_key or covers else {}
+        holders = _merged_holding(merges, [own_key] if own_key else covers) if own_key or covers else None
+        if holders:
+            what = "a shard of a merged run" if own_key else "a merge of shards"
+            return AddOutcome(results.path, "skipped", holders[0],
+                              detail=f"{what} already stored in run(s) {', '.join(map(str, holders))}")
+        replaced = [int(r[0]) for r in conn.execute(
+            f"SELECT run_id FROM runs WHERE shard_key IN ({','.join('?' * len(covers))})", covers)] if covers else []
+        replaced += [run for run, held in merges.items() if covers and held <= set(covers)]  # a smaller merge of these shards
+        _drop_runs(conn, replaced)
         commit_id = commit.get("id")
         top = doc.get("tlbench") or {}
         cur = conn.execute(
             "INSERT INTO runs (run_hash, source, started_at, added_at, commit_id, commit_branch, commit_dirty, scope, "
-            "test_only, partial) VALUES (?,?,?,?,?,?,?,?,?,?)",
+            "test_only, partial, shard_key, covers) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
             (
                 digest,
                 str(results.path),
@@ -128,6 +206,8 @@ def add_results(conn: sqlite3.Connection, results: Results, annotate: Annotate |
                 top.get("scope"),
                 json.dumps(list(top["test_only"])) if top.get("test_only") else None,
                 1 if top.get("partial") else 0,
+                own_key,
+                json.dumps(covers) if covers else None,
             ),
         )
         run_id = int(cur.lastrowid)
@@ -136,7 +216,7 @@ def add_results(conn: sqlite3.Connection, results: Results, annotate: Annotate |
         for rec, status in _stored_records(results):
             backend, shard = rec["backend"], rec.get("shard")
             if (backend, shard) not in beds:  # a merged sharded run: each record on its own shard's testbed
-                beds[(backend, shard)] = _testbed_id(conn, shard_document(doc, rec), backend)
+                beds[(backend, shard)] = _testbed_id(conn, testbed_key(doc, backend, shard))
             if annotate is not None and status == "timed":
                 own = ((shard_document(doc, rec).get("machine_info") or {}).get("tlbench") or {}).get("backends") or infos
                 rec = annotate(dict(rec), own.get(backend) or {})
@@ -147,6 +227,8 @@ def add_results(conn: sqlite3.Connection, results: Results, annotate: Annotate |
             stored += cur.rowcount
             duplicates += 1 - cur.rowcount
     detail = f" ({duplicates} duplicate items kept once)" if duplicates else ""
+    if replaced:
+        detail += f" (a merged run: its shards or a smaller merge of them, stored before as run(s) {', '.join(map(str, replaced))}, removed)"
     return AddOutcome(results.path, "added", run_id, stored, detail)
 
 

@@ -25,7 +25,7 @@ from typing import Any, Mapping
 from tlbench.harness.results.compare import compare_runs
 from tlbench.harness.results.comparison import CompareError, ItemKey, RunComparison
 from tlbench.harness.results.judgement import Thresholds
-from tlbench.harness.results.history.ingest import run_hash
+from tlbench.harness.results.history.ingest import run_hash, testbed_key
 from tlbench.harness.results.history.query import Point, Series, TestbedRow, record, series, testbeds
 from tlbench.harness.results.history.steps import Step, detect_steps
 from tlbench.harness.results.store import Results, parse_results, suite_of, testbed_of
@@ -63,14 +63,14 @@ class HistoryComparison:
 
 def testbed_for(conn: sqlite3.Connection, new: Results, backend: str) -> TestbedRow:
     bed = testbed_of(new.document, backend)
-    wanted = (backend, bed.target or "", bed.accelerator or "", bed.driver or "", bed.tilelang or "", bed.vendor_library or "")
+    wanted = testbed_key(new.document, backend)  # the host CPU too: another host is another testbed
     stored = testbeds(conn)
     for row in stored:
         if row.key() == wanted:
             return row
     known = "; ".join(f"[{r.testbed_id}] {r.describe()}" for r in stored) or "none"
     raise CompareError(
-        f"no history for {new.name}'s {backend} testbed ({bed.describe()}, lib {bed.vendor_library}); stored testbeds: "
+        f"no history for {new.name}'s {backend} testbed ({bed.describe()}, lib {bed.vendor_library}, host {wanted[-1] or '?'}); stored testbeds: "
         f"{known}. Add runs of this testbed with `tlbench history add`"
     )
 

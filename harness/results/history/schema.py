@@ -11,13 +11,18 @@ busy timeout (and the switch to WAL asked again while SQLite refuses it at once:
 write lock with ``BEGIN IMMEDIATE`` (``write_transaction``) and wait for each other rather
 than fail.  The schema version lives in SQLite's ``user_version``.
 
-Tables (version 3):
+Tables (version 4):
 - ``runs``: one row per ingested results file, keyed by ``run_hash`` (SHA-256 of the file's
   canonical JSON): its path, pytest-benchmark datetime, commit (id, branch, dirty flag); since
   version 3 also ``test_only`` (the run's test-only settings as a JSON list, NULL: none
   recorded) and ``partial`` (1: recovered from an interrupted run's journal, items missing).
-- ``testbeds``: backend, target, accelerator, driver, tilelang and vendor library (torch /
-  torch_npu); one row per distinct combination.
+  Since version 4 also ``shard_key`` (a shard of a sharded run: run digest, shard, date and
+  input seed) and ``covers`` (a merged run: its shards' keys as a JSON list), so a merged run
+  and its shards are stored once.
+- ``testbeds``: backend, target, accelerator, driver, tilelang, vendor library (torch /
+  torch_npu) and, since version 4, ``host`` (the host CPU model and its logical CPU count,
+  ``AMD EPYC x2``; '' for testbeds stored before, whose host was not recorded); one row per
+  distinct combination.
 - ``items``: one row per (run, testbed, suite, kind, case id): status (timed / failed /
   skipped), median and the raw samples, TFLOP/s, the whole tlbench record as JSON; since
   version 2 also ``pct_of_peak``, ``arithmetic_intensity`` and ``kernel_hash``.
@@ -31,7 +36,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 DEFAULT_HISTORY = "results/history.sqlite"
 BUSY_TIMEOUT_MS = 60_000
 
@@ -115,7 +120,36 @@ def _v3(conn: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1, _v2, _v3)  # index i: version i -> i + 1
+def _v4(conn: sqlite3.Connection) -> None:
+    """The host CPU becomes part of a testbed (a compile time on a 2-core box and on a 16-core
+    host are two series, never one with a step), and sharded runs name their shards.  The
+    testbeds table is rebuilt (SQLite cannot change a UNIQUE constraint), ids kept; it runs
+    with foreign keys off, as SQLite's own procedure for a table change asks."""
+    _script(
+        conn,
+        """
+        CREATE TABLE testbeds_v4 (
+            testbed_id INTEGER PRIMARY KEY,
+            backend TEXT NOT NULL,
+            target TEXT NOT NULL DEFAULT '',
+            accelerator TEXT NOT NULL DEFAULT '',
+            driver TEXT NOT NULL DEFAULT '',
+            tilelang TEXT NOT NULL DEFAULT '',
+            vendor_library TEXT NOT NULL DEFAULT '',
+            host TEXT NOT NULL DEFAULT '',
+            UNIQUE (backend, target, accelerator, driver, tilelang, vendor_library, host)
+        );
+        INSERT INTO testbeds_v4 (testbed_id, backend, target, accelerator, driver, tilelang, vendor_library, host)
+            SELECT testbed_id, backend, target, accelerator, driver, tilelang, vendor_library, '' FROM testbeds;
+        DROP TABLE testbeds;
+        ALTER TABLE testbeds_v4 RENAME TO testbeds;
+        ALTER TABLE runs ADD COLUMN shard_key TEXT;
+        ALTER TABLE runs ADD COLUMN covers TEXT;
+        """
+    )
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1, _v2, _v3, _v4)  # index i: version i -> i + 1
 assert len(MIGRATIONS) == SCHEMA_VERSION
 
 
@@ -184,14 +218,16 @@ def open_history(path: str | Path, create: bool = True, target: int = SCHEMA_VER
         if not create:
             raise HistoryError(f"{where}: no such history database; make one with `tlbench history add RUN.json`")
         where.parent.mkdir(parents=True, exist_ok=True)
+    if where.exists() and where.stat().st_size > 0:
+        _refuse_foreign(where)
     try:
         conn = sqlite3.connect(str(where), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         mode = switch_to_wal(conn)
-        conn.execute("PRAGMA foreign_keys = ON")
         if str(mode).lower() != "wal":
             raise HistoryError(f"{where}: SQLite could not switch to WAL mode (got {mode}); use a local file system")
-        migrate(conn, target)
+        migrate(conn, target)  # foreign keys off while a table is rebuilt (SQLite's procedure), on after
+        conn.execute("PRAGMA foreign_keys = ON")
     except sqlite3.DatabaseError as exc:
         raise HistoryError(f"{where}: not a usable SQLite history database ({exc}); pass another --history file") from None
     conn.row_factory = sqlite3.Row
@@ -199,6 +235,22 @@ def open_history(path: str | Path, create: bool = True, target: int = SCHEMA_VER
 
 
 TLBENCH_TABLES = frozenset({"runs", "testbeds", "items"})
+
+
+def _refuse_foreign(where: Path) -> None:
+    """An existing SQLite file that holds tables but not tlbench's is someone else's database:
+    tlbench adds nothing to it and leaves its journal mode alone (read through ``mode=ro``)."""
+    try:
+        probe = sqlite3.connect(f"{where.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
+        try:
+            tables = {r[0] for r in probe.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        finally:
+            probe.close()
+    except sqlite3.DatabaseError as exc:
+        raise HistoryError(f"{where}: not a usable SQLite history database ({exc}); pass another --history file") from None
+    if tables and not TLBENCH_TABLES <= tables:
+        raise HistoryError(f"{where}: an SQLite file of another program (tables {', '.join(sorted(tables)[:5])}), not a tlbench "
+                           "history database; tlbench writes nothing into it: pass a new or a tlbench --history file")
 
 
 def open_history_read_only(path: str | Path) -> sqlite3.Connection:

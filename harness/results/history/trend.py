@@ -1,23 +1,56 @@
-"""The ``history show`` table: one row per case and testbed, its last runs side by side.
+"""The ``history show`` table: one row per case and testbed, ITS OWN last runs side by side.
 
-Contract: ``trend_rows(series_list, last, min_effect)`` returns a header and rows of
-strings: suite, case, testbed id, kind, number of runs, the medians of the last ``last`` runs
-(oldest left; a failed run reads FAILED), the best median, the last run against the best,
-% of peak of the last run (when the record has it), and the latest level change found by
-step detection ("+8.2% at run 12").  ``trend_lines`` adds the testbed legend and the run
-legend (run id, date, commit) under the table.  Pure formatting; no I/O.
+Contract: ``case_trends(series_list, last, min_effect)`` returns one ``CaseTrend`` per series:
+its last ``last`` points (the case's own runs, oldest left: a case measured in 11 runs shows
+its own last ones, never another case's), its best median, the last timed run against the
+best, % of peak of the last timed run, and the latest level change step detection finds
+(harness/results/history/steps.py) with the run it starts at.  ``trend_table(trends, last,
+width)`` lays them out with the one renderer (harness/results/text_table.py): a group per
+(testbed, kind, problem, suite), the config part of the id first, the medians under ``-N``
+... ``last`` (a failed run reads FAILED), then runs, best, last/best, % peak, last step; each
+row's note names the runs its cells are.  ``trend_legend(trends, last)`` lists the testbeds
+and the runs the table shows (run id, date, commit).  Pure; no I/O.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Sequence
 
-from tlbench.harness.results.history.query import Series
-from tlbench.harness.results.history.steps import detect_steps
+from tlbench.harness.results.history.query import Point, Series
+from tlbench.harness.results.history.steps import Step, detect_steps
 from tlbench.harness.results.table import format_seconds
+from tlbench.harness.results.text_table import Column, Group, Line, TextRow, render, split_id
 
 
-def _cell(point) -> str:
+@dataclass(frozen=True)
+class CaseTrend:
+    series: Series
+    shown: tuple[Point, ...]  # this case's last points, oldest first
+    best: float | None
+    last_vs_best: float | None
+    pct_of_peak: float | None
+    step: Step | None
+    step_run: int | None
+
+
+def case_trends(all_series: Sequence[Series], last: int = 6, min_effect: float = 0.05) -> list[CaseTrend]:
+    out = []
+    for s in all_series:
+        timed = s.timed
+        best = min((p.median_s for p in timed), default=None)
+        last_timed = timed[-1] if timed else None
+        steps = detect_steps([p.median_s for p in timed], min_effect) if timed else []
+        out.append(CaseTrend(
+            s, tuple(s.points[-last:]), best,
+            last_timed.median_s / best - 1 if last_timed and best else None,
+            last_timed.pct_of_peak if last_timed else None,
+            steps[-1] if steps else None, timed[steps[-1].index].run_id if steps else None,
+        ))
+    return out
+
+
+def _cell(point: Point | None) -> str:
     if point is None:
         return ""
     if point.status == "failed":
@@ -27,36 +60,31 @@ def _cell(point) -> str:
     return format_seconds(point.median_s)
 
 
-def trend_rows(all_series: Sequence[Series], last: int = 6, min_effect: float = 0.05) -> tuple[list[str], list[list[str]]]:
-    run_ids = sorted({p.run_id for s in all_series for p in s.points}, key=lambda r: _run_order(all_series, r))[-last:]
-    header = ["suite", "case", "tb", "kind", "runs", *[f"run {r}" for r in run_ids], "best", "last/best", "% peak", "last step"]
-    rows = []
-    for s in all_series:
-        by_run = {p.run_id: p for p in s.points}
-        timed = s.timed
-        best = min((p.median_s for p in timed), default=None)
-        last_timed = timed[-1] if timed else None
-        versus = f"{last_timed.median_s / best - 1:+.1%}" if last_timed and best else ""
-        peak = f"{last_timed.pct_of_peak:.1f}%" if last_timed and last_timed.pct_of_peak is not None else ""
-        steps = detect_steps([p.median_s for p in timed], min_effect) if timed else []
-        step = f"{steps[-1].change:+.1%} at run {timed[steps[-1].index].run_id}" if steps else ""
-        rows.append([s.suite, s.case_id, str(s.testbed.testbed_id), s.kind, str(len(s.points)),
-                     *[_cell(by_run.get(r)) for r in run_ids], format_seconds(best) if best else "", versus, peak, step])
-    return header, rows
+def trend_table(trends: Sequence[CaseTrend], last: int, width: int) -> list[Line]:
+    slots = min(last, max((len(t.shown) for t in trends), default=0))
+    heads = [f"-{slots - 1 - i}" if i < slots - 1 else "last" for i in range(slots)]
+    columns = [Column("config"), *(Column(h, right=True) for h in heads), Column("runs", right=True), Column("best", right=True),
+               Column("last/best", right=True), Column("% peak", right=True), Column("last step")]
+    groups: dict[tuple, list[TextRow]] = {}
+    for t in trends:
+        s = t.series
+        problem, config = split_id(s.case_id, s.problem)
+        cells = [_cell(p) for p in t.shown]
+        cells = [""] * (slots - len(cells)) + cells
+        step = f"{t.step.change:+.1%} at run {t.step_run}" if t.step is not None else ""
+        row = TextRow((config, *cells, str(len(s.points)), format_seconds(t.best) if t.best else "",
+                       f"{t.last_vs_best:+.1%}" if t.last_vs_best is not None else "",
+                       f"{t.pct_of_peak:.1f}%" if t.pct_of_peak is not None else "", step),
+                      "runs " + ", ".join(str(p.run_id) for p in t.shown), "yellow" if step else None)
+        groups.setdefault((s.testbed.testbed_id, s.kind, problem, s.suite), []).append(row)
+    out = [Group(f"testbed {bed} | {kind} | {problem} [{suite}] ({len(rows)})", tuple(rows))
+           for (bed, kind, problem, suite), rows in sorted(groups.items())]
+    return render(columns, out, width, note_header="")
 
 
-def _run_order(all_series: Sequence[Series], run_id: int) -> tuple:
-    for s in all_series:
-        for p in s.points:
-            if p.run_id == run_id:
-                return (p.started_at or "", run_id)
-    return ("", run_id)
-
-
-def trend_legend(all_series: Sequence[Series], last: int = 6) -> list[str]:
-    beds = {s.testbed.testbed_id: s.testbed for s in all_series}
-    points = {p.run_id: p for s in all_series for p in s.points}
-    shown = sorted(points, key=lambda r: _run_order(all_series, r))[-last:]
+def trend_legend(trends: Sequence[CaseTrend], last: int = 6) -> list[str]:
+    beds = {t.series.testbed.testbed_id: t.series.testbed for t in trends}
+    points = {p.run_id: p for t in trends for p in t.shown}
     lines = [f"testbed {i}: {bed.describe()}" for i, bed in sorted(beds.items())]
-    lines += [points[r].label for r in shown]
+    lines += [points[r].label for r in sorted(points, key=lambda r: (points[r].started_at or "", r))]
     return lines

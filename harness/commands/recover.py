@@ -1,0 +1,59 @@
+"""``tlbench recover JOURNAL [-o OUT.json]``: a results file from the journal of a run that did not finish.
+
+Contract: ``register(subparsers)`` adds the subcommand; ``run_recover(args) -> int`` reads the
+journal (harness/results/journal.py), writes a pytest-benchmark JSON (atomically) that
+``pytest-benchmark compare`` and ``tlbench compare`` read, validates it with the results
+store, prints what it holds and returns 0.  Its ``tlbench.partial`` says the run did not
+end (or which collected items are missing).  Unusable input raises ``JournalError`` /
+``ResultsError`` (one line; exit 2 from harness/cli.py); an output that is the journal itself,
+another journal or a complete results file is refused unless ``--force`` (``OutputRefused``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from tlbench.harness.commands.common import add_force, add_output, exit_codes, parser_args
+from tlbench.harness.commands.outputs import guard, looks_like
+from tlbench.harness.results.journal import JOURNAL_SUFFIX, atomic_write_text, read_journal, recover_document
+from tlbench.harness.results.partial_note import partial_lines
+from tlbench.harness.results.store import parse_results
+
+
+def register(sub: Any) -> None:
+    rec = sub.add_parser("recover", **parser_args(
+        "write a (partial) results JSON from a run's journal",
+        "Write a pytest-benchmark JSON, marked partial, from the journal of a run that did not finish.",
+        exit_codes("written", unusable="the journal is unusable, or the output would destroy an input (nothing written)")))
+    rec.add_argument("journal", metavar=f"JOURNAL{JOURNAL_SUFFIX}")
+    add_output(rec, "OUT.json", "default: <journal stem>.recovered.json beside it")
+    add_force(rec, "OUT.json")
+    rec.set_defaults(handler=run_recover)
+
+
+def _default_output(journal: Path) -> Path:
+    name = journal.name[: -len(JOURNAL_SUFFIX)] if journal.name.endswith(JOURNAL_SUFFIX) else journal.stem
+    return journal.with_name(name + ".recovered.json")
+
+
+def run_recover(args: argparse.Namespace) -> int:
+    contents = read_journal(args.journal)
+    document = recover_document(contents)
+    out = Path(args.output) if args.output else _default_output(Path(args.journal))
+    if looks_like(out) != "partial results":  # an earlier recovery may be replaced; an input, a journal, a complete run not
+        guard([out], [args.journal], args.force)
+    results = parse_results(document, str(out))  # never write a file the readers would refuse
+    atomic_write_text(out, json.dumps(document, indent=4, default=str) + "\n")
+    state = "the run ended" if contents.ended else "the run did not end"
+    print(
+        f"recovered {out}: {len(results.records)} timed, {len(results.failed)} failed, {len(results.skipped)} skipped "
+        f"of {len(contents.collected) or '?'} collected items ({state}; {len(contents.missing)} missing"
+        + (f", {contents.torn_lines} torn line ignored" if contents.torn_lines else "")
+        + ")"
+    )
+    for line in partial_lines(results):
+        print(line)
+    return 0

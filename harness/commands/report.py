@@ -1,0 +1,67 @@
+"""``tlbench report FILE``: one run as a table (or JSON, markdown, a plot); ``--stages``: the stage report.
+
+Contract: ``register(subparsers)`` adds the subcommand; ``run_report(args)`` prints the run's
+table (harness/results/report_terminal.py) or, with ``--json``, the document of
+harness/results/json_output.py (``report``); ``--stages`` prints the per-stage report of
+harness/analysis/stage_report.py (``--json``: its document, ``report --stages``).  Exit 0, or
+2 on unusable input (one line).  ``--markdown`` / ``--png`` are never written over an input or
+a results file without ``--force``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from tlbench.harness.commands import gate_options
+from tlbench.harness.commands.common import (
+    EXIT_OK, EXIT_UNUSABLE, UsageProblem, console, exit_codes, parser_args, print_json, width, write_text,
+)
+from tlbench.harness.commands.outputs import guard
+
+
+def register(sub: Any) -> None:
+    rep = sub.add_parser("report", **parser_args(
+        "one run: table, JSON, markdown, plot; --stages: how many pipeline stages to use",
+        "Report one results file.", exit_codes("read")))
+    rep.add_argument("file", metavar="FILE.json")
+    rep.add_argument("--markdown", metavar="OUT.md", help="also write markdown")
+    rep.add_argument("--png", metavar="OUT.png", help="plot TFLOP/s (device) or compile time / modeled cycles vs num_stages per tile")
+    rep.add_argument("--stages", action="store_true",
+                     help="the stage report: per tile, each num_stages against the others, the vendor item and the pipeline model")
+    gate_options.add_report_options(rep, "the table (with --stages: the stage report)")
+    rep.set_defaults(handler=run_report)
+
+
+def run_report(args: argparse.Namespace) -> int:
+    guard([args.markdown, args.png], [args.file], args.force)
+    if args.stages:
+        return _stages(args)
+    from tlbench.harness.results import report
+    from tlbench.harness.results.json_report import report_json
+    from tlbench.harness.results.report_cells import facts
+    from tlbench.harness.results.store import load_results
+
+    results = load_results(args.file)
+    if args.json:
+        print_json(report_json(results, facts(results)))
+    else:
+        report.print_run(results, console(), width())
+    if args.markdown:
+        write_text(args.markdown, report.run_markdown(results))
+    if args.png:
+        try:
+            print(f"wrote {report.plot_run(results, args.png)}")
+        except ValueError as exc:
+            raise UsageProblem(str(exc)) from None
+    return EXIT_OK
+
+
+def _stages(args: argparse.Namespace) -> int:
+    try:
+        from tlbench.harness.analysis import stage_report
+    except ImportError as exc:
+        print(f"tlbench: report --stages is not available here ({exc})", file=sys.stderr)
+        return EXIT_UNUSABLE
+    return int(stage_report.main(args.file, png=args.png, markdown=args.markdown, as_json=args.json) or 0)

@@ -1,0 +1,204 @@
+"""The dashboard's stage curves: every suite that sweeps num_stages, per testbed.  Data only.
+
+Contract: ``stage_point(record)`` is where a kernel record sits on the pipeline-depth axis,
+``(tile, num_stages)`` - its family's ``StagePoint`` where an installed family reads it, a
+described kernel's own values (a user's kernel_sweep) otherwise - or None (a vendor item, a
+config with no num_stages).  ``stage_panels(series, quality)`` returns one ``StagePanel`` per
+(suite, problem, testbed) whose run sweeps two or more depths of one tile: the run chosen
+per (testbed, suite) is a clean run of a commit when there is one
+(``history.clean_runs``), then the widest sweep, then the newest; one curve per tile (the
+``MAX_CURVES`` tiles with the best point are drawn, the panel says how many more were
+swept), num_stages -> measured throughput (TFLOP/s, or GB/s where the record's roofline calls
+the problem memory-bound) with the same run's vendor item as a reference line, or, for a
+testbed without device time (an Ascend compile run), modeled cycles per core - a model,
+labelled so, never mixed; modeled curves identical on several testbeds (one toolchain on two
+hosts) are one panel naming the others (``same_on``).  Panels come widest sweep first (the stage suite's headline curve
+before a tile sweep's two or three depths), then by suite and problem, testbeds of one problem
+side by side (NVIDIA's measured curve beside Ascend's modeled one).  ``headline(panels)`` is the
+overview's share of them: each suite's largest widest-swept problem.  ``schedule_groups(series, limit)``: records with a compiler schedule
+model from the newest run that has them, grouped per (problem, tile) with num_stages >= 1, for
+the backend's schedule figure (``BackendTraits.schedule_figure``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, replace
+from typing import Any, Mapping, Sequence
+
+from tlbench.harness.core.described import described, stage_facts
+from tlbench.harness.core.record_reader import RecordReader
+from tlbench.harness.dashboard.data import latest_by_run
+from tlbench.harness.results.history.query import Point, Series, TestbedRow, record
+
+MAX_CURVES = 6  # tiles drawn per stage panel: the best ones
+MIN_DEPTHS = 2  # two depths of one tile are a sweep (a line); one is a point
+MEASURED = "throughput (measured; higher is better)"
+MODELED = "modeled cycles/core (compiler schedule model, not a time)"
+_READER = RecordReader()
+
+
+@dataclass(frozen=True)
+class StagePanel:
+    testbed: TestbedRow
+    suite: str
+    metric: str  # MEASURED | MODELED
+    unit: str
+    run_label: str
+    problem: str
+    curves: tuple[tuple[str, tuple[tuple[float, float], ...]], ...]
+    reference: tuple[str, float] | None = None  # (legend, value): the same run's vendor item
+    not_clean: tuple[str, ...] = ()  # why the run shown is not a clean run of a commit (empty: it is)
+    hidden_tiles: int = 0  # swept tiles not drawn (only the MAX_CURVES best are)
+    depths: int = 0  # the widest sweep of one tile in the panel
+    same_on: tuple[int, ...] = ()  # other testbeds whose model gave these very curves (a model does not depend on the host)
+
+
+def stage_point(rec: Mapping[str, Any]) -> tuple[str, int] | None:
+    config = rec.get("config")
+    if not isinstance(config, dict):
+        return None
+    if described(rec):
+        facts = stage_facts(config)
+        return (facts.tile, facts.num_stages) if facts.num_stages is not None else None
+    try:
+        point = _READER.read(dict(rec)).stage
+    except Exception:  # noqa: BLE001 - a family not installed here: the config's own values
+        point = None
+    if point is not None:
+        return (point.tile, point.num_stages) if point.loop_form == "auto" and point.num_stages is not None else None
+    stages = config.get("num_stages")
+    if config.get("loop_form", "auto") != "auto" or not isinstance(stages, int):
+        return None
+    return " ".join(f"{k}={v}" for k, v in config.items() if k not in ("loop_form", "num_stages")), stages
+
+
+def _modeled(rec: dict[str, Any]) -> float | None:
+    value = ((rec.get("plan") or {}).get("schedule_model") or {}).get("modeled_cycles_per_core")
+    return float(value) if isinstance(value, (int, float)) and value > 0 else None
+
+
+def throughput(rec: Mapping[str, Any]) -> tuple[str, float | None]:
+    """(unit, value) of a device record on its basis: GB/s where its roofline says memory-bound, else TFLOP/s."""
+    rate = rec.get("throughput") or {}
+    if (rec.get("roofline") or {}).get("bound") == "memory":
+        return "GB/s", rate.get("gbps_compulsory")
+    return "TFLOP/s", rate.get("tflops")
+
+
+def _curves(items: list[tuple[Series, Point]], kind: str) -> dict[str, dict[str, list[tuple[float, float]]]]:
+    curves: dict[str, dict[str, list[tuple[float, float]]]] = defaultdict(lambda: defaultdict(list))
+    for s, p in items:
+        if s.kind != kind or s.is_vendor:
+            continue
+        rec = record(p)
+        point = stage_point(rec)
+        value = (throughput(rec)[1] if kind == "device" else _modeled(rec)) if point is not None else None
+        if value:
+            curves[s.problem][point[0] + (f" ({rec['label']})" if rec.get("label") else "")].append((float(point[1]), value))
+    return curves
+
+
+def _vendor_line(items: list[tuple[Series, Point]], problem: str) -> tuple[str, tuple[str, float] | None]:
+    """The unit of the problem's kernels and the same run's vendor item as (legend, value)."""
+    kernels = [record(p) for s, p in items if s.kind == "device" and s.problem == problem and not s.is_vendor]
+    unit = throughput(kernels[0])[0] if kernels else "TFLOP/s"
+    vendors = [(p, record(p)) for s, p in items if s.kind == "device" and s.problem == problem and s.is_vendor]
+    if not vendors:
+        return unit, None
+    point, rec = min(vendors, key=lambda pr: pr[0].median_s)
+    value = throughput(rec)[1]
+    name = str(rec.get("case_id", ""))[len(problem) + 1:] or "vendor"  # "vendor", or e.g. "sdpa_cudnn"
+    return unit, ((f"{'vendor' if name == 'vendor' else 'vendor ' + name} (same run): {value:.4g} {unit}", value) if value else None)
+
+
+def _strongest(tiles: dict[str, list[tuple[float, float]]], higher_is_better: bool):
+    """The ``MAX_CURVES`` tiles with the best point, in tile order, and how many were left out."""
+    drawn = {tile: sorted(pts) for tile, pts in tiles.items() if len(pts) >= 2}
+    best = {tile: (max if higher_is_better else min)(v for _, v in pts) for tile, pts in drawn.items()}
+    kept = sorted(drawn, key=lambda t: best[t], reverse=higher_is_better)[:MAX_CURVES]
+    return tuple((tile, tuple(drawn[tile])) for tile in sorted(kept)), len(drawn) - len(kept)
+
+
+def stage_panels(all_series: Sequence[Series], quality: Mapping[int, Any]) -> list[StagePanel]:
+    by: dict[tuple[int, str], list[Series]] = defaultdict(list)
+    for s in all_series:
+        by[(s.testbed.testbed_id, s.suite)].append(s)
+    out = []
+    for (_, suite), group in by.items():
+        bed = group[0].testbed
+        measured = any(s.kind == "device" and s.timed for s in group)
+        kind = "device" if measured else "compile"
+        best = None  # (rank, label, swept, items, run_id): a clean run first, then the widest sweep, newest on a tie
+        for run_id, label, items in latest_by_run(group):
+            swept = {prob: tiles for prob, tiles in _curves(items, kind).items()
+                     if any(len({x for x, _ in pts}) >= MIN_DEPTHS for pts in tiles.values())}
+            depths = max((len({x for x, _ in pts}) for tiles in swept.values() for pts in tiles.values()), default=0)
+            rank = (quality[run_id].clean, depths)
+            if swept and (best is None or rank > best[0]):
+                best = (rank, label, swept, items, run_id)
+        if best is None:
+            continue
+        (_, depths), label, swept, items, run_id = best
+        for prob, tiles in sorted(swept.items()):
+            curves, hidden = _strongest(tiles, higher_is_better=measured)
+            if measured:
+                unit, reference = _vendor_line(items, prob)
+                out.append(StagePanel(bed, suite, MEASURED, f"{unit} (measured)", label, prob, curves, reference,
+                                      quality[run_id].reasons, hidden, depths))
+            else:
+                out.append(StagePanel(bed, suite, MODELED, "modeled cycles per core", label, prob, curves, None,
+                                      quality[run_id].reasons, hidden, depths))
+    out = _one_per_model(sorted(out, key=lambda p: p.testbed.testbed_id))
+    widest = {suite: max(p.depths for p in out if p.suite == suite) for suite in {p.suite for p in out}}
+    return sorted(out, key=lambda p: (-widest[p.suite], p.suite, natural(p.problem), p.metric != MEASURED, p.testbed.testbed_id))
+
+
+def natural(text: str) -> tuple:
+    """Sort key with numbers as numbers: gemm-1024... before gemm-8192..., before gemm-16384...."""
+    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text))
+
+
+def _one_per_model(panels: Sequence[StagePanel]) -> list[StagePanel]:
+    """Modeled curves identical on several testbeds (the same backend and toolchain on two hosts)
+    are drawn once, naming the other testbeds; measured curves are never merged."""
+    out: list[StagePanel] = []
+    first: dict[tuple, int] = {}
+    for p in panels:
+        key = (p.suite, p.problem, p.testbed.backend, p.testbed.tilelang, p.curves) if p.metric == MODELED else None
+        if key is not None and key in first:
+            kept = out[first[key]]
+            out[first[key]] = replace(kept, same_on=kept.same_on + (p.testbed.testbed_id,))
+            continue
+        if key is not None:
+            first[key] = len(out)
+        out.append(p)
+    return out
+
+
+def headline(panels: Sequence[StagePanel]) -> list[StagePanel]:
+    """The overview's stage curves: per suite, the panels of its largest problem among those swept
+    widest (the full set on stages.html)."""
+    chosen: dict[str, str] = {}
+    for suite in {p.suite for p in panels}:
+        mine = [p for p in panels if p.suite == suite]
+        chosen[suite] = max(mine, key=lambda p: (p.depths, natural(p.problem))).problem
+    return [p for p in panels if chosen[p.suite] == p.problem]
+
+
+def schedule_groups(all_series: Sequence[Series], limit: int = 4) -> list[tuple[str, str, str, list[dict[str, Any]]]]:
+    """[(backend, title, run label, records one per num_stages)] from the newest run with schedule models."""
+    for _, label, items in latest_by_run(s for s in all_series if s.kind == "compile"):
+        groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+        for s, p in items:
+            rec = record(p)
+            loops = ((rec.get("plan") or {}).get("schedule_model") or {}).get("loops")
+            point = stage_point(rec)
+            if loops and point is not None and point[1] >= 1:
+                groups[(s.problem, point[0])].append(rec)
+        if groups:
+            chosen = sorted(groups.items())[:limit]
+            return [(recs[0]["backend"], f"{prob}, tile {tile}", label, sorted(recs, key=lambda r: stage_point(r)[1]))
+                    for (prob, tile), recs in chosen]
+    return []

@@ -1,0 +1,101 @@
+"""The dashboard as a trend monitor: every detected level change, and a verdict per workload.
+
+Contract: pure data over the history's series (scratch suites already left out).
+- ``regressions(series, min_effect)``: one ``LevelChange`` per step that step detection
+  (harness/results/history/steps.py, the minimum effect ``min_effect``) finds in a case's
+  timed runs: suite, testbed, kind, case, the verdict word (SLOWER: the time went up,
+  FASTER: down; harness/results/verdict_words.py), the change and the levels before and after,
+  the last run at the old level and the first at the new one (each with its date and commit),
+  and whether the new level starts at the case's newest run.  Newest first, SLOWER before
+  FASTER at the same run.
+- ``workloads(series, changes)``: one ``Workload`` per (suite, testbed, kind): how many cases,
+  its newest run, and its verdict - FAILED when a case's point in that newest run failed,
+  SLOWER / FASTER when a level change starts at a case's newest run (the worst wins), else
+  SAME - with the counts behind it.  The colours are verdict_words'.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from tlbench.harness.results import verdict_words
+from tlbench.harness.results.history.query import Point, Series, TestbedRow
+from tlbench.harness.results.history.steps import detect_steps
+
+
+@dataclass(frozen=True)
+class LevelChange:
+    suite: str
+    testbed: TestbedRow
+    kind: str
+    case_id: str
+    problem: str
+    verdict: str  # SLOWER | FASTER
+    change: float
+    before_s: float
+    after_s: float
+    last_before: Point
+    first_after: Point
+    runs_after: int  # runs at the new level so far
+    latest: bool  # the new level starts at the case's newest run
+
+    @property
+    def colour(self) -> str:
+        return verdict_words.colour(self.verdict)
+
+
+def run_words(point: Point) -> str:
+    commit = (point.commit_id or "no commit")[:10] + ("+dirty" if point.commit_dirty else "")
+    return f"run {point.run_id} ({(point.started_at or '?')[:16].replace('T', ' ')}, commit {commit})"
+
+
+def regressions(all_series: Iterable[Series], min_effect: float = 0.05) -> list[LevelChange]:
+    out = []
+    for s in all_series:
+        timed = s.timed
+        if len(timed) < 3:
+            continue
+        for step in detect_steps([p.median_s for p in timed], min_effect):
+            out.append(LevelChange(
+                s.suite, s.testbed, s.kind, s.case_id, s.problem, "SLOWER" if step.change > 0 else "FASTER", step.change,
+                step.before, step.after, timed[step.index - 1], timed[step.index], len(timed) - step.index,
+                step.index == len(timed) - 1,
+            ))
+    return sorted(out, key=lambda c: ((c.first_after.started_at or ""), c.first_after.run_id, -verdict_words.rank(c.verdict)),
+                  reverse=True)
+
+
+@dataclass(frozen=True)
+class Workload:
+    suite: str
+    testbed: TestbedRow
+    kind: str
+    cases: int
+    newest: Point
+    verdict: str  # FAILED | SLOWER | FASTER | SAME
+    detail: str
+
+    @property
+    def colour(self) -> str:
+        return verdict_words.colour(self.verdict)
+
+
+def workloads(all_series: Sequence[Series], changes: Sequence[LevelChange]) -> list[Workload]:
+    groups: dict[tuple[str, int, str], list[Series]] = {}
+    for s in all_series:
+        if any(p.status in ("timed", "failed") for p in s.points):  # a case only ever skipped is no workload here
+            groups.setdefault((s.suite, s.testbed.testbed_id, s.kind), []).append(s)
+    latest = {(c.suite, c.testbed.testbed_id, c.kind, c.case_id): c for c in changes if c.latest}
+    out = []
+    for (suite, _, kind), group in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2])):
+        newest = max((p for s in group for p in s.points), key=lambda p: (p.started_at or "", p.run_id))
+        failed = sum(1 for s in group for p in s.points if p.run_id == newest.run_id and p.status == "failed")
+        moved = [latest[k] for k in ((suite, s.testbed.testbed_id, kind, s.case_id) for s in group) if k in latest]
+        slower, faster = sum(c.verdict == "SLOWER" for c in moved), sum(c.verdict == "FASTER" for c in moved)
+        verdict = "FAILED" if failed else "SLOWER" if slower else "FASTER" if faster else "SAME"
+        parts = [f"{failed} failed in the newest run"] if failed else []
+        parts += [f"{n} case(s) {word} at the newest run" for n, word in ((slower, "slower"), (faster, "faster")) if n]
+        detail = "; ".join(parts) if parts else "no level change at the newest run"
+        out.append(Workload(suite, group[0].testbed, kind, len(group), newest, verdict, detail))
+    return sorted(out, key=lambda w: (verdict_words.rank(w.verdict), w.suite, w.testbed.testbed_id, w.kind))
