@@ -71,8 +71,8 @@ def link_source_tree(directory: Path, root: Path = ROOT) -> Path:
     """``directory/tlbench`` -> this tree, and a dist-info naming its entry points (see above)."""
     package = directory / "tlbench"
     package.mkdir(parents=True, exist_ok=True)
-    links = {"__init__.py": root / "harness" / "tlbench_root" / "__init__.py",
-             "__main__.py": root / "harness" / "tlbench_root" / "__main__.py",
+    links = {"__init__.py": root / "tlbench" / "__init__.py",
+             "__main__.py": root / "tlbench" / "__main__.py",
              "harness": root / "harness", "backends": root / "backends"}
     for name, target in links.items():
         link = package / name

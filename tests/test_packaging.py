@@ -13,20 +13,19 @@ from tlbench.harness.pytest_plugin.legacy_name import typed_old_name
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _listed_packages() -> set[str]:
-    text = (ROOT / "pyproject.toml").read_text()
-    block = re.search(r"^packages = \[(.*?)\]", text, re.S | re.M).group(1)
-    return set(re.findall(r'"([\w.]+)"', block))
+def _wheel_packages() -> set[str]:
+    """The packages setuptools finds for the wheel (pyproject.toml's ``packages.find``)."""
+    from setuptools import find_packages
+
+    return set(find_packages(str(ROOT), include=["tlbench", "tlbench.*"]))
 
 
-def test_every_package_of_the_tree_is_listed():
+def test_every_package_of_the_tree_is_found():
     tree = {"tlbench"}
     for top in ("harness", "backends"):
         for init in (ROOT / top).rglob("__init__.py"):
-            parts = init.parent.relative_to(ROOT).parts
-            if "tlbench_root" not in parts:
-                tree.add("tlbench." + ".".join(parts))
-    assert _listed_packages() == tree
+            tree.add("tlbench." + ".".join(init.parent.relative_to(ROOT).parts))
+    assert _wheel_packages() == tree
 
 
 def test_the_linked_tree_imports_as_tlbench_and_runs_the_command(tmp_path):
