@@ -16,7 +16,7 @@ mkdir -p "$RES"
 if [ ! -d .gpu/site/tilelang ] && [ -f .gpu/site.tar.xz ]; then
   mkdir -p .gpu/site && tar -xJf .gpu/site.tar.xz -C .gpu/site
 fi
-export PYTHONPATH=$PWD/.gpu/site:$(python3 -m harness.bootstrap --link "$PWD/.gpu/src") PYTHONUNBUFFERED=1
+export PYTHONPATH=$PWD/.gpu/site:$PWD PYTHONUNBUFFERED=1
 [ -n "${COMMIT-}" ] && export TLBENCH_COMMIT=$COMMIT TLBENCH_COMMIT_DIRTY=0
 echo "== GPU before: $(nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw,clocks_event_reasons.active --format=csv,noheader)"
 start=$(date +%s)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # CPU box: the acceptance runs of the instruction-count and plan verdicts (results/cpu-instruction-counts/README.md has
 # the numbers).  TEST ONLY options come from -p tlbench.backends.testing.compile_changes.  Run from
-# the repo root with tlbench importable (python3 -m harness.bootstrap --link DIR; PYTHONPATH=DIR).
+# the repo root with tlbench importable (installed, or the checkout on PYTHONPATH).
 # BEFORE=DIR: a checkout of the parent commit, linked the same way (PYTHONPATH_BEFORE), for the
 # wall-time comparison; runs alternate before/after.  Everything goes under $OUT.
 set -u

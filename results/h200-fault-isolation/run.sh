@@ -4,7 +4,7 @@
 # TEST ONLY: uses --tlbench-nvidia-test-only-fault (backends/testing/fault_injection.py, an option of
 # the test plugin loaded with -p tlbench.backends.testing.faults); no
 # shipped suite sets it.  Run from the repo root after
-#   export PYTHONPATH=$PWD/.gpu/site:$(python3 -m harness.bootstrap --link $PWD/.gpu/src) PYTHONUNBUFFERED=1
+#   export PYTHONPATH=$PWD/.gpu/site:$PWD PYTHONUNBUFFERED=1
 # Writes everything under $OUT (default results/runs/robust) and prints what proves each item.
 set -u
 OUT=${OUT:-results/runs/robust}

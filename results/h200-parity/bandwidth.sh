@@ -13,7 +13,7 @@
 set -u
 OUT=${OUT:-results/h200-parity}
 mkdir -p .gpu/site "$OUT" && { [ -d .gpu/site/tilelang ] || tar -xJf .gpu/site.tar.xz -C .gpu/site; }
-export PYTHONPATH=$PWD/.gpu/site:$(python3 -m harness.bootstrap --link $PWD/.gpu/src) PYTHONUNBUFFERED=1 TLBENCH_COMMIT=${1:?commit} TLBENCH_COMMIT_DIRTY=0
+export PYTHONPATH=$PWD/.gpu/site:$PWD PYTHONUNBUFFERED=1 TLBENCH_COMMIT=${1:?commit} TLBENCH_COMMIT_DIRTY=0
 if [ -n "${CALIBRATED-}" ]; then cp "$CALIBRATED" "$OUT/calibrated.json"; echo "== calibrated profile from $CALIBRATED"
 else
   python3 -m tlbench calibrate --backend nvidia --seconds 20 --out "$OUT/calibrated.json" > "$OUT/calibrate.log" 2>&1

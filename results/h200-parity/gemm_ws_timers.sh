@@ -10,7 +10,7 @@
 set -u
 OUT=${OUT:-results/runs/gemm-ws-timers}
 mkdir -p .gpu/site "$OUT" && { [ -d .gpu/site/tilelang ] || tar -xJf .gpu/site.tar.xz -C .gpu/site; }
-export PYTHONPATH=$PWD/.gpu/site:$(python3 -m harness.bootstrap --link $PWD/.gpu/src) PYTHONUNBUFFERED=1 TLBENCH_COMMIT=${1:?commit}
+export PYTHONPATH=$PWD/.gpu/site:$PWD PYTHONUNBUFFERED=1 TLBENCH_COMMIT=${1:?commit}
 cases=()
 for n in 1024 2048 4096 8192; do cases+=(--case "gemm_ws-M$n-N$n-K$n-f16-vendor"); done
 cases+=(--case gemm_ws-M1024-N1024-K1024-f16-block_M64-block_N128-block_K64-s8-consumers1-deferred1-group_m8-staged1)
