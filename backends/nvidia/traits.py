@@ -25,7 +25,6 @@ ARCH_OPTION = BackendOption(
     name="--tlbench-nvidia-arch",
     dest="nvidia_arch",
     help="CUDA arch to compile for when no GPU decides it (default sm_90a)",
-    deprecated_aliases=("--nvidia-arch",),
 )
 TIMER_OPTION = BackendOption(
     name="--tlbench-nvidia-timer",

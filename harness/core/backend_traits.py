@@ -45,7 +45,6 @@ class BackendOption:
     dest: str
     help: str
     default: Any = None
-    deprecated_aliases: tuple[str, ...] = ()
     choices: tuple[str, ...] | None = None  # the values it accepts (None: any string)
 
 
