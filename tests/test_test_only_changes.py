@@ -1,8 +1,8 @@
 """The TEST ONLY lowering changes exist only where their plug-in is named, and read their specs.
 
-backends/testing/compile_changes.py is loaded with ``-p``; without it pytest does not know the
+tests/test_only/compile_changes.py is loaded with ``-p``; without it pytest does not know the
 options; with it a bad spec is a usage error naming the form.  The change itself is real
-(backends/testing/compile_slowdown.py): ``extra_work`` is the same instructions every time, so a count of it
+(tests/test_only/compile_slowdown.py): ``extra_work`` is the same instructions every time, so a count of it
 sizes the slowdown (tests/test_instructions.py counts that loop's twin under callgrind).
 """
 
@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from tlbench.backends.testing.compile_slowdown import TestOnlyLoweringChanges, extra_work
+from test_only.compile_slowdown import TestOnlyLoweringChanges, extra_work
 from tlbench.harness.core.backend_api import BackendOptions
 
 ROOT = Path(__file__).resolve().parents[1]
-PLUGIN = "tlbench.backends.testing.compile_changes"
+PLUGIN = "test_only.compile_changes"
 
 
 def _pytest(*args: str) -> subprocess.CompletedProcess:

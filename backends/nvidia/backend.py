@@ -105,7 +105,7 @@ class NvidiaBackend:
         self._telemetry: NvmlTelemetry | str | None = None
         self.timer_name = timer_name(options.get("nvidia_timer"))  # --tlbench-nvidia-timer (backends/nvidia/timer_choice.py)
         self.flush_mode = flush_mode(options.get("nvidia_l2_flush"))  # --tlbench-nvidia-l2-flush (backends/nvidia/flush_choice.py)
-        # Test-only hooks: None here; set only by a test plugin's subclass (backends/testing/).
+        # Test-only hooks: None here; set only by a test plugin's subclass (tests/test_only/).
         self._slowdown = self._faults = self._compile_slowdown = self._changes = None
 
     # -- the controller of a device worker ----------------------------------------------------
@@ -251,7 +251,7 @@ class NvidiaBackend:
         _, facts = lower_with_plan(func, target, pass_configs)
         if self._changes is not None:  # TEST ONLY: extra work inside the timed lowering
             self._changes.work(case.case_id)
-        if slowdown is not None:  # TEST ONLY (backends/testing/compile_slowdown.py): the whole call x (1 + f)
+        if slowdown is not None:  # TEST ONLY (tests/test_only/compile_slowdown.py): the whole call x (1 + f)
             slowdown.spin_after(case.case_id, time.perf_counter() - call_start)
         phases["lower_and_plan"] = time.perf_counter() - start
         return func, facts
@@ -284,7 +284,7 @@ class NvidiaBackend:
         from tlbench.backends.nvidia.plan import build_with_plan
 
         phases: dict[str, float] = {}
-        slowdown = self._compile_slowdown if cold else None  # TEST ONLY (backends/testing/compile_slowdown.py): the whole call x (1 + f)
+        slowdown = self._compile_slowdown if cold else None  # TEST ONLY (tests/test_only/compile_slowdown.py): the whole call x (1 + f)
         try:
             call_start = time.perf_counter()
             if (self.cold_build or not cold) and (shutil.which("nvcc") or self.device is not None):
@@ -355,7 +355,7 @@ class NvidiaBackend:
         if runnable.handle is None:
             raise RuntimeError("kernel was lowered but not built (no nvcc)")
         run = kernel_runner(runnable.handle, runnable.case.family.kernel_args(inputs), write_outputs=not timed)
-        if self._faults is not None:  # TEST ONLY (backends/testing/fault_injection.py)
+        if self._faults is not None:  # TEST ONLY (tests/test_only/fault_injection.py)
             run = self._faults.wrap(runnable.case.case_id, run, self.device, self.target)
         return run, None
 

@@ -33,7 +33,7 @@ base)  # one run of the selection as aa4.json: the base of `slow` when the A/A r
   python3 -m pytest -q "${SEL[@]}" "${DEV[@]}" --benchmark-json="$out/aa4.json" > "$out/aa4.log" 2>&1
   tail -n 1 "$out/aa4.log" ;;
 slow)
-  python3 -m pytest -q "${SEL[@]}" "${DEV[@]}" -p tlbench.backends.testing.faults --tlbench-nvidia-test-only-slowdown="$SLOWED:0.07" --benchmark-json="$out/slow.json" > "$out/slow.log" 2>&1
+  python3 -m pytest -q "${SEL[@]}" "${DEV[@]}" -p test_only.faults --tlbench-nvidia-test-only-slowdown="$SLOWED:0.07" --benchmark-json="$out/slow.json" > "$out/slow.log" 2>&1
   grep -h "TEST-ONLY SLOWDOWN" "$out/slow.json" | head -1
   compare_pair "$out/aa4.json" "$out/slow.json" "$out/cmp-aa4-slow.md" ;;
 ncu)

@@ -2,14 +2,14 @@
 
 Contract: ``TestOnlyAscendBackend(options)`` is the product backend whose cold compile of one
 case (or every case) spins longer (``ascend_test_only_compile_slowdown`` ->
-``TestOnlyCompileSlowdown``, compile_slowdown.py).  backends/testing/faults.py registers it
+``TestOnlyCompileSlowdown``, compile_slowdown.py).  tests/test_only/faults.py registers it
 under the name ``ascend`` only when that option is given.
 """
 
 from __future__ import annotations
 
 from tlbench.backends.ascend.backend import AscendBackend
-from tlbench.backends.testing.compile_slowdown import TestOnlyCompileSlowdown, TestOnlyLoweringChanges
+from test_only.compile_slowdown import TestOnlyCompileSlowdown, TestOnlyLoweringChanges
 from tlbench.harness.core.backend_api import BackendOptions
 
 COMPILE_SLOWDOWN = "--tlbench-ascend-test-only-compile-slowdown"

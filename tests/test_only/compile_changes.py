@@ -1,10 +1,10 @@
 """TEST ONLY pytest plug-in: a sized, real change of one case's lowering, for acceptance checks.
 
-Load it by name: ``pytest -p tlbench.backends.testing.compile_changes ...`` (nothing loads it
+Load it by name: ``pytest -p test_only.compile_changes ...`` (nothing loads it
 otherwise, so these options exist only in a session that asks for them).  It adds
 
 - ``--tlbench-test-only-extra-lowering-work CASE_ID:ITERATIONS``: that case's cold lowering also
-  runs ``backends/testing/compile_slowdown.py::extra_work(ITERATIONS)`` inside the timed call (a fixed
+  runs ``tests/test_only/compile_slowdown.py::extra_work(ITERATIONS)`` inside the timed call (a fixed
   pure-Python loop: the same instructions every time, so its cost is sized in instructions);
 - ``--tlbench-test-only-pass-config CASE_ID:KEY=VALUE[,KEY=VALUE]``: tilelang pass configs added
   to that case's lowering on the CUDA path (e.g. ``tl.disable_warp_specialized=true``);
@@ -14,7 +14,7 @@ otherwise, so these options exist only in a session that asks for them).  It add
 (``CASE_ID`` may be ``BACKEND/CASE_ID``: both backends have cases of the same id) and hands
 them to every backend through the backend options (the
 ``pytest_tlbench_register_backends`` hook), registering the backends' test-only subclasses
-(backends/testing/nvidia_test_only.py, ascend_test_only.py), which alone act on them, so they
+(tests/test_only/nvidia_test_only.py, ascend_test_only.py), which alone act on them, so they
 also reach worker and count-child processes.  A bad spec is a usage error naming the form it wants.  Plans lowered with a change
 say so (``features["test_only"]``); never use it for results.
 """
@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import pytest
 
-from tlbench.backends.testing.compile_slowdown import TestOnlyLoweringChanges
+from test_only.compile_slowdown import TestOnlyLoweringChanges
 from tlbench.harness.core.backend_api import BackendOptions
 
 OPTIONS = (
     ("--tlbench-test-only-extra-lowering-work", "test_only_extra_lowering_work", "CASE_ID:ITERATIONS",
-     "TEST ONLY: extra fixed work inside that case's timed lowering (backends/testing/compile_slowdown.py::extra_work)"),
+     "TEST ONLY: extra fixed work inside that case's timed lowering (tests/test_only/compile_slowdown.py::extra_work)"),
     ("--tlbench-test-only-pass-config", "test_only_pass_config", "CASE_ID:KEY=VALUE[,KEY=VALUE]",
      "TEST ONLY: tilelang pass configs added to that case's lowering"),
     ("--tlbench-test-only-num-stages", "test_only_num_stages", "CASE_ID:N",
@@ -49,7 +49,7 @@ class _Handover:
         self.values = values
 
     def pytest_tlbench_register_backends(self, registry):
-        from tlbench.backends.testing.faults import ASCEND, NVIDIA, _load
+        from test_only.faults import ASCEND, NVIDIA, _load
 
         registry.options = BackendOptions({**registry.options.values, **self.values})
         for backend, factory in (("nvidia", NVIDIA), ("ascend", ASCEND)):  # the test-only subclasses obey them

@@ -1,7 +1,7 @@
 """TEST ONLY: real CUDA faults under chosen case ids, for the fault-isolation runs (results/h200-fault-isolation/).
 
 Contract: ``TestOnlyFaults.parse("CASE_ID=oob,CASE_ID=spin")`` (the
-``--tlbench-nvidia-test-only-fault`` option of the test plugin, backends/testing/faults.py;
+``--tlbench-nvidia-test-only-fault`` option of the test plugin, tests/test_only/faults.py;
 no shipped suite sets it) makes each named case
 run a deliberately broken tilelang kernel instead of its own, in the check and in every
 timed call.  Everything else about the case (compile, plan, budget) is the real one, so

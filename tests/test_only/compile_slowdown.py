@@ -2,7 +2,7 @@
 
 Contract: ``TestOnlyCompileSlowdown.parse("CASE_ID:FRACTION")`` or ``"*:FRACTION"`` (the
 ``--tlbench-nvidia/ascend-test-only-compile-slowdown`` options of the test plugin,
-backends/testing/faults.py) makes that case's cold
+tests/test_only/faults.py) makes that case's cold
 compile call take (1 + FRACTION) x as long: at the end of the call's headline phase (the
 lowering, or the nvcc build where one runs), after t seconds of the whole call, the CPU spins
 (busy, so both wall and CPU time grow) for FRACTION x t more, inside the timed phase.  It
@@ -10,7 +10,7 @@ exists for the compile-gate acceptance check (a +20 % change in one item, and ev
 1.2 x slower, as a tilelang upgrade would make it); never use it for results.
 ``parse_case_fraction`` reads the ``CASE_ID:FRACTION`` spec of every test-only option.
 ``TestOnlyLoweringChanges`` (extra lowering work, pass configs, a num_stages override of one
-case) is given only through the test plug-in backends/testing/compile_changes.py.
+case) is given only through the test plug-in tests/test_only/compile_changes.py.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def extra_work(iterations: int) -> int:
 class TestOnlyLoweringChanges:
     """TEST ONLY: changes of one case's lowering, under its own case id, for the acceptance checks
     of the instruction-count and plan verdicts.  Given only through the test plug-in
-    ``-p tlbench.backends.testing.compile_changes`` (backends/testing/compile_changes.py), which
+    ``-p test_only.compile_changes`` (tests/test_only/compile_changes.py), which
     puts them in the backend options:
 
     - ``test_only_extra_lowering_work`` ``CASE_ID:ITERATIONS``: ``extra_work(ITERATIONS)`` inside

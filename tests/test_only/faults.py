@@ -1,6 +1,6 @@
 """TEST ONLY pytest plugin: fault and slowdown injection options and the backends that obey them.
 
-Load it where a test needs it: ``pytest -p tlbench.backends.testing.faults ...`` (or
+Load it where a test needs it: ``pytest -p test_only.faults ...`` (or
 ``pytest_plugins`` in a test's conftest.py).  Without it no such option exists (``pytest
 --help`` lists none) and no backend builds a test-only object.
 
@@ -9,7 +9,7 @@ Contract: ``pytest_addoption`` adds the options below to the group ``tlbench tes
 configured) does nothing when none is given.  When one is given it checks the value (a bad
 one: ``pytest.UsageError`` naming the option and the form it wants), adds the value to the
 registry's ``BackendOptions`` under the key the backend reads, and registers the test-only
-subclass (backends/testing/nvidia_test_only.py, ascend_test_only.py) under the backend's own
+subclass (tests/test_only/nvidia_test_only.py, ascend_test_only.py) under the backend's own
 name, so device workers (which import the factory by ``module:qualname``) build it too.
 - ``--tlbench-nvidia-test-only-fault=CASE_ID=oob|spin[,...]``: a faulting (out-of-bounds store)
   or never-ending kernel in place of that case's (fault_injection.py);
@@ -41,16 +41,16 @@ class TestOnlyOption:
     help: str
 
 
-NVIDIA = "tlbench.backends.testing.nvidia_test_only:TestOnlyNvidiaBackend"
-ASCEND = "tlbench.backends.testing.ascend_test_only:TestOnlyAscendBackend"
-COMPILE = "tlbench.backends.testing.compile_slowdown:TestOnlyCompileSlowdown"
+NVIDIA = "test_only.nvidia_test_only:TestOnlyNvidiaBackend"
+ASCEND = "test_only.ascend_test_only:TestOnlyAscendBackend"
+COMPILE = "test_only.compile_slowdown:TestOnlyCompileSlowdown"
 OPTIONS = (
     TestOnlyOption("--tlbench-nvidia-test-only-fault", "nvidia_test_only_fault", "nvidia", NVIDIA,
-                   "tlbench.backends.testing.fault_injection:TestOnlyFaults",
+                   "test_only.fault_injection:TestOnlyFaults",
                    "CASE_ID=oob|spin[,...] runs a deliberately faulting (out-of-bounds store) or never-ending kernel "
                    "in place of that case's"),
     TestOnlyOption("--tlbench-nvidia-test-only-slowdown", "nvidia_test_only_slowdown", "nvidia", NVIDIA,
-                   "tlbench.backends.testing.slowdown:TestOnlySlowdown",
+                   "test_only.slowdown:TestOnlySlowdown",
                    "CASE_ID:FRACTION adds a sized extra kernel to that case's timed call"),
     TestOnlyOption("--tlbench-nvidia-test-only-compile-slowdown", "nvidia_test_only_compile_slowdown", "nvidia", NVIDIA,
                    COMPILE, "CASE_ID:FRACTION or *:FRACTION: that case's timed lowering takes 1+FRACTION times as long"),
@@ -68,7 +68,7 @@ def _load(ref: str) -> Any:
 
 
 def pytest_addoption(parser) -> None:
-    group = parser.getgroup("tlbench test-only", "tlbench TEST ONLY injection (backends/testing/faults.py); never for results")
+    group = parser.getgroup("tlbench test-only", "tlbench TEST ONLY injection (tests/test_only/faults.py); never for results")
     for option in OPTIONS:
         group.addoption(option.name, dest="tlbench_test_only_" + option.dest, default=None, help="TEST ONLY: " + option.help)
 

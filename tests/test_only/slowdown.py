@@ -1,7 +1,7 @@
 """TEST ONLY: a genuine, sized slowdown of one kernel under its own case id.
 
 Contract: ``TestOnlySlowdown.parse("CASE_ID:FRACTION")`` (the ``--tlbench-nvidia-test-only-slowdown``
-option of the test plugin, backends/testing/faults.py) makes the timed call of that one case run one extra kernel after the real one: an
+option of the test plugin, tests/test_only/faults.py) makes the timed call of that one case run one extra kernel after the real one: an
 in-place ``add_`` over a float32 scratch buffer (a different kernel name from the L2
 flush's fill, so CUPTI counts it as part of the call).  Sizing, once per case at
 ``wrap``: the kernel's own time t (median of 5 CUDA-event calls) and the device's
@@ -17,7 +17,7 @@ import statistics
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from tlbench.backends.testing.compile_slowdown import parse_case_fraction
+from test_only.compile_slowdown import parse_case_fraction
 
 PROBE_BYTES = 256 * 2**20
 

@@ -1,7 +1,7 @@
 """TEST ONLY: the NVIDIA backend with fault and slowdown injection set from the test plugin's options.
 
 Contract: ``TestOnlyNvidiaBackend(options)`` is the product backend with its test-only hooks
-filled from the option values of backends/testing/faults.py (which registers it under the
+filled from the option values of tests/test_only/faults.py (which registers it under the
 name ``nvidia``, only when one of its NVIDIA options is given):
 - ``nvidia_test_only_fault`` -> ``TestOnlyFaults`` (fault_injection.py): the case's kernel is
   replaced by a faulting or never-ending one, in the check and in every timed call;
@@ -19,9 +19,9 @@ from __future__ import annotations
 from typing import Any
 
 from tlbench.backends.nvidia.backend import NvidiaBackend
-from tlbench.backends.testing.compile_slowdown import TestOnlyCompileSlowdown, TestOnlyLoweringChanges
-from tlbench.backends.testing.fault_injection import TestOnlyFaults
-from tlbench.backends.testing.slowdown import TestOnlySlowdown
+from test_only.compile_slowdown import TestOnlyCompileSlowdown, TestOnlyLoweringChanges
+from test_only.fault_injection import TestOnlyFaults
+from test_only.slowdown import TestOnlySlowdown
 from tlbench.harness.core.backend_api import BackendOptions
 
 COMPILE_SLOWDOWN = "--tlbench-nvidia-test-only-compile-slowdown"
