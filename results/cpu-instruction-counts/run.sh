@@ -10,6 +10,7 @@ mkdir -p "$OUT/empty"
 JOB=(--backend nvidia,ascend --timeout 2400 --baseline-dir "$OUT/empty")
 ARGS="--tlbench-kind=compile --tlbench-scope=smoke --tlbench-instructions=subset"
 PLUGIN="-p test_only.compile_changes"
+export PYTHONPATH=$PWD/tests${PYTHONPATH:+:$PYTHONPATH}  # where test_only/ is
 ITEM=ascend/gemm-1024x1024x1024-f16-bm128-bn256-bk64-t256-auto-s3
 # 3 % of ITEM's count (823,280,287 Ir on the 2-core box): extra_work(33084) = 24,698,790 Ir under callgrind
 EXTRA=${EXTRA:-33084}

@@ -4,7 +4,7 @@
 # TEST ONLY: uses --tlbench-nvidia-test-only-fault (tests/test_only/fault_injection.py, an option of
 # the test plugin loaded with -p test_only.faults); no
 # shipped suite sets it.  Run from the repo root after
-#   export PYTHONPATH=$PWD/.gpu/site:$PWD PYTHONUNBUFFERED=1
+#   export PYTHONPATH=$PWD/.gpu/site:$PWD:$PWD/tests PYTHONUNBUFFERED=1   (tests/: the test-only plugin)
 # Writes everything under $OUT (default results/runs/robust) and prints what proves each item.
 set -u
 OUT=${OUT:-results/runs/robust}

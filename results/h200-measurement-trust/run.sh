@@ -14,7 +14,7 @@
 #   ncu   interleaved harness / ncu processes (3 + 3) at 8192^3 and 2048^3.                  ~3 min
 set -u
 what=$1; out=$2; mkdir -p "$out"
-export PYTHONPATH=$PWD/.gpu/site:$PWD PYTHONUNBUFFERED=1
+export PYTHONPATH=$PWD/.gpu/site:$PWD:$PWD/tests PYTHONUNBUFFERED=1  # tests/: the test-only plugin (-p test_only.faults)
 SEL=(suites/test_stages.py suites/test_tiles.py -k "8192 and (test_stages or g8 or vendor)")
 DEV=(--benchmark-only --tlbench-scope=full --tlbench-backend=nvidia --tlbench-kind=device --tlbench-rounds=5 --tlbench-batch=10 --tlbench-max-samples=100 --tlbench-seed=1)
 SLOWED=gemm-8192x8192x8192-f16-bm128-bn256-bk64-t256-auto-s3
