@@ -5,7 +5,7 @@
 kernels plus a fixed gap per graph node, and events add a fixed host overhead.  The timer must
 recover the call's own time from K x (flush + call) and K x flush replays: the call plus the one
 inter-kernel gap a graph keeps, without the flush and without the events' overhead.  The real
-timer runs only on a GPU (backends/tools/h200_timers.sh).
+timer runs only on a GPU (results/h200-parity/h200_timers.sh).
 """
 
 from __future__ import annotations

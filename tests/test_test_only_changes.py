@@ -8,6 +8,7 @@ sizes the slowdown (tests/test_instructions.py counts that loop's twin under cal
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -22,9 +23,10 @@ PLUGIN = "test_only.compile_changes"
 
 
 def _pytest(*args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT / "tests"), os.environ.get("PYTHONPATH")) if p)}
     return subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
                            "--tlbench-backend=nvidia", "--tlbench-isolation=inprocess", str(ROOT / "suites" / "test_stages.py"),
-                           *args], capture_output=True, text=True, timeout=300, cwd=ROOT)
+                           *args], capture_output=True, text=True, timeout=300, cwd=ROOT, env=env)  # tests/: test_only
 
 
 def test_the_options_exist_only_with_the_plugin():

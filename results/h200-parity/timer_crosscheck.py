@@ -2,7 +2,7 @@
 
 Usage on a GPU host (repo root, tlbench importable; ncu on PATH for the ncu columns):
 
-    python3 -m tlbench.backends.tools.timer_crosscheck run --suite SUITE.py [--suite ...] [-k EXPR]
+    python3 results/h200-parity/timer_crosscheck.py run --suite SUITE.py [--suite ...] [-k EXPR]
         [--case CASE_ID ...] [--timers events,cupti,graph] [--ncu none,base] [--count 10]
         [--no-flush | --l2-flush write|read] [--out-dir DIR]
 
@@ -38,10 +38,10 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from tlbench.backends.nvidia.flush_choice import FLUSH_MODES
-from tlbench.backends.tools.timer_table import CLOCK_METRIC, METRIC, NCU_MODES, TIMERS, CrosscheckRow, agreement
-from tlbench.backends.tools.timer_table import calls_by_case, clock_by_case, markdown, ncu_clock_rows, ncu_kernel_rows, table
+from timer_table import CLOCK_METRIC, METRIC, NCU_MODES, TIMERS, CrosscheckRow, agreement
+from timer_table import calls_by_case, clock_by_case, markdown, ncu_clock_rows, ncu_kernel_rows, table
 
-ME = [sys.executable, "-m", "tlbench.backends.tools.timer_crosscheck"]
+ME = [sys.executable, str(Path(__file__).resolve())]
 MARKER_CYCLES = 1000
 
 
@@ -319,7 +319,7 @@ def _modes(value: str) -> str:
 
 
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(prog="python3 -m tlbench.backends.tools.timer_crosscheck", description=__doc__.splitlines()[0])
+    top = argparse.ArgumentParser(prog="python3 results/h200-parity/timer_crosscheck.py", description=__doc__.splitlines()[0])
     sub = top.add_subparsers(dest="mode", required=True)
     for name in ("run", "harness", "launch"):
         p = sub.add_parser(name)

@@ -3,14 +3,14 @@
 Usage on a GPU host, all in one (alternates 3 harness processes and 3 ncu processes on the
 same kernel, and reports every pair's ratio and their range, against +-2 %):
 
-    python -m tlbench.backends.tools.ncu_crosscheck interleaved --case CASE_ID [--pairs 3] [--out-dir DIR]
+    python3 results/h200-measurement-trust/ncu_crosscheck.py interleaved --case CASE_ID [--pairs 3] [--out-dir DIR]
 
 or step by step (one process per mode, ncu wraps the second):
 
-    python -m tlbench.backends.tools.ncu_crosscheck harness --case CASE_ID [--repeats 3]
+    python3 results/h200-measurement-trust/ncu_crosscheck.py harness --case CASE_ID [--repeats 3]
     ncu --clock-control none --metrics gpu__time_duration.sum -k regex:gemm_kernel --csv \
-        python -m tlbench.backends.tools.ncu_crosscheck launch --case CASE_ID --count 20
-    python -m tlbench.backends.tools.ncu_crosscheck compare HARNESS.json NCU.csv
+        python3 results/h200-measurement-trust/ncu_crosscheck.py launch --case CASE_ID --count 20
+    python3 results/h200-measurement-trust/ncu_crosscheck.py compare HARNESS.json NCU.csv
 
 ``harness`` prints/writes the harness median (the same measurement loop the suites
 use) for each repeat; ``launch`` only launches the kernel ``count`` times after an L2 flush
@@ -152,7 +152,7 @@ def run_interleaved(case_id: str, pairs: int, out_dir: str, kernel_regex: str, c
     import subprocess
 
     os.makedirs(out_dir, exist_ok=True)
-    me = [sys.executable, "-m", "tlbench.backends.tools.ncu_crosscheck"]
+    me = [sys.executable, os.path.abspath(__file__)]
     measured: list[tuple[float, float]] = []
     for i in range(pairs):
         h_json = os.path.join(out_dir, f"harness-{i}.json")
@@ -177,7 +177,7 @@ def run_interleaved(case_id: str, pairs: int, out_dir: str, kernel_regex: str, c
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m tlbench.backends.tools.ncu_crosscheck", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python3 results/h200-measurement-trust/ncu_crosscheck.py", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="mode", required=True)
     h = sub.add_parser("harness")
     h.add_argument("--case", required=True)

@@ -1,6 +1,6 @@
 """The flash-attention portability table from one pytest-benchmark JSON (suites/test_fa_stages.py).
 
-Usage: ``python3 -m tlbench.backends.tools.fa_report RUN.json [--peak-tflops 989.5] [--markdown OUT.md]``
+Usage: ``python3 results/h200-flash-attention/fa_report.py RUN.json [--peak-tflops 989.5] [--markdown OUT.md]``
 
 For each FA problem in the run: every FA item with its status (timed items passed the check
 against torch SDPA in fp32, |out - ref| <= atol + rtol*|ref|, the tolerance read from the

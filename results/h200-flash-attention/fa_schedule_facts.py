@@ -1,7 +1,7 @@
 """What tilelang's CUDA lowering did with each flash-attention body: the schedule facts behind the
 one-body vs target-specific gap, read from the real lowering on any machine (no GPU).
 
-Usage: ``python3 -m tlbench.backends.tools.fa_schedule_facts [--seq 8192] [--ptxas]``
+Usage: ``python3 results/h200-flash-attention/fa_schedule_facts.py [--seq 8192] [--ptxas]``
 
 For the shared (one-body) FA at 128x128 s1/s2 on 256 threads, the target-specific ``hopper`` body
 (128x128 s1) and ``hopper_ws`` (128x192 s2, 384 threads), lowered for sm_90a
@@ -86,7 +86,7 @@ def _ptxas(case, target) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python3 -m tlbench.backends.tools.fa_schedule_facts", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python3 results/h200-flash-attention/fa_schedule_facts.py", description=__doc__.splitlines()[0])
     parser.add_argument("--seq", type=int, default=8192)
     parser.add_argument("--ptxas", action="store_true", help="also build with nvcc -Xptxas=-v (registers, spills)")
     args = parser.parse_args(argv)

@@ -1,7 +1,7 @@
 """Hash the generated kernel source of every case of every suite, for each backend.
 
-Usage: ``python -m tlbench.backends.tools.kernel_hashes OUT.json [--suites DIR] [--backend NAME ...]``
-and ``python -m tlbench.backends.tools.kernel_hashes --compare BEFORE.json AFTER.json``.
+Usage: ``python3 tests/kernel_hashes.py OUT.json [--suites DIR] [--backend NAME ...]``
+and ``python3 tests/kernel_hashes.py --compare BEFORE.json AFTER.json``.
 
 For a refactor that must not change a built-in kernel: before and after it, this writes
 ``{backend: {case_id: sha256 of backend.kernel_source(case)}}`` for every case any scope

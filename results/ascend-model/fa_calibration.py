@@ -1,7 +1,7 @@
 """Model-vs-published fidelity of the Ascend FA model: our body at the config of tilelang's
 published Ascend 950 MHA figure, its modeled cycles, and the clock they would imply.
 
-Usage: ``python3 -m tlbench.backends.tools.fa_calibration [--json OUT.json]``
+Usage: ``python3 results/ascend-model/fa_calibration.py [--json OUT.json]``
 
 The published figure (tile-ai/tilelang examples/ascend/flash_attention/README.md): MHA, bf16,
 S=4096, D=128, one head, block 128x128, num_stages=3, 32 blocks, fp32 output: 26.8 us

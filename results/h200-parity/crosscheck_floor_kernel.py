@@ -1,7 +1,7 @@
 """The smallest kernel the timer cross-check times: one block copies one row of ``N`` floats.
 
 Its device time is next to nothing, so what each timer reads for it is the timer's own floor:
-the fixed cost a timer adds to every kernel (backends/tools/crosscheck_floor_suite.py).
+the fixed cost a timer adds to every kernel (results/h200-parity/crosscheck_floor_suite.py).
 Plain tilelang: nothing here knows tlbench.
 """
 
