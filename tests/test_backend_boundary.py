@@ -107,11 +107,11 @@ def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_the_graph_sees_the_known_edges():
-    """The reader is not blind: the NVIDIA backend module imports its limits, lazily its plan reader."""
+    """The reader is not blind: the NVIDIA backend module imports its limits, lazily the plan reader."""
     edges = GRAPH[f"{PREFIX}.nvidia.backend"]
-    assert {f"{PREFIX}.nvidia.limits", f"{PREFIX}.nvidia.plan"} <= edges
-    assert imports_of(f"{PREFIX}.nvidia.x", "def f():\n    from . import limits\n    from .plan import lower_with_plan\n") == {
-        f"{PREFIX}.nvidia.limits", f"{PREFIX}.nvidia.plan"}
+    assert {f"{PREFIX}.nvidia.limits", f"{PREFIX}.gpu.plan"} <= edges
+    assert imports_of(f"{PREFIX}.nvidia.x", "def f():\n    from . import limits\n    from .traits import TRAITS\n") == {
+        f"{PREFIX}.nvidia.limits", f"{PREFIX}.nvidia.traits"}
 
 
 def test_the_cycle_finder_finds_a_cycle():

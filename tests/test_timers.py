@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from tlbench.backends.nvidia.telemetry import reason_names
-from tlbench.backends.nvidia.timing import group_kernel_times, separation_problem
+from tlbench.backends.gpu.timing import group_kernel_times, separation_problem
 from tlbench.backends.kernels.gemm.reference import check_output, make_gemm_inputs, vendor_gemm
 from tlbench.backends.kernels.gemm import GemmProblem
 

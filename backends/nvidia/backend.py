@@ -39,12 +39,12 @@ from tlbench.backends.kernel_call import kernel_runner
 from tlbench.backends.nvidia import limits
 from tlbench.backends.nvidia.limits import DEFAULT_ARCH
 from tlbench.backends.nvidia.device_probe import device_arch, gpu_reason, read_device_info
-from tlbench.backends.nvidia.func_cache import FuncCache
-from tlbench.backends.nvidia.plan_cache import PlanCache
+from tlbench.backends.gpu.func_cache import FuncCache
+from tlbench.backends.gpu.plan_cache import PlanCache
 from tlbench.backends.source_tree import backends_tree_hash
 from tlbench.backends.nvidia.profiles import PROFILES
 from tlbench.backends.nvidia.telemetry import NvmlTelemetry
-from tlbench.backends.nvidia.flush_choice import flush_caveat, flush_mode
+from tlbench.backends.gpu.flush_choice import flush_caveat, flush_mode
 from tlbench.backends.nvidia.timer_choice import make_timer, timer_name
 from tlbench.backends.nvidia.traits import TRAITS
 from tlbench.harness.core import budget
@@ -104,7 +104,7 @@ class NvidiaBackend:
         self._flush: dict[bool, Any] = {}
         self._telemetry: NvmlTelemetry | str | None = None
         self.timer_name = timer_name(options.get("nvidia_timer"))  # --tlbench-nvidia-timer (backends/nvidia/timer_choice.py)
-        self.flush_mode = flush_mode(options.get("nvidia_l2_flush"))  # --tlbench-nvidia-l2-flush (backends/nvidia/flush_choice.py)
+        self.flush_mode = flush_mode(options.get("nvidia_l2_flush"))  # --tlbench-nvidia-l2-flush (backends/gpu/flush_choice.py)
         # Test-only hooks: None here; set only by a test plugin's subclass (tests/test_only/).
         self._slowdown = self._faults = self._compile_slowdown = self._changes = None
 
@@ -235,14 +235,14 @@ class NvidiaBackend:
     def kernel_source(self, case: Case) -> str:
         """The generated CUDA, plus a line naming each pass config that changes the binary and
         not the source (nvcc's --use_fast_math): without it the inert-key probe would call them inert."""
-        from tlbench.backends.nvidia.plan import lower_with_plan
+        from tlbench.backends.gpu.plan import lower_with_plan
 
         pass_configs = self.pass_configs(case)
         artifact, _ = lower_with_plan(self._build(case), self._target_for(case), pass_configs)
         return artifact.kernel_source + _pass_config_note(pass_configs)
 
     def _lower(self, case: Case, phases: dict[str, float], slowdown: Any = None):
-        from tlbench.backends.nvidia.plan import lower_with_plan
+        from tlbench.backends.gpu.plan import lower_with_plan
 
         call_start = time.perf_counter()
         func = self._build(case)
@@ -278,10 +278,10 @@ class NvidiaBackend:
     def compile(self, case: Case, cold: bool) -> Compiled:
         """Lowers once: where nvcc builds, the plan is read from ``tilelang.compile``'s own
         lowering (``build_with_plan``) and stored beside tilelang's cache; a cache hit (nothing
-        lowered) reads it from there (backends/nvidia/plan_cache.py), and lowers again only
+        lowered) reads it from there (backends/gpu/plan_cache.py), and lowers again only
         when none is stored."""
         import tilelang
-        from tlbench.backends.nvidia.plan import build_with_plan
+        from tlbench.backends.gpu.plan import build_with_plan
 
         phases: dict[str, float] = {}
         slowdown = self._compile_slowdown if cold else None  # TEST ONLY (tests/test_only/compile_slowdown.py): the whole call x (1 + f)
@@ -370,7 +370,7 @@ class NvidiaBackend:
         return ask.check(inputs, problem, self.dialect)
 
     def timer(self, runnable: Compiled | VendorCase, inputs: dict[str, Any], flush_l2: bool) -> Any:
-        from tlbench.backends.nvidia.timing import L2Flush
+        from tlbench.backends.gpu.timing import L2Flush
 
         run, label = self._runner(runnable, inputs, timed=True)
         notes = [f"vendor item: {label}"] if label else []

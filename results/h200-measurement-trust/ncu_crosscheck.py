@@ -89,7 +89,7 @@ def run_harness(case_id: str, repeats: int, out: str | None) -> None:
 def run_launch(case_id: str, count: int) -> None:
     import torch
 
-    from tlbench.backends.nvidia.timing import L2Flush
+    from tlbench.backends.gpu.timing import L2Flush
 
     backend = _backend()
     case = parse_case(case_id)

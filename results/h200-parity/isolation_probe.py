@@ -18,8 +18,8 @@ import time
 
 import torch
 
-from tlbench.backends.nvidia.flush_choice import split_at_flushes
-from tlbench.backends.nvidia.timing import profile_kernels
+from tlbench.backends.gpu.flush_choice import split_at_flushes
+from tlbench.backends.gpu.timing import profile_kernels
 from timer_crosscheck import timed_calls
 
 CALLS = 40

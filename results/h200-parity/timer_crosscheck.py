@@ -37,7 +37,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from tlbench.backends.nvidia.flush_choice import FLUSH_MODES
+from tlbench.backends.gpu.flush_choice import FLUSH_MODES
 from timer_table import CLOCK_METRIC, METRIC, NCU_MODES, TIMERS, CrosscheckRow, agreement
 from timer_table import calls_by_case, clock_by_case, markdown, ncu_clock_rows, ncu_kernel_rows, table
 

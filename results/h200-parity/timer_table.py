@@ -10,7 +10,7 @@ Contract:
   ``count`` x (flush, call) and the marker.  So row 0 names the marker and the rows up to its
   second launch the flush (one kernel or several, each once); each segment between markers is
   one case, split at the flushes into ``count`` calls, each the sum of its kernels (as CUPTI
-  sums them; the same split, backends/nvidia/flush_choice.py ``split_at_flushes``).  Anything else raises ``ValueError`` saying what.
+  sums them; the same split, backends/gpu/flush_choice.py ``split_at_flushes``).  Anything else raises ``ValueError`` saying what.
   ``clock_by_case(rows, clocks, case_ids)``: per case, the median SM clock of its own kernels
   (flushes and markers left out), from the same segments.
 - ``table(rows)``: ``CrosscheckRow``s as one fixed-width text table (medians in us, each
@@ -31,7 +31,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
-from tlbench.backends.nvidia.flush_choice import split_at_flushes
+from tlbench.backends.gpu.flush_choice import split_at_flushes
 
 METRIC = "gpu__time_duration.sum"
 CLOCK_METRIC = "sm__cycles_elapsed.avg.per_second"  # cycles / duration: the SM clock during the kernel

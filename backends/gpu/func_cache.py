@@ -6,7 +6,7 @@ name for everything else that builds the IR - the kernel hash (the source of eve
 the body, wherever it lives: harness/core/kernel_traits.py), the hash of every source file of
 the backends package (backends/source_tree.py) and the pass configs; ``get(key)`` returns the stored
 ``PrimFunc`` (``tvm.ir.load_json``) or None; ``put(key, func)`` writes it (``tvm.ir.save_json``)
-atomically (backends/nvidia/keyed_files.py).  A file that cannot be read is ignored.
+atomically (backends/gpu/keyed_files.py).  A file that cannot be read is ignored.
 ``directory`` None: nothing is stored.
 
 Why: a warm compile used to build the kernel's IR from its Python body (TVMScript parsing:
@@ -24,7 +24,7 @@ import hashlib
 import json
 from typing import Any
 
-from tlbench.backends.nvidia.keyed_files import KeyedFiles
+from tlbench.backends.gpu.keyed_files import KeyedFiles
 
 FORMAT = 2
 

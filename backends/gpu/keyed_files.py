@@ -7,7 +7,7 @@ file, fsync'd, then ``os.replace``: a concurrent reader sees the old file or the
 one, never half of it) and returns
 False when the disk refuses (read-only, full): a cache that cannot store costs its caller
 the work again, nothing else.  Files are ``<key>.json``.  The plan cache
-(backends/nvidia/plan_cache.py) and the IR cache (backends/nvidia/func_cache.py) decode what
+(backends/gpu/plan_cache.py) and the IR cache (backends/gpu/func_cache.py) decode what
 they read themselves.
 """
 

@@ -10,7 +10,7 @@ results/h200-parity/timer_table.py).  ``read_flush_note(nbytes)`` is the note a 
 ``read`` flush carries (the only place the mode is written into a record), and
 ``flush_mode_of(l2_flush_bytes, notes)`` reads the mode back from a record's fields: ``off``
 (nothing flushed), ``read`` (that note), ``write`` (the default, which writes no note), or None
-where the record does not say (a field absent: an older file).  The flush itself is backends/nvidia/timing.py ``L2Flush``.
+where the record does not say (a field absent: an older file).  The flush itself is backends/gpu/timing.py ``L2Flush``.
 Importing this module imports neither torch nor tilelang (traits read ``FLUSH_MODES``).
 """
 

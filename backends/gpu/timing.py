@@ -12,7 +12,7 @@ How many batches, when to stop, drift: harness/measure/rounds.py, nowhere else.
 ``group_kernel_times`` is the pure grouping step (tested on synthetic event lists).
 ``NvidiaTimer(..., use_cupti=False)`` is the events timer from the start (``--tlbench-nvidia-timer=events``):
 ``event_batch``, a CUDA event pair around each call after its flush, launch gaps and host
-overhead of the call included.  The CUDA-graph timer is backends/nvidia/graph_timer.py.
+overhead of the call included.  The CUDA-graph timer is backends/gpu/graph_timer.py.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any, Callable, Sequence
 
 import torch
 
-from tlbench.backends.nvidia.flush_choice import FLUSH_MODES, read_flush_note, split_at_flushes
+from tlbench.backends.gpu.flush_choice import FLUSH_MODES, read_flush_note, split_at_flushes
 
 METHOD_CUPTI = "cupti-kernel-timestamps"
 METHOD_EVENTS = "cuda-event"

@@ -6,7 +6,7 @@ backend's name for the code that builds the IR: the kernel hash of every module 
 wherever it lives, the backends package's hash, the pass configs; the case id: problem and
 config) and the source of the plan reader; ``get(key)`` returns the stored
 ``PlanFacts`` or None; ``put(key, facts)`` writes one small JSON file atomically
-(backends/nvidia/keyed_files.py: concurrent workers never read half a file).  A file that cannot be
+(backends/gpu/keyed_files.py: concurrent workers never read half a file).  A file that cannot be
 read is ignored (the caller lowers again).  Why: when tilelang's kernel cache answers a
 compile, nothing is lowered, and reading the plan used to mean lowering the kernel once more
 (about 0.2 s of Python per kernel, under the GIL: ~35 s for the 172 kernels of the full tile
@@ -21,7 +21,7 @@ import json
 from dataclasses import asdict
 
 from tlbench.harness.core.kernel_traits import modules_hash
-from tlbench.backends.nvidia.keyed_files import KeyedFiles
+from tlbench.backends.gpu.keyed_files import KeyedFiles
 
 FORMAT = 2
 
@@ -29,13 +29,13 @@ FORMAT = 2
 class PlanCache(KeyedFiles):
     @staticmethod
     def key(lowering_key: str, body_key: str | None, case_id: str) -> str:
-        """Also keyed by the source of the plan reader (backends/nvidia/plan.py): a change in
+        """Also keyed by the source of the plan reader (backends/gpu/plan.py): a change in
         what a plan records never reads an older file."""
-        text = json.dumps([FORMAT, modules_hash(["tlbench.backends.nvidia.plan"]), lowering_key, body_key, case_id])
+        text = json.dumps([FORMAT, modules_hash(["tlbench.backends.gpu.plan"]), lowering_key, body_key, case_id])
         return hashlib.sha256(text.encode()).hexdigest()
 
     def get(self, key: str) -> "PlanFacts | None":
-        from tlbench.backends.nvidia.plan import PlanFacts  # imports tvm: only where a plan is read
+        from tlbench.backends.gpu.plan import PlanFacts  # imports tvm: only where a plan is read
 
         text = self.read(key)
         try:
