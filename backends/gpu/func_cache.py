@@ -3,8 +3,8 @@
 Contract: ``FuncCache(directory)``; ``key(lowering_key, body_key, case_id)`` names a kernel's
 IR by the compiler and target, the case id (problem and config) and ``body_key``: the backend's
 name for everything else that builds the IR - the kernel hash (the source of every module of
-the body, wherever it lives: harness/core/kernel_traits.py), the hash of every source file of
-the backends package (backends/source_tree.py) and the pass configs; ``get(key)`` returns the stored
+the body, wherever it lives: harness/core/kernel_traits.py), the source hash of the code the
+backend's runtime compiles with (backends/source_tree.py) and the pass configs; ``get(key)`` returns the stored
 ``PrimFunc`` (``tvm.ir.load_json``) or None; ``put(key, func)`` writes it (``tvm.ir.save_json``)
 atomically (backends/gpu/keyed_files.py).  A file that cannot be read is ignored.
 ``directory`` None: nothing is stored.

@@ -3,7 +3,7 @@
 Contract: ``PlanCache(directory)``; ``key(lowering_key, body_key, case_id)`` names a kernel
 by everything that decides its lowered source (the compiler and target; ``body_key``, the
 backend's name for the code that builds the IR: the kernel hash of every module of the body,
-wherever it lives, the backends package's hash, the pass configs; the case id: problem and
+wherever it lives, the runtime's source hash, the pass configs; the case id: problem and
 config) and the source of the plan reader; ``get(key)`` returns the stored
 ``PlanFacts`` or None; ``put(key, facts)`` writes one small JSON file atomically
 (backends/gpu/keyed_files.py: concurrent workers never read half a file).  A file that cannot be

@@ -20,7 +20,7 @@ binary but not the generated CUDA, ``kernel_source`` names them under the source
 inert-key probe then tells the builds apart); tilelang's kernel cache keys on the pass
 configs and its binary cache on the nvcc options.  Every cache of a built kernel (stored IR,
 plan) is keyed by the kernel hash (the source of every module of the body, wherever it
-lives), the backends tree hash, the pass configs and the case id.  Vendor items are the
+lives), the runtime's source hash (backends/source_tree.py), the pass configs and the case id.  Vendor items are the
 family's ``vendor_call``.
 """
 
@@ -41,7 +41,7 @@ from tlbench.backends.nvidia.limits import DEFAULT_ARCH
 from tlbench.backends.nvidia.device_probe import device_arch, gpu_reason, read_device_info
 from tlbench.backends.gpu.func_cache import FuncCache
 from tlbench.backends.gpu.plan_cache import PlanCache
-from tlbench.backends.source_tree import backends_tree_hash
+from tlbench.backends.source_tree import runtime_tree_hash
 from tlbench.backends.nvidia.profiles import PROFILES
 from tlbench.backends.nvidia.telemetry import NvmlTelemetry
 from tlbench.backends.gpu.flush_choice import flush_caveat, flush_mode
@@ -202,10 +202,10 @@ class NvidiaBackend:
 
     def _cache_key_parts(self, case: Case) -> tuple[str, str | None, str]:
         """What a stored IR or plan is keyed by besides the compiler: the body's modules, the
-        backends package, the pass configs and out_idx, the case id."""
+        code this runtime compiles with (its source hash), the pass configs and out_idx, the case id."""
         traits = ask.kernel_traits(case, self.dialect)
         built_with = json.dumps([sorted((k, repr(v)) for k, v in traits.pass_configs.items()), traits.out_idx])
-        return self.lowering_key(), f"{self.kernel_body_hash(case)}; {backends_tree_hash()}; {built_with}", case.case_id
+        return self.lowering_key(), f"{self.kernel_body_hash(case)}; {runtime_tree_hash(type(self).__module__)}; {built_with}", case.case_id
 
     # -- compile & inspect --------------------------------------------------------------
     def scopes(self) -> tuple[budget.Scope, ...]:
