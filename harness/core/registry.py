@@ -7,7 +7,9 @@ backend is first used (``get``), so ``pytest tests`` never pays for tilelang.
 With ``worker_facts`` set (items run in device workers), a factory that has
 ``from_worker_facts`` is built from its worker's report instead (``get``).
 ``traits(name)`` gives a backend's traits without loading the backend (the
-``tlbench.traits`` group; a registered factory's own ``traits`` attribute; else defaults).
+``tlbench.traits`` group; a registered factory's own ``traits`` attribute; else defaults);
+``dialect(name)`` which body a family builds for it, read from its factory (None where the
+factory cannot be loaded).
 ``select(choice)`` turns the option into names: a registered name, a comma-separated list
 of them, or ``auto`` (every registered backend that can compile on this machine).  An
 unknown name raises ``UnknownBackend`` listing the valid choices.
@@ -98,6 +100,16 @@ class BackendRegistry:
             facts = self.worker_facts(name) if self.worker_facts is not None and callable(from_facts) else None
             self._instances[name] = from_facts(self.options, facts) if facts is not None else factory(self.options)
         return self._instances[name]
+
+    def dialect(self, name: str) -> str | None:
+        """``name``'s ``dialect``: the factory's own attribute where it has one (no backend is
+        built), else the built backend's; None where neither loads."""
+        try:
+            factory = self.factories[name]()
+            dialect = getattr(factory, "dialect", None)
+            return dialect if isinstance(dialect, str) else str(self.get(name).dialect)
+        except Exception:  # a backend whose imports fail: compile_blocker says why
+            return None
 
     def compile_blocker(self, name: str) -> str | None:
         """What stops ``name`` compiling here (None: nothing), import failures included."""

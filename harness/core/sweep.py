@@ -106,7 +106,9 @@ class Sweep:
                     cases.append(Case(problem=problem, config=config, label="best"))
         return cases
 
-    def vendor_cases(self, backend: str, scope: str) -> list[VendorCase]:
+    def vendor_cases(self, backend: str, scope: str, dialect: str | None = None) -> list[VendorCase]:
+        """One vendor item per problem; ``dialect`` (the backend's) lets a family's sweep offer
+        the vendor libraries of that dialect."""
         if not (self.vendor and self.applies_to(backend)):
             return []
         return [VendorCase(problem=p) for p in self.problems_for(scope)]

@@ -79,7 +79,7 @@ def select(sweeps: Sequence[Any], keyword: str | None, case_ids: Sequence[str], 
     """The selected cases (kernels, then vendor items, suite by suite), each id once."""
     found: dict[str, Any] = {}
     for sweep in sweeps:
-        for case in [*sweep.cases(backend, scope, load_best=load_best), *sweep.vendor_cases(backend, scope)]:
+        for case in [*sweep.cases(backend, scope, load_best=load_best), *sweep.vendor_cases(backend, scope, "cuda")]:
             found.setdefault(case.case_id, case)
     unknown = [c for c in case_ids if c not in found]
     if unknown:
