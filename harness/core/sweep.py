@@ -58,9 +58,9 @@ class Sweep:
     # compiler answer with its own words instead of tlbench's prediction of them.
     skip_on: Sequence[str] = REJECTION_KINDS
     # The quick scope (see the module docstring): nothing unless declared.
-    quick_problems: Sequence[GemmProblem] | None = None
-    quick_configs: Sequence[GemmConfig] | None = None
-    quick_backend_configs: Mapping[str, Sequence[GemmConfig]] = field(default_factory=dict)
+    quick_problems: Sequence[Any] | None = None
+    quick_configs: Sequence[Any] | None = None
+    quick_backend_configs: Mapping[str, Sequence[Any]] = field(default_factory=dict)
 
     def problems_for(self, scope: str) -> list[Any]:
         if scope not in SCOPES:
