@@ -125,10 +125,6 @@ def generic_plan_summary(plan: Mapping[str, Any] | None) -> str:
     return " ".join(parts)
 
 
-def label_of(traits: BackendTraits) -> str:
-    return traits.label or traits.name
-
-
 @dataclass
 class TraitsCatalog:
     loaders: dict[str, Callable[[], Any]] = field(default_factory=dict)

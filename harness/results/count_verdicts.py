@@ -70,11 +70,6 @@ def counter_of(rec: Mapping[str, Any]) -> str:
     return f"{value.get('counter')} ({value.get('event')})"
 
 
-def absent_reason(rec: Mapping[str, Any]) -> str | None:
-    value = rec.get(RECORD_KEY)
-    return str(value["absent"]) if isinstance(value, dict) and value.get("absent") else None
-
-
 def incomparable(base: Mapping[str, Any], new: Mapping[str, Any]) -> str | None:
     """Why two records' counts must not be compared (None: they may)."""
     b, n = base.get(RECORD_KEY) or {}, new.get(RECORD_KEY) or {}

@@ -110,6 +110,3 @@ def format_table(rows: Sequence[Row]) -> list[str]:
             lines.append("  ".join("-" * widths[f] for f in fields[:-1]) + "  " + "-" * 6)
     return lines
 
-
-def render_outcomes(pairs: Iterable[tuple[Any, Any]], traits_of: TraitsOf) -> list[str]:
-    return format_table(rows_from_outcomes(pairs, traits_of))
