@@ -5,7 +5,7 @@
 # causal (suites/test_fa_causal.py: the shared body, the hopper_ws body and SDPA; the hopper body
 # has no causal mask), then the table per problem (results/h200-flash-attention/fa_report.py): best one-body and best
 # target-specific FA against the fastest SDPA backend.
-# Run from the repo root on the GPU host, tilelang's bundle in .gpu/ (shared/gpu/README.md):
+# Run from the repo root on the GPU host, tilelang's bundle in .gpu/site.tar.xz (results/README.md, "GPU runs"):
 #   bash results/h200-flash-attention/h200_fa_parity.sh          (OUT: where the results go; default results/runs/fa-parity)
 # EXTRA: more pytest options (e.g. --tlbench-isolation=inprocess); LIMIT_S: pytest's limit (500 s; a run
 # stopped there is recovered from its journal into fa-parity.partial.json); COMMIT: the commit to record.

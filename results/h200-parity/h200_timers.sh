@@ -4,7 +4,7 @@
 # suite's cases, each timed by the harness with CUDA events, CUPTI and a CUDA graph, and by ncu
 # with --clock-control none and base (results/h200-parity/timer_crosscheck.py).  Prints one table last.
 #
-# Run from the repo root on the GPU host, tilelang's bundle in .gpu/ (shared/gpu/README.md):
+# Run from the repo root on the GPU host, tilelang's bundle in .gpu/site.tar.xz (results/README.md, "GPU runs"):
 #   bash results/h200-parity/h200_timers.sh
 # Environment: OUT (where the results go; default results/runs/timers), GEMM_K (a -k expression
 # for the GEMM cases; default gemm: all 11), RMSNORM_SUITE (default suites/test_rmsnorm.py; left

@@ -6,9 +6,12 @@ for NVIDIA and Ascend.  A ``Dialect`` supplies only what must differ between tar
 the language module (``T.Kernel`` with or without ``threads=``), the operand-tile allocator
 (``alloc_shared`` on CUDA, ``alloc_l1`` on Ascend), the accumulator allocator
 (``alloc_fragment`` / ``alloc_l0c``) and, for a fused epilogue, how the accumulator reaches
-global memory.  What makes one body lower on both (shared/notes/tilelang-0.1.15.md):
-a 1-D grid, ``transpose_B=True``, ``clear_accum=(k == 0)`` instead of ``T.clear``, and the
-accumulator copied straight to global memory.
+global memory.  What makes one body lower on both (observed with tilelang 0.1.15): a 1-D grid
+(a 2-D grid lowers on Ascend but reads a ``blockIdx.y`` the 1-D NPU launch never sets),
+``transpose_B=True`` (Ascend's L1 GEMM is NT only), ``clear_accum=(k == 0)`` instead of
+``T.clear`` (unsupported on ``shared.l0c``), and the accumulator copied straight to global
+memory; the generic ``alloc_shared`` + ``alloc_fragment`` pair does not lower on Ascend ("Cannot
+assign task because its scalar/register inputs are unavailable on every legal execution core").
 """
 
 # No `from __future__ import annotations`: TileLang evaluates the PrimFunc parameter
