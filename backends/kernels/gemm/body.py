@@ -21,6 +21,7 @@ from types import ModuleType
 from typing import Any, Callable, Optional
 
 from tlbench.backends.kernels.gemm.problem import GemmConfig, GemmProblem
+from tlbench.backends.kernels.gemm.raster import tile_origin
 
 
 @dataclass(frozen=True)
@@ -105,17 +106,7 @@ def build_gemm(problem: GemmProblem, config: GemmConfig, dialect: Dialect):
         else:
             T.copy(C_accum, C[m, n])
 
-    def tile_row(tile):
-        """Tile index -> first row; with group_m, tiles run in panels of group_m rows."""
-        if group_m is None:
-            return tile // tiles_N * block_M
-        in_group = group_m * tiles_N
-        return (tile // in_group * group_m + tile % in_group % group_m) * block_M
-
-    def tile_col(tile):
-        if group_m is None:
-            return tile % tiles_N * block_N
-        return tile % (group_m * tiles_N) // group_m * block_N
+    tile_row, tile_col = tile_origin(tiles_N, block_M, block_N, group_m)  # with group_m: panels of group_m tile rows
 
     @T.prim_func
     def gemm(
