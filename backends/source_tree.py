@@ -1,25 +1,114 @@
-"""The hash of the tlbench backends package's own source, for caches that must never outlive a
+"""The hash of the code a backend's runtime compiles with, for caches that must never outlive a
 change to it.
 
-Contract: ``backends_tree_hash()`` is ``sha256:<hex>`` over every ``.py`` file of this package
-(relative paths and contents), read once per process: it changes with any code that could shape
-a kernel's IR (bodies, dialects, families, backends).  Found from this file's own location, so
-it works from any working directory (an installed tlbench, a user's project).  A kernel body
-outside the package is covered by the kernel hash instead (harness/core/kernel_traits.py).
+Contract: ``runtime_tree_hash(module)`` is ``sha256:<hex>`` over the source files of
+``runtime_files(module)`` (relative paths and contents), read once per process:
+- the file of ``module``, a backend's runtime (``type(backend).__module__``: its own package's
+  module, or a subclass's module wherever it lives);
+- every module of this package (``tlbench.backends``) that it imports, directly or through
+  another, read from their syntax trees: ``import`` and ``from`` statements anywhere in a
+  module (lazy ones inside functions included, relative ones resolved), ``import_module("...")``
+  calls, and the ``__init__.py`` of every package on the way;
+- the kernel families under ``backends/kernels/``: a backend builds their bodies without
+  importing them, and their helpers are tlbench's own files, which the kernel hash
+  (harness/core/kernel_traits.py) leaves to this one.
+Nothing else feeds it: another backend's runtime, a test plugin or a campaign tool edited
+leaves this backend's stored IR and plans valid.  Found from this file's own location, so it
+works from any working directory (an installed tlbench, a user's project).  A kernel body
+outside the package is covered by the kernel hash instead.
 """
 
 from __future__ import annotations
 
+import ast
 import hashlib
+import sys
 from functools import lru_cache
+from importlib.util import find_spec
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent
+ROOT = Path(__file__).resolve().parent  # backends/ (tlbench.backends)
+PACKAGE = "tlbench.backends"
+FAMILIES = "kernels"  # backends/kernels/: every kernel family's package
+
+
+def module_path(name: str, root: Path = ROOT) -> Path | None:
+    """The file of ``tlbench.backends.<...>`` module ``name`` under ``root`` (None: not in it)."""
+    if name != PACKAGE and not name.startswith(PACKAGE + "."):
+        return None
+    base = root.joinpath(*name.split(".")[2:])
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _module_name(path: Path, root: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return ".".join([PACKAGE, *(parts[:-1] if parts[-1] == "__init__" else parts)])
+
+
+def imported_names(source: str, importer: str, is_package: bool) -> set[str]:
+    """Dotted names a module's source imports, anywhere in it (``from pkg import name`` gives
+    both ``pkg`` and ``pkg.name``; the caller keeps those that are modules)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = importer.split(".") if is_package else importer.split(".")[:-1]
+                parts = parts[: len(parts) - (node.level - 1)]
+                base = ".".join([*parts, *([node.module] if node.module else [])])
+            names.add(base)
+            names |= {f"{base}.{alias.name}" for alias in node.names}
+        elif isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) in ("import_module", "__import__"):
+            if node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+                names.add(node.args[0].value)
+    return names
+
+
+def _with_packages(name: str) -> list[str]:
+    """``a.b.c`` -> ``a.b``, ``a.b.c``: importing a module runs its packages' ``__init__`` first."""
+    parts = name.split(".")
+    return [".".join(parts[:i]) for i in range(2, len(parts) + 1)]
+
+
+def runtime_files(start: Path, root: Path = ROOT) -> list[Path]:
+    """``start`` and every file under ``root`` it reaches through imports, plus the families'."""
+    found: set[Path] = {start}
+    todo = [start]
+    while todo:
+        path = todo.pop()
+        inside = path.is_relative_to(root)
+        importer = _module_name(path, root) if inside else path.stem
+        for name in imported_names(path.read_text(encoding="utf-8"), importer, path.name == "__init__.py"):
+            for module in _with_packages(name):
+                target = module_path(module, root)
+                if target is not None and target not in found:
+                    found.add(target)
+                    todo.append(target)
+    found |= set((root / FAMILIES).rglob("*.py"))
+    return sorted(found)
+
+
+def tree_hash(files: list[Path], root: Path = ROOT) -> str:
+    digest = hashlib.sha256()
+    for path in files:
+        label = path.relative_to(root) if path.is_relative_to(root) else Path(path.name)
+        digest.update(str(label).encode() + b"\0" + path.read_bytes() + b"\0")
+    return "sha256:" + digest.hexdigest()
 
 
 @lru_cache(maxsize=None)
-def backends_tree_hash() -> str:
-    digest = hashlib.sha256()
-    for path in sorted(ROOT.rglob("*.py")):
-        digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes() + b"\0")
-    return "sha256:" + digest.hexdigest()
+def runtime_tree_hash(module: str) -> str:
+    """The hash of what module ``module`` (a backend's runtime) compiles with (see above)."""
+    loaded = sys.modules.get(module)
+    origin = getattr(loaded, "__file__", None)
+    if origin is None:
+        spec = find_spec(module)
+        origin = spec.origin if spec is not None else None
+    if not origin:
+        raise ModuleNotFoundError(f"no source file for backend runtime module {module!r}")
+    return tree_hash(runtime_files(Path(origin).resolve()))

@@ -1,7 +1,8 @@
 """Install tlbench into the current Python, without dragging in a multi-GB CUDA torch.
 
-Usage: ``python3 -m harness.bootstrap [--dev] [--extra NAME] [--dry-run] [--torch-index URL]``, or
-``python3 -m harness.bootstrap --link DIR`` to use this source tree without installing it.
+Usage: ``python3 -m harness.bootstrap [--dev] [--extra NAME] [--dry-run] [--torch-index URL]``.
+A checkout needs no install to be used: ``PYTHONPATH=$PWD`` imports it as ``tlbench`` (the
+top-level ``tlbench/`` folder; README, "Run on GPUs and NPUs").
 
 Contract: stdlib only (it runs before anything is installed).  tilelang depends on a bare
 ``torch``; on a machine with no torch, pip would resolve that from the package index to the
@@ -17,12 +18,6 @@ CUDA build (about fifteen ``nvidia-*`` wheels, several GB).  So:
   installing nothing), so a box with no route to PyTorch's index resolves from its wheel.
 ``--dev`` adds the test tools (pytest-xdist, pyyaml); ``--extra NAME`` (repeatable) another
 extra of pyproject.toml, e.g. a backend's (the GPU backend's NVML bindings).
-
-``--link DIR`` installs nothing: it makes ``DIR/tlbench`` a package of links into this tree
-(``harness/`` as ``tlbench.harness``, ``backends/`` as ``tlbench.backends``) and writes a
-``tlbench`` dist-info beside it with the tree's entry points, so ``PYTHONPATH=DIR`` behaves as
-an install (the pytest plugin loads by itself; edits to the tree take effect at once) on a
-host with no package index.  It prints ``DIR``.
 """
 
 from __future__ import annotations
@@ -32,12 +27,6 @@ import importlib.util
 import subprocess
 import sys
 from pathlib import Path
-
-if __package__:
-    from .core.entry_points import source_tree_group
-else:  # run as a file
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from core.entry_points import source_tree_group  # type: ignore[no-redef]
 
 ROOT = Path(__file__).resolve().parents[1]
 TORCH_CPU = "torch==2.13.0+cpu"  # the cpu-torch extra's Linux pin (pyproject.toml; tests/test_bootstrap.py)
@@ -64,47 +53,6 @@ def cpu_wheel_at_hand(run=subprocess.run) -> bool:
     return run(probe_command(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
 
 
-GROUPS = ("console_scripts", "pytest11", "tlbench.backends", "tlbench.traits", "tlbench.families")
-
-
-def link_source_tree(directory: Path, root: Path = ROOT) -> Path:
-    """``directory/tlbench`` -> this tree, and a dist-info naming its entry points (see above)."""
-    package = directory / "tlbench"
-    package.mkdir(parents=True, exist_ok=True)
-    links = {"__init__.py": root / "harness" / "tlbench_root" / "__init__.py",
-             "__main__.py": root / "harness" / "tlbench_root" / "__main__.py",
-             "harness": root / "harness", "backends": root / "backends"}
-    for name, target in links.items():
-        link = package / name
-        if link.is_symlink() or link.exists():
-            link.unlink()
-        link.symlink_to(target)
-    info = directory / "tlbench-0+source.dist-info"
-    info.mkdir(exist_ok=True)
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: tlbench\nVersion: 0+source\n", encoding="utf-8")
-    pyproject = root / "pyproject.toml"
-    sections = []
-    for group in GROUPS:
-        source = "project.scripts" if group == "console_scripts" else group
-        entries = source_tree_group(source, pyproject) if group != "console_scripts" else _scripts(pyproject)
-        if entries:
-            sections.append(f"[{group}]\n" + "".join(f"{name} = {ref}\n" for name, ref in entries.items()))
-    (info / "entry_points.txt").write_text("\n".join(sections), encoding="utf-8")
-    return directory
-
-
-def _scripts(pyproject: Path) -> dict[str, str]:
-    import re
-
-    found, inside = {}, False
-    for line in pyproject.read_text(encoding="utf-8").splitlines():
-        if line.strip().startswith("["):
-            inside = line.strip() == "[project.scripts]"
-        elif inside and (match := re.match(r'^\s*([\w.-]+)\s*=\s*"([^"]+)"', line)):
-            found[match.group(1)] = match.group(2)
-    return found
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python3 -m harness.bootstrap", description=__doc__.splitlines()[0])
     parser.add_argument("--dev", action="store_true", help="also install the test tools")
@@ -113,12 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--torch-index", metavar="URL", default=CPU_INDEX,
                         help=f"where the CPU torch wheel comes from when no torch is installed (default {CPU_INDEX})")
     parser.add_argument("--dry-run", action="store_true", help="print the pip command only")
-    parser.add_argument("--link", metavar="DIR", type=Path,
-                        help="install nothing; make DIR a path entry that imports this tree as tlbench")
     args = parser.parse_args(argv)
-    if args.link is not None:
-        print(link_source_tree(args.link.resolve()))
-        return 0
     have_torch = importlib.util.find_spec("torch") is not None
     local = not have_torch and cpu_wheel_at_hand()
     cmd = pip_command(have_torch, args.dev, torch_index=None if local else args.torch_index,

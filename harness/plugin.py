@@ -110,7 +110,7 @@ def pytest_configure(config):
         backend_choice=choice,
         kinds=KINDS if kind == "all" else (kind,),
         scope=config.getoption("--tlbench-scope"),
-        policy=policy_from_options(config.getoption, lambda text: config.issue_config_time_warning(pytest.PytestDeprecationWarning(text), 2)),
+        policy=policy_from_options(config.getoption),
         compile_rounds=config.getoption("--tlbench-compile-rounds"),
         seed=seed if seed is not None else random.SystemRandom().randrange(2**31),
         # in-process device items build their kernels in child processes too (a 4+ CPU host)

@@ -16,40 +16,25 @@ other through a full and an empty mbarrier per stage), with:
   the step waits for its own WGMMAs (``wait_group 0``) before handing its stage back, which is
   what tilelang 0.1.15's automatic warp specialization emits for ``T.Pipelined``
   (results/h200-parity/wgmma_wait.py prints that loop);
-- ``group_m``: the 1-D grid walks output tiles in panels of that many tile rows (L2 reuse);
+- ``group_m``: the 1-D grid walks output tiles in panels of that many tile rows (L2 reuse; the
+  built-in GEMM body's own tile order, backends/kernels/gemm/raster.py ``tile_origin``);
 - ``staged``: the accumulator leaves through a shared-memory tile (coalesced stores), else
   straight from registers.
 - ``persistent``: launch that many blocks (the SM count) and walk the output tiles, see
   ``gemm_ws_persistent_cuda``; ``pingpong`` picks its two-accumulator schedule;
 - ``cluster=2``: blocks in 2-CTA clusters that share their B tile (``ClusterPair``).
-Plain tilelang: nothing here knows tlbench.
+Plain tilelang, but for that tile order.
 """
 
 import tilelang.language as T
+
+from tlbench.backends.kernels.gemm.raster import tile_origin  # the built-in GEMM's tile order, shared
 
 PRODUCER_THREADS = 128
 WARP_GROUP = 128
 # setmaxnreg (producer, consumer) per consumer count: the SM's 64K registers over the block
 NREG = {1: (40, 232), 2: (24, 240)}
 SHARED_BYTES = 232448  # sm_90's opt-in shared memory per block
-
-
-def tile_origin(tiles_N, block_M, block_N, group_m):
-    """``(tile_row, tile_col)``: the first output row and column of 1-D tile index ``tile``, in
-    panels of ``group_m`` tile rows (L2 reuse), or row-major when ``group_m`` is None."""
-
-    def tile_row(tile):
-        if group_m is None:
-            return tile // tiles_N * block_M
-        in_group = group_m * tiles_N
-        return (tile // in_group * group_m + tile % in_group % group_m) * block_M
-
-    def tile_col(tile):
-        if group_m is None:
-            return tile % tiles_N * block_N
-        return tile % (group_m * tiles_N) // group_m * block_N
-
-    return tile_row, tile_col
 
 
 class ClusterPair:

@@ -47,3 +47,27 @@ def ascend():
     from tlbench.harness.core.backend_api import BackendOptions
 
     return AscendBackend(BackendOptions())
+
+
+@pytest.fixture(scope="session")
+def installed_tlbench(tmp_path_factory):
+    """tlbench as pip installs it: the wheel built from a copy of this tree's package sources
+    (pyproject.toml, README.md, tlbench/ with its links, harness/, backends/) and installed into a
+    folder of its own with ``pip install --no-deps --target``.  Returns that folder, to be put on
+    PYTHONPATH (the copy keeps concurrent builds, pytest-xdist workers', out of the tree)."""
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    source = tmp_path_factory.mktemp("tlbench-source")
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(root / name, source / name)
+    for name in ("tlbench", "harness", "backends"):
+        shutil.copytree(root / name, source / name, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
+    target = tmp_path_factory.mktemp("tlbench-site")
+    pip = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--disable-pip-version-check", "-q",
+                          "--target", str(target), str(source)], capture_output=True, text=True, timeout=600)
+    assert pip.returncode == 0, pip.stdout[-2000:] + pip.stderr[-2000:]
+    return target

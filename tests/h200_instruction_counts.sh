@@ -2,7 +2,7 @@
 # GPU host: does the hardware instruction counter work there, and are its counts of compile items
 # repeatable?  (The 2-core CPU box has no counter: perf_event_open gives ENOENT.)  Run from the
 # repo root after
-#   export PYTHONPATH=$(python3 -m harness.bootstrap --link $PWD/.gpu/src) PYTHONUNBUFFERED=1
+#   export PYTHONPATH=$PWD/.gpu/site:$PWD PYTEST_PLUGINS=tlbench.harness.plugin PYTHONUNBUFFERED=1
 # Writes under $OUT (default results/runs/instructions) and prints what answers each question.
 set -u
 OUT=${OUT:-results/runs/instructions}

@@ -1,133 +1,84 @@
-"""backends/ keeps its families and its backends apart, read from the syntax tree of every module:
+"""backends/ keeps its backends, the layer they share and its kernel families apart, read from the
+syntax tree of every module (tests/import_graph.py: lazy imports included):
 
-- no module of a backend package (backends/nvidia, backends/ascend) imports a kernel family
-  (a module under backends/kernels/): a backend asks the family through
-  harness/core/kernel_traits.py and the family protocol, never by its types;
-- no import cycle anywhere under backends/: the import graph (every ``import`` and ``from``,
-  relative ones resolved, lazy imports inside functions and ``import_module("...")`` calls
-  included; ``from pkg import name`` counts as importing ``pkg.name`` where that is a module)
-  has no strongly connected component of more than one module, and no module imports itself.
+- the backend packages are the ones pyproject.toml's ``tlbench.backends`` and ``tlbench.traits``
+  entry points name, so a backend registered tomorrow is covered without editing this file;
+- no module of a backend package imports a kernel family (a module under backends/kernels/):
+  a backend asks the family through harness/core/kernel_traits.py and the family protocol;
+- no backend package imports another backend package;
+- no kernel family imports a backend package or the shared layer: a family gets what it needs
+  (the dialect, the on-chip scopes) from the backend that calls it;
+- the shared modules (backends/gpu/ and the modules at the top of backends/) import no backend
+  package and no family: a second GPU backend uses them without importing the first.
+(No import cycle anywhere: tests/test_import_cycles.py.)
 """
-
-import ast
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-BACKENDS = ROOT / "backends"
+from import_graph import graph, modules
+from tlbench.harness.core.entry_points import source_tree_group
+
 PREFIX = "tlbench.backends"
-BACKEND_PACKAGES = ("nvidia", "ascend")
 FAMILIES = f"{PREFIX}.kernels"
+KNOWN = {name: path for name, path in modules().items() if name.startswith(PREFIX)}
+GRAPH = graph(modules())
 
 
-def module_name(path: Path) -> str:
-    parts = list(path.relative_to(BACKENDS).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts = parts[:-1]
-    return ".".join([PREFIX, *parts])
+def _backend_package(ref: str) -> str | None:
+    """``tlbench.backends.<name>`` of an entry point's ``module:attribute`` (None: elsewhere)."""
+    parts = ref.partition(":")[0].strip().split(".")
+    return ".".join(parts[:3]) if parts[:2] == PREFIX.split(".") and len(parts) > 2 else None
 
 
-MODULES = {module_name(p): p for p in sorted(BACKENDS.rglob("*.py"))}
+BACKEND_PACKAGES = sorted({p for group in ("tlbench.backends", "tlbench.traits")
+                           for p in map(_backend_package, source_tree_group(group).values()) if p})
 
 
-def _is_package(name: str) -> bool:
-    return MODULES.get(name, Path()).name == "__init__.py"
+def _inside(name: str, package: str) -> bool:
+    return name == package or name.startswith(package + ".")
 
 
-def _resolve_relative(importer: str, level: int, module: str | None) -> str:
-    base = importer.split(".")
-    if not _is_package(importer):
-        base = base[:-1]
-    base = base[: len(base) - (level - 1)] if level > 1 else base
-    return ".".join([*base, *([module] if module else [])])
+def _package_of(name: str) -> str | None:
+    return next((p for p in BACKEND_PACKAGES if _inside(name, p)), None)
 
 
-def imports_of(name: str, source: str) -> set[str]:
-    """The modules under backends/ that module ``name`` imports (anywhere in its body)."""
-    found: set[str] = set()
-
-    def add(target: str) -> None:
-        if target.startswith("backends.") or target == "backends":
-            target = f"tlbench.{target}"
-        if target in MODULES:
-            found.add(target)
-
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                add(alias.name)
-        elif isinstance(node, ast.ImportFrom):
-            base = _resolve_relative(name, node.level, node.module) if node.level else (node.module or "")
-            for alias in node.names:
-                sub = f"{base}.{alias.name}"
-                add(sub if sub in MODULES else base)
-        elif isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) in ("import_module", "__import__"):
-            if node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
-                add(node.args[0].value)
-    return found
+BACKEND_MODULES = sorted(n for n in KNOWN if _package_of(n))
+FAMILY_MODULES = sorted(n for n in KNOWN if _inside(n, FAMILIES))
+SHARED_MODULES = sorted(n for n in KNOWN if n not in BACKEND_MODULES and n not in FAMILY_MODULES)
 
 
-GRAPH = {name: imports_of(name, path.read_text()) for name, path in MODULES.items()}
-
-
-def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
-    """Tarjan's components of more than one module, plus modules that import themselves."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    out: list[list[str]] = []
-
-    def visit(v: str) -> None:
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        on_stack.add(v)
-        for w in sorted(graph.get(v, ())):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on_stack:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            component = []
-            while True:
-                w = stack.pop()
-                on_stack.discard(w)
-                component.append(w)
-                if w == v:
-                    break
-            if len(component) > 1 or v in graph.get(v, ()):
-                out.append(sorted(component))
-
-    for v in sorted(graph):
-        if v not in index:
-            visit(v)
-    return out
+def test_the_backend_packages_come_from_the_entry_points():
+    assert len(BACKEND_PACKAGES) >= 2 and all(p in KNOWN for p in BACKEND_PACKAGES)
+    assert f"{PREFIX}.gpu" not in BACKEND_PACKAGES and f"{PREFIX}.gpu.timing" in SHARED_MODULES
+    assert _backend_package("tlbench.backends.mine.backend:Mine") == "tlbench.backends.mine"
+    assert _backend_package("elsewhere.backend:Mine") is None
 
 
 def test_the_graph_sees_the_known_edges():
-    """The reader is not blind: the NVIDIA backend module imports its limits, lazily its plan reader."""
+    """The reader is not blind: the NVIDIA backend module imports its limits, lazily the plan reader."""
     edges = GRAPH[f"{PREFIX}.nvidia.backend"]
-    assert {f"{PREFIX}.nvidia.limits", f"{PREFIX}.nvidia.plan"} <= edges
-    assert imports_of(f"{PREFIX}.nvidia.x", "def f():\n    from . import limits\n    from .plan import lower_with_plan\n") == {
-        f"{PREFIX}.nvidia.limits", f"{PREFIX}.nvidia.plan"}
-
-
-def test_the_cycle_finder_finds_a_cycle():
-    assert strongly_connected({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
-    assert strongly_connected({"a": {"a"}}) == [["a"]]
-
-
-BACKEND_MODULES = sorted(n for n in MODULES if n.split(".")[2:3] and n.split(".")[2] in BACKEND_PACKAGES)
+    assert {f"{PREFIX}.nvidia.limits", f"{PREFIX}.gpu.plan"} <= edges
 
 
 @pytest.mark.parametrize("name", BACKEND_MODULES)
-def test_no_backend_module_imports_a_family(name):
-    families = sorted(t for t in GRAPH[name] if t == FAMILIES or t.startswith(FAMILIES + "."))
+def test_a_backend_imports_no_family_and_no_other_backend(name):
+    families = sorted(t for t in GRAPH[name] if _inside(t, FAMILIES))
     assert families == [], f"{name} imports kernel-family module(s) {families}: ask the family through harness/core/kernel_traits.py"
+    others = sorted(t for t in GRAPH[name] if _package_of(t) not in (None, _package_of(name)))
+    assert others == [], f"{name} imports another backend's module(s) {others}: share them through backends/gpu/ or the top of backends/"
 
 
-def test_no_import_cycle_under_backends():
-    cycles = strongly_connected(GRAPH)
-    assert cycles == [], "import cycles under backends/: " + "; ".join(" <-> ".join(c) for c in cycles)
+@pytest.mark.parametrize("name", FAMILY_MODULES)
+def test_a_family_imports_no_backend(name):
+    # the top of backends/ (dtype sizes, output poison, symbolic shapes: backend-neutral helpers
+    # that import no backend) is the families' to use; a backend package or a device layer
+    # such as backends/gpu/ is not
+    reached = sorted(t for t in GRAPH[name] if _package_of(t) or (t in SHARED_MODULES and t.count(".") > 2))
+    assert reached == [], \
+        f"{name} imports backend module(s) {reached}: take the dialect and scopes from the backend that calls the family"
+
+
+@pytest.mark.parametrize("name", SHARED_MODULES)
+def test_the_shared_layer_imports_no_backend_and_no_family(name):
+    reached = sorted(t for t in GRAPH[name] if _package_of(t) or _inside(t, FAMILIES))
+    assert reached == [], f"{name} imports {reached}: a second backend must be able to use it alone"

@@ -15,8 +15,10 @@ import pytest
 from tlbench.backends.kernels.gemm import GEMM, GemmConfig, GemmProblem
 from tlbench.harness.core.cases import Case, VendorCase
 from tlbench.harness.core.record import BenchItem
+from tlbench.harness.core.registry import BackendRegistry
 
 ROOT = Path(__file__).resolve().parents[1]
+REGISTRY = BackendRegistry.from_entry_points()  # each backend's dialect, for its vendor items
 COMMITTED = sorted([*ROOT.glob("results/**/*.json"), *ROOT.glob("results/**/*.json.gz"), *ROOT.glob("tests/fixtures/compare/*.json")])
 COMMITTED = [p for p in COMMITTED if p.name != "best_configs.json" and p.relative_to(ROOT).parts[:2] != ("results", "runs")]
 
@@ -176,7 +178,7 @@ def test_every_built_in_suite_id_is_the_pinned_one():
         for backend in ("nvidia", "ascend"):
             for scope in ("quick", "smoke", "full"):
                 ids = [c.case_id for c in sweep.cases(backend, scope, None, lambda p, b, pr, d: load_best(ROOT / p, b, pr, d))]
-                ids += [v.case_id for v in sweep.vendor_cases(backend, scope)]
+                ids += [v.case_id for v in sweep.vendor_cases(backend, scope, REGISTRY.dialect(backend))]
                 if ids:
                     now[f"{name} {backend} {scope}"] = ids
     lost = {key: sorted(set(ids) - set(now.get(key, ()))) for key, ids in pinned.items()}

@@ -59,8 +59,8 @@ def test_kernel_hash_is_the_source_of_the_body_modules():
 
     gemm = ROOT / "backends" / "kernels" / "gemm"
     case = Case(GemmProblem(1024, 1024, 1024), GemmConfig(128, 128, 32, 128, "auto", 2))
-    assert kernel_hash(case, "cuda") == _hash_of(gemm / "body.py", gemm / "dialect_cuda.py", gemm / "problem.py")
-    assert kernel_hash(case, "ascend") == _hash_of(gemm / "body.py", gemm / "dialect_ascend.py", gemm / "problem.py")
+    assert kernel_hash(case, "cuda") == _hash_of(gemm / "body.py", gemm / "dialect_cuda.py", gemm / "problem.py", gemm / "raster.py")
+    assert kernel_hash(case, "ascend") == _hash_of(gemm / "body.py", gemm / "dialect_ascend.py", gemm / "problem.py", gemm / "raster.py")
     assert kernel_hash(VendorCase(case.problem), "cuda") is None
 
 

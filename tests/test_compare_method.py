@@ -171,7 +171,7 @@ def test_compile_items_keep_their_own_method():
 
 
 def test_the_note_read_back_is_the_note_the_read_flush_writes():
-    from tlbench.backends.nvidia.flush_choice import flush_mode_of, read_flush_note
+    from tlbench.backends.gpu.flush_choice import flush_mode_of, read_flush_note
 
     assert read_flush_note(125829120) == READ_NOTE
     assert [flush_mode_of(b, n) for b, n in ((0, []), (64, []), (64, [READ_NOTE]), (None, []), (64, None))] == [

@@ -189,7 +189,7 @@ def test_specialize_fixes_the_dimensions_with_the_strides_tvm_requires(kernels):
     import tvm
     from tvm import tirx
 
-    from tlbench.backends.nvidia.plan import lower_with_plan
+    from tlbench.backends.gpu.plan import lower_with_plan
     from tlbench.backends.symbolic_shapes import specialize, symbolic_names
 
     func = kernels.row_scale_cuda.get_tir(N=128, block_M=64, num_stages=2).without_attr("tilelang_out_idx")

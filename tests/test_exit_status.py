@@ -1,5 +1,5 @@
 """A user's own suite, run from the user's own folder with tlbench installed, exits with
-pytest's own status: never a signal (shared/notes/segfault-at-exit.md).
+pytest's own status: never a signal.
 
 The fault this pins: a tvm-ffi ``String`` (``str(loop_var)`` returns one) kept in an Ascend
 record lived in pytest-benchmark's fixture until interpreter exit and segfaulted the final

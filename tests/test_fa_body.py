@@ -178,7 +178,7 @@ def test_kernel_source_names_fast_math_so_the_inert_key_probe_tells_the_builds_a
     from types import SimpleNamespace
 
     import tlbench.backends.nvidia.backend as nv
-    import tlbench.backends.nvidia.plan as nv_plan
+    import tlbench.backends.gpu.plan as nv_plan
     from tlbench.harness.core.backend_api import BackendOptions
     from tlbench.harness.core.cases import Case
 

@@ -9,8 +9,13 @@ from tlbench.backends.kernels.flash_attention import family as fa_family  # noqa
 from tlbench.backends.kernels.flash_attention.reference import check_fa_output, make_fa_inputs  # noqa: E402
 from tlbench.backends.kernels.flash_attention.sweep import FaSweep  # noqa: E402
 from tlbench.backends.kernels.flash_attention.problem import FaConfig, FaProblem  # noqa: E402
+from tlbench.backends.ascend import limits as ascend_limits  # noqa: E402
+from tlbench.backends.nvidia import limits as nvidia_limits  # noqa: E402
 
 H200 = FaProblem(batch=2, heads=16, seq_q=8192, seq_k=8192, dim=128)
+# what a backend hands the family: its dialect and its on-chip scopes (the family imports no backend)
+CUDA = ("cuda", nvidia_limits.scopes("sm_90a"))
+ASCEND = ("ascend", ascend_limits.scopes())
 
 
 def test_flops_are_four_b_h_sq_sk_d_and_causal_counts_the_attended_pairs_exactly():
@@ -33,19 +38,18 @@ def test_the_ws_body_takes_a_partial_last_key_tile_and_refuses_what_it_cannot_sc
     from tlbench.backends.kernels.flash_attention.family import FLASH_ATTENTION
 
     ws = FaConfig(128, 176, 2, threads=384, body="hopper_ws")
-    assert fa_family.rejection(H200, ws, "nvidia", "sm_90a") is None  # 8192 = 46 x 176 + 96: masked tail
+    assert fa_family.rejection(H200, ws, *CUDA) is None  # 8192 = 46 x 176 + 96: masked tail
     assert FLASH_ATTENTION.loop_trips(H200, ws) == 47
     # Q + 2 stages of K and V at 176 rows: no O staging tile (O leaves through Q's)
-    assert fa_family.budget(H200, ws, "nvidia", "sm_90a").uses[0].needed == 128 * 128 * 2 + 4 * 176 * 128 * 2
-    assert "threads must be 384" in fa_family.rejection(H200, FaConfig(128, 128, 2, threads=256, body="hopper_ws"), "nvidia", "sm_90a").reason
-    assert "num_stages >= 2" in fa_family.rejection(H200, FaConfig(128, 128, 1, threads=384, body="hopper_ws_ov"), "nvidia", "sm_90a").reason
+    assert fa_family.budget(H200, ws, *CUDA).uses[0].needed == 128 * 128 * 2 + 4 * 176 * 128 * 2
+    assert "threads must be 384" in fa_family.rejection(H200, FaConfig(128, 128, 2, threads=256, body="hopper_ws"), *CUDA).reason
+    assert "num_stages >= 2" in fa_family.rejection(H200, FaConfig(128, 128, 1, threads=384, body="hopper_ws_ov"), *CUDA).reason
     causal = FaProblem(batch=2, heads=16, seq_q=8192, seq_k=8192, causal=True)
-    assert fa_family.rejection(causal, ws, "nvidia", "sm_90a") is None  # the ws body masks the diagonal
-    assert "hopper body has no causal mask" in fa_family.rejection(causal, FaConfig(128, 128, 1, threads=256, body="hopper"),
-                                                                  "nvidia", "sm_90a").reason
-    assert "target-specific" in fa_family.rejection(H200, ws, "ascend").reason
+    assert fa_family.rejection(causal, ws, *CUDA) is None  # the ws body masks the diagonal
+    assert "hopper body has no causal mask" in fa_family.rejection(causal, FaConfig(128, 128, 1, threads=256, body="hopper"), *CUDA).reason
+    assert "target-specific" in fa_family.rejection(H200, ws, *ASCEND).reason
     # the shared body still refuses a partial key tile
-    assert "not a multiple of block_N=176" in fa_family.rejection(H200, FaConfig(128, 176, 2, threads=256), "nvidia", "sm_90a").reason
+    assert "not a multiple of block_N=176" in fa_family.rejection(H200, FaConfig(128, 176, 2, threads=256), *CUDA).reason
 
 
 def test_fast_math_is_an_explicit_nvidia_choice_with_its_own_id_and_refused_on_ascend():
@@ -61,9 +65,9 @@ def test_fast_math_is_an_explicit_nvidia_choice_with_its_own_id_and_refused_on_a
     old = {k: v for k, v in ws.to_dict().items() if k != "fast_math"}  # a record written before the field
     assert FLASH_ATTENTION.config_from_dict(old) == ws
     assert FLASH_ATTENTION.stage_point(fm).tile != FLASH_ATTENTION.stage_point(ws).tile
-    assert fa_family.rejection(H200, fm, "nvidia", "sm_90a") is None
-    assert fa_family.rejection(H200, FaConfig(128, 128, 2, threads=256, fast_math=True), "nvidia", "sm_90a") is None
-    refused = fa_family.rejection(H200, FaConfig(128, 128, 2, fast_math=True), "ascend")
+    assert fa_family.rejection(H200, fm, *CUDA) is None
+    assert fa_family.rejection(H200, FaConfig(128, 128, 2, threads=256, fast_math=True), *CUDA) is None
+    refused = fa_family.rejection(H200, FaConfig(128, 128, 2, fast_math=True), *ASCEND)
     assert refused.kind == "divisibility" and "fast_math=True is an NVIDIA build choice" in refused.reason
     assert "use fast_math=False" in refused.reason
     with pytest.raises(ValueError, match="fast_math=True is an NVIDIA build choice"):
@@ -78,27 +82,29 @@ def test_bad_problems_say_what_to_change():
 
 
 def test_ascend_prunes_block_m_256_on_ub_and_block_m_64_on_the_vreg():
-    ub = fa_family.rejection(H200, FaConfig(256, 128, 2), "ascend")
+    ub = fa_family.rejection(H200, FaConfig(256, 128, 2), *ASCEND)
     assert ub.kind == "budget" and "shared.ub needs 297472 B, limit 253952 B" in ub.reason
-    vreg = fa_family.rejection(H200, FaConfig(64, 128, 2), "ascend")
+    vreg = fa_family.rejection(H200, FaConfig(64, 128, 2), *ASCEND)
     assert vreg.kind == "divisibility" and "32 rows" in vreg.reason and "64-lane VReg" in vreg.reason
-    assert fa_family.rejection(H200, FaConfig(128, 128, 3), "ascend") is None
+    assert fa_family.rejection(H200, FaConfig(128, 128, 3), *ASCEND) is None
 
 
 def test_nvidia_prunes_on_shared_memory_with_the_bytes_the_compiler_allocates():
     # 294912 B is what tilelang 0.1.15 allocates for 128x128, num_stages=4 on sm_90a
-    over = fa_family.rejection(H200, FaConfig(128, 128, 4), "nvidia", "sm_90a")
+    over = fa_family.rejection(H200, FaConfig(128, 128, 4), *CUDA)
     assert over.kind == "budget" and "shared.dyn needs 294912 B, limit 232448 B" in over.reason
-    assert fa_family.rejection(H200, FaConfig(128, 64, 4), "nvidia", "sm_90a") is None
-    assert "target-specific" in fa_family.rejection(H200, FaConfig(body="hopper"), "ascend").reason
+    assert fa_family.rejection(H200, FaConfig(128, 64, 4), *CUDA) is None
+    assert "target-specific" in fa_family.rejection(H200, FaConfig(body="hopper"), *ASCEND).reason
 
 
-def test_sweep_labels_its_cases_and_has_one_vendor_item_per_library():
+def test_sweep_labels_its_cases_and_has_one_vendor_item_per_library_of_the_dialect():
     sweep = FaSweep(name="t", problems=[H200], configs=[FaConfig()], vendor=True)
     assert {c.kernel for c in sweep.cases("nvidia", "full")} == {"flash_attention"}
-    ids = [v.case_id for v in sweep.vendor_cases("nvidia", "full")]
+    ids = [v.case_id for v in sweep.vendor_cases("nvidia", "full", "cuda")]
     assert ids == [f"{H200.problem_id}-sdpa_{b}" for b in ("flash", "cudnn", "efficient")]
-    assert [v.library for v in sweep.vendor_cases("ascend", "full")] == ["npu_fusion_attention"]
+    assert [v.library for v in sweep.vendor_cases("ascend", "full", "ascend")] == ["npu_fusion_attention"]
+    assert [v.library for v in sweep.vendor_cases("mine", "full", "cuda")] == [v.library for v in sweep.vendor_cases("nvidia", "full", "cuda")]
+    assert sweep.vendor_cases("nvidia", "full", None) == []  # keyed by dialect, never by a backend's name
 
 
 def _tiled_attention(inputs, problem, block_n, rescale=True):

@@ -1,11 +1,14 @@
-"""backends/tools/fa_report.py on a hand-written run document (fixture data, not a
+"""results/h200-flash-attention/fa_report.py on a hand-written run document (fixture data, not a
 measurement): the ratios, the peak percentage, which SDPA ran, the stage curve, and the
 exit status (a compiler refusal is listed but is not a wrong result)."""
 
 import json
+import sys
+from pathlib import Path
 
-from tlbench.backends.tools.fa_report import main, report
-from tlbench.harness.core.record import EXTRA_KEY
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "results" / "h200-flash-attention"))  # the tool's campaign
+from fa_report import main, report  # noqa: E402
+from tlbench.harness.core.record import EXTRA_KEY  # noqa: E402
 
 PID = "fa-b2h16-s8192-d128-bf16"
 

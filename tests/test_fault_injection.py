@@ -1,4 +1,4 @@
-"""The TEST-ONLY NVIDIA fault kernels (backends/testing/fault_injection.py) build as intended:
+"""The TEST-ONLY NVIDIA fault kernels (tests/test_only/fault_injection.py) build as intended:
 the out-of-bounds store is not guarded by tilelang, the spinning loop is really there.
 Real tilelang lowering and nvcc (skipped without them); the kernels run only on the H200."""
 
@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from tlbench.backends.testing.fault_injection import TestOnlyFaults
+from test_only.fault_injection import TestOnlyFaults
 
 
 def test_option_is_parsed_and_bad_kinds_are_refused():

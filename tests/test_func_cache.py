@@ -1,4 +1,4 @@
-"""The NVIDIA backend's stored kernel IR (backends/nvidia/func_cache.py): a warm compile that
+"""The NVIDIA backend's stored kernel IR (backends/gpu/func_cache.py): a warm compile that
 finds it skips building the IR from the Python body, and gives tilelang the same IR.
 
 The first test uses the real tilelang frontend and tvm's JSON serializer on real suite
@@ -17,7 +17,7 @@ import pytest
 
 pytest.importorskip("tilelang")
 
-from tlbench.backends.nvidia.func_cache import FuncCache  # noqa: E402
+from tlbench.backends.gpu.func_cache import FuncCache  # noqa: E402
 from tlbench.harness.core.cases import Case  # noqa: E402
 
 
@@ -86,7 +86,7 @@ def test_a_warm_compile_reads_the_stored_ir_and_a_cold_one_never_does(tmp_path, 
 
     def backend_with_cache():
         backend = NvidiaBackend(BackendOptions({"nvidia_arch": "sm_90a"}))
-        from tlbench.backends.nvidia.plan_cache import PlanCache
+        from tlbench.backends.gpu.plan_cache import PlanCache
 
         backend._caches = (PlanCache(tmp_path / "plans"), FuncCache(tmp_path / "funcs"))  # this test's own cache directory
         builds: list[str] = []
@@ -111,7 +111,7 @@ def test_a_warm_compile_reads_the_stored_ir_and_a_cold_one_never_does(tmp_path, 
 
 
 def test_keyed_files_write_whole_files_and_report_a_refusing_disk(tmp_path):
-    from tlbench.backends.nvidia.keyed_files import KeyedFiles
+    from tlbench.backends.gpu.keyed_files import KeyedFiles
 
     files = KeyedFiles(tmp_path / "k")
     assert files.read("a") is None and not files.has("a")

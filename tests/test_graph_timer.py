@@ -1,11 +1,11 @@
 """The CUDA-graph timer's bookkeeping and the timer choice, on the CPU.
 
-``FakeGraphDevice`` is a fake of the CUDA part (backends/nvidia/graph_timer.py::GraphDevice): its
+``FakeGraphDevice`` is a fake of the CUDA part (backends/gpu/graph_timer.py::GraphDevice): its
 "kernels" advance a fake clock by fixed durations, a captured graph replays the captured
 kernels plus a fixed gap per graph node, and events add a fixed host overhead.  The timer must
 recover the call's own time from K x (flush + call) and K x flush replays: the call plus the one
 inter-kernel gap a graph keeps, without the flush and without the events' overhead.  The real
-timer runs only on a GPU (backends/tools/h200_timers.sh).
+timer runs only on a GPU (results/h200-parity/h200_timers.sh).
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ import sys
 
 import pytest
 
-from tlbench.backends.nvidia import graph_timer
-from tlbench.backends.nvidia.graph_timer import GraphTimer, launches_for, per_launch
+from tlbench.backends.gpu import graph_timer
+from tlbench.backends.gpu.graph_timer import GraphTimer, launches_for, per_launch
 from tlbench.backends.nvidia.timer_choice import DEFAULT_TIMER, TIMERS, make_timer, timer_name
 
 FLUSH_S, CALL_S, GAP_S, EVENT_OVERHEAD_S = 30e-6, 8e-6, 0.7e-6, 5e-6
@@ -162,7 +162,7 @@ def test_the_backend_keeps_the_chosen_timer_and_the_option_refuses_others(tmp_pa
 
 def test_the_l2_flush_mode_is_write_unless_read_is_asked_for_and_others_are_refused(tmp_path):
     from tlbench.backends.nvidia.backend import NvidiaBackend
-    from tlbench.backends.nvidia.flush_choice import FLUSH_MODES, flush_mode
+    from tlbench.backends.gpu.flush_choice import FLUSH_MODES, flush_mode
     from tlbench.harness.core.backend_api import BackendOptions
 
     assert FLUSH_MODES == ("write", "read") and flush_mode(None) == flush_mode("") == "write"
@@ -185,7 +185,7 @@ def test_each_l2_flush_mode_runs_its_real_torch_call_on_a_cpu_buffer(mode, monke
     stood in for): write zeroes the buffer, read leaves it as it was and sums it; only read has a note."""
     import torch
 
-    from tlbench.backends.nvidia.timing import L2Flush
+    from tlbench.backends.gpu.timing import L2Flush
 
     monkeypatch.setattr(torch.cuda, "get_device_properties", lambda device: type("Props", (), {"L2_cache_size": 8192})())
     flush = L2Flush(torch.device("cpu"), True, mode)
@@ -205,7 +205,7 @@ def test_each_l2_flush_mode_runs_its_real_torch_call_on_a_cpu_buffer(mode, monke
 
 
 def test_only_the_graph_timer_after_a_read_flush_carries_the_write_back_caveat():
-    from tlbench.backends.nvidia.flush_choice import flush_caveat
+    from tlbench.backends.gpu.flush_choice import flush_caveat
 
     assert "charged to the call" in flush_caveat("graph", "read", True)
     assert [flush_caveat(t, m, f) for t, m, f in [("graph", "write", True), ("graph", "read", False), ("cupti", "read", True),

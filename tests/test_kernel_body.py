@@ -57,3 +57,18 @@ def test_the_body_has_no_target_branches():
 def test_partial_tiles_are_refused_with_the_dimension_named():
     with pytest.raises(ValueError, match="K=1000 is not a multiple of block_K=32"):
         build_gemm(GemmProblem(1024, 1024, 1000), GemmConfig(128, 128, 32), CUDA_DIALECT)
+
+
+def test_the_tile_order_covers_every_tile_once_in_panels_of_group_m_rows():
+    """backends/kernels/gemm/raster.py: the one tile order of the GEMM body and suites/kernel_gemm_ws.py."""
+    from tlbench.backends.kernels.gemm.raster import tile_origin
+
+    tiles_M, tiles_N, bm, bn = 8, 3, 128, 64
+    for group_m in (None, 1, 2, 4, 8):
+        row, col = tile_origin(tiles_N, bm, bn, group_m)
+        origins = [(row(t), col(t)) for t in range(tiles_M * tiles_N)]
+        assert sorted(origins) == [(m * bm, n * bn) for m in range(tiles_M) for n in range(tiles_N)], group_m
+    row, col = tile_origin(tiles_N, bm, bn, 2)
+    assert [(row(t) // bm, col(t) // bn) for t in range(6)] == [(0, 0), (1, 0), (0, 1), (1, 1), (0, 2), (1, 2)]
+    row, col = tile_origin(tiles_N, bm, bn, None)
+    assert [(row(t) // bm, col(t) // bn) for t in range(4)] == [(0, 0), (0, 1), (0, 2), (1, 0)]

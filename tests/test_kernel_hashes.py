@@ -1,11 +1,11 @@
-"""backends/tools/kernel_hashes.py: the sha256 of every suite case's generated kernel source,
+"""tests/kernel_hashes.py: the sha256 of every suite case's generated kernel source,
 dumped through the real NVIDIA backend (tilelang's CUDA codegen on this CPU) and compared."""
 
 import json
 
 import pytest
 
-from tlbench.backends.tools import kernel_hashes
+import kernel_hashes
 
 SUITE = """
 from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem

@@ -1,7 +1,10 @@
 """The copy -> compute pipeline model reproduces the seed chapter's numbers exactly.
 
-Seed: /work/shared/seeds/000_8d45c33a78d6fef6.txt, section 1.3 (table), 1.4 (x2.29 at 16
-iterations), 2.2 / 2.4 (steady-state interval formula).  No timing, no devices.
+The numbers are the design seed's worked example (a text outside this repository; what it
+says is pinned here): its section 1.3 table (8 iterations, latency 30, compute 20: the report
+below, verbatim), 1.4 (the prologue's fixed length amortised: x2.11 at 8 iterations becomes
+x2.29 at 16) and 2.2 / 2.4 (the steady-state interval ``max(compute, issue, (latency +
+compute) / depth)``).  No timing, no devices.
 """
 
 from __future__ import annotations

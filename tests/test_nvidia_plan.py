@@ -66,8 +66,8 @@ def test_a_tilelang_cache_hit_reads_the_plan_stored_beside_it_instead_of_lowerin
     """A warm compile (tilelang's cache answers, nothing is lowered) used to lower the kernel
     once more for its plan; now the plan a real lowering recorded is read from disk, and it is
     the same plan a fresh lowering gives."""
-    from tlbench.backends.nvidia.plan import lower_with_plan
-    from tlbench.backends.nvidia.plan_cache import PlanCache
+    from tlbench.backends.gpu.plan import lower_with_plan
+    from tlbench.backends.gpu.plan_cache import PlanCache
 
     nvidia_sm90a._caches = (PlanCache(tmp_path), nvidia_sm90a._funcs)  # this test's own plan directory
     case = Case(FP16, GemmConfig(128, 128, 32, 128, "auto", 3))
@@ -84,8 +84,8 @@ def test_a_tilelang_cache_hit_reads_the_plan_stored_beside_it_instead_of_lowerin
 
 
 def test_the_plan_cache_ignores_what_it_cannot_read_and_stores_nothing_without_a_directory(tmp_path):
-    from tlbench.backends.nvidia.plan import PlanFacts
-    from tlbench.backends.nvidia.plan_cache import PlanCache
+    from tlbench.backends.gpu.plan import PlanFacts
+    from tlbench.backends.gpu.plan_cache import PlanCache
 
     facts = PlanFacts(pipeline={"kind": "ws"}, buffers=[], dynamic_smem_bytes=1, threads=2, grid=3, features={"tma": True}, source_sha256="x")
     cache = PlanCache(tmp_path)

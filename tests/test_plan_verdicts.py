@@ -1,8 +1,8 @@
 """Plan and schedule verdicts (harness/results/plan_verdicts.py) on real lowerings.
 
 Each backend lowers one real case twice through tilelang: as it is, and with a real change of
-what the compiler is asked to do (backends/testing/compile_slowdown.py::TestOnlyLoweringChanges, the changes
-the test plug-in backends/testing/compile_changes.py hands over): on the Ascend path the body
+what the compiler is asked to do (tests/test_only/compile_slowdown.py::TestOnlyLoweringChanges, the changes
+the test plug-in tests/test_only/compile_changes.py hands over): on the Ascend path the body
 built with ``num_stages=1`` under the ``auto-s3`` case id, on the CUDA path tilelang's own
 ``tl.disable_warp_specialized`` pass config.  The verdict must name what changed in words, the
 Ascend one as a worse modeled II (MODEL WORSE, gating), the CUDA one as a plan change that
@@ -34,7 +34,7 @@ def _plans(backend_class, case_id, **change):
 
 def test_fewer_stages_on_the_ascend_path_is_a_worse_modeled_ii():
     pytest.importorskip("tilelang")
-    from tlbench.backends.testing.ascend_test_only import TestOnlyAscendBackend
+    from test_only.ascend_test_only import TestOnlyAscendBackend
 
     base, new = _plans(TestOnlyAscendBackend, CASE_S3, test_only_num_stages=1)
     verdict = judge_plan(ItemKey("stages", "ascend", "compile", CASE_S3), base, new, Thresholds())
@@ -49,7 +49,7 @@ def test_fewer_stages_on_the_ascend_path_is_a_worse_modeled_ii():
 
 def test_warp_specialization_off_on_the_cuda_path_is_a_plan_change_gated_on_request():
     pytest.importorskip("tilelang")
-    from tlbench.backends.testing.nvidia_test_only import TestOnlyNvidiaBackend
+    from test_only.nvidia_test_only import TestOnlyNvidiaBackend
 
     base, new = _plans(TestOnlyNvidiaBackend, CASE_WS, test_only_pass_config="tl.disable_warp_specialized=true")
     key = ItemKey("stages", "nvidia", "compile", CASE_WS)

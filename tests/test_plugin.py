@@ -1,6 +1,6 @@
 """The pytest plugin's own behaviour, through pytester, with the FakeBackend (tests/fake_backend.py).
 
-What is pinned: --tlbench-backend validation (and its deprecated --backend alias), item ids, samples reaching pytest-benchmark's stats
+What is pinned: --tlbench-backend validation (the old --backend spelling is gone), item ids, samples reaching pytest-benchmark's stats
 unchanged (so its compare tools see device time), failed and skipped items kept in the
 JSON with the compiler's words / the reason, over-budget configs skipped before compiling,
 machine_info, and that pytest-benchmark's own ``compare`` reads the file.
@@ -69,11 +69,10 @@ def test_unknown_backend_is_a_usage_error_listing_valid_names(suite):
     result.stderr.fnmatch_lines(["*--tlbench-backend=foo: unknown backend foo; valid choices: ascend, fake, fake_gone, nvidia, auto"])
 
 
-def test_deprecated_backend_alias_still_selects_and_says_so(suite):
+def test_the_old_backend_spelling_is_not_an_option(suite):
     result = _run(suite, "--backend=fake", "--tlbench-kind=compile", "--collect-only", "-q")
-    assert result.ret == 0
-    result.stdout.fnmatch_lines(["*compile-fake-gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s2*"])
-    result.stderr.fnmatch_lines(["tlbench: --backend is deprecated*use --tlbench-backend"])
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*unrecognized arguments: --backend=fake*"])
 
 
 def test_items_ids_outcomes_and_json(suite):

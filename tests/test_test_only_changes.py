@@ -1,30 +1,32 @@
 """The TEST ONLY lowering changes exist only where their plug-in is named, and read their specs.
 
-backends/testing/compile_changes.py is loaded with ``-p``; without it pytest does not know the
+tests/test_only/compile_changes.py is loaded with ``-p``; without it pytest does not know the
 options; with it a bad spec is a usage error naming the form.  The change itself is real
-(backends/testing/compile_slowdown.py): ``extra_work`` is the same instructions every time, so a count of it
+(tests/test_only/compile_slowdown.py): ``extra_work`` is the same instructions every time, so a count of it
 sizes the slowdown (tests/test_instructions.py counts that loop's twin under callgrind).
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tlbench.backends.testing.compile_slowdown import TestOnlyLoweringChanges, extra_work
+from test_only.compile_slowdown import TestOnlyLoweringChanges, extra_work
 from tlbench.harness.core.backend_api import BackendOptions
 
 ROOT = Path(__file__).resolve().parents[1]
-PLUGIN = "tlbench.backends.testing.compile_changes"
+PLUGIN = "test_only.compile_changes"
 
 
 def _pytest(*args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT / "tests"), os.environ.get("PYTHONPATH")) if p)}
     return subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
                            "--tlbench-backend=nvidia", "--tlbench-isolation=inprocess", str(ROOT / "suites" / "test_stages.py"),
-                           *args], capture_output=True, text=True, timeout=300, cwd=ROOT)
+                           *args], capture_output=True, text=True, timeout=300, cwd=ROOT, env=env)  # tests/: test_only
 
 
 def test_the_options_exist_only_with_the_plugin():

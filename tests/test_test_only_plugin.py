@@ -1,8 +1,8 @@
 """Test-only fault and slowdown injection exists only where the test plugin is loaded.
 
-- A plain ``pytest --help`` lists no test-only option; with ``-p tlbench.backends.testing.faults``
+- A plain ``pytest --help`` lists no test-only option; with ``-p test_only.faults``
   it lists all four (real pytest processes).
-- No product module imports ``tlbench.backends.testing`` (read from the syntax tree), and the
+- No product module imports ``test_only`` (read from the syntax tree), and the
   product backends build no test-only object even when handed the option values.
 - With the plugin, a given option puts its value into the registry's options and registers the
   test-only subclass under the backend's own name; the device worker's factory reference is that
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tlbench.backends.testing import faults
+from test_only import faults
 from tlbench.harness.core.backend_api import BackendOptions
 from tlbench.harness.core.registry import BackendRegistry
 from tlbench.harness.measure.worker_spec import factory_ref
@@ -42,28 +42,34 @@ def test_plain_pytest_help_lists_no_test_only_option_and_the_plugin_adds_them(tm
     plain = _help(tmp_path)
     assert "--tlbench-nvidia-arch" in plain  # tlbench's own options are there ...
     assert "test-only" not in plain.lower() and "TEST ONLY" not in plain  # ... the test-only ones are not
-    loaded = _help(tmp_path, "-p", "tlbench.backends.testing.faults")
+    loaded = _help(tmp_path, "-p", "test_only.faults")
     assert all(name in loaded for name in OPTION_NAMES), loaded[-3000:]
 
 
-def _imports(path: Path) -> set[str]:
+def _test_only_imports(path: Path) -> set[str]:
+    """Imports of the test-only package: ``import``/``from`` statements and ``"test_only.x:y"``
+    references (an entry point, a factory path)."""
     names = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             names |= {a.name for a in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module:
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             names.add(node.module)
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and "backends.testing" in node.value:
-            names.add(node.value)
-    return names
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("test_only."):
+            names.add(node.value.split(":")[0])  # a module reference; a bare "test_only" is an option's word
+    return {n for n in names if n == "test_only" or n.startswith("test_only.")}
+
+
+def test_the_scan_sees_an_import_and_a_reference():
+    assert _test_only_imports(Path(faults.__file__)) >= {"test_only.compile_slowdown", "test_only.nvidia_test_only"}
 
 
 def test_no_product_module_imports_the_test_only_package():
-    product = [p for top in ("harness", "backends", "suites") for p in (ROOT / top).rglob("*.py")
-               if "testing" not in p.relative_to(ROOT).parts]
+    product = [p for top in ("harness", "backends", "suites") for p in (ROOT / top).rglob("*.py")]
     assert len(product) > 50
-    offenders = {str(p.relative_to(ROOT)): sorted(n for n in _imports(p) if "backends.testing" in n) for p in product}
+    offenders = {str(p.relative_to(ROOT)): sorted(_test_only_imports(p)) for p in product}
     assert {k: v for k, v in offenders.items() if v} == {}
+    assert not (ROOT / "backends" / "testing").exists()  # the package lives in tests/, outside the wheel
 
 
 def test_the_product_backends_ignore_test_only_values():
@@ -93,7 +99,7 @@ def test_no_option_given_leaves_the_registry_as_it_was():
 
 
 def test_a_given_option_registers_the_subclass_the_worker_builds():
-    from tlbench.backends.testing.nvidia_test_only import TestOnlyNvidiaBackend
+    from test_only.nvidia_test_only import TestOnlyNvidiaBackend
 
     registry = BackendRegistry.from_entry_points(BackendOptions({"nvidia_arch": "sm_90a"}))
     ascend_loader = registry.factories["ascend"]
@@ -107,7 +113,7 @@ def test_a_given_option_registers_the_subclass_the_worker_builds():
     assert factory is TestOnlyNvidiaBackend and registry.traits("nvidia").name == "nvidia"
     # what the device worker is sent (harness/pytest_plugin/isolation.py) and builds
     assert (registry.factory_path("nvidia") or factory_ref(factory)) == \
-        "tlbench.backends.testing.nvidia_test_only:TestOnlyNvidiaBackend"
+        "test_only.nvidia_test_only:TestOnlyNvidiaBackend"
     backend = factory(registry.options)
     assert backend._faults.by_case == {CASE: "oob"} and backend._slowdown is None
     assert (backend._compile_slowdown.case_id, backend._compile_slowdown.fraction) == ("*", 0.2)
@@ -137,6 +143,6 @@ def _collect(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
 def test_in_a_real_session_the_option_needs_the_plugin_and_its_hook_checks_the_value(tmp_path):
     plain = _collect(tmp_path, f"--tlbench-nvidia-test-only-fault={CASE}=oob")
     assert plain.returncode == 4 and "unrecognized arguments: --tlbench-nvidia-test-only-fault" in plain.stderr
-    bad = _collect(tmp_path, "-p", "tlbench.backends.testing.faults", f"--tlbench-nvidia-test-only-fault={CASE}=boom")
+    bad = _collect(tmp_path, "-p", "test_only.faults", f"--tlbench-nvidia-test-only-fault={CASE}=boom")
     assert bad.returncode == 4, bad.stdout + bad.stderr
     assert "--tlbench-nvidia-test-only-fault wants CASE_ID=KIND[,CASE_ID=KIND] with KIND in oob, spin" in bad.stderr

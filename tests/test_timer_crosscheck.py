@@ -3,23 +3,26 @@ into calls per case, the table and its agreement lines, the step commands, bad i
 
 ``fake_ncu_csv`` writes CSV in ncu's ``--csv`` layout for a made-up launch; ``FakeSteps`` stands
 in for the GPU steps (it writes the files the real harness and ncu steps write).  The real tool
-runs on the H200 (backends/tools/h200_timers.sh).
+runs on the H200 (results/h200-parity/h200_timers.sh).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import sys
 from pathlib import Path
 
 import pytest
 
-from tlbench.backends.tools import timer_crosscheck as tool
-from tlbench.backends.tools.timer_table import CrosscheckRow, agreement, calls_by_case, clock_by_case, markdown, ncu_clock_rows
-from tlbench.backends.tools.timer_table import ncu_kernel_rows, table
-
 ROOT = Path(__file__).resolve().parents[1]
-GEMM_SUITE = str(ROOT / "backends" / "tools" / "crosscheck_gemm_suite.py")
+CAMPAIGN = ROOT / "results" / "h200-parity"  # the timer cross-check lives with the campaign that runs it
+sys.path.insert(0, str(CAMPAIGN))
+import timer_crosscheck as tool  # noqa: E402
+from timer_table import CrosscheckRow, agreement, calls_by_case, clock_by_case, markdown, ncu_clock_rows  # noqa: E402
+from timer_table import ncu_kernel_rows, table  # noqa: E402
+
+GEMM_SUITE = str(CAMPAIGN / "crosscheck_gemm_suite.py")
 MARKER, FLUSH, GEMM, CUBLAS, SPLITK = "spin_kernel", "FillFunctor<unsigned char>", "gemm_kernel", "sm90_xmma_gemm", "splitKreduce"
 
 
@@ -242,7 +245,7 @@ def test_the_launch_floor_suite_builds_its_one_block_copy_and_offers_torchs_copy
     """The floor cases the tool times for each timer's fixed cost: a real tilelang build of the
     one-block copy (NVIDIA path, CPU box), one block of 128 threads, and torch's copy as vendor."""
     pytest.importorskip("tilelang")
-    cases = tool.select([tool.load_sweep(str(ROOT / "backends" / "tools" / "crosscheck_floor_suite.py"))], None, [], no_best)
+    cases = tool.select([tool.load_sweep(str(CAMPAIGN / "crosscheck_floor_suite.py"))], None, [], no_best)
     assert [c.case_id for c in cases] == ["copy_floor-N128-f32-threads128", "copy_floor-N128-f32-vendor"]
     built = tool._compile_all(tool._backend("events", "write"), cases, tool._options("events", "write"))
     plan = built["copy_floor-N128-f32-threads128"].plan

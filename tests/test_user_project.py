@@ -2,10 +2,10 @@
 plain unit tests, a pytest-benchmark test of its own and a tlbench suite.
 
 Every run is a real pytest process in a scratch project under ``tmp_path``, with tlbench on
-its path as a source link (harness/bootstrap.py ``--link``: a ``tlbench`` package and its
-dist-info, so the plugin loads through its entry point as when installed) and the toy
-backend and family of tests/toys registered through a dist-info of their own.  The project's
-checkout root is NOT on the path: ``import harness`` there is the project's own package.
+its path as pip installs it (the wheel of this tree in a folder of its own: tests/conftest.py
+``installed_tlbench``; the plugin loads through its entry point) and the toy backend and
+family of tests/toys registered through a dist-info of their own.  The tlbench checkout is NOT
+on the path: ``import harness`` there is the project's own package.
 """
 
 import json
@@ -17,9 +17,6 @@ from pathlib import Path
 
 import pytest
 
-from tlbench.harness.bootstrap import link_source_tree
-
-ROOT = Path(__file__).resolve().parents[1]
 TOYS = Path(__file__).resolve().parent / "toys"
 sys.path.insert(0, str(TOYS))
 from toy_project import ENTRY_POINTS as TOY_ENTRY_POINTS  # noqa: E402  (the toy backend and family's registration)
@@ -54,12 +51,12 @@ FILES_AT_TOP = {name.split("/")[0] for name in FILES}
 
 
 @pytest.fixture
-def project(tmp_path):
+def project(tmp_path, installed_tlbench):
     root = tmp_path / "project"
     for name, text in FILES.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text)
-    link_source_tree(tmp_path / "site", ROOT)
+    (tmp_path / "site").symlink_to(installed_tlbench)
     dist = tmp_path / "toys" / "toyplugin-1.0.dist-info"
     dist.mkdir(parents=True)
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: toyplugin\nVersion: 1.0\n")
@@ -98,15 +95,17 @@ def test_without_pytest_benchmark_the_unit_tests_run_and_tlbench_items_say_why_t
 
 
 def test_a_run_with_no_tlbench_item_is_as_without_tlbench(project):
-    plain = ("-o", "addopts=", "-p", "no:cacheprovider", "tests")  # no tlbench option: -p no:tlbench would refuse it
+    plain = ("-o", "addopts=", "-p", "no:cacheprovider", "tests")  # no tlbench option: -p no:tlbench.harness.plugin would refuse it
     mine = _pytest(project, *plain, "--benchmark-json=plain.json")
     assert mine.returncode == 0, mine.stdout[-3000:] + mine.stderr[-3000:]
-    without = _pytest(project, "-p", "no:tlbench", *plain, "--benchmark-json=plain2.json")
+    without = _pytest(project, "-p", "no:tlbench.harness.plugin", *plain, "--benchmark-json=plain2.json")
     assert without.returncode == 0, without.stdout[-3000:]
 
-    def shape(text: str) -> list[str]:  # the lines, less timings, paths and the widths they set
-        return [re.sub(r"-+", "-", re.sub(r"\s+", " ", re.sub(r"[\d.,]+", "N", line.replace("plain2.json", "plain.json"))))
-                for line in text.splitlines()]
+    def shape(text: str) -> list[str]:  # the lines, less timings, paths and the widths they set (rules of - and =)
+        # and less pytest's header line listing the distributions of the plugins it loaded: that
+        # tlbench is among them where it is loaded is pytest's report, not tlbench's doing
+        return [re.sub(r"=+", "=", re.sub(r"-+", "-", re.sub(r"\s+", " ", re.sub(r"[\d.,]+", "N", line.replace("plain2.json", "plain.json")))))
+                for line in text.splitlines() if not line.startswith("plugins: ")]
 
     assert "Name (time in" in mine.stdout  # pytest-benchmark's own table, not hidden
     assert shape(mine.stdout) == shape(without.stdout)

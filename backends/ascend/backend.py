@@ -128,7 +128,7 @@ class AscendBackend:
     def __init__(self, options: BackendOptions) -> None:
         install_z3_recorders()
         self.target = _make_ascend_target()
-        self._compile_slowdown = self._changes = None  # test-only hook: set only by a test plugin's subclass (backends/testing/)
+        self._compile_slowdown = self._changes = None  # test-only hook: set only by a test plugin's subclass (tests/test_only/)
         self._probe: npu.NpuProbe | None = None
 
     def _npu(self) -> npu.NpuProbe:
@@ -217,7 +217,7 @@ class AscendBackend:
         _, facts = lower_with_schedule(func, self.target, pass_configs, self._shape_values(case))
         if self._changes is not None:  # TEST ONLY: extra work inside the timed lowering
             self._changes.work(case.case_id)
-        if self._compile_slowdown is not None:  # TEST ONLY (backends/testing/compile_slowdown.py): the whole call x (1 + f)
+        if self._compile_slowdown is not None:  # TEST ONLY (tests/test_only/compile_slowdown.py): the whole call x (1 + f)
             self._compile_slowdown.spin_after(case.case_id, time.perf_counter() - call_start)
         phases["lower_and_schedule"] = time.perf_counter() - start
         return func, facts

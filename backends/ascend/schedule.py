@@ -93,7 +93,8 @@ def install_z3_recorders() -> None:
     version replaced the registry entries (``register_global_func(..., override=True)``) with
     Python closures; together with a tvm-ffi ``String`` kept in a record (``str(loop_var)``
     returns one), that made pytest segfault while garbage-collecting at interpreter exit
-    (shared/notes/segfault-at-exit.md).  Both are gone: nothing is registered into tvm-ffi, and
+    (exit status 139 after a passing run, only with tlbench imported through its install and the
+    working directory outside the checkout: tests/test_exit_status.py runs that case).  Both are gone: nothing is registered into tvm-ffi, and
     every record is plain Python data (``_plain``).  Idempotent; any lowering after this call
     is recorded, whatever ran before it."""
     for name, attr in ((Z3_LOOP, "z3_schedule_loop_python"), (Z3_STRAIGHT, "z3_schedule_python")):

@@ -20,7 +20,7 @@ binary but not the generated CUDA, ``kernel_source`` names them under the source
 inert-key probe then tells the builds apart); tilelang's kernel cache keys on the pass
 configs and its binary cache on the nvcc options.  Every cache of a built kernel (stored IR,
 plan) is keyed by the kernel hash (the source of every module of the body, wherever it
-lives), the backends tree hash, the pass configs and the case id.  Vendor items are the
+lives), the runtime's source hash (backends/source_tree.py), the pass configs and the case id.  Vendor items are the
 family's ``vendor_call``.
 """
 
@@ -40,12 +40,12 @@ from tlbench.backends.kernel_call import kernel_runner
 from tlbench.backends.nvidia import limits
 from tlbench.backends.nvidia.limits import DEFAULT_ARCH
 from tlbench.backends.nvidia.device_probe import device_arch, gpu_reason, read_device_info
-from tlbench.backends.nvidia.func_cache import FuncCache
-from tlbench.backends.nvidia.plan_cache import PlanCache
-from tlbench.backends.source_tree import backends_tree_hash
+from tlbench.backends.gpu.func_cache import FuncCache
+from tlbench.backends.gpu.plan_cache import PlanCache
+from tlbench.backends.source_tree import runtime_tree_hash
 from tlbench.backends.nvidia.profiles import PROFILES, device_reported_profile
 from tlbench.backends.nvidia.telemetry import NvmlTelemetry
-from tlbench.backends.nvidia.flush_choice import flush_caveat, flush_mode
+from tlbench.backends.gpu.flush_choice import flush_caveat, flush_mode
 from tlbench.backends.nvidia.timer_choice import make_timer, timer_name
 from tlbench.backends.nvidia.traits import TRAITS
 from tlbench.harness.core import budget
@@ -105,8 +105,8 @@ class NvidiaBackend:
         self._flush: dict[bool, Any] = {}
         self._telemetry: NvmlTelemetry | str | None = None
         self.timer_name = timer_name(options.get("nvidia_timer"))  # --tlbench-nvidia-timer (backends/nvidia/timer_choice.py)
-        self.flush_mode = flush_mode(options.get("nvidia_l2_flush"))  # --tlbench-nvidia-l2-flush (backends/nvidia/flush_choice.py)
-        # Test-only hooks: None here; set only by a test plugin's subclass (backends/testing/).
+        self.flush_mode = flush_mode(options.get("nvidia_l2_flush"))  # --tlbench-nvidia-l2-flush (backends/gpu/flush_choice.py)
+        # Test-only hooks: None here; set only by a test plugin's subclass (tests/test_only/).
         self._slowdown = self._faults = self._compile_slowdown = self._changes = None
 
     # -- the controller of a device worker ----------------------------------------------------
@@ -205,10 +205,10 @@ class NvidiaBackend:
 
     def _cache_key_parts(self, case: Case) -> tuple[str, str | None, str]:
         """What a stored IR or plan is keyed by besides the compiler: the body's modules, the
-        backends package, the pass configs and out_idx, the case id."""
+        code this runtime compiles with (its source hash), the pass configs and out_idx, the case id."""
         traits = ask.kernel_traits(case, self.dialect)
         built_with = json.dumps([sorted((k, repr(v)) for k, v in traits.pass_configs.items()), traits.out_idx])
-        return self.lowering_key(), f"{self.kernel_body_hash(case)}; {backends_tree_hash()}; {built_with}", case.case_id
+        return self.lowering_key(), f"{self.kernel_body_hash(case)}; {runtime_tree_hash(type(self).__module__)}; {built_with}", case.case_id
 
     # -- compile & inspect --------------------------------------------------------------
     def scopes(self) -> tuple[budget.Scope, ...]:
@@ -238,7 +238,7 @@ class NvidiaBackend:
     def kernel_source(self, case: Case) -> str:
         """The generated CUDA, plus a line naming each pass config that changes the binary and
         not the source (nvcc's --use_fast_math): without it the inert-key probe would call them inert."""
-        from tlbench.backends.nvidia.plan import lower_with_plan
+        from tlbench.backends.gpu.plan import lower_with_plan
 
         pass_configs = self.pass_configs(case)
         artifact, _ = lower_with_plan(self._build(case), self._target_for(case), pass_configs, self._shape_values(case))
@@ -249,7 +249,7 @@ class NvidiaBackend:
         return dict(ask.kernel_traits(case, self.dialect).shape_values)
 
     def _lower(self, case: Case, phases: dict[str, float], slowdown: Any = None):
-        from tlbench.backends.nvidia.plan import lower_with_plan
+        from tlbench.backends.gpu.plan import lower_with_plan
 
         call_start = time.perf_counter()
         func = self._build(case)
@@ -258,7 +258,7 @@ class NvidiaBackend:
         _, facts = lower_with_plan(func, target, pass_configs, self._shape_values(case))
         if self._changes is not None:  # TEST ONLY: extra work inside the timed lowering
             self._changes.work(case.case_id)
-        if slowdown is not None:  # TEST ONLY (backends/testing/compile_slowdown.py): the whole call x (1 + f)
+        if slowdown is not None:  # TEST ONLY (tests/test_only/compile_slowdown.py): the whole call x (1 + f)
             slowdown.spin_after(case.case_id, time.perf_counter() - call_start)
         phases["lower_and_plan"] = time.perf_counter() - start
         return func, facts
@@ -285,13 +285,13 @@ class NvidiaBackend:
     def compile(self, case: Case, cold: bool) -> Compiled:
         """Lowers once: where nvcc builds, the plan is read from ``tilelang.compile``'s own
         lowering (``build_with_plan``) and stored beside tilelang's cache; a cache hit (nothing
-        lowered) reads it from there (backends/nvidia/plan_cache.py), and lowers again only
+        lowered) reads it from there (backends/gpu/plan_cache.py), and lowers again only
         when none is stored."""
         import tilelang
-        from tlbench.backends.nvidia.plan import build_with_plan
+        from tlbench.backends.gpu.plan import build_with_plan
 
         phases: dict[str, float] = {}
-        slowdown = self._compile_slowdown if cold else None  # TEST ONLY (backends/testing/compile_slowdown.py): the whole call x (1 + f)
+        slowdown = self._compile_slowdown if cold else None  # TEST ONLY (tests/test_only/compile_slowdown.py): the whole call x (1 + f)
         try:
             call_start = time.perf_counter()
             if (self.cold_build or not cold) and (shutil.which("nvcc") or self.device is not None):
@@ -364,7 +364,7 @@ class NvidiaBackend:
         if runnable.handle is None:
             raise RuntimeError("kernel was lowered but not built (no nvcc)")
         run = kernel_runner(runnable.handle, runnable.case.family.kernel_args(inputs), write_outputs=not timed)
-        if self._faults is not None:  # TEST ONLY (backends/testing/fault_injection.py)
+        if self._faults is not None:  # TEST ONLY (tests/test_only/fault_injection.py)
             run = self._faults.wrap(runnable.case.case_id, run, self.device, self.target)
         return run, None
 
@@ -390,7 +390,7 @@ class NvidiaBackend:
         return None
 
     def timer(self, runnable: Compiled | VendorCase, inputs: dict[str, Any], flush_l2: bool) -> Any:
-        from tlbench.backends.nvidia.timing import L2Flush
+        from tlbench.backends.gpu.timing import L2Flush
 
         run, label = self._runner(runnable, inputs, timed=True)
         notes = [f"vendor item: {label}"] if label else []

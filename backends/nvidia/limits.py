@@ -1,8 +1,9 @@
 """NVIDIA's on-chip memory and pre-compile rules, for any kernel family.  No tilelang here.
 
 Contract: ``scopes(arch, capacity)`` is the memory model the budget checks a case against:
-one ``shared.dyn`` scope (the opt-in dynamic shared memory per block of ``arch``, the
-capacities tilelang 0.1.15 uses, see shared/notes/tilelang-0.1.15.md); register fragments
+one ``shared.dyn`` scope (the opt-in dynamic shared memory per block of ``arch``, as CUDA
+gives it: 227 KiB on Hopper; a 256 KiB config lowers and builds with tilelang 0.1.15 and
+fails only at launch); register fragments
 are not budgeted (ptxas spills instead of failing).  The requested pipeline depth
 must fit: shared memory over the limit is caught by neither lowering, nvcc nor ptxas (only
 the launch fails).  ``warp_partition(threads, tiles, arch)`` is tilelang's T.gemm warp partition,

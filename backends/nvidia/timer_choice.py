@@ -4,11 +4,11 @@ Contract: ``TIMERS`` are the choices, ``DEFAULT_TIMER`` (``cupti``) is used when
 not given; ``timer_name(value)`` returns the choice or raises a ``ValueError`` naming the
 option and the valid values; ``make_timer(name, fn, flush, telemetry)`` builds it:
 - ``cupti``: the GPU's own kernel start/end timestamps (CUPTI activity records), flush
-  kernels excluded (backends/nvidia/timing.py; falls back to events, saying why);
+  kernels excluded (backends/gpu/timing.py; falls back to events, saying why);
 - ``events``: a CUDA event pair around each call, launch gaps and host-side launch cost inside;
-- ``graph``: K launches captured in one CUDA graph, replay time / K (backends/nvidia/graph_timer.py).
+- ``graph``: K launches captured in one CUDA graph, replay time / K (backends/gpu/graph_timer.py).
 Every one runs each call after the same L2 flush, and writes its name in each record's
-``method``; how that flush empties L2 is backends/nvidia/flush_choice.py.  Importing this
+``method``; how that flush empties L2 is backends/gpu/flush_choice.py.  Importing this
 module imports neither torch nor tilelang (traits read ``TIMERS``).
 """
 
@@ -33,9 +33,9 @@ def timer_name(value: str | None) -> str:
 def make_timer(name: str, fn: Callable[[], None], flush: Any, telemetry: Any = None) -> Any:
     """The ``DeviceTimer`` ``name`` (one of ``TIMERS``) for the call ``fn``."""
     if name == "graph":
-        from tlbench.backends.nvidia.graph_timer import GraphTimer
+        from tlbench.backends.gpu.graph_timer import GraphTimer
 
         return GraphTimer(fn, flush, telemetry)
-    from tlbench.backends.nvidia.timing import NvidiaTimer
+    from tlbench.backends.gpu.timing import NvidiaTimer
 
     return NvidiaTimer(fn, flush, telemetry, use_cupti=timer_name(name) == "cupti")

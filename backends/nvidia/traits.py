@@ -17,7 +17,7 @@ import subprocess
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from tlbench.backends.nvidia.flush_choice import FLUSH_MODES, flush_mode_of
+from tlbench.backends.gpu.flush_choice import FLUSH_MODES, flush_mode_of
 from tlbench.backends.nvidia.timer_choice import TIMERS
 from tlbench.harness.core.backend_traits import BackendOption
 
@@ -25,7 +25,6 @@ ARCH_OPTION = BackendOption(
     name="--tlbench-nvidia-arch",
     dest="nvidia_arch",
     help="CUDA arch to compile for when no GPU decides it (default sm_90a)",
-    deprecated_aliases=("--nvidia-arch",),
 )
 TIMER_OPTION = BackendOption(
     name="--tlbench-nvidia-timer",

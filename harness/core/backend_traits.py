@@ -48,7 +48,6 @@ class BackendOption:
     dest: str
     help: str
     default: Any = None
-    deprecated_aliases: tuple[str, ...] = ()
     choices: tuple[str, ...] | None = None  # the values it accepts (None: any string)
 
 
@@ -127,10 +126,6 @@ def generic_plan_summary(plan: Mapping[str, Any] | None) -> str:
     scopes = " ".join(f"{scope} {used}" for scope, used in (plan.get("bytes_per_scope") or {}).items())
     parts = [str(pipe.get("kind", "?"))] + ([f"v{versions}"] if versions else []) + ([scopes] if scopes else [])
     return " ".join(parts)
-
-
-def label_of(traits: BackendTraits) -> str:
-    return traits.label or traits.name
 
 
 @dataclass

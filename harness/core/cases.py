@@ -92,6 +92,28 @@ class VendorCase:
 
 
 @dataclass(frozen=True)
+class CaseIdParts:
+    """A case id split back into its parts: ``problem_id``, optional ``label``, ``config_id``
+    (``vendor`` for the vendor item of the problem)."""
+
+    problem_id: str
+    label: str | None
+    config_id: str
+
+
+@dataclass(frozen=True)
+class StagePoint:
+    """Where a config sits on the pipeline-depth axis: ``tile`` names the config without its
+    depth keys (``128x256x64 t256``), ``loop_id`` the depth (``auto-s3``, ``manual``,
+    ``serial``) and ``num_stages`` it as a number where it has one."""
+
+    tile: str
+    loop_id: str
+    loop_form: str
+    num_stages: int | None
+
+
+@dataclass(frozen=True)
 class MeasurePolicy:
     """How device time is sampled (harness/measure/rounds.py applies it).
 

@@ -30,8 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
 from tlbench.harness.core.budget import Scope, ScopeUse
-from tlbench.harness.core.cases import DTYPE_SHORT, CheckResult
-from tlbench.harness.core.family import CaseIdParts, StagePoint
+from tlbench.harness.core.cases import DTYPE_SHORT, CaseIdParts, CheckResult, StagePoint
 
 DESCRIBED_KEY = "family_described"
 STAGES_KEY = "num_stages"

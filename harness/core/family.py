@@ -10,7 +10,9 @@ read back from JSON, through ``FamilyCatalog`` (the ``tlbench.families`` entry p
 
 A problem object carries its family (``problem.family``); a case id is
 ``<problem_id>[-<label>]-<config_id>`` for every family, and ``parse_case_id`` splits one
-back so that analysis never has to guess where a problem id ends.
+back (``CaseIdParts``) so that analysis never has to guess where a problem id ends;
+``stage_point`` places a config on the pipeline-depth axis (``StagePoint``).  Both value types
+live in harness/core/cases.py.
 
 Optional members, asked through harness/core/kernel_traits.py (defaults where absent):
 ``kernel_traits(problem, config, dialect)`` (loop form, stages, threads, cores, tilelang pass
@@ -24,33 +26,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
 
+from tlbench.harness.core import described
 from tlbench.harness.core.budget import Scope, ScopeUse
-from tlbench.harness.core.cases import CheckResult
+from tlbench.harness.core.cases import CaseIdParts, CheckResult, StagePoint
 from tlbench.harness.core.entry_points import load_group
 
 FAMILY_GROUP = "tlbench.families"
-
-
-@dataclass(frozen=True)
-class CaseIdParts:
-    """A case id split back into its parts: ``problem_id``, optional ``label``, ``config_id``
-    (``vendor`` for the vendor item of the problem)."""
-
-    problem_id: str
-    label: str | None
-    config_id: str
-
-
-@dataclass(frozen=True)
-class StagePoint:
-    """Where a config sits on the pipeline-depth axis: ``tile`` names the config without its
-    depth keys (``128x256x64 t256``), ``loop_id`` the depth (``auto-s3``, ``manual``,
-    ``serial``) and ``num_stages`` it as a number where it has one."""
-
-    tile: str
-    loop_id: str
-    loop_form: str
-    num_stages: int | None
 
 
 @runtime_checkable
@@ -145,8 +126,6 @@ class FamilyCatalog:
     def for_record(self, record: Mapping[str, Any]) -> KernelFamily:
         name = record.get("family")
         if name:
-            from tlbench.harness.core import described  # it imports this module
-
             if described.described(record) and name not in self.names:
                 return described.DescribedFamily(name)
             return self.get(name)

@@ -8,7 +8,9 @@ With ``worker_facts`` set (items run in device workers), a factory that has
 ``from_worker_facts`` is built from its worker's report instead (``get``).
 ``traits(name)`` gives a backend's traits without loading the backend (the
 ``tlbench.traits`` group; a registered factory's own ``traits`` attribute; else defaults).
-``dialect(name)``: the body dialect it builds (traits first, then the loaded backend).
+``dialect(name)``: the body dialect it builds: its traits' ``dialect`` where they say, else
+the factory's own attribute (no backend is built), else the built backend's; None where
+none of them loads.
 ``select(choice)`` turns the option into names: a registered name, a comma-separated list
 of them, or ``auto`` (every registered backend that can compile on this machine).  An
 unknown name raises ``UnknownBackend`` listing the valid choices.
@@ -102,13 +104,17 @@ class BackendRegistry:
 
     def dialect(self, name: str) -> str | None:
         """The body dialect ``name`` builds: its traits' ``dialect`` where they say, else the
-        loaded backend's; None where it cannot be loaded."""
+        factory's own attribute (no backend is built), else the built backend's; None where
+        neither loads."""
         said = getattr(self.traits(name), "dialect", None)
         if said:
             return str(said)
-        if self.compile_blocker(name):
+        try:
+            factory = self.factories[name]()
+            dialect = getattr(factory, "dialect", None)
+            return dialect if isinstance(dialect, str) else str(self.get(name).dialect)
+        except Exception:  # a backend whose imports fail: compile_blocker says why
             return None
-        return getattr(self.get(name), "dialect", None)
 
     def compile_blocker(self, name: str) -> str | None:
         """What stops ``name`` compiling here (None: nothing), import failures included."""

@@ -59,9 +59,9 @@ class Sweep:
     # compiler answer with its own words instead of tlbench's prediction of them.
     skip_on: Sequence[str] = REJECTION_KINDS
     # The quick scope (see the module docstring): nothing unless declared.
-    quick_problems: Sequence[GemmProblem] | None = None
-    quick_configs: Sequence[GemmConfig] | None = None
-    quick_backend_configs: Mapping[str, Sequence[GemmConfig]] = field(default_factory=dict)
+    quick_problems: Sequence[Any] | None = None
+    quick_configs: Sequence[Any] | None = None
+    quick_backend_configs: Mapping[str, Sequence[Any]] = field(default_factory=dict)
 
     def problems_for(self, scope: str) -> list[Any]:
         if scope not in SCOPES:
@@ -111,7 +111,9 @@ class Sweep:
                     cases.append(Case(problem=problem, config=config, label="best"))
         return cases
 
-    def vendor_cases(self, backend: str, scope: str) -> list[VendorCase]:
+    def vendor_cases(self, backend: str, scope: str, dialect: str | None = None) -> list[VendorCase]:
+        """One vendor item per problem; ``dialect`` (the backend's) lets a family's sweep offer
+        the vendor libraries of that dialect."""
         if not (self.vendor and self.applies_to(backend)):
             return []
         return [VendorCase(problem=p) for p in self.problems_for(scope)]

@@ -2,9 +2,8 @@
 
 Contract: ``add_measure_options(group)`` declares ``--tlbench-criterion``, ``--tlbench-rounds``,
 ``--tlbench-batch``, ``--tlbench-interleave``/``--tlbench-no-interleave``,
-``--tlbench-max-samples``, ``--tlbench-max-seconds``, ``--tlbench-drift-threshold`` and the
-deprecated ``--tlbench-cv-target`` (an alias for ``--tlbench-criterion median-ci:rel=X``,
-kept for one release; it warns).  ``policy_from_options(getoption, warn)`` builds the policy
+``--tlbench-max-samples``, ``--tlbench-max-seconds`` and ``--tlbench-drift-threshold``.
+``policy_from_options(getoption)`` builds the policy
 and raises ``pytest.UsageError`` for a criterion spec it cannot read, with the known names.
 """
 
@@ -35,18 +34,10 @@ def add_measure_options(group: Any) -> None:
     group.addoption("--tlbench-max-samples", type=_positive_int, default=D.max_samples, help=f"device samples cap per item (default {D.max_samples})")
     group.addoption("--tlbench-max-seconds", type=_positive_float, default=D.max_seconds, help=f"sampling time cap per item (default {D.max_seconds} s)")
     group.addoption("--tlbench-drift-threshold", type=_fraction, default=D.drift_threshold, help=f"batch-median shift/trend that counts as drift (default {D.drift_threshold})")
-    group.addoption("--tlbench-cv-target", type=float, default=None, help="DEPRECATED alias of --tlbench-criterion median-ci:rel=X (the median CI half-width, not a CV)")
 
 
-def policy_from_options(getoption: Callable[[str], Any], warn: Callable[[str], None]) -> MeasurePolicy:
-    spec = getoption("--tlbench-criterion")
-    legacy = getoption("--tlbench-cv-target")
-    if legacy is not None:
-        if spec is not None:
-            raise pytest.UsageError("--tlbench-cv-target is a deprecated alias of --tlbench-criterion: give one of them")
-        spec = f"median-ci:rel={legacy}"
-        warn(f"--tlbench-cv-target is deprecated (it was never a CV): use --tlbench-criterion {spec}")
-    spec = spec or D.criterion
+def policy_from_options(getoption: Callable[[str], Any]) -> MeasurePolicy:
+    spec = getoption("--tlbench-criterion") or D.criterion
     try:
         make_criterion(spec)
     except CriterionError as exc:

@@ -52,7 +52,8 @@ def expand(sweep: Sweep, state: Any) -> list[BenchItem]:
             ]
             if kind == "device":
                 copies = vendor_copies(max(worker_count(), state.spread_devices))  # one vendor item per GPU of a multi-GPU run
-                items += [BenchItem(backend, kind, v, copy=k) for v in sweep.vendor_cases(backend, state.scope) for k in copies]
+                vendor = sweep.vendor_cases(backend, state.scope, state.registry.dialect(backend))
+                items += [BenchItem(backend, kind, v, copy=k) for v in vendor for k in copies]
     return items
 
 

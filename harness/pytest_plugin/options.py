@@ -1,11 +1,9 @@
-"""The plugin's command-line options, and the deprecated spellings they replace.
+"""The plugin's command-line options.
 
 Contract: ``pytest_addoption(parser)`` adds every ``--tlbench-*`` option to the ``tlbench``
 group: tlbench's own, the measurement layer's, the journal's, and each backend's own
-options from its traits (``BackendTraits.options``, e.g. ``--tlbench-nvidia-arch``), with
-their deprecated aliases (``--backend``, ``--tlbench-gpus``, ``--nvidia-arch``) still
-accepted.  ``warn_deprecated(config)`` prints one line per deprecated spelling used, naming
-its replacement; ``backend_option_values(config)`` is what ``BackendOptions`` carries.
+options from its traits (``BackendTraits.options``, e.g. ``--tlbench-nvidia-arch``).
+``backend_option_values(config)`` is what ``BackendOptions`` carries.
 """
 
 from __future__ import annotations
@@ -23,13 +21,11 @@ from tlbench.harness.pytest_plugin import isolation, journaling, sharding
 
 def pytest_addoption(parser):
     group = parser.getgroup("tlbench", "tlbench: TileLang pipeline benchmarks")
-    group.addoption("--tlbench-backend", "--backend", dest="tlbench_backend", default="auto",
-                    help="a backend name, a comma list, or auto (default: every backend that compiles here); "
-                         "--backend is a deprecated alias")
+    group.addoption("--tlbench-backend", dest="tlbench_backend", default="auto",
+                    help="a backend name, a comma list, or auto (default: every backend that compiles here)")
     for option in backend_options():
-        aliases = "; " + ", ".join(option.deprecated_aliases) + " is a deprecated alias" if option.deprecated_aliases else ""
-        group.addoption(option.name, *option.deprecated_aliases, dest=option_dest(option), default=option.default,
-                        help=option.help + aliases, **({"choices": option.choices} if option.choices else {}))
+        group.addoption(option.name, dest=option_dest(option), default=option.default,
+                        help=option.help, **({"choices": option.choices} if option.choices else {}))
     group.addoption("--tlbench-kind", default="all", choices=("compile", "device", "all"), help="which measure kinds to run")
     group.addoption(
         "--tlbench-scope",
@@ -61,18 +57,14 @@ def pytest_addoption(parser):
     group.addoption("--tlbench-profile", default=None, metavar="FILE.json",
                     help="a calibrated profile of this machine (tlbench calibrate -o FILE.json): device records "
                          "also get roofline_calibrated, %% of its copy bandwidth and matmul peak, beside the datasheet's")
-    group.addoption("--tlbench-devices", "--tlbench-gpus", dest="tlbench_devices", default=None,
-                    help="device ids for pytest-xdist workers, e.g. 0,1 (default: all the backends' devices visible); "
-                         "--tlbench-gpus is a deprecated alias")
+    group.addoption("--tlbench-devices", dest="tlbench_devices", default=None,
+                    help="device ids for pytest-xdist workers, e.g. 0,1 (default: all the backends' devices visible)")
     group.addoption("--tlbench-preflight-only", action="store_true", default=False,
                     help="collect and run each suite's preflight only: no search-space diagnostics, no inert-key "
                          "lowering (what `tlbench check PATH` runs)")
     journaling.add_options(group)
     isolation.add_options(group)
     sharding.add_options(group)
-
-
-DEPRECATED_OPTIONS = {"--backend": "--tlbench-backend", "--tlbench-gpus": "--tlbench-devices"}
 
 
 def backend_options() -> list[BackendOption]:
@@ -82,16 +74,6 @@ def backend_options() -> list[BackendOption]:
 
 def option_dest(option: BackendOption) -> str:
     return "tlbench_backend_option_" + option.dest
-
-
-def warn_deprecated(config) -> None:
-    import sys
-
-    args = [str(a) for a in (config.invocation_params.args or ())]
-    renamed = {**DEPRECATED_OPTIONS, **{a: o.name for o in backend_options() for a in o.deprecated_aliases}}
-    for old, new in renamed.items():
-        if any(a == old or a.startswith(old + "=") for a in args):
-            print(f"tlbench: {old} is deprecated and will be removed in the next release; use {new}", file=sys.stderr)
 
 
 def backend_option_values(config) -> BackendOptions:

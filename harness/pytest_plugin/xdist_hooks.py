@@ -22,7 +22,6 @@ import pytest
 
 from tlbench.harness.pytest_plugin.bench_adapter import stop_session_json
 from tlbench.harness.pytest_plugin.gpu_split import make_scheduler
-from tlbench.harness.pytest_plugin.options import warn_deprecated
 from tlbench.harness.pytest_plugin.xdist_support import WORKER_ENV, worker_index
 
 HIDDEN_WORKER = pytest.StashKey[str]()
@@ -37,7 +36,6 @@ def pytest_cmdline_main(config):
     no test, park --benchmark-only (pytest-benchmark refuses it under xdist).  Both are put
     back at session start, after every plugin configured and before the controller ships
     its options to the workers (so they still receive --benchmark-only)."""
-    warn_deprecated(config)
     chose_dist = any(str(a).startswith("--dist") for a in config.invocation_params.args)
     if worker_index() is not None:
         config.stash[HIDDEN_WORKER] = os.environ.pop(WORKER_ENV)

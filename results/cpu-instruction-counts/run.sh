@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # CPU box: the acceptance runs of the instruction-count and plan verdicts (results/cpu-instruction-counts/README.md has
-# the numbers).  TEST ONLY options come from -p tlbench.backends.testing.compile_changes.  Run from
-# the repo root with tlbench importable (python3 -m harness.bootstrap --link DIR; PYTHONPATH=DIR).
+# the numbers).  TEST ONLY options come from -p test_only.compile_changes.  Run from
+# the repo root with tlbench importable (installed, or the checkout on PYTHONPATH).
 # BEFORE=DIR: a checkout of the parent commit, linked the same way (PYTHONPATH_BEFORE), for the
 # wall-time comparison; runs alternate before/after.  Everything goes under $OUT.
 set -u
@@ -9,7 +9,8 @@ OUT=${OUT:-/tmp/tlbench-cpu-instruction-counts}
 mkdir -p "$OUT/empty"
 JOB=(--backend nvidia,ascend --timeout 2400 --baseline-dir "$OUT/empty")
 ARGS="--tlbench-kind=compile --tlbench-scope=smoke --tlbench-instructions=subset"
-PLUGIN="-p tlbench.backends.testing.compile_changes"
+PLUGIN="-p test_only.compile_changes"
+export PYTHONPATH=$PWD/tests${PYTHONPATH:+:$PYTHONPATH}  # where test_only/ is
 ITEM=ascend/gemm-1024x1024x1024-f16-bm128-bn256-bk64-t256-auto-s3
 # 3 % of ITEM's count (823,280,287 Ir on the 2-core box): extra_work(33084) = 24,698,790 Ir under callgrind
 EXTRA=${EXTRA:-33084}

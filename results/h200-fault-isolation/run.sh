@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Nothing lost when a kernel faults, hangs, or the run is killed: one H200, from the repo root,
 #   bash results/h200-fault-isolation/run.sh
-# TEST ONLY: uses --tlbench-nvidia-test-only-fault (backends/testing/fault_injection.py, an option of
-# the test plugin loaded with -p tlbench.backends.testing.faults); no
+# TEST ONLY: uses --tlbench-nvidia-test-only-fault (tests/test_only/fault_injection.py, an option of
+# the test plugin loaded with -p test_only.faults); no
 # shipped suite sets it.  Run from the repo root after
-#   export PYTHONPATH=$PWD/.gpu/site:$(python3 -m harness.bootstrap --link $PWD/.gpu/src) PYTHONUNBUFFERED=1
+#   export PYTHONPATH=$PWD/.gpu/site:$PWD:$PWD/tests PYTHONUNBUFFERED=1   (tests/: the test-only plugin)
 # Writes everything under $OUT (default results/runs/robust) and prints what proves each item.
 set -u
 OUT=${OUT:-results/runs/robust}
@@ -20,7 +20,7 @@ secs() { date +%s.%N; }
 echo "== 1. faults: out-of-bounds kernel in the middle, spinning kernel near the end, 20 normal items"
 "${PYTEST[@]}" "${SWEEP[@]}" --benchmark-json="$OUT/clean.json" > "$OUT/clean.log" 2>&1
 echo "clean run exit: $?"
-"${PYTEST[@]}" "${SWEEP[@]}" -p tlbench.backends.testing.faults --tlbench-timeout=15 --tlbench-nvidia-test-only-fault="$OOB=oob,$SPIN=spin" \
+"${PYTEST[@]}" "${SWEEP[@]}" -p test_only.faults --tlbench-timeout=15 --tlbench-nvidia-test-only-fault="$OOB=oob,$SPIN=spin" \
     --benchmark-json="$OUT/faulty.json" > "$OUT/faulty.log" 2>&1
 echo "faulty run exit: $? (pytest's own: 1 = tests failed)"
 grep -E "FAILED \[|passed|failed" "$OUT/faulty.log" | tail -5

@@ -5,7 +5,7 @@
 set -u
 out=${2:?usage: bash results/h200-gemm-stages/run.sh COMMIT OUT_DIR}; mkdir -p "$out"
 mkdir -p .gpu/site && [ -d .gpu/site/tilelang ] || tar -xJf .gpu/site.tar.xz -C .gpu/site
-export PYTHONPATH=$PWD/.gpu/site:$(python3 -m harness.bootstrap --link $PWD/.gpu/src) PYTHONUNBUFFERED=1 TLBENCH_COMMIT=$1 TLBENCH_COMMIT_DIRTY=0
+export PYTHONPATH=$PWD/.gpu/site:$PWD PYTHONUNBUFFERED=1 TLBENCH_COMMIT=$1 TLBENCH_COMMIT_DIRTY=0
 R=(--benchmark-only --tlbench-backend=nvidia --tlbench-kind=device)
 python3 -m pytest -q suites/test_stages.py -k 8192 "${R[@]}" --benchmark-json="$out/stages.json" > "$out/stages.log" 2>&1; tail -3 "$out/stages.log"
 python3 -m pytest -q suites/test_stages.py -k 8192 "${R[@]}" --benchmark-json="$out/stages-second-process.json" > "$out/stages2.log" 2>&1; tail -3 "$out/stages2.log"

@@ -14,7 +14,7 @@
 #   ncu   interleaved harness / ncu processes (3 + 3) at 8192^3 and 2048^3.                  ~3 min
 set -u
 what=$1; out=$2; mkdir -p "$out"
-export PYTHONPATH=$PWD/.gpu/site:$(python3 -m harness.bootstrap --link $PWD/.gpu/src) PYTHONUNBUFFERED=1
+export PYTHONPATH=$PWD/.gpu/site:$PWD:$PWD/tests PYTHONUNBUFFERED=1  # tests/: the test-only plugin (-p test_only.faults)
 SEL=(suites/test_stages.py suites/test_tiles.py -k "8192 and (test_stages or g8 or vendor)")
 DEV=(--benchmark-only --tlbench-scope=full --tlbench-backend=nvidia --tlbench-kind=device --tlbench-rounds=5 --tlbench-batch=10 --tlbench-max-samples=100 --tlbench-seed=1)
 SLOWED=gemm-8192x8192x8192-f16-bm128-bn256-bk64-t256-auto-s3
@@ -33,11 +33,11 @@ base)  # one run of the selection as aa4.json: the base of `slow` when the A/A r
   python3 -m pytest -q "${SEL[@]}" "${DEV[@]}" --benchmark-json="$out/aa4.json" > "$out/aa4.log" 2>&1
   tail -n 1 "$out/aa4.log" ;;
 slow)
-  python3 -m pytest -q "${SEL[@]}" "${DEV[@]}" -p tlbench.backends.testing.faults --tlbench-nvidia-test-only-slowdown="$SLOWED:0.07" --benchmark-json="$out/slow.json" > "$out/slow.log" 2>&1
+  python3 -m pytest -q "${SEL[@]}" "${DEV[@]}" -p test_only.faults --tlbench-nvidia-test-only-slowdown="$SLOWED:0.07" --benchmark-json="$out/slow.json" > "$out/slow.log" 2>&1
   grep -h "TEST-ONLY SLOWDOWN" "$out/slow.json" | head -1
   compare_pair "$out/aa4.json" "$out/slow.json" "$out/cmp-aa4-slow.md" ;;
 ncu)
   for c in gemm-8192x8192x8192-f16-bm128-bn256-bk64-t256-auto-s3 gemm-2048x2048x2048-f16-bm128-bn256-bk64-t256-auto-s3; do
-    python3 -m tlbench.backends.tools.ncu_crosscheck interleaved --case $c --pairs 3 --count 10 --out-dir "$out/ncu-${c:5:4}" 2>&1 | grep -v Warning; done ;;
+    python3 results/h200-measurement-trust/ncu_crosscheck.py interleaved --case $c --pairs 3 --count 10 --out-dir "$out/ncu-${c:5:4}" 2>&1 | grep -v Warning; done ;;
 *) echo "usage: bash results/h200-measurement-trust/run.sh aa|base|slow|ncu OUT_DIR" >&2; exit 2 ;;
 esac

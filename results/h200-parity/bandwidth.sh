@@ -13,7 +13,7 @@
 set -u
 OUT=${OUT:-results/h200-parity}
 mkdir -p .gpu/site "$OUT" && { [ -d .gpu/site/tilelang ] || tar -xJf .gpu/site.tar.xz -C .gpu/site; }
-export PYTHONPATH=$PWD/.gpu/site:$(python3 -m harness.bootstrap --link $PWD/.gpu/src) PYTHONUNBUFFERED=1 TLBENCH_COMMIT=${1:?commit} TLBENCH_COMMIT_DIRTY=0
+export PYTHONPATH=$PWD/.gpu/site:$PWD PYTHONUNBUFFERED=1 TLBENCH_COMMIT=${1:?commit} TLBENCH_COMMIT_DIRTY=0
 if [ -n "${CALIBRATED-}" ]; then cp "$CALIBRATED" "$OUT/calibrated.json"; echo "== calibrated profile from $CALIBRATED"
 else
   python3 -m tlbench calibrate --backend nvidia --seconds 20 -o "$OUT/calibrated.json" > "$OUT/calibrate.log" 2>&1
@@ -35,7 +35,7 @@ for flush in ${FLUSH_MODES:-1 0}; do
   [ "$flush" = skip ] && { echo "== timer cross-check not run (TIMERS=0)"; break; }
   OUT_T=$OUT/timers-flush$flush
   GEMM_K="1024x1024 or 2048x2048 or 8192x8192" RMSNORM_SUITE=suites/test_rmsnorm_onepass.py RMSNORM_K="$BEST" \
-    NCU_MODES=none LIMIT_S=${TIMER_LIMIT_S:-150} OUT=$OUT_T NO_FLUSH=$([ $flush = 0 ] && echo 1) bash backends/tools/h200_timers.sh > "$OUT_T.txt" 2>&1
+    NCU_MODES=none LIMIT_S=${TIMER_LIMIT_S:-150} OUT=$OUT_T NO_FLUSH=$([ $flush = 0 ] && echo 1) bash results/h200-parity/h200_timers.sh > "$OUT_T.txt" 2>&1
   echo "== timers, L2 flush $flush: exit $?"; tail -16 "$OUT_T.txt"
 done
 [ -n "$FILE" ] && python3 results/h200-parity/table.py rmsnorm "$FILE"

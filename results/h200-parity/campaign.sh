@@ -18,8 +18,8 @@ FILE=$R/rms/rmsnorm.json; [ -s $FILE ] || FILE=$R/rms/rmsnorm.partial.json
 BEST=$(python3 results/h200-parity/rmsnorm_best.py "$FILE")
 echo "== cross-check RMSNorm cases: $BEST"
 GEMM_K="1024x1024 or 2048x2048 or 8192x8192" RMSNORM_SUITE=suites/test_rmsnorm_onepass.py RMSNORM_K="$BEST" NCU_MODES=none \
-  LIMIT_S=${TIMER_LIMIT_S:-170} OUT=$R/timers bash backends/tools/h200_timers.sh 2>&1 | tail -18; pack timers
-export PYTHONPATH=$PWD/.gpu/site:$(python3 -m harness.bootstrap --link $PWD/.gpu/src)
+  LIMIT_S=${TIMER_LIMIT_S:-170} OUT=$R/timers bash results/h200-parity/h200_timers.sh 2>&1 | tail -18; pack timers
+export PYTHONPATH=$PWD/.gpu/site:$PWD
 for run in "cuda staged0" "nocuda threads512-staged1"; do set -- $run; mode=$1  # cases no earlier step built
   TLBENCH_BUILD_PROCESSES= timeout 60 python3 results/h200-parity/child_probe/probe.py $mode 16 45 $2 > $R/probe/$mode.txt 2>&1
   echo "== probe $mode exit $?: $(grep '^probe' $R/probe/$mode.txt | tail -2 | tr '\n' ' ')"

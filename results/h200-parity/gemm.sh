@@ -11,7 +11,7 @@
 set -u
 OUT=${OUT:-results/h200-parity}
 mkdir -p .gpu/site "$OUT" && { [ -d .gpu/site/tilelang ] || tar -xJf .gpu/site.tar.xz -C .gpu/site; }
-export PYTHONPATH=$PWD/.gpu/site:$(python3 -m harness.bootstrap --link $PWD/.gpu/src) PYTHONUNBUFFERED=1 TLBENCH_COMMIT=${1:?commit} TLBENCH_COMMIT_DIRTY=0
+export PYTHONPATH=$PWD/.gpu/site:$PWD PYTHONUNBUFFERED=1 TLBENCH_COMMIT=${1:?commit} TLBENCH_COMMIT_DIRTY=0
 K=${K:-"best or t128 or (bm128-bn256 and g16 and so) or vendor or (gemm_splitk and block_K64) or gemm_streamk"}
 start=$(date +%s)
 timeout "${LIMIT_S:-520}" python3 -m pytest -p no:cacheprovider -q --benchmark-only --tlbench-backend=nvidia \

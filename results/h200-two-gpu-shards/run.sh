@@ -8,7 +8,7 @@
 set -u
 mkdir -p .gpu/site && [ -d .gpu/site/tilelang ] || tar -xJf .gpu/site.tar.xz -C .gpu/site
 TAG=${2:-shards}
-export PYTHONPATH=$PWD/.gpu/site:$(python3 -m harness.bootstrap --link $PWD/.gpu/src) PYTHONUNBUFFERED=1 TLBENCH_COMMIT=$1 TLBENCH_COMMIT_DIRTY=0
+export PYTHONPATH=$PWD/.gpu/site:$PWD PYTHONUNBUFFERED=1 TLBENCH_COMMIT=$1 TLBENCH_COMMIT_DIRTY=0
 R=/tmp/$TAG; mkdir -p $R
 secs() { date +%s.%N; }
 since() { python3 -c "print(f'{$(secs) - $1:.1f}')"; }

@@ -21,7 +21,7 @@ COMMIT=${1:?usage: bash results/h200-two-gpu-spread/run.sh COMMIT [PAIRS]}
 PAIRS=${2:-1}
 HERE=$(dirname "$0")
 mkdir -p .gpu/site && [ -d .gpu/site/tilelang ] || tar -xJf .gpu/site.tar.xz -C .gpu/site
-export PYTHONPATH=$PWD/.gpu/site:$(python3 -m harness.bootstrap --link $PWD/.gpu/src) PYTHONUNBUFFERED=1 TLBENCH_COMMIT=$COMMIT TLBENCH_COMMIT_DIRTY=0
+export PYTHONPATH=$PWD/.gpu/site:$PWD PYTHONUNBUFFERED=1 TLBENCH_COMMIT=$COMMIT TLBENCH_COMMIT_DIRTY=0
 R=${SCRATCH:-/tmp/two-gpu-spread}; mkdir -p "$R"
 secs() { date +%s.%N; }
 pack() { if [ -n "${OUT:-}" ]; then tar czf "$OUT/two-gpu-spread.tgz" -C "$(dirname "$R")" "$(basename "$R")"; fi; }

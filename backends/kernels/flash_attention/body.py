@@ -22,8 +22,9 @@ of S, so the row reductions of the softmax stay inside it and S and P agree on o
 layout (with the default policy, 256 threads fail layout inference: "Layout infer conflict
 between S_vec and P_vec"); the Ascend Cube ignores the hint.
 
-A ``FaDialect`` supplies only what must differ between targets (see
-shared/notes/flash-attention-0.1.15.md): the language module and the four allocators,
+A ``FaDialect`` supplies only what must differ between targets (each found by lowering on
+tilelang 0.1.15; ARCHITECTURE.md, "Flash attention: one body, two targets"): the language
+module and the four allocators,
 how many vector units split a tile's rows, whether the vector side reads the GEMM
 accumulator in place (CUDA) or gets its own copy (Ascend: the Vector unit cannot read
 L0C, so every accumulator is moved with ``T.dual_copy`` and the output accumulates on the

@@ -7,7 +7,8 @@ block_M / 2 rows).  The Vector unit cannot read L0C, so each accumulator moves t
 P goes back to L1 the same way.  Plain arithmetic runs in ``T.SimdVF``.  The exponentials
 are SIMD: ``vexpdif(a, b) = exp(a - b)`` on 64-lane fp32 vector registers of prescaled
 operands, because inside SimdVF ``T.Parallel`` takes no ``exp`` and the generic SimtVF exp
-leaves the KV loop vector-bound (II about 6x the Cube bound, shared/notes).  The V tile is
+leaves the KV loop vector-bound (tilelang 0.1.15, S=1024: a modeled KV-loop II of 6269-7228
+cycles against the Cube's bound of 1024; 1024-2223 with the SIMD exp).  The V tile is
 loaded transposed ((D, block_N)): the L1 Cube GEMM is NT only.  ``T.Kernel(n)`` takes no
 ``threads=``.  At num_stages >= 3 the scheduler would give ``S_vec`` several versions, and a
 reduce whose source has several versions fails inside SimdVF ("requires 2D src -> 1D

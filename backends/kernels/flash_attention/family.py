@@ -9,8 +9,9 @@ that dialect allocates, against the backend's capacities; ``build`` the body per
 backend passes it to the compiler as tilelang's ``tl.enable_fast_math``;
 ``ascend``: the shared body, never ``fast_math``); ``make_inputs`` / ``kernel_args`` / ``output`` / ``check`` the
 SDPA reference (reference.py); ``parse_case_id`` / ``stage_point`` its ids and its place
-on the pipeline-depth axis.  ``rejection(problem, config, target, arch)`` /
-``budget(...)`` answer for a backend by name (tests and tools).  tilelang and torch are
+on the pipeline-depth axis.  ``rejection(problem, config, dialect, scopes)`` /
+``budget(...)`` answer for a dialect and a backend's on-chip scopes (its ``scopes()``), with
+the family's own rules alone (tests and tools; a family never imports a backend).  tilelang and torch are
 imported only by ``build`` and the reference methods.
 
 Footprints follow the buffers the bodies allocate (backends/kernels/flash_attention/body.py,
@@ -196,7 +197,7 @@ class FlashAttentionFamily:
         return check_fa_output(inputs, problem)
 
     def vendor_call(self, case: FaVendorCase, inputs: dict[str, Any], dialect: str, timed: bool) -> tuple[Callable[[], None], str]:
-        """The vendor item ``case.library`` (see sweep.py's ``VENDOR_LIBRARIES``) and its exact label;
+        """The vendor item ``case.library`` (problem.py's ``VENDOR_LIBRARIES``) and its exact label;
         timed, an SDPA call is the call alone (without the copy into O)."""
         from tlbench.backends.kernels.flash_attention.vendor import vendor_runner
 
@@ -206,30 +207,17 @@ class FlashAttentionFamily:
 FLASH_ATTENTION = FlashAttentionFamily()
 FaProblem.family = FLASH_ATTENTION  # the problem names its family (problem.py cannot import this module)
 
-_DIALECT_OF = {"nvidia": "cuda", "ascend": "ascend"}  # for callers that name a backend (tests, tools)
-
-
-def _scopes_of(target: str, arch: str | None) -> tuple[Scope, ...]:
-    if target == "nvidia":
-        from tlbench.backends.nvidia import limits
-
-        return limits.scopes(arch or limits.DEFAULT_ARCH)
-    if target == "ascend":
-        from tlbench.backends.ascend import limits
-
-        return limits.scopes()
-    return ()
-
-
-def rejection(problem: FaProblem, config: FaConfig, target: str, arch: str | None = None) -> Rejection | None:
-    reason = _validate(problem, config, _DIALECT_OF.get(target, target))
+def rejection(problem: FaProblem, config: FaConfig, dialect: str, scopes: Sequence[Scope]) -> Rejection | None:
+    """Why ``config`` cannot run for ``dialect`` on a backend with on-chip ``scopes`` (its
+    ``scopes()``), the family's rules and its footprint alone; None: nothing predicted."""
+    reason = _validate(problem, config, dialect)
     if reason:
         return Rejection(config, "divisibility", reason)
-    verdict = budget(problem, config, target, arch)
+    verdict = budget(problem, config, dialect, scopes)
     if not verdict.fits:
         return Rejection(config, "budget", verdict.reason)
     return None
 
 
-def budget(problem: FaProblem, config: FaConfig, target: str, arch: str | None = None) -> BudgetVerdict:
-    return BudgetVerdict(_footprint(problem, config, _DIALECT_OF.get(target, target), _scopes_of(target, arch)))
+def budget(problem: FaProblem, config: FaConfig, dialect: str, scopes: Sequence[Scope]) -> BudgetVerdict:
+    return BudgetVerdict(_footprint(problem, config, dialect, scopes))

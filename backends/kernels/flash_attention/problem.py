@@ -162,6 +162,11 @@ def fa_stage_configs(tiles, num_stages, manual: bool = True, serial: bool = True
     return configs
 
 
+# The vendor items per dialect (the body a backend builds: harness/core/backend_api.py), in item
+# order: torch SDPA with one kernel allowed on CUDA, the fused attention op on Ascend.
+VENDOR_LIBRARIES = {"cuda": ("sdpa_flash", "sdpa_cudnn", "sdpa_efficient"), "ascend": ("npu_fusion_attention",)}
+
+
 @dataclass(frozen=True)
 class FaVendorCase(VendorCase):
     """A vendor attention kernel on the same problem: one torch SDPA backend (``sdpa_flash``,

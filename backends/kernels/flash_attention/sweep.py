@@ -3,9 +3,10 @@ and its vendor items.
 
 Contract: ``FaSweep`` is a ``harness.core.sweep.Sweep`` (the plugin expands it like any
 other; its cases name the family through their problems) and whose vendor items are one
-``FaVendorCase`` per library that backend has (``vendor_libraries``: NVIDIA - torch SDPA's
-flash, cuDNN and memory-efficient kernels, each its own item, so the JSON says which ran and
-which torch refused; Ascend - ``npu_fusion_attention``).  ``smoke_configs`` keeps the smoke
+``FaVendorCase`` per library of the backend's dialect (``vendor_libraries``, keyed by dialect:
+``cuda`` - torch SDPA's flash, cuDNN and memory-efficient kernels, each its own item, so the
+JSON says which ran and which torch refused; ``ascend`` - ``npu_fusion_attention``; a dialect
+with none, or none given, has no vendor item).  ``smoke_configs`` keeps the smoke
 scope to a few lowerings (FA lowering costs seconds a config on a small CPU box).
 """
 
@@ -17,9 +18,7 @@ from typing import Mapping, Sequence
 from tlbench.harness.core.cases import Case
 from tlbench.harness.core.sweep import Sweep
 
-from tlbench.backends.kernels.flash_attention.problem import FaConfig, FaVendorCase
-
-VENDOR_LIBRARIES = {"nvidia": ("sdpa_flash", "sdpa_cudnn", "sdpa_efficient"), "ascend": ("npu_fusion_attention",)}
+from tlbench.backends.kernels.flash_attention.problem import VENDOR_LIBRARIES, FaConfig, FaVendorCase
 
 
 @dataclass(frozen=True)
@@ -38,8 +37,8 @@ class FaSweep(Sweep):
         problems = self.problems_for(scope)
         return [Case(problem=p, config=c) for p in problems for c in self.configs_for(backend, scope, dialect)]
 
-    def vendor_cases(self, backend: str, scope: str) -> list[FaVendorCase]:
+    def vendor_cases(self, backend: str, scope: str, dialect: str | None = None) -> list[FaVendorCase]:
         if not (self.vendor and self.applies_to(backend)):
             return []
-        libraries = self.vendor_libraries.get(backend, ())
+        libraries = self.vendor_libraries.get(dialect or "", ())
         return [FaVendorCase(problem=p, library=lib) for p in self.problems_for(scope) for lib in libraries]

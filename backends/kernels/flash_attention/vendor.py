@@ -16,10 +16,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from tlbench.backends.kernels.flash_attention.problem import FaProblem, FaVendorCase
-from tlbench.backends.kernels.flash_attention.reference import SDPA_BACKENDS, as_bhsd, sdpa_runner
-
-LIBRARIES = {"cuda": tuple(f"sdpa_{name}" for name in SDPA_BACKENDS), "ascend": ("npu_fusion_attention",)}
+from tlbench.backends.kernels.flash_attention.problem import VENDOR_LIBRARIES as LIBRARIES, FaProblem, FaVendorCase
+from tlbench.backends.kernels.flash_attention.reference import as_bhsd, sdpa_runner
 
 
 def fusion_attention_runner(inputs: dict[str, Any], problem: FaProblem) -> Callable[[], None]:

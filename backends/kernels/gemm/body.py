@@ -6,9 +6,12 @@ for NVIDIA and Ascend.  A ``Dialect`` supplies only what must differ between tar
 the language module (``T.Kernel`` with or without ``threads=``), the operand-tile allocator
 (``alloc_shared`` on CUDA, ``alloc_l1`` on Ascend), the accumulator allocator
 (``alloc_fragment`` / ``alloc_l0c``) and, for a fused epilogue, how the accumulator reaches
-global memory.  What makes one body lower on both (shared/notes/tilelang-0.1.15.md):
-a 1-D grid, ``transpose_B=True``, ``clear_accum=(k == 0)`` instead of ``T.clear``, and the
-accumulator copied straight to global memory.
+global memory.  What makes one body lower on both (observed with tilelang 0.1.15): a 1-D grid
+(a 2-D grid lowers on Ascend but reads a ``blockIdx.y`` the 1-D NPU launch never sets),
+``transpose_B=True`` (Ascend's L1 GEMM is NT only), ``clear_accum=(k == 0)`` instead of
+``T.clear`` (unsupported on ``shared.l0c``), and the accumulator copied straight to global
+memory; the generic ``alloc_shared`` + ``alloc_fragment`` pair does not lower on Ascend ("Cannot
+assign task because its scalar/register inputs are unavailable on every legal execution core").
 """
 
 # No `from __future__ import annotations`: TileLang evaluates the PrimFunc parameter
@@ -18,6 +21,7 @@ from types import ModuleType
 from typing import Any, Callable, Optional
 
 from tlbench.backends.kernels.gemm.problem import GemmConfig, GemmProblem
+from tlbench.backends.kernels.gemm.raster import tile_origin
 
 
 @dataclass(frozen=True)
@@ -102,17 +106,7 @@ def build_gemm(problem: GemmProblem, config: GemmConfig, dialect: Dialect):
         else:
             T.copy(C_accum, C[m, n])
 
-    def tile_row(tile):
-        """Tile index -> first row; with group_m, tiles run in panels of group_m rows."""
-        if group_m is None:
-            return tile // tiles_N * block_M
-        in_group = group_m * tiles_N
-        return (tile // in_group * group_m + tile % in_group % group_m) * block_M
-
-    def tile_col(tile):
-        if group_m is None:
-            return tile % tiles_N * block_N
-        return tile % (group_m * tiles_N) // group_m * block_N
+    tile_row, tile_col = tile_origin(tiles_N, block_M, block_N, group_m)  # with group_m: panels of group_m tile rows
 
     @T.prim_func
     def gemm(

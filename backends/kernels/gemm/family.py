@@ -138,7 +138,7 @@ class GemmFamily:
         """The modules the body's source lives in (harness/core/kernel_traits.py); the pipeline
         facts are the config's own fields."""
         dialect_module = (f"{_PACKAGE}.dialect_{dialect}",) if dialect in ("cuda", "ascend") else ()
-        return {"body_modules": (f"{_PACKAGE}.body", *dialect_module, f"{_PACKAGE}.problem")}
+        return {"body_modules": (f"{_PACKAGE}.body", *dialect_module, f"{_PACKAGE}.problem", f"{_PACKAGE}.raster")}
 
     def make_inputs(self, problem: GemmProblem, seed: int, device: Any, dialect: str | None = None) -> dict[str, Any]:
         from tlbench.backends.kernels.gemm.reference import make_gemm_inputs

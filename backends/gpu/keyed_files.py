@@ -1,0 +1,49 @@
+"""One small text file per key in a folder: the storage under the NVIDIA backend's disk caches.
+
+Contract: ``KeyedFiles(directory)`` (None: nothing is stored and nothing is found);
+``has(key)``; ``read(key)`` returns the file's text, or None when there is none or it cannot
+be read; ``write(key, text)`` writes it with ``harness.results.journal.atomic_write_text`` (a temporary
+file, fsync'd, then ``os.replace``: a concurrent reader sees the old file or the whole new
+one, never half of it) and returns
+False when the disk refuses (read-only, full): a cache that cannot store costs its caller
+the work again, nothing else.  Files are ``<key>.json``.  The plan cache
+(backends/gpu/plan_cache.py) and the IR cache (backends/gpu/func_cache.py) decode what
+they read themselves.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tlbench.harness.results.journal import atomic_write_text
+
+
+class KeyedFiles:
+    def __init__(self, directory: Path | None) -> None:
+        self.directory = directory
+
+    def _path(self, key: str) -> Path | None:
+        return self.directory / f"{key}.json" if self.directory is not None else None
+
+    def has(self, key: str) -> bool:
+        path = self._path(key)
+        return path is not None and path.exists()
+
+    def read(self, key: str) -> str | None:
+        path = self._path(key)
+        if path is None:
+            return None
+        try:
+            return path.read_text()
+        except (OSError, UnicodeDecodeError):
+            return None
+
+    def write(self, key: str, text: str) -> bool:
+        path = self._path(key)
+        if path is None:
+            return False
+        try:
+            atomic_write_text(path, text)
+        except OSError:
+            return False
+        return True

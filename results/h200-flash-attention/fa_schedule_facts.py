@@ -1,0 +1,113 @@
+"""What tilelang's CUDA lowering did with each flash-attention body: the schedule facts behind the
+one-body vs target-specific gap, read from the real lowering on any machine (no GPU).
+
+Usage: ``python3 results/h200-flash-attention/fa_schedule_facts.py [--seq 8192] [--ptxas]``
+
+For the shared (one-body) FA at 128x128 s1/s2 on 256 threads, the target-specific ``hopper`` body
+(128x128 s1) and ``hopper_ws`` (128x192 s2, 384 threads), lowered for sm_90a
+(backends/nvidia/backend.py ``lower`` and ``kernel_source``): the plan (pipeline kind, threads,
+dynamic shared memory, TMA / wgmma) and, from the generated CUDA (``source_facts``), how each
+wgmma group is waited on (``warpgroup_wait<0>``: the warpgroup idles until its GEMM is done;
+``<1>``: one group stays in flight while the softmax runs), named barriers (the two consumer
+warpgroups scheduled against each other), TMA stores of O, and the float accumulators
+declared.  ``--ptxas`` also builds each with nvcc ``-Xptxas=-v`` (registers, spills).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from typing import Any
+
+_WAIT = re.compile(r"(?:warpgroup_wait|wait_wgmma)<(\d+)>")
+_ARRAY = re.compile(r"^\s*float (\w+)\[(\d+)\];", re.M)
+
+
+def source_facts(source: str) -> dict[str, Any]:
+    """Counts read from generated CUDA: waits by depth, named-barrier calls, TMA loads/stores,
+    wgmma issues, and the float arrays of at least 64 elements (the accumulators)."""
+    waits: dict[str, int] = {}
+    for depth in _WAIT.findall(source):
+        waits[depth] = waits.get(depth, 0) + 1
+    return {
+        "wgmma_waits_by_depth": dict(sorted(waits.items())),
+        "named_barrier_calls": source.count("named_barrier"),
+        "tma_load_calls": source.count("tma_load"),
+        "tma_store_calls": source.count("tma_store"),
+        "wgmma_issue_sites": source.count("wgmma_ss<") + source.count("wgmma_rs<"),
+        "float_accumulators": {name: int(n) for name, n in _ARRAY.findall(source) if int(n) >= 64},
+    }
+
+
+def _configs():
+    from tlbench.backends.kernels.flash_attention import FaConfig
+
+    return {
+        "shared 128x128 s1 t256": FaConfig(128, 128, 1, threads=256),
+        "shared 128x128 s2 t256": FaConfig(128, 128, 2, threads=256),
+        "hopper 128x128 s1 t256": FaConfig(128, 128, 1, threads=256, body="hopper"),
+        "hopper_ws 128x192 s2 t384": FaConfig(128, 192, 2, threads=384, body="hopper_ws"),
+    }
+
+
+def _ptxas(case, target) -> str:
+    """nvcc's -Xptxas=-v lines for the case's build (tilelang's own nvcc call, with the flag added)."""
+    import subprocess
+
+    import tilelang
+    from tilelang.contrib import nvcc
+
+    captured: list[str] = []
+    original, popen = nvcc.compile_cuda, subprocess.Popen
+
+    class Capturing(popen):
+        def communicate(self, *args, **kwargs):
+            out, err = super().communicate(*args, **kwargs)
+            captured.append((out or b"").decode(errors="replace"))
+            return out, err
+
+    def with_ptxas_v(code, target_format="ptx", arch=None, options=None, path_target=None, verbose=False):
+        subprocess.Popen = Capturing
+        try:
+            return original(code, target_format, arch, [*(options or []), "-Xptxas=-v"], path_target, verbose)
+        finally:
+            subprocess.Popen = popen
+
+    nvcc.compile_cuda = with_ptxas_v
+    try:
+        tilelang.disable_cache()
+        tilelang.compile(case.family.build(case.problem, case.config, "cuda"), target=target, execution_backend="tvm_ffi")
+    finally:
+        nvcc.compile_cuda = original
+        tilelang.enable_cache()
+    text = captured[-1] if captured else ""
+    return "; ".join(ln.strip() for ln in text.splitlines() if re.search(r"registers|spill", ln))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python3 results/h200-flash-attention/fa_schedule_facts.py", description=__doc__.splitlines()[0])
+    parser.add_argument("--seq", type=int, default=8192)
+    parser.add_argument("--ptxas", action="store_true", help="also build with nvcc -Xptxas=-v (registers, spills)")
+    args = parser.parse_args(argv)
+    from tlbench.backends.kernels.flash_attention import FaProblem
+    from tlbench.backends.nvidia.backend import NvidiaBackend
+    from tlbench.harness.core.backend_api import BackendOptions
+    from tlbench.harness.core.cases import Case
+
+    backend = NvidiaBackend(BackendOptions({"nvidia_arch": "sm_90a"}))
+    problem = FaProblem(batch=2, heads=16, seq_q=args.seq, seq_k=args.seq, dim=128, dtype="bfloat16")
+    for name, config in _configs().items():
+        case = Case(problem, config)
+        plan = backend.lower(case).plan
+        facts = source_facts(backend.kernel_source(case))
+        feats = {k: v for k, v in plan.features.items() if k in ("tma", "wgmma", "mbarrier")}
+        print(f"{name}: {case.case_id}\n  plan: {plan.pipeline.get('kind')}, {plan.threads} threads, "
+              f"{plan.bytes_per_scope.get('shared.dyn')} B shared, {feats}\n  source: {facts}", flush=True)
+        if args.ptxas:
+            print(f"  ptxas: {_ptxas(case, backend.target)}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

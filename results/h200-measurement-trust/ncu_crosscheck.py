@@ -1,0 +1,210 @@
+"""Timing honesty check: the harness median next to Nsight Compute's for the same kernel.
+
+Usage on a GPU host, all in one (alternates 3 harness processes and 3 ncu processes on the
+same kernel, and reports every pair's ratio and their range, against +-2 %):
+
+    python3 results/h200-measurement-trust/ncu_crosscheck.py interleaved --case CASE_ID [--pairs 3] [--out-dir DIR]
+
+or step by step (one process per mode, ncu wraps the second):
+
+    python3 results/h200-measurement-trust/ncu_crosscheck.py harness --case CASE_ID [--repeats 3]
+    ncu --clock-control none --metrics gpu__time_duration.sum -k regex:gemm_kernel --csv \
+        python3 results/h200-measurement-trust/ncu_crosscheck.py launch --case CASE_ID --count 20
+    python3 results/h200-measurement-trust/ncu_crosscheck.py compare HARNESS.json NCU.csv
+
+``harness`` prints/writes the harness median (the same measurement loop the suites
+use) for each repeat; ``launch`` only launches the kernel ``count`` times after an L2 flush
+so ncu can time each launch itself; ``compare`` prints both medians and their ratio.
+CASE_ID is a suite id such as ``gemm-8192x8192x8192-f16-bm128-bn256-bk64-t256-auto-s3``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import re
+import statistics
+import sys
+
+_CASE = re.compile(
+    r"^gemm-(?P<M>\d+)x(?P<N>\d+)x(?P<K>\d+)-(?P<dt>f16|bf16)-bm(?P<bm>\d+)-bn(?P<bn>\d+)-bk(?P<bk>\d+)-t(?P<t>\d+)-"
+    r"(?:auto-s(?P<s>\d+)|(?P<form>manual|serial))$"
+)
+
+
+def parse_case(case_id: str):
+    from tlbench.harness.core.cases import Case
+    from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+
+    m = _CASE.match(case_id)
+    if not m:
+        raise SystemExit(f"cannot parse case id {case_id!r}; expected e.g. gemm-8192x8192x8192-f16-bm128-bn256-bk64-t256-auto-s3")
+    dtype = {"f16": "float16", "bf16": "bfloat16"}[m["dt"]]
+    form = m["form"] or "auto"
+    config = GemmConfig(
+        int(m["bm"]), int(m["bn"]), int(m["bk"]), int(m["t"]), form, int(m["s"]) if form == "auto" else None
+    )
+    return Case(GemmProblem(int(m["M"]), int(m["N"]), int(m["K"]), dtype), config)
+
+
+def _backend():
+    from tlbench.backends.nvidia.backend import NvidiaBackend
+    from tlbench.harness.core.backend_api import BackendOptions
+
+    return NvidiaBackend(BackendOptions())
+
+
+def run_harness(case_id: str, repeats: int, out: str | None) -> None:
+    from tlbench.harness.core.cases import MeasurePolicy
+    from tlbench.harness.core.record import BenchItem
+    from tlbench.harness.measure.device_session import InProcessSession
+    from tlbench.harness.measure.outcome import RunContext
+    from tlbench.harness.measure.rounds import measure_items
+
+    backend = _backend()
+    case = parse_case(case_id)
+    ctx = RunContext(policy=MeasurePolicy(), compile_rounds=1, seed=1, compiled=lambda b, c: b.compile(c, cold=False))
+    session = InProcessSession(backend, ctx)
+    item = BenchItem("nvidia", "device", case)
+    medians = []
+    check_ok = False
+    for i in range(repeats):
+        outcome = measure_items(session, [item], ctx.policy)[0]
+        if outcome.status != "timed":
+            raise SystemExit(f"{case_id}: {outcome.status} [{outcome.stage}] {outcome.reason}")
+        rec = outcome.record
+        s = rec["summary"]
+        check_ok = rec["check"]["ok"]
+        medians.append(s["median"])
+        print(f"repeat {i}: median {s['median'] * 1e3:.4f} ms  n={s['n']} cv={s['cv']:.4f} method={rec['method']} status={s['status']}", flush=True)
+    check = type("Check", (), {"ok": check_ok})
+    spread = statistics.stdev(medians) / statistics.fmean(medians) if len(medians) > 1 else 0.0
+    print(f"check ok={check.ok}; medians {[round(m * 1e3, 4) for m in medians]} ms; CV of medians {spread * 100:.3f} %")
+    if out:
+        with open(out, "w") as fh:
+            json.dump({"case": case_id, "medians_s": medians, "check_ok": check.ok, "cv_of_medians": spread}, fh)
+
+
+def run_launch(case_id: str, count: int) -> None:
+    import torch
+
+    from tlbench.backends.gpu.timing import L2Flush
+
+    backend = _backend()
+    case = parse_case(case_id)
+    compiled = backend.compile(case, cold=False)
+    inputs = backend.make_inputs(case.problem, 1)
+    flush = L2Flush(backend.device, True)
+    for _ in range(count):
+        flush()
+        compiled.handle(inputs["A"], inputs["B"], inputs["C"])
+    torch.cuda.synchronize()
+
+
+_UNIT_SECONDS = {"ns": 1e-9, "nsecond": 1e-9, "us": 1e-6, "usecond": 1e-6, "ms": 1e-3, "msecond": 1e-3, "s": 1.0, "second": 1.0}
+
+
+def ncu_durations_s(path: str) -> list[float]:
+    """gpu__time_duration.sum values (converted to seconds) from ``ncu --csv`` output."""
+    with open(path, newline="") as fh:
+        lines = [ln for ln in fh if ln.startswith('"')]
+    values = []
+    for row in csv.DictReader(lines):
+        if row.get("Metric Name") != "gpu__time_duration.sum":
+            continue
+        scale = _UNIT_SECONDS[row["Metric Unit"]]
+        values.append(float(row["Metric Value"].replace(",", "")) * scale)
+    return values
+
+
+def compare(harness_json: str, ncu_csv: str) -> None:
+    with open(harness_json) as fh:
+        h = json.load(fh)
+    ncu = ncu_durations_s(ncu_csv)
+    if not ncu:
+        raise SystemExit(f"no gpu__time_duration.sum rows in {ncu_csv}")
+    ncu_median = statistics.median(ncu)
+    harness_median = statistics.median(h["medians_s"])
+    print(
+        f"{h['case']}: harness median {harness_median * 1e3:.4f} ms, ncu median {ncu_median * 1e3:.4f} ms "
+        f"(n={len(ncu)}), ratio harness/ncu {harness_median / ncu_median:.4f}; "
+        f"CV of harness medians over {len(h['medians_s'])} runs {h['cv_of_medians'] * 100:.3f} %"
+    )
+
+
+TOLERANCE = 0.02
+
+
+def ratio_range(pairs: list[tuple[float, float]]) -> tuple[float, float, str]:
+    """(lowest, highest harness/ncu ratio) over the pairs, and one line saying whether the
+    whole range lies within +-TOLERANCE, or by how much it misses."""
+    ratios = [h / n for h, n in pairs]
+    lo, hi = min(ratios), max(ratios)
+    miss = max(0.0, (1 - TOLERANCE) - lo, hi - (1 + TOLERANCE))
+    verdict = f"inside +-{TOLERANCE:.0%}" if miss == 0 else f"misses +-{TOLERANCE:.0%} by {miss:.2%}"
+    return lo, hi, f"harness/ncu ratio over {len(ratios)} alternating pairs: {lo:.4f} .. {hi:.4f} ({verdict})"
+
+
+def run_interleaved(case_id: str, pairs: int, out_dir: str, kernel_regex: str, count: int) -> int:
+    """Alternate harness and ncu processes on one kernel; print each pair and the range."""
+    import os
+    import subprocess
+
+    os.makedirs(out_dir, exist_ok=True)
+    me = [sys.executable, os.path.abspath(__file__)]
+    measured: list[tuple[float, float]] = []
+    for i in range(pairs):
+        h_json = os.path.join(out_dir, f"harness-{i}.json")
+        subprocess.run([*me, "harness", "--case", case_id, "--repeats", "1", "--out", h_json], check=True)
+        ncu_csv = os.path.join(out_dir, f"ncu-{i}.csv")
+        with open(ncu_csv, "w") as fh:
+            subprocess.run(["ncu", "--clock-control", "none", "--metrics", "gpu__time_duration.sum", "-k", f"regex:{kernel_regex}",
+                            "--csv", *me, "launch", "--case", case_id, "--count", str(count)], stdout=fh, check=True)
+        with open(h_json) as fh:
+            harness_median = statistics.median(json.load(fh)["medians_s"])
+        ncu = ncu_durations_s(ncu_csv)
+        if not ncu:
+            raise SystemExit(f"no gpu__time_duration.sum rows in {ncu_csv} (kernel regex {kernel_regex!r})")
+        measured.append((harness_median, statistics.median(ncu)))
+        print(f"pair {i}: harness {harness_median * 1e3:.4f} ms, ncu {measured[-1][1] * 1e3:.4f} ms (n={len(ncu)}), "
+              f"ratio {measured[-1][0] / measured[-1][1]:.4f}", flush=True)
+    lo, hi, line = ratio_range(measured)
+    print(f"{case_id}: {line}")
+    with open(os.path.join(out_dir, "summary.json"), "w") as fh:
+        json.dump({"case": case_id, "pairs": measured, "ratio_min": lo, "ratio_max": hi, "line": line}, fh)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python3 results/h200-measurement-trust/ncu_crosscheck.py", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="mode", required=True)
+    h = sub.add_parser("harness")
+    h.add_argument("--case", required=True)
+    h.add_argument("--repeats", type=int, default=3)
+    h.add_argument("--out")
+    launch = sub.add_parser("launch")
+    launch.add_argument("--case", required=True)
+    launch.add_argument("--count", type=int, default=20)
+    inter = sub.add_parser("interleaved")
+    inter.add_argument("--case", required=True)
+    inter.add_argument("--pairs", type=int, default=3)
+    inter.add_argument("--count", type=int, default=20)
+    inter.add_argument("--kernel-regex", default="gemm_kernel")
+    inter.add_argument("--out-dir", default="ncu-crosscheck")
+    c = sub.add_parser("compare")
+    c.add_argument("harness_json")
+    c.add_argument("ncu_csv")
+    args = parser.parse_args(argv)
+    if args.mode == "harness":
+        run_harness(args.case, args.repeats, args.out)
+    elif args.mode == "interleaved":
+        run_interleaved(args.case, args.pairs, args.out_dir, args.kernel_regex, args.count)
+    elif args.mode == "launch":
+        run_launch(args.case, args.count)
+    else:
+        compare(args.harness_json, args.ncu_csv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

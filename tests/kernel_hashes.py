@@ -1,0 +1,122 @@
+"""Hash the generated kernel source of every case of every suite, for each backend.
+
+Usage: ``python3 tests/kernel_hashes.py OUT.json [--suites DIR] [--backend NAME ...]``
+and ``python3 tests/kernel_hashes.py --compare BEFORE.json AFTER.json``.
+
+For a refactor that must not change a built-in kernel: before and after it, this writes
+``{backend: {case_id: sha256 of backend.kernel_source(case)}}`` for every case any scope
+(quick, smoke, full) of every ``suites/test_*.py`` declares (with any recorded ``best`` case),
+lowered by the real backends (tilelang's CUDA codegen; the Ascend pipeline's AscendC).  A case
+the compiler refuses is hashed by its error's first line (``error: ...``), so a refusal that
+changes shows too.  ``--compare`` prints each case whose hash differs or that is only on one
+side, and exits 1 if there is any, else prints how many matched and exits 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+SCOPES = ("quick", "smoke", "full")
+
+
+def _suite_sweeps(suites: Path) -> list[tuple[str, Any]]:
+    out = []
+    if str(suites.resolve()) not in sys.path:  # a suite imports its sibling body module, as under pytest
+        sys.path.insert(0, str(suites.resolve()))
+    for path in sorted(suites.glob("test_*.py")):
+        spec = importlib.util.spec_from_file_location(f"_tlbench_suite_{path.stem}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        sweep = getattr(module, "SWEEP", None)
+        if sweep is not None:
+            out.append((path.name, sweep))
+    return out
+
+
+def _cases(sweeps: list[tuple[str, Any]], backend: str, root: Path) -> dict[str, Any]:
+    from tlbench.harness.results.best_configs import load_best
+
+    def best(path, name, problem, device):
+        return load_best(root / path, name, problem, device)
+
+    cases: dict[str, Any] = {}
+    for _, sweep in sweeps:
+        for scope in SCOPES:
+            for case in sweep.cases(backend, scope, None, best):
+                cases.setdefault(case.case_id, case)
+    return cases
+
+
+def _hash(backend: Any, case: Any) -> str:
+    try:
+        source = backend.kernel_source(case)
+    except Exception as exc:  # noqa: BLE001 - a refusal is part of what must not move
+        first = (str(exc).strip().splitlines() or [""])[0]
+        return f"error: {type(exc).__name__}: {first}"
+    return hashlib.sha256(source.encode()).hexdigest()
+
+
+def dump(out: Path, suites: Path, backends: list[str]) -> None:
+    from tlbench.harness.core.backend_api import BackendOptions
+    from tlbench.harness.core.registry import BackendRegistry
+
+    registry = BackendRegistry.from_entry_points(BackendOptions())
+    sweeps = _suite_sweeps(suites)
+    result: dict[str, dict[str, str]] = {}
+    for name in backends:
+        backend = registry.get(name)
+        cases = _cases(sweeps, name, suites.parent)
+        result[name] = {}
+        for i, (case_id, case) in enumerate(sorted(cases.items()), 1):
+            result[name][case_id] = _hash(backend, case)
+            print(f"[{name} {i}/{len(cases)}] {case_id} {result[name][case_id][:16]}", flush=True)
+            out.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")  # partial progress survives
+    out.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
+
+
+def compare(before: Path, after: Path) -> int:
+    a, b = json.loads(before.read_text()), json.loads(after.read_text())
+    diffs, same = [], 0
+    for backend in sorted(set(a) | set(b)):
+        left, right = a.get(backend, {}), b.get(backend, {})
+        for case_id in sorted(set(left) | set(right)):
+            if case_id not in right:
+                diffs.append(f"{backend} {case_id}: only in {before}")
+            elif case_id not in left:
+                diffs.append(f"{backend} {case_id}: only in {after}")
+            elif left[case_id] != right[case_id]:
+                diffs.append(f"{backend} {case_id}: {left[case_id][:16]} -> {right[case_id][:16]}")
+            else:
+                same += 1
+    for line in diffs:
+        print(line)
+    errors = sum(1 for side in a.values() for h in side.values() if h.startswith("error:"))
+    print(f"{same} kernel sources identical ({errors} of them compiler refusals), {len(diffs)} differ")
+    return 1 if diffs else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("files", nargs="+", type=Path, help="OUT.json, or BEFORE.json AFTER.json with --compare")
+    parser.add_argument("--compare", action="store_true")
+    parser.add_argument("--suites", type=Path, default=Path("suites"))
+    parser.add_argument("--backend", action="append", help="default: nvidia and ascend")
+    args = parser.parse_args(argv)
+    if args.compare:
+        if len(args.files) != 2:
+            parser.error("--compare takes BEFORE.json AFTER.json")
+        return compare(*args.files)
+    if len(args.files) != 1:
+        parser.error("give one OUT.json (or --compare BEFORE.json AFTER.json)")
+    dump(args.files[0], args.suites, args.backend or ["nvidia", "ascend"])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
