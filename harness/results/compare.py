@@ -40,12 +40,12 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 from tlbench.harness.core.backend_traits import TraitsCatalog
-from tlbench.harness.results import count_verdicts, method_match, plan_verdicts, verdicts
+from tlbench.harness.results import compare_rules, compile_method, count_verdicts, method_match, plan_verdicts, verdicts
 from tlbench.harness.core.shard import placement
 from tlbench.harness.results.store import Results
 from tlbench.harness.results.comparison import CompareError, ItemComparison, ItemKey, RunComparison, TestbedPair
-from tlbench.harness.results.judgement import Judgement, TIME, Thresholds, Verdict, judge
-from tlbench.harness.results.pairing import Group, NOISE_K, Paired, compile_rule, decisive_rule, first_line, group_drift, in_run_reference, is_vendor, item_key, model_changes, on_gpu, noise_floor, problem_of, run_shifts
+from tlbench.harness.results.judgement import Thresholds, Verdict
+from tlbench.harness.results.pairing import Group, NOISE_K, Paired, first_line, group_drift, in_run_reference, is_vendor, item_key, model_changes, on_gpu, noise_floor, problem_of, run_shifts
 
 
 def _index(results: Results, items: Iterable[dict[str, Any]]) -> dict[ItemKey, dict[str, Any]]:
@@ -105,55 +105,32 @@ def _methods(base: Results, new: Results, paired: Paired, allow_mismatch: bool) 
     return check
 
 
-def _timed_pair(
-    paired: Paired, key: ItemKey, thresholds: Thresholds, reference: tuple | None, floor: tuple[float, str]
-) -> ItemComparison:
-    base_rec, new_rec = paired.base[key], paired.new[key]
-    min_effect = thresholds.min_effect_for(key.suite)
-    by_time = judge(base_rec["samples_s"], new_rec["samples_s"], min_effect, thresholds.alpha)
-    relative, described = None, ""
-    if reference is not None:
-        basis, described, base_ref, new_ref = reference
-        relative = judge(
-            [s / base_ref for s in base_rec["samples_s"]],
-            [s / new_ref for s in new_rec["samples_s"]],
-            min_effect,
-            thresholds.alpha,
-            basis=basis,
-            noise_floor=floor[0],
-            noise_source=floor[1],
-        )
-    decided = relative or by_time
-    if key.kind == "compile":
-        rule = compile_rule(paired, key, min_effect)
-    else:
-        rule = decisive_rule(key, base_rec, new_rec, reference, min_effect, thresholds.alpha, floor)
-    rule_name = "rank test"
-    if rule is not None:
-        basis = reference[0] if reference is not None else TIME  # the rule judged values relative to it
-        decided = Judgement(basis, rule.base_value, rule.new_value, rule.change, rule.p_value, Verdict(rule.verdict), rule.reason)
-        rule_name = rule.rule
-        if basis != TIME:
-            relative = decided
-    elif max(verdicts.drift_of(base_rec), verdicts.drift_of(new_rec)) > abs(decided.change) and decided.verdict in (Verdict.SLOWER, Verdict.FASTER):
-        width = max(verdicts.drift_of(base_rec), verdicts.drift_of(new_rec))
-        decided = Judgement(decided.basis, decided.base_median, decided.new_median, decided.change, decided.p_value, Verdict.NOISY,
-                            f"{decided.reason}, but inside the ±{width:.1%} drift measured in the item")
+def _timed_pair(paired: Paired, key: ItemKey, thresholds: Thresholds, reference: tuple | None,
+                floor: tuple[float, str]) -> ItemComparison:
+    """The pair judged by the one rule that applies to it (compare_rules.choose), with the rank
+    tests on the raw samples and on the ratios to the in-run reference shown beside it."""
+    facts = compare_rules.PairFacts(paired, key, thresholds, reference, floor)
+    decision = compare_rules.choose(facts).decide(facts)
+    base_rec, new_rec = facts.base, facts.new
     vendor = is_vendor(base_rec)
     notes = [f"{side} run: {verdicts.status_of(r)}" for side, r in (("base", base_rec), ("new", new_rec)) if verdicts.status_of(r) != "clean"]
+    how = compile_method.width_difference(base_rec, new_rec) if key.kind == "compile" else None
+    if how and how not in decision.judgement.reason:
+        notes.append(how)
     detail = "; ".join((["the vendor reference: shown, not gated"] if vendor else []) + notes)
     return ItemComparison(
         key=key,
         problem=problem_of(base_rec),
-        verdict=decided.verdict,
+        verdict=decision.judgement.verdict,
         gates=not vendor,
-        decided_by=decided.basis,
-        time=by_time,
-        relative=relative,
-        reference=described,
-        min_effect=min_effect,
+        decided_by=decision.judgement.basis,
+        time=facts.time,
+        relative=facts.relative,
+        decided=decision.judgement,
+        reference=decision.reference or (reference[1] if reference is not None else ""),
+        min_effect=facts.min_effect,
         detail=detail,
-        rule=rule_name,
+        rule=decision.rule,
     )
 
 

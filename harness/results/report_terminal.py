@@ -1,7 +1,8 @@
 """Comparisons and runs as rich tables on a terminal.
 
 Contract: ``print_comparison(cmp, console)``, ``print_across(ab, console)``, ``print_run(results,
-console)`` write to a ``rich.console.Console``; the cells are report_cells'.
+console)`` write to a ``rich.console.Console``; the cells are report_cells', the verdicts'
+styles verdict_table.py's.
 """
 
 from __future__ import annotations
@@ -9,20 +10,11 @@ from __future__ import annotations
 from typing import Any, Iterable, Sequence
 from tlbench.harness.results.compare_backends import AcrossBackends
 from tlbench.harness.results.comparison import RunComparison
-from tlbench.harness.results.judgement import Verdict
+from tlbench.harness.results import verdict_table
 from tlbench.harness.results.store import Results
 from tlbench.harness.results.report_cells import COMPARISON_HEADER, PLAN_HEADER, RUN_HEADER, plan_line, plan_rows, across_rows, best_lines, comparison_rows, metric_lines, row_cells, run_rows, run_summary, sorted_items, summary_line, testbed_lines
 
 
-VERDICT_STYLE = {
-    Verdict.FAILED: "bold red",
-    Verdict.SLOWER: "bold red",
-    Verdict.NOISY: "yellow",
-    Verdict.FASTER: "green",
-    Verdict.NEW: "cyan",
-    Verdict.MISSING: "magenta",
-    Verdict.SAME: "dim",
-}
 def _rich_table(
     title: str, header: Sequence[str], rows: Iterable[Sequence[str]], styles: Sequence[str] | None = None, keep: int = 0
 ):
@@ -43,7 +35,7 @@ def print_comparison(cmp: RunComparison, console: Any) -> None:
     for line in testbed_lines(cmp):
         console.print(line, style="red" if "MISMATCH" in line or "WHOLE-RUN" in line else None, highlight=False, markup=False)
     items = sorted_items(cmp.items)
-    styles = [VERDICT_STYLE[i.verdict] for i in items]
+    styles = [verdict_table.style(i.verdict) for i in items]
     console.print(_rich_table("per item (+ is slower)", COMPARISON_HEADER, comparison_rows(cmp), styles, keep=2))
     if cmp.plans:
         rows = plan_rows(cmp)
