@@ -32,7 +32,7 @@ from tlbench.harness.results.journal import JournalError
 from tlbench.harness.results import plan_verdicts
 from tlbench.harness.commands import calibrate as calibrate_command
 from tlbench.harness.commands import gate_options
-from tlbench.harness.commands.outputs import OutputRefused, guard
+from tlbench.harness.commands.outputs import OutputRefused, guard, guard_folder
 from tlbench.harness.commands import dashboard as dashboard_command
 from tlbench.harness.commands import export as export_command
 from tlbench.harness.commands import history as history_command
@@ -137,6 +137,8 @@ def _add_nightly(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--history", default=None, metavar="DB", help="also add the night's runs to this history database")
     parser.add_argument("--no-remeasure", dest="remeasure", action="store_false",
                         help="gate on the first comparison (default: flagged items are re-measured once, and only what reproduces gates)")
+    parser.add_argument("--force", action="store_true",
+                        help="write into the baseline directory or over an input file (default: refused, exit 2)")
     _add_thresholds(parser)
 
 
@@ -229,8 +231,10 @@ def _baseline_update(args: argparse.Namespace) -> int:
     results = load_results(args.file)
     if not results.records:
         raise UsageProblem(f"{results.name} has no timed items; a baseline needs samples")
-    for backend, document in split_by_backend(results.document).items():
-        target = Path(args.dir) / baseline_name(results.testbed(backend))
+    targets = {backend: (document, Path(args.dir) / baseline_name(results.testbed(backend)))
+               for backend, document in split_by_backend(results.document).items()}
+    guard([t for _, t in targets.values()], [args.file], False, replaceable=[t for _, t in targets.values()])
+    for backend, (document, target) in targets.items():
         action = "replaced" if target.exists() else "created"
         write_document(document, target)
         print(f"{action} {target} ({sum(1 for _ in document['benchmarks'])} items, {results.testbed(backend).describe()})")
@@ -253,6 +257,8 @@ def _nightly(args: argparse.Namespace) -> int:
     if missing:
         raise UsageProblem(f"no such suite file or folder: {', '.join(missing)}")
     step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    inputs = [*args.from_results, *([args.history] if args.history else [])]
+    guard_folder(args.out_dir, inputs, args.force, keep=[args.baseline_dir])
     plan = NightlyPlan(
         suites=tuple(Path(s) for s in args.suites),
         backend=args.backend,
@@ -265,6 +271,7 @@ def _nightly(args: argparse.Namespace) -> int:
         history=Path(args.history) if args.history else None,
         remeasure=args.remeasure,
         given=tuple(Path(p) for p in args.from_results),
+        guard=lambda paths: guard(paths, inputs, args.force, keep=[args.baseline_dir], replaceable=paths),
     )
     try:
         outcome = run_nightly(plan)

@@ -39,8 +39,8 @@ def run(args: Any) -> int:
     contents = read_journal(args.journal)
     document = recover_document(contents)
     out = Path(args.output) if args.output else _default_output(Path(args.journal))
-    if looks_like(out) != "partial results":  # an earlier recovery may be replaced; an input, a journal, a complete run not
-        guard([out], [args.journal], getattr(args, "force", False))
+    earlier = [out] if looks_like(out) == "partial results" else []  # an earlier recovery may be replaced
+    guard([out], [args.journal], getattr(args, "force", False), replaceable=earlier)
     results = parse_results(document, str(out))  # never write a file the readers would refuse
     atomic_write_text(out, json.dumps(document, indent=4, default=str) + "\n")
     state = "the run ended" if contents.ended else "the run did not end"

@@ -44,6 +44,9 @@ def run_calibrate(args: argparse.Namespace) -> int:
     measure = getattr(backend, "calibrate", None)
     if not callable(measure):
         raise HistoryError(f"calibrate: backend {args.backend} cannot calibrate (it has no calibrate method)")
+    from tlbench.harness.commands.outputs import guard
+
+    guard([args.out], [], False)  # never over a results file or a journal
     profile = measure(args.seconds)
     datasheet, device = profile_of(backend)
     slug = re.sub(r"[^a-z0-9]+", "-", (device or "device").lower()).strip("-")

@@ -127,8 +127,11 @@ def compare_history(args: argparse.Namespace, thresholds, console) -> int:
     from tlbench.harness.results.history.judge import HistoryPolicy, compare_with_history
     from tlbench.harness.results.store import load_results
 
+    from tlbench.harness.commands.outputs import guard
+
     if len(args.files) != 1:
         raise HistoryError(f"compare --history takes one NEW.json (got {len(args.files)} files)")
+    guard([args.markdown, getattr(args, "png", None)], [*args.files, args.history], getattr(args, "force", False))
     new = load_results(args.files[0])
     conn = open_history(args.history, create=False)
     try:
@@ -151,9 +154,6 @@ def compare_history(args: argparse.Namespace, thresholds, console) -> int:
     if args.markdown:
         from pathlib import Path
 
-        from tlbench.harness.commands.outputs import guard
-
-        guard([args.markdown], args.files, getattr(args, "force", False))
         Path(args.markdown).parent.mkdir(parents=True, exist_ok=True)
         Path(args.markdown).write_text(report.comparison_markdown(result.comparison), encoding="utf-8")
     return EXIT_REGRESSION if result.comparison.has_regression else EXIT_OK

@@ -8,7 +8,8 @@ shard merged; 1: shards are missing (or a shard left items without a result): th
 written anyway, marked ``tlbench.partial`` (the missing shards and items named), and this
 says which - ``--allow-partial`` makes that exit 0; 2: unusable input, a shard of another
 commit or run included (``ResultsError``, one line naming the file, from ``harness.cli``),
-and nothing is written.
+or an output that is an input shard, an existing results file or a journal without ``--force``
+(harness/commands/outputs.py), and nothing is written.
 """
 
 from __future__ import annotations
@@ -27,14 +28,18 @@ def register(sub: Any) -> None:
     merge.add_argument("files", nargs="+", metavar="SHARD.json")
     merge.add_argument("-o", "--output", required=True, metavar="RUN.json", help="the merged results file")
     merge.add_argument("--allow-partial", action="store_true", help="exit 0 when shards are missing (the file still says partial)")
+    merge.add_argument("--force", action="store_true",
+                       help="write RUN.json over an input shard, a results file or a journal (default: refused, exit 2)")
     merge.set_defaults(handler=run_merge)
 
 
 def run_merge(args: argparse.Namespace) -> int:
+    from tlbench.harness.commands.outputs import guard
     from tlbench.harness.results.journal import atomic_write_text
     from tlbench.harness.results.shard_merge import merge_shards
     from tlbench.harness.results.store import load_results, parse_results
 
+    guard([args.output], args.files, args.force)
     merged = merge_shards([load_results(f) for f in args.files])
     results = parse_results(merged.document, args.output)  # never write a file the readers would refuse
     atomic_write_text(args.output, json.dumps(merged.document, indent=1, default=str) + "\n")

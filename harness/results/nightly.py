@@ -25,6 +25,11 @@ Contract: ``run_nightly(plan) -> NightlyOutcome`` does, in order:
 With ``plan.given`` (results files made elsewhere, e.g. a sharded run merged by ``tlbench
 merge``) step 1 reads those files instead of running suites; a given file marked
 ``tlbench.partial`` counts as a suite that left no usable results (exit 2 unless a regression).
+Nothing the night reads is written over: each file it writes is first put to
+``plan.guard(paths)`` (the tlbench command passes harness/commands/outputs.guard with the
+night's inputs - the given files, the baselines, the history - and the baseline directory as
+the folder never written into; it raises ``OutputRefused``, exit 2, before anything is lost).
+The night's own earlier files in ``out_dir`` are replaced.
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from tlbench.harness.results import nightly_reference, remeasure
 from tlbench.harness.results.history.schema import HistoryError
@@ -73,6 +78,7 @@ class NightlyPlan:
     cwd: Path | None = None
     remeasure: bool = True  # run flagged items once more before calling them regressions
     given: tuple[Path, ...] = ()  # results files to gate instead of running the suites
+    guard: Callable[[Sequence[Path]], None] = lambda paths: None  # raises before a write would destroy an input
 
     def suite_files(self) -> list[Path]:
         files: list[Path] = []
@@ -129,6 +135,7 @@ def _last_line(log: Path) -> str:
 def _run_suite(plan: NightlyPlan, suite: Path, targets: Sequence[str] = (), name: str = "") -> SuiteRun:
     json_path = plan.out_dir / "json" / f"{name or suite.stem}.json"
     log = plan.out_dir / "logs" / f"{name or suite.stem}.log"
+    plan.guard([json_path, log])
     json_path.unlink(missing_ok=True)
     command = [
         plan.python, "-m", "pytest", *(targets or [str(suite)]), f"--tlbench-backend={plan.backend}", "--benchmark-only",
@@ -178,11 +185,10 @@ def _merged_per_backend(plan: NightlyPlan, runs: Sequence[SuiteRun]) -> dict[str
     documents = [r.results.document for r in runs if r.results is not None]
     if not documents:
         return {}
-    out = {}
-    for backend, document in split_by_backend(merge_documents(documents)).items():
-        results = parse_results(document)
-        out[backend] = write_document(document, plan.out_dir / baseline_name(results.testbed(backend)))
-    return out
+    split = {backend: (document, plan.out_dir / baseline_name(parse_results(document).testbed(backend)))
+             for backend, document in split_by_backend(merge_documents(documents)).items()}
+    plan.guard([path for _, path in split.values()])
+    return {backend: write_document(document, path) for backend, (document, path) in split.items()}
 
 
 def gate_against_baselines(
@@ -278,7 +284,9 @@ def _remeasure(plan: NightlyPlan, gates: Sequence[BackendGate]) -> tuple[Backend
                                    first=gate.comparison, remeasured=tuple(ids), reference=gate.reference))
             continue
         document = remeasure.substitute(load_results(gate.results_path).document, rerun.results.document, ids)
-        path = write_document(document, gate.results_path.with_name(gate.results_path.stem + "-remeasured.json"))
+        path = gate.results_path.with_name(gate.results_path.stem + "-remeasured.json")
+        plan.guard([path])
+        path = write_document(document, path)
         again = gate.reference.compare(path, plan.thresholds) if gate.reference is not None else gate.comparison
         out.append(BackendGate(gate.backend, path, gate.baseline_path, again, first=gate.comparison, remeasured=tuple(ids),
                                reference=gate.reference))
@@ -322,6 +330,7 @@ def run_nightly(plan: NightlyPlan) -> NightlyOutcome:
     if plan.history is not None:
         markdown += _add_to_history(plan.history, merged.values())
     summary = plan.out_dir / "summary.md"
+    plan.guard([summary])
     summary.write_text(markdown, encoding="utf-8")
     if plan.step_summary is not None:
         with Path(plan.step_summary).open("a", encoding="utf-8") as step:
