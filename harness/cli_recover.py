@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tlbench.harness.commands.outputs import guard, looks_like
+from tlbench.harness.commands.outputs import guard
 from tlbench.harness.results.journal import JOURNAL_SUFFIX, atomic_write_text, read_journal, recover_document
 from tlbench.harness.results.store import Results, parse_results
 
@@ -39,8 +39,7 @@ def run(args: Any) -> int:
     contents = read_journal(args.journal)
     document = recover_document(contents)
     out = Path(args.output) if args.output else _default_output(Path(args.journal))
-    earlier = [out] if looks_like(out) == "partial results" else []  # an earlier recovery may be replaced
-    guard([out], [args.journal], getattr(args, "force", False), replaceable=earlier)
+    guard([out], [args.journal], getattr(args, "force", False))  # an earlier (partial) recovery may be replaced
     results = parse_results(document, str(out))  # never write a file the readers would refuse
     atomic_write_text(out, json.dumps(document, indent=4, default=str) + "\n")
     state = "the run ended" if contents.ended else "the run did not end"

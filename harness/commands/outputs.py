@@ -9,8 +9,9 @@ output, what it would destroy, what to do; exit 2 in harness/cli.py) when an out
   through a symlink or a hard link);
 - lies inside one of the ``keep`` folders (the baseline directory: baselines change only
   through ``tlbench baseline update``), or is one;
-- exists and is a tlbench results file or a run journal (told by its first bytes, never by its
-  name), unless it is in ``replaceable`` - what the command exists to replace (its own earlier
+- exists and is a complete tlbench results file or a run journal (told by its first bytes, never
+  by its name; a file marked partial is what recover or merge write, and made again), unless it
+  is in ``replaceable`` - what the command exists to replace (its own earlier
   output, a baseline that ``baseline update`` replaces); inputs and ``keep`` still hold there.
 
 ``None`` outputs are ignored; with ``force`` nothing is refused.  ``guard_folder(folder,
@@ -24,10 +25,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Iterable
 
 SNIFF_BYTES = 1 << 16
+TAIL_BYTES = 1 << 18
+PARTIAL_NOTE = re.compile(rb'"partial":\s*\{')  # a partial note is an object; a complete run's is null
 FORCE_WORDS = "name another output, or pass --force"
 
 
@@ -58,6 +62,9 @@ def looks_like(path: str | Path) -> str | None:
     try:
         with where.open("rb") as fh:
             head = fh.read(SNIFF_BYTES)
+            size = fh.seek(0, os.SEEK_END)
+            fh.seek(max(len(head), size - TAIL_BYTES))
+            tail = fh.read(TAIL_BYTES)  # a large file's top-level tlbench key (and its partial note) comes last
     except OSError:
         return None
     first = head.split(b"\n", 1)[0]
@@ -72,7 +79,7 @@ def looks_like(path: str | Path) -> str | None:
             except (ValueError, AttributeError):
                 partial = None
             return "partial results" if partial else "results"
-        return "results"
+        return "partial results" if PARTIAL_NOTE.search(tail) else "results"
     return None
 
 
@@ -97,7 +104,7 @@ def guard(outputs: Iterable[str | Path | None], inputs: Iterable[str | Path], fo
         if any(_is_input(target, r) for r in replace):
             continue
         what = looks_like(target)
-        if what is not None:
+        if what in ("results", "journal"):
             raise OutputRefused(f"{target}: exists and is a tlbench {what} file; writing over it would destroy it ({FORCE_WORDS})")
 
 
