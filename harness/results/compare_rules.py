@@ -6,9 +6,11 @@ why: they never disagree, being one object).  ``RULES`` registers them by name, 
 they are asked; ``choose(facts)`` is the one place a rule is chosen: the first whose predicate
 holds (``rank-test`` holds for every pair, so one always does).  The model is the sampling
 loop's stopping criteria (harness/measure/criteria.py: named, registered).  A new rule is a
-class here and its place in ``RULES``; a new word is a row of harness/results/verdict_table.py.
+class here and its place in ``RULES``; a new word is a row of harness/results/verdict_words.py.
 
 The rules:
+- ``nothing-measured`` (a side whose samples' median is 0 s: a timer that saw nothing, or an
+  edited file): NOISY, never a move of -100 % or +inf.
 - ``compile-builds`` (compile items): the builds' min-of-n (or median-of-n) factor relative to
   the run's other compile items (harness/results/compile_group.py; verdicts.min_of_n).  Where
   nothing cancels a move of the machine (fewer than ``MIN_RUN_REFERENCE_ITEMS`` other items),
@@ -109,6 +111,17 @@ def _noisy(judged: Judgement, reason: str) -> Judgement:
 
 def _pct(value: float | None) -> str:
     return "not recorded" if value is None else f"{value:+.1%}"
+
+
+class NothingMeasured:
+    name = "nothing-measured"
+
+    def applies(self, facts: PairFacts) -> bool:
+        return facts.time.base_median <= 0 or facts.time.new_median <= 0
+
+    def decide(self, facts: PairFacts) -> Decision:
+        side = " and ".join(s for s, m in (("base", facts.time.base_median), ("new", facts.time.new_median)) if m <= 0)
+        return Decision(_noisy(facts.time, f"the {side} run's samples are 0 s: nothing was measured to judge"), "samples of 0 s")
 
 
 class CompileBuilds:
@@ -228,7 +241,9 @@ class RankTest:
         return Decision(judged, "rank test")
 
 
-RULES: dict[str, CompareRule] = {rule.name: rule for rule in (CompileBuilds(), VendorRounds(), BetweenRounds(), RankTest())}
+RULES: dict[str, CompareRule] = {
+    rule.name: rule for rule in (NothingMeasured(), CompileBuilds(), VendorRounds(), BetweenRounds(), RankTest())
+}
 
 
 def choose(facts: PairFacts) -> CompareRule:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
-from tlbench.harness.results import verdict_table, verdicts
+from tlbench.harness.results import verdict_words, verdicts
 from tlbench.harness.results.method_match import MethodMismatch
 from tlbench.harness.results.store import Testbed
 from tlbench.harness.results.judgement import Judgement, Thresholds, Verdict
@@ -68,7 +68,7 @@ class ItemComparison:
 
     @property
     def is_regression(self) -> bool:
-        return self.gates and verdict_table.is_regression(self.verdict)
+        return self.gates and verdict_words.is_regression(self.verdict)
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,8 @@
 
 Contract: ``compile_group(paired, group)`` returns the group's ``CompileGroup``, computed once
 per comparison (memoised on ``paired``) in O(n) for n items:
-- ``values[key]``: the item's (base values, new values, centre) (compile_values.py);
+- ``values[key]``: the item's (base values, new values, centre) (compile_values.py); an item
+  whose centre is 0 on either side (every sample 0) is in no reference and has none;
 - ``reference(key)``: ``(base, new, others)`` - the geometric mean of the centres of the other
   items of the group (of those of its own shard in a merged sharded run, when that shard has
   ``MIN_RUN_REFERENCE_ITEMS``; else of the whole group), leave-one-out from per-shard log sums, so
@@ -54,6 +55,8 @@ class CompileGroup:
     spread_logs: list[float] = field(default_factory=list)
 
     def reference(self, key: ItemKey) -> tuple[float, float, int] | None:
+        if key not in self.logs:
+            return None
         own_b, own_n = self.logs[key]
         for count, sum_b, sum_n in (self.sums[self.shard[key]], self.total):
             others = count - 1
@@ -82,15 +85,16 @@ def _build(paired: Paired, group: Group) -> CompileGroup:
     keys = paired.keys(group)
     records = {k: (paired.base[k], paired.new[k]) for k in keys}
     values = {k: compile_values(*records[k]) for k in keys}
-    logs = {k: (math.log(centre_of(b, c)), math.log(centre_of(n, c))) for k, (b, n, c) in values.items()}
+    logs = {k: (math.log(centre_of(b, c)), math.log(centre_of(n, c))) for k, (b, n, c) in values.items()
+            if centre_of(b, c) > 0 and centre_of(n, c) > 0}  # a build of 0 s (all samples 0) is in no reference
     shard = {k: (records[k][0].get("shard"), records[k][1].get("shard")) for k in keys}
     sums: dict[tuple[Any, Any], tuple[int, float, float]] = {}
-    for k in keys:
+    for k in logs:
         count, sum_b, sum_n = sums.get(shard[k], (0, 0.0, 0.0))
         sums[shard[k]] = (count + 1, sum_b + logs[k][0], sum_n + logs[k][1])
-    total = (len(keys), sum(b for b, _ in logs.values()), sum(n for _, n in logs.values()))
+    total = (len(logs), sum(b for b, _ in logs.values()), sum(n for _, n in logs.values()))
     found = CompileGroup(values, records, logs, shard, sums, total)
-    for k in keys:
+    for k in logs:
         ref = found.reference(k)
         rb, rn = (math.log(ref[0]), math.log(ref[1])) if ref is not None else (0.0, 0.0)
         found.spread_logs.append((logs[k][1] - rn) - (logs[k][0] - rb))

@@ -1,8 +1,9 @@
 """The machine-readable output of ``compare``, ``report`` and ``history show`` (``--json``).
 
 Contract: each function returns a plain-JSON dict of one documented shape (compare's schema is
-harness/results/schema/compare-output.schema.json, whose verdict words ``compare_output_schema()``
-fills in from verdict_table.py; the results file's own is results.schema.json beside it); every shape carries ``tlbench_output`` (which command),
+harness/results/schema/compare-output.schema.json, whose verdict words
+``compare_output_schema()`` fills in from verdict_words.py; the results file's own is
+results.schema.json beside it); every shape carries ``tlbench_output`` (which command),
 ``output_version`` (this shape's version, ``OUTPUT_VERSION``), ``exit_code`` and
 ``exit_reason`` (the one line that says why the gate passed or failed).
 - ``compare_json(comparison, exit_code, inputs)``: the inputs (path, partial marker), verdict
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from tlbench.harness.results.comparison import ItemComparison, RunComparison
-from tlbench.harness.results import verdict_table
+from tlbench.harness.results import verdict_words
 from tlbench.harness.results.judgement import Judgement
 from tlbench.harness.results.store import Results, suite_of
 
@@ -33,9 +34,9 @@ SCHEMA_DIR = Path(__file__).resolve().parent / "schema"
 
 def compare_output_schema() -> dict[str, Any]:
     """The JSON Schema of ``compare --json``: schema/compare-output.schema.json with the item
-    verdict's enum read from the verdict table (verdict_table.py), the one list of words."""
+    verdict's enum read from the verdict table (verdict_words.py), the one list of words."""
     schema = json.loads((SCHEMA_DIR / "compare-output.schema.json").read_text(encoding="utf-8"))
-    schema["$defs"]["verdict"]["enum"] = verdict_table.words()
+    schema["$defs"]["verdict"]["enum"] = verdict_words.item_words()
     return schema
 
 

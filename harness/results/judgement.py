@@ -5,7 +5,7 @@ FASTER = a two-sided Mann-Whitney U test on the raw samples gives p < alpha AND 
 moved by at least the minimum effect AND by at least the noise floor; NOISY = it moved that
 much without that evidence (or inside the noise floor); SAME = it moved less than the
 minimum effect.  ``Thresholds`` hold the minimum effect (per suite) and alpha.  Pure
-functions; ``Verdict`` (harness/results/verdict_table.py, re-exported) also names the outcomes
+functions; ``Verdict`` (harness/results/verdict_words.py, re-exported) also names the outcomes
 of unpaired items (NEW, MISSING, FAILED).
 """
 
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 from tlbench.harness.core.stats import median, sorted_samples
 from tlbench.harness.results.rank_test import mann_whitney_p
-from tlbench.harness.results.verdict_table import Verdict  # noqa: F401  (re-exported: the verdict words live in one table)
+from tlbench.harness.results.verdict_words import Verdict  # noqa: F401  (re-exported: the verdict words live in one table)
 
 
 

@@ -168,7 +168,7 @@ def noise_floor(paired: Paired, group: Group, references: Mapping[ItemKey, tuple
     logs = [
         math.log1p(_relative_change(paired, k, references[k]))
         for k in paired.keys(group)
-        if references.get(k) is not None
+        if references.get(k) is not None and min(paired.medians(k)) > 0
     ]
     if len(logs) < MIN_SPREAD_ITEMS:
         return None, 0.0

@@ -1,8 +1,8 @@
 """What every output format of a comparison or a run says, as plain strings.
 
 Contract: pure functions of ``harness.results.compare`` / ``compare_backends`` data or a
-``harness.results.store.Results``: the verdict order (verdict_table.py's), one list of cells per item (regressions
-first), the summary, drift, model-change and testbed lines, the across-backends rows, and a
+``harness.results.store.Results``: the verdict order (verdict_words.py's), one list of cells per
+item (regressions first), the summary, drift, model-change and testbed lines, the across-backends rows, and a
 run's table rows, the plan-verdict rows.  Times are printed as times (``table.format_seconds``),
 instruction counts as ``M instr``, modeled numbers as ``cycles (model)``.  The formats (report_terminal, report_markdown, report_png) lay them out.
 """
@@ -16,7 +16,7 @@ from tlbench.harness.results.comparison import Drift, ItemComparison, RunCompari
 from tlbench.harness.results.count_verdicts import INSTRUCTIONS
 from tlbench.harness.results.plan_verdicts import ORDER as PLAN_ORDER, SAME_PLAN, summary_words
 from tlbench.harness.results.judgement import RUN_RATIO, TIME, VENDOR_RATIO, Judgement, Verdict
-from tlbench.harness.results import verdict_table
+from tlbench.harness.results import verdict_words
 from tlbench.harness.results.table import Row, format_seconds, rows_from_records
 from tlbench.harness.results.store import Results
 
@@ -42,7 +42,7 @@ def _item_label(item: ItemComparison) -> str:
 
 
 def sorted_items(items: Iterable[ItemComparison]) -> list[ItemComparison]:
-    return sorted(items, key=lambda i: (verdict_table.rank(i.verdict), i.key.suite, i.key.backend, i.key.kind, i.key.case_id, i.metric))
+    return sorted(items, key=lambda i: (verdict_words.rank(i.verdict), i.key.suite, i.key.backend, i.key.kind, i.key.case_id, i.metric))
 
 
 def format_count(value: float | None) -> str:
@@ -84,7 +84,7 @@ def comparison_rows(cmp: RunComparison) -> list[list[str]]:
         time = item.time
         rows.append(
             [
-                item.verdict.value + ("" if item.gates or verdict_table.folded(item.verdict) else " (not gated)"),
+                item.verdict.value + ("" if item.gates or verdict_words.folded(item.verdict) else " (not gated)"),
                 _item_label(item),
                 _value_cell(item, time.base_median) if time else "-",
                 _value_cell(item, time.new_median) if time else "-",

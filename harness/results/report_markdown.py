@@ -2,7 +2,7 @@
 
 Contract: ``comparison_markdown(cmp)``, ``across_markdown(ab)``, ``run_markdown(results)`` return
 markdown text; ``md_table(header, rows)`` escapes cells.  The cells are report_cells'; rows of a verdict the
-table folds (verdict_table.py: SAME) go in a collapsed section.
+table folds (verdict_words.py: SAME) go in a collapsed section.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 from tlbench.harness.results.compare_backends import AcrossBackends
 from tlbench.harness.results.comparison import RunComparison
-from tlbench.harness.results import verdict_table
+from tlbench.harness.results import verdict_words
 from tlbench.harness.results.store import Results
 from tlbench.harness.results.report_cells import COMPARISON_HEADER, PLAN_HEADER, RUN_HEADER, plan_line, plan_rows, across_rows, best_lines, comparison_rows, metric_lines, row_cells, run_rows, run_summary, sorted_items, summary_line, testbed_lines
 
@@ -40,8 +40,8 @@ def comparison_markdown(cmp: RunComparison, title: str | None = None) -> str:
     out.append("")
     rows = comparison_rows(cmp)
     items = sorted_items(cmp.items)
-    shown = [r for r, i in zip(rows, items) if not verdict_table.folded(i.verdict)]
-    folded = [(r, i.verdict.value) for r, i in zip(rows, items) if verdict_table.folded(i.verdict)]
+    shown = [r for r, i in zip(rows, items) if not verdict_words.folded(i.verdict)]
+    folded = [(r, i.verdict.value) for r, i in zip(rows, items) if verdict_words.folded(i.verdict)]
     if shown:
         out += [md_table(COMPARISON_HEADER, shown), ""]
     if folded:

@@ -4,7 +4,7 @@ Contract: ``plot_comparison(cmp, path)``, ``plot_across(ab, path)``, ``plot_run(
 write a PNG and return its path.  matplotlib is imported lazily, through its object API on
 the Agg canvas (no pyplot, no global backend switch).  A speedup is a ratio of one backend's
 own numbers, labelled with the metric it came from; device time and modeled cycles never
-share an axis.  A backend's colour and label come from its traits, a verdict's from verdict_table.py.
+share an axis.  A backend's colour and label come from its traits, a verdict's from verdict_words.py.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable
 from tlbench.harness.core.backend_traits import TraitsCatalog
 from tlbench.harness.results.compare_backends import AcrossBackends
 from tlbench.harness.results.comparison import ItemComparison, RunComparison
-from tlbench.harness.results import verdict_table
+from tlbench.harness.results import verdict_words
 from tlbench.harness.results.judgement import TIME
 from tlbench.harness.results.pairing import problem_of
 from tlbench.harness.results.store import Results
@@ -203,7 +203,7 @@ def plot_comparison(cmp: RunComparison, path: str | Path) -> Path:
     ax = fig.subplots()
     ys = list(range(len(judged)))
     changes = [100 * i.decisive.change for i in judged]
-    ax.barh(ys, changes, color=[verdict_table.colour(i.verdict) for i in judged], height=0.7)
+    ax.barh(ys, changes, color=[verdict_words.colour(i.verdict) for i in judged], height=0.7)
     effect = 100 * cmp.thresholds.min_effect
     ax.axvspan(-effect, effect, color="#e0e0e0", alpha=0.6, zorder=0, label=f"under the minimum effect (±{effect:.0f} %)")
     raw = [(y, 100 * i.time.change) for y, i in zip(ys, judged) if i.decided_by != TIME and i.time]
@@ -223,7 +223,7 @@ def plot_comparison(cmp: RunComparison, path: str | Path) -> Path:
     for y, item in zip(ys, judged):
         text = item.verdict.value + ("" if item.gates else " (reference, not gated)")
         ax.text(1.01, y, text, transform=ax.get_yaxis_transform(), va="center", ha="left", fontsize=8,
-                color=verdict_table.colour(item.verdict), fontweight="bold" if item.is_regression else "normal")
+                color=verdict_words.colour(item.verdict), fontweight="bold" if item.is_regression else "normal")
     ax.set_xlim(-span, span)
     ax.set_ylim(-0.7, len(judged) - 0.3)
     ax.set_yticks(ys, [_short_label(i, prefix, problem) for i in judged], fontsize=7)

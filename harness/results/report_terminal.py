@@ -2,7 +2,7 @@
 
 Contract: ``print_comparison(cmp, console)``, ``print_across(ab, console)``, ``print_run(results,
 console)`` write to a ``rich.console.Console``; the cells are report_cells', the verdicts'
-styles verdict_table.py's.
+styles verdict_words.py's.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Sequence
 from tlbench.harness.results.compare_backends import AcrossBackends
 from tlbench.harness.results.comparison import RunComparison
-from tlbench.harness.results import verdict_table
+from tlbench.harness.results import verdict_words
 from tlbench.harness.results.store import Results
 from tlbench.harness.results.report_cells import COMPARISON_HEADER, PLAN_HEADER, RUN_HEADER, plan_line, plan_rows, across_rows, best_lines, comparison_rows, metric_lines, row_cells, run_rows, run_summary, sorted_items, summary_line, testbed_lines
 
@@ -35,7 +35,7 @@ def print_comparison(cmp: RunComparison, console: Any) -> None:
     for line in testbed_lines(cmp):
         console.print(line, style="red" if "MISMATCH" in line or "WHOLE-RUN" in line else None, highlight=False, markup=False)
     items = sorted_items(cmp.items)
-    styles = [verdict_table.style(i.verdict) for i in items]
+    styles = [verdict_words.style(i.verdict) for i in items]
     console.print(_rich_table("per item (+ is slower)", COMPARISON_HEADER, comparison_rows(cmp), styles, keep=2))
     if cmp.plans:
         rows = plan_rows(cmp)
