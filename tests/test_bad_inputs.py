@@ -152,6 +152,8 @@ COMMANDS = {
     "dashboard-on-another-programs-sqlite": (["dashboard", "other.db", "--out", "site"], 2, "not a tlbench history"),
     "compare-history-on-an-empty-file": (["compare", "new.json", "--history", "empty.db"], 2, "empty file"),
     "history-add-to-a-non-database": (["history", "add", "new.json", "--history", "notadb.db"], 2, "notadb.db"),
+    "history-add-to-another-programs-sqlite": (["history", "add", "new.json", "--history", "other.db"], 2, "another program"),
+    "compare-history-png-over-its-input": (["compare", "new.json", "--history", "other.db", "--png", "new.json"], 2, "input"),
     "nightly-unbalanced-quote": (["nightly", "base.json", "--pytest-args", '"x'], 2, "No closing quotation"),
     "torn-json": (["report", "torn.json"], 2, "not valid JSON"),
     "empty-json": (["report", "empty.json"], 2, "empty file"),

@@ -139,21 +139,43 @@ def compare_history(args: argparse.Namespace, thresholds, console) -> int:
                                       allow_method_mismatch=args.allow_method_mismatch)
     finally:
         conn.close()
+    code = EXIT_REGRESSION if result.comparison.has_regression else EXIT_OK
+    if getattr(args, "json", False):
+        from tlbench.harness.commands.gate_options import print_json
+        from tlbench.harness.results.json_output import compare_json, history_compare_extra
+
+        document = compare_json(result.comparison, code, [new, new])  # its base is the history: replaced below
+        print_json({**document, **history_compare_extra(result, args.statistic, args.last, str(args.history))})
+        _write_reports(args, result.comparison)
+        return code
     report.print_comparison(result.comparison, console)
     print(f"reference per item: the {args.statistic} of its last {args.last} runs on the same testbed in {args.history}")
     for bed in result.testbeds:
         print(f"  testbed {bed.testbed_id}: {bed.describe()}")
     for key, text in sorted(result.references.items(), key=lambda kv: kv[0].case_id):
         print(f"  {key.kind}-{key.backend}-{key.case_id}: {text}")
+    if result.skipped:
+        print(f"stored rows left out ({len(result.skipped)}: unreadable, or refused as a record):")
+        for line in result.skipped:
+            print(f"  {line}")
     if result.steps:
         print("level changes (step detection over each item's history, then the new run):")
         for found in result.steps:
             s = found.step
             print(f"  {found.key.kind}-{found.key.backend}-{found.key.case_id}: {s.change:+.1%} "
                   f"({s.before:.4g} -> {s.after:.4g}) starting at {found.at}")
-    if args.markdown:
-        from pathlib import Path
+    _write_reports(args, result.comparison)
+    return code
 
+
+def _write_reports(args: argparse.Namespace, comparison) -> None:
+    """--markdown and --png of a history comparison (checked by the output guard before anything was read)."""
+    from pathlib import Path
+
+    from tlbench.harness.results import report
+
+    if args.markdown:
         Path(args.markdown).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.markdown).write_text(report.comparison_markdown(result.comparison), encoding="utf-8")
-    return EXIT_REGRESSION if result.comparison.has_regression else EXIT_OK
+        Path(args.markdown).write_text(report.comparison_markdown(comparison), encoding="utf-8")
+    if getattr(args, "png", None):
+        report.plot_comparison(comparison, args.png)

@@ -9,7 +9,10 @@ results.schema.json beside it); every shape carries ``tlbench_output`` (which co
 - ``compare_json(comparison, exit_code, inputs)``: the inputs (path, partial marker), verdict
   counts, one entry per item (its key, verdict, whether it gates and is a regression, the
   decisive judgement: basis, rule, base/new value, change, p, reason, and detail), the
-  whole-run shifts (verdict, gates, change, the witness's move, words) and notes.
+  whole-run shifts (verdict, gates, change, the witness's move, words), the plan and
+  schedule-model verdicts of the cases whose plan changed (``plans``, ``plan_counts``,
+  ``model_changes``) and notes; ``history_compare_extra`` adds what ``compare --history``
+  judged against (the history, each item's reference run, level changes, rows left out).
 - ``report_json(results)``: the run's counts and one entry per item (timed, failed or skipped:
   key, problem id, median, TFLOP/s, stage and error or reason).
 - ``history_json(series, last)``: one entry per stored series with its last points.
@@ -89,7 +92,36 @@ def compare_json(comparison: RunComparison, exit_code: int, inputs: Iterable[Res
         "testbed_mismatches": [{"backend": t.backend, "differences": t.differences} for t in comparison.testbed_mismatches],
         "method_mismatches": [{"backend": m.backend, "kind": m.kind, "items": len(m.items), "case_ids": list(m.items),
                                "base": dict(m.base), "new": dict(m.new), "changes": m.changes} for m in comparison.method_mismatches],
+        "plans": [{"backend": p.key.backend, "kind": p.key.kind, "case_id": p.key.case_id, "suite": p.key.suite,
+                   "verdict": p.verdict, "gates": p.gates, "changes": list(p.changes), "model": list(p.model)}
+                  for p in comparison.plans if p.verdict != "SAME PLAN"],
+        "plan_counts": _plan_counts(comparison),
+        "model_changes": [{"backend": m.key.backend, "kind": m.key.kind, "case_id": m.key.case_id,
+                           "base_cycles": _num(m.base_cycles), "new_cycles": _num(m.new_cycles),
+                           "base_ii": _num(m.base_ii), "new_ii": _num(m.new_ii)} for m in comparison.model_changes],
         "notes": list(comparison.notes),
+    }
+
+
+def _plan_counts(comparison: RunComparison) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for p in comparison.plans:
+        counts[p.verdict] = counts.get(p.verdict, 0) + 1
+    return counts
+
+
+def history_compare_extra(result: Any, statistic: str, last: int, source: str) -> dict[str, Any]:
+    """``compare --history --json``'s own keys: the history as the base, each item's reference
+    run, the level changes found and the stored rows left out.  ``result``:
+    harness/results/history/judge.py's ``HistoryComparison``."""
+    return {
+        "base": {"path": source, "partial": None, "history": {"statistic": statistic, "last": last,
+                                                               "testbeds": [t.describe() for t in result.testbeds]}},
+        "references": [{"backend": k.backend, "kind": k.kind, "case_id": k.case_id, "reference": text}
+                       for k, text in sorted(result.references.items(), key=lambda kv: (kv[0].kind, kv[0].backend, kv[0].case_id))],
+        "level_changes": [{"backend": f.key.backend, "kind": f.key.kind, "case_id": f.key.case_id, "change": _num(f.step.change),
+                           "before": _num(f.step.before), "after": _num(f.step.after), "at": f.at} for f in result.steps],
+        "skipped_rows": list(result.skipped),
     }
 
 

@@ -328,6 +328,10 @@ def run_nightly(plan: NightlyPlan) -> NightlyOutcome:
     suites = plan.suite_files()
     if not suites and not plan.given:
         raise ValueError(f"no suite files in {', '.join(map(str, plan.suites))}")
+    if plan.history is not None and plan.history.exists():  # refused now, not after the night: another program's file
+        from tlbench.harness.results.history.schema import open_history
+
+        open_history(plan.history).close()
     for sub in ("json", "logs"):
         (plan.out_dir / sub).mkdir(parents=True, exist_ok=True)
     runs = tuple(_given_run(p) for p in plan.given) if plan.given else tuple(_run_suite(plan, suite) for suite in suites)

@@ -3,17 +3,22 @@
 Contract: pure reads (no writes) over a connection from ``open_history``.
 - ``testbeds(conn, selector)``: the stored testbeds, filtered by ``selector`` (a testbed id,
   or text matched case-insensitively against "backend accelerator driver tilelang torch").
-- ``series(conn, case_glob, testbed_ids, kind)``: one ``Series`` per (testbed, suite, kind,
-  case id) whose case id matches the shell-style glob, with one ``Point`` per run that had
-  the item, oldest first (pytest-benchmark's datetime, then insertion order).
+- ``series(conn, case_glob, testbed_ids, kind, skipped)``: one ``Series`` per (testbed, suite,
+  kind, case id) whose case id matches the shell-style glob, with one ``Point`` per run that
+  had the item, oldest first (pytest-benchmark's datetime, then insertion order).  Stored rows
+  are untrusted input: a row whose record or samples are not valid JSON, or a timed row whose
+  median is not a positive finite number (all-zero samples), is left out, and when a
+  ``skipped`` list is given one line per such row is appended to it (run, case, why), so the
+  caller can say so; nothing raises on a row.
 - ``runs_of(conn, testbed_id)``: the runs that hold items of a testbed, oldest first.
-- ``record(point)`` gives back the stored tlbench record of a point.
+- ``record(point)`` gives back the stored tlbench record of a point (parsed once, on reading).
 """
 
 from __future__ import annotations
 
 import fnmatch
 import json
+import math
 import sqlite3
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -65,7 +70,8 @@ class Point:
     samples_s: tuple[float, ...]
     tflops: float | None
     pct_of_peak: float | None
-    record_json: str
+    record_json: str = field(repr=False)
+    parsed: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def label(self) -> str:
@@ -94,7 +100,7 @@ class Series:
 
 
 def record(point: Point) -> dict[str, Any]:
-    return json.loads(point.record_json)
+    return point.parsed if point.parsed else json.loads(point.record_json)
 
 
 def testbeds(conn: sqlite3.Connection, selector: str | None = None) -> list[TestbedRow]:
@@ -114,11 +120,35 @@ def runs_of(conn: sqlite3.Connection, testbed_id: int) -> list[sqlite3.Row]:
     ))
 
 
+def _finite(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _unreadable(row: sqlite3.Row) -> tuple[str | None, dict[str, Any], tuple[float, ...]]:
+    """(why the row cannot be used or None, its record, its samples)."""
+    try:
+        rec = json.loads(row["record_json"])
+    except (TypeError, ValueError):
+        return "its record is not valid JSON", {}, ()
+    if not isinstance(rec, dict):
+        return "its record is not a JSON object", {}, ()
+    try:
+        samples = json.loads(row["samples_json"]) if row["samples_json"] else []
+    except (TypeError, ValueError):
+        return "its samples are not valid JSON", rec, ()
+    if not isinstance(samples, list) or not all(_finite(v) for v in samples):
+        return "its samples are not a list of numbers", rec, ()
+    if row["status"] == "timed" and not (_finite(row["median_s"]) and row["median_s"] > 0):
+        return f"timed, but its median is {row['median_s']!r} (all-zero or missing samples)", rec, ()
+    return None, rec, tuple(float(v) for v in samples)
+
+
 def series(
     conn: sqlite3.Connection,
     case_glob: str | None = None,
     testbed_ids: Iterable[int] | None = None,
     kind: str | None = None,
+    skipped: list[str] | None = None,
 ) -> list[Series]:
     beds = {t.testbed_id: t for t in testbeds(conn)}
     wanted = set(testbed_ids) if testbed_ids is not None else set(beds)
@@ -133,7 +163,14 @@ def series(
             continue
         if case_glob and not fnmatch.fnmatchcase(row["case_id"], case_glob):
             continue
+        why, rec, samples = _unreadable(row)
+        if why is not None:
+            if skipped is not None:
+                skipped.append(f"run {row['run_id']} {row['kind']}-{row['case_id']}: {why}; left out")
+            continue
         key = (row["testbed_id"], row["suite"], row["kind"], row["case_id"])
+        if row["testbed_id"] not in beds:
+            continue
         if key not in out:
             out[key] = Series(beds[row["testbed_id"]], row["suite"], row["kind"], row["case_id"], row["problem"])
         out[key].points.append(Point(
@@ -144,9 +181,10 @@ def series(
             commit_dirty=None if row["commit_dirty"] is None else bool(row["commit_dirty"]),
             status=row["status"],
             median_s=row["median_s"],
-            samples_s=tuple(json.loads(row["samples_json"])) if row["samples_json"] else (),
-            tflops=row["tflops"],
-            pct_of_peak=row["pct_of_peak"],
+            samples_s=samples,
+            tflops=row["tflops"] if _finite(row["tflops"]) else None,
+            pct_of_peak=row["pct_of_peak"] if _finite(row["pct_of_peak"]) else None,
             record_json=row["record_json"],
+            parsed=rec,
         ))
     return sorted(out.values(), key=lambda s: (s.testbed.testbed_id, s.suite, s.kind, s.case_id))

@@ -3,7 +3,8 @@
 Contract: ``open_history(path)`` returns a ``sqlite3.Connection`` to an SQLite file (stdlib
 ``sqlite3``, no server) whose schema is at ``SCHEMA_VERSION``: a new file is created, an
 older one is migrated forward in one transaction per step, and a file written by a newer
-tlbench raises ``HistoryError`` (never touched).  ``open_history(path, create=False)`` is
+tlbench raises ``HistoryError`` (never touched), as does an SQLite file of another program
+(tables, but not tlbench's): nothing is added to it and its journal mode is left alone.  ``open_history(path, create=False)`` is
 ``open_history_read_only``: the read commands (show, compare --history, dashboard) open the
 file with SQLite's ``mode=ro`` and never create, migrate or switch it to WAL.  The connection is in WAL mode with a
 busy timeout (and the switch to WAL asked again while SQLite refuses it at once:
@@ -184,6 +185,8 @@ def open_history(path: str | Path, create: bool = True, target: int = SCHEMA_VER
         if not create:
             raise HistoryError(f"{where}: no such history database; make one with `tlbench history add RUN.json`")
         where.parent.mkdir(parents=True, exist_ok=True)
+    if where.exists() and where.stat().st_size > 0:
+        _refuse_foreign(where)
     try:
         conn = sqlite3.connect(str(where), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
@@ -199,6 +202,22 @@ def open_history(path: str | Path, create: bool = True, target: int = SCHEMA_VER
 
 
 TLBENCH_TABLES = frozenset({"runs", "testbeds", "items"})
+
+
+def _refuse_foreign(where: Path) -> None:
+    """An existing SQLite file that holds tables but not tlbench's is someone else's database:
+    tlbench adds nothing to it and leaves its journal mode alone (read through ``mode=ro``)."""
+    try:
+        probe = sqlite3.connect(f"{where.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
+        try:
+            tables = {r[0] for r in probe.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        finally:
+            probe.close()
+    except sqlite3.DatabaseError as exc:
+        raise HistoryError(f"{where}: not a usable SQLite history database ({exc}); pass another --history file") from None
+    if tables and not TLBENCH_TABLES <= tables:
+        raise HistoryError(f"{where}: an SQLite file of another program (tables {', '.join(sorted(tables)[:5])}), not a tlbench "
+                           "history database; tlbench writes nothing into it: pass a new or a tlbench --history file")
 
 
 def open_history_read_only(path: str | Path) -> sqlite3.Connection:
