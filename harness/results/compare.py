@@ -10,10 +10,14 @@ Contract:
   backend's traits read them from the record, else the record's ``method`` and
   ``l2_flush_bytes``) unless ``allow_method_mismatch``; a field one file lacks is not checked,
   and the notes say so.
-- The rule (``judge``): SLOWER / FASTER = a two-sided Mann-Whitney U test on the raw samples
-  gives p < alpha AND the median moved by at least the minimum effect AND by at least the
-  group's noise floor; NOISY = it moved that much without that evidence; SAME = it moved
-  less than the minimum effect.  NEW / MISSING / FAILED for unpaired items.
+- The rules: each pair is judged by the one rule of compare_rules.py whose predicate holds
+  (``compare_rules.choose``): samples of 0 s are NOISY; compile items by their builds against
+  the run's other compile items; device items with per-round values by the between-round test;
+  every other pair by the rank test (``judge``: SLOWER / FASTER = a two-sided Mann-Whitney U
+  test on the raw samples gives p < alpha AND the median moved by at least the minimum effect
+  AND by at least the group's noise floor; NOISY = it moved that much without that evidence;
+  SAME = it moved less than the minimum effect).  The rule's judgement is the item's verdict
+  and its reason (``ItemComparison.decided``).  NEW / MISSING / FAILED for unpaired items.
 - In-run reference: a kernel is also judged with its samples divided by a reference median
   of its own run - the vendor item of its problem (``VENDOR_RATIO``), else the geometric
   mean of the other kernels of its group (``RUN_RATIO``, needs 4 of them).  That judgement
@@ -27,12 +31,14 @@ Contract:
   ``accept_missing``.  Vendor items and whole-group drift are shown, never gated.
 - Instruction counts (count_verdicts.py): a compile item counted in both runs gets a second
   verdict on its counts (``metric`` instructions), which gates too; a whole-run shift of compile
-  time is the machine's (shown) unless its counted items' counts moved the same way.  Plans
+  time is the machine's (shown) unless its counted items' counts moved the same way, and NOISY
+  where none was counted.  Plans
   (plan_verdicts.py):
   one verdict per case; a modeled II or cycle count worse beyond the threshold gates by
   default, any other plan change on request (``Thresholds``).
-- Layout: the rule is judgement.py (rank test) and verdicts.py (rules where the rank test
-  cannot decide); what a comparison holds is comparison.py; pairing, in-run references,
+- Layout: the rules are compare_rules.py (their arithmetic: judgement.py, verdicts.py; a
+  compile group's values and references: compile_group.py); the verdict words are
+  verdict_words.py's; what a comparison holds is comparison.py; pairing, in-run references,
   noise floor and whole-run shifts are pairing.py; across backends is compare_backends.py.
 """
 
