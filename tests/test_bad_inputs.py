@@ -51,6 +51,12 @@ def _every_record(key, fn):
     return edit
 
 
+def _three_rounds(rec):
+    """The record as a run of --tlbench-compile-rounds=3 would hold it (another measurement method)."""
+    for key in ("samples_s", "cpu_samples_s", "machine_probe_cpu_s"):
+        rec[key] = rec[key][:3]
+
+
 # name -> (edit of the NEW file, expected exit, words expected on stderr)
 BROKEN_NEW = {
     "benchmark-is-a-string": (_set(["benchmarks", 0], "oops"), 2, "benchmarks[0]"),
@@ -78,6 +84,7 @@ BROKEN_NEW = {
     "throughput-a-string": (_record("throughput", {"tflops": "lots"}), 2, "throughput.tflops"),
     "schema-version-2": (_record("schema_version", 2), 2, "schema_version"),
     "one-of-28-items": (lambda d: d.__setitem__("benchmarks", d["benchmarks"][:1]), 1, None),
+    "samples-all-zero": (_every_record("samples_s", lambda v: [0.0] * len(v)), 0, None),
     "a-whole-backend-missing": (lambda d: d.__setitem__("benchmarks", [b for b in d["benchmarks"]
                                                                       if b["extra_info"]["tlbench"]["backend"] == "nvidia"]), 1, None),
 }
@@ -103,6 +110,21 @@ def _assert_clean_exit(done: subprocess.CompletedProcess, code: int, words: str 
             assert words in lines[0], lines[0]
     for path, digest in inputs.items():
         assert _sha(path) == digest, f"{path} changed"
+
+
+def test_compile_items_of_other_rounds_are_refused_like_another_timer(tmp_path):
+    """A run of --tlbench-compile-rounds=3 against one of 5: another measurement method, refused
+    (exit 2, naming the option) unless --allow-method-mismatch, which labels every report."""
+    base, new = tmp_path / "base.json", tmp_path / "new.json"
+    base.write_bytes((FIXTURES / "b1.json").read_bytes())
+    doc = json.loads((FIXTURES / "b2.json").read_text())
+    for bench in doc["benchmarks"]:
+        _three_rounds(bench["extra_info"]["tlbench"])
+    new.write_text(json.dumps(doc))
+    inputs = {base: _sha(base), new: _sha(new)}
+    _assert_clean_exit(_run(tmp_path, "compare", "base.json", "new.json"), 2, "compile rounds 5 -> 3", inputs)
+    allowed = _run(tmp_path, "compare", "base.json", "new.json", "--allow-method-mismatch")
+    assert allowed.returncode in (0, 1) and "METHOD MISMATCH nvidia in 14 compile items" in " ".join(allowed.stdout.split())
 
 
 @pytest.mark.parametrize("case", sorted(BROKEN_NEW))
@@ -152,6 +174,8 @@ COMMANDS = {
     "dashboard-on-another-programs-sqlite": (["dashboard", "--history", "other.db", "--out-dir", "site"], 2, "not a tlbench history"),
     "compare-history-on-an-empty-file": (["compare", "new.json", "--history", "empty.db"], 2, "empty file"),
     "history-add-to-a-non-database": (["history", "add", "new.json", "--history", "notadb.db"], 2, "notadb.db"),
+    "history-add-to-another-programs-sqlite": (["history", "add", "new.json", "--history", "other.db"], 2, "another program"),
+    "compare-history-png-over-its-input": (["compare", "new.json", "--history", "other.db", "--png", "new.json"], 2, "input"),
     "nightly-unbalanced-quote": (["nightly", "base.json", "--pytest-args", '"x'], 2, "No closing quotation"),
     "torn-json": (["report", "torn.json"], 2, "not valid JSON"),
     "empty-json": (["report", "empty.json"], 2, "empty file"),

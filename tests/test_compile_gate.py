@@ -60,15 +60,18 @@ def test_one_item_compiled_20_percent_slower_is_flagged():
     assert not cmp.gating_shifts
 
 
-def test_every_compile_20_percent_slower_exits_1_naming_the_whole_run_shift(tmp_path, capsys):
+def test_every_compile_20_percent_slower_without_counts_is_a_noisy_whole_run_move(tmp_path, capsys):
+    """Every build 1.2x slower in CPU seconds and no instruction count: a loaded CPU does the same
+    to the compiler (an A/A pair on this box under other work read +41.8 %), so the move is shown
+    NOISY with what would judge it, never gated; with counts that moved it gates
+    (tests/test_count_verdicts.py)."""
     new = tmp_path / "all-x1.2.json"
     new.write_text(json.dumps(_scaled(BASE, 1.2)))
     code = main(["compare", str(BASE), str(new)])
     out = " ".join(capsys.readouterr().out.split())  # the terminal wraps long lines
-    assert code == 1, out
-    assert "WHOLE-RUN SHIFT stages/ascend/compile: the whole run is +20.0% (14/14 kernels slower" in out
-    assert "the machine probe (divided out of every build) moved" in out
-    assert "1 WHOLE-RUN SHIFT(s)" in out
+    assert code == 0, out
+    assert "stages/ascend/compile: NOISY - the whole run's compile time moved +20.0% (14/14 items)" in out
+    assert "--tlbench-instructions subset" in out
 
 
 def test_a_real_20_percent_slower_build_that_this_box_cannot_resolve_says_so():
@@ -112,12 +115,13 @@ def test_quiet_box_aa_at_nightly_defaults_calls_nothing_and_no_shift():
         assert all(i.rule.startswith("median-of-n factor 1.1 on the median of 5/5 round-robin builds") for i in cmp.items)
 
 
-def test_a_real_run_with_every_compile_1_2x_slower_exits_1_on_whole_run_shifts(capsys):
+def test_a_real_run_with_every_compile_1_2x_slower_and_no_counts_is_a_noisy_whole_run_move(capsys):
     code = main(["compare", str(QUIET / "b2.json"), str(QUIET / "all20.json")])
     out = " ".join(capsys.readouterr().out.split())
-    assert code == 1, out
-    assert "WHOLE-RUN SHIFT stages/ascend/compile" in out and "WHOLE-RUN SHIFT stages/nvidia/compile" in out
-    assert "2 WHOLE-RUN SHIFT(s)" in out
+    assert code == 0, out
+    for backend in ("ascend", "nvidia"):
+        assert f"stages/{backend}/compile: NOISY - the whole run's compile time moved +2" in out
+    assert "WHOLE-RUN SHIFT(s)" not in out
 
 
 def test_a_real_single_item_20_percent_compile_change_is_slower_for_both_items():

@@ -7,6 +7,8 @@ from pathlib import Path
 
 from tlbench.harness.results.compare import compare_runs
 from tlbench.harness.results.compile_shift import honest
+from tlbench.harness.results.judgement import Thresholds
+from tlbench.harness.results.pairing import Paired, item_key, run_shifts
 from tlbench.harness.results.store import load_results
 from tlbench.harness.results.verdicts import RunShift
 
@@ -31,11 +33,18 @@ def test_a_loaded_box_a_a_pair_is_noisy_with_the_probes_real_move_both_ways():
         assert not any(i.verdict.value == "SLOWER" for i in comparison.items)
 
 
-def test_a_real_slowdown_of_every_build_still_gates_with_the_probes_move_in_its_words():
-    comparison = compare_runs(load_results(FIXTURES / "compile-cpu2" / "b1.json"), load_results(FIXTURES / "compile-cpu2" / "all20.json"))
-    shifts = [s for s in comparison.shifts if s.verdict == "SHIFT"]
-    assert shifts and all(s.gates and s.change > 0.1 for s in shifts)
+def test_a_real_slowdown_of_every_build_is_a_shift_in_time_with_the_probes_move_in_its_words():
+    """Judged on time alone (pairing.run_shifts, before instruction counts are asked) every build
+    1.2x slower is a whole-run SHIFT, the probe's real move in its words; with no counted item
+    to vouch for it, the comparison shows it NOISY (count_verdicts.uncounted), the probe's move kept."""
+    base, new = load_results(FIXTURES / "compile-cpu2" / "b1.json"), load_results(FIXTURES / "compile-cpu2" / "all20.json")
+    paired = Paired({item_key(r): r for r in base.records}, {item_key(r): r for r in new.records})
+    shifts = [s for s in run_shifts(paired, Thresholds()) if s.verdict == "SHIFT"]
+    assert len(shifts) == 2 and all(s.gates and s.change > 0.1 for s in shifts)
     assert all("the machine probe (divided out of every build) moved" in s.words and "+0.0%" not in s.words for s in shifts)
+    shown = [s for s in compare_runs(base, new).shifts if s.verdict != "NONE"]
+    assert len(shown) == 2 and all(s.verdict == "NOISY" and not s.gates and "while the machine probe moved" in s.words
+                                   for s in shown)
 
 
 def _run_shift(change: float) -> RunShift:

@@ -219,3 +219,54 @@ def test_a_flag_the_remeasurement_does_not_reproduce_does_not_gate(tmp_path, mon
     assert third.exit_code == 1 and len(gate.comparison.regressions) == 7
     assert "8 item(s) re-measured once; 8 reproduced" in third.markdown
     assert "WHOLE-RUN SHIFT sleepy/sleepy/device" in third.markdown
+
+
+def test_a_flagged_item_is_remeasured_beside_its_reference_and_judged_against_the_same_items(tmp_path, monkeypatch):
+    """Real sleep-timed runs.  The second night's first process runs one kernel (s3) 50 % slow,
+    transiently: it alone is flagged; it is re-measured in one process beside the vendor item it
+    is judged against (2 node ids, not the whole run), and that pair against the baseline's same
+    two items does not reproduce it: exit 0.  The third night's s3 is slow for good: the pair
+    reproduces it, exit 1, and the second comparison holds exactly those two items."""
+    suites = _sleepy_suites(tmp_path)
+    baselines = tmp_path / "baselines"
+    assert run_nightly(_sleepy_night(tmp_path, suites, "night1", baselines)).exit_code == 0
+    assert main(["baseline", "update", str(tmp_path / "night1" / "sleepy-host-cpu-time-sleep.json"), "--out-dir", str(baselines)]) == 0
+    monkeypatch.setenv("TLBENCH_SLEEP_ONLY_STAGES", "3")
+
+    once = tmp_path / "slow-once"
+    once.touch()
+    monkeypatch.setenv("TLBENCH_SLEEP_SLOW_ONCE", str(once))
+    second = run_nightly(_sleepy_night(tmp_path, suites, "night2", baselines))
+    (gate,) = second.gates
+    assert [i.key.case_id[-7:] for i in gate.first.regressions] == ["auto-s3"]
+    assert len(gate.remeasured) == 2 and any(n.endswith("-vendor]") for n in gate.remeasured)
+    assert {i.key.case_id[-7:] for i in gate.again.items} == {"auto-s3", "-vendor"}
+    assert not gate.comparison.has_regression and second.exit_code == 0, second.markdown
+    assert "flagged 1 regression(s); 2 item(s) re-measured once; 0 reproduced" in second.markdown
+
+    monkeypatch.delenv("TLBENCH_SLEEP_SLOW_ONCE")
+    monkeypatch.setenv("TLBENCH_SLEEP_FACTOR", "1.5")
+    third = run_nightly(_sleepy_night(tmp_path, suites, "night3", baselines))
+    (gate,) = third.gates
+    assert third.exit_code == 1 and [i.key.case_id[-7:] for i in gate.comparison.regressions] == ["auto-s3"]
+    assert "2 item(s) re-measured once; 1 reproduced" in third.markdown
+
+
+def test_an_item_with_no_reference_to_remeasure_against_keeps_its_first_verdict(tmp_path):
+    """plan_remeasure on a real two-item compile run: a flagged item whose group has one other
+    item is not re-measured (no reference it could be judged against); the plan says so."""
+    from tlbench.harness.results.comparison import ItemComparison, ItemKey, RunComparison
+    from tlbench.harness.results.judgement import Thresholds, Verdict
+    from tlbench.harness.results.remeasure import combine, plan_remeasure
+    from tlbench.harness.results.store import load_results, parse_results
+
+    doc = json.loads((ROOT / "tests" / "fixtures" / "compare" / "compile-cpu2" / "b2.json").read_text())
+    doc["benchmarks"] = [b for b in doc["benchmarks"] if b["extra_info"]["tlbench"]["backend"] == "nvidia"][:2]
+    new = parse_results(doc, "two.json")
+    rec = new.records[0]
+    key = ItemKey("stages", "nvidia", "compile", rec["case_id"])
+    first = RunComparison("base.json", "two.json", Thresholds(),
+                          (ItemComparison(key, "p", Verdict.FAILED, True, detail="failed in new"),), ())
+    todo = plan_remeasure(first, new)
+    assert todo.nodeids == () and len(todo.unpaired) == 1 and "first verdict stands" in todo.unpaired[0]
+    assert combine(first, first, todo).has_regression

@@ -1,6 +1,7 @@
 """The JSON Schemas shipped in harness/results/schema/ describe real files: every committed real
 results file validates against results.schema.json, a real ``tlbench compare --json`` output
-against compare-output.schema.json, and a broken field is caught (the validator can fail)."""
+against compare-output.schema.json (with the verdict words of the verdict table), and a broken field
+is caught (the validator can fail)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,9 @@ from pathlib import Path
 import pytest
 
 from json_schema_subset import errors
+
+from tlbench.harness.results.json_output import compare_output_schema
+from tlbench.harness.results.verdict_words import Verdict
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMAS = ROOT / "harness" / "results" / "schema"
@@ -64,10 +68,21 @@ def test_compare_json_output_validates(tmp_path):
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
-    assert errors(out, _schema("compare-output.schema.json")) == []
+    assert errors(out, compare_output_schema()) == []
     assert out["exit_code"] == 0 and out["exit_reason"] == "no regression" and len(out["items"]) == 28
 
 
 def test_the_schemas_ship_with_the_package():
     text = (ROOT / "pyproject.toml").read_text()
     assert '"tlbench.harness.results" = ["schema/*.json"]' in text
+
+
+def test_the_compare_schema_takes_its_verdict_words_from_the_table():
+    schema = compare_output_schema()
+    assert sorted(schema["$defs"]["verdict"]["enum"]) == sorted(v.value for v in Verdict)
+    item = {"suite": "s", "backend": "b", "kind": "compile", "case_id": "c", "verdict": "SLOWISH", "gates": True,
+            "regression": False, "reason": ""}
+    out = {"tlbench_output": "compare", "output_version": 1, "exit_code": 0, "exit_reason": "", "counts": {},
+           "base": {"path": "a", "partial": None}, "new": {"path": "b", "partial": None}, "items": [item], "shifts": []}
+    assert any("SLOWISH" in e for e in errors(out, schema))
+    assert errors({**out, "items": [{**item, "verdict": "SLOWER"}]}, schema) == []

@@ -393,3 +393,29 @@ def test_a_shard_on_a_slower_machine_is_judged_against_its_own_items(pytester, m
     comparison = compare_runs(load_results(pytester.path / "whole.json"), parse_results(doc, "slow-shard.json"))
     assert not comparison.has_regression
     assert {i.verdict.name for i in comparison.items} == {"SAME"}, [(i.key.case_id, i.verdict, i.detail) for i in comparison.items]
+
+
+def test_every_record_is_checked_one_item_one_shard_and_a_bad_note_is_exit_2(shards):
+    """A kernel's record that says nothing of its config is still a kernel: skipped in one shard
+    and timed in another is refused, as is an item held twice by one shard; a shard note with a
+    field of the wrong type is one line, exit 2 (never a crash)."""
+    suite, _ = shards
+    s1, s2, s3 = (_doc(suite, f"s{i}.json") for i in (1, 2, 3))
+    kernel = next(b for b in s1["benchmarks"] if b["extra_info"]["tlbench"]["config"] is not None)["extra_info"]["tlbench"]
+    nodeid = next(b["fullname"] for b in s1["benchmarks"] if b["extra_info"]["tlbench"] is kernel)
+    skipped = {k: kernel[k] for k in ("schema_version", "backend", "kind", "case_id", "problem")}
+    other = copy.deepcopy(s2)
+    other["tlbench"]["skipped"].append({**skipped, "nodeid": nodeid, "status": "skipped", "reason": "edited"})
+    with pytest.raises(ResultsError, match=r"is in d0.json \(shard 1/3\) and in d1.json \(shard 2/3\)"):
+        _merge_docs(s1, other, s3)
+    twice = copy.deepcopy(s1)
+    twice["tlbench"]["skipped"].append({**skipped, "nodeid": nodeid, "status": "skipped", "reason": "edited"})
+    with pytest.raises(ResultsError, match=r"holds item .* twice \(timed and skipped\)"):
+        _merge_docs(twice, s2, s3)
+    for field, value in (("count", "3"), ("run_items", "all"), ("settings", [1]), ("selected", "many"), ("index", True)):
+        bad = copy.deepcopy(s2)
+        bad["tlbench"]["shard"][field] = value
+        (suite.path / "bad.json").write_text(json.dumps(bad))
+        rc, _, error = _tlbench(suite.path, "merge", "s1.json", "bad.json", "s3.json", "-o", str(suite.path / "m.json"))
+        assert rc == 2 and f"tlbench.shard.{field} is" in error and len(error.strip().splitlines()) == 1, error
+        assert not (suite.path / "m.json").exists()

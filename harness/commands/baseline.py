@@ -4,7 +4,8 @@ Contract: ``register(subparsers)`` adds the subcommand; ``run_baseline(args)`` s
 backend and writes ``DIR/<backend>-<device>.json`` for each (default ``results/baselines``),
 saying for each whether it was created or replaced; a run without timed items is refused
 (``UsageProblem``, exit 2).  Replacing a baseline is this command's purpose, so it needs no
-``--force``; it never writes over its own input.
+``--force``; it never writes over its own input (harness/commands/outputs.py's guard, checked for
+every target before anything is written).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from tlbench.harness.commands.common import EXIT_OK, UsageProblem, add_out_dir, exit_codes, parser_args
+from tlbench.harness.commands.outputs import guard
 
 DEFAULT_BASELINE_DIR = "results/baselines"
 
@@ -26,7 +28,8 @@ def register(sub: Any) -> None:
     upd = base_sub.add_parser("update", **parser_args(
         "replace the baseline(s) with this run, deliberately",
         "Write one baseline file per backend of NEW.json: <DIR>/<backend>-<device>.json.",
-        exit_codes("written", unusable="unusable input, or a run without timed items (nothing written)")))
+        exit_codes("written", unusable="unusable input, a run without timed items, or a target that is NEW.json itself "
+                   "(nothing written)")))
     upd.add_argument("file", metavar="NEW.json")
     add_out_dir(upd, DEFAULT_BASELINE_DIR, "baseline folder")
     upd.set_defaults(handler=run_baseline)
@@ -38,10 +41,11 @@ def run_baseline(args: argparse.Namespace) -> int:
     results = load_results(args.file)
     if not results.records:
         raise UsageProblem(f"{results.name} has no timed items; a baseline needs samples")
-    for backend, document in split_by_backend(results.document).items():
-        target = Path(args.out_dir) / baseline_name(results.testbed(backend))
-        if target.exists() and target.resolve() == Path(args.file).resolve():
-            raise UsageProblem(f"{target}: is NEW.json itself; name a run that is not in the baseline folder")
+    targets = {backend: (document, Path(args.out_dir) / baseline_name(results.testbed(backend)))
+               for backend, document in split_by_backend(results.document).items()}
+    written = [target for _, target in targets.values()]
+    guard(written, [args.file], False, replaceable=written)  # replacing a baseline is the point; its input never
+    for backend, (document, target) in targets.items():
         action = "replaced" if target.exists() else "created"
         write_document(document, target)
         print(f"{action} {target} ({sum(1 for _ in document['benchmarks'])} items, {results.testbed(backend).describe()})")

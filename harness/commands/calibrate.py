@@ -5,7 +5,9 @@ without the optional ``calibrate`` method) is exit 2 with the reason.  Otherwise
 ``backend.calibrate(seconds)`` (vendor GEMM and a copy kernel, backend-side code), writes
 the profile as JSON to ``-o/--output`` (default ``results/profiles/<backend>-<device>.calibrated.json``,
 apart from the datasheet profiles shipped in backends/), prints it next to the datasheet
-profile of the same device (or "no datasheet profile"), and exits 0.
+profile of the same device (or "no datasheet profile"), and exits 0.  An output that is an
+existing results file or journal is refused before anything is measured (harness/commands/outputs.py,
+exit 2).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ def register(sub: Any) -> None:
     cal = sub.add_parser("calibrate", **parser_args(
         "measure this machine's peak matmul FLOP/s and copy bandwidth (vendor library)",
         "Write a calibrated device profile (use it with --tlbench-profile).",
-        exit_codes("written", unusable="no such backend, or no device here")))
+        exit_codes("written", unusable="no such backend, no device here, or an output that would destroy a file")))
     cal.add_argument("--backend", required=True, help="the backend whose device to calibrate")
     cal.add_argument("--seconds", type=float, default=30.0, help="rough time cap (default 30)")
     add_output(cal, "FILE.json", "where to write the calibrated profile (default results/profiles/<backend>-<device>.calibrated.json)")
@@ -48,10 +50,13 @@ def run_calibrate(args: argparse.Namespace) -> int:
     measure = getattr(backend, "calibrate", None)
     if not callable(measure):
         raise HistoryError(f"calibrate: backend {args.backend} cannot calibrate (it has no calibrate method)")
-    profile = measure(args.seconds)
+    from tlbench.harness.commands.outputs import guard
+
     datasheet, device = profile_of(backend)
     slug = re.sub(r"[^a-z0-9]+", "-", (device or "device").lower()).strip("-")
     out = Path(args.output or f"results/profiles/{args.backend}-{slug}.calibrated.json")
+    guard([out], [], False)  # never over a results file or a journal (checked before the measurement)
+    profile = measure(args.seconds)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(profile.to_dict(), indent=1) + "\n", encoding="utf-8")
     print(f"calibrated {profile.device} ({profile.source})")

@@ -15,6 +15,8 @@ Contract:
 - ``console()``: a rich Console that never wraps the lines tlbench lays out itself;
   ``width()`` the width those lines are laid out for (the terminal's; when piped, ``COLUMNS``
   or 200); ``write_text(path, text)``; ``print_json(document)``.
+- ``skipped_lines(skipped, why, shown)``: what a reader of stored history rows left out, said
+  once: a count, why, and the first ``shown`` rows (every row with ``shown=None``).
 Imports nothing heavy: the command's start-up stays light.
 """
 
@@ -150,3 +152,15 @@ def write_text(path: str | Path, text: str) -> None:
 def print_json(document: dict[str, Any]) -> None:
     json.dump(document, sys.stdout, indent=1, allow_nan=False)
     sys.stdout.write("\n")
+
+
+def skipped_lines(skipped: list[str] | tuple[str, ...], why: str = "could not be read", shown: int | None = 5) -> list[str]:
+    """What a reader of stored rows left out, said once: a count and the first few (all with ``shown=None``)."""
+    if not skipped:
+        return []
+    lines = [f"note: {len(skipped)} stored row(s) {why} and were left out:"]
+    listed = list(skipped) if shown is None else list(skipped[:shown])
+    lines += [f"  {s}" for s in listed]
+    if len(skipped) > len(listed):
+        lines.append(f"  ... {len(skipped) - len(listed)} more")
+    return lines

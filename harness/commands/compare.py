@@ -20,7 +20,7 @@ from typing import Any
 from tlbench.harness.commands import gate_options
 from tlbench.harness.commands.common import (
     EXIT_OK, EXIT_REGRESSION, UsageProblem, add_history, add_thresholds, console, exit_codes, parser_args, positive,
-    print_json, thresholds, width, write_text,
+    print_json, skipped_lines, thresholds, width, write_text,
 )
 from tlbench.harness.commands.outputs import guard
 
@@ -119,7 +119,7 @@ def _compare_history(args: argparse.Namespace) -> int:
 
     if len(args.files) != 1:
         raise HistoryError(f"compare --history takes one NEW.json (got {len(args.files)} files)")
-    guard([args.markdown, args.png], args.files, args.force)
+    guard([args.markdown, args.png], [*args.files, args.history], args.force)  # checked before anything is read
     new = load_results(args.files[0])
     gate_options.refuse_partial(new, new, args.allow_partial)
     conn = open_history(args.history, create=False)
@@ -135,6 +135,8 @@ def _compare_history(args: argparse.Namespace) -> int:
     else:
         report.print_comparison(result.comparison, console(), width(), [])
         for line in report.history_reference_lines(result, args.statistic, args.last, str(args.history)):
+            print(line)
+        for line in skipped_lines(result.skipped, "could not be read or were refused as a record", shown=None):
             print(line)
     if args.markdown:
         write_text(args.markdown, report.comparison_markdown(result.comparison))

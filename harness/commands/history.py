@@ -13,7 +13,7 @@ import argparse
 from typing import Any
 
 from tlbench.harness.commands.common import (
-    EXIT_OK, EXIT_UNUSABLE, add_history, add_json, console, exit_codes, parser_args, positive, print_json, width,
+    EXIT_OK, EXIT_UNUSABLE, add_history, add_json, console, exit_codes, parser_args, positive, print_json, skipped_lines, width,
 )
 
 from tlbench.harness.results.history.schema import DEFAULT_HISTORY, HistoryError, open_history
@@ -108,14 +108,3 @@ def _show(conn, args: argparse.Namespace) -> int:
     for line in skipped_lines(skipped):
         print(line)
     return EXIT_OK
-
-
-def skipped_lines(skipped: list[str], shown: int = 5) -> list[str]:
-    """What a reader of stored rows left out, said once: a count and the first few."""
-    if not skipped:
-        return []
-    lines = [f"note: {len(skipped)} stored row(s) could not be read and were left out:"]
-    lines += [f"  {s}" for s in skipped[:shown]]
-    if len(skipped) > shown:
-        lines.append(f"  ... {len(skipped) - shown} more")
-    return lines

@@ -10,14 +10,14 @@ shard merged; 1: shards are missing (or a shard left items without a result): th
 written anyway, marked ``tlbench.partial`` (the missing shards and items named), and this
 says which - ``--allow-partial`` makes that exit 0; 2: unusable input, a shard of another
 commit or run included (``ResultsError``, one line naming the file, from ``harness.cli``),
-and nothing is written.
+or an output that is an input shard, an existing results file or a journal without ``--force``
+(harness/commands/outputs.py), and nothing is written.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 from typing import Any
 
 from tlbench.harness.commands.common import EXIT_OK, EXIT_REGRESSION as EXIT_PARTIAL, add_allow_partial, add_force, add_output, exit_codes, parser_args
@@ -35,29 +35,13 @@ def register(sub: Any) -> None:
     merge.set_defaults(handler=run_merge)
 
 
-def _earlier_partial(output: str, inputs: list[str]) -> bool:
-    """Whether ``output`` is an existing results file marked partial (an earlier merge with shards
-    missing) that is none of the inputs: replacing it loses nothing the shards do not hold."""
-    from tlbench.harness.results.json_output import partial_of
-    from tlbench.harness.results.store import ResultsError, load_results
-
-    where = Path(output)
-    if not where.is_file() or any(where.resolve() == Path(f).resolve() for f in inputs):
-        return False
-    try:
-        return partial_of(load_results(where)) is not None
-    except ResultsError:
-        return False
-
-
 def run_merge(args: argparse.Namespace) -> int:
     from tlbench.harness.commands.outputs import guard
     from tlbench.harness.results.journal import atomic_write_text
     from tlbench.harness.results.shard_merge import merge_shards
     from tlbench.harness.results.store import load_results, parse_results
 
-    if not _earlier_partial(args.output, args.files):  # an earlier partial merge may be replaced; an input or a complete run not
-        guard([args.output], args.files, args.force)
+    guard([args.output], args.files, args.force)  # an earlier partial merge may be replaced; an input or a complete run not
     merged = merge_shards([load_results(f) for f in args.files])
     results = parse_results(merged.document, args.output)  # never write a file the readers would refuse
     atomic_write_text(args.output, json.dumps(merged.document, indent=1, default=str) + "\n")

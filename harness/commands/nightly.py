@@ -4,6 +4,11 @@ Contract: ``register(subparsers)`` adds the subcommand; ``run_nightly_command(ar
 ``harness.results.nightly.NightlyPlan`` from the options (``GITHUB_STEP_SUMMARY`` from the
 environment) and returns the night's exit code: 0 no regression, 1 a regression, 2 a suite
 crashed or timed out, a baseline could not be compared, or bad options (``UsageProblem``).
+Nothing the night reads is written over without ``--force`` (harness/commands/outputs.py): the
+out-dir is refused when it is the baseline directory or inside it, or an input file; every file
+the night writes is checked against its ``--from-results`` files, its history and the baseline
+directory (the plan carries the check as ``NightlyPlan.guard``; a night's own earlier files are
+replaced).
 """
 
 from __future__ import annotations
@@ -15,7 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from tlbench.harness.commands.baseline import DEFAULT_BASELINE_DIR
-from tlbench.harness.commands.common import UsageProblem, add_history, add_out_dir, add_thresholds, exit_codes, parser_args, thresholds
+from tlbench.harness.commands.common import (
+    UsageProblem, add_force, add_history, add_out_dir, add_thresholds, exit_codes, parser_args, thresholds,
+)
+from tlbench.harness.commands.outputs import guard, guard_folder
 
 
 def register(sub: Any) -> None:
@@ -24,7 +32,8 @@ def register(sub: Any) -> None:
         "Run each suite in its own pytest process with a timeout (or gate --from-results files), judge each backend "
         "against its baseline or its history, and write the summary.",
         exit_codes("no regression", "regression",
-                   "a suite crashed or timed out, a baseline could not be compared, or unusable options")))
+                   "a suite crashed or timed out, a baseline could not be compared, unusable options, or an out-dir "
+                   "that would write over an input or the baselines (nothing run)")))
     parser.add_argument("suites", nargs="*", metavar="SUITE", help="suite files, or folders of test_*.py suites")
     parser.add_argument("--from-results", action="append", default=[], metavar="RUN.json",
                         help="gate this results file (e.g. `tlbench merge` of a sharded run) instead of running suites (repeatable)")
@@ -38,6 +47,7 @@ def register(sub: Any) -> None:
     add_history(parser, None, "also add the night's runs to this history database, and gate against it where no baseline is")
     parser.add_argument("--no-remeasure", dest="remeasure", action="store_false",
                         help="gate on the first comparison (default: flagged items are re-measured once, and only what reproduces gates)")
+    add_force(parser, "the night's files (into the baseline directory too)")
     add_thresholds(parser)
     parser.set_defaults(handler=run_nightly_command)
 
@@ -58,6 +68,8 @@ def run_nightly_command(args: argparse.Namespace) -> int:
     if missing:
         raise UsageProblem(f"no such suite file or folder: {', '.join(missing)}")
     step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    inputs = [*args.from_results, *([args.history] if args.history else [])]
+    guard_folder(args.out_dir, inputs, args.force, keep=[args.baseline_dir])
     plan = NightlyPlan(
         suites=tuple(Path(s) for s in args.suites),
         backend=args.backend,
@@ -70,6 +82,7 @@ def run_nightly_command(args: argparse.Namespace) -> int:
         history=Path(args.history) if args.history else None,
         remeasure=args.remeasure,
         given=tuple(Path(p) for p in args.from_results),
+        guard=lambda paths: guard(paths, inputs, args.force, keep=[args.baseline_dir], replaceable=paths),
     )
     try:
         outcome = run_nightly(plan)

@@ -1,26 +1,43 @@
 """Outputs that would destroy something: refused unless the user says ``--force``.
 
-Contract: ``guard(outputs, inputs, force)`` raises ``OutputRefused`` (one line: which output,
-what it would destroy, ``--force``) when an output path names one of the command's inputs
-(the same file, however spelled), or an existing file that is a tlbench results file or a
-run journal (told by its first bytes, not its name); ``None`` outputs are ignored.  With
-``force`` nothing is refused.  ``looks_like(path)`` says what an existing file is
-(``"results"``, ``"partial results"``, ``"journal"`` or None).  The commands call it before
-they write anything.
+Contract: ``guard(outputs, inputs, force, keep=(), replaceable=())`` is the one check every
+command that writes a file makes before it writes anything (compare, report, recover, merge,
+export, nightly, baseline update, calibrate).  It raises ``OutputRefused`` (one line: which
+output, what it would destroy, what to do; exit 2 in harness/cli.py) when an output path
+
+- names one of the command's ``inputs`` (the same file however spelled: relative, absolute,
+  through a symlink or a hard link);
+- lies inside one of the ``keep`` folders (the baseline directory: baselines change only
+  through ``tlbench baseline update``), or is one;
+- exists and is a complete tlbench results file or a run journal (told by its first bytes, never
+  by its name; a file marked partial is what recover or merge write, and made again - told by
+  its last bytes, or by reading it whole when they do not show the note), unless it
+  is in ``replaceable`` - what the command exists to replace (its own earlier
+  output, a baseline that ``baseline update`` replaces); inputs and ``keep`` still hold there.
+
+``None`` outputs are ignored; with ``force`` nothing is refused.  ``guard_folder(folder,
+inputs, force, keep)`` is the check for a folder a command writes into (nightly's
+``--out-dir``, export's folder): refused when it is, or lies inside, a ``keep`` folder, or is
+an input file.  ``looks_like(path)`` says what an existing file is (``"results"``, ``"partial
+results"``, ``"journal"`` or None).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Iterable
 
 SNIFF_BYTES = 1 << 16
+TAIL_BYTES = 1 << 18
+PARTIAL_NOTE = re.compile(rb'"partial":\s*\{')  # a partial note is an object; a complete run's is null
+FORCE_WORDS = "name another output, or pass --force"
 
 
 class OutputRefused(ValueError):
-    """An output that would overwrite an input, a journal or a results file; one line."""
+    """An output that would overwrite an input, a baseline, a journal or a results file; one line."""
 
 
 def _same(a: Path, b: Path) -> bool:
@@ -30,6 +47,15 @@ def _same(a: Path, b: Path) -> bool:
         return False
 
 
+def _is_input(target: Path, source: Path) -> bool:
+    return _same(target, source) or target.resolve() == source.resolve()
+
+
+def _inside(target: Path, folder: Path) -> bool:
+    resolved, where = target.resolve(), folder.resolve()
+    return resolved == where or resolved.is_relative_to(where)
+
+
 def looks_like(path: str | Path) -> str | None:
     where = Path(path)
     if not where.is_file():
@@ -37,6 +63,9 @@ def looks_like(path: str | Path) -> str | None:
     try:
         with where.open("rb") as fh:
             head = fh.read(SNIFF_BYTES)
+            size = fh.seek(0, os.SEEK_END)
+            fh.seek(max(len(head), size - TAIL_BYTES))
+            tail = fh.read(TAIL_BYTES)  # a large file's top-level tlbench key (and its partial note) comes last
     except OSError:
         return None
     first = head.split(b"\n", 1)[0]
@@ -51,23 +80,55 @@ def looks_like(path: str | Path) -> str | None:
             except (ValueError, AttributeError):
                 partial = None
             return "partial results" if partial else "results"
-        return "results"
+        return "partial results" if PARTIAL_NOTE.search(tail) or _partial_note_in(where) else "results"
     return None
 
 
-def guard(outputs: Iterable[str | Path | None], inputs: Iterable[str | Path], force: bool) -> None:
+def _partial_note_in(where: Path) -> bool:
+    """Whether a large results file's top-level tlbench object holds a partial note, read whole:
+    the tail missed it (a note that lists many missing items begins before the last bytes)."""
+    try:
+        with where.open("rb") as fh:
+            document = json.load(fh)
+    except (OSError, ValueError, RecursionError):
+        return False
+    top = document.get("tlbench") if isinstance(document, dict) else None
+    return isinstance(top, dict) and isinstance(top.get("partial"), dict) and bool(top["partial"])
+
+
+def guard(outputs: Iterable[str | Path | None], inputs: Iterable[str | Path], force: bool,
+          keep: Iterable[str | Path] = (), replaceable: Iterable[str | Path] = ()) -> None:
     if force:
         return
     ins = [Path(p) for p in inputs]
+    folders = [Path(p) for p in keep]
+    replace = [Path(p) for p in replaceable]
     for out in outputs:
         if out is None:
             continue
         target = Path(out)
         for source in ins:
-            if _same(target, source) or target.resolve() == source.resolve():
-                raise OutputRefused(f"{target}: is also an input of this command; writing it would destroy it "
-                                    "(name another output file, or pass --force)")
+            if _is_input(target, source):
+                raise OutputRefused(f"{target}: is also an input of this command; writing it would destroy it ({FORCE_WORDS})")
+        for folder in folders:
+            if _inside(target, folder):
+                raise OutputRefused(f"{target}: is in the baseline directory {folder}, which only `tlbench baseline update` "
+                                    f"changes ({FORCE_WORDS})")
+        if any(_is_input(target, r) for r in replace):
+            continue
         what = looks_like(target)
-        if what is not None:
-            raise OutputRefused(f"{target}: exists and is a tlbench {what} file; writing over it would destroy it "
-                                "(name another output file, or pass --force)")
+        if what in ("results", "journal"):
+            raise OutputRefused(f"{target}: exists and is a tlbench {what} file; writing over it would destroy it ({FORCE_WORDS})")
+
+
+def guard_folder(folder: str | Path, inputs: Iterable[str | Path], force: bool, keep: Iterable[str | Path] = ()) -> None:
+    if force:
+        return
+    where = Path(folder)
+    for source in (Path(p) for p in inputs):
+        if _is_input(where, source):
+            raise OutputRefused(f"{where}: is also an input of this command, not a folder to write into ({FORCE_WORDS})")
+    for kept in (Path(p) for p in keep):
+        if _inside(where, kept):
+            raise OutputRefused(f"{where}: is the baseline directory {kept} or inside it, which only `tlbench baseline update` "
+                                f"changes; write the night's files elsewhere (--out-dir), or pass --force")

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from tlbench.harness.commands.common import add_force, add_output, exit_codes, parser_args
-from tlbench.harness.commands.outputs import guard, looks_like
+from tlbench.harness.commands.outputs import guard
 from tlbench.harness.results.journal import JOURNAL_SUFFIX, atomic_write_text, read_journal, recover_document
 from tlbench.harness.results.partial_note import partial_lines
 from tlbench.harness.results.store import parse_results
@@ -43,8 +43,7 @@ def run_recover(args: argparse.Namespace) -> int:
     contents = read_journal(args.journal)
     document = recover_document(contents)
     out = Path(args.output) if args.output else _default_output(Path(args.journal))
-    if looks_like(out) != "partial results":  # an earlier recovery may be replaced; an input, a journal, a complete run not
-        guard([out], [args.journal], args.force)
+    guard([out], [args.journal], args.force)  # an earlier (partial) recovery may be replaced; an input, a journal, a complete run not
     results = parse_results(document, str(out))  # never write a file the readers would refuse
     atomic_write_text(out, json.dumps(document, indent=4, default=str) + "\n")
     state = "the run ended" if contents.ended else "the run did not end"

@@ -12,8 +12,11 @@ Contract (``JournalingPlugin``, registered by harness/plugin.py when a journal a
   testbed (target, accelerator, tilelang, driver, vendor library) and the measure settings
   (policy, compile rounds, input seed, every backend option: a timer or L2 flush mode too);
 - ``--tlbench-resume JOURNAL``: an item that the journal holds as timed with the same
-  identity is not measured again; its journaled samples and record go into this run's JSON
-  (its record says ``resumed_from``).  Failed, skipped and mismatched items are measured.
+  identity, in a line whose record and benchmark are that item's (its kind, backend, case id
+  and test: results/journal.py::not_the_item), is not measured again; its journaled samples and
+  record go into this run's JSON (its record says ``resumed_from``).  Failed, skipped and
+  mismatched items are measured.  A journal with bad samples (NaN, a string) or two disagreeing
+  copies of an item is a usage error (one line; pytest's exit 4), never a traceback.
   Without ``--tlbench-seed`` the journal's input seed is reused;
 - the ``--benchmark-json`` file is written atomically (temp file + rename);
 - a run whose process measured no tlbench item writes no journal (not even its ``end``
@@ -37,7 +40,8 @@ import pytest
 from tlbench.harness.core.record import EXTRA_KEY, SCHEMA_VERSION, BenchItem
 from tlbench.harness.pytest_plugin.bench_adapter import result_json_path, route_json_write
 from tlbench.harness.pytest_plugin.xdist_support import to_plain, worker_index
-from tlbench.harness.results.journal import JOURNAL_VERSION, Journal, JournalError, atomic_write_text, journal_path_for, read_journal
+from tlbench.harness.results.journal import (JOURNAL_VERSION, Journal, JournalError, atomic_write_text, journal_path_for,
+                                             not_the_item, read_journal)
 from tlbench.harness.results.store import testbed_of
 
 SOURCE_DIRS = ("harness", "backends")
@@ -99,7 +103,10 @@ class JournalingPlugin:
                 print(f"[tlbench] journal {self.path}: its last line was torn (a run killed while writing it); "
                       f"dropped those {self.repaired} bytes before appending", file=sys.stderr)
         resume = config.getoption("--tlbench-resume")
-        self.resume = read_journal(resume) if resume else None
+        try:
+            self.resume = read_journal(resume) if resume else None
+        except JournalError as exc:
+            raise pytest.UsageError(f"--tlbench-resume: {exc}") from None
         self.same_file = bool(resume and self.path and Path(resume).resolve() == self.path.resolve())
         self.reused: list[str] = []
         self.remeasured: dict[str, str] = {}  # item id -> why the journal's entry was not reused
@@ -142,6 +149,10 @@ class JournalingPlugin:
         if not self.will_reuse(item):
             return None
         entry = self.resume.items[item.item_id]  # type: ignore[union-attr]
+        other = not_the_item(entry, item.item_id, item.backend, nodeid)
+        if other:
+            self.remeasured[item.item_id] = f"the journal's line is not this item's ({other})"
+            return None
         mine = self.identity(nodeid, item.backend, backend)
         theirs = entry.get("identity") or {}
         changed = [k for k in ("code", "testbed", "settings") if theirs.get(k) != mine[k]]

@@ -10,10 +10,14 @@ Contract:
   backend's traits read them from the record, else the record's ``method`` and
   ``l2_flush_bytes``) unless ``allow_method_mismatch``; a field one file lacks is not checked,
   and the notes say so.
-- The rule (``judge``): SLOWER / FASTER = a two-sided Mann-Whitney U test on the raw samples
-  gives p < alpha AND the median moved by at least the minimum effect AND by at least the
-  group's noise floor; NOISY = it moved that much without that evidence; SAME = it moved
-  less than the minimum effect.  NEW / MISSING / FAILED for unpaired items.
+- The rules: each pair is judged by the one rule of compare_rules.py whose predicate holds
+  (``compare_rules.choose``): samples of 0 s are NOISY; compile items by their builds against
+  the run's other compile items; device items with per-round values by the between-round test;
+  every other pair by the rank test (``judge``: SLOWER / FASTER = a two-sided Mann-Whitney U
+  test on the raw samples gives p < alpha AND the median moved by at least the minimum effect
+  AND by at least the group's noise floor; NOISY = it moved that much without that evidence;
+  SAME = it moved less than the minimum effect).  The rule's judgement is the item's verdict
+  and its reason (``ItemComparison.decided``).  NEW / MISSING / FAILED for unpaired items.
 - In-run reference: a kernel is also judged with its samples divided by a reference median
   of its own run - the vendor item of its problem (``VENDOR_RATIO``), else the geometric
   mean of the other kernels of its group (``RUN_RATIO``, needs 4 of them).  That judgement
@@ -27,12 +31,14 @@ Contract:
   ``accept_missing``.  Vendor items and whole-group drift are shown, never gated.
 - Instruction counts (count_verdicts.py): a compile item counted in both runs gets a second
   verdict on its counts (``metric`` instructions), which gates too; a whole-run shift of compile
-  time is the machine's (shown) unless its counted items' counts moved the same way.  Plans
+  time is the machine's (shown) unless its counted items' counts moved the same way, and NOISY
+  where none was counted.  Plans
   (plan_verdicts.py):
   one verdict per case; a modeled II or cycle count worse beyond the threshold gates by
   default, any other plan change on request (``Thresholds``).
-- Layout: the rule is judgement.py (rank test) and verdicts.py (rules where the rank test
-  cannot decide); what a comparison holds is comparison.py; pairing, in-run references,
+- Layout: the rules are compare_rules.py (their arithmetic: judgement.py, verdicts.py; a
+  compile group's values and references: compile_group.py); the verdict words are
+  verdict_words.py's; what a comparison holds is comparison.py; pairing, in-run references,
   noise floor and whole-run shifts are pairing.py; across backends is compare_backends.py.
 """
 
@@ -40,12 +46,12 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 from tlbench.harness.core.backend_traits import TraitsCatalog
-from tlbench.harness.results import count_verdicts, method_match, plan_verdicts, verdicts
+from tlbench.harness.results import compare_rules, compile_method, count_verdicts, method_match, plan_verdicts, verdicts
 from tlbench.harness.core.shard import placement
 from tlbench.harness.results.store import Results
 from tlbench.harness.results.comparison import CompareError, ItemComparison, ItemKey, RunComparison, TestbedPair
-from tlbench.harness.results.judgement import Judgement, TIME, Thresholds, Verdict, judge
-from tlbench.harness.results.pairing import Group, NOISE_K, Paired, compile_rule, decisive_rule, first_line, group_drift, in_run_reference, is_vendor, item_key, model_changes, on_gpu, noise_floor, problem_of, run_shifts
+from tlbench.harness.results.judgement import Thresholds, Verdict
+from tlbench.harness.results.pairing import Group, NOISE_K, Paired, first_line, group_drift, in_run_reference, is_vendor, item_key, model_changes, on_gpu, noise_floor, problem_of, run_shifts
 
 
 def _index(results: Results, items: Iterable[dict[str, Any]]) -> dict[ItemKey, dict[str, Any]]:
@@ -105,55 +111,32 @@ def _methods(base: Results, new: Results, paired: Paired, allow_mismatch: bool) 
     return check
 
 
-def _timed_pair(
-    paired: Paired, key: ItemKey, thresholds: Thresholds, reference: tuple | None, floor: tuple[float, str]
-) -> ItemComparison:
-    base_rec, new_rec = paired.base[key], paired.new[key]
-    min_effect = thresholds.min_effect_for(key.suite)
-    by_time = judge(base_rec["samples_s"], new_rec["samples_s"], min_effect, thresholds.alpha)
-    relative, described = None, ""
-    if reference is not None:
-        basis, described, base_ref, new_ref = reference
-        relative = judge(
-            [s / base_ref for s in base_rec["samples_s"]],
-            [s / new_ref for s in new_rec["samples_s"]],
-            min_effect,
-            thresholds.alpha,
-            basis=basis,
-            noise_floor=floor[0],
-            noise_source=floor[1],
-        )
-    decided = relative or by_time
-    if key.kind == "compile":
-        rule = compile_rule(paired, key, min_effect)
-    else:
-        rule = decisive_rule(key, base_rec, new_rec, reference, min_effect, thresholds.alpha, floor)
-    rule_name = "rank test"
-    if rule is not None:
-        basis = reference[0] if reference is not None else TIME  # the rule judged values relative to it
-        decided = Judgement(basis, rule.base_value, rule.new_value, rule.change, rule.p_value, Verdict(rule.verdict), rule.reason)
-        rule_name = rule.rule
-        if basis != TIME:
-            relative = decided
-    elif max(verdicts.drift_of(base_rec), verdicts.drift_of(new_rec)) > abs(decided.change) and decided.verdict in (Verdict.SLOWER, Verdict.FASTER):
-        width = max(verdicts.drift_of(base_rec), verdicts.drift_of(new_rec))
-        decided = Judgement(decided.basis, decided.base_median, decided.new_median, decided.change, decided.p_value, Verdict.NOISY,
-                            f"{decided.reason}, but inside the ±{width:.1%} drift measured in the item")
+def _timed_pair(paired: Paired, key: ItemKey, thresholds: Thresholds, reference: tuple | None,
+                floor: tuple[float, str]) -> ItemComparison:
+    """The pair judged by the one rule that applies to it (compare_rules.choose), with the rank
+    tests on the raw samples and on the ratios to the in-run reference shown beside it."""
+    facts = compare_rules.PairFacts(paired, key, thresholds, reference, floor)
+    decision = compare_rules.choose(facts).decide(facts)
+    base_rec, new_rec = facts.base, facts.new
     vendor = is_vendor(base_rec)
     notes = [f"{side} run: {verdicts.status_of(r)}" for side, r in (("base", base_rec), ("new", new_rec)) if verdicts.status_of(r) != "clean"]
+    how = compile_method.width_difference(base_rec, new_rec) if key.kind == "compile" else None
+    if how and how not in decision.judgement.reason:
+        notes.append(how)
     detail = "; ".join((["the vendor reference: shown, not gated"] if vendor else []) + notes)
     return ItemComparison(
         key=key,
         problem=problem_of(base_rec),
-        verdict=decided.verdict,
+        verdict=decision.judgement.verdict,
         gates=not vendor,
-        decided_by=decided.basis,
-        time=by_time,
-        relative=relative,
-        reference=described,
-        min_effect=min_effect,
+        decided_by=decision.judgement.basis,
+        time=facts.time,
+        relative=facts.relative,
+        decided=decision.judgement,
+        reference=decision.reference or (reference[1] if reference is not None else ""),
+        min_effect=facts.min_effect,
         detail=detail,
-        rule=rule_name,
+        rule=decision.rule,
     )
 
 

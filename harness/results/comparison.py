@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
-from tlbench.harness.results import verdicts
+from tlbench.harness.results import verdict_words, verdicts
 from tlbench.harness.results.method_match import MethodMismatch
 from tlbench.harness.results.store import Testbed
 from tlbench.harness.results.judgement import Judgement, Thresholds, Verdict
@@ -36,8 +36,10 @@ class ItemKey:
 
 @dataclass(frozen=True)
 class ItemComparison:
-    """``time`` judges the raw samples; ``relative`` (when a reference exists in both runs)
-    judges them divided by that run's reference, and then decides (``decided_by``)."""
+    """``decided`` is the judgement of the rule that decided (harness/results/compare_rules.py):
+    its verdict is ``verdict`` and its reason the item's why (they cannot disagree: checked at
+    construction).  ``time`` is the rank test on the raw samples and ``relative`` (when a
+    reference exists in both runs) on the samples divided by that run's reference, both shown."""
 
     key: ItemKey
     problem: str
@@ -51,14 +53,22 @@ class ItemComparison:
     detail: str = ""
     rule: str = "rank test"  # which rule decided (harness/results/verdicts.py)
     metric: str = "time"  # what was judged: time, or instructions (harness/results/count_verdicts.py)
+    decided: Judgement | None = None  # the deciding judgement (None: the rank test, ``relative`` or else ``time``)
+
+    def __post_init__(self) -> None:
+        decisive = self.decisive
+        if decisive is not None and decisive.verdict != self.verdict and self.verdict not in (Verdict.NEW, Verdict.MISSING, Verdict.FAILED):
+            raise ValueError(f"{self.key.case_id}: verdict {self.verdict.value} beside a judgement that says {decisive.verdict.value}")
 
     @property
     def decisive(self) -> Judgement | None:
+        if self.decided is not None:
+            return self.decided
         return self.relative if self.relative is not None else self.time
 
     @property
     def is_regression(self) -> bool:
-        return self.gates and self.verdict in (Verdict.SLOWER, Verdict.FAILED, Verdict.MISSING)
+        return self.gates and verdict_words.is_regression(self.verdict)
 
 
 @dataclass(frozen=True)

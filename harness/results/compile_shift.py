@@ -13,6 +13,10 @@ so dividing by the probe manufactures a move the builds did not make.  Told apar
 probe-relative move is the other way from the probe's own, and the builds' own CPU seconds
 either moved the probe's way or by less than the effect.  A move the CPU seconds make
 themselves against the probe (at least the effect) is left to ``run_shift``'s verdict.
+``measured_differently(shift, how)``: a SHIFT of a group whose runs took their rounds another
+way (round-robin over another number of items, or back to back: harness/results/compile_method.py)
+is ``NOISY`` with ``how`` in its words - the item selection changed what every build met (measured
+on the 2-core box: Ascend compile items round-robin over 7 read 12-18 % faster than over 14).
 """
 
 from __future__ import annotations
@@ -43,6 +47,15 @@ def machine_moves(records: Iterable[tuple[dict, dict]]) -> tuple[float | None, f
     probe = _geomean_ratio((b.get("machine_probe_cpu_s") or (), n.get("machine_probe_cpu_s") or ()) for b, n in pairs)
     cpu = _geomean_ratio((b.get("cpu_samples_s") or (), n.get("cpu_samples_s") or ()) for b, n in pairs)
     return probe, cpu
+
+
+def measured_differently(shift: RunShift, how: str) -> RunShift:
+    if shift.verdict != "SHIFT":
+        return shift
+    group = f"{shift.suite}/{shift.backend}/{shift.kind}"
+    words = (f"{group}: NOISY - the whole run reads {shift.change:+.1%} ({shift.agreeing}/{shift.items} items), but {how}: "
+             "the item selection changed how every build was measured (not judged; compare runs of the same selection)")
+    return replace(shift, verdict="NOISY", gates=False, words=words)
 
 
 def honest(shift: RunShift, probe: float | None, cpu: float | None, effect: float) -> RunShift:

@@ -1,10 +1,14 @@
 """A compile item's builds in both runs, as the values the compile gate compares.
 
 Contract, over one item's two records (base run, new run):
-- ``probe_normalised(rec)``: each build's CPU seconds in units of the machine's speed
-  (the probe timed after every build), or None where the record lacks either.
+- ``probe_normalised(rec, per_build)``: each build's CPU seconds in units of the machine's speed
+  (the probe timed after every build), or None where the record lacks either; ``per_build``:
+  each build over its own probe (else over the item's fastest probe; None: as the record's
+  own rounds were taken).
 - ``normalised_pair(base, new)`` / ``values_normalised(base, new)``: both runs' normalised
-  builds, where both have them and every build used at least one probe's worth of CPU.
+  builds, where both have them and every build used at least one probe's worth of CPU; both
+  runs normalised the same way (each build over its own probe only where both took their rounds
+  round-robin), so the two sides are one statistic.
 - ``compile_values(base, new) -> (base values, new values, centre)``: the normalised
   builds; CPU seconds where neither run recorded a probe (older records); else wall seconds.
 - ``compile_centre(base, new)``: ``median`` or ``min``, the statistic the values are
@@ -23,7 +27,7 @@ def round_robin(rec: dict[str, Any]) -> bool:
     return int(rec.get("compile_round_robin") or 0) > 1
 
 
-def probe_normalised(rec: dict[str, Any]) -> list[float] | None:
+def probe_normalised(rec: dict[str, Any], per_build: bool | None = None) -> list[float] | None:
     """Each build's CPU seconds in units of the machine's speed, where the record has both
     (the probe is timed after every build).  Rounds taken round-robin: each build over its own
     probe (the machine's speed at that moment; a pass apart, the rounds are independent
@@ -34,7 +38,7 @@ def probe_normalised(rec: dict[str, Any]) -> list[float] | None:
     cpu, probe = rec.get("cpu_samples_s"), rec.get("machine_probe_cpu_s")
     if not cpu or not probe or len(cpu) != len(probe) or min(probe) <= 0:
         return None
-    if round_robin(rec):
+    if round_robin(rec) if per_build is None else per_build:
         return [c / p for c, p in zip(cpu, probe)]
     fastest = min(probe)
     return [c / fastest for c in cpu]
@@ -44,7 +48,8 @@ def normalised_pair(base_rec: dict[str, Any], new_rec: dict[str, Any]) -> tuple[
     """Both runs' probe-normalised builds, where both have them and every build used at least
     one probe's worth of CPU: below that (a compile that only waited, or was served from
     memory) process CPU accounting is noise, not the compiler's work."""
-    base, new = probe_normalised(base_rec), probe_normalised(new_rec)
+    per_build = round_robin(base_rec) and round_robin(new_rec)
+    base, new = probe_normalised(base_rec, per_build), probe_normalised(new_rec, per_build)
     if base is None or new is None or min(base) < 1.0 or min(new) < 1.0:
         return None
     return base, new

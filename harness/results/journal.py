@@ -14,8 +14,17 @@ Contract:
   the code, testbed and settings it was measured with -, ``outcome`` - the record that went
   into ``extra_info`` or under ``tlbench.failed``/``skipped`` - and, when timed,
   ``benchmark``, pytest-benchmark's own entry), ``end`` (the run finished; its exit status).
-- ``read_journal(path)`` returns ``JournalContents`` (the last line per item id wins) or
-  raises ``JournalError`` with one line saying what is wrong and what to do.
+- ``read_journal(path)`` returns ``JournalContents`` (the last line per item id wins), reading
+  one line at a time (a file that is no journal is refused at its first line, in bounded
+  memory), or
+  raises ``JournalError`` with one line saying what is wrong and what to do: a line that is not
+  JSON (but a torn last one), an item line whose fields have the wrong type, whose samples are
+  not non-negative finite numbers (NaN, a string: never a measured time), or two timed lines of
+  one item, measured with the same code and testbed, whose samples differ (two runs wrote into
+  one journal: which copy is the item's cannot be told).  ``not_the_item(entry, item_id,
+  backend, nodeid)`` says why an item line must not stand for that item (its record or its
+  benchmark is another item's or another backend's), None when it may: resume measures such an
+  item again and recover refuses the journal.
 - ``recover_document(contents)`` is a pytest-benchmark JSON document of the journal's items
   (``pytest-benchmark compare`` and ``tlbench compare`` read it); its ``tlbench.partial``
   says whether the run ended and which collected items are missing.
@@ -28,16 +37,19 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from tlbench.harness.core.atomic_file import atomic_write_text  # noqa: F401  (re-exported: the journal's writers use it)
 from tlbench.harness.core.record import EXTRA_KEY, SCHEMA_VERSION
 
 JOURNAL_VERSION = 1
 JOURNAL_SUFFIX = ".journal.jsonl"
+FIRST_LINE_BYTES = 4 * 2**20  # a run header (machine and commit info) is far smaller
+MAX_LINE_BYTES = 64 * 2**20  # one item line: its record and pytest-benchmark's entry with every sample
 
 
 class JournalError(ValueError):
@@ -117,6 +129,7 @@ class JournalContents:
     items: dict[str, dict[str, Any]] = field(default_factory=dict)  # item id -> last item line
     ended: bool = False
     torn_lines: int = 0
+    line_of: dict[str, int] = field(default_factory=dict)  # item id -> the line number of its last line
 
     def by_status(self, status: str) -> list[dict[str, Any]]:
         return [e for e in self.items.values() if e.get("status") == status]
@@ -126,6 +139,111 @@ class JournalContents:
         return [i for i in self.collected if i not in self.items]
 
 
+def _bad_numbers(values: Any) -> str | None:
+    """Why ``values`` is not a list of measured times (None: it is)."""
+    if not isinstance(values, list):
+        return f"a {type(values).__name__}, not a list"
+    for value in values:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return f"{value!r:.40}, not a number"
+        if not math.isfinite(value) or value < 0:
+            return f"{value!r}, not a non-negative finite number"
+    return None
+
+
+def _check_item(where: Path, number: int, entry: dict[str, Any]) -> None:
+    item_id = entry.get("item_id")
+    if not isinstance(item_id, str) or not item_id:
+        raise JournalError(f"{where}: line {number} is an item line without an item_id; the journal was edited or "
+                           "corrupted (delete that line and retry)")
+    fix = f"the journal was edited or corrupted: delete line {number} (a resume measures {item_id} again) and retry"
+    if entry.get("status") not in ("timed", "failed", "skipped"):
+        raise JournalError(f"{where}: line {number} (item {item_id}): status {entry.get('status')!r:.40} is none of "
+                           f"timed/failed/skipped; {fix}")
+    outcome, bench = entry.get("outcome"), entry.get("benchmark")
+    if outcome is not None and not isinstance(outcome, dict):
+        raise JournalError(f"{where}: line {number} (item {item_id}): its record is not an object; {fix}")
+    if bench is not None and (not isinstance(bench, dict) or not isinstance(bench.get("stats", {}), dict)):
+        raise JournalError(f"{where}: line {number} (item {item_id}): its benchmark is not an object; {fix}")
+    fields = []
+    if isinstance(outcome, dict) and "samples_s" in outcome:
+        fields.append(("samples_s", outcome["samples_s"]))
+    if isinstance(bench, dict) and "data" in (bench.get("stats") or {}):
+        fields.append(("benchmark stats.data", bench["stats"]["data"]))
+    for name, values in fields:
+        why = _bad_numbers(values)
+        if why:
+            raise JournalError(f"{where}: line {number} (item {item_id}): {name} holds {why}; {fix}")
+
+
+def not_the_item(entry: dict[str, Any], item_id: str, backend: str | None = None, nodeid: str | None = None) -> str | None:
+    """Why this item line must not stand for ``item_id`` (of ``backend``, test ``nodeid``); None: it may."""
+    outcome = entry.get("outcome") or {}
+    named = f"{outcome.get('kind')}-{outcome.get('backend')}-{outcome.get('case_id')}"
+    if entry.get("item_id") != item_id:
+        return f"the line is {entry.get('item_id')!r}'s"
+    if outcome and named != item_id:
+        return f"its record is of {named}"
+    if backend is not None and outcome and outcome.get("backend") != backend:
+        return f"its record is of backend {outcome.get('backend')!r}"
+    fullname = (entry.get("benchmark") or {}).get("fullname")
+    for other in (entry.get("nodeid"), fullname, outcome.get("nodeid")):
+        if nodeid is not None and other is not None and other != nodeid:
+            return f"it was written for test {other}"
+    if fullname is not None and entry.get("nodeid") is not None and fullname != entry.get("nodeid"):
+        return f"its benchmark is of test {fullname}"
+    return None
+
+
+def _samples(entry: dict[str, Any]) -> Any:
+    return ((entry.get("benchmark") or {}).get("stats") or {}).get("data", (entry.get("outcome") or {}).get("samples_s"))
+
+
+def _check_copies(where: Path, number: int, entry: dict[str, Any], earlier: tuple[int, dict[str, Any]] | None) -> None:
+    """Two timed copies of one item, of the same code and testbed, must agree."""
+    if earlier is None or entry.get("status") != "timed" or earlier[1].get("status") != "timed":
+        return
+    first = earlier[1]
+    if not_the_item(first, first["item_id"]) or not_the_item(entry, entry["item_id"]):
+        return  # a line that is not its item's never stood for it
+    if first.get("identity") == entry.get("identity") and _samples(first) != _samples(entry):
+        raise JournalError(
+            f"{where}: lines {earlier[0]} and {number} hold two different measurements of {entry['item_id']} with the same "
+            "code and testbed: two runs wrote into this journal, and which copy is the item's cannot be told; keep the "
+            "lines of one run (each run starts at a 'run' line) and retry")
+
+
+def _lines(where: Path) -> Iterator[tuple[int, bytes, bool]]:
+    """(number, bytes, ends with a newline) of each line, read one at a time: a file that is no
+    journal (its first line longer than a run header, any line longer than ``MAX_LINE_BYTES``)
+    is refused before much of it is read."""
+    with where.open("rb") as fh:
+        number = 0
+        while True:
+            limit = FIRST_LINE_BYTES if number == 0 else MAX_LINE_BYTES
+            raw = fh.readline(limit + 1)
+            if not raw:
+                return
+            number += 1
+            if len(raw) > limit:
+                raise JournalError(f"{where}: line {number} is longer than {limit / 2**20:g} MiB, which no journal line is; "
+                                   f"this is not a tlbench journal (pass a *{JOURNAL_SUFFIX} file)")
+            yield number, raw, raw.endswith(b"\n")
+
+
+def _entry(where: Path, number: int, raw: bytes, complete: bool) -> dict[str, Any] | None:
+    """The line as an entry; None: a torn last line (killed while writing it)."""
+    try:
+        entry = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        if not complete:
+            return None
+        raise JournalError(f"{where}: line {number} is not JSON; this is not a tlbench journal (or it was edited)") from None
+    if not isinstance(entry, dict) or not isinstance(entry.get("type"), str):
+        raise JournalError(f"{where}: line {number} is not a journal entry; pass a *{JOURNAL_SUFFIX} file")
+    return entry
+
+
 def read_journal(path: str | Path) -> JournalContents:
     where = Path(path)
     if not where.exists():
@@ -133,20 +251,18 @@ def read_journal(path: str | Path) -> JournalContents:
     if where.is_dir():
         raise JournalError(f"{where}: is a directory, not a journal file")
     contents = JournalContents(path=str(where))
-    lines = where.read_bytes().splitlines()
-    for number, raw in enumerate(lines, 1):
+    timed: dict[str, tuple[int, dict[str, Any]]] = {}  # item id -> its last timed line
+    collected: set[str] = set()
+    for number, raw, complete in _lines(where):
         if not raw.strip():
             continue
-        try:
-            entry = json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            if number == len(lines):  # killed while writing its last line
-                contents.torn_lines += 1
-                continue
-            raise JournalError(f"{where}: line {number} is not JSON; this is not a tlbench journal (or it was edited)") from None
-        if not isinstance(entry, dict) or "type" not in entry:
-            raise JournalError(f"{where}: line {number} is not a journal entry; pass a *{JOURNAL_SUFFIX} file")
+        entry = _entry(where, number, raw, complete)
+        if entry is None:
+            contents.torn_lines += 1
+            continue
         kind = entry["type"]
+        if not contents.runs and kind != "run":
+            raise JournalError(f"{where}: line {number} comes before any run header line; this is not a tlbench journal")
         if kind == "run":
             if entry.get("journal_version") != JOURNAL_VERSION:
                 raise JournalError(
@@ -155,11 +271,23 @@ def read_journal(path: str | Path) -> JournalContents:
                 )
             contents.runs.append(entry)
         elif kind == "collected":
-            contents.collected += [i for i in entry.get("item_ids", []) if i not in contents.collected]
+            ids = entry.get("item_ids", [])
+            if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+                raise JournalError(f"{where}: line {number}: its item_ids are not a list of item ids; the journal was edited")
+            contents.collected += [i for i in dict.fromkeys(ids) if i not in collected]
+            collected.update(ids)
         elif kind == "backend":
+            if not isinstance(entry.get("name"), str) or not isinstance(entry.get("device_info") or {}, dict):
+                raise JournalError(f"{where}: line {number}: a backend line without a name or with device info that is not "
+                                   "an object; the journal was edited")
             contents.backends[entry["name"]] = entry.get("device_info") or {}
         elif kind == "item":
+            _check_item(where, number, entry)
+            _check_copies(where, number, entry, timed.get(entry["item_id"]))
+            if entry.get("status") == "timed":
+                timed[entry["item_id"]] = (number, entry)
             contents.items[entry["item_id"]] = entry
+            contents.line_of[entry["item_id"]] = number
         elif kind == "end":
             contents.ended = True
     if not contents.runs:
@@ -178,7 +306,13 @@ def partial_note(contents: JournalContents) -> dict[str, Any]:
 
 
 def recover_document(contents: JournalContents) -> dict[str, Any]:
-    """A pytest-benchmark document of everything the journal holds (see the module contract)."""
+    """A pytest-benchmark document of everything the journal holds (see the module contract);
+    ``JournalError`` where a line is not its item's."""
+    for item_id, entry in contents.items.items():
+        why = not_the_item(entry, item_id)
+        if why:
+            raise JournalError(f"{contents.path}: line {contents.line_of.get(item_id, '?')} stands for {item_id} but {why}; "
+                               "the journal was edited or mixes runs: delete that line and recover again")
     first = contents.runs[0]
     machine_info = dict(first.get("machine_info") or {})
     if contents.backends:

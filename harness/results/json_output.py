@@ -3,8 +3,9 @@
 Contract: every ``--json`` document carries ``tlbench_output`` (which command),
 ``output_version`` (``OUTPUT_VERSION``), ``exit_code`` and ``exit_reason`` (the one line that
 says why the gate passed or failed); each shape has a JSON Schema in harness/results/schema/
-(``<command>-output.schema.json``; the results file's own is results.schema.json).  Values are
-numbers in seconds or fractions (+0.10 = 10 % slower); nothing is formatted.
+(``<command>-output.schema.json``; the results file's own is results.schema.json); compare's,
+``compare_output_schema()``, gets its verdict words from verdict_words.py, the one list of
+words.  Values are numbers in seconds or fractions (+0.10 = 10 % slower); nothing is formatted.
 - ``compare_json(comparison, exit_code, inputs)``: the inputs (path, partial marker), verdict
   counts, one entry per item (its key, verdict, whether it gates and is a regression, the
   decisive judgement: basis, rule, base/new value, change, p, reason, and detail), the
@@ -13,21 +14,35 @@ numbers in seconds or fractions (+0.10 = 10 % slower); nothing is formatted.
   changes in words) with the modeled cycles before and after, and notes.
 - ``history_compare_extra(result, statistic, last, source)``: what ``compare --history`` adds:
   the base is the history (path, statistic, runs), each item's reference run, the level
-  changes found.
+  changes found, and the stored rows left out (``skipped_rows``: unreadable, or refused as a
+  record).
+- ``compare_output_schema()``: the JSON Schema of ``compare --json``.
 - ``envelope(command, exit_code, reason)`` and ``num(value)`` for the other documents
   (harness/results/json_report.py).
 """
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 from typing import Any, Iterable
 
 from tlbench.harness.results.comparison import ItemComparison, RunComparison
+from tlbench.harness.results import verdict_words
 from tlbench.harness.results.judgement import Judgement
 from tlbench.harness.results.store import Results
 
 OUTPUT_VERSION = 1
+SCHEMA_DIR = Path(__file__).resolve().parent / "schema"
+
+
+def compare_output_schema() -> dict[str, Any]:
+    """The JSON Schema of ``compare --json``: schema/compare-output.schema.json with the item
+    verdict's enum read from the verdict table (verdict_words.py), the one list of words."""
+    schema = json.loads((SCHEMA_DIR / "compare-output.schema.json").read_text(encoding="utf-8"))
+    schema["$defs"]["verdict"]["enum"] = verdict_words.item_words()
+    return schema
 
 
 def envelope(command: str, exit_code: int = 0, reason: str = "read") -> dict[str, Any]:
@@ -99,7 +114,9 @@ def _plan_counts(comparison: RunComparison) -> dict[str, int]:
 
 
 def history_compare_extra(result: Any, statistic: str, last: int, source: str) -> dict[str, Any]:
-    """``result``: harness/results/history/judge.py's ``HistoryComparison``."""
+    """``compare --history --json``'s own keys: the history as the base, each item's reference
+    run, the level changes found and the stored rows left out.  ``result``:
+    harness/results/history/judge.py's ``HistoryComparison``."""
     return {
         "base": {"path": source, "partial": None, "history": {"statistic": statistic, "last": last,
                                                                "testbeds": [t.describe() for t in result.testbeds]}},
@@ -107,4 +124,5 @@ def history_compare_extra(result: Any, statistic: str, last: int, source: str) -
                        for k, text in sorted(result.references.items(), key=lambda kv: (kv[0].kind, kv[0].backend, kv[0].case_id))],
         "level_changes": [{"backend": f.key.backend, "kind": f.key.kind, "case_id": f.key.case_id, "change": num(f.step.change),
                            "before": num(f.step.before), "after": num(f.step.after), "at": f.at} for f in result.steps],
+        "skipped_rows": list(result.skipped),
     }

@@ -5,27 +5,20 @@ FASTER = a two-sided Mann-Whitney U test on the raw samples gives p < alpha AND 
 moved by at least the minimum effect AND by at least the noise floor; NOISY = it moved that
 much without that evidence (or inside the noise floor); SAME = it moved less than the
 minimum effect.  ``Thresholds`` hold the minimum effect (per suite) and alpha.  Pure
-functions; ``Verdict`` also names the outcomes of unpaired items (NEW, MISSING, FAILED).
+functions; ``Verdict`` (harness/results/verdict_words.py, re-exported) also names the outcomes
+of unpaired items (NEW, MISSING, FAILED).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Mapping, Sequence
 from tlbench.harness.core.stats import median, sorted_samples
 from tlbench.harness.results.rank_test import mann_whitney_p
+from tlbench.harness.results.verdict_words import Verdict  # noqa: F401  (re-exported: the verdict words live in one table)
 
 
-class Verdict(str, Enum):
-    SAME = "SAME"
-    FASTER = "FASTER"
-    SLOWER = "SLOWER"
-    NOISY = "NOISY"
-    NEW = "NEW"
-    MISSING = "MISSING"
-    FAILED = "FAILED"
 
 
 TIME = "time"

@@ -5,8 +5,9 @@ Contract:
   ``{label: value}``: the backend traits' optional ``measurement_method(record)`` (its labels
   and values are the backend's: a timer, how a cache was emptied), else
   ``generic_measurement_method`` (the record's ``method`` and ``l2_flush_bytes`` as they are).
-  Neither is interpreted here: values are compared for equality, and a compile record's method
-  is left to the compile rules ({}).
+  Neither is interpreted here: values are compared for equality.  A compile record's method is
+  what the user's options set for it (compile_method.option_method: rounds per item, compiles
+  side by side); how its rounds were interleaved is the compile rule's to label.
 - ``check_methods(pairs, base_name, new_name, traits_of)`` over the paired items
   ``(key, base_record, new_record)`` (``key`` has ``backend``, ``kind``, ``case_id``) returns a
   ``MethodCheck``: one ``MethodMismatch`` per backend, kind and (base method, new method) whose
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping
 
 from tlbench.harness.core.backend_traits import BackendTraits, generic_measurement_method
+from tlbench.harness.results import compile_method
 
 ALLOW_FLAG = "--allow-method-mismatch"
 NAMED_ITEMS = 2  # case ids a refusal names before "and N more"
@@ -65,6 +67,8 @@ class MethodCheck:
 
 
 def method_of(record: Mapping[str, Any], traits: BackendTraits) -> Method:
+    if record.get("kind") == "compile":
+        return tuple((label, value) for label, value in compile_method.option_method(record).items())
     describe = getattr(traits, "measurement_method", None)
     found = describe(record) if describe is not None else generic_measurement_method(record)
     return tuple((str(label), _plain(value)) for label, value in found.items())
@@ -106,7 +110,7 @@ def refusal(mismatches: tuple[MethodMismatch, ...], options_of: Callable[[str], 
     first = mismatches[0]
     named = ", ".join(first.items[:NAMED_ITEMS]) + (f" and {len(first.items) - NAMED_ITEMS} more" if len(first.items) > NAMED_ITEMS else "")
     more = f" (and {len(mismatches) - 1} more group{'s' if len(mismatches) != 2 else ''} of items measured otherwise)" if len(mismatches) > 1 else ""
-    options = options_of(first.backend)
+    options = compile_method.OPTIONS if first.kind == "compile" else options_of(first.backend)
     same = f"the same {' and '.join(options)}" if options else "the same measurement options"
     return (
         f"measurement method differs for {first.where} ({named}): {'; '.join(first.changes)}{more}; "

@@ -15,9 +15,11 @@ Contract: ``run_nightly(plan) -> NightlyOutcome`` does, in order:
 4. writes a markdown summary to ``out_dir/summary.md`` (with, for a backend that ran no
    device item, what the night can and cannot see without a device) and appends it to
    ``plan.step_summary`` (GitHub's ``$GITHUB_STEP_SUMMARY``) when given;
-   When a comparison flags regressions, the flagged items are run once more (one pytest
-   process, ``out_dir/json/remeasure.json``) and compared again with those items replaced
-   (harness/results/remeasure.py): only a regression the re-measurement reproduces counts;
+   When a comparison flags regressions, the flagged items are run once more beside their
+   in-run references (one pytest process, ``out_dir/json/remeasure.json``) and judged against
+   the same reference items (harness/results/remeasure.py): only a regression the
+   re-measurement reproduces counts; an item with no reference to re-measure it against keeps
+   its first verdict;
 5. with ``plan.history``, adds the per-backend files to that history database (idempotent;
    the lines go into the summary);
 6. exit code: 1 when any item regressed (and reproduced); else 2 when a suite crashed, timed out or left
@@ -25,6 +27,11 @@ Contract: ``run_nightly(plan) -> NightlyOutcome`` does, in order:
 With ``plan.given`` (results files made elsewhere, e.g. a sharded run merged by ``tlbench
 merge``) step 1 reads those files instead of running suites; a given file marked
 ``tlbench.partial`` counts as a suite that left no usable results (exit 2 unless a regression).
+Nothing the night reads is written over: each file it writes is first put to
+``plan.guard(paths)`` (the tlbench command passes harness/commands/outputs.guard with the
+night's inputs - the given files, the baselines, the history - and the baseline directory as
+the folder never written into; it raises ``OutputRefused``, exit 2, before anything is lost).
+The night's own earlier files in ``out_dir`` are replaced.
 """
 
 from __future__ import annotations
@@ -34,9 +41,9 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from tlbench.harness.results import nightly_reference, remeasure
 from tlbench.harness.results.history.schema import HistoryError
@@ -73,6 +80,7 @@ class NightlyPlan:
     cwd: Path | None = None
     remeasure: bool = True  # run flagged items once more before calling them regressions
     given: tuple[Path, ...] = ()  # results files to gate instead of running the suites
+    guard: Callable[[Sequence[Path]], None] = lambda paths: None  # raises before a write would destroy an input
 
     def suite_files(self) -> list[Path]:
         files: list[Path] = []
@@ -105,7 +113,8 @@ class BackendGate:
     problem: str = ""  # why there is no comparison
     unusable: bool = False  # the problem makes the night fail (testbed mismatch, bad baseline)
     first: RunComparison | None = None  # the comparison before re-measuring flagged items
-    remeasured: tuple[str, ...] = ()  # node ids run again
+    remeasured: tuple[str, ...] = ()  # node ids run again (the flagged items and their in-run references)
+    again: RunComparison | None = None  # the re-measured items against the same reference items
     reference: nightly_reference.Reference | None = None  # what ``comparison`` judged against
 
 
@@ -129,6 +138,7 @@ def _last_line(log: Path) -> str:
 def _run_suite(plan: NightlyPlan, suite: Path, targets: Sequence[str] = (), name: str = "") -> SuiteRun:
     json_path = plan.out_dir / "json" / f"{name or suite.stem}.json"
     log = plan.out_dir / "logs" / f"{name or suite.stem}.log"
+    plan.guard([json_path, log])
     json_path.unlink(missing_ok=True)
     command = [
         plan.python, "-m", "pytest", *(targets or [str(suite)]), f"--tlbench-backend={plan.backend}", "--benchmark-only",
@@ -178,11 +188,10 @@ def _merged_per_backend(plan: NightlyPlan, runs: Sequence[SuiteRun]) -> dict[str
     documents = [r.results.document for r in runs if r.results is not None]
     if not documents:
         return {}
-    out = {}
-    for backend, document in split_by_backend(merge_documents(documents)).items():
-        results = parse_results(document)
-        out[backend] = write_document(document, plan.out_dir / baseline_name(results.testbed(backend)))
-    return out
+    split = {backend: (document, plan.out_dir / baseline_name(parse_results(document).testbed(backend)))
+             for backend, document in split_by_backend(merge_documents(documents)).items()}
+    plan.guard([path for _, path in split.values()])
+    return {backend: write_document(document, path) for backend, (document, path) in split.items()}
 
 
 def gate_against_baselines(
@@ -240,9 +249,14 @@ def nightly_markdown(runs: Sequence[SuiteRun], gates: Sequence[BackendGate], exi
             still = _gating(gate.comparison) if gate.comparison else 0
             first = _gating(gate.first)
             out += [f"**{gate.backend}: the first comparison flagged {first} regression(s); {len(gate.remeasured)} item(s) "
-                    f"re-measured once; {still} reproduced** (only those gate)", ""]
+                    f"re-measured once; {still} reproduced** (only those gate; each flagged item re-measured in one process "
+                    "beside its in-run reference, and judged against the same reference items)", ""]
         if gate.comparison is not None:
             out.append(comparison_markdown(gate.comparison, title=title))
+        if gate.again is not None:
+            out += ["<details><summary>the re-measurement, judged on its own</summary>", "",
+                    comparison_markdown(gate.again, title=f"{gate.backend}: re-measured items vs the same items of {against}"),
+                    "</details>", ""]
         else:
             out += [f"### {title}", "", f"{':warning: ' if gate.unusable else ''}{escape_html(gate.problem)}", ""]
         out += [*_visibility(gate.results_path), ""]
@@ -259,29 +273,33 @@ def _visibility(path: Path) -> list[str]:
 
 
 def _remeasure(plan: NightlyPlan, gates: Sequence[BackendGate]) -> tuple[BackendGate, ...]:
-    """Run the flagged items once more and compare again with them replaced."""
-    flagged = {g.backend: remeasure.flagged_nodeids(g.comparison, load_results(g.results_path))
-               for g in gates if g.comparison is not None and g.comparison.has_regression}
-    nodeids = sorted({n for ids in flagged.values() for n in ids})
-    if not nodeids:
-        return tuple(gates)
-    rerun = _run_suite(plan, Path("remeasure"), nodeids, name="remeasure")
+    """Run the flagged items once more beside their in-run references, judge those against the
+    same reference items, and keep only the regressions that reproduce (remeasure.py)."""
+    plans = {g.backend: remeasure.plan_remeasure(g.comparison, load_results(g.results_path))
+             for g in gates if g.comparison is not None and g.comparison.has_regression}
+    nodeids = sorted({n for p in plans.values() for n in p.nodeids})
+    rerun = _run_suite(plan, Path("remeasure"), nodeids, name="remeasure") if nodeids else None
     out = []
     for gate in gates:
-        ids = flagged.get(gate.backend)
-        if not ids:
+        todo = plans.get(gate.backend)
+        if todo is None or gate.comparison is None:
             out.append(gate)
             continue
-        if rerun.results is None:
-            out.append(BackendGate(gate.backend, gate.results_path, gate.baseline_path, gate.comparison,
-                                   problem=f"re-measurement failed ({rerun.status}: {rerun.message}); first result stands",
-                                   first=gate.comparison, remeasured=tuple(ids), reference=gate.reference))
+        first = gate.comparison
+        stands = replace(first, notes=first.notes + todo.unpaired)  # what holds where nothing is re-measured
+        if not todo.nodeids:
+            out.append(replace(gate, comparison=stands, first=first))
             continue
-        document = remeasure.substitute(load_results(gate.results_path).document, rerun.results.document, ids)
-        path = write_document(document, gate.results_path.with_name(gate.results_path.stem + "-remeasured.json"))
-        again = gate.reference.compare(path, plan.thresholds) if gate.reference is not None else gate.comparison
-        out.append(BackendGate(gate.backend, path, gate.baseline_path, again, first=gate.comparison, remeasured=tuple(ids),
-                               reference=gate.reference))
+        if rerun is None or rerun.results is None:
+            why = f"re-measurement failed ({rerun.status}: {rerun.message}); first result stands" if rerun else ""
+            out.append(replace(gate, comparison=stands, problem=why, first=first, remeasured=todo.nodeids))
+            continue
+        path = gate.results_path.with_name(gate.results_path.stem + "-remeasured.json")
+        plan.guard([path])
+        write_document(remeasure.restrict(rerun.results.document, todo.keys), path)
+        again = gate.reference.compare(path, plan.thresholds, keys=todo.keys) if gate.reference is not None else first
+        out.append(replace(gate, comparison=remeasure.combine(first, again, todo), first=first, remeasured=todo.nodeids,
+                           again=again))
     return tuple(out)
 
 
@@ -310,6 +328,10 @@ def run_nightly(plan: NightlyPlan) -> NightlyOutcome:
     suites = plan.suite_files()
     if not suites and not plan.given:
         raise ValueError(f"no suite files in {', '.join(map(str, plan.suites))}")
+    if plan.history is not None and plan.history.exists():  # refused now, not after the night: another program's file
+        from tlbench.harness.results.history.schema import open_history
+
+        open_history(plan.history).close()
     for sub in ("json", "logs"):
         (plan.out_dir / sub).mkdir(parents=True, exist_ok=True)
     runs = tuple(_given_run(p) for p in plan.given) if plan.given else tuple(_run_suite(plan, suite) for suite in suites)
@@ -322,6 +344,7 @@ def run_nightly(plan: NightlyPlan) -> NightlyOutcome:
     if plan.history is not None:
         markdown += _add_to_history(plan.history, merged.values())
     summary = plan.out_dir / "summary.md"
+    plan.guard([summary])
     summary.write_text(markdown, encoding="utf-8")
     if plan.step_summary is not None:
         with Path(plan.step_summary).open("a", encoding="utf-8") as step:

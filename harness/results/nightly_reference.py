@@ -6,8 +6,10 @@ Contract:
   (the night's SQLite history, read before tonight's runs are added), the last runs of the
   same testbed there (harness/results/history/judge.py: per item the best of its last
   ``HISTORY_LAST`` timed runs); else a ``str`` saying why there is nothing to judge against.
-- ``Reference.compare(new_path, thresholds)`` judges a results file against it (raises
-  ``CompareError`` / ``ResultsError`` / ``HistoryError`` as the compare commands do);
+- ``Reference.compare(new_path, thresholds, keys=None)`` judges a results file against it (raises
+  ``CompareError`` / ``ResultsError`` / ``HistoryError`` as the compare commands do); with
+  ``keys``, only those items, on both sides (the history reference is built from the new run's
+  items anyway);
   ``Reference.words`` names it in the summary.
 - ``visibility_lines(results)``: for a backend whose night ran no device item, what the night
   can see (compile time, instruction counts, compiler plans and modeled schedules: how many
@@ -18,11 +20,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Collection
 
 from tlbench.harness.results.compare import compare_runs
-from tlbench.harness.results.comparison import CompareError, RunComparison
+from tlbench.harness.results.comparison import CompareError, ItemKey, RunComparison
 from tlbench.harness.results.judgement import Thresholds
-from tlbench.harness.results.store import Results, load_results
+from tlbench.harness.results.remeasure import restrict
+from tlbench.harness.results.store import Results, load_results, parse_results
 
 HISTORY_LAST = 5
 BASELINE, HISTORY = "baseline", "history"
@@ -39,9 +43,13 @@ class Reference:
             return f"baseline `{self.path}`"
         return f"history `{self.path}` (per item the best of its last {HISTORY_LAST} runs on this testbed)"
 
-    def compare(self, new_path: Path, thresholds: Thresholds) -> RunComparison:
+    def compare(self, new_path: Path, thresholds: Thresholds, keys: Collection[ItemKey] | None = None) -> RunComparison:
+        """``keys``: judge only these items, on both sides (a re-measurement and its references)."""
         if self.kind == BASELINE:
-            return compare_runs(load_results(self.path), load_results(new_path), thresholds)
+            base = load_results(self.path)
+            if keys is not None:
+                base = parse_results(restrict(base.document, keys), str(self.path))
+            return compare_runs(base, load_results(new_path), thresholds, accept_missing=keys is not None)
         from tlbench.harness.results.history.judge import HistoryPolicy, compare_with_history
         from tlbench.harness.results.history.schema import open_history
 

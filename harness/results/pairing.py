@@ -3,23 +3,25 @@
 Contract: ``Paired`` holds the two runs' timed records by ``ItemKey``; ``in_run_reference``
 finds the reference of an item in its own run (the vendor item of its problem, else the
 geometric mean of the other kernels of its group; in a merged sharded run, of those of its own
-shard, ``same_machine``); ``noise_floor`` the group's item-to-item
-spread; ``decisive_rule`` / ``compile_rule`` the rule of harness/results/verdicts.py that
-decides where the rank test on correlated samples cannot (a compile item's builds as the
-values compared: harness/results/compile_values.py); ``run_shifts`` whole-run moves;
-``group_drift`` and ``model_changes`` what is shown beside the verdicts.  A record's problem
-id is read through its kernel family (``problem_of``), never from its id.
+shard when it has enough), in O(1) per item from per-group sums; ``noise_floor`` the group's
+item-to-item spread; ``run_shifts`` whole-run moves; ``group_drift`` and ``model_changes``
+what is shown beside the verdicts.  The rules that judge a pair are
+harness/results/compare_rules.py's (a compile group's values and references:
+compile_group.py).  A record's problem id is read through its kernel family
+(``problem_of``), never from its id.
 """
 
 from __future__ import annotations
 
-from tlbench.harness.core.record_reader import RecordReader
-from tlbench.harness.core.shard import placement
 import math
 import statistics
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
-from tlbench.harness.results import compile_shift, shift_cause, verdicts
+
+from tlbench.harness.core.record_reader import RecordReader
+from tlbench.harness.core.shard import placement
+from tlbench.harness.results import compile_method, compile_shift, shift_cause, verdicts
 from tlbench.harness.results.compile_values import centre_of, compile_values, values_normalised
 from tlbench.harness.results.store import suite_of
 from tlbench.harness.results.error_text import headline
@@ -99,14 +101,6 @@ def shards_of(paired: Paired, key: ItemKey) -> tuple[str | None, str | None]:
     return paired.base[key].get("shard"), paired.new[key].get("shard")
 
 
-def same_machine(keys: Sequence[ItemKey], paired: Paired, key: ItemKey) -> list[ItemKey]:
-    """The ``keys`` measured on the same shard as ``key`` in both runs, when there are enough of
-    them for a run reference, else all ``keys``: a merged sharded run's shards ran on different
-    machines (or under different load), so an item is judged relative to its own machine."""
-    mine = [k for k in keys if shards_of(paired, k) == shards_of(paired, key)]
-    return mine if len(mine) >= MIN_RUN_REFERENCE_ITEMS else list(keys)
-
-
 def in_run_reference(paired: Paired, key: ItemKey, vendor_ok: bool) -> tuple[str, str, float, float] | None:
     """(basis, description, base reference, new reference) for judging ``key`` relative to
     its own run: the vendor item of its problem, else the geometric mean of the other
@@ -174,115 +168,13 @@ def noise_floor(paired: Paired, group: Group, references: Mapping[ItemKey, tuple
     logs = [
         math.log1p(_relative_change(paired, k, references[k]))
         for k in paired.keys(group)
-        if references.get(k) is not None
+        if references.get(k) is not None and min(paired.medians(k)) > 0
     ]
     if len(logs) < MIN_SPREAD_ITEMS:
         return None, 0.0
     center = statistics.median(logs)
     spread = 1.4826 * statistics.median(abs(x - center) for x in logs)
     return math.expm1(spread), math.expm1(NOISE_K * spread)
-
-
-def _vendor_rounds(base_rec: dict[str, Any], new_rec: dict[str, Any], reference: tuple | None) -> bool:
-    return bool(
-        reference is not None and reference[0] == VENDOR_RATIO
-        and verdicts.round_values(base_rec, True) and verdicts.round_values(new_rec, True)
-    )
-
-
-def decisive_rule(
-    key: ItemKey, base_rec: dict[str, Any], new_rec: dict[str, Any], reference: tuple | None, min_effect: float, alpha: float,
-    floor: tuple[float, str],
-) -> verdicts.RuleJudgement | None:
-    """The rule that decides where the rank test on correlated samples cannot: min-of-n (or
-    median-of-n) for compile items, between-round variation for device items with rounds; None: rank test."""
-    base_ref, new_ref = (reference[2], reference[3]) if reference is not None else (1.0, 1.0)
-    drift = max(verdicts.drift_of(base_rec), verdicts.drift_of(new_rec))
-    width, words = floor
-    if drift > width:
-        width, words = drift, f"the ±{drift:.1%} drift measured inside the item"
-    base_rounds, new_rounds = verdicts.round_values(base_rec, False), verdicts.round_values(new_rec, False)
-    if _vendor_rounds(base_rec, new_rec, reference):
-        relative = verdicts.between_rounds(verdicts.round_values(base_rec, True), verdicts.round_values(new_rec, True),
-                                           min_effect, alpha, width, words)
-        absolute = (verdicts.between_rounds(base_rounds, new_rounds, min_effect, alpha, width, words)
-                    if base_rounds and new_rounds else None)
-        return verdicts.kernel_moved_too(relative, absolute)
-    if base_rounds and new_rounds:
-        return verdicts.between_rounds([v / base_ref for v in base_rounds], [v / new_ref for v in new_rounds],
-                                       min_effect, alpha, width, words)
-    return None
-
-
-def compile_rule(paired: Paired, key: ItemKey, min_effect: float) -> verdicts.RuleJudgement:
-    """min-of-n (or median-of-n, ``compile_centre``) on the item's builds relative to the run
-    (geomean of the other compile items' centres), with the group's item-to-item spread of
-    those relative changes as resolution."""
-    group = (key.suite, key.backend, key.kind)
-    values, reference, floor = _compile_group(paired, group)
-    base, new, centre = values[key]
-    rb, rn = reference(key)
-    return verdicts.min_of_n([v / rb for v in base], [v / rn for v in new], max(min_effect, verdicts.COMPILE_MIN_FACTOR),
-                             floor, centre)
-
-
-def _compile_group(paired: Paired, group: Group):
-    """Once per group: each item's compile values, the leave-one-out reference (geometric mean
-    of the other items' centres, from the group's log sums) and the group's resolution."""
-    memo = paired.memo.setdefault("compile_groups", {})
-    if group not in memo:
-        values, reference, logs = _group_logs(paired, group)
-        floor = _spread_floor(logs) if len(logs) >= MIN_SPREAD_ITEMS else _pooled_floor(paired, group)
-        memo[group] = (values, reference, floor)
-    return memo[group]
-
-
-def _group_logs(paired: Paired, group: Group):
-    """Once per group: each item's compile values, its leave-one-out reference, and each item's
-    log change relative to that reference (what the group's spread is measured on)."""
-    memo = paired.memo.setdefault("compile_group_logs", {})
-    if group in memo:
-        return memo[group]
-    keys = paired.keys(group)
-    values = {k: compile_values(paired.base[k], paired.new[k]) for k in keys}
-    logs_of = {k: (math.log(centre_of(b, c)), math.log(centre_of(n, c))) for k, (b, n, c) in values.items()}
-    total_b, total_n = sum(b for b, _ in logs_of.values()), sum(n for _, n in logs_of.values())
-
-    def reference(exclude: ItemKey) -> tuple[float, float]:
-        """The geometric mean of the other items' centres (leave-one-out from the group's log
-        sums; in a sharded run, of the items of the same shard when it has enough)."""
-        others = same_machine([k for k in keys if k != exclude], paired, exclude)
-        if len(others) < MIN_RUN_REFERENCE_ITEMS:
-            return 1.0, 1.0
-        if len(others) == len(keys) - 1:
-            return math.exp((total_b - logs_of[exclude][0]) / len(others)), math.exp((total_n - logs_of[exclude][1]) / len(others))
-        return (math.exp(sum(logs_of[k][0] for k in others) / len(others)),
-                math.exp(sum(logs_of[k][1] for k in others) / len(others)))
-
-    logs = []
-    for k in keys:
-        rb, rn = reference(k)
-        logs.append((logs_of[k][1] - math.log(rn)) - (logs_of[k][0] - math.log(rb)))
-    memo[group] = (values, reference, logs)
-    return memo[group]
-
-
-def _spread_floor(logs: Sequence[float]) -> float:
-    center = statistics.median(logs)
-    return math.expm1(verdicts.COMPILE_NOISE_K * 1.4826 * statistics.median(abs(x - center) for x in logs))
-
-
-def _pooled_floor(paired: Paired, group: Group) -> float:
-    """The resolution of a compile group too small to measure its own spread: the item-to-item
-    spread of every compile item of the same backend in the run (each relative to its own
-    group); with fewer than ``MIN_SPREAD_ITEMS`` of those, none (the factor alone).  Judged with
-    no floor at all, a group of four stream-K compile items called an A/A night's item SLOWER on
-    its min-of-n factor alone."""
-    pooled: list[float] = []
-    for other in paired.groups():
-        if other[1:] == group[1:]:
-            pooled += _group_logs(paired, other)[2]
-    return _spread_floor(pooled) if len(pooled) >= MIN_SPREAD_ITEMS else 0.0
 
 
 def _group_ratios(paired: Paired, keys: Sequence[ItemKey]) -> list[float]:
@@ -329,6 +221,10 @@ def run_shifts(paired: Paired, thresholds: Thresholds) -> list[verdicts.RunShift
         if shift is not None and vendor == [1.0]:  # the probe divided out: its real move in the words, a loaded box NOISY
             kernels = [(paired.base[k], paired.new[k]) for k in keys if not is_vendor(paired.base[k])]
             shift = compile_shift.honest(shift, *compile_shift.machine_moves(kernels), effect)
+        if shift is not None and group[2] == "compile":
+            how = Counter(filter(None, (compile_method.width_difference(paired.base[k], paired.new[k]) for k in keys)))
+            if how:
+                shift = compile_shift.measured_differently(shift, how.most_common(1)[0][0])
         if shift is not None:
             kernels = [(paired.base[k], paired.new[k]) for k in keys if not is_vendor(paired.base[k])]
             out.append(shift_cause.named(shift, kernels))  # a changed kernel body is the code, not the toolchain

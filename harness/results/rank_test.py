@@ -26,16 +26,15 @@ def _ranks(values: Sequence[float]) -> tuple[list[float], list[int]]:
     order = sorted(range(len(values)), key=values.__getitem__)
     ranks = [0.0] * len(values)
     ties: list[int] = []
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
-            j += 1
-        rank = (i + j) / 2 + 1
-        for k in range(i, j + 1):
-            ranks[order[k]] = rank
-        ties.append(j - i + 1)
-        i = j + 1
+    start = 0
+    for end in range(1, len(order) + 1):
+        if end < len(order) and values[order[end]] == values[order[start]]:
+            continue
+        rank = (start + end - 1) / 2 + 1
+        for k in order[start:end]:
+            ranks[k] = rank
+        ties.append(end - start)
+        start = end
     return ranks, ties
 
 

@@ -1,8 +1,8 @@
 """What every output format of a comparison or a run says, as plain strings.
 
 Contract: pure functions of ``harness.results.compare`` / ``compare_backends`` data or a
-``harness.results.store.Results``: the verdict order, one list of cells per item (regressions
-first), the summary, drift, model-change and testbed lines, the across-backends rows, and a
+``harness.results.store.Results``: the verdict order (verdict_words.py's), one list of cells per
+item (regressions first), the summary, drift, model-change and testbed lines, the across-backends rows, and a
 run's table rows, the plan-verdict rows.  Times are printed as times (``table.format_seconds``),
 instruction counts as ``M instr``, modeled numbers as ``cycles (model)``.  The formats (report_terminal, report_markdown, report_png) lay them out.
 """
@@ -15,7 +15,7 @@ from tlbench.harness.results.compare_backends import DEVICE_TIME, AcrossBackends
 from tlbench.harness.results.comparison import Drift, ItemComparison, RunComparison
 from tlbench.harness.results.count_verdicts import INSTRUCTIONS
 from tlbench.harness.results.plan_verdicts import ORDER as PLAN_ORDER, SAME_PLAN, summary_words
-from tlbench.harness.results.judgement import RUN_RATIO, TIME, VENDOR_RATIO, Judgement, Verdict
+from tlbench.harness.results.judgement import RUN_RATIO, TIME, VENDOR_RATIO, Judgement
 from tlbench.harness.results.run_facts import ItemFacts, run_facts
 from tlbench.harness.results.table import format_seconds, rate_cells
 from tlbench.harness.results.store import Results
@@ -86,12 +86,12 @@ def comparison_rows(cmp: RunComparison) -> list[list[str]]:
         time = item.time
         rows.append(
             [
-                item.verdict.value + ("" if item.gates or item.verdict is Verdict.SAME else " (not gated)"),
+                _verdict_cell(item),
                 _item_label(item),
                 _value_cell(item, time.base_median) if time else "-",
                 _value_cell(item, time.new_median) if time else "-",
                 _change_cell(item),
-                format_change(item.relative),
+                _relative_cell(item),
                 _decided(item),
                 _note(item),
             ]
@@ -105,7 +105,12 @@ COMPARE_COLUMNS = (Column("verdict"), Column("config"), Column("base median", ri
 
 
 def _verdict_cell(item: ItemComparison) -> str:
-    return item.verdict.value + ("" if item.gates or item.verdict is Verdict.SAME else " (not gated)")
+    return item.verdict.value + ("" if item.gates or verdict_words.folded(item.verdict) else " (not gated)")
+
+
+def _relative_cell(item: ItemComparison) -> str:
+    """The change the verdict came from where it was no time (a ratio, a count), else the ratio to the run or vendor."""
+    return format_change(item.relative if item.decided in (None, item.time, item.relative) else item.decided)
 
 
 def comparison_groups(cmp: RunComparison) -> list[Group]:
@@ -128,8 +133,8 @@ def comparison_groups(cmp: RunComparison) -> list[Group]:
             rows.append(TextRow(
                 (_verdict_cell(item), config + (" [instructions]" if item.metric == INSTRUCTIONS else ""),
                  _value_cell(item, time.base_median) if time else "-", _value_cell(item, time.new_median) if time else "-",
-                 _change_cell(item), format_change(item.relative)),
-                note, verdict_words.style(item.verdict) if item.gates or item.verdict is Verdict.SAME else "yellow"))
+                 _change_cell(item), _relative_cell(item)),
+                note, verdict_words.style(item.verdict) if item.gates or verdict_words.folded(item.verdict) else "yellow"))
         groups.append(Group(f"{verdict} | {kind} {backend} | {problem} [{suite}] ({len(items)})", tuple(rows)))
     return groups
 

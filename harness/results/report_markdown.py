@@ -1,7 +1,8 @@
 """Comparisons and runs as GitHub markdown (CI step summaries, PR comments).
 
 Contract: ``comparison_markdown(cmp)``, ``across_markdown(ab)``, ``run_markdown(results)`` return
-markdown text; ``md_table(header, rows)`` escapes cells.  The cells are report_cells'.
+markdown text; ``md_table(header, rows)`` escapes cells.  The cells are report_cells'; rows of a verdict the
+table folds (verdict_words.py: SAME) go in a collapsed section.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 from tlbench.harness.results.compare_backends import AcrossBackends
 from tlbench.harness.results.comparison import RunComparison
-from tlbench.harness.results.judgement import Verdict
+from tlbench.harness.results import verdict_words
 from tlbench.harness.results.store import Results
 from tlbench.harness.results.report_cells import (
     COMPARISON_HEADER, PLAN_HEADER, RUN_HEADER, across_rows, best_lines, comparison_rows, facts, metric_lines, plan_line, plan_rows,
@@ -41,12 +42,15 @@ def comparison_markdown(cmp: RunComparison, title: str | None = None) -> str:
     out += [f"- {escape_html(line)}" for line in testbed_lines(cmp)]
     out.append("")
     rows = comparison_rows(cmp)
-    shown = [r for r, i in zip(rows, sorted_items(cmp.items)) if i.verdict is not Verdict.SAME]
-    same = [r for r, i in zip(rows, sorted_items(cmp.items)) if i.verdict is Verdict.SAME]
+    items = sorted_items(cmp.items)
+    shown = [r for r, i in zip(rows, items) if not verdict_words.folded(i.verdict)]
+    folded = [(r, i.verdict.value) for r, i in zip(rows, items) if verdict_words.folded(i.verdict)]
     if shown:
         out += [md_table(COMPARISON_HEADER, shown), ""]
-    if same:
-        out += [f"<details><summary>{len(same)} SAME</summary>", "", md_table(COMPARISON_HEADER, same), "", "</details>", ""]
+    if folded:
+        summary = ", ".join(f"{sum(w == v for _, w in folded)} {v}" for v in dict.fromkeys(w for _, w in folded))
+        out += [f"<details><summary>{summary}</summary>", "", md_table(COMPARISON_HEADER, [r for r, _ in folded]), "",
+                "</details>", ""]
     if cmp.plans:
         plans = plan_rows(cmp)
         out += ["**Compiler plans and schedule model** (compiler decisions and model cycles, never times)", ""]

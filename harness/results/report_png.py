@@ -4,7 +4,7 @@ Contract: ``plot_comparison(cmp, path)``, ``plot_across(ab, path)``, ``plot_run(
 write a PNG and return its path.  matplotlib is imported lazily, through its object API on
 the Agg canvas (no pyplot, no global backend switch).  A speedup is a ratio of one backend's
 own numbers, labelled with the metric it came from; device time and modeled cycles never
-share an axis.  A backend's colour and label come from its traits.
+share an axis.  A backend's colour and label come from its traits, a verdict's from verdict_words.py.
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ from typing import Any, Callable, Iterable
 from tlbench.harness.core.backend_traits import TraitsCatalog
 from tlbench.harness.results.compare_backends import AcrossBackends
 from tlbench.harness.results.comparison import ItemComparison, RunComparison
+from tlbench.harness.results import verdict_words
 from tlbench.harness.results.judgement import TIME
 from tlbench.harness.results.pairing import problem_of
 from tlbench.harness.results.store import Results
 from tlbench.harness.results.report_cells import sorted_items
-from tlbench.harness.results import verdict_words
 
 
 TILE_STYLES = [("-", "o"), ("--", "s"), (":", "^"), ("-.", "D")]

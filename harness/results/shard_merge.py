@@ -7,8 +7,10 @@ ids without a result) and ``notes`` (lines to print).  It refuses, raising ``Res
 (one line naming the file; exit 2), a file that is not a shard, shards of another commit or
 other code (``commit_info`` id and ``source_digest``: the odd ones out are named, the run's
 commit being the one most shards have), of another shard count, options (``settings`` of
-the shard note) or item set (``run_digest``), a shard given twice, and an item in two
-shards (only vendor copies may be: each shard measures its own).
+the shard note) or item set (``run_digest``), a shard note with a field of the wrong type, a
+shard given twice, an item twice in one shard (timed and skipped, say), and an item in two
+shards (only vendor copies may be: each shard measures its own; every record is checked,
+failed and skipped ones too).
 
 The merged document: every shard's benchmarks, failed and skipped items (each record names
 its ``shard``, ``host`` and ``device``); ``commit_info`` of the run; ``datetime`` of the
@@ -80,6 +82,24 @@ class MergedRun:
         return bool((self.document.get(EXTRA_KEY) or {}).get("partial"))
 
 
+NOTE_TYPES: dict[str, tuple[type, ...]] = {  # the shard note's fields and their JSON types (None allowed where optional)
+    "index": (int,), "count": (int,), "run_digest": (str,), "run_items": (list,), "settings": (dict,),
+    "label": (str, type(None)), "host": (str, type(None)), "selected": (int, type(None)),
+}
+
+
+def _note_problem(note: dict[str, Any]) -> str | None:
+    """Why a shard note cannot be read (a field of the wrong type), None when it can."""
+    for name, types in NOTE_TYPES.items():
+        value = note.get(name)
+        if isinstance(value, bool) or not isinstance(value, types):
+            if name in note or type(None) not in types:
+                return f"tlbench.shard.{name} is {value!r:.40}, not {' or '.join(t.__name__ for t in types if t is not type(None))}"
+    if not all(isinstance(n, str) for n in note["run_items"]):
+        return "tlbench.shard.run_items holds something that is not a node id"
+    return None
+
+
 def _shard(results: Results) -> Shard:
     note = (results.document.get(EXTRA_KEY) or {}).get(SHARD_KEY)
     if not isinstance(note, dict) or not {"index", "count", "run_digest", "run_items", "settings"} <= set(note):
@@ -87,6 +107,9 @@ def _shard(results: Results) -> Shard:
             f"{results.path}: not a shard of a sharded run (no tlbench.shard note); merge the files written by "
             "pytest --tlbench-shard=I/N --benchmark-json=..."
         )
+    problem = _note_problem(note)
+    if problem:
+        raise ResultsError(f"{results.path}: {problem}; the shard file was edited or is damaged: re-run that shard")
     try:
         ShardSpec.parse(f"{note['index']}/{note['count']}")
     except ValueError:
@@ -136,20 +159,34 @@ def _check_one_run(shards: Sequence[Shard]) -> None:
         seen[s.index] = s
 
 
+def _vendor_copy(rec: dict[str, Any]) -> bool:
+    """A vendor item's record: it says so (``config`` present and null); a record that says
+    nothing about its config is held to the kernels' rule."""
+    return "config" in rec and rec["config"] is None
+
+
 def _check_items_once(shards: Sequence[Shard]) -> None:
+    """Every record of every shard: an item of the run, once per shard (timed, failed or
+    skipped, never two of those), and a kernel in one shard only (a vendor item's copies: one
+    per shard)."""
     owner: dict[str, Shard] = {}
     run_items = set(shards[0].note["run_items"])
     for s in shards:
-        records = [*s.results.records, *s.results.failed, *s.results.skipped]
-        for rec in records:
-            nodeid = rec.get("fullname") or rec.get("nodeid")
-            if nodeid not in run_items:
-                raise ResultsError(f"{s.where} has a result for {nodeid}, which is not an item of the run")
-            if rec.get("config") is None:  # a vendor item: each shard measures its own copy
-                continue
-            if nodeid in owner and owner[nodeid] is not s:
-                raise ResultsError(f"item {nodeid} is in {owner[nodeid].where} and in {s.where}: each item belongs to one shard")
-            owner[nodeid] = s
+        here: dict[str, str] = {}
+        for status, records in (("timed", s.results.records), ("failed", s.results.failed), ("skipped", s.results.skipped)):
+            for rec in records:
+                nodeid = rec.get("fullname") or rec.get("nodeid")
+                if nodeid not in run_items:
+                    raise ResultsError(f"{s.where} has a result for {nodeid}, which is not an item of the run")
+                if nodeid in here:
+                    raise ResultsError(f"{s.where} holds item {nodeid} twice ({here[nodeid]} and {status}): the shard file "
+                                       "was edited or is damaged; re-run that shard")
+                here[nodeid] = status
+                if _vendor_copy(rec):  # each shard measures its own copy
+                    continue
+                if nodeid in owner and owner[nodeid] is not s:
+                    raise ResultsError(f"item {nodeid} is in {owner[nodeid].where} and in {s.where}: each item belongs to one shard")
+                owner[nodeid] = s
 
 
 def _joined(values: list[Any]) -> Any:

@@ -13,13 +13,17 @@ reference measured another way than the new run (another timer or cache flush) i
 there unless ``allow_method_mismatch``.
 Each item also gets step detection over its whole history plus the new run
 (``history.steps``), naming the run where a level changed.
+Stored rows are untrusted input: a row that cannot be read (query.series), or whose record the
+results store would refuse (a field of the wrong type, samples that are no times, another item's
+record), is left out - a reference row so found is replaced by the next best of its window - and
+``skipped`` says which and why (one line each; the comparison's notes count them).
 """
 
 from __future__ import annotations
 
 import sqlite3
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 from tlbench.harness.results.compare import compare_runs
@@ -28,7 +32,7 @@ from tlbench.harness.results.judgement import Thresholds
 from tlbench.harness.results.history.ingest import run_hash, testbed_key
 from tlbench.harness.results.history.query import Point, Series, TestbedRow, record, series, testbeds
 from tlbench.harness.results.history.steps import Step, detect_steps
-from tlbench.harness.results.store import Results, parse_results, suite_of, testbed_of
+from tlbench.harness.results.store import Results, ResultsError, parse_results, suite_of, testbed_of
 
 STATISTICS = ("best", "median")
 
@@ -59,6 +63,7 @@ class HistoryComparison:
     steps: tuple[StepFound, ...]
     policy: HistoryPolicy
     testbeds: tuple[TestbedRow, ...]
+    skipped: tuple[str, ...] = ()  # stored rows left out, one line each
 
 
 def testbed_for(conn: sqlite3.Connection, new: Results, backend: str) -> TestbedRow:
@@ -102,6 +107,61 @@ def _key_of(rec: Mapping[str, Any]) -> ItemKey:
     return ItemKey(suite_of(rec), rec["backend"], rec["kind"], rec["case_id"])
 
 
+def _refused(beds: Mapping[str, TestbedRow], key: ItemKey, rec: dict[str, Any], timed: bool) -> str | None:
+    """Why the results store would refuse this stored record as ``key``'s (None: it reads it)."""
+    if (rec.get("backend"), rec.get("kind"), rec.get("case_id")) != (key.backend, key.kind, key.case_id):
+        return "its record is another item's"
+    try:
+        parse_results(_base_document(beds, [rec] if timed else [], [] if timed else [rec]), "stored row")
+    except (ResultsError, ValueError, TypeError, KeyError, AttributeError) as exc:
+        return str(exc).replace("stored row: ", "", 1)[:200]
+    return None
+
+
+def _readable(beds: Mapping[str, TestbedRow], key: ItemKey, window: list[Point], statistic: str,
+              skipped: list[str] | None) -> tuple[Point, dict[str, Any]] | None:
+    """The window's reference run and its record.  With ``skipped`` (a list to say so in) each
+    chosen row is checked by the results store, and a row it refuses is left out and the
+    reference chosen again from the rest; without, the row is taken as it is (the fast path:
+    the whole base run is checked at once, and only a refusal there checks row by row)."""
+    window = list(window)
+    while window:
+        ref = _reference(window, statistic)
+        rec = record(ref)
+        why = _refused(beds, key, rec, timed=True) if skipped is not None else None
+        if why is None:
+            return ref, rec
+        skipped.append(f"run {ref.run_id} {key.kind}-{key.case_id}: {why}; left out")
+        window.remove(ref)
+    return None
+
+
+def _pick(conn: sqlite3.Connection, beds: Mapping[str, TestbedRow], wanted: set[ItemKey], exclude: str,
+          policy: HistoryPolicy, skipped: list[str], checked: bool):
+    """(reference records, failed records, which run each item's reference is, the series)."""
+    chosen, failed, references, found_series = [], [], {}, []
+    for backend, bed in beds.items():
+        for s in series(conn, testbed_ids=[bed.testbed_id], skipped=skipped):
+            key = ItemKey(s.suite, backend, s.kind, s.case_id)
+            if key not in wanted:
+                continue
+            found_series.append((key, s))
+            history = [p for p in s.points if p.run_hash != exclude]
+            timed = [p for p in history if p.status == "timed" and p.median_s]
+            window = timed[-policy.last_n:]
+            found = _readable(beds, key, window, policy.statistic, skipped if checked else None) if window else None
+            if found is not None:
+                chosen.append(found[1])
+                references[key] = f"{policy.statistic} of {len(window)} runs: {found[0].label}"
+            elif history and history[-1].status == "failed":
+                why = _refused(beds, key, record(history[-1]), timed=False) if checked else None
+                if why is None:
+                    failed.append(record(history[-1]))
+                else:
+                    skipped.append(f"run {history[-1].run_id} {key.kind}-{key.case_id}: {why}; left out")
+    return chosen, failed, references, found_series
+
+
 def compare_with_history(
     conn: sqlite3.Connection,
     new: Results,
@@ -116,27 +176,28 @@ def compare_with_history(
     exclude = run_hash(new.document)
     wanted = {_key_of(r) for r in (*new.records, *new.failed, *new.skipped)}
     new_medians = {_key_of(r): statistics.median(r["samples_s"]) for r in new.records}
-    chosen, failed, references, steps = [], [], {}, []
-    for backend, bed in beds.items():
-        for s in series(conn, testbed_ids=[bed.testbed_id]):
-            key = ItemKey(s.suite, backend, s.kind, s.case_id)
-            if key not in wanted:
-                continue
-            history = [p for p in s.points if p.run_hash != exclude]
-            timed = [p for p in history if p.status == "timed" and p.median_s]
-            window = timed[-policy.last_n:]
-            if window:
-                ref = _reference(window, policy.statistic)
-                chosen.append(record(ref))
-                references[key] = f"{policy.statistic} of {len(window)} runs: {ref.label}"
-            elif history and history[-1].status == "failed":
-                failed.append(record(history[-1]))
-            steps += _steps(key, s, timed, new_medians.get(key), thresholds.min_effect_for(s.suite))
+    skipped: list[str] = []
+    chosen, failed, references, found_series = _pick(conn, beds, wanted, exclude, policy, skipped, checked=False)
+    name = f"{source} ({policy.statistic} of last {policy.last_n})"
+    try:
+        base = parse_results(_base_document(beds, chosen, failed), name)
+    except ResultsError:  # a stored row the store refuses: find it, leave it out, say so
+        skipped = []
+        chosen, failed, references, found_series = _pick(conn, beds, wanted, exclude, policy, skipped, checked=True)
+        base = None
     if not chosen and not failed:
-        raise CompareError(f"the history holds none of the items of {new.name} on its testbed(s): nothing to compare")
-    base = parse_results(_base_document(beds, chosen, failed), f"{source} ({policy.statistic} of last {policy.last_n})")
+        unread = f" ({len(skipped)} stored row(s) left out, unreadable or no usable measurement)" if skipped else ""
+        raise CompareError(f"the history holds none of the items of {new.name} on its testbed(s){unread}: nothing to compare")
+    base = base or parse_results(_base_document(beds, chosen, failed), name)
+    steps = []
+    for key, s in found_series:
+        timed = [p for p in s.points if p.run_hash != exclude and p.status == "timed" and p.median_s]
+        steps += _steps(key, s, timed, new_medians.get(key), thresholds.min_effect_for(s.suite))
     comparison = compare_runs(base, new, thresholds, allow_method_mismatch=allow_method_mismatch)
-    return HistoryComparison(comparison, references, tuple(steps), policy, tuple(beds.values()))
+    if skipped:
+        comparison = replace(comparison, notes=comparison.notes + (
+            f"history: {len(skipped)} stored row(s) left out, unreadable or no usable measurement (first: {skipped[0]})",))
+    return HistoryComparison(comparison, references, tuple(steps), policy, tuple(beds.values()), tuple(skipped))
 
 
 def _steps(key: ItemKey, s: Series, timed: list[Point], new_median: float | None, min_effect: float) -> list[StepFound]:

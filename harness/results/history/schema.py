@@ -3,7 +3,8 @@
 Contract: ``open_history(path)`` returns a ``sqlite3.Connection`` to an SQLite file (stdlib
 ``sqlite3``, no server) whose schema is at ``SCHEMA_VERSION``: a new file is created, an
 older one is migrated forward in one transaction per step, and a file written by a newer
-tlbench raises ``HistoryError`` (never touched).  ``open_history(path, create=False)`` is
+tlbench raises ``HistoryError`` (never touched), as does an SQLite file of another program
+(tables, but not tlbench's): nothing is added to it and its journal mode is left alone.  ``open_history(path, create=False)`` is
 ``open_history_read_only``: the read commands (show, compare --history, dashboard) open the
 file with SQLite's ``mode=ro`` and never create, migrate or switch it to WAL.  The connection is in WAL mode with a
 busy timeout (and the switch to WAL asked again while SQLite refuses it at once:

@@ -1,0 +1,50 @@
+"""How a compile item was measured, as far as a comparison of two runs must know.
+
+Contract, over timed compile records (harness/measure/runner.py writes the fields):
+- ``width(rec)``: how many items its rounds were taken round-robin with (``compile_round_robin``;
+  1: back to back, each round right after the item's previous one).
+- ``option_method(rec)``: ``{label: value}`` of what the user's options set - the rounds per item
+  (``--tlbench-compile-rounds``) and the compiles run side by side (``--tlbench-compile-jobs``).
+  harness/results/method_match.py refuses a pair that differs in these as it refuses a device
+  item timed by another timer (``OPTIONS`` name them in the refusal).
+- ``width_difference(base, new)``: None when both runs took the item's rounds the same way, else
+  the words that say how they differ.  Not an option but the item selection (``-k``): such a pair
+  is compared and labelled, and the compile rule never calls it SLOWER or FASTER where nothing
+  cancels what the width changes (``back_to_back_differs``: one side back to back, the other
+  round-robin - measured on the 2-core box, builds back to back read 7-24 % faster than the same
+  builds round-robin over 14 items, their machine probe unmoved).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+OPTIONS = ("--tlbench-compile-rounds", "--tlbench-compile-jobs")
+
+
+def width(rec: Mapping[str, Any]) -> int:
+    value = rec.get("compile_round_robin")
+    return int(value) if isinstance(value, int) and value > 1 else 1
+
+
+def option_method(rec: Mapping[str, Any]) -> dict[str, Any]:
+    samples = rec.get("samples_s")
+    jobs = rec.get("compile_jobs")
+    return {"compile rounds": len(samples) if isinstance(samples, list) else None,
+            "compile jobs": int(jobs) if isinstance(jobs, int) and jobs > 1 else 1}
+
+
+def _words(w: int) -> str:
+    return "back to back" if w == 1 else f"round-robin over {w} items"
+
+
+def width_difference(base: Mapping[str, Any], new: Mapping[str, Any]) -> str | None:
+    wb, wn = width(base), width(new)
+    if wb == wn:
+        return None
+    return f"rounds taken {_words(wb)} in base, {_words(wn)} in new"
+
+
+def back_to_back_differs(base: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    """One run took the item's rounds back to back, the other round-robin."""
+    return (width(base) == 1) != (width(new) == 1)
