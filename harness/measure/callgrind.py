@@ -149,6 +149,10 @@ def count_under_callgrind(request: CountRequest) -> dict[str, dict[str, Any]]:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
                 return {i: absent(f"the callgrind count ran past {request.timeout_s:g} s and was stopped") for i in ids}
+            except BaseException:  # a Ctrl-C: the child is in a session of its own, so nothing else stops it
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+                raise
         wall = time.monotonic() - start
         if code != 0 or not out.exists():
             words = f"the callgrind count child exited with {code}: {_tail(log)}"
