@@ -34,7 +34,7 @@ from tlbench.harness.pytest_plugin.compare_machine import MachineCompare
 from tlbench.harness.pytest_plugin.manners import has_tlbench_item, register_machine_compare, skip_without_benchmark
 from tlbench.harness.pytest_plugin.run_marks import test_only_settings
 from tlbench.harness.pytest_plugin.terminal import write_summary
-from tlbench.harness.pytest_plugin.progress import PhaseProgress, Progress
+from tlbench.harness.pytest_plugin.progress import ProgressBoard, terminal_writer
 from tlbench.harness.pytest_plugin.inert_cache import InertKeyCache, default_directory
 from tlbench.harness.pytest_plugin.gpu_split import groups_of_nodeids, worker_count
 from tlbench.harness.pytest_plugin import isolation, journaling, results_file, sharding
@@ -99,7 +99,7 @@ def pytest_configure(config):
     seed = config.getoption("--tlbench-seed")
     if seed is None:
         seed = journaling.resume_seed(config)
-    suspend = _capture_suspender(config)
+    board = ProgressBoard(terminal_writer(config) if hidden is None else None)  # every progress line, from one place
     try:
         children = build_processes(usable_cpus())  # TLBENCH_BUILD_PROCESSES, read again by each device worker
     except ValueError as exc:
@@ -113,9 +113,9 @@ def pytest_configure(config):
         compile_rounds=config.getoption("--tlbench-compile-rounds"),
         seed=seed if seed is not None else random.SystemRandom().randrange(2**31),
         # in-process device items build their kernels in child processes too (a 4+ CPU host)
-        pool=CompilePool(progress=Progress("compile prefetch (kernels)", suspend=suspend).update,
+        pool=CompilePool(progress=board.phase("prefetch", "compile prefetch", "kernels").count,
                          warmer_of=lambda backend: warmer_for(factory_path(registry, backend.name), registry.options.values, children)),
-        device_progress=None if hidden is not None else Progress("device items", suspend=suspend),
+        board=board,
         autotune_path=config.getoption("--tlbench-autotune"),
         inert_cache=InertKeyCache(Path(config.getoption("--tlbench-cache-dir") or default_directory())),
         test_only=tuple(test_only_settings(config)),
@@ -125,32 +125,29 @@ def pytest_configure(config):
         config.pluginmanager.register(ControllerCollector(config, registry.traits), "tlbench-xdist-controller")
     state = config.stash[STATE]
     sharding.register(config)  # --tlbench-shard=I/N: this process keeps shard I's items
-    if hidden is None:
-        phase_line = Progress("device timing (items prepared + batches)", suspend=suspend)
-        state.phase_progress = PhaseProgress(phase_line, lambda: len(state.phase_items))
     if hidden is None and not is_controller(config):
         check_devices(config.getoption("tlbench_devices"), [registry.traits(n) for n in registry.names])
     spread = spread_devices(config, hidden)
     state.spread_devices = max(1, len(spread))
     state.interrupt.arm()  # a Ctrl-C is noted before it raises: a build it ends is interrupted, not failed
-    state.workers = isolation.Workers.from_config(config, registry, spread, interrupted=state.interrupt)
+    state.workers = isolation.Workers.from_config(config, registry, spread, interrupted=state.interrupt, board=board)
     if state.workers is not None and not is_controller(config) and not config.option.collectonly:
         registry.worker_facts = state.workers.ready_facts  # a backend that can is described by its device worker
     try:
         jobs = resolve_jobs(config.getoption("--tlbench-compile-jobs"), usable_cpus(), hidden is not None, state.workers is not None)
     except ValueError as exc:
         raise pytest.UsageError(str(exc)) from None
-    compile_line = Progress(f"compile items' cold rounds, round-robin ({jobs} at a time)", suspend=suspend)
     state.compile_phase = CompilePhase(
         jobs=jobs, make_session=state.workers.compile_session if state.workers is not None else None,
-        policy=state.policy, compile_rounds=state.compile_rounds, seed=state.seed, on_progress=compile_line.update,
-        count=instruction_counting(config, registry, Progress("instruction counts of the cold lowering (callgrind)", suspend=suspend).update),
+        policy=state.policy, compile_rounds=state.compile_rounds, seed=state.seed, board=board,
+        count=instruction_counting(config, registry, board),
     )
     workers = state.workers
     state.device_phase = DevicePhase(
         **({"make_session": workers.device_session, "background": True} if workers is not None else {}),
         on_chunk=lambda pairs: journal_chunk(config.stash[STATE], config, pairs),
         devices_for=lambda backend: workers.device_count(backend.name) if workers is not None and backend.device_blocker() is None else 1,
+        tick=board.tick,
     )
     run_id = getattr(config, "workerinput", {}).get("testrunuid", str(os.getpid()))
     state.prefetch_lock_path = os.path.join(tempfile.gettempdir(), f"tlbench-prefetch-{run_id}.lock")
@@ -164,12 +161,6 @@ def pytest_configure(config):
     if machine_compare is not None:
         config.stash[_MACHINE_COMPARE] = machine_compare
     _start_workers_early(config, state, at_configure=True)  # named backends: imports and device start overlap collection
-
-
-def _capture_suspender(config):
-    """pytest's own way to write past output capture (None when capture is off)."""
-    capman = config.pluginmanager.getplugin("capturemanager")
-    return capman.global_and_fixture_disabled if capman is not None else None
 
 
 def pytest_unconfigure(config):
@@ -385,6 +376,8 @@ def pytest_sessionfinish(session, exitstatus):
 @pytest.hookimpl(trylast=True)
 def pytest_terminal_summary(terminalreporter):
     state = terminalreporter.config.stash.get(STATE, None)
+    if state is not None and state.board is not None:
+        state.board.tick()  # a phase's last line, before the summary
     if state is not None and state.interrupt.seen:
         terminalreporter.write_line(INTERRUPTED_LINE)
     if state is not None and not state.outcomes and state.autotune_written:  # the xdist controller

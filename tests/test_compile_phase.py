@@ -135,4 +135,39 @@ def test_a_real_run_times_compile_items_two_at_a_time_and_a_segfault_costs_one_i
     assert len(timed) == 4 and all(r["compile_jobs"] == 2 and "2 compile items timed at a time" in r["method"] for r in timed)
     (crash,) = [r for r in doc["tlbench"]["failed"]]
     assert crash["case_id"].endswith("bn128-bk13-t128-auto-s2") and "SIGSEGV" in crash["error"]
-    assert "compile items' cold rounds, round-robin (2 at a time)" in done.stdout + done.stderr
+
+
+class ReportingSession:
+    """TEST-ONLY: a job's worker session that reports its rounds as a worker does (done, total, ETA)."""
+
+    def __init__(self, eta_s):
+        self.eta_s = eta_s
+
+    def setup(self, item, policy, seed):
+        return 0.0
+
+    def run_compile_items(self, items, policy, rounds, seed, progress=None):
+        for done in range(len(items) * rounds):
+            progress(done, len(items) * rounds, None if done < len(items) else self.eta_s)
+        return [Outcome(status="timed", samples_s=(0.1,) * rounds, record={"method": "cold lowering"}) for _ in items]
+
+    def close(self):
+        pass
+
+
+def test_the_jobs_rounds_are_one_line_per_backend_with_the_slowest_jobs_eta():
+    from tlbench.harness.pytest_plugin.progress import ProgressBoard
+
+    lines = []
+    board = ProgressBoard(lines.append, clock=lambda: 0.0, is_main=lambda: True, first_s=0, gap_s=0, heartbeat_s=0)
+    etas = iter([5.0, 9.0])
+    items = [_item(n) for n in (16, 32, 48, 64)]
+    phase = CompilePhase(jobs=2, make_session=lambda backend, slot: ReportingSession(next(etas)), compile_rounds=3, board=board)
+    phase.outcome(items[0], items, lambda it: pytest.fail("not one by one"))
+    ours = [ln for ln in lines if ln.startswith("[tlbench] compile items fake (cold rounds round-robin, 2 at a time): ")]
+    assert ours[0].endswith("setup: the backend's first compile (imports, solver start-up), untimed, in 2 jobs, elapsed 0:00")
+    counts = [ln.split(": ")[1].split(" ")[0] for ln in ours[1:-1]]
+    assert all(c.endswith("/12") for c in counts) and [int(c.split("/")[0]) for c in counts] == sorted(int(c.split("/")[0]) for c in counts)
+    assert any(ln.endswith("ETA 0:09") for ln in ours)  # once both jobs have one: the later of the two
+    assert not any("ETA" in ln for ln in ours[:3])  # none before every job measured its items
+    assert ours[-1].split(": ")[1].startswith("12/12 rounds, done")  # the rounds the items came back with

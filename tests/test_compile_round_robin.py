@@ -184,3 +184,27 @@ def test_a_real_run_where_a_compiler_segfaults_mid_batch_fails_only_that_item(tm
     assert crash["case_id"].endswith("bn128-bk13-t128-auto-s2") and "SIGSEGV" in crash["error"]
     timed = [b["extra_info"]["tlbench"] for b in doc["benchmarks"]]
     assert len(timed) == 2 and all("one by one" in r["compile_order"] for r in timed)
+
+
+def test_progress_counts_timed_rounds_and_gives_an_eta_only_from_each_items_own_rounds():
+    """``before_step(done, total, eta_s)``: rounds done of all (a failing item counts what it
+    took), and the ETA only once every item with rounds left has a measured round of its
+    own, then at each item's own cost per round."""
+    from tlbench.harness.measure.runner import _CompileTiming, remaining_seconds, round_counts
+
+    a, b, c = (_CompileTiming(_item(n)) for n in (16, 32, 64))
+    assert round_counts([a, b, c], 3) == (0, 9) and remaining_seconds([a, b, c], 3) is None
+    a.samples, a.round_s = [0.1], [0.2]
+    b.samples, b.round_s = [0.5], [1.0]
+    assert remaining_seconds([a, b, c], 3) is None  # c has no round yet: no guess from a and b
+    c.failure = Outcome(status="failed", stage="compile", reason="x")
+    assert round_counts([a, b, c], 3) == (2, 6)  # c failed with no round: its 3 leave the total
+    assert remaining_seconds([a, b, c], 3) == pytest.approx(2 * 0.2 + 2 * 1.0)
+
+
+def test_a_real_batch_reports_rounds_in_order_and_an_eta_after_the_first_pass():
+    seen = []
+    items = [_item(n) for n in (16, 32, 64)]
+    run_compile_items(items, fake_backend.FakeBackend(BackendOptions({})), _ctx(3), lambda *report: seen.append(report))
+    assert [(done, total) for done, total, _ in seen] == [(d, 9) for d in range(9)]
+    assert [eta is None for _, _, eta in seen] == [True] * 3 + [False] * 6

@@ -27,7 +27,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from tlbench.harness.core.record import BenchItem
 from tlbench.harness.measure.instructions import CALLGRIND, absent, host_cpu
@@ -96,6 +96,7 @@ class CountRequest:
     device: bool = False
     timeout_s: float = CHILD_TIMEOUT_S
     python: str = sys.executable
+    tick: Callable[[], None] | None = None  # called every second while the child runs (the caller's progress lines)
 
 
 _TOTALS = re.compile(r"^totals:\s+(\d+)", re.M)
@@ -144,7 +145,7 @@ def count_under_callgrind(request: CountRequest) -> dict[str, dict[str, Any]]:
         with log.open("w") as stream:
             proc = subprocess.Popen(command, stdout=stream, stderr=subprocess.STDOUT, env=env, start_new_session=True)
             try:
-                code = proc.wait(timeout=request.timeout_s)
+                code = _wait(proc, request.timeout_s, request.tick)
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
@@ -158,6 +159,19 @@ def count_under_callgrind(request: CountRequest) -> dict[str, dict[str, Any]]:
             words = f"the callgrind count child exited with {code}: {_tail(log)}"
             return {i: absent(words) for i in ids}
         return _answers(request, work, out, proc.pid, wall, valgrind_version() or "valgrind")
+
+
+def _wait(proc: subprocess.Popen, timeout_s: float, tick: Callable[[], None] | None) -> int:
+    """``proc.wait(timeout_s)``, calling ``tick()`` every second meanwhile."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            return proc.wait(timeout=max(0.0, min(1.0, deadline - time.monotonic())))
+        except subprocess.TimeoutExpired:
+            if time.monotonic() >= deadline:
+                raise
+            if tick is not None:
+                tick()
 
 
 def _answers(request: CountRequest, work: Path, out: Path, pid: int, wall: float, version: str) -> dict[str, dict[str, Any]]:

@@ -10,7 +10,9 @@ backend's untimed first compile once (``session.setup``).  With ``jobs > 1`` (an
 ``make_session``) the items are split into ``jobs`` balanced shares (by ``cost(item)``,
 longest first onto the least loaded share), each timed in a fresh session from
 ``make_session(backend, slot)`` (its own worker process) on its own thread and closed after;
-each outcome records ``compile_jobs`` and says so in its ``method``.  With ``jobs <= 1`` the
+each outcome records ``compile_jobs`` and says so in its ``method``.  With ``board`` (the run's progress board) each
+backend's phase is a line of its own: the setup, then timed rounds done of all, with an ETA
+from each item's own measured rounds (runner.run_compile_items), the jobs' counts summed.  With ``jobs <= 1`` the
 whole batch goes to ``shared`` (the backend's worker session, or an in-process one; not
 closed here); without ``shared`` every item is ``run(item)`` (one by one, as before).  When a
 session's batch comes back as one failed ``Outcome`` (its worker died or hung mid-batch: a
@@ -90,7 +92,7 @@ class CompilePhase:
     compile_rounds: int = 1
     seed: int = 0
     cost: Callable[[BenchItem], float] = _unit_cost
-    on_progress: Callable[[int, int], None] | None = None
+    board: Any = None  # the run's progress board (harness/pytest_plugin/progress.py): a line per backend's phase
     count: Callable[[str, list[BenchItem], dict[str, Outcome]], None] | None = None  # after the rounds (count_phase.py)
     measured: set[str] = field(default_factory=set)
     stored: dict[str, Outcome] = field(default_factory=dict)
@@ -110,21 +112,34 @@ class CompilePhase:
             return run(item)
         self.measured.update(i.item_id for i in batch)
         trace.mark("compile phase start", backend=item.backend, items=len(batch), jobs=self.jobs)
-        if self.parallel():
-            self.stored.update(self._time_parallel(item.backend, batch))
-        else:
-            start = time.perf_counter()
-            shared.setup(batch[0], self.policy, self.seed)
-            self.setup_s[item.backend] = time.perf_counter() - start
-            self.stored.update(self._time_batch(shared, batch, 1))
-        if self.count is not None:  # instruction counts: never during a timed round
-            self.count(item.backend, batch, self.stored)
+        line = self._line(item.backend)
+        try:
+            if self.parallel():
+                self.stored.update(self._time_parallel(item.backend, batch, line))
+            else:
+                start = time.perf_counter()
+                line.note(SETUP_WORDS)
+                shared.setup(batch[0], self.policy, self.seed)
+                self.setup_s[item.backend] = time.perf_counter() - start
+                self.stored.update(self._time_batch(shared, batch, 1, _rounds_of(line)))
+            rounds = sum(len(self.stored[i.item_id].samples_s) for i in batch if i.item_id in self.stored)
+            line.update(rounds, rounds, "")
+            if self.count is not None:  # instruction counts: never during a timed round
+                self.count(item.backend, batch, self.stored)
+        finally:
+            line.end()
         trace.mark("compile phase end", backend=item.backend)
         return self.stored.pop(item.item_id)
 
-    def _time_batch(self, session: Any, items: list[BenchItem], jobs: int, report: Callable[[int, int], None] | None = None) -> dict[str, Outcome]:
+    def _line(self, backend: str) -> Any:
+        if self.board is None:
+            return _NoLine()
+        jobs = f", {self.jobs} at a time" if self.parallel() else ""
+        return self.board.phase(f"compile {backend}", f"compile items {backend} (cold rounds round-robin{jobs})", "rounds")
+
+    def _time_batch(self, session: Any, items: list[BenchItem], jobs: int, report: Callable[..., None] | None = None) -> dict[str, Outcome]:
         """``items`` round-robin in ``session``; one by one through ``session.run`` where the batch died."""
-        progress = report or self.on_progress
+        progress = report
         try:
             answer = session.run_compile_items(items, self.policy, self.compile_rounds, self.seed, progress)
         except Exception as exc:  # noqa: BLE001 - timed one by one below
@@ -148,14 +163,16 @@ class CompilePhase:
             results[it.item_id] = _mark_parallel(outcome, jobs)
         return results
 
-    def _time_parallel(self, backend: str, batch: list[BenchItem]) -> dict[str, Outcome]:
+    def _time_parallel(self, backend: str, batch: list[BenchItem], line: Any) -> dict[str, Outcome]:
         assert self.make_session is not None
         shares = balanced_shares(batch, min(self.jobs, len(batch)), self.cost)
         jobs = len(shares)
         results: dict[str, Outcome] = {}
         lock = threading.Lock()
         setups: list[float] = []
-        counts, totals = [0] * jobs, [0] * jobs  # per job: cold calls done, and expected
+        counts, totals = [0] * jobs, [self.compile_rounds * len(share) for share in shares]  # per job: timed rounds
+        etas: list[float | None] = [None] * jobs
+        line.note(f"{SETUP_WORDS}, in {jobs} jobs")
 
         def work(slot: int) -> None:
             session = self.make_session(backend, slot)
@@ -165,12 +182,12 @@ class CompilePhase:
                 with lock:
                     setups.append(time.perf_counter() - start)
 
-                def report(done: int, total: int) -> None:
+                def report(done: int, total: int, eta_s: float | None = None) -> None:
                     with lock:
-                        counts[slot], totals[slot] = done, total
+                        counts[slot], totals[slot], etas[slot] = done, total, eta_s
                         done_all, total_all = sum(counts), sum(totals)
-                    if self.on_progress is not None:
-                        self.on_progress(done_all, total_all)
+                        eta = None if any(e is None for e in etas) else max(etas)  # the jobs run side by side
+                    line.update(done_all, total_all, "", eta)
 
                 timed = self._time_batch(session, shares[slot], jobs, report)
                 with lock:
@@ -182,11 +199,35 @@ class CompilePhase:
         for t in threads:
             t.start()
         for t in threads:
-            t.join()
+            while t.is_alive():
+                t.join(timeout=1.0)
+                if self.board is not None:
+                    self.board.tick()  # the jobs report from their threads: this thread writes the lines
         self.setup_s[backend] = max(setups, default=0.0)
         for it in batch:  # a job that died before taking its items leaves them to the serial path's words
             results.setdefault(it.item_id, failed("compile", "the compile phase ended before this item was timed"))
         return results
+
+
+SETUP_WORDS = "setup: the backend's first compile (imports, solver start-up), untimed"
+
+
+def _rounds_of(line: Any) -> Callable[..., None]:
+    """A batch's ``progress(done, total, eta_s)`` onto the phase's line (the setup note cleared)."""
+    return lambda done, total, eta_s=None: line.update(done, total, "", eta_s)
+
+
+class _NoLine:
+    """No progress board: the phase reports nowhere."""
+
+    def note(self, _detail: str) -> None:
+        return None
+
+    def update(self, *_args: Any) -> None:
+        return None
+
+    def end(self, _detail: str = "") -> None:
+        return None
 
 
 def balanced_shares(items: Sequence[BenchItem], jobs: int, cost: Callable[[BenchItem], float] = _unit_cost) -> list[list[BenchItem]]:

@@ -36,7 +36,7 @@ class InstructionCounting:
     options: Mapping[str, Any] = field(default_factory=dict)
     env_of: Callable[[str], Mapping[str, str]] = lambda _name: {}  # backend -> its child's environment (no device)
     count: Callable[[CountRequest], dict[str, dict[str, Any]]] = count_under_callgrind
-    on_progress: Callable[[int, int], None] | None = None  # (items counted, items to count) around the child
+    board: Any = None  # the run's progress board (harness/pytest_plugin/progress.py): a line per backend's count
 
     max_lowering_s: float = instructions.SUBSET_MAX_LOWERING_S  # subset: items whose timed rounds took longer are left out
 
@@ -78,10 +78,17 @@ class InstructionCounting:
             words = f"{hardware}; {backend}'s factory has no import path for the callgrind child"
             return {it.item_id: absent(words) for it in items}
         trace.mark("instruction count start", backend=backend, items=len(chosen))
-        if self.on_progress is not None:
-            self.on_progress(0, len(chosen))
-        out.update(self.count(CountRequest(tuple(chosen), factory, dict(self.options), dict(self.env_of(backend)), self.device)))
-        if self.on_progress is not None:
-            self.on_progress(len(chosen), len(chosen))
+        line = self.board.phase(f"count {backend}", f"instruction counts {backend} (callgrind, cold lowering)", "items") \
+            if self.board is not None else None
+        if line is not None:
+            line.update(0, len(chosen), "one child process under valgrind")
+        tick = self.board.tick if self.board is not None else None
+        try:
+            out.update(self.count(CountRequest(tuple(chosen), factory, dict(self.options), dict(self.env_of(backend)),
+                                               self.device, tick=tick)))
+        finally:
+            if line is not None:
+                line.update(len(chosen), len(chosen))
+                line.end()
         trace.mark("instruction count end", backend=backend)
         return out

@@ -66,6 +66,7 @@ class DevicePhase:
     on_chunk: ChunkHook = _no_hook
     devices_for: Callable[[Backend], int] = _one_device
     background: bool = False
+    tick: Callable[[], None] | None = None  # called every second while the caller waits for a piece (progress lines)
     measured: set[str] = field(default_factory=set)  # item ids given to a piece
     stored: dict[str, Outcome] = field(default_factory=dict)
     delivered: set[str] = field(default_factory=set)  # item ids whose outcome was handed over
@@ -118,7 +119,7 @@ class DevicePhase:
         runner.start()
 
     def _deliver(self, runner: PieceRunner) -> None:
-        pairs = runner.next_done()
+        pairs = runner.next_done(self.tick)
         if pairs is None:
             return
         fresh = [(i, o) for i, o in pairs if i.item_id not in self.delivered]

@@ -117,6 +117,7 @@ class _CompileTiming:
     plan: Plan | None = None  # the build's plan, read right after it
     built_count: tuple[int, int] | None = None  # the cold build's hardware instructions (total, its child processes)
     failure: Outcome | None = None
+    round_s: list[float] = field(default_factory=list)  # wall seconds of each timed round's whole step (for the ETA)
 
 
 def _compile_step(state: _CompileTiming, backend: Backend, seen: Callable[[], bool] = lambda: False) -> None:
@@ -188,14 +189,17 @@ def _compile_outcome(state: _CompileTiming, backend: Backend, rounds: int, inter
 
 
 def run_compile_items(items: Sequence[BenchItem], backend: Backend, ctx: RunContext,
-                      before_step: Callable[[int, int], None] | None = None) -> list[Outcome]:
+                      before_step: Callable[[int, int, "float | None"], None] | None = None) -> list[Outcome]:
     """Compile items timed round-robin: in each pass every item still short of its
     ``compile_rounds`` gets one cold call (``_compile_step``; the first pass pays each item's
     one cold build where there is one), so the rounds of one item are a pass apart and a slow
     spell of the machine (0.5-3 s on the 2-core box) lands on one round of many items instead
     of every round of one; the rounds then escape it.  One outcome per item, in order; a gated
-    item is skipped, a failing one fails alone.  ``before_step(done, total)`` is called before
-    each call (a worker names its stage and reports progress there).
+    item is skipped, a failing one fails alone.  ``before_step(done, total, eta_s)`` is called
+    before each call (a worker names its stage and reports progress there): ``done`` / ``total``
+    count timed rounds (an item's one cold build is not a round), ``eta_s`` is the time the
+    rounds left take at each item's own measured cost per round (``remaining_seconds``), None
+    until every item with rounds left has one.
 
     The headline of each round is the wall clock a user waits for; its CPU seconds (this
     process and the compilers it ran) and the machine probe right after it are recorded
@@ -205,8 +209,6 @@ def run_compile_items(items: Sequence[BenchItem], backend: Backend, ctx: RunCont
     outcomes: list[Outcome | None] = [gate(item, backend) for item in items]
     states = [_CompileTiming(item) for item, out in zip(items, outcomes) if out is None]
     rounds = max(1, ctx.compile_rounds)
-    calls = len(states) * (rounds + (1 if callable(getattr(backend, "lower", None)) else 0))  # for progress: a build each where there is lower
-    done = 0
     try:
         while True:
             pending = [s for s in states if s.failure is None and len(s.samples) < rounds]
@@ -214,10 +216,12 @@ def run_compile_items(items: Sequence[BenchItem], backend: Backend, ctx: RunCont
                 break
             for state in pending:
                 if before_step is not None:
-                    before_step(done, max(calls, done + 1))
+                    before_step(*round_counts(states, rounds), remaining_seconds(states, rounds))
                 ctx.before_cold_compile()
+                start, taken = time.perf_counter(), len(state.samples)
                 _compile_step(state, backend, ctx.interrupted)
-                done += 1
+                if len(state.samples) > taken:
+                    state.round_s.append(time.perf_counter() - start)
                 if state.failure is not None and state.failure.status == "interrupted":
                     break  # no further build starts in an interrupted run
             if any(s.failure is not None and s.failure.status == "interrupted" for s in states):
@@ -231,6 +235,22 @@ def run_compile_items(items: Sequence[BenchItem], backend: Backend, ctx: RunCont
     return [out if out is not None else _compile_outcome(next(timed), backend, rounds, len(states)) for out in outcomes]
 
 
+def round_counts(states: Sequence[_CompileTiming], rounds: int) -> tuple[int, int]:
+    """(timed rounds so far, rounds in all): a failed item counts the rounds it took."""
+    done = sum(len(s.samples) for s in states)
+    total = sum(len(s.samples) if s.failure is not None else rounds for s in states)
+    return done, max(total, done)
+
+
+def remaining_seconds(states: Sequence[_CompileTiming], rounds: int) -> float | None:
+    """Seconds the rounds left take, each item's at the mean of its own timed rounds; None
+    while an item with rounds left has none measured (no guess from other items' costs)."""
+    left = [s for s in states if s.failure is None and len(s.samples) < rounds]
+    if any(not s.round_s for s in left):
+        return None
+    return sum((rounds - len(s.samples)) * (sum(s.round_s) / len(s.round_s)) for s in left)
+
+
 class InProcessCompileSession:
     """The compile phase's session (harness/measure/compile_phase.py) in this process
     (``--tlbench-isolation inprocess``): the same round-robin as a worker's, no fault isolation."""
@@ -242,7 +262,7 @@ class InProcessCompileSession:
         return pay_setup_once(self.backend, item, self.ctx.before_cold_compile)
 
     def run_compile_items(self, items: Sequence[BenchItem], _policy: object, _rounds: int, _seed: int,
-                          progress: Callable[[int, int], None] | None = None) -> list[Outcome]:
+                          progress: Callable[[int, int, "float | None"], None] | None = None) -> list[Outcome]:
         return run_compile_items(items, self.backend, self.ctx, progress)
 
     def run(self, item: BenchItem, _policy: object, _rounds: int, _seed: int) -> Outcome:

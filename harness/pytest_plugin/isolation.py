@@ -51,8 +51,9 @@ def add_options(group) -> None:
 
 class Workers:
     def __init__(self, config: Any, registry: BackendRegistry, devices: list[str] | None = None,
-                 interrupted: Any = lambda: False) -> None:
+                 interrupted: Any = lambda: False, board: Any = None) -> None:
         self.registry = registry
+        self.board = board  # the run's progress board: every session's waits write its due lines
         self.interrupted = interrupted  # () -> bool: the run was interrupted (every session is told)
         self.limits = Limits(item_s=config.getoption("--tlbench-timeout"), compile_s=config.getoption("--tlbench-compile-timeout"))
         self.devices = list(devices or []) if len(devices or []) > 1 else []
@@ -61,8 +62,8 @@ class Workers:
 
     @classmethod
     def from_config(cls, config: Any, registry: BackendRegistry, devices: list[str] | None = None,
-                    interrupted: Any = lambda: False) -> "Workers | None":
-        return cls(config, registry, devices, interrupted) if config.getoption("--tlbench-isolation") == "worker" else None
+                    interrupted: Any = lambda: False, board: Any = None) -> "Workers | None":
+        return cls(config, registry, devices, interrupted, board) if config.getoption("--tlbench-isolation") == "worker" else None
 
     def device_count(self, backend: str) -> int:
         return len(self.devices) or 1
@@ -75,7 +76,7 @@ class Workers:
             env = dict(traits.device_env(self.devices[device])) if self.devices else {}
             spec = WorkerSpec(backend=backend, factory=factory, options=dict(self.registry.options.values), env=env,
                               warm_up=getattr(traits, "runtime_warm_up", None))
-            self._sessions[key] = WorkerSession(spec, self.limits, interrupted=self.interrupted)
+            self._sessions[key] = WorkerSession(spec, self.limits, interrupted=self.interrupted, board=self.board)
         return self._sessions[key]
 
     def device_sessions(self, backend: str) -> list[WorkerSession]:
@@ -93,7 +94,8 @@ class Workers:
         """A fresh worker for one job of the compile phase (harness/measure/compile_phase.py):
         the backend's spec and limits, a process of its own; the phase closes it."""
         main = self.session(backend)
-        return WorkerSession(replace(main.spec, warm_up=None), self.limits, interrupted=self.interrupted)  # compiles only: no device runtime
+        # compiles only: no device runtime; its waits are a job thread's (the phase's own line reports it)
+        return WorkerSession(replace(main.spec, warm_up=None), self.limits, interrupted=self.interrupted)
 
     def start(self, backends: Any) -> None:
         """Start these backends' workers now, in the background: their imports (and device

@@ -2,8 +2,8 @@
 
 Contract: ``ItemRunner(request, benchmark, item, state).run()`` measures ``item`` (a
 ``BenchItem``) and hands its samples and record to pytest-benchmark, or skips/fails the
-pytest item with the backend's or the compiler's words.  It journals every outcome and
-counts device items for the progress line.  Where an item is measured:
+pytest item with the backend's or the compiler's words.  It journals every outcome; a
+device phase reports to its backend's own progress line.  Where an item is measured:
 - reused from the journal of an interrupted run (``--tlbench-resume``), when its identity matches;
 - a device item: in the interleaved device phase (harness/measure/device_phase.py), piece by
   piece, measured in the background by the backend's worker(s) while earlier items are
@@ -61,9 +61,8 @@ class ItemRunner:
         if outcome.status == "interrupted" or state.interrupt.seen:
             raise KeyboardInterrupt(INTERRUPTED_LINE)
         state.outcomes.append((nodeid, item, outcome))
-        if item.kind == "device" and state.device_progress is not None:
-            state.device_done += 1
-            state.device_progress.update(state.device_done, len(state.phase_items))
+        if state.board is not None:
+            state.board.tick()  # lines the device threads left due (a phase's end) are written between items
         if outcome.status != "timed":
             if state.journal:
                 state.journal.record(nodeid, item, outcome, None, backend)
@@ -109,7 +108,7 @@ class ItemRunner:
             compiled=state.pool.get,
             before_cold_compile=state.pool.wait_idle,
             interrupted=state.interrupt,
-            progress=state.phase_progress if item.kind == "device" else None,
+            progress=state.loop_line(item.backend) if item.kind == "device" else None,
         )
         # An xdist worker measures its cost group as one phase; under another --dist it gets
         # items one at a time and measures each on its own.
