@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import tempfile
 import random
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,8 @@ import pytest
 from tlbench.harness.core import trace
 from tlbench.harness.pytest_plugin import hookspecs
 from tlbench.harness.pytest_plugin.expansion import diagnose_space, expand
-from tlbench.harness.pytest_plugin.options import backend_option_values
+from tlbench.harness.pytest_plugin.options import COMPILE_ROUNDS, backend_option_values, compile_settings
+from tlbench.harness.pytest_plugin.scope_note import ScopeCounts
 from tlbench.harness.pytest_plugin.options import pytest_addoption  # noqa: F401  (the hook, registered through this module)
 from tlbench.harness.pytest_plugin.state import KINDS, STATE, TlbenchState
 from tlbench.harness.pytest_plugin.autotune import autotune_lines, write_best_configs
@@ -104,13 +106,17 @@ def pytest_configure(config):
         children = build_processes(usable_cpus())  # TLBENCH_BUILD_PROCESSES, read again by each device worker
     except ValueError as exc:
         raise pytest.UsageError(str(exc)) from None
+    scope = config.getoption("--tlbench-scope")
+    compile_rounds, compile_cap = compile_settings(scope, config.getoption("--tlbench-compile-rounds"),
+                                                   config.getoption("--tlbench-compile-max-seconds"))
+    policy = policy_from_options(config.getoption, lambda text: config.issue_config_time_warning(pytest.PytestDeprecationWarning(text), 2))
     config.stash[STATE] = TlbenchState(
         registry=registry,
         backend_choice=choice,
         kinds=KINDS if kind == "all" else (kind,),
-        scope=config.getoption("--tlbench-scope"),
-        policy=policy_from_options(config.getoption, lambda text: config.issue_config_time_warning(pytest.PytestDeprecationWarning(text), 2)),
-        compile_rounds=config.getoption("--tlbench-compile-rounds"),
+        scope=scope,
+        policy=replace(policy, compile_max_seconds=compile_cap),
+        compile_rounds=compile_rounds,
         seed=seed if seed is not None else random.SystemRandom().randrange(2**31),
         # in-process device items build their kernels in child processes too (a 4+ CPU host)
         pool=CompilePool(progress=board.phase("prefetch", "compile prefetch", "kernels").count,
@@ -124,6 +130,7 @@ def pytest_configure(config):
     if is_controller(config):
         config.pluginmanager.register(ControllerCollector(config, registry.traits), "tlbench-xdist-controller")
     state = config.stash[STATE]
+    state.scope_counts = ScopeCounts(state.scope)
     sharding.register(config)  # --tlbench-shard=I/N: this process keeps shard I's items
     if hidden is None and not is_controller(config):
         check_devices(config.getoption("tlbench_devices"), [registry.traits(n) for n in registry.names])
@@ -198,6 +205,8 @@ def pytest_generate_tests(metafunc):
         "items": len(items),
         "diagnostics": [d.to_dict() for d in diagnostics],
     }
+    if state.scope_counts is not None:
+        state.scope_counts.add(sweep, state, len(items))
     # Parametrize by id (a plain string) so pytest-benchmark's JSON ``params`` stay readable.
     for item in items:
         state.items_by_id[item.item_id] = item
@@ -319,6 +328,7 @@ def pytest_benchmark_update_json(config, benchmarks, output_json):
         "input_seed": state.seed,
         "sweeps": state.sweeps,
         "setup_s": state.setup_s,
+        "setup_parts": state.setup_parts,
         "test_only": list(state.test_only),
         "failed": failed,
         "skipped": skipped,
@@ -392,7 +402,9 @@ def pytest_terminal_summary(terminalreporter):
     extra += [diag.summary() for diag in state.diagnostics if diag.verdict != "ok" or diag.inert_keys]
     extra += autotune_lines(state)
     records = [_outcome_record(n, i, o) for n, i, o in state.outcomes]
-    write_summary(terminalreporter, records, state.setup_s, state.registry.traits, extra)
+    if state.scope_counts is not None:
+        extra += state.scope_counts.lines(records, state.compile_rounds, COMPILE_ROUNDS, state.policy.compile_max_seconds)
+    write_summary(terminalreporter, records, state.setup_s, state.registry.traits, extra, setup_parts=state.setup_parts)
 
 
 @pytest.hookimpl(optionalhook=True)

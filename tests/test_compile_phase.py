@@ -171,3 +171,28 @@ def test_the_jobs_rounds_are_one_line_per_backend_with_the_slowest_jobs_eta():
     assert any(ln.endswith("ETA 0:09") for ln in ours)  # once both jobs have one: the later of the two
     assert not any("ETA" in ln for ln in ours[:3])  # none before every job measured its items
     assert ours[-1].split(": ")[1].startswith("12/12 rounds, done")  # the rounds the items came back with
+
+
+def test_a_slow_setup_says_where_its_time_went():
+    from tlbench.harness.measure.setup_compile import setup_account, setup_words
+
+    account = setup_account(21.7, 7.2, "compile-ascend-fa-b1h2-s1024-d128-bf16-bm128-bn128-t128-auto-s3", own_lowering_s=6.6)
+    assert setup_words("ascend", account) == (
+        "ascend setup 21.7 s: 7.2 s waiting for the compiling process to start (its imports: the compiler and its runtime); "
+        "14.5 s its first compile, of compile-ascend-fa-b1h2-s1024-d128-bf16-bm128-bn128-t128-auto-s3: 6.6 s that item's own "
+        "lowering (its median timed round) and 7.9 s one-off (lazy imports, solver start-up, code generators warming up)")
+
+
+def test_the_phase_keeps_its_setup_item_and_that_items_median_round():
+    class Session:  # TEST-ONLY: a shared session whose items come back with fixed rounds
+        def setup(self, item, policy, seed):
+            return 0.0
+
+        def run_compile_items(self, items, policy, rounds, seed, progress=None):
+            return [Outcome(status="timed", samples_s=(0.3, 0.1, 0.2), record={"method": "cold lowering"}) for _ in items]
+
+    items = [_item(n) for n in (16, 32)]
+    phase = CompilePhase(jobs=1, compile_rounds=3)
+    phase.outcome(items[0], items, lambda it: pytest.fail("not one by one"), shared=Session())
+    parts = phase.setup_parts["fake"]
+    assert parts["item"] == items[0].item_id and parts["own_lowering_s"] == 0.2 and parts["start_s"] <= parts["total_s"]

@@ -208,3 +208,21 @@ def test_a_real_batch_reports_rounds_in_order_and_an_eta_after_the_first_pass():
     run_compile_items(items, fake_backend.FakeBackend(BackendOptions({})), _ctx(3), lambda *report: seen.append(report))
     assert [(done, total) for done, total, _ in seen] == [(d, 9) for d in range(9)]
     assert [eta is None for _, _, eta in seen] == [True] * 3 + [False] * 6
+
+
+def test_the_per_item_cap_stops_an_items_rounds_once_they_took_it_and_says_so():
+    from tlbench.harness.measure.runner import _CompileTiming, planned_rounds
+
+    slow, fast = _CompileTiming(_item(16)), _CompileTiming(_item(32))
+    slow.cpu, fast.cpu = [6.6], [0.13]  # CPU seconds: what the cap counts
+    slow.samples, fast.samples = [14.0], [0.4]  # wall seconds on a loaded box: not what the cap counts
+    assert planned_rounds(slow, 3, 3.0) == 1 and planned_rounds(fast, 3, 3.0) == 3  # a Z3 schedule vs a GEMM lowering
+    fast.cpu, fast.samples = [1.0, 1.2], [5.0, 5.0]
+    assert planned_rounds(fast, 5, 3.0) == 3 and planned_rounds(fast, 5, None) == 5
+    ctx = replace(_ctx(3), policy=MeasurePolicy(compile_max_seconds=1e-9))
+    outcomes = run_compile_items([_item(16), _item(32)], fake_backend.FakeBackend(BackendOptions({})), ctx)
+    for o in outcomes:
+        assert len(o.samples_s) == 1 and o.record["compile_rounds_capped_s"] == 1e-9
+        assert "1 round(s)" in o.record["method"] and "its rounds stopped once they took 1e-09 CPU seconds" in o.record["method"]
+    uncapped = run_compile_items([_item(16)], fake_backend.FakeBackend(BackendOptions({})), _ctx(3))[0]
+    assert len(uncapped.samples_s) == 3 and "compile_rounds_capped_s" not in uncapped.record

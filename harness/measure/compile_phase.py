@@ -12,7 +12,10 @@ longest first onto the least loaded share), each timed in a fresh session from
 ``make_session(backend, slot)`` (its own worker process) on its own thread and closed after;
 each outcome records ``compile_jobs`` and says so in its ``method``.  With ``board`` (the run's progress board) each
 backend's phase is a line of its own: the setup, then timed rounds done of all, with an ETA
-from each item's own measured rounds (runner.run_compile_items), the jobs' counts summed.  With ``jobs <= 1`` the
+from each item's own measured rounds (runner.run_compile_items), the jobs' counts summed.
+``setup_parts[backend]`` says where the setup went (the wait for its process to start, the
+first compile, and after the rounds that item's own median round: setup_compile.setup_account);
+with jobs, the slowest job's.  With ``jobs <= 1`` the
 whole batch goes to ``shared`` (the backend's worker session, or an in-process one; not
 closed here); without ``shared`` every item is ``run(item)`` (one by one, as before).  When a
 session's batch comes back as one failed ``Outcome`` (its worker died or hung mid-batch: a
@@ -39,6 +42,7 @@ which is why the record names it.
 from __future__ import annotations
 
 import os
+import statistics
 import threading
 import time
 from dataclasses import dataclass, field
@@ -47,6 +51,7 @@ from typing import Any, Callable, Sequence
 from tlbench.harness.core import trace
 from tlbench.harness.core.record import BenchItem
 from tlbench.harness.measure.outcome import Outcome, failed, interrupted
+from tlbench.harness.measure.setup_compile import setup_account
 
 SessionFactory = Callable[[str, int], Any]  # (backend name, slot) -> a session with setup/run/close
 
@@ -97,6 +102,7 @@ class CompilePhase:
     measured: set[str] = field(default_factory=set)
     stored: dict[str, Outcome] = field(default_factory=dict)
     setup_s: dict[str, float] = field(default_factory=dict)  # per backend: the phase's untimed first compiles (wall)
+    setup_parts: dict[str, dict] = field(default_factory=dict)  # per backend: where that went (setup_compile.setup_account)
 
     def parallel(self) -> bool:
         return self.jobs > 1 and self.make_session is not None
@@ -117,19 +123,27 @@ class CompilePhase:
             if self.parallel():
                 self.stored.update(self._time_parallel(item.backend, batch, line))
             else:
-                start = time.perf_counter()
                 line.note(SETUP_WORDS)
-                shared.setup(batch[0], self.policy, self.seed)
-                self.setup_s[item.backend] = time.perf_counter() - start
+                total, start_s = _timed_setup(shared, batch[0], self.policy, self.seed)
+                self.setup_s[item.backend] = total
+                self.setup_parts[item.backend] = setup_account(total, start_s, batch[0].item_id)
                 self.stored.update(self._time_batch(shared, batch, 1, _rounds_of(line)))
             rounds = sum(len(self.stored[i.item_id].samples_s) for i in batch if i.item_id in self.stored)
             line.update(rounds, rounds, "")
+            self._own_lowering(item.backend)
             if self.count is not None:  # instruction counts: never during a timed round
                 self.count(item.backend, batch, self.stored)
         finally:
             line.end()
         trace.mark("compile phase end", backend=item.backend)
         return self.stored.pop(item.item_id)
+
+    def _own_lowering(self, backend: str) -> None:
+        """The setup item's median timed round, beside its setup (what of the setup was that item's own)."""
+        account = self.setup_parts.get(backend)
+        outcome = self.stored.get(account["item"]) if account else None
+        if account is not None and outcome is not None and outcome.status == "timed" and outcome.samples_s:
+            account["own_lowering_s"] = round(statistics.median(outcome.samples_s), 3)
 
     def _line(self, backend: str) -> Any:
         if self.board is None:
@@ -169,7 +183,7 @@ class CompilePhase:
         jobs = len(shares)
         results: dict[str, Outcome] = {}
         lock = threading.Lock()
-        setups: list[float] = []
+        setups: list[dict] = []
         counts, totals = [0] * jobs, [self.compile_rounds * len(share) for share in shares]  # per job: timed rounds
         etas: list[float | None] = [None] * jobs
         line.note(f"{SETUP_WORDS}, in {jobs} jobs")
@@ -177,10 +191,9 @@ class CompilePhase:
         def work(slot: int) -> None:
             session = self.make_session(backend, slot)
             try:
-                start = time.perf_counter()
-                session.setup(shares[slot][0], self.policy, self.seed)
+                total, start_s = _timed_setup(session, shares[slot][0], self.policy, self.seed)
                 with lock:
-                    setups.append(time.perf_counter() - start)
+                    setups.append(setup_account(total, start_s, shares[slot][0].item_id))
 
                 def report(done: int, total: int, eta_s: float | None = None) -> None:
                     with lock:
@@ -203,13 +216,28 @@ class CompilePhase:
                 t.join(timeout=1.0)
                 if self.board is not None:
                     self.board.tick()  # the jobs report from their threads: this thread writes the lines
-        self.setup_s[backend] = max(setups, default=0.0)
+        slowest = max(setups, key=lambda a: a["total_s"], default=None)  # the jobs set up side by side: the slowest is the wait
+        self.setup_s[backend] = slowest["total_s"] if slowest else 0.0
+        if slowest is not None:
+            self.setup_parts[backend] = slowest
         for it in batch:  # a job that died before taking its items leaves them to the serial path's words
             results.setdefault(it.item_id, failed("compile", "the compile phase ended before this item was timed"))
         return results
 
 
 SETUP_WORDS = "setup: the backend's first compile (imports, solver start-up), untimed"
+
+
+def _timed_setup(session: Any, item: BenchItem, policy: Any, seed: int) -> tuple[float, float]:
+    """(the setup's wall seconds, of which waiting for the session's process to start): a
+    worker session is awaited first (``ready_facts``), then pays the untimed first compile."""
+    start = time.perf_counter()
+    ready = getattr(session, "ready_facts", None)
+    if callable(ready):
+        ready()
+    started = time.perf_counter() - start
+    session.setup(item, policy, seed)
+    return time.perf_counter() - start, started
 
 
 def _rounds_of(line: Any) -> Callable[..., None]:

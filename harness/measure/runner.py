@@ -16,6 +16,7 @@ inputs, then timing.  A wrong kernel is never timed.  Many device items at once:
 from __future__ import annotations
 
 import gc
+import math
 import resource
 import time
 from dataclasses import dataclass, field, replace
@@ -151,12 +152,15 @@ def _compile_step(state: _CompileTiming, backend: Backend, seen: Callable[[], bo
     state.last = compiled
 
 
-def _compile_outcome(state: _CompileTiming, backend: Backend, rounds: int, interleaved: int) -> Outcome:
-    """The item's record from its rounds (``interleaved``: how many items' rounds alternated)."""
+def _compile_outcome(state: _CompileTiming, backend: Backend, rounds: int, interleaved: int, cap_s: float | None = None) -> Outcome:
+    """The item's record from its rounds (``interleaved``: how many items' rounds alternated;
+    ``cap_s``: the per-item time cap, named in the method where it stopped the item)."""
     if state.failure is not None:
         return state.failure
     item, compiled, built = state.item, state.last, state.built
     assert compiled is not None and isinstance(item.case, Case)
+    capped = len(state.samples) < rounds
+    rounds = len(state.samples)
     plan = state.plan if built else backend.inspect(compiled)
     over = plan_overflow(plan)
     if over:  # no footprint was declared, or it missed a buffer: the compiled kernel says it cannot launch
@@ -165,6 +169,8 @@ def _compile_outcome(state: _CompileTiming, backend: Backend, rounds: int, inter
     if built:
         phases.update({k: v for k, v in built[0].phases_s.items() if k not in phases})  # its device build
     method = compile_method(compiled, rounds, built is not None)
+    if capped and cap_s is not None:
+        method += f" (its rounds stopped once they took {cap_s:g} CPU seconds: --tlbench-compile-max-seconds)"
     if interleaved > 1:
         method += f"; round-robin over {interleaved} items (each pass one cold round of every item)"
     record = item_record(item, tuple(state.samples), method=method, plan=plan,
@@ -176,6 +182,8 @@ def _compile_outcome(state: _CompileTiming, backend: Backend, rounds: int, inter
     record["collector_s"] = state.collector  # before each call, untimed (see _timed_call)
     if interleaved > 1:
         record["compile_round_robin"] = interleaved
+    if capped and cap_s is not None:
+        record["compile_rounds_capped_s"] = cap_s
     if state.counts and len(state.counts) == len(state.samples):  # every round counted (harness/measure/count_phase.py)
         record[INSTRUCTIONS] = hardware_record([c[0] for c in state.counts], [c[1] for c in state.counts], state.built_count)
     if built:
@@ -199,7 +207,9 @@ def run_compile_items(items: Sequence[BenchItem], backend: Backend, ctx: RunCont
     before each call (a worker names its stage and reports progress there): ``done`` / ``total``
     count timed rounds (an item's one cold build is not a round), ``eta_s`` is the time the
     rounds left take at each item's own measured cost per round (``remaining_seconds``), None
-    until every item with rounds left has one.
+    until every item with rounds left has one.  With ``ctx.policy.compile_max_seconds`` an
+    item takes no further round once its rounds took that many CPU seconds (at least one): its record
+    says so (``compile_rounds_capped_s``, and in its method).
 
     The headline of each round is the wall clock a user waits for; its CPU seconds (this
     process and the compilers it ran) and the machine probe right after it are recorded
@@ -209,14 +219,15 @@ def run_compile_items(items: Sequence[BenchItem], backend: Backend, ctx: RunCont
     outcomes: list[Outcome | None] = [gate(item, backend) for item in items]
     states = [_CompileTiming(item) for item, out in zip(items, outcomes) if out is None]
     rounds = max(1, ctx.compile_rounds)
+    cap = getattr(ctx.policy, "compile_max_seconds", None)
     try:
         while True:
-            pending = [s for s in states if s.failure is None and len(s.samples) < rounds]
+            pending = [s for s in states if s.failure is None and len(s.samples) < planned_rounds(s, rounds, cap)]
             if not pending:
                 break
             for state in pending:
                 if before_step is not None:
-                    before_step(*round_counts(states, rounds), remaining_seconds(states, rounds))
+                    before_step(*round_counts(states, rounds, cap), remaining_seconds(states, rounds, cap))
                 ctx.before_cold_compile()
                 start, taken = time.perf_counter(), len(state.samples)
                 _compile_step(state, backend, ctx.interrupted)
@@ -226,29 +237,45 @@ def run_compile_items(items: Sequence[BenchItem], backend: Backend, ctx: RunCont
                     break  # no further build starts in an interrupted run
             if any(s.failure is not None and s.failure.status == "interrupted" for s in states):
                 for other in states:  # the items not yet done were not measured: interrupted too
-                    if other.failure is None and len(other.samples) < rounds:
+                    if other.failure is None and len(other.samples) < planned_rounds(other, rounds, cap):
                         other.failure = interrupted("compile", "the run was interrupted (Ctrl-C) before this item's rounds ended")
                 break
     finally:
         gc.unfreeze()  # what _timed_call froze is the collector's again
     timed = iter(states)
-    return [out if out is not None else _compile_outcome(next(timed), backend, rounds, len(states)) for out in outcomes]
+    return [out if out is not None else _compile_outcome(next(timed), backend, rounds, len(states), cap) for out in outcomes]
 
 
-def round_counts(states: Sequence[_CompileTiming], rounds: int) -> tuple[int, int]:
-    """(timed rounds so far, rounds in all): a failed item counts the rounds it took."""
+def planned_rounds(state: _CompileTiming, rounds: int, cap_s: float | None = None) -> int:
+    """The rounds ``state``'s item will take: ``rounds``, fewer where the per-item cap
+    ``cap_s`` (CPU seconds: a loaded machine stretches a round's wall time, not its CPU time)
+    stops it (its rounds so far took the cap; or, at its measured mean, the round that
+    reaches the cap comes first); what it took once it failed."""
+    if state.failure is not None:
+        return len(state.samples)
+    if cap_s is None or not state.cpu:
+        return rounds
+    spent = sum(state.cpu)
+    if spent >= cap_s:
+        return len(state.cpu)
+    mean = spent / len(state.cpu)
+    return min(rounds, len(state.cpu) + max(1, math.ceil((cap_s - spent) / mean)) if mean > 0 else rounds)
+
+
+def round_counts(states: Sequence[_CompileTiming], rounds: int, cap_s: float | None = None) -> tuple[int, int]:
+    """(timed rounds so far, rounds in all): a failed item counts the rounds it took, a capped one those it will take."""
     done = sum(len(s.samples) for s in states)
-    total = sum(len(s.samples) if s.failure is not None else rounds for s in states)
+    total = sum(planned_rounds(s, rounds, cap_s) for s in states)
     return done, max(total, done)
 
 
-def remaining_seconds(states: Sequence[_CompileTiming], rounds: int) -> float | None:
+def remaining_seconds(states: Sequence[_CompileTiming], rounds: int, cap_s: float | None = None) -> float | None:
     """Seconds the rounds left take, each item's at the mean of its own timed rounds; None
     while an item with rounds left has none measured (no guess from other items' costs)."""
-    left = [s for s in states if s.failure is None and len(s.samples) < rounds]
+    left = [s for s in states if len(s.samples) < planned_rounds(s, rounds, cap_s)]
     if any(not s.round_s for s in left):
         return None
-    return sum((rounds - len(s.samples)) * (sum(s.round_s) / len(s.round_s)) for s in left)
+    return sum((planned_rounds(s, rounds, cap_s) - len(s.samples)) * (sum(s.round_s) / len(s.round_s)) for s in left)
 
 
 class InProcessCompileSession:

@@ -134,4 +134,6 @@ class ItemRunner:
             item, phase_items, lambda it: session.run(it, state.policy, state.compile_rounds, state.seed), shared=session)
         if item.backend not in state.setup_s and item.backend in state.compile_phase.setup_s:
             state.setup_s[item.backend] = state.compile_phase.setup_s[item.backend]
+        if item.backend in state.compile_phase.setup_parts:
+            state.setup_parts[item.backend] = state.compile_phase.setup_parts[item.backend]
         return outcome

@@ -20,18 +20,20 @@ a shorter phase stays silent), then a line at each further tenth of its total at
 is silent; its end line (``done``) only where it wrote one before.  Lines read
 ``[tlbench] <label>: <done>/<total> <unit>, <detail>, elapsed m:ss[, ETA m:ss]``.  ``write``
 is the plugin's (``terminal_writer``): pytest's terminal reporter's ``write_line`` with output
-capture suspended, so the line starts on a line of its own and pytest writes the file name
-again after it; ``ProgressBoard(None)`` writes nothing (an xdist worker: its controller shows
+capture suspended, so the line starts on a line of its own, and the file name (with ``-v``
+the item) pytest's next result belongs to is written again after it; ``ProgressBoard(None)`` writes nothing (an xdist worker: its controller shows
 pytest's progress).  Nothing here measures: it reports what the callers counted.  ``clock`` and
 ``is_main`` are for tests (a fake clock named as such).
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
 from contextlib import nullcontext
+from pathlib import Path
 from typing import Any, Callable, ContextManager
 
 
@@ -171,7 +173,11 @@ def terminal_writer(config: Any) -> Callable[[str], None] | None:
         reporter = config.pluginmanager.getplugin("terminalreporter")
         with suspend():
             if reporter is not None:
+                prefix = reporter.currentfspath  # the file (or, with -v, the item) whose result comes next
                 reporter.write_line(line)
+                if isinstance(prefix, (str, os.PathLike)) and prefix:  # written again: pytest's result follows it
+                    reporter.write(prefix if isinstance(prefix, str) else os.path.relpath(Path(prefix), reporter.startpath) + " ")
+                    reporter.currentfspath = prefix
                 reporter.flush()
             else:
                 sys.stderr.write(line + "\n")

@@ -63,7 +63,9 @@ class TlbenchState:
     workers_started: bool = False  # the workers were started at the first tlbench suite collected
     phase_nodes: dict[str, Any] = field(default_factory=dict)  # item id -> its pytest item (journaled at its chunk's end)
     setup_s: dict[str, float] = field(default_factory=dict)  # per backend: the untimed first compile
+    setup_parts: dict[str, dict] = field(default_factory=dict)  # per backend: where it went (setup_compile.setup_account)
     board: Any = None  # progress.ProgressBoard: every progress line of the run (writes nothing in an xdist worker)
+    scope_counts: Any = None  # scope_note.ScopeCounts: what the quick scope left for the full one
     loop_lines: dict[str, Any] = field(default_factory=dict)  # backend -> progress.LoopLine of its device phase
     prefetch_lock_path: str = ""
     inert_cache: InertKeyCache | None = None  # the inert-key probe's answers on disk (None: not cached)
