@@ -26,6 +26,7 @@ from tlbench.harness.pytest_plugin import hookspecs
 from tlbench.harness.pytest_plugin.expansion import diagnose_space, expand
 from tlbench.harness.pytest_plugin.options import COMPILE_ROUNDS, backend_option_values, compile_settings
 from tlbench.harness.pytest_plugin.scope_note import ScopeCounts
+from tlbench.harness.pytest_plugin.overlap_start import overlap_line, plan_overlap
 from tlbench.harness.pytest_plugin.options import pytest_addoption  # noqa: F401  (the hook, registered through this module)
 from tlbench.harness.pytest_plugin.state import KINDS, STATE, TlbenchState
 from tlbench.harness.pytest_plugin.autotune import autotune_lines, write_best_configs
@@ -286,6 +287,8 @@ def pytest_collection_finish(session):
                        if not state.registry.compile_blocker(n))
         state.workers.keep_only(names)  # a worker started early for a backend left with no item ends
         state.workers.start(names)  # imports overlap the run (already started at the first suite)
+    if not session.config.option.collectonly:
+        plan_overlap(session.config, state)  # compile work beside device timing, where there is both
 
 
 @pytest.fixture
@@ -402,6 +405,8 @@ def pytest_terminal_summary(terminalreporter):
     extra += [diag.summary() for diag in state.diagnostics if diag.verdict != "ok" or diag.inert_keys]
     extra += autotune_lines(state)
     records = [_outcome_record(n, i, o) for n, i, o in state.outcomes]
+    if (line := overlap_line(state)) is not None:
+        extra.append(line)
     if state.scope_counts is not None:
         extra += state.scope_counts.lines(records, state.compile_rounds, COMPILE_ROUNDS, state.policy.compile_max_seconds)
     write_summary(terminalreporter, records, state.setup_s, state.registry.traits, extra, setup_parts=state.setup_parts)

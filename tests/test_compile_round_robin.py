@@ -38,7 +38,7 @@ def _log(path) -> list[tuple[str, str, str]]:
     """(case id, cold, gc) per compile call, in order."""
     rows = []
     for line in path.read_text().splitlines():
-        case, cold, collector, _pid = line.split()
+        case, cold, collector, *_where = line.split()
         rows.append((case, cold, collector))
     return rows
 

@@ -10,7 +10,9 @@ backend's untimed first compile once (``session.setup``).  With ``jobs > 1`` (an
 ``make_session``) the items are split into ``jobs`` balanced shares (by ``cost(item)``,
 longest first onto the least loaded share), each timed in a fresh session from
 ``make_session(backend, slot)`` (its own worker process) on its own thread and closed after;
-each outcome records ``compile_jobs`` and says so in its ``method``.  With ``board`` (the run's progress board) each
+each outcome records ``compile_jobs`` and says so in its ``method``.  ``own_workers(backend)``
+sends a backend's items to one such fresh worker even at ``jobs`` 1 (an overlapped run: its own
+worker is busy timing its device items).  With ``board`` (the run's progress board) each
 backend's phase is a line of its own: the setup, then timed rounds done of all, with an ETA
 from each item's own measured rounds (runner.run_compile_items), the jobs' counts summed.
 ``setup_parts[backend]`` says where the setup went (the wait for its process to start, the
@@ -98,20 +100,23 @@ class CompilePhase:
     seed: int = 0
     cost: Callable[[BenchItem], float] = _unit_cost
     board: Any = None  # the run's progress board (harness/pytest_plugin/progress.py): a line per backend's phase
+    own_workers: Callable[[str], bool] = lambda _backend: False  # time this backend's items in fresh workers even at jobs 1
     count: Callable[[str, list[BenchItem], dict[str, Outcome]], None] | None = None  # after the rounds (count_phase.py)
     measured: set[str] = field(default_factory=set)
     stored: dict[str, Outcome] = field(default_factory=dict)
     setup_s: dict[str, float] = field(default_factory=dict)  # per backend: the phase's untimed first compiles (wall)
     setup_parts: dict[str, dict] = field(default_factory=dict)  # per backend: where that went (setup_compile.setup_account)
 
-    def parallel(self) -> bool:
-        return self.jobs > 1 and self.make_session is not None
+    def parallel(self, backend: str = "") -> bool:
+        """Whether ``backend``'s items go to fresh worker processes: ``jobs`` > 1, or its own
+        worker is busy timing its device items (``own_workers``: an overlapped run)."""
+        return self.make_session is not None and (self.jobs > 1 or (bool(backend) and self.own_workers(backend)))
 
     def outcome(self, item: BenchItem, phase_items: Sequence[BenchItem], run: Callable[[BenchItem], Outcome],
                 shared: Any = None) -> Outcome:
         if item.item_id in self.stored:
             return self.stored.pop(item.item_id)
-        if item.item_id in self.measured or not (self.parallel() or shared is not None):
+        if item.item_id in self.measured or not (self.parallel(item.backend) or shared is not None):
             return run(item)
         batch = [i for i in phase_items if i.kind == "compile" and i.backend == item.backend and i.item_id not in self.measured]
         if not any(i.item_id == item.item_id for i in batch):
@@ -120,7 +125,7 @@ class CompilePhase:
         trace.mark("compile phase start", backend=item.backend, items=len(batch), jobs=self.jobs)
         line = self._line(item.backend)
         try:
-            if self.parallel():
+            if self.parallel(item.backend):
                 self.stored.update(self._time_parallel(item.backend, batch, line))
             else:
                 line.note(SETUP_WORDS)
@@ -148,7 +153,7 @@ class CompilePhase:
     def _line(self, backend: str) -> Any:
         if self.board is None:
             return _NoLine()
-        jobs = f", {self.jobs} at a time" if self.parallel() else ""
+        jobs = f", {self.jobs} at a time" if self.jobs > 1 and self.parallel(backend) else ""
         return self.board.phase(f"compile {backend}", f"compile items {backend} (cold rounds round-robin{jobs})", "rounds")
 
     def _time_batch(self, session: Any, items: list[BenchItem], jobs: int, report: Callable[..., None] | None = None) -> dict[str, Outcome]:
@@ -186,7 +191,7 @@ class CompilePhase:
         setups: list[dict] = []
         counts, totals = [0] * jobs, [self.compile_rounds * len(share) for share in shares]  # per job: timed rounds
         etas: list[float | None] = [None] * jobs
-        line.note(f"{SETUP_WORDS}, in {jobs} jobs")
+        line.note(f"{SETUP_WORDS}, in {jobs} job{'s' if jobs != 1 else ''}")
 
         def work(slot: int) -> None:
             session = self.make_session(backend, slot)

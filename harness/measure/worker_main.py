@@ -11,6 +11,9 @@ answers ``("ready", pid, device_info, worker_facts)`` (the backend's ``device_in
 ``worker_facts()``, None where it has none, as plain data); the first request other than ``prefetch`` waits for the warm-up.  Then, in order:
 - ``("prefetch", [Case, ...])``: warm compiles in a thread pool, submitted from a thread of their own
   so the next request is answered meanwhile (no answer);
+- ``("pin", cpus, build_cpus)``: every thread of this worker onto ``cpus``, its build children onto
+  ``build_cpus`` (compile work beside device timing: harness/measure/cpu_plan.py; no answer).
+  ``$TLBENCH_CPUS`` / ``$TLBENCH_BUILD_CPUS`` do the same from the start;
 - ``("setup", BenchItem, MeasurePolicy, compile_rounds, seed)``: the backend's untimed
   first compile of the item's case (``setup_compile.pay_setup_once``); answer ``("done",
   seconds, fault)``;
@@ -227,6 +230,7 @@ def serve(conn: Connection, watch: Any = None) -> int:
     from tlbench.harness.measure.cache_warmer import CacheWarmer, processes as warmer_processes
     from tlbench.harness.measure.compile_phase import usable_cpus
     from tlbench.harness.measure.compile_pool import CompilePool
+    from tlbench.harness.measure.cpu_plan import build_cpus_from_environment, pin
     from tlbench.harness.measure.device_session import InProcessSession
     from tlbench.harness.measure.interrupt import InterruptWatch
     from tlbench.harness.measure.outcome import Outcome, failed, interrupted
@@ -245,7 +249,8 @@ def serve(conn: Connection, watch: Any = None) -> int:
     trace.mark("worker device warm", role="worker")
     cpus = usable_cpus()
     children = warmer_processes(cpus)
-    warmer = CacheWarmer(init["factory"], dict(init.get("options") or {}), list(sys.path), children) if children else None
+    warmer = CacheWarmer(init["factory"], dict(init.get("options") or {}), list(sys.path), children,
+                         cpus=frozenset(build_cpus_from_environment() or ()) or None) if children else None
     pool = CompilePool(workers=cpus, warmer_of=lambda _backend: warmer)  # its progress (if any) goes to the worker log
     conn.send(("ready", os.getpid(), device_info, _worker_facts(backend)))
     kept: list[Any] = []  # compiler-owned objects from outcomes: never released (see the contract)
@@ -263,6 +268,11 @@ def serve(conn: Connection, watch: Any = None) -> int:
                 return 0
             if message[0] == "prefetch":
                 pool.prefetch_in_background(backend, message[1])  # the next request is answered meanwhile
+                continue
+            if message[0] == "pin":  # compile work beside device timing: this worker times on its own CPUs
+                pin(message[1])
+                if warmer is not None:
+                    warmer.pin(message[2])
                 continue
             if warming is not None:  # the runtime's warm-up ends before any request uses the device
                 warming.join()
@@ -343,6 +353,9 @@ def main(argv: list[str]) -> None:
     from tlbench.harness.measure.interrupt import InterruptWatch
 
     _die_with_parent()
+    from tlbench.harness.measure.cpu_plan import pin_from_environment
+
+    pin_from_environment()  # a compile job's (or a restarted device worker's) CPUs, before anything starts
     hang_report.arm()  # a controller that times this worker out reads its stacks first
     watch = InterruptWatch().arm()  # a Ctrl-C reaches this process too: its items end as interrupted
     conn = Connection(int(argv[1]))

@@ -27,7 +27,8 @@ for the whole session so the compile cache and the device context are reused.
   ``progress(done, total, eta_s)`` is called as the worker reports its timed rounds.
 - ``setup(item, policy, seed)``: the untimed first compile (what the in-process path pays
   in ``setup_compile.pay_setup_once``), not a whole compile item.
-- ``prefetch(cases)`` hands the device items' cases to the worker's compile pool;
+- ``prefetch(cases)`` hands the device items' cases to the worker's compile pool; ``pin(cpus,
+  build_cpus)`` moves the worker and its build children (now, and a restarted one from its start);
   ``device_info`` is what the worker's backend reported with ``ready``; ``ready_facts()``
   waits for that ``ready`` and gives its ``worker_facts``.
 - ``interrupted`` (a callable, the session's ``InterruptWatch``, harness/measure/interrupt.py):
@@ -237,6 +238,18 @@ class WorkerSession:
                 return message
 
     # -- the DeviceSession-style calls ------------------------------------------------------
+
+    def pin(self, cpus: Any, build_cpus: Any) -> None:
+        """This worker onto ``cpus`` and its build children onto ``build_cpus`` (compile work
+        beside device timing, harness/measure/cpu_plan.py): now if it runs, and from the start
+        of any later one (a restart)."""
+        from dataclasses import replace
+
+        from tlbench.harness.measure.cpu_plan import ENV_BUILD_CPUS, ENV_CPUS, describe
+
+        self.spec = replace(self.spec, env={**self.spec.env, ENV_CPUS: describe(cpus), ENV_BUILD_CPUS: describe(build_cpus)})
+        if self._conn is not None and self._proc is not None and self._proc.poll() is None:
+            self._conn.send(("pin", sorted(cpus), sorted(build_cpus)))
 
     def prefetch(self, cases: list[Any]) -> None:
         known = {c.case_id for c in self._prefetch}

@@ -27,6 +27,7 @@ import threading
 from dataclasses import replace
 from typing import Any
 
+from tlbench.harness.measure.cpu_plan import ENV_CPUS, describe
 from tlbench.harness.measure.option_types import positive_float
 
 from tlbench.harness.core.registry import BackendRegistry
@@ -54,6 +55,7 @@ class Workers:
                  interrupted: Any = lambda: False, board: Any = None) -> None:
         self.registry = registry
         self.board = board  # the run's progress board: every session's waits write its due lines
+        self.compile_cpus: tuple[int, ...] | None = None  # compile jobs' workers start pinned here (an overlapped run)
         self.interrupted = interrupted  # () -> bool: the run was interrupted (every session is told)
         self.limits = Limits(item_s=config.getoption("--tlbench-timeout"), compile_s=config.getoption("--tlbench-compile-timeout"))
         self.devices = list(devices or []) if len(devices or []) > 1 else []
@@ -95,7 +97,10 @@ class Workers:
         the backend's spec and limits, a process of its own; the phase closes it."""
         main = self.session(backend)
         # compiles only: no device runtime; its waits are a job thread's (the phase's own line reports it)
-        return WorkerSession(replace(main.spec, warm_up=None), self.limits, interrupted=self.interrupted)
+        env = dict(main.spec.env)
+        if self.compile_cpus:
+            env[ENV_CPUS] = describe(self.compile_cpus)  # away from the device workers' CPUs (an overlapped run)
+        return WorkerSession(replace(main.spec, warm_up=None, env=env), self.limits, interrupted=self.interrupted)
 
     def start(self, backends: Any) -> None:
         """Start these backends' workers now, in the background: their imports (and device

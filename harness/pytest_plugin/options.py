@@ -20,7 +20,7 @@ from tlbench.harness.core.sweep import SCOPES
 from tlbench.harness.measure import instructions
 from tlbench.harness.measure.options import add_measure_options
 from tlbench.harness.measure.option_types import non_negative_float, positive_int
-from tlbench.harness.pytest_plugin import isolation, journaling, sharding
+from tlbench.harness.pytest_plugin import isolation, journaling, overlap_start, sharding
 
 
 # Compile items by scope: the quick scope (the main job) takes fewer rounds and caps an item's
@@ -87,6 +87,7 @@ def pytest_addoption(parser):
                          "--tlbench-gpus is a deprecated alias")
     journaling.add_options(group)
     isolation.add_options(group)
+    overlap_start.add_options(group)
     sharding.add_options(group)
 
 

@@ -66,6 +66,8 @@ class TlbenchState:
     setup_parts: dict[str, dict] = field(default_factory=dict)  # per backend: where it went (setup_compile.setup_account)
     board: Any = None  # progress.ProgressBoard: every progress line of the run (writes nothing in an xdist worker)
     scope_counts: Any = None  # scope_note.ScopeCounts: what the quick scope left for the full one
+    overlap: Any = None  # measure.overlap.Overlap: compile work beside device timing (None: not decided here)
+    overlap_started: bool = False
     loop_lines: dict[str, Any] = field(default_factory=dict)  # backend -> progress.LoopLine of its device phase
     prefetch_lock_path: str = ""
     inert_cache: InertKeyCache | None = None  # the inert-key probe's answers on disk (None: not cached)
