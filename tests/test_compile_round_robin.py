@@ -206,8 +206,9 @@ def test_a_real_batch_reports_rounds_in_order_and_an_eta_after_the_first_pass():
     seen = []
     items = [_item(n) for n in (16, 32, 64)]
     run_compile_items(items, fake_backend.FakeBackend(BackendOptions({})), _ctx(3), lambda *report: seen.append(report))
-    assert [(done, total) for done, total, _ in seen] == [(d, 9) for d in range(9)]
-    assert [eta is None for _, _, eta in seen] == [True] * 3 + [False] * 6
+    assert [(done, total) for done, total, _, _ in seen] == [(d, 9) for d in range(9)]
+    assert [eta is None for _, _, eta, _ in seen] == [True] * 3 + [False] * 6
+    assert {detail for *_, detail in seen} == {""}  # the fake builds no binary: no cold builds to count
 
 
 def test_the_per_item_cap_stops_an_items_rounds_once_they_took_it_and_says_so():
@@ -226,3 +227,16 @@ def test_the_per_item_cap_stops_an_items_rounds_once_they_took_it_and_says_so():
         assert "1 round(s)" in o.record["method"] and "its rounds stopped once they took 1e-09 CPU seconds" in o.record["method"]
     uncapped = run_compile_items([_item(16)], fake_backend.FakeBackend(BackendOptions({})), _ctx(3))[0]
     assert len(uncapped.samples_s) == 3 and "compile_rounds_capped_s" not in uncapped.record
+
+
+def test_the_first_pass_of_a_building_backend_says_how_many_cold_builds_are_done():
+    """With a device compiler each item's first call is its one cold build, not a round: a
+    smoke night's first pass of 84 nvcc builds counted 0/84 rounds for minutes."""
+    from tlbench.harness.measure.runner import _CompileTiming, build_words
+
+    a, b, c = (_CompileTiming(_item(n)) for n in (16, 32, 64))
+    assert build_words([a, b, c]) == ""  # nothing built yet
+    a.built = (object(), 2.0)
+    assert build_words([a, b, c]) == "1 of 3 items' one cold build (lowering + device compiler) done"
+    b.built, c.built = (object(), 2.0), (object(), 2.0)
+    assert build_words([a, b, c]) == ""  # every item built: rounds from here

@@ -200,12 +200,12 @@ class CompilePhase:
                 with lock:
                     setups.append(setup_account(total, start_s, shares[slot][0].item_id))
 
-                def report(done: int, total: int, eta_s: float | None = None) -> None:
+                def report(done: int, total: int, eta_s: float | None = None, detail: str = "") -> None:
                     with lock:
                         counts[slot], totals[slot], etas[slot] = done, total, eta_s
                         done_all, total_all = sum(counts), sum(totals)
                         eta = None if any(e is None for e in etas) else max(etas)  # the jobs run side by side
-                    line.update(done_all, total_all, "", eta)
+                    line.update(done_all, total_all, f"job {slot + 1}: {detail}" if detail else "", eta)
 
                 timed = self._time_batch(session, shares[slot], jobs, report)
                 with lock:
@@ -246,8 +246,8 @@ def _timed_setup(session: Any, item: BenchItem, policy: Any, seed: int) -> tuple
 
 
 def _rounds_of(line: Any) -> Callable[..., None]:
-    """A batch's ``progress(done, total, eta_s)`` onto the phase's line (the setup note cleared)."""
-    return lambda done, total, eta_s=None: line.update(done, total, "", eta_s)
+    """A batch's ``progress(done, total, eta_s, detail)`` onto the phase's line (the setup note cleared)."""
+    return lambda done, total, eta_s=None, detail="": line.update(done, total, detail, eta_s)
 
 
 class _NoLine:

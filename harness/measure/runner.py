@@ -203,11 +203,12 @@ def run_compile_items(items: Sequence[BenchItem], backend: Backend, ctx: RunCont
     one cold build where there is one), so the rounds of one item are a pass apart and a slow
     spell of the machine (0.5-3 s on the 2-core box) lands on one round of many items instead
     of every round of one; the rounds then escape it.  One outcome per item, in order; a gated
-    item is skipped, a failing one fails alone.  ``before_step(done, total, eta_s)`` is called
+    item is skipped, a failing one fails alone.  ``before_step(done, total, eta_s, detail)`` is called
     before each call (a worker names its stage and reports progress there): ``done`` / ``total``
     count timed rounds (an item's one cold build is not a round), ``eta_s`` is the time the
     rounds left take at each item's own measured cost per round (``remaining_seconds``), None
-    until every item with rounds left has one.  With ``ctx.policy.compile_max_seconds`` an
+    until every item with rounds left has one; ``detail`` says how many items' one cold build
+    are done while they are being built (``build_words``).  With ``ctx.policy.compile_max_seconds`` an
     item takes no further round once its rounds took that many CPU seconds (at least one): its record
     says so (``compile_rounds_capped_s``, and in its method).
 
@@ -227,7 +228,7 @@ def run_compile_items(items: Sequence[BenchItem], backend: Backend, ctx: RunCont
                 break
             for state in pending:
                 if before_step is not None:
-                    before_step(*round_counts(states, rounds, cap), remaining_seconds(states, rounds, cap))
+                    before_step(*round_counts(states, rounds, cap), remaining_seconds(states, rounds, cap), build_words(states))
                 ctx.before_cold_compile()
                 start, taken = time.perf_counter(), len(state.samples)
                 _compile_step(state, backend, ctx.interrupted)
@@ -260,6 +261,14 @@ def planned_rounds(state: _CompileTiming, rounds: int, cap_s: float | None = Non
         return len(state.cpu)
     mean = spent / len(state.cpu)
     return min(rounds, len(state.cpu) + max(1, math.ceil((cap_s - spent) / mean)) if mean > 0 else rounds)
+
+
+def build_words(states: Sequence[_CompileTiming]) -> str:
+    """While items still owe their one cold build: how many were built so far (else "")."""
+    built = sum(1 for s in states if s.built is not None)
+    if not built or all(s.built is not None or s.samples or s.failure is not None for s in states):
+        return ""
+    return f"{built} of {len(states)} items' one cold build (lowering + device compiler) done"
 
 
 def round_counts(states: Sequence[_CompileTiming], rounds: int, cap_s: float | None = None) -> tuple[int, int]:

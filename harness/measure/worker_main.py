@@ -22,7 +22,7 @@ answers ``("ready", pid, device_info, worker_facts)`` (the backend's ``device_in
   answer ``("done", Outcome, fault)``;
 - ``("compile_items", [BenchItem, ...], MeasurePolicy, compile_rounds, seed)``: compile items
   timed round-robin through ``harness.measure.runner.run_compile_items``; before each cold
-  call the worker sends ``("stage", "compile", ...)`` and ``("progress", done, total, eta_s)``
+  call the worker sends ``("stage", "compile", ...)`` and ``("progress", done, total, eta_s, detail)``
   (timed rounds, and the rounds left at each item's measured cost: runner.run_compile_items);
   answer ``("done", [Outcome, ...], fault)``, one per item in order;
 - ``("prepare", BenchItem, MeasurePolicy, compile_rounds, seed)``: ``prepare`` on this
@@ -308,9 +308,9 @@ def serve(conn: Connection, watch: Any = None) -> int:
                     elif kind == "run":
                         answer = run_item(item, reporter, ctx)
                     elif kind == "compile_items":
-                        def step(done: int, total: int, eta_s: float | None = None) -> None:
+                        def step(done: int, total: int, eta_s: float | None = None, detail: str = "") -> None:
                             reporter.enter("compile")  # restarts the session's compile clock
-                            conn.send(("progress", done, total, eta_s))
+                            conn.send(("progress", done, total, eta_s, detail))
 
                         answer = [plain_outcome(o) for o in run_compile_items(item, reporter, ctx, step)]
                         kept.append(answer)

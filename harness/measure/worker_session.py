@@ -24,7 +24,7 @@ for the whole session so the compile cache and the device context are reused.
   round-robin in the worker (harness/measure/runner.py::run_compile_items): one ``Outcome`` per
   item, or one failed ``Outcome`` when the worker died or hung mid-batch (which item did it is
   unknown: the caller times the items again one by one, harness/measure/compile_phase.py);
-  ``progress(done, total, eta_s)`` is called as the worker reports its timed rounds.
+  ``progress(done, total, eta_s, detail)`` is called as the worker reports its timed rounds.
 - ``setup(item, policy, seed)``: the untimed first compile (what the in-process path pays
   in ``setup_compile.pay_setup_once``), not a whole compile item.
 - ``prefetch(cases)`` hands the device items' cases to the worker's compile pool; ``pin(cpus,
