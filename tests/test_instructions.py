@@ -139,3 +139,30 @@ def test_hardware_mode_never_starts_callgrind():
 
     InstructionCounting(mode="hardware", factory_of=lambda _n: FACTORY, count=count)("counting", items, outcomes)
     assert all("--tlbench-instructions subset or all" in o.record["instructions"]["absent"] for o in outcomes.values())
+
+
+def test_all_mode_counts_every_item_in_children_side_by_side_dealt_by_cost_cheapest_first():
+    """``jobs`` children: the items dealt by their rounds' CPU seconds (longest first onto the
+    least loaded child), each child's cheapest item first (its uncounted warm-up is that one)."""
+    items = list(_items(5))
+    cpu = dict(zip((i.item_id for i in items), (6.6, 0.2, 0.3, 0.1, 0.4)))  # one flash-attention Z3 schedule, four GEMMs
+    outcomes = {i.item_id: type("O", (), {"status": "timed", "record": {"samples_s": [9.0], "cpu_samples_s": [cpu[i.item_id]]}})()
+                for i in items}
+    asked = []
+
+    def count(request):  # TEST DOUBLE of the callgrind child: returns one count per item asked
+        asked.append([i.item_id for i in request.items])
+        return {i.item_id: {"counter": "callgrind", "lowering": [1]} for i in request.items}
+
+    InstructionCounting(mode="all", jobs=2, factory_of=lambda _n: FACTORY, count=count)("counting", items, outcomes)
+    assert sorted(map(len, asked)) == [1, 4]  # the 6.6 s item alone; the four GEMMs together (1.0 s)
+    assert [cpu[i] for i in max(asked, key=len)] == [0.1, 0.2, 0.3, 0.4]  # cheapest first
+    assert all(o.record["instructions"]["lowering"] == [1] for o in outcomes.values())
+
+
+def test_count_jobs_reads_auto_as_one_per_cpu():
+    from tlbench.harness.measure.instructions import count_jobs
+
+    assert count_jobs("auto", 2) == 2 and count_jobs("3", 2) == 3
+    with pytest.raises(ValueError, match="positive integer or 'auto'"):
+        count_jobs("0", 2)
