@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import tempfile
 import random
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -263,6 +264,8 @@ def pytest_collection_finish(session):
         restore_table(session.config)  # no tlbench item: pytest-benchmark's table as it shows it
         session.config.stash[_TABLE_QUIETED] = False
     trace.mark("collected", items=len(session.items))
+    started = trace.process_start()
+    state.startup_s = time.time() - started if started is not None else None
     for item in session.items:
         callspec = getattr(item, "callspec", None)
         bench = state.items_by_id.get(callspec.params.get("tlbench_item")) if callspec else None
@@ -332,6 +335,7 @@ def pytest_benchmark_update_json(config, benchmarks, output_json):
         "sweeps": state.sweeps,
         "setup_s": state.setup_s,
         "setup_parts": state.setup_parts,
+        "phases_s": _phases_s(state),
         "test_only": list(state.test_only),
         "failed": failed,
         "skipped": skipped,
@@ -359,6 +363,17 @@ def pytest_runtest_makereport(item, call):
     if set(loaded) - state.machine_shipped:  # each backend's device info once per worker
         report.user_properties.append((KEY_MACHINE, to_plain({n: b.device_info() for n, b in loaded.items()})))
         state.machine_shipped |= set(loaded)
+
+
+def _phases_s(state: TlbenchState) -> dict[str, float]:
+    """Where this process's wall time went: start-up (to the end of collection), each backend's
+    compile setup, rounds and count, and the whole session so far."""
+    started = trace.process_start()
+    out = {"start-up": state.startup_s} if state.startup_s is not None else {}
+    out.update(state.compile_phase.seconds)
+    if started is not None:
+        out["session"] = time.time() - started
+    return {k: round(v, 1) for k, v in out.items() if v is not None}
 
 
 def _outcome_record(nodeid: str, item: BenchItem, outcome: Outcome) -> dict[str, Any]:

@@ -194,6 +194,7 @@ def _answers(request: CountRequest, work: Path, out: Path, pid: int, wall: float
             "counter": CALLGRIND, "event": f"Ir (instructions executed; {version} --tool=callgrind)",
             "isolation": CALLGRIND_ISOLATION, "cpu": host_cpu(), "lowering": [total],
             "count_wall_s": got["wall_s"], "child_setup_s": answer.get("setup_s"), "child_wall_s": round(wall, 1),
+            "count_child": pid,  # which child counted it (children run side by side: count_phase.py)
         }
         if request.device:
             rec.update(_device_counts(work, got))

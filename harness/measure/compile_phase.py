@@ -15,7 +15,8 @@ sends a backend's items to one such fresh worker even at ``jobs`` 1 (an overlapp
 worker is busy timing its device items).  With ``board`` (the run's progress board) each
 backend's phase is a line of its own: the setup, then timed rounds done of all, with an ETA
 from each item's own measured rounds (runner.run_compile_items), the jobs' counts summed.
-``setup_parts[backend]`` says where the setup went (the wait for its process to start, the
+``seconds`` keeps each backend's setup, rounds and count as wall seconds (where a run's time
+went).  ``setup_parts[backend]`` says where the setup went (the wait for its process to start, the
 first compile, and after the rounds that item's own median round: setup_compile.setup_account);
 with jobs, the slowest job's.  With ``jobs <= 1`` the
 whole batch goes to ``shared`` (the backend's worker session, or an in-process one; not
@@ -106,6 +107,7 @@ class CompilePhase:
     stored: dict[str, Outcome] = field(default_factory=dict)
     setup_s: dict[str, float] = field(default_factory=dict)  # per backend: the phase's untimed first compiles (wall)
     setup_parts: dict[str, dict] = field(default_factory=dict)  # per backend: where that went (setup_compile.setup_account)
+    seconds: dict[str, float] = field(default_factory=dict)  # "<backend> setup|rounds|count" -> wall seconds of that part
 
     def parallel(self, backend: str = "") -> bool:
         """Whether ``backend``'s items go to fresh worker processes: ``jobs`` > 1, or its own
@@ -124,6 +126,7 @@ class CompilePhase:
         self.measured.update(i.item_id for i in batch)
         trace.mark("compile phase start", backend=item.backend, items=len(batch), jobs=self.jobs)
         line = self._line(item.backend)
+        begin = time.perf_counter()
         try:
             if self.parallel(item.backend):
                 self.stored.update(self._time_parallel(item.backend, batch, line))
@@ -136,8 +139,12 @@ class CompilePhase:
             rounds = sum(len(self.stored[i.item_id].samples_s) for i in batch if i.item_id in self.stored)
             line.update(rounds, rounds, "")
             self._own_lowering(item.backend)
+            timed = time.perf_counter()
+            self.seconds[f"{item.backend} setup"] = self.setup_s.get(item.backend, 0.0)
+            self.seconds[f"{item.backend} rounds"] = timed - begin - self.setup_s.get(item.backend, 0.0)
             if self.count is not None:  # instruction counts: never during a timed round
                 self.count(item.backend, batch, self.stored)
+                self.seconds[f"{item.backend} count"] = time.perf_counter() - timed
         finally:
             line.end()
         trace.mark("compile phase end", backend=item.backend)

@@ -68,6 +68,7 @@ class TlbenchState:
     scope_counts: Any = None  # scope_note.ScopeCounts: what the quick scope left for the full one
     overlap: Any = None  # measure.overlap.Overlap: compile work beside device timing (None: not decided here)
     overlap_started: bool = False
+    startup_s: float | None = None  # the process's start to the end of collection (interpreter, imports, workers, collection)
     loop_lines: dict[str, Any] = field(default_factory=dict)  # backend -> progress.LoopLine of its device phase
     prefetch_lock_path: str = ""
     inert_cache: InertKeyCache | None = None  # the inert-key probe's answers on disk (None: not cached)

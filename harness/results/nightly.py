@@ -17,7 +17,8 @@ Contract: ``run_nightly(plan) -> NightlyOutcome`` does, in order:
    through ``tlbench baseline update``.  A night that could judge a backend against neither
    says so in the summary's first line;
 4. writes a markdown summary to ``out_dir/summary.md`` (with, for a backend that ran no
-   device item, what the night can and cannot see without a device) and appends it to
+   device item, what the night can and cannot see without a device, and where the night's
+   time went: harness/results/night_costs.py) and appends it to
    ``plan.step_summary`` (GitHub's ``$GITHUB_STEP_SUMMARY``) when given;
    When a comparison flags regressions, the flagged items are run once more (one pytest
    process, ``out_dir/json/remeasure.json``) and compared again with those items replaced
@@ -42,6 +43,7 @@ from tlbench.harness.results import nightly_reference, remeasure
 from tlbench.harness.results.history.schema import HistoryError
 from tlbench.harness.results.comparison import CompareError, RunComparison
 from tlbench.harness.results.judgement import Thresholds
+from tlbench.harness.results.night_costs import cost_markdown
 from tlbench.harness.results.nightly_runner import NightInterrupted, NightRuns, SuiteRun, SuiteRunner, interrupted_markdown
 from tlbench.harness.results.report import comparison_markdown, md_table
 from tlbench.harness.results.report_markdown import escape_html
@@ -278,6 +280,7 @@ def run_nightly(plan: NightlyPlan) -> NightlyOutcome:
             return _write_interrupted(plan, NightRuns(runs + ((stop.run,) if stop.run else ()), str(stop)), "the re-measurement")
     exit_code = _exit_code(runs, gates)
     markdown = nightly_markdown(runs, gates, exit_code)
+    markdown += cost_markdown([r.results.document for r in runs if r.results is not None])  # where the time went
     if plan.history is not None:
         markdown += _add_to_history(plan.history, merged.values())
     summary = plan.out_dir / "summary.md"
