@@ -12,6 +12,8 @@ one merged from shards) and returns a markdown section, or "" where nothing is k
 - a table of every compile item, costliest first: its rounds, cold build, count, instructions
   counted (median), shard.
 Numbers are wall seconds as the records hold them; nothing is measured here.
+``item_costs(documents)`` is each timed item's cost in such a file (``<kind>-<backend>-<case id>``
+-> its rounds, cold build and count, in seconds): what ``--tlbench-shard-costs`` deals shards by.
 """
 
 from __future__ import annotations
@@ -88,3 +90,13 @@ def cost_markdown(documents: Sequence[dict[str, Any]]) -> str:
                        f"{r.get('shard') or '-'} |")
         out += ["", "</details>", ""]
     return "\n".join(out) + "\n"
+
+
+def item_costs(documents: Iterable[dict[str, Any]]) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for document in documents:
+        for bench in document.get("benchmarks") or []:
+            record = (bench.get("extra_info") or {}).get(EXTRA_KEY)
+            if isinstance(record, dict) and record.get("case_id"):
+                out[f"{record.get('kind')}-{record.get('backend')}-{record['case_id']}"] = round(sum(_item_cost(record)), 3)
+    return out
