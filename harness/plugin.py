@@ -25,9 +25,10 @@ import pytest
 from tlbench.harness.core import trace
 from tlbench.harness.pytest_plugin import hookspecs
 from tlbench.harness.pytest_plugin.expansion import diagnose_space, expand
-from tlbench.harness.pytest_plugin.options import COMPILE_ROUNDS, backend_option_values, compile_settings
+from tlbench.harness.pytest_plugin.options import backend_option_values, compile_settings
 from tlbench.harness.pytest_plugin.scope_note import ScopeCounts
-from tlbench.harness.pytest_plugin.overlap_start import overlap_line, plan_overlap
+from tlbench.harness.pytest_plugin.overlap_start import plan_overlap
+from tlbench.harness.pytest_plugin.run_notes import phases_s, summary_extra
 from tlbench.harness.pytest_plugin.options import pytest_addoption  # noqa: F401  (the hook, registered through this module)
 from tlbench.harness.pytest_plugin.state import KINDS, STATE, TlbenchState
 from tlbench.harness.pytest_plugin.autotune import autotune_lines, write_best_configs
@@ -335,7 +336,7 @@ def pytest_benchmark_update_json(config, benchmarks, output_json):
         "sweeps": state.sweeps,
         "setup_s": state.setup_s,
         "setup_parts": state.setup_parts,
-        "phases_s": _phases_s(state),
+        "phases_s": phases_s(state),
         "test_only": list(state.test_only),
         "failed": failed,
         "skipped": skipped,
@@ -363,17 +364,6 @@ def pytest_runtest_makereport(item, call):
     if set(loaded) - state.machine_shipped:  # each backend's device info once per worker
         report.user_properties.append((KEY_MACHINE, to_plain({n: b.device_info() for n, b in loaded.items()})))
         state.machine_shipped |= set(loaded)
-
-
-def _phases_s(state: TlbenchState) -> dict[str, float]:
-    """Where this process's wall time went: start-up (to the end of collection), each backend's
-    compile setup, rounds and count, and the whole session so far."""
-    started = trace.process_start()
-    out = {"start-up": state.startup_s} if state.startup_s is not None else {}
-    out.update(state.compile_phase.seconds)
-    if started is not None:
-        out["session"] = time.time() - started
-    return {k: round(v, 1) for k, v in out.items() if v is not None}
 
 
 def _outcome_record(nodeid: str, item: BenchItem, outcome: Outcome) -> dict[str, Any]:
@@ -413,17 +403,9 @@ def pytest_terminal_summary(terminalreporter):
             terminalreporter.write_line(line)
     if state is None or not state.outcomes:
         return
-    extra = list(state.journal.summary_lines() if state.journal else []) + list(state.file_notes)
-    json_path = result_json_path(terminalreporter.config)
-    if terminalreporter.config.stash.get(_TABLE_QUIETED, False) and json_path is not None:
-        extra.append(f"[tlbench] results: {json_path} (pytest-benchmark's per-item table: -v)")
-    extra += [diag.summary() for diag in state.diagnostics if diag.verdict != "ok" or diag.inert_keys]
-    extra += autotune_lines(state)
     records = [_outcome_record(n, i, o) for n, i, o in state.outcomes]
-    if (line := overlap_line(state)) is not None:
-        extra.append(line)
-    if state.scope_counts is not None:
-        extra += state.scope_counts.lines(records, state.compile_rounds, COMPILE_ROUNDS, state.policy.compile_max_seconds)
+    quieted = terminalreporter.config.stash.get(_TABLE_QUIETED, False)
+    extra = summary_extra(state, records, result_json_path(terminalreporter.config) if quieted else None)
     write_summary(terminalreporter, records, state.setup_s, state.registry.traits, extra, setup_parts=state.setup_parts)
 
 
