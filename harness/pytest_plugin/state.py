@@ -22,6 +22,7 @@ from tlbench.harness.measure.compile_pool import CompilePool
 from tlbench.harness.measure.interrupt import InterruptWatch
 from tlbench.harness.measure.device_phase import DevicePhase
 from tlbench.harness.measure.runner import Outcome
+from tlbench.harness.pytest_plugin.progress import LoopLine
 from tlbench.harness.pytest_plugin.inert_cache import InertKeyCache
 from tlbench.harness.pytest_plugin import isolation, journaling
 
@@ -91,8 +92,6 @@ class TlbenchState:
         if self.board is None:
             return None
         if backend not in self.loop_lines:
-            from tlbench.harness.pytest_plugin.progress import LoopLine
-
             line = self.board.phase(f"device {backend}", f"device timing {backend} (items prepared + batches)", "")
             self.loop_lines[backend] = LoopLine(line, lambda: sum(1 for i in self.phase_items if i.backend == backend))
         return self.loop_lines[backend]
