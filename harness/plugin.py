@@ -27,7 +27,7 @@ from tlbench.harness.pytest_plugin import hookspecs
 from tlbench.harness.pytest_plugin.expansion import diagnose_space, expand
 from tlbench.harness.pytest_plugin.options import backend_option_values, compile_settings
 from tlbench.harness.pytest_plugin.scope_note import ScopeCounts
-from tlbench.harness.pytest_plugin.overlap_start import plan_overlap
+from tlbench.harness.pytest_plugin.overlap_start import plan_overlap, start_compile_jobs_ahead
 from tlbench.harness.pytest_plugin.run_notes import phases_s, summary_extra
 from tlbench.harness.pytest_plugin.options import pytest_addoption  # noqa: F401  (the hook, registered through this module)
 from tlbench.harness.pytest_plugin.state import KINDS, STATE, TlbenchState
@@ -293,6 +293,7 @@ def pytest_collection_finish(session):
         state.workers.start(names)  # imports overlap the run (already started at the first suite)
     if not session.config.option.collectonly:
         plan_overlap(session.config, state)  # compile work beside device timing, where there is both
+        start_compile_jobs_ahead(state)
 
 
 @pytest.fixture

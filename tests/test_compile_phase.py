@@ -196,3 +196,24 @@ def test_the_phase_keeps_its_setup_item_and_that_items_median_round():
     phase.outcome(items[0], items, lambda it: pytest.fail("not one by one"), shared=Session())
     parts = phase.setup_parts["fake"]
     assert parts["item"] == items[0].item_id and parts["own_lowering_s"] == 0.2 and parts["start_s"] <= parts["total_s"]
+
+
+def test_the_compile_jobs_workers_are_started_at_the_end_of_collection_not_at_the_phase(tmp_path):
+    """Their imports (7 s a worker on the 16-core GPU host) overlap the first items instead of
+    being the compile phase's setup."""
+    (tmp_path / "conftest.py").write_text(fake_backend.CONFTEST)
+    (tmp_path / "test_jobs_suite.py").write_text(SUITE.replace("CONFIGS", repr([(128, 32), (64, 32), (32, 32)])))
+    trace = tmp_path / "trace.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--tlbench-backend=fake", "--tlbench-kind=compile",
+         "--tlbench-compile-jobs=2", "--benchmark-json=out.json"],
+        cwd=tmp_path, capture_output=True, text=True,
+        env={**{k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}, "TLBENCH_TRACE": str(trace)},
+    )
+    assert done.returncode == 0, done.stdout[-3000:]
+    marks = [json.loads(line) for line in trace.read_text().splitlines()]
+    phase = next(k for k, m in enumerate(marks) if m["event"] == "compile phase start")
+    collected = next(k for k, m in enumerate(marks) if m["event"] == "collected")
+    spawned = [k for k, m in enumerate(marks) if m["event"] == "worker spawn"]
+    assert len(spawned) == 3 and all(k < phase for k in spawned)  # the backend's worker and both jobs' before the phase
+    assert sum(1 for k in spawned if collected < k) == 2  # the jobs' at the end of collection

@@ -15,6 +15,10 @@ Contract (harness/measure/overlap.py decides; this applies):
   timeable backend's device cases to its workers to build, and starts its device phase in the
   background (``ctx_for(backend)``: the device items' ``RunContext``).  Compile items then
   skip the wait for the device phase (``compiles_wait_for_device``).
+- ``start_compile_jobs_ahead(state)`` (at collection's end) starts the compile-job workers each
+  backend with compile items will use (``--tlbench-compile-jobs`` of them, or the one a timeable
+  backend's items go to in an overlapped run), so their imports overlap the first items rather
+  than the compile phase's setup.
 - ``overlap_line(state)``: the summary's line about it (None where there was nothing to overlap).
 """
 
@@ -57,6 +61,19 @@ def plan_overlap(config: Any, state: Any) -> None:
     trace.mark("overlap", on=state.overlap.on, reason=state.overlap.reason)
 
 
+def start_compile_jobs_ahead(state: Any) -> None:
+    if state.workers is None or worker_index() is not None:
+        return
+    phase = state.compile_phase
+    timeable = set(state.overlap.timeable) if state.overlap is not None and state.overlap.on else set()
+    for backend in sorted({i.backend for i in state.to_measure(state.compile_items)}):
+        if state.registry.compile_blocker(backend):
+            continue
+        jobs = phase.jobs if phase.jobs > 1 else (1 if backend in timeable else 0)
+        if jobs:
+            state.workers.start_compile_jobs(backend, jobs)
+
+
 def compiles_wait_for_device(state: Any) -> bool:
     return not (state.overlap is not None and state.overlap.on)
 
@@ -68,7 +85,7 @@ def start_overlap(state: Any, ctx_for: Callable[[str], Any]) -> None:
     state.overlap_started = True
     plan = overlap.plan
     pin(plan.compile)  # this process, and so every child it starts from now on
-    state.workers.compile_cpus = plan.compile
+    state.workers.pin_compile_jobs(plan.compile)
     timeable = set(overlap.timeable)
     state.compile_phase.own_workers = lambda backend: backend in timeable  # its device worker is busy timing
     for backend in overlap.timeable:
