@@ -37,14 +37,16 @@ def _items(n: int) -> tuple[BenchItem, ...]:
     return tuple(BenchItem("counting", "compile", Case(VaddProblem(1024 * (i + 1)), VaddConfig(block=256))) for i in range(n))
 
 
-def _counts(items, **options) -> dict[str, dict]:
-    return count_under_callgrind(CountRequest(items, FACTORY, options, timeout_s=600))
+def _counts(items, counted=None, **options) -> dict[str, dict]:
+    return count_under_callgrind(CountRequest(items, FACTORY, options, timeout_s=600, counted=counted))
 
 
 @needs_callgrind
 def test_callgrind_counts_only_the_lowering_and_sees_a_sized_change():
     items = _items(2)
-    base = _counts(items, iterations=100_000)
+    told = []
+    base = _counts(items, iterations=100_000, counted=told.append)
+    assert told == sorted(told) and told[-1] == 2  # items counted so far, as the child's dumps appear
     more = _counts(items, iterations=100_000, extra=20_000, extra_case=items[1].case.case_id)
     b0, b1 = base[items[0].item_id]["lowering"][0], base[items[1].item_id]["lowering"][0]
     m0, m1 = more[items[0].item_id]["lowering"][0], more[items[1].item_id]["lowering"][0]

@@ -97,6 +97,7 @@ class CountRequest:
     timeout_s: float = CHILD_TIMEOUT_S
     python: str = sys.executable
     tick: Callable[[], None] | None = None  # called every second while the child runs (the caller's progress lines)
+    counted: Callable[[int], None] | None = None  # told how many items the child has counted so far (its dumps)
 
 
 _TOTALS = re.compile(r"^totals:\s+(\d+)", re.M)
@@ -144,8 +145,14 @@ def count_under_callgrind(request: CountRequest) -> dict[str, dict[str, Any]]:
         start = time.monotonic()
         with log.open("w") as stream:
             proc = subprocess.Popen(command, stdout=stream, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+            def tick() -> None:
+                if request.counted is not None:
+                    request.counted(sum(1 for _ in work.glob(f"cg.{proc.pid}.*")))  # one dump per counted item
+                if request.tick is not None:
+                    request.tick()
+
             try:
-                code = _wait(proc, request.timeout_s, request.tick)
+                code = _wait(proc, request.timeout_s, tick)
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
@@ -155,6 +162,7 @@ def count_under_callgrind(request: CountRequest) -> dict[str, dict[str, Any]]:
                 proc.wait()
                 raise
         wall = time.monotonic() - start
+        tick()  # the last dumps, once more: the caller's count of items done ends whole
         if code != 0 or not out.exists():
             words = f"the callgrind count child exited with {code}: {_tail(log)}"
             return {i: absent(words) for i in ids}

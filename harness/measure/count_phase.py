@@ -18,7 +18,7 @@ never a sample and never moves a time.
 from __future__ import annotations
 
 import statistics
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
@@ -105,15 +105,28 @@ class InstructionCounting:
         if line is not None:
             line.update(0, len(chosen), f"{len(shares)} child process{'es' if len(shares) != 1 else ''} under valgrind")
         tick = self.board.tick if self.board is not None else None
+        done = [0] * len(shares)
+
+        def counted(k: int) -> Callable[[int], None]:
+            def update(n: int) -> None:
+                done[k] = n
+                if line is not None:
+                    line.update(sum(done), len(chosen))
+            return update
+
         requests = [CountRequest(tuple(share), factory, dict(self.options), dict(self.env_of(backend)), self.device,
-                                 tick=tick if k == 0 else None) for k, share in enumerate(shares)]
+                                 tick=tick, counted=counted(k)) for k, share in enumerate(shares)]
         try:
             if len(requests) == 1:
                 out.update(self.count(requests[0]))
             else:
                 with ThreadPoolExecutor(max_workers=len(requests), thread_name_prefix="tlbench-count") as pool:
-                    for answer in pool.map(self.count, requests):  # each waits on its own child process
-                        out.update(answer)
+                    futures = [pool.submit(self.count, r) for r in requests]  # each waits on its own child process
+                    while not wait(futures, timeout=1.0).done == set(futures):
+                        if tick is not None:
+                            tick()  # this thread writes the lines the children's threads left due
+                    for future in futures:
+                        out.update(future.result())
         finally:
             if line is not None:
                 line.update(len(chosen), len(chosen))
