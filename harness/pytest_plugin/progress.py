@@ -19,9 +19,9 @@ a shorter phase stays silent), then a line at each further tenth of its total at
 ``gap_s`` (5 s), and at least every ``heartbeat_s`` (10 s) while it runs, so no phase over 10 s
 is silent; its end line (``done``) only where it wrote one before.  Lines read
 ``[tlbench] <label>: <done>/<total> <unit>, <detail>, elapsed m:ss[, ETA m:ss]``.  ``write``
-is the plugin's (``terminal_writer``): pytest's terminal reporter's ``write_line`` with output
-capture suspended, so the line starts on a line of its own, and the file name (with ``-v``
-the item) pytest's next result belongs to is written again after it; ``ProgressBoard(None)`` writes nothing (an xdist worker: its controller shows
+is the plugin's (``terminal_writer`` -> ``TerminalLines``): pytest's terminal reporter's
+``write_line`` with output capture suspended, so the line starts on a line of its own, and the
+file name (with ``-v`` the item) pytest's next result belongs to is written again just before it; ``ProgressBoard(None)`` writes nothing (an xdist worker: its controller shows
 pytest's progress).  Nothing here measures: it reports what the callers counted.  ``clock`` and
 ``is_main`` are for tests (a fake clock named as such).
 """
@@ -35,6 +35,8 @@ import time
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Any, Callable, ContextManager
+
+import pytest
 
 
 def _clock(seconds: float) -> str:
@@ -161,29 +163,51 @@ class ProgressBoard:
             self._write(text)
 
 
-def terminal_writer(config: Any) -> Callable[[str], None] | None:
+class TerminalLines:
     """``write(line)`` through pytest's terminal reporter, output capture suspended around it
-    (stderr where there is no terminal reporter); None in an xdist worker."""
-    if hasattr(config, "workerinput"):
-        return None
-    capman = config.pluginmanager.getplugin("capturemanager")
-    suspend: Callable[[], ContextManager] = capman.global_and_fixture_disabled if capman is not None else nullcontext
+    (stderr where there is no terminal reporter).  The line starts on a line of its own; the file
+    name (with ``-v`` the item) that pytest's next result belongs to is written again just before
+    that result (this object's ``pytest_runtest_logreport``, registered as a plugin, runs first),
+    so a run of lines is not broken up by repeated file names and a result never lands alone."""
 
-    def write(line: str) -> None:
-        reporter = config.pluginmanager.getplugin("terminalreporter")
-        with suspend():
-            if reporter is not None:
-                prefix = reporter.currentfspath  # the file (or, with -v, the item) whose result comes next
-                reporter.write_line(line)
-                if isinstance(prefix, (str, os.PathLike)) and prefix:  # written again: pytest's result follows it
-                    reporter.write(prefix if isinstance(prefix, str) else os.path.relpath(Path(prefix), reporter.startpath) + " ")
-                    reporter.currentfspath = prefix
-                reporter.flush()
-            else:
+    def __init__(self, config: Any) -> None:
+        self.config = config
+        capman = config.pluginmanager.getplugin("capturemanager")
+        self.suspend: Callable[[], ContextManager] = capman.global_and_fixture_disabled if capman is not None else nullcontext
+        self.owed: Any = None  # the prefix pytest had written before our lines, to write again
+
+    def __call__(self, line: str) -> None:
+        reporter = self.config.pluginmanager.getplugin("terminalreporter")
+        with self.suspend():
+            if reporter is None:
                 sys.stderr.write(line + "\n")
                 sys.stderr.flush()
+                return
+            prefix = reporter.currentfspath
+            if isinstance(prefix, (str, os.PathLike)) and prefix:
+                self.owed = prefix
+            reporter.write_line(line)
+            reporter.flush()
 
-    return write
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_logreport(self, report: Any) -> None:
+        reporter = self.config.pluginmanager.getplugin("terminalreporter")
+        prefix, self.owed = self.owed, None
+        if reporter is None or prefix is None or reporter.currentfspath is not None:
+            return
+        reporter.ensure_newline()
+        reporter.write(prefix if isinstance(prefix, str) else os.path.relpath(Path(prefix), reporter.startpath) + " ")
+        reporter.currentfspath = prefix
+
+
+def terminal_writer(config: Any) -> TerminalLines | None:
+    """The board's ``write`` for this pytest session (registered as a plugin); None in an
+    xdist worker (its controller shows pytest's progress)."""
+    if hasattr(config, "workerinput"):
+        return None
+    lines = TerminalLines(config)
+    config.pluginmanager.register(lines, "tlbench-progress-lines")
+    return lines
 
 
 class LoopLine:
