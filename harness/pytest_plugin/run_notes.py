@@ -41,4 +41,4 @@ def phases_s(state: Any) -> dict[str, float]:
     out.update(state.compile_phase.seconds)
     if started is not None:
         out["session"] = time.time() - started
-    return {k: round(v, 1) for k, v in out.items() if v is not None}
+    return {k: round(v, 1) for k, v in out.items() if v is not None and round(v, 1) > 0}  # a part that took nothing is left out
