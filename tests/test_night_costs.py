@@ -32,3 +32,11 @@ def test_a_merged_night_shows_each_shard_its_parts_and_every_item_costliest_firs
 
 def test_nothing_known_is_no_section():
     assert cost_markdown([{"benchmarks": []}]) == ""
+
+
+def test_item_costs_are_each_timed_items_seconds_and_a_skipped_items_nothing():
+    from tlbench.harness.results.night_costs import item_costs
+
+    document = {"benchmarks": [_bench("gemm-s2", [0.2, 0.2], 2.0, 10.0, 350.0, 800_000_000)],
+                "tlbench": {"skipped": [{"kind": "compile", "backend": "ascend", "case_id": "fa-bm256"}]}}
+    assert item_costs([document]) == {"compile-ascend-gemm-s2": 12.4, "compile-ascend-fa-bm256": 0.0}

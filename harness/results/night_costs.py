@@ -12,8 +12,9 @@ one merged from shards) and returns a markdown section, or "" where nothing is k
 - a table of every compile item, costliest first: its rounds, cold build, count, instructions
   counted (median), shard.
 Numbers are wall seconds as the records hold them; nothing is measured here.
-``item_costs(documents)`` is each timed item's cost in such a file (``<kind>-<backend>-<case id>``
--> its rounds, cold build and count, in seconds): what ``--tlbench-shard-costs`` deals shards by.
+``item_costs(documents)`` is each item's cost in such a file (``<kind>-<backend>-<case id>`` -> a
+timed item's rounds, cold build and count, in seconds; a skipped one's 0): what
+``--tlbench-shard-costs`` deals shards by.
 """
 
 from __future__ import annotations
@@ -95,6 +96,10 @@ def cost_markdown(documents: Sequence[dict[str, Any]]) -> str:
 def item_costs(documents: Iterable[dict[str, Any]]) -> dict[str, float]:
     out: dict[str, float] = {}
     for document in documents:
+        top = document.get(EXTRA_KEY) or {}
+        for record in top.get("skipped") or []:  # skipped before anything compiled (a budget, a pruned config): free
+            if isinstance(record, dict) and record.get("case_id"):
+                out[f"{record.get('kind')}-{record.get('backend')}-{record['case_id']}"] = 0.0
         for bench in document.get("benchmarks") or []:
             record = (bench.get("extra_info") or {}).get(EXTRA_KEY)
             if isinstance(record, dict) and record.get("case_id"):
