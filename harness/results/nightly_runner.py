@@ -4,7 +4,8 @@ interrupt that finishes the summary and leaves no process behind.
 Contract: ``SuiteRunner(python, pytest_args, out_dir, timeout_s, cwd, say)`` runs suites one at a time:
 - ``run(suite, targets=(), name="", place="")`` runs ``python -m pytest <targets, else the
   suite> <pytest_args> --benchmark-json=out_dir/json/<name>.json`` in its own process group (``start_new_session``),
-  its output in ``out_dir/logs/<name>.log``, under ``timeout_s``, and returns a ``SuiteRun``.
+  its output in ``out_dir/logs/<name>.log`` (both first given to ``guard``, which raises where
+  they would write over an input), under ``timeout_s``, and returns a ``SuiteRun``.
   On the terminal (``say``, one line each, flushed): ``<place> <name>: started (log ...)``;
   the items pytest collected, once its log says so; the suite's own ``[tlbench]`` progress
   lines as they reach its log; and ``<place> <name>: <status>, <timed/failed/skipped>, <elapsed>``.
@@ -210,10 +211,12 @@ class _LogRelay:
 
 class SuiteRunner:
     def __init__(self, python: str, pytest_args: Sequence[str], out_dir: Path, timeout_s: float, cwd: Path | None = None,
-                 say: Callable[[str], None] | None = None, grace_s: float = GRACE_S) -> None:
+                 say: Callable[[str], None] | None = None, grace_s: float = GRACE_S,
+                 guard: Callable[[Sequence[Path]], None] = lambda _paths: None) -> None:
         self.python, self.pytest_args, self.out_dir, self.timeout_s, self.cwd = python, list(pytest_args), out_dir, timeout_s, cwd
         self.say = say or _print_line
         self.grace_s = grace_s
+        self.guard = guard  # raises before a suite's files would be written over an input of the night
         self.hurry = threading.Event()  # a second signal: stop without the grace
         self._signals_on = False
 
@@ -221,6 +224,7 @@ class SuiteRunner:
         name = name or suite.stem
         json_path = self.out_dir / "json" / f"{name}.json"
         log = self.out_dir / "logs" / f"{name}.log"
+        self.guard([json_path, log])
         json_path.unlink(missing_ok=True)
         command = [self.python, "-m", "pytest", *(targets or [str(suite)]), *self.pytest_args, f"--benchmark-json={json_path}"]
         prefix = f"[nightly] {place + ' ' if place else ''}{name}"
