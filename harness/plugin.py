@@ -15,6 +15,8 @@ from __future__ import annotations
 import os
 import tempfile
 import random
+import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +26,10 @@ from tlbench.harness.core import trace
 from tlbench.harness.pytest_plugin import hookspecs
 from tlbench.harness.pytest_plugin.expansion import diagnose_space, expand
 from tlbench.harness.pytest_plugin.preflight import run_preflight
-from tlbench.harness.pytest_plugin.options import backend_option_values
+from tlbench.harness.pytest_plugin.options import backend_option_values, compile_settings
+from tlbench.harness.pytest_plugin.scope_note import ScopeCounts
+from tlbench.harness.pytest_plugin.overlap_start import plan_overlap, start_compile_jobs_ahead
+from tlbench.harness.pytest_plugin.run_notes import phases_s, summary_extra
 from tlbench.harness.pytest_plugin.options import pytest_addoption  # noqa: F401  (the hook, registered through this module)
 from tlbench.harness.pytest_plugin.state import KINDS, STATE, TlbenchState
 from tlbench.harness.pytest_plugin.autotune import autotune_lines, write_best_configs
@@ -35,7 +40,7 @@ from tlbench.harness.pytest_plugin.compare_machine import MachineCompare
 from tlbench.harness.pytest_plugin.manners import has_tlbench_item, register_machine_compare, skip_without_benchmark
 from tlbench.harness.pytest_plugin.run_marks import test_only_settings
 from tlbench.harness.pytest_plugin.terminal import write_summary
-from tlbench.harness.pytest_plugin.progress import PhaseProgress, Progress
+from tlbench.harness.pytest_plugin.progress import ProgressBoard, terminal_writer
 from tlbench.harness.pytest_plugin.inert_cache import InertKeyCache, default_directory
 from tlbench.harness.pytest_plugin.gpu_split import groups_of_nodeids, worker_count
 from tlbench.harness.pytest_plugin import isolation, journaling, results_file, sharding
@@ -100,23 +105,27 @@ def pytest_configure(config):
     seed = config.getoption("--tlbench-seed")
     if seed is None:
         seed = journaling.resume_seed(config)
-    suspend = _capture_suspender(config)
+    board = ProgressBoard(terminal_writer(config) if hidden is None else None)  # every progress line, from one place
     try:
         children = build_processes(usable_cpus())  # TLBENCH_BUILD_PROCESSES, read again by each device worker
     except ValueError as exc:
         raise pytest.UsageError(str(exc)) from None
+    scope = config.getoption("--tlbench-scope")
+    compile_rounds, compile_cap = compile_settings(scope, config.getoption("--tlbench-compile-rounds"),
+                                                   config.getoption("--tlbench-compile-max-seconds"))
+    policy = policy_from_options(config.getoption)
     config.stash[STATE] = TlbenchState(
         registry=registry,
         backend_choice=choice,
         kinds=KINDS if kind == "all" else (kind,),
-        scope=config.getoption("--tlbench-scope"),
-        policy=policy_from_options(config.getoption),
-        compile_rounds=config.getoption("--tlbench-compile-rounds"),
+        scope=scope,
+        policy=replace(policy, compile_max_seconds=compile_cap),
+        compile_rounds=compile_rounds,
         seed=seed if seed is not None else random.SystemRandom().randrange(2**31),
         # in-process device items build their kernels in child processes too (a 4+ CPU host)
-        pool=CompilePool(progress=Progress("compile prefetch (kernels)", suspend=suspend).update,
+        pool=CompilePool(progress=board.phase("prefetch", "compile prefetch", "kernels").count,
                          warmer_of=lambda backend: warmer_for(factory_path(registry, backend.name), registry.options.values, children)),
-        device_progress=None if hidden is not None else Progress("device items", suspend=suspend),
+        board=board,
         autotune_path=config.getoption("--tlbench-autotune"),
         inert_cache=InertKeyCache(Path(config.getoption("--tlbench-cache-dir") or default_directory())),
         test_only=tuple(test_only_settings(config)),
@@ -125,33 +134,31 @@ def pytest_configure(config):
     if is_controller(config):
         config.pluginmanager.register(ControllerCollector(config, registry.traits), "tlbench-xdist-controller")
     state = config.stash[STATE]
+    state.scope_counts = ScopeCounts(state.scope)
     sharding.register(config)  # --tlbench-shard=I/N: this process keeps shard I's items
-    if hidden is None:
-        phase_line = Progress("device timing (items prepared + batches)", suspend=suspend)
-        state.phase_progress = PhaseProgress(phase_line, lambda: len(state.phase_items))
     if hidden is None and not is_controller(config):
         check_devices(config.getoption("tlbench_devices"), [registry.traits(n) for n in registry.names])
     spread = spread_devices(config, hidden)
     state.spread_devices = max(1, len(spread))
     state.interrupt.arm()  # a Ctrl-C is noted before it raises: a build it ends is interrupted, not failed
-    state.workers = isolation.Workers.from_config(config, registry, spread, interrupted=state.interrupt)
+    state.workers = isolation.Workers.from_config(config, registry, spread, interrupted=state.interrupt, board=board)
     if state.workers is not None and not is_controller(config) and not config.option.collectonly:
         registry.worker_facts = state.workers.ready_facts  # a backend that can is described by its device worker
     try:
         jobs = resolve_jobs(config.getoption("--tlbench-compile-jobs"), usable_cpus(), hidden is not None, state.workers is not None)
     except ValueError as exc:
         raise pytest.UsageError(str(exc)) from None
-    compile_line = Progress(f"compile items' cold rounds, round-robin ({jobs} at a time)", suspend=suspend)
     state.compile_phase = CompilePhase(
         jobs=jobs, make_session=state.workers.compile_session if state.workers is not None else None,
-        policy=state.policy, compile_rounds=state.compile_rounds, seed=state.seed, on_progress=compile_line.update,
-        count=instruction_counting(config, registry, Progress("instruction counts of the cold lowering (callgrind)", suspend=suspend).update),
+        policy=state.policy, compile_rounds=state.compile_rounds, seed=state.seed, board=board,
+        count=instruction_counting(config, registry, board),
     )
     workers = state.workers
     state.device_phase = DevicePhase(
         **({"make_session": workers.device_session, "background": True} if workers is not None else {}),
         on_chunk=lambda pairs: journal_chunk(config.stash[STATE], config, pairs),
         devices_for=lambda backend: workers.device_count(backend.name) if workers is not None and backend.device_blocker() is None else 1,
+        tick=board.tick,
     )
     run_id = getattr(config, "workerinput", {}).get("testrunuid", str(os.getpid()))
     state.prefetch_lock_path = os.path.join(tempfile.gettempdir(), f"tlbench-prefetch-{run_id}.lock")
@@ -165,12 +172,6 @@ def pytest_configure(config):
     if machine_compare is not None:
         config.stash[_MACHINE_COMPARE] = machine_compare
     _start_workers_early(config, state, at_configure=True)  # named backends: imports and device start overlap collection
-
-
-def _capture_suspender(config):
-    """pytest's own way to write past output capture (None when capture is off)."""
-    capman = config.pluginmanager.getplugin("capturemanager")
-    return capman.global_and_fixture_disabled if capman is not None else None
 
 
 def pytest_unconfigure(config):
@@ -209,6 +210,8 @@ def pytest_generate_tests(metafunc):
         "items": len(items),
         "diagnostics": [d.to_dict() for d in diagnostics],
     }
+    if state.scope_counts is not None:
+        state.scope_counts.add(sweep, state, len(items))
     # Parametrize by id (a plain string) so pytest-benchmark's JSON ``params`` stay readable.
     for item in items:
         state.items_by_id[item.item_id] = item
@@ -264,6 +267,8 @@ def pytest_collection_finish(session):
         restore_table(session.config)  # no tlbench item: pytest-benchmark's table as it shows it
         session.config.stash[_TABLE_QUIETED] = False
     trace.mark("collected", items=len(session.items))
+    started = trace.process_start()
+    state.startup_s = time.time() - started if started is not None else None
     for item in session.items:
         callspec = getattr(item, "callspec", None)
         bench = state.items_by_id.get(callspec.params.get("tlbench_item")) if callspec else None
@@ -290,6 +295,9 @@ def pytest_collection_finish(session):
                        if not state.registry.compile_blocker(n))
         state.workers.keep_only(names)  # a worker started early for a backend left with no item ends
         state.workers.start(names)  # imports overlap the run (already started at the first suite)
+    if not session.config.option.collectonly:
+        plan_overlap(session.config, state)  # compile work beside device timing, where there is both
+        start_compile_jobs_ahead(state)
 
 
 @pytest.fixture
@@ -332,6 +340,8 @@ def pytest_benchmark_update_json(config, benchmarks, output_json):
         "input_seed": state.seed,
         "sweeps": state.sweeps,
         "setup_s": state.setup_s,
+        "setup_parts": state.setup_parts,
+        "phases_s": phases_s(state),
         "test_only": list(state.test_only),
         "failed": failed,
         "skipped": skipped,
@@ -389,6 +399,8 @@ def pytest_sessionfinish(session, exitstatus):
 @pytest.hookimpl(trylast=True)
 def pytest_terminal_summary(terminalreporter):
     state = terminalreporter.config.stash.get(STATE, None)
+    if state is not None and state.board is not None:
+        state.board.tick()  # a phase's last line, before the summary
     if state is not None and state.interrupt.seen:
         terminalreporter.write_line(INTERRUPTED_LINE)
     if state is not None and not state.outcomes and state.autotune_written:  # the xdist controller
@@ -396,14 +408,10 @@ def pytest_terminal_summary(terminalreporter):
             terminalreporter.write_line(line)
     if state is None or not state.outcomes:
         return
-    extra = list(state.journal.summary_lines() if state.journal else []) + list(state.file_notes)
-    json_path = result_json_path(terminalreporter.config)
-    if terminalreporter.config.stash.get(_TABLE_QUIETED, False) and json_path is not None:
-        extra.append(f"[tlbench] results: {json_path} (pytest-benchmark's per-item table: -v)")
-    extra += [diag.summary() for diag in state.diagnostics if diag.verdict != "ok" or diag.inert_keys]
-    extra += autotune_lines(state)
     records = [_outcome_record(n, i, o) for n, i, o in state.outcomes]
-    write_summary(terminalreporter, records, state.setup_s, state.registry.traits, extra)
+    quieted = terminalreporter.config.stash.get(_TABLE_QUIETED, False)
+    extra = summary_extra(state, records, result_json_path(terminalreporter.config) if quieted else None)
+    write_summary(terminalreporter, records, state.setup_s, state.registry.traits, extra, setup_parts=state.setup_parts)
 
 
 @pytest.hookimpl(optionalhook=True)

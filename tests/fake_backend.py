@@ -160,7 +160,8 @@ class FakeBackend:
         log = os.environ.get("TLBENCH_FAKE_COMPILE_LOG")  # a test reads the order of the compiles here
         if log:
             with open(log, "a") as out:
-                out.write(f"{case.case_id} cold={cold} gc={gc.isenabled()} pid={os.getpid()}\n")
+                cpus = ",".join(map(str, sorted(os.sched_getaffinity(0)))) if hasattr(os, "sched_getaffinity") else "?"
+                out.write(f"{case.case_id} cold={cold} gc={gc.isenabled()} pid={os.getpid()} cpus={cpus}\n")
         if case.config.block_K == 13 and _faults_on():
             import ctypes
 
@@ -219,7 +220,8 @@ class FakeBackend:
         import os
 
         timer = FakeTimer(DEVICE_SAMPLES_S, before_batch=lambda: self._inject(runnable))
-        timer.notes.append(f"measured in pid {os.getpid()}, FAKE_VISIBLE_DEVICES={os.environ.get('FAKE_VISIBLE_DEVICES')}")
+        cpus = ",".join(map(str, sorted(os.sched_getaffinity(0)))) if hasattr(os, "sched_getaffinity") else "?"
+        timer.notes.append(f"measured on CPUs {cpus} in pid {os.getpid()}, FAKE_VISIBLE_DEVICES={os.environ.get('FAKE_VISIBLE_DEVICES')}")
         return timer
 
 

@@ -131,7 +131,7 @@ def _warm_compiles(log):
     """The fake backend's warm compiles from its log: the lines, and each case's process ids."""
     warm = [line.split() for line in log.read_text().splitlines() if "cold=False" in line]
     by_case: dict[str, set[str]] = {}
-    for case_id, _cold, _gc, pid in warm:
+    for case_id, _cold, _gc, pid, *_where in warm:
         by_case.setdefault(case_id, set()).add(pid)
     return warm, by_case
 

@@ -135,4 +135,85 @@ def test_a_real_run_times_compile_items_two_at_a_time_and_a_segfault_costs_one_i
     assert len(timed) == 4 and all(r["compile_jobs"] == 2 and "2 compile items timed at a time" in r["method"] for r in timed)
     (crash,) = [r for r in doc["tlbench"]["failed"]]
     assert crash["case_id"].endswith("bn128-bk13-t128-auto-s2") and "SIGSEGV" in crash["error"]
-    assert "compile items' cold rounds, round-robin (2 at a time)" in done.stdout + done.stderr
+
+
+class ReportingSession:
+    """TEST-ONLY: a job's worker session that reports its rounds as a worker does (done, total, ETA)."""
+
+    def __init__(self, eta_s):
+        self.eta_s = eta_s
+
+    def setup(self, item, policy, seed):
+        return 0.0
+
+    def run_compile_items(self, items, policy, rounds, seed, progress=None):
+        for done in range(len(items) * rounds):
+            progress(done, len(items) * rounds, None if done < len(items) else self.eta_s)
+        return [Outcome(status="timed", samples_s=(0.1,) * rounds, record={"method": "cold lowering"}) for _ in items]
+
+    def close(self):
+        pass
+
+
+def test_the_jobs_rounds_are_one_line_per_backend_with_the_slowest_jobs_eta():
+    from tlbench.harness.pytest_plugin.progress import ProgressBoard
+
+    lines = []
+    board = ProgressBoard(lines.append, clock=lambda: 0.0, is_main=lambda: True, first_s=0, gap_s=0, heartbeat_s=0)
+    etas = iter([5.0, 9.0])
+    items = [_item(n) for n in (16, 32, 48, 64)]
+    phase = CompilePhase(jobs=2, make_session=lambda backend, slot: ReportingSession(next(etas)), compile_rounds=3, board=board)
+    phase.outcome(items[0], items, lambda it: pytest.fail("not one by one"))
+    ours = [ln for ln in lines if ln.startswith("[tlbench] compile items fake (cold rounds round-robin, 2 at a time): ")]
+    assert ours[0].endswith("setup: the backend's first compile (imports, solver start-up), untimed, in 2 jobs, elapsed 0:00")
+    counts = [ln.split(": ")[1].split(" ")[0] for ln in ours[1:-1]]
+    assert all(c.endswith("/12") for c in counts) and [int(c.split("/")[0]) for c in counts] == sorted(int(c.split("/")[0]) for c in counts)
+    assert any(ln.endswith("ETA 0:09") for ln in ours)  # once both jobs have one: the later of the two
+    assert not any("ETA" in ln for ln in ours[:3])  # none before every job measured its items
+    assert ours[-1].split(": ")[1].startswith("12/12 rounds, done")  # the rounds the items came back with
+
+
+def test_a_slow_setup_says_where_its_time_went():
+    from tlbench.harness.measure.setup_compile import setup_account, setup_words
+
+    account = setup_account(21.7, 7.2, "compile-ascend-fa-b1h2-s1024-d128-bf16-bm128-bn128-t128-auto-s3", own_lowering_s=6.6)
+    assert setup_words("ascend", account) == (
+        "ascend setup 21.7 s: 7.2 s waiting for the compiling process to start (its imports: the compiler and its runtime); "
+        "14.5 s its first compile, of compile-ascend-fa-b1h2-s1024-d128-bf16-bm128-bn128-t128-auto-s3: 6.6 s that item's own "
+        "lowering (its median timed round) and 7.9 s one-off (lazy imports, solver start-up, code generators warming up)")
+
+
+def test_the_phase_keeps_its_setup_item_and_that_items_median_round():
+    class Session:  # TEST-ONLY: a shared session whose items come back with fixed rounds
+        def setup(self, item, policy, seed):
+            return 0.0
+
+        def run_compile_items(self, items, policy, rounds, seed, progress=None):
+            return [Outcome(status="timed", samples_s=(0.3, 0.1, 0.2), record={"method": "cold lowering"}) for _ in items]
+
+    items = [_item(n) for n in (16, 32)]
+    phase = CompilePhase(jobs=1, compile_rounds=3)
+    phase.outcome(items[0], items, lambda it: pytest.fail("not one by one"), shared=Session())
+    parts = phase.setup_parts["fake"]
+    assert parts["item"] == items[0].item_id and parts["own_lowering_s"] == 0.2 and parts["start_s"] <= parts["total_s"]
+
+
+def test_the_compile_jobs_workers_are_started_at_the_end_of_collection_not_at_the_phase(tmp_path):
+    """Their imports (7 s a worker on the 16-core GPU host) overlap the first items instead of
+    being the compile phase's setup."""
+    (tmp_path / "conftest.py").write_text(fake_backend.CONFTEST)
+    (tmp_path / "test_jobs_suite.py").write_text(SUITE.replace("CONFIGS", repr([(128, 32), (64, 32), (32, 32)])))
+    trace = tmp_path / "trace.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--tlbench-backend=fake", "--tlbench-kind=compile",
+         "--tlbench-compile-jobs=2", "--benchmark-json=out.json"],
+        cwd=tmp_path, capture_output=True, text=True,
+        env={**{k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}, "TLBENCH_TRACE": str(trace)},
+    )
+    assert done.returncode == 0, done.stdout[-3000:]
+    marks = [json.loads(line) for line in trace.read_text().splitlines()]
+    phase = next(k for k, m in enumerate(marks) if m["event"] == "compile phase start")
+    collected = next(k for k, m in enumerate(marks) if m["event"] == "collected")
+    spawned = [k for k, m in enumerate(marks) if m["event"] == "worker spawn"]
+    assert len(spawned) == 3 and all(k < phase for k in spawned)  # the backend's worker and both jobs' before the phase
+    assert sum(1 for k in spawned if collected < k) == 2  # the jobs' at the end of collection

@@ -38,7 +38,7 @@ def _log(path) -> list[tuple[str, str, str]]:
     """(case id, cold, gc) per compile call, in order."""
     rows = []
     for line in path.read_text().splitlines():
-        case, cold, collector, _pid = line.split()
+        case, cold, collector, *_where = line.split()
         rows.append((case, cold, collector))
     return rows
 
@@ -184,3 +184,59 @@ def test_a_real_run_where_a_compiler_segfaults_mid_batch_fails_only_that_item(tm
     assert crash["case_id"].endswith("bn128-bk13-t128-auto-s2") and "SIGSEGV" in crash["error"]
     timed = [b["extra_info"]["tlbench"] for b in doc["benchmarks"]]
     assert len(timed) == 2 and all("one by one" in r["compile_order"] for r in timed)
+
+
+def test_progress_counts_timed_rounds_and_gives_an_eta_only_from_each_items_own_rounds():
+    """``before_step(done, total, eta_s)``: rounds done of all (a failing item counts what it
+    took), and the ETA only once every item with rounds left has a measured round of its
+    own, then at each item's own cost per round."""
+    from tlbench.harness.measure.runner import _CompileTiming, remaining_seconds, round_counts
+
+    a, b, c = (_CompileTiming(_item(n)) for n in (16, 32, 64))
+    assert round_counts([a, b, c], 3) == (0, 9) and remaining_seconds([a, b, c], 3) is None
+    a.samples, a.round_s = [0.1], [0.2]
+    b.samples, b.round_s = [0.5], [1.0]
+    assert remaining_seconds([a, b, c], 3) is None  # c has no round yet: no guess from a and b
+    c.failure = Outcome(status="failed", stage="compile", reason="x")
+    assert round_counts([a, b, c], 3) == (2, 6)  # c failed with no round: its 3 leave the total
+    assert remaining_seconds([a, b, c], 3) == pytest.approx(2 * 0.2 + 2 * 1.0)
+
+
+def test_a_real_batch_reports_rounds_in_order_and_an_eta_after_the_first_pass():
+    seen = []
+    items = [_item(n) for n in (16, 32, 64)]
+    run_compile_items(items, fake_backend.FakeBackend(BackendOptions({})), _ctx(3), lambda *report: seen.append(report))
+    assert [(done, total) for done, total, _, _ in seen] == [(d, 9) for d in range(9)]
+    assert [eta is None for _, _, eta, _ in seen] == [True] * 3 + [False] * 6
+    assert {detail for *_, detail in seen} == {""}  # the fake builds no binary: no cold builds to count
+
+
+def test_the_per_item_cap_stops_an_items_rounds_once_they_took_it_and_says_so():
+    from tlbench.harness.measure.runner import _CompileTiming, planned_rounds
+
+    slow, fast = _CompileTiming(_item(16)), _CompileTiming(_item(32))
+    slow.cpu, fast.cpu = [6.6], [0.13]  # CPU seconds: what the cap counts
+    slow.samples, fast.samples = [14.0], [0.4]  # wall seconds on a loaded box: not what the cap counts
+    assert planned_rounds(slow, 3, 3.0) == 1 and planned_rounds(fast, 3, 3.0) == 3  # a Z3 schedule vs a GEMM lowering
+    fast.cpu, fast.samples = [1.0, 1.2], [5.0, 5.0]
+    assert planned_rounds(fast, 5, 3.0) == 3 and planned_rounds(fast, 5, None) == 5
+    ctx = replace(_ctx(3), policy=MeasurePolicy(compile_max_seconds=1e-9))
+    outcomes = run_compile_items([_item(16), _item(32)], fake_backend.FakeBackend(BackendOptions({})), ctx)
+    for o in outcomes:
+        assert len(o.samples_s) == 1 and o.record["compile_rounds_capped_s"] == 1e-9
+        assert "1 round(s)" in o.record["method"] and "its rounds stopped once they took 1e-09 CPU seconds" in o.record["method"]
+    uncapped = run_compile_items([_item(16)], fake_backend.FakeBackend(BackendOptions({})), _ctx(3))[0]
+    assert len(uncapped.samples_s) == 3 and "compile_rounds_capped_s" not in uncapped.record
+
+
+def test_the_first_pass_of_a_building_backend_says_how_many_cold_builds_are_done():
+    """With a device compiler each item's first call is its one cold build, not a round: a
+    smoke night's first pass of 84 nvcc builds counted 0/84 rounds for minutes."""
+    from tlbench.harness.measure.runner import _CompileTiming, build_words
+
+    a, b, c = (_CompileTiming(_item(n)) for n in (16, 32, 64))
+    assert build_words([a, b, c]) == ""  # nothing built yet
+    a.built = (object(), 2.0)
+    assert build_words([a, b, c]) == "1 of 3 items' one cold build (lowering + device compiler) done"
+    b.built, c.built = (object(), 2.0), (object(), 2.0)
+    assert build_words([a, b, c]) == ""  # every item built: rounds from here

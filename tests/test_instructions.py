@@ -37,14 +37,16 @@ def _items(n: int) -> tuple[BenchItem, ...]:
     return tuple(BenchItem("counting", "compile", Case(VaddProblem(1024 * (i + 1)), VaddConfig(block=256))) for i in range(n))
 
 
-def _counts(items, **options) -> dict[str, dict]:
-    return count_under_callgrind(CountRequest(items, FACTORY, options, timeout_s=600))
+def _counts(items, counted=None, **options) -> dict[str, dict]:
+    return count_under_callgrind(CountRequest(items, FACTORY, options, timeout_s=600, counted=counted))
 
 
 @needs_callgrind
 def test_callgrind_counts_only_the_lowering_and_sees_a_sized_change():
     items = _items(2)
-    base = _counts(items, iterations=100_000)
+    told = []
+    base = _counts(items, iterations=100_000, counted=told.append)
+    assert told == sorted(told) and told[-1] == 2  # items counted so far, as the child's dumps appear
     more = _counts(items, iterations=100_000, extra=20_000, extra_case=items[1].case.case_id)
     b0, b1 = base[items[0].item_id]["lowering"][0], base[items[1].item_id]["lowering"][0]
     m0, m1 = more[items[0].item_id]["lowering"][0], more[items[1].item_id]["lowering"][0]
@@ -139,3 +141,30 @@ def test_hardware_mode_never_starts_callgrind():
 
     InstructionCounting(mode="hardware", factory_of=lambda _n: FACTORY, count=count)("counting", items, outcomes)
     assert all("--tlbench-instructions subset or all" in o.record["instructions"]["absent"] for o in outcomes.values())
+
+
+def test_all_mode_counts_every_item_in_children_side_by_side_dealt_by_cost_cheapest_first():
+    """``jobs`` children: the items dealt by their rounds' CPU seconds (longest first onto the
+    least loaded child), each child's cheapest item first (its uncounted warm-up is that one)."""
+    items = list(_items(5))
+    cpu = dict(zip((i.item_id for i in items), (6.6, 0.2, 0.3, 0.1, 0.4)))  # one flash-attention Z3 schedule, four GEMMs
+    outcomes = {i.item_id: type("O", (), {"status": "timed", "record": {"samples_s": [9.0], "cpu_samples_s": [cpu[i.item_id]]}})()
+                for i in items}
+    asked = []
+
+    def count(request):  # TEST DOUBLE of the callgrind child: returns one count per item asked
+        asked.append([i.item_id for i in request.items])
+        return {i.item_id: {"counter": "callgrind", "lowering": [1]} for i in request.items}
+
+    InstructionCounting(mode="all", jobs=2, factory_of=lambda _n: FACTORY, count=count)("counting", items, outcomes)
+    assert sorted(map(len, asked)) == [1, 4]  # the 6.6 s item alone; the four GEMMs together (1.0 s)
+    assert [cpu[i] for i in max(asked, key=len)] == [0.1, 0.2, 0.3, 0.4]  # cheapest first
+    assert all(o.record["instructions"]["lowering"] == [1] for o in outcomes.values())
+
+
+def test_count_jobs_reads_auto_as_one_per_cpu():
+    from tlbench.harness.measure.instructions import count_jobs
+
+    assert count_jobs("auto", 2) == 2 and count_jobs("3", 2) == 3
+    with pytest.raises(ValueError, match="positive integer or 'auto'"):
+        count_jobs("0", 2)

@@ -1,64 +1,123 @@
-"""The progress line (harness/pytest_plugin/progress.py) and the compile pool feeding it."""
+"""The progress board (harness/pytest_plugin/progress.py): one place for every progress line.
 
-import io
+The board's clock and main-thread test are replaced by ``FakeClock`` / a flag (test doubles,
+named as such), so what is written when is decided here, not by this box's load."""
+
+import threading
 
 from fake_backend import FakeBackend
 from tlbench.harness.core.backend_api import BackendOptions
 from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
 from tlbench.harness.core.cases import Case
 from tlbench.harness.measure.compile_pool import CompilePool
-from tlbench.harness.pytest_plugin.progress import Progress, live_allowed
+from tlbench.harness.pytest_plugin.progress import ProgressBoard
 
 
-def test_plain_lines_at_each_tenth_with_count_elapsed_and_eta():
-    out = io.StringIO()
-    progress = Progress("device timing (items)", stream=out, live=False)
-    for done in range(0, 21):
-        progress.update(done, 20)
-    lines = out.getvalue().splitlines()
-    assert len(lines) == 11  # 0/20, then one per tenth
-    assert lines[0].startswith("[tlbench] device timing (items): 0/20, elapsed 0:00, ETA ?")
-    assert lines[-1].startswith("[tlbench] device timing (items): 20/20") and "ETA 0:00" in lines[-1]
+class FakeClock:
+    """TEST DOUBLE: a clock that moves only when told."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
 
 
-def test_an_estimated_total_that_jumps_never_repeats_a_tenth():
-    """The device phase estimates its total as it goes (H200 full scope: 103/989, 112/1118,
-    116/566, 179/757 ...): a plain log gets one line per tenth reached, never one per jump."""
-    out = io.StringIO()
-    progress = Progress("device timing", stream=out, live=False)
-    for done, total in [(0, 500), (103, 989), (112, 1118), (116, 566), (179, 757), (182, 756), (191, 1902),
-                        (207, 627), (216, 1015), (400, 800), (401, 700), (700, 700)]:
-        progress.update(done, total)
-    shares = [int(ln.split(": ")[1].split(",")[0].split("/")[0]) * 10 // int(ln.split("/")[1].split(",")[0])
-              for ln in out.getvalue().splitlines()]
-    assert shares == sorted(set(shares)) and len(shares) <= 11  # each tenth once, in order
-    assert out.getvalue().splitlines()[-1].startswith("[tlbench] device timing: 700/700")
+def _board(lines, clock, main=lambda: True):
+    return ProgressBoard(lines.append, clock=clock, is_main=main)
 
 
-def test_a_later_batch_starts_a_new_line_and_repeats_are_silent():
-    out = io.StringIO()
-    progress = Progress("compile prefetch (kernels)", stream=out, live=False)
-    progress.update(1, 1)
-    progress.update(1, 1)
-    progress.update(1, 3)
-    progress.update(3, 3)
-    assert [ln.split(",")[0] for ln in out.getvalue().splitlines()] == [
-        "[tlbench] compile prefetch (kernels): 1/1",
-        "[tlbench] compile prefetch (kernels): 1/3",
-        "[tlbench] compile prefetch (kernels): 3/3",
-    ]
+def test_a_count_never_goes_backwards_and_the_total_never_reads_below_it():
+    lines, clock = [], FakeClock()
+    line = _board(lines, clock).phase("device nvidia", "device timing nvidia", "units")
+    line.update(27, 115)
+    clock.now += 2
+    line.update(24, 148)  # a report of a later call that counts from a lower base
+    assert lines[-1].startswith("[tlbench] device timing nvidia: 27/148 units")
+    clock.now += 10
+    line.update(200, 150)
+    assert "200/200 units" in lines[-1]
 
 
-def test_no_live_line_off_a_terminal_or_in_an_xdist_worker(monkeypatch):
-    class Tty(io.StringIO):
-        def isatty(self):
-            return True
+def test_no_eta_unless_the_caller_measured_one_and_it_counts_down_from_then():
+    lines, clock = [], FakeClock()
+    board = _board(lines, clock)
+    line = board.phase("compile ascend", "compile items ascend", "rounds")
+    line.update(1, 80)
+    clock.now += 2.5
+    board.tick()
+    assert lines[-1] == "[tlbench] compile items ascend: 1/80 rounds, elapsed 0:02"  # no ETA: none given
+    line.update(16, 80, "", eta_s=40.0)
+    clock.now += 12
+    board.tick()
+    assert lines[-1].endswith("elapsed 0:14, ETA 0:28")
+    line.end()
+    assert lines[-1] == "[tlbench] compile items ascend: 16/80 rounds, done, elapsed 0:14"
 
-    assert live_allowed(io.StringIO()) is False
-    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
-    assert live_allowed(Tty()) is True
-    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw0")
-    assert live_allowed(Tty()) is False
+
+def test_short_phases_stay_silent_long_ones_write_at_tenths_and_at_least_every_ten_seconds():
+    lines, clock = [], FakeClock()
+    board = _board(lines, clock)
+    short = board.phase("a", "short phase", "x")
+    short.update(1, 2)
+    clock.now += 1.5
+    short.update(2, 2)
+    short.end()
+    assert lines == []  # under 2 s: no line, and no end line either
+    long = board.phase("b", "long phase", "x")
+    for step in range(1, 101):
+        clock.now += 0.3  # 30 s in all, a step every 0.3 s
+        long.update(step, 100)
+    long.end()
+    counts = [int(ln.split(": ")[1].split("/")[0]) for ln in lines]
+    assert counts == sorted(counts) and 4 <= len(lines) <= 11  # first after 2 s, then tenths at most every 5 s
+    assert lines[-1].startswith("[tlbench] long phase: 100/100 x, done")
+    silent = board.phase("c", "silent phase")
+    silent.note("setup: the backend's first compile")
+    for _ in range(25):  # 25 s with no count at all: heartbeats
+        clock.now += 1
+        board.tick()
+    beats = [ln for ln in lines if ln.startswith("[tlbench] silent phase")]
+    assert len(beats) == 3 and beats[0] == "[tlbench] silent phase: setup: the backend's first compile, elapsed 0:02"
+
+
+def test_each_phase_has_its_own_counter():
+    """Two backends' compile phases (96 rounds, then 75) once shared one counter, and the
+    second was never shown: its total was below the first's."""
+    lines, clock = [], FakeClock()
+    board = _board(lines, clock)
+    first, second = board.phase("compile ascend", "compile ascend", "rounds"), board.phase("compile nvidia", "compile nvidia", "rounds")
+    clock.now += 3
+    first.update(96, 96)
+    first.end()
+    second.update(1, 75)
+    clock.now += 3
+    board.tick()
+    assert lines[-1].startswith("[tlbench] compile nvidia: 1/75 rounds")
+
+
+def test_only_the_main_thread_writes():
+    lines, clock = [], FakeClock()
+    main = {"yes": False}
+    board = _board(lines, clock, main=lambda: main["yes"])
+    line = board.phase("d", "device timing", "units")
+    thread = threading.Thread(target=line.update, args=(5, 10))
+    thread.start()
+    thread.join()
+    clock.now += 3
+    board.tick()
+    assert lines == []  # a device thread's report waits for the main thread
+    main["yes"] = True
+    board.tick()
+    assert lines == ["[tlbench] device timing: 5/10 units, elapsed 0:03"]
+
+
+def test_a_board_without_a_writer_writes_nothing():
+    board = ProgressBoard(None)
+    line = board.phase("x", "x")
+    line.update(1, 2)
+    board.tick()
+    line.end()
 
 
 def test_the_compile_pool_reports_done_over_total():

@@ -276,6 +276,18 @@ def test_bad_shard_values_and_xdist_are_usage_errors(suite):
     result.stderr.fnmatch_lines(["*--tlbench-shard does not combine with pytest-xdist -n*"])
 
 
+def test_shards_dealt_by_an_earlier_runs_costs_cover_the_run_and_a_bad_cost_file_is_a_usage_error(suite):
+    _run(suite, "earlier.json", "--tlbench-kind=compile")
+    for k in (1, 2):
+        _run(suite, f"c{k}.json", f"--tlbench-shard={k}/2", "--tlbench-kind=compile", "--tlbench-shard-costs=earlier.json")
+    notes = [json.loads((suite.path / f"c{k}.json").read_text())["tlbench"]["shard"] for k in (1, 2)]
+    assert notes[0]["selected"] + notes[1]["selected"] == 8 and notes[0]["settings"]["shard_costs"] == notes[1]["settings"]["shard_costs"]
+    result = suite.runpytest("-p", "no:cacheprovider", "--tlbench-backend=fake", "--tlbench-shard=1/2",
+                             "--tlbench-shard-costs=missing.json")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--tlbench-shard-costs missing.json: *"])
+
+
 def test_without_the_option_nothing_changes(suite):
     _run(suite, "plain.json")
     doc = json.loads((suite.path / "plain.json").read_text())
@@ -419,3 +431,17 @@ def test_every_record_is_checked_one_item_one_shard_and_a_bad_note_is_exit_2(sha
         rc, _, error = _tlbench(suite.path, "merge", "s1.json", "bad.json", "s3.json", "-o", str(suite.path / "m.json"))
         assert rc == 2 and f"tlbench.shard.{field} is" in error and len(error.strip().splitlines()) == 1, error
         assert not (suite.path / "m.json").exists()
+def test_an_earlier_runs_costs_deal_the_shards_and_an_unknown_item_costs_its_kinds_median():
+    from types import SimpleNamespace
+
+    from tlbench.harness.pytest_plugin.sharding import measured_cost
+
+    costs = {"compile-ascend-fa-s3": 300.0, "compile-ascend-gemm-s2": 10.0, "compile-ascend-gemm-s3": 12.0,
+             "compile-nvidia-gemm-s2": 8.0}
+    item = lambda backend, case: SimpleNamespace(item_id=f"compile-{backend}-{case}", kind="compile", backend=backend)  # noqa: E731
+    assert measured_cost(item("ascend", "fa-s3"), costs) == 300.0
+    assert measured_cost(item("ascend", "new-case"), costs) == 12.0  # the median of ascend's compile items here
+    assert measured_cost(item("other", "x"), costs) == 11.0  # no item of that backend: the median of all
+    entries = [ShardEntry(name, cost) for name, cost in (("fa", 300.0), ("g1", 10.0), ("g2", 12.0), ("g3", 8.0), ("g4", 9.0))]
+    shards = split(entries, 2)
+    assert shards["fa"] != shards["g1"] and {shards[g] for g in ("g1", "g2", "g3", "g4")} == {shards["g1"]}  # the Z3 item alone

@@ -71,10 +71,10 @@ def test_the_cpu_job_counts_instructions_with_valgrind_from_debian(workflow):
     install = runs.index(VALGRIND_STEP)
     gate = next(i for i, r in enumerate(runs) if r.startswith("tlbench nightly"))
     assert install < gate
-    assert "--tlbench-instructions=subset" in shlex.split(_nightly_args(workflow["jobs"]["cpu"]).pytest_args)
+    assert "--tlbench-instructions=all" in shlex.split(_nightly_args(workflow["jobs"]["cpu"]).pytest_args)  # every item counted
     shard_runs = [s.get("run", "") for s in workflow["jobs"]["cpu-shard"]["steps"]]  # the shards count instructions too
     shard = next(i for i, r in enumerate(shard_runs) if r.startswith("python3 -m pytest"))
-    assert shard_runs.index(VALGRIND_STEP) < shard and "--tlbench-instructions=subset" in shard_runs[shard]
+    assert shard_runs.index(VALGRIND_STEP) < shard and "--tlbench-instructions=all" in shard_runs[shard]
 
 
 def test_nightly_arguments_parse_with_tlbench(workflow):

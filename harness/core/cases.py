@@ -123,6 +123,9 @@ class MeasurePolicy:
     ``criterion`` (``NAME[:key=value,...]``, harness/measure/criteria.py) is not met, up to
     ``max_samples`` samples or ``max_seconds`` of sampling per item (then CAPPED).  A batch
     median shift or trend of ``drift_threshold`` or more is drift: re-measured once, then DRIFT.
+    Compile items (harness/measure/runner.py::run_compile_items): with ``compile_max_seconds``
+    an item's rounds stop once they took that many CPU seconds (at least one round; its record
+    says so).
     """
 
     warmup: int = 5
@@ -137,6 +140,7 @@ class MeasurePolicy:
     throttle_threshold: float = 0.9
     drift_threshold: float = 0.02
     remeasure_on_drift: bool = True
+    compile_max_seconds: float | None = None
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,8 @@ is how many children a host with ``cpus`` usable CPUs gets: none under 4 (spawni
 and importing the compiler there costs more than it saves), else one per CPU;
 ``TLBENCH_BUILD_PROCESSES=N`` in the environment sets it (0: builds on threads only), and a
 value that is not a whole number >= 0 raises ``ValueError`` saying so.
-``close()`` ends the children.  ``warmer_for(factory, options, processes)`` is the warmer
+``close()`` ends the children; ``pin(cpus)`` moves them (and those started later) onto
+``cpus``, away from the CPUs a device worker times on (harness/measure/cpu_plan.py).  ``warmer_for(factory, options, processes)`` is the warmer
 a pool should use for one backend: None where the factory is not importable by name (None)
 or ``processes`` is 0, else one with the current ``sys.path``.
 
@@ -59,6 +60,13 @@ def _build(sys_path: Sequence[str], factory: str, options: Mapping[str, Any], ca
     return None
 
 
+def _pin_child(cpus: Any) -> None:
+    if cpus:
+        from tlbench.harness.measure.cpu_plan import pin
+
+        pin(cpus)
+
+
 def warmer_for(factory: str | None, options: Mapping[str, Any], processes: int) -> "CacheWarmer | None":
     if not factory or processes <= 0:
         return None
@@ -71,12 +79,25 @@ class CacheWarmer:
     options: Mapping[str, Any]
     sys_path: Sequence[str]
     processes: int
+    cpus: frozenset[int] | None = None  # where the children run (None: where this process does)
     _executor: ProcessPoolExecutor | None = field(default=None, repr=False)
 
     def warm(self, case: Any) -> Future:
         if self._executor is None:
-            self._executor = ProcessPoolExecutor(max_workers=self.processes, mp_context=multiprocessing.get_context("spawn"))
+            self._executor = ProcessPoolExecutor(max_workers=self.processes, mp_context=multiprocessing.get_context("spawn"),
+                                                 initializer=_pin_child, initargs=(self.cpus,))
         return self._executor.submit(_build, list(self.sys_path), self.factory, dict(self.options), case)
+
+    def pin(self, cpus: Any) -> None:
+        """Children from now on, and those running, onto ``cpus`` (harness/measure/cpu_plan.py)."""
+        from tlbench.harness.measure.cpu_plan import pin
+
+        self.cpus = frozenset(cpus)
+        if self._executor is not None:
+            self._executor.shutdown(wait=False)  # its running children finish their builds pinned below; new ones start pinned
+            self._executor = None
+        for child in multiprocessing.active_children():
+            pin(self.cpus, child.pid or 0)
 
     def close(self) -> None:
         if self._executor is not None:

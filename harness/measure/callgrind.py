@@ -27,7 +27,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from tlbench.harness.core.record import BenchItem
 from tlbench.harness.measure.instructions import CALLGRIND, absent, host_cpu
@@ -96,6 +96,8 @@ class CountRequest:
     device: bool = False
     timeout_s: float = CHILD_TIMEOUT_S
     python: str = sys.executable
+    tick: Callable[[], None] | None = None  # called every second while the child runs (the caller's progress lines)
+    counted: Callable[[int], None] | None = None  # told how many items the child has counted so far (its dumps)
 
 
 _TOTALS = re.compile(r"^totals:\s+(\d+)", re.M)
@@ -143,17 +145,41 @@ def count_under_callgrind(request: CountRequest) -> dict[str, dict[str, Any]]:
         start = time.monotonic()
         with log.open("w") as stream:
             proc = subprocess.Popen(command, stdout=stream, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+            def tick() -> None:
+                if request.counted is not None:
+                    request.counted(sum(1 for _ in work.glob(f"cg.{proc.pid}.*")))  # one dump per counted item
+                if request.tick is not None:
+                    request.tick()
+
             try:
-                code = proc.wait(timeout=request.timeout_s)
+                code = _wait(proc, request.timeout_s, tick)
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
                 return {i: absent(f"the callgrind count ran past {request.timeout_s:g} s and was stopped") for i in ids}
+            except BaseException:  # a Ctrl-C: the child is in a session of its own, so nothing else stops it
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+                raise
         wall = time.monotonic() - start
+        tick()  # the last dumps, once more: the caller's count of items done ends whole
         if code != 0 or not out.exists():
             words = f"the callgrind count child exited with {code}: {_tail(log)}"
             return {i: absent(words) for i in ids}
         return _answers(request, work, out, proc.pid, wall, valgrind_version() or "valgrind")
+
+
+def _wait(proc: subprocess.Popen, timeout_s: float, tick: Callable[[], None] | None) -> int:
+    """``proc.wait(timeout_s)``, calling ``tick()`` every second meanwhile."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            return proc.wait(timeout=max(0.0, min(1.0, deadline - time.monotonic())))
+        except subprocess.TimeoutExpired:
+            if time.monotonic() >= deadline:
+                raise
+            if tick is not None:
+                tick()
 
 
 def _answers(request: CountRequest, work: Path, out: Path, pid: int, wall: float, version: str) -> dict[str, dict[str, Any]]:
@@ -176,6 +202,7 @@ def _answers(request: CountRequest, work: Path, out: Path, pid: int, wall: float
             "counter": CALLGRIND, "event": f"Ir (instructions executed; {version} --tool=callgrind)",
             "isolation": CALLGRIND_ISOLATION, "cpu": host_cpu(), "lowering": [total],
             "count_wall_s": got["wall_s"], "child_setup_s": answer.get("setup_s"), "child_wall_s": round(wall, 1),
+            "count_child": pid,  # which child counted it (children run side by side: count_phase.py)
         }
         if request.device:
             rec.update(_device_counts(work, got))

@@ -10,7 +10,15 @@ backend's untimed first compile once (``session.setup``).  With ``jobs > 1`` (an
 ``make_session``) the items are split into ``jobs`` balanced shares (by ``cost(item)``,
 longest first onto the least loaded share), each timed in a fresh session from
 ``make_session(backend, slot)`` (its own worker process) on its own thread and closed after;
-each outcome records ``compile_jobs`` and says so in its ``method``.  With ``jobs <= 1`` the
+each outcome records ``compile_jobs`` and says so in its ``method``.  ``own_workers(backend)``
+sends a backend's items to one such fresh worker even at ``jobs`` 1 (an overlapped run: its own
+worker is busy timing its device items).  With ``board`` (the run's progress board) each
+backend's phase is a line of its own: the setup, then timed rounds done of all, with an ETA
+from each item's own measured rounds (runner.run_compile_items), the jobs' counts summed.
+``seconds`` keeps each backend's setup, rounds and count as wall seconds (where a run's time
+went).  ``setup_parts[backend]`` says where the setup went (the wait for its process to start, the
+first compile, and after the rounds that item's own median round: setup_compile.setup_account);
+with jobs, the slowest job's.  With ``jobs <= 1`` the
 whole batch goes to ``shared`` (the backend's worker session, or an in-process one; not
 closed here); without ``shared`` every item is ``run(item)`` (one by one, as before).  When a
 session's batch comes back as one failed ``Outcome`` (its worker died or hung mid-batch: a
@@ -37,6 +45,7 @@ which is why the record names it.
 from __future__ import annotations
 
 import os
+import statistics
 import threading
 import time
 from dataclasses import dataclass, field
@@ -45,6 +54,7 @@ from typing import Any, Callable, Sequence
 from tlbench.harness.core import trace
 from tlbench.harness.core.record import BenchItem
 from tlbench.harness.measure.outcome import Outcome, failed, interrupted
+from tlbench.harness.measure.setup_compile import setup_account
 
 SessionFactory = Callable[[str, int], Any]  # (backend name, slot) -> a session with setup/run/close
 
@@ -90,41 +100,72 @@ class CompilePhase:
     compile_rounds: int = 1
     seed: int = 0
     cost: Callable[[BenchItem], float] = _unit_cost
-    on_progress: Callable[[int, int], None] | None = None
+    board: Any = None  # the run's progress board (harness/pytest_plugin/progress.py): a line per backend's phase
+    own_workers: Callable[[str], bool] = lambda _backend: False  # time this backend's items in fresh workers even at jobs 1
     count: Callable[[str, list[BenchItem], dict[str, Outcome]], None] | None = None  # after the rounds (count_phase.py)
     measured: set[str] = field(default_factory=set)
     stored: dict[str, Outcome] = field(default_factory=dict)
     setup_s: dict[str, float] = field(default_factory=dict)  # per backend: the phase's untimed first compiles (wall)
+    setup_parts: dict[str, dict] = field(default_factory=dict)  # per backend: where that went (setup_compile.setup_account)
+    seconds: dict[str, float] = field(default_factory=dict)  # "<backend> setup|rounds|count" -> wall seconds of that part
 
-    def parallel(self) -> bool:
-        return self.jobs > 1 and self.make_session is not None
+    def parallel(self, backend: str = "") -> bool:
+        """Whether ``backend``'s items go to fresh worker processes: ``jobs`` > 1, or its own
+        worker is busy timing its device items (``own_workers``: an overlapped run)."""
+        return self.make_session is not None and (self.jobs > 1 or (bool(backend) and self.own_workers(backend)))
 
     def outcome(self, item: BenchItem, phase_items: Sequence[BenchItem], run: Callable[[BenchItem], Outcome],
                 shared: Any = None) -> Outcome:
         if item.item_id in self.stored:
             return self.stored.pop(item.item_id)
-        if item.item_id in self.measured or not (self.parallel() or shared is not None):
+        if item.item_id in self.measured or not (self.parallel(item.backend) or shared is not None):
             return run(item)
         batch = [i for i in phase_items if i.kind == "compile" and i.backend == item.backend and i.item_id not in self.measured]
         if not any(i.item_id == item.item_id for i in batch):
             return run(item)
         self.measured.update(i.item_id for i in batch)
         trace.mark("compile phase start", backend=item.backend, items=len(batch), jobs=self.jobs)
-        if self.parallel():
-            self.stored.update(self._time_parallel(item.backend, batch))
-        else:
-            start = time.perf_counter()
-            shared.setup(batch[0], self.policy, self.seed)
-            self.setup_s[item.backend] = time.perf_counter() - start
-            self.stored.update(self._time_batch(shared, batch, 1))
-        if self.count is not None:  # instruction counts: never during a timed round
-            self.count(item.backend, batch, self.stored)
+        line = self._line(item.backend)
+        begin = time.perf_counter()
+        try:
+            if self.parallel(item.backend):
+                self.stored.update(self._time_parallel(item.backend, batch, line))
+            else:
+                line.note(SETUP_WORDS)
+                total, start_s = _timed_setup(shared, batch[0], self.policy, self.seed)
+                self.setup_s[item.backend] = total
+                self.setup_parts[item.backend] = setup_account(total, start_s, batch[0].item_id)
+                self.stored.update(self._time_batch(shared, batch, 1, _rounds_of(line)))
+            rounds = sum(len(self.stored[i.item_id].samples_s) for i in batch if i.item_id in self.stored)
+            line.update(rounds, rounds, "")
+            self._own_lowering(item.backend)
+            timed = time.perf_counter()
+            self.seconds[f"{item.backend} setup"] = self.setup_s.get(item.backend, 0.0)
+            self.seconds[f"{item.backend} rounds"] = timed - begin - self.setup_s.get(item.backend, 0.0)
+            if self.count is not None:  # instruction counts: never during a timed round
+                self.count(item.backend, batch, self.stored)
+                self.seconds[f"{item.backend} count"] = time.perf_counter() - timed
+        finally:
+            line.end()
         trace.mark("compile phase end", backend=item.backend)
         return self.stored.pop(item.item_id)
 
-    def _time_batch(self, session: Any, items: list[BenchItem], jobs: int, report: Callable[[int, int], None] | None = None) -> dict[str, Outcome]:
+    def _own_lowering(self, backend: str) -> None:
+        """The setup item's median timed round, beside its setup (what of the setup was that item's own)."""
+        account = self.setup_parts.get(backend)
+        outcome = self.stored.get(account["item"]) if account else None
+        if account is not None and outcome is not None and outcome.status == "timed" and outcome.samples_s:
+            account["own_lowering_s"] = round(statistics.median(outcome.samples_s), 3)
+
+    def _line(self, backend: str) -> Any:
+        if self.board is None:
+            return _NoLine()
+        jobs = f", {self.jobs} at a time" if self.jobs > 1 and self.parallel(backend) else ""
+        return self.board.phase(f"compile {backend}", f"compile items {backend} (cold rounds round-robin{jobs})", "rounds")
+
+    def _time_batch(self, session: Any, items: list[BenchItem], jobs: int, report: Callable[..., None] | None = None) -> dict[str, Outcome]:
         """``items`` round-robin in ``session``; one by one through ``session.run`` where the batch died."""
-        progress = report or self.on_progress
+        progress = report
         try:
             answer = session.run_compile_items(items, self.policy, self.compile_rounds, self.seed, progress)
         except Exception as exc:  # noqa: BLE001 - timed one by one below
@@ -148,29 +189,30 @@ class CompilePhase:
             results[it.item_id] = _mark_parallel(outcome, jobs)
         return results
 
-    def _time_parallel(self, backend: str, batch: list[BenchItem]) -> dict[str, Outcome]:
+    def _time_parallel(self, backend: str, batch: list[BenchItem], line: Any) -> dict[str, Outcome]:
         assert self.make_session is not None
         shares = balanced_shares(batch, min(self.jobs, len(batch)), self.cost)
         jobs = len(shares)
         results: dict[str, Outcome] = {}
         lock = threading.Lock()
-        setups: list[float] = []
-        counts, totals = [0] * jobs, [0] * jobs  # per job: cold calls done, and expected
+        setups: list[dict] = []
+        counts, totals = [0] * jobs, [self.compile_rounds * len(share) for share in shares]  # per job: timed rounds
+        etas: list[float | None] = [None] * jobs
+        line.note(f"{SETUP_WORDS}, in {jobs} job{'s' if jobs != 1 else ''}")
 
         def work(slot: int) -> None:
             session = self.make_session(backend, slot)
             try:
-                start = time.perf_counter()
-                session.setup(shares[slot][0], self.policy, self.seed)
+                total, start_s = _timed_setup(session, shares[slot][0], self.policy, self.seed)
                 with lock:
-                    setups.append(time.perf_counter() - start)
+                    setups.append(setup_account(total, start_s, shares[slot][0].item_id))
 
-                def report(done: int, total: int) -> None:
+                def report(done: int, total: int, eta_s: float | None = None, detail: str = "") -> None:
                     with lock:
-                        counts[slot], totals[slot] = done, total
+                        counts[slot], totals[slot], etas[slot] = done, total, eta_s
                         done_all, total_all = sum(counts), sum(totals)
-                    if self.on_progress is not None:
-                        self.on_progress(done_all, total_all)
+                        eta = None if any(e is None for e in etas) else max(etas)  # the jobs run side by side
+                    line.update(done_all, total_all, f"job {slot + 1}: {detail}" if detail else "", eta)
 
                 timed = self._time_batch(session, shares[slot], jobs, report)
                 with lock:
@@ -182,11 +224,50 @@ class CompilePhase:
         for t in threads:
             t.start()
         for t in threads:
-            t.join()
-        self.setup_s[backend] = max(setups, default=0.0)
+            while t.is_alive():
+                t.join(timeout=1.0)
+                if self.board is not None:
+                    self.board.tick()  # the jobs report from their threads: this thread writes the lines
+        slowest = max(setups, key=lambda a: a["total_s"], default=None)  # the jobs set up side by side: the slowest is the wait
+        self.setup_s[backend] = slowest["total_s"] if slowest else 0.0
+        if slowest is not None:
+            self.setup_parts[backend] = slowest
         for it in batch:  # a job that died before taking its items leaves them to the serial path's words
             results.setdefault(it.item_id, failed("compile", "the compile phase ended before this item was timed"))
         return results
+
+
+SETUP_WORDS = "setup: the backend's first compile (imports, solver start-up), untimed"
+
+
+def _timed_setup(session: Any, item: BenchItem, policy: Any, seed: int) -> tuple[float, float]:
+    """(the setup's wall seconds, of which waiting for the session's process to start): a
+    worker session is awaited first (``ready_facts``), then pays the untimed first compile."""
+    start = time.perf_counter()
+    ready = getattr(session, "ready_facts", None)
+    if callable(ready):
+        ready()
+    started = time.perf_counter() - start
+    session.setup(item, policy, seed)
+    return time.perf_counter() - start, started
+
+
+def _rounds_of(line: Any) -> Callable[..., None]:
+    """A batch's ``progress(done, total, eta_s, detail)`` onto the phase's line (the setup note cleared)."""
+    return lambda done, total, eta_s=None, detail="": line.update(done, total, detail, eta_s)
+
+
+class _NoLine:
+    """No progress board: the phase reports nowhere."""
+
+    def note(self, _detail: str) -> None:
+        return None
+
+    def update(self, *_args: Any) -> None:
+        return None
+
+    def end(self, _detail: str = "") -> None:
+        return None
 
 
 def balanced_shares(items: Sequence[BenchItem], jobs: int, cost: Callable[[BenchItem], float] = _unit_cost) -> list[list[BenchItem]]:

@@ -6,16 +6,19 @@ called as ``counting(backend, batch, outcomes)`` by the compile phase
 (``outcomes``: item id -> ``Outcome``).  Every timed outcome of the batch leaves with a
 ``record["instructions"]`` (harness/measure/instructions.py): the hardware counts its rounds
 took where the machine has a counter; else, in mode ``subset`` / ``all``, callgrind's count
-of its cold lowering (harness/measure/callgrind.py, one child process for the batch, after the
-rounds, so it never overlaps a timed round; ``subset`` counts ``subset`` items per backend
-among those whose median timed round took ``max_lowering_s`` or less); else ``absent`` with
-the reason.  Counting is
+of its cold lowering (harness/measure/callgrind.py, after the rounds, so it never overlaps a
+timed round: ``jobs`` child processes side by side, the items dealt by their timed rounds'
+cost, each child's cheapest item first - its uncounted warm-up lowering is that one;
+instruction counts do not depend on what else runs; ``subset`` counts ``subset`` items per
+backend among those whose median timed round took ``max_lowering_s`` or less); else
+``absent`` with the reason.  Counting is
 never a sample and never moves a time.
 """
 
 from __future__ import annotations
 
 import statistics
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
@@ -27,6 +30,19 @@ from tlbench.harness.measure.hardware_counter import hardware_reason
 from tlbench.harness.measure.instructions import KEY, absent
 
 
+def count_shares(items: Sequence[BenchItem], jobs: int, seconds: Mapping[str, float]) -> list[list[BenchItem]]:
+    """``items`` in ``jobs`` shares of about equal counting cost (each item's median timed round,
+    longest first onto the least loaded share), each share ordered cheapest first: a child's
+    first item is also its uncounted warm-up lowering, so the cheapest one pays it."""
+    jobs = max(1, min(jobs, len(items)))
+    loads, shares = [0.0] * jobs, [[] for _ in range(jobs)]  # type: ignore[var-annotated]
+    for it in sorted(items, key=lambda i: (-seconds.get(i.item_id, 0.0), i.item_id)):
+        k = min(range(jobs), key=lambda j: (loads[j], j))
+        loads[k] += seconds.get(it.item_id, 0.0)
+        shares[k].append(it)
+    return [sorted(share, key=lambda i: (seconds.get(i.item_id, 0.0), i.item_id)) for share in shares if share]
+
+
 @dataclass(frozen=True)
 class InstructionCounting:
     mode: str = instructions.DEFAULT_MODE
@@ -36,9 +52,10 @@ class InstructionCounting:
     options: Mapping[str, Any] = field(default_factory=dict)
     env_of: Callable[[str], Mapping[str, str]] = lambda _name: {}  # backend -> its child's environment (no device)
     count: Callable[[CountRequest], dict[str, dict[str, Any]]] = count_under_callgrind
-    on_progress: Callable[[int, int], None] | None = None  # (items counted, items to count) around the child
+    board: Any = None  # the run's progress board (harness/pytest_plugin/progress.py): a line per backend's count
 
     max_lowering_s: float = instructions.SUBSET_MAX_LOWERING_S  # subset: items whose timed rounds took longer are left out
+    jobs: int = 1  # count children side by side (each its own share, balanced by the items' timed rounds)
 
     def __call__(self, backend: str, batch: Sequence[BenchItem], outcomes: Mapping[str, Any]) -> None:
         timed = [it for it in batch if getattr(outcomes.get(it.item_id), "status", "") == "timed"]
@@ -46,11 +63,15 @@ class InstructionCounting:
         if not need:
             return
         seconds = {it.item_id: statistics.median(outcomes[it.item_id].record.get("samples_s") or [0.0]) for it in need}
-        for item_id, value in self.values(backend, need, seconds).items():
+        costs = {it.item_id: statistics.median(outcomes[it.item_id].record.get("cpu_samples_s") or [seconds[it.item_id]])
+                 for it in need}  # CPU seconds: what a count's cost follows, whatever the load
+        for item_id, value in self.values(backend, need, seconds, costs).items():
             outcomes[item_id].record[KEY] = value
 
-    def values(self, backend: str, items: Sequence[BenchItem], seconds: Mapping[str, float] | None = None) -> dict[str, dict[str, Any]]:
-        """``seconds``: each item's median timed round (wall), for the subset's cost cap."""
+    def values(self, backend: str, items: Sequence[BenchItem], seconds: Mapping[str, float] | None = None,
+               costs: Mapping[str, float] | None = None) -> dict[str, dict[str, Any]]:
+        """``seconds``: each item's median timed round (wall), for the subset's cost cap;
+        ``costs``: its median CPU seconds, to deal the items to the count children (else ``seconds``)."""
         hardware = hardware_reason() or "the hardware counter gave no count for this item's rounds"
         if self.mode == "hardware":
             return {it.item_id: absent(f"{hardware}; callgrind counts with --tlbench-instructions subset or all")
@@ -77,11 +98,38 @@ class InstructionCounting:
         if factory is None:
             words = f"{hardware}; {backend}'s factory has no import path for the callgrind child"
             return {it.item_id: absent(words) for it in items}
-        trace.mark("instruction count start", backend=backend, items=len(chosen))
-        if self.on_progress is not None:
-            self.on_progress(0, len(chosen))
-        out.update(self.count(CountRequest(tuple(chosen), factory, dict(self.options), dict(self.env_of(backend)), self.device)))
-        if self.on_progress is not None:
-            self.on_progress(len(chosen), len(chosen))
+        shares = count_shares(chosen, min(max(1, self.jobs), len(chosen)), costs or seconds)
+        trace.mark("instruction count start", backend=backend, items=len(chosen), children=len(shares))
+        line = self.board.phase(f"count {backend}", f"instruction counts {backend} (callgrind, cold lowering)", "items") \
+            if self.board is not None else None
+        if line is not None:
+            line.update(0, len(chosen), f"{len(shares)} child process{'es' if len(shares) != 1 else ''} under valgrind")
+        tick = self.board.tick if self.board is not None else None
+        done = [0] * len(shares)
+
+        def counted(k: int) -> Callable[[int], None]:
+            def update(n: int) -> None:
+                done[k] = n
+                if line is not None:
+                    line.update(sum(done), len(chosen))
+            return update
+
+        requests = [CountRequest(tuple(share), factory, dict(self.options), dict(self.env_of(backend)), self.device,
+                                 tick=tick, counted=counted(k)) for k, share in enumerate(shares)]
+        try:
+            if len(requests) == 1:
+                out.update(self.count(requests[0]))
+            else:
+                with ThreadPoolExecutor(max_workers=len(requests), thread_name_prefix="tlbench-count") as pool:
+                    futures = [pool.submit(self.count, r) for r in requests]  # each waits on its own child process
+                    while not wait(futures, timeout=1.0).done == set(futures):
+                        if tick is not None:
+                            tick()  # this thread writes the lines the children's threads left due
+                    for future in futures:
+                        out.update(future.result())
+        finally:
+            if line is not None:
+                line.update(len(chosen), len(chosen))
+                line.end()
         trace.mark("instruction count end", backend=backend)
         return out

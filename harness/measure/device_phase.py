@@ -21,8 +21,10 @@ second only pairs that piece's rounds).  An item that was not in the phase, one 
 again, one no piece covered, or a policy that does not interleave is measured on its own
 through the same loop and a session of the same factory (a vendor copy on its own device
 when the backend is spread, else device 0), after
-the backend's pieces are all in.  ``wait_idle()`` hands over every piece still running (the
-compile phase calls it: timed compiles never overlap device timing); ``cancel()`` starts no
+the backend's pieces are all in.  ``start(backend, items, ctx)`` starts a backend's phase before
+its first item asks (an overlapped run, harness/measure/overlap.py).  ``wait_idle()`` hands over
+every piece still running (the compile phase calls it where the run does not overlap: timed
+compiles then never run beside device timing); ``cancel()`` starts no
 further piece (an interrupted session).  Items resumed from a
 journal are left out of ``phase_items`` by the caller.  One instance per pytest session
 (kept in ``config.stash``): no global state.
@@ -66,6 +68,7 @@ class DevicePhase:
     on_chunk: ChunkHook = _no_hook
     devices_for: Callable[[Backend], int] = _one_device
     background: bool = False
+    tick: Callable[[], None] | None = None  # called every second while the caller waits for a piece (progress lines)
     measured: set[str] = field(default_factory=set)  # item ids given to a piece
     stored: dict[str, Outcome] = field(default_factory=dict)
     delivered: set[str] = field(default_factory=set)  # item ids whose outcome was handed over
@@ -86,6 +89,13 @@ class DevicePhase:
         spread = max(1, self.devices_for(backend))
         device = item.copy if item.copy is not None and item.copy < spread else 0  # a vendor copy on its own GPU
         return self._measure(backend, [item], ctx, device)[0][1]  # on its own, same session kind
+
+    def start(self, backend: Backend, items: Sequence[BenchItem], ctx: RunContext) -> None:
+        """Start measuring ``backend``'s ``items`` now, before its first item asks (an overlapped
+        run: harness/measure/overlap.py); later ``outcome`` calls hand the results over."""
+        mine = [i for i in items if i.backend == backend.name and i.item_id not in self.measured]
+        if ctx.policy.interleave and mine and backend.name not in self.runners:
+            self._start(backend, mine, ctx)
 
     def wait_idle(self) -> None:
         for runner in self.runners.values():
@@ -118,7 +128,7 @@ class DevicePhase:
         runner.start()
 
     def _deliver(self, runner: PieceRunner) -> None:
-        pairs = runner.next_done()
+        pairs = runner.next_done(self.tick)
         if pairs is None:
             return
         fresh = [(i, o) for i, o in pairs if i.item_id not in self.delivered]

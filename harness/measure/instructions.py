@@ -3,7 +3,8 @@
 Contract:
 - ``MODES`` / ``add_options(group)``: ``--tlbench-instructions hardware|subset|all``
   (default ``hardware``), ``--tlbench-instructions-subset N`` (default 2),
-  ``--tlbench-instructions-device``.  ``hardware``: a hardware counter where the machine has
+  ``--tlbench-instructions-jobs N|auto`` (callgrind children side by side; ``count_jobs``
+  resolves it: auto is one per usable CPU), ``--tlbench-instructions-device``.  ``hardware``: a hardware counter where the machine has
   one (harness/measure/hardware_counter.py; it costs nothing, so every timed round is
   counted), nothing else; ``subset`` / ``all``: the same, else Valgrind's callgrind
   (harness/measure/callgrind.py) on ``N`` items per backend of the session (``subset_of``) or
@@ -47,6 +48,9 @@ def add_options(group: Any) -> None:
                     help=f"compile items per backend counted under callgrind with --tlbench-instructions subset "
                          f"(default {DEFAULT_SUBSET}; the same ones every run: the first N by a hash of the case id "
                          f"among those whose timed rounds took {SUBSET_MAX_LOWERING_S:g} s or less)")
+    group.addoption("--tlbench-instructions-jobs", default="auto", metavar="N|auto",
+                    help="callgrind count children side by side, the items dealt among them by cost (default auto: "
+                         "one per CPU this process may use; counts do not depend on it)")
     group.addoption("--tlbench-instructions-device", action="store_true", default=False,
                     help="under callgrind, also count the device compiler's processes (one more cold build per "
                          "counted item, all of it under callgrind: minutes per item)")
@@ -73,3 +77,13 @@ def subset_of(items: Sequence[BenchItem], n: int) -> list[BenchItem]:
     ranked = sorted(items, key=lambda it: hashlib.sha256(it.case.case_id.encode()).hexdigest())
     chosen = {it.item_id for it in ranked[:max(0, n)]}
     return [it for it in items if it.item_id in chosen]
+
+
+def count_jobs(text: str, cpus: int) -> int:
+    """``--tlbench-instructions-jobs``: a positive integer, or ``auto`` (``cpus``); raises ValueError."""
+    text = str(text).strip().lower()
+    if text == "auto":
+        return max(1, cpus)
+    if not text.isdigit() or int(text) < 1:
+        raise ValueError(f"--tlbench-instructions-jobs takes a positive integer or 'auto', got {text!r}")
+    return int(text)

@@ -71,13 +71,19 @@ class PieceRunner:
         while (piece := self._take()) is not None:
             self._done.put(self._run(piece, device))
 
-    def next_done(self) -> Pairs | None:
-        """The next finished piece's pairs (waiting for it), or None when all were handed over."""
+    def next_done(self, tick: Callable[[], None] | None = None) -> Pairs | None:
+        """The next finished piece's pairs (waiting for it, calling ``tick()`` every second
+        meanwhile: the caller's progress lines), or None when all were handed over."""
         if self._left == 0:
             return None
         self._left -= 1
         if self._threads:
-            return self._done.get()
+            while True:
+                try:
+                    return self._done.get(timeout=1.0)
+                except queue.Empty:
+                    if tick is not None:
+                        tick()
         piece = self._take()
         assert piece is not None  # _left counts the queue when nothing runs in the background
         return self._run(piece, 0)

@@ -16,6 +16,7 @@ inputs, then timing.  A wrong kernel is never timed.  Many device items at once:
 from __future__ import annotations
 
 import gc
+import math
 import resource
 import time
 from dataclasses import dataclass, field, replace
@@ -117,6 +118,7 @@ class _CompileTiming:
     plan: Plan | None = None  # the build's plan, read right after it
     built_count: tuple[int, int] | None = None  # the cold build's hardware instructions (total, its child processes)
     failure: Outcome | None = None
+    round_s: list[float] = field(default_factory=list)  # wall seconds of each timed round's whole step (for the ETA)
 
 
 def _compile_step(state: _CompileTiming, backend: Backend, seen: Callable[[], bool] = lambda: False) -> None:
@@ -150,12 +152,15 @@ def _compile_step(state: _CompileTiming, backend: Backend, seen: Callable[[], bo
     state.last = compiled
 
 
-def _compile_outcome(state: _CompileTiming, backend: Backend, rounds: int, interleaved: int) -> Outcome:
-    """The item's record from its rounds (``interleaved``: how many items' rounds alternated)."""
+def _compile_outcome(state: _CompileTiming, backend: Backend, rounds: int, interleaved: int, cap_s: float | None = None) -> Outcome:
+    """The item's record from its rounds (``interleaved``: how many items' rounds alternated;
+    ``cap_s``: the per-item time cap, named in the method where it stopped the item)."""
     if state.failure is not None:
         return state.failure
     item, compiled, built = state.item, state.last, state.built
     assert compiled is not None and isinstance(item.case, Case)
+    capped = len(state.samples) < rounds
+    rounds = len(state.samples)
     plan = state.plan if built else backend.inspect(compiled)
     over = plan_overflow(plan)
     if over:  # no footprint was declared, or it missed a buffer: the compiled kernel says it cannot launch
@@ -164,6 +169,8 @@ def _compile_outcome(state: _CompileTiming, backend: Backend, rounds: int, inter
     if built:
         phases.update({k: v for k, v in built[0].phases_s.items() if k not in phases})  # its device build
     method = compile_method(compiled, rounds, built is not None)
+    if capped and cap_s is not None:
+        method += f" (its rounds stopped once they took {cap_s:g} CPU seconds: --tlbench-compile-max-seconds)"
     if interleaved > 1:
         method += f"; round-robin over {interleaved} items (each pass one cold round of every item)"
     record = item_record(item, tuple(state.samples), method=method, plan=plan,
@@ -175,6 +182,8 @@ def _compile_outcome(state: _CompileTiming, backend: Backend, rounds: int, inter
     record["collector_s"] = state.collector  # before each call, untimed (see _timed_call)
     if interleaved > 1:
         record["compile_round_robin"] = interleaved
+    if capped and cap_s is not None:
+        record["compile_rounds_capped_s"] = cap_s
     if state.counts and len(state.counts) == len(state.samples):  # every round counted (harness/measure/count_phase.py)
         record[INSTRUCTIONS] = hardware_record([c[0] for c in state.counts], [c[1] for c in state.counts], state.built_count)
     if built:
@@ -188,14 +197,20 @@ def _compile_outcome(state: _CompileTiming, backend: Backend, rounds: int, inter
 
 
 def run_compile_items(items: Sequence[BenchItem], backend: Backend, ctx: RunContext,
-                      before_step: Callable[[int, int], None] | None = None) -> list[Outcome]:
+                      before_step: Callable[[int, int, "float | None"], None] | None = None) -> list[Outcome]:
     """Compile items timed round-robin: in each pass every item still short of its
     ``compile_rounds`` gets one cold call (``_compile_step``; the first pass pays each item's
     one cold build where there is one), so the rounds of one item are a pass apart and a slow
     spell of the machine (0.5-3 s on the 2-core box) lands on one round of many items instead
     of every round of one; the rounds then escape it.  One outcome per item, in order; a gated
-    item is skipped, a failing one fails alone.  ``before_step(done, total)`` is called before
-    each call (a worker names its stage and reports progress there).
+    item is skipped, a failing one fails alone.  ``before_step(done, total, eta_s, detail)`` is called
+    before each call (a worker names its stage and reports progress there): ``done`` / ``total``
+    count timed rounds (an item's one cold build is not a round), ``eta_s`` is the time the
+    rounds left take at each item's own measured cost per round (``remaining_seconds``), None
+    until every item with rounds left has one; ``detail`` says how many items' one cold build
+    are done while they are being built (``build_words``).  With ``ctx.policy.compile_max_seconds`` an
+    item takes no further round once its rounds took that many CPU seconds (at least one): its record
+    says so (``compile_rounds_capped_s``, and in its method).
 
     The headline of each round is the wall clock a user waits for; its CPU seconds (this
     process and the compilers it ran) and the machine probe right after it are recorded
@@ -205,30 +220,71 @@ def run_compile_items(items: Sequence[BenchItem], backend: Backend, ctx: RunCont
     outcomes: list[Outcome | None] = [gate(item, backend) for item in items]
     states = [_CompileTiming(item) for item, out in zip(items, outcomes) if out is None]
     rounds = max(1, ctx.compile_rounds)
-    calls = len(states) * (rounds + (1 if callable(getattr(backend, "lower", None)) else 0))  # for progress: a build each where there is lower
-    done = 0
+    cap = getattr(ctx.policy, "compile_max_seconds", None)
     try:
         while True:
-            pending = [s for s in states if s.failure is None and len(s.samples) < rounds]
+            pending = [s for s in states if s.failure is None and len(s.samples) < planned_rounds(s, rounds, cap)]
             if not pending:
                 break
             for state in pending:
                 if before_step is not None:
-                    before_step(done, max(calls, done + 1))
+                    before_step(*round_counts(states, rounds, cap), remaining_seconds(states, rounds, cap), build_words(states))
                 ctx.before_cold_compile()
+                start, taken = time.perf_counter(), len(state.samples)
                 _compile_step(state, backend, ctx.interrupted)
-                done += 1
+                if len(state.samples) > taken:
+                    state.round_s.append(time.perf_counter() - start)
                 if state.failure is not None and state.failure.status == "interrupted":
                     break  # no further build starts in an interrupted run
             if any(s.failure is not None and s.failure.status == "interrupted" for s in states):
                 for other in states:  # the items not yet done were not measured: interrupted too
-                    if other.failure is None and len(other.samples) < rounds:
+                    if other.failure is None and len(other.samples) < planned_rounds(other, rounds, cap):
                         other.failure = interrupted("compile", "the run was interrupted (Ctrl-C) before this item's rounds ended")
                 break
     finally:
         gc.unfreeze()  # what _timed_call froze is the collector's again
     timed = iter(states)
-    return [out if out is not None else _compile_outcome(next(timed), backend, rounds, len(states)) for out in outcomes]
+    return [out if out is not None else _compile_outcome(next(timed), backend, rounds, len(states), cap) for out in outcomes]
+
+
+def planned_rounds(state: _CompileTiming, rounds: int, cap_s: float | None = None) -> int:
+    """The rounds ``state``'s item will take: ``rounds``, fewer where the per-item cap
+    ``cap_s`` (CPU seconds: a loaded machine stretches a round's wall time, not its CPU time)
+    stops it (its rounds so far took the cap; or, at its measured mean, the round that
+    reaches the cap comes first); what it took once it failed."""
+    if state.failure is not None:
+        return len(state.samples)
+    if cap_s is None or not state.cpu:
+        return rounds
+    spent = sum(state.cpu)
+    if spent >= cap_s:
+        return len(state.cpu)
+    mean = spent / len(state.cpu)
+    return min(rounds, len(state.cpu) + max(1, math.ceil((cap_s - spent) / mean)) if mean > 0 else rounds)
+
+
+def build_words(states: Sequence[_CompileTiming]) -> str:
+    """While items still owe their one cold build: how many were built so far (else "")."""
+    built = sum(1 for s in states if s.built is not None)
+    if not built or all(s.built is not None or s.samples or s.failure is not None for s in states):
+        return ""
+    return f"{built} of {len(states)} items' one cold build (lowering + device compiler) done"
+
+
+def round_counts(states: Sequence[_CompileTiming], rounds: int, cap_s: float | None = None) -> tuple[int, int]:
+    """(timed rounds so far, rounds in all): a failed item counts the rounds it took, a capped one those it will take."""
+    done = sum(len(s.samples) for s in states)
+    total = sum(planned_rounds(s, rounds, cap_s) for s in states)
+    return done, max(total, done)
+
+
+def remaining_seconds(states: Sequence[_CompileTiming], rounds: int, cap_s: float | None = None) -> float | None:
+    """Seconds the rounds left take, each item's at the mean of its own timed rounds; None
+    while an item with rounds left has none measured (no guess from other items' costs)."""
+    left = [s for s in states if len(s.samples) < planned_rounds(s, rounds, cap_s)]
+    if any(not s.round_s for s in left):
+        return None
+    return sum((planned_rounds(s, rounds, cap_s) - len(s.samples)) * (sum(s.round_s) / len(s.round_s)) for s in left)
 
 
 class InProcessCompileSession:
@@ -242,7 +298,7 @@ class InProcessCompileSession:
         return pay_setup_once(self.backend, item, self.ctx.before_cold_compile)
 
     def run_compile_items(self, items: Sequence[BenchItem], _policy: object, _rounds: int, _seed: int,
-                          progress: Callable[[int, int], None] | None = None) -> list[Outcome]:
+                          progress: Callable[[int, int, "float | None"], None] | None = None) -> list[Outcome]:
         return run_compile_items(items, self.backend, self.ctx, progress)
 
     def run(self, item: BenchItem, _policy: object, _rounds: int, _seed: int) -> Outcome:

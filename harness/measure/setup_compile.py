@@ -8,7 +8,11 @@ first compile item and shows the number as that backend's setup, never as a meas
 compile error here is not reported: the timed item that follows meets it and fails with the
 compiler's words.  ``time_once(work)`` does the same for any untimed run (the plugin
 passes the worker's ``setup`` request, which runs ``pay_setup_once`` in the backend's
-worker process, when items run there).
+worker process, when items run there).  ``setup_account(total_s, start_s, item_id,
+own_lowering_s)`` is what a setup spent, as plain data, and ``setup_words(backend, account)``
+says why one took over ``SLOW_SETUP_S``: the wait for the compiling process to start (its
+imports), and the first compile split into the item's own lowering (its median timed round)
+and the one-off rest (lazy imports, solver start-up, code generators warming up).
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from typing import Callable
 from tlbench.harness.core.backend_api import Backend, CompileError
 from tlbench.harness.core.cases import Case
 from tlbench.harness.core.record import BenchItem
+
+SLOW_SETUP_S = 5.0  # a setup over this says where its time went
 
 
 def time_once(work: Callable[[], object]) -> float:
@@ -41,3 +47,22 @@ def pay_setup_once(backend: Backend, item: BenchItem, wait_idle: Callable[[], No
     except CompileError:
         pass
     return time.perf_counter() - start
+
+
+def setup_account(total_s: float, start_s: float, item_id: str, own_lowering_s: float | None = None) -> dict:
+    return {"total_s": round(total_s, 3), "start_s": round(start_s, 3), "first_compile_s": round(max(0.0, total_s - start_s), 3),
+            "item": item_id, "own_lowering_s": None if own_lowering_s is None else round(own_lowering_s, 3)}
+
+
+def setup_words(backend: str, account: dict) -> str:
+    """One line: where a slow setup's time went."""
+    first, start, own = account.get("first_compile_s") or 0.0, account.get("start_s") or 0.0, account.get("own_lowering_s")
+    parts = []
+    if start >= 0.05:
+        parts.append(f"{start:.1f} s waiting for the compiling process to start (its imports: the compiler and its runtime)")
+    compile_words = f"{first:.1f} s its first compile, of {account.get('item')}"
+    if own is not None:
+        compile_words += (f": {min(own, first):.1f} s that item's own lowering (its median timed round) and "
+                          f"{max(0.0, first - own):.1f} s one-off (lazy imports, solver start-up, code generators warming up)")
+    parts.append(compile_words)
+    return f"{backend} setup {account.get('total_s', 0.0):.1f} s: " + "; ".join(parts)

@@ -11,6 +11,9 @@ answers ``("ready", pid, device_info, worker_facts)`` (the backend's ``device_in
 ``worker_facts()``, None where it has none, as plain data); the first request other than ``prefetch`` waits for the warm-up.  Then, in order:
 - ``("prefetch", [Case, ...])``: warm compiles in a thread pool, submitted from a thread of their own
   so the next request is answered meanwhile (no answer);
+- ``("pin", cpus, build_cpus)``: every thread of this worker onto ``cpus``, its build children onto
+  ``build_cpus`` (compile work beside device timing: harness/measure/cpu_plan.py; no answer).
+  ``$TLBENCH_CPUS`` / ``$TLBENCH_BUILD_CPUS`` do the same from the start;
 - ``("setup", BenchItem, MeasurePolicy, compile_rounds, seed)``: the backend's untimed
   first compile of the item's case (``setup_compile.pay_setup_once``); answer ``("done",
   seconds, fault)``;
@@ -19,7 +22,8 @@ answers ``("ready", pid, device_info, worker_facts)`` (the backend's ``device_in
   answer ``("done", Outcome, fault)``;
 - ``("compile_items", [BenchItem, ...], MeasurePolicy, compile_rounds, seed)``: compile items
   timed round-robin through ``harness.measure.runner.run_compile_items``; before each cold
-  call the worker sends ``("stage", "compile", ...)`` and ``("progress", done, total)``;
+  call the worker sends ``("stage", "compile", ...)`` and ``("progress", done, total, eta_s, detail)``
+  (timed rounds, and the rounds left at each item's measured cost: runner.run_compile_items);
   answer ``("done", [Outcome, ...], fault)``, one per item in order;
 - ``("prepare", BenchItem, MeasurePolicy, compile_rounds, seed)``: ``prepare`` on this
   worker's ``InProcessSession`` (harness/measure/device_session.py); answer ``("done",
@@ -241,6 +245,7 @@ def serve(conn: Connection, watch: Any = None) -> int:
     from tlbench.harness.measure.cache_warmer import CacheWarmer, processes as warmer_processes
     from tlbench.harness.measure.compile_phase import usable_cpus
     from tlbench.harness.measure.compile_pool import CompilePool
+    from tlbench.harness.measure.cpu_plan import build_cpus_from_environment, pin
     from tlbench.harness.measure.device_session import InProcessSession
     from tlbench.harness.measure.interrupt import InterruptWatch
     from tlbench.harness.measure.outcome import Outcome, failed, interrupted, traceback_of
@@ -259,7 +264,8 @@ def serve(conn: Connection, watch: Any = None) -> int:
     trace.mark("worker device warm", role="worker")
     cpus = usable_cpus()
     children = warmer_processes(cpus)
-    warmer = CacheWarmer(init["factory"], dict(init.get("options") or {}), list(sys.path), children) if children else None
+    warmer = CacheWarmer(init["factory"], dict(init.get("options") or {}), list(sys.path), children,
+                         cpus=frozenset(build_cpus_from_environment() or ()) or None) if children else None
     pool = CompilePool(workers=cpus, warmer_of=lambda _backend: warmer)  # its progress (if any) goes to the worker log
     conn.send(("ready", os.getpid(), device_info, _worker_facts(backend)))
     kept: list[Any] = []  # compiler-owned objects from outcomes: never released (see the contract)
@@ -277,6 +283,11 @@ def serve(conn: Connection, watch: Any = None) -> int:
                 return 0
             if message[0] == "prefetch":
                 pool.prefetch_in_background(backend, message[1])  # the next request is answered meanwhile
+                continue
+            if message[0] == "pin":  # compile work beside device timing: this worker times on its own CPUs
+                pin(message[1])
+                if warmer is not None:
+                    warmer.pin(message[2])
                 continue
             if warming is not None:  # the runtime's warm-up ends before any request uses the device
                 warming.join()
@@ -313,9 +324,9 @@ def serve(conn: Connection, watch: Any = None) -> int:
                     elif kind == "run":
                         answer = run_item(item, reporter, ctx)
                     elif kind == "compile_items":
-                        def step(done: int, total: int) -> None:
+                        def step(done: int, total: int, eta_s: float | None = None, detail: str = "") -> None:
                             reporter.enter("compile")  # restarts the session's compile clock
-                            conn.send(("progress", done, total))
+                            conn.send(("progress", done, total, eta_s, detail))
 
                         answer = [plain_outcome(o) for o in run_compile_items(item, reporter, ctx, step)]
                         kept.append(answer)
@@ -358,6 +369,9 @@ def main(argv: list[str]) -> None:
     from tlbench.harness.measure.interrupt import InterruptWatch
 
     _die_with_parent()
+    from tlbench.harness.measure.cpu_plan import pin_from_environment
+
+    pin_from_environment()  # a compile job's (or a restarted device worker's) CPUs, before anything starts
     hang_report.arm()  # a controller that times this worker out reads its stacks first
     watch = InterruptWatch().arm()  # a Ctrl-C reaches this process too: its items end as interrupted
     conn = Connection(int(argv[1]))

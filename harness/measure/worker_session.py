@@ -24,10 +24,11 @@ for the whole session so the compile cache and the device context are reused.
   round-robin in the worker (harness/measure/runner.py::run_compile_items): one ``Outcome`` per
   item, or one failed ``Outcome`` when the worker died or hung mid-batch (which item did it is
   unknown: the caller times the items again one by one, harness/measure/compile_phase.py);
-  ``progress(done, total)`` is called as the worker reports its cold calls.
+  ``progress(done, total, eta_s, detail)`` is called as the worker reports its timed rounds.
 - ``setup(item, policy, seed)``: the untimed first compile (what the in-process path pays
   in ``setup_compile.pay_setup_once``), not a whole compile item.
-- ``prefetch(cases)`` hands the device items' cases to the worker's compile pool;
+- ``prefetch(cases)`` hands the device items' cases to the worker's compile pool; ``pin(cpus,
+  build_cpus)`` moves the worker and its build children (now, and a restarted one from its start);
   ``device_info`` is what the worker's backend reported with ``ready``; ``ready_facts()``
   waits for that ``ready`` and gives its ``worker_facts``.
 - ``interrupted`` (a callable, the session's ``InterruptWatch``, harness/measure/interrupt.py):
@@ -43,6 +44,9 @@ for the whole session so the compile cache and the device context are reused.
   lines a dead worker printed are already in its item's error words).  A request after
   ``close`` (a device thread of an interrupted run still finishing its piece) fails at once
   instead of starting a new worker.
+- ``board`` (the run's progress board, harness/pytest_plugin/progress.py; None: no lines):
+  waiting for a worker writes the progress lines that are due every second (``board.tick()``),
+  and a worker's start-up is a line of its own.
 - ``WorkerSpec``, ``Limits``, ``factory_ref`` and ``WorkerFault`` live in
   harness/measure/worker_spec.py and are importable from here too.
 """
@@ -72,6 +76,9 @@ from tlbench.harness.measure.worker_spec import STARTUP, Limits, WorkerFault, Wo
 
 __all__ = ["Limits", "WorkerDeviceSession", "WorkerFault", "WorkerSession", "WorkerSpec", "factory_ref"]
 
+TICK_S = 1.0  # a wait for the worker wakes this often to write the progress lines that are due
+
+
 class _Died(Exception):
     pass
 
@@ -82,8 +89,9 @@ class _TimedOut(Exception):
 
 class WorkerSession:
     def __init__(self, spec: WorkerSpec, limits: Limits | None = None, log_dir: str | None = None,
-                 interrupted: Any = lambda: False) -> None:
+                 interrupted: Any = lambda: False, board: Any = None) -> None:
         self.spec = spec
+        self._board = board  # the run's progress board (harness/pytest_plugin/progress.py), or None
         self._interrupted = interrupted  # () -> bool: the run was interrupted (see the contract)
         self.limits = limits or Limits()
         self.restarts = 0
@@ -165,7 +173,14 @@ class WorkerSession:
         assert self._conn is not None
         self.stage = STARTUP
         trace.mark("awaiting worker ready", backend=self.spec.backend)
-        ready = self._await(("ready",), self.limits.startup_s)
+        line = self._board.phase(f"start {self.spec.backend}", f"{self.spec.backend} worker start-up") if self._board else None
+        if line is not None:
+            line.note("imports, the backend, its device runtime")
+        try:
+            ready = self._await(("ready",), self.limits.startup_s)
+        finally:
+            if line is not None:
+                line.end("ready")
         self._starts.succeeded()
         self.device_info = dict(ready[2]) if len(ready) > 2 and isinstance(ready[2], dict) else {}
         self.worker_facts = dict(ready[3]) if len(ready) > 3 and isinstance(ready[3], dict) else None
@@ -199,11 +214,15 @@ class WorkerSession:
         while True:
             left = deadline - time.monotonic()
             try:
-                ready = self._conn.poll(max(0.0, left))
+                ready = self._conn.poll(max(0.0, min(left, TICK_S)))
             except (EOFError, OSError):
                 raise _Died() from None
-            if not ready:
+            if self._board is not None:
+                self._board.tick()  # the waiting thread writes the progress lines that are due
+            if not ready and left <= TICK_S:
                 raise _TimedOut(limit_s)
+            if not ready:
+                continue
             try:
                 message = self._conn.recv()
             except (EOFError, OSError):
@@ -214,11 +233,23 @@ class WorkerSession:
                 deadline = time.monotonic() + limit_s
             elif message[0] == "progress":
                 if self._progress is not None:
-                    self._progress(message[1], message[2])
+                    self._progress(*message[1:])
             elif message[0] in wanted:
                 return message
 
     # -- the DeviceSession-style calls ------------------------------------------------------
+
+    def pin(self, cpus: Any, build_cpus: Any) -> None:
+        """This worker onto ``cpus`` and its build children onto ``build_cpus`` (compile work
+        beside device timing, harness/measure/cpu_plan.py): now if it runs, and from the start
+        of any later one (a restart)."""
+        from dataclasses import replace
+
+        from tlbench.harness.measure.cpu_plan import ENV_BUILD_CPUS, ENV_CPUS, describe
+
+        self.spec = replace(self.spec, env={**self.spec.env, ENV_CPUS: describe(cpus), ENV_BUILD_CPUS: describe(build_cpus)})
+        if self._conn is not None and self._proc is not None and self._proc.poll() is None:
+            self._conn.send(("pin", sorted(cpus), sorted(build_cpus)))
 
     def prefetch(self, cases: list[Any]) -> None:
         known = {c.case_id for c in self._prefetch}

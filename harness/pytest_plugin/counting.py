@@ -5,7 +5,8 @@ Contract: ``instruction_counting(config, registry)`` reads the options
 (harness/measure/count_phase.py) with the registry's backend options (as the backends got
 them, test plug-ins' included), each backend's factory path, and a child environment in which
 the backend sees no device (its traits' ``device_env("")``); a bad ``--tlbench-instructions-subset``
-is a ``pytest.UsageError``; ``on_progress`` is the progress line's update.
+or ``--tlbench-instructions-jobs`` is a ``pytest.UsageError``; ``board`` is the run's progress
+board (a line per backend's count).
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ from typing import Any
 
 import pytest
 
+from tlbench.harness.measure.compile_phase import usable_cpus
 from tlbench.harness.measure.count_phase import InstructionCounting
+from tlbench.harness.measure.instructions import count_jobs
 from tlbench.harness.measure.worker_spec import factory_ref
 
 
@@ -26,10 +29,14 @@ def factory_path(registry: Any, name: str) -> str | None:
         return None
 
 
-def instruction_counting(config: Any, registry: Any, on_progress: Any = None) -> InstructionCounting:
+def instruction_counting(config: Any, registry: Any, board: Any = None) -> InstructionCounting:
     subset = config.getoption("--tlbench-instructions-subset")
     if subset < 1:
         raise pytest.UsageError(f"--tlbench-instructions-subset must be >= 1, got {subset}")
+    try:
+        jobs = count_jobs(config.getoption("--tlbench-instructions-jobs"), usable_cpus())
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
     return InstructionCounting(
         mode=config.getoption("--tlbench-instructions"),
         subset=subset,
@@ -37,5 +44,6 @@ def instruction_counting(config: Any, registry: Any, on_progress: Any = None) ->
         factory_of=lambda name: factory_path(registry, name),
         options=dict(registry.options.values),
         env_of=lambda name: registry.traits(name).device_env(""),
-        on_progress=on_progress,
+        board=board,
+        jobs=jobs,
     )

@@ -1,8 +1,8 @@
 """An item's outcome made final, and a device-phase chunk journaled as soon as it ends.
 
 Contract: ``finish_outcome(state, item, backend, outcome)`` is the outcome as it goes into
-the JSON and the journal (the worker's account on a failure; kernel hash, % of peak and
-device uuid on a timed record); it is done once per outcome, so a second call changes
+the JSON and the journal (the worker's account on a failure; kernel hash, % of peak,
+device uuid and, in an overlapped run, what it ran beside on which CPUs on a timed record); it is done once per outcome, so a second call changes
 nothing.  ``journal_chunk(state, config, pairs)`` is the device phase's ``on_chunk``
 (harness/measure/device_phase.py): it finishes each outcome of the chunk and appends it to
 the journal at once, with the pytest-benchmark entry the item's own fixture will give
@@ -35,6 +35,9 @@ def finish_outcome(state: Any, item: BenchItem, backend, outcome: Outcome) -> Ou
         outcome = state.workers.annotate(item, outcome)
     if outcome.status == "timed" and "kernel_hash" not in outcome.record:
         enrich_record(outcome.record, backend, item.case, state.calibrated)  # kernel hash, % of peak
+        note = state.overlap.note(item.kind) if state.overlap is not None else None
+        if note is not None:
+            outcome.record["overlap"] = note  # measured beside the other kind, on CPUs kept apart
         if item.kind == "device" and "device_uuid" not in outcome.record:
             uuid = (backend.device_info() or {}).get("uuid")
             if uuid:

@@ -10,7 +10,8 @@ process per device.  ``--tlbench-timeout`` bounds the inputs/check/run stages of
 (default: 4 x ``--tlbench-max-seconds``, at least 120 s), ``--tlbench-compile-timeout`` one
 compile.  Device items measured together (the interleaved device phase) go through
 ``Workers.device_session`` (a ``DeviceSession``); the compile phase's jobs through
-``Workers.compile_session`` (a fresh worker each); ``annotate`` puts the worker's account on
+``Workers.compile_session`` (a fresh worker each; ``start_compile_jobs`` starts them ahead, so
+their imports overlap the run's first items); ``annotate`` puts the worker's account on
 their failures.  ``Workers.begin_close()`` starts ending the processes, all at once, when the
 session's items are done; ``close()`` (unconfigure) waits for them.
 Spread over devices in this one process (``devices``: ``--tlbench-devices`` with two or
@@ -27,6 +28,7 @@ import threading
 from dataclasses import replace
 from typing import Any
 
+from tlbench.harness.measure.cpu_plan import ENV_CPUS, describe
 from tlbench.harness.measure.option_types import positive_float
 
 from tlbench.harness.core.registry import BackendRegistry
@@ -51,8 +53,11 @@ def add_options(group) -> None:
 
 class Workers:
     def __init__(self, config: Any, registry: BackendRegistry, devices: list[str] | None = None,
-                 interrupted: Any = lambda: False) -> None:
+                 interrupted: Any = lambda: False, board: Any = None) -> None:
         self.registry = registry
+        self.board = board  # the run's progress board: every session's waits write its due lines
+        self.compile_cpus: tuple[int, ...] | None = None  # compile jobs' workers start pinned here (an overlapped run)
+        self._compile_ahead: dict[tuple[str, int], WorkerSession] = {}  # compile-job workers started ahead
         self.interrupted = interrupted  # () -> bool: the run was interrupted (every session is told)
         self.limits = Limits(item_s=config.getoption("--tlbench-timeout"), compile_s=config.getoption("--tlbench-compile-timeout"))
         self.devices = list(devices or []) if len(devices or []) > 1 else []
@@ -61,8 +66,8 @@ class Workers:
 
     @classmethod
     def from_config(cls, config: Any, registry: BackendRegistry, devices: list[str] | None = None,
-                    interrupted: Any = lambda: False) -> "Workers | None":
-        return cls(config, registry, devices, interrupted) if config.getoption("--tlbench-isolation") == "worker" else None
+                    interrupted: Any = lambda: False, board: Any = None) -> "Workers | None":
+        return cls(config, registry, devices, interrupted, board) if config.getoption("--tlbench-isolation") == "worker" else None
 
     def device_count(self, backend: str) -> int:
         return len(self.devices) or 1
@@ -75,7 +80,7 @@ class Workers:
             env = dict(traits.device_env(self.devices[device])) if self.devices else {}
             spec = WorkerSpec(backend=backend, factory=factory, options=dict(self.registry.options.values), env=env,
                               warm_up=getattr(traits, "runtime_warm_up", None))
-            self._sessions[key] = WorkerSession(spec, self.limits, interrupted=self.interrupted)
+            self._sessions[key] = WorkerSession(spec, self.limits, interrupted=self.interrupted, board=self.board)
         return self._sessions[key]
 
     def device_sessions(self, backend: str) -> list[WorkerSession]:
@@ -89,11 +94,35 @@ class Workers:
         """What each started device worker of ``backend`` reported (``ready``), in device order."""
         return [s.device_info for (name, _), s in sorted(self._sessions.items()) if name == backend and s.device_info]
 
-    def compile_session(self, backend: str, _slot: int = 0) -> WorkerSession:
+    def compile_session(self, backend: str, slot: int = 0) -> WorkerSession:
         """A fresh worker for one job of the compile phase (harness/measure/compile_phase.py):
-        the backend's spec and limits, a process of its own; the phase closes it."""
+        the backend's spec and limits, a process of its own; the phase closes it.  One started
+        ahead for this slot (``start_compile_jobs``) is handed over instead of a new one."""
+        ahead = self._compile_ahead.pop((backend, slot), None)
+        if ahead is not None:
+            return ahead
         main = self.session(backend)
-        return WorkerSession(replace(main.spec, warm_up=None), self.limits, interrupted=self.interrupted)  # compiles only: no device runtime
+        # compiles only: no device runtime; its waits are a job thread's (the phase's own line reports it)
+        env = dict(main.spec.env)
+        if self.compile_cpus:
+            env[ENV_CPUS] = describe(self.compile_cpus)  # away from the device workers' CPUs (an overlapped run)
+        return WorkerSession(replace(main.spec, warm_up=None, env=env), self.limits, interrupted=self.interrupted)
+
+    def start_compile_jobs(self, backend: str, jobs: int) -> None:
+        """Start ``jobs`` compile-job workers of ``backend`` now, in the background, so their
+        imports overlap the run's first items instead of the compile phase's setup; the phase
+        takes them through ``compile_session``, and ``close`` ends any it did not take."""
+        for slot in range(jobs):
+            if (backend, slot) not in self._compile_ahead:
+                session = self.compile_session(backend, slot)
+                session.start_early()
+                self._compile_ahead[(backend, slot)] = session
+
+    def pin_compile_jobs(self, cpus: Any) -> None:
+        """Compile-job workers started ahead, and every later one, onto ``cpus``."""
+        self.compile_cpus = tuple(cpus)
+        for session in self._compile_ahead.values():
+            session.pin(cpus, cpus)
 
     def start(self, backends: Any) -> None:
         """Start these backends' workers now, in the background: their imports (and device
@@ -141,7 +170,11 @@ class Workers:
 
     def close(self) -> None:
         """End every worker, all at once (each waits for its process to exit); a session
-        made after ``begin_close`` is ended here too."""
+        made after ``begin_close`` is ended here too, and a compile-job worker no phase took."""
+        for key, session in self._compile_ahead.items():
+            self._closing[("ahead",) + key] = threading.Thread(target=session.close, daemon=True)  # type: ignore[index]
+            self._closing[("ahead",) + key].start()  # type: ignore[index]
+        self._compile_ahead.clear()
         self.begin_close()
         for thread in self._closing.values():
             thread.join()

@@ -4,12 +4,13 @@ Contract: ``ItemRunner(request, benchmark, item, state).run()`` measures ``item`
 ``BenchItem``) and hands its samples and record to pytest-benchmark, or skips/fails the
 pytest item with the backend's or the compiler's words.  An item whose problem failed the
 collection-time preflight (harness/pytest_plugin/preflight.py) fails at once with that line,
-stage ``preflight``, and is never compiled or measured.  It journals every outcome and
-counts device items for the progress line.  Where an item is measured:
+stage ``preflight``, and is never compiled or measured.  It journals every outcome; a
+device phase reports to its backend's own progress line.  Where an item is measured:
 - reused from the journal of an interrupted run (``--tlbench-resume``), when its identity matches;
 - a device item: in the interleaved device phase (harness/measure/device_phase.py), piece by
   piece, measured in the background by the backend's worker(s) while earlier items are
-  reported (a compile item waits until that is done); in a pytest-xdist worker of the cost-group scheduler, over this worker's group
+  reported (a compile item waits until that is done, except in a run that overlaps them:
+  harness/pytest_plugin/overlap_start.py); in a pytest-xdist worker of the cost-group scheduler, over this worker's group
   only (its first item says which: harness/pytest_plugin/gpu_split.py);
 - a compile item: in the compile phase (harness/measure/compile_phase.py), which times a
   backend's compile items round-robin, ``--tlbench-compile-jobs`` shares at a time in worker
@@ -34,6 +35,7 @@ from tlbench.harness.pytest_plugin.bench_adapter import feed_samples, mark_not_m
 from tlbench.harness.pytest_plugin.expansion import prefetch
 from tlbench.harness.pytest_plugin.finishing import bench_group, finish_outcome
 from tlbench.harness.pytest_plugin.gpu_split import worker_group_items
+from tlbench.harness.pytest_plugin.overlap_start import compiles_wait_for_device, start_overlap
 from tlbench.harness.pytest_plugin.state import TlbenchState
 from tlbench.harness.pytest_plugin.xdist_support import worker_index
 from tlbench.harness.results.error_text import failure_line, headline
@@ -78,9 +80,8 @@ class ItemRunner:
         if outcome.status == "interrupted" or state.interrupt.seen:
             raise KeyboardInterrupt(INTERRUPTED_LINE)
         state.outcomes.append((nodeid, item, outcome))
-        if item.kind == "device" and state.device_progress is not None and preflight is None:
-            state.device_done += 1
-            state.device_progress.update(state.device_done, len(state.phase_items))
+        if state.board is not None:
+            state.board.tick()  # lines the device threads left due (a phase's end) are written between items
         if outcome.status != "timed":
             if state.journal:
                 state.journal.record(nodeid, item, outcome, None, backend)
@@ -106,7 +107,9 @@ class ItemRunner:
                 state.phase_items[:] = mine
                 state.device_items[:] = worker_group_items(state.device_items, groups, first) or []
                 state.xdist_group_known = True
-        if item.kind == "compile":
+        if worker_index() is None:
+            start_overlap(state, lambda name: _context(state, name, "device"))  # at the first item, where the run overlaps
+        if item.kind == "compile" and compiles_wait_for_device(state):
             state.device_phase.wait_idle()  # device timing under way in the background ends first: never both at once
         if item.kind == "device" and item.backend not in state.prefetched and backend.device_blocker() is None:
             state.prefetched.add(item.backend)  # once: the pool and the worker keep the list (a restarted worker gets it again)
@@ -119,15 +122,7 @@ class ItemRunner:
             else:  # in the backend's worker process, where the items run; its result is discarded
                 session = state.workers.session(item.backend)
                 state.setup_s[item.backend] = time_once(lambda: session.setup(item, state.policy, state.seed))
-        ctx = RunContext(
-            policy=state.policy,
-            compile_rounds=state.compile_rounds,
-            seed=state.seed,
-            compiled=state.pool.get,
-            before_cold_compile=state.pool.wait_idle,
-            interrupted=state.interrupt,
-            progress=state.phase_progress if item.kind == "device" else None,
-        )
+        ctx = _context(state, item.backend, item.kind)
         # An xdist worker measures its cost group as one phase; under another --dist it gets
         # items one at a time and measures each on its own.
         in_phase = item.kind == "device" and (worker_index() is None or state.xdist_group_known)
@@ -152,4 +147,19 @@ class ItemRunner:
             item, phase_items, lambda it: session.run(it, state.policy, state.compile_rounds, state.seed), shared=session)
         if item.backend not in state.setup_s and item.backend in state.compile_phase.setup_s:
             state.setup_s[item.backend] = state.compile_phase.setup_s[item.backend]
+        if item.backend in state.compile_phase.setup_parts:
+            state.setup_parts[item.backend] = state.compile_phase.setup_parts[item.backend]
         return outcome
+
+
+def _context(state: TlbenchState, backend: str, kind: str) -> RunContext:
+    """The ``RunContext`` an item of ``kind`` of ``backend`` is measured with."""
+    return RunContext(
+        policy=state.policy,
+        compile_rounds=state.compile_rounds,
+        seed=state.seed,
+        compiled=state.pool.get,
+        before_cold_compile=state.pool.wait_idle,
+        interrupted=state.interrupt,
+        progress=state.loop_line(backend) if kind == "device" else None,
+    )

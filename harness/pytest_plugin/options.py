@@ -3,7 +3,9 @@
 Contract: ``pytest_addoption(parser)`` adds every ``--tlbench-*`` option to the ``tlbench``
 group: tlbench's own, the measurement layer's, the journal's, and each backend's own
 options from its traits (``BackendTraits.options``, e.g. ``--tlbench-nvidia-arch``).
-``backend_option_values(config)`` is what ``BackendOptions`` carries.
+``backend_option_values(config)`` is what ``BackendOptions`` carries;
+``compile_settings(scope, rounds, max_seconds)`` the compile items' rounds and time cap, with
+the scope's defaults where the options are not given.
 """
 
 from __future__ import annotations
@@ -15,8 +17,23 @@ from tlbench.harness.core.backend_traits import BackendOption, TraitsCatalog
 from tlbench.harness.core.sweep import SCOPES
 from tlbench.harness.measure import instructions
 from tlbench.harness.measure.options import add_measure_options
-from tlbench.harness.measure.option_types import positive_int
-from tlbench.harness.pytest_plugin import isolation, journaling, sharding
+from tlbench.harness.measure.option_types import non_negative_float, positive_int
+from tlbench.harness.pytest_plugin import isolation, journaling, overlap_start, sharding
+
+
+# Compile items by scope: the quick scope (the main job) takes fewer rounds and caps an item's
+# rounds by time, so one slow lowering (a flash-attention Z3 schedule: 6-15 s on a 2-core box)
+# costs one round, not five; smoke and full (the nights) keep five and no cap.
+QUICK_COMPILE_ROUNDS, COMPILE_ROUNDS = 3, 5
+QUICK_COMPILE_MAX_S = 3.0
+
+
+def compile_settings(scope: str, rounds: int | None, max_seconds: float | None) -> tuple[int, float | None]:
+    """(rounds, the per-item cap in seconds or None) from the options, defaults by ``scope``."""
+    quick = scope == "quick"
+    rounds = rounds if rounds is not None else (QUICK_COMPILE_ROUNDS if quick else COMPILE_ROUNDS)
+    cap = max_seconds if max_seconds is not None else (QUICK_COMPILE_MAX_S if quick else None)
+    return rounds, (cap or None)
 
 
 def pytest_addoption(parser):
@@ -34,8 +51,12 @@ def pytest_addoption(parser):
         help="quick (default): the small complete story each suite declares, compile items lower only; "
         "smoke: small problems; full: every sweep, compile items time lowering + build",
     )
-    group.addoption("--tlbench-compile-rounds", type=positive_int, default=5,
-                    help="cold builds per compile item, taken round-robin over a backend's compile items (default 5)")
+    group.addoption("--tlbench-compile-rounds", type=positive_int, default=None,
+                    help=f"cold rounds per compile item, taken round-robin over a backend's compile items (default "
+                         f"{QUICK_COMPILE_ROUNDS} in the quick scope, {COMPILE_ROUNDS} in smoke and full)")
+    group.addoption("--tlbench-compile-max-seconds", type=non_negative_float, default=None, metavar="SECONDS",
+                    help=f"an item's compile rounds stop once they took this many CPU seconds, after at least one (default "
+                         f"{QUICK_COMPILE_MAX_S:g} in the quick scope, no limit in smoke and full; 0: no limit)")
     group.addoption("--tlbench-compile-jobs", default="auto", metavar="N|auto",
                     help="compile items timed at a time, each in its own worker process (default auto: half the "
                          "CPUs this process may use on a host with 8 or more, else 1; 1 under pytest-xdist workers "
@@ -64,6 +85,7 @@ def pytest_addoption(parser):
                          "lowering (what `tlbench check PATH` runs)")
     journaling.add_options(group)
     isolation.add_options(group)
+    overlap_start.add_options(group)
     sharding.add_options(group)
 
 

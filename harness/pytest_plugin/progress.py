@@ -1,22 +1,29 @@
-"""A progress line for the long phases of a run: the compile prefetch and device timing.
+"""Every progress line of a run, from one place: counts that only advance, an ETA only from
+measured costs, and lines that never land inside pytest's own.
 
-Contract: ``Progress(label, stream, live, suspend)`` counts ``done / total`` with the elapsed time and
-an ETA (from the mean time per finished unit).  ``live=True`` (a terminal, not an xdist
-worker: ``live_allowed``) draws one rich line that redraws in place; otherwise it writes a
-plain line at the start, at every further tenth of the total and at the end, so a log or CI
-output stays short (at most 11 lines per batch: when an estimated total moves, only a tenth
-beyond the furthest one written gives a line).  ``update(done, total)`` may be called from any thread; ``close()`` ends
-the line.  ``suspend`` (pytest's ``capturemanager.global_and_fixture_disabled``) is entered
-around every write, so the line reaches the terminal while a test's output is captured;
-``live`` (default: ``live_allowed(sys.stdout)``, decided inside it at the first update) and
-``stream`` (default: stdout for the live line, stderr for plain lines, so pytest's own stdout
-lines stay whole); plain lines enter it only to write a line (device threads update once
-per batch).  A later batch (a larger total) starts a new line; ``detail`` (e.g. "round 2/5")
-goes before the count.  ``PhaseProgress(progress, items_total)`` turns the device measurement
-loop's reports (``rounds.LoopProgress``, one sequence per call: the phase may be measured in
-several calls, e.g. per problem) into one line for the whole phase: units are items prepared
-plus batches taken, and items of calls not yet started are counted at the current call's
-units per item.  Nothing here measures: it only reports what the caller counted.
+Contract: ``ProgressBoard(write)`` holds one ``PhaseLine`` per phase (``board.phase(key,
+label, unit)``: the same line for the same key, e.g. one per backend's compile phase, so two
+phases never share a counter).  ``PhaseLine.update(done, total, detail="", eta_s=None)`` may
+be called from any thread: the count never goes backwards (a smaller ``done`` is kept at the
+larger one seen) and the total never reads below it; ``eta_s`` is the caller's estimate from
+costs it measured (the compile phase: each item's own rounds; none is printed where the
+caller gives none - a device phase, whose rounds end on a stopping criterion).
+``count(done, total)`` is ``update`` ending the line once the count is whole;
+``note(detail)`` changes only what the line says it is doing ("setup: ...", a heartbeat
+shows it); ``end(detail="")`` closes the line (a later ``update`` opens it again, counting on).
+Lines are written only from the main thread, the thread pytest writes its own output from, so
+a line is never written in the middle of pytest's: by ``update`` / ``note`` / ``end`` called
+there, and by ``tick()``, which the main thread calls while it waits (a worker's answer, a
+device piece, a count child) and after each item it reports.  A phase writes its first line once it has run ``first_s`` (2 s:
+a shorter phase stays silent), then a line at each further tenth of its total at most every
+``gap_s`` (5 s), and at least every ``heartbeat_s`` (10 s) while it runs, so no phase over 10 s
+is silent; its end line (``done``) only where it wrote one before.  Lines read
+``[tlbench] <label>: <done>/<total> <unit>, <detail>, elapsed m:ss[, ETA m:ss]``.  ``write``
+is the plugin's (``terminal_writer`` -> ``TerminalLines``): pytest's terminal reporter's
+``write_line`` with output capture suspended, so the line starts on a line of its own, and the
+file name (with ``-v`` the item) pytest's next result belongs to is written again just before it; ``ProgressBoard(None)`` writes nothing (an xdist worker: its controller shows
+pytest's progress).  Nothing here measures: it reports what the callers counted.  ``clock`` and
+``is_main`` are for tests (a fake clock named as such).
 """
 
 from __future__ import annotations
@@ -26,13 +33,10 @@ import sys
 import threading
 import time
 from contextlib import nullcontext
-from typing import Callable, ContextManager, TextIO
+from pathlib import Path
+from typing import Any, Callable, ContextManager
 
-
-def live_allowed(stream: TextIO | None = None) -> bool:
-    """A live line only on a terminal and never in an xdist worker (its output is captured)."""
-    stream = stream or sys.stdout
-    return bool(getattr(stream, "isatty", lambda: False)()) and not os.environ.get("PYTEST_XDIST_WORKER")
+import pytest
 
 
 def _clock(seconds: float) -> str:
@@ -40,98 +44,187 @@ def _clock(seconds: float) -> str:
     return f"{seconds // 60}:{seconds % 60:02d}"
 
 
-class Progress:
-    def __init__(
-        self,
-        label: str,
-        stream: TextIO | None = None,
-        live: bool | None = None,
-        suspend: Callable[[], ContextManager] | None = None,
-    ) -> None:
-        self.label = label
-        self._stream = stream
-        self._live = live
-        self.suspend = suspend or nullcontext
-        self.start: float | None = None  # the first update starts the clock
-        self._lock = threading.Lock()
-        self._last_tenth = -1
-        self._total = 0
-        self._closed = False
-        self._rich = None
+def _on_main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
 
-    def text(self, done: int, total: int, detail: str = "") -> str:
-        if self.start is None:
-            self.start = time.perf_counter()
-        elapsed = time.perf_counter() - self.start
-        eta = "?" if done == 0 else _clock(elapsed / done * (total - done))
-        detail = f"{detail}, " if detail else ""
-        return f"[tlbench] {self.label}: {detail}{done}/{total}, elapsed {_clock(elapsed)}, ETA {eta}"
 
-    def update(self, done: int, total: int, detail: str = "") -> None:
-        with self._lock:
-            if total <= 0 or (self._closed and total <= self._total):
+class PhaseLine:
+    """One phase's line on a ``ProgressBoard`` (see the module contract)."""
+
+    def __init__(self, board: "ProgressBoard", label: str, unit: str) -> None:
+        self.board, self.label, self.unit = board, label, unit
+        self.done = 0
+        self.total = 0
+        self.detail = ""
+        self.eta_s: float | None = None
+        self.eta_at = 0.0  # when eta_s was given: it counts down from there
+        self.started: float | None = None
+        self.active = False
+        self.written_at: float | None = None  # the last line written (None: none this run of the phase)
+        self.tenth = -1
+        self.pending_end = False
+
+    def update(self, done: int, total: int, detail: str | None = None, eta_s: float | None = None) -> None:
+        with self.board.lock:
+            now = self.board.clock()
+            self._open(now)
+            self.done = max(self.done, int(done))
+            self.total = max(int(total), self.done)
+            if detail is not None:
+                self.detail = detail
+            self.eta_s, self.eta_at = (max(0.0, eta_s), now) if eta_s is not None else (None, now)
+        self.board.flush()
+
+    def count(self, done: int, total: int) -> None:
+        """``update`` for a plain count that ends when it is whole (a pool's kernels)."""
+        self.update(done, total)
+        if done >= total:
+            self.end()
+
+    def note(self, detail: str) -> None:
+        with self.board.lock:
+            self._open(self.board.clock())
+            self.detail = detail
+        self.board.flush()
+
+    def end(self, detail: str = "") -> None:
+        with self.board.lock:
+            if not self.active:
                 return
-            if self._closed:  # a new batch: a new line
-                self._closed, self._last_tenth = False, -1
-            self._total = total
-            line = self.text(done, total, detail)
-            if self._live is None:  # decided once, where the real stdout is visible
-                with self.suspend():
-                    self._live = live_allowed(self._stream or sys.stdout)
-            if self._live:
-                with self.suspend():
-                    self._draw(line, self._stream or sys.stdout)
-            else:  # plain lines: capture is suspended only for a line that is written
-                tenth = (10 * done) // total  # a total that grows or shrinks mid-way never re-prints a tenth
-                if tenth > self._last_tenth or done == total:
-                    self._last_tenth = tenth
-                    with self.suspend():
-                        self._write_plain(line)
-            if done >= total:
-                with self.suspend():
-                    self._close_locked()
+            self.active = False
+            self.detail = detail or "done"
+            self.eta_s = None
+            self.pending_end = self.written_at is not None
+        self.board.flush()
 
-    def _write_plain(self, line: str) -> None:
-        stream = self._stream or sys.stderr
-        stream.write(line + "\n")
-        stream.flush()
+    def _open(self, now: float) -> None:
+        if not self.active:
+            self.active, self.started, self.written_at, self.tenth, self.pending_end = True, now, None, -1, False
+            self.eta_s = None
 
-    def _draw(self, line: str, stream: TextIO) -> None:
-        if self._rich is None:
-            from rich.console import Console
-            from rich.live import Live
-            from rich.text import Text
+    def text(self, now: float) -> str:
+        elapsed = now - (self.started if self.started is not None else now)
+        count = (f"{self.done}/{self.total} {self.unit}" if self.unit else f"{self.done}/{self.total}") if self.total else ""
+        parts = [p for p in (count, self.detail) if p]
+        parts.append(f"elapsed {_clock(elapsed)}")
+        if self.eta_s is not None and self.active:
+            parts.append(f"ETA {_clock(max(0.0, self.eta_s - (now - self.eta_at)))}")
+        return f"[tlbench] {self.label}: " + ", ".join(parts)
 
-            self._text = Text
-            self._rich = Live(
-                Text(line), console=Console(file=stream), auto_refresh=False, transient=False, redirect_stdout=False, redirect_stderr=False
-            )
-            self._rich.start()
-        self._rich.update(self._text(line), refresh=True)
+    def due(self, now: float) -> bool:
+        """Whether a line is due now (called with the board's lock held)."""
+        if self.pending_end:
+            return True
+        if not self.active or self.started is None:
+            return False
+        if self.written_at is None:
+            return now - self.started >= self.board.first_s
+        since = now - self.written_at
+        tenth = (10 * self.done) // self.total if self.total else -1
+        return since >= self.board.heartbeat_s or (tenth > self.tenth and since >= self.board.gap_s)
 
-    def _close_locked(self) -> None:
-        if self._rich is not None:
-            self._rich.stop()
-            self._rich = None
-        self._closed = True
-
-    def close(self) -> None:
-        with self._lock, self.suspend():
-            if not self._closed:
-                self._close_locked()
+    def written(self, now: float) -> None:
+        self.written_at = now
+        self.tenth = (10 * self.done) // self.total if self.total else -1
+        self.pending_end = False
 
 
-class PhaseProgress:
-    """One progress line over every measurement-loop call of the device phase."""
+class ProgressBoard:
+    def __init__(self, write: Callable[[str], None] | None, clock: Callable[[], float] = time.monotonic,
+                 is_main: Callable[[], bool] = _on_main_thread, first_s: float = 2.0, gap_s: float = 5.0,
+                 heartbeat_s: float = 10.0) -> None:
+        self._write = write
+        self.clock, self._is_main = clock, is_main
+        self.first_s, self.gap_s, self.heartbeat_s = first_s, gap_s, heartbeat_s
+        self.lock = threading.RLock()
+        self.lines: dict[str, PhaseLine] = {}
 
-    def __init__(self, progress: Progress, items_total: Callable[[], int]) -> None:
-        self.progress = progress
+    def phase(self, key: str, label: str, unit: str = "") -> PhaseLine:
+        with self.lock:
+            line = self.lines.get(key)
+            if line is None:
+                line = self.lines[key] = PhaseLine(self, label, unit)
+            return line
+
+    def tick(self) -> None:
+        """Write what is due (the main thread calls this while it waits)."""
+        self.flush()
+
+    def flush(self) -> None:
+        if self._write is None or not self._is_main():
+            return
+        with self.lock:
+            now = self.clock()
+            due = [line for line in self.lines.values() if line.due(now)]
+            texts = [line.text(now) for line in due]
+            for line in due:
+                line.written(now)
+        for text in texts:
+            self._write(text)
+
+
+class TerminalLines:
+    """``write(line)`` through pytest's terminal reporter, output capture suspended around it
+    (stderr where there is no terminal reporter).  The line starts on a line of its own; the file
+    name (with ``-v`` the item) that pytest's next result belongs to is written again just before
+    that result (this object's ``pytest_runtest_logreport``, registered as a plugin, runs first),
+    so a run of lines is not broken up by repeated file names and a result never lands alone."""
+
+    def __init__(self, config: Any) -> None:
+        self.config = config
+        capman = config.pluginmanager.getplugin("capturemanager")
+        self.suspend: Callable[[], ContextManager] = capman.global_and_fixture_disabled if capman is not None else nullcontext
+        self.owed: Any = None  # the prefix pytest had written before our lines, to write again
+
+    def __call__(self, line: str) -> None:
+        reporter = self.config.pluginmanager.getplugin("terminalreporter")
+        with self.suspend():
+            if reporter is None:
+                sys.stderr.write(line + "\n")
+                sys.stderr.flush()
+                return
+            prefix = reporter.currentfspath
+            if isinstance(prefix, (str, os.PathLike)) and prefix:
+                self.owed = prefix
+            reporter.write_line(line)
+            reporter.flush()
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_logreport(self, report: Any) -> None:
+        reporter = self.config.pluginmanager.getplugin("terminalreporter")
+        prefix, self.owed = self.owed, None
+        if reporter is None or prefix is None or reporter.currentfspath is not None:
+            return
+        reporter.ensure_newline()
+        reporter.write(prefix if isinstance(prefix, str) else os.path.relpath(Path(prefix), reporter.startpath) + " ")
+        reporter.currentfspath = prefix
+
+
+def terminal_writer(config: Any) -> TerminalLines | None:
+    """The board's ``write`` for this pytest session (registered as a plugin); None in an
+    xdist worker (its controller shows pytest's progress)."""
+    if hasattr(config, "workerinput"):
+        return None
+    lines = TerminalLines(config)
+    config.pluginmanager.register(lines, "tlbench-progress-lines")
+    return lines
+
+
+class LoopLine:
+    """Turns the device measurement loop's reports (``rounds.LoopProgress``, one sequence per
+    ``measure_items`` call; a backend's phase may be measured in several calls, one per
+    problem) into one ``PhaseLine`` for the whole phase: units are items prepared plus batches
+    taken; items of calls not yet started are counted at the current call's units per item.
+    No ETA: a device item's rounds end on its stopping criterion, not on a count."""
+
+    def __init__(self, line: PhaseLine, items_total: Callable[[], int]) -> None:
+        self.line = line
         self.items_total = items_total
         self._done_before = 0  # units of the calls already finished
         self._items_before = 0
-        self._last = None
+        self._last: Any = None
 
-    def __call__(self, report) -> None:
+    def __call__(self, report: Any) -> None:
         last = self._last
         if last is not None and (last.finished or report.done < last.done):  # a new call of the phase
             self._done_before += last.done
@@ -141,7 +234,7 @@ class PhaseProgress:
         later = max(0, self.items_total() - self._items_before - report.items)
         done = self._done_before + report.done
         total = done + (report.total - report.done) + int(round(later * per_item))
-        if not (report.finished and later == 0):
-            total = max(total, done + 1)  # the line closes only when the phase's last call ends
         where = f"round {report.round} (at least {report.min_rounds})" if report.round else "preparing (compile, check)"
-        self.progress.update(done, total, f"{self.items_total()} items, {where}")
+        self.line.update(done, total, f"{self.items_total()} items, {where}")
+        if report.finished and later == 0:
+            self.line.end()

@@ -5,7 +5,10 @@ Contract (nothing here is active without the option):
   parses it (a bad value, or ``-n`` with it, is a usage error saying what to do) and
   registers a ``ShardPlugin``.
 - ``split(entries, count)``: each collected item's shards (0-based), deterministic given the
-  collected node ids: the kernels (and any other item) are dealt by expected cost, longest
+  collected node ids (and the cost file): the kernels (and any other item) are dealt by expected
+  cost (the problem's size; with ``--tlbench-shard-costs RUN.json`` each item's seconds in that
+  earlier run, ``measured_cost``, which is what a compile night needs: a flash-attention Z3
+  schedule costs minutes to count, a GEMM seconds, whatever their sizes), longest
   first, each to the least-loaded shard (gpu_split's balance, the one the xdist split uses;
   a non-tlbench item costs one unit); a vendor item goes to every shard that holds a kernel
   of its problem (same suite file, backend and kind), so each machine measures its own
@@ -22,7 +25,8 @@ Contract (nothing here is active without the option):
   ``run_items`` (every tlbench item's node id of the whole run, sorted: what a merge checks
   coverage against and names when a shard is missing), ``selected`` (this shard's tlbench
   items, vendor copies included), ``settings`` (what must match across shards: backend choice,
-  scope, kinds, compile rounds, measure policy, the backends' options).  Every tlbench record
+  scope, kinds, compile rounds, measure policy, the backends' options, and a digest of the
+  cost file's costs where one dealt the shards).  Every tlbench record
   (timed, failed, skipped) gains ``shard`` (the label), ``host`` and ``device`` (its
   ``device_uuid``, else its backend's device uuid or accelerator here, else None).
 - A shard that timed nothing (every item skipped or failed, or no item at all) still writes
@@ -32,10 +36,13 @@ Contract (nothing here is active without the option):
 
 from __future__ import annotations
 
+import hashlib
+import json
 import socket
+import statistics
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import pytest
 
@@ -46,6 +53,8 @@ from tlbench.harness.measure.device_pieces import expected_cost
 from tlbench.harness.pytest_plugin.bench_adapter import result_json_path, session_timed_anything, write_json
 from tlbench.harness.pytest_plugin.gpu_split import balance
 from tlbench.harness.pytest_plugin.state import STATE
+from tlbench.harness.results.night_costs import item_costs
+from tlbench.harness.results.store import ResultsError, load_results
 
 SHARD_KEY = "shard"
 
@@ -55,6 +64,10 @@ def add_options(group) -> None:
                     help="run shard I of N (1-based): a deterministic, cost-balanced share of the collected items, "
                          "each vendor item in every shard that needs it; N jobs cover the run once "
                          "(`tlbench merge` puts their JSON files back together)")
+    group.addoption("--tlbench-shard-costs", default=None, metavar="RUN.json",
+                    help="deal the shards by each item's cost in this earlier run's results file (its rounds, cold "
+                         "build and instruction count, in seconds; an item it lacks costs the median of its backend "
+                         "and kind there); default: by problem size")
 
 
 def register(config) -> None:
@@ -70,7 +83,16 @@ def register(config) -> None:
             "--tlbench-shard does not combine with pytest-xdist -n: run one shard per host, and spread a shard "
             "over its devices with --tlbench-devices=0,1,... instead"
         )
-    config.pluginmanager.register(ShardPlugin(spec), "tlbench-shard")
+    costs: dict[str, float] = {}
+    cost_file = config.getoption("--tlbench-shard-costs", None)
+    if cost_file:
+        try:
+            costs = item_costs([load_results(cost_file).document])
+        except (ResultsError, OSError) as exc:
+            raise pytest.UsageError(f"--tlbench-shard-costs {cost_file}: {exc}") from None
+        if not costs:
+            raise pytest.UsageError(f"--tlbench-shard-costs {cost_file}: no timed item to take costs from")
+    config.pluginmanager.register(ShardPlugin(spec, costs), "tlbench-shard")
 
 
 @dataclass(frozen=True)
@@ -100,18 +122,29 @@ def split(entries: Sequence[ShardEntry], count: int) -> dict[str, tuple[int, ...
     return out
 
 
-def _entry(item, state) -> ShardEntry:
+def _entry(item, state, costs: Mapping[str, float] | None = None) -> ShardEntry:
     params = getattr(getattr(item, "callspec", None), "params", {})
     bench = state.items_by_id.get(params.get("tlbench_item")) if state is not None else None
     if bench is None:  # not a tlbench item: dealt too (one unit), so the N jobs run it once
         return ShardEntry(item.nodeid, 1.0)
     problem = "|".join((item.nodeid.split("::", 1)[0], bench.backend, bench.kind, bench.case.problem.problem_id))
-    return ShardEntry(item.nodeid, expected_cost(bench), problem, isinstance(bench.case, VendorCase))
+    cost = measured_cost(bench, costs) if costs else expected_cost(bench)
+    return ShardEntry(item.nodeid, cost, problem, isinstance(bench.case, VendorCase))
+
+
+def measured_cost(bench: Any, costs: Mapping[str, float]) -> float:
+    """``bench``'s cost in an earlier run (seconds); one it lacks: the median of that run's items
+    of the same backend and kind, else of all its items."""
+    if bench.item_id in costs:
+        return costs[bench.item_id]
+    same = [v for k, v in costs.items() if k.startswith(f"{bench.kind}-{bench.backend}-")]
+    return statistics.median(same or list(costs.values()))
 
 
 class ShardPlugin:
-    def __init__(self, spec: ShardSpec) -> None:
+    def __init__(self, spec: ShardSpec, costs: Mapping[str, float] | None = None) -> None:
         self.spec = spec
+        self.costs = dict(costs or {})  # --tlbench-shard-costs: item id -> seconds in an earlier run
         self.split_from: list[str] = []  # every node id the split was computed from
         self.run_items: list[str] = []  # the tlbench items among them
         self.selected = 0
@@ -120,7 +153,7 @@ class ShardPlugin:
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, session, config, items) -> None:
         state = config.stash.get(STATE, None)
-        entries = [_entry(i, state) for i in items]
+        entries = [_entry(i, state, self.costs) for i in items]
         shards = split(entries, self.spec.count)
         mine = self.spec.index - 1
         keep = [i for i in items if mine in shards[i.nodeid]]
@@ -138,7 +171,8 @@ class ShardPlugin:
     def pytest_report_collectionfinish(self, config, start_path, items) -> list[str]:
         return [
             f"tlbench shard {self.spec.label} on {socket.gethostname()}: {self.selected} of the run's "
-            f"{len(self.run_items)} tlbench items (expected cost {self.load[0]:.1f} of {self.load[1]:.1f} units)"
+            f"{len(self.run_items)} tlbench items (expected cost {self.load[0]:.1f} of {self.load[1]:.1f} "
+            + ("seconds, as an earlier run took)" if self.costs else "units)")
         ]
 
     def note(self, config) -> dict[str, Any]:
@@ -146,6 +180,8 @@ class ShardPlugin:
         settings = state.settings() if state is not None else {}
         for varying in ("input_seed", "compile_jobs"):  # chosen per process / per host, not per run
             settings.pop(varying, None)
+        if self.costs:  # the split depends on them: every shard must deal by the same ones
+            settings["shard_costs"] = hashlib.sha256(json.dumps(sorted(self.costs.items())).encode()).hexdigest()[:16]
         return {
             "index": self.spec.index, "count": self.spec.count, "label": self.spec.label,
             "host": socket.gethostname(), "run_digest": run_digest(self.split_from),

@@ -22,6 +22,7 @@ from tlbench.harness.measure.compile_pool import CompilePool
 from tlbench.harness.measure.interrupt import InterruptWatch
 from tlbench.harness.measure.device_phase import DevicePhase
 from tlbench.harness.measure.runner import Outcome
+from tlbench.harness.pytest_plugin.progress import LoopLine
 from tlbench.harness.pytest_plugin.inert_cache import InertKeyCache
 from tlbench.harness.pytest_plugin import isolation, journaling
 
@@ -63,10 +64,14 @@ class TlbenchState:
     workers_started: bool = False  # the workers were started at the first tlbench suite collected
     phase_nodes: dict[str, Any] = field(default_factory=dict)  # item id -> its pytest item (journaled at its chunk's end)
     setup_s: dict[str, float] = field(default_factory=dict)  # per backend: the untimed first compile
-    device_progress: Any = None  # progress.Progress of the device items (None in xdist workers)
-    phase_progress: Any = None  # progress.PhaseProgress inside the device phase (None in xdist workers)
+    setup_parts: dict[str, dict] = field(default_factory=dict)  # per backend: where it went (setup_compile.setup_account)
+    board: Any = None  # progress.ProgressBoard: every progress line of the run (writes nothing in an xdist worker)
+    scope_counts: Any = None  # scope_note.ScopeCounts: what the quick scope left for the full one
+    overlap: Any = None  # measure.overlap.Overlap: compile work beside device timing (None: not decided here)
+    overlap_started: bool = False
+    startup_s: float | None = None  # the process's start to the end of collection (interpreter, imports, workers, collection)
+    loop_lines: dict[str, Any] = field(default_factory=dict)  # backend -> progress.LoopLine of its device phase
     prefetch_lock_path: str = ""
-    device_done: int = 0
     inert_cache: InertKeyCache | None = None  # the inert-key probe's answers on disk (None: not cached)
     spread_devices: int = 1  # devices this process spreads device items over (--tlbench-devices, no xdist)
     test_only: tuple[str, ...] = ()  # test-only settings in effect (run_marks.test_only_settings)
@@ -84,6 +89,15 @@ class TlbenchState:
             "compile_jobs": self.compile_phase.jobs, "test_only": list(self.test_only),
             "backend_options": dict(self.registry.options.values),  # a timer, an L2 flush mode ...
         }
+
+    def loop_line(self, backend: str) -> Any:
+        """The device phase's progress of ``backend`` (its own line: backends measure side by side)."""
+        if self.board is None:
+            return None
+        if backend not in self.loop_lines:
+            line = self.board.phase(f"device {backend}", f"device timing {backend} (items prepared + batches)", "")
+            self.loop_lines[backend] = LoopLine(line, lambda: sum(1 for i in self.phase_items if i.backend == backend))
+        return self.loop_lines[backend]
 
     def to_measure(self, items: list[BenchItem]) -> list[BenchItem]:
         """``items`` less those an interrupted run's journal will hand back (``--tlbench-resume``)."""

@@ -5,8 +5,7 @@ Contract (hooks registered through harness/plugin.py, which imports them):
   marker (``HIDDEN_WORKER``: pytest-benchmark would disable itself on seeing it) so the
   plugin can pin the worker to its device at configure; in the controller, which runs no
   test, park ``--benchmark-only`` (pytest-benchmark refuses it under xdist).  With ``-n N``
-  and no ``--dist``, tlbench's own scheduler is used (``OWN_SCHEDULER``).  It is also where
-  deprecated options are warned of, the earliest hook that sees them.
+  and no ``--dist``, tlbench's own scheduler is used (``OWN_SCHEDULER``).
 - ``pytest_sessionstart`` (first): both are put back (``restore_xdist_markers``), after every
   plugin configured and before the controller ships its options to the workers.
 - ``pytest_xdist_make_scheduler`` / ``pytest_configure_node``: one cost-balanced group of

@@ -3,7 +3,11 @@
 Contract: ``run_nightly(plan) -> NightlyOutcome`` does, in order:
 1. runs each suite file in its own ``python -m pytest FILE --tlbench-backend=... --benchmark-only
    --benchmark-json=...`` process (plus ``plan.pytest_args``) under ``plan.timeout_s``, so a
-   crash or a hang costs that one file; its output goes to ``out_dir/logs/<suite>.log``;
+   crash or a hang costs that one file; its output goes to ``out_dir/logs/<suite>.log``, and a
+   line per suite as it starts and ends (with its progress between) to ``plan.say``
+   (harness/results/nightly_runner.py).  SIGINT or SIGTERM stops the night there: the suite
+   under way and every process it started are stopped, the summary says what finished, and
+   the exit code is 128 + the signal's number (nothing is judged);
 2. merges the usable JSON files and splits them per backend into
    ``out_dir/<backend>-<device>.json`` (the baseline's own name);
 3. compares each with ``baseline_dir/<backend>-<device>.json``; where there is none, with
@@ -13,7 +17,8 @@ Contract: ``run_nightly(plan) -> NightlyOutcome`` does, in order:
    through ``tlbench baseline update``.  A night that could judge a backend against neither
    says so in the summary's first line;
 4. writes a markdown summary to ``out_dir/summary.md`` (with, for a backend that ran no
-   device item, what the night can and cannot see without a device) and appends it to
+   device item, what the night can and cannot see without a device, and where the night's
+   time went: harness/results/night_costs.py) and appends it to
    ``plan.step_summary`` (GitHub's ``$GITHUB_STEP_SUMMARY``) when given;
    When a comparison flags regressions, the flagged items are run once more beside their
    in-run references (one pytest process, ``out_dir/json/remeasure.json``) and judged against
@@ -36,11 +41,7 @@ The night's own earlier files in ``out_dir`` are replaced.
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
 import sys
-import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Sequence
@@ -49,6 +50,8 @@ from tlbench.harness.results import nightly_reference, remeasure
 from tlbench.harness.results.history.schema import HistoryError
 from tlbench.harness.results.comparison import CompareError, RunComparison
 from tlbench.harness.results.judgement import Thresholds
+from tlbench.harness.results.night_costs import cost_markdown
+from tlbench.harness.results.nightly_runner import NightInterrupted, NightRuns, SuiteRun, SuiteRunner, interrupted_markdown
 from tlbench.harness.results.report import comparison_markdown, md_table
 from tlbench.harness.results.report_markdown import escape_html
 from tlbench.harness.results.store import (
@@ -61,9 +64,6 @@ from tlbench.harness.results.store import (
     split_by_backend,
     write_document,
 )
-
-PYTEST_OK, PYTEST_TESTS_FAILED, PYTEST_NO_TESTS = 0, 1, 5
-
 
 @dataclass(frozen=True)
 class NightlyPlan:
@@ -81,27 +81,13 @@ class NightlyPlan:
     remeasure: bool = True  # run flagged items once more before calling them regressions
     given: tuple[Path, ...] = ()  # results files to gate instead of running the suites
     guard: Callable[[Sequence[Path]], None] = lambda paths: None  # raises before a write would destroy an input
+    say: Callable[[str], None] | None = None  # a line per suite as it starts and ends (default: stdout)
 
     def suite_files(self) -> list[Path]:
         files: list[Path] = []
         for path in self.suites:
             files += sorted(path.glob("test_*.py")) if path.is_dir() else [path]
         return files
-
-
-@dataclass(frozen=True)
-class SuiteRun:
-    suite: Path
-    status: str  # "ok" | "tests failed" | "no tests" | "crashed" | "timeout" | "no results" | "partial"
-    returncode: int | None
-    seconds: float
-    log: Path
-    results: Results | None = None
-    message: str = ""
-
-    @property
-    def usable(self) -> bool:
-        return self.status in ("ok", "tests failed", "no tests")
 
 
 @dataclass(frozen=True)
@@ -127,47 +113,10 @@ class NightlyOutcome:
     exit_code: int
 
 
-def _last_line(log: Path) -> str:
-    try:
-        lines = [ln.strip() for ln in log.read_text(errors="replace").splitlines() if ln.strip()]
-    except OSError:
-        return ""
-    return lines[-1][:200] if lines else ""
-
-
-def _run_suite(plan: NightlyPlan, suite: Path, targets: Sequence[str] = (), name: str = "") -> SuiteRun:
-    json_path = plan.out_dir / "json" / f"{name or suite.stem}.json"
-    log = plan.out_dir / "logs" / f"{name or suite.stem}.log"
-    plan.guard([json_path, log])
-    json_path.unlink(missing_ok=True)
-    command = [
-        plan.python, "-m", "pytest", *(targets or [str(suite)]), f"--tlbench-backend={plan.backend}", "--benchmark-only",
-        f"--benchmark-json={json_path}", "-p", "no:cacheprovider", *plan.pytest_args,
-    ]
-    start = time.monotonic()
-    with log.open("w") as out:
-        out.write("$ " + " ".join(command) + "\n")
-        out.flush()
-        proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, cwd=plan.cwd, start_new_session=True)
-        try:
-            returncode = proc.wait(timeout=plan.timeout_s)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)  # the suite's own process group: pytest and its compile workers
-            proc.wait()
-            seconds = time.monotonic() - start
-            return SuiteRun(suite, "timeout", None, seconds, log, message=f"killed after {plan.timeout_s:g} s")
-    seconds = time.monotonic() - start
-    if returncode not in (PYTEST_OK, PYTEST_TESTS_FAILED, PYTEST_NO_TESTS):
-        return SuiteRun(suite, "crashed", returncode, seconds, log, message=_last_line(log))
-    if not json_path.exists():
-        status = "no tests" if returncode == PYTEST_NO_TESTS else "no results"
-        return SuiteRun(suite, status, returncode, seconds, log, message=_last_line(log))
-    try:
-        results = load_results(json_path)
-    except ResultsError as exc:
-        return SuiteRun(suite, "no results", returncode, seconds, log, message=str(exc))
-    status = "tests failed" if returncode == PYTEST_TESTS_FAILED else "ok"
-    return SuiteRun(suite, status, returncode, seconds, log, results=results)
+def suite_runner(plan: NightlyPlan) -> SuiteRunner:
+    """The runner of the night's pytest processes (harness/results/nightly_runner.py)."""
+    args = (f"--tlbench-backend={plan.backend}", "--benchmark-only", "-p", "no:cacheprovider", *plan.pytest_args)
+    return SuiteRunner(plan.python, args, plan.out_dir, plan.timeout_s, plan.cwd, say=plan.say, guard=plan.guard)
 
 
 def _given_run(path: Path) -> SuiteRun:
@@ -278,7 +227,7 @@ def _remeasure(plan: NightlyPlan, gates: Sequence[BackendGate]) -> tuple[Backend
     plans = {g.backend: remeasure.plan_remeasure(g.comparison, load_results(g.results_path))
              for g in gates if g.comparison is not None and g.comparison.has_regression}
     nodeids = sorted({n for p in plans.values() for n in p.nodeids})
-    rerun = _run_suite(plan, Path("remeasure"), nodeids, name="remeasure") if nodeids else None
+    rerun = suite_runner(plan).run(Path("remeasure"), nodeids, name="remeasure", place="re-measure") if nodeids else None
     out = []
     for gate in gates:
         todo = plans.get(gate.backend)
@@ -334,13 +283,25 @@ def run_nightly(plan: NightlyPlan) -> NightlyOutcome:
         open_history(plan.history).close()
     for sub in ("json", "logs"):
         (plan.out_dir / sub).mkdir(parents=True, exist_ok=True)
-    runs = tuple(_given_run(p) for p in plan.given) if plan.given else tuple(_run_suite(plan, suite) for suite in suites)
+    runner = suite_runner(plan)
+    if plan.given:
+        runs = tuple(_given_run(p) for p in plan.given)
+    else:
+        night = runner.run_all(suites)
+        if night.interrupted:
+            return _write_interrupted(plan, night)
+        runs = night.runs
     merged = _merged_per_backend(plan, runs)
     gates = tuple(gate_against_baselines(merged, plan.baseline_dir, plan.thresholds, plan.history))
     if plan.remeasure:
-        gates = _remeasure(plan, gates)
+        try:
+            with runner.signals():
+                gates = _remeasure(plan, gates)
+        except NightInterrupted as stop:
+            return _write_interrupted(plan, NightRuns(runs + ((stop.run,) if stop.run else ()), str(stop)), "the re-measurement")
     exit_code = _exit_code(runs, gates)
     markdown = nightly_markdown(runs, gates, exit_code)
+    markdown += cost_markdown([r.results.document for r in runs if r.results is not None])  # where the time went
     if plan.history is not None:
         markdown += _add_to_history(plan.history, merged.values())
     summary = plan.out_dir / "summary.md"
@@ -350,3 +311,16 @@ def run_nightly(plan: NightlyPlan) -> NightlyOutcome:
         with Path(plan.step_summary).open("a", encoding="utf-8") as step:
             step.write(markdown)
     return NightlyOutcome(runs, gates, markdown, summary, exit_code)
+
+
+def _write_interrupted(plan: NightlyPlan, night: NightRuns, stage: str = "") -> NightlyOutcome:
+    """A night stopped by a signal: the summary of what finished, exit 128 + the signal's number."""
+    import signal
+
+    markdown = interrupted_markdown(night, stage)
+    summary = plan.out_dir / "summary.md"
+    summary.write_text(markdown, encoding="utf-8")
+    if plan.step_summary is not None:
+        with Path(plan.step_summary).open("a", encoding="utf-8") as step:
+            step.write(markdown)
+    return NightlyOutcome(night.runs, (), markdown, summary, 128 + int(getattr(signal, night.interrupted, signal.SIGINT)))

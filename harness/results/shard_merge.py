@@ -289,7 +289,7 @@ def merge_shards(inputs: Sequence[Results]) -> MergedRun:
                 {
                     "label": s.label, "file": s.results.path, "host": s.note.get("host"), "selected": s.note.get("selected"),
                     "timed": len(s.results.records), "failed": len(s.results.failed), "skipped": len(s.results.skipped),
-                    "input_seed": t.get("input_seed"), "setup_s": t.get("setup_s") or {},
+                    "input_seed": t.get("input_seed"), "setup_s": t.get("setup_s") or {}, "phases_s": t.get("phases_s") or {},
                     "datetime": s.results.document.get("datetime"), "journal": t.get("journal"),
                 }
                 for s, t in zip(shards, tops)

@@ -21,7 +21,8 @@ JSON).  ``summary_lines(records, setup_s)`` returns the lines the terminal ends 
   are (where an exception made them).
 - the Cube/Vector overlap verdict where a schedule model has one (a model);
 - one line per skip reason with its count;
-- the untimed setup per backend (a backend's first compile, paid once outside every item).
+- the untimed setup per backend (a backend's first compile, paid once outside every item),
+  and for one over 5 s where it went (``setup_parts``, harness/measure/setup_compile.py).
 The full per-item table stays with ``tlbench report`` and ``pytest -v``.
 """
 
@@ -33,6 +34,7 @@ from typing import Any, Iterable
 
 from tlbench.harness.core.described import DescribedProblem, described, stage_facts
 from tlbench.harness.core.record_reader import RecordReader
+from tlbench.harness.measure.setup_compile import SLOW_SETUP_S, setup_words
 from tlbench.harness.core.shard import placement
 from tlbench.harness.results.error_text import failure_line
 from tlbench.harness.results.table import format_seconds
@@ -330,7 +332,8 @@ def _failure_lines(failed: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def summary_lines(records: Iterable[dict[str, Any]], setup_s: dict[str, float] | None = None) -> list[str]:
+def summary_lines(records: Iterable[dict[str, Any]], setup_s: dict[str, float] | None = None,
+                  setup_parts: dict[str, dict] | None = None) -> list[str]:
     blocks, skips = _blocks(records)
     blocks.sort(key=lambda b: (b.problem, b.backend))
     lines: list[str] = []
@@ -364,4 +367,8 @@ def summary_lines(records: Iterable[dict[str, Any]], setup_s: dict[str, float] |
         shown = ", ".join(f"{name} {format_seconds(seconds)}" for name, seconds in sorted(setup_s.items()) if seconds)
         if shown:
             lines.append(f"setup (each backend's first compile, untimed, outside every item): {shown}")
+        for name, seconds in sorted(setup_s.items()):
+            account = (setup_parts or {}).get(name)
+            if seconds > SLOW_SETUP_S and account:
+                lines.append("  " + setup_words(name, account))
     return lines

@@ -1,0 +1,115 @@
+"""Which CPUs do what when compile work runs beside device timing: the device workers keep CPUs
+of their own, everything else is pinned away from them.
+
+Contract: ``CpuPlan.split(usable, device_workers, siblings_of, min_compile)`` gives each of
+``device_workers`` workers (keys such as ``"nvidia:0"``) one CPU of its own, the highest
+numbered ones, together with that CPU's SMT siblings (``siblings_of(cpu)``: the CPUs sharing its
+core, read from sysfs by default), and leaves the rest to compile work (compile jobs, the
+device workers' build children, instruction-count children, the pytest process itself); None
+when fewer than ``min_compile`` CPUs would be left.  ``pin(cpus, pid=0)`` sets the affinity
+of every thread of a process (``/proc/<pid>/task``; affinity is per thread on Linux, and a
+thread made later inherits its creator's), falling back to the one call where there is no
+/proc; ``pin_from_environment()`` is what a worker process does first: pin itself to
+``$TLBENCH_CPUS`` when set (``$TLBENCH_BUILD_CPUS``: where its build children go,
+``build_cpus_from_environment()``).  ``describe(cpus)`` writes a set as ranges ("0-13,16").
+Nothing here measures; the plan only keeps compile load off the CPUs a timed batch runs on.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Callable, Iterable, Mapping, Sequence
+
+ENV_CPUS = "TLBENCH_CPUS"  # a worker pins itself (all its threads) to these as it starts
+ENV_BUILD_CPUS = "TLBENCH_BUILD_CPUS"  # a device worker's build children go here (its own CPUs are for timing)
+
+
+def sysfs_siblings(cpu: int) -> tuple[int, ...]:
+    """The CPUs sharing ``cpu``'s core (its SMT siblings and itself); (cpu,) where sysfs says nothing."""
+    try:
+        with open(f"/sys/devices/system/cpu/cpu{cpu}/topology/thread_siblings_list") as stream:
+            return tuple(sorted(parse(stream.read())))
+    except (OSError, ValueError):
+        return (cpu,)
+
+
+def parse(text: str) -> set[int]:
+    """"0-3,8,10-11" -> {0, 1, 2, 3, 8, 10, 11} (raises ValueError on anything else)."""
+    out: set[int] = set()
+    for part in text.strip().split(","):
+        if not part:
+            continue
+        low, _, high = part.partition("-")
+        out.update(range(int(low), int(high or low) + 1))
+    return out
+
+
+def describe(cpus: Iterable[int]) -> str:
+    ordered = sorted(set(cpus))
+    runs: list[str] = []
+    start = prev = None
+    for cpu in ordered + [None]:
+        if cpu is not None and prev is not None and cpu == prev + 1:
+            prev = cpu
+            continue
+        if start is not None:
+            runs.append(str(start) if start == prev else f"{start}-{prev}")
+        start = prev = cpu
+    return ",".join(runs)
+
+
+@dataclass(frozen=True)
+class CpuPlan:
+    device: Mapping[str, tuple[int, ...]]  # device worker key -> its CPUs
+    compile: tuple[int, ...]  # everything else's CPUs
+
+    @classmethod
+    def split(cls, usable: Sequence[int], device_workers: Sequence[str],
+              siblings_of: Callable[[int], Sequence[int]] = sysfs_siblings, min_compile: int = 2) -> "CpuPlan | None":
+        free = sorted(set(usable))
+        device: dict[str, tuple[int, ...]] = {}
+        for key in device_workers:
+            if not free:
+                return None
+            cpu = free[-1]
+            core = tuple(sorted({cpu, *(c for c in siblings_of(cpu) if c in free)}))
+            device[key] = core
+            free = [c for c in free if c not in core]
+        if not device_workers or len(free) < max(1, min_compile):
+            return None
+        return cls(device, tuple(free))
+
+    def words(self) -> str:
+        devices = "; ".join(f"{key} on CPU {describe(cpus)}" for key, cpus in self.device.items())
+        return f"device workers: {devices}; compile work on CPUs {describe(self.compile)}"
+
+
+def pin(cpus: Iterable[int], pid: int = 0) -> None:
+    """Every thread of process ``pid`` (0: this one) onto ``cpus``."""
+    cpus = set(cpus)
+    base = f"/proc/{pid or 'self'}/task"
+    try:
+        tids = [int(t) for t in os.listdir(base)]
+    except OSError:
+        tids = [pid]
+    for tid in tids:
+        try:
+            os.sched_setaffinity(tid, cpus)
+        except (ProcessLookupError, PermissionError):
+            continue  # a thread that ended meanwhile
+
+
+def pin_from_environment(environ: Mapping[str, str] | None = None) -> set[int] | None:
+    """Pin this process to ``$TLBENCH_CPUS`` when it is set (a worker's first act); the set, or None."""
+    text = (os.environ if environ is None else environ).get(ENV_CPUS, "").strip()
+    if not text or not hasattr(os, "sched_setaffinity"):
+        return None
+    cpus = parse(text)
+    pin(cpus)
+    return cpus
+
+
+def build_cpus_from_environment(environ: Mapping[str, str] | None = None) -> set[int] | None:
+    text = (os.environ if environ is None else environ).get(ENV_BUILD_CPUS, "").strip()
+    return parse(text) if text else None

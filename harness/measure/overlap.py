@@ -1,0 +1,71 @@
+"""Compile work beside device timing: whether a run overlaps them, and with what kept apart.
+
+A GPU host's main job ran three phases one after another: one backend's compile items (CPU),
+the other's, then device timing (GPU): the GPU idled for the first two.  Overlapped, a
+backend's device phase (its kernels' builds, checks and timed batches) starts at the run's
+first item, in its device worker, while the compile phases time compile items on the CPUs
+the device workers do not use.  What keeps compile load off a timed batch is the CPU split
+(harness/measure/cpu_plan.py): each device worker - the process that launches and times the
+batches - keeps a CPU (and its SMT siblings) of its own; compile jobs, the device workers'
+build children, instruction-count children and the pytest process are pinned to the rest.
+Whether that holds is measured, not assumed: an A/A of the device items with and without the
+overlap (``--tlbench-overlap off`` / ``auto``) must come out SAME (the command is in
+results/README.md).
+
+Contract: ``decide(mode, timeable, compiling, usable, device_workers, siblings_of)`` returns
+an ``Overlap``:
+- ``mode`` ``off``: never.  ``auto`` (default): when some backend times device items here
+  (``timeable``: backends with device items and no device blocker), some backend has compile
+  items (``compiling``), and the split leaves at least ``AUTO_MIN_COMPILE_CPUS`` CPUs to
+  compile work.  ``on``: the same with one CPU left enough (small hosts, tests).
+- ``Overlap.on``, ``reason`` (why or why not, one line), ``plan`` (the ``CpuPlan`` when on),
+  ``note(kind)``: what a record of that kind carries (``record["overlap"]``).
+Nothing here starts anything: the plugin applies the plan (harness/pytest_plugin/overlap_start.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from tlbench.harness.measure.cpu_plan import CpuPlan, describe, sysfs_siblings
+
+MODES = ("auto", "on", "off")
+AUTO_MIN_COMPILE_CPUS = 4
+
+
+@dataclass(frozen=True)
+class Overlap:
+    on: bool
+    reason: str
+    plan: CpuPlan | None = None
+    timeable: tuple[str, ...] = ()
+
+    def note(self, kind: str) -> dict | None:
+        if not self.on or self.plan is None:
+            return None
+        device = {key: describe(cpus) for key, cpus in self.plan.device.items()}
+        if kind == "device":
+            return {"beside": "compile items and kernel builds, on other CPUs", "device_worker_cpus": device,
+                    "compile_cpus": describe(self.plan.compile)}
+        return {"beside": f"device timing of {', '.join(self.timeable)}", "compile_cpus": describe(self.plan.compile),
+                "device_worker_cpus": device}
+
+
+def decide(mode: str, timeable: Sequence[str], compiling: Sequence[str], usable: Sequence[int],
+           device_workers: Sequence[str], siblings_of: Callable[[int], Sequence[int]] = sysfs_siblings) -> Overlap:
+    if mode not in MODES:
+        raise ValueError(f"--tlbench-overlap takes {', '.join(MODES)}, got {mode!r}")
+    if mode == "off":
+        return Overlap(False, "off (--tlbench-overlap off): compile items and device timing one after another")
+    if not timeable:
+        return Overlap(False, "no device timing here: nothing to overlap")
+    if not compiling:
+        return Overlap(False, "no compile items: nothing to overlap")
+    least = 1 if mode == "on" else AUTO_MIN_COMPILE_CPUS
+    plan = CpuPlan.split(usable, device_workers, siblings_of, min_compile=least)
+    if plan is None:
+        return Overlap(False, f"{len(usable)} usable CPUs: too few to keep {len(device_workers)} device worker(s) apart "
+                              f"and leave {least} to compile work; one phase after another")
+    return Overlap(True, f"compile items of {', '.join(compiling)} beside device timing of {', '.join(timeable)}; "
+                         + plan.words(), plan, tuple(timeable))

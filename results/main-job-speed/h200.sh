@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The main job (README command 1) on one H200 from cold caches, traced, then an A/A of the
+# whole main job with and without compile work beside device timing (--tlbench-overlap off /
+# auto, two runs each, warm caches), from the repo root:
+#
+#   bash results/main-job-speed/h200.sh COMMIT
+#
+# Files go to /tmp/main-job-speed (packed into $OUT/main-job-speed.tgz when OUT is set). It prints
+# the main job's wall time and the trace's phase lines, then each comparison's verdict counts: the
+# device items of an overlapped run against a run that is not must be all SAME, as two runs of
+# the same mode are.
+set -u
+mkdir -p .gpu/site && [ -d .gpu/site/tilelang ] || tar -xJf .gpu/site.tar.xz -C .gpu/site
+export PYTHONPATH=$PWD/.gpu/site:$PWD PYTHONUNBUFFERED=1 TLBENCH_COMMIT=$1 TLBENCH_COMMIT_DIRTY=0
+export PYTHONPYCACHEPREFIX=/tmp/pyc; unset PYTHONDONTWRITEBYTECODE
+R=/tmp/main-job-speed; rm -rf $R; mkdir -p $R
+secs() { date +%s.%N; }
+P=(python3 -m pytest -p no:cacheprovider suites --benchmark-only --tlbench-backend=auto)
+export TILELANG_CACHE_DIR=$R/tl-cache
+t0=$(secs); TLBENCH_TRACE=$R/main.trace "${P[@]}" --tlbench-cache-dir=$R/tlbench-cache --benchmark-json=$R/main.json > $R/main.log 2>&1; rc=$?
+echo "main job, cold caches: exit $rc, wall $(python3 -c "print(f'{$(secs) - $t0:.1f}')") s, $(tail -1 $R/main.log | cut -c1-100)" | tee $R/summary.txt
+python3 -m tlbench.harness.core.trace $R/main.trace | grep -E "configure|worker ready|collected|overlap|compile phase|phase start|chunk measured|sessionfinish|exit" | tee $R/main.phases
+for k in 1 2; do
+  for mode in off auto; do
+    t0=$(secs); "${P[@]}" --tlbench-overlap=$mode --benchmark-json=$R/aa-$mode-$k.json > $R/aa-$mode-$k.log 2>&1
+    echo "overlap $mode run $k: wall $(python3 -c "print(f'{$(secs) - $t0:.1f}')") s, $(tail -1 $R/aa-$mode-$k.log | cut -c1-100)" | tee -a $R/summary.txt
+  done
+done
+for pair in "off-1 auto-1" "off-2 auto-2" "off-1 off-2" "auto-1 auto-2"; do
+  set -- $pair
+  python3 -m tlbench compare $R/aa-$1.json $R/aa-$2.json --markdown $R/compare-$1-$2.md > $R/compare-$1-$2.txt 2>&1
+  echo "compare $1 $2: exit $?, $(grep -m1 -E "SAME|SLOWER|FASTER" $R/compare-$1-$2.txt | cut -c1-160)" | tee -a $R/summary.txt
+done
+grep -h "overlap" $R/aa-auto-1.log | tail -2
+if [ -n "${OUT:-}" ]; then tar czf "$OUT/main-job-speed.tgz" --exclude=tl-cache --exclude=tlbench-cache -C /tmp main-job-speed; fi

@@ -1,0 +1,42 @@
+"""Where a night's time went (harness/results/night_costs.py), from the records' own numbers."""
+
+from tlbench.harness.results.night_costs import cost_markdown
+
+
+def _bench(case, samples, build, count, child, lowering, shard="1/2"):
+    record = {"kind": "compile", "backend": "ascend", "case_id": case, "samples_s": samples, "shard": shard,
+              "cold_build_once": {"wall_s": build} if build else None,
+              "instructions": {"lowering": [lowering], "count_wall_s": count, "child_wall_s": child, "count_child": 7}}
+    return {"extra_info": {"tlbench": record}}
+
+
+def test_a_merged_night_shows_each_shard_its_parts_and_every_item_costliest_first():
+    document = {
+        "benchmarks": [_bench("gemm-s2", [0.2, 0.2], 0.0, 10.0, 350.0, 800_000_000),
+                       _bench("fa-s3", [6.6], 0.0, 300.0, 350.0, 90_000_000_000)],
+        "tlbench": {"sharded": {"shards": [
+            {"label": "1/2", "phases_s": {"start-up": 12.0, "ascend setup": 1.0, "ascend rounds": 7.0, "ascend count": 360.0, "session": 381.0}},
+            {"label": "2/2", "phases_s": {"session": 200.0}},
+        ]}},
+    }
+    text = cost_markdown([document])
+    assert "| shard 1/2 | 381 s | start-up 12 s, ascend setup 1 s, ascend rounds 7 s, ascend count 360 s |" in text
+    assert "| shard 2/2 | 200 s | - |" in text
+    # one child: 350 s of wall, 310 s of counts -> 40 s its own
+    assert ("2 compile items (2 with instruction counts): timed rounds 7 s, one cold build each 0 s, callgrind counts 310 s, "
+            "and 1 count child(ren)' own start-up and warm-up 40 s.") in text
+    rows = [line for line in text.splitlines() if line.startswith("| ascend ")]
+    assert rows == ["| ascend fa-s3 | 6.6 | 0.0 | 300.0 | 90,000,000,000 | 1/2 |",
+                    "| ascend gemm-s2 | 0.4 | 0.0 | 10.0 | 800,000,000 | 1/2 |"]
+
+
+def test_nothing_known_is_no_section():
+    assert cost_markdown([{"benchmarks": []}]) == ""
+
+
+def test_item_costs_are_each_timed_items_seconds_and_a_skipped_items_nothing():
+    from tlbench.harness.results.night_costs import item_costs
+
+    document = {"benchmarks": [_bench("gemm-s2", [0.2, 0.2], 2.0, 10.0, 350.0, 800_000_000)],
+                "tlbench": {"skipped": [{"kind": "compile", "backend": "ascend", "case_id": "fa-bm256"}]}}
+    assert item_costs([document]) == {"compile-ascend-gemm-s2": 12.4, "compile-ascend-fa-bm256": 0.0}
