@@ -11,6 +11,7 @@ examples come from where the loader says, and results/conformance/table.py build
   takes tilelang's own file from ``TLBENCH_TILELANG_EXAMPLES`` (a checkout or its examples
   folder) when set - here a fake checkout written by the test, named as such - and refuses a
   folder without the file, naming the variable.
+- The committed dynamic-shape GEMM's Ascend schedule (a symbolic K loop) draws its figure.
 - The table: table.py's own logic, on run files written here by hand (a fake run, named as
   such) next to a suite folder of two tiny files: upstream paths from the suite's
   ``example(...)`` calls, a port counted as written, passed / failed / skipped cells and the
@@ -120,6 +121,24 @@ def test_no_conformance_item_in_the_quick_scope():
     )
     assert out.returncode in (0, 5), out.stdout[-4000:] + out.stderr[-2000:]  # 5: nothing collected
     assert [line for line in out.stdout.splitlines() if "::" in line] == []
+
+
+def test_the_ascend_schedule_figure_of_a_symbolic_k_loop_is_drawn(tmp_path):
+    """The committed dynamic-shape GEMM's Ascend records hold a K loop whose trip count is
+    symbolic text (``(k + 63) // 64``: no size names ``k``); the schedule figure - the
+    dashboard's schedule page takes the newest run with schedule models - draws its first
+    steps instead of failing on the text."""
+    pytest.importorskip("matplotlib")
+    import gzip
+
+    from tlbench.backends.ascend.schedule_figure import write_schedule_png
+
+    run = json.loads(gzip.open(ROOT / "results" / "conformance" / "cpu" / "dynamic_gemm.json.gz", "rt").read())
+    records = [b["extra_info"]["tlbench"] for b in run["benchmarks"] if b["extra_info"]["tlbench"]["backend"] == "ascend"]
+    trips = [r["plan"]["schedule_model"]["loops"][0]["trip_count"] for r in records]
+    assert len(records) == 2 and all(isinstance(t, str) and "k" in t for t in trips), trips
+    path = write_schedule_png(records, tmp_path / "schedule.png", title="dynamic_gemm")
+    assert path.is_file() and path.stat().st_size > 1000
 
 
 # ---- table.py on a fake run -------------------------------------------------------------------
