@@ -12,7 +12,10 @@ allocate, a grid to record - the expression is evaluated with the names bound.
   every symbolic dimension of a buffer parameter bound to the matching dimension of the
   tensor given for that parameter (anything with ``.shape``).  A constant dimension that the
   tensor does not match, or one name given two values, is a ``ValueError`` naming the
-  parameter, the dimension and both values.
+  parameter, the dimension and both values.  A buffer of a sub-byte dtype (int4, fp4, ...)
+  is given packed along its last dimension (backends/dtype_sizes.py: an int8 tensor of
+  shape ``(256, 128)`` holds an int4 ``(256, 256)``): that dimension is read as the tensor's
+  times the values one of its elements holds.
 - ``concrete_shape(buffer, values, what)``: the buffer's shape as ints; a dimension that stays
   symbolic raises ``ValueError`` naming ``what``, the dimension and the unbound names.
 - ``launch_dims(device_func, tag, values)``: the x, y, z extents of ``blockIdx`` / ``threadIdx``
@@ -92,18 +95,40 @@ def bind_arguments(func: Any, args: Sequence[Any]) -> dict[str, int]:
         if len(given) != len(buffer.shape):
             raise ValueError(f"parameter {buffer.name} has {len(buffer.shape)} dimension(s) {_text(buffer.shape)}; "
                              f"inputs() gave a tensor of shape {list(given)}")
+        per = _packed(buffer, arg)
+        last = len(given) - 1
         for axis, (dim, value) in enumerate(zip(buffer.shape, given)):
+            packed = per > 1 and axis == last
             if isinstance(dim, tirx.Var):
                 name = str(dim.name)
+                value = value * per if packed else value
                 if bound.setdefault(name, value) != value:
                     raise ValueError(f"symbolic dimension {name} is {bound[name]} by an earlier input and {value} by "
                                      f"parameter {buffer.name} (dimension {axis}): inputs() must agree")
             else:
                 expected = evaluate(dim, bound)
-                if _is_int(expected) and expected != value:
-                    raise ValueError(f"parameter {buffer.name} dimension {axis} is {expected}; inputs() gave {value} "
+                if not _is_int(expected):
+                    continue
+                stored = -(-expected // per) if packed else expected
+                if stored != value:
+                    how = (f" ({expected} {buffer.dtype} values, {per} to an element of the tensor: {stored} elements)"
+                           if packed else "")
+                    raise ValueError(f"parameter {buffer.name} dimension {axis} is {expected}{how}; inputs() gave {value} "
                                      f"(shape {list(given)} for {_text(buffer.shape)})")
     return bound
+
+
+def _packed(buffer: Any, arg: Any) -> int:
+    """How many of ``buffer``'s values one element of ``arg`` holds along the last dimension
+    (1 unless the buffer's dtype is narrower than a byte; an element of unknown size is a byte)."""
+    from tlbench.backends.dtype_sizes import element_bits, values_per_element
+
+    dtype = str(buffer.dtype)
+    if element_bits(dtype) >= 8:
+        return 1
+    size = getattr(arg, "element_size", None)
+    element_bytes = size() if callable(size) else getattr(getattr(arg, "dtype", None), "itemsize", None) or 1
+    return values_per_element(dtype, int(element_bytes))
 
 
 def concrete_shape(buffer: Any, values: Mapping[str, int], what: str) -> tuple[int, ...]:

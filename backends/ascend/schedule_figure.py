@@ -10,7 +10,8 @@ Contract
   ``plan.schedule_model``: the innermost (K) loop's tasks with their ``EstimateLatency``
   latency and Z3 start time.  It is a modulo schedule, so K step ``i``'s task ``t`` runs
   from ``i * II + start[t]`` for ``latency[t]`` cycles; the first ``iterations_shown``
-  steps are drawn (a loop of that many steps: fill, steady state, drain), then the
+  steps are drawn (a loop of that many steps: fill, steady state, drain; a symbolic trip
+  count - a ``T.dynamic`` size with no value - counts as unknown), then the
   straight-line tasks that follow the loop (e.g. the Fixpipe store of C) at its end.
   ``lanes="pipe"``: one lane per hardware pipe (``PIPE_ORDER``); ``lanes="core"``: one per
   core kind (AIC / AIV).  Every number is a model (cycles), and the figure says so.
@@ -68,7 +69,7 @@ def write_schedule_png(
     lanes: str = "pipe",
 ) -> Path:
     panels = schedule_panels(records, iterations_shown, lanes)
-    trips = {int(_k_loop(r).get("trip_count") or 0) for r in records}
+    trips = {_trip_count(_k_loop(r)) or 0 for r in records}
     shown = min(iterations_shown, min(trips) or iterations_shown)
     steps = f"first {shown} of {max(trips)} K steps" if max(trips) > shown else f"{shown} K steps"
     heading = "\n".join(filter(None, [title, f"Z3 modulo schedule (MODEL, not measured), {steps}"]))
@@ -77,6 +78,13 @@ def write_schedule_png(
         xlabel="cycles (model: tilelang EstimateLatency latencies placed at Z3 start times; step i starts at i x II)",
         lane_descriptions=PIPE_DESCRIPTIONS,
     )
+
+
+def _trip_count(loop: Mapping[str, Any]) -> int | None:
+    """The loop's step count; None where it is symbolic (a ``T.dynamic`` size with no value
+    bound: the record holds its text, e.g. ``(k + 63) // 64``), and the first steps are drawn."""
+    trip = loop.get("trip_count")
+    return trip if isinstance(trip, int) and not isinstance(trip, bool) else None
 
 
 def _k_loop(record: Mapping[str, Any]) -> dict[str, Any]:
@@ -93,7 +101,7 @@ def _k_loop(record: Mapping[str, Any]) -> dict[str, Any]:
 def _schedule_panel(record: Mapping[str, Any], loop: Mapping[str, Any], shown: int, lanes: str,
                     reference: float | None) -> Panel:
     ii = float(loop["ii"])
-    count = min(shown, int(loop.get("trip_count") or shown))
+    count = min(shown, _trip_count(loop) or shown)
     bars: dict[str, list[Bar]] = {}
     for i in range(count):
         for task in loop["tasks"]:

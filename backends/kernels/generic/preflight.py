@@ -7,9 +7,11 @@ family (``family.memo``); ``failures`` are those of the whole sweep plus those o
 suite's callables run at the smoke size on CPU, the body's first config:
 - names: every name the body and the callables require is given by a size, axis, constant
   (or ``dialect`` / ``device``), checked for every problem and config (flops and bytes_moved
-  get no axis; reference, vendor and check only the axes inputs takes); an axis or constant
-  nothing takes is an error ("did you mean");
-- inputs: count, shapes and dtypes against the kernel's parameters;
+  get no axis; reference, vendor and check only the axes inputs takes); an axis neither this
+  body nor a callable takes, or a constant that no body of any backend and no callable takes,
+  is an error ("did you mean");
+- inputs: count, shapes and dtypes against the kernel's parameters (a sub-byte parameter -
+  int4, fp4 - read as packed along its last dimension: backends/dtype_sizes.py);
 - outputs: allocated and poisoned as on the device (backends/output_poison.py); the
   reference's answers against them (count, shapes); each output's rule fits its dtype and
   rejects the poisoned output (an unwritten output must never pass);
@@ -31,10 +33,11 @@ from typing import Any, Iterable, Sequence
 from tlbench.harness.core import trace
 from tlbench.harness.measure.outcome import traceback_of
 
+from tlbench.backends.dtype_sizes import element_bits, storage_shape
 from tlbench.backends.kernels.generic import factory as factories
 from tlbench.backends.kernels.generic.callables import Takes, did_you_mean, is_device_error, named_what, one_line
 from tlbench.backends.kernels.generic.checks import UserRule, rule_for, spec_problems
-from tlbench.backends.kernels.generic.tensors import allocate, as_list, expected_shape_problem, torch_dtype
+from tlbench.backends.kernels.generic.tensors import allocate, as_list, expected_shape_problem, packed_input_problem, torch_dtype
 
 CPU_WORDS = ("not implemented for 'CPU'", "from the 'CPU' backend", "Torch not compiled with CUDA", "CUDA driver",
              "No CUDA GPUs", "torch_npu", "Found no NVIDIA driver", "has no attribute 'npu'")
@@ -153,13 +156,44 @@ class _Preflight:
         return {n for t in takers for n in t.keyword}, any(t.var_keyword for t in takers)
 
     def unused(self, const: frozenset[str] | None) -> dict[str, str]:
-        """Axes and constants neither the body nor any callable takes: {name: "axis" | "constant"}."""
+        """Axes and constants nothing takes: {name: "axis" | "constant"}.  An axis must be taken
+        by this body or a callable (axes are per body: an axis a body ignores only repeats its
+        items); a constant is shared by every body, so it is unused only when no body - of any
+        backend - and no callable takes it (a constant of the Ascend body alone never reaches
+        the CUDA body: a body receives only the names it takes)."""
         facts = factories.factory_takes(self.body)
         taken, takes_all = self._takers()
         names = {**{n: "constant" for n in self.family.constants}, **{n: "axis" for c in self.configs for n in c.values}}
         if takes_all:
             return {}
-        return {n: kind for n, kind in names.items() if not (facts.accepts(n, const) or n in taken)}
+        others = self.other_bodies()
+        return {n: kind for n, kind in names.items()
+                if not (facts.accepts(n, const) or n in taken
+                        or kind == "constant" and any(factories.factory_takes(b).accepts(n, factories.const_names(b)) for b in others))}
+
+    def other_bodies(self) -> list[Any]:
+        """The bodies of the other backends (those that resolve: a broken one is its own preflight's finding)."""
+        out = []
+        for dialect, ref in self.family.bodies.items():
+            if dialect == self.dialect:
+                continue
+            with contextlib.suppress(Exception):
+                body = self.family.resolved(ref)
+                if body is not None and body is not self.body:
+                    out.append(body)
+        return out
+
+    def body_names(self) -> str:
+        """``neither the body f`` for a one-body suite, ``neither any body (cuda: f, ascend: g)`` with several."""
+        if len(self.family.bodies) < 2:
+            return f"neither the body {factories.factory_name(self.body)}"
+        names = []
+        for dialect, ref in self.family.bodies.items():
+            try:
+                names.append(f"{dialect}: {factories.factory_name(self.family.resolved(ref))}")
+            except Exception:  # noqa: BLE001 - a body that does not import: named as written
+                names.append(f"{dialect}: {ref}")
+        return f"neither any body ({', '.join(names)})"
 
     def wanted(self) -> set[str]:
         """Every name the body or a callable takes (for "did you mean")."""
@@ -207,7 +241,8 @@ class _Preflight:
         ``T.const`` names included) or by a callable; a misspelled axis is not."""
         wanted = self.wanted()
         for name, kind in self.unused(factories.const_names(self.body)).items():
-            self.fail(f"{kind} {name!r}", f"neither the body {factories.factory_name(self.body)} nor any callable takes it"
+            self.fail(f"{kind} {name!r}", f"{self.body_names() if kind == 'constant' else 'neither the body ' + factories.factory_name(self.body)}"
+                      " nor any callable takes it"
                       f"{did_you_mean(name, wanted - set(self.family.constants))}", f"rename the {kind} to a name the body takes, or drop it")
         if self.found.sweep:
             raise _Stop
@@ -254,12 +289,19 @@ class _Preflight:
         if elsewhere:
             self.note("inputs", f"asked for device 'cpu', it made tensors on {', '.join(elsewhere)}: make them on the device "
                                 "argument (each backend passes its own)")
+        self.check_input_dtypes(made, func)
         try:
-            specs = factories.parameter_specs(func, factories.bound_values(func, made, self.problem.values))
+            values = factories.bound_values(func, made, self.problem.values)
+        except Exception as exc:  # noqa: BLE001 - the device run would stop here too
+            self.fail("inputs", f"{type(exc).__name__}: {exc}", "make each tensor the kernel's shape at these sizes (a sub-byte "
+                      "dtype such as int4 packed along its last dimension)", exc=exc)
+            raise _Stop from None
+        try:
+            specs = factories.parameter_specs(func, values)
         except Exception as exc:  # noqa: BLE001 - the device run would stop here too
             self.fail("outputs", f"{type(exc).__name__}: {exc}", "return that argument from inputs()", exc=exc)
             raise _Stop from None
-        self.check_inputs(made, specs)
+        self.check_input_shapes(made, specs)
         outputs = self.outputs(specs[len(made):])
         rules = self.rules(specs[len(made):])
         if "reference" not in self.callables:
@@ -285,12 +327,26 @@ class _Preflight:
                     with contextlib.suppress(_Stop):
                         self.call(label, self.callables[label], self.family.named(self.problem, config, self.dialect))
 
-    def check_inputs(self, made: list[Any], specs: list[tuple[str, tuple[int, ...], str]]) -> None:
-        if len(made) > len(specs):
-            self.fail("inputs", f"it returned {len(made)} tensors, the kernel takes {len(specs)} parameters "
-                      f"({', '.join(s[0] for s in specs)})", "return only the kernel's leading (input) arguments")
+    def check_input_dtypes(self, made: list[Any], func: Any) -> None:
+        """Before any shape is bound: the count, and each tensor's dtype against its parameter's
+        (a sub-byte parameter - int4, fp4 - is held packed in an integer tensor)."""
+        params = [func.buffer_map.get(p) for p in func.params]
+        if len(made) > len(params):
+            self.fail("inputs", f"it returned {len(made)} tensors, the kernel takes {len(params)} parameters "
+                      f"({', '.join(str(b.name) if b is not None else str(p.name) for b, p in zip(params, func.params))})",
+                      "return only the kernel's leading (input) arguments")
             raise _Stop
-        for k, (tensor, (name, shape, dtype)) in enumerate(zip(made, specs)):
+        for k, (tensor, buffer) in enumerate(zip(made, params)):
+            if buffer is None:
+                continue
+            name, dtype = str(buffer.name), str(buffer.dtype)
+            if element_bits(dtype) < 8:
+                problem = packed_input_problem(k, tensor, name, dtype)
+                if problem:
+                    self.fail("inputs", problem, f"pack {dtype} values {8 // element_bits(dtype)} to a byte along the last "
+                              "dimension into an int8 or uint8 tensor")
+                    raise _Stop  # its shape cannot be read either
+                continue
             try:
                 want = torch_dtype(dtype)
             except ValueError:
@@ -298,8 +354,13 @@ class _Preflight:
             if getattr(tensor, "dtype", None) != want:
                 self.fail("inputs", f"tensor {k} ({name}) is {tensor.dtype}, the kernel's {name} is {dtype}",
                           f"make it .to({want})")
-            if shape and tuple(tensor.shape) != tuple(shape):
-                self.fail("inputs", f"tensor {k} ({name}) has shape {tuple(tensor.shape)}, the kernel's {name} {tuple(shape)}",
+
+    def check_input_shapes(self, made: list[Any], specs: list[tuple[str, tuple[int, ...], str]]) -> None:
+        for k, (tensor, (name, shape, dtype)) in enumerate(zip(made, specs)):
+            want = storage_shape(shape, dtype, getattr(tensor, "element_size", lambda: 1)()) if shape else ()
+            if shape and tuple(tensor.shape) != want:
+                packed = f" ({dtype} packed along the last dimension: {want})" if want != tuple(shape) else ""
+                self.fail("inputs", f"tensor {k} ({name}) has shape {tuple(tensor.shape)}, the kernel's {name} {tuple(shape)}{packed}",
                           "make it the kernel's shape at these sizes")
 
     def outputs(self, specs: list[tuple[str, tuple[int, ...], str]]) -> list[Any]:

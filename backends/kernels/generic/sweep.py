@@ -155,11 +155,15 @@ def kernel_sweep(
     constants: fixed keyword arguments (``{"dtype": "float16", "threads": 256}``): they reach
         the factory and every callable that names them, never an id or a report row; they
         are hashed into the kernel's hash, so editing one rebuilds it.  A value that differs
-        between problems is a size.
+        between problems is a size.  With a body per backend, a constant may be one body's
+        alone (the CUDA body's ``threads``); one that no body and no callable takes is an error.
     inputs: ``inputs(device, **named) -> [tensors]``: the kernel's leading arguments, made on
         ``device``; it receives the sizes, axes, constants and ``dialect`` it names (all with
         ``**kwargs``), so inputs laid out by the tile (a block-sparse mask) take the tile's
-        axes and are made per tile.  The remaining parameters are the outputs: tlbench
+        axes and are made per tile.  A parameter of a dtype narrower than a byte (``T.int4``,
+        fp4) is given packed along its last dimension in an integer tensor (two int4 values an
+        int8, the even column in the low nibble): an int4 ``(M, K)`` is an int8 ``(M, K / 2)``,
+        and a sub-byte output is allocated so.  The remaining parameters are the outputs: tlbench
         allocates them from the kernel's signature (``T.empty``, ``out_idx`` or plain
         parameters), outside the timed call, and poisons them before the checked run with
         what their dtype holds (NaN for floats, fp8 included; a sentinel for integers; a

@@ -4,8 +4,10 @@ Contract: ``KernelInputs`` holds the kernel's call arguments in parameter order:
 suite's ``inputs`` made, then one fresh tensor per remaining buffer parameter of the kernel
 (its outputs: shape and dtype from the PrimFunc, ``torch_dtype`` mapping tilelang's dtype
 names - ``float8_e4m3`` is torch's ``float8_e4m3fn`` - and refusing one torch cannot hold,
-naming it).  ``outputs`` is an ``OutputSet`` whose ``poison_()`` poisons every output with
-what its dtype can hold (backends/output_poison.py; the backends call it before a checked
+naming it; a sub-byte dtype is held packed along the last dimension, two int4 values an
+int8: ``allocate``, and ``packed_input_problem`` says why an input does not hold one so).
+``outputs`` is an ``OutputSet`` whose ``poison_()`` poisons every output with what its dtype
+can hold (backends/output_poison.py; the backends call it before a checked
 run, so a kernel that accumulates into its outputs must clear them itself, e.g. with a first
 ``T.Kernel`` that zeroes them: that launch is then part of every timed call).
 ``judge(outputs, expected, rules, names)`` is the check: each output against its expected
@@ -22,7 +24,8 @@ from tlbench.harness.core.cases import CheckResult
 
 # tilelang dtype names torch spells otherwise (tilelang's own ``dtype.as_torch`` is asked first)
 ALIASES = {"float": "float32", "half": "float16", "float8_e4m3": "float8_e4m3fn", "e4m3_float8": "float8_e4m3fn",
-           "e5m2_float8": "float8_e5m2", "e4m3fnuz_float8": "float8_e4m3fnuz", "int4": "int8", "uint4": "uint8"}
+           "e5m2_float8": "float8_e5m2", "e4m3fnuz_float8": "float8_e4m3fnuz", "int4": "int8", "uint4": "uint8",
+           "float4_e2m1fn": "float4_e2m1fn_x2"}  # sub-byte dtypes: held packed (allocate)
 
 
 def torch_dtype(name: str) -> Any:
@@ -36,9 +39,26 @@ def torch_dtype(name: str) -> Any:
 
 
 def allocate(specs: Sequence[tuple[str, tuple[int, ...], str]], device: Any) -> list[Any]:
+    """One empty tensor per (name, shape, dtype); a sub-byte dtype packed along the last dimension
+    (an int4 ``(M, N)`` output is an int8 ``(M, N / 2)``: backends/dtype_sizes.py)."""
     import torch
 
-    return [torch.empty(shape, dtype=torch_dtype(dtype), device=device) for _, shape, dtype in specs]
+    from tlbench.backends.dtype_sizes import storage_shape
+
+    out = []
+    for _, shape, dtype in specs:
+        held = torch_dtype(dtype)
+        out.append(torch.empty(storage_shape(shape, dtype, held.itemsize), dtype=held, device=device))
+    return out
+
+
+def packed_input_problem(k: int, tensor: Any, name: str, dtype: str) -> str | None:
+    """Why ``tensor`` (input ``k``) cannot hold parameter ``name`` of sub-byte ``dtype`` packed
+    (None: it can): it must be an integer tensor, or torch's packed ``*_x2`` dtype."""
+    held = getattr(tensor, "dtype", None)
+    if held is None or held.is_complex or str(held) == "torch.bool" or (held.is_floating_point and not str(held).endswith("_x2")):
+        return f"tensor {k} ({name}) is {held}; the kernel's {name} is {dtype}, read packed from an integer tensor's bytes"
+    return None
 
 
 class OutputSet:

@@ -1,0 +1,238 @@
+"""The conformance set (suites/conformance: tilelang's upstream examples as users' suites) on a
+machine with no accelerator: it passes the preflight, it stays out of the main job, its
+examples come from where the loader says, and results/conformance/table.py builds its table.
+
+- The preflight: ``tlbench check suites/conformance`` (tilelang and torch imported for real;
+  every suite's callables run on CPU torch at its smoke size against the traced kernel, for
+  each backend with a body; nothing compiles) exits 0 with no finding.  No conformance item
+  is in the quick scope (a real pytest process collects none).
+- The examples: every ``example(path)`` a suite calls has its rewrite bundled at
+  ``tilelang_examples/<path>``, whose docstring names the upstream path it follows; the loader
+  takes tilelang's own file from ``TLBENCH_TILELANG_EXAMPLES`` (a checkout or its examples
+  folder) when set - here a fake checkout written by the test, named as such - and refuses a
+  folder without the file, naming the variable.
+- The committed dynamic-shape GEMM's Ascend schedule (a symbolic K loop) draws its figure.
+- The table: table.py's own logic, on run files written here by hand (a fake run, named as
+  such) next to a suite folder of two tiny files: upstream paths from the suite's
+  ``example(...)`` calls, a port counted as written, passed / failed / skipped cells and the
+  device column.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CONFORMANCE = ROOT / "suites" / "conformance"
+SUITES = sorted(CONFORMANCE.glob("test_*.py"))
+EXAMPLE_CALL = re.compile(r"""\bexample\(["']([\w./-]+\.py)["']\)""")
+
+
+def _load(name: str, path: Path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # a dataclass looks its module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+def _table_module():
+    return _load("conformance_table", ROOT / "results" / "conformance" / "table.py")
+
+
+def _loader():
+    return _load("conformance_examples_under_test", CONFORMANCE / "conformance_examples.py")
+
+
+def test_the_set_holds_at_least_twelve_examples():
+    assert len(SUITES) >= 12, [p.name for p in SUITES]
+
+
+def test_the_readme_lists_every_example_with_its_lines_written():
+    table = _table_module()
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("**The conformance set**"):]
+    section = section[: section.index("\n\n")]
+    listed = {name: int(lines) for name, lines in re.findall(r"(\w+)\s+\((\d+) lines", section)}
+    written = {name: lines for _stem, name, _sources, lines in table.suite_rows(CONFORMANCE)}
+    assert listed == written
+
+
+def test_every_example_a_suite_takes_is_bundled_and_names_the_upstream_path_it_follows():
+    paths = {path for suite in SUITES for path in EXAMPLE_CALL.findall(suite.read_text())}
+    assert len(paths) >= len(SUITES)
+    bundled = CONFORMANCE / "tilelang_examples"
+    for path in sorted(paths):
+        text = (bundled / path).read_text()
+        first_line = text.split('"""')[1].splitlines()[0]
+        assert f"after tilelang examples/{path}" in first_line, (path, first_line)
+        assert "Our own code" in text, path
+    shipped = {str(p.relative_to(bundled)) for p in bundled.rglob("*.py")}
+    assert shipped == paths  # nothing bundled that no suite takes
+    assert not list(CONFORMANCE.glob("LICENSE*"))  # no upstream file is shipped
+
+
+def test_the_loader_takes_the_bundled_rewrite_unless_told_otherwise(monkeypatch):
+    monkeypatch.delenv("TLBENCH_TILELANG_EXAMPLES", raising=False)
+    loader = _loader()
+    assert loader.source("topk/example_topk.py") == CONFORMANCE / "tilelang_examples" / "topk" / "example_topk.py"
+
+
+def test_the_loader_takes_the_file_of_a_checkout_or_its_examples_folder(monkeypatch, tmp_path):
+    checkout = tmp_path / "tilelang"  # a fake checkout: one example file written here
+    (checkout / "examples" / "thing").mkdir(parents=True)
+    (checkout / "examples" / "thing" / "example_thing.py").write_text("ANSWER = 'the fake checkout'\n")
+    loader = _loader()
+    for named in (checkout, checkout / "examples"):
+        monkeypatch.setenv("TLBENCH_TILELANG_EXAMPLES", str(named))
+        module = loader.example("thing/example_thing.py")
+        assert module.ANSWER == "the fake checkout"
+        assert module.__name__.startswith("tlbench_conformance_upstream_") and module.__name__ not in ("example_thing", "thing")
+        monkeypatch.delitem(sys.modules, module.__name__)
+    monkeypatch.setenv("TLBENCH_TILELANG_EXAMPLES", str(tmp_path / "empty"))
+    with pytest.raises(FileNotFoundError, match=r"TLBENCH_TILELANG_EXAMPLES=.*empty: neither .*thing/example_thing.py"):
+        loader.example("thing/example_thing.py")
+
+
+def test_every_suite_passes_tlbench_check():
+    pytest.importorskip("tilelang")
+    env = {k: v for k, v in __import__("os").environ.items() if k != "TLBENCH_TILELANG_EXAMPLES"}
+    out = subprocess.run(
+        [sys.executable, "-m", "tlbench", "check", str(CONFORMANCE), "--backend", "nvidia,ascend", "--scope", "smoke"],
+        capture_output=True, text=True, cwd=ROOT, timeout=900, env=env,
+    )
+    assert out.returncode == 0, out.stdout[-6000:] + out.stderr[-2000:]
+    assert f"{len(SUITES)} suite(s)" in out.stdout and " 0 failing their preflight" in out.stdout, out.stdout[-2000:]
+
+
+def test_no_conformance_item_in_the_quick_scope():
+    pytest.importorskip("tilelang")
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", str(CONFORMANCE), "--collect-only", "-q", "-p", "no:cacheprovider",
+         "--tlbench-scope=quick", "--tlbench-backend=nvidia,ascend"],
+        capture_output=True, text=True, cwd=ROOT, timeout=600,
+    )
+    assert out.returncode in (0, 5), out.stdout[-4000:] + out.stderr[-2000:]  # 5: nothing collected
+    assert [line for line in out.stdout.splitlines() if "::" in line] == []
+
+
+def test_the_ascend_schedule_figure_of_a_symbolic_k_loop_is_drawn(tmp_path):
+    """The committed dynamic-shape GEMM's Ascend records hold a K loop whose trip count is
+    symbolic text (``(k + 63) // 64``: no size names ``k``); the schedule figure - the
+    dashboard's schedule page takes the newest run with schedule models - draws its first
+    steps instead of failing on the text."""
+    pytest.importorskip("matplotlib")
+    import gzip
+
+    from tlbench.backends.ascend.schedule_figure import write_schedule_png
+
+    run = json.loads(gzip.open(ROOT / "results" / "conformance" / "cpu" / "dynamic_gemm.json.gz", "rt").read())
+    records = [b["extra_info"]["tlbench"] for b in run["benchmarks"] if b["extra_info"]["tlbench"]["backend"] == "ascend"]
+    trips = [r["plan"]["schedule_model"]["loops"][0]["trip_count"] for r in records]
+    assert len(records) == 2 and all(isinstance(t, str) and "k" in t for t in trips), trips
+    path = write_schedule_png(records, tmp_path / "schedule.png", title="dynamic_gemm")
+    assert path.is_file() and path.stat().st_size > 1000
+
+
+# ---- table.py on a fake run -------------------------------------------------------------------
+
+FAKE_SUITE = '''"""A suite."""
+
+from tlbench import kernel_sweep
+from conformance_examples import example
+from my_port import thing_ascend
+
+thing = example("thing/example_thing.py")
+SWEEP = kernel_sweep("thing", {"cuda": thing.thing, "ascend": thing_ascend}, sizes={"M": 1}, inputs=None)
+'''
+
+
+def _record(kind: str, backend: str, case: str, median: float, config: dict | None) -> dict:
+    nodeid = f"suites/conformance/test_thing.py::test_thing[{kind}-{backend}-{case}]"
+    return {"name": nodeid.split("::")[1], "fullname": nodeid, "stats": {},
+            "extra_info": {"tlbench": {"kind": kind, "backend": backend, "case_id": case, "config": config,
+                                       "nodeid": nodeid, "summary": {"median": median}}}}
+
+
+def _entry(kind: str, backend: str, case: str, **words: str) -> dict:
+    return {"kind": kind, "backend": backend, "case_id": case,
+            "nodeid": f"suites/conformance/test_thing.py::test_thing[{kind}-{backend}-{case}]", **words}
+
+
+@pytest.fixture
+def fake_suites(tmp_path: Path) -> Path:
+    folder = tmp_path / "suites"
+    folder.mkdir()
+    (folder / "test_thing.py").write_text(FAKE_SUITE)
+    (folder / "conformance_examples.py").write_text("def example(path):\n    pass\n")  # the loader: never counted
+    (folder / "my_port.py").write_text("def thing_ascend():\n\n    pass\n")
+    return folder
+
+
+def test_table_rows_from_fake_runs(tmp_path: Path, fake_suites: Path):
+    table = _table_module()
+    cpu = {"benchmarks": [_record("compile", "nvidia", "thing-M1-s1", 2.0, {"s": 1}),
+                          _record("compile", "nvidia", "thing-M1-s2", 2.5, {"s": 2})],
+           "tlbench": {"failed": [_entry("compile", "ascend", "thing-M1-s1", error="TypeError: boom | it broke")],
+                       "skipped": [_entry("device", "nvidia", "thing-M1-s1", reason="nvidia device timing unavailable: no CUDA GPU")]}}
+    gpu = {"benchmarks": [_record("device", "nvidia", "thing-M1-s1", 0.004, {"s": 1}),
+                          _record("device", "nvidia", "thing-M1-s2", 0.002, {"s": 2}),
+                          _record("device", "nvidia", "thing-M1-vendor", 0.003, None)]}
+    (tmp_path / "cpu.json").write_text(json.dumps(cpu))
+    (tmp_path / "gpu.json").write_text(json.dumps(gpu))
+
+    only_cpu = table.table([tmp_path / "cpu.json"], fake_suites).splitlines()[2]
+    cells = [c.strip() for c in re.split(r"(?<!\\)\|", only_cpu)[1:-1]]
+    assert cells[0] == "thing"
+    assert cells[1] == "`examples/thing/example_thing.py`<br>port: `my_port.py`"
+    assert cells[2] == str(6 + 2)  # the suite's non-blank lines and the port's, not the loader's or the example's
+    assert cells[3] == "ok 2/2"
+    assert cells[4] == "FAILED 1 of 1: TypeError: boom \\| it broke"
+    assert cells[5] == "not run yet"  # every device item skipped for want of a GPU
+
+    both = table.table([tmp_path / "cpu.json", tmp_path / "gpu.json"], fake_suites).splitlines()[2]
+    assert "ok 3/3; best 2.000 ms (M1-s2), 1.50x the vendor item" in both
+
+
+def test_table_reads_gzipped_runs(tmp_path: Path, fake_suites: Path):
+    import gzip
+
+    table = _table_module()
+    run = {"benchmarks": [_record("compile", "nvidia", "thing-M1-s1", 2.0, {"s": 1})]}
+    with gzip.open(tmp_path / "cpu.json.gz", "wt") as f:
+        f.write(json.dumps(run))
+    row = table.table([tmp_path / "cpu.json.gz"], fake_suites).splitlines()[2]
+    assert "| ok 1/1 |" in row
+
+
+def test_table_refuses_a_file_that_is_not_a_run(tmp_path: Path, fake_suites: Path, capsys):
+    table = _table_module()
+    (tmp_path / "bad.json").write_text('{"no": "benchmarks"}')
+    assert table.main([str(tmp_path / "bad.json"), "--suites", str(fake_suites)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "bad.json is not a pytest-benchmark JSON file" in err
+
+
+def test_table_writes_between_the_readme_markers(tmp_path: Path, fake_suites: Path):
+    table = _table_module()
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# head\n{table.MARK}\nold table\n{table.MARK}\ntail\n")
+    assert table.main(["--suites", str(fake_suites), "--readme", str(readme)]) == 0
+    text = readme.read_text()
+    assert text.startswith("# head\n") and text.endswith("tail\n") and "old table" not in text
+    assert "| thing | `examples/thing/example_thing.py`" in text
+
+
+def test_table_says_no_body_and_names_other_skips():
+    table = _table_module()
+    no_body = table.Cell(skipped={"a": "no body for ascend: x has no body", "b": "no body for ascend: x has no body"})
+    assert table.compile_cell(no_body) == "no body"
+    mixed = table.Cell(passed={"a": {}}, skipped={"b": "over the on-chip budget: shared.ub needs 1 B"})
+    assert table.compile_cell(mixed) == "ok 1/1; 1 skipped: over the on-chip budget: shared.ub needs 1 B"
