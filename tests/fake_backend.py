@@ -176,7 +176,7 @@ class FakeBackend:
     def inspect(self, compiled):
         return compiled.plan
 
-    def make_inputs(self, problem, seed):
+    def make_inputs(self, problem, seed, config=None):
         return {"seed": seed}
 
     def check(self, runnable, inputs):

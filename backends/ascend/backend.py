@@ -258,8 +258,8 @@ class AscendBackend:
         return compiled.plan
 
     # -- the NPU run path (only reached where device_blocker() is None) -----------------
-    def make_inputs(self, problem: Any, seed: int) -> dict[str, Any]:
-        return ask.make_inputs(problem, seed, "npu", self.dialect)
+    def make_inputs(self, problem: Any, seed: int, config: Any = None) -> dict[str, Any]:
+        return ask.make_inputs(problem, seed, "npu", self.dialect, config)
 
     def _runner(self, runnable: Compiled | VendorCase, inputs: dict[str, Any], timed: bool = False):
         """The callable (``timed``: the one that is timed), and the vendor item's exact label (None for a kernel)."""

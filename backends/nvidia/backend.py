@@ -352,9 +352,9 @@ class NvidiaBackend:
         return compiled.plan
 
     # -- run ------------------------------------------------------------------------------
-    def make_inputs(self, problem: Any, seed: int) -> dict[str, Any]:
+    def make_inputs(self, problem: Any, seed: int, config: Any = None) -> dict[str, Any]:
         self._runs_here()
-        return ask.make_inputs(problem, seed, self.device, self.dialect)
+        return ask.make_inputs(problem, seed, self.device, self.dialect, config)
 
     def _runner(self, runnable: Compiled | VendorCase, inputs: dict[str, Any], timed: bool = False) -> tuple[Any, str | None]:
         """The callable (``timed``: the one that is timed), and the vendor item's exact label (None for a kernel)."""

@@ -130,8 +130,9 @@ class Backend(Protocol):
     def inspect(self, compiled: Compiled) -> Plan:
         """The pipeline plan the compiler chose."""
 
-    def make_inputs(self, problem: Any, seed: int) -> Any:
-        """Fresh random device inputs (never zeros) for the problem."""
+    def make_inputs(self, problem: Any, seed: int, config: Any = None) -> Any:
+        """Fresh random device inputs (never zeros) for the problem; ``config``: the case's
+        config where the family makes inputs from part of it (``kernel_traits.inputs_key``)."""
 
     def check(self, runnable: Compiled | VendorCase, inputs: Any) -> CheckResult:
         """Run once on a poisoned output and compare with the reference."""
