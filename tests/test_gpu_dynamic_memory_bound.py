@@ -74,7 +74,7 @@ def test_dynamic_memory_bound_kernel_and_a_two_kernel_vendor_without_nvml(tmp_pa
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(no_nvml), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
     out = subprocess.run(
         [sys.executable, "-m", "pytest", "test_relu2x_suite.py", "--tlbench-backend=nvidia", "--tlbench-kind=device",
-         "--benchmark-json=a.json", "-p", "no:cacheprovider", "-q"],
+         "--benchmark-json=a.json", "-p", "no:cacheprovider", "-p", "tlbench.harness.plugin", "-q"],  # -p: a checkout on PYTHONPATH, nothing installed
         capture_output=True, text=True, cwd=tmp_path, timeout=1200, env=env,
     )
     print(out.stdout[-4000:])  # the summary, for `pytest -s` on the GPU host
