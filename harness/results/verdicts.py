@@ -22,6 +22,10 @@ Contract (pure functions on numbers and records; verdict names are the strings o
   a rank test can never reach p < 0.05 (its smallest p is 0.1): this rule can.  ``centre``
   ``median``: the same rule on the median of the builds (rounds taken round-robin, each build
   over its own probe: the noise left is two-sided; harness/results/pairing.py::compile_centre).
+  A side with fewer than ``MIN_BUILDS_TO_DECIDE`` builds (an item the quick scope's CPU-second
+  cap left one round) is never SLOWER or FASTER: one build cannot tell a slower compiler from
+  a busy moment (seen on the H200: a 8.5 s Z3 item read +18.8 % in one build of an A/A), so
+  such a move is NOISY and says how to resolve it.
 - ``run_shift(...)``: the whole run moved together.  Only a move the in-run witness made
   too is put down to the machine (shown, not gated): the vendor item for device items, the
   machine probe (a fixed pure-Python workload timed after every build) for compile items.
@@ -56,6 +60,7 @@ RULE_ROUNDS = "between-round median test"
 MEDIAN_EFFICIENCY = math.sqrt(math.pi / 2)  # a normal sample's median: SE = 1.2533 x sigma / sqrt(n)
 RULE_MIN_OF_N = "min-of-n factor"
 RULE_MEDIAN_OF_N = "median-of-n factor"
+MIN_BUILDS_TO_DECIDE = 2  # builds per side below which a moved compile time is NOISY, never a verdict
 
 
 @dataclass(frozen=True)
@@ -176,6 +181,11 @@ def min_of_n(base: Sequence[float], new: Sequence[float], factor: float, floor: 
     if abs(change) >= factor and abs(change) < floor:
         return RuleJudgement("NOISY", change, bmin, nmin, None, floor, rule,
                              f"{moved}, but this pair resolves only ±{floor:.0%} ({COMPILE_NOISE_K:g} x the item-to-item spread of its compile items): it cannot resolve this change")
+    fewest = min(len(base), len(new))
+    if abs(change) >= factor and fewest < MIN_BUILDS_TO_DECIDE:
+        return RuleJudgement("NOISY", change, bmin, nmin, None, floor, rule,
+                             f"{moved}, but on {len(base)}/{len(new)} build(s): one build cannot tell a slower compile from a busy "
+                             f"moment (take more rounds: --tlbench-compile-rounds, --tlbench-compile-max-seconds, or count instructions)")
     if change >= factor:
         verdict, reason = "SLOWER", f"{moved} >= the {factor:.0%} factor, beyond the ±{floor:.0%} this pair resolves"
     elif change <= -factor:
