@@ -53,6 +53,7 @@ def _start(tmp_path: Path, configs, *options: str) -> tuple[subprocess.Popen, Pa
     gate = tmp_path / "compiler.pid"
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}  # a run of its own
     env["TLBENCH_FAKE_COMPILE_GATE"] = str(gate)
+    env["PYTHONFAULTHANDLER"] = "1"  # a run that does not end is sent SIGABRT: every thread's stack lands in run.log
     log = open(tmp_path / "run.log", "w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--tlbench-backend=fake", "--tlbench-seed=3",
@@ -78,9 +79,15 @@ def _finish(proc: subprocess.Popen, tmp_path: Path) -> tuple[int, str]:
     try:
         rc = proc.wait(timeout=WAIT_S)
     except subprocess.TimeoutExpired:
+        os.kill(proc.pid, signal.SIGABRT)  # faulthandler writes where each thread of the pytest process waits
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
-        pytest.fail("the run did not end after the signal:\n" + (tmp_path / "run.log").read_text()[-3000:])
+        pytest.fail("the run did not end after the signal (its threads' stacks at the end):\n"
+                    + (tmp_path / "run.log").read_text()[-8000:])
     return rc, (tmp_path / "run.log").read_text()
 
 
