@@ -156,9 +156,10 @@ SWEEP = kernel_sweep("thing", {"cuda": thing.thing, "ascend": thing_ascend}, siz
 
 def _record(kind: str, backend: str, case: str, median: float, config: dict | None) -> dict:
     nodeid = f"suites/conformance/test_thing.py::test_thing[{kind}-{backend}-{case}]"
+    problem = {"M": int(case.split("-")[1][1:])}  # thing-M<m>-...
     return {"name": nodeid.split("::")[1], "fullname": nodeid, "stats": {},
             "extra_info": {"tlbench": {"kind": kind, "backend": backend, "case_id": case, "config": config,
-                                       "nodeid": nodeid, "summary": {"median": median}}}}
+                                       "problem": problem, "nodeid": nodeid, "summary": {"median": median}}}}
 
 
 def _entry(kind: str, backend: str, case: str, **words: str) -> dict:
@@ -184,7 +185,10 @@ def test_table_rows_from_fake_runs(tmp_path: Path, fake_suites: Path):
                        "skipped": [_entry("device", "nvidia", "thing-M1-s1", reason="nvidia device timing unavailable: no CUDA GPU")]}}
     gpu = {"benchmarks": [_record("device", "nvidia", "thing-M1-s1", 0.004, {"s": 1}),
                           _record("device", "nvidia", "thing-M1-s2", 0.002, {"s": 2}),
-                          _record("device", "nvidia", "thing-M1-vendor", 0.003, None)]}
+                          _record("device", "nvidia", "thing-M1-vendor", 0.003, None),
+                          # a smaller problem: faster items, and a vendor item of its own
+                          _record("device", "nvidia", "thing-M2-s1", 0.001, {"s": 1}),
+                          _record("device", "nvidia", "thing-M2-vendor", 0.0005, None)]}
     (tmp_path / "cpu.json").write_text(json.dumps(cpu))
     (tmp_path / "gpu.json").write_text(json.dumps(gpu))
 
@@ -198,7 +202,8 @@ def test_table_rows_from_fake_runs(tmp_path: Path, fake_suites: Path):
     assert cells[5] == "not run yet"  # every device item skipped for want of a GPU
 
     both = table.table([tmp_path / "cpu.json", tmp_path / "gpu.json"], fake_suites).splitlines()[2]
-    assert "ok 3/3; best 2.000 ms (M1-s2), 1.50x the vendor item" in both
+    # the problem whose vendor item takes longest (M1), its best item, over M1's own vendor item
+    assert "ok 5/5; at the largest problem, best 2.000 ms (M1-s2), 0.67x the vendor item's time" in both
 
 
 def test_table_reads_gzipped_runs(tmp_path: Path, fake_suites: Path):
