@@ -27,7 +27,7 @@ EXAMPLE = Path("ascend") / "example_per_token_cast_to_fp8.py"
 
 SUITE = '''
 import torch
-from tlbench.backends.kernels.generic import kernel_sweep
+from tlbench import kernel_sweep
 import example_per_token_cast_to_fp8 as upstream
 
 SWEEP = kernel_sweep(

@@ -1,4 +1,4 @@
-"""How the NVIDIA timers empty L2 before each call (``--tlbench-nvidia-l2-flush``).
+"""How a CUDA GPU's timers empty L2 before each call (the NVIDIA backend's ``--tlbench-nvidia-l2-flush``).
 
 Contract: ``FLUSH_MODES`` are the choices, ``DEFAULT_FLUSH_MODE`` (``write``) is used when the
 option is not given; ``flush_mode(value)`` returns the choice or raises a ``ValueError`` naming

@@ -1,6 +1,6 @@
-"""Kernel-only device time on NVIDIA GPUs: a timer, not a sampling loop.
+"""Kernel-only device time on CUDA GPUs (CUPTI, CUDA events): a timer, not a sampling loop.
 
-Contract: ``NvidiaTimer(fn, flush, telemetry)`` is a ``DeviceTimer`` (harness/core/backend_api.py):
+Contract: ``CudaTimer(fn, flush, telemetry)`` is a ``DeviceTimer`` (harness/core/backend_api.py):
 ``batch(k)`` runs ``fn`` k times, each after the L2 flush, and returns the GPU's own
 start/end timestamps of the kernels ``fn`` launched (CUPTI activity records, read through
 kineto, torch.autograd.profiler with use_device="cuda"), summed per call, flush kernels excluded: what ``ncu``'s
@@ -14,7 +14,7 @@ CUDA events around each call: ``method`` becomes ``cuda-event`` and ``notes`` sa
 number is then a few percent high).  ``telemetry()`` reads NVML (backends/nvidia/telemetry.py).
 How many batches, when to stop, drift: harness/measure/rounds.py, nowhere else.
 ``group_calls`` / ``group_kernel_times`` are the pure grouping step (tested on synthetic event lists).
-``NvidiaTimer(..., use_cupti=False)`` is the events timer from the start (``--tlbench-nvidia-timer=events``):
+``CudaTimer(..., use_cupti=False)`` is the events timer from the start (``--tlbench-nvidia-timer=events``):
 ``event_batch``, a CUDA event pair around each call after its flush, launch gaps and host
 overhead of the call included.  The CUDA-graph timer is backends/gpu/graph_timer.py.
 """
@@ -174,7 +174,7 @@ def profile_kernels(calls: Callable[[], Any]) -> list[tuple[str, float, float]]:
     return _kernel_events(prof.function_events)
 
 
-class NvidiaTimer:
+class CudaTimer:
     def __init__(self, fn: Callable[[], None], flush: L2Flush, telemetry: Any = None, use_cupti: bool = True) -> None:
         self.fn, self.flush, self._telemetry = fn, flush, telemetry
         self.l2_flush_bytes = flush.nbytes

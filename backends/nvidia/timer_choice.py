@@ -36,6 +36,6 @@ def make_timer(name: str, fn: Callable[[], None], flush: Any, telemetry: Any = N
         from tlbench.backends.gpu.graph_timer import GraphTimer
 
         return GraphTimer(fn, flush, telemetry)
-    from tlbench.backends.gpu.timing import NvidiaTimer
+    from tlbench.backends.gpu.timing import CudaTimer
 
-    return NvidiaTimer(fn, flush, telemetry, use_cupti=timer_name(name) == "cupti")
+    return CudaTimer(fn, flush, telemetry, use_cupti=timer_name(name) == "cupti")
