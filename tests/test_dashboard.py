@@ -230,3 +230,26 @@ def test_long_titles_and_legends_are_cut_with_an_ellipsis_never_silently():
     assert f"<title>{long_id} (2 runs)</title>" in chart and "\u2026" in chart  # the whole id stays the tooltip
     legend = curve_chart([(long_id, [(1, 1.0), (2, 2.0)])], "num_stages", "TFLOP/s", "t", reference=("vendor: 3 TFLOP/s", 3.0))
     assert f"<title>{long_id}</title>" in legend and "\u2026" in legend and "vendor: 3 TFLOP/s" in legend
+
+
+def test_legend_entries_that_differ_only_in_the_middle_stay_told_apart():
+    """Two gemm_ws configs of the committed H200 run whose legend entries read the same once cut
+    in the middle to the chart's width ("block_K64 block_M128 bl...ent132 pingpong1 staged1"):
+    each wraps at its spaces instead, so every word of every name is visible."""
+    import html
+    import re
+
+    from tlbench.harness.dashboard.svg import curve_chart
+
+    names = ["block_K64 block_M128 block_N128 cluster2 consumers2 deferred1 group_m8 lazy_store1 persistent132 pingpong1 staged1",
+             "block_K64 block_M128 block_N128 consumers2 deferred1 group_m8 persistent132 pingpong1 staged1"]
+    chart = curve_chart([(n, [(3, 700.0), (4, 710.0)]) for n in names], "num_stages", "TFLOP/s", "t",
+                        reference=("vendor (same run): 735.2 TFLOP/s", 735.2))
+    entries = re.findall(r'<text [^>]*class="lg">(.*?)<title>', chart)
+    shown = [html.unescape(re.sub(r"<[^>]+>", "", re.sub(r"</tspan>\s*<tspan[^>]*>", " ", e))) for e in entries]  # a row break reads as a space
+    assert shown == [*names, "vendor (same run): 735.2 TFLOP/s"]  # whole, word for word, no ellipsis
+    rows = sorted({float(y) for y in re.findall(r'<rect x="[\d.]+" y="([\d.]+)" width="10"', chart)})
+    assert len(rows) == 2 and rows[1] - rows[0] >= 2 * 15  # the second entry starts below the first one's wrapped rows
+    height = float(re.search(r'<svg [^>]*height="([\d.]+)"', chart).group(1))
+    last_row = max(float(y) for y in re.findall(r'<text x="[\d.]+" y="([\d.]+)" class="lg">', chart))
+    assert last_row + 6 <= height  # the svg grew to hold every wrapped row

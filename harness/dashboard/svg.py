@@ -8,15 +8,18 @@ x labels thinned to about ``MAX_X_LABELS``), failed runs as red crosses on the a
 minimum-effect band around the current level) that the y axis always spans, so run-to-run
 noise far inside it never fills the chart.  ``curve_chart`` draws several named series of
 (x, y) points with an optional horizontal reference line (the vendor library) and a legend
-under the plot, as many rows as it needs.  Axis labels always carry the unit.  Text that
-would not fit (titles, legend entries) is cut in the middle with an ellipsis, never silently;
-the full text is the chart's tooltip (``<title>``).
+under the plot, as many rows as it needs; a legend entry too long for the chart's width wraps
+at its spaces onto more rows (config names that differ only in the middle stay told apart).
+Axis labels always carry the unit.  Text that would still not fit (a title, one word of a
+legend entry) is cut in the middle with an ellipsis, never silently; the full text is the
+chart's tooltip (``<title>``).
 """
 
 from __future__ import annotations
 
 import html
 import math
+import textwrap
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -164,7 +167,13 @@ def curve_chart(
     entries = [name for name, _ in series] + ([reference[0]] if reference else [])
     column_w = min(plot_w, max(len(e) for e in entries) * CHAR_PX + 22) if entries else plot_w
     columns = max(1, int(plot_w // column_w))
-    legend_rows = -(-len(entries) // columns)
+    wrapped = [[fit(line, column_w - 20) for line in textwrap.wrap(e, max(4, int((column_w - 20) / CHAR_PX)),
+                                                                   break_long_words=False, break_on_hyphens=False) or [e]]
+               for e in entries]
+    first_row = [0]  # an entry's first legend row: one row an entry in a grid, its wrapped rows in one column
+    for lines in wrapped:
+        first_row.append(first_row[-1] + (len(lines) if columns == 1 else 0))
+    legend_rows = first_row[-1] if columns == 1 else -(-len(entries) // columns)
     height += legend_rows * 15 + 6  # the legend sits under the plot, as many rows as it needs
     points = [p for _, pts in series for p in pts]
     if not points:
@@ -185,7 +194,12 @@ def curve_chart(
     body.append(f'<text x="{left + plot_w / 2:.1f}" y="{top + plot_h + 29}" class="xl">{_esc(x_unit)}</text>')
 
     def legend_at(k: int) -> tuple[float, float]:
-        return left + (k % columns) * column_w, top + plot_h + bottom + 12 + 15 * (k // columns)
+        row = first_row[k] if columns == 1 else k // columns
+        return left + (k % columns) * column_w, top + plot_h + bottom + 12 + 15 * row
+
+    def legend_text(k: int, lx: float, ly: float) -> str:
+        rows = "".join(f'<tspan x="{lx + 14:.1f}" dy="{15 if i else 0}">{_esc(line)}</tspan>' for i, line in enumerate(wrapped[k]))
+        return f'<text x="{lx + 14:.1f}" y="{ly + 1:.1f}" class="lg">{rows}<title>{_esc(entries[k])}</title></text>'
 
     body.append(f'<text x="12" y="{top + plot_h / 2:.1f}" class="yl" transform="rotate(-90 12 {top + plot_h / 2:.1f})">{_esc(y_unit)}</text>')
     for k, (name, pts) in enumerate(series):
@@ -196,11 +210,11 @@ def curve_chart(
                  for a, b in ordered]
         lx, ly = legend_at(k)
         body.append(f'<rect x="{lx:.1f}" y="{ly - 8:.1f}" width="10" height="10" fill="{color}"/>')
-        body.append(f'<text x="{lx + 14:.1f}" y="{ly + 1:.1f}" class="lg">{_esc(fit(name, column_w - 20))}<title>{_esc(name)}</title></text>')
+        body.append(legend_text(k, lx, ly))
     if reference is not None:
         ry = y(reference[1])
         body.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{ry:.1f}" y2="{ry:.1f}" class="ref"><title>{_esc(reference[0])}</title></line>')
         lx, ly = legend_at(len(series))
         body.append(f'<line x1="{lx:.1f}" x2="{lx + 10:.1f}" y1="{ly - 3:.1f}" y2="{ly - 3:.1f}" class="ref"/>')
-        body.append(f'<text x="{lx + 14:.1f}" y="{ly + 1:.1f}" class="lg">{_esc(fit(reference[0], column_w - 20))}<title>{_esc(reference[0])}</title></text>')
+        body.append(legend_text(len(series), lx, ly))
     return _frame(width, height, title, body, title)
