@@ -217,3 +217,31 @@ def test_the_compile_jobs_workers_are_started_at_the_end_of_collection_not_at_th
     spawned = [k for k, m in enumerate(marks) if m["event"] == "worker spawn"]
     assert len(spawned) == 3 and all(k < phase for k in spawned)  # the backend's worker and both jobs' before the phase
     assert sum(1 for k in spawned if collected < k) == 2  # the jobs' at the end of collection
+
+
+@pytest.mark.parametrize("stop", ["ctrl-c", "interrupted outcome"])
+def test_an_interrupted_phase_ends_its_line_interrupted_with_its_count_never_done(stop):
+    from tlbench.harness.measure.outcome import interrupted
+    from tlbench.harness.pytest_plugin.progress import ProgressBoard
+
+    class Session:  # TEST-ONLY: a shared session stopped after 4 of its 6 rounds
+        def setup(self, item, policy, seed):
+            return 0.0
+
+        def run_compile_items(self, items, policy, rounds, seed, progress=None):
+            progress(4, 6)
+            if stop == "ctrl-c":
+                raise KeyboardInterrupt
+            return interrupted("compile", "the run was interrupted (Ctrl-C)")
+
+    lines = []
+    board = ProgressBoard(lines.append, clock=lambda: 0.0, is_main=lambda: True, first_s=0, gap_s=0, heartbeat_s=0)
+    items = [_item(n) for n in (16, 32)]
+    phase = CompilePhase(jobs=1, compile_rounds=3, board=board)
+    if stop == "ctrl-c":
+        with pytest.raises(KeyboardInterrupt):
+            phase.outcome(items[0], items, lambda it: pytest.fail("not one by one"), shared=Session())
+    else:
+        assert phase.outcome(items[0], items, lambda it: pytest.fail("not one by one"), shared=Session()).status == "interrupted"
+    last = lines[-1].split(": ", 1)[1]
+    assert last.startswith("4/6 rounds, interrupted, elapsed") and "done" not in last

@@ -9,6 +9,7 @@ backend of tests/fixtures/compare/sleepy next to a suite that crashes and one th
 
 import json
 import shutil
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -270,3 +271,18 @@ def test_an_item_with_no_reference_to_remeasure_against_keeps_its_first_verdict(
     todo = plan_remeasure(first, new)
     assert todo.nodeids == () and len(todo.unpaired) == 1 and "first verdict stands" in todo.unpaired[0]
     assert combine(first, first, todo).has_regression
+
+
+def test_a_suite_that_selects_nothing_says_so_in_words_with_its_log(tmp_path):
+    from tlbench.harness.results.nightly_runner import _finished
+
+    suite = tmp_path / "test_tiny.py"
+    suite.write_text("def test_one():\n    pass\n")
+    log = tmp_path / "tiny.log"
+    with log.open("w") as out:  # a real pytest that deselects its only item, as a scope does
+        code = subprocess.run([sys.executable, "-m", "pytest", str(suite), "-k", "nothing_matches", "-p", "no:cacheprovider"],
+                              stdout=out, stderr=subprocess.STDOUT, cwd=tmp_path).returncode
+    assert code == 5
+    run = _finished(suite, code, 2.0, log, tmp_path / "absent.json")
+    assert run.status == "no tests" and run.message == f"selected no item (1 deselected); log {log}"
+    assert "=" not in run.message

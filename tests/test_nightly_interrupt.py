@@ -104,3 +104,13 @@ def test_a_night_stopped_after_its_second_suite_summarises_and_leaves_nothing(tm
     assert (tmp_path / "out" / "summary.md").read_text().startswith("## tlbench nightly: INTERRUPTED")
     left = _processes_in(tmp_path)
     assert not left, "\n".join(left)
+
+
+def test_the_help_lists_the_signal_exit_codes(capsys):
+    from tlbench.harness.cli import main as cli_main
+
+    with pytest.raises(SystemExit) as done:
+        cli_main(["nightly", "--help"])
+    assert done.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "3 internal error" in text and "130 SIGINT (Ctrl-C), 143 SIGTERM" in text

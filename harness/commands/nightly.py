@@ -33,7 +33,9 @@ def register(sub: Any) -> None:
         "against its baseline or its history, and write the summary.",
         exit_codes("no regression", "regression",
                    "a suite crashed or timed out, a baseline could not be compared, unusable options, or an out-dir "
-                   "that would write over an input or the baselines (nothing run)")))
+                   "that would write over an input or the baselines (nothing run)")
+        + " 128 + the signal's number when the night is stopped by a signal: 130 SIGINT (Ctrl-C), 143 SIGTERM; "
+          "the summary says which suites finished, and nothing is judged."))
     parser.add_argument("suites", nargs="*", metavar="SUITE", help="suite files, or folders of test_*.py suites")
     parser.add_argument("--from-results", action="append", default=[], metavar="RUN.json",
                         help="gate this results file (e.g. `tlbench merge` of a sharded run) instead of running suites (repeatable)")

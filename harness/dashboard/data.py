@@ -6,7 +6,8 @@ out - ``keep_suite``):
   ``exclude`` patterns (the site's default leaves out ``*tmp*`` and ``*scratch*`` suites).
 - ``trend_panels(series, min_effect)``: per suite, one ``TrendPanel`` per (testbed, kind,
   case): its median per run (device time in ms, compile time in s; None where it failed),
-  run labels, the level changes ``history.steps`` finds, and the minimum-effect band around
+  run labels, the level changes ``history.steps`` finds (a step whose two levels share a commit
+  marked "same commit": history/step_context.py), and the minimum-effect band around
   the current level (the median of the runs since the last level change, x/÷ (1 + min_effect)).
   A testbed is keyed by its host CPU as well as its device (history/ingest.py), so a 2-core
   box and a 16-core host are two panels, never one trend with a step between them.
@@ -24,6 +25,7 @@ from typing import Iterable, Sequence
 
 from tlbench.harness.dashboard.svg import Band, Marker
 from tlbench.harness.results.history.query import Point, Series, TestbedRow
+from tlbench.harness.results.history.step_context import step_contexts
 from tlbench.harness.results.history.steps import detect_steps
 
 SCRATCH = ("*tmp*", "*scratch*")  # suites left out unless asked for (a focus or scratch run)
@@ -65,7 +67,9 @@ def trend_panels(all_series: Sequence[Series], min_effect: float = 0.05) -> dict
         values = tuple(p.median_s * scale if p.status == "timed" and p.median_s else None for p in points)
         timed_idx = [i for i, v in enumerate(values) if v is not None]
         found = detect_steps([values[i] for i in timed_idx], min_effect)
-        markers = tuple(Marker(timed_idx[st.index], f"{st.change:+.1%}") for st in found)
+        contexts = step_contexts([points[i] for i in timed_idx], found)
+        markers = tuple(Marker(timed_idx[st.index], f"{st.change:+.1%}" + ("" if ctx.code_change else " same commit"))
+                        for st, ctx in zip(found, contexts))
         since = sorted(values[i] for i in timed_idx[found[-1].index if found else 0:])
         level = since[len(since) // 2]
         band = Band(level / (1 + min_effect), level * (1 + min_effect), f"current level \u00d7/\u00f7 {1 + min_effect:g} (minimum effect)")

@@ -7,7 +7,9 @@ crash), leaves out the suites matching ``exclude`` (scratch suites by default: `
 - ``index.html``: the verdict per workload (coloured, harness/results/verdict_words.py), the
   testbeds (host CPU included), the best config per problem from clean runs (% of peak, or of
   bandwidth for a memory-bound kernel), the headline stage curves, the suites;
-- ``regressions.html``: every detected level change with its runs and commits;
+- ``regressions.html``: every detected level change between commits with its runs and commits
+  (and what differs in how they measured, where something does); apart from them, the level
+  changes whose two levels share a commit (SAME COMMIT: the environment or the run's mode);
 - ``stages.html``: the stage curves of every suite that sweeps num_stages, per testbed,
   measured throughput beside modeled cycles (a model);
 - ``suite-<name>.html``: one trend chart per case and testbed;
@@ -24,7 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from tlbench.harness.dashboard import data, stages, watch
 from tlbench.harness.dashboard.best import best_table
@@ -86,6 +88,15 @@ def _notes(skipped: Sequence[str]) -> list[str]:
     return notes
 
 
+def _method_of() -> Callable[[Mapping[str, Any]], dict[str, Any]]:
+    """A record's measurement method as compare reads it (method_match.method_of with the backend's traits)."""
+    from tlbench.harness.core.backend_traits import TraitsCatalog
+    from tlbench.harness.results.method_match import method_of
+
+    traits = TraitsCatalog.from_entry_points()
+    return lambda rec: dict(method_of(rec, traits.get(str(rec.get("backend") or ""))))
+
+
 def _schedule(groups, out: Path) -> tuple[list[dict[str, Any]], list[Path]]:
     from tlbench.harness.core.backend_traits import TraitsCatalog
 
@@ -126,7 +137,7 @@ def build_site(conn, out_dir: str | Path, source: str = "", exclude: Sequence[st
     excluded = sorted({s.suite for s in stored} - {s.suite for s in kept})
     quality = run_quality(conn)
     trends = data.trend_panels(kept, min_effect)
-    changes = watch.regressions(kept, min_effect)
+    changes = watch.regressions(kept, min_effect, _method_of())
     panels = [_stage_chart(p) for p in stages.stage_panels(kept, quality)]
     groups = stages.schedule_groups(kept)
     env = _environment()
@@ -150,7 +161,8 @@ def build_site(conn, out_dir: str | Path, source: str = "", exclude: Sequence[st
          workloads=watch.workloads(kept, changes), testbeds=beds, best=best_table(conn, kept),
          stages=[c for c in panels if c.panel in stages.headline([c.panel for c in panels])],
          suites=[(s, len(p)) for s, p in trends.items()])
-    page("regressions.html", "regressions.html", "regressions", changes=changes, testbeds=beds)
+    page("regressions.html", "regressions.html", "regressions", changes=[c for c in changes if c.code_change],
+         same_commit=[c for c in changes if not c.code_change], testbeds=beds)
     page("stages.html", "stages.html", "stage curves", panels=panels)
     for suite, suite_panels in trends.items():
         page(f"suite-{slug(suite)}.html", "suite.html", f"suite {suite}", suite=suite, count=len(suite_panels),

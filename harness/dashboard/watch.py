@@ -1,17 +1,22 @@
 """The dashboard as a trend monitor: every detected level change, and a verdict per workload.
 
 Contract: pure data over the history's series (scratch suites already left out).
-- ``regressions(series, min_effect)``: one ``LevelChange`` per step that step detection
-  (harness/results/history/steps.py, the minimum effect ``min_effect``) finds in a case's
-  timed runs: suite, testbed, kind, case, the verdict word (SLOWER: the time went up,
-  FASTER: down; harness/results/verdict_words.py), the change and the levels before and after,
-  the last run at the old level and the first at the new one (each with its date and commit),
-  and whether the new level starts at the case's newest run.  Newest first, SLOWER before
-  FASTER at the same run.
+- ``regressions(series, min_effect, method_of)``: one ``LevelChange`` per step that step
+  detection (harness/results/history/steps.py, the minimum effect ``min_effect``) finds in a
+  case's timed runs: suite, testbed, kind, case, the verdict word, the change and the levels
+  before and after, the last run at the old level and the first at the new one (each with its
+  date and commit), whether the new level starts at the case's newest run, and its
+  ``context`` (harness/results/history/step_context.py: the commits that ran at both levels,
+  and what differs in how the two bracketing runs measured the case; ``method_of`` reads a
+  record's measurement method).  The verdict is SLOWER (the time went up) or FASTER (down)
+  only for a code change: a step whose two levels share a commit is SAME COMMIT (the same
+  code at both levels: the environment or the run's mode moved it), listed apart and never
+  counted as a regression.  Newest first, SLOWER before FASTER at the same run.
 - ``workloads(series, changes)``: one ``Workload`` per (suite, testbed, kind): how many cases,
   its newest run, and its verdict - FAILED when a case's point in that newest run failed,
-  SLOWER / FASTER when a level change starts at a case's newest run (the worst wins), else
-  SAME - with the counts behind it.  The colours are verdict_words'.
+  SLOWER / FASTER when a code change's level starts at a case's newest run (the worst wins),
+  else SAME - with the counts behind it (a SAME COMMIT step at the newest run is named in
+  the detail, never a verdict).  The colours are verdict_words'.
 """
 
 from __future__ import annotations
@@ -21,7 +26,10 @@ from typing import Iterable, Sequence
 
 from tlbench.harness.results import verdict_words
 from tlbench.harness.results.history.query import Point, Series, TestbedRow
+from tlbench.harness.results.history.step_context import MethodOf, StepContext, generic_method, step_contexts
 from tlbench.harness.results.history.steps import detect_steps
+
+SAME_COMMIT = "SAME COMMIT"
 
 
 @dataclass(frozen=True)
@@ -31,7 +39,7 @@ class LevelChange:
     kind: str
     case_id: str
     problem: str
-    verdict: str  # SLOWER | FASTER
+    verdict: str  # SLOWER | FASTER (a code change) | SAME COMMIT (the two levels share a commit)
     change: float
     before_s: float
     after_s: float
@@ -39,10 +47,19 @@ class LevelChange:
     first_after: Point
     runs_after: int  # runs at the new level so far
     latest: bool  # the new level starts at the case's newest run
+    context: StepContext = StepContext()
 
     @property
     def colour(self) -> str:
         return verdict_words.colour(self.verdict)
+
+    @property
+    def code_change(self) -> bool:
+        return self.context.code_change
+
+    @property
+    def direction(self) -> str:
+        return "slower" if self.change > 0 else "faster"
 
 
 def run_words(point: Point) -> str:
@@ -50,17 +67,19 @@ def run_words(point: Point) -> str:
     return f"run {point.run_id} ({(point.started_at or '?')[:16].replace('T', ' ')}, commit {commit})"
 
 
-def regressions(all_series: Iterable[Series], min_effect: float = 0.05) -> list[LevelChange]:
+def regressions(all_series: Iterable[Series], min_effect: float = 0.05, method_of: MethodOf = generic_method) -> list[LevelChange]:
     out = []
     for s in all_series:
         timed = s.timed
         if len(timed) < 3:
             continue
-        for step in detect_steps([p.median_s for p in timed], min_effect):
+        found = detect_steps([p.median_s for p in timed], min_effect)
+        for step, context in zip(found, step_contexts(timed, found, method_of)):
+            verdict = SAME_COMMIT if not context.code_change else "SLOWER" if step.change > 0 else "FASTER"
             out.append(LevelChange(
-                s.suite, s.testbed, s.kind, s.case_id, s.problem, "SLOWER" if step.change > 0 else "FASTER", step.change,
+                s.suite, s.testbed, s.kind, s.case_id, s.problem, verdict, step.change,
                 step.before, step.after, timed[step.index - 1], timed[step.index], len(timed) - step.index,
-                step.index == len(timed) - 1,
+                step.index == len(timed) - 1, context,
             ))
     return sorted(out, key=lambda c: ((c.first_after.started_at or ""), c.first_after.run_id, -verdict_words.rank(c.verdict)),
                   reverse=True)
@@ -93,9 +112,13 @@ def workloads(all_series: Sequence[Series], changes: Sequence[LevelChange]) -> l
         failed = sum(1 for s in group for p in s.points if p.run_id == newest.run_id and p.status == "failed")
         moved = [latest[k] for k in ((suite, s.testbed.testbed_id, kind, s.case_id) for s in group) if k in latest]
         slower, faster = sum(c.verdict == "SLOWER" for c in moved), sum(c.verdict == "FASTER" for c in moved)
+        same_commit = sum(not c.code_change for c in moved)
         verdict = "FAILED" if failed else "SLOWER" if slower else "FASTER" if faster else "SAME"
         parts = [f"{failed} failed in the newest run"] if failed else []
         parts += [f"{n} case(s) {word} at the newest run" for n, word in ((slower, "slower"), (faster, "faster")) if n]
+        if same_commit:
+            parts.append(f"{same_commit} case(s) moved at the newest run with the same commit on both sides "
+                         "(the environment or the run's mode, not the code)")
         detail = "; ".join(parts) if parts else "no level change at the newest run"
         out.append(Workload(suite, group[0].testbed, kind, len(group), newest, verdict, detail))
     return sorted(out, key=lambda w: (verdict_words.rank(w.verdict), w.suite, w.testbed.testbed_id, w.kind))

@@ -14,7 +14,10 @@ each outcome records ``compile_jobs`` and says so in its ``method``.  ``own_work
 sends a backend's items to one such fresh worker even at ``jobs`` 1 (an overlapped run: its own
 worker is busy timing its device items).  With ``board`` (the run's progress board) each
 backend's phase is a line of its own: the setup, then timed rounds done of all, with an ETA
-from each item's own measured rounds (runner.run_compile_items), the jobs' counts summed.
+from each item's own measured rounds (runner.run_compile_items), the jobs' counts summed; its
+last line says ``done`` with the rounds the items came back with, or, for a phase stopped by a
+Ctrl-C or a signal (a KeyboardInterrupt, or the batch's ``interrupted`` outcome),
+``interrupted`` with the count it reached (``stopped by <exception>`` for any other exception).
 ``seconds`` keeps each backend's setup, rounds and count as wall seconds (where a run's time
 went).  ``setup_parts[backend]`` says where the setup went (the wait for its process to start, the
 first compile, and after the rounds that item's own median round: setup_compile.setup_account);
@@ -127,6 +130,7 @@ class CompilePhase:
         trace.mark("compile phase start", backend=item.backend, items=len(batch), jobs=self.jobs)
         line = self._line(item.backend)
         begin = time.perf_counter()
+        ending = INTERRUPTED_WORDS  # what the line ends with unless the phase reaches its end below
         try:
             if self.parallel(item.backend):
                 self.stored.update(self._time_parallel(item.backend, batch, line))
@@ -136,8 +140,10 @@ class CompilePhase:
                 self.setup_s[item.backend] = total
                 self.setup_parts[item.backend] = setup_account(total, start_s, batch[0].item_id)
                 self.stored.update(self._time_batch(shared, batch, 1, _rounds_of(line)))
-            rounds = sum(len(self.stored[i.item_id].samples_s) for i in batch if i.item_id in self.stored)
-            line.update(rounds, rounds, "")
+            stopped = any(self.stored[i.item_id].status == "interrupted" for i in batch if i.item_id in self.stored)
+            if not stopped:  # an interrupted phase keeps the count it reached
+                rounds = sum(len(self.stored[i.item_id].samples_s) for i in batch if i.item_id in self.stored)
+                line.update(rounds, rounds, "")
             self._own_lowering(item.backend)
             timed = time.perf_counter()
             self.seconds[f"{item.backend} setup"] = self.setup_s.get(item.backend, 0.0)
@@ -145,8 +151,12 @@ class CompilePhase:
             if self.count is not None:  # instruction counts: never during a timed round
                 self.count(item.backend, batch, self.stored)
                 self.seconds[f"{item.backend} count"] = time.perf_counter() - timed
+            ending = INTERRUPTED_WORDS if stopped else ""
+        except BaseException as exc:
+            ending = INTERRUPTED_WORDS if isinstance(exc, KeyboardInterrupt) else f"stopped by {type(exc).__name__}"
+            raise
         finally:
-            line.end()
+            line.end(ending)  # "" : done
         trace.mark("compile phase end", backend=item.backend)
         return self.stored.pop(item.item_id)
 
@@ -237,6 +247,7 @@ class CompilePhase:
         return results
 
 
+INTERRUPTED_WORDS = "interrupted"
 SETUP_WORDS = "setup: the backend's first compile (imports, solver start-up), untimed"
 
 

@@ -22,7 +22,9 @@ Contract: ``SuiteRunner(python, pytest_args, out_dir, timeout_s, cwd, say)`` run
   signal).  Any other exception while a suite runs (a KeyboardInterrupt outside ``signals()``)
   kills the suite's processes before it propagates.  A second signal while a suite is being
   stopped skips the rest of the grace.  The previous handlers are put back.
-A suite that ran past ``timeout_s`` is killed the same way and reads ``timeout``.  No global
+A suite that ran past ``timeout_s`` is killed the same way and reads ``timeout``.  A suite whose
+pytest ran nothing (exit 5) reads ``no tests`` with words for its note (``no_tests_words``:
+"selected no item (N deselected); log PATH"), never pytest's raw last line.  No global
 state: the signal handlers live only inside ``run_all``.
 """
 
@@ -316,12 +318,24 @@ def interrupted_markdown(night: NightRuns, stage: str = "") -> str:
     return "\n".join(out) + "\n"
 
 
+_DESELECTED = re.compile(r"\b(\d+) deselected\b")
+
+
+def no_tests_words(log: Path) -> str:
+    """Why a suite's pytest ran nothing, in words (its last line read: ``N deselected`` is a
+    selection, e.g. a scope or -k, that left nothing), then where its log is."""
+    found = _DESELECTED.search(last_line(log))
+    why = f"selected no item ({found.group(1)} deselected)" if found else "collected no item"
+    return f"{why}; log {log}"
+
+
 def _finished(suite: Path, returncode: int, seconds: float, log: Path, json_path: Path) -> SuiteRun:
     if returncode not in (PYTEST_OK, PYTEST_TESTS_FAILED, PYTEST_NO_TESTS):
         return SuiteRun(suite, "crashed", returncode, seconds, log, message=last_line(log))
     if not json_path.exists():
-        status = "no tests" if returncode == PYTEST_NO_TESTS else "no results"
-        return SuiteRun(suite, status, returncode, seconds, log, message=last_line(log))
+        if returncode == PYTEST_NO_TESTS:
+            return SuiteRun(suite, "no tests", returncode, seconds, log, message=no_tests_words(log))
+        return SuiteRun(suite, "no results", returncode, seconds, log, message=last_line(log))
     try:
         results = load_results(json_path)
     except ResultsError as exc:

@@ -3,7 +3,8 @@
 Contract: ``WORDS`` holds one ``VerdictWord`` per word, worst first: the item verdicts of
 compare (``Verdict``: FAILED, SLOWER, MISSING, NOISY, FASTER, NEW, SAME), the plan and
 schedule-model verdicts (MODEL WORSE, PLAN CHANGED, MODEL BETTER, SAME PLAN) and the whole-run
-words (WHOLE-RUN SHIFT, MACHINE).  ``word(name)`` looks one up (an unknown word gets a neutral
+words (WHOLE-RUN SHIFT, MACHINE) and the dashboard's SAME COMMIT (a level change between runs of one
+commit: not the code's).  ``word(name)`` looks one up (an unknown word gets a neutral
 entry, never a KeyError: a renderer must not crash on a word added elsewhere); ``rank(name)``
 is its place in the order (sorting key); ``style(name)`` its rich terminal style,
 ``colour(name)`` its hex colour for HTML and plots.  ``gates`` says whether the word CAN fail
@@ -54,6 +55,7 @@ WORDS: tuple[VerdictWord, ...] = (
     VerdictWord("NOISY", "yellow", "#e6ab02", False, "a change this pair of runs cannot resolve"),
     VerdictWord("PLAN CHANGED", "yellow", "#bf812d", False, "the compiler decided otherwise (gates on request)"),
     VerdictWord("MACHINE", "yellow", "#d9c36a", False, "the whole run moved with its in-run witness: the machine"),
+    VerdictWord("SAME COMMIT", "yellow", "#cdbf8f", False, "a level change between runs of one commit: the environment or the run's mode, not the code"),
     VerdictWord("FASTER", "green", "#1a9850", False, "faster beyond the minimum effect and the pair's resolution"),
     VerdictWord("MODEL BETTER", "green", "#66bd63", False, "modeled cycles or a loop's II better (a model)"),
     VerdictWord("NEW", "cyan", "#4393c3", False, "measured in NEW only"),

@@ -1,0 +1,103 @@
+"""Whether a detected level change can be the code's: the commits and run modes either side of it.
+
+Contract: ``step_contexts(points, steps, method_of)`` takes one case's timed points (oldest
+first, the values ``steps.detect_steps`` was given) and the steps found in them, and returns
+one ``StepContext`` per step, in the same order.  Pure function; no I/O.
+- ``shared_commits``: the commits that have runs on both sides of the step, each side being
+  its level's whole segment (from the previous step, or the first run, to this one; from this
+  one to the next step, or the newest run).  Only committed, clean runs count (a run with
+  uncommitted changes, or no commit recorded, may hold any code).  A step whose two sides
+  share a commit is not a code change: the same code ran at both levels, so the environment or
+  the run's mode (overlap on or off, sharded or not, one GPU or two) moved the level.
+- ``mode_changes``: what differs in how the two runs bracketing the step (the last at the old
+  level, the first at the new) measured this case, one phrase each: the measurement method as
+  ``method_of(record)`` reads it (labels both records carry; method_match.method_of with the
+  backend's traits, ``generic_method`` where none is given), the compile rounds' interleaving
+  (compile_method.width), whether the item was timed beside the other kind's work (the
+  record's ``overlap``), and its shard of a sharded run.  Empty: measured the same way, as far
+  as the records say.
+- ``StepContext.code_change``: False when ``shared_commits`` is not empty; ``words`` one line
+  saying both (empty for a plain code change measured the same way).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Sequence
+
+from tlbench.harness.core.backend_traits import generic_measurement_method
+from tlbench.harness.results import compile_method
+from tlbench.harness.results.history.query import Point, record
+from tlbench.harness.results.history.steps import Step
+
+MethodOf = Callable[[Mapping[str, Any]], Mapping[str, Any]]
+SAME_COMMIT_WORDS = "same commit on both sides: the environment or the run's mode, not the code"
+
+
+def generic_method(rec: Mapping[str, Any]) -> dict[str, Any]:
+    """How a record was measured without a backend's traits: compile items their rounds and
+    parallel jobs (compile_method.option_method), device items ``method`` and ``l2_flush_bytes``."""
+    if rec.get("kind") == "compile":
+        return compile_method.option_method(rec)
+    return generic_measurement_method(rec)
+
+
+@dataclass(frozen=True)
+class StepContext:
+    shared_commits: tuple[str, ...] = ()  # commit ids with runs at both levels
+    mode_changes: tuple[str, ...] = ()  # "overlap: alone -> beside ..." for the bracketing runs
+
+    @property
+    def code_change(self) -> bool:
+        return not self.shared_commits
+
+    @property
+    def words(self) -> str:
+        parts = []
+        if self.shared_commits:
+            parts.append(f"{SAME_COMMIT_WORDS} (commit {', '.join(c[:10] for c in self.shared_commits)} ran at both levels)")
+        if self.mode_changes:
+            parts.append("measured otherwise across the step: " + "; ".join(self.mode_changes))
+        return "; ".join(parts)
+
+
+def _clean_commits(points: Sequence[Point]) -> set[str]:
+    return {p.commit_id for p in points if p.commit_id and p.commit_dirty is False}
+
+
+def _overlap_words(rec: Mapping[str, Any]) -> str:
+    note = rec.get("overlap")
+    if not note:
+        return "alone"
+    beside = note.get("beside") if isinstance(note, Mapping) else None
+    return f"beside {beside}" if beside else "beside other work"
+
+
+def _value_words(value: Any) -> str:
+    return "not recorded" if value is None else str(value)
+
+
+def mode_changes(before: Mapping[str, Any], after: Mapping[str, Any], method_of: MethodOf = generic_method) -> tuple[str, ...]:
+    """What differs in how two records of one case were measured (see the module contract)."""
+    out = []
+    old, new = method_of(before), method_of(after)
+    out += [f"{label} {_value_words(old[label])} -> {_value_words(new[label])}"
+            for label in old if label in new and old[label] != new[label]]
+    if before.get("kind") == "compile" and compile_method.width(before) != compile_method.width(after):
+        out.append(f"compile rounds round-robin over {compile_method.width(before)} -> {compile_method.width(after)} items")
+    if _overlap_words(before) != _overlap_words(after):
+        out.append(f"timed {_overlap_words(before)} -> {_overlap_words(after)}")
+    if before.get("shard") != after.get("shard"):
+        out.append(f"shard {before.get('shard') or 'none (unsharded)'} -> {after.get('shard') or 'none (unsharded)'}")
+    return tuple(out)
+
+
+def step_contexts(points: Sequence[Point], steps: Sequence[Step], method_of: MethodOf = generic_method) -> list[StepContext]:
+    bounds = [0, *(s.index for s in steps), len(points)]
+    out = []
+    for k, step in enumerate(steps):
+        before, after = points[bounds[k]:step.index], points[step.index:bounds[k + 2]]
+        shared = tuple(sorted(_clean_commits(before) & _clean_commits(after)))
+        changes = mode_changes(record(points[step.index - 1]), record(points[step.index]), method_of)
+        out.append(StepContext(shared, changes))
+    return out
