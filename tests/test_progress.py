@@ -131,3 +131,21 @@ def test_the_compile_pool_reports_done_over_total():
     assert seen[0] == (0, 3) or seen[0][1] == 3
     assert sorted(seen)[-1] == (3, 3)
     assert all(total == 3 for _, total in seen)
+
+
+def test_a_progress_line_during_collection_starts_a_line_of_its_own(pytester):
+    """pytest's own ``collecting ... `` leaves its line open (no newline on a pipe); a worker's
+    start-up line written then must not land on it."""
+    import io
+
+    from _pytest._io import TerminalWriter
+
+    from tlbench.harness.pytest_plugin.progress import TerminalLines
+
+    config = pytester.parseconfigure()
+    reporter = config.pluginmanager.getplugin("terminalreporter")
+    out = io.StringIO()
+    reporter._tw = TerminalWriter(out)
+    reporter.write("collecting ... ")
+    TerminalLines(config)("[tlbench] nvidia worker: starting")
+    assert out.getvalue().splitlines() == ["collecting ... ", "[tlbench] nvidia worker: starting"]

@@ -186,6 +186,9 @@ class TerminalLines:
             prefix = reporter.currentfspath
             if isinstance(prefix, (str, os.PathLike)) and prefix:
                 self.owed = prefix
+            writer = getattr(reporter, "_tw", None)  # pytest's own "collecting ..." leaves its line open
+            if getattr(writer, "width_of_current_line", 0):
+                writer.line()
             reporter.write_line(line)
             reporter.flush()
 
