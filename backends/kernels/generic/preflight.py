@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from tlbench.harness.core import trace
 from tlbench.harness.measure.outcome import traceback_of
@@ -35,6 +35,7 @@ from tlbench.backends.kernels.generic import factory as factories
 from tlbench.backends.kernels.generic.callables import Takes, did_you_mean, is_device_error, named_what, one_line
 from tlbench.backends.kernels.generic.checks import UserRule, rule_for, spec_problems
 from tlbench.backends.kernels.generic.tensors import allocate, as_list, expected_shape_problem, torch_dtype
+from tlbench.backends.kernels.generic.vendors import OUT, out_value, takes_out
 
 CPU_WORDS = ("not implemented for 'CPU'", "from the 'CPU' backend", "Torch not compiled with CUDA", "CUDA driver",
              "No CUDA GPUs", "torch_npu", "Found no NVIDIA driver", "has no attribute 'npu'")
@@ -132,9 +133,16 @@ class _Preflight:
 
     def _callables(self) -> dict[str, Any] | None:
         out = {}
-        for label, ref in (("inputs", self.family.inputs), ("reference", self.family.reference), ("vendor", self.family.vendor),
-                           ("flops", self.family.flops_of), ("bytes_moved", self.family.bytes_of),
-                           ("footprint", self.family.footprint_of), ("validate", self.family.refusal_of)):
+        family = self.family
+        vendors = [(_vendor_label(lib), ref) for lib, ref in family.vendors.entries(self.dialect).items()]
+        labels = [(f"vendor_label{':' + lib if lib else ''}", words) for lib, words in family.vendors.labels.items()
+                  if callable(words) and lib in family.vendors.entries(self.dialect)]
+        words = [(f"words:{k}", v) for k, v in family.words.given().items()]
+        passes = [("pass_configs", family.pass_configs)] if not isinstance(family.pass_configs, Mapping) else []
+        for label, ref in (("inputs", family.inputs), ("reference", family.reference), *vendors, *labels,
+                           ("flops", family.flops_of), ("bytes_moved", family.bytes_of),
+                           ("footprint", family.footprint_of), ("validate", family.refusal_of),
+                           ("mma_tiles", family.mma_tiles_of), *passes, *words):
             if ref is None:
                 continue
             try:
@@ -196,7 +204,7 @@ class _Preflight:
                     hint = ""
                     if name in offered and who.split()[0] in ("flops", "bytes_moved"):
                         hint = " (flops and bytes_moved are per problem: they get sizes, constants and dialect, no axis)"
-                    elif name in offered and who.split()[0] in ("reference", "vendor", "check"):
+                    elif name in offered and who.split()[0].split(":")[0] in ("reference", "vendor", "check"):
                         hint = (" (reference, vendor and check get only the axes inputs() takes: they are shared by every "
                                 "config whose inputs are the same; make inputs() take it too)")
                     self.fail(who, f"it takes {name!r}, which no size, axis or constant gives{did_you_mean(name, available)}{hint}",
@@ -217,10 +225,11 @@ class _Preflight:
         from tlbench.backends.kernels.generic.callables import call_named
 
         takes = Takes.of(function)
+        given_inputs = label.split(":")[0] in ("reference", "vendor", "vendor_label")
         if takes is not None and takes.too_many(len(positional)):
             self.fail(_label(label, function), f"it takes {len(takes.positional)} positional argument(s), it is given "
-                      f"{len(positional)} ({'the inputs' if label in ('reference', 'vendor') else 'out, ref'})",
-                      "take one parameter per tensor inputs() returns" if label in ("reference", "vendor") else "take (out, ref, **named)")
+                      f"{len(positional)} ({'the inputs' if given_inputs else 'out, ref'})",
+                      "take one parameter per tensor inputs() returns" if given_inputs else "take (out, ref, **named)")
             raise _Stop
         try:
             return call_named(function, values, positional)
@@ -268,8 +277,9 @@ class _Preflight:
         expected = as_list(self.call("reference", self.callables["reference"], answers, made))
         self.check_answers("reference", self.callables["reference"], expected, outputs, specs[len(made):])
         self.check_poison(outputs, expected, rules, specs[len(made):], answers)
-        if "vendor" in self.callables:
-            self.check_vendor(made, outputs, expected, rules, specs[len(made):], answers)
+        for label in [k for k in self.callables if k.split(":")[0] == "vendor"]:
+            with contextlib.suppress(_Stop):
+                self.check_vendor(label, made, outputs, expected, rules, specs[len(made):], answers)
 
     def run_others(self, values: dict[str, Any]) -> None:
         per_problem = self.family.named(self.problem, None, self.dialect)
@@ -279,7 +289,7 @@ class _Preflight:
                     got = self.call(label, self.callables[label], per_problem)
                     if not isinstance(got, (int, float)) or isinstance(got, bool):
                         self.fail(label, f"it returned {got!r}, not a number", "return the count as an int")
-        for label in ("footprint", "validate"):
+        for label in ("footprint", "validate", "mma_tiles", "pass_configs"):
             if label in self.callables:
                 for config in self.configs:
                     with contextlib.suppress(_Stop):
@@ -355,13 +365,18 @@ class _Preflight:
                 self.fail("check", f"output {name} ({dtype}) by {rule.words} passes while it still holds the poison "
                           "(an output the kernel never wrote would pass)", "choose a rule that compares every element")
 
-    def check_vendor(self, made: list[Any], outputs: list[Any], expected: list[Any], rules: list[Any],
+    def check_vendor(self, label: str, made: list[Any], outputs: list[Any], expected: list[Any], rules: list[Any],
                      specs: list[tuple[str, tuple[int, ...], str]], values: dict[str, Any]) -> None:
         import torch
 
-        vendor = self.callables["vendor"]
-        answers = as_list(self.call("vendor", vendor, values, made))
-        self.check_answers("vendor", vendor, answers, outputs, specs)
+        vendor = self.callables[label]
+        if takes_out(vendor):  # it writes the outputs in place: poisoned copies, judged after the call
+            written = [out.clone() for out in outputs]
+            self.call(label, vendor, {**values, OUT: out_value(written)}, made)
+            answers = written
+        else:
+            answers = as_list(self.call(label, vendor, values, made))
+        self.check_answers(label, vendor, answers, outputs, specs)
         if not self.family.vendor_check:
             return
         for out, answer, ref, rule, (name, _, _) in zip(outputs, answers, expected, rules, specs):
@@ -370,7 +385,7 @@ class _Preflight:
             ok = self.call("check", rule.function, values, (out, ref)) is None if isinstance(rule, UserRule) else rule.judge(*_spot(out, ref)).ok
             if not ok:
                 words = "" if isinstance(rule, UserRule) else rule.judge(*_spot(out, ref)).detail
-                self.fail(_label("vendor", vendor), f"its output {name} fails {rule.words} against the reference on CPU: {words}",
+                self.fail(_label(label, vendor), f"its output {name} fails {rule.words} against the reference on CPU: {words}",
                           "pass vendor_check=False if it is a speed reference only, else fix the vendor call or the rule")
 
 
@@ -378,11 +393,18 @@ def _label(label: str, function: Any) -> str:
     return named_what("check" if label.startswith("check") else label, function)
 
 
+def _vendor_label(library: str | None) -> str:
+    return f"vendor:{library}" if library else "vendor"
+
+
 def _positional_and_offer(label: str, offered: set[str], per_problem: set[str], answers: set[str]) -> tuple[int, set[str]]:
     """How many tensors a callable gets positionally, and the names on offer to it."""
+    role = label.split(":")[0]
     if label == "inputs":
         return 0, offered | {"device"}
-    if label in ("reference", "vendor"):
+    if role in ("vendor", "vendor_label"):
+        return 10**6, answers | {OUT}  # the inputs fill its positional slots; ``out``: the outputs, to write in place
+    if label == "reference":
         return 10**6, answers  # the inputs fill its positional slots (counted when it is called)
     if label.startswith("check"):
         return 2, answers
