@@ -165,3 +165,18 @@ def test_a_suite_callable_that_raises_is_a_suite_code_error():
     problem = sweep.problems[0]
     with pytest.raises(SuiteCodeError, match="flops"):
         problem.family.flops(problem)
+
+
+def test_body_modules_add_to_what_the_kernel_hash_covers(tmp_path):
+    from tlbench.harness.core.kernel_traits import kernel_hash, kernel_traits
+
+    helper = tmp_path / "installed_body.py"
+    helper.write_text("X = 1\n")
+    sweep = kernel_sweep("k", body, sizes={"M": 64}, axes={"blk": [1, 2]}, inputs=list, module=__name__,
+                         body_modules=lambda blk: [str(helper)] if blk == 2 else [])
+    one, two = sweep.cases("nvidia", "full")
+    assert kernel_traits(one, "cuda").body_modules == (__file__,)
+    assert kernel_traits(two, "cuda").body_modules == (__file__, str(helper))
+    before = kernel_hash(two, "cuda")
+    helper.write_text("X = 2\n")  # an edit to the named module changes the hash of the case it names
+    assert kernel_hash(two, "cuda") != before

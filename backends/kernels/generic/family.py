@@ -46,9 +46,9 @@ from tlbench.harness.core.space import Refusal
 
 from tlbench.backends.kernels.generic import factory as factories
 from tlbench.backends.kernels.generic.callables import Takes, named_what, suite_call
-from tlbench.backends.kernels.generic.checks import rule_for
+from tlbench.backends.kernels.generic.checks import Bound, rule_for
 from tlbench.backends.kernels.generic.loading import find_family, resolve
-from tlbench.backends.kernels.generic.tensors import KernelInputs, allocate, judge
+from tlbench.backends.kernels.generic.tensors import KernelInputs, allocate, as_list, judge
 from tlbench.backends.kernels.generic.vendors import VendorTable, vendor_run
 from tlbench.backends.kernels.generic.words import CaseWords
 
@@ -81,6 +81,7 @@ class GenericFamily:
     footprint_of: Callable[..., Mapping[str, Any] | None] | str | None = None
     refusal_of: Callable[..., str | None] | str | None = None  # the suite's validate: why not, or None
     mma_tiles_of: Callable[..., Sequence[tuple[int, int]]] | str | None = None
+    body_modules_of: Sequence[str] | Callable[..., Sequence[str]] | str | None = None  # more modules whose source is the body
     check_spec: Any = None  # checks.normalize(check=): None, a rule, a list or a dict of rules
     tolerance: Any = None  # checks.Tolerance from rtol= / atol= (the float default), or None
     constants: Mapping[str, Any] = field(default_factory=dict)
@@ -255,10 +256,21 @@ class GenericFamily:
             "enable_offset": config.values.get("enable_offset") is True,
             "pass_configs": {**options["pass_configs"], **self.suite_pass_configs(problem, config, dialect)},
             "target": options["target"],
-            "body_modules": (str(source or self.module_file),) if body is not None else (),
+            "body_modules": (str(source or self.module_file), *self.more_body_modules(problem, config, dialect)) if body is not None else (),
             "fixed_arguments": json.dumps(sorted(self.constants.items()), default=str) if self.constants else "",
             "shape_values": {k: v for k, v in problem.values.items() if isinstance(v, int) and not isinstance(v, bool)},
         }
+
+    def more_body_modules(self, problem: DescribedProblem, config: DescribedConfig, dialect: str) -> tuple[str, ...]:
+        """The suite's ``body_modules``: modules beyond the factory's file (and the user code it
+        imports) whose source is the body, e.g. a body in an installed package; a list, or what
+        its callable says for this case."""
+        given = self.body_modules_of
+        if given is None:
+            return ()
+        if isinstance(given, (list, tuple)):
+            return tuple(map(str, given))
+        return tuple(map(str, self.call("body_modules", given, self.named(problem, config, dialect), problem=problem) or ()))
 
     def suite_pass_configs(self, problem: DescribedProblem, config: DescribedConfig, dialect: str) -> dict[str, Any]:
         """The suite's ``pass_configs``: a dict, or what its callable says for this case (e.g. a
@@ -358,7 +370,11 @@ class GenericFamily:
         def user(rule: Any, out: Any, ref: Any) -> Any:
             return self.call("check", rule.function, values, (out, ref), problem)
 
-        return judge(inputs.outputs.tensors, expected, self.rules(inputs), inputs.output_names, user)
+        answers = as_list(expected)
+        rules = [rule.given(self.call("check", rule.allowed, values, (answers[k], *inputs.inputs), problem))
+                 if isinstance(rule, Bound) and k < len(answers) else rule
+                 for k, rule in enumerate(self.rules(inputs))]
+        return judge(inputs.outputs.tensors, expected, rules, inputs.output_names, user)
 
     def vendor_call(self, case: Any, inputs: KernelInputs, dialect: str, timed: bool) -> tuple[Callable[[], Any], str]:
         if not self.vendors:

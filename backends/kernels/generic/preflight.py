@@ -33,7 +33,7 @@ from tlbench.harness.measure.outcome import traceback_of
 
 from tlbench.backends.kernels.generic import factory as factories
 from tlbench.backends.kernels.generic.callables import Takes, did_you_mean, is_device_error, named_what, one_line
-from tlbench.backends.kernels.generic.checks import UserRule, rule_for, spec_problems
+from tlbench.backends.kernels.generic.checks import Bound, UserRule, rule_for, spec_problems
 from tlbench.backends.kernels.generic.tensors import allocate, as_list, expected_shape_problem, torch_dtype
 from tlbench.backends.kernels.generic.vendors import OUT, out_value, takes_out
 
@@ -139,6 +139,7 @@ class _Preflight:
                   if callable(words) and lib in family.vendors.entries(self.dialect)]
         words = [(f"words:{k}", v) for k, v in family.words.given().items()]
         passes = [("pass_configs", family.pass_configs)] if not isinstance(family.pass_configs, Mapping) else []
+        passes += [("body_modules", family.body_modules_of)] if not isinstance(family.body_modules_of, (list, tuple, type(None))) else []
         for label, ref in (("inputs", family.inputs), ("reference", family.reference), *vendors, *labels,
                            ("flops", family.flops_of), ("bytes_moved", family.bytes_of),
                            ("footprint", family.footprint_of), ("validate", family.refusal_of),
@@ -152,6 +153,13 @@ class _Preflight:
                 return None
         for k, rule in enumerate(_user_rules(self.family.check_spec)):
             out[f"check#{k}"] = rule.function
+        for k, rule in enumerate(_bound_rules(self.family.check_spec)):
+            try:
+                out[f"bound#{k}"] = self.family.resolved(rule.allowed)
+            except Exception as exc:  # noqa: BLE001
+                self.fail("check", f"bound {rule.allowed!r} does not import: {type(exc).__name__}: {exc}",
+                          "name it as 'module:attribute' beside the suite", exc=exc)
+                return None
         return out
 
     # -- names --------------------------------------------------------------------------------
@@ -225,7 +233,7 @@ class _Preflight:
         from tlbench.backends.kernels.generic.callables import call_named
 
         takes = Takes.of(function)
-        given_inputs = label.split(":")[0] in ("reference", "vendor", "vendor_label")
+        given_inputs = label.split(":")[0] in ("reference", "vendor", "vendor_label") or label.startswith("bound")
         if takes is not None and takes.too_many(len(positional)):
             self.fail(_label(label, function), f"it takes {len(takes.positional)} positional argument(s), it is given "
                       f"{len(positional)} ({'the inputs' if given_inputs else 'out, ref'})",
@@ -276,6 +284,7 @@ class _Preflight:
             return
         expected = as_list(self.call("reference", self.callables["reference"], answers, made))
         self.check_answers("reference", self.callables["reference"], expected, outputs, specs[len(made):])
+        rules = self.given_bounds(rules, expected, made, answers)
         self.check_poison(outputs, expected, rules, specs[len(made):], answers)
         for label in [k for k in self.callables if k.split(":")[0] == "vendor"]:
             with contextlib.suppress(_Stop):
@@ -289,7 +298,7 @@ class _Preflight:
                     got = self.call(label, self.callables[label], per_problem)
                     if not isinstance(got, (int, float)) or isinstance(got, bool):
                         self.fail(label, f"it returned {got!r}, not a number", "return the count as an int")
-        for label in ("footprint", "validate", "mma_tiles", "pass_configs"):
+        for label in ("footprint", "validate", "mma_tiles", "pass_configs", "body_modules"):
             if label in self.callables:
                 for config in self.configs:
                     with contextlib.suppress(_Stop):
@@ -344,6 +353,17 @@ class _Preflight:
             if problem:
                 self.fail(_label(label, function), problem, "return each output at the kernel's shape")
                 raise _Stop
+
+    def given_bounds(self, rules: list[Any], expected: list[Any], made: list[Any], answers: dict[str, Any]) -> list[Any]:
+        """Each ``bound`` rule with its allowed errors computed from the reference and the inputs."""
+        bounds = _bound_rules(self.family.check_spec)
+        out = []
+        for rule, ref in zip(rules, expected):
+            if isinstance(rule, Bound):
+                label = f"bound#{bounds.index(rule)}"
+                rule = rule.given(self.call(label, self.callables[label], answers, (ref, *made)))
+            out.append(rule)
+        return out
 
     def check_poison(self, outputs: list[Any], expected: list[Any], rules: list[Any],
                      specs: list[tuple[str, tuple[int, ...], str]], values: dict[str, Any]) -> None:
@@ -408,6 +428,8 @@ def _positional_and_offer(label: str, offered: set[str], per_problem: set[str], 
         return 10**6, answers  # the inputs fill its positional slots (counted when it is called)
     if label.startswith("check"):
         return 2, answers
+    if label.startswith("bound"):
+        return 10**6, answers  # the reference's answer and the inputs fill its positional slots
     if label in ("flops", "bytes_moved"):
         return 0, per_problem
     return 0, offered
@@ -424,6 +446,11 @@ def _spot(out: Any, ref: Any) -> tuple[Any, Any]:
 def _user_rules(spec: Any) -> Iterable[UserRule]:
     values = spec.values() if isinstance(spec, dict) else spec if isinstance(spec, list) else [spec] if spec is not None else []
     return [r for r in values if isinstance(r, UserRule)]
+
+
+def _bound_rules(spec: Any) -> list[Bound]:
+    values = spec.values() if isinstance(spec, dict) else spec if isinstance(spec, list) else [spec] if spec is not None else []
+    return [r for r in values if isinstance(r, Bound)]
 
 
 def _missing_const(exc: BaseException) -> str | None:

@@ -170,6 +170,7 @@ def kernel_sweep(
     footprint: Callable[..., Mapping[str, Any] | None] | str | None = None,
     validate: Callable[..., str | None] | str | None = None,
     mma_tiles: Callable[..., Sequence[tuple[int, int]]] | str | None = None,
+    body_modules: Sequence[str] | Callable[..., Sequence[str]] | str | None = None,
     pass_configs: Mapping[str, Any] | Callable[..., Mapping[str, Any]] | str | None = None,
     problem_id: Callable[..., str] | str | None = None,
     config_id: Callable[..., str] | str | None = None,
@@ -233,8 +234,10 @@ def kernel_sweep(
     check: how each output is judged against the reference: ``tolerance(rtol, atol)``,
         ``steps(k)`` (within k representable values of the output dtype: fp8 e4m3/e5m2,
         fp16, bf16, fp32), ``similarity(max_diff=1e-3)`` or ``similarity(min_cosine=...)``,
-        ``mismatch(fraction, rtol, atol)``, ``exact()``, or a callable ``check(out, ref,
-        **named) -> None | "reason"``; one rule for every output, a list (by output), or a
+        ``mismatch(fraction, rtol, atol)``, ``exact()``, ``bound(allowed, words)`` (every
+        element within ``allowed(ref, *inputs, **named)``, a tensor of allowed absolute errors:
+        a tolerance that depends on the inputs), or a callable ``check(out, ref, **named) ->
+        None | "reason"``; one rule for every output, a list (by output), or a
         dict ``{output index or parameter name: rule}``.  Default: ``tolerance(1e-2, 1e-2)`` for float
         outputs, ``exact()`` for integer and bool outputs.  Records and reports name the rule
         that judged each output.
@@ -265,6 +268,11 @@ def kernel_sweep(
         a backend that can tell (NVIDIA: each warp owns a multiple of 16 rows and 8 columns,
         warp groups of 4 on Hopper) skips a config whose ``threads`` cannot partition them
         (``pruned (warp-partition)``), before compiling.
+    body_modules: modules whose source is the body besides the factory's file and the user code
+        it imports (followed for the kernel hash; tlbench and installed packages are not):
+        dotted names or ``.py`` paths, a list or ``(**named) -> list`` per case; e.g. a body
+        that lives in an installed package.  Their source keys every cache of a built kernel
+        and is the record's ``kernel_hash``.
     pass_configs: tilelang pass configs on top of the jit's (both backends' lowering): a dict,
         or ``(**named) -> dict`` per case (e.g. a ``fast_math`` axis that turns on
         ``tl.enable_fast_math`` where ``dialect == "cuda"``).
@@ -327,7 +335,7 @@ def kernel_sweep(
     family = GenericFamily(
         name=name, bodies=bodies, inputs=inputs, reference=reference, vendors=VendorTable.of(vendor, vendor_label),
         vendor_check=bool(vendor_check), flops_of=flops, bytes_of=bytes_moved, footprint_of=footprint, refusal_of=validate,
-        mma_tiles_of=mma_tiles, check_spec=checks.normalize(check),
+        mma_tiles_of=mma_tiles, body_modules_of=body_modules, check_spec=checks.normalize(check),
         tolerance=checks.tolerance(checks.DEFAULT_RTOL if rtol is None else rtol, checks.DEFAULT_ATOL if atol is None else atol),
         constants=constants, pass_configs=pass_configs if pass_configs is not None else {},
         words=CaseWords(problem_id, config_id, problem_label, config_label, loop_trips), module=module_name,

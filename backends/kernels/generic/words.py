@@ -15,8 +15,8 @@ harness/core/described.py where the suite gives none:
 - ``record_words(family, problem, config)``: what the suite worded, as a record's
   ``described_as`` dict (harness/core/described.py ``Words``), so readers without the suite say
   the same; {} where the suite words nothing.
-A formatter that raises, or returns other than a non-empty string (an int for ``loop_trips``),
-is a ``ValueError`` naming it and the values.
+A formatter that raises, or returns other than a non-empty string (an int or None for
+``loop_trips``), is a ``ValueError`` naming it and the values.
 """
 
 from __future__ import annotations
@@ -65,7 +65,13 @@ class CaseWords:
         return stage_facts(values, tile)
 
     def loop_trips_of(self, family: Any, problem: Mapping[str, Any], config: Mapping[str, Any]) -> int | None:
-        return self._say(family, "loop_trips", {**problem, **config}, int) if self.loop_trips else None
+        """The formatter's count; it may say None (no one count: a causal loop's varies by tile)."""
+        if not self.loop_trips:
+            return None
+        function = family.resolved(self.loop_trips)
+        if call_named(function, {**family.constants, **problem, **config}) is None:
+            return None
+        return self._say(family, "loop_trips", {**problem, **config}, int)
 
     def record_words(self, family: Any, problem: Any, config: Any = None) -> dict[str, Any]:
         """The worded parts of one case (those the suite formats), for its record."""
