@@ -149,19 +149,6 @@ class FaConfig(loop_form.LoopFormConfig):
         return asdict(self)
 
 
-def fa_stage_configs(tiles, num_stages, manual: bool = True, serial: bool = True, **extra) -> list[FaConfig]:
-    """The seed's three loop forms for each (block_M, block_N, threads) tile."""
-    configs: list[FaConfig] = []
-    for block_M, block_N, threads in tiles:
-        tile = dict(block_M=block_M, block_N=block_N, threads=threads, **extra)
-        configs += [FaConfig(**tile, loop_form="auto", num_stages=s) for s in num_stages]
-        if manual:
-            configs.append(FaConfig(**tile, loop_form="manual", num_stages=None))
-        if serial:
-            configs.append(FaConfig(**tile, loop_form="serial", num_stages=None))
-    return configs
-
-
 # The vendor items per dialect (the body a backend builds: harness/core/backend_api.py), in item
 # order: torch SDPA with one kernel allowed on CUDA, the fused attention op on Ascend.
 VENDOR_LIBRARIES = {"cuda": ("sdpa_flash", "sdpa_cudnn", "sdpa_efficient"), "ascend": ("npu_fusion_attention",)}
