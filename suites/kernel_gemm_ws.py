@@ -17,7 +17,7 @@ other through a full and an empty mbarrier per stage), with:
   what tilelang 0.1.15's automatic warp specialization emits for ``T.Pipelined``
   (results/h200-parity/wgmma_wait.py prints that loop);
 - ``group_m``: the 1-D grid walks output tiles in panels of that many tile rows (L2 reuse; the
-  built-in GEMM body's own tile order, backends/kernels/gemm/raster.py ``tile_origin``);
+  built-in GEMM body's own tile order, suites/kernel_gemm_raster.py ``tile_origin``);
 - ``staged``: the accumulator leaves through a shared-memory tile (coalesced stores), else
   straight from registers.
 - ``persistent``: launch that many blocks (the SM count) and walk the output tiles, see
@@ -28,7 +28,7 @@ Plain tilelang, but for that tile order.
 
 import tilelang.language as T
 
-from tlbench.backends.kernels.gemm.raster import tile_origin  # the built-in GEMM's tile order, shared
+from kernel_gemm_raster import tile_origin  # the built-in GEMM's tile order, shared (suites/kernel_gemm_raster.py)
 
 PRODUCER_THREADS = 128
 WARP_GROUP = 128

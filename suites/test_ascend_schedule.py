@@ -5,27 +5,30 @@ Each compile item carries the Z3 schedule (per task pipe, latency, II, start; lo
 span; buffer versions; modeled cycles per core).  Two tiles are deliberately outside the
 on-chip budget and are skipped before compiling: 256x256x1024 needs 1 MiB of L1 even with
 one version; 256x512x64 needs a 512 KiB L0C accumulator, which tilelang itself would lower
-without complaint.
+without complaint.  The body and what it is declared with: suites/kernel_gemm.py,
+suites/kernel_gemm_sweep.py.
 """
 
-from tlbench.harness.core.sweep import Sweep
-from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+from kernel_gemm_sweep import GEMM, config, problem
+
+from tlbench import kernel_sweep
 
 TILES = [(128, 128, 128), (128, 256, 64), (256, 128, 64), (256, 256, 64), (256, 256, 1024), (256, 512, 64)]
 
-SWEEP = Sweep(
-    name="ascend_schedule",
+SWEEP = kernel_sweep(
+    "gemm", **(GEMM | {"vendor": None, "vendor_label": None}),  # schedule facts only: no vendor item
+    sweep_name="ascend_schedule",
     description="Ascend Z3 schedule: num_stages 1..4 x tiles x enable_offset",
-    problems=[GemmProblem(4096, 4096, 4096, "bfloat16", out_dtype="float32")],
-    smoke_problems=[GemmProblem(512, 512, 1024, "bfloat16", out_dtype="float32")],
+    sizes=[problem(4096, 4096, 4096, "bfloat16", out_dtype="float32")],
+    smoke=[problem(512, 512, 1024, "bfloat16", out_dtype="float32")],
     configs=[
-        GemmConfig(m, n, k, 128, "auto", s, num_cores=4, enable_offset=offset)
+        config(m, n, k, 128, "auto", s, num_cores=4, enable_offset=offset)
         for m, n, k in TILES
         for s in (1, 2, 3, 4)
         for offset in (False, True)
     ],
     backends=("ascend",),
-    quick_problems=(),  # the quick scope takes the Z3 II per stage from suites/test_stages.py
+    quick=(),  # the quick scope takes the Z3 II per stage from suites/test_stages.py
 )
 
 

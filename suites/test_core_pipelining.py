@@ -6,32 +6,32 @@ Z3 tile-loop schedule says whether tile t's Vector work overlaps tile t+1's Cube
 (``plan.schedule_model.core_pipelining``: tile-loop II vs span, overlap in modeled
 cycles).  NVIDIA: the same computation with the ReLU applied to the register fragment
 before the store, one block per tile.  bf16 in, fp32 out.
+The body and what it is declared with: suites/kernel_gemm.py, suites/kernel_gemm_sweep.py.
 """
 
-from tlbench.harness.core.sweep import Sweep
-from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+from kernel_gemm_sweep import GEMM, config, problem
+
+from tlbench import kernel_sweep
 
 ASCEND_TILES = [(128, 128, 128), (128, 256, 64), (256, 128, 64)]
 NVIDIA_TILES = [(128, 128, 64, 128), (128, 256, 64, 256)]
 
-SWEEP = Sweep(
-    name="core_pipelining",
+SWEEP = kernel_sweep(
+    "gemm", **GEMM,
+    sweep_name="core_pipelining",
     description="GEMM+ReLU: does Vector work of tile t overlap Cube work of tile t+1, by tile and num_stages",
-    problems=[GemmProblem(2048, 2048, 2048, "bfloat16", out_dtype="float32", epilogue="relu")],
-    smoke_problems=[GemmProblem(512, 512, 1024, "bfloat16", out_dtype="float32", epilogue="relu")],
+    sizes=[problem(2048, 2048, 2048, "bfloat16", out_dtype="float32", epilogue="relu")],
+    smoke=[problem(512, 512, 1024, "bfloat16", out_dtype="float32", epilogue="relu")],
     # quick scope: one Cube/Vector overlap case per backend
-    quick_problems=[GemmProblem(2048, 2048, 2048, "bfloat16", out_dtype="float32", epilogue="relu")],
-    quick_configs=[],
-    quick_backend_configs={
-        "ascend": [GemmConfig(128, 256, 64, 128, "auto", 2, num_cores=4)],
-        "nvidia": [GemmConfig(128, 256, 64, 256, "auto", 2)],
+    quick=[problem(2048, 2048, 2048, "bfloat16", out_dtype="float32", epilogue="relu")],
+    quick_configs={
+        "ascend": [config(128, 256, 64, 128, "auto", 2, num_cores=4)],
+        "cuda": [config(128, 256, 64, 256, "auto", 2)],
     },
-    configs=[],
-    backend_configs={
-        "ascend": [GemmConfig(m, n, k, 128, "auto", s, num_cores=4) for m, n, k in ASCEND_TILES for s in (1, 2, 3)],
-        "nvidia": [GemmConfig(m, n, k, t, "auto", s) for m, n, k, t in NVIDIA_TILES for s in (1, 2, 3)],
+    configs={
+        "ascend": [config(m, n, k, 128, "auto", s, num_cores=4) for m, n, k in ASCEND_TILES for s in (1, 2, 3)],
+        "cuda": [config(m, n, k, t, "auto", s) for m, n, k, t in NVIDIA_TILES for s in (1, 2, 3)],
     },
-    vendor=True,
 )
 
 

@@ -10,28 +10,31 @@ that are pruned before compiling, with the reason: block_M=256 (UB: each vector 
 would hold 128 rows of S, P, O and their copies, over 248 KiB) and block_M=64 (32 rows per
 sub-core do not fill the 64-lane VReg that T.fill inside SimdVF needs).  Smoke: one lowering
 (128x128, num_stages=3) and the two pruned configs.  The calibration against tilelang's
-published Ascend 950 MHA figure is results/ascend-model/fa_calibration.py.
+published Ascend 950 MHA figure is results/ascend-model/fa_calibration.py.  What the kernel is declared
+with: suites/kernel_fa_sweep.py.
 """
 
-from tlbench.backends.kernels.flash_attention.sweep import FaSweep
-from tlbench.backends.kernels.flash_attention.problem import FaConfig, FaProblem, fa_stage_configs
+from kernel_fa_sweep import FA, config, problem, stage_configs
 
-SWEEP = FaSweep(
-    name="fa_ascend_schedule",
+from tlbench import kernel_sweep
+
+SWEEP = kernel_sweep(
+    "flash_attention", **(FA | {"vendor": None, "vendor_label": None}),  # compile items: no vendor item
+    sweep_name="fa_ascend_schedule",
     description="flash attention on Ascend: Z3 KV-loop schedule per num_stages, tile and loop form (modeled cycles)",
-    problems=[FaProblem(batch=2, heads=16, seq_q=4096, seq_k=4096, dim=128)],
+    sizes=[problem(batch=2, heads=16, seq=4096, dim=128)],
     # quick: one Z3 schedule (a few lowerings with the compile rounds) and the two refusals (free)
-    quick_problems=[FaProblem(batch=1, heads=2, seq_q=1024, seq_k=1024, dim=128)],
-    quick_configs=[FaConfig(128, 128, 3), FaConfig(256, 128, 2), FaConfig(64, 128, 2)],
-    smoke_problems=[FaProblem(batch=1, heads=2, seq_q=1024, seq_k=1024, dim=128)],
+    quick=[problem(batch=1, heads=2, seq=1024, dim=128)],
+    quick_configs=[config(128, 128, 3), config(256, 128, 2), config(64, 128, 2)],
+    smoke=[problem(batch=1, heads=2, seq=1024, dim=128)],
     configs=[
-        *fa_stage_configs([(128, 128, 128)], num_stages=range(1, 5)),
-        FaConfig(128, 64, 3),
-        FaConfig(128, 128, 3, enable_offset=True),  # as the published kernel pipelines: II reaches the Cube bound
-        FaConfig(256, 128, 2),
-        FaConfig(64, 128, 2),
+        *stage_configs([(128, 128, 128)], num_stages=range(1, 5)),
+        config(128, 64, 3),
+        config(128, 128, 3, enable_offset=True),  # as the published kernel pipelines: II reaches the Cube bound
+        config(256, 128, 2),
+        config(64, 128, 2),
     ],
-    smoke_configs=[FaConfig(128, 128, 3), FaConfig(256, 128, 2), FaConfig(64, 128, 2)],
+    smoke_configs=[config(128, 128, 3), config(256, 128, 2), config(64, 128, 2)],
     backends=("ascend",),
     kinds=("compile",),
 )

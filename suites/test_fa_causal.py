@@ -9,21 +9,23 @@ On Ascend the mask runs in ``T.SimtVF`` and the kernel launches as ``T.MixedKern
 mask's row offset is the vector sub-core's id).  On NVIDIA also the explicitly warp-specialized
 Hopper body (``hopper_ws``, 128x128, and 128x192 with fast math: the non-causal winner), which
 stops its producer and consumers at the diagonal; the hopper body has no mask and is not here.
+What the kernel is declared with: suites/kernel_fa_sweep.py.
 """
 
-from tlbench.backends.kernels.flash_attention.sweep import FaSweep
-from tlbench.backends.kernels.flash_attention.problem import FaConfig, FaProblem
+from kernel_fa_sweep import FA, config, problem
 
-SWEEP = FaSweep(
-    name="fa_causal",
+from tlbench import kernel_sweep
+
+SWEEP = kernel_sweep(
+    "flash_attention", **FA,
+    sweep_name="fa_causal",
     description="causal flash attention: one body, both backends, vs SDPA is_causal",
-    problems=[FaProblem(batch=2, heads=16, seq_q=s, seq_k=s, dim=128, causal=True) for s in (4096, 8192)],
-    quick_problems=(),  # out of the quick scope until it declares its quick block
-    smoke_problems=[FaProblem(batch=1, heads=2, seq_q=1024, seq_k=1024, dim=128, causal=True)],
+    sizes=[problem(batch=2, heads=16, seq=s, dim=128, causal=True) for s in (4096, 8192)],
+    quick=(),  # out of the quick scope until it declares its quick block
+    smoke=[problem(batch=1, heads=2, seq=1024, dim=128, causal=True)],
     # 128x128 s1 is the fastest shared-body config non-causal at S=8192 (results/h200-flash-attention/fa-s8192.md)
-    configs=[FaConfig(128, 128, 1, threads=256), FaConfig(128, 128, 2, threads=256), FaConfig(128, 64, 3, threads=256),
-             FaConfig(128, 128, 2, threads=384, body="hopper_ws"), FaConfig(128, 192, 2, threads=384, body="hopper_ws", fast_math=True)],
-    vendor=True,
+    configs=[config(128, 128, 1, threads=256), config(128, 128, 2, threads=256), config(128, 64, 3, threads=256),
+             config(128, 128, 2, threads=384, body="hopper_ws"), config(128, 192, 2, threads=384, body="hopper_ws", fast_math=True)],
     kinds=("device",),
 )
 

@@ -14,14 +14,16 @@ threads), and records block_M=256 on 256 threads as a failed item in tilelang's 
 layout-inference conflict); Ascend times ``npu_fusion_attention`` where an
 NPU exists.  Configs over the on-chip budget (128x128 at num_stages=4 needs 288 KiB of
 shared memory) are skipped with the bytes named.  Correctness: every kernel against torch
-SDPA in fp32, |out - ref| <= 2e-3 + 2e-2 |ref| (backends/kernels/flash_attention/reference.py).
+SDPA in fp32, |out - ref| <= 2e-3 + 2e-2 |ref| + 2u (P|V|) (backends/kernels/flash_attention/reference.py).
+What the kernel is declared with: suites/kernel_fa_sweep.py.
 """
 
-from tlbench.backends.kernels.flash_attention.sweep import FaSweep
-from tlbench.backends.kernels.flash_attention.problem import FaConfig, FaProblem, fa_stage_configs
+from kernel_fa_sweep import FA, config, problem as fa_problem, stage_configs
+
+from tlbench import kernel_sweep
 
 TILES = [(128, 128, 256), (128, 64, 256)]
-HOPPER = [FaConfig(128, 128, s, threads=256, body="hopper") for s in (1, 2, 3)]
+HOPPER = [config(128, 128, s, threads=256, body="hopper") for s in (1, 2, 3)]
 # The explicitly warp-specialized sm_90a kernel (backends/kernels/flash_attention/hopper_ws.py): 2 consumer
 # warp groups + 1 TMA producer, intra-warp-group overlap, ping-pong (hopper_ws) or not
 # (hopper_ws_ov); block_N=176 is FlashAttention-3's hdim-128 tile (the last key tile is masked).
@@ -29,37 +31,36 @@ HOPPER = [FaConfig(128, 128, s, threads=256, body="hopper") for s in (1, 2, 3)]
 # fast_math=True (-fm): nvcc --use_fast_math, as FlashAttention-3 builds; the probe measured
 # bn176 1.811 -> 1.671 ms with it (the same generated CUDA, another nvcc build).
 HOPPER_WS = [
-    FaConfig(128, 192, 2, threads=384, body="hopper_ws"),
-    FaConfig(128, 176, 2, threads=384, body="hopper_ws"),
-    FaConfig(128, 128, 2, threads=384, body="hopper_ws"),
-    FaConfig(128, 176, 2, threads=384, body="hopper_ws_ov"),
-    FaConfig(128, 192, 2, threads=384, body="hopper_ws", fast_math=True),
-    FaConfig(128, 176, 2, threads=384, body="hopper_ws", fast_math=True),
+    config(128, 192, 2, threads=384, body="hopper_ws"),
+    config(128, 176, 2, threads=384, body="hopper_ws"),
+    config(128, 128, 2, threads=384, body="hopper_ws"),
+    config(128, 176, 2, threads=384, body="hopper_ws_ov"),
+    config(128, 192, 2, threads=384, body="hopper_ws", fast_math=True),
+    config(128, 176, 2, threads=384, body="hopper_ws", fast_math=True),
 ]
 # One warp group for the whole 128-row tile (the t256 tiles above split it over two).
-ONE_WARPGROUP = FaConfig(128, 128, 2, threads=128)
+ONE_WARPGROUP = config(128, 128, 2, threads=128)
 # block_M=256 on 256 threads: tilelang 0.1.15 refuses it ("Layout infer conflict between
 # S_vec and P_vec in T.Parallel loop"); kept as an item so the refusal is recorded in its words.
-LAYOUT_CONFLICT = FaConfig(256, 128, 2, threads=256)
+LAYOUT_CONFLICT = config(256, 128, 2, threads=256)
+STAGES = stage_configs(TILES, num_stages=range(1, 5))
 
 
-def problem(seq: int) -> FaProblem:
-    return FaProblem(batch=2, heads=16, seq_q=seq, seq_k=seq, dim=128, dtype="bfloat16")
+def problem(seq: int) -> dict:
+    return fa_problem(batch=2, heads=16, seq=seq, dim=128, dtype="bfloat16")
 
 
-SWEEP = FaSweep(
-    name="fa_stages",
+SWEEP = kernel_sweep(
+    "flash_attention", **FA,
+    sweep_name="fa_stages",
     description="flash attention: num_stages 1..4, manual and serial KV loops, two tiles, one body, bf16",
-    problems=[problem(s) for s in (1024, 4096, 8192, 16384)],
-    quick_problems=[problem(8192)],  # quick: the H200 acceptance problem (device items: no CPU cost)
+    sizes=[problem(s) for s in (1024, 4096, 8192, 16384)],
+    quick=[problem(8192)],  # quick: the H200 acceptance problem (device items: no CPU cost)
     # quick leaves out the deliberate layout-conflict item: the default job must not fail by design
-    quick_configs=fa_stage_configs(TILES, num_stages=range(1, 5)),
-    quick_backend_configs={"nvidia": [*HOPPER, *HOPPER_WS, ONE_WARPGROUP]},
-    smoke_problems=[problem(1024)],
-    configs=fa_stage_configs(TILES, num_stages=range(1, 5)),
-    backend_configs={"nvidia": [*HOPPER, *HOPPER_WS, ONE_WARPGROUP, LAYOUT_CONFLICT]},
-    smoke_configs=[FaConfig(128, 128, 2, threads=256)],
-    vendor=True,
+    quick_configs={"cuda": [*STAGES, *HOPPER, *HOPPER_WS, ONE_WARPGROUP], "ascend": STAGES},
+    smoke=[problem(1024)],
+    configs={"cuda": [*STAGES, *HOPPER, *HOPPER_WS, ONE_WARPGROUP, LAYOUT_CONFLICT], "ascend": STAGES},
+    smoke_configs=[config(128, 128, 2, threads=256)],
     kinds=("device",),
 )
 

@@ -16,18 +16,34 @@ partition) are pruned before compiling, with the reason.  At collection the plug
 pairs of configs to flag swept keys that do not change the kernel.  Device items only: the
 compile-time story is the stage suite's.  Run with ``--tlbench-autotune`` to record the
 winner per problem in results/best_configs.json; the next run times it as a ``best`` case.
+The body and what it is declared with: suites/kernel_gemm.py, suites/kernel_gemm_sweep.py.
 """
 
-from tlbench.backends.kernels.gemm import Axes, GemmConfig, GemmProblem
-from tlbench.harness.core.sweep import Sweep
+from kernel_gemm_sweep import GEMM, axes_configs, config, problem
 
-SWEEP = Sweep(
-    name="tiles",
+from tlbench import kernel_sweep
+
+SWEEP = kernel_sweep(
+    "gemm", **GEMM,
+    sweep_name="tiles",
     description="tiles x stages x rasterization x staged output, fp16 GEMM, vs cuBLAS",
-    problems=[GemmProblem(2048, 2048, 2048, "float16"), GemmProblem(4096, 4096, 4096, "float16"),
-              GemmProblem(8192, 8192, 8192, "float16")],
-    smoke_problems=[GemmProblem(1024, 1024, 1024, "float16")],
-    axes=Axes(
+    sizes=[problem(2048, 2048, 2048, "float16"), problem(4096, 4096, 4096, "float16"),
+           problem(8192, 8192, 8192, "float16")],
+    smoke=[problem(1024, 1024, 1024, "float16")],
+    # the hand-picked configs first, then the cross product (the first config is the base the
+    # inert-key probe varies one axis of)
+    configs=[config(128, 128, 64, 128, "auto", s, group_m=8, stage_output=True) for s in (3, 4)]
+    + [config(bm, bn, 64, 128, "auto", s, group_m=8, stage_output=True)
+       for bm, bn in ((64, 128), (128, 64), (64, 64)) for s in (3, 4)]
+    + [config(bm, bn, 128, 128, "auto", s, group_m=8, stage_output=True)
+       for bm, bn in ((64, 128), (128, 64)) for s in (2, 3, 4)]
+    + [config(bm, bn, 128, 256, "auto", s, group_m=8, stage_output=True)
+       for bm, bn in ((64, 128), (128, 64)) for s in (3, 4)]
+    + [config(64, 128, 64, 128, "auto", s, group_m=8, stage_output=True) for s in (6, 8)]
+    + [config(bm, bn, 128, 256, "auto", 2, group_m=8, stage_output=True) for bm, bn in ((128, 256), (256, 128))]
+    + [config(64, 128, 256, t, "auto", 2, group_m=8, stage_output=True) for t in (128, 256)]
+    + [config(64, 128, 128, 256, "auto", s, group_m=None, stage_output=so) for s in (3, 4) for so in (False, True)]
+    + axes_configs(
         block_M=(128, 256),
         block_N=(128, 256),
         block_K=(64,),
@@ -36,20 +52,8 @@ SWEEP = Sweep(
         group_m=(None, 8, 16),
         stage_output=(False, True),
     ),
-    configs=[GemmConfig(128, 128, 64, 128, "auto", s, group_m=8, stage_output=True) for s in (3, 4)]
-    + [GemmConfig(bm, bn, 64, 128, "auto", s, group_m=8, stage_output=True)
-       for bm, bn in ((64, 128), (128, 64), (64, 64)) for s in (3, 4)]
-    + [GemmConfig(bm, bn, 128, 128, "auto", s, group_m=8, stage_output=True)
-       for bm, bn in ((64, 128), (128, 64)) for s in (2, 3, 4)]
-    + [GemmConfig(bm, bn, 128, 256, "auto", s, group_m=8, stage_output=True)
-       for bm, bn in ((64, 128), (128, 64)) for s in (3, 4)]
-    + [GemmConfig(64, 128, 64, 128, "auto", s, group_m=8, stage_output=True) for s in (6, 8)]
-    + [GemmConfig(bm, bn, 128, 256, "auto", 2, group_m=8, stage_output=True) for bm, bn in ((128, 256), (256, 128))]
-    + [GemmConfig(64, 128, 256, t, "auto", 2, group_m=8, stage_output=True) for t in (128, 256)]
-    + [GemmConfig(64, 128, 128, 256, "auto", s, group_m=None, stage_output=so) for s in (3, 4) for so in (False, True)],
     backends=("nvidia",),
-    quick_problems=(),  # full scope only
-    vendor=True,
+    quick=(),  # full scope only
     kinds=("device",),
     probe_inert_keys=True,
     best_configs="results/best_configs.json",

@@ -5,14 +5,22 @@ never in the user's ~/.cache; the pytest processes the tests start inherit it.  
 tests themselves run under pytest-xdist (``pytest -n 2 tests``), each test runs without
 pytest-xdist's worker variables in its environment: a pytest process it starts is a plain
 run, not one more xdist worker (which would leave its JSON to a controller that is not there).
+A suite imports its sibling body modules (``from kernel_gemm_sweep import GEMM``) as pytest's
+rootdir import does for suites/; tests that import a suite (``from suites.test_stages import
+SWEEP``) get the same with suites/ on ``sys.path``.
 """
 
 import os
+import sys
 import tempfile
+from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("TLBENCH_CACHE_DIR", tempfile.mkdtemp(prefix="tlbench-test-cache-"))
+SUITES = str(Path(__file__).resolve().parents[1] / "suites")
+if SUITES not in sys.path:
+    sys.path.append(SUITES)
 
 XDIST_WORKER_VARIABLES = ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID")
 

@@ -1,6 +1,6 @@
 """Hash the generated kernel source of every case of every suite, for each backend.
 
-Usage: ``python3 tests/kernel_hashes.py OUT.json [--suites DIR] [--backend NAME ...]``
+Usage: ``python3 tests/kernel_hashes.py OUT.json [--suites DIR] [--backend NAME ...] [--traced]``
 and ``python3 tests/kernel_hashes.py --compare BEFORE.json AFTER.json``.
 
 For a refactor that must not change a built-in kernel: before and after it, this writes
@@ -8,7 +8,11 @@ For a refactor that must not change a built-in kernel: before and after it, this
 (quick, smoke, full) of every ``suites/test_*.py`` declares (with any recorded ``best`` case),
 lowered by the real backends (tilelang's CUDA codegen; the Ascend pipeline's AscendC).  A case
 the compiler refuses is hashed by its error's first line (``error: ...``), so a refusal that
-changes shows too.  ``--compare`` prints each case whose hash differs or that is only on one
+changes shows too.  ``--traced`` hashes instead what the backend would lower: the case's
+PrimFunc as its family builds it for the backend's dialect (TVMScript with metadata) and the
+traits that reach the compiler (pass configs, out_idx, target) - seconds for every case where
+lowering them (flash attention on Ascend: 10-30 s a case) takes an hour; the same PrimFunc and
+traits lower to the same kernel.  ``--compare`` prints each case whose hash differs or that is only on one
 side, and exits 1 if there is any, else prints how many matched and exits 0.
 """
 
@@ -62,7 +66,21 @@ def _hash(backend: Any, case: Any) -> str:
     return hashlib.sha256(source.encode()).hexdigest()
 
 
-def dump(out: Path, suites: Path, backends: list[str]) -> None:
+def _traced_hash(backend: Any, case: Any) -> str:
+    from tlbench.harness.core.kernel_traits import kernel_traits
+
+    try:
+        func = case.family.build(case.problem, case.config, backend.dialect)
+        traits = kernel_traits(case, backend.dialect)
+        compiled_with = [sorted((k, repr(v)) for k, v in traits.pass_configs.items()), traits.out_idx, repr(traits.target)]
+        text = func.script(show_meta=True) + "\n" + json.dumps(compiled_with)
+    except Exception as exc:  # noqa: BLE001 - a refusal is part of what must not move
+        first = (str(exc).strip().splitlines() or [""])[0]
+        return f"error: {type(exc).__name__}: {first}"
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def dump(out: Path, suites: Path, backends: list[str], traced: bool = False) -> None:
     from tlbench.harness.core.backend_api import BackendOptions
     from tlbench.harness.core.registry import BackendRegistry
 
@@ -74,7 +92,7 @@ def dump(out: Path, suites: Path, backends: list[str]) -> None:
         cases = _cases(sweeps, name, suites.parent)
         result[name] = {}
         for i, (case_id, case) in enumerate(sorted(cases.items()), 1):
-            result[name][case_id] = _hash(backend, case)
+            result[name][case_id] = (_traced_hash if traced else _hash)(backend, case)
             print(f"[{name} {i}/{len(cases)}] {case_id} {result[name][case_id][:16]}", flush=True)
             out.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")  # partial progress survives
     out.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
@@ -107,6 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--compare", action="store_true")
     parser.add_argument("--suites", type=Path, default=Path("suites"))
     parser.add_argument("--backend", action="append", help="default: nvidia and ascend")
+    parser.add_argument("--traced", action="store_true", help="hash each case's PrimFunc and compile traits, not its lowered source")
     args = parser.parse_args(argv)
     if args.compare:
         if len(args.files) != 2:
@@ -114,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
         return compare(*args.files)
     if len(args.files) != 1:
         parser.error("give one OUT.json (or --compare BEFORE.json AFTER.json)")
-    dump(args.files[0], args.suites, args.backend or ["nvidia", "ascend"])
+    dump(args.files[0], args.suites, args.backend or ["nvidia", "ascend"], args.traced)
     return 0
 
 

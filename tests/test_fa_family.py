@@ -7,7 +7,6 @@ torch = pytest.importorskip("torch")
 
 from tlbench.backends.kernels.flash_attention import family as fa_family  # noqa: E402
 from tlbench.backends.kernels.flash_attention.reference import check_fa_output, make_fa_inputs  # noqa: E402
-from tlbench.backends.kernels.flash_attention.sweep import FaSweep  # noqa: E402
 from tlbench.backends.kernels.flash_attention.problem import FaConfig, FaProblem  # noqa: E402
 from tlbench.backends.ascend import limits as ascend_limits  # noqa: E402
 from tlbench.backends.nvidia import limits as nvidia_limits  # noqa: E402
@@ -97,14 +96,20 @@ def test_nvidia_prunes_on_shared_memory_with_the_bytes_the_compiler_allocates():
     assert "target-specific" in fa_family.rejection(H200, FaConfig(body="hopper"), *ASCEND).reason
 
 
-def test_sweep_labels_its_cases_and_has_one_vendor_item_per_library_of_the_dialect():
-    sweep = FaSweep(name="t", problems=[H200], configs=[FaConfig()], vendor=True)
+def test_the_suites_declaration_has_one_vendor_item_per_library_of_the_dialect():
+    from dataclasses import asdict
+
+    from kernel_fa_sweep import FA, config  # suites/kernel_fa_sweep.py (tests/conftest.py puts suites/ on sys.path)
+
+    from tlbench import kernel_sweep
+
+    sweep = kernel_sweep("flash_attention", **FA, sizes=[asdict(H200)], configs=[config()], module=__name__)
     assert {c.kernel for c in sweep.cases("nvidia", "full")} == {"flash_attention"}
+    assert [c.case_id for c in sweep.cases("nvidia", "full")] == [f"{H200.problem_id}-{FaConfig().config_id}"]
     ids = [v.case_id for v in sweep.vendor_cases("nvidia", "full", "cuda")]
     assert ids == [f"{H200.problem_id}-sdpa_{b}" for b in ("flash", "cudnn", "efficient")]
     assert [v.library for v in sweep.vendor_cases("ascend", "full", "ascend")] == ["npu_fusion_attention"]
     assert [v.library for v in sweep.vendor_cases("mine", "full", "cuda")] == [v.library for v in sweep.vendor_cases("nvidia", "full", "cuda")]
-    assert sweep.vendor_cases("nvidia", "full", None) == []  # keyed by dialect, never by a backend's name
 
 
 def _tiled_attention(inputs, problem, block_n, rescale=True):

@@ -12,6 +12,7 @@ recorder: a fake, named ``FakeTilelangCompile``, that builds nothing.
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 
 import pytest
 
@@ -130,9 +131,10 @@ def test_the_warp_specialized_fa_body_hash_names_the_hopper_module_it_calls(nvid
     from tlbench.harness.core.kernel_traits import modules_hash
 
     fa = "tlbench.backends.kernels.flash_attention"
-    cases = {getattr(c.config, "body", None): c for c in _cases(nvidia_sm90a, "test_fa_stages", 200)}
+    cases = {c.config.values.get("body"): c for c in _cases(nvidia_sm90a, "test_fa_stages", 200)}
     assert {"hopper", "hopper_ws", "hopper_ws_ov"} <= set(cases)
-    assert nvidia_sm90a.kernel_body_hash(cases["hopper"]) == modules_hash([f"{fa}.hopper", f"{fa}.body", f"{fa}.problem"])
-    both = modules_hash([f"{fa}.hopper_ws", f"{fa}.hopper", f"{fa}.validation", f"{fa}.problem"])
+    declared = str(Path(__file__).resolve().parents[1] / "suites" / "kernel_fa_sweep.py")  # the suite's factories
+    assert nvidia_sm90a.kernel_body_hash(cases["hopper"]) == modules_hash([declared, f"{fa}.hopper", f"{fa}.body", f"{fa}.problem"])
+    both = modules_hash([declared, f"{fa}.hopper_ws", f"{fa}.hopper", f"{fa}.validation", f"{fa}.problem"])
     assert nvidia_sm90a.kernel_body_hash(cases["hopper_ws"]) == both == nvidia_sm90a.kernel_body_hash(cases["hopper_ws_ov"])
     assert both not in (modules_hash([f"{fa}.hopper_ws"]), modules_hash([f"{fa}.hopper"]))

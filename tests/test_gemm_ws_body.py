@@ -10,6 +10,7 @@ the store two slices back before it reuses a buffer.  Lowering only (no nvcc): a
 
 import importlib.util
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,8 @@ BODY = Path(__file__).resolve().parents[1] / "suites" / "kernel_gemm_ws.py"
 
 @pytest.fixture(scope="module")
 def body():
+    if str(BODY.parent) not in sys.path:  # the body imports its sibling kernel_gemm_raster, as under pytest
+        sys.path.insert(0, str(BODY.parent))
     spec = importlib.util.spec_from_file_location("_tlbench_test_kernel_gemm_ws", BODY)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -140,3 +140,26 @@ def test_the_check_result_names_the_rule_of_each_output():
     assert result.to_dict()["rule"] == "vals: steps(1); idx: exact()" and result.to_dict()["checked"] is True
     bad = judge([poison_tensor(torch.empty(2, dtype=E4M3)), idx], (vals, idx.long()), [steps(1), exact()], ["vals", "idx"])
     assert not bad.ok and bad.detail.startswith("output 0 (vals) by steps(1): 2 of 2 more than 1 representable")
+
+
+def test_bound_judges_each_element_against_an_allowed_error_computed_from_the_inputs():
+    from tlbench.backends.kernels.generic.checks import Bound, bound
+
+    def allowed(ref, x):  # an input-dependent tolerance: larger where |x| is larger
+        return 1e-3 + 0.1 * x.abs()
+
+    rule = bound(allowed, "1e-3 + 0.1|x|")
+    assert isinstance(rule, Bound) and rule.words == "bound(1e-3 + 0.1|x|)"
+    assert rule.fits("bfloat16") is None and "float outputs" in rule.fits("int32")
+    x = torch.tensor([0.0, 1.0, 10.0])
+    ref = torch.zeros(3)
+    within = rule.given(allowed(ref, x))
+    assert within.judge(torch.tensor([0.0005, 0.09, 0.9]), ref).ok
+    failed = within.judge(torch.tensor([0.002, 0.09, 0.9]), ref)  # element 0 over 1e-3
+    assert (failed.ok, failed.mismatched) == (False, 1) and "outside the bound bound(1e-3 + 0.1|x|)" in failed.detail
+    poisoned_out = poison_tensor(torch.empty(3))
+    assert not within.judge(poisoned_out, ref).ok  # an unwritten output never passes
+    assert within.judge(torch.tensor([0.0005, 0.09]), ref[:2]).ok  # a spot check judges a prefix
+    assert normalize(rule) is rule
+    with pytest.raises(TypeError, match="allowed must be a callable"):
+        bound(0.1)

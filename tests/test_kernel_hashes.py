@@ -38,3 +38,16 @@ def test_dump_hashes_each_case_and_compare_finds_a_change(tmp_path, capsys):
     assert kernel_hashes.main(["--compare", str(before), str(after)]) == 1
     out = capsys.readouterr().out
     assert f"nvidia {ids[0]}: " in out and f"nvidia {ids[1]}: only in {before}" in out and "1 differ" not in out
+
+
+def test_traced_hashes_tell_the_built_primfunc_and_its_pass_configs_apart(tmp_path):
+    pytest.importorskip("tilelang")
+    suites = tmp_path / "suites"
+    suites.mkdir()
+    (suites / "test_tiny.py").write_text(SUITE)
+    out = tmp_path / "traced.json"
+    assert kernel_hashes.main([str(out), "--suites", str(suites), "--backend", "nvidia", "--traced"]) == 0
+    hashes = json.loads(out.read_text())["nvidia"]
+    s2, s3 = hashes["gemm-256x256x256-f16-bm128-bn128-bk32-t128-auto-s2"], hashes["gemm-256x256x256-f16-bm128-bn128-bk32-t128-auto-s3"]
+    assert len(s2) == len(s3) == 64 and s2 != s3  # num_stages is in the traced PrimFunc
+    assert hashes["gemm-256x256x256-f16-bm128-bn128-bk1000-t128-auto-s2"].startswith("error: ")  # the body refuses it

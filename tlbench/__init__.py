@@ -3,10 +3,11 @@
 Benchmark your own kernel (the front door; each imported on first use, so ``import tlbench``
 imports neither torch nor tilelang and sets no environment variable)::
 
-    from tlbench import kernel_sweep, tolerance, steps, similarity, mismatch, exact
+    from tlbench import kernel_sweep, tolerance, steps, similarity, mismatch, exact, bound, pruned
 
 ``kernel_sweep``'s docstring is the reference for every argument (``help(tlbench.kernel_sweep)``);
-the rules are what its ``check=`` takes.
+the rules are what its ``check=`` takes, ``pruned`` what its ``validate=`` returns for a
+predicted compiler refusal.
 
 Contract: the installed package is ``tlbench``; the harness lives in ``tlbench.harness`` and
 the backends and kernel families in ``tlbench.backends``.  In the source tree this folder holds
@@ -19,7 +20,7 @@ for a checkout that is not installed).
 
 from __future__ import annotations
 
-FRONT_DOOR = ("kernel_sweep", "tolerance", "steps", "similarity", "mismatch", "exact")
+FRONT_DOOR = ("kernel_sweep", "tolerance", "steps", "similarity", "mismatch", "exact", "bound", "pruned")
 __all__ = ["__version__", *FRONT_DOOR]
 
 

@@ -52,7 +52,7 @@ class Case:
             "label": self.label,
             "problem": fields_of(self.problem),
             "config": fields_of(self.config),
-            **_described(self.family),
+            **_described(self.family, self.problem, self.config),
         }
 
 
@@ -62,10 +62,14 @@ def fields_of(value: Any) -> dict[str, Any]:
     return to_dict() if callable(to_dict) else asdict(value)
 
 
-def _described(family: Any) -> dict[str, Any]:
-    """``{"family_described": True}`` for a family whose records describe themselves
-    (harness/core/described.py), so readers without the family can read them."""
-    return {"family_described": True} if getattr(family, "described", False) else {}
+def _described(family: Any, problem: Any, config: Any = None) -> dict[str, Any]:
+    """``{"family_described": True}`` and the family's words for the case (``described_as``:
+    ids, labels, stage point) for a family whose records describe themselves
+    (harness/core/described.py), so readers without the family read them as it wrote them."""
+    if not getattr(family, "described", False):
+        return {}
+    words = getattr(family, "record_words", None)
+    return {"family_described": True, **({"described_as": words(problem, config)} if callable(words) else {})}
 
 
 VENDOR_SUFFIX = "vendor"
@@ -73,10 +77,13 @@ VENDOR_SUFFIX = "vendor"
 
 @dataclass(frozen=True)
 class VendorCase:
-    """The vendor library on the same problem (cuBLAS via torch, torch_npu matmul)."""
+    """A vendor library on the same problem (cuBLAS via torch, torch_npu matmul, one of torch
+    SDPA's kernels).  ``library`` names it where a problem has several (id
+    ``<problem_id>-<library>``); None: the one vendor item (``<problem_id>-vendor``)."""
 
     problem: Any
     kernel: str = VENDOR_SUFFIX
+    library: str | None = field(default=None, kw_only=True)
 
     @property
     def family(self) -> Any:
@@ -84,11 +91,12 @@ class VendorCase:
 
     @property
     def case_id(self) -> str:
-        return f"{self.problem.problem_id}-{VENDOR_SUFFIX}"
+        return f"{self.problem.problem_id}-{self.library or VENDOR_SUFFIX}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kernel": self.kernel, "family": self.problem.family.name, "problem": fields_of(self.problem), "config": None,
-                **_described(self.family)}
+        library = {"library": self.library} if self.library else {}
+        return {"kernel": self.kernel, "family": self.problem.family.name, **library, "problem": fields_of(self.problem),
+                "config": None, **_described(self.family, self.problem)}
 
 
 @dataclass(frozen=True)

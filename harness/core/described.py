@@ -4,21 +4,29 @@ Contract: a kernel declared through the generic path (backends/kernels/generic) 
 its own: its problem is ``DescribedProblem(family_name, values)`` (the sizes the kernel is
 built for, e.g. ``{"M": 8192, "N": 8192}``) and its config ``DescribedConfig(values)`` (the
 sweep axes, the factory's keyword arguments, e.g. ``{"blk_m": 1, "num_stages": 2}``).
-Both turn into exactly those dicts (``to_dict``), and their ids are derived from names and
-values in declaration order, so they are the same wherever they are computed:
+Both turn into exactly those dicts (``to_dict``).  Their ids and labels are the live family's
+words where it formats them (a suite's ``problem_id=`` / ``config_id=`` ...: the family the
+object is ``bound_to``), else derived from names and values in declaration order:
 
 - ``problem_id``: ``<family>-<token>-...``; ``config_id``: ``<token>-...``;
 - a token is ``<key><value>``; ``num_stages`` is written ``s<n>``, a ``dtype`` key its short
-  dtype alone (``f16``); values: integers and floats as written (``-`` becomes ``m``), booleans
-  ``1``/``0``, dtype strings short (``float16`` -> ``f16``), other strings with characters
-  outside ``[A-Za-z0-9_.]`` replaced by ``_``, lists joined by ``x``, None ``none``;
-- the pipeline depth is the ``num_stages`` value (loop form ``auto``); a config without one
-  has loop form ``none``.
+  dtype alone (``f16``), a ``loop_form`` key its value alone (``auto``, ``manual``,
+  ``serial``; beside it a ``num_stages`` of None is left out); values: integers and floats as
+  written (``-`` becomes ``m``), booleans ``1``/``0``, dtype strings short (``float16`` ->
+  ``f16``), other strings with characters outside ``[A-Za-z0-9_.]`` replaced by ``_``, lists
+  joined by ``x``, None ``none``;
+- the pipeline depth (``stage_facts``): a ``loop_form`` axis names the loop's form
+  (harness/core/loop_form.py: ``auto`` with ``num_stages``, ``manual``, ``serial``); without
+  one, a ``num_stages`` value is loop form ``auto``, and a config with neither has loop form
+  ``none``.
 
-Records of such a kernel carry ``"family_described": true`` (``DESCRIBED_KEY``).  A reader that
-does not know the family's name (it was registered by a suite, not by an entry point) reads
-them through ``DescribedFamily(name)``, which needs nothing but the record: ids, the stage
-point and labels come from the same derivation.  Nothing here knows a backend or a kernel.
+Records of such a kernel carry ``"family_described": true`` (``DESCRIBED_KEY``) and, under
+``WORDS_KEY``, the words the live family gave them (``Words``: problem and config ids, the
+problem's label, the stage point, the loop's trip count), so a reader that has not the suite
+reads them as it wrote them: ``DescribedFamily(name, words)`` (``family_for_record``) answers
+every reader's question from the record alone, deriving what a record does not say.
+``record_stage(record)`` is a record's place on the pipeline-depth axis.  Nothing here knows a
+backend or a kernel.
 """
 
 from __future__ import annotations
@@ -29,11 +37,14 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
+from tlbench.harness.core import loop_form
 from tlbench.harness.core.budget import Scope, ScopeUse
 from tlbench.harness.core.cases import DTYPE_SHORT, CaseIdParts, CheckResult, StagePoint
 
 DESCRIBED_KEY = "family_described"
+WORDS_KEY = "described_as"
 STAGES_KEY = "num_stages"
+LOOP_FORM_KEY = "loop_form"
 DTYPE_KEY = "dtype"
 PLAIN = (int, float, str, bool, type(None))
 
@@ -88,13 +99,14 @@ def id_value(value: Any) -> str:
 def token(key: str, value: Any) -> str:
     if key == STAGES_KEY:
         return f"s{id_value(value)}"
-    if key == DTYPE_KEY:
+    if key in (DTYPE_KEY, LOOP_FORM_KEY):
         return id_value(value)
     return f"{key}{id_value(value)}"
 
 
 def tokens(values: Mapping[str, Any], skip: Sequence[str] = ()) -> list[str]:
-    return [token(k, v) for k, v in values.items() if k not in skip]
+    formed = LOOP_FORM_KEY in values  # manual / serial: no depth to name
+    return [token(k, v) for k, v in values.items() if k not in skip and not (formed and k == STAGES_KEY and v is None)]
 
 
 def problem_label(values: Mapping[str, Any]) -> str:
@@ -109,19 +121,68 @@ class StageFacts:
     loop_form: str
     num_stages: int | None
 
+    def point(self) -> StagePoint:
+        return StagePoint(self.tile, self.loop_id, self.loop_form, self.num_stages)
 
-def stage_facts(values: Mapping[str, Any]) -> StageFacts:
-    tile = " ".join(tokens(values, skip=(STAGES_KEY,))) or "-"
+
+def stage_facts(values: Mapping[str, Any], tile: str | None = None) -> StageFacts:
+    """``tile``: the config's words without its depth (default: its tokens but the depth's)."""
+    tile = tile if tile is not None else " ".join(tokens(values, skip=(STAGES_KEY, LOOP_FORM_KEY))) or "-"
     stages = values.get(STAGES_KEY)
+    form = values.get(LOOP_FORM_KEY)
+    if form is not None:
+        depth = int(stages) if isinstance(stages, int) and not isinstance(stages, bool) else None
+        return StageFacts(tile, loop_form.loop_id(str(form), depth), str(form), depth)
     if stages is None:
         return StageFacts(tile, "none", "none", None)
     return StageFacts(tile, f"auto-s{id_value(stages)}", "auto", int(stages) if isinstance(stages, int) else None)
 
 
+@dataclass(frozen=True)
+class Words:
+    """What a live family says of one case beyond its values, written into its record
+    (``WORDS_KEY``) so readers without the suite say the same: the problem's and the config's
+    ids and labels, its place on the pipeline-depth axis, the pipelined loop's trip count.
+    None: not said (the reader derives it from the values)."""
+
+    problem_id: str | None = None
+    config_id: str | None = None
+    problem_label: str | None = None
+    stage: StageFacts | None = None
+    loop_trips: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"problem_id": self.problem_id, "problem_label": self.problem_label}
+        if self.config_id is not None:
+            out["config_id"] = self.config_id
+        if self.stage is not None:
+            out["stage"] = {"tile": self.stage.tile, "loop_id": self.stage.loop_id, "loop_form": self.stage.loop_form,
+                            "num_stages": self.stage.num_stages}
+        if self.loop_trips is not None:
+            out["loop_trips"] = self.loop_trips
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any] | None) -> "Words":
+        data = data if isinstance(data, Mapping) else {}
+        stage = data.get("stage")
+        facts = (StageFacts(str(stage.get("tile", "-")), str(stage.get("loop_id", "none")), str(stage.get("loop_form", "none")),
+                            stage.get("num_stages") if isinstance(stage.get("num_stages"), int) else None)
+                 if isinstance(stage, Mapping) else None)
+        trips = data.get("loop_trips")
+        return cls(_text(data.get("problem_id")), _text(data.get("config_id")), _text(data.get("problem_label")), facts,
+                   trips if isinstance(trips, int) and not isinstance(trips, bool) else None)
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
 @dataclass(frozen=True, eq=True)
 class DescribedProblem:
-    """The sizes one kernel is built for.  ``family`` is the live family that made it (set by
-    ``bound_to``), else a ``DescribedFamily`` of the name (a problem read back from a record)."""
+    """The sizes one kernel is built for.  ``family`` is the family that made it (set by
+    ``bound_to``: the live family, or the ``DescribedFamily`` that read it from a record),
+    else a ``DescribedFamily`` of the name; the family words its id and label."""
 
     family_name: str
     values: Params
@@ -141,7 +202,7 @@ class DescribedProblem:
 
     @property
     def problem_id(self) -> str:
-        return "-".join([self.family_name, *tokens(self.values)])
+        return self.family.problem_id_of(self)
 
     @property
     def dtype(self) -> Any:
@@ -153,7 +214,8 @@ class DescribedProblem:
 
 @dataclass(frozen=True, eq=True)
 class DescribedConfig:
-    """One point of the sweep: the factory's keyword arguments besides the sizes."""
+    """One point of the sweep: the factory's keyword arguments besides the sizes; ``bound_to``
+    the family that words its id (none: the derived id)."""
 
     values: Params
 
@@ -161,16 +223,37 @@ class DescribedConfig:
         if not isinstance(self.values, Params):
             object.__setattr__(self, "values", Params(self.values))
 
+    def bound_to(self, family: Any) -> "DescribedConfig":
+        out = DescribedConfig(self.values)
+        object.__setattr__(out, "_family", family)  # not a field: equality and dicts ignore it
+        return out
+
+    def with_value(self, key: str, value: Any) -> "DescribedConfig":
+        """This config with one axis set otherwise (same family, same key order)."""
+        made = DescribedConfig(Params({**self.values, key: value}))
+        family = self.__dict__.get("_family")
+        return made.bound_to(family) if family is not None else made
+
     @property
     def config_id(self) -> str:
-        return "-".join(tokens(self.values)) or "default"
+        family = self.__dict__.get("_family")
+        return family.config_id_of(self) if family is not None else derived_config_id(self.values)
 
     @property
     def stage(self) -> StageFacts:
-        return stage_facts(self.values)
+        family = self.__dict__.get("_family")
+        return family.stage_facts_of(self) if family is not None else stage_facts(self.values)
 
     def to_dict(self) -> dict[str, Any]:
         return json.loads(json.dumps(self.values, default=str))
+
+
+def derived_problem_id(family_name: str, values: Mapping[str, Any]) -> str:
+    return "-".join([family_name, *tokens(values)])
+
+
+def derived_config_id(values: Mapping[str, Any]) -> str:
+    return "-".join(tokens(values)) or "default"
 
 
 def described(record: Mapping[str, Any]) -> bool:
@@ -178,17 +261,37 @@ def described(record: Mapping[str, Any]) -> bool:
     return bool(record.get(DESCRIBED_KEY))
 
 
+def record_words(record: Mapping[str, Any]) -> Words:
+    """What a described record says of itself (``WORDS_KEY``; empty for any other record)."""
+    return Words.from_dict(record.get(WORDS_KEY)) if described(record) else Words()
+
+
+def record_stage(record: Mapping[str, Any]) -> StageFacts | None:
+    """A described record's place on the pipeline-depth axis: as its family worded it, else
+    derived from its config's values; None for a vendor item or another kind of record."""
+    config = record.get("config")
+    if not described(record) or not isinstance(config, Mapping):
+        return None
+    return record_words(record).stage or stage_facts(config)
+
+
+def family_for_record(record: Mapping[str, Any]) -> "DescribedFamily":
+    return DescribedFamily(str(record.get("family")), record_words(record))
+
+
 class DescribedFamily:
     """The reader's side of a described kernel: every ``KernelFamily`` member a report, a
-    comparison, the history or an export asks for, from the record's own values.  Building,
-    inputs and checks belong to the live family (the suite's); asked here they raise."""
+    comparison, the history or an export asks for, from one record (``family_for_record``: its
+    ``Words``, else its values).  Building, inputs and checks belong to the live family (the
+    suite's); asked here they raise."""
 
     problem_type = DescribedProblem
     config_type = DescribedConfig
     described = True
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, words: Words | None = None) -> None:
         self.name = name
+        self.words = words or Words()
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, DescribedFamily) and other.name == self.name
@@ -197,10 +300,19 @@ class DescribedFamily:
         return hash((DescribedFamily, self.name))
 
     def problem_from_dict(self, data: Mapping[str, Any]) -> DescribedProblem:
-        return DescribedProblem(self.name, Params(data))
+        return DescribedProblem(self.name, Params(data)).bound_to(self)
 
     def config_from_dict(self, data: Mapping[str, Any]) -> DescribedConfig:
-        return DescribedConfig(Params(data))
+        return DescribedConfig(Params(data)).bound_to(self)
+
+    def problem_id_of(self, problem: DescribedProblem) -> str:
+        return self.words.problem_id or derived_problem_id(self.name, problem.values)
+
+    def config_id_of(self, config: DescribedConfig) -> str:
+        return self.words.config_id or derived_config_id(config.values)
+
+    def stage_facts_of(self, config: DescribedConfig) -> StageFacts:
+        return self.words.stage or stage_facts(config.values)
 
     def validate(self, problem: Any, config: Any, dialect: str) -> str | None:
         return None
@@ -218,18 +330,23 @@ class DescribedFamily:
         return ()
 
     def parse_case_id(self, case_id: str) -> CaseIdParts:
-        raise ValueError(f"{case_id!r}: kernel {self.name!r} read back from records has no id grammar; "
-                         "its records' problem and config values are the parts")
+        """``<problem_id>[-<label>]-<config_id>`` split at the problem id the record names."""
+        problem_id = self.words.problem_id
+        if not problem_id or not case_id.startswith(problem_id + "-"):
+            raise ValueError(f"{case_id!r}: kernel {self.name!r} read back from records has no id grammar; "
+                             "its records' problem and config values are the parts")
+        rest = case_id[len(problem_id) + 1:]
+        label, _, config_id = rest.partition("-") if rest.startswith("best-") else (None, "", rest)
+        return CaseIdParts(problem_id, label, config_id)
 
     def stage_point(self, config: DescribedConfig) -> StagePoint:
-        facts = config.stage
-        return StagePoint(facts.tile, facts.loop_id, facts.loop_form, facts.num_stages)
+        return config.stage.point()
 
     def problem_label(self, problem: DescribedProblem) -> str:
-        return problem_label(problem.values)
+        return self.words.problem_label or problem_label(problem.values)
 
     def loop_trips(self, problem: Any, config: Any) -> int | None:
-        return None
+        return self.words.loop_trips
 
     def _no_body(self, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError(f"kernel {self.name!r} was read back from records: load its suite to build or run it")

@@ -99,8 +99,8 @@ class FamilyCatalog:
     registered directly (tests).  ``for_record`` finds the family of a JSON record: by its
     ``family`` key, else (records written before that key existed) the one family whose
     problem type accepts the record's problem dict.  A record that describes itself
-    (harness/core/described.py: a kernel a suite declared through the generic path) and whose
-    family no entry point names is read by a ``DescribedFamily`` of that name."""
+    (harness/core/described.py: a kernel a suite declared through the generic path) is read by
+    the ``DescribedFamily`` of its name and its own words, whatever the entry points name."""
 
     loaders: dict[str, Callable[[], Any]] = field(default_factory=dict)
     _loaded: dict[str, KernelFamily] = field(default_factory=dict)
@@ -125,9 +125,9 @@ class FamilyCatalog:
 
     def for_record(self, record: Mapping[str, Any]) -> KernelFamily:
         name = record.get("family")
+        if name and described.described(record):
+            return described.family_for_record(record)
         if name:
-            if described.described(record) and name not in self.names:
-                return described.DescribedFamily(name)
             return self.get(name)
         problem = record.get("problem") or {}
         matches = [f for f in map(self.get, self.names) if _accepts(f, problem)]

@@ -137,21 +137,21 @@ def probe_pairs(configs: Sequence[Any]) -> dict[str, list[tuple[Any, Any]]]:
     if not configs:
         return pairs
     present = set(configs)
-    for key in (f.name for f in fields(next(iter(configs)))):
+    base = next(iter(configs))
+    for key in _keys(base):
         values = []
         for c in configs:
-            v = getattr(c, key)
+            v = _value(c, key)
             if v not in values:
                 values.append(v)
         if len(values) < 2:
             continue
-        base = next(iter(configs))
         found = []
         for v in values:
-            if v == getattr(base, key):
+            if v == _value(base, key):
                 continue
             try:
-                other = replace(base, **{key: v})
+                other = base.with_value(key, v) if hasattr(base, "with_value") else replace(base, **{key: v})
             except ValueError:
                 continue
             if other in present:
@@ -159,6 +159,17 @@ def probe_pairs(configs: Sequence[Any]) -> dict[str, list[tuple[Any, Any]]]:
         if found:
             pairs[key] = found
     return pairs
+
+
+def _keys(config: Any) -> list[str]:
+    """A config's swept keys: a described config's axes (``values``), else its dataclass fields."""
+    values = getattr(config, "values", None)
+    return list(values) if hasattr(config, "with_value") and isinstance(values, dict) else [f.name for f in fields(config)]
+
+
+def _value(config: Any, key: str) -> Any:
+    values = getattr(config, "values", None)
+    return values.get(key) if hasattr(config, "with_value") and isinstance(values, dict) else getattr(config, key)
 
 
 def inert_keys(configs: Sequence[Any], kernel_source: Callable[[Any], str]) -> list[str]:

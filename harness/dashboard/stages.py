@@ -27,7 +27,7 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
-from tlbench.harness.core.described import described, stage_facts
+from tlbench.harness.core.described import record_stage
 from tlbench.harness.core.record_reader import RecordReader
 from tlbench.harness.dashboard.data import latest_by_run
 from tlbench.harness.results.history.query import Point, Series, TestbedRow, record
@@ -59,9 +59,9 @@ def stage_point(rec: Mapping[str, Any]) -> tuple[str, int] | None:
     config = rec.get("config")
     if not isinstance(config, dict):
         return None
-    if described(rec):
-        facts = stage_facts(config)
-        return (facts.tile, facts.num_stages) if facts.num_stages is not None else None
+    facts = record_stage(rec)  # a described kernel's, as its family worded it
+    if facts is not None:
+        return (facts.tile, facts.num_stages) if facts.loop_form == "auto" and facts.num_stages is not None else None
     try:
         point = _READER.read(dict(rec)).stage
     except Exception:  # noqa: BLE001 - a family not installed here: the config's own values

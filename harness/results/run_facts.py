@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
-from tlbench.harness.core.described import described, stage_facts
+from tlbench.harness.core.described import record_stage
 from tlbench.harness.core.record_reader import RecordReader
 from tlbench.harness.core.shard import placement
 from tlbench.harness.results.error_text import failure_line
@@ -93,8 +93,8 @@ def _stage(rec: dict[str, Any], reader: RecordReader) -> tuple[int | None, str |
     config = rec.get("config")
     if not isinstance(config, dict):
         return None, None
-    if described(rec):
-        facts = stage_facts(config)
+    facts = record_stage(rec)  # a described kernel's, as its family worded it
+    if facts is not None:
         return facts.num_stages, facts.loop_form
     try:
         point = reader.read(rec).stage

@@ -32,7 +32,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from tlbench.harness.core.described import DescribedProblem, described, stage_facts
+from tlbench.harness.core.described import described, family_for_record, record_stage
 from tlbench.harness.core.record_reader import RecordReader
 from tlbench.harness.measure.setup_compile import SLOW_SETUP_S, setup_words
 from tlbench.harness.core.shard import placement
@@ -52,9 +52,11 @@ AS_WRITTEN = "as written"  # the column of a kernel swept on no pipeline-depth a
 
 
 def _form(config: dict[str, Any], record: dict[str, Any] | None = None) -> str:
-    if record is not None and described(record):  # a described kernel's config holds its axes only
-        stage = stage_facts(config)
-        return f"s{stage.num_stages}" if stage.num_stages is not None else AS_WRITTEN
+    stage = record_stage(record) if record is not None else None  # a described kernel's, as its family worded it
+    if stage is not None:
+        if stage.loop_form == "auto":
+            return f"s{stage.num_stages}" if stage.num_stages is not None else "?"
+        return stage.loop_form if stage.loop_form != "none" else AS_WRITTEN
     if config.get("loop_form") == "auto":
         return f"s{config.get('num_stages')}"
     return str(config.get("loop_form") or "?")
@@ -103,7 +105,7 @@ def _problem_label(record: dict[str, Any], read: Any) -> str:
         return read.problem_id
     case_id = str(record.get("case_id", "?"))
     if described(record):  # its problem id is derived from its values, not cut from its case id
-        return DescribedProblem(str(record.get("family")), record.get("problem") or {}).problem_id
+        return family_for_record(record).problem_from_dict(record.get("problem") or {}).problem_id
     if record.get("label") and f"-{record['label']}-" in case_id:
         return case_id[: case_id.index(f"-{record['label']}-")]
     return case_id.rsplit("-", 1)[0]

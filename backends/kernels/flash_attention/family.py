@@ -59,23 +59,30 @@ def body_modules(config: FaConfig, dialect: str) -> tuple[str, ...]:
     return tuple(f"{_PACKAGE}.{name}" for name in (*names, "problem"))
 
 
-def _footprint(problem: FaProblem, config: FaConfig, dialect: str, scopes: Sequence[Scope]) -> tuple[ScopeUse, ...]:
+def footprint_bytes(problem: FaProblem, config: FaConfig, dialect: str) -> dict[str, tuple[int, int]]:
+    """``{scope: (bytes at the requested pipeline depth, bytes with one version)}`` of the
+    buffers ``dialect``'s body allocates (the module's contract); {} for another dialect."""
     if dialect == "cuda":
-        return _nvidia(problem, config, scopes)
+        return _nvidia(problem, config)
     if dialect == "ascend":
-        return _ascend(problem, config, scopes)
-    return ()
+        return _ascend(problem, config)
+    return {}
 
 
-def _nvidia(problem: FaProblem, config: FaConfig, scopes: Sequence[Scope]) -> tuple[ScopeUse, ...]:
+def _footprint(problem: FaProblem, config: FaConfig, dialect: str, scopes: Sequence[Scope]) -> tuple[ScopeUse, ...]:
+    return tuple(scope_named(scopes, scope).use(needed, minimum)
+                 for scope, (needed, minimum) in footprint_bytes(problem, config, dialect).items())
+
+
+def _nvidia(problem: FaProblem, config: FaConfig) -> dict[str, tuple[int, int]]:
     elem = DTYPE_BYTES[problem.dtype]
     D, BM, BN = problem.dim, config.block_M, config.block_N
     fixed = BM * D * elem  # Q (the hopper body's O staging reuses freed K/V space: measured; the ws body stages O in Q's tile)
     per_version = 2 * BN * D * elem  # K and V
-    return (scope_named(scopes, "shared.dyn").use(fixed + per_version * config.pipeline_depth, fixed + per_version),)
+    return {"shared.dyn": (fixed + per_version * config.pipeline_depth, fixed + per_version)}
 
 
-def _ascend(problem: FaProblem, config: FaConfig, scopes: Sequence[Scope]) -> tuple[ScopeUse, ...]:
+def _ascend(problem: FaProblem, config: FaConfig) -> dict[str, tuple[int, int]]:
     elem, out, f32 = DTYPE_BYTES[problem.dtype], DTYPE_BYTES[problem.output_dtype], DTYPE_BYTES[problem.accum_dtype]
     D, BM, BN = problem.dim, config.block_M, config.block_N
     rows = BM // ASCEND_VECTOR_UNITS
@@ -83,11 +90,11 @@ def _ascend(problem: FaProblem, config: FaConfig, scopes: Sequence[Scope]) -> tu
     l1_version = 2 * BN * D * elem  # K, V
     l0c = BM * BN * f32 + BM * D * f32
     ub = rows * BN * (f32 + elem + elem) + rows * D * (2 * f32 + out) + 5 * rows * f32
-    return (
-        scope_named(scopes, "shared.l1").use(l1_fixed + l1_version * config.pipeline_depth, l1_fixed + l1_version),
-        scope_named(scopes, "shared.l0c").use(l0c, l0c),
-        scope_named(scopes, "shared.ub").use(ub, ub),
-    )
+    return {
+        "shared.l1": (l1_fixed + l1_version * config.pipeline_depth, l1_fixed + l1_version),
+        "shared.l0c": (l0c, l0c),
+        "shared.ub": (ub, ub),
+    }
 
 
 _CASE_ID = re.compile(r"^(?P<problem>fa-b\d+h\d+(?:kv\d+)?-s(?:\d+|q\d+sk\d+)-d\d+-[a-z0-9]+(?:-o[a-z0-9]+)?(?:-causal)?)"

@@ -32,7 +32,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar, Literal
 
-from tlbench.backends.kernels import loop_form
+from tlbench.harness.core import loop_form
 from tlbench.harness.core.cases import DTYPE_BYTES, DTYPE_SHORT, VendorCase
 
 FAMILY = "flash_attention"
@@ -147,19 +147,6 @@ class FaConfig(loop_form.LoopFormConfig):
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def fa_stage_configs(tiles, num_stages, manual: bool = True, serial: bool = True, **extra) -> list[FaConfig]:
-    """The seed's three loop forms for each (block_M, block_N, threads) tile."""
-    configs: list[FaConfig] = []
-    for block_M, block_N, threads in tiles:
-        tile = dict(block_M=block_M, block_N=block_N, threads=threads, **extra)
-        configs += [FaConfig(**tile, loop_form="auto", num_stages=s) for s in num_stages]
-        if manual:
-            configs.append(FaConfig(**tile, loop_form="manual", num_stages=None))
-        if serial:
-            configs.append(FaConfig(**tile, loop_form="serial", num_stages=None))
-    return configs
 
 
 # The vendor items per dialect (the body a backend builds: harness/core/backend_api.py), in item

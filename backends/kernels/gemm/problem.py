@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
-from tlbench.backends.kernels import loop_form
+from tlbench.harness.core import loop_form
 from tlbench.harness.core.cases import DTYPE_BYTES, DTYPE_SHORT
 
 LoopForm = Literal["auto", "manual", "serial"]

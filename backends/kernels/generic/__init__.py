@@ -2,13 +2,14 @@
 
 ``kernel_sweep(name, body, sizes=..., axes=..., inputs=..., reference=...)`` returns the
 ``SWEEP`` a suite declares (its docstring is the reference for every argument); ``tolerance``,
-``steps``, ``similarity``, ``mismatch`` and ``exact`` are the rules its ``check=`` takes.  The
+``steps``, ``similarity``, ``mismatch``, ``exact`` and ``bound`` are the rules its ``check=`` takes;
+``pruned`` is what its ``validate=`` returns for a predicted compiler refusal.  The
 kernel family behind it lives in backends/kernels/generic/family.py and needs no entry point.
 Users import these from the package root: ``from tlbench import kernel_sweep, steps``.
 Importing this package imports neither tilelang nor torch, and sets no environment variable.
 """
 
-from tlbench.backends.kernels.generic.checks import exact, mismatch, similarity, steps, tolerance
-from tlbench.backends.kernels.generic.sweep import kernel_sweep
+from tlbench.backends.kernels.generic.checks import bound, exact, mismatch, similarity, steps, tolerance
+from tlbench.backends.kernels.generic.sweep import kernel_sweep, pruned
 
-__all__ = ["kernel_sweep", "tolerance", "steps", "similarity", "mismatch", "exact"]
+__all__ = ["kernel_sweep", "tolerance", "steps", "similarity", "mismatch", "exact", "bound", "pruned"]

@@ -19,6 +19,10 @@ non-boolean byte for bool), so an output the kernel never wrote never passes.
   examples; 1e-3 when neither is given), or the cosine at least ``min_cosine``.
 - ``mismatch(fraction, rtol=1e-2, atol=1e-2)``: at most ``fraction`` of the elements outside the
   tolerance (never an element that holds the poison).
+- ``bound(allowed, words="")``: every element within ``allowed(ref, *inputs, **named)``, a
+  tensor of allowed absolute errors (or one number) as large as the output: a tolerance
+  that depends on the inputs (flash attention's ``atol + rtol |ref| + 2u (P|V|)``).  The
+  caller computes it (``given(allowed)``: the ``Within`` rule that judges); its words name it.
 - ``user_rule(function)``: ``function(out, ref, **named) -> None | reason`` (named: the sizes,
   axes, constants and ``dialect`` it takes), a reason fails the output with those words.
 ``rule_for(spec, index, name, dtype)`` resolves a ``check=`` value for one output: None (the
@@ -293,7 +297,55 @@ def mismatch(fraction: float, rtol: float = DEFAULT_RTOL, atol: float = DEFAULT_
     return Mismatch(float(fraction), float(rtol), float(atol))
 
 
-RULE_TYPES = (Tolerance, Exact, Steps, Similarity, Mismatch, UserRule)
+@dataclass(frozen=True)
+class Bound:
+    allowed: Callable[..., Any]
+    label: str = ""
+
+    @property
+    def words(self) -> str:
+        from tlbench.backends.kernels.generic.callables import callable_name
+
+        return f"bound({self.label or callable_name(self.allowed)})"
+
+    def fits(self, dtype: str) -> str | None:
+        return None if is_float_dtype(dtype) else f"bound() judges float outputs, not {dtype}"
+
+    def given(self, allowed: Any) -> "Within":
+        return Within(self.words, allowed)
+
+
+@dataclass(frozen=True, eq=False)
+class Within:
+    """A ``Bound`` with its allowed errors computed for one run (a tensor, or one number)."""
+
+    words: str
+    allowed: Any
+
+    def fits(self, dtype: str) -> str | None:
+        return None
+
+    def judge(self, out: Any, ref: Any) -> Verdict:
+        import torch
+
+        err, want, worst_abs, worst_rel = _errors(_as_float(out), ref)
+        allowed = torch.as_tensor(self.allowed, device=err.device).double()
+        if allowed.numel() > 1:  # as large as the output; a spot check judges a prefix of it
+            allowed = allowed.reshape(-1)[: err.numel()].reshape(err.shape)
+        bad = ~(err <= allowed) | _unwritten(out).reshape(err.shape)
+        count = int(bad.sum())
+        detail = f"{count} of {out.numel()} outside the bound {self.words}" if count else ""
+        return Verdict(count == 0, count, out.numel(), worst_abs, worst_rel, detail)
+
+
+RULE_TYPES = (Tolerance, Exact, Steps, Similarity, Mismatch, Bound, UserRule)
+
+
+def bound(allowed: Callable[..., Any], words: str = "") -> Bound:
+    """Every element within ``allowed(ref, *inputs, **named)`` (allowed absolute errors)."""
+    if not callable(allowed) and not isinstance(allowed, str):
+        raise TypeError(f"bound(allowed): allowed must be a callable (ref, *inputs, **named) -> tensor, got {allowed!r}")
+    return Bound(allowed, words)
 
 
 def default_rule(dtype: str, given_tolerance: Tolerance | None = None) -> Any:
@@ -307,7 +359,7 @@ def _one(value: Any, where: str) -> Any:
         return value
     if callable(value):
         return UserRule(value)
-    raise TypeError(f"kernel_sweep: check{where} must be a rule (tolerance, steps, similarity, mismatch, exact) or a "
+    raise TypeError(f"kernel_sweep: check{where} must be a rule (tolerance, steps, similarity, mismatch, exact, bound) or a "
                     f"callable check(out, ref, **named) -> None | reason, got {value!r}")
 
 

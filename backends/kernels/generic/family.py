@@ -39,19 +39,33 @@ from typing import Any, Callable, Mapping, Sequence
 
 from tlbench.harness.core.budget import Scope, ScopeUse, scope_named
 from tlbench.harness.core.cases import CheckResult
-from tlbench.harness.core.described import DescribedConfig, DescribedProblem, Params, problem_label, stage_facts
+from tlbench.harness.core.described import DescribedConfig, DescribedProblem, Params, StageFacts
 from tlbench.harness.core.family import CaseIdParts, StagePoint
 from tlbench.harness.core.backend_api import SuiteCodeError
 from tlbench.harness.core.space import Refusal
 
 from tlbench.backends.kernels.generic import factory as factories
-from tlbench.backends.kernels.generic.callables import Takes, bound_call, named_what, suite_call
-from tlbench.backends.kernels.generic.checks import rule_for
+from tlbench.backends.kernels.generic.callables import Takes, named_what, suite_call
+from tlbench.backends.kernels.generic.checks import Bound, rule_for
 from tlbench.backends.kernels.generic.loading import find_family, resolve
-from tlbench.backends.kernels.generic.tensors import KernelInputs, allocate, judge
+from tlbench.backends.kernels.generic.tensors import KernelInputs, allocate, as_list, judge
+from tlbench.backends.kernels.generic.vendors import VendorTable, vendor_run
+from tlbench.backends.kernels.generic.words import CaseWords
 
 ANY_DIALECT = "*"
-DEFAULT_CONFIG = DescribedConfig(Params())
+
+
+def scope_use(scope: Scope, used: Any) -> ScopeUse:
+    """A suite footprint's entry for one scope: bytes; ``(needed, minimum)`` (at the requested
+    pipeline depth, with one version of every buffer); or a dict of ``bytes`` (or ``needed``),
+    ``minimum``, ``buffers`` (what fills it, in words, for the skip reason) and ``variant`` (a
+    capacity variant the backend's scope declares, e.g. Ascend UB with SIMT code: ``simt``)."""
+    if isinstance(used, Mapping):
+        needed = int(used.get("bytes", used.get("needed", 0)))
+        return scope.use(needed, int(used.get("minimum", needed)), variant=used.get("variant"),
+                         buffers=tuple(used.get("buffers", ())))
+    needed, minimum = used if isinstance(used, (tuple, list)) else (used, used)
+    return scope.use(int(needed), int(minimum))
 
 
 @dataclass(eq=False)
@@ -60,20 +74,23 @@ class GenericFamily:
     bodies: Mapping[str, Any]  # dialect (or "*") -> factory, PrimFunc, compiled kernel, or its "module:attribute"
     inputs: Callable[..., Sequence[Any]] | str
     reference: Callable[..., Any] | str | None = None
-    vendor: Callable[..., Any] | str | None = None
-    vendor_label: str | None = None
+    vendors: VendorTable = field(default_factory=VendorTable)  # the vendor items per dialect (vendors.py)
     vendor_check: bool = True  # False: the vendor item is a speed reference, never judged
     flops_of: Callable[..., int] | str | None = None
     bytes_of: Callable[..., int] | str | None = None
     footprint_of: Callable[..., Mapping[str, Any] | None] | str | None = None
     refusal_of: Callable[..., str | None] | str | None = None  # the suite's validate: why not, or None
+    mma_tiles_of: Callable[..., Sequence[tuple[int, int]]] | str | None = None
+    body_modules_of: Sequence[str] | Callable[..., Sequence[str]] | str | None = None  # more modules whose source is the body
     check_spec: Any = None  # checks.normalize(check=): None, a rule, a list or a dict of rules
     tolerance: Any = None  # checks.Tolerance from rtol= / atol= (the float default), or None
     constants: Mapping[str, Any] = field(default_factory=dict)
-    pass_configs: Mapping[str, Any] = field(default_factory=dict)
+    pass_configs: Mapping[str, Any] | Callable[..., Mapping[str, Any]] | str = field(default_factory=dict)
+    words: CaseWords = field(default_factory=CaseWords)  # the suite's ids and labels (words.py)
     module: str = ""  # the suite module that declared it (how a worker process finds it again)
     module_file: str = ""
     configs: Mapping[str, Sequence[DescribedConfig]] = field(default_factory=dict)  # dialect or "*" -> its configs
+    scope_configs: Mapping[str, Mapping[str, Sequence[DescribedConfig]]] = field(default_factory=dict)  # smoke/quick ones
     problem_ids: Sequence[str] = ()
     problems: Sequence[DescribedProblem] = ()  # every problem of every scope (the preflight checks their names)
     smoke_problems: Sequence[DescribedProblem] = ()  # where the preflight runs the suite's callables
@@ -90,11 +107,26 @@ class GenericFamily:
     def problem(self, sizes: Mapping[str, Any]) -> DescribedProblem:
         return DescribedProblem(self.name, Params(sizes)).bound_to(self)
 
+    def config(self, values: Mapping[str, Any]) -> DescribedConfig:
+        return DescribedConfig(Params(values)).bound_to(self)
+
     def problem_from_dict(self, data: Mapping[str, Any]) -> DescribedProblem:
         return self.problem(data)
 
     def config_from_dict(self, data: Mapping[str, Any]) -> DescribedConfig:
-        return DescribedConfig(Params(data))
+        return self.config(data)
+
+    def problem_id_of(self, problem: DescribedProblem) -> str:
+        return self.words.problem_id_of(self, problem.values)
+
+    def config_id_of(self, config: DescribedConfig) -> str:
+        return self.words.config_id_of(self, config.values)
+
+    def stage_facts_of(self, config: DescribedConfig) -> StageFacts:
+        return self.words.stage_of(self, config.values)
+
+    def record_words(self, problem: DescribedProblem, config: DescribedConfig | None = None) -> dict[str, Any]:
+        return self.words.record_words(self, problem, config)
 
     def parse_case_id(self, case_id: str) -> CaseIdParts:
         for problem_id in sorted(self.problem_ids, key=len, reverse=True):
@@ -105,11 +137,10 @@ class GenericFamily:
         raise ValueError(f"{case_id!r} is not a case id of kernel {self.name!r} (problems: {', '.join(self.problem_ids)})")
 
     def stage_point(self, config: DescribedConfig) -> StagePoint:
-        facts = stage_facts(config.values)
-        return StagePoint(facts.tile, facts.loop_id, facts.loop_form, facts.num_stages)
+        return config.stage.point()
 
     def problem_label(self, problem: DescribedProblem) -> str:
-        return problem_label(problem.values)
+        return self.words.problem_label_of(self, problem.values)
 
     # -- names ----------------------------------------------------------------------------------
     def resolved(self, ref: Any) -> Any:
@@ -127,11 +158,16 @@ class GenericFamily:
         where = f"kernel {self.name}" + (f", problem {problem.problem_id}" if problem is not None else "")
         return suite_call(named_what(what, self.resolved(ref)), self.resolved(ref), values, positional, where)
 
-    def configs_for(self, dialect: str | None) -> list[DescribedConfig]:
-        """The configs of ``dialect``'s body (one without axes where it declares none)."""
+    def configs_for(self, dialect: str | None, scope: str = "full") -> list[DescribedConfig]:
+        """The configs of ``dialect``'s body (one without axes where it declares none); in the
+        smoke or quick scope, that scope's own configs where the suite names them (a dialect
+        its table does not name, with no ``"*"``, has none there)."""
+        table = self.scope_configs.get(scope)
+        if table is not None:
+            return list(table.get(dialect, table.get(ANY_DIALECT, ())) if dialect is not None else table.get(ANY_DIALECT, ()))
         if dialect is not None and dialect in self.configs:
             return list(self.configs[dialect])
-        return list(self.configs.get(ANY_DIALECT, ())) or [DEFAULT_CONFIG]
+        return list(self.configs.get(ANY_DIALECT, ())) or [self.config({})]
 
     # -- what the harness and the backends ask -----------------------------------------------
     def body_for(self, dialect: str) -> Any | None:
@@ -155,10 +191,20 @@ class GenericFamily:
             reason = self.call("validate", self.refusal_of, self.named(problem, config, dialect), problem=problem)
         except Exception as exc:  # noqa: BLE001 - the preflight fails the items with it; here it only keeps collection going
             return Refusal(str(exc), "invalid")
-        return Refusal(str(reason), "invalid") if reason else None
+        if not reason:
+            return None
+        return reason if isinstance(reason, Refusal) else Refusal(str(reason), "invalid")  # pruned(...) keeps its kind
 
-    def mma_tiles(self, problem: Any, config: Any) -> list[tuple[int, int]]:
-        return []  # tilelang answers for the warp partition itself
+    def mma_tiles(self, problem: DescribedProblem, config: DescribedConfig) -> list[tuple[int, int]]:
+        """The suite's ``mma_tiles`` (the output tiles whose warp partition a backend checks
+        before compiling); none declared: [] (tilelang answers for the partition itself)."""
+        if self.mma_tiles_of is None:
+            return []
+        try:
+            tiles = self.call("mma_tiles", self.mma_tiles_of, self.named(problem, config, None), problem=problem) or []
+        except SuiteCodeError:  # the preflight fails its items with these words
+            return []
+        return [(int(m), int(n)) for m, n in tiles]
 
     def flops(self, problem: DescribedProblem, dialect: str | None = None) -> int:
         return int(self.call("flops", self.flops_of, self.named(problem, None, dialect), problem=problem)) if self.flops_of else 0
@@ -176,14 +222,10 @@ class GenericFamily:
             declared = self.call("footprint", self.footprint_of, self.named(problem, config, dialect), problem=problem) or {}
         except SuiteCodeError:  # the preflight fails its items with these words; the compiled kernel's buffers are checked
             return ()
-        uses = []
-        for scope, used in declared.items():
-            needed, minimum = used if isinstance(used, (tuple, list)) else (used, used)
-            uses.append(scope_named(scopes, scope).use(int(needed), int(minimum)))
-        return tuple(uses)
+        return tuple(scope_use(scope_named(scopes, scope), used) for scope, used in declared.items())
 
-    def loop_trips(self, problem: Any, config: Any) -> int | None:
-        return None
+    def loop_trips(self, problem: DescribedProblem, config: DescribedConfig) -> int | None:
+        return self.words.loop_trips_of(self, problem.values, config.values)
 
     def _options(self, problem: DescribedProblem, config: DescribedConfig, dialect: str, body: Any) -> Mapping[str, Any]:
         """The pass configs / target of the jit that makes the body: the factory's own, or (a
@@ -203,19 +245,40 @@ class GenericFamily:
     def kernel_traits(self, problem: DescribedProblem, config: DescribedConfig, dialect: str) -> dict[str, Any]:
         body = self.body_for(dialect)
         options = self._options(problem, config, dialect, body) if body is not None else {"pass_configs": {}, "target": None}
-        facts = stage_facts(config.values)
-        threads = config.values.get("threads")
+        facts = config.stage
+        threads, cores = config.values.get("threads"), config.values.get("num_cores")
         source = factories.source_file(body) if body is not None else None
         return {
-            "loop_form": facts.loop_form if facts.num_stages is not None else None,
+            "loop_form": facts.loop_form if facts.loop_form != "none" else None,
             "num_stages": facts.num_stages,
-            "threads": threads if isinstance(threads, int) else None,
-            "pass_configs": {**options["pass_configs"], **self.pass_configs},
+            "threads": threads if isinstance(threads, int) and not isinstance(threads, bool) else None,
+            "num_cores": cores if isinstance(cores, int) and not isinstance(cores, bool) else None,
+            "enable_offset": config.values.get("enable_offset") is True,
+            "pass_configs": {**options["pass_configs"], **self.suite_pass_configs(problem, config, dialect)},
             "target": options["target"],
-            "body_modules": (str(source or self.module_file),) if body is not None else (),
+            "body_modules": (str(source or self.module_file), *self.more_body_modules(problem, config, dialect)) if body is not None else (),
             "fixed_arguments": json.dumps(sorted(self.constants.items()), default=str) if self.constants else "",
             "shape_values": {k: v for k, v in problem.values.items() if isinstance(v, int) and not isinstance(v, bool)},
         }
+
+    def more_body_modules(self, problem: DescribedProblem, config: DescribedConfig, dialect: str) -> tuple[str, ...]:
+        """The suite's ``body_modules``: modules beyond the factory's file (and the user code it
+        imports) whose source is the body, e.g. a body in an installed package; a list, or what
+        its callable says for this case."""
+        given = self.body_modules_of
+        if given is None:
+            return ()
+        if isinstance(given, (list, tuple)):
+            return tuple(map(str, given))
+        return tuple(map(str, self.call("body_modules", given, self.named(problem, config, dialect), problem=problem) or ()))
+
+    def suite_pass_configs(self, problem: DescribedProblem, config: DescribedConfig, dialect: str) -> dict[str, Any]:
+        """The suite's ``pass_configs``: a dict, or what its callable says for this case (e.g. a
+        ``fast_math`` axis turning on ``tl.enable_fast_math`` where the dialect's build takes it)."""
+        given = self.pass_configs
+        if isinstance(given, Mapping):
+            return dict(given)
+        return dict(self.call("pass_configs", given, self.named(problem, config, dialect), problem=problem) or {})
 
     def build(self, problem: DescribedProblem, config: DescribedConfig, dialect: str) -> Any:
         body = self.body_for(dialect)
@@ -307,18 +370,17 @@ class GenericFamily:
         def user(rule: Any, out: Any, ref: Any) -> Any:
             return self.call("check", rule.function, values, (out, ref), problem)
 
-        return judge(inputs.outputs.tensors, expected, self.rules(inputs), inputs.output_names, user)
+        answers = as_list(expected)
+        rules = [rule.given(self.call("check", rule.allowed, values, (answers[k], *inputs.inputs), problem))
+                 if isinstance(rule, Bound) and k < len(answers) else rule
+                 for k, rule in enumerate(self.rules(inputs))]
+        return judge(inputs.outputs.tensors, expected, rules, inputs.output_names, user)
 
     def vendor_call(self, case: Any, inputs: KernelInputs, dialect: str, timed: bool) -> tuple[Callable[[], Any], str]:
-        if self.vendor is None:
+        if not self.vendors:
             raise ValueError(f"kernel {self.name!r} declares no vendor call: pass vendor= to kernel_sweep")
-        vendor = self.resolved(self.vendor)
-        label = self.vendor_label or f"{getattr(vendor, '__module__', None) or '?'}.{getattr(vendor, '__name__', repr(vendor))}"
-        if not self.vendor_check:
-            label += " (speed reference, not checked)"
+        library = getattr(case, "library", None)
+        vendor = self.vendors.function(dialect, library, self.resolved)
         where = f"kernel {self.name}, problem {case.problem.problem_id}"
         values = self.answer_values(case.problem, inputs.axes, dialect)
-        run = bound_call(named_what("vendor", vendor), vendor, values, inputs.inputs, where)
-        if timed:
-            return run, label
-        return (lambda: inputs.write_outputs(run()) if self.vendor_check else run()), label
+        return vendor_run(self.vendors, library, vendor, values, inputs, timed, self.vendor_check, where)

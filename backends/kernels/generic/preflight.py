@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from tlbench.harness.core import trace
 from tlbench.harness.measure.outcome import traceback_of
@@ -36,8 +36,9 @@ from tlbench.harness.measure.outcome import traceback_of
 from tlbench.backends.dtype_sizes import element_bits, storage_shape
 from tlbench.backends.kernels.generic import factory as factories
 from tlbench.backends.kernels.generic.callables import Takes, did_you_mean, is_device_error, named_what, one_line
-from tlbench.backends.kernels.generic.checks import UserRule, rule_for, spec_problems
+from tlbench.backends.kernels.generic.checks import Bound, UserRule, rule_for, spec_problems
 from tlbench.backends.kernels.generic.tensors import allocate, as_list, expected_shape_problem, packed_input_problem, torch_dtype
+from tlbench.backends.kernels.generic.vendors import OUT, out_value, takes_out
 
 CPU_WORDS = ("not implemented for 'CPU'", "from the 'CPU' backend", "Torch not compiled with CUDA", "CUDA driver",
              "No CUDA GPUs", "torch_npu", "Found no NVIDIA driver", "has no attribute 'npu'")
@@ -135,9 +136,17 @@ class _Preflight:
 
     def _callables(self) -> dict[str, Any] | None:
         out = {}
-        for label, ref in (("inputs", self.family.inputs), ("reference", self.family.reference), ("vendor", self.family.vendor),
-                           ("flops", self.family.flops_of), ("bytes_moved", self.family.bytes_of),
-                           ("footprint", self.family.footprint_of), ("validate", self.family.refusal_of)):
+        family = self.family
+        vendors = [(_vendor_label(lib), ref) for lib, ref in family.vendors.entries(self.dialect).items()]
+        labels = [(f"vendor_label{':' + lib if lib else ''}", words) for lib, words in family.vendors.labels.items()
+                  if callable(words) and lib in family.vendors.entries(self.dialect)]
+        words = [(f"words:{k}", v) for k, v in family.words.given().items()]
+        passes = [("pass_configs", family.pass_configs)] if not isinstance(family.pass_configs, Mapping) else []
+        passes += [("body_modules", family.body_modules_of)] if not isinstance(family.body_modules_of, (list, tuple, type(None))) else []
+        for label, ref in (("inputs", family.inputs), ("reference", family.reference), *vendors, *labels,
+                           ("flops", family.flops_of), ("bytes_moved", family.bytes_of),
+                           ("footprint", family.footprint_of), ("validate", family.refusal_of),
+                           ("mma_tiles", family.mma_tiles_of), *passes, *words):
             if ref is None:
                 continue
             try:
@@ -147,6 +156,13 @@ class _Preflight:
                 return None
         for k, rule in enumerate(_user_rules(self.family.check_spec)):
             out[f"check#{k}"] = rule.function
+        for k, rule in enumerate(_bound_rules(self.family.check_spec)):
+            try:
+                out[f"bound#{k}"] = self.family.resolved(rule.allowed)
+            except Exception as exc:  # noqa: BLE001
+                self.fail("check", f"bound {rule.allowed!r} does not import: {type(exc).__name__}: {exc}",
+                          "name it as 'module:attribute' beside the suite", exc=exc)
+                return None
         return out
 
     # -- names --------------------------------------------------------------------------------
@@ -230,7 +246,7 @@ class _Preflight:
                     hint = ""
                     if name in offered and who.split()[0] in ("flops", "bytes_moved"):
                         hint = " (flops and bytes_moved are per problem: they get sizes, constants and dialect, no axis)"
-                    elif name in offered and who.split()[0] in ("reference", "vendor", "check"):
+                    elif name in offered and who.split()[0].split(":")[0] in ("reference", "vendor", "check"):
                         hint = (" (reference, vendor and check get only the axes inputs() takes: they are shared by every "
                                 "config whose inputs are the same; make inputs() take it too)")
                     self.fail(who, f"it takes {name!r}, which no size, axis or constant gives{did_you_mean(name, available)}{hint}",
@@ -252,10 +268,11 @@ class _Preflight:
         from tlbench.backends.kernels.generic.callables import call_named
 
         takes = Takes.of(function)
+        given_inputs = label.split(":")[0] in ("reference", "vendor", "vendor_label") or label.startswith("bound")
         if takes is not None and takes.too_many(len(positional)):
             self.fail(_label(label, function), f"it takes {len(takes.positional)} positional argument(s), it is given "
-                      f"{len(positional)} ({'the inputs' if label in ('reference', 'vendor') else 'out, ref'})",
-                      "take one parameter per tensor inputs() returns" if label in ("reference", "vendor") else "take (out, ref, **named)")
+                      f"{len(positional)} ({'the inputs' if given_inputs else 'out, ref'})",
+                      "take one parameter per tensor inputs() returns" if given_inputs else "take (out, ref, **named)")
             raise _Stop
         try:
             return call_named(function, values, positional)
@@ -309,9 +326,11 @@ class _Preflight:
             return
         expected = as_list(self.call("reference", self.callables["reference"], answers, made))
         self.check_answers("reference", self.callables["reference"], expected, outputs, specs[len(made):])
+        rules = self.given_bounds(rules, expected, made, answers)
         self.check_poison(outputs, expected, rules, specs[len(made):], answers)
-        if "vendor" in self.callables:
-            self.check_vendor(made, outputs, expected, rules, specs[len(made):], answers)
+        for label in [k for k in self.callables if k.split(":")[0] == "vendor"]:
+            with contextlib.suppress(_Stop):
+                self.check_vendor(label, made, outputs, expected, rules, specs[len(made):], answers)
 
     def run_others(self, values: dict[str, Any]) -> None:
         per_problem = self.family.named(self.problem, None, self.dialect)
@@ -321,7 +340,7 @@ class _Preflight:
                     got = self.call(label, self.callables[label], per_problem)
                     if not isinstance(got, (int, float)) or isinstance(got, bool):
                         self.fail(label, f"it returned {got!r}, not a number", "return the count as an int")
-        for label in ("footprint", "validate"):
+        for label in ("footprint", "validate", "mma_tiles", "pass_configs", "body_modules"):
             if label in self.callables:
                 for config in self.configs:
                     with contextlib.suppress(_Stop):
@@ -396,6 +415,17 @@ class _Preflight:
                 self.fail(_label(label, function), problem, "return each output at the kernel's shape")
                 raise _Stop
 
+    def given_bounds(self, rules: list[Any], expected: list[Any], made: list[Any], answers: dict[str, Any]) -> list[Any]:
+        """Each ``bound`` rule with its allowed errors computed from the reference and the inputs."""
+        bounds = _bound_rules(self.family.check_spec)
+        out = []
+        for rule, ref in zip(rules, expected):
+            if isinstance(rule, Bound):
+                label = f"bound#{bounds.index(rule)}"
+                rule = rule.given(self.call(label, self.callables[label], answers, (ref, *made)))
+            out.append(rule)
+        return out
+
     def check_poison(self, outputs: list[Any], expected: list[Any], rules: list[Any],
                      specs: list[tuple[str, tuple[int, ...], str]], values: dict[str, Any]) -> None:
         """Each rule must reject its output while it still holds the poison (never written)."""
@@ -416,13 +446,18 @@ class _Preflight:
                 self.fail("check", f"output {name} ({dtype}) by {rule.words} passes while it still holds the poison "
                           "(an output the kernel never wrote would pass)", "choose a rule that compares every element")
 
-    def check_vendor(self, made: list[Any], outputs: list[Any], expected: list[Any], rules: list[Any],
+    def check_vendor(self, label: str, made: list[Any], outputs: list[Any], expected: list[Any], rules: list[Any],
                      specs: list[tuple[str, tuple[int, ...], str]], values: dict[str, Any]) -> None:
         import torch
 
-        vendor = self.callables["vendor"]
-        answers = as_list(self.call("vendor", vendor, values, made))
-        self.check_answers("vendor", vendor, answers, outputs, specs)
+        vendor = self.callables[label]
+        if takes_out(vendor):  # it writes the outputs in place: poisoned copies, judged after the call
+            written = [out.clone() for out in outputs]
+            self.call(label, vendor, {**values, OUT: out_value(written)}, made)
+            answers = written
+        else:
+            answers = as_list(self.call(label, vendor, values, made))
+        self.check_answers(label, vendor, answers, outputs, specs)
         if not self.family.vendor_check:
             return
         for out, answer, ref, rule, (name, _, _) in zip(outputs, answers, expected, rules, specs):
@@ -431,7 +466,7 @@ class _Preflight:
             ok = self.call("check", rule.function, values, (out, ref)) is None if isinstance(rule, UserRule) else rule.judge(*_spot(out, ref)).ok
             if not ok:
                 words = "" if isinstance(rule, UserRule) else rule.judge(*_spot(out, ref)).detail
-                self.fail(_label("vendor", vendor), f"its output {name} fails {rule.words} against the reference on CPU: {words}",
+                self.fail(_label(label, vendor), f"its output {name} fails {rule.words} against the reference on CPU: {words}",
                           "pass vendor_check=False if it is a speed reference only, else fix the vendor call or the rule")
 
 
@@ -439,14 +474,23 @@ def _label(label: str, function: Any) -> str:
     return named_what("check" if label.startswith("check") else label, function)
 
 
+def _vendor_label(library: str | None) -> str:
+    return f"vendor:{library}" if library else "vendor"
+
+
 def _positional_and_offer(label: str, offered: set[str], per_problem: set[str], answers: set[str]) -> tuple[int, set[str]]:
     """How many tensors a callable gets positionally, and the names on offer to it."""
+    role = label.split(":")[0]
     if label == "inputs":
         return 0, offered | {"device"}
-    if label in ("reference", "vendor"):
+    if role in ("vendor", "vendor_label"):
+        return 10**6, answers | {OUT}  # the inputs fill its positional slots; ``out``: the outputs, to write in place
+    if label == "reference":
         return 10**6, answers  # the inputs fill its positional slots (counted when it is called)
     if label.startswith("check"):
         return 2, answers
+    if label.startswith("bound"):
+        return 10**6, answers  # the reference's answer and the inputs fill its positional slots
     if label in ("flops", "bytes_moved"):
         return 0, per_problem
     return 0, offered
@@ -463,6 +507,11 @@ def _spot(out: Any, ref: Any) -> tuple[Any, Any]:
 def _user_rules(spec: Any) -> Iterable[UserRule]:
     values = spec.values() if isinstance(spec, dict) else spec if isinstance(spec, list) else [spec] if spec is not None else []
     return [r for r in values if isinstance(r, UserRule)]
+
+
+def _bound_rules(spec: Any) -> list[Bound]:
+    values = spec.values() if isinstance(spec, dict) else spec if isinstance(spec, list) else [spec] if spec is not None else []
+    return [r for r in values if isinstance(r, Bound)]
 
 
 def _missing_const(exc: BaseException) -> str | None:

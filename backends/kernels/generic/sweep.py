@@ -17,13 +17,18 @@ from dataclasses import dataclass
 from itertools import product
 from typing import Any, Callable, Mapping, Sequence
 
+from tlbench.harness.core import loop_form
 from tlbench.harness.core.backend_traits import TraitsCatalog
-from tlbench.harness.core.described import DescribedConfig, Params
+from tlbench.harness.core.cases import VendorCase
+from tlbench.harness.core.described import LOOP_FORM_KEY, STAGES_KEY, DescribedConfig, Params
+from tlbench.harness.core.space import Refusal
 from tlbench.harness.core.sweep import Sweep
 
 from tlbench.backends.kernels.generic import checks
 from tlbench.backends.kernels.generic.factory import is_body
 from tlbench.backends.kernels.generic.family import ANY_DIALECT, GenericFamily
+from tlbench.backends.kernels.generic.vendors import VendorTable
+from tlbench.backends.kernels.generic.words import CaseWords
 
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 
@@ -38,20 +43,27 @@ def _size_list(sizes: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None, wh
     return [dict(entry) for entry in listed]
 
 
-def _config_list(axes: Mapping[str, Sequence[Any]] | None, configs: Sequence[Mapping[str, Any]] | None,
-                 where: str = "") -> list[DescribedConfig]:
+def _config_list(family: GenericFamily, axes: Mapping[str, Sequence[Any]] | None,
+                 configs: Sequence[Mapping[str, Any]] | None, where: str = "") -> list[DescribedConfig]:
     out: list[DescribedConfig] = []
     if axes:
         for name, values in axes.items():
             if isinstance(values, (str, bytes)) or not isinstance(values, Sequence) or not values:
                 raise TypeError(f"kernel_sweep: axis {name!r}{where} needs a non-empty list of values, got {values!r}")
         names = list(axes)
-        out += [DescribedConfig(Params(zip(names, values))) for values in product(*(axes[n] for n in names))]
-    out += [DescribedConfig(Params(c)) for c in _size_list(configs or [], "configs")]
+        out += [family.config(Params(zip(names, values))) for values in product(*(axes[n] for n in names))]
+    out += [family.config(Params(c)) for c in _size_list(configs or [], "configs")]
     if not out:
-        out = [DescribedConfig(Params())]
+        out = [family.config(Params())]
     seen: set[str] = set()
     for config in out:
+        form = config.values.get(LOOP_FORM_KEY)
+        if form is not None:
+            stages = config.values.get(STAGES_KEY)
+            try:
+                loop_form.check(str(form), stages if isinstance(stages, int) else None)
+            except ValueError as exc:
+                raise ValueError(f"kernel_sweep: config {dict(config.values)}{where}: {exc}") from None
         if config.config_id in seen:
             raise ValueError(f"kernel_sweep: two configs{where} have the id {config.config_id!r}")
         seen.add(config.config_id)
@@ -70,36 +82,71 @@ def _per_dialect(value: Any, what: str) -> bool:
     return all(nested)
 
 
-def _configs_by_dialect(axes: Any, configs: Any, bodies: Mapping[str, Any]) -> dict[str, list[DescribedConfig]]:
+def _stray_dialects(dialects: Sequence[str], bodies: Mapping[str, Any], what: str) -> None:
+    named = [d for d in bodies if d != ANY_DIALECT]
+    stray = [d for d in dict.fromkeys(dialects) if named and ANY_DIALECT not in bodies and d not in named and d != ANY_DIALECT]
+    if stray:
+        raise ValueError(f"kernel_sweep: {what} name dialect(s) {', '.join(stray)} that have no body "
+                         f"(bodies: {', '.join(named)})")
+
+
+def _configs_by_dialect(family: GenericFamily, axes: Any, configs: Any, bodies: Mapping[str, Any]) -> dict[str, list[DescribedConfig]]:
     per_axes, per_configs = _per_dialect(axes, "axes"), isinstance(configs, Mapping)
     if not per_axes and not per_configs:
-        return {ANY_DIALECT: _config_list(axes, configs)}
+        return {ANY_DIALECT: _config_list(family, axes, configs)}
     dialects = [*((axes or {}) if per_axes else {}), *((configs or {}) if per_configs else {})]
+    _stray_dialects(dialects, bodies, "axes/configs")
     named = [d for d in bodies if d != ANY_DIALECT]
-    stray = [d for d in dict.fromkeys(dialects) if named and ANY_DIALECT not in bodies and d not in named]
-    if stray:
-        raise ValueError(f"kernel_sweep: axes/configs name dialect(s) {', '.join(stray)} that have no body "
-                         f"(bodies: {', '.join(named)})")
     out: dict[str, list[DescribedConfig]] = {}
     for dialect in dict.fromkeys([*named, *dialects]):
         dialect_axes = (axes or {}).get(dialect) if per_axes else axes
         dialect_configs = (configs or {}).get(dialect) if per_configs else configs
-        out[dialect] = _config_list(dialect_axes, dialect_configs, f" of {dialect}")
+        out[dialect] = _config_list(family, dialect_axes, dialect_configs, f" of {dialect}")
     return out
+
+
+def _scope_configs(family: GenericFamily, given: Any, scope: str, bodies: Mapping[str, Any]) -> dict[str, list[DescribedConfig]] | None:
+    """``smoke_configs`` / ``quick_configs``: a list for every body, or one per dialect."""
+    if given is None:
+        return None
+    if isinstance(given, Mapping):
+        _stray_dialects(list(given), bodies, f"{scope}_configs")
+        return {str(d): _config_list(family, None, list(cs), f" of {scope}_configs[{d!r}]") if cs else [] for d, cs in given.items()}
+    return {ANY_DIALECT: _config_list(family, None, list(given), f" of {scope}_configs") if list(given) else []}
+
+
+def pruned(reason: str, kind: str = "divisibility") -> Refusal:
+    """What a suite's ``validate`` returns for a config tlbench predicts the compiler would
+    refuse (a size the tile does not divide): skipped before compiling as ``pruned (<kind>):
+    <reason>``.  A plain string is ``invalid: <reason>``."""
+    return Refusal(str(reason), kind)
 
 
 @dataclass(frozen=True)
 class GenericSweep(Sweep):
-    """A ``Sweep`` whose configs may differ per body dialect (the family's ``configs``)."""
+    """A ``Sweep`` whose configs may differ per body dialect and per scope, and whose vendor
+    items are the family's (per dialect, one per named library)."""
 
     family: Any = None
 
-    def configs_for(self, backend: str, scope: str = "full", dialect: str | None = None) -> list[Any]:
-        if self.family is None or ANY_DIALECT in self.family.configs:
-            return super().configs_for(backend, scope, dialect)
+    def _dialect(self, backend: str, dialect: str | None) -> str | None:
         if dialect is None:
             dialect = getattr(TraitsCatalog.from_entry_points().get(backend), "dialect", None)
-        return self.family.configs_for(dialect)
+        return dialect
+
+    def configs_for(self, backend: str, scope: str = "full", dialect: str | None = None) -> list[Any]:
+        if self.family is None:
+            return super().configs_for(backend, scope, dialect)
+        plain = list(self.family.configs) == [ANY_DIALECT] and scope not in self.family.scope_configs
+        return self.family.configs_for(None if plain else self._dialect(backend, dialect), scope)
+
+    def vendor_cases(self, backend: str, scope: str, dialect: str | None = None) -> list[VendorCase]:
+        if self.family is None:
+            return super().vendor_cases(backend, scope, dialect)
+        if not (self.vendor and self.applies_to(backend)):
+            return []
+        libraries = self.family.vendors.libraries(self._dialect(backend, dialect))
+        return [VendorCase(problem=p, library=lib) for p in self.problems_for(scope) for lib in libraries]
 
 
 def kernel_sweep(
@@ -115,19 +162,31 @@ def kernel_sweep(
     check: Any = None,
     rtol: float | None = None,
     atol: float | None = None,
-    vendor: Callable[..., Any] | str | None = None,
-    vendor_label: str | None = None,
+    vendor: Any = None,
+    vendor_label: Any = None,
     vendor_check: bool = True,
     flops: Callable[..., int] | str | None = None,
     bytes_moved: Callable[..., int] | str | None = None,
     footprint: Callable[..., Mapping[str, Any] | None] | str | None = None,
     validate: Callable[..., str | None] | str | None = None,
-    pass_configs: Mapping[str, Any] | None = None,
+    mma_tiles: Callable[..., Sequence[tuple[int, int]]] | str | None = None,
+    body_modules: Sequence[str] | Callable[..., Sequence[str]] | str | None = None,
+    pass_configs: Mapping[str, Any] | Callable[..., Mapping[str, Any]] | str | None = None,
+    problem_id: Callable[..., str] | str | None = None,
+    config_id: Callable[..., str] | str | None = None,
+    problem_label: Callable[..., str] | str | None = None,
+    config_label: Callable[..., str] | str | None = None,
+    loop_trips: Callable[..., int] | str | None = None,
     smoke: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None = None,
     quick: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None = None,
+    smoke_configs: Sequence[Mapping[str, Any]] | Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
+    quick_configs: Sequence[Mapping[str, Any]] | Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
     kinds: Sequence[str] = ("compile", "device"),
     backends: Sequence[str] | None = None,
     description: str = "",
+    sweep_name: str | None = None,
+    best_configs: str | None = None,
+    probe_inert_keys: bool = False,
     module: str | None = None,
 ) -> Sweep:
     """Benchmark one tilelang kernel: returns the ``SWEEP`` a suite module declares.
@@ -135,9 +194,11 @@ def kernel_sweep(
     A suite is ``SWEEP = kernel_sweep(...)`` and ``def test_<name>(tlbench): tlbench.run()``.
     Every config gives a compile item (a cold build, on any machine) and a device item (kernel
     time, checked first, on a GPU or NPU), on every backend selected with ``--tlbench-backend``.
+    The built-in suites (suites/test_stages.py, test_fa_stages.py ...) are declared this way.
 
-    name: letters, digits, ``_``; it starts every case id (``<name>-<sizes>-<axes>``, e.g.
-        ``gemv-M8192-N8192-block_M64-block_N128-s2``), which is the key of the item's history.
+    name: letters, digits, ``_``; the kernel's name in records, and the start of every case id
+        (``<name>-<sizes>-<axes>``, e.g. ``gemv-M8192-N8192-block_M64-block_N128-s2``), which is
+        the key of the item's history.
     body: the kernel, as upstream writes it: a ``@tilelang.jit`` function (eager, with
         ``T.const`` sizes and ``T.empty`` outputs, or lazy, returning a ``@T.prim_func``), a
         plain function returning a PrimFunc or a jit call (upstream Ascend examples' ``return
@@ -149,7 +210,12 @@ def kernel_sweep(
     sizes: one dict, or a list of dicts: the problems (e.g. ``{"M": 8192, "N": 8192}``).
     axes: ``{axis: [values]}``, swept as a cross product in declaration order; or one such
         dict per body, ``{"cuda": {...}, "ascend": {...}}``: each backend's ids then name only
-        what its body takes.
+        what its body takes.  Axes tlbench reads: ``num_stages`` (the pipeline depth: stage
+        reports' columns); ``loop_form`` (``"auto"``: ``T.Pipelined(n, num_stages=...)``,
+        ``"manual"``: a hand-written stage/order, ``"serial"``: ``T.serial``; with ``manual``
+        and ``serial`` give ``num_stages=None``: the config's id says ``manual`` / ``serial``);
+        ``threads``, ``num_cores`` and ``enable_offset`` (recorded with the plan; ``threads``
+        checks the warp partition of ``mma_tiles``).
     configs: explicit config dicts added after the cross product; a list, or
         ``{"cuda": [...], "ascend": [...]}``.
     constants: fixed keyword arguments (``{"dtype": "float16", "threads": 256}``): they reach
@@ -172,42 +238,80 @@ def kernel_sweep(
     check: how each output is judged against the reference: ``tolerance(rtol, atol)``,
         ``steps(k)`` (within k representable values of the output dtype: fp8 e4m3/e5m2,
         fp16, bf16, fp32), ``similarity(max_diff=1e-3)`` or ``similarity(min_cosine=...)``,
-        ``mismatch(fraction, rtol, atol)``, ``exact()``, or a callable ``check(out, ref,
-        **named) -> None | "reason"``; one rule for every output, a list (by output), or a
-        dict ``{output index or parameter name: rule}``.  Default: ``tolerance(1e-2, 1e-2)``
-        for float outputs, ``exact()`` for integer and bool outputs.  Records and reports
-        name the rule that judged each output.
+        ``mismatch(fraction, rtol, atol)``, ``exact()``, ``bound(allowed, words)`` (every
+        element within ``allowed(ref, *inputs, **named)``, a tensor of allowed absolute errors:
+        a tolerance that depends on the inputs), or a callable ``check(out, ref, **named) ->
+        None | "reason"``; one rule for every output, a list (by output), or a
+        dict ``{output index or parameter name: rule}``.  Default: ``tolerance(1e-2, 1e-2)`` for float
+        outputs, ``exact()`` for integer and bool outputs.  Records and reports name the rule
+        that judged each output.
     rtol, atol: shorthand for ``check=tolerance(rtol, atol)`` on the float outputs.
     vendor: ``vendor(*inputs, **named) -> output(s)``: a vendor-library item per problem,
-        timed beside the kernels (its ratio is in the summary) and checked like a kernel;
-        ``vendor_label``: its name in reports.
+        timed beside the kernels (its ratio is in the summary) and checked like a kernel; one
+        that names ``out`` gets the outputs tlbench allocated and writes them in place
+        (nothing allocated in its timed call).  Per body dialect: ``{"cuda": f, "ascend": g}``;
+        several libraries, each its own item ``<problem_id>-<library>``: ``{"cuda":
+        {"sdpa_flash": f, "sdpa_cudnn": g}}`` (backends/kernels/generic/vendors.py).
+        ``vendor_label``: its name in reports: words, a callable given what the vendor call
+        is given (words that depend on what this torch can do), or a dict by library.
     vendor_check: False keeps the vendor item as a speed reference only (e.g. dense cuBLAS
         beside a block-sparse kernel): never judged, labelled "speed reference, not checked"
         in its record (``check.checked`` false), the table and the summary.
     flops, bytes_moved: ``(**named) -> int``: TFLOP/s, GB/s and the roofline; a memory-bound
         kernel reads as % of the device's memory bandwidth.
-    footprint: ``(**named) -> {scope: bytes}`` (or ``{scope: (needed, minimum)}``): the
-        on-chip budget checked before compiling; without it the compiled kernel's buffers
-        are checked after lowering.
+    footprint: ``(**named) -> {scope: bytes}`` (or ``{scope: (needed, minimum)}``, or ``{scope:
+        {"bytes": n, "minimum": m, "buffers": ["A_shared 3 x 16384 B"], "variant": "simt"}}``):
+        the on-chip budget checked before compiling, per ``dialect`` (the scopes are the
+        backend's: ``shared.dyn`` on NVIDIA; ``shared.l1``, ``shared.l0c``, ``shared.ub`` on
+        Ascend); without it the compiled kernel's buffers are checked after lowering.
     validate: ``(**named) -> None | "reason"``: a config the body cannot build is skipped as
-        ``invalid: <reason>`` before compiling.
-    pass_configs: tilelang pass configs on top of the jit's (both backends' lowering).
+        ``invalid: <reason>`` before compiling; return ``pruned(reason)`` (from tlbench) for a
+        prediction of what the compiler would refuse (a size the tile does not divide):
+        skipped as ``pruned (divisibility): <reason>``.
+    mma_tiles: ``(**named) -> [(M, N), ...]``: the output tiles of the body's ``T.gemm`` calls;
+        a backend that can tell (NVIDIA: each warp owns a multiple of 16 rows and 8 columns,
+        warp groups of 4 on Hopper) skips a config whose ``threads`` cannot partition them
+        (``pruned (warp-partition)``), before compiling.
+    body_modules: modules whose source is the body besides the factory's file and the user code
+        it imports (followed for the kernel hash; tlbench and installed packages are not):
+        dotted names or ``.py`` paths, a list or ``(**named) -> list`` per case; e.g. a body
+        that lives in an installed package.  Their source keys every cache of a built kernel
+        and is the record's ``kernel_hash``.
+    pass_configs: tilelang pass configs on top of the jit's (both backends' lowering): a dict,
+        or ``(**named) -> dict`` per case (e.g. a ``fast_math`` axis that turns on
+        ``tl.enable_fast_math`` where ``dialect == "cuda"``).
+    problem_id, config_id, problem_label, config_label, loop_trips: the suite's own words,
+        where it gives them: ``problem_id(**sizes) -> str`` and ``config_id(**axes) -> str``
+        are the ids (a suite whose records already have a history keeps its ids);
+        ``problem_label(**sizes)`` a report's heading of the problem, ``config_label(**axes)``
+        the config without its pipeline depth (a stage report's row), ``loop_trips(**sizes,
+        **axes) -> int`` the pipelined loop's steps in one block.  They get the constants they
+        name, never ``dialect`` (ids never depend on the backend).  Records keep what they
+        said, so every report reads them without the suite.
     smoke, quick: the sizes of those scopes (``quick=()`` keeps the suite out of the quick
         scope).  Scopes (``--tlbench-scope``): ``smoke`` runs the ``smoke`` sizes (else the
         first of ``sizes``); ``full`` runs the smoke sizes then every size; ``quick`` (the
         default) runs the ``quick`` sizes, and without ``quick=`` the same as ``full``.
-        Every scope crosses its sizes with every config.
+        Every scope crosses its sizes with every config, or with its own configs:
+    smoke_configs, quick_configs: the configs of those scopes (default: every config); a
+        list, or one per dialect (a dialect they do not name has no configs in that scope).
     kinds: the measure kinds this suite makes items for (``compile``, ``device``).
     backends: the backends it runs on (None: every selected one).
     description: one line for the run's records.
+    sweep_name: the sweep's name in the run's records (``tlbench.sweeps``; default ``name``).
+    best_configs: a results/best_configs.json that ``--tlbench-autotune`` writes: the next run
+        also times each problem's recorded winner as its own case, labelled ``best``
+        (``<problem_id>-best-<config_id>``).
+    probe_inert_keys: at collection, lower pairs of configs that differ in one axis and name
+        the axes that do not change the generated kernel.
     module: the suite module's name (default: the caller's), how worker processes find it.
 
     Every callable (inputs, reference, vendor, check, flops, bytes_moved, footprint,
-    validate) receives exactly the sizes, axes, constants and ``dialect`` it names as
-    keyword arguments (``inputs`` also ``device``); reference, vendor and check get tensors
-    positionally first.  Any callable may be a ``"module:function"`` string, imported where
-    first used (beside the suite file), so collecting the suite imports neither torch nor
-    tilelang.
+    validate, mma_tiles, pass_configs) receives exactly the sizes, axes, constants and
+    ``dialect`` it names as keyword arguments (``inputs`` also ``device``); reference, vendor
+    and check get tensors positionally first.  Any callable may be a ``"module:function"``
+    string, imported where first used (beside the suite file), so collecting the suite
+    imports neither torch nor tilelang.
 
     Before anything compiles - at collection, and with ``tlbench check PATH`` - a preflight
     runs each body's first config at the smoke size on CPU torch: it traces the factory,
@@ -229,28 +333,31 @@ def kernel_sweep(
     problems_sizes = _size_list(sizes, "sizes")
     if not problems_sizes:
         raise ValueError("kernel_sweep: sizes names no problem")
-    by_dialect = _configs_by_dialect(axes, configs, bodies)
     constants = dict(constants or {})
+    caller = sys._getframe(1).f_globals
+    module_name = module or caller.get("__name__", "")
+    family = GenericFamily(
+        name=name, bodies=bodies, inputs=inputs, reference=reference, vendors=VendorTable.of(vendor, vendor_label),
+        vendor_check=bool(vendor_check), flops_of=flops, bytes_of=bytes_moved, footprint_of=footprint, refusal_of=validate,
+        mma_tiles_of=mma_tiles, body_modules_of=body_modules, check_spec=checks.normalize(check),
+        tolerance=checks.tolerance(checks.DEFAULT_RTOL if rtol is None else rtol, checks.DEFAULT_ATOL if atol is None else atol),
+        constants=constants, pass_configs=pass_configs if pass_configs is not None else {},
+        words=CaseWords(problem_id, config_id, problem_label, config_label, loop_trips), module=module_name,
+        module_file=str(getattr(sys.modules.get(module_name), "__file__", None) or caller.get("__file__", "")),
+    )
+    family.configs = by_dialect = _configs_by_dialect(family, axes, configs, bodies)
+    family.scope_configs = {scope: table for scope, given in (("smoke", smoke_configs), ("quick", quick_configs))
+                            if (table := _scope_configs(family, given, scope, bodies)) is not None}
+    every_config = [c for table in (by_dialect, *family.scope_configs.values()) for cs in table.values() for c in cs]
     every_size = set().union(*map(set, problems_sizes), *map(set, _size_list(smoke, "smoke")), *map(set, _size_list(quick or [], "quick")))
-    every_axis = set().union(*(set(c.values) for cs in by_dialect.values() for c in cs))
+    every_axis = set().union(*(set(c.values) for c in every_config))
     for what, overlap in (("a size and an axis", every_size & every_axis), ("a constant and a size", set(constants) & every_size),
                           ("a constant and an axis", set(constants) & every_axis)):
         if overlap:
             raise ValueError(f"kernel_sweep: {', '.join(sorted(overlap))} is both {what}")
-    for reserved in ("dialect", "device"):
+    for reserved in ("dialect", "device", "out"):
         if reserved in every_size | every_axis | set(constants):
             raise ValueError(f"kernel_sweep: {reserved!r} is passed by tlbench itself; name your size, axis or constant otherwise")
-    caller = sys._getframe(1).f_globals
-    module_name = module or caller.get("__name__", "")
-    family = GenericFamily(
-        name=name, bodies=bodies, inputs=inputs, reference=reference, vendor=vendor, vendor_label=vendor_label,
-        vendor_check=bool(vendor_check), flops_of=flops, bytes_of=bytes_moved, footprint_of=footprint, refusal_of=validate,
-        check_spec=checks.normalize(check),
-        tolerance=checks.tolerance(checks.DEFAULT_RTOL if rtol is None else rtol, checks.DEFAULT_ATOL if atol is None else atol),
-        constants=constants, pass_configs=dict(pass_configs or {}), module=module_name,
-        module_file=str(getattr(sys.modules.get(module_name), "__file__", None) or caller.get("__file__", "")),
-        configs=by_dialect,
-    )
     problems = [family.problem(s) for s in problems_sizes]
     smoke_problems = [family.problem(s) for s in _size_list(smoke, "smoke")]
     quick_problems = None if quick is None else [family.problem(s) for s in _size_list(quick, "quick")]
@@ -260,14 +367,16 @@ def kernel_sweep(
     common = by_dialect.get(ANY_DIALECT)
     n_configs = len(common) if common is not None else max(len(v) for v in by_dialect.values())
     return GenericSweep(
-        name=name,
+        name=sweep_name or name,
         problems=problems,
         configs=common if common is not None else [],
         smoke_problems=smoke_problems,
         quick_problems=quick_problems,
-        vendor=vendor is not None,
+        vendor=bool(family.vendors),
         description=description or f"{name}: {n_configs} config(s) over {len(problems)} problem(s)",
         kinds=tuple(kinds),
         backends=backends,
+        best_configs=best_configs,
+        probe_inert_keys=bool(probe_inert_keys),
         family=family,
     )

@@ -1,4 +1,4 @@
-"""The K/KV loop's form, shared by every kernel family: ``auto`` is
+"""The pipelined loop's form, a config axis any kernel may sweep: ``auto`` is
 ``T.Pipelined(n, num_stages=N)``, ``manual`` a hand-written stage/order (depth 2), ``serial``
 ``T.serial(n)``.
 

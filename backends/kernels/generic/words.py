@@ -1,0 +1,87 @@
+"""The words a suite gives its kernel's cases: ids, labels, the loop's trip count.
+
+Contract: ``CaseWords`` holds a suite's optional formatters (``kernel_sweep``'s ``problem_id=``,
+``config_id=``, ``problem_label=``, ``config_label=``, ``loop_trips=``; each a callable or a
+``"module:attribute"``), and answers for a family with the derived words of
+harness/core/described.py where the suite gives none:
+- ``problem_id(family, problem)`` / ``config_id(family, config)``: the ids (history keys, so a
+  built-in suite keeps the ids its records were written under); a formatter receives the
+  sizes (resp. the axes) and the constants it names, never the ``dialect`` (ids never depend
+  on the backend);
+- ``problem_label`` (a report's heading of the problem), ``config_label`` (the config without
+  its pipeline depth: a stage report's row; ``stage(...)`` is its place on the depth axis),
+  ``loop_trips`` (the pipelined loop's steps in one block, sizes and axes: the stage report's
+  fallback where the compiler's plan has no trip count);
+- ``record_words(family, problem, config)``: what the suite worded, as a record's
+  ``described_as`` dict (harness/core/described.py ``Words``), so readers without the suite say
+  the same; {} where the suite words nothing.
+A formatter that raises, or returns other than a non-empty string (an int or None for
+``loop_trips``), is a ``ValueError`` naming it and the values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from tlbench.harness.core.described import StageFacts, Words, derived_config_id, derived_problem_id, problem_label, stage_facts
+
+from tlbench.backends.kernels.generic.callables import call_named, named_what
+
+@dataclass(frozen=True)
+class CaseWords:
+    problem_id: Any = None
+    config_id: Any = None
+    problem_label: Any = None
+    config_label: Any = None
+    loop_trips: Any = None
+
+    def given(self) -> dict[str, Any]:
+        return {k: v for k, v in vars(self).items() if v is not None}
+
+    def _say(self, family: Any, what: str, values: Mapping[str, Any], kind: type = str) -> Any:
+        function = family.resolved(getattr(self, what))
+        try:
+            said = call_named(function, {**family.constants, **values})
+        except Exception as exc:  # noqa: BLE001 - the suite's formatter: one line naming it
+            raise ValueError(f"kernel {family.name}: {named_what(what, function)} raised {type(exc).__name__} "
+                             f"on {dict(values)}: {exc}") from exc
+        if not isinstance(said, kind) or isinstance(said, bool) or (kind is str and not said):
+            raise ValueError(f"kernel {family.name}: {named_what(what, function)} returned {said!r} on {dict(values)}; "
+                             f"it must return a {'non-empty string' if kind is str else kind.__name__}")
+        return said
+
+    def problem_id_of(self, family: Any, values: Mapping[str, Any]) -> str:
+        return self._say(family, "problem_id", values) if self.problem_id else derived_problem_id(family.name, values)
+
+    def config_id_of(self, family: Any, values: Mapping[str, Any]) -> str:
+        return self._say(family, "config_id", values) if self.config_id else derived_config_id(values)
+
+    def problem_label_of(self, family: Any, values: Mapping[str, Any]) -> str:
+        return self._say(family, "problem_label", values) if self.problem_label else problem_label(values)
+
+    def stage_of(self, family: Any, values: Mapping[str, Any]) -> StageFacts:
+        tile = self._say(family, "config_label", values) if self.config_label else None
+        return stage_facts(values, tile)
+
+    def loop_trips_of(self, family: Any, problem: Mapping[str, Any], config: Mapping[str, Any]) -> int | None:
+        """The formatter's count; it may say None (no one count: a causal loop's varies by tile)."""
+        if not self.loop_trips:
+            return None
+        function = family.resolved(self.loop_trips)
+        if call_named(function, {**family.constants, **problem, **config}) is None:
+            return None
+        return self._say(family, "loop_trips", {**problem, **config}, int)
+
+    def record_words(self, family: Any, problem: Any, config: Any = None) -> dict[str, Any]:
+        """The worded parts of one case (those the suite formats), for its record."""
+        if not self.given():
+            return {}
+        words = Words(
+            problem_id=problem.problem_id if self.problem_id else None,
+            problem_label=self.problem_label_of(family, problem.values) if self.problem_label else None,
+            config_id=config.config_id if config is not None and self.config_id else None,
+            stage=config.stage if config is not None and self.config_label else None,
+            loop_trips=self.loop_trips_of(family, problem.values, config.values) if config is not None and self.loop_trips else None,
+        )
+        return {k: v for k, v in words.to_dict().items() if v is not None}
