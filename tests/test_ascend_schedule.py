@@ -125,3 +125,24 @@ print("MISSING:", facts.missing, "LOOPS:", len(facts.loops))
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     assert "MISSING: None LOOPS: 1" in out.stdout
+
+
+def test_a_second_copy_of_the_schedule_module_does_not_wrap_the_solvers_twice():
+    """pytester's inline runs drop the modules they imported, so the schedule module can be
+    imported afresh into a process whose tilelang solvers it already wrapped: the new copy must
+    leave them wrapped once, or the recorded arguments are ``args``/``kwargs`` instead of the
+    solver's own (a ``KeyError: 'latencies'`` on the next Ascend schedule)."""
+    import importlib
+
+    from tilelang.ascend.transform import z3_scheduler
+
+    from tlbench.backends.ascend import schedule
+
+    schedule.install_z3_recorders()
+    again = importlib.reload(schedule)
+    again.install_z3_recorders()
+    for attr in ("z3_schedule_loop_python", "z3_schedule_python"):
+        recorder = getattr(z3_scheduler, attr)
+        assert getattr(recorder, "tlbench_z3_recorder", False)
+        assert not getattr(recorder.solver, "tlbench_z3_recorder", False), attr  # one wrapper, around tilelang's own
+        assert "args" not in recorder.signature.parameters

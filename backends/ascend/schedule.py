@@ -68,7 +68,11 @@ def _plain(value: Any) -> Any:
 class _SolverRecorder:
     """Stands in for one of tilelang's Python Z3 solvers: calls it, then hands a plain copy of
     its bound arguments and result to the recording active in this thread.  Holds nothing but
-    the solver it wraps; no tvm-ffi object and no registry entry."""
+    the solver it wraps; no tvm-ffi object and no registry entry.  Known by its marker
+    attribute, not its class: a second copy of this module (imported under another name) must
+    not wrap a recorder again, whose ``(*args, **kwargs)`` would hide the solver's arguments."""
+
+    tlbench_z3_recorder = True
 
     def __init__(self, name: str, solver) -> None:
         self.name = name
@@ -99,7 +103,7 @@ def install_z3_recorders() -> None:
     is recorded, whatever ran before it."""
     for name, attr in ((Z3_LOOP, "z3_schedule_loop_python"), (Z3_STRAIGHT, "z3_schedule_python")):
         current = getattr(z3_scheduler, attr)
-        if not isinstance(current, _SolverRecorder):
+        if not getattr(current, "tlbench_z3_recorder", False):
             setattr(z3_scheduler, attr, _SolverRecorder(name, current))
 
 
