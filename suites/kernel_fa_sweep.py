@@ -137,13 +137,17 @@ def bytes_moved(**sizes) -> int:
 
 
 # -- inputs, the reference, the check, the vendor items (torch, imported when called) -----------
-def inputs(device, **sizes):
+def inputs(device, batch, heads, seq_q, seq_k, dim, dtype, causal, kv_heads, out_dtype):
     """Q, K, V from N(0, 1) in the problem's dtype, flattened (reference.py's ``make_fa_inputs``;
-    its seed drawn from the generator tlbench seeded)."""
+    its seed drawn from the generator tlbench seeded).  The sizes are named, not ``**sizes``:
+    a ``**`` inputs is given every axis too, and its inputs (and the reference on them) would
+    be made again for every config instead of once per problem."""
     import torch
 
     from tlbench.backends.kernels.flash_attention.reference import make_fa_inputs
 
+    sizes = dict(batch=batch, heads=heads, seq_q=seq_q, seq_k=seq_k, dim=dim, dtype=dtype, causal=causal,
+                 kv_heads=kv_heads, out_dtype=out_dtype)
     made = make_fa_inputs(_problem(sizes), int(torch.randint(0, 2**31 - 1, ())), device)
     return [made["Q"], made["K"], made["V"]]
 

@@ -224,9 +224,11 @@ def test_the_per_item_cap_stops_an_items_rounds_once_they_took_it_and_says_so():
     outcomes = run_compile_items([_item(16), _item(32)], fake_backend.FakeBackend(BackendOptions({})), ctx)
     for o in outcomes:
         assert len(o.samples_s) == 1 and o.record["compile_rounds_capped_s"] == 1e-9
+        assert o.record["compile_rounds_asked"] == 3 and o.record["compile_max_seconds"] == 1e-9  # the method, not the count
         assert "1 round(s)" in o.record["method"] and "its rounds stopped once they took 1e-09 CPU seconds" in o.record["method"]
     uncapped = run_compile_items([_item(16)], fake_backend.FakeBackend(BackendOptions({})), _ctx(3))[0]
     assert len(uncapped.samples_s) == 3 and "compile_rounds_capped_s" not in uncapped.record
+    assert uncapped.record["compile_rounds_asked"] == 3 and "compile_max_seconds" not in uncapped.record
 
 
 def test_the_first_pass_of_a_building_backend_says_how_many_cold_builds_are_done():

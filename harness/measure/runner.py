@@ -160,6 +160,7 @@ def _compile_outcome(state: _CompileTiming, backend: Backend, rounds: int, inter
     item, compiled, built = state.item, state.last, state.built
     assert compiled is not None and isinstance(item.case, Case)
     capped = len(state.samples) < rounds
+    asked = rounds
     rounds = len(state.samples)
     plan = state.plan if built else backend.inspect(compiled)
     over = plan_overflow(plan)
@@ -182,6 +183,9 @@ def _compile_outcome(state: _CompileTiming, backend: Backend, rounds: int, inter
     record["collector_s"] = state.collector  # before each call, untimed (see _timed_call)
     if interleaved > 1:
         record["compile_round_robin"] = interleaved
+    record["compile_rounds_asked"] = asked  # the option's rounds: a cap may take fewer (the method's, not this count)
+    if cap_s is not None:
+        record["compile_max_seconds"] = cap_s
     if capped and cap_s is not None:
         record["compile_rounds_capped_s"] = cap_s
     if state.counts and len(state.counts) == len(state.samples):  # every round counted (harness/measure/count_phase.py)
