@@ -96,10 +96,10 @@ def test_committed_files_are_there():
 
 def _family(rec: dict):
     from tlbench.backends.kernels.flash_attention.family import FLASH_ATTENTION
-    from tlbench.harness.core.described import DescribedFamily, described
+    from tlbench.harness.core.described import described, family_for_record
 
-    if described(rec):  # a generic-path kernel: its ids come from its names and values
-        return DescribedFamily(rec["family"])
+    if described(rec):  # a generic-path kernel: its ids come from its names and values, or the words it recorded
+        return family_for_record(rec)
     return {None: GEMM, GEMM.name: GEMM, FLASH_ATTENTION.name: FLASH_ATTENTION}[rec.get("family")]
 
 
