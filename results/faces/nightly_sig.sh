@@ -1,10 +1,15 @@
 #!/bin/bash
-# usage: nightly_sig.sh SIGNAL OUTDIR LOG
+# tlbench nightly stopped by a signal once its third suite has started, from the repo root with
+# tlbench installed:
+#   bash results/faces/nightly_sig.sh SIGNAL OUTDIR LOG
+# SUITES: the suites (default the SIGINT run's three; the SIGTERM run took
+# "suites/test_core_pipelining.py suites/test_stages.py suites/test_rmsnorm.py"); DELAY: seconds
+# after the third suite's start (default 3).
 sig=$1; out=$2; log=$3
-cd /work/wt/accept41 && . .venv/bin/activate
+SUITES=${SUITES:-suites/test_stages.py suites/test_tiles.py suites/test_core_pipelining.py}
 rm -rf "$out"
 start=$(date +%s)
-tlbench nightly suites/test_stages.py suites/test_tiles.py suites/test_core_pipelining.py --backend nvidia --out-dir "$out" --pytest-args="--tlbench-kind=compile --tlbench-scope=smoke" > "$log" 2>&1 &
+tlbench nightly $SUITES --backend nvidia --out-dir "$out" --pytest-args="--tlbench-kind=compile --tlbench-scope=smoke" > "$log" 2>&1 &
 pid=$!
 echo "tlbench nightly pid $pid" 
 # wait for the third suite's "started" line
@@ -13,7 +18,7 @@ while kill -0 $pid 2>/dev/null; do
   if [ "$n" -ge 3 ]; then break; fi
   sleep 1
 done
-sleep 3
+sleep ${DELAY:-3}
 echo "--- at $(( $(date +%s) - start )) s: processes before the signal:"
 ps -eo pid,pgid,args | grep -E "pytest|tlbench|valgrind" | grep -v grep
 desc() { for c in $(ps -o pid= --ppid $1); do echo $c; desc $c; done; }
@@ -29,6 +34,6 @@ echo "--- ps -eo pid,pgid,args | grep -E \"pytest|tlbench|valgrind\" | grep -v g
 ps -eo pid,pgid,args | grep -E "pytest|tlbench|valgrind" | grep -v grep
 echo "--- of the nightly's tree, still alive:"
 for p in $tree; do [ -e /proc/$p ] && ps -o pid,pgid,args -p $p; done
-echo "--- processes whose cwd is under /tmp/n41 or this worktree (mine):"
-for d in /proc/[0-9]*; do c=$(readlink $d/cwd 2>/dev/null); case "$c" in /work/wt/accept41*|$out*) echo "${d#/proc/} $c $(tr '\0' ' ' < $d/cmdline | cut -c1-150)";; esac; done
+echo "--- processes whose cwd is under OUTDIR or this checkout (mine):"
+for d in /proc/[0-9]*; do c=$(readlink $d/cwd 2>/dev/null); case "$c" in "$PWD"*|$out*) echo "${d#/proc/} $c $(tr '\0' ' ' < $d/cmdline | cut -c1-150)";; esac; done
 echo "--- (end of ps; $(ps -eo pid,pgid,args | grep -E "pytest|tlbench|valgrind" | grep -v grep | wc -l) lines)"
