@@ -15,6 +15,7 @@ Contract, over timed compile records (harness/measure/runner.py writes the field
   cancels what the width changes (``back_to_back_differs``: one side back to back, the other
   round-robin - measured on the 2-core box, builds back to back read 7-24 % faster than the same
   builds round-robin over 14 items, their machine probe unmoved).
+- ``overlap_words(rec)``: how a record was measured as to overlap (also the dashboard's words).
 - ``overlap_difference(base, new)``: None when both runs built the item alone or both beside
   device timing (the record's ``overlap``), else the words; such a pair is judged like one of
   other widths: SLOWER or FASTER only where an instruction count witnesses it.
@@ -65,7 +66,8 @@ def back_to_back_differs(base: Mapping[str, Any], new: Mapping[str, Any]) -> boo
     return (width(base) == 1) != (width(new) == 1)
 
 
-def _overlap_words(rec: Mapping[str, Any]) -> str:
+def overlap_words(rec: Mapping[str, Any]) -> str:
+    """``alone``, or ``beside <what>`` for a record measured beside the other kind's work (its ``overlap``)."""
     note = rec.get("overlap")
     if not note:
         return "alone"
@@ -77,5 +79,5 @@ def overlap_difference(base: Mapping[str, Any], new: Mapping[str, Any]) -> str |
     """None when both runs built the item the same way as to overlap (both alone, or both
     beside device timing), else the words: builds beside a device worker share the host with
     it unevenly (seen on an H200 A/A: one item +69 % against its run, overlap off -> auto)."""
-    wb, wn = _overlap_words(base), _overlap_words(new)
+    wb, wn = overlap_words(base), overlap_words(new)
     return None if wb == wn else f"built {wb} in base, {wn} in new"

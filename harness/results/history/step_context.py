@@ -65,14 +65,6 @@ def _clean_commits(points: Sequence[Point]) -> set[str]:
     return {p.commit_id for p in points if p.commit_id and p.commit_dirty is False}
 
 
-def _overlap_words(rec: Mapping[str, Any]) -> str:
-    note = rec.get("overlap")
-    if not note:
-        return "alone"
-    beside = note.get("beside") if isinstance(note, Mapping) else None
-    return f"beside {beside}" if beside else "beside other work"
-
-
 def _value_words(value: Any) -> str:
     return "not recorded" if value is None else str(value)
 
@@ -85,8 +77,8 @@ def mode_changes(before: Mapping[str, Any], after: Mapping[str, Any], method_of:
             for label in old if label in new and old[label] != new[label]]
     if before.get("kind") == "compile" and compile_method.width(before) != compile_method.width(after):
         out.append(f"compile rounds round-robin over {compile_method.width(before)} -> {compile_method.width(after)} items")
-    if _overlap_words(before) != _overlap_words(after):
-        out.append(f"timed {_overlap_words(before)} -> {_overlap_words(after)}")
+    if compile_method.overlap_words(before) != compile_method.overlap_words(after):
+        out.append(f"timed {compile_method.overlap_words(before)} -> {compile_method.overlap_words(after)}")
     if before.get("shard") != after.get("shard"):
         out.append(f"shard {before.get('shard') or 'none (unsharded)'} -> {after.get('shard') or 'none (unsharded)'}")
     return tuple(out)
