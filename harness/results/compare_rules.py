@@ -153,8 +153,9 @@ class CompileBuilds:
         """SLOWER/FASTER where nothing cancels the machine's move, only with a witness (module contract)."""
         base_rec, new_rec = facts.base, facts.new
         back_to_back = compile_method.back_to_back_differs(base_rec, new_rec)
-        widths = compile_method.width_difference(base_rec, new_rec) or compile_method.overlap_difference(base_rec, new_rec)
-        if referenced and not back_to_back and not compile_method.overlap_difference(base_rec, new_rec):
+        overlap = compile_method.overlap_difference(base_rec, new_rec)
+        widths = compile_method.width_difference(base_rec, new_rec) or overlap
+        if referenced and not back_to_back and not overlap:
             return judged
         moves = compile_group(facts.paired, facts.group).moves(facts.key)
         up = judged.change > 0
