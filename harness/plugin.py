@@ -26,6 +26,7 @@ from tlbench.harness.core import trace
 from tlbench.harness.pytest_plugin import hookspecs
 from tlbench.harness.pytest_plugin.expansion import diagnose_space, expand
 from tlbench.harness.pytest_plugin.preflight import run_preflight
+from tlbench.harness.pytest_plugin.early_start import looks_like_suite, start_workers_early
 from tlbench.harness.pytest_plugin.options import backend_option_values, compile_settings
 from tlbench.harness.pytest_plugin.scope_note import ScopeCounts
 from tlbench.harness.pytest_plugin.overlap_start import plan_overlap, start_compile_jobs_ahead
@@ -171,7 +172,7 @@ def pytest_configure(config):
     machine_compare = register_machine_compare(config, registry)  # before pytest-benchmark (trylast) compares
     if machine_compare is not None:
         config.stash[_MACHINE_COMPARE] = machine_compare
-    _start_workers_early(config, state, at_configure=True)  # named backends: imports and device start overlap collection
+    start_workers_early(config, state, at_configure=True)  # named backends: imports and device start overlap collection
 
 
 def pytest_unconfigure(config):
@@ -193,6 +194,16 @@ def pytest_report_collectionfinish(config, start_path, items):
     return [f"[tlbench] {line}" for line in state.preflight_lines] + [d.summary() for d in state.diagnostics]
 
 
+def pytest_collectstart(collector):
+    """The first module that looks like a tlbench suite starts the workers before its imports
+    (harness/pytest_plugin/early_start.py)."""
+    state = collector.config.stash.get(STATE, None)
+    if state is None or state.workers_started or not isinstance(collector, pytest.Module):
+        return
+    if looks_like_suite(collector.path):
+        start_workers_early(collector.config, state)
+
+
 def pytest_generate_tests(metafunc):
     if "tlbench_item" not in metafunc.fixturenames:
         return
@@ -200,7 +211,7 @@ def pytest_generate_tests(metafunc):
     if not isinstance(sweep, Sweep):
         raise pytest.UsageError(f"{metafunc.module.__name__} uses the tlbench fixture but defines no SWEEP = Sweep(...)")
     state = metafunc.config.stash[STATE]
-    _start_workers_early(metafunc.config, state)
+    start_workers_early(metafunc.config, state)
     items = expand(sweep, state)
     run_preflight(items, state)  # the suite's own code, on CPU, before anything compiles
     diagnostics = [] if metafunc.config.getoption("tlbench_preflight_only") else diagnose_space(sweep, state)
@@ -217,22 +228,6 @@ def pytest_generate_tests(metafunc):
         state.items_by_id[item.item_id] = item
     ids = [i.item_id for i in items]
     metafunc.parametrize("tlbench_item", ids, ids=ids)
-
-
-def _start_workers_early(config, state: TlbenchState, at_configure: bool = False) -> None:
-    """Start the workers of the backends asked for before this process loads the backends
-    (expansion, search-space diagnostics), so the workers' imports and device start-up overlap
-    collection: at configure for backends named on the command line; for ``auto`` at the
-    first tlbench suite collected (a run without one starts none), then of every registered
-    backend, since choosing among them loads them and a backend built from its worker's
-    report waits for that worker.  Unused ones end after collection (``keep_only``)."""
-    if state.workers is None or is_controller(config) or config.option.collectonly or state.workers_started:
-        return
-    names = state.registry.validate(state.backend_choice)
-    if AUTO in names and at_configure:
-        return
-    state.workers_started = True
-    state.workers.start(state.registry.names if AUTO in names else names)
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -161,7 +161,8 @@ class FakeBackend:
         if log:
             with open(log, "a") as out:
                 cpus = ",".join(map(str, sorted(os.sched_getaffinity(0)))) if hasattr(os, "sched_getaffinity") else "?"
-                out.write(f"{case.case_id} cold={cold} gc={gc.isenabled()} pid={os.getpid()} cpus={cpus}\n")
+                nice = os.getpriority(os.PRIO_PROCESS, 0) if hasattr(os, "getpriority") else "?"
+                out.write(f"{case.case_id} cold={cold} gc={gc.isenabled()} pid={os.getpid()} cpus={cpus} nice={nice}\n")
         if case.config.block_K == 13 and _faults_on():
             import ctypes
 

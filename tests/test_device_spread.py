@@ -40,11 +40,17 @@ def _vendors(problem, copies):
     return [BenchItem("nvidia", "device", VendorCase(problem), copy=k) for k in copies]
 
 
-def test_one_device_keeps_one_piece_per_problem_in_collection_order():
+def test_one_device_keeps_one_piece_per_problem_fewest_kernels_first():
     items = _kernels(SMALL, 3) + _kernels(BIG, 2) + _vendors(SMALL, [None]) + _vendors(BIG, [None])
     pieces = plan_pieces(items, 1)
-    assert [p.key[1] for p in pieces] == [SMALL, BIG]
-    assert [i.item_id for i in pieces[0].items_for(0)] == [i.item_id for i in items[:3]] + [items[5].item_id]
+    assert [p.key[1] for p in pieces] == [BIG, SMALL]  # 2 kernels to build before 3, though collected second
+    assert [i.item_id for i in pieces[1].items_for(0)] == [i.item_id for i in items[:3]] + [items[5].item_id]
+    assert [i.item_id for i in pieces[0].items_for(0)] == [i.item_id for i in items[3:5]] + [items[6].item_id]
+
+
+def test_one_device_pieces_of_equal_size_keep_collection_order():
+    items = _kernels(SMALL, 2) + _kernels(BIG, 2)
+    assert [p.key[1] for p in plan_pieces(items, 1)] == [SMALL, BIG]
 
 
 def test_several_devices_deal_each_problem_largest_first_each_with_its_own_vendor_copy():
@@ -74,7 +80,7 @@ def test_each_device_prefetches_its_own_first_piece_first_and_every_case_once():
     second = prefetch_order(cases, 2, 1)
     assert sorted(map(str, first)) == sorted(map(str, cases)) == sorted(map(str, second))
     assert first[:2] == [cases[0], cases[2]] and second[:2] == [cases[1], cases[3]]
-    assert prefetch_order(cases, 1, 0) == cases
+    assert prefetch_order(cases, 1, 0) == cases[4:] + cases[:4]  # one device: its pieces' order, fewest kernels first
 
 
 def _pieces(n_problems):

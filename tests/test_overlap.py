@@ -15,6 +15,8 @@ import sys
 
 import pytest
 
+from tlbench.harness.measure.cpu_plan import COMPILE_NICE
+
 import fake_backend
 from tlbench.harness.measure.cpu_plan import CpuPlan, describe, parse, pin
 from tlbench.harness.measure.overlap import decide
@@ -115,6 +117,8 @@ def test_an_overlapped_run_times_compile_items_in_a_fresh_worker_on_other_cpus_w
     device_pid = {n.split(" in pid ")[1].split(",")[0] for r in device for n in r["notes"] if " in pid " in n}
     cold = [line.split() for line in log.read_text().splitlines() if "cold=True" in line]
     assert cold and {f[4] for f in cold} == {f"cpus={compile_cpu}"}  # the compile rounds: on the compile CPUs
+    assert {f[5] for f in cold} == {f"nice={COMPILE_NICE}"}  # yielding to the device phase's builds
+    assert all(r["overlap"]["compile_nice"] == COMPILE_NICE for r in compiles)
     assert {f[3] for f in cold}.isdisjoint({f"pid={p}" for p in device_pid})  # and not in the device worker
     marks = _marks(trace)
     assert _first(marks, "phase start", backend="fake") < _first(marks, "compile phase end", backend="fake")  # device timing began first
@@ -125,6 +129,7 @@ def test_without_overlap_the_compile_items_wait_and_nothing_is_pinned(tmp_path):
     done, doc, log, trace = _run(tmp_path, "off")
     records = [b["extra_info"]["tlbench"] for b in doc["benchmarks"]]
     assert not any("overlap" in r for r in records)
+    assert {line.split()[5] for line in log.read_text().splitlines() if "cold=True" in line} == {f"nice={os.nice(0)}"}
     marks = _marks(trace)
     assert _first(marks, "compile phase end", backend="fake") < _first(marks, "phase start", backend="fake")
     assert "no overlap: off (--tlbench-overlap off)" in done.stdout

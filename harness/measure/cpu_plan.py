@@ -12,6 +12,14 @@ thread made later inherits its creator's), falling back to the one call where th
 /proc; ``pin_from_environment()`` is what a worker process does first: pin itself to
 ``$TLBENCH_CPUS`` when set (``$TLBENCH_BUILD_CPUS``: where its build children go,
 ``build_cpus_from_environment()``).  ``describe(cpus)`` writes a set as ranges ("0-13,16").
+``renice(nice, pid=0)`` sets the nice value of every thread of a process (per thread on Linux,
+inherited by threads and children made later); ``nice_from_environment()`` is what a worker
+does after pinning: take ``$TLBENCH_NICE`` when set.  Compile-job workers of an overlapped run
+run at ``COMPILE_NICE``: kernel builds for the device phase (the device worker's build
+children, at the normal priority) share their CPUs, and the device phase waits for those
+builds while the compile items only need to end before it does.  A compile item's time is the
+CPU seconds of its rounds over a machine probe timed in the same process
+(harness/measure/runner.py): waiting for a CPU is not counted in either.
 Nothing here measures; the plan only keeps compile load off the CPUs a timed batch runs on.
 """
 
@@ -23,6 +31,8 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 ENV_CPUS = "TLBENCH_CPUS"  # a worker pins itself (all its threads) to these as it starts
 ENV_BUILD_CPUS = "TLBENCH_BUILD_CPUS"  # a device worker's build children go here (its own CPUs are for timing)
+ENV_NICE = "TLBENCH_NICE"  # a worker's nice value, set as it starts (compile jobs of an overlapped run)
+COMPILE_NICE = 10  # compile-job workers beside device timing yield their CPUs to the device phase's builds
 
 
 def sysfs_siblings(cpu: int) -> tuple[int, ...]:
@@ -108,6 +118,35 @@ def pin_from_environment(environ: Mapping[str, str] | None = None) -> set[int] |
     cpus = parse(text)
     pin(cpus)
     return cpus
+
+
+def renice(nice: int, pid: int = 0) -> None:
+    """Every thread of process ``pid`` (0: this one) to nice value ``nice``."""
+    if not hasattr(os, "setpriority"):
+        return
+    base = f"/proc/{pid or 'self'}/task"
+    try:
+        tids = [int(t) for t in os.listdir(base)]
+    except OSError:
+        tids = [pid]
+    for tid in tids:
+        try:
+            os.setpriority(os.PRIO_PROCESS, tid, nice)
+        except (ProcessLookupError, PermissionError):
+            continue  # a thread that ended meanwhile, or a lower value than this user may set
+
+
+def nice_from_environment(environ: Mapping[str, str] | None = None) -> int | None:
+    """Take ``$TLBENCH_NICE`` when it is set (a whole number; anything else raises ValueError)."""
+    text = (os.environ if environ is None else environ).get(ENV_NICE, "").strip()
+    if not text:
+        return None
+    try:
+        nice = int(text)
+    except ValueError:
+        raise ValueError(f"{ENV_NICE}={text!r}: give a whole number (a nice value, e.g. {COMPILE_NICE})") from None
+    renice(nice)
+    return nice
 
 
 def build_cpus_from_environment(environ: Mapping[str, str] | None = None) -> set[int] | None:

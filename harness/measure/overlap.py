@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from tlbench.harness.measure.cpu_plan import CpuPlan, describe, sysfs_siblings
+from tlbench.harness.measure.cpu_plan import COMPILE_NICE, CpuPlan, describe, sysfs_siblings
 
 MODES = ("auto", "on", "off")
 AUTO_MIN_COMPILE_CPUS = 4
@@ -49,7 +49,7 @@ class Overlap:
             return {"beside": "compile items and kernel builds, on other CPUs", "device_worker_cpus": device,
                     "compile_cpus": describe(self.plan.compile)}
         return {"beside": f"device timing of {', '.join(self.timeable)}", "compile_cpus": describe(self.plan.compile),
-                "device_worker_cpus": device}
+                "device_worker_cpus": device, "compile_nice": COMPILE_NICE}
 
 
 def decide(mode: str, timeable: Sequence[str], compiling: Sequence[str], usable: Sequence[int],

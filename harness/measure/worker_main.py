@@ -369,9 +369,10 @@ def main(argv: list[str]) -> None:
     from tlbench.harness.measure.interrupt import InterruptWatch
 
     _die_with_parent()
-    from tlbench.harness.measure.cpu_plan import pin_from_environment
+    from tlbench.harness.measure.cpu_plan import nice_from_environment, pin_from_environment
 
     pin_from_environment()  # a compile job's (or a restarted device worker's) CPUs, before anything starts
+    nice_from_environment()  # a compile job beside device timing yields to the device phase's builds
     hang_report.arm()  # a controller that times this worker out reads its stacks first
     watch = InterruptWatch().arm()  # a Ctrl-C reaches this process too: its items end as interrupted
     conn = Connection(int(argv[1]))

@@ -251,6 +251,17 @@ class WorkerSession:
         if self._conn is not None and self._proc is not None and self._proc.poll() is None:
             self._conn.send(("pin", sorted(cpus), sorted(build_cpus)))
 
+    def renice(self, nice: int) -> None:
+        """This worker at nice value ``nice``: now if it runs (every thread), and from the start
+        of any later one (a restart)."""
+        from dataclasses import replace
+
+        from tlbench.harness.measure.cpu_plan import ENV_NICE, renice
+
+        self.spec = replace(self.spec, env={**self.spec.env, ENV_NICE: str(nice)})
+        if self._proc is not None and self._proc.poll() is None:
+            renice(nice, self._proc.pid)
+
     def prefetch(self, cases: list[Any]) -> None:
         known = {c.case_id for c in self._prefetch}
         new = [c for c in cases if c.case_id not in known]

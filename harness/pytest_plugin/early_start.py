@@ -1,0 +1,63 @@
+"""When a run's workers start: as early as the run is known to be a tlbench run.
+
+Contract: ``start_workers_early(config, state, at_configure=False)`` starts the workers of the
+backends asked for before this process loads the backends (expansion, search-space
+diagnostics), so the workers' imports and device start-up overlap collection: at configure for
+backends named on the command line; for ``auto`` at the first tlbench suite about to be
+collected (``pytest_collectstart`` of a module that ``looks_like_suite``) or, failing that, at
+its first ``pytest_generate_tests``; then of every registered backend, since choosing among
+them loads them and a backend built from its worker's report waits for that worker.  Unused
+ones end after collection (``keep_only``).  A run without a tlbench suite starts none.
+``looks_like_suite(path)``: the file assigns ``SWEEP`` at module level and imports from
+``tlbench`` there (its text matched first, then its syntax tree, so a suite quoted inside a
+string is none; read, never imported; a file that cannot be read or parsed is not a suite).  It only decides how early: a suite that
+does not look like one starts the workers at its ``pytest_generate_tests``, one that looks
+like one and declares nothing started them for nothing (they end after collection).
+
+Why before the module's import: a suite's module imports its kernels' modules (tilelang's
+eager parse of upstream example files, torch); on the H200 the first suite's imports took 7.9 s,
+then collection waited 2.4 s more for the device worker's report.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+from typing import Any
+
+from tlbench.harness.core.registry import AUTO
+from tlbench.harness.pytest_plugin.xdist_support import is_controller
+
+_CANDIDATE = (re.compile(r"^SWEEP\s*=", re.M), re.compile(r"^(from|import)\s+tlbench\b", re.M))
+
+
+def looks_like_suite(path: Any) -> bool:
+    """See the contract."""
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    except (OSError, TypeError, ValueError):
+        return False
+    if not all(pattern.search(text) for pattern in _CANDIDATE):
+        return False
+    try:
+        body = ast.parse(text).body
+    except (SyntaxError, ValueError):
+        return False
+    assigns = any(isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "SWEEP" for t in node.targets)
+                  for node in body)
+    imports = any((isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "tlbench")
+                  or (isinstance(node, ast.Import) and any(a.name.split(".")[0] == "tlbench" for a in node.names))
+                  for node in body)
+    return assigns and imports
+
+
+def start_workers_early(config: Any, state: Any, at_configure: bool = False) -> None:
+    """See the contract."""
+    if state.workers is None or is_controller(config) or config.option.collectonly or state.workers_started:
+        return
+    names = state.registry.validate(state.backend_choice)
+    if AUTO in names and at_configure:
+        return
+    state.workers_started = True
+    state.workers.start(state.registry.names if AUTO in names else names)
