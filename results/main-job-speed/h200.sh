@@ -19,7 +19,8 @@ P=(python3 -m pytest -p no:cacheprovider suites --benchmark-only --tlbench-backe
 export TILELANG_CACHE_DIR=$R/tl-cache
 t0=$(secs); TLBENCH_TRACE=$R/main.trace "${P[@]}" --tlbench-cache-dir=$R/tlbench-cache --benchmark-json=$R/main.json > $R/main.log 2>&1; rc=$?
 echo "main job, cold caches: exit $rc, wall $(python3 -c "print(f'{$(secs) - $t0:.1f}')") s, $(tail -1 $R/main.log | cut -c1-100)" | tee $R/summary.txt
-python3 -m tlbench.harness.core.trace $R/main.trace | grep -E "configure|worker ready|collected|overlap|compile phase|phase start|chunk measured|sessionfinish|exit" | tee $R/main.phases
+python3 -m tlbench.harness.core.trace $R/main.trace > $R/trace.txt
+grep -E "configure|worker ready|collected|overlap|compile phase|phase start|chunk measured|sessionfinish|exit" $R/trace.txt | tee $R/main.phases
 for k in 1 2; do
   for mode in off auto; do
     t0=$(secs); "${P[@]}" --tlbench-overlap=$mode --benchmark-json=$R/aa-$mode-$k.json > $R/aa-$mode-$k.log 2>&1
@@ -30,6 +31,8 @@ for pair in "off-1 auto-1" "off-2 auto-2" "off-1 off-2" "auto-1 auto-2"; do
   set -- $pair
   python3 -m tlbench compare $R/aa-$1.json $R/aa-$2.json --markdown $R/compare-$1-$2.md > $R/compare-$1-$2.txt 2>&1
   echo "compare $1 $2: exit $?, $(grep -m1 -E "SAME|SLOWER|FASTER" $R/compare-$1-$2.txt | cut -c1-160)" | tee -a $R/summary.txt
+  # the device items' own verdicts (the rows under each "| device" group)
+  echo "  device items: $(awk '/\| device/{d=1} /\| compile/{d=0} d && /^  (NOISY|SAME|SLOWER|FASTER|FAILED|MISSING)/{print $1}' $R/compare-$1-$2.txt | sort | uniq -c | tr -s ' \n' ' ')" | tee -a $R/summary.txt
 done
 grep -h "overlap" $R/aa-auto-1.log | tail -2
 if [ -n "${OUT:-}" ]; then tar czf "$OUT/main-job-speed.tgz" --exclude=tl-cache --exclude=tlbench-cache -C /tmp main-job-speed; fi
