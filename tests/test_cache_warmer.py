@@ -169,27 +169,3 @@ def test_a_bad_build_process_count_is_a_usage_error(pytester, monkeypatch, tmp_p
     result = _device_run(pytester, monkeypatch, tmp_path / "compiles.txt", "lots")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*TLBENCH_BUILD_PROCESSES='lots': give the number of build processes*"])
-
-
-def test_a_started_warmer_has_every_child_up_with_its_backend_before_any_build(tmp_path, monkeypatch):
-    """``start``: the children exist and made their backend before anything is asked of them;
-    ``pin`` keeps those same children (moves them) instead of starting new ones."""
-    monkeypatch.syspath_prepend(str(TOYS))
-    from marking_backend import MarkedCase
-
-    warmer = CacheWarmer("marking_backend:MarkingBackend", {"dir": str(tmp_path)}, [str(TOYS)], 2)
-    try:
-        pids = {f.result(timeout=120) for f in warmer.start()}
-        assert len(pids) == 2 and os.getpid() not in pids
-        made = sorted(int(line) for line in (tmp_path / "made.txt").read_text().split())
-        assert made == sorted(pids)  # each child made its backend in its initializer
-        assert not (tmp_path / "builds.txt").exists()  # and built nothing yet
-        if hasattr(os, "sched_getaffinity"):
-            one = {min(os.sched_getaffinity(0))}
-            warmer.pin(one)
-            assert all(os.sched_getaffinity(pid) == one for pid in pids)
-        assert warmer.warm(MarkedCase("k0")).result(timeout=120) is None
-        builder = int((tmp_path / "builds.txt").read_text().split()[0])
-        assert builder in pids  # built by a child started ahead, not a new one
-    finally:
-        warmer.close()

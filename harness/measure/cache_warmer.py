@@ -12,13 +12,7 @@ and importing the compiler there costs more than it saves), else one per CPU;
 ``TLBENCH_BUILD_PROCESSES=N`` in the environment sets it (0: builds on threads only), and a
 value that is not a whole number >= 0 raises ``ValueError`` saying so.
 ``close()`` ends the children; ``pin(cpus)`` moves them (and those started later) onto
-``cpus``, away from the CPUs a device worker times on (harness/measure/cpu_plan.py).
-``start()`` starts every child now, each making its backend from ``factory`` (the compiler's
-imports), before any build is asked for: a device worker that will time device items calls it
-as it starts, so the children's imports overlap collection instead of delaying the first
-device item's build (on the H200 the first kernel was built 10 s after the prefetch, 3-4 s of it
-the children's start-up).  A started warmer's children are the pool's for the whole run:
-``pin`` moves them where they are.  ``warmer_for(factory, options, processes)`` is the warmer
+``cpus``, away from the CPUs a device worker times on (harness/measure/cpu_plan.py).  ``warmer_for(factory, options, processes)`` is the warmer
 a pool should use for one backend: None where the factory is not importable by name (None)
 or ``processes`` is 0, else one with the current ``sys.path``.
 
@@ -73,24 +67,6 @@ def _pin_child(cpus: Any) -> None:
         pin(cpus)
 
 
-def _start_child(cpus: Any, sys_path: Sequence[str], factory: str, options: Mapping[str, Any]) -> None:
-    """A started child's first act: its CPUs, then its backend made once (the compiler's imports)."""
-    from tlbench.harness.core.backend_api import backend_from_ref
-
-    _pin_child(cpus)
-    for path in reversed(list(sys_path)):
-        if path not in sys.path:
-            sys.path.insert(0, path)
-    try:
-        backend_from_ref(factory, options)
-    except Exception:  # noqa: BLE001 - a build meets it again and reports it as a hint
-        pass
-
-
-def _child_pid() -> int:
-    return os.getpid()
-
-
 def warmer_for(factory: str | None, options: Mapping[str, Any], processes: int) -> "CacheWarmer | None":
     if not factory or processes <= 0:
         return None
@@ -105,18 +81,6 @@ class CacheWarmer:
     processes: int
     cpus: frozenset[int] | None = None  # where the children run (None: where this process does)
     _executor: ProcessPoolExecutor | None = field(default=None, repr=False)
-    _started: bool = field(default=False, repr=False)  # every child started ahead (``start``)
-
-    def start(self) -> list[Future]:
-        """Start every child now (see the contract); the futures end with each child's pid once it
-        has made its backend."""
-        if self._executor is None:
-            self._executor = ProcessPoolExecutor(max_workers=self.processes, mp_context=multiprocessing.get_context("spawn"),
-                                                 initializer=_start_child,
-                                                 initargs=(self.cpus, list(self.sys_path), self.factory, dict(self.options)))
-            self._started = True
-        # one task a child: each submit finds no idle child, so the executor starts one more
-        return [self._executor.submit(_child_pid) for _ in range(self.processes)]
 
     def warm(self, case: Any) -> Future:
         if self._executor is None:
@@ -129,7 +93,7 @@ class CacheWarmer:
         from tlbench.harness.measure.cpu_plan import pin
 
         self.cpus = frozenset(cpus)
-        if self._executor is not None and not self._started:  # a started warmer keeps its children, moved below
+        if self._executor is not None:
             self._executor.shutdown(wait=False)  # its running children finish their builds pinned below; new ones start pinned
             self._executor = None
         for child in multiprocessing.active_children():

@@ -210,15 +210,6 @@ def _warm_device(backend: Any) -> dict[str, Any]:
         return {}
 
 
-def _has_device(backend: Any) -> bool:
-    """Whether this backend can time device items here (no ``device_blocker`` reason)."""
-    blocker = getattr(backend, "device_blocker", None)
-    try:
-        return not callable(blocker) or blocker() is None
-    except Exception:  # noqa: BLE001 - the first device item reports it
-        return False
-
-
 def _worker_facts(backend: Any) -> dict[str, Any] | None:
     """The backend's ``worker_facts()`` as plain data, for the instance its controller builds
     with ``from_worker_facts`` (harness/core/registry.py); None when it has none or fails (the
@@ -275,8 +266,6 @@ def serve(conn: Connection, watch: Any = None) -> int:
     children = warmer_processes(cpus)
     warmer = CacheWarmer(init["factory"], dict(init.get("options") or {}), list(sys.path), children,
                          cpus=frozenset(build_cpus_from_environment() or ()) or None) if children else None
-    if warmer is not None and init.get("builds_ahead") and _has_device(backend):
-        warmer.start()  # the children's imports overlap collection (harness/measure/cache_warmer.py)
     pool = CompilePool(workers=cpus, warmer_of=lambda _backend: warmer)  # its progress (if any) goes to the worker log
     conn.send(("ready", os.getpid(), device_info, _worker_facts(backend)))
     kept: list[Any] = []  # compiler-owned objects from outcomes: never released (see the contract)

@@ -161,7 +161,7 @@ class WorkerSession:
         child.close()
         self._conn = Connection(parent.detach())
         self._conn.send(("init", {"sys_path": list(sys.path), "factory": self.spec.factory, "options": dict(self.spec.options),
-                                 "warm_up": self.spec.warm_up, "builds_ahead": self.spec.builds_ahead}))
+                                 "warm_up": self.spec.warm_up}))
         self.stage = STARTUP
         self._prefetched_here = False
         self._incarnation += 1

@@ -33,7 +33,6 @@ class WorkerSpec:
     options: Mapping[str, Any] = field(default_factory=dict)
     env: Mapping[str, str] = field(default_factory=dict)  # device pinning (CUDA_VISIBLE_DEVICES ...)
     warm_up: str | None = None  # "module:function": the device runtime's first use, as the worker starts (traits)
-    builds_ahead: bool = False  # a device worker that will time device items: its build children start with it
 
 
 @dataclass(frozen=True)

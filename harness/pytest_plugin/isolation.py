@@ -62,9 +62,6 @@ class Workers:
         self.interrupted = interrupted  # () -> bool: the run was interrupted (every session is told)
         self.limits = Limits(item_s=config.getoption("--tlbench-timeout"), compile_s=config.getoption("--tlbench-compile-timeout"))
         self.devices = list(devices or []) if len(devices or []) > 1 else []
-        # device items asked for: a device worker starts its build children as it starts (cache_warmer.start)
-        self.times_devices = (config.getoption("--tlbench-kind") in ("all", "device")
-                              and not config.getoption("benchmark_skip", False))
         self._sessions: dict[tuple[str, int], WorkerSession] = {}
         self._closing: dict[tuple[str, int], threading.Thread] = {}  # begin_close's threads, joined by close
 
@@ -83,7 +80,7 @@ class Workers:
             traits = self.registry.traits(backend)
             env = dict(traits.device_env(self.devices[device])) if self.devices else {}
             spec = WorkerSpec(backend=backend, factory=factory, options=dict(self.registry.options.values), env=env,
-                              warm_up=getattr(traits, "runtime_warm_up", None), builds_ahead=self.times_devices)
+                              warm_up=getattr(traits, "runtime_warm_up", None))
             self._sessions[key] = WorkerSession(spec, self.limits, interrupted=self.interrupted, board=self.board)
         return self._sessions[key]
 
@@ -112,7 +109,7 @@ class Workers:
             env[ENV_CPUS] = describe(self.compile_cpus)  # away from the device workers' CPUs (an overlapped run)
         if self.compile_nice is not None:
             env[ENV_NICE] = str(self.compile_nice)  # the device phase's builds share these CPUs first
-        return WorkerSession(replace(main.spec, warm_up=None, builds_ahead=False, env=env), self.limits, interrupted=self.interrupted)
+        return WorkerSession(replace(main.spec, warm_up=None, env=env), self.limits, interrupted=self.interrupted)
 
     def start_compile_jobs(self, backend: str, jobs: int) -> None:
         """Start ``jobs`` compile-job workers of ``backend`` now, in the background, so their

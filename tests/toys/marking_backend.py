@@ -1,7 +1,7 @@
 """TEST ONLY: a backend whose compile writes down who built what, for the cache warmer's tests
 (tests/test_cache_warmer.py).  ``compile(case, cold)`` appends ``pid case_id`` to
 ``<options["dir"]>/builds.txt``; a case id that starts with ``bad`` raises, as a kernel the
-compiler refuses does.  Making one appends the maker's pid to ``<dir>/made.txt``."""
+compiler refuses does."""
 
 import os
 from dataclasses import dataclass
@@ -22,8 +22,6 @@ class MarkingBackend:
 
     def __init__(self, options):
         self.dir = Path(options.get("dir"))
-        with open(self.dir / "made.txt", "a") as f:
-            f.write(f"{os.getpid()}\n")
 
     def compile(self, case, cold):
         with open(self.dir / "builds.txt", "a") as f:
