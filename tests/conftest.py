@@ -22,6 +22,15 @@ SUITES = str(Path(__file__).resolve().parents[1] / "suites")
 if SUITES not in sys.path:
     sys.path.append(SUITES)
 
+# pytester's inline runs put sys.modules back after each run, and numpy's extension refuses a
+# second import in one process; a device item measured in-process imports it (through scipy.stats,
+# harness/measure/drift.py).  Imported here, before any inline run's snapshot, so a test file
+# passes alone as it does in the whole suite.
+try:
+    import scipy.stats  # noqa: F401
+except ImportError:
+    pass
+
 XDIST_WORKER_VARIABLES = ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID")
 
 
