@@ -1,6 +1,7 @@
 """FakeBackend: a stand-in backend for testing the pytest plugin's own logic only.
 
-It compiles nothing and runs nothing: ``compile`` returns a canned plan (or raises a
+Its cases are the test-only tile family's (tests/toys/tile_family.py: a tiled kernel's sizes and
+tile, no body).  It compiles nothing and runs nothing: ``compile`` returns a canned plan (or raises a
 ``CompileError`` for block_K == 7), its ``timer`` hands out the samples the test dictates (``DEVICE_SAMPLES_S``, cycled),
 with no telemetry.
 Real lowering, plans and schedules are tested against tilelang in the other test files.
@@ -40,16 +41,16 @@ from tlbench.harness.core.backend_traits import DefaultTraits
 from tlbench.harness.core.cases import CheckResult, Plan, VendorCase
 
 def four_stage_suite(name: str) -> str:
-    """A pytester suite file: one 1024^3 GEMM, num_stages 1..4, device items only (the fake
-    backend times them)."""
+    """A pytester suite file: one 1024^3 tile problem (tests/toys/tile_family.py), num_stages
+    1..4, device items only (the fake backend times them)."""
     return f'''
 from tlbench.harness.core.sweep import Sweep
-from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+from tile_family import TileConfig, TileProblem
 
 SWEEP = Sweep(
     name="{name}",
-    problems=[GemmProblem(1024, 1024, 1024)],
-    configs=[GemmConfig(128, 128, 32, 128, "auto", s) for s in (1, 2, 3, 4)],
+    problems=[TileProblem(1024, 1024, 1024)],
+    configs=[TileConfig(128, 128, 32, 128, "auto", s) for s in (1, 2, 3, 4)],
     kinds=("device",),
 )
 
@@ -60,13 +61,15 @@ def test_four(tlbench):
 
 CONFTEST = f"""
 import sys
+sys.path.insert(0, {str(Path(__file__).resolve().parent / "toys")!r})
 sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})
 from fake_backend import FakeBackend
 
 def pytest_tlbench_register_backends(registry):
     registry.register("fake", FakeBackend)
 """
-"""A pytester conftest that registers FakeBackend as "fake" (the tests that need only that)."""
+"""A pytester conftest that registers FakeBackend as "fake" (the tests that need only that), with
+tests/toys/ on ``sys.path`` for the suites' case material (``from tile_family import ...``)."""
 
 DEVICE_SAMPLES_S = (1.0e-3, 1.1e-3, 0.9e-3, 1.05e-3, 0.95e-3)
 COMPILE_SECONDS = 0.25
@@ -95,7 +98,7 @@ def _faults_on() -> bool:
 
 class FakeBackend:
     name = "fake"
-    dialect = "cuda"  # its budget follows the CUDA body's buffers; it builds nothing
+    dialect = "cuda"  # a family's footprint for the CUDA dialect is its budget (the tile family's A and B tiles); it builds nothing
     traits = FakeTraits("fake", color="#777777")
 
     def __init__(self, options: BackendOptions):

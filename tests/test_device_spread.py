@@ -21,7 +21,7 @@ import time
 import fake_backend
 import pytest
 
-from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+from tile_family import TileConfig, TileProblem
 from tlbench.harness.core.cases import Case, VendorCase
 from tlbench.harness.core.record import BenchItem
 from tlbench.harness.measure.device_pieces import plan_pieces, prefetch_order
@@ -29,11 +29,11 @@ from tlbench.harness.measure.outcome import Outcome
 from tlbench.harness.measure.piece_runner import MergedProgress, PieceRunner
 from tlbench.harness.measure.rounds import LoopProgress
 
-BIG, SMALL = GemmProblem(8192, 8192, 8192), GemmProblem(1024, 1024, 1024)
+BIG, SMALL = TileProblem(8192, 8192, 8192), TileProblem(1024, 1024, 1024)
 
 
 def _kernels(problem, n):
-    return [BenchItem("nvidia", "device", Case(problem, GemmConfig(128, 128, 64, 256, "auto", s))) for s in range(n)]
+    return [BenchItem("nvidia", "device", Case(problem, TileConfig(128, 128, 64, 256, "auto", s))) for s in range(n)]
 
 
 def _vendors(problem, copies):
@@ -78,7 +78,7 @@ def test_each_device_prefetches_its_own_first_piece_first_and_every_case_once():
 
 
 def _pieces(n_problems):
-    problems = [GemmProblem(1024 * (k + 1), 1024, 1024) for k in range(n_problems)]
+    problems = [TileProblem(1024 * (k + 1), 1024, 1024) for k in range(n_problems)]
     return plan_pieces([i for p in problems for i in _kernels(p, 2)], 2)
 
 
@@ -168,10 +168,10 @@ def test_spread_runs_the_device_items_largest_problem_first_in_their_own_slots()
 
 SPREAD_SUITE = """
 from tlbench.harness.core.sweep import Sweep
-from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+from tile_family import TileConfig, TileProblem
 
-SWEEP = Sweep(name="spread_suite", problems=[GemmProblem(1024, 1024, 1024), GemmProblem(2048, 1024, 1024)],
-              configs=[GemmConfig(128, n, 32, 128, "auto", 2) for n in (16, 32, 64, 128)], vendor=True)
+SWEEP = Sweep(name="spread_suite", problems=[TileProblem(1024, 1024, 1024), TileProblem(2048, 1024, 1024)],
+              configs=[TileConfig(128, n, 32, 128, "auto", 2) for n in (16, 32, 64, 128)], vendor=True)
 
 def test_fake(tlbench):
     tlbench.run()
