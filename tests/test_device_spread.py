@@ -24,7 +24,7 @@ import pytest
 from tile_family import TileConfig, TileProblem
 from tlbench.harness.core.cases import Case, VendorCase
 from tlbench.harness.core.record import BenchItem
-from tlbench.harness.measure.device_pieces import plan_pieces, prefetch_order
+from tlbench.harness.measure.device_pieces import expected_cost, plan_pieces, prefetch_order
 from tlbench.harness.measure.outcome import Outcome
 from tlbench.harness.measure.piece_runner import MergedProgress, PieceRunner
 from tlbench.harness.measure.rounds import LoopProgress
@@ -65,6 +65,24 @@ def test_the_cheapest_problem_which_ends_the_run_is_dealt_finer():
     pieces = plan_pieces(small + big + _vendors(SMALL, [0, 1]) + _vendors(BIG, [0, 1]), 2)
     assert [(p.key[1], len(p.kernels)) for p in pieces] == [(BIG, 4), (BIG, 4)] + [(SMALL, 2)] * 4
     assert {i for p in pieces for i in p.kernels} == set(small + big)
+
+
+def test_a_kernel_sweep_problem_costs_its_suites_flops():
+    """The balancing model asks the family: a kernel_sweep suite's ``flops=`` (the built-in GEMM's
+    2MNK), and nothing extra where the suite's flops cannot say."""
+    from builtin_gemm import config, gemm_case, gemm_vendor, problem
+    from tlbench import kernel_sweep
+
+    big = gemm_case(problem(8192, 8192, 8192), config(128, 128, 64, 256))
+    assert expected_cost(BenchItem("nvidia", "device", big)) == pytest.approx(1.0 + 2 * 8192 ** 3 / 1e12)
+    assert expected_cost(BenchItem("nvidia", "device", gemm_vendor(problem(1024, 1024, 1024)))) == pytest.approx(1.0 + 2 * 1024 ** 3 / 1e12)
+
+    def flops(N):
+        raise ZeroDivisionError("the suite's own bug")
+
+    broken = kernel_sweep("broken", lambda N: None, sizes={"N": 1}, inputs=lambda device, N: [], flops=flops)
+    (case,) = broken.cases("nvidia", "full")
+    assert expected_cost(BenchItem("nvidia", "device", case)) == 1.0
 
 
 def test_each_device_prefetches_its_own_first_piece_first_and_every_case_once():

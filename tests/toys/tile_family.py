@@ -15,8 +15,7 @@ backend answers those itself).  Real kernels are the suites' (suites/kernel_gemm
 - ``footprint``: for the ``cuda`` dialect (the fake backend's), the A and B tiles in
   ``shared.dyn``, one copy per pipeline version - so a test can pick a config over the fake's
   227 KiB;
-- ``flops`` (also a property of the problem, which harness/measure/device_pieces.py reads for
-  a problem's cost): ``2 M N K``.
+- ``flops``: ``2 M N K`` (a problem's cost where items are balanced: harness/measure/device_pieces.py).
 Its records describe themselves (``described``: harness/core/described.py), so every reader
 (``tlbench compare``, ``report``, the store) reads them with nothing registered.
 """
@@ -49,10 +48,6 @@ class TileProblem:
     @property
     def problem_id(self) -> str:
         return f"{NAME}-{self.M}x{self.N}x{self.K}-{DTYPE_SHORT[self.dtype]}"
-
-    @property
-    def flops(self) -> int:
-        return 2 * self.M * self.N * self.K
 
 
 @dataclass(frozen=True)
@@ -107,7 +102,7 @@ class TileFamily:
         return [(config.block_M, config.block_N)]
 
     def flops(self, problem: TileProblem) -> int:
-        return problem.flops
+        return 2 * problem.M * problem.N * problem.K
 
     def bytes_moved(self, problem: TileProblem) -> int:
         return (problem.M * problem.K + problem.N * problem.K + problem.M * problem.N) * DTYPE_BYTES[problem.dtype]
