@@ -7,7 +7,9 @@ pytest-xdist's worker variables in its environment: a pytest process it starts i
 run, not one more xdist worker (which would leave its JSON to a controller that is not there).
 A suite imports its sibling body modules (``from kernel_gemm_sweep import GEMM``) as pytest's
 rootdir import does for suites/; tests that import a suite (``from suites.test_stages import
-SWEEP``) get the same with suites/ on ``sys.path``.
+SWEEP``) get the same with suites/ on ``sys.path``.  tests/toys/ is on ``sys.path`` too: the
+test-only families and backends there (``from tile_family import TileConfig, TileProblem``,
+the fake backend's case material) import as the pytester suites that use them do.
 """
 
 import os
@@ -19,8 +21,10 @@ import pytest
 
 os.environ.setdefault("TLBENCH_CACHE_DIR", tempfile.mkdtemp(prefix="tlbench-test-cache-"))
 SUITES = str(Path(__file__).resolve().parents[1] / "suites")
-if SUITES not in sys.path:
-    sys.path.append(SUITES)
+TOYS = str(Path(__file__).resolve().parent / "toys")
+for _folder in (SUITES, TOYS):
+    if _folder not in sys.path:
+        sys.path.append(_folder)
 
 # pytester's inline runs put sys.modules back after each run, and numpy's extension refuses a
 # second import in one process; a device item measured in-process imports it (through scipy.stats,

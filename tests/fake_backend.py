@@ -1,11 +1,13 @@
 """FakeBackend: a stand-in backend for testing the pytest plugin's own logic only.
 
-It compiles nothing and runs nothing: ``compile`` returns a canned plan (or raises a
+Its cases are the test-only tile family's (tests/toys/tile_family.py: a tiled kernel's sizes and
+tile, no body).  It compiles nothing and runs nothing: ``compile`` returns a canned plan (or raises a
 ``CompileError`` for block_K == 7), its ``timer`` hands out the samples the test dictates (``DEVICE_SAMPLES_S``, cycled),
 with no telemetry.
 Real lowering, plans and schedules are tested against tilelang in the other test files.
 
-TEST-ONLY fault injection (never part of a shipped suite), chosen by the config:
+TEST-ONLY fault injection (never part of a shipped suite), chosen by the config's tile (a typed
+config's field or a kernel_sweep config's value):
 - block_K == 13: ``compile`` segfaults (``ctypes.string_at(0)``), as a crash inside tilelang;
 - block_N == 24: ``check`` raises (a Python-level crash in the check);
 - block_N == 40: a timed batch segfaults (a device fault that kills the process);
@@ -40,16 +42,16 @@ from tlbench.harness.core.backend_traits import DefaultTraits
 from tlbench.harness.core.cases import CheckResult, Plan, VendorCase
 
 def four_stage_suite(name: str) -> str:
-    """A pytester suite file: one 1024^3 GEMM, num_stages 1..4, device items only (the fake
-    backend times them)."""
+    """A pytester suite file: one 1024^3 tile problem (tests/toys/tile_family.py), num_stages
+    1..4, device items only (the fake backend times them)."""
     return f'''
 from tlbench.harness.core.sweep import Sweep
-from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+from tile_family import TileConfig, TileProblem
 
 SWEEP = Sweep(
     name="{name}",
-    problems=[GemmProblem(1024, 1024, 1024)],
-    configs=[GemmConfig(128, 128, 32, 128, "auto", s) for s in (1, 2, 3, 4)],
+    problems=[TileProblem(1024, 1024, 1024)],
+    configs=[TileConfig(128, 128, 32, 128, "auto", s) for s in (1, 2, 3, 4)],
     kinds=("device",),
 )
 
@@ -60,13 +62,15 @@ def test_four(tlbench):
 
 CONFTEST = f"""
 import sys
+sys.path.insert(0, {str(Path(__file__).resolve().parent / "toys")!r})
 sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})
 from fake_backend import FakeBackend
 
 def pytest_tlbench_register_backends(registry):
     registry.register("fake", FakeBackend)
 """
-"""A pytester conftest that registers FakeBackend as "fake" (the tests that need only that)."""
+"""A pytester conftest that registers FakeBackend as "fake" (the tests that need only that), with
+tests/toys/ on ``sys.path`` for the suites' case material (``from tile_family import ...``)."""
 
 DEVICE_SAMPLES_S = (1.0e-3, 1.1e-3, 0.9e-3, 1.05e-3, 0.95e-3)
 COMPILE_SECONDS = 0.25
@@ -93,9 +97,17 @@ def _faults_on() -> bool:
     return os.environ.get("TLBENCH_FAKE_FAULTS") != "off"
 
 
+def _tile(config, key: str):
+    """``block_N`` / ``block_K`` of a config, the keys the faults are chosen by: a typed config's
+    field (the tile family's) or a described config's value (a kernel_sweep suite's); None where
+    it has none."""
+    values = getattr(config, "values", None)
+    return values.get(key) if isinstance(values, dict) else getattr(config, key, None)
+
+
 class FakeBackend:
     name = "fake"
-    dialect = "cuda"  # its budget follows the CUDA body's buffers; it builds nothing
+    dialect = "cuda"  # a family's footprint for the CUDA dialect is its budget (the tile family's A and B tiles); it builds nothing
     traits = FakeTraits("fake", color="#777777")
 
     def __init__(self, options: BackendOptions):
@@ -163,13 +175,14 @@ class FakeBackend:
                 cpus = ",".join(map(str, sorted(os.sched_getaffinity(0)))) if hasattr(os, "sched_getaffinity") else "?"
                 nice = os.getpriority(os.PRIO_PROCESS, 0) if hasattr(os, "getpriority") else "?"
                 out.write(f"{case.case_id} cold={cold} gc={gc.isenabled()} pid={os.getpid()} cpus={cpus} nice={nice}\n")
-        if case.config.block_K == 13 and _faults_on():
+        block_k = _tile(case.config, "block_K")
+        if block_k == 13 and _faults_on():
             import ctypes
 
             ctypes.string_at(0)  # TEST-ONLY: a segfault inside the "compiler"
-        if case.config.block_K == 48 and _faults_on():
+        if block_k == 48 and _faults_on():
             slow_child_compiler(os.environ["TLBENCH_FAKE_COMPILE_GATE"])
-        if case.config.block_K == 7:
+        if block_k == 7:
             raise CompileError("FakeCompilerError: block_K=7 is not a legal tile (fake compiler message)")
         plan = Plan(backend="fake", target="fake", pipeline={"kind": "none"}, buffers=[], bytes_per_scope={}, limits={})
         return Compiled(case=case, handle=None, plan=plan, compile_seconds=COMPILE_SECONDS, phases_s={"fake": COMPILE_SECONDS})
@@ -182,9 +195,10 @@ class FakeBackend:
 
     def check(self, runnable, inputs):
         self._raise_if_sticky()
-        if not isinstance(runnable, VendorCase) and runnable.case.config.block_N == 24 and _faults_on():
+        block_n = None if isinstance(runnable, VendorCase) else _tile(runnable.case.config, "block_N")
+        if block_n == 24 and _faults_on():
             raise RuntimeError("FakeCheckCrash: the check itself crashed (test-only injection)")
-        wrong = not isinstance(runnable, VendorCase) and runnable.case.config.block_N == 8
+        wrong = block_n == 8
         return CheckResult(ok=not wrong, max_abs_err=5.0 if wrong else 0.0, max_rel_err=0.0, mismatched=3 if wrong else 0,
                            total=10, rtol=1e-2, atol=1e-2, detail="3 of 10 elements differ" if wrong else "")
 
@@ -195,7 +209,7 @@ class FakeBackend:
     def _inject(self, runnable):
         """TEST-ONLY faults of a timed batch, by the config (see the module docstring)."""
         self._raise_if_sticky()
-        block_n = None if isinstance(runnable, VendorCase) or not _faults_on() else runnable.case.config.block_N
+        block_n = None if isinstance(runnable, VendorCase) or not _faults_on() else _tile(runnable.case.config, "block_N")
         if block_n == 40:
             import ctypes
 

@@ -1,4 +1,5 @@
-"""The Ascend schedule, recorded from tilelang's real EstimateLatency / Z3 AutoSchedule."""
+"""The Ascend schedule, recorded from tilelang's real EstimateLatency / Z3 AutoSchedule, of the
+built-in GEMM (suites/kernel_gemm.py, declared as the suites declare it: tests/builtin_gemm.py)."""
 
 import subprocess
 import sys
@@ -7,15 +8,14 @@ import pytest
 
 pytest.importorskip("tilelang")
 
-from tlbench.harness.core.cases import Case  # noqa: E402
-from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem  # noqa: E402
+from builtin_gemm import config, gemm_case, problem  # noqa: E402
 
-BF16 = GemmProblem(512, 512, 1024, "bfloat16", out_dtype="float32")
-BF16_RELU = GemmProblem(512, 512, 1024, "bfloat16", out_dtype="float32", epilogue="relu")
+BF16 = problem(512, 512, 1024, "bfloat16", out_dtype="float32")
+BF16_RELU = problem(512, 512, 1024, "bfloat16", out_dtype="float32", epilogue="relu")
 
 
-def _plan(backend, problem, config):
-    return backend.inspect(backend.compile(Case(problem, config), cold=True))
+def _plan(backend, sizes, axes):
+    return backend.inspect(backend.compile(gemm_case(sizes, axes), cold=True))
 
 
 def _k_loop(plan):
@@ -23,8 +23,8 @@ def _k_loop(plan):
 
 
 def test_two_stages_halve_the_modeled_k_loop_ii(ascend):
-    one = _plan(ascend, BF16, GemmConfig(128, 128, 128, 128, "auto", 1, num_cores=4))
-    two = _plan(ascend, BF16, GemmConfig(128, 128, 128, 128, "auto", 2, num_cores=4))
+    one = _plan(ascend, BF16, config(128, 128, 128, 128, "auto", 1, num_cores=4))
+    two = _plan(ascend, BF16, config(128, 128, 128, 128, "auto", 2, num_cores=4))
     assert [loop["loop_var"] for loop in one.schedule_model["loops"]] == ["k", "w"]  # K loop, tile loop; each once
     assert _k_loop(two)["ii"] < _k_loop(one)["ii"]
     assert (_k_loop(one)["ii"], _k_loop(two)["ii"]) == (1366, 683)  # tilelang 0.1.15
@@ -35,7 +35,7 @@ def test_two_stages_halve_the_modeled_k_loop_ii(ascend):
 
 
 def test_tasks_carry_kind_pipe_latency_start_and_core(ascend):
-    plan = _plan(ascend, BF16, GemmConfig(128, 128, 128, 128, "auto", 2, num_cores=4))
+    plan = _plan(ascend, BF16, config(128, 128, 128, 128, "auto", 2, num_cores=4))
     tasks = {t["kind"]: t for t in _k_loop(plan)["tasks"]}
     copy_a = tasks["copy A->A_tile (global->shared.l1)"]
     gemm = tasks["gemm"]
@@ -48,7 +48,7 @@ def test_tasks_carry_kind_pipe_latency_start_and_core(ascend):
 
 @pytest.mark.parametrize("tile", [(128, 128, 128), (128, 256, 64)])
 def test_relu_vector_work_overlaps_next_tiles_cube_work(ascend, tile):
-    plan = _plan(ascend, BF16_RELU, GemmConfig(*tile, 128, "auto", 2, num_cores=4))
+    plan = _plan(ascend, BF16_RELU, config(*tile, 128, "auto", 2, num_cores=4))
     overlap = plan.schedule_model["core_pipelining"]
     assert plan.schedule_model["mixed_kernel"]
     assert overlap["applicable"] and overlap["overlaps"]
@@ -58,7 +58,7 @@ def test_relu_vector_work_overlaps_next_tiles_cube_work(ascend, tile):
 
 
 def test_enable_offset_reaches_the_scheduler(ascend):
-    plan = _plan(ascend, BF16, GemmConfig(128, 128, 128, 128, "auto", 2, num_cores=4, enable_offset=True))
+    plan = _plan(ascend, BF16, config(128, 128, 128, 128, "auto", 2, num_cores=4, enable_offset=True))
     assert _k_loop(plan)["enable_offset"] is True
 
 
@@ -66,16 +66,16 @@ def test_real_scheduler_agrees_with_the_budget_on_l1_and_misses_l0c(ascend):
     from tlbench.harness.core.backend_api import CompileError
 
     with pytest.raises(CompileError, match="insufficient for minimum buffer usage 786432"):
-        ascend.compile(Case(GemmProblem(1024, 1024, 2048, "bfloat16"), GemmConfig(512, 256, 512, 128, "auto", 1, num_cores=4)), cold=True)
+        ascend.compile(gemm_case(problem(1024, 1024, 2048, "bfloat16"), config(512, 256, 512, 128, "auto", 1, num_cores=4)), cold=True)
     # A 512 KiB L0C accumulator: tilelang lowers it without a word; our budget must catch it.
-    plan = _plan(ascend, GemmProblem(1024, 1024, 2048, "bfloat16"), GemmConfig(256, 512, 64, 128, "auto", 2, num_cores=4))
+    plan = _plan(ascend, problem(1024, 1024, 2048, "bfloat16"), config(256, 512, 64, 128, "auto", 2, num_cores=4))
     assert plan.bytes_per_scope["shared.l0c"] == 512 * 1024 > plan.limits["shared.l0c"]
 
 
 def test_the_plan_holds_plain_python_data_only(ascend):
     """No tvm-ffi object (its String subclasses str) may live on in a record: released in the
     interpreter's final garbage collection it segfaulted pytest at exit."""
-    plan = _plan(ascend, BF16_RELU, GemmConfig(128, 128, 128, 128, "auto", 2, num_cores=4))
+    plan = _plan(ascend, BF16_RELU, config(128, 128, 128, 128, "auto", 2, num_cores=4))
     plain = (str, int, float, bool, type(None))
     foreign = []
 

@@ -24,7 +24,7 @@ def test_without_xdist_the_run_writes_its_best_config(pytester):
     result = _run(pytester)
     result.assert_outcomes(passed=4)
     (entry,) = json.loads((pytester.path / "best.json").read_text())["entries"]
-    assert entry["candidates"] == 4 and entry["problem_id"] == "gemm-1024x1024x1024-f16"
+    assert entry["candidates"] == 4 and entry["problem_id"] == "tile-1024x1024x1024-f16"
 
 
 def test_under_xdist_the_controller_writes_from_every_workers_items(pytester):
@@ -34,17 +34,17 @@ def test_under_xdist_the_controller_writes_from_every_workers_items(pytester):
     (entry,) = json.loads((pytester.path / "best.json").read_text())["entries"]
     assert entry["candidates"] == 4  # all four kernels, from both workers
     assert entry["device"].startswith("FakeAccelerator 1.0")
-    result.stdout.fnmatch_lines(["*best fake gemm-1024x1024x1024-f16: *-> best.json"])
+    result.stdout.fnmatch_lines(["*best fake tile-1024x1024x1024-f16: *-> best.json"])
 
 
 BEST_SUITE = """
 from tlbench.harness.core.sweep import Sweep
-from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+from tile_family import TileConfig, TileProblem
 
 SWEEP = Sweep(
     name="with_best",
-    problems=[GemmProblem(1024, 1024, 1024)],
-    configs=[GemmConfig(128, 128, 32, 128, "auto", 2)],
+    problems=[TileProblem(1024, 1024, 1024)],
+    configs=[TileConfig(128, 128, 32, 128, "auto", 2)],
     best_configs="best_in.json",
     kinds=("device",),
 )
@@ -57,7 +57,7 @@ def test_best(tlbench):
 def _entry(device, block_k):
     config = {"block_M": 128, "block_N": 128, "block_K": block_k, "threads": 128, "loop_form": "auto", "num_stages": 3,
               "num_cores": None, "enable_offset": False, "group_m": None, "stage_output": False}
-    return {"backend": "fake", "device": device, "problem_id": "gemm-1024x1024x1024-f16", "problem": {}, "config": config,
+    return {"backend": "fake", "device": device, "problem_id": "tile-1024x1024x1024-f16", "problem": {}, "config": config,
             "case_id": "-", "median_s": 1e-3, "tflops": None, "vs_vendor": None, "candidates": 1}
 
 
@@ -69,5 +69,5 @@ def test_the_best_case_is_the_one_recorded_on_this_device(pytester):
     pytester.makeconftest(CONFTEST)
     pytester.makepyfile(test_best=BEST_SUITE)
     result = pytester.runpytest("-p", "no:cacheprovider", "--tlbench-backend=fake", "--collect-only", "-q")
-    result.stdout.fnmatch_lines(["*device-fake-gemm-1024x1024x1024-f16-best-bm128-bn128-bk16-t128-auto-s3*"])
+    result.stdout.fnmatch_lines(["*device-fake-tile-1024x1024x1024-f16-best-bm128-bn128-bk16-t128-auto-s3*"])
     assert "bk64" not in result.stdout.str()

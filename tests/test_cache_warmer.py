@@ -105,10 +105,10 @@ def test_a_small_host_gets_no_children():
 
 SUITE = """
 from tlbench.harness.core.sweep import Sweep
-from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+from tile_family import TileConfig, TileProblem
 
-SWEEP = Sweep(name="warm_suite", problems=[GemmProblem(1024, 1024, 1024)],
-              configs=[GemmConfig(128, n, 32, 128, "auto", 2) for n in (128, 64, 32)], vendor=False)
+SWEEP = Sweep(name="warm_suite", problems=[TileProblem(1024, 1024, 1024)],
+              configs=[TileConfig(128, n, 32, 128, "auto", 2) for n in (128, 64, 32)], vendor=False)
 
 def test_fake(tlbench):
     tlbench.run()

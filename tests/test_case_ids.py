@@ -1,9 +1,11 @@
 """Golden test of the GEMM and flash-attention case-id schemes: ids are history keys and must never change.
 
-Pinned three ways: literal ids for each optional part of the scheme; every id in the
-committed H200 results and the compare fixtures rebuilt byte for byte from the record's
-own problem and config; and the family's parser splitting each one back into the problem
-id, label and config id the record was made of.
+Pinned three ways: literal ids for each optional part of the scheme, made both by the built-in
+suites' declaration (suites/kernel_gemm_sweep.py through ``kernel_sweep``: what a run writes) and
+by the reader of older GEMM records (backends/kernels/gemm: what a report reads back); every id
+in the committed H200 results and the compare fixtures rebuilt byte for byte from the record's
+own problem and config; and the family's parser splitting each one back into the problem id,
+label and config id the record was made of.
 """
 
 import gzip
@@ -12,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from builtin_gemm import config, gemm_case, gemm_vendor, problem
 from tlbench.backends.kernels.gemm import GEMM, GemmConfig, GemmProblem
 from tlbench.harness.core.cases import Case, VendorCase
 from tlbench.harness.core.record import BenchItem
@@ -22,29 +25,46 @@ REGISTRY = BackendRegistry.from_entry_points()  # each backend's dialect, for it
 COMMITTED = sorted([*ROOT.glob("results/**/*.json"), *ROOT.glob("results/**/*.json.gz"), *ROOT.glob("tests/fixtures/compare/*.json")])
 COMMITTED = [p for p in COMMITTED if p.name != "best_configs.json" and p.relative_to(ROOT).parts[:2] != ("results", "runs")]
 
+# (problem, config, label, id): problem and config as the suites write them (keyword arguments of
+# kernel_gemm_sweep.problem / .config, which are also GemmProblem's and GemmConfig's fields)
 GOLDEN = [
-    (Case(GemmProblem(8192, 8192, 8192, "float16"), GemmConfig(128, 256, 64, 256, "auto", 3)),
-     "gemm-8192x8192x8192-f16-bm128-bn256-bk64-t256-auto-s3"),
-    (Case(GemmProblem(1024, 1024, 1024), GemmConfig(128, 128, 32, 128, "manual", None)),
-     "gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-manual"),
-    (Case(GemmProblem(1024, 1024, 1024), GemmConfig(128, 128, 32, 128, "serial", None)),
-     "gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-serial"),
-    (Case(GemmProblem(512, 512, 1024, "bfloat16", out_dtype="float32", epilogue="relu"),
-          GemmConfig(128, 128, 128, 128, "auto", 2, num_cores=4, enable_offset=True)),
-     "gemm_relu-512x512x1024-bf16-of32-bm128-bn128-bk128-t128-c4-auto-s2-offset"),
-    (Case(GemmProblem(4096, 4096, 4096), GemmConfig(256, 128, 64, 256, "auto", 4, num_cores=132, group_m=8, stage_output=True),
-          label="best"),
-     "gemm-4096x4096x4096-f16-best-bm256-bn128-bk64-t256-c132-g8-so-auto-s4"),
-    (Case(GemmProblem(64, 64, 64, "float32", out_dtype="float32"), GemmConfig(64, 64, 16, 128, "auto", 0)),
-     "gemm-64x64x64-f32-bm64-bn64-bk16-t128-auto-s0"),
+    (dict(M=8192, N=8192, K=8192, dtype="float16"), dict(block_M=128, block_N=256, block_K=64, threads=256, loop_form="auto", num_stages=3),
+     None, "gemm-8192x8192x8192-f16-bm128-bn256-bk64-t256-auto-s3"),
+    (dict(M=1024, N=1024, K=1024), dict(block_M=128, block_N=128, block_K=32, threads=128, loop_form="manual", num_stages=None),
+     None, "gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-manual"),
+    (dict(M=1024, N=1024, K=1024), dict(block_M=128, block_N=128, block_K=32, threads=128, loop_form="serial", num_stages=None),
+     None, "gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-serial"),
+    (dict(M=512, N=512, K=1024, dtype="bfloat16", out_dtype="float32", epilogue="relu"),
+     dict(block_M=128, block_N=128, block_K=128, threads=128, loop_form="auto", num_stages=2, num_cores=4, enable_offset=True),
+     None, "gemm_relu-512x512x1024-bf16-of32-bm128-bn128-bk128-t128-c4-auto-s2-offset"),
+    (dict(M=4096, N=4096, K=4096),
+     dict(block_M=256, block_N=128, block_K=64, threads=256, loop_form="auto", num_stages=4, num_cores=132, group_m=8, stage_output=True),
+     "best", "gemm-4096x4096x4096-f16-best-bm256-bn128-bk64-t256-c132-g8-so-auto-s4"),
+    (dict(M=64, N=64, K=64, dtype="float32", out_dtype="float32"), dict(block_M=64, block_N=64, block_K=16, threads=128, loop_form="auto", num_stages=0),
+     None, "gemm-64x64x64-f32-bm64-bn64-bk16-t128-auto-s0"),
 ]
 
 
-@pytest.mark.parametrize("case, expected", GOLDEN, ids=[g[1] for g in GOLDEN])
-def test_case_id_is_byte_identical(case, expected):
-    assert case.case_id == expected
+@pytest.mark.parametrize("sizes, axes, label, expected", GOLDEN, ids=[g[3] for g in GOLDEN])
+def test_case_id_is_byte_identical(sizes, axes, label, expected):
+    suite = gemm_case(problem(**sizes), config(**axes), label=label)
+    recorded = Case(GemmProblem(**sizes), GemmConfig(**axes), label=label)
+    assert suite.case_id == expected and recorded.case_id == expected
     parts = GEMM.parse_case_id(expected)
-    assert (parts.problem_id, parts.label, parts.config_id) == (case.problem.problem_id, case.label, case.config.config_id)
+    assert (parts.problem_id, parts.label, parts.config_id) == (suite.problem.problem_id, label, suite.config.config_id)
+
+
+def test_the_suites_and_the_record_reader_word_a_gemm_alike():
+    """What a run writes into a record's ``described_as`` and what the reader of older records
+    says of the same problem and config: the problem's label and the stage point."""
+    sizes = dict(M=512, N=512, K=1024, dtype="bfloat16", out_dtype="float32", epilogue="relu")
+    axes = dict(block_M=128, block_N=128, block_K=128, threads=128, loop_form="auto", num_stages=2, num_cores=4,
+                enable_offset=True, group_m=2, stage_output=True)
+    suite = gemm_case(problem(**sizes), config(**axes))
+    assert suite.family.problem_label(suite.problem) == GEMM.problem_label(GemmProblem(**sizes)) == "512x512x1024 bf16 -> f32 + relu"
+    assert suite.family.stage_point(suite.config) == GEMM.stage_point(GemmConfig(**axes))
+    assert GEMM.stage_point(GemmConfig(**axes)).tile == "128x128x128 t128 cores=4 group_m=2 offset staged out"
+    assert suite.family.loop_trips(suite.problem, suite.config) == GEMM.loop_trips(GemmProblem(**sizes), GemmConfig(**axes)) == 8
 
 
 FA_GOLDEN = [
@@ -68,10 +88,10 @@ def test_fa_case_id_is_byte_identical_and_fast_math_only_adds_a_suffix(expected,
 
 
 def test_vendor_and_item_ids():
-    problem = GemmProblem(8192, 8192, 8192, "float16")
-    assert VendorCase(problem).case_id == "gemm-8192x8192x8192-f16-vendor"
+    assert gemm_vendor(problem(8192, 8192, 8192, "float16")).case_id == "gemm-8192x8192x8192-f16-vendor"
+    assert VendorCase(GemmProblem(8192, 8192, 8192, "float16")).case_id == "gemm-8192x8192x8192-f16-vendor"
     assert GEMM.parse_case_id("gemm-8192x8192x8192-f16-vendor").config_id == "vendor"
-    item = BenchItem("nvidia", "compile", GOLDEN[0][0])
+    item = BenchItem("nvidia", "compile", gemm_case(problem(**GOLDEN[0][0]), config(**GOLDEN[0][1])))
     assert item.item_id == "compile-nvidia-gemm-8192x8192x8192-f16-bm128-bn256-bk64-t256-auto-s3"
 
 

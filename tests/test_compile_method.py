@@ -7,13 +7,13 @@ what it calls and what the record says it timed.
 from dataclasses import replace
 
 import fake_backend
-from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+from tile_family import TileConfig, TileProblem
 from tlbench.harness.core.backend_api import BackendOptions
 from tlbench.harness.core.cases import Case, MeasurePolicy
 from tlbench.harness.core.record import BenchItem
 from tlbench.harness.measure.runner import RunContext, run_item
 
-CASE = Case(GemmProblem(1024, 1024, 1024), GemmConfig(128, 128, 32, 128, "auto", 2))
+CASE = Case(TileProblem(1024, 1024, 1024), TileConfig(128, 128, 32, 128, "auto", 2))
 
 
 class BuildingFake(fake_backend.FakeBackend):

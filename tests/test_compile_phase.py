@@ -17,7 +17,7 @@ import time
 import pytest
 
 import fake_backend
-from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+from tile_family import TileConfig, TileProblem
 from tlbench.harness.core.cases import Case
 from tlbench.harness.core.record import BenchItem
 from tlbench.harness.measure.compile_phase import CompilePhase, resolve_jobs
@@ -25,7 +25,7 @@ from tlbench.harness.measure.outcome import Outcome
 
 
 def _item(n: int, backend: str = "fake", kind: str = "compile") -> BenchItem:
-    return BenchItem(backend, kind, Case(GemmProblem(1024, 1024, 1024), GemmConfig(128, n, 32, 128, "auto", 2)))
+    return BenchItem(backend, kind, Case(TileProblem(1024, 1024, 1024), TileConfig(128, n, 32, 128, "auto", 2)))
 
 
 class FakeCompileSession:
@@ -109,10 +109,10 @@ def test_bad_jobs_say_what_to_do(text, words):
 
 SUITE = """
 from tlbench.harness.core.sweep import Sweep
-from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+from tile_family import TileConfig, TileProblem
 
-SWEEP = Sweep(name="jobs_suite", problems=[GemmProblem(1024, 1024, 1024)],
-              configs=[GemmConfig(128, n, k, 128, "auto", 2) for n, k in CONFIGS], vendor=False)
+SWEEP = Sweep(name="jobs_suite", problems=[TileProblem(1024, 1024, 1024)],
+              configs=[TileConfig(128, n, k, 128, "auto", 2) for n, k in CONFIGS], vendor=False)
 
 def test_fake(tlbench):
     tlbench.run()

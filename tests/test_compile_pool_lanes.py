@@ -7,7 +7,7 @@ import time
 
 from tlbench.harness.core.cases import Case
 from tlbench.harness.measure.compile_pool import CompilePool
-from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+from tile_family import TileConfig, TileProblem
 
 
 class LaneRecordingBackend:
@@ -37,8 +37,8 @@ class LaneRecordingBackend:
 
 
 def _cases(n):
-    return [Case(GemmProblem(1024, 1024, 1024), GemmConfig(128, 128, 32, 128, "auto", s % 5, group_m=g))
-            for s, g in zip(range(n), [None, 4, 8, 16] * 10)]
+    return [Case(TileProblem(1024, 1024, 1024), TileConfig(128, block_n, 32, 128, "auto", s % 5))
+            for s, block_n in zip(range(n), [128, 64, 32, 16] * 10)]
 
 
 def test_likely_cached_cases_load_two_at_a_time_in_order_and_the_rest_on_every_thread():

@@ -17,7 +17,7 @@ from dataclasses import replace
 import pytest
 
 import fake_backend
-from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+from tile_family import TileConfig, TileProblem
 from tlbench.harness.core.backend_api import BackendOptions
 from tlbench.harness.core.cases import Case, MeasurePolicy
 from tlbench.harness.core.record import BenchItem
@@ -27,7 +27,7 @@ from tlbench.harness.measure.runner import run_compile_items
 
 
 def _item(n: int, k: int = 32) -> BenchItem:
-    return BenchItem("fake", "compile", Case(GemmProblem(1024, 1024, 1024), GemmConfig(128, n, k, 128, "auto", 2)))
+    return BenchItem("fake", "compile", Case(TileProblem(1024, 1024, 1024), TileConfig(128, n, k, 128, "auto", 2)))
 
 
 def _ctx(rounds: int) -> RunContext:
@@ -141,10 +141,10 @@ def test_a_batch_that_dies_is_timed_again_one_by_one():
 
 SUITE = """
 from tlbench.harness.core.sweep import Sweep
-from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+from tile_family import TileConfig, TileProblem
 
-SWEEP = Sweep(name="rr_suite", problems=[GemmProblem(1024, 1024, 1024)],
-              configs=[GemmConfig(128, n, k, 128, "auto", 2) for n, k in CONFIGS], vendor=False)
+SWEEP = Sweep(name="rr_suite", problems=[TileProblem(1024, 1024, 1024)],
+              configs=[TileConfig(128, n, k, 128, "auto", 2) for n, k in CONFIGS], vendor=False)
 
 def test_fake(tlbench):
     tlbench.run()
@@ -170,7 +170,7 @@ def test_a_real_run_interleaves_the_items_rounds(tmp_path, isolation):
     done, doc, log = _real_run(tmp_path, configs, f"--tlbench-isolation={isolation}")
     assert done.returncode == 0, done.stdout[-3000:]
     rows = [case for case, _, _ in _log(log)]
-    ids = [f"gemm-1024x1024x1024-f16-bm128-bn{n}-bk{k}-t128-auto-s2" for n, k in configs]
+    ids = [f"tile-1024x1024x1024-f16-bm128-bn{n}-bk{k}-t128-auto-s2" for n, k in configs]
     assert rows[1:] == ids * 3  # after the backend's one untimed setup compile
     timed = [b["extra_info"]["tlbench"] for b in doc["benchmarks"]]
     assert len(timed) == 3 and all(r["compile_round_robin"] == 3 for r in timed)

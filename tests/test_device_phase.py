@@ -9,7 +9,7 @@ the same factory (a worker's, when items run in one).
 """
 
 import fake_backend
-from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+from tile_family import TileConfig, TileProblem
 from tlbench.harness.core.backend_api import BackendOptions
 from tlbench.harness.core.cases import Case, MeasurePolicy, VendorCase
 from tlbench.harness.core.record import BenchItem
@@ -17,13 +17,13 @@ from tlbench.harness.measure.device_phase import DevicePhase
 from tlbench.harness.measure.device_session import InProcessSession
 from tlbench.harness.measure.runner import RunContext
 
-A, B = GemmProblem(1024, 1024, 1024), GemmProblem(2048, 1024, 1024)
+A, B = TileProblem(1024, 1024, 1024), TileProblem(2048, 1024, 1024)
 
 
 def _items():
     out = []
     for problem in (A, B):
-        out += [BenchItem("fake", "device", Case(problem, GemmConfig(128, n, 32, 128, "auto", 2))) for n in (128, 64)]
+        out += [BenchItem("fake", "device", Case(problem, TileConfig(128, n, 32, 128, "auto", 2))) for n in (128, 64)]
         out.append(BenchItem("fake", "device", VendorCase(problem)))
     return [out[0], out[3], out[1], out[4], out[2], out[5]]  # the problems alternate, as a -k or ordering may leave them
 

@@ -21,19 +21,19 @@ import time
 import fake_backend
 import pytest
 
-from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+from tile_family import TileConfig, TileProblem
 from tlbench.harness.core.cases import Case, VendorCase
 from tlbench.harness.core.record import BenchItem
-from tlbench.harness.measure.device_pieces import plan_pieces, prefetch_order
+from tlbench.harness.measure.device_pieces import expected_cost, plan_pieces, prefetch_order
 from tlbench.harness.measure.outcome import Outcome
 from tlbench.harness.measure.piece_runner import MergedProgress, PieceRunner
 from tlbench.harness.measure.rounds import LoopProgress
 
-BIG, SMALL = GemmProblem(8192, 8192, 8192), GemmProblem(1024, 1024, 1024)
+BIG, SMALL = TileProblem(8192, 8192, 8192), TileProblem(1024, 1024, 1024)
 
 
 def _kernels(problem, n):
-    return [BenchItem("nvidia", "device", Case(problem, GemmConfig(128, 128, 64, 256, "auto", s))) for s in range(n)]
+    return [BenchItem("nvidia", "device", Case(problem, TileConfig(128, 128, 64, 256, "auto", s))) for s in range(n)]
 
 
 def _vendors(problem, copies):
@@ -73,6 +73,24 @@ def test_the_cheapest_problem_which_ends_the_run_is_dealt_finer():
     assert {i for p in pieces for i in p.kernels} == set(small + big)
 
 
+def test_a_kernel_sweep_problem_costs_its_suites_flops():
+    """The balancing model asks the family: a kernel_sweep suite's ``flops=`` (the built-in GEMM's
+    2MNK), and nothing extra where the suite's flops cannot say."""
+    from builtin_gemm import config, gemm_case, gemm_vendor, problem
+    from tlbench import kernel_sweep
+
+    big = gemm_case(problem(8192, 8192, 8192), config(128, 128, 64, 256))
+    assert expected_cost(BenchItem("nvidia", "device", big)) == pytest.approx(1.0 + 2 * 8192 ** 3 / 1e12)
+    assert expected_cost(BenchItem("nvidia", "device", gemm_vendor(problem(1024, 1024, 1024)))) == pytest.approx(1.0 + 2 * 1024 ** 3 / 1e12)
+
+    def flops(N):
+        raise ZeroDivisionError("the suite's own bug")
+
+    broken = kernel_sweep("broken", lambda N: None, sizes={"N": 1}, inputs=lambda device, N: [], flops=flops)
+    (case,) = broken.cases("nvidia", "full")
+    assert expected_cost(BenchItem("nvidia", "device", case)) == 1.0
+
+
 def test_each_device_prefetches_its_own_first_piece_first_and_every_case_once():
     items = _kernels(BIG, 4) + _kernels(SMALL, 2)
     cases = [i.case for i in items]
@@ -84,7 +102,7 @@ def test_each_device_prefetches_its_own_first_piece_first_and_every_case_once():
 
 
 def _pieces(n_problems):
-    problems = [GemmProblem(1024 * (k + 1), 1024, 1024) for k in range(n_problems)]
+    problems = [TileProblem(1024 * (k + 1), 1024, 1024) for k in range(n_problems)]
     return plan_pieces([i for p in problems for i in _kernels(p, 2)], 2)
 
 
@@ -174,10 +192,10 @@ def test_spread_runs_the_device_items_largest_problem_first_in_their_own_slots()
 
 SPREAD_SUITE = """
 from tlbench.harness.core.sweep import Sweep
-from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+from tile_family import TileConfig, TileProblem
 
-SWEEP = Sweep(name="spread_suite", problems=[GemmProblem(1024, 1024, 1024), GemmProblem(2048, 1024, 1024)],
-              configs=[GemmConfig(128, n, 32, 128, "auto", 2) for n in (16, 32, 64, 128)], vendor=True)
+SWEEP = Sweep(name="spread_suite", problems=[TileProblem(1024, 1024, 1024), TileProblem(2048, 1024, 1024)],
+              configs=[TileConfig(128, n, 32, 128, "auto", 2) for n in (16, 32, 64, 128)], vendor=True)
 
 def test_fake(tlbench):
     tlbench.run()

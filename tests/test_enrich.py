@@ -7,7 +7,6 @@ real NVIDIA and Ascend backends, constructed here without a device.
 
 import pytest
 
-from tlbench.harness.core.cases import VendorCase
 from tlbench.harness.pytest_plugin.enrich import enrich_record
 
 pytest.importorskip("tilelang")
@@ -23,21 +22,20 @@ def _backends():
 
 @pytest.mark.parametrize("index", [0, 1])
 def test_vendor_record_has_no_kernel_hash_and_does_not_raise(index):
-    from tlbench.backends.kernels.gemm import GemmProblem
+    from builtin_gemm import gemm_vendor, problem
 
     backend = _backends()[index]
     record = {"kind": "device", "throughput": {"tflops": 100.0}, "summary": {"median": 1e-3}}
-    enrich_record(record, backend, VendorCase(GemmProblem(1024, 1024, 1024)))
+    enrich_record(record, backend, gemm_vendor(problem(1024, 1024, 1024)))
     assert record["kernel_hash"] is None
 
 
 @pytest.mark.parametrize("index", [0, 1])
 def test_kernel_record_gets_the_body_hash(index):
-    from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
-    from tlbench.harness.core.cases import Case
+    from builtin_gemm import config, gemm_case, problem
 
     backend = _backends()[index]
-    case = Case(GemmProblem(1024, 1024, 1024), GemmConfig(128, 128, 32))
+    case = gemm_case(problem(1024, 1024, 1024), config(128, 128, 32))
     record = {"kind": "compile"}
     enrich_record(record, backend, case)
     assert isinstance(record["kernel_hash"], str) and len(record["kernel_hash"]) >= 8

@@ -5,7 +5,8 @@ The fault this pins: a tvm-ffi ``String`` (``str(loop_var)`` returns one) kept i
 record lived in pytest-benchmark's fixture until interpreter exit and segfaulted the final
 garbage collection, only when ``harness``/``backends`` came through the installed package
 (cwd outside the repo, no PYTHONPATH).  The run below is exactly that case: real tilelang,
-the real Ascend lowering with the Z3 schedule recorded.
+the real Ascend lowering with the Z3 schedule recorded, of the built-in GEMM body copied into
+the user's folder beside a ``kernel_sweep`` suite.
 """
 
 import os
@@ -20,13 +21,14 @@ pytest.importorskip("tilelang")
 ROOT = Path(__file__).resolve().parents[1]
 
 SUITE = """
-from tlbench.harness.core.sweep import Sweep
-from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+from kernel_gemm_sweep import GEMM, config, problem
+from tlbench import kernel_sweep
 
-SWEEP = Sweep(
-    name="user_suite",
-    problems=[GemmProblem(512, 512, 1024, "bfloat16", out_dtype="float32")],
-    configs=[GemmConfig(128, 128, 128, 128, "auto", 2, num_cores=4)],
+SWEEP = kernel_sweep(
+    "gemm", **GEMM,
+    sweep_name="user_suite",
+    sizes=[problem(512, 512, 1024, "bfloat16", out_dtype="float32")],
+    configs=[config(128, 128, 128, 128, "auto", 2, num_cores=4)],
     backends=("ascend",),
 )
 
@@ -54,6 +56,8 @@ def test_a_suite_outside_the_repo_exits_with_pytests_status(tmp_path):
             f"tlbench is not installed from this checkout (harness found at {installed or 'nowhere'}): "
             "run `python3 -m harness.bootstrap --dev` here to run this check"
         )
+    for body in ("kernel_gemm.py", "kernel_gemm_raster.py", "kernel_gemm_sweep.py"):  # the user's kernel, beside the suite
+        (tmp_path / body).write_text((ROOT / "suites" / body).read_text())
     (tmp_path / "test_user_suite.py").write_text(SUITE)
     out = subprocess.run(
         [sys.executable, "-m", "pytest", "test_user_suite.py", "--tlbench-backend=ascend", "--tlbench-kind=compile",

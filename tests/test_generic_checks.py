@@ -118,6 +118,18 @@ def test_tolerance_similarity_and_mismatch():
     assert not verdict.ok and "poison" in verdict.detail
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32])
+def test_tolerance_says_how_many_elements_still_hold_the_poison(dtype):
+    ref = torch.linspace(1, 2, 64)
+    half = poison_tensor(torch.empty(64, dtype=dtype))
+    half[:32] = ref[:32].to(dtype)  # a kernel that wrote half its output
+    verdict = tolerance(1e-2, 1e-2).judge(half, ref)
+    assert not verdict.ok and verdict.mismatched == 32
+    assert verdict.detail == "32 of 64 outside atol 0.01 + rtol 0.01 * |ref| (32 still hold the poison value: never written?)"
+    wrong = ref.to(dtype) + 1  # written, but wrong: nothing to say of the poison
+    assert tolerance(1e-2, 1e-2).judge(wrong, ref).detail == "64 of 64 outside atol 0.01 + rtol 0.01 * |ref|"
+
+
 def test_a_check_spec_resolves_per_output_with_exact_for_integers():
     spec = normalize({"idx": exact(), 0: steps(1)})
     assert rule_for(spec, 0, "vals", "float8_e4m3") == steps(1)

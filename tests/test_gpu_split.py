@@ -2,16 +2,16 @@
 
 import pytest
 
-from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+from tile_family import TileConfig, TileProblem
 from tlbench.harness.core.cases import Case, VendorCase
 from tlbench.harness.core.record import BenchItem
 from tlbench.harness.pytest_plugin.gpu_split import assign_groups, expected_cost, vendor_copies
 
-BIG, SMALL = GemmProblem(8192, 8192, 8192), GemmProblem(1024, 1024, 1024)
+BIG, SMALL = TileProblem(8192, 8192, 8192), TileProblem(1024, 1024, 1024)
 
 
 def _kernel(problem, stages):
-    return BenchItem("nvidia", "device", Case(problem, GemmConfig(128, 128, 64, 256, "auto", stages)))
+    return BenchItem("nvidia", "device", Case(problem, TileConfig(128, 128, 64, 256, "auto", stages)))
 
 
 def test_groups_balance_expected_cost_not_item_count():
@@ -29,8 +29,8 @@ def test_each_gpu_gets_its_own_vendor_copy():
     vendors = [BenchItem("nvidia", "device", VendorCase(BIG), copy=k) for k in vendor_copies(2)]
     groups = assign_groups([*vendors, _kernel(BIG, 2)], 2)
     assert [groups[v.item_id] for v in vendors] == [0, 1]
-    assert [v.item_id for v in vendors] == ["device-nvidia-gemm-8192x8192x8192-f16-vendor-gpu0", "device-nvidia-gemm-8192x8192x8192-f16-vendor-gpu1"]
-    assert {v.describe()["case_id"] for v in vendors} == {"gemm-8192x8192x8192-f16-vendor"}  # one history key
+    assert [v.item_id for v in vendors] == ["device-nvidia-tile-8192x8192x8192-f16-vendor-gpu0", "device-nvidia-tile-8192x8192x8192-f16-vendor-gpu1"]
+    assert {v.describe()["case_id"] for v in vendors} == {"tile-8192x8192x8192-f16-vendor"}  # one history key
 
 
 def test_the_controller_reads_the_same_cost_off_the_item_id():
@@ -43,10 +43,10 @@ def test_the_controller_reads_the_same_cost_off_the_item_id():
 
 GROUP_SUITE = """
 from tlbench.harness.core.sweep import Sweep
-from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+from tile_family import TileConfig, TileProblem
 
-SWEEP = Sweep(name="split_suite", problems=[GemmProblem(1024, 1024, 1024)],
-              configs=[GemmConfig(128, n, 32, 128, "auto", 2) for n in (16, 32, 64, 128)], vendor=True)
+SWEEP = Sweep(name="split_suite", problems=[TileProblem(1024, 1024, 1024)],
+              configs=[TileConfig(128, n, 32, 128, "auto", 2) for n in (16, 32, 64, 128)], vendor=True)
 
 def test_fake(tlbench):
     tlbench.run()

@@ -10,10 +10,10 @@ import warnings
 import pytest
 
 import fake_backend
-from tlbench.backends.kernels.gemm import GemmConfig
+from tile_family import TileConfig
 from tlbench.harness.pytest_plugin.inert_cache import CACHE_ENV, InertKeyCache, cached_inert_keys, default_directory, probe_key
 
-CONFIGS = [GemmConfig(128, 128, 32, t, "auto", s) for t in (128, 256) for s in (2, 3)]
+CONFIGS = [TileConfig(128, 128, 32, t, "auto", s) for t in (128, 256) for s in (2, 3)]
 
 
 class _Backend:
@@ -105,12 +105,12 @@ def test_default_directory_follows_the_environment(monkeypatch, tmp_path):
 
 SUITE = """
 from tlbench.harness.core.sweep import Sweep
-from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+from tile_family import TileConfig, TileProblem
 
 SWEEP = Sweep(
     name="probed",
-    problems=[GemmProblem(1024, 1024, 1024)],
-    configs=[GemmConfig(128, 128, 32, 128, "auto", s) for s in (2, 3)],
+    problems=[TileProblem(1024, 1024, 1024)],
+    configs=[TileConfig(128, 128, 32, 128, "auto", s) for s in (2, 3)],
     kinds=("compile",),
     probe_inert_keys=True,
 )

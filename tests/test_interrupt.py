@@ -28,10 +28,10 @@ import fake_backend
 
 SUITE = """
 from tlbench.harness.core.sweep import Sweep
-from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+from tile_family import TileConfig, TileProblem
 
-SWEEP = Sweep(name="interrupt_suite", problems=[GemmProblem(1024, 1024, 1024)],
-              configs=[GemmConfig(128, n, k, 128, "auto", 2) for n, k in CONFIGS], vendor=False)
+SWEEP = Sweep(name="interrupt_suite", problems=[TileProblem(1024, 1024, 1024)],
+              configs=[TileConfig(128, n, k, 128, "auto", 2) for n, k in CONFIGS], vendor=False)
 
 def test_fake(tlbench):
     tlbench.run()

@@ -28,12 +28,12 @@ CONFTEST = fake_backend.CONFTEST
 # Eight device items in collection order; block_N=88 waits on $TLBENCH_FAKE_GATE (test-only).
 SUITE = """
 from tlbench.harness.core.sweep import Sweep
-from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+from tile_family import TileConfig, TileProblem
 
 SWEEP = Sweep(
     name="journal_suite",
-    problems=[GemmProblem(1024, 1024, 1024)],
-    configs=[GemmConfig(128, n, 32, 128, "auto", 2) for n in (128, 64, 32, 16, 88, 256, 48, 96)],
+    problems=[TileProblem(1024, 1024, 1024)],
+    configs=[TileConfig(128, n, 32, 128, "auto", 2) for n in (128, 64, 32, 16, 88, 256, 48, 96)],
     vendor=False,
 )
 
@@ -41,7 +41,7 @@ def test_fake(tlbench):
     tlbench.run()
 """
 
-GATED = "device-fake-gemm-1024x1024x1024-f16-bm128-bn88-bk32-t128-auto-s2"
+GATED = "device-fake-tile-1024x1024x1024-f16-bm128-bn88-bk32-t128-auto-s2"
 
 
 def _item_lines(path: Path) -> list[dict]:
@@ -210,16 +210,16 @@ def test_under_xdist_every_worker_appends_to_the_one_journal(suite, capsys):
 # (TLBENCH_FAKE_GATE_PROBLEM).  The conftest alternates the problems in collection order, so
 # pytest reports only the first item of problem A before problem B's chunk starts: the
 # other seven are on disk only if the chunk was journaled when it ended.
-CHUNK_SUITE = SUITE.replace("problems=[GemmProblem(1024, 1024, 1024)]",
-                            "problems=[GemmProblem(1024, 1024, 1024), GemmProblem(2048, 1024, 1024)]")
+CHUNK_SUITE = SUITE.replace("problems=[TileProblem(1024, 1024, 1024)]",
+                            "problems=[TileProblem(1024, 1024, 1024), TileProblem(2048, 1024, 1024)]")
 ALTERNATE = """
 
 def pytest_collection_modifyitems(items):
-    first = [i for i in items if "gemm-1024x" in i.name]
-    second = [i for i in items if "gemm-2048x" in i.name]
+    first = [i for i in items if "tile-1024x" in i.name]
+    second = [i for i in items if "tile-2048x" in i.name]
     items[:] = [i for pair in zip(first, second) for i in pair]
 """
-GATED_PROBLEM = "gemm-2048x1024x1024-f16"
+GATED_PROBLEM = "tile-2048x1024x1024-f16"
 
 
 def _interleaved(cwd: Path, *args: str, env: dict | None = None) -> subprocess.Popen:
@@ -250,7 +250,7 @@ def test_kill_mid_phase_keeps_the_finished_chunks_and_resume_measures_only_the_r
     contents = read_journal(journal)
     lines = _item_lines(journal)
     assert len(lines) == len(contents.items) == 8  # one line per item: no duplicate from pytest's report
-    assert all(e["item_id"].startswith("device-fake-gemm-1024x1024x1024-f16-") for e in contents.items.values())
+    assert all(e["item_id"].startswith("device-fake-tile-1024x1024x1024-f16-") for e in contents.items.values())
     assert all(e["status"] == "timed" and e["benchmark"]["stats"]["data"] for e in contents.items.values())
     assert len(contents.missing) == 8 and all(GATED_PROBLEM in i for i in contents.missing)
 

@@ -1,8 +1,10 @@
 """One GEMM body, lowered for real by tilelang for sm_90a and for Ascend.
 
-The body in backends/kernels/gemm/body.py must lower on both targets for every loop form, for
-the persistent variant and for the fused ReLU epilogue; the dialects may differ only in
-the allocators, the launch and the epilogue store.
+The built-in suites' body (suites/kernel_gemm.py: ``gemm_cuda`` / ``gemm_ascend``, both through
+``build_gemm``) must lower on both targets for every loop form, for the persistent variant
+and for the fused ReLU epilogue; the dialects may differ only in the allocators, the launch and
+the epilogue store.  The problems and configs are the suites' own words
+(suites/kernel_gemm_sweep.py ``problem`` / ``config``).
 """
 
 import inspect
@@ -12,21 +14,18 @@ import pytest
 tilelang = pytest.importorskip("tilelang")
 import tvm  # noqa: E402
 
-from tlbench.backends.kernels.gemm import body as gemm_module  # noqa: E402
-from tlbench.backends.kernels.gemm.body import build_gemm  # noqa: E402
-from tlbench.backends.kernels.gemm.dialect_ascend import ASCEND_DIALECT  # noqa: E402
-from tlbench.backends.kernels.gemm.dialect_cuda import CUDA_DIALECT  # noqa: E402
-from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem  # noqa: E402
+import kernel_gemm  # noqa: E402  (suites/ is on sys.path: tests/conftest.py)
+from builtin_gemm import config, gemm_case, problem  # noqa: E402
 
-FP16 = GemmProblem(1024, 1024, 1024, "float16")
-RELU = GemmProblem(512, 512, 1024, "bfloat16", out_dtype="float32", epilogue="relu")
+FP16 = problem(1024, 1024, 1024, "float16")
+RELU = problem(512, 512, 1024, "bfloat16", out_dtype="float32", epilogue="relu")
 CONFIGS = [
-    (FP16, GemmConfig(128, 128, 32, 128, "auto", 3)),
-    (FP16, GemmConfig(128, 128, 32, 128, "auto", 0)),
-    (FP16, GemmConfig(128, 128, 32, 128, "manual", None)),
-    (FP16, GemmConfig(128, 128, 32, 128, "serial", None)),
-    (FP16, GemmConfig(128, 128, 32, 128, "auto", 2, num_cores=4)),
-    (RELU, GemmConfig(128, 128, 128, 128, "auto", 2, num_cores=4)),
+    (FP16, config(128, 128, 32, 128, "auto", 3)),
+    (FP16, config(128, 128, 32, 128, "auto", 0)),
+    (FP16, config(128, 128, 32, 128, "manual", None)),
+    (FP16, config(128, 128, 32, 128, "serial", None)),
+    (FP16, config(128, 128, 32, 128, "auto", 2, num_cores=4)),
+    (RELU, config(128, 128, 128, 128, "auto", 2, num_cores=4)),
 ]
 
 
@@ -35,33 +34,33 @@ def _lower(func, target):
         return tilelang.lower(func, target=target)
 
 
-@pytest.mark.parametrize("problem, config", CONFIGS, ids=[f"{p.problem_id}-{c.config_id}" for p, c in CONFIGS])
-def test_identical_body_lowers_for_both_targets(problem, config):
+@pytest.mark.parametrize("sizes, axes", CONFIGS, ids=[gemm_case(p, c).case_id for p, c in CONFIGS])
+def test_identical_body_lowers_for_both_targets(sizes, axes):
     from tilelang.ascend.target import _make_ascend_target
 
-    cuda = _lower(build_gemm(problem, config, CUDA_DIALECT), tvm.target.Target({"kind": "cuda", "arch": "sm_90a"}))
-    ascend = _lower(build_gemm(problem, config, ASCEND_DIALECT), _make_ascend_target())
+    cuda = _lower(kernel_gemm.gemm_cuda(**sizes, **axes), tvm.target.Target({"kind": "cuda", "arch": "sm_90a"}))
+    ascend = _lower(kernel_gemm.gemm_ascend(**sizes, **axes), _make_ascend_target())
     assert "__global__" in cuda.kernel_source
     assert "__aicore__" in ascend.kernel_source or "__global__" in ascend.kernel_source
-    if problem.epilogue == "relu":
+    if sizes["epilogue"] == "relu":
         assert "__mix__" in ascend.kernel_source  # Cube and Vector in one kernel
 
 
 def test_the_body_has_no_target_branches():
     """The body talks to the target only through the dialect object."""
-    source = inspect.getsource(gemm_module.build_gemm)
+    source = inspect.getsource(kernel_gemm.build_gemm)
     for word in ("ascend", "cuda", "alloc_l1", "alloc_shared", "alloc_fragment", "alloc_l0c"):
         assert word not in source, word
 
 
 def test_partial_tiles_are_refused_with_the_dimension_named():
     with pytest.raises(ValueError, match="K=1000 is not a multiple of block_K=32"):
-        build_gemm(GemmProblem(1024, 1024, 1000), GemmConfig(128, 128, 32), CUDA_DIALECT)
+        kernel_gemm.gemm_cuda(**problem(1024, 1024, 1000), **config(128, 128, 32))
 
 
 def test_the_tile_order_covers_every_tile_once_in_panels_of_group_m_rows():
-    """backends/kernels/gemm/raster.py: the one tile order of the GEMM body and suites/kernel_gemm_ws.py."""
-    from tlbench.backends.kernels.gemm.raster import tile_origin
+    """suites/kernel_gemm_raster.py: the one tile order of the GEMM body and suites/kernel_gemm_ws.py."""
+    from kernel_gemm_raster import tile_origin
 
     tiles_M, tiles_N, bm, bn = 8, 3, 128, 64
     for group_m in (None, 1, 2, 4, 8):

@@ -1,5 +1,6 @@
 """tests/kernel_hashes.py: the sha256 of every suite case's generated kernel source,
-dumped through the real NVIDIA backend (tilelang's CUDA codegen on this CPU) and compared."""
+dumped through the real NVIDIA backend (tilelang's CUDA codegen on this CPU) and compared; the
+suite is the built-in GEMM (suites/kernel_gemm.py) declared as the suites declare it."""
 
 import json
 
@@ -8,12 +9,12 @@ import pytest
 import kernel_hashes
 
 SUITE = """
-from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
-from tlbench.harness.core.sweep import Sweep
+from kernel_gemm_sweep import GEMM, config, problem  # the built-in GEMM (suites/ is on sys.path)
+from tlbench import kernel_sweep
 
-SWEEP = Sweep(name="tiny", problems=[GemmProblem(256, 256, 256)],
-              configs=[GemmConfig(128, 128, 32, 128, "auto", 2), GemmConfig(128, 128, 32, 128, "auto", 3),
-                       GemmConfig(128, 128, 1000, 128, "auto", 2)])
+SWEEP = kernel_sweep("gemm", **GEMM, sweep_name="tiny", sizes=[problem(256, 256, 256)],
+                     configs=[config(128, 128, 32, 128, "auto", 2), config(128, 128, 32, 128, "auto", 3),
+                              config(128, 128, 1000, 128, "auto", 2)])
 """
 
 

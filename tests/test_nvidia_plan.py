@@ -1,17 +1,17 @@
-"""Pipeline plans captured from tilelang's CUDA passes (no GPU needed)."""
+"""Pipeline plans captured from tilelang's CUDA passes (no GPU needed), of the built-in GEMM
+(suites/kernel_gemm.py, declared as the suites declare it: tests/builtin_gemm.py)."""
 
 import pytest
 
 pytest.importorskip("tilelang")
 
-from tlbench.harness.core.cases import Case  # noqa: E402
-from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem  # noqa: E402
+from builtin_gemm import config, gemm_case, problem  # noqa: E402
 
-FP16 = GemmProblem(1024, 1024, 1024, "float16")
+FP16 = problem(1024, 1024, 1024, "float16")
 
 
 def _plan(backend, loop_form, num_stages, tile=(128, 128, 32, 128)):
-    compiled = backend.compile(Case(FP16, GemmConfig(*tile, loop_form, num_stages)), cold=False)
+    compiled = backend.compile(gemm_case(FP16, config(*tile, loop_form, num_stages)), cold=False)
     return backend.inspect(compiled)
 
 
@@ -59,7 +59,7 @@ def test_a_config_tilelang_rejects_raises_compile_error_with_its_words(nvidia_sm
     from tlbench.harness.core.backend_api import CompileError
 
     with pytest.raises(CompileError, match="No valid warp partition"):
-        nvidia_sm90a.compile(Case(FP16, GemmConfig(128, 256, 64, 384, "auto", 3)), cold=False)
+        nvidia_sm90a.compile(gemm_case(FP16, config(128, 256, 64, 384, "auto", 3)), cold=False)
 
 
 def test_a_tilelang_cache_hit_reads_the_plan_stored_beside_it_instead_of_lowering_again(nvidia_sm90a, tmp_path):
@@ -70,7 +70,7 @@ def test_a_tilelang_cache_hit_reads_the_plan_stored_beside_it_instead_of_lowerin
     from tlbench.backends.gpu.plan_cache import PlanCache
 
     nvidia_sm90a._caches = (PlanCache(tmp_path), nvidia_sm90a._funcs)  # this test's own plan directory
-    case = Case(FP16, GemmConfig(128, 128, 32, 128, "auto", 3))
+    case = gemm_case(FP16, config(128, 128, 32, 128, "auto", 3))
     assert not nvidia_sm90a.likely_cached(case)  # no plan stored: the compile pool's wide lane
     first = nvidia_sm90a.compile(case, cold=False)  # a real build, or a cache hit that lowers: stores the plan
     assert len(list(tmp_path.glob("*.json"))) == 1

@@ -69,10 +69,10 @@ def test_pin_moves_every_thread_of_this_process():
 
 SUITE = """
 from tlbench.harness.core.sweep import Sweep
-from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+from tile_family import TileConfig, TileProblem
 
-SWEEP = Sweep(name="both_kinds", problems=[GemmProblem(1024, 1024, 1024)],
-              configs=[GemmConfig(128, 128, 32, 128, "auto", s) for s in (1, 2, 3)], vendor=False)
+SWEEP = Sweep(name="both_kinds", problems=[TileProblem(1024, 1024, 1024)],
+              configs=[TileConfig(128, 128, 32, 128, "auto", s) for s in (1, 2, 3)], vendor=False)
 
 def test_both(tlbench):
     tlbench.run()

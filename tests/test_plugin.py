@@ -19,6 +19,7 @@ import fake_backend
 
 CONFTEST = f"""
 import sys
+sys.path.insert(0, {str(Path(fake_backend.__file__).parent / "toys")!r})
 sys.path.insert(0, {str(Path(fake_backend.__file__).parent)!r})
 from fake_backend import FakeBackend, UnavailableFakeBackend
 
@@ -29,16 +30,16 @@ def pytest_tlbench_register_backends(registry):
 
 SUITE = """
 from tlbench.harness.core.sweep import Sweep
-from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+from tile_family import TileConfig, TileProblem
 
 SWEEP = Sweep(
     name="fake_suite",
-    problems=[GemmProblem(1024, 1024, 1024)],
+    problems=[TileProblem(1024, 1024, 1024)],
     configs=[
-        GemmConfig(128, 128, 32, 128, "auto", 2),      # fine
-        GemmConfig(128, 128, 7, 128, "auto", 2),       # the fake compiler rejects block_K=7
-        GemmConfig(256, 256, 64, 256, "auto", 4),      # 256 KiB of shared memory: over budget
-        GemmConfig(128, 8, 32, 128, "auto", 2),        # wrong result on the fake device
+        TileConfig(128, 128, 32, 128, "auto", 2),      # fine
+        TileConfig(128, 128, 7, 128, "auto", 2),       # the fake compiler rejects block_K=7
+        TileConfig(256, 256, 64, 256, "auto", 4),      # 256 KiB of shared memory: over budget
+        TileConfig(128, 8, 32, 128, "auto", 2),        # wrong result on the fake device
     ],
     vendor=True,
 )
@@ -80,19 +81,19 @@ def test_items_ids_outcomes_and_json(suite):
     result.assert_outcomes(passed=4, failed=3, skipped=2)
     result.stdout.fnmatch_lines(
         [
-            "*test_fake[[]compile-fake-gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s2[]] PASSED*",
-            "*test_fake[[]device-fake-gemm-1024x1024x1024-f16-vendor[]] PASSED*",
+            "*test_fake[[]compile-fake-tile-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s2[]] PASSED*",
+            "*test_fake[[]device-fake-tile-1024x1024x1024-f16-vendor[]] PASSED*",
         ]
     )
     data = _json(suite)
     timed = {b["param"]: b for b in data["benchmarks"]}
     assert set(timed) == {
-        "compile-fake-gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s2",
-        "compile-fake-gemm-1024x1024x1024-f16-bm128-bn8-bk32-t128-auto-s2",
-        "device-fake-gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s2",
-        "device-fake-gemm-1024x1024x1024-f16-vendor",
+        "compile-fake-tile-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s2",
+        "compile-fake-tile-1024x1024x1024-f16-bm128-bn8-bk32-t128-auto-s2",
+        "device-fake-tile-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s2",
+        "device-fake-tile-1024x1024x1024-f16-vendor",
     }
-    device = timed["device-fake-gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s2"]
+    device = timed["device-fake-tile-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s2"]
     # pytest-benchmark's own stats are the backend's samples, not host time
     rec = device["extra_info"]["tlbench"]
     assert device["stats"]["rounds"] == len(rec["samples_s"]) and set(rec["samples_s"]) == set(fake_backend.DEVICE_SAMPLES_S)
@@ -103,17 +104,17 @@ def test_items_ids_outcomes_and_json(suite):
     assert rec["throughput"]["tflops"] == pytest.approx(2 * 1024**3 / 1.0e-3 / 1e12)
     assert rec["check"]["ok"] is True and rec["plan"]["backend"] == "fake"
     assert device["params"] == {"tlbench_item": device["param"]}
-    compile_item = timed["compile-fake-gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s2"]
+    compile_item = timed["compile-fake-tile-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s2"]
     assert compile_item["stats"]["median"] == pytest.approx(fake_backend.COMPILE_SECONDS)
 
     failed = {f["case_id"] + "/" + f["kind"]: f for f in data["tlbench"]["failed"]}
-    assert failed["gemm-1024x1024x1024-f16-bm128-bn128-bk7-t128-auto-s2/compile"]["error"].startswith("FakeCompilerError: block_K=7")
+    assert failed["tile-1024x1024x1024-f16-bm128-bn128-bk7-t128-auto-s2/compile"]["error"].startswith("FakeCompilerError: block_K=7")
     for kind in ("compile", "device"):  # the compiler's traceback, from the worker that compiled it (device: its compile pool)
-        assert re.search(r'fake_backend\.py", line \d+, in compile\n', failed[f"gemm-1024x1024x1024-f16-bm128-bn128-bk7-t128-auto-s2/{kind}"]["traceback"])
-    assert "traceback" not in failed["gemm-1024x1024x1024-f16-bm128-bn8-bk32-t128-auto-s2/device"]  # a wrong result raised nothing
-    assert failed["gemm-1024x1024x1024-f16-bm128-bn8-bk32-t128-auto-s2/device"]["stage"] == "check"
+        assert re.search(r'fake_backend\.py", line \d+, in compile\n', failed[f"tile-1024x1024x1024-f16-bm128-bn128-bk7-t128-auto-s2/{kind}"]["traceback"])
+    assert "traceback" not in failed["tile-1024x1024x1024-f16-bm128-bn8-bk32-t128-auto-s2/device"]  # a wrong result raised nothing
+    assert failed["tile-1024x1024x1024-f16-bm128-bn8-bk32-t128-auto-s2/device"]["stage"] == "check"
     skipped = {s["case_id"] + "/" + s["kind"]: s["reason"] for s in data["tlbench"]["skipped"]}
-    assert skipped["gemm-1024x1024x1024-f16-bm256-bn256-bk64-t256-auto-s4/compile"] == (
+    assert skipped["tile-1024x1024x1024-f16-bm256-bn256-bk64-t256-auto-s4/compile"] == (
         "over the on-chip budget: shared.dyn needs 262144 B, limit 232448 B (A_shared + B_shared 4 x 65536 B) on fake"
     )
     assert data["machine_info"]["tlbench"]["backends"]["fake"]["accelerator"] == "FakeAccelerator 1.0"
@@ -124,7 +125,7 @@ def test_failures_carry_the_compiler_words_and_the_rest_still_runs(suite):
     result = _run(suite, "--tlbench-backend=fake")
     result.stdout.fnmatch_lines(["*[[]compile[]]: FakeCompilerError: block_K=7 is not a legal tile*"])
     result.stdout.fnmatch_lines(["*[[]check[]]: wrong result: 3 of 10 elements differ*"])
-    result.stdout.fnmatch_lines(["*= tlbench summary*", "fake · gemm-1024x1024x1024-f16", "*flags: 3 failed*"])
+    result.stdout.fnmatch_lines(["*= tlbench summary*", "fake · tile-1024x1024x1024-f16", "*flags: 3 failed*"])
     verbose = _run(suite, "--tlbench-backend=fake", "-v")
     verbose.stdout.fnmatch_lines(["*= tlbench: every item =*", "*config*stages*median*rate*x vendor*plan*", "*FAILED [[]compile[]]: FakeCompilerError*"])
 
@@ -152,7 +153,7 @@ def test_pytest_benchmark_compare_reads_our_file(suite):
     cmd = [exe] if exe else [sys.executable, "-m", "pytest_benchmark.cli"]
     out = subprocess.run([*cmd, "compare", str(suite.path / "out.json")], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
-    assert "device-fake-gemm-1024x1024x1024-f16-vendor" in out.stdout
+    assert "device-fake-tile-1024x1024x1024-f16-vendor" in out.stdout
 
 
 def test_records_round_trip_through_json(suite):
@@ -161,10 +162,10 @@ def test_records_round_trip_through_json(suite):
     _run(suite, "--tlbench-backend=fake")
     records = records_of(_json(suite))
     assert {(r["kind"], r["case_id"]) for r in records} == {
-        ("compile", "gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s2"),
-        ("compile", "gemm-1024x1024x1024-f16-bm128-bn8-bk32-t128-auto-s2"),
-        ("device", "gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s2"),
-        ("device", "gemm-1024x1024x1024-f16-vendor"),
+        ("compile", "tile-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s2"),
+        ("compile", "tile-1024x1024x1024-f16-bm128-bn8-bk32-t128-auto-s2"),
+        ("device", "tile-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s2"),
+        ("device", "tile-1024x1024x1024-f16-vendor"),
     }
     assert all(r["schema_version"] == 1 for r in records)
 
@@ -175,18 +176,18 @@ def test_xdist_workers_are_pinned_and_the_controller_writes_one_merged_json(suit
     result.assert_outcomes(passed=5, failed=3, skipped=2)  # the vendor item once per GPU
     data = _json(suite)
     assert len(data["benchmarks"]) == 5  # every timed item, from both workers
-    vendors = [b for b in data["benchmarks"] if b["extra_info"]["tlbench"]["case_id"] == "gemm-1024x1024x1024-f16-vendor"]
+    vendors = [b for b in data["benchmarks"] if b["extra_info"]["tlbench"]["case_id"] == "tile-1024x1024x1024-f16-vendor"]
     assert sorted(b["param"] for b in vendors) == [
-        "device-fake-gemm-1024x1024x1024-f16-vendor-gpu0",
-        "device-fake-gemm-1024x1024x1024-f16-vendor-gpu1",
+        "device-fake-tile-1024x1024x1024-f16-vendor-gpu0",
+        "device-fake-tile-1024x1024x1024-f16-vendor-gpu1",
     ]
     assert sorted(b["extra_info"]["tlbench"]["device_uuid"] for b in vendors) == ["FAKE-0", "FAKE-1"]  # each GPU its own
     device = vendors[0]
     assert device["stats"]["rounds"] == len(device["extra_info"]["tlbench"]["samples_s"]) > 0  # measured in the worker, not disabled
     assert device["extra_info"]["tlbench"]["method"] == "fake-timer"
     assert {f["case_id"] for f in data["tlbench"]["failed"]} == {
-        "gemm-1024x1024x1024-f16-bm128-bn128-bk7-t128-auto-s2",
-        "gemm-1024x1024x1024-f16-bm128-bn8-bk32-t128-auto-s2",
+        "tile-1024x1024x1024-f16-bm128-bn128-bk7-t128-auto-s2",
+        "tile-1024x1024x1024-f16-bm128-bn8-bk32-t128-auto-s2",
     }
     assert len(data["tlbench"]["skipped"]) == 2
     accelerators = data["machine_info"]["tlbench"]["backends"]["fake"]["accelerators"]
@@ -215,12 +216,12 @@ def test_the_merged_xdist_file_is_read_by_every_tlbench_command_and_pytest_bench
 
 ALL_OVER_BUDGET = """
 from tlbench.harness.core.sweep import Sweep
-from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+from tile_family import TileConfig, TileProblem
 
 SWEEP = Sweep(
     name="hopeless",
-    problems=[GemmProblem(1024, 1024, 1024)],
-    configs=[GemmConfig(256, 256, 64, 256, "auto", s) for s in (4, 5, 6)],
+    problems=[TileProblem(1024, 1024, 1024)],
+    configs=[TileConfig(256, 256, 64, 256, "auto", s) for s in (4, 5, 6)],
 )
 
 def test_hopeless(tlbench):
@@ -235,5 +236,5 @@ def test_all_infeasible_sweep_ends_with_the_diagnostic_and_exit_0(pytester):
     assert result.ret == pytest.ExitCode.OK
     result.assert_outcomes(skipped=6)
     result.stdout.fnmatch_lines(
-        ["*[[]tlbench[]] fake gemm-1024x1024x1024-f16: 3 configs requested, 0 legal (rejected: budget 3) -> all infeasible*"]
+        ["*[[]tlbench[]] fake tile-1024x1024x1024-f16: 3 configs requested, 0 legal (rejected: budget 3) -> all infeasible*"]
     )

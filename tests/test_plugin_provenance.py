@@ -13,6 +13,7 @@ from tlbench.harness.pytest_plugin.commit_info import source_digest
 
 CONFTEST = f"""
 import sys
+sys.path.insert(0, {str(Path(fake_backend.__file__).parent / "toys")!r})
 sys.path.insert(0, {str(Path(fake_backend.__file__).parent)!r})
 from fake_backend import FakeBackend
 from tlbench.harness.core.device_profile import DeviceProfile
@@ -34,10 +35,10 @@ def pytest_tlbench_register_backends(registry):
 
 SUITE = """
 from tlbench.harness.core.sweep import Sweep
-from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+from tile_family import TileConfig, TileProblem
 
-SWEEP = Sweep(name="fake_suite", problems=[GemmProblem(1024, 1024, 1024)],
-              configs=[GemmConfig(128, 128, 32, 128, "auto", 2)], vendor=True)
+SWEEP = Sweep(name="fake_suite", problems=[TileProblem(1024, 1024, 1024)],
+              configs=[TileConfig(128, 128, 32, 128, "auto", 2)], vendor=True)
 
 def test_fake(tlbench):
     tlbench.run()
@@ -61,13 +62,13 @@ def _records(pytester, backend):
 
 def test_a_backend_with_a_profile_gives_pct_of_peak_and_kernel_hash(suite):
     _, result, recs = _records(suite, "fake_profiled")
-    kernel = recs["gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s2/device"]
+    kernel = recs["tile-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s2/device"]
     tflops = kernel["throughput"]["tflops"]
     assert kernel["throughput"]["pct_of_peak"] == pytest.approx(100 * tflops * 1e12 / 1e12)
     assert kernel["roofline"]["device"] == "Fake 1.0" and kernel["roofline"]["source"] == "test profile"
-    assert kernel["kernel_hash"] == "sha256:fake-gemm"
-    assert recs["gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s2/compile"]["kernel_hash"] == "sha256:fake-gemm"
-    vendor = recs["gemm-1024x1024x1024-f16-vendor/device"]
+    assert kernel["kernel_hash"] == "sha256:fake-tile"
+    assert recs["tile-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s2/compile"]["kernel_hash"] == "sha256:fake-tile"
+    vendor = recs["tile-1024x1024x1024-f16-vendor/device"]
     assert vendor["kernel_hash"] is None and vendor["throughput"]["pct_of_peak"] is not None
     # the summary block's best line (the per-item table, with the same cell, is behind -v)
     result.stdout.fnmatch_lines([f"*{tflops:.1f} TFLOP/s*{kernel['throughput']['pct_of_peak']:.1f}% of peak*"])
@@ -76,7 +77,7 @@ def test_a_backend_with_a_profile_gives_pct_of_peak_and_kernel_hash(suite):
 def test_a_backend_without_a_profile_reads_peak_unknown(suite):
     doc, result, recs = _records(suite, "fake")
     result.stdout.fnmatch_lines(["*TFLOP/s*peak unknown*"])
-    kernel = recs["gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s2/device"]
+    kernel = recs["tile-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s2/device"]
     assert kernel["throughput"]["pct_of_peak"] is None
     assert kernel["roofline"] == {"status": "peak unknown", "device": "FakeAccelerator 1.0", "reason": "no profile for this device"}
     assert kernel["kernel_hash"] is None
@@ -102,14 +103,14 @@ def test_a_calibrated_profile_adds_its_roofline_beside_the_datasheets(suite):
     doc = json.loads((suite.path / "out.json").read_text())
     recs = {b["extra_info"]["tlbench"]["case_id"] + "/" + b["extra_info"]["tlbench"]["kind"]: b["extra_info"]["tlbench"]
             for b in doc["benchmarks"]}
-    kernel = recs["gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s2/device"]
+    kernel = recs["tile-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s2/device"]
     tflops = kernel["throughput"]["tflops"]
     assert kernel["roofline"]["source"] == "test profile"  # the datasheet one stays
     assert kernel["throughput"]["pct_of_peak"] == pytest.approx(100 * tflops)
     cal = kernel["roofline_calibrated"]
     assert cal["status"] == "ok" and cal["origin"] == "calibrated" and cal["bandwidth_tbps"] == pytest.approx(0.08)
     assert cal["pct_of_peak"] == pytest.approx(100 * tflops * 1e12 / 5e11)
-    assert "roofline_calibrated" not in recs["gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s2/compile"]
+    assert "roofline_calibrated" not in recs["tile-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s2/compile"]
 
 
 def test_a_calibrated_profile_of_another_device_is_named_not_used(suite):

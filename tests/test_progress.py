@@ -7,7 +7,7 @@ import threading
 
 from fake_backend import FakeBackend
 from tlbench.harness.core.backend_api import BackendOptions
-from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+from tile_family import TileConfig, TileProblem
 from tlbench.harness.core.cases import Case
 from tlbench.harness.measure.compile_pool import CompilePool
 from tlbench.harness.pytest_plugin.progress import ProgressBoard
@@ -124,7 +124,7 @@ def test_the_compile_pool_reports_done_over_total():
     seen = []
     pool = CompilePool(workers=2, progress=lambda done, total: seen.append((done, total)))
     backend = FakeBackend(BackendOptions())
-    cases = [Case(GemmProblem(1024, 1024, 1024), GemmConfig(128, 128, 32, 128, "auto", s)) for s in (1, 2, 3)]
+    cases = [Case(TileProblem(1024, 1024, 1024), TileConfig(128, 128, 32, 128, "auto", s)) for s in (1, 2, 3)]
     pool.prefetch(backend, cases)
     pool.wait_idle()
     pool.close()

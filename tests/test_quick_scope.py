@@ -2,7 +2,7 @@
 
 from types import SimpleNamespace
 
-from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+from tile_family import TileConfig, TileProblem
 from tlbench.harness.core.sweep import Sweep
 from tlbench.harness.pytest_plugin.options import compile_settings
 from tlbench.harness.pytest_plugin.scope_note import ScopeCounts
@@ -20,11 +20,11 @@ def _state(kinds=("compile", "device"), backends=("nvidia", "ascend")):
     return SimpleNamespace(kinds=kinds, backends=lambda: list(backends))
 
 
-STAGES = Sweep(name="stages", problems=[GemmProblem(8192, 8192, 8192)],
-               configs=[GemmConfig(128, 128, 32, 128, "auto", s) for s in range(5)],
-               quick_problems=[GemmProblem(8192, 8192, 8192)], quick_configs=[GemmConfig(128, 128, 32, 128, "auto", 3)], vendor=True)
-TILES = Sweep(name="tiles", problems=[GemmProblem(4096, 4096, 4096), GemmProblem(8192, 8192, 8192)],
-              configs=[GemmConfig(128, n, 32, 128, "auto", 2) for n in (64, 128, 256)], quick_problems=[], vendor=True)
+STAGES = Sweep(name="stages", problems=[TileProblem(8192, 8192, 8192)],
+               configs=[TileConfig(128, 128, 32, 128, "auto", s) for s in range(5)],
+               quick_problems=[TileProblem(8192, 8192, 8192)], quick_configs=[TileConfig(128, 128, 32, 128, "auto", 3)], vendor=True)
+TILES = Sweep(name="tiles", problems=[TileProblem(4096, 4096, 4096), TileProblem(8192, 8192, 8192)],
+              configs=[TileConfig(128, n, 32, 128, "auto", 2) for n in (64, 128, 256)], quick_problems=[], vendor=True)
 
 
 def test_the_summary_line_names_what_the_quick_scope_left_out():

@@ -6,18 +6,18 @@ import fake_backend  # tests/ is on sys.path (rootdir conftest)
 import pytest
 
 from tlbench.harness.core.backend_api import BackendOptions
-from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+from tile_family import TileConfig, TileProblem
 from tlbench.harness.core.cases import Case, MeasurePolicy, VendorCase
 from tlbench.harness.core.record import BenchItem
 from tlbench.harness.measure.device_session import InProcessSession
 from tlbench.harness.measure.outcome import RunContext
 from tlbench.harness.measure.rounds import measure_items
 
-PROBLEM = GemmProblem(1024, 1024, 1024)
+PROBLEM = TileProblem(1024, 1024, 1024)
 
 
 def _item(block_n, stages=2):
-    return BenchItem("fake", "device", Case(PROBLEM, GemmConfig(128, block_n, 32, 128, "auto", stages)))
+    return BenchItem("fake", "device", Case(PROBLEM, TileConfig(128, block_n, 32, 128, "auto", stages)))
 
 
 VENDOR = BenchItem("fake", "device", VendorCase(PROBLEM))

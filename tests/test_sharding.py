@@ -27,16 +27,16 @@ from tlbench.harness.results.store import ResultsError, load_results, parse_resu
 
 SUITE = """
 from tlbench.harness.core.sweep import Sweep
-from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+from tile_family import TileConfig, TileProblem
 
 SWEEP = Sweep(
     name="shard_suite",
-    problems=[GemmProblem(1024, 1024, 1024), GemmProblem(2048, 2048, 2048)],
+    problems=[TileProblem(1024, 1024, 1024), TileProblem(2048, 2048, 2048)],
     configs=[
-        GemmConfig(128, 128, 32, 128, "auto", 2),
-        GemmConfig(128, 64, 32, 128, "auto", 3),
-        GemmConfig(128, 128, 7, 128, "auto", 2),       # the fake compiler rejects block_K=7: failed items
-        GemmConfig(256, 256, 64, 256, "auto", 4),      # over the shared-memory budget: skipped items
+        TileConfig(128, 128, 32, 128, "auto", 2),
+        TileConfig(128, 64, 32, 128, "auto", 3),
+        TileConfig(128, 128, 7, 128, "auto", 2),       # the fake compiler rejects block_K=7: failed items
+        TileConfig(256, 256, 64, 256, "auto", 4),      # over the shared-memory budget: skipped items
     ],
     vendor=True,
 )
@@ -162,7 +162,7 @@ def test_the_merged_file_is_read_by_every_tlbench_command_and_pytest_benchmark(s
     bench_cli = [exe] if exe else [sys.executable, "-m", "pytest_benchmark.cli"]
     out = subprocess.run([*bench_cli, "compare", merged, str(suite.path / "whole.json")], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
-    assert "device-fake-gemm-2048x2048x2048-f16-vendor" in out.stdout
+    assert "device-fake-tile-2048x2048x2048-f16-vendor" in out.stdout
     for argv in (["report", merged], ["compare", merged, merged], ["baseline", "update", merged, "--out-dir", str(tmp_path / "base")],
                  ["export", merged, "--format", "github-action-benchmark", "--out-dir", str(tmp_path / "export"),
                   "--allow-partial"]):  # the run holds failed items: export says so, and exports what it holds when allowed
@@ -371,10 +371,10 @@ def test_compare_pairs_a_merged_run_with_an_unsharded_one_either_way_each_kernel
 
 MANY_COMPILE_ITEMS = """
 from tlbench.harness.core.sweep import Sweep
-from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+from tile_family import TileConfig, TileProblem
 
-SWEEP = Sweep(name="many", problems=[GemmProblem(1024, 1024, 1024)],
-              configs=[GemmConfig(128, n, 32, 128, "auto", s) for n in (32, 64, 128) for s in (1, 2, 3, 4)], kinds=("compile",))
+SWEEP = Sweep(name="many", problems=[TileProblem(1024, 1024, 1024)],
+              configs=[TileConfig(128, n, 32, 128, "auto", s) for n in (32, 64, 128) for s in (1, 2, 3, 4)], kinds=("compile",))
 
 def test_many(tlbench):
     tlbench.run()

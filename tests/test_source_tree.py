@@ -25,7 +25,7 @@ def _relative(files, root=ROOT):
 def test_the_nvidia_runtime_is_its_imports_and_the_families():
     files = _relative(runtime_files(ROOT / "nvidia" / "backend.py"))
     assert {"__init__.py", "nvidia/__init__.py", "nvidia/backend.py", "nvidia/limits.py", "gpu/plan.py", "gpu/timing.py",
-            "gpu/graph_timer.py", "build_options.py", "kernel_call.py", "kernels/gemm/body.py", "kernels/gemm/raster.py"} <= files
+            "gpu/graph_timer.py", "build_options.py", "kernel_call.py", "kernels/generic/factory.py", "kernels/generic/checks.py"} <= files
     assert not [f for f in files if f.startswith("ascend/")]
     assert runtime_tree_hash("tlbench.backends.nvidia.backend") == tree_hash(runtime_files(ROOT / "nvidia" / "backend.py"))
 
@@ -53,7 +53,7 @@ def test_only_an_edit_the_runtime_compiles_with_changes_its_hash(tmp_path):
     (copy / "tools").mkdir()
     (copy / "tools" / "campaign_script.py").write_text("import tlbench.backends.nvidia.backend\n")
     assert nvidia_hash() == before  # another backend, a script that imports this one: not its runtime
-    for part in ("gpu/timing.py", "kernels/gemm/raster.py", "nvidia/limits.py"):
+    for part in ("gpu/timing.py", "kernels/generic/factory.py", "nvidia/limits.py"):
         _edit(copy / part)
         assert nvidia_hash() != before, part
         before = nvidia_hash()

@@ -1,6 +1,7 @@
 """End to end on a machine with no accelerator: real tilelang, real nvcc, real JSON.
 
-A small suite through the real plugin and both real backends: compile items are timed and
+A small suite of the built-in GEMM (suites/kernel_gemm.py, declared with ``kernel_sweep`` as the
+suites declare it) through the real plugin and both real backends: compile items are timed and
 carry their plan (NVIDIA) or Z3 schedule (Ascend), device items skip with the missing
 piece named, a config over Hopper's shared memory is skipped before compiling with the
 bytes, and a config tilelang rejects becomes a failed item with tilelang's own words while
@@ -9,27 +10,33 @@ the rest still runs.
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 
 pytest.importorskip("tilelang")
 
-SUITE = """
-from tlbench.harness.core.sweep import Sweep
-from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+ROOT = Path(__file__).resolve().parents[1]
 
-SWEEP = Sweep(
-    name="cpu_e2e",
-    problems=[GemmProblem(1024, 1024, 1024)],
+SUITE = f"""
+import dataclasses
+import sys
+
+sys.path.insert(0, {str(ROOT / "suites")!r})  # the built-in GEMM body and its declaration, as a suite beside them imports them
+from kernel_gemm_sweep import GEMM, config, problem
+from tlbench import kernel_sweep
+
+SWEEP = dataclasses.replace(kernel_sweep(
+    "gemm", **GEMM,
+    sweep_name="cpu_e2e",
+    sizes=[problem(1024, 1024, 1024)],
     configs=[
-        GemmConfig(128, 128, 32, 128, "auto", 2),
-        GemmConfig(128, 256, 64, 384, "auto", 3),   # tilelang: no valid warp partition for 12 warps
-        GemmConfig(128, 128, 1000, 128, "auto", 2),  # K=1024 is not a multiple of 1000: the body refuses
-        GemmConfig(256, 256, 64, 256, "auto", 4),   # 256 KiB of shared memory on Hopper
+        config(128, 128, 32, 128, "auto", 2),
+        config(128, 256, 64, 384, "auto", 3),   # tilelang: no valid warp partition for 12 warps
+        config(128, 128, 1000, 128, "auto", 2),  # K=1024 is not a multiple of 1000: the body refuses
+        config(256, 256, 64, 256, "auto", 4),   # 256 KiB of shared memory on Hopper
     ],
-    vendor=True,
-    skip_on=("budget",),   # let tilelang itself reject the 384-thread config
-)
+), skip_on=("budget",))  # let tilelang and the body themselves reject the 384-thread and the 1000-deep configs
 
 def test_e2e(tlbench):
     tlbench.run()

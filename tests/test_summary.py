@@ -88,7 +88,7 @@ def test_the_terminal_ends_with_the_summary_and_hides_the_table_unless_verbose(s
     quiet.assert_outcomes(passed=4, failed=3, skipped=2)
     out = quiet.stdout.str()
     tail = out[out.index("tlbench summary"):]
-    assert "fake · gemm-1024x1024x1024-f16" in tail and "the vendor item" in tail
+    assert "fake · tile-1024x1024x1024-f16" in tail and "the vendor item" in tail
     assert "kind  " not in out  # the per-item table header: only with -v
     assert "Name (time in" not in out  # pytest-benchmark's own table: only with -v
     assert "Benchmark fixture was not used" not in out

@@ -67,29 +67,28 @@ def test_returned_outputs_are_left_out_of_the_call_and_copied_back_when_checked(
 
 
 # -- a family that adds tilelang conventions to the GEMM body --------------------------------
-from tlbench.backends.kernels.gemm import GemmConfig, GemmFamily, GemmProblem  # noqa: E402
+from builtin_gemm import FAMILY as GEMM, config, problem  # noqa: E402  (the suites' GEMM through kernel_sweep)
 
 
-class ConventionGemm(GemmFamily):
-    """GEMM's body, with pass configs / out_idx / a target chosen by the test."""
+class ConventionGemm:
+    """The built-in GEMM (the suites' body and words, tests/builtin_gemm.py), with pass configs /
+    out_idx / a target chosen by the test on top of the traits it has."""
 
     name = "gemm_conventions"
 
     def __init__(self, **traits):
         self.traits = traits
 
+    def __getattr__(self, member):
+        return getattr(GEMM, member)
+
     def kernel_traits(self, problem, config, dialect):
-        return {**super().kernel_traits(problem, config, dialect), **self.traits}
+        return {**GEMM.kernel_traits(problem, config, dialect), **self.traits}
 
 
-def _case(owner, problem=None, config=None):
-    @dataclass(frozen=True)
-    class Problem(GemmProblem):
-        family: ClassVar[Any] = owner
-
-    base = problem or GemmProblem(1024, 1024, 1024)
-    return Case(Problem(**{f: getattr(base, f) for f in ("M", "N", "K", "dtype", "accum_dtype", "out_dtype", "epilogue")}),
-                config or GemmConfig(128, 128, 64, 128, "auto", 2))
+def _case(owner, sizes=None, axes=None):
+    return Case(GEMM.problem(sizes or problem(1024, 1024, 1024)).bound_to(owner),
+                GEMM.config(axes or config(128, 128, 64, 128, "auto", 2)))
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +114,7 @@ def test_the_nvidia_plan_records_a_2d_grid_whole(nvidia):
 
     class Grid2D(ConventionGemm):
         def build(self, problem, config, dialect):
-            M, N = problem.M, problem.N
+            M, N = problem.values["M"], problem.values["N"]
 
             @T.prim_func
             def main(A: T.Tensor((M, N), "float32"), B: T.Tensor((M, N), "float32")):
@@ -125,7 +124,7 @@ def test_the_nvidia_plan_records_a_2d_grid_whole(nvidia):
 
             return main
 
-    plan = nvidia.lower(_case(Grid2D(), GemmProblem(512, 1024, 64))).plan
+    plan = nvidia.lower(_case(Grid2D(), problem(512, 1024, 64))).plan
     assert plan.features["grid_dims"] == [8, 8, 1]
     assert plan.features["grid"] == 64 and plan.threads == 128
 
@@ -145,10 +144,10 @@ def test_a_kernel_asking_for_another_target_is_refused(nvidia):
 
 
 def test_ascend_pass_configs_reach_lower_with_schedule(ascend):
-    problem = GemmProblem(512, 512, 1024, "bfloat16", out_dtype="float32")
-    config = GemmConfig(128, 128, 128, 128, "auto", 2, num_cores=4)
-    scheduled = ascend.lower(_case(ConventionGemm(), problem, config)).plan.schedule_model
-    unscheduled = ascend.lower(_case(ConventionGemm(pass_configs={"tl.enable_auto_schedule": False}), problem, config)).plan.schedule_model
+    sizes = problem(512, 512, 1024, "bfloat16", out_dtype="float32")
+    axes = config(128, 128, 128, 128, "auto", 2, num_cores=4)
+    scheduled = ascend.lower(_case(ConventionGemm(), sizes, axes)).plan.schedule_model
+    unscheduled = ascend.lower(_case(ConventionGemm(pass_configs={"tl.enable_auto_schedule": False}), sizes, axes)).plan.schedule_model
     assert scheduled["loops"] and scheduled["missing"] is None
     assert unscheduled["loops"] == [] and "no Z3 solve" in unscheduled["missing"]
 

@@ -1,8 +1,8 @@
 """Backend timers' pure parts and the reference: CUPTI batch grouping on synthetic kernel
-records (flush excluded, fallback cases), NVML reason names, the NaN-poisoned check, the
-vendor GEMM's output and label, and ncu CSV parsing."""
+records (flush excluded, fallback cases), NVML reason names, the NaN-poisoned check and the
+vendor GEMM's output and label of the built-in GEMM (its suites' declaration through the
+generic path, on CPU torch, as a backend calls them), and ncu CSV parsing."""
 
-import math
 import sys
 from pathlib import Path
 
@@ -11,8 +11,8 @@ import torch
 
 from tlbench.backends.nvidia.telemetry import reason_names
 from tlbench.backends.gpu.timing import group_calls, group_kernel_times, separation_problem, several_kernels_note
-from tlbench.backends.kernels.gemm.reference import check_output, make_gemm_inputs, vendor_gemm
-from tlbench.backends.kernels.gemm import GemmProblem
+from tlbench.harness.core import kernel_traits as ask
+from builtin_gemm import FAMILY, config, gemm_case, gemm_vendor, problem
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "results" / "h200-measurement-trust"))  # the tool's campaign
 from ncu_crosscheck import ncu_durations_s  # noqa: E402
@@ -109,38 +109,46 @@ def test_nvml_reason_bits_are_named():
     assert reason_names(0x10000) == ["0x10000"]
 
 
+def _gemm_inputs(problem_or_case, seed):
+    """The GEMM's inputs and its output on CPU torch, as the device worker makes them (the CUDA
+    body's signature gives the output; a 16x16x8 tile divides every size below)."""
+    config_ = getattr(problem_or_case, "config", None) or FAMILY.config(config(16, 16, 8))
+    inputs = ask.make_inputs(problem_or_case.problem, seed, "cpu", "cuda", config_)
+    (C,) = inputs.outputs.tensors
+    return inputs, *inputs.inputs, C
+
+
 def test_check_output_fails_a_kernel_that_left_the_nan_poison():
-    problem = GemmProblem(32, 16, 8, "float32")
-    inputs = make_gemm_inputs(problem, 3, "cpu")
-    inputs["C"].fill_(float("nan"))
-    inputs["C"][:, :8] = (inputs["A"] @ inputs["B"].T)[:, :8]  # the "kernel" wrote half the output
-    result = check_output(inputs, problem)
-    assert not result.ok and result.mismatched == 32 * 8
-    assert "not finite: the kernel left the NaN poison" in result.detail
-    assert math.isfinite(result.max_abs_err)  # measured on the finite part
-    inputs["C"].copy_(inputs["A"] @ inputs["B"].T)
-    assert check_output(inputs, problem).ok
+    case = gemm_case(problem(32, 16, 8, "float32"), config(16, 16, 8))
+    inputs, A, B, C = _gemm_inputs(case, 3)
+    C.fill_(float("nan"))
+    C[:, :8] = (A @ B.T)[:, :8]  # the "kernel" wrote half the output
+    result = ask.check(inputs, case.problem, "cuda")
+    assert not result.ok and result.mismatched == 32 * 8 and result.total == 32 * 16
+    assert "256 still hold the poison value: never written?" in result.detail
+    assert result.rule == "C: tolerance(rtol=0.01, atol=0.01)"
+    C.copy_(A @ B.T)
+    assert ask.check(inputs, case.problem, "cuda").ok
 
 
 def test_vendor_gemm_relu_computes_what_the_kernel_computes_in_place():
-    problem = GemmProblem(64, 48, 32, "bfloat16", out_dtype="float32", epilogue="relu")
-    inputs = make_gemm_inputs(problem, 1, "cpu")
-    C = inputs["C"]
+    vendor = gemm_vendor(problem(64, 48, 32, "bfloat16", out_dtype="float32", epilogue="relu"))
+    inputs, _, _, C = _gemm_inputs(vendor, 1)
     C.fill_(float("nan"))
-    run, label = vendor_gemm(inputs, problem)
+    run, label = ask.vendor_call(vendor, inputs, "cuda", False)
     run()
-    assert inputs["C"] is C and C.dtype == torch.float32
-    result = check_output(inputs, problem)
+    assert inputs.outputs.tensors[0] is C and C.dtype == torch.float32
+    result = ask.check(inputs, vendor.problem, "cuda", vendor=True)
     assert result.ok and result.max_abs_err < 0.1, result
     assert label.startswith("vendor GEMM") and label.endswith("+ 1 elementwise kernel (in-place ReLU on C)")
 
 
 def test_vendor_gemm_same_dtype_writes_out_directly():
-    problem = GemmProblem(16, 16, 16, "float32")
-    inputs = make_gemm_inputs(problem, 1, "cpu")
-    run, label = vendor_gemm(inputs, problem)
+    vendor = gemm_vendor(problem(16, 16, 16, "float32"))
+    inputs, *_ = _gemm_inputs(vendor, 1)
+    run, label = ask.vendor_call(vendor, inputs, "cuda", False)
     run()
-    assert label == "vendor GEMM torch.matmul(out=C)" and check_output(inputs, problem).ok
+    assert label == "vendor GEMM torch.matmul(out=C)" and ask.check(inputs, vendor.problem, "cuda", vendor=True).ok
 
 
 NCU_CSV = '''==PROF== Connected to process 4242

@@ -36,12 +36,12 @@ ORDER = [(128, 32), (128, 13), (64, 32), (24, 32), (32, 32), (40, 32), (16, 32),
 
 SUITE = """
 from tlbench.harness.core.sweep import Sweep
-from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+from tile_family import TileConfig, TileProblem
 
 SWEEP = Sweep(
     name="fault_suite",
-    problems=[GemmProblem(1024, 1024, 1024)],
-    configs=[GemmConfig(128, n, k, 128, "auto", 2) for n, k in CONFIGS],
+    problems=[TileProblem(1024, 1024, 1024)],
+    configs=[TileConfig(128, n, k, 128, "auto", 2) for n, k in CONFIGS],
     vendor=False,
 )
 
@@ -51,7 +51,7 @@ def test_fake(tlbench):
 
 
 def _case(n: int, k: int) -> str:
-    return f"gemm-1024x1024x1024-f16-bm128-bn{n}-bk{k}-t128-auto-s2"
+    return f"tile-1024x1024x1024-f16-bm128-bn{n}-bk{k}-t128-auto-s2"
 
 
 def _run(path: Path, configs, out: str, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -139,7 +139,7 @@ def test_summary_shows_the_faults_and_restarts(runs):
     headline = "FAILED [run]: RuntimeError: FakeIllegalAddress: an illegal memory access was encountered (test-only injection)"
     # the -v table: the item's row (its config under the problem heading), its status on the row or the next line
     lines = out.splitlines()
-    config = _case(72, 32).removeprefix("gemm-1024x1024x1024-f16-")
+    config = _case(72, 32).removeprefix("tile-1024x1024x1024-f16-")
     rows = [i for i, line in enumerate(lines) if line.startswith(f"  {config} ")]
     table = [line for i in rows for line in lines[i:i + 2] if "FAILED [run]" in line]
     assert table and all(headline in line and "FAKE_USE_DSA" not in line for line in table), table
@@ -218,14 +218,14 @@ def test_workers_start_during_collection_and_unused_ones_end(tmp_path):
 
 
 def test_the_setup_compile_runs_in_the_worker_and_a_crash_there_costs_nothing_else():
-    from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+    from tile_family import TileConfig, TileProblem
     from tlbench.harness.core.cases import Case, MeasurePolicy
     from tlbench.harness.core.record import BenchItem
     from tlbench.harness.measure.outcome import Outcome
     from tlbench.harness.measure.worker_session import WorkerSession, WorkerSpec
 
     def item(n, k):
-        return BenchItem("fake", "compile", Case(GemmProblem(1024, 1024, 1024), GemmConfig(128, n, k, 128, "auto", 2)))
+        return BenchItem("fake", "compile", Case(TileProblem(1024, 1024, 1024), TileConfig(128, n, k, 128, "auto", 2)))
 
     worker = WorkerSession(WorkerSpec(backend="fake", factory="fake_backend:FakeBackend"))
     try:

@@ -85,12 +85,43 @@ def test_nvidia_round_trip_through_facts():
         described.make_inputs(None, 0)
 
 
-SUITE = """
-from tlbench.harness.core.sweep import Sweep
-from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+SUITE = f"""
+import sys
+from dataclasses import dataclass
 
-SWEEP = Sweep(name="facts", problems=[GemmProblem(1024, 1024, 1024)],
-              configs=[GemmConfig(128, 128, 32, 128, "auto", 2)], vendor=True)
+sys.path.insert(0, {str(Path(__file__).resolve().parent / "toys")!r})
+sys.path.insert(0, {str(Path(__file__).resolve().parents[1] / "suites")!r})
+from tile_family import TileConfig, TileFamily, TileProblem
+from tlbench.harness.core.sweep import Sweep
+
+
+class BodiedTile(TileFamily):
+    \"\"\"The test-only tile family with a real CUDA body: the built-in GEMM's (suites/kernel_gemm.py),
+    imported where the worker builds it.  Like every typed family it runs no preflight, so nothing
+    but the backend could import a device runtime into the pytest process.\"\"\"
+
+    name = "tile_gemm"
+
+    def build(self, problem, config, dialect):
+        from kernel_gemm import gemm_cuda
+
+        return gemm_cuda(M=problem.M, N=problem.N, K=problem.K, dtype=problem.dtype, block_M=config.block_M,
+                         block_N=config.block_N, block_K=config.block_K, threads=config.threads,
+                         loop_form=config.loop_form, num_stages=config.num_stages)
+
+
+BODIED = BodiedTile()
+
+
+@dataclass(frozen=True)
+class BodiedProblem(TileProblem):
+    @property
+    def family(self):
+        return BODIED
+
+
+SWEEP = Sweep(name="facts", problems=[BodiedProblem(1024, 1024, 1024)],
+              configs=[TileConfig(128, 128, 32, 128, "auto", 2)], vendor=True)
 
 def test_facts(tlbench):
     tlbench.run()
@@ -106,8 +137,11 @@ def pytest_unconfigure(config):
 
 
 def test_pytest_process_imports_no_device_runtime(tmp_path):
-    """A real run (compile item in the worker, device items skipped on this box): the pytest
-    process never imported torch, tilelang or tvm, and its results still name the testbed."""
+    """A real run (the compile item built and lowered in the worker, device items skipped on this
+    box): the pytest process never imported torch, tilelang or tvm, and its results still name
+    the testbed.  The suite's family is a typed one (no preflight); a ``kernel_sweep`` suite's
+    preflight traces its body and runs its callables on CPU torch in the pytest process by
+    design (README), so this pins the backend's part."""
     pytest.importorskip("tilelang")
     (tmp_path / "test_facts.py").write_text(SUITE)
     (tmp_path / "conftest.py").write_text(CONFTEST)

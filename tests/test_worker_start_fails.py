@@ -18,12 +18,12 @@ from tlbench.harness.measure.worker_spec import Limits
 
 SUITE = """
 from tlbench.harness.core.sweep import Sweep
-from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+from tile_family import TileConfig, TileProblem
 
 SWEEP = Sweep(
     name="start_suite",
-    problems=[GemmProblem(1024, 1024, 1024)],
-    configs=[GemmConfig(128, n, 32, 128, "auto", 2) for n in (128, 64, 32, 16, 8, 4)],
+    problems=[TileProblem(1024, 1024, 1024)],
+    configs=[TileConfig(128, n, 32, 128, "auto", 2) for n in (128, 64, 32, 16, 8, 4)],
     vendor=False,
 )
 

@@ -7,14 +7,14 @@ process, the FakeBackend and a test-only warm-up, ``fake_backend:record_warm_up`
 from tlbench.harness.core.cases import MeasurePolicy
 from tlbench.harness.core.record import BenchItem
 from tlbench.harness.measure.worker_session import WorkerSession, WorkerSpec
-from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+from tile_family import TileConfig, TileProblem
 from tlbench.harness.core.cases import Case
 
 SPEC = WorkerSpec(backend="fake", factory="fake_backend:FakeBackend", warm_up="fake_backend:record_warm_up")
 
 
 def _item() -> BenchItem:
-    return BenchItem("fake", "compile", Case(GemmProblem(1024, 1024, 1024), GemmConfig(128, 128, 32, 128, "auto", 2)))
+    return BenchItem("fake", "compile", Case(TileProblem(1024, 1024, 1024), TileConfig(128, 128, 32, 128, "auto", 2)))
 
 
 def test_a_device_worker_warms_up_before_its_first_request_answers(tmp_path, monkeypatch):

@@ -11,7 +11,7 @@ spaces (section 5.3): ``all infeasible`` and ``degenerate (one legal config)``. 
 bad space, a swept key that does not change the kernel, needs the compiler:
 ``inert_keys`` takes a function that returns a kernel's generated source and reports keys
 whose values all lower to identical code (``probe_pairs`` picks the pairs to lower).
-A family's search axes (``Axes`` of GEMM) live with the family.
+A suite's search axes live with its declaration (``kernel_sweep(axes=...)``, or its own config lists).
 """
 
 from __future__ import annotations

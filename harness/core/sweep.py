@@ -2,7 +2,7 @@
 
 Contract: a suite module defines ``SWEEP = Sweep(...)``.  ``Sweep.cases(backend, scope)``
 returns the ``Case`` list for one backend: the problems of that scope crossed with the
-configs (listed, expanded from ``axes``, plus any backend-only configs), in declaration
+configs (listed, plus any backend-only configs), in declaration
 order.  ``cases`` / ``configs_for`` take the ``dialect`` the backend builds, for a sweep
 whose configs differ per body (the generic kernel path's per-body ``axes``).  Problems and configs are a kernel family's types (backends/kernels/).
 ``vendor=True`` adds one vendor-library item per problem; ``best_configs`` (a
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import product
-from typing import Any, Callable, Mapping, Protocol, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from tlbench.harness.core.space import REJECTION_KINDS
 from tlbench.harness.core.cases import Case, VendorCase
@@ -32,12 +32,6 @@ SCOPES = ("quick", "smoke", "full")
 
 # (path, backend, problem, device) -> the recorded best config as a dict, or None
 BestLoader = Callable[[str, str, Any, "str | None"], "Mapping[str, Any] | None"]
-
-
-class ConfigSpace(Protocol):
-    """A family's search axes (e.g. GEMM's ``Axes``): expands into configs."""
-
-    def configs(self) -> list[Any]: ...
 
 
 @dataclass(frozen=True)
@@ -50,7 +44,6 @@ class Sweep:
     backends: Sequence[str] | None = None  # None: every selected backend
     vendor: bool = False
     description: str = ""
-    axes: ConfigSpace | None = None
     best_configs: str | None = None
     probe_inert_keys: bool = False
     kinds: Sequence[str] = ("compile", "device")  # measure kinds this suite makes items for
@@ -87,8 +80,7 @@ class Sweep:
         if scope == "quick" and self.quick_problems is not None:
             base = list(self.quick_configs) if self.quick_configs is not None else self.configs_for(backend)
             return [*base, *(c for c in self.quick_backend_configs.get(backend, ()) if c not in base)]
-        expanded = self.axes.configs() if self.axes is not None else []
-        return [*self.configs, *expanded, *self.backend_configs.get(backend, ())]
+        return [*self.configs, *self.backend_configs.get(backend, ())]
 
     def cases(
         self, backend: str, scope: str, device: str | None = None, load_best: BestLoader | None = None,

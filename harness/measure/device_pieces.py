@@ -24,7 +24,7 @@ likely to need them - on one device the pieces' order; on several the pieces fro
 takes first (the ``device``-th), then the next ones, wrapping round - so devices that compile from cold each start on their own piece
 and find the others' kernels in the compiler's cache later.
 ``expected_cost(item)`` is the balancing model: one unit per item plus one per TFLOP of its
-problem; nothing is reported from it.  Pure functions; no devices.
+problem (its family's ``flops``: a ``kernel_sweep`` suite's ``flops=``); nothing is reported from it.  Pure functions; no devices.
 """
 
 from __future__ import annotations
@@ -42,7 +42,14 @@ def chunk_key(item: BenchItem) -> tuple[str, Any]:
 
 
 def expected_cost(item: BenchItem) -> float:
-    flops = getattr(item.case.problem, "flops", 0) or 0
+    """One unit, plus one per TFLOP of the item's problem as its family counts them (a family
+    that cannot say for this problem - no ``flops``, or the suite's raises - adds nothing: the
+    item still runs, and the run says why where it records throughput)."""
+    problem = item.case.problem
+    try:
+        flops = problem.family.flops(problem) or 0
+    except Exception:  # noqa: BLE001 - a balancing estimate never fails a run
+        flops = 0
     return 1.0 + flops / 1e12
 
 

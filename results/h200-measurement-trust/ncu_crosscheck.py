@@ -34,18 +34,25 @@ _CASE = re.compile(
 
 
 def parse_case(case_id: str):
-    from tlbench.harness.core.cases import Case
-    from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
+    """The built-in GEMM's case of that id (suites/kernel_gemm.py, declared as the suites declare it)."""
+    from pathlib import Path
+
+    suites = str(Path(__file__).resolve().parents[2] / "suites")
+    if suites not in sys.path:
+        sys.path.insert(0, suites)
+    from kernel_gemm_sweep import GEMM, config, problem
+
+    from tlbench import kernel_sweep
 
     m = _CASE.match(case_id)
     if not m:
         raise SystemExit(f"cannot parse case id {case_id!r}; expected e.g. gemm-8192x8192x8192-f16-bm128-bn256-bk64-t256-auto-s3")
     dtype = {"f16": "float16", "bf16": "bfloat16"}[m["dt"]]
     form = m["form"] or "auto"
-    config = GemmConfig(
-        int(m["bm"]), int(m["bn"]), int(m["bk"]), int(m["t"]), form, int(m["s"]) if form == "auto" else None
-    )
-    return Case(GemmProblem(int(m["M"]), int(m["N"]), int(m["K"]), dtype), config)
+    axes = config(int(m["bm"]), int(m["bn"]), int(m["bk"]), int(m["t"]), form, int(m["s"]) if form == "auto" else None)
+    (case,) = kernel_sweep("gemm", **GEMM, sizes=[problem(int(m["M"]), int(m["N"]), int(m["K"]), dtype)], configs=[axes],
+                           module=__name__).cases("nvidia", "full")
+    return case
 
 
 def _backend():
@@ -94,11 +101,12 @@ def run_launch(case_id: str, count: int) -> None:
     backend = _backend()
     case = parse_case(case_id)
     compiled = backend.compile(case, cold=False)
-    inputs = backend.make_inputs(case.problem, 1)
+    inputs = backend.make_inputs(case.problem, 1, case.config)
+    args = case.family.kernel_args(inputs)  # A, B and the output C
     flush = L2Flush(backend.device, True)
     for _ in range(count):
         flush()
-        compiled.handle(inputs["A"], inputs["B"], inputs["C"])
+        compiled.handle(*args)
     torch.cuda.synchronize()
 
 

@@ -1,19 +1,27 @@
-"""The consumer loop of a tile-sweep GEMM as tilelang 0.1.15 writes it for sm_90a: the WGMMA issue
-and wait lines of each k step.  Runs on a CPU box (lowering only).
+"""The consumer loop of a tile-sweep GEMM (the built-in body, suites/kernel_gemm.py) as tilelang 0.1.15
+writes it for sm_90a: the WGMMA issue and wait lines of each k step.  Runs on a CPU box (lowering only).
 
 usage: python3 results/h200-parity/wgmma_wait.py [BLOCK_M BLOCK_N BLOCK_K THREADS STAGES]   (default 64 128 128 256 4, at 1024^3)
 """
 import sys
+from pathlib import Path
 
-from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
-from tlbench.backends.nvidia.backend import NvidiaBackend
-from tlbench.harness.core.backend_api import BackendOptions
-from tlbench.harness.core.cases import Case
+SUITES = str(Path(__file__).resolve().parents[2] / "suites")  # the built-in GEMM body and its declaration
+if SUITES not in sys.path:
+    sys.path.insert(0, SUITES)
+
+from kernel_gemm_sweep import GEMM, config, problem  # noqa: E402
+
+from tlbench import kernel_sweep  # noqa: E402
+from tlbench.backends.nvidia.backend import NvidiaBackend  # noqa: E402
+from tlbench.harness.core.backend_api import BackendOptions  # noqa: E402
 
 
 def main(argv: list[str]) -> None:
     bm, bn, bk, threads, stages = (int(a) for a in (argv or ["64", "128", "128", "256", "4"]))
-    case = Case(GemmProblem(1024, 1024, 1024, "float16"), GemmConfig(bm, bn, bk, threads, "auto", stages, stage_output=True))
+    sweep = kernel_sweep("gemm", **GEMM, sizes=[problem(1024, 1024, 1024, "float16")],
+                         configs=[config(bm, bn, bk, threads, "auto", stages, stage_output=True)])
+    (case,) = sweep.cases("nvidia", "full")
     source = NvidiaBackend(BackendOptions({"nvidia_arch": "sm_90a"})).kernel_source(case)
     print(case.case_id)
     for line in source.splitlines():

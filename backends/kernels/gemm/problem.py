@@ -1,12 +1,12 @@
-"""The GEMM family's problem and config types and their ids (history keys: never change them).
+"""The problem and config of an older GEMM record, and their ids (history keys: never change them).
 
 Contract: ``GemmProblem`` is ``C = A @ B^T`` (+ optional fused ReLU epilogue) and names
 itself ``gemm-8192x8192x8192-f16`` / ``gemm_relu-512x512x1024-bf16-of32``; ``GemmConfig``
 is a tile, threads and loop schedule and names itself ``bm128-bn256-bk64-t256-auto-s3``
 (+ ``c<cores>``, ``g<group_m>``, ``so``, ``offset`` when set).  A case id is
-``<problem_id>[-<label>]-<config_id>`` (harness/core/cases.py); tests/test_case_ids.py pins
-the scheme byte for byte.  No tilelang, no torch: suites and the harness's readers import
-this freely.
+``<problem_id>[-<label>]-<config_id>`` (harness/core/cases.py).  The built-in suites word the
+same ids (suites/kernel_gemm_sweep.py ``problem_id`` / ``config_id``); tests/test_case_ids.py
+pins both byte for byte and rebuilds every committed id.  No tilelang, no torch.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 from tlbench.harness.core import loop_form
-from tlbench.harness.core.cases import DTYPE_BYTES, DTYPE_SHORT
+from tlbench.harness.core.cases import DTYPE_SHORT
 
 LoopForm = Literal["auto", "manual", "serial"]
 
@@ -32,20 +32,6 @@ class GemmProblem:
     out_dtype: str | None = None  # None: same as dtype
     epilogue: str | None = None
 
-    @property
-    def output_dtype(self) -> str:
-        return self.out_dtype or self.dtype
-
-    @property
-    def flops(self) -> int:
-        return 2 * self.M * self.N * self.K
-
-    @property
-    def bytes_moved(self) -> int:
-        """Compulsory DRAM traffic: read A and B once, write C once."""
-        ab = (self.M * self.K + self.N * self.K) * DTYPE_BYTES[self.dtype]
-        return ab + self.M * self.N * DTYPE_BYTES[self.output_dtype]
-
     family: ClassVar[Any]  # the family object: bound where it is defined (family.py imports this module, not back)
 
     @property
@@ -57,18 +43,11 @@ class GemmProblem:
 
 @dataclass(frozen=True)
 class GemmConfig(loop_form.LoopFormConfig):
-    """Tile, threads and loop schedule of one kernel variant.
-
-    ``loop_form``: ``auto`` is ``T.Pipelined(n, num_stages=num_stages)``; ``manual`` is
-    ``T.Pipelined(n, stage=[0, 0, 1], order=[0, 1, 2])`` (no num_stages, depth 2);
-    ``serial`` is ``T.serial(n)``.  ``num_cores`` set: a persistent kernel of that many
-    blocks walks the output tiles (``T.Persistent``); unset: one block per output tile.
-    ``enable_offset`` asks tilelang's Ascend scheduler for a real prologue/body/epilogue
-    software pipeline.  ``group_m`` rasterizes the 1-D grid in panels of that many tile rows
-    (L2 reuse; what ``T.use_swizzle`` does on a 2-D grid).  ``stage_output`` routes the
-    accumulator through an on-chip buffer before the global store, where the target has
-    one for that (CUDA shared memory; the Ascend path stores L0C through Fixpipe anyway).
-    """
+    """Tile, threads and loop schedule of one kernel variant (what each field meant to the body:
+    suites/kernel_gemm_sweep.py): ``loop_form`` ``auto`` / ``manual`` / ``serial`` with
+    ``num_stages``; ``num_cores`` a persistent kernel; ``enable_offset`` the Ascend scheduler's
+    software pipeline; ``group_m`` panels of tile rows; ``stage_output`` the accumulator staged
+    on chip before the global store."""
 
     block_M: int
     block_N: int

@@ -97,9 +97,12 @@ class Tolerance:
 
     def judge(self, out: Any, ref: Any) -> Verdict:
         err, want, worst_abs, worst_rel = _errors(_as_float(out), ref)
-        bad = ~(err <= self.atol + self.rtol * want.abs()) | _unwritten(out).reshape(err.shape)
+        unwritten = _unwritten(out).reshape(err.shape)
+        bad = ~(err <= self.atol + self.rtol * want.abs()) | unwritten
         count = int(bad.sum())
         detail = f"{count} of {out.numel()} outside atol {self.atol:g} + rtol {self.rtol:g} * |ref|" if count else ""
+        if count and bool(unwritten.any()):
+            detail += f" ({int(unwritten.sum())} still hold the poison value: never written?)"
         return Verdict(count == 0, count, out.numel(), worst_abs, worst_rel, detail)
 
 

@@ -1,15 +1,24 @@
-"""The probe's suite: 36 fp16 GEMM tiles at 1024^3, 2048^3 and 4096^3, device items only."""
+"""The probe's suite: 36 fp16 GEMM tiles at 1024^3, 2048^3 and 4096^3, device items only (the
+built-in GEMM body, suites/kernel_gemm.py, declared as the suites declare it)."""
 
-from tlbench.backends.kernels.gemm import GemmConfig, GemmProblem
-from tlbench.harness.core.sweep import Sweep
+import sys
+from pathlib import Path
 
-SWEEP = Sweep(
-    name="hybrid_probe",
-    problems=[GemmProblem(s, s, s, "float16") for s in (1024, 2048, 4096)],
-    configs=[GemmConfig(bm, bn, 64, 128, "auto", s, group_m=8, stage_output=True)
+SUITES = str(Path(__file__).resolve().parents[3] / "suites")  # the built-in body and its declaration
+if SUITES not in sys.path:
+    sys.path.insert(0, SUITES)
+
+from kernel_gemm_sweep import GEMM, config, problem  # noqa: E402
+
+from tlbench import kernel_sweep  # noqa: E402
+
+SWEEP = kernel_sweep(
+    "gemm", **(GEMM | {"vendor": None, "vendor_label": None}),  # kernels only: no vendor item
+    sweep_name="hybrid_probe",
+    sizes=[problem(s, s, s, "float16") for s in (1024, 2048, 4096)],
+    configs=[config(bm, bn, 64, 128, "auto", s, group_m=8, stage_output=True)
              for bm, bn in ((128, 128), (64, 128), (128, 64), (64, 64)) for s in (2, 3, 4)],
     kinds=("device",),
-    vendor=False,
 )
 
 
