@@ -1,20 +1,42 @@
-"""The flash-attention family without lowering: FLOPs, ids, refusals with reasons, the suite
-declaration, and a tolerance that tells a correct tiled kernel from a wrong one."""
+"""The flash-attention kernel of the built-in suites without lowering: FLOPs, ids, refusals
+with reasons and the on-chip budget (as the backends judge the suites' cases), the suite
+declaration, a tolerance that tells a correct tiled kernel from a wrong one, and the words
+its records are read with."""
+
+from dataclasses import asdict
 
 import pytest
 
 torch = pytest.importorskip("torch")
 
-from tlbench.backends.kernels.flash_attention import family as fa_family  # noqa: E402
-from tlbench.backends.kernels.flash_attention.reference import check_fa_output, make_fa_inputs  # noqa: E402
-from tlbench.backends.kernels.flash_attention.problem import FaConfig, FaProblem  # noqa: E402
+from kernel_fa_build import fa_ascend  # noqa: E402  (suites/: tests/conftest.py puts it on sys.path)
+from kernel_fa_reference import allowed_error, make_inputs, reference  # noqa: E402
+from kernel_fa_sweep import FA, config as fa_config  # noqa: E402
+
+from tlbench import kernel_sweep  # noqa: E402
 from tlbench.backends.ascend import limits as ascend_limits  # noqa: E402
+from tlbench.backends.kernels.flash_attention.family import FLASH_ATTENTION  # noqa: E402
+from tlbench.backends.kernels.flash_attention.problem import FaConfig, FaProblem  # noqa: E402
 from tlbench.backends.nvidia import limits as nvidia_limits  # noqa: E402
+from tlbench.harness.core import budget  # noqa: E402
 
 H200 = FaProblem(batch=2, heads=16, seq_q=8192, seq_k=8192, dim=128)
-# what a backend hands the family: its dialect and its on-chip scopes (the family imports no backend)
-CUDA = ("cuda", nvidia_limits.scopes("sm_90a"))
-ASCEND = ("ascend", ascend_limits.scopes())
+
+
+def suite_case(problem: FaProblem, config: FaConfig):
+    """The case the suites make of (problem, config), through their own ``kernel_sweep`` arguments."""
+    sweep = kernel_sweep("flash_attention", **FA, sizes=[asdict(problem)], configs=[asdict(config)], module=__name__)
+    (case,) = sweep.cases("nvidia", "full")
+    return case
+
+
+# what each backend asks of a case: its rules and its on-chip scopes (the suite imports no backend)
+def cuda_rejection(problem: FaProblem, config: FaConfig):
+    return nvidia_limits.rejection(suite_case(problem, config), "sm_90a")
+
+
+def ascend_rejection(problem: FaProblem, config: FaConfig):
+    return ascend_limits.rejection(suite_case(problem, config))
 
 
 def test_flops_are_four_b_h_sq_sk_d_and_causal_counts_the_attended_pairs_exactly():
@@ -34,26 +56,24 @@ def test_ids_name_the_problem_and_the_variant():
 
 
 def test_the_ws_body_takes_a_partial_last_key_tile_and_refuses_what_it_cannot_schedule():
-    from tlbench.backends.kernels.flash_attention.family import FLASH_ATTENTION
-
     ws = FaConfig(128, 176, 2, threads=384, body="hopper_ws")
-    assert fa_family.rejection(H200, ws, *CUDA) is None  # 8192 = 46 x 176 + 96: masked tail
+    assert cuda_rejection(H200, ws) is None  # 8192 = 46 x 176 + 96: masked tail
     assert FLASH_ATTENTION.loop_trips(H200, ws) == 47
+    assert suite_case(H200, ws).family.loop_trips(suite_case(H200, ws).problem, suite_case(H200, ws).config) == 47
     # Q + 2 stages of K and V at 176 rows: no O staging tile (O leaves through Q's)
-    assert fa_family.budget(H200, ws, *CUDA).uses[0].needed == 128 * 128 * 2 + 4 * 176 * 128 * 2
-    assert "threads must be 384" in fa_family.rejection(H200, FaConfig(128, 128, 2, threads=256, body="hopper_ws"), *CUDA).reason
-    assert "num_stages >= 2" in fa_family.rejection(H200, FaConfig(128, 128, 1, threads=384, body="hopper_ws_ov"), *CUDA).reason
+    verdict = budget.check(suite_case(H200, ws), nvidia_limits.scopes("sm_90a"), "cuda")
+    assert verdict.uses[0].needed == 128 * 128 * 2 + 4 * 176 * 128 * 2
+    assert "threads must be 384" in cuda_rejection(H200, FaConfig(128, 128, 2, threads=256, body="hopper_ws")).reason
+    assert "num_stages >= 2" in cuda_rejection(H200, FaConfig(128, 128, 1, threads=384, body="hopper_ws_ov")).reason
     causal = FaProblem(batch=2, heads=16, seq_q=8192, seq_k=8192, causal=True)
-    assert fa_family.rejection(causal, ws, *CUDA) is None  # the ws body masks the diagonal
-    assert "hopper body has no causal mask" in fa_family.rejection(causal, FaConfig(128, 128, 1, threads=256, body="hopper"), *CUDA).reason
-    assert "target-specific" in fa_family.rejection(H200, ws, *ASCEND).reason
+    assert cuda_rejection(causal, ws) is None  # the ws body masks the diagonal
+    assert "hopper body has no causal mask" in cuda_rejection(causal, FaConfig(128, 128, 1, threads=256, body="hopper")).reason
+    assert "target-specific" in ascend_rejection(H200, ws).reason
     # the shared body still refuses a partial key tile
-    assert "not a multiple of block_N=176" in fa_family.rejection(H200, FaConfig(128, 176, 2, threads=256), *CUDA).reason
+    assert "not a multiple of block_N=176" in cuda_rejection(H200, FaConfig(128, 176, 2, threads=256)).reason
 
 
 def test_fast_math_is_an_explicit_nvidia_choice_with_its_own_id_and_refused_on_ascend():
-    from tlbench.backends.kernels.flash_attention.family import FLASH_ATTENTION
-
     ws = FaConfig(128, 192, 2, threads=384, body="hopper_ws")
     fm = FaConfig(128, 192, 2, threads=384, body="hopper_ws", fast_math=True)
     assert ws.config_id == "bm128-bn192-t384-auto-s2-hopper_ws"  # unchanged: ids are history keys
@@ -64,13 +84,16 @@ def test_fast_math_is_an_explicit_nvidia_choice_with_its_own_id_and_refused_on_a
     old = {k: v for k, v in ws.to_dict().items() if k != "fast_math"}  # a record written before the field
     assert FLASH_ATTENTION.config_from_dict(old) == ws
     assert FLASH_ATTENTION.stage_point(fm).tile != FLASH_ATTENTION.stage_point(ws).tile
-    assert fa_family.rejection(H200, fm, *CUDA) is None
-    assert fa_family.rejection(H200, FaConfig(128, 128, 2, threads=256, fast_math=True), *CUDA) is None
-    refused = fa_family.rejection(H200, FaConfig(128, 128, 2, fast_math=True), *ASCEND)
+    assert cuda_rejection(H200, fm) is None
+    assert cuda_rejection(H200, FaConfig(128, 128, 2, threads=256, fast_math=True)) is None
+    refused = ascend_rejection(H200, FaConfig(128, 128, 2, fast_math=True))
     assert refused.kind == "divisibility" and "fast_math=True is an NVIDIA build choice" in refused.reason
     assert "use fast_math=False" in refused.reason
     with pytest.raises(ValueError, match="fast_math=True is an NVIDIA build choice"):
-        FLASH_ATTENTION.build(H200, FaConfig(128, 128, 2, fast_math=True), "ascend")
+        fa_ascend(**asdict(H200), **asdict(FaConfig(128, 128, 2, fast_math=True)))
+    case = suite_case(H200, fm)  # the compiler gets it as tilelang's pass config, on CUDA only
+    assert case.family.kernel_traits(case.problem, case.config, "cuda")["pass_configs"] == {"tl.enable_fast_math": True}
+    assert "tl.enable_fast_math" not in case.family.kernel_traits(case.problem, case.config, "ascend")["pass_configs"]
 
 
 def test_bad_problems_say_what_to_change():
@@ -81,29 +104,23 @@ def test_bad_problems_say_what_to_change():
 
 
 def test_ascend_prunes_block_m_256_on_ub_and_block_m_64_on_the_vreg():
-    ub = fa_family.rejection(H200, FaConfig(256, 128, 2), *ASCEND)
+    ub = ascend_rejection(H200, FaConfig(256, 128, 2))
     assert ub.kind == "budget" and "shared.ub needs 297472 B, limit 253952 B" in ub.reason
-    vreg = fa_family.rejection(H200, FaConfig(64, 128, 2), *ASCEND)
+    vreg = ascend_rejection(H200, FaConfig(64, 128, 2))
     assert vreg.kind == "divisibility" and "32 rows" in vreg.reason and "64-lane VReg" in vreg.reason
-    assert fa_family.rejection(H200, FaConfig(128, 128, 3), *ASCEND) is None
+    assert ascend_rejection(H200, FaConfig(128, 128, 3)) is None
 
 
 def test_nvidia_prunes_on_shared_memory_with_the_bytes_the_compiler_allocates():
     # 294912 B is what tilelang 0.1.15 allocates for 128x128, num_stages=4 on sm_90a
-    over = fa_family.rejection(H200, FaConfig(128, 128, 4), *CUDA)
+    over = cuda_rejection(H200, FaConfig(128, 128, 4))
     assert over.kind == "budget" and "shared.dyn needs 294912 B, limit 232448 B" in over.reason
-    assert fa_family.rejection(H200, FaConfig(128, 64, 4), *CUDA) is None
-    assert "target-specific" in fa_family.rejection(H200, FaConfig(body="hopper"), *ASCEND).reason
+    assert cuda_rejection(H200, FaConfig(128, 64, 4)) is None
+    assert "target-specific" in ascend_rejection(H200, FaConfig(body="hopper")).reason
 
 
 def test_the_suites_declaration_has_one_vendor_item_per_library_of_the_dialect():
-    from dataclasses import asdict
-
-    from kernel_fa_sweep import FA, config  # suites/kernel_fa_sweep.py (tests/conftest.py puts suites/ on sys.path)
-
-    from tlbench import kernel_sweep
-
-    sweep = kernel_sweep("flash_attention", **FA, sizes=[asdict(H200)], configs=[config()], module=__name__)
+    sweep = kernel_sweep("flash_attention", **FA, sizes=[asdict(H200)], configs=[fa_config()], module=__name__)
     assert {c.kernel for c in sweep.cases("nvidia", "full")} == {"flash_attention"}
     assert [c.case_id for c in sweep.cases("nvidia", "full")] == [f"{H200.problem_id}-{FaConfig().config_id}"]
     ids = [v.case_id for v in sweep.vendor_cases("nvidia", "full", "cuda")]
@@ -112,11 +129,9 @@ def test_the_suites_declaration_has_one_vendor_item_per_library_of_the_dialect()
     assert [v.library for v in sweep.vendor_cases("mine", "full", "cuda")] == [v.library for v in sweep.vendor_cases("nvidia", "full", "cuda")]
 
 
-def _tiled_attention(inputs, problem, block_n, rescale=True):
+def _tiled_attention(qkv, problem, block_n, rescale=True):
     """A tiled online-softmax forward in torch, P rounded to bf16 like the kernels do."""
-    q = inputs["Q"].float().view(problem.batch * problem.heads, problem.seq_q, problem.dim)
-    k = inputs["K"].float().view(problem.batch * problem.heads, problem.seq_k, problem.dim)
-    v = inputs["V"].float().view(problem.batch * problem.heads, problem.seq_k, problem.dim)
+    q, k, v = (x.float().view(problem.batch * problem.heads, -1, problem.dim) for x in qkv)
     m = torch.full(q.shape[:2], float("-inf"))
     l = torch.zeros(q.shape[:2])
     o = torch.zeros_like(q)
@@ -134,17 +149,23 @@ def _tiled_attention(inputs, problem, block_n, rescale=True):
     return (o / l[..., None]).reshape(-1, problem.dim).to(torch.bfloat16)
 
 
+def judged(problem, qkv, out):
+    """The suites' check of ``out``: their ``bound`` rule with the allowed errors it computes
+    from the reference and the inputs, as the generic path judges a device item."""
+    sizes = asdict(problem)
+    ref = reference(*qkv, **sizes)
+    return FA["check"].given(allowed_error(ref, *qkv, **sizes)).judge(out, ref)
+
+
 def test_tolerance_passes_a_correct_tiled_kernel_and_fails_one_that_skips_the_rescale():
     problem = FaProblem(batch=1, heads=2, seq_q=256, seq_k=1024, dim=64)
-    inputs = make_fa_inputs(problem, seed=3, device="cpu")
-    inputs["O"].copy_(_tiled_attention(inputs, problem, 128))
-    good = check_fa_output(inputs, problem)
+    qkv = make_inputs(problem, seed=3, device="cpu")
+    good = judged(problem, qkv, _tiled_attention(qkv, problem, 128))
     assert good.ok, good.detail
-    inputs["O"].copy_(_tiled_attention(inputs, problem, 128, rescale=False))
-    bad = check_fa_output(inputs, problem)
+    bad = judged(problem, qkv, _tiled_attention(qkv, problem, 128, rescale=False))
     assert not bad.ok and bad.mismatched > 0
-    inputs["O"].fill_(float("nan"))
-    assert "not finite" in check_fa_output(inputs, problem).detail
+    unwritten = torch.full((problem.batch * problem.heads * problem.seq_q, problem.dim), float("nan"), dtype=torch.bfloat16)
+    assert judged(problem, qkv, unwritten).mismatched == unwritten.numel()  # the NaN poison never passes
 
 
 def test_a_correct_causal_kernel_passes_where_the_weighted_values_cancel():
@@ -152,24 +173,32 @@ def test_a_correct_causal_kernel_passes_where_the_weighted_values_cancel():
     |ref| is small, and rounding P to bf16 (what a correct kernel, torch's SDPA kernels
     included, does) errs by more than ATOL + RTOL*|ref| (the rule before, computed here): the
     P|V| term lets it pass; a kernel that skips the rescale still fails."""
-    from tlbench.backends.kernels.flash_attention.reference import ATOL, RTOL, reference
+    from kernel_fa_reference import ATOL, RTOL
 
     problem = FaProblem(batch=1, heads=2, seq_q=1024, seq_k=1024, dim=128, causal=True)
     for seed in (28, 0, 1):
-        inputs = make_fa_inputs(problem, seed=seed, device="cpu")
-        inputs["O"].copy_(_tiled_attention(inputs, problem, 128))
-        assert check_fa_output(inputs, problem).ok, (seed, check_fa_output(inputs, problem).detail)
+        qkv = make_inputs(problem, seed=seed, device="cpu")
+        out = _tiled_attention(qkv, problem, 128)
+        assert judged(problem, qkv, out).ok, (seed, judged(problem, qkv, out).detail)
         if seed == 28:
-            ref = reference(inputs, problem)
-            assert int(((inputs["O"].float() - ref).abs() > ATOL + RTOL * ref.abs()).sum()) > 0
-        inputs["O"].copy_(_tiled_attention(inputs, problem, 128, rescale=False))
-        assert not check_fa_output(inputs, problem).ok
+            ref = reference(*qkv, **asdict(problem))
+            assert int(((out.float() - ref).abs() > ATOL + RTOL * ref.abs()).sum()) > 0
+        assert not judged(problem, qkv, _tiled_attention(qkv, problem, 128, rescale=False)).ok
 
 
 def test_the_stage_report_header_reads_the_family_problem_tile_and_kv_steps():
-    from tlbench.backends.kernels.flash_attention.family import FLASH_ATTENTION
-
     assert FLASH_ATTENTION.problem_label(H200) == "attention B*H=32 (2x16) S=8192 D=128 bfloat16"
     assert FLASH_ATTENTION.loop_trips(H200, FaConfig(128, 64)) == 128
     assert FLASH_ATTENTION.loop_trips(FaProblem(1, 1, 1024, 1024, causal=True), FaConfig()) is None
     assert FLASH_ATTENTION.stage_point(FaConfig(128, 64, 3, threads=256)).tile == "128x64 t256"
+    # the suites word their records the same way: a record reads alike whoever wrote it
+    case = suite_case(H200, FaConfig(128, 64, 3, threads=256))
+    assert case.family.problem_label(case.problem) == FLASH_ATTENTION.problem_label(H200)
+    assert case.config.stage.tile == "128x64 t256" and case.config.stage.loop_id == "auto-s3"
+
+
+def test_the_record_family_builds_nothing_and_names_the_suites_that_do():
+    with pytest.raises(RuntimeError, match=r"suites/test_fa_\*\.py"):
+        FLASH_ATTENTION.build(H200, FaConfig(), "cuda")
+    with pytest.raises(RuntimeError, match="only words and reads its records"):
+        FLASH_ATTENTION.make_inputs(H200, 0, "cpu")
