@@ -197,8 +197,28 @@ def test_the_stage_report_header_reads_the_family_problem_tile_and_kv_steps():
     assert case.config.stage.tile == "128x64 t256" and case.config.stage.loop_id == "auto-s3"
 
 
-def test_the_record_family_builds_nothing_and_names_the_suites_that_do():
-    with pytest.raises(RuntimeError, match=r"suites/test_fa_\*\.py"):
-        FLASH_ATTENTION.build(H200, FaConfig(), "cuda")
-    with pytest.raises(RuntimeError, match="only words and reads its records"):
-        FLASH_ATTENTION.make_inputs(H200, 0, "cpu")
+def test_a_record_written_before_the_suites_moved_reads_as_the_suites_word_their_cases():
+    """results/h200-flash-attention/fa-s8192.json.gz was written by the flash-attention family
+    (records without ``described_as``): the harness's reader (the ``flash_attention`` entry
+    point) gives each of its records the ids, header, tile and loop the suites give the same
+    case now, so a stage report or a comparison mixing the two lines them up."""
+    import gzip
+    import json
+    from pathlib import Path
+
+    from tlbench.harness.core.described import described
+    from tlbench.harness.core.record import records_of
+    from tlbench.harness.core.record_reader import RecordReader
+
+    path = Path(__file__).resolve().parents[1] / "results" / "h200-flash-attention" / "fa-s8192.json.gz"
+    old = [r for r in records_of(json.loads(gzip.decompress(path.read_bytes()))) if r.get("config")]
+    assert len(old) >= 20 and not any(described(r) for r in old)
+    reader = RecordReader()
+    for record in old:
+        read = reader.read(record)
+        assert read.family is FLASH_ATTENTION and isinstance(read.problem, FaProblem)
+        case = suite_case(read.problem, read.config)
+        assert case.case_id == record["case_id"] == f"{read.problem_id}-{read.config.config_id}"
+        assert case.family.problem_label(case.problem) == FLASH_ATTENTION.problem_label(read.problem)
+        assert case.config.stage.point() == read.stage
+        assert case.family.loop_trips(case.problem, case.config) == FLASH_ATTENTION.loop_trips(read.problem, read.config)
