@@ -7,14 +7,14 @@ Full scope: S in {1024, 4096, 8192, 16384} (8192 is the H200 acceptance problem)
 S=1024 and one config (128x128, 256 threads, num_stages=2).  Device items only: on a machine without the
 accelerator every item skips before compiling (no CPU cost in the main job); the compile
 story and the Ascend Z3 schedules are suites/test_fa_ascend_schedule.py.  NVIDIA also times, on the same inputs, the target-specific Hopper TileLang FA
-(backends/kernels/flash_attention/hopper.py; warp-specialized, wgmma), the explicitly warp-specialized
-one (backends/kernels/flash_attention/hopper_ws.py; intra-warp-group overlap, ping-pong) and torch SDPA's flash, cuDNN and
+(suites/kernel_fa_hopper.py; warp-specialized, wgmma), the explicitly warp-specialized
+one (suites/kernel_fa_hopper_ws.py; intra-warp-group overlap, ping-pong) and torch SDPA's flash, cuDNN and
 memory-efficient kernels, each its own item, the shared body on one warp group (128
 threads), and records block_M=256 on 256 threads as a failed item in tilelang's words (a
 layout-inference conflict); Ascend times ``npu_fusion_attention`` where an
 NPU exists.  Configs over the on-chip budget (128x128 at num_stages=4 needs 288 KiB of
 shared memory) are skipped with the bytes named.  Correctness: every kernel against torch
-SDPA in fp32, |out - ref| <= 2e-3 + 2e-2 |ref| + 2u (P|V|) (backends/kernels/flash_attention/reference.py).
+SDPA in fp32, |out - ref| <= 2e-3 + 2e-2 |ref| + 2u (P|V|) (suites/kernel_fa_reference.py).
 What the kernel is declared with: suites/kernel_fa_sweep.py.
 """
 
@@ -24,7 +24,7 @@ from tlbench import kernel_sweep
 
 TILES = [(128, 128, 256), (128, 64, 256)]
 HOPPER = [config(128, 128, s, threads=256, body="hopper") for s in (1, 2, 3)]
-# The explicitly warp-specialized sm_90a kernel (backends/kernels/flash_attention/hopper_ws.py): 2 consumer
+# The explicitly warp-specialized sm_90a kernel (suites/kernel_fa_hopper_ws.py): 2 consumer
 # warp groups + 1 TMA producer, intra-warp-group overlap, ping-pong (hopper_ws) or not
 # (hopper_ws_ov); block_N=176 is FlashAttention-3's hdim-128 tile (the last key tile is masked).
 # block_N=192 was the fastest in the probe on one H200 (0.976x cuDNN at S=8192).

@@ -64,13 +64,29 @@ def test_kernel_hash_is_the_source_of_the_body_modules():
     assert kernel_hash(VendorCase(case.problem), "cuda") is None
 
 
-def test_flash_attention_cases_hash_their_own_body():
-    from tlbench.backends.kernels.flash_attention import FaConfig, FaProblem
-    from tlbench.harness.core.cases import Case
+def test_flash_attention_cases_hash_the_suites_kernel_modules_and_nothing_else_of_theirs():
+    """A flash-attention case of the suites hashes its factories (suites/kernel_fa_build.py), the
+    kernel modules beside them that those import (found by the source closure) and the problem
+    and config values the bodies read (named in ``body_modules``: tlbench's own files are not
+    followed); the reference, the vendor calls and the declarations are not part of the kernel."""
+    import sys
+    from dataclasses import asdict
 
-    fa = ROOT / "backends" / "kernels" / "flash_attention"
+    from tlbench import kernel_sweep
+    from tlbench.backends.kernels.flash_attention import FaConfig, FaProblem
+    from tlbench.harness.core.source_closure import source_closure
+
+    suites = ROOT / "suites"
+    if str(suites) not in sys.path:
+        sys.path.insert(0, str(suites))
+    from kernel_fa_sweep import FA
+
     problem = FaProblem(1, 2, 1024, 1024)
-    shared = Case(problem, FaConfig(128, 128, 2))
-    assert kernel_hash(shared, "cuda") == _hash_of(fa / "body.py", fa / "dialect_cuda.py", fa / "problem.py")
-    ws = Case(problem, FaConfig(128, 128, 2, threads=384, body="hopper_ws"))
-    assert kernel_hash(ws, "cuda") == _hash_of(fa / "hopper_ws.py", fa / "hopper.py", fa / "validation.py", fa / "problem.py")
+    sweep = kernel_sweep("flash_attention", **FA, sizes=[asdict(problem)], module=__name__,
+                         configs=[asdict(FaConfig(128, 128, 2)), asdict(FaConfig(128, 128, 2, threads=384, body="hopper_ws"))])
+    shared, ws = sweep.cases("nvidia", "full")
+    files = source_closure([suites / "kernel_fa_build.py", ROOT / "backends" / "kernels" / "flash_attention" / "problem.py"])
+    assert {f.name for f in files} == {"kernel_fa_build.py", "problem.py", "kernel_fa_validation.py", "kernel_fa_body.py",
+                                       "kernel_fa_dialect_cuda.py", "kernel_fa_dialect_ascend.py", "kernel_fa_hopper.py",
+                                       "kernel_fa_hopper_ws.py"}
+    assert kernel_hash(shared, "cuda") == kernel_hash(ws, "cuda") == kernel_hash(shared, "ascend") == _hash_of(*files)

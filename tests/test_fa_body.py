@@ -1,12 +1,13 @@
 """One flash-attention forward body, lowered for real by tilelang for sm_90a and Ascend 950.
 
-backends/kernels/flash_attention/body.py is the only body text; the two dialects supply the
-target pieces.  Lowering is the expensive part on the 2-core box, so one config is lowered
+suites/kernel_fa_body.py is the only body text; the two dialects beside it supply the
+target pieces, and kernel_fa_build.py picks the body a config builds per dialect.  Lowering is the expensive part on the 2-core box, so one config is lowered
 per target (the suites lower the rest); the manual schedule and the refusals are checked
 without lowering.
 """
 
 import inspect
+from dataclasses import asdict
 
 import pytest
 
@@ -14,14 +15,28 @@ tilelang = pytest.importorskip("tilelang")
 import tvm  # noqa: E402
 
 import tlbench.backends.ascend.schedule  # noqa: E402,F401  (Z3 recorders before any Ascend lowering)
-from tlbench.backends.kernels.flash_attention.dialect_ascend import ASCEND_FA_DIALECT  # noqa: E402
+import kernel_fa_body as fa_module  # noqa: E402  (suites/: tests/conftest.py puts it on sys.path)
+from kernel_fa_body import build, manual_schedule  # noqa: E402
+from kernel_fa_build import fa_cuda  # noqa: E402
+from kernel_fa_dialect_ascend import ASCEND_FA_DIALECT  # noqa: E402
+from kernel_fa_dialect_cuda import CUDA_FA_DIALECT  # noqa: E402
+
 from tlbench.backends.ascend.schedule import lower_with_schedule  # noqa: E402
-from tlbench.backends.kernels.flash_attention import body as fa_module  # noqa: E402
 from tlbench.backends.kernels.flash_attention.problem import FaConfig, FaProblem  # noqa: E402
-from tlbench.backends.kernels.flash_attention.body import build, manual_schedule  # noqa: E402
-from tlbench.backends.kernels.flash_attention.dialect_cuda import CUDA_FA_DIALECT  # noqa: E402
 
 PROBLEM = FaProblem(batch=1, heads=2, seq_q=512, seq_k=512, dim=128, dtype="bfloat16")
+
+
+def suite_case(problem: FaProblem, config: FaConfig):
+    """The case the flash-attention suites make of (problem, config): declared through
+    ``kernel_sweep`` with the suites' own arguments (suites/kernel_fa_sweep.py)."""
+    from kernel_fa_sweep import FA
+
+    from tlbench import kernel_sweep
+
+    sweep = kernel_sweep("flash_attention", **FA, sizes=[asdict(problem)], configs=[asdict(config)], module=__name__)
+    (case,) = sweep.cases("nvidia", "full")
+    return case
 
 
 def test_identical_body_lowers_for_both_targets_with_the_kv_loop_scheduled():
@@ -74,7 +89,6 @@ def test_causal_lowers_for_sm90a_and_a_cuda_layout_conflict_is_refused_in_tilela
     the backend hands tilelang's words on, and the runner turns them into a failed item."""
     from tlbench.backends.nvidia.backend import NvidiaBackend
     from tlbench.harness.core.backend_api import BackendOptions, CompileError
-    from tlbench.harness.core.cases import Case
 
     target = tvm.target.Target({"kind": "cuda", "arch": "sm_90a"})
     causal = FaProblem(batch=1, heads=2, seq_q=512, seq_k=512, dim=128, causal=True)
@@ -82,22 +96,20 @@ def test_causal_lowers_for_sm90a_and_a_cuda_layout_conflict_is_refused_in_tilela
         assert "__global__" in tilelang.lower(build(causal, FaConfig(128, 128, 2, threads=256), CUDA_FA_DIALECT), target=target).kernel_source
     backend = NvidiaBackend(BackendOptions({"nvidia_arch": "sm_90a"}))
     with pytest.raises(CompileError, match="Layout infer conflict between S_vec and P_vec"):
-        backend.compile(Case(PROBLEM, FaConfig(256, 128, 2, threads=256)), cold=True)
+        backend.compile(suite_case(PROBLEM, FaConfig(256, 128, 2, threads=256)), cold=True)
 
 
 @pytest.mark.parametrize("body,block_N,stages", [("hopper_ws", 176, 2), ("hopper_ws_ov", 128, 3)])
 def test_the_warp_specialized_hopper_body_lowers_for_sm90a_with_its_own_schedule(body, block_N, stages):
-    """backends/kernels/flash_attention/hopper_ws.py: a TMA producer warp group and two wgmma consumer
+    """suites/kernel_fa_hopper_ws.py: a TMA producer warp group and two wgmma consumer
     groups, S and PV wgmmas issued back to back and waited for separately (wait_group 1,
     then 0), ping-pong through named barriers 8/9 for hopper_ws; a partial last key tile
     (8192 = 46 x 176 + 96) is masked.  Lowering only (nvcc builds it in ~15 s: by hand)."""
-    from tlbench.backends.kernels.flash_attention.family import FLASH_ATTENTION
-
     problem = FaProblem(batch=2, heads=16, seq_q=8192, seq_k=8192, dim=128, dtype="bfloat16")
     config = FaConfig(128, block_N, stages, threads=384, body=body)
     target = tvm.target.Target({"kind": "cuda", "arch": "sm_90a"})
     with target:
-        src = tilelang.lower(FLASH_ATTENTION.build(problem, config, "cuda"), target=target).kernel_source
+        src = tilelang.lower(fa_cuda(**asdict(problem), **asdict(config)), target=target).kernel_source
     assert "__launch_bounds__(384, 1)" in src
     assert "warpgroup_reg_alloc<240>" in src and "warpgroup_reg_dealloc<24>" in src
     assert "wait_wgmma<1>" in src and "tma_load(K_desc" in src and "wgmma_rs<" in src
@@ -119,12 +131,10 @@ def test_the_warp_specialized_body_stops_at_the_diagonal_when_causal(block_N, tr
     """Causal hopper_ws: the producer runs ceil((t + 1) * 128 / block_N) key tiles for query tile t,
     the consumers the tiles left of the tile's first row unmasked, then the rest masked against
     the diagonal (tile 0 too).  Lowering only; nvcc builds both (about 10 s each, by hand)."""
-    from tlbench.backends.kernels.flash_attention.family import FLASH_ATTENTION
-
     problem = FaProblem(batch=2, heads=16, seq_q=4096, seq_k=4096, dim=128, dtype="bfloat16", causal=True)
     target = tvm.target.Target({"kind": "cuda", "arch": "sm_90a"})
     with target:
-        src = tilelang.lower(FLASH_ATTENTION.build(problem, FaConfig(128, block_N, 2, threads=384, body="hopper_ws"), "cuda"),
+        src = tilelang.lower(fa_cuda(**asdict(problem), **asdict(FaConfig(128, block_N, 2, threads=384, body="hopper_ws"))),
                              target=target).kernel_source
     assert f"for (int k = 0; k < {trips}; ++k)" in src  # the producer
     assert f"for (int k_1 = 0; k_1 < {unmasked}; ++k_1)" in src  # unmasked steps
@@ -145,7 +155,6 @@ def test_fast_math_reaches_nvcc_as_use_fast_math_and_only_there(monkeypatch):
 
     from tlbench.backends.nvidia.backend import NvidiaBackend
     from tlbench.harness.core.backend_api import BackendOptions, CompileError
-    from tlbench.harness.core.cases import Case
 
     calls: list[tuple[str, list[str]]] = []
 
@@ -164,7 +173,7 @@ def test_fast_math_reaches_nvcc_as_use_fast_math_and_only_there(monkeypatch):
     problem = FaProblem(batch=1, heads=1, seq_q=128, seq_k=256, dim=64, dtype="bfloat16")
     for fast_math in (False, True):
         with pytest.raises(CompileError, match="nvcc was called"):
-            backend.compile(Case(problem, FaConfig(128, 64, 2, threads=128, fast_math=fast_math)), cold=True)
+            backend.compile(suite_case(problem, FaConfig(128, 64, 2, threads=128, fast_math=fast_math)), cold=True)
     (plain_code, plain_opts), (fm_code, fm_opts) = calls
     assert "--use_fast_math" not in plain_opts and "--use_fast_math" in fm_opts
     assert [o for o in fm_opts if o != "--use_fast_math"] == plain_opts
@@ -180,7 +189,6 @@ def test_kernel_source_names_fast_math_so_the_inert_key_probe_tells_the_builds_a
     import tlbench.backends.nvidia.backend as nv
     import tlbench.backends.gpu.plan as nv_plan
     from tlbench.harness.core.backend_api import BackendOptions
-    from tlbench.harness.core.cases import Case
 
     seen = []
 
@@ -191,7 +199,7 @@ def test_kernel_source_names_fast_math_so_the_inert_key_probe_tells_the_builds_a
     monkeypatch.setattr(nv_plan, "lower_with_plan", fake_lower)  # the backend imports it where it lowers
     monkeypatch.setattr(nv.NvidiaBackend, "_build", lambda self, case: None)
     backend = nv.NvidiaBackend(BackendOptions({"nvidia_arch": "sm_90a"}))
-    plain = backend.kernel_source(Case(PROBLEM, FaConfig(128, 128, 2, threads=256)))
-    fm = backend.kernel_source(Case(PROBLEM, FaConfig(128, 128, 2, threads=256, fast_math=True)))
+    plain = backend.kernel_source(suite_case(PROBLEM, FaConfig(128, 128, 2, threads=256)))
+    fm = backend.kernel_source(suite_case(PROBLEM, FaConfig(128, 128, 2, threads=256, fast_math=True)))
     assert plain == "__global__ void k() {}" and fm != plain and "--use_fast_math" in fm
     assert seen == [None, {"tl.enable_fast_math": True}]

@@ -126,15 +126,19 @@ def test_keyed_files_write_whole_files_and_report_a_refusing_disk(tmp_path):
 
 
 def test_the_warp_specialized_fa_body_hash_names_the_hopper_module_it_calls(nvidia_sm90a):
-    """hopper_ws.py calls hopper.py's online-softmax step: its kernel hash covers both
-    files, so an edit to the shared step changes the hash of every body that runs it."""
+    """kernel_fa_hopper_ws.py calls kernel_fa_hopper.py's online-softmax step: the kernel hash of
+    every flash-attention case covers the suites' factory module (kernel_fa_build.py) and the
+    kernel modules it imports, both Hopper bodies among them, and the problem and config values
+    the bodies read; so an edit to the shared step changes the hash of every body that runs it."""
     from tlbench.harness.core.kernel_traits import modules_hash
+    from tlbench.harness.core.source_closure import source_closure
 
-    fa = "tlbench.backends.kernels.flash_attention"
+    suites = Path(__file__).resolve().parents[1] / "suites"
     cases = {c.config.values.get("body"): c for c in _cases(nvidia_sm90a, "test_fa_stages", 200)}
     assert {"hopper", "hopper_ws", "hopper_ws_ov"} <= set(cases)
-    declared = str(Path(__file__).resolve().parents[1] / "suites" / "kernel_fa_sweep.py")  # the suite's factories
-    assert nvidia_sm90a.kernel_body_hash(cases["hopper"]) == modules_hash([declared, f"{fa}.hopper", f"{fa}.body", f"{fa}.problem"])
-    both = modules_hash([declared, f"{fa}.hopper_ws", f"{fa}.hopper", f"{fa}.validation", f"{fa}.problem"])
-    assert nvidia_sm90a.kernel_body_hash(cases["hopper_ws"]) == both == nvidia_sm90a.kernel_body_hash(cases["hopper_ws_ov"])
-    assert both not in (modules_hash([f"{fa}.hopper_ws"]), modules_hash([f"{fa}.hopper"]))
+    declared = [str(suites / "kernel_fa_build.py"), "tlbench.backends.kernels.flash_attention.problem"]  # factories, values
+    for body in ("hopper", "hopper_ws", "hopper_ws_ov"):
+        assert nvidia_sm90a.kernel_body_hash(cases[body]) == modules_hash(declared), body
+    covered = {path.name for path in source_closure([suites / "kernel_fa_build.py"])}
+    assert {"kernel_fa_hopper_ws.py", "kernel_fa_hopper.py", "kernel_fa_body.py", "kernel_fa_validation.py"} <= covered
+    assert modules_hash(declared) not in (modules_hash([str(suites / "kernel_fa_hopper_ws.py")]), modules_hash([str(suites / "kernel_fa_hopper.py")]))

@@ -20,12 +20,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
+from pathlib import Path
 
-import tlbench.backends.ascend.schedule  # noqa: F401  (Z3 recorders before any Ascend lowering)
-from tlbench.backends.kernels.flash_attention.dialect_ascend import ASCEND_FA_DIALECT
-from tlbench.backends.ascend.schedule import lower_with_schedule
-from tlbench.backends.kernels.flash_attention.problem import FaConfig, FaProblem
-from tlbench.backends.kernels.flash_attention.body import build
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "suites"))  # the FA kernel lives beside its suites
+
+import tlbench.backends.ascend.schedule  # noqa: E402,F401  (Z3 recorders before any Ascend lowering)
+from kernel_fa_body import build  # noqa: E402
+from kernel_fa_dialect_ascend import ASCEND_FA_DIALECT  # noqa: E402
+
+from tlbench.backends.ascend.schedule import lower_with_schedule  # noqa: E402
+from tlbench.backends.kernels.flash_attention.problem import FaConfig, FaProblem  # noqa: E402
 
 PUBLISHED_US = 26.8
 PUBLISHED_SOURCE = "tile-ai/tilelang examples/ascend/flash_attention/README.md (MHA S=4096 D=128 bf16, 128x128, num_stages=3, 32 blocks)"

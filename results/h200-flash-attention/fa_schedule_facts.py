@@ -18,7 +18,10 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from pathlib import Path
 from typing import Any
+
+SUITES = Path(__file__).resolve().parents[2] / "suites"  # the FA kernel lives beside its suites
 
 _WAIT = re.compile(r"(?:warpgroup_wait|wait_wgmma)<(\d+)>")
 _ARRAY = re.compile(r"^\s*float (\w+)\[(\d+)\];", re.M)
@@ -38,6 +41,22 @@ def source_facts(source: str) -> dict[str, Any]:
         "wgmma_issue_sites": source.count("wgmma_ss<") + source.count("wgmma_rs<"),
         "float_accumulators": {name: int(n) for name, n in _ARRAY.findall(source) if int(n) >= 64},
     }
+
+
+def _cases(problem) -> dict[str, Any]:
+    """The suites' case of each config: declared with their own ``kernel_sweep`` arguments."""
+    from dataclasses import asdict
+
+    if str(SUITES) not in sys.path:
+        sys.path.insert(0, str(SUITES))
+    from kernel_fa_sweep import FA
+
+    from tlbench import kernel_sweep
+
+    configs = _configs()
+    sweep = kernel_sweep("flash_attention", **FA, sizes=[asdict(problem)], configs=[asdict(c) for c in configs.values()],
+                         module=__name__)
+    return dict(zip(configs, sweep.cases("nvidia", "full")))
 
 
 def _configs():
@@ -93,12 +112,10 @@ def main(argv: list[str] | None = None) -> int:
     from tlbench.backends.kernels.flash_attention import FaProblem
     from tlbench.backends.nvidia.backend import NvidiaBackend
     from tlbench.harness.core.backend_api import BackendOptions
-    from tlbench.harness.core.cases import Case
 
     backend = NvidiaBackend(BackendOptions({"nvidia_arch": "sm_90a"}))
     problem = FaProblem(batch=2, heads=16, seq_q=args.seq, seq_k=args.seq, dim=128, dtype="bfloat16")
-    for name, config in _configs().items():
-        case = Case(problem, config)
+    for name, case in _cases(problem).items():
         plan = backend.lower(case).plan
         facts = source_facts(backend.kernel_source(case))
         feats = {k: v for k, v in plan.features.items() if k in ("tma", "wgmma", "mbarrier")}

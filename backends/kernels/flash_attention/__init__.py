@@ -1,14 +1,12 @@
-"""The flash-attention forward family, one package: problem and config types (problem.py), the
-refusals (validation.py), the family (family.py: ``FLASH_ATTENTION``), the one body for every
-target (body.py) with its dialect pieces (dialect_cuda.py, dialect_ascend.py), the
-target-specific NVIDIA bodies (hopper.py, hopper_ws.py), the SDPA reference (reference.py) and
-the vendor items (vendor.py).
-
-Importing this package needs neither tilelang nor torch.  The built-in suites declare their
-kernel through ``kernel_sweep`` (suites/kernel_fa_sweep.py), whose factories build these bodies.
+"""What reading flash-attention records needs: the problem and config values every record
+carries (problem.py: ``FaProblem``, ``FaConfig``) and their words (family.py: ``FLASH_ATTENTION``,
+which also reads records written before the built-in suites were declared through
+``kernel_sweep``).  The kernel itself - its bodies, reference, vendor items, refusals and
+footprint - lives beside its suites (suites/kernel_fa_*.py).  Importing this package needs
+neither tilelang nor torch.
 """
 
-from tlbench.backends.kernels.flash_attention.family import FLASH_ATTENTION, FlashAttentionFamily
-from tlbench.backends.kernels.flash_attention.problem import FaConfig, FaProblem, FaVendorCase
+from tlbench.backends.kernels.flash_attention.family import FLASH_ATTENTION, FlashAttentionRecords
+from tlbench.backends.kernels.flash_attention.problem import FaConfig, FaProblem
 
-__all__ = ["FLASH_ATTENTION", "FaConfig", "FaProblem", "FaVendorCase", "FlashAttentionFamily"]
+__all__ = ["FLASH_ATTENTION", "FaConfig", "FaProblem", "FlashAttentionRecords"]

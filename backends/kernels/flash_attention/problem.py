@@ -1,4 +1,4 @@
-"""The flash-attention forward family's problem and config: plain values, no tilelang, no torch.
+"""The flash-attention problem and config: plain values, no tilelang, no torch.
 
 Contract: ``FaProblem`` is one attention forward ``O = softmax(Q K^T * scale) V`` over
 ``batch`` x ``heads`` query heads and ``kv_heads`` key/value heads (GQA when fewer; every
@@ -10,10 +10,10 @@ Q and O are ``(batch * heads * seq_q, dim)`` row-major (b, h, s) stacked; K and 
 ``block_M``, the key tile ``block_N``, the KV-loop form (``auto`` = ``T.Pipelined(n,
 num_stages=N)``, ``manual`` = K/V copies one iteration ahead of the compute, ``serial`` =
 ``T.serial(n)``), ``threads`` (CUDA only), ``num_cores`` (None = one block per query tile)
-and ``body``: ``shared`` (the one body for every target, backends/kernels/flash_attention/body.py)
-or ``hopper`` (the target-specific NVIDIA reference, backends/kernels/flash_attention/hopper.py), or
+and ``body``: ``shared`` (the one body for every target, suites/kernel_fa_body.py)
+or ``hopper`` (the target-specific NVIDIA reference, suites/kernel_fa_hopper.py), or
 ``hopper_ws`` / ``hopper_ws_ov`` (the explicitly warp-specialized sm_90a kernel,
-backends/kernels/flash_attention/hopper_ws.py: intra-warp-group overlap with, resp. without, ping-pong of
+suites/kernel_fa_hopper_ws.py: intra-warp-group overlap with, resp. without, ping-pong of
 its two consumer warp groups; 384 threads; the last key tile may be partial).  ``fast_math``
 (NVIDIA only) builds with tilelang's ``tl.enable_fast_math`` pass config, i.e. nvcc
 ``--use_fast_math`` (approximate ``exp2``/division, flush-to-zero; FlashAttention-3 builds so):
@@ -25,21 +25,25 @@ uses: ``4 * B * H * D`` per pair.  Non-causal that is ``4*B*H*Sq*Sk*D``.  Causal
 pairs with ``j <= i`` exactly (``Sq*(Sq+1)/2`` per head, a little over half), not the whole tiles a kernel computes on the diagonal; softmax FLOPs are not
 counted (the convention of FlashAttention and tilelang's examples).
 ``bytes_moved`` is the compulsory DRAM traffic: Q, K, V read once, O written once.
+
+Both are what every flash-attention record carries under ``problem`` / ``config``: the suites
+(suites/kernel_fa_sweep.py) make their sizes and configs with them, and records written before
+those suites were declared through ``kernel_sweep`` are read back with them (family.py).
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any, ClassVar, Literal
 
 from tlbench.harness.core import loop_form
-from tlbench.harness.core.cases import DTYPE_BYTES, DTYPE_SHORT, VendorCase
+from tlbench.harness.core.cases import DTYPE_BYTES, DTYPE_SHORT
 
 FAMILY = "flash_attention"
 LoopForm = Literal["auto", "manual", "serial"]
 Body = Literal["shared", "hopper", "hopper_ws", "hopper_ws_ov"]
 BODIES = ("shared", "hopper", "hopper_ws", "hopper_ws_ov")
-WS_BODIES = ("hopper_ws", "hopper_ws_ov")  # explicitly warp-specialized (backends/kernels/flash_attention/hopper_ws.py)
+WS_BODIES = ("hopper_ws", "hopper_ws_ov")  # explicitly warp-specialized (suites/kernel_fa_hopper_ws.py)
 
 
 @dataclass(frozen=True)
@@ -148,22 +152,3 @@ class FaConfig(loop_form.LoopFormConfig):
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
-
-# The vendor items per dialect (the body a backend builds: harness/core/backend_api.py), in item
-# order: torch SDPA with one kernel allowed on CUDA, the fused attention op on Ascend.
-VENDOR_LIBRARIES = {"cuda": ("sdpa_flash", "sdpa_cudnn", "sdpa_efficient"), "ascend": ("npu_fusion_attention",)}
-
-
-@dataclass(frozen=True)
-class FaVendorCase(VendorCase):
-    """A vendor attention kernel on the same problem: one torch SDPA backend (``sdpa_flash``,
-    ``sdpa_cudnn``, ``sdpa_efficient``) or ``npu_fusion_attention``; each is its own item."""
-
-    library: str = field(kw_only=True)
-
-    @property
-    def case_id(self) -> str:
-        return f"{self.problem.problem_id}-{self.library}"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"kernel": self.kernel, "family": FAMILY, "library": self.library, "problem": asdict(self.problem), "config": None}

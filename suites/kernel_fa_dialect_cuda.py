@@ -13,7 +13,7 @@ import math
 
 import tilelang.language as T
 
-from tlbench.backends.kernels.flash_attention.body import FaDialect
+from kernel_fa_body import FaDialect
 
 LOG2E = math.log2(math.e)
 

@@ -2,7 +2,7 @@
 measured against ("what portability costs").
 
 Contract: ``build_hopper_fa(problem, config)`` returns a TileLang ``PrimFunc`` with the same
-signature and layout as the shared body (backends/kernels/flash_attention/body.py), so the same
+signature and layout as the shared body (kernel_fa_body.py), so the same
 inputs, reference and check apply.  It is written the way tilelang's Hopper examples are
 (examples/flash_attention, our own code): the KV loop is ``T.Pipelined(n, num_stages=N)``,
 which on sm_90a becomes warp-specialized (TMA producer warps, wgmma consumer warps);
@@ -18,8 +18,9 @@ import math
 
 import tilelang.language as T
 
+from kernel_fa_body import validate
+
 from tlbench.backends.kernels.flash_attention.problem import FaConfig, FaProblem
-from tlbench.backends.kernels.flash_attention.body import validate
 
 LOG2E = math.log2(math.e)
 
@@ -29,7 +30,7 @@ def online_softmax(S, m, m_prev, alpha, l, l_tile, log2_scale):
     """One KV tile's online-softmax step on the score tile S (in place, S becomes exp2 of the
     scaled scores): the running row max m (previous in m_prev), the rescale factor alpha of
     what was accumulated before, and the running row sum l.  The caller rescales O by alpha.
-    Shared by both Hopper bodies (hopper_ws.py calls it too)."""
+    Shared by both Hopper bodies (kernel_fa_hopper_ws.py calls it too)."""
     T.copy(m, m_prev)
     T.reduce_max(S, m, dim=1, clear=False)
     for i in T.Parallel(m.shape[0]):

@@ -2,8 +2,8 @@
 
 Contract: ``build_hopper_ws_fa(problem, config, overlap=True, pingpong=False)`` returns a
 TileLang ``PrimFunc`` with the same signature and layout as the shared body
-(backends/kernels/flash_attention/body.py) and backends/kernels/flash_attention/hopper.py, so the same inputs,
-reference and check apply.  Unlike hopper.py, which leaves the schedule to tilelang's
+(kernel_fa_body.py) and kernel_fa_hopper.py, so the same inputs,
+reference and check apply.  Unlike kernel_fa_hopper.py, which leaves the schedule to tilelang's
 automatic warp specialization (which waits for every wgmma right after issuing it), this
 kernel writes the schedule out by hand (the structure FlashAttention-3 describes; our code):
 
@@ -28,7 +28,7 @@ kernel writes the schedule out by hand (the structure FlashAttention-3 describes
   masked (query i sees keys j <= i; this also masks a partial last key tile), the ones before
   run unmasked.  The non-causal kernel is unchanged.
 block_M must be 128 (two consumer groups of 64 rows); refusals:
-backends/kernels/flash_attention/validation.py ``hopper_ws_refusal``.  The family builds ``body="hopper_ws"``
+kernel_fa_validation.py ``hopper_ws_refusal``.  kernel_fa_build.py builds ``body="hopper_ws"``
 with overlap + ping-pong and ``"hopper_ws_ov"`` with overlap only.  Status: lowers and builds
 for sm_90a (ptxas: no spills); correctness and speed are measured on the device only.
 """
@@ -38,11 +38,12 @@ import math
 
 import tilelang.language as T
 
-from tlbench.backends.kernels.flash_attention.validation import WS_CONSUMER_THREADS as CONSUMER_THREADS
-from tlbench.backends.kernels.flash_attention.validation import WS_PRODUCER_THREADS as PRODUCER_THREADS
-from tlbench.backends.kernels.flash_attention.validation import hopper_ws_refusal
+from kernel_fa_hopper import online_softmax
+from kernel_fa_validation import WS_CONSUMER_THREADS as CONSUMER_THREADS
+from kernel_fa_validation import WS_PRODUCER_THREADS as PRODUCER_THREADS
+from kernel_fa_validation import hopper_ws_refusal
+
 from tlbench.backends.kernels.flash_attention.problem import FaConfig, FaProblem
-from tlbench.backends.kernels.flash_attention.hopper import online_softmax
 
 LOG2E = math.log2(math.e)
 PINGPONG_BARRIER = 8  # named barriers 8 and 9 (tilelang's own syncs use the low ids)

@@ -1,9 +1,16 @@
 """Which flash-attention configs a body refuses, per dialect, with a sentence that says what to change.
 
-Contract: ``validate(problem, config, dialect)`` is the family's whole verdict (None: it builds);
-``dialect_refusal`` the part that depends on the dialect alone; ``hopper_ws_refusal`` the
-explicitly warp-specialized body's own rules (backends/kernels/flash_attention/hopper_ws.py
-checks them too).  Plain values: no tilelang, no torch.
+Contract: ``validate(problem, config, dialect)`` is the whole verdict (None: it builds; the
+suite's ``validate=``, suites/kernel_fa_sweep.py); ``dialect_refusal`` the part that depends on
+the dialect alone (kernel_fa_build.py raises it for a body asked of the wrong dialect);
+``hopper_ws_refusal`` the explicitly warp-specialized body's own rules (kernel_fa_hopper_ws.py
+checks them too); ``FAST_MATH_DIALECTS`` the dialects whose backend carries ``fast_math`` into
+its build.  Refusals that no budget explains: on Ascend each sub-core's rows and the key tile
+must fill whole 64-lane fp32 vector registers (``T.fill`` inside SimdVF and the SIMD exp need
+it; block_M=64 gives 32 rows), the hopper bodies are NVIDIA's own, and so is ``fast_math``.
+A config the compiler itself refuses (e.g. a CUDA layout-inference conflict) is not predicted
+here: it compiles, fails, and its item carries tilelang's words.  Plain values: no tilelang,
+no torch.
 """
 
 from __future__ import annotations
@@ -69,7 +76,7 @@ WS_CONSUMER_THREADS, WS_PRODUCER_THREADS = 256, 128
 
 
 def hopper_ws_refusal(problem: FaProblem, config: FaConfig) -> str | None:
-    """Why the explicitly warp-specialized body (backends/kernels/flash_attention/hopper_ws.py) cannot take
+    """Why the explicitly warp-specialized body (kernel_fa_hopper_ws.py) cannot take
     (problem, config); None when it can."""
     if config.threads != WS_CONSUMER_THREADS + WS_PRODUCER_THREADS:
         return f"the {config.body} body runs 2 consumer + 1 producer warp groups: threads must be 384, got {config.threads}"

@@ -1,7 +1,7 @@
 """The flash-attention forward body, written once for every target.
 
 Contract: ``build_flash_attention(problem, config, dialect)`` returns a TileLang ``PrimFunc``
-``main(Q, K, V, O)`` over the flattened layout of ``problem.py`` (Q, O: (B*H*Sq, D); K, V:
+``main(Q, K, V, O)`` over the flattened layout of ``FaProblem`` (Q, O: (B*H*Sq, D); K, V:
 (B*Hkv*Sk, D)).  One block per query tile on a 1-D grid (``B*H*Sq/block_M`` blocks), or
 ``num_cores`` blocks walking the query tiles (``T.Persistent``).  The KV loop is the seed's
 copy -> compute pipeline, the same text for NVIDIA and Ascend::
