@@ -55,7 +55,7 @@ from tlbench.harness.measure.cache_warmer import processes as build_processes, w
 from tlbench.harness.measure.compile_phase import CompilePhase, resolve_jobs, usable_cpus
 from tlbench.harness.measure.device_phase import DevicePhase
 from tlbench.harness.core.record import EXTRA_KEY, SCHEMA_VERSION, BenchItem, failure_record, skip_record
-from tlbench.harness.core.registry import AUTO, BackendRegistry, UnknownBackend
+from tlbench.harness.core.registry import BackendRegistry, UnknownBackend
 from tlbench.harness.measure.runner import Outcome
 from tlbench.harness.core.sweep import Sweep
 from tlbench.harness.core.cases import Case

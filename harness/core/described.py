@@ -285,8 +285,6 @@ class DescribedFamily:
     ``Words``, else its values).  Building, inputs and checks belong to the live family (the
     suite's); asked here they raise."""
 
-    problem_type = DescribedProblem
-    config_type = DescribedConfig
     described = True
 
     def __init__(self, name: str, words: Words | None = None) -> None:

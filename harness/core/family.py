@@ -1,20 +1,30 @@
-"""The contract between the harness and a kernel family (GEMM, flash attention, a test's toy).
+"""The contracts between the harness and a kernel family: a small public one for reading records,
+and the running one that ``kernel_sweep`` implements.
 
-Contract: a family is any object with the members of ``KernelFamily``.  It owns everything
-that is particular to one kind of kernel: its problem and config types (frozen dataclasses
-with ``problem_id`` / ``config_id``), their validation, the body builder per dialect, the
-reference, FLOPs and bytes moved, the on-chip footprint per scope, and the case-id scheme
-with its parser.  The harness keeps only what every family shares (``Case``, sweeps,
-records, comparison) and reaches a family through ``case.problem.family`` or, for records
-read back from JSON, through ``FamilyCatalog`` (the ``tlbench.families`` entry points).
+Contract:
+- ``RecordFamily`` (public, small): what a report, a comparison or a stage grouping asks of a
+  record's family - its typed problem and config back from the record's dicts, the case-id
+  parser, the config's place on the pipeline-depth axis (``StagePoint``), a problem label and
+  the loop's trip count.  ``FamilyCatalog`` finds one per record: a record that describes itself
+  (harness/core/described.py: every kernel declared through ``kernel_sweep``) is read by the
+  ``DescribedFamily`` of its own words, with nothing registered; a record of an older family
+  (no ``described_as``) by the ``tlbench.families`` entry point of its ``family`` name (tlbench
+  ships two such readers, for GEMM and flash-attention records written before the built-in
+  suites moved onto ``kernel_sweep``).
+- ``KernelFamily`` (the running side, a ``RecordFamily`` plus: validation, body builder per
+  dialect, inputs, reference check, FLOPs and bytes, on-chip footprint per scope): the contract
+  between the harness and ``kernel_sweep``'s family (backends/kernels/generic/family.py), which
+  every kernel - the built-in suites' and a user's - is declared through.  It is not a second
+  front door: a capability a kernel needs is added to ``kernel_sweep`` for everyone.  The tests'
+  toy families (tests/toys/) implement it to prove the harness names no family.
 
-A problem object carries its family (``problem.family``); a case id is
-``<problem_id>[-<label>]-<config_id>`` for every family, and ``parse_case_id`` splits one
-back (``CaseIdParts``) so that analysis never has to guess where a problem id ends;
-``stage_point`` places a config on the pipeline-depth axis (``StagePoint``).  Both value types
-live in harness/core/cases.py.
+The harness keeps only what every family shares (``Case``, sweeps, records, comparison) and
+reaches a case's family through ``case.problem.family``.  A case id is
+``<problem_id>[-<label>]-<config_id>`` for every family, and ``parse_case_id`` splits one back
+(``CaseIdParts``) so that analysis never guesses where a problem id ends.  Both value types live
+in harness/core/cases.py.
 
-Optional members, asked through harness/core/kernel_traits.py (defaults where absent):
+Optional running members, asked through harness/core/kernel_traits.py (defaults where absent):
 ``kernel_traits(problem, config, dialect)`` (loop form, stages, threads, cores, tilelang pass
 configs and ``out_idx``, the modules whose source is the body), ``vendor_call(case, inputs,
 dialect, timed)`` (the vendor item's callable and label), and a ``dialect`` keyword on
@@ -35,10 +45,8 @@ FAMILY_GROUP = "tlbench.families"
 
 
 @runtime_checkable
-class KernelFamily(Protocol):
+class RecordFamily(Protocol):
     name: str
-    problem_type: type
-    config_type: type
 
     def problem_from_dict(self, data: Mapping[str, Any]) -> Any:
         """The typed problem of a record's ``problem`` dict (``asdict`` of the problem)."""
@@ -46,6 +54,21 @@ class KernelFamily(Protocol):
     def config_from_dict(self, data: Mapping[str, Any]) -> Any:
         """The typed config of a record's ``config`` dict."""
 
+    def parse_case_id(self, case_id: str) -> CaseIdParts:
+        """Split a case id of this family back into its parts."""
+
+    def stage_point(self, config: Any) -> StagePoint:
+        """The config's place on the pipeline-depth axis (for stage reports and plots)."""
+
+    def problem_label(self, problem: Any) -> str:
+        """A short human label of the problem for reports (``8192x8192x8192 f16``)."""
+
+    def loop_trips(self, problem: Any, config: Any) -> int | None:
+        """Steps of the pipelined loop one block runs (the K loop of a GEMM tile), or None."""
+
+
+@runtime_checkable
+class KernelFamily(RecordFamily, Protocol):
     def validate(self, problem: Any, config: Any, dialect: str) -> str | None:
         """Why this config cannot build this problem for ``dialect`` (the body would refuse
         it, or lower it wrongly), or None."""
@@ -64,18 +87,6 @@ class KernelFamily(Protocol):
         """On-chip bytes per scope that the body for ``dialect`` allocates, against the
         capacities of the backend's ``scopes`` (``Scope.use``); () for a dialect it does
         not know the buffers of."""
-
-    def parse_case_id(self, case_id: str) -> CaseIdParts:
-        """Split a case id of this family back into its parts."""
-
-    def stage_point(self, config: Any) -> StagePoint:
-        """The config's place on the pipeline-depth axis (for stage reports and plots)."""
-
-    def problem_label(self, problem: Any) -> str:
-        """A short human label of the problem for reports (``8192x8192x8192 f16``)."""
-
-    def loop_trips(self, problem: Any, config: Any) -> int | None:
-        """Steps of the pipelined loop one block runs (the K loop of a GEMM tile), or None."""
 
     def build(self, problem: Any, config: Any, dialect: str) -> Any:
         """The kernel (a TileLang PrimFunc) for a backend's dialect (``cuda``, ``ascend``)."""
@@ -103,27 +114,27 @@ class FamilyCatalog:
     the ``DescribedFamily`` of its name and its own words, whatever the entry points name."""
 
     loaders: dict[str, Callable[[], Any]] = field(default_factory=dict)
-    _loaded: dict[str, KernelFamily] = field(default_factory=dict)
+    _loaded: dict[str, RecordFamily] = field(default_factory=dict)
 
     @classmethod
     def from_entry_points(cls) -> "FamilyCatalog":
         return cls(loaders=load_group(FAMILY_GROUP))
 
-    def register(self, family: KernelFamily) -> None:
+    def register(self, family: RecordFamily) -> None:
         self._loaded[family.name] = family
 
     @property
     def names(self) -> list[str]:
         return sorted({*self.loaders, *self._loaded})
 
-    def get(self, name: str) -> KernelFamily:
+    def get(self, name: str) -> RecordFamily:
         if name not in self._loaded:
             if name not in self.loaders:
                 raise KeyError(f"unknown kernel family {name!r}; known: {', '.join(self.names) or 'none'}")
             self._loaded[name] = self.loaders[name]()
         return self._loaded[name]
 
-    def for_record(self, record: Mapping[str, Any]) -> KernelFamily:
+    def for_record(self, record: Mapping[str, Any]) -> RecordFamily:
         name = record.get("family")
         if name and described.described(record):
             return described.family_for_record(record)
@@ -139,7 +150,7 @@ class FamilyCatalog:
         return matches[0]
 
 
-def _accepts(family: KernelFamily, problem: Mapping[str, Any]) -> bool:
+def _accepts(family: RecordFamily, problem: Mapping[str, Any]) -> bool:
     try:
         family.problem_from_dict(problem)
     except (TypeError, ValueError, KeyError):

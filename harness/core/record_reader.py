@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from tlbench.harness.core.cases import VENDOR_SUFFIX
-from tlbench.harness.core.family import FamilyCatalog, KernelFamily, StagePoint
+from tlbench.harness.core.family import FamilyCatalog, RecordFamily, StagePoint
 
 
 @dataclass(frozen=True)
@@ -24,7 +24,7 @@ class ReadRecord:
     backend: str
     kind: str
     case_id: str
-    family: KernelFamily
+    family: RecordFamily
     problem: Any
     config: Any | None
     label: str | None

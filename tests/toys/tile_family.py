@@ -73,8 +73,6 @@ _CASE_ID = re.compile(rf"^(?P<problem>{NAME}-\d+x\d+x\d+-[a-z0-9]+)(?:-(?P<label
 
 class TileFamily:
     name = NAME
-    problem_type = TileProblem
-    config_type = TileConfig
     described = True  # records carry their own words: readers need no entry point
 
     def problem_from_dict(self, data: Mapping[str, Any]) -> TileProblem:

@@ -51,8 +51,6 @@ _CASE_ID = re.compile(r"^(?P<problem>vadd-\d+-[a-z0-9]+)(?:-(?P<label>[A-Za-z0-9
 
 class VaddFamily:
     name = "vadd"
-    problem_type = VaddProblem
-    config_type = VaddConfig
 
     def problem_from_dict(self, data: Mapping[str, Any]) -> VaddProblem:
         return VaddProblem(**data)

@@ -35,8 +35,6 @@ _CASE_ID = re.compile(r"^(?P<problem>fa-b\d+h\d+(?:kv\d+)?-s(?:\d+|q\d+sk\d+)-d\
 
 class FlashAttentionRecords:
     name = FAMILY
-    problem_type = FaProblem
-    config_type = FaConfig
 
     def problem_from_dict(self, data: Mapping[str, Any]) -> FaProblem:
         return FaProblem(**data)

@@ -29,8 +29,6 @@ _TILE_EXTRAS = {"num_cores": "cores={}", "group_m": "group_m={}", "enable_offset
 
 class GemmRecords:
     name = "gemm"
-    problem_type = GemmProblem
-    config_type = GemmConfig
 
     def problem_from_dict(self, data: Mapping[str, Any]) -> GemmProblem:
         return GemmProblem(**data)

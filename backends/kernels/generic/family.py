@@ -97,8 +97,6 @@ class GenericFamily:
     memo: dict[Any, Any] = field(default_factory=dict, repr=False)  # this family's answers so far (options, preflight)
 
     described = True  # records carry family_described: readers need no entry point for it
-    problem_type = DescribedProblem
-    config_type = DescribedConfig
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (find_family, (self.module, self.module_file, self.name))
