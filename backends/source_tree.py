@@ -9,11 +9,12 @@ Contract: ``runtime_tree_hash(module)`` is ``sha256:<hex>`` over the source file
   another, read from their syntax trees: ``import`` and ``from`` statements anywhere in a
   module (lazy ones inside functions included, relative ones resolved), ``import_module("...")``
   calls, and the ``__init__.py`` of every package on the way;
-- the kernel families under ``backends/kernels/``: a backend builds their bodies without
-  importing them, and their helpers are tlbench's own files, which the kernel hash
-  (harness/core/kernel_traits.py) leaves to this one.
-Nothing else feeds it: another backend's runtime, a test plugin or a campaign tool edited
-leaves this backend's stored IR and plans valid.  Found from this file's own location, so it
+- ``kernel_sweep``'s family, ``backends/kernels/generic/`` (and ``backends/kernels/__init__.py``):
+  a backend builds every kernel's body through it without importing it, and its helpers are
+  tlbench's own files, which the kernel hash (harness/core/kernel_traits.py) leaves to this one.
+Nothing else feeds it: another backend's runtime, a test plugin, a campaign tool or the readers
+of older records (``backends/kernels/gemm/``, ``backends/kernels/flash_attention/``: they build
+nothing) edited leaves this backend's stored IR and plans valid.  Found from this file's own location, so it
 works from any working directory (an installed tlbench, a user's project).  A kernel body
 outside the package is covered by the kernel hash instead.
 """
@@ -29,7 +30,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent  # backends/ (tlbench.backends)
 PACKAGE = "tlbench.backends"
-FAMILIES = "kernels"  # backends/kernels/: every kernel family's package
+BUILDING_FAMILY = ("kernels", "generic")  # backends/kernels/generic/: the family every kernel is built through
 
 
 def module_path(name: str, root: Path = ROOT) -> Path | None:
@@ -76,7 +77,7 @@ def _with_packages(name: str) -> list[str]:
 
 
 def runtime_files(start: Path, root: Path = ROOT) -> list[Path]:
-    """``start`` and every file under ``root`` it reaches through imports, plus the families'."""
+    """``start`` and every file under ``root`` it reaches through imports, plus the building family's."""
     found: set[Path] = {start}
     todo = [start]
     while todo:
@@ -89,7 +90,8 @@ def runtime_files(start: Path, root: Path = ROOT) -> list[Path]:
                 if target is not None and target not in found:
                     found.add(target)
                     todo.append(target)
-    found |= set((root / FAMILIES).rglob("*.py"))
+    found |= set(root.joinpath(*BUILDING_FAMILY).rglob("*.py"))
+    found |= {p for p in [root / BUILDING_FAMILY[0] / "__init__.py"] if p.is_file()}
     return sorted(found)
 
 

@@ -2,10 +2,11 @@
 nothing else under backends/.
 
 - The NVIDIA runtime's files are its own modules, what they import under backends/ (the
-  shared GPU layer, the build helpers; lazy imports included) and the kernel families; no
-  Ascend module.
+  shared GPU layer, the build helpers; lazy imports included) and kernel_sweep's family; no
+  Ascend module and no reader of older records.
 - On a copy of backends/: editing the Ascend runtime or adding a stray script leaves the NVIDIA
-  hash as it was; editing the shared timer, a family helper or the backend itself changes it.
+  hash as it was, and so does editing a reader of older records (it builds nothing); editing the
+  shared timer, a kernel_sweep helper or the backend itself changes it.
 - A runtime subclass outside the package (the test-only NVIDIA backend) adds its own file and
   reaches the package through its imports.
 """
@@ -26,7 +27,7 @@ def test_the_nvidia_runtime_is_its_imports_and_the_families():
     files = _relative(runtime_files(ROOT / "nvidia" / "backend.py"))
     assert {"__init__.py", "nvidia/__init__.py", "nvidia/backend.py", "nvidia/limits.py", "gpu/plan.py", "gpu/timing.py",
             "gpu/graph_timer.py", "build_options.py", "kernel_call.py", "kernels/generic/factory.py", "kernels/generic/checks.py"} <= files
-    assert not [f for f in files if f.startswith("ascend/")]
+    assert not [f for f in files if f.startswith(("ascend/", "kernels/gemm/", "kernels/flash_attention/"))]
     assert runtime_tree_hash("tlbench.backends.nvidia.backend") == tree_hash(runtime_files(ROOT / "nvidia" / "backend.py"))
 
 
@@ -52,7 +53,9 @@ def test_only_an_edit_the_runtime_compiles_with_changes_its_hash(tmp_path):
     _edit(copy / "ascend" / "backend.py")
     (copy / "tools").mkdir()
     (copy / "tools" / "campaign_script.py").write_text("import tlbench.backends.nvidia.backend\n")
-    assert nvidia_hash() == before  # another backend, a script that imports this one: not its runtime
+    _edit(copy / "kernels" / "gemm" / "family.py")
+    _edit(copy / "kernels" / "flash_attention" / "problem.py")
+    assert nvidia_hash() == before  # another backend, a script that imports this one, record readers: not its runtime
     for part in ("gpu/timing.py", "kernels/generic/factory.py", "nvidia/limits.py"):
         _edit(copy / part)
         assert nvidia_hash() != before, part
