@@ -95,19 +95,24 @@ class CpuPlan:
         return f"device workers: {devices}; compile work on CPUs {describe(self.compile)}"
 
 
-def pin(cpus: Iterable[int], pid: int = 0) -> None:
-    """Every thread of process ``pid`` (0: this one) onto ``cpus``."""
-    cpus = set(cpus)
-    base = f"/proc/{pid or 'self'}/task"
+def _each_thread(pid: int, act: Callable[[int], None]) -> None:
+    """``act(tid)`` for every thread of process ``pid`` (0: this one); a thread that ended
+    meanwhile, or a change this user may not make, is passed over."""
     try:
-        tids = [int(t) for t in os.listdir(base)]
+        tids = [int(t) for t in os.listdir(f"/proc/{pid or 'self'}/task")]
     except OSError:
         tids = [pid]
     for tid in tids:
         try:
-            os.sched_setaffinity(tid, cpus)
+            act(tid)
         except (ProcessLookupError, PermissionError):
-            continue  # a thread that ended meanwhile
+            continue
+
+
+def pin(cpus: Iterable[int], pid: int = 0) -> None:
+    """Every thread of process ``pid`` (0: this one) onto ``cpus``."""
+    cpus = set(cpus)
+    _each_thread(pid, lambda tid: os.sched_setaffinity(tid, cpus))
 
 
 def pin_from_environment(environ: Mapping[str, str] | None = None) -> set[int] | None:
@@ -122,18 +127,8 @@ def pin_from_environment(environ: Mapping[str, str] | None = None) -> set[int] |
 
 def renice(nice: int, pid: int = 0) -> None:
     """Every thread of process ``pid`` (0: this one) to nice value ``nice``."""
-    if not hasattr(os, "setpriority"):
-        return
-    base = f"/proc/{pid or 'self'}/task"
-    try:
-        tids = [int(t) for t in os.listdir(base)]
-    except OSError:
-        tids = [pid]
-    for tid in tids:
-        try:
-            os.setpriority(os.PRIO_PROCESS, tid, nice)
-        except (ProcessLookupError, PermissionError):
-            continue  # a thread that ended meanwhile, or a lower value than this user may set
+    if hasattr(os, "setpriority"):
+        _each_thread(pid, lambda tid: os.setpriority(os.PRIO_PROCESS, tid, nice))
 
 
 def nice_from_environment(environ: Mapping[str, str] | None = None) -> int | None:
