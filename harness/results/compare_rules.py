@@ -22,6 +22,10 @@ The rules:
   the width moves the CPU seconds too; a pair taken back to back in one run and round-robin in
   the other needs that witness even with a run reference, and is never SAME (measured: back to
   back reads 7-24 % faster).
+- ``two-levels`` (device items with per-round medians on both sides whose medians moved by the
+  minimum effect, where one side's rounds fall in two levels and the other side's median lies
+  between their ends: harness/results/two_levels.py): NOISY, the levels in the reason - the pair
+  differs by which level more rounds landed on.
 - ``vendor-rounds`` (device items judged against their problem's vendor item, with per-round
   vendor ratios on both sides): the between-round test on those ratios, standing only where the
   kernel's own per-round time moved the same way (verdicts.kernel_moved_too).
@@ -38,7 +42,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Protocol
 
-from tlbench.harness.results import compile_method, verdicts
+from tlbench.harness.results import compile_method, two_levels, verdicts
 from tlbench.harness.results.comparison import ItemKey
 from tlbench.harness.results.compile_group import MIN_RUN_REFERENCE_ITEMS, compile_group
 from tlbench.harness.results.count_verdicts import COUNT_MIN_EFFECT
@@ -195,6 +199,25 @@ def _basis(facts: PairFacts) -> str:
     return facts.reference[0] if facts.reference is not None else TIME
 
 
+class TwoLevels:
+    name = "two-levels"
+
+    def _why(self, facts: PairFacts) -> str | None:
+        base, new = verdicts.round_values(facts.base, False), verdicts.round_values(facts.new, False)
+        return two_levels.occupancy_explains(base, new, facts.min_effect) if base and new else None
+
+    def applies(self, facts: PairFacts) -> bool:
+        return self._why(facts) is not None
+
+    def decide(self, facts: PairFacts) -> Decision:
+        import statistics
+
+        base, new = verdicts.round_values(facts.base, False), verdicts.round_values(facts.new, False)
+        b, n = statistics.median(base), statistics.median(new)
+        judged = Judgement(TIME, b, n, n / b - 1, None, Verdict.NOISY, str(self._why(facts)))
+        return Decision(judged, "rounds in two levels (the kernel's own per-round time)", reference="its own time")
+
+
 class VendorRounds:
     name = "vendor-rounds"
 
@@ -243,7 +266,7 @@ class RankTest:
 
 
 RULES: dict[str, CompareRule] = {
-    rule.name: rule for rule in (NothingMeasured(), CompileBuilds(), VendorRounds(), BetweenRounds(), RankTest())
+    rule.name: rule for rule in (NothingMeasured(), CompileBuilds(), TwoLevels(), VendorRounds(), BetweenRounds(), RankTest())
 }
 
 
