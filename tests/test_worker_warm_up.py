@@ -38,7 +38,7 @@ def test_a_compile_jobs_worker_does_not_warm_up(tmp_path, monkeypatch):
     workers = Workers.__new__(Workers)  # its fields, without a pytest config
     workers.limits, workers.devices, workers._sessions = None, [], {("fake", 0): WorkerSession(SPEC)}
     workers.interrupted = lambda: False
-    workers.compile_cpus, workers.compile_nice, workers._compile_ahead = None, None, {}  # none ahead, no CPUs to pin to
+    workers.compile_cpus, workers._compile_ahead = None, {}  # none started ahead, no CPUs to pin to
     worker = workers.compile_session("fake")
     assert worker.spec.warm_up is None and worker.spec.factory == SPEC.factory
     try:

@@ -57,7 +57,6 @@ class Workers:
         self.registry = registry
         self.board = board  # the run's progress board: every session's waits write its due lines
         self.compile_cpus: tuple[int, ...] | None = None  # compile jobs' workers start pinned here (an overlapped run)
-        self.compile_nice: int | None = None  # ... and at this nice value (cpu_plan.COMPILE_NICE)
         self._compile_ahead: dict[tuple[str, int], WorkerSession] = {}  # compile-job workers started ahead
         self.interrupted = interrupted  # () -> bool: the run was interrupted (every session is told)
         self.limits = Limits(item_s=config.getoption("--tlbench-timeout"), compile_s=config.getoption("--tlbench-compile-timeout"))
@@ -105,10 +104,8 @@ class Workers:
         main = self.session(backend)
         # compiles only: no device runtime; its waits are a job thread's (the phase's own line reports it)
         env = dict(main.spec.env)
-        if self.compile_cpus:
-            env[ENV_CPUS] = describe(self.compile_cpus)  # away from the device workers' CPUs (an overlapped run)
-        if self.compile_nice is not None:
-            env[ENV_NICE] = str(self.compile_nice)  # the device phase's builds share these CPUs first
+        if self.compile_cpus:  # an overlapped run: away from the device workers' CPUs, yielding to the device phase's builds
+            env.update({ENV_CPUS: describe(self.compile_cpus), ENV_NICE: str(COMPILE_NICE)})
         return WorkerSession(replace(main.spec, warm_up=None, env=env), self.limits, interrupted=self.interrupted)
 
     def start_compile_jobs(self, backend: str, jobs: int) -> None:
@@ -121,14 +118,13 @@ class Workers:
                 session.start_early()
                 self._compile_ahead[(backend, slot)] = session
 
-    def pin_compile_jobs(self, cpus: Any, nice: int = COMPILE_NICE) -> None:
+    def pin_compile_jobs(self, cpus: Any) -> None:
         """Compile-job workers started ahead, and every later one, onto ``cpus`` at nice value
-        ``nice`` (an overlapped run: harness/measure/cpu_plan.py says why)."""
+        ``COMPILE_NICE`` (an overlapped run: harness/measure/cpu_plan.py says why)."""
         self.compile_cpus = tuple(cpus)
-        self.compile_nice = nice
         for session in self._compile_ahead.values():
             session.pin(cpus, cpus)
-            session.renice(nice)
+            session.renice(COMPILE_NICE)
 
     def start(self, backends: Any) -> None:
         """Start these backends' workers now, in the background: their imports (and device
