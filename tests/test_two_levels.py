@@ -15,7 +15,7 @@ from pathlib import Path
 
 from tlbench.harness.results.compare import compare_runs
 from tlbench.harness.results.store import load_results
-from tlbench.harness.results.two_levels import levels, occupancy_explains
+from tlbench.harness.results.two_levels import levels, occupancy
 
 ROOT = Path(__file__).resolve().parents[1]
 AA = ROOT / "results" / "main-job-speed" / "h200-29841c5"
@@ -33,11 +33,11 @@ def test_two_levels_are_found_and_one_level_is_not():
 
 
 def test_occupancy_explains_only_a_pair_whose_median_lies_between_the_levels():
-    assert "fall in two levels" in occupancy_explains(LOW, TWO, 0.05)
-    assert occupancy_explains(TWO, LOW, 0.05) is not None  # either side may hold the two levels
+    assert "fall in two levels" in occupancy(LOW, TWO, 0.05).reason
+    assert occupancy(TWO, LOW, 0.05) is not None  # either side may hold the two levels
     moved = [v * 1.10 for v in TWO]  # both levels 10 % slower: the low run's median is below them
-    assert occupancy_explains(LOW, moved, 0.05) is None
-    assert occupancy_explains(LOW, [v * 1.001 for v in LOW], 0.05) is None  # no move to explain
+    assert occupancy(LOW, moved, 0.05) is None
+    assert occupancy(LOW, [v * 1.001 for v in LOW], 0.05) is None  # no move to explain
 
 
 def test_one_level_kernels_that_moved_are_never_explained():
@@ -46,7 +46,7 @@ def test_one_level_kernels_that_moved_are_never_explained():
         n_base, n_new = rng.choice([3, 5, 8, 13]), rng.choice([3, 5, 8, 13])
         base = [1e-3 * math.exp(rng.gauss(0, 0.01)) for _ in range(n_base)]
         new = [1.08e-3 * math.exp(rng.gauss(0, 0.01)) for _ in range(n_new)]
-        assert occupancy_explains(base, new, 0.05) is None
+        assert occupancy(base, new, 0.05) is None
 
 
 def test_the_h200_pair_reads_no_regression_and_the_two_level_item_noisy():

@@ -76,6 +76,23 @@ class PairFacts:
         return (self.key.suite, self.key.backend, self.key.kind)
 
     @cached_property
+    def own_rounds(self) -> tuple[list[float], list[float]] | None:
+        """Each side's per-round medians (the kernel's own time), or None where a side has too few."""
+        base, new = verdicts.round_values(self.base, False), verdicts.round_values(self.new, False)
+        return (base, new) if base is not None and new is not None else None
+
+    @cached_property
+    def vendor_rounds(self) -> tuple[list[float], list[float]] | None:
+        """Each side's per-round ratios to its vendor item, or None where a side has too few."""
+        base, new = verdicts.round_values(self.base, True), verdicts.round_values(self.new, True)
+        return (base, new) if base is not None and new is not None else None
+
+    @cached_property
+    def level_occupancy(self) -> two_levels.Occupancy | None:
+        """Why the pair's move is its rounds' occupancy of two levels (harness/results/two_levels.py), or None."""
+        return two_levels.occupancy(*self.own_rounds, self.min_effect) if self.own_rounds is not None else None
+
+    @cached_property
     def time(self) -> Judgement:
         """The rank test on the raw samples (shown beside every verdict)."""
         return judge(self.base["samples_s"], self.new["samples_s"], self.min_effect, self.thresholds.alpha)
@@ -202,19 +219,12 @@ def _basis(facts: PairFacts) -> str:
 class TwoLevels:
     name = "two-levels"
 
-    def _why(self, facts: PairFacts) -> str | None:
-        base, new = verdicts.round_values(facts.base, False), verdicts.round_values(facts.new, False)
-        return two_levels.occupancy_explains(base, new, facts.min_effect) if base and new else None
-
     def applies(self, facts: PairFacts) -> bool:
-        return self._why(facts) is not None
+        return facts.level_occupancy is not None
 
     def decide(self, facts: PairFacts) -> Decision:
-        import statistics
-
-        base, new = verdicts.round_values(facts.base, False), verdicts.round_values(facts.new, False)
-        b, n = statistics.median(base), statistics.median(new)
-        judged = Judgement(TIME, b, n, n / b - 1, None, Verdict.NOISY, str(self._why(facts)))
+        found = facts.level_occupancy
+        judged = Judgement(TIME, found.base_median, found.new_median, found.change, None, Verdict.NOISY, found.reason)
         return Decision(judged, "rounds in two levels (the kernel's own per-round time)", reference="its own time")
 
 
@@ -222,16 +232,13 @@ class VendorRounds:
     name = "vendor-rounds"
 
     def applies(self, facts: PairFacts) -> bool:
-        return (facts.reference is not None and facts.reference[0] == VENDOR_RATIO
-                and verdicts.round_values(facts.base, True) is not None and verdicts.round_values(facts.new, True) is not None)
+        return facts.reference is not None and facts.reference[0] == VENDOR_RATIO and facts.vendor_rounds is not None
 
     def decide(self, facts: PairFacts) -> Decision:
         width, words = _rounds_width(facts)
-        relative = verdicts.between_rounds(verdicts.round_values(facts.base, True), verdicts.round_values(facts.new, True),
-                                           facts.min_effect, facts.thresholds.alpha, width, words)
-        base_rounds, new_rounds = verdicts.round_values(facts.base, False), verdicts.round_values(facts.new, False)
-        absolute = (verdicts.between_rounds(base_rounds, new_rounds, facts.min_effect, facts.thresholds.alpha, width, words)
-                    if base_rounds and new_rounds else None)
+        relative = verdicts.between_rounds(*facts.vendor_rounds, facts.min_effect, facts.thresholds.alpha, width, words)
+        absolute = (verdicts.between_rounds(*facts.own_rounds, facts.min_effect, facts.thresholds.alpha, width, words)
+                    if facts.own_rounds is not None else None)
         rule = verdicts.kernel_moved_too(relative, absolute)
         return Decision(_from_rule(_basis(facts), rule), rule.rule)
 
@@ -240,13 +247,13 @@ class BetweenRounds:
     name = "between-rounds"
 
     def applies(self, facts: PairFacts) -> bool:
-        return verdicts.round_values(facts.base, False) is not None and verdicts.round_values(facts.new, False) is not None
+        return facts.own_rounds is not None
 
     def decide(self, facts: PairFacts) -> Decision:
         width, words = _rounds_width(facts)
         base_ref, new_ref = (facts.reference[2], facts.reference[3]) if facts.reference is not None else (1.0, 1.0)
-        rule = verdicts.between_rounds([v / base_ref for v in verdicts.round_values(facts.base, False)],
-                                       [v / new_ref for v in verdicts.round_values(facts.new, False)],
+        base, new = facts.own_rounds
+        rule = verdicts.between_rounds([v / base_ref for v in base], [v / new_ref for v in new],
                                        facts.min_effect, facts.thresholds.alpha, width, words)
         return Decision(_from_rule(_basis(facts), rule), rule.rule)
 

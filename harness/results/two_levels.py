@@ -4,9 +4,9 @@ Contract: ``levels(values)`` splits an item's per-round medians (seconds) into t
 returns None when they do not form two: sorted on a log scale, the largest gap between
 neighbours cuts them into a low and a high group, each of at least ``MIN_PER_LEVEL`` rounds,
 and the gap is wider than either group's own range (the two groups do not touch, and the
-cut is not just the widest step of one spread).  ``occupancy_explains(base, new, min_effect)``
-returns the words of why a pair's move is the rounds' occupancy of two levels, or None: the
-medians of the two sides' rounds differ by at least ``min_effect``, one side's rounds form two
+cut is not just the widest step of one spread).  ``occupancy(base, new, min_effect)`` returns an
+``Occupancy`` (the two sides' medians, their change, and the words of why the move is the rounds'
+occupancy of two levels), or None unless: the medians of the two sides' rounds differ by at least ``min_effect``, one side's rounds form two
 levels, and the other side's median lies inside that side's span (from its low level's lowest
 round to its high level's highest).  Such a pair differs by which level more rounds landed on;
 a between-round median test, which assumes one level, reads that as a move.  Pure.
@@ -56,16 +56,29 @@ def levels(values: Sequence[float]) -> Levels | None:
     return Levels(tuple(xs[:cut]), tuple(xs[cut:]), math.expm1(gap))
 
 
-def occupancy_explains(base: Sequence[float], new: Sequence[float], min_effect: float) -> str | None:
+@dataclass(frozen=True)
+class Occupancy:
+    base_median: float
+    new_median: float
+    reason: str
+
+    @property
+    def change(self) -> float:
+        return self.new_median / self.base_median - 1
+
+
+def occupancy(base: Sequence[float], new: Sequence[float], min_effect: float) -> Occupancy | None:
     if not base or not new:
         return None
     base_median, new_median = statistics.median(base), statistics.median(new)
     if abs(new_median / base_median - 1) < min_effect:
         return None
-    for side, split, other, other_median in (("new", levels(new), "base", base_median), ("base", levels(base), "new", new_median)):
+    for side, values, other, other_median in (("new", new, "base", base_median), ("base", base, "new", new_median)):
+        split = levels(values)
         if split is not None and split.low[0] <= other_median <= split.high[-1]:
-            return (f"median of rounds {new_median / base_median - 1:+.1%}, but the {side} run's rounds fall in two levels "
-                    f"({split.words()}) and the {other} run's median {_ms(other_median)} lies between their ends: "
-                    f"the pair differs by which level more rounds landed on, not by a move of the kernel "
-                    f"(a kernel that newly has a second level is a move this pair cannot tell: compare more runs)")
+            return Occupancy(base_median, new_median,
+                             f"median of rounds {new_median / base_median - 1:+.1%}, but the {side} run's rounds fall in two levels "
+                             f"({split.words()}) and the {other} run's median {_ms(other_median)} lies between their ends: "
+                             f"the pair differs by which level more rounds landed on, not by a move of the kernel "
+                             f"(a kernel that newly has a second level is a move this pair cannot tell: compare more runs)")
     return None
