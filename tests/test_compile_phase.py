@@ -245,3 +245,81 @@ def test_an_interrupted_phase_ends_its_line_interrupted_with_its_count_never_don
         assert phase.outcome(items[0], items, lambda it: pytest.fail("not one by one"), shared=Session()).status == "interrupted"
     last = lines[-1].split(": ", 1)[1]
     assert last.startswith("4/6 rounds, interrupted, elapsed") and "done" not in last
+
+
+class SideBySideSession:
+    """TEST-ONLY: a shared session whose batch waits at ``barrier`` for the other backend's
+    batch: two phases one after another break the barrier and their items come back failed."""
+
+    running = 0
+    lock = threading.Lock()
+
+    def __init__(self, barrier=None, setup_error=None):
+        self.barrier, self.setup_error, self.batches = barrier, setup_error, 0
+
+    def setup(self, item, policy, seed):
+        if self.setup_error is not None:
+            raise self.setup_error
+        return 0.0
+
+    def run_compile_items(self, items, policy, rounds, seed, progress=None):
+        cls = SideBySideSession
+        self.batches += 1
+        with cls.lock:
+            cls.running += 1
+        try:
+            if self.barrier is not None:
+                self.barrier.wait(timeout=10)
+            for done in range(len(items) * rounds):
+                progress(done + 1, len(items) * rounds)
+            return [Outcome(status="timed", samples_s=(0.1,) * rounds, record={"method": "cold lowering"}) for _ in items]
+        finally:
+            with cls.lock:
+                cls.running -= 1
+
+
+def test_an_overlapped_runs_backends_time_their_compile_items_side_by_side_and_count_after_every_round():
+    from tlbench.harness.pytest_plugin.progress import ProgressBoard
+
+    barrier = threading.Barrier(2)
+    sessions = {"fake": SideBySideSession(barrier), "other": SideBySideSession(barrier)}
+    counted = []
+    lines = []
+    board = ProgressBoard(lines.append, clock=lambda: 0.0, is_main=lambda: True, first_s=0, gap_s=0, heartbeat_s=0)
+    phase = CompilePhase(jobs=1, compile_rounds=3, board=board,
+                         count=lambda backend, batch, stored: counted.append((backend, len(batch), SideBySideSession.running)),
+                         side_by_side=lambda asking: {b: s for b, s in sessions.items() if b != asking})
+    mine, theirs = [_item(n) for n in (16, 32)], [_item(n, backend="other") for n in (16, 32, 48)]
+    items = mine + theirs
+    outcome = phase.outcome(mine[0], items, lambda it: pytest.fail("not one by one"), shared=sessions["fake"])
+    assert outcome.status == "timed", outcome.reason  # a barrier broken by phases one after another fails the batch
+    later = phase.outcome(theirs[0], items, lambda it: pytest.fail("not one by one"), shared=sessions["other"])
+    assert later.status == "timed" and sessions["other"].batches == 1  # timed with the first, handed out now
+    assert sorted(counted) == [("fake", 2, 0), ("other", 3, 0)]  # counted once every round of both had come back
+    assert phase.together == {"fake": ("other",), "other": ("fake",)}
+    ends = [ln.split(": ", 1)[1] for ln in lines if "rounds, " in ln and ", done" in ln]
+    assert sorted(e.split(" ")[0] for e in ends) == ["6/6", "9/9"]
+
+
+def test_without_side_by_side_another_backends_items_wait_for_their_own_turn():
+    sessions = {"fake": SideBySideSession(), "other": SideBySideSession()}
+    phase = CompilePhase(jobs=1, compile_rounds=3)
+    items = [_item(16), _item(16, backend="other")]
+    assert phase.outcome(items[0], items, lambda it: pytest.fail("not one by one"), shared=sessions["fake"]).status == "timed"
+    assert sessions["other"].batches == 0 and phase.together == {}
+    assert phase.outcome(items[1], items, lambda it: pytest.fail("not one by one"), shared=sessions["other"]).status == "timed"
+
+
+def test_a_side_by_side_phase_that_stops_fails_its_own_items_not_the_asking_one():
+    from tlbench.harness.pytest_plugin.progress import ProgressBoard
+
+    lines = []
+    board = ProgressBoard(lines.append, clock=lambda: 0.0, is_main=lambda: True, first_s=0, gap_s=0, heartbeat_s=0)
+    sessions = {"fake": SideBySideSession(), "other": SideBySideSession(setup_error=RuntimeError("solver gone"))}
+    phase = CompilePhase(jobs=1, compile_rounds=3, board=board, side_by_side=lambda asking: {b: s for b, s in sessions.items() if b != asking})
+    items = [_item(16), _item(16, backend="other")]
+    assert phase.outcome(items[0], items, lambda it: pytest.fail("not one by one"), shared=sessions["fake"]).status == "timed"
+    theirs = phase.outcome(items[1], items, lambda it: pytest.fail("not one by one"), shared=sessions["other"])
+    assert theirs.status == "failed" and theirs.reason == "the other compile phase stopped: RuntimeError: solver gone"
+    assert lines[-1].startswith("[tlbench] compile items other") and lines[-1].split(": ", 1)[1].startswith("stopped by RuntimeError")
+    assert any(ln.startswith("[tlbench] compile items fake") and ", done" in ln for ln in lines)

@@ -133,3 +133,37 @@ def test_without_overlap_the_compile_items_wait_and_nothing_is_pinned(tmp_path):
     marks = _marks(trace)
     assert _first(marks, "compile phase end", backend="fake") < _first(marks, "phase start", backend="fake")
     assert "no overlap: off (--tlbench-overlap off)" in done.stdout
+
+
+def test_an_overlapped_run_times_every_backends_compile_items_side_by_side(tmp_path):
+    """Two backends with compile items (``fake`` times device items, ``fake_gone`` has no device):
+    their compile phases start together, beside the device phase, and each compile record says
+    what it was measured beside."""
+    if not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("needs two CPUs")
+    (tmp_path / "conftest.py").write_text(fake_backend.CONFTEST + (
+        "from fake_backend import UnavailableFakeBackend\n\n"
+        "def pytest_tlbench_register_backends(registry):\n"
+        "    registry.register('fake', FakeBackend)\n"
+        "    registry.register('fake_gone', UnavailableFakeBackend)\n"))
+    (tmp_path / "test_both.py").write_text(SUITE)
+    trace = tmp_path / "trace.txt"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--tlbench-backend=fake,fake_gone", "--benchmark-only",
+         "--tlbench-overlap=on", "--tlbench-criterion=fixed:samples=20", "--benchmark-json=out.json"],
+        cwd=tmp_path, capture_output=True, text=True, env={**env, "TLBENCH_TRACE": str(trace)},
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    records = [b["extra_info"]["tlbench"] for b in json.loads((tmp_path / "out.json").read_text())["benchmarks"]]
+    compiles = {(r["backend"], r["case_id"]): r for r in records if r["kind"] == "compile"}
+    assert {b for b, _ in compiles} == {"fake", "fake_gone"} and len(compiles) == 6
+    assert {r["overlap"]["beside"] for (b, _), r in compiles.items() if b == "fake"} == {
+        "device timing of fake and the compile items of fake_gone"}
+    assert {r["overlap"]["beside"] for (b, _), r in compiles.items() if b == "fake_gone"} == {
+        "device timing of fake and the compile items of fake"}
+    marks = _marks(trace)
+    both = _first(marks, "compile phases side by side")
+    assert marks[both]["backends"] in ("fake,fake_gone", "fake_gone,fake")
+    for one, other in (("fake", "fake_gone"), ("fake_gone", "fake")):  # each began before the other's rounds were done
+        assert _first(marks, "compile phase start", backend=one) < _first(marks, "compile phase rounds done", backend=other)

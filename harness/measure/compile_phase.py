@@ -28,8 +28,13 @@ session's batch comes back as one failed ``Outcome`` (its worker died or hung mi
 compiler segfault), the batch's items are timed again one by one through ``session.run``, so
 only the crashing item fails; one ``interrupted`` Outcome (a Ctrl-C, harness/measure/interrupt.py)
 is every item's, and nothing is timed again.  The outcomes are stored and each later call hands its item
-the stored one.  With ``count`` (harness/measure/count_phase.py) the batch's records then get
-their instruction counts, after every round of the batch.  An item the phase did not hold (asked for again, or not in ``phase_items``)
+the stored one.  With ``side_by_side(backend)`` (an overlapped run: the other backends -> their
+shared session, None for fresh workers) the first call times every listed backend's untimed items
+too, each backend's phase on a thread of its own beside the others (they need only CPUs, and
+each times its items in processes of its own); ``together[backend]`` then names the backends
+timed at the same time (a record says what it was measured beside).  With ``count``
+(harness/measure/count_phase.py) the batch's records then get their instruction counts, after
+every round of every backend's phase run at that time; an interrupted phase is not counted.  An item the phase did not hold (asked for again, or not in ``phase_items``)
 is timed through ``run``.  One instance per pytest session (kept in the plugin's state): no
 global state.
 
@@ -105,12 +110,16 @@ class CompilePhase:
     cost: Callable[[BenchItem], float] = _unit_cost
     board: Any = None  # the run's progress board (harness/pytest_plugin/progress.py): a line per backend's phase
     own_workers: Callable[[str], bool] = lambda _backend: False  # time this backend's items in fresh workers even at jobs 1
+    # An overlapped run: the other backends whose phases run beside a backend's -> their shared
+    # session (None: fresh workers).  Empty: one backend's phase at a time.
+    side_by_side: Callable[[str], dict[str, Any]] = lambda _backend: {}
     count: Callable[[str, list[BenchItem], dict[str, Outcome]], None] | None = None  # after the rounds (count_phase.py)
     measured: set[str] = field(default_factory=set)
     stored: dict[str, Outcome] = field(default_factory=dict)
     setup_s: dict[str, float] = field(default_factory=dict)  # per backend: the phase's untimed first compiles (wall)
     setup_parts: dict[str, dict] = field(default_factory=dict)  # per backend: where that went (setup_compile.setup_account)
     seconds: dict[str, float] = field(default_factory=dict)  # "<backend> setup|rounds|count" -> wall seconds of that part
+    together: dict[str, tuple[str, ...]] = field(default_factory=dict)  # per backend: the backends timed at the same time
 
     def parallel(self, backend: str = "") -> bool:
         """Whether ``backend``'s items go to fresh worker processes: ``jobs`` > 1, or its own
@@ -123,42 +132,118 @@ class CompilePhase:
             return self.stored.pop(item.item_id)
         if item.item_id in self.measured or not (self.parallel(item.backend) or shared is not None):
             return run(item)
-        batch = [i for i in phase_items if i.kind == "compile" and i.backend == item.backend and i.item_id not in self.measured]
+        batch = self._untimed(phase_items, item.backend)
         if not any(i.item_id == item.item_id for i in batch):
             return run(item)
-        self.measured.update(i.item_id for i in batch)
-        trace.mark("compile phase start", backend=item.backend, items=len(batch), jobs=self.jobs)
-        line = self._line(item.backend)
-        begin = time.perf_counter()
-        ending = INTERRUPTED_WORDS  # what the line ends with unless the phase reaches its end below
+        phases = {item.backend: (batch, shared)}
+        for backend, other in self.side_by_side(item.backend).items():  # an overlapped run: the other backends' phases now
+            rest = self._untimed(phase_items, backend)
+            if backend not in phases and rest and (self.parallel(backend) or other is not None):
+                phases[backend] = (rest, other)
+        self._run(phases)
+        return self.stored.pop(item.item_id)
+
+    def _untimed(self, phase_items: Sequence[BenchItem], backend: str) -> list[BenchItem]:
+        return [i for i in phase_items if i.kind == "compile" and i.backend == backend and i.item_id not in self.measured]
+
+    def _run(self, phases: dict[str, tuple[list[BenchItem], Any]]) -> None:
+        """Each backend's phase of ``phases`` (backend -> (its batch, its shared session or None)):
+        setup and rounds, one backend alone on this thread, several side by side on threads of
+        their own; then each backend's instruction counts, one after another once every round
+        is taken; each backend's line ends as its phase did."""
+        for batch, _shared in phases.values():
+            self.measured.update(i.item_id for i in batch)
+        if len(phases) > 1:
+            names = tuple(phases)
+            for backend in names:
+                self.together[backend] = tuple(b for b in names if b != backend)
+            trace.mark("compile phases side by side", backends=",".join(names))
+        lines = {backend: self._line(backend) for backend in phases}
+        endings = dict.fromkeys(phases, INTERRUPTED_WORDS)  # what each line ends with unless its phase reaches its end
         try:
-            if self.parallel(item.backend):
-                self.stored.update(self._time_parallel(item.backend, batch, line))
+            error = None
+            if len(phases) == 1:
+                ((backend, (batch, shared)),) = phases.items()
+                self._rounds(backend, batch, shared, lines[backend], endings)
+            else:
+                error = self._rounds_side_by_side(phases, lines, endings)
+            for backend, (batch, _shared) in phases.items():
+                if self.count is not None and endings[backend] == COUNT_PENDING:  # instruction counts: never during a timed round
+                    counted = time.perf_counter()
+                    self.count(backend, batch, self.stored)
+                    self.seconds[f"{backend} count"] = time.perf_counter() - counted
+                if endings[backend] == COUNT_PENDING:
+                    endings[backend] = ""
+            if error is not None:
+                raise error
+        except BaseException as exc:
+            for backend, words in endings.items():
+                if words == COUNT_PENDING:
+                    endings[backend] = INTERRUPTED_WORDS if isinstance(exc, KeyboardInterrupt) else f"stopped by {type(exc).__name__}"
+            raise
+        finally:
+            for backend, line in lines.items():
+                line.end(endings[backend])  # "" : done
+                trace.mark("compile phase end", backend=backend)
+
+    def _rounds(self, backend: str, batch: list[BenchItem], shared: Any, line: Any, endings: dict[str, str]) -> None:
+        """One backend's setup and timed rounds (outcomes stored), its seconds and its line's
+        count; ``endings[backend]`` becomes ``COUNT_PENDING`` when every round came back,
+        ``interrupted`` when a Ctrl-C stopped them, ``stopped by <exception>`` for another exception."""
+        trace.mark("compile phase start", backend=backend, items=len(batch), jobs=self.jobs)
+        begin = time.perf_counter()
+        try:
+            if self.parallel(backend):
+                self.stored.update(self._time_parallel(backend, batch, line))
             else:
                 line.note(SETUP_WORDS)
                 total, start_s = _timed_setup(shared, batch[0], self.policy, self.seed)
-                self.setup_s[item.backend] = total
-                self.setup_parts[item.backend] = setup_account(total, start_s, batch[0].item_id)
+                self.setup_s[backend] = total
+                self.setup_parts[backend] = setup_account(total, start_s, batch[0].item_id)
                 self.stored.update(self._time_batch(shared, batch, 1, _rounds_of(line)))
-            stopped = any(self.stored[i.item_id].status == "interrupted" for i in batch if i.item_id in self.stored)
-            if not stopped:  # an interrupted phase keeps the count it reached
-                rounds = sum(len(self.stored[i.item_id].samples_s) for i in batch if i.item_id in self.stored)
-                line.update(rounds, rounds, "")
-            self._own_lowering(item.backend)
-            timed = time.perf_counter()
-            self.seconds[f"{item.backend} setup"] = self.setup_s.get(item.backend, 0.0)
-            self.seconds[f"{item.backend} rounds"] = timed - begin - self.setup_s.get(item.backend, 0.0)
-            if self.count is not None:  # instruction counts: never during a timed round
-                self.count(item.backend, batch, self.stored)
-                self.seconds[f"{item.backend} count"] = time.perf_counter() - timed
-            ending = INTERRUPTED_WORDS if stopped else ""
         except BaseException as exc:
-            ending = INTERRUPTED_WORDS if isinstance(exc, KeyboardInterrupt) else f"stopped by {type(exc).__name__}"
+            endings[backend] = INTERRUPTED_WORDS if isinstance(exc, KeyboardInterrupt) else f"stopped by {type(exc).__name__}"
             raise
-        finally:
-            line.end(ending)  # "" : done
-        trace.mark("compile phase end", backend=item.backend)
-        return self.stored.pop(item.item_id)
+        stopped = any(self.stored[i.item_id].status == "interrupted" for i in batch if i.item_id in self.stored)
+        if not stopped:  # an interrupted phase keeps the count it reached
+            rounds = sum(len(self.stored[i.item_id].samples_s) for i in batch if i.item_id in self.stored)
+            line.update(rounds, rounds, "")
+        self._own_lowering(backend)
+        self.seconds[f"{backend} setup"] = self.setup_s.get(backend, 0.0)
+        self.seconds[f"{backend} rounds"] = time.perf_counter() - begin - self.setup_s.get(backend, 0.0)
+        endings[backend] = INTERRUPTED_WORDS if stopped else COUNT_PENDING
+        trace.mark("compile phase rounds done", backend=backend)
+
+    def _rounds_side_by_side(self, phases: dict[str, tuple[list[BenchItem], Any]], lines: dict[str, Any],
+                             endings: dict[str, str]) -> BaseException | None:
+        """Every backend's ``_rounds`` on a thread of its own (each times its items in processes
+        of its own); this thread draws the lines and waits for all.  Once all have ended, it
+        returns the error of the first backend's phase (the item asking's; None); another
+        backend's items not timed fail with its error's words, when they come."""
+        errors: dict[str, BaseException] = {}
+
+        def work(backend: str) -> None:
+            batch, shared = phases[backend]
+            try:
+                self._rounds(backend, batch, shared, lines[backend], endings)
+            except BaseException as exc:  # noqa: BLE001 - raised on the phase's own thread below
+                errors[backend] = exc
+
+        threads = [threading.Thread(target=work, args=(backend,), name=f"tlbench-compile-phase-{backend}") for backend in phases]
+        for t in threads:
+            t.start()
+        for t in threads:
+            while t.is_alive():
+                t.join(timeout=1.0)
+                if self.board is not None:
+                    self.board.tick()
+        asking = next(iter(phases))
+        for backend, exc in errors.items():
+            if backend != asking:
+                words = f"the {backend} compile phase stopped: {type(exc).__name__}: {exc}"
+                for it in phases[backend][0]:
+                    self.stored.setdefault(it.item_id, failed("compile", words, exc=exc))
+        return errors.get(asking)
 
     def _own_lowering(self, backend: str) -> None:
         """The setup item's median timed round, beside its setup (what of the setup was that item's own)."""
@@ -248,6 +333,7 @@ class CompilePhase:
 
 
 INTERRUPTED_WORDS = "interrupted"
+COUNT_PENDING = "\0count pending"  # a backend's rounds all came back: its counts (if any) are still to run
 SETUP_WORDS = "setup: the backend's first compile (imports, solver start-up), untimed"
 
 

@@ -19,7 +19,8 @@ an ``Overlap``:
   items (``compiling``), and the split leaves at least ``AUTO_MIN_COMPILE_CPUS`` CPUs to
   compile work.  ``on``: the same with one CPU left enough (small hosts, tests).
 - ``Overlap.on``, ``reason`` (why or why not, one line), ``plan`` (the ``CpuPlan`` when on),
-  ``note(kind)``: what a record of that kind carries (``record["overlap"]``).
+  ``note(kind, compiles_beside)``: what a record of that kind carries (``record["overlap"]``;
+  a compile record names the other backends whose compile items were timed at the same time).
 Nothing here starts anything: the plugin applies the plan (harness/pytest_plugin/overlap_start.py).
 """
 
@@ -41,14 +42,19 @@ class Overlap:
     plan: CpuPlan | None = None
     timeable: tuple[str, ...] = ()
 
-    def note(self, kind: str) -> dict | None:
+    def note(self, kind: str, compiles_beside: Sequence[str] = ()) -> dict | None:
+        """What a record of ``kind`` carries; a compile record timed while other backends'
+        compile phases ran (``compiles_beside``) names them too."""
         if not self.on or self.plan is None:
             return None
         device = {key: describe(cpus) for key, cpus in self.plan.device.items()}
         if kind == "device":
             return {"beside": "compile items and kernel builds, on other CPUs", "device_worker_cpus": device,
                     "compile_cpus": describe(self.plan.compile)}
-        return {"beside": f"device timing of {', '.join(self.timeable)}", "compile_cpus": describe(self.plan.compile),
+        beside = f"device timing of {', '.join(self.timeable)}"
+        if compiles_beside:
+            beside += f" and the compile items of {', '.join(compiles_beside)}"
+        return {"beside": beside, "compile_cpus": describe(self.plan.compile),
                 "device_worker_cpus": device, "compile_nice": COMPILE_NICE}
 
 

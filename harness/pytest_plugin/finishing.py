@@ -35,7 +35,7 @@ def finish_outcome(state: Any, item: BenchItem, backend, outcome: Outcome) -> Ou
         outcome = state.workers.annotate(item, outcome)
     if outcome.status == "timed" and "kernel_hash" not in outcome.record:
         enrich_record(outcome.record, backend, item.case, state.calibrated)  # kernel hash, % of peak
-        note = state.overlap.note(item.kind) if state.overlap is not None else None
+        note = state.overlap.note(item.kind, state.compile_phase.together.get(item.backend, ())) if state.overlap is not None else None
         if note is not None:
             outcome.record["overlap"] = note  # measured beside the other kind, on CPUs kept apart
         if item.kind == "device" and "device_uuid" not in outcome.record:

@@ -14,7 +14,9 @@ Contract (harness/measure/overlap.py decides; this applies):
   timing), sends each
   timeable backend's device cases to its workers to build, and starts its device phase in the
   background (``ctx_for(backend)``: the device items' ``RunContext``).  Compile items then
-  skip the wait for the device phase (``compiles_wait_for_device``).
+  skip the wait for the device phase (``compiles_wait_for_device``), and every backend's
+  compile phase starts with the first (``CompilePhase.side_by_side``): each needs only CPUs,
+  and one after another the last backend's phase ended the run on the GPU host.
 - ``start_compile_jobs_ahead(state)`` (at collection's end) starts the compile-job workers each
   backend with compile items will use (``--tlbench-compile-jobs`` of them, or the one a timeable
   backend's items go to in an overlapped run), so their imports overlap the first items rather
@@ -87,7 +89,10 @@ def start_overlap(state: Any, ctx_for: Callable[[str], Any]) -> None:
     pin(plan.compile)  # this process, and so every child it starts from now on
     state.workers.pin_compile_jobs(plan.compile)
     timeable = set(overlap.timeable)
-    state.compile_phase.own_workers = lambda backend: backend in timeable  # its device worker is busy timing
+    phase = state.compile_phase
+    phase.own_workers = lambda backend: backend in timeable  # its device worker is busy timing
+    compiling = sorted(b for b in {i.backend for i in state.to_measure(state.compile_items)} if not state.registry.compile_blocker(b))
+    phase.side_by_side = lambda backend: {b: (None if phase.parallel(b) else state.workers.session(b)) for b in compiling if b != backend}
     for backend in overlap.timeable:
         for device, session in enumerate(state.workers.device_sessions(backend)):
             session.pin(plan.device[f"{backend}:{device}"], plan.compile)
