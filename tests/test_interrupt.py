@@ -47,8 +47,8 @@ def _as_a_foreground_job() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-def _start(tmp_path: Path, configs, *options: str) -> tuple[subprocess.Popen, Path]:
-    (tmp_path / "conftest.py").write_text(fake_backend.CONFTEST)
+def _start(tmp_path: Path, configs, *options: str, conftest: str = fake_backend.CONFTEST) -> tuple[subprocess.Popen, Path]:
+    (tmp_path / "conftest.py").write_text(conftest)
     (tmp_path / "test_interrupt_suite.py").write_text(SUITE.replace("CONFIGS", repr(configs)))
     gate = tmp_path / "compiler.pid"
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}  # a run of its own
@@ -119,6 +119,30 @@ def test_ctrl_c_of_the_process_group_interrupts_the_run_and_fails_no_item(tmp_pa
     assert not _failed_records(tmp_path), _failed_records(tmp_path)
     assert "the run was interrupted (Ctrl-C)" in log and "--tlbench-resume" in log, log[-3000:]
     assert "FAILED" not in log, log[-3000:]
+
+
+def test_ctrl_c_during_two_backends_compile_phases_side_by_side_interrupts_both_and_fails_no_item(tmp_path, monkeypatch):
+    """An overlapped run: ``fake`` times device items, and its compile phase and ``fake_gone``'s
+    (no device) run side by side, each on a thread of its own, when the Ctrl-C comes."""
+    conftest = fake_backend.CONFTEST + (
+        "from fake_backend import UnavailableFakeBackend\n\n"
+        "def pytest_tlbench_register_backends(registry):\n"
+        "    registry.register('fake', FakeBackend)\n"
+        "    registry.register('fake_gone', UnavailableFakeBackend)\n")
+    trace = tmp_path / "trace.jsonl"
+    monkeypatch.setenv("TLBENCH_TRACE", str(trace))
+    proc, gate = _start(tmp_path, [(128, 32), (128, 48), (64, 32)], "--tlbench-backend=fake,fake_gone", "--tlbench-overlap=on",
+                        "--tlbench-max-seconds=0.2", conftest=conftest)
+    _child_pid(proc, gate)
+    os.killpg(proc.pid, signal.SIGINT)
+    rc, log = _finish(proc, tmp_path)
+    marks = [json.loads(line) for line in trace.read_text().splitlines()]
+    assert any(m["event"] == "compile phases side by side" for m in marks)
+    done = [m for m in marks if m["event"] == "compile phase rounds done"]  # the phases' threads ended after the Ctrl-C,
+    assert done and all(m["interrupted"] for m in done), done  # with their workers' interrupted answers
+    assert rc == pytest.ExitCode.INTERRUPTED, f"rc {rc}\n{log[-3000:]}"
+    assert not _failed_records(tmp_path), _failed_records(tmp_path)
+    assert "the run was interrupted (Ctrl-C)" in log and "FAILED" not in log, log[-3000:]
 
 
 @pytest.mark.parametrize("options", [("--tlbench-isolation=inprocess",), ()], ids=["inprocess", "worker"])

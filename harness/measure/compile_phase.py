@@ -212,7 +212,7 @@ class CompilePhase:
         self.seconds[f"{backend} setup"] = self.setup_s.get(backend, 0.0)
         self.seconds[f"{backend} rounds"] = time.perf_counter() - begin - self.setup_s.get(backend, 0.0)
         endings[backend] = INTERRUPTED_WORDS if stopped else COUNT_PENDING
-        trace.mark("compile phase rounds done", backend=backend)
+        trace.mark("compile phase rounds done", backend=backend, interrupted=stopped)
 
     def _rounds_side_by_side(self, phases: dict[str, tuple[list[BenchItem], Any]], lines: dict[str, Any],
                              endings: dict[str, str]) -> BaseException | None:
