@@ -21,6 +21,7 @@ from tile_family import TileConfig, TileProblem
 from tlbench.harness.core.cases import Case
 from tlbench.harness.core.record import BenchItem
 from tlbench.harness.measure.compile_phase import CompilePhase, resolve_jobs
+from tlbench.harness.measure.cpu_plan import COMPILE_NICE
 from tlbench.harness.measure.outcome import Outcome
 
 
@@ -198,25 +199,43 @@ def test_the_phase_keeps_its_setup_item_and_that_items_median_round():
     assert parts["item"] == items[0].item_id and parts["own_lowering_s"] == 0.2 and parts["start_s"] <= parts["total_s"]
 
 
-def test_the_compile_jobs_workers_are_started_at_the_end_of_collection_not_at_the_phase(tmp_path):
-    """Their imports (7 s a worker on the 16-core GPU host) overlap the first items instead of
-    being the compile phase's setup."""
+def _jobs_run(tmp_path, *options):
     (tmp_path / "conftest.py").write_text(fake_backend.CONFTEST)
     (tmp_path / "test_jobs_suite.py").write_text(SUITE.replace("CONFIGS", repr([(128, 32), (64, 32), (32, 32)])))
-    trace = tmp_path / "trace.jsonl"
+    trace, log = tmp_path / "trace.jsonl", tmp_path / "compiles.log"
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--tlbench-backend=fake", "--tlbench-kind=compile",
-         "--tlbench-compile-jobs=2", "--benchmark-json=out.json"],
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--tlbench-backend=fake", "--tlbench-compile-jobs=2",
+         "--benchmark-json=out.json", *options],
         cwd=tmp_path, capture_output=True, text=True,
-        env={**{k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}, "TLBENCH_TRACE": str(trace)},
+        env={**{k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}, "TLBENCH_TRACE": str(trace),
+             "TLBENCH_FAKE_COMPILE_LOG": str(log)},
     )
     assert done.returncode == 0, done.stdout[-3000:]
-    marks = [json.loads(line) for line in trace.read_text().splitlines()]
+    return [json.loads(line) for line in trace.read_text().splitlines()], log
+
+
+def test_the_compile_jobs_workers_start_with_the_backends_worker_before_collection_at_nice_10(tmp_path):
+    """Their imports (7 s a worker on the 16-core GPU host, 16 of them at once) overlap
+    collection instead of being the compile phase's setup; at nice 10 they yield the CPUs to
+    collection and the device worker's start."""
+    marks, log = _jobs_run(tmp_path, "--tlbench-kind=compile")
     phase = next(k for k, m in enumerate(marks) if m["event"] == "compile phase start")
     collected = next(k for k, m in enumerate(marks) if m["event"] == "collected")
     spawned = [k for k, m in enumerate(marks) if m["event"] == "worker spawn"]
-    assert len(spawned) == 3 and all(k < phase for k in spawned)  # the backend's worker and both jobs' before the phase
-    assert sum(1 for k in spawned if collected < k) == 2  # the jobs' at the end of collection
+    assert len(spawned) == 3 and all(k < collected < phase for k in spawned)  # the backend's worker and both jobs'
+    cold = [line.split() for line in log.read_text().splitlines() if "cold=True" in line]
+    assert len(cold) >= 3 * 3 and {f[5] for f in cold} == {f"nice={COMPILE_NICE}"}  # every timed round in a job's worker
+    records = [b["extra_info"]["tlbench"] for b in json.loads((tmp_path / "out.json").read_text())["benchmarks"]]
+    assert len(records) == 3 and {r["process_nice"] for r in records} == {COMPILE_NICE}  # and each record says so
+
+
+def test_compile_jobs_workers_started_early_end_after_collection_when_no_compile_item_is_left(tmp_path):
+    marks, _log = _jobs_run(tmp_path, "--tlbench-kind=device", "--tlbench-criterion=fixed:samples=5")
+    collected = next(k for k, m in enumerate(marks) if m["event"] == "collected")
+    spawned = [k for k, m in enumerate(marks) if m["event"] == "worker spawn"]
+    ended = [m for m in marks[collected:] if m["event"] == "compile jobs ended"]
+    assert len(spawned) == 3 and all(k < collected for k in spawned)
+    assert ended == [{**ended[0], "backend": "fake", "workers": 2}] and not any(m["event"] == "compile phase start" for m in marks)
 
 
 @pytest.mark.parametrize("stop", ["ctrl-c", "interrupted outcome"])

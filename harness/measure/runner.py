@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import gc
 import math
+import os
 import resource
 import time
 from dataclasses import dataclass, field, replace
@@ -181,6 +182,9 @@ def _compile_outcome(state: _CompileTiming, backend: Backend, rounds: int, inter
                             "compilers, the garbage collector held out of the call")
     record["machine_probe_cpu_s"] = state.probe  # after each round: the machine's speed (see machine_probe)
     record["collector_s"] = state.collector  # before each call, untimed (see _timed_call)
+    nice = os.getpriority(os.PRIO_PROCESS, 0) if hasattr(os, "getpriority") else 0
+    if nice:
+        record["process_nice"] = nice  # a compile job yielding its CPUs (harness/measure/cpu_plan.py); not in CPU seconds
     if interleaved > 1:
         record["compile_round_robin"] = interleaved
     record["compile_rounds_asked"] = asked  # the option's rounds: a cap may take fewer (the method's, not this count)

@@ -7,7 +7,11 @@ backends named on the command line; for ``auto`` at the first tlbench suite abou
 collected (``pytest_collectstart`` of a module that ``looks_like_suite``) or, failing that, at
 its first ``pytest_generate_tests``; then of every registered backend, since choosing among
 them loads them and a backend built from its worker's report waits for that worker.  Unused
-ones end after collection (``keep_only``).  A run without a tlbench suite starts none.
+ones end after collection (``keep_only``).  Where the compile phase runs several jobs
+(``--tlbench-compile-jobs`` above 1: a host with 8+ CPUs by default) each backend's compile-job
+workers start then too, at nice 10 (harness/pytest_plugin/isolation.py), and those no phase
+takes end after collection (overlap_start.start_compile_jobs_ahead).  A run without a tlbench
+suite starts none.
 ``looks_like_suite(path)``: the file assigns ``SWEEP`` at module level and imports from
 ``tlbench`` there (its text matched first, then its syntax tree, so a suite quoted inside a
 string is none; read, never imported; a file that cannot be read or parsed is not a suite).  It only decides how early: a suite that
@@ -16,7 +20,8 @@ like one and declares nothing started them for nothing (they end after collectio
 
 Why before the module's import: a suite's module imports its kernels' modules (tilelang's
 eager parse of upstream example files, torch); on the H200 the first suite's imports took 7.9 s,
-then collection waited 2.4 s more for the device worker's report.
+then collection waited 2.4 s more for the device worker's report.  Compile-job workers started
+at collection's end spent the compile phase's first 5-9 s there importing (16 of them at once).
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from tlbench.harness.core.registry import AUTO
-from tlbench.harness.pytest_plugin.xdist_support import is_controller
+from tlbench.harness.pytest_plugin.xdist_support import is_controller, worker_index
 
 _CANDIDATE = (re.compile(r"^SWEEP\s*=", re.M), re.compile(r"^(from|import)\s+tlbench\b", re.M))
 
@@ -60,4 +65,9 @@ def start_workers_early(config: Any, state: Any, at_configure: bool = False) -> 
     if AUTO in names and at_configure:
         return
     state.workers_started = True
-    state.workers.start(state.registry.names if AUTO in names else names)
+    names = state.registry.names if AUTO in names else names
+    state.workers.start(names)
+    jobs = state.compile_phase.jobs
+    if jobs > 1 and worker_index() is None:  # a big host's compile jobs (an xdist worker times its compile items one by one)
+        for name in names:
+            state.workers.start_compile_jobs(name, jobs)

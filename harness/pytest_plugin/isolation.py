@@ -10,8 +10,9 @@ process per device.  ``--tlbench-timeout`` bounds the inputs/check/run stages of
 (default: 4 x ``--tlbench-max-seconds``, at least 120 s), ``--tlbench-compile-timeout`` one
 compile.  Device items measured together (the interleaved device phase) go through
 ``Workers.device_session`` (a ``DeviceSession``); the compile phase's jobs through
-``Workers.compile_session`` (a fresh worker each; ``start_compile_jobs`` starts them ahead, so
-their imports overlap the run's first items); ``annotate`` puts the worker's account on
+``Workers.compile_session`` (a fresh worker each, at nice ``COMPILE_NICE``; ``start_compile_jobs``
+starts them ahead, so their imports overlap collection and the run's first items,
+``keep_compile_jobs`` ends those no phase will take); ``annotate`` puts the worker's account on
 their failures.  ``Workers.begin_close()`` starts ending the processes, all at once, when the
 session's items are done; ``close()`` (unconfigure) waits for them.
 Spread over devices in this one process (``devices``: ``--tlbench-devices`` with two or
@@ -31,6 +32,7 @@ from typing import Any
 from tlbench.harness.measure.cpu_plan import COMPILE_NICE, ENV_CPUS, ENV_NICE, describe
 from tlbench.harness.measure.option_types import positive_float
 
+from tlbench.harness.core import trace
 from tlbench.harness.core.registry import BackendRegistry
 from tlbench.harness.measure.outcome import Outcome
 from tlbench.harness.measure.worker_session import Limits, WorkerDeviceSession, WorkerSession, WorkerSpec, factory_ref
@@ -103,9 +105,12 @@ class Workers:
             return ahead
         main = self.session(backend)
         # compiles only: no device runtime; its waits are a job thread's (the phase's own line reports it)
-        env = dict(main.spec.env)
-        if self.compile_cpus:  # an overlapped run: away from the device workers' CPUs, yielding to the device phase's builds
-            env.update({ENV_CPUS: describe(self.compile_cpus), ENV_NICE: str(COMPILE_NICE)})
+        # Compile jobs yield their CPUs (a compile item's time is CPU seconds, which a wait for a
+        # CPU does not count): to collection and the device workers' start when started early,
+        # to the device phase's builds in an overlapped run (then pinned away from its CPUs too).
+        env = {**main.spec.env, ENV_NICE: str(COMPILE_NICE)}
+        if self.compile_cpus:
+            env[ENV_CPUS] = describe(self.compile_cpus)
         return WorkerSession(replace(main.spec, warm_up=None, env=env), self.limits, interrupted=self.interrupted)
 
     def start_compile_jobs(self, backend: str, jobs: int) -> None:
@@ -117,6 +122,15 @@ class Workers:
                 session = self.compile_session(backend, slot)
                 session.start_early()
                 self._compile_ahead[(backend, slot)] = session
+
+    def keep_compile_jobs(self, wanted: Any) -> None:
+        """End the compile-job workers started ahead that no compile phase will take
+        (``wanted``: backend -> the jobs its phase uses; a backend left out uses none)."""
+        unused = [k for k in self._compile_ahead if k[1] >= wanted.get(k[0], 0)]
+        for backend in sorted({b for b, _ in unused}):
+            trace.mark("compile jobs ended", backend=backend, workers=sum(1 for b, _ in unused if b == backend))
+        for key in unused:
+            self._compile_ahead.pop(key).close()
 
     def pin_compile_jobs(self, cpus: Any) -> None:
         """Compile-job workers started ahead, and every later one, onto ``cpus`` at nice value

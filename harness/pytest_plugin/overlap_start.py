@@ -20,7 +20,8 @@ Contract (harness/measure/overlap.py decides; this applies):
 - ``start_compile_jobs_ahead(state)`` (at collection's end) starts the compile-job workers each
   backend with compile items will use (``--tlbench-compile-jobs`` of them, or the one a timeable
   backend's items go to in an overlapped run), so their imports overlap the first items rather
-  than the compile phase's setup.
+  than the compile phase's setup, and ends those started with the workers
+  (harness/pytest_plugin/early_start.py) that no phase will take.
 - ``overlap_line(state)``: the summary's line about it (None where there was nothing to overlap).
 """
 
@@ -68,12 +69,16 @@ def start_compile_jobs_ahead(state: Any) -> None:
         return
     phase = state.compile_phase
     timeable = set(state.overlap.timeable) if state.overlap is not None and state.overlap.on else set()
+    wanted: dict[str, int] = {}
     for backend in sorted({i.backend for i in state.to_measure(state.compile_items)}):
         if state.registry.compile_blocker(backend):
             continue
         jobs = phase.jobs if phase.jobs > 1 else (1 if backend in timeable else 0)
         if jobs:
-            state.workers.start_compile_jobs(backend, jobs)
+            wanted[backend] = jobs
+    state.workers.keep_compile_jobs(wanted)  # those started with the workers for a backend left with no compile item
+    for backend, jobs in wanted.items():
+        state.workers.start_compile_jobs(backend, jobs)
 
 
 def compiles_wait_for_device(state: Any) -> bool:
