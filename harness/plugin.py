@@ -149,6 +149,8 @@ def pytest_configure(config):
         jobs = resolve_jobs(config.getoption("--tlbench-compile-jobs"), usable_cpus(), hidden is not None, state.workers is not None)
     except ValueError as exc:
         raise pytest.UsageError(str(exc)) from None
+    if state.workers is not None:
+        state.workers.main_times_compiles = jobs <= 1  # else compile jobs' workers do (each warms up its own compiler)
     state.compile_phase = CompilePhase(
         jobs=jobs, make_session=state.workers.compile_session if state.workers is not None else None,
         policy=state.policy, compile_rounds=state.compile_rounds, seed=state.seed, board=board,

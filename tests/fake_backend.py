@@ -289,6 +289,23 @@ class UnavailableFakeBackend(FakeBackend):
         return "FakeAccelerator not present"
 
 
+class WarmingFakeBackend(FakeBackend):
+    """TEST-ONLY: the fake with a ``warm_up_compile()`` (a real backend's: small kernels of its
+    own through its lowering), which appends ``warm-up pid=<pid>`` to the compile log, or
+    raises with ``$TLBENCH_FAKE_WARM_UP_FAILS`` set."""
+
+    def warm_up_compile(self):
+        import os
+
+        if os.environ.get("TLBENCH_FAKE_WARM_UP_FAILS"):
+            raise RuntimeError("fake warm-up kernel refused (test-only)")
+        log = os.environ.get("TLBENCH_FAKE_COMPILE_LOG")
+        if log:
+            with open(log, "a") as out:
+                out.write(f"warm-up pid={os.getpid()}\n")
+        return []
+
+
 
 def record_warm_up():
     """A runtime warm-up for tests/test_worker_warm_up.py (named by a WorkerSpec's ``warm_up``):

@@ -222,6 +222,12 @@ class AscendBackend:
         phases["lower_and_schedule"] = time.perf_counter() - start
         return func, facts
 
+    def warm_up_compile(self) -> list:
+        """The process's first lowering, of the backend's own small kernels (backends/ascend/compile_warm_up.py)."""
+        from tlbench.backends.ascend.compile_warm_up import warm_up_compile
+
+        return warm_up_compile(self.target)
+
     def lower(self, case: Case) -> Compiled:
         """The lowering and Z3 schedule alone (no bisheng build)."""
         phases: dict[str, float] = {}

@@ -34,6 +34,11 @@ Optional methods (looked up with ``getattr``; a backend without them still works
   Without it the probe lowers in every process.
 - ``calibrate(seconds) -> DeviceProfile``: measure this machine's own profile (vendor GEMM,
   a copy kernel); origin "calibrated", kept apart from the datasheet figures.
+- ``warm_up_compile()``: one untimed lowering of small kernels of the backend's own, through
+  its real passes; measures nothing.  A worker that times compile items calls it before it
+  answers ``ready`` (its start overlaps collection), so the process's one-off costs of a first
+  lowering are paid there; the compile phase's setup then compiles no item
+  (harness/measure/setup_compile.py).  Without it, the setup is the first item's cold compile.
 - ``device_fault() -> str | None``: after an exception in a device stage, whether the device
   context itself is broken (a sticky error: words) or still usable (None).  Asked only for a
   ``SuiteCodeError``; a backend without it keeps its worker for those.

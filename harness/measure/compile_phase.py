@@ -197,9 +197,9 @@ class CompilePhase:
                 self.stored.update(self._time_parallel(backend, batch, line))
             else:
                 line.note(SETUP_WORDS)
-                total, start_s = _timed_setup(shared, batch[0], self.policy, self.seed)
-                self.setup_s[backend] = total
-                self.setup_parts[backend] = setup_account(total, start_s, batch[0].item_id)
+                account = _timed_setup(shared, batch[0], self.policy, self.seed)
+                self.setup_s[backend] = account["total_s"]
+                self.setup_parts[backend] = account
                 self.stored.update(self._time_batch(shared, batch, 1, _rounds_of(line)))
         except BaseException as exc:
             endings[backend] = INTERRUPTED_WORDS if isinstance(exc, KeyboardInterrupt) else f"stopped by {type(exc).__name__}"
@@ -248,7 +248,7 @@ class CompilePhase:
     def _own_lowering(self, backend: str) -> None:
         """The setup item's median timed round, beside its setup (what of the setup was that item's own)."""
         account = self.setup_parts.get(backend)
-        outcome = self.stored.get(account["item"]) if account else None
+        outcome = self.stored.get(account["item"]) if account and account.get("warm_up_s") is None else None
         if account is not None and outcome is not None and outcome.status == "timed" and outcome.samples_s:
             account["own_lowering_s"] = round(statistics.median(outcome.samples_s), 3)
 
@@ -298,9 +298,9 @@ class CompilePhase:
         def work(slot: int) -> None:
             session = self.make_session(backend, slot)
             try:
-                total, start_s = _timed_setup(session, shares[slot][0], self.policy, self.seed)
+                account = _timed_setup(session, shares[slot][0], self.policy, self.seed)
                 with lock:
-                    setups.append(setup_account(total, start_s, shares[slot][0].item_id))
+                    setups.append(account)
 
                 def report(done: int, total: int, eta_s: float | None = None, detail: str = "") -> None:
                     with lock:
@@ -337,16 +337,17 @@ COUNT_PENDING = "\0count pending"  # a backend's rounds all came back: its count
 SETUP_WORDS = "setup: the backend's first compile (imports, solver start-up), untimed"
 
 
-def _timed_setup(session: Any, item: BenchItem, policy: Any, seed: int) -> tuple[float, float]:
-    """(the setup's wall seconds, of which waiting for the session's process to start): a
-    worker session is awaited first (``ready_facts``), then pays the untimed first compile."""
+def _timed_setup(session: Any, item: BenchItem, policy: Any, seed: int) -> dict:
+    """What the setup spent (``setup_account``): a worker session is awaited first
+    (``ready_facts``), then pays the untimed first compile - or, where its backend's warm-up
+    compile ran before ``ready`` (``compile_warm_up_s``), only loads the item's modules."""
     start = time.perf_counter()
     ready = getattr(session, "ready_facts", None)
     if callable(ready):
         ready()
     started = time.perf_counter() - start
     session.setup(item, policy, seed)
-    return time.perf_counter() - start, started
+    return setup_account(time.perf_counter() - start, started, item.item_id, warm_up_s=getattr(session, "compile_warm_up_s", None))
 
 
 def _rounds_of(line: Any) -> Callable[..., None]:

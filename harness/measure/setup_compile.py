@@ -8,11 +8,14 @@ first compile item and shows the number as that backend's setup, never as a meas
 compile error here is not reported: the timed item that follows meets it and fails with the
 compiler's words.  ``time_once(work)`` does the same for any untimed run (the plugin
 passes the worker's ``setup`` request, which runs ``pay_setup_once`` in the backend's
-worker process, when items run there).  ``setup_account(total_s, start_s, item_id,
-own_lowering_s)`` is what a setup spent, as plain data, and ``setup_words(backend, account)``
-says why one took over ``SLOW_SETUP_S``: the wait for the compiling process to start (its
-imports), and the first compile split into the item's own lowering (its median timed round)
-and the one-off rest (lazy imports, solver start-up, code generators warming up).
+worker process, when items run there).  A worker whose backend has ``warm_up_compile()`` (small
+kernels of its own) paid its first compile before it answered ``ready``; its setup compiles no
+item, only loads the item's modules.  ``setup_account(total_s, start_s, item_id,
+own_lowering_s, warm_up_s)`` is what a setup spent, as plain data, and ``setup_words(backend,
+account)`` says why one took over ``SLOW_SETUP_S``: the wait for the compiling process to
+start (its imports, and the warm-up compile where one ran), and the first compile split into
+the item's own lowering (its median timed round) and the one-off rest (lazy imports, solver
+start-up, code generators warming up).
 """
 
 from __future__ import annotations
@@ -49,15 +52,25 @@ def pay_setup_once(backend: Backend, item: BenchItem, wait_idle: Callable[[], No
     return time.perf_counter() - start
 
 
-def setup_account(total_s: float, start_s: float, item_id: str, own_lowering_s: float | None = None) -> dict:
-    return {"total_s": round(total_s, 3), "start_s": round(start_s, 3), "first_compile_s": round(max(0.0, total_s - start_s), 3),
-            "item": item_id, "own_lowering_s": None if own_lowering_s is None else round(own_lowering_s, 3)}
+def setup_account(total_s: float, start_s: float, item_id: str, own_lowering_s: float | None = None,
+                  warm_up_s: float | None = None) -> dict:
+    account = {"total_s": round(total_s, 3), "start_s": round(start_s, 3), "first_compile_s": round(max(0.0, total_s - start_s), 3),
+               "item": item_id, "own_lowering_s": None if own_lowering_s is None else round(own_lowering_s, 3)}
+    if warm_up_s is not None:  # the backend's warm-up compile, before the worker's "ready": no item was compiled
+        account["warm_up_s"] = round(warm_up_s, 3)
+    return account
 
 
 def setup_words(backend: str, account: dict) -> str:
     """One line: where a slow setup's time went."""
     first, start, own = account.get("first_compile_s") or 0.0, account.get("start_s") or 0.0, account.get("own_lowering_s")
+    warm = account.get("warm_up_s")
     parts = []
+    if warm is not None:
+        parts.append(f"{start:.1f} s waiting for the compiling process to start (its imports: the compiler and its runtime; "
+                     f"then its first compile, of the backend's own warm-up kernels: {warm:.1f} s of its start-up)")
+        parts.append(f"{first:.1f} s loading the first item's modules in it ({account.get('item')}), no compile")
+        return f"{backend} setup {account.get('total_s', 0.0):.1f} s: " + "; ".join(parts)
     if start >= 0.05:
         parts.append(f"{start:.1f} s waiting for the compiling process to start (its imports: the compiler and its runtime)")
     compile_words = f"{first:.1f} s its first compile, of {account.get('item')}"

@@ -3,19 +3,23 @@
 Contract: started by harness/measure/worker_session.py as
 ``python -m tlbench.harness.measure.worker_main FD`` with one end of a socket pair on ``FD``
 (messages are pickled tuples through ``multiprocessing.connection.Connection``).  The
-first message is ``("init", {"sys_path", "factory": "module:qualname", "options", "warm_up"})``;
-``warm_up`` (a device worker's: its traits' ``runtime_warm_up``, ``"module:function"``;
-None for a compile job's) starts at once in a thread of its own, before the backend is
-built; the worker builds the backend, starts its device runtime (``device_info``) and
-answers ``("ready", pid, device_info, worker_facts)`` (the backend's ``device_info()`` and
-``worker_facts()``, None where it has none, as plain data); the first request other than ``prefetch`` waits for the warm-up.  Then, in order:
+first message is ``("init", {"sys_path", "factory": "module:qualname", "options", "warm_up",
+"compile_warm_up"})``; ``warm_up`` (a device worker's: its traits' ``runtime_warm_up``,
+``"module:function"``; None for a compile job's) starts at once in a thread of its own, before
+the backend is built; the worker builds the backend, starts its device runtime
+(``device_info``), with ``compile_warm_up`` (a worker that times compile items) runs the
+backend's optional ``warm_up_compile()`` and answers ``("ready", pid, device_info,
+worker_facts, compile_warm_up_s)`` (the backend's ``device_info()`` and ``worker_facts()``,
+None where it has none, as plain data; the warm-up's wall seconds, None where none ran or it
+failed); the first request other than ``prefetch`` waits for the runtime's warm-up.  Then, in order:
 - ``("prefetch", [Case, ...])``: warm compiles in a thread pool, submitted from a thread of their own
   so the next request is answered meanwhile (no answer);
 - ``("pin", cpus, build_cpus)``: every thread of this worker onto ``cpus``, its build children onto
   ``build_cpus`` (compile work beside device timing: harness/measure/cpu_plan.py; no answer).
   ``$TLBENCH_CPUS`` / ``$TLBENCH_BUILD_CPUS`` do the same from the start;
 - ``("setup", BenchItem, MeasurePolicy, compile_rounds, seed)``: the backend's untimed
-  first compile of the item's case (``setup_compile.pay_setup_once``); answer ``("done",
+  first compile of the item's case (``setup_compile.pay_setup_once``), or, where the compile
+  warm-up ran, nothing but loading the item (its suite's modules); answer ``("done",
   seconds, fault)``;
 - ``("run", BenchItem, MeasurePolicy, compile_rounds, seed)``: the whole item through
   ``harness.measure.runner.run_item`` (compile items; device items measured one by one);
@@ -60,6 +64,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from importlib import import_module
 from multiprocessing.connection import Connection
 from typing import Any
@@ -221,6 +226,22 @@ def _worker_facts(backend: Any) -> dict[str, Any] | None:
         return None
 
 
+def _warm_up_compile(backend: Any) -> float | None:
+    """The backend's optional ``warm_up_compile()`` (small kernels of its own through its real
+    lowering), before ``ready``: wall seconds, or None where it has none or it failed (then the
+    compile phase's setup compiles an item, as for any backend without one)."""
+    warm = getattr(backend, "warm_up_compile", None)
+    if not callable(warm):
+        return None
+    start = time.perf_counter()
+    try:
+        warm()
+    except Exception:  # noqa: BLE001 - the setup's compile of an item meets what this missed
+        return None
+    trace.mark("worker compile warm", role="worker")
+    return time.perf_counter() - start
+
+
 def _start_warm_up(ref: str | None) -> threading.Thread | None:
     """The traits' runtime warm-up (``"module:function"``) in a thread, or None.  A failure
     is left to the first item that meets the runtime."""
@@ -262,12 +283,13 @@ def serve(conn: Connection, watch: Any = None) -> int:
     trace.mark("worker backend loaded", role="worker")
     device_info = _warm_device(backend)
     trace.mark("worker device warm", role="worker")
+    compile_warm_up_s = _warm_up_compile(backend) if init.get("compile_warm_up") else None
     cpus = usable_cpus()
     children = warmer_processes(cpus)
     warmer = CacheWarmer(init["factory"], dict(init.get("options") or {}), list(sys.path), children,
                          cpus=frozenset(build_cpus_from_environment() or ()) or None) if children else None
     pool = CompilePool(workers=cpus, warmer_of=lambda _backend: warmer)  # its progress (if any) goes to the worker log
-    conn.send(("ready", os.getpid(), device_info, _worker_facts(backend)))
+    conn.send(("ready", os.getpid(), device_info, _worker_facts(backend), compile_warm_up_s))
     kept: list[Any] = []  # compiler-owned objects from outcomes: never released (see the contract)
     phase: Any = None  # the InProcessSession of the current device phase
 
@@ -319,7 +341,9 @@ def serve(conn: Connection, watch: Any = None) -> int:
                     kind, item, policy, compile_rounds, seed = message
                     ctx = RunContext(policy=policy, compile_rounds=compile_rounds, seed=seed, compiled=compiled,
                                      before_cold_compile=pool.wait_idle, interrupted=watch)
-                    if kind == "setup":  # the untimed first compile, as the in-process path pays it
+                    if kind == "setup" and compile_warm_up_s is not None:  # paid before "ready": the item's modules are loaded now
+                        answer = 0.0
+                    elif kind == "setup":  # the untimed first compile, as the in-process path pays it
                         answer = float(pay_setup_once(reporter, item, pool.wait_idle))
                     elif kind == "run":
                         answer = run_item(item, reporter, ctx)

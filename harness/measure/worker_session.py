@@ -112,6 +112,7 @@ class WorkerSession:
         self._prepared: dict[str, int] = {}  # item id -> the worker incarnation that prepared it
         self.failures: dict[str, dict[str, Any]] = {}  # item id -> worker account of its failure
         self.device_info: dict[str, Any] = {}  # the worker's backend.device_info(), from its "ready"
+        self.compile_warm_up_s: float | None = None  # its backend's warm-up compile (wall s), from its "ready"; None: none
         self.worker_facts: dict[str, Any] | None = None  # its backend.worker_facts() (None: it has none)
         self._closed = False  # close() was called: no request starts a worker again
         self._starts = StartAttempts(self.limits.startup_attempts)  # failed starts since the last ready
@@ -161,7 +162,7 @@ class WorkerSession:
         child.close()
         self._conn = Connection(parent.detach())
         self._conn.send(("init", {"sys_path": list(sys.path), "factory": self.spec.factory, "options": dict(self.spec.options),
-                                 "warm_up": self.spec.warm_up}))
+                                 "warm_up": self.spec.warm_up, "compile_warm_up": self.spec.compile_warm_up}))
         self.stage = STARTUP
         self._prefetched_here = False
         self._incarnation += 1
@@ -184,6 +185,7 @@ class WorkerSession:
         self._starts.succeeded()
         self.device_info = dict(ready[2]) if len(ready) > 2 and isinstance(ready[2], dict) else {}
         self.worker_facts = dict(ready[3]) if len(ready) > 3 and isinstance(ready[3], dict) else None
+        self.compile_warm_up_s = ready[4] if len(ready) > 4 and isinstance(ready[4], float) else None
         trace.mark("worker ready", backend=self.spec.backend)
         self._ready = True
         if self._prefetch and self._prefetch_ok:

@@ -33,6 +33,7 @@ class WorkerSpec:
     options: Mapping[str, Any] = field(default_factory=dict)
     env: Mapping[str, str] = field(default_factory=dict)  # device pinning (CUDA_VISIBLE_DEVICES ...)
     warm_up: str | None = None  # "module:function": the device runtime's first use, as the worker starts (traits)
+    compile_warm_up: bool = False  # a worker that times compile items: the backend's warm_up_compile() before "ready"
 
 
 @dataclass(frozen=True)

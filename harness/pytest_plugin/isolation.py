@@ -59,6 +59,7 @@ class Workers:
         self.registry = registry
         self.board = board  # the run's progress board: every session's waits write its due lines
         self.compile_cpus: tuple[int, ...] | None = None  # compile jobs' workers start pinned here (an overlapped run)
+        self.main_times_compiles = True  # one compile job: a backend's own worker times its compile items (its warm-up compile)
         self._compile_ahead: dict[tuple[str, int], WorkerSession] = {}  # compile-job workers started ahead
         self.interrupted = interrupted  # () -> bool: the run was interrupted (every session is told)
         self.limits = Limits(item_s=config.getoption("--tlbench-timeout"), compile_s=config.getoption("--tlbench-compile-timeout"))
@@ -81,7 +82,7 @@ class Workers:
             traits = self.registry.traits(backend)
             env = dict(traits.device_env(self.devices[device])) if self.devices else {}
             spec = WorkerSpec(backend=backend, factory=factory, options=dict(self.registry.options.values), env=env,
-                              warm_up=getattr(traits, "runtime_warm_up", None))
+                              warm_up=getattr(traits, "runtime_warm_up", None), compile_warm_up=self.main_times_compiles and device == 0)
             self._sessions[key] = WorkerSession(spec, self.limits, interrupted=self.interrupted, board=self.board)
         return self._sessions[key]
 
@@ -111,7 +112,7 @@ class Workers:
         env = {**main.spec.env, ENV_NICE: str(COMPILE_NICE)}
         if self.compile_cpus:
             env[ENV_CPUS] = describe(self.compile_cpus)
-        return WorkerSession(replace(main.spec, warm_up=None, env=env), self.limits, interrupted=self.interrupted)
+        return WorkerSession(replace(main.spec, warm_up=None, compile_warm_up=True, env=env), self.limits, interrupted=self.interrupted)
 
     def start_compile_jobs(self, backend: str, jobs: int) -> None:
         """Start ``jobs`` compile-job workers of ``backend`` now, in the background, so their

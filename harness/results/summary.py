@@ -368,7 +368,10 @@ def summary_lines(records: Iterable[dict[str, Any]], setup_s: dict[str, float] |
     if setup_s:
         shown = ", ".join(f"{name} {format_seconds(seconds)}" for name, seconds in sorted(setup_s.items()) if seconds)
         if shown:
-            lines.append(f"setup (each backend's first compile, untimed, outside every item): {shown}")
+            warmed = sorted(n for n, a in (setup_parts or {}).items() if a and a.get("warm_up_s") is not None)
+            whose = (f"; {', '.join(warmed)}: no item compiled, the worker's own warm-up kernels compiled as it started"
+                     if warmed else "")
+            lines.append(f"setup (each backend's first compile, untimed, outside every item{whose}): {shown}")
         for name, seconds in sorted(setup_s.items()):
             account = (setup_parts or {}).get(name)
             if seconds > SLOW_SETUP_S and account:

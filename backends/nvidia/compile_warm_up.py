@@ -1,0 +1,44 @@
+"""The NVIDIA backend's warm-up compile: a tiny kernel of its own through the real lowering.
+
+Contract: ``warm_up_compile(target) -> [PlanFacts]`` lowers one small PrimFunc written here - a GEMM tile
+(shared-memory operands, a register-fragment accumulator, a 2-stage ``T.Pipelined`` reduction,
+128 threads) - through ``lower_with_plan`` with ``target``: tilelang's passes and CUDA codegen,
+no nvcc.  It measures nothing; what the lowering reported is returned for tests.  A worker process calls it (through
+``NvidiaBackend.warm_up_compile``) before it answers ``ready``, so the process's one-off costs of
+a first lowering are paid there, not by the first compile item it times.  This kernel is the
+backend's own probe, not a kernel family: nothing reads its result.
+"""
+
+# No `from __future__ import annotations`: TileLang evaluates the PrimFunc parameter
+# annotations against this closure.
+
+TILE = 64
+BLOCK_K = 32
+STEPS = 4
+
+
+def _gemm_tile():
+    import tilelang.language as T
+
+    @T.prim_func
+    def gemm_tile(A: T.Tensor((TILE, BLOCK_K * STEPS), "float16"), B: T.Tensor((TILE, BLOCK_K * STEPS), "float16"),
+                  C: T.Tensor((TILE, TILE), "float16")):
+        with T.Kernel(1, threads=128) as _block:
+            A_shared = T.alloc_shared((TILE, BLOCK_K), "float16")
+            B_shared = T.alloc_shared((TILE, BLOCK_K), "float16")
+            C_local = T.alloc_fragment((TILE, TILE), "float32")
+            T.clear(C_local)
+            for k in T.Pipelined(STEPS, num_stages=2):
+                T.copy(A[0, k * BLOCK_K], A_shared)
+                T.copy(B[0, k * BLOCK_K], B_shared)
+                T.gemm(A_shared, B_shared, C_local, transpose_B=True)
+            T.copy(C_local, C[0, 0])
+
+    return gemm_tile
+
+
+def warm_up_compile(target) -> list:
+    """The ``PlanFacts`` of the kernel's lowering (the tests read them; nothing measures them)."""
+    from tlbench.backends.gpu.plan import lower_with_plan
+
+    return [lower_with_plan(_gemm_tile(), target, {}, {})[1]]
