@@ -58,7 +58,6 @@ from tlbench.harness.core.record import EXTRA_KEY, SCHEMA_VERSION, BenchItem, fa
 from tlbench.harness.core.registry import BackendRegistry, UnknownBackend
 from tlbench.harness.measure.runner import Outcome
 from tlbench.harness.core.sweep import Sweep
-from tlbench.harness.core.cases import Case
 from tlbench.harness.measure.options import policy_from_options
 from tlbench.harness.measure.option_types import check_devices
 from tlbench.harness.pytest_plugin.xdist_hooks import (  # noqa: F401  (the hooks, registered through this module)
@@ -266,20 +265,7 @@ def pytest_collection_finish(session):
     trace.mark("collected", items=len(session.items))
     started = trace.process_start()
     state.startup_s = time.time() - started if started is not None else None
-    for item in session.items:
-        callspec = getattr(item, "callspec", None)
-        bench = state.items_by_id.get(callspec.params.get("tlbench_item")) if callspec else None
-        if isinstance(bench, BenchItem):
-            state.collected_ids.append(bench.item_id)
-        if isinstance(bench, BenchItem) and bench.item_id in state.preflight_failed:
-            continue  # it fails with its preflight line: never compiled, never in a phase
-        if isinstance(bench, BenchItem) and bench.kind == "compile":
-            state.compile_items.append(bench)
-        if isinstance(bench, BenchItem) and bench.kind == "device":
-            state.phase_items.append(bench)
-            state.phase_nodes.setdefault(bench.item_id, item)
-            if isinstance(bench.case, Case):
-                state.device_items.append(bench)
+    state.take_collected(session.items)
     if state.collected_ids and worker_index() is None and not session.config.option.collectonly:
         note = results_file.set_aside_previous(session.config)  # an earlier run's file never reads as this run's
         if note:

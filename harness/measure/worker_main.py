@@ -58,18 +58,15 @@ segfault at interpreter exit; the worker never releases them.
 
 from __future__ import annotations
 
-import json
 import numbers
 import os
 import signal
 import sys
-import threading
-import time
-from importlib import import_module
 from multiprocessing.connection import Connection
 from typing import Any
 
 from tlbench.harness.core import trace
+from tlbench.harness.measure.worker_start import plain, start_runtime_warm_up, warm_device, warm_up_compile, worker_facts
 from tlbench.harness.core.backend_api import SuiteCodeError
 from tlbench.harness.measure import hang_report
 
@@ -163,11 +160,6 @@ class StageReporter:
             raise
 
 
-def plain(value: Any) -> Any:
-    """``value`` as JSON-able plain data (anything else as its text)."""
-    return json.loads(json.dumps(value, default=str))
-
-
 def plain_outcome(outcome: Any) -> Any:
     """The outcome as plain data: compilers put their own objects (tvm IR values) in plans
     and records, which do not cross a process boundary (pickling them can crash); the same
@@ -204,63 +196,6 @@ def plain_prepared(prepared: Any) -> Any:
     return replace(prepared, **changes)
 
 
-def _warm_device(backend: Any) -> dict[str, Any]:
-    """Start the device runtime before answering ``ready`` (the backend's ``device_info``
-    reads the device through it): the worker starts while pytest collects, so this overlaps
-    collection instead of delaying the first device item.  Returns the device info as plain
-    data ({} when it fails: a failure here is left to the item that meets it)."""
-    try:
-        return plain(backend.device_info() or {})
-    except Exception:  # noqa: BLE001 - the first device stage reports it with its item
-        return {}
-
-
-def _worker_facts(backend: Any) -> dict[str, Any] | None:
-    """The backend's ``worker_facts()`` as plain data, for the instance its controller builds
-    with ``from_worker_facts`` (harness/core/registry.py); None when it has none or fails (the
-    controller then builds a whole backend of its own)."""
-    facts = getattr(backend, "worker_facts", None)
-    try:
-        return plain(facts()) if callable(facts) else None
-    except Exception:  # noqa: BLE001 - the controller falls back to loading the backend itself
-        return None
-
-
-def _warm_up_compile(backend: Any) -> float | None:
-    """The backend's optional ``warm_up_compile()`` (small kernels of its own through its real
-    lowering), before ``ready``: wall seconds, or None where it has none or it failed (then the
-    compile phase's setup compiles an item, as for any backend without one)."""
-    warm = getattr(backend, "warm_up_compile", None)
-    if not callable(warm):
-        return None
-    start = time.perf_counter()
-    try:
-        warm()
-    except Exception:  # noqa: BLE001 - the setup's compile of an item meets what this missed
-        return None
-    trace.mark("worker compile warm", role="worker")
-    return time.perf_counter() - start
-
-
-def _start_warm_up(ref: str | None) -> threading.Thread | None:
-    """The traits' runtime warm-up (``"module:function"``) in a thread, or None.  A failure
-    is left to the first item that meets the runtime."""
-    if not ref:
-        return None
-    module, _, name = ref.partition(":")
-
-    def run() -> None:
-        try:
-            getattr(import_module(module), name)()
-        except Exception:  # noqa: BLE001 - the first device stage reports it with its item
-            pass
-        trace.mark("worker runtime warm", role="worker")
-
-    thread = threading.Thread(target=run, name="tlbench-warm-up", daemon=True)
-    thread.start()
-    return thread
-
-
 def serve(conn: Connection, watch: Any = None) -> int:
     from tlbench.harness.core.backend_api import backend_from_ref
     from tlbench.harness.measure.cache_warmer import CacheWarmer, processes as warmer_processes
@@ -278,18 +213,18 @@ def serve(conn: Connection, watch: Any = None) -> int:
     kind, init = conn.recv()
     assert kind == "init", kind
     sys.path[:] = [p for p in init["sys_path"] if p] or sys.path  # the parent's, for the warm-up and the backend
-    warming = _start_warm_up(init.get("warm_up"))
+    warming = start_runtime_warm_up(init.get("warm_up"))
     backend = backend_from_ref(init["factory"], init.get("options"))  # serve has set sys.path from init first
     trace.mark("worker backend loaded", role="worker")
-    device_info = _warm_device(backend)
+    device_info = warm_device(backend)
     trace.mark("worker device warm", role="worker")
-    compile_warm_up_s = _warm_up_compile(backend) if init.get("compile_warm_up") else None
+    compile_warm_up_s = warm_up_compile(backend) if init.get("compile_warm_up") else None
     cpus = usable_cpus()
     children = warmer_processes(cpus)
     warmer = CacheWarmer(init["factory"], dict(init.get("options") or {}), list(sys.path), children,
                          cpus=frozenset(build_cpus_from_environment() or ()) or None) if children else None
     pool = CompilePool(workers=cpus, warmer_of=lambda _backend: warmer)  # its progress (if any) goes to the worker log
-    conn.send(("ready", os.getpid(), device_info, _worker_facts(backend), compile_warm_up_s))
+    conn.send(("ready", os.getpid(), device_info, worker_facts(backend), compile_warm_up_s))
     kept: list[Any] = []  # compiler-owned objects from outcomes: never released (see the contract)
     phase: Any = None  # the InProcessSession of the current device phase
 

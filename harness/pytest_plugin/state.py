@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tlbench.harness.core.cases import MeasurePolicy
+from tlbench.harness.core.cases import Case, MeasurePolicy
 from tlbench.harness.core.record import BenchItem
 from tlbench.harness.core.registry import BackendRegistry
 from tlbench.harness.core.space import SpaceDiagnostics
@@ -98,6 +98,27 @@ class TlbenchState:
             line = self.board.phase(f"device {backend}", f"device timing {backend} (items prepared + batches)", "")
             self.loop_lines[backend] = LoopLine(line, lambda: sum(1 for i in self.phase_items if i.backend == backend))
         return self.loop_lines[backend]
+
+    def take_collected(self, items: list[Any]) -> None:
+        """The pytest items left after every deselection, sorted into the run's lists: every
+        tlbench item's id; its compile items; its device items for the interleaved device phase
+        (kernels with a ``Case`` also in ``device_items``).  An item that failed its preflight
+        goes into no phase (it fails with its preflight line, never compiled)."""
+        for item in items:
+            callspec = getattr(item, "callspec", None)
+            bench = self.items_by_id.get(callspec.params.get("tlbench_item")) if callspec else None
+            if not isinstance(bench, BenchItem):
+                continue
+            self.collected_ids.append(bench.item_id)
+            if bench.item_id in self.preflight_failed:
+                continue
+            if bench.kind == "compile":
+                self.compile_items.append(bench)
+            elif bench.kind == "device":
+                self.phase_items.append(bench)
+                self.phase_nodes.setdefault(bench.item_id, item)
+                if isinstance(bench.case, Case):
+                    self.device_items.append(bench)
 
     def to_measure(self, items: list[BenchItem]) -> list[BenchItem]:
         """``items`` less those an interrupted run's journal will hand back (``--tlbench-resume``)."""

@@ -1,0 +1,84 @@
+"""What a worker process does before it answers ``ready`` (harness/measure/worker_main.py).
+
+Contract:
+- ``start_runtime_warm_up(ref)``: the traits' ``runtime_warm_up`` (``"module:function"``) in a
+  thread of its own, started before the backend is built; the thread, or None.
+- ``warm_device(backend)``: the backend's ``device_info()`` as plain data (it starts the device
+  runtime), {} when it fails (left to the item that meets it).
+- ``worker_facts(backend)``: the backend's ``worker_facts()`` as plain data, or None.
+- ``plain(value)``: ``value`` as JSON-able plain data (anything else as its text).
+- ``warm_up_compile(backend)``: the backend's optional ``warm_up_compile()`` (small kernels of
+  its own through its real lowering), wall seconds, or None where it has none or it failed.
+None of them measures anything; each failure is left to the first item that meets it.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from importlib import import_module
+from typing import Any
+
+from tlbench.harness.core import trace
+
+
+def plain(value: Any) -> Any:
+    """``value`` as JSON-able plain data (anything else as its text)."""
+    return json.loads(json.dumps(value, default=str))
+
+def warm_device(backend: Any) -> dict[str, Any]:
+    """Start the device runtime before answering ``ready`` (the backend's ``device_info``
+    reads the device through it): the worker starts while pytest collects, so this overlaps
+    collection instead of delaying the first device item.  Returns the device info as plain
+    data ({} when it fails: a failure here is left to the item that meets it)."""
+    try:
+        return plain(backend.device_info() or {})
+    except Exception:  # noqa: BLE001 - the first device stage reports it with its item
+        return {}
+
+
+def worker_facts(backend: Any) -> dict[str, Any] | None:
+    """The backend's ``worker_facts()`` as plain data, for the instance its controller builds
+    with ``from_worker_facts`` (harness/core/registry.py); None when it has none or fails (the
+    controller then builds a whole backend of its own)."""
+    facts = getattr(backend, "worker_facts", None)
+    try:
+        return plain(facts()) if callable(facts) else None
+    except Exception:  # noqa: BLE001 - the controller falls back to loading the backend itself
+        return None
+
+
+def warm_up_compile(backend: Any) -> float | None:
+    """The backend's optional ``warm_up_compile()`` (small kernels of its own through its real
+    lowering), before ``ready``: wall seconds, or None where it has none or it failed (then the
+    compile phase's setup compiles an item, as for any backend without one)."""
+    warm = getattr(backend, "warm_up_compile", None)
+    if not callable(warm):
+        return None
+    start = time.perf_counter()
+    try:
+        warm()
+    except Exception:  # noqa: BLE001 - the setup's compile of an item meets what this missed
+        return None
+    trace.mark("worker compile warm", role="worker")
+    return time.perf_counter() - start
+
+
+def start_runtime_warm_up(ref: str | None) -> threading.Thread | None:
+    """The traits' runtime warm-up (``"module:function"``) in a thread, or None.  A failure
+    is left to the first item that meets the runtime."""
+    if not ref:
+        return None
+    module, _, name = ref.partition(":")
+
+    def run() -> None:
+        try:
+            getattr(import_module(module), name)()
+        except Exception:  # noqa: BLE001 - the first device stage reports it with its item
+            pass
+        trace.mark("worker runtime warm", role="worker")
+
+    thread = threading.Thread(target=run, name="tlbench-warm-up", daemon=True)
+    thread.start()
+    return thread
