@@ -229,14 +229,7 @@ class CompilePhase:
             except BaseException as exc:  # noqa: BLE001 - raised on the phase's own thread below
                 errors[backend] = exc
 
-        threads = [threading.Thread(target=work, args=(backend,), name=f"tlbench-compile-phase-{backend}") for backend in phases]
-        for t in threads:
-            t.start()
-        for t in threads:
-            while t.is_alive():
-                t.join(timeout=1.0)
-                if self.board is not None:
-                    self.board.tick()
+        self._on_threads(work, list(phases), "tlbench-compile-phase")
         asking = next(iter(phases))
         for backend, exc in errors.items():
             if backend != asking:
@@ -284,6 +277,18 @@ class CompilePhase:
             results[it.item_id] = _mark_parallel(outcome, jobs)
         return results
 
+    def _on_threads(self, work: Callable[[Any], None], args: list[Any], name: str) -> None:
+        """``work(arg)`` for every arg, each on a thread of its own, until all have ended; the
+        threads report to the board, this thread writes its lines meanwhile."""
+        threads = [threading.Thread(target=work, args=(arg,), name=f"{name}-{arg}") for arg in args]
+        for t in threads:
+            t.start()
+        for t in threads:
+            while t.is_alive():
+                t.join(timeout=1.0)
+                if self.board is not None:
+                    self.board.tick()
+
     def _time_parallel(self, backend: str, batch: list[BenchItem], line: Any) -> dict[str, Outcome]:
         assert self.make_session is not None
         shares = balanced_shares(batch, min(self.jobs, len(batch)), self.cost)
@@ -315,14 +320,7 @@ class CompilePhase:
             finally:
                 session.close()
 
-        threads = [threading.Thread(target=work, args=(slot,), name=f"tlbench-compile-job-{slot}") for slot in range(jobs)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            while t.is_alive():
-                t.join(timeout=1.0)
-                if self.board is not None:
-                    self.board.tick()  # the jobs report from their threads: this thread writes the lines
+        self._on_threads(work, list(range(jobs)), "tlbench-compile-job")
         slowest = max(setups, key=lambda a: a["total_s"], default=None)  # the jobs set up side by side: the slowest is the wait
         self.setup_s[backend] = slowest["total_s"] if slowest else 0.0
         if slowest is not None:
