@@ -116,7 +116,7 @@ class InProcessSession:
             return failed("check", str(exc), plan)
         start = self._step("check", start)
         if not check.ok:
-            return failed("check", f"wrong result: {check.detail}; max abs err {check.max_abs_err:.4g}", plan)
+            return failed("check", check.wrong_result_words(), plan)
         timer = self.backend.timer(runnable, inputs, self.ctx.policy.flush_l2)
         self._step("timer", start)
         self._timers[item.item_id] = timer
