@@ -96,6 +96,12 @@ class KernelInputs:
         return self.args[: self.n_inputs]
 
     @property
+    def input_dtypes(self) -> tuple[str, ...]:
+        """The dtype of each tensor inputs() made, as torch names it (``float16``,
+        ``float8_e4m3fn``); anything inputs() returned that is not a tensor is left out."""
+        return tuple(str(t.dtype).removeprefix("torch.") for t in self.inputs if hasattr(t, "dtype") and hasattr(t, "shape"))
+
+    @property
     def outputs(self) -> OutputSet:
         return OutputSet(self.args[self.n_inputs:])
 
