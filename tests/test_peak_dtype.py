@@ -155,3 +155,18 @@ def test_where_no_peak_can_be_chosen_the_words_say_why():
     assert older["roofline"]["reason"] == "the problem names no dtype and the record no input dtypes to read a peak for"
     unpublished = annotate(_record({"M": 1}, ["float64"]), H200)
     assert unpublished["roofline"]["reason"] == "no published float64 peak for NVIDIA H200 SXM (its inputs' dtype: the problem names no dtype)"
+
+
+def test_inputs_a_backend_made_otherwise_record_no_dtypes_and_the_item_still_runs():
+    """A backend whose inputs are not the generic family's (the test-only fake backend hands out
+    ``{"seed": ...}``) gets None from the family, as a family without ``input_dtypes`` does."""
+    pytest.importorskip("torch")
+    pytest.importorskip("tilelang")
+    from suites.test_gemv import SWEEP
+
+    from tlbench.harness.core.kernel_traits import input_dtypes
+
+    vendor = SWEEP.vendor_cases("nvidia", "smoke", "cuda")[0]
+    assert input_dtypes(vendor.problem, {"seed": 3}) is None
+    made = vendor.problem.family.make_inputs(vendor.problem, 3, "cpu", dialect="cuda")
+    assert input_dtypes(vendor.problem, made) == ("float16", "float16")

@@ -341,8 +341,9 @@ class GenericFamily:
         return KernelInputs(made + allocate(specs, device), len(made), output_names=tuple(s[0] for s in specs),
                             output_dtypes=tuple(s[2] for s in specs), axes=self.inputs_axes(config))
 
-    def input_dtypes(self, inputs: KernelInputs) -> tuple[str, ...]:
-        return inputs.input_dtypes
+    def input_dtypes(self, inputs: Any) -> tuple[str, ...] | None:
+        """None where a backend called the kernel with inputs it made otherwise (not ``make_inputs``'s)."""
+        return inputs.input_dtypes if isinstance(inputs, KernelInputs) else None
 
     def kernel_args(self, inputs: KernelInputs) -> tuple[Any, ...]:
         return tuple(inputs.args)
