@@ -6,7 +6,10 @@ every rule rejects an output that still holds its poison (NaN for floats, fp8 in
 integer sentinel; a non-boolean byte for bool); ``exact`` compares integers and bools;
 ``similarity`` is tilelang's ``calc_diff``; ``mismatch`` allows a fraction, never an
 unwritten element; a ``check=`` spec resolves per output, integers defaulting to ``exact``;
-records name the rule that judged.
+records name the rule that judged.  Every verdict gives the largest error over the elements
+finite on both sides and counts the non-finite ones (NaN or inf where the reference is
+finite, or not the reference's own infinity), which still fail; the same infinity on both
+sides matches; ``steps`` fails an overflow to infinity.
 """
 
 import math
@@ -125,7 +128,7 @@ def test_tolerance_says_how_many_elements_still_hold_the_poison(dtype):
     half[:32] = ref[:32].to(dtype)  # a kernel that wrote half its output
     verdict = tolerance(1e-2, 1e-2).judge(half, ref)
     assert not verdict.ok and verdict.mismatched == 32
-    assert verdict.detail == "32 of 64 outside atol 0.01 + rtol 0.01 * |ref| (32 still hold the poison value: never written?)"
+    assert verdict.detail == "32 of 64 outside atol 0.01 + rtol 0.01 * |ref| (32 non-finite; 32 still hold the poison value: never written?)"
     wrong = ref.to(dtype) + 1  # written, but wrong: nothing to say of the poison
     assert tolerance(1e-2, 1e-2).judge(wrong, ref).detail == "64 of 64 outside atol 0.01 + rtol 0.01 * |ref|"
 
@@ -175,3 +178,69 @@ def test_bound_judges_each_element_against_an_allowed_error_computed_from_the_in
     assert normalize(rule) is rule
     with pytest.raises(TypeError, match="allowed must be a callable"):
         bound(0.1)
+
+
+INF, NAN = math.inf, math.nan
+
+
+def _finite_error_and_three_non_finite():
+    """A float output 0.25 off at one element, inf, -inf and NaN at three where the reference is
+    finite, and the reference's own infinities matched at two: the largest finite error is 0.25."""
+    ref = torch.tensor([1.0, 2.0, 3.0, 4.0, 5.0, INF, -INF, 8.0])
+    out = torch.tensor([1.0, 2.25, INF, -INF, NAN, INF, -INF, 8.001])
+    return out, ref
+
+
+@pytest.mark.parametrize("rule", [tolerance(1e-2, 1e-2), mismatch(0.1), exact(), steps(1), similarity()],
+                         ids=lambda r: r.words)
+def test_every_rule_reports_the_largest_finite_error_and_counts_the_non_finite_elements(rule):
+    out, ref = _finite_error_and_three_non_finite()
+    verdict = rule.judge(out, ref)
+    assert not verdict.ok  # NaN or inf where the reference is finite still fails
+    assert verdict.max_abs_err == pytest.approx(0.25) and verdict.max_rel_err == pytest.approx(0.125)
+    assert verdict.non_finite == 3
+    assert "3 non-finite" in verdict.detail
+
+
+def test_a_non_finite_reference_is_matched_only_by_the_same_infinity():
+    ref = torch.tensor([INF, INF, -INF, NAN, NAN, 1.0])
+    out = torch.tensor([INF, -INF, 7.0, NAN, 1.0, 1.0])
+    verdict = tolerance(1e-2, 1e-2).judge(out, ref)
+    assert verdict.non_finite == 4  # inf against -inf, 7 against -inf, NaN against NaN (NaN never matches), 1 against NaN
+    assert verdict.mismatched == 4 and verdict.max_abs_err == 0.0
+    assert verdict.detail == "4 of 6 outside atol 0.01 + rtol 0.01 * |ref| (4 non-finite; 1 still hold the poison value: never written?)"
+    same = torch.tensor([INF, -INF, 2.0])  # a masked row's -inf, as the reference has it
+    for rule in (tolerance(1e-2, 1e-2), mismatch(0.0), exact(), steps(0)):
+        matched = rule.judge(same.clone(), same)
+        assert matched.ok and matched.non_finite == 0 and matched.max_abs_err == 0.0, rule.words
+
+
+def test_a_bound_reports_the_largest_finite_error_and_the_non_finite_count():
+    from tlbench.backends.kernels.generic.checks import bound
+
+    out, ref = _finite_error_and_three_non_finite()
+    verdict = bound(lambda ref: 0.5, "0.5").given(0.5).judge(out, ref)
+    assert not verdict.ok and verdict.mismatched == 3  # 0.25 is within 0.5; inf, -inf and NaN are not
+    assert (verdict.max_abs_err, verdict.non_finite) == (0.25, 3)
+    assert verdict.detail == "3 of 8 outside the bound bound(0.5) (3 non-finite; 1 still hold the poison value: never written?)"
+
+
+def test_the_check_result_carries_the_largest_finite_error_and_the_non_finite_count_of_all_outputs():
+    out, ref = _finite_error_and_three_non_finite()
+    unwritten_half = poison_tensor(torch.empty(4))
+    unwritten_half[:2] = torch.tensor([1.0, 1.5])
+    result = judge([out, unwritten_half], (ref, torch.ones(4)), [tolerance(), tolerance()], ["O", "P"])
+    assert not result.ok and result.max_abs_err == pytest.approx(0.5)  # P's 1.5 against 1
+    assert result.non_finite == 3 + 2 and result.to_dict()["non_finite"] == 5
+    assert result.wrong_result_words() == (f"wrong result: {result.detail}; max abs err 0.5 over the finite elements, "
+                                           "5 non-finite")
+    no_finite = judge([poison_tensor(torch.empty(2))], (torch.ones(2),), [tolerance()], ["O"])
+    assert no_finite.max_abs_err != no_finite.max_abs_err and no_finite.non_finite == 2  # NaN: no finite element to measure
+
+
+def test_steps_fails_an_overflow_to_infinity_and_passes_a_reference_that_rounds_to_it():
+    largest = torch.tensor([65504.0])  # fp16's largest finite value: infinity is one bit pattern above it
+    overflow = steps(1).judge(torch.tensor([INF], dtype=torch.float16), largest)
+    assert not overflow.ok and overflow.non_finite == 1 and "1 non-finite" in overflow.detail
+    beyond = steps(0).judge(torch.tensor([INF], dtype=torch.float16), torch.tensor([1e6]))  # 1e6 as fp16 is inf
+    assert beyond.ok and beyond.non_finite == 0

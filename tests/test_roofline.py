@@ -62,7 +62,7 @@ def test_unknown_device_and_unpublished_dtype_read_peak_unknown():
     rec = _h200_record("gemm-8192x8192x8192-f16-bm128-bn256-bk64-t256-auto-s3")
     unknown = annotate(rec, None, "Some GPU")
     assert unknown["throughput"]["pct_of_peak"] is None and unknown["roofline"]["status"] == PEAK_UNKNOWN
-    assert format_pct(unknown) == PEAK_UNKNOWN
+    assert format_pct(unknown) == "peak unknown: no profile for this device"  # the words say why
     on_950 = annotate(rec, match_profile(ascend_profiles.PROFILES, "Ascend950PR"))
     assert on_950["throughput"]["pct_of_peak"] is None
     assert "no published float16 peak" in on_950["roofline"]["reason"]

@@ -165,6 +165,12 @@ class CheckResult:
     detail: str = ""
     rule: str = ""  # the rule(s) that judged, per output (e.g. "C: steps(1)"); empty: tolerance(rtol, atol)
     checked: bool = True  # False: not judged at all (a vendor item kept as a speed reference)
+    non_finite: int = 0  # NaN / infinity where the reference holds no such value; max_*_err are over the rest
+
+    def wrong_result_words(self) -> str:
+        """What a failed check says: its detail and the largest error over the finite elements."""
+        where = f" over the finite elements, {self.non_finite} non-finite" if self.non_finite else ""
+        return f"wrong result: {self.detail}; max abs err {self.max_abs_err:.4g}{where}"
 
     @property
     def rule_words(self) -> str:

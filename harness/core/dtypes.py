@@ -11,7 +11,11 @@ A name not in the table is a ``ValueError`` naming it - never a default size.
 ``buffer_bytes(shape, dtype)`` is the bytes of a buffer of that shape: sub-byte elements are
 packed (``ceil(elements * bits / 8)``: 128 int4 values are 64 bytes).  A backend that has its
 compiler at hand sizes buffers with the compiler's own data type instead
-(backends/dtype_sizes.py); both agree on every name here.
+(backends/dtype_sizes.py); both agree on every name here.  ``profile_name(name)`` is the
+spelling device profiles key their peaks by (``torch.float16`` / ``half`` -> ``float16``,
+``float`` -> ``float32``, ``float8_e4m3fn`` / ``e4m3_float8`` -> ``float8_e4m3``,
+``e5m2_float8`` -> ``float8_e5m2``; any other name as it is, ``torch.`` taken off);
+``is_floating(name)`` whether it names a floating dtype.
 """
 
 from __future__ import annotations
@@ -49,6 +53,20 @@ def dtype_bits(name: str) -> int:
     raise ValueError(f"unknown dtype {text!r}: no element size for it (known: float16, bfloat16, float32, float64, "
                      "float8_e4m3fn, float8_e5m2, float8_e8m0fnu, float6_*, float4_e2m1fn, int1..int64, uint1..uint64, "
                      "bool, and vectors such as float16x4)")
+
+
+_PROFILE_SPELLING = {"half": "float16", "float": "float32", "double": "float64", "float8_e4m3fn": "float8_e4m3",
+                     "e4m3_float8": "float8_e4m3", "e5m2_float8": "float8_e5m2"}
+
+
+def profile_name(name: str) -> str:
+    """``name`` as device profiles spell it (harness/core/device_profile.py)."""
+    key = str(name).strip().removeprefix("torch.")
+    return _PROFILE_SPELLING.get(key, key)
+
+
+def is_floating(name: str) -> bool:
+    return str(name).strip().removeprefix("torch.") in _FLOAT_BITS
 
 
 def buffer_bytes(shape: Sequence[int], dtype: str) -> int:

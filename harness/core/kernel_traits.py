@@ -34,6 +34,10 @@ that declares nothing gets the defaults, so a config without a field never raise
 - ``inputs_key(case)``: what the case's inputs depend on (the problem, or the family's
   ``inputs_key(problem, config)``); ``make_inputs(problem, seed, device, dialect, config)``
   passes ``config=`` to a family whose method takes it.
+- ``input_dtypes(problem, inputs) -> tuple[str, ...] | None``: the dtype names of the tensors
+  the kernel is called with as inputs (the family's optional ``input_dtypes(inputs)``; None for
+  a family without it, or that cannot say for these inputs).  Records keep them, and a problem that names no dtype has its
+  roofline peak read from them (harness/results/roofline.py).
 - ``make_inputs(problem, seed, device, dialect)`` / ``check(inputs, problem, dialect, vendor)`` call
   the family's methods, passing ``dialect=`` (and ``vendor=``: whether the vendor item's call
   wrote the outputs) where the method takes it (or ``**kwargs``).
@@ -193,6 +197,13 @@ def inputs_key(case: Any) -> Any:
     config = getattr(case, "config", None)
     ask = getattr(case.problem.family, "inputs_key", None)
     return ask(case.problem, config) if callable(ask) and config is not None else case.problem
+
+
+def input_dtypes(problem: Any, inputs: Any) -> tuple[str, ...] | None:
+    """The dtype names of the kernel's input tensors, as the family reports them (None: it does not)."""
+    ask = getattr(problem.family, "input_dtypes", None)
+    names = ask(inputs) if callable(ask) else None
+    return tuple(str(name) for name in names) if names is not None else None
 
 
 def make_inputs(problem: Any, seed: int, device: Any, dialect: str, config: Any = None) -> Any:

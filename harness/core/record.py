@@ -3,8 +3,11 @@
 Contract: ``item_record(...)`` builds the ``extra_info["tlbench"]`` dict of one item:
 schema version, backend, kind, case id and parameters, the compiler's plan, the on-chip
 budget, the measurement method, the raw samples (seconds), their summary, the correctness
-check and derived throughput.  ``stats`` of the pytest-benchmark entry hold the same
-samples, so its own compare tools see device (or compile) time, never host time.
+check and derived throughput; a device record also the dtypes of the tensors the kernel was
+called with as inputs (``input_dtypes``, e.g. ``["float16", "float16"]``; None where the
+family reports none), from which a problem that names no dtype gets its roofline peak.
+``stats`` of the pytest-benchmark entry hold the same samples, so its own compare tools see
+device (or compile) time, never host time.
 ``failure_record`` / ``skip_record`` describe items that produced no timing; they go under
 the JSON's top-level ``tlbench`` key, because pytest-benchmark drops such items.
 """
@@ -71,6 +74,7 @@ def item_record(
     compile_phases_s: dict[str, float] | None = None,
     seed: int | None = None,
     dialect: str | None = None,
+    input_dtypes: tuple[str, ...] | None = None,
 ) -> dict[str, Any]:
     summary = summarize(samples_s)
     record: dict[str, Any] = {
@@ -90,6 +94,7 @@ def item_record(
         record["notes"] = list(notes or [])
         record["measurement"] = measurement
         record["input_seed"] = seed
+        record["input_dtypes"] = list(input_dtypes) if input_dtypes is not None else None
     else:
         record["compile_phases_s"] = compile_phases_s or {}
     return plain_data(record)

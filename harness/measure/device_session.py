@@ -3,7 +3,8 @@
 Contract: a ``DeviceSession`` executes items on one device.
 - ``prepare(item) -> Prepared | Outcome``: compile (through the session's cache), make the
   inputs, check once against the reference; an ``Outcome`` (skipped/failed, with the stage
-  and words) when the item cannot be timed, else a small picklable ``Prepared``.
+  and words) when the item cannot be timed, else a small picklable ``Prepared`` (with the
+  dtypes of the input tensors, where the family reports them: ``kernel_traits.input_dtypes``).
 - ``sample(item, k) -> Batch``: k kernel-only samples of a prepared item (L2 flush as the
   backend's timer defines it) and the device telemetry right after them (None where the
   backend reads none).
@@ -28,7 +29,7 @@ from typing import Any, Protocol
 
 from tlbench.harness.core.backend_api import Backend, CompileError, DeviceTimer, SuiteCodeError
 from tlbench.harness.core.cases import CheckResult, Plan, VendorCase
-from tlbench.harness.core.kernel_traits import inputs_key
+from tlbench.harness.core.kernel_traits import input_dtypes, inputs_key
 from tlbench.harness.core.record import BenchItem
 from tlbench.harness.core.budget import plan_overflow
 from tlbench.harness.measure.interrupt import interrupted_outcome
@@ -46,6 +47,7 @@ class Prepared:
     notes: tuple[str, ...] = ()
     seed: int | None = None
     dialect: str | None = None  # the backend's body dialect (a family's flops / bytes_moved may read it)
+    input_dtypes: tuple[str, ...] | None = None  # the kernel's input tensors' dtypes (None: the family reports none)
 
 
 @dataclass(frozen=True)
@@ -116,12 +118,12 @@ class InProcessSession:
             return failed("check", str(exc), plan)
         start = self._step("check", start)
         if not check.ok:
-            return failed("check", f"wrong result: {check.detail}; max abs err {check.max_abs_err:.4g}", plan)
+            return failed("check", check.wrong_result_words(), plan)
         timer = self.backend.timer(runnable, inputs, self.ctx.policy.flush_l2)
         self._step("timer", start)
         self._timers[item.item_id] = timer
         return Prepared(item.item_id, timer.method, timer.l2_flush_bytes, check, plan, budget, tuple(timer.notes), self.ctx.seed,
-                        getattr(self.backend, "dialect", None))
+                        getattr(self.backend, "dialect", None), input_dtypes(problem, inputs))
 
     def sample(self, item: BenchItem, k: int) -> Batch:
         timer = self._timers.get(item.item_id)

@@ -313,6 +313,7 @@ def _record(loop: _Loop, track: _Track, vendor: _Track | None, warmup: dict[str,
     record = item_record(
         track.item, samples, method=track.method, plan=p.plan, budget=p.budget, check=p.check,
         l2_flush_bytes=p.l2_flush_bytes, notes=notes, measurement=measurement, seed=p.seed, dialect=p.dialect,
+        input_dtypes=p.input_dtypes,
     )
     record["summary"]["status"] = status
     return Outcome(status="timed", samples_s=samples, record=record, plan=p.plan)

@@ -4,8 +4,9 @@ Contract: ``load_calibrated(path)`` reads a profile written by ``tlbench calibra
 ``DeviceProfile`` JSON) and returns it; a missing, unreadable or non-calibrated file, or one
 without a copy bandwidth or any peak, is a ``pytest.UsageError`` that says what to do.
 ``calibrated_fields(record, profile, device)`` returns what to add to a timed device record:
-``roofline_calibrated``: the record's own throughput against the calibrated peak (None for a
-dtype the profile has no matmul figure for: calibrate times fp16 and bf16) and copy bandwidth,
+``roofline_calibrated``: the record's own throughput against the calibrated peak of its dtype
+(harness/results/roofline.py ``peak_dtype``: the problem's, else its inputs'; None for a dtype
+the profile has no matmul figure for: calibrate times fp16 and bf16) and copy bandwidth,
 ``pct_of_peak`` and ``pct_of_bandwidth``, ``origin`` "calibrated", where the profile names the
 record's device, else ``{"status": "other device", ...}`` with both
 names.  The datasheet ``roofline`` is never replaced: % of peak in the history keeps one
@@ -22,6 +23,7 @@ from typing import Any, Mapping
 import pytest
 
 from tlbench.harness.core.device_profile import CALIBRATED, DeviceProfile
+from tlbench.harness.results.roofline import peak_dtype
 
 KEY = "roofline_calibrated"
 HOW = "write one with: tlbench calibrate --backend NAME -o FILE.json"
@@ -61,7 +63,7 @@ def calibrated_fields(record: Mapping[str, Any], profile: DeviceProfile | None, 
     if device not in _names(profile):
         return {KEY: {"status": "other device", "device": device, "profile_device": profile.device,
                       "reason": f"the calibrated profile is of {profile.device}, this record of {device or 'an unnamed device'}"}}
-    dtype = (record.get("problem") or {}).get("dtype")
+    dtype = peak_dtype(record)[0]
     peak = profile.peak_flops_for(dtype) if dtype else None  # calibrate measures fp16/bf16 matmuls only
     bandwidth = profile.memory_bandwidth
     return {KEY: {

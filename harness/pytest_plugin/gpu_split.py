@@ -10,15 +10,25 @@ xdist_support.pin_worker):
   (longest first, each to the least-loaded group), vendor copy K in group K;
 - ``make_scheduler(config, log)``: the pytest-xdist scheduler the plugin uses when
   ``-n N`` is given without ``--dist``: each group is one work unit, so it runs whole on one
-  worker (its GPU).  The controller never collects, so it reads the groups off the node ids
-  (``expected_cost_of_id``: the problem size in the id); items that are not tlbench's keep
-  pytest-xdist's per-module units.  (``--dist loadgroup`` with ``xdist_group`` marks is not
-  used: with pytest 9 it does not keep a group on one worker.)
+  worker (its GPU).  Items that are not tlbench's keep pytest-xdist's per-module units.
+  (``--dist loadgroup`` with ``xdist_group`` marks is not used: with pytest 9 it does not
+  keep a group on one worker.)
 - ``expected_cost(item)`` (harness/measure/device_pieces.py): one unit per item (setup,
-  compile or check, sampling up to its caps) plus one unit per TFLOP of the problem, so big
-  problems spread first.  A model for balancing only; nothing is reported from it.
-- ``groups_of_nodeids(nodeids, workers)`` / ``worker_group_items``: the same groups
-  recomputed in a worker from its own collection, so the worker prefetches and measures only
+  compile or check, sampling up to its caps) plus one unit per TFLOP of the problem as its
+  family counts them (a ``kernel_sweep`` suite's ``flops=``), so big problems spread first.
+  A model for balancing only; nothing is reported from it.
+- The controller never collects, so the workers, which hold the items, tell it their costs:
+  ``cost_folder(config)`` is a folder the controller makes for the session (removed at its
+  end) and names to each worker (``workerinput["tlbench_cost_folder"]``); ``WorkerCosts``,
+  registered in a worker that was given one, writes ``{item id: expected_cost}`` of its final
+  collection there (``write_costs``, after every ``pytest_collection_modifyitems``: ``-k`` and
+  the scope filter applied) and sets the worker's groups from them; the scheduler reads them
+  (``read_costs``) before it deals.  Both deal the same node ids by the same costs, so the
+  controller's units are the workers' groups.  ``expected_cost_of_id`` (``-MxNxK-`` in the id:
+  2MNK flops, else one unit) is the fallback only for an id no worker reported a cost for
+  (a worker with no such folder, on another host).
+- ``groups_of_nodeids(nodeids, workers, costs)`` / ``worker_group_items``: the groups from the
+  collected node ids (and the costs by item id), so the worker prefetches and measures only
   its group, in one interleaved device phase (the controller tells the workers that it
   schedules by group through ``workerinput["tlbench_cost_groups"]``);
 - ``balance(entries, groups)``: the longest-first, least-loaded dealing itself over
@@ -31,15 +41,24 @@ xdist_support.pin_worker):
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import re
+import shutil
+import tempfile
 from contextlib import contextmanager
-from typing import Iterator, Sequence
+from pathlib import Path
+from typing import Any, Iterator, Mapping, Sequence
+
+import pytest
 
 from tlbench.harness.core.record import BenchItem
 from tlbench.harness.measure.device_pieces import expected_cost
+from tlbench.harness.pytest_plugin.state import STATE
 
 WORKER_COUNT_ENV = "PYTEST_XDIST_WORKER_COUNT"
+COST_FOLDER_KEY = "tlbench_cost_folder"  # workerinput: where a worker writes its items' costs
+_COST_FOLDER = pytest.StashKey[str]()
 
 
 def worker_count() -> int:
@@ -89,13 +108,78 @@ def balance(entries: Sequence[tuple[str, float, int | None]], groups: int) -> di
     return _lpt(entries, max(1, groups))
 
 
-def groups_of_nodeids(nodeids: Sequence[str], workers: int) -> dict[str, int]:
+def groups_of_nodeids(nodeids: Sequence[str], workers: int, costs: Mapping[str, float] | None = None) -> dict[str, int]:
     """tlbench item id -> its group, from the collected pytest node ids in collection order:
-    what the controller's scheduler computes, and what a worker recomputes from its own
-    (identical) collection to know which items will come to it (``worker_group_items``)."""
+    what the controller's scheduler computes, and what a worker computes from its own
+    (identical) collection to know which items will come to it (``worker_group_items``).
+    ``costs``: item id -> ``expected_cost`` where the items are known; an id without one is
+    read by ``expected_cost_of_id``."""
+    known = costs or {}
     ids = [m[1] for m in (_ID.search(n) for n in nodeids) if m]
-    entries = [(i, expected_cost_of_id(i), int(c[1]) if (c := _COPY.search(i)) else None) for i in ids]
+    entries = [(i, float(known[i]) if i in known else expected_cost_of_id(i), int(c[1]) if (c := _COPY.search(i)) else None)
+               for i in ids]
     return _lpt(entries, max(1, workers))
+
+
+def expected_costs(items: Sequence[BenchItem]) -> dict[str, float]:
+    """item id -> ``expected_cost``: what a worker tells the controller."""
+    return {i.item_id: expected_cost(i) for i in items}
+
+
+def cost_folder(config: Any) -> str:
+    """The controller's folder for this session's worker costs, made once, removed at the end."""
+    folder = config.stash.get(_COST_FOLDER, None)
+    if folder is None:
+        folder = tempfile.mkdtemp(prefix="tlbench-xdist-costs-")
+        config.stash[_COST_FOLDER] = folder
+        config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+    return folder
+
+
+def write_costs(folder: str, worker: str, costs: Mapping[str, float]) -> None:
+    """``costs`` as ``<folder>/<worker>.json``, whole or not at all (written aside, then renamed)."""
+    target = Path(folder) / f"{worker}.json"
+    aside = target.with_suffix(".part")
+    aside.write_text(json.dumps(dict(costs), sort_keys=True))
+    os.replace(aside, target)
+
+
+def read_costs(folder: str | None) -> dict[str, float]:
+    """Every worker's costs in ``folder`` (the workers collect the same items: the same costs)."""
+    costs: dict[str, float] = {}
+    for path in sorted(Path(folder).glob("*.json")) if folder else ():
+        costs.update(json.loads(path.read_text()))
+    return costs
+
+
+class WorkerCosts:
+    """In an xdist worker of the group scheduler: after every ``pytest_collection_modifyitems``,
+    the collected items' costs written where the controller reads them, and the worker's
+    groups dealt by them (``state.xdist_groups``)."""
+
+    def __init__(self, folder: str, worker: str) -> None:
+        self.folder, self.worker = folder, worker
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_collection_modifyitems(self, session, config, items):
+        result = yield
+        state = config.stash.get(STATE, None)
+        by_id = state.items_by_id if state is not None else {}
+        ids = [getattr(getattr(i, "callspec", None), "params", {}).get("tlbench_item") for i in items]
+        costs = expected_costs([by_id[i] for i in ids if i in by_id])
+        write_costs(self.folder, self.worker, costs)
+        if state is not None and state.xdist_groups is not None:
+            state.xdist_groups = groups_of_nodeids([i.nodeid for i in items], worker_count(), costs)
+        return result
+
+
+def register_worker_costs(config: Any) -> None:
+    """In a worker the controller gave a cost folder that exists here (the same host): register
+    ``WorkerCosts``."""
+    folder = (getattr(config, "workerinput", None) or {}).get(COST_FOLDER_KEY)
+    if folder and os.path.isdir(folder):
+        worker = str(config.workerinput.get("workerid", os.getpid()))
+        config.pluginmanager.register(WorkerCosts(folder, worker), "tlbench-xdist-worker-costs")
 
 
 def worker_group_items(items: Sequence[BenchItem], groups: dict[str, int], first_item_id: str) -> list[BenchItem] | None:
@@ -119,8 +203,9 @@ def make_scheduler(config, log):
             match = _ID.search(nodeid)
             if match is None:
                 return super()._split_scope(nodeid)
-            if self._groups is None:  # every worker has registered by now
-                self._groups = groups_of_nodeids(self.collection or [], max(1, len(self.nodes)))
+            if self._groups is None:  # every worker has collected by now, and written its costs
+                self._groups = groups_of_nodeids(self.collection or [], max(1, len(self.nodes)),
+                                                 read_costs(config.stash.get(_COST_FOLDER, None)))
             return f"tlbench-group-{self._groups.get(match[1], 0)}"
 
     return CostGroupScheduling(config, log)

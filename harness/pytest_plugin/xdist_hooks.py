@@ -9,7 +9,9 @@ Contract (hooks registered through harness/plugin.py, which imports them):
 - ``pytest_sessionstart`` (first): both are put back (``restore_xdist_markers``), after every
   plugin configured and before the controller ships its options to the workers.
 - ``pytest_xdist_make_scheduler`` / ``pytest_configure_node``: one cost-balanced group of
-  items per GPU (harness/pytest_plugin/gpu_split.py), and each worker told so.
+  items per GPU (harness/pytest_plugin/gpu_split.py), and each worker told so and given the
+  folder where it writes its items' costs for the controller (``gpu_split.cost_folder``); a
+  worker given one registers ``gpu_split.WorkerCosts`` at session start.
 A session without pytest-xdist, or with ``--dist``, is left exactly as pytest makes it.
 """
 
@@ -20,7 +22,7 @@ import os
 import pytest
 
 from tlbench.harness.pytest_plugin.bench_adapter import stop_session_json
-from tlbench.harness.pytest_plugin.gpu_split import make_scheduler
+from tlbench.harness.pytest_plugin.gpu_split import COST_FOLDER_KEY, cost_folder, make_scheduler, register_worker_costs
 from tlbench.harness.pytest_plugin.xdist_support import WORKER_ENV, worker_index
 
 HIDDEN_WORKER = pytest.StashKey[str]()
@@ -58,11 +60,13 @@ def pytest_configure_node(node):
     measure its group as one interleaved device phase."""
     if node.config.stash.get(OWN_SCHEDULER, False):
         node.workerinput["tlbench_cost_groups"] = True
+        node.workerinput[COST_FOLDER_KEY] = cost_folder(node.config)
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session):
     restore_xdist_markers(session.config)
+    register_worker_costs(session.config)  # a worker of the group scheduler tells the controller its costs
 
 
 def restore_xdist_markers(config) -> None:

@@ -8,7 +8,8 @@ JSON).  ``summary_lines(records, setup_s)`` returns the lines the terminal ends 
   (vendor time / kernel time, so > 1 is faster than the vendor; "a speed reference, not
   checked" where the suite keeps it unjudged; the vendor item measured on
   the same GPU or shard, ``core.shard.placement``, when a multi-GPU or sharded run has one per GPU) and its % of the device's
-  peak (``pct_of_peak`` when a record carries it, else "peak unknown"); a kernel that moves bytes and
+  peak (``pct_of_peak`` when a record carries it, else "peak unknown: <why>", the roofline's
+  reason); a kernel that moves bytes and
   is not compute-bound (memory-bound, or no FLOP peak to tell) is read in GB/s against the
   memory bandwidth its roofline names, with that bandwidth's origin (datasheet, device, calibrated).  Without device
   timing, compile items answer: for a schedule model (Ascend) the loop II per form and the
@@ -37,6 +38,7 @@ from tlbench.harness.core.record_reader import RecordReader
 from tlbench.harness.measure.setup_compile import SLOW_SETUP_S, setup_words
 from tlbench.harness.core.shard import placement
 from tlbench.harness.results.error_text import failure_line
+from tlbench.harness.results.roofline import unknown_peak_words
 from tlbench.harness.results.table import format_seconds
 
 FORM_ORDER = ("s0", "s1", "s2", "s3", "s4", "s5", "s6", "manual", "serial")
@@ -227,7 +229,7 @@ def _device_block(block: _Block) -> list[str]:
                      if bandwidth else "memory bandwidth unknown")
     if by_flops or not by_bytes:
         pct = best.get("pct_of_peak", throughput.get("pct_of_peak"))
-        parts.append(f"{pct:.1f}% of peak" if isinstance(pct, (int, float)) else "peak unknown")
+        parts.append(f"{pct:.1f}% of peak" if isinstance(pct, (int, float)) else unknown_peak_words(best))
     calibrated = best.get("roofline_calibrated") or {}
     copy = calibrated.get("bandwidth_tbps") if calibrated.get("status") == "ok" else None
     if by_bytes and isinstance(copy, (int, float)) and copy > 0:  # --tlbench-profile's measured copy

@@ -2,6 +2,10 @@
 
 Usage: ``python3 results/h200-flash-attention/fa_report.py RUN.json [--peak-tflops 989.5] [--markdown OUT.md]``
 
+RUN.json is the run's ``--benchmark-json`` file, plain or gzip-compressed (``.json.gz``, as the
+archived runs here are), read and checked by the harness's own reader
+(harness/results/store.py ``load_results``); a file it cannot use is one line on stderr, exit 2.
+
 For each FA problem in the run: every FA item with its status (timed items passed the check
 against torch SDPA in fp32, |out - ref| <= atol + rtol*|ref|, the tolerance read from the
 record), median device time, TFLOP/s, % of the peak and its speed as a ratio to the fastest
@@ -16,12 +20,12 @@ Exit status 1 when an FA kernel that compiled failed afterwards (a wrong result,
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections import defaultdict
 from typing import Any
 
 from tlbench.harness.core.record import EXTRA_KEY, records_of
+from tlbench.harness.results.store import ResultsError, load_results
 
 H200_DENSE_BF16_TFLOPS = 989.5
 
@@ -104,10 +108,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--markdown", default=None, help="also write the table here")
     args = parser.parse_args(argv)
     try:
-        with open(args.json) as fh:
-            doc = json.load(fh)
-    except (OSError, json.JSONDecodeError) as exc:
-        print(f"fa_report: cannot read {args.json}: {exc}; pass a pytest-benchmark JSON written with --benchmark-json", file=sys.stderr)
+        doc = load_results(args.json).document
+    except ResultsError as exc:  # one line naming the file, what is wrong and what to do
+        print(f"fa_report: {exc}", file=sys.stderr)
         return 2
     lines, any_failed = report(doc, args.peak_tflops)
     if not lines:

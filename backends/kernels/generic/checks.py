@@ -6,14 +6,20 @@ cannot judge an output of that dtype is refused before anything compiles) and
 ``judge(out, ref) -> Verdict`` (torch tensors: ``out`` the kernel's output, ``ref`` the
 reference's answer for it, same number of elements).  Every rule fails an element that still
 holds its poison (backends/output_poison.py: NaN for floats, a sentinel for integers, a
-non-boolean byte for bool), so an output the kernel never wrote never passes.
-- ``tolerance(rtol=1e-2, atol=1e-2)``: every element within ``atol + rtol * |ref|`` (float64).
+non-boolean byte for bool), so an output the kernel never wrote never passes.  Every verdict
+(backends/kernels/generic/output_errors.py) gives the largest error over the elements finite on
+both sides and counts the non-finite ones (NaN or infinity where the reference holds no such
+value: the same infinity on both sides matches), and its detail says how many of each of these
+two kinds it failed: ``(3 non-finite; 2 still hold the poison value: never written?)``.
+- ``tolerance(rtol=1e-2, atol=1e-2)``: every element within ``atol + rtol * |ref|`` (float64);
+  a non-finite element never is (``mismatch`` and ``bound`` alike).
 - ``exact()``: equal values (integers and bool compared as integers, bool byte by byte; a
   float reference is rounded to the output's dtype first).  The default for integer and
   bool outputs.
 - ``steps(k)``: within ``k`` representable values of the output's dtype (fp8 e4m3 / e5m2 and
   their ``fnuz`` forms, fp16, bf16, fp32, fp64) of the reference rounded to that dtype: a tie
-  the kernel rounds the other way is one step off.
+  the kernel rounds the other way is one step off; an infinity the rounded reference does not
+  hold fails (overflow is not one step above the largest finite value), as NaN does.
 - ``similarity(max_diff=None, min_cosine=None)``: the whole output against the whole reference:
   ``1 - 2 x.y / (x.x + y.y)`` at most ``max_diff`` (the ``calc_diff`` of tilelang's fp8
   examples; 1e-3 when neither is given), or the cosine at least ``min_cosine``.
@@ -36,51 +42,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
+from tlbench.backends.kernels.generic.output_errors import (
+    Verdict, aside, as_float, errors, is_float_dtype, is_integer_dtype, ordered, unwritten,
+)
+
 DEFAULT_RTOL = DEFAULT_ATOL = 1e-2
 STEP_DTYPES = ("float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e4m3", "float16",
                "bfloat16", "float32", "float64")
-
-
-@dataclass(frozen=True)
-class Verdict:
-    ok: bool
-    mismatched: int
-    total: int
-    max_abs_err: float
-    max_rel_err: float
-    detail: str = ""  # why it failed, in words (empty when ok)
-
-
-def is_float_dtype(name: str) -> bool:
-    return name.startswith(("float", "bfloat", "e4m3", "e5m2")) or name in ("half",)
-
-
-def is_integer_dtype(name: str) -> bool:
-    return name.startswith(("int", "uint")) or name == "bool"
-
-
-def _errors(out: Any, ref: Any) -> tuple[Any, Any, float, float]:
-    """(|out - ref| in float64, ref in float64, max finite abs error, max finite rel error)."""
-    import torch
-
-    got, want = out.double(), ref.double()
-    err = (got - want).abs()
-    finite = torch.isfinite(err)
-    worst_abs = float(err[finite].max()) if bool(finite.any()) else float("nan")
-    worst_rel = float((err[finite] / want.abs()[finite].clamp_min(1e-30)).max()) if bool(finite.any()) else float("nan")
-    if not bool(finite.all()):
-        worst_abs = float("nan")
-    return err, want, worst_abs, worst_rel
-
-
-def _as_float(out: Any) -> Any:
-    return out.float() if out.element_size() == 1 else out
-
-
-def _unwritten(out: Any) -> Any:
-    from tlbench.backends.output_poison import poisoned
-
-    return poisoned(out)
 
 
 @dataclass(frozen=True)
@@ -96,14 +64,15 @@ class Tolerance:
         return None
 
     def judge(self, out: Any, ref: Any) -> Verdict:
-        err, want, worst_abs, worst_rel = _errors(_as_float(out), ref)
-        unwritten = _unwritten(out).reshape(err.shape)
-        bad = ~(err <= self.atol + self.rtol * want.abs()) | unwritten
+        e = errors(as_float(out), ref)
+        held = unwritten(out).reshape(e.err.shape)
+        bad = ~(e.err <= self.atol + self.rtol * e.want.abs()) | e.non_finite | held
         count = int(bad.sum())
-        detail = f"{count} of {out.numel()} outside atol {self.atol:g} + rtol {self.rtol:g} * |ref|" if count else ""
-        if count and bool(unwritten.any()):
-            detail += f" ({int(unwritten.sum())} still hold the poison value: never written?)"
-        return Verdict(count == 0, count, out.numel(), worst_abs, worst_rel, detail)
+        detail = ""
+        if count:
+            detail = (f"{count} of {out.numel()} outside atol {self.atol:g} + rtol {self.rtol:g} * |ref|"
+                      + aside(e.non_finite_count, int(held.sum())))
+        return Verdict(count == 0, count, out.numel(), e.max_abs, e.max_rel, detail, e.non_finite_count)
 
 
 @dataclass(frozen=True)
@@ -118,40 +87,18 @@ class Exact:
     def judge(self, out: Any, ref: Any) -> Verdict:
         import torch
 
-        unwritten = _unwritten(out)
+        held = unwritten(out)
         if out.dtype == torch.bool:
             got, want = out.view(torch.uint8).long(), ref.bool().long()
         elif out.dtype.is_floating_point:
-            got, want = _as_float(out).double(), ref.to(out.dtype).double() if ref.dtype != out.dtype else _as_float(ref).double()
+            got, want = as_float(out).double(), ref.to(out.dtype).double() if ref.dtype != out.dtype else as_float(ref).double()
         else:
             got, want = out.long(), ref.long() if not ref.dtype.is_floating_point else ref.round().long()
-        bad = ~(got == want.reshape(got.shape)) | unwritten
+        bad = ~(got == want.reshape(got.shape)) | held
         count = int(bad.sum())
-        diff = (got.double() - want.reshape(got.shape).double()).abs()
-        finite = torch.isfinite(diff)
-        worst = float(diff[finite].max()) if bool(finite.any()) else float("nan")
-        detail = f"{count} of {out.numel()} differ from the reference" if count else ""
-        if count and bool(unwritten.any()):
-            detail += f" ({int(unwritten.sum())} still hold the poison value: never written?)"
-        return Verdict(count == 0, count, out.numel(), worst, float("nan") if count else 0.0, detail)
-
-
-def _ordered(t: Any) -> Any:
-    """Each element's position on its dtype's number line, as int64: adjacent representable
-    values differ by 1 (sign-magnitude bits folded so that -0 and +0 are both 0)."""
-    import torch
-
-    bits = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[t.element_size()]
-    raw = t.contiguous().view(bits).long()
-    width = 8 * t.element_size()
-    if width < 64:
-        raw = raw & ((1 << width) - 1)  # unsigned pattern
-        sign = 1 << (width - 1)
-        magnitude = raw & (sign - 1)
-        return torch.where(raw & sign != 0, -magnitude, magnitude)
-    sign = raw < 0
-    magnitude = raw & ((1 << 63) - 1)
-    return torch.where(sign, -magnitude, magnitude)
+        e = errors(got, want)
+        detail = f"{count} of {out.numel()} differ from the reference" + aside(e.non_finite_count, int(held.sum())) if count else ""
+        return Verdict(count == 0, count, out.numel(), e.max_abs, e.max_rel, detail, e.non_finite_count)
 
 
 @dataclass(frozen=True)
@@ -172,21 +119,19 @@ class Steps:
         return f"steps() counts representable values of a floating dtype ({', '.join(STEP_DTYPES)}), not of {dtype}"
 
     def judge(self, out: Any, ref: Any) -> Verdict:
-        import torch
-
-        rounded = ref.to(out.dtype) if ref.dtype != out.dtype else ref
-        distance = (_ordered(out) - _ordered(rounded.reshape(out.shape))).abs()
-        nan = torch.isnan(_as_float(out)) | torch.isnan(_as_float(rounded)).reshape(out.shape)
-        bad = (distance > self.k) | nan
+        rounded = (ref.to(out.dtype) if ref.dtype != out.dtype else ref).reshape(out.shape)
+        distance = (ordered(out) - ordered(rounded)).abs()
+        non_finite = errors(as_float(out), as_float(rounded)).non_finite  # against what it is judged by
+        bad = (distance > self.k) | non_finite  # the largest finite value is one step from infinity: overflow fails
         count = int(bad.sum())
-        _, _, worst_abs, worst_rel = _errors(_as_float(out), ref.reshape(out.shape))
-        worst_steps = int(distance[~nan].max()) if bool((~nan).any()) else -1
+        e = errors(as_float(out), ref)
+        worst_steps = int(distance[~non_finite].max()) if bool((~non_finite).any()) else -1
         detail = ""
         if count:
             detail = f"{count} of {out.numel()} more than {self.k} representable {out.dtype} value(s) from the reference"
-            detail += f" (worst {worst_steps} steps)" if worst_steps >= 0 else ""
-            detail += f"; {int(nan.sum())} NaN" if bool(nan.any()) else ""
-        return Verdict(count == 0, count, out.numel(), worst_abs, worst_rel, detail)
+            detail += f", worst {worst_steps} steps" if worst_steps >= 0 else ""
+            detail += aside(int(non_finite.sum()), int(unwritten(out).sum()))
+        return Verdict(count == 0, count, out.numel(), e.max_abs, e.max_rel, detail, int(non_finite.sum()))
 
 
 @dataclass(frozen=True)
@@ -208,22 +153,22 @@ class Similarity:
         return None if is_float_dtype(dtype) else f"similarity() compares floating outputs, not {dtype}"
 
     def judge(self, out: Any, ref: Any) -> Verdict:
-        x, y = _as_float(out).double().reshape(-1), ref.double().reshape(-1)
-        _, _, worst_abs, worst_rel = _errors(x, y)
-        unwritten = int(_unwritten(out).sum())
+        x, y = as_float(out).double().reshape(-1), ref.double().reshape(-1)
+        e = errors(x, y)
+        held = int(unwritten(out).sum())
         if self.min_cosine is not None:
             norms = float(x.norm() * y.norm())
             value = float((x * y).sum()) / norms if norms > 0 else (1.0 if float(x.abs().sum() + y.abs().sum()) == 0 else 0.0)
-            ok = value >= self.min_cosine and unwritten == 0
+            ok = value >= self.min_cosine and held == 0
             detail = "" if ok else f"cosine {value:.6g} below {self.min_cosine:g}"
         else:
             denominator = float((x * x + y * y).sum())
             value = 0.0 if denominator == 0 else 1.0 - 2.0 * float((x * y).sum()) / denominator
-            ok = value <= self.max_diff and unwritten == 0
+            ok = value <= self.max_diff and held == 0
             detail = "" if ok else f"diff 1 - 2x.y/(x.x+y.y) = {value:.6g} above {self.max_diff:g}"
-        if unwritten:
-            detail += f"; {unwritten} element(s) still hold the poison value (never written?)"
-        return Verdict(ok, 0 if ok else out.numel(), out.numel(), worst_abs, worst_rel, detail)
+        if not ok:
+            detail += aside(e.non_finite_count, held)
+        return Verdict(ok, 0 if ok else out.numel(), out.numel(), e.max_abs, e.max_rel, detail, e.non_finite_count)
 
 
 @dataclass(frozen=True)
@@ -244,19 +189,18 @@ class Mismatch:
         return None
 
     def judge(self, out: Any, ref: Any) -> Verdict:
-        err, want, worst_abs, worst_rel = _errors(_as_float(out), ref)
-        unwritten = _unwritten(out).reshape(err.shape)
-        outside = ~(err <= self.atol + self.rtol * want.abs())
+        e = errors(as_float(out), ref)
+        outside = ~(e.err <= self.atol + self.rtol * e.want.abs()) | e.non_finite
         count = int(outside.sum())
-        held = int(unwritten.sum())
+        held = int(unwritten(out).sum())
         ok = count <= self.fraction * out.numel() and held == 0
         detail = ""
         if not ok:
+            allowed = ("more than" if count > self.fraction * out.numel() else "within") + f" the {self.fraction:g} allowed"
             detail = (f"{count} of {out.numel()} ({count / max(out.numel(), 1):.3g}) outside atol {self.atol:g} + rtol "
-                      f"{self.rtol:g} * |ref|, more than the {self.fraction:g} allowed")
-            if held:
-                detail = f"{held} element(s) still hold the poison value (never written?); " + detail
-        return Verdict(ok, count, out.numel(), worst_abs, worst_rel, detail)
+                      f"{self.rtol:g} * |ref|, {allowed}" + (", but none may hold the poison" if held else "")
+                      + aside(e.non_finite_count, held))
+        return Verdict(ok, count, out.numel(), e.max_abs, e.max_rel, detail, e.non_finite_count)
 
 
 @dataclass(frozen=True)
@@ -331,14 +275,15 @@ class Within:
     def judge(self, out: Any, ref: Any) -> Verdict:
         import torch
 
-        err, want, worst_abs, worst_rel = _errors(_as_float(out), ref)
-        allowed = torch.as_tensor(self.allowed, device=err.device).double()
+        e = errors(as_float(out), ref)
+        allowed = torch.as_tensor(self.allowed, device=e.err.device).double()
         if allowed.numel() > 1:  # as large as the output; a spot check judges a prefix of it
-            allowed = allowed.reshape(-1)[: err.numel()].reshape(err.shape)
-        bad = ~(err <= allowed) | _unwritten(out).reshape(err.shape)
+            allowed = allowed.reshape(-1)[: e.err.numel()].reshape(e.err.shape)
+        held = unwritten(out).reshape(e.err.shape)
+        bad = ~(e.err <= allowed) | e.non_finite | held
         count = int(bad.sum())
-        detail = f"{count} of {out.numel()} outside the bound {self.words}" if count else ""
-        return Verdict(count == 0, count, out.numel(), worst_abs, worst_rel, detail)
+        detail = f"{count} of {out.numel()} outside the bound {self.words}" + aside(e.non_finite_count, int(held.sum())) if count else ""
+        return Verdict(count == 0, count, out.numel(), e.max_abs, e.max_rel, detail, e.non_finite_count)
 
 
 RULE_TYPES = (Tolerance, Exact, Steps, Similarity, Mismatch, Bound, UserRule)

@@ -1,7 +1,7 @@
 """The kernel family of one kernel a suite declared through the generic path.
 
 Contract: ``GenericFamily`` implements harness/core/family.py's ``KernelFamily`` (and the
-optional ``kernel_traits`` / ``vendor_call`` / ``inputs_key`` / ``preflight`` members the
+optional ``kernel_traits`` / ``vendor_call`` / ``inputs_key`` / ``input_dtypes`` / ``preflight`` members the
 harness asks through harness/core/kernel_traits.py) for a kernel named by its bodies:
 problems and configs are harness/core/described.py's plain-valued types, so its records
 describe themselves and every reader reads them without this object.
@@ -20,7 +20,8 @@ describe themselves and every reader reads them without this object.
   axes it names: ``inputs_key``; the reference, the vendor and the check then get those axes
   too, never another: they are shared by every config with the same inputs); tlbench
   allocates the rest (the outputs)
-  from the PrimFunc; ``check`` judges each output by its rule against the suite's
+  from the PrimFunc; ``input_dtypes(inputs)``: the dtypes of the tensors ``inputs`` made (a
+  record's ``input_dtypes``: the roofline's peak where the sizes name no dtype); ``check`` judges each output by its rule against the suite's
   ``reference`` (backends/kernels/generic/checks.py); a vendor item with
   ``vendor_check=False`` is not judged (``checked`` False: a speed reference).
 - ``preflight(problem, dialect) -> (failures, notes)``: backends/kernels/generic/preflight.py,
@@ -339,6 +340,10 @@ class GenericFamily:
         specs = self.output_specs(problem, config, body_dialect, made)
         return KernelInputs(made + allocate(specs, device), len(made), output_names=tuple(s[0] for s in specs),
                             output_dtypes=tuple(s[2] for s in specs), axes=self.inputs_axes(config))
+
+    def input_dtypes(self, inputs: Any) -> tuple[str, ...] | None:
+        """None where a backend called the kernel with inputs it made otherwise (not ``make_inputs``'s)."""
+        return inputs.input_dtypes if isinstance(inputs, KernelInputs) else None
 
     def kernel_args(self, inputs: KernelInputs) -> tuple[Any, ...]:
         return tuple(inputs.args)

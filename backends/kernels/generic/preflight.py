@@ -10,15 +10,15 @@ suite's callables run at the smoke size on CPU, the body's first config:
   get no axis; reference, vendor and check only the axes inputs takes); an axis neither this
   body nor a callable takes, or a constant that no body of any backend and no callable takes,
   is an error ("did you mean");
-- inputs: count, shapes and dtypes against the kernel's parameters (a sub-byte parameter -
-  int4, fp4 - read as packed along its last dimension: backends/dtype_sizes.py);
-- outputs: allocated and poisoned as on the device (backends/output_poison.py); the
-  reference's answers against them (count, shapes); each output's rule fits its dtype and
-  rejects the poisoned output (an unwritten output must never pass);
-- vendor: called; its answers against the outputs, and, unless ``vendor_check=False``,
-  judged by the rules against the reference;
-  (a built-in rule judges the first ``SPOT`` elements of each output here - a spot check that
-  costs the same at any smoke size; a user's check gets the whole tensors)
+- tensors (preflight_tensors.py): inputs: count, shapes and dtypes against the kernel's
+  parameters (a sub-byte parameter - int4, fp4 - read as packed along its last dimension:
+  backends/dtype_sizes.py); outputs: allocated and poisoned as on the device
+  (backends/output_poison.py); the reference's answers against them (count, shapes); each
+  output's rule fits its dtype and rejects the poisoned output (an unwritten output must
+  never pass); vendor: called; its answers against the outputs, and, unless
+  ``vendor_check=False``, judged by the rules against the reference (a built-in rule judges
+  the first ``SPOT`` elements of each output here - a spot check that costs the same at any
+  smoke size; a user's check gets the whole tensors);
 - check, flops, bytes_moved, footprint, validate: called, exceptions reported.
 A callable that raises because CPU torch cannot run it (a CUDA-only op) is a note, not a
 failure: the device run will tell.  Notes also say what was not checked.
@@ -28,20 +28,17 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from tlbench.harness.core import trace
 from tlbench.harness.measure.outcome import traceback_of
 
-from tlbench.backends.dtype_sizes import element_bits, storage_shape
 from tlbench.backends.kernels.generic import factory as factories
 from tlbench.backends.kernels.generic.callables import Takes, did_you_mean, is_device_error, one_line
-from tlbench.backends.kernels.generic.checks import Bound, UserRule, rule_for, spec_problems
-from tlbench.backends.kernels.generic.tensors import allocate, as_list, expected_shape_problem, packed_input_problem, torch_dtype
-from tlbench.backends.kernels.generic.vendors import OUT, out_value, takes_out
+from tlbench.backends.kernels.generic.tensors import as_list
 from tlbench.backends.kernels.generic.preflight_names import NameChecks, Stop as _Stop, label_of as _label
+from tlbench.backends.kernels.generic.preflight_tensors import TensorChecks, bound_rules, user_rules
 
-SPOT = 1 << 16  # elements a built-in rule judges in the preflight: enough to tell, cheap at any smoke size
 CPU_WORDS = ("not implemented for 'CPU'", "from the 'CPU' backend", "Torch not compiled with CUDA", "CUDA driver",
              "No CUDA GPUs", "torch_npu", "Found no NVIDIA driver", "has no attribute 'npu'")
 
@@ -90,7 +87,7 @@ def _cpu_only(exc: BaseException) -> bool:
     return isinstance(cause, NotImplementedError) or is_device_error(cause) or any(w in text for w in CPU_WORDS)
 
 
-class _Preflight(NameChecks):
+class _Preflight(NameChecks, TensorChecks):
     def __init__(self, family: Any, dialect: str, found: Findings) -> None:
         self.family, self.dialect, self.found = family, dialect, found
         self.problem = family.smoke_problems[0]
@@ -152,9 +149,9 @@ class _Preflight(NameChecks):
             except Exception as exc:  # noqa: BLE001
                 self.fail(label, f"{ref!r} does not import: {type(exc).__name__}: {exc}", "name it as 'module:attribute' beside the suite", exc=exc)
                 return None
-        for k, rule in enumerate(_user_rules(self.family.check_spec)):
+        for k, rule in enumerate(user_rules(self.family.check_spec)):
             out[f"check#{k}"] = rule.function
-        for k, rule in enumerate(_bound_rules(self.family.check_spec)):
+        for k, rule in enumerate(bound_rules(self.family.check_spec)):
             try:
                 out[f"bound#{k}"] = self.family.resolved(rule.allowed)
             except Exception as exc:  # noqa: BLE001
@@ -246,147 +243,9 @@ class _Preflight(NameChecks):
                     with contextlib.suppress(_Stop):
                         self.call(label, self.callables[label], self.family.named(self.problem, config, self.dialect))
 
-    def check_input_dtypes(self, made: list[Any], func: Any) -> None:
-        """Before any shape is bound: the count, and each tensor's dtype against its parameter's
-        (a sub-byte parameter - int4, fp4 - is held packed in an integer tensor)."""
-        params = [func.buffer_map.get(p) for p in func.params]
-        if len(made) > len(params):
-            self.fail("inputs", f"it returned {len(made)} tensors, the kernel takes {len(params)} parameters "
-                      f"({', '.join(str(b.name) if b is not None else str(p.name) for b, p in zip(params, func.params))})",
-                      "return only the kernel's leading (input) arguments")
-            raise _Stop
-        for k, (tensor, buffer) in enumerate(zip(made, params)):
-            if buffer is None:
-                continue
-            name, dtype = str(buffer.name), str(buffer.dtype)
-            if element_bits(dtype) < 8:
-                problem = packed_input_problem(k, tensor, name, dtype)
-                if problem:
-                    self.fail("inputs", problem, f"pack {dtype} values {8 // element_bits(dtype)} to a byte along the last "
-                              "dimension into an int8 or uint8 tensor")
-                    raise _Stop  # its shape cannot be read either
-                continue
-            try:
-                want = torch_dtype(dtype)
-            except ValueError:
-                continue
-            if getattr(tensor, "dtype", None) != want:
-                self.fail("inputs", f"tensor {k} ({name}) is {tensor.dtype}, the kernel's {name} is {dtype}",
-                          f"make it .to({want})")
-
-    def check_input_shapes(self, made: list[Any], specs: list[tuple[str, tuple[int, ...], str]]) -> None:
-        for k, (tensor, (name, shape, dtype)) in enumerate(zip(made, specs)):
-            want = storage_shape(shape, dtype, getattr(tensor, "element_size", lambda: 1)()) if shape else ()
-            if shape and tuple(tensor.shape) != want:
-                packed = f" ({dtype} packed along the last dimension: {want})" if want != tuple(shape) else ""
-                self.fail("inputs", f"tensor {k} ({name}) has shape {tuple(tensor.shape)}, the kernel's {name} {tuple(shape)}{packed}",
-                          "make it the kernel's shape at these sizes")
-
-    def outputs(self, specs: list[tuple[str, tuple[int, ...], str]]) -> list[Any]:
-        from tlbench.backends.output_poison import poison_tensor
-
-        try:
-            tensors = allocate(specs, "cpu")
-        except ValueError as exc:
-            self.fail("outputs", str(exc), "return that output from inputs()")
-            raise _Stop from None
-        return [poison_tensor(t) for t in tensors]
-
-    def rules(self, specs: list[tuple[str, tuple[int, ...], str]]) -> list[Any]:
-        names = [s[0] for s in specs]
-        for words in spec_problems(self.family.check_spec, names):
-            self.fail("check", words, "name outputs by index (0, 1, ...) or parameter name")
-        rules = [rule_for(self.family.check_spec, k, name, dtype, self.family.tolerance) for k, (name, _, dtype) in enumerate(specs)]
-        for (name, _, dtype), rule in zip(specs, rules):
-            why = rule.fits(dtype)
-            if why:
-                self.fail("check", f"output {name}: {why}", "choose a rule that fits the output's dtype (exact() for integers)")
-        return rules
-
-    def check_answers(self, label: str, function: Any, answers: list[Any], outputs: list[Any],
-                      specs: list[tuple[str, tuple[int, ...], str]]) -> None:
-        if len(answers) != len(outputs):
-            self.fail(_label(label, function), f"it returned {len(answers)} tensor(s), the kernel has {len(outputs)} output(s) "
-                      f"({', '.join(s[0] for s in specs) or 'none'})", "return one tensor per output, in parameter order")
-            raise _Stop
-        for k, (answer, out, spec) in enumerate(zip(answers, outputs, specs)):
-            problem = expected_shape_problem(out, answer, k, spec[0])
-            if problem:
-                self.fail(_label(label, function), problem, "return each output at the kernel's shape")
-                raise _Stop
-
-    def given_bounds(self, rules: list[Any], expected: list[Any], made: list[Any], answers: dict[str, Any]) -> list[Any]:
-        """Each ``bound`` rule with its allowed errors computed from the reference and the inputs."""
-        bounds = _bound_rules(self.family.check_spec)
-        out = []
-        for rule, ref in zip(rules, expected):
-            if isinstance(rule, Bound):
-                label = f"bound#{bounds.index(rule)}"
-                rule = rule.given(self.call(label, self.callables[label], answers, (ref, *made)))
-            out.append(rule)
-        return out
-
-    def check_poison(self, outputs: list[Any], expected: list[Any], rules: list[Any],
-                     specs: list[tuple[str, tuple[int, ...], str]], values: dict[str, Any]) -> None:
-        """Each rule must reject its output while it still holds the poison (never written)."""
-        import torch
-
-        for out, ref, rule, (name, _, dtype) in zip(outputs, expected, rules, specs):
-            ref = torch.as_tensor(ref).to(out.device).reshape(out.shape)
-            if isinstance(rule, UserRule):
-                verdict_ok = self.call("check", rule.function, values, (out, ref)) is None
-            else:
-                try:
-                    verdict_ok = rule.judge(*_spot(out, ref)).ok
-                except Exception as exc:  # noqa: BLE001 - the rule cannot judge this output
-                    self.fail("check", f"output {name} ({dtype}) by {rule.words}: {type(exc).__name__}: {exc}",
-                              "choose a rule that fits the output's dtype")
-                    continue
-            if verdict_ok:
-                self.fail("check", f"output {name} ({dtype}) by {rule.words} passes while it still holds the poison "
-                          "(an output the kernel never wrote would pass)", "choose a rule that compares every element")
-
-    def check_vendor(self, label: str, made: list[Any], outputs: list[Any], expected: list[Any], rules: list[Any],
-                     specs: list[tuple[str, tuple[int, ...], str]], values: dict[str, Any]) -> None:
-        import torch
-
-        vendor = self.callables[label]
-        if takes_out(vendor):  # it writes the outputs in place: poisoned copies, judged after the call
-            written = [out.clone() for out in outputs]
-            self.call(label, vendor, {**values, OUT: out_value(written)}, made)
-            answers = written
-        else:
-            answers = as_list(self.call(label, vendor, values, made))
-        self.check_answers(label, vendor, answers, outputs, specs)
-        if not self.family.vendor_check:
-            return
-        for out, answer, ref, rule, (name, _, _) in zip(outputs, answers, expected, rules, specs):
-            out.copy_(torch.as_tensor(answer).to(out.device).reshape(out.shape))
-            ref = torch.as_tensor(ref).to(out.device).reshape(out.shape)
-            ok = self.call("check", rule.function, values, (out, ref)) is None if isinstance(rule, UserRule) else rule.judge(*_spot(out, ref)).ok
-            if not ok:
-                words = "" if isinstance(rule, UserRule) else rule.judge(*_spot(out, ref)).detail
-                self.fail(_label(label, vendor), f"its output {name} fails {rule.words} against the reference on CPU: {words}",
-                          "pass vendor_check=False if it is a speed reference only, else fix the vendor call or the rule")
-
 
 def _vendor_label(library: str | None) -> str:
     return f"vendor:{library}" if library else "vendor"
-
-
-def _spot(out: Any, ref: Any) -> tuple[Any, Any]:
-    """The first ``SPOT`` elements of an output and its reference (a user's check gets them whole)."""
-    return out.reshape(-1)[:SPOT], ref.reshape(-1)[:SPOT]
-
-
-def _user_rules(spec: Any) -> Iterable[UserRule]:
-    values = spec.values() if isinstance(spec, dict) else spec if isinstance(spec, list) else [spec] if spec is not None else []
-    return [r for r in values if isinstance(r, UserRule)]
-
-
-def _bound_rules(spec: Any) -> list[Bound]:
-    values = spec.values() if isinstance(spec, dict) else spec if isinstance(spec, list) else [spec] if spec is not None else []
-    return [r for r in values if isinstance(r, Bound)]
 
 
 def _missing_const(exc: BaseException) -> str | None:

@@ -12,7 +12,9 @@ run, so a kernel that accumulates into its outputs must clear them itself, e.g. 
 ``T.Kernel`` that zeroes them: that launch is then part of every timed call).
 ``judge(outputs, expected, rules, names)`` is the check: each output against its expected
 tensor by its own rule (backends/kernels/generic/checks.py); the ``CheckResult`` names the
-rule of each output (``rule``) and says why any failed.  torch is imported here only.
+rule of each output (``rule``) and says why any failed; its ``max_abs_err`` / ``max_rel_err`` are
+the largest over the outputs' finite elements, ``non_finite`` their non-finite elements summed
+(backends/kernels/generic/output_errors.py).  torch is imported here only.
 """
 
 from __future__ import annotations
@@ -94,6 +96,12 @@ class KernelInputs:
         return self.args[: self.n_inputs]
 
     @property
+    def input_dtypes(self) -> tuple[str, ...]:
+        """The dtype of each tensor inputs() made, as torch names it (``float16``,
+        ``float8_e4m3fn``); anything inputs() returned that is not a tensor is left out."""
+        return tuple(str(t.dtype).removeprefix("torch.") for t in self.inputs if hasattr(t, "dtype") and hasattr(t, "shape"))
+
+    @property
     def outputs(self) -> OutputSet:
         return OutputSet(self.args[self.n_inputs:])
 
@@ -135,7 +143,7 @@ def judge(outputs: Sequence[Any], expected: Any, rules: Sequence[Any], names: Se
                            f"the reference returned {len(expected)} tensor(s) for {len(outputs)} output(s)", rule=words)
     abs_errs: list[float] = []
     rel_errs: list[float] = []
-    mismatched = total = 0
+    mismatched = total = non_finite = 0
     details = []
     for k, (out, ref, rule, name) in enumerate(zip(outputs, expected, rules, names)):
         ref = torch.as_tensor(ref, device=out.device)
@@ -146,6 +154,7 @@ def judge(outputs: Sequence[Any], expected: Any, rules: Sequence[Any], names: Se
         if hasattr(rule, "judge"):
             verdict = rule.judge(out, ref)
             ok, count, detail, v_abs, v_rel = verdict.ok, verdict.mismatched, verdict.detail, verdict.max_abs_err, verdict.max_rel_err
+            non_finite += verdict.non_finite
         else:
             reason = call_user(rule, out, ref)
             ok, count, detail = reason is None, 0 if reason is None else out.numel(), "" if reason is None else str(reason)
@@ -157,6 +166,12 @@ def judge(outputs: Sequence[Any], expected: Any, rules: Sequence[Any], names: Se
         mismatched += count
         total += out.numel()
     ok = not details
-    worst_abs = float("nan") if any(e != e for e in abs_errs) else max(abs_errs, default=0.0)
-    worst_rel = float("nan") if any(e != e for e in rel_errs) else max(rel_errs, default=0.0)
-    return CheckResult(ok, worst_abs, worst_rel, mismatched, total, rtol, atol, "; ".join(details), rule=words)
+    return CheckResult(ok, _largest(abs_errs), _largest(rel_errs), mismatched, total, rtol, atol, "; ".join(details),
+                       rule=words, non_finite=non_finite)
+
+
+def _largest(errs: Sequence[float]) -> float:
+    """The largest of the outputs' finite-element errors; NaN when no output measured one (every
+    element non-finite, or judged by a user rule, which measures none)."""
+    measured = [e for e in errs if e == e]
+    return max(measured) if measured else float("nan")

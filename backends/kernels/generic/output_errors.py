@@ -1,0 +1,110 @@
+"""How far one output is from its reference, element by element: what every check rule reports.
+
+Contract: ``Verdict`` is what a rule's ``judge`` returns (backends/kernels/generic/checks.py):
+``ok``, ``mismatched`` (elements the rule failed), ``total``, ``max_abs_err`` / ``max_rel_err``
+(the largest error over the elements where the output and the reference are both finite; NaN
+when there is no such element), ``non_finite`` (elements where the output or the reference is
+NaN or infinite and the two are not the same infinity: NaN where the reference is finite, an
+infinity where it is finite, a finite value or the other infinity where it is infinite, NaN
+against NaN: NaN never matches, as NaN is the float poison) and ``detail`` (why it failed, in
+words; empty when ok).  ``errors(out, ref)`` measures one output (torch tensors, float64):
+``err`` is ``|out - ref|``, 0 where both hold the same infinity, NaN or infinite where
+``non_finite``; the rules that compare ``err`` with an allowed error fail the ``non_finite``
+elements outright (an infinite reference allows an infinite error: ``|-inf - inf|`` is within
+``atol + rtol * |inf|``), so a non-finite element passes only where the reference holds the
+same infinity.  ``aside(non_finite, held)`` words the counts the same way for every
+rule: ``(3 non-finite; 2 still hold the poison value: never written?)``.  ``ordered(t)`` is each
+element's position on its dtype's number line (``steps``).  torch is imported inside only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Verdict:
+    ok: bool
+    mismatched: int
+    total: int
+    max_abs_err: float  # over the elements finite on both sides
+    max_rel_err: float
+    detail: str = ""  # why it failed, in words (empty when ok)
+    non_finite: int = 0  # NaN / infinity not matching the reference's (see the module docstring)
+
+
+@dataclass(frozen=True)
+class Errors:
+    err: Any  # |out - ref| in float64; 0 where both are the same infinity
+    want: Any  # the reference in float64
+    non_finite: Any  # mask: NaN or infinity on either side, not the same infinity
+    max_abs: float
+    max_rel: float
+
+    @property
+    def non_finite_count(self) -> int:
+        return int(self.non_finite.sum())
+
+
+def errors(out: Any, ref: Any) -> Errors:
+    """``out`` against ``ref`` (same number of elements), both read as float64."""
+    import torch
+
+    got, want = out.double(), ref.double().reshape(out.shape)
+    both_finite = torch.isfinite(got) & torch.isfinite(want)
+    same_infinity = torch.isinf(got) & (got == want)
+    err = torch.where(same_infinity, torch.zeros_like(got), (got - want).abs())
+    if bool(both_finite.any()):
+        finite_err = err[both_finite]
+        max_abs = float(finite_err.max())
+        max_rel = float((finite_err / want.abs()[both_finite].clamp_min(1e-30)).max())
+    else:
+        max_abs = max_rel = float("nan")
+    return Errors(err, want, ~both_finite & ~same_infinity, max_abs, max_rel)
+
+
+def aside(non_finite: int, held: int) -> str:
+    """`` (3 non-finite; 2 still hold the poison value: never written?)``, or "" when both are 0."""
+    parts = [f"{non_finite} non-finite"] if non_finite else []
+    if held:
+        parts.append(f"{held} still hold the poison value: never written?")
+    return f" ({'; '.join(parts)})" if parts else ""
+
+
+def is_float_dtype(name: str) -> bool:
+    return name.startswith(("float", "bfloat", "e4m3", "e5m2")) or name in ("half",)
+
+
+def is_integer_dtype(name: str) -> bool:
+    return name.startswith(("int", "uint")) or name == "bool"
+
+
+def as_float(out: Any) -> Any:
+    """A one-byte float (fp8) widened to float32, so torch can subtract it; others as they are."""
+    return out.float() if out.element_size() == 1 else out
+
+
+def unwritten(out: Any) -> Any:
+    """Mask of the elements that still hold the poison (backends/output_poison.py)."""
+    from tlbench.backends.output_poison import poisoned
+
+    return poisoned(out)
+
+
+def ordered(t: Any) -> Any:
+    """Each element's position on its dtype's number line, as int64: adjacent representable
+    values differ by 1 (sign-magnitude bits folded so that -0 and +0 are both 0)."""
+    import torch
+
+    bits = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[t.element_size()]
+    raw = t.contiguous().view(bits).long()
+    width = 8 * t.element_size()
+    if width < 64:
+        raw = raw & ((1 << width) - 1)  # unsigned pattern
+        sign = 1 << (width - 1)
+        magnitude = raw & (sign - 1)
+        return torch.where(raw & sign != 0, -magnitude, magnitude)
+    sign = raw < 0
+    magnitude = raw & ((1 << 63) - 1)
+    return torch.where(sign, -magnitude, magnitude)
