@@ -43,7 +43,7 @@ from tlbench.harness.pytest_plugin.run_marks import test_only_settings
 from tlbench.harness.pytest_plugin.terminal import write_summary
 from tlbench.harness.pytest_plugin.progress import ProgressBoard, terminal_writer
 from tlbench.harness.pytest_plugin.inert_cache import InertKeyCache, default_directory
-from tlbench.harness.pytest_plugin.gpu_split import groups_of_nodeids, worker_count
+from tlbench.harness.pytest_plugin.gpu_split import worker_groups
 from tlbench.harness.pytest_plugin import isolation, journaling, results_file, sharding
 from tlbench.harness.pytest_plugin.finishing import journal_chunk
 from tlbench.harness.pytest_plugin.item_runner import INTERRUPTED_LINE, ItemRunner
@@ -271,7 +271,7 @@ def pytest_collection_finish(session):
         if note:
             state.file_notes.append(note)
     if getattr(session.config, "workerinput", {}).get("tlbench_cost_groups"):
-        state.xdist_groups = groups_of_nodeids([i.nodeid for i in session.items], worker_count())
+        state.xdist_groups = worker_groups(session.items, state.items_by_id)  # by the costs it wrote for the controller
     if state.workers is not None and not is_controller(session.config):
         ids = [i.callspec.params.get("tlbench_item") for i in session.items if getattr(i, "callspec", None)]
         names = sorted(n for n in {state.items_by_id[i].backend for i in ids if i in state.items_by_id}

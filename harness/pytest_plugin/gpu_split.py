@@ -126,6 +126,18 @@ def expected_costs(items: Sequence[BenchItem]) -> dict[str, float]:
     return {i.item_id: expected_cost(i) for i in items}
 
 
+def collected_costs(pytest_items: Sequence[Any], items_by_id: Mapping[str, BenchItem]) -> dict[str, float]:
+    """``expected_costs`` of the tlbench items among collected pytest items."""
+    ids = [getattr(getattr(i, "callspec", None), "params", {}).get("tlbench_item") for i in pytest_items]
+    return expected_costs([items_by_id[i] for i in ids if i in items_by_id])
+
+
+def worker_groups(pytest_items: Sequence[Any], items_by_id: Mapping[str, BenchItem]) -> dict[str, int]:
+    """A worker's groups from its final collection, dealt by the same costs it wrote for the
+    controller (``WorkerCosts``): the controller's units are these groups."""
+    return groups_of_nodeids([i.nodeid for i in pytest_items], worker_count(), collected_costs(pytest_items, items_by_id))
+
+
 def cost_folder(config: Any) -> str:
     """The controller's folder for this session's worker costs, made once, removed at the end."""
     folder = config.stash.get(_COST_FOLDER, None)
@@ -154,8 +166,8 @@ def read_costs(folder: str | None) -> dict[str, float]:
 
 class WorkerCosts:
     """In an xdist worker of the group scheduler: after every ``pytest_collection_modifyitems``,
-    the collected items' costs written where the controller reads them, and the worker's
-    groups dealt by them (``state.xdist_groups``)."""
+    the collected items' costs written where the controller reads them (the worker deals its
+    own groups by the same costs at the end of collection: ``worker_groups``)."""
 
     def __init__(self, folder: str, worker: str) -> None:
         self.folder, self.worker = folder, worker
@@ -164,12 +176,7 @@ class WorkerCosts:
     def pytest_collection_modifyitems(self, session, config, items):
         result = yield
         state = config.stash.get(STATE, None)
-        by_id = state.items_by_id if state is not None else {}
-        ids = [getattr(getattr(i, "callspec", None), "params", {}).get("tlbench_item") for i in items]
-        costs = expected_costs([by_id[i] for i in ids if i in by_id])
-        write_costs(self.folder, self.worker, costs)
-        if state is not None and state.xdist_groups is not None:
-            state.xdist_groups = groups_of_nodeids([i.nodeid for i in items], worker_count(), costs)
+        write_costs(self.folder, self.worker, collected_costs(items, state.items_by_id if state is not None else {}))
         return result
 
 
