@@ -1,0 +1,59 @@
+"""Does a first lowering in a fresh process carry one-off costs, and does a warm-up take them?
+
+    python3 results/main-job-speed/warm_up_probe.py BACKEND WARM     (from the repo root)
+
+BACKEND: ascend or nvidia.  WARM: ``none`` (no warm-up), ``own`` (the backend's
+``warm_up_compile()``: its own small kernels) or ``fa`` (one lowering of the flash-attention
+case itself, what the compile phase's setup did before the warm-up).  Then three cold lowerings
+(``backend.lower``) of each of three quick-scope cases - the flash-attention schedule, a GEMM
+stage point, the GEMM+ReLU core-pipelining case - in that order, each printed as CPU seconds.
+Run it in a fresh process each time (a process's one-off costs are the point).
+"""
+
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests"))
+
+import kernel_hashes  # noqa: E402 - the suites' cases, as the kernel-hash check reads them
+
+
+def cpu(work) -> float:
+    start = time.process_time()
+    work()
+    return round(time.process_time() - start, 3)
+
+
+def main(backend_name: str, warm: str) -> None:
+    import tilelang  # noqa: F401 - before a backend's target: tilelang puts its tvm on the path
+    from tlbench.harness.core.backend_api import BackendOptions
+
+    fa_suite = "test_fa_ascend_schedule.py" if backend_name == "ascend" else "test_fa_stages.py"
+    wanted = (fa_suite, "test_stages.py", "test_core_pipelining.py")
+    cases = {}
+    for name, sweep in kernel_hashes._suite_sweeps(ROOT / "suites"):
+        if name in wanted:
+            for case in sweep.cases(backend_name, "quick", None, lambda *args: None):
+                cases.setdefault(case.case_id, case)
+    fa = next(c for k, c in sorted(cases.items()) if k.startswith("fa-") and "bm128-bn128" in k)
+    gemm = next(c for k, c in sorted(cases.items()) if k.startswith("gemm-") and "bk32" in k and k.endswith("s2"))
+    relu = next(c for k, c in sorted(cases.items()) if k.startswith("gemm_relu-"))
+    if backend_name == "ascend":
+        from tlbench.backends.ascend.backend import AscendBackend as Backend
+    else:
+        from tlbench.backends.nvidia.backend import NvidiaBackend as Backend
+    backend = Backend(BackendOptions())
+    if warm == "own":
+        print("warm-up, the backend's own kernels:", cpu(backend.warm_up_compile))
+    elif warm == "fa":
+        print("warm-up, the flash-attention case:", cpu(lambda: backend.lower(fa)))
+    for label, case in (("flash attention", fa), ("gemm", gemm), ("gemm+relu", relu)):
+        print(f"{label} ({case.case_id}):", [cpu(lambda: backend.lower(case)) for _ in range(3)])
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3 or sys.argv[1] not in ("ascend", "nvidia") or sys.argv[2] not in ("none", "own", "fa"):
+        sys.exit("usage: python3 results/main-job-speed/warm_up_probe.py ascend|nvidia none|own|fa")
+    main(sys.argv[1], sys.argv[2])
