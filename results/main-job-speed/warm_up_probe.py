@@ -1,13 +1,15 @@
 """Does a first lowering in a fresh process carry one-off costs, and does a warm-up take them?
 
-    python3 results/main-job-speed/warm_up_probe.py BACKEND WARM     (from the repo root)
+    python3 results/main-job-speed/warm_up_probe.py BACKEND WARM [ENDING]     (from the repo root)
 
 BACKEND: ascend or nvidia.  WARM: ``none`` (no warm-up), ``own`` (the backend's
 ``warm_up_compile()``: its own small kernels) or ``fa`` (one lowering of the flash-attention
 case itself, what the compile phase's setup did before the warm-up).  Then three cold lowerings
 (``backend.lower``) of each of three quick-scope cases - the flash-attention schedule, a GEMM
 stage point, the GEMM+ReLU core-pipelining case - in that order, each printed as CPU seconds.
-Run it in a fresh process each time (a process's one-off costs are the point).
+With ENDING (``manual``, ``serial``, ``s2`` ...) the cases are instead every quick-scope GEMM
+stage point of test_stages.py whose id ends so.  Run it in a fresh process each time (a
+process's one-off costs are the point).
 """
 
 import sys
@@ -26,7 +28,7 @@ def cpu(work) -> float:
     return round(time.process_time() - start, 3)
 
 
-def main(backend_name: str, warm: str) -> None:
+def main(backend_name: str, warm: str, ending: str = "") -> None:
     import tilelang  # noqa: F401 - before a backend's target: tilelang puts its tvm on the path
     from tlbench.harness.core.backend_api import BackendOptions
 
@@ -49,11 +51,13 @@ def main(backend_name: str, warm: str) -> None:
         print("warm-up, the backend's own kernels:", cpu(backend.warm_up_compile))
     elif warm == "fa":
         print("warm-up, the flash-attention case:", cpu(lambda: backend.lower(fa)))
-    for label, case in (("flash attention", fa), ("gemm", gemm), ("gemm+relu", relu)):
+    chosen = [("gemm", c) for k, c in sorted(cases.items()) if k.startswith("gemm-") and k.endswith(ending)] if ending else \
+        [("flash attention", fa), ("gemm", gemm), ("gemm+relu", relu)]
+    for label, case in chosen:
         print(f"{label} ({case.case_id}):", [cpu(lambda: backend.lower(case)) for _ in range(3)])
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3 or sys.argv[1] not in ("ascend", "nvidia") or sys.argv[2] not in ("none", "own", "fa"):
-        sys.exit("usage: python3 results/main-job-speed/warm_up_probe.py ascend|nvidia none|own|fa")
-    main(sys.argv[1], sys.argv[2])
+    if len(sys.argv) not in (3, 4) or sys.argv[1] not in ("ascend", "nvidia") or sys.argv[2] not in ("none", "own", "fa"):
+        sys.exit("usage: python3 results/main-job-speed/warm_up_probe.py ascend|nvidia none|own|fa [ENDING]")
+    main(*sys.argv[1:])
