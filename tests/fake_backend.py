@@ -291,14 +291,16 @@ class UnavailableFakeBackend(FakeBackend):
 
 class WarmingFakeBackend(FakeBackend):
     """TEST-ONLY: the fake with a ``warm_up_compile()`` (a real backend's: small kernels of its
-    own through its lowering), which appends ``warm-up pid=<pid>`` to the compile log, or
-    raises with ``$TLBENCH_FAKE_WARM_UP_FAILS`` set."""
+    own through its lowering), which appends ``warm-up pid=<pid>`` to the compile log, raises
+    with ``$TLBENCH_FAKE_WARM_UP_FAILS`` set, or ends its process with ``$TLBENCH_FAKE_WARM_UP_DIES``."""
 
     def warm_up_compile(self):
         import os
 
         if os.environ.get("TLBENCH_FAKE_WARM_UP_FAILS"):
             raise RuntimeError("fake warm-up kernel refused (test-only)")
+        if os.environ.get("TLBENCH_FAKE_WARM_UP_DIES"):
+            os._exit(3)  # TEST-ONLY: a compiler that takes the process down on the warm-up kernel
         log = os.environ.get("TLBENCH_FAKE_COMPILE_LOG")
         if log:
             with open(log, "a") as out:

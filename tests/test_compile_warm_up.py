@@ -92,6 +92,12 @@ def test_a_failed_warm_up_leaves_the_setup_to_compile_the_first_item(tmp_path):
     assert "warm_up_s" not in setup and setup["own_lowering_s"] is not None and "no item compiled" not in out
 
 
+def test_a_warm_up_that_takes_its_worker_down_costs_one_start_not_the_items(tmp_path):
+    lines, setup, out = _run(tmp_path, env={"TLBENCH_FAKE_WARM_UP_DIES": "1"})
+    assert len([line for line in lines if "cold=True" in line]) == 3 * 3 + 1  # the restarted worker: the setup's compile
+    assert "warm_up_s" not in setup and "3 passed" in out
+
+
 def test_a_slow_setup_after_a_warm_up_says_no_item_was_compiled():
     account = setup_account(9.2, 8.9, "compile-ascend-fa-b1h2-s1024-d128-bf16-bm128-bn128-t128-auto-s3", warm_up_s=0.4)
     assert setup_words("ascend", account) == (

@@ -2,7 +2,8 @@
 further start is tried (harness/measure/worker_session.py).
 
 Contract: ``StartAttempts(limit)``: ``failed(words)`` notes a start that died or hung before
-``ready``; ``succeeded()`` forgets the failures (a worker answered ``ready``); ``exhausted`` is
+``ready``; ``succeeded()`` forgets the failures (a worker answered ``ready``); ``any_failed``:
+one has failed since; ``exhausted`` is
 True once ``limit`` starts in a row have failed; ``refusal(backend)`` is the error text of an
 item that no worker was started for: how many starts failed, the last one's words, and what to
 do about it.
@@ -23,6 +24,11 @@ class StartAttempts:
 
     def succeeded(self) -> None:
         self._failures.clear()
+
+    @property
+    def any_failed(self) -> bool:
+        """A start has failed since the last ``ready``."""
+        return bool(self._failures)
 
     @property
     def exhausted(self) -> bool:

@@ -162,7 +162,10 @@ class WorkerSession:
         child.close()
         self._conn = Connection(parent.detach())
         self._conn.send(("init", {"sys_path": list(sys.path), "factory": self.spec.factory, "options": dict(self.spec.options),
-                                 "warm_up": self.spec.warm_up, "compile_warm_up": self.spec.compile_warm_up}))
+                                 "warm_up": self.spec.warm_up,
+                                 # after a start that died or hung, the next goes without the compile warm-up
+                                 # (a compiler that crashes on it costs the setup's compile, not the worker)
+                                 "compile_warm_up": self.spec.compile_warm_up and not self._starts.any_failed}))
         self.stage = STARTUP
         self._prefetched_here = False
         self._incarnation += 1
