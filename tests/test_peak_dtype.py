@@ -152,7 +152,7 @@ def test_where_no_peak_can_be_chosen_the_words_say_why():
     assert mixed["roofline"]["reason"] == why and format_pct(mixed) == f"peak unknown: {why}"
     assert f"peak unknown: {why}" in "\n".join(summary_lines([{**mixed, "status": "timed"}]))
     older = annotate(_record({"M": 1}), H200)  # written before input dtypes were recorded
-    assert older["roofline"]["reason"] == "the problem names no dtype and the record no input dtypes to read a peak for"
+    assert older["roofline"]["reason"] == "the problem names no dtype and the record names no input dtypes to read a peak for"
     unpublished = annotate(_record({"M": 1}, ["float64"]), H200)
     assert unpublished["roofline"]["reason"] == "no published float64 peak for NVIDIA H200 SXM (its inputs' dtype: the problem names no dtype)"
 

@@ -43,7 +43,7 @@ def peak_dtype(record: Mapping[str, Any]) -> tuple[str | None, str | None, str]:
         return profile_name(named), "problem", ""
     held = record.get("input_dtypes")
     if held is None:
-        return None, None, f"{NO_DTYPE} and the record no input dtypes to read a peak for"
+        return None, None, f"{NO_DTYPE} and the record names no input dtypes to read a peak for"
     names = sorted({profile_name(d) for d in held})
     floats = [d for d in names if is_floating(d)]
     candidates = floats or [d for d in names if d != "bool"]
