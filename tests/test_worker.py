@@ -191,7 +191,7 @@ FACTS = {}
 
 def pytest_collection_modifyitems(config, items):
     sessions = config.stash[STATE].workers._sessions
-    FACTS["during_collection"] = sorted(n for (n, _), s in sessions.items() if s._proc is not None)
+    FACTS["during_collection"] = sorted(n for (n, _), s in sessions.items() if s.started)
 
 def pytest_runtest_setup(item):
     FACTS.setdefault("at_first_item", sorted(n for n, _ in item.config.stash[STATE].workers._sessions))

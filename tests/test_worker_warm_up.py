@@ -72,4 +72,4 @@ def test_a_closed_session_answers_a_late_request_without_starting_a_worker():
     worker.close()
     answer = worker.setup(_item(), MeasurePolicy(), 3)
     assert isinstance(answer, Outcome) and answer.status == "failed" and "closed" in answer.reason
-    assert worker._proc is None
+    assert not worker.started

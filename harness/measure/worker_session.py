@@ -48,19 +48,17 @@ for the whole session so the compile cache and the device context are reused.
   waiting for a worker writes the progress lines that are due every second (``board.tick()``),
   and a worker's start-up is a line of its own.
 - ``WorkerSpec``, ``Limits``, ``factory_ref`` and ``WorkerFault`` live in
-  harness/measure/worker_spec.py and are importable from here too.
+  harness/measure/worker_spec.py and are importable from here too; the process and its
+  messages are a ``WorkerChannel`` (harness/measure/worker_channel.py).  ``started``: a worker
+  process was started and not ended.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-import socket
-import subprocess
 import sys
 import tempfile
-import time
-from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
@@ -72,19 +70,10 @@ from tlbench.harness.measure.interrupt import Interrupted, died_of_interrupt
 from tlbench.harness.measure.outcome import interrupted as interrupted_item
 from tlbench.harness.measure.runner import Outcome
 from tlbench.harness.measure.start_attempts import StartAttempts
-from tlbench.harness.measure.worker_spec import STARTUP, Limits, WorkerFault, WorkerSpec, exit_words, factory_ref
+from tlbench.harness.measure.worker_channel import WorkerChannel, WorkerDied, WorkerTimedOut
+from tlbench.harness.measure.worker_spec import STARTUP, Limits, WorkerFault, WorkerSpec, factory_ref
 
 __all__ = ["Limits", "WorkerDeviceSession", "WorkerFault", "WorkerSession", "WorkerSpec", "factory_ref"]
-
-TICK_S = 1.0  # a wait for the worker wakes this often to write the progress lines that are due
-
-
-class _Died(Exception):
-    pass
-
-
-class _TimedOut(Exception):
-    pass
 
 
 class WorkerSession:
@@ -97,9 +86,7 @@ class WorkerSession:
         self.restarts = 0
         self._own_log_dir = log_dir is None  # a temp dir of ours: removed at close
         self._log_dir = Path(log_dir or tempfile.mkdtemp(prefix="tlbench-worker-"))
-        self._proc: subprocess.Popen | None = None
-        self._conn: Connection | None = None
-        self._log: Path | None = None
+        self._channel = WorkerChannel()  # the worker process (harness/measure/worker_channel.py)
         self._prefetch: list[Any] = []
         self._prefetch_ok = True
         self._prefetched_here = False  # the current worker process has background compiles
@@ -119,9 +106,14 @@ class WorkerSession:
 
     # -- process ---------------------------------------------------------------------------
 
+    @property
+    def started(self) -> bool:
+        """A worker process was started and has not been ended (it may have died since)."""
+        return self._channel.started
+
     def start_early(self) -> None:
         """Start the worker now without waiting for it (its imports overlap the caller's work)."""
-        if self._proc is None:
+        if not self._channel.started:
             self._start(wait=False)
 
     def ready_facts(self) -> dict[str, Any] | None:
@@ -133,35 +125,26 @@ class WorkerSession:
             return None
         try:
             self._ensure_ready()
-        except (_TimedOut, _Died, OSError) as exc:
+        except (WorkerTimedOut, WorkerDied, OSError) as exc:
             self._starts.failed(self._start_failure_words(exc))
-            self._kill()
+            self._channel.kill()
             return None
         return self.worker_facts
 
     def _ensure_ready(self) -> None:
         """A live worker that has answered ``ready``: started (again) here when there is none
         or it died, awaited when it was started early."""
-        if self._proc is None or self._proc.poll() is not None:
-            self._kill()
+        if not self._channel.alive:
+            self._channel.kill()
             self._start()
         elif not self._ready:
             self._finish_start()
 
     def _start(self, wait: bool = True) -> None:
         trace.mark("worker spawn", backend=self.spec.backend)
-        parent, child = socket.socketpair()
-        self._log = self._log_dir / f"{self.spec.backend}-worker-{self.restarts}.log"
         env = {**os.environ, **self.spec.env}
         env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
-        with open(self._log, "wb") as log:
-            self._proc = subprocess.Popen(
-                [sys.executable, "-m", "tlbench.harness.measure.worker_main", str(child.fileno())],
-                pass_fds=(child.fileno(),), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env,
-            )
-        child.close()
-        self._conn = Connection(parent.detach())
-        self._conn.send(("init", {"sys_path": list(sys.path), "factory": self.spec.factory, "options": dict(self.spec.options),
+        self._channel.spawn(self._log_dir / f"{self.spec.backend}-worker-{self.restarts}.log", env, ("init", {"sys_path": list(sys.path), "factory": self.spec.factory, "options": dict(self.spec.options),
                                  "warm_up": self.spec.warm_up,
                                  # after a start that died or hung, the next goes without the compile warm-up
                                  # (a compiler that crashes on it costs the setup's compile, not the worker)
@@ -174,7 +157,6 @@ class WorkerSession:
             self._finish_start()
 
     def _finish_start(self) -> None:
-        assert self._conn is not None
         self.stage = STARTUP
         trace.mark("awaiting worker ready", backend=self.spec.backend)
         line = self._board.phase(f"start {self.spec.backend}", f"{self.spec.backend} worker start-up") if self._board else None
@@ -192,55 +174,21 @@ class WorkerSession:
         trace.mark("worker ready", backend=self.spec.backend)
         self._ready = True
         if self._prefetch and self._prefetch_ok:
-            self._conn.send(("prefetch", list(self._prefetch)))
+            self._channel.send(("prefetch", list(self._prefetch)))
             self._prefetched_here = True
-
-    def _kill(self) -> None:
-        if self._proc is not None and self._proc.poll() is None:
-            self._proc.kill()
-        if self._proc is not None:
-            self._proc.wait()
-        if self._conn is not None:
-            self._conn.close()
-        self._proc, self._conn = None, None
-
-    def _log_tail(self, lines: int = 4, limit: int = 600) -> str:
-        try:
-            text = self._log.read_text(errors="replace") if self._log else ""
-        except OSError:
-            return ""
-        tail = " | ".join(ln.strip() for ln in text.splitlines()[-lines:] if ln.strip())
-        return tail[-limit:]
 
     def _await(self, wanted: tuple[str, ...], limit_s: float, policy: MeasurePolicy | None = None) -> tuple:
         """Messages until one of ``wanted``; stage messages restart the clock with that stage's limit."""
-        assert self._conn is not None
-        deadline = time.monotonic() + limit_s
-        while True:
-            left = deadline - time.monotonic()
-            try:
-                ready = self._conn.poll(max(0.0, min(left, TICK_S)))
-            except (EOFError, OSError):
-                raise _Died() from None
-            if self._board is not None:
-                self._board.tick()  # the waiting thread writes the progress lines that are due
-            if not ready and left <= TICK_S:
-                raise _TimedOut(limit_s)
-            if not ready:
-                continue
-            try:
-                message = self._conn.recv()
-            except (EOFError, OSError):
-                raise _Died() from None
+        def on_other(message: tuple) -> float | None:
             if message[0] == "stage":
                 self.stage, self.pending_compiles = message[1], message[2]
-                limit_s = self.limits.for_stage(self.stage, policy or MeasurePolicy())
-                deadline = time.monotonic() + limit_s
-            elif message[0] == "progress":
-                if self._progress is not None:
-                    self._progress(*message[1:])
-            elif message[0] in wanted:
-                return message
+                return self.limits.for_stage(self.stage, policy or MeasurePolicy())
+            if message[0] == "progress" and self._progress is not None:
+                self._progress(*message[1:])
+            return None
+
+        # the waiting thread writes the progress lines that are due
+        return self._channel.receive(wanted, limit_s, on_other, self._board.tick if self._board is not None else None)
 
     # -- the DeviceSession-style calls ------------------------------------------------------
 
@@ -253,8 +201,8 @@ class WorkerSession:
         from tlbench.harness.measure.cpu_plan import ENV_BUILD_CPUS, ENV_CPUS, describe
 
         self.spec = replace(self.spec, env={**self.spec.env, ENV_CPUS: describe(cpus), ENV_BUILD_CPUS: describe(build_cpus)})
-        if self._conn is not None and self._proc is not None and self._proc.poll() is None:
-            self._conn.send(("pin", sorted(cpus), sorted(build_cpus)))
+        if self._channel.alive:
+            self._channel.send(("pin", sorted(cpus), sorted(build_cpus)))
 
     def renice(self, nice: int) -> None:
         """This worker at nice value ``nice``: now if it runs (every thread), and from the start
@@ -264,15 +212,15 @@ class WorkerSession:
         from tlbench.harness.measure.cpu_plan import ENV_NICE, renice
 
         self.spec = replace(self.spec, env={**self.spec.env, ENV_NICE: str(nice)})
-        if self._proc is not None and self._proc.poll() is None:
-            renice(nice, self._proc.pid)
+        if self._channel.alive and self._channel.pid is not None:
+            renice(nice, self._channel.pid)
 
     def prefetch(self, cases: list[Any]) -> None:
         known = {c.case_id for c in self._prefetch}
         new = [c for c in cases if c.case_id not in known]
         self._prefetch += new
-        if new and self._conn is not None and self._ready and self._prefetch_ok:
-            self._conn.send(("prefetch", new))
+        if new and self._channel.started and self._ready and self._prefetch_ok:
+            self._channel.send(("prefetch", new))
             self._prefetched_here = True
 
     def run(self, item: BenchItem, policy: MeasurePolicy, compile_rounds: int, seed: int) -> Outcome:
@@ -291,7 +239,7 @@ class WorkerSession:
             self._prefetch_ok = False  # as _answer_or_outcome: the one-by-one retry compiles each in its own item
         if isinstance(answer, list):
             for it, outcome in zip(items, answer):
-                outcome.worker = {"pid": self._proc.pid if self._proc else None, "restarts": self.restarts, "restarted": False}
+                outcome.worker = {"pid": self._channel.pid, "restarts": self.restarts, "restarted": False}
                 if outcome.status == "failed":
                     self.failures[it.item_id] = outcome.worker
         return answer
@@ -311,7 +259,7 @@ class WorkerSession:
     def sample(self, item: BenchItem, k: int, policy: MeasurePolicy, compile_rounds: int, seed: int) -> Any:
         """``DeviceSession.sample`` in the worker; raises ``WorkerFault`` with the item's words.
         An item prepared in a worker that has since been replaced is prepared again first."""
-        if self._prepared.get(item.item_id) != self._incarnation or self._proc is None or self._proc.poll() is not None:
+        if self._prepared.get(item.item_id) != self._incarnation or not self._channel.alive:
             again = self.prepare(item, policy, compile_rounds, seed)
             if isinstance(again, Outcome):
                 raise WorkerFault(f"[{again.stage}] prepared again after a worker restart: {again.reason}", again.traceback)
@@ -328,8 +276,8 @@ class WorkerSession:
         return answer
 
     def end_phase(self) -> None:
-        if self._conn is not None and self._proc is not None and self._proc.poll() is None:
-            self._conn.send(("end_phase",))
+        if self._channel.alive:
+            self._channel.send(("end_phase",))
         self._prepared.clear()
 
     def _answer_or_outcome(self, message: tuple, policy: MeasurePolicy) -> Any:
@@ -354,18 +302,17 @@ class WorkerSession:
         self.last_fault = False
         try:
             self._ensure_ready()
-            assert self._conn is not None and self._proc is not None
-            pid = self._proc.pid
-            self._conn.send(message)
+            pid = self._channel.pid
+            self._channel.send(message)
             self.stage = "gate" if message[0] != "sample" else "run"
             _, answer, fault = self._await(("done",), self.limits.for_stage(self.stage, policy), policy)
-        except _TimedOut as exc:
-            stage, pid = self.stage, self._proc.pid if self._proc else None
+        except WorkerTimedOut as exc:
+            stage, pid = self.stage, self._channel.pid
             if self._interrupted():
-                self._kill()
+                self._channel.kill()
                 return interrupted_item(stage, f"the run was interrupted (Ctrl-C) during {stage}; the worker was ended")
-            stacks = hang_report.capture(pid, self._log) if pid is not None else None  # where it was, before the kill
-            self._kill()
+            stacks = hang_report.capture(pid, self._channel.log) if pid is not None else None  # where it was, before the kill
+            self._channel.kill()
             self.restarts += 1
             self.last_fault = True
             if stage == STARTUP:
@@ -375,17 +322,12 @@ class WorkerSession:
             return self._failed(stage, f"TIMEOUT: no answer within {exc.args[0]:.0f} s in stage {stage}; "
                                        f"the worker was killed and restarted{where}", pid, restarted=True, timeout_s=exc.args[0],
                                 **({"stacks": stacks.text} if stacks and stacks.text else {}))
-        except (_Died, BrokenPipeError, ConnectionResetError):
-            stage, pid, background = self.stage, self._proc.pid if self._proc else None, self._prefetched_here
-            proc = self._proc
-            if proc is not None:
-                try:
-                    proc.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    pass
-            how, tail = self._exit_account()
-            self._kill()
-            if self._interrupted() or died_of_interrupt(proc.poll() if proc is not None else None):
+        except (WorkerDied, BrokenPipeError, ConnectionResetError):
+            stage, pid, background = self.stage, self._channel.pid, self._prefetched_here
+            status = self._channel.wait_exit(10)
+            how, tail = self._channel.exit_account()
+            self._channel.kill()
+            if self._interrupted() or died_of_interrupt(status):
                 return interrupted_item(stage, f"the run was interrupted (Ctrl-C) during {stage}: the worker ended ({how})")
             self.restarts += 1
             self.last_fault = True
@@ -397,7 +339,7 @@ class WorkerSession:
                 failed.worker["blame_unclear"] = "background compiles of other items were running"
             return failed
         if fault:
-            self._kill()
+            self._channel.kill()
             self.restarts += 1
             self.last_fault = True
         if isinstance(answer, Outcome):
@@ -406,16 +348,12 @@ class WorkerSession:
                 self.failures[message[1].item_id] = answer.worker
         return answer
 
-    def _exit_account(self) -> tuple[str, str]:
-        """How the worker ended, in words, and the last lines it printed."""
-        return exit_words(self._proc.poll() if self._proc is not None else None), self._log_tail()
-
     def _start_failure_words(self, exc: BaseException) -> str:
-        if isinstance(exc, _TimedOut):
+        if isinstance(exc, WorkerTimedOut):
             return f"no ready within {exc.args[0]:.0f} s"
-        if not isinstance(exc, _Died):
+        if not isinstance(exc, WorkerDied):
             return f"{type(exc).__name__}: {exc}"
-        how, tail = self._exit_account()
+        how, tail = self._channel.exit_account()
         return f"died ({how})" + (f"; it printed: {tail}" if tail else "")
 
     def _failed(self, stage: str, reason: str, pid: int | None, **extra: Any) -> Outcome:
@@ -424,13 +362,14 @@ class WorkerSession:
 
     def close(self) -> None:
         self._closed = True
-        if self._conn is not None and self._proc is not None and self._proc.poll() is None and self._ready:
+        if self._channel.alive and self._ready:
             try:
-                self._conn.send(("close",))
-                self._proc.wait(timeout=30)
-            except (OSError, subprocess.TimeoutExpired):
+                self._channel.send(("close",))
+            except OSError:
                 pass
-        self._kill()
+            else:
+                self._channel.wait_exit(30)
+        self._channel.kill()
         if self._own_log_dir:  # a failure's last words are already in its record
             shutil.rmtree(self._log_dir, ignore_errors=True)
 
