@@ -16,8 +16,8 @@ family or the jit declares reach both the lowering that records the plan and the
 is timed (``pass_configs(case)``; e.g. FA's ``fast_math`` -> ``tl.enable_fast_math``, nvcc
 ``--use_fast_math``), and so does ``out_idx`` (returned outputs: backends/kernel_call.py); a
 kernel that asks for a target of another kind is refused.  Where pass configs change the
-binary but not the generated CUDA, ``kernel_source`` names them under the source (the
-inert-key probe then tells the builds apart); tilelang's kernel cache keys on the pass
+binary but not the generated CUDA, ``kernel_source`` names them under the source
+(backends/nvidia/cuda_build.py; the inert-key probe then tells the builds apart); tilelang's kernel cache keys on the pass
 configs and its binary cache on the nvcc options.  Every cache of a built kernel (stored IR,
 plan) is keyed by the kernel hash (the source of every module of the body, wherever it
 lives), the runtime's source hash (backends/source_tree.py), the pass configs and the case id.  Vendor items are the
@@ -28,16 +28,16 @@ from __future__ import annotations
 
 import json
 import shutil
-import threading
 import time
 from pathlib import Path
-from contextlib import contextmanager, nullcontext
+from contextlib import nullcontext
 from typing import Any
 
 from tlbench.backends.output_poison import poison
 from tlbench.backends.build_options import out_idx, refuse_foreign_target
 from tlbench.backends.kernel_call import kernel_runner
 from tlbench.backends.nvidia import limits
+from tlbench.backends.nvidia.cuda_build import cuda_plan, pass_config_note, tilelang_cache_disabled
 from tlbench.backends.nvidia.limits import DEFAULT_ARCH
 from tlbench.backends.nvidia.device_probe import device_arch, gpu_reason, read_device_info
 from tlbench.backends.gpu.func_cache import FuncCache
@@ -54,25 +54,6 @@ from tlbench.harness.core.backend_api import BackendOptions, Compiled, CompileEr
 from tlbench.harness.core.cases import Case, CheckResult, Plan, VendorCase
 from tlbench.harness.core import kernel_traits as ask
 from tlbench.harness.core.device_profile import DeviceProfile, match_profile
-
-FAST_MATH = "tl.enable_fast_math"  # tilelang's PassConfigKey.TL_ENABLE_FAST_MATH
-FAST_MATH_NOTE = "\n// tlbench: built with nvcc --use_fast_math (tl.enable_fast_math)\n"
-_CACHE_LOCK = threading.Lock()
-
-
-@contextmanager
-def _tilelang_cache_disabled():
-    """tilelang's cache switch is process-wide: flip it under a lock and restore it."""
-    import tilelang
-
-    with _CACHE_LOCK:
-        was_enabled = tilelang.is_cache_enabled()
-        tilelang.disable_cache()
-        try:
-            yield
-        finally:
-            if was_enabled:
-                tilelang.enable_cache()
 
 
 class NvidiaBackend:
@@ -242,7 +223,7 @@ class NvidiaBackend:
 
         pass_configs = self.pass_configs(case)
         artifact, _ = lower_with_plan(self._build(case), self._target_for(case), pass_configs, self._shape_values(case))
-        return artifact.kernel_source + _pass_config_note(pass_configs)
+        return artifact.kernel_source + pass_config_note(pass_configs)
 
     def _shape_values(self, case: Case) -> dict[str, int]:
         """The case's values of the body's symbolic dimensions: the plan's extents are read with them."""
@@ -310,7 +291,7 @@ class NvidiaBackend:
                         self._funcs.put(func_key, func)
                 target, pass_configs, outputs = self._target_for(case), self.pass_configs(case), out_idx(case, self.dialect)
                 start = time.perf_counter()
-                with _tilelang_cache_disabled() if cold else nullcontext():
+                with tilelang_cache_disabled() if cold else nullcontext():
                     handle, facts = build_with_plan(lambda: tilelang.compile(
                         func, target=target, execution_backend="tvm_ffi", pass_configs=pass_configs, out_idx=outputs),
                         self._shape_values(case))
@@ -337,19 +318,7 @@ class NvidiaBackend:
                         compile_seconds=headline, phases_s=phases)
 
     def _plan(self, case: Case, facts, built: bool) -> Plan:
-        traits = ask.kernel_traits(case, self.dialect)
-        return Plan(
-            backend=self.name,
-            target=f"cuda {self.arch}",
-            pipeline={**facts.pipeline, "loop_form": traits.loop_form, "num_stages": traits.num_stages},
-            buffers=facts.buffers,
-            bytes_per_scope={"shared.dyn": facts.dynamic_smem_bytes} if isinstance(facts.dynamic_smem_bytes, int) else {},
-            limits={"shared.dyn": limits.SMEM_PER_BLOCK.get(self.arch, 0)},
-            threads=facts.threads,
-            features={**facts.features, "grid": facts.grid, "grid_dims": facts.grid_dims, "built": built,
-                      "source_sha256": facts.source_sha256, **({"symbolic": facts.symbolic} if facts.symbolic else {}),
-                      **self._test_only_words(case)},
-        )
+        return cuda_plan(case, facts, self.arch, built, self._test_only_words(case))
 
     def _test_only_words(self, case: Case) -> dict[str, str]:
         words = self._changes.words(case.case_id) if self._changes is not None else None
@@ -417,16 +386,4 @@ class NvidiaBackend:
         timer = make_timer(self.timer_name, run, self._flush[flush_l2], telemetry)
         timer.notes[:0] = notes
         return timer
-
-
-def _pass_config_note(pass_configs: dict[str, Any] | None) -> str:
-    """A line under the source per pass config that the source does not show (fast math: nvcc's flag)."""
-    if not pass_configs:
-        return ""
-    rest = {k: v for k, v in pass_configs.items() if k != FAST_MATH}
-    note = FAST_MATH_NOTE if pass_configs.get(FAST_MATH) else ""
-    if rest:
-        note += f"\n// tlbench: built with tilelang pass configs {json.dumps(rest, sort_keys=True, default=repr)}\n"
-    return note
-
 

@@ -1,0 +1,70 @@
+"""What the NVIDIA backend's builds share besides the backend itself: tilelang's process-wide
+cache switch, the source note for pass configs the CUDA source does not show, and the ``Plan``
+a build's (or a lowering's) facts make.
+
+Contract:
+- ``tilelang_cache_disabled()``: a context in which tilelang's kernel cache is off (a cold
+  build); the switch is process-wide, so it is flipped under one lock and restored after.
+- ``pass_config_note(pass_configs)``: lines to put under a kernel's CUDA source, one per pass
+  config that changes the binary and not the source (``tl.enable_fast_math``: nvcc's
+  ``--use_fast_math``; any other, named with its value), so the inert-key probe tells such
+  builds apart; "" for none.
+- ``cuda_plan(case, facts, arch, built, extra_features)``: the ``Plan`` record of a case from
+  the facts backends/gpu/plan.py read of its lowering (``built``: a binary exists).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from contextlib import contextmanager
+from typing import Any
+
+from tlbench.backends.nvidia import limits
+from tlbench.backends.nvidia.traits import TRAITS
+from tlbench.harness.core import kernel_traits as ask
+from tlbench.harness.core.cases import Case, Plan
+
+FAST_MATH = "tl.enable_fast_math"  # tilelang's PassConfigKey.TL_ENABLE_FAST_MATH
+FAST_MATH_NOTE = "\n// tlbench: built with nvcc --use_fast_math (tl.enable_fast_math)\n"
+_CACHE_SWITCH_LOCK = threading.Lock()  # tilelang's cache switch is one per process
+
+
+@contextmanager
+def tilelang_cache_disabled():
+    import tilelang
+
+    with _CACHE_SWITCH_LOCK:
+        was_enabled = tilelang.is_cache_enabled()
+        tilelang.disable_cache()
+        try:
+            yield
+        finally:
+            if was_enabled:
+                tilelang.enable_cache()
+
+
+def pass_config_note(pass_configs: dict[str, Any] | None) -> str:
+    if not pass_configs:
+        return ""
+    rest = {k: v for k, v in pass_configs.items() if k != FAST_MATH}
+    note = FAST_MATH_NOTE if pass_configs.get(FAST_MATH) else ""
+    if rest:
+        note += f"\n// tlbench: built with tilelang pass configs {json.dumps(rest, sort_keys=True, default=repr)}\n"
+    return note
+
+
+def cuda_plan(case: Case, facts: Any, arch: str, built: bool, extra_features: dict[str, Any]) -> Plan:
+    traits = ask.kernel_traits(case, TRAITS.dialect)
+    return Plan(
+        backend=TRAITS.name,
+        target=f"cuda {arch}",
+        pipeline={**facts.pipeline, "loop_form": traits.loop_form, "num_stages": traits.num_stages},
+        buffers=facts.buffers,
+        bytes_per_scope={"shared.dyn": facts.dynamic_smem_bytes} if isinstance(facts.dynamic_smem_bytes, int) else {},
+        limits={"shared.dyn": limits.SMEM_PER_BLOCK.get(arch, 0)},
+        threads=facts.threads,
+        features={**facts.features, "grid": facts.grid, "grid_dims": facts.grid_dims, "built": built,
+                  "source_sha256": facts.source_sha256, **({"symbolic": facts.symbolic} if facts.symbolic else {}),
+                  **extra_features},
+    )
