@@ -206,6 +206,22 @@ def test_table_rows_from_fake_runs(tmp_path: Path, fake_suites: Path):
     assert "ok 5/5; at the largest problem, best 2.000 ms (M1-s2), 0.67x the vendor item's time" in both
 
 
+def test_table_takes_the_later_run_of_an_item_whatever_order_the_files_come_in(tmp_path: Path, fake_suites: Path):
+    """A rerun that mends a failure wins over the first run, also when a shell glob names the
+    rerun's file first (``h200-<a>-rerun`` sorts before ``h200-<f>``)."""
+    table = _table_module()
+    first = {"datetime": "2026-01-01T10:00:00+00:00",
+             "benchmarks": [_record("device", "nvidia", "thing-M1-vendor", 0.003, None)],
+             "tlbench": {"failed": [_entry("device", "nvidia", "thing-M1-s1", error="TypeError: boom")]}}
+    rerun = {"datetime": "2026-01-01T11:00:00+00:00",
+             "benchmarks": [_record("device", "nvidia", "thing-M1-s1", 0.004, {"s": 1})]}
+    (tmp_path / "h200-f.json").write_text(json.dumps(first))
+    (tmp_path / "h200-a-rerun.json").write_text(json.dumps(rerun))
+    for order in (["h200-a-rerun.json", "h200-f.json"], ["h200-f.json", "h200-a-rerun.json"]):
+        row = table.table([tmp_path / name for name in order], fake_suites).splitlines()[2]
+        assert "ok 2/2" in row and "FAILED" not in row, (order, row)
+
+
 def test_table_reads_gzipped_runs(tmp_path: Path, fake_suites: Path):
     import gzip
 

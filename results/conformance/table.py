@@ -19,7 +19,10 @@ reads pytest-benchmark JSON files written by tlbench runs over ``suites/conforma
   its time over the vendor item's), or ``not run yet`` where every device item was skipped for
   want of a device (or no file holds one).
 
-A later file wins where two hold the same item.  ``--readme FILE`` writes the table between the
+Where two files hold the same item, the later run wins: files are read in the order of their
+pytest-benchmark ``datetime`` (when the run was taken), not in the order given, so a shell glob
+cannot put a rerun before the run it mends; files without one count as earliest, in the order
+given.  ``--readme FILE`` writes the table between the
 ``<!-- conformance-table -->`` markers of FILE instead of printing it.  Exit 0; 2 on a file that
 cannot be read (one line naming it).  Reads JSON only: no tlbench, tilelang or torch import.
 """
@@ -80,7 +83,7 @@ def _suite_of(item: dict) -> str | None:
 
 
 def collect(paths: list[Path]) -> dict[tuple[str, str, str], Cell]:
-    """(suite stem, backend, kind) -> Cell, over every file in order."""
+    """(suite stem, backend, kind) -> Cell, over every file, the earliest run first."""
     cells: dict[tuple[str, str, str], Cell] = {}
 
     def cell(item: dict) -> tuple[Cell | None, str]:
@@ -90,8 +93,8 @@ def collect(paths: list[Path]) -> dict[tuple[str, str, str], Cell]:
         key = (suite, item.get("backend", "?"), item.get("kind", "?"))
         return cells.setdefault(key, Cell()), str(item.get("case_id"))
 
-    for path in paths:
-        data = _load(path)
+    runs = sorted((_load(path) for path in paths), key=lambda data: str(data.get("datetime") or ""))
+    for data in runs:
         for bench in data["benchmarks"]:
             record = dict((bench.get("extra_info") or {}).get("tlbench") or {})
             record.setdefault("nodeid", bench.get("fullname", ""))
