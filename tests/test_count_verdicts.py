@@ -1,6 +1,6 @@
 """The instruction-count verdict (harness/results/count_verdicts.py): its rule on numbers, and
 in a real compare: its rows sit beside the time verdicts, gate, and never compare counts of
-different counters."""
+different counters or methods."""
 
 from __future__ import annotations
 
@@ -29,13 +29,14 @@ def test_the_rule_on_counts():
     assert COUNT_FLOOR < 0.01
 
 
-def _with_counts(doc, change=lambda case_id, count: count, counter="callgrind"):
+def _with_counts(doc, change=lambda case_id, count: count, counter="callgrind", method=None):
     out = copy.deepcopy(doc)
     for i, bench in enumerate(out["benchmarks"]):
         rec = bench["extra_info"]["tlbench"]
         if i < COUNTED:
             count = 700_000_000 + 10_000_000 * i
-            rec["instructions"] = {"counter": counter, "event": "Ir", "lowering": [int(change(rec["case_id"], count))]}
+            rec["instructions"] = {"counter": counter, "event": "Ir", "lowering": [int(change(rec["case_id"], count))],
+                                   **({"method": method} if method else {})}
         else:
             rec["instructions"] = {"absent": "not in the callgrind subset"}
     return out
@@ -71,6 +72,22 @@ def test_counts_of_different_counters_are_not_compared():
     cmp = compare_runs(b, n)
     assert not [i for i in cmp.items if i.metric == INSTRUCTIONS]
     assert sum("counted by different counters" in note for note in cmp.notes) == COUNTED
+
+
+def test_counts_of_different_methods_are_not_compared():
+    """A count taken after the items its child counted before it (a record with no ``method``)
+    holds what they left behind: never judged against a count taken in a fork of its own."""
+    base = load_results(COMPARE / "ascend-compile-a.json")
+    b = parse_results(_with_counts(base.document), "base.json")
+    method = "callgrind, a fork per item after the warm-up: the backend's own warm-up kernels"
+    n = parse_results(_with_counts(base.document, lambda case_id, c: c * 0.94, method=method), "new.json")
+    cmp = compare_runs(b, n)
+    assert not [i for i in cmp.items if i.metric == INSTRUCTIONS]
+    assert not [s for s in cmp.shifts if "instructions" in s.words]  # the -6 % is the method, not a shift
+    words = [note for note in cmp.notes if "counted by different methods" in note]
+    assert len(words) == COUNTED and "the older method: each item after the items its child counted before it" in words[0]
+    same = parse_results(_with_counts(base.document, method=method), "same.json")
+    assert len([i for i in compare_runs(same, same).items if i.metric == INSTRUCTIONS]) == COUNTED
 
 
 def _slower_machine(doc, factor):

@@ -37,8 +37,8 @@ def _items(n: int) -> tuple[BenchItem, ...]:
     return tuple(BenchItem("counting", "compile", Case(VaddProblem(1024 * (i + 1)), VaddConfig(block=256))) for i in range(n))
 
 
-def _counts(items, counted=None, **options) -> dict[str, dict]:
-    return count_under_callgrind(CountRequest(items, FACTORY, options, timeout_s=600, counted=counted))
+def _counts(items, counted=None, factory=FACTORY, **options) -> dict[str, dict]:
+    return count_under_callgrind(CountRequest(items, factory, options, timeout_s=600, counted=counted))
 
 
 @needs_callgrind
@@ -60,6 +60,29 @@ def test_callgrind_counts_only_the_lowering_and_sees_a_sized_change():
     assert 0.17 < m1 / b1 - 1 < 0.23  # 20 000 more steps: +20 % of the loop
     record = base[items[0].item_id]
     assert record["counter"] == "callgrind" and "Ir" in record["event"] and "client requests" in record["isolation"]
+
+
+@needs_callgrind
+def test_an_items_count_does_not_depend_on_the_items_its_child_counted_before_it():
+    """Each lowering of the fake leaves state that makes every later one cost 20 000 steps more
+    (as a solver's learned state or a growing cache can): counted after two other items in one
+    child, the third item's count is still what it is counted alone - a fork per item - where one
+    process counting them in turn gives it 40 000 steps more (+57 %)."""
+    items = _items(3)
+    alone = _counts(items[2:], iterations=50_000, history_cost=20_000)[items[2].item_id]
+    after_two = _counts(items, iterations=50_000, history_cost=20_000)[items[2].item_id]
+    assert abs(after_two["lowering"][0] / alone["lowering"][0] - 1) < 0.005, (alone, after_two)
+    assert alone["method"] == after_two["method"] == "callgrind, a fork per item after the warm-up: the backend's own warm-up kernels"
+
+
+@needs_callgrind
+def test_a_backend_without_a_warm_up_is_warmed_up_on_its_first_item_and_the_records_say_so():
+    items = _items(2)
+    got = _counts(items, factory="counting_backend:CountingBackendWithoutWarmUp", iterations=50_000, history_cost=20_000)
+    first, second = (got[i.item_id] for i in items)
+    # every fork starts after the one warm-up lowering: the same 20 000 steps of history in each
+    assert abs(second["lowering"][0] / first["lowering"][0] - 1) < 0.005, (first, second)
+    assert first["method"] == "callgrind, a fork per item after the warm-up: the first item's cold lowering (the backend has no warm_up_compile)"
 
 
 @needs_callgrind

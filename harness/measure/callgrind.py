@@ -5,9 +5,12 @@ not.  ``count_under_callgrind(request)`` times nothing: it builds the client-req
 (``CLIENT_SOURCE``, valgrind's own headers) and runs harness/measure/count_child.py in a child
 process under ``valgrind --tool=callgrind`` with instrumentation off from the start
 (``VALGRIND_OPTS=--instr-atstart=no``); the child loads the backend from its factory path,
-pays one uncounted cold lowering (imports, solver start-up), then counts each item's cold
-lowering between client requests (``CALLGRIND_START/STOP_INSTRUMENTATION``, one dump per
-item, the garbage collector held out as in a timed round).  With ``device`` it also builds
+warms up uncounted (the backend's own warm-up kernels: imports, solver start-up), then counts
+each item's cold lowering in a fork of itself made for that item alone, between client requests
+(``CALLGRIND_START/STOP_INSTRUMENTATION``, one dump per item, the garbage collector held out as
+in a timed round): an item's count is the same whichever items share its child, in whatever
+order.  Each record names that ``method`` (``COUNT_METHOD``): counts of different methods are
+never compared.  With ``device`` it also builds
 each item once with every process that build starts counted whole (``--trace-children=yes``:
 the device compiler).  Returns ``{item_id: record["instructions"] value}``; any fault of the
 child, a timeout included, is each item's ``absent`` with the reason, never an exception.
@@ -42,9 +45,12 @@ void tlbench_stop(const char *name) { CALLGRIND_STOP_INSTRUMENTATION; CALLGRIND_
 """
 CALLGRIND_ISOLATION = (
     "a child process under valgrind --tool=callgrind with instrumentation off from its start (imports, backend "
-    "set-up and one uncounted cold lowering not counted); each item's cold lowering counted between "
+    "set-up and an uncounted warm-up not counted); each item's cold lowering counted in a fork of that warmed-up "
+    "process made for it alone (no item's count depends on the items counted before it), between "
     "CALLGRIND_START/STOP_INSTRUMENTATION client requests, the garbage collector held out, PYTHONHASHSEED=0"
 )
+# What makes two counts comparable besides the counter: the same method (count_verdicts.incomparable).
+COUNT_METHOD = "callgrind, a fork per item after the warm-up: {warm_up}"
 
 
 def valgrind_version() -> str | None:
@@ -147,7 +153,7 @@ def count_under_callgrind(request: CountRequest) -> dict[str, dict[str, Any]]:
             proc = subprocess.Popen(command, stdout=stream, stderr=subprocess.STDOUT, env=env, start_new_session=True)
             def tick() -> None:
                 if request.counted is not None:
-                    request.counted(sum(1 for _ in work.glob(f"cg.{proc.pid}.*")))  # one dump per counted item
+                    request.counted(len(_item_dumps(work)))  # one dump per counted item, each in its fork's file
                 if request.tick is not None:
                     request.tick()
 
@@ -184,8 +190,9 @@ def _wait(proc: subprocess.Popen, timeout_s: float, tick: Callable[[], None] | N
 
 def _answers(request: CountRequest, work: Path, out: Path, pid: int, wall: float, version: str) -> dict[str, dict[str, Any]]:
     answer = json.loads(out.read_text())
+    method = COUNT_METHOD.format(warm_up=answer.get("warm_up") or "unknown")
     dumps: dict[str, int] = {}
-    for path in work.glob(f"cg.{pid}.*"):
+    for path in _item_dumps(work):
         name, total = read_dump(path)
         if name is not None and total is not None:
             dumps[name] = total
@@ -200,7 +207,7 @@ def _answers(request: CountRequest, work: Path, out: Path, pid: int, wall: float
             continue
         rec: dict[str, Any] = {
             "counter": CALLGRIND, "event": f"Ir (instructions executed; {version} --tool=callgrind)",
-            "isolation": CALLGRIND_ISOLATION, "cpu": host_cpu(), "lowering": [total],
+            "isolation": CALLGRIND_ISOLATION, "method": method, "cpu": host_cpu(), "lowering": [total],
             "count_wall_s": got["wall_s"], "child_setup_s": answer.get("setup_s"), "child_wall_s": round(wall, 1),
             "count_child": pid,  # which child counted it (children run side by side: count_phase.py)
         }
@@ -210,6 +217,12 @@ def _answers(request: CountRequest, work: Path, out: Path, pid: int, wall: float
     for item in request.items:
         results.setdefault(item.item_id, absent("the callgrind count child did not report this item"))
     return results
+
+
+def _item_dumps(work: Path) -> list[Path]:
+    """The dumps the client requests wrote (``cg.<pid>.<n>``: one per counted item, each in the
+    file of the fork that counted it); a whole process's dump at its end has no ``.<n>``."""
+    return [p for p in work.glob("cg.*.*") if p.suffix[1:].isdigit()]
 
 
 def _device_counts(work: Path, got: Mapping[str, Any]) -> dict[str, Any]:

@@ -4,15 +4,20 @@ Contract: ``python -m tlbench.harness.measure.count_child REQUEST.pkl ANSWER.jso
 ``harness/measure/callgrind.py::count_under_callgrind`` under ``valgrind --tool=callgrind``
 with ``VALGRIND_OPTS=--instr-atstart=no``: nothing is instrumented until a client request
 turns it on.  It loads the client-request helper (``lib``) and the backend (``factory`` with
-``options``), refuses to count when not under Valgrind, pays one uncounted cold lowering of
-the first item, then for each item: a full garbage collection, the collector frozen and
+``options``), refuses to count when not under Valgrind, and warms up uncounted: the backend's
+own warm-up kernels (``warm_up_compile()``), or, for a backend without one, the cold lowering
+of the first item.  Then each item is counted in a fork of that warmed-up process made for it
+alone, so no item's count depends on which items this child counted before it (the selection,
+the shard, the order): in the fork, a full garbage collection, the collector frozen and
 disabled, ``tlbench_start()`` (zero + start instrumentation), the backend's cold lowering
 (``lower(case)``; ``compile(case, cold=True)`` for a backend without ``lower``),
-``tlbench_stop(name)`` (stop + dump under ``name``).  With ``device`` it then builds the case
-once more (``compile(case, cold=True)``) with ``VALGRIND_OPTS`` set to instrument from the
-start, so every process that build starts (traced by ``--trace-children=yes``) is counted
-whole in its own dump file; this process stays uninstrumented meanwhile.  ANSWER.json:
-``{"setup_s", "items": {item_id: {"dump", "wall_s", "error"?, "device_files"?, ...}}}``.
+``tlbench_stop(name)`` (stop + dump under ``name``, in the fork's own ``cg.<pid>.N`` file).
+With ``device`` the fork then builds the case once more (``compile(case, cold=True)``) with
+``VALGRIND_OPTS`` set to instrument from the start, so every process that build starts
+(traced by ``--trace-children=yes``) is counted whole in its own dump file; the fork stays
+uninstrumented meanwhile.  A fork that ends without reporting is that item's error (how it
+ended), never the child's.  ANSWER.json: ``{"setup_s", "warm_up", "items": {item_id: {"dump",
+"wall_s", "error"?, "device_files"?, ...}}}``; ``warm_up`` is ``WARM_UP_OWN`` or ``WARM_UP_FIRST``.
 """
 
 from __future__ import annotations
@@ -72,6 +77,56 @@ def _device_build(backend: Any, case: Any, out_dir: Path) -> dict[str, Any]:
     return {"device_files": files, "device_wall_s": round(time.perf_counter() - start, 2), "device_error": error}
 
 
+WARM_UP_OWN = "the backend's own warm-up kernels"
+WARM_UP_FIRST = "the first item's cold lowering (the backend has no warm_up_compile)"
+
+
+def _warm_up(backend: Any, lowering, first_case: Any) -> str:
+    """The uncounted first compile of this process (imports, solver start-up): which one it was."""
+    own = getattr(backend, "warm_up_compile", None)
+    try:
+        own() if callable(own) else lowering(first_case)
+    except Exception:  # noqa: BLE001 - a counted call meets the same fault and reports it
+        pass
+    return WARM_UP_OWN if callable(own) else WARM_UP_FIRST
+
+
+def _in_a_fork(work) -> dict[str, Any]:
+    """``work()``'s dict, computed in a fork of this process that ends as it answers: nothing the
+    work leaves behind (caches, solver state, garbage) reaches the next item."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the fork: answer through the pipe and end, never returning into the caller
+        code = 0
+        try:
+            os.close(read_end)
+            payload = json.dumps(work()).encode()
+            with os.fdopen(write_end, "wb") as out:
+                out.write(payload)
+        except BaseException:  # noqa: BLE001 - the parent reports a fork that answered nothing
+            code = 1
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as answer:
+        payload = answer.read()
+    _, status = os.waitpid(pid, 0)
+    if payload:
+        return json.loads(payload)
+    how = f"signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status) else f"exit {os.WEXITSTATUS(status)}"
+    return {"error": f"the fork that counted it ended ({how}) before it reported"}
+
+
+def _count_item(lib: Any, name: str, backend: Any, lowering, case: Any, spec: dict[str, Any]) -> dict[str, Any]:
+    wall, error = _count_one(lib, name, lambda: lowering(case))
+    got: dict[str, Any] = {"dump": name, "wall_s": round(wall, 2)}
+    if error:
+        got["error"] = error
+    elif spec.get("device"):
+        got.update(_device_build(backend, case, Path(spec["out_dir"])))
+    return got
+
+
 def main(argv: list[str]) -> int:
     request, answer_path = Path(argv[0]), Path(argv[1])
     spec = pickle.loads(request.read_bytes())
@@ -87,20 +142,12 @@ def main(argv: list[str]) -> int:
     lowering = _lowering(backend)
     items = spec["items"]
     start = time.perf_counter()
-    try:
-        lowering(items[0].case)  # uncounted: the process's first lowering pays imports and start-up
-    except Exception:  # noqa: BLE001 - the counted call meets the same fault and reports it
-        pass
-    answer: dict[str, Any] = {"setup_s": round(time.perf_counter() - start, 2), "items": {}}
+    warm_up = _warm_up(backend, lowering, items[0].case)  # uncounted: imports and start-up
+    answer: dict[str, Any] = {"setup_s": round(time.perf_counter() - start, 2), "warm_up": warm_up, "items": {}}
     for index, item in enumerate(items):
         name = f"tlbench-item-{index}"
-        wall, error = _count_one(lib, name, lambda: lowering(item.case))
-        got: dict[str, Any] = {"dump": name, "wall_s": round(wall, 2)}
-        if error:
-            got["error"] = error
-        elif spec.get("device"):
-            got.update(_device_build(backend, item.case, Path(spec["out_dir"])))
-        answer["items"][item.item_id] = got
+        got = _in_a_fork(lambda: _count_item(lib, name, backend, lowering, item.case, spec))
+        answer["items"][item.item_id] = {"dump": name, "wall_s": 0.0, **got}
     answer_path.write_text(json.dumps(answer))
     return 0
 

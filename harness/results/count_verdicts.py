@@ -2,7 +2,7 @@
 
 Contract: ``compare_counts(paired, thresholds)`` returns ``CountVerdicts``: one
 ``ItemComparison`` with ``metric == INSTRUCTIONS`` per compile item counted in both runs by
-the same counter, the whole-run shifts of those counts per backend, and notes (items whose
+the same counter and method, the whole-run shifts of those counts per backend, and notes (items whose
 counts cannot be compared, and why).  Pure functions of the records.
 
 The rule (``judge_counts``): the change is ``median(new counts) / median(base counts) - 1``.
@@ -49,6 +49,9 @@ COUNT_FLOOR = 0.005
 COUNT_NOISE_K = 4.0
 MIN_SPREAD_ITEMS = 6
 RULE = "instruction count"
+# A record without a ``method``: counted before each item had a fork of its own, so its count also
+# held what the items its child counted before it left behind (caches, solver state).
+OLDER_METHOD = "the older method: each item after the items its child counted before it"
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,8 @@ def incomparable(base: Mapping[str, Any], new: Mapping[str, Any]) -> str | None:
     b, n = base.get(RECORD_KEY) or {}, new.get(RECORD_KEY) or {}
     if (b.get("counter"), b.get("event")) != (n.get("counter"), n.get("event")):
         return f"counted by different counters ({counter_of(base)} vs {counter_of(new)})"
+    if b.get("method") != n.get("method"):
+        return f"counted by different methods ({b.get('method') or OLDER_METHOD} vs {n.get('method') or OLDER_METHOD})"
     if b.get("counter") == "hardware" and b.get("cpu") != n.get("cpu"):
         return f"hardware counts of different CPUs ({b.get('cpu')} vs {n.get('cpu')})"
     return None
