@@ -8,8 +8,9 @@ called as ``counting(backend, batch, outcomes)`` by the compile phase
 took where the machine has a counter; else, in mode ``subset`` / ``all``, callgrind's count
 of its cold lowering (harness/measure/callgrind.py, after the rounds, so it never overlaps a
 timed round: ``jobs`` child processes side by side, the items dealt by their timed rounds'
-cost, each child's cheapest item first - its uncounted warm-up lowering is that one;
-instruction counts do not depend on what else runs; ``subset`` counts ``subset`` items per
+cost, each child's cheapest item first - for a backend without warm-up kernels of its own the
+uncounted warm-up lowering is that one; each item is counted in a fork of its own, so a count
+depends neither on what else runs nor on which items share its child; ``subset`` counts ``subset`` items per
 backend among those whose median timed round took ``max_lowering_s`` or less); else
 ``absent`` with the reason.  Counting is
 never a sample and never moves a time.
@@ -32,8 +33,9 @@ from tlbench.harness.measure.instructions import KEY, absent
 
 def count_shares(items: Sequence[BenchItem], jobs: int, seconds: Mapping[str, float]) -> list[list[BenchItem]]:
     """``items`` in ``jobs`` shares of about equal counting cost (each item's median timed round,
-    longest first onto the least loaded share), each share ordered cheapest first: a child's
-    first item is also its uncounted warm-up lowering, so the cheapest one pays it."""
+    longest first onto the least loaded share), each share ordered cheapest first: for a backend
+    without warm-up kernels of its own, a child's first item is also its uncounted warm-up
+    lowering, so the cheapest one pays it."""
     jobs = max(1, min(jobs, len(items)))
     loads, shares = [0.0] * jobs, [[] for _ in range(jobs)]  # type: ignore[var-annotated]
     for it in sorted(items, key=lambda i: (-seconds.get(i.item_id, 0.0), i.item_id)):
