@@ -93,6 +93,14 @@ def test_a_failing_lowering_is_that_items_absent_count():
     assert got[items[1].item_id]["lowering"][0] > 0
 
 
+@needs_callgrind
+def test_a_lowering_that_kills_its_process_costs_that_items_count_only():
+    items = _items(3)
+    got = _counts(items, iterations=10_000, crash_case=items[1].case.case_id)
+    assert got[items[1].item_id]["absent"].startswith("the counted lowering failed: the fork that counted it ended (signal 6)")
+    assert got[items[0].item_id]["lowering"][0] > 0 and got[items[2].item_id]["lowering"][0] > 0
+
+
 def test_without_valgrind_the_count_is_absent_and_says_why(monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))  # an empty PATH: no valgrind, no cc
     items = _items(1)

@@ -95,6 +95,8 @@ def _in_a_fork(work) -> dict[str, Any]:
     """``work()``'s dict, computed in a fork of this process that ends as it answers: nothing the
     work leaves behind (caches, solver state, garbage) reaches the next item."""
     read_end, write_end = os.pipe()
+    sys.stdout.flush()  # what this process printed goes out once, not again from the fork
+    sys.stderr.flush()
     pid = os.fork()
     if pid == 0:  # the fork: answer through the pipe and end, never returning into the caller
         code = 0
@@ -106,7 +108,11 @@ def _in_a_fork(work) -> dict[str, Any]:
         except BaseException:  # noqa: BLE001 - the parent reports a fork that answered nothing
             code = 1
         finally:
-            os._exit(code)
+            try:  # the lowering's own lines reach the child's log before the fork ends
+                sys.stdout.flush()
+                sys.stderr.flush()
+            finally:
+                os._exit(code)
     os.close(write_end)
     with os.fdopen(read_end, "rb") as answer:
         payload = answer.read()
