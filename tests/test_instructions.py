@@ -82,7 +82,19 @@ def test_a_backend_without_a_warm_up_is_warmed_up_on_its_first_item_and_the_reco
     first, second = (got[i.item_id] for i in items)
     # every fork starts after the one warm-up lowering: the same 20 000 steps of history in each
     assert abs(second["lowering"][0] / first["lowering"][0] - 1) < 0.005, (first, second)
-    assert first["method"] == "callgrind, a fork per item after the warm-up: the first item's cold lowering (the backend has no warm_up_compile)"
+    assert first["method"] == ("callgrind, a fork per item after the warm-up: the first item's cold lowering "
+                               "(the backend has no warm_up_compile, or it failed)")
+
+
+@needs_callgrind
+def test_a_warm_up_that_fails_is_as_none_and_the_records_say_so():
+    """A count taken after a failed warm-up is never labelled as one taken after a whole one:
+    the first item warms the child up instead, as for a backend without a warm-up."""
+    items = _items(2)
+    got = _counts(items, iterations=50_000, history_cost=20_000, warm_up_fails=1)
+    first, second = (got[i.item_id] for i in items)
+    assert abs(second["lowering"][0] / first["lowering"][0] - 1) < 0.005, (first, second)
+    assert first["method"].endswith("the first item's cold lowering (the backend has no warm_up_compile, or it failed)")
 
 
 @needs_callgrind

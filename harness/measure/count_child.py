@@ -5,8 +5,8 @@ Contract: ``python -m tlbench.harness.measure.count_child REQUEST.pkl ANSWER.jso
 with ``VALGRIND_OPTS=--instr-atstart=no``: nothing is instrumented until a client request
 turns it on.  It loads the client-request helper (``lib``) and the backend (``factory`` with
 ``options``), refuses to count when not under Valgrind, and warms up uncounted: the backend's
-own warm-up kernels (``warm_up_compile()``), or, for a backend without one, the cold lowering
-of the first item.  Then each item is counted in a fork of that warmed-up process made for it
+own warm-up kernels (``warm_up_compile()``), or, for a backend without one (or where it
+failed), the cold lowering of the first item.  Then each item is counted in a fork of that warmed-up process made for it
 alone, so no item's count depends on which items this child counted before it (the selection,
 the shard, the order): in the fork, a full garbage collection, the collector frozen and
 disabled, ``tlbench_start()`` (zero + start instrumentation), the backend's cold lowering
@@ -78,17 +78,27 @@ def _device_build(backend: Any, case: Any, out_dir: Path) -> dict[str, Any]:
 
 
 WARM_UP_OWN = "the backend's own warm-up kernels"
-WARM_UP_FIRST = "the first item's cold lowering (the backend has no warm_up_compile)"
+WARM_UP_FIRST = "the first item's cold lowering (the backend has no warm_up_compile, or it failed)"
 
 
 def _warm_up(backend: Any, lowering, first_case: Any) -> str:
-    """The uncounted first compile of this process (imports, solver start-up): which one it was."""
+    """The uncounted first compile of this process (imports, solver start-up): which one it was.
+    An own warm-up that fails is as none (the worker's setup does the same,
+    harness/measure/worker_start.py): the first item warms the process up instead, and the
+    records say so, so no count taken after a failed warm-up is compared with one taken after
+    a whole one."""
     own = getattr(backend, "warm_up_compile", None)
+    if callable(own):
+        try:
+            own()
+            return WARM_UP_OWN
+        except Exception:  # noqa: BLE001 - warm up on the first item instead
+            pass
     try:
-        own() if callable(own) else lowering(first_case)
+        lowering(first_case)
     except Exception:  # noqa: BLE001 - a counted call meets the same fault and reports it
         pass
-    return WARM_UP_OWN if callable(own) else WARM_UP_FIRST
+    return WARM_UP_FIRST
 
 
 def _in_a_fork(work) -> dict[str, Any]:
