@@ -7,9 +7,8 @@ vector add on the Vector cores (UB tiles, ``T.SimtVF``, 2-stage pipelined) - thr
 the Z3 schedule.  It measures nothing; what the lowerings reported is returned for tests.  A worker process calls it (through
 ``AscendBackend.warm_up_compile``) before it answers ``ready``, so the process's one-off costs
 of a first lowering - lazy imports, the solver's start, code generators warming up - are paid
-there, not by the first compile item it times.  Measured on the 2-core box (CPU seconds of the
-flash-attention schedule item's three cold rounds in a fresh process): 6.60 / 5.56 / 5.54
-without a warm-up, 5.56 / 5.43 / 5.47 after a vector-add warm-up.
+there, not by the first compile item it times (what that moves, measured with
+results/main-job-speed/warm_up_probe.py: results/main-job-speed/README.md).
 These kernels are the backend's own probes, not a kernel family: nothing reads their results.
 """
 
