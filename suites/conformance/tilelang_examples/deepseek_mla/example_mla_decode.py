@@ -173,10 +173,11 @@ def flashattn(batch, heads, kv_head_num, seqlen_kv, dim, pe_dim, block_N, block_
 
 def ref_program(q, q_pe, kv, k_pe):
     """Softmax((Q ++ Q_pe)(KV ++ K_pe)^T / sqrt(dim + pe_dim)) KV in the inputs' dtype; query
-    head i reads K/V head i // (heads / K/V heads)."""
-    group = q.shape[1] // kv.shape[2]
-    query = torch.cat([q, q_pe], dim=-1)  # [b, heads, dim + pe_dim]
-    key = torch.cat([kv, k_pe], dim=-1).repeat_interleave(group, dim=2)  # [b, s, heads, dim + pe_dim]
-    value = kv.repeat_interleave(group, dim=2)  # [b, s, heads, dim]
-    scores = torch.einsum("bhd,bshd->bhs", query, key) / query.shape[-1] ** 0.5
-    return torch.einsum("bhs,bshd->bhd", scores.softmax(dim=-1), value)
+    head i reads K/V head i // (heads / K/V heads).  The query heads of one K/V head are taken
+    as a group against it (never a copy of the cache per query head)."""
+    batch, heads, _ = q.shape
+    kv_heads = kv.shape[2]
+    query = torch.cat([q, q_pe], dim=-1).view(batch, kv_heads, heads // kv_heads, -1)  # [b, K/V heads, group, dim + pe_dim]
+    key = torch.cat([kv, k_pe], dim=-1)  # [b, s, K/V heads, dim + pe_dim]
+    scores = torch.einsum("bhgd,bshd->bhgs", query, key) / query.shape[-1] ** 0.5
+    return torch.einsum("bhgs,bshd->bhgd", scores.softmax(dim=-1), kv).reshape(batch, heads, -1)
