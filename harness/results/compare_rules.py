@@ -31,6 +31,10 @@ The rules:
   kernel's own per-round time moved the same way (verdicts.kernel_moved_too).
 - ``between-rounds`` (device items with per-round medians on both sides): the between-round
   median test on them, relative to the in-run reference where there is one.
+- Both round rules end with the clock witness (harness/results/clock_witness.py): a SLOWER or
+  FASTER that the SM clock NVML read after the item's rounds explains (the clock stepped against
+  the move, relative to the run's other items where the change is, and the corrected change is
+  under the minimum effect) is NOISY, both clocks in the reason.
 - ``rank-test`` (every other pair): the Mann-Whitney U rule (judgement.judge) on the samples,
   relative to the in-run reference where there is one; a move inside the drift measured in
   either item is NOISY.
@@ -42,7 +46,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Protocol
 
-from tlbench.harness.results import compile_method, two_levels, verdicts
+from tlbench.harness.results import clock_witness, compile_method, two_levels, verdicts
 from tlbench.harness.results.comparison import ItemKey
 from tlbench.harness.results.compile_group import MIN_RUN_REFERENCE_ITEMS, compile_group
 from tlbench.harness.results.count_verdicts import COUNT_MIN_EFFECT
@@ -91,6 +95,19 @@ class PairFacts:
     def level_occupancy(self) -> two_levels.Occupancy | None:
         """Why the pair's move is its rounds' occupancy of two levels (harness/results/two_levels.py), or None."""
         return two_levels.occupancy(*self.own_rounds, self.min_effect) if self.own_rounds is not None else None
+
+    @cached_property
+    def clock_step(self) -> float | None:
+        """The item's SM clock ratio (new over base, per-round medians), or None without telemetry."""
+        return clock_witness.clock_ratio(self.base, self.new)
+
+    def group_clock_step(self) -> float | None:
+        """The median clock ratio of the item's group (computed once per comparison)."""
+        memo = self.paired.memo.setdefault("group_clock", {})
+        if self.group not in memo:
+            memo[self.group] = clock_witness.group_clock(
+                [clock_witness.clock_ratio(self.paired.base[k], self.paired.new[k]) for k in self.paired.keys(self.group)])
+        return memo[self.group]
 
     @cached_property
     def time(self) -> Judgement:
@@ -216,6 +233,17 @@ def _basis(facts: PairFacts) -> str:
     return facts.reference[0] if facts.reference is not None else TIME
 
 
+def _clock_checked(facts: PairFacts, judged: Judgement) -> Judgement:
+    """A SLOWER/FASTER that the SM clock of the item's rounds explains is NOISY (clock_witness.py)."""
+    if judged.verdict not in (Verdict.SLOWER, Verdict.FASTER):
+        return judged
+    relative = facts.reference is not None and judged.basis != TIME
+    reference_clock = facts.group_clock_step() if relative else 1.0
+    step = clock_witness.explained(judged.change, facts.clock_step, reference_clock, relative, facts.min_effect,
+                                   facts.base, facts.new)
+    return judged if step is None else _noisy(judged, f"{judged.reason}; but {step.words()}")
+
+
 class TwoLevels:
     name = "two-levels"
 
@@ -240,7 +268,7 @@ class VendorRounds:
         absolute = (verdicts.between_rounds(*facts.own_rounds, facts.min_effect, facts.thresholds.alpha, width, words)
                     if facts.own_rounds is not None else None)
         rule = verdicts.kernel_moved_too(relative, absolute)
-        return Decision(_from_rule(_basis(facts), rule), rule.rule)
+        return Decision(_clock_checked(facts, _from_rule(_basis(facts), rule)), rule.rule)
 
 
 class BetweenRounds:
@@ -255,7 +283,7 @@ class BetweenRounds:
         base, new = facts.own_rounds
         rule = verdicts.between_rounds([v / base_ref for v in base], [v / new_ref for v in new],
                                        facts.min_effect, facts.thresholds.alpha, width, words)
-        return Decision(_from_rule(_basis(facts), rule), rule.rule)
+        return Decision(_clock_checked(facts, _from_rule(_basis(facts), rule)), rule.rule)
 
 
 class RankTest:
