@@ -137,8 +137,12 @@ class MeasurePolicy:
     """
 
     warmup: int = 5
-    batch: int = 20
-    rounds: int = 3
+    # Ten samples in each of six rounds rather than twenty in three: the same samples, twice the
+    # interleaved rounds.  An item's rounds then sample more of the device's power states (an
+    # H200 at its power cap holds one for seconds), and a kernel with two levels shows both
+    # (results/main-job-speed/README.md: the A/A of the main job both ways, one session).
+    batch: int = 10
+    rounds: int = 6
     max_samples: int = 300
     max_seconds: float = 3.0
     criterion: str = "median-ci:rel=0.005"
