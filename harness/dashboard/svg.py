@@ -4,7 +4,8 @@ Contract: pure functions returning one ``<svg>`` element string (inline in HTML;
 script, no external resource).  ``trend_chart`` draws one case's value per run (x = run
 order, so 100+ runs stay evenly spaced; markers are dropped past ``DOT_LIMIT`` points and
 x labels thinned to about ``MAX_X_LABELS``), failed runs as red crosses on the axis, each
-``Step`` as a dashed vertical line labelled with its change, and an optional ``Band`` (the
+``Step`` as a dashed vertical line labelled with its change (on the side with room for it, cut
+to fit where neither has), and an optional ``Band`` (the
 minimum-effect band around the current level) that the y axis always spans, so run-to-run
 noise far inside it never fills the chart.  ``curve_chart`` draws several named series of
 (x, y) points with an optional horizontal reference line (the vendor library) and a legend
@@ -145,9 +146,12 @@ def trend_chart(
     for step in steps:
         sx = x(step.index) - (plot_w / (n - 1) / 2 if n > 1 else 0)
         body.append(f'<line x1="{sx:.1f}" x2="{sx:.1f}" y1="{top}" y2="{top + plot_h}" class="step"/>')
-        anchor = "end" if sx > left + plot_w - 50 else "start"
+        room_right, room_left = left + plot_w - (sx + 3), sx - 3 - left
+        anchor = "start" if len(step.text) * TITLE_CHAR_PX <= room_right or room_right >= room_left else "end"
         tx = sx - 3 if anchor == "end" else sx + 3
-        body.append(f'<text x="{tx:.1f}" y="{top + 10}" class="stept" text-anchor="{anchor}">{_esc(step.text)}</text>')
+        label = fit(step.text, max(room_right if anchor == "start" else room_left, TITLE_CHAR_PX), TITLE_CHAR_PX)  # bold
+        body.append(f'<text x="{tx:.1f}" y="{top + 10}" class="stept" text-anchor="{anchor}">{_esc(label)}'
+                    f'<title>{_esc(step.text)}</title></text>')
     return _frame(width, height, title, body, f"{title} ({n} runs)")
 
 
