@@ -342,3 +342,27 @@ def test_a_side_by_side_phase_that_stops_fails_its_own_items_not_the_asking_one(
     assert theirs.status == "failed" and theirs.reason == "the other compile phase stopped: RuntimeError: solver gone"
     assert lines[-1].startswith("[tlbench] compile items other") and lines[-1].split(": ", 1)[1].startswith("stopped by RuntimeError")
     assert any(ln.startswith("[tlbench] compile items fake") and ", done" in ln for ln in lines)
+
+
+@pytest.mark.parametrize("raised", ["interrupt", "error"])
+def test_a_compile_job_stopped_by_an_exception_ends_its_items_with_it(raised):
+    """A job of a parallel phase whose session raises (its worker's start awaited while the run is
+    interrupted, or any other error): that job's items end as interrupted, or failed with the
+    exception's words - never as 'ended before this item was timed' - and the phase's line and
+    trace say interrupted where it was."""
+    from tlbench.harness.measure.interrupt import Interrupted
+
+    class StoppedSession(ReportingSession):  # TEST-ONLY: the session of job 2 raises as its start is awaited
+        def ready_facts(self):
+            raise Interrupted("the run was interrupted (Ctrl-C) while the worker started") if raised == "interrupt" \
+                else RuntimeError("worker start refused")
+
+    items = [_item(n) for n in (16, 32, 48, 64)]
+    sessions = iter([ReportingSession(1.0), StoppedSession(1.0)])
+    phase = CompilePhase(jobs=2, make_session=lambda backend, slot: next(sessions), compile_rounds=3)
+    outcomes = [phase.outcome(items[0], items, lambda it: pytest.fail("not one by one"))]
+    outcomes += [phase.stored[it.item_id] for it in items[1:]]
+    stopped = [o for o in outcomes if o.status != "timed"]
+    assert len(stopped) == 2 and all(o.status == ("interrupted" if raised == "interrupt" else "failed") for o in stopped)
+    if raised == "error":
+        assert all("the compile job stopped: RuntimeError: worker start refused" in o.reason for o in stopped)

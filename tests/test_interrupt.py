@@ -139,7 +139,7 @@ def test_ctrl_c_during_two_backends_compile_phases_side_by_side_interrupts_both_
     marks = [json.loads(line) for line in trace.read_text().splitlines()]
     assert any(m["event"] == "compile phases side by side" for m in marks)
     done = [m for m in marks if m["event"] == "compile phase rounds done"]  # the phases' threads ended after the Ctrl-C,
-    assert done and all(m["interrupted"] for m in done), done  # with their workers' interrupted answers
+    assert done and all(m["interrupted"] for m in done), (done, log[-3000:])  # with their workers' interrupted answers
     assert rc == pytest.ExitCode.INTERRUPTED, f"rc {rc}\n{log[-3000:]}"
     assert not _failed_records(tmp_path), _failed_records(tmp_path)
     assert "the run was interrupted (Ctrl-C)" in log and "FAILED" not in log, log[-3000:]

@@ -61,6 +61,7 @@ from typing import Any, Callable, Sequence
 
 from tlbench.harness.core import trace
 from tlbench.harness.core.record import BenchItem
+from tlbench.harness.measure.interrupt import is_interrupt
 from tlbench.harness.measure.outcome import Outcome, failed, interrupted
 from tlbench.harness.measure.setup_compile import setup_account
 
@@ -317,6 +318,12 @@ class CompilePhase:
                 timed = self._time_batch(session, shares[slot], jobs, report)
                 with lock:
                     results.update(timed)
+            except BaseException as exc:  # noqa: BLE001 - this job's items end with what stopped it
+                ended = (interrupted("compile", "the run was interrupted (Ctrl-C) before this item was timed") if is_interrupt(exc)
+                         else failed("compile", f"the compile job stopped: {type(exc).__name__}: {exc}", exc=exc))
+                with lock:
+                    for it in shares[slot]:
+                        results.setdefault(it.item_id, ended)
             finally:
                 session.close()
 
