@@ -7,15 +7,15 @@ Contract (pure functions on records):
   backend, an older record).
 - ``clock_ratio(base, new)``: the median of the new side's round clocks over the base side's,
   or None where either side has none.
-- ``explained(change, clock, reference_clock, relative_to_run, min_effect, base, new)`` -> ``ClockStep``
-  or None.  ``change``
-  is the judged relative change of the item (new / base - 1, relative to its in-run reference
-  where it has one), ``clock`` its clock ratio and ``reference_clock`` the clock ratio of what the
-  change is relative to (1.0 for its own time; ``group_clock``, the median of its group's clock
-  ratios, for a change relative to the run, ``relative_to_run`` true).  A step is returned only where the item's clock, relative to its
+- ``explained(change, clock, reference_clock, relative_to_run, min_effect, base, new)`` ->
+  ``ClockStep`` or None.  ``change`` is the judged relative change of the item (new / base - 1,
+  relative to its in-run reference where it has one), ``clock`` its clock ratio and
+  ``reference_clock`` the clock ratio of what the change is relative to (1.0 for its own time;
+  ``group_clock``, the median of its group's clock ratios, for a change relative to the run,
+  ``relative_to_run`` true).  A step is returned only where the item's clock, relative to its
   reference's, moved by at least ``CLOCK_STEP`` against the change (a slower item whose rounds
   ran at a lower clock, or the mirror), and the change corrected for it - a compute-bound
-  kernel's time scales with 1 / clock, so ``(1 + change) x clock step - 1`` - is under the
+  kernel's time scales with 1 / clock, so ``(1 + change) x (1 + step) - 1`` - is under the
   minimum effect.  Then a SLOWER/FASTER on that pair is the clock's: the caller makes it NOISY
   with ``ClockStep.words()``.  The correction over-explains a memory-bound kernel, whose time
   moves less with the SM clock: that errs toward NOISY, never toward a false verdict.
@@ -23,7 +23,7 @@ Contract (pure functions on records):
 Why (measured on the H200, two runs of the same main job with the same options): a
 flash-attention item read 1.809 ms in one run and 1.924 ms in the other, SLOWER +6.3 %.  NVML
 showed the GPU held at its power cap (``sw_power_cap``) in both, with the SM clock read after
-each of the item's rounds at 1965 MHz in the first and a median of 1808 MHz in the second.
+each of the item's rounds at 1965 MHz in the first and a median of 1815 MHz in the second.
 The kernel had not changed; the clock had.  The rounds of one run share the device's power state
 for seconds, so the between-round test cannot see it.
 """

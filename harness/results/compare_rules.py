@@ -97,11 +97,11 @@ class PairFacts:
         return two_levels.occupancy(*self.own_rounds, self.min_effect) if self.own_rounds is not None else None
 
     @cached_property
-    def clock_step(self) -> float | None:
+    def clock_ratio(self) -> float | None:
         """The item's SM clock ratio (new over base, per-round medians), or None without telemetry."""
         return clock_witness.clock_ratio(self.base, self.new)
 
-    def group_clock_step(self) -> float | None:
+    def group_clock_ratio(self) -> float | None:
         """The median clock ratio of the item's group (computed once per comparison)."""
         memo = self.paired.memo.setdefault("group_clock", {})
         if self.group not in memo:
@@ -238,8 +238,8 @@ def _clock_checked(facts: PairFacts, judged: Judgement) -> Judgement:
     if judged.verdict not in (Verdict.SLOWER, Verdict.FASTER):
         return judged
     relative = facts.reference is not None and judged.basis != TIME
-    reference_clock = facts.group_clock_step() if relative else 1.0
-    step = clock_witness.explained(judged.change, facts.clock_step, reference_clock, relative, facts.min_effect,
+    reference_clock = facts.group_clock_ratio() if relative else 1.0
+    step = clock_witness.explained(judged.change, facts.clock_ratio, reference_clock, relative, facts.min_effect,
                                    facts.base, facts.new)
     return judged if step is None else _noisy(judged, f"{judged.reason}; but {step.words()}")
 
