@@ -19,10 +19,10 @@ from tlbench.harness.results import clock_witness
 from tlbench.harness.results.compare import compare_runs
 from tlbench.harness.results.store import Results, load_results
 
-from tests.test_two_levels import ROOT
+from history_fixtures import RESULTS
 
-AA = ROOT / "results" / "main-job-speed" / "h200-bb1a6cf"
-TRUST = ROOT / "results" / "h200-measurement-trust"
+AA = RESULTS / "main-job-speed" / "h200-bb1a6cf"
+TRUST = RESULTS / "h200-measurement-trust"
 FA = "fa-b2h16-s8192-d128-bf16-bm128-bn128-t256-auto-s3"
 
 

@@ -358,8 +358,8 @@ def test_a_compile_job_stopped_by_an_exception_ends_its_items_with_it(raised):
                 else RuntimeError("worker start refused")
 
     items = [_item(n) for n in (16, 32, 48, 64)]
-    sessions = iter([ReportingSession(1.0), StoppedSession(1.0)])
-    phase = CompilePhase(jobs=2, make_session=lambda backend, slot: next(sessions), compile_rounds=3)
+    phase = CompilePhase(jobs=2, make_session=lambda backend, slot: (StoppedSession if slot == 1 else ReportingSession)(1.0),
+                         compile_rounds=3)
     outcomes = [phase.outcome(items[0], items, lambda it: pytest.fail("not one by one"))]
     outcomes += [phase.stored[it.item_id] for it in items[1:]]
     stopped = [o for o in outcomes if o.status != "timed"]

@@ -38,13 +38,15 @@ CLOCK_STEP = 0.02  # a clock step under 2 % (about 40 MHz on an H200) is read as
 MIN_CLOCK_ROUNDS = 2  # per side, as the between-round test's rounds
 
 
-def round_clocks(rec: dict[str, Any]) -> list[float] | None:
+def _kept_batches(rec: dict[str, Any]) -> list[dict[str, Any]]:
+    """The batches the record's per-round medians come from: its last attempt's, dropped ones left out."""
     batches = [b for b in ((rec.get("measurement") or {}).get("batches") or []) if isinstance(b, dict)]
-    if not batches:
-        return None
-    last = max(int(b.get("attempt") or 0) for b in batches)
-    clocks = [float((b.get("telemetry") or {}).get("sm_clock_mhz") or 0) for b in batches
-              if int(b.get("attempt") or 0) == last and not b.get("dropped")]
+    last = max((int(b.get("attempt") or 0) for b in batches), default=0)
+    return [b for b in batches if int(b.get("attempt") or 0) == last and not b.get("dropped")]
+
+
+def round_clocks(rec: dict[str, Any]) -> list[float] | None:
+    clocks = [float((b.get("telemetry") or {}).get("sm_clock_mhz") or 0) for b in _kept_batches(rec)]
     clocks = [c for c in clocks if c > 0]
     return clocks if len(clocks) >= MIN_CLOCK_ROUNDS else None
 
@@ -58,8 +60,8 @@ def clock_ratio(base: dict[str, Any], new: dict[str, Any]) -> float | None:
 
 def _throttles(rec: dict[str, Any]) -> list[str]:
     seen: list[str] = []
-    for b in (rec.get("measurement") or {}).get("batches") or []:
-        for reason in ((b or {}).get("telemetry") or {}).get("throttle_reasons") or []:
+    for b in _kept_batches(rec):
+        for reason in (b.get("telemetry") or {}).get("throttle_reasons") or []:
             if reason not in seen and reason != "gpu_idle":
                 seen.append(reason)
     return seen
