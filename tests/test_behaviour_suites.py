@@ -171,8 +171,9 @@ def test_inputs_laid_out_by_the_tile_are_made_for_each_tile(run):
         grids = {r["config"]["block_M"]: r["plan"]["features"]["grid"] for r in _records(run, "behaviour_tile_inputs", backend, "compile")}
         assert grids == {16: 256 // 16, 32: 256 // 32}, backend
     device = {r["config"]["block_M"]: r["check"] for r in _records(run, "behaviour_tile_inputs", "cputorch", "device")}
-    # each tile's items got offsets of their own shape ((M // block_M, N)): made for the other
-    # tile, the reference (told block_M) and the kernel's signature would not fit them
+    # each tile's items got offsets of their own shape ((M // block_M, N)): made once for the
+    # other tile, they would not fit this config's PrimFunc, which the CPU torch stand-in binds
+    # its arguments to as a launch does ("parameter offsets dimension 0 is 8; inputs() gave 16")
     assert set(device) == {16, 32}
     for check in device.values():
         assert check["ok"] and check["total"] == 256 * 128, check
