@@ -8,7 +8,9 @@ harness/analysis read: the top-level ``tlbench`` object and its lists, each benc
 and its ``extra_info``, each record's ids, samples (``samples_s``, ``cpu_samples_s``,
 ``machine_probe_cpu_s``: lists of finite non-negative numbers, the probe positive and as
 long as the CPU samples), ``summary``, ``plan``, ``measurement`` (per-round values
-positive, ``drift`` an object), ``throughput``, ``config``/``problem`` objects.  A field
+positive, ``drift`` an object), ``throughput``, ``config``/``problem`` objects, ``instructions``
+(an object; its ``lowering`` counts positive whole numbers - an integral float such as
+``1030000.0`` is a whole number and is judged as one, never dropped).  A field
 that is absent is fine where readers treat it as absent (older records); a field that is
 present holds the type readers expect, so no reader meets a string where it does arithmetic.
 store.py calls these before anything else reads the document.
@@ -153,6 +155,26 @@ def check_record(path: Any, label: str, rec: dict[str, Any]) -> None:
             _fail(path, where, key, rec[key], "a finite number")
     for key in ("check", "budget", "compile_phases_s"):
         _optional(rec, key, (dict,), path, where, "an object or null")
+    _counts(rec, path, where)
+
+
+def whole_count(value: Any) -> bool:
+    """A count of instructions: a positive whole number (an integral float is one)."""
+    return _number(value) and value > 0 and float(value).is_integer()
+
+
+def _counts(rec: dict[str, Any], path: Any, where: str) -> None:
+    """The instruction counts a compile item's count verdict judges (count_verdicts.py)."""
+    counted = _optional(rec, "instructions", (dict,), path, where, "an object (what was counted, or why nothing was)")
+    counts = (counted or {}).get("lowering")
+    if counts is None:
+        return
+    should = "a list of positive whole numbers of instructions (re-count the item with --tlbench-instructions)"
+    if not isinstance(counts, list):
+        _fail(path, where, "instructions.lowering", counts, should)
+    for i, count in enumerate(counts):
+        if not whole_count(count):
+            _fail(path, where, f"instructions.lowering[{i}]", count, should)
 
 
 def check_outcome(path: Any, where: str, rec: dict[str, Any], text_keys: tuple[str, ...]) -> None:
