@@ -75,3 +75,68 @@ def test_a_malformed_count_is_refused_in_words_never_dropped(tmp_path, store):
         line = _one_line(done)
         assert "new.json" in line and case_id in line and "instructions.lowering" in line, line
         assert "re-count" in line or "re-run" in line, line
+
+
+AA = ROOT / "results" / "h200-measurement-trust" / "aa"  # real H200 A/A runs with per-batch NVML telemetry
+
+
+def _device_slower(tmp_path: Path, edit) -> str:
+    """BASE a real H200 run, NEW its A/A partner with the first device item made 10 % slower
+    (its samples, rounds and ratios to the vendor item: so compare asks the clock witness),
+    then ``edit(measurement, first batch)``.  Returns the item's case id."""
+    doc = json.loads((AA / "aa2.json").read_text())
+    rec = next(b["extra_info"]["tlbench"] for b in doc["benchmarks"] if b["extra_info"]["tlbench"]["kind"] == "device")
+    m = rec["measurement"]
+    rec["samples_s"] = [s * 1.1 for s in rec["samples_s"]]
+    m["round_medians_s"] = [s * 1.1 for s in m["round_medians_s"]]
+    m["vs_vendor_rounds"] = [s * 1.1 for s in m["vs_vendor_rounds"]]
+    for batch in m["batches"]:
+        batch["median_s"] *= 1.1
+    edit(m, m["batches"][0])
+    (tmp_path / "base.json").write_bytes((AA / "aa1.json").read_bytes())
+    (tmp_path / "new.json").write_text(json.dumps(doc))
+    return rec["case_id"]
+
+
+def _put(key, value, inside=None):
+    def edit(m, batch):
+        (batch[inside] if inside else batch)[key] = value
+    return edit
+
+
+# name -> (edit of the slowed item's measurement or first batch, the field named)
+BAD_DEVICE_FIELDS = {
+    "telemetry-a-string": (_put("telemetry", "hot"), "batches[0].telemetry"),
+    "telemetry-a-list": (_put("telemetry", [1980]), "batches[0].telemetry"),
+    "sm-clock-a-string": (_put("sm_clock_mhz", "1980", "telemetry"), "batches[0].telemetry.sm_clock_mhz"),
+    "sm-clock-a-list": (_put("sm_clock_mhz", [1980], "telemetry"), "batches[0].telemetry.sm_clock_mhz"),
+    "sm-clock-nan": (_put("sm_clock_mhz", math.nan, "telemetry"), "batches[0].telemetry.sm_clock_mhz"),
+    "sm-clock-negative": (_put("sm_clock_mhz", -1980, "telemetry"), "batches[0].telemetry.sm_clock_mhz"),
+    "throttle-reasons-a-number": (_put("throttle_reasons", 5, "telemetry"), "batches[0].telemetry.throttle_reasons"),
+    "throttle-reasons-numbers": (_put("throttle_reasons", [5], "telemetry"), "batches[0].telemetry.throttle_reasons"),
+    "attempt-a-string": (_put("attempt", "zero"), "batches[0].attempt"),
+    "attempt-a-fraction": (_put("attempt", 1.5), "batches[0].attempt"),
+    "attempt-negative": (_put("attempt", -1), "batches[0].attempt"),
+    "dropped-a-string": (_put("dropped", "yes"), "batches[0].dropped"),
+    "criterion-a-string": (lambda m, b: m.__setitem__("criterion", "median-ci"), "criterion"),
+    "drift-threshold-a-string": (lambda m, b: m.__setitem__("drift_threshold", "2%"), "drift_threshold"),
+}
+
+
+def test_the_slowed_device_item_is_a_regression(tmp_path):
+    """The control of the cases below: with every field as the run wrote it, the pair exits 1."""
+    case_id = _device_slower(tmp_path, lambda m, b: None)
+    done = _run(tmp_path, "compare", "base.json", "new.json")
+    assert done.returncode == 1 and "1 regression(s); 1 SLOWER" in done.stdout, (done.stdout[-800:], done.stderr)
+    assert case_id.startswith("gemm-8192x8192x8192-f16-bm128-bn128-bk32-t128-auto-s0")
+
+
+@pytest.mark.parametrize("case", sorted(BAD_DEVICE_FIELDS))
+def test_a_device_field_of_the_wrong_type_is_bad_input_never_a_crash(tmp_path, case):
+    edit, field = BAD_DEVICE_FIELDS[case]
+    case_id = _device_slower(tmp_path, edit)
+    for argv in (["compare", "base.json", "new.json"], ["report", "new.json"]):
+        done = _run(tmp_path, *argv)
+        assert done.returncode == 2, (argv, done.stdout[-800:], done.stderr[-800:])
+        line = _one_line(done)
+        assert "new.json" in line and case_id in line and f"field {field} is" in line and "re-run" in line, line

@@ -142,10 +142,12 @@ def check_record(path: Any, label: str, rec: dict[str, Any]) -> None:
         drift = _optional(measurement, "drift", (dict,), path, m_where, "an object or null")
         if drift and drift.get("relative") is not None and not _number(drift["relative"]):
             _fail(path, m_where, "drift.relative", drift["relative"], "a finite number")
-        batches = _optional(measurement, "batches", (list,), path, m_where, "a list")
-        for i, batch in enumerate(batches or ()):
-            if not isinstance(batch, dict) or (batch.get("median_s") is not None and not _number(batch["median_s"])):
-                _fail(path, m_where, f"batches[{i}]", batch, "an object with a numeric median_s")
+        threshold = measurement.get("drift_threshold")
+        if threshold is not None and (not _number(threshold) or threshold <= 0):
+            _fail(path, m_where, "drift_threshold", threshold, "a positive number")
+        _optional(measurement, "criterion", (dict,), path, m_where, "an object or null")
+        _optional(measurement, "status", (str,), path, m_where, "a string")
+        _batches(measurement, path, m_where)
     throughput = _optional(rec, "throughput", (dict,), path, where, "an object")
     for key, value in (throughput or {}).items():
         if value is not None and not _number(value):
@@ -175,6 +177,32 @@ def _counts(rec: dict[str, Any], path: Any, where: str) -> None:
     for i, count in enumerate(counts):
         if not whole_count(count):
             _fail(path, where, f"instructions.lowering[{i}]", count, should)
+
+
+def _batches(measurement: dict[str, Any], path: Any, where: str) -> None:
+    """The per-batch fields the clock witness, the drift and the rounds read (clock_witness.py,
+    derived_drift.py): ``attempt`` a whole number, ``dropped`` true/false, ``telemetry`` an
+    object whose ``sm_clock_mhz`` is a non-negative number and ``throttle_reasons`` a list of names."""
+    batches = _optional(measurement, "batches", (list,), path, where, "a list")
+    for i, batch in enumerate(batches or ()):
+        if not isinstance(batch, dict) or (batch.get("median_s") is not None and not _number(batch["median_s"])):
+            _fail(path, where, f"batches[{i}]", batch, "an object with a numeric median_s")
+        attempt = batch.get("attempt")
+        if attempt is not None and (not isinstance(attempt, int) or isinstance(attempt, bool) or attempt < 0):
+            _fail(path, where, f"batches[{i}].attempt", attempt, "a non-negative integer")
+        if batch.get("dropped") is not None and not isinstance(batch["dropped"], bool):
+            _fail(path, where, f"batches[{i}].dropped", batch["dropped"], "true or false")
+        telemetry = batch.get("telemetry")
+        if telemetry is None:
+            continue
+        if not isinstance(telemetry, dict):
+            _fail(path, where, f"batches[{i}].telemetry", telemetry, "an object (the device's state after the batch) or null")
+        clock = telemetry.get("sm_clock_mhz")
+        if clock is not None and (not _number(clock) or clock < 0):
+            _fail(path, where, f"batches[{i}].telemetry.sm_clock_mhz", clock, "a non-negative number of MHz or null")
+        reasons = telemetry.get("throttle_reasons")
+        if reasons is not None and (not isinstance(reasons, list) or not all(isinstance(r, str) for r in reasons)):
+            _fail(path, where, f"batches[{i}].telemetry.throttle_reasons", reasons, "a list of names")
 
 
 def check_outcome(path: Any, where: str, rec: dict[str, Any], text_keys: tuple[str, ...]) -> None:
