@@ -140,3 +140,49 @@ def test_a_device_field_of_the_wrong_type_is_bad_input_never_a_crash(tmp_path, c
         assert done.returncode == 2, (argv, done.stdout[-800:], done.stderr[-800:])
         line = _one_line(done)
         assert "new.json" in line and case_id in line and f"field {field} is" in line and "re-run" in line, line
+
+
+B2 = ROOT / "tests" / "fixtures" / "compare" / "compile-cpu2" / "b2.json"  # a real CPU night, both backends
+PARTIAL = ROOT / "results" / "cpu-shards" / "partial.json.gz"  # a real merge with shard 2 missing (tlbench.partial)
+
+
+def _runs_stored(db: Path) -> list[tuple]:
+    import sqlite3
+
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute("SELECT source, partial FROM runs").fetchall()
+    finally:
+        conn.close()
+
+
+def test_history_add_refuses_a_run_no_reader_can_read(tmp_path):
+    """An all-zero run was stored, then ``history show`` could read none of it (exit 2)."""
+    doc = json.loads(B2.read_text())
+    for bench in doc["benchmarks"]:
+        rec = bench["extra_info"]["tlbench"]
+        rec["samples_s"] = [0.0] * len(rec["samples_s"])
+    (tmp_path / "zero.json").write_text(json.dumps(doc))
+    (tmp_path / "good.json").write_bytes(B2.read_bytes())
+    done = _run(tmp_path, "history", "add", "zero.json", "good.json", "--history", "h.sqlite")
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert "Traceback" not in done.stdout + done.stderr
+    refused = [ln for ln in done.stdout.splitlines() if ln.startswith("not added zero.json")]
+    assert len(refused) == 1 and "0 s" in refused[0] and "re-run" in refused[0], done.stdout
+    assert [s for s, _ in _runs_stored(tmp_path / "h.sqlite")] == ["good.json"]  # the usable file is still stored
+    shown = _run(tmp_path, "history", "show", "--history", "h.sqlite")
+    assert shown.returncode == 0 and "unreadable" not in shown.stdout, (shown.stdout[-800:], shown.stderr)
+
+
+def test_history_add_of_a_partial_run_says_so_and_needs_allow_partial(tmp_path):
+    (tmp_path / "partial.json.gz").write_bytes(PARTIAL.read_bytes())
+    done = _run(tmp_path, "history", "add", "partial.json.gz", "--history", "h.sqlite")
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    line = next(ln for ln in done.stdout.splitlines() if "partial.json.gz" in ln)
+    assert line.startswith("not added") and "PARTIAL" in line and "--allow-partial" in line, line
+    assert not (tmp_path / "h.sqlite").exists() or _runs_stored(tmp_path / "h.sqlite") == []
+    allowed = _run(tmp_path, "history", "add", "partial.json.gz", "--history", "h.sqlite", "--allow-partial")
+    assert allowed.returncode == 0, (allowed.stdout, allowed.stderr)
+    line = next(ln for ln in allowed.stdout.splitlines() if "partial.json.gz" in ln)
+    assert line.startswith("added") and "PARTIAL" in line, line
+    assert _runs_stored(tmp_path / "h.sqlite") == [("partial.json.gz", 1)]  # stored, labelled partial
