@@ -186,3 +186,32 @@ def test_history_add_of_a_partial_run_says_so_and_needs_allow_partial(tmp_path):
     line = next(ln for ln in allowed.stdout.splitlines() if "partial.json.gz" in ln)
     assert line.startswith("added") and "PARTIAL" in line, line
     assert _runs_stored(tmp_path / "h.sqlite") == [("partial.json.gz", 1)]  # stored, labelled partial
+
+
+def test_baseline_update_replaces_a_baseline_only_with_force(tmp_path):
+    """README: ``--force`` is the only way to write into the baseline directory over a file."""
+    (tmp_path / "night1.json").write_bytes(B2.read_bytes())
+    doc = json.loads(B2.read_text())
+    doc["datetime"] = "2026-12-01T00:00:00"
+    (tmp_path / "night2.json").write_text(json.dumps(doc))
+    first = _run(tmp_path, "baseline", "update", "night1.json", "--out-dir", "baselines")
+    assert first.returncode == 0 and first.stdout.count("created ") == 2, (first.stdout, first.stderr)
+    before = {p.name: p.read_bytes() for p in (tmp_path / "baselines").iterdir()}
+    refused = _run(tmp_path, "baseline", "update", "night2.json", "--out-dir", "baselines")
+    assert refused.returncode == 2, (refused.stdout, refused.stderr)
+    line = _one_line(refused)
+    assert "--force" in line and "baselines/" in line and "replace" in line, line
+    assert {p.name: p.read_bytes() for p in (tmp_path / "baselines").iterdir()} == before  # nothing written
+    forced = _run(tmp_path, "baseline", "update", "night2.json", "--out-dir", "baselines", "--force")
+    assert forced.returncode == 0 and forced.stdout.count("replaced ") == 2, (forced.stdout, forced.stderr)
+
+
+def test_baseline_update_refuses_a_partial_run(tmp_path):
+    """A partial baseline is one compare then refuses: never written, --force or not."""
+    (tmp_path / "partial.json.gz").write_bytes(PARTIAL.read_bytes())
+    for extra in ((), ("--force",)):
+        done = _run(tmp_path, "baseline", "update", "partial.json.gz", "--out-dir", "baselines", *extra)
+        assert done.returncode == 2, (extra, done.stdout, done.stderr)
+        line = _one_line(done)
+        assert "PARTIAL" in line and "baseline" in line, line
+        assert not (tmp_path / "baselines").exists()
