@@ -215,3 +215,16 @@ def test_baseline_update_refuses_a_partial_run(tmp_path):
         line = _one_line(done)
         assert "PARTIAL" in line and "baseline" in line, line
         assert not (tmp_path / "baselines").exists()
+
+
+def test_report_of_a_partial_run_says_partial(tmp_path):
+    """A report of a partial run (a real merge with shard 2 missing) says so first and last, and in its markdown."""
+    (tmp_path / "partial.json.gz").write_bytes(PARTIAL.read_bytes())
+    done = _run(tmp_path, "report", "partial.json.gz", "--markdown", "out.md")
+    assert done.returncode == 0, (done.stdout[-800:], done.stderr)
+    lines = done.stdout.strip().splitlines()
+    assert "PARTIAL" in lines[1] and "PARTIAL" in lines[-1], (lines[:3], lines[-1])
+    assert any(ln.startswith("note: partial.json.gz is PARTIAL") and "missing" in ln for ln in lines), lines[:6]
+    assert "PARTIAL" in (tmp_path / "out.md").read_text()
+    complete = _run(tmp_path, "report", str(B2))
+    assert complete.returncode == 0 and "PARTIAL" not in complete.stdout

@@ -12,6 +12,7 @@ from typing import Iterable, Sequence
 from tlbench.harness.results.compare_backends import AcrossBackends
 from tlbench.harness.results.comparison import RunComparison
 from tlbench.harness.results import verdict_words
+from tlbench.harness.results.partial_note import partial_lines
 from tlbench.harness.results.store import Results
 from tlbench.harness.results.report_cells import (
     COMPARISON_HEADER, PLAN_HEADER, RUN_HEADER, across_rows, best_lines, comparison_rows, facts, metric_lines, plan_line, plan_rows,
@@ -81,7 +82,8 @@ def across_markdown(ab: AcrossBackends) -> str:
 def run_markdown(results: Results) -> str:
     out = [f"### tlbench report: `{Path(results.path).name}`", ""]
     out += [f"- testbed {escape_html(results.testbed(b).describe())}" for b in results.backends]
-    out += [f"- {escape_html(run_summary(results))}", "", md_table(RUN_HEADER, [run_cells(f) for f in facts(results)])]
+    out += [f"- {escape_html(run_summary(results))}"] + [f"- {escape_html(n)}" for n in partial_lines(results)]
+    out += ["", md_table(RUN_HEADER, [run_cells(f) for f in facts(results)])]
     return "\n".join(out) + "\n"
 
 
