@@ -228,3 +228,13 @@ def test_report_of_a_partial_run_says_partial(tmp_path):
     assert "PARTIAL" in (tmp_path / "out.md").read_text()
     complete = _run(tmp_path, "report", str(B2))
     assert complete.returncode == 0 and "PARTIAL" not in complete.stdout
+
+
+def test_the_exit_codes_are_in_tlbench_help(tmp_path):
+    done = _run(tmp_path, "--help")
+    assert done.returncode == 0
+    text = " ".join(done.stdout.split())
+    assert "Exit codes:" in text, text[-600:]
+    codes = text[text.index("Exit codes:"):]
+    for words in ("0 done, or no regression", "1 a regression", "2 unusable input", "3 internal error", "130 interrupted"):
+        assert words in codes, (words, codes)
