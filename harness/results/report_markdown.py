@@ -1,7 +1,8 @@
 """Comparisons and runs as GitHub markdown (CI step summaries, PR comments).
 
 Contract: ``comparison_markdown(cmp)``, ``across_markdown(ab)``, ``run_markdown(results)`` return
-markdown text; ``md_table(header, rows)`` escapes cells.  The cells are report_cells'; rows of a verdict the
+markdown text; ``md_table(header, rows)`` escapes cells (``md_cell``: one cell; ``escape_html``: text).
+The cells are report_cells'; rows of a verdict the
 table folds (verdict_words.py: SAME) go in a collapsed section.
 """
 
@@ -26,13 +27,14 @@ def escape_html(text: object) -> str:
     return str(text).replace("&", "&amp;").replace("<", "&lt;")  # no tag can open without "<"
 
 
-def _md_cell(text: str) -> str:
+def md_cell(text: object) -> str:
+    """Data as one markdown table cell: escaped (``escape_html``), its pipes and line breaks neutral."""
     return escape_html(text).replace("|", "\\|").replace("\n", " ")
 
 
 def md_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in rows]
+    lines += ["| " + " | ".join(md_cell(c) for c in row) + " |" for row in rows]
     return "\n".join(lines)
 
 
