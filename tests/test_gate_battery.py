@@ -238,3 +238,23 @@ def test_the_exit_codes_are_in_tlbench_help(tmp_path):
     codes = text[text.index("Exit codes:"):]
     for words in ("0 done, or no regression", "1 a regression", "2 unusable input", "3 internal error", "130 interrupted"):
         assert words in codes, (words, codes)
+
+
+def test_the_remeasured_items_of_one_backend_of_a_two_backend_run_are_judged_against_its_baseline():
+    """The night's re-measurement of a two-backend ``--from-results`` run is one pytest process
+    of both backends (``--tlbench-backend`` as the night's) holding one backend's flagged items:
+    its restriction to those items was compared with that backend's baseline and refused as
+    "different backends" (exit 2, no summary).  Here the real CPU night b2 (both backends)
+    restricted to its nvidia items, against the nvidia baseline of b1."""
+    from tlbench.harness.results import remeasure
+    from tlbench.harness.results.compare import compare_runs
+    from tlbench.harness.results.store import parse_results, split_by_backend
+
+    base = parse_results(split_by_backend(json.loads((B2.parent / "b1.json").read_text()))["nvidia"], "nvidia-cpu.json")
+    rerun = parse_results(json.loads(B2.read_text()), "remeasure.json")
+    keys = [k for k in (remeasure._key({**r, "fullname": r.get("fullname")}) for r in rerun.records) if k.backend == "nvidia"]
+    restricted = parse_results(remeasure.restrict(rerun.document, keys), "nvidia-cpu-remeasured.json")
+    assert restricted.backends == ("nvidia",) and len(restricted.records) == 14
+    comparison = compare_runs(base, restricted)
+    assert comparison.compared == 14
+
