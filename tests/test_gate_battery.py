@@ -258,3 +258,22 @@ def test_the_remeasured_items_of_one_backend_of_a_two_backend_run_are_judged_aga
     comparison = compare_runs(base, restricted)
     assert comparison.compared == 14
 
+
+def test_the_nights_first_line_says_the_comparison_was_refused_when_baseline_and_history_are_there(tmp_path):
+    """Baselines and a history both present, the comparison refused (NEW took 3 compile rounds,
+    the baselines 5: another measurement method): the first line said "no baseline and no history"."""
+    assert _run(tmp_path, "baseline", "update", str(B2.parent / "b1.json"), "--out-dir", "base").returncode == 0
+    assert _run(tmp_path, "history", "add", str(B2.parent / "b1.json"), "--history", "h.sqlite").returncode == 0
+    doc = json.loads(B2.read_text())
+    for bench in doc["benchmarks"]:
+        rec = bench["extra_info"]["tlbench"]
+        for key in ("samples_s", "cpu_samples_s", "machine_probe_cpu_s"):
+            rec[key] = rec[key][:3]
+    (tmp_path / "new.json").write_text(json.dumps(doc))
+    done = _run(tmp_path, "nightly", "--from-results", "new.json", "--baseline-dir", "base", "--history", "h.sqlite",
+                "--out-dir", "night", "--no-remeasure")
+    assert done.returncode == 2, (done.stdout[-800:], done.stderr[-800:])
+    first = (tmp_path / "night" / "summary.md").read_text().splitlines()[0]
+    assert "no baseline" not in first and "no history" not in first, first
+    assert first.startswith("## tlbench nightly: GATED NOTHING - ") and "refused" in first, first
+    assert "ascend" in first and "nvidia" in first, first
