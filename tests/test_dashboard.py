@@ -253,3 +253,19 @@ def test_legend_entries_that_differ_only_in_the_middle_stay_told_apart():
     height = float(re.search(r'<svg [^>]*height="([\d.]+)"', chart).group(1))
     last_row = max(float(y) for y in re.findall(r'<text x="[\d.]+" y="([\d.]+)" class="lg">', chart))
     assert last_row + 6 <= height  # the svg grew to hold every wrapped row
+
+
+def test_the_regressions_link_counts_what_its_page_shows(site):
+    """The nav read "Regressions (0 slower)" and its page listed 27 FASTER rows (real history)."""
+    index = (site / "index.html").read_text()
+    link = re.search(r'<a href="regressions.html"[^>]*>([^<]+)</a>', index).group(1)
+    counted = {word.upper(): int(n) for n, word in re.findall(r"(\d+) (slower|faster)", link)}
+    assert set(counted) == {"SLOWER", "FASTER"}, link
+    page = (site / "regressions.html").read_text()
+    between = page.split("<h2>Level changes within one commit", 1)[0]  # the code changes: what the link counts
+    shown = re.findall(r"<td[^>]*>(SLOWER|FASTER)</td>", between)
+    assert {v: shown.count(v) for v in ("SLOWER", "FASTER")} == counted, (link, len(shown))
+    assert counted["FASTER"] > 0  # the real history holds faster steps (the 27 of the battery)
+    for verdict, n in counted.items():
+        assert f"<h2>{verdict.capitalize()} between commits ({n})</h2>" in page
+
