@@ -269,3 +269,27 @@ def test_the_regressions_link_counts_what_its_page_shows(site):
     for verdict, n in counted.items():
         assert f"<h2>{verdict.capitalize()} between commits ({n})</h2>" in page
 
+
+def test_a_workloads_newest_run_is_the_run_its_verdict_counts(site):
+    """The verdict per workload counted the steps at each case's own newest run (runs 21 and 28)
+    while the row named run 22 as the newest (real history)."""
+    from tlbench.harness.dashboard import data, watch
+    from tlbench.harness.results.history import query
+    from tlbench.harness.results.history.schema import open_history
+
+    conn = open_history(site.parent / "history.sqlite", create=False)
+    try:
+        kept = [s for s in query.series(conn) if data.keep_suite(s.suite, data.SCRATCH)]
+    finally:
+        conn.close()
+    changes = watch.regressions(kept)
+    for w in watch.workloads(kept, changes):
+        group = [s for s in kept if (s.suite, s.testbed.testbed_id, s.kind) == (w.suite, w.testbed.testbed_id, w.kind)]
+        assert any(p.run_id == w.newest.run_id and p.status in ("timed", "failed") for s in group for p in s.points)
+        at_newest = [c for c in changes if (c.suite, c.testbed.testbed_id, c.kind) == (w.suite, w.testbed.testbed_id, w.kind)
+                     and c.code_change and c.first_after.run_id == w.newest.run_id]
+        for verdict in ("SLOWER", "FASTER"):
+            n = sum(c.verdict == verdict for c in at_newest)
+            assert (f"{n} case(s) {verdict.lower()} at the newest run" in w.detail) == bool(n), (w, n)
+        if w.verdict in ("SLOWER", "FASTER"):
+            assert any(c.verdict == w.verdict for c in at_newest), (w.suite, w.testbed.testbed_id, w.newest.run_id)
