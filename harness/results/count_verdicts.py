@@ -33,7 +33,7 @@ import statistics
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from tlbench.harness.results import shift_cause
+from tlbench.harness.results import record_fields, shift_cause
 from tlbench.harness.results.comparison import ItemComparison, ItemKey
 from tlbench.harness.results.judgement import Judgement, Thresholds, Verdict
 from tlbench.harness.results.pairing import Paired, problem_of
@@ -62,12 +62,14 @@ class CountVerdicts:
 
 
 def counts_of(rec: Mapping[str, Any]) -> list[int] | None:
-    """The lowering's counts of a record (None: none recorded, or absent)."""
+    """The lowering's counts of a record (None: none recorded, or absent).  A file's counts were
+    checked when it was read (record_fields.py: malformed ones are refused, exit 2); an integral
+    float (``1030000.0``) is the whole number it holds."""
     value = rec.get(RECORD_KEY)
     counts = value.get("lowering") if isinstance(value, dict) else None
-    if not counts or not all(isinstance(c, int) and c > 0 for c in counts):
+    if not counts or not all(record_fields.whole_count(c) for c in counts):
         return None
-    return list(counts)
+    return [int(c) for c in counts]
 
 
 def counter_of(rec: Mapping[str, Any]) -> str:
