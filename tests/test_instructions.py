@@ -18,7 +18,7 @@ import pytest
 
 from tlbench.harness.core.cases import Case
 from tlbench.harness.core.record import BenchItem
-from tlbench.harness.measure import callgrind
+from tlbench.harness.measure import callgrind, instructions
 from tlbench.harness.measure.callgrind import CountRequest, count_under_callgrind
 from tlbench.harness.measure.count_phase import InstructionCounting
 from tlbench.harness.measure.hardware_counter import HardwareCounter
@@ -211,3 +211,54 @@ def test_count_jobs_reads_auto_as_one_per_cpu():
     assert count_jobs("auto", 2) == 2 and count_jobs("3", 2) == 3
     with pytest.raises(ValueError, match="positive integer or 'auto'"):
         count_jobs("0", 2)
+
+
+@needs_callgrind
+def test_by_default_every_compile_item_is_counted_under_callgrind_where_no_hardware_counter_exists():
+    """The default mode on a box with Valgrind: every timed compile item leaves with callgrind's
+    count (real children; the hardware counter's counts, where the machine has one, are already in
+    the records and are kept)."""
+    items = list(_items(3))
+    outcomes = {i.item_id: type("O", (), {"status": "timed", "record": {"samples_s": [0.1], "cpu_samples_s": [0.1]}})()
+                for i in items}
+    counting = InstructionCounting(factory_of=lambda _n: FACTORY, options={"iterations": 10_000}, jobs=2)
+    assert counting.mode == instructions.DEFAULT_MODE
+    counting("counting", items, outcomes)
+    assert [o.record["instructions"].get("counter") for o in outcomes.values()] == ["callgrind"] * 3, \
+        [o.record["instructions"] for o in outcomes.values()]
+
+
+def test_by_default_without_valgrind_nothing_is_counted_and_the_records_say_how_to_count(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))  # an empty PATH: no valgrind, no cc
+    items = list(_items(2))
+    outcomes = {i.item_id: type("O", (), {"status": "timed", "record": {}})() for i in items}
+
+    def count(request):  # TEST DOUBLE of the callgrind child: must not be asked
+        raise AssertionError("a callgrind child started without valgrind")
+
+    InstructionCounting(factory_of=lambda _n: FACTORY, count=count)("counting", items, outcomes)
+    for o in outcomes.values():
+        assert "no valgrind on PATH (Debian/Ubuntu: apt-get install -y valgrind)" in o.record["instructions"]["absent"]
+
+
+def test_the_default_mode_is_auto_and_its_help_says_callgrind_counts_where_valgrind_is_installed():
+    added = {}
+
+    class Group:  # FAKE pytest option group: records what add_options declares
+        def addoption(self, name, **kwargs):
+            added[name] = kwargs
+
+    instructions.add_options(Group())
+    option = added["--tlbench-instructions"]
+    assert option["default"] == "auto" and "auto" in option["choices"]
+    words = " ".join(option["help"].split())
+    assert "auto (default" in words and "callgrind on every compile item" in words and "valgrind" in words.lower()
+
+
+def test_the_quick_scope_keeps_its_quick_answer_unless_asked():
+    from tlbench.harness.pytest_plugin.counting import mode_for_scope
+
+    assert mode_for_scope("auto", "quick") == "hardware"
+    assert mode_for_scope("auto", "smoke") == mode_for_scope("auto", "full") == "auto"
+    assert mode_for_scope("all", "quick") == "all" and mode_for_scope("hardware", "full") == "hardware"
+
