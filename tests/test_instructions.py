@@ -262,3 +262,71 @@ def test_the_quick_scope_keeps_its_quick_answer_unless_asked():
     assert mode_for_scope("auto", "smoke") == mode_for_scope("auto", "full") == "auto"
     assert mode_for_scope("all", "quick") == "all" and mode_for_scope("hardware", "full") == "hardware"
 
+
+INTERRUPTED_COUNT = """
+import sys
+sys.path[:0] = {paths!r}
+from tlbench.harness.core.cases import Case
+from tlbench.harness.core.record import BenchItem
+from tlbench.harness.measure.count_phase import InstructionCounting
+from toy_family import VaddConfig, VaddProblem
+
+items = [BenchItem("counting", "compile", Case(VaddProblem(1024 * (i + 1)), VaddConfig(block=256))) for i in range(2)]
+outcomes = {{i.item_id: type("O", (), {{"status": "timed", "record": {{"samples_s": [0.1], "cpu_samples_s": [0.1]}}}})()
+            for i in items}}
+InstructionCounting(mode="all", jobs=2, factory_of=lambda _n: {factory!r},
+                    options={{"hang_dir": {hang_dir!r}}})("counting", items, outcomes)
+"""
+
+
+def _dead(pid: int) -> bool:
+    """The process is gone, or a zombie (killed; its reaper is not ours)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+@needs_callgrind
+def test_ctrl_c_while_count_children_run_kills_them_at_once(tmp_path):
+    """Two real callgrind count children side by side, each in a lowering that sleeps for minutes
+    (the fake counting backend's ``hang_dir``); a Ctrl-C to the counting process's group (the
+    children are in sessions of their own, so it does not reach them) must end the process with
+    its KeyboardInterrupt, and the children must be dead when it has ended - not left to finish."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    hang = tmp_path / "hang"
+    hang.mkdir()
+    script = INTERRUPTED_COUNT.format(paths=[str(HERE.parent), str(HERE / "toys"), str(HERE / "fixtures" / "counting")],
+                                      factory=FACTORY, hang_dir=str(hang))
+    log = tmp_path / "count.log"
+    with log.open("w") as out:
+        proc = subprocess.Popen([sys.executable, "-c", script], stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    forks: list[int] = []
+    try:
+        deadline = time.monotonic() + 300  # test timeout: two children start python under valgrind
+        while len(forks) < 2:
+            assert proc.poll() is None and time.monotonic() < deadline, log.read_text()[-3000:]
+            forks = [int(p.read_text()) for p in hang.glob("*.pid") if p.read_text().strip()]
+            time.sleep(0.2)
+        children = [int(Path(f"/proc/{f}/stat").read_text().rsplit(")", 1)[1].split()[1]) for f in forks]  # each fork's parent
+        os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C: the foreground group
+        try:
+            proc.wait(timeout=120)  # test timeout only: before the fix the run waited the whole sleep
+        except subprocess.TimeoutExpired:
+            pytest.fail("the counting process did not end after Ctrl-C: it waits for its count children")
+        assert "KeyboardInterrupt" in log.read_text(), log.read_text()[-3000:]
+        assert [pid for pid in forks + children if not _dead(pid)] == []
+    finally:
+        for pid in forks:  # whatever is left of this test's own processes
+            try:
+                os.killpg(os.getpgid(pid), signal.SIGKILL)
+            except OSError:
+                pass
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()

@@ -7,19 +7,21 @@ called as ``counting(backend, batch, outcomes)`` by the compile phase
 ``record["instructions"]`` (harness/measure/instructions.py): the hardware counts its rounds
 took where the machine has a counter; else, in mode ``subset`` / ``all`` (``auto``: as ``all``
 where ``callgrind_missing()`` is None - valgrind installed - else as ``hardware``, with that
-reason), callgrind's count of its cold lowering (harness/measure/callgrind.py, after the rounds, so it never overlaps a
-timed round: ``jobs`` child processes side by side, the items dealt by their timed rounds'
+reason), callgrind's count of its cold lowering (harness/measure/callgrind.py, after the
+rounds, so it never overlaps a timed round: ``jobs`` child processes side by side, the items dealt by their timed rounds'
 cost, each child's cheapest item first - for a backend without warm-up kernels of its own the
 uncounted warm-up lowering is that one; each item is counted in a fork of its own, so a count
 depends neither on what else runs nor on which items share its child; ``subset`` counts ``subset`` items per
 backend among those whose median timed round took ``max_lowering_s`` or less); else
 ``absent`` with the reason.  Counting is
-never a sample and never moves a time.
+never a sample and never moves a time.  A Ctrl-C while children count kills them at once
+(their requests' ``stop`` event) and re-raises.
 """
 
 from __future__ import annotations
 
 import statistics
+import threading
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
@@ -124,17 +126,22 @@ class InstructionCounting:
                     line.update(sum(done), len(chosen))
             return update
 
+        stop = threading.Event()  # set on a Ctrl-C here: each thread kills its child at once (callgrind.py)
         requests = [CountRequest(tuple(share), factory, dict(self.options), dict(self.env_of(backend)), self.device,
-                                 tick=tick, counted=counted(k)) for k, share in enumerate(shares)]
+                                 tick=tick, counted=counted(k), stop=stop) for k, share in enumerate(shares)]
         try:
             if len(requests) == 1:
                 out.update(self.count(requests[0]))
             else:
                 with ThreadPoolExecutor(max_workers=len(requests), thread_name_prefix="tlbench-count") as pool:
-                    futures = [pool.submit(self.count, r) for r in requests]  # each waits on its own child process
-                    while not wait(futures, timeout=1.0).done == set(futures):
-                        if tick is not None:
-                            tick()  # this thread writes the lines the children's threads left due
+                    try:
+                        futures = [pool.submit(self.count, r) for r in requests]  # each waits on its own child process
+                        while not wait(futures, timeout=1.0).done == set(futures):
+                            if tick is not None:
+                                tick()  # this thread writes the lines the children's threads left due
+                    except BaseException:  # a Ctrl-C lands here, not in the threads: stop their children before
+                        stop.set()  # the pool waits for the threads (else each waits for its child to finish)
+                        raise
                     for future in futures:
                         out.update(future.result())
         finally:
