@@ -31,8 +31,8 @@ Contract:
   ``accept_missing``.  Vendor items and whole-group drift are shown, never gated.
 - Instruction counts (count_verdicts.py): a compile item counted in both runs gets a second
   verdict on its counts (``metric`` instructions), which gates too; a whole-run shift of compile
-  time is the machine's (shown) unless its counted items' counts moved the same way, and NOISY
-  where none was counted.  Plans
+  time is the machine's (shown) unless its counted items' counts moved the same way; where none
+  was counted it gates unless the probe or the box's load moved with it (compile_shift.uncounted).  Plans
   (plan_verdicts.py):
   one verdict per case; a modeled II or cycle count worse beyond the threshold gates by
   default, any other plan change on request (``Thresholds``).
