@@ -4,9 +4,11 @@ Contract: ``preflight(family, problem, dialect) -> (failures, notes)``: one line
 each naming the callable, the problem and the fix.  Run once per dialect and kept on the
 family (``family.memo``); ``failures`` are those of the whole sweep plus those of
 ``problem``.  Nothing is lowered or compiled: the body is traced (its PrimFunc taken), and the
-suite's callables run at the smoke size on CPU, the body's first config:
+suite's callables run at the smoke size on CPU, the body's first config ``validate`` keeps
+there (a config it refuses - a flat ``configs=`` list holding another body's knobs - is skipped
+by the run, so nothing of it is checked: the preflight's verdict is the run's):
 - names (preflight_names.py): every name the body and the callables require is given by a size, axis, constant
-  (or ``dialect`` / ``device``), checked for every problem and config (flops and bytes_moved
+  (or ``dialect`` / ``device``), checked for every problem and config validate keeps (flops and bytes_moved
   get no axis; reference, vendor and check only the axes inputs takes); an axis neither this
   body nor a callable takes, or a constant that no body of any backend and no callable takes,
   is an error ("did you mean");
@@ -91,8 +93,9 @@ class _Preflight(NameChecks, TensorChecks):
     def __init__(self, family: Any, dialect: str, found: Findings) -> None:
         self.family, self.dialect, self.found = family, dialect, found
         self.problem = family.smoke_problems[0]
-        self.configs = family.configs_for(dialect)
-        self.config = self.configs[0]
+        self.all_configs = family.configs_for(dialect)
+        self.configs, self.config = self.all_configs, self.all_configs[0]
+        self.refusals: dict[Any, bool] = {}
 
     # -- words --------------------------------------------------------------------------------
     def where(self, problem: Any = None, config: Any = None) -> str:
@@ -119,6 +122,11 @@ class _Preflight(NameChecks, TensorChecks):
         self.callables = self._callables()
         if self.callables is None:
             return
+        self.configs = [c for c in self.all_configs if any(not self.refused(p, c) for p in self.family.problems)]
+        if not self.configs:
+            self.note("validate", f"it refuses every config of the {self.dialect} body: nothing of it runs, nothing was checked")
+            return
+        self.config = next((c for c in self.configs if not self.refused(self.problem, c)), self.configs[0])
         before = len(self.found.sweep) + sum(map(len, self.found.by_problem.values()))
         self.check_names()
         if len(self.found.sweep) + sum(map(len, self.found.by_problem.values())) > before:
@@ -159,6 +167,26 @@ class _Preflight(NameChecks, TensorChecks):
                           "name it as 'module:attribute' beside the suite", exc=exc)
                 return None
         return out
+
+    def refused(self, problem: Any, config: Any) -> bool:
+        """Whether the suite's ``validate`` returns a reason for ``config`` at ``problem``: the run
+        skips that item before anything is built, so nothing of it is checked here (a flat
+        ``configs=`` list holding each body's own knobs, ``validate`` keeping one body's).  A
+        ``validate`` that raises refuses nothing here: ``run_others`` reports the exception."""
+        key = (problem, config)
+        if key not in self.refusals:
+            function = self.callables.get("validate")
+            try:
+                from tlbench.backends.kernels.generic.callables import call_named
+
+                self.refusals[key] = function is not None and bool(call_named(function, self.family.named(problem, config, self.dialect)))
+            except Exception:  # noqa: BLE001 - reported where validate is called
+                self.refusals[key] = False
+        return self.refusals[key]
+
+    def kept(self, problem: Any) -> list[Any]:
+        """The configs the run builds at ``problem`` (those ``validate`` does not refuse)."""
+        return [c for c in self.configs if not self.refused(problem, c)]
 
     # -- calls --------------------------------------------------------------------------------
     def call(self, label: str, function: Any, values: dict[str, Any], positional: Sequence[Any] = ()) -> Any:
@@ -239,7 +267,7 @@ class _Preflight(NameChecks, TensorChecks):
                         self.fail(label, f"it returned {got!r}, not a number", "return the count as an int")
         for label in ("footprint", "validate", "mma_tiles", "pass_configs", "body_modules"):
             if label in self.callables:
-                for config in self.configs:
+                for config in (self.all_configs if label == "validate" else self.kept(self.problem)):
                     with contextlib.suppress(_Stop):
                         self.call(label, self.callables[label], self.family.named(self.problem, config, self.dialect))
 

@@ -3,7 +3,8 @@ axis and constant the suite gives is taken by something (backends/kernels/generi
 runs them, before tracing or calling anything).
 
 Contract: ``NameChecks`` is mixed into the preflight's runner, which provides ``family``,
-``dialect``, ``body``, ``callables``, ``configs``, ``found`` and ``fail(what, finding, fix, problem,
+``dialect``, ``body``, ``callables``, ``configs`` (those ``validate`` keeps at some problem), ``kept(problem)``
+(those it keeps there), ``found`` and ``fail(what, finding, fix, problem,
 per_problem=...)``.  ``check_names()`` reports a name a body or callable requires that no size,
 axis or constant gives (with "did you mean" from the suite's unused names); ``check_unused()``,
 after tracing, an axis this body and no callable takes, or a constant no body of any backend
@@ -85,7 +86,7 @@ class NameChecks:
         fname = factories.factory_name(self.body)
         spare = self.unused(frozenset())  # as if an eager jit took only its signature's names (its T.const names: once traced)
         for problem in self.family.problems:
-            for config in self.configs:
+            for config in self.kept(problem):
                 offered = set(self.family.named(problem, config, self.dialect))
                 missing: list[tuple[str, str, set[str]]] = [(f"body {fname}", name, offered) for name in facts.required()
                                                             if name not in offered - {"dialect"}]

@@ -314,7 +314,7 @@ def kernel_sweep(
     imports neither torch nor tilelang.
 
     Before anything compiles - at collection, and with ``tlbench check PATH`` - a preflight
-    runs each body's first config at the smoke size on CPU torch: it traces the factory,
+    runs each body's first config (of those ``validate`` keeps) at the smoke size on CPU torch: it traces the factory,
     calls inputs, reference, vendor (and check, flops, bytes_moved, footprint, validate),
     matches every name they take against the sizes, axes and constants (a misspelled axis
     says "did you mean"), compares the inputs and the reference's outputs with the kernel's
