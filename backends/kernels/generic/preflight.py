@@ -10,8 +10,8 @@ by the run, so nothing of it is checked: the preflight's verdict is the run's):
 - names (preflight_names.py): every name the body and the callables require is given by a size, axis, constant
   (or ``dialect`` / ``device``), checked for every problem and config validate keeps (flops and bytes_moved
   get no axis; reference, vendor and check only the axes inputs takes); an axis neither this
-  body nor a callable takes, or a constant that no body of any backend and no callable takes,
-  is an error ("did you mean");
+  body nor a callable takes, or a size or constant that no body of any backend and no callable
+  takes, is an error ("did you mean");
 - tensors (preflight_tensors.py): inputs: count, shapes and dtypes against the kernel's
   parameters (a sub-byte parameter - int4, fp4 - read as packed along its last dimension:
   backends/dtype_sizes.py); outputs: allocated and poisoned as on the device
@@ -220,7 +220,7 @@ class _Preflight(NameChecks, TensorChecks):
             self.fail(f"body {factories.factory_name(self.body)}", f"tracing it raised {type(exc).__name__}: {exc}{hint}",
                       "give every name it needs as a size, axis or constant" if missing else "fix the body (tilelang's words above)", exc=exc)
             raise _Stop from None
-        self.check_unused()
+        self.check_unused(func)
         self.run_others(values)
         made = self.call("inputs", self.callables["inputs"], {**values, "device": "cpu"})
         if not isinstance(made, (list, tuple)) or not all(hasattr(t, "shape") for t in made):
