@@ -135,7 +135,7 @@ def steps_would_accept(out: Any, ref: Any, bad: Any) -> str:
     if not failing.numel():
         return ""
     within_one, worst, count = int((failing <= 1).sum()), int(failing.max()), int(bad.sum())
-    words = f"; steps(1) would accept {within_one} of these {count}"
-    if within_one < count and failing.numel() == count and worst <= MANY_STEPS:
-        words += f", steps({worst}) all"
-    return words
+    every = within_one < count and failing.numel() == count and worst <= MANY_STEPS
+    if not within_one and not every:
+        return ""  # no steps() rule near: nothing to suggest
+    return f"; steps(1) would accept {within_one} of these {count}" + (f", steps({worst}) all" if every else "")
