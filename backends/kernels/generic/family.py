@@ -292,10 +292,10 @@ class GenericFamily:
         self.memo.setdefault(("options", dialect), made.options)
         return made.func
 
-    def preflight(self, problem: DescribedProblem, dialect: str) -> tuple[list[str], list[str]]:
-        from tlbench.backends.kernels.generic.preflight import preflight
+    def preflight(self, problem: DescribedProblem, dialect: str, device_memory: int | None = None) -> tuple[list[str], list[str]]:
+        from tlbench.backends.kernels.generic.preflight import DEVICE_MEMORY, preflight
 
-        return preflight(self, problem, dialect)
+        return preflight(self, problem, dialect, device_memory or DEVICE_MEMORY)
 
     def preflight_traceback(self, dialect: str, line: str) -> str:
         from tlbench.backends.kernels.generic.preflight import preflight_traceback

@@ -1,9 +1,11 @@
 """The preflight: a user's kernel suite checked on CPU torch, before anything compiles.
 
-Contract: ``preflight(family, problem, dialect) -> (failures, notes)``: one line per finding,
-each naming the callable, the problem and the fix.  Run once per dialect and kept on the
-family (``family.memo``); ``failures`` are those of the whole sweep plus those of
-``problem``.  Nothing is lowered or compiled: the body is traced (its PrimFunc taken), and the
+Contract: ``preflight(family, problem, dialect, device_memory) -> (failures, notes)``: one line
+per finding, each naming the callable, the problem and the fix.  Run once per dialect and kept
+on the family (``family.memo``); ``failures`` are those of the whole sweep plus those of
+``problem``, which is also checked at its own size on torch's meta device, once (shapes,
+dtypes, counts and memory against ``device_memory`` bytes, default ``DEVICE_MEMORY``:
+preflight_sizes.py).  Nothing is lowered or compiled: the body is traced (its PrimFunc taken), and the
 suite's callables run at the smoke size on CPU, the body's first config ``validate`` keeps
 there (a config it refuses - a flat ``configs=`` list holding another body's knobs - is skipped
 by the run, so nothing of it is checked: the preflight's verdict is the run's):
@@ -39,8 +41,10 @@ from tlbench.backends.kernels.generic import factory as factories
 from tlbench.backends.kernels.generic.callables import Takes, did_you_mean, is_device_error, one_line
 from tlbench.backends.kernels.generic.tensors import as_list
 from tlbench.backends.kernels.generic.preflight_names import NameChecks, Stop as _Stop, label_of as _label
+from tlbench.backends.kernels.generic.preflight_sizes import SizeChecks
 from tlbench.backends.kernels.generic.preflight_tensors import TensorChecks, bound_rules, user_rules
 
+DEVICE_MEMORY = 80 << 30  # bytes a problem may need on the device where the caller names none (an H100's 80 GiB)
 CPU_WORDS = ("not implemented for 'CPU'", "from the 'CPU' backend", "Torch not compiled with CUDA", "CUDA driver",
              "No CUDA GPUs", "torch_npu", "Found no NVIDIA driver", "has no attribute 'npu'")
 
@@ -63,16 +67,28 @@ class Findings:
         return [*self.sweep, *self.by_problem.get(problem, [])]
 
 
-def preflight(family: Any, problem: Any, dialect: str) -> tuple[list[str], list[str]]:
+def preflight(family: Any, problem: Any, dialect: str, device_memory: int = DEVICE_MEMORY) -> tuple[list[str], list[str]]:
     key = ("preflight", dialect)
     if key not in family.memo:
         found = Findings()
-        if family.has_body(dialect):
-            _Preflight(family, dialect, found).run()
-        family.memo[key] = found
+        runner = _Preflight(family, dialect, found) if family.has_body(dialect) else None
+        if runner is not None:
+            runner.run()
+        family.memo[key], family.memo[("preflight runner", dialect)] = found, runner
         trace.mark("preflight", kernel=family.name, dialect=dialect, failures=len(found.sweep) + sum(map(len, found.by_problem.values())))
-    found = family.memo[key]
-    return found.failures_for(problem), list(found.notes)
+    found, runner = family.memo[key], family.memo[("preflight runner", dialect)]
+    sized = ("preflight size", dialect, problem, device_memory)  # this size's own findings, against this memory
+    if sized not in family.memo:
+        family.memo[sized] = []
+        if runner is not None and runner.ready:
+            runner.found = Findings(notes=found.notes, tracebacks=found.tracebacks)
+            try:
+                with _quiet_rng():
+                    runner.check_size(problem, device_memory)
+                family.memo[sized] = runner.found.failures_for(problem)
+            finally:
+                runner.found = found
+    return [*found.failures_for(problem), *family.memo[sized]], list(found.notes)
 
 
 def preflight_traceback(family: Any, dialect: str, line: str) -> str:
@@ -89,21 +105,27 @@ def _cpu_only(exc: BaseException) -> bool:
     return isinstance(cause, NotImplementedError) or is_device_error(cause) or any(w in text for w in CPU_WORDS)
 
 
-class _Preflight(NameChecks, TensorChecks):
+class _Preflight(NameChecks, TensorChecks, SizeChecks):
     def __init__(self, family: Any, dialect: str, found: Findings) -> None:
         self.family, self.dialect, self.found = family, dialect, found
         self.problem = family.smoke_problems[0]
         self.all_configs = family.configs_for(dialect)
         self.configs, self.config = self.all_configs, self.all_configs[0]
         self.refusals: dict[Any, bool] = {}
+        self.at: Any = None  # the problem check_size is at (its findings are that problem's)
+        self.meta_smoke: bool | None = None  # inputs and reference run on torch's meta device at the smoke size
+        self.meta_error = ""
+        self.memory: dict[Any, tuple[int, int]] = {}
+        self.ready = False  # the whole sweep's checks passed: each problem may be checked at its size
 
     # -- words --------------------------------------------------------------------------------
     def where(self, problem: Any = None, config: Any = None) -> str:
-        problem = problem or self.problem
+        problem = problem or self.at or self.problem
         return f"{problem.problem_id} ({self.dialect} body" + (f", config {config.config_id})" if config is not None and config.values else ")")
 
     def fail(self, what: str, finding: str, fix: str, problem: Any = None, config: Any = None, per_problem: bool = False,
              exc: BaseException | None = None) -> None:
+        problem, per_problem = problem or self.at, per_problem or self.at is not None
         self.found.fail(f"preflight {self.where(problem, config)}: {what}: {one_line(finding)}; fix: {fix}",
                         problem if per_problem else None, traceback_of(exc) if exc is not None else "")
 
@@ -131,11 +153,15 @@ class _Preflight(NameChecks, TensorChecks):
         self.check_names()
         if len(self.found.sweep) + sum(map(len, self.found.by_problem.values())) > before:
             return  # a missing name: tracing and calling would only say it again
+        self.ready = not self.found.sweep
         try:
             with _quiet_rng():
                 self.run_calls()
         except _Stop:
             pass
+        self.ready = self.ready and not self.found.sweep
+
+    cpu_only = staticmethod(lambda exc: _cpu_only(exc))
 
     def _callables(self) -> dict[str, Any] | None:
         out = {}
