@@ -64,6 +64,8 @@ def project(pytester):
         test_full_only=SUITE.format(name="full_only", big=5000, inputs="rows_of_2048", reference="lambda x: x * 2"),
         test_huge_reference=SUITE.format(name="huge_reference", big=300000, inputs="lambda device, N: [torch.randn(N, device=device)]",
                                          reference="doubled_through_an_outer_product"),
+        test_wide=SUITE.format(name="wide", big=2**34, inputs="lambda device, N: [torch.randn(N).to(device)]",  # made on CPU, moved
+                               reference="lambda x: x * 2"),
         test_fits=SUITE.format(name="fits", big=8192, inputs="lambda device, N: [torch.randn(N, device=device)]",
                                reference="doubled_through_an_outer_product"),
     )
@@ -95,6 +97,16 @@ def test_a_reference_needing_more_memory_than_the_device_is_refused_naming_it(pr
                         "loop over rows or blocks), or give --tlbench-device-memory the memory of the device it runs on")
     code, lines = _check(project, capsys, "huge_reference", "--device-memory", "1024")
     assert code == 0, lines
+
+
+def test_inputs_and_outputs_past_the_device_are_refused_and_never_allocated(project, capsys):
+    # inputs() makes its tensor without device= and moves it: meta is torch's default device there too,
+    # so 64 GiB are never allocated on this box
+    code, lines = _check(project, capsys, "wide")
+    assert code == 1, lines
+    assert lines[0] == ("preflight wide-N17179869184 (cuda body): inputs (a lambda): at N=17179869184 the inputs (64.00 GiB) "
+                        "and outputs (64.00 GiB) need more than the device's 80.00 GiB; fix: leave this size out, or give "
+                        "--tlbench-device-memory the memory of the device it runs on")
 
 
 def test_the_check_says_what_ran_and_at_which_sizes(project, capsys):

@@ -6,8 +6,9 @@ Contract: ``SizeChecks`` is mixed into the preflight's runner (backends/kernels/
 preflight.py), which provides ``family``, ``dialect``, ``body``, ``callables``, ``kept(problem)``,
 ``fail(...)``, ``note(...)``, ``call(...)`` and the tensor checks (preflight_tensors.py).
 ``check_size(problem, device_memory)`` runs, for one problem and the first config ``validate``
-keeps there (the smoke problem's own run on CPU stands for it): the body traced at its sizes; ``inputs`` called with ``device="meta"`` (a tensor
-made on the device argument, as the device run needs, allocates nothing); the
+keeps there (the smoke problem's own run on CPU stands for it): the body traced at its sizes;
+``inputs`` called with ``device="meta"`` and meta as torch's default device (a factory call
+without ``device=`` allocates nothing either); the
 tensors' count, dtypes and shapes against the kernel's parameters; each output non-empty; the
 reference called on the meta tensors, its answers' count and shapes against the outputs.  Its
 ``MemoryPeak`` counts the bytes of every tensor the reference makes while they live; the
@@ -102,8 +103,11 @@ class SizeChecks:
     def _meta_call(self, label: str, function: Any, values: dict[str, Any], positional: Any = ()) -> Any:
         from tlbench.backends.kernels.generic.callables import call_named
 
+        import torch
+
         try:
-            return call_named(function, values, positional)
+            with torch.device("meta"):  # a factory call without device= allocates nothing either
+                return call_named(function, values, positional)
         except Exception as exc:  # noqa: BLE001 - the suite's code at this size
             if not self.meta_runs_smoke():  # said once for the dialect: no size above the smoke one is checked so
                 with self.at_smoke():
@@ -124,12 +128,15 @@ class SizeChecks:
         if self.meta_smoke is None:
             from tlbench.backends.kernels.generic.callables import call_named
 
+            import torch
+
             values = self.family.named(self.problem, self.config, self.dialect)
             try:
-                made = call_named(self.callables["inputs"], {**values, "device": "meta"})
-                if "reference" in self.callables:
-                    answers = self.family.answer_values(self.problem, self.family.inputs_axes(self.config), self.dialect)
-                    call_named(self.callables["reference"], answers, list(made))
+                with torch.device("meta"):
+                    made = call_named(self.callables["inputs"], {**values, "device": "meta"})
+                    if "reference" in self.callables:
+                        answers = self.family.answer_values(self.problem, self.family.inputs_axes(self.config), self.dialect)
+                        call_named(self.callables["reference"], answers, list(made))
                 self.meta_smoke = True
             except Exception as exc:  # noqa: BLE001 - the meta device cannot run this suite's code
                 self.meta_smoke, self.meta_error = False, f"{type(exc).__name__}: {exc}"
@@ -174,7 +181,7 @@ class SizeChecks:
         outputs = allocate(specs[len(made):], "meta")
         inputs_bytes, outputs_bytes = nbytes(made), nbytes(outputs)
         if inputs_bytes + outputs_bytes > device_memory:
-            self.fail("inputs", f"at {self.sizes_words(problem)} the inputs ({gib(inputs_bytes)}) and outputs ({gib(outputs_bytes)}) "
+            self.fail(label_of("inputs", self.callables["inputs"]), f"at {self.sizes_words(problem)} the inputs ({gib(inputs_bytes)}) and outputs ({gib(outputs_bytes)}) "
                       f"need more than the device's {gib(device_memory)}", "leave this size out, or give --tlbench-device-memory "
                       "the memory of the device it runs on")
             raise Stop
