@@ -214,7 +214,7 @@ def pytest_generate_tests(metafunc):
     state = metafunc.config.stash[STATE]
     start_workers_early(metafunc.config, state)
     items = expand(sweep, state)
-    run_preflight(items, state)  # the suite's own code, on CPU, before anything compiles
+    run_preflight(items, state, metafunc.config.getoption("tlbench_device_memory"))  # the suite's own code, on CPU, before anything compiles
     diagnostics = [] if metafunc.config.getoption("tlbench_preflight_only") else diagnose_space(sweep, state)
     state.diagnostics += diagnostics
     state.sweeps[sweep.name] = {

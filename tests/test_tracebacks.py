@@ -1,14 +1,15 @@
 """A failing compile keeps its full traceback: real tilelang bodies, the real plugin (pytester,
 in a subprocess), NVIDIA compile items on a CPU box.
 
-- A bug in the user's own code (a helper the factory calls): ``-v`` prints the traceback with
+- A bug in the user's own code (a helper the factory calls, for a config after the first, which
+  the preflight traces): the item's line names the body; ``-v`` prints the traceback with
   that helper's frame; without ``-v`` the failure section and the summary keep one line and
   say where the traceback is; the results file's ``tlbench.failed[].traceback`` and the
   journal hold it either way.
 - A kernel a tilelang pass rejects (no warp partition for a 48x48 ``T.gemm`` tile): the
   traceback names the failing pass (``LayoutInferencer``), not tlbench's wrapper.
 The compile runs in the backend's worker process: the traceback crosses that boundary as text.
-- The same bug at the preflight's smoke size fails the items at the preflight, before any
+- The same bug in the config the preflight traces fails the items at the preflight, before any
   compile: that failure keeps the traceback of the exception behind it too.
 """
 
@@ -23,7 +24,7 @@ import tilelang.language as T
 
 
 def tile_count_of(N, tile):
-    if N > 512:
+    if tile < 100:
         return N // (tile - tile)  # the user's bug
     return N // tile
 
@@ -40,7 +41,7 @@ def divides_by_zero(N, tile):
 
 
 def always_divides_by_zero(N, tile):
-    return divides_by_zero(N + 1024, tile)
+    return divides_by_zero(N, tile // 2)
 
 
 def no_warp_partition(N, tile):
@@ -60,7 +61,7 @@ import torch
 from tlbench.backends.kernels.generic import kernel_sweep
 from failing_kernels import divides_by_zero
 
-SWEEP = kernel_sweep("userbug", divides_by_zero, sizes={"N": 1024}, axes={"tile": [128]}, smoke={"N": 512}, quick={"N": 1024},
+SWEEP = kernel_sweep("userbug", divides_by_zero, sizes={"N": 1024}, axes={"tile": [128, 64]}, smoke={"N": 512}, quick={"N": 1024},
                      inputs=lambda device, N: [torch.randn(N, device=device)], reference=lambda x: x)
 
 def test_userbug(tlbench):
@@ -110,7 +111,7 @@ def test_verbose_prints_the_traceback_with_the_failing_frame_and_the_record_and_
     assert "in tile_count_of" in out and "return N // (tile - tile)  # the user's bug" in out
     assert "ZeroDivisionError: integer division or modulo by zero" in out
     failed = _failed(pytester)
-    bug, rejected = failed["userbug-N1024-tile128"], failed["passfails-N192-tile48"]
+    bug, rejected = failed["userbug-N1024-tile64"], failed["passfails-N192-tile48"]
     assert ", in tile_count_of\n" in bug["traceback"] and ", in divides_by_zero\n" in bug["traceback"]
     assert "CompileError" not in bug["traceback"]  # the cause's traceback, not tlbench's wrapper around it
     assert "tvm::tl::LayoutInferencer" in rejected["traceback"] and "No valid warp partition" in rejected["traceback"]
@@ -118,7 +119,7 @@ def test_verbose_prints_the_traceback_with_the_failing_frame_and_the_record_and_
     assert caught["stage"] == "preflight" and ", in tile_count_of\n" in caught["traceback"]
     journal = [json.loads(line) for line in (pytester.path / "out.journal.jsonl").read_text().splitlines()]
     kept = {e["outcome"]["case_id"]: e["outcome"].get("traceback", "") for e in journal if e.get("type") == "item"}
-    assert ", in tile_count_of\n" in kept["userbug-N1024-tile128"]
+    assert ", in tile_count_of\n" in kept["userbug-N1024-tile64"]
 
 
 def test_without_verbose_one_line_says_where_the_traceback_is(pytester):
@@ -127,10 +128,11 @@ def test_without_verbose_one_line_says_where_the_traceback_is(pytester):
     out = result.stdout.str()
     assert "in tile_count_of" not in out  # not printed ...
     result.stdout.fnmatch_lines([
-        "[[]compile[]]: ZeroDivisionError: integer division or modulo by zero",
+        "[[]compile[]]: body divides_by_zero raised ZeroDivisionError (kernel userbug, problem userbug-N1024, config tile64): "
+        "integer division or modulo by zero",
         "(its traceback: pytest -v or --tb=long prints it; *)",
-        "  FAILED compile userbug-N1024-tile128: [[]compile[]]: ZeroDivisionError: integer division or modulo by zero",
+        "  FAILED compile userbug-N1024-tile64: [[]compile[]]: body divides_by_zero raised ZeroDivisionError *",
         "  tracebacks: pytest -v (or --tb=long) prints each; *",
     ])
-    assert ", in tile_count_of\n" in _failed(pytester)["userbug-N1024-tile128"]["traceback"]  # ... but kept
+    assert ", in tile_count_of\n" in _failed(pytester)["userbug-N1024-tile64"]["traceback"]  # ... but kept
     assert "in tile_count_of" in _run(pytester, "--tb=long").stdout.str()

@@ -32,7 +32,7 @@ from tlbench.backends.symbolic_shapes import product
 from tlbench.backends.kernel_call import kernel_runner
 from tlbench.harness.core import budget
 from tlbench.harness.core import space
-from tlbench.harness.core.backend_api import BackendOptions, Compiled, CompileError
+from tlbench.harness.core.backend_api import BackendOptions, Compiled, CompileError, compile_failure_words
 from tlbench.harness.core.cases import Case, CheckResult, Plan, VendorCase
 from tlbench.harness.core import kernel_traits as ask
 from tlbench.harness.core.device_profile import DeviceProfile, match_profile
@@ -234,7 +234,7 @@ class AscendBackend:
         try:
             _, facts = self._lower(case, phases)
         except Exception as exc:
-            raise CompileError(f"{type(exc).__name__}: {exc}") from exc
+            raise CompileError(compile_failure_words(exc)) from exc
         return Compiled(case=case, handle=None, plan=self._plan(case, facts), compile_seconds=phases["lower_and_schedule"], phases_s=phases)
 
     def _plan(self, case: Case, facts: ScheduleFacts) -> Plan:
@@ -255,7 +255,7 @@ class AscendBackend:
                                           out_idx=out_idx(case, self.dialect))
                 phases["build"] = time.perf_counter() - start
         except Exception as exc:
-            raise CompileError(f"{type(exc).__name__}: {exc}") from exc
+            raise CompileError(compile_failure_words(exc)) from exc
         return Compiled(
             case=case, handle=handle, plan=self._plan(case, facts), compile_seconds=phases["lower_and_schedule"], phases_s=phases
         )

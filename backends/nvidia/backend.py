@@ -50,7 +50,7 @@ from tlbench.backends.nvidia.timer_choice import make_timer, timer_name
 from tlbench.backends.nvidia.traits import TRAITS
 from tlbench.harness.core import budget
 from tlbench.harness.core import space
-from tlbench.harness.core.backend_api import BackendOptions, Compiled, CompileError
+from tlbench.harness.core.backend_api import BackendOptions, Compiled, CompileError, compile_failure_words
 from tlbench.harness.core.cases import Case, CheckResult, Plan, VendorCase
 from tlbench.harness.core import kernel_traits as ask
 from tlbench.harness.core.device_profile import DeviceProfile, match_profile
@@ -258,7 +258,7 @@ class NvidiaBackend:
         try:
             _, facts = self._lower(case, phases, self._compile_slowdown)
         except Exception as exc:  # the compiler's own words become the failure text
-            raise CompileError(f"{type(exc).__name__}: {exc}") from exc
+            raise CompileError(compile_failure_words(exc)) from exc
         return Compiled(case=case, handle=None, plan=self._plan(case, facts, built=False),
                         compile_seconds=phases["lower_and_plan"], phases_s=phases)
 
@@ -312,7 +312,7 @@ class NvidiaBackend:
                 handle = None
                 _, facts = self._lower(case, phases, slowdown)
         except Exception as exc:  # the compiler's own words become the failure text
-            raise CompileError(f"{type(exc).__name__}: {exc}") from exc
+            raise CompileError(compile_failure_words(exc)) from exc
         headline = phases.get("build", phases.get("lower_and_plan", 0.0))
         return Compiled(case=case, handle=handle, plan=self._plan(case, facts, handle is not None),
                         compile_seconds=headline, phases_s=phases)

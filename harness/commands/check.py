@@ -4,10 +4,13 @@ Contract: ``register(subparsers)`` adds the subcommand; ``run_check(args)`` coll
 pytest in this process (``--collect-only --tlbench-preflight-only``, the ``--tlbench-backend``
 and ``--tlbench-scope`` given), which is the very preflight a run does at collection
 (harness/pytest_plugin/preflight.py: each suite's own callables at the smoke size on CPU
-torch, the body traced, never lowered or compiled), and prints every finding and note once,
-one line each, then one summary line.  Exit 0: every item passes its preflight; 1: findings
-fail items (named, with the fix); a suite file pytest skips at collection (a module-level skip)
-is named with its reason, as the run would skip it; 2: unusable input - no such path, a suite that does not
+torch, every problem of the scope at its size on torch's meta device against the device memory
+- ``--device-memory`` GiB, else the backend's device's, else 80 GiB - the body traced, never
+lowered or compiled), and prints every finding and note once, one line each, then a line
+saying what was checked at which sizes and one summary line.  Exit 0: every item passes its
+preflight; 1: findings fail items (named, with the fix); a suite file pytest skips at
+collection (a module-level skip) is named with its reason, as the run would skip it; 2:
+unusable input - no such path, a suite that does not
 import or collect (pytest's words, one line each), no tlbench suite under PATH, or
 tlbench's pytest plugin not loaded.
 """
@@ -22,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from tlbench.harness.commands.common import EXIT_OK, EXIT_UNUSABLE, exit_codes, parser_args
+from tlbench.harness.pytest_plugin.preflight import DEFAULT_DEVICE_GIB, GIB
 
 EXIT_FINDINGS = 1
 
@@ -29,14 +33,19 @@ EXIT_FINDINGS = 1
 def register(sub: Any) -> None:
     check = sub.add_parser("check", **parser_args(
         "run the suites' preflight under PATH on CPU, before anything compiles",
-        "Collect the suites under PATH and run each problem's preflight (the suite's own callables on CPU torch, "
-        "at the smoke size), compiling nothing.",
+        "Collect the suites under PATH and run their preflight, compiling nothing: each suite's own callables on "
+        "CPU torch at its smoke size, and every problem the scope runs at its own size on torch's meta device "
+        "(the body traced, the inputs' and the reference's shapes, dtypes and counts, nothing allocated) with the "
+        "memory its inputs, outputs and reference need against the device's (--device-memory).",
         exit_codes("every suite passes its preflight", "a finding fails items (one line each)",
                    "unusable input (no such path, a suite that does not collect, no tlbench suite)")))
     check.add_argument("paths", nargs="+", metavar="PATH", help="suite files or folders (as pytest takes them)")
     check.add_argument("--backend", default="auto", help="--tlbench-backend: a name, a comma list, or auto (default)")
     check.add_argument("--scope", default="full", choices=("quick", "smoke", "full"),
                        help="--tlbench-scope whose problems are checked (default full: every problem)")
+    check.add_argument("--device-memory", type=float, default=None, metavar="GIB",
+                       help="the device memory (GiB) every problem is held against (default: the device each backend "
+                            f"reports; with none, as on a CPU box, {DEFAULT_DEVICE_GIB} GiB)")
     check.set_defaults(handler=run_check)
 
 
@@ -51,6 +60,7 @@ class _Collector:
         self.errors: list[str] = []
         self.skipped: dict[str, int] = {}  # a reason pytest skipped suite files for: how many
         self.loaded = False
+        self.sized: dict[str, int] = {}
 
     def pytest_collectreport(self, report: Any) -> None:
         if report.failed:
@@ -69,6 +79,7 @@ class _Collector:
         self.loaded = True
         self.lines, self.failed = list(state.preflight_lines), dict(state.preflight_failed)
         self.items, self.sweeps = len(state.items_by_id), list(state.sweeps)
+        self.sized = dict(state.preflight_sized)
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -80,7 +91,8 @@ def run_check(args: argparse.Namespace) -> int:
         return EXIT_UNUSABLE
     collector = _Collector()
     argv = [*args.paths, "--collect-only", "-q", "-p", "no:cacheprovider", "--tlbench-preflight-only",
-            f"--tlbench-backend={args.backend}", f"--tlbench-scope={args.scope}"]
+            f"--tlbench-backend={args.backend}", f"--tlbench-scope={args.scope}",
+            *([f"--tlbench-device-memory={args.device_memory}"] if args.device_memory is not None else [])]
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         code = pytest.main(argv, plugins=[collector])
@@ -102,6 +114,11 @@ def run_check(args: argparse.Namespace) -> int:
     for line in collector.lines:
         print(line)
     failing = len(collector.failed)
+    memories = sorted({f"{m / GIB:g} GiB" for m in collector.sized.values()})
+    print(f"tlbench check: each suite's callables ran on CPU torch at its smoke size; each of the {len(collector.sized)} "
+          f"problem(s) of the {args.scope} scope at its own size: the body traced, the inputs, outputs and reference on "
+          f"torch's meta device (shapes, dtypes, counts; memory against {' / '.join(memories) or 'the device'}) where no "
+          "note says otherwise")
     print(f"tlbench check: {len(collector.sweeps)} suite(s), {collector.items} item(s), {failing} failing their preflight"
           + ("" if failing else ": ok") + " (nothing was compiled)")
     return EXIT_FINDINGS if failing else EXIT_OK

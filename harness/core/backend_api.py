@@ -10,7 +10,8 @@ Backends are found through the ``tlbench.backends`` entry-point group (a factory
 ``pytest_tlbench_register_backends`` hook (used by tests to add a fake backend).
 
 Errors a backend raises where it understands them:
-- ``CompileError``: the compiler rejected the kernel; ``str()`` is the compiler's own words.
+- ``CompileError``: the compiler rejected the kernel; ``str()`` is the compiler's own words
+  (``compile_failure_words(exc)``: a body that raised is named by its ``SuiteCodeError``).
 - ``WrongResult`` is not raised: ``check`` returns a ``CheckResult`` with ``ok=False``.
 - ``SuiteCodeError``: a suite's own code (its inputs, reference, vendor or check callable)
   raised; ``str()`` is one line naming the callable, the problem and the exception.  The item
@@ -62,6 +63,12 @@ class CompileError(RuntimeError):
 class SuiteCodeError(RuntimeError):
     """A suite's own code raised (not the device, not the compiler): one line that names the
     callable, the problem and the exception, and says what to fix."""
+
+
+def compile_failure_words(exc: BaseException) -> str:
+    """A ``CompileError``'s text for ``exc``: a ``SuiteCodeError``'s own words (they name the
+    body that raised), else ``<Type>: <the compiler's words>``."""
+    return str(exc) if isinstance(exc, SuiteCodeError) else f"{type(exc).__name__}: {exc}"
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from tlbench.harness.measure import instructions
 from tlbench.harness.measure.options import add_measure_options
 from tlbench.harness.measure.option_types import non_negative_float, positive_int
 from tlbench.harness.pytest_plugin import isolation, journaling, overlap_start, sharding
+from tlbench.harness.pytest_plugin.preflight import DEFAULT_DEVICE_GIB
 
 
 # Compile items by scope: the quick scope (the main job) takes fewer rounds and caps an item's
@@ -80,6 +81,10 @@ def pytest_addoption(parser):
                          "also get roofline_calibrated, %% of its copy bandwidth and matmul peak, beside the datasheet's")
     group.addoption("--tlbench-devices", dest="tlbench_devices", default=None,
                     help="device ids for pytest-xdist workers, e.g. 0,1 (default: all the backends' devices visible)")
+    group.addoption("--tlbench-device-memory", type=non_negative_float, default=None, metavar="GIB",
+                    help="the device memory (GiB) the preflight holds each problem's inputs, outputs and reference "
+                         "against, at their real sizes (default: what the backend's device reports; with no device, "
+                         f"as on a CPU box, {DEFAULT_DEVICE_GIB} GiB)")
     group.addoption("--tlbench-preflight-only", action="store_true", default=False,
                     help="collect and run each suite's preflight only: no search-space diagnostics, no inert-key "
                          "lowering (what `tlbench check PATH` runs)")

@@ -1,14 +1,16 @@
 """The preflight at collection: a suite's own code checked before any of its items compiles.
 
-Contract: ``run_preflight(items, state)`` asks each (problem, backend) of ``items`` once for
-its family's preflight (harness/core/preflight.py; the dialect from the registry) and keeps,
+Contract: ``run_preflight(items, state, given_gib)`` asks each (problem, backend) of ``items`` -
+every problem the scope runs - once for its family's preflight (harness/core/preflight.py; the
+dialect from the registry; the device memory ``device_memory`` says, which the family holds the
+problem's inputs, outputs and reference against at their real sizes) and keeps,
 in ``state.preflight_failed``, the one line each failing item fails with (``item_line``), and
 in ``state.preflight_lines`` every finding and note once, in order, for the collection
 report and ``tlbench check``.  A failing item never reaches the compile or device phase:
 ``ItemRunner`` fails it with its line at once (harness/pytest_plugin/item_runner.py) and
 collection leaves it out of both phases (harness/plugin.py).  Each (problem, dialect) is
 asked once per run (the family keeps its own answer, so a second suite of the same kernel
-pays nothing).
+pays nothing); ``state.preflight_sized`` names each problem checked at its size.
 """
 
 from __future__ import annotations
@@ -20,8 +22,26 @@ from tlbench.harness.core.preflight import finding_traceback, item_line, preflig
 from tlbench.harness.core.record import BenchItem
 
 
-def run_preflight(items: Sequence[BenchItem], state: Any) -> None:
+GIB = 1 << 30
+DEFAULT_DEVICE_GIB = 80  # where no device is here (tlbench check on a CPU box): an H100's memory
+
+
+def device_memory(state: Any, backend: str, given_gib: float | None) -> int:
+    """The device memory each problem's inputs, outputs and reference are held against: the
+    ``--tlbench-device-memory`` given, else what the backend's device reports (``memory_bytes``
+    of its ``device_info()``), else ``DEFAULT_DEVICE_GIB`` (a CPU box has no device)."""
+    if given_gib is not None:
+        return int(given_gib * GIB)
+    try:
+        reported = (state.registry.get(backend).device_info() or {}).get("memory_bytes")
+    except Exception:  # noqa: BLE001 - a backend that cannot say: the default
+        reported = None
+    return int(reported) if isinstance(reported, (int, float)) and reported > 0 else DEFAULT_DEVICE_GIB * GIB
+
+
+def run_preflight(items: Sequence[BenchItem], state: Any, given_gib: float | None = None) -> None:
     answers: dict[tuple[Any, str], tuple[list[str], list[str]]] = {}
+    memory: dict[str, int] = {}
     for item in items:
         if not isinstance(item.case, (Case, VendorCase)):
             continue
@@ -30,7 +50,11 @@ def run_preflight(items: Sequence[BenchItem], state: Any) -> None:
             continue
         key = (item.case.problem, dialect)
         if key not in answers:
-            answers[key] = preflight(item.case.problem, dialect)
+            if item.backend not in memory:
+                memory[item.backend] = device_memory(state, item.backend, given_gib)
+            answers[key] = preflight(item.case.problem, dialect, memory[item.backend])
+            if getattr(item.case.problem.family, "has_body", lambda _: True)(dialect):  # a family with no body here checks nothing
+                state.preflight_sized[f"{item.case.problem.problem_id} ({item.backend})"] = memory[item.backend]
             for line in [*answers[key][0], *answers[key][1]]:
                 if line not in state.preflight_lines:
                     state.preflight_lines.append(line)

@@ -80,6 +80,7 @@ class TlbenchState:
     preflight_failed: dict[str, str] = field(default_factory=dict)  # item id -> the preflight line it fails with
     preflight_tracebacks: dict[str, str] = field(default_factory=dict)  # item id -> the traceback behind that line, if any
     preflight_lines: list[str] = field(default_factory=list)  # every preflight finding and note, once, in order
+    preflight_sized: dict[str, int] = field(default_factory=dict)  # "problem id (backend)" checked at its size -> device bytes
 
     def settings(self) -> dict[str, Any]:
         """What a measurement depends on besides code and testbed (journaled with each item)."""

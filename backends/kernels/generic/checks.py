@@ -12,14 +12,16 @@ both sides and counts the non-finite ones (NaN or infinity where the reference h
 value: the same infinity on both sides matches), and its detail says how many of each of these
 two kinds it failed: ``(3 non-finite; 2 still hold the poison value: never written?)``.
 - ``tolerance(rtol=1e-2, atol=1e-2)``: every element within ``atol + rtol * |ref|`` (float64);
-  a non-finite element never is (``mismatch`` and ``bound`` alike).
+  a non-finite element never is (``mismatch`` and ``bound`` alike); its failure says how many
+  of the failing elements ``steps(1)`` would accept.
 - ``exact()``: equal values (integers and bool compared as integers, bool byte by byte; a
   float reference is rounded to the output's dtype first).  The default for integer and
   bool outputs.
 - ``steps(k)``: within ``k`` representable values of the output's dtype (fp8 e4m3 / e5m2 and
   their ``fnuz`` forms, fp16, bf16, fp32, fp64) of the reference rounded to that dtype: a tie
   the kernel rounds the other way is one step off; an infinity the rounded reference does not
-  hold fails (overflow is not one step above the largest finite value), as NaN does.
+  hold fails (overflow is not one step above the largest finite value), as NaN does; a failure
+  by ``MANY_STEPS`` or more names ``similarity()`` (a reduction summed in another order).
 - ``similarity(max_diff=None, min_cosine=None)``: the whole output against the whole reference:
   ``1 - 2 x.y / (x.x + y.y)`` at most ``max_diff`` (the ``calc_diff`` of tilelang's fp8
   examples; 1e-3 when neither is given), or the cosine at least ``min_cosine``.
@@ -32,7 +34,7 @@ two kinds it failed: ``(3 non-finite; 2 still hold the poison value: never writt
 - ``user_rule(function)``: ``function(out, ref, **named) -> None | reason`` (named: the sizes,
   axes, constants and ``dialect`` it takes), a reason fails the output with those words.
 ``rule_for(spec, index, name, dtype)`` resolves a ``check=`` value for one output: None (the
-default: tolerance for floats, exact for integers and bool), one rule, a list (by output
+default: tolerance for floats, ``steps(1)`` for fp8 without rtol/atol, exact for integers and bool), one rule, a list (by output
 index), a dict (by output index or parameter name; unnamed outputs get the default), or a
 callable (a user rule).  torch is imported inside the judging only.
 """
@@ -42,13 +44,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
-from tlbench.backends.kernels.generic.output_errors import (
-    Verdict, aside, as_float, errors, is_float_dtype, is_integer_dtype, ordered, unwritten,
-)
+from tlbench.backends.kernels.generic.output_errors import (MANY_STEPS, STEP_DTYPES, Verdict, aside, as_float, errors,
+                                                           is_float_dtype, is_integer_dtype, step_distance, steps_would_accept, unwritten)
 
 DEFAULT_RTOL = DEFAULT_ATOL = 1e-2
-STEP_DTYPES = ("float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e4m3", "float16",
-               "bfloat16", "float32", "float64")
 
 
 @dataclass(frozen=True)
@@ -71,7 +70,7 @@ class Tolerance:
         detail = ""
         if count:
             detail = (f"{count} of {out.numel()} outside atol {self.atol:g} + rtol {self.rtol:g} * |ref|"
-                      + aside(e.non_finite_count, int(held.sum())))
+                      + aside(e.non_finite_count, int(held.sum())) + steps_would_accept(out, ref, bad))
         return Verdict(count == 0, count, out.numel(), e.max_abs, e.max_rel, detail, e.non_finite_count)
 
 
@@ -119,9 +118,7 @@ class Steps:
         return f"steps() counts representable values of a floating dtype ({', '.join(STEP_DTYPES)}), not of {dtype}"
 
     def judge(self, out: Any, ref: Any) -> Verdict:
-        rounded = (ref.to(out.dtype) if ref.dtype != out.dtype else ref).reshape(out.shape)
-        distance = (ordered(out) - ordered(rounded)).abs()
-        non_finite = errors(as_float(out), as_float(rounded)).non_finite  # against what it is judged by
+        distance, non_finite = step_distance(out, ref)
         bad = (distance > self.k) | non_finite  # the largest finite value is one step from infinity: overflow fails
         count = int(bad.sum())
         e = errors(as_float(out), ref)
@@ -131,6 +128,8 @@ class Steps:
             detail = f"{count} of {out.numel()} more than {self.k} representable {out.dtype} value(s) from the reference"
             detail += f", worst {worst_steps} steps" if worst_steps >= 0 else ""
             detail += aside(int(non_finite.sum()), int(unwritten(out).sum()))
+            if worst_steps >= max(MANY_STEPS, 2 * self.k + 1):  # an fp32 sum in another order, rounded: several steps off
+                detail += "; a reduction summed in another order than the reference's lands this far: judge it with similarity()"
         return Verdict(count == 0, count, out.numel(), e.max_abs, e.max_rel, detail, int(non_finite.sum()))
 
 
@@ -297,8 +296,11 @@ def bound(allowed: Callable[..., Any], words: str = "") -> Bound:
 
 
 def default_rule(dtype: str, given_tolerance: Tolerance | None = None) -> Any:
+    """exact() for integers and bool; fp8 ``steps(1)`` (a tie is a whole step) unless rtol/atol were given."""
     if is_integer_dtype(dtype):
         return Exact()
+    if given_tolerance is None and dtype.startswith("float8"):
+        return Steps(1)
     return given_tolerance or Tolerance()
 
 

@@ -15,7 +15,8 @@ describe themselves and every reader reads them without this object.
   body (``Refusal`` kind ``no body``) and what the suite's ``validate`` refuses (kind
   ``invalid``), before anything compiles.
 - ``build``: the body for the backend's dialect (``bodies[dialect]``, else ``bodies["*"]``)
-  through backends/kernels/generic/factory.py.
+  through backends/kernels/generic/factory.py; an exception the body raises is a
+  ``SuiteCodeError`` naming the body, the kernel, the problem and the config (the item's line).
 - inputs: the suite's ``inputs`` gives the leading parameters (made per problem, or per the
   axes it names: ``inputs_key``; the reference, the vendor and the check then get those axes
   too, never another: they are shared by every config with the same inputs); tlbench
@@ -46,7 +47,7 @@ from tlbench.harness.core.backend_api import SuiteCodeError
 from tlbench.harness.core.space import Refusal
 
 from tlbench.backends.kernels.generic import factory as factories
-from tlbench.backends.kernels.generic.callables import Takes, named_what, suite_call
+from tlbench.backends.kernels.generic.callables import Takes, failure_words, named_what, suite_call
 from tlbench.backends.kernels.generic.checks import Bound, rule_for
 from tlbench.backends.kernels.generic.loading import find_family, resolve
 from tlbench.backends.kernels.generic.tensors import KernelInputs, allocate, as_list, judge
@@ -283,14 +284,18 @@ class GenericFamily:
         body = self.body_for(dialect)
         if body is None:
             raise ValueError(self.validate(problem, config, dialect))
-        made = factories.built(body, self.named(problem, config, None))
+        try:
+            made = factories.built(body, self.named(problem, config, None))
+        except Exception as exc:  # noqa: BLE001 - the body's own code raised: the item's line names it
+            where = f"kernel {self.name}, problem {problem.problem_id}" + (f", config {config.config_id}" if config.values else "")
+            raise SuiteCodeError(failure_words(f"body {factories.factory_name(body)}", exc, where)) from exc
         self.memo.setdefault(("options", dialect), made.options)
         return made.func
 
-    def preflight(self, problem: DescribedProblem, dialect: str) -> tuple[list[str], list[str]]:
-        from tlbench.backends.kernels.generic.preflight import preflight
+    def preflight(self, problem: DescribedProblem, dialect: str, device_memory: int | None = None) -> tuple[list[str], list[str]]:
+        from tlbench.backends.kernels.generic.preflight import DEVICE_MEMORY, preflight
 
-        return preflight(self, problem, dialect)
+        return preflight(self, problem, dialect, device_memory or DEVICE_MEMORY)
 
     def preflight_traceback(self, dialect: str, line: str) -> str:
         from tlbench.backends.kernels.generic.preflight import preflight_traceback

@@ -14,7 +14,9 @@ elements outright (an infinite reference allows an infinite error: ``|-inf - inf
 ``atol + rtol * |inf|``), so a non-finite element passes only where the reference holds the
 same infinity.  ``aside(non_finite, held)`` words the counts the same way for every
 rule: ``(3 non-finite; 2 still hold the poison value: never written?)``.  ``ordered(t)`` is each
-element's position on its dtype's number line (``steps``).  torch is imported inside only.
+element's position on its dtype's number line (``steps``), ``step_distance(out, ref)`` each
+element's distance on it; ``steps_would_accept(out, ref, bad)`` words how many of a failed
+tolerance's elements ``steps(1)`` would accept.  torch is imported inside only.
 """
 
 from __future__ import annotations
@@ -72,6 +74,11 @@ def aside(non_finite: int, held: int) -> str:
     return f" ({'; '.join(parts)})" if parts else ""
 
 
+MANY_STEPS = 4  # steps a failing element may be off before a steps() failure names similarity()
+STEP_DTYPES = ("float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e4m3", "float16",
+               "bfloat16", "float32", "float64")
+
+
 def is_float_dtype(name: str) -> bool:
     return name.startswith(("float", "bfloat", "e4m3", "e5m2")) or name in ("half",)
 
@@ -108,3 +115,27 @@ def ordered(t: Any) -> Any:
     sign = raw < 0
     magnitude = raw & ((1 << 63) - 1)
     return torch.where(sign, -magnitude, magnitude)
+
+
+def step_distance(out: Any, ref: Any) -> tuple[Any, Any]:
+    """How many representable values of the output's dtype each element is from the reference
+    rounded to that dtype, and the mask of elements non-finite against it."""
+    rounded = (ref.to(out.dtype) if ref.dtype != out.dtype else ref).reshape(out.shape)
+    return (ordered(out) - ordered(rounded)).abs(), errors(as_float(out), as_float(rounded)).non_finite
+
+
+def steps_would_accept(out: Any, ref: Any, bad: Any) -> str:
+    """For a tolerance that failed ``bad`` elements of a floating output ``steps()`` can judge:
+    how many of them ``steps(1)`` would accept, and the ``steps(k)`` that accepts them all
+    (none where an element is non-finite or unwritten, or k would be past ``MANY_STEPS``)."""
+    if str(out.dtype).removeprefix("torch.") not in STEP_DTYPES:
+        return ""
+    distance, non_finite = step_distance(out, ref)
+    failing = distance[bad.reshape(distance.shape) & ~non_finite & ~unwritten(out).reshape(distance.shape)]
+    if not failing.numel():
+        return ""
+    within_one, worst, count = int((failing <= 1).sum()), int(failing.max()), int(bad.sum())
+    every = within_one < count and failing.numel() == count and worst <= MANY_STEPS
+    if not within_one and not every:
+        return ""  # no steps() rule near: nothing to suggest
+    return f"; steps(1) would accept {within_one} of these {count}" + (f", steps({worst}) all" if every else "")

@@ -1,15 +1,19 @@
 """The preflight: a user's kernel suite checked on CPU torch, before anything compiles.
 
-Contract: ``preflight(family, problem, dialect) -> (failures, notes)``: one line per finding,
-each naming the callable, the problem and the fix.  Run once per dialect and kept on the
-family (``family.memo``); ``failures`` are those of the whole sweep plus those of
-``problem``.  Nothing is lowered or compiled: the body is traced (its PrimFunc taken), and the
-suite's callables run at the smoke size on CPU, the body's first config:
+Contract: ``preflight(family, problem, dialect, device_memory) -> (failures, notes)``: one line
+per finding, each naming the callable, the problem and the fix.  Run once per dialect and kept
+on the family (``family.memo``); ``failures`` are those of the whole sweep plus those of
+``problem``, which is also checked at its own size on torch's meta device, once (shapes,
+dtypes, counts and memory against ``device_memory`` bytes, default ``DEVICE_MEMORY``:
+preflight_sizes.py).  Nothing is lowered or compiled: the body is traced (its PrimFunc taken), and the
+suite's callables run at the smoke size on CPU, the body's first config ``validate`` keeps
+there (a config it refuses - a flat ``configs=`` list holding another body's knobs - is skipped
+by the run, so nothing of it is checked: the preflight's verdict is the run's):
 - names (preflight_names.py): every name the body and the callables require is given by a size, axis, constant
-  (or ``dialect`` / ``device``), checked for every problem and config (flops and bytes_moved
+  (or ``dialect`` / ``device``), checked for every problem and config validate keeps (flops and bytes_moved
   get no axis; reference, vendor and check only the axes inputs takes); an axis neither this
-  body nor a callable takes, or a constant that no body of any backend and no callable takes,
-  is an error ("did you mean");
+  body nor a callable takes, or a size or constant that no body of any backend and no callable
+  takes, is an error ("did you mean");
 - tensors (preflight_tensors.py): inputs: count, shapes and dtypes against the kernel's
   parameters (a sub-byte parameter - int4, fp4 - read as packed along its last dimension:
   backends/dtype_sizes.py); outputs: allocated and poisoned as on the device
@@ -37,8 +41,10 @@ from tlbench.backends.kernels.generic import factory as factories
 from tlbench.backends.kernels.generic.callables import Takes, did_you_mean, is_device_error, one_line
 from tlbench.backends.kernels.generic.tensors import as_list
 from tlbench.backends.kernels.generic.preflight_names import NameChecks, Stop as _Stop, label_of as _label
+from tlbench.backends.kernels.generic.preflight_sizes import SizeChecks
 from tlbench.backends.kernels.generic.preflight_tensors import TensorChecks, bound_rules, user_rules
 
+DEVICE_MEMORY = 80 << 30  # bytes a problem may need on the device where the caller names none (an H100's 80 GiB)
 CPU_WORDS = ("not implemented for 'CPU'", "from the 'CPU' backend", "Torch not compiled with CUDA", "CUDA driver",
              "No CUDA GPUs", "torch_npu", "Found no NVIDIA driver", "has no attribute 'npu'")
 
@@ -61,16 +67,28 @@ class Findings:
         return [*self.sweep, *self.by_problem.get(problem, [])]
 
 
-def preflight(family: Any, problem: Any, dialect: str) -> tuple[list[str], list[str]]:
+def preflight(family: Any, problem: Any, dialect: str, device_memory: int = DEVICE_MEMORY) -> tuple[list[str], list[str]]:
     key = ("preflight", dialect)
     if key not in family.memo:
         found = Findings()
-        if family.has_body(dialect):
-            _Preflight(family, dialect, found).run()
-        family.memo[key] = found
+        runner = _Preflight(family, dialect, found) if family.has_body(dialect) else None
+        if runner is not None:
+            runner.run()
+        family.memo[key], family.memo[("preflight runner", dialect)] = found, runner
         trace.mark("preflight", kernel=family.name, dialect=dialect, failures=len(found.sweep) + sum(map(len, found.by_problem.values())))
-    found = family.memo[key]
-    return found.failures_for(problem), list(found.notes)
+    found, runner = family.memo[key], family.memo[("preflight runner", dialect)]
+    sized = ("preflight size", dialect, problem, device_memory)  # this size's own findings, against this memory
+    if sized not in family.memo:
+        family.memo[sized] = []
+        if runner is not None and runner.ready:
+            runner.found = Findings(notes=found.notes, tracebacks=found.tracebacks)
+            try:
+                with _quiet_rng():
+                    runner.check_size(problem, device_memory)
+                family.memo[sized] = runner.found.failures_for(problem)
+            finally:
+                runner.found = found
+    return [*found.failures_for(problem), *family.memo[sized]], list(found.notes)
 
 
 def preflight_traceback(family: Any, dialect: str, line: str) -> str:
@@ -87,20 +105,27 @@ def _cpu_only(exc: BaseException) -> bool:
     return isinstance(cause, NotImplementedError) or is_device_error(cause) or any(w in text for w in CPU_WORDS)
 
 
-class _Preflight(NameChecks, TensorChecks):
+class _Preflight(NameChecks, TensorChecks, SizeChecks):
     def __init__(self, family: Any, dialect: str, found: Findings) -> None:
         self.family, self.dialect, self.found = family, dialect, found
         self.problem = family.smoke_problems[0]
-        self.configs = family.configs_for(dialect)
-        self.config = self.configs[0]
+        self.all_configs = family.configs_for(dialect)
+        self.configs, self.config = self.all_configs, self.all_configs[0]
+        self.refusals: dict[Any, bool] = {}
+        self.at: Any = None  # the problem check_size is at (its findings are that problem's)
+        self.meta_smoke: bool | None = None  # inputs and reference run on torch's meta device at the smoke size
+        self.meta_error = ""
+        self.memory: dict[Any, tuple[int, int]] = {}
+        self.ready = False  # the whole sweep's checks passed: each problem may be checked at its size
 
     # -- words --------------------------------------------------------------------------------
     def where(self, problem: Any = None, config: Any = None) -> str:
-        problem = problem or self.problem
+        problem = problem or self.at or self.problem
         return f"{problem.problem_id} ({self.dialect} body" + (f", config {config.config_id})" if config is not None and config.values else ")")
 
     def fail(self, what: str, finding: str, fix: str, problem: Any = None, config: Any = None, per_problem: bool = False,
              exc: BaseException | None = None) -> None:
+        problem, per_problem = problem or self.at, per_problem or self.at is not None
         self.found.fail(f"preflight {self.where(problem, config)}: {what}: {one_line(finding)}; fix: {fix}",
                         problem if per_problem else None, traceback_of(exc) if exc is not None else "")
 
@@ -119,15 +144,24 @@ class _Preflight(NameChecks, TensorChecks):
         self.callables = self._callables()
         if self.callables is None:
             return
+        self.configs = [c for c in self.all_configs if any(not self.refused(p, c) for p in self.family.problems)]
+        if not self.configs:
+            self.note("validate", f"it refuses every config of the {self.dialect} body: nothing of it runs, nothing was checked")
+            return
+        self.config = next((c for c in self.configs if not self.refused(self.problem, c)), self.configs[0])
         before = len(self.found.sweep) + sum(map(len, self.found.by_problem.values()))
         self.check_names()
         if len(self.found.sweep) + sum(map(len, self.found.by_problem.values())) > before:
             return  # a missing name: tracing and calling would only say it again
+        self.ready = not self.found.sweep
         try:
             with _quiet_rng():
                 self.run_calls()
         except _Stop:
             pass
+        self.ready = self.ready and not self.found.sweep
+
+    cpu_only = staticmethod(lambda exc: _cpu_only(exc))
 
     def _callables(self) -> dict[str, Any] | None:
         out = {}
@@ -159,6 +193,26 @@ class _Preflight(NameChecks, TensorChecks):
                           "name it as 'module:attribute' beside the suite", exc=exc)
                 return None
         return out
+
+    def refused(self, problem: Any, config: Any) -> bool:
+        """Whether the suite's ``validate`` returns a reason for ``config`` at ``problem``: the run
+        skips that item before anything is built, so nothing of it is checked here (a flat
+        ``configs=`` list holding each body's own knobs, ``validate`` keeping one body's).  A
+        ``validate`` that raises refuses nothing here: ``run_others`` reports the exception."""
+        key = (problem, config)
+        if key not in self.refusals:
+            function = self.callables.get("validate")
+            try:
+                from tlbench.backends.kernels.generic.callables import call_named
+
+                self.refusals[key] = function is not None and bool(call_named(function, self.family.named(problem, config, self.dialect)))
+            except Exception:  # noqa: BLE001 - reported where validate is called
+                self.refusals[key] = False
+        return self.refusals[key]
+
+    def kept(self, problem: Any) -> list[Any]:
+        """The configs the run builds at ``problem`` (those ``validate`` does not refuse)."""
+        return [c for c in self.configs if not self.refused(problem, c)]
 
     # -- calls --------------------------------------------------------------------------------
     def call(self, label: str, function: Any, values: dict[str, Any], positional: Sequence[Any] = ()) -> Any:
@@ -192,7 +246,7 @@ class _Preflight(NameChecks, TensorChecks):
             self.fail(f"body {factories.factory_name(self.body)}", f"tracing it raised {type(exc).__name__}: {exc}{hint}",
                       "give every name it needs as a size, axis or constant" if missing else "fix the body (tilelang's words above)", exc=exc)
             raise _Stop from None
-        self.check_unused()
+        self.check_unused(func)
         self.run_others(values)
         made = self.call("inputs", self.callables["inputs"], {**values, "device": "cpu"})
         if not isinstance(made, (list, tuple)) or not all(hasattr(t, "shape") for t in made):
@@ -239,7 +293,7 @@ class _Preflight(NameChecks, TensorChecks):
                         self.fail(label, f"it returned {got!r}, not a number", "return the count as an int")
         for label in ("footprint", "validate", "mma_tiles", "pass_configs", "body_modules"):
             if label in self.callables:
-                for config in self.configs:
+                for config in (self.all_configs if label == "validate" else self.kept(self.problem)):
                     with contextlib.suppress(_Stop):
                         self.call(label, self.callables[label], self.family.named(self.problem, config, self.dialect))
 

@@ -1,13 +1,14 @@
 """The preflight's name checks: every name a suite's body and callables need is given, and every
-axis and constant the suite gives is taken by something (backends/kernels/generic/preflight.py
+size, axis and constant the suite gives is taken by something (backends/kernels/generic/preflight.py
 runs them, before tracing or calling anything).
 
 Contract: ``NameChecks`` is mixed into the preflight's runner, which provides ``family``,
-``dialect``, ``body``, ``callables``, ``configs``, ``found`` and ``fail(what, finding, fix, problem,
+``dialect``, ``body``, ``callables``, ``configs`` (those ``validate`` keeps at some problem), ``kept(problem)``
+(those it keeps there), ``found`` and ``fail(what, finding, fix, problem,
 per_problem=...)``.  ``check_names()`` reports a name a body or callable requires that no size,
-axis or constant gives (with "did you mean" from the suite's unused names); ``check_unused()``,
-after tracing, an axis this body and no callable takes, or a constant no body of any backend
-and no callable takes, and raises ``Stop`` when the sweep has a finding.  ``label_of(label,
+axis or constant gives (with "did you mean" from the suite's unused names); ``check_unused(func)``,
+after tracing, an axis this body and no callable takes, or a size or constant no body of any
+backend and no callable takes (a size naming a symbolic dimension, or ``dtype``, is tlbench's), and raises ``Stop`` when the sweep has a finding.  ``label_of(label,
 function)`` is how a finding names a callable.
 """
 
@@ -15,6 +16,8 @@ from __future__ import annotations
 
 import contextlib
 from typing import Any
+
+from tlbench.harness.core.described import DTYPE_KEY
 
 from tlbench.backends.kernels.generic import factory as factories
 from tlbench.backends.kernels.generic.callables import Takes, did_you_mean, named_what
@@ -31,21 +34,24 @@ class NameChecks:
         takers = [t for t in (Takes.of(f) for f in self.callables.values()) if t is not None]
         return {n for t in takers for n in t.keyword}, any(t.var_keyword for t in takers)
 
-    def unused(self, const: frozenset[str] | None) -> dict[str, str]:
-        """Axes and constants nothing takes: {name: "axis" | "constant"}.  An axis must be taken
-        by this body or a callable (axes are per body: an axis a body ignores only repeats its
-        items); a constant is shared by every body, so it is unused only when no body - of any
-        backend - and no callable takes it (a constant of the Ascend body alone never reaches
-        the CUDA body: a body receives only the names it takes)."""
+    def unused(self, const: frozenset[str] | None, symbolic: frozenset[str] = frozenset()) -> dict[str, str]:
+        """Sizes, axes and constants nothing takes: {name: "size" | "axis" | "constant"}.  An
+        axis must be taken by this body or a callable (axes are per body: an axis a body ignores
+        only repeats its items); a size or a constant is shared by every body, so it is unused
+        only when no body - of any backend - and no callable takes it (a constant of the Ascend
+        body alone never reaches the CUDA body: a body receives only the names it takes).  A size
+        that names one of the body's symbolic dimensions (``symbolic``), or ``dtype`` (the
+        roofline's peak), is read by tlbench itself."""
         facts = factories.factory_takes(self.body)
         taken, takes_all = self._takers()
-        names = {**{n: "constant" for n in self.family.constants}, **{n: "axis" for c in self.configs for n in c.values}}
+        sizes = {n: "size" for p in self.family.problems for n in p.values if n != DTYPE_KEY and n not in symbolic}
+        names = {**sizes, **{n: "constant" for n in self.family.constants}, **{n: "axis" for c in self.configs for n in c.values}}
         if takes_all:
             return {}
         others = self.other_bodies()
         return {n: kind for n, kind in names.items()
                 if not (facts.accepts(n, const) or n in taken
-                        or kind == "constant" and any(factories.factory_takes(b).accepts(n, factories.const_names(b)) for b in others))}
+                        or kind != "axis" and any(factories.factory_takes(b).accepts(n, factories.const_names(b)) for b in others))}
 
     def other_bodies(self) -> list[Any]:
         """The bodies of the other backends (those that resolve: a broken one is its own preflight's finding)."""
@@ -85,7 +91,7 @@ class NameChecks:
         fname = factories.factory_name(self.body)
         spare = self.unused(frozenset())  # as if an eager jit took only its signature's names (its T.const names: once traced)
         for problem in self.family.problems:
-            for config in self.configs:
+            for config in self.kept(problem):
                 offered = set(self.family.named(problem, config, self.dialect))
                 missing: list[tuple[str, str, set[str]]] = [(f"body {fname}", name, offered) for name in facts.required()
                                                             if name not in offered - {"dialect"}]
@@ -112,12 +118,16 @@ class NameChecks:
                     self.fail(who, f"it takes {name!r}, which no size, axis or constant gives{did_you_mean(name, available)}{hint}",
                               "add it to sizes, axes or constants, or give it a default", problem, per_problem=True)
 
-    def check_unused(self) -> None:
-        """After tracing: every axis and constant is taken by the body (an eager jit's
-        ``T.const`` names included) or by a callable; a misspelled axis is not."""
+    def check_unused(self, func: Any = None) -> None:
+        """After tracing (``func``: the traced PrimFunc): every size, axis and constant is taken
+        by the body (an eager jit's ``T.const`` names and its symbolic dimensions included) or by
+        a callable; a misspelled one is not."""
+        from tlbench.backends.symbolic_shapes import symbolic_names
+
         wanted = self.wanted()
-        for name, kind in self.unused(factories.const_names(self.body)).items():
-            self.fail(f"{kind} {name!r}", f"{self.body_names() if kind == 'constant' else 'neither the body ' + factories.factory_name(self.body)}"
+        symbolic = frozenset(symbolic_names(func)) if func is not None else frozenset()
+        for name, kind in self.unused(factories.const_names(self.body), symbolic).items():
+            self.fail(f"{kind} {name!r}", f"{self.body_names() if kind != 'axis' else 'neither the body ' + factories.factory_name(self.body)}"
                       " nor any callable takes it"
                       f"{did_you_mean(name, wanted - set(self.family.constants))}", f"rename the {kind} to a name the body takes, or drop it")
         if self.found.sweep:

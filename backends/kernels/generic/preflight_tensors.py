@@ -7,7 +7,8 @@ positional)`` (the suite's code, run by name; it raises ``Stop`` after reporting
 - ``check_input_dtypes(made, func)``: the count of the tensors ``inputs`` made and each one's
   dtype against its parameter's (a sub-byte parameter - int4, fp4 - held packed in an integer
   tensor: backends/dtype_sizes.py); ``check_input_shapes(made, specs)`` their shapes;
-- ``outputs(specs)``: the outputs allocated on CPU and poisoned as on the device
+- ``outputs(specs)``: the outputs allocated on CPU and poisoned as on the device, refused
+  where one has no element (``check_not_empty``: a size of 0 is blamed, never the rule)
   (backends/output_poison.py); ``rules(specs)``: each output's rule, refused where the
   ``check=`` names no output or the rule does not fit the output's dtype;
 - ``check_answers``: a reference's or vendor's answers against the outputs (count, shapes);
@@ -74,12 +75,26 @@ class TensorChecks:
     def outputs(self, specs: list[tuple[str, tuple[int, ...], str]]) -> list[Any]:
         from tlbench.backends.output_poison import poison_tensor
 
+        self.check_not_empty(specs)
         try:
             tensors = allocate(specs, "cpu")
         except ValueError as exc:
             self.fail("outputs", str(exc), "return that output from inputs()")
             raise Stop from None
         return [poison_tensor(t) for t in tensors]
+
+    def check_not_empty(self, specs: list[tuple[str, tuple[int, ...], str]], problem: Any = None) -> None:
+        """An output with no element is never written nor judged: the sizes are to blame (a
+        size of 0), not the check rule."""
+        problem = problem or self.problem
+        for name, shape, _ in specs:
+            if shape and any(isinstance(d, int) and d <= 0 for d in shape):
+                zero = [f"{k}={v}" for k, v in problem.values.items() if isinstance(v, int) and not isinstance(v, bool) and v <= 0]
+                given = ", ".join(zero) or ", ".join(f"{k}={v}" for k, v in problem.values.items())
+                self.fail(f"size {zero[0].split('=')[0]!r}" if zero else "sizes",
+                          f"at {given} the kernel's output {name} has shape {tuple(shape)}: no element to write or check",
+                          "give every size a value above 0 (a problem the kernel runs on)", problem, per_problem=True)
+                raise Stop
 
     def rules(self, specs: list[tuple[str, tuple[int, ...], str]]) -> list[Any]:
         names = [s[0] for s in specs]

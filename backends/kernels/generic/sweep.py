@@ -243,7 +243,7 @@ def kernel_sweep(
         a tolerance that depends on the inputs), or a callable ``check(out, ref, **named) ->
         None | "reason"``; one rule for every output, a list (by output), or a
         dict ``{output index or parameter name: rule}``.  Default: ``tolerance(1e-2, 1e-2)`` for float
-        outputs, ``exact()`` for integer and bool outputs.  Records and reports name the rule
+        outputs (``steps(1)`` for fp8 ones, unless rtol/atol are given), ``exact()`` for integer and bool outputs.  Records and reports name the rule
         that judged each output.
     rtol, atol: shorthand for ``check=tolerance(rtol, atol)`` on the float outputs.
     vendor: ``vendor(*inputs, **named) -> output(s)``: a vendor-library item per problem,
@@ -314,7 +314,7 @@ def kernel_sweep(
     imports neither torch nor tilelang.
 
     Before anything compiles - at collection, and with ``tlbench check PATH`` - a preflight
-    runs each body's first config at the smoke size on CPU torch: it traces the factory,
+    runs each body's first config (of those ``validate`` keeps) at the smoke size on CPU torch: it traces the factory,
     calls inputs, reference, vendor (and check, flops, bytes_moved, footprint, validate),
     matches every name they take against the sizes, axes and constants (a misspelled axis
     says "did you mean"), compares the inputs and the reference's outputs with the kernel's
@@ -340,7 +340,8 @@ def kernel_sweep(
         name=name, bodies=bodies, inputs=inputs, reference=reference, vendors=VendorTable.of(vendor, vendor_label),
         vendor_check=bool(vendor_check), flops_of=flops, bytes_of=bytes_moved, footprint_of=footprint, refusal_of=validate,
         mma_tiles_of=mma_tiles, body_modules_of=body_modules, check_spec=checks.normalize(check),
-        tolerance=checks.tolerance(checks.DEFAULT_RTOL if rtol is None else rtol, checks.DEFAULT_ATOL if atol is None else atol),
+        tolerance=None if rtol is None and atol is None else checks.tolerance(
+            checks.DEFAULT_RTOL if rtol is None else rtol, checks.DEFAULT_ATOL if atol is None else atol),
         constants=constants, pass_configs=pass_configs if pass_configs is not None else {},
         words=CaseWords(problem_id, config_id, problem_label, config_label, loop_trips), module=module_name,
         module_file=str(getattr(sys.modules.get(module_name), "__file__", None) or caller.get("__file__", "")),
