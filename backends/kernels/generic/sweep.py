@@ -334,7 +334,7 @@ def kernel_sweep(
     if not problems_sizes:
         raise ValueError("kernel_sweep: sizes names no problem")
     constants = dict(constants or {})
-    caller = sys._getframe(1).f_globals
+    caller = _declaring_module(sys._getframe(1))
     module_name = module or caller.get("__name__", "")
     family = GenericFamily(
         name=name, bodies=bodies, inputs=inputs, reference=reference, vendors=VendorTable.of(vendor, vendor_label),
@@ -381,3 +381,16 @@ def kernel_sweep(
         probe_inert_keys=bool(probe_inert_keys),
         family=family,
     )
+
+
+def _declaring_module(frame: Any) -> dict[str, Any]:
+    """The globals of the module whose import runs this declaration: the innermost module-level
+    frame, so a suite that builds its ``SWEEP`` through a helper function (of its own or of
+    another module) is found again in a worker by that suite, which holds the ``SWEEP``; the
+    caller's own globals where no module is being imported."""
+    walk = frame
+    while walk is not None:
+        if walk.f_code.co_name == "<module>":
+            return walk.f_globals
+        walk = walk.f_back
+    return frame.f_globals
