@@ -53,6 +53,9 @@ def test_a_failed_tolerance_says_how_many_failing_elements_steps_would_accept():
     assert verdict.detail == ("4 of 64 outside atol 0.01 + rtol 0.01 * |ref|; steps(1) would accept 4 of these 4")
     verdict = tolerance().judge(_shifted(ref, (0, 3, 1), (3, 5, 2)), ref)
     assert verdict.detail.endswith("; steps(1) would accept 3 of these 5, steps(2) all")
+    mixed = tolerance().judge(_shifted(ref, (0, 4, 1), (4, 6, 9)), ref)  # rounding ties and a tail 9 steps off
+    assert mixed.detail.endswith("; steps(1) would accept 4 of these 6; the rest are up to 9 steps off, as a reduction "
+                                 "summed in another order than the reference's lands: judge it with similarity()")
     half = torch.full((8,), 1.0, dtype=torch.float16)
     assert "steps" not in tolerance().judge(half + 0.5, half.float()).detail  # 512 fp16 steps away: no steps() near
 

@@ -127,7 +127,8 @@ def step_distance(out: Any, ref: Any) -> tuple[Any, Any]:
 def steps_would_accept(out: Any, ref: Any, bad: Any) -> str:
     """For a tolerance that failed ``bad`` elements of a floating output ``steps()`` can judge:
     how many of them ``steps(1)`` would accept, and the ``steps(k)`` that accepts them all
-    (none where an element is non-finite or unwritten, or k would be past ``MANY_STEPS``)."""
+    (none where an element is non-finite or unwritten, or k would be past ``MANY_STEPS``); where
+    some are within a step and the worst is past ``MANY_STEPS``, it names ``similarity()``."""
     if str(out.dtype).removeprefix("torch.") not in STEP_DTYPES:
         return ""
     distance, non_finite = step_distance(out, ref)
@@ -138,4 +139,8 @@ def steps_would_accept(out: Any, ref: Any, bad: Any) -> str:
     every = within_one < count and failing.numel() == count and worst <= MANY_STEPS
     if not within_one and not every:
         return ""  # no steps() rule near: nothing to suggest
-    return f"; steps(1) would accept {within_one} of these {count}" + (f", steps({worst}) all" if every else "")
+    hint = f"; steps(1) would accept {within_one} of these {count}" + (f", steps({worst}) all" if every else "")
+    if worst > MANY_STEPS:  # rounding-level misses with a tail several steps off: an accumulation in another order
+        hint += (f"; the rest are up to {worst} steps off, as a reduction summed in another order than the "
+                 "reference's lands: judge it with similarity()")
+    return hint
