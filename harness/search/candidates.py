@@ -4,8 +4,9 @@ Contract: ``candidate_from_record(record, reader)`` keeps, of a record (timed, f
 skipped item), only what exists before any device time is spent - ``case_id``, ``config``,
 ``problem``, ``plan`` (the compiler's plan: pipeline kind, buffers and their versions, shared
 memory, threads, grid), ``budget`` (bytes per on-chip scope against capacity), the roofline's
-static inputs (peak, bandwidth, ridge point, bound: never the achieved rate) and the loop's trip
-count read through the record's kernel family.  The record's samples, summary, throughput,
+static inputs (peak, bandwidth, ridge point, bound: never the achieved rate), the loop's trip
+count read through the record's kernel family, and the device's multiprocessor count where the
+caller knows it (machine info's ``sm_count``).  The record's samples, summary, throughput,
 measurement, notes and every other measured field are dropped here, so nothing downstream (the
 ranker, the search) can read a time it was not handed by an oracle.  ``Candidate.features()``
 is the numeric and categorical description the ranker uses; ``Candidate.depth`` the pipeline
@@ -36,6 +37,7 @@ class Candidate:
     budget: Mapping[str, Any] = field(default_factory=dict)
     roofline: Mapping[str, Any] = field(default_factory=dict)
     loop_trips: int | None = None
+    multiprocessors: int | None = None  # the device's SM (core) count, from its machine info
 
     @property
     def pipeline_kind(self) -> str:
@@ -74,6 +76,16 @@ class Candidate:
         value = (self.plan.get("features") or {}).get("grid")
         return value if isinstance(value, int) else None
 
+    @property
+    def machine_fill(self) -> float | None:
+        """Share of the device's multiprocessors busy over the grid's waves: ``grid / (ceil(grid /
+        multiprocessors) x multiprocessors)`` (a grid of 64 blocks on 132 fills 0.48; None where
+        either is unknown)."""
+        if not self.grid or not self.multiprocessors:
+            return None
+        waves = -(-self.grid // self.multiprocessors)
+        return self.grid / (waves * self.multiprocessors)
+
     def categories(self) -> dict[str, str]:
         """Every config key's value and the plan's pipeline kind, as words (the learned part's one-hots)."""
         words = {f"config.{k}": repr(v) for k, v in sorted(self.config.items())}
@@ -88,10 +100,13 @@ class Candidate:
             out["plan.log2_threads"] = math.log2(self.threads)
         if self.grid:
             out["plan.log2_grid"] = math.log2(self.grid)
+        if self.machine_fill:
+            out["plan.machine_fill"] = self.machine_fill
         return out
 
 
-def candidate_from_record(record: Mapping[str, Any], reader: RecordReader | None = None) -> Candidate:
+def candidate_from_record(record: Mapping[str, Any], reader: RecordReader | None = None,
+                          multiprocessors: int | None = None) -> Candidate:
     if record.get("config") is None:
         raise ValueError(f"{record.get('case_id', '?')}: a record without a config is not a config of a sweep")
     trips = None
@@ -108,4 +123,5 @@ def candidate_from_record(record: Mapping[str, Any], reader: RecordReader | None
         budget=dict(record.get("budget") or {}),
         roofline={k: roof[k] for k in STATIC_ROOFLINE_KEYS if k in roof},
         loop_trips=trips if isinstance(trips, int) and trips > 0 else None,
+        multiprocessors=multiprocessors if isinstance(multiprocessors, int) and multiprocessors > 0 else None,
     )

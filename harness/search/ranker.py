@@ -14,7 +14,10 @@ Contract
   - minus ``model.shared_weight`` x the share of on-chip memory the plan fills (a larger tile
     or a deeper pipeline reuses more of each byte it loads);
   - minus ``model.threads_weight`` x log2(threads per block) (more warps in flight hide more
-    latency).
+    latency);
+  - minus ``model.fill_weight`` x log(machine fill) where the device's multiprocessor count is
+    known (``Candidate.machine_fill``: a grid that leaves multiprocessors idle in its last wave,
+    or a small problem cut into fewer blocks than there are multiprocessors, runs longer).
 
 * ``Ranker(candidates, model)`` adds what measurements teach: ``observe(case_id, seconds)``
   and ``predict()`` -> ``{case_id: Prediction(log_time, spread)}``.  The learned part is a
@@ -49,7 +52,9 @@ class ModelSettings:
     latency_over_compute: float = 1.5
     shared_weight: float = 0.3
     threads_weight: float = 0.05
+    fill_weight: float = 1.0
     length: float = 1.5  # configs differing in this many values are exp(-1) alike
+    additive: float = 0.9  # share of the kernel that is the fraction of values two configs share (main effects)
     noise: float = 0.05  # the learned part's noise, in variance units of the residual scale
     scale: float = 0.25  # prior variance of a residual (log units squared)
 
@@ -73,6 +78,8 @@ def prior_log_time(candidate: Candidate, model: ModelSettings = ModelSettings())
     value -= model.shared_weight * candidate.shared_fraction
     if candidate.threads:
         value -= model.threads_weight * math.log2(candidate.threads)
+    if candidate.machine_fill:
+        value -= model.fill_weight * math.log(candidate.machine_fill)
     return value
 
 
@@ -123,8 +130,10 @@ class Ranker:
 
     def _kernel(self, rows: np.ndarray) -> np.ndarray:
         differing = (self._codes[:, None, :] != self._codes[None, rows, :]).sum(axis=2)
+        shared = 1.0 - differing / self._codes.shape[1]
+        alike = self.model.additive * shared + (1 - self.model.additive) * np.exp(-differing / self.model.length)
         full = np.zeros((len(self.ids), len(self.ids)))
-        full[:, rows] = self.model.scale * np.exp(-differing / self.model.length)
+        full[:, rows] = self.model.scale * alike
         return full
 
 

@@ -38,6 +38,7 @@ from tlbench.harness.search.search import SearchResult, SearchSettings, run_sear
 DEVICE_KIND = "device"
 MIN_CONFIGS = 20
 TOLERANCE = 0.01
+MULTIPROCESSORS_KEY = "sm_count"
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,7 @@ class Sweep:
     timed: tuple[Mapping[str, Any], ...]
     failed: tuple[Mapping[str, Any], ...]
     legal: int | None  # from the file's search-space diagnostics; None where it has none
+    multiprocessors: int | None = None  # the device's ``sm_count`` from the file's machine info
 
     @property
     def configs(self) -> int:
@@ -104,6 +106,10 @@ def _legal_counts(results: Results) -> dict[tuple[str, str, str], int]:
             if isinstance(d.get("legal"), int)}
 
 
+def _machine(results: Results, backend: str) -> Mapping[str, Any]:
+    return ((results.document.get("machine_info") or {}).get(EXTRA_KEY) or {}).get("backends", {}).get(backend) or {}
+
+
 def sweeps_of(results: Results) -> list[Sweep]:
     groups: dict[tuple, dict[str, list]] = collections.defaultdict(lambda: {"timed": [], "failed": []})
     for kind, records in (("timed", results.records), ("failed", results.failed)):
@@ -118,6 +124,7 @@ def sweeps_of(results: Results) -> list[Sweep]:
             source=results.path, backend=backend, device=results.testbed(backend).accelerator, suite=suite,
             problem_id=problem_id, label=label, timed=tuple(found["timed"]), failed=tuple(found["failed"]),
             legal=None if label else legal.get((backend, suite, problem_id)),
+            multiprocessors=_machine(results, backend).get(MULTIPROCESSORS_KEY),
         ))
     return out
 
@@ -136,7 +143,7 @@ def replay(sweep: Sweep, settings: SearchSettings = SearchSettings(), reader: Re
         raise ValueError(f"{sweep.source}: {sweep.name}: no timed config to replay")
     reader = reader or RecordReader()
     records = [*sweep.timed, *sweep.failed]
-    candidates = [candidate_from_record(r, reader) for r in records]
+    candidates = [candidate_from_record(r, reader, sweep.multiprocessors) for r in records]
     times = {str(r["case_id"]): recorded_seconds(r) for r in sweep.timed}
     failed = {str(r["case_id"]) for r in sweep.failed}
     asked: list[str] = []

@@ -45,11 +45,11 @@ STOP_RULE = ("the best measured config stayed the best for {patience} model-chos
 class SearchSettings:
     max_fraction: float = 0.25
     min_measured: int = 3
-    first: int = 2
-    probes: int = 1
-    patience: int = 3
+    first: int = 1
+    probes: int = 2
+    patience: int = 8
     margin: float = 0.01
-    optimism: float = 0.5
+    optimism: float = 1.0
     model: ModelSettings = field(default_factory=ModelSettings)
 
     def __post_init__(self) -> None:
