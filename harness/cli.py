@@ -18,7 +18,7 @@ import sys
 from typing import Sequence
 
 from tlbench.harness.commands import (
-    baseline, calibrate, check, compare, dashboard, export, history, merge, nightly, recover, report,
+    baseline, calibrate, check, compare, dashboard, export, history, merge, nightly, recover, report, search_replay,
 )
 from tlbench.harness.commands.common import EXIT_UNUSABLE, UsageProblem
 from tlbench.harness.commands.gate_options import PartialRun
@@ -29,7 +29,7 @@ from tlbench.harness.results.history.schema import HistoryError
 from tlbench.harness.results.journal import JournalError
 from tlbench.harness.results.store import ResultsError
 
-COMMANDS = (compare, report, baseline, nightly, recover, history, export, dashboard, calibrate, merge, check)
+COMMANDS = (compare, report, baseline, nightly, recover, history, export, dashboard, calibrate, merge, check, search_replay)
 UNUSABLE = (ResultsError, CompareError, UsageProblem, JournalError, HistoryError, OutputRefused, PartialRun)
 
 
@@ -46,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
                "--out-dir; the history database is --history DB; a partial run is accepted with --allow-partial.")
     parser.add_argument("--version", action="version", version=f"tlbench {_installed_version()}")
     sub = parser.add_subparsers(dest="command", required=True,
-                                metavar="{compare,report,baseline,nightly,recover,history,export,dashboard,calibrate,merge,check}")
+                                metavar="{compare,report,baseline,nightly,recover,history,export,dashboard,calibrate,merge,check,search-replay}")
     for command in COMMANDS:
         command.register(sub)
     return parser
