@@ -16,7 +16,7 @@ import argparse
 from typing import Any
 
 from tlbench.harness.commands.common import (
-    EXIT_OK, UsageProblem, add_json, exit_codes, parser_args, positive, print_json, width,
+    EXIT_OK, UsageProblem, exit_codes, parser_args, positive, print_json, width,
 )
 from tlbench.harness.results.fraction_arg import command_fraction
 
@@ -37,7 +37,9 @@ def register(sub: Any) -> None:
                      help="stop once the best stayed the best for this many model-chosen measurements (default 8)")
     cmd.add_argument("--probes", type=int, default=2,
                      help="configs measured early to test the first-run ranking (default 2)")
-    add_json(cmd, "the rows, every measured and skipped config with its predicted rank,")
+    cmd.add_argument("--json", action="store_true",
+                     help="print one JSON document instead of the table: the rows, the stopping rule, and per problem every "
+                          "measured config (why chosen, predicted rank) and every skipped one (reason, predicted rank)")
     cmd.set_defaults(handler=run_search_replay)
 
 
