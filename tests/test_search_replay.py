@@ -24,7 +24,7 @@ import pytest
 from tlbench.harness.cli import main
 from tlbench.harness.results.store import load_results
 from tlbench.harness.search.candidates import STATIC_ROOFLINE_KEYS, Candidate, candidate_from_record
-from tlbench.harness.search.replay import qualifying, replay, sweeps_of
+from tlbench.harness.search.replay import learned_from, qualifying, replay, sweeps_of
 from tlbench.harness.search.search import SearchSettings, budget, run_search
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -253,3 +253,41 @@ def test_a_file_that_is_not_a_run_is_exit_2(capsys, tmp_path):
 def test_a_missing_file_is_exit_2(capsys, tmp_path):
     code, _, err = _run(capsys, "search-replay", tmp_path / "absent.json")
     assert code == 2 and "no such file" in err
+
+
+# -- what the search cost, and learning from earlier runs ------------------------------------------
+
+
+def test_the_device_cost_is_the_recorded_warm_up_and_sampling(fa_row):
+    def cost(rec):
+        return rec["measurement"]["sampling_seconds"] + rec["measurement"]["warmup"]["seconds"]
+    asked = {m.case_id for m in fa_row.result.measured}
+    assert fa_row.exhaustive_device_s == pytest.approx(sum(cost(r) for r in fa_row.sweep.timed))
+    assert fa_row.search_device_s == pytest.approx(sum(cost(r) for r in fa_row.sweep.timed if r["case_id"] in asked))
+    assert fa_row.search_device_s < fa_row.exhaustive_device_s
+
+
+def test_learning_from_earlier_runs_never_reads_the_replayed_problems_own_times(tmp_path):
+    full = ROOT / "results" / "h200-quick-and-full-scope" / "full.json.gz"
+    sweep = next(s for s in qualifying(sweeps_of(load_results(FA_RUN))))
+    earlier = sweeps_of(load_results(full))
+    kept = learned_from(sweep, earlier)
+    assert kept and all(s.problem_id != sweep.problem_id and s.suite == sweep.suite for s in kept)
+    assert any(s.problem_id == sweep.problem_id for s in earlier)  # it was there, and left out
+    # the earlier run's copy of this very problem, its times reversed: the replay does not move
+    doc = _doc(full)
+    records = [r for r in _config_records(doc) if r["case_id"].startswith(sweep.problem_id + "-bm")]
+    assert len(records) == 21
+    medians = [r["summary"]["median"] for r in records]
+    for rec, median in zip(records, reversed(medians)):
+        rec["summary"]["median"] = median
+    changed = sweeps_of(load_results(_write(doc, tmp_path / "earlier.json.gz")))
+    one, two = replay(sweep, earlier=earlier), replay(sweep, earlier=changed)
+    assert one.result.prior_ranking == two.result.prior_ranking
+    assert [m.case_id for m in one.result.measured] == [m.case_id for m in two.result.measured]
+
+
+def test_learning_from_earlier_runs_changes_the_first_ranking(fa_row):
+    full = ROOT / "results" / "h200-quick-and-full-scope" / "full.json.gz"
+    learned = replay(fa_row.sweep, earlier=sweeps_of(load_results(full)))
+    assert learned.result.prior_ranking != fa_row.result.prior_ranking

@@ -37,6 +37,10 @@ def register(sub: Any) -> None:
                      help="stop once the best stayed the best for this many model-chosen measurements (default 8)")
     cmd.add_argument("--probes", type=int, default=2,
                      help="configs measured early to test the first-run ranking (default 2)")
+    cmd.add_argument("--learn-from", action="append", default=[], metavar="EARLIER.json[.gz]",
+                     help="an earlier run the ranker may learn from (repeatable): its timed configs of the same suite on "
+                          "the same device, other problems only (a replayed problem's own times never reach its ranker); "
+                          "default: none, every search is a first run")
     cmd.add_argument("--json", action="store_true",
                      help="print one JSON document instead of the table: the rows, the stopping rule, and per problem every "
                           "measured config (why chosen, predicted rank) and every skipped one (reason, predicted rank)")
@@ -63,7 +67,8 @@ def run_search_replay(args: argparse.Namespace) -> int:
         held = "; ".join(seen[:6]) + (f"; ... {len(seen) - 6} more" if len(seen) > 6 else "") if seen else "no device configs"
         raise UsageProblem(f"no exhaustive sweep with at least {args.min_configs} configs to replay in "
                            f"{', '.join(args.files)} (found: {held}); pass a run of a whole sweep or lower --min-configs")
-    rows = [replay(s, settings) for s in chosen]
+    earlier = [s for path in args.learn_from for s in sweeps_of(load_results(path))]
+    rows = [replay(s, settings, earlier=earlier) for s in chosen]
     if args.json:
         print_json({"rows": [row_json(r) for r in rows], "rule": settings.rule(), "max_fraction": args.max_fraction})
         return EXIT_OK

@@ -16,7 +16,12 @@ and returns a ``ReplayRow``: configs, measured (questions the oracle answered), 
 best found and exhaustive best (seconds, and their ratio), ``within`` (best found within
 ``tolerance`` of the exhaustive best), Kendall tau between the first-run prediction and the
 recorded times over every timed config (``tau_prior``) and between the final prediction and
-them (``tau_final``), the stop reason, and the ``SearchResult`` itself.
+them (``tau_final``), the stop reason, the ``SearchResult`` itself, and what the measured configs
+and all of them cost the device in the recorded run (``device_seconds``: warm-up and sampling; a
+failed config's cost is not recorded).
+``earlier``: sweeps of earlier runs the ranker may learn from; ``learned_from`` keeps those of
+the same backend, device and suite and another problem, so the replayed problem's own recorded
+times reach only the oracle.
 ``qualifying(sweeps, min_configs)``: the exhaustive ones with at least ``min_configs`` legal
 configs.  Raises ``ValueError`` on a sweep with no timed config.
 """
@@ -25,13 +30,13 @@ from __future__ import annotations
 
 import collections
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from tlbench.harness.core.cases import VENDOR_SUFFIX
 from tlbench.harness.core.record import EXTRA_KEY
 from tlbench.harness.core.record_reader import RecordReader
 from tlbench.harness.results.store import Results, suite_of
-from tlbench.harness.search.candidates import candidate_from_record
+from tlbench.harness.search.candidates import Candidate, candidate_from_record
 from tlbench.harness.search.ranker import kendall_tau
 from tlbench.harness.search.search import SearchResult, SearchSettings, run_search
 
@@ -80,6 +85,8 @@ class ReplayRow:
     tau_prior: float | None
     tau_final: float | None
     result: SearchResult
+    search_device_s: float | None = None  # warm-up + sampling of the configs the search measured (timed ones)
+    exhaustive_device_s: float | None = None  # the same over every timed config of the sweep
     tolerance: float = TOLERANCE
 
     @property
@@ -133,15 +140,44 @@ def qualifying(sweeps: list[Sweep], min_configs: int = MIN_CONFIGS) -> list[Swee
     return [s for s in sweeps if s.exhaustive and s.configs >= min_configs]
 
 
+def device_seconds(record: Mapping[str, Any]) -> float | None:
+    """What measuring one config cost the device in the recorded run: its warm-up and its sampling
+    (``measurement.warmup.seconds`` + ``measurement.sampling_seconds``); None where the record does not
+    say.  Read only to report what the search saved, never by the ranker."""
+    measurement = record.get("measurement") or {}
+    parts = [measurement.get("sampling_seconds"), (measurement.get("warmup") or {}).get("seconds")]
+    if not any(isinstance(p, (int, float)) for p in parts):
+        return None
+    return float(sum(p for p in parts if isinstance(p, (int, float))))
+
+
+def _cost(records: Sequence[Mapping[str, Any]]) -> float | None:
+    costs = [device_seconds(r) for r in records]
+    return None if any(c is None for c in costs) else sum(c for c in costs if c is not None)
+
+
 def recorded_seconds(record: Mapping[str, Any]) -> float:
     """The recorded time of one timed config: its summary's median (seconds)."""
     return float(record["summary"]["median"])
 
 
-def replay(sweep: Sweep, settings: SearchSettings = SearchSettings(), reader: RecordReader | None = None) -> ReplayRow:
+def learned_from(sweep: Sweep, earlier: Sequence[Sweep]) -> list[Sweep]:
+    """The earlier sweeps a replay of ``sweep`` may learn from: same backend, device and suite, another
+    problem (the replayed problem's own recorded times never reach its ranker)."""
+    return [e for e in earlier if (e.backend, e.device, e.suite) == (sweep.backend, sweep.device, sweep.suite)
+            and e.problem_id != sweep.problem_id and e.timed]
+
+
+def history_of(sweeps: Sequence[Sweep], reader: RecordReader) -> list[tuple[Candidate, float]]:
+    return [(candidate_from_record(r, reader, s.multiprocessors), recorded_seconds(r)) for s in sweeps for r in s.timed]
+
+
+def replay(sweep: Sweep, settings: SearchSettings = SearchSettings(), reader: RecordReader | None = None,
+           earlier: Sequence[Sweep] = ()) -> ReplayRow:
     if not sweep.timed:
         raise ValueError(f"{sweep.source}: {sweep.name}: no timed config to replay")
     reader = reader or RecordReader()
+    history = history_of(learned_from(sweep, earlier), reader)
     records = [*sweep.timed, *sweep.failed]
     candidates = [candidate_from_record(r, reader, sweep.multiprocessors) for r in records]
     times = {str(r["case_id"]): recorded_seconds(r) for r in sweep.timed}
@@ -156,7 +192,7 @@ def replay(sweep: Sweep, settings: SearchSettings = SearchSettings(), reader: Re
             return None
         return times[case_id]
 
-    result = run_search(candidates, oracle, settings)
+    result = run_search(candidates, oracle, settings, history)
     best = result.best
     exhaustive_id = min(times, key=lambda cid: (times[cid], cid))
     prior_rank = {cid: rank for rank, cid in enumerate(result.prior_ranking)}
@@ -166,4 +202,5 @@ def replay(sweep: Sweep, settings: SearchSettings = SearchSettings(), reader: Re
         best_found_id=None if best is None else best.case_id, exhaustive_best_id=exhaustive_id,
         tau_prior=kendall_tau({c: float(r) for c, r in prior_rank.items()}, times),
         tau_final=kendall_tau(result.final_prediction, times), result=result,
+        search_device_s=_cost([r for r in sweep.timed if r["case_id"] in asked]), exhaustive_device_s=_cost(sweep.timed),
     )

@@ -2,9 +2,11 @@
 
 Contract
 --------
-``run_search(candidates, oracle, settings) -> SearchResult``.  ``oracle(case_id)`` measures
-one config and returns its seconds, or None where it failed; the same loop serves a replay
-(recorded times) and a real run.  Order of measurement:
+``run_search(candidates, oracle, settings, history=()) -> SearchResult``.  ``oracle(case_id)``
+measures one config and returns its seconds, or None where it failed; the same loop serves a
+replay (recorded times) and a real run.  ``history``: ``(candidate, seconds)`` of earlier runs
+of other problems of the family on the device (harness/search/ranker.py); empty on a first run.
+Order of measurement:
 
 1. the ``settings.first`` configs the first-run ranking puts fastest ("prior top");
 2. ``settings.probes`` configs chosen to test that ranking ("probe"): each the best-ranked
@@ -107,8 +109,9 @@ def _differing(a: Candidate, b: Candidate) -> int:
     return sum(a.config.get(k) != b.config.get(k) for k in keys)
 
 
-def run_search(candidates: Sequence[Candidate], oracle: Oracle, settings: SearchSettings = SearchSettings()) -> SearchResult:
-    ranker = Ranker(candidates, settings.model)
+def run_search(candidates: Sequence[Candidate], oracle: Oracle, settings: SearchSettings = SearchSettings(),
+               history: Sequence[tuple[Candidate, float]] = ()) -> SearchResult:
+    ranker = Ranker(candidates, settings.model, history)
     by_id = {c.case_id: c for c in candidates}
     cap = budget(len(candidates), settings)
     prior_order = ranking(ranker.predict())
