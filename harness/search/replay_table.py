@@ -75,8 +75,9 @@ def summary_lines(rows: Sequence[ReplayRow], max_fraction: float) -> list[str]:
         spent, whole = sum(c[0] for c in costs), sum(c[1] for c in costs)
         lines.append(f"device time (warm-up + sampling in the recorded runs): the search {spent:.1f} s, the exhaustive "
                      f"sweeps {whole:.1f} s ({spent / whole:.0%}); compiling every config (the plan) is not counted in either")
-    lines.append("tau first: Kendall tau of the first-run ranking (plan, budget, timeline model; no measurement) against "
-                 "the recorded times; tau final: of the prediction after the search's measurements")
+    lines.append("tau first: Kendall tau of the ranking before any measurement of the problem (plan, budget, timeline "
+                 "model, and the other problems of --learn-from runs where given) against the recorded times; tau final: "
+                 "of the prediction after the search's measurements")
     return lines
 
 
