@@ -29,6 +29,10 @@ from tlbench.harness.results.history.schema import HistoryError
 from tlbench.harness.results.journal import JournalError
 from tlbench.harness.results.store import ResultsError
 
+EXIT_CODES = ("Exit codes: 0 done, or no regression; 1 a regression (compare, nightly), a finding (check) or a partial "
+              "merge (merge); 2 unusable input or arguments (one line says what to do); "
+              "3 internal error (a bug of tlbench; the file holding the traceback is named); 130 interrupted (Ctrl-C; "
+              "nightly: 128 + the signal's number). Every subcommand's --help ends with its own.")
 COMMANDS = (compare, report, baseline, nightly, recover, history, export, dashboard, calibrate, merge, check, search_replay)
 UNUSABLE = (ResultsError, CompareError, UsageProblem, JournalError, HistoryError, OutputRefused, PartialRun)
 
@@ -42,8 +46,8 @@ def _installed_version() -> str:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tlbench", description="Compare, report and gate tlbench results (pytest-benchmark JSON).",
-        epilog="Every subcommand's --help ends with its exit codes. Files are written with -o/--output, folders with "
-               "--out-dir; the history database is --history DB; a partial run is accepted with --allow-partial.")
+        epilog="Files are written with -o/--output, folders with --out-dir; the history database is --history DB; a partial "
+               "run is accepted with --allow-partial. " + EXIT_CODES)
     parser.add_argument("--version", action="version", version=f"tlbench {_installed_version()}")
     sub = parser.add_subparsers(dest="command", required=True,
                                 metavar="{compare,report,baseline,nightly,recover,history,export,dashboard,calibrate,merge,check,search-replay}")

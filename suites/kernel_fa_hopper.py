@@ -3,8 +3,8 @@ measured against ("what portability costs").
 
 Contract: ``build_hopper_fa(problem, config)`` returns a TileLang ``PrimFunc`` with the same
 signature and layout as the shared body (kernel_fa_body.py), so the same
-inputs, reference and check apply.  It is written the way tilelang's Hopper examples are
-(examples/flash_attention, our own code): the KV loop is ``T.Pipelined(n, num_stages=N)``,
+inputs, reference and check apply.  Our own code; it takes from tilelang's
+examples/flash_attention the algorithm and nothing else: the KV loop is ``T.Pipelined(n, num_stages=N)``,
 which on sm_90a becomes warp-specialized (TMA producer warps, wgmma consumer warps);
 ``T.GemmWarpPolicy.FullRow`` so each warp group owns whole rows of S and the softmax row
 reductions stay inside a warp group; and, unlike the shared body, the output is rescaled
@@ -75,13 +75,13 @@ def build_hopper_fa(problem: FaProblem, config: FaConfig):
             S = T.alloc_fragment((BM, BN), accum)
             P = T.alloc_fragment((BM, BN), dtype)
             O_acc = T.alloc_fragment((BM, D), accum)
+            T.copy(Q[bx * BM, 0], Q_s)
             m = T.alloc_fragment((BM,), accum)
             m_prev = T.alloc_fragment((BM,), accum)
             alpha = T.alloc_fragment((BM,), accum)
             l = T.alloc_fragment((BM,), accum)
             l_tile = T.alloc_fragment((BM,), accum)
 
-            T.copy(Q[bx * BM, 0], Q_s)
             T.fill(O_acc, 0)
             T.fill(l, 0)
             T.fill(m, -T.infinity(accum))

@@ -131,6 +131,7 @@ def build_hopper_ws_fa(problem: FaProblem, config: FaConfig, overlap: bool = Tru
             S = T.alloc_fragment((BM, BN), accum)
             P = T.alloc_fragment((BM, BN), dtype)
             O_acc = T.alloc_fragment((BM, D), accum)
+            tx = T.get_thread_binding()
             m = T.alloc_fragment((BM,), accum)
             m_prev = T.alloc_fragment((BM,), accum)
             alpha = T.alloc_fragment((BM,), accum)
@@ -141,7 +142,6 @@ def build_hopper_ws_fa(problem: FaProblem, config: FaConfig, overlap: bool = Tru
             v_full = T.alloc_barrier(arrive_count=[PRODUCER_THREADS] * ST)
             k_empty = T.alloc_barrier(arrive_count=[CONSUMER_THREADS] * ST)
             v_empty = T.alloc_barrier(arrive_count=[CONSUMER_THREADS] * ST)
-            tx = T.get_thread_binding()
 
             if tx >= CONSUMER_THREADS:  # producer warp group: TMA only
                 T.set_max_nreg(24, 0)

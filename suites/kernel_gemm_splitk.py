@@ -1,21 +1,20 @@
 """Split-K and stream-K GEMM bodies for suites/test_gemm_splitk.py and test_gemm_streamk.py:
 ``C = A @ B^T`` (A: M x K, B: N x K, fp16 in, fp32 accumulate and out).
 
-Ported from tilelang's examples:
-- ``gemm_splitk_cuda``: examples/gemm_splitk/example_tilelang_gemm_splitk_vectorize_atomicadd.py
-  (a grid of (N/bN, M/bM, split_k) blocks, each reduces K/split_k and adds its tile into C
-  with one vectorized ``T.atomic_add``), with B stored N x K (``transpose_B=True``, as the
-  Ascend body needs and as cuBLAS is called) and ``num_stages`` swept;
-- ``gemm_splitk_ascend``: examples/ascend/example_gemm_splitk.py (32 cube cores in
+Our own code; what each takes from a tilelang example is the algorithm, nothing more:
+- ``gemm_splitk_cuda``: split-K as in examples/gemm_splitk/ (a grid of (N/bN, M/bM, split_k)
+  blocks, each reduces K/split_k and adds its tile into C with one vectorized
+  ``T.atomic_add``), with B stored N x K (``transpose_B=True``, as the Ascend body needs and as
+  cuBLAS is called) and ``num_stages`` swept;
+- ``gemm_splitk_ascend``: split-K over Ascend cube cores as in examples/ascend/ (32 cube cores in
   ``32 / split_k`` groups; split 0 stores its L0C tile, the others add theirs through the
   FixPipe atomic after one inter-core barrier), with the tile sizes, the depth and fp16 as
   parameters;
-- ``gemm_streamk_cuda``: examples/gemm_streamk/example_tilelang_gemm_streamk.py (one block per
-  SM; the stream-K share of the K iterations first, the remaining whole tiles data-parallel),
-  its module-level constants computed from the sizes here (so it is a plain function
-  returning a PrimFunc: the schedule needs the sizes as numbers), and its data-parallel
-  phase run for every SM (the example ran it for ``blocking_tiles // sms`` rounds, at least one,
-  which misses tiles when they do not divide evenly).
+- ``gemm_streamk_cuda``: stream-K as in examples/gemm_streamk/ (one block per SM; an even share
+  of the K steps of the tiles that do not fill a whole wave, then the remaining whole tiles
+  dealt round-robin): here each SM walks the output tiles its share touches (a bounded loop,
+  a tile's K range from its share's ends), stores a tile it covers whole and atomically adds a
+  part, and every leftover tile is reached however the tiles divide.
 The CUDA bodies accumulate into C, which the example zeroes before each call: here a first
 ``T.Kernel`` of the same PrimFunc zeroes it, so every timed call pays for the clearing as
 cuBLAS's own split-K pays for its reduction.  Plain tilelang: nothing here knows tlbench.
@@ -105,60 +104,49 @@ def gemm_splitk_ascend(M, N, K, block_M, block_N, block_K, split_k, num_stages=2
 
 def gemm_streamk_cuda(M, N, K, block_M, block_N, block_K, num_stages=2, threads=128, sms=H200_SMS,
                       dtype="float16", accum_dtype="float32"):
-    # The example's schedule, from the sizes (it computed these at module level).
-    iters_per_tile = math.ceil(K / block_K)
-    total_tiles = math.ceil(M / block_M) * math.ceil(N / block_N)
-    streamk_tiles = total_tiles % sms
-    if total_tiles - streamk_tiles > sms:
-        streamk_tiles += sms
-    blocking_tiles = total_tiles - streamk_tiles
-    streamk_iters = streamk_tiles * iters_per_tile
-    full_iters, partial_iters = streamk_iters // sms, streamk_iters % sms
-    partition = math.ceil(blocking_tiles / sms)
+    steps = math.ceil(K / block_K)  # K steps of one output tile
+    tiles_n = math.ceil(N / block_N)
+    tiles = math.ceil(M / block_M) * tiles_n
+    shared_tiles = tiles % sms + (sms if tiles - tiles % sms > sms else 0)  # split over every SM by K steps
+    share, extra = divmod(shared_tiles * steps, sms)  # K steps per SM; the first `extra` SMs take one more
+    spans = math.ceil((share + 1) / steps) + 1  # the most output tiles one SM's steps can touch
+    rounds = math.ceil((tiles - shared_tiles) / sms)  # whole tiles left, dealt round-robin
+
+    @T.macro
+    def accumulate(A, B, acc, a_tile, b_tile, tile, k_from, k_to):
+        row, col = tile // tiles_n * block_M, tile % tiles_n * block_N
+        for k in T.Pipelined(k_to - k_from, num_stages=num_stages):
+            T.copy(A[row, (k_from + k) * block_K], a_tile)
+            T.copy(B[col, (k_from + k) * block_K], b_tile)
+            T.gemm(a_tile, b_tile, acc, transpose_B=True)
 
     @T.prim_func
     def main(A: T.Tensor((M, K), dtype), B: T.Tensor((N, K), dtype), C: T.Tensor((M, N), accum_dtype)):
         _zero(C, block_M, block_N, threads)
-        with T.Kernel(sms, threads=threads) as pid:
-            A_shared = T.alloc_shared((block_M, block_K), dtype)
-            B_shared = T.alloc_shared((block_N, block_K), dtype)
-            A_shared_full = T.alloc_shared((block_M, block_K), dtype)
-            B_shared_full = T.alloc_shared((block_N, block_K), dtype)
-            C_local = T.alloc_fragment((block_M, block_N), accum_dtype)
-            start_iter = T.alloc_fragment((1,), T.int32, "local")
-            end_iter = T.alloc_fragment((1,), T.int32, "local")
-
-            start_iter[0] = pid * full_iters + T.min(pid, partial_iters)
-            last_iter = (pid + 1) * full_iters + T.min(pid + 1, partial_iters)
-            while start_iter[0] < last_iter:
-                end_iter[0] = T.min(start_iter[0] + (iters_per_tile - (start_iter[0] % iters_per_tile)), last_iter)
-                tile_id = start_iter[0] // iters_per_tile
-                remain_iters = start_iter[0] % iters_per_tile
-                pid_m = tile_id // T.ceildiv(N, block_N)
-                pid_n = tile_id % T.ceildiv(N, block_N)
-                T.clear(C_local)
-                for k in T.Pipelined(end_iter[0] - start_iter[0], num_stages=num_stages):
-                    T.copy(A[pid_m * block_M, (k + (start_iter[0] % iters_per_tile)) * block_K], A_shared)
-                    T.copy(B[pid_n * block_N, (k + (start_iter[0] % iters_per_tile)) * block_K], B_shared)
-                    T.gemm(A_shared, B_shared, C_local, transpose_B=True)
-                if remain_iters == 0 and (end_iter[0] % iters_per_tile == 0):
-                    T.copy(C_local, C[pid_m * block_M, pid_n * block_N])
-                else:
-                    for i, j in T.Parallel(block_M, block_N):
-                        T.atomic_add(C[pid_m * block_M + i, pid_n * block_N + j], C_local[i, j])
-                start_iter[0] = end_iter[0]
-
-            for p in T.serial(partition):  # the data-parallel whole tiles after the stream-K share
-                tile_id = pid + streamk_tiles + p * sms
-                if tile_id < total_tiles:
-                    pid_m = tile_id // T.ceildiv(N, block_N)
-                    pid_n = tile_id % T.ceildiv(N, block_N)
-                    T.clear(C_local)
-                    for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=num_stages):
-                        T.copy(A[pid_m * block_M, k * block_K], A_shared_full)
-                        T.copy(B[pid_n * block_N, k * block_K], B_shared_full)
-                        T.gemm(A_shared_full, B_shared_full, C_local, transpose_B=True)
-                    T.copy(C_local, C[pid_m * block_M, pid_n * block_N])
+        with T.Kernel(sms, threads=threads) as sm:
+            a_tile = T.alloc_shared((block_M, block_K), dtype)
+            b_tile = T.alloc_shared((block_N, block_K), dtype)
+            acc = T.alloc_fragment((block_M, block_N), accum_dtype)
+            first = sm * share + T.min(sm, extra)  # this SM's K steps: [first, after) of all tiles' steps
+            after = first + share + T.if_then_else(sm < extra, 1, 0)
+            for span in T.serial(spans):
+                tile = first // steps + span
+                lo = T.max(first, tile * steps) - tile * steps
+                hi = T.min(after, tile * steps + steps) - tile * steps
+                if lo < hi:
+                    T.clear(acc)
+                    accumulate(A, B, acc, a_tile, b_tile, tile, lo, hi)
+                    if hi - lo < steps:  # a part of the tile: other SMs add theirs
+                        for i, j in T.Parallel(block_M, block_N):
+                            T.atomic_add(C[tile // tiles_n * block_M + i, tile % tiles_n * block_N + j], acc[i, j])
+                    else:
+                        T.copy(acc, C[tile // tiles_n * block_M, tile % tiles_n * block_N])
+            for r in T.serial(rounds):
+                if shared_tiles + r * sms + sm < tiles:
+                    T.clear(acc)
+                    accumulate(A, B, acc, a_tile, b_tile, shared_tiles + r * sms + sm, 0, steps)
+                    T.copy(acc, C[(shared_tiles + r * sms + sm) // tiles_n * block_M,
+                                  (shared_tiles + r * sms + sm) % tiles_n * block_N])
 
     return main
 

@@ -2,7 +2,8 @@
 suites/test_gemm_ws.py: ``C = A @ B^T`` (A: M x K, B: N x K, fp16 in, fp32 accumulate, fp16
 out, as the tile sweep's problems and cuBLAS's ``A @ B.T``).
 
-Ported from tilelang's examples/warp_specialize/example_warp_specialize_gemm_barrierpipe_stage2.py
+Our own code; it takes the algorithm of tilelang's
+examples/warp_specialize/example_warp_specialize_gemm_barrierpipe_stage2.py and nothing else
 (a TMA producer warp group and a consumer warp group that hand shared-memory stages to each
 other through a full and an empty mbarrier per stage), with:
 - B stored N x K (``transpose_B=True``) and ``num_stages`` a parameter (the example fixed 2; its

@@ -1,9 +1,11 @@
 """Row softmax bodies for suites/test_softmax.py: ``Y = softmax(X, dim=1)``, fp16 in and out,
 fp32 arithmetic.
 
-- ``softmax_cuda``: examples/online_softmax/online_softmax.py (blocks of ``BLOCK_M`` rows; a
+Our own code; ``softmax_cuda`` takes the algorithm of tilelang's examples/online_softmax/online_softmax.py
+and nothing else:
+- ``softmax_cuda``: blocks of ``BLOCK_M`` rows; a
   first pipelined pass over ``BLOCK_N`` columns keeps a running log-sum-exp, a second writes
-  ``exp2(x * log2(e) - lse)``), with M and N as ``T.const`` sizes (the example read them from
+  ``exp2(x * log2(e) - lse)``, with M and N as ``T.const`` sizes (the example read them from
   module globals), ``num_stages`` on both column loops (the example left tilelang's default)
   and each column tile staged through a shared buffer of its loop (copied straight into
   registers, as in the example, there is nothing for the pipeline to version: num_stages

@@ -1,11 +1,9 @@
 """Stream-K GEMM through the generic kernel path (body: suites/kernel_gemm_splitk.py), fp16
 in, fp32 out, ``C = A @ B^T``: one block per H200 SM takes an even share of all K iterations
 (the stream-K share), then the whole tiles left over.  CUDA only: Ascend skips for want of a
-body.  Vendor item: cuBLAS through torch (``A @ B.T``).  The body loops ``while`` over its
-share, which tilelang's warp-specialized path refuses ("ProducerConsumerWS: failed to
-replace pipeline loop"): it is built with ``tl.disable_warp_specialized``; and num_stages=3
-fails its dynamic-trip-count pipelining ("Downcast from tirx.Sub to ir.IntImm failed"), so
-the depth sweeps 1 and 2."""
+body.  Vendor item: cuBLAS through torch (``A @ B.T``).  The body's K loop has a trip count
+that depends on the tile (a part of a tile's K steps), which tilelang's warp-specialized path
+refuses: it is built with ``tl.disable_warp_specialized``; the depth sweeps 1 and 2."""
 
 from tlbench.backends.kernels.generic import kernel_sweep
 

@@ -5,7 +5,10 @@ accelerator, through the real device worker: ``make_inputs``, the poison, ``chec
 vendor call go through the real family exactly as the NVIDIA backend calls them (inputs on
 ``"cpu"``; ``backends/output_poison.py``; ``check(..., vendor=)``).  It compiles nothing
 (a canned plan) and its "kernel" is an emulation that writes the suite's reference answer
-(so it is always right); its timer hands out fixed samples (``FakeTimer``).  Real kernels
+(so it is always right) after taking its arguments as a launch does: the tensors must fit the
+case's own PrimFunc, built for its config (``bind_arguments``: each dimension, the symbolic
+ones bound), or the item fails as a real launch refuses them; its timer hands out fixed
+samples (``FakeTimer``).  Real kernels
 are run on the H200; real lowering is tested against tilelang elsewhere.
 """
 
@@ -52,7 +55,11 @@ class CpuTorchBackend(FakeBackend):
         poison(problem.family.output(inputs))
         if vendor:
             ask.vendor_call(runnable, inputs, self.dialect, False)[0]()
-        else:  # TEST ONLY: the emulated kernel writes the reference's answer
+        else:  # TEST ONLY: the emulated kernel takes its arguments as a launch would, then writes the reference's answer
+            from tlbench.backends.symbolic_shapes import bind_arguments
+
+            family = problem.family
+            bind_arguments(family.build(problem, runnable.case.config, self.dialect), family.kernel_args(inputs))
             answers = problem.family.expected(inputs, problem, self.dialect)
             for out, answer in zip(problem.family.output(inputs).tensors, answers if isinstance(answers, (list, tuple)) else [answers]):
                 out.copy_(answer.reshape(out.shape))

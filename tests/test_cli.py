@@ -275,7 +275,9 @@ def test_baseline_update_writes_one_file_per_backend(capsys, tmp_path):
     assert "created" in out
     code, out, _ = _run(capsys, "compare", baselines / "nvidia-h200.json", H200)
     assert code == 0
-    code, out, _ = _run(capsys, "baseline", "update", H200, "--out-dir", baselines)
+    code, out, err = _run(capsys, "baseline", "update", H200, "--out-dir", baselines)
+    assert code == 2 and "--force" in _one_line_error(err)  # an existing baseline is replaced only with --force
+    code, out, _ = _run(capsys, "baseline", "update", H200, "--out-dir", baselines, "--force")
     assert code == 0 and "replaced" in out and "nvidia-h200.json" in out
 
 

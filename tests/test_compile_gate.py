@@ -6,7 +6,8 @@ machine probe recorded; commands in tests/fixtures/compare/README.md).
   as the machine, never gated, no item SLOWER.
 - The same real run with one item's compile times x 1.2, or every compile time x 1.2 (a
   sized, known change): the item is SLOWER; the whole-run shift is its own verdict and
-  exits 1.
+  exits 1 without instruction counts where neither the machine probe nor the box's load (the
+  builds' wait for a CPU: wall over CPU seconds) explains it; with the probe removed, too.
 - A real run with one item made 20 % slower to compile (--tlbench-ascend-test-only-compile-slowdown):
   in these older back-to-back records (compile-cpu-*.json) the pair's item-to-item resolution
   is far wider than 20 %, and the verdict says so in words instead of calling it.
@@ -60,18 +61,18 @@ def test_one_item_compiled_20_percent_slower_is_flagged():
     assert not cmp.gating_shifts
 
 
-def test_every_compile_20_percent_slower_without_counts_is_a_noisy_whole_run_move(tmp_path, capsys):
-    """Every build 1.2x slower in CPU seconds and no instruction count: a loaded CPU does the same
-    to the compiler (an A/A pair on this box under other work read +41.8 %), so the move is shown
-    NOISY with what would judge it, never gated; with counts that moved it gates
-    (tests/test_count_verdicts.py)."""
+def test_every_compile_20_percent_slower_without_counts_gates_where_neither_probe_nor_load_explains_it(tmp_path, capsys):
+    """Every build 1.2x slower in wall and CPU seconds, the machine probe and the builds' wait for
+    a CPU (wall over CPU seconds) as they were, no instruction count: nothing puts the move on the
+    machine or its load, so it is a WHOLE-RUN SHIFT and exits 1 (it was NOISY, exit 0)."""
     new = tmp_path / "all-x1.2.json"
     new.write_text(json.dumps(_scaled(BASE, 1.2)))
     code = main(["compare", str(BASE), str(new)])
     out = " ".join(capsys.readouterr().out.split())  # the terminal wraps long lines
-    assert code == 0, out
-    assert "stages/ascend/compile: NOISY - the whole run's compile time moved +20.0% (14/14 items)" in out
-    assert "--tlbench-instructions subset" in out
+    assert code == 1, out
+    assert "WHOLE-RUN SHIFT stages/ascend/compile: the whole run is +20.0% (14/14 kernels slower" in out
+    assert "no item was counted" in out and "not the box's load" in out
+    assert "1 WHOLE-RUN SHIFT(s)" in out
 
 
 def test_a_real_20_percent_slower_build_that_this_box_cannot_resolve_says_so():
@@ -115,13 +116,62 @@ def test_quiet_box_aa_at_nightly_defaults_calls_nothing_and_no_shift():
         assert all(i.rule.startswith("median-of-n factor 1.1 on the median of 5/5 round-robin builds") for i in cmp.items)
 
 
-def test_a_real_run_with_every_compile_1_2x_slower_and_no_counts_is_a_noisy_whole_run_move(capsys):
-    code = main(["compare", str(QUIET / "b2.json"), str(QUIET / "all20.json")])
-    out = " ".join(capsys.readouterr().out.split())
-    assert code == 0, out
-    for backend in ("ascend", "nvidia"):
-        assert f"stages/{backend}/compile: NOISY - the whole run's compile time moved +2" in out
-    assert "WHOLE-RUN SHIFT(s)" not in out
+def test_a_real_run_with_every_compile_1_2x_slower_and_no_counts_exits_1_on_whole_run_shifts(capsys):
+    """The real all20 run (every compile spun 1.2x longer) against either quiet A/A run: where the
+    probe did not move with it (b1: -5.9 % / -2.4 %) and the builds waited for a CPU as much as before,
+    both backends' shifts gate with no count; against b2 the Ascend items' probe moved +9.1 % (the
+    machine changed: NOISY, not gated) and the NVIDIA items' shift still exits 1."""
+    for base, gating in (("b1", ["ascend", "nvidia"]), ("b2", ["nvidia"])):
+        code = main(["compare", str(QUIET / f"{base}.json"), str(QUIET / "all20.json")])
+        out = " ".join(capsys.readouterr().out.split())
+        assert code == 1, out
+        for backend in gating:
+            assert f"WHOLE-RUN SHIFT stages/{backend}/compile: the whole run is +2" in out
+        assert f"{len(gating)} WHOLE-RUN SHIFT(s)" in out
+    assert "stages/ascend/compile: NOISY - the whole run's compile time moved +22.7%" in out
+    assert "the machine probe itself moved +9.1%" in out
+
+
+def _quiet_scaled(name: str, factor: float, drop: tuple[str, ...] = ()) -> dict:
+    """A real quiet run (compile-cpu2/) with every compile time (wall and CPU) x ``factor`` and the
+    record fields ``drop`` removed from every record."""
+    doc = _scaled(QUIET / name, factor)
+    for bench in doc["benchmarks"]:
+        for key in drop:
+            bench["extra_info"]["tlbench"].pop(key, None)
+    return doc
+
+
+def _gate(base: dict, new: dict):
+    return compare_runs(parse_results(base, "base.json"), parse_results(new, "new.json"))
+
+
+def test_a_whole_run_move_with_the_machine_probe_removed_still_gates():
+    """Every compile x10 with no machine probe in either run: the builds' wait for a CPU did not
+    move, so the box's load cannot explain it either - it gates, never passes silently; and with the
+    CPU seconds gone too (wall clock only: nothing can tell the machine or its load) it gates, fail
+    closed, saying so."""
+    for drop, words in ((("machine_probe_cpu_s",), "not the box's load"),
+                        (("machine_probe_cpu_s", "cpu_samples_s"), "no CPU seconds")):
+        cmp = _gate(_quiet_scaled("b1.json", 1.0, drop), _quiet_scaled("b1.json", 10.0, drop))
+        shifts = cmp.gating_shifts
+        assert sorted(s.backend for s in shifts) == ["ascend", "nvidia"] and cmp.has_regression, [s.words for s in cmp.shifts]
+        assert all(s.change > 8 and words in s.words for s in shifts), [s.words for s in shifts]
+
+
+def test_a_whole_run_move_the_load_explains_is_noisy_with_the_wait_in_its_words():
+    """The same real run with the builds' CPU seconds x1.2 and their wall seconds x3 (they waited
+    for a CPU 2.5x as long: the box got loaded) is shown NOISY, not gated."""
+    doc = _scaled(QUIET / "b1.json", 1.2)
+    for bench in doc["benchmarks"]:
+        rec = bench["extra_info"]["tlbench"]
+        rec["samples_s"] = [s * 2.5 for s in rec["samples_s"]]
+        bench["stats"]["data"] = rec["samples_s"]
+    cmp = _gate(json.loads((QUIET / "b1.json").read_text()), doc)
+    shown = [s for s in cmp.shifts if s.verdict != "NONE"]
+    assert len(shown) == 2 and not cmp.gating_shifts and not cmp.has_regression
+    assert all(s.verdict == "NOISY" and "wait for a CPU (wall over CPU seconds) moved +150.0%: the box's load" in s.words
+               for s in shown), [s.words for s in shown]
 
 
 def test_a_real_single_item_20_percent_compile_change_is_slower_for_both_items():

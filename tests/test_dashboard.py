@@ -253,3 +253,43 @@ def test_legend_entries_that_differ_only_in_the_middle_stay_told_apart():
     height = float(re.search(r'<svg [^>]*height="([\d.]+)"', chart).group(1))
     last_row = max(float(y) for y in re.findall(r'<text x="[\d.]+" y="([\d.]+)" class="lg">', chart))
     assert last_row + 6 <= height  # the svg grew to hold every wrapped row
+
+
+def test_the_regressions_link_counts_what_its_page_shows(site):
+    """The nav read "Regressions (0 slower)" and its page listed 27 FASTER rows (real history)."""
+    index = (site / "index.html").read_text()
+    link = re.search(r'<a href="regressions.html"[^>]*>([^<]+)</a>', index).group(1)
+    counted = {word.upper(): int(n) for n, word in re.findall(r"(\d+) (slower|faster)", link)}
+    assert set(counted) == {"SLOWER", "FASTER"}, link
+    page = (site / "regressions.html").read_text()
+    between = page.split("<h2>Level changes within one commit", 1)[0]  # the code changes: what the link counts
+    shown = re.findall(r"<td[^>]*>(SLOWER|FASTER)</td>", between)
+    assert {v: shown.count(v) for v in ("SLOWER", "FASTER")} == counted, (link, len(shown))
+    assert counted["FASTER"] > 0  # the real history holds faster steps (the 27 of the battery)
+    for verdict, n in counted.items():
+        assert f"<h2>{verdict.capitalize()} between commits ({n})</h2>" in page
+
+
+def test_a_workloads_newest_run_is_the_run_its_verdict_counts(site):
+    """The verdict per workload counted the steps at each case's own newest run (runs 21 and 28)
+    while the row named run 22 as the newest (real history)."""
+    from tlbench.harness.dashboard import data, watch
+    from tlbench.harness.results.history import query
+    from tlbench.harness.results.history.schema import open_history
+
+    conn = open_history(site.parent / "history.sqlite", create=False)
+    try:
+        kept = [s for s in query.series(conn) if data.keep_suite(s.suite, data.SCRATCH)]
+    finally:
+        conn.close()
+    changes = watch.regressions(kept)
+    for w in watch.workloads(kept, changes):
+        group = [s for s in kept if (s.suite, s.testbed.testbed_id, s.kind) == (w.suite, w.testbed.testbed_id, w.kind)]
+        assert any(p.run_id == w.newest.run_id and p.status in ("timed", "failed") for s in group for p in s.points)
+        at_newest = [c for c in changes if (c.suite, c.testbed.testbed_id, c.kind) == (w.suite, w.testbed.testbed_id, w.kind)
+                     and c.code_change and c.first_after.run_id == w.newest.run_id]
+        for verdict in ("SLOWER", "FASTER"):
+            n = sum(c.verdict == verdict for c in at_newest)
+            assert (f"{n} case(s) {verdict.lower()} at the newest run" in w.detail) == bool(n), (w, n)
+        if w.verdict in ("SLOWER", "FASTER"):
+            assert any(c.verdict == w.verdict for c in at_newest), (w.suite, w.testbed.testbed_id, w.newest.run_id)

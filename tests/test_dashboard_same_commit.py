@@ -49,7 +49,8 @@ def test_steps_between_runs_of_one_commit_are_same_commit_never_a_verdict(tmp_pa
     assert main(["dashboard", "--history", str(db), "--out-dir", str(tmp_path / "site")]) == 0
     page = (tmp_path / "site" / "regressions.html").read_text()
     listed, apart = page.split("Level changes within one commit")
-    assert f"Detected level changes between commits ({len(between)})" in listed
+    slower, faster = (sum(c.verdict == v for c in between) for v in ("SLOWER", "FASTER"))
+    assert f"Slower between commits ({slower})" in listed and f"Faster between commits ({faster})" in listed
     assert "SAME COMMIT" not in listed and listed.count(">FASTER</td>") + listed.count(">SLOWER</td>") == len(between)
     assert f"({len(within)}): not the code" in apart and apart.count(">SAME COMMIT</td>") == len(within)
     assert "same commit on both sides: the environment or the run&#39;s mode, not the code" in apart
@@ -65,7 +66,7 @@ def test_the_overlap_off_and_auto_runs_of_one_commit_colour_no_workload(tmp_path
     index = (tmp_path / "site" / "index.html").read_text()
     for word in ("SLOWER", "FASTER"):
         assert f'style="background:{verdict_words.colour(word)}">{word}</td>' not in index
-    assert "Regressions (0 slower)" in index
+    assert "Regressions (0 slower, 0 faster)" in index
     assert "with the same commit on both sides" in index  # the newest run's same-commit step is named, not judged
 
 

@@ -131,3 +131,40 @@ def test_partial_and_failed_runs_are_refused_unless_allowed(tmp_path, capsys, ru
     assert main(["export", "--format", "github-action-benchmark", str(run), "--out-dir", str(tmp_path), "--allow-partial"]) == 0
     assert f"note: exported what the run holds; left out: {words}" in capsys.readouterr().out
     action_extract((tmp_path / "time-smaller-is-better.json").read_text())
+
+
+def _vendor_twice(tmp_path: Path, uuid: bool) -> tuple[Path, str]:
+    """The real stages run with its vendor item measured a second time (another copy of its
+    record after it) - as a backend spread over two devices writes it when its devices have
+    no uuid (harness/measure/device_phase.py sets ``device_uuid`` only where the session knows
+    one).  ``uuid``: the second copy names another device."""
+    doc = json.loads(STAGES.read_text())
+    vendor = next(b for b in doc["benchmarks"] if b["extra_info"]["tlbench"].get("config") is None)
+    copy = json.loads(json.dumps(vendor))
+    rec = copy["extra_info"]["tlbench"]
+    if uuid:
+        rec["device_uuid"] = "GPU-00000000-second-device"
+    else:
+        vendor["extra_info"]["tlbench"].pop("device_uuid", None)
+        rec.pop("device_uuid", None)
+    doc["benchmarks"].append(copy)
+    run = tmp_path / "run.json"
+    run.write_text(json.dumps(doc))
+    return run, rec["case_id"]
+
+
+def test_a_run_that_compare_refuses_for_an_item_twice_is_not_exported(tmp_path, capsys):
+    run, case_id = _vendor_twice(tmp_path, uuid=False)
+    out = tmp_path / "out"
+    assert main(["compare", str(run), str(run)]) == 2
+    refused = capsys.readouterr().err
+    assert "appears twice" in refused
+    assert main(["export", "--format", "github-action-benchmark", str(run), "--out-dir", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and case_id in err[0] and "appears twice" in err[0] and "compare refuses" in err[0], err
+    assert not out.exists()  # nothing written: no [#1] / [#2] entries the action would pair wrongly
+    placed, _ = _vendor_twice(tmp_path, uuid=True)  # a copy per named device: compare reads it, export names each
+    assert main(["compare", str(placed), str(placed)]) == 0
+    assert main(["export", "--format", "github-action-benchmark", str(placed), "--out-dir", str(out)]) == 0
+    names = [b["name"] for b in action_extract((out / "time-smaller-is-better.json").read_text())]
+    assert len(set(names)) == len(names) and not any("[#" in n for n in names)

@@ -35,6 +35,19 @@ def _zeroed(source: Path, target: Path) -> Path:
     return target
 
 
+def _zero_stored_run(db: Path, run_id: int) -> None:
+    """Make a stored run all-zero, as a tlbench that stored such runs left it (``history add`` now
+    refuses them: tests/test_gate_battery.py), so a database written then is read as it is."""
+    conn = sqlite3.connect(db)
+    for rowid, record_json in conn.execute("SELECT rowid, record_json FROM items WHERE run_id = ?", (run_id,)).fetchall():
+        rec = json.loads(record_json)
+        rec["samples_s"] = [0.0] * len(rec["samples_s"])
+        conn.execute("UPDATE items SET record_json = ?, samples_json = ?, median_s = 0.0 WHERE rowid = ?",
+                     (json.dumps(rec), json.dumps(rec["samples_s"]), rowid))
+    conn.commit()
+    conn.close()
+
+
 def _break_rows(db: Path) -> int:
     """Damage five stored rows of run 1, one way each; returns how many."""
     conn = sqlite3.connect(db)
@@ -56,8 +69,11 @@ def _break_rows(db: Path) -> int:
 def test_compare_history_leaves_out_every_unusable_row_and_says_so(tmp_path):
     shutil.copy(CPU2 / "b1.json", tmp_path / "b1.json")
     shutil.copy(CPU2 / "b2.json", tmp_path / "b2.json")
-    _zeroed(CPU2 / "b1.json", tmp_path / "zero.json")
-    assert _run(tmp_path, "history", "add", "b1.json", "zero.json", "--history", "h.db").returncode == 0
+    doc = json.loads((CPU2 / "b1.json").read_text())
+    doc["datetime"] = "2020-01-01T00:00:00"
+    (tmp_path / "earlier.json").write_text(json.dumps(doc))
+    assert _run(tmp_path, "history", "add", "b1.json", "earlier.json", "--history", "h.db").returncode == 0
+    _zero_stored_run(tmp_path / "h.db", 2)
     broken = _break_rows(tmp_path / "h.db")
     done = _run(tmp_path, "compare", "b2.json", "--history", "h.db")
     assert done.returncode == 0, done.stderr[-800:]  # the damaged rows' items are NEW: nothing gates, nothing crashes

@@ -18,7 +18,7 @@ import pytest
 
 from tlbench.harness.core.cases import Case
 from tlbench.harness.core.record import BenchItem
-from tlbench.harness.measure import callgrind
+from tlbench.harness.measure import callgrind, instructions
 from tlbench.harness.measure.callgrind import CountRequest, count_under_callgrind
 from tlbench.harness.measure.count_phase import InstructionCounting
 from tlbench.harness.measure.hardware_counter import HardwareCounter
@@ -211,3 +211,122 @@ def test_count_jobs_reads_auto_as_one_per_cpu():
     assert count_jobs("auto", 2) == 2 and count_jobs("3", 2) == 3
     with pytest.raises(ValueError, match="positive integer or 'auto'"):
         count_jobs("0", 2)
+
+
+@needs_callgrind
+def test_by_default_every_compile_item_is_counted_under_callgrind_where_no_hardware_counter_exists():
+    """The default mode on a box with Valgrind: every timed compile item leaves with callgrind's
+    count (real children; the hardware counter's counts, where the machine has one, are already in
+    the records and are kept)."""
+    items = list(_items(3))
+    outcomes = {i.item_id: type("O", (), {"status": "timed", "record": {"samples_s": [0.1], "cpu_samples_s": [0.1]}})()
+                for i in items}
+    counting = InstructionCounting(factory_of=lambda _n: FACTORY, options={"iterations": 10_000}, jobs=2)
+    assert counting.mode == instructions.DEFAULT_MODE
+    counting("counting", items, outcomes)
+    assert [o.record["instructions"].get("counter") for o in outcomes.values()] == ["callgrind"] * 3, \
+        [o.record["instructions"] for o in outcomes.values()]
+
+
+def test_by_default_without_valgrind_nothing_is_counted_and_the_records_say_how_to_count(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))  # an empty PATH: no valgrind, no cc
+    items = list(_items(2))
+    outcomes = {i.item_id: type("O", (), {"status": "timed", "record": {}})() for i in items}
+
+    def count(request):  # TEST DOUBLE of the callgrind child: must not be asked
+        raise AssertionError("a callgrind child started without valgrind")
+
+    InstructionCounting(factory_of=lambda _n: FACTORY, count=count)("counting", items, outcomes)
+    for o in outcomes.values():
+        assert "no valgrind on PATH (Debian/Ubuntu: apt-get install -y valgrind)" in o.record["instructions"]["absent"]
+
+
+def test_the_default_mode_is_auto_and_its_help_says_callgrind_counts_where_valgrind_is_installed():
+    added = {}
+
+    class Group:  # FAKE pytest option group: records what add_options declares
+        def addoption(self, name, **kwargs):
+            added[name] = kwargs
+
+    instructions.add_options(Group())
+    option = added["--tlbench-instructions"]
+    assert option["default"] == "auto" and "auto" in option["choices"]
+    words = " ".join(option["help"].split())
+    assert "auto (default" in words and "callgrind on every compile item" in words and "valgrind" in words.lower()
+
+
+def test_the_quick_scope_keeps_its_quick_answer_unless_asked():
+    from tlbench.harness.pytest_plugin.counting import mode_for_scope
+
+    assert mode_for_scope("auto", "quick") == "hardware"
+    assert mode_for_scope("auto", "smoke") == mode_for_scope("auto", "full") == "auto"
+    assert mode_for_scope("all", "quick") == "all" and mode_for_scope("hardware", "full") == "hardware"
+
+
+INTERRUPTED_COUNT = """
+import sys
+sys.path[:0] = {paths!r}
+from tlbench.harness.core.cases import Case
+from tlbench.harness.core.record import BenchItem
+from tlbench.harness.measure.count_phase import InstructionCounting
+from toy_family import VaddConfig, VaddProblem
+
+items = [BenchItem("counting", "compile", Case(VaddProblem(1024 * (i + 1)), VaddConfig(block=256))) for i in range(2)]
+outcomes = {{i.item_id: type("O", (), {{"status": "timed", "record": {{"samples_s": [0.1], "cpu_samples_s": [0.1]}}}})()
+            for i in items}}
+InstructionCounting(mode="all", jobs=2, factory_of=lambda _n: {factory!r},
+                    options={{"hang_dir": {hang_dir!r}}})("counting", items, outcomes)
+"""
+
+
+def _dead(pid: int) -> bool:
+    """The process is gone, or a zombie (killed; its reaper is not ours)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+@needs_callgrind
+def test_ctrl_c_while_count_children_run_kills_them_at_once(tmp_path):
+    """Two real callgrind count children side by side, each in a lowering that sleeps for minutes
+    (the fake counting backend's ``hang_dir``); a Ctrl-C to the counting process's group (the
+    children are in sessions of their own, so it does not reach them) must end the process with
+    its KeyboardInterrupt, and the children must be dead when it has ended - not left to finish."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    hang = tmp_path / "hang"
+    hang.mkdir()
+    script = INTERRUPTED_COUNT.format(paths=[str(HERE.parent), str(HERE / "toys"), str(HERE / "fixtures" / "counting")],
+                                      factory=FACTORY, hang_dir=str(hang))
+    log = tmp_path / "count.log"
+    with log.open("w") as out:
+        proc = subprocess.Popen([sys.executable, "-c", script], stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    forks: list[int] = []
+    try:
+        deadline = time.monotonic() + 300  # test timeout: two children start python under valgrind
+        while len(forks) < 2:
+            assert proc.poll() is None and time.monotonic() < deadline, log.read_text()[-3000:]
+            forks = [int(p.read_text()) for p in hang.glob("*.pid") if p.read_text().strip()]
+            time.sleep(0.2)
+        children = [int(Path(f"/proc/{f}/stat").read_text().rsplit(")", 1)[1].split()[1]) for f in forks]  # each fork's parent
+        os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C: the foreground group
+        try:
+            proc.wait(timeout=120)  # test timeout only: before the fix the run waited the whole sleep
+        except subprocess.TimeoutExpired:
+            pytest.fail("the counting process did not end after Ctrl-C: it waits for its count children")
+        assert "KeyboardInterrupt" in log.read_text(), log.read_text()[-3000:]
+        assert [pid for pid in forks + children if not _dead(pid)] == []
+    finally:
+        for pid in forks:  # whatever is left of this test's own processes
+            try:
+                os.killpg(os.getpgid(pid), signal.SIGKILL)
+            except OSError:
+                pass
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()

@@ -40,3 +40,18 @@ def test_item_costs_are_each_timed_items_seconds_and_a_skipped_items_nothing():
     document = {"benchmarks": [_bench("gemm-s2", [0.2, 0.2], 2.0, 10.0, 350.0, 800_000_000)],
                 "tlbench": {"skipped": [{"kind": "compile", "backend": "ascend", "case_id": "fa-bm256"}]}}
     assert item_costs([document]) == {"compile-ascend-gemm-s2": 12.4, "compile-ascend-fa-bm256": 0.0}
+
+
+def test_case_ids_and_run_names_are_escaped_in_the_table():
+    """A case id (the suite's own words) holding HTML or a pipe shows as text: the summary is
+    rendered as markdown/HTML in a CI step summary.  A real night's file, one id edited."""
+    import json
+    from pathlib import Path
+
+    doc = json.loads((Path(__file__).parent / "fixtures" / "compare" / "cpu-counts" / "n1-nvidia-cpu.json").read_text())
+    rec = doc["benchmarks"][0]["extra_info"]["tlbench"]
+    rec["case_id"] = "gemm-<script>alert(1)</script>-a|b"
+    doc["tlbench"]["phases_s"] = {"<img src=x onerror=alert(1)>": 1.0, "session": 2.0}
+    text = cost_markdown([doc])
+    assert "<script>" not in text and "<img" not in text
+    assert "gemm-&lt;script>alert(1)&lt;/script>-a\\|b" in text

@@ -26,8 +26,10 @@ SELECTION = "--tlbench-kind=compile --tlbench-scope=smoke --tlbench-compile-roun
 
 
 def _selection() -> tuple[str, ...]:
+    """The later nights' options: SELECTION's, counting no instructions (the first night shows the
+    default counting; these judge time, and callgrind would add minutes to each)."""
     return ("--tlbench-kind=compile", "--tlbench-scope=smoke", "--tlbench-compile-rounds=4",
-            "-k", "bn128-bk32 and (auto-s2 or auto-s3)")
+            "-k", "bn128-bk32 and (auto-s2 or auto-s3)", "--tlbench-instructions=hardware")
 
 
 @pytest.fixture(scope="module")
@@ -62,6 +64,22 @@ def test_first_night_without_baseline(first_night):
     assert [b["extra_info"]["tlbench"]["case_id"][-24:] for b in run["benchmarks"]] == [
         "bm128-bn128-bk32-t128-auto-s2"[-24:], "bm128-bn128-bk32-t128-auto-s3"[-24:]]
     assert (out / "logs" / "test_stages.log").read_text().startswith("$ ")
+
+
+def test_a_cpu_night_with_default_options_counts_every_compile_item_where_valgrind_is_installed(first_night):
+    """No --tlbench-instructions given (the selection's options only): on a box without a hardware
+    counter but with Valgrind, every compile item of the night carries callgrind's count."""
+    from tlbench.harness.measure.callgrind import callgrind_reason
+    from tlbench.harness.measure.hardware_counter import hardware_reason
+
+    if callgrind_reason() is not None:
+        pytest.skip(f"callgrind not usable here: {callgrind_reason()}")
+    assert "instructions" not in SELECTION
+    _, work, _ = first_night
+    records = [b["extra_info"]["tlbench"] for b in json.loads((work / "out" / "ascend-cpu.json").read_text())["benchmarks"]]
+    assert len(records) == 2
+    counters = [r["instructions"].get("counter") for r in records]
+    assert counters == (["callgrind"] * 2 if hardware_reason() else ["hardware"] * 2), [r["instructions"] for r in records]
 
 
 def test_the_night_is_added_to_the_history(first_night):

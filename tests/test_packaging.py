@@ -10,7 +10,8 @@
   point already loaded: never registered twice.
 - The wheel (built and installed by pip into a folder of its own) holds every module of
   harness/ and backends/ as a file under ``tlbench/``, installs ``tlbench`` as its only
-  top-level name (a user's own ``harness`` or ``backends`` stays theirs), and runs the command.
+  top-level name (a user's own ``harness`` or ``backends`` stays theirs), carries the LICENSE its
+  metadata names, and runs the command.
 Real subprocesses and a real pip build, no fakes.
 """
 
@@ -83,6 +84,9 @@ def test_the_wheel_installs_tlbench_alone_with_every_module(installed_tlbench, t
             installed = installed_tlbench / "tlbench" / path.relative_to(ROOT)
             assert installed.is_file() and not installed.is_symlink(), installed
     assert (installed_tlbench / "tlbench" / "harness" / "results" / "schema" / "results.schema.json").is_file()
+    metadata = (installed_tlbench / "tlbench-0.1.0.dist-info" / "METADATA").read_text()
+    assert "License-Expression: MIT" in metadata and "License-File: LICENSE" in metadata
+    assert (installed_tlbench / "tlbench-0.1.0.dist-info" / "licenses" / "LICENSE").read_text() == (ROOT / "LICENSE").read_text()
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(installed_tlbench)}
     probe = ("import importlib.metadata as m, importlib.util as u, tlbench.harness.cli as c; print(c.__file__); "
              "print(sorted(e.name for e in m.entry_points(group='pytest11') if e.value.startswith('tlbench'))); "

@@ -2,7 +2,7 @@
 
 Contract: ``warm_up_compile(target) -> [ScheduleFacts]`` lowers two small PrimFuncs written here - an NT GEMM tile
 on the Cube core (L1 operands, an L0C accumulator, a 2-stage ``T.Pipelined`` reduction) and a
-vector add on the Vector cores (UB tiles, ``T.SimtVF``, 2-stage pipelined) - through
+``0.5 x + y`` on the Vector cores (UB tiles, ``T.SimtVF``, 2-stage pipelined) - through
 ``lower_with_schedule`` with ``target``: tilelang's Ascend passes, ``tl.EstimateLatency`` and
 the Z3 schedule.  It measures nothing; what the lowerings reported is returned for tests.  A worker process calls it (through
 ``AscendBackend.warm_up_compile``) before it answers ``ready``, so the process's one-off costs
@@ -39,31 +39,30 @@ def _gemm_tile():
     return gemm_tile
 
 
-def _vector_add():
+def _axpy():
     import tilelang.ascend.language as T
 
     n = CORES * TILE * STEPS
 
     @T.prim_func
-    def vector_add(A: T.Tensor((n,), "float32"), B: T.Tensor((n,), "float32"), C: T.Tensor((n,), "float32")):
-        with T.Kernel(CORES) as core:
-            a_ub = T.alloc_shared((TILE,), "float32")
-            b_ub = T.alloc_shared((TILE,), "float32")
-            c_ub = T.alloc_shared((TILE,), "float32")
+    def axpy(X: T.Tensor((n,), "float32"), Y: T.Tensor((n,), "float32"), Out: T.Tensor((n,), "float32")):
+        with T.Kernel(CORES) as core:  # core c takes the c-th contiguous block of STEPS tiles
+            x_ub = T.alloc_shared((TILE,), "float32")
+            y_ub = T.alloc_shared((TILE,), "float32")
+            out_ub = T.alloc_shared((TILE,), "float32")
             for step in T.Pipelined(STEPS, num_stages=2):
-                start = (step * CORES + core) * TILE
-                T.copy(A[start : start + TILE], a_ub)
-                T.copy(B[start : start + TILE], b_ub)
+                T.copy(X[(core * STEPS + step) * TILE : (core * STEPS + step + 1) * TILE], x_ub)
+                T.copy(Y[(core * STEPS + step) * TILE : (core * STEPS + step + 1) * TILE], y_ub)
                 with T.SimtVF(threads=TILE):
                     for i in T.Parallel(TILE):
-                        c_ub[i] = a_ub[i] + b_ub[i]
-                T.copy(c_ub, C[start : start + TILE])
+                        out_ub[i] = x_ub[i] * 0.5 + y_ub[i]
+                T.copy(out_ub, Out[(core * STEPS + step) * TILE : (core * STEPS + step + 1) * TILE])
 
-    return vector_add
+    return axpy
 
 
 def warm_up_compile(target) -> list:
     """The ``ScheduleFacts`` of each kernel's lowering (the tests read them; nothing measures them)."""
     from tlbench.backends.ascend.schedule import lower_with_schedule
 
-    return [lower_with_schedule(make(), target, {}, {})[1] for make in (_gemm_tile, _vector_add)]
+    return [lower_with_schedule(make(), target, {}, {})[1] for make in (_gemm_tile, _axpy)]

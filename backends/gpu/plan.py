@@ -12,7 +12,11 @@ blockIdx x, y, z extents; ``threads`` the threads per block over all three axes)
 CUDA source, the one place it exists.  A kernel with symbolic dimensions (``T.dynamic``) is
 lowered as written; its launch extents and buffer shapes are read with ``shape_values`` (the
 case's values of those names) bound, and stay expressions (``"(M + 63) // 64"``) where a name
-has no value; ``symbolic`` lists the names the kernel leaves open.  A buffer's bytes are its
+has no value; ``symbolic`` lists the names the kernel leaves open.  A PrimFunc that launches
+several kernels (several ``T.Kernel`` blocks) has its plan's grid and threads from the first
+one and, in ``features["kernels"]``, every kernel's name, ``grid_dims`` and ``threads``,
+ordered by name as tilelang numbers them (``main_kernel``, ``main_kernel_1``, ...; absent for
+one kernel).  A buffer's bytes are its
 elements times its dtype's bits over 8, rounded up (``backends/dtype_sizes.py``: fp8 one byte,
 int4 half a byte).
 """
@@ -114,10 +118,26 @@ class PlanFacts:
     dynamic_smem_bytes: int | str
     threads: int | str  # threads per block (threadIdx x * y * z)
     grid: int | str  # blocks in the grid (blockIdx x * y * z); an expression where a symbolic dimension has no value
-    features: dict[str, bool]
+    features: dict[str, Any]  # instruction use (bools); "kernels" where the PrimFunc launches several
     source_sha256: str
     grid_dims: list[int | str] = field(default_factory=lambda: [0, 1, 1])  # blockIdx.x, .y, .z extents
     symbolic: dict[str, int | None] = field(default_factory=dict)  # T.dynamic name -> the value bound here (None: none)
+
+
+def _kernels(device_mod, values: dict[str, int]) -> list[dict[str, Any]]:
+    """Each device kernel's name, grid and threads per block; empty for a module of one kernel."""
+    funcs = [(gv.name_hint, f) for gv, f in device_mod.functions.items()
+             if f.attrs is not None and "thread_extent" in f.attrs]
+    if len(funcs) < 2:
+        return []
+
+    def numbered(entry: tuple[str, Any]) -> tuple[str, int]:
+        stem, _, suffix = entry[0].rpartition("_")
+        return (stem, int(suffix)) if suffix.isdigit() else (entry[0], -1)
+
+    funcs.sort(key=numbered)
+    return [{"name": name, "grid_dims": launch_dims(f, "blockIdx", values),
+             "threads": product(launch_dims(f, "threadIdx", values))} for name, f in funcs]
 
 
 def _features(source: str) -> dict[str, bool]:
@@ -202,6 +222,7 @@ def _facts(rec: _Recorder, artifact, values: dict[str, int]) -> PlanFacts:
     grid_dims = launch_dims(device_func, "blockIdx", values)
     symbolic = symbolic_names(first)
     smem = evaluate(attrs["dyn_shared_memory_buf"], values) if "dyn_shared_memory_buf" in attrs else 0
+    kernels = _kernels(artifact.device_mod, values)
     return PlanFacts(
         pipeline=pipeline,
         buffers=buffers,
@@ -209,7 +230,7 @@ def _facts(rec: _Recorder, artifact, values: dict[str, int]) -> PlanFacts:
         threads=product(launch_dims(device_func, "threadIdx", values)),
         grid=product(grid_dims),
         grid_dims=grid_dims,
-        features=_features(artifact.kernel_source),
+        features={**_features(artifact.kernel_source), **({"kernels": kernels} if kernels else {})},
         source_sha256=hashlib.sha256(artifact.kernel_source.encode()).hexdigest(),
         symbolic={name: values.get(name) for name in symbolic},
     )

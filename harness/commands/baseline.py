@@ -2,10 +2,12 @@
 
 Contract: ``register(subparsers)`` adds the subcommand; ``run_baseline(args)`` splits the run by
 backend and writes ``DIR/<backend>-<device>.json`` for each (default ``results/baselines``),
-saying for each whether it was created or replaced; a run without timed items is refused
-(``UsageProblem``, exit 2).  Replacing a baseline is this command's purpose, so it needs no
-``--force``; it never writes over its own input (harness/commands/outputs.py's guard, checked for
-every target before anything is written).
+saying for each whether it was created or replaced.  Refused (``UsageProblem``, exit 2, nothing
+written; every target checked before anything is written): a run without timed items; a partial
+run (``tlbench.partial``: compare would refuse it as a baseline), ``--force`` or not; an existing
+baseline without ``--force`` (README: ``--force`` is the only way to write over a file in the
+baseline directory); and, ``--force`` or not, a target that is its own input
+(harness/commands/outputs.py's guard).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from tlbench.harness.commands.common import EXIT_OK, UsageProblem, add_out_dir, exit_codes, parser_args
+from tlbench.harness.commands.common import EXIT_OK, UsageProblem, add_force, add_out_dir, exit_codes, parser_args
 from tlbench.harness.commands.outputs import guard
 
 DEFAULT_BASELINE_DIR = "results/baselines"
@@ -28,23 +30,33 @@ def register(sub: Any) -> None:
     upd = base_sub.add_parser("update", **parser_args(
         "replace the baseline(s) with this run, deliberately",
         "Write one baseline file per backend of NEW.json: <DIR>/<backend>-<device>.json.",
-        exit_codes("written", unusable="unusable input, a run without timed items, or a target that is NEW.json itself "
-                   "(nothing written)")))
+        exit_codes("written", unusable="unusable input, a run without timed items, a partial run, an existing baseline "
+                   "without --force, or a target that is NEW.json itself (nothing written)")))
     upd.add_argument("file", metavar="NEW.json")
     add_out_dir(upd, DEFAULT_BASELINE_DIR, "baseline folder")
+    add_force(upd, "the baseline(s): replace an existing <backend>-<device>.json")
     upd.set_defaults(handler=run_baseline)
 
 
 def run_baseline(args: argparse.Namespace) -> int:
+    from tlbench.harness.results.partial_note import partial_lines
     from tlbench.harness.results.store import baseline_name, load_results, split_by_backend, write_document
 
     results = load_results(args.file)
     if not results.records:
         raise UsageProblem(f"{results.name} has no timed items; a baseline needs samples")
+    partial = partial_lines(results)
+    if partial:
+        raise UsageProblem(f"{partial[0].removeprefix('note: ')}; a partial run is no baseline (compare would refuse it): "
+                           "finish the run (--tlbench-resume JOURNAL, or merge every shard) and update the baseline with that")
     targets = {backend: (document, Path(args.out_dir) / baseline_name(results.testbed(backend)))
                for backend, document in split_by_backend(results.document).items()}
     written = [target for _, target in targets.values()]
-    guard(written, [args.file], False, replaceable=written)  # replacing a baseline is the point; its input never
+    guard(written, [args.file], False, replaceable=written)  # its input never, --force or not
+    existing = [str(target) for target in written if target.exists()]
+    if existing and not args.force:
+        raise UsageProblem(f"{', '.join(existing)} exist(s): baseline update replaces a baseline only with --force "
+                           "(nothing written); pass --force to replace it with this run")
     for backend, (document, target) in targets.items():
         action = "replaced" if target.exists() else "created"
         write_document(document, target)

@@ -6,7 +6,8 @@ and ``--tlbench-scope`` given), which is the very preflight a run does at collec
 (harness/pytest_plugin/preflight.py: each suite's own callables at the smoke size on CPU
 torch, the body traced, never lowered or compiled), and prints every finding and note once,
 one line each, then one summary line.  Exit 0: every item passes its preflight; 1: findings
-fail items (named, with the fix); 2: unusable input - no such path, a suite that does not
+fail items (named, with the fix); a suite file pytest skips at collection (a module-level skip)
+is named with its reason, as the run would skip it; 2: unusable input - no such path, a suite that does not
 import or collect (pytest's words, one line each), no tlbench suite under PATH, or
 tlbench's pytest plugin not loaded.
 """
@@ -48,12 +49,16 @@ class _Collector:
         self.items = 0
         self.sweeps: list[str] = []
         self.errors: list[str] = []
+        self.skipped: dict[str, int] = {}  # a reason pytest skipped suite files for: how many
         self.loaded = False
 
     def pytest_collectreport(self, report: Any) -> None:
         if report.failed:
             text = str(report.longreprtext).strip().splitlines()
             self.errors.append(f"{report.nodeid or '.'}: {text[-1] if text else 'collection failed'}")
+        elif report.skipped and isinstance(report.longrepr, tuple):  # a module-level skip: (path, line, words)
+            reason = str(report.longrepr[2]).removeprefix("Skipped: ")
+            self.skipped[reason] = self.skipped.get(reason, 0) + 1
 
     def pytest_collection_finish(self, session: Any) -> None:
         from tlbench.harness.pytest_plugin.state import STATE
@@ -86,6 +91,11 @@ def run_check(args: argparse.Namespace) -> int:
     if not collector.loaded:
         print("tlbench: tlbench's pytest plugin is not loaded here (pip install tlbench into this environment)", file=sys.stderr)
         return EXIT_UNUSABLE
+    for reason, files in collector.skipped.items():
+        print(f"{files} suite file(s) skipped: {reason}")
+    if not collector.items and collector.skipped:
+        print(f"tlbench check: {sum(collector.skipped.values())} suite file(s) skipped, nothing else to check")
+        return EXIT_OK
     if not collector.items:
         print(f"tlbench: no tlbench suite (a SWEEP and a test taking the tlbench fixture) under {', '.join(args.paths)}", file=sys.stderr)
         return EXIT_UNUSABLE

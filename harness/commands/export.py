@@ -7,7 +7,8 @@ that would be empty (a compile-only run has no TFLOP/s) writes no file and says 
 action rejects an empty list.  A partial run, or one with failed items, is refused (exit 2,
 what it lacks named) unless ``--allow-partial``, which exports what it holds and says what is
 left out: the action would otherwise see a shorter run and alert on nothing.  Nothing at all
-to export is exit 2; outputs over the input or a results file are refused without
+to export is exit 2, and so is a run that compare refuses for an item in it twice (the
+export would name the copies ``[#1]``, ``[#2]``, which the action pairs by position); outputs over the input or a results file are refused without
 ``--force``.  Unusable input raises ``ResultsError`` (exit 2 from harness/cli.py).
 """
 
@@ -42,11 +43,17 @@ def register(sub: Any) -> None:
 
 def run_export(args: argparse.Namespace) -> int:
     from tlbench.harness.results.export import BIGGER_FILE, SMALLER_FILE, github_action_benchmark, left_out, write_github_action_benchmark
+    from tlbench.harness.results.compare import index_items
+    from tlbench.harness.results.comparison import CompareError
     from tlbench.harness.results.store import load_results
 
     out = Path(args.out_dir)
     guard([out / BIGGER_FILE, out / SMALLER_FILE], [args.file], args.force)
     results = load_results(args.file)
+    try:
+        index_items(results, results.records)
+    except CompareError as exc:  # an item twice: compare refuses the file, so nothing is exported (the action would pair [#1]/[#2] wrongly)
+        raise UsageProblem(f"{exc} (compare refuses this file, so nothing is exported)") from None
     lacking = left_out(results)
     if lacking and not args.allow_partial:
         raise UsageProblem(f"{results.path}: {'; '.join(lacking)}: an export would hold only what was measured, and the action "

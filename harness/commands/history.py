@@ -4,7 +4,9 @@ Contract: ``register(subparsers)`` adds ``history``; ``run_history(args)`` retur
 (0 fine, 2 unusable input raised as ``HistoryError`` / ``ResultsError`` for harness/cli.py to
 print as one line).  ``add`` and ``import-dir`` print one line per file
 (added / skipped: already stored / not added: why) and exit 2 when a file named on the
-command line could not be used - after storing every usable one.
+command line could not be used - after storing every usable one.  ``add`` stores a partial run
+only with ``--allow-partial`` (labelled partial, its line says PARTIAL); ``import-dir``, a
+backfill, stores it so labelled and said; a run no reader could read (all-zero samples) is never stored.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import argparse
 from typing import Any
 
 from tlbench.harness.commands.common import (
-    EXIT_OK, EXIT_UNUSABLE, add_history, add_json, console, exit_codes, parser_args, positive, print_json, skipped_lines, width,
+    EXIT_OK, EXIT_UNUSABLE, add_allow_partial, add_history, add_json, console, exit_codes, parser_args, positive, print_json, skipped_lines, width,
 )
 
 from tlbench.harness.results.history.schema import DEFAULT_HISTORY, HistoryError, open_history
@@ -27,8 +29,10 @@ def register(sub: Any) -> None:
     hist_sub = hist.add_subparsers(dest="history_command", required=True, metavar="{add,import-dir,show}")
     add = hist_sub.add_parser("add", **parser_args(
         "add results files (idempotent: a file already stored is skipped)", "Store runs in the history.",
-        exit_codes("every file stored or already there", unusable="a file named could not be used (every usable one is stored)")))
+        exit_codes("every file stored or already there",
+                   unusable="a file named could not be used, or is a partial run without --allow-partial (every usable one is stored)")))
     add.add_argument("files", nargs="+", metavar="RUN.json")
+    add_allow_partial(add, "store a partial run (tlbench.partial), labelled partial (default: not stored, exit 2)")
     imp = hist_sub.add_parser("import-dir", **parser_args(
         "add every results JSON below a folder (e.g. results/)",
         "Store every results file below a folder; files that are not tlbench results are named and left out.",
@@ -68,7 +72,7 @@ def run_history(args: argparse.Namespace) -> int:
     conn = open_history(args.history, create=args.history_command != "show")
     try:
         if args.history_command == "add":
-            return _print_outcomes(ingest.add_files(conn, args.files, _annotator()))
+            return _print_outcomes(ingest.add_files(conn, args.files, _annotator(), args.allow_partial))
         if args.history_command == "import-dir":
             outcomes = ingest.import_dir(conn, args.folder, _annotator())
             for o in outcomes:

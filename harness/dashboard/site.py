@@ -8,7 +8,8 @@ crash), leaves out the suites matching ``exclude`` (scratch suites by default: `
   testbeds (host CPU included), the best config per problem from clean runs (% of peak, or of
   bandwidth for a memory-bound kernel), the headline stage curves, the suites;
 - ``regressions.html``: every detected level change between commits with its runs and commits
-  (and what differs in how they measured, where something does); apart from them, the level
+  (and what differs in how they measured, where something does), the slower ones and the faster
+  ones under headings that count them as the nav's link does; apart from them, the level
   changes whose two levels share a commit (SAME COMMIT: the environment or the run's mode);
 - ``stages.html``: the stage curves of every suite that sweeps num_stages, per testbed,
   measured throughput beside modeled cycles (a model);
@@ -142,7 +143,8 @@ def build_site(conn, out_dir: str | Path, source: str = "", exclude: Sequence[st
     groups = stages.schedule_groups(kept)
     env = _environment()
     nav = ([{"href": "index.html", "text": "overview", "title": "dashboard"},
-            {"href": "regressions.html", "text": f"Regressions ({sum(c.verdict == 'SLOWER' for c in changes)} slower)",
+            {"href": "regressions.html", "text": f"Regressions ({sum(c.verdict == 'SLOWER' for c in changes)} slower, "
+                                                 f"{sum(c.verdict == 'FASTER' for c in changes)} faster)",
              "title": "regressions"},
             {"href": "stages.html", "text": "Stage curves", "title": "stage curves"}]
            + [{"href": f"suite-{slug(s)}.html", "text": s, "title": f"suite {s}"} for s in trends]
@@ -161,8 +163,9 @@ def build_site(conn, out_dir: str | Path, source: str = "", exclude: Sequence[st
          workloads=watch.workloads(kept, changes), testbeds=beds, best=best_table(conn, kept),
          stages=[c for c in panels if c.panel in stages.headline([c.panel for c in panels])],
          suites=[(s, len(p)) for s, p in trends.items()])
-    page("regressions.html", "regressions.html", "regressions", changes=[c for c in changes if c.code_change],
-         same_commit=[c for c in changes if not c.code_change], testbeds=beds)
+    page("regressions.html", "regressions.html", "regressions", slower=[c for c in changes if c.verdict == "SLOWER"],
+         faster=[c for c in changes if c.verdict == "FASTER"], same_commit=[c for c in changes if not c.code_change],
+         testbeds=beds)
     page("stages.html", "stages.html", "stage curves", panels=panels)
     for suite, suite_panels in trends.items():
         page(f"suite-{slug(suite)}.html", "suite.html", f"suite {suite}", suite=suite, count=len(suite_panels),

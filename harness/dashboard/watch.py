@@ -13,8 +13,10 @@ Contract: pure data over the history's series (scratch suites already left out).
   code at both levels: the environment or the run's mode moved it), listed apart and never
   counted as a regression.  Newest first, SLOWER before FASTER at the same run.
 - ``workloads(series, changes)``: one ``Workload`` per (suite, testbed, kind): how many cases,
-  its newest run, and its verdict - FAILED when a case's point in that newest run failed,
-  SLOWER / FASTER when a code change's level starts at a case's newest run (the worst wins),
+  its newest run (the newest run holding a timed or failed case of it), and its verdict - FAILED
+  when a case's point in that newest run failed, SLOWER / FASTER when a code change's level
+  starts at that same run (the worst wins; a case whose own newest run is another is not counted:
+  the row names the run it counts),
   else SAME - with the counts behind it (a SAME COMMIT step at the newest run is named in
   the detail, never a verdict).  The colours are verdict_words'.
 """
@@ -105,12 +107,13 @@ def workloads(all_series: Sequence[Series], changes: Sequence[LevelChange]) -> l
     for s in all_series:
         if any(p.status in ("timed", "failed") for p in s.points):  # a case only ever skipped is no workload here
             groups.setdefault((s.suite, s.testbed.testbed_id, s.kind), []).append(s)
-    latest = {(c.suite, c.testbed.testbed_id, c.kind, c.case_id): c for c in changes if c.latest}
     out = []
-    for (suite, _, kind), group in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2])):
-        newest = max((p for s in group for p in s.points), key=lambda p: (p.started_at or "", p.run_id))
+    for (suite, bed, kind), group in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2])):
+        newest = max((p for s in group for p in s.points if p.status in ("timed", "failed")),
+                     key=lambda p: (p.started_at or "", p.run_id))
         failed = sum(1 for s in group for p in s.points if p.run_id == newest.run_id and p.status == "failed")
-        moved = [latest[k] for k in ((suite, s.testbed.testbed_id, kind, s.case_id) for s in group) if k in latest]
+        moved = [c for c in changes if (c.suite, c.testbed.testbed_id, c.kind) == (suite, bed, kind)
+                 and c.first_after.run_id == newest.run_id]  # the steps AT the run the row names, no other
         slower, faster = sum(c.verdict == "SLOWER" for c in moved), sum(c.verdict == "FASTER" for c in moved)
         same_commit = sum(not c.code_change for c in moved)
         verdict = "FAILED" if failed else "SLOWER" if slower else "FASTER" if faster else "SAME"

@@ -13,7 +13,11 @@ order.  Each record names that ``method`` (``COUNT_METHOD``): counts of differen
 never compared.  With ``device`` it also builds
 each item once with every process that build starts counted whole (``--trace-children=yes``:
 the device compiler).  Returns ``{item_id: record["instructions"] value}``; any fault of the
-child, a timeout included, is each item's ``absent`` with the reason, never an exception.
+child, a timeout included, is each item's ``absent`` with the reason, never an exception.  The
+child runs in a session of its own (a Ctrl-C to the terminal's group does not reach it): an
+exception in the waiting thread (a KeyboardInterrupt) or the request's ``stop`` event set by
+the caller (a Ctrl-C met by the thread that waits on several children, count_phase.py) kills
+its whole process group at once and re-raises (``Stopped`` for the event).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +41,7 @@ from tlbench.harness.core.record import BenchItem
 from tlbench.harness.measure.instructions import CALLGRIND, absent, host_cpu
 
 CHILD_TIMEOUT_S = 3600.0
+STOP_POLL_S = 0.05  # how often a waiting thread looks at its request's stop event
 CLIENT_SOURCE = r"""
 #include <valgrind/valgrind.h>
 #include <valgrind/callgrind.h>
@@ -104,6 +110,11 @@ class CountRequest:
     python: str = sys.executable
     tick: Callable[[], None] | None = None  # called every second while the child runs (the caller's progress lines)
     counted: Callable[[int], None] | None = None  # told how many items the child has counted so far (its dumps)
+    stop: threading.Event | None = None  # set by the caller: kill the child at once (a Ctrl-C elsewhere)
+
+
+class Stopped(Exception):
+    """The count was stopped by its request's ``stop`` event (the run was interrupted)."""
 
 
 _TOTALS = re.compile(r"^totals:\s+(\d+)", re.M)
@@ -158,12 +169,12 @@ def count_under_callgrind(request: CountRequest) -> dict[str, dict[str, Any]]:
                     request.tick()
 
             try:
-                code = _wait(proc, request.timeout_s, tick)
+                code = _wait(proc, request.timeout_s, tick, request.stop)
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
                 return {i: absent(f"the callgrind count ran past {request.timeout_s:g} s and was stopped") for i in ids}
-            except BaseException:  # a Ctrl-C: the child is in a session of its own, so nothing else stops it
+            except BaseException:  # a Ctrl-C (or Stopped): the child is in a session of its own, so nothing else stops it
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
                 raise
@@ -175,17 +186,26 @@ def count_under_callgrind(request: CountRequest) -> dict[str, dict[str, Any]]:
         return _answers(request, work, out, proc.pid, wall, valgrind_version() or "valgrind")
 
 
-def _wait(proc: subprocess.Popen, timeout_s: float, tick: Callable[[], None] | None) -> int:
-    """``proc.wait(timeout_s)``, calling ``tick()`` every second meanwhile."""
+def _wait(proc: subprocess.Popen, timeout_s: float, tick: Callable[[], None] | None,
+          stop: threading.Event | None = None) -> int:
+    """``proc.wait(timeout_s)``, calling ``tick()`` every second meanwhile; raises ``Stopped`` as
+    soon as ``stop`` is set."""
     deadline = time.monotonic() + timeout_s
+    next_tick = time.monotonic() + 1.0
     while True:
+        if stop is not None and stop.is_set():
+            raise Stopped("the instruction count was stopped (the run was interrupted)")
+        now = time.monotonic()
         try:
-            return proc.wait(timeout=max(0.0, min(1.0, deadline - time.monotonic())))
+            return proc.wait(timeout=max(0.0, min(next_tick, deadline) - now) if stop is None
+                             else max(0.0, min(STOP_POLL_S, deadline - now)))
         except subprocess.TimeoutExpired:
-            if time.monotonic() >= deadline:
+            now = time.monotonic()
+            if now >= deadline:
                 raise
-            if tick is not None:
+            if tick is not None and now >= next_tick:
                 tick()
+                next_tick = now + 1.0
 
 
 def _answers(request: CountRequest, work: Path, out: Path, pid: int, wall: float, version: str) -> dict[str, dict[str, Any]]:

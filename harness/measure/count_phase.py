@@ -5,20 +5,23 @@ called as ``counting(backend, batch, outcomes)`` by the compile phase
 (harness/measure/compile_phase.py) once a backend's batch of compile items has been timed
 (``outcomes``: item id -> ``Outcome``).  Every timed outcome of the batch leaves with a
 ``record["instructions"]`` (harness/measure/instructions.py): the hardware counts its rounds
-took where the machine has a counter; else, in mode ``subset`` / ``all``, callgrind's count
-of its cold lowering (harness/measure/callgrind.py, after the rounds, so it never overlaps a
-timed round: ``jobs`` child processes side by side, the items dealt by their timed rounds'
+took where the machine has a counter; else, in mode ``subset`` / ``all`` (``auto``: as ``all``
+where ``callgrind_missing()`` is None - valgrind installed - else as ``hardware``, with that
+reason), callgrind's count of its cold lowering (harness/measure/callgrind.py, after the
+rounds, so it never overlaps a timed round: ``jobs`` child processes side by side, the items dealt by their timed rounds'
 cost, each child's cheapest item first - for a backend without warm-up kernels of its own the
 uncounted warm-up lowering is that one; each item is counted in a fork of its own, so a count
 depends neither on what else runs nor on which items share its child; ``subset`` counts ``subset`` items per
 backend among those whose median timed round took ``max_lowering_s`` or less); else
 ``absent`` with the reason.  Counting is
-never a sample and never moves a time.
+never a sample and never moves a time.  A Ctrl-C while children count kills them at once
+(their requests' ``stop`` event) and re-raises.
 """
 
 from __future__ import annotations
 
 import statistics
+import threading
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
@@ -26,7 +29,7 @@ from typing import Any, Callable, Mapping, Sequence
 from tlbench.harness.core import trace
 from tlbench.harness.core.record import BenchItem
 from tlbench.harness.measure import instructions
-from tlbench.harness.measure.callgrind import CountRequest, count_under_callgrind
+from tlbench.harness.measure.callgrind import CountRequest, callgrind_reason, count_under_callgrind
 from tlbench.harness.measure.hardware_counter import hardware_reason
 from tlbench.harness.measure.instructions import KEY, absent
 
@@ -54,6 +57,7 @@ class InstructionCounting:
     options: Mapping[str, Any] = field(default_factory=dict)
     env_of: Callable[[str], Mapping[str, str]] = lambda _name: {}  # backend -> its child's environment (no device)
     count: Callable[[CountRequest], dict[str, dict[str, Any]]] = count_under_callgrind
+    callgrind_missing: Callable[[], str | None] = callgrind_reason  # auto: why callgrind cannot count here (None: it can)
     board: Any = None  # the run's progress board (harness/pytest_plugin/progress.py): a line per backend's count
 
     max_lowering_s: float = instructions.SUBSET_MAX_LOWERING_S  # subset: items whose timed rounds took longer are left out
@@ -75,13 +79,19 @@ class InstructionCounting:
         """``seconds``: each item's median timed round (wall), for the subset's cost cap;
         ``costs``: its median CPU seconds, to deal the items to the count children (else ``seconds``)."""
         hardware = hardware_reason() or "the hardware counter gave no count for this item's rounds"
-        if self.mode == "hardware":
+        mode = self.mode
+        if mode == "auto":
+            missing = self.callgrind_missing()
+            if missing:
+                return {it.item_id: absent(f"{hardware}; callgrind cannot count here: {missing}") for it in items}
+            mode = "all"
+        if mode == "hardware":
             return {it.item_id: absent(f"{hardware}; callgrind counts with --tlbench-instructions subset or all")
                     for it in items}
         seconds = seconds or {}
         out: dict[str, dict[str, Any]] = {}
         cheap = list(items)
-        if self.mode != "all":
+        if mode != "all":
             cheap = [it for it in items if seconds.get(it.item_id, 0.0) <= self.max_lowering_s]
             for it in items:
                 if it not in cheap:
@@ -89,7 +99,7 @@ class InstructionCounting:
                         f"{hardware}; left out of the callgrind subset: its timed round took {seconds[it.item_id]:.1f} s, "
                         f"over the subset's {self.max_lowering_s:g} s (callgrind runs it about 40x slower); "
                         "--tlbench-instructions all counts it")
-        chosen = cheap if self.mode == "all" else instructions.subset_of(cheap, self.subset)
+        chosen = cheap if mode == "all" else instructions.subset_of(cheap, self.subset)
         left = f"{hardware}; not in the callgrind subset ({len(chosen)} of the {len(cheap)} compile items of {backend} here " \
                f"whose rounds took {self.max_lowering_s:g} s or less, chosen by a hash of the case id; " \
                "--tlbench-instructions all counts every one)"
@@ -116,17 +126,22 @@ class InstructionCounting:
                     line.update(sum(done), len(chosen))
             return update
 
+        stop = threading.Event()  # set on a Ctrl-C here: each thread kills its child at once (callgrind.py)
         requests = [CountRequest(tuple(share), factory, dict(self.options), dict(self.env_of(backend)), self.device,
-                                 tick=tick, counted=counted(k)) for k, share in enumerate(shares)]
+                                 tick=tick, counted=counted(k), stop=stop) for k, share in enumerate(shares)]
         try:
             if len(requests) == 1:
                 out.update(self.count(requests[0]))
             else:
                 with ThreadPoolExecutor(max_workers=len(requests), thread_name_prefix="tlbench-count") as pool:
-                    futures = [pool.submit(self.count, r) for r in requests]  # each waits on its own child process
-                    while not wait(futures, timeout=1.0).done == set(futures):
-                        if tick is not None:
-                            tick()  # this thread writes the lines the children's threads left due
+                    try:
+                        futures = [pool.submit(self.count, r) for r in requests]  # each waits on its own child process
+                        while not wait(futures, timeout=1.0).done == set(futures):
+                            if tick is not None:
+                                tick()  # this thread writes the lines the children's threads left due
+                    except BaseException:  # a Ctrl-C lands here, not in the threads: stop their children before
+                        stop.set()  # the pool waits for the threads (else each waits for its child to finish)
+                        raise
                     for future in futures:
                         out.update(future.result())
         finally:

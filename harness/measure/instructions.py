@@ -1,14 +1,15 @@
 """Instructions executed by a compile item's cold lowering: a compile metric that load cannot move.
 
 Contract:
-- ``MODES`` / ``add_options(group)``: ``--tlbench-instructions hardware|subset|all``
-  (default ``hardware``), ``--tlbench-instructions-subset N`` (default 2),
+- ``MODES`` / ``add_options(group)``: ``--tlbench-instructions auto|hardware|subset|all``
+  (default ``auto``), ``--tlbench-instructions-subset N`` (default 2),
   ``--tlbench-instructions-jobs N|auto`` (callgrind children side by side; ``count_jobs``
   resolves it: auto is one per usable CPU), ``--tlbench-instructions-device``.  ``hardware``: a hardware counter where the machine has
   one (harness/measure/hardware_counter.py; it costs nothing, so every timed round is
   counted), nothing else; ``subset`` / ``all``: the same, else Valgrind's callgrind
   (harness/measure/callgrind.py) on ``N`` items per backend of the session (``subset_of``) or
-  on every compile item (harness/measure/count_phase.py).
+  on every compile item (harness/measure/count_phase.py); ``auto``: ``all`` where valgrind is
+  installed, else ``hardware`` (in the quick scope ``hardware``: harness/pytest_plugin/counting.py).
 - ``absent(reason)`` is the record value where nothing was counted; ``host_cpu()`` the CPU model.
 
 The record value, ``record["instructions"]``: ``counter`` (``callgrind`` | ``hardware``),
@@ -27,8 +28,8 @@ from typing import Any, Sequence
 
 from tlbench.harness.core.record import BenchItem
 
-MODES = ("hardware", "subset", "all")
-DEFAULT_MODE = "hardware"
+MODES = ("auto", "hardware", "subset", "all")
+DEFAULT_MODE = "auto"
 DEFAULT_SUBSET = 2
 # subset: an item whose timed round took longer is left out (callgrind takes ~40x; one flash-
 # attention lowering of 14.8 s took 9 min to count on the 2-core box)
@@ -40,10 +41,12 @@ HARDWARE = "hardware"
 
 def add_options(group: Any) -> None:
     group.addoption("--tlbench-instructions", default=DEFAULT_MODE, choices=MODES,
-                    help="count the instructions of compile items' cold lowering: hardware (default: a hardware "
-                         "counter where the machine has one), subset / all (that, else Valgrind's callgrind on "
-                         "--tlbench-instructions-subset items per backend, or on every compile item: ~50x slower "
-                         "than the lowering itself)")
+                    help="count the instructions of compile items' cold lowering: auto (default: a hardware counter "
+                         "where the machine has one, else - where valgrind is installed - Valgrind's callgrind on every "
+                         "compile item of the smoke and full scopes, ~50x slower than the lowering itself; the quick "
+                         "scope counts under callgrind only when asked), hardware (a hardware counter only), subset / all "
+                         "(a hardware counter, else callgrind on --tlbench-instructions-subset items per backend, or on "
+                         "every compile item)")
     group.addoption("--tlbench-instructions-subset", type=int, default=DEFAULT_SUBSET, metavar="N",
                     help=f"compile items per backend counted under callgrind with --tlbench-instructions subset "
                          f"(default {DEFAULT_SUBSET}; the same ones every run: the first N by a hash of the case id "

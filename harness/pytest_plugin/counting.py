@@ -6,7 +6,9 @@ Contract: ``instruction_counting(config, registry)`` reads the options
 them, test plug-ins' included), each backend's factory path, and a child environment in which
 the backend sees no device (its traits' ``device_env("")``); a bad ``--tlbench-instructions-subset``
 or ``--tlbench-instructions-jobs`` is a ``pytest.UsageError``; ``board`` is the run's progress
-board (a line per backend's count).
+board (a line per backend's count).  ``mode_for_scope(mode, scope)``: the default ``auto`` is
+``hardware`` in the quick scope (its point is a quick answer: callgrind takes ~50x the lowering),
+as it is everywhere else asked for.
 """
 
 from __future__ import annotations
@@ -29,6 +31,10 @@ def factory_path(registry: Any, name: str) -> str | None:
         return None
 
 
+def mode_for_scope(mode: str, scope: str) -> str:
+    return "hardware" if mode == "auto" and scope == "quick" else mode
+
+
 def instruction_counting(config: Any, registry: Any, board: Any = None) -> InstructionCounting:
     subset = config.getoption("--tlbench-instructions-subset")
     if subset < 1:
@@ -38,7 +44,7 @@ def instruction_counting(config: Any, registry: Any, board: Any = None) -> Instr
     except ValueError as exc:
         raise pytest.UsageError(str(exc)) from None
     return InstructionCounting(
-        mode=config.getoption("--tlbench-instructions"),
+        mode=mode_for_scope(config.getoption("--tlbench-instructions"), config.getoption("--tlbench-scope")),
         subset=subset,
         device=config.getoption("--tlbench-instructions-device"),
         factory_of=lambda name: factory_path(registry, name),

@@ -31,8 +31,8 @@ Contract:
   ``accept_missing``.  Vendor items and whole-group drift are shown, never gated.
 - Instruction counts (count_verdicts.py): a compile item counted in both runs gets a second
   verdict on its counts (``metric`` instructions), which gates too; a whole-run shift of compile
-  time is the machine's (shown) unless its counted items' counts moved the same way, and NOISY
-  where none was counted.  Plans
+  time is the machine's (shown) unless its counted items' counts moved the same way; where none
+  was counted it gates unless the probe or the box's load moved with it (compile_shift.uncounted).  Plans
   (plan_verdicts.py):
   one verdict per case; a modeled II or cycle count worse beyond the threshold gates by
   default, any other plan change on request (``Thresholds``).
@@ -54,14 +54,18 @@ from tlbench.harness.results.judgement import Thresholds, Verdict
 from tlbench.harness.results.pairing import Group, NOISE_K, Paired, first_line, group_drift, in_run_reference, is_vendor, item_key, model_changes, on_gpu, noise_floor, problem_of, run_shifts
 
 
-def _index(results: Results, items: Iterable[dict[str, Any]]) -> dict[ItemKey, dict[str, Any]]:
+def index_items(results: Results, items: Iterable[dict[str, Any]]) -> dict[ItemKey, dict[str, Any]]:
+    """The items by key; an item twice (other than a vendor item's copies on named devices or
+    shards) raises ``CompareError`` - export refuses the same file by the same rule."""
     out: dict[ItemKey, dict[str, Any]] = {}
     for rec in items:
         key = item_key(rec)
         if key in out:
             first = out[key]
             if not (is_vendor(rec) and placement(rec) and placement(first) not in (None, placement(rec))):
-                raise CompareError(f"{results.path}: item {key.kind}-{key.backend}-{key.case_id} appears twice")
+                raise CompareError(f"{results.path}: item {key.kind}-{key.backend}-{key.case_id} appears twice"
+                                   f"{'' if placement(rec) is None else ' at ' + str(placement(rec))}, and which copy is the "
+                                   "item's cannot be told; keep one copy in the file, or re-run the suite")
             # a multi-GPU (or sharded) run measures the vendor item once per GPU (shard): each copy
             # is also kept under its placement, the plain key stays the first copy (for pairing with a 1-GPU run)
             out.setdefault(on_gpu(key, placement(first)), first)
@@ -158,9 +162,9 @@ def compare_runs(
     thresholds = thresholds or Thresholds()
     _check_backends(base, new)
     testbeds = _testbeds(base, new, allow_testbed_mismatch)
-    base_timed, new_timed = _index(base, base.records), _index(new, new.records)
-    base_failed, new_failed = _index(base, base.failed), _index(new, new.failed)
-    new_skipped = _index(new, new.skipped)
+    base_timed, new_timed = index_items(base, base.records), index_items(new, new.records)
+    base_failed, new_failed = index_items(base, base.failed), index_items(new, new.failed)
+    new_skipped = index_items(new, new.skipped)
     paired = Paired(base_timed, new_timed)
     methods = _methods(base, new, paired, allow_method_mismatch)
     libraries = {t.backend: (t.base.vendor_library, t.new.vendor_library) for t in testbeds}

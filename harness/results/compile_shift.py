@@ -17,6 +17,19 @@ themselves against the probe (at least the effect) is left to ``run_shift``'s ve
 way (round-robin over another number of items, or back to back: harness/results/compile_method.py)
 is ``NOISY`` with ``how`` in its words - the item selection changed what every build met (measured
 on the 2-core box: Ascend compile items round-robin over 7 read 12-18 % faster than over 14).
+``load_move(pairs)``: the box's load, as the builds met it - the geometric mean over the items of
+new/base (median wall seconds / median CPU seconds), how much longer each build waited for a CPU;
+None without CPU seconds.  ``uncounted(shift)``: a SHIFT of a group with no instruction-counted
+item (count_verdicts.with_count_witness) that ``honest`` left standing is put on the machine or
+its load - ``NOISY``, not gated - only where (1) the machine probe itself moved the shift's way by
+at least ``LOAD_PROBE_MIN``: the machine changed between the runs, and the probe does not size a
+changed machine's effect on the compiler (an A/A pair on an H200 host: probe +14.5 %, the Ascend
+builds' CPU seconds +36 %; the loaded 2-core box: probe +33.5 %, builds +9.9 %), or (2) the builds'
+wait for a CPU moved the shift's way by at least as much as the shift itself (two busy loops beside
+a run on the 2-core box: CPU seconds +22-45 %, the wait +174-432 %; every compile spun 1.2x longer
+on the quiet box: the wait +2-4 %).  Else it stays a SHIFT and gates when slower, also where the
+records carry no CPU seconds to tell the load (fail closed): an uncounted slowdown never passes
+silently.
 """
 
 from __future__ import annotations
@@ -47,6 +60,39 @@ def machine_moves(records: Iterable[tuple[dict, dict]]) -> tuple[float | None, f
     probe = _geomean_ratio((b.get("machine_probe_cpu_s") or (), n.get("machine_probe_cpu_s") or ()) for b, n in pairs)
     cpu = _geomean_ratio((b.get("cpu_samples_s") or (), n.get("cpu_samples_s") or ()) for b, n in pairs)
     return probe, cpu
+
+
+def load_move(records: Iterable[tuple[dict, dict]]) -> float | None:
+    """How much longer the builds waited for a CPU in new than in base (see the module contract)."""
+    logs = []
+    for b, n in records:
+        wall_b, cpu_b, wall_n, cpu_n = (b.get("samples_s"), b.get("cpu_samples_s"), n.get("samples_s"), n.get("cpu_samples_s"))
+        if wall_b and cpu_b and wall_n and cpu_n:
+            values = [statistics.median(v) for v in (wall_b, cpu_b, wall_n, cpu_n)]
+            if min(values) > 0:
+                logs.append(math.log((values[2] / values[3]) / (values[0] / values[1])))
+    return math.expm1(statistics.fmean(logs)) if logs else None
+
+
+def uncounted(shift: RunShift) -> RunShift:
+    """A whole-run SHIFT of compile time with no counted item in its group (see the module contract)."""
+    group = f"{shift.suite}/{shift.backend}/{shift.kind}"
+    probe, load = shift.vendor_change, shift.load_change
+    moved = f"{group}: NOISY - the whole run's compile time moved {shift.change:+.1%} ({shift.agreeing}/{shift.items} items), no item was counted"
+    unjudged = "(not judged; re-run both on a quiet box of one kind, or count instructions: --tlbench-instructions)"
+    if probe is not None and (probe > 0) == (shift.change > 0) and abs(probe) >= LOAD_PROBE_MIN:
+        words = (f"{moved}, and the machine probe itself moved {probe:+.1%}: the machine changed between the runs, and "
+                 f"the probe does not size a changed machine's effect on the compiler {unjudged}")
+        return replace(shift, verdict="NOISY", gates=False, words=words)
+    if load is not None and (load > 0) == (shift.change > 0) and abs(math.log1p(load)) >= abs(math.log1p(shift.change)):
+        words = (f"{moved}, and the builds' wait for a CPU (wall over CPU seconds) moved {load:+.1%}: the box's load "
+                 f"changed between the runs, and load slows the compiler more than the probe {unjudged}")
+        return replace(shift, verdict="NOISY", gates=False, words=words)
+    if load is None:
+        return replace(shift, words=f"{shift.words} (no item was counted, and the records carry no CPU seconds to tell the "
+                                    "box's load from the compiler: gated, fail closed; count instructions to judge it)")
+    return replace(shift, words=f"{shift.words} (no item was counted; the builds' wait for a CPU, wall over CPU seconds, "
+                                f"moved {load:+.1%}: not the box's load)")
 
 
 def measured_differently(shift: RunShift, how: str) -> RunShift:

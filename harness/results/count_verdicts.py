@@ -17,8 +17,8 @@ never a time: it judges the work the compiler did, which load cannot move.
 
 ``with_count_witness(time_shifts, counted)``: a whole-run shift of compile time is put down to
 the machine (shown, not gated) unless its group's counted items' counts moved the same way by
-at least ``COUNT_MIN_EFFECT``; a group with no counted item cannot tell and is NOISY
-(``uncounted``: not gated).
+at least ``COUNT_MIN_EFFECT``; a group with no counted item is judged by
+compile_shift.uncounted (the box's load explains it: NOISY; else it stays and gates).
 
 Whole-run shift (``count_shift``): with ``MIN_SHIFT_ITEMS`` counted items of a backend, a
 geometric-mean change of at least the minimum effect and the floor, shared by
@@ -33,7 +33,8 @@ import statistics
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from tlbench.harness.results import shift_cause
+from tlbench.harness.results import record_fields, shift_cause
+from tlbench.harness.results.compile_shift import uncounted
 from tlbench.harness.results.comparison import ItemComparison, ItemKey
 from tlbench.harness.results.judgement import Judgement, Thresholds, Verdict
 from tlbench.harness.results.pairing import Paired, problem_of
@@ -62,12 +63,14 @@ class CountVerdicts:
 
 
 def counts_of(rec: Mapping[str, Any]) -> list[int] | None:
-    """The lowering's counts of a record (None: none recorded, or absent)."""
+    """The lowering's counts of a record (None: none recorded, or absent).  A file's counts were
+    checked when it was read (record_fields.py: malformed ones are refused, exit 2); an integral
+    float (``1030000.0``) is the whole number it holds."""
     value = rec.get(RECORD_KEY)
     counts = value.get("lowering") if isinstance(value, dict) else None
-    if not counts or not all(isinstance(c, int) and c > 0 for c in counts):
+    if not counts or not all(record_fields.whole_count(c) for c in counts):
         return None
-    return list(counts)
+    return [int(c) for c in counts]
 
 
 def counter_of(rec: Mapping[str, Any]) -> str:
@@ -191,27 +194,13 @@ def count_shift(backend: str, logs: Sequence[float], floor: float) -> RunShift |
     return RunShift("*", backend, "compile", len(logs), change, agreeing, 0.0, None, "SHIFT", change > 0, words)
 
 
-def uncounted(shift: RunShift) -> RunShift:
-    """A whole-run SHIFT of compile time with no counted item in its group: NOISY, not gated.
-    The machine probe cannot vouch for it - a loaded CPU slows the compiler far more than the
-    small probe (an A/A pair on the 2-core box under other work: builds' CPU seconds +41.8 %, the
-    probe +4.4 %) - and only an instruction count tells the compiler's work from the machine."""
-    group = f"{shift.suite}/{shift.backend}/{shift.kind}"
-    probe = f" while the machine probe moved {shift.vendor_change:+.1%}" if shift.vendor_change is not None else ""
-    words = (f"{group}: NOISY - the whole run's compile time moved {shift.change:+.1%} ({shift.agreeing}/{shift.items} "
-             f"items){probe}, but no item of it was counted, and a loaded CPU slows the compiler more than the machine "
-             "probe: not judged (count instructions, --tlbench-instructions subset, to gate on a whole-run move)")
-    return RunShift(shift.suite, shift.backend, shift.kind, shift.items, shift.change, shift.agreeing, shift.p_value,
-                    shift.vendor_change, "NOISY", False, words)
-
-
 def with_count_witness(time_shifts: Sequence[RunShift], counted: CountVerdicts) -> tuple[RunShift, ...]:
     """The whole-run shifts of compile time, each one put down to the machine (shown, not gated)
     unless the instruction counts of its group's counted items moved the same way by at least
     ``COUNT_MIN_EFFECT`` (their geometric mean): where the compiler did not do correspondingly
     more (or less) work, the time moved with the machine's speed (a shared runner's load: a real
     A/A pair on the 2-core box read +41.8 % on time with every count within 0.2 %).  A group with
-    no counted item is NOISY (``uncounted``).  Then the counts' own shifts."""
+    no counted item is ``compile_shift.uncounted``'s.  Then the counts' own shifts."""
     out = []
     for shift in time_shifts:
         same_group = [i for i in counted.items if i.time is not None

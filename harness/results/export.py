@@ -11,7 +11,8 @@ Each entry is ``{"name", "unit", "value", "range", "extra"}``: ``name`` is
 several records (a vendor item measured once per GPU or shard) each gets its placement
 (`` [gpu 28f9d0d8]``, `` [shard 2/3, gpu ...]``), and a record repeated at the same placement
 its ordinal (`` [#2]``) - the action pairs entries across nights by name, so a repeated name
-would be judged against the wrong entry.  ``range`` is the median's ~95 % CI half-width in the
+would be judged against the wrong entry.  ``tlbench export`` never writes such a run: compare
+refuses it (``compare.index_items``: which copy is the item's cannot be told), and so does export.  ``range`` is the median's ~95 % CI half-width in the
 same unit, ``extra`` the sample count, the method, and % of peak when the record has it.
 ``left_out(results)`` names what an export of a partial run or a run with failed items lacks
 (empty: the run is complete); ``write_github_action_benchmark(export, out_dir)`` writes each

@@ -11,7 +11,9 @@ one merged from shards) and returns a markdown section, or "" where nothing is k
   counts it made);
 - a table of every compile item, costliest first: its rounds, cold build, count, instructions
   counted (median), shard.
-Numbers are wall seconds as the records hold them; nothing is measured here.
+Numbers are wall seconds as the records hold them; nothing is measured here.  Every word taken
+from a file (case ids, backends, shard labels, run and phase names) is escaped as a markdown
+table cell (report_markdown's ``md_cell``): the summary is rendered as HTML.
 ``item_costs(documents)`` is each item's cost in such a file (``<kind>-<backend>-<case id>`` -> a
 timed item's rounds, cold build and count, in seconds; a skipped one's 0): what
 ``--tlbench-shard-costs`` deals shards by.
@@ -23,6 +25,7 @@ import statistics
 from typing import Any, Iterable, Sequence
 
 from tlbench.harness.core.record import EXTRA_KEY
+from tlbench.harness.results.report_markdown import md_cell
 
 
 def _records(documents: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -64,7 +67,7 @@ def cost_markdown(documents: Sequence[dict[str, Any]]) -> str:
         for name, phases in runs:
             parts = ", ".join(f"{k} {v:.0f} s" for k, v in phases.items() if k != "session")
             wall = phases.get("session")
-            out.append(f"| {name} | {f'{wall:.0f} s' if wall is not None else '?'} | {parts or '-'} |")
+            out.append(f"| {md_cell(name)} | {f'{wall:.0f} s' if wall is not None else '?'} | {md_cell(parts or '-')} |")
         out.append("")
     if records:
         rounds, builds, counts = (sum(c[k] for c in map(_item_cost, records)) for k in range(3))
@@ -87,8 +90,8 @@ def cost_markdown(documents: Sequence[dict[str, Any]]) -> str:
             timed, build, count = _item_cost(r)
             lowering = (r.get("instructions") or {}).get("lowering") or []
             counted = f"{statistics.median(lowering):,.0f}" if lowering else "-"
-            out.append(f"| {r.get('backend')} {r.get('case_id')} | {timed:.1f} | {build:.1f} | {count:.1f} | {counted} | "
-                       f"{r.get('shard') or '-'} |")
+            item = md_cell(f"{r.get('backend')} {r.get('case_id')}")
+            out.append(f"| {item} | {timed:.1f} | {build:.1f} | {count:.1f} | {counted} | {md_cell(r.get('shard') or '-')} |")
         out += ["", "</details>", ""]
     return "\n".join(out) + "\n"
 

@@ -14,8 +14,9 @@ Contract: ``run_nightly(plan) -> NightlyOutcome`` does, in order:
    ``plan.history``'s last runs of the same testbed (harness/results/nightly_reference.py),
    read before tonight's runs are added; the summary says which.  A missing baseline is
    reported (with the command that makes one), never created: baselines change only
-   through ``tlbench baseline update``.  A night that could judge a backend against neither
-   says so in the summary's first line;
+   through ``tlbench baseline update``.  A night that could judge a backend against neither,
+   or whose comparison was refused (a testbed or method mismatch, a bad baseline), says which
+   in the summary's first line;
 4. writes a markdown summary to ``out_dir/summary.md`` (with, for a backend that ran no
    device item, what the night can and cannot see without a device, and where the night's
    time went: harness/results/night_costs.py) and appends it to
@@ -175,11 +176,18 @@ def _gating(cmp: RunComparison) -> int:
 
 
 def _first_line(gates: Sequence[BackendGate]) -> str:
+    """What the night judged, and for each backend it did not: its comparison was refused
+    (``unusable``: the reference is there, the comparison could not be made; why below), or it had
+    no baseline and no history to judge against."""
     judged = [f"{g.backend} against the {g.reference.kind}" for g in gates if g.comparison is not None and g.reference]
-    idle = [g.backend for g in gates if g.comparison is None]
+    refused = [g.backend for g in gates if g.comparison is None and g.unusable]
+    idle = [g.backend for g in gates if g.comparison is None and not g.unusable]
+    why = ([f"the comparison was refused for {', '.join(refused)} (why below)"] if refused else []) + (
+        [f"no baseline and no history to judge {', '.join(idle)} against"] if idle else [])
     if gates and not judged:
-        return f"## tlbench nightly: GATED NOTHING - no baseline and no history to judge {', '.join(idle)} against"
-    words = "; ".join(([f"judged {', '.join(judged)}"] if judged else []) + ([f"gated nothing for {', '.join(idle)}"] if idle else []))
+        return f"## tlbench nightly: GATED NOTHING - {'; '.join(why)}"
+    words = "; ".join(([f"judged {', '.join(judged)}"] if judged else [])
+                      + ([f"gated nothing for {', '.join(refused + idle)}: {'; '.join(why)}"] if why else []))
     return "## tlbench nightly" + (f": {words}" if words else "")
 
 

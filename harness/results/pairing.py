@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Sequence
 
 from tlbench.harness.core.record_reader import RecordReader
@@ -227,6 +227,8 @@ def run_shifts(paired: Paired, thresholds: Thresholds) -> list[verdicts.RunShift
                 shift = compile_shift.measured_differently(shift, how.most_common(1)[0][0])
         if shift is not None:
             kernels = [(paired.base[k], paired.new[k]) for k in keys if not is_vendor(paired.base[k])]
+            if group[2] == "compile":  # the box's load as the builds met it (compile_shift.uncounted judges by it)
+                shift = replace(shift, load_change=compile_shift.load_move(kernels))
             out.append(shift_cause.named(shift, kernels))  # a changed kernel body is the code, not the toolchain
     return out
 

@@ -8,7 +8,9 @@ harness/analysis read: the top-level ``tlbench`` object and its lists, each benc
 and its ``extra_info``, each record's ids, samples (``samples_s``, ``cpu_samples_s``,
 ``machine_probe_cpu_s``: lists of finite non-negative numbers, the probe positive and as
 long as the CPU samples), ``summary``, ``plan``, ``measurement`` (per-round values
-positive, ``drift`` an object), ``throughput``, ``config``/``problem`` objects.  A field
+positive, ``drift`` an object), ``throughput``, ``config``/``problem`` objects, ``instructions``
+(an object; its ``lowering`` counts positive whole numbers - an integral float such as
+``1030000.0`` is a whole number and is judged as one, never dropped).  A field
 that is absent is fine where readers treat it as absent (older records); a field that is
 present holds the type readers expect, so no reader meets a string where it does arithmetic.
 store.py calls these before anything else reads the document.
@@ -140,10 +142,12 @@ def check_record(path: Any, label: str, rec: dict[str, Any]) -> None:
         drift = _optional(measurement, "drift", (dict,), path, m_where, "an object or null")
         if drift and drift.get("relative") is not None and not _number(drift["relative"]):
             _fail(path, m_where, "drift.relative", drift["relative"], "a finite number")
-        batches = _optional(measurement, "batches", (list,), path, m_where, "a list")
-        for i, batch in enumerate(batches or ()):
-            if not isinstance(batch, dict) or (batch.get("median_s") is not None and not _number(batch["median_s"])):
-                _fail(path, m_where, f"batches[{i}]", batch, "an object with a numeric median_s")
+        threshold = measurement.get("drift_threshold")
+        if threshold is not None and (not _number(threshold) or threshold <= 0):
+            _fail(path, m_where, "drift_threshold", threshold, "a positive number")
+        _optional(measurement, "criterion", (dict,), path, m_where, "an object or null")
+        _optional(measurement, "status", (str,), path, m_where, "a string")
+        _batches(measurement, path, m_where)
     throughput = _optional(rec, "throughput", (dict,), path, where, "an object")
     for key, value in (throughput or {}).items():
         if value is not None and not _number(value):
@@ -153,6 +157,52 @@ def check_record(path: Any, label: str, rec: dict[str, Any]) -> None:
             _fail(path, where, key, rec[key], "a finite number")
     for key in ("check", "budget", "compile_phases_s"):
         _optional(rec, key, (dict,), path, where, "an object or null")
+    _counts(rec, path, where)
+
+
+def whole_count(value: Any) -> bool:
+    """A count of instructions: a positive whole number (an integral float is one)."""
+    return _number(value) and value > 0 and float(value).is_integer()
+
+
+def _counts(rec: dict[str, Any], path: Any, where: str) -> None:
+    """The instruction counts a compile item's count verdict judges (count_verdicts.py)."""
+    counted = _optional(rec, "instructions", (dict,), path, where, "an object (what was counted, or why nothing was)")
+    counts = (counted or {}).get("lowering")
+    if counts is None:
+        return
+    should = "a list of positive whole numbers of instructions (re-count the item with --tlbench-instructions)"
+    if not isinstance(counts, list):
+        _fail(path, where, "instructions.lowering", counts, should)
+    for i, count in enumerate(counts):
+        if not whole_count(count):
+            _fail(path, where, f"instructions.lowering[{i}]", count, should)
+
+
+def _batches(measurement: dict[str, Any], path: Any, where: str) -> None:
+    """The per-batch fields the clock witness, the drift and the rounds read (clock_witness.py,
+    derived_drift.py): ``attempt`` a whole number, ``dropped`` true/false, ``telemetry`` an
+    object whose ``sm_clock_mhz`` is a non-negative number and ``throttle_reasons`` a list of names."""
+    batches = _optional(measurement, "batches", (list,), path, where, "a list")
+    for i, batch in enumerate(batches or ()):
+        if not isinstance(batch, dict) or (batch.get("median_s") is not None and not _number(batch["median_s"])):
+            _fail(path, where, f"batches[{i}]", batch, "an object with a numeric median_s")
+        attempt = batch.get("attempt")
+        if attempt is not None and (not isinstance(attempt, int) or isinstance(attempt, bool) or attempt < 0):
+            _fail(path, where, f"batches[{i}].attempt", attempt, "a non-negative integer")
+        if batch.get("dropped") is not None and not isinstance(batch["dropped"], bool):
+            _fail(path, where, f"batches[{i}].dropped", batch["dropped"], "true or false")
+        telemetry = batch.get("telemetry")
+        if telemetry is None:
+            continue
+        if not isinstance(telemetry, dict):
+            _fail(path, where, f"batches[{i}].telemetry", telemetry, "an object (the device's state after the batch) or null")
+        clock = telemetry.get("sm_clock_mhz")
+        if clock is not None and (not _number(clock) or clock < 0):
+            _fail(path, where, f"batches[{i}].telemetry.sm_clock_mhz", clock, "a non-negative number of MHz or null")
+        reasons = telemetry.get("throttle_reasons")
+        if reasons is not None and (not isinstance(reasons, list) or not all(isinstance(r, str) for r in reasons)):
+            _fail(path, where, f"batches[{i}].telemetry.throttle_reasons", reasons, "a list of names")
 
 
 def check_outcome(path: Any, where: str, rec: dict[str, Any], text_keys: tuple[str, ...]) -> None:

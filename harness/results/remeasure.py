@@ -11,8 +11,10 @@ Contract:
   has no reference to re-measure it with: it is not re-measured and its first verdict stands
   (``unpaired`` says which, and why).  A gating whole-run shift re-measures its whole group.
 - ``restrict(document, keys)``: a copy of a results document holding only those items (timed,
-  failed and skipped): both sides of the second comparison hold the same items - the
-  re-measured ones, judged against the same baseline items.
+  failed and skipped) and only their backends (the top-level ``backends`` and the machine's
+  device info: the re-run is one process of the night's backends, a baseline is one backend's):
+  both sides of the second comparison hold the same items - the re-measured ones, judged
+  against the same baseline items.
 - ``combine(first, again, plan)``: the night's verdicts after the re-measurement - the first
   comparison with each re-measured flagged item's verdict (and each re-measured group's
   whole-run shift) taken from the second comparison, which measured it beside its reference in
@@ -111,6 +113,11 @@ def restrict(document: dict[str, Any], keys: Iterable[ItemKey]) -> dict[str, Any
         for kind in ("failed", "skipped"):
             top[kind] = [r for r in top.get(kind) or [] if _key(r) in wanted]
         top.pop("partial", None)  # a restriction is deliberate: it holds what it was asked to
+        if isinstance(top.get("backends"), list):  # the re-run is of the night's backends; the restriction of the keys' own
+            top["backends"] = [b for b in top["backends"] if b in {k.backend for k in wanted}]
+    machine = (out.get("machine_info") or {}).get(EXTRA_KEY)
+    if isinstance(machine, dict) and isinstance(machine.get("backends"), dict):
+        machine["backends"] = {b: info for b, info in machine["backends"].items() if b in {k.backend for k in wanted}}
     return out
 
 

@@ -14,6 +14,7 @@ from tlbench.harness.core.backend_traits import TraitsCatalog
 from tlbench.harness.results.compare_backends import DEVICE_TIME, AcrossBackends
 from tlbench.harness.results.comparison import Drift, ItemComparison, RunComparison
 from tlbench.harness.results.count_verdicts import INSTRUCTIONS
+from tlbench.harness.results.partial_note import partial_lines
 from tlbench.harness.results.plan_verdicts import ORDER as PLAN_ORDER, SAME_PLAN, summary_words
 from tlbench.harness.results.judgement import RUN_RATIO, TIME, VENDOR_RATIO, Judgement
 from tlbench.harness.results.run_facts import ItemFacts, run_facts
@@ -283,8 +284,10 @@ def run_cells(f: ItemFacts) -> list[str]:
 
 
 def run_summary(results: Results) -> str:
+    """The run's counts; a partial run (``tlbench.partial``) says PARTIAL first (partial_note.py says why)."""
+    partial = "PARTIAL run (items missing, see the note): " if partial_lines(results) else ""
     return (
-        f"{len(results.records)} timed, {len(results.failed)} failed, {len(results.skipped)} skipped; "
+        f"{partial}{len(results.records)} timed, {len(results.failed)} failed, {len(results.skipped)} skipped; "
         f"backends {', '.join(results.backends)}"
     )
 

@@ -1,7 +1,8 @@
 """Comparisons and runs as GitHub markdown (CI step summaries, PR comments).
 
 Contract: ``comparison_markdown(cmp)``, ``across_markdown(ab)``, ``run_markdown(results)`` return
-markdown text; ``md_table(header, rows)`` escapes cells.  The cells are report_cells'; rows of a verdict the
+markdown text; ``md_table(header, rows)`` escapes cells (``md_cell``: one cell; ``escape_html``: text).
+The cells are report_cells'; rows of a verdict the
 table folds (verdict_words.py: SAME) go in a collapsed section.
 """
 
@@ -12,6 +13,7 @@ from typing import Iterable, Sequence
 from tlbench.harness.results.compare_backends import AcrossBackends
 from tlbench.harness.results.comparison import RunComparison
 from tlbench.harness.results import verdict_words
+from tlbench.harness.results.partial_note import partial_lines
 from tlbench.harness.results.store import Results
 from tlbench.harness.results.report_cells import (
     COMPARISON_HEADER, PLAN_HEADER, RUN_HEADER, across_rows, best_lines, comparison_rows, facts, metric_lines, plan_line, plan_rows,
@@ -25,13 +27,14 @@ def escape_html(text: object) -> str:
     return str(text).replace("&", "&amp;").replace("<", "&lt;")  # no tag can open without "<"
 
 
-def _md_cell(text: str) -> str:
+def md_cell(text: object) -> str:
+    """Data as one markdown table cell: escaped (``escape_html``), its pipes and line breaks neutral."""
     return escape_html(text).replace("|", "\\|").replace("\n", " ")
 
 
 def md_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in rows]
+    lines += ["| " + " | ".join(md_cell(c) for c in row) + " |" for row in rows]
     return "\n".join(lines)
 
 
@@ -81,7 +84,8 @@ def across_markdown(ab: AcrossBackends) -> str:
 def run_markdown(results: Results) -> str:
     out = [f"### tlbench report: `{Path(results.path).name}`", ""]
     out += [f"- testbed {escape_html(results.testbed(b).describe())}" for b in results.backends]
-    out += [f"- {escape_html(run_summary(results))}", "", md_table(RUN_HEADER, [run_cells(f) for f in facts(results)])]
+    out += [f"- {escape_html(run_summary(results))}"] + [f"- {escape_html(n)}" for n in partial_lines(results)]
+    out += ["", md_table(RUN_HEADER, [run_cells(f) for f in facts(results)])]
     return "\n".join(out) + "\n"
 
 

@@ -18,6 +18,7 @@ from tlbench.harness.results.report_cells import (
     COMPARE_COLUMNS, PLAN_COLUMNS, across_rows, best_lines, comparison_groups, facts, metric_lines, plan_groups, plan_line,
     run_summary, summary_line, testbed_lines,
 )
+from tlbench.harness.results.partial_note import partial_lines
 from tlbench.harness.results.store import Results
 from tlbench.harness.results.table import run_table
 from tlbench.harness.results.text_table import Column, Group, Line, TextRow, render
@@ -61,6 +62,7 @@ def print_across(ab: AcrossBackends, console: Any, width: int) -> None:
 def print_run(results: Results, console: Any, width: int) -> None:
     lines: list[Line] = [(f"tlbench report {results.path}", "bold")]
     lines += [(run_summary(results), "bold")]
+    lines += [(n, "yellow") for n in partial_lines(results)]
     lines += [(f"testbed {results.testbed(b).describe()}", None) for b in results.backends]
     lines += run_table(facts(results), width)
     lines.append((run_summary(results), None))

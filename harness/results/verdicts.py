@@ -213,6 +213,9 @@ class RunShift:
     verdict: str  # "MACHINE" (shown) | "SHIFT" (a toolchain/harness move; gates when slower) | "NONE"
     gates: bool
     words: str
+    # compile groups: the builds' wait for a CPU moved by this much (wall over CPU seconds,
+    # harness/results/compile_shift.py::load_move); None: not a compile group, or no CPU seconds
+    load_change: float | None = None
 
 
 def run_shift(

@@ -4,14 +4,16 @@
 # per item (pass or fail is the answer here, not the time).  One gzipped pytest-benchmark JSON
 # per suite in results/conformance/cpu/ (the journal is left in a scratch folder), then the
 # table rebuilt into results/conformance/README.md.
-# The examples are the rewrites bundled in suites/conformance/tilelang_examples/; with
-# TLBENCH_TILELANG_EXAMPLES naming a tilelang checkout they are tilelang's own files, and the
-# runs go to .upstream/runs/ instead (an ignored folder: not committed, not read by the table).
-# Run from anywhere: bash results/conformance/cpu.sh [SUITE_STEM...]
+# The examples are tilelang's own files, read from the checkout TLBENCH_TILELANG_EXAMPLES names
+# (without it every suite skips, and the script says so and stops).
+# Run from anywhere: TLBENCH_TILELANG_EXAMPLES=~/tilelang bash results/conformance/cpu.sh [SUITE_STEM...]
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=results/conformance/cpu
-[ -n "${TLBENCH_TILELANG_EXAMPLES:-}" ] && out=.upstream/runs
+if [ -z "${TLBENCH_TILELANG_EXAMPLES:-}" ]; then
+  echo "cpu.sh: set TLBENCH_TILELANG_EXAMPLES to a tilelang checkout (git clone https://github.com/tile-ai/tilelang)" >&2
+  exit 2
+fi
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 mkdir -p "$out"
@@ -27,7 +29,6 @@ for s in "${stems[@]}"; do
   [ -f "$scratch/$s.json" ] && gzip -n -c "$scratch/$s.json" > "$out/$s.json.gz"
   echo "  $s: $(( $(date +%s) - start )) s wall, load $(cut -d' ' -f1-3 /proc/loadavg)"
 done
-[ "$out" = results/conformance/cpu ] || exit 0
 shopt -s nullglob
 runs=(results/conformance/cpu/*.json.gz results/conformance/h200*.json results/conformance/h200*.json.gz)
 python3 results/conformance/table.py "${runs[@]}" --readme results/conformance/README.md

@@ -14,7 +14,7 @@ reads pytest-benchmark JSON files written by tlbench runs over ``suites/conforma
 - NVIDIA compile, Ascend compile: the suite's compile items on that backend, ``ok n/n`` (and
   how many were skipped, why) or ``FAILED k of n`` with the first failure's words, or why every
   item was skipped (``no body`` where the suite has no body for that backend);
-- H200 device: the device items that ran on a GPU (``ok n/n``; at the largest problem - the one
+- GPU device: the device items that ran on a GPU (``ok n/n``; at the largest problem - the one
   whose vendor item takes longest - the best config's median and
   its time over the vendor item's), or ``not run yet`` where every device item was skipped for
   want of a device (or no file holds one).
@@ -195,7 +195,7 @@ def suite_rows(suites: Path) -> list[tuple[str, str, list[str], int]]:
 
 def table(paths: list[Path], suites: Path) -> str:
     cells = collect(paths)
-    out = ["| example | upstream path | lines written | NVIDIA compile | Ascend compile | H200 device |",
+    out = ["| example | upstream path | lines written | NVIDIA compile | Ascend compile | GPU device |",
            "|---|---|---|---|---|---|"]
     for stem, name, upstream, lines in suite_rows(suites):
         paths_text = "<br>".join(upstream) or "(none found)"

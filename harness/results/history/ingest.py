@@ -14,6 +14,11 @@ and adding a merged run removes its shards stored before (their records are the 
 and ``import_dir(conn, folder)`` for every ``*.json`` and ``*.json.gz`` below a folder (as
 ``add`` reads both); a file that is not
 tlbench results (``best_configs.json``) is reported with the reason, never fatal.
+A run that no reader could read - every timed item's median 0 s (all-zero samples; query.series
+leaves such rows out) - is ``unusable`` and nothing of it is stored; one with some such items is
+stored and its line names how many.  A partial run (``tlbench.partial``) is stored labelled
+partial (``runs.partial``; its line says PARTIAL and why) only with ``allow_partial``, else it is
+``unusable`` with how to finish it or to insist.
 ``annotate`` (optional) fills derived fields (``pct_of_peak`` ...) of records that lack
 them; it gets a copy, and returns the record to store.
 """
@@ -32,6 +37,7 @@ from tlbench.harness.core.stats import summarize
 from tlbench.harness.results.history.schema import write_transaction
 from tlbench.harness.results.store import Results, ResultsError, load_results, suite_of, testbed_of
 from tlbench.harness.results.pairing import problem_of
+from tlbench.harness.results.partial_note import partial_lines
 from tlbench.harness.results.shard_merge import shard_document
 
 Annotate = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]  # (record, device info) -> record
@@ -170,7 +176,32 @@ def _stored_records(results: Results) -> Iterable[tuple[dict[str, Any], str]]:
         yield {**rec, "fullname": rec.get("fullname") or rec.get("nodeid")}, "skipped"
 
 
-def add_results(conn: sqlite3.Connection, results: Results, annotate: Annotate | None = None) -> AddOutcome:
+def _unreadable(results: Results) -> list[str]:
+    """The timed items no reader of the history can use: their median is 0 s (all-zero samples)."""
+    return [str(r["case_id"]) for r in results.records if not summarize(r["samples_s"]).median > 0]
+
+
+def _refusal(results: Results, allow_partial: bool) -> tuple[str | None, str]:
+    """(why the run is not stored, or None; what its added line adds)."""
+    zero = _unreadable(results)
+    if results.records and len(zero) == len(results.records):
+        return (f"every timed item's median is 0 s (all-zero samples, e.g. {zero[0]}): history show, compare --history and "
+                "the dashboard leave such rows out, so nothing of it could be read; re-run the suite"), ""
+    partial = [ln.removeprefix("note: ") for ln in partial_lines(results)]
+    if partial and not allow_partial:
+        return (f"{partial[0]}; finish the run (--tlbench-resume JOURNAL, or merge every shard) and add that, or pass "
+                "--allow-partial to store it labelled partial"), ""
+    detail = f" ({len(zero)} item(s) with all-zero samples stored but left out by every reader, e.g. {zero[0]})" if zero else ""
+    if partial:
+        detail += f" (PARTIAL, stored labelled partial: {partial[0]})"
+    return None, detail
+
+
+def add_results(conn: sqlite3.Connection, results: Results, annotate: Annotate | None = None,
+                allow_partial: bool = True) -> AddOutcome:
+    refused, said = _refusal(results, allow_partial)
+    if refused:
+        return AddOutcome(results.path, "unusable", detail=refused)
     doc = results.document
     digest = run_hash(doc)
     commit = doc.get("commit_info") or {}
@@ -226,13 +257,14 @@ def add_results(conn: sqlite3.Connection, results: Results, annotate: Annotate |
             cur = conn.execute(f"INSERT OR IGNORE INTO items ({columns}) VALUES ({placeholders})", row)
             stored += cur.rowcount
             duplicates += 1 - cur.rowcount
-    detail = f" ({duplicates} duplicate items kept once)" if duplicates else ""
+    detail = (f" ({duplicates} duplicate items kept once)" if duplicates else "") + said
     if replaced:
         detail += f" (a merged run: its shards or a smaller merge of them, stored before as run(s) {', '.join(map(str, replaced))}, removed)"
     return AddOutcome(results.path, "added", run_id, stored, detail)
 
 
-def add_files(conn: sqlite3.Connection, paths: Iterable[str | Path], annotate: Annotate | None = None) -> list[AddOutcome]:
+def add_files(conn: sqlite3.Connection, paths: Iterable[str | Path], annotate: Annotate | None = None,
+              allow_partial: bool = True) -> list[AddOutcome]:
     out = []
     for path in paths:
         try:
@@ -240,7 +272,7 @@ def add_files(conn: sqlite3.Connection, paths: Iterable[str | Path], annotate: A
         except ResultsError as exc:
             out.append(AddOutcome(str(path), "unusable", detail=str(exc)))
             continue
-        out.append(add_results(conn, results, annotate))
+        out.append(add_results(conn, results, annotate, allow_partial))
     return out
 
 
