@@ -18,7 +18,7 @@ import sys
 from typing import Sequence
 
 from tlbench.harness.commands import (
-    baseline, calibrate, check, compare, dashboard, export, history, merge, nightly, recover, report,
+    baseline, calibrate, check, compare, dashboard, export, history, merge, nightly, recover, report, search_replay,
 )
 from tlbench.harness.commands.common import EXIT_UNUSABLE, UsageProblem
 from tlbench.harness.commands.gate_options import PartialRun
@@ -33,7 +33,7 @@ EXIT_CODES = ("Exit codes: 0 done, or no regression; 1 a regression (compare, ni
               "merge (merge); 2 unusable input or arguments (one line says what to do); "
               "3 internal error (a bug of tlbench; the file holding the traceback is named); 130 interrupted (Ctrl-C; "
               "nightly: 128 + the signal's number). Every subcommand's --help ends with its own.")
-COMMANDS = (compare, report, baseline, nightly, recover, history, export, dashboard, calibrate, merge, check)
+COMMANDS = (compare, report, baseline, nightly, recover, history, export, dashboard, calibrate, merge, check, search_replay)
 UNUSABLE = (ResultsError, CompareError, UsageProblem, JournalError, HistoryError, OutputRefused, PartialRun)
 
 
@@ -50,7 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
                "run is accepted with --allow-partial. " + EXIT_CODES)
     parser.add_argument("--version", action="version", version=f"tlbench {_installed_version()}")
     sub = parser.add_subparsers(dest="command", required=True,
-                                metavar="{compare,report,baseline,nightly,recover,history,export,dashboard,calibrate,merge,check}")
+                                metavar="{compare,report,baseline,nightly,recover,history,export,dashboard,calibrate,merge,check,search-replay}")
     for command in COMMANDS:
         command.register(sub)
     return parser

@@ -1,0 +1,127 @@
+"""What tlbench knows about a config before it measures it: the ``Candidate``.
+
+Contract: ``candidate_from_record(record, reader)`` keeps, of a record (timed, failed or
+skipped item), only what exists before any device time is spent - ``case_id``, ``config``,
+``problem``, ``plan`` (the compiler's plan: pipeline kind, buffers and their versions, shared
+memory, threads, grid), ``budget`` (bytes per on-chip scope against capacity), the roofline's
+static inputs (peak, bandwidth, ridge point, bound: never the achieved rate), the loop's trip
+count read through the record's kernel family, and the device's multiprocessor count where the
+caller knows it (machine info's ``sm_count``).  The record's samples, summary, throughput,
+measurement, notes and every other measured field are dropped here, so nothing downstream (the
+ranker, the search) can read a time it was not handed by an oracle.  ``Candidate.features()``
+is the numeric and categorical description the ranker uses; ``Candidate.depth`` the pipeline
+depth the timeline model is asked about.  Pure; raises ``ValueError`` on a record with no
+config (a vendor item is not a config of a sweep).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from tlbench.harness.core.record_reader import RecordReader
+
+STATIC_ROOFLINE_KEYS = ("peak_tflops", "bandwidth_tbps", "ridge_flop_per_byte", "bound", "dtype")
+SERIAL_FORM = "serial"  # harness/core/loop_form.py: a plain T.serial loop, one buffer
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One legal config of one problem, as known before measuring (module docstring)."""
+
+    case_id: str
+    config: Mapping[str, Any]
+    problem: Mapping[str, Any]
+    plan: Mapping[str, Any] = field(default_factory=dict)
+    budget: Mapping[str, Any] = field(default_factory=dict)
+    roofline: Mapping[str, Any] = field(default_factory=dict)
+    loop_trips: int | None = None
+    multiprocessors: int | None = None  # the device's SM (core) count, from its machine info
+
+    @property
+    def pipeline_kind(self) -> str:
+        return str((self.plan.get("pipeline") or {}).get("kind") or "unknown")
+
+    @property
+    def depth(self) -> int:
+        """Buffers in flight: the plan's largest buffer version count, or the config's
+        ``num_stages`` where the kernel allocates its stages itself (versions stay 1); 1 for a
+        serial loop."""
+        if self.config.get("loop_form") == SERIAL_FORM:
+            return 1
+        versions = [b.get("versions") for b in self.plan.get("buffers") or [] if isinstance(b.get("versions"), int)]
+        stages = self.config.get("num_stages")
+        candidates = [*versions, stages if isinstance(stages, int) and not isinstance(stages, bool) else 1]
+        return max(1, *candidates)
+
+    @property
+    def shared_fraction(self) -> float:
+        """Bytes the plan puts in on-chip memory over its capacity (the largest scope's share)."""
+        used = self.plan.get("bytes_per_scope") or {}
+        limits = self.plan.get("limits") or {}
+        shares = [used[s] / limits[s] for s in used if isinstance(used.get(s), (int, float)) and limits.get(s)]
+        if not shares:
+            scopes = (self.budget.get("scopes") or {}).values()
+            shares = [s["needed"] / s["capacity"] for s in scopes if s.get("capacity") and isinstance(s.get("needed"), (int, float))]
+        return max(shares, default=0.0)
+
+    @property
+    def threads(self) -> int | None:
+        value = self.plan.get("threads", self.config.get("threads"))
+        return value if isinstance(value, int) else None
+
+    @property
+    def grid(self) -> int | None:
+        value = (self.plan.get("features") or {}).get("grid")
+        return value if isinstance(value, int) else None
+
+    @property
+    def machine_fill(self) -> float | None:
+        """Share of the device's multiprocessors busy over the grid's waves: ``grid / (ceil(grid /
+        multiprocessors) x multiprocessors)`` (a grid of 64 blocks on 132 fills 0.48; None where
+        either is unknown)."""
+        if not self.grid or not self.multiprocessors:
+            return None
+        waves = -(-self.grid // self.multiprocessors)
+        return self.grid / (waves * self.multiprocessors)
+
+    def categories(self) -> dict[str, str]:
+        """Every config key's value and the plan's pipeline kind, as words (the learned part's one-hots)."""
+        words = {f"config.{k}": repr(v) for k, v in sorted(self.config.items())}
+        words["plan.pipeline"] = self.pipeline_kind
+        words["plan.depth"] = str(self.depth)
+        return words
+
+    def numbers(self) -> dict[str, float]:
+        """Numeric facts of the plan, on log scales where they multiply."""
+        out = {"plan.shared_fraction": self.shared_fraction, "plan.log2_depth": math.log2(self.depth)}
+        if self.threads:
+            out["plan.log2_threads"] = math.log2(self.threads)
+        if self.grid:
+            out["plan.log2_grid"] = math.log2(self.grid)
+        if self.machine_fill:
+            out["plan.machine_fill"] = self.machine_fill
+        return out
+
+
+def candidate_from_record(record: Mapping[str, Any], reader: RecordReader | None = None,
+                          multiprocessors: int | None = None) -> Candidate:
+    if record.get("config") is None:
+        raise ValueError(f"{record.get('case_id', '?')}: a record without a config is not a config of a sweep")
+    trips = None
+    if reader is not None and record.get("problem") is not None:
+        read = reader.read(record)
+        if read.config is not None:
+            trips = read.family.loop_trips(read.problem, read.config)
+    roof = record.get("roofline") or {}
+    return Candidate(
+        case_id=str(record["case_id"]),
+        config=dict(record["config"]),
+        problem=dict(record.get("problem") or {}),
+        plan=dict(record.get("plan") or {}),
+        budget=dict(record.get("budget") or {}),
+        roofline={k: roof[k] for k in STATIC_ROOFLINE_KEYS if k in roof},
+        loop_trips=trips if isinstance(trips, int) and trips > 0 else None,
+        multiprocessors=multiprocessors if isinstance(multiprocessors, int) and multiprocessors > 0 else None,
+    )

@@ -1,0 +1,206 @@
+"""Replay the search on a committed exhaustive sweep: the search asks, the recorded times answer.
+
+Contract
+--------
+``sweeps_of(results)`` cuts a loaded results file (harness/results/store.py ``Results``) into
+sweeps: one per (backend, suite, problem, label) of its device configs - timed records and
+failed items, vendor items left out - each with the sweep's ``legal`` count from the file's
+search-space diagnostics (``tlbench.sweeps``) where the file has them, and ``exhaustive`` =
+every legal config is there (timed or failed).  ``device`` is the backend's accelerator.
+
+``replay(sweep, settings)`` runs harness/search/search.py ``run_search`` with:
+- candidates built by ``candidate_from_record`` (no measured field reaches the ranker);
+- an oracle that answers a config with its record's ``summary.median`` (seconds) - the one
+  place a recorded time is read - or None for a failed item; it counts the questions;
+and returns a ``ReplayRow``: configs, measured (questions the oracle answered), fraction,
+best found and exhaustive best (seconds, and their ratio), ``within`` (best found within
+``tolerance`` of the exhaustive best), Kendall tau between the first-run prediction and the
+recorded times over every timed config (``tau_prior``) and between the final prediction and
+them (``tau_final``), the stop reason, the ``SearchResult`` itself, and what the measured configs
+and all of them cost the device in the recorded run (``device_seconds``: warm-up and sampling; a
+failed config's cost is not recorded).
+``earlier``: sweeps of earlier runs the ranker may learn from; ``learned_from`` keeps those of
+the same backend, device and suite and another problem, so the replayed problem's own recorded
+times reach only the oracle.
+``qualifying(sweeps, min_configs)``: the exhaustive ones with at least ``min_configs`` legal
+configs.  Raises ``ValueError`` on a sweep with no timed config.
+"""
+
+from __future__ import annotations
+
+import collections
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from tlbench.harness.core.cases import VENDOR_SUFFIX
+from tlbench.harness.core.record import EXTRA_KEY
+from tlbench.harness.core.record_reader import RecordReader
+from tlbench.harness.results.store import Results, suite_of
+from tlbench.harness.search.candidates import Candidate, candidate_from_record
+from tlbench.harness.search.ranker import kendall_tau
+from tlbench.harness.search.search import SearchResult, SearchSettings, run_search
+
+DEVICE_KIND = "device"
+MIN_CONFIGS = 20
+TOLERANCE = 0.01
+MULTIPROCESSORS_KEY = "sm_count"
+
+
+@dataclass(frozen=True)
+class Sweep:
+    source: str
+    backend: str
+    device: str | None
+    suite: str
+    problem_id: str
+    label: str | None
+    timed: tuple[Mapping[str, Any], ...]
+    failed: tuple[Mapping[str, Any], ...]
+    legal: int | None  # from the file's search-space diagnostics; None where it has none
+    multiprocessors: int | None = None  # the device's ``sm_count`` from the file's machine info
+
+    @property
+    def configs(self) -> int:
+        return len(self.timed) + len(self.failed)
+
+    @property
+    def exhaustive(self) -> bool:
+        return self.legal is None or self.configs >= self.legal
+
+    @property
+    def name(self) -> str:
+        label = f" [{self.label}]" if self.label else ""
+        return f"{self.suite}:{self.problem_id}{label}"
+
+
+@dataclass(frozen=True)
+class ReplayRow:
+    sweep: Sweep
+    configs: int
+    measured: int
+    best_found_s: float | None
+    exhaustive_best_s: float
+    best_found_id: str | None
+    exhaustive_best_id: str
+    tau_prior: float | None
+    tau_final: float | None
+    result: SearchResult
+    search_device_s: float | None = None  # warm-up + sampling of the configs the search measured (timed ones)
+    exhaustive_device_s: float | None = None  # the same over every timed config of the sweep
+    tolerance: float = TOLERANCE
+
+    @property
+    def fraction(self) -> float:
+        return self.measured / self.configs
+
+    @property
+    def ratio(self) -> float | None:
+        return None if self.best_found_s is None else self.best_found_s / self.exhaustive_best_s
+
+    @property
+    def within(self) -> bool:
+        return self.ratio is not None and self.ratio <= 1 + self.tolerance
+
+
+def _is_config(record: Mapping[str, Any]) -> bool:
+    return record.get("kind") == DEVICE_KIND and record.get("config") is not None and record.get("kernel") != VENDOR_SUFFIX
+
+
+def _legal_counts(results: Results) -> dict[tuple[str, str, str], int]:
+    sweeps = ((results.document.get(EXTRA_KEY) or {}).get("sweeps") or {})
+    return {(d.get("backend"), name, d.get("problem_id")): d.get("legal")
+            for name, sweep in sweeps.items() for d in sweep.get("diagnostics") or []
+            if isinstance(d.get("legal"), int)}
+
+
+def _machine(results: Results, backend: str) -> Mapping[str, Any]:
+    return ((results.document.get("machine_info") or {}).get(EXTRA_KEY) or {}).get("backends", {}).get(backend) or {}
+
+
+def sweeps_of(results: Results) -> list[Sweep]:
+    groups: dict[tuple, dict[str, list]] = collections.defaultdict(lambda: {"timed": [], "failed": []})
+    for kind, records in (("timed", results.records), ("failed", results.failed)):
+        for record in records:
+            if _is_config(record):
+                key = (record["backend"], suite_of(record), record.get("problem_id"), record.get("label"))
+                groups[key][kind].append(record)
+    legal = _legal_counts(results)
+    out = []
+    for (backend, suite, problem_id, label), found in sorted(groups.items(), key=lambda kv: tuple(map(str, kv[0]))):
+        out.append(Sweep(
+            source=results.path, backend=backend, device=results.testbed(backend).accelerator, suite=suite,
+            problem_id=problem_id, label=label, timed=tuple(found["timed"]), failed=tuple(found["failed"]),
+            legal=None if label else legal.get((backend, suite, problem_id)),
+            multiprocessors=_machine(results, backend).get(MULTIPROCESSORS_KEY),
+        ))
+    return out
+
+
+def qualifying(sweeps: list[Sweep], min_configs: int = MIN_CONFIGS) -> list[Sweep]:
+    return [s for s in sweeps if s.exhaustive and s.configs >= min_configs]
+
+
+def device_seconds(record: Mapping[str, Any]) -> float | None:
+    """What measuring one config cost the device in the recorded run: its warm-up and its sampling
+    (``measurement.warmup.seconds`` + ``measurement.sampling_seconds``); None where the record does not
+    say.  Read only to report what the search saved, never by the ranker."""
+    measurement = record.get("measurement") or {}
+    parts = [measurement.get("sampling_seconds"), (measurement.get("warmup") or {}).get("seconds")]
+    if not any(isinstance(p, (int, float)) for p in parts):
+        return None
+    return float(sum(p for p in parts if isinstance(p, (int, float))))
+
+
+def _cost(records: Sequence[Mapping[str, Any]]) -> float | None:
+    costs = [device_seconds(r) for r in records]
+    return None if any(c is None for c in costs) else sum(c for c in costs if c is not None)
+
+
+def recorded_seconds(record: Mapping[str, Any]) -> float:
+    """The recorded time of one timed config: its summary's median (seconds)."""
+    return float(record["summary"]["median"])
+
+
+def learned_from(sweep: Sweep, earlier: Sequence[Sweep]) -> list[Sweep]:
+    """The earlier sweeps a replay of ``sweep`` may learn from: same backend, device and suite, another
+    problem (the replayed problem's own recorded times never reach its ranker)."""
+    return [e for e in earlier if (e.backend, e.device, e.suite) == (sweep.backend, sweep.device, sweep.suite)
+            and e.problem_id != sweep.problem_id and e.timed]
+
+
+def history_of(sweeps: Sequence[Sweep], reader: RecordReader) -> list[tuple[Candidate, float]]:
+    return [(candidate_from_record(r, reader, s.multiprocessors), recorded_seconds(r)) for s in sweeps for r in s.timed]
+
+
+def replay(sweep: Sweep, settings: SearchSettings = SearchSettings(), reader: RecordReader | None = None,
+           earlier: Sequence[Sweep] = ()) -> ReplayRow:
+    if not sweep.timed:
+        raise ValueError(f"{sweep.source}: {sweep.name}: no timed config to replay")
+    reader = reader or RecordReader()
+    history = history_of(learned_from(sweep, earlier), reader)
+    records = [*sweep.timed, *sweep.failed]
+    candidates = [candidate_from_record(r, reader, sweep.multiprocessors) for r in records]
+    times = {str(r["case_id"]): recorded_seconds(r) for r in sweep.timed}
+    failed = {str(r["case_id"]) for r in sweep.failed}
+    asked: list[str] = []
+
+    def oracle(case_id: str) -> float | None:
+        if case_id in asked:
+            raise ValueError(f"{case_id}: asked twice")
+        asked.append(case_id)
+        if case_id in failed:
+            return None
+        return times[case_id]
+
+    result = run_search(candidates, oracle, settings, history)
+    best = result.best
+    exhaustive_id = min(times, key=lambda cid: (times[cid], cid))
+    prior_rank = {cid: rank for rank, cid in enumerate(result.prior_ranking)}
+    return ReplayRow(
+        sweep=sweep, configs=len(candidates), measured=len(asked),
+        best_found_s=None if best is None else best.seconds, exhaustive_best_s=times[exhaustive_id],
+        best_found_id=None if best is None else best.case_id, exhaustive_best_id=exhaustive_id,
+        tau_prior=kendall_tau({c: float(r) for c, r in prior_rank.items()}, times),
+        tau_final=kendall_tau(result.final_prediction, times), result=result,
+        search_device_s=_cost([r for r in sweep.timed if r["case_id"] in asked]), exhaustive_device_s=_cost(sweep.timed),
+    )
