@@ -1,4 +1,4 @@
-"""Checks that fit, and say so (issue 54): on real torch tensors and a real ``kernel_sweep``.
+"""Checks that fit, and say so: on real torch tensors and a real ``kernel_sweep``.
 
 - An fp8 output's default rule is ``steps(1)``: a tie the kernel rounds the other way (it
   divides by a scale, the reference multiplies by the inverse) is one whole step, far past a

@@ -1,4 +1,4 @@
-"""The gate's bad-input and injection battery (issue 54): each defect it found, on real files.
+"""The gate's bad-input and injection battery: each defect it found, on real files.
 
 Every case runs the real ``tlbench`` command in a subprocess on a committed run
 (tests/fixtures/compare/cpu-counts: a real CPU night counted under callgrind; the

@@ -1,5 +1,5 @@
 """The preflight and the compile item blame what is wrong, on CPU with a real tilelang body
-written here (issue 54's defects):
+written here (defects the preflight had):
 
 - a size nothing takes fails the preflight as an axis nothing takes does (it only multiplies
   problems that are the same kernel), while a size the body leaves symbolic, or ``dtype``, is

@@ -1,4 +1,4 @@
-"""Every size, cheaply (issue 54): ``tlbench check`` and the collection preflight check every
+"""Every size, cheaply: ``tlbench check`` and the collection preflight check every
 problem the scope runs at its own size on torch's meta device, nothing allocated - the body
 traced, the inputs' count, dtypes and shapes, each output non-empty, the reference's answers -
 and the memory the inputs, outputs and reference need against the device's (``--device-memory``

@@ -1,6 +1,6 @@
 """The corpus of suite shapes users write (tests/suite_shapes/), each passing its preflight and
 its CPU compile items on both backends: flat ``configs=`` of two bodies filtered by a
-``validate`` (issue 54's two refused suites: an elementwise op, and a top-1 with an int32
+``validate`` (two suites an earlier preflight refused: an elementwise op, and a top-1 with an int32
 output), per-body configs, ``**kwargs`` callables with constants, and an ``@autotune`` over a
 ``@tilelang.jit`` body.  The preflight's verdict is the run's: a config ``validate`` refuses
 is skipped by the run, so the names it lacks are never asked of it.
