@@ -36,7 +36,9 @@ failed); the first request other than ``prefetch`` waits for the runtime's warm-
   session's timers and inputs (no answer);
 - before each backend stage the worker sends ``("stage", name, background_compiles)``
   (not for ``sample``: the session counts a sample request as stage ``run`` from the start,
-  so a batch costs one message each way).
+  so a batch costs one message each way).  Once a stage (or a sample) has run 3 s, the worker's
+  ``BusyWatch`` (harness/measure/busy_watch.py) sends ``("busy", stage, where, seconds)``
+  every 5 s while it lasts: the suite code it is in (no answer; sends are locked).
   ``fault`` is True when an exception escaped the device (inputs, check or run stage): the
   device context may be poisoned (a sticky CUDA error), so the worker exits right after
   answering and the session starts a fresh one.  A ``SuiteCodeError`` (the suite's own
@@ -62,6 +64,7 @@ import numbers
 import os
 import signal
 import sys
+import threading
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -69,6 +72,7 @@ from tlbench.harness.core import trace
 from tlbench.harness.measure.worker_start import plain, start_runtime_warm_up, warm_device, warm_up_compile, worker_facts
 from tlbench.harness.core.backend_api import SuiteCodeError
 from tlbench.harness.measure import hang_report
+from tlbench.harness.measure.busy_watch import BusyWatch
 
 DEVICE_STAGES = ("inputs", "check", "run")
 
@@ -225,6 +229,18 @@ def serve(conn: Connection, watch: Any = None) -> int:
                          cpus=frozenset(build_cpus_from_environment() or ()) or None) if children else None
     pool = CompilePool(workers=cpus, warmer_of=lambda _backend: warmer)  # its progress (if any) goes to the worker log
     conn.send(("ready", os.getpid(), device_info, worker_facts(backend), compile_warm_up_s))
+    sending = threading.Lock()  # the busy watch's thread sends too
+
+    def send(message: tuple) -> None:
+        with sending:
+            conn.send(message)
+
+    busy = BusyWatch(send)
+    busy.start()
+
+    def entered(stage: str) -> None:
+        busy.begin(stage)
+        send(("stage", stage, pool.pending()))
     kept: list[Any] = []  # compiler-owned objects from outcomes: never released (see the contract)
     phase: Any = None  # the InProcessSession of the current device phase
 
@@ -249,7 +265,7 @@ def serve(conn: Connection, watch: Any = None) -> int:
             if warming is not None:  # the runtime's warm-up ends before any request uses the device
                 warming.join()
                 warming = None
-            reporter = StageReporter(backend, lambda stage: conn.send(("stage", stage, pool.pending())))
+            reporter = StageReporter(backend, entered)
 
             def compiled(_backend: Any, case: Any) -> Any:
                 reporter.enter("compile")
@@ -263,6 +279,7 @@ def serve(conn: Connection, watch: Any = None) -> int:
             try:
                 if message[0] == "sample":
                     _, item, k = message
+                    busy.begin("run")
                     if phase is None:
                         answer: Any = ("raised", "run", f"{item.item_id} was not prepared in this worker")
                     else:
@@ -285,7 +302,7 @@ def serve(conn: Connection, watch: Any = None) -> int:
                     elif kind == "compile_items":
                         def step(done: int, total: int, eta_s: float | None = None, detail: str = "") -> None:
                             reporter.enter("compile")  # restarts the session's compile clock
-                            conn.send(("progress", done, total, eta_s, detail))
+                            send(("progress", done, total, eta_s, detail))
 
                         answer = [plain_outcome(o) for o in run_compile_items(item, reporter, ctx, step)]
                         kept.append(answer)
@@ -310,7 +327,8 @@ def serve(conn: Connection, watch: Any = None) -> int:
             elif not isinstance(answer, (tuple, float, list)):
                 kept.append(answer)
                 answer = plain_prepared(answer)
-            conn.send(("done", answer, reporter.fault is not None))
+            busy.end()
+            send(("done", answer, reporter.fault is not None))
             if reporter.fault is not None:  # a poisoned device context is never reused, nor torn down
                 _exit(0)
     finally:

@@ -46,7 +46,9 @@ for the whole session so the compile cache and the device context are reused.
   instead of starting a new worker.
 - ``board`` (the run's progress board, harness/pytest_plugin/progress.py; None: no lines):
   waiting for a worker writes the progress lines that are due every second (``board.tick()``),
-  and a worker's start-up is a line of its own.
+  and a worker's start-up is a line of its own; so is the suite code a worker has been in for
+  more than a few seconds (its ``busy`` messages, harness/measure/busy_watch.py), ended with
+  the answer.
 - ``WorkerSpec``, ``Limits``, ``factory_ref`` and ``WorkerFault`` live in
   harness/measure/worker_spec.py and are importable from here too; the process and its
   messages are a ``WorkerChannel`` (harness/measure/worker_channel.py).  ``started``: a worker
@@ -185,10 +187,17 @@ class WorkerSession:
                 return self.limits.for_stage(self.stage, policy or MeasurePolicy())
             if message[0] == "progress" and self._progress is not None:
                 self._progress(*message[1:])
+            if message[0] == "busy" and busy is not None:
+                _, stage, where, seconds = message
+                busy.note(f"{stage}: running {where}", elapsed_s=seconds)
             return None
 
-        # the waiting thread writes the progress lines that are due
-        return self._channel.receive(wanted, limit_s, on_other, self._board.tick if self._board is not None else None)
+        busy = self._board.phase(f"busy {self.spec.backend}", f"{self.spec.backend} worker") if self._board else None
+        try:  # the waiting thread writes the progress lines that are due
+            return self._channel.receive(wanted, limit_s, on_other, self._board.tick if self._board is not None else None)
+        finally:
+            if busy is not None:
+                busy.end("returned")
 
     # -- the DeviceSession-style calls ------------------------------------------------------
 

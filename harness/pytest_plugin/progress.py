@@ -9,8 +9,9 @@ larger one seen) and the total never reads below it; ``eta_s`` is the caller's e
 costs it measured (the compile phase: each item's own rounds; none is printed where the
 caller gives none - a device phase, whose rounds end on a stopping criterion).
 ``count(done, total)`` is ``update`` ending the line once the count is whole;
-``note(detail)`` changes only what the line says it is doing ("setup: ...", a heartbeat
-shows it); ``end(detail="")`` closes the line (a later ``update`` opens it again, counting on).
+``note(detail, elapsed_s=None)`` changes only what the line says it is doing ("setup: ...", a
+heartbeat shows it; ``elapsed_s``: the line's elapsed reads that now, for work that began before
+the line); ``end(detail="")`` closes the line (a later ``update`` opens it again, counting on).
 Lines are written only from the main thread, the thread pytest writes its own output from, so
 a line is never written in the middle of pytest's: by ``update`` / ``note`` / ``end`` called
 there, and by ``tick()``, which the main thread calls while it waits (a worker's answer, a
@@ -81,9 +82,12 @@ class PhaseLine:
         if done >= total:
             self.end()
 
-    def note(self, detail: str) -> None:
+    def note(self, detail: str, elapsed_s: float | None = None) -> None:
         with self.board.lock:
-            self._open(self.board.clock())
+            now = self.board.clock()
+            self._open(now)
+            if elapsed_s is not None:  # the caller's own clock: what it reports began before the line
+                self.started = now - max(0.0, elapsed_s)
             self.detail = detail
         self.board.flush()
 

@@ -1,0 +1,129 @@
+"""Name the suite code a worker is running once a stage has run for a few seconds.
+
+Contract: ``BusyWatch(send, after_s=3.0, every_s=5.0)`` is held by the device worker
+(harness/measure/worker_main.py) for its whole life; ``start()`` starts its one daemon thread.
+``begin(stage)`` (the worker's main thread, before each backend stage) and ``end()`` (after
+each request) say what the main thread is doing.  Once one stage has run ``after_s`` seconds,
+the thread sends ``("busy", stage, where, seconds)`` through ``send`` (the worker's own locked
+sender), again every ``every_s`` while the stage lasts; the session shows it as a progress line
+of its own (harness/measure/worker_session.py).  ``where`` is ``where_running(frame)`` of the
+main thread's current frame: the innermost frame of suite code (neither this tool's,
+``tool_dirs``: harness/ and backends/ of this checkout, nor Python's or an installed package's)
+that this tool's code called, library frames between them aside - the suite's callable (its
+``inputs``, reference, vendor, a body factory), however deep its own helpers go - as
+``name (file:line)``, the line it is on now; where no such frame exists, the innermost frame,
+so a compiler that takes long is named too.  A ``send`` that fails ends the watch quietly: a
+progress line never costs an item.  Nothing here measures.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import sysconfig
+import threading
+import time
+from pathlib import Path
+from types import FrameType
+from typing import Any, Callable
+
+_HARNESS = Path(__file__).resolve().parents[1]
+TOOL_DIRS = (str(_HARNESS), str(_HARNESS.parent / "backends"))
+
+
+def _library_dirs() -> tuple[str, ...]:
+    paths = sysconfig.get_paths()
+    found = {paths.get(key) for key in ("stdlib", "platstdlib", "purelib", "platlib")}
+    found.update(p for p in sys.path if p.endswith(("site-packages", "dist-packages")))
+    return tuple(str(Path(p).resolve()) for p in found if p)
+
+
+def _inside(filename: str, dirs: tuple[str, ...]) -> bool:
+    if filename.startswith("<"):
+        return True  # frozen modules, exec'd strings: never the suite's file
+    path = os.path.realpath(filename)
+    return any(path == d or path.startswith(d + os.sep) for d in dirs)
+
+
+def where_running(frame: FrameType | None, tool_dirs: tuple[str, ...] = TOOL_DIRS,
+                  library_dirs: tuple[str, ...] | None = None) -> str:
+    """``name (file:line)`` of the suite callable the tool is in (see the contract)."""
+    stack: list[FrameType] = []
+    while frame is not None:
+        stack.append(frame)
+        frame = frame.f_back
+    if not stack:
+        return "?"
+    library = library_dirs if library_dirs is not None else _library_dirs()
+    kinds = ["tool" if _inside(f.f_code.co_filename, tool_dirs) else "library" if _inside(f.f_code.co_filename, library)
+             else "suite" for f in stack]  # innermost first
+    chosen = stack[0]
+    for index, kind in enumerate(kinds):
+        if kind != "suite":
+            continue
+        caller = next((k for k in kinds[index + 1:] if k != "library"), "tool")
+        if caller == "tool":  # the suite code the tool called: the callable itself
+            chosen = stack[index]
+            break
+    code = chosen.f_code
+    name = getattr(code, "co_qualname", code.co_name)
+    return f"{name} ({_short(code.co_filename)}:{chosen.f_lineno})"
+
+
+def _short(filename: str) -> str:
+    try:
+        relative = os.path.relpath(filename)
+    except ValueError:
+        return filename
+    return relative if not relative.startswith("..") else filename
+
+
+class BusyWatch:
+    """See the module contract."""
+
+    def __init__(self, send: Callable[[tuple], Any], after_s: float = 3.0, every_s: float = 5.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self._send, self.after_s, self.every_s, self._clock = send, after_s, every_s, clock
+        self._lock = threading.Lock()
+        self._stage: str | None = None
+        self._since = 0.0
+        self._told_at: float | None = None
+        self._main = threading.main_thread().ident
+        self._stop = threading.Event()
+
+    def start(self) -> None:
+        threading.Thread(target=self._run, name="tlbench-busy-watch", daemon=True).start()
+
+    def begin(self, stage: str) -> None:
+        with self._lock:
+            self._stage, self._since, self._told_at = stage, self._clock(), None
+
+    def end(self) -> None:
+        with self._lock:
+            self._stage = None
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def due(self) -> tuple[str, float] | None:
+        """``(stage, seconds)`` when a line is due now (and marks it told), else None."""
+        with self._lock:
+            if self._stage is None:
+                return None
+            now = self._clock()
+            ran = now - self._since
+            if ran < self.after_s or (self._told_at is not None and now - self._told_at < self.every_s):
+                return None
+            self._told_at = now
+            return self._stage, ran
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.5):
+            told = self.due()
+            if told is None:
+                continue
+            where = where_running(sys._current_frames().get(self._main))
+            try:
+                self._send(("busy", told[0], where, told[1]))
+            except Exception:  # noqa: BLE001 - the controller is gone or going: a progress line never matters more
+                return
