@@ -358,7 +358,8 @@ def _outcome_record(nodeid: str, item: BenchItem, outcome: Outcome) -> dict[str,
     if outcome.status == "failed":
         return failure_record(item, nodeid, outcome.reason, outcome.stage, outcome.plan, outcome.worker, outcome.traceback)
     if outcome.status == "skipped":
-        return skip_record(item, nodeid, outcome.reason)
+        search = (outcome.record or {}).get("search")  # a config the search left unmeasured (harness/search/live.py)
+        return {**skip_record(item, nodeid, outcome.reason), **({"search": search} if search else {})}
     return {**outcome.record, "status": "timed"}
 
 

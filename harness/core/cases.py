@@ -153,6 +153,14 @@ class MeasurePolicy:
     drift_threshold: float = 0.02
     remeasure_on_drift: bool = True
     compile_max_seconds: float | None = None
+    # ``search`` "model": a problem's configs are measured in the order the pipeline models ask
+    # (harness/search/live.py), at most ``search_fraction`` of them, stopping once the best held
+    # for ``search_patience`` model-chosen measurements; problems with fewer than
+    # ``search_min_configs`` configs are measured whole.  "off": every config.
+    search: str = "off"
+    search_fraction: float = 0.25
+    search_patience: int = 8
+    search_min_configs: int = 20
 
 
 @dataclass(frozen=True)

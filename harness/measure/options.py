@@ -2,7 +2,8 @@
 
 Contract: ``add_measure_options(group)`` declares ``--tlbench-criterion``, ``--tlbench-rounds``,
 ``--tlbench-batch``, ``--tlbench-interleave``/``--tlbench-no-interleave``,
-``--tlbench-max-samples``, ``--tlbench-max-seconds`` and ``--tlbench-drift-threshold``.
+``--tlbench-max-samples``, ``--tlbench-max-seconds``, ``--tlbench-search`` and its knobs
+(``-fraction``, ``-patience``, ``-min-configs``) and ``--tlbench-drift-threshold``.
 ``policy_from_options(getoption)`` builds the policy
 and raises ``pytest.UsageError`` for a criterion spec it cannot read, with the known names.
 """
@@ -33,6 +34,17 @@ def add_measure_options(group: Any) -> None:
     group.addoption("--tlbench-no-interleave", dest="tlbench_interleave", action="store_false", help="measure device items one after another")
     group.addoption("--tlbench-max-samples", type=_positive_int, default=D.max_samples, help=f"device samples cap per item (default {D.max_samples})")
     group.addoption("--tlbench-max-seconds", type=_positive_float, default=D.max_seconds, help=f"sampling time cap per item (default {D.max_seconds} s)")
+    group.addoption("--tlbench-search", choices=("off", "model"), default=D.search,
+                    help="model: measure each problem's configs in the order the pipeline models predict, re-ranked "
+                         "as times arrive, and stop once the best is stable; the rest are skipped with their "
+                         f"predicted rank (default {D.search}: every config)")
+    group.addoption("--tlbench-search-fraction", type=_fraction, default=D.search_fraction, metavar="F",
+                    help=f"with --tlbench-search=model: at most this share of a problem's configs is measured (default {D.search_fraction})")
+    group.addoption("--tlbench-search-patience", type=_positive_int, default=D.search_patience, metavar="N",
+                    help="with --tlbench-search=model: stop once the best stayed the best for N model-chosen "
+                         f"measurements and none unmeasured is predicted 1%% faster (default {D.search_patience})")
+    group.addoption("--tlbench-search-min-configs", type=_positive_int, default=D.search_min_configs, metavar="N",
+                    help=f"with --tlbench-search=model: problems with fewer configs are measured whole (default {D.search_min_configs})")
     group.addoption("--tlbench-drift-threshold", type=_fraction, default=D.drift_threshold, help=f"batch-median shift/trend that counts as drift (default {D.drift_threshold})")
 
 
@@ -42,7 +54,8 @@ def policy_from_options(getoption: Callable[[str], Any]) -> MeasurePolicy:
         make_criterion(spec)
     except CriterionError as exc:
         raise pytest.UsageError(str(exc)) from None
-    for name in ("--tlbench-rounds", "--tlbench-batch", "--tlbench-max-samples"):
+    for name in ("--tlbench-rounds", "--tlbench-batch", "--tlbench-max-samples", "--tlbench-search-patience",
+                 "--tlbench-search-min-configs"):
         if getoption(name) < 1:
             raise pytest.UsageError(f"{name} must be >= 1, got {getoption(name)}")
     return MeasurePolicy(
@@ -53,4 +66,8 @@ def policy_from_options(getoption: Callable[[str], Any]) -> MeasurePolicy:
         max_samples=getoption("--tlbench-max-samples"),
         max_seconds=getoption("--tlbench-max-seconds"),
         drift_threshold=getoption("--tlbench-drift-threshold"),
+        search=getoption("--tlbench-search"),
+        search_fraction=getoption("--tlbench-search-fraction"),
+        search_patience=getoption("--tlbench-search-patience"),
+        search_min_configs=getoption("--tlbench-search-min-configs"),
     )

@@ -314,7 +314,11 @@ class InProcessCompileSession:
 
 
 def run_device_items(session: DeviceSession, items: Sequence[BenchItem], ctx: RunContext) -> list[Outcome]:
-    """Device items measured together in interleaved rounds (or one by one, per the policy)."""
+    """Device items measured together in interleaved rounds (or one by one, per the policy); with
+    ``policy.search`` "model", one problem's items in the order the search asks (harness/search/live.py)."""
+    if ctx.policy.search == "model" and len({i.case.problem for i in items}) == 1:
+        from tlbench.harness.search.live import LiveSettings, measure_by_search
+        return measure_by_search(session, items, ctx.policy, LiveSettings.from_policy(ctx.policy), progress=ctx.progress)
     return measure_items(session, items, ctx.policy, progress=ctx.progress)
 
 

@@ -27,6 +27,7 @@ from tlbench.harness.results.compare_backends import DEVICE_TIME, AcrossBackends
 from tlbench.harness.results.json_output import envelope, num, partial_of
 from tlbench.harness.results.run_facts import ItemFacts
 from tlbench.harness.results.store import Results
+from tlbench.harness.search.account import search_accounts
 
 
 def _item(f: ItemFacts) -> dict[str, Any]:
@@ -53,6 +54,7 @@ def report_json(results: Results, facts: Sequence[ItemFacts]) -> dict[str, Any]:
         "testbeds": {b: results.testbed(b).describe() for b in results.backends},
         "partial": partial,
         "counts": {"timed": len(results.records), "failed": len(results.failed), "skipped": len(results.skipped)},
+        "search": [a.to_dict() for a in search_accounts([*results.records, *results.skipped])],
         "items": [_item(f) for f in facts],
     }
 

@@ -22,6 +22,7 @@ from tlbench.harness.results.partial_note import partial_lines
 from tlbench.harness.results.store import Results
 from tlbench.harness.results.table import run_table
 from tlbench.harness.results.text_table import Column, Group, Line, TextRow, render
+from tlbench.harness.search.account import search_accounts
 
 
 def _out(console: Any, lines: Sequence[Line]) -> None:
@@ -65,5 +66,6 @@ def print_run(results: Results, console: Any, width: int) -> None:
     lines += [(n, "yellow") for n in partial_lines(results)]
     lines += [(f"testbed {results.testbed(b).describe()}", None) for b in results.backends]
     lines += run_table(facts(results), width)
+    lines += [(a.words(), None) for a in search_accounts([*results.records, *results.skipped])]
     lines.append((run_summary(results), None))
     _out(console, lines)

@@ -40,6 +40,7 @@ from tlbench.harness.core.shard import placement
 from tlbench.harness.results.error_text import failure_line
 from tlbench.harness.results.roofline import unknown_peak_words
 from tlbench.harness.results.table import format_seconds
+from tlbench.harness.search.account import is_search_skip, search_accounts
 
 FORM_ORDER = ("s0", "s1", "s2", "s3", "s4", "s5", "s6", "manual", "serial")
 FLAGS = ("DRIFT", "CAPPED")
@@ -297,6 +298,8 @@ def _blocks(records: Iterable[dict[str, Any]]) -> tuple[list[_Block], Counter]:
     reader = RecordReader()
     for rec in records:
         status = rec.get("status", "timed")
+        if is_search_skip(rec):  # counted in the search's own line (harness/search/account.py)
+            continue
         if status == "skipped":
             skips[(rec.get("kind", "?"), str(rec.get("reason")))] += 1
             continue
@@ -338,6 +341,7 @@ def _failure_lines(failed: list[dict[str, Any]]) -> list[str]:
 
 def summary_lines(records: Iterable[dict[str, Any]], setup_s: dict[str, float] | None = None,
                   setup_parts: dict[str, dict] | None = None) -> list[str]:
+    records = list(records)
     blocks, skips = _blocks(records)
     blocks.sort(key=lambda b: (b.problem, b.backend))
     lines: list[str] = []
@@ -365,6 +369,7 @@ def summary_lines(records: Iterable[dict[str, Any]], setup_s: dict[str, float] |
             lines.append("  flags: " + ", ".join(notes) + ("  (! marks a flagged cell)" if flags else ""))
         lines += _failure_lines(block.failed)
         lines.append("")
+    lines += [account.words() for account in search_accounts(records)]
     for (kind, reason), count in sorted(skips.items(), key=lambda kv: -kv[1]):
         lines.append(f"{count} {kind} item{'s' if count != 1 else ''} skipped: {reason}")
     if setup_s:

@@ -1,0 +1,165 @@
+"""The search in a real run: one problem's configs on one device, measured in the order the model asks.
+
+Contract: ``measure_by_search(session, items, policy, settings, progress=None, clock=...)``
+takes one problem's device items (its kernels and its vendor items, as a device phase's piece
+holds them, harness/measure/device_pieces.py) and returns one ``Outcome`` per item, in order.
+- Where the problem has fewer than ``settings.min_configs`` kernel configs, every item is
+  measured as without a search (``measure_items``: the same outcomes).
+- Otherwise every kernel is first prepared once through ``session.prepare`` (compiled through
+  the session's cache and checked: a config that fails or is skipped there keeps that outcome
+  and is never a candidate), which gives each config's plan and on-chip budget:
+  ``Candidate``s (harness/search/candidates.py; the device's multiprocessor count from the
+  session's ``device_info["sm_count"]`` where it has one, the loop's trips from the family).
+- ``run_search`` (harness/search/search.py) then asks for configs one at a time; each is
+  measured by ``measure_items(session, [kernel, *vendors], policy)``: the same interleaved
+  rounds, the vendor paired in every call, so every measured config has its vendor ratio.  The
+  vendor items keep the outcome of their first call.  A config whose measurement failed is
+  never asked for again (the ranker forgets it).
+- Every measured config's record gets ``search``: ``SearchNote.measured`` (why it was chosen,
+  its predicted rank then, and the problem's account); every config the search did not measure
+  becomes a ``skipped`` Outcome whose reason says so with its predicted rank and time, and whose
+  record holds ``search`` too (``SearchNote.skipped``), so the results file hides no config.
+- The problem's account (``ProblemAccount``: configs, measured, the stop rule and why it
+  stopped, the device seconds its measurements took, and the projection of the exhaustive
+  sweep's: those seconds per measured config times the configs, labelled a projection) is in
+  every note.  No global state; the oracle never reads a time the session did not measure.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Sequence
+
+from tlbench.harness.core.cases import VendorCase, fields_of
+from tlbench.harness.core.record import BenchItem
+from tlbench.harness.measure.outcome import Outcome
+from tlbench.harness.measure.rounds import ProgressCallback, measure_items
+from tlbench.harness.search.candidates import Candidate
+from tlbench.harness.search.search import SearchSettings, run_search
+
+SEARCH_KEY = "search"
+
+
+@dataclass(frozen=True)
+class LiveSettings:
+    """``--tlbench-search=model`` and its knobs (harness/pytest_plugin/options.py)."""
+
+    search: SearchSettings = field(default_factory=SearchSettings)
+    min_configs: int = 20  # a problem with fewer legal configs is measured whole
+
+    @classmethod
+    def from_policy(cls, policy: Any) -> "LiveSettings":
+        return cls(SearchSettings(max_fraction=policy.search_fraction, patience=policy.search_patience),
+                   policy.search_min_configs)
+
+
+@dataclass(frozen=True)
+class ProblemAccount:
+    configs: int
+    measured: int
+    stopped_because: str
+    rule: str
+    measured_device_s: float  # the sampling seconds of the search's measurements (kernels and paired vendor)
+    wall_s: float  # from the first preparation to the last measurement
+    exhaustive_projection_s: float  # measured_device_s / measured x configs: a projection, not a measurement
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _sampling_seconds(outcome: Outcome) -> float:
+    value = ((outcome.record or {}).get("measurement") or {}).get("sampling_seconds")
+    return float(value) if isinstance(value, (int, float)) else 0.0
+
+
+def _candidate(item: BenchItem, prepared: Any, multiprocessors: int | None) -> Candidate:
+    case = item.case
+    try:
+        trips = case.family.loop_trips(case.problem, case.config)
+    except Exception:  # noqa: BLE001 - a family that cannot say leaves the model its default
+        trips = None
+    plan = prepared.plan.to_dict() if getattr(prepared, "plan", None) is not None else {}
+    return Candidate(
+        case_id=case.case_id, config=fields_of(case.config), problem=fields_of(case.problem), plan=plan,
+        budget=dict(getattr(prepared, "budget", None) or {}),
+        loop_trips=trips if isinstance(trips, int) and trips > 0 else None,
+        multiprocessors=multiprocessors if isinstance(multiprocessors, int) and multiprocessors > 0 else None,
+    )
+
+
+def _multiprocessors(session: Any) -> int | None:
+    info = getattr(session, "device_info", None)
+    if not isinstance(info, dict):
+        backend = getattr(session, "backend", None)
+        reader = getattr(backend, "device_info", None)
+        try:
+            info = reader() if callable(reader) else {}
+        except Exception:  # noqa: BLE001 - no device facts: the model goes without the machine fill
+            info = {}
+    value = (info or {}).get("sm_count")
+    return value if isinstance(value, int) else None
+
+
+def measure_by_search(session: Any, items: Sequence[BenchItem], policy: Any, settings: LiveSettings,
+                      progress: ProgressCallback | None = None,
+                      clock: Callable[[], float] = time.perf_counter) -> list[Outcome]:
+    kernels = [i for i in items if not isinstance(i.case, VendorCase)]
+    vendors = [i for i in items if isinstance(i.case, VendorCase)]
+    if len(kernels) < settings.min_configs:
+        return measure_items(session, items, policy, progress=progress)
+    start = clock()
+    outcomes: dict[str, Outcome] = {}
+    candidates: list[Candidate] = []
+    by_case: dict[str, BenchItem] = {}
+    multiprocessors = _multiprocessors(session)
+    for item in kernels:
+        try:
+            prepared = session.prepare(item)
+        except Exception as exc:  # noqa: BLE001 - the item fails with these words, as measure_items fails it
+            prepared = Outcome(status="failed", stage="prepare", reason=f"{type(exc).__name__}: {exc}")
+        if isinstance(prepared, Outcome):
+            outcomes[item.item_id] = prepared
+            continue
+        candidates.append(_candidate(item, prepared, multiprocessors))
+        by_case[item.case.case_id] = item
+    if len(candidates) < settings.min_configs:  # too few left to search: measure what can be measured
+        rest = [i for i in items if i.item_id not in outcomes]
+        outcomes.update((i.item_id, o) for i, o in zip(rest, measure_items(session, rest, policy, progress=progress)))
+        return [outcomes[i.item_id] for i in items]
+
+    device_s = [0.0]
+
+    def oracle(case_id: str) -> float | None:
+        item = by_case[case_id]
+        first_vendors = [v for v in vendors if v.item_id not in outcomes]
+        pairs = [item, *vendors]
+        measured = measure_items(session, pairs, policy, progress=progress)
+        for it, outcome in zip(pairs, measured):
+            device_s[0] += _sampling_seconds(outcome)
+            if it is item or it in first_vendors:
+                outcomes[it.item_id] = outcome
+        mine = outcomes[item.item_id]
+        if mine.status != "timed" or not mine.samples_s:
+            return None
+        return float((mine.record.get("summary") or {}).get("median") or sorted(mine.samples_s)[len(mine.samples_s) // 2])
+
+    result = run_search(candidates, oracle, settings.search)
+    account = ProblemAccount(
+        configs=len(candidates), measured=len(result.measured), stopped_because=result.stopped_because, rule=result.rule,
+        measured_device_s=device_s[0], wall_s=clock() - start,
+        exhaustive_projection_s=device_s[0] / max(1, len(result.measured)) * len(candidates),
+    )
+    problem = {**account.to_dict(), "problem_id": str(kernels[0].case.problem.problem_id)}
+    for m in result.measured:
+        outcome = outcomes[by_case[m.case_id].item_id]
+        if outcome.record is not None and outcome.status == "timed":
+            outcome.record[SEARCH_KEY] = {"chosen": m.why, "predicted_rank": m.predicted_rank, "problem": problem}
+    for s in result.skipped:
+        words = (f"not measured by the search: predicted rank {s.predicted_rank} of {len(candidates)} "
+                 f"({s.predicted_seconds * 1e3:.4g} ms predicted, a model); {result.stopped_because}")
+        outcomes[by_case[s.case_id].item_id] = Outcome(
+            status="skipped", reason=words,
+            record={SEARCH_KEY: {"chosen": None, "predicted_rank": s.predicted_rank,
+                                 "predicted_s": s.predicted_seconds, "problem": problem}})
+    return [outcomes[i.item_id] for i in items]
