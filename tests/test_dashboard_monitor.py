@@ -8,6 +8,7 @@ out unless asked for, and a nav that fits 1000 and 1400 px in headless Chromium.
 from __future__ import annotations
 
 import copy
+import gzip
 import json
 import sqlite3
 import tempfile
@@ -87,13 +88,13 @@ def test_unreadable_stored_rows_are_left_out_and_named(tmp_path, capsys):
     assert len(json.loads(capsys.readouterr().out)["rows_skipped"]) == 2
 
 
-AA = [RESULTS / "h200-measurement-trust" / "aa" / f"aa{i}.json" for i in (1, 2, 3, 4)]  # four real A/A runs of one H200 suite
+AA = [RESULTS / "h200-measurement-trust" / "aa" / f"aa{i}.json.gz" for i in (1, 2, 3, 4)]  # four real A/A runs of one H200 suite
 
 
 def _slower_night(source: Path, dest: Path, night: int) -> Path:
     """A real run as it would read if every kernel got 1.3x slower on a later night (a sized, known
     change, as tests/test_compile_gate.py makes one), with its own date and commit."""
-    doc = copy.deepcopy(json.loads(source.read_text()))
+    doc = copy.deepcopy(json.loads(gzip.decompress(source.read_bytes())))
     doc["datetime"] = f"2026-12-{10 + night:02d}T03:00:00+00:00"
     doc["commit_info"] = {**doc.get("commit_info", {}), "id": f"{night:02d}" + "ab" * 19, "dirty": False}
     for bench in doc["benchmarks"]:
@@ -109,7 +110,7 @@ def test_the_regressions_page_lists_each_step_with_its_runs_and_commits(tmp_path
     db = _db(tmp_path, *AA, *later)
     assert main(["dashboard", "--history", str(db), "--out-dir", str(tmp_path / "site")]) == 0
     page = (tmp_path / "site" / "regressions.html").read_text()
-    base_commit = json.loads(AA[-1].read_text())["commit_info"]["id"][:10]
+    base_commit = json.loads(gzip.decompress(AA[-1].read_bytes()))["commit_info"]["id"][:10]
     assert f"run 4 (2026-11-30 18:10, commit {base_commit})<br>&rarr; run 5 (2026-12-11 03:00, commit 01abababab)" in page
     assert f'style="background:{verdict_words.colour("SLOWER")}">SLOWER</td>' in page
     index = (tmp_path / "site" / "index.html").read_text()

@@ -7,6 +7,7 @@ a change between two commits stays a verdict."""
 from __future__ import annotations
 
 import copy
+import gzip
 import json
 from pathlib import Path
 
@@ -71,10 +72,10 @@ def test_the_overlap_off_and_auto_runs_of_one_commit_colour_no_workload(tmp_path
 
 
 def test_a_sized_slowdown_of_the_same_commit_is_same_commit_and_of_another_commit_slower(tmp_path, capsys):
-    aa = [RESULTS / "h200-measurement-trust" / "aa" / f"aa{i}.json" for i in (1, 2, 3, 4)]  # real A/A runs of one commit
+    aa = [RESULTS / "h200-measurement-trust" / "aa" / f"aa{i}.json.gz" for i in (1, 2, 3, 4)]  # real A/A runs of one commit
 
     def night(n: int, commit: str | None) -> Path:  # a real run made 1.3x slower on a later date (a known change)
-        doc = copy.deepcopy(json.loads(aa[-1].read_text()))
+        doc = copy.deepcopy(json.loads(gzip.decompress(aa[-1].read_bytes())))
         doc["datetime"] = f"2026-12-{10 + n:02d}T03:00:00+00:00"
         doc["commit_info"] = {**doc["commit_info"], **({"id": commit} if commit else {}), "dirty": False}
         for bench in doc["benchmarks"]:

@@ -7,6 +7,7 @@ compile-cpu2 pair) with one field changed, and asserts the exit status and the w
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
 import os
@@ -84,7 +85,7 @@ def _device_slower(tmp_path: Path, edit) -> str:
     """BASE a real H200 run, NEW its A/A partner with the first device item made 10 % slower
     (its samples, rounds and ratios to the vendor item: so compare asks the clock witness),
     then ``edit(measurement, first batch)``.  Returns the item's case id."""
-    doc = json.loads((AA / "aa2.json").read_text())
+    doc = json.loads(gzip.decompress((AA / "aa2.json.gz").read_bytes()))
     rec = next(b["extra_info"]["tlbench"] for b in doc["benchmarks"] if b["extra_info"]["tlbench"]["kind"] == "device")
     m = rec["measurement"]
     rec["samples_s"] = [s * 1.1 for s in rec["samples_s"]]
@@ -93,7 +94,7 @@ def _device_slower(tmp_path: Path, edit) -> str:
     for batch in m["batches"]:
         batch["median_s"] *= 1.1
     edit(m, m["batches"][0])
-    (tmp_path / "base.json").write_bytes((AA / "aa1.json").read_bytes())
+    (tmp_path / "base.json").write_bytes(gzip.decompress((AA / "aa1.json.gz").read_bytes()))
     (tmp_path / "new.json").write_text(json.dumps(doc))
     return rec["case_id"]
 
