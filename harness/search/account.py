@@ -34,7 +34,7 @@ class SearchAccount:
         return (f"search (model) {self.backend} · {self.problem}: measured {self.measured} of {self.configs} configs, "
                 f"{self.skipped} skipped with their predicted rank; stopped: {self.stopped_because}; device timing "
                 f"{format_seconds(self.measured_device_s)}, the exhaustive sweep's projected "
-                f"{format_seconds(self.exhaustive_projection_s)} (this run's seconds per measured config x {self.configs})")
+                f"{format_seconds(self.exhaustive_projection_s)} (a projection: this run's mean seconds per measured config x {self.configs}, and the vendor's once)")
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)

@@ -20,9 +20,10 @@ holds them, harness/measure/device_pieces.py) and returns one ``Outcome`` per it
   becomes a ``skipped`` Outcome whose reason says so with its predicted rank and time, and whose
   record holds ``search`` too (``SearchNote.skipped``), so the results file hides no config.
 - The problem's account (``ProblemAccount``: configs, measured, the stop rule and why it
-  stopped, the device seconds its measurements took, and the projection of the exhaustive
-  sweep's: those seconds per measured config times the configs, labelled a projection) is in
-  every note.  No global state; the oracle never reads a time the session did not measure.
+  stopped, the device seconds its measurements took - kernels and the vendor paired in each
+  call - and the projection of the exhaustive sweep's: the measured kernels' mean sampling
+  seconds times the configs, plus the vendor's of one call, labelled a projection) is in every
+  note.  No global state; the oracle never reads a time the session did not measure.
 """
 
 from __future__ import annotations
@@ -62,7 +63,8 @@ class ProblemAccount:
     rule: str
     measured_device_s: float  # the sampling seconds of the search's measurements (kernels and paired vendor)
     wall_s: float  # from the first preparation to the last measurement
-    exhaustive_projection_s: float  # measured_device_s / measured x configs: a projection, not a measurement
+    # a projection, not a measurement: the kernels' mean sampling seconds x configs, plus one vendor call's
+    exhaustive_projection_s: float
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -128,15 +130,17 @@ def measure_by_search(session: Any, items: Sequence[BenchItem], policy: Any, set
         outcomes.update((i.item_id, o) for i, o in zip(rest, measure_items(session, rest, policy, progress=progress)))
         return [outcomes[i.item_id] for i in items]
 
-    device_s = [0.0]
+    kernel_s: list[float] = []  # each search measurement's kernel sampling seconds
+    vendor_s: list[float] = []  # each call's vendor sampling seconds (paired in every call)
 
     def oracle(case_id: str) -> float | None:
         item = by_case[case_id]
         first_vendors = [v for v in vendors if v.item_id not in outcomes]
         pairs = [item, *vendors]
         measured = measure_items(session, pairs, policy, progress=progress)
+        kernel_s.append(_sampling_seconds(measured[0]))
+        vendor_s.append(sum(_sampling_seconds(o) for o in measured[1:]))
         for it, outcome in zip(pairs, measured):
-            device_s[0] += _sampling_seconds(outcome)
             if it is item or it in first_vendors:
                 outcomes[it.item_id] = outcome
         mine = outcomes[item.item_id]
@@ -147,8 +151,8 @@ def measure_by_search(session: Any, items: Sequence[BenchItem], policy: Any, set
     result = run_search(candidates, oracle, settings.search)
     account = ProblemAccount(
         configs=len(candidates), measured=len(result.measured), stopped_because=result.stopped_because, rule=result.rule,
-        measured_device_s=device_s[0], wall_s=clock() - start,
-        exhaustive_projection_s=device_s[0] / max(1, len(result.measured)) * len(candidates),
+        measured_device_s=sum(kernel_s) + sum(vendor_s), wall_s=clock() - start,
+        exhaustive_projection_s=sum(kernel_s) / max(1, len(kernel_s)) * len(candidates) + max(vendor_s, default=0.0),
     )
     problem = {**account.to_dict(), "problem_id": str(kernels[0].case.problem.problem_id)}
     for m in result.measured:

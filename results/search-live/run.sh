@@ -33,3 +33,4 @@ for step in "$@"; do
       tail -3 "$OUT/autotuner.log" ;;
   esac
 done
+rm -f "$OUT"/*.journal.jsonl; gzip -9 -n -f "$OUT"/*.json 2>/dev/null  # what comes back: small
