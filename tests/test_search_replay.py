@@ -291,3 +291,30 @@ def test_learning_from_earlier_runs_changes_the_first_ranking(fa_row):
     full = ROOT / "results" / "h200-quick-and-full-scope" / "full.json.gz"
     learned = replay(fa_row.sweep, earlier=sweeps_of(load_results(full)))
     assert learned.result.prior_ranking != fa_row.result.prior_ranking
+
+
+def test_ascend_plans_are_ranked_by_the_compilers_modeled_cycles_and_others_are_not():
+    """Real Ascend compile records (tests/fixtures/ascend-stages.json: the Z3 schedule of each
+    config): the first ranking of each problem's configs is their modeled cycles' order; an NVIDIA
+    plan (no schedule model) keeps the pipeline-model prior."""
+    from tlbench.harness.search.ranker import Ranker, ranking
+
+    doc = json.loads((ROOT / "tests" / "fixtures" / "ascend-stages.json").read_text())
+    records = [b["extra_info"]["tlbench"] for b in doc["benchmarks"]]
+    problems: dict[str, list[dict]] = {}
+    for record in records:
+        if record.get("config") is not None:
+            problems.setdefault(json.dumps(record["problem"], sort_keys=True), []).append(record)
+    checked = 0
+    for group in problems.values():
+        cycles = {r["case_id"]: r["plan"]["schedule_model"]["modeled_cycles_per_core"] for r in group}
+        if len(set(cycles.values())) < 2:
+            continue
+        candidates = [candidate_from_record(r) for r in group]
+        assert all(c.modeled_cycles == cycles[c.case_id] for c in candidates)
+        first = ranking(Ranker(candidates).predict())
+        assert [cycles[c] for c in first] == sorted(cycles.values()), (first, cycles)
+        checked += 1
+    assert checked >= 1
+    nvidia = [candidate_from_record(r) for r in sweeps_of(load_results(FA_RUN))[0].timed]
+    assert all(c.modeled_cycles is None for c in nvidia)

@@ -49,6 +49,9 @@ class RunContext:
     # Called by the device measurement loop after each preparation and batch with a
     # rounds.LoopProgress (a progress line; None: silent).
     progress: Callable[[Any], None] | None = None
+    # (session, one problem's items, policy, progress) -> their outcomes: the model-guided search
+    # (harness/search/live.py), set by the plugin under --tlbench-search=model; None: every item.
+    search_problem: Callable[..., list] | None = None
 
 
 OVER_BUDGET = "over the on-chip budget"

@@ -315,10 +315,9 @@ class InProcessCompileSession:
 
 def run_device_items(session: DeviceSession, items: Sequence[BenchItem], ctx: RunContext) -> list[Outcome]:
     """Device items measured together in interleaved rounds (or one by one, per the policy); with
-    ``policy.search`` "model", one problem's items in the order the search asks (harness/search/live.py)."""
-    if ctx.policy.search == "model" and len({i.case.problem for i in items}) == 1:
-        from tlbench.harness.search.live import LiveSettings, measure_by_search
-        return measure_by_search(session, items, ctx.policy, LiveSettings.from_policy(ctx.policy), progress=ctx.progress)
+    ``ctx.search_problem`` (``--tlbench-search=model``), one problem's items through it (harness/search/live.py)."""
+    if ctx.search_problem is not None and len({i.case.problem for i in items}) == 1:
+        return ctx.search_problem(session, items, ctx.policy, ctx.progress)
     return measure_items(session, items, ctx.policy, progress=ctx.progress)
 
 

@@ -27,7 +27,7 @@ from tlbench.harness.results.compare_backends import DEVICE_TIME, AcrossBackends
 from tlbench.harness.results.json_output import envelope, num, partial_of
 from tlbench.harness.results.run_facts import ItemFacts
 from tlbench.harness.results.store import Results
-from tlbench.harness.search.account import search_accounts
+from tlbench.harness.results.search_account import search_accounts
 
 
 def _item(f: ItemFacts) -> dict[str, Any]:

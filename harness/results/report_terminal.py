@@ -22,7 +22,7 @@ from tlbench.harness.results.partial_note import partial_lines
 from tlbench.harness.results.store import Results
 from tlbench.harness.results.table import run_table
 from tlbench.harness.results.text_table import Column, Group, Line, TextRow, render
-from tlbench.harness.search.account import search_accounts
+from tlbench.harness.results.search_account import search_accounts
 
 
 def _out(console: Any, lines: Sequence[Line]) -> None:

@@ -40,7 +40,7 @@ from tlbench.harness.core.shard import placement
 from tlbench.harness.results.error_text import failure_line
 from tlbench.harness.results.roofline import unknown_peak_words
 from tlbench.harness.results.table import format_seconds
-from tlbench.harness.search.account import is_search_skip, search_accounts
+from tlbench.harness.results.search_account import is_search_skip, search_accounts
 
 FORM_ORDER = ("s0", "s1", "s2", "s3", "s4", "s5", "s6", "manual", "serial")
 FLAGS = ("DRIFT", "CAPPED")

@@ -77,6 +77,17 @@ class Candidate:
         return value if isinstance(value, int) else None
 
     @property
+    def modeled_cycles(self) -> float | None:
+        """The compiler's own schedule model of the whole kernel where the plan carries one (the
+        Ascend Z3 schedule: ``schedule_model.modeled_cycles_per_core``, times the waves of the grid
+        over the cores where both are known); a model, never a time.  None where there is none."""
+        per_core = (self.plan.get("schedule_model") or {}).get("modeled_cycles_per_core")
+        if not isinstance(per_core, (int, float)) or isinstance(per_core, bool) or per_core <= 0:
+            return None
+        waves = -(-self.grid // self.multiprocessors) if self.grid and self.multiprocessors else 1
+        return float(per_core) * waves
+
+    @property
     def machine_fill(self) -> float | None:
         """Share of the device's multiprocessors busy over the grid's waves: ``grid / (ceil(grid /
         multiprocessors) x multiprocessors)`` (a grid of 64 blocks on 132 fills 0.48; None where

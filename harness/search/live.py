@@ -1,6 +1,9 @@
 """The search in a real run: one problem's configs on one device, measured in the order the model asks.
 
 Contract: ``measure_by_search(session, items, policy, settings, progress=None, clock=...)``
+(``search_problem(session, items, policy, progress)``: the same with the policy's
+``--tlbench-search-*`` knobs; the plugin hands it to the device phase as
+``RunContext.search_problem``, so harness/measure/ never imports this layer)
 takes one problem's device items (its kernels and its vendor items, as a device phase's piece
 holds them, harness/measure/device_pieces.py) and returns one ``Outcome`` per item, in order.
 - Where the problem has fewer than ``settings.min_configs`` kernel configs, every item is
@@ -101,6 +104,11 @@ def _multiprocessors(session: Any) -> int | None:
             info = {}
     value = (info or {}).get("sm_count")
     return value if isinstance(value, int) else None
+
+
+def search_problem(session: Any, items: Sequence[BenchItem], policy: Any, progress: ProgressCallback | None = None) -> list[Outcome]:
+    """``RunContext.search_problem``: ``measure_by_search`` with the policy's knobs."""
+    return measure_by_search(session, items, policy, LiveSettings.from_policy(policy), progress=progress)
 
 
 def measure_by_search(session: Any, items: Sequence[BenchItem], policy: Any, settings: LiveSettings,

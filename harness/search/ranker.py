@@ -19,6 +19,10 @@ Contract
     known (``Candidate.machine_fill``: a grid that leaves multiprocessors idle in its last wave,
     or a small problem cut into fewer blocks than there are multiprocessors, runs longer).
 
+  Where the plan carries the compiler's own schedule model (Ascend's Z3 schedule,
+  ``Candidate.modeled_cycles``), the prior is log(modeled cycles) instead: on a backend with no
+  device here that ranking is the answer, and every word that shows it says it is a model.
+
 * ``Ranker(candidates, model, history)`` adds what measurements teach: ``observe(case_id,
   seconds)`` and ``predict()`` -> ``{case_id: Prediction(log_time, spread)}``.  The learned part
   is a Gaussian process on the residuals ``log(seconds) - prior`` over the configs' categorical
@@ -79,6 +83,8 @@ def timeline_log_speedup(depth: int, trips: int | None, latency_over_compute: fl
 
 
 def prior_log_time(candidate: Candidate, model: ModelSettings = ModelSettings()) -> float:
+    if candidate.modeled_cycles is not None:  # the compiler's schedule model of this very kernel: its answer
+        return math.log(candidate.modeled_cycles)
     value = -timeline_log_speedup(candidate.depth, candidate.loop_trips, model.latency_over_compute)
     value -= model.shared_weight * candidate.shared_fraction
     if candidate.threads:
