@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tlbench.harness.measure.busy_watch import BusyWatch, where_running
+from tlbench.harness.measure.busy_watch import NO_SUITE_CODE, TOOL_DIRS, BusyWatch, where_any_thread, where_running
 
 ROOT = Path(__file__).resolve().parents[1]
 HERE = Path(__file__).resolve().parent
@@ -50,8 +50,36 @@ def _inner_step(inside, leave):
 def test_the_suite_callable_is_named_with_the_file_and_line_not_its_helpers():
     as_suite, as_tool = _frame_of(slow_reference)  # threading's frames call it: library code, then no tool code
     assert as_suite.startswith("slow_reference (") and "test_busy_line.py:" in as_suite, as_suite
-    # where every frame is tool or library code, the innermost frame is named (threading's wait)
-    assert not as_tool.startswith(("slow_reference", "_inner_step")), as_tool
+    # where every frame is tool or library code, no suite code is named and the words say so
+    assert as_tool == NO_SUITE_CODE
+
+
+def test_a_suite_callable_on_another_thread_is_named_when_the_main_thread_only_waits(tmp_path):
+    """A body factory runs in the compile pool's thread while the main thread waits for it."""
+    (tmp_path / "pooled_suite_code.py").write_text(
+        "def body_factory(inside, leave):\n    inside.set()\n    leave.wait(10)\n")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        import pooled_suite_code
+    finally:
+        sys.path.remove(str(tmp_path))
+    inside, leave = threading.Event(), threading.Event()
+    thread = threading.Thread(target=pooled_suite_code.body_factory, args=(inside, leave))
+    thread.start()
+    try:
+        assert inside.wait(10)
+        main = threading.main_thread().ident
+        # this folder as tool code: the main thread (pytest, this test) runs no suite code
+        named = where_any_thread(main, tool_dirs=(str(HERE), *TOOL_DIRS))
+        assert named.startswith("body_factory (") and "pooled_suite_code.py:3" in named, named
+        assert where_any_thread(main) .startswith("test_a_suite_callable_on_another_thread")  # the main thread first
+        leave.set()
+        thread.join()
+        assert where_any_thread(main, tool_dirs=(str(HERE), *TOOL_DIRS)) == NO_SUITE_CODE
+    finally:
+        leave.set()
+        thread.join()
+        sys.modules.pop("pooled_suite_code", None)
 
 
 def test_the_watch_speaks_after_the_threshold_then_every_interval_and_not_after_the_end():

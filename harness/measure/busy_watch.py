@@ -11,13 +11,15 @@ main thread's current frame: the innermost frame of suite code (neither this too
 ``tool_dirs``: harness/ and backends/ of this checkout, nor Python's or an installed package's)
 that this tool's code called, library frames between them aside - the suite's callable (its
 ``inputs``, reference, vendor, a body factory), however deep its own helpers go - as
-``name (file:line)``, the line it is on now; where no such frame exists, the innermost frame,
-so a compiler that takes long is named too.  A ``send`` that fails ends the watch quietly: a
+``name (file:line)``, the line it is on now; where the main thread runs no suite code (it
+waits for a compile), the first other thread that does (``where_any_thread``: a body factory
+in the compile pool); where none does, ``NO_SUITE_CODE`` says so.  A ``send`` that fails ends the watch quietly: a
 progress line never costs an item.  Nothing here measures.
 """
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
 import sys
 import sysconfig
@@ -29,12 +31,27 @@ from typing import Any, Callable
 
 _HARNESS = Path(__file__).resolve().parents[1]
 TOOL_DIRS = (str(_HARNESS), str(_HARNESS.parent / "backends"))
+NO_SUITE_CODE = "tlbench or the compiler (no suite code on any thread)"
 
 
 def _library_dirs() -> tuple[str, ...]:
+    """Python's own and installed packages' folders: the interpreter's library paths, every
+    ``site-packages`` on the path, and the folder of each loaded top-level package an installed
+    distribution provides (a bundle unpacked onto ``PYTHONPATH``, say) - but never a folder
+    inside the working directory, where the user's own code lives."""
     paths = sysconfig.get_paths()
     found = {paths.get(key) for key in ("stdlib", "platstdlib", "purelib", "platlib")}
     found.update(p for p in sys.path if p.endswith(("site-packages", "dist-packages")))
+    here = os.path.realpath(os.getcwd())
+    try:
+        provided = importlib.metadata.packages_distributions()
+    except Exception:  # noqa: BLE001 - broken metadata: the paths above still hold
+        provided = {}
+    for name in provided:
+        module = sys.modules.get(name)
+        folder = os.path.dirname(os.path.realpath(getattr(module, "__file__", None) or "")) if module else ""
+        if folder and not (folder == here or folder.startswith(here + os.sep)):
+            found.add(folder)
     return tuple(str(Path(p).resolve()) for p in found if p)
 
 
@@ -54,20 +71,36 @@ def where_running(frame: FrameType | None, tool_dirs: tuple[str, ...] = TOOL_DIR
         frame = frame.f_back
     if not stack:
         return "?"
-    library = library_dirs if library_dirs is not None else _library_dirs()
-    kinds = ["tool" if _inside(f.f_code.co_filename, tool_dirs) else "library" if _inside(f.f_code.co_filename, library)
-             else "suite" for f in stack]  # innermost first
-    chosen = stack[0]
-    for index, kind in enumerate(kinds):
-        if kind != "suite":
-            continue
-        caller = next((k for k in kinds[index + 1:] if k != "library"), "tool")
-        if caller == "tool":  # the suite code the tool called: the callable itself
-            chosen = stack[index]
-            break
+    chosen = suite_callable(stack, tool_dirs, library_dirs if library_dirs is not None else _library_dirs())
+    if chosen is None:
+        return NO_SUITE_CODE
     code = chosen.f_code
     name = getattr(code, "co_qualname", code.co_name)
     return f"{name} ({_short(code.co_filename)}:{chosen.f_lineno})"
+
+
+def suite_callable(stack: list[FrameType], tool_dirs: tuple[str, ...], library_dirs: tuple[str, ...]) -> FrameType | None:
+    """Of a stack (innermost first), the suite frame that tool code called (library frames between
+    them aside); None where no suite code is on it."""
+    kinds = ["tool" if _inside(f.f_code.co_filename, tool_dirs) else "library" if _inside(f.f_code.co_filename, library_dirs)
+             else "suite" for f in stack]
+    for index, kind in enumerate(kinds):
+        if kind == "suite" and next((k for k in kinds[index + 1:] if k != "library"), "tool") == "tool":
+            return stack[index]
+    return None
+
+
+def where_any_thread(main_ident: int | None, tool_dirs: tuple[str, ...] = TOOL_DIRS) -> str:
+    """``where_running`` of the main thread, or, where it runs no suite code (it waits for a
+    compile, say), of the first other thread that does (a body factory in the compile pool)."""
+    frames = sys._current_frames()
+    library = _library_dirs()
+    order = [main_ident, *sorted(i for i in frames if i != main_ident)]
+    for ident in order:
+        where = where_running(frames.get(ident), tool_dirs, library)
+        if where != NO_SUITE_CODE:
+            return where
+    return NO_SUITE_CODE
 
 
 def _short(filename: str) -> str:
@@ -122,7 +155,7 @@ class BusyWatch:
             told = self.due()
             if told is None:
                 continue
-            where = where_running(sys._current_frames().get(self._main))
+            where = where_any_thread(self._main)
             try:
                 self._send(("busy", told[0], where, told[1]))
             except Exception:  # noqa: BLE001 - the controller is gone or going: a progress line never matters more
