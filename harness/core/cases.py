@@ -62,14 +62,23 @@ def fields_of(value: Any) -> dict[str, Any]:
     return to_dict() if callable(to_dict) else asdict(value)
 
 
+PORTABLE_KEY = "one_body"
+
+
 def _described(family: Any, problem: Any, config: Any = None) -> dict[str, Any]:
     """``{"family_described": True}`` and the family's words for the case (``described_as``:
     ids, labels, stage point) for a family whose records describe themselves
-    (harness/core/described.py), so readers without the family read them as it wrote them."""
+    (harness/core/described.py), so readers without the family read them as it wrote them; and
+    ``one_body`` (``PORTABLE_KEY``) where the family says whether the config's body is the one
+    body that lowers for every dialect it names (``family.portable``: True) or a target-specific
+    kernel (False)."""
     if not getattr(family, "described", False):
         return {}
     words = getattr(family, "record_words", None)
-    return {"family_described": True, **({"described_as": words(problem, config)} if callable(words) else {})}
+    portable = getattr(family, "portable", None)
+    one_body = portable(problem, config) if callable(portable) else None
+    return {"family_described": True, **({"described_as": words(problem, config)} if callable(words) else {}),
+            **({PORTABLE_KEY: one_body} if one_body is not None else {})}
 
 
 VENDOR_SUFFIX = "vendor"

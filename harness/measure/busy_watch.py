@@ -31,7 +31,7 @@ from typing import Any, Callable
 
 _HARNESS = Path(__file__).resolve().parents[1]
 TOOL_DIRS = (str(_HARNESS), str(_HARNESS.parent / "backends"))
-NO_SUITE_CODE = "tlbench or the compiler (no suite code on any thread)"
+NO_SUITE_CODE = "no suite code on any thread (tlbench or the compiler at work)"
 
 
 def _library_dirs() -> tuple[str, ...]:

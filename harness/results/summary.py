@@ -40,6 +40,7 @@ from tlbench.harness.core.shard import placement
 from tlbench.harness.results.error_text import failure_line
 from tlbench.harness.results.roofline import unknown_peak_words
 from tlbench.harness.results.table import format_seconds
+from tlbench.harness.results.portability_tax import TaxGroup, tax_lines
 from tlbench.harness.results.search_account import is_search_skip, search_accounts
 
 FORM_ORDER = ("s0", "s1", "s2", "s3", "s4", "s5", "s6", "manual", "serial")
@@ -369,6 +370,7 @@ def summary_lines(records: Iterable[dict[str, Any]], setup_s: dict[str, float] |
             lines.append("  flags: " + ", ".join(notes) + ("  (! marks a flagged cell)" if flags else ""))
         lines += _failure_lines(block.failed)
         lines.append("")
+    lines += tax_lines([TaxGroup(b.backend, b.problem, b.timed, b.vendor) for b in blocks])
     lines += [account.words() for account in search_accounts(records)]
     for (kind, reason), count in sorted(skips.items(), key=lambda kv: -kv[1]):
         lines.append(f"{count} {kind} item{'s' if count != 1 else ''} skipped: {reason}")

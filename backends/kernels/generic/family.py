@@ -195,6 +195,16 @@ class GenericFamily:
             return None
         return reason if isinstance(reason, Refusal) else Refusal(str(reason), "invalid")  # pruned(...) keeps its kind
 
+    def portable(self, problem: DescribedProblem, config: DescribedConfig | None) -> bool | None:
+        """Whether this config's body is the one body: the suite names bodies for two or more
+        dialects and ``validate`` refuses the config for none of them (True), or it does, or the
+        suite has a body for one dialect only (False: a target-specific kernel).  None: not a
+        kernel config, or a ``"*"`` body (one body by construction, its dialects unnamed)."""
+        named = [d for d in self.bodies if d != ANY_DIALECT]
+        if config is None or ANY_DIALECT in self.bodies:
+            return None
+        return len(named) > 1 and all(self.validate(problem, config, d) is None for d in named)
+
     def mma_tiles(self, problem: DescribedProblem, config: DescribedConfig) -> list[tuple[int, int]]:
         """The suite's ``mma_tiles`` (the output tiles whose warp partition a backend checks
         before compiling); none declared: [] (tilelang answers for the partition itself)."""
