@@ -66,7 +66,11 @@ SWEEP = kernel_sweep(
     "gemm_ws", {"cuda": K + "gemm_ws_cuda"},
     sizes=[{"M": s, "N": s, "K": s, "dtype": "float16"} for s in (1024, 2048, 4096, 8192)],
     smoke={"M": 1024, "N": 1024, "K": 1024, "dtype": "float16"},
-    quick=(),  # compile items cost minutes on a small CPU box: --tlbench-scope=smoke or full
+    # quick: the main job's 8192^3 with the fastest config of the H200 and H100 runs, so its summary
+    # prints the GEMM portability tax against the one body of suites/test_stages.py (the rest:
+    # --tlbench-scope=smoke or full; the whole sweep's compile items cost minutes on a small CPU box)
+    quick=[{"M": 8192, "N": 8192, "K": 8192, "dtype": "float16"}],
+    quick_configs=[persistent(128, 256, 64, 3, 2, group_m=16, lazy_store=True, store_slices=4)],
     configs=CONFIGS,
     inputs=K + "inputs", reference=K + "reference", validate=K + "gemm_ws_validate", footprint=K + "gemm_ws_footprint",
     vendor=K + "cublas", vendor_label="torch: A @ B.T (cuBLAS), fp16 out",
