@@ -16,7 +16,7 @@ other through a full and an empty mbarrier per stage), with:
   handed back, while this step's run (the CUTLASS mainloop's structure; our code).  Without it
   the step waits for its own WGMMAs (``wait_group 0``) before handing its stage back, which is
   what tilelang 0.1.15's automatic warp specialization emits for ``T.Pipelined``
-  (results/h200-parity/wgmma_wait.py prints that loop);
+  (backends/tools/wgmma_wait.py prints that loop);
 - ``group_m``: the 1-D grid walks output tiles in panels of that many tile rows (L2 reuse; the
   built-in GEMM body's own tile order, suites/kernel_gemm_raster.py ``tile_origin``);
 - ``staged``: the accumulator leaves through a shared-memory tile (coalesced stores), else

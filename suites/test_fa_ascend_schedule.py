@@ -10,7 +10,7 @@ that are pruned before compiling, with the reason: block_M=256 (UB: each vector 
 would hold 128 rows of S, P, O and their copies, over 248 KiB) and block_M=64 (32 rows per
 sub-core do not fill the 64-lane VReg that T.fill inside SimdVF needs).  Smoke: one lowering
 (128x128, num_stages=3) and the two pruned configs.  The calibration against tilelang's
-published Ascend 950 MHA figure is results/ascend-model/fa_calibration.py.  What the kernel is declared
+published Ascend 950 MHA figure is backends/tools/fa_calibration.py.  What the kernel is declared
 with: suites/kernel_fa_sweep.py.
 """
 

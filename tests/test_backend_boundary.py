@@ -9,7 +9,9 @@ syntax tree of every module (tests/import_graph.py: lazy imports included):
 - no kernel family imports a backend package or the shared layer: a family gets what it needs
   (the dialect, the on-chip scopes) from the backend that calls it;
 - the shared modules (backends/gpu/ and the modules at the top of backends/) import no backend
-  package and no family: a second GPU backend uses them without importing the first.
+  package and no family: a second GPU backend uses them without importing the first;
+- the campaign tools (backends/tools/) sit above every backend and family, as a front door does:
+  they may import any of them, and no other module of backends/ or harness/ imports a tool.
 (No import cycle anywhere: tests/test_import_cycles.py.)
 """
 
@@ -44,7 +46,9 @@ def _package_of(name: str) -> str | None:
 
 BACKEND_MODULES = sorted(n for n in KNOWN if _package_of(n))
 FAMILY_MODULES = sorted(n for n in KNOWN if _inside(n, FAMILIES))
-SHARED_MODULES = sorted(n for n in KNOWN if n not in BACKEND_MODULES and n not in FAMILY_MODULES)
+TOOLS = f"{PREFIX}.tools"
+TOOL_MODULES = sorted(n for n in KNOWN if _inside(n, TOOLS))
+SHARED_MODULES = sorted(n for n in KNOWN if n not in BACKEND_MODULES and n not in FAMILY_MODULES and n not in TOOL_MODULES)
 
 
 def test_the_backend_packages_come_from_the_entry_points():
@@ -82,3 +86,10 @@ def test_a_family_imports_no_backend(name):
 def test_the_shared_layer_imports_no_backend_and_no_family(name):
     reached = sorted(t for t in GRAPH[name] if _package_of(t) or _inside(t, FAMILIES))
     assert reached == [], f"{name} imports {reached}: a second backend must be able to use it alone"
+
+
+def test_the_tools_are_seen_and_nothing_below_them_imports_one():
+    assert f"{TOOLS}.timer_crosscheck" in TOOL_MODULES
+    importers = sorted(f"{name} -> {t}" for name, targets in GRAPH.items() if not _inside(name, TOOLS)
+                       for t in targets if _inside(t, TOOLS))
+    assert importers == [], f"product modules import a campaign tool: {importers}"

@@ -1,15 +1,13 @@
-"""results/h200-flash-attention/fa_report.py on a hand-written run document (fixture data, not a
+"""backends/tools/fa_report.py on a hand-written run document (fixture data, not a
 measurement): the ratios, the peak percentage, which SDPA ran, the stage curve, and the
 exit status (a compiler refusal is listed but is not a wrong result); and on the committed
 gzipped H200 run, whose table it writes again as committed beside it."""
 
 import gzip
 import json
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "results" / "h200-flash-attention"))  # the tool's campaign
-from fa_report import main, report  # noqa: E402
+from tlbench.backends.tools.fa_report import main, report  # noqa: E402
 from tlbench.harness.core.record import EXTRA_KEY  # noqa: E402
 
 PID = "fa-b2h16-s8192-d128-bf16"

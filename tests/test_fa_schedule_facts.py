@@ -1,12 +1,9 @@
 """The FA schedule-facts reader on a hand-written CUDA excerpt in tilelang's generated style: waits
 counted by depth, named barriers, TMA stores, wgmma issue sites, accumulators of 64+ floats.
-(The tool itself lowers the real bodies: ``python3 results/h200-flash-attention/fa_schedule_facts.py``.)"""
+(The tool itself lowers the real bodies: ``python3 -m tlbench.backends.tools.fa_schedule_facts``.)"""
 
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "results" / "h200-flash-attention"))  # the tool's campaign
-from fa_schedule_facts import source_facts  # noqa: E402
+from tlbench.backends.tools.fa_schedule_facts import source_facts  # noqa: E402
 
 EXCERPT = """
   float O_acc[64];

@@ -10,17 +10,15 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-CAMPAIGN = ROOT / "results" / "h200-parity"  # the timer cross-check lives with the campaign that runs it
-sys.path.insert(0, str(CAMPAIGN))
-import timer_crosscheck as tool  # noqa: E402
-from timer_table import CrosscheckRow, agreement, calls_by_case, clock_by_case, markdown, ncu_clock_rows  # noqa: E402
-from timer_table import ncu_kernel_rows, table  # noqa: E402
+CAMPAIGN = ROOT / "results" / "h200-parity"  # the suites the timer cross-check times live with the campaign that runs it
+import tlbench.backends.tools.timer_crosscheck as tool  # noqa: E402
+from tlbench.backends.tools.timer_table import CrosscheckRow, agreement, calls_by_case, clock_by_case, markdown, ncu_clock_rows  # noqa: E402
+from tlbench.backends.tools.timer_table import ncu_kernel_rows, table  # noqa: E402
 
 GEMM_SUITE = str(CAMPAIGN / "crosscheck_gemm_suite.py")
 MARKER, FLUSH, GEMM, CUBLAS, SPLITK = "spin_kernel", "FillFunctor<unsigned char>", "gemm_kernel", "sm90_xmma_gemm", "splitKreduce"

@@ -3,8 +3,6 @@ records (flush excluded, fallback cases), NVML reason names, the NaN-poisoned ch
 vendor GEMM's output and label of the built-in GEMM (its suites' declaration through the
 generic path, on CPU torch, as a backend calls them), and ncu CSV parsing."""
 
-import sys
-from pathlib import Path
 
 import pytest
 import torch
@@ -14,8 +12,7 @@ from tlbench.backends.gpu.timing import group_calls, group_kernel_times, separat
 from tlbench.harness.core import kernel_traits as ask
 from builtin_gemm import FAMILY, config, gemm_case, gemm_vendor, problem
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "results" / "h200-measurement-trust"))  # the tool's campaign
-from ncu_crosscheck import ncu_durations_s  # noqa: E402
+from tlbench.backends.tools.ncu_crosscheck import ncu_durations_s  # noqa: E402 - the tool of results/h200-measurement-trust/run.sh
 
 FLUSH = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<unsigned char>>"
 GEMM = "gemm_kernel"
@@ -167,7 +164,7 @@ def test_ncu_csv_durations_are_read_in_seconds(tmp_path):
 
 
 def test_ncu_ratio_range_says_whether_it_lies_inside_two_percent():
-    from ncu_crosscheck import ratio_range
+    from tlbench.backends.tools.ncu_crosscheck import ratio_range
 
     lo, hi, line = ratio_range([(1.01, 1.0), (0.99, 1.0), (1.005, 1.0)])
     assert (lo, hi) == pytest.approx((0.99, 1.01)) and "inside +-2%" in line

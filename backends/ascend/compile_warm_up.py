@@ -8,7 +8,7 @@ the Z3 schedule.  It measures nothing; what the lowerings reported is returned f
 ``AscendBackend.warm_up_compile``) before it answers ``ready``, so the process's one-off costs
 of a first lowering - lazy imports, the solver's start, code generators warming up - are paid
 there, not by the first compile item it times (what that moves, measured with
-results/main-job-speed/warm_up_probe.py: results/main-job-speed/README.md).
+backends/tools/warm_up_probe.py: results/main-job-speed/README.md).
 These kernels are the backend's own probes, not a kernel family: nothing reads their results.
 """
 

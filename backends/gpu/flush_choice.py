@@ -6,7 +6,7 @@ the option and the valid values; ``flush_caveat(timer, mode, flushed)`` is the n
 carries where its timer and flush mode measure something ncu does not;
 ``split_at_flushes(kernels, flush_names)`` splits a stream of kernel records at the flushes
 into one summed duration per call (CUPTI's records in timing.py, ncu's rows in
-results/h200-parity/timer_table.py).  ``read_flush_note(nbytes)`` is the note a record timed after a
+backends/tools/timer_table.py).  ``read_flush_note(nbytes)`` is the note a record timed after a
 ``read`` flush carries (the only place the mode is written into a record), and
 ``flush_mode_of(l2_flush_bytes, notes)`` reads the mode back from a record's fields: ``off``
 (nothing flushed), ``read`` (that note), ``write`` (the default, which writes no note), or None

@@ -3,7 +3,7 @@
 # (one-body) FA's stage sweep, the target-specific Hopper bodies (hopper, hopper_ws) and torch
 # SDPA (flash, cuDNN, efficient) at S=4096 and 8192, non-causal (suites/test_fa_stages.py) and
 # causal (suites/test_fa_causal.py: the shared body, the hopper_ws body and SDPA; the hopper body
-# has no causal mask), then the table per problem (results/h200-flash-attention/fa_report.py): best one-body and best
+# has no causal mask), then the table per problem (backends/tools/fa_report.py): best one-body and best
 # target-specific FA against the fastest SDPA backend.
 # Run from the repo root on the GPU host, tilelang's bundle in .gpu/site.tar.xz (results/README.md, "GPU runs"):
 #   bash results/h200-flash-attention/h200_fa_parity.sh          (OUT: where the results go; default results/runs/fa-parity)
@@ -30,7 +30,7 @@ FILE=$RES/fa-parity.json
 if [ ! -s "$FILE" ]; then  # stopped at LIMIT_S: the items measured so far, from the run's journal
   python3 -m tlbench recover "$RES/fa-parity.journal.jsonl" -o "$RES/fa-parity.partial.json" && FILE=$RES/fa-parity.partial.json
 fi
-python3 results/h200-flash-attention/fa_report.py "$FILE" --markdown "$RES/fa-parity.md" > "$RES/fa-report.txt" 2>&1
+python3 -m tlbench.backends.tools.fa_report "$FILE" --markdown "$RES/fa-parity.md" > "$RES/fa-report.txt" 2>&1
 echo "== fa_report exit $?"
 grep -E "^## |^best |^SDPA backends" "$RES/fa-parity.md"
 exit $rc

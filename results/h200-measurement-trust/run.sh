@@ -38,6 +38,6 @@ slow)
   compare_pair "$out/aa4.json" "$out/slow.json" "$out/cmp-aa4-slow.md" ;;
 ncu)
   for c in gemm-8192x8192x8192-f16-bm128-bn256-bk64-t256-auto-s3 gemm-2048x2048x2048-f16-bm128-bn256-bk64-t256-auto-s3; do
-    python3 results/h200-measurement-trust/ncu_crosscheck.py interleaved --case $c --pairs 3 --count 10 --out-dir "$out/ncu-${c:5:4}" 2>&1 | grep -v Warning; done ;;
+    python3 -m tlbench.backends.tools.ncu_crosscheck interleaved --case $c --pairs 3 --count 10 --out-dir "$out/ncu-${c:5:4}" 2>&1 | grep -v Warning; done ;;
 *) echo "usage: bash results/h200-measurement-trust/run.sh aa|base|slow|ncu OUT_DIR" >&2; exit 2 ;;
 esac

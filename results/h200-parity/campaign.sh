@@ -21,6 +21,6 @@ GEMM_K="1024x1024 or 2048x2048 or 8192x8192" RMSNORM_SUITE=suites/test_rmsnorm_o
   LIMIT_S=${TIMER_LIMIT_S:-170} OUT=$R/timers bash results/h200-parity/h200_timers.sh 2>&1 | tail -18; pack timers
 export PYTHONPATH=$PWD/.gpu/site:$PWD
 for run in "cuda staged0" "nocuda threads512-staged1"; do set -- $run; mode=$1  # cases no earlier step built
-  TLBENCH_BUILD_PROCESSES= timeout 60 python3 results/h200-parity/child_probe/probe.py $mode 16 45 $2 > $R/probe/$mode.txt 2>&1
+  TLBENCH_BUILD_PROCESSES= timeout 60 python3 -m tlbench.backends.tools.pool_probe $mode 16 45 $2 > $R/probe/$mode.txt 2>&1
   echo "== probe $mode exit $?: $(grep '^probe' $R/probe/$mode.txt | tail -2 | tr '\n' ' ')"
 done; pack probe

@@ -1,4 +1,4 @@
-"""The launch floor for the timer cross-check (results/h200-parity/timer_crosscheck.py ``--suite``).
+"""The launch floor for the timer cross-check (backends/tools/timer_crosscheck.py ``--suite``).
 
 Not a pytest suite (nothing collects it): a ``SWEEP`` the tool reads.  One block copies 512
 bytes (tilelang, body in crosscheck_floor_kernel.py) and torch copies the same row (one
@@ -8,7 +8,7 @@ launch and timestamp costs), and ncu minus CUPTI here is the fixed part of that 
 size.  ``--case copy_floor-N128-f32-threads128`` and its ``-vendor``.
 """
 
-from tlbench.backends.kernels.generic import kernel_sweep
+from tlbench import kernel_sweep
 
 K = "crosscheck_floor_kernel:"
 SWEEP = kernel_sweep(

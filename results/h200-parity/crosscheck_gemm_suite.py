@@ -1,4 +1,4 @@
-"""The GEMMs the timer cross-check times (results/h200-parity/timer_crosscheck.py ``--suite``).
+"""The GEMMs the timer cross-check times (backends/tools/timer_crosscheck.py ``--suite``).
 
 Not a pytest suite (nothing collects it): a ``SWEEP`` the tool reads.  fp16 ``C = A @ B^T`` at
 1024^3, 2048^3, 4096^3 and 8192^3: the built-in GEMM body (suites/kernel_gemm.py, declared as

@@ -3,7 +3,7 @@
 # One H200, one device call (about 2-3 minutes): the fastest gemm_ws configs of the committed runs
 # (1024^3: 64x128x64 one consumer s8; 2048^3-8192^3: 128x256 persistent s4 sliced; 8192^3 also s3
 # whole-tile) and cuBLAS at each size, timed by the harness with events, CUPTI and a CUDA graph,
-# and by ncu --clock-control none (results/h200-parity/timer_crosscheck.py), beside the launch floor
+# and by ncu --clock-control none (backends/tools/timer_crosscheck.py), beside the launch floor
 # (a one-block copy and torch's copy: each timer's fixed cost) and with the SM clock each side
 # ran at (NVML after each CUPTI batch; ncu's sm__cycles_elapsed.avg.per_second).  Prints the table last.
 # usage: OUT=DIR bash results/h200-parity/gemm_ws_timers.sh COMMIT   (repo root, tilelang's bundle in .gpu/)
@@ -21,11 +21,11 @@ cases+=(--case gemm_ws-M8192-N8192-K8192-f16-block_M128-block_N256-block_K64-s3-
 cases+=(--case copy_floor-N128-f32-threads128 --case copy_floor-N128-f32-vendor)
 echo "== GPU before: $(nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu --format=csv,noheader)"
 start=$(date +%s)
-timeout "${LIMIT_S:-400}" python3 results/h200-parity/timer_crosscheck.py run --suite suites/test_gemm_ws.py \
+timeout "${LIMIT_S:-400}" python3 -m tlbench.backends.tools.timer_crosscheck run --suite suites/test_gemm_ws.py \
   --suite results/h200-parity/crosscheck_floor_suite.py "${cases[@]}" \
   --ncu "${NCU_MODES-none}" --count "${COUNT:-10}" --out-dir "$OUT" > "$OUT/crosscheck.log" 2>&1
 rc=$?
 echo "== timer_crosscheck exit $rc after $(( $(date +%s) - start )) s"
 grep -E "error|Error|exited" "$OUT/crosscheck.log" | grep -v "^==PROF==" | tail -5
-python3 results/h200-parity/timer_crosscheck.py table "$OUT"
+python3 -m tlbench.backends.tools.timer_crosscheck table "$OUT"
 exit $rc

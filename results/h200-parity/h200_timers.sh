@@ -2,7 +2,7 @@
 # Do the timers agree?  One H200, one device call (about 5-7 minutes): fp16 GEMM 1024^3, 2048^3,
 # 4096^3, 8192^3 (the 128x256x64 s3 tile, the recorded best per size, cuBLAS) and the RMSNorm
 # suite's cases, each timed by the harness with CUDA events, CUPTI and a CUDA graph, and by ncu
-# with --clock-control none and base (results/h200-parity/timer_crosscheck.py).  Prints one table last.
+# with --clock-control none and base (backends/tools/timer_crosscheck.py).  Prints one table last.
 #
 # Run from the repo root on the GPU host, tilelang's bundle in .gpu/site.tar.xz (results/README.md, "GPU runs"):
 #   bash results/h200-parity/h200_timers.sh
@@ -37,14 +37,14 @@ fi
 echo "== GPU before: $(nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw,clocks_event_reasons.active --format=csv,noheader)"
 echo "== $(ncu --version 2>&1 | tail -1); commit ${TLBENCH_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo '?')}; L2 flush ${L2_FLUSH:-write}"
 start=$(date +%s)
-timeout "${LIMIT_S:-510}" python3 results/h200-parity/timer_crosscheck.py run "${SUITES[@]}" -k "$K" \
+timeout "${LIMIT_S:-510}" python3 -m tlbench.backends.tools.timer_crosscheck run "${SUITES[@]}" -k "$K" \
   --count "${COUNT:-10}" --ncu "${NCU_MODES-none,base}" ${NO_FLUSH:+--no-flush} --l2-flush "${L2_FLUSH:-write}" --out-dir "$WORK" > "$RES/crosscheck.log" 2>&1
 rc=$?
 echo "== timer_crosscheck exit $rc after $(( $(date +%s) - start )) s (124: stopped at LIMIT_S; the table below is re-made from what was measured)"
 grep -E "^(events|cupti|graph) +[^ ]+: " "$RES/crosscheck.log" | grep -v ": clean " | head -20  # items not clean
 echo "== GPU after: $(nvidia-smi --query-gpu=clocks.sm,temperature.gpu,power.draw,clocks_event_reasons.active --format=csv,noheader)"
 grep -E "error|Error|exited" "$RES/crosscheck.log" | grep -v "^==PROF==" | tail -5
-python3 results/h200-parity/timer_crosscheck.py table "$WORK" > "$WORK/table.txt" 2>&1
+python3 -m tlbench.backends.tools.timer_crosscheck table "$WORK" > "$WORK/table.txt" 2>&1
 cp "$WORK"/harness.json "$WORK"/crosscheck.md "$WORK"/crosscheck.json "$RES"/ 2>/dev/null
 tar -czf "$RES/timers-work.tgz" -C "$WORK" . 2>/dev/null
 cat "$WORK/table.txt"

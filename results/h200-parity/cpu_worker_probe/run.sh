@@ -6,8 +6,9 @@
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 WORK=$(mktemp -d)
-export PYTHONPATH=$HERE${PYTHONPATH:+:$PYTHONPATH} TILELANG_CACHE_DIR=$WORK/cache TLBENCH_TRACE=$WORK/trace.txt
-TLBENCH_BUILD_PROCESSES=16 HYB_CPUS=16 python3 -m pytest -p no:cacheprovider -q -p hybrid_plugin --tlbench-backend=hybrid \
+export PYTHONPATH=$PWD/tests${PYTHONPATH:+:$PYTHONPATH}  # the test-only plugin (-p test_only.hybrid)
+export TILELANG_CACHE_DIR=$WORK/cache TLBENCH_TRACE=$WORK/trace.txt
+TLBENCH_BUILD_PROCESSES=16 HYB_CPUS=16 python3 -m pytest -p no:cacheprovider -q -p test_only.hybrid --tlbench-backend=hybrid \
   --tlbench-kind=device --benchmark-json="$WORK/out.json" "$HERE/suite_hybrid.py" 2>&1 | grep -v TileLang | tail -2
 python3 -m tlbench.harness.core.trace "$WORK/trace.txt" | grep -E "timeout|worker spawn|prefetch received" | head -5
-TILELANG_CACHE_DIR=$WORK/cold python3 "$HERE/gil_probe.py" 8 8 2>&1 | grep threads=
+TILELANG_CACHE_DIR=$WORK/cold python3 -m tlbench.backends.tools.gil_probe "$HERE/suite_hybrid.py" 8 8 2>&1 | grep threads=

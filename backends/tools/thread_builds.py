@@ -1,13 +1,16 @@
-"""Do kernel builds overlap on threads of one process?  Four cold builds of the tile sweep's 2048^3
-128-thread tiles (tilelang's cache bypassed), one after another or on four threads, after one
-build that pays the imports.  usage: python3 results/h200-parity/thread_builds.py serial|threads|procs
-(repo root, tlbench importable).  On the 2-core CPU box: serial wall 10.0 s, threads wall 10.9 s."""
+"""DIAGNOSIS ONLY: do kernel builds overlap on threads of one process?  Four cold builds of the tile
+sweep's 2048^3 128-thread tiles (tilelang's cache bypassed), one after another, on four threads or in
+two spawned processes, after one build that pays the imports.
+usage: python -m tlbench.backends.tools.thread_builds serial|threads|procs   (repo root, tilelang importable)
+
+Contract: prints one line (the mode, the wall time, each build's seconds, the load average); exit 0.
+Recorded in results/h200-parity/README.md: on the 2-core CPU box serial wall 10.0 s, threads 10.9 s."""
 import sys, time, os
 from concurrent.futures import ThreadPoolExecutor, ProcessPoolExecutor
 import multiprocessing as mp
 
 def cases():
-    from timer_crosscheck import load_sweep, select
+    from tlbench.backends.tools.case_selection import load_sweep, select
     from tlbench.harness.results.best_configs import load_best
     return [c for c in select([load_sweep("suites/test_tiles.py")], "2048x2048 and t128", (), load_best) if getattr(c,"kernel","")!="vendor"][:4]
 def build(i):

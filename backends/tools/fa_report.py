@@ -1,6 +1,6 @@
 """The flash-attention portability table from one pytest-benchmark JSON (suites/test_fa_stages.py).
 
-Usage: ``python3 results/h200-flash-attention/fa_report.py RUN.json [--peak-tflops 989.5] [--markdown OUT.md]``
+Usage: ``python -m tlbench.backends.tools.fa_report RUN.json [--peak-tflops 989.5] [--markdown OUT.md]``
 
 RUN.json is the run's ``--benchmark-json`` file, plain or gzip-compressed (``.json.gz``, as the
 archived runs here are), read and checked by the harness's own reader
@@ -15,6 +15,10 @@ SDPA (> 1 means faster than SDPA), which SDPA backends ran and which torch refus
 words), and the stage curve s1..s4 (+ manual, serial) per tile.  Failed and skipped items
 are listed, never hidden (a config the compiler refuses, with the first line of its words).
 Exit status 1 when an FA kernel that compiled failed afterwards (a wrong result, a launch error).
+
+Contract: ``report(doc, peak)`` -> (the Markdown lines, whether a compiled FA kernel failed);
+``main(argv)`` prints them (and writes ``--markdown``), exit 0 / 1 as above, 2 for an unusable
+file or one without flash-attention items.  Imports the harness's reader only (no torch).
 """
 
 from __future__ import annotations

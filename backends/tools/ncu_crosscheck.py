@@ -3,19 +3,23 @@
 Usage on a GPU host, all in one (alternates 3 harness processes and 3 ncu processes on the
 same kernel, and reports every pair's ratio and their range, against +-2 %):
 
-    python3 results/h200-measurement-trust/ncu_crosscheck.py interleaved --case CASE_ID [--pairs 3] [--out-dir DIR]
+    python -m tlbench.backends.tools.ncu_crosscheck interleaved --case CASE_ID [--pairs 3] [--out-dir DIR]
 
 or step by step (one process per mode, ncu wraps the second):
 
-    python3 results/h200-measurement-trust/ncu_crosscheck.py harness --case CASE_ID [--repeats 3]
+    python -m tlbench.backends.tools.ncu_crosscheck harness --case CASE_ID [--repeats 3]
     ncu --clock-control none --metrics gpu__time_duration.sum -k regex:gemm_kernel --csv \
-        python3 results/h200-measurement-trust/ncu_crosscheck.py launch --case CASE_ID --count 20
-    python3 results/h200-measurement-trust/ncu_crosscheck.py compare HARNESS.json NCU.csv
+        python -m tlbench.backends.tools.ncu_crosscheck launch --case CASE_ID --count 20
+    python -m tlbench.backends.tools.ncu_crosscheck compare HARNESS.json NCU.csv
 
 ``harness`` prints/writes the harness median (the same measurement loop the suites
 use) for each repeat; ``launch`` only launches the kernel ``count`` times after an L2 flush
 so ncu can time each launch itself; ``compare`` prints both medians and their ratio.
 CASE_ID is a suite id such as ``gemm-8192x8192x8192-f16-bm128-bn256-bk64-t256-auto-s3``.
+
+Contract: ``ncu_durations_s`` and ``ratio_range`` are pure (the tests pin them); the other modes
+need a GPU, torch and tilelang (imported inside functions) and the checkout's ``suites/``; a case
+id that does not parse, or a failed measurement, exits with one line saying so.
 """
 
 from __future__ import annotations
@@ -35,11 +39,9 @@ _CASE = re.compile(
 
 def parse_case(case_id: str):
     """The built-in GEMM's case of that id (suites/kernel_gemm.py, declared as the suites declare it)."""
-    from pathlib import Path
+    from tlbench.backends.tools import suites_dir
 
-    suites = str(Path(__file__).resolve().parents[2] / "suites")
-    if suites not in sys.path:
-        sys.path.insert(0, suites)
+    suites_dir()
     from kernel_gemm_sweep import GEMM, config, problem
 
     from tlbench import kernel_sweep
@@ -160,7 +162,7 @@ def run_interleaved(case_id: str, pairs: int, out_dir: str, kernel_regex: str, c
     import subprocess
 
     os.makedirs(out_dir, exist_ok=True)
-    me = [sys.executable, os.path.abspath(__file__)]
+    me = [sys.executable, "-m", "tlbench.backends.tools.ncu_crosscheck"]
     measured: list[tuple[float, float]] = []
     for i in range(pairs):
         h_json = os.path.join(out_dir, f"harness-{i}.json")
@@ -185,7 +187,7 @@ def run_interleaved(case_id: str, pairs: int, out_dir: str, kernel_regex: str, c
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python3 results/h200-measurement-trust/ncu_crosscheck.py", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m tlbench.backends.tools.ncu_crosscheck", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="mode", required=True)
     h = sub.add_parser("harness")
     h.add_argument("--case", required=True)

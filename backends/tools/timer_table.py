@@ -5,7 +5,7 @@ Contract:
   ``ncu --csv`` output, in profiling order (ncu's own lines and other metrics ignored);
   ``ncu_clock_rows(text)``: the same kernels' SM clock in MHz (``sm__cycles_elapsed.avg.per_second``,
   the clock ncu saw during each kernel), None where ncu gave none or in a unit not known here.
-- ``calls_by_case(rows, case_ids, count)``: the launcher (timer_crosscheck.py ``launch``) profiles,
+- ``calls_by_case(rows, case_ids, count)``: the launcher (backends/tools/timer_crosscheck.py ``launch``) profiles,
   after ``cudaProfilerStart``, a marker kernel, one L2 flush, the marker, then per case
   ``count`` x (flush, call) and the marker.  So row 0 names the marker and the rows up to its
   second launch the flush (one kernel or several, each once); each segment between markers is

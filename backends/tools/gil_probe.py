@@ -1,15 +1,21 @@
-"""Main-thread wakeup lag while the compile pool builds (cold cache) or loads (warm) kernels on N threads.
+"""DIAGNOSIS ONLY: main-thread wakeup lag while the compile pool builds (cold cache) or loads (warm)
+kernels on N threads.
 
-usage: python3 gil_probe.py THREADS CASES   (TILELANG_CACHE_DIR: a fresh folder for cold builds)"""
+usage: python -m tlbench.backends.tools.gil_probe SUITE.py THREADS CASES
+(TILELANG_CACHE_DIR: a fresh folder for cold builds; SUITE.py: a suite declaring ``SWEEP``, such as
+results/h200-parity/cpu_worker_probe/suite_hybrid.py)
+
+Contract: one line (loads, first and all seconds, the tick lag's p50 / p99 / max); exit 0.
+Recorded in results/h200-parity/README.md."""
 import sys, time, threading
-sys.path.insert(0, __import__("os").path.dirname(__file__))
+from tlbench.backends.tools.case_selection import load_sweep
 from tlbench.harness.measure.compile_pool import CompilePool
 from tlbench.harness.core.backend_api import backend_from_ref
 
 def main():
-    import suite_hybrid as test_hyb
-    threads = int(sys.argv[1])
-    cases = [c for c in test_hyb.SWEEP.cases("nvidia", "full") if c.config is not None][:int(sys.argv[2])]
+    sweep = load_sweep(sys.argv[1])
+    threads = int(sys.argv[2])
+    cases = [c for c in sweep.cases("nvidia", "full") if c.config is not None][:int(sys.argv[3])]
     b = backend_from_ref("tlbench.backends.nvidia:NvidiaBackend", {})
     b.likely_cached = lambda case: False  # every load on the wide lane
     import tilelang

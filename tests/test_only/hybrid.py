@@ -3,18 +3,15 @@
 ``hybrid``: the NVIDIA backend's real compiles (tilelang, nvcc, its caches) with the fake
 backend's device (tests/fake_backend.py: canned checks and samples), so the device worker's
 whole path - prefetch, child-process builds, cache loads, prepare - runs for real on a CPU.
-Load it with ``-p hybrid_plugin`` (this folder on PYTHONPATH).  ``HYB_CPUS=N`` makes the worker
+Load it with ``-p test_only.hybrid`` (tests/ on PYTHONPATH; results/h200-parity/cpu_worker_probe/run.sh).  ``HYB_CPUS=N`` makes the worker
 believe its affinity mask holds N CPUs (the H200 host's 16), so it starts as many compile
 threads and build children as it would there.  Its timings are the fake's, never a measurement.
 """
 
 import os
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tests"))
-from fake_backend import FakeBackend, FakeTraits  # noqa: E402
-from tlbench.backends.nvidia.backend import NvidiaBackend  # noqa: E402
+from fake_backend import FakeBackend, FakeTraits  # tests/ on PYTHONPATH, as for every test_only plugin
+from tlbench.backends.nvidia.backend import NvidiaBackend
 
 if os.environ.get("HYB_CPUS"):  # TEST-ONLY: pretend a bigger host's affinity mask
     _cpus = set(range(int(os.environ["HYB_CPUS"])))

@@ -1,6 +1,9 @@
-"""Real tilelang builds of the tile sweep's first N kernels in N spawned child processes, the way the
-device worker's CacheWarmer makes them (cache_warmer._build); each child dumps its stack if a build
-runs past 25 s.  usage (repo root, tilelang importable): python3 results/h200-parity/child_builds.py 16"""
+"""DIAGNOSIS ONLY: real tilelang builds of the tile sweep's first N kernels in N spawned child
+processes, the way the device worker's CacheWarmer makes them (cache_warmer._build); each child
+dumps its stack if a build runs past 25 s.
+usage (repo root, tilelang importable): python -m tlbench.backends.tools.child_builds 16
+
+Contract: one line per build (its case, child pid, seconds, error or None) and a total; exit 0."""
 import multiprocessing, sys, time
 from concurrent.futures import ProcessPoolExecutor
 
@@ -15,7 +18,9 @@ def build(sys_path, ref, case):
 
 
 def main():
-    sys.path.insert(0, "suites")
+    from tlbench.backends.tools import suites_dir
+
+    suites_dir()
     import test_tiles
     n = int(sys.argv[1])
     cases = [c for c in test_tiles.SWEEP.cases("nvidia", "full", load_best=lambda *a, **k: None) if c.config is not None][:n]

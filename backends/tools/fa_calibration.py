@@ -1,7 +1,7 @@
 """Model-vs-published fidelity of the Ascend FA model: our body at the config of tilelang's
 published Ascend 950 MHA figure, its modeled cycles, and the clock they would imply.
 
-Usage: ``python3 results/ascend-model/fa_calibration.py [--json OUT.json]``
+Usage: ``python -m tlbench.backends.tools.fa_calibration [--json OUT.json] [--enable-offset]``
 
 The published figure (tile-ai/tilelang examples/ascend/flash_attention/README.md): MHA, bf16,
 S=4096, D=128, one head, block 128x128, num_stages=3, 32 blocks, fp32 output: 26.8 us
@@ -14,23 +14,18 @@ PUBLISHED number, not a measurement of ours: different kernel text (the publishe
 hand-tuned: NZ-packed P, pinned versions, latency hints), and the model leaves out the
 prologue (Q load, init) and epilogue (normalise, store).  We found no published Ascend 950
 AI Core clock to put next to it; the output says so rather than invent one.
+
+Contract: ``calibrate(enable_offset)`` returns the figure as a dict; ``main`` prints it as JSON
+(and writes ``--json``), exit 0.  Needs tilelang's Ascend pipeline (imported inside functions)
+and the checkout's ``suites/``.  Recorded in results/ascend-model/README.md.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "suites"))  # the FA kernel lives beside its suites
-
-import tlbench.backends.ascend.schedule  # noqa: E402,F401  (Z3 recorders before any Ascend lowering)
-from kernel_fa_body import build  # noqa: E402
-from kernel_fa_dialect_ascend import ASCEND_FA_DIALECT  # noqa: E402
-
-from tlbench.backends.ascend.schedule import lower_with_schedule  # noqa: E402
-from tlbench.backends.kernels.flash_attention.problem import FaConfig, FaProblem  # noqa: E402
+from tlbench.backends.kernels.flash_attention.problem import FaConfig, FaProblem
 
 PUBLISHED_US = 26.8
 PUBLISHED_SOURCE = "tile-ai/tilelang examples/ascend/flash_attention/README.md (MHA S=4096 D=128 bf16, 128x128, num_stages=3, 32 blocks)"
@@ -38,6 +33,13 @@ PROBLEM = FaProblem(batch=1, heads=1, seq_q=4096, seq_k=4096, dim=128, dtype="bf
 
 
 def calibrate(enable_offset: bool = False) -> dict:
+    import tlbench.backends.ascend.schedule  # noqa: F401  (Z3 recorders before any Ascend lowering)
+    from tlbench.backends.ascend.schedule import lower_with_schedule
+    from tlbench.backends.tools import suites_dir
+
+    suites_dir()  # the FA kernel lives beside its suites
+    from kernel_fa_body import build
+    from kernel_fa_dialect_ascend import ASCEND_FA_DIALECT
     from tilelang.ascend.target import _make_ascend_target
 
     config = FaConfig(128, 128, 3, enable_offset=enable_offset)

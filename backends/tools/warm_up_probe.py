@@ -1,6 +1,6 @@
 """Does a first lowering in a fresh process carry one-off costs, and does a warm-up take them?
 
-    python3 results/main-job-speed/warm_up_probe.py BACKEND WARM [ENDING]     (from the repo root)
+    python -m tlbench.backends.tools.warm_up_probe BACKEND WARM [ENDING]     (from the repo root)
 
 BACKEND: ascend or nvidia.  WARM: ``none`` (no warm-up), ``own`` (the backend's
 ``warm_up_compile()``: its own small kernels) or ``fa`` (one lowering of the flash-attention
@@ -10,16 +10,29 @@ stage point, the GEMM+ReLU core-pipelining case - in that order, each printed as
 With ENDING (``manual``, ``serial``, ``s2`` ...) the cases are instead every quick-scope GEMM
 stage point of test_stages.py whose id ends so.  Run it in a fresh process each time (a
 process's one-off costs are the point).
+
+Contract: one line per warm-up and per case (its three CPU-second figures); bad arguments: the
+usage line, exit 1.  Needs tilelang and the backend's toolchain; the suites are read from the
+checkout's ``suites/`` (every ``test_*.py`` declaring ``SWEEP``).  Recorded in
+results/main-job-speed/README.md.
 """
 
 import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tests"))
 
-import kernel_hashes  # noqa: E402 - the suites' cases, as the kernel-hash check reads them
+def _suite_sweeps():
+    """(file name, SWEEP) of every built-in suite that declares one."""
+    from tlbench.backends.tools import suites_dir
+    from tlbench.backends.tools.case_selection import UsageProblem, load_sweep
+
+    out = []
+    for path in sorted(suites_dir().glob("test_*.py")):
+        try:
+            out.append((path.name, load_sweep(str(path))))
+        except UsageProblem:  # a suite that declares no SWEEP: none of its cases is read here
+            continue
+    return out
 
 
 def cpu(work) -> float:
@@ -35,7 +48,7 @@ def main(backend_name: str, warm: str, ending: str = "") -> None:
     fa_suite = "test_fa_ascend_schedule.py" if backend_name == "ascend" else "test_fa_stages.py"
     wanted = (fa_suite, "test_stages.py", "test_core_pipelining.py")
     cases = {}
-    for name, sweep in kernel_hashes._suite_sweeps(ROOT / "suites"):
+    for name, sweep in _suite_sweeps():
         if name in wanted:
             for case in sweep.cases(backend_name, "quick", None, lambda *args: None):
                 cases.setdefault(case.case_id, case)
@@ -59,5 +72,5 @@ def main(backend_name: str, warm: str, ending: str = "") -> None:
 
 if __name__ == "__main__":
     if len(sys.argv) not in (3, 4) or sys.argv[1] not in ("ascend", "nvidia") or sys.argv[2] not in ("none", "own", "fa"):
-        sys.exit("usage: python3 results/main-job-speed/warm_up_probe.py ascend|nvidia none|own|fa [ENDING]")
+        sys.exit("usage: python -m tlbench.backends.tools.warm_up_probe ascend|nvidia none|own|fa [ENDING]")
     main(*sys.argv[1:])

@@ -1,7 +1,7 @@
 """What tilelang's CUDA lowering did with each flash-attention body: the schedule facts behind the
 one-body vs target-specific gap, read from the real lowering on any machine (no GPU).
 
-Usage: ``python3 results/h200-flash-attention/fa_schedule_facts.py [--seq 8192] [--ptxas]``
+Usage: ``python -m tlbench.backends.tools.fa_schedule_facts [--seq 8192] [--ptxas]`` (repository root)
 
 For the shared (one-body) FA at 128x128 s1/s2 on 256 threads, the target-specific ``hopper`` body
 (128x128 s1) and ``hopper_ws`` (128x192 s2, 384 threads), lowered for sm_90a
@@ -11,6 +11,9 @@ wgmma group is waited on (``warpgroup_wait<0>``: the warpgroup idles until its G
 ``<1>``: one group stays in flight while the softmax runs), named barriers (the two consumer
 warpgroups scheduled against each other), TMA stores of O, and the float accumulators
 declared.  ``--ptxas`` also builds each with nvcc ``-Xptxas=-v`` (registers, spills).
+
+Contract: ``source_facts(source)`` is pure (the tests pin it); ``main`` prints one block per body,
+exit 0, and needs tilelang (imported inside functions) and the checkout's ``suites/``.
 """
 
 from __future__ import annotations
@@ -18,10 +21,8 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from pathlib import Path
 from typing import Any
 
-SUITES = Path(__file__).resolve().parents[2] / "suites"  # the FA kernel lives beside its suites
 
 _WAIT = re.compile(r"(?:warpgroup_wait|wait_wgmma)<(\d+)>")
 _ARRAY = re.compile(r"^\s*float (\w+)\[(\d+)\];", re.M)
@@ -47,8 +48,9 @@ def _cases(problem) -> dict[str, Any]:
     """The suites' case of each config: declared with their own ``kernel_sweep`` arguments."""
     from dataclasses import asdict
 
-    if str(SUITES) not in sys.path:
-        sys.path.insert(0, str(SUITES))
+    from tlbench.backends.tools import suites_dir
+
+    suites_dir()  # the FA kernel lives beside its suites
     from kernel_fa_sweep import FA
 
     from tlbench import kernel_sweep
@@ -105,7 +107,7 @@ def _ptxas(case, target) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python3 results/h200-flash-attention/fa_schedule_facts.py", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m tlbench.backends.tools.fa_schedule_facts", description=__doc__.splitlines()[0])
     parser.add_argument("--seq", type=int, default=8192)
     parser.add_argument("--ptxas", action="store_true", help="also build with nvcc -Xptxas=-v (registers, spills)")
     args = parser.parse_args(argv)

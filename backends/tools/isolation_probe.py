@@ -8,7 +8,10 @@ exact call and flush the timers time) is timed by CUPTI kernel timestamps (the h
 ``gap 10 ms`` (each pair followed by a sync and a host sleep).  Medians in us of each call's
 kernels (the flush's and memsets left out), and each gap mode / back-to-back.
 On a GPU host from the repository root, tlbench importable:
-``python3 results/h200-parity/isolation_probe.py --suite SUITE.py --case ID [--case ID ...]``.
+``python -m tlbench.backends.tools.isolation_probe --suite SUITE.py --case ID [--case ID ...]``.
+
+Contract: one table line per case on stdout, exit 0; kernels that do not split at the flush into
+the calls made: one line, exit 1; bad selections: timer_crosscheck's one line, exit 2.
 """
 
 import argparse
@@ -16,11 +19,9 @@ import statistics
 import sys
 import time
 
-import torch
-
 from tlbench.backends.gpu.flush_choice import split_at_flushes
 from tlbench.backends.gpu.timing import profile_kernels
-from timer_crosscheck import timed_calls
+from tlbench.backends.tools.timer_crosscheck import timed_calls
 
 CALLS = 40
 MODES = {"back-to-back": None, "gap 1 ms": 1e-3, "gap 10 ms": 10e-3}
@@ -28,6 +29,8 @@ MODES = {"back-to-back": None, "gap 1 ms": 1e-3, "gap 10 ms": 10e-3}
 
 def call_us(fn, flush, gap_s: float | None) -> float:
     """The median over CALLS calls of the summed span of each call's own kernels."""
+    import torch
+
     def calls():
         for _ in range(CALLS):
             flush()
@@ -46,6 +49,8 @@ def call_us(fn, flush, gap_s: float | None) -> float:
 
 
 def main() -> None:
+    import torch
+
     cli = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     cli.add_argument("--suite", action="append", required=True)
     cli.add_argument("--case", action="append")

@@ -5,7 +5,10 @@ with the parent's CUDA runtime started first (``cuda``) or not (``nocuda``).  A 
 writes every thread's stack (``sys._current_frames``; it needs the GIL, so a dump that never
 comes says a thread holds it) every EVERY seconds to stderr, and the children that started are
 listed.  usage (repo root, tilelang importable):
-python3 results/h200-parity/child_probe/probe.py cuda|nocuda N SECONDS [WORD]   (WORD: only case ids holding it)
+python -m tlbench.backends.tools.pool_probe cuda|nocuda N SECONDS [WORD]   (WORD: only case ids holding it)
+
+Contract: progress lines on stdout (``probe: ...``), the stack dumps on stderr; exit 0 once every
+case loaded.  Recorded in results/h200-parity/README.md.
 """
 import os
 import sys
@@ -33,7 +36,9 @@ def main() -> None:
         import torch
         torch.ones(1, device="cuda").sum().item()
         print(f"probe: CUDA runtime up at {time.time() - start:.1f} s", flush=True)
-    sys.path.insert(0, "suites")
+    from tlbench.backends.tools import suites_dir
+
+    suites_dir()
     import test_rmsnorm_onepass as suite
     from tlbench.backends.nvidia.backend import NvidiaBackend
     from tlbench.harness.core.backend_api import BackendOptions

@@ -1,7 +1,11 @@
 """Record the fastest correct config per problem of one results file (also a recovered, partial
 one) in a best-configs file, as ``--tlbench-autotune`` does at the end of a run that finishes.
 
-usage: python3 results/h200-parity/best_from_run.py RUN.json[.gz] results/best_configs.json
+usage: python -m tlbench.harness.tools.best_from_run RUN.json[.gz] results/best_configs.json
+
+Contract: the best-configs file is updated in place (the entries of other problems kept); one line
+per problem is printed (its winner, median, ratio to the vendor item, candidates); a run file the
+harness's reader refuses raises its ``ResultsError``.  Without both arguments: the usage line, exit 1.
 
 A run stopped at its time limit never reaches the autotune step; its journal still holds every
 measured item (``tlbench recover``).  The winner of each problem is picked from what that file
@@ -29,4 +33,6 @@ def main(run_path: str, best_path: str) -> None:
 
 
 if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit("usage: python -m tlbench.harness.tools.best_from_run RUN.json[.gz] BEST_CONFIGS.json")
     main(*sys.argv[1:3])

@@ -1,15 +1,15 @@
 """The consumer loop of a tile-sweep GEMM (the built-in body, suites/kernel_gemm.py) as tilelang 0.1.15
 writes it for sm_90a: the WGMMA issue and wait lines of each k step.  Runs on a CPU box (lowering only).
 
-usage: python3 results/h200-parity/wgmma_wait.py [BLOCK_M BLOCK_N BLOCK_K THREADS STAGES]   (default 64 128 128 256 4, at 1024^3)
+usage: python -m tlbench.backends.tools.wgmma_wait [BLOCK_M BLOCK_N BLOCK_K THREADS STAGES]   (default 64 128 128 256 4, at 1024^3)
+
+Contract: prints the case id, then the loop, issue, arrive and wait lines of the generated CUDA; exit 0.
 """
 import sys
-from pathlib import Path
 
-SUITES = str(Path(__file__).resolve().parents[2] / "suites")  # the built-in GEMM body and its declaration
-if SUITES not in sys.path:
-    sys.path.insert(0, SUITES)
+from tlbench.backends.tools import suites_dir
 
+suites_dir()  # the built-in GEMM body and its declaration
 from kernel_gemm_sweep import GEMM, config, problem  # noqa: E402
 
 from tlbench import kernel_sweep  # noqa: E402

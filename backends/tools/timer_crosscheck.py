@@ -2,7 +2,7 @@
 
 Usage on a GPU host (repo root, tlbench importable; ncu on PATH for the ncu columns):
 
-    python3 results/h200-parity/timer_crosscheck.py run --suite SUITE.py [--suite ...] [-k EXPR]
+    python -m tlbench.backends.tools.timer_crosscheck run --suite SUITE.py [--suite ...] [-k EXPR]
         [--case CASE_ID ...] [--timers events,cupti,graph] [--ncu none,base] [--count 10]
         [--no-flush | --l2-flush write|read] [--out-dir DIR]
 
@@ -28,7 +28,6 @@ then, one subprocess each:
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import shutil
 import statistics
@@ -38,56 +37,12 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from tlbench.backends.gpu.flush_choice import FLUSH_MODES
-from timer_table import CLOCK_METRIC, METRIC, NCU_MODES, TIMERS, CrosscheckRow, agreement
-from timer_table import calls_by_case, clock_by_case, markdown, ncu_clock_rows, ncu_kernel_rows, table
+from tlbench.backends.tools.case_selection import UsageProblem, keyword_matches, load_sweep, select  # noqa: F401 - the tool's names
+from tlbench.backends.tools.timer_table import CLOCK_METRIC, METRIC, NCU_MODES, TIMERS, CrosscheckRow, agreement
+from tlbench.backends.tools.timer_table import calls_by_case, clock_by_case, markdown, ncu_clock_rows, ncu_kernel_rows, table
 
-ME = [sys.executable, str(Path(__file__).resolve())]
+ME = [sys.executable, "-m", "tlbench.backends.tools.timer_crosscheck"]  # its own steps, one subprocess each
 MARKER_CYCLES = 1000
-
-
-class UsageProblem(Exception):
-    """Bad input: main prints the one line and exits 2."""
-
-
-# -- selection (no GPU) ------------------------------------------------------------------------
-def load_sweep(path: str) -> Any:
-    if not Path(path).is_file():
-        raise UsageProblem(f"--suite {path}: no such file")
-    spec = importlib.util.spec_from_file_location(f"crosscheck_suite_{abs(hash(path))}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    if not hasattr(module, "SWEEP"):
-        raise UsageProblem(f"--suite {path}: declares no SWEEP")
-    return module.SWEEP
-
-
-def keyword_matches(expression: str | None, case_id: str) -> bool:
-    """pytest's ``-k`` rule over one case id: each word a case-insensitive substring, with and/or/not."""
-    if not expression:
-        return True
-    from _pytest.mark.expression import Expression
-
-    try:
-        compiled = Expression.compile(expression)
-    except Exception as exc:  # pytest's ParseError
-        raise UsageProblem(f"-k {expression!r}: {exc}") from None
-    return compiled.evaluate(lambda name, **_: name.lower() in case_id.lower())
-
-
-def select(sweeps: Sequence[Any], keyword: str | None, case_ids: Sequence[str], load_best: Callable | None = None,
-           backend: str = "nvidia", scope: str = "full") -> list[Any]:
-    """The selected cases (kernels, then vendor items, suite by suite), each id once."""
-    found: dict[str, Any] = {}
-    for sweep in sweeps:
-        for case in [*sweep.cases(backend, scope, load_best=load_best), *sweep.vendor_cases(backend, scope, "cuda")]:
-            found.setdefault(case.case_id, case)
-    unknown = [c for c in case_ids if c not in found]
-    if unknown:
-        raise UsageProblem(f"--case {unknown[0]}: not a case of the given suites at the full scope")
-    chosen = [c for cid, c in found.items() if (not case_ids or cid in case_ids) and keyword_matches(keyword, cid)]
-    if not chosen:
-        raise UsageProblem(f"no case of {len(found)} matches -k {keyword!r} and --case {list(case_ids)}")
-    return chosen
 
 
 def _cases(args) -> list[Any]:
@@ -319,7 +274,7 @@ def _modes(value: str) -> str:
 
 
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(prog="python3 results/h200-parity/timer_crosscheck.py", description=__doc__.splitlines()[0])
+    top = argparse.ArgumentParser(prog="python -m tlbench.backends.tools.timer_crosscheck", description=__doc__.splitlines()[0])
     sub = top.add_subparsers(dest="mode", required=True)
     for name in ("run", "harness", "launch"):
         p = sub.add_parser(name)
