@@ -59,6 +59,7 @@ from tlbench.harness.core.registry import BackendRegistry, UnknownBackend
 from tlbench.harness.measure.runner import Outcome
 from tlbench.harness.core.sweep import Sweep
 from tlbench.harness.measure.options import policy_from_options
+from tlbench.harness.search.live import check_history_files
 from tlbench.harness.measure.option_types import check_devices
 from tlbench.harness.pytest_plugin.xdist_hooks import (  # noqa: F401  (the hooks, registered through this module)
     HIDDEN_WORKER,
@@ -114,6 +115,10 @@ def pytest_configure(config):
     compile_rounds, compile_cap = compile_settings(scope, config.getoption("--tlbench-compile-rounds"),
                                                    config.getoption("--tlbench-compile-max-seconds"))
     policy = policy_from_options(config.getoption)
+    try:
+        check_history_files(policy.search_learn_from)
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
     config.stash[STATE] = TlbenchState(
         registry=registry,
         backend_choice=choice,

@@ -113,6 +113,7 @@ def test_the_summary_and_report_say_how_many_were_measured_and_the_exhaustive_co
     done, data = searched
     measured = len(_timed(data))
     line = f"search (model) cputorch · searched_copy-N16384: measured {measured} of {CONFIGS} configs, {CONFIGS - measured} skipped"
+    assert "learning from" not in done.stdout  # a first run: no history
     assert line in done.stdout, done.stdout[-3000:]
     assert "the exhaustive sweep's projected" in done.stdout
     assert "item skipped: not measured by the search" not in done.stdout  # one line for the problem, not one per config
@@ -139,3 +140,27 @@ def test_a_bad_knob_is_a_usage_error_naming_it(tmp_path):
                           capture_output=True, text=True, cwd=tmp_path, timeout=300,
                           env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])})
     assert done.returncode == 4 and "--tlbench-search-fraction" in done.stderr, done.stderr[-2000:]
+
+
+def test_an_earlier_run_teaches_the_ranker_and_the_account_says_how_many_configs(searched, tmp_path):
+    earlier = tmp_path / "earlier.json"
+    earlier.write_text(json.dumps(searched[1]))
+    done, data = _run(tmp_path / "again", "--tlbench-search=model", f"--tlbench-search-learn-from={earlier}")
+    timed_before = len(_timed(searched[1]))
+    (account,) = {json.dumps(r["search"]["problem"], sort_keys=True) for r in _timed(data) + data["tlbench"]["skipped"]}
+    assert json.loads(account)["learned_from"] == timed_before  # every timed config of the earlier run, none twice
+    assert f"after learning from {timed_before} timed configs of earlier runs" in done.stdout
+
+
+@pytest.mark.parametrize("content", [None, "not json", '{"benchmarks": 3}'])
+def test_a_history_file_that_is_not_a_run_is_refused_before_collection(tmp_path, content):
+    (tmp_path / "test_searched_suite.py").write_text(SUITE)
+    path = tmp_path / "earlier.json"
+    if content is not None:
+        path.write_text(content)
+    done = subprocess.run([sys.executable, "-m", "pytest", "test_searched_suite.py", "-p", "tlbench.harness.plugin",
+                           "--tlbench-search=model", f"--tlbench-search-learn-from={path}", "-p", "no:cacheprovider", "-q"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=300,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])})
+    assert done.returncode == 4, done.stdout[-2000:] + done.stderr[-2000:]
+    assert f"--tlbench-search-learn-from {path}: not a readable results file" in done.stderr

@@ -165,11 +165,13 @@ class MeasurePolicy:
     # ``search`` "model": a problem's configs are measured in the order the pipeline models ask
     # (harness/search/live.py), at most ``search_fraction`` of them, stopping once the best held
     # for ``search_patience`` model-chosen measurements; problems with fewer than
-    # ``search_min_configs`` configs are measured whole.  "off": every config.
+    # ``search_min_configs`` configs are measured whole; ``search_learn_from``: earlier runs' results
+    # files whose timed configs of the same kernel, backend and device teach the ranker.  "off": every config.
     search: str = "off"
     search_fraction: float = 0.25
     search_patience: int = 8
     search_min_configs: int = 20
+    search_learn_from: tuple[str, ...] = ()  # results files of earlier runs the ranker learns from
 
 
 @dataclass(frozen=True)

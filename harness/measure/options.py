@@ -3,7 +3,7 @@
 Contract: ``add_measure_options(group)`` declares ``--tlbench-criterion``, ``--tlbench-rounds``,
 ``--tlbench-batch``, ``--tlbench-interleave``/``--tlbench-no-interleave``,
 ``--tlbench-max-samples``, ``--tlbench-max-seconds``, ``--tlbench-search`` and its knobs
-(``-fraction``, ``-patience``, ``-min-configs``) and ``--tlbench-drift-threshold``.
+(``-fraction``, ``-patience``, ``-min-configs``, ``-learn-from``) and ``--tlbench-drift-threshold``.
 ``policy_from_options(getoption)`` builds the policy
 and raises ``pytest.UsageError`` for a criterion spec it cannot read, with the known names.
 """
@@ -45,6 +45,9 @@ def add_measure_options(group: Any) -> None:
                          f"measurements and none unmeasured is predicted 1%% faster (default {D.search_patience})")
     group.addoption("--tlbench-search-min-configs", type=_positive_int, default=D.search_min_configs, metavar="N",
                     help=f"with --tlbench-search=model: problems with fewer configs are measured whole (default {D.search_min_configs})")
+    group.addoption("--tlbench-search-learn-from", action="append", default=[], metavar="RUN.json",
+                    help="with --tlbench-search=model: an earlier run's results file (repeatable); its timed configs "
+                         "of the same kernel on the same backend and device teach the ranker before the first measurement")
     group.addoption("--tlbench-drift-threshold", type=_fraction, default=D.drift_threshold, help=f"batch-median shift/trend that counts as drift (default {D.drift_threshold})")
 
 
@@ -70,4 +73,5 @@ def policy_from_options(getoption: Callable[[str], Any]) -> MeasurePolicy:
         search_fraction=getoption("--tlbench-search-fraction"),
         search_patience=getoption("--tlbench-search-patience"),
         search_min_configs=getoption("--tlbench-search-min-configs"),
+        search_learn_from=tuple(getoption("--tlbench-search-learn-from") or ()),
     )

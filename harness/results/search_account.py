@@ -29,9 +29,11 @@ class SearchAccount:
     stopped_because: str
     measured_device_s: float
     exhaustive_projection_s: float
+    learned_from: int = 0
 
     def words(self) -> str:
-        return (f"search (model) {self.backend} · {self.problem}: measured {self.measured} of {self.configs} configs, "
+        earlier = f" after learning from {self.learned_from} timed configs of earlier runs" if self.learned_from else ""
+        return (f"search (model) {self.backend} · {self.problem}: measured {self.measured} of {self.configs} configs{earlier}, "
                 f"{self.skipped} skipped with their predicted rank; stopped: {self.stopped_because}; device timing "
                 f"{format_seconds(self.measured_device_s)}, the exhaustive sweep's projected "
                 f"{format_seconds(self.exhaustive_projection_s)} (a projection: this run's mean seconds per measured config x {self.configs}, and the vendor's once)")
@@ -62,5 +64,6 @@ def search_accounts(records: Iterable[Mapping[str, Any]]) -> list[SearchAccount]
             skipped=entry["skipped"], stopped_because=str(account.get("stopped_because") or "?"),
             measured_device_s=float(account.get("measured_device_s") or 0.0),
             exhaustive_projection_s=float(account.get("exhaustive_projection_s") or 0.0),
+            learned_from=int(account.get("learned_from") or 0),
         ))
     return out

@@ -13,7 +13,10 @@ holds them, harness/measure/device_pieces.py) and returns one ``Outcome`` per it
   and is never a candidate), which gives each config's plan and on-chip budget:
   ``Candidate``s (harness/search/candidates.py; the device's multiprocessor count from the
   session's ``device_info["sm_count"]`` where it has one, the loop's trips from the family).
-- ``run_search`` (harness/search/search.py) then asks for configs one at a time; each is
+- ``run_search`` (harness/search/search.py), with ``history`` (``earlier_history``: the timed configs
+  of ``--tlbench-search-learn-from`` files that an earlier run of the same kernel measured on the
+  same backend and device; the same problem's too: an earlier run of it is history, not the
+  answer), then asks for configs one at a time; each is
   measured by ``measure_items(session, [kernel, *vendors], policy)``: the same interleaved
   rounds, the vendor paired in every call, so every measured config has its vendor ratio.  The
   vendor items keep the outcome of their first call.  A config whose measurement failed is
@@ -39,7 +42,10 @@ from tlbench.harness.core.cases import VendorCase, fields_of
 from tlbench.harness.core.record import BenchItem
 from tlbench.harness.measure.outcome import Outcome
 from tlbench.harness.measure.rounds import ProgressCallback, measure_items
-from tlbench.harness.search.candidates import Candidate
+from tlbench.harness.core.record_reader import RecordReader
+from tlbench.harness.results.store import load_results
+from tlbench.harness.search.candidates import Candidate, candidate_from_record
+from tlbench.harness.search.replay import recorded_seconds
 from tlbench.harness.search.search import SearchSettings, run_search
 
 SEARCH_KEY = "search"
@@ -68,6 +74,7 @@ class ProblemAccount:
     wall_s: float  # from the first preparation to the last measurement
     # a projection, not a measurement: the kernels' mean sampling seconds x configs, plus one vendor call's
     exhaustive_projection_s: float
+    learned_from: int = 0  # timed configs of earlier runs (--tlbench-search-learn-from) the ranker learned from
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -93,36 +100,70 @@ def _candidate(item: BenchItem, prepared: Any, multiprocessors: int | None) -> C
     )
 
 
-def _multiprocessors(session: Any) -> int | None:
+def _device_info(session: Any) -> dict[str, Any]:
     info = getattr(session, "device_info", None)
     if not isinstance(info, dict):
         backend = getattr(session, "backend", None)
         reader = getattr(backend, "device_info", None)
         try:
             info = reader() if callable(reader) else {}
-        except Exception:  # noqa: BLE001 - no device facts: the model goes without the machine fill
+        except Exception:  # noqa: BLE001 - no device facts: the model goes without them
             info = {}
-    value = (info or {}).get("sm_count")
-    return value if isinstance(value, int) else None
+    return dict(info or {})
 
 
 def search_problem(session: Any, items: Sequence[BenchItem], policy: Any, progress: ProgressCallback | None = None) -> list[Outcome]:
-    """``RunContext.search_problem``: ``measure_by_search`` with the policy's knobs."""
-    return measure_by_search(session, items, policy, LiveSettings.from_policy(policy), progress=progress)
+    """``RunContext.search_problem``: ``measure_by_search`` with the policy's knobs and the history
+    of its ``search_learn_from`` files."""
+    return measure_by_search(session, items, policy, LiveSettings.from_policy(policy), progress=progress,
+                             learn_from=tuple(policy.search_learn_from))
+
+
+def check_history_files(paths: Sequence[str]) -> None:
+    """Each ``--tlbench-search-learn-from`` file read as a results file, or ``ValueError`` saying
+    which and why (the plugin refuses the run with it before collecting anything)."""
+    for path in paths:
+        try:
+            load_results(path)
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"--tlbench-search-learn-from {path}: not a readable results file ({exc}); give the "
+                             f"--benchmark-json file of an earlier run") from None
+
+
+def earlier_history(paths: Sequence[str], item: BenchItem, accelerator: Any, multiprocessors: int | None
+                    ) -> list[tuple[Candidate, float]]:
+    """The timed configs of ``paths`` that an earlier run of ``item``'s kernel measured on the same
+    backend and device (the same family and config keys): (candidate, recorded median seconds)."""
+    family, keys = item.case.family.name, set(fields_of(item.case.config))
+    reader = RecordReader()
+    out: list[tuple[Candidate, float]] = []
+    for path in paths:
+        results = load_results(path)
+        if results.testbed(item.backend).accelerator != accelerator:
+            continue
+        for record in results.records:
+            config = record.get("config")
+            if (record.get("backend"), record.get("kind"), record.get("family")) != (item.backend, "device", family) \
+                    or not isinstance(config, dict) or set(config) != keys:
+                continue
+            try:
+                out.append((candidate_from_record(record, reader, multiprocessors), recorded_seconds(record)))
+            except (KeyError, TypeError, ValueError):  # a record the reader cannot read teaches nothing
+                continue
+    return out
 
 
 def measure_by_search(session: Any, items: Sequence[BenchItem], policy: Any, settings: LiveSettings,
                       progress: ProgressCallback | None = None,
-                      clock: Callable[[], float] = time.perf_counter) -> list[Outcome]:
+                      clock: Callable[[], float] = time.perf_counter,
+                      learn_from: Sequence[str] = ()) -> list[Outcome]:
     kernels = [i for i in items if not isinstance(i.case, VendorCase)]
     vendors = [i for i in items if isinstance(i.case, VendorCase)]
     if len(kernels) < settings.min_configs:
         return measure_items(session, items, policy, progress=progress)
     start = clock()
     outcomes: dict[str, Outcome] = {}
-    candidates: list[Candidate] = []
-    by_case: dict[str, BenchItem] = {}
-    multiprocessors = _multiprocessors(session)
+    prepared_items: list[tuple[BenchItem, Any]] = []
     for item in kernels:
         try:
             prepared = session.prepare(item)
@@ -130,9 +171,13 @@ def measure_by_search(session: Any, items: Sequence[BenchItem], policy: Any, set
             prepared = Outcome(status="failed", stage="prepare", reason=f"{type(exc).__name__}: {exc}")
         if isinstance(prepared, Outcome):
             outcomes[item.item_id] = prepared
-            continue
-        candidates.append(_candidate(item, prepared, multiprocessors))
-        by_case[item.case.case_id] = item
+        else:
+            prepared_items.append((item, prepared))
+    info = _device_info(session)  # after a preparation: a worker session knows its device once it started
+    multiprocessors = info.get("sm_count") if isinstance(info.get("sm_count"), int) else None
+    candidates = [_candidate(item, prepared, multiprocessors) for item, prepared in prepared_items]
+    by_case = {item.case.case_id: item for item, _ in prepared_items}
+    history = earlier_history(learn_from, kernels[0], info.get("accelerator"), multiprocessors) if learn_from else []
     if len(candidates) < settings.min_configs:  # too few left to search: measure what can be measured
         rest = [i for i in items if i.item_id not in outcomes]
         outcomes.update((i.item_id, o) for i, o in zip(rest, measure_items(session, rest, policy, progress=progress)))
@@ -156,11 +201,12 @@ def measure_by_search(session: Any, items: Sequence[BenchItem], policy: Any, set
             return None
         return float((mine.record.get("summary") or {}).get("median") or sorted(mine.samples_s)[len(mine.samples_s) // 2])
 
-    result = run_search(candidates, oracle, settings.search)
+    result = run_search(candidates, oracle, settings.search, history)
     account = ProblemAccount(
         configs=len(candidates), measured=len(result.measured), stopped_because=result.stopped_because, rule=result.rule,
         measured_device_s=sum(kernel_s) + sum(vendor_s), wall_s=clock() - start,
         exhaustive_projection_s=sum(kernel_s) / max(1, len(kernel_s)) * len(candidates) + max(vendor_s, default=0.0),
+        learned_from=len(history),
     )
     problem = {**account.to_dict(), "problem_id": str(kernels[0].case.problem.problem_id)}
     for m in result.measured:
