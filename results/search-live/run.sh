@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The search against the exhaustive sweep on one GPU: suites/test_tiles.py at one size, device items.
-# Usage: bash results/search-live/run.sh OUT SIZE STEP...   STEP: exh-cold search-cold search-warm exh-warm autotuner
+# Usage: bash results/search-live/run.sh OUT SIZE STEP...   STEP: exh-cold search-cold search-warm exh-warm search-learn autotuner
+# search-learn: the search, cold, learning from the earlier run $LEARN_FROM (another size, same device).
 # autotuner: tilelang's AutoTuner over the configs exh-cold timed (or those of $CONFIGS_FROM).
 # "cold": a fresh tilelang kernel cache (every config compiled); "warm": the cache its cold run left.
 set -u
@@ -23,6 +24,7 @@ for step in "$@"; do
     exh-cold) run_suite exh-cold .cache-tl/exh ;;
     search-cold) run_suite search-cold .cache-tl/search --tlbench-search=model ;;
     search-warm) run_suite search-warm .cache-tl/search --tlbench-search=model ;;
+    search-learn) run_suite search-learn .cache-tl/learn --tlbench-search=model --tlbench-search-learn-from="$LEARN_FROM" ;;
     exh-warm) run_suite exh-warm .cache-tl/exh ;;
     autotuner)
       start=$(date +%s.%N)
