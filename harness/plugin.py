@@ -360,11 +360,13 @@ def pytest_runtest_makereport(item, call):
 
 
 def _outcome_record(nodeid: str, item: BenchItem, outcome: Outcome) -> dict[str, Any]:
+    search = (outcome.record or {}).get("search")  # a config the search measured or left (harness/search/live.py)
+    kept = {"search": search} if search else {}
     if outcome.status == "failed":
-        return failure_record(item, nodeid, outcome.reason, outcome.stage, outcome.plan, outcome.worker, outcome.traceback)
+        return {**failure_record(item, nodeid, outcome.reason, outcome.stage, outcome.plan, outcome.worker, outcome.traceback),
+                **kept}
     if outcome.status == "skipped":
-        search = (outcome.record or {}).get("search")  # a config the search left unmeasured (harness/search/live.py)
-        return {**skip_record(item, nodeid, outcome.reason), **({"search": search} if search else {})}
+        return {**skip_record(item, nodeid, outcome.reason), **kept}
     return {**outcome.record, "status": "timed"}
 
 

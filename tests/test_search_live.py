@@ -164,3 +164,17 @@ def test_a_history_file_that_is_not_a_run_is_refused_before_collection(tmp_path,
                           env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])})
     assert done.returncode == 4, done.stdout[-2000:] + done.stderr[-2000:]
     assert f"--tlbench-search-learn-from {path}: not a readable results file" in done.stderr
+
+
+def test_a_measured_config_that_failed_counts_as_measured_in_the_account():
+    """Records as the results file holds them (hand-written here: the harness's own counting)."""
+    from tlbench.harness.results.search_account import search_accounts
+
+    problem = {"problem_id": "p", "configs": 3, "measured": 2, "stopped_because": "budget", "measured_device_s": 1.0,
+               "exhaustive_projection_s": 1.5}
+    records = [{"backend": "b", "status": "timed", "search": {"chosen": "prior top", "problem": problem}},
+               {"backend": "b", "status": "failed", "search": {"chosen": "model", "problem": problem}},
+               {"backend": "b", "status": "skipped", "search": {"chosen": None, "problem": problem}},
+               {"backend": "b", "status": "timed"}]  # no search: not counted
+    (account,) = search_accounts(records)
+    assert (account.configs, account.measured, account.skipped) == (3, 2, 1)

@@ -66,6 +66,6 @@ def print_run(results: Results, console: Any, width: int) -> None:
     lines += [(n, "yellow") for n in partial_lines(results)]
     lines += [(f"testbed {results.testbed(b).describe()}", None) for b in results.backends]
     lines += run_table(facts(results), width)
-    lines += [(a.words(), None) for a in search_accounts([*results.records, *results.skipped])]
+    lines += [(a.words(), None) for a in search_accounts([*results.records, *results.failed, *results.skipped])]
     lines.append((run_summary(results), None))
     _out(console, lines)

@@ -211,8 +211,9 @@ def measure_by_search(session: Any, items: Sequence[BenchItem], policy: Any, set
     problem = {**account.to_dict(), "problem_id": str(kernels[0].case.problem.problem_id)}
     for m in result.measured:
         outcome = outcomes[by_case[m.case_id].item_id]
-        if outcome.record is not None and outcome.status == "timed":
-            outcome.record[SEARCH_KEY] = {"chosen": m.why, "predicted_rank": m.predicted_rank, "problem": problem}
+        if outcome.status in ("timed", "failed"):  # a failed measurement counts as measured, and says so
+            outcome.record = {**(outcome.record or {}), SEARCH_KEY: {"chosen": m.why, "predicted_rank": m.predicted_rank,
+                                                                     "problem": problem}}
     for s in result.skipped:
         words = (f"not measured by the search: predicted rank {s.predicted_rank} of {len(candidates)} "
                  f"({s.predicted_seconds * 1e3:.4g} ms predicted, a model); {result.stopped_because}")
