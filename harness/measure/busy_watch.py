@@ -90,11 +90,12 @@ def suite_callable(stack: list[FrameType], tool_dirs: tuple[str, ...], library_d
     return None
 
 
-def where_any_thread(main_ident: int | None, tool_dirs: tuple[str, ...] = TOOL_DIRS) -> str:
+def where_any_thread(main_ident: int | None, tool_dirs: tuple[str, ...] = TOOL_DIRS,
+                     library_dirs: tuple[str, ...] | None = None) -> str:
     """``where_running`` of the main thread, or, where it runs no suite code (it waits for a
     compile, say), of the first other thread that does (a body factory in the compile pool)."""
     frames = sys._current_frames()
-    library = _library_dirs()
+    library = library_dirs if library_dirs is not None else _library_dirs()
     order = [main_ident, *sorted(i for i in frames if i != main_ident)]
     for ident in order:
         where = where_running(frames.get(ident), tool_dirs, library)
@@ -151,11 +152,13 @@ class BusyWatch:
             return self._stage, ran
 
     def _run(self) -> None:
+        library: tuple[str, ...] | None = None  # read once, when first needed: it scans the installed packages
         while not self._stop.wait(0.5):
             told = self.due()
             if told is None:
                 continue
-            where = where_any_thread(self._main)
+            library = library if library is not None else _library_dirs()
+            where = where_any_thread(self._main, library_dirs=library)
             try:
                 self._send(("busy", told[0], where, told[1]))
             except Exception:  # noqa: BLE001 - the controller is gone or going: a progress line never matters more
