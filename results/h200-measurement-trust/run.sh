@@ -27,7 +27,7 @@ aa)
     tail -n 60 "$out/aa$i.log" | grep -E "DRIFT|CAPPED|passed|failed|wall" ; done
   for p in "1 2" "2 3" "3 4"; do set -- $p; compare_pair "$out/aa$1.json" "$out/aa$2.json" "$out/cmp-aa$1-aa$2.md"; done
   compare_pair results/baselines/nvidia-h200.json "$out/aa4.json" "$out/cmp-committed-baseline-aa4.md"
-  mkdir -p "$out/baselines" && python3 -m tlbench baseline update "$out/aa1.json" --dir "$out/baselines"
+  mkdir -p "$out/baselines" && python3 -m tlbench baseline update "$out/aa1.json" --out-dir "$out/baselines"
   compare_pair "$out"/baselines/*.json "$out/aa4.json" "$out/cmp-new-baseline-aa4.md" ;;
 base)  # one run of the selection as aa4.json: the base of `slow` when the A/A runs were on another machine
   python3 -m pytest -q "${SEL[@]}" "${DEV[@]}" --benchmark-json="$out/aa4.json" > "$out/aa4.log" 2>&1
