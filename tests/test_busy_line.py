@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -175,3 +176,23 @@ def test_a_reference_looping_for_seconds_is_named_in_the_progress_line_while_it_
     named = [ln for ln in lines if "running looping_reference (" in ln and "test_slow_reference_suite.py:" in ln]
     assert named, out[-4000:]
     assert any(": check: running" in ln or ": inputs: running" in ln for ln in named), named
+
+
+def test_the_watch_sends_only_where_suite_code_runs():
+    """The watch's own thread over this test's thread: named as suite code, or, with this folder as
+    tool code, silent (tlbench or the compiler at work has its phase's own line)."""
+    for tool_dirs, expect_sent in (((*TOOL_DIRS,), True), ((str(HERE), *TOOL_DIRS), False)):
+        sent: list[tuple] = []
+        watch = BusyWatch(sent.append, after_s=0.0, every_s=0.0, tool_dirs=tool_dirs)
+        watch._main = threading.get_ident()  # this test's thread stands for the worker's main thread
+        watch.begin("check")
+        thread = threading.Thread(target=watch._run)
+        thread.start()
+        deadline = time.monotonic() + 3.0
+        while time.monotonic() < deadline and not sent:
+            time.sleep(0.05)
+        watch.stop()
+        thread.join(10)
+        assert bool(sent) is expect_sent, sent
+        if sent:
+            assert sent[0][2].startswith("test_the_watch_sends_only_where_suite_code_runs ("), sent[0]

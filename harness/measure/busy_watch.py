@@ -13,8 +13,9 @@ that this tool's code called, library frames between them aside - the suite's ca
 ``inputs``, reference, vendor, a body factory), however deep its own helpers go - as
 ``name (file:line)``, the line it is on now; where the main thread runs no suite code (it
 waits for a compile), the first other thread that does (``where_any_thread``: a body factory
-in the compile pool); where none does, ``NO_SUITE_CODE`` says so.  A ``send`` that fails ends the watch quietly: a
-progress line never costs an item.  Nothing here measures.
+in the compile pool); where none does (``NO_SUITE_CODE``: tlbench or the compiler at work, which
+its phase's own progress line covers) nothing is sent.  ``tool_dirs`` (default ``TOOL_DIRS``) is
+for tests.  A ``send`` that fails ends the watch quietly: a progress line never costs an item.  Nothing here measures.
 """
 
 from __future__ import annotations
@@ -116,8 +117,9 @@ class BusyWatch:
     """See the module contract."""
 
     def __init__(self, send: Callable[[tuple], Any], after_s: float = 3.0, every_s: float = 5.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, tool_dirs: tuple[str, ...] = TOOL_DIRS) -> None:
         self._send, self.after_s, self.every_s, self._clock = send, after_s, every_s, clock
+        self._tool_dirs = tool_dirs
         self._lock = threading.Lock()
         self._stage: str | None = None
         self._since = 0.0
@@ -158,7 +160,9 @@ class BusyWatch:
             if told is None:
                 continue
             library = library if library is not None else _library_dirs()
-            where = where_any_thread(self._main, library_dirs=library)
+            where = where_any_thread(self._main, self._tool_dirs, library)
+            if where == NO_SUITE_CODE:  # tlbench or the compiler at work: its phase's own line says so
+                continue
             try:
                 self._send(("busy", told[0], where, told[1]))
             except Exception:  # noqa: BLE001 - the controller is gone or going: a progress line never matters more

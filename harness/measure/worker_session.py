@@ -72,7 +72,6 @@ from tlbench.harness.measure.interrupt import Interrupted, died_of_interrupt
 from tlbench.harness.measure.outcome import interrupted as interrupted_item
 from tlbench.harness.measure.runner import Outcome
 from tlbench.harness.measure.start_attempts import StartAttempts
-from tlbench.harness.measure.busy_watch import NO_SUITE_CODE
 from tlbench.harness.measure.worker_channel import WorkerChannel, WorkerDied, WorkerTimedOut
 from tlbench.harness.measure.worker_spec import STARTUP, Limits, WorkerFault, WorkerSpec, factory_ref
 
@@ -190,7 +189,7 @@ class WorkerSession:
                 self._progress(*message[1:])
             if message[0] == "busy" and busy is not None:
                 _, stage, where, seconds = message
-                busy.note(f"{stage}: " + (where if where == NO_SUITE_CODE else f"running {where}"), elapsed_s=seconds)
+                busy.note(f"{stage}: running {where}", elapsed_s=seconds)
             return None
 
         busy = self._board.phase(f"busy {self.spec.backend}", f"{self.spec.backend} worker") if self._board else None
