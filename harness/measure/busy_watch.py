@@ -14,7 +14,8 @@ that this tool's code called, library frames between them aside - the suite's ca
 ``name (file:line)``, the line it is on now; where the main thread runs no suite code (it
 waits for a compile), the first other thread that does (``where_any_thread``: a body factory
 in the compile pool); where none does (``NO_SUITE_CODE``: tlbench or the compiler at work, which
-its phase's own progress line covers) nothing is sent.  ``tool_dirs`` (default ``TOOL_DIRS``) is
+its phase's own progress line covers) nothing is sent.  A line is sent only while the stage it
+was due in still runs (``send_if_current``), so it never arrives after the request's answer.  ``tool_dirs`` (default ``TOOL_DIRS``) is
 for tests.  A ``send`` that fails ends the watch quietly: a progress line never costs an item.  Nothing here measures.
 """
 
@@ -124,6 +125,7 @@ class BusyWatch:
         self._stage: str | None = None
         self._since = 0.0
         self._told_at: float | None = None
+        self._generation = 0  # counts begin and end: a line is sent only for the stage it was due in
         self._main = threading.main_thread().ident
         self._stop = threading.Event()
 
@@ -133,16 +135,18 @@ class BusyWatch:
     def begin(self, stage: str) -> None:
         with self._lock:
             self._stage, self._since, self._told_at = stage, self._clock(), None
+            self._generation += 1
 
     def end(self) -> None:
         with self._lock:
             self._stage = None
+            self._generation += 1
 
     def stop(self) -> None:
         self._stop.set()
 
-    def due(self) -> tuple[str, float] | None:
-        """``(stage, seconds)`` when a line is due now (and marks it told), else None."""
+    def due(self) -> tuple[str, float, int] | None:
+        """``(stage, seconds, generation)`` when a line is due now (and marks it told), else None."""
         with self._lock:
             if self._stage is None:
                 return None
@@ -151,7 +155,16 @@ class BusyWatch:
             if ran < self.after_s or (self._told_at is not None and now - self._told_at < self.every_s):
                 return None
             self._told_at = now
-            return self._stage, ran
+            return self._stage, ran, self._generation
+
+    def send_if_current(self, generation: int, message: tuple) -> bool:
+        """Send ``message`` only while the stage it was due in still runs (under the watch's lock,
+        so ``end()`` - and so the request's answer - comes after it, never before); False: it ended."""
+        with self._lock:
+            if generation != self._generation or self._stage is None:
+                return False
+            self._send(message)
+            return True
 
     def _run(self) -> None:
         library: tuple[str, ...] | None = None  # read once, when first needed: it scans the installed packages
@@ -164,6 +177,6 @@ class BusyWatch:
             if where == NO_SUITE_CODE:  # tlbench or the compiler at work: its phase's own line says so
                 continue
             try:
-                self._send(("busy", told[0], where, told[1]))
+                self.send_if_current(told[2], ("busy", told[0], where, told[1]))
             except Exception:  # noqa: BLE001 - the controller is gone or going: a progress line never matters more
                 return
