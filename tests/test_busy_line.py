@@ -213,3 +213,18 @@ def test_a_line_due_in_a_stage_that_ended_meanwhile_is_never_sent():
     now[0] = 4.0
     stage, _, generation = watch.due()
     assert watch.send_if_current(generation, ("busy", stage, "x", 2.0)) is True and len(sent) == 1
+
+
+def test_library_code_is_what_an_installer_put_beside_its_dist_info_not_a_module_sharing_its_name(tmp_path, monkeypatch):
+    from tlbench.harness.measure.busy_watch import _library_dirs
+
+    numpy = pytest.importorskip("numpy")  # installed with its .dist-info beside it
+    where = os.path.realpath(numpy.__file__)
+    assert any(where.startswith(d + os.sep) for d in _library_dirs())
+    stand_in = tmp_path / "numpy"  # a folder of the user's that merely shares the name
+    stand_in.mkdir()
+    (stand_in / "__init__.py").write_text("")
+    fake = type(sys)("numpy")
+    fake.__file__ = str(stand_in / "__init__.py")
+    monkeypatch.setitem(sys.modules, "numpy", fake)
+    assert not any(d == str(stand_in) or d.startswith(str(tmp_path)) for d in _library_dirs())

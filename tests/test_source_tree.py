@@ -51,7 +51,7 @@ def test_only_an_edit_the_runtime_compiles_with_changes_its_hash(tmp_path):
 
     before = nvidia_hash()
     _edit(copy / "ascend" / "backend.py")
-    (copy / "tools").mkdir()
+    (copy / "tools").mkdir(exist_ok=True)  # backends/tools/ holds the campaign tools
     (copy / "tools" / "campaign_script.py").write_text("import tlbench.backends.nvidia.backend\n")
     _edit(copy / "kernels" / "gemm" / "family.py")
     _edit(copy / "kernels" / "flash_attention" / "problem.py")

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import os
+import re
 import sys
 import sysconfig
 import threading
@@ -39,22 +40,41 @@ NO_SUITE_CODE = "no suite code on any thread (tlbench or the compiler at work)"
 def _library_dirs() -> tuple[str, ...]:
     """Python's own and installed packages' folders: the interpreter's library paths, every
     ``site-packages`` on the path, and the folder of each loaded top-level package an installed
-    distribution provides (a bundle unpacked onto ``PYTHONPATH``, say) - but never a folder
-    inside the working directory, where the user's own code lives."""
+    distribution provides where its ``.dist-info`` sits beside it (a bundle unpacked onto
+    ``PYTHONPATH``, say, inside the checkout or not) - never the user's own code (an editable
+    install keeps its ``.dist-info`` elsewhere), nor a module that only shares an installed
+    package's name."""
     paths = sysconfig.get_paths()
     found = {paths.get(key) for key in ("stdlib", "platstdlib", "purelib", "platlib")}
     found.update(p for p in sys.path if p.endswith(("site-packages", "dist-packages")))
-    here = os.path.realpath(os.getcwd())
     try:
         provided = importlib.metadata.packages_distributions()
     except Exception:  # noqa: BLE001 - broken metadata: the paths above still hold
         provided = {}
-    for name in provided:
+    for name, dists in provided.items():
         module = sys.modules.get(name)
-        folder = os.path.dirname(os.path.realpath(getattr(module, "__file__", None) or "")) if module else ""
-        if folder and not (folder == here or folder.startswith(here + os.sep)):
-            found.add(folder)
+        file = getattr(module, "__file__", None) if module is not None else None
+        if not file:
+            continue
+        file = os.path.realpath(file)
+        is_package = os.path.basename(file) == "__init__.py"
+        folder = os.path.dirname(file)
+        installed_in = os.path.dirname(folder) if is_package else folder
+        if not _has_dist_info(installed_in, dists):
+            continue  # the user's own code (an editable install's too), or a module that only shares the name
+        found.add(folder if is_package else file)
     return tuple(str(Path(p).resolve()) for p in found if p)
+
+
+def _has_dist_info(folder: str, dists: list[str]) -> bool:
+    """Whether ``folder`` holds the ``.dist-info`` of one of ``dists`` (where an installer put it)."""
+    wanted = {re.sub(r"[-_.]+", "_", d).lower() for d in dists}
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return False
+    return any(n.endswith(".dist-info") and re.sub(r"[-_.]+", "_", n[:-len(".dist-info")].split("-")[0]).lower() in wanted
+               for n in names)
 
 
 def _inside(filename: str, dirs: tuple[str, ...]) -> bool:

@@ -8,6 +8,8 @@ phase.  ``KINDS`` are the measure kinds an item can have.
 
 from __future__ import annotations
 
+import json
+
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -86,7 +88,8 @@ class TlbenchState:
         """What a measurement depends on besides code and testbed (journaled with each item)."""
         return {
             "backend_choice": self.backend_choice, "scope": self.scope, "kinds": list(self.kinds),
-            "input_seed": self.seed, "compile_rounds": self.compile_rounds, "policy": asdict(self.policy),
+            # as JSON holds it (tuples as lists): a journal's stored settings compare equal on resume
+            "input_seed": self.seed, "compile_rounds": self.compile_rounds, "policy": json.loads(json.dumps(asdict(self.policy))),
             "compile_jobs": self.compile_phase.jobs, "test_only": list(self.test_only),
             "backend_options": dict(self.registry.options.values),  # a timer, an L2 flush mode ...
         }
