@@ -59,7 +59,7 @@ from tlbench.harness.core.registry import BackendRegistry, UnknownBackend
 from tlbench.harness.measure.runner import Outcome
 from tlbench.harness.core.sweep import Sweep
 from tlbench.harness.measure.options import policy_from_options
-from tlbench.harness.search.live import check_history_files
+from tlbench.harness.search.live import ProblemSearch, load_history
 from tlbench.harness.measure.option_types import check_devices
 from tlbench.harness.pytest_plugin.xdist_hooks import (  # noqa: F401  (the hooks, registered through this module)
     HIDDEN_WORKER,
@@ -116,7 +116,7 @@ def pytest_configure(config):
                                                    config.getoption("--tlbench-compile-max-seconds"))
     policy = policy_from_options(config.getoption)
     try:
-        check_history_files(policy.search_learn_from)
+        history = load_history(policy.search_learn_from)  # read once: every searched problem learns from them
     except ValueError as exc:
         raise pytest.UsageError(str(exc)) from None
     config.stash[STATE] = TlbenchState(
@@ -135,6 +135,7 @@ def pytest_configure(config):
         inert_cache=InertKeyCache(Path(config.getoption("--tlbench-cache-dir") or default_directory())),
         test_only=tuple(test_only_settings(config)),
         calibrated=load_calibrated(profile) if (profile := config.getoption("--tlbench-profile")) else None,
+        search_problem=ProblemSearch(history) if policy.search == "model" else None,
     )
     if is_controller(config):
         config.pluginmanager.register(ControllerCollector(config, registry.traits), "tlbench-xdist-controller")

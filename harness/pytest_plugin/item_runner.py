@@ -39,7 +39,6 @@ from tlbench.harness.pytest_plugin.overlap_start import compiles_wait_for_device
 from tlbench.harness.pytest_plugin.state import TlbenchState
 from tlbench.harness.pytest_plugin.xdist_support import worker_index
 from tlbench.harness.results.error_text import failure_line, headline
-from tlbench.harness.search.live import search_problem
 
 INTERRUPTED_LINE = ("tlbench: the run was interrupted (Ctrl-C); the items under way are not recorded as failures, "
                     "and --tlbench-resume measures every item not finished")
@@ -163,5 +162,5 @@ def _context(state: TlbenchState, backend: str, kind: str) -> RunContext:
         before_cold_compile=state.pool.wait_idle,
         interrupted=state.interrupt,
         progress=state.loop_line(backend) if kind == "device" else None,
-        search_problem=search_problem if kind == "device" and state.policy.search == "model" else None,
+        search_problem=state.search_problem if kind == "device" else None,
     )

@@ -78,6 +78,7 @@ class TlbenchState:
     spread_devices: int = 1  # devices this process spreads device items over (--tlbench-devices, no xdist)
     test_only: tuple[str, ...] = ()  # test-only settings in effect (run_marks.test_only_settings)
     calibrated: Any = None  # --tlbench-profile's DeviceProfile (pytest_plugin/calibrated.py), or None
+    search_problem: Any = None  # --tlbench-search=model: harness/search/live.py ProblemSearch, or None
     interrupt: InterruptWatch = field(default_factory=InterruptWatch)  # armed at configure: a Ctrl-C is seen here
     preflight_failed: dict[str, str] = field(default_factory=dict)  # item id -> the preflight line it fails with
     preflight_tracebacks: dict[str, str] = field(default_factory=dict)  # item id -> the traceback behind that line, if any

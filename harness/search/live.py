@@ -1,9 +1,10 @@
 """The search in a real run: one problem's configs on one device, measured in the order the model asks.
 
 Contract: ``measure_by_search(session, items, policy, settings, progress=None, clock=...)``
-(``search_problem(session, items, policy, progress)``: the same with the policy's
-``--tlbench-search-*`` knobs; the plugin hands it to the device phase as
-``RunContext.search_problem``, so harness/measure/ never imports this layer)
+(a ``ProblemSearch(runs)`` called as ``(session, items, policy, progress)``: the same with the
+policy's ``--tlbench-search-*`` knobs and the earlier runs ``load_history`` read once; the plugin
+hands it to the device phase as ``RunContext.search_problem``, so harness/measure/ never imports
+this layer)
 takes one problem's device items (its kernels and its vendor items, as a device phase's piece
 holds them, harness/measure/device_pieces.py) and returns one ``Outcome`` per item, in order.
 - Where the problem has fewer than ``settings.min_configs`` kernel configs, every item is
@@ -43,7 +44,7 @@ from tlbench.harness.core.record import BenchItem
 from tlbench.harness.measure.outcome import Outcome
 from tlbench.harness.measure.rounds import ProgressCallback, measure_items
 from tlbench.harness.core.record_reader import RecordReader
-from tlbench.harness.results.store import load_results
+from tlbench.harness.results.store import Results, load_results
 from tlbench.harness.search.candidates import Candidate, candidate_from_record
 from tlbench.harness.search.replay import recorded_seconds
 from tlbench.harness.search.search import SearchSettings, run_search
@@ -112,33 +113,40 @@ def _device_info(session: Any) -> dict[str, Any]:
     return dict(info or {})
 
 
-def search_problem(session: Any, items: Sequence[BenchItem], policy: Any, progress: ProgressCallback | None = None) -> list[Outcome]:
-    """``RunContext.search_problem``: ``measure_by_search`` with the policy's knobs and the history
-    of its ``search_learn_from`` files."""
-    return measure_by_search(session, items, policy, LiveSettings.from_policy(policy), progress=progress,
-                             learn_from=tuple(policy.search_learn_from))
+class ProblemSearch:
+    """``RunContext.search_problem``: ``measure_by_search`` with the policy's knobs, learning from
+    ``runs`` (the ``--tlbench-search-learn-from`` files, read once by ``load_history``)."""
+
+    def __init__(self, runs: Sequence[Results] = ()) -> None:
+        self.runs = tuple(runs)
+
+    def __call__(self, session: Any, items: Sequence[BenchItem], policy: Any,
+                 progress: ProgressCallback | None = None) -> list[Outcome]:
+        return measure_by_search(session, items, policy, LiveSettings.from_policy(policy), progress=progress,
+                                 history_runs=self.runs)
 
 
-def check_history_files(paths: Sequence[str]) -> None:
+def load_history(paths: Sequence[str]) -> tuple[Results, ...]:
     """Each ``--tlbench-search-learn-from`` file read as a results file, or ``ValueError`` saying
     which and why (the plugin refuses the run with it before collecting anything)."""
+    runs = []
     for path in paths:
         try:
-            load_results(path)
+            runs.append(load_results(path))
         except (OSError, ValueError) as exc:
             raise ValueError(f"--tlbench-search-learn-from {path}: not a readable results file ({exc}); give the "
                              f"--benchmark-json file of an earlier run") from None
+    return tuple(runs)
 
 
-def earlier_history(paths: Sequence[str], item: BenchItem, accelerator: Any, multiprocessors: int | None
+def earlier_history(runs: Sequence[Results], item: BenchItem, accelerator: Any, multiprocessors: int | None
                     ) -> list[tuple[Candidate, float]]:
-    """The timed configs of ``paths`` that an earlier run of ``item``'s kernel measured on the same
+    """The timed configs of ``runs`` that an earlier run of ``item``'s kernel measured on the same
     backend and device (the same family and config keys): (candidate, recorded median seconds)."""
     family, keys = item.case.family.name, set(fields_of(item.case.config))
     reader = RecordReader()
     out: list[tuple[Candidate, float]] = []
-    for path in paths:
-        results = load_results(path)
+    for results in runs:
         if results.testbed(item.backend).accelerator != accelerator:
             continue
         for record in results.records:
@@ -156,7 +164,7 @@ def earlier_history(paths: Sequence[str], item: BenchItem, accelerator: Any, mul
 def measure_by_search(session: Any, items: Sequence[BenchItem], policy: Any, settings: LiveSettings,
                       progress: ProgressCallback | None = None,
                       clock: Callable[[], float] = time.perf_counter,
-                      learn_from: Sequence[str] = ()) -> list[Outcome]:
+                      history_runs: Sequence[Results] = ()) -> list[Outcome]:
     kernels = [i for i in items if not isinstance(i.case, VendorCase)]
     vendors = [i for i in items if isinstance(i.case, VendorCase)]
     if len(kernels) < settings.min_configs:
@@ -177,7 +185,7 @@ def measure_by_search(session: Any, items: Sequence[BenchItem], policy: Any, set
     multiprocessors = info.get("sm_count") if isinstance(info.get("sm_count"), int) else None
     candidates = [_candidate(item, prepared, multiprocessors) for item, prepared in prepared_items]
     by_case = {item.case.case_id: item for item, _ in prepared_items}
-    history = earlier_history(learn_from, kernels[0], info.get("accelerator"), multiprocessors) if learn_from else []
+    history = earlier_history(history_runs, kernels[0], info.get("accelerator"), multiprocessors) if history_runs else []
     if len(candidates) < settings.min_configs:  # too few left to search: measure what can be measured
         rest = [i for i in items if i.item_id not in outcomes]
         outcomes.update((i.item_id, o) for i, o in zip(rest, measure_items(session, rest, policy, progress=progress)))
