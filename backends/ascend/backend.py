@@ -16,26 +16,24 @@ plan reports are those the family's footprint is checked against (UB with SIMT c
 from __future__ import annotations
 
 import time
+from functools import cached_property
 from typing import Any
 
 import tilelang
 from tilelang.ascend.target import _make_ascend_target
 
-from tlbench.backends.output_poison import poison
 from tlbench.backends.ascend import limits, npu
 from tlbench.backends.ascend.schedule import PIPES, ScheduleFacts, install_z3_recorders, lower_with_schedule
 from tlbench.backends.ascend.profiles import PROFILES
 from tlbench.backends.ascend.traits import TRAITS
-from tlbench.backends.build_options import out_idx, refuse_foreign_target
+from tlbench.backends.backend_base import TileLangBackend, out_idx
 from tlbench.backends.dtype_sizes import buffer_bytes
 from tlbench.backends.symbolic_shapes import product
-from tlbench.backends.kernel_call import kernel_runner
-from tlbench.harness.core import budget
-from tlbench.harness.core import space
+from tlbench.harness.core import budget, space
 from tlbench.harness.core.backend_api import BackendOptions, Compiled, CompileError, compile_failure_words
-from tlbench.harness.core.cases import Case, CheckResult, Plan, VendorCase
+from tlbench.harness.core.cases import Case, Plan, VendorCase
 from tlbench.harness.core import kernel_traits as ask
-from tlbench.harness.core.device_profile import DeviceProfile, match_profile
+from tlbench.harness.core.device_profile import DeviceProfile
 
 TARGET_NAME = "ascend dav-3510"
 
@@ -120,24 +118,25 @@ def _plan(case: Case, facts: ScheduleFacts) -> Plan:
     )
 
 
-class AscendBackend:
-    name = TRAITS.name
-    dialect = "ascend"
+class AscendBackend(TileLangBackend):
     traits = TRAITS
+    target_kind = "ascend"
+    target_label = TARGET_NAME
+    profiles = PROFILES
+    lowered_phase = "lower_and_schedule"
 
     def __init__(self, options: BackendOptions) -> None:
         install_z3_recorders()
-        self.target = _make_ascend_target()
-        self._compile_slowdown = self._changes = None  # test-only hook: set only by a test plugin's subclass (tests/test_only/)
         self._probe: npu.NpuProbe | None = None
+
+    @cached_property
+    def target(self) -> Any:
+        return _make_ascend_target()
 
     def _npu(self) -> npu.NpuProbe:
         if self._probe is None:
             self._probe = npu.probe()
         return self._probe
-
-    def compile_blocker(self) -> str | None:
-        return None  # the Ascend pipeline lowers to AscendC on any machine
 
     def device_blocker(self) -> str | None:
         return self._npu().reason
@@ -155,10 +154,6 @@ class AscendBackend:
             "missing": probe.reason,
         }
 
-    def device_profile(self, info: dict[str, Any]) -> DeviceProfile | None:
-        """The published profile of the NPU named in ``info`` (None: peak unknown)."""
-        return match_profile(PROFILES, info.get("accelerator"))
-
     def calibrate(self, seconds: float = 30.0) -> DeviceProfile:
         """Measure this NPU's profile (torch_npu matmul, a device copy): see backends/calibrate.py."""
         reason = self.device_blocker()
@@ -175,123 +170,52 @@ class AscendBackend:
         """What, besides the kernel, decides the lowered source: the compiler and the target."""
         return f"tilelang {tilelang.__version__}; {TARGET_NAME}; {self.target}"
 
-    def kernel_body_hash(self, case: Case) -> str | None:
-        """The source of every module of the case's body (harness/core/kernel_traits.py)."""
-        return ask.kernel_hash(case, self.dialect)
-
     def scopes(self) -> tuple[budget.Scope, ...]:
         return limits.scopes()
-
-    def budget(self, case: Case) -> budget.BudgetVerdict:
-        return budget.check(case, self.scopes(), self.dialect)
 
     def rejection(self, case: Case) -> space.Rejection | None:
         return limits.rejection(case)
 
-    def _build(self, case: Case):
-        config = self._changes.config(case) if self._changes is not None else case.config
-        return case.family.build(case.problem, config, self.dialect)
+    def _func_and_target(self, case: Case) -> tuple[Any, Any]:
+        target = self._target_for(case)
+        return self._build(case), target
 
-    def _pass_configs(self, case: Case) -> dict[str, Any]:
-        return dict(ask.kernel_traits(case, self.dialect).pass_configs)
+    def _lower_with_facts(self, func, target, pass_configs, shape_values):
+        return lower_with_schedule(func, target, pass_configs, shape_values)
 
-    def _shape_values(self, case: Case) -> dict[str, int]:
-        """The case's values of the body's symbolic dimensions: the schedule's trips and grid are read with them."""
-        return dict(ask.kernel_traits(case, self.dialect).shape_values)
+    def warm_up_kernels(self) -> tuple:
+        from tlbench.backends.ascend.compile_warm_up import KERNELS
 
-    def _check_target(self, case: Case) -> None:
-        """A kernel that asks for a target of another kind is refused (None / auto: this one)."""
-        refuse_foreign_target(case, self.dialect, "ascend", self.name, TARGET_NAME)
+        return KERNELS
 
-    def kernel_source(self, case: Case) -> str:
-        self._check_target(case)
-        artifact, _ = lower_with_schedule(self._build(case), self.target, self._pass_configs(case), self._shape_values(case))
-        return artifact.kernel_source
-
-    def _lower(self, case: Case, phases: dict[str, float]):
-        call_start = time.perf_counter()
-        self._check_target(case)
-        func = self._build(case)
-        pass_configs = self._pass_configs(case)
-        start = time.perf_counter()
-        _, facts = lower_with_schedule(func, self.target, pass_configs, self._shape_values(case))
-        if self._changes is not None:  # TEST ONLY: extra work inside the timed lowering
-            self._changes.work(case.case_id)
-        if self._compile_slowdown is not None:  # TEST ONLY (tests/test_only/compile_slowdown.py): the whole call x (1 + f)
-            self._compile_slowdown.spin_after(case.case_id, time.perf_counter() - call_start)
-        phases["lower_and_schedule"] = time.perf_counter() - start
-        return func, facts
-
-    def warm_up_compile(self) -> list:
-        """The process's first lowering, of the backend's own small kernels (backends/ascend/compile_warm_up.py)."""
-        from tlbench.backends.ascend.compile_warm_up import warm_up_compile
-
-        return warm_up_compile(self.target)
-
-    def lower(self, case: Case) -> Compiled:
-        """The lowering and Z3 schedule alone (no bisheng build)."""
-        phases: dict[str, float] = {}
-        try:
-            _, facts = self._lower(case, phases)
-        except Exception as exc:
-            raise CompileError(compile_failure_words(exc)) from exc
-        return Compiled(case=case, handle=None, plan=self._plan(case, facts), compile_seconds=phases["lower_and_schedule"], phases_s=phases)
-
-    def _plan(self, case: Case, facts: ScheduleFacts) -> Plan:
+    def _plan(self, case: Case, facts: ScheduleFacts, built: bool = False) -> Plan:
         plan = _plan(case, facts)
-        words = self._changes.words(case.case_id) if self._changes is not None else None
-        if words:  # TEST ONLY: the plan says it was lowered with a test-only change
-            plan.features["test_only"] = words
+        plan.features.update(self._test_only_words(case))  # TEST ONLY: lowered with a test-only change
         return plan
 
     def compile(self, case: Case, cold: bool) -> Compiled:
         phases: dict[str, float] = {}
         handle = None
         try:
-            func, facts = self._lower(case, phases)
+            func, facts = self._lower(case, phases, self._compile_slowdown)
             if self.device_blocker() is None:  # bisheng, torch_npu and an NPU are all here
                 start = time.perf_counter()
-                handle = tilelang.compile(func, target="ascend", pass_configs=self._pass_configs(case) or None,
+                handle = tilelang.compile(func, target="ascend", pass_configs=self.pass_configs(case),
                                           out_idx=out_idx(case, self.dialect))
                 phases["build"] = time.perf_counter() - start
         except Exception as exc:
             raise CompileError(compile_failure_words(exc)) from exc
-        return Compiled(
-            case=case, handle=handle, plan=self._plan(case, facts), compile_seconds=phases["lower_and_schedule"], phases_s=phases
-        )
-
-    def inspect(self, compiled: Compiled) -> Plan:
-        return compiled.plan
+        return Compiled(case=case, handle=handle, plan=self._plan(case, facts, handle is not None),
+                        compile_seconds=phases["lower_and_schedule"], phases_s=phases)
 
     # -- the NPU run path (only reached where device_blocker() is None) -----------------
     def make_inputs(self, problem: Any, seed: int, config: Any = None) -> dict[str, Any]:
         return ask.make_inputs(problem, seed, "npu", self.dialect, config)
 
-    def _runner(self, runnable: Compiled | VendorCase, inputs: dict[str, Any], timed: bool = False):
-        """The callable (``timed``: the one that is timed), and the vendor item's exact label (None for a kernel)."""
-        if isinstance(runnable, VendorCase):  # the family's own vendor call
-            return ask.vendor_call(runnable, inputs, self.dialect, timed)
-        return kernel_runner(runnable.handle, runnable.case.family.kernel_args(inputs), write_outputs=not timed), None
-
-    def check(self, runnable: Compiled | VendorCase, inputs: dict[str, Any]) -> CheckResult:
+    def _synchronize(self) -> None:
         import torch
 
-        problem = runnable.problem if isinstance(runnable, VendorCase) else runnable.case.problem
-        poison(problem.family.output(inputs))  # what each output dtype can hold (backends/output_poison.py)
-        self._runner(runnable, inputs)[0]()
         torch.npu.synchronize()
-        return ask.check(inputs, problem, self.dialect, vendor=isinstance(runnable, VendorCase))
-
-    def device_fault(self) -> str | None:
-        """Whether the device context is broken after a suite's own code raised (a sticky
-        error makes the next synchronize raise): its words, or None while it is usable."""
-        import torch
-
-        try:
-            torch.npu.synchronize()
-        except Exception as exc:  # noqa: BLE001 - the device's own words
-            return f"{type(exc).__name__}: {exc}"
-        return None
 
     def timer(self, runnable: Compiled | VendorCase, inputs: dict[str, Any], flush_l2: bool) -> npu.NpuTimer:
         run, label = self._runner(runnable, inputs, timed=True)

@@ -1,15 +1,13 @@
-"""The Ascend backend's warm-up compile: tiny kernels of its own through the real lowering.
+"""The Ascend backend's warm-up kernels: ``KERNELS``, makers of small PrimFuncs of its own.
 
-Contract: ``warm_up_compile(target) -> [ScheduleFacts]`` lowers two small PrimFuncs written here - an NT GEMM tile
-on the Cube core (L1 operands, an L0C accumulator, a 2-stage ``T.Pipelined`` reduction) and a
-``0.5 x + y`` on the Vector cores (UB tiles, ``T.SimtVF``, 2-stage pipelined) - through
-``lower_with_schedule`` with ``target``: tilelang's Ascend passes, ``tl.EstimateLatency`` and
-the Z3 schedule.  It measures nothing; what the lowerings reported is returned for tests.  A worker process calls it (through
-``AscendBackend.warm_up_compile``) before it answers ``ready``, so the process's one-off costs
-of a first lowering - lazy imports, the solver's start, code generators warming up - are paid
-there, not by the first compile item it times (what that moves, measured with
-backends/tools/warm_up_probe.py: results/main-job-speed/README.md).
-These kernels are the backend's own probes, not a kernel family: nothing reads their results.
+Contract: ``AscendBackend.warm_up_compile()`` (backends/backend_base.py) lowers each through the
+real lowering (tilelang's Ascend passes, ``tl.EstimateLatency``, the Z3 schedule) before a
+worker answers ``ready``, so the process's one-off costs of a first lowering - lazy imports,
+the solver's start, code generators warming up - are not paid by the first compile item it
+times (measured with backends/tools/warm_up_probe.py: results/main-job-speed/README.md).
+Here an NT GEMM tile on the Cube core (L1 operands, an L0C accumulator, a 2-stage
+``T.Pipelined`` reduction) and ``0.5 x + y`` on the Vector cores (UB tiles, ``T.SimtVF``,
+2-stage pipelined).  Nothing measures or reads their results but the tests.
 """
 
 # No `from __future__ import annotations`: TileLang evaluates the PrimFunc parameter
@@ -61,8 +59,4 @@ def _axpy():
     return axpy
 
 
-def warm_up_compile(target) -> list:
-    """The ``ScheduleFacts`` of each kernel's lowering (the tests read them; nothing measures them)."""
-    from tlbench.backends.ascend.schedule import lower_with_schedule
-
-    return [lower_with_schedule(make(), target, {}, {})[1] for make in (_gemm_tile, _axpy)]
+KERNELS = (_gemm_tile, _axpy)

@@ -1,12 +1,10 @@
-"""The NVIDIA backend's warm-up compile: a tiny kernel of its own through the real lowering.
+"""The NVIDIA backend's warm-up kernel: ``KERNELS``, makers of small PrimFuncs of its own.
 
-Contract: ``warm_up_compile(target) -> [PlanFacts]`` lowers one small PrimFunc written here - a GEMM tile
-(shared-memory operands, a register-fragment accumulator, a 2-stage ``T.Pipelined`` reduction,
-128 threads) - through ``lower_with_plan`` with ``target``: tilelang's passes and CUDA codegen,
-no nvcc.  It measures nothing; what the lowering reported is returned for tests.  A worker process calls it (through
-``NvidiaBackend.warm_up_compile``) before it answers ``ready``, so the process's one-off costs of
-a first lowering are paid there, not by the first compile item it times.  This kernel is the
-backend's own probe, not a kernel family: nothing reads its result.
+Contract: ``NvidiaBackend.warm_up_compile()`` (backends/backend_base.py) lowers each through the
+real lowering (tilelang's passes and CUDA codegen, no nvcc) before a worker answers ``ready``,
+so the process's one-off costs of a first lowering are not paid by the first compile item it
+times.  Here a GEMM tile: shared-memory operands, a register-fragment accumulator, a 2-stage
+``T.Pipelined`` reduction, 128 threads.  Nothing measures or reads its result but the tests.
 """
 
 # No `from __future__ import annotations`: TileLang evaluates the PrimFunc parameter
@@ -37,8 +35,4 @@ def _gemm_tile():
     return gemm_tile
 
 
-def warm_up_compile(target) -> list:
-    """The ``PlanFacts`` of the kernel's lowering (the tests read them; nothing measures them)."""
-    from tlbench.backends.gpu.plan import lower_with_plan
-
-    return [lower_with_plan(_gemm_tile(), target, {}, {})[1]]
+KERNELS = (_gemm_tile,)
