@@ -66,11 +66,9 @@ def _plain(value: Any) -> Any:
 
 
 class _SolverRecorder:
-    """Stands in for one of tilelang's Python Z3 solvers: calls it, then hands a plain copy of
-    its bound arguments and result to the recording active in this thread.  Holds nothing but
-    the solver it wraps; no tvm-ffi object and no registry entry.  Known by its marker
-    attribute, not its class: a second copy of this module (imported under another name) must
-    not wrap a recorder again, whose ``(*args, **kwargs)`` would hide the solver's arguments."""
+    """One of tilelang's Python Z3 solvers, called, then a plain copy of its bound arguments and
+    result handed to the recording active in this thread.  Known by its marker attribute, not
+    its class: a second copy of this module must not wrap a recorder (``*args`` hides the arguments)."""
 
     tlbench_z3_recorder = True
 
@@ -90,17 +88,12 @@ class _SolverRecorder:
 
 
 def install_z3_recorders() -> None:
-    """Wrap tilelang's two Python solvers where its FFI entry points look them up: module
-    attributes of ``tilelang.ascend.transform.z3_scheduler``, resolved at every call.
+    """Wrap tilelang's two Python solvers where its FFI entry points look them up (module
+    attributes of ``tilelang.ascend.transform.z3_scheduler``, resolved at every call).  Idempotent.
 
-    tvm-ffi's global function registry is left exactly as tilelang registered it.  An earlier
-    version replaced the registry entries (``register_global_func(..., override=True)``) with
-    Python closures; together with a tvm-ffi ``String`` kept in a record (``str(loop_var)``
-    returns one), that made pytest segfault while garbage-collecting at interpreter exit
-    (exit status 139 after a passing run, only with tlbench imported through its install and the
-    working directory outside the checkout: tests/test_exit_status.py runs that case).  Both are gone: nothing is registered into tvm-ffi, and
-    every record is plain Python data (``_plain``).  Idempotent; any lowering after this call
-    is recorded, whatever ran before it."""
+    Never register into tvm-ffi's global registry: overriding its entries with Python closures,
+    with a tvm-ffi ``String`` kept in a record, made pytest segfault at interpreter exit
+    (tests/test_exit_status.py); every record is plain Python data (``_plain``)."""
     for name, attr in ((Z3_LOOP, "z3_schedule_loop_python"), (Z3_STRAIGHT, "z3_schedule_python")):
         current = getattr(z3_scheduler, attr)
         if not getattr(current, "tlbench_z3_recorder", False):
@@ -121,9 +114,7 @@ def decode_bits(mask: int, names: tuple[tuple[str, int], ...]) -> list[str]:
     return [name for name, bit in names if mask & bit]
 
 
-# ---------------------------------------------------------------------------------------
-# Reading tasks out of the IR
-# ---------------------------------------------------------------------------------------
+# -- reading tasks out of the IR --------------------------------------------------------
 
 
 def _region_buffer(arg) -> tuple[str, str]:
@@ -176,14 +167,8 @@ def _ir_loops(func, values: dict[str, int]) -> list[_LoopUnits]:
         def walk(node) -> bool:
             if isinstance(node, tirx.AttrStmt) and node.attr_key == "tl.ascend_task":
                 attrs = node.node
-                out.append(
-                    {
-                        "kind": _task_kind(node.body),
-                        "latency": int(attrs["latency"]) if "latency" in attrs else None,
-                        "ii": int(attrs["ii"]) if "ii" in attrs else None,
-                        "core_mask": int(attrs["core_mask"]) if "core_mask" in attrs else None,
-                    }
-                )
+                out.append({"kind": _task_kind(node.body),
+                            **{key: int(attrs[key]) if key in attrs else None for key in ("latency", "ii", "core_mask")}})
                 return False
             if isinstance(node, tirx.For):
                 out.append({"kind": f"loop {node.loop_var}", "latency": None, "ii": None, "core_mask": None})
@@ -239,9 +224,7 @@ def _on_chip_buffers(func, values: dict[str, int]) -> dict[str, dict[str, Any]]:
     return found
 
 
-# ---------------------------------------------------------------------------------------
-# Putting the Z3 solves next to the IR tasks
-# ---------------------------------------------------------------------------------------
+# -- putting the Z3 solves next to the IR tasks -------------------------------------------
 
 
 def _loop_for_solve(latencies: list[int], candidates: list[_LoopUnits], used: set[int]) -> _LoopUnits | None:
@@ -268,17 +251,9 @@ def _loop_schedule(solve: dict[str, Any], loop: _LoopUnits | None) -> dict[str, 
     for i, (lat, ii, mask, start) in enumerate(zip(latencies, iis, pipes, starts)):
         unit = units[i] if i < len(units) else {}
         core_mask = unit.get("core_mask")
-        tasks.append(
-            {
-                "index": i,
-                "kind": unit.get("kind", "task"),
-                "pipes": decode_bits(int(mask), PIPES),
-                "latency": int(lat),
-                "ii": int(ii),
-                "start": int(start),
-                "cores": decode_bits(core_mask, CORES) if core_mask is not None else None,
-            }
-        )
+        tasks.append({"index": i, "kind": unit.get("kind", "task"), "pipes": decode_bits(int(mask), PIPES),
+                      "latency": int(lat), "ii": int(ii), "start": int(start),
+                      "cores": decode_bits(core_mask, CORES) if core_mask is not None else None})
     span = _span(starts, latencies)
     trip = loop.extent if loop is not None else None
     return {
@@ -308,10 +283,7 @@ class ScheduleFacts:
 
     @property
     def modeled_cycles_per_core(self) -> int | None:
-        if not self.loops:
-            return None
-        outer = self.loops[-1]
-        return outer["modeled_cycles"]
+        return self.loops[-1]["modeled_cycles"] if self.loops else None
 
 
 def lower_with_schedule(func, target, pass_configs: dict[str, Any] | None = None,
@@ -337,7 +309,7 @@ def lower_with_schedule(func, target, pass_configs: dict[str, Any] | None = None
 
 
 def _main(mod):
-    return list(mod.functions.values())[0]
+    return next(iter(mod.functions.values()))
 
 
 def _facts(solves: list[dict[str, Any]], snapshots: dict[str, Any], artifact, values: dict[str, int]) -> ScheduleFacts:
@@ -347,30 +319,20 @@ def _facts(solves: list[dict[str, Any]], snapshots: dict[str, Any], artifact, va
     if assigned is not None:
         _attach_core_masks(ir_loops, _ir_loops(_main(assigned), values))
     used: set[int] = set()
-    loops = []
-    straight = []
+    loops, straight = [], []
     for solve in solves:
         if solve["solver"] == Z3_LOOP:
             loops.append(_loop_schedule(solve, _loop_for_solve(solve["args"]["latencies"], ir_loops, used)))
         else:
             latencies, pipes, starts = solve["args"]["latencies"], solve["args"]["resource_flags"], solve["result"][0]
-            straight.append(
-                {
-                    "tasks": [
-                        {"index": i, "pipes": decode_bits(int(p), PIPES), "latency": int(lat), "start": int(s)}
-                        for i, (lat, p, s) in enumerate(zip(latencies, pipes, starts))
-                    ],
-                    "span": _span(starts, latencies) if starts else 0,
-                }
-            )
+            straight.append({"tasks": [{"index": i, "pipes": decode_bits(int(p), PIPES), "latency": int(lat), "start": int(s)}
+                                       for i, (lat, p, s) in enumerate(zip(latencies, pipes, starts))],
+                             "span": _span(starts, latencies) if starts else 0})
     scheduled = snapshots.get("tl.AutoSchedule")
-    missing = None
-    if not solves:
-        missing = (
-            "no Z3 solve was recorded: the scheduler ran no solve for this kernel, or "
-            "tilelang.ascend.transform.z3_scheduler no longer calls z3_schedule_loop_python / "
-            "z3_schedule_python through its module (a tilelang change: update backends/ascend/schedule.py)"
-        )
+    missing = None if solves else (
+        "no Z3 solve was recorded: the scheduler ran no solve for this kernel, or "
+        "tilelang.ascend.transform.z3_scheduler no longer calls z3_schedule_loop_python / "
+        "z3_schedule_python through its module (a tilelang change: update backends/ascend/schedule.py)")
     return ScheduleFacts(
         loops=_plain(loops),
         straight_line=_plain(straight),
