@@ -1,22 +1,18 @@
 """What every tilelang backend shares (backends/nvidia/, backends/ascend/): ``TileLangBackend``.
 
-Contract: a backend is a subclass that sets ``traits`` (its ``BackendTraits``; ``name`` and
-``dialect`` are read from it), ``target_kind`` (the tilelang target kind it builds for) and,
-where it has them, ``profiles`` (published ``DeviceProfile``s) and ``target_label`` (how a
-refusal names its target; default the target itself), and implements what is abstract below.
-Registered through pyproject.toml's ``tlbench.backends`` and ``tlbench.traits`` entry points,
-a new backend is its own folder plus that registration (tests/test_new_backend.py counts).
-The base answers the rest of harness/core/backend_api.py's ``Backend`` alike for every backend,
-from what a case asks through harness/core/kernel_traits.py (it imports no kernel family):
-its body, pass configs, symbolic shape values and ``out_idx`` (``out_idx(case, dialect)``:
-the list tilelang's ``compile`` takes, or None); a kernel that asks for a target (a jit's
-``target=``) of another kind is refused with a ``CompileError`` (None and ``auto`` mean the
-backend's own: ``refuse_foreign_target``).  The timed cold lowering (``lower``), the
-warm-up lowering of the backend's own kernels (``warm_up_kernels()``), the checked run on
-poisoned outputs (backends/output_poison.py) and the device-fault probe are the base's.
-Test-only hooks (``_changes``, ``_compile_slowdown``, ``_slowdown``, ``_faults``) are None
-here; only a test plugin's subclass sets them (tests/test_only/).  Importing this module
-imports neither torch nor tilelang.
+Contract: a backend subclasses it, sets ``traits`` (``name`` and ``dialect`` are read from it),
+``target_kind`` and, where it has them, ``profiles`` and ``target_label`` (how a refusal names
+its target), and implements what is abstract below; registered through pyproject.toml's
+``tlbench.backends`` and ``tlbench.traits`` entry points, it is its own folder plus that
+registration (tests/test_new_backend.py counts).  The base answers the rest of
+harness/core/backend_api.py's ``Backend`` from what a case asks through
+harness/core/kernel_traits.py (it imports no kernel family): body, pass configs, symbolic
+shape values, ``out_idx`` (the list tilelang's ``compile`` takes, or None); a kernel asking
+for a target of another kind (None and ``auto`` mean the backend's own) is refused with a
+``CompileError`` (``refuse_foreign_target``).  The timed cold lowering, the warm-up lowering of
+``warm_up_kernels()``, the checked run on poisoned outputs (backends/output_poison.py) and the
+device-fault probe are the base's.  Test-only hooks are None here; only a test plugin's
+subclass sets them (tests/test_only/).  Importing this module imports neither torch nor tilelang.
 """
 
 from __future__ import annotations

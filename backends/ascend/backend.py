@@ -1,7 +1,7 @@
 """The Ascend backend: tilelang's Ascend 950 path (EstimateLatency, Z3 AutoSchedule,
 multi-buffer), recorded for every config; timed on an NPU only where one exists.
 
-Contract (see harness/core/backend_api.py): ``compile`` lowers to AscendC on any machine and
+Contract (harness/core/backend_api.py; the shared skeleton is backends/backend_base.py): ``compile`` lowers to AscendC on any machine and
 returns the plan with the Z3 schedule under ``schedule_model`` (modeled cycles, never a
 time); where bisheng exists it also builds the binary.  ``device_blocker`` names what
 is missing for a run (torch_npu / its import error, bisheng, an NPU).  ``measure`` times
