@@ -26,7 +26,7 @@ def _relative(files, root=ROOT):
 def test_the_nvidia_runtime_is_its_imports_and_the_families():
     files = _relative(runtime_files(ROOT / "nvidia" / "backend.py"))
     assert {"__init__.py", "nvidia/__init__.py", "nvidia/backend.py", "nvidia/limits.py", "gpu/plan.py", "gpu/timing.py",
-            "gpu/graph_timer.py", "build_options.py", "kernel_call.py", "kernels/generic/factory.py", "kernels/generic/checks.py"} <= files
+            "gpu/graph_timer.py", "build_options.py", "kernel_call.py", "kernels/generic/factory.py", "kernels/generic/judges.py"} <= files
     assert not [f for f in files if f.startswith(("ascend/", "kernels/gemm/", "kernels/flash_attention/"))]
     assert runtime_tree_hash("tlbench.backends.nvidia.backend") == tree_hash(runtime_files(ROOT / "nvidia" / "backend.py"))
 

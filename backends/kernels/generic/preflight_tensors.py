@@ -27,10 +27,10 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from tlbench.backends.dtype_sizes import element_bits, storage_shape
-from tlbench.backends.kernels.generic.checks import Bound, UserRule, rule_for, spec_problems
+from tlbench.harness.sweep_api.rules import Bound, UserRule, rule_for, spec_problems
 from tlbench.backends.kernels.generic.preflight_names import Stop, label_of
 from tlbench.backends.kernels.generic.tensors import allocate, as_list, expected_shape_problem, packed_input_problem, torch_dtype
-from tlbench.backends.kernels.generic.vendors import OUT, out_value, takes_out
+from tlbench.harness.sweep_api.vendors import OUT, out_value, takes_out
 
 SPOT = 1 << 16  # elements a built-in rule judges in the preflight: enough to tell, cheap at any smoke size
 

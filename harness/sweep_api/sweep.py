@@ -24,11 +24,11 @@ from tlbench.harness.core.described import LOOP_FORM_KEY, STAGES_KEY, DescribedC
 from tlbench.harness.core.space import Refusal
 from tlbench.harness.core.sweep import Sweep
 
-from tlbench.backends.kernels.generic import checks
-from tlbench.backends.kernels.generic.factory import is_body
-from tlbench.backends.kernels.generic.family import ANY_DIALECT, GenericFamily
-from tlbench.backends.kernels.generic.vendors import VendorTable
-from tlbench.backends.kernels.generic.words import CaseWords
+from tlbench.harness.sweep_api import rules
+from tlbench.harness.sweep_api.family import ANY_DIALECT, GenericFamily
+from tlbench.harness.sweep_api.runtime import runtime
+from tlbench.harness.sweep_api.vendors import VendorTable, per_dialect_example
+from tlbench.harness.sweep_api.words import CaseWords
 
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 
@@ -78,7 +78,7 @@ def _per_dialect(value: Any, what: str) -> bool:
               for v in value.values()]
     if what == "axes" and any(nested) and not all(nested):
         raise TypeError("kernel_sweep: axes is either one {axis: values} dict or one such dict per body dialect "
-                        "({'cuda': {...}, 'ascend': {...}}), not a mix")
+                        f"({per_dialect_example('{...}')}), not a mix")
     return all(nested)
 
 
@@ -251,7 +251,7 @@ def kernel_sweep(
         that names ``out`` gets the outputs tlbench allocated and writes them in place
         (nothing allocated in its timed call).  Per body dialect: ``{"cuda": f, "ascend": g}``;
         several libraries, each its own item ``<problem_id>-<library>``: ``{"cuda":
-        {"sdpa_flash": f, "sdpa_cudnn": g}}`` (backends/kernels/generic/vendors.py).
+        {"sdpa_flash": f, "sdpa_cudnn": g}}`` (harness/sweep_api/vendors.py).
         ``vendor_label``: its name in reports: words, a callable given what the vendor call
         is given (words that depend on what this torch can do), or a dict by library.
     vendor_check: False keeps the vendor item as a speed reference only (e.g. dense cuBLAS
@@ -325,7 +325,7 @@ def kernel_sweep(
     if not isinstance(name, str) or not NAME.match(name):
         raise ValueError(f"kernel_sweep: name {name!r} must be a letter then letters, digits or _ (it starts every case id)")
     bodies = dict(body) if isinstance(body, Mapping) else {ANY_DIALECT: body}
-    if not bodies or not all(is_body(b) or isinstance(b, str) for b in bodies.values()):
+    if not bodies or not all(runtime().is_body(b) or isinstance(b, str) for b in bodies.values()):
         raise TypeError("kernel_sweep: body must be a kernel factory (a @tilelang.jit function or a function returning "
                         "a PrimFunc), a PrimFunc, a compiled kernel, or a {dialect: body} dict of them")
     if check is not None and (rtol is not None or atol is not None):
@@ -339,9 +339,9 @@ def kernel_sweep(
     family = GenericFamily(
         name=name, bodies=bodies, inputs=inputs, reference=reference, vendors=VendorTable.of(vendor, vendor_label),
         vendor_check=bool(vendor_check), flops_of=flops, bytes_of=bytes_moved, footprint_of=footprint, refusal_of=validate,
-        mma_tiles_of=mma_tiles, body_modules_of=body_modules, check_spec=checks.normalize(check),
-        tolerance=None if rtol is None and atol is None else checks.tolerance(
-            checks.DEFAULT_RTOL if rtol is None else rtol, checks.DEFAULT_ATOL if atol is None else atol),
+        mma_tiles_of=mma_tiles, body_modules_of=body_modules, check_spec=rules.normalize(check),
+        tolerance=None if rtol is None and atol is None else rules.tolerance(
+            rules.DEFAULT_RTOL if rtol is None else rtol, rules.DEFAULT_ATOL if atol is None else atol),
         constants=constants, pass_configs=pass_configs if pass_configs is not None else {},
         words=CaseWords(problem_id, config_id, problem_label, config_label, loop_trips), module=module_name,
         module_file=str(getattr(sys.modules.get(module_name), "__file__", None) or caller.get("__file__", "")),
