@@ -1,36 +1,19 @@
-"""The kernel family of one kernel a suite declared through the generic path.
+"""The kernel family of one kernel a suite declared through ``kernel_sweep``.
 
-Contract: ``GenericFamily`` implements harness/core/family.py's ``KernelFamily`` (and the
-optional ``kernel_traits`` / ``vendor_call`` / ``inputs_key`` / ``input_dtypes`` / ``preflight`` members the
-harness asks through harness/core/kernel_traits.py) for a kernel named by its bodies:
-problems and configs are harness/core/described.py's plain-valued types, so its records
-describe themselves and every reader reads them without this object.
-- Names: every suite callable receives the sizes, axes, constants and ``dialect`` it names
-  (all with ``**kwargs``; ``inputs`` also ``device``), through
-  backends/kernels/generic/callables.py; an exception of the suite's code is a
-  ``SuiteCodeError`` naming the callable and the problem (the item's failure, never the
-  device worker's).  Constants never enter an id; they are hashed into ``kernel_hash``
-  (``fixed_arguments``), so an edited constant is rebuilt.
-- ``configs``: per dialect (``"*"``: every dialect); ``validate`` refuses a dialect with no
-  body (``Refusal`` kind ``no body``) and what the suite's ``validate`` refuses (kind
-  ``invalid``), before anything compiles.
-- ``build``: the body for the backend's dialect (``bodies[dialect]``, else ``bodies["*"]``)
-  through backends/kernels/generic/factory.py; an exception the body raises is a
-  ``SuiteCodeError`` naming the body, the kernel, the problem and the config (the item's line).
-- inputs: the suite's ``inputs`` gives the leading parameters (made per problem, or per the
-  axes it names: ``inputs_key``; the reference, the vendor and the check then get those axes
-  too, never another: they are shared by every config with the same inputs); tlbench
-  allocates the rest (the outputs)
-  from the PrimFunc; ``input_dtypes(inputs)``: the dtypes of the tensors ``inputs`` made (a
-  record's ``input_dtypes``: the roofline's peak where the sizes name no dtype); ``check`` judges each output by its rule against the suite's
-  ``reference`` (backends/kernels/generic/checks.py); a vendor item with
-  ``vendor_check=False`` is not judged (``checked`` False: a speed reference).
-- ``preflight(problem, dialect) -> (failures, notes)``: backends/kernels/generic/preflight.py,
-  once per dialect, cached on the family.
-- Any callable may be given as ``"module:attribute"`` (imported where first used).
-- Pickled by reference (``__reduce__``): a worker process imports the suite module that
-  declared the kernel and takes the family from its ``SWEEP``, so the user's callables never
-  cross a process boundary.  Module loading is thread-safe (backends/kernels/generic/loading.py).
+Contract: ``GenericFamily`` implements harness/core/family.py's ``KernelFamily`` (and the optional
+members harness/core/kernel_traits.py asks) for a kernel named by its bodies; its problems and
+configs are harness/core/described.py's plain-valued types, so its records describe themselves.
+- Every suite callable receives the sizes, axes, constants and ``dialect`` it names (callables.py);
+  an exception of the suite's code is a ``SuiteCodeError`` naming the callable and the problem.
+  Constants never enter an id (they are hashed into ``kernel_hash``: ``fixed_arguments``).
+- ``validate`` refuses a dialect with no body (``Refusal`` kind ``no body``) and what the suite's
+  ``validate`` refuses (kind ``invalid``, or ``pruned``'s), before anything compiles.
+- ``inputs_key``: the problem, with the axes the suite's ``inputs`` names (the reference, the
+  vendor and the check get those axes too, shared by every config with the same inputs).
+- What traces, runs and judges with tilelang and torch (``kernel_traits``, ``build``,
+  ``make_inputs``, ``check``, ``vendor_call``, ``preflight`` ...) is the runtime's (runtime.py).
+- Any callable may be given as ``"module:attribute"``; pickled by reference (``__reduce__``): a
+  worker imports the suite that declared it and takes the family from its ``SWEEP`` (loading.py).
 """
 
 from __future__ import annotations
@@ -255,13 +238,10 @@ class GenericFamily:
         return dict(self.call("pass_configs", given, self.named(problem, config, dialect), problem=problem) or {})
 
     # -- running ------------------------------------------------------------------------------
-    def inputs_takes(self) -> Takes | None:
-        return Takes.of(self.resolved(self.inputs))
-
     def inputs_axes(self, config: DescribedConfig) -> dict[str, Any]:
         """The axes of ``config`` the suite's ``inputs`` names (all with ``**kwargs``): what the
         inputs are made from, and so what the reference, the vendor and the check may read."""
-        takes = self.inputs_takes()
+        takes = Takes.of(self.resolved(self.inputs))
         if takes is None:
             return {}
         return {k: v for k, v in config.values.items() if takes.var_keyword or k in takes.keyword}

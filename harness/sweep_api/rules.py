@@ -4,13 +4,9 @@ Contract: each rule is a frozen value with ``words`` (how records and reports na
 ``steps(1)``), ``fits(dtype_name) -> None | why not`` (asked by the preflight: a rule that
 cannot judge an output of that dtype is refused before anything compiles) and
 ``judge(out, ref) -> Verdict`` (torch tensors: ``out`` the kernel's output, ``ref`` the
-reference's answer for it, same number of elements).  Every rule fails an element that still
-holds its poison (backends/output_poison.py: NaN for floats, a sentinel for integers, a
-non-boolean byte for bool), so an output the kernel never wrote never passes.  Every verdict
-(backends/kernels/generic/output_errors.py) gives the largest error over the elements finite on
-both sides and counts the non-finite ones (NaN or infinity where the reference holds no such
-value: the same infinity on both sides matches), and its detail says how many of each of these
-two kinds it failed: ``(3 non-finite; 2 still hold the poison value: never written?)``.
+reference's answer for it, same number of elements; judged by backends/kernels/generic/judges.py).
+Every rule fails an element that still holds its poison (an output the kernel never wrote never
+passes) and counts the non-finite ones apart (the same infinity on both sides matches).
 - ``tolerance(rtol=1e-2, atol=1e-2)``: every element within ``atol + rtol * |ref|`` (float64);
   a non-finite element never is (``mismatch`` and ``bound`` alike); its failure says how many
   of the failing elements ``steps(1)`` would accept.

@@ -97,10 +97,6 @@ class VendorTable:
     def libraries(self, dialect: str | None) -> list[str | None]:
         return list(self.entries(dialect))
 
-    def every_call(self) -> list[tuple[str, str | None, Any]]:
-        """(dialect, library, call) of every vendor item the suite declares."""
-        return [(d, lib, ref) for d, entries in self.by_dialect.items() for lib, ref in entries.items()]
-
     def function(self, dialect: str | None, library: str | None, resolve: Callable[[Any], Any]) -> Any:
         entries = self.entries(dialect)
         if library not in entries:

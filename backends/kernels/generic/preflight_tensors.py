@@ -179,11 +179,14 @@ def spot(out: Any, ref: Any) -> tuple[Any, Any]:
     return out.reshape(-1)[:SPOT], ref.reshape(-1)[:SPOT]
 
 
-def user_rules(spec: Any) -> Iterable[UserRule]:
+def _rules_of(spec: Any, kind: type) -> list[Any]:
     values = spec.values() if isinstance(spec, dict) else spec if isinstance(spec, list) else [spec] if spec is not None else []
-    return [r for r in values if isinstance(r, UserRule)]
+    return [r for r in values if isinstance(r, kind)]
+
+
+def user_rules(spec: Any) -> Iterable[UserRule]:
+    return _rules_of(spec, UserRule)
 
 
 def bound_rules(spec: Any) -> list[Bound]:
-    values = spec.values() if isinstance(spec, dict) else spec if isinstance(spec, list) else [spec] if spec is not None else []
-    return [r for r in values if isinstance(r, Bound)]
+    return _rules_of(spec, Bound)
