@@ -9,9 +9,10 @@ Contract: ``runtime_tree_hash(module)`` is ``sha256:<hex>`` over the source file
   another, read from their syntax trees: ``import`` and ``from`` statements anywhere in a
   module (lazy ones inside functions included, relative ones resolved), ``import_module("...")``
   calls, and the ``__init__.py`` of every package on the way;
-- ``kernel_sweep``'s family, ``backends/kernels/generic/`` (and ``backends/kernels/__init__.py``):
-  a backend builds every kernel's body through it without importing it, and its helpers are
-  tlbench's own files, which the kernel hash (harness/core/kernel_traits.py) leaves to this one.
+- ``kernel_sweep``'s family: its runtime half ``backends/kernels/generic/`` (and
+  ``backends/kernels/__init__.py``) and its declaration half ``harness/sweep_api/``: a backend
+  builds every kernel's body through it without importing it, and its helpers are tlbench's
+  own files, which the kernel hash (harness/core/kernel_traits.py) leaves to this one.
 Nothing else feeds it: another backend's runtime, a test plugin, a campaign tool or the readers
 of older records (``backends/kernels/gemm/``, ``backends/kernels/flash_attention/``: they build
 nothing) edited leaves this backend's stored IR and plans valid.  Found from this file's own location, so it
@@ -31,6 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent  # backends/ (tlbench.backends)
 PACKAGE = "tlbench.backends"
 BUILDING_FAMILY = ("kernels", "generic")  # backends/kernels/generic/: the family every kernel is built through
+DECLARING_FAMILY = ("harness", "sweep_api")  # its declaration half, beside backends/ (tlbench.harness.sweep_api)
 
 
 def module_path(name: str, root: Path = ROOT) -> Path | None:
@@ -92,13 +94,15 @@ def runtime_files(start: Path, root: Path = ROOT) -> list[Path]:
                     todo.append(target)
     found |= set(root.joinpath(*BUILDING_FAMILY).rglob("*.py"))
     found |= {p for p in [root / BUILDING_FAMILY[0] / "__init__.py"] if p.is_file()}
+    found |= set(root.parent.joinpath(*DECLARING_FAMILY).rglob("*.py"))
     return sorted(found)
 
 
 def tree_hash(files: list[Path], root: Path = ROOT) -> str:
     digest = hashlib.sha256()
     for path in files:
-        label = path.relative_to(root) if path.is_relative_to(root) else Path(path.name)
+        label = (path.relative_to(root) if path.is_relative_to(root) else
+                 Path("..", path.relative_to(root.parent)) if path.is_relative_to(root.parent) else Path(path.name))
         digest.update(str(label).encode() + b"\0" + path.read_bytes() + b"\0")
     return "sha256:" + digest.hexdigest()
 

@@ -4,7 +4,7 @@ the H200's 132 SMs idle (64 tiles at 1024^3), each tile's K loop split over 2 or
 add into C.  Vendor item: cuBLAS through torch (``A @ B.T``).  The on-chip footprint is
 declared, so a config over a scope is skipped before compiling."""
 
-from tlbench.backends.kernels.generic import kernel_sweep
+from tlbench.harness.sweep_api import kernel_sweep
 
 K = "kernel_gemm_splitk:"
 SWEEP = kernel_sweep(

@@ -5,7 +5,7 @@ body.  Vendor item: cuBLAS through torch (``A @ B.T``).  The body's K loop has a
 that depends on the tile (a part of a tile's K steps), which tilelang's warp-specialized path
 refuses: it is built with ``tl.disable_warp_specialized``; the depth sweeps 1 and 2."""
 
-from tlbench.backends.kernels.generic import kernel_sweep
+from tlbench.harness.sweep_api import kernel_sweep
 
 K = "kernel_gemm_splitk:"
 SWEEP = kernel_sweep(

@@ -10,7 +10,7 @@ of both in 2-CTA clusters that load their shared B tile once by TMA multicast.  
 sm_90's shared memory or whose rows do not split over its warp groups is skipped before
 compiling, with the reason.  Vendor item: cuBLAS through torch (``A @ B.T``, fp16 out)."""
 
-from tlbench.backends.kernels.generic import kernel_sweep
+from tlbench.harness.sweep_api import kernel_sweep
 
 K = "kernel_gemm_ws:"
 

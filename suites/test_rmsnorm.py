@@ -4,7 +4,7 @@ so collecting this suite imports neither tilelang nor torch).  Memory-bound: rea
 memory bandwidth (the roofline: ``bound`` memory, ``pct_of_attainable``), against torch's
 RMSNorm (the vendor item); 4096 rows over hidden sizes 1024..16384 give the curve."""
 
-from tlbench.backends.kernels.generic import kernel_sweep
+from tlbench.harness.sweep_api import kernel_sweep
 
 K = "kernel_rmsnorm:"
 SWEEP = kernel_sweep(

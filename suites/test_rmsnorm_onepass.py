@@ -4,7 +4,7 @@ holds whole rows on chip and reads the matrix once, where test_rmsnorm.py's two-
 reads it twice.  The same problems, GB/s and % of memory bandwidth, against torch's RMSNorm;
 the Ascend body is one-pass already (test_rmsnorm.py)."""
 
-from tlbench.backends.kernels.generic import kernel_sweep
+from tlbench.harness.sweep_api import kernel_sweep
 
 K = "kernel_rmsnorm:"
 SWEEP = kernel_sweep(

@@ -2,7 +2,7 @@
 softmax example on CUDA, a two-pass SIMT body on Ascend), fp16: memory-bound like RMSNorm
 (GB/s: one read and one write; the CUDA body reads each row twice), against torch.softmax."""
 
-from tlbench.backends.kernels.generic import kernel_sweep
+from tlbench.harness.sweep_api import kernel_sweep
 
 K = "kernel_softmax:"
 SWEEP = kernel_sweep(

@@ -14,7 +14,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from tlbench import kernel_sweep  # noqa: E402
-from tlbench.backends.kernels.generic.checks import Steps, Tolerance, rule_for, steps, tolerance  # noqa: E402
+from tlbench.harness.sweep_api.rules import Steps, Tolerance, rule_for, steps, tolerance  # noqa: E402
 
 E4M3 = torch.float8_e4m3fn
 

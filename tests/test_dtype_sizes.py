@@ -96,7 +96,7 @@ def cast_ascend(N, tile):
 @pytest.fixture()
 def casts(tmp_path, monkeypatch):
     pytest.importorskip("tilelang")
-    from tlbench.backends.kernels.generic import kernel_sweep
+    from tlbench.harness.sweep_api import kernel_sweep
 
     (tmp_path / "dtype_kernels.py").write_text(KERNELS)
     monkeypatch.syspath_prepend(str(tmp_path))

@@ -73,7 +73,7 @@ def unbound_output(N, block_M, num_stages):
 
 SUITE = '''
 import torch
-from tlbench.backends.kernels.generic import kernel_sweep
+from tlbench.harness.sweep_api import kernel_sweep
 from rowscale_kernels import row_scale_ascend, row_scale_cuda
 
 SWEEP = kernel_sweep(
@@ -122,7 +122,7 @@ def test_a_dynamic_row_count_compiles_on_both_backends_with_its_grid_bound_per_p
 
 
 def _sweep(kernels, bodies, sizes, inputs):
-    from tlbench.backends.kernels.generic import kernel_sweep
+    from tlbench.harness.sweep_api import kernel_sweep
 
     return kernel_sweep("rowscale", bodies, sizes=sizes, axes={"block_M": [64], "num_stages": [2]},
                         inputs=inputs, reference=lambda x: x * 2, module=__name__)

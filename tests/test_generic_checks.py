@@ -18,7 +18,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from tlbench.backends.kernels.generic.checks import (  # noqa: E402
+from tlbench.harness.sweep_api.rules import (  # noqa: E402
     Exact, Tolerance, UserRule, exact, mismatch, normalize, rule_for, similarity, spec_problems, steps, tolerance,
 )
 from tlbench.backends.kernels.generic.tensors import judge  # noqa: E402
@@ -158,7 +158,7 @@ def test_the_check_result_names_the_rule_of_each_output():
 
 
 def test_bound_judges_each_element_against_an_allowed_error_computed_from_the_inputs():
-    from tlbench.backends.kernels.generic.checks import Bound, bound
+    from tlbench.harness.sweep_api.rules import Bound, bound
 
     def allowed(ref, x):  # an input-dependent tolerance: larger where |x| is larger
         return 1e-3 + 0.1 * x.abs()
@@ -216,7 +216,7 @@ def test_a_non_finite_reference_is_matched_only_by_the_same_infinity():
 
 
 def test_a_bound_reports_the_largest_finite_error_and_the_non_finite_count():
-    from tlbench.backends.kernels.generic.checks import bound
+    from tlbench.harness.sweep_api.rules import bound
 
     out, ref = _finite_error_and_three_non_finite()
     verdict = bound(lambda ref: 0.5, "0.5").given(0.5).judge(out, ref)

@@ -16,8 +16,8 @@ import textwrap
 
 import pytest
 
-from tlbench.backends.kernels.generic import kernel_sweep
-from tlbench.backends.kernels.generic.family import GenericFamily
+from tlbench.harness.sweep_api import kernel_sweep
+from tlbench.harness.sweep_api.family import GenericFamily
 from tlbench.harness.core.described import DescribedFamily, Params, id_value
 from tlbench.harness.core.family import FamilyCatalog
 from tlbench.harness.core.record import BenchItem
@@ -110,7 +110,7 @@ def test_values_are_hashable_and_immutable():
 
 
 SUITE = '''
-from tlbench.backends.kernels.generic import kernel_sweep
+from tlbench.harness.sweep_api import kernel_sweep
 
 def body(M, blk):
     raise AssertionError
@@ -152,7 +152,7 @@ def test_a_suite_sibling_module_resolves_when_the_suite_is_loaded_outside_pytest
     (tmp_path / "my_kernel_bits.py").write_text("def flops(M):\n    return 3 * M\n")
     suite = tmp_path / "test_my_kernel.py"
     suite.write_text(
-        "from tlbench.backends.kernels.generic import kernel_sweep\n"
+        "from tlbench.harness.sweep_api import kernel_sweep\n"
         "SWEEP = kernel_sweep('sibling', 'my_kernel_bits:flops', sizes={'M': 7}, axes={'num_stages': [1]},\n"
         "                     inputs='my_kernel_bits:flops', flops='my_kernel_bits:flops')\n")
     code = ("import importlib.util, sys\n"

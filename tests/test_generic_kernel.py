@@ -61,7 +61,7 @@ def vadd_ascend(N, tile, num_stages):
 
 SUITE = '''
 import torch
-from tlbench.backends.kernels.generic import kernel_sweep
+from tlbench.harness.sweep_api import kernel_sweep
 from vadd_kernels import vadd_ascend, vadd_cuda
 
 SWEEP = kernel_sweep(
@@ -143,7 +143,7 @@ def test_the_run_path_on_cpu_tensors(tmp_path, monkeypatch):
 
     import torch
 
-    from tlbench.backends.kernels.generic import kernel_sweep
+    from tlbench.harness.sweep_api import kernel_sweep
 
     (tmp_path / "vadd_kernels_cpu.py").write_text(KERNELS)
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -176,7 +176,7 @@ def test_threads_resolving_a_sibling_module_never_see_it_half_executed(tmp_path)
     import sys
     import threading
 
-    from tlbench.backends.kernels.generic.family import resolve
+    from tlbench.harness.sweep_api.loading import resolve
 
     name = f"slow_body_{tmp_path.name}"
     (tmp_path / f"{name}.py").write_text("import time\ntime.sleep(0.3)\ndef body():\n    return 'built'\n")

@@ -47,7 +47,7 @@ def relu2x(X, block_M, block_N, num_stages, threads=128):
 
 SUITE = '''
 import torch
-from tlbench.backends.kernels.generic import kernel_sweep
+from tlbench.harness.sweep_api import kernel_sweep
 from relu2x_kernels import relu2x
 
 SWEEP = kernel_sweep(

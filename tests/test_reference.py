@@ -1,7 +1,7 @@
 """harness/reference.md is the reference rendered from the code, and says what the code says.
 
 What is pinned: the committed file is, byte for byte, what
-``python3 -m tlbench.backends.kernels.reference`` renders now (so a ``kernel_sweep`` argument, a
+``python3 -m tlbench.harness.sweep_api.reference`` renders now (so a ``kernel_sweep`` argument, a
 subcommand option or a ``--tlbench-*`` option added without regenerating fails here, with the
 command that regenerates it); the rendering holds every ``kernel_sweep`` parameter, every
 front-door rule, every ``tlbench`` subcommand (leaves included) with every option, every option
@@ -18,7 +18,7 @@ from pathlib import Path
 from _pytest.config.argparsing import Parser
 
 import tlbench
-from tlbench.backends.kernels import reference
+from tlbench.harness.sweep_api import reference
 from tlbench.harness.cli import build_parser
 from tlbench.harness.pytest_plugin.options import pytest_addoption
 from tlbench.harness.results.verdict_words import WORDS
@@ -34,7 +34,7 @@ def test_the_committed_reference_is_the_rendered_one():
 
 
 def test_the_module_prints_and_writes_it(tmp_path):
-    out = subprocess.run([sys.executable, "-m", "tlbench.backends.kernels.reference"], capture_output=True, text=True,
+    out = subprocess.run([sys.executable, "-m", "tlbench.harness.sweep_api.reference"], capture_output=True, text=True,
                          cwd=ROOT, timeout=300)
     assert out.returncode == 0 and out.stdout == TEXT, out.stderr
     assert reference.main(["-o", str(tmp_path / "ref.md")]) == 0 and (tmp_path / "ref.md").read_text() == TEXT

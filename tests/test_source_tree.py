@@ -26,7 +26,7 @@ def _relative(files, root=ROOT):
 def test_the_nvidia_runtime_is_its_imports_and_the_families():
     files = _relative(runtime_files(ROOT / "nvidia" / "backend.py"))
     assert {"__init__.py", "nvidia/__init__.py", "nvidia/backend.py", "nvidia/limits.py", "gpu/plan.py", "gpu/timing.py",
-            "gpu/graph_timer.py", "backend_base.py", "kernel_call.py", "kernels/generic/factory.py", "kernels/generic/checks.py"} <= files
+            "gpu/graph_timer.py", "backend_base.py", "kernel_call.py", "kernels/generic/factory.py", "kernels/generic/judges.py"} <= files
     assert not [f for f in files if f.startswith(("ascend/", "kernels/gemm/", "kernels/flash_attention/"))]
     assert runtime_tree_hash("tlbench.backends.nvidia.backend") == tree_hash(runtime_files(ROOT / "nvidia" / "backend.py"))
 
@@ -44,6 +44,8 @@ def _edit(path: Path) -> None:
 def test_only_an_edit_the_runtime_compiles_with_changes_its_hash(tmp_path):
     copy = tmp_path / "backends"
     shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT.parent / "harness" / "sweep_api", tmp_path / "harness" / "sweep_api",
+                    ignore=shutil.ignore_patterns("__pycache__"))
     start = copy / "nvidia" / "backend.py"
 
     def nvidia_hash() -> str:
@@ -56,7 +58,7 @@ def test_only_an_edit_the_runtime_compiles_with_changes_its_hash(tmp_path):
     _edit(copy / "kernels" / "gemm" / "family.py")
     _edit(copy / "kernels" / "flash_attention" / "problem.py")
     assert nvidia_hash() == before  # another backend, a script that imports this one, record readers: not its runtime
-    for part in ("gpu/timing.py", "kernels/generic/factory.py", "nvidia/limits.py"):
+    for part in ("gpu/timing.py", "kernels/generic/factory.py", "nvidia/limits.py", "../harness/sweep_api/family.py"):
         _edit(copy / part)
         assert nvidia_hash() != before, part
         before = nvidia_hash()

@@ -58,7 +58,7 @@ def no_warp_partition(N, tile):
 
 USER_BUG_SUITE = '''
 import torch
-from tlbench.backends.kernels.generic import kernel_sweep
+from tlbench.harness.sweep_api import kernel_sweep
 from failing_kernels import divides_by_zero
 
 SWEEP = kernel_sweep("userbug", divides_by_zero, sizes={"N": 1024}, axes={"tile": [128, 64]}, smoke={"N": 512}, quick={"N": 1024},
@@ -70,7 +70,7 @@ def test_userbug(tlbench):
 
 PREFLIGHT_BUG_SUITE = '''
 import torch
-from tlbench.backends.kernels.generic import kernel_sweep
+from tlbench.harness.sweep_api import kernel_sweep
 from failing_kernels import always_divides_by_zero
 
 SWEEP = kernel_sweep("preflightbug", always_divides_by_zero, sizes={"N": 1024}, axes={"tile": [128]},
@@ -82,7 +82,7 @@ def test_preflightbug(tlbench):
 
 PASS_FAILS_SUITE = '''
 import torch
-from tlbench.backends.kernels.generic import kernel_sweep
+from tlbench.harness.sweep_api import kernel_sweep
 from failing_kernels import no_warp_partition
 
 SWEEP = kernel_sweep("passfails", no_warp_partition, sizes={"N": 192}, axes={"tile": [48]},

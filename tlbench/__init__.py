@@ -13,7 +13,7 @@ Contract: the installed package is ``tlbench``; the harness lives in ``tlbench.h
 the backends and kernel families in ``tlbench.backends``.  In the source tree this folder holds
 two relative links, ``harness -> ../harness`` and ``backends -> ../backends``, so a checkout on
 ``PYTHONPATH`` imports as installed and every ``tlbench.*`` name is a file by path.  Importing
-this package imports nothing else; the front-door names load ``tlbench.backends.kernels.generic``
+this package imports nothing else; the front-door names load ``tlbench.harness.sweep_api``
 when first asked for.  ``__version__`` is the installed distribution's version (``0+source``
 for a checkout that is not installed).
 """
@@ -35,9 +35,9 @@ def _version() -> str:
 
 def __getattr__(name: str):
     if name in FRONT_DOOR:
-        from tlbench.backends.kernels import generic
+        from tlbench.harness import sweep_api
 
-        return getattr(generic, name)
+        return getattr(sweep_api, name)
     raise AttributeError(f"module 'tlbench' has no attribute {name!r}")
 
 

@@ -1,6 +1,6 @@
 """Problems and configs as plain named values, and the family that reads them back from records alone.
 
-Contract: a kernel declared through the generic path (backends/kernels/generic) has no types of
+Contract: a kernel declared through the generic path (harness/sweep_api) has no types of
 its own: its problem is ``DescribedProblem(family_name, values)`` (the sizes the kernel is
 built for, e.g. ``{"M": 8192, "N": 8192}``) and its config ``DescribedConfig(values)`` (the
 sweep axes, the factory's keyword arguments, e.g. ``{"blk_m": 1, "num_stages": 2}``).

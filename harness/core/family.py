@@ -13,7 +13,7 @@ Contract:
   suites moved onto ``kernel_sweep``).
 - ``KernelFamily`` (the running side, a ``RecordFamily`` plus: validation, body builder per
   dialect, inputs, reference check, FLOPs and bytes, on-chip footprint per scope): the contract
-  between the harness and ``kernel_sweep``'s family (backends/kernels/generic/family.py), which
+  between the harness and ``kernel_sweep``'s family (harness/sweep_api/family.py), which
   every kernel - the built-in suites' and a user's - is declared through.  It is not a second
   front door: a capability a kernel needs is added to ``kernel_sweep`` for everyone.  The tests'
   toy families (tests/toys/) implement it to prove the harness names no family.

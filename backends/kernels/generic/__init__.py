@@ -1,15 +1,6 @@
-"""Benchmark your own kernel: a suite names a kernel by its body and gets the whole harness.
-
-``kernel_sweep(name, body, sizes=..., axes=..., inputs=..., reference=...)`` returns the
-``SWEEP`` a suite declares (its docstring is the reference for every argument); ``tolerance``,
-``steps``, ``similarity``, ``mismatch``, ``exact`` and ``bound`` are the rules its ``check=`` takes;
-``pruned`` is what its ``validate=`` returns for a predicted compiler refusal.  The
-kernel family behind it lives in backends/kernels/generic/family.py and needs no entry point.
-Users import these from the package root: ``from tlbench import kernel_sweep, steps``.
-Importing this package imports neither tilelang nor torch, and sets no environment variable.
+"""The backend half of ``kernel_sweep`` (harness/sweep_api/ is the user's API): a body traced
+into a PrimFunc (factory.py), the tensors of a run (tensors.py), the rules' judging (judges.py,
+output_errors.py) and the preflight on CPU torch (preflight*.py), reached by the harness only
+through runtime.py, the ``tlbench.sweep_runtime`` entry point.  Importing this package imports
+neither tilelang nor torch, and sets no environment variable.
 """
-
-from tlbench.backends.kernels.generic.checks import bound, exact, mismatch, similarity, steps, tolerance
-from tlbench.backends.kernels.generic.sweep import kernel_sweep, pruned
-
-__all__ = ["kernel_sweep", "tolerance", "steps", "similarity", "mismatch", "exact", "bound", "pruned"]

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from tlbench.backends.kernels.generic.callables import Takes
+from tlbench.harness.sweep_api.callables import Takes
 
 OUT_IDX_ATTR = "tilelang_out_idx"
 _CAPTURING = threading.local()  # set while tlbench calls a plain factory: a jit call inside answers with its PrimFunc

@@ -1,6 +1,6 @@
 """How far one output is from its reference, element by element: what every check rule reports.
 
-Contract: ``Verdict`` is what a rule's ``judge`` returns (backends/kernels/generic/checks.py):
+Contract: ``Verdict`` is what a rule's ``judge`` returns (backends/kernels/generic/judges.py):
 ``ok``, ``mismatched`` (elements the rule failed), ``total``, ``max_abs_err`` / ``max_rel_err``
 (the largest error over the elements where the output and the reference are both finite; NaN
 when there is no such element), ``non_finite`` (elements where the output or the reference is
@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+
+from tlbench.harness.sweep_api.rules import MANY_STEPS, STEP_DTYPES
 
 
 @dataclass(frozen=True)
@@ -72,19 +74,6 @@ def aside(non_finite: int, held: int) -> str:
     if held:
         parts.append(f"{held} still hold the poison value: never written?")
     return f" ({'; '.join(parts)})" if parts else ""
-
-
-MANY_STEPS = 4  # steps a failing element may be off before a steps() failure names similarity()
-STEP_DTYPES = ("float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e4m3", "float16",
-               "bfloat16", "float32", "float64")
-
-
-def is_float_dtype(name: str) -> bool:
-    return name.startswith(("float", "bfloat", "e4m3", "e5m2")) or name in ("half",)
-
-
-def is_integer_dtype(name: str) -> bool:
-    return name.startswith(("int", "uint")) or name == "bool"
 
 
 def as_float(out: Any) -> Any:

@@ -38,7 +38,7 @@ from tlbench.harness.core import trace
 from tlbench.harness.measure.outcome import traceback_of
 
 from tlbench.backends.kernels.generic import factory as factories
-from tlbench.backends.kernels.generic.callables import Takes, did_you_mean, is_device_error, one_line
+from tlbench.harness.sweep_api.callables import Takes, did_you_mean, is_device_error, one_line
 from tlbench.backends.kernels.generic.tensors import as_list
 from tlbench.backends.kernels.generic.preflight_names import NameChecks, Stop as _Stop, label_of as _label
 from tlbench.backends.kernels.generic.preflight_sizes import SizeChecks
@@ -203,7 +203,7 @@ class _Preflight(NameChecks, TensorChecks, SizeChecks):
         if key not in self.refusals:
             function = self.callables.get("validate")
             try:
-                from tlbench.backends.kernels.generic.callables import call_named
+                from tlbench.harness.sweep_api.callables import call_named
 
                 self.refusals[key] = function is not None and bool(call_named(function, self.family.named(problem, config, self.dialect)))
             except Exception:  # noqa: BLE001 - reported where validate is called
@@ -216,7 +216,7 @@ class _Preflight(NameChecks, TensorChecks, SizeChecks):
 
     # -- calls --------------------------------------------------------------------------------
     def call(self, label: str, function: Any, values: dict[str, Any], positional: Sequence[Any] = ()) -> Any:
-        from tlbench.backends.kernels.generic.callables import call_named
+        from tlbench.harness.sweep_api.callables import call_named
 
         takes = Takes.of(function)
         given_inputs = label.split(":")[0] in ("reference", "vendor", "vendor_label") or label.startswith("bound")

@@ -20,8 +20,8 @@ from typing import Any
 from tlbench.harness.core.described import DTYPE_KEY
 
 from tlbench.backends.kernels.generic import factory as factories
-from tlbench.backends.kernels.generic.callables import Takes, did_you_mean, named_what
-from tlbench.backends.kernels.generic.vendors import OUT
+from tlbench.harness.sweep_api.callables import Takes, did_you_mean, named_what
+from tlbench.harness.sweep_api.vendors import OUT
 
 
 class Stop(Exception):

@@ -101,7 +101,7 @@ class SizeChecks:
             self.at = None
 
     def _meta_call(self, label: str, function: Any, values: dict[str, Any], positional: Any = ()) -> Any:
-        from tlbench.backends.kernels.generic.callables import call_named
+        from tlbench.harness.sweep_api.callables import call_named
 
         import torch
 
@@ -126,7 +126,7 @@ class SizeChecks:
         """Whether inputs and the reference run on torch's meta device at the smoke size, where they
         ran on CPU: only then is an exception at another size the suite's, not the meta device's."""
         if self.meta_smoke is None:
-            from tlbench.backends.kernels.generic.callables import call_named
+            from tlbench.harness.sweep_api.callables import call_named
 
             import torch
 

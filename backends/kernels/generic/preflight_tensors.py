@@ -27,10 +27,10 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from tlbench.backends.dtype_sizes import element_bits, storage_shape
-from tlbench.backends.kernels.generic.checks import Bound, UserRule, rule_for, spec_problems
+from tlbench.harness.sweep_api.rules import Bound, UserRule, rule_for, spec_problems
 from tlbench.backends.kernels.generic.preflight_names import Stop, label_of
 from tlbench.backends.kernels.generic.tensors import allocate, as_list, expected_shape_problem, packed_input_problem, torch_dtype
-from tlbench.backends.kernels.generic.vendors import OUT, out_value, takes_out
+from tlbench.harness.sweep_api.vendors import OUT, out_value, takes_out
 
 SPOT = 1 << 16  # elements a built-in rule judges in the preflight: enough to tell, cheap at any smoke size
 
@@ -179,11 +179,14 @@ def spot(out: Any, ref: Any) -> tuple[Any, Any]:
     return out.reshape(-1)[:SPOT], ref.reshape(-1)[:SPOT]
 
 
-def user_rules(spec: Any) -> Iterable[UserRule]:
+def _rules_of(spec: Any, kind: type) -> list[Any]:
     values = spec.values() if isinstance(spec, dict) else spec if isinstance(spec, list) else [spec] if spec is not None else []
-    return [r for r in values if isinstance(r, UserRule)]
+    return [r for r in values if isinstance(r, kind)]
+
+
+def user_rules(spec: Any) -> Iterable[UserRule]:
+    return _rules_of(spec, UserRule)
 
 
 def bound_rules(spec: Any) -> list[Bound]:
-    values = spec.values() if isinstance(spec, dict) else spec if isinstance(spec, list) else [spec] if spec is not None else []
-    return [r for r in values if isinstance(r, Bound)]
+    return _rules_of(spec, Bound)

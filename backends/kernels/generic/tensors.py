@@ -11,7 +11,7 @@ can hold (backends/output_poison.py; the backends call it before a checked
 run, so a kernel that accumulates into its outputs must clear them itself, e.g. with a first
 ``T.Kernel`` that zeroes them: that launch is then part of every timed call).
 ``judge(outputs, expected, rules, names)`` is the check: each output against its expected
-tensor by its own rule (backends/kernels/generic/checks.py); the ``CheckResult`` names the
+tensor by its own rule (harness/sweep_api/rules.py, judged by judges.py); the ``CheckResult`` names the
 rule of each output (``rule``) and says why any failed; its ``max_abs_err`` / ``max_rel_err`` are
 the largest over the outputs' finite elements, ``non_finite`` their non-finite elements summed
 (backends/kernels/generic/output_errors.py).  torch is imported here only.

@@ -1,41 +1,23 @@
-"""The kernel family of one kernel a suite declared through the generic path.
+"""The kernel family of one kernel a suite declared through ``kernel_sweep``.
 
-Contract: ``GenericFamily`` implements harness/core/family.py's ``KernelFamily`` (and the
-optional ``kernel_traits`` / ``vendor_call`` / ``inputs_key`` / ``input_dtypes`` / ``preflight`` members the
-harness asks through harness/core/kernel_traits.py) for a kernel named by its bodies:
-problems and configs are harness/core/described.py's plain-valued types, so its records
-describe themselves and every reader reads them without this object.
-- Names: every suite callable receives the sizes, axes, constants and ``dialect`` it names
-  (all with ``**kwargs``; ``inputs`` also ``device``), through
-  backends/kernels/generic/callables.py; an exception of the suite's code is a
-  ``SuiteCodeError`` naming the callable and the problem (the item's failure, never the
-  device worker's).  Constants never enter an id; they are hashed into ``kernel_hash``
-  (``fixed_arguments``), so an edited constant is rebuilt.
-- ``configs``: per dialect (``"*"``: every dialect); ``validate`` refuses a dialect with no
-  body (``Refusal`` kind ``no body``) and what the suite's ``validate`` refuses (kind
-  ``invalid``), before anything compiles.
-- ``build``: the body for the backend's dialect (``bodies[dialect]``, else ``bodies["*"]``)
-  through backends/kernels/generic/factory.py; an exception the body raises is a
-  ``SuiteCodeError`` naming the body, the kernel, the problem and the config (the item's line).
-- inputs: the suite's ``inputs`` gives the leading parameters (made per problem, or per the
-  axes it names: ``inputs_key``; the reference, the vendor and the check then get those axes
-  too, never another: they are shared by every config with the same inputs); tlbench
-  allocates the rest (the outputs)
-  from the PrimFunc; ``input_dtypes(inputs)``: the dtypes of the tensors ``inputs`` made (a
-  record's ``input_dtypes``: the roofline's peak where the sizes name no dtype); ``check`` judges each output by its rule against the suite's
-  ``reference`` (backends/kernels/generic/checks.py); a vendor item with
-  ``vendor_check=False`` is not judged (``checked`` False: a speed reference).
-- ``preflight(problem, dialect) -> (failures, notes)``: backends/kernels/generic/preflight.py,
-  once per dialect, cached on the family.
-- Any callable may be given as ``"module:attribute"`` (imported where first used).
-- Pickled by reference (``__reduce__``): a worker process imports the suite module that
-  declared the kernel and takes the family from its ``SWEEP``, so the user's callables never
-  cross a process boundary.  Module loading is thread-safe (backends/kernels/generic/loading.py).
+Contract: ``GenericFamily`` implements harness/core/family.py's ``KernelFamily`` (and the optional
+members harness/core/kernel_traits.py asks) for a kernel named by its bodies; its problems and
+configs are harness/core/described.py's plain-valued types, so its records describe themselves.
+- Every suite callable receives the sizes, axes, constants and ``dialect`` it names (callables.py);
+  an exception of the suite's code is a ``SuiteCodeError`` naming the callable and the problem.
+  Constants never enter an id (they are hashed into ``kernel_hash``: ``fixed_arguments``).
+- ``validate`` refuses a dialect with no body (``Refusal`` kind ``no body``) and what the suite's
+  ``validate`` refuses (kind ``invalid``, or ``pruned``'s), before anything compiles.
+- ``inputs_key``: the problem, with the axes the suite's ``inputs`` names (the reference, the
+  vendor and the check get those axes too, shared by every config with the same inputs).
+- What traces, runs and judges with tilelang and torch (``kernel_traits``, ``build``,
+  ``make_inputs``, ``check``, ``vendor_call``, ``preflight`` ...) is the runtime's (runtime.py).
+- Any callable may be given as ``"module:attribute"``; pickled by reference (``__reduce__``): a
+  worker imports the suite that declared it and takes the family from its ``SWEEP`` (loading.py).
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
@@ -46,13 +28,12 @@ from tlbench.harness.core.family import CaseIdParts, StagePoint
 from tlbench.harness.core.backend_api import SuiteCodeError
 from tlbench.harness.core.space import Refusal
 
-from tlbench.backends.kernels.generic import factory as factories
-from tlbench.backends.kernels.generic.callables import Takes, failure_words, named_what, suite_call
-from tlbench.backends.kernels.generic.checks import Bound, rule_for
-from tlbench.backends.kernels.generic.loading import find_family, resolve
-from tlbench.backends.kernels.generic.tensors import KernelInputs, allocate, as_list, judge
-from tlbench.backends.kernels.generic.vendors import VendorTable, vendor_run
-from tlbench.backends.kernels.generic.words import CaseWords
+from tlbench.harness.sweep_api.callables import Takes, named_what, suite_call
+from tlbench.harness.sweep_api.loading import find_family, resolve
+from tlbench.harness.sweep_api.rules import rule_for
+from tlbench.harness.sweep_api.runtime import runtime
+from tlbench.harness.sweep_api.vendors import VendorTable
+from tlbench.harness.sweep_api.words import CaseWords
 
 ANY_DIALECT = "*"
 
@@ -237,40 +218,6 @@ class GenericFamily:
     def loop_trips(self, problem: DescribedProblem, config: DescribedConfig) -> int | None:
         return self.words.loop_trips_of(self, problem.values, config.values)
 
-    def _options(self, problem: DescribedProblem, config: DescribedConfig, dialect: str, body: Any) -> Mapping[str, Any]:
-        """The pass configs / target of the jit that makes the body: the factory's own, or (a
-        plain function around a jit call) the inner jit's, read from the first build of that
-        dialect's body (one trace per dialect; a body that cannot be traced has none: its
-        build and the preflight say why)."""
-        if factories._jit(body) is not None or not callable(body) or factories.is_compiled_kernel(body):
-            return factories.jit_options(body)
-        key = ("options", dialect)
-        if key not in self.memo:
-            try:
-                self.memo[key] = factories.built(body, self.named(problem, config, None)).options
-            except Exception:  # noqa: BLE001 - reported by the preflight and by the build itself
-                self.memo[key] = factories.jit_options(None)
-        return self.memo[key]
-
-    def kernel_traits(self, problem: DescribedProblem, config: DescribedConfig, dialect: str) -> dict[str, Any]:
-        body = self.body_for(dialect)
-        options = self._options(problem, config, dialect, body) if body is not None else {"pass_configs": {}, "target": None}
-        facts = config.stage
-        threads, cores = config.values.get("threads"), config.values.get("num_cores")
-        source = factories.source_file(body) if body is not None else None
-        return {
-            "loop_form": facts.loop_form if facts.loop_form != "none" else None,
-            "num_stages": facts.num_stages,
-            "threads": threads if isinstance(threads, int) and not isinstance(threads, bool) else None,
-            "num_cores": cores if isinstance(cores, int) and not isinstance(cores, bool) else None,
-            "enable_offset": config.values.get("enable_offset") is True,
-            "pass_configs": {**options["pass_configs"], **self.suite_pass_configs(problem, config, dialect)},
-            "target": options["target"],
-            "body_modules": (str(source or self.module_file), *self.more_body_modules(problem, config, dialect)) if body is not None else (),
-            "fixed_arguments": json.dumps(sorted(self.constants.items()), default=str) if self.constants else "",
-            "shape_values": {k: v for k, v in problem.values.items() if isinstance(v, int) and not isinstance(v, bool)},
-        }
-
     def more_body_modules(self, problem: DescribedProblem, config: DescribedConfig, dialect: str) -> tuple[str, ...]:
         """The suite's ``body_modules``: modules beyond the factory's file (and the user code it
         imports) whose source is the body, e.g. a body in an installed package; a list, or what
@@ -290,36 +237,11 @@ class GenericFamily:
             return dict(given)
         return dict(self.call("pass_configs", given, self.named(problem, config, dialect), problem=problem) or {})
 
-    def build(self, problem: DescribedProblem, config: DescribedConfig, dialect: str) -> Any:
-        body = self.body_for(dialect)
-        if body is None:
-            raise ValueError(self.validate(problem, config, dialect))
-        try:
-            made = factories.built(body, self.named(problem, config, None))
-        except Exception as exc:  # noqa: BLE001 - the body's own code raised: the item's line names it
-            where = f"kernel {self.name}, problem {problem.problem_id}" + (f", config {config.config_id}" if config.values else "")
-            raise SuiteCodeError(failure_words(f"body {factories.factory_name(body)}", exc, where)) from exc
-        self.memo.setdefault(("options", dialect), made.options)
-        return made.func
-
-    def preflight(self, problem: DescribedProblem, dialect: str, device_memory: int | None = None) -> tuple[list[str], list[str]]:
-        from tlbench.backends.kernels.generic.preflight import DEVICE_MEMORY, preflight
-
-        return preflight(self, problem, dialect, device_memory or DEVICE_MEMORY)
-
-    def preflight_traceback(self, dialect: str, line: str) -> str:
-        from tlbench.backends.kernels.generic.preflight import preflight_traceback
-
-        return preflight_traceback(self, dialect, line)
-
     # -- running ------------------------------------------------------------------------------
-    def inputs_takes(self) -> Takes | None:
-        return Takes.of(self.resolved(self.inputs))
-
     def inputs_axes(self, config: DescribedConfig) -> dict[str, Any]:
         """The axes of ``config`` the suite's ``inputs`` names (all with ``**kwargs``): what the
         inputs are made from, and so what the reference, the vendor and the check may read."""
-        takes = self.inputs_takes()
+        takes = Takes.of(self.resolved(self.inputs))
         if takes is None:
             return {}
         return {k: v for k, v in config.values.items() if takes.var_keyword or k in takes.keyword}
@@ -335,70 +257,45 @@ class GenericFamily:
         are the same)."""
         return {**self.named(problem, None, dialect), **axes}
 
-    def output_specs(self, problem: DescribedProblem, config: DescribedConfig, dialect: str,
-                     made: Sequence[Any]) -> list[tuple[str, tuple[int, ...], str]]:
-        """The outputs' (name, shape, dtype), symbolic dimensions bound from ``made`` (what
-        inputs() returned), then from the sizes of the same name."""
-        try:
-            return factories.output_specs(self.build(problem, config, dialect), made, problem.values)
-        except ValueError as exc:
-            raise ValueError(f"{self.name}: {exc}") from None
-
-    def make_inputs(self, problem: DescribedProblem, seed: int, device: Any, dialect: str | None = None,
-                    config: DescribedConfig | None = None) -> KernelInputs:
-        import torch
-
-        body_dialect = dialect if dialect is not None and self.has_body(dialect) else self.some_dialect()
-        config = config if config is not None else self.configs_for(body_dialect)[0]
-        torch.manual_seed(seed)
-        made = list(self.call("inputs", self.inputs, {**self.named(problem, config, dialect), "device": device}, problem=problem))
-        specs = self.output_specs(problem, config, body_dialect, made)
-        return KernelInputs(made + allocate(specs, device), len(made), output_names=tuple(s[0] for s in specs),
-                            output_dtypes=tuple(s[2] for s in specs), axes=self.inputs_axes(config))
-
-    def input_dtypes(self, inputs: Any) -> tuple[str, ...] | None:
-        """None where a backend called the kernel with inputs it made otherwise (not ``make_inputs``'s)."""
-        return inputs.input_dtypes if isinstance(inputs, KernelInputs) else None
-
-    def kernel_args(self, inputs: KernelInputs) -> tuple[Any, ...]:
+    def kernel_args(self, inputs: Any) -> tuple[Any, ...]:
         return tuple(inputs.args)
 
-    def output(self, inputs: KernelInputs) -> Any:
+    def output(self, inputs: Any) -> Any:
         return inputs.outputs
 
-    def rules(self, inputs: KernelInputs) -> list[Any]:
+    def rules(self, inputs: Any) -> list[Any]:
         return [rule_for(self.check_spec, k, name, dtype, self.tolerance)
                 for k, (name, dtype) in enumerate(zip(inputs.output_names, inputs.output_dtypes))]
 
-    def expected(self, inputs: KernelInputs, problem: DescribedProblem, dialect: str | None) -> Any:
-        if self.reference is None:
-            raise ValueError(f"kernel {self.name!r} declares no reference: pass reference= to kernel_sweep")
-        if inputs.expected is None:
-            values = self.answer_values(problem, inputs.axes, dialect)
-            inputs.expected = self.call("reference", self.reference, values, inputs.inputs, problem)
-        return inputs.expected
+    # -- the runtime's (harness/sweep_api/runtime.py: tilelang and torch) ------------------------------
+    def kernel_traits(self, problem: DescribedProblem, config: DescribedConfig, dialect: str) -> dict[str, Any]:
+        return runtime().kernel_traits(self, problem, config, dialect)
 
-    def check(self, inputs: KernelInputs, problem: DescribedProblem, dialect: str | None = None, vendor: bool = False) -> CheckResult:
-        if vendor and not self.vendor_check:
-            return CheckResult(True, float("nan"), float("nan"), 0, 0, float("nan"), float("nan"),
-                               "a speed reference (vendor_check=False): its output is not judged", rule="", checked=False)
-        expected = self.expected(inputs, problem, dialect)
-        values = self.answer_values(problem, inputs.axes, dialect)
+    def build(self, problem: DescribedProblem, config: DescribedConfig, dialect: str) -> Any:
+        return runtime().build(self, problem, config, dialect)
 
-        def user(rule: Any, out: Any, ref: Any) -> Any:
-            return self.call("check", rule.function, values, (out, ref), problem)
+    def preflight(self, problem: DescribedProblem, dialect: str, device_memory: int | None = None) -> tuple[list[str], list[str]]:
+        return runtime().preflight(self, problem, dialect, device_memory)
 
-        answers = as_list(expected)
-        rules = [rule.given(self.call("check", rule.allowed, values, (answers[k], *inputs.inputs), problem))
-                 if isinstance(rule, Bound) and k < len(answers) else rule
-                 for k, rule in enumerate(self.rules(inputs))]
-        return judge(inputs.outputs.tensors, expected, rules, inputs.output_names, user)
+    def preflight_traceback(self, dialect: str, line: str) -> str:
+        return runtime().preflight_traceback(self, dialect, line)
 
-    def vendor_call(self, case: Any, inputs: KernelInputs, dialect: str, timed: bool) -> tuple[Callable[[], Any], str]:
-        if not self.vendors:
-            raise ValueError(f"kernel {self.name!r} declares no vendor call: pass vendor= to kernel_sweep")
-        library = getattr(case, "library", None)
-        vendor = self.vendors.function(dialect, library, self.resolved)
-        where = f"kernel {self.name}, problem {case.problem.problem_id}"
-        values = self.answer_values(case.problem, inputs.axes, dialect)
-        return vendor_run(self.vendors, library, vendor, values, inputs, timed, self.vendor_check, where)
+    def output_specs(self, problem: DescribedProblem, config: DescribedConfig, dialect: str,
+                     made: Sequence[Any]) -> list[tuple[str, tuple[int, ...], str]]:
+        return runtime().output_specs(self, problem, config, dialect, made)
+
+    def make_inputs(self, problem: DescribedProblem, seed: int, device: Any, dialect: str | None = None,
+                    config: DescribedConfig | None = None) -> Any:
+        return runtime().make_inputs(self, problem, seed, device, dialect, config)
+
+    def input_dtypes(self, inputs: Any) -> tuple[str, ...] | None:
+        return runtime().input_dtypes(inputs)
+
+    def expected(self, inputs: Any, problem: DescribedProblem, dialect: str | None) -> Any:
+        return runtime().expected(self, inputs, problem, dialect)
+
+    def check(self, inputs: Any, problem: DescribedProblem, dialect: str | None = None, vendor: bool = False) -> CheckResult:
+        return runtime().check(self, inputs, problem, dialect, vendor)
+
+    def vendor_call(self, case: Any, inputs: Any, dialect: str, timed: bool) -> tuple[Callable[[], Any], str]:
+        return runtime().vendor_call(self, case, inputs, dialect, timed)

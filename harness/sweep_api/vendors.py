@@ -28,11 +28,19 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from tlbench.backends.kernels.generic.callables import Takes, bound_call, named_what
+from tlbench.harness.sweep_api.callables import Takes, bound_call, named_what
+from tlbench.harness.sweep_api.runtime import runtime
 
 ANY_DIALECT = "*"
 LIBRARY = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 OUT = "out"
+
+
+def per_dialect_example(*values: str) -> str:
+    """``{'cuda': f, 'ascend': g}``: a dict by body dialect, for an error message (the dialects are
+    the runtime's to name: the harness names none)."""
+    dialects = runtime().EXAMPLE_DIALECTS
+    return "{" + ", ".join(f"{d!r}: {values[k % len(values)]}" for k, d in enumerate(dialects)) + "}"
 
 
 def _is_call(value: Any) -> bool:
@@ -66,7 +74,7 @@ class VendorTable:
                                     f"of named ones ({{'sdpa_flash': f, ...}}), got {entry!r}")
         else:
             raise TypeError("kernel_sweep: vendor must be a callable, a 'module:attribute', or a dict by body dialect "
-                            f"({{'cuda': f, 'ascend': g}}) of those or of named libraries; got {vendor!r}")
+                            f"({per_dialect_example('f', 'g')}) of those or of named libraries; got {vendor!r}")
         named = {lib for entries in table.values() for lib in entries if lib is not None}
         if isinstance(label, Mapping):
             stray = sorted(set(map(str, label)) - {str(n) for n in named})
@@ -88,10 +96,6 @@ class VendorTable:
 
     def libraries(self, dialect: str | None) -> list[str | None]:
         return list(self.entries(dialect))
-
-    def every_call(self) -> list[tuple[str, str | None, Any]]:
-        """(dialect, library, call) of every vendor item the suite declares."""
-        return [(d, lib, ref) for d, entries in self.by_dialect.items() for lib, ref in entries.items()]
 
     def function(self, dialect: str | None, library: str | None, resolve: Callable[[Any], Any]) -> Any:
         entries = self.entries(dialect)

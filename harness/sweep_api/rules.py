@@ -4,13 +4,9 @@ Contract: each rule is a frozen value with ``words`` (how records and reports na
 ``steps(1)``), ``fits(dtype_name) -> None | why not`` (asked by the preflight: a rule that
 cannot judge an output of that dtype is refused before anything compiles) and
 ``judge(out, ref) -> Verdict`` (torch tensors: ``out`` the kernel's output, ``ref`` the
-reference's answer for it, same number of elements).  Every rule fails an element that still
-holds its poison (backends/output_poison.py: NaN for floats, a sentinel for integers, a
-non-boolean byte for bool), so an output the kernel never wrote never passes.  Every verdict
-(backends/kernels/generic/output_errors.py) gives the largest error over the elements finite on
-both sides and counts the non-finite ones (NaN or infinity where the reference holds no such
-value: the same infinity on both sides matches), and its detail says how many of each of these
-two kinds it failed: ``(3 non-finite; 2 still hold the poison value: never written?)``.
+reference's answer for it, same number of elements; judged by backends/kernels/generic/judges.py).
+Every rule fails an element that still holds its poison (an output the kernel never wrote never
+passes) and counts the non-finite ones apart (the same infinity on both sides matches).
 - ``tolerance(rtol=1e-2, atol=1e-2)``: every element within ``atol + rtol * |ref|`` (float64);
   a non-finite element never is (``mismatch`` and ``bound`` alike); its failure says how many
   of the failing elements ``steps(1)`` would accept.
@@ -36,7 +32,8 @@ two kinds it failed: ``(3 non-finite; 2 still hold the poison value: never writt
 ``rule_for(spec, index, name, dtype)`` resolves a ``check=`` value for one output: None (the
 default: tolerance for floats, ``steps(1)`` for fp8 without rtol/atol, exact for integers and bool), one rule, a list (by output
 index), a dict (by output index or parameter name; unnamed outputs get the default), or a
-callable (a user rule).  torch is imported inside the judging only.
+callable (a user rule).  Nothing here imports torch: a rule's ``judge`` is
+backends/kernels/generic/judges.py's, reached through the runtime (harness/sweep_api/runtime.py).
 """
 
 from __future__ import annotations
@@ -44,14 +41,35 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
-from tlbench.backends.kernels.generic.output_errors import (MANY_STEPS, STEP_DTYPES, Verdict, aside, as_float, errors,
-                                                           is_float_dtype, is_integer_dtype, step_distance, steps_would_accept, unwritten)
+from tlbench.harness.sweep_api.callables import callable_name
+from tlbench.harness.sweep_api.runtime import runtime
 
 DEFAULT_RTOL = DEFAULT_ATOL = 1e-2
+MANY_STEPS = 4  # steps a failing element may be off before a steps() failure names similarity()
+STEP_DTYPES = ("float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e4m3", "float16",
+               "bfloat16", "float32", "float64")
+
+
+def is_float_dtype(name: str) -> bool:
+    return name.startswith(("float", "bfloat", "e4m3", "e5m2")) or name in ("half",)
+
+
+def is_integer_dtype(name: str) -> bool:
+    return name.startswith(("int", "uint")) or name == "bool"
+
+
+class Judged:
+    """A built-in rule: it fits every dtype unless it says otherwise; torch judges it (the runtime's)."""
+
+    def fits(self, dtype: str) -> str | None:
+        return None
+
+    def judge(self, out: Any, ref: Any) -> Any:
+        return runtime().judge(self, out, ref)
 
 
 @dataclass(frozen=True)
-class Tolerance:
+class Tolerance(Judged):
     rtol: float = DEFAULT_RTOL
     atol: float = DEFAULT_ATOL
 
@@ -59,49 +77,14 @@ class Tolerance:
     def words(self) -> str:
         return f"tolerance(rtol={self.rtol:g}, atol={self.atol:g})"
 
-    def fits(self, dtype: str) -> str | None:
-        return None
 
-    def judge(self, out: Any, ref: Any) -> Verdict:
-        e = errors(as_float(out), ref)
-        held = unwritten(out).reshape(e.err.shape)
-        bad = ~(e.err <= self.atol + self.rtol * e.want.abs()) | e.non_finite | held
-        count = int(bad.sum())
-        detail = ""
-        if count:
-            detail = (f"{count} of {out.numel()} outside atol {self.atol:g} + rtol {self.rtol:g} * |ref|"
-                      + aside(e.non_finite_count, int(held.sum())) + steps_would_accept(out, ref, bad))
-        return Verdict(count == 0, count, out.numel(), e.max_abs, e.max_rel, detail, e.non_finite_count)
+@dataclass(frozen=True)
+class Exact(Judged):
+    words = "exact()"
 
 
 @dataclass(frozen=True)
-class Exact:
-    @property
-    def words(self) -> str:
-        return "exact()"
-
-    def fits(self, dtype: str) -> str | None:
-        return None
-
-    def judge(self, out: Any, ref: Any) -> Verdict:
-        import torch
-
-        held = unwritten(out)
-        if out.dtype == torch.bool:
-            got, want = out.view(torch.uint8).long(), ref.bool().long()
-        elif out.dtype.is_floating_point:
-            got, want = as_float(out).double(), ref.to(out.dtype).double() if ref.dtype != out.dtype else as_float(ref).double()
-        else:
-            got, want = out.long(), ref.long() if not ref.dtype.is_floating_point else ref.round().long()
-        bad = ~(got == want.reshape(got.shape)) | held
-        count = int(bad.sum())
-        e = errors(got, want)
-        detail = f"{count} of {out.numel()} differ from the reference" + aside(e.non_finite_count, int(held.sum())) if count else ""
-        return Verdict(count == 0, count, out.numel(), e.max_abs, e.max_rel, detail, e.non_finite_count)
-
-
-@dataclass(frozen=True)
-class Steps:
+class Steps(Judged):
     k: int = 1
 
     def __post_init__(self) -> None:
@@ -117,24 +100,9 @@ class Steps:
             return None
         return f"steps() counts representable values of a floating dtype ({', '.join(STEP_DTYPES)}), not of {dtype}"
 
-    def judge(self, out: Any, ref: Any) -> Verdict:
-        distance, non_finite = step_distance(out, ref)
-        bad = (distance > self.k) | non_finite  # the largest finite value is one step from infinity: overflow fails
-        count = int(bad.sum())
-        e = errors(as_float(out), ref)
-        worst_steps = int(distance[~non_finite].max()) if bool((~non_finite).any()) else -1
-        detail = ""
-        if count:
-            detail = f"{count} of {out.numel()} more than {self.k} representable {out.dtype} value(s) from the reference"
-            detail += f", worst {worst_steps} steps" if worst_steps >= 0 else ""
-            detail += aside(int(non_finite.sum()), int(unwritten(out).sum()))
-            if worst_steps >= max(MANY_STEPS, 2 * self.k + 1):  # an fp32 sum in another order, rounded: several steps off
-                detail += "; a reduction summed in another order than the reference's lands this far: judge it with similarity()"
-        return Verdict(count == 0, count, out.numel(), e.max_abs, e.max_rel, detail, int(non_finite.sum()))
-
 
 @dataclass(frozen=True)
-class Similarity:
+class Similarity(Judged):
     max_diff: float | None = None
     min_cosine: float | None = None
 
@@ -151,27 +119,9 @@ class Similarity:
     def fits(self, dtype: str) -> str | None:
         return None if is_float_dtype(dtype) else f"similarity() compares floating outputs, not {dtype}"
 
-    def judge(self, out: Any, ref: Any) -> Verdict:
-        x, y = as_float(out).double().reshape(-1), ref.double().reshape(-1)
-        e = errors(x, y)
-        held = int(unwritten(out).sum())
-        if self.min_cosine is not None:
-            norms = float(x.norm() * y.norm())
-            value = float((x * y).sum()) / norms if norms > 0 else (1.0 if float(x.abs().sum() + y.abs().sum()) == 0 else 0.0)
-            ok = value >= self.min_cosine and held == 0
-            detail = "" if ok else f"cosine {value:.6g} below {self.min_cosine:g}"
-        else:
-            denominator = float((x * x + y * y).sum())
-            value = 0.0 if denominator == 0 else 1.0 - 2.0 * float((x * y).sum()) / denominator
-            ok = value <= self.max_diff and held == 0
-            detail = "" if ok else f"diff 1 - 2x.y/(x.x+y.y) = {value:.6g} above {self.max_diff:g}"
-        if not ok:
-            detail += aside(e.non_finite_count, held)
-        return Verdict(ok, 0 if ok else out.numel(), out.numel(), e.max_abs, e.max_rel, detail, e.non_finite_count)
-
 
 @dataclass(frozen=True)
-class Mismatch:
+class Mismatch(Judged):
     fraction: float
     rtol: float = DEFAULT_RTOL
     atol: float = DEFAULT_ATOL
@@ -184,22 +134,13 @@ class Mismatch:
     def words(self) -> str:
         return f"mismatch({self.fraction:g}, rtol={self.rtol:g}, atol={self.atol:g})"
 
-    def fits(self, dtype: str) -> str | None:
-        return None
 
-    def judge(self, out: Any, ref: Any) -> Verdict:
-        e = errors(as_float(out), ref)
-        outside = ~(e.err <= self.atol + self.rtol * e.want.abs()) | e.non_finite
-        count = int(outside.sum())
-        held = int(unwritten(out).sum())
-        ok = count <= self.fraction * out.numel() and held == 0
-        detail = ""
-        if not ok:
-            allowed = ("more than" if count > self.fraction * out.numel() else "within") + f" the {self.fraction:g} allowed"
-            detail = (f"{count} of {out.numel()} ({count / max(out.numel(), 1):.3g}) outside atol {self.atol:g} + rtol "
-                      f"{self.rtol:g} * |ref|, {allowed}" + (", but none may hold the poison" if held else "")
-                      + aside(e.non_finite_count, held))
-        return Verdict(ok, count, out.numel(), e.max_abs, e.max_rel, detail, e.non_finite_count)
+@dataclass(frozen=True, eq=False)
+class Within(Judged):
+    """A ``Bound`` with its allowed errors computed for one run (a tensor, or one number)."""
+
+    words: str
+    allowed: Any
 
 
 @dataclass(frozen=True)
@@ -208,13 +149,30 @@ class UserRule:
 
     @property
     def words(self) -> str:
-        from tlbench.backends.kernels.generic.callables import callable_name
-
         name = callable_name(self.function)
         return "user check (a lambda)" if name == "a lambda" else f"user check {name}()"
 
     def fits(self, dtype: str) -> str | None:
         return None
+
+
+@dataclass(frozen=True)
+class Bound:
+    allowed: Callable[..., Any]
+    label: str = ""
+
+    @property
+    def words(self) -> str:
+        return f"bound({self.label or callable_name(self.allowed)})"
+
+    def fits(self, dtype: str) -> str | None:
+        return None if is_float_dtype(dtype) else f"bound() judges float outputs, not {dtype}"
+
+    def given(self, allowed: Any) -> Within:
+        return Within(self.words, allowed)
+
+
+RULE_TYPES = (Tolerance, Exact, Steps, Similarity, Mismatch, Bound, UserRule)
 
 
 def tolerance(rtol: float = DEFAULT_RTOL, atol: float = DEFAULT_ATOL) -> Tolerance:
@@ -241,51 +199,6 @@ def similarity(max_diff: float | None = None, min_cosine: float | None = None) -
 def mismatch(fraction: float, rtol: float = DEFAULT_RTOL, atol: float = DEFAULT_ATOL) -> Mismatch:
     """At most ``fraction`` of the elements outside ``atol + rtol * |ref|`` (none unwritten)."""
     return Mismatch(float(fraction), float(rtol), float(atol))
-
-
-@dataclass(frozen=True)
-class Bound:
-    allowed: Callable[..., Any]
-    label: str = ""
-
-    @property
-    def words(self) -> str:
-        from tlbench.backends.kernels.generic.callables import callable_name
-
-        return f"bound({self.label or callable_name(self.allowed)})"
-
-    def fits(self, dtype: str) -> str | None:
-        return None if is_float_dtype(dtype) else f"bound() judges float outputs, not {dtype}"
-
-    def given(self, allowed: Any) -> "Within":
-        return Within(self.words, allowed)
-
-
-@dataclass(frozen=True, eq=False)
-class Within:
-    """A ``Bound`` with its allowed errors computed for one run (a tensor, or one number)."""
-
-    words: str
-    allowed: Any
-
-    def fits(self, dtype: str) -> str | None:
-        return None
-
-    def judge(self, out: Any, ref: Any) -> Verdict:
-        import torch
-
-        e = errors(as_float(out), ref)
-        allowed = torch.as_tensor(self.allowed, device=e.err.device).double()
-        if allowed.numel() > 1:  # as large as the output; a spot check judges a prefix of it
-            allowed = allowed.reshape(-1)[: e.err.numel()].reshape(e.err.shape)
-        held = unwritten(out).reshape(e.err.shape)
-        bad = ~(e.err <= allowed) | e.non_finite | held
-        count = int(bad.sum())
-        detail = f"{count} of {out.numel()} outside the bound {self.words}" + aside(e.non_finite_count, int(held.sum())) if count else ""
-        return Verdict(count == 0, count, out.numel(), e.max_abs, e.max_rel, detail, e.non_finite_count)
-
-
-RULE_TYPES = (Tolerance, Exact, Steps, Similarity, Mismatch, Bound, UserRule)
 
 
 def bound(allowed: Callable[..., Any], words: str = "") -> Bound:

@@ -14,105 +14,21 @@ from __future__ import annotations
 import re
 import sys
 from dataclasses import dataclass
-from itertools import product
 from typing import Any, Callable, Mapping, Sequence
 
-from tlbench.harness.core import loop_form
 from tlbench.harness.core.backend_traits import TraitsCatalog
 from tlbench.harness.core.cases import VendorCase
-from tlbench.harness.core.described import LOOP_FORM_KEY, STAGES_KEY, DescribedConfig, Params
 from tlbench.harness.core.space import Refusal
 from tlbench.harness.core.sweep import Sweep
 
-from tlbench.backends.kernels.generic import checks
-from tlbench.backends.kernels.generic.factory import is_body
-from tlbench.backends.kernels.generic.family import ANY_DIALECT, GenericFamily
-from tlbench.backends.kernels.generic.vendors import VendorTable
-from tlbench.backends.kernels.generic.words import CaseWords
+from tlbench.harness.sweep_api import rules
+from tlbench.harness.sweep_api.configs import configs_by_dialect, scope_configs, size_list
+from tlbench.harness.sweep_api.family import ANY_DIALECT, GenericFamily
+from tlbench.harness.sweep_api.runtime import runtime
+from tlbench.harness.sweep_api.vendors import VendorTable
+from tlbench.harness.sweep_api.words import CaseWords
 
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
-
-
-def _size_list(sizes: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None, what: str) -> list[dict[str, Any]]:
-    if sizes is None:
-        return []
-    listed = [sizes] if isinstance(sizes, Mapping) else list(sizes)
-    for entry in listed:
-        if not isinstance(entry, Mapping):
-            raise TypeError(f"kernel_sweep: {what} must be a dict of keyword arguments or a list of them, got {entry!r}")
-    return [dict(entry) for entry in listed]
-
-
-def _config_list(family: GenericFamily, axes: Mapping[str, Sequence[Any]] | None,
-                 configs: Sequence[Mapping[str, Any]] | None, where: str = "") -> list[DescribedConfig]:
-    out: list[DescribedConfig] = []
-    if axes:
-        for name, values in axes.items():
-            if isinstance(values, (str, bytes)) or not isinstance(values, Sequence) or not values:
-                raise TypeError(f"kernel_sweep: axis {name!r}{where} needs a non-empty list of values, got {values!r}")
-        names = list(axes)
-        out += [family.config(Params(zip(names, values))) for values in product(*(axes[n] for n in names))]
-    out += [family.config(Params(c)) for c in _size_list(configs or [], "configs")]
-    if not out:
-        out = [family.config(Params())]
-    seen: set[str] = set()
-    for config in out:
-        form = config.values.get(LOOP_FORM_KEY)
-        if form is not None:
-            stages = config.values.get(STAGES_KEY)
-            try:
-                loop_form.check(str(form), stages if isinstance(stages, int) else None)
-            except ValueError as exc:
-                raise ValueError(f"kernel_sweep: config {dict(config.values)}{where}: {exc}") from None
-        if config.config_id in seen:
-            raise ValueError(f"kernel_sweep: two configs{where} have the id {config.config_id!r}")
-        seen.add(config.config_id)
-    return out
-
-
-def _per_dialect(value: Any, what: str) -> bool:
-    """Whether ``axes`` / ``configs`` is given per body (``{"cuda": ..., "ascend": ...}``)."""
-    if not isinstance(value, Mapping) or not value:
-        return False
-    nested = [isinstance(v, Mapping) if what == "axes" else isinstance(v, (list, tuple)) and all(isinstance(c, Mapping) for c in v)
-              for v in value.values()]
-    if what == "axes" and any(nested) and not all(nested):
-        raise TypeError("kernel_sweep: axes is either one {axis: values} dict or one such dict per body dialect "
-                        "({'cuda': {...}, 'ascend': {...}}), not a mix")
-    return all(nested)
-
-
-def _stray_dialects(dialects: Sequence[str], bodies: Mapping[str, Any], what: str) -> None:
-    named = [d for d in bodies if d != ANY_DIALECT]
-    stray = [d for d in dict.fromkeys(dialects) if named and ANY_DIALECT not in bodies and d not in named and d != ANY_DIALECT]
-    if stray:
-        raise ValueError(f"kernel_sweep: {what} name dialect(s) {', '.join(stray)} that have no body "
-                         f"(bodies: {', '.join(named)})")
-
-
-def _configs_by_dialect(family: GenericFamily, axes: Any, configs: Any, bodies: Mapping[str, Any]) -> dict[str, list[DescribedConfig]]:
-    per_axes, per_configs = _per_dialect(axes, "axes"), isinstance(configs, Mapping)
-    if not per_axes and not per_configs:
-        return {ANY_DIALECT: _config_list(family, axes, configs)}
-    dialects = [*((axes or {}) if per_axes else {}), *((configs or {}) if per_configs else {})]
-    _stray_dialects(dialects, bodies, "axes/configs")
-    named = [d for d in bodies if d != ANY_DIALECT]
-    out: dict[str, list[DescribedConfig]] = {}
-    for dialect in dict.fromkeys([*named, *dialects]):
-        dialect_axes = (axes or {}).get(dialect) if per_axes else axes
-        dialect_configs = (configs or {}).get(dialect) if per_configs else configs
-        out[dialect] = _config_list(family, dialect_axes, dialect_configs, f" of {dialect}")
-    return out
-
-
-def _scope_configs(family: GenericFamily, given: Any, scope: str, bodies: Mapping[str, Any]) -> dict[str, list[DescribedConfig]] | None:
-    """``smoke_configs`` / ``quick_configs``: a list for every body, or one per dialect."""
-    if given is None:
-        return None
-    if isinstance(given, Mapping):
-        _stray_dialects(list(given), bodies, f"{scope}_configs")
-        return {str(d): _config_list(family, None, list(cs), f" of {scope}_configs[{d!r}]") if cs else [] for d, cs in given.items()}
-    return {ANY_DIALECT: _config_list(family, None, list(given), f" of {scope}_configs") if list(given) else []}
 
 
 def pruned(reason: str, kind: str = "divisibility") -> Refusal:
@@ -251,7 +167,7 @@ def kernel_sweep(
         that names ``out`` gets the outputs tlbench allocated and writes them in place
         (nothing allocated in its timed call).  Per body dialect: ``{"cuda": f, "ascend": g}``;
         several libraries, each its own item ``<problem_id>-<library>``: ``{"cuda":
-        {"sdpa_flash": f, "sdpa_cudnn": g}}`` (backends/kernels/generic/vendors.py).
+        {"sdpa_flash": f, "sdpa_cudnn": g}}`` (harness/sweep_api/vendors.py).
         ``vendor_label``: its name in reports: words, a callable given what the vendor call
         is given (words that depend on what this torch can do), or a dict by library.
     vendor_check: False keeps the vendor item as a speed reference only (e.g. dense cuBLAS
@@ -325,12 +241,12 @@ def kernel_sweep(
     if not isinstance(name, str) or not NAME.match(name):
         raise ValueError(f"kernel_sweep: name {name!r} must be a letter then letters, digits or _ (it starts every case id)")
     bodies = dict(body) if isinstance(body, Mapping) else {ANY_DIALECT: body}
-    if not bodies or not all(is_body(b) or isinstance(b, str) for b in bodies.values()):
+    if not bodies or not all(runtime().is_body(b) or isinstance(b, str) for b in bodies.values()):
         raise TypeError("kernel_sweep: body must be a kernel factory (a @tilelang.jit function or a function returning "
                         "a PrimFunc), a PrimFunc, a compiled kernel, or a {dialect: body} dict of them")
     if check is not None and (rtol is not None or atol is not None):
         raise ValueError("kernel_sweep: give check= or rtol=/atol=, not both (rtol/atol are check=tolerance(rtol, atol))")
-    problems_sizes = _size_list(sizes, "sizes")
+    problems_sizes = size_list(sizes, "sizes")
     if not problems_sizes:
         raise ValueError("kernel_sweep: sizes names no problem")
     constants = dict(constants or {})
@@ -339,18 +255,18 @@ def kernel_sweep(
     family = GenericFamily(
         name=name, bodies=bodies, inputs=inputs, reference=reference, vendors=VendorTable.of(vendor, vendor_label),
         vendor_check=bool(vendor_check), flops_of=flops, bytes_of=bytes_moved, footprint_of=footprint, refusal_of=validate,
-        mma_tiles_of=mma_tiles, body_modules_of=body_modules, check_spec=checks.normalize(check),
-        tolerance=None if rtol is None and atol is None else checks.tolerance(
-            checks.DEFAULT_RTOL if rtol is None else rtol, checks.DEFAULT_ATOL if atol is None else atol),
+        mma_tiles_of=mma_tiles, body_modules_of=body_modules, check_spec=rules.normalize(check),
+        tolerance=None if rtol is None and atol is None else rules.tolerance(
+            rules.DEFAULT_RTOL if rtol is None else rtol, rules.DEFAULT_ATOL if atol is None else atol),
         constants=constants, pass_configs=pass_configs if pass_configs is not None else {},
         words=CaseWords(problem_id, config_id, problem_label, config_label, loop_trips), module=module_name,
         module_file=str(getattr(sys.modules.get(module_name), "__file__", None) or caller.get("__file__", "")),
     )
-    family.configs = by_dialect = _configs_by_dialect(family, axes, configs, bodies)
+    family.configs = by_dialect = configs_by_dialect(family, axes, configs, bodies)
     family.scope_configs = {scope: table for scope, given in (("smoke", smoke_configs), ("quick", quick_configs))
-                            if (table := _scope_configs(family, given, scope, bodies)) is not None}
+                            if (table := scope_configs(family, given, scope, bodies)) is not None}
     every_config = [c for table in (by_dialect, *family.scope_configs.values()) for cs in table.values() for c in cs]
-    every_size = set().union(*map(set, problems_sizes), *map(set, _size_list(smoke, "smoke")), *map(set, _size_list(quick or [], "quick")))
+    every_size = set().union(*map(set, problems_sizes), *map(set, size_list(smoke, "smoke")), *map(set, size_list(quick or [], "quick")))
     every_axis = set().union(*(set(c.values) for c in every_config))
     for what, overlap in (("a size and an axis", every_size & every_axis), ("a constant and a size", set(constants) & every_size),
                           ("a constant and an axis", set(constants) & every_axis)):
@@ -360,8 +276,8 @@ def kernel_sweep(
         if reserved in every_size | every_axis | set(constants):
             raise ValueError(f"kernel_sweep: {reserved!r} is passed by tlbench itself; name your size, axis or constant otherwise")
     problems = [family.problem(s) for s in problems_sizes]
-    smoke_problems = [family.problem(s) for s in _size_list(smoke, "smoke")]
-    quick_problems = None if quick is None else [family.problem(s) for s in _size_list(quick, "quick")]
+    smoke_problems = [family.problem(s) for s in size_list(smoke, "smoke")]
+    quick_problems = None if quick is None else [family.problem(s) for s in size_list(quick, "quick")]
     family.problem_ids = tuple(p.problem_id for p in [*problems, *smoke_problems, *(quick_problems or [])])
     family.problems = tuple(dict.fromkeys([*smoke_problems, *problems, *(quick_problems or [])]))
     family.smoke_problems = tuple(smoke_problems or problems[:1])

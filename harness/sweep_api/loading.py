@@ -26,10 +26,6 @@ _MODULE_LOADING = threading.RLock()  # held while a module is looked up or exec'
 
 
 def resolve(ref: Any, near: str = "") -> Any:
-    """A callable as given, or the one a ``"module:attribute"`` string names (imported now).
-    A module that does not import by name is looked for beside the file ``near`` (the suite
-    that declared it), as pytest's rootdir insertion finds it, so a process that loads the
-    suite without pytest (a tool, a worker) finds the suite's sibling module too."""
     if not isinstance(ref, str):
         return ref
     module, _, attr = ref.partition(":")
@@ -68,7 +64,6 @@ def _exec_file(module: str, path: Any) -> Any:
         sys.modules.pop(module, None)
         raise
     return loaded
-
 
 
 def find_family(module: str, module_file: str, name: str) -> Any:

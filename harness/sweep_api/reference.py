@@ -3,14 +3,9 @@ every ``tlbench`` subcommand's ``--help``, and every ``--tlbench-*`` option of t
 
 Contract: ``render() -> str`` is the whole reference as Markdown, a function of the code only
 (no terminal width, no machine, no Python-version-dependent argparse layout: each parser and
-option is written from its actions).  ``python3 -m tlbench.backends.kernels.reference`` prints
+option is written from its actions).  ``python3 -m tlbench.harness.sweep_api.reference`` prints
 it; ``-o FILE`` writes it (the committed copy is ``harness/reference.md``, which
 tests/test_reference.py compares with ``render()``).  Nothing here is read by a run.
-
-It lives here, beside the front door's package and outside it, because it is the one kind of
-module allowed to import both the front door (``backends/kernels/generic/``: harness/ may not,
-tests/test_boundary.py) and the harness's parsers; it is not under ``generic/``, whose every file
-is part of each backend's runtime hash (backends/source_tree.py), so editing it rebuilds nothing.
 """
 
 from __future__ import annotations
@@ -26,7 +21,7 @@ from tlbench.harness.cli import build_parser
 from tlbench.harness.pytest_plugin.options import pytest_addoption
 from tlbench.harness.results import compare_rules, verdict_words
 
-REGENERATE = "python3 -m tlbench.backends.kernels.reference -o harness/reference.md"
+REGENERATE = "python3 -m tlbench.harness.sweep_api.reference -o harness/reference.md"
 HEADER = f"""# tlbench reference
 
 Generated from the code by `{REGENERATE}`; tests/test_reference.py fails when this file and the
@@ -177,7 +172,7 @@ def render() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python3 -m tlbench.backends.kernels.reference",
+    ap = argparse.ArgumentParser(prog="python3 -m tlbench.harness.sweep_api.reference",
                                  description="Print (or write) tlbench's reference, rendered from the code.")
     ap.add_argument("-o", "--output", type=Path, default=None, help="write it to this file (the committed copy: harness/reference.md)")
     args = ap.parse_args(argv)

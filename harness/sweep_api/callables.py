@@ -1,23 +1,13 @@
 """Calling a suite's own callables with exactly the names they take, and saying so when they fail.
 
-Contract: a suite's callables (``inputs``, ``reference``, ``vendor``, ``check``, ``flops``,
-``bytes_moved``, ``footprint``, ``validate``) receive, as keyword arguments, the entries of the
-values on offer (the problem's sizes, the config's axes, the sweep's constants, ``dialect``,
-and for ``inputs`` the ``device``) whose names they take; all of them where they take
-``**kwargs``.  ``reference`` / ``vendor`` / ``check`` get tensors positionally first.
-- ``Takes.of(function)``: what a callable's signature takes (None where Python cannot tell,
-  e.g. a C builtin: it is then called with the positional arguments alone).
-- ``Takes.unmet(available, positional)``: the required names neither the positional
-  arguments nor the values on offer fill; ``Takes.too_many(n)``: whether ``n`` positional
-  arguments are more than it takes.
-- ``call_named(function, values, positional)`` makes that call.
-- ``suite_call(what, function, values, positional, where)`` makes it and turns any exception
-  the suite's code raises into ``SuiteCodeError`` with one line: what was called, where
-  (kernel and problem), the exception.  An exception that says the device itself failed (a
-  sticky accelerator error) passes through unchanged: that is the device's, not the suite's.
-- ``bound_call(...)``: the same call with its names matched once, ahead (timed calls).
-- ``did_you_mean(name, candidates)``: `` (did you mean 'x'?)`` or "".
-Nothing here imports torch or tilelang.
+Contract: a suite's callables receive, as keyword arguments, the values on offer (sizes, axes,
+constants, ``dialect``; ``inputs`` also ``device``) whose names they take (all of them with
+``**kwargs``); ``reference`` / ``vendor`` / ``check`` get tensors positionally first.
+``Takes.of(function)`` is what a signature takes (None where Python cannot tell: it is then
+called with the positional arguments alone).  ``suite_call`` turns an exception of the suite's
+code into a one-line ``SuiteCodeError`` (what was called, where, the exception), except one
+that says the device itself failed (a sticky accelerator error: the device's, not the suite's);
+``bound_call`` matches the names once, ahead (timed calls).  Nothing here imports torch or tilelang.
 """
 
 from __future__ import annotations

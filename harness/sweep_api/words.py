@@ -26,7 +26,7 @@ from typing import Any, Mapping
 
 from tlbench.harness.core.described import StageFacts, Words, derived_config_id, derived_problem_id, problem_label, stage_facts
 
-from tlbench.backends.kernels.generic.callables import call_named, named_what
+from tlbench.harness.sweep_api.callables import call_named, named_what
 
 @dataclass(frozen=True)
 class CaseWords:
