@@ -20,6 +20,11 @@ for a checkout that is not installed).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # what editors and type checkers read: the front door's own signatures and docstrings
+    from .harness.sweep_api import bound, exact, kernel_sweep, mismatch, pruned, similarity, steps, tolerance
+
 FRONT_DOOR = ("kernel_sweep", "tolerance", "steps", "similarity", "mismatch", "exact", "bound", "pruned")
 __all__ = ["__version__", *FRONT_DOOR]
 
