@@ -73,6 +73,9 @@ from tlbench.harness.measure.outcome import interrupted as interrupted_item
 from tlbench.harness.measure.runner import Outcome
 from tlbench.harness.measure.start_attempts import StartAttempts
 from tlbench.harness.measure.worker_channel import WorkerChannel, WorkerDied, WorkerTimedOut
+from tlbench.harness.measure.worker_messages import (
+    Busy, Close, CompileItems, Done, EndPhase, Init, ItemRequest, Pin, Prefetch, Prepare, Progress, Raised, Ready, RunItem,
+    Sample, Setup, Stage)
 from tlbench.harness.measure.worker_spec import STARTUP, Limits, WorkerFault, WorkerSpec, factory_ref
 
 __all__ = ["Limits", "WorkerDeviceSession", "WorkerFault", "WorkerSession", "WorkerSpec", "factory_ref"]
@@ -146,11 +149,11 @@ class WorkerSession:
         trace.mark("worker spawn", backend=self.spec.backend)
         env = {**os.environ, **self.spec.env}
         env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
-        self._channel.spawn(self._log_dir / f"{self.spec.backend}-worker-{self.restarts}.log", env, ("init", {"sys_path": list(sys.path), "factory": self.spec.factory, "options": dict(self.spec.options),
-                                 "warm_up": self.spec.warm_up,
-                                 # after a start that died or hung, the next goes without the compile warm-up
-                                 # (a compiler that crashes on it costs the setup's compile, not the worker)
-                                 "compile_warm_up": self.spec.compile_warm_up and not self._starts.any_failed}))
+        # after a start that died or hung, the next goes without the compile warm-up
+        # (a compiler that crashes on it costs the setup's compile, not the worker)
+        self._channel.spawn(self._log_dir / f"{self.spec.backend}-worker-{self.restarts}.log", env,
+                            Init(list(sys.path), self.spec.factory, dict(self.spec.options), self.spec.warm_up,
+                                 self.spec.compile_warm_up and not self._starts.any_failed))
         self.stage = STARTUP
         self._prefetched_here = False
         self._incarnation += 1
@@ -165,31 +168,30 @@ class WorkerSession:
         if line is not None:
             line.note("imports, the backend, its device runtime")
         try:
-            ready = self._await(("ready",), self.limits.startup_s)
+            ready = self._await(Ready, self.limits.startup_s)
         finally:
             if line is not None:
                 line.end("ready")
         self._starts.succeeded()
-        self.device_info = dict(ready[2]) if len(ready) > 2 and isinstance(ready[2], dict) else {}
-        self.worker_facts = dict(ready[3]) if len(ready) > 3 and isinstance(ready[3], dict) else None
-        self.compile_warm_up_s = ready[4] if len(ready) > 4 and isinstance(ready[4], float) else None
+        self.device_info = dict(ready.device_info) if isinstance(ready.device_info, dict) else {}
+        self.worker_facts = dict(ready.worker_facts) if isinstance(ready.worker_facts, dict) else None
+        self.compile_warm_up_s = ready.compile_warm_up_s if isinstance(ready.compile_warm_up_s, float) else None
         trace.mark("worker ready", backend=self.spec.backend)
         self._ready = True
         if self._prefetch and self._prefetch_ok:
-            self._channel.send(("prefetch", list(self._prefetch)))
+            self._channel.send(Prefetch(list(self._prefetch)))
             self._prefetched_here = True
 
-    def _await(self, wanted: tuple[str, ...], limit_s: float, policy: MeasurePolicy | None = None) -> tuple:
-        """Messages until one of ``wanted``; stage messages restart the clock with that stage's limit."""
-        def on_other(message: tuple) -> float | None:
-            if message[0] == "stage":
-                self.stage, self.pending_compiles = message[1], message[2]
+    def _await(self, wanted: type, limit_s: float, policy: MeasurePolicy | None = None) -> Any:
+        """Messages until one of type ``wanted``; ``Stage`` restarts the clock with that stage's limit."""
+        def on_other(message: Any) -> float | None:
+            if isinstance(message, Stage):
+                self.stage, self.pending_compiles = message.name, message.background_compiles
                 return self.limits.for_stage(self.stage, policy or MeasurePolicy())
-            if message[0] == "progress" and self._progress is not None:
-                self._progress(*message[1:])
-            if message[0] == "busy" and busy is not None:
-                _, stage, where, seconds = message
-                busy.note(f"{stage}: running {where}", elapsed_s=seconds)
+            if isinstance(message, Progress) and self._progress is not None:
+                self._progress(message.done, message.total, message.eta_s, message.detail)
+            if isinstance(message, Busy) and busy is not None:
+                busy.note(f"{message.stage}: running {message.where}", elapsed_s=message.seconds)
             return None
 
         busy = self._board.phase(f"busy {self.spec.backend}", f"{self.spec.backend} worker") if self._board else None
@@ -211,7 +213,7 @@ class WorkerSession:
 
         self.spec = replace(self.spec, env={**self.spec.env, ENV_CPUS: describe(cpus), ENV_BUILD_CPUS: describe(build_cpus)})
         if self._channel.alive:
-            self._channel.send(("pin", sorted(cpus), sorted(build_cpus)))
+            self._channel.send(Pin(sorted(cpus), sorted(build_cpus)))
 
     def renice(self, nice: int) -> None:
         """This worker at nice value ``nice``: now if it runs (every thread), and from the start
@@ -229,19 +231,19 @@ class WorkerSession:
         new = [c for c in cases if c.case_id not in known]
         self._prefetch += new
         if new and self._channel.started and self._ready and self._prefetch_ok:
-            self._channel.send(("prefetch", new))
+            self._channel.send(Prefetch(new))
             self._prefetched_here = True
 
     def run(self, item: BenchItem, policy: MeasurePolicy, compile_rounds: int, seed: int) -> Outcome:
         """The whole item (a compile item, or a device item measured on its own)."""
-        return self._answer_or_outcome(("run", item, policy, compile_rounds, seed), policy)
+        return self._answer_or_outcome(RunItem(item, policy, compile_rounds, seed), policy)
 
     def run_compile_items(self, items: list[BenchItem], policy: MeasurePolicy, compile_rounds: int, seed: int,
                           progress: Any = None) -> "list[Outcome] | Outcome":
         """Compile items round-robin in the worker (see the contract)."""
         self._progress = progress
         try:
-            answer = self._request(("compile_items", list(items), policy, compile_rounds, seed), policy)
+            answer = self._request(CompileItems(list(items), policy, compile_rounds, seed), policy)
         finally:
             self._progress = None
         if isinstance(answer, Outcome) and answer.worker and answer.worker.get("blame_unclear"):
@@ -256,11 +258,11 @@ class WorkerSession:
     def setup(self, item: BenchItem, policy: MeasurePolicy, seed: int) -> Any:
         """The backend's untimed first compile of ``item``'s case in the worker (seconds, or a
         failed ``Outcome`` when the worker died or hung: the timed item meets it again)."""
-        return self._request(("setup", item, policy, 1, seed), policy)
+        return self._request(Setup(item, policy, 1, seed), policy)
 
     def prepare(self, item: BenchItem, policy: MeasurePolicy, compile_rounds: int, seed: int) -> Any:
         """``DeviceSession.prepare`` in the worker: ``Prepared``, or an ``Outcome``."""
-        answer = self._answer_or_outcome(("prepare", item, policy, compile_rounds, seed), policy)
+        answer = self._answer_or_outcome(Prepare(item, policy, compile_rounds, seed), policy)
         if not isinstance(answer, Outcome):
             self._prepared[item.item_id] = self._incarnation
         return answer
@@ -272,24 +274,23 @@ class WorkerSession:
             again = self.prepare(item, policy, compile_rounds, seed)
             if isinstance(again, Outcome):
                 raise WorkerFault(f"[{again.stage}] prepared again after a worker restart: {again.reason}", again.traceback)
-        answer = self._answer_or_outcome(("sample", item, k), policy)
+        answer = self._answer_or_outcome(Sample(item, k), policy)
         if isinstance(answer, Outcome) and answer.status == "interrupted":
             raise Interrupted(answer.reason)
         if isinstance(answer, Outcome):
             self.failures[item.item_id] = answer.worker or {}
             raise WorkerFault(f"[{answer.stage}] {answer.reason}", answer.traceback)
-        if isinstance(answer, tuple):
-            _, stage, words, *rest = answer
+        if isinstance(answer, Raised):
             self.failures[item.item_id] = {"restarts": self.restarts, "restarted": self.last_fault}
-            raise WorkerFault(f"[{stage}] {words}", rest[0] if rest else "")
+            raise WorkerFault(f"[{answer.stage}] {answer.words}", answer.traceback)
         return answer
 
     def end_phase(self) -> None:
         if self._channel.alive:
-            self._channel.send(("end_phase",))
+            self._channel.send(EndPhase())
         self._prepared.clear()
 
-    def _answer_or_outcome(self, message: tuple, policy: MeasurePolicy) -> Any:
+    def _answer_or_outcome(self, message: ItemRequest | Sample, policy: MeasurePolicy) -> Any:
         answer = self._request(message, policy)
         if isinstance(answer, Outcome) and answer.worker and answer.worker.get("blame_unclear"):
             self._prefetch_ok = False  # the crasher may be any background compile: compile each in its own item
@@ -299,7 +300,7 @@ class WorkerSession:
             return retry
         return answer
 
-    def _request(self, message: tuple, policy: MeasurePolicy) -> Any:
+    def _request(self, message: ItemRequest | Sample, policy: MeasurePolicy) -> Any:
         """The worker's answer, or a failed ``Outcome`` when it hung or died (see the contract)."""
         if self._closed:  # the session ended (an interrupted run's last piece): no new worker
             return self._failed(STARTUP, "the worker session was closed (the run is ending)", None)
@@ -313,8 +314,9 @@ class WorkerSession:
             self._ensure_ready()
             pid = self._channel.pid
             self._channel.send(message)
-            self.stage = "gate" if message[0] != "sample" else "run"
-            _, answer, fault = self._await(("done",), self.limits.for_stage(self.stage, policy), policy)
+            self.stage = "run" if isinstance(message, Sample) else "gate"
+            done = self._await(Done, self.limits.for_stage(self.stage, policy), policy)
+            answer, fault = done.answer, done.fault
         except WorkerTimedOut as exc:
             stage, pid = self.stage, self._channel.pid
             if self._interrupted():
@@ -354,7 +356,7 @@ class WorkerSession:
         if isinstance(answer, Outcome):
             answer.worker = {"pid": pid, "restarts": self.restarts, "restarted": bool(fault)}
             if answer.status == "failed":
-                self.failures[message[1].item_id] = answer.worker
+                self.failures[message.item.item_id] = answer.worker
         return answer
 
     def _start_failure_words(self, exc: BaseException) -> str:
@@ -373,7 +375,7 @@ class WorkerSession:
         self._closed = True
         if self._channel.alive and self._ready:
             try:
-                self._channel.send(("close",))
+                self._channel.send(Close())
             except OSError:
                 pass
             else:
