@@ -190,11 +190,11 @@ def pytest_tlbench_register_backends(registry):
 FACTS = {}
 
 def pytest_collection_modifyitems(config, items):
-    sessions = config.stash[STATE].workers._sessions
+    sessions = config.stash[STATE].devices.workers._sessions
     FACTS["during_collection"] = sorted(n for (n, _), s in sessions.items() if s.started)
 
 def pytest_runtest_setup(item):
-    FACTS.setdefault("at_first_item", sorted(n for n, _ in item.config.stash[STATE].workers._sessions))
+    FACTS.setdefault("at_first_item", sorted(n for n, _ in item.config.stash[STATE].devices.workers._sessions))
 
 def pytest_unconfigure(config):
     with open("facts.json", "w") as fh:

@@ -59,15 +59,15 @@ def looks_like_suite(path: Any) -> bool:
 
 def start_workers_early(config: Any, state: Any, at_configure: bool = False) -> None:
     """See the contract."""
-    if state.workers is None or is_controller(config) or config.option.collectonly or state.workers_started:
+    if state.devices.workers is None or is_controller(config) or config.option.collectonly or state.devices.workers_started:
         return
-    names = state.registry.validate(state.backend_choice)
+    names = state.registry.validate(state.options.backend_choice)
     if AUTO in names and at_configure:
         return
-    state.workers_started = True
+    state.devices.workers_started = True
     names = state.registry.names if AUTO in names else names
-    state.workers.start(names)
-    jobs = state.compile_phase.jobs
+    state.devices.workers.start(names)
+    jobs = state.devices.compile_phase.jobs
     if jobs > 1 and worker_index() is None:  # a big host's compile jobs (an xdist worker times its compile items one by one)
         for name in names:
-            state.workers.start_compile_jobs(name, jobs)
+            state.devices.workers.start_compile_jobs(name, jobs)

@@ -176,7 +176,7 @@ class WorkerCosts:
     def pytest_collection_modifyitems(self, session, config, items):
         result = yield
         state = config.stash.get(STATE, None)
-        write_costs(self.folder, self.worker, collected_costs(items, state.items_by_id if state is not None else {}))
+        write_costs(self.folder, self.worker, collected_costs(items, state.items.items_by_id if state is not None else {}))
         return result
 
 

@@ -26,7 +26,7 @@ class ScopeCounts:
         if self.scope != "quick":
             return
         full = 0
-        for kind in (k for k in state.kinds if k in sweep.kinds):
+        for kind in (k for k in state.options.kinds if k in sweep.kinds):
             for backend in state.backends():
                 full += len([c for c in sweep.cases(backend, "full", load_best=lambda *_: None) if c.label is None])
                 if kind == "device":

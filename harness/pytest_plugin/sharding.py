@@ -124,7 +124,7 @@ def split(entries: Sequence[ShardEntry], count: int) -> dict[str, tuple[int, ...
 
 def _entry(item, state, costs: Mapping[str, float] | None = None) -> ShardEntry:
     params = getattr(getattr(item, "callspec", None), "params", {})
-    bench = state.items_by_id.get(params.get("tlbench_item")) if state is not None else None
+    bench = state.items.items_by_id.get(params.get("tlbench_item")) if state is not None else None
     if bench is None:  # not a tlbench item: dealt too (one unit), so the N jobs run it once
         return ShardEntry(item.nodeid, 1.0)
     problem = "|".join((item.nodeid.split("::", 1)[0], bench.backend, bench.kind, bench.case.problem.problem_id))
