@@ -52,7 +52,8 @@ from tlbench.harness.pytest_plugin.counting import factory_path, instruction_cou
 from tlbench.harness.pytest_plugin.calibrated import load_calibrated
 from tlbench.harness.measure.compile_pool import CompilePool
 from tlbench.harness.measure.cache_warmer import processes as build_processes, warmer_for
-from tlbench.harness.measure.compile_phase import CompilePhase, resolve_jobs, usable_cpus
+from tlbench.harness.measure.compile_phase import CompilePhase
+from tlbench.harness.measure.cpu_plan import resolve_jobs, usable_cpus
 from tlbench.harness.measure.device_phase import DevicePhase
 from tlbench.harness.core.record import EXTRA_KEY, SCHEMA_VERSION, BenchItem, failure_record, skip_record
 from tlbench.harness.core.registry import BackendRegistry, UnknownBackend

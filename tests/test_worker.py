@@ -222,7 +222,8 @@ def test_the_setup_compile_runs_in_the_worker_and_a_crash_there_costs_nothing_el
     from tlbench.harness.core.cases import Case, MeasurePolicy
     from tlbench.harness.core.record import BenchItem
     from tlbench.harness.measure.outcome import Outcome
-    from tlbench.harness.measure.worker_session import WorkerSession, WorkerSpec
+    from tlbench.harness.measure.worker_session import WorkerSession
+    from tlbench.harness.measure.worker_spec import WorkerSpec
 
     def item(n, k):
         return BenchItem("fake", "compile", Case(TileProblem(1024, 1024, 1024), TileConfig(128, n, k, 128, "auto", 2)))

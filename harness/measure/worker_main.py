@@ -191,9 +191,8 @@ def plain_prepared(prepared: Any) -> Any:
 def serve(conn: Connection, watch: Any = None) -> int:
     from tlbench.harness.core.backend_api import backend_from_ref
     from tlbench.harness.measure.cache_warmer import CacheWarmer, processes as warmer_processes
-    from tlbench.harness.measure.compile_phase import usable_cpus
     from tlbench.harness.measure.compile_pool import CompilePool
-    from tlbench.harness.measure.cpu_plan import build_cpus_from_environment, pin
+    from tlbench.harness.measure.cpu_plan import build_cpus_from_environment, pin, usable_cpus
     from tlbench.harness.measure.device_session import InProcessSession
     from tlbench.harness.measure.interrupt import InterruptWatch
     from tlbench.harness.measure.outcome import Outcome, failed, interrupted, traceback_of

@@ -16,7 +16,6 @@ from typing import Any
 @dataclass(frozen=True)
 class Init:
     """The first message to a worker: what it needs to build its backend."""
-
     sys_path: list[str]
     factory: str  # "module:qualname"
     options: dict[str, Any]
@@ -27,7 +26,6 @@ class Init:
 @dataclass(frozen=True)
 class Ready:
     """The worker's backend is built and its device runtime started."""
-
     pid: int
     device_info: dict[str, Any]
     worker_facts: dict[str, Any] | None
@@ -37,14 +35,12 @@ class Ready:
 @dataclass(frozen=True)
 class Prefetch:
     """Warm these cases' compiles in the background (no answer)."""
-
     cases: list[Any]
 
 
 @dataclass(frozen=True)
 class Pin:
     """Move the worker onto ``cpus`` and its build children onto ``build_cpus`` (no answer)."""
-
     cpus: list[int]
     build_cpus: list[int]
 
@@ -52,7 +48,6 @@ class Pin:
 @dataclass(frozen=True)
 class ItemRequest:
     """A request about ``item`` (a list of items for ``CompileItems``), answered with ``Done``."""
-
     item: Any
     policy: Any
     compile_rounds: int
@@ -78,7 +73,6 @@ class Prepare(ItemRequest):
 @dataclass(frozen=True)
 class Sample:
     """DeviceSession.sample of a prepared item; answer: Batch or Raised."""
-
     item: Any
     k: int
 
@@ -96,7 +90,6 @@ class Close:
 @dataclass(frozen=True)
 class Stage:
     """The worker enters backend stage ``name`` (``background_compiles`` still pending)."""
-
     name: str
     background_compiles: int
 
@@ -104,7 +97,6 @@ class Stage:
 @dataclass(frozen=True)
 class Busy:
     """A stage has run ``seconds`` in the suite code ``where`` (harness/measure/busy_watch.py)."""
-
     stage: str
     where: str
     seconds: float
@@ -113,7 +105,6 @@ class Busy:
 @dataclass(frozen=True)
 class Progress:
     """Timed compile rounds of a CompileItems request: done of total, the rounds' ETA."""
-
     done: int
     total: int
     eta_s: float | None = None
@@ -123,7 +114,6 @@ class Progress:
 @dataclass(frozen=True)
 class Raised:
     """A sample request's failure: the stage, the exception's words and its traceback."""
-
     stage: str
     words: str
     traceback: str = ""
@@ -132,6 +122,5 @@ class Raised:
 @dataclass(frozen=True)
 class Done:
     """A request's answer; ``fault``: the device context may be poisoned, the worker exits."""
-
     answer: Any
     fault: bool

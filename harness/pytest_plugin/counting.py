@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tlbench.harness.measure.compile_phase import usable_cpus
+from tlbench.harness.measure.cpu_plan import usable_cpus
 from tlbench.harness.measure.count_phase import InstructionCounting
 from tlbench.harness.measure.instructions import count_jobs
 from tlbench.harness.measure.worker_spec import factory_ref

@@ -35,7 +35,9 @@ from tlbench.harness.measure.option_types import positive_float
 from tlbench.harness.core import trace
 from tlbench.harness.core.registry import BackendRegistry
 from tlbench.harness.measure.outcome import Outcome
-from tlbench.harness.measure.worker_session import Limits, WorkerDeviceSession, WorkerSession, WorkerSpec, factory_ref
+from tlbench.harness.measure.device_session import WorkerDeviceSession
+from tlbench.harness.measure.worker_session import WorkerSession
+from tlbench.harness.measure.worker_spec import Limits, WorkerSpec, factory_ref
 
 FAULT_PREFIX = re.compile(r"^WorkerFault: \[(?P<stage>[a-z]+)\] ")
 

@@ -31,7 +31,7 @@ import os
 from typing import Any, Callable
 
 from tlbench.harness.core import trace
-from tlbench.harness.measure.compile_phase import usable_cpus
+from tlbench.harness.measure.cpu_plan import usable_cpus
 from tlbench.harness.measure.cpu_plan import pin
 from tlbench.harness.measure.overlap import MODES, Overlap, decide
 from tlbench.harness.pytest_plugin.expansion import prefetch
