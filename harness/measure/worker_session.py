@@ -92,7 +92,6 @@ class WorkerSession:
 
     @property
     def started(self) -> bool:
-        """A worker process was started and has not been ended (it may have died since)."""
         return self._channel.started
 
     def start_early(self) -> None:
@@ -204,7 +203,6 @@ class WorkerSession:
 
     def run_compile_items(self, items: list[BenchItem], policy: MeasurePolicy, compile_rounds: int, seed: int,
                           progress: Any = None) -> "list[Outcome] | Outcome":
-        """Compile items round-robin in the worker (see the contract)."""
         self._progress = progress
         try:
             answer = self._request(CompileItems(list(items), policy, compile_rounds, seed), policy)
