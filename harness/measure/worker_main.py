@@ -56,14 +56,11 @@ from typing import Any
 
 from tlbench.harness.core import trace
 from tlbench.harness.measure.worker_start import plain, start_runtime_warm_up, warm_device, warm_up_compile, worker_facts
-from tlbench.harness.core.backend_api import SuiteCodeError
 from tlbench.harness.measure import hang_report
 from tlbench.harness.measure.busy_watch import BusyWatch
+from tlbench.harness.measure.stage_reporter import StageReporter
 from tlbench.harness.measure.worker_messages import (
     Close, CompileItems, Done, EndPhase, Init, Pin, Prefetch, Progress, Raised, Ready, Sample, Setup, Stage, RunItem)
-
-DEVICE_STAGES = ("inputs", "check", "run")
-
 
 def _die_with_parent() -> None:
     try:
@@ -86,70 +83,6 @@ def _as_interrupted(answer: Any) -> Any:
     if isinstance(answer, list):
         return [_as_interrupted(a) for a in answer]
     return answer
-
-
-class StageReporter:
-    """Wraps the backend: names the stage before each backend call and notes device faults."""
-
-    def __init__(self, backend: Any, notify) -> None:
-        self._backend = backend
-        self._notify = notify
-        self.fault: tuple[str, str] | None = None
-        self.stage = ""  # the last stage named
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._backend, name)
-
-    def enter(self, stage: str) -> None:
-        self.stage = stage
-        self._notify(stage)
-
-    def _note_fault(self, stage: str, exc: Exception) -> None:
-        """A device stage raised: the device context is suspect (the worker ends after
-        answering) unless the suite's own code raised and the device says it is fine."""
-        if isinstance(exc, SuiteCodeError):
-            probe = getattr(self._backend, "device_fault", None)
-            broken = probe() if callable(probe) else None
-            if broken is None:
-                return
-            self.fault = (stage, f"{exc}; and the device is broken: {broken}")
-            return
-        self.fault = (stage, f"{type(exc).__name__}: {exc}")
-
-    def _call(self, stage: str, method: str, *args: Any) -> Any:
-        self.enter(stage)
-        try:
-            return getattr(self._backend, method)(*args)
-        except Exception as exc:
-            if stage in DEVICE_STAGES:
-                self._note_fault(stage, exc)
-            raise
-
-    def compile(self, case: Any, cold: bool) -> Any:
-        return self._call("compile", "compile", case, cold)
-
-    def make_inputs(self, *args: Any) -> Any:
-        return self._call("inputs", "make_inputs", *args)
-
-    def check(self, *args: Any) -> Any:
-        return self._call("check", "check", *args)
-
-    def measure(self, *args: Any) -> Any:
-        return self._call("run", "measure", *args)
-
-    def timer(self, *args: Any) -> Any:
-        return self._call("run", "timer", *args)
-
-    def device(self, stage: str, call, *args: Any, announce: bool = True) -> Any:
-        """Any other device work (a timer's batch) under ``stage``, with fault detection;
-        ``announce`` False: the session already counts the request as in ``stage``."""
-        if announce:
-            self.enter(stage)
-        try:
-            return call(*args)
-        except Exception as exc:
-            self._note_fault(stage, exc)
-            raise
 
 
 def plain_outcome(outcome: Any) -> Any:
