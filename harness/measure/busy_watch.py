@@ -2,21 +2,20 @@
 
 Contract: ``BusyWatch(send, after_s=3.0, every_s=5.0)`` is held by the device worker
 (harness/measure/worker_main.py) for its whole life; ``start()`` starts its one daemon thread.
-``begin(stage)`` (the worker's main thread, before each backend stage) and ``end()`` (after
-each request) say what the main thread is doing.  Once one stage has run ``after_s`` seconds,
-the thread sends a ``Busy`` (harness/measure/worker_messages.py) through ``send`` (the worker's own locked
-sender), again every ``every_s`` while the stage lasts; the session shows it as a progress line
-of its own (harness/measure/worker_session.py).  ``where`` is ``where_running(frame)`` of the
-main thread's current frame: the innermost frame of suite code (neither this tool's,
-``tool_dirs``: harness/ and backends/ of this checkout, nor Python's or an installed package's)
-that this tool's code called, library frames between them aside - the suite's callable (its
-``inputs``, reference, vendor, a body factory), however deep its own helpers go - as
-``name (file:line)``, the line it is on now; where the main thread runs no suite code (it
-waits for a compile), the first other thread that does (``where_any_thread``: a body factory
-in the compile pool); where none does (``NO_SUITE_CODE``: tlbench or the compiler at work, which
-its phase's own progress line covers) nothing is sent.  A line is sent only while the stage it
-was due in still runs (``send_if_current``), so it never arrives after the request's answer.  ``tool_dirs`` (default ``TOOL_DIRS``) is
-for tests.  A ``send`` that fails ends the watch quietly: a progress line never costs an item.  Nothing here measures.
+``begin(stage)`` (the worker's main thread, before each backend stage) and ``end()`` (after each request) say
+what the main thread is doing.  Once one stage has run ``after_s`` seconds, the thread sends a ``Busy``
+(harness/measure/worker_messages.py) through ``send`` (the worker's own locked sender), again every
+``every_s`` while the stage lasts; the session shows it as a progress line of its own
+(harness/measure/worker_session.py).  ``where`` is ``where_running(frame)`` of the main thread's current
+frame: the innermost frame of suite code (neither this tool's, ``tool_dirs``: harness/ and backends/ of this
+checkout, nor Python's or an installed package's) that this tool's code called, library frames between them
+aside - the suite's callable (its ``inputs``, reference, vendor, a body factory), however deep its own helpers
+go - as ``name (file:line)``, the line it is on now; where the main thread runs no suite code (it waits for a
+compile), the first other thread that does (``where_any_thread``: a body factory in the compile pool); where
+none does (``NO_SUITE_CODE``: tlbench or the compiler at work, which its phase's own progress line covers)
+nothing is sent.  A line is sent only while the stage it was due in still runs (``send_if_current``), so it
+never arrives after the request's answer.  ``tool_dirs`` (default ``TOOL_DIRS``) is for tests.  A ``send``
+that fails ends the watch quietly: a progress line never costs an item.  Nothing here measures.
 """
 
 from __future__ import annotations

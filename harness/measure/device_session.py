@@ -5,9 +5,8 @@ Contract: a ``DeviceSession`` executes items on one device.
   inputs, check once against the reference; an ``Outcome`` (skipped/failed, with the stage
   and words) when the item cannot be timed, else a small picklable ``Prepared`` (with the
   dtypes of the input tensors, where the family reports them: ``kernel_traits.input_dtypes``).
-- ``sample(item, k) -> Batch``: k kernel-only samples of a prepared item (L2 flush as the
-  backend's timer defines it) and the device telemetry right after them (None where the
-  backend reads none).
+- ``sample(item, k) -> Batch``: k kernel-only samples of a prepared item (L2 flush as the backend's timer
+  defines it) and the device telemetry right after them (None where the backend reads none).
 - ``close()``.
 Arguments and results are plain picklable data (``BenchItem``, floats, dicts, dataclasses
 of those), so the same calls can cross a process boundary (robust's ``WorkerSession``).

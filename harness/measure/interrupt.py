@@ -1,18 +1,16 @@
 """A run interrupted by the user (Ctrl-C) is not a kernel failure.
 
-Contract: a Ctrl-C in a terminal sends SIGINT to the whole foreground process group: pytest,
-its device and compile workers and the device compiler they run.  The compiler then dies of
-the signal and its caller reports a failed build, or a KeyboardInterrupt raised under a
-compiler callback comes back as another exception (tvm-ffi hands it back as a
-``RuntimeError`` whose words start ``KeyboardInterrupt``).  Such an item is ``interrupted``,
-never ``failed``: its outcome (``interrupted(stage, reason)``, harness/measure/outcome.py)
-is kept out of the results file and the journal (a resume measures it), and the pytest
-session ends as interrupted.
-- ``InterruptWatch``: ``arm()`` (main thread only) installs a SIGINT handler that notes the
-  signal (``seen``) and then does what the handler before it did (Python's: raise
-  KeyboardInterrupt); ``disarm()`` puts that handler back.  Nothing is armed where SIGINT is
-  ignored.  One instance per process that owns it (the pytest session's state, a worker's
-  ``main``): no global state.
+Contract: a Ctrl-C in a terminal sends SIGINT to the whole foreground process group: pytest, its device and
+compile workers and the device compiler they run.  The compiler then dies of the signal and its caller reports
+a failed build, or a KeyboardInterrupt raised under a compiler callback comes back as another exception
+(tvm-ffi hands it back as a ``RuntimeError`` whose words start ``KeyboardInterrupt``).  Such an item is
+``interrupted``, never ``failed``: its outcome (``interrupted(stage, reason)``, harness/measure/outcome.py) is
+kept out of the results file and the journal (a resume measures it), and the pytest session ends as
+interrupted.
+- ``InterruptWatch``: ``arm()`` (main thread only) installs a SIGINT handler that notes the signal (``seen``)
+  and then does what the handler before it did (Python's: raise KeyboardInterrupt); ``disarm()`` puts that
+  handler back.  Nothing is armed where SIGINT is ignored.  One instance per process that owns it (the pytest
+  session's state, a worker's ``main``): no global state.
 - ``Interrupted``: raised where an item's work ends because the run was interrupted (a worker
   session's answer for an item whose worker saw the interrupt).
 - ``is_interrupt(exc)``: the exception is a KeyboardInterrupt or ``Interrupted``, has one in

@@ -7,12 +7,11 @@ one ``Outcome`` per item, in the order given.  Steps:
 2. Clock warmup: batches of the first item until the SM clock (telemetry) and the batch
    median both settle within 1 % of the previous batch, at most ``policy.clock_warmup_s``;
    then ``policy.warmup`` discarded calls per item.
-3. Rounds: ``policy.rounds`` round-robin passes (the order rotates each pass), each taking
-   ``policy.batch`` samples of every item; then more passes for items whose stopping
-   criterion is unmet, until it is met or a cap (``max_samples``, ``max_seconds`` of
-   sampling) stops them: CAPPED.  With ``policy.interleave`` False the same loop runs one
-   item at a time.  A batch whose SM clock reads below ``throttle_threshold`` of the warm
-   clock is discarded and retaken after a pause (nvbench's throttle rule), twice at most.
+3. Rounds: ``policy.rounds`` round-robin passes (the order rotates each pass), each taking ``policy.batch``
+   samples of every item; then more passes for items whose stopping criterion is unmet, until it is met or a
+   cap (``max_samples``, ``max_seconds`` of sampling) stops them: CAPPED.  With ``policy.interleave`` False
+   the same loop runs one item at a time.  A batch whose SM clock reads below ``throttle_threshold`` of the
+   warm clock is discarded and retaken after a pause (nvbench's throttle rule), twice at most.
 4. Drift: a level shift or trend in an item's batch medians (harness/measure/drift.py) is
    re-measured once (with its problem's vendor item, so per-round ratios stay paired); if
    the re-measurement drifts too, the item is DRIFT.

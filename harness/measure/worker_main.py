@@ -1,13 +1,12 @@
 """The device worker process: hosts one backend and runs items for ``WorkerSession``.
 
-Contract: started by harness/measure/worker_session.py as
-``python -m tlbench.harness.measure.worker_main FD`` with one end of a socket pair on ``FD``;
-the messages are harness/measure/worker_messages.py's.  The first is ``Init``: its ``warm_up``
-(a device worker's traits' ``runtime_warm_up``; None for a compile job's) starts at once in a
-thread of its own, before the backend is built; the worker builds the backend, starts its device
-runtime (``device_info``), with ``compile_warm_up`` runs the backend's optional
-``warm_up_compile()`` and answers ``Ready``.  The first request other than ``Prefetch`` waits
-for the runtime's warm-up.  Then, in order:
+Contract: started by harness/measure/worker_session.py as ``python -m tlbench.harness.measure.worker_main FD``
+with one end of a socket pair on ``FD``; the messages are harness/measure/worker_messages.py's.  The first is
+``Init``: its ``warm_up`` (a device worker's traits' ``runtime_warm_up``; None for a compile job's) starts at
+once in a thread of its own, before the backend is built; the worker builds the backend, starts its device
+runtime (``device_info``), with ``compile_warm_up`` runs the backend's optional ``warm_up_compile()`` and
+answers ``Ready``.  The first request other than ``Prefetch`` waits for the runtime's warm-up.  Then, in
+order:
 - ``Prefetch``: warm compiles in a thread pool, submitted from a thread of their own so the next
   request is answered meanwhile (no answer);
 - ``Pin``: every thread of this worker onto ``cpus``, its build children onto ``build_cpus``
@@ -16,21 +15,19 @@ for the runtime's warm-up.  Then, in order:
 - ``Setup``: the backend's untimed first compile (``setup_compile.pay_setup_once``), or, where
   the compile warm-up ran, nothing but loading the item (its suite's modules); answer seconds;
 - ``RunItem``: the whole item through ``runner.run_item``; answer an ``Outcome``;
-- ``CompileItems``: compile items timed round-robin through ``runner.run_compile_items``; before
-  each cold call the worker sends ``Stage("compile")`` and ``Progress``; answer one ``Outcome``
-  per item in order;
+- ``CompileItems``: compile items timed round-robin through ``runner.run_compile_items``; before each cold
+  call the worker sends ``Stage("compile")`` and ``Progress``; answer one ``Outcome`` per item in order;
 - ``Prepare``: ``prepare`` on this worker's ``InProcessSession`` (harness/measure/device_session.py);
   answer ``Prepared`` or an ``Outcome``; ``Sample``: answer a ``Batch`` or ``Raised``;
   ``EndPhase`` drops the session's timers and inputs (no answer);
-- before each backend stage the worker sends ``Stage`` (not for ``Sample``: the session counts a
-  sample request as stage ``run`` from the start, so a batch costs one message each way).  Once a
-  stage (or a sample) has run 3 s, the worker's ``BusyWatch`` (harness/measure/busy_watch.py)
-  sends ``Busy`` every 5 s while it lasts (no answer; sends are locked).
-  Every answer is a ``Done`` whose ``fault`` is True when an exception escaped the device
-  (inputs, check or run stage): the device context may be poisoned (a sticky CUDA error), so the
-  worker exits right after answering and the session starts a fresh one.  A ``SuiteCodeError``
-  (the suite's own inputs, reference, vendor or check raised) is the item's failure, not a fault:
-  the worker lives, unless the backend's optional ``device_fault()`` says the device is broken;
+- before each backend stage the worker sends ``Stage`` (not for ``Sample``: the session counts a sample
+  request as stage ``run`` from the start, so a batch costs one message each way).  Once a stage (or a sample)
+  has run 3 s, the worker's ``BusyWatch`` (harness/measure/busy_watch.py) sends ``Busy`` every 5 s while it
+  lasts (no answer; sends are locked). Every answer is a ``Done`` whose ``fault`` is True when an exception
+  escaped the device (inputs, check or run stage): the device context may be poisoned (a sticky CUDA error),
+  so the worker exits right after answering and the session starts a fresh one.  A ``SuiteCodeError`` (the
+  suite's own inputs, reference, vendor or check raised) is the item's failure, not a fault: the worker lives,
+  unless the backend's optional ``device_fault()`` says the device is broken;
 - ``Close`` or the socket closing: exit 0.
 A Ctrl-C reaches the worker with its run's process group: the request under way then answers
 ``interrupted`` Outcomes (harness/measure/interrupt.py) instead of failures (a KeyboardInterrupt

@@ -12,11 +12,10 @@ for the session so the compile cache and the device context are reused.
 - A worker that dies while compiling other items in the background cannot blame this item:
   background compiles stop for the session and the item is retried once in a fresh worker.
 - ``prepare`` / ``sample`` are ``DeviceSession``'s calls run in the worker's ``InProcessSession``;
-  ``WorkerDeviceSession(worker, ctx)`` (harness/measure/device_session.py) is the ``DeviceSession``
-  the scheduler drives over it.  ``prepare``
-  returns a failed ``Outcome`` on a fault or a hang; ``sample`` raises ``WorkerFault``.  An item
-  prepared in a replaced worker is prepared again before sampling.  ``failures``: per failed
-  item id, the worker's account.
+  ``WorkerDeviceSession(worker, ctx)`` (harness/measure/device_session.py) is the ``DeviceSession`` the
+  scheduler drives over it.  ``prepare`` returns a failed ``Outcome`` on a fault or a hang; ``sample`` raises
+  ``WorkerFault``.  An item prepared in a replaced worker is prepared again before sampling.  ``failures``:
+  per failed item id, the worker's account.
 - ``run_compile_items(items, policy, compile_rounds, seed, progress)``: one ``Outcome`` per item,
   or one failed ``Outcome`` when the worker died or hung mid-batch (the caller times the items
   again one by one); ``progress(done, total, eta_s, detail)`` follows the worker's timed rounds.

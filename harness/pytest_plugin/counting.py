@@ -2,13 +2,12 @@
 
 Contract: ``instruction_counting(config, registry)`` reads the options
 (harness/measure/instructions.py::add_options) and returns the compile phase's ``count``
-(harness/measure/count_phase.py) with the registry's backend options (as the backends got
-them, test plug-ins' included), each backend's factory path, and a child environment in which
-the backend sees no device (its traits' ``device_env("")``); a bad ``--tlbench-instructions-subset``
-or ``--tlbench-instructions-jobs`` is a ``pytest.UsageError``; ``board`` is the run's progress
-board (a line per backend's count).  ``mode_for_scope(mode, scope)``: the default ``auto`` is
-``hardware`` in the quick scope (its point is a quick answer: callgrind takes ~50x the lowering),
-as it is everywhere else asked for.
+(harness/measure/count_phase.py) with the registry's backend options (as the backends got them, test plug-ins'
+included), each backend's factory path, and a child environment in which the backend sees no device (its
+traits' ``device_env("")``); a bad ``--tlbench-instructions-subset`` or ``--tlbench-instructions-jobs`` is a
+``pytest.UsageError``; ``board`` is the run's progress board (a line per backend's count).
+``mode_for_scope(mode, scope)``: the default ``auto`` is ``hardware`` in the quick scope (its point is a quick
+answer: callgrind takes ~50x the lowering), as it is everywhere else asked for.
 """
 
 from __future__ import annotations

@@ -1,22 +1,20 @@
 """When a run's workers start: as early as the run is known to be a tlbench run.
 
-Contract: ``start_workers_early(config, state, at_configure=False)`` starts the workers of the
-backends asked for before this process loads the backends (expansion, search-space
-diagnostics), so the workers' imports and device start-up overlap collection: at configure for
-backends named on the command line; for ``auto`` at the first tlbench suite about to be
-collected (``pytest_collectstart`` of a module that ``looks_like_suite``) or, failing that, at
-its first ``pytest_generate_tests``; then of every registered backend, since choosing among
-them loads them and a backend built from its worker's report waits for that worker.  Unused
-ones end after collection (``keep_only``).  Where the compile phase runs several jobs
-(``--tlbench-compile-jobs`` above 1: a host with 8+ CPUs by default) each backend's compile-job
-workers start then too, at nice 10 (harness/pytest_plugin/isolation.py), and those no phase
-takes end after collection (overlap_start.start_compile_jobs_ahead).  A run without a tlbench
-suite starts none.
-``looks_like_suite(path)``: the file assigns ``SWEEP`` at module level and imports from
-``tlbench`` there (its text matched first, then its syntax tree, so a suite quoted inside a
-string is none; read, never imported; a file that cannot be read or parsed is not a suite).  It only decides how early: a suite that
-does not look like one starts the workers at its ``pytest_generate_tests``, one that looks
-like one and declares nothing started them for nothing (they end after collection).
+Contract: ``start_workers_early(config, state, at_configure=False)`` starts the workers of the backends asked
+for before this process loads the backends (expansion, search-space diagnostics), so the workers' imports and
+device start-up overlap collection: at configure for backends named on the command line; for ``auto`` at the
+first tlbench suite about to be collected (``pytest_collectstart`` of a module that ``looks_like_suite``) or,
+failing that, at its first ``pytest_generate_tests``; then of every registered backend, since choosing among
+them loads them and a backend built from its worker's report waits for that worker.  Unused ones end after
+collection (``keep_only``).  Where the compile phase runs several jobs (``--tlbench-compile-jobs`` above 1: a
+host with 8+ CPUs by default) each backend's compile-job workers start then too, at nice 10
+(harness/pytest_plugin/isolation.py), and those no phase takes end after collection
+(overlap_start.start_compile_jobs_ahead).  A run without a tlbench suite starts none.
+``looks_like_suite(path)``: the file assigns ``SWEEP`` at module level and imports from ``tlbench`` there (its
+text matched first, then its syntax tree, so a suite quoted inside a string is none; read, never imported; a
+file that cannot be read or parsed is not a suite).  It only decides how early: a suite that does not look
+like one starts the workers at its ``pytest_generate_tests``, one that looks like one and declares nothing
+started them for nothing (they end after collection).
 
 Why before the module's import: a suite's module imports its kernels' modules (tilelang's
 eager parse of upstream example files, torch); on the H200 the first suite's imports took 7.9 s,

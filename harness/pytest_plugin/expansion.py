@@ -1,16 +1,15 @@
 """From a suite's ``SWEEP`` to the run's items, and the search-space diagnostics before compiling.
 
-Contract: ``expand(sweep, state)`` returns one ``BenchItem`` per (measure kind, selected
-backend, case) - the vendor item per problem for device kinds, and the autotuned ``best``
-case recorded on the backend's own device (``load_best`` is passed to the sweep, which does
-not import the results layer).  ``diagnose_space(sweep, state)`` asks each backend's own
-``rejection`` about every config of every problem and, when the suite asks, lowers pairs of
-configs to find swept keys that change nothing (once per compiler, kernel body, problem and
-configs: the answer is kept on disk, harness/pytest_plugin/inert_cache.py).  ``prefetch(state, backend)``, at a
-backend's first device item that can run, compiles all its device cases ahead: in its
-worker process (spread over devices: in each device's, starting with the piece that
-device takes first, harness/measure/device_pieces.py ``prefetch_order``), in the compile
-pool, or (several xdist workers) once under a file lock.
+Contract: ``expand(sweep, state)`` returns one ``BenchItem`` per (measure kind, selected backend, case) - the
+vendor item per problem for device kinds, and the autotuned ``best`` case recorded on the backend's own device
+(``load_best`` is passed to the sweep, which does not import the results layer).  ``diagnose_space(sweep,
+state)`` asks each backend's own ``rejection`` about every config of every problem and, when the suite asks,
+lowers pairs of configs to find swept keys that change nothing (once per compiler, kernel body, problem and
+configs: the answer is kept on disk, harness/pytest_plugin/inert_cache.py).  ``prefetch(state, backend)``, at
+a backend's first device item that can run, compiles all its device cases ahead: in its worker process (spread
+over devices: in each device's, starting with the piece that device takes first,
+harness/measure/device_pieces.py ``prefetch_order``), in the compile pool, or (several xdist workers) once
+under a file lock.
 """
 
 from __future__ import annotations

@@ -1,15 +1,14 @@
 """An item's outcome made final, and a device-phase chunk journaled as soon as it ends.
 
-Contract: ``finish_outcome(state, item, backend, outcome)`` is the outcome as it goes into
-the JSON and the journal (the worker's account on a failure; kernel hash, % of peak,
-device uuid and, in an overlapped run, what it ran beside on which CPUs on a timed record); it is done once per outcome, so a second call changes
+Contract: ``finish_outcome(state, item, backend, outcome)`` is the outcome as it goes into the JSON and the
+journal (the worker's account on a failure; kernel hash, % of peak, device uuid and, in an overlapped run,
+what it ran beside on which CPUs on a timed record); it is done once per outcome, so a second call changes
 nothing.  ``journal_chunk(state, config, pairs)`` is the device phase's ``on_chunk``
-(harness/measure/device_phase.py): it finishes each outcome of the chunk and appends it to
-the journal at once, with the pytest-benchmark entry the item's own fixture will give
-(``bench_adapter.detached_fixture``), so a run killed in a later chunk keeps this one; when
-pytest later runs the item, the journal finds its node already written and adds no second
-line.  An interrupted outcome (or any, once the run was interrupted) is not journaled.
-``bench_group(item)`` is the item's pytest-benchmark group.
+(harness/measure/device_phase.py): it finishes each outcome of the chunk and appends it to the journal at
+once, with the pytest-benchmark entry the item's own fixture will give (``bench_adapter.detached_fixture``),
+so a run killed in a later chunk keeps this one; when pytest later runs the item, the journal finds its node
+already written and adds no second line.  An interrupted outcome (or any, once the run was interrupted) is not
+journaled. ``bench_group(item)`` is the item's pytest-benchmark group.
 """
 
 from __future__ import annotations

@@ -12,11 +12,10 @@ device phase reports to its backend's own progress line.  Where an item is measu
   reported (a compile item waits until that is done, except in a run that overlaps them:
   harness/pytest_plugin/overlap_start.py); in a pytest-xdist worker of the cost-group scheduler, over this worker's group
   only (its first item says which: harness/pytest_plugin/gpu_split.py);
-- a compile item: in the compile phase (harness/measure/compile_phase.py), which times a
-  backend's compile items round-robin, ``--tlbench-compile-jobs`` shares at a time in worker
-  processes, or all in the backend's worker (``jobs`` 1) or in this process
-  (``--tlbench-isolation inprocess``); in a pytest-xdist worker (which holds only some of
-  the items) one by one, as any other item;
+- a compile item: in the compile phase (harness/measure/compile_phase.py), which times a backend's compile
+  items round-robin, ``--tlbench-compile-jobs`` shares at a time in worker processes, or all in the backend's
+  worker (``jobs`` 1) or in this process (``--tlbench-isolation inprocess``); in a pytest-xdist worker (which
+  holds only some of the items) one by one, as any other item;
 - otherwise in the backend's worker process, or in this process.
 The backend's untimed first compile is paid once (``setup``) before its first timed compile.
 An ``interrupted`` outcome (the run was interrupted while the item was under way: a Ctrl-C,

@@ -1,16 +1,15 @@
 """The preflight at collection: a suite's own code checked before any of its items compiles.
 
-Contract: ``run_preflight(items, state, given_gib)`` asks each (problem, backend) of ``items`` -
-every problem the scope runs - once for its family's preflight (harness/core/preflight.py; the
-dialect from the registry; the device memory ``device_memory`` says, which the family holds the
-problem's inputs, outputs and reference against at their real sizes) and keeps,
-in ``state.items.preflight_failed``, the one line each failing item fails with (``item_line``), and
-in ``state.items.preflight_lines`` every finding and note once, in order, for the collection
-report and ``tlbench check``.  A failing item never reaches the compile or device phase:
-``ItemRunner`` fails it with its line at once (harness/pytest_plugin/item_runner.py) and
-collection leaves it out of both phases (harness/plugin.py).  Each (problem, dialect) is
-asked once per run (the family keeps its own answer, so a second suite of the same kernel
-pays nothing); ``state.items.preflight_sized`` names each problem checked at its size.
+Contract: ``run_preflight(items, state, given_gib)`` asks each (problem, backend) of ``items`` - every problem
+the scope runs - once for its family's preflight (harness/core/preflight.py; the dialect from the registry;
+the device memory ``device_memory`` says, which the family holds the problem's inputs, outputs and reference
+against at their real sizes) and keeps, in ``state.items.preflight_failed``, the one line each failing item
+fails with (``item_line``), and in ``state.items.preflight_lines`` every finding and note once, in order, for
+the collection report and ``tlbench check``.  A failing item never reaches the compile or device phase:
+``ItemRunner`` fails it with its line at once (harness/pytest_plugin/item_runner.py) and collection leaves it
+out of both phases (harness/plugin.py).  Each (problem, dialect) is asked once per run (the family keeps its
+own answer, so a second suite of the same kernel pays nothing); ``state.items.preflight_sized`` names each
+problem checked at its size.
 """
 
 from __future__ import annotations

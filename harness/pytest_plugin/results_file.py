@@ -1,11 +1,10 @@
 """The ``--benchmark-json`` file of a tlbench run: never an earlier run's, never partial unmarked.
 
 Contract:
-- ``set_aside_previous(config)``: a results file already at the ``--benchmark-json`` path when
-  a run with tlbench items starts is renamed to ``<name>.previous`` (replacing an older
-  ``.previous``), so a run killed before it writes leaves no file that reads as its own; the
-  new file is written atomically at the end (journaling.py).  Returns the line saying so, or
-  None.
+- ``set_aside_previous(config)``: a results file already at the ``--benchmark-json`` path when a run with
+  tlbench items starts is renamed to ``<name>.previous`` (replacing an older ``.previous``), so a run killed
+  before it writes leaves no file that reads as its own; the new file is written atomically at the end
+  (journaling.py).  Returns the line saying so, or None.
 - ``partial_note(state, exitstatus)``: the ``tlbench.partial`` object of this run's JSON, or
   None for a run that ended and has an outcome for every collected tlbench item: the reason
   (interrupted, stopped early, items without an outcome), whether the run ended, items

@@ -1,13 +1,12 @@
 """What the plugin says about a run besides its items: the summary's closing lines, and where
 the run's wall time went.
 
-Contract: ``summary_extra(state, records, results_path)`` is the lines after the summary
-blocks: the journal's and the results file's notes, where the results went (``results_path``,
-given when pytest-benchmark's table was quieted), the search-space diagnostics worth a word,
-autotune, whether compile work overlapped device timing, and for the quick scope what the full
-scope adds.  ``phases_s(state)`` is the JSON's ``tlbench.phases_s``: start-up (the process's start
-to the end of collection), each backend's compile setup, rounds and count, and the whole
-session so far, in wall seconds.
+Contract: ``summary_extra(state, records, results_path)`` is the lines after the summary blocks: the journal's
+and the results file's notes, where the results went (``results_path``, given when pytest-benchmark's table
+was quieted), the search-space diagnostics worth a word, autotune, whether compile work overlapped device
+timing, and for the quick scope what the full scope adds.  ``phases_s(state)`` is the JSON's
+``tlbench.phases_s``: start-up (the process's start to the end of collection), each backend's compile setup,
+rounds and count, and the whole session so far, in wall seconds.
 """
 
 from __future__ import annotations

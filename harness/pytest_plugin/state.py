@@ -1,11 +1,10 @@
 """The per-run state of the pytest plugin, kept in ``config.stash[STATE]`` (no module globals).
 
-Contract: ``TlbenchState`` holds the backend registry and composes one part per concern:
-``options`` (``RunOptions``: what the command line asked for), ``items`` (``RunItems``: what
-collection found and selected, the preflight's findings), ``records`` (``RunRecords``: the
-outcomes, the journal and what was written), ``devices`` (``DeviceWork``: the compile pool,
-the device workers and the two phases) and ``progress`` (``Reporting``: the progress lines).
-``KINDS`` are the measure kinds an item can have.
+Contract: ``TlbenchState`` holds the backend registry and composes one part per concern: ``options``
+(``RunOptions``: what the command line asked for), ``items`` (``RunItems``: what collection found and
+selected, the preflight's findings), ``records`` (``RunRecords``: the outcomes, the journal and what was
+written), ``devices`` (``DeviceWork``: the compile pool, the device workers and the two phases) and
+``progress`` (``Reporting``: the progress lines). ``KINDS`` are the measure kinds an item can have.
 """
 
 from __future__ import annotations
