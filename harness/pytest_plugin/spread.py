@@ -33,7 +33,7 @@ def spread_devices(config: Any, hidden: str | None) -> list[str]:
     return devices if len(devices) > 1 else []
 
 
-def largest_problem_first(items: list[Any], items_by_id: dict[str, Any]) -> None:
+def largest_problem_first(items: list[Any], items_by_id: dict[str, BenchItem]) -> None:
     def bench(item: Any) -> BenchItem | None:
         callspec = getattr(item, "callspec", None)
         found = items_by_id.get(callspec.params.get("tlbench_item")) if callspec else None

@@ -63,7 +63,7 @@ class RunItems:
     device_items: list[BenchItem] = field(default_factory=list)
     phase_items: list[BenchItem] = field(default_factory=list)  # selected device items, final order
     compile_items: list[BenchItem] = field(default_factory=list)  # selected compile items, final order
-    phase_nodes: dict[str, Any] = field(default_factory=dict)  # item id -> its pytest item (journaled at its chunk's end)
+    phase_nodes: dict[str, pytest.Item] = field(default_factory=dict)  # item id -> its pytest item (journaled at its chunk's end)
     xdist_groups: dict[str, int] | None = None  # item id -> cost group, in an xdist worker of the group scheduler
     xdist_group_known: bool = False  # phase_items / device_items narrowed to this worker's group
     inert_cache: InertKeyCache | None = None  # the inert-key probe's answers on disk (None: not cached)
@@ -130,7 +130,7 @@ class Reporting:
 
     board: Any = None  # progress.ProgressBoard: every progress line of the run (writes nothing in an xdist worker)
     scope_counts: Any = None  # scope_note.ScopeCounts: what the quick scope left for the full one
-    loop_lines: dict[str, Any] = field(default_factory=dict)  # backend -> progress.LoopLine of its device phase
+    loop_lines: dict[str, LoopLine] = field(default_factory=dict)  # backend -> progress.LoopLine of its device phase
 
 
 @dataclass
@@ -153,7 +153,7 @@ class TlbenchState:
             "backend_options": dict(self.registry.options.values),  # a timer, an L2 flush mode ...
         }
 
-    def loop_line(self, backend: str) -> Any:
+    def loop_line(self, backend: str) -> LoopLine | None:
         """The device phase's progress of ``backend`` (its own line: backends measure side by side)."""
         board, lines = self.progress.board, self.progress.loop_lines
         if board is None:
