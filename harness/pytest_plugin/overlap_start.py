@@ -2,23 +2,21 @@
 
 Contract (harness/measure/overlap.py decides; this applies):
 - ``add_options(group)``: ``--tlbench-overlap auto|on|off``.
-- ``plan_overlap(config, state)`` (at collection's end, in the process that measures: not an
-  xdist controller or worker, with worker processes and interleaved device rounds) sets
-  ``state.devices.overlap`` from the collected items: the backends that time device items here and
-  those with compile items, the usable CPUs and one device worker per device.
+- ``plan_overlap(config, state)`` (at collection's end, in the process that measures: not an xdist controller
+  or worker, with worker processes and interleaved device rounds) sets ``state.devices.overlap`` from the
+  collected items: the backends timing device items here, those with compile items, the usable CPUs and one
+  device worker per device.
 - ``start_overlap(state, ctx_for)`` (at the run's first tlbench item; once) when the overlap is on: pins this
-  process to the compile CPUs (so every child it starts - a compile job, an instruction count - runs there),
-  pins each device worker to its CPU and its build children to the compile CPUs, makes the compile jobs'
-  workers start on the compile CPUs (a timeable backend's compile items go to such a fresh worker even at one
-  job: its own worker is busy timing), sends each timeable backend's device cases to its workers to build, and
-  starts its device phase in the background (``ctx_for(backend)``: the device items' ``RunContext``).  Compile
-  items then skip the wait for the device phase (``compiles_wait_for_device``), and every backend's compile
-  phase starts with the first (``CompilePhase.side_by_side``): each needs only CPUs, and one after another the
+  process (and so every child it starts) to the compile CPUs, each device worker to its CPU and its build
+  children to the compile CPUs, makes compile-job workers start on the compile CPUs (a timeable backend's
+  compile items go to such a fresh worker even at one job), sends each timeable backend's device cases to its
+  workers to build and starts its device phase in the background (``ctx_for(backend)``: the device items'
+  ``RunContext``).  Compile items then skip the wait for the device phase (``compiles_wait_for_device``) and
+  every backend's compile phase starts with the first (``CompilePhase.side_by_side``): one after another, the
   last backend's phase ended the run on the GPU host.
 - ``start_compile_jobs_ahead(state)`` (at collection's end) starts the compile-job workers each backend with
-  compile items will use (``--tlbench-compile-jobs`` of them, or the one a timeable backend's items go to in
-  an overlapped run), so their imports overlap the first items rather than the compile phase's setup, and ends
-  those started with the workers (harness/pytest_plugin/early_start.py) that no phase will take.
+  compile items will use, so their imports overlap the first items, and ends those started early
+  (harness/pytest_plugin/early_start.py) that no phase will take.
 - ``overlap_line(state)``: the summary's line about it (None where there was nothing to overlap).
 """
 
