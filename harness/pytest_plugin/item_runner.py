@@ -1,25 +1,20 @@
 """The ``tlbench`` fixture's runner: one pytest item's measurement, record and report.
 
-Contract: ``ItemRunner(request, benchmark, item, state).run()`` measures ``item`` (a
-``BenchItem``) and hands its samples and record to pytest-benchmark, or skips/fails the
-pytest item with the backend's or the compiler's words.  An item whose problem failed the
-collection-time preflight (harness/pytest_plugin/preflight.py) fails at once with that line,
-stage ``preflight``, and is never compiled or measured.  It journals every outcome; a
+Contract: ``ItemRunner(request, benchmark, item, state).run()`` measures ``item`` (a ``BenchItem``) and hands
+its samples and record to pytest-benchmark, or skips/fails the pytest item with the backend's or the
+compiler's words.  An item whose problem failed the collection-time preflight (harness/pytest_plugin/preflight.py)
+fails at once with that line, stage ``preflight``, never compiled or measured.  Every outcome is journaled; a
 device phase reports to its backend's own progress line.  Where an item is measured:
 - reused from the journal of an interrupted run (``--tlbench-resume``), when its identity matches;
-- a device item: in the interleaved device phase (harness/measure/device_phase.py), piece by
-  piece, measured in the background by the backend's worker(s) while earlier items are
-  reported (a compile item waits until that is done, except in a run that overlaps them:
-  harness/pytest_plugin/overlap_start.py); in a pytest-xdist worker of the cost-group scheduler, over this worker's group
-  only (its first item says which: harness/pytest_plugin/gpu_split.py);
-- a compile item: in the compile phase (harness/measure/compile_phase.py), which times a backend's compile
-  items round-robin, ``--tlbench-compile-jobs`` shares at a time in worker processes, or all in the backend's
-  worker (``jobs`` 1) or in this process (``--tlbench-isolation inprocess``); in a pytest-xdist worker (which
+- a device item: in the interleaved device phase (harness/measure/device_phase.py), piece by piece, in the
+  background by the backend's worker(s) while earlier items are reported (a compile item waits until that is
+  done, except in an overlapped run: harness/pytest_plugin/overlap_start.py); in a pytest-xdist worker of the
+  cost-group scheduler, over this worker's group only (its first item says which: gpu_split.py);
+- a compile item: in the compile phase (harness/measure/compile_phase.py); in a pytest-xdist worker (which
   holds only some of the items) one by one, as any other item;
 - otherwise in the backend's worker process, or in this process.
-The backend's untimed first compile is paid once (``setup``) before its first timed compile.
-An ``interrupted`` outcome (the run was interrupted while the item was under way: a Ctrl-C,
-harness/measure/interrupt.py) is not the item's: it is neither kept nor journaled (a resume
+The backend's untimed first compile is paid once (``setup``) before its first timed compile.  An
+``interrupted`` outcome (harness/measure/interrupt.py) is not the item's: neither kept nor journaled (a resume
 measures the item), and the run ends as pytest's interrupted run, saying so.
 """
 
