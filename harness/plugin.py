@@ -6,17 +6,14 @@ like ``compile-nvidia-gemm-8192x8192x8192-f16-bm128-bn256-bk64-t256-auto-s3``, r
 through ``harness.measure.runner`` and hands the samples to pytest-benchmark, so ``stats`` are
 device (or compile) seconds.  Items that fail or skip are also written to the JSON's
 top-level ``tlbench`` key.  All per-run state lives in ``config.stash``
-(harness/pytest_plugin/state.py); the options are harness/pytest_plugin/options.py's, the
-expansion of a sweep into items harness/pytest_plugin/expansion.py's.
+(harness/pytest_plugin/state.py, built by harness/pytest_plugin/run_setup.py); the options are
+harness/pytest_plugin/options.py's, the expansion of a sweep into items harness/pytest_plugin/expansion.py's.
 """
 
 from __future__ import annotations
 
 import os
-import tempfile
-import random
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -27,57 +24,31 @@ from tlbench.harness.pytest_plugin import hookspecs
 from tlbench.harness.pytest_plugin.expansion import diagnose_space, expand
 from tlbench.harness.pytest_plugin.preflight import run_preflight
 from tlbench.harness.pytest_plugin.early_start import looks_like_suite, start_workers_early
-from tlbench.harness.pytest_plugin.options import backend_option_values, compile_settings
-from tlbench.harness.pytest_plugin.scope_note import ScopeCounts
+from tlbench.harness.pytest_plugin.options import backend_option_values
 from tlbench.harness.pytest_plugin.overlap_start import plan_overlap, start_compile_jobs_ahead
 from tlbench.harness.pytest_plugin.run_notes import phases_s, summary_extra
 from tlbench.harness.pytest_plugin.options import pytest_addoption  # noqa: F401  (the hook, registered through this module)
-from tlbench.harness.pytest_plugin.state import KINDS, STATE, TlbenchState
+from tlbench.harness.pytest_plugin.state import STATE
 from tlbench.harness.pytest_plugin.autotune import autotune_lines, write_best_configs
-from tlbench.harness.pytest_plugin.spread import largest_problem_first, spread_devices
+from tlbench.harness.pytest_plugin.spread import largest_problem_first
 from tlbench.harness.pytest_plugin.machine_info import MachineInfoOnce, add_spread_devices, fill_machine_info
 from tlbench.harness.pytest_plugin.bench_adapter import benchmark_entry, quiet_table_by_default, restore_table, result_json_path
 from tlbench.harness.pytest_plugin.compare_machine import MachineCompare
 from tlbench.harness.pytest_plugin.manners import has_tlbench_item, register_machine_compare, skip_without_benchmark
-from tlbench.harness.pytest_plugin.run_marks import test_only_settings
 from tlbench.harness.pytest_plugin.terminal import write_summary
-from tlbench.harness.pytest_plugin.progress import ProgressBoard, terminal_writer
-from tlbench.harness.pytest_plugin.inert_cache import InertKeyCache, default_directory
 from tlbench.harness.pytest_plugin.gpu_split import worker_groups
-from tlbench.harness.pytest_plugin import isolation, journaling, results_file, sharding
-from tlbench.harness.pytest_plugin.finishing import journal_chunk
+from tlbench.harness.pytest_plugin import journaling, results_file
 from tlbench.harness.pytest_plugin.item_runner import INTERRUPTED_LINE, ItemRunner
 from tlbench.harness.pytest_plugin.commit_info import fill_commit_info
-from tlbench.harness.pytest_plugin.counting import factory_path, instruction_counting
-from tlbench.harness.pytest_plugin.calibrated import load_calibrated
-from tlbench.harness.measure.compile_pool import CompilePool
-from tlbench.harness.measure.cache_warmer import processes as build_processes, warmer_for
-from tlbench.harness.measure.compile_phase import CompilePhase, resolve_jobs, usable_cpus
-from tlbench.harness.measure.device_phase import DevicePhase
 from tlbench.harness.core.record import EXTRA_KEY, SCHEMA_VERSION, BenchItem, failure_record, skip_record
-from tlbench.harness.core.registry import BackendRegistry, UnknownBackend
+from tlbench.harness.core.registry import BackendRegistry
 from tlbench.harness.measure.runner import Outcome
 from tlbench.harness.core.sweep import Sweep
-from tlbench.harness.measure.options import policy_from_options
-from tlbench.harness.search.live import ProblemSearch, load_history
-from tlbench.harness.measure.option_types import check_devices
 from tlbench.harness.pytest_plugin.xdist_hooks import (  # noqa: F401  (the hooks, registered through this module)
-    HIDDEN_WORKER,
-    pytest_cmdline_main,
-    pytest_configure_node,
-    pytest_sessionstart,
-    pytest_xdist_make_scheduler,
-)
-from tlbench.harness.pytest_plugin.xdist_support import (
-    KEY_BENCH,
-    KEY_MACHINE,
-    KEY_OUTCOME,
-    ControllerCollector,
-    is_controller,
-    pin_env,
-    to_plain,
-    worker_index,
-)
+    HIDDEN_WORKER, pytest_cmdline_main, pytest_configure_node, pytest_sessionstart, pytest_xdist_make_scheduler)
+from tlbench.harness.pytest_plugin.xdist_support import KEY_BENCH, KEY_MACHINE, KEY_OUTCOME, is_controller, pin_env, to_plain, worker_index
+from tlbench.harness.pytest_plugin.run_setup import build_state
+
 
 def pytest_addhooks(pluginmanager):
     pluginmanager.add_hookspecs(hookspecs)
@@ -97,81 +68,9 @@ def pytest_configure(config):
     if hidden is not None:  # pin it before any backend starts: its device runtime reads these
         traits = [registry.traits(n) for n in registry.names]
         os.environ.update(pin_env(config.getoption("tlbench_devices"), traits, worker_index(hidden)))
-    choice = config.getoption("tlbench_backend")
-    try:
-        registry.validate(choice)
-    except UnknownBackend as exc:
-        raise pytest.UsageError(str(exc)) from None
-    kind = config.getoption("--tlbench-kind")
-    seed = config.getoption("--tlbench-seed")
-    if seed is None:
-        seed = journaling.resume_seed(config)
-    board = ProgressBoard(terminal_writer(config) if hidden is None else None)  # every progress line, from one place
-    try:
-        children = build_processes(usable_cpus())  # TLBENCH_BUILD_PROCESSES, read again by each device worker
-    except ValueError as exc:
-        raise pytest.UsageError(str(exc)) from None
-    scope = config.getoption("--tlbench-scope")
-    compile_rounds, compile_cap = compile_settings(scope, config.getoption("--tlbench-compile-rounds"),
-                                                   config.getoption("--tlbench-compile-max-seconds"))
-    policy = policy_from_options(config.getoption)
-    try:
-        history = load_history(policy.search_learn_from)  # read once: every searched problem learns from them
-    except ValueError as exc:
-        raise pytest.UsageError(str(exc)) from None
-    config.stash[STATE] = TlbenchState(
-        registry=registry,
-        backend_choice=choice,
-        kinds=KINDS if kind == "all" else (kind,),
-        scope=scope,
-        policy=replace(policy, compile_max_seconds=compile_cap),
-        compile_rounds=compile_rounds,
-        seed=seed if seed is not None else random.SystemRandom().randrange(2**31),
-        # in-process device items build their kernels in child processes too (a 4+ CPU host)
-        pool=CompilePool(progress=board.phase("prefetch", "compile prefetch", "kernels").count,
-                         warmer_of=lambda backend: warmer_for(factory_path(registry, backend.name), registry.options.values, children)),
-        board=board,
-        autotune_path=config.getoption("--tlbench-autotune"),
-        inert_cache=InertKeyCache(Path(config.getoption("--tlbench-cache-dir") or default_directory())),
-        test_only=tuple(test_only_settings(config)),
-        calibrated=load_calibrated(profile) if (profile := config.getoption("--tlbench-profile")) else None,
-        search_problem=ProblemSearch(history) if policy.search == "model" else None,
-    )
-    if is_controller(config):
-        config.pluginmanager.register(ControllerCollector(config, registry.traits), "tlbench-xdist-controller")
-    state = config.stash[STATE]
-    state.scope_counts = ScopeCounts(state.scope)
-    sharding.register(config)  # --tlbench-shard=I/N: this process keeps shard I's items
-    if hidden is None and not is_controller(config):
-        check_devices(config.getoption("tlbench_devices"), [registry.traits(n) for n in registry.names])
-    spread = spread_devices(config, hidden)
-    state.spread_devices = max(1, len(spread))
-    state.interrupt.arm()  # a Ctrl-C is noted before it raises: a build it ends is interrupted, not failed
-    state.workers = isolation.Workers.from_config(config, registry, spread, interrupted=state.interrupt, board=board)
-    if state.workers is not None and not is_controller(config) and not config.option.collectonly:
-        registry.worker_facts = state.workers.ready_facts  # a backend that can is described by its device worker
-    try:
-        jobs = resolve_jobs(config.getoption("--tlbench-compile-jobs"), usable_cpus(), hidden is not None, state.workers is not None)
-    except ValueError as exc:
-        raise pytest.UsageError(str(exc)) from None
-    if state.workers is not None:
-        state.workers.main_times_compiles = jobs <= 1  # else compile jobs' workers do (each warms up its own compiler)
-    state.compile_phase = CompilePhase(
-        jobs=jobs, make_session=state.workers.compile_session if state.workers is not None else None,
-        policy=state.policy, compile_rounds=state.compile_rounds, seed=state.seed, board=board,
-        count=instruction_counting(config, registry, board),
-    )
-    workers = state.workers
-    state.device_phase = DevicePhase(
-        **({"make_session": workers.device_session, "background": True} if workers is not None else {}),
-        on_chunk=lambda pairs: journal_chunk(config.stash[STATE], config, pairs),
-        devices_for=lambda backend: workers.device_count(backend.name) if workers is not None and backend.device_blocker() is None else 1,
-        tick=board.tick,
-    )
-    run_id = getattr(config, "workerinput", {}).get("testrunuid", str(os.getpid()))
-    state.prefetch_lock_path = os.path.join(tempfile.gettempdir(), f"tlbench-prefetch-{run_id}.lock")
-    state.journal = journaling.JournalingPlugin(config, state.settings, _outcome_record, ran_items=lambda: bool(state.outcomes))
-    config.pluginmanager.register(state.journal, "tlbench-journal")
+    state = build_state(config, registry, hidden)
+    state.records.journal = journaling.JournalingPlugin(config, state.settings, _outcome_record, ran_items=lambda: bool(state.records.outcomes))
+    config.pluginmanager.register(state.records.journal, "tlbench-journal")
     config.pluginmanager.register(results_file.ExitStatusNote(state), "tlbench-exit-status")
     if config.pluginmanager.hasplugin("benchmark"):
         for k, plugin in enumerate(MachineInfoOnce().plugins()):
@@ -186,26 +85,26 @@ def pytest_unconfigure(config):
     trace.mark("unconfigure")
     state = config.stash.get(STATE, None)
     if state is not None:
-        state.device_phase.cancel()  # an interrupted run: no piece starts after this
-        state.pool.close()
-        if state.workers is not None:
-            state.workers.close()
+        state.devices.device_phase.cancel()  # an interrupted run: no piece starts after this
+        state.devices.pool.close()
+        if state.devices.workers is not None:
+            state.devices.workers.close()
             trace.mark("workers closed")
-        state.interrupt.disarm()
+        state.devices.interrupt.disarm()
 
 
 def pytest_report_collectionfinish(config, start_path, items):
     state = config.stash.get(STATE, None)
-    if state is None or not (state.diagnostics or state.preflight_lines):
+    if state is None or not (state.items.diagnostics or state.items.preflight_lines):
         return None
-    return [f"[tlbench] {line}" for line in state.preflight_lines] + [d.summary() for d in state.diagnostics]
+    return [f"[tlbench] {line}" for line in state.items.preflight_lines] + [d.summary() for d in state.items.diagnostics]
 
 
 def pytest_collectstart(collector):
     """The first module that looks like a tlbench suite starts the workers before its imports
     (harness/pytest_plugin/early_start.py)."""
     state = collector.config.stash.get(STATE, None)
-    if state is None or state.workers_started or not isinstance(collector, pytest.Module):
+    if state is None or state.devices.workers_started or not isinstance(collector, pytest.Module):
         return
     if looks_like_suite(collector.path):
         start_workers_early(collector.config, state)
@@ -222,17 +121,17 @@ def pytest_generate_tests(metafunc):
     items = expand(sweep, state)
     run_preflight(items, state, metafunc.config.getoption("tlbench_device_memory"))  # the suite's own code, on CPU, before anything compiles
     diagnostics = [] if metafunc.config.getoption("tlbench_preflight_only") else diagnose_space(sweep, state)
-    state.diagnostics += diagnostics
-    state.sweeps[sweep.name] = {
+    state.items.diagnostics += diagnostics
+    state.items.sweeps[sweep.name] = {
         "description": sweep.description,
         "items": len(items),
         "diagnostics": [d.to_dict() for d in diagnostics],
     }
-    if state.scope_counts is not None:
-        state.scope_counts.add(sweep, state, len(items))
+    if state.progress.scope_counts is not None:
+        state.progress.scope_counts.add(sweep, state, len(items))
     # Parametrize by id (a plain string) so pytest-benchmark's JSON ``params`` stay readable.
     for item in items:
-        state.items_by_id[item.item_id] = item
+        state.items.items_by_id[item.item_id] = item
     ids = [i.item_id for i in items]
     metafunc.parametrize("tlbench_item", ids, ids=ids)
 
@@ -249,13 +148,13 @@ def pytest_collection_modifyitems(session, config, items):
         i
         for i in items
         if "tlbench_item" in getattr(i, "fixturenames", ())
-        and getattr(getattr(i, "callspec", None), "params", {}).get("tlbench_item") not in state.items_by_id
+        and getattr(getattr(i, "callspec", None), "params", {}).get("tlbench_item") not in state.items.items_by_id
     ]
     if empty:
         config.hook.pytest_deselected(items=empty)
         items[:] = [i for i in items if i not in empty]
-    if state.spread_devices > 1:
-        largest_problem_first(items, state.items_by_id)
+    if state.options.spread_devices > 1:
+        largest_problem_first(items, state.items.items_by_id)
 
 
 def pytest_collection_finish(session):
@@ -270,20 +169,20 @@ def pytest_collection_finish(session):
         session.config.stash[_TABLE_QUIETED] = False
     trace.mark("collected", items=len(session.items))
     started = trace.process_start()
-    state.startup_s = time.time() - started if started is not None else None
-    state.take_collected(session.items)
-    if state.collected_ids and worker_index() is None and not session.config.option.collectonly:
+    state.records.startup_s = time.time() - started if started is not None else None
+    state.items.take_collected(session.items)
+    if state.items.collected_ids and worker_index() is None and not session.config.option.collectonly:
         note = results_file.set_aside_previous(session.config)  # an earlier run's file never reads as this run's
         if note:
-            state.file_notes.append(note)
+            state.records.file_notes.append(note)
     if getattr(session.config, "workerinput", {}).get("tlbench_cost_groups"):
-        state.xdist_groups = worker_groups(session.items, state.items_by_id)  # by the costs it wrote for the controller
-    if state.workers is not None and not is_controller(session.config):
+        state.items.xdist_groups = worker_groups(session.items, state.items.items_by_id)  # by the costs it wrote for the controller
+    if state.devices.workers is not None and not is_controller(session.config):
         ids = [i.callspec.params.get("tlbench_item") for i in session.items if getattr(i, "callspec", None)]
-        names = sorted(n for n in {state.items_by_id[i].backend for i in ids if i in state.items_by_id}
+        names = sorted(n for n in {state.items.items_by_id[i].backend for i in ids if i in state.items.items_by_id}
                        if not state.registry.compile_blocker(n))
-        state.workers.keep_only(names)  # a worker started early for a backend left with no item ends
-        state.workers.start(names)  # imports overlap the run (already started at the first suite)
+        state.devices.workers.keep_only(names)  # a worker started early for a backend left with no item ends
+        state.devices.workers.start(names)  # imports overlap the run (already started at the first suite)
     if not session.config.option.collectonly:
         plan_overlap(session.config, state)  # compile work beside device timing, where there is both
         start_compile_jobs_ahead(state)
@@ -298,7 +197,7 @@ def tlbench_item(request):  # replaced by parametrization
 def tlbench(request, benchmark, tlbench_item):
     """Run this test's tlbench item: ``def test_x(tlbench): tlbench.run()``."""
     state = request.config.stash[STATE]
-    return ItemRunner(request, benchmark, state.items_by_id[tlbench_item], state)
+    return ItemRunner(request, benchmark, state.items.items_by_id[tlbench_item], state)
 
 
 # -- pytest-benchmark hooks (optional: a run with ``-p no:benchmark`` has no such hooks) --------
@@ -309,33 +208,33 @@ def pytest_benchmark_update_machine_info(config, machine_info):
     state = config.stash.get(STATE, None)
     if state is not None:
         fill_machine_info(machine_info, state.registry)
-        if state.workers is not None and state.workers.devices:  # one process, one worker per device
-            add_spread_devices(machine_info, {n: state.workers.device_infos(n) for n in state.registry.loaded()})
+        if state.devices.workers is not None and state.devices.workers.devices:  # one process, one worker per device
+            add_spread_devices(machine_info, {n: state.devices.workers.device_infos(n) for n in state.registry.loaded()})
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_benchmark_update_json(config, benchmarks, output_json):
     state = config.stash.get(STATE, None)
-    if state is None or not state.outcomes:
+    if state is None or not state.records.outcomes:
         return
-    failed = [_outcome_record(n, i, o) for n, i, o in state.outcomes if o.status == "failed"]
-    skipped = [_outcome_record(n, i, o) for n, i, o in state.outcomes if o.status == "skipped"]
+    failed = [_outcome_record(n, i, o) for n, i, o in state.records.outcomes if o.status == "failed"]
+    skipped = [_outcome_record(n, i, o) for n, i, o in state.records.outcomes if o.status == "skipped"]
     output_json[EXTRA_KEY] = {
         "schema_version": SCHEMA_VERSION,
-        "backend_choice": state.backend_choice,
-        "backends": state.selected,
-        "scope": state.scope,
-        "kinds": list(state.kinds),
-        "input_seed": state.seed,
-        "sweeps": state.sweeps,
-        "setup_s": state.setup_s,
-        "setup_parts": state.setup_parts,
+        "backend_choice": state.options.backend_choice,
+        "backends": state.options.selected,
+        "scope": state.options.scope,
+        "kinds": list(state.options.kinds),
+        "input_seed": state.options.seed,
+        "sweeps": state.items.sweeps,
+        "setup_s": state.records.setup_s,
+        "setup_parts": state.records.setup_parts,
         "phases_s": phases_s(state),
-        "test_only": list(state.test_only),
+        "test_only": list(state.options.test_only),
         "failed": failed,
         "skipped": skipped,
-        "partial": results_file.partial_note(state, state.exitstatus),
-        **(state.journal.json_note() if state.journal else {}),
+        "partial": results_file.partial_note(state, state.records.exitstatus),
+        **(state.records.journal.json_note() if state.records.journal else {}),
     }
 
 
@@ -346,7 +245,7 @@ def pytest_runtest_makereport(item, call):
     state = item.config.stash.get(STATE, None)
     if state is None or worker_index() is None or report.when != "call":
         return
-    mine = [(i, o) for n, i, o in state.outcomes if n == item.nodeid]
+    mine = [(i, o) for n, i, o in state.records.outcomes if n == item.nodeid]
     if not mine:
         return
     bench_item, outcome = mine[-1]
@@ -355,9 +254,9 @@ def pytest_runtest_makereport(item, call):
         report.user_properties.append((KEY_BENCH, to_plain(entry)))
     report.user_properties.append((KEY_OUTCOME, to_plain(_outcome_record(item.nodeid, bench_item, outcome))))
     loaded = state.registry.loaded()
-    if set(loaded) - state.machine_shipped:  # each backend's device info once per worker
+    if set(loaded) - state.records.machine_shipped:  # each backend's device info once per worker
         report.user_properties.append((KEY_MACHINE, to_plain({n: b.device_info() for n, b in loaded.items()})))
-        state.machine_shipped |= set(loaded)
+        state.records.machine_shipped |= set(loaded)
 
 
 def _outcome_record(nodeid: str, item: BenchItem, outcome: Outcome) -> dict[str, Any]:
@@ -376,11 +275,11 @@ def pytest_sessionfinish(session, exitstatus):
     trace.mark("sessionfinish")
     state = session.config.stash.get(STATE, None)
     if state is not None and worker_index() is None and results_file.write_if_nothing_timed(session.config, state):
-        state.file_notes.append("[tlbench] no item was timed: the results file holds the failed and skipped items")
-    if state is not None and state.workers is not None:
-        state.device_phase.cancel()  # every item has reported: no piece is left to start
-        state.workers.begin_close()  # the workers exit while the results are written
-    if state is not None and state.autotune_path and worker_index() is None:
+        state.records.file_notes.append("[tlbench] no item was timed: the results file holds the failed and skipped items")
+    if state is not None and state.devices.workers is not None:
+        state.devices.device_phase.cancel()  # every item has reported: no piece is left to start
+        state.devices.workers.begin_close()  # the workers exit while the results are written
+    if state is not None and state.options.autotune_path and worker_index() is None:
         write_best_configs(session.config, state)
     machine_compare = session.config.stash.get(_MACHINE_COMPARE, None)
     if machine_compare is not None and worker_index() is None:
@@ -391,19 +290,19 @@ def pytest_sessionfinish(session, exitstatus):
 @pytest.hookimpl(trylast=True)
 def pytest_terminal_summary(terminalreporter):
     state = terminalreporter.config.stash.get(STATE, None)
-    if state is not None and state.board is not None:
-        state.board.tick()  # a phase's last line, before the summary
-    if state is not None and state.interrupt.seen:
+    if state is not None and state.progress.board is not None:
+        state.progress.board.tick()  # a phase's last line, before the summary
+    if state is not None and state.devices.interrupt.seen:
         terminalreporter.write_line(INTERRUPTED_LINE)
-    if state is not None and not state.outcomes and state.autotune_written:  # the xdist controller
+    if state is not None and not state.records.outcomes and state.records.autotune_written:  # the xdist controller
         for line in autotune_lines(state):
             terminalreporter.write_line(line)
-    if state is None or not state.outcomes:
+    if state is None or not state.records.outcomes:
         return
-    records = [_outcome_record(n, i, o) for n, i, o in state.outcomes]
+    records = [_outcome_record(n, i, o) for n, i, o in state.records.outcomes]
     quieted = terminalreporter.config.stash.get(_TABLE_QUIETED, False)
     extra = summary_extra(state, records, result_json_path(terminalreporter.config) if quieted else None)
-    write_summary(terminalreporter, records, state.setup_s, state.registry.traits, extra, setup_parts=state.setup_parts)
+    write_summary(terminalreporter, records, state.records.setup_s, state.registry.traits, extra, setup_parts=state.records.setup_parts)
 
 
 @pytest.hookimpl(optionalhook=True)

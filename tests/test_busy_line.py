@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from tlbench.harness.measure.busy_watch import NO_SUITE_CODE, TOOL_DIRS, BusyWatch, where_any_thread, where_running
+from tlbench.harness.measure.worker_messages import Busy
 
 ROOT = Path(__file__).resolve().parents[1]
 HERE = Path(__file__).resolve().parent
@@ -118,7 +119,7 @@ def test_a_send_that_fails_ends_the_watch_without_raising():
     thread = threading.Thread(target=watch._run)
     thread.start()
     thread.join(10)
-    assert not thread.is_alive() and len(calls) == 1 and calls[0][:2] == ("busy", "check")
+    assert not thread.is_alive() and len(calls) == 1 and calls[0] == Busy("check", calls[0].where, calls[0].seconds)
 
 
 SLOW_SUITE = '''
@@ -195,7 +196,7 @@ def test_the_watch_sends_only_where_suite_code_runs():
         thread.join(10)
         assert bool(sent) is expect_sent, sent
         if sent:
-            assert sent[0][2].startswith("test_the_watch_sends_only_where_suite_code_runs ("), sent[0]
+            assert sent[0].where.startswith("test_the_watch_sends_only_where_suite_code_runs ("), sent[0]
 
 
 def test_a_line_due_in_a_stage_that_ended_meanwhile_is_never_sent():
@@ -207,12 +208,12 @@ def test_a_line_due_in_a_stage_that_ended_meanwhile_is_never_sent():
     now[0] = 2.0
     stage, _, generation = watch.due()
     watch.end()  # the request answered while the line was being worded
-    assert watch.send_if_current(generation, ("busy", stage, "x", 2.0)) is False and sent == []
+    assert watch.send_if_current(generation, Busy(stage, "x", 2.0)) is False and sent == []
     watch.begin("check")  # the next request, same stage name: still not the stage the line was due in
-    assert watch.send_if_current(generation, ("busy", stage, "x", 2.0)) is False and sent == []
+    assert watch.send_if_current(generation, Busy(stage, "x", 2.0)) is False and sent == []
     now[0] = 4.0
     stage, _, generation = watch.due()
-    assert watch.send_if_current(generation, ("busy", stage, "x", 2.0)) is True and len(sent) == 1
+    assert watch.send_if_current(generation, Busy(stage, "x", 2.0)) is True and len(sent) == 1
 
 
 def test_library_code_is_what_an_installer_put_beside_its_dist_info_not_a_module_sharing_its_name(tmp_path, monkeypatch):

@@ -20,7 +20,8 @@ import fake_backend
 from tile_family import TileConfig, TileProblem
 from tlbench.harness.core.cases import Case
 from tlbench.harness.core.record import BenchItem
-from tlbench.harness.measure.compile_phase import CompilePhase, resolve_jobs
+from tlbench.harness.measure.compile_phase import CompilePhase
+from tlbench.harness.measure.cpu_plan import resolve_jobs
 from tlbench.harness.measure.cpu_plan import COMPILE_NICE
 from tlbench.harness.measure.outcome import Outcome
 

@@ -190,11 +190,11 @@ def pytest_tlbench_register_backends(registry):
 FACTS = {}
 
 def pytest_collection_modifyitems(config, items):
-    sessions = config.stash[STATE].workers._sessions
+    sessions = config.stash[STATE].devices.workers._sessions
     FACTS["during_collection"] = sorted(n for (n, _), s in sessions.items() if s.started)
 
 def pytest_runtest_setup(item):
-    FACTS.setdefault("at_first_item", sorted(n for n, _ in item.config.stash[STATE].workers._sessions))
+    FACTS.setdefault("at_first_item", sorted(n for n, _ in item.config.stash[STATE].devices.workers._sessions))
 
 def pytest_unconfigure(config):
     with open("facts.json", "w") as fh:
@@ -222,7 +222,8 @@ def test_the_setup_compile_runs_in_the_worker_and_a_crash_there_costs_nothing_el
     from tlbench.harness.core.cases import Case, MeasurePolicy
     from tlbench.harness.core.record import BenchItem
     from tlbench.harness.measure.outcome import Outcome
-    from tlbench.harness.measure.worker_session import WorkerSession, WorkerSpec
+    from tlbench.harness.measure.worker_session import WorkerSession
+    from tlbench.harness.measure.worker_spec import WorkerSpec
 
     def item(n, k):
         return BenchItem("fake", "compile", Case(TileProblem(1024, 1024, 1024), TileConfig(128, n, k, 128, "auto", 2)))

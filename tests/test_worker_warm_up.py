@@ -6,7 +6,8 @@ process, the FakeBackend and a test-only warm-up, ``fake_backend:record_warm_up`
 
 from tlbench.harness.core.cases import MeasurePolicy
 from tlbench.harness.core.record import BenchItem
-from tlbench.harness.measure.worker_session import WorkerSession, WorkerSpec
+from tlbench.harness.measure.worker_session import WorkerSession
+from tlbench.harness.measure.worker_spec import WorkerSpec
 from tile_family import TileConfig, TileProblem
 from tlbench.harness.core.cases import Case
 

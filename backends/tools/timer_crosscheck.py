@@ -70,7 +70,7 @@ def _compile_all(backend, cases, options: dict[str, Any]) -> dict[str, Any]:
     from tlbench.harness.core.backend_api import CompileError
     from tlbench.harness.core.cases import VendorCase
     from tlbench.harness.measure.cache_warmer import processes, warmer_for
-    from tlbench.harness.measure.compile_phase import usable_cpus
+    from tlbench.harness.measure.cpu_plan import usable_cpus
     from tlbench.harness.measure.compile_pool import CompilePool
     from tlbench.harness.measure.worker_spec import factory_ref
 

@@ -77,9 +77,9 @@ class _Collector:
         if state is None:
             return
         self.loaded = True
-        self.lines, self.failed = list(state.preflight_lines), dict(state.preflight_failed)
-        self.items, self.sweeps = len(state.items_by_id), list(state.sweeps)
-        self.sized = dict(state.preflight_sized)
+        self.lines, self.failed = list(state.items.preflight_lines), dict(state.items.preflight_failed)
+        self.items, self.sweeps = len(state.items.items_by_id), list(state.items.sweeps)
+        self.sized = dict(state.items.preflight_sized)
 
 
 def run_check(args: argparse.Namespace) -> int:

@@ -2,21 +2,20 @@
 
 Contract: ``BusyWatch(send, after_s=3.0, every_s=5.0)`` is held by the device worker
 (harness/measure/worker_main.py) for its whole life; ``start()`` starts its one daemon thread.
-``begin(stage)`` (the worker's main thread, before each backend stage) and ``end()`` (after
-each request) say what the main thread is doing.  Once one stage has run ``after_s`` seconds,
-the thread sends ``("busy", stage, where, seconds)`` through ``send`` (the worker's own locked
-sender), again every ``every_s`` while the stage lasts; the session shows it as a progress line
-of its own (harness/measure/worker_session.py).  ``where`` is ``where_running(frame)`` of the
-main thread's current frame: the innermost frame of suite code (neither this tool's,
-``tool_dirs``: harness/ and backends/ of this checkout, nor Python's or an installed package's)
-that this tool's code called, library frames between them aside - the suite's callable (its
-``inputs``, reference, vendor, a body factory), however deep its own helpers go - as
-``name (file:line)``, the line it is on now; where the main thread runs no suite code (it
-waits for a compile), the first other thread that does (``where_any_thread``: a body factory
-in the compile pool); where none does (``NO_SUITE_CODE``: tlbench or the compiler at work, which
-its phase's own progress line covers) nothing is sent.  A line is sent only while the stage it
-was due in still runs (``send_if_current``), so it never arrives after the request's answer.  ``tool_dirs`` (default ``TOOL_DIRS``) is
-for tests.  A ``send`` that fails ends the watch quietly: a progress line never costs an item.  Nothing here measures.
+``begin(stage)`` (the worker's main thread, before each backend stage) and ``end()`` (after each request) say
+what the main thread is doing.  Once one stage has run ``after_s`` seconds, the thread sends a ``Busy``
+(harness/measure/worker_messages.py) through ``send`` (the worker's own locked sender), again every
+``every_s`` while the stage lasts; the session shows it as a progress line of its own
+(harness/measure/worker_session.py).  ``where`` is ``where_running(frame)`` of the main thread's current
+frame: the innermost frame of suite code (neither this tool's, ``tool_dirs``: harness/ and backends/ of this
+checkout, nor Python's or an installed package's) that this tool's code called, library frames between them
+aside - the suite's callable (its ``inputs``, reference, vendor, a body factory), however deep its own helpers
+go - as ``name (file:line)``, the line it is on now; where the main thread runs no suite code (it waits for a
+compile), the first other thread that does (``where_any_thread``: a body factory in the compile pool); where
+none does (``NO_SUITE_CODE``: tlbench or the compiler at work, which its phase's own progress line covers)
+nothing is sent.  A line is sent only while the stage it was due in still runs (``send_if_current``), so it
+never arrives after the request's answer.  ``tool_dirs`` (default ``TOOL_DIRS``) is for tests.  A ``send``
+that fails ends the watch quietly: a progress line never costs an item.  Nothing here measures.
 """
 
 from __future__ import annotations
@@ -31,6 +30,8 @@ import time
 from pathlib import Path
 from types import FrameType
 from typing import Any, Callable
+
+from tlbench.harness.measure.worker_messages import Busy
 
 _HARNESS = Path(__file__).resolve().parents[1]
 TOOL_DIRS = (str(_HARNESS), str(_HARNESS.parent / "backends"))
@@ -137,7 +138,7 @@ def _short(filename: str) -> str:
 class BusyWatch:
     """See the module contract."""
 
-    def __init__(self, send: Callable[[tuple], Any], after_s: float = 3.0, every_s: float = 5.0,
+    def __init__(self, send: Callable[[Busy], Any], after_s: float = 3.0, every_s: float = 5.0,
                  clock: Callable[[], float] = time.monotonic, tool_dirs: tuple[str, ...] = TOOL_DIRS) -> None:
         self._send, self.after_s, self.every_s, self._clock = send, after_s, every_s, clock
         self._tool_dirs = tool_dirs
@@ -177,7 +178,7 @@ class BusyWatch:
             self._told_at = now
             return self._stage, ran, self._generation
 
-    def send_if_current(self, generation: int, message: tuple) -> bool:
+    def send_if_current(self, generation: int, message: Busy) -> bool:
         """Send ``message`` only while the stage it was due in still runs (under the watch's lock,
         so ``end()`` - and so the request's answer - comes after it, never before); False: it ended."""
         with self._lock:
@@ -197,6 +198,6 @@ class BusyWatch:
             if where == NO_SUITE_CODE:  # tlbench or the compiler at work: its phase's own line says so
                 continue
             try:
-                self.send_if_current(told[2], ("busy", told[0], where, told[1]))
+                self.send_if_current(told[2], Busy(told[0], where, told[1]))
             except Exception:  # noqa: BLE001 - the controller is gone or going: a progress line never matters more
                 return

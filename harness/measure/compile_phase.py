@@ -1,58 +1,39 @@
 """The compile phase of a pytest session: a backend's compile items timed round-robin, ``jobs`` at a time.
 
-Contract: ``CompilePhase(jobs, make_session, policy, compile_rounds, seed)``;
-``outcome(item, phase_items, run, shared=None)`` returns the compile item's ``Outcome``.
-The first call for an item of a backend times every item of ``phase_items`` with that
-backend that has not been timed yet, in batches: each batch goes to one session as one
-``run_compile_items`` request (the worker times its items round-robin: each pass one cold
-round of every item, harness/measure/runner.py::run_compile_items) after the session paid the
-backend's untimed first compile once (``session.setup``).  With ``jobs > 1`` (and
-``make_session``) the items are split into ``jobs`` balanced shares (by ``cost(item)``,
-longest first onto the least loaded share), each timed in a fresh session from
-``make_session(backend, slot)`` (its own worker process) on its own thread and closed after;
-each outcome records ``compile_jobs`` and says so in its ``method``.  ``own_workers(backend)``
-sends a backend's items to one such fresh worker even at ``jobs`` 1 (an overlapped run: its own
-worker is busy timing its device items).  With ``board`` (the run's progress board) each
-backend's phase is a line of its own: the setup, then timed rounds done of all, with an ETA
-from each item's own measured rounds (runner.run_compile_items), the jobs' counts summed; its
-last line says ``done`` with the rounds the items came back with, or, for a phase stopped by a
-Ctrl-C or a signal (a KeyboardInterrupt, or the batch's ``interrupted`` outcome),
-``interrupted`` with the count it reached (``stopped by <exception>`` for any other exception).
-``seconds`` keeps each backend's setup, rounds and count as wall seconds (where a run's time
-went).  ``setup_parts[backend]`` says where the setup went (the wait for its process to start, the
-first compile, and after the rounds that item's own median round: setup_compile.setup_account);
-with jobs, the slowest job's.  With ``jobs <= 1`` the
-whole batch goes to ``shared`` (the backend's worker session, or an in-process one; not
-closed here); without ``shared`` every item is ``run(item)`` (one by one, as before).  When a
-session's batch comes back as one failed ``Outcome`` (its worker died or hung mid-batch: a
-compiler segfault), the batch's items are timed again one by one through ``session.run``, so
-only the crashing item fails; one ``interrupted`` Outcome (a Ctrl-C, harness/measure/interrupt.py)
-is every item's, and nothing is timed again.  The outcomes are stored and each later call hands its item
-the stored one.  With ``side_by_side(backend)`` (an overlapped run: the other backends -> their
-shared session, None for fresh workers) the first call times every listed backend's untimed items
-too, each backend's phase on a thread of its own beside the others (they need only CPUs, and
-each times its items in processes of its own); ``together[backend]`` then names the backends
-timed at the same time (a record says what it was measured beside).  With ``count``
-(harness/measure/count_phase.py) the batch's records then get their instruction counts, after
-every round of every backend's phase run at that time; an interrupted phase is not counted.  An item the phase did not hold (asked for again, or not in ``phase_items``)
-is timed through ``run``.  One instance per pytest session (kept in the plugin's state): no
-global state.
+Contract: ``CompilePhase(jobs, make_session, policy, compile_rounds, seed)``; ``outcome(item, phase_items,
+run, shared=None)`` returns the compile item's ``Outcome``. The first call for an item of a backend times
+every untimed item of ``phase_items`` with that backend, in batches: each batch is one ``run_compile_items``
+request to one session (each pass one cold round of every item, harness/measure/runner.py) after the session
+paid the backend's untimed first compile once (``session.setup``).  With ``jobs > 1`` (and ``make_session``)
+the items are split into ``jobs`` shares balanced by ``cost(item)``, each timed in a fresh session from
+``make_session(backend, slot)`` on its own thread and closed after; each outcome records ``compile_jobs`` and
+says so in its ``method``.  ``own_workers(backend)`` sends a backend's items to such a fresh worker even at
+``jobs`` 1 (an overlapped run).  With ``jobs <= 1`` the batch goes to ``shared`` (not closed here); without
+``shared`` every item is ``run(item)``, one by one. With ``board`` each backend's phase is a line of its own:
+the setup, then timed rounds done of all with an ETA (the jobs' counts summed); it ends ``done``, or
+``interrupted`` with the count reached (a Ctrl-C), or ``stopped by <exception>``.  ``seconds`` keeps each
+backend's setup, rounds and count wall seconds; ``setup_parts[backend]`` where the setup went
+(setup_compile.setup_account; with jobs, the slowest job's).  A batch that comes back as one failed
+``Outcome`` (its worker died or hung mid-batch) is timed again one by one through ``session.run``, so only the
+crashing item fails; one ``interrupted`` Outcome is every item's, and nothing is timed again.  With
+``side_by_side(backend)`` (an overlapped run: the other backends -> their shared session, None for fresh
+workers) the first call times every listed backend's untimed items too, each on a thread of its own;
+``together[backend]`` names the backends timed at the same time.  With ``count``
+(harness/measure/count_phase.py) the records get their instruction counts once every round of every phase run
+at that time is taken; an interrupted phase is not counted.  An item the phase did not hold is timed through
+``run``.
 
-Why round-robin (measured on the 2-core CPU box): each core has slow spells of
-0.5-3 s (sometimes ~10 s) that stretch a lowering 1.5-1.75x; one item's rounds back to back
-take about 1 s, so a spell often covered all of them and min-of-n could not escape it.  A
-pass apart, a spell costs one round of several items instead.
+Why round-robin (measured on the 2-core CPU box): each core has slow spells of 0.5-3 s
+(sometimes ~10 s) that stretch a lowering 1.5-1.75x; one item's rounds back to back take about
+1 s, so a spell often covered all of them.  A pass apart, a spell costs one round of several items.
 
-Why it is sound to time compiles side by side (``jobs > 1``): the compile gate judges CPU
-seconds divided by a machine probe timed after every round in the same process
-(harness/measure/runner.py), and CPU seconds do not count the time a process waits for a
-core.  A parallel run is still a different condition (shared caches, lower turbo clocks),
-which is why the record names it.
+Why timing compiles side by side is sound: the compile gate judges CPU seconds divided by a
+machine probe timed after every round in the same process, and CPU seconds do not count the
+time a process waits for a core; the record names the parallel condition all the same.
 """
 
 from __future__ import annotations
 
-import os
 import statistics
 import threading
 import time
@@ -66,35 +47,6 @@ from tlbench.harness.measure.outcome import Outcome, failed, interrupted
 from tlbench.harness.measure.setup_compile import setup_account
 
 SessionFactory = Callable[[str, int], Any]  # (backend name, slot) -> a session with setup/run/close
-
-
-def usable_cpus() -> int:
-    """CPUs this process may run on (its affinity mask: ``taskset`` and cgroups count)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
-
-
-def resolve_jobs(text: str, cpus: int, in_xdist_worker: bool, isolated: bool) -> int:
-    """``--tlbench-compile-jobs``: a positive integer, or ``auto`` = half of ``cpus`` where
-    there are 8 or more (a compile uses about one core; the other half is left to the device
-    worker's background builds and the system), else 1.  ``auto`` is 1 in a pytest-xdist
-    worker (its siblings share the host) and without worker processes (``isolated`` False)."""
-    text = str(text).strip().lower()
-    if text == "auto":
-        if in_xdist_worker or not isolated or cpus < 8:
-            return 1
-        return cpus // 2
-    try:
-        jobs = int(text)
-    except ValueError:
-        raise ValueError(f"--tlbench-compile-jobs takes a positive integer or 'auto', got {text!r}") from None
-    if jobs < 1:
-        raise ValueError(f"--tlbench-compile-jobs must be >= 1 (1 times compile items one by one), got {jobs}")
-    if jobs > 1 and not isolated:
-        raise ValueError("--tlbench-compile-jobs > 1 needs worker processes: drop --tlbench-isolation inprocess, or use 1")
-    return jobs
 
 
 def _unit_cost(_item: BenchItem) -> float:

@@ -1,29 +1,19 @@
 """Compile every device item of a session concurrently, before and while timing runs.
 
-Contract: ``CompilePool.prefetch(backend, cases)`` submits warm (cache-using) compiles to a
-thread pool, once per (backend, case); ``get(backend, case)`` returns the ``Compiled`` or
-re-raises its ``CompileError`` (a case not yet submitted is compiled by the caller);
-``prefetch_in_background`` submits from a thread of its own and returns at once;
-``wait_idle()`` blocks until every submission is in and nothing is compiling (a cold
-compile measurement calls it so it never shares the CPU with background builds).  The pool
-belongs to one pytest session; ``close()`` shuts it down.  Threads are enough: tilelang
-spends its time in C++ passes and in nvcc subprocesses.
+Contract: ``CompilePool.prefetch(backend, cases)`` submits warm (cache-using) compiles to a thread pool, once
+per (backend, case); ``get(backend, case)`` returns the ``Compiled`` or re-raises its ``CompileError`` (a case
+not yet submitted is compiled by the caller); ``prefetch_in_background`` submits from a thread of its own;
+``wait_idle()`` blocks until every submission is in and nothing compiles (a cold compile measurement never
+shares the CPU with background builds).  One pool per pytest session; ``close()`` shuts it down (and ends
+every warmer once).  Threads are enough: tilelang spends its time in C++ passes and nvcc subprocesses.
 
-Two lanes.  A case the backend says is likely in its cache (optional
-``backend.likely_cached(case) -> bool``) goes to a lane of ``warm_lane`` threads, in the
-order given; the others to a lane of ``workers`` threads.  A cache hit is mostly Python
-(building the kernel's IR to find its key) and holds the GIL: spread over many threads it
-comes out in no useful order and starves the thread that measures, so the first device
-item waited for the last kernel to load; in a narrow lane kernels arrive in item order
-(the first chunk's first) while the GIL stays shared with the measuring thread.  Cold
-builds (nvcc subprocesses) keep every thread.
-
-With ``warmer_of`` (backend -> CacheWarmer or None, asked once per backend name;
-harness/measure/cache_warmer.py: child processes; a device worker gives its one warmer on a
-host with 4+ CPUs, the pytest session's own pool under ``--tlbench-isolation inprocess`` one
-per backend), each case not likely cached is first built in a child, which fills the caches,
-and the thread that then compiles it here waits for that build: builds overlap across
-processes, where on threads of one process they do not.  ``close()`` ends every warmer once.
+Two lanes.  A case the backend says is likely cached (optional ``backend.likely_cached(case) -> bool``) goes
+to a lane of ``warm_lane`` threads, in the order given; the others to ``workers`` threads.  A cache hit is
+mostly Python holding the GIL: over many threads it comes in no useful order and starves the measuring
+thread; a narrow lane delivers kernels in item order.  Cold builds (nvcc subprocesses) keep every thread.
+With ``warmer_of`` (backend -> CacheWarmer or None, asked once per backend name; harness/measure/cache_warmer.py)
+each case not likely cached is first built in a child process, which fills the caches, and the thread that
+compiles it here waits for that build: builds overlap across processes, not on threads of one process.
 """
 
 from __future__ import annotations
@@ -37,7 +27,7 @@ from tlbench.harness.core import trace
 from tlbench.harness.core.backend_api import Backend, Compiled
 from tlbench.harness.core.cases import Case
 from tlbench.harness.measure.cache_warmer import CacheWarmer
-from tlbench.harness.measure.compile_phase import usable_cpus
+from tlbench.harness.measure.cpu_plan import usable_cpus
 
 
 CHILD_WAIT_S = 600.0  # the longest a load waits for its child's build (a device worker's compile limit)

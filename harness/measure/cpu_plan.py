@@ -1,26 +1,24 @@
 """Which CPUs do what when compile work runs beside device timing: the device workers keep CPUs
 of their own, everything else is pinned away from them.
 
-Contract: ``CpuPlan.split(usable, device_workers, siblings_of, min_compile)`` gives each of
-``device_workers`` workers (keys such as ``"nvidia:0"``) one CPU of its own, the highest
-numbered ones, together with that CPU's SMT siblings (``siblings_of(cpu)``: the CPUs sharing its
-core, read from sysfs by default), and leaves the rest to compile work (compile jobs, the
-device workers' build children, instruction-count children, the pytest process itself); None
-when fewer than ``min_compile`` CPUs would be left.  ``pin(cpus, pid=0)`` sets the affinity
-of every thread of a process (``/proc/<pid>/task``; affinity is per thread on Linux, and a
-thread made later inherits its creator's), falling back to the one call where there is no
-/proc; ``pin_from_environment()`` is what a worker process does first: pin itself to
-``$TLBENCH_CPUS`` when set (``$TLBENCH_BUILD_CPUS``: where its build children go,
-``build_cpus_from_environment()``).  ``describe(cpus)`` writes a set as ranges ("0-13,16").
-``renice(nice, pid=0)`` sets the nice value of every thread of a process (per thread on Linux,
-inherited by threads and children made later); ``nice_from_environment()`` is what a worker
-does after pinning: take ``$TLBENCH_NICE`` when set.  Compile-job workers of an overlapped run
-run at ``COMPILE_NICE``: kernel builds for the device phase (the device worker's build
-children, at the normal priority) share their CPUs, and the device phase waits for those
-builds while the compile items only need to end before it does.  A compile item's time is the
-CPU seconds of its rounds over a machine probe timed in the same process
-(harness/measure/runner.py): waiting for a CPU is not counted in either.
-Nothing here measures; the plan only keeps compile load off the CPUs a timed batch runs on.
+Contract: ``CpuPlan.split(usable, device_workers, siblings_of, min_compile)`` gives each of ``device_workers``
+workers (keys such as ``"nvidia:0"``) one CPU of its own, the highest numbered ones, together with that CPU's
+SMT siblings (``siblings_of(cpu)``: the CPUs sharing its core, read from sysfs by default), and leaves the
+rest to compile work (compile jobs, the device workers' build children, instruction-count children, the pytest
+process itself); None when fewer than ``min_compile`` CPUs would be left.  ``pin(cpus, pid=0)`` sets the
+affinity of every thread of a process (``/proc/<pid>/task``; affinity is per thread on Linux, and a thread
+made later inherits its creator's), falling back to the one call where there is no /proc;
+``pin_from_environment()`` is what a worker process does first: pin itself to ``$TLBENCH_CPUS`` when set
+(``$TLBENCH_BUILD_CPUS``: where its build children go, ``build_cpus_from_environment()``).  ``describe(cpus)``
+writes a set as ranges ("0-13,16").  ``usable_cpus()``: the CPUs this process may run on; ``resolve_jobs``:
+``--tlbench-compile-jobs`` as a number. ``renice(nice, pid=0)`` sets the nice value of every thread of a
+process (per thread on Linux, inherited by threads and children made later); ``nice_from_environment()`` is
+what a worker does after pinning: take ``$TLBENCH_NICE`` when set.  Compile-job workers of an overlapped run
+run at ``COMPILE_NICE``: kernel builds for the device phase (the device worker's build children, at the normal
+priority) share their CPUs, and the device phase waits for those builds while the compile items only need to
+end before it does.  A compile item's time is the CPU seconds of its rounds over a machine probe timed in the
+same process (harness/measure/runner.py): waiting for a CPU is not counted in either. Nothing here measures;
+the plan only keeps compile load off the CPUs a timed batch runs on.
 """
 
 from __future__ import annotations
@@ -147,3 +145,32 @@ def nice_from_environment(environ: Mapping[str, str] | None = None) -> int | Non
 def build_cpus_from_environment(environ: Mapping[str, str] | None = None) -> set[int] | None:
     text = (os.environ if environ is None else environ).get(ENV_BUILD_CPUS, "").strip()
     return parse(text) if text else None
+
+
+def usable_cpus() -> int:
+    """CPUs this process may run on (its affinity mask: ``taskset`` and cgroups count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def resolve_jobs(text: str, cpus: int, in_xdist_worker: bool, isolated: bool) -> int:
+    """``--tlbench-compile-jobs``: a positive integer, or ``auto`` = half of ``cpus`` where
+    there are 8 or more (a compile uses about one core; the other half is left to the device
+    worker's background builds and the system), else 1.  ``auto`` is 1 in a pytest-xdist
+    worker (its siblings share the host) and without worker processes (``isolated`` False)."""
+    text = str(text).strip().lower()
+    if text == "auto":
+        if in_xdist_worker or not isolated or cpus < 8:
+            return 1
+        return cpus // 2
+    try:
+        jobs = int(text)
+    except ValueError:
+        raise ValueError(f"--tlbench-compile-jobs takes a positive integer or 'auto', got {text!r}") from None
+    if jobs < 1:
+        raise ValueError(f"--tlbench-compile-jobs must be >= 1 (1 times compile items one by one), got {jobs}")
+    if jobs > 1 and not isolated:
+        raise ValueError("--tlbench-compile-jobs > 1 needs worker processes: drop --tlbench-isolation inprocess, or use 1")
+    return jobs

@@ -1,30 +1,23 @@
 """A backend's device items cut into pieces for the devices of one run, in the order devices take them.
 
-Contract: ``plan_pieces(items, devices, cost)`` groups ``items`` (one backend's device items,
-collection order) by problem (``chunk_key``: backend and problem; a problem's kernels and
-its vendor item are measured together, so the per-round vendor ratio is paired).
-- One device: one piece per problem holding all its kernels, the pieces with the fewest
-  kernels first, ties in collection order (the chunks of a single-device run).  Why: a piece is
-  timed once every one of its kernels is built, and builds run while earlier pieces are timed;
-  the fewest builds first starts the GPU soonest and hides the big pieces' builds behind it (on
-  the H200 the GPU waited 23 s for a 21-kernel piece's builds that stood first by file name).
-- ``devices`` > 1: each problem's kernels are dealt round-robin into ``devices`` pieces (each
-  piece a mix of the sweep; the cheapest problem, which ends the run, into twice as many when
-  it has at least 4 kernels per device, so the devices end within half a piece of each
-  other), and the pieces are ordered by ``cost`` (the sum of their items' costs), largest
-  first, ties in collection order: the longest-processing-time rule, so the small problems'
-  pieces fill the gaps at the end wherever a device finishes early.
-``Piece.items_for(device)`` is what a device measures: on one device, the piece's kernels
-and all its vendor items (an xdist worker's items hold its own copy only); spread over
-devices, the kernels and the vendor copy of that device (``BenchItem.copy == device``; the one uncopied vendor item when the run
-has no copies): every kernel is judged against the vendor item of the GPU it ran on.  A
-problem with vendor items and no kernel gets one empty piece per device.
-``prefetch_order(cases, devices, device)``: the kernels' cases in the order ``device`` is
-likely to need them - on one device the pieces' order; on several the pieces from the one it
-takes first (the ``device``-th), then the next ones, wrapping round - so devices that compile from cold each start on their own piece
-and find the others' kernels in the compiler's cache later.
-``expected_cost(item)`` is the balancing model: one unit per item plus one per TFLOP of its
-problem (its family's ``flops``: a ``kernel_sweep`` suite's ``flops=``); nothing is reported from it.  Pure functions; no devices.
+Contract: ``plan_pieces(items, devices, cost)`` groups ``items`` (one backend's device items, collection order)
+by problem (``chunk_key``: backend and problem; a problem's kernels and its vendor item are measured together,
+so the per-round vendor ratio is paired).
+- One device: one piece per problem, the pieces with the fewest kernels first, ties in collection order.  A
+  piece is timed once all its kernels are built, and builds run while earlier pieces are timed: the fewest
+  builds first starts the GPU soonest (on the H200 the GPU waited 23 s for a 21-kernel piece first by name).
+- ``devices`` > 1: each problem's kernels are dealt round-robin into ``devices`` pieces (the cheapest problem,
+  which ends the run, into twice as many when it has at least 4 kernels per device, so the devices end within
+  half a piece of each other), ordered by ``cost`` (their items' sum), largest first, ties in collection
+  order: the longest-processing-time rule.
+``Piece.items_for(device)``: on one device, the piece's kernels and all its vendor items; spread over devices,
+the kernels and that device's vendor copy (``BenchItem.copy == device``; the one uncopied vendor item when the
+run has no copies), so every kernel is judged against its own GPU's vendor item.  A problem with vendor items
+and no kernel gets one empty piece per device.  ``prefetch_order(cases, devices, device)``: the kernels' cases
+in the order ``device`` likely needs them - the pieces' order, on several devices starting from the piece it
+takes first (the ``device``-th), wrapping round - so devices compiling from cold start on their own piece.
+``expected_cost(item)`` is the balancing model: one unit per item plus one per TFLOP of its problem (its
+family's ``flops``); nothing is reported from it.  Pure functions; no devices.
 """
 
 from __future__ import annotations

@@ -5,9 +5,8 @@ Contract: a ``DeviceSession`` executes items on one device.
   inputs, check once against the reference; an ``Outcome`` (skipped/failed, with the stage
   and words) when the item cannot be timed, else a small picklable ``Prepared`` (with the
   dtypes of the input tensors, where the family reports them: ``kernel_traits.input_dtypes``).
-- ``sample(item, k) -> Batch``: k kernel-only samples of a prepared item (L2 flush as the
-  backend's timer defines it) and the device telemetry right after them (None where the
-  backend reads none).
+- ``sample(item, k) -> Batch``: k kernel-only samples of a prepared item (L2 flush as the backend's timer
+  defines it) and the device telemetry right after them (None where the backend reads none).
 - ``close()``.
 Arguments and results are plain picklable data (``BenchItem``, floats, dicts, dataclasses
 of those), so the same calls can cross a process boundary (robust's ``WorkerSession``).
@@ -15,7 +14,8 @@ An exception from ``prepare`` / ``sample`` fails that item only; the scheduler c
 A ``SuiteCodeError`` from the inputs or the check (the suite's own code raised) is returned
 as the item's failed ``Outcome`` with its one line; a problem whose inputs raised fails each
 of its items with the same line, without calling the suite's inputs again.
-``InProcessSession(backend, ctx)`` is the in-process implementation.  Inputs are made once
+``InProcessSession(backend, ctx)`` is the in-process implementation; ``WorkerDeviceSession(worker,
+ctx)`` runs it in a worker process (its ``close`` ends the phase, not the worker).  Inputs are made once
 per problem (or per ``kernel_traits.inputs_key``: a family whose inputs depend on part of the
 config gets ``make_inputs(problem, seed, config)``) and shared by its items (a check
 rewrites only the output).
@@ -135,3 +135,24 @@ class InProcessSession:
     def close(self) -> None:
         self._timers.clear()
         self._inputs.clear()
+
+
+class WorkerDeviceSession:
+    """``DeviceSession`` over a persistent ``WorkerSession`` (harness/measure/worker_session.py)
+    for one device phase: ``close`` ends the phase, not the worker."""
+
+    def __init__(self, worker: Any, ctx: Any) -> None:
+        self.worker, self.ctx = worker, ctx
+
+    def prepare(self, item: BenchItem) -> Any:
+        return self.worker.prepare(item, self.ctx.policy, self.ctx.compile_rounds, self.ctx.seed)
+
+    def sample(self, item: BenchItem, k: int) -> Any:
+        return self.worker.sample(item, k, self.ctx.policy, self.ctx.compile_rounds, self.ctx.seed)
+
+    @property
+    def device_info(self) -> dict[str, Any]:
+        return self.worker.device_info
+
+    def close(self) -> None:
+        self.worker.end_phase()

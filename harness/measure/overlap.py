@@ -1,19 +1,16 @@
 """Compile work beside device timing: whether a run overlaps them, and with what kept apart.
 
-A GPU host's main job ran three phases one after another: one backend's compile items (CPU),
-the other's, then device timing (GPU): the GPU idled for the first two.  Overlapped, a
-backend's device phase (its kernels' builds, checks and timed batches) starts at the run's
-first item, in its device worker, while the compile phases time compile items on the CPUs
-the device workers do not use.  What keeps compile load off a timed batch is the CPU split
-(harness/measure/cpu_plan.py): each device worker - the process that launches and times the
-batches - keeps a CPU (and its SMT siblings) of its own; compile jobs, the device workers'
-build children, instruction-count children and the pytest process are pinned to the rest.
-Whether that holds is measured, not assumed: an A/A of the device items with and without the
-overlap (``--tlbench-overlap off`` / ``auto``) must come out SAME (the command is in
-results/README.md).
+A GPU host's main job ran three phases one after another: one backend's compile items (CPU), the other's, then
+device timing (GPU): the GPU idled for the first two.  Overlapped, a backend's device phase (its kernels'
+builds, checks and timed batches) starts at the run's first item, in its device worker, while the compile
+phases time compile items on the CPUs the device workers do not use.  What keeps compile load off a timed
+batch is the CPU split (harness/measure/cpu_plan.py): each device worker - the process that launches and times
+the batches - keeps a CPU (and its SMT siblings) of its own; compile jobs, the device workers' build children,
+instruction-count children and the pytest process are pinned to the rest. Whether that holds is measured, not
+assumed: an A/A of the device items with and without the overlap (``--tlbench-overlap off`` / ``auto``) must
+come out SAME (the command is in results/README.md).
 
-Contract: ``decide(mode, timeable, compiling, usable, device_workers, siblings_of)`` returns
-an ``Overlap``:
+Contract: ``decide(mode, timeable, compiling, usable, device_workers, siblings_of)`` returns an ``Overlap``:
 - ``mode`` ``off``: never.  ``auto`` (default): when some backend times device items here
   (``timeable``: backends with device items and no device blocker), some backend has compile
   items (``compiling``), and the split leaves at least ``AUTO_MIN_COMPILE_CPUS`` CPUs to

@@ -4,10 +4,9 @@ Contract: ``PieceRunner(pieces, devices, measure_piece, background)``, once ``st
 ``Piece`` (harness/measure/device_pieces.py) once, through ``measure_piece(piece, device)``
 (which returns ``[(item, outcome), ...]``), and ``next_done()`` returns the pairs of one
 finished piece at a time, in the order pieces end, then None once all are handed over.
-- ``background`` True: one thread per device takes the next piece from the queue whenever
-  it is free (the threads only drive the device sessions; with worker sessions the
-  measuring runs in the workers' processes), while the caller goes on; ``next_done`` waits
-  for the next piece to end.
+- ``background`` True: one thread per device takes the next piece from the queue whenever it is free (the
+  threads only drive the device sessions; with worker sessions the measuring runs in the workers' processes),
+  while the caller goes on; ``next_done`` waits for the next piece to end.
 - ``background`` False: nothing runs until asked: ``next_done`` measures the next piece on
   device 0 in the calling thread (in-process sessions, where the caller's thread is the one
   that owns the device).

@@ -7,12 +7,11 @@ one ``Outcome`` per item, in the order given.  Steps:
 2. Clock warmup: batches of the first item until the SM clock (telemetry) and the batch
    median both settle within 1 % of the previous batch, at most ``policy.clock_warmup_s``;
    then ``policy.warmup`` discarded calls per item.
-3. Rounds: ``policy.rounds`` round-robin passes (the order rotates each pass), each taking
-   ``policy.batch`` samples of every item; then more passes for items whose stopping
-   criterion is unmet, until it is met or a cap (``max_samples``, ``max_seconds`` of
-   sampling) stops them: CAPPED.  With ``policy.interleave`` False the same loop runs one
-   item at a time.  A batch whose SM clock reads below ``throttle_threshold`` of the warm
-   clock is discarded and retaken after a pause (nvbench's throttle rule), twice at most.
+3. Rounds: ``policy.rounds`` round-robin passes (the order rotates each pass), each taking ``policy.batch``
+   samples of every item; then more passes for items whose stopping criterion is unmet, until it is met or a
+   cap (``max_samples``, ``max_seconds`` of sampling) stops them: CAPPED.  With ``policy.interleave`` False
+   the same loop runs one item at a time.  A batch whose SM clock reads below ``throttle_threshold`` of the
+   warm clock is discarded and retaken after a pause (nvbench's throttle rule), twice at most.
 4. Drift: a level shift or trend in an item's batch medians (harness/measure/drift.py) is
    re-measured once (with its problem's vendor item, so per-round ratios stay paired); if
    the re-measurement drifts too, the item is DRIFT.
@@ -40,9 +39,10 @@ from tlbench.harness.measure.outcome import Outcome, failed
 from tlbench.harness.core.stats import median
 
 
-def run_failure(exc: BaseException, words: str, plan: Any = None) -> Outcome:
-    """A device item's failure in stage run, or ``interrupted`` where the run was interrupted."""
-    return interrupted_outcome(exc, "run", False) or failed("run", words, plan, exc=exc)
+def run_failure(exc: BaseException, plan: Any = None) -> Outcome:
+    """A device item's failure in stage run (the exception's words), or ``interrupted`` where the run was interrupted."""
+    return interrupted_outcome(exc, "run", False) or failed("run", f"{type(exc).__name__}: {exc}", plan, exc=exc)
+
 
 SETTLED = 0.01
 THROTTLE_RETRIES = 2
@@ -51,10 +51,9 @@ THROTTLE_PAUSE_S = 0.05
 
 @dataclass(frozen=True)
 class LoopProgress:
-    """Where one ``measure_items`` call stands, for a progress line: ``done`` units (items
-    prepared + batches taken) of ``total`` expected (each item: its preparation and at least
-    ``min_rounds`` batches; more as stopping criteria ask for them), and the round under way
-    (1-based; 0 while items are prepared)."""
+    """Where one ``measure_items`` call stands: ``done`` units (items prepared + batches taken) of
+    ``total`` expected (each item's preparation and at least ``min_rounds`` batches, more as stopping
+    criteria ask), and the round under way (1-based; 0 while items are prepared)."""
 
     done: int
     total: int
@@ -85,6 +84,10 @@ class _Track:
 
     def current(self) -> list[dict[str, Any]]:
         return [b for b in self.batches if b["attempt"] == self.attempt]
+
+    def medians(self) -> list[float]:
+        """The current attempt's batch medians, less those a timer change dropped."""
+        return [b["median_s"] for b in self.current() if not b.get("dropped")]
 
 
 @dataclass
@@ -122,19 +125,15 @@ class _Loop:
             batch: Batch = self.session.sample(track.item, k)
             track.seconds += self.clock() - start
             clock_mhz = (batch.telemetry or {}).get("sm_clock_mhz")
-            throttled = bool(
-                self.warm_clock_mhz and clock_mhz and clock_mhz < self.policy.throttle_threshold * self.warm_clock_mhz
-            )
+            throttled = bool(self.warm_clock_mhz and clock_mhz and clock_mhz < self.policy.throttle_threshold * self.warm_clock_mhz)
             if not throttled or discarded >= THROTTLE_RETRIES:
                 break
             discarded += 1
             self.sleep(THROTTLE_PAUSE_S)
         if discarded:
             kept = " (kept the last: still throttled)" if throttled else ""
-            track.notes.append(
-                f"round {round_index + 1}: {discarded} batch(es) discarded, SM clock below "
-                f"{self.policy.throttle_threshold:.0%} of the warm {self.warm_clock_mhz:.0f} MHz{kept}"
-            )
+            track.notes.append(f"round {round_index + 1}: {discarded} batch(es) discarded, SM clock below "
+                               f"{self.policy.throttle_threshold:.0%} of the warm {self.warm_clock_mhz:.0f} MHz{kept}")
         if batch.method != track.method:
             track.notes.append(f"timer changed {track.method} -> {batch.method}: earlier samples dropped")
             track.method = batch.method
@@ -144,17 +143,9 @@ class _Loop:
         # a timer's notes from its batches (why it fell back, what a call of several kernels is timed as)
         track.notes.extend(n for n in batch.notes if n not in track.notes and n not in track.prepared.notes)
         track.samples.extend(batch.samples_s)
-        track.batches.append(
-            {
-                "attempt": track.attempt,
-                "round": round_index,
-                "n": len(batch.samples_s),
-                "median_s": median(batch.samples_s),
-                "telemetry": batch.telemetry,
-                "throttled": throttled,
-                "discarded_before": discarded,
-            }
-        )
+        track.batches.append({"attempt": track.attempt, "round": round_index, "n": len(batch.samples_s),
+                              "median_s": median(batch.samples_s), "telemetry": batch.telemetry, "throttled": throttled,
+                              "discarded_before": discarded})
 
     def stop_reason(self, track: _Track, rounds_done: int) -> str:
         if rounds_done >= self.policy.rounds and self.criterion.is_finished(track.samples):
@@ -184,7 +175,7 @@ class _Loop:
                     try:
                         self.take(t, k, r)
                     except Exception as exc:  # noqa: BLE001 - the item fails with these words
-                        t.error = run_failure(exc, f"{type(exc).__name__}: {exc}", t.prepared.plan)
+                        t.error = run_failure(exc, t.prepared.plan)
                     self.remaining[id(t)] = 0 if t.error is not None else max(0, self.remaining[id(t)] - 1)
                     self.tick()
                 r += 1
@@ -205,13 +196,13 @@ class _Loop:
                 info = self._settle(first)
                 break
             except Exception as exc:  # noqa: BLE001 - the item fails with these words
-                first.error = run_failure(exc, f"{type(exc).__name__}: {exc}", first.prepared.plan)
+                first.error = run_failure(exc, first.prepared.plan)
         for t in tracks:
             if t.error is None and self.policy.warmup > 0:
                 try:
                     self.session.sample(t.item, self.policy.warmup)
                 except Exception as exc:  # noqa: BLE001
-                    t.error = run_failure(exc, f"{type(exc).__name__}: {exc}", t.prepared.plan)
+                    t.error = run_failure(exc, t.prepared.plan)
         return info
 
     def _settle(self, first: _Track) -> dict[str, Any]:
@@ -234,9 +225,7 @@ class _Loop:
 
 
 def _relative_change(a: float | None, b: float | None) -> float:
-    if not a or not b:
-        return 0.0
-    return abs(b - a) / a
+    return abs(b - a) / a if a and b else 0.0
 
 
 def _settled(prev: Batch, batch: Batch) -> bool:
@@ -267,11 +256,7 @@ def _vendor_rounds(track: _Track, vendor: _Track | None) -> list[float] | None:
 
 
 def _status(track: _Track) -> str:
-    if track.drift is not None:
-        return "DRIFT"
-    if track.stopped_by != "criterion":
-        return "CAPPED"
-    return "clean"
+    return "DRIFT" if track.drift is not None else "CAPPED" if track.stopped_by != "criterion" else "clean"
 
 
 def _cap_note(track: _Track, criterion: StoppingCriterion, policy: MeasurePolicy) -> str:
@@ -294,40 +279,25 @@ def _record(loop: _Loop, track: _Track, vendor: _Track | None, warmup: dict[str,
     measurement = {
         "status": status,
         "criterion": {**loop.criterion.describe(), "met": loop.criterion.is_finished(track.samples), "value": loop.criterion.progress(track.samples)},
-        "stopped_by": track.stopped_by,
-        "interleaved": interleave,
-        "batch": loop.policy.batch,
-        "min_rounds": loop.policy.rounds,
-        "round_medians_s": list(rounds.values()),
-        "vs_vendor_rounds": _vendor_rounds(track, vendor),
-        "batches": track.batches,
+        "stopped_by": track.stopped_by, "interleaved": interleave, "batch": loop.policy.batch, "min_rounds": loop.policy.rounds,
+        "round_medians_s": list(rounds.values()), "vs_vendor_rounds": _vendor_rounds(track, vendor), "batches": track.batches,
         "drift": track.drift.to_dict() if track.drift else None,
         "first_attempt_drift": track.first_drift.to_dict() if track.first_drift else None,
-        "remeasured": track.attempt > 0,
-        "warmup": warmup,
+        "remeasured": track.attempt > 0, "warmup": warmup,
         "caps": {"max_samples": loop.policy.max_samples, "max_seconds": loop.policy.max_seconds},
-        "drift_threshold": loop.policy.drift_threshold,
-        "sampling_seconds": track.seconds,
+        "drift_threshold": loop.policy.drift_threshold, "sampling_seconds": track.seconds,
     }
     samples = tuple(track.samples)
-    record = item_record(
-        track.item, samples, method=track.method, plan=p.plan, budget=p.budget, check=p.check,
-        l2_flush_bytes=p.l2_flush_bytes, notes=notes, measurement=measurement, seed=p.seed, dialect=p.dialect,
-        input_dtypes=p.input_dtypes,
-    )
+    record = item_record(track.item, samples, method=track.method, plan=p.plan, budget=p.budget, check=p.check,
+                         l2_flush_bytes=p.l2_flush_bytes, notes=notes, measurement=measurement, seed=p.seed, dialect=p.dialect,
+                         input_dtypes=p.input_dtypes)
     record["summary"]["status"] = status
     return Outcome(status="timed", samples_s=samples, record=record, plan=p.plan)
 
 
-def measure_items(
-    session: DeviceSession,
-    items: Sequence[BenchItem],
-    policy: MeasurePolicy,
-    clock: Callable[[], float] = time.perf_counter,
-    sleep: Callable[[float], None] = time.sleep,
-    progress: ProgressCallback | None = None,
-) -> list[Outcome]:
-    """``progress`` (optional) is called after each item's preparation and each batch."""
+def measure_items(session: DeviceSession, items: Sequence[BenchItem], policy: MeasurePolicy,
+                  clock: Callable[[], float] = time.perf_counter, sleep: Callable[[float], None] = time.sleep,
+                  progress: ProgressCallback | None = None) -> list[Outcome]:
     loop = _Loop(session, policy, make_criterion(policy.criterion), clock, sleep, progress=progress, items=len(items))
     loop.unprepared = len(items)
     loop.remaining = {-(i + 1): policy.rounds for i in range(len(items))}  # each item's minimum rounds, before it exists
@@ -337,7 +307,7 @@ def measure_items(
         try:
             prepared = session.prepare(item)
         except Exception as exc:  # noqa: BLE001 - the item fails with these words
-            prepared = run_failure(exc, f"{type(exc).__name__}: {exc}")
+            prepared = run_failure(exc)
         loop.unprepared -= 1
         loop.remaining.pop(-(index + 1))
         if isinstance(prepared, Outcome):
@@ -353,7 +323,7 @@ def measure_items(
     vendors = _vendor_of(tracks)
     for t in tracks:
         if t.error is None:
-            t.drift = detect_drift([b["median_s"] for b in t.current() if not b.get("dropped")], policy.drift_threshold)
+            t.drift = detect_drift(t.medians(), policy.drift_threshold)
     drifted = [t for t in tracks if t.drift is not None and t.error is None]
     if drifted and policy.remeasure_on_drift:
         again = {id(t): t for t in drifted}
@@ -367,7 +337,7 @@ def measure_items(
         loop.rounds(list(again.values()), policy.interleave)
         for t in again.values():
             if t.error is None:
-                t.drift = detect_drift([b["median_s"] for b in t.current() if not b.get("dropped")], policy.drift_threshold)
+                t.drift = detect_drift(t.medians(), policy.drift_threshold)
     for t in tracks:
         if t.error is not None:
             results[t.item.item_id] = t.error

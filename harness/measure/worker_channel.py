@@ -8,8 +8,8 @@ owns the policy: restarts, limits, what a death means for an item).
 - ``started``: a process was spawned and not yet killed; ``alive``: it is running; ``pid``: its
   pid (None: none held); ``log``: the file it writes to.
 - ``send(message)`` sends to the process held (the socket's own ``OSError`` when it is gone).
-- ``receive(wanted, limit_s, on_other, tick)``: messages until one whose tag (``message[0]``) is
-  in ``wanted``, which it returns.  Every other message goes to ``on_other(message)``, which may
+- ``receive(wanted, limit_s, on_other, tick)``: messages (harness/measure/worker_messages.py) until
+  one of a type in ``wanted``, which it returns.  Every other message goes to ``on_other(message)``, which may
   return a new limit (seconds from now) that replaces the running one; ``tick()`` (optional) is
   called at least every ``TICK_S`` while waiting.  Raises ``WorkerDied`` when the channel closes
   and ``WorkerTimedOut(limit_s)`` when no wanted message came within the limit.
@@ -30,6 +30,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, Callable
 
+from tlbench.harness.measure.worker_messages import Init
 from tlbench.harness.measure.worker_spec import exit_words
 
 TICK_S = 1.0  # a wait for the worker wakes this often to call tick (the progress lines that are due)
@@ -67,7 +68,7 @@ class WorkerChannel:
         """The file the process held writes to (None: none spawned yet)."""
         return self._log
 
-    def spawn(self, log: Path, env: dict[str, str], init: tuple) -> None:
+    def spawn(self, log: Path, env: dict[str, str], init: Init) -> None:
         parent, child = socket.socketpair()
         self._log = log
         with open(log, "wb") as out:
@@ -79,13 +80,13 @@ class WorkerChannel:
         self._conn = Connection(parent.detach())
         self._conn.send(init)
 
-    def send(self, message: tuple) -> None:
+    def send(self, message: Any) -> None:
         if self._conn is None:
             raise BrokenPipeError("no worker process is held")
         self._conn.send(message)
 
-    def receive(self, wanted: tuple[str, ...], limit_s: float, on_other: Callable[[tuple], float | None],
-                tick: Callable[[], Any] | None = None) -> tuple:
+    def receive(self, wanted: type | tuple[type, ...], limit_s: float, on_other: Callable[[Any], float | None],
+                tick: Callable[[], Any] | None = None) -> Any:
         if self._conn is None:
             raise WorkerDied()
         deadline = time.monotonic() + limit_s
@@ -105,7 +106,7 @@ class WorkerChannel:
                 message = self._conn.recv()
             except (EOFError, OSError):
                 raise WorkerDied() from None
-            if message[0] in wanted:
+            if isinstance(message, wanted):
                 return message
             new_limit = on_other(message)
             if new_limit is not None:

@@ -1,56 +1,39 @@
 """The device worker process: hosts one backend and runs items for ``WorkerSession``.
 
-Contract: started by harness/measure/worker_session.py as
-``python -m tlbench.harness.measure.worker_main FD`` with one end of a socket pair on ``FD``
-(messages are pickled tuples through ``multiprocessing.connection.Connection``).  The
-first message is ``("init", {"sys_path", "factory": "module:qualname", "options", "warm_up",
-"compile_warm_up"})``; ``warm_up`` (a device worker's: its traits' ``runtime_warm_up``,
-``"module:function"``; None for a compile job's) starts at once in a thread of its own, before
-the backend is built; the worker builds the backend, starts its device runtime
-(``device_info``), with ``compile_warm_up`` (a worker that times compile items) runs the
-backend's optional ``warm_up_compile()`` and answers ``("ready", pid, device_info,
-worker_facts, compile_warm_up_s)`` (the backend's ``device_info()`` and ``worker_facts()``,
-None where it has none, as plain data; the warm-up's wall seconds, None where none ran or it
-failed); the first request other than ``prefetch`` waits for the runtime's warm-up.  Then, in order:
-- ``("prefetch", [Case, ...])``: warm compiles in a thread pool, submitted from a thread of their own
-  so the next request is answered meanwhile (no answer);
-- ``("pin", cpus, build_cpus)``: every thread of this worker onto ``cpus``, its build children onto
-  ``build_cpus`` (compile work beside device timing: harness/measure/cpu_plan.py; no answer).
-  ``$TLBENCH_CPUS`` / ``$TLBENCH_BUILD_CPUS`` do the same from the start;
-- ``("setup", BenchItem, MeasurePolicy, compile_rounds, seed)``: the backend's untimed
-  first compile of the item's case (``setup_compile.pay_setup_once``), or, where the compile
-  warm-up ran, nothing but loading the item (its suite's modules); answer ``("done",
-  seconds, fault)``;
-- ``("run", BenchItem, MeasurePolicy, compile_rounds, seed)``: the whole item through
-  ``harness.measure.runner.run_item`` (compile items; device items measured one by one);
-  answer ``("done", Outcome, fault)``;
-- ``("compile_items", [BenchItem, ...], MeasurePolicy, compile_rounds, seed)``: compile items
-  timed round-robin through ``harness.measure.runner.run_compile_items``; before each cold
-  call the worker sends ``("stage", "compile", ...)`` and ``("progress", done, total, eta_s, detail)``
-  (timed rounds, and the rounds left at each item's measured cost: runner.run_compile_items);
-  answer ``("done", [Outcome, ...], fault)``, one per item in order;
-- ``("prepare", BenchItem, MeasurePolicy, compile_rounds, seed)``: ``prepare`` on this
-  worker's ``InProcessSession`` (harness/measure/device_session.py); answer ``("done",
-  Prepared | Outcome, fault)``; ``("sample", BenchItem, k)``: answer ``("done", Batch,
-  fault)`` or ``("done", ("raised", stage, words, traceback), fault)``; ``("end_phase",)`` drops the
-  session's timers and inputs (no answer);
-- before each backend stage the worker sends ``("stage", name, background_compiles)``
-  (not for ``sample``: the session counts a sample request as stage ``run`` from the start,
-  so a batch costs one message each way).  Once a stage (or a sample) has run 3 s, the worker's
-  ``BusyWatch`` (harness/measure/busy_watch.py) sends ``("busy", stage, where, seconds)``
-  every 5 s while it lasts: the suite code it is in (no answer; sends are locked).
-  ``fault`` is True when an exception escaped the device (inputs, check or run stage): the
-  device context may be poisoned (a sticky CUDA error), so the worker exits right after
-  answering and the session starts a fresh one.  A ``SuiteCodeError`` (the suite's own
-  inputs, reference, vendor or check raised) is the item's failure, not a fault: the worker
-  lives, unless the backend's optional ``device_fault()`` says the device is broken;
-- ``("close",)`` or the socket closing: exit 0.
-A Ctrl-C reaches the worker with its run's process group: the request under way then
-answers ``interrupted`` Outcomes (harness/measure/interrupt.py) instead of failures (a
-KeyboardInterrupt is caught per request, and every failure met after the signal is the
-interrupt's), and the worker goes on serving until its session closes it.
-The worker dies with its parent (``PR_SET_PDEATHSIG`` on Linux), so a killed run leaves no
-orphan holding the device.
+Contract: started by harness/measure/worker_session.py as ``python -m tlbench.harness.measure.worker_main FD``
+with one end of a socket pair on ``FD``; the messages are harness/measure/worker_messages.py's.  The first is
+``Init``: its ``warm_up`` (a device worker's traits' ``runtime_warm_up``; None for a compile job's) starts at
+once in a thread of its own, before the backend is built; the worker builds the backend, starts its device
+runtime (``device_info``), with ``compile_warm_up`` runs the backend's optional ``warm_up_compile()`` and
+answers ``Ready``.  The first request other than ``Prefetch`` waits for the runtime's warm-up.  Then, in
+order:
+- ``Prefetch``: warm compiles in a thread pool, submitted from a thread of their own so the next
+  request is answered meanwhile (no answer);
+- ``Pin``: every thread of this worker onto ``cpus``, its build children onto ``build_cpus``
+  (harness/measure/cpu_plan.py; no answer).  ``$TLBENCH_CPUS`` / ``$TLBENCH_BUILD_CPUS`` do the
+  same from the start;
+- ``Setup``: the backend's untimed first compile (``setup_compile.pay_setup_once``), or, where
+  the compile warm-up ran, nothing but loading the item (its suite's modules); answer seconds;
+- ``RunItem``: the whole item through ``runner.run_item``; answer an ``Outcome``;
+- ``CompileItems``: compile items timed round-robin through ``runner.run_compile_items``; before each cold
+  call the worker sends ``Stage("compile")`` and ``Progress``; answer one ``Outcome`` per item in order;
+- ``Prepare``: ``prepare`` on this worker's ``InProcessSession`` (harness/measure/device_session.py);
+  answer ``Prepared`` or an ``Outcome``; ``Sample``: answer a ``Batch`` or ``Raised``;
+  ``EndPhase`` drops the session's timers and inputs (no answer);
+- before each backend stage the worker sends ``Stage`` (not for ``Sample``: the session counts a sample
+  request as stage ``run`` from the start, so a batch costs one message each way).  Once a stage (or a sample)
+  has run 3 s, the worker's ``BusyWatch`` (harness/measure/busy_watch.py) sends ``Busy`` every 5 s while it
+  lasts (no answer; sends are locked). Every answer is a ``Done`` whose ``fault`` is True when an exception
+  escaped the device (inputs, check or run stage): the device context may be poisoned (a sticky CUDA error),
+  so the worker exits right after answering and the session starts a fresh one.  A ``SuiteCodeError`` (the
+  suite's own inputs, reference, vendor or check raised) is the item's failure, not a fault: the worker lives,
+  unless the backend's optional ``device_fault()`` says the device is broken;
+- ``Close`` or the socket closing: exit 0.
+A Ctrl-C reaches the worker with its run's process group: the request under way then answers
+``interrupted`` Outcomes (harness/measure/interrupt.py) instead of failures (a KeyboardInterrupt
+is caught per request, and every failure met after the signal is the interrupt's), and the
+worker goes on serving until its session closes it.  The worker dies with its parent
+(``PR_SET_PDEATHSIG`` on Linux), so a killed run leaves no orphan holding the device.
 
 Outcomes cross as plain data (``plain_outcome``).  The originals are kept alive until the
 worker ends with ``os._exit``: compilers put their own objects in plans (tvm-ffi ``String``
@@ -70,12 +53,11 @@ from typing import Any
 
 from tlbench.harness.core import trace
 from tlbench.harness.measure.worker_start import plain, start_runtime_warm_up, warm_device, warm_up_compile, worker_facts
-from tlbench.harness.core.backend_api import SuiteCodeError
 from tlbench.harness.measure import hang_report
 from tlbench.harness.measure.busy_watch import BusyWatch
-
-DEVICE_STAGES = ("inputs", "check", "run")
-
+from tlbench.harness.measure.stage_reporter import StageReporter
+from tlbench.harness.measure.worker_messages import (
+    Close, CompileItems, Done, EndPhase, Init, Pin, Prefetch, Progress, Raised, Ready, Sample, Setup, Stage, RunItem)
 
 def _die_with_parent() -> None:
     try:
@@ -93,75 +75,11 @@ def _as_interrupted(answer: Any) -> Any:
     words = "the run was interrupted (Ctrl-C) while this worker was on it"
     if isinstance(answer, Outcome) and answer.status == "failed":
         return interrupted(answer.stage, f"{words}; the {answer.stage} ended with: {answer.reason}"[:600])
-    if isinstance(answer, tuple) and answer[:1] == ("raised",):
-        return interrupted(answer[1], f"{words}; the {answer[1]} ended with: {answer[2]}"[:600])
+    if isinstance(answer, Raised):
+        return interrupted(answer.stage, f"{words}; the {answer.stage} ended with: {answer.words}"[:600])
     if isinstance(answer, list):
         return [_as_interrupted(a) for a in answer]
     return answer
-
-
-class StageReporter:
-    """Wraps the backend: names the stage before each backend call and notes device faults."""
-
-    def __init__(self, backend: Any, notify) -> None:
-        self._backend = backend
-        self._notify = notify
-        self.fault: tuple[str, str] | None = None
-        self.stage = ""  # the last stage named
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._backend, name)
-
-    def enter(self, stage: str) -> None:
-        self.stage = stage
-        self._notify(stage)
-
-    def _note_fault(self, stage: str, exc: Exception) -> None:
-        """A device stage raised: the device context is suspect (the worker ends after
-        answering) unless the suite's own code raised and the device says it is fine."""
-        if isinstance(exc, SuiteCodeError):
-            probe = getattr(self._backend, "device_fault", None)
-            broken = probe() if callable(probe) else None
-            if broken is None:
-                return
-            self.fault = (stage, f"{exc}; and the device is broken: {broken}")
-            return
-        self.fault = (stage, f"{type(exc).__name__}: {exc}")
-
-    def _call(self, stage: str, method: str, *args: Any) -> Any:
-        self.enter(stage)
-        try:
-            return getattr(self._backend, method)(*args)
-        except Exception as exc:
-            if stage in DEVICE_STAGES:
-                self._note_fault(stage, exc)
-            raise
-
-    def compile(self, case: Any, cold: bool) -> Any:
-        return self._call("compile", "compile", case, cold)
-
-    def make_inputs(self, *args: Any) -> Any:
-        return self._call("inputs", "make_inputs", *args)
-
-    def check(self, *args: Any) -> Any:
-        return self._call("check", "check", *args)
-
-    def measure(self, *args: Any) -> Any:
-        return self._call("run", "measure", *args)
-
-    def timer(self, *args: Any) -> Any:
-        return self._call("run", "timer", *args)
-
-    def device(self, stage: str, call, *args: Any, announce: bool = True) -> Any:
-        """Any other device work (a timer's batch) under ``stage``, with fault detection;
-        ``announce`` False: the session already counts the request as in ``stage``."""
-        if announce:
-            self.enter(stage)
-        try:
-            return call(*args)
-        except Exception as exc:
-            self._note_fault(stage, exc)
-            raise
 
 
 def plain_outcome(outcome: Any) -> Any:
@@ -203,9 +121,8 @@ def plain_prepared(prepared: Any) -> Any:
 def serve(conn: Connection, watch: Any = None) -> int:
     from tlbench.harness.core.backend_api import backend_from_ref
     from tlbench.harness.measure.cache_warmer import CacheWarmer, processes as warmer_processes
-    from tlbench.harness.measure.compile_phase import usable_cpus
     from tlbench.harness.measure.compile_pool import CompilePool
-    from tlbench.harness.measure.cpu_plan import build_cpus_from_environment, pin
+    from tlbench.harness.measure.cpu_plan import build_cpus_from_environment, pin, usable_cpus
     from tlbench.harness.measure.device_session import InProcessSession
     from tlbench.harness.measure.interrupt import InterruptWatch
     from tlbench.harness.measure.outcome import Outcome, failed, interrupted, traceback_of
@@ -214,24 +131,24 @@ def serve(conn: Connection, watch: Any = None) -> int:
 
     watch = watch if watch is not None else InterruptWatch()
     trace.mark_first("worker imports done", role="worker")
-    kind, init = conn.recv()
-    assert kind == "init", kind
-    sys.path[:] = [p for p in init["sys_path"] if p] or sys.path  # the parent's, for the warm-up and the backend
-    warming = start_runtime_warm_up(init.get("warm_up"))
-    backend = backend_from_ref(init["factory"], init.get("options"))  # serve has set sys.path from init first
+    init = conn.recv()
+    assert isinstance(init, Init), init
+    sys.path[:] = [p for p in init.sys_path if p] or sys.path  # the parent's, for the warm-up and the backend
+    warming = start_runtime_warm_up(init.warm_up)
+    backend = backend_from_ref(init.factory, init.options)  # serve has set sys.path from init first
     trace.mark("worker backend loaded", role="worker")
     device_info = warm_device(backend)
     trace.mark("worker device warm", role="worker")
-    compile_warm_up_s = warm_up_compile(backend) if init.get("compile_warm_up") else None
+    compile_warm_up_s = warm_up_compile(backend) if init.compile_warm_up else None
     cpus = usable_cpus()
     children = warmer_processes(cpus)
-    warmer = CacheWarmer(init["factory"], dict(init.get("options") or {}), list(sys.path), children,
+    warmer = CacheWarmer(init.factory, dict(init.options or {}), list(sys.path), children,
                          cpus=frozenset(build_cpus_from_environment() or ()) or None) if children else None
     pool = CompilePool(workers=cpus, warmer_of=lambda _backend: warmer)  # its progress (if any) goes to the worker log
-    conn.send(("ready", os.getpid(), device_info, worker_facts(backend), compile_warm_up_s))
+    conn.send(Ready(os.getpid(), device_info, worker_facts(backend), compile_warm_up_s))
     sending = threading.Lock()  # the busy watch's thread sends too
 
-    def send(message: tuple) -> None:
+    def send(message: Any) -> None:
         with sending:
             conn.send(message)
 
@@ -240,7 +157,7 @@ def serve(conn: Connection, watch: Any = None) -> int:
 
     def entered(stage: str) -> None:
         busy.begin(stage)
-        send(("stage", stage, pool.pending()))
+        send(Stage(stage, pool.pending()))
     kept: list[Any] = []  # compiler-owned objects from outcomes: never released (see the contract)
     phase: Any = None  # the InProcessSession of the current device phase
 
@@ -252,15 +169,15 @@ def serve(conn: Connection, watch: Any = None) -> int:
                 return 0
             except KeyboardInterrupt:  # a Ctrl-C while idle: the session closes this worker when it is done
                 continue
-            if message[0] == "close":
+            if isinstance(message, Close):
                 return 0
-            if message[0] == "prefetch":
-                pool.prefetch_in_background(backend, message[1])  # the next request is answered meanwhile
+            if isinstance(message, Prefetch):
+                pool.prefetch_in_background(backend, message.cases)  # the next request is answered meanwhile
                 continue
-            if message[0] == "pin":  # compile work beside device timing: this worker times on its own CPUs
-                pin(message[1])
+            if isinstance(message, Pin):  # compile work beside device timing: this worker times on its own CPUs
+                pin(message.cpus)
                 if warmer is not None:
-                    warmer.pin(message[2])
+                    warmer.pin(message.build_cpus)
                 continue
             if warming is not None:  # the runtime's warm-up ends before any request uses the device
                 warming.join()
@@ -271,38 +188,38 @@ def serve(conn: Connection, watch: Any = None) -> int:
                 reporter.enter("compile")
                 return pool.get(backend, case)
 
-            if message[0] == "end_phase":
+            if isinstance(message, EndPhase):
                 if phase is not None:
                     phase.close()
                 phase = None
                 continue
             try:
-                if message[0] == "sample":
-                    _, item, k = message
+                if isinstance(message, Sample):
+                    item = message.item
                     busy.begin("run")
                     if phase is None:
-                        answer: Any = ("raised", "run", f"{item.item_id} was not prepared in this worker")
+                        answer: Any = Raised("run", f"{item.item_id} was not prepared in this worker")
                     else:
                         phase.backend = reporter
                         try:
-                            answer = reporter.device("run", phase.sample, item, k, announce=False)  # a sample request is "run"
+                            answer = reporter.device("run", phase.sample, item, message.k, announce=False)  # a sample request is "run"
                         except Exception as exc:  # noqa: BLE001 - sent back as the item's words
-                            answer = ("raised", reporter.fault[0] if reporter.fault else "run", f"{type(exc).__name__}: {exc}",
-                                      traceback_of(exc))
+                            answer = Raised(reporter.fault[0] if reporter.fault else "run", f"{type(exc).__name__}: {exc}",
+                                            traceback_of(exc))
                 else:
-                    kind, item, policy, compile_rounds, seed = message
-                    ctx = RunContext(policy=policy, compile_rounds=compile_rounds, seed=seed, compiled=compiled,
-                                     before_cold_compile=pool.wait_idle, interrupted=watch)
-                    if kind == "setup" and compile_warm_up_s is not None:  # paid before "ready": the item's modules are loaded now
+                    item = message.item
+                    ctx = RunContext(policy=message.policy, compile_rounds=message.compile_rounds, seed=message.seed,
+                                     compiled=compiled, before_cold_compile=pool.wait_idle, interrupted=watch)
+                    if isinstance(message, Setup) and compile_warm_up_s is not None:  # paid before Ready: the item's modules are loaded now
                         answer = 0.0
-                    elif kind == "setup":  # the untimed first compile, as the in-process path pays it
+                    elif isinstance(message, Setup):  # the untimed first compile, as the in-process path pays it
                         answer = float(pay_setup_once(reporter, item, pool.wait_idle))
-                    elif kind == "run":
+                    elif isinstance(message, RunItem):
                         answer = run_item(item, reporter, ctx)
-                    elif kind == "compile_items":
+                    elif isinstance(message, CompileItems):
                         def step(done: int, total: int, eta_s: float | None = None, detail: str = "") -> None:
                             reporter.enter("compile")  # restarts the session's compile clock
-                            send(("progress", done, total, eta_s, detail))
+                            send(Progress(done, total, eta_s, detail))
 
                         answer = [plain_outcome(o) for o in run_compile_items(item, reporter, ctx, step)]
                         kept.append(answer)
@@ -324,11 +241,11 @@ def serve(conn: Connection, watch: Any = None) -> int:
                 if reporter.fault is not None and answer.status == "failed":
                     answer.stage = reporter.fault[0]
                 answer = plain_outcome(answer)
-            elif not isinstance(answer, (tuple, float, list)):
+            elif not isinstance(answer, (Raised, float, list)):
                 kept.append(answer)
                 answer = plain_prepared(answer)
             busy.end()
-            send(("done", answer, reporter.fault is not None))
+            send(Done(answer, reporter.fault is not None))
             if reporter.fault is not None:  # a poisoned device context is never reused, nor torn down
                 _exit(0)
     finally:

@@ -1,58 +1,41 @@
 """Run items in a persistent worker process per device, so a fault or a hang costs one item.
 
-Contract: ``WorkerSession(spec, limits)`` owns one worker process
-(harness/measure/worker_main.py) hosting the backend named by ``spec``; the process is
-started lazily, pinned through ``spec.env`` (the device-visibility environment), and kept
-for the whole session so the compile cache and the device context are reused.
-- ``run(item, policy, compile_rounds, seed) -> Outcome`` never raises for the item's own
-  faults.  A worker that dies (segfault, abort, a sticky device error it reports) fails
-  the item with the stage it was in and the error text (the exception's words, or the
-  signal and the last lines the worker printed); the worker is restarted for the next item
-  (``restarts`` counts it).  A stage that gives no answer within its limit (``Limits``) is
-  ended by killing the worker: the item fails with a reason starting ``TIMEOUT``.  Every
-  failed outcome carries ``worker`` = {pid, restarts, restarted, ...}.
-- When a worker that was running background compiles of other items dies, the crash cannot
-  be blamed on this item: background compiles stop for the rest of the session and the
-  item is retried once in a fresh worker, so only the kernel that crashes fails.
-- ``prepare`` / ``sample`` are ``DeviceSession``'s calls (harness/measure/device_session.py), run in the worker's
-  own ``InProcessSession``; ``WorkerDeviceSession(worker, ctx)`` is the ``DeviceSession`` the
-  round-robin scheduler drives.  ``prepare`` returns a failed ``Outcome`` on a fault or a
-  hang; ``sample`` raises ``WorkerFault`` with the words (the scheduler fails the item).
-  After a restart, an item prepared in the old worker is prepared again before sampling.
-  ``failures`` keeps, per failed item id, the worker's account (pid, restarts, restarted).
-- ``run_compile_items(items, policy, compile_rounds, seed, progress)``: compile items timed
-  round-robin in the worker (harness/measure/runner.py::run_compile_items): one ``Outcome`` per
-  item, or one failed ``Outcome`` when the worker died or hung mid-batch (which item did it is
-  unknown: the caller times the items again one by one, harness/measure/compile_phase.py);
-  ``progress(done, total, eta_s, detail)`` is called as the worker reports its timed rounds.
-- ``setup(item, policy, seed)``: the untimed first compile (what the in-process path pays
-  in ``setup_compile.pay_setup_once``), not a whole compile item.
-- ``prefetch(cases)`` hands the device items' cases to the worker's compile pool; ``pin(cpus,
-  build_cpus)`` moves the worker and its build children (now, and a restarted one from its start);
-  ``device_info`` is what the worker's backend reported with ``ready``; ``ready_facts()``
-  waits for that ``ready`` and gives its ``worker_facts``.
-- ``interrupted`` (a callable, the session's ``InterruptWatch``, harness/measure/interrupt.py):
-  once it is True, or a worker dies of SIGINT, an item's request ends as ``interrupted``
-  (not failed, no restart counted, no retry), and no later request starts a worker: a
-  Ctrl-C ends the run, never a kernel.  ``sample`` raises ``Interrupted`` for such an item.
-- A worker that dies or hangs before ``ready`` ``Limits.startup_attempts`` times in a row (no
-  ready in between) is not started again in the session: every later request fails at once,
-  stage ``startup``, with words that say so, the last start's failure and what to do, so a
-  backend that cannot start here costs two starts, not one (or more) per item.
-- ``close()`` ends the worker (one that never answered ``ready`` is killed, not waited for:
-  it holds no result) and removes its log directory when it made a temporary one (the last
-  lines a dead worker printed are already in its item's error words).  A request after
-  ``close`` (a device thread of an interrupted run still finishing its piece) fails at once
-  instead of starting a new worker.
-- ``board`` (the run's progress board, harness/pytest_plugin/progress.py; None: no lines):
-  waiting for a worker writes the progress lines that are due every second (``board.tick()``),
-  and a worker's start-up is a line of its own; so is the suite code a worker has been in for
-  more than a few seconds (its ``busy`` messages, harness/measure/busy_watch.py), ended with
-  the answer.
-- ``WorkerSpec``, ``Limits``, ``factory_ref`` and ``WorkerFault`` live in
-  harness/measure/worker_spec.py and are importable from here too; the process and its
-  messages are a ``WorkerChannel`` (harness/measure/worker_channel.py).  ``started``: a worker
-  process was started and not ended.
+Contract: ``WorkerSession(spec, limits)`` owns one worker process (harness/measure/worker_main.py)
+hosting the backend named by ``spec``, started lazily with ``spec.env`` (device pinning) and kept
+for the session so the compile cache and the device context are reused.
+- ``run(item, policy, compile_rounds, seed) -> Outcome`` never raises for the item's own faults.
+  A worker that dies (segfault, abort, a sticky device error it reports) fails the item with the
+  stage it was in and the error text (the exception's words, or the signal and the worker's last
+  lines); the next item gets a fresh worker (``restarts`` counts it).  A stage with no answer
+  within its limit (``Limits``) kills the worker: the item fails with a reason starting
+  ``TIMEOUT``.  Every failed outcome carries ``worker`` = {pid, restarts, restarted, ...}.
+- A worker that dies while compiling other items in the background cannot blame this item:
+  background compiles stop for the session and the item is retried once in a fresh worker.
+- ``prepare`` / ``sample`` are ``DeviceSession``'s calls run in the worker's ``InProcessSession``;
+  ``WorkerDeviceSession(worker, ctx)`` (harness/measure/device_session.py) is the ``DeviceSession`` the
+  scheduler drives over it.  ``prepare`` returns a failed ``Outcome`` on a fault or a hang; ``sample`` raises
+  ``WorkerFault``.  An item prepared in a replaced worker is prepared again before sampling.  ``failures``:
+  per failed item id, the worker's account.
+- ``run_compile_items(items, policy, compile_rounds, seed, progress)``: one ``Outcome`` per item,
+  or one failed ``Outcome`` when the worker died or hung mid-batch (the caller times the items
+  again one by one); ``progress(done, total, eta_s, detail)`` follows the worker's timed rounds.
+- ``setup(item, policy, seed)``: the untimed first compile (``setup_compile.pay_setup_once``).
+- ``prefetch(cases)`` hands cases to the worker's compile pool; ``pin(cpus, build_cpus)`` and
+  ``renice(nice)`` apply now and to a restarted worker; ``device_info`` is the worker's
+  ``Ready``; ``ready_facts()`` waits for it and gives its ``worker_facts``.
+- ``interrupted`` (the session's ``InterruptWatch``): once True, or a worker dies of SIGINT, a
+  request ends as ``interrupted`` (no restart counted, no retry) and no worker is started again;
+  ``sample`` raises ``Interrupted``.
+- ``Limits.startup_attempts`` starts in a row that die or hang before ``Ready``: no worker is
+  started again; every later request fails at once, stage ``startup``, with words that say so,
+  the last start's failure and what to do.
+- ``close()`` ends the worker (one never ``Ready`` is killed) and removes a temporary log
+  directory; a request after ``close`` fails at once instead of starting a worker.
+- ``board`` (harness/pytest_plugin/progress.py; None: no lines): a wait writes the lines due
+  every second (``board.tick()``); a worker's start-up is a line of its own, and so is the suite
+  code a worker has been in for a while (its ``Busy`` messages), ended with the answer.
+- ``WorkerSpec``, ``Limits`` and ``WorkerFault``: harness/measure/worker_spec.py; the process is a
+  ``WorkerChannel`` (harness/measure/worker_channel.py).  ``started``: a worker was started and not ended.
 """
 
 from __future__ import annotations
@@ -61,6 +44,7 @@ import os
 import shutil
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -68,14 +52,16 @@ from tlbench.harness.core import trace
 from tlbench.harness.core.cases import MeasurePolicy
 from tlbench.harness.core.record import BenchItem
 from tlbench.harness.measure import hang_report
+from tlbench.harness.measure.cpu_plan import ENV_BUILD_CPUS, ENV_CPUS, ENV_NICE, describe, renice
 from tlbench.harness.measure.interrupt import Interrupted, died_of_interrupt
 from tlbench.harness.measure.outcome import interrupted as interrupted_item
 from tlbench.harness.measure.runner import Outcome
 from tlbench.harness.measure.start_attempts import StartAttempts
 from tlbench.harness.measure.worker_channel import WorkerChannel, WorkerDied, WorkerTimedOut
-from tlbench.harness.measure.worker_spec import STARTUP, Limits, WorkerFault, WorkerSpec, factory_ref
-
-__all__ = ["Limits", "WorkerDeviceSession", "WorkerFault", "WorkerSession", "WorkerSpec", "factory_ref"]
+from tlbench.harness.measure.worker_messages import (
+    Busy, Close, CompileItems, Done, EndPhase, Init, ItemRequest, Pin, Prefetch, Prepare, Progress, Raised, Ready, RunItem,
+    Sample, Setup, Stage)
+from tlbench.harness.measure.worker_spec import STARTUP, Limits, WorkerFault, WorkerSpec
 
 
 class WorkerSession:
@@ -93,10 +79,7 @@ class WorkerSession:
         self._prefetch_ok = True
         self._prefetched_here = False  # the current worker process has background compiles
         self._ready = False
-        self.stage = ""
-        self.pending_compiles = 0
-        self.last_fault = False
-        self._incarnation = 0
+        self.stage, self.pending_compiles, self.last_fault, self._incarnation = "", 0, False, 0
         self._progress: Any = None  # run_compile_items' progress callback while one runs
         self._prepared: dict[str, int] = {}  # item id -> the worker incarnation that prepared it
         self.failures: dict[str, dict[str, Any]] = {}  # item id -> worker account of its failure
@@ -106,11 +89,8 @@ class WorkerSession:
         self._closed = False  # close() was called: no request starts a worker again
         self._starts = StartAttempts(self.limits.startup_attempts)  # failed starts since the last ready
 
-    # -- process ---------------------------------------------------------------------------
-
     @property
     def started(self) -> bool:
-        """A worker process was started and has not been ended (it may have died since)."""
         return self._channel.started
 
     def start_early(self) -> None:
@@ -119,10 +99,8 @@ class WorkerSession:
             self._start(wait=False)
 
     def ready_facts(self) -> dict[str, Any] | None:
-        """The worker's ``worker_facts`` once it is ready (started here if it was not): what
-        the controller's own instance of the backend is built from.  None when the backend
-        reports none or the worker could not start (the caller then loads the backend itself;
-        the worker's failure is met again, with its account, by the first item)."""
+        """The worker's ``worker_facts`` once it is ready (started here if need be); None when the backend
+        reports none or the worker could not start (the first item meets that failure again)."""
         if self._closed or self._starts.exhausted:
             return None
         try:
@@ -134,8 +112,7 @@ class WorkerSession:
         return self.worker_facts
 
     def _ensure_ready(self) -> None:
-        """A live worker that has answered ``ready``: started (again) here when there is none
-        or it died, awaited when it was started early."""
+        """A live worker that has answered ``Ready``: started (again) here, or awaited if started early."""
         if not self._channel.alive:
             self._channel.kill()
             self._start()
@@ -146,11 +123,11 @@ class WorkerSession:
         trace.mark("worker spawn", backend=self.spec.backend)
         env = {**os.environ, **self.spec.env}
         env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
-        self._channel.spawn(self._log_dir / f"{self.spec.backend}-worker-{self.restarts}.log", env, ("init", {"sys_path": list(sys.path), "factory": self.spec.factory, "options": dict(self.spec.options),
-                                 "warm_up": self.spec.warm_up,
-                                 # after a start that died or hung, the next goes without the compile warm-up
-                                 # (a compiler that crashes on it costs the setup's compile, not the worker)
-                                 "compile_warm_up": self.spec.compile_warm_up and not self._starts.any_failed}))
+        # after a start that died or hung, the next goes without the compile warm-up
+        # (a compiler that crashes on it costs the setup's compile, not the worker)
+        self._channel.spawn(self._log_dir / f"{self.spec.backend}-worker-{self.restarts}.log", env,
+                            Init(list(sys.path), self.spec.factory, dict(self.spec.options), self.spec.warm_up,
+                                 self.spec.compile_warm_up and not self._starts.any_failed))
         self.stage = STARTUP
         self._prefetched_here = False
         self._incarnation += 1
@@ -165,31 +142,30 @@ class WorkerSession:
         if line is not None:
             line.note("imports, the backend, its device runtime")
         try:
-            ready = self._await(("ready",), self.limits.startup_s)
+            ready = self._await(Ready, self.limits.startup_s)
         finally:
             if line is not None:
                 line.end("ready")
         self._starts.succeeded()
-        self.device_info = dict(ready[2]) if len(ready) > 2 and isinstance(ready[2], dict) else {}
-        self.worker_facts = dict(ready[3]) if len(ready) > 3 and isinstance(ready[3], dict) else None
-        self.compile_warm_up_s = ready[4] if len(ready) > 4 and isinstance(ready[4], float) else None
+        self.device_info = dict(ready.device_info) if isinstance(ready.device_info, dict) else {}
+        self.worker_facts = dict(ready.worker_facts) if isinstance(ready.worker_facts, dict) else None
+        self.compile_warm_up_s = ready.compile_warm_up_s if isinstance(ready.compile_warm_up_s, float) else None
         trace.mark("worker ready", backend=self.spec.backend)
         self._ready = True
         if self._prefetch and self._prefetch_ok:
-            self._channel.send(("prefetch", list(self._prefetch)))
+            self._channel.send(Prefetch(list(self._prefetch)))
             self._prefetched_here = True
 
-    def _await(self, wanted: tuple[str, ...], limit_s: float, policy: MeasurePolicy | None = None) -> tuple:
-        """Messages until one of ``wanted``; stage messages restart the clock with that stage's limit."""
-        def on_other(message: tuple) -> float | None:
-            if message[0] == "stage":
-                self.stage, self.pending_compiles = message[1], message[2]
+    def _await(self, wanted: type, limit_s: float, policy: MeasurePolicy | None = None) -> Any:
+        """Messages until one of type ``wanted``; ``Stage`` restarts the clock with that stage's limit."""
+        def on_other(message: Any) -> float | None:
+            if isinstance(message, Stage):
+                self.stage, self.pending_compiles = message.name, message.background_compiles
                 return self.limits.for_stage(self.stage, policy or MeasurePolicy())
-            if message[0] == "progress" and self._progress is not None:
-                self._progress(*message[1:])
-            if message[0] == "busy" and busy is not None:
-                _, stage, where, seconds = message
-                busy.note(f"{stage}: running {where}", elapsed_s=seconds)
+            if isinstance(message, Progress) and self._progress is not None:
+                self._progress(message.done, message.total, message.eta_s, message.detail)
+            if isinstance(message, Busy) and busy is not None:
+                busy.note(f"{message.stage}: running {message.where}", elapsed_s=message.seconds)
             return None
 
         busy = self._board.phase(f"busy {self.spec.backend}", f"{self.spec.backend} worker") if self._board else None
@@ -199,27 +175,15 @@ class WorkerSession:
             if busy is not None:
                 busy.end("returned")
 
-    # -- the DeviceSession-style calls ------------------------------------------------------
-
     def pin(self, cpus: Any, build_cpus: Any) -> None:
-        """This worker onto ``cpus`` and its build children onto ``build_cpus`` (compile work
-        beside device timing, harness/measure/cpu_plan.py): now if it runs, and from the start
-        of any later one (a restart)."""
-        from dataclasses import replace
-
-        from tlbench.harness.measure.cpu_plan import ENV_BUILD_CPUS, ENV_CPUS, describe
-
+        """This worker onto ``cpus``, its build children onto ``build_cpus`` (harness/measure/cpu_plan.py):
+        now if it runs, and from the start of a restarted one."""
         self.spec = replace(self.spec, env={**self.spec.env, ENV_CPUS: describe(cpus), ENV_BUILD_CPUS: describe(build_cpus)})
         if self._channel.alive:
-            self._channel.send(("pin", sorted(cpus), sorted(build_cpus)))
+            self._channel.send(Pin(sorted(cpus), sorted(build_cpus)))
 
     def renice(self, nice: int) -> None:
-        """This worker at nice value ``nice``: now if it runs (every thread), and from the start
-        of any later one (a restart)."""
-        from dataclasses import replace
-
-        from tlbench.harness.measure.cpu_plan import ENV_NICE, renice
-
+        """This worker (every thread) at nice value ``nice``: now if it runs, and from the start of a restarted one."""
         self.spec = replace(self.spec, env={**self.spec.env, ENV_NICE: str(nice)})
         if self._channel.alive and self._channel.pid is not None:
             renice(nice, self._channel.pid)
@@ -229,23 +193,21 @@ class WorkerSession:
         new = [c for c in cases if c.case_id not in known]
         self._prefetch += new
         if new and self._channel.started and self._ready and self._prefetch_ok:
-            self._channel.send(("prefetch", new))
+            self._channel.send(Prefetch(new))
             self._prefetched_here = True
 
     def run(self, item: BenchItem, policy: MeasurePolicy, compile_rounds: int, seed: int) -> Outcome:
         """The whole item (a compile item, or a device item measured on its own)."""
-        return self._answer_or_outcome(("run", item, policy, compile_rounds, seed), policy)
+        return self._answer_or_outcome(RunItem(item, policy, compile_rounds, seed), policy)
 
     def run_compile_items(self, items: list[BenchItem], policy: MeasurePolicy, compile_rounds: int, seed: int,
                           progress: Any = None) -> "list[Outcome] | Outcome":
-        """Compile items round-robin in the worker (see the contract)."""
         self._progress = progress
         try:
-            answer = self._request(("compile_items", list(items), policy, compile_rounds, seed), policy)
+            answer = self._request(CompileItems(list(items), policy, compile_rounds, seed), policy)
         finally:
             self._progress = None
-        if isinstance(answer, Outcome) and answer.worker and answer.worker.get("blame_unclear"):
-            self._prefetch_ok = False  # as _answer_or_outcome: the one-by-one retry compiles each in its own item
+        self._blame_unclear(answer)  # the one-by-one retry compiles each in its own item
         if isinstance(answer, list):
             for it, outcome in zip(items, answer):
                 outcome.worker = {"pid": self._channel.pid, "restarts": self.restarts, "restarted": False}
@@ -254,52 +216,55 @@ class WorkerSession:
         return answer
 
     def setup(self, item: BenchItem, policy: MeasurePolicy, seed: int) -> Any:
-        """The backend's untimed first compile of ``item``'s case in the worker (seconds, or a
-        failed ``Outcome`` when the worker died or hung: the timed item meets it again)."""
-        return self._request(("setup", item, policy, 1, seed), policy)
+        """The untimed first compile of ``item``'s case: seconds, or a failed ``Outcome`` (the timed item meets it again)."""
+        return self._request(Setup(item, policy, 1, seed), policy)
 
     def prepare(self, item: BenchItem, policy: MeasurePolicy, compile_rounds: int, seed: int) -> Any:
         """``DeviceSession.prepare`` in the worker: ``Prepared``, or an ``Outcome``."""
-        answer = self._answer_or_outcome(("prepare", item, policy, compile_rounds, seed), policy)
+        answer = self._answer_or_outcome(Prepare(item, policy, compile_rounds, seed), policy)
         if not isinstance(answer, Outcome):
             self._prepared[item.item_id] = self._incarnation
         return answer
 
     def sample(self, item: BenchItem, k: int, policy: MeasurePolicy, compile_rounds: int, seed: int) -> Any:
-        """``DeviceSession.sample`` in the worker; raises ``WorkerFault`` with the item's words.
-        An item prepared in a worker that has since been replaced is prepared again first."""
+        """``DeviceSession.sample`` in the worker (see the contract)."""
         if self._prepared.get(item.item_id) != self._incarnation or not self._channel.alive:
             again = self.prepare(item, policy, compile_rounds, seed)
             if isinstance(again, Outcome):
                 raise WorkerFault(f"[{again.stage}] prepared again after a worker restart: {again.reason}", again.traceback)
-        answer = self._answer_or_outcome(("sample", item, k), policy)
+        answer = self._answer_or_outcome(Sample(item, k), policy)
         if isinstance(answer, Outcome) and answer.status == "interrupted":
             raise Interrupted(answer.reason)
         if isinstance(answer, Outcome):
             self.failures[item.item_id] = answer.worker or {}
             raise WorkerFault(f"[{answer.stage}] {answer.reason}", answer.traceback)
-        if isinstance(answer, tuple):
-            _, stage, words, *rest = answer
+        if isinstance(answer, Raised):
             self.failures[item.item_id] = {"restarts": self.restarts, "restarted": self.last_fault}
-            raise WorkerFault(f"[{stage}] {words}", rest[0] if rest else "")
+            raise WorkerFault(f"[{answer.stage}] {answer.words}", answer.traceback)
         return answer
 
     def end_phase(self) -> None:
         if self._channel.alive:
-            self._channel.send(("end_phase",))
+            self._channel.send(EndPhase())
         self._prepared.clear()
 
-    def _answer_or_outcome(self, message: tuple, policy: MeasurePolicy) -> Any:
+    def _answer_or_outcome(self, message: ItemRequest | Sample, policy: MeasurePolicy) -> Any:
         answer = self._request(message, policy)
-        if isinstance(answer, Outcome) and answer.worker and answer.worker.get("blame_unclear"):
-            self._prefetch_ok = False  # the crasher may be any background compile: compile each in its own item
+        if self._blame_unclear(answer):
             retry = self._request(message, policy)
             if isinstance(retry, Outcome):
                 retry.worker = {**(retry.worker or {}), "retried_after": answer.reason}
             return retry
         return answer
 
-    def _request(self, message: tuple, policy: MeasurePolicy) -> Any:
+    def _blame_unclear(self, answer: Any) -> bool:
+        """The worker died with background compiles running (the crasher may be any of them): none from now on."""
+        if isinstance(answer, Outcome) and answer.worker and answer.worker.get("blame_unclear"):
+            self._prefetch_ok = False
+            return True
+        return False
+
+    def _request(self, message: ItemRequest | Sample, policy: MeasurePolicy) -> Any:
         """The worker's answer, or a failed ``Outcome`` when it hung or died (see the contract)."""
         if self._closed:  # the session ended (an interrupted run's last piece): no new worker
             return self._failed(STARTUP, "the worker session was closed (the run is ending)", None)
@@ -313,19 +278,16 @@ class WorkerSession:
             self._ensure_ready()
             pid = self._channel.pid
             self._channel.send(message)
-            self.stage = "gate" if message[0] != "sample" else "run"
-            _, answer, fault = self._await(("done",), self.limits.for_stage(self.stage, policy), policy)
+            self.stage = "run" if isinstance(message, Sample) else "gate"
+            done = self._await(Done, self.limits.for_stage(self.stage, policy), policy)
+            answer, fault = done.answer, done.fault
         except WorkerTimedOut as exc:
             stage, pid = self.stage, self._channel.pid
             if self._interrupted():
                 self._channel.kill()
                 return interrupted_item(stage, f"the run was interrupted (Ctrl-C) during {stage}; the worker was ended")
             stacks = hang_report.capture(pid, self._channel.log) if pid is not None else None  # where it was, before the kill
-            self._channel.kill()
-            self.restarts += 1
-            self.last_fault = True
-            if stage == STARTUP:
-                self._starts.failed(f"no ready within {exc.args[0]:.0f} s")
+            self._lost(stage, f"no ready within {exc.args[0]:.0f} s")
             where = f"; its main thread was in {stacks.where}" if stacks else ""
             trace.mark("worker timeout", backend=self.spec.backend, stage=stage, where=stacks.where if stacks else None)
             return self._failed(stage, f"TIMEOUT: no answer within {exc.args[0]:.0f} s in stage {stage}; "
@@ -335,27 +297,30 @@ class WorkerSession:
             stage, pid, background = self.stage, self._channel.pid, self._prefetched_here
             status = self._channel.wait_exit(10)
             how, tail = self._channel.exit_account()
+            printed = f"; it printed: {tail}" if tail else ""
             self._channel.kill()
             if self._interrupted() or died_of_interrupt(status):
                 return interrupted_item(stage, f"the run was interrupted (Ctrl-C) during {stage}: the worker ended ({how})")
-            self.restarts += 1
-            self.last_fault = True
-            if stage == STARTUP:
-                self._starts.failed(f"died ({how})" + (f"; it printed: {tail}" if tail else ""))
-            failed = self._failed(stage, f"worker process died ({how}) during {stage}" + (f"; it printed: {tail}" if tail else ""),
-                                  pid, restarted=True, exit=how)
+            self._lost(stage, f"died ({how}){printed}")
+            failed = self._failed(stage, f"worker process died ({how}) during {stage}{printed}", pid, restarted=True, exit=how)
             if background and stage != STARTUP:
                 failed.worker["blame_unclear"] = "background compiles of other items were running"
             return failed
         if fault:
-            self._channel.kill()
-            self.restarts += 1
-            self.last_fault = True
+            self._lost("", "")
         if isinstance(answer, Outcome):
             answer.worker = {"pid": pid, "restarts": self.restarts, "restarted": bool(fault)}
             if answer.status == "failed":
-                self.failures[message[1].item_id] = answer.worker
+                self.failures[message.item.item_id] = answer.worker
         return answer
+
+    def _lost(self, stage: str, start_words: str) -> None:
+        """The worker is ended for good (killed, or dead): the next request starts a fresh one."""
+        self._channel.kill()
+        self.restarts += 1
+        self.last_fault = True
+        if stage == STARTUP:
+            self._starts.failed(start_words)
 
     def _start_failure_words(self, exc: BaseException) -> str:
         if isinstance(exc, WorkerTimedOut):
@@ -366,14 +331,13 @@ class WorkerSession:
         return f"died ({how})" + (f"; it printed: {tail}" if tail else "")
 
     def _failed(self, stage: str, reason: str, pid: int | None, **extra: Any) -> Outcome:
-        return Outcome(status="failed", stage=stage, reason=reason,
-                       worker={"pid": pid, "restarts": self.restarts, **extra})
+        return Outcome(status="failed", stage=stage, reason=reason, worker={"pid": pid, "restarts": self.restarts, **extra})
 
     def close(self) -> None:
         self._closed = True
         if self._channel.alive and self._ready:
             try:
-                self._channel.send(("close",))
+                self._channel.send(Close())
             except OSError:
                 pass
             else:
@@ -382,23 +346,3 @@ class WorkerSession:
         if self._own_log_dir:  # a failure's last words are already in its record
             shutil.rmtree(self._log_dir, ignore_errors=True)
 
-
-class WorkerDeviceSession:
-    """``DeviceSession`` (harness/measure/device_session.py) over a persistent ``WorkerSession``
-    for one device phase: ``close`` ends the phase, not the worker."""
-
-    def __init__(self, worker: WorkerSession, ctx: Any) -> None:
-        self.worker, self.ctx = worker, ctx
-
-    def prepare(self, item: BenchItem) -> Any:
-        return self.worker.prepare(item, self.ctx.policy, self.ctx.compile_rounds, self.ctx.seed)
-
-    def sample(self, item: BenchItem, k: int) -> Any:
-        return self.worker.sample(item, k, self.ctx.policy, self.ctx.compile_rounds, self.ctx.seed)
-
-    @property
-    def device_info(self) -> dict[str, Any]:
-        return self.worker.device_info
-
-    def close(self) -> None:
-        self.worker.end_phase()

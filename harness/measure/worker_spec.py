@@ -1,9 +1,8 @@
 """What a device worker is and how long each of its stages may take.
 
 Contract:
-- ``WorkerSpec``: what the worker process needs to build its backend (the factory as
-  ``module:qualname``, its options), the environment that pins it to a device, and the
-  device runtime's warm-up to run as it starts.
+- ``WorkerSpec``: what the worker process needs to build its backend (the factory as ``module:qualname``, its
+  options), the environment that pins it to a device, and the device runtime's warm-up to run as it starts.
 - ``Limits``: seconds per stage before the worker is killed (``for_stage``), and how many
   starts in a row may fail before no worker is started again.
 - ``factory_ref(factory)``: the ``module:qualname`` of an importable factory; a lambda or a

@@ -1,50 +1,36 @@
 """Every use tlbench makes of pytest-benchmark beyond its public fixture API, in one place.
 
-Contract (pinned by tests/test_bench_adapter.py against whichever pytest-benchmark is
-installed; tlbench supports 5.2.x and 5.3.x):
-- ``feed_samples(benchmark, samples_s, extra_info)`` makes the fixture's ``stats`` hold
-  exactly ``samples_s`` (one round per sample, one iteration each) and merges ``extra_info``.
-  pytest-benchmark's public API only times a callable with a host clock; the device time we
-  want in ``stats`` (so ``pytest-benchmark compare`` and ``--benchmark-compare-fail`` judge
-  the kernel) is measured by the backend, so this goes through the fixture's private
-  ``_make_stats`` and sets its private ``_mode`` (what pytest-benchmark checks to tell a used
-  fixture from an unused one).
-- ``detached_fixture(config, node, samples_s, extra_info, group)``: a fixture made for the
-  test item ``node`` as pytest-benchmark's own ``benchmark`` fixture makes it (the session's
-  options, the node's ``benchmark`` marker), fed like ``feed_samples`` but never added to
-  the session's results: its ``stats.as_dict`` is the entry that item's real fixture will
-  give (the journal writes it before pytest runs the item).  None when pytest-benchmark is
+Contract (pinned by tests/test_bench_adapter.py; tlbench supports pytest-benchmark 5.2.x and 5.3.x):
+- ``feed_samples(benchmark, samples_s, extra_info)``: the fixture's ``stats`` hold exactly
+  ``samples_s`` (one round per sample, one iteration each), ``extra_info`` merged.  The public
+  API only times a callable with a host clock; the device time the backend measured goes in
+  through the private ``_make_stats`` and ``_mode`` (what marks a fixture as used), so
+  ``pytest-benchmark compare`` and ``--benchmark-compare-fail`` judge the kernel.
+- ``detached_fixture(config, node, samples_s, extra_info, group)``: a fixture made for test item
+  ``node`` as pytest-benchmark makes its own (the session's options, the node's marker), fed like
+  ``feed_samples`` but never added to the session's results: its ``stats.as_dict`` is the entry
+  the item's real fixture will give (the journal writes it first).  None when pytest-benchmark is
   off or skipping.  Uses the private ``BenchmarkFixture`` constructor.
-- ``mark_not_measured(benchmark, why)``: a failed item's fixture, consulted but holding no
-  samples (the same private ``_mode``).
-- ``benchmark_entry(fixture)``: the fixture's JSON entry (``stats.as_dict``), or None when it
-  measured nothing.
-- ``result_json_path(config)``: the path ``--benchmark-json`` names, in either shape
-  pytest-benchmark gives it: 5.2.x parses the option with ``argparse.FileType('wb')``
-  (``config.option.benchmark_json`` is an open binary file), 5.3.x with ``pathlib.Path``.
-- ``write_json(config, document, writer)``: write a whole document there ourselves (the
-  merged xdist file), closing 5.2.x's open file first; ``writer(path, text)`` does the write.
-- ``route_json_write(config, writer, applies)`` makes the session's own ``--benchmark-json``
-  write call ``writer(path, text)`` instead (both versions write through
-  ``BenchmarkSession.save_json``) when ``applies()`` says so at write time, which tlbench
-  uses for an atomic write; otherwise pytest-benchmark writes it its own way.
-- ``write_nothing_timed_json(config, writer)``: the JSON pytest-benchmark does not write when
-  no item was timed, built through its own hooks (``get_machine_info``, ``generate_json``).
-- ``session_timed_anything(config)``: whether the session holds a timed benchmark (without
-  one pytest-benchmark writes no ``--benchmark-json``).  Reads the private
-  ``config._benchmarksession``.
-- ``stop_session_json(config)``: this process's pytest-benchmark session writes no JSON (an
-  xdist worker: the controller writes the merged file).  Touches the private
-  ``config._benchmarksession``.
-- ``quiet_table_by_default(config)``: pytest-benchmark's own per-item table (and its info
-  lines) off unless the user asked for it - pytest ``-v``, ``--benchmark-verbose``,
-  ``--benchmark-quiet`` given either way, or a ``--benchmark-compare`` / ``--benchmark-histogram``
-  that the table carries - by setting the public ``--benchmark-quiet`` option before
-  pytest-benchmark's own ``pytest_configure`` (``trylast``) builds its session.  Its
-  warnings and ``--benchmark-compare-fail`` are unaffected.  Returns whether it did.
-  ``restore_table(config)`` undoes that on the built session (a run with no tlbench item:
-  the table and info lines as pytest-benchmark shows them); it sets the session's ``quiet``
-  and its logger's level.
+- ``mark_not_measured(benchmark, why)``: a failed item's fixture, consulted, holding no samples.
+- ``benchmark_entry(fixture)``: its JSON entry (``stats.as_dict``), None when it measured nothing.
+- ``result_json_path(config)``: the ``--benchmark-json`` path, from an open binary file (5.2.x's
+  ``argparse.FileType('wb')``) or a ``pathlib.Path`` (5.3.x).
+- ``write_json(config, document, writer)``: write a whole document there (the merged xdist file),
+  closing 5.2.x's open file first; ``writer(path, text)`` does the write.
+- ``route_json_write(config, writer, applies)``: the session's own ``--benchmark-json`` write
+  (``BenchmarkSession.save_json``) goes through ``writer(path, text)`` (an atomic write) when
+  ``applies()`` says so at write time.
+- ``write_nothing_timed_json(config, writer)``: the JSON pytest-benchmark does not write when no
+  item was timed, built through its own hooks (``get_machine_info``, ``generate_json``).
+- ``session_timed_anything(config)``: the session holds a timed benchmark (private
+  ``config._benchmarksession``); without one pytest-benchmark writes no ``--benchmark-json``.
+- ``stop_session_json(config)``: this process's session writes no JSON (an xdist worker).
+- ``quiet_table_by_default(config)``: pytest-benchmark's per-item table and info lines off unless
+  asked for (pytest ``-v``, ``--benchmark-verbose``, ``--benchmark-quiet`` either way, or a
+  ``--benchmark-compare`` / ``--benchmark-histogram`` the table carries), by setting the public
+  ``--benchmark-quiet`` before pytest-benchmark builds its session; warnings and
+  ``--benchmark-compare-fail`` are unaffected.  Returns whether it did.  ``restore_table(config)``
+  undoes that on the built session (its ``quiet`` and its logger's level).
 """
 
 from __future__ import annotations

@@ -1,17 +1,15 @@
 """``--tlbench-profile FILE``: judge device records against this machine's calibrated profile too.
 
-Contract: ``load_calibrated(path)`` reads a profile written by ``tlbench calibrate`` (its
-``DeviceProfile`` JSON) and returns it; a missing, unreadable or non-calibrated file, or one
-without a copy bandwidth or any peak, is a ``pytest.UsageError`` that says what to do.
-``calibrated_fields(record, profile, device)`` returns what to add to a timed device record:
-``roofline_calibrated``: the record's own throughput against the calibrated peak of its dtype
-(harness/results/roofline.py ``peak_dtype``: the problem's, else its inputs'; None for a dtype
-the profile has no matmul figure for: calibrate times fp16 and bf16) and copy bandwidth,
-``pct_of_peak`` and ``pct_of_bandwidth``, ``origin`` "calibrated", where the profile names the
-record's device, else ``{"status": "other device", ...}`` with both
-names.  The datasheet ``roofline`` is never replaced: % of peak in the history keeps one
-meaning whatever a run was given.  Compile records and records without throughput get
-nothing.  Pure apart from reading the file.
+Contract: ``load_calibrated(path)`` reads a profile written by ``tlbench calibrate`` (its ``DeviceProfile``
+JSON) and returns it; a missing, unreadable or non-calibrated file, or one without a copy bandwidth or any
+peak, is a ``pytest.UsageError`` that says what to do. ``calibrated_fields(record, profile, device)`` returns
+what to add to a timed device record: ``roofline_calibrated``: the record's own throughput against the
+calibrated peak of its dtype (harness/results/roofline.py ``peak_dtype``: the problem's, else its inputs';
+None for a dtype the profile has no matmul figure for: calibrate times fp16 and bf16) and copy bandwidth,
+``pct_of_peak`` and ``pct_of_bandwidth``, ``origin`` "calibrated", where the profile names the record's
+device, else ``{"status": "other device", ...}`` with both names.  The datasheet ``roofline`` is never
+replaced: % of peak in the history keeps one meaning whatever a run was given.  Compile records and records
+without throughput get nothing.  Pure apart from reading the file.
 """
 
 from __future__ import annotations

@@ -2,11 +2,10 @@
 
 Contract: ``fill_commit_info(commit_info, root, environ)`` completes the dict
 pytest-benchmark filled from the checkout (its own ``git`` call: id, branch, dirty flag):
-- ``TLBENCH_COMMIT`` (the commit id a tree was copied from) and ``TLBENCH_COMMIT_DIRTY``
-  (1/0), when set, win over git and say so in ``id_source``; git's own answer is kept as
-  ``git_id`` / ``git_dirty``.  A copied tree can carry a stale ``.git`` (seen on the H200:
-  git named the first landing, dirty, for a tree copied from a later commit), and only the
-  person who copied it knows the commit;
+- ``TLBENCH_COMMIT`` (the commit id a tree was copied from) and ``TLBENCH_COMMIT_DIRTY`` (1/0), when set, win
+  over git and say so in ``id_source``; git's own answer is kept as ``git_id`` / ``git_dirty``.  A copied tree
+  can carry a stale ``.git`` (seen on the H200: git named the first landing, dirty, for a tree copied from a
+  later commit), and only the person who copied it knows the commit;
 - otherwise git's commit is kept (``id_source`` "git"); without either the id stays
   "unknown" and ``id_source`` says why;
 - it always adds ``source_digest``: SHA-256 over the ``*.py`` files of ``harness/``,

@@ -1,9 +1,8 @@
 """``--benchmark-compare``'s machine check, made when tlbench's part of the machine info is known.
 
-pytest-benchmark compares the saved run's ``machine_info`` with this run's as it configures,
-before any tlbench backend is loaded, so the keys tlbench adds (its ``tlbench`` block, the
-``accelerator`` line, each backend's ``machine_info_keys``) are missing then and two runs of
-one machine always "differ".  Contract:
+pytest-benchmark compares the saved run's ``machine_info`` with this run's as it configures, before any
+tlbench backend is loaded, so the keys tlbench adds (its ``tlbench`` block, the ``accelerator`` line, each
+backend's ``machine_info_keys``) are missing then and two runs of one machine always "differ".  Contract:
 - ``MachineCompare(owned_keys)`` is a plugin object, registered only when pytest-benchmark is
   active and ``--benchmark-compare`` was given.  Around pytest-benchmark's own
   ``pytest_benchmark_compare_machine_info`` it lends the current machine info the saved run's

@@ -2,13 +2,12 @@
 
 Contract: ``instruction_counting(config, registry)`` reads the options
 (harness/measure/instructions.py::add_options) and returns the compile phase's ``count``
-(harness/measure/count_phase.py) with the registry's backend options (as the backends got
-them, test plug-ins' included), each backend's factory path, and a child environment in which
-the backend sees no device (its traits' ``device_env("")``); a bad ``--tlbench-instructions-subset``
-or ``--tlbench-instructions-jobs`` is a ``pytest.UsageError``; ``board`` is the run's progress
-board (a line per backend's count).  ``mode_for_scope(mode, scope)``: the default ``auto`` is
-``hardware`` in the quick scope (its point is a quick answer: callgrind takes ~50x the lowering),
-as it is everywhere else asked for.
+(harness/measure/count_phase.py) with the registry's backend options (as the backends got them, test plug-ins'
+included), each backend's factory path, and a child environment in which the backend sees no device (its
+traits' ``device_env("")``); a bad ``--tlbench-instructions-subset`` or ``--tlbench-instructions-jobs`` is a
+``pytest.UsageError``; ``board`` is the run's progress board (a line per backend's count).
+``mode_for_scope(mode, scope)``: the default ``auto`` is ``hardware`` in the quick scope (its point is a quick
+answer: callgrind takes ~50x the lowering), as it is everywhere else asked for.
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tlbench.harness.measure.compile_phase import usable_cpus
+from tlbench.harness.measure.cpu_plan import usable_cpus
 from tlbench.harness.measure.count_phase import InstructionCounting
 from tlbench.harness.measure.instructions import count_jobs
 from tlbench.harness.measure.worker_spec import factory_ref

@@ -1,27 +1,22 @@
 """When a run's workers start: as early as the run is known to be a tlbench run.
 
-Contract: ``start_workers_early(config, state, at_configure=False)`` starts the workers of the
-backends asked for before this process loads the backends (expansion, search-space
-diagnostics), so the workers' imports and device start-up overlap collection: at configure for
-backends named on the command line; for ``auto`` at the first tlbench suite about to be
-collected (``pytest_collectstart`` of a module that ``looks_like_suite``) or, failing that, at
-its first ``pytest_generate_tests``; then of every registered backend, since choosing among
-them loads them and a backend built from its worker's report waits for that worker.  Unused
-ones end after collection (``keep_only``).  Where the compile phase runs several jobs
-(``--tlbench-compile-jobs`` above 1: a host with 8+ CPUs by default) each backend's compile-job
-workers start then too, at nice 10 (harness/pytest_plugin/isolation.py), and those no phase
-takes end after collection (overlap_start.start_compile_jobs_ahead).  A run without a tlbench
-suite starts none.
-``looks_like_suite(path)``: the file assigns ``SWEEP`` at module level and imports from
-``tlbench`` there (its text matched first, then its syntax tree, so a suite quoted inside a
-string is none; read, never imported; a file that cannot be read or parsed is not a suite).  It only decides how early: a suite that
-does not look like one starts the workers at its ``pytest_generate_tests``, one that looks
-like one and declares nothing started them for nothing (they end after collection).
+Contract: ``start_workers_early(config, state, at_configure=False)`` starts the workers of the backends asked
+for before this process loads the backends, so their imports and device start-up overlap collection: at
+configure for backends named on the command line; for ``auto`` at the first tlbench suite about to be
+collected (``pytest_collectstart`` of a module that ``looks_like_suite``) or, failing that, at its first
+``pytest_generate_tests``, then of every registered backend (choosing among them loads them, and a backend
+built from its worker's report waits for that worker).  Unused ones end after collection (``keep_only``).
+Where the compile phase runs several jobs (``--tlbench-compile-jobs`` above 1) each backend's compile-job
+workers start then too, at nice 10 (harness/pytest_plugin/isolation.py); those no phase takes end after
+collection (overlap_start.start_compile_jobs_ahead).  A run without a tlbench suite starts none.
+``looks_like_suite(path)``: the file assigns ``SWEEP`` and imports from ``tlbench`` at module level (its text
+matched, then its syntax tree; read, never imported; unreadable or unparsable: not a suite).  It only decides
+how early: a suite that does not look like one starts the workers at its ``pytest_generate_tests``.
 
-Why before the module's import: a suite's module imports its kernels' modules (tilelang's
-eager parse of upstream example files, torch); on the H200 the first suite's imports took 7.9 s,
-then collection waited 2.4 s more for the device worker's report.  Compile-job workers started
-at collection's end spent the compile phase's first 5-9 s there importing (16 of them at once).
+Why before the module's import: a suite imports its kernels' modules (tilelang's eager parse of upstream
+example files, torch); on the H200 the first suite's imports took 7.9 s, then collection waited 2.4 s more for
+the device worker's report.  Compile-job workers started at collection's end spent the compile phase's first
+5-9 s importing (16 of them at once).
 """
 
 from __future__ import annotations
@@ -59,15 +54,15 @@ def looks_like_suite(path: Any) -> bool:
 
 def start_workers_early(config: Any, state: Any, at_configure: bool = False) -> None:
     """See the contract."""
-    if state.workers is None or is_controller(config) or config.option.collectonly or state.workers_started:
+    if state.devices.workers is None or is_controller(config) or config.option.collectonly or state.devices.workers_started:
         return
-    names = state.registry.validate(state.backend_choice)
+    names = state.registry.validate(state.options.backend_choice)
     if AUTO in names and at_configure:
         return
-    state.workers_started = True
+    state.devices.workers_started = True
     names = state.registry.names if AUTO in names else names
-    state.workers.start(names)
-    jobs = state.compile_phase.jobs
+    state.devices.workers.start(names)
+    jobs = state.devices.compile_phase.jobs
     if jobs > 1 and worker_index() is None:  # a big host's compile jobs (an xdist worker times its compile items one by one)
         for name in names:
-            state.workers.start_compile_jobs(name, jobs)
+            state.devices.workers.start_compile_jobs(name, jobs)

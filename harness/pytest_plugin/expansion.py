@@ -1,16 +1,15 @@
 """From a suite's ``SWEEP`` to the run's items, and the search-space diagnostics before compiling.
 
-Contract: ``expand(sweep, state)`` returns one ``BenchItem`` per (measure kind, selected
-backend, case) - the vendor item per problem for device kinds, and the autotuned ``best``
-case recorded on the backend's own device (``load_best`` is passed to the sweep, which does
-not import the results layer).  ``diagnose_space(sweep, state)`` asks each backend's own
-``rejection`` about every config of every problem and, when the suite asks, lowers pairs of
-configs to find swept keys that change nothing (once per compiler, kernel body, problem and
-configs: the answer is kept on disk, harness/pytest_plugin/inert_cache.py).  ``prefetch(state, backend)``, at a
-backend's first device item that can run, compiles all its device cases ahead: in its
-worker process (spread over devices: in each device's, starting with the piece that
-device takes first, harness/measure/device_pieces.py ``prefetch_order``), in the compile
-pool, or (several xdist workers) once under a file lock.
+Contract: ``expand(sweep, state)`` returns one ``BenchItem`` per (measure kind, selected backend, case) - the
+vendor item per problem for device kinds, and the autotuned ``best`` case recorded on the backend's own device
+(``load_best`` is passed to the sweep, which does not import the results layer).  ``diagnose_space(sweep,
+state)`` asks each backend's own ``rejection`` about every config of every problem and, when the suite asks,
+lowers pairs of configs to find swept keys that change nothing (once per compiler, kernel body, problem and
+configs: the answer is kept on disk, harness/pytest_plugin/inert_cache.py).  ``prefetch(state, backend)``, at
+a backend's first device item that can run, compiles all its device cases ahead: in its worker process (spread
+over devices: in each device's, starting with the piece that device takes first,
+harness/measure/device_pieces.py ``prefetch_order``), in the compile pool, or (several xdist workers) once
+under a file lock.
 """
 
 from __future__ import annotations
@@ -42,17 +41,17 @@ def device_of(state: Any, backend: str) -> str | None:
 
 def expand(sweep: Sweep, state: Any) -> list[BenchItem]:
     items: list[BenchItem] = []
-    for kind in (k for k in state.kinds if k in sweep.kinds):
+    for kind in (k for k in state.options.kinds if k in sweep.kinds):
         for backend in state.backends():
             device = device_of(state, backend) if sweep.best_configs and sweep.applies_to(backend) else None
             items += [
                 BenchItem(backend, kind, c, tuple(sweep.skip_on))
-                for c in sweep.cases(backend, state.scope, device=device, load_best=load_best, **_dialect(sweep.cases, state, backend))
+                for c in sweep.cases(backend, state.options.scope, device=device, load_best=load_best, **_dialect(sweep.cases, state, backend))
                 if kind == "device" or c.label is None
             ]
             if kind == "device":
-                copies = vendor_copies(max(worker_count(), state.spread_devices))  # one vendor item per GPU of a multi-GPU run
-                vendor = sweep.vendor_cases(backend, state.scope, state.registry.dialect(backend))
+                copies = vendor_copies(max(worker_count(), state.options.spread_devices))  # one vendor item per GPU of a multi-GPU run
+                vendor = sweep.vendor_cases(backend, state.options.scope, state.registry.dialect(backend))
                 items += [BenchItem(backend, kind, v, copy=k) for v in vendor for k in copies]
     return items
 
@@ -67,17 +66,17 @@ def diagnose_space(sweep: Sweep, state: Any) -> list[SpaceDiagnostics]:
     """The search space per backend and problem, before anything compiles (seed section 5.3)."""
     out = []
     for backend_name in state.backends():
-        configs = sweep.configs_for(backend_name, state.scope, **_dialect(sweep.configs_for, state, backend_name))
+        configs = sweep.configs_for(backend_name, state.options.scope, **_dialect(sweep.configs_for, state, backend_name))
         if not sweep.applies_to(backend_name) or not configs or state.registry.compile_blocker(backend_name):
             continue
         backend = state.registry.get(backend_name)
         inert: list[str] | None = None  # probed once per backend: inertness is a property of the configs
-        for problem in sweep.problems_for(state.scope):
+        for problem in sweep.problems_for(state.options.scope):
             diag = diagnose(problem, configs, backend_name, reject=lambda c, p=problem: backend.rejection(Case(p, c)))
             if sweep.probe_inert_keys and inert is None:
                 legal = [c for c in configs if backend.rejection(Case(problem, c)) is None]
                 inert = cached_inert_keys(
-                    state.inert_cache,
+                    state.items.inert_cache,
                     _probe_key(backend, problem, legal),
                     legal,
                     lambda c, p=problem: backend.kernel_source(Case(p, c)),
@@ -99,18 +98,18 @@ def prefetch(state: Any, backend_name: str) -> None:
     trace.mark("prefetch", backend=backend_name)
     cases = [
         i.case
-        for i in state.to_measure(state.device_items)
+        for i in state.to_measure(state.items.device_items)
         if i.backend == backend_name and isinstance(i.case, Case) and backend.rejection(i.case) is None
     ]
-    if state.workers is not None:  # compiled in the backend's worker process(es), where items run
-        devices = state.workers.device_count(backend_name)
-        for device, session in enumerate(state.workers.device_sessions(backend_name)):
+    if state.devices.workers is not None:  # compiled in the backend's worker process(es), where items run
+        devices = state.devices.workers.device_count(backend_name)
+        for device, session in enumerate(state.devices.workers.device_sessions(backend_name)):
             session.prefetch(prefetch_order(cases, devices, device))
     elif worker_index() is None:
-        state.pool.prefetch(backend, cases)
+        state.devices.pool.prefetch(backend, cases)
     else:
         # Under xdist: the first worker to get here compiles everything; the others wait, then
         # find every kernel in tilelang's on-disk cache.
-        with prefetch_lock(state.prefetch_lock_path):
-            state.pool.prefetch(backend, cases)
-            state.pool.wait_idle()
+        with prefetch_lock(state.options.prefetch_lock_path):
+            state.devices.pool.prefetch(backend, cases)
+            state.devices.pool.wait_idle()

@@ -2,40 +2,30 @@
 
 Contract (active only under ``pytest -n N`` with N > 1; workers are pinned one per GPU by
 xdist_support.pin_worker):
-- ``vendor_copies(worker_count)``: how many copies of each vendor item to collect: one per
-  worker, so every GPU measures its own vendor item and a kernel is judged against the
-  vendor item of the GPU it ran on (the copies share the case id; the pytest id says which
-  copy: ``...-vendor-gpuK``);
-- ``assign_groups(items, workers)``: one group per worker, balanced by expected cost
-  (longest first, each to the least-loaded group), vendor copy K in group K;
-- ``make_scheduler(config, log)``: the pytest-xdist scheduler the plugin uses when
-  ``-n N`` is given without ``--dist``: each group is one work unit, so it runs whole on one
-  worker (its GPU).  Items that are not tlbench's keep pytest-xdist's per-module units.
-  (``--dist loadgroup`` with ``xdist_group`` marks is not used: with pytest 9 it does not
-  keep a group on one worker.)
-- ``expected_cost(item)`` (harness/measure/device_pieces.py): one unit per item (setup,
-  compile or check, sampling up to its caps) plus one unit per TFLOP of the problem as its
-  family counts them (a ``kernel_sweep`` suite's ``flops=``), so big problems spread first.
-  A model for balancing only; nothing is reported from it.
-- The controller never collects, so the workers, which hold the items, tell it their costs:
-  ``cost_folder(config)`` is a folder the controller makes for the session (removed at its
-  end) and names to each worker (``workerinput["tlbench_cost_folder"]``); ``WorkerCosts``,
-  registered in a worker that was given one, writes ``{item id: expected_cost}`` of its final
-  collection there (``write_costs``, after every ``pytest_collection_modifyitems``: ``-k`` and
-  the scope filter applied) and sets the worker's groups from them; the scheduler reads them
-  (``read_costs``) before it deals.  Both deal the same node ids by the same costs, so the
-  controller's units are the workers' groups.  ``expected_cost_of_id`` (``-MxNxK-`` in the id:
-  2MNK flops, else one unit) is the fallback only for an id no worker reported a cost for
-  (a worker with no such folder, on another host).
+- ``vendor_copies(worker_count)``: copies of each vendor item to collect, one per worker, so a
+  kernel is judged against the vendor item of its own GPU (the copies share the case id; the
+  pytest id says which: ``...-vendor-gpuK``);
+- ``assign_groups(items, workers)``: one group per worker, balanced by expected cost, vendor copy
+  K in group K;
+- ``make_scheduler(config, log)``: the pytest-xdist scheduler used for ``-n N`` without ``--dist``:
+  each group is one work unit, run whole on one worker (its GPU); other items keep pytest-xdist's
+  per-module units.  (``--dist loadgroup`` does not keep a group on one worker with pytest 9.)
+- ``expected_cost(item)`` (harness/measure/device_pieces.py): a balancing model only (one unit
+  per item plus one per TFLOP its family counts), so big problems spread first.
+- The controller never collects, so the workers tell it their costs: ``cost_folder(config)`` is a folder the
+  controller makes for the session (removed at its end) and names to each worker
+  (``workerinput["tlbench_cost_folder"]``); ``WorkerCosts``, registered in such a worker, writes ``{item id:
+  expected_cost}`` of its final collection there (``write_costs``, after every
+  ``pytest_collection_modifyitems``) and sets the worker's groups from them; the scheduler reads them
+  (``read_costs``) before it deals, so both deal the same ids by the same costs. ``expected_cost_of_id``
+  (``-MxNxK-`` in the id: 2MNK flops, else one unit) is the fallback for an id no worker reported.
 - ``groups_of_nodeids(nodeids, workers, costs)`` / ``worker_group_items``: the groups from the
-  collected node ids (and the costs by item id), so the worker prefetches and measures only
-  its group, in one interleaved device phase (the controller tells the workers that it
-  schedules by group through ``workerinput["tlbench_cost_groups"]``);
-- ``balance(entries, groups)``: the longest-first, least-loaded dealing itself over
-  ``(key, cost, copy)`` entries (a ``copy`` K goes to group K), for other splits of a run
-  (``--tlbench-shard``: harness/pytest_plugin/sharding.py);
+  collected node ids, so a worker prefetches and measures only its group, in one interleaved
+  device phase (``workerinput["tlbench_cost_groups"]`` says the controller deals by group);
+- ``balance(entries, groups)``: the longest-first, least-loaded dealing over ``(key, cost, copy)``
+  entries (copy K to group K), for other splits too (``--tlbench-shard``: sharding.py);
 - ``prefetch_lock(path)``: a cross-process lock around the compile prefetch, so one worker
-  compiles every kernel and the others then find them in tilelang's on-disk cache.
+  compiles every kernel and the others find them in tilelang's on-disk cache.
 """
 
 from __future__ import annotations
@@ -176,7 +166,7 @@ class WorkerCosts:
     def pytest_collection_modifyitems(self, session, config, items):
         result = yield
         state = config.stash.get(STATE, None)
-        write_costs(self.folder, self.worker, collected_costs(items, state.items_by_id if state is not None else {}))
+        write_costs(self.folder, self.worker, collected_costs(items, state.items.items_by_id if state is not None else {}))
         return result
 
 

@@ -1,18 +1,16 @@
 """The inert-key probe's results on disk, so one lowering serves every process and later run.
 
-Contract: ``InertKeyCache(directory)`` stores one small JSON file per probe under
-``directory/inert-keys/``, named by the sha256 of the probe's key, and written atomically
-(harness/core/atomic_file.py: a temporary file then ``os.replace``), so concurrent xdist workers never read half a file.
-``cached_inert_keys(cache, key_parts, configs, kernel_source)`` returns the inert keys from
-the cache when ``key_parts`` (everything that determines the lowered source: the backend's
-``lowering_key()`` - compiler version and target -, the kernel bodies' hashes, the family,
-the problem and the probed configs) were probed before; else it probes through
-``harness.core.space.inert_keys`` (which lowers) and stores the answer.  ``key_parts`` is
-None when the backend cannot name its compiler (no ``lowering_key``): then nothing is cached.
-A file that cannot be read or parsed is ignored with a ``UserWarning`` and probed again.
-``default_directory()`` is ``$TLBENCH_CACHE_DIR``, else ``$XDG_CACHE_HOME/tlbench``, else
-``~/.cache/tlbench``.  The harness never imports the compiler: the version comes from the
-backend.
+Contract: ``InertKeyCache(directory)`` stores one small JSON file per probe under ``directory/inert-keys/``,
+named by the sha256 of the probe's key, and written atomically (harness/core/atomic_file.py: a temporary file
+then ``os.replace``), so concurrent xdist workers never read half a file. ``cached_inert_keys(cache,
+key_parts, configs, kernel_source)`` returns the inert keys from the cache when ``key_parts`` (everything that
+determines the lowered source: the backend's ``lowering_key()`` - compiler version and target -, the kernel
+bodies' hashes, the family, the problem and the probed configs) were probed before; else it probes through
+``harness.core.space.inert_keys`` (which lowers) and stores the answer.  ``key_parts`` is None when the
+backend cannot name its compiler (no ``lowering_key``): then nothing is cached. A file that cannot be read or
+parsed is ignored with a ``UserWarning`` and probed again. ``default_directory()`` is ``$TLBENCH_CACHE_DIR``,
+else ``$XDG_CACHE_HOME/tlbench``, else ``~/.cache/tlbench``.  The harness never imports the compiler: the
+version comes from the backend.
 """
 
 from __future__ import annotations

@@ -1,25 +1,21 @@
 """pytest glue of the device worker: options, and one ``WorkerSession`` per backend here.
 
-Contract: ``--tlbench-isolation worker`` (the default) runs every tlbench item of a backend
-(compile and device) in that backend's persistent worker process
-(harness/measure/worker_session.py), so a segfault in the compiler, a device fault or a
-hanging kernel costs only its item; ``inprocess`` runs them in the pytest process (today's
-behaviour, for debugging).  Under pytest-xdist each pytest worker is already pinned to its
-device before anything starts, and its worker processes inherit that pinning: one device
-process per device.  ``--tlbench-timeout`` bounds the inputs/check/run stages of one item
-(default: 4 x ``--tlbench-max-seconds``, at least 120 s), ``--tlbench-compile-timeout`` one
-compile.  Device items measured together (the interleaved device phase) go through
-``Workers.device_session`` (a ``DeviceSession``); the compile phase's jobs through
-``Workers.compile_session`` (a fresh worker each, at nice ``COMPILE_NICE``; ``start_compile_jobs``
-starts them ahead, so their imports overlap collection and the run's first items,
-``keep_compile_jobs`` ends those no phase will take); ``annotate`` puts the worker's account on
-their failures.  ``Workers.begin_close()`` starts ending the processes, all at once, when the
-session's items are done; ``close()`` (unconfigure) waits for them.
-Spread over devices in this one process (``devices``: ``--tlbench-devices`` with two or
-more ids and no xdist), a backend has one worker per device, each pinned through the
-backend's own ``device_env``: ``session(backend, k)`` is device ``k``'s (device 0's also
-runs the compile items), ``device_count(backend)`` how many there are, ``device_infos``
-what each worker reported.
+Contract: ``--tlbench-isolation worker`` (the default) runs every tlbench item of a backend (compile and
+device) in that backend's persistent worker process (harness/measure/worker_session.py), so a segfault in the
+compiler, a device fault or a hanging kernel costs only its item; ``inprocess`` runs them in the pytest
+process (today's behaviour, for debugging).  Under pytest-xdist each pytest worker is already pinned to its
+device before anything starts, and its worker processes inherit that pinning: one device process per device.
+``--tlbench-timeout`` bounds the inputs/check/run stages of one item (default: 4 x ``--tlbench-max-seconds``,
+at least 120 s), ``--tlbench-compile-timeout`` one compile.  Device items measured together (the interleaved
+device phase) go through ``Workers.device_session`` (a ``DeviceSession``); the compile phase's jobs through
+``Workers.compile_session`` (a fresh worker each, at nice ``COMPILE_NICE``; ``start_compile_jobs`` starts them
+ahead, so their imports overlap collection and the run's first items, ``keep_compile_jobs`` ends those no
+phase will take); ``annotate`` puts the worker's account on their failures.  ``Workers.begin_close()`` starts
+ending the processes, all at once, when the session's items are done; ``close()`` (unconfigure) waits for
+them. Spread over devices in this one process (``devices``: ``--tlbench-devices`` with two or more ids and no
+xdist), a backend has one worker per device, each pinned through the backend's own ``device_env``:
+``session(backend, k)`` is device ``k``'s (device 0's also runs the compile items), ``device_count(backend)``
+how many there are, ``device_infos`` what each worker reported.
 """
 
 from __future__ import annotations
@@ -35,7 +31,9 @@ from tlbench.harness.measure.option_types import positive_float
 from tlbench.harness.core import trace
 from tlbench.harness.core.registry import BackendRegistry
 from tlbench.harness.measure.outcome import Outcome
-from tlbench.harness.measure.worker_session import Limits, WorkerDeviceSession, WorkerSession, WorkerSpec, factory_ref
+from tlbench.harness.measure.device_session import WorkerDeviceSession
+from tlbench.harness.measure.worker_session import WorkerSession
+from tlbench.harness.measure.worker_spec import Limits, WorkerSpec, factory_ref
 
 FAULT_PREFIX = re.compile(r"^WorkerFault: \[(?P<stage>[a-z]+)\] ")
 

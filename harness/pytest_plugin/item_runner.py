@@ -1,26 +1,20 @@
 """The ``tlbench`` fixture's runner: one pytest item's measurement, record and report.
 
-Contract: ``ItemRunner(request, benchmark, item, state).run()`` measures ``item`` (a
-``BenchItem``) and hands its samples and record to pytest-benchmark, or skips/fails the
-pytest item with the backend's or the compiler's words.  An item whose problem failed the
-collection-time preflight (harness/pytest_plugin/preflight.py) fails at once with that line,
-stage ``preflight``, and is never compiled or measured.  It journals every outcome; a
+Contract: ``ItemRunner(request, benchmark, item, state).run()`` measures ``item`` (a ``BenchItem``) and hands
+its samples and record to pytest-benchmark, or skips/fails the pytest item with the backend's or the
+compiler's words.  An item whose problem failed the collection-time preflight (harness/pytest_plugin/preflight.py)
+fails at once with that line, stage ``preflight``, never compiled or measured.  Every outcome is journaled; a
 device phase reports to its backend's own progress line.  Where an item is measured:
 - reused from the journal of an interrupted run (``--tlbench-resume``), when its identity matches;
-- a device item: in the interleaved device phase (harness/measure/device_phase.py), piece by
-  piece, measured in the background by the backend's worker(s) while earlier items are
-  reported (a compile item waits until that is done, except in a run that overlaps them:
-  harness/pytest_plugin/overlap_start.py); in a pytest-xdist worker of the cost-group scheduler, over this worker's group
-  only (its first item says which: harness/pytest_plugin/gpu_split.py);
-- a compile item: in the compile phase (harness/measure/compile_phase.py), which times a
-  backend's compile items round-robin, ``--tlbench-compile-jobs`` shares at a time in worker
-  processes, or all in the backend's worker (``jobs`` 1) or in this process
-  (``--tlbench-isolation inprocess``); in a pytest-xdist worker (which holds only some of
-  the items) one by one, as any other item;
+- a device item: in the interleaved device phase (harness/measure/device_phase.py), piece by piece, in the
+  background by the backend's worker(s) while earlier items are reported (a compile item waits until that is
+  done, except in an overlapped run: harness/pytest_plugin/overlap_start.py); in a pytest-xdist worker of the
+  cost-group scheduler, over this worker's group only (its first item says which: gpu_split.py);
+- a compile item: in the compile phase (harness/measure/compile_phase.py); in a pytest-xdist worker (which
+  holds only some of the items) one by one, as any other item;
 - otherwise in the backend's worker process, or in this process.
-The backend's untimed first compile is paid once (``setup``) before its first timed compile.
-An ``interrupted`` outcome (the run was interrupted while the item was under way: a Ctrl-C,
-harness/measure/interrupt.py) is not the item's: it is neither kept nor journaled (a resume
+The backend's untimed first compile is paid once (``setup``) before its first timed compile.  An
+``interrupted`` outcome (harness/measure/interrupt.py) is not the item's: neither kept nor journaled (a resume
 measures the item), and the run ends as pytest's interrupted run, saying so.
 """
 
@@ -64,27 +58,27 @@ class ItemRunner:
         nodeid = self.request.node.nodeid
         reason = state.registry.compile_blocker(item.backend)
         backend = None
-        preflight = state.preflight_failed.get(item.item_id)
+        preflight = state.items.preflight_failed.get(item.item_id)
         if preflight is not None:  # the suite's own code failed on CPU: nothing of it compiles
             outcome = Outcome(status="failed", stage="preflight", reason=preflight,
-                              traceback=state.preflight_tracebacks.get(item.item_id, ""))
+                              traceback=state.items.preflight_tracebacks.get(item.item_id, ""))
         elif reason:
             outcome = Outcome(status="skipped", reason=reason)
         else:
             backend = state.registry.get(item.backend)
-            reused = state.journal.reused_record(nodeid, item, backend) if state.journal else None
+            reused = state.records.journal.reused_record(nodeid, item, backend) if state.records.journal else None
             if reused is not None:
                 outcome = Outcome(status="timed", samples_s=tuple(reused["samples_s"]), record=reused)
             else:
                 outcome = self._measure(backend)
-        if outcome.status == "interrupted" or state.interrupt.seen:
+        if outcome.status == "interrupted" or state.devices.interrupt.seen:
             raise KeyboardInterrupt(INTERRUPTED_LINE)
-        state.outcomes.append((nodeid, item, outcome))
-        if state.board is not None:
-            state.board.tick()  # lines the device threads left due (a phase's end) are written between items
+        state.records.outcomes.append((nodeid, item, outcome))
+        if state.progress.board is not None:
+            state.progress.board.tick()  # lines the device threads left due (a phase's end) are written between items
         if outcome.status != "timed":
-            if state.journal:
-                state.journal.record(nodeid, item, outcome, None, backend)
+            if state.records.journal:
+                state.records.journal.record(nodeid, item, outcome, None, backend)
             if outcome.status == "skipped":
                 pytest.skip(outcome.reason)
             mark_not_measured(self.benchmark, f"{outcome.stage} failed")
@@ -93,74 +87,74 @@ class ItemRunner:
             pytest.fail(line + whole + traceback_words(self.request.config, outcome.traceback), pytrace=False)  # pytest's short summary shows the first line
         self.benchmark.group = bench_group(item)
         feed_samples(self.benchmark, outcome.samples_s, {EXTRA_KEY: outcome.record})
-        if state.journal:
-            state.journal.record(nodeid, item, outcome, self.benchmark, backend)
+        if state.records.journal:
+            state.records.journal.record(nodeid, item, outcome, self.benchmark, backend)
         return outcome
 
     def _measure(self, backend) -> Outcome:
         item, state = self.item, self.state
-        if state.xdist_groups is not None and not state.xdist_group_known:  # this xdist worker's first item
-            groups, first = state.xdist_groups, item.item_id
-            state.xdist_groups = None  # decided once, here
-            mine = worker_group_items(state.phase_items, groups, first)
+        if state.items.xdist_groups is not None and not state.items.xdist_group_known:  # this xdist worker's first item
+            groups, first = state.items.xdist_groups, item.item_id
+            state.items.xdist_groups = None  # decided once, here
+            mine = worker_group_items(state.items.phase_items, groups, first)
             if mine is not None:  # (compile items in an xdist worker are timed one by one: not narrowed)
-                state.phase_items[:] = mine
-                state.device_items[:] = worker_group_items(state.device_items, groups, first) or []
-                state.xdist_group_known = True
+                state.items.phase_items[:] = mine
+                state.items.device_items[:] = worker_group_items(state.items.device_items, groups, first) or []
+                state.items.xdist_group_known = True
         if worker_index() is None:
             start_overlap(state, lambda name: _context(state, name, "device"))  # at the first item, where the run overlaps
         if item.kind == "compile" and compiles_wait_for_device(state):
-            state.device_phase.wait_idle()  # device timing under way in the background ends first: never both at once
-        if item.kind == "device" and item.backend not in state.prefetched and backend.device_blocker() is None:
-            state.prefetched.add(item.backend)  # once: the pool and the worker keep the list (a restarted worker gets it again)
+            state.devices.device_phase.wait_idle()  # device timing under way in the background ends first: never both at once
+        if item.kind == "device" and item.backend not in state.devices.prefetched and backend.device_blocker() is None:
+            state.devices.prefetched.add(item.backend)  # once: the pool and the worker keep the list (a restarted worker gets it again)
             prefetch(state, item.backend)
         if item.kind == "compile" and worker_index() is None:
             return finish_outcome(state, item, backend, self._compile_in_phase(backend))
-        if item.kind == "compile" and item.backend not in state.setup_s:
-            if state.workers is None:
-                state.setup_s[item.backend] = pay_setup_once(backend, item, state.pool.wait_idle)
+        if item.kind == "compile" and item.backend not in state.records.setup_s:
+            if state.devices.workers is None:
+                state.records.setup_s[item.backend] = pay_setup_once(backend, item, state.devices.pool.wait_idle)
             else:  # in the backend's worker process, where the items run; its result is discarded
-                session = state.workers.session(item.backend)
-                state.setup_s[item.backend] = time_once(lambda: session.setup(item, state.policy, state.seed))
+                session = state.devices.workers.session(item.backend)
+                state.records.setup_s[item.backend] = time_once(lambda: session.setup(item, state.options.policy, state.options.seed))
         ctx = _context(state, item.backend, item.kind)
         # An xdist worker measures its cost group as one phase; under another --dist it gets
         # items one at a time and measures each on its own.
-        in_phase = item.kind == "device" and (worker_index() is None or state.xdist_group_known)
-        if in_phase and (state.workers is None or state.policy.interleave):
-            outcome = state.device_phase.outcome(item, backend, state.to_measure(state.phase_items), ctx)
-        elif state.workers is not None:
-            outcome = state.workers.session(item.backend).run(item, state.policy, state.compile_rounds, state.seed)
+        in_phase = item.kind == "device" and (worker_index() is None or state.items.xdist_group_known)
+        if in_phase and (state.devices.workers is None or state.options.policy.interleave):
+            outcome = state.devices.device_phase.outcome(item, backend, state.to_measure(state.items.phase_items), ctx)
+        elif state.devices.workers is not None:
+            outcome = state.devices.workers.session(item.backend).run(item, state.options.policy, state.options.compile_rounds, state.options.seed)
         else:
             outcome = run_item(item, backend, ctx)
         return finish_outcome(state, item, backend, outcome)
 
     def _compile_in_phase(self, backend) -> Outcome:
         item, state = self.item, self.state
-        phase_items = state.to_measure(state.compile_items)
-        if state.workers is not None:
-            session = state.workers.session(item.backend)
+        phase_items = state.to_measure(state.items.compile_items)
+        if state.devices.workers is not None:
+            session = state.devices.workers.session(item.backend)
         else:
-            ctx = RunContext(policy=state.policy, compile_rounds=state.compile_rounds, seed=state.seed,
-                             compiled=state.pool.get, before_cold_compile=state.pool.wait_idle, interrupted=state.interrupt)
+            ctx = RunContext(policy=state.options.policy, compile_rounds=state.options.compile_rounds, seed=state.options.seed,
+                             compiled=state.devices.pool.get, before_cold_compile=state.devices.pool.wait_idle, interrupted=state.devices.interrupt)
             session = InProcessCompileSession(backend, ctx)
-        outcome = state.compile_phase.outcome(
-            item, phase_items, lambda it: session.run(it, state.policy, state.compile_rounds, state.seed), shared=session)
-        if item.backend not in state.setup_s and item.backend in state.compile_phase.setup_s:
-            state.setup_s[item.backend] = state.compile_phase.setup_s[item.backend]
-        if item.backend in state.compile_phase.setup_parts:
-            state.setup_parts[item.backend] = state.compile_phase.setup_parts[item.backend]
+        outcome = state.devices.compile_phase.outcome(
+            item, phase_items, lambda it: session.run(it, state.options.policy, state.options.compile_rounds, state.options.seed), shared=session)
+        if item.backend not in state.records.setup_s and item.backend in state.devices.compile_phase.setup_s:
+            state.records.setup_s[item.backend] = state.devices.compile_phase.setup_s[item.backend]
+        if item.backend in state.devices.compile_phase.setup_parts:
+            state.records.setup_parts[item.backend] = state.devices.compile_phase.setup_parts[item.backend]
         return outcome
 
 
 def _context(state: TlbenchState, backend: str, kind: str) -> RunContext:
     """The ``RunContext`` an item of ``kind`` of ``backend`` is measured with."""
     return RunContext(
-        policy=state.policy,
-        compile_rounds=state.compile_rounds,
-        seed=state.seed,
-        compiled=state.pool.get,
-        before_cold_compile=state.pool.wait_idle,
-        interrupted=state.interrupt,
+        policy=state.options.policy,
+        compile_rounds=state.options.compile_rounds,
+        seed=state.options.seed,
+        compiled=state.devices.pool.get,
+        before_cold_compile=state.devices.pool.wait_idle,
+        interrupted=state.devices.interrupt,
         progress=state.loop_line(backend) if kind == "device" else None,
-        search_problem=state.search_problem if kind == "device" else None,
+        search_problem=state.options.search_problem if kind == "device" else None,
     )

@@ -1,28 +1,23 @@
 """pytest glue of the run journal: write it, resume from one, write the final JSON atomically.
 
 Contract (``JournalingPlugin``, registered by harness/plugin.py when a journal applies):
-- the journal is ``--tlbench-journal PATH``, else ``<--benchmark-json stem>.journal.jsonl``
-  beside the result file; with neither, nothing is journaled (``--tlbench-resume`` then
-  appends to the journal it resumes);
-- each finished tlbench item is appended as it finishes (see harness/results/journal.py; a
-  device-phase chunk's items inside ``batch()``, in one write), after the process's ``run``
-  and ``collected`` lines, which are written with its first line (not at session start: the
-  run line asks pytest-benchmark for machine and commit info, a few subprocesses, which
-  then overlap the device timing instead of delaying it), with its identity: a hash of the harness, backends and suite source, its backend's
-  testbed (target, accelerator, tilelang, driver, vendor library) and the measure settings
-  (policy, compile rounds, input seed, every backend option: a timer or L2 flush mode too);
-- ``--tlbench-resume JOURNAL``: an item that the journal holds as timed with the same
-  identity, in a line whose record and benchmark are that item's (its kind, backend, case id
-  and test: results/journal.py::not_the_item), is not measured again; its journaled samples and
-  record go into this run's JSON (its record says ``resumed_from``).  Failed, skipped and
-  mismatched items are measured.  A journal with bad samples (NaN, a string) or two disagreeing
-  copies of an item is a usage error (one line; pytest's exit 4), never a traceback.
-  Without ``--tlbench-seed`` the journal's input seed is reused;
+- the journal is ``--tlbench-journal PATH``, else ``<--benchmark-json stem>.journal.jsonl`` beside the result
+  file; with neither, nothing is journaled (``--tlbench-resume`` then appends to the journal it resumes);
+- each finished tlbench item is appended as it finishes (harness/results/journal.py; a device-phase chunk's
+  items inside ``batch()``, in one write), after the process's ``run`` and ``collected`` lines, written with
+  its first line (the run line asks pytest-benchmark for machine and commit info, a few subprocesses, which
+  then overlap the device timing), with its identity: a hash of the harness, backends and suite source, its
+  backend's testbed (target, accelerator, tilelang, driver, vendor library) and the measure settings (policy,
+  compile rounds, input seed, every backend option);
+- ``--tlbench-resume JOURNAL``: an item the journal holds as timed with the same identity, in a line whose
+  record and benchmark are that item's (results/journal.py::not_the_item), is not measured again; its samples
+  and record go into this run's JSON (its record says ``resumed_from``).  Failed, skipped and mismatched items
+  are measured.  A journal with bad samples (NaN, a string) or two disagreeing copies of an item is a usage
+  error (one line; pytest's exit 4).  Without ``--tlbench-seed`` the journal's input seed is reused;
 - the ``--benchmark-json`` file is written atomically (temp file + rename);
-- a run whose process measured no tlbench item writes no journal (not even its ``end``
-  line) and leaves pytest-benchmark's own ``--benchmark-json`` write alone (``ran_items``).
-Under pytest-xdist every worker appends to the controller's journal; the controller writes
-the ``end`` line.
+- a process that measured no tlbench item writes no journal (not even ``end``) and leaves
+  pytest-benchmark's own ``--benchmark-json`` write alone (``ran_items``).
+Under pytest-xdist every worker appends to the controller's journal; the controller writes ``end``.
 """
 
 from __future__ import annotations

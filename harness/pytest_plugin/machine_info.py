@@ -1,17 +1,15 @@
 """What a run adds to pytest-benchmark's ``machine_info``: every loaded backend's device info.
 
-Contract: ``fill_machine_info(machine_info, registry)`` puts each loaded backend's
-``device_info()`` under ``machine_info["tlbench"]["backends"]`` (with the schema version),
-one ``accelerator`` line naming each backend's accelerator or what is missing, and the
-values of the device-info keys each backend's traits name (``machine_info_keys``: driver,
-toolkit and library versions), joined across backends.  Nothing when no backend loaded.
-``add_spread_devices(machine_info, infos)``: a run spread over several devices in one
-process (one worker per device) adds, per backend whose workers reported two or more,
-``workers`` (how many), ``accelerators`` and ``devices`` (each device's uuid, else its
-visible id or accelerator) - the keys a merged xdist run has.
-``MachineInfoOnce`` (a plugin object): pytest-benchmark's ``generate_machine_info`` runs a
-few subprocesses (cpuinfo); the journal's run line and the results file both ask for it, so
-the first answer of this process is kept and later asks get a copy of it.
+Contract: ``fill_machine_info(machine_info, registry)`` puts each loaded backend's ``device_info()`` under
+``machine_info["tlbench"]["backends"]`` (with the schema version), one ``accelerator`` line naming each
+backend's accelerator or what is missing, and the values of the device-info keys each backend's traits name
+(``machine_info_keys``: driver, toolkit and library versions), joined across backends.  Nothing when no
+backend loaded. ``add_spread_devices(machine_info, infos)``: a run spread over several devices in one process
+(one worker per device) adds, per backend whose workers reported two or more, ``workers`` (how many),
+``accelerators`` and ``devices`` (each device's uuid, else its visible id or accelerator) - the keys a merged
+xdist run has. ``MachineInfoOnce`` (a plugin object): pytest-benchmark's ``generate_machine_info`` runs a few
+subprocesses (cpuinfo); the journal's run line and the results file both ask for it, so the first answer of
+this process is kept and later asks get a copy of it.
 """
 
 from __future__ import annotations

@@ -1,11 +1,10 @@
 """The plugin's command-line options.
 
-Contract: ``pytest_addoption(parser)`` adds every ``--tlbench-*`` option to the ``tlbench``
-group: tlbench's own, the measurement layer's, the journal's, and each backend's own
-options from its traits (``BackendTraits.options``, e.g. ``--tlbench-nvidia-arch``).
-``backend_option_values(config)`` is what ``BackendOptions`` carries;
-``compile_settings(scope, rounds, max_seconds)`` the compile items' rounds and time cap, with
-the scope's defaults where the options are not given.
+Contract: ``pytest_addoption(parser)`` adds every ``--tlbench-*`` option to the ``tlbench`` group: tlbench's
+own, the measurement layer's, the journal's, and each backend's own options from its traits
+(``BackendTraits.options``, e.g. ``--tlbench-nvidia-arch``). ``backend_option_values(config)`` is what
+``BackendOptions`` carries; ``compile_settings(scope, rounds, max_seconds)`` the compile items' rounds and
+time cap, with the scope's defaults where the options are not given.
 """
 
 from __future__ import annotations

@@ -2,25 +2,20 @@
 
 Contract (harness/measure/overlap.py decides; this applies):
 - ``add_options(group)``: ``--tlbench-overlap auto|on|off``.
-- ``plan_overlap(config, state)`` (at collection's end, in the process that measures: not an
-  xdist controller or worker, with worker processes and interleaved device rounds) sets
-  ``state.overlap`` from the collected items: the backends that time device items here and
-  those with compile items, the usable CPUs and one device worker per device.
-- ``start_overlap(state, ctx_for)`` (at the run's first tlbench item; once) when the overlap is
-  on: pins this process to the compile CPUs (so every child it starts - a compile job, an
-  instruction count - runs there), pins each device worker to its CPU and its build children
-  to the compile CPUs, makes the compile jobs' workers start on the compile CPUs (a timeable
-  backend's compile items go to such a fresh worker even at one job: its own worker is busy
-  timing), sends each
-  timeable backend's device cases to its workers to build, and starts its device phase in the
-  background (``ctx_for(backend)``: the device items' ``RunContext``).  Compile items then
-  skip the wait for the device phase (``compiles_wait_for_device``), and every backend's
-  compile phase starts with the first (``CompilePhase.side_by_side``): each needs only CPUs,
-  and one after another the last backend's phase ended the run on the GPU host.
-- ``start_compile_jobs_ahead(state)`` (at collection's end) starts the compile-job workers each
-  backend with compile items will use (``--tlbench-compile-jobs`` of them, or the one a timeable
-  backend's items go to in an overlapped run), so their imports overlap the first items rather
-  than the compile phase's setup, and ends those started with the workers
+- ``plan_overlap(config, state)`` (at collection's end, in the process that measures: not an xdist controller
+  or worker, with worker processes and interleaved device rounds) sets ``state.devices.overlap`` from the
+  collected items: the backends timing device items here, those with compile items, the usable CPUs and one
+  device worker per device.
+- ``start_overlap(state, ctx_for)`` (at the run's first tlbench item; once) when the overlap is on: pins this
+  process (and so every child it starts) to the compile CPUs, each device worker to its CPU and its build
+  children to the compile CPUs, makes compile-job workers start on the compile CPUs (a timeable backend's
+  compile items go to such a fresh worker even at one job), sends each timeable backend's device cases to its
+  workers to build and starts its device phase in the background (``ctx_for(backend)``: the device items'
+  ``RunContext``).  Compile items then skip the wait for the device phase (``compiles_wait_for_device``) and
+  every backend's compile phase starts with the first (``CompilePhase.side_by_side``): one after another, the
+  last backend's phase ended the run on the GPU host.
+- ``start_compile_jobs_ahead(state)`` (at collection's end) starts the compile-job workers each backend with
+  compile items will use, so their imports overlap the first items, and ends those started early
   (harness/pytest_plugin/early_start.py) that no phase will take.
 - ``overlap_line(state)``: the summary's line about it (None where there was nothing to overlap).
 """
@@ -31,7 +26,7 @@ import os
 from typing import Any, Callable
 
 from tlbench.harness.core import trace
-from tlbench.harness.measure.compile_phase import usable_cpus
+from tlbench.harness.measure.cpu_plan import usable_cpus
 from tlbench.harness.measure.cpu_plan import pin
 from tlbench.harness.measure.overlap import MODES, Overlap, decide
 from tlbench.harness.pytest_plugin.expansion import prefetch
@@ -49,70 +44,70 @@ def plan_overlap(config: Any, state: Any) -> None:
     mode = config.getoption("--tlbench-overlap")
     if is_controller(config) or worker_index() is not None:
         return  # an xdist run: each worker measures its own group, one phase after another
-    device_backends = sorted({i.backend for i in state.to_measure(state.device_items)})
+    device_backends = sorted({i.backend for i in state.to_measure(state.items.device_items)})
     timeable = [b for b in device_backends if not state.registry.compile_blocker(b) and state.registry.get(b).device_blocker() is None]
-    compiling = sorted({i.backend for i in state.to_measure(state.compile_items)})
-    if timeable and compiling and (state.workers is None or not state.policy.interleave):
-        state.overlap = Overlap(False, "compile items and device timing one after another (--tlbench-isolation inprocess "
+    compiling = sorted({i.backend for i in state.to_measure(state.items.compile_items)})
+    if timeable and compiling and (state.devices.workers is None or not state.options.policy.interleave):
+        state.devices.overlap = Overlap(False, "compile items and device timing one after another (--tlbench-isolation inprocess "
                                        "or --tlbench-no-interleave)")
         return
-    if state.workers is None:
+    if state.devices.workers is None:
         return
-    workers = [f"{b}:{d}" for b in timeable for d in range(state.workers.device_count(b))]
+    workers = [f"{b}:{d}" for b in timeable for d in range(state.devices.workers.device_count(b))]
     usable = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else list(range(usable_cpus()))
-    state.overlap = decide(mode, timeable, compiling, usable, workers)
-    trace.mark("overlap", on=state.overlap.on, reason=state.overlap.reason)
+    state.devices.overlap = decide(mode, timeable, compiling, usable, workers)
+    trace.mark("overlap", on=state.devices.overlap.on, reason=state.devices.overlap.reason)
 
 
 def start_compile_jobs_ahead(state: Any) -> None:
-    if state.workers is None or worker_index() is not None:
+    if state.devices.workers is None or worker_index() is not None:
         return
-    phase = state.compile_phase
-    timeable = set(state.overlap.timeable) if state.overlap is not None and state.overlap.on else set()
+    phase = state.devices.compile_phase
+    timeable = set(state.devices.overlap.timeable) if state.devices.overlap is not None and state.devices.overlap.on else set()
     wanted: dict[str, int] = {}
-    for backend in sorted({i.backend for i in state.to_measure(state.compile_items)}):
+    for backend in sorted({i.backend for i in state.to_measure(state.items.compile_items)}):
         if state.registry.compile_blocker(backend):
             continue
         jobs = phase.jobs if phase.jobs > 1 else (1 if backend in timeable else 0)
         if jobs:
             wanted[backend] = jobs
-    state.workers.keep_compile_jobs(wanted)  # those started with the workers for a backend left with no compile item
+    state.devices.workers.keep_compile_jobs(wanted)  # those started with the workers for a backend left with no compile item
     for backend, jobs in wanted.items():
-        state.workers.start_compile_jobs(backend, jobs)
+        state.devices.workers.start_compile_jobs(backend, jobs)
 
 
 def compiles_wait_for_device(state: Any) -> bool:
-    return not (state.overlap is not None and state.overlap.on)
+    return not (state.devices.overlap is not None and state.devices.overlap.on)
 
 
 def start_overlap(state: Any, ctx_for: Callable[[str], Any]) -> None:
-    overlap = state.overlap
-    if state.overlap_started or overlap is None or not overlap.on or overlap.plan is None:
+    overlap = state.devices.overlap
+    if state.devices.overlap_started or overlap is None or not overlap.on or overlap.plan is None:
         return
-    state.overlap_started = True
+    state.devices.overlap_started = True
     plan = overlap.plan
     pin(plan.compile)  # this process, and so every child it starts from now on
-    state.workers.pin_compile_jobs(plan.compile)
+    state.devices.workers.pin_compile_jobs(plan.compile)
     timeable = set(overlap.timeable)
-    phase = state.compile_phase
+    phase = state.devices.compile_phase
     phase.own_workers = lambda backend: backend in timeable  # its device worker is busy timing
-    compiling = sorted(b for b in {i.backend for i in state.to_measure(state.compile_items)} if not state.registry.compile_blocker(b))
-    phase.side_by_side = lambda backend: {b: (None if phase.parallel(b) else state.workers.session(b)) for b in compiling if b != backend}
+    compiling = sorted(b for b in {i.backend for i in state.to_measure(state.items.compile_items)} if not state.registry.compile_blocker(b))
+    phase.side_by_side = lambda backend: {b: (None if phase.parallel(b) else state.devices.workers.session(b)) for b in compiling if b != backend}
     for backend in overlap.timeable:
-        for device, session in enumerate(state.workers.device_sessions(backend)):
+        for device, session in enumerate(state.devices.workers.device_sessions(backend)):
             session.pin(plan.device[f"{backend}:{device}"], plan.compile)
     for backend in overlap.timeable:
-        items = [i for i in state.to_measure(state.phase_items) if i.backend == backend]
+        items = [i for i in state.to_measure(state.items.phase_items) if i.backend == backend]
         if not items:
             continue
-        state.prefetched.add(backend)
+        state.devices.prefetched.add(backend)
         prefetch(state, backend)
-        state.device_phase.start(state.registry.get(backend), items, ctx_for(backend))
+        state.devices.device_phase.start(state.registry.get(backend), items, ctx_for(backend))
     trace.mark("overlap started", timeable=",".join(overlap.timeable))
 
 
 def overlap_line(state: Any) -> str | None:
-    overlap = state.overlap
+    overlap = state.devices.overlap
     if overlap is None or overlap.reason.startswith(("no device timing", "no compile items")):
         return None
     return f"overlap: {overlap.reason}" if overlap.on else f"no overlap: {overlap.reason}"

@@ -1,16 +1,15 @@
 """The preflight at collection: a suite's own code checked before any of its items compiles.
 
-Contract: ``run_preflight(items, state, given_gib)`` asks each (problem, backend) of ``items`` -
-every problem the scope runs - once for its family's preflight (harness/core/preflight.py; the
-dialect from the registry; the device memory ``device_memory`` says, which the family holds the
-problem's inputs, outputs and reference against at their real sizes) and keeps,
-in ``state.preflight_failed``, the one line each failing item fails with (``item_line``), and
-in ``state.preflight_lines`` every finding and note once, in order, for the collection
-report and ``tlbench check``.  A failing item never reaches the compile or device phase:
-``ItemRunner`` fails it with its line at once (harness/pytest_plugin/item_runner.py) and
-collection leaves it out of both phases (harness/plugin.py).  Each (problem, dialect) is
-asked once per run (the family keeps its own answer, so a second suite of the same kernel
-pays nothing); ``state.preflight_sized`` names each problem checked at its size.
+Contract: ``run_preflight(items, state, given_gib)`` asks each (problem, backend) of ``items`` - every problem
+the scope runs - once for its family's preflight (harness/core/preflight.py; the dialect from the registry;
+the device memory ``device_memory`` says, which the family holds the problem's inputs, outputs and reference
+against at their real sizes) and keeps, in ``state.items.preflight_failed``, the one line each failing item
+fails with (``item_line``), and in ``state.items.preflight_lines`` every finding and note once, in order, for
+the collection report and ``tlbench check``.  A failing item never reaches the compile or device phase:
+``ItemRunner`` fails it with its line at once (harness/pytest_plugin/item_runner.py) and collection leaves it
+out of both phases (harness/plugin.py).  Each (problem, dialect) is asked once per run (the family keeps its
+own answer, so a second suite of the same kernel pays nothing); ``state.items.preflight_sized`` names each
+problem checked at its size.
 """
 
 from __future__ import annotations
@@ -54,13 +53,13 @@ def run_preflight(items: Sequence[BenchItem], state: Any, given_gib: float | Non
                 memory[item.backend] = device_memory(state, item.backend, given_gib)
             answers[key] = preflight(item.case.problem, dialect, memory[item.backend])
             if getattr(item.case.problem.family, "has_body", lambda _: True)(dialect):  # a family with no body here checks nothing
-                state.preflight_sized[f"{item.case.problem.problem_id} ({item.backend})"] = memory[item.backend]
+                state.items.preflight_sized[f"{item.case.problem.problem_id} ({item.backend})"] = memory[item.backend]
             for line in [*answers[key][0], *answers[key][1]]:
-                if line not in state.preflight_lines:
-                    state.preflight_lines.append(line)
+                if line not in state.items.preflight_lines:
+                    state.items.preflight_lines.append(line)
         failures = answers[key][0]
         if failures:
-            state.preflight_failed[item.item_id] = item_line(failures)
+            state.items.preflight_failed[item.item_id] = item_line(failures)
             traceback = finding_traceback(item.case.problem, dialect, failures[0])
             if traceback:
-                state.preflight_tracebacks[item.item_id] = traceback
+                state.items.preflight_tracebacks[item.item_id] = traceback

@@ -1,30 +1,22 @@
 """Every progress line of a run, from one place: counts that only advance, an ETA only from
 measured costs, and lines that never land inside pytest's own.
 
-Contract: ``ProgressBoard(write)`` holds one ``PhaseLine`` per phase (``board.phase(key,
-label, unit)``: the same line for the same key, e.g. one per backend's compile phase, so two
-phases never share a counter).  ``PhaseLine.update(done, total, detail="", eta_s=None)`` may
-be called from any thread: the count never goes backwards (a smaller ``done`` is kept at the
-larger one seen) and the total never reads below it; ``eta_s`` is the caller's estimate from
-costs it measured (the compile phase: each item's own rounds; none is printed where the
-caller gives none - a device phase, whose rounds end on a stopping criterion).
-``count(done, total)`` is ``update`` ending the line once the count is whole;
-``note(detail, elapsed_s=None)`` changes only what the line says it is doing ("setup: ...", a
-heartbeat shows it; ``elapsed_s``: the line's elapsed reads that now, for work that began before
-the line); ``end(detail="")`` closes the line (a later ``update`` opens it again, counting on).
-Lines are written only from the main thread, the thread pytest writes its own output from, so
-a line is never written in the middle of pytest's: by ``update`` / ``note`` / ``end`` called
-there, and by ``tick()``, which the main thread calls while it waits (a worker's answer, a
-device piece, a count child) and after each item it reports.  A phase writes its first line once it has run ``first_s`` (2 s:
-a shorter phase stays silent), then a line at each further tenth of its total at most every
-``gap_s`` (5 s), and at least every ``heartbeat_s`` (10 s) while it runs, so no phase over 10 s
-is silent; its end line (``done``) only where it wrote one before.  Lines read
-``[tlbench] <label>: <done>/<total> <unit>, <detail>, elapsed m:ss[, ETA m:ss]``.  ``write``
-is the plugin's (``terminal_writer`` -> ``TerminalLines``): pytest's terminal reporter's
-``write_line`` with output capture suspended, so the line starts on a line of its own, and the
-file name (with ``-v`` the item) pytest's next result belongs to is written again just before it; ``ProgressBoard(None)`` writes nothing (an xdist worker: its controller shows
-pytest's progress).  Nothing here measures: it reports what the callers counted.  ``clock`` and
-``is_main`` are for tests (a fake clock named as such).
+Contract: ``ProgressBoard(write)`` holds one ``PhaseLine`` per phase (``board.phase(key, label, unit)``: the
+same line for the same key, so two phases never share a counter).  ``PhaseLine.update(done, total, detail="",
+eta_s=None)`` may be called from any thread: the count never goes backwards and the total never reads below
+it; ``eta_s`` is the caller's estimate from costs it measured (none is printed where it gives none).
+``count(done, total)`` is ``update`` ending the line once the count is whole; ``note(detail, elapsed_s=None)``
+changes only what the line says it is doing (``elapsed_s``: for work that began before the line); ``end(detail="")``
+closes it (a later ``update`` opens it again, counting on).  Lines are written only from the main thread, the
+one pytest writes from: by ``update`` / ``note`` / ``end`` called there, and by ``tick()``, which the main thread
+calls while it waits and after each item it reports.  A phase writes its first line once it has run
+``first_s`` (2 s), then a line at each further tenth of its total at most every ``gap_s`` (5 s), and at least
+every ``heartbeat_s`` (10 s) while it runs; its end line (``done``) only where it wrote one before.  Lines read
+``[tlbench] <label>: <done>/<total> <unit>, <detail>, elapsed m:ss[, ETA m:ss]``.  ``write`` is the plugin's
+(``terminal_writer`` -> ``TerminalLines``): the terminal reporter's ``write_line`` with capture suspended, on a
+line of its own, with the file name (``-v``: the item) pytest's next result belongs to written again after it;
+``ProgressBoard(None)`` writes nothing (an xdist worker).  Nothing here measures.  ``clock`` and ``is_main``
+are for tests.
 """
 
 from __future__ import annotations

@@ -1,18 +1,17 @@
 """The ``--benchmark-json`` file of a tlbench run: never an earlier run's, never partial unmarked.
 
 Contract:
-- ``set_aside_previous(config)``: a results file already at the ``--benchmark-json`` path when
-  a run with tlbench items starts is renamed to ``<name>.previous`` (replacing an older
-  ``.previous``), so a run killed before it writes leaves no file that reads as its own; the
-  new file is written atomically at the end (journaling.py).  Returns the line saying so, or
-  None.
+- ``set_aside_previous(config)``: a results file already at the ``--benchmark-json`` path when a run with
+  tlbench items starts is renamed to ``<name>.previous`` (replacing an older ``.previous``), so a run killed
+  before it writes leaves no file that reads as its own; the new file is written atomically at the end
+  (journaling.py).  Returns the line saying so, or None.
 - ``partial_note(state, exitstatus)``: the ``tlbench.partial`` object of this run's JSON, or
   None for a run that ended and has an outcome for every collected tlbench item: the reason
   (interrupted, stopped early, items without an outcome), whether the run ended, items
   collected, in the file and missing (their ids), and the journal that can finish it
   (``--tlbench-resume``).  ``tlbench compare`` refuses a partial file unless told.
 - ``ExitStatusNote(state)``: a plugin whose ``pytest_sessionfinish`` wrapper (outermost) keeps
-  the session's exit status in ``state.exitstatus`` before pytest-benchmark's own wrapper
+  the session's exit status in ``state.records.exitstatus`` before pytest-benchmark's own wrapper
   writes the JSON, so ``partial_note`` knows an interrupted run.
 - ``write_if_nothing_timed(config, state)``: pytest-benchmark writes no JSON when no item was
   timed ("Not saving anything"); a tlbench run whose every item failed or skipped still writes
@@ -52,13 +51,13 @@ def _reason(exitstatus: int | None, missing: int) -> str | None:
 
 
 def partial_note(state: Any, exitstatus: int | None) -> dict[str, Any] | None:
-    collected = list(state.collected_ids)
-    done = {item.item_id for _, item, _ in state.outcomes}
+    collected = list(state.items.collected_ids)
+    done = {item.item_id for _, item, _ in state.records.outcomes}
     missing = [i for i in collected if i not in done]
     reason = _reason(exitstatus, len(missing))
     if reason is None:
         return None
-    journal = state.journal.path if state.journal is not None else None
+    journal = state.records.journal.path if state.records.journal is not None else None
     return {
         "reason": reason,
         "run_ended": exitstatus != pytest.ExitCode.INTERRUPTED,
@@ -70,7 +69,7 @@ def partial_note(state: Any, exitstatus: int | None) -> dict[str, Any] | None:
 
 
 def write_if_nothing_timed(config: Any, state: Any) -> Path | None:
-    if not state.outcomes or any(o.status == "timed" for _, _, o in state.outcomes):
+    if not state.records.outcomes or any(o.status == "timed" for _, _, o in state.records.outcomes):
         return None
     return write_nothing_timed_json(config, lambda path, text: atomic_write_text(path, text))
 
@@ -81,5 +80,5 @@ class ExitStatusNote:
 
     @pytest.hookimpl(hookwrapper=True, tryfirst=True)
     def pytest_sessionfinish(self, session, exitstatus):
-        self.state.exitstatus = int(exitstatus)
+        self.state.records.exitstatus = int(exitstatus)
         yield

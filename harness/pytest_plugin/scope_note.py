@@ -1,14 +1,13 @@
 """What a quick-scope run left for ``--tlbench-scope full``, in one summary line.
 
-Contract: ``ScopeCounts.add(sweep, state, items)`` (called once per collected suite) keeps the
-suite's item count here and the count the full scope would have for the same backends and
-kinds (the sweep's full cases, plus its vendor items for device kinds; an autotuned ``best``
-case is not counted: it exists only where a best-configs file does).  ``lines(records,
-compile_rounds, full_rounds, cap_s)`` returns, for a quick-scope run, the summary's line:
-how many items ran here of how many in full, the suites that run nothing in the quick scope,
-the ones that run fewer problems or configs, and how the compile items were cut (rounds, the
-per-item time cap and how many items it stopped, lowering only: the full scope also times one
-cold device build per item where a device compiler is present).  Nothing for another scope.
+Contract: ``ScopeCounts.add(sweep, state, items)`` (called once per collected suite) keeps the suite's item
+count here and the count the full scope would have for the same backends and kinds (the sweep's full cases,
+plus its vendor items for device kinds; an autotuned ``best`` case is not counted: it exists only where a
+best-configs file does).  ``lines(records, compile_rounds, full_rounds, cap_s)`` returns, for a quick-scope
+run, the summary's line: how many items ran here of how many in full, the suites that run nothing in the quick
+scope, the ones that run fewer problems or configs, and how the compile items were cut (rounds, the per-item
+time cap and how many items it stopped, lowering only: the full scope also times one cold device build per
+item where a device compiler is present).  Nothing for another scope.
 """
 
 from __future__ import annotations
@@ -26,7 +25,7 @@ class ScopeCounts:
         if self.scope != "quick":
             return
         full = 0
-        for kind in (k for k in state.kinds if k in sweep.kinds):
+        for kind in (k for k in state.options.kinds if k in sweep.kinds):
             for backend in state.backends():
                 full += len([c for c in sweep.cases(backend, "full", load_best=lambda *_: None) if c.label is None])
                 if kind == "device":

@@ -1,37 +1,28 @@
 """``--tlbench-shard=I/N``: this process runs shard I of a run split over N machines.
 
 Contract (nothing here is active without the option):
-- ``add_options(group)`` adds ``--tlbench-shard``; ``register(config)`` (at configure)
-  parses it (a bad value, or ``-n`` with it, is a usage error saying what to do) and
-  registers a ``ShardPlugin``.
-- ``split(entries, count)``: each collected item's shards (0-based), deterministic given the
-  collected node ids (and the cost file): the kernels (and any other item) are dealt by expected
-  cost (the problem's size; with ``--tlbench-shard-costs RUN.json`` each item's seconds in that
-  earlier run, ``measured_cost``, which is what a compile night needs: a flash-attention Z3
-  schedule costs minutes to count, a GEMM seconds, whatever their sizes), longest
-  first, each to the least-loaded shard (gpu_split's balance, the one the xdist split uses;
-  a non-tlbench item costs one unit); a vendor item goes to every shard that holds a kernel
-  of its problem (same suite file, backend and kind), so each machine measures its own
-  vendor copy and its kernels are judged against it; a vendor item whose problem has no
-  kernel goes to the least-loaded shard.  Every item is in at least one shard, and every
-  item but a vendor copy in exactly one.
-- ``ShardPlugin.pytest_collection_modifyitems`` (``trylast``: after ``-k``, ``-m``,
-  ``--deselect`` and tlbench's own scope filter) keeps this shard's items and hands the
-  others to ``pytest_deselected``, so pytest reports them as deselected.  The whole run is
-  the items collected before that, the same on every machine that collects the same suites
-  with the same options.
-- The results file's top-level ``tlbench.shard`` is the shard note: ``index``, ``count``,
-  ``label``, ``host``, ``run_digest`` (over every node id the split was computed from),
-  ``run_items`` (every tlbench item's node id of the whole run, sorted: what a merge checks
-  coverage against and names when a shard is missing), ``selected`` (this shard's tlbench
-  items, vendor copies included), ``settings`` (what must match across shards: backend choice,
-  scope, kinds, compile rounds, measure policy, the backends' options, and a digest of the
-  cost file's costs where one dealt the shards).  Every tlbench record
-  (timed, failed, skipped) gains ``shard`` (the label), ``host`` and ``device`` (its
-  ``device_uuid``, else its backend's device uuid or accelerator here, else None).
-- A shard that timed nothing (every item skipped or failed, or no item at all) still writes
-  its ``--benchmark-json`` (pytest-benchmark alone would write none), so a merge can tell a
-  shard that ran from one that is missing.
+- ``add_options(group)`` adds ``--tlbench-shard``; ``register(config)`` (at configure) parses it
+  (a bad value, or ``-n`` with it, is a usage error saying what to do) and registers a ``ShardPlugin``.
+- ``split(entries, count)``: each collected item's shards (0-based), deterministic given the collected node
+  ids (and the cost file).  Items are dealt by expected cost (the problem's size; with ``--tlbench-shard-costs
+  RUN.json`` each item's seconds in that earlier run, ``measured_cost``: a flash-attention Z3 schedule costs
+  minutes to count, a GEMM seconds), longest first onto the least-loaded shard (gpu_split's balance; a
+  non-tlbench item costs one unit).  A vendor item goes to every shard holding a kernel of its problem (same
+  suite file, backend and kind), so each machine judges its kernels against its own vendor copy; one whose
+  problem has no kernel goes to the least-loaded shard.  Every item is in at least one shard, every item but a
+  vendor copy in exactly one.
+- ``ShardPlugin.pytest_collection_modifyitems`` (``trylast``: after ``-k``, ``-m``, ``--deselect``
+  and the scope filter) keeps this shard's items and deselects the others.  The whole run is the
+  items collected before that, the same on every machine with the same suites and options.
+- The results file's top-level ``tlbench.shard``: ``index``, ``count``, ``label``, ``host``,
+  ``run_digest`` (over every node id split), ``run_items`` (every tlbench node id of the whole
+  run, sorted: what a merge checks coverage against), ``selected`` (this shard's tlbench items,
+  vendor copies included), ``settings`` (what must match across shards: backend choice, scope,
+  kinds, compile rounds, policy, backend options, and a digest of the cost file's costs where one
+  dealt the shards).  Every tlbench record gains ``shard`` (the label), ``host`` and ``device``
+  (its ``device_uuid``, else its backend's device uuid or accelerator here, else None).
+- A shard that timed nothing still writes its ``--benchmark-json``, so a merge can tell a shard
+  that ran from one that is missing.
 """
 
 from __future__ import annotations
@@ -124,7 +115,7 @@ def split(entries: Sequence[ShardEntry], count: int) -> dict[str, tuple[int, ...
 
 def _entry(item, state, costs: Mapping[str, float] | None = None) -> ShardEntry:
     params = getattr(getattr(item, "callspec", None), "params", {})
-    bench = state.items_by_id.get(params.get("tlbench_item")) if state is not None else None
+    bench = state.items.items_by_id.get(params.get("tlbench_item")) if state is not None else None
     if bench is None:  # not a tlbench item: dealt too (one unit), so the N jobs run it once
         return ShardEntry(item.nodeid, 1.0)
     problem = "|".join((item.nodeid.split("::", 1)[0], bench.backend, bench.kind, bench.case.problem.problem_id))

@@ -1,9 +1,10 @@
 """The per-run state of the pytest plugin, kept in ``config.stash[STATE]`` (no module globals).
 
-Contract: ``TlbenchState`` holds the backend registry and selection, the measure kinds,
-scope, policy, seed, compile pool and compile phase of the run, the items by id, their outcomes, the
-space diagnostics, the autotune target and what was written, the journal and the device
-phase.  ``KINDS`` are the measure kinds an item can have.
+Contract: ``TlbenchState`` holds the backend registry and composes one part per concern: ``options``
+(``RunOptions``: what the command line asked for), ``items`` (``RunItems``: what collection found and
+selected, the preflight's findings), ``records`` (``RunRecords``: the outcomes, the journal and what was
+written), ``devices`` (``DeviceWork``: the compile pool, the device workers and the two phases) and
+``progress`` (``Reporting``: the progress lines). ``KINDS`` are the measure kinds an item can have.
 """
 
 from __future__ import annotations
@@ -33,76 +34,43 @@ KINDS = ("compile", "device")
 
 
 @dataclass
-class TlbenchState:
-    registry: BackendRegistry
+class RunOptions:
+    """What the command line asked for (set at configure)."""
+
     backend_choice: str
     kinds: tuple[str, ...]
     scope: str
     policy: MeasurePolicy
     compile_rounds: int
     seed: int
-    pool: CompilePool
-    selected: list[str] | None = None
-    device_items: list[BenchItem] = field(default_factory=list)
-    outcomes: list[tuple[str, BenchItem, Outcome]] = field(default_factory=list)
-    collected_ids: list[str] = field(default_factory=list)  # tlbench items left after deselection
-    exitstatus: int | None = None  # the session's, once it finishes (a partial run is marked so)
-    file_notes: list[str] = field(default_factory=list)  # what was done to the results file
-    items_by_id: dict[str, BenchItem] = field(default_factory=dict)
-    diagnostics: list[SpaceDiagnostics] = field(default_factory=list)
+    selected: list[str] | None = None  # the backends chosen (TlbenchState.backends)
     autotune_path: str | None = None
-    autotune_written: list[tuple[str, str, str, float | None]] = field(default_factory=list)
-    machine_shipped: set[str] = field(default_factory=set)
-    prefetched: set[str] = field(default_factory=set)  # backends whose device cases were sent to compile ahead
-    sweeps: dict[str, dict[str, Any]] = field(default_factory=dict)
-    journal: journaling.JournalingPlugin | None = None
-    workers: isolation.Workers | None = None
-    device_phase: DevicePhase = field(default_factory=DevicePhase)
-    phase_items: list[BenchItem] = field(default_factory=list)  # selected device items, final order
-    compile_items: list[BenchItem] = field(default_factory=list)  # selected compile items, final order
-    compile_phase: CompilePhase = field(default_factory=CompilePhase)
-    xdist_groups: dict[str, int] | None = None  # item id -> cost group, in an xdist worker of the group scheduler
-    xdist_group_known: bool = False  # phase_items / device_items narrowed to this worker's group
-    workers_started: bool = False  # the workers were started at the first tlbench suite collected
-    phase_nodes: dict[str, Any] = field(default_factory=dict)  # item id -> its pytest item (journaled at its chunk's end)
-    setup_s: dict[str, float] = field(default_factory=dict)  # per backend: the untimed first compile
-    setup_parts: dict[str, dict] = field(default_factory=dict)  # per backend: where it went (setup_compile.setup_account)
-    board: Any = None  # progress.ProgressBoard: every progress line of the run (writes nothing in an xdist worker)
-    scope_counts: Any = None  # scope_note.ScopeCounts: what the quick scope left for the full one
-    overlap: Any = None  # measure.overlap.Overlap: compile work beside device timing (None: not decided here)
-    overlap_started: bool = False
-    startup_s: float | None = None  # the process's start to the end of collection (interpreter, imports, workers, collection)
-    loop_lines: dict[str, Any] = field(default_factory=dict)  # backend -> progress.LoopLine of its device phase
-    prefetch_lock_path: str = ""
-    inert_cache: InertKeyCache | None = None  # the inert-key probe's answers on disk (None: not cached)
     spread_devices: int = 1  # devices this process spreads device items over (--tlbench-devices, no xdist)
     test_only: tuple[str, ...] = ()  # test-only settings in effect (run_marks.test_only_settings)
     calibrated: Any = None  # --tlbench-profile's DeviceProfile (pytest_plugin/calibrated.py), or None
     search_problem: Any = None  # --tlbench-search=model: harness/search/live.py ProblemSearch, or None
-    interrupt: InterruptWatch = field(default_factory=InterruptWatch)  # armed at configure: a Ctrl-C is seen here
+    prefetch_lock_path: str = ""
+
+
+@dataclass
+class RunItems:
+    """What collection found and kept, and what the preflight said of it."""
+
+    items_by_id: dict[str, BenchItem] = field(default_factory=dict)
+    sweeps: dict[str, dict[str, Any]] = field(default_factory=dict)
+    diagnostics: list[SpaceDiagnostics] = field(default_factory=list)
+    collected_ids: list[str] = field(default_factory=list)  # tlbench items left after deselection
+    device_items: list[BenchItem] = field(default_factory=list)
+    phase_items: list[BenchItem] = field(default_factory=list)  # selected device items, final order
+    compile_items: list[BenchItem] = field(default_factory=list)  # selected compile items, final order
+    phase_nodes: dict[str, pytest.Item] = field(default_factory=dict)  # item id -> its pytest item (journaled at its chunk's end)
+    xdist_groups: dict[str, int] | None = None  # item id -> cost group, in an xdist worker of the group scheduler
+    xdist_group_known: bool = False  # phase_items / device_items narrowed to this worker's group
+    inert_cache: InertKeyCache | None = None  # the inert-key probe's answers on disk (None: not cached)
     preflight_failed: dict[str, str] = field(default_factory=dict)  # item id -> the preflight line it fails with
     preflight_tracebacks: dict[str, str] = field(default_factory=dict)  # item id -> the traceback behind that line, if any
     preflight_lines: list[str] = field(default_factory=list)  # every preflight finding and note, once, in order
     preflight_sized: dict[str, int] = field(default_factory=dict)  # "problem id (backend)" checked at its size -> device bytes
-
-    def settings(self) -> dict[str, Any]:
-        """What a measurement depends on besides code and testbed (journaled with each item)."""
-        return {
-            "backend_choice": self.backend_choice, "scope": self.scope, "kinds": list(self.kinds),
-            # as JSON holds it (tuples as lists): a journal's stored settings compare equal on resume
-            "input_seed": self.seed, "compile_rounds": self.compile_rounds, "policy": json.loads(json.dumps(asdict(self.policy))),
-            "compile_jobs": self.compile_phase.jobs, "test_only": list(self.test_only),
-            "backend_options": dict(self.registry.options.values),  # a timer, an L2 flush mode ...
-        }
-
-    def loop_line(self, backend: str) -> Any:
-        """The device phase's progress of ``backend`` (its own line: backends measure side by side)."""
-        if self.board is None:
-            return None
-        if backend not in self.loop_lines:
-            line = self.board.phase(f"device {backend}", f"device timing {backend} (items prepared + batches)", "")
-            self.loop_lines[backend] = LoopLine(line, lambda: sum(1 for i in self.phase_items if i.backend == backend))
-        return self.loop_lines[backend]
 
     def take_collected(self, items: list[Any]) -> None:
         """The pytest items left after every deselection, sorted into the run's lists: every
@@ -125,14 +93,85 @@ class TlbenchState:
                 if isinstance(bench.case, Case):
                     self.device_items.append(bench)
 
+
+@dataclass
+class RunRecords:
+    """The run's outcomes, its journal and what it wrote."""
+
+    outcomes: list[tuple[str, BenchItem, Outcome]] = field(default_factory=list)
+    exitstatus: int | None = None  # the session's, once it finishes (a partial run is marked so)
+    file_notes: list[str] = field(default_factory=list)  # what was done to the results file
+    autotune_written: list[tuple[str, str, str, float | None]] = field(default_factory=list)
+    machine_shipped: set[str] = field(default_factory=set)
+    journal: journaling.JournalingPlugin | None = None
+    setup_s: dict[str, float] = field(default_factory=dict)  # per backend: the untimed first compile
+    setup_parts: dict[str, dict] = field(default_factory=dict)  # per backend: where it went (setup_compile.setup_account)
+    startup_s: float | None = None  # the process's start to the end of collection (interpreter, imports, workers, collection)
+
+
+@dataclass
+class DeviceWork:
+    """The compile pool, the device workers and the run's two phases."""
+
+    pool: CompilePool
+    workers: isolation.Workers | None = None
+    workers_started: bool = False  # the workers were started at the first tlbench suite collected
+    prefetched: set[str] = field(default_factory=set)  # backends whose device cases were sent to compile ahead
+    device_phase: DevicePhase = field(default_factory=DevicePhase)
+    compile_phase: CompilePhase = field(default_factory=CompilePhase)
+    overlap: Any = None  # measure.overlap.Overlap: compile work beside device timing (None: not decided here)
+    overlap_started: bool = False
+    interrupt: InterruptWatch = field(default_factory=InterruptWatch)  # armed at configure: a Ctrl-C is seen here
+
+
+@dataclass
+class Reporting:
+    """The run's progress lines."""
+
+    board: Any = None  # progress.ProgressBoard: every progress line of the run (writes nothing in an xdist worker)
+    scope_counts: Any = None  # scope_note.ScopeCounts: what the quick scope left for the full one
+    loop_lines: dict[str, LoopLine] = field(default_factory=dict)  # backend -> progress.LoopLine of its device phase
+
+
+@dataclass
+class TlbenchState:
+    registry: BackendRegistry
+    options: RunOptions
+    devices: DeviceWork
+    items: RunItems = field(default_factory=RunItems)
+    records: RunRecords = field(default_factory=RunRecords)
+    progress: Reporting = field(default_factory=Reporting)
+
+    def settings(self) -> dict[str, Any]:
+        """What a measurement depends on besides code and testbed (journaled with each item)."""
+        o = self.options
+        return {
+            "backend_choice": o.backend_choice, "scope": o.scope, "kinds": list(o.kinds),
+            # as JSON holds it (tuples as lists): a journal's stored settings compare equal on resume
+            "input_seed": o.seed, "compile_rounds": o.compile_rounds, "policy": json.loads(json.dumps(asdict(o.policy))),
+            "compile_jobs": self.devices.compile_phase.jobs, "test_only": list(o.test_only),
+            "backend_options": dict(self.registry.options.values),  # a timer, an L2 flush mode ...
+        }
+
+    def loop_line(self, backend: str) -> LoopLine | None:
+        """The device phase's progress of ``backend`` (its own line: backends measure side by side)."""
+        board, lines = self.progress.board, self.progress.loop_lines
+        if board is None:
+            return None
+        if backend not in lines:
+            line = board.phase(f"device {backend}", f"device timing {backend} (items prepared + batches)", "")
+            lines[backend] = LoopLine(line, lambda: sum(1 for i in self.items.phase_items if i.backend == backend))
+        return lines[backend]
+
     def to_measure(self, items: list[BenchItem]) -> list[BenchItem]:
         """``items`` less those an interrupted run's journal will hand back (``--tlbench-resume``)."""
-        return [i for i in items if not (self.journal and self.journal.will_reuse(i))]
+        journal = self.records.journal
+        return [i for i in items if not (journal and journal.will_reuse(i))]
 
     def backends(self) -> list[str]:
-        if self.selected is None:
-            self.selected = self.registry.select(self.backend_choice)
-        return self.selected
+        if self.options.selected is None:
+            self.options.selected = self.registry.select(self.options.backend_choice)
+        return self.options.selected
 
 
 STATE = pytest.StashKey[TlbenchState]()

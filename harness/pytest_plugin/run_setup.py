@@ -1,0 +1,114 @@
+"""Build the run's ``TlbenchState`` at ``pytest_configure`` (harness/plugin.py).
+
+Contract: ``build_state(config, registry, hidden)`` reads the tlbench options (``pytest.UsageError``
+for a bad one), makes the progress board, the compile pool, the device workers (where the run
+isolates items), the compile and device phases, and stores the state in ``config.stash[STATE]``;
+it registers the xdist controller's collector and the shard filter.  ``hidden``: this process is
+an xdist worker (its marker), else None.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tlbench.harness.core.registry import BackendRegistry, UnknownBackend
+from tlbench.harness.measure.cache_warmer import processes as build_processes, warmer_for
+from tlbench.harness.measure.compile_phase import CompilePhase
+from tlbench.harness.measure.compile_pool import CompilePool
+from tlbench.harness.measure.cpu_plan import resolve_jobs, usable_cpus
+from tlbench.harness.measure.device_phase import DevicePhase
+from tlbench.harness.measure.option_types import check_devices
+from tlbench.harness.measure.options import policy_from_options
+from tlbench.harness.pytest_plugin import isolation, journaling, sharding
+from tlbench.harness.pytest_plugin.calibrated import load_calibrated
+from tlbench.harness.pytest_plugin.counting import factory_path, instruction_counting
+from tlbench.harness.pytest_plugin.finishing import journal_chunk
+from tlbench.harness.pytest_plugin.inert_cache import InertKeyCache, default_directory
+from tlbench.harness.pytest_plugin.options import compile_settings
+from tlbench.harness.pytest_plugin.progress import ProgressBoard, terminal_writer
+from tlbench.harness.pytest_plugin.run_marks import test_only_settings
+from tlbench.harness.pytest_plugin.scope_note import ScopeCounts
+from tlbench.harness.pytest_plugin.spread import spread_devices
+from tlbench.harness.pytest_plugin.state import KINDS, STATE, DeviceWork, Reporting, RunItems, RunOptions, TlbenchState
+from tlbench.harness.pytest_plugin.xdist_support import ControllerCollector, is_controller
+from tlbench.harness.search.live import ProblemSearch, load_history
+
+
+def build_state(config: Any, registry: BackendRegistry, hidden: Any) -> TlbenchState:
+    choice = config.getoption("tlbench_backend")
+    try:
+        registry.validate(choice)
+    except UnknownBackend as exc:
+        raise pytest.UsageError(str(exc)) from None
+    kind = config.getoption("--tlbench-kind")
+    seed = config.getoption("--tlbench-seed")
+    if seed is None:
+        seed = journaling.resume_seed(config)
+    board = ProgressBoard(terminal_writer(config) if hidden is None else None)  # every progress line, from one place
+    try:
+        children = build_processes(usable_cpus())  # TLBENCH_BUILD_PROCESSES, read again by each device worker
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    scope = config.getoption("--tlbench-scope")
+    compile_rounds, compile_cap = compile_settings(scope, config.getoption("--tlbench-compile-rounds"),
+                                                   config.getoption("--tlbench-compile-max-seconds"))
+    policy = policy_from_options(config.getoption)
+    try:
+        history = load_history(policy.search_learn_from)  # read once: every searched problem learns from them
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    options = RunOptions(
+        backend_choice=choice, kinds=KINDS if kind == "all" else (kind,), scope=scope,
+        policy=replace(policy, compile_max_seconds=compile_cap), compile_rounds=compile_rounds,
+        seed=seed if seed is not None else random.SystemRandom().randrange(2**31),
+        autotune_path=config.getoption("--tlbench-autotune"), test_only=tuple(test_only_settings(config)),
+        calibrated=load_calibrated(profile) if (profile := config.getoption("--tlbench-profile")) else None,
+        search_problem=ProblemSearch(history) if policy.search == "model" else None,
+    )
+    # in-process device items build their kernels in child processes too (a 4+ CPU host)
+    pool = CompilePool(progress=board.phase("prefetch", "compile prefetch", "kernels").count,
+                       warmer_of=lambda backend: warmer_for(factory_path(registry, backend.name), registry.options.values, children))
+    config.stash[STATE] = state = TlbenchState(
+        registry=registry, options=options, devices=DeviceWork(pool=pool), progress=Reporting(board=board),
+        items=RunItems(inert_cache=InertKeyCache(Path(config.getoption("--tlbench-cache-dir") or default_directory()))),
+    )
+    if is_controller(config):
+        config.pluginmanager.register(ControllerCollector(config, registry.traits), "tlbench-xdist-controller")
+    state.progress.scope_counts = ScopeCounts(state.options.scope)
+    sharding.register(config)  # --tlbench-shard=I/N: this process keeps shard I's items
+    if hidden is None and not is_controller(config):
+        check_devices(config.getoption("tlbench_devices"), [registry.traits(n) for n in registry.names])
+    spread = spread_devices(config, hidden)
+    state.options.spread_devices = max(1, len(spread))
+    state.devices.interrupt.arm()  # a Ctrl-C is noted before it raises: a build it ends is interrupted, not failed
+    state.devices.workers = isolation.Workers.from_config(config, registry, spread, interrupted=state.devices.interrupt, board=board)
+    if state.devices.workers is not None and not is_controller(config) and not config.option.collectonly:
+        registry.worker_facts = state.devices.workers.ready_facts  # a backend that can is described by its device worker
+    try:
+        jobs = resolve_jobs(config.getoption("--tlbench-compile-jobs"), usable_cpus(), hidden is not None, state.devices.workers is not None)
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    if state.devices.workers is not None:
+        state.devices.workers.main_times_compiles = jobs <= 1  # else compile jobs' workers do (each warms up its own compiler)
+    state.devices.compile_phase = CompilePhase(
+        jobs=jobs, make_session=state.devices.workers.compile_session if state.devices.workers is not None else None,
+        policy=state.options.policy, compile_rounds=state.options.compile_rounds, seed=state.options.seed, board=board,
+        count=instruction_counting(config, registry, board),
+    )
+    workers = state.devices.workers
+    state.devices.device_phase = DevicePhase(
+        **({"make_session": workers.device_session, "background": True} if workers is not None else {}),
+        on_chunk=lambda pairs: journal_chunk(config.stash[STATE], config, pairs),
+        devices_for=lambda backend: workers.device_count(backend.name) if workers is not None and backend.device_blocker() is None else 1,
+        tick=board.tick,
+    )
+    run_id = getattr(config, "workerinput", {}).get("testrunuid", str(os.getpid()))
+    state.options.prefetch_lock_path = os.path.join(tempfile.gettempdir(), f"tlbench-prefetch-{run_id}.lock")
+    return state
