@@ -1,8 +1,7 @@
-"""One line for a failed item's error text, and the line that says how it failed.
+"""One line for a failed item's error text, the line that says how it failed, the summary's failure lines.
 
-Contract: ``headline(text, limit)`` picks the informative line of a (possibly multi-line)
-error text, for the terminal table, the summary, pytest's short summary and ``tlbench
-compare``; the record keeps the full text.
+Contract: ``headline(text, limit)`` picks the informative line of a (possibly multi-line) error
+text (the record keeps the full text):
 - The first non-empty line, when it reads ``Type: message`` (an exception's name and the
   first line of its words, e.g. ``AcceleratorError: CUDA error: an illegal memory access
   was encountered``; torch follows it with advice lines that end in ``TORCH_USE_CUDA_DSA``).
@@ -14,6 +13,9 @@ compare``; the record keeps the full text.
 Lines longer than ``limit`` end in ``...``.
 ``failure_line(record, limit)`` is ``[stage]: headline`` plus the worker's account when the
 item's fault restarted its worker: ``(worker restarted; N restarts so far)``.
+``failure_lines(failed)``: the summary's lines for failed records, one per distinct
+``failure_line`` (the first ``MAX_FAILURE_LINES``, counting the items that share it), then
+where the tracebacks are.
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ from typing import Any
 
 _EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Fault|Exit|Interrupt)\b: *(?P<words>.*)$")
 _TRACEBACK = "Traceback (most recent call last)"
+MAX_FAILURE_LINES = 5
+TRACEBACK_POINTER = ("tracebacks: pytest -v (or --tb=long) prints each; the results file (tlbench.failed[].traceback) "
+                     "and the journal keep them")
 
 
 def _shorten(line: str, limit: int) -> str:
@@ -49,3 +54,20 @@ def failure_line(record: dict[str, Any], limit: int = 160) -> str:
     if worker.get("restarted"):
         line += f" (worker restarted; {worker.get('restarts')} restarts so far)"
     return line
+
+
+def failure_lines(failed: list[dict[str, Any]]) -> list[str]:
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for record in failed:
+        groups.setdefault(failure_line(record), []).append(record)
+    lines = []
+    for words, records in list(groups.items())[:MAX_FAILURE_LINES]:
+        first = records[0]
+        who = f"{first.get('kind')} {first.get('case_id')}" + (f" and {len(records) - 1} more item(s)" if len(records) > 1 else "")
+        lines.append(f"  FAILED {who}: {words}")
+    shown = sum(len(r) for r in list(groups.values())[:MAX_FAILURE_LINES])
+    if len(failed) > shown:
+        lines.append(f"  ... {len(failed) - shown} more failed (see the table)")
+    if any(r.get("traceback") for r in failed):
+        lines.append(f"  {TRACEBACK_POINTER}")
+    return lines

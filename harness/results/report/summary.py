@@ -1,30 +1,15 @@
 """The ten-second answer: one block per backend x problem, skips folded by reason.
 
-Contract: pure formatting over tlbench records (timed, failed and skipped ones, as in the
-JSON).  ``summary_lines(records, setup_s)`` returns the lines the terminal ends with:
-- one block per (backend, problem): a row per tile, a column per loop form (s0..s4, manual,
-  serial, ...).  With device timing the cell is the median time and the best cell is marked
-  ``*``; the block then says the best config, its TFLOP/s, its ratio to the vendor item
-  (vendor time / kernel time, so > 1 is faster than the vendor; "a speed reference, not
-  checked" where the suite keeps it unjudged; the vendor item measured on
-  the same GPU or shard, ``core.shard.placement``, when a multi-GPU or sharded run has one per GPU) and its % of the device's
-  peak (``pct_of_peak`` when a record carries it, else "peak unknown: <why>", the roofline's
-  reason); a kernel that moves bytes and
-  is not compute-bound (memory-bound, or no FLOP peak to tell) is read in GB/s against the
-  memory bandwidth its roofline names, with that bandwidth's origin (datasheet, device, calibrated).  Without device
-  timing, compile items answer: for a schedule model (Ascend) the loop II per form and the
-  modeled cycles per core, best marked, always labelled ``(model)``; otherwise the pipeline
-  the compiler chose per form (``ws``: warp-specialized, ``sw``: software pipeline, ``-``:
-  none) with its buffer versions.  Status flags (DRIFT, CAPPED) and failures are counted;
-  the first failures are named, each with its stage, the error's headline line
-  (harness/results/files/error_text.py) and its worker restart count (items that failed with the
-  same words share one line that counts them), then one line saying where their tracebacks
-  are (where an exception made them).
-- the Cube/Vector overlap verdict where a schedule model has one (a model);
-- one line per skip reason with its count;
-- the untimed setup per backend (a backend's first compile, paid once outside every item),
-  and for one over 5 s where it went (``setup_parts``, harness/measure/setup_compile.py).
-The full per-item table stays with ``tlbench report`` and ``pytest -v``.
+Contract: ``summary_lines(records, setup_s, setup_parts)`` (pure, over the JSON's timed, failed
+and skipped records) returns the lines the terminal ends with:
+- per (backend, problem) a grid, a row per tile and a column per loop form: device medians (best
+  ``*``; then the best config, GB/s or TFLOP/s, its ratio to the vendor item of the same GPU or
+  shard, % of peak or of memory bandwidth, else why unknown); without device timing the schedule
+  model's loop II and cycles (labelled ``(model)``) or the pipeline the compiler chose per form;
+  flags and failures counted, the first failures named (error headline, restarts; the same words
+  share a line), then where their tracebacks are;
+- the portability tax, the search accounts, one line per skip reason, the untimed setup per
+  backend (and where it went for one over ``SLOW_SETUP_S``).
 """
 
 from __future__ import annotations
@@ -37,7 +22,7 @@ from tlbench.harness.core.described import described, family_for_record, record_
 from tlbench.harness.core.record_reader import RecordReader
 from tlbench.harness.measure.setup_compile import SLOW_SETUP_S, setup_words
 from tlbench.harness.core.shard import placement
-from tlbench.harness.results.files.error_text import failure_line
+from tlbench.harness.results.files.error_text import failure_lines
 from tlbench.harness.results.report.roofline import unknown_peak_words
 from tlbench.harness.results.report.table import format_seconds
 from tlbench.harness.results.report.portability_tax import TaxGroup, tax_lines
@@ -45,10 +30,7 @@ from tlbench.harness.results.report.search_account import is_search_skip, search
 
 FORM_ORDER = ("s0", "s1", "s2", "s3", "s4", "s5", "s6", "manual", "serial")
 FLAGS = ("DRIFT", "CAPPED")
-MAX_FAILURE_LINES = 5
 STAGE_KEYS = ("loop_form", "num_stages")  # the pipeline-depth axis: the columns, not the row
-TRACEBACK_POINTER = ("tracebacks: pytest -v (or --tb=long) prints each; the results file (tlbench.failed[].traceback) "
-                     "and the journal keep them")
 TILE_KEY = "_summary_tile"  # set on each record's copy by _blocks (the family's words for its tile)
 
 
@@ -320,26 +302,6 @@ def _blocks(records: Iterable[dict[str, Any]]) -> tuple[list[_Block], Counter]:
     return list(blocks.values()), skips
 
 
-def _failure_lines(failed: list[dict[str, Any]]) -> list[str]:
-    """One line per distinct failure (the first few): its kind and case, stage, error headline,
-    restarts; items that failed with the same words (a suite's preflight finding, say) share one
-    line that counts them."""
-    groups: dict[str, list[dict[str, Any]]] = {}
-    for record in failed:
-        groups.setdefault(failure_line(record), []).append(record)
-    lines = []
-    for words, records in list(groups.items())[:MAX_FAILURE_LINES]:
-        first = records[0]
-        who = f"{first.get('kind')} {first.get('case_id')}" + (f" and {len(records) - 1} more item(s)" if len(records) > 1 else "")
-        lines.append(f"  FAILED {who}: {words}")
-    shown = sum(len(r) for r in list(groups.values())[:MAX_FAILURE_LINES])
-    if len(failed) > shown:
-        lines.append(f"  ... {len(failed) - shown} more failed (see the table)")
-    if any(r.get("traceback") for r in failed):
-        lines.append(f"  {TRACEBACK_POINTER}")
-    return lines
-
-
 def summary_lines(records: Iterable[dict[str, Any]], setup_s: dict[str, float] | None = None,
                   setup_parts: dict[str, dict] | None = None) -> list[str]:
     records = list(records)
@@ -368,7 +330,7 @@ def summary_lines(records: Iterable[dict[str, Any]], setup_s: dict[str, float] |
             notes.append(f"{len(block.failed)} failed (see the table: pytest -v, or tlbench report)")
         if notes:
             lines.append("  flags: " + ", ".join(notes) + ("  (! marks a flagged cell)" if flags else ""))
-        lines += _failure_lines(block.failed)
+        lines += failure_lines(block.failed)
         lines.append("")
     lines += tax_lines([TaxGroup(b.backend, b.problem, b.timed, b.vendor) for b in blocks])
     lines += [account.words() for account in search_accounts(records)]
