@@ -2,44 +2,22 @@
 
 Contract:
 - ``compare_runs(base, new, thresholds)`` pairs the items of two ``Results`` of the same
-  backends by ``(suite, backend, kind, case_id)`` and returns a ``RunComparison`` with one
-  ``ItemComparison`` (a ``Verdict``) per item.  Runs of different backend sets raise
-  ``CompareError``; so does a testbed that differs (target, accelerator, tilelang, driver)
-  unless ``allow_testbed_mismatch``, and then every report shows the mismatch.  Likewise a
-  paired item measured another way (method_match.py: its timer, its cache flush, as its
-  backend's traits read them from the record, else the record's ``method`` and
-  ``l2_flush_bytes``) unless ``allow_method_mismatch``; a field one file lacks is not checked,
-  and the notes say so.
-- The rules: each pair is judged by the one rule of compare_rules.py whose predicate holds
-  (``compare_rules.choose``): samples of 0 s are NOISY; compile items by their builds against
-  the run's other compile items; device items with per-round values by the between-round test;
-  every other pair by the rank test (``judge``: SLOWER / FASTER = a two-sided Mann-Whitney U
-  test on the raw samples gives p < alpha AND the median moved by at least the minimum effect
-  AND by at least the group's noise floor; NOISY = it moved that much without that evidence;
-  SAME = it moved less than the minimum effect).  The rule's judgement is the item's verdict
-  and its reason (``ItemComparison.decided``).  NEW / MISSING / FAILED for unpaired items.
-- In-run reference: a kernel is also judged with its samples divided by a reference median
-  of its own run - the vendor item of its problem (``VENDOR_RATIO``), else the geometric
-  mean of the other kernels of its group (``RUN_RATIO``, needs 4 of them).  That judgement
-  cancels drift between processes (GPU clocks, a shared machine's load) and decides;
-  ``decided_by`` says which one did and both are kept.
-- Noise floor: one item's samples are taken back to back, so a rank test cannot see the
-  machine's state changing between items.  With 6+ kernels in a group, the robust spread of
-  their reference-relative changes is measured and moves under 4 of those SDs are NOISY.
-- Gating: only kernels gate.  ``is_regression`` = SLOWER, or FAILED where the base did not
-  fail, or MISSING (an item of the base not measured in NEW, a whole backend included) unless
-  ``accept_missing``.  Vendor items and whole-group drift are shown, never gated.
-- Instruction counts (count_verdicts.py): a compile item counted in both runs gets a second
-  verdict on its counts (``metric`` instructions), which gates too; a whole-run shift of compile
-  time is the machine's (shown) unless its counted items' counts moved the same way; where none
-  was counted it gates unless the probe or the box's load moved with it (compile_shift.uncounted).  Plans
-  (plan_verdicts.py):
-  one verdict per case; a modeled II or cycle count worse beyond the threshold gates by
-  default, any other plan change on request (``Thresholds``).
-- Layout: the rules are compare_rules.py (their arithmetic: judgement.py, verdicts.py; a
-  compile group's values and references: compile_group.py); the verdict words are
-  verdict_words.py's; what a comparison holds is comparison.py; pairing, in-run references,
-  noise floor and whole-run shifts are pairing.py; across backends is compare_backends.py.
+  backends by ``(suite, backend, kind, case_id)`` and returns a ``RunComparison``, one
+  ``ItemComparison`` per item.  ``CompareError`` for other backend sets, for a testbed that
+  differs (target, accelerator, tilelang, driver) unless ``allow_testbed_mismatch``, and for a
+  paired item measured another way (method_match.py) unless ``allow_method_mismatch``; a field
+  one file lacks is not checked, and the notes say so.
+- Each pair is judged by the one rule ``compare_rules.choose`` picks; its judgement is the
+  item's verdict and reason.  NEW / MISSING / FAILED for unpaired items.  A kernel is judged
+  against its in-run reference too (the vendor item of its problem, ``VENDOR_RATIO``, else the
+  geometric mean of 4+ other kernels of its group, ``RUN_RATIO``), which cancels drift between
+  processes and decides (``decided_by``); with 6+ kernels in a group, moves under 4 robust SDs
+  of their reference-relative changes are NOISY (the noise floor, pairing.py).
+- Gating: only kernels gate: SLOWER, FAILED where the base did not fail, MISSING unless
+  ``accept_missing``.  Vendor items and whole-group drift are shown, never gated.  Instruction
+  counts (count_verdicts.py) give compile items a second verdict that gates too, and decide
+  whether a whole-run compile shift is the machine's; plan verdicts (plan_verdicts.py) gate a
+  modeled II or cycle count worse beyond the threshold, any other plan change on request.
 """
 
 from __future__ import annotations

@@ -1,43 +1,27 @@
 """The nightly gate as a function: run suites, compare with the baselines, write markdown.
 
 Contract: ``run_nightly(plan) -> NightlyOutcome`` does, in order:
-1. runs each suite file in its own ``python -m pytest FILE --tlbench-backend=... --benchmark-only
-   --benchmark-json=...`` process (plus ``plan.pytest_args``) under ``plan.timeout_s``, so a
-   crash or a hang costs that one file; its output goes to ``out_dir/logs/<suite>.log``, and a
-   line per suite as it starts and ends (with its progress between) to ``plan.say``
-   (harness/results/nightly/nightly_runner.py).  SIGINT or SIGTERM stops the night there: the suite
-   under way and every process it started are stopped, the summary says what finished, and
-   the exit code is 128 + the signal's number (nothing is judged);
-2. merges the usable JSON files and splits them per backend into
-   ``out_dir/<backend>-<device>.json`` (the baseline's own name);
-3. compares each with ``baseline_dir/<backend>-<device>.json``; where there is none, with
-   ``plan.history``'s last runs of the same testbed (harness/results/nightly/nightly_reference.py),
-   read before tonight's runs are added; the summary says which.  A missing baseline is
-   reported (with the command that makes one), never created: baselines change only
-   through ``tlbench baseline update``.  A night that could judge a backend against neither,
-   or whose comparison was refused (a testbed or method mismatch, a bad baseline), says which
-   in the summary's first line;
-4. writes a markdown summary to ``out_dir/summary.md`` (with, for a backend that ran no
-   device item, what the night can and cannot see without a device, and where the night's
-   time went: harness/results/nightly/night_costs.py) and appends it to
-   ``plan.step_summary`` (GitHub's ``$GITHUB_STEP_SUMMARY``) when given;
-   When a comparison flags regressions, the flagged items are run once more beside their
-   in-run references (one pytest process, ``out_dir/json/remeasure.json``) and judged against
-   the same reference items (harness/results/nightly/remeasure.py): only a regression the
-   re-measurement reproduces counts; an item with no reference to re-measure it against keeps
-   its first verdict;
-5. with ``plan.history``, adds the per-backend files to that history database (idempotent;
-   the lines go into the summary);
-6. exit code: 1 when any item regressed (and reproduced); else 2 when a suite crashed, timed out or left
-   no usable JSON, or a comparison was refused (testbed mismatch); else 0.
-With ``plan.given`` (results files made elsewhere, e.g. a sharded run merged by ``tlbench
-merge``) step 1 reads those files instead of running suites; a given file marked
-``tlbench.partial`` counts as a suite that left no usable results (exit 2 unless a regression).
-Nothing the night reads is written over: each file it writes is first put to
-``plan.guard(paths)`` (the tlbench command passes harness/commands/outputs.guard with the
-night's inputs - the given files, the baselines, the history - and the baseline directory as
-the folder never written into; it raises ``OutputRefused``, exit 2, before anything is lost).
-The night's own earlier files in ``out_dir`` are replaced.
+1. runs each suite file in its own pytest process under ``plan.timeout_s`` (nightly_runner.py:
+   a crash or hang costs that file; its log in ``out_dir/logs/<suite>.log``, a line per suite
+   to ``plan.say``).  SIGINT or SIGTERM stops the night there, every process it started
+   included; the summary says what finished; exit 128 + the signal, nothing judged.  With
+   ``plan.given`` those results files are read instead (one marked ``tlbench.partial`` counts as
+   a suite that left no usable results);
+2. merges the usable files and splits them per backend into ``out_dir/<backend>-<device>.json``;
+3. compares each with ``baseline_dir/<backend>-<device>.json``, else with ``plan.history``'s
+   last runs of the same testbed (nightly_reference.py, read before tonight's runs are added).
+   A missing baseline is reported with the command that makes one, never created; a backend
+   judged against neither, or whose comparison was refused, is named in the first line.  Flagged
+   regressions are run once more beside their in-run references (remeasure.py,
+   ``out_dir/json/remeasure.json``): only a reproduced regression counts;
+4. writes ``out_dir/summary.md`` (with what a night without a device cannot see, and where the
+   time went: night_costs.py) and appends it to ``plan.step_summary`` when given;
+5. with ``plan.history``, adds the per-backend files to it (idempotent);
+6. exit code: 1 when an item regressed (and reproduced); else 2 when a suite crashed, timed out
+   or left no usable JSON, or a comparison was refused; else 0.
+Every file it writes is first put to ``plan.guard(paths)`` (the command passes
+harness/commands/outputs.guard over the night's inputs and the baseline directory: it raises
+``OutputRefused``, exit 2, before anything is lost); its own earlier files in ``out_dir`` are replaced.
 """
 
 from __future__ import annotations
