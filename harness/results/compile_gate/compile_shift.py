@@ -1,35 +1,26 @@
 """A whole-run move of probe-normalised compile items, told honestly.
 
-Contract: where every compile item of a group is judged in units of the machine's speed
-(each build's CPU seconds over the machine probe timed after it, pairing.py), the probe is
-divided out of the numbers, so ``verdicts.run_shift`` is given no witness of its own.
-``machine_moves(base, new)`` measures what the words need: the probe's real move (geometric
-mean over the items of new/base median probe) and the builds' own CPU seconds' move (the
-same over the median CPU seconds).  ``honest(shift, probe, cpu, effect)`` then returns the
-shift with the probe's real move in its words, and a shift that is the box's load rather
-than the code as ``NOISY`` (shown, never gated) with that reason: the probe moved by at least
-``LOAD_PROBE_MIN`` and the probe-relative move went the other way - a loaded box slows the small pure-Python probe and the compiler unequally,
-so dividing by the probe manufactures a move the builds did not make.  Told apart by: the
-probe-relative move is the other way from the probe's own, and the builds' own CPU seconds
-either moved the probe's way or by less than the effect.  A move the CPU seconds make
-themselves against the probe (at least the effect) is left to ``run_shift``'s verdict.
-``measured_differently(shift, how)``: a SHIFT of a group whose runs took their rounds another
-way (round-robin over another number of items, or back to back: harness/results/compile_gate/compile_method.py)
-is ``NOISY`` with ``how`` in its words - the item selection changed what every build met (measured
-on the 2-core box: Ascend compile items round-robin over 7 read 12-18 % faster than over 14).
-``load_move(pairs)``: the box's load, as the builds met it - the geometric mean over the items of
-new/base (median wall seconds / median CPU seconds), how much longer each build waited for a CPU;
-None without CPU seconds.  ``uncounted(shift)``: a SHIFT of a group with no instruction-counted
-item (count_verdicts.with_count_witness) that ``honest`` left standing is put on the machine or
-its load - ``NOISY``, not gated - only where (1) the machine probe itself moved the shift's way by
-at least ``LOAD_PROBE_MIN``: the machine changed between the runs, and the probe does not size a
-changed machine's effect on the compiler (an A/A pair on an H200 host: probe +14.5 %, the Ascend
-builds' CPU seconds +36 %; the loaded 2-core box: probe +33.5 %, builds +9.9 %), or (2) the builds'
-wait for a CPU moved the shift's way by at least as much as the shift itself (two busy loops beside
-a run on the 2-core box: CPU seconds +22-45 %, the wait +174-432 %; every compile spun 1.2x longer
-on the quiet box: the wait +2-4 %).  Else it stays a SHIFT and gates when slower, also where the
-records carry no CPU seconds to tell the load (fail closed): an uncounted slowdown never passes
-silently.
+Contract: where a group's compile items are judged in units of the machine's speed (each
+build's CPU seconds over the machine probe timed after it, pairing.py), the probe is divided
+out, so ``verdicts.run_shift`` gets no witness of its own; these give it one.
+- ``machine_moves(base, new)``: the probe's real move and the builds' own CPU seconds' move
+  (geometric means over the items of new/base medians).
+- ``honest(shift, probe, cpu, effect)``: the shift with the probe's real move in its words;
+  ``NOISY`` (shown, never gated) where it is the box's load, not the code: the probe moved by at
+  least ``LOAD_PROBE_MIN``, the probe-relative move went the other way, and the builds' own CPU
+  seconds moved the probe's way or by less than the effect (a loaded box slows the small probe
+  and the compiler unequally).
+- ``measured_differently(shift, how)``: a SHIFT of a group whose runs took their rounds another
+  way (compile_method.py) is ``NOISY`` with ``how`` in its words (measured on the 2-core box:
+  round-robin over 7 items read 12-18 % faster than over 14).
+- ``load_move(pairs)``: how much longer each build waited for a CPU (geometric mean of new/base
+  median wall over median CPU seconds); None without CPU seconds.
+- ``uncounted(shift)``: a SHIFT of a group with no instruction-counted item that ``honest`` left
+  standing is ``NOISY`` only where (1) the probe itself moved the shift's way by at least
+  ``LOAD_PROBE_MIN`` (the machine changed: A/A on an H200 host, probe +14.5 %, builds +36 %), or
+  (2) the builds' wait for a CPU moved the shift's way by at least the shift (busy loops beside a
+  run: CPU seconds +22-45 %, the wait +174-432 %).  Else it stays a SHIFT and gates when slower,
+  also without CPU seconds to tell the load (fail closed).
 """
 
 from __future__ import annotations

@@ -1,36 +1,27 @@
 """The run journal: every finished item on disk at once, and a results file rebuilt from it.
 
 Contract:
-- ``Journal(path).append(entry)`` writes ``entry`` as one JSON line with a single
-  ``os.write`` on an ``O_APPEND`` descriptor and ``fsync``s before returning, so a run killed
-  at any moment (``kill -9``, a CI timeout) keeps every line it finished; several processes
-  (pytest-xdist workers) may append to one journal.  ``repair_torn_tail()`` drops a torn last
-  line before a run appends to an existing journal (the plugin does, and says so).  ``append_many(entries)`` writes several
-  lines the same way, with one ``write`` and one ``fsync`` (a device-phase chunk's items).  A torn last line is ignored on reading.
-- Line types (key ``type``): ``run`` (once per process: pytest-benchmark's machine and
-  commit info, the tlbench run settings), ``collected`` (the item ids the run will
-  measure), ``backend`` (a backend's device info, once per process), ``item`` (one
-  finished item: ``item_id``, ``nodeid``, ``status`` timed/failed/skipped, ``identity`` -
-  the code, testbed and settings it was measured with -, ``outcome`` - the record that went
-  into ``extra_info`` or under ``tlbench.failed``/``skipped`` - and, when timed,
-  ``benchmark``, pytest-benchmark's own entry), ``end`` (the run finished; its exit status).
-- ``read_journal(path)`` returns ``JournalContents`` (the last line per item id wins), reading
-  one line at a time (a file that is no journal is refused at its first line, in bounded
-  memory), or
-  raises ``JournalError`` with one line saying what is wrong and what to do: a line that is not
-  JSON (but a torn last one), an item line whose fields have the wrong type, whose samples are
-  not non-negative finite numbers (NaN, a string: never a measured time), or two timed lines of
-  one item, measured with the same code and testbed, whose samples differ (two runs wrote into
-  one journal: which copy is the item's cannot be told).  ``not_the_item(entry, item_id,
-  backend, nodeid)`` says why an item line must not stand for that item (its record or its
-  benchmark is another item's or another backend's), None when it may: resume measures such an
-  item again and recover refuses the journal.
-- ``recover_document(contents)`` is a pytest-benchmark JSON document of the journal's items
-  (``pytest-benchmark compare`` and ``tlbench compare`` read it); its ``tlbench.partial``
-  says whether the run ended and which collected items are missing.
-- ``atomic_write_text(path, text)`` (harness/core/atomic_file.py, re-exported here) writes a
-  temp file beside ``path`` with the user's umask, fsyncs it, renames it over ``path`` and
-  fsyncs the directory: a reader sees the old file or the new one, never half of one.
+- ``Journal(path).append(entry)`` writes one JSON line with a single ``os.write`` on an
+  ``O_APPEND`` descriptor and ``fsync``s, so a killed run keeps every line it finished and
+  several processes (xdist workers) may append; ``append_many(entries)`` does several lines with
+  one write and one fsync; ``repair_torn_tail()`` drops a torn last line before appending (a torn
+  last line is ignored on reading).
+- Line types (key ``type``): ``run`` (once per process: machine and commit info, the run
+  settings), ``collected`` (the item ids to measure), ``backend`` (device info, once per
+  process), ``item`` (``item_id``, ``nodeid``, ``status`` timed/failed/skipped, ``identity`` - the
+  code, testbed and settings -, ``outcome`` - the record - and, when timed, pytest-benchmark's
+  ``benchmark`` entry), ``end`` (the run finished; its exit status).
+- ``read_journal(path)`` returns ``JournalContents`` (the last line per item id wins), one line
+  at a time (a file that is no journal is refused at its first line), or raises ``JournalError``
+  saying what is wrong and what to do: a line that is not JSON (but a torn last one), an item
+  line with fields of the wrong type or samples that are not non-negative finite numbers, or two
+  timed lines of one item, same code and testbed, whose samples differ (two runs in one journal).
+  ``not_the_item(entry, item_id, backend, nodeid)`` says why an item line must not stand for that
+  item (another item's or backend's record), None when it may: resume measures it again, recover
+  refuses the journal.
+- ``recover_document(contents)``: a pytest-benchmark JSON document of the journal's items; its
+  ``tlbench.partial`` says whether the run ended and which collected items are missing.
+- ``atomic_write_text`` (harness/core/atomic_file.py) is re-exported for the journal's writers.
 """
 
 from __future__ import annotations
