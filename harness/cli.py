@@ -24,10 +24,10 @@ from tlbench.harness.commands.common import EXIT_UNUSABLE, UsageProblem
 from tlbench.harness.commands.gate_options import PartialRun
 from tlbench.harness.commands.outputs import OutputRefused
 from tlbench.harness.crash import report_internal_error
-from tlbench.harness.results.comparison import CompareError
+from tlbench.harness.results.compare.comparison import CompareError
 from tlbench.harness.results.history.schema import HistoryError
-from tlbench.harness.results.journal import JournalError
-from tlbench.harness.results.store import ResultsError
+from tlbench.harness.results.files.journal import JournalError
+from tlbench.harness.results.files.store import ResultsError
 
 EXIT_CODES = ("Exit codes: 0 done, or no regression; 1 a regression (compare, nightly), a finding (check) or a partial "
               "merge (merge); 2 unusable input or arguments (one line says what to do); "

@@ -44,7 +44,7 @@ def _suite_sweeps(suites: Path) -> list[tuple[str, Any]]:
 
 
 def _cases(sweeps: list[tuple[str, Any]], backend: str, root: Path) -> dict[str, Any]:
-    from tlbench.harness.results.best_configs import load_best
+    from tlbench.harness.results.export.best_configs import load_best
 
     def best(path, name, problem, device):
         return load_best(root / path, name, problem, device)

@@ -6,7 +6,7 @@ import stat
 import pytest
 
 from tlbench.harness.core import atomic_file
-from tlbench.harness.results.journal import Journal, atomic_write_text
+from tlbench.harness.results.files.journal import Journal, atomic_write_text
 
 
 @pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])

@@ -209,7 +209,7 @@ def test_a_file_over_the_size_limit_is_refused_before_it_is_read(tmp_path):
 def test_an_internal_error_exits_3_naming_the_traceback_file(tmp_path, monkeypatch, capsys):
     """A bug of tlbench (here: compare itself raising) is exit 3, never 1 (regression) or 2."""
     from tlbench.harness import cli
-    from tlbench.harness.results import compare
+    from tlbench.harness.results.compare import compare
 
     files = _files(tmp_path)
 

@@ -6,7 +6,7 @@ import gzip
 import json
 from pathlib import Path
 
-from tlbench.harness.results.best_configs import pick_best
+from tlbench.harness.results.export.best_configs import pick_best
 
 RUN = Path(__file__).resolve().parents[1] / "results" / "h200-parity" / "gemm-small-more.json.gz"
 

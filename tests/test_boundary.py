@@ -153,8 +153,8 @@ def test_imports_point_down_the_layers(path):
 @pytest.mark.parametrize(
     "module, snippet",
     [("tlbench.harness.core.record", "from tlbench.harness.measure.stats import summarize"),
-     ("tlbench.harness.core.sweep", "from tlbench.harness.results.best_configs import load_best"),
-     ("tlbench.harness.results.store", "from tlbench.harness.analysis import stage_report"),
+     ("tlbench.harness.core.sweep", "from tlbench.harness.results.export.best_configs import load_best"),
+     ("tlbench.harness.results.files.store", "from tlbench.harness.analysis import stage_report"),
      ("tlbench.harness.analysis.stage_text", "def f():\n    from tlbench.harness.pytest_plugin import xdist_support\n"),
      ("tlbench.harness.measure.runner", "from tlbench.harness import plugin")],
 )

@@ -197,7 +197,7 @@ def test_every_built_in_suite_id_is_the_pinned_one():
     """Every case and vendor id of every built-in suite, per backend and scope, is still made
     byte for byte as when tests/fixtures/suite_case_ids.json was written (GEMM and flash
     attention alike).  A suite may add cases; one that deliberately drops a case updates the file."""
-    from tlbench.harness.results.best_configs import load_best
+    from tlbench.harness.results.export.best_configs import load_best
 
     pinned = json.loads(SUITE_IDS.read_text())
     assert len(pinned) >= 20 and any(k.startswith("test_fa_") for k in pinned) and any(k.startswith("test_tiles") for k in pinned)

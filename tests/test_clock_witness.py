@@ -1,4 +1,4 @@
-"""A device move the SM clock of the item's rounds explains (harness/results/clock_witness.py, compare's rules).
+"""A device move the SM clock of the item's rounds explains (harness/results/compare/clock_witness.py, compare's rules).
 
 The real pair: the H200 A/A of the main job at bb1a6cf (results/main-job-speed/h200-bb1a6cf/),
 two runs with overlap on (auto-1, auto-2), where flash attention ``bm128-bn128-t256-auto-s3``
@@ -15,9 +15,9 @@ from __future__ import annotations
 import copy
 import dataclasses
 
-from tlbench.harness.results import clock_witness
-from tlbench.harness.results.compare import compare_runs
-from tlbench.harness.results.store import Results, load_results
+from tlbench.harness.results.compare import clock_witness
+from tlbench.harness.results.compare.compare import compare_runs
+from tlbench.harness.results.files.store import Results, load_results
 
 from history_fixtures import RESULTS
 

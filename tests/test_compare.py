@@ -1,4 +1,4 @@
-"""tlbench.harness.results.compare on checked-in JSON of real runs (tests/fixtures/compare/README.md).
+"""tlbench.harness.results.compare.compare on checked-in JSON of real runs (tests/fixtures/compare/README.md).
 
 What is pinned: the verdict rule (rank test AND minimum effect AND noise floor), A/A of real
 runs gives no SLOWER, an injected 10 % slowdown is SLOWER, the in-run vendor ratio cancels
@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from tlbench.harness.results.compare import compare_runs
-from tlbench.harness.results.compare_backends import COMPILE_TIME, DEVICE_TIME, MODELED_CYCLES, compare_backends
-from tlbench.harness.results.comparison import CompareError
-from tlbench.harness.results.judgement import RUN_RATIO, TIME, VENDOR_RATIO, Thresholds, Verdict, judge
-from tlbench.harness.results.store import load_results, parse_results
+from tlbench.harness.results.compare.compare import compare_runs
+from tlbench.harness.results.compare.compare_backends import COMPILE_TIME, DEVICE_TIME, MODELED_CYCLES, compare_backends
+from tlbench.harness.results.compare.comparison import CompareError
+from tlbench.harness.results.compare.judgement import RUN_RATIO, TIME, VENDOR_RATIO, Thresholds, Verdict, judge
+from tlbench.harness.results.files.store import load_results, parse_results
 
 FIXTURES = Path(__file__).parent / "fixtures"
 COMPARE = FIXTURES / "compare"
@@ -348,7 +348,7 @@ def test_a_worse_modeled_schedule_gates_by_default_and_is_said_as_a_model():
     assert cmp.has_regression and not cmp.regressions  # the times did not move: the model did
     assert not compare_runs(base, new, Thresholds(gate_model=False)).has_regression
 
-    from tlbench.harness.results.report import comparison_markdown
+    from tlbench.harness.results.report.report import comparison_markdown
 
     text = comparison_markdown(cmp)
     assert "| MODEL WORSE | compile-ascend-" + target + " | modeled cycles per core: 5,576 -> 8,085 cycles (+45.0%, model)" in text

@@ -9,7 +9,7 @@ ratio to a re-measured vendor item moved -6.3 %.
 from pathlib import Path
 
 from tlbench.harness.cli import main
-from tlbench.harness.results import verdicts
+from tlbench.harness.results.compare import verdicts
 
 H200 = Path(__file__).parent / "fixtures" / "compare" / "h200-aa"
 SLOWED = "device-nvidia-gemm-8192x8192x8192-f16-bm128-bn256-bk64-t256-auto-s3"

@@ -17,9 +17,9 @@ import json
 from pathlib import Path
 
 from tlbench.harness.cli import main
-from tlbench.harness.results.compare import compare_runs
-from tlbench.harness.results.judgement import Verdict
-from tlbench.harness.results.store import load_results, parse_results
+from tlbench.harness.results.compare.compare import compare_runs
+from tlbench.harness.results.compare.judgement import Verdict
+from tlbench.harness.results.files.store import load_results, parse_results
 
 RUNS = Path(__file__).resolve().parent.parent / "results" / "main-job-speed" / "h200-2a8c02d"
 CAPPED = "gemm-8192x8192x8192-f16-bm128-bn256-bk64-t256-manual"

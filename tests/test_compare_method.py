@@ -20,12 +20,12 @@ from pathlib import Path
 import pytest
 
 from tlbench.harness.cli import main
-from tlbench.harness.results.compare import compare_runs
-from tlbench.harness.results.comparison import CompareError
-from tlbench.harness.results.judgement import Thresholds, Verdict
-from tlbench.harness.results.nightly import gate_against_baselines
-from tlbench.harness.results import report_cells
-from tlbench.harness.results.store import load_results, parse_results
+from tlbench.harness.results.compare.compare import compare_runs
+from tlbench.harness.results.compare.comparison import CompareError
+from tlbench.harness.results.compare.judgement import Thresholds, Verdict
+from tlbench.harness.results.nightly.nightly import gate_against_baselines
+from tlbench.harness.results.report import report_cells
+from tlbench.harness.results.files.store import load_results, parse_results
 
 FIXTURES = Path(__file__).parent / "fixtures"
 H200 = FIXTURES / "h200-stages-smoke.json"
@@ -164,7 +164,7 @@ def test_the_nightly_gate_calls_a_baseline_of_another_method_unusable(tmp_path):
 
 def test_compile_items_keep_their_own_method():
     """A compile item's method says how many rounds and how many items ran at a time; the compile
-    rules judge that (harness/results/pairing.py), so it is not refused here."""
+    rules judge that (harness/results/compare/pairing.py), so it is not refused here."""
     parallel = _edited(COMPILE_AA, lambda rec: rec.update(method=rec["method"] + "; 4 compile items timed at a time, one per process"))
     cmp = compare_runs(load_results(COMPILE_BASE), _results(parallel))
     assert cmp.compared == 14 and not cmp.counts()[Verdict.FAILED]

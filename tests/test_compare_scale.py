@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from synthetic_runs import synthetic_run
-from tlbench.harness.results.compare import compare_runs
-from tlbench.harness.results.store import parse_results
+from tlbench.harness.results.compare.compare import compare_runs
+from tlbench.harness.results.files.store import parse_results
 
 
 def _calls(kind: str, items: int) -> int:

@@ -21,10 +21,10 @@ import json
 from pathlib import Path
 
 from tlbench.harness.cli import main
-from tlbench.harness.results.compare import compare_runs
-from tlbench.harness.results.judgement import Verdict
-from tlbench.harness.results.compile_values import compile_centre
-from tlbench.harness.results.store import load_results, parse_results
+from tlbench.harness.results.compare.compare import compare_runs
+from tlbench.harness.results.compare.judgement import Verdict
+from tlbench.harness.results.compile_gate.compile_values import compile_centre
+from tlbench.harness.results.files.store import load_results, parse_results
 
 COMPARE = Path(__file__).parent / "fixtures" / "compare"
 BASE, AA, ONE20 = COMPARE / "compile-cpu-base.json", COMPARE / "compile-cpu-aa.json", COMPARE / "compile-cpu-one20.json"

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tlbench.harness.results.compare import compare_runs
-from tlbench.harness.results.judgement import Verdict
-from tlbench.harness.results.store import load_results
+from tlbench.harness.results.compare.compare import compare_runs
+from tlbench.harness.results.compare.judgement import Verdict
+from tlbench.harness.results.files.store import load_results
 
 RUNS = Path(__file__).resolve().parent / "fixtures" / "compare" / "item-counts"
 SLOWED = "gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s2"

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tlbench.harness.results.compare import compare_runs
-from tlbench.harness.results.compile_shift import honest, uncounted
-from tlbench.harness.results.judgement import Thresholds
-from tlbench.harness.results.pairing import Paired, item_key, run_shifts
-from tlbench.harness.results.store import load_results
-from tlbench.harness.results.verdicts import RunShift
+from tlbench.harness.results.compare.compare import compare_runs
+from tlbench.harness.results.compile_gate.compile_shift import honest, uncounted
+from tlbench.harness.results.compare.judgement import Thresholds
+from tlbench.harness.results.compare.pairing import Paired, item_key, run_shifts
+from tlbench.harness.results.files.store import load_results
+from tlbench.harness.results.compare.verdicts import RunShift
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "compare"
 LOADED = FIXTURES / "compile-loaded"

@@ -1,4 +1,4 @@
-"""The instruction-count verdict (harness/results/count_verdicts.py): its rule on numbers, and
+"""The instruction-count verdict (harness/results/compile_gate/count_verdicts.py): its rule on numbers, and
 in a real compare: its rows sit beside the time verdicts, gate, and never compare counts of
 different counters or methods."""
 
@@ -7,11 +7,11 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
-from tlbench.harness.results.compare import compare_runs
-from tlbench.harness.results.count_verdicts import COUNT_FLOOR, INSTRUCTIONS, judge_counts
-from tlbench.harness.results.judgement import Verdict
-from tlbench.harness.results.report import comparison_markdown
-from tlbench.harness.results.store import load_results, parse_results
+from tlbench.harness.results.compare.compare import compare_runs
+from tlbench.harness.results.compile_gate.count_verdicts import COUNT_FLOOR, INSTRUCTIONS, judge_counts
+from tlbench.harness.results.compare.judgement import Verdict
+from tlbench.harness.results.report.report import comparison_markdown
+from tlbench.harness.results.files.store import load_results, parse_results
 
 COMPARE = Path(__file__).parent / "fixtures" / "compare"
 COUNTED = 8  # the fixture's items that get a count

@@ -20,7 +20,7 @@ from browser_cdp import Browser, find_chromium
 from history_fixtures import RESULTS, unpack_runs
 from tlbench.harness.cli import main
 from tlbench.harness.dashboard import watch
-from tlbench.harness.results import verdict_words
+from tlbench.harness.results.compare import verdict_words
 from tlbench.harness.results.history import query
 from tlbench.harness.results.history.schema import open_history
 

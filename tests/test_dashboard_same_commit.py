@@ -14,7 +14,7 @@ from pathlib import Path
 from history_fixtures import RESULTS
 from tlbench.harness.cli import main
 from tlbench.harness.dashboard import watch
-from tlbench.harness.results import verdict_words
+from tlbench.harness.results.compare import verdict_words
 from tlbench.harness.results.history import query
 from tlbench.harness.results.history.query import Point
 from tlbench.harness.results.history.schema import open_history

@@ -7,9 +7,9 @@ import copy
 import json
 from pathlib import Path
 
-from tlbench.harness.results.compare import compare_runs
-from tlbench.harness.results.derived_drift import with_derived_drift
-from tlbench.harness.results.store import parse_results
+from tlbench.harness.results.compare.compare import compare_runs
+from tlbench.harness.results.files.derived_drift import with_derived_drift
+from tlbench.harness.results.files.store import parse_results
 
 FIXTURE = Path(__file__).resolve().parents[1] / "results" / "h200-gemm-stages" / "stages.json"  # a real H200 run with its batches
 SHIFTED_MS = (2.126, 2.131, 2.265, 2.257, 2.256)  # batch medians of one item with a level shift inside it (two batches, then three)

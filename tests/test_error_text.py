@@ -6,9 +6,9 @@ shows the exception it ends in; a one-line reason shows as is; the table row and
 summary name the stage and the worker restart count.
 """
 
-from tlbench.harness.results.error_text import failure_line, headline
-from tlbench.harness.results.summary import summary_lines
-from tlbench.harness.results.run_facts import facts_of
+from tlbench.harness.results.files.error_text import failure_line, headline
+from tlbench.harness.results.report.summary import summary_lines
+from tlbench.harness.results.files.run_facts import facts_of
 
 CUDA_FAULT = (
     "AcceleratorError: CUDA error: an illegal memory access was encountered\n"

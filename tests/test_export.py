@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from tlbench.harness.cli import main
-from tlbench.harness.results.store import load_results
+from tlbench.harness.results.files.store import load_results
 
 ROOT = Path(__file__).resolve().parents[1]
 STAGES = ROOT / "results" / "h200-gemm-stages" / "stages.json"

@@ -247,9 +247,9 @@ def test_the_remeasured_items_of_one_backend_of_a_two_backend_run_are_judged_aga
     its restriction to those items was compared with that backend's baseline and refused as
     "different backends" (exit 2, no summary).  Here the real CPU night b2 (both backends)
     restricted to its nvidia items, against the nvidia baseline of b1."""
-    from tlbench.harness.results import remeasure
-    from tlbench.harness.results.compare import compare_runs
-    from tlbench.harness.results.store import parse_results, split_by_backend
+    from tlbench.harness.results.nightly import remeasure
+    from tlbench.harness.results.compare.compare import compare_runs
+    from tlbench.harness.results.files.store import parse_results, split_by_backend
 
     base = parse_results(split_by_backend(json.loads((B2.parent / "b1.json").read_text()))["nvidia"], "nvidia-cpu.json")
     rerun = parse_results(json.loads(B2.read_text()), "remeasure.json")

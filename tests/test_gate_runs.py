@@ -143,8 +143,8 @@ def test_every_reader_reads_a_toy_family_file_whose_configs_hold_lists_and_objec
     report = json.loads(_tlbench(toy_dir, "report", "a.json", "--json").stdout)
     assert report["counts"]["timed"] >= 3 and {i["family"] for i in report["items"]} == {"vadd"}
     summary = subprocess.run([sys.executable, "-c", "import json,sys\n"
-                              "from tlbench.harness.results.store import load_results\n"
-                              "from tlbench.harness.results.summary import summary_lines\n"
+                              "from tlbench.harness.results.files.store import load_results\n"
+                              "from tlbench.harness.results.report.summary import summary_lines\n"
                               "print('\\n'.join(summary_lines(load_results('a.json').records)))"],
                              cwd=toy_dir, env=toy_env(toy_dir), capture_output=True, text=True, timeout=120)
     assert summary.returncode == 0, summary.stderr

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from json_schema_subset import errors
 from test_bad_inputs import _run
-from tlbench.harness.results.json_output import compare_output_schema
+from tlbench.harness.results.report.json_output import compare_output_schema
 
 COMPARE = Path(__file__).resolve().parent / "fixtures" / "compare"
 CPU2 = COMPARE / "compile-cpu2"

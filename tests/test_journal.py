@@ -20,8 +20,8 @@ import pytest
 
 import fake_backend
 from tlbench.harness.cli import main as tlbench_main
-from tlbench.harness.results.journal import Journal, JournalError, atomic_write_text, journal_path_for, read_journal
-from tlbench.harness.results.store import load_results
+from tlbench.harness.results.files.journal import Journal, JournalError, atomic_write_text, journal_path_for, read_journal
+from tlbench.harness.results.files.store import load_results
 
 CONFTEST = fake_backend.CONFTEST
 
@@ -284,7 +284,7 @@ def test_a_chunk_journals_the_record_and_entry_that_reach_the_json(chunk_suite):
 
 
 def test_a_torn_last_line_is_dropped_before_appending_and_the_journal_reads_again(tmp_path):
-    from tlbench.harness.results.journal import Journal, read_journal
+    from tlbench.harness.results.files.journal import Journal, read_journal
 
     path = tmp_path / "run.journal.jsonl"
     journal = Journal(path)

@@ -16,7 +16,7 @@ import pytest
 
 from test_journal import CONFTEST, SUITE, _pytest
 from tlbench.harness.cli import main as tlbench_main
-from tlbench.harness.results.store import load_results
+from tlbench.harness.results.files.store import load_results
 
 
 @pytest.fixture

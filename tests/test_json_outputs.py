@@ -14,7 +14,7 @@ import pytest
 
 from json_schema_subset import errors
 from tlbench.harness.cli import main
-from tlbench.harness.results.json_output import compare_output_schema
+from tlbench.harness.results.report.json_output import compare_output_schema
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMAS = ROOT / "harness" / "results" / "schema"

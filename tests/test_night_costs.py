@@ -1,6 +1,6 @@
-"""Where a night's time went (harness/results/night_costs.py), from the records' own numbers."""
+"""Where a night's time went (harness/results/nightly/night_costs.py), from the records' own numbers."""
 
-from tlbench.harness.results.night_costs import cost_markdown
+from tlbench.harness.results.nightly.night_costs import cost_markdown
 
 
 def _bench(case, samples, build, count, child, lowering, shard="1/2"):
@@ -35,7 +35,7 @@ def test_nothing_known_is_no_section():
 
 
 def test_item_costs_are_each_timed_items_seconds_and_a_skipped_items_nothing():
-    from tlbench.harness.results.night_costs import item_costs
+    from tlbench.harness.results.nightly.night_costs import item_costs
 
     document = {"benchmarks": [_bench("gemm-s2", [0.2, 0.2], 2.0, 10.0, 350.0, 800_000_000)],
                 "tlbench": {"skipped": [{"kind": "compile", "backend": "ascend", "case_id": "fa-bm256"}]}}

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from tlbench.harness.cli import main
-from tlbench.harness.results.judgement import Thresholds
-from tlbench.harness.results.nightly import NightlyPlan, gate_against_baselines, run_nightly
+from tlbench.harness.results.compare.judgement import Thresholds
+from tlbench.harness.results.nightly.nightly import NightlyPlan, gate_against_baselines, run_nightly
 
 ROOT = Path(__file__).resolve().parents[1]
 SLEEPY = Path(__file__).parent / "fixtures" / "compare" / "sleepy"
@@ -274,10 +274,10 @@ def test_a_flagged_item_is_remeasured_beside_its_reference_and_judged_against_th
 def test_an_item_with_no_reference_to_remeasure_against_keeps_its_first_verdict(tmp_path):
     """plan_remeasure on a real two-item compile run: a flagged item whose group has one other
     item is not re-measured (no reference it could be judged against); the plan says so."""
-    from tlbench.harness.results.comparison import ItemComparison, ItemKey, RunComparison
-    from tlbench.harness.results.judgement import Thresholds, Verdict
-    from tlbench.harness.results.remeasure import combine, plan_remeasure
-    from tlbench.harness.results.store import load_results, parse_results
+    from tlbench.harness.results.compare.comparison import ItemComparison, ItemKey, RunComparison
+    from tlbench.harness.results.compare.judgement import Thresholds, Verdict
+    from tlbench.harness.results.nightly.remeasure import combine, plan_remeasure
+    from tlbench.harness.results.files.store import load_results, parse_results
 
     doc = json.loads((ROOT / "tests" / "fixtures" / "compare" / "compile-cpu2" / "b2.json").read_text())
     doc["benchmarks"] = [b for b in doc["benchmarks"] if b["extra_info"]["tlbench"]["backend"] == "nvidia"][:2]
@@ -292,7 +292,7 @@ def test_an_item_with_no_reference_to_remeasure_against_keeps_its_first_verdict(
 
 
 def test_a_suite_that_selects_nothing_says_so_in_words_with_its_log(tmp_path):
-    from tlbench.harness.results.nightly_runner import _finished
+    from tlbench.harness.results.nightly.nightly_runner import _finished
 
     suite = tmp_path / "test_tiny.py"
     suite.write_text("def test_one():\n    pass\n")

@@ -20,8 +20,8 @@ import pytest
 
 from tlbench.backends.nvidia import profiles as nvidia_profiles
 from tlbench.harness.core.device_profile import match_profile
-from tlbench.harness.results.roofline import PEAK_UNKNOWN, annotate, format_pct
-from tlbench.harness.results.summary import summary_lines
+from tlbench.harness.results.report.roofline import PEAK_UNKNOWN, annotate, format_pct
+from tlbench.harness.results.report.summary import summary_lines
 
 H200 = match_profile(nvidia_profiles.PROFILES, "NVIDIA H200")
 
@@ -127,7 +127,7 @@ def _record(problem, input_dtypes=None, **throughput):
 
 
 def test_index_and_mask_tensors_do_not_choose_the_peak_and_torch_spellings_are_read_as_the_profile_names():
-    from tlbench.harness.results.roofline import peak_dtype
+    from tlbench.harness.results.report.roofline import peak_dtype
 
     assert peak_dtype(_record({"M": 1}, ["float16", "float16", "bool"])) == ("float16", "inputs", "")
     assert peak_dtype(_record({"M": 1}, ["float8_e4m3fn", "float8_e4m3fn", "int32"])) == ("float8_e4m3", "inputs", "")
@@ -137,7 +137,7 @@ def test_index_and_mask_tensors_do_not_choose_the_peak_and_torch_spellings_are_r
 
 
 def test_the_problems_own_dtype_wins_over_its_inputs():
-    from tlbench.harness.results.roofline import peak_dtype
+    from tlbench.harness.results.report.roofline import peak_dtype
 
     rec = _record({"M": 1, "dtype": "bfloat16"}, ["float32"])
     assert peak_dtype(rec) == ("bfloat16", "problem", "")

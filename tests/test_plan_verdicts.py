@@ -1,4 +1,4 @@
-"""Plan and schedule verdicts (harness/results/plan_verdicts.py) on real lowerings.
+"""Plan and schedule verdicts (harness/results/compare/plan_verdicts.py) on real lowerings.
 
 Each backend lowers one real case twice through tilelang: as it is, and with a real change of
 what the compiler is asked to do (tests/test_only/compile_slowdown.py::TestOnlyLoweringChanges, the changes
@@ -14,9 +14,9 @@ from __future__ import annotations
 import pytest
 
 from tlbench.harness.core.backend_api import BackendOptions
-from tlbench.harness.results.comparison import ItemKey
-from tlbench.harness.results.judgement import Thresholds
-from tlbench.harness.results.plan_verdicts import judge_plan
+from tlbench.harness.results.compare.comparison import ItemKey
+from tlbench.harness.results.compare.judgement import Thresholds
+from tlbench.harness.results.compare.plan_verdicts import judge_plan
 
 CASE_S3 = "gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s3"
 CASE_WS = "gemm-1024x1024x1024-f16-bm128-bn256-bk64-t256-auto-s3"

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from tlbench.harness.core.cases import PORTABLE_KEY
-from tlbench.harness.results.portability_tax import TaxGroup, tax_lines
-from tlbench.harness.results.summary import summary_lines
+from tlbench.harness.results.report.portability_tax import TaxGroup, tax_lines
+from tlbench.harness.results.report.summary import summary_lines
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = ROOT / "results" / "portability-tax" / "h100"

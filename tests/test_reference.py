@@ -21,7 +21,7 @@ import tlbench
 from tlbench.harness.sweep_api import reference
 from tlbench.harness.cli import build_parser
 from tlbench.harness.pytest_plugin.options import pytest_addoption
-from tlbench.harness.results.verdict_words import WORDS
+from tlbench.harness.results.compare.verdict_words import WORDS
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMITTED = ROOT / "harness" / "reference.md"

@@ -58,7 +58,7 @@ def test_results_python_uses_the_public_api_only(path):
 
 @pytest.mark.parametrize(
     "snippet",
-    ["from tlbench.harness.results.store import load_results", "import tlbench.backends.nvidia.backend",
+    ["from tlbench.harness.results.files.store import load_results", "import tlbench.backends.nvidia.backend",
      "def f():\n    from tlbench.backends.gpu.timing import L2Flush\n", "from tlbench import _version",
      "import_module('tlbench.harness.core.trace')", "from tlbench.harness import plugin"],
 )

@@ -8,7 +8,7 @@ import pytest
 from tlbench.backends.ascend import profiles as ascend_profiles
 from tlbench.backends.nvidia import profiles as nvidia_profiles
 from tlbench.harness.core.device_profile import DeviceProfile, match_profile
-from tlbench.harness.results.roofline import PEAK_UNKNOWN, annotate, format_pct
+from tlbench.harness.results.report.roofline import PEAK_UNKNOWN, annotate, format_pct
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -82,7 +82,7 @@ def _memory_bound_record(**throughput) -> dict:
 def test_a_kernel_that_names_no_dtype_is_read_against_the_bandwidth():
     """No dtype, so no FLOP peak: GB/s and % of the bandwidth all the same (it read
     '0.4 TFLOP/s (peak unknown)' with no bandwidth before)."""
-    from tlbench.harness.results.summary import summary_lines
+    from tlbench.harness.results.report.summary import summary_lines
 
     h200 = match_profile(nvidia_profiles.PROFILES, "NVIDIA H200")
     both = annotate(_memory_bound_record(tflops=0.4, gbps_compulsory=3600.0), h200)

@@ -17,8 +17,8 @@ import pytest
 
 from json_schema_subset import errors
 
-from tlbench.harness.results.json_output import compare_output_schema
-from tlbench.harness.results.verdict_words import Verdict
+from tlbench.harness.results.report.json_output import compare_output_schema
+from tlbench.harness.results.compare.verdict_words import Verdict
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMAS = ROOT / "harness" / "results" / "schema"

@@ -168,7 +168,7 @@ def test_a_history_file_that_is_not_a_run_is_refused_before_collection(tmp_path,
 
 def test_a_measured_config_that_failed_counts_as_measured_in_the_account():
     """Records as the results file holds them (hand-written here: the harness's own counting)."""
-    from tlbench.harness.results.search_account import search_accounts
+    from tlbench.harness.results.report.search_account import search_accounts
 
     problem = {"problem_id": "p", "configs": 3, "measured": 2, "stopped_because": "budget", "measured_device_s": 1.0,
                "exhaustive_projection_s": 1.5}

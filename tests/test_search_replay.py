@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from tlbench.harness.cli import main
-from tlbench.harness.results.store import load_results
+from tlbench.harness.results.files.store import load_results
 from tlbench.harness.search.candidates import STATIC_ROOFLINE_KEYS, Candidate, candidate_from_record
 from tlbench.harness.search.replay import learned_from, qualifying, replay, sweeps_of
 from tlbench.harness.search.search import SearchSettings, budget, run_search

@@ -1,5 +1,5 @@
 """A run split over machines (--tlbench-shard=I/N, harness/pytest_plugin/sharding.py) and put
-back together (tlbench merge, harness/results/shard_merge.py).
+back together (tlbench merge, harness/results/files/shard_merge.py).
 
 The split's own logic is tested on plain entries; the whole path - N separate pytest runs of a
 suite on the FakeBackend (the harness's logic only: it compiles and runs nothing), their real
@@ -22,8 +22,8 @@ import scipy.stats  # noqa: F401  (before pytester's in-process runs, which unlo
 import fake_backend
 from tlbench.harness.core.shard import ShardSpec, placement, run_digest
 from tlbench.harness.pytest_plugin.sharding import ShardEntry, split
-from tlbench.harness.results.shard_merge import merge_shards
-from tlbench.harness.results.store import ResultsError, load_results, parse_results
+from tlbench.harness.results.files.shard_merge import merge_shards
+from tlbench.harness.results.files.store import ResultsError, load_results, parse_results
 
 SUITE = """
 from tlbench.harness.core.sweep import Sweep
@@ -352,7 +352,7 @@ def test_a_shard_is_finished_from_its_own_journal_and_still_merges(shards):
 
 
 def test_compare_pairs_a_merged_run_with_an_unsharded_one_either_way_each_kernel_against_its_own_shards_vendor(shards):
-    from tlbench.harness.results.compare import compare_runs
+    from tlbench.harness.results.compare.compare import compare_runs
 
     suite, _ = shards
     assert _tlbench(suite.path, "merge", "s1.json", "s2.json", "s3.json", "-o", "run.json")[0] == 0
@@ -386,7 +386,7 @@ def test_a_shard_on_a_slower_machine_is_judged_against_its_own_items(pytester, m
     file (what a slower or busier host does to all of its items alike).  Relative to the other
     items of its own shard nothing changed, and compare says so; relative to the whole run, half
     the items would be 35 % slower."""
-    from tlbench.harness.results.compare import compare_runs
+    from tlbench.harness.results.compare.compare import compare_runs
 
     monkeypatch.setenv("TLBENCH_COMMIT", "c0ffee1")
     pytester.makeconftest(fake_backend.CONFTEST)

@@ -8,9 +8,9 @@ import copy
 import json
 from pathlib import Path
 
-from tlbench.harness.results.compare import compare_runs
-from tlbench.harness.results.shift_cause import cause
-from tlbench.harness.results.store import load_results, parse_results
+from tlbench.harness.results.compare.compare import compare_runs
+from tlbench.harness.results.compare.shift_cause import cause
+from tlbench.harness.results.files.store import load_results, parse_results
 
 BASE = Path(__file__).parent / "fixtures" / "compare" / "compile-cpu-base.json"
 

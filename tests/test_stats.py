@@ -102,7 +102,7 @@ def test_bad_criterion_specs_say_what_to_do(spec, words):
 
 def test_median_of_checked_samples_is_the_summary_median_with_the_same_checks():
     from tlbench.harness.core.stats import median, sorted_samples, summarize
-    from tlbench.harness.results.judgement import median_of
+    from tlbench.harness.results.compare.judgement import median_of
 
     for samples in ([3.0], [2.0, 1.0], [5.0, 1.0, 3.0, 2.0], [0.1 * i for i in range(37, 0, -1)]):
         assert median(sorted_samples(samples)) == summarize(samples).median == median_of(samples)

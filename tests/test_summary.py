@@ -1,4 +1,4 @@
-"""The ten-second summary (harness/results/summary.py) and where the terminal puts it.
+"""The ten-second summary (harness/results/report/summary.py) and where the terminal puts it.
 
 Records are built the way the plugin writes them; what is pinned is the summary's own
 logic: the best cell marked, the vendor ratio as vendor time / kernel time, % of peak only
@@ -7,7 +7,7 @@ when a record carries it, model numbers labelled, skips folded by reason with a 
 
 import pytest
 
-from tlbench.harness.results.summary import summary_lines
+from tlbench.harness.results.report.summary import summary_lines
 
 from test_plugin import CONFTEST, SUITE
 

@@ -1,4 +1,4 @@
-"""The one table renderer (harness/results/text_table.py) and what report, compare and history
+"""The one table renderer (harness/results/report/text_table.py) and what report, compare and history
 show print through it: a case id split into its problem (the group heading) and its config (the
 row), a row is at most two lines at any width, the gate line first, on real committed files."""
 
@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tlbench.harness.results.text_table import Column, Group, TextRow, plain, render, split_id
+from tlbench.harness.results.report.text_table import Column, Group, TextRow, plain, render, split_id
 
 ROOT = Path(__file__).resolve().parents[1]
 BASE = ROOT / "results" / "h200-parity" / "gemm-ws.json.gz"

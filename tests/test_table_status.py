@@ -3,7 +3,7 @@ Ascend's plan cell labels modeled cycles by what they cover."""
 
 from tlbench.backends.ascend.traits import TRAITS as ASCEND
 from tlbench.backends.nvidia.traits import NvidiaTraits
-from tlbench.harness.results.run_facts import facts_of
+from tlbench.harness.results.files.run_facts import facts_of
 
 
 def _device(status):

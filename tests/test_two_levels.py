@@ -1,4 +1,4 @@
-"""Rounds in two levels (harness/results/two_levels.py and compare's ``two-levels`` rule).
+"""Rounds in two levels (harness/results/compare/two_levels.py and compare's ``two-levels`` rule).
 
 The real pair: the H200 A/A of the main job at 29841c5 (results/main-job-speed/h200-29841c5/),
 overlap off run 2 against auto run 2, where GEMM 8192 128x256x64 ``manual`` read SLOWER +7.2 %
@@ -13,9 +13,9 @@ import math
 import random
 from pathlib import Path
 
-from tlbench.harness.results.compare import compare_runs
-from tlbench.harness.results.store import load_results
-from tlbench.harness.results.two_levels import levels, occupancy
+from tlbench.harness.results.compare.compare import compare_runs
+from tlbench.harness.results.files.store import load_results
+from tlbench.harness.results.compare.two_levels import levels, occupancy
 
 ROOT = Path(__file__).resolve().parents[1]
 AA = ROOT / "results" / "main-job-speed" / "h200-29841c5"

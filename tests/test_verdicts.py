@@ -1,4 +1,4 @@
-"""The run-vs-run rules of harness/results/verdicts.py, and the exit codes of tlbench compare
+"""The run-vs-run rules of harness/results/compare/verdicts.py, and the exit codes of tlbench compare
 for an all-failed new run and for malformed failed/skipped records."""
 
 import copy
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tlbench.harness.cli import main
-from tlbench.harness.results.verdicts import between_rounds, min_of_n, run_shift
+from tlbench.harness.results.compare.verdicts import between_rounds, min_of_n, run_shift
 
 FIXTURES = Path(__file__).parent / "fixtures"
 H200 = FIXTURES / "h200-stages-smoke.json"

@@ -58,7 +58,7 @@ def test_each_job_is_thin(workflow, name):
     job = workflow["jobs"][name]
     runs = _runs(job)
     assert runs[0] == "python3 -m harness.bootstrap"
-    assert runs[-1].startswith("tlbench nightly")  # every step lives in harness/results/nightly.py
+    assert runs[-1].startswith("tlbench nightly")  # every step lives in harness/results/nightly/nightly.py
     assert [r.split()[:2] for r in runs[1:-1]] == ([["tlbench", "merge"]] if name == "cpu" else [])  # cpu: the shards merged first
     upload = [s for s in job["steps"] if str(s.get("uses", "")).startswith("actions/upload-artifact@")]
     assert len(upload) == 1 and upload[0]["if"] == "always()"

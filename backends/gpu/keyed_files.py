@@ -2,7 +2,7 @@
 
 Contract: ``KeyedFiles(directory)`` (None: nothing is stored and nothing is found);
 ``has(key)``; ``read(key)`` returns the file's text, or None when there is none or it cannot
-be read; ``write(key, text)`` writes it with ``harness.results.journal.atomic_write_text`` (a temporary
+be read; ``write(key, text)`` writes it with ``harness.results.files.journal.atomic_write_text`` (a temporary
 file, fsync'd, then ``os.replace``: a concurrent reader sees the old file or the whole new
 one, never half of it) and returns
 False when the disk refuses (read-only, full): a cache that cannot store costs its caller
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tlbench.harness.results.journal import atomic_write_text
+from tlbench.harness.results.files.journal import atomic_write_text
 
 
 class KeyedFiles:

@@ -4,7 +4,7 @@ Usage: ``python -m tlbench.backends.tools.fa_report RUN.json [--peak-tflops 989.
 
 RUN.json is the run's ``--benchmark-json`` file, plain or gzip-compressed (``.json.gz``, as the
 archived runs here are), read and checked by the harness's own reader
-(harness/results/store.py ``load_results``); a file it cannot use is one line on stderr, exit 2.
+(harness/results/files/store.py ``load_results``); a file it cannot use is one line on stderr, exit 2.
 
 For each FA problem in the run: every FA item with its status (timed items passed the check
 against torch SDPA in fp32, |out - ref| <= atol + rtol*|ref|, the tolerance read from the
@@ -29,7 +29,7 @@ from collections import defaultdict
 from typing import Any
 
 from tlbench.harness.core.record import EXTRA_KEY, records_of
-from tlbench.harness.results.store import ResultsError, load_results
+from tlbench.harness.results.files.store import ResultsError, load_results
 
 H200_DENSE_BF16_TFLOPS = 989.5
 

@@ -46,7 +46,7 @@ MARKER_CYCLES = 1000
 
 
 def _cases(args) -> list[Any]:
-    from tlbench.harness.results.best_configs import load_best
+    from tlbench.harness.results.export.best_configs import load_best
 
     return select([load_sweep(s) for s in args.suite], args.k, args.case or (), load_best)
 

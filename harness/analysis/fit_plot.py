@@ -17,7 +17,7 @@ from typing import Iterable
 from tlbench.harness.analysis import timeline_fit
 from tlbench.harness.analysis import timeline_model as models
 from tlbench.harness.analysis.timeline_plot import Panel, draw_space_time, panel_from_timeline
-from tlbench.harness.results.table import format_seconds
+from tlbench.harness.results.report.table import format_seconds
 
 FIT_DESCRIPTIONS = {
     "copy": "copy: issue -> data on chip (model)",

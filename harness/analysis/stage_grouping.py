@@ -25,7 +25,7 @@ from typing import Any, Callable, Mapping
 from tlbench.harness.core.backend_traits import TraitsCatalog
 from tlbench.harness.core.record import EXTRA_KEY, records_of
 from tlbench.harness.core.shard import placement
-from tlbench.harness.results.store import testbed_of
+from tlbench.harness.results.files.store import testbed_of
 from tlbench.harness.analysis.stage_fit import with_model
 from tlbench.harness.analysis.stage_plan import item_status, k_loop, k_steps_per_block, onchip_use, path_label, pipelined_buffers, problem_sort, ratio_of
 from tlbench.harness.analysis.stage_types import STAGE_KEYS, StageLine, StageReport, StageReportError, TileGroup

@@ -2,7 +2,7 @@
 
 Contract: ``stage_json(report, source)`` returns the plain-JSON dict of
 harness/results/schema/stages-output.schema.json, in the envelope every ``--json`` shares
-(harness/results/json_output.py): per tile group its backend, kernel, problem, tile, testbed,
+(harness/results/report/json_output.py): per tile group its backend, kernel, problem, tile, testbed,
 basis (``device``: measured medians; ``model``: modeled cycles, a model; ``none``), K steps per
 block, the pipeline model's note or fit (latency/compute ratio, its min sufficient depth), one
 entry per variant (num_stages / loop form, path, buffer versions, median seconds, modeled
@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from tlbench.harness.analysis.stage_types import StageLine, StageReport, TileGroup
-from tlbench.harness.results.json_output import envelope, num
+from tlbench.harness.results.report.json_output import envelope, num
 
 
 def _line(r: StageLine) -> dict[str, Any]:

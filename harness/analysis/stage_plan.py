@@ -9,7 +9,7 @@ small ratio helpers.  Nothing is printed.
 from __future__ import annotations
 
 from typing import Any, Mapping
-from tlbench.harness.results.table import format_seconds
+from tlbench.harness.results.report.table import format_seconds
 from tlbench.harness.analysis.stage_types import StageLine
 
 

@@ -1,7 +1,7 @@
 """``tlbench report --stages FILE``: how many pipeline stages to use, and why.
 
 Contract: ``main(path, png=None, markdown=None, png_dir=None, as_json=False)`` loads a results
-file (``harness.results.store``), prints the stage report (with ``as_json``: the document of
+file (``harness.results.files.store``), prints the stage report (with ``as_json``: the document of
 harness/analysis/stage_json.py, alone on stdout; what it writes is then said on stderr), and
 writes what was asked for:
 ``markdown`` (the report as markdown), ``png`` (every group's speedup over its num_stages=1
@@ -30,7 +30,7 @@ from tlbench.harness.analysis.stage_grouping import build_stage_report
 from tlbench.harness.analysis.stage_json import stage_json
 from tlbench.harness.analysis.stage_text import format_stage_report, stage_markdown
 from tlbench.harness.analysis.stage_types import StageLine, StageReport, StageReportError, StageVerdict, TileGroup
-from tlbench.harness.results.store import ResultsError, load_results
+from tlbench.harness.results.files.store import ResultsError, load_results
 
 __all__ = ["StageLine", "StageReport", "StageReportError", "StageVerdict", "TileGroup", "build_stage_report", "format_stage_report", "loop_latencies", "main",
            "plot_stage_curves", "stage_markdown", "write_pngs"]

@@ -9,7 +9,7 @@ cycles marked ``(model)`` / ``(Z3)``; they never share a column.
 from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
-from tlbench.harness.results.table import format_seconds
+from tlbench.harness.results.report.table import format_seconds
 from tlbench.harness.analysis.stage_types import StageLine, StageReport, TOLERANCE, TileGroup
 
 
@@ -48,7 +48,7 @@ def vendor_words(group: TileGroup) -> str:
 
 def _single_lines(groups: Sequence[TileGroup]) -> list[str]:
     """Tiles with one depth each (a tile sweep): one line each, with the vendor ratio."""
-    from tlbench.harness.results.text_table import Column, Group, TextRow, plain, render
+    from tlbench.harness.results.report.text_table import Column, Group, TextRow, plain, render
 
     columns = (Column("tile"), Column("stages", right=True), Column("median", right=True), Column("x vendor", right=True))
     by: dict[str, list[TextRow]] = {}

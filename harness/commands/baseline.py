@@ -39,8 +39,8 @@ def register(sub: Any) -> None:
 
 
 def run_baseline(args: argparse.Namespace) -> int:
-    from tlbench.harness.results.partial_note import partial_lines
-    from tlbench.harness.results.store import baseline_name, load_results, split_by_backend, write_document
+    from tlbench.harness.results.report.partial_note import partial_lines
+    from tlbench.harness.results.files.store import baseline_name, load_results, split_by_backend, write_document
 
     results = load_results(args.file)
     if not results.records:

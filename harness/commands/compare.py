@@ -6,7 +6,7 @@ regression), 1 (a regression: an item SLOWER, FAILED where it did not fail befor
 the base not measured, a gating whole-run shift or plan verdict); unusable input raises a
 one-line error (exit 2 from harness/cli.py).  ``--across-backends`` reads one or more files
 that together hold two or more backends (one file holding both is the usual case) and never
-gates (exit 0).  ``--json`` prints the document of harness/results/json_output.py instead of
+gates (exit 0).  ``--json`` prints the document of harness/results/report/json_output.py instead of
 the tables; ``--markdown`` / ``--png`` also write those, never over an input or a results file
 without ``--force``.
 """
@@ -60,11 +60,11 @@ def run_compare(args: argparse.Namespace) -> int:
 
 
 def _compare_runs(args: argparse.Namespace) -> int:
-    from tlbench.harness.results import report
-    from tlbench.harness.results.compare import compare_runs
-    from tlbench.harness.results.json_output import compare_json
-    from tlbench.harness.results.partial_note import partial_lines
-    from tlbench.harness.results.store import load_results
+    from tlbench.harness.results.report import report
+    from tlbench.harness.results.compare.compare import compare_runs
+    from tlbench.harness.results.report.json_output import compare_json
+    from tlbench.harness.results.report.partial_note import partial_lines
+    from tlbench.harness.results.files.store import load_results
 
     if len(args.files) != 2:
         raise UsageProblem(f"compare takes BASE.json NEW.json (got {len(args.files)} files); use --across-backends to join backends")
@@ -89,10 +89,10 @@ def _compare_runs(args: argparse.Namespace) -> int:
 
 
 def _compare_backends(args: argparse.Namespace) -> int:
-    from tlbench.harness.results import report
-    from tlbench.harness.results.compare_backends import compare_backends
-    from tlbench.harness.results.json_report import across_json
-    from tlbench.harness.results.store import load_results
+    from tlbench.harness.results.report import report
+    from tlbench.harness.results.compare.compare_backends import compare_backends
+    from tlbench.harness.results.report.json_report import across_json
+    from tlbench.harness.results.files.store import load_results
 
     guard([args.markdown, args.png], args.files, args.force)
     across = compare_backends([load_results(f) for f in args.files])
@@ -111,11 +111,11 @@ def _compare_backends(args: argparse.Namespace) -> int:
 
 
 def _compare_history(args: argparse.Namespace) -> int:
-    from tlbench.harness.results import report
+    from tlbench.harness.results.report import report
     from tlbench.harness.results.history.judge import HistoryPolicy, compare_with_history
     from tlbench.harness.results.history.schema import HistoryError, open_history
-    from tlbench.harness.results.json_output import compare_json, history_compare_extra
-    from tlbench.harness.results.store import load_results
+    from tlbench.harness.results.report.json_output import compare_json, history_compare_extra
+    from tlbench.harness.results.files.store import load_results
 
     if len(args.files) != 1:
         raise HistoryError(f"compare --history takes one NEW.json (got {len(args.files)} files)")

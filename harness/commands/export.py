@@ -42,10 +42,10 @@ def register(sub: Any) -> None:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from tlbench.harness.results.export import BIGGER_FILE, SMALLER_FILE, github_action_benchmark, left_out, write_github_action_benchmark
-    from tlbench.harness.results.compare import index_items
-    from tlbench.harness.results.comparison import CompareError
-    from tlbench.harness.results.store import load_results
+    from tlbench.harness.results.export.export import BIGGER_FILE, SMALLER_FILE, github_action_benchmark, left_out, write_github_action_benchmark
+    from tlbench.harness.results.compare.compare import index_items
+    from tlbench.harness.results.compare.comparison import CompareError
+    from tlbench.harness.results.files.store import load_results
 
     out = Path(args.out_dir)
     guard([out / BIGGER_FILE, out / SMALLER_FILE], [args.file], args.force)

@@ -14,8 +14,8 @@ import argparse
 from typing import Any
 
 from tlbench.harness.commands.common import add_allow_partial, add_force, add_json
-from tlbench.harness.results.json_output import partial_of
-from tlbench.harness.results.store import Results
+from tlbench.harness.results.report.json_output import partial_of
+from tlbench.harness.results.files.store import Results
 
 
 class PartialRun(ValueError):

@@ -99,7 +99,7 @@ def _show(conn, args: argparse.Namespace) -> int:
                            + "); `tlbench history show` lists every case")
     trends = case_trends(found, args.last)
     if args.json:
-        from tlbench.harness.results.json_report import history_json
+        from tlbench.harness.results.report.json_report import history_json
 
         print_json(history_json(trends, str(args.history), skipped))
         return EXIT_OK

@@ -1,7 +1,7 @@
 """``tlbench merge SHARD.json... -o RUN.json``: the shards of a sharded run as one results file.
 
 Contract: ``register(subparsers)`` adds the subcommand; ``run_merge(args)`` loads every shard
-file (``harness.results.store``), merges them (``harness.results.shard_merge``: one run,
+file (``harness.results.files.store``), merges them (``harness.results.files.shard_merge``: one run,
 same commit, code, options and item set, each item once), validates the merged document
 with the results store and writes it atomically, then prints what it holds.  An output that is
 one of its inputs, or an existing complete results file or journal, is refused without
@@ -37,9 +37,9 @@ def register(sub: Any) -> None:
 
 def run_merge(args: argparse.Namespace) -> int:
     from tlbench.harness.commands.outputs import guard
-    from tlbench.harness.results.journal import atomic_write_text
-    from tlbench.harness.results.shard_merge import merge_shards
-    from tlbench.harness.results.store import load_results, parse_results
+    from tlbench.harness.results.files.journal import atomic_write_text
+    from tlbench.harness.results.files.shard_merge import merge_shards
+    from tlbench.harness.results.files.store import load_results, parse_results
 
     guard([args.output], args.files, args.force)  # an earlier partial merge may be replaced; an input or a complete run not
     merged = merge_shards([load_results(f) for f in args.files])

@@ -1,7 +1,7 @@
 """``tlbench nightly SUITE... | --from-results RUN.json``: run suites, gate them, write the summary.
 
 Contract: ``register(subparsers)`` adds the subcommand; ``run_nightly_command(args)`` builds a
-``harness.results.nightly.NightlyPlan`` from the options (``GITHUB_STEP_SUMMARY`` from the
+``harness.results.nightly.nightly.NightlyPlan`` from the options (``GITHUB_STEP_SUMMARY`` from the
 environment) and returns the night's exit code: 0 no regression, 1 a regression, 2 a suite
 crashed or timed out, a baseline could not be compared, or bad options (``UsageProblem``).
 Nothing the night reads is written over without ``--force`` (harness/commands/outputs.py): the
@@ -62,7 +62,7 @@ def _pytest_args(text: str) -> tuple[str, ...]:
 
 
 def run_nightly_command(args: argparse.Namespace) -> int:
-    from tlbench.harness.results.nightly import NightlyPlan, run_nightly
+    from tlbench.harness.results.nightly.nightly import NightlyPlan, run_nightly
 
     missing = [s for s in args.suites if not Path(s).exists()]
     if not args.suites and not args.from_results:

@@ -3,7 +3,7 @@
 Contract: ``annotate_from_backends()`` returns an ``ingest.Annotate`` callable: for a timed
 device record without ``throughput.pct_of_peak`` it asks the record's backend (loaded
 lazily through the registry, once per backend) for ``device_profile(device_info)`` of the
-device info stored in the run, and adds the roofline fields (``harness.results.roofline``),
+device info stored in the run, and adds the roofline fields (``harness.results.report.roofline``),
 noting ``roofline.annotated = "at history ingest"``.  Records that already carry the
 fields, compile records, and backends that cannot be loaded here are left unchanged (the
 value stays empty rather than a wrong "peak unknown").
@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from tlbench.harness.core.registry import BackendRegistry
-from tlbench.harness.results.roofline import roofline_fields
+from tlbench.harness.results.report.roofline import roofline_fields
 
 
 def annotate_from_backends(registry: BackendRegistry | None = None) -> Callable[[dict, dict], dict]:

@@ -1,7 +1,7 @@
 """``tlbench recover JOURNAL [-o OUT.json]``: a results file from the journal of a run that did not finish.
 
 Contract: ``register(subparsers)`` adds the subcommand; ``run_recover(args) -> int`` reads the
-journal (harness/results/journal.py), writes a pytest-benchmark JSON (atomically) that
+journal (harness/results/files/journal.py), writes a pytest-benchmark JSON (atomically) that
 ``pytest-benchmark compare`` and ``tlbench compare`` read, validates it with the results
 store, prints what it holds and returns 0.  Its ``tlbench.partial`` says the run did not
 end (or which collected items are missing).  Unusable input raises ``JournalError`` /
@@ -18,9 +18,9 @@ from typing import Any
 
 from tlbench.harness.commands.common import add_force, add_output, exit_codes, parser_args
 from tlbench.harness.commands.outputs import guard
-from tlbench.harness.results.journal import JOURNAL_SUFFIX, atomic_write_text, read_journal, recover_document
-from tlbench.harness.results.partial_note import partial_lines
-from tlbench.harness.results.store import parse_results
+from tlbench.harness.results.files.journal import JOURNAL_SUFFIX, atomic_write_text, read_journal, recover_document
+from tlbench.harness.results.report.partial_note import partial_lines
+from tlbench.harness.results.files.store import parse_results
 
 
 def register(sub: Any) -> None:

@@ -1,8 +1,8 @@
 """``tlbench report FILE``: one run as a table (or JSON, markdown, a plot); ``--stages``: the stage report.
 
 Contract: ``register(subparsers)`` adds the subcommand; ``run_report(args)`` prints the run's
-table (harness/results/report_terminal.py) or, with ``--json``, the document of
-harness/results/json_output.py (``report``); ``--stages`` prints the per-stage report of
+table (harness/results/report/report_terminal.py) or, with ``--json``, the document of
+harness/results/report/json_output.py (``report``); ``--stages`` prints the per-stage report of
 harness/analysis/stage_report.py (``--json``: its document, ``report --stages``).  Exit 0, or
 2 on unusable input (one line).  ``--markdown`` / ``--png`` are never written over an input or
 a results file without ``--force``.
@@ -38,10 +38,10 @@ def run_report(args: argparse.Namespace) -> int:
     guard([args.markdown, args.png], [args.file], args.force)
     if args.stages:
         return _stages(args)
-    from tlbench.harness.results import report
-    from tlbench.harness.results.json_report import report_json
-    from tlbench.harness.results.report_cells import facts
-    from tlbench.harness.results.store import load_results
+    from tlbench.harness.results.report import report
+    from tlbench.harness.results.report.json_report import report_json
+    from tlbench.harness.results.report.report_cells import facts
+    from tlbench.harness.results.files.store import load_results
 
     results = load_results(args.file)
     if args.json:

@@ -1,7 +1,7 @@
 """``tlbench search-replay RUN.json[.gz] ...``: the model-guided search replayed on committed exhaustive sweeps.
 
 Contract: ``register(subparsers)`` adds the subcommand; ``run_search_replay(args)`` loads each
-file (harness/results/store.py), cuts it into sweeps (harness/search/replay.py), keeps the
+file (harness/results/files/store.py), cuts it into sweeps (harness/search/replay.py), keeps the
 exhaustive ones with at least ``--min-configs`` legal configs, runs the search on each with
 the recorded times as its oracle and prints the table (harness/search/replay_table.py), or
 with ``--json`` one document (every measured and skipped config included).  Exit 0 when it
@@ -18,7 +18,7 @@ from typing import Any
 from tlbench.harness.commands.common import (
     EXIT_OK, UsageProblem, exit_codes, parser_args, positive, print_json, width,
 )
-from tlbench.harness.results.fraction_arg import command_fraction
+from tlbench.harness.results.files.fraction_arg import command_fraction
 
 
 def register(sub: Any) -> None:
@@ -48,7 +48,7 @@ def register(sub: Any) -> None:
 
 
 def run_search_replay(args: argparse.Namespace) -> int:
-    from tlbench.harness.results.store import load_results
+    from tlbench.harness.results.files.store import load_results
     from tlbench.harness.search.replay import qualifying, replay, sweeps_of
     from tlbench.harness.search.replay_table import replay_lines, row_json, summary_lines
     from tlbench.harness.search.search import SearchSettings

@@ -22,7 +22,7 @@ so a suite's per-dialect configs are known without loading the backend.
 Optional, too: ``measurement_method(record)``, what of one timed record says how it was
 measured, as ``{label: value}`` (a timer, how the cache was emptied ...): two runs whose paired
 items differ there measured different things, and compare refuses them
-(harness/results/method_match.py).  Leave out a label the record does not carry (an older
+(harness/results/compare/method_match.py).  Leave out a label the record does not carry (an older
 file: unknown, not compared); return {} for a record whose method is judged otherwise (compile
 items: the compile rules).  A backend without it gets ``generic_measurement_method`` (the
 record's ``method`` and ``l2_flush_bytes`` as they are).  ``method_options``: the command-line

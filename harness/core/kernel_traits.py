@@ -37,7 +37,7 @@ that declares nothing gets the defaults, so a config without a field never raise
 - ``input_dtypes(problem, inputs) -> tuple[str, ...] | None``: the dtype names of the tensors
   the kernel is called with as inputs (the family's optional ``input_dtypes(inputs)``; None for
   a family without it, or that cannot say for these inputs).  Records keep them, and a problem that names no dtype has its
-  roofline peak read from them (harness/results/roofline.py).
+  roofline peak read from them (harness/results/report/roofline.py).
 - ``make_inputs(problem, seed, device, dialect)`` / ``check(inputs, problem, dialect, vendor)`` call
   the family's methods, passing ``dialect=`` (and ``vendor=``: whether the vendor item's call
   wrote the outputs) where the method takes it (or ``**kwargs``).

@@ -4,7 +4,7 @@ Contract: ``build_site(conn, out_dir, source, exclude=DEFAULT_EXCLUDE)`` reads e
 once (rows that cannot be read - bad JSON, all-zero samples - are left out and named, never a
 crash), leaves out the suites matching ``exclude`` (scratch suites by default: ``*tmp*``,
 ``*scratch*``), and writes into ``out_dir`` (created) from harness/dashboard/templates/:
-- ``index.html``: the verdict per workload (coloured, harness/results/verdict_words.py), the
+- ``index.html``: the verdict per workload (coloured, harness/results/compare/verdict_words.py), the
   testbeds (host CPU included), the best config per problem from clean runs (% of peak, or of
   bandwidth for a memory-bound kernel), the headline stage curves, the suites;
 - ``regressions.html``: every detected level change between commits with its runs and commits
@@ -35,8 +35,8 @@ from tlbench.harness.dashboard.svg import curve_chart, trend_chart
 from tlbench.harness.results.history.clean_runs import run_quality
 from tlbench.harness.results.history.query import run_count, series, testbeds
 from tlbench.harness.results.history.schema import HistoryError
-from tlbench.harness.results.table import format_seconds
-from tlbench.harness.results.text_table import split_id
+from tlbench.harness.results.report.table import format_seconds
+from tlbench.harness.results.report.text_table import split_id
 
 DEFAULT_EXCLUDE = data.SCRATCH
 TEMPLATES = Path(__file__).with_name("templates")
@@ -92,7 +92,7 @@ def _notes(skipped: Sequence[str]) -> list[str]:
 def _method_of() -> Callable[[Mapping[str, Any]], dict[str, Any]]:
     """A record's measurement method as compare reads it (method_match.method_of with the backend's traits)."""
     from tlbench.harness.core.backend_traits import TraitsCatalog
-    from tlbench.harness.results.method_match import method_of
+    from tlbench.harness.results.compare.method_match import method_of
 
     traits = TraitsCatalog.from_entry_points()
     return lambda rec: dict(method_of(rec, traits.get(str(rec.get("backend") or ""))))

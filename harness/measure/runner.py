@@ -222,7 +222,7 @@ def run_compile_items(items: Sequence[BenchItem], backend: Backend, ctx: RunCont
     process and the compilers it ran) and the machine probe right after it are recorded
     beside it: a busy shared machine stretches wall time but hardly CPU time, so the compile
     gate judges CPU time over the probe where both runs have them
-    (harness/results/pairing.py::compile_rule)."""
+    (harness/results/compare/pairing.py::compile_rule)."""
     outcomes: list[Outcome | None] = [gate(item, backend) for item in items]
     states = [_CompileTiming(item) for item, out in zip(items, outcomes) if out is None]
     rounds = max(1, ctx.compile_rounds)

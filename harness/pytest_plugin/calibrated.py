@@ -4,7 +4,7 @@ Contract: ``load_calibrated(path)`` reads a profile written by ``tlbench calibra
 JSON) and returns it; a missing, unreadable or non-calibrated file, or one without a copy bandwidth or any
 peak, is a ``pytest.UsageError`` that says what to do. ``calibrated_fields(record, profile, device)`` returns
 what to add to a timed device record: ``roofline_calibrated``: the record's own throughput against the
-calibrated peak of its dtype (harness/results/roofline.py ``peak_dtype``: the problem's, else its inputs';
+calibrated peak of its dtype (harness/results/report/roofline.py ``peak_dtype``: the problem's, else its inputs';
 None for a dtype the profile has no matmul figure for: calibrate times fp16 and bf16) and copy bandwidth,
 ``pct_of_peak`` and ``pct_of_bandwidth``, ``origin`` "calibrated", where the profile names the record's
 device, else ``{"status": "other device", ...}`` with both names.  The datasheet ``roofline`` is never
@@ -21,7 +21,7 @@ from typing import Any, Mapping
 import pytest
 
 from tlbench.harness.core.device_profile import CALIBRATED, DeviceProfile
-from tlbench.harness.results.roofline import peak_dtype
+from tlbench.harness.results.report.roofline import peak_dtype
 
 KEY = "roofline_calibrated"
 HOW = "write one with: tlbench calibrate --backend NAME -o FILE.json"

@@ -16,7 +16,7 @@ from typing import Any
 
 from tlbench.harness.core.cases import VendorCase
 from tlbench.harness.pytest_plugin.calibrated import calibrated_fields
-from tlbench.harness.results.roofline import roofline_fields
+from tlbench.harness.results.report.roofline import roofline_fields
 
 
 def profile_of(backend: Any):

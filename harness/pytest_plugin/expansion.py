@@ -27,7 +27,7 @@ from tlbench.harness.measure.device_pieces import prefetch_order
 from tlbench.harness.pytest_plugin.gpu_split import prefetch_lock
 from tlbench.harness.pytest_plugin.inert_cache import cached_inert_keys, probe_key
 from tlbench.harness.pytest_plugin.xdist_support import worker_index
-from tlbench.harness.results.best_configs import load_best
+from tlbench.harness.results.export.best_configs import load_best
 from tlbench.harness.pytest_plugin.gpu_split import vendor_copies, worker_count
 
 

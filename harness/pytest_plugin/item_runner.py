@@ -32,7 +32,7 @@ from tlbench.harness.pytest_plugin.gpu_split import worker_group_items
 from tlbench.harness.pytest_plugin.overlap_start import compiles_wait_for_device, start_overlap
 from tlbench.harness.pytest_plugin.state import TlbenchState
 from tlbench.harness.pytest_plugin.xdist_support import worker_index
-from tlbench.harness.results.error_text import failure_line, headline
+from tlbench.harness.results.files.error_text import failure_line, headline
 
 INTERRUPTED_LINE = ("tlbench: the run was interrupted (Ctrl-C); the items under way are not recorded as failures, "
                     "and --tlbench-resume measures every item not finished")

@@ -3,14 +3,14 @@
 Contract (``JournalingPlugin``, registered by harness/plugin.py when a journal applies):
 - the journal is ``--tlbench-journal PATH``, else ``<--benchmark-json stem>.journal.jsonl`` beside the result
   file; with neither, nothing is journaled (``--tlbench-resume`` then appends to the journal it resumes);
-- each finished tlbench item is appended as it finishes (harness/results/journal.py; a device-phase chunk's
+- each finished tlbench item is appended as it finishes (harness/results/files/journal.py; a device-phase chunk's
   items inside ``batch()``, in one write), after the process's ``run`` and ``collected`` lines, written with
   its first line (the run line asks pytest-benchmark for machine and commit info, a few subprocesses, which
   then overlap the device timing), with its identity: a hash of the harness, backends and suite source, its
   backend's testbed (target, accelerator, tilelang, driver, vendor library) and the measure settings (policy,
   compile rounds, input seed, every backend option);
 - ``--tlbench-resume JOURNAL``: an item the journal holds as timed with the same identity, in a line whose
-  record and benchmark are that item's (results/journal.py::not_the_item), is not measured again; its samples
+  record and benchmark are that item's (results/files/journal.py::not_the_item), is not measured again; its samples
   and record go into this run's JSON (its record says ``resumed_from``).  Failed, skipped and mismatched items
   are measured.  A journal with bad samples (NaN, a string) or two disagreeing copies of an item is a usage
   error (one line; pytest's exit 4).  Without ``--tlbench-seed`` the journal's input seed is reused;
@@ -35,9 +35,9 @@ import pytest
 from tlbench.harness.core.record import EXTRA_KEY, SCHEMA_VERSION, BenchItem
 from tlbench.harness.pytest_plugin.bench_adapter import result_json_path, route_json_write
 from tlbench.harness.pytest_plugin.xdist_support import to_plain, worker_index
-from tlbench.harness.results.journal import (JOURNAL_VERSION, Journal, JournalError, atomic_write_text, journal_path_for,
+from tlbench.harness.results.files.journal import (JOURNAL_VERSION, Journal, JournalError, atomic_write_text, journal_path_for,
                                              not_the_item, read_journal)
-from tlbench.harness.results.store import testbed_of
+from tlbench.harness.results.files.store import testbed_of
 
 SOURCE_DIRS = ("harness", "backends")
 

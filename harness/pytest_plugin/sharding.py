@@ -44,8 +44,8 @@ from tlbench.harness.measure.device_pieces import expected_cost
 from tlbench.harness.pytest_plugin.bench_adapter import result_json_path, session_timed_anything, write_json
 from tlbench.harness.pytest_plugin.gpu_split import balance
 from tlbench.harness.pytest_plugin.state import STATE
-from tlbench.harness.results.night_costs import item_costs
-from tlbench.harness.results.store import ResultsError, load_results
+from tlbench.harness.results.nightly.night_costs import item_costs
+from tlbench.harness.results.files.store import ResultsError, load_results
 
 SHARD_KEY = "shard"
 

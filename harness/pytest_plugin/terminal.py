@@ -1,8 +1,8 @@
 """What the terminal ends with after a tlbench run.
 
 Contract: ``write_summary(reporter, records, setup_s, traits_of, extra_lines)`` writes the ``tlbench``
-section: at ``-v`` (verbosity > 0) first the full per-item table (harness/results/table.py, laid out for the terminal's width), then always the summary
-blocks of ``harness.results.summary`` (one per backend x problem, skips folded by reason,
+section: at ``-v`` (verbosity > 0) first the full per-item table (harness/results/report/table.py, laid out for the terminal's width), then always the summary
+blocks of ``harness.results.report.summary`` (one per backend x problem, skips folded by reason,
 setup, and where a setup took over 5 s where it went: ``setup_parts``), then ``extra_lines`` (journal, diagnostics, autotune).  The plugin registers its
 terminal hook ``trylast`` so this comes after pytest-benchmark's own tables.
 """
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from tlbench.harness.results.run_facts import facts_of
-from tlbench.harness.results.summary import summary_lines
-from tlbench.harness.results.table import run_table_text
+from tlbench.harness.results.files.run_facts import facts_of
+from tlbench.harness.results.report.summary import summary_lines
+from tlbench.harness.results.report.table import run_table_text
 
 
 def write_summary(

@@ -24,7 +24,7 @@ from typing import Any, Sequence
 import pytest
 
 from tlbench.harness.pytest_plugin.bench_adapter import result_json_path, write_json
-from tlbench.harness.results.journal import atomic_write_text
+from tlbench.harness.results.files.journal import atomic_write_text
 
 WORKER_ENV = "PYTEST_XDIST_WORKER"
 KEY_BENCH = "tlbench_benchmark"

@@ -1,5 +1,6 @@
-"""Results layer: what a run leaves behind and how runs are judged.
+"""Results layer: what a run leaves behind and how runs are judged.  May import core and measure.
 
-Loading and writing pytest-benchmark JSON, run-vs-run and across-backend comparison,
-the nightly gate, best-config files and the per-item table.  May import core and measure.
+Packages by job: ``files`` (store, journal, shards), ``compare`` (run vs run, across backends),
+``compile_gate`` (compile items), ``report`` (every output format), ``nightly``, ``history``
+(the SQLite store), ``export``.
 """

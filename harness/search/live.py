@@ -44,7 +44,7 @@ from tlbench.harness.core.record import BenchItem
 from tlbench.harness.measure.outcome import Outcome
 from tlbench.harness.measure.rounds import ProgressCallback, measure_items
 from tlbench.harness.core.record_reader import RecordReader
-from tlbench.harness.results.store import Results, load_results
+from tlbench.harness.results.files.store import Results, load_results
 from tlbench.harness.search.candidates import Candidate, candidate_from_record
 from tlbench.harness.search.replay import recorded_seconds
 from tlbench.harness.search.search import SearchSettings, run_search

@@ -2,7 +2,7 @@
 
 Contract
 --------
-``sweeps_of(results)`` cuts a loaded results file (harness/results/store.py ``Results``) into
+``sweeps_of(results)`` cuts a loaded results file (harness/results/files/store.py ``Results``) into
 sweeps: one per (backend, suite, problem, label) of its device configs - timed records and
 failed items, vendor items left out - each with the sweep's ``legal`` count from the file's
 search-space diagnostics (``tlbench.sweeps``) where the file has them, and ``exhaustive`` =
@@ -35,7 +35,7 @@ from typing import Any, Mapping, Sequence
 from tlbench.harness.core.cases import VENDOR_SUFFIX
 from tlbench.harness.core.record import EXTRA_KEY
 from tlbench.harness.core.record_reader import RecordReader
-from tlbench.harness.results.store import Results, suite_of
+from tlbench.harness.results.files.store import Results, suite_of
 from tlbench.harness.search.candidates import Candidate, candidate_from_record
 from tlbench.harness.search.ranker import kendall_tau
 from tlbench.harness.search.search import SearchResult, SearchSettings, run_search

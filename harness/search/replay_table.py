@@ -1,7 +1,7 @@
 """The replay's table: one line per problem, grouped by results file and device.
 
 Contract: ``replay_lines(rows, width)`` lays out ``ReplayRow``s (harness/search/replay.py)
-with harness/results/text_table.py: per file and device a heading, then per problem its
+with harness/results/report/text_table.py: per file and device a heading, then per problem its
 configs, measured, fraction measured, best found / exhaustive best (ms), their ratio, whether
 it is within the tolerance (``yes`` / ``MISS +x.x %``), Kendall tau of the first-run ranking
 and of the final prediction against the recorded times, the device seconds (warm-up and
@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any, Sequence
 
-from tlbench.harness.results.text_table import Column, Group, TextRow, plain, render
+from tlbench.harness.results.report.text_table import Column, Group, TextRow, plain, render
 from tlbench.harness.search.replay import ReplayRow
 
 COLUMNS = (

@@ -19,7 +19,7 @@ from typing import Any, Callable
 import tlbench
 from tlbench.harness.cli import build_parser
 from tlbench.harness.pytest_plugin.options import pytest_addoption
-from tlbench.harness.results import compare_rules, verdict_words
+from tlbench.harness.results.compare import compare_rules, verdict_words
 
 REGENERATE = "python3 -m tlbench.harness.sweep_api.reference -o harness/reference.md"
 HEADER = f"""# tlbench reference
@@ -158,12 +158,12 @@ def pytest_options() -> str:
 
 def verdicts() -> str:
     out = ["## Verdicts", "",
-           "Every word `tlbench compare`, `nightly` and the dashboard print, worst first (harness/results/verdict_words.py). "
+           "Every word `tlbench compare`, `nightly` and the dashboard print, worst first (harness/results/compare/verdict_words.py). "
            "A word that can gate fails the gate (exit 1) where its item gates.", ""]
     out += [f"- `{w.word}` ({'can gate' if w.gates else 'not a gate by itself'}): {w.meaning}" for w in verdict_words.WORDS]
     rules = inspect.getdoc(compare_rules).split("The rules:", 1)[1].strip("\n")
     out += ["", "An item timed in both runs is judged by the first of these rules that applies "
-            f"(harness/results/compare_rules.py; in order: {', '.join(f'`{n}`' for n in compare_rules.RULES)}):", "", rules]
+            f"(harness/results/compare/compare_rules.py; in order: {', '.join(f'`{n}`' for n in compare_rules.RULES)}):", "", rules]
     return "\n".join(out) + "\n"
 
 

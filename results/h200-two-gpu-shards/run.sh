@@ -29,7 +29,7 @@ echo "merge exit $?" >> $R/summary.txt
 python3 - $R/one-gpu.json $R/merged.json >> $R/summary.txt <<'EOF'
 import sys
 from tlbench.harness.core.shard import placement
-from tlbench.harness.results.store import load_results
+from tlbench.harness.results.files.store import load_results
 for path in sys.argv[1:]:
     recs = [r for r in load_results(path).records if r["problem_id"] == "gemm-8192x8192x8192-f16"]
     kernels = [r for r in recs if r["config"] is not None]

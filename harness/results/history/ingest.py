@@ -35,10 +35,10 @@ from typing import Any, Callable, Iterable
 
 from tlbench.harness.core.stats import summarize
 from tlbench.harness.results.history.schema import write_transaction
-from tlbench.harness.results.store import Results, ResultsError, load_results, suite_of, testbed_of
-from tlbench.harness.results.pairing import problem_of
-from tlbench.harness.results.partial_note import partial_lines
-from tlbench.harness.results.shard_merge import shard_document
+from tlbench.harness.results.files.store import Results, ResultsError, load_results, suite_of, testbed_of
+from tlbench.harness.results.compare.pairing import problem_of
+from tlbench.harness.results.report.partial_note import partial_lines
+from tlbench.harness.results.files.shard_merge import shard_document
 
 Annotate = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]  # (record, device info) -> record
 

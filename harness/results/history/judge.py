@@ -7,7 +7,7 @@ the new run it takes that item's last ``policy.last_n`` timed runs on the testbe
 run itself excluded, if it was already added) and picks one as the reference: the run with
 the lowest median (``best``) or the run holding the median of the medians (``median``).
 Those reference records form a base run that is judged against the new one by
-``harness.results.compare.compare_runs`` - the same rule, noise floor and in-run
+``harness.results.compare.compare.compare_runs`` - the same rule, noise floor and in-run
 references as a two-run compare - so the history compare has no statistics of its own, and a
 reference measured another way than the new run (another timer or cache flush) is refused as
 there unless ``allow_method_mismatch``.
@@ -26,13 +26,13 @@ import statistics
 from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
-from tlbench.harness.results.compare import compare_runs
-from tlbench.harness.results.comparison import CompareError, ItemKey, RunComparison
-from tlbench.harness.results.judgement import Thresholds
+from tlbench.harness.results.compare.compare import compare_runs
+from tlbench.harness.results.compare.comparison import CompareError, ItemKey, RunComparison
+from tlbench.harness.results.compare.judgement import Thresholds
 from tlbench.harness.results.history.ingest import run_hash, testbed_key
 from tlbench.harness.results.history.query import Point, Series, TestbedRow, record, series, testbeds
 from tlbench.harness.results.history.steps import Step, detect_steps
-from tlbench.harness.results.store import Results, ResultsError, parse_results, suite_of, testbed_of
+from tlbench.harness.results.files.store import Results, ResultsError, parse_results, suite_of, testbed_of
 
 STATISTICS = ("best", "median")
 

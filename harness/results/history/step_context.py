@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 from tlbench.harness.core.backend_traits import generic_measurement_method
-from tlbench.harness.results import compile_method
+from tlbench.harness.results.compile_gate import compile_method
 from tlbench.harness.results.history.query import Point, record
 from tlbench.harness.results.history.steps import Step
 

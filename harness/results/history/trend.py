@@ -5,7 +5,7 @@ its last ``last`` points (the case's own runs, oldest left: a case measured in 1
 its own last ones, never another case's), its best median, the last timed run against the
 best, % of peak of the last timed run, and the latest level change step detection finds
 (harness/results/history/steps.py) with the run it starts at.  ``trend_table(trends, last,
-width)`` lays them out with the one renderer (harness/results/text_table.py): a group per
+width)`` lays them out with the one renderer (harness/results/report/text_table.py): a group per
 (testbed, kind, problem, suite), the config part of the id first, the medians under ``-N``
 ... ``last`` (a failed run reads FAILED), then runs, best, last/best, % peak, last step; each
 row's note names the runs its cells are.  ``trend_legend(trends, last)`` lists the testbeds
@@ -19,8 +19,8 @@ from typing import Sequence
 
 from tlbench.harness.results.history.query import Point, Series
 from tlbench.harness.results.history.steps import Step, detect_steps
-from tlbench.harness.results.table import format_seconds
-from tlbench.harness.results.text_table import Column, Group, Line, TextRow, render, split_id
+from tlbench.harness.results.report.table import format_seconds
+from tlbench.harness.results.report.text_table import Column, Group, Line, TextRow, render, split_id
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,133 @@
+"""The verdict rule: is one set of samples SLOWER, FASTER, NOISY or the SAME as another?
+
+Contract: ``judge(base, new, min_effect, alpha, ...)`` returns a ``Judgement``: SLOWER /
+FASTER = a two-sided Mann-Whitney U test on the raw samples gives p < alpha AND the median
+moved by at least the minimum effect AND by at least the noise floor; NOISY = it moved that
+much without that evidence (or inside the noise floor); SAME = it moved less than the
+minimum effect.  ``Thresholds`` hold the minimum effect (per suite) and alpha.  Pure
+functions; ``Verdict`` (harness/results/compare/verdict_words.py, re-exported) also names the outcomes
+of unpaired items (NEW, MISSING, FAILED).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+from tlbench.harness.core.stats import median, sorted_samples
+from tlbench.harness.results.compare.rank_test import mann_whitney_p
+from tlbench.harness.results.compare.verdict_words import Verdict  # noqa: F401  (re-exported: the verdict words live in one table)
+
+
+
+
+TIME = "time"
+VENDOR_RATIO = "vendor-ratio"
+RUN_RATIO = "run-ratio"
+@dataclass(frozen=True)
+class Thresholds:
+    """``min_effect``: smallest relative change of the median that counts (0.05 = 5 %).
+    ``alpha``: the rank test's significance level.  ``min_effect_by_suite`` overrides
+    ``min_effect`` for a suite (``stages`` for suites/test_stages.py).  Plan verdicts
+    (harness/results/compare/plan_verdicts.py): a modeled II or cycle count worse by more than
+    ``model_threshold`` gates when ``gate_model``; any other change of the plan gates only
+    with ``gate_plan``."""
+
+    min_effect: float = 0.05
+    alpha: float = 0.05
+    min_effect_by_suite: Mapping[str, float] = field(default_factory=dict)
+    model_threshold: float = 0.01
+    gate_model: bool = True
+    gate_plan: bool = False
+
+    def __post_init__(self) -> None:
+        for name, value in [("min_effect", self.min_effect), ("model_threshold", self.model_threshold),
+                            *self.min_effect_by_suite.items()]:
+            if not 0 <= value < 10:
+                raise ValueError(f"min effect for {name} must be a fraction like 0.05, got {value}")
+        if not 0 < self.alpha < 1:
+            raise ValueError(f"alpha must be between 0 and 1, got {self.alpha}")
+
+    def min_effect_for(self, suite: str) -> float:
+        return self.min_effect_by_suite.get(suite, self.min_effect)
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """One way of judging an item: on its times, or on its times relative to a reference
+    measured in the same run (``VENDOR_RATIO``, ``RUN_RATIO``)."""
+
+    basis: str  # TIME | VENDOR_RATIO | RUN_RATIO
+    base_median: float
+    new_median: float
+    change: float  # new / base - 1: +0.10 is 10 % slower
+    p_value: float | None  # None: too few samples to test at all
+    verdict: Verdict
+    reason: str
+
+
+def median_of(values: Sequence[float]) -> float:
+    """``summarize(values).median`` (same checks, same value) without the rest of a summary."""
+    return median(sorted_samples(values))
+
+
+def _smallest_p(n_base: int, n_new: int) -> float:
+    """The smallest two-sided p-value the exact rank test can give for these sample counts."""
+    return min(1.0, 2.0 / math.comb(n_base + n_new, n_base))
+
+
+def _rank_test(base: Sequence[float], new: Sequence[float]) -> float | None:
+    if len(base) < 2 or len(new) < 2:
+        return None
+    if len(set(base)) == 1 and set(base) == set(new):
+        return 1.0
+    p_value = mann_whitney_p(base, new)  # scipy's mannwhitneyu, without its per-call cost (rank_test.py)
+    # With ties scipy falls back to the normal approximation, which for a handful of samples
+    # can go below what any arrangement of them allows; never report less than that.
+    return max(p_value, _smallest_p(len(base), len(new)))
+
+
+def judge(
+    base: Sequence[float],
+    new: Sequence[float],
+    min_effect: float,
+    alpha: float,
+    basis: str = TIME,
+    noise_floor: float = 0.0,
+    noise_source: str = "",
+) -> Judgement:
+    """SLOWER / FASTER: the rank test rejects "same distribution" (p < alpha) AND the median
+    moved by at least ``min_effect`` AND by at least ``noise_floor`` (the item-to-item
+    spread of this pair of runs, see ``noise_floor``).  NOISY: the median moved by
+    ``min_effect`` or more but the test cannot tell the samples apart, or the move is inside
+    the noise floor.  SAME: the median moved by less than ``min_effect`` (whatever the test
+    says: a real but small change is not a regression)."""
+    base_median, new_median = median_of(base), median_of(new)
+    if base_median > 0:
+        change = new_median / base_median - 1
+    else:
+        change = 0.0 if new_median == 0 else math.inf
+    p_value = _rank_test(base, new)
+    big = abs(change) >= min_effect
+    significant = p_value is not None and p_value < alpha
+    moved = f"median {change:+.1%}"
+    if big and significant and abs(change) < noise_floor:
+        verdict = Verdict.NOISY
+        reason = f"{moved}, p={p_value:.3g}, but inside the ±{noise_floor:.0%} noise floor ({noise_source})"
+    elif big and significant:
+        verdict = Verdict.SLOWER if change > 0 else Verdict.FASTER
+        reason = f"{moved}, p={p_value:.3g} < {alpha:g}"
+    elif big:
+        verdict = Verdict.NOISY
+        if p_value is None or _smallest_p(len(base), len(new)) >= alpha:
+            reason = f"{moved}, but {len(base)} vs {len(new)} samples are too few for p < {alpha:g}"
+        else:
+            reason = f"{moved}, but p={p_value:.3g} >= {alpha:g}: the samples overlap"
+    else:
+        verdict = Verdict.SAME
+        tested = "" if p_value is None else f", p={p_value:.3g}"
+        reason = f"{moved}{tested}; under the {min_effect:.0%} minimum effect"
+    return Judgement(basis, base_median, new_median, change, p_value, verdict, reason)
+
+
+# -- pairing two runs -----------------------------------------------------------------------

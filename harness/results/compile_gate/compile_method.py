@@ -1,0 +1,83 @@
+"""How a compile item was measured, as far as a comparison of two runs must know.
+
+Contract, over timed compile records (harness/measure/runner.py writes the fields):
+- ``width(rec)``: how many items its rounds were taken round-robin with (``compile_round_robin``;
+  1: back to back, each round right after the item's previous one).
+- ``option_method(rec)``: ``{label: value}`` of what the user's options set - the rounds per item
+  asked for (``--tlbench-compile-rounds``; not the rounds taken: a time cap,
+  ``--tlbench-compile-max-seconds``, stops an item early by how busy the machine was), that cap,
+  and the compiles run side by side (``--tlbench-compile-jobs``).
+  harness/results/compare/method_match.py refuses a pair that differs in these as it refuses a device
+  item timed by another timer (``OPTIONS`` name them in the refusal).
+- ``width_difference(base, new)``: None when both runs took the item's rounds the same way, else
+  the words that say how they differ.  Not an option but the item selection (``-k``): such a pair
+  is compared and labelled, and the compile rule never calls it SLOWER or FASTER where nothing
+  cancels what the width changes (``back_to_back_differs``: one side back to back, the other
+  round-robin - measured on the 2-core box, builds back to back read 7-24 % faster than the same
+  builds round-robin over 14 items, their machine probe unmoved).
+- ``overlap_words(rec)``: how a record was measured as to overlap (also the dashboard's words).
+- ``overlap_difference(base, new)``: None when both runs built the item alone or both beside
+  device timing (the record's ``overlap``), else the words; such a pair is judged like one of
+  other widths: SLOWER or FASTER only where an instruction count witnesses it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+OPTIONS = ("--tlbench-compile-rounds", "--tlbench-compile-max-seconds", "--tlbench-compile-jobs")
+
+
+def width(rec: Mapping[str, Any]) -> int:
+    value = rec.get("compile_round_robin")
+    return int(value) if isinstance(value, int) and value > 1 else 1
+
+
+def option_method(rec: Mapping[str, Any]) -> dict[str, Any]:
+    """The rounds the options asked for (``compile_rounds_asked``; a record without it: the
+    rounds it took, unless a time cap stopped it early - then the asked rounds are unknown and
+    left out, so the pair is noted, not refused), the time cap where one was set, the jobs."""
+    samples = rec.get("samples_s")
+    jobs = rec.get("compile_jobs")
+    asked = rec.get("compile_rounds_asked")
+    if not isinstance(asked, int):
+        asked = len(samples) if isinstance(samples, list) and "compile_rounds_capped_s" not in rec else None
+    method: dict[str, Any] = {} if asked is None else {"compile rounds": asked}
+    cap = rec.get("compile_max_seconds")
+    if isinstance(cap, (int, float)):
+        method["compile cap s"] = float(cap)
+    method["compile jobs"] = int(jobs) if isinstance(jobs, int) and jobs > 1 else 1
+    return method
+
+
+def _words(w: int) -> str:
+    return "back to back" if w == 1 else f"round-robin over {w} items"
+
+
+def width_difference(base: Mapping[str, Any], new: Mapping[str, Any]) -> str | None:
+    wb, wn = width(base), width(new)
+    if wb == wn:
+        return None
+    return f"rounds taken {_words(wb)} in base, {_words(wn)} in new"
+
+
+def back_to_back_differs(base: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    """One run took the item's rounds back to back, the other round-robin."""
+    return (width(base) == 1) != (width(new) == 1)
+
+
+def overlap_words(rec: Mapping[str, Any]) -> str:
+    """``alone``, or ``beside <what>`` for a record measured beside the other kind's work (its ``overlap``)."""
+    note = rec.get("overlap")
+    if not note:
+        return "alone"
+    beside = note.get("beside") if isinstance(note, Mapping) else None
+    return f"beside {beside}" if beside else "beside other work"
+
+
+def overlap_difference(base: Mapping[str, Any], new: Mapping[str, Any]) -> str | None:
+    """None when both runs built the item the same way as to overlap (both alone, or both
+    beside device timing), else the words: builds beside a device worker share the host with
+    it unevenly (seen on an H200 A/A: one item +69 % against its run, overlap off -> auto)."""
+    wb, wn = overlap_words(base), overlap_words(new)
+    return None if wb == wn else f"built {wb} in base, {wn} in new"

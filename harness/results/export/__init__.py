@@ -1,0 +1,2 @@
+"""Results written for others: github-action-benchmark's JSON and the best-config file.
+"""

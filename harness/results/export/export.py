@@ -1,0 +1,126 @@
+"""Results in other tools' formats: github-action-benchmark's custom JSON.
+
+Contract: ``github_action_benchmark(results)`` returns an ``ActionExport`` for
+benchmark-action/github-action-benchmark:
+- ``bigger`` (its ``tool: customBiggerIsBetter``): one entry per timed device item with
+  throughput, ``value`` = TFLOP/s at the median, ``unit`` "TFLOP/s";
+- ``smaller`` (``tool: customSmallerIsBetter``): one entry per timed item (device and
+  compile), ``value`` = median time, ``unit`` "ms" for device time and "s" for compile time.
+Each entry is ``{"name", "unit", "value", "range", "extra"}``: ``name`` is
+``<suite>/<kind>-<backend>-<case id>``, unique in its file: where one name would stand for
+several records (a vendor item measured once per GPU or shard) each gets its placement
+(`` [gpu 28f9d0d8]``, `` [shard 2/3, gpu ...]``), and a record repeated at the same placement
+its ordinal (`` [#2]``) - the action pairs entries across nights by name, so a repeated name
+would be judged against the wrong entry.  ``tlbench export`` never writes such a run: compare
+refuses it (``compare.index_items``: which copy is the item's cannot be told), and so does export.  ``range`` is the median's ~95 % CI half-width in the
+same unit, ``extra`` the sample count, the method, and % of peak when the record has it.
+``left_out(results)`` names what an export of a partial run or a run with failed items lacks
+(empty: the run is complete); ``write_github_action_benchmark(export, out_dir)`` writes each
+NON-EMPTY list and returns ``(written, not_written)``: the action rejects an empty list
+("No benchmark result was found", its src/extract.ts), so an empty file is never written and
+the reason is returned instead.  The pytest extractor of that action keeps only
+``stats.ops``, which is why these files exist.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tlbench.harness.core.stats import summarize
+from tlbench.harness.results.report.roofline import format_pct
+from tlbench.harness.results.files.store import Results, suite_of
+
+BIGGER_FILE, SMALLER_FILE = "tflops-bigger-is-better.json", "time-smaller-is-better.json"
+BIGGER_TOOL, SMALLER_TOOL = "customBiggerIsBetter", "customSmallerIsBetter"
+
+
+@dataclass(frozen=True)
+class ActionExport:
+    bigger: tuple[dict[str, Any], ...]
+    smaller: tuple[dict[str, Any], ...]
+
+
+def _placement(rec: dict[str, Any]) -> str:
+    parts = []
+    if rec.get("shard") is not None:
+        parts.append(f"shard {rec['shard']}")
+    if rec.get("device_uuid"):
+        parts.append(f"gpu {str(rec['device_uuid']).removeprefix('GPU-')[:8]}")
+    return ", ".join(parts)
+
+
+def _names(records: list[dict[str, Any]]) -> list[str]:
+    """One unique name per record: the item's, plus its placement where the item has several
+    copies, plus an ordinal where a copy repeats."""
+    base = [f"{suite_of(r)}/{r['kind']}-{r['backend']}-{r['case_id']}" for r in records]
+    counts = Counter(base)
+    placed = [f"{b} [{_placement(r)}]" if counts[b] > 1 and _placement(r) else b for b, r in zip(base, records)]
+    seen: Counter = Counter()
+    repeated = Counter(placed)
+    out = []
+    for name in placed:
+        seen[name] += 1
+        out.append(f"{name} [#{seen[name]}]" if repeated[name] > 1 else name)
+    return out
+
+
+def _entry(rec: dict[str, Any], name: str, value: float, unit: str, half_width: float) -> dict[str, Any]:
+    summary = summarize(rec["samples_s"])
+    extra = [f"median of {summary.n} samples", str(rec.get("method") or "")]
+    pct = format_pct(rec)
+    if pct:
+        extra.append(pct)
+    return {"name": name, "unit": unit, "value": value, "range": f"± {half_width:.4g}", "extra": "; ".join(e for e in extra if e)}
+
+
+def github_action_benchmark(results: Results) -> ActionExport:
+    bigger, smaller = [], []
+    records = list(results.records)
+    for rec, name in zip(records, _names(records)):
+        summary = summarize(rec["samples_s"])
+        half = (summary.median_ci_high - summary.median_ci_low) / 2
+        scale, unit = (1e3, "ms") if rec["kind"] == "device" else (1.0, "s")
+        smaller.append(_entry(rec, name, summary.median * scale, unit, half * scale))
+        tflops = (rec.get("throughput") or {}).get("tflops")
+        if rec["kind"] == "device" and tflops and summary.median > 0:
+            # TFLOP/s at the CI's ends, for the range
+            flop_tera = tflops * summary.median
+            lo = flop_tera / summary.median_ci_high if summary.median_ci_high > 0 else tflops
+            hi = flop_tera / summary.median_ci_low if summary.median_ci_low > 0 else tflops
+            bigger.append(_entry(rec, name, tflops, "TFLOP/s", (hi - lo) / 2))
+    return ActionExport(tuple(bigger), tuple(smaller))
+
+
+def left_out(results: Results) -> list[str]:
+    """What the run does not hold that a complete run would: its partial marker, its failed items."""
+    out = []
+    partial = (results.document.get("tlbench") or {}).get("partial")
+    if partial:
+        missing = partial.get("missing") or []
+        out.append("a PARTIAL run" + (f" ({len(missing)} collected items missing)" if missing else " (the run did not finish)"))
+    if results.failed:
+        shown = ", ".join(str(r.get("case_id")) for r in results.failed[:3]) + (" ..." if len(results.failed) > 3 else "")
+        out.append(f"{len(results.failed)} failed item(s) ({shown})")
+    return out
+
+
+def write_github_action_benchmark(export: ActionExport, out_dir: str | Path) -> tuple[list[tuple[Path, str, int]], list[str]]:
+    out = Path(out_dir)
+    written: list[tuple[Path, str, int]] = []
+    not_written: list[str] = []
+    for name, tool, what, entries in ((BIGGER_FILE, BIGGER_TOOL, "no timed device item with TFLOP/s", export.bigger),
+                                      (SMALLER_FILE, SMALLER_TOOL, "no timed item", export.smaller)):
+        path = out / name
+        if not entries:
+            stale = f"; an older {path} is there from an earlier export and is NOT this run's: delete it" if path.exists() else ""
+            not_written.append(f"not written: {path} ({tool}): {what} in this run, and the action rejects an empty list "
+                               f"(\"No benchmark result was found\"); leave that step out for such runs{stale}")
+            continue
+        out.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(list(entries), indent=1, allow_nan=False) + "\n", encoding="utf-8")
+        written.append((path, tool, len(entries)))
+    return written, not_written

@@ -1,0 +1,73 @@
+"""One line for a failed item's error text, the line that says how it failed, the summary's failure lines.
+
+Contract: ``headline(text, limit)`` picks the informative line of a (possibly multi-line) error
+text (the record keeps the full text):
+- The first non-empty line, when it reads ``Type: message`` (an exception's name and the
+  first line of its words, e.g. ``AcceleratorError: CUDA error: an illegal memory access
+  was encountered``; torch follows it with advice lines that end in ``TORCH_USE_CUDA_DSA``).
+- Otherwise, when the text holds a traceback (its first line names no message, or is
+  ``Type: Traceback ...``), the last line that reads ``Type: message`` (the exception the
+  traceback ends in), else its last non-empty line.
+- Otherwise the first non-empty line (a message's headline: ``TIMEOUT: ...``, ``worker
+  process died ...``, ``wrong result: ...``).
+Lines longer than ``limit`` end in ``...``.
+``failure_line(record, limit)`` is ``[stage]: headline`` plus the worker's account when the
+item's fault restarted its worker: ``(worker restarted; N restarts so far)``.
+``failure_lines(failed)``: the summary's lines for failed records, one per distinct
+``failure_line`` (the first ``MAX_FAILURE_LINES``, counting the items that share it), then
+where the tracebacks are.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+_EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Fault|Exit|Interrupt)\b: *(?P<words>.*)$")
+_TRACEBACK = "Traceback (most recent call last)"
+MAX_FAILURE_LINES = 5
+TRACEBACK_POINTER = ("tracebacks: pytest -v (or --tb=long) prints each; the results file (tlbench.failed[].traceback) "
+                     "and the journal keep them")
+
+
+def _shorten(line: str, limit: int) -> str:
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+def headline(text: Any, limit: int = 160) -> str:
+    lines = [ln.strip() for ln in str(text or "").splitlines() if ln.strip()]
+    if not lines:
+        return ""
+    first = _EXCEPTION_LINE.match(lines[0])
+    if first is not None and first["words"] and not first["words"].startswith(_TRACEBACK):
+        return _shorten(lines[0], limit)
+    if first is not None or any(ln.startswith(_TRACEBACK) for ln in lines):
+        named = [ln for ln in lines[1:] if _EXCEPTION_LINE.match(ln)]
+        return _shorten(named[-1] if named else lines[-1], limit)
+    return _shorten(lines[0], limit)
+
+
+def failure_line(record: dict[str, Any], limit: int = 160) -> str:
+    """``[stage]: headline``, with the worker restart count when the fault restarted it."""
+    line = f"[{record.get('stage')}]: {headline(record.get('error') or record.get('reason'), limit)}"
+    worker = record.get("worker") or {}
+    if worker.get("restarted"):
+        line += f" (worker restarted; {worker.get('restarts')} restarts so far)"
+    return line
+
+
+def failure_lines(failed: list[dict[str, Any]]) -> list[str]:
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for record in failed:
+        groups.setdefault(failure_line(record), []).append(record)
+    lines = []
+    for words, records in list(groups.items())[:MAX_FAILURE_LINES]:
+        first = records[0]
+        who = f"{first.get('kind')} {first.get('case_id')}" + (f" and {len(records) - 1} more item(s)" if len(records) > 1 else "")
+        lines.append(f"  FAILED {who}: {words}")
+    shown = sum(len(r) for r in list(groups.values())[:MAX_FAILURE_LINES])
+    if len(failed) > shown:
+        lines.append(f"  ... {len(failed) - shown} more failed (see the table)")
+    if any(r.get("traceback") for r in failed):
+        lines.append(f"  {TRACEBACK_POINTER}")
+    return lines

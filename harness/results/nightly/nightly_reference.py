@@ -1,0 +1,119 @@
+"""What a night's per-backend results are judged against, and what a night without a device sees.
+
+Contract:
+- ``reference_for(path, baseline_dir, history)`` returns the ``Reference`` of one per-backend
+  results file: the baseline file of the same name where it exists; else, with ``history``
+  (the night's SQLite history, read before tonight's runs are added), the last runs of the
+  same testbed there (harness/results/history/judge.py: per item the best of its last
+  ``HISTORY_LAST`` timed runs); else a ``str`` saying why there is nothing to judge against.
+- ``Reference.compare(new_path, thresholds, keys=None)`` judges a results file against it (raises
+  ``CompareError`` / ``ResultsError`` / ``HistoryError`` as the compare commands do); with
+  ``keys``, only those items, on both sides (the history reference is built from the new run's
+  items anyway);
+  ``Reference.words`` names it in the summary.
+- ``visibility_lines(results)``: for a backend whose night ran no device item, what the night
+  can see (compile time, instruction counts, compiler plans and modeled schedules: how many
+  of each) and what it cannot (anything measured on a device).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Collection
+
+from tlbench.harness.results.compare.compare import compare_runs
+from tlbench.harness.results.compare.comparison import CompareError, ItemKey, RunComparison
+from tlbench.harness.results.compare.judgement import Thresholds
+from tlbench.harness.results.nightly.remeasure import restrict
+from tlbench.harness.results.files.store import Results, load_results, parse_results
+
+HISTORY_LAST = 5
+BASELINE, HISTORY = "baseline", "history"
+
+
+@dataclass(frozen=True)
+class Reference:
+    kind: str  # BASELINE | HISTORY
+    path: Path  # the baseline file, or the history database
+
+    @property
+    def words(self) -> str:
+        if self.kind == BASELINE:
+            return f"baseline `{self.path}`"
+        return f"history `{self.path}` (per item the best of its last {HISTORY_LAST} runs on this testbed)"
+
+    def compare(self, new_path: Path, thresholds: Thresholds, keys: Collection[ItemKey] | None = None) -> RunComparison:
+        """``keys``: judge only these items, on both sides (a re-measurement and its references)."""
+        if self.kind == BASELINE:
+            base = load_results(self.path)
+            if keys is not None:
+                base = parse_results(restrict(base.document, keys), str(self.path))
+            return compare_runs(base, load_results(new_path), thresholds, accept_missing=keys is not None)
+        from tlbench.harness.results.history.judge import HistoryPolicy, compare_with_history
+        from tlbench.harness.results.history.schema import open_history
+
+        conn = open_history(self.path, create=False)
+        try:
+            found = compare_with_history(conn, load_results(new_path), HistoryPolicy("best", HISTORY_LAST), thresholds,
+                                         source=str(self.path))
+        finally:
+            conn.close()
+        return found.comparison
+
+
+def _history_holds(history: Path, results: Results) -> str | None:
+    """None when the history has runs of ``results``' testbed; else why not."""
+    from tlbench.harness.results.history.judge import testbed_for
+    from tlbench.harness.results.history.schema import open_history
+
+    if not history.exists():
+        return f"no history yet at {history}"
+    conn = open_history(history, create=False)
+    try:
+        for backend in results.backends:
+            testbed_for(conn, results, backend)
+    except CompareError:
+        return f"the history {history} holds no run of this testbed yet"
+    finally:
+        conn.close()
+    return None
+
+
+def reference_for(path: Path, baseline_dir: Path, history: Path | None) -> Reference | str:
+    baseline = baseline_dir / path.name
+    if baseline.exists():
+        return Reference(BASELINE, baseline)
+    why = f"no baseline {baseline}"
+    if history is None:
+        return f"{why} and no --history"
+    missing = _history_holds(history, load_results(path))
+    if missing is not None:
+        return f"{why}, and {missing}"
+    return Reference(HISTORY, history)
+
+
+def visibility_lines(results: Results) -> list[str]:
+    """What a night that ran no device item of these results can and cannot see."""
+    records = results.records
+    if any(r.get("kind") == "device" for r in records):
+        return []
+    compile_items = [r for r in records if r.get("kind") == "compile"]
+    counted = [r for r in compile_items if isinstance(r.get("instructions"), dict) and r["instructions"].get("lowering")]
+    device_counted = [r for r in counted if r["instructions"].get("device_compiler")]
+    plans = [r for r in compile_items if isinstance(r.get("plan"), dict)]
+    modeled = [r for r in plans if (r["plan"].get("schedule_model") or {}).get("modeled_cycles_per_core")]
+    counters = sorted({str(r["instructions"].get("counter")) for r in counted})
+    built = any((r.get("cold_build_once") or r.get("compile_phases_s", {}).get("build")) for r in compile_items)
+    return [
+        "**What this night can see without a device:** "
+        f"compile time of {len(compile_items)} compile item(s) (CPU seconds over a machine probe: judged, but a shared "
+        f"runner resolves only large changes); the instructions executed by the cold lowering of {len(counted)} of them "
+        f"({', '.join(counters) or 'no counter'}: the compiler's work, which load cannot move)"
+        + (f", and by the device compiler for {len(device_counted)}" if device_counted else "")
+        + f"; the compiler's plan of {len(plans)} case(s) (pipeline, buffers and versions, threads, instruction use) and "
+        f"the modeled schedule of {len(modeled)} (II and cycles: tilelang's model numbers, never times).",
+        "**What it cannot see:** how fast any kernel runs on the device, whether it is correct there, the device "
+        "runtime and driver; " + ("the device compiler's time is in the cold build only" if built
+                                  else "the device compiler's time (no device build ran here)") + ".",
+    ]

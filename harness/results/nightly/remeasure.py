@@ -1,0 +1,131 @@
+"""Re-measure what a nightly comparison flagged - together with its in-run reference - before calling it a regression.
+
+Contract:
+- ``plan_remeasure(comparison, new) -> RemeasurePlan``: the pytest node ids to run again and
+  the items whose verdicts the re-measurement decides.  A flagged item (a gating SLOWER or
+  FAILED) is re-measured with its in-run reference, because its verdict is relative to that
+  reference: a device item with the vendor item(s) of its problem where the run has one; else
+  (compile items, device items of a problem without a vendor item) with up to
+  ``REFERENCE_ITEMS`` other items of its group (suite, backend, kind), those of its own problem
+  first.  An item whose group holds fewer than ``MIN_RUN_REFERENCE_ITEMS`` other timed items
+  has no reference to re-measure it with: it is not re-measured and its first verdict stands
+  (``unpaired`` says which, and why).  A gating whole-run shift re-measures its whole group.
+- ``restrict(document, keys)``: a copy of a results document holding only those items (timed,
+  failed and skipped) and only their backends (the top-level ``backends`` and the machine's
+  device info: the re-run is one process of the night's backends, a baseline is one backend's):
+  both sides of the second comparison hold the same items - the re-measured ones, judged
+  against the same baseline items.
+- ``combine(first, again, plan)``: the night's verdicts after the re-measurement - the first
+  comparison with each re-measured flagged item's verdict (and each re-measured group's
+  whole-run shift) taken from the second comparison, which measured it beside its reference in
+  one process; an item the second comparison does not hold keeps its first verdict.  Only a
+  regression the re-measurement reproduces gates.  (tilelang's perf bot learned this from
+  single-outlier false alarms; re-measuring an item alone and judging it against the first
+  run's other items reads the difference between two processes.)
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, replace
+from typing import Any, Iterable
+
+from tlbench.harness.core.record import EXTRA_KEY
+from tlbench.harness.results.compare.comparison import ItemKey, RunComparison
+from tlbench.harness.results.compare.judgement import Verdict
+from tlbench.harness.results.compare.pairing import MIN_RUN_REFERENCE_ITEMS, is_vendor, problem_of
+from tlbench.harness.results.files.store import Results, suite_of
+
+REFERENCE_ITEMS = 7  # other items re-measured beside a flagged item with no vendor item: 8 in all, a spread of their own
+
+
+@dataclass(frozen=True)
+class RemeasurePlan:
+    nodeids: tuple[str, ...] = ()  # to run again, in one pytest process
+    keys: frozenset[ItemKey] = frozenset()  # every item re-measured (flagged and reference)
+    flagged: frozenset[ItemKey] = frozenset()  # the flagged items the re-measurement decides
+    groups: frozenset[tuple[str, str, str]] = frozenset()  # groups of gating shifts, re-measured whole
+    unpaired: tuple[str, ...] = ()  # one line per flagged item left unmeasured (its first verdict stands)
+
+
+def _nodeid(rec: dict[str, Any]) -> str | None:
+    return rec.get("fullname") or rec.get("nodeid")
+
+
+def _key(rec: dict[str, Any]) -> ItemKey:
+    """A timed record's (``fullname``) or a failed/skipped record's (``nodeid``) key."""
+    return ItemKey(suite_of(rec), str(rec.get("backend")), str(rec.get("kind")), str(rec.get("case_id")))
+
+
+def _bench_key(bench: dict[str, Any]) -> ItemKey:
+    rec = (bench.get("extra_info") or {}).get(EXTRA_KEY) or {}
+    return _key({**rec, "fullname": bench.get("fullname")})
+
+
+def _references(key: ItemKey, rec: dict[str, Any], timed: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+    """The records to re-measure beside ``rec`` (its in-run reference), or None: it has none."""
+    group = [r for r in timed if (_key(r).suite, r["backend"], r["kind"]) == (key.suite, key.backend, key.kind)
+             and _key(r) != key]
+    problem = problem_of(rec)
+    if key.kind == "device":
+        vendors = [r for r in group if is_vendor(r) and problem_of(r) == problem]
+        if vendors:
+            return vendors
+    kernels = sorted((r for r in group if not is_vendor(r)), key=lambda r: (problem_of(r) != problem, r["case_id"]))
+    if len(kernels) < MIN_RUN_REFERENCE_ITEMS:
+        return None
+    return kernels[:REFERENCE_ITEMS]
+
+
+def plan_remeasure(comparison: RunComparison, new: Results) -> RemeasurePlan:
+    flagged = {i.key for i in comparison.regressions}
+    groups = {(s.suite, s.backend, s.kind) for s in comparison.gating_shifts}
+    timed = list(new.records)
+    by_key = {_key(r): r for r in (*new.records, *new.failed)}
+    chosen: dict[ItemKey, dict[str, Any]] = {}
+    unpaired = []
+    for key in sorted(flagged, key=lambda k: (k.suite, k.backend, k.kind, k.case_id)):
+        rec = by_key.get(key)
+        if rec is None:
+            continue  # MISSING: nothing of it in the new run to measure again
+        references = _references(key, rec, timed)
+        if references is None:
+            unpaired.append(f"{key.kind}-{key.backend}-{key.case_id}: not re-measured - its group has fewer than "
+                            f"{MIN_RUN_REFERENCE_ITEMS} other items to re-measure it against; its first verdict stands")
+            continue
+        for r in (rec, *references):
+            chosen[_key(r)] = r
+    for rec in (*new.records, *new.failed):
+        key = _key(rec)
+        if (key.suite, key.backend, key.kind) in groups:
+            chosen[key] = rec
+    nodeids = tuple(dict.fromkeys(n for n in map(_nodeid, chosen.values()) if n))
+    decided = frozenset(k for k in flagged if k in chosen)
+    return RemeasurePlan(nodeids, frozenset(chosen), decided, frozenset(groups), tuple(unpaired))
+
+
+def restrict(document: dict[str, Any], keys: Iterable[ItemKey]) -> dict[str, Any]:
+    wanted = set(keys)
+    out = copy.deepcopy({k: v for k, v in document.items() if k != "benchmarks"})
+    out["benchmarks"] = [copy.deepcopy(b) for b in document.get("benchmarks", []) if _bench_key(b) in wanted]
+    top = out.get(EXTRA_KEY)
+    if isinstance(top, dict):
+        for kind in ("failed", "skipped"):
+            top[kind] = [r for r in top.get(kind) or [] if _key(r) in wanted]
+        top.pop("partial", None)  # a restriction is deliberate: it holds what it was asked to
+        if isinstance(top.get("backends"), list):  # the re-run is of the night's backends; the restriction of the keys' own
+            top["backends"] = [b for b in top["backends"] if b in {k.backend for k in wanted}]
+    machine = (out.get("machine_info") or {}).get(EXTRA_KEY)
+    if isinstance(machine, dict) and isinstance(machine.get("backends"), dict):
+        machine["backends"] = {b: info for b, info in machine["backends"].items() if b in {k.backend for k in wanted}}
+    return out
+
+
+def combine(first: RunComparison, again: RunComparison, plan: RemeasurePlan) -> RunComparison:
+    second = {(i.key, i.metric): i for i in again.items if i.verdict is not Verdict.MISSING}
+    items = tuple(second.get((i.key, i.metric), i) if i.key in plan.flagged else i for i in first.items)
+    again_shifts = {(s.suite, s.backend, s.kind): s for s in again.shifts}
+    shifts = tuple(again_shifts.get((s.suite, s.backend, s.kind), replace(s, gates=False, words=f"{s.words} (not reproduced "
+                   "when re-measured)")) if (s.suite, s.backend, s.kind) in plan.groups and s.gates else s for s in first.shifts)
+    notes = first.notes + tuple(plan.unpaired)
+    return replace(first, items=items, shifts=shifts, notes=notes)

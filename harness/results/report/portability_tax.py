@@ -1,0 +1,87 @@
+"""The portability tax: the one body against the target-specific kernel doing the same work, one line a problem.
+
+Contract: ``tax_lines(groups)`` takes the summary's problem blocks as ``TaxGroup``s (backend,
+problem label, timed kernel records, vendor records) and returns one line per problem where
+the run timed both a config whose record says ``one_body: true`` (its body lowers for every
+dialect its suite names: harness/core/cases.py ``PORTABLE_KEY``) and one that says ``false`` (a
+target-specific kernel).  Both may sit in one block (a suite that sweeps both), or in two
+blocks of one backend whose fastest vendor items do the same work (the same FLOPs from their
+``throughput``, within 1e-6): the one body's block and the hand kernel's, each judged against
+its own vendor item.  The line names each side's fastest config, its time, its ratio to its
+vendor item, and what the one body pays: its time over the target-specific kernel's, minus 1.
+Records without ``one_body`` take no part.  Pure; no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from tlbench.harness.core.cases import PORTABLE_KEY
+from tlbench.harness.results.report.table import format_seconds
+
+
+@dataclass
+class TaxGroup:
+    backend: str
+    problem: str
+    timed: list[dict[str, Any]] = field(default_factory=list)
+    vendor: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _median(record: dict[str, Any]) -> float | None:
+    value = (record.get("summary") or {}).get("median")
+    return value if isinstance(value, (int, float)) and value > 0 else None
+
+
+def _fastest(records: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    timed = [r for r in records if _median(r)]
+    return min(timed, key=lambda r: (_median(r), str(r.get("case_id")))) if timed else None
+
+
+def _side(group: TaxGroup, one_body: bool) -> dict[str, Any] | None:
+    return _fastest([r for r in group.timed if r.get(PORTABLE_KEY) is one_body])
+
+
+def _work(group: TaxGroup) -> float | None:
+    vendor = _fastest(group.vendor)
+    tflops = ((vendor or {}).get("throughput") or {}).get("tflops")
+    return tflops * _median(vendor) if vendor is not None and isinstance(tflops, (int, float)) and tflops > 0 else None
+
+
+def _same(a: float | None, b: float | None) -> bool:
+    return a is not None and b is not None and abs(a - b) <= 1e-6 * max(a, b)
+
+
+def _words(record: dict[str, Any], group: TaxGroup) -> str:
+    vendor = _fastest(group.vendor)
+    case_id = str(record.get("case_id", "?"))
+    config = case_id[len(group.problem) + 1:] if case_id.startswith(group.problem + "-") else case_id
+    ratio = f", {_median(vendor) / _median(record):.3f}x its vendor item" if vendor is not None else ""
+    return f"{config} {format_seconds(_median(record))}{ratio}"
+
+
+def _line(backend: str, problem: str, body: tuple[dict, TaxGroup], hand: tuple[dict, TaxGroup]) -> str:
+    paid = _median(body[0]) / _median(hand[0]) - 1
+    verdict = f"the one body pays {paid:+.1%}" if paid > 0 else f"no tax: the one body is {-paid:.1%} faster"
+    return (f"portability tax {backend} · {problem}: one body {_words(*body)}; target-specific {_words(*hand)}; "
+            f"{verdict}")
+
+
+def tax_lines(groups: Sequence[TaxGroup]) -> list[str]:
+    lines: list[str] = []
+    bodies_only: list[tuple[dict, TaxGroup]] = []
+    hands_only: list[tuple[dict, TaxGroup]] = []
+    for group in groups:
+        body, hand = _side(group, True), _side(group, False)
+        if body is not None and hand is not None:
+            lines.append(_line(group.backend, group.problem, (body, group), (hand, group)))
+        elif body is not None:
+            bodies_only.append((body, group))
+        elif hand is not None:
+            hands_only.append((hand, group))
+    for body in bodies_only:
+        twins = [h for h in hands_only if h[1].backend == body[1].backend and _same(_work(h[1]), _work(body[1]))]
+        if len(twins) == 1:
+            lines.append(_line(body[1].backend, body[1].problem, body, twins[0]))
+    return lines
