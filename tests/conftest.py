@@ -5,8 +5,8 @@ never in the user's ~/.cache; the pytest processes the tests start inherit it.  
 tests themselves run under pytest-xdist (``pytest -n 2 tests``), each test runs without
 pytest-xdist's worker variables in its environment: a pytest process it starts is a plain
 run, not one more xdist worker (which would leave its JSON to a controller that is not there).
-A suite imports its sibling body modules (``from kernel_gemm_sweep import GEMM``) as pytest's
-rootdir import does for suites/; tests that import a suite (``from suites.test_stages import
+A suite imports its sibling body modules (``from tlbench.suites.gemm.sweep import GEMM``) as pytest's
+rootdir import does for suites/; tests that import a suite (``from tlbench.suites.gemm.test_stages import
 SWEEP``) get the same with suites/ on ``sys.path``.  tests/toys/ is on ``sys.path`` too: the
 test-only families and backends there (``from tile_family import TileConfig, TileProblem``,
 the fake backend's case material) import as the pytester suites that use them do.

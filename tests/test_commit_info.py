@@ -54,7 +54,7 @@ def _hash_of(*files):
 
 
 def test_kernel_hash_is_the_source_of_the_body_modules():
-    from suites.test_stages import SWEEP  # the built-in GEMM suite (kernel_sweep; tests/conftest.py puts suites/ on sys.path)
+    from tlbench.suites.gemm.test_stages import SWEEP  # the built-in GEMM suite (kernel_sweep; tests/conftest.py puts suites/ on sys.path)
     from tlbench.harness.core.cases import VendorCase
 
     case = SWEEP.cases("nvidia", "smoke")[0]
@@ -65,7 +65,7 @@ def test_kernel_hash_is_the_source_of_the_body_modules():
 
 
 def test_flash_attention_cases_hash_the_suites_kernel_modules_and_nothing_else_of_theirs():
-    """A flash-attention case of the suites hashes its factories (suites/kernel_fa_build.py), the
+    """A flash-attention case of the suites hashes its factories (suites/flash_attention/build.py), the
     kernel modules beside them that those import (found by the source closure) and the problem
     and config values the bodies read (named in ``body_modules``: tlbench's own files are not
     followed); the reference, the vendor calls and the declarations are not part of the kernel."""
@@ -73,13 +73,13 @@ def test_flash_attention_cases_hash_the_suites_kernel_modules_and_nothing_else_o
     from dataclasses import asdict
 
     from tlbench import kernel_sweep
-    from tlbench.backends.kernels.flash_attention import FaConfig, FaProblem
+    from tlbench.suites.flash_attention.problem import FaConfig, FaProblem
     from tlbench.harness.core.source_closure import source_closure
 
     suites = ROOT / "suites"
     if str(suites) not in sys.path:
         sys.path.insert(0, str(suites))
-    from kernel_fa_sweep import FA
+    from tlbench.suites.flash_attention.sweep import FA
 
     problem = FaProblem(1, 2, 1024, 1024)
     sweep = kernel_sweep("flash_attention", **FA, sizes=[asdict(problem)], module=__name__,

@@ -21,7 +21,7 @@ pytest.importorskip("tilelang")
 ROOT = Path(__file__).resolve().parents[1]
 
 SUITE = """
-from kernel_gemm_sweep import GEMM, config, problem
+from tlbench.suites.gemm.sweep import GEMM, config, problem
 from tlbench import kernel_sweep
 
 SWEEP = kernel_sweep(

@@ -5,7 +5,7 @@ What is pinned: ``import tlbench`` imports neither torch, tilelang nor tlbench's
 neither it nor importing the front-door names changes the process's environment (no torch
 variable); ``kernel_sweep``'s docstring names every argument it takes and says what each
 scope runs; the README's "Benchmark your own kernel" code block is, character for character,
-suites/test_gemv.py below its docstring, its install lines name the ``cpu-torch`` extra with
+suites/gemv/test_gemv.py below its docstring, its install lines name the ``cpu-torch`` extra with
 PyTorch's CPU index; that suite passes ``tlbench check`` and one config of each backend
 compiles as shipped.
 """

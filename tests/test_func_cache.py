@@ -136,7 +136,7 @@ def test_the_warp_specialized_fa_body_hash_names_the_hopper_module_it_calls(nvid
     suites = Path(__file__).resolve().parents[1] / "suites"
     cases = {c.config.values.get("body"): c for c in _cases(nvidia_sm90a, "test_fa_stages", 200)}
     assert {"hopper", "hopper_ws", "hopper_ws_ov"} <= set(cases)
-    declared = [str(suites / "kernel_fa_build.py"), "tlbench.backends.kernels.flash_attention.problem"]  # factories, values
+    declared = [str(suites / "kernel_fa_build.py"), "tlbench.suites.flash_attention.problem"]  # factories, values
     for body in ("hopper", "hopper_ws", "hopper_ws_ov"):
         assert nvidia_sm90a.kernel_body_hash(cases[body]) == modules_hash(declared), body
     covered = {path.name for path in source_closure([suites / "kernel_fa_build.py"])}

@@ -1,4 +1,4 @@
-"""The hand warp-specialized GEMM body (suites/kernel_gemm_ws.py), lowered for real by tilelang
+"""The hand warp-specialized GEMM body (suites/gemm/ws.py), lowered for real by tilelang
 for sm_90a on the CPU: its 2-CTA cluster form and its sliced epilogue emit the synchronization
 they rely on, and the plain form emits none of it.
 

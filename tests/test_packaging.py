@@ -56,7 +56,7 @@ def test_a_plain_checkout_imports_as_tlbench_with_nothing_installed(tmp_path):
 
 def _collect(*args: str, **env: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--co", "-q",
-                           "suites/test_stages.py", *args], cwd=ROOT, env={**os.environ, **env},
+                           "suites/gemm/test_stages.py", *args], cwd=ROOT, env={**os.environ, **env},
                           capture_output=True, text=True, timeout=600)
 
 
