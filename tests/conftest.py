@@ -5,9 +5,8 @@ never in the user's ~/.cache; the pytest processes the tests start inherit it.  
 tests themselves run under pytest-xdist (``pytest -n 2 tests``), each test runs without
 pytest-xdist's worker variables in its environment: a pytest process it starts is a plain
 run, not one more xdist worker (which would leave its JSON to a controller that is not there).
-A suite imports its sibling body modules (``from tlbench.suites.gemm.sweep import GEMM``) as pytest's
-rootdir import does for suites/; tests that import a suite (``from tlbench.suites.gemm.test_stages import
-SWEEP``) get the same with suites/ on ``sys.path``.  tests/toys/ is on ``sys.path`` too: the
+The built-in suites and their kernels import as ``tlbench.suites.<family>`` (``from
+tlbench.suites.gemm.test_stages import SWEEP``).  tests/toys/ is on ``sys.path``: the
 test-only families and backends there (``from tile_family import TileConfig, TileProblem``,
 the fake backend's case material) import as the pytester suites that use them do.
 """
@@ -20,11 +19,9 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("TLBENCH_CACHE_DIR", tempfile.mkdtemp(prefix="tlbench-test-cache-"))
-SUITES = str(Path(__file__).resolve().parents[1] / "suites")
 TOYS = str(Path(__file__).resolve().parent / "toys")
-for _folder in (SUITES, TOYS):
-    if _folder not in sys.path:
-        sys.path.append(_folder)
+if TOYS not in sys.path:
+    sys.path.append(TOYS)
 
 # pytester's inline runs put sys.modules back after each run, and numpy's extension refuses a
 # second import in one process; a device item measured in-process imports it (through scipy.stats,

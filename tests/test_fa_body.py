@@ -1,7 +1,7 @@
 """One flash-attention forward body, lowered for real by tilelang for sm_90a and Ascend 950.
 
 suites/flash_attention/body.py is the only body text; the two dialects beside it supply the
-target pieces, and kernel_fa_build.py picks the body a config builds per dialect.  Lowering is the expensive part on the 2-core box, so one config is lowered
+target pieces, and build.py picks the body a config builds per dialect.  Lowering is the expensive part on the 2-core box, so one config is lowered
 per target (the suites lower the rest); the manual schedule and the refusals are checked
 without lowering.
 """
@@ -15,7 +15,7 @@ tilelang = pytest.importorskip("tilelang")
 import tvm  # noqa: E402
 
 import tlbench.backends.ascend.schedule  # noqa: E402,F401  (Z3 recorders before any Ascend lowering)
-import kernel_fa_body as fa_module  # noqa: E402  (suites/: tests/conftest.py puts it on sys.path)
+from tlbench.suites.flash_attention import body as fa_module  # noqa: E402
 from tlbench.suites.flash_attention.body import build, manual_schedule  # noqa: E402
 from tlbench.suites.flash_attention.build import fa_cuda  # noqa: E402
 from tlbench.suites.flash_attention.dialect_ascend import ASCEND_FA_DIALECT  # noqa: E402

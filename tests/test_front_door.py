@@ -76,7 +76,7 @@ def test_the_readme_example_is_the_shipped_suite():
     shipped = GEMV_SUITE.read_text()
     below_docstring = shipped[shipped.index('"""', 3) + 3:].lstrip("\n")
     assert block == below_docstring
-    assert "from tlbench import kernel_sweep" in block and (ROOT / "suites" / "kernel_gemv.py").is_file()
+    assert "from tlbench import kernel_sweep" in block and (ROOT / "suites" / "gemv" / "body.py").is_file()
 
 
 def test_the_readme_says_how_to_install_into_ones_own_project():

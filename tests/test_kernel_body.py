@@ -14,7 +14,7 @@ import pytest
 tilelang = pytest.importorskip("tilelang")
 import tvm  # noqa: E402
 
-import kernel_gemm  # noqa: E402  (suites/ is on sys.path: tests/conftest.py)
+from tlbench.suites.gemm import body as kernel_gemm  # noqa: E402
 from builtin_gemm import config, gemm_case, problem  # noqa: E402
 
 FP16 = problem(1024, 1024, 1024, "float16")
