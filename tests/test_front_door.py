@@ -24,7 +24,7 @@ from tlbench.harness.cli import main as tlbench_main
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
-GEMV_SUITE = ROOT / "suites" / "test_gemv.py"
+GEMV_SUITE = ROOT / "suites" / "gemv" / "test_gemv.py"
 
 
 def _python(code: str) -> dict:

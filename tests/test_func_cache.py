@@ -23,7 +23,7 @@ from tlbench.harness.core.cases import Case  # noqa: E402
 
 
 def _cases(backend, suite: str, count: int) -> list[Case]:
-    sweep = importlib.import_module(f"suites.{suite}").SWEEP
+    sweep = importlib.import_module(f"tlbench.suites.{'flash_attention' if suite.startswith('test_fa_') else 'gemm'}.{suite}").SWEEP
     cases = [c for c in sweep.cases("nvidia", "full", device=None, load_best=lambda *a, **k: None)
              if isinstance(c, Case) and backend.rejection(c) is None]
     step = max(1, len(cases) // count)
