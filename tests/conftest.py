@@ -70,7 +70,7 @@ def ascend():
 @pytest.fixture(scope="session")
 def installed_tlbench(tmp_path_factory):
     """tlbench as pip installs it: the wheel built from a copy of this tree's package sources
-    (pyproject.toml, README.md, LICENSE, tlbench/ with its links, harness/, backends/) and installed into a
+    (pyproject.toml, README.md, LICENSE, tlbench/ with its links, harness/, backends/, suites/) and installed into a
     folder of its own with ``pip install --no-deps --target``.  Returns that folder, to be put on
     PYTHONPATH (the copy keeps concurrent builds, pytest-xdist workers', out of the tree)."""
     import shutil
@@ -82,7 +82,7 @@ def installed_tlbench(tmp_path_factory):
     source = tmp_path_factory.mktemp("tlbench-source")
     for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy2(root / name, source / name)
-    for name in ("tlbench", "harness", "backends"):
+    for name in ("tlbench", "harness", "backends", "suites"):
         shutil.copytree(root / name, source / name, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
     target = tmp_path_factory.mktemp("tlbench-site")
     pip = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--disable-pip-version-check", "-q",
