@@ -31,7 +31,10 @@ SCOPES = ("quick", "smoke", "full")
 
 def _suite_sweeps(suites: Path) -> list[tuple[str, Any]]:
     out = []
-    for path in sorted(p for p in suites.glob("*/test_*.py") if (p.parent / "__init__.py").is_file()):  # the families, not conformance/
+    if str(suites.resolve()) not in sys.path:  # a flat folder's suite imports its sibling body module, as under pytest
+        sys.path.insert(0, str(suites.resolve()))
+    families = (p for p in suites.glob("*/test_*.py") if (p.parent / "__init__.py").is_file())  # suites/<family>/, not conformance/
+    for path in sorted([*suites.glob("test_*.py"), *families]):
         spec = importlib.util.spec_from_file_location(f"_tlbench_suite_{path.stem}", path)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
