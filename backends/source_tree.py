@@ -14,7 +14,7 @@ Contract: ``runtime_tree_hash(module)`` is ``sha256:<hex>`` over the source file
   builds every kernel's body through it without importing it, and its helpers are tlbench's
   own files, which the kernel hash (harness/core/kernel_traits.py) leaves to this one.
 Nothing else feeds it: another backend's runtime, a test plugin, a campaign tool or the readers
-of older records (``backends/kernels/gemm/``, ``backends/kernels/flash_attention/``: they build
+of older records (``suites/gemm/records.py``, ``suites/flash_attention/records.py``: they build
 nothing) edited leaves this backend's stored IR and plans valid.  Found from this file's own location, so it
 works from any working directory (an installed tlbench, a user's project).  A kernel body
 outside the package is covered by the kernel hash instead.

@@ -1,10 +1,10 @@
 """The built-in GEMM as tests build its cases: the suites' own declaration through ``kernel_sweep``.
 
 Contract: ``gemm_case(problem(...), config(...), label=None)`` is one ``Case`` of the GEMM the
-built-in suites run (suites/test_stages.py ...): its problem and config are the suites' words
-(suites/kernel_gemm_sweep.py ``problem`` / ``config``, re-exported here), its family the one
+built-in suites run (suites/gemm/test_stages.py ...): its problem and config are the suites' words
+(suites/gemm/sweep.py ``problem`` / ``config``, re-exported here), its family the one
 ``kernel_sweep("gemm", **GEMM, ...)`` makes, so ids, footprints, validation, the body
-(suites/kernel_gemm.py, lowered for real by a backend) and the reference are exactly the suites'.
+(suites/gemm/body.py, lowered for real by a backend) and the reference are exactly the suites'.
 ``gemm_vendor(problem(...))`` is its vendor item; ``FAMILY`` the family.  ``SWEEP`` holds the
 family where a worker process looks for it (a family is pickled by reference to the module that
 declares it).  Needs suites/ on ``sys.path`` (tests/conftest.py puts it there).
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from kernel_gemm_sweep import GEMM, config, problem
+from tlbench.suites.gemm.sweep import GEMM, config, problem
 
 from tlbench import kernel_sweep
 from tlbench.harness.core.cases import Case, VendorCase

@@ -5,9 +5,8 @@ never in the user's ~/.cache; the pytest processes the tests start inherit it.  
 tests themselves run under pytest-xdist (``pytest -n 2 tests``), each test runs without
 pytest-xdist's worker variables in its environment: a pytest process it starts is a plain
 run, not one more xdist worker (which would leave its JSON to a controller that is not there).
-A suite imports its sibling body modules (``from kernel_gemm_sweep import GEMM``) as pytest's
-rootdir import does for suites/; tests that import a suite (``from suites.test_stages import
-SWEEP``) get the same with suites/ on ``sys.path``.  tests/toys/ is on ``sys.path`` too: the
+The built-in suites and their kernels import as ``tlbench.suites.<family>`` (``from
+tlbench.suites.gemm.test_stages import SWEEP``).  tests/toys/ is on ``sys.path``: the
 test-only families and backends there (``from tile_family import TileConfig, TileProblem``,
 the fake backend's case material) import as the pytester suites that use them do.
 """
@@ -20,11 +19,9 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("TLBENCH_CACHE_DIR", tempfile.mkdtemp(prefix="tlbench-test-cache-"))
-SUITES = str(Path(__file__).resolve().parents[1] / "suites")
 TOYS = str(Path(__file__).resolve().parent / "toys")
-for _folder in (SUITES, TOYS):
-    if _folder not in sys.path:
-        sys.path.append(_folder)
+if TOYS not in sys.path:
+    sys.path.append(TOYS)
 
 # pytester's inline runs put sys.modules back after each run, and numpy's extension refuses a
 # second import in one process; a device item measured in-process imports it (through scipy.stats,
@@ -73,7 +70,7 @@ def ascend():
 @pytest.fixture(scope="session")
 def installed_tlbench(tmp_path_factory):
     """tlbench as pip installs it: the wheel built from a copy of this tree's package sources
-    (pyproject.toml, README.md, LICENSE, tlbench/ with its links, harness/, backends/) and installed into a
+    (pyproject.toml, README.md, LICENSE, tlbench/ with its links, harness/, backends/, suites/) and installed into a
     folder of its own with ``pip install --no-deps --target``.  Returns that folder, to be put on
     PYTHONPATH (the copy keeps concurrent builds, pytest-xdist workers', out of the tree)."""
     import shutil
@@ -85,7 +82,7 @@ def installed_tlbench(tmp_path_factory):
     source = tmp_path_factory.mktemp("tlbench-source")
     for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy2(root / name, source / name)
-    for name in ("tlbench", "harness", "backends"):
+    for name in ("tlbench", "harness", "backends", "suites"):
         shutil.copytree(root / name, source / name, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
     target = tmp_path_factory.mktemp("tlbench-site")
     pip = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--disable-pip-version-check", "-q",

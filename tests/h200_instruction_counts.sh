@@ -13,7 +13,7 @@ python3 -c "from tlbench.harness.measure.instructions import hardware_reason as 
 python3 -m pytest -p no:cacheprovider -q tests/test_instructions.py -k hardware 2>&1 | tail -1
 echo "== 3. two runs of the stage suite's compile items (default --tlbench-instructions hardware: every round counted)"
 for run in a b; do
-  python3 -m pytest -p no:cacheprovider -q suites/test_stages.py --tlbench-backend=nvidia --tlbench-kind=compile \
+  python3 -m pytest -p no:cacheprovider -q suites/gemm/test_stages.py --tlbench-backend=nvidia --tlbench-kind=compile \
       --tlbench-scope=smoke --benchmark-only --benchmark-json="$OUT/counts-$run.json" > "$OUT/counts-$run.log" 2>&1
   echo "run $run exit $?"
 done

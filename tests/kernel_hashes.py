@@ -5,7 +5,7 @@ and ``python3 tests/kernel_hashes.py --compare BEFORE.json AFTER.json``.
 
 For a refactor that must not change a built-in kernel: before and after it, this writes
 ``{backend: {case_id: sha256 of backend.kernel_source(case)}}`` for every case any scope
-(quick, smoke, full) of every ``suites/test_*.py`` declares (with any recorded ``best`` case),
+(quick, smoke, full) of every ``suites/<family>/test_*.py`` declares (with any recorded ``best`` case),
 lowered by the real backends (tilelang's CUDA codegen; the Ascend pipeline's AscendC).  A case
 the compiler refuses is hashed by its error's first line (``error: ...``), so a refusal that
 changes shows too.  ``--traced`` hashes instead what the backend would lower: the case's
@@ -31,9 +31,10 @@ SCOPES = ("quick", "smoke", "full")
 
 def _suite_sweeps(suites: Path) -> list[tuple[str, Any]]:
     out = []
-    if str(suites.resolve()) not in sys.path:  # a suite imports its sibling body module, as under pytest
+    if str(suites.resolve()) not in sys.path:  # a flat folder's suite imports its sibling body module, as under pytest
         sys.path.insert(0, str(suites.resolve()))
-    for path in sorted(suites.glob("test_*.py")):
+    families = (p for p in suites.glob("*/test_*.py") if (p.parent / "__init__.py").is_file())  # suites/<family>/, not conformance/
+    for path in sorted([*suites.glob("test_*.py"), *families]):
         spec = importlib.util.spec_from_file_location(f"_tlbench_suite_{path.stem}", path)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)

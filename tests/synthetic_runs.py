@@ -69,7 +69,7 @@ def _bench(template: dict[str, Any], problem: tuple[int, int, int], rng: random.
     rec["case_id"] = case_id
     item_id = f"{rec['kind']}-{rec['backend']}-{case_id}"
     bench["name"] = f"test_stages[{item_id}]"
-    bench["fullname"] = f"suites/test_stages.py::test_stages[{item_id}]"
+    bench["fullname"] = f"suites/gemm/test_stages.py::test_stages[{item_id}]"
     bench["param"] = item_id
     bench["params"] = {"tlbench_item": item_id}
     factor = (SLOW_FACTOR if case_id in slow else 1.0) * (1 + (m * n * k) / 8192**3)

@@ -1,5 +1,5 @@
 """The Ascend schedule, recorded from tilelang's real EstimateLatency / Z3 AutoSchedule, of the
-built-in GEMM (suites/kernel_gemm.py, declared as the suites declare it: tests/builtin_gemm.py)."""
+built-in GEMM (suites/gemm/body.py, declared as the suites declare it: tests/builtin_gemm.py)."""
 
 import subprocess
 import sys

@@ -1,5 +1,5 @@
 """On-chip budget: the bytes, the capacities and the messages users see (the built-in GEMM's
-footprint, suites/kernel_gemm_sweep.py, against the real backends' scopes)."""
+footprint, suites/gemm/sweep.py, against the real backends' scopes)."""
 
 import pytest
 

@@ -4,29 +4,16 @@ the flash-attention suites made Q, K, V and the fp32 reference again for each of
 an item on the H200).  Reads each suite's SWEEP; nothing is compiled."""
 
 import importlib
-import importlib.util
-import sys
-from pathlib import Path
 
 import pytest
 
-SUITES = Path(__file__).resolve().parent.parent / "suites"
 BUILT_IN = ["test_stages", "test_tiles", "test_core_pipelining", "test_ascend_schedule",
             "test_fa_stages", "test_fa_causal", "test_fa_ascend_schedule"]
 
 
-@pytest.fixture(scope="module")
-def on_path():
-    sys.path.insert(0, str(SUITES))
-    yield
-    sys.path.remove(str(SUITES))
-
-
 @pytest.mark.parametrize("suite", BUILT_IN)
-def test_one_inputs_key_per_problem(on_path, suite):
-    spec = importlib.util.spec_from_file_location(f"builtin_suite_{suite}", SUITES / f"{suite}.py")  # tests/ has its own test_ascend_schedule
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+def test_one_inputs_key_per_problem(suite):
+    module = importlib.import_module(f"tlbench.suites.{'flash_attention' if suite.startswith('test_fa_') else 'gemm'}.{suite}")
     sweep = module.SWEEP
     checked = 0
     for backend, dialect in (("nvidia", "cuda"), ("ascend", "ascend")):

@@ -1,7 +1,7 @@
 """Golden test of the GEMM and flash-attention case-id schemes: ids are history keys and must never change.
 
 Pinned three ways: literal ids for each optional part of the scheme, made both by the built-in
-suites' declaration (suites/kernel_gemm_sweep.py through ``kernel_sweep``: what a run writes) and
+suites' declaration (suites/gemm/sweep.py through ``kernel_sweep``: what a run writes) and
 by the reader of older GEMM records (backends/kernels/gemm: what a report reads back); every id
 in the committed H200 results and the compare fixtures rebuilt byte for byte from the record's
 own problem and config; and the family's parser splitting each one back into the problem id,
@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from builtin_gemm import config, gemm_case, gemm_vendor, problem
-from tlbench.backends.kernels.gemm import GEMM, GemmConfig, GemmProblem
+from tlbench.suites.gemm.problem import GemmConfig, GemmProblem
+from tlbench.suites.gemm.records import GEMM
 from tlbench.harness.core.cases import Case, VendorCase
 from tlbench.harness.core.record import BenchItem
 from tlbench.harness.core.registry import BackendRegistry
@@ -78,8 +79,8 @@ FA_GOLDEN = [
 
 @pytest.mark.parametrize("expected, config", FA_GOLDEN, ids=[g[0] for g in FA_GOLDEN])
 def test_fa_case_id_is_byte_identical_and_fast_math_only_adds_a_suffix(expected, config):
-    from tlbench.backends.kernels.flash_attention.family import FLASH_ATTENTION
-    from tlbench.backends.kernels.flash_attention.problem import FaConfig, FaProblem
+    from tlbench.suites.flash_attention.records import FLASH_ATTENTION
+    from tlbench.suites.flash_attention.problem import FaConfig, FaProblem
 
     case = Case(FaProblem(batch=2, heads=16, seq_q=8192, seq_k=8192, dim=128), FaConfig(**config))
     assert case.case_id == expected
@@ -115,7 +116,7 @@ def test_committed_files_are_there():
 
 
 def _family(rec: dict):
-    from tlbench.backends.kernels.flash_attention.family import FLASH_ATTENTION
+    from tlbench.suites.flash_attention.records import FLASH_ATTENTION
     from tlbench.harness.core.described import described, family_for_record
 
     if described(rec):  # a generic-path kernel: its ids come from its names and values, or the words it recorded
@@ -153,7 +154,8 @@ FA_LITERAL = [
 
 @pytest.mark.parametrize("problem, config, expected", FA_LITERAL, ids=[g[2] for g in FA_LITERAL])
 def test_fa_case_id_literals(problem, config, expected):
-    from tlbench.backends.kernels.flash_attention import FLASH_ATTENTION, FaConfig, FaProblem
+    from tlbench.suites.flash_attention.problem import FaConfig, FaProblem
+    from tlbench.suites.flash_attention.records import FLASH_ATTENTION
 
     case = Case(FaProblem(**problem), FaConfig(**config))
     assert case.case_id == expected
@@ -162,14 +164,10 @@ def test_fa_case_id_literals(problem, config, expected):
 
 
 def test_fa_vendor_ids_name_their_library():
-    import sys
-
-    if str(ROOT / "suites") not in sys.path:  # the suites' declaration, as pytest's rootdir insertion finds it
-        sys.path.insert(0, str(ROOT / "suites"))
-    from kernel_fa_sweep import FA, config, problem
+    from tlbench.suites.flash_attention.sweep import FA, config, problem
 
     from tlbench import kernel_sweep
-    from tlbench.backends.kernels.flash_attention import FLASH_ATTENTION
+    from tlbench.suites.flash_attention.records import FLASH_ATTENTION
 
     sweep = kernel_sweep("flash_attention", **FA, sizes=[problem(batch=2, heads=16, seq=8192)], configs=[config()], module=__name__)
     ids = [v.case_id for backend in ("nvidia", "ascend") for v in sweep.vendor_cases(backend, "full", REGISTRY.dialect(backend))]
@@ -183,11 +181,9 @@ SUITE_IDS = ROOT / "tests" / "fixtures" / "suite_case_ids.json"
 
 def _suite_sweep(name: str):
     import importlib.util
-    import sys
 
-    if str(ROOT / "suites") not in sys.path:  # a suite imports its sibling body module, as pytest's rootdir insertion allows
-        sys.path.insert(0, str(ROOT / "suites"))
-    spec = importlib.util.spec_from_file_location(f"_golden_{Path(name).stem}", ROOT / "suites" / name)
+    (path,) = (ROOT / "suites").glob(f"*/{name}")  # suites/<family>/<name>
+    spec = importlib.util.spec_from_file_location(f"_golden_{Path(name).stem}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.SWEEP
@@ -202,7 +198,7 @@ def test_every_built_in_suite_id_is_the_pinned_one():
     pinned = json.loads(SUITE_IDS.read_text())
     assert len(pinned) >= 20 and any(k.startswith("test_fa_") for k in pinned) and any(k.startswith("test_tiles") for k in pinned)
     now = {}
-    for name in sorted({key.split()[0] for key in pinned} | {p.name for p in (ROOT / "suites").glob("test_*.py")}):
+    for name in sorted({key.split()[0] for key in pinned} | {p.name for p in (ROOT / "suites").glob("*/test_*.py") if p.parent.name != "conformance"}):
         sweep = _suite_sweep(name)
         for backend in ("nvidia", "ascend"):
             for scope in ("quick", "smoke", "full"):

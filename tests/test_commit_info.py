@@ -54,18 +54,18 @@ def _hash_of(*files):
 
 
 def test_kernel_hash_is_the_source_of_the_body_modules():
-    from suites.test_stages import SWEEP  # the built-in GEMM suite (kernel_sweep; tests/conftest.py puts suites/ on sys.path)
+    from tlbench.suites.gemm.test_stages import SWEEP  # the built-in GEMM suite (kernel_sweep)
     from tlbench.harness.core.cases import VendorCase
 
     case = SWEEP.cases("nvidia", "smoke")[0]
     suites = ROOT / "suites"
-    body = _hash_of(suites / "kernel_gemm.py", suites / "kernel_gemm_raster.py")  # the body file and the tile order it imports
+    body = _hash_of(suites / "gemm" / "body.py", suites / "gemm" / "raster.py")  # the body file and the tile order it imports
     assert kernel_hash(case, "cuda") == body and kernel_hash(case, "ascend") == body  # both dialects' bodies live in one file
     assert kernel_hash(VendorCase(case.problem), "cuda") is None
 
 
 def test_flash_attention_cases_hash_the_suites_kernel_modules_and_nothing_else_of_theirs():
-    """A flash-attention case of the suites hashes its factories (suites/kernel_fa_build.py), the
+    """A flash-attention case of the suites hashes its factories (suites/flash_attention/build.py), the
     kernel modules beside them that those import (found by the source closure) and the problem
     and config values the bodies read (named in ``body_modules``: tlbench's own files are not
     followed); the reference, the vendor calls and the declarations are not part of the kernel."""
@@ -73,20 +73,17 @@ def test_flash_attention_cases_hash_the_suites_kernel_modules_and_nothing_else_o
     from dataclasses import asdict
 
     from tlbench import kernel_sweep
-    from tlbench.backends.kernels.flash_attention import FaConfig, FaProblem
+    from tlbench.suites.flash_attention.problem import FaConfig, FaProblem
     from tlbench.harness.core.source_closure import source_closure
 
-    suites = ROOT / "suites"
-    if str(suites) not in sys.path:
-        sys.path.insert(0, str(suites))
-    from kernel_fa_sweep import FA
+    suites = ROOT / "suites" / "flash_attention"
+    from tlbench.suites.flash_attention.sweep import FA
 
     problem = FaProblem(1, 2, 1024, 1024)
     sweep = kernel_sweep("flash_attention", **FA, sizes=[asdict(problem)], module=__name__,
                          configs=[asdict(FaConfig(128, 128, 2)), asdict(FaConfig(128, 128, 2, threads=384, body="hopper_ws"))])
     shared, ws = sweep.cases("nvidia", "full")
-    files = source_closure([suites / "kernel_fa_build.py", ROOT / "backends" / "kernels" / "flash_attention" / "problem.py"])
-    assert {f.name for f in files} == {"kernel_fa_build.py", "problem.py", "kernel_fa_validation.py", "kernel_fa_body.py",
-                                       "kernel_fa_dialect_cuda.py", "kernel_fa_dialect_ascend.py", "kernel_fa_hopper.py",
-                                       "kernel_fa_hopper_ws.py"}
+    files = source_closure([suites / "build.py", suites / "problem.py"])
+    assert {f.name for f in files} == {"build.py", "problem.py", "validation.py", "body.py", "dialect_cuda.py",
+                                       "dialect_ascend.py", "hopper.py", "hopper_ws.py"}
     assert kernel_hash(shared, "cuda") == kernel_hash(ws, "cuda") == kernel_hash(shared, "ascend") == _hash_of(*files)

@@ -5,8 +5,8 @@ The fault this pins: a tvm-ffi ``String`` (``str(loop_var)`` returns one) kept i
 record lived in pytest-benchmark's fixture until interpreter exit and segfaulted the final
 garbage collection, only when ``harness``/``backends`` came through the installed package
 (cwd outside the repo, no PYTHONPATH).  The run below is exactly that case: real tilelang,
-the real Ascend lowering with the Z3 schedule recorded, of the built-in GEMM body copied into
-the user's folder beside a ``kernel_sweep`` suite.
+the real Ascend lowering with the Z3 schedule recorded, of the built-in GEMM body (tlbench.suites.gemm)
+declared by a ``kernel_sweep`` suite in the user's folder.
 """
 
 import os
@@ -21,7 +21,7 @@ pytest.importorskip("tilelang")
 ROOT = Path(__file__).resolve().parents[1]
 
 SUITE = """
-from kernel_gemm_sweep import GEMM, config, problem
+from tlbench.suites.gemm.sweep import GEMM, config, problem
 from tlbench import kernel_sweep
 
 SWEEP = kernel_sweep(
@@ -56,8 +56,6 @@ def test_a_suite_outside_the_repo_exits_with_pytests_status(tmp_path):
             f"tlbench is not installed from this checkout (harness found at {installed or 'nowhere'}): "
             "run `python3 -m harness.bootstrap --dev` here to run this check"
         )
-    for body in ("kernel_gemm.py", "kernel_gemm_raster.py", "kernel_gemm_sweep.py"):  # the user's kernel, beside the suite
-        (tmp_path / body).write_text((ROOT / "suites" / body).read_text())
     (tmp_path / "test_user_suite.py").write_text(SUITE)
     out = subprocess.run(
         [sys.executable, "-m", "pytest", "test_user_suite.py", "--tlbench-backend=ascend", "--tlbench-kind=compile",

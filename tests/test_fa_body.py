@@ -1,7 +1,7 @@
 """One flash-attention forward body, lowered for real by tilelang for sm_90a and Ascend 950.
 
-suites/kernel_fa_body.py is the only body text; the two dialects beside it supply the
-target pieces, and kernel_fa_build.py picks the body a config builds per dialect.  Lowering is the expensive part on the 2-core box, so one config is lowered
+suites/flash_attention/body.py is the only body text; the two dialects beside it supply the
+target pieces, and build.py picks the body a config builds per dialect.  Lowering is the expensive part on the 2-core box, so one config is lowered
 per target (the suites lower the rest); the manual schedule and the refusals are checked
 without lowering.
 """
@@ -15,22 +15,22 @@ tilelang = pytest.importorskip("tilelang")
 import tvm  # noqa: E402
 
 import tlbench.backends.ascend.schedule  # noqa: E402,F401  (Z3 recorders before any Ascend lowering)
-import kernel_fa_body as fa_module  # noqa: E402  (suites/: tests/conftest.py puts it on sys.path)
-from kernel_fa_body import build, manual_schedule  # noqa: E402
-from kernel_fa_build import fa_cuda  # noqa: E402
-from kernel_fa_dialect_ascend import ASCEND_FA_DIALECT  # noqa: E402
-from kernel_fa_dialect_cuda import CUDA_FA_DIALECT  # noqa: E402
+from tlbench.suites.flash_attention import body as fa_module  # noqa: E402
+from tlbench.suites.flash_attention.body import build, manual_schedule  # noqa: E402
+from tlbench.suites.flash_attention.build import fa_cuda  # noqa: E402
+from tlbench.suites.flash_attention.dialect_ascend import ASCEND_FA_DIALECT  # noqa: E402
+from tlbench.suites.flash_attention.dialect_cuda import CUDA_FA_DIALECT  # noqa: E402
 
 from tlbench.backends.ascend.schedule import lower_with_schedule  # noqa: E402
-from tlbench.backends.kernels.flash_attention.problem import FaConfig, FaProblem  # noqa: E402
+from tlbench.suites.flash_attention.problem import FaConfig, FaProblem  # noqa: E402
 
 PROBLEM = FaProblem(batch=1, heads=2, seq_q=512, seq_k=512, dim=128, dtype="bfloat16")
 
 
 def suite_case(problem: FaProblem, config: FaConfig):
     """The case the flash-attention suites make of (problem, config): declared through
-    ``kernel_sweep`` with the suites' own arguments (suites/kernel_fa_sweep.py)."""
-    from kernel_fa_sweep import FA
+    ``kernel_sweep`` with the suites' own arguments (suites/flash_attention/sweep.py)."""
+    from tlbench.suites.flash_attention.sweep import FA
 
     from tlbench import kernel_sweep
 
@@ -101,7 +101,7 @@ def test_causal_lowers_for_sm90a_and_a_cuda_layout_conflict_is_refused_in_tilela
 
 @pytest.mark.parametrize("body,block_N,stages", [("hopper_ws", 176, 2), ("hopper_ws_ov", 128, 3)])
 def test_the_warp_specialized_hopper_body_lowers_for_sm90a_with_its_own_schedule(body, block_N, stages):
-    """suites/kernel_fa_hopper_ws.py: a TMA producer warp group and two wgmma consumer
+    """suites/flash_attention/hopper_ws.py: a TMA producer warp group and two wgmma consumer
     groups, S and PV wgmmas issued back to back and waited for separately (wait_group 1,
     then 0), ping-pong through named barriers 8/9 for hopper_ws; a partial last key tile
     (8192 = 46 x 176 + 96) is masked.  Lowering only (nvcc builds it in ~15 s: by hand)."""

@@ -9,14 +9,14 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from kernel_fa_build import fa_ascend  # noqa: E402  (suites/: tests/conftest.py puts it on sys.path)
-from kernel_fa_reference import allowed_error, make_inputs, reference  # noqa: E402
-from kernel_fa_sweep import FA, config as fa_config  # noqa: E402
+from tlbench.suites.flash_attention.build import fa_ascend  # noqa: E402  (suites/: tests/conftest.py puts it on sys.path)
+from tlbench.suites.flash_attention.reference import allowed_error, make_inputs, reference  # noqa: E402
+from tlbench.suites.flash_attention.sweep import FA, config as fa_config  # noqa: E402
 
 from tlbench import kernel_sweep  # noqa: E402
 from tlbench.backends.ascend import limits as ascend_limits  # noqa: E402
-from tlbench.backends.kernels.flash_attention.family import FLASH_ATTENTION  # noqa: E402
-from tlbench.backends.kernels.flash_attention.problem import FaConfig, FaProblem  # noqa: E402
+from tlbench.suites.flash_attention.records import FLASH_ATTENTION  # noqa: E402
+from tlbench.suites.flash_attention.problem import FaConfig, FaProblem  # noqa: E402
 from tlbench.backends.nvidia import limits as nvidia_limits  # noqa: E402
 from tlbench.harness.core import budget  # noqa: E402
 
@@ -173,7 +173,7 @@ def test_a_correct_causal_kernel_passes_where_the_weighted_values_cancel():
     |ref| is small, and rounding P to bf16 (what a correct kernel, torch's SDPA kernels
     included, does) errs by more than ATOL + RTOL*|ref| (the rule before, computed here): the
     P|V| term lets it pass; a kernel that skips the rescale still fails."""
-    from kernel_fa_reference import ATOL, RTOL
+    from tlbench.suites.flash_attention.reference import ATOL, RTOL
 
     problem = FaProblem(batch=1, heads=2, seq_q=1024, seq_k=1024, dim=128, causal=True)
     for seed in (28, 0, 1):

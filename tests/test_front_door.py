@@ -5,7 +5,7 @@ What is pinned: ``import tlbench`` imports neither torch, tilelang nor tlbench's
 neither it nor importing the front-door names changes the process's environment (no torch
 variable); ``kernel_sweep``'s docstring names every argument it takes and says what each
 scope runs; the README's "Benchmark your own kernel" code block is, character for character,
-suites/test_gemv.py below its docstring, its install lines name the ``cpu-torch`` extra with
+suites/gemv/test_gemv.py below its docstring, its install lines name the ``cpu-torch`` extra with
 PyTorch's CPU index; that suite passes ``tlbench check`` and one config of each backend
 compiles as shipped.
 """
@@ -24,7 +24,7 @@ from tlbench.harness.cli import main as tlbench_main
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
-GEMV_SUITE = ROOT / "suites" / "test_gemv.py"
+GEMV_SUITE = ROOT / "suites" / "gemv" / "test_gemv.py"
 
 
 def _python(code: str) -> dict:
@@ -76,7 +76,7 @@ def test_the_readme_example_is_the_shipped_suite():
     shipped = GEMV_SUITE.read_text()
     below_docstring = shipped[shipped.index('"""', 3) + 3:].lstrip("\n")
     assert block == below_docstring
-    assert "from tlbench import kernel_sweep" in block and (ROOT / "suites" / "kernel_gemv.py").is_file()
+    assert "from tlbench import kernel_sweep" in block and (ROOT / "suites" / "gemv" / "body.py").is_file()
 
 
 def test_the_readme_says_how_to_install_into_ones_own_project():

@@ -23,7 +23,7 @@ from tlbench.harness.core.cases import Case  # noqa: E402
 
 
 def _cases(backend, suite: str, count: int) -> list[Case]:
-    sweep = importlib.import_module(f"suites.{suite}").SWEEP
+    sweep = importlib.import_module(f"tlbench.suites.{'flash_attention' if suite.startswith('test_fa_') else 'gemm'}.{suite}").SWEEP
     cases = [c for c in sweep.cases("nvidia", "full", device=None, load_best=lambda *a, **k: None)
              if isinstance(c, Case) and backend.rejection(c) is None]
     step = max(1, len(cases) // count)
@@ -126,19 +126,19 @@ def test_keyed_files_write_whole_files_and_report_a_refusing_disk(tmp_path):
 
 
 def test_the_warp_specialized_fa_body_hash_names_the_hopper_module_it_calls(nvidia_sm90a):
-    """kernel_fa_hopper_ws.py calls kernel_fa_hopper.py's online-softmax step: the kernel hash of
-    every flash-attention case covers the suites' factory module (kernel_fa_build.py) and the
+    """hopper_ws.py calls hopper.py's online-softmax step: the kernel hash of
+    every flash-attention case covers the suites' factory module (build.py) and the
     kernel modules it imports, both Hopper bodies among them, and the problem and config values
     the bodies read; so an edit to the shared step changes the hash of every body that runs it."""
     from tlbench.harness.core.kernel_traits import modules_hash
     from tlbench.harness.core.source_closure import source_closure
 
-    suites = Path(__file__).resolve().parents[1] / "suites"
+    suites = Path(__file__).resolve().parents[1] / "suites" / "flash_attention"
     cases = {c.config.values.get("body"): c for c in _cases(nvidia_sm90a, "test_fa_stages", 200)}
     assert {"hopper", "hopper_ws", "hopper_ws_ov"} <= set(cases)
-    declared = [str(suites / "kernel_fa_build.py"), "tlbench.backends.kernels.flash_attention.problem"]  # factories, values
+    declared = [str(suites / "build.py"), "tlbench.suites.flash_attention.problem"]  # factories, values
     for body in ("hopper", "hopper_ws", "hopper_ws_ov"):
         assert nvidia_sm90a.kernel_body_hash(cases[body]) == modules_hash(declared), body
-    covered = {path.name for path in source_closure([suites / "kernel_fa_build.py"])}
-    assert {"kernel_fa_hopper_ws.py", "kernel_fa_hopper.py", "kernel_fa_body.py", "kernel_fa_validation.py"} <= covered
-    assert modules_hash(declared) not in (modules_hash([str(suites / "kernel_fa_hopper_ws.py")]), modules_hash([str(suites / "kernel_fa_hopper.py")]))
+    covered = {path.name for path in source_closure([suites / "build.py"])}
+    assert {"hopper_ws.py", "hopper.py", "body.py", "validation.py"} <= covered
+    assert modules_hash(declared) not in (modules_hash([str(suites / "hopper_ws.py")]), modules_hash([str(suites / "hopper.py")]))

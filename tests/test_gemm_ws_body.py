@@ -1,4 +1,4 @@
-"""The hand warp-specialized GEMM body (suites/kernel_gemm_ws.py), lowered for real by tilelang
+"""The hand warp-specialized GEMM body (suites/gemm/ws.py), lowered for real by tilelang
 for sm_90a on the CPU: its 2-CTA cluster form and its sliced epilogue emit the synchronization
 they rely on, and the plain form emits none of it.
 
@@ -8,27 +8,18 @@ arrivals), that the cluster barrier brackets the kernel, and that a sliced epilo
 the store two slices back before it reuses a buffer.  Lowering only (no nvcc): about 5 s each.
 """
 
-import importlib.util
+import importlib
 import re
-import sys
-from pathlib import Path
 
 import pytest
 
 tilelang = pytest.importorskip("tilelang")
 import tvm  # noqa: E402
 
-BODY = Path(__file__).resolve().parents[1] / "suites" / "kernel_gemm_ws.py"
-
 
 @pytest.fixture(scope="module")
 def body():
-    if str(BODY.parent) not in sys.path:  # the body imports its sibling kernel_gemm_raster, as under pytest
-        sys.path.insert(0, str(BODY.parent))
-    spec = importlib.util.spec_from_file_location("_tlbench_test_kernel_gemm_ws", BODY)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return importlib.import_module("tlbench.suites.gemm.ws")
 
 
 def cuda_source(body, size, **config):

@@ -176,7 +176,7 @@ def test_a_speed_reference_vendor_is_timed_never_judged_and_labelled(tmp_path):
 
 
 def test_the_block_sparse_fp8_suite_runs_its_device_path_on_cpu_torch(tmp_path):
-    """suites/test_blocksparse_fp8.py as shipped, on the TEST-ONLY CPU torch device: inputs made
+    """suites/blocksparse/test_blocksparse_fp8.py as shipped, on the TEST-ONLY CPU torch device: inputs made
     per tile (the mask's layout), the reference told the tile, the fp8 output judged by
     steps(1), the dense vendor timed as a speed reference."""
     import os

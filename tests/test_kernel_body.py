@@ -1,10 +1,10 @@
 """One GEMM body, lowered for real by tilelang for sm_90a and for Ascend.
 
-The built-in suites' body (suites/kernel_gemm.py: ``gemm_cuda`` / ``gemm_ascend``, both through
+The built-in suites' body (suites/gemm/body.py: ``gemm_cuda`` / ``gemm_ascend``, both through
 ``build_gemm``) must lower on both targets for every loop form, for the persistent variant
 and for the fused ReLU epilogue; the dialects may differ only in the allocators, the launch and
 the epilogue store.  The problems and configs are the suites' own words
-(suites/kernel_gemm_sweep.py ``problem`` / ``config``).
+(suites/gemm/sweep.py ``problem`` / ``config``).
 """
 
 import inspect
@@ -14,7 +14,7 @@ import pytest
 tilelang = pytest.importorskip("tilelang")
 import tvm  # noqa: E402
 
-import kernel_gemm  # noqa: E402  (suites/ is on sys.path: tests/conftest.py)
+from tlbench.suites.gemm import body as kernel_gemm  # noqa: E402
 from builtin_gemm import config, gemm_case, problem  # noqa: E402
 
 FP16 = problem(1024, 1024, 1024, "float16")
@@ -59,8 +59,8 @@ def test_partial_tiles_are_refused_with_the_dimension_named():
 
 
 def test_the_tile_order_covers_every_tile_once_in_panels_of_group_m_rows():
-    """suites/kernel_gemm_raster.py: the one tile order of the GEMM body and suites/kernel_gemm_ws.py."""
-    from kernel_gemm_raster import tile_origin
+    """suites/gemm/raster.py: the one tile order of the GEMM body and suites/gemm/ws.py."""
+    from tlbench.suites.gemm.raster import tile_origin
 
     tiles_M, tiles_N, bm, bn = 8, 3, 128, 64
     for group_m in (None, 1, 2, 4, 8):

@@ -1,6 +1,6 @@
 """tests/kernel_hashes.py: the sha256 of every suite case's generated kernel source,
 dumped through the real NVIDIA backend (tilelang's CUDA codegen on this CPU) and compared; the
-suite is the built-in GEMM (suites/kernel_gemm.py) declared as the suites declare it."""
+suite is the built-in GEMM (suites/gemm/body.py) declared as the suites declare it."""
 
 import json
 
@@ -9,7 +9,7 @@ import pytest
 import kernel_hashes
 
 SUITE = """
-from kernel_gemm_sweep import GEMM, config, problem  # the built-in GEMM (suites/ is on sys.path)
+from tlbench.suites.gemm.sweep import GEMM, config, problem  # the built-in GEMM (suites/ is on sys.path)
 from tlbench import kernel_sweep
 
 SWEEP = kernel_sweep("gemm", **GEMM, sweep_name="tiny", sizes=[problem(256, 256, 256)],

@@ -42,7 +42,7 @@ def first_night(tmp_path_factory):
     mp.chdir(ROOT)
     try:
         code = main([
-            "nightly", "suites/test_stages.py", "--backend", "ascend", f"--pytest-args={SELECTION}",
+            "nightly", "suites/gemm/test_stages.py", "--backend", "ascend", f"--pytest-args={SELECTION}",
             "--out-dir", str(work / "out"), "--baseline-dir", str(work / "baselines"), "--timeout", "900",
             "--history", str(work / "history.sqlite"),
         ])
@@ -56,7 +56,7 @@ def test_first_night_without_baseline(first_night):
     out = work / "out"
     summary = (out / "summary.md").read_text()
     assert code == 0, summary
-    assert "| suites/test_stages.py | ok | 2 | 0 | 0 |" in summary
+    assert "| suites/gemm/test_stages.py | ok | 2 | 0 | 0 |" in summary
     assert f"no baseline {work / 'baselines' / 'ascend-cpu.json'}" in summary
     assert f"tlbench baseline update {out / 'ascend-cpu.json'}" in summary
     assert step_summary.read_text() == summary  # appended to $GITHUB_STEP_SUMMARY

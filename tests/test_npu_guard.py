@@ -73,7 +73,7 @@ def test_guard_keeps_torch_importable_and_reports_the_import_error(broken_torch_
 def test_suite_runs_and_device_items_say_why(broken_torch_npu, tmp_path):
     code = (
         "import sys, pytest\n"
-        "sys.exit(pytest.main(['suites/test_stages.py', '--tlbench-backend=ascend', '--tlbench-kind=device',"
+        "sys.exit(pytest.main(['suites/gemm/test_stages.py', '--tlbench-backend=ascend', '--tlbench-kind=device',"
         " '--tlbench-scope=smoke', '-k', 'bk32-t128-auto-s2', '-rs', '-p', 'no:cacheprovider', '-q']))\n"
     )
     out = _python(code, broken_torch_npu)

@@ -1,5 +1,5 @@
 """Pipeline plans captured from tilelang's CUDA passes (no GPU needed), of the built-in GEMM
-(suites/kernel_gemm.py, declared as the suites declare it: tests/builtin_gemm.py)."""
+(suites/gemm/body.py, declared as the suites declare it: tests/builtin_gemm.py)."""
 
 import pytest
 

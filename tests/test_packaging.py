@@ -1,5 +1,5 @@
 """One namespace, read where it is imported: the top-level ``tlbench/`` folder is the package, its
-``harness`` and ``backends`` entries relative links to the top-level folders of those names.
+``harness``, ``backends`` and ``suites`` entries relative links to the top-level folders of those names.
 
 - A plain checkout imports as ``tlbench`` with nothing installed and no third-party package
   (``python3 -S``, the checkout alone on PYTHONPATH), and ``tlbench.harness.core.sweep`` is the
@@ -9,7 +9,7 @@
   ``-p tlbench.harness.plugin``), and where tlbench IS installed both name the plugin its entry
   point already loaded: never registered twice.
 - The wheel (built and installed by pip into a folder of its own) holds every module of
-  harness/ and backends/ as a file under ``tlbench/``, installs ``tlbench`` as its only
+  harness/, backends/ and the kernel families of suites/ as a file under ``tlbench/``, installs ``tlbench`` as its only
   top-level name (a user's own ``harness`` or ``backends`` stays theirs), carries the LICENSE its
   metadata names, and runs the command.
 Real subprocesses and a real pip build, no fakes.
@@ -26,10 +26,10 @@ ROOT = Path(__file__).resolve().parents[1]
 PLAIN = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)}
 
 
-def test_the_package_is_two_links_into_the_tree():
+def test_the_package_is_three_links_into_the_tree():
     assert sorted(p.name for p in (ROOT / "tlbench").iterdir() if p.name != "__pycache__") == [
-        "__init__.py", "__main__.py", "backends", "harness"]
-    for name in ("harness", "backends"):
+        "__init__.py", "__main__.py", "backends", "harness", "suites"]
+    for name in ("harness", "backends", "suites"):
         link = ROOT / "tlbench" / name
         assert link.is_symlink() and os.readlink(link) == f"../{name}"  # relative: a clone anywhere works
         assert link.resolve() == ROOT / name
@@ -37,7 +37,7 @@ def test_the_package_is_two_links_into_the_tree():
 
 def test_every_package_of_the_tree_is_found_through_the_links():
     tree = {"tlbench"} | {"tlbench." + ".".join(init.parent.relative_to(ROOT).parts)
-                          for top in ("harness", "backends") for init in (ROOT / top).rglob("__init__.py")}
+                          for top in ("harness", "backends", "suites") for init in (ROOT / top).rglob("__init__.py")}
     assert set(find_packages(str(ROOT), include=["tlbench", "tlbench.*"])) == tree  # pyproject.toml's packages.find
 
 
@@ -56,7 +56,7 @@ def test_a_plain_checkout_imports_as_tlbench_with_nothing_installed(tmp_path):
 
 def _collect(*args: str, **env: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--co", "-q",
-                           "suites/test_stages.py", *args], cwd=ROOT, env={**os.environ, **env},
+                           "suites/gemm/test_stages.py", *args], cwd=ROOT, env={**os.environ, **env},
                           capture_output=True, text=True, timeout=600)
 
 
@@ -79,8 +79,10 @@ def test_naming_the_plugin_where_it_is_installed_registers_it_once():
 def test_the_wheel_installs_tlbench_alone_with_every_module(installed_tlbench, tmp_path):
     tops = sorted(p.name for p in installed_tlbench.iterdir() if p.name != "bin")
     assert tops == ["tlbench", "tlbench-0.1.0.dist-info"]
-    for top in ("harness", "backends"):
+    for top in ("harness", "backends", "suites"):
         for path in (ROOT / top).rglob("*.py"):
+            if top == "suites" and not (path.parent / "__init__.py").is_file():
+                continue  # suites/conformance/ is no package: users' suites, not shipped
             installed = installed_tlbench / "tlbench" / path.relative_to(ROOT)
             assert installed.is_file() and not installed.is_symlink(), installed
     assert (installed_tlbench / "tlbench" / "harness" / "results" / "schema" / "results.schema.json").is_file()

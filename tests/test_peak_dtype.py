@@ -1,6 +1,6 @@
 """Which dtype's peak a device record is read against, when its problem names no dtype.
 
-A ``kernel_sweep`` problem's sizes often name none (suites/test_gemv.py: ``{"M", "N"}``, fp16
+A ``kernel_sweep`` problem's sizes often name none (suites/gemv/test_gemv.py: ``{"M", "N"}``, fp16
 tensors from ``inputs``).  What is pinned: the device session records the dtypes of the
 tensors the kernel was called with (``input_dtypes``), and the roofline reads the peak of
 their one floating dtype (index and mask tensors do not choose it); the problem's own dtype
@@ -88,7 +88,7 @@ class _PerfCounterTimer:
 def test_the_gemv_suite_whose_sizes_name_no_dtype_is_read_against_the_peak_of_its_fp16_inputs():
     pytest.importorskip("torch")
     pytest.importorskip("tilelang")
-    from suites.test_gemv import SWEEP
+    from tlbench.suites.gemv.test_gemv import SWEEP
 
     from tlbench.harness.core.cases import MeasurePolicy
     from tlbench.harness.core.record import BenchItem
@@ -162,7 +162,7 @@ def test_inputs_a_backend_made_otherwise_record_no_dtypes_and_the_item_still_run
     ``{"seed": ...}``) gets None from the family, as a family without ``input_dtypes`` does."""
     pytest.importorskip("torch")
     pytest.importorskip("tilelang")
-    from suites.test_gemv import SWEEP
+    from tlbench.suites.gemv.test_gemv import SWEEP
 
     from tlbench.harness.core.kernel_traits import input_dtypes
 

@@ -23,7 +23,7 @@ CASE_WS = "gemm-1024x1024x1024-f16-bm128-bn256-bk64-t256-auto-s3"
 
 
 def _plans(backend_class, case_id, **change):
-    from suites.test_stages import SWEEP
+    from tlbench.suites.gemm.test_stages import SWEEP
 
     name = backend_class.name
     (case,) = [c for c in SWEEP.cases(name, "smoke") if c.case_id == case_id]

@@ -28,13 +28,13 @@ RUNS = ROOT / "results" / "portability-tax" / "h100"
 
 @pytest.fixture(scope="module")
 def families():
-    sys.path[:0] = [str(ROOT / "suites"), str(ROOT / "results" / "portability-tax")]
+    from tlbench.suites.gemm import test_gemm_ws, test_tiles
+
+    sys.path.insert(0, str(ROOT / "results" / "portability-tax"))
     try:
         import test_fa_tax
-        import test_gemm_ws
-        import test_tiles
     finally:
-        del sys.path[:2]
+        del sys.path[0]
     return {"flash_attention": test_fa_tax.SWEEP.family, "gemm": test_tiles.SWEEP.family, "gemm_ws": test_gemm_ws.SWEEP.family}
 
 

@@ -32,7 +32,7 @@ GPU = "needs a GPU host (device items are timed on the GPU)"
 RUN: dict[str, str] = {
     "tlbench report results/h200-gemm-stages/stages.json": "15 timed, 0 failed, 0 skipped",
     "tlbench report results/h200-gemm-stages/stages.json --stages": "",
-    "tlbench check suites/test_gemv.py": "0 failing their preflight: ok (nothing was compiled)",
+    "tlbench check suites/gemv/test_gemv.py": "0 failing their preflight: ok (nothing was compiled)",
     "tlbench search-replay results/h200-tile-sweep/tiles-8192.json.gz": "Kendall tau",
     "tlbench baseline update NEW.json --out-dir results/baselines": "created ",
     "tlbench compare results/h200-gemm-stages/stages.json results/h200-gemm-stages/stages-second-process.json": "no regression",
@@ -52,15 +52,15 @@ SKIP: dict[str, str] = {
     'pip install "/path/to/tlbench[cpu-torch]" --extra-index-url https://download.pytorch.org/whl/cpu':
         "installs into this environment from a path of the reader's; tests/test_packaging.py builds and installs the wheel",
     'pip install "/path/to/tlbench[nvidia]"': "installs into a GPU host's environment",
-    "python3 -m pytest suites/test_gemv.py --tlbench-scope=smoke --tlbench-kind=compile":
+    "python3 -m pytest suites/gemv/test_gemv.py --tlbench-scope=smoke --tlbench-kind=compile":
         "compiles every smoke config of both backends (minutes on a CPU box); tests/test_front_door.py compiles one "
         "config per backend of this suite",
-    "python3 -m pytest suites/test_gemv.py --tlbench-scope=smoke --benchmark-json=gemv.json": GPU,
+    "python3 -m pytest suites/gemv/test_gemv.py --tlbench-scope=smoke --benchmark-json=gemv.json": GPU,
     "export PYTHONPATH=$PWD/.gpu/site:$PWD": "sets up a GPU host's environment (tilelang's GPU build in .gpu/site)",
-    "python3 -m pytest suites/test_stages.py --benchmark-only --tlbench-backend=nvidia --benchmark-json=stages.json": GPU,
-    "python3 -m pytest suites/test_tiles.py --benchmark-only --tlbench-backend=nvidia --tlbench-scope=full --tlbench-devices=0,1":
+    "python3 -m pytest suites/gemm/test_stages.py --benchmark-only --tlbench-backend=nvidia --benchmark-json=stages.json": GPU,
+    "python3 -m pytest suites/gemm/test_tiles.py --benchmark-only --tlbench-backend=nvidia --tlbench-scope=full --tlbench-devices=0,1":
         "needs a host with two GPUs",
-    "python3 -m pytest suites/test_tiles.py --benchmark-only --tlbench-scope=full --tlbench-search=model":
+    "python3 -m pytest suites/gemm/test_tiles.py --benchmark-only --tlbench-scope=full --tlbench-search=model":
         GPU + "; tests/test_search_live.py runs the search on a stand-in device",
     'tlbench nightly suites --backend nvidia,ascend --history results/history.sqlite --pytest-args="--tlbench-kind=compile --tlbench-scope=smoke"':
         "runs every suite's compile items (long on a CPU box); tests/test_nightly.py runs nightly on small suites",

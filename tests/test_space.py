@@ -3,7 +3,7 @@ GEMM as the suites declare it (tests/builtin_gemm.py: its footprint, validation 
 
 import pytest
 
-from kernel_gemm_sweep import axes_configs
+from tlbench.suites.gemm.sweep import axes_configs
 
 from builtin_gemm import FAMILY, config, gemm_case, problem
 from tlbench.backends.nvidia import limits as nvidia

@@ -1,6 +1,6 @@
 """End to end on a machine with no accelerator: real tilelang, real nvcc, real JSON.
 
-A small suite of the built-in GEMM (suites/kernel_gemm.py, declared with ``kernel_sweep`` as the
+A small suite of the built-in GEMM (suites/gemm/body.py, declared with ``kernel_sweep`` as the
 suites declare it) through the real plugin and both real backends: compile items are timed and
 carry their plan (NVIDIA) or Z3 schedule (Ascend), device items skip with the missing
 piece named, a config over Hopper's shared memory is skipped before compiling with the
@@ -23,7 +23,7 @@ import dataclasses
 import sys
 
 sys.path.insert(0, {str(ROOT / "suites")!r})  # the built-in GEMM body and its declaration, as a suite beside them imports them
-from kernel_gemm_sweep import GEMM, config, problem
+from tlbench.suites.gemm.sweep import GEMM, config, problem
 from tlbench import kernel_sweep
 
 SWEEP = dataclasses.replace(kernel_sweep(

@@ -96,14 +96,14 @@ from tlbench.harness.core.sweep import Sweep
 
 
 class BodiedTile(TileFamily):
-    \"\"\"The test-only tile family with a real CUDA body: the built-in GEMM's (suites/kernel_gemm.py),
+    \"\"\"The test-only tile family with a real CUDA body: the built-in GEMM's (suites/gemm/body.py),
     imported where the worker builds it.  Like every typed family it runs no preflight, so nothing
     but the backend could import a device runtime into the pytest process.\"\"\"
 
     name = "tile_gemm"
 
     def build(self, problem, config, dialect):
-        from kernel_gemm import gemm_cuda
+        from tlbench.suites.gemm.body import gemm_cuda
 
         return gemm_cuda(M=problem.M, N=problem.N, K=problem.K, dtype=problem.dtype, block_M=config.block_M,
                          block_N=config.block_N, block_K=config.block_K, threads=config.threads,

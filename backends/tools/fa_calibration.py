@@ -25,7 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from tlbench.backends.kernels.flash_attention.problem import FaConfig, FaProblem
+from tlbench.suites.flash_attention.problem import FaConfig, FaProblem
 
 PUBLISHED_US = 26.8
 PUBLISHED_SOURCE = "tile-ai/tilelang examples/ascend/flash_attention/README.md (MHA S=4096 D=128 bf16, 128x128, num_stages=3, 32 blocks)"
@@ -38,8 +38,8 @@ def calibrate(enable_offset: bool = False) -> dict:
     from tlbench.backends.tools import suites_dir
 
     suites_dir()  # the FA kernel lives beside its suites
-    from kernel_fa_body import build
-    from kernel_fa_dialect_ascend import ASCEND_FA_DIALECT
+    from tlbench.suites.flash_attention.body import build
+    from tlbench.suites.flash_attention.dialect_ascend import ASCEND_FA_DIALECT
     from tilelang.ascend.target import _make_ascend_target
 
     config = FaConfig(128, 128, 3, enable_offset=enable_offset)

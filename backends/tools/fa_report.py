@@ -1,4 +1,4 @@
-"""The flash-attention portability table from one pytest-benchmark JSON (suites/test_fa_stages.py).
+"""The flash-attention portability table from one pytest-benchmark JSON (suites/flash_attention/test_fa_stages.py).
 
 Usage: ``python -m tlbench.backends.tools.fa_report RUN.json [--peak-tflops 989.5] [--markdown OUT.md]``
 
@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     lines, any_failed = report(doc, args.peak_tflops)
     if not lines:
-        print(f"fa_report: {args.json} holds no flash-attention items (run suites/test_fa_stages.py)", file=sys.stderr)
+        print(f"fa_report: {args.json} holds no flash-attention items (run suites/flash_attention/test_fa_stages.py)", file=sys.stderr)
         return 2
     print("\n".join(lines))
     if args.markdown:

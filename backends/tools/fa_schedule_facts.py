@@ -51,7 +51,7 @@ def _cases(problem) -> dict[str, Any]:
     from tlbench.backends.tools import suites_dir
 
     suites_dir()  # the FA kernel lives beside its suites
-    from kernel_fa_sweep import FA
+    from tlbench.suites.flash_attention.sweep import FA
 
     from tlbench import kernel_sweep
 
@@ -62,7 +62,7 @@ def _cases(problem) -> dict[str, Any]:
 
 
 def _configs():
-    from tlbench.backends.kernels.flash_attention import FaConfig
+    from tlbench.suites.flash_attention.problem import FaConfig
 
     return {
         "shared 128x128 s1 t256": FaConfig(128, 128, 1, threads=256),
@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seq", type=int, default=8192)
     parser.add_argument("--ptxas", action="store_true", help="also build with nvcc -Xptxas=-v (registers, spills)")
     args = parser.parse_args(argv)
-    from tlbench.backends.kernels.flash_attention import FaProblem
+    from tlbench.suites.flash_attention.problem import FaProblem
     from tlbench.backends.nvidia.backend import NvidiaBackend
     from tlbench.harness.core.backend_api import BackendOptions
 

@@ -38,11 +38,11 @@ _CASE = re.compile(
 
 
 def parse_case(case_id: str):
-    """The built-in GEMM's case of that id (suites/kernel_gemm.py, declared as the suites declare it)."""
+    """The built-in GEMM's case of that id (suites/gemm/body.py, declared as the suites declare it)."""
     from tlbench.backends.tools import suites_dir
 
     suites_dir()
-    from kernel_gemm_sweep import GEMM, config, problem
+    from tlbench.suites.gemm.sweep import GEMM, config, problem
 
     from tlbench import kernel_sweep
 

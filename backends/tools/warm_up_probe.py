@@ -27,7 +27,7 @@ def _suite_sweeps():
     from tlbench.backends.tools.case_selection import UsageProblem, load_sweep
 
     out = []
-    for path in sorted(suites_dir().glob("test_*.py")):
+    for path in sorted(p for p in suites_dir().glob("*/test_*.py") if (p.parent / "__init__.py").is_file()):
         try:
             out.append((path.name, load_sweep(str(path))))
         except UsageProblem:  # a suite that declares no SWEEP: none of its cases is read here

@@ -1,4 +1,4 @@
-"""The consumer loop of a tile-sweep GEMM (the built-in body, suites/kernel_gemm.py) as tilelang 0.1.15
+"""The consumer loop of a tile-sweep GEMM (the built-in body, suites/gemm/body.py) as tilelang 0.1.15
 writes it for sm_90a: the WGMMA issue and wait lines of each k step.  Runs on a CPU box (lowering only).
 
 usage: python -m tlbench.backends.tools.wgmma_wait [BLOCK_M BLOCK_N BLOCK_K THREADS STAGES]   (default 64 128 128 256 4, at 1024^3)
@@ -10,7 +10,7 @@ import sys
 from tlbench.backends.tools import suites_dir
 
 suites_dir()  # the built-in GEMM body and its declaration
-from kernel_gemm_sweep import GEMM, config, problem  # noqa: E402
+from tlbench.suites.gemm.sweep import GEMM, config, problem  # noqa: E402
 
 from tlbench import kernel_sweep  # noqa: E402
 from tlbench.backends.nvidia.backend import NvidiaBackend  # noqa: E402

@@ -9,7 +9,7 @@ out=${1:?OUT_DIR}; shift
 mkdir -p "$out"
 export PYTHONPATH=$PWD/tests${PYTHONPATH:+:$PYTHONPATH}  # where test_only/ is
 slowed=gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s2
-common=(suites/test_stages.py -q -p no:cacheprovider --benchmark-only --tlbench-backend=nvidia,ascend
+common=(suites/gemm/test_stages.py -q -p no:cacheprovider --benchmark-only --tlbench-backend=nvidia,ascend
         --tlbench-kind=compile --tlbench-scope=smoke)
 slow_opts=(-p test_only.faults "--tlbench-nvidia-test-only-compile-slowdown=$slowed:0.2"
            "--tlbench-ascend-test-only-compile-slowdown=$slowed:0.2")

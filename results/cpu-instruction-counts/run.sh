@@ -42,6 +42,6 @@ for a in n1 n2 a3 a4 a5; do for b in n1 n2 a3 a4 a5; do [ "$a" = "$b" ] && conti
     echo "$a -> $b $be: $(grep -c '\[instructions\] |' "$OUT/aa-$a-$b-$be.md") instruction rows, not SAME: $(grep '\[instructions\] |' "$OUT/aa-$a-$b-$be.md" | grep -vc '^| SAME')"
   done; done; done
 tlbench baseline update "$OUT/n1/json/test_stages.json" --out-dir "$OUT/base-stages"
-tlbench nightly suites/test_stages.py --backend nvidia,ascend --timeout 2400 --out-dir "$OUT/plan" --baseline-dir "$OUT/base-stages" \
+tlbench nightly suites/gemm/test_stages.py --backend nvidia,ascend --timeout 2400 --out-dir "$OUT/plan" --baseline-dir "$OUT/base-stages" \
   --pytest-args="$ARGS $PLUGIN --tlbench-test-only-num-stages=ascend/gemm-1024x1024x1024-f16-bm128-bn128-bk32-t128-auto-s3:1 --tlbench-test-only-pass-config=nvidia/gemm-1024x1024x1024-f16-bm128-bn256-bk64-t256-auto-s2:tl.disable_warp_specialized=true" > "$OUT/plan.stdout" 2>&1
 echo "plan change nightly exit $? (1: MODEL WORSE)"; grep -E "^\| (MODEL|PLAN)" "$OUT/plan/summary.md" | cut -c1-200

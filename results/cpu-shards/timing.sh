@@ -22,7 +22,7 @@ OUT=${2:-results/runs/shard-timing}
 CORES=$(nproc)
 PER=${CORES_PER_HOST:-$((CORES / N))}
 if [ "$PER" -lt 1 ]; then echo "shard-timing: $N shards need $N cores, this host has $CORES" >&2; exit 2; fi
-SUITES=${TIMING_SUITES:-"suites/test_stages.py suites/test_core_pipelining.py suites/test_ascend_schedule.py"}
+SUITES=${TIMING_SUITES:-"suites/gemm/test_stages.py suites/gemm/test_core_pipelining.py suites/gemm/test_ascend_schedule.py"}
 ARGS=${TIMING_ARGS:-"--tlbench-kind=compile --tlbench-scope=full"}
 PY=${PYTHON:-python3}
 mkdir -p "$OUT"

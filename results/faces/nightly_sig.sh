@@ -3,10 +3,10 @@
 # tlbench installed:
 #   bash results/faces/nightly_sig.sh SIGNAL OUTDIR LOG
 # SUITES: the suites (default the SIGINT run's three; the SIGTERM run took
-# "suites/test_core_pipelining.py suites/test_stages.py suites/test_rmsnorm.py"); DELAY: seconds
+# "suites/gemm/test_core_pipelining.py suites/gemm/test_stages.py suites/rmsnorm/test_rmsnorm.py"); DELAY: seconds
 # after the third suite's start (default 3).
 sig=$1; out=$2; log=$3
-SUITES=${SUITES:-suites/test_stages.py suites/test_tiles.py suites/test_core_pipelining.py}
+SUITES=${SUITES:-suites/gemm/test_stages.py suites/gemm/test_tiles.py suites/gemm/test_core_pipelining.py}
 rm -rf "$out"
 start=$(date +%s)
 tlbench nightly $SUITES --backend nvidia --out-dir "$out" --pytest-args="--tlbench-kind=compile --tlbench-scope=smoke" > "$log" 2>&1 &

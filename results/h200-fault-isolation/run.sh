@@ -11,7 +11,7 @@ OUT=${OUT:-results/runs/robust}
 mkdir -p "$OUT"
 PYTEST=(python3 -m pytest -p no:cacheprovider -q --tlbench-backend=nvidia --tlbench-kind=device
         --tlbench-scope=smoke --tlbench-seed=14)
-SWEEP=(suites/test_stages.py suites/test_core_pipelining.py)  # 22 device items at smoke scope
+SWEEP=(suites/gemm/test_stages.py suites/gemm/test_core_pipelining.py)  # 22 device items at smoke scope
 OOB=gemm-1024x1024x1024-f16-bm128-bn256-bk64-t256-auto-s3      # item 11 of 22: the middle
 SPIN=gemm_relu-512x512x1024-bf16-of32-bm128-bn256-bk64-t256-auto-s2  # item 20 of 22: near the end
 items() { local n; n=$(grep -c '"type":"item"' "$1" 2>/dev/null); echo "${n:-0}"; }
@@ -53,7 +53,7 @@ EOF
 
 echo "== 3. overhead: persistent worker vs in-process on the stage suite at 8192^3 (compile + device items)"
 # inprocess, worker, inprocess, worker: the first run also warms tilelang's disk cache; compare the last pair
-OVER=(python3 -m pytest -p no:cacheprovider -q suites/test_stages.py -k 8192 --tlbench-backend=nvidia --tlbench-seed=14)
+OVER=(python3 -m pytest -p no:cacheprovider -q suites/gemm/test_stages.py -k 8192 --tlbench-backend=nvidia --tlbench-seed=14)
 for pass in 1 2; do
   for mode in inprocess worker; do
     t0=$(secs)

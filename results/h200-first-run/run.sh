@@ -4,10 +4,10 @@
 #
 #   bash results/h200-first-run/run.sh
 #
-# 1. suites/test_blocksparse_fp8.py at full scope: inputs that take the tile, an fp8 output
+# 1. suites/blocksparse/test_blocksparse_fp8.py at full scope: inputs that take the tile, an fp8 output
 #    judged by steps(1), dense cuBLAS as a speed reference that is timed and never judged; then
 #    `tlbench report` of its file.
-# 2. suites/test_gemv.py at smoke scope.
+# 2. suites/gemv/test_gemv.py at smoke scope.
 # 3. tests/test_gpu_dynamic_memory_bound.py: a T.dynamic("M") kernel at two row counts, GB/s
 #    with no NVML, a two-kernel vendor call.
 # 4. the conformance set's device items (suites/conformance, full scope, 1 s per item), then
@@ -31,9 +31,9 @@ step() {  # step NAME LIMIT_S command...
   echo "$name: exit $rc, $(( $(date +%s) - t0 )) s (limit $limit), $(grep -E '(passed|failed|skipped|error)' "$O/$name.log" | tail -1 | cut -c1-140)" | tee -a "$O/summary.txt"
 }
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu --format=csv,noheader | tee "$O/gpu.txt"
-step blocksparse_fp8 170 "${P[@]}" suites/test_blocksparse_fp8.py --tlbench-scope=full --benchmark-json="$O/blocksparse_fp8.json"
+step blocksparse_fp8 170 "${P[@]}" suites/blocksparse/test_blocksparse_fp8.py --tlbench-scope=full --benchmark-json="$O/blocksparse_fp8.json"
 python3 -m tlbench report "$O/blocksparse_fp8.json" > "$O/blocksparse_fp8.report.txt" 2>&1; echo "report exit $?" >> "$O/summary.txt"
-step gemv 70 "${P[@]}" suites/test_gemv.py --tlbench-scope=smoke --benchmark-json="$O/gemv.json"
+step gemv 70 "${P[@]}" suites/gemv/test_gemv.py --tlbench-scope=smoke --benchmark-json="$O/gemv.json"
 step dynamic 150 python3 -m pytest -p no:cacheprovider tests/test_gpu_dynamic_memory_bound.py -v -s
 step conformance 400 "${P[@]}" ${CONFORMANCE:-suites/conformance} --tlbench-scope=full --tlbench-max-seconds=1 --benchmark-json="$O/conformance-h200.json" --tlbench-journal="$O/conformance.journal.jsonl"
 python3 results/conformance/table.py results/conformance/cpu/*.json.gz ${TABLE_FROM:-} "$O/conformance-h200.json" > "$O/conformance-table.md" 2>&1

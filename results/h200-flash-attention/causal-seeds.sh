@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One H200, from the repo root: suites/test_fa_causal.py (full scope) at input seed 1940985313, the seed at
+# One H200, from the repo root: suites/flash_attention/test_fa_causal.py (full scope) at input seed 1940985313, the seed at
 # which a full-scope run failed every causal item (kernels and torch SDPA alike) under the FA check's
 # earlier tolerance, then at seeds 7 and 12345; each check's max error per item.
 #
@@ -13,7 +13,7 @@ export PYTHONPYCACHEPREFIX=/tmp/pyc; unset PYTHONDONTWRITEBYTECODE
 R=/tmp/causal-seeds; mkdir -p $R
 for seed in 1940985313 7 12345; do
   t0=$(date +%s.%N)
-  timeout 250 python3 -m pytest -p no:cacheprovider -q suites/test_fa_causal.py --benchmark-only --tlbench-backend=nvidia --tlbench-scope=full --tlbench-seed=$seed --benchmark-json=$R/causal-$seed.json > $R/causal-$seed.log 2>&1; rc=$?
+  timeout 250 python3 -m pytest -p no:cacheprovider -q suites/flash_attention/test_fa_causal.py --benchmark-only --tlbench-backend=nvidia --tlbench-scope=full --tlbench-seed=$seed --benchmark-json=$R/causal-$seed.json > $R/causal-$seed.log 2>&1; rc=$?
   echo "seed $seed: exit $rc, wall $(python3 -c "print(f'{$(date +%s.%N) - $t0:.1f}')") s, $(tail -1 $R/causal-$seed.log | cut -c1-80)" >> $R/summary.txt
   if [ -n "${OUT:-}" ]; then tar czf "$OUT/causal-seeds.tgz" -C /tmp causal-seeds; fi
 done

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Flash attention on one H200, one device call (64 items in about 1 minute from cold caches): the shared
 # (one-body) FA's stage sweep, the target-specific Hopper bodies (hopper, hopper_ws) and torch
-# SDPA (flash, cuDNN, efficient) at S=4096 and 8192, non-causal (suites/test_fa_stages.py) and
-# causal (suites/test_fa_causal.py: the shared body, the hopper_ws body and SDPA; the hopper body
+# SDPA (flash, cuDNN, efficient) at S=4096 and 8192, non-causal (suites/flash_attention/test_fa_stages.py) and
+# causal (suites/flash_attention/test_fa_causal.py: the shared body, the hopper_ws body and SDPA; the hopper body
 # has no causal mask), then the table per problem (backends/tools/fa_report.py): best one-body and best
 # target-specific FA against the fastest SDPA backend.
 # Run from the repo root on the GPU host, tilelang's bundle in .gpu/site.tar.xz (results/README.md, "GPU runs"):
@@ -20,7 +20,7 @@ export PYTHONPATH=$PWD/.gpu/site:$PWD PYTHONUNBUFFERED=1
 [ -n "${COMMIT-}" ] && export TLBENCH_COMMIT=$COMMIT TLBENCH_COMMIT_DIRTY=0
 echo "== GPU before: $(nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw,clocks_event_reasons.active --format=csv,noheader)"
 start=$(date +%s)
-timeout "${LIMIT_S:-500}" python3 -m pytest -p no:cacheprovider -q suites/test_fa_stages.py suites/test_fa_causal.py \
+timeout "${LIMIT_S:-500}" python3 -m pytest -p no:cacheprovider -q suites/flash_attention/test_fa_stages.py suites/flash_attention/test_fa_causal.py \
   -k "s4096 or s8192" --tlbench-scope=full --tlbench-backend=nvidia --tlbench-kind=device --benchmark-only \
   ${EXTRA-} --benchmark-json="$RES/fa-parity.json" > "$RES/fa-parity.log" 2>&1
 rc=$?

@@ -15,7 +15,7 @@
 set -u
 what=$1; out=$2; mkdir -p "$out"
 export PYTHONPATH=$PWD/.gpu/site:$PWD:$PWD/tests PYTHONUNBUFFERED=1  # tests/: the test-only plugin (-p test_only.faults)
-SEL=(suites/test_stages.py suites/test_tiles.py -k "8192 and (test_stages or g8 or vendor)")
+SEL=(suites/gemm/test_stages.py suites/gemm/test_tiles.py -k "8192 and (test_stages or g8 or vendor)")
 DEV=(--benchmark-only --tlbench-scope=full --tlbench-backend=nvidia --tlbench-kind=device --tlbench-rounds=5 --tlbench-batch=10 --tlbench-max-samples=100 --tlbench-seed=1)
 SLOWED=gemm-8192x8192x8192-f16-bm128-bn256-bk64-t256-auto-s3
 compare_pair() { echo "== tlbench compare $1 $2"; python3 -m tlbench compare "$1" "$2" --markdown "$3"; echo "exit $?"; }

@@ -21,7 +21,7 @@ else
 fi
 start=$(date +%s)
 timeout "${LIMIT_S:-300}" python3 -m pytest -p no:cacheprovider -q --benchmark-only --tlbench-backend=nvidia \
-  --tlbench-kind=device --tlbench-scope=full suites/test_rmsnorm_onepass.py suites/test_rmsnorm.py \
+  --tlbench-kind=device --tlbench-scope=full suites/rmsnorm/test_rmsnorm_onepass.py suites/rmsnorm/test_rmsnorm.py \
   -k "${RMS_K:-rmsnorm_onepass or blk_m2 or vendor}" --tlbench-profile="$OUT/calibrated.json" ${EXTRA-} \
   --benchmark-json="$OUT/rmsnorm.json" > "$OUT/rmsnorm.log" 2>&1
 echo "== RMSNorm pytest exit $? after $(( $(date +%s) - start )) s: $(tail -1 "$OUT/rmsnorm.log")"
@@ -34,7 +34,7 @@ echo "== cross-check RMSNorm cases: $BEST"
 for flush in ${FLUSH_MODES:-1 0}; do
   [ "$flush" = skip ] && { echo "== timer cross-check not run (TIMERS=0)"; break; }
   OUT_T=$OUT/timers-flush$flush
-  GEMM_K="1024x1024 or 2048x2048 or 8192x8192" RMSNORM_SUITE=suites/test_rmsnorm_onepass.py RMSNORM_K="$BEST" \
+  GEMM_K="1024x1024 or 2048x2048 or 8192x8192" RMSNORM_SUITE=suites/rmsnorm/test_rmsnorm_onepass.py RMSNORM_K="$BEST" \
     NCU_MODES=none LIMIT_S=${TIMER_LIMIT_S:-150} OUT=$OUT_T NO_FLUSH=$([ $flush = 0 ] && echo 1) bash results/h200-parity/h200_timers.sh > "$OUT_T.txt" 2>&1
   echo "== timers, L2 flush $flush: exit $?"; tail -16 "$OUT_T.txt"
 done

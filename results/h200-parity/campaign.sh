@@ -17,7 +17,7 @@ TLBENCH_TRACE=$R/sk/trace.txt EXTRA= OUT=$R/sk LIMIT_S=${SK_LIMIT_S:-120} K="gem
 FILE=$R/rms/rmsnorm.json; [ -s $FILE ] || FILE=$R/rms/rmsnorm.partial.json
 BEST=$(python3 results/h200-parity/rmsnorm_best.py "$FILE")
 echo "== cross-check RMSNorm cases: $BEST"
-GEMM_K="1024x1024 or 2048x2048 or 8192x8192" RMSNORM_SUITE=suites/test_rmsnorm_onepass.py RMSNORM_K="$BEST" NCU_MODES=none \
+GEMM_K="1024x1024 or 2048x2048 or 8192x8192" RMSNORM_SUITE=suites/rmsnorm/test_rmsnorm_onepass.py RMSNORM_K="$BEST" NCU_MODES=none \
   LIMIT_S=${TIMER_LIMIT_S:-170} OUT=$R/timers bash results/h200-parity/h200_timers.sh 2>&1 | tail -18; pack timers
 export PYTHONPATH=$PWD/.gpu/site:$PWD
 for run in "cuda staged0" "nocuda threads512-staged1"; do set -- $run; mode=$1  # cases no earlier step built

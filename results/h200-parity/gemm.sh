@@ -15,7 +15,7 @@ export PYTHONPATH=$PWD/.gpu/site:$PWD PYTHONUNBUFFERED=1 TLBENCH_COMMIT=${1:?com
 K=${K:-"best or t128 or (bm128-bn256 and g16 and so) or vendor or (gemm_splitk and block_K64) or gemm_streamk"}
 start=$(date +%s)
 timeout "${LIMIT_S:-520}" python3 -m pytest -p no:cacheprovider -q --benchmark-only --tlbench-backend=nvidia \
-  --tlbench-kind=device --tlbench-scope=full ${SUITES:-suites/test_tiles.py suites/test_gemm_splitk.py suites/test_gemm_streamk.py} \
+  --tlbench-kind=device --tlbench-scope=full ${SUITES:-suites/gemm/test_tiles.py suites/gemm/test_gemm_splitk.py suites/gemm/test_gemm_streamk.py} \
   -k "$K" ${EXTRA-} --tlbench-autotune="$OUT/best_configs.json" --benchmark-json="$OUT/gemm.json" > "$OUT/gemm.log" 2>&1
 echo "== pytest exit $? after $(( $(date +%s) - start )) s: $(tail -1 "$OUT/gemm.log")"
 FILE=$OUT/gemm.json

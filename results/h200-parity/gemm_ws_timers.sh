@@ -21,7 +21,7 @@ cases+=(--case gemm_ws-M8192-N8192-K8192-f16-block_M128-block_N256-block_K64-s3-
 cases+=(--case copy_floor-N128-f32-threads128 --case copy_floor-N128-f32-vendor)
 echo "== GPU before: $(nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu --format=csv,noheader)"
 start=$(date +%s)
-timeout "${LIMIT_S:-400}" python3 -m tlbench.backends.tools.timer_crosscheck run --suite suites/test_gemm_ws.py \
+timeout "${LIMIT_S:-400}" python3 -m tlbench.backends.tools.timer_crosscheck run --suite suites/gemm/test_gemm_ws.py \
   --suite results/h200-parity/crosscheck_floor_suite.py "${cases[@]}" \
   --ncu "${NCU_MODES-none}" --count "${COUNT:-10}" --out-dir "$OUT" > "$OUT/crosscheck.log" 2>&1
 rc=$?

@@ -7,7 +7,7 @@
 # Run from the repo root on the GPU host, tilelang's bundle in .gpu/site.tar.xz (results/README.md, "GPU runs"):
 #   bash results/h200-parity/h200_timers.sh
 # Environment: OUT (where the results go; default results/runs/timers), GEMM_K (a -k expression
-# for the GEMM cases; default gemm: all 11), RMSNORM_SUITE (default suites/test_rmsnorm.py; left
+# for the GEMM cases; default gemm: all 11), RMSNORM_SUITE (default suites/rmsnorm/test_rmsnorm.py; left
 # out when absent), RMSNORM_K (a -k expression for its cases; default rmsnorm), COUNT (calls per
 # case under ncu; 10), NCU_MODES (none,base; "none" leaves out ncu's base-clock run, "" all of ncu),
 # LIMIT_S (the tool's time limit; 510), NO_FLUSH=1 (time without the L2 flush: the timers skip it
@@ -28,7 +28,7 @@ export PYTHONPATH=$PWD/.gpu/site:$PWD PYTHONUNBUFFERED=1
 
 SUITES=(--suite results/h200-parity/crosscheck_gemm_suite.py)
 K="${GEMM_K:-gemm}"
-RMS_SUITE=${RMSNORM_SUITE:-suites/test_rmsnorm.py}
+RMS_SUITE=${RMSNORM_SUITE:-suites/rmsnorm/test_rmsnorm.py}
 if [ -f "$RMS_SUITE" ]; then
   SUITES+=(--suite "$RMS_SUITE"); K="($K) or (${RMSNORM_K:-rmsnorm})"
 else

@@ -14,6 +14,6 @@ done
 cases+=(--case copy_floor-N128-f32-threads128 --case copy_floor-N128-f32-vendor)
 for run in 1 2; do
   echo "== run $run"
-  python3 -m tlbench.backends.tools.isolation_probe --suite suites/test_gemm_ws.py --suite results/h200-parity/crosscheck_floor_suite.py \
+  python3 -m tlbench.backends.tools.isolation_probe --suite suites/gemm/test_gemm_ws.py --suite results/h200-parity/crosscheck_floor_suite.py \
     "${cases[@]}" 2>&1 | grep -vE "TileLang|Warning|warn\(" | tail -12
 done

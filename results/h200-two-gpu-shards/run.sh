@@ -12,7 +12,7 @@ export PYTHONPATH=$PWD/.gpu/site:$PWD PYTHONUNBUFFERED=1 TLBENCH_COMMIT=$1 TLBEN
 R=/tmp/$TAG; mkdir -p $R
 secs() { date +%s.%N; }
 since() { python3 -c "print(f'{$(secs) - $1:.1f}')"; }
-P=(python3 -m pytest suites/test_stages.py -p no:cacheprovider -q --benchmark-only --tlbench-backend=nvidia --tlbench-kind=device --tlbench-seed=1)
+P=(python3 -m pytest suites/gemm/test_stages.py -p no:cacheprovider -q --benchmark-only --tlbench-backend=nvidia --tlbench-kind=device --tlbench-seed=1)
 shard() {  # INDEX GPU CORES
   ( export CUDA_VISIBLE_DEVICES=$2 TILELANG_CACHE_DIR=/tmp/$TAG-tl-cache-$1 TLBENCH_CACHE_DIR=/tmp/$TAG-tlbench-cache-$1
     s0=$(secs); taskset -c $3 "${P[@]}" --tlbench-shard=$1/2 --benchmark-json=$R/shard-$1.json > $R/shard-$1.log 2>&1; rc=$?

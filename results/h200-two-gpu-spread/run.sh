@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The full tile sweep (suites/test_tiles.py --tlbench-scope=full, 175 kernels + cuBLAS) on one H200
+# The full tile sweep (suites/gemm/test_tiles.py --tlbench-scope=full, 175 kernels + cuBLAS) on one H200
 # against the same sweep spread over two, on a 2 x H200 host, from the repo root.
 #
 #   bash results/h200-two-gpu-spread/run.sh COMMIT [PAIRS]      (environment: XDIST=1, IMAGE_PYTHON=1)
@@ -25,7 +25,7 @@ export PYTHONPATH=$PWD/.gpu/site:$PWD PYTHONUNBUFFERED=1 TLBENCH_COMMIT=$COMMIT 
 R=${SCRATCH:-/tmp/two-gpu-spread}; mkdir -p "$R"
 secs() { date +%s.%N; }
 pack() { if [ -n "${OUT:-}" ]; then tar czf "$OUT/two-gpu-spread.tgz" -C "$(dirname "$R")" "$(basename "$R")"; fi; }
-P=(python3 -m pytest -p no:cacheprovider -q suites/test_tiles.py --tlbench-scope=full --benchmark-only --tlbench-backend=nvidia)
+P=(python3 -m pytest -p no:cacheprovider -q suites/gemm/test_tiles.py --tlbench-scope=full --benchmark-only --tlbench-backend=nvidia)
 PYC=(env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX=/tmp/pyc)
 IMG=(env)
 run() {  # name, env prefix..., -- pytest args...

@@ -2,8 +2,8 @@
 # The portability tax on one GPU: the one body beside the hand kernel and the vendor, device items.
 # Usage: bash results/portability-tax/run.sh OUT fa|gemm   (from the repo root, the GPU set up as in results/README.md)
 #   fa:   results/portability-tax/test_fa_tax.py at S=8192, non-causal and causal
-#   gemm: the one GEMM body's two best tiles of the tile sweep (suites/test_tiles.py) and the hand
-#         warp-specialized GEMM's persistent sliced-epilogue configs (suites/test_gemm_ws.py), 4096^3 and 8192^3
+#   gemm: the one GEMM body's two best tiles of the tile sweep (suites/gemm/test_tiles.py) and the hand
+#         warp-specialized GEMM's persistent sliced-epilogue configs (suites/gemm/test_gemm_ws.py), 4096^3 and 8192^3
 set -u
 OUT=$1; WHAT=${2:-fa}; mkdir -p "$OUT"
 COMMON=(--tlbench-scope=full --benchmark-only --tlbench-backend=nvidia --tlbench-kind=device -p no:cacheprovider)
@@ -11,7 +11,7 @@ if [ "$WHAT" = fa ]; then
   PYTHONPATH=$PYTHONPATH:$PWD/suites python3 -m pytest -q results/portability-tax/test_fa_tax.py -p tlbench.harness.plugin \
     -k s8192 "${COMMON[@]}" --benchmark-json="$OUT/fa-tax.json" > "$OUT/fa-tax.log" 2>&1
 else
-  python3 -m pytest -q suites/test_tiles.py suites/test_gemm_ws.py "${COMMON[@]}" \
+  python3 -m pytest -q suites/gemm/test_tiles.py suites/gemm/test_gemm_ws.py "${COMMON[@]}" \
     -k "(4096 or 8192) and (bm128-bn256-bk64-t256-g16-so-auto-s4 or bm256-bn128-bk64-t256-g8-so-auto-s4 or store_slices4 or vendor)" \
     --benchmark-json="$OUT/gemm-tax.json" > "$OUT/gemm-tax.log" 2>&1
 fi

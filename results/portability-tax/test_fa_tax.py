@@ -1,11 +1,11 @@
 """Exploration: the one FA body with and without fast math, beside the hand kernel and the vendor, S=8192.
 
 Run from the repo root with suites/ on the path (results/portability-tax/run.sh); non-causal
-and causal, B2 H16 D128 bf16.  The one body is ``body="shared"`` (suites/kernel_fa_body.py);
+and causal, B2 H16 D128 bf16.  The one body is ``body="shared"`` (suites/flash_attention/body.py);
 ``fast_math`` is the compile option tilelang's ``tl.enable_fast_math`` (no change to the body).
 """
 
-from kernel_fa_sweep import FA, config, problem
+from tlbench.suites.flash_attention.sweep import FA, config, problem
 
 from tlbench import kernel_sweep
 

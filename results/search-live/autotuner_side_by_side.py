@@ -2,7 +2,7 @@
 
 Usage: python results/search-live/autotuner_side_by_side.py RUN.json M N K OUT.json
 Reads the configs of the timed GEMM records of RUN.json for problem ``gemm-MxNxK-f16`` (json
-only), builds each with the tile suite's own CUDA body (suites/kernel_gemm.py), and runs
+only), builds each with the tile suite's own CUDA body (suites/gemm/body.py), and runs
 ``tilelang.autotuner.AutoTuner`` over them with its defaults (warmup 25, rep 100, its result
 check at rtol = atol = 1e-2 against ``A @ B^T``; its result cache off so it tunes).  Writes the
 wall seconds, the best latency it measured and its config, and the configs tried to OUT.json.
@@ -18,7 +18,7 @@ import time
 os.environ.setdefault("TILELANG_AUTO_TUNING_DISABLE_CACHE", "1")
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "suites"))
 
-from kernel_gemm import gemm_cuda  # noqa: E402
+from tlbench.suites.gemm.body import gemm_cuda  # noqa: E402
 
 RUN, M, N, K, OUT = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 PROBLEM = f"gemm-{M}x{N}x{K}-f16"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The search against the exhaustive sweep on one GPU: suites/test_tiles.py at one size, device items.
+# The search against the exhaustive sweep on one GPU: suites/gemm/test_tiles.py at one size, device items.
 # Usage: bash results/search-live/run.sh OUT SIZE STEP...   STEP: exh-cold search-cold search-warm exh-warm search-learn autotuner
 # search-learn: the search, cold, learning from the earlier run $LEARN_FROM (another size, same device).
 # autotuner: tilelang's AutoTuner over the configs exh-cold timed (or those of $CONFIGS_FROM).
@@ -11,7 +11,7 @@ run_suite() {  # NAME CACHE [OPTIONS...]
   local name=$1 cache=$2; shift 2
   local start end
   start=$(date +%s.%N)
-  TILELANG_CACHE_DIR=$cache python3 -m pytest -q suites/test_tiles.py -k "${SIZE}x${SIZE}x${SIZE}" --tlbench-scope=full \
+  TILELANG_CACHE_DIR=$cache python3 -m pytest -q suites/gemm/test_tiles.py -k "${SIZE}x${SIZE}x${SIZE}" --tlbench-scope=full \
     --benchmark-only --tlbench-backend=nvidia --tlbench-kind=device --tlbench-seed=1 -p no:cacheprovider \
     --benchmark-json="$OUT/$name.json" "$@" > "$OUT/$name.log" 2>&1
   local rc=$?

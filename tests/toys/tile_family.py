@@ -6,7 +6,7 @@ shaped like a tiled matrix kernel: sizes ``M x N x K``, a ``block_M x block_N x 
 ``threads``, the pipelined loop's form and depth.  This family is that shape and nothing
 more.  It is a real plug-in of harness/core/family.py, not a fake of the harness, but it has
 no body, no inputs and no reference: ``build``, ``make_inputs`` and ``check`` raise (the fake
-backend answers those itself).  Real kernels are the suites' (suites/kernel_gemm.py ...).
+backend answers those itself).  Real kernels are the suites' (suites/gemm/body.py ...).
 
 - ids: ``tile-1024x1024x1024-f16`` and ``bm128-bn128-bk32-t128-auto-s2`` (``-manual``,
   ``-serial``: harness/core/loop_form.py), so a case id reads

@@ -1,5 +1,5 @@
 """The probe's suite: 36 fp16 GEMM tiles at 1024^3, 2048^3 and 4096^3, device items only (the
-built-in GEMM body, suites/kernel_gemm.py, declared as the suites declare it)."""
+built-in GEMM body, suites/gemm/body.py, declared as the suites declare it)."""
 
 import sys
 from pathlib import Path
@@ -8,7 +8,7 @@ SUITES = str(Path(__file__).resolve().parents[3] / "suites")  # the built-in bod
 if SUITES not in sys.path:
     sys.path.insert(0, SUITES)
 
-from kernel_gemm_sweep import GEMM, config, problem  # noqa: E402
+from tlbench.suites.gemm.sweep import GEMM, config, problem  # noqa: E402
 
 from tlbench import kernel_sweep  # noqa: E402
 

@@ -1,0 +1,1 @@
+"""The blocksparse kernel: its bodies (body.py) and suites."""

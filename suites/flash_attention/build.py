@@ -1,0 +1,65 @@
+"""Which flash-attention body a config builds, per dialect: the suite's two factories.
+
+Contract: ``fa_cuda(**values)`` / ``fa_ascend(**values)`` take a case's sizes and axes (the
+keys of ``FaProblem`` and ``FaConfig``; others are ignored) and return the TileLang
+``PrimFunc`` ``main(Q, K, V, O)`` for that target:
+- ``cuda``: ``body="shared"`` is the one body (body.py) with the CUDA pieces
+  (dialect_cuda.py); ``"hopper"`` the target-specific Hopper kernel
+  (hopper.py); ``"hopper_ws"`` / ``"hopper_ws_ov"`` the explicitly warp-specialized
+  one (hopper_ws.py), with, resp. without, ping-pong of its consumer warp groups.
+  ``fast_math`` is not part of the body: the suite's ``pass_configs`` hands it to the compiler.
+- ``ascend``: the one body with the Ascend pieces (dialect_ascend.py); a hopper body
+  or ``fast_math`` raises ``ValueError`` with what to change (validation.py's words).
+A config a body cannot take raises ``ValueError`` from that body.  These two are the factories
+``kernel_sweep`` is given, so the kernel hash of every FA case covers this file and the body
+modules it imports; tilelang is imported only when a factory is called.
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from typing import Any
+
+from tlbench.suites.flash_attention.validation import dialect_refusal
+
+from tlbench.suites.flash_attention.problem import WS_BODIES, FaConfig, FaProblem
+
+_PROBLEM_KEYS = tuple(f.name for f in fields(FaProblem))
+_CONFIG_KEYS = tuple(f.name for f in fields(FaConfig))
+
+
+def fa_problem(values: dict[str, Any]) -> FaProblem:
+    """The ``FaProblem`` of a case's named values (the sizes among them)."""
+    return FaProblem(**{k: values[k] for k in _PROBLEM_KEYS if k in values})
+
+
+def fa_config(values: dict[str, Any]) -> FaConfig:
+    """The ``FaConfig`` of a case's named values (the axes among them)."""
+    return FaConfig(**{k: values[k] for k in _CONFIG_KEYS if k in values})
+
+
+def fa_cuda(**values: Any) -> Any:
+    problem, config = fa_problem(values), fa_config(values)
+    if config.body == "hopper":
+        from tlbench.suites.flash_attention.hopper import build_hopper_fa
+
+        return build_hopper_fa(problem, config)
+    if config.body in WS_BODIES:
+        from tlbench.suites.flash_attention.hopper_ws import build_hopper_ws_fa
+
+        return build_hopper_ws_fa(problem, config, overlap=True, pingpong=config.body == "hopper_ws")
+    from tlbench.suites.flash_attention.body import build
+    from tlbench.suites.flash_attention.dialect_cuda import CUDA_FA_DIALECT
+
+    return build(problem, config, CUDA_FA_DIALECT)
+
+
+def fa_ascend(**values: Any) -> Any:
+    problem, config = fa_problem(values), fa_config(values)
+    reason = dialect_refusal(problem, config, "ascend") if config.body != "shared" or config.fast_math else None
+    if reason:
+        raise ValueError(reason)
+    from tlbench.suites.flash_attention.body import build
+    from tlbench.suites.flash_attention.dialect_ascend import ASCEND_FA_DIALECT
+
+    return build(problem, config, ASCEND_FA_DIALECT)

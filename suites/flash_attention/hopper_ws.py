@@ -1,0 +1,212 @@
+"""An explicitly warp-specialized Hopper flash-attention forward (sm_90a only).
+
+Contract: ``build_hopper_ws_fa(problem, config, overlap=True, pingpong=False)`` returns a
+TileLang ``PrimFunc`` with the same signature and layout as the shared body
+(body.py) and hopper.py, so the same inputs,
+reference and check apply.  Unlike hopper.py, which leaves the schedule to tilelang's
+automatic warp specialization (which waits for every wgmma right after issuing it), this
+kernel writes the schedule out by hand (the structure FlashAttention-3 describes; our code):
+
+* ``config.threads`` must be 384: warp groups 0 and 1 are consumers, 64 query rows each
+  (``GemmWarpPolicy.FullRow`` over 256 threads), warp group 2 is the TMA producer
+  (``setmaxnreg`` 240 / 24).  K and V have ``config.num_stages`` (>= 2) shared-memory
+  slots, each with a full and an empty mbarrier.
+* ``overlap``: intra-warp-group overlap.  Iteration k issues ``S = Q K_k^T`` and then
+  ``O += P_{k-1} V_{k-1}`` (P from registers, wgmma RS) without waiting, waits for the S
+  wgmma only (``wgmma.wait_group 1``), runs the softmax of tile k while the PV wgmma runs,
+  then waits for it, rescales O and converts S to P.  Without ``overlap`` every wgmma is
+  waited for at once (the auto-WS schedule, written by hand).
+* ``pingpong``: the two consumer warp groups take turns to issue their wgmmas (named
+  barriers 8 and 9, ``bar.sync`` / ``bar.arrive``), so one group's softmax runs while the
+  other's GEMMs hold the tensor cores.
+* A partial last key tile (seq_k not a multiple of block_N, e.g. FlashAttention-3's 176 at
+  S=8192) is masked in a peeled last step; TMA zero-fills rows past the tensor.
+* O leaves through Q's shared tile when it has Q's dtype (each consumer group overwrites only
+  the rows its own wgmmas read), else straight from registers.
+* Causal: query tile t reads key tiles 0 .. ceil((t + 1) * block_M / block_N) - 1 (producer and
+  consumers alike); tile 0 and the tiles from the one holding the tile's first row on are
+  masked (query i sees keys j <= i; this also masks a partial last key tile), the ones before
+  run unmasked.  The non-causal kernel is unchanged.
+block_M must be 128 (two consumer groups of 64 rows); refusals:
+validation.py ``hopper_ws_refusal``.  build.py builds ``body="hopper_ws"``
+with overlap + ping-pong and ``"hopper_ws_ov"`` with overlap only.  Status: lowers and builds
+for sm_90a (ptxas: no spills); correctness and speed are measured on the device only.
+"""
+
+# No `from __future__ import annotations`: TileLang evaluates the PrimFunc annotations.
+import math
+
+import tilelang.language as T
+
+from tlbench.suites.flash_attention.hopper import online_softmax
+from tlbench.suites.flash_attention.validation import WS_CONSUMER_THREADS as CONSUMER_THREADS
+from tlbench.suites.flash_attention.validation import WS_PRODUCER_THREADS as PRODUCER_THREADS
+from tlbench.suites.flash_attention.validation import hopper_ws_refusal
+
+from tlbench.suites.flash_attention.problem import FaConfig, FaProblem
+
+LOG2E = math.log2(math.e)
+PINGPONG_BARRIER = 8  # named barriers 8 and 9 (tilelang's own syncs use the low ids)
+
+
+def build_hopper_ws_fa(problem: FaProblem, config: FaConfig, overlap: bool = True, pingpong: bool = False):
+    reason = hopper_ws_refusal(problem, config)
+    if reason:
+        raise ValueError(reason)
+    D, BM, BN, ST = problem.dim, config.block_M, config.block_N, config.num_stages
+    dtype, accum, out_dtype = problem.dtype, problem.accum_dtype, problem.output_dtype
+    m_tiles, n = problem.seq_q // BM, -(-problem.seq_k // BN)
+    causal = problem.causal
+    ragged = problem.seq_k % BN != 0  # the last key tile is partial: TMA zero-fills past the tensor, the mask does the rest
+    stage_in_q = out_dtype == dtype  # O leaves through Q's shared tile (free once the last S wgmma is done)
+    heads, kv_heads, group, seq_k = problem.heads, problem.num_kv_heads, problem.group_size, problem.seq_k
+    q_rows = problem.batch * heads * problem.seq_q
+    kv_rows = problem.batch * kv_heads * seq_k
+    c = problem.sm_scale * LOG2E
+    full_row = T.GemmWarpPolicy.FullRow
+    PB = PINGPONG_BARRIER
+    s_regs, o_regs = BM * BN // CONSUMER_THREADS, BM * D // CONSUMER_THREADS  # fp32 registers per consumer thread
+
+    @T.macro
+    def turn_begin(wg):
+        if pingpong:
+            T.sync_threads(PB + wg, CONSUMER_THREADS)
+
+    @T.macro
+    def turn_end(wg):
+        if pingpong:
+            T.named_barrier_arrive(PB + 1 - wg, CONSUMER_THREADS)
+
+    @T.macro
+    def causal_mask(S, q_first, k_first):
+        for i, j in T.Parallel(BM, BN):
+            S[i, j] = T.if_then_else(q_first + i >= k_first + j, S[i, j], -T.infinity(accum))
+
+    @T.macro
+    def step(k, wg, masked, Q_s, K_s, V_s, S, P, O_acc, m, m_prev, alpha, l, l_tile, k_full, v_full, k_empty, v_empty, q_first=None):
+        """Issue S = Q K_{k+1}^T and O += P_k V_k, softmax tile k+1 while the PV wgmma runs.
+        ``masked``: the partial last key tile's columns; ``q_first`` (causal): the diagonal."""
+        T.barrier_wait(k_full[(k + 1) % ST], (((k + 1) // ST) & 1))
+        turn_begin(wg)
+        T.wgmma_gemm(Q_s, K_s[(k + 1) % ST, :, :], S, transpose_B=True, policy=full_row, clear_accum=True)
+        if not overlap:
+            T.wait_wgmma(0)
+        T.barrier_wait(v_full[k % ST], ((k // ST) & 1))
+        T.wgmma_gemm(P, V_s[k % ST, :, :], O_acc, policy=full_row)
+        turn_end(wg)
+        T.wait_wgmma(1 if overlap else 0)
+        T.warpgroup_fence_operand(S, num_regs=s_regs)
+        T.barrier_arrive(k_empty[(k + 1) % ST])
+        if masked:
+            for i, j in T.Parallel(BM, BN):
+                S[i, j] = T.if_then_else((k + 1) * BN + j < seq_k, S[i, j], -T.infinity(accum))
+        if q_first is not None:
+            causal_mask(S, q_first, (k + 1) * BN)
+        online_softmax(S, m, m_prev, alpha, l, l_tile, c)
+        if overlap:
+            T.wait_wgmma(0)
+        T.warpgroup_fence_operand(O_acc, num_regs=o_regs)
+        T.barrier_arrive(v_empty[k % ST])
+        for i, j in T.Parallel(BM, D):
+            O_acc[i, j] *= alpha[i]
+        T.copy(S, P)
+
+    def key_tiles(bx):
+        """Key tiles query tile ``bx % m_tiles`` reads: all of them, or causal, up to its diagonal."""
+        return T.ceildiv((bx % m_tiles + 1) * BM, BN) if causal else n
+
+    @T.prim_func
+    def main(
+        Q: T.Tensor((q_rows, D), dtype),
+        K: T.Tensor((kv_rows, D), dtype),
+        V: T.Tensor((kv_rows, D), dtype),
+        O: T.Tensor((q_rows, D), out_dtype),
+    ):
+        with T.Kernel(problem.batch * heads * m_tiles, threads=CONSUMER_THREADS + PRODUCER_THREADS) as bx:
+            bh = bx // m_tiles
+            kv_row = (bh // heads * kv_heads + bh % heads // group) * seq_k
+            Q_s = T.alloc_shared((BM, D), dtype)
+            K_s = T.alloc_shared((ST, BN, D), dtype)
+            V_s = T.alloc_shared((ST, BN, D), dtype)
+            S = T.alloc_fragment((BM, BN), accum)
+            P = T.alloc_fragment((BM, BN), dtype)
+            O_acc = T.alloc_fragment((BM, D), accum)
+            tx = T.get_thread_binding()
+            m = T.alloc_fragment((BM,), accum)
+            m_prev = T.alloc_fragment((BM,), accum)
+            alpha = T.alloc_fragment((BM,), accum)
+            l = T.alloc_fragment((BM,), accum)
+            l_tile = T.alloc_fragment((BM,), accum)
+            q_full = T.alloc_barrier(arrive_count=PRODUCER_THREADS)
+            k_full = T.alloc_barrier(arrive_count=[PRODUCER_THREADS] * ST)
+            v_full = T.alloc_barrier(arrive_count=[PRODUCER_THREADS] * ST)
+            k_empty = T.alloc_barrier(arrive_count=[CONSUMER_THREADS] * ST)
+            v_empty = T.alloc_barrier(arrive_count=[CONSUMER_THREADS] * ST)
+
+            if tx >= CONSUMER_THREADS:  # producer warp group: TMA only
+                T.set_max_nreg(24, 0)
+                T.tma_copy(Q[bx * BM : bx * BM + BM, :], Q_s, barrier=q_full)
+                T.barrier_arrive(q_full)
+                for k in T.serial(key_tiles(bx)):
+                    T.barrier_wait(k_empty[k % ST], ((k // ST) & 1) ^ 1)
+                    T.tma_copy(K[kv_row + k * BN : kv_row + k * BN + BN, :], K_s[k % ST, :, :], barrier=k_full[k % ST])
+                    T.barrier_arrive(k_full[k % ST])
+                    T.barrier_wait(v_empty[k % ST], ((k // ST) & 1) ^ 1)
+                    T.tma_copy(V[kv_row + k * BN : kv_row + k * BN + BN, :], V_s[k % ST, :, :], barrier=v_full[k % ST])
+                    T.barrier_arrive(v_full[k % ST])
+            else:  # two consumer warp groups, 64 rows each
+                T.set_max_nreg(240, 1)
+                wg = tx // 128
+                T.fill(O_acc, 0)
+                T.fill(l, 0)
+                if pingpong:
+                    if wg == 1:  # warp group 0 issues first
+                        T.named_barrier_arrive(PB, CONSUMER_THREADS)
+                T.barrier_wait(q_full, 0)
+                # tile 0: S only
+                T.barrier_wait(k_full[0], 0)
+                turn_begin(wg)
+                T.wgmma_gemm(Q_s, K_s[0, :, :], S, transpose_B=True, policy=full_row, clear_accum=True)
+                turn_end(wg)
+                T.wait_wgmma(0)
+                T.warpgroup_fence_operand(S, num_regs=s_regs)
+                T.barrier_arrive(k_empty[0])
+                if causal:
+                    causal_mask(S, bx % m_tiles * BM, 0)
+                T.reduce_max(S, m, dim=1)
+                for i, j in T.Parallel(BM, BN):
+                    S[i, j] = T.exp2(S[i, j] * c - m[i] * c)
+                T.reduce_sum(S, l, dim=1)
+                T.copy(S, P)
+                if causal:  # S of tile k+1, PV of tile k: unmasked left of the tile's first row, then masked
+                    q_first = bx % m_tiles * BM
+                    for k in T.serial(T.max(q_first // BN - 1, 0)):
+                        step(k, wg, False, Q_s, K_s, V_s, S, P, O_acc, m, m_prev, alpha, l, l_tile, k_full, v_full, k_empty, v_empty)
+                    for k in T.serial(T.max(q_first // BN - 1, 0), key_tiles(bx) - 1):
+                        step(k, wg, False, Q_s, K_s, V_s, S, P, O_acc, m, m_prev, alpha, l, l_tile, k_full, v_full, k_empty, v_empty,
+                             q_first)
+                else:
+                    for k in T.serial(n - 1 - int(ragged)):  # S of tile k+1, PV of tile k
+                        step(k, wg, False, Q_s, K_s, V_s, S, P, O_acc, m, m_prev, alpha, l, l_tile, k_full, v_full, k_empty, v_empty)
+                    if ragged:  # the last key tile is partial: mask its columns
+                        step(n - 2, wg, True, Q_s, K_s, V_s, S, P, O_acc, m, m_prev, alpha, l, l_tile, k_full, v_full, k_empty, v_empty)
+                last = key_tiles(bx) - 1  # last tile's PV
+                T.barrier_wait(v_full[last % ST], ((last // ST) & 1))
+                if pingpong:
+                    T.sync_threads(PB + wg, CONSUMER_THREADS)
+                T.wgmma_gemm(P, V_s[last % ST, :, :], O_acc, policy=full_row)
+                if pingpong:
+                    if wg == 0:  # warp group 1's last turn; nobody waits after it
+                        T.named_barrier_arrive(PB + 1, CONSUMER_THREADS)
+                T.wait_wgmma(0)
+                T.warpgroup_fence_operand(O_acc, num_regs=o_regs)
+                T.barrier_arrive(v_empty[last % ST])
+                for i, j in T.Parallel(BM, D):
+                    O_acc[i, j] /= l[i]
+                if stage_in_q:  # each warp group rewrites only the Q rows its own wgmmas read
+                    T.copy(O_acc, Q_s)
+                    T.copy(Q_s, O[bx * BM : bx * BM + BM, :])
+                else:
+                    T.copy(O_acc, O[bx * BM : bx * BM + BM, :])
+
+    return main

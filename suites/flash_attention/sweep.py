@@ -1,0 +1,124 @@
+"""What the built-in flash-attention suites declare their kernel with through ``kernel_sweep``.
+
+Contract: ``problem(batch, heads, seq, ...)`` and ``config(block_M, block_N, num_stages, ...)``
+are a size dict and a config dict with every key, in the order records have always carried
+them (``FaProblem`` / ``FaConfig`` of suites/flash_attention/problem.py, whose
+docstring says what each means), so ids, records and reports stay what they were;
+``stage_configs`` gives each tile's ``auto`` at each num_stages, then ``manual`` and
+``serial``.  ``FA`` holds the keyword arguments every flash-attention suite passes to
+``kernel_sweep``; a suite adds its sizes and configs.  The kernel's code lives beside this file:
+- bodies: ``fa_cuda`` / ``fa_ascend`` (build.py) build the one shared body
+  (``body="shared"``, body.py with dialect_cuda.py / _ascend.py) for that
+  target, or on CUDA the target-specific Hopper kernels (``hopper``, ``hopper_ws``,
+  ``hopper_ws_ov``: hopper.py, hopper_ws.py); the kernel hash covers
+  build.py, every module beside it that it imports, and (``body_modules``)
+  suites/flash_attention/problem.py, whose values the bodies read.
+- the refusals (``pruned``: what the compiler or the body would refuse, validation.py)
+  and the on-chip footprint per dialect (footprint.py), against the scopes of the
+  backend that runs the case.
+- ids, labels and the KV loop's trip count (None when causal): the words flash-attention records
+  have always carried (suites/flash_attention/records.py, which reads the records
+  written before the suites were declared this way); FLOPs of the attended pairs and the
+  compulsory bytes (``FaProblem``).
+- ``fast_math``: tilelang's ``tl.enable_fast_math`` (nvcc ``--use_fast_math``) on CUDA.
+- the check: every element within ``2e-3 + 2e-2 |ref| + 2u (P|V|)`` of fp32 SDPA
+  (reference.py); the vendor items (vendor.py): torch SDPA with one kernel
+  allowed (flash, cuDNN, memory-efficient), each its own item, and ``npu_fusion_attention`` on
+  Ascend; timed, each is the call alone (its output copied into O for the check, outside the
+  timing).
+No tilelang and no torch at import: collecting a suite needs neither.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any, Iterable
+
+from tlbench.suites.flash_attention.build import fa_ascend, fa_config, fa_cuda, fa_problem
+from tlbench.suites.flash_attention.footprint import footprint_bytes
+from tlbench.suites.flash_attention.reference import allowed_error, inputs, reference
+from tlbench.suites.flash_attention.validation import FAST_MATH_DIALECTS, validate as refusal
+from tlbench.suites.flash_attention.vendor import SDPA, VENDOR_LABELS, npu_fusion_attention
+
+from tlbench import bound, pruned
+from tlbench.suites.flash_attention.records import FLASH_ATTENTION as WORDS
+from tlbench.suites.flash_attention.problem import FaConfig, FaProblem
+
+FAST_MATH_PASS_CONFIG = "tl.enable_fast_math"  # tilelang's PassConfigKey.TL_ENABLE_FAST_MATH (nvcc --use_fast_math)
+
+
+def problem(batch: int, heads: int, seq: int, dim: int = 128, dtype: str = "bfloat16", causal: bool = False,
+            kv_heads: int | None = None, out_dtype: str | None = None, seq_k: int | None = None) -> dict[str, Any]:
+    made = FaProblem(batch=batch, heads=heads, seq_q=seq, seq_k=seq if seq_k is None else seq_k, dim=dim, dtype=dtype,
+                     causal=causal, kv_heads=kv_heads, out_dtype=out_dtype)
+    return asdict(made)
+
+
+def config(block_M: int = 128, block_N: int = 128, num_stages: int | None = 2, **extra: Any) -> dict[str, Any]:
+    return asdict(FaConfig(block_M, block_N, num_stages, **extra))
+
+
+def stage_configs(tiles: Iterable[tuple[int, int, int]], num_stages: Iterable[int], **extra: Any) -> list[dict[str, Any]]:
+    """Each (block_M, block_N, threads) tile's ``auto`` at each num_stages, then ``manual`` and ``serial``."""
+    stages = list(num_stages)
+    out: list[dict[str, Any]] = []
+    for block_M, block_N, threads in tiles:
+        tile = dict(threads=threads, **extra)
+        out += [config(block_M, block_N, s, loop_form="auto", **tile) for s in stages]
+        out += [config(block_M, block_N, None, loop_form=form, **tile) for form in ("manual", "serial")]
+    return out
+
+
+# -- ids and labels (history keys: never change them) -------------------------------------------
+def problem_id(**sizes) -> str:
+    return fa_problem(sizes).problem_id
+
+
+def config_id(**axes) -> str:
+    return fa_config(axes).config_id
+
+
+def problem_label(**sizes) -> str:
+    return WORDS.problem_label(fa_problem(sizes))
+
+
+def config_label(**axes) -> str:
+    return WORDS.stage_point(fa_config(axes)).tile
+
+
+def loop_trips(**values) -> int | None:
+    return WORDS.loop_trips(fa_problem(values), fa_config(values))
+
+
+# -- what a config can build, and what it costs ------------------------------------------------
+def validate(dialect, **values):
+    reason = refusal(fa_problem(values), fa_config(values), dialect)
+    return pruned(reason) if reason else None
+
+
+def footprint(dialect, **values) -> dict[str, tuple[int, int]]:
+    return footprint_bytes(fa_problem(values), fa_config(values), dialect)
+
+
+def pass_configs(dialect, fast_math) -> dict[str, bool]:
+    return {FAST_MATH_PASS_CONFIG: True} if fast_math and dialect in FAST_MATH_DIALECTS else {}
+
+
+def flops(**sizes) -> int:
+    return fa_problem(sizes).flops
+
+
+def bytes_moved(**sizes) -> int:
+    return fa_problem(sizes).bytes_moved
+
+
+# tlbench's own files are not followed into the kernel hash: the values the bodies read are named
+BODY_VALUES = ["tlbench.suites.flash_attention.problem"]
+
+FA = dict(
+    body={"cuda": fa_cuda, "ascend": fa_ascend}, body_modules=BODY_VALUES,
+    problem_id=problem_id, config_id=config_id, problem_label=problem_label, config_label=config_label, loop_trips=loop_trips,
+    validate=validate, footprint=footprint, pass_configs=pass_configs, flops=flops, bytes_moved=bytes_moved,
+    inputs=inputs, reference=reference, check=bound(allowed_error, "2e-3 + 2e-2 |ref| + 2u (P|V|)"),
+    vendor={"cuda": SDPA, "ascend": {"npu_fusion_attention": npu_fusion_attention}}, vendor_label=VENDOR_LABELS,
+)

@@ -1,0 +1,44 @@
+"""What tilelang's Ascend scheduler does with the one flash-attention body (compile items only).
+
+Each item carries the Z3 schedule of the KV loop under ``plan.schedule_model`` (tasks with
+pipe, latency, II and start; loop II and span; buffer versions; modeled cycles per core):
+modeled cycles from tilelang's EstimateLatency + Z3, a model and never a time.  The SIMD
+exp regions carry no latency hint, so their cost inside the model is EstimateLatency's
+guess.  Configs: num_stages 1..4, manual, serial for the 128x128 tile, 128x64 at
+num_stages=3, 128x128 s3 with ``enable_offset`` (an Ascend lowering costs 10-30 s on a small CPU box, Z3 included), plus two
+that are pruned before compiling, with the reason: block_M=256 (UB: each vector sub-core
+would hold 128 rows of S, P, O and their copies, over 248 KiB) and block_M=64 (32 rows per
+sub-core do not fill the 64-lane VReg that T.fill inside SimdVF needs).  Smoke: one lowering
+(128x128, num_stages=3) and the two pruned configs.  The calibration against tilelang's
+published Ascend 950 MHA figure is backends/tools/fa_calibration.py.  What the kernel is declared
+with: suites/flash_attention/sweep.py.
+"""
+
+from tlbench.suites.flash_attention.sweep import FA, config, problem, stage_configs
+
+from tlbench import kernel_sweep
+
+SWEEP = kernel_sweep(
+    "flash_attention", **(FA | {"vendor": None, "vendor_label": None}),  # compile items: no vendor item
+    sweep_name="fa_ascend_schedule",
+    description="flash attention on Ascend: Z3 KV-loop schedule per num_stages, tile and loop form (modeled cycles)",
+    sizes=[problem(batch=2, heads=16, seq=4096, dim=128)],
+    # quick: one Z3 schedule (a few lowerings with the compile rounds) and the two refusals (free)
+    quick=[problem(batch=1, heads=2, seq=1024, dim=128)],
+    quick_configs=[config(128, 128, 3), config(256, 128, 2), config(64, 128, 2)],
+    smoke=[problem(batch=1, heads=2, seq=1024, dim=128)],
+    configs=[
+        *stage_configs([(128, 128, 128)], num_stages=range(1, 5)),
+        config(128, 64, 3),
+        config(128, 128, 3, enable_offset=True),  # as the published kernel pipelines: II reaches the Cube bound
+        config(256, 128, 2),
+        config(64, 128, 2),
+    ],
+    smoke_configs=[config(128, 128, 3), config(256, 128, 2), config(64, 128, 2)],
+    backends=("ascend",),
+    kinds=("compile",),
+)
+
+
+def test_fa_ascend_schedule(tlbench):
+    tlbench.run()

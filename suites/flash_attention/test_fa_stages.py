@@ -1,0 +1,69 @@
+"""The flash-attention stage sweep: one FA forward body on both backends, the KV loop as
+``T.Pipelined(n, num_stages=1..4)``, ``manual`` (K/V loads one iteration ahead) and
+``serial``, two tiles (128x128, 128x64; 256 threads on CUDA: two consumer warp groups of 64
+rows), bf16, D=128, B*H = 32 (2 x 16), non-causal.
+
+Full scope: S in {1024, 4096, 8192, 16384} (8192 is the H200 acceptance problem).  Smoke:
+S=1024 and one config (128x128, 256 threads, num_stages=2).  Device items only: on a machine without the
+accelerator every item skips before compiling (no CPU cost in the main job); the compile
+story and the Ascend Z3 schedules are suites/flash_attention/test_fa_ascend_schedule.py.  NVIDIA also times, on the same inputs, the target-specific Hopper TileLang FA
+(suites/flash_attention/hopper.py; warp-specialized, wgmma), the explicitly warp-specialized
+one (suites/flash_attention/hopper_ws.py; intra-warp-group overlap, ping-pong) and torch SDPA's flash, cuDNN and
+memory-efficient kernels, each its own item, the shared body on one warp group (128
+threads), and records block_M=256 on 256 threads as a failed item in tilelang's words (a
+layout-inference conflict); Ascend times ``npu_fusion_attention`` where an
+NPU exists.  Configs over the on-chip budget (128x128 at num_stages=4 needs 288 KiB of
+shared memory) are skipped with the bytes named.  Correctness: every kernel against torch
+SDPA in fp32, |out - ref| <= 2e-3 + 2e-2 |ref| + 2u (P|V|) (suites/flash_attention/reference.py).
+What the kernel is declared with: suites/flash_attention/sweep.py.
+"""
+
+from tlbench.suites.flash_attention.sweep import FA, config, problem as fa_problem, stage_configs
+
+from tlbench import kernel_sweep
+
+TILES = [(128, 128, 256), (128, 64, 256)]
+HOPPER = [config(128, 128, s, threads=256, body="hopper") for s in (1, 2, 3)]
+# The explicitly warp-specialized sm_90a kernel (suites/flash_attention/hopper_ws.py): 2 consumer
+# warp groups + 1 TMA producer, intra-warp-group overlap, ping-pong (hopper_ws) or not
+# (hopper_ws_ov); block_N=176 is FlashAttention-3's hdim-128 tile (the last key tile is masked).
+# block_N=192 was the fastest in the probe on one H200 (0.976x cuDNN at S=8192).
+# fast_math=True (-fm): nvcc --use_fast_math, as FlashAttention-3 builds; the probe measured
+# bn176 1.811 -> 1.671 ms with it (the same generated CUDA, another nvcc build).
+HOPPER_WS = [
+    config(128, 192, 2, threads=384, body="hopper_ws"),
+    config(128, 176, 2, threads=384, body="hopper_ws"),
+    config(128, 128, 2, threads=384, body="hopper_ws"),
+    config(128, 176, 2, threads=384, body="hopper_ws_ov"),
+    config(128, 192, 2, threads=384, body="hopper_ws", fast_math=True),
+    config(128, 176, 2, threads=384, body="hopper_ws", fast_math=True),
+]
+# One warp group for the whole 128-row tile (the t256 tiles above split it over two).
+ONE_WARPGROUP = config(128, 128, 2, threads=128)
+# block_M=256 on 256 threads: tilelang 0.1.15 refuses it ("Layout infer conflict between
+# S_vec and P_vec in T.Parallel loop"); kept as an item so the refusal is recorded in its words.
+LAYOUT_CONFLICT = config(256, 128, 2, threads=256)
+STAGES = stage_configs(TILES, num_stages=range(1, 5))
+
+
+def problem(seq: int) -> dict:
+    return fa_problem(batch=2, heads=16, seq=seq, dim=128, dtype="bfloat16")
+
+
+SWEEP = kernel_sweep(
+    "flash_attention", **FA,
+    sweep_name="fa_stages",
+    description="flash attention: num_stages 1..4, manual and serial KV loops, two tiles, one body, bf16",
+    sizes=[problem(s) for s in (1024, 4096, 8192, 16384)],
+    quick=[problem(8192)],  # quick: the H200 acceptance problem (device items: no CPU cost)
+    # quick leaves out the deliberate layout-conflict item: the default job must not fail by design
+    quick_configs={"cuda": [*STAGES, *HOPPER, *HOPPER_WS, ONE_WARPGROUP], "ascend": STAGES},
+    smoke=[problem(1024)],
+    configs={"cuda": [*STAGES, *HOPPER, *HOPPER_WS, ONE_WARPGROUP, LAYOUT_CONFLICT], "ascend": STAGES},
+    smoke_configs=[config(128, 128, 2, threads=256)],
+    kinds=("device",),
+)
+
+
+def test_fa_stages(tlbench):
+    tlbench.run()

@@ -1,0 +1,399 @@
+"""A hand warp-specialized Hopper GEMM whose consumers keep one WGMMA in flight, for
+suites/gemm/test_gemm_ws.py: ``C = A @ B^T`` (A: M x K, B: N x K, fp16 in, fp32 accumulate, fp16
+out, as the tile sweep's problems and cuBLAS's ``A @ B.T``).
+
+Our own code; it takes the algorithm of tilelang's
+examples/warp_specialize/example_warp_specialize_gemm_barrierpipe_stage2.py and nothing else
+(a TMA producer warp group and a consumer warp group that hand shared-memory stages to each
+other through a full and an empty mbarrier per stage), with:
+- B stored N x K (``transpose_B=True``) and ``num_stages`` a parameter (the example fixed 2; its
+  parity ``(ko // num_stages) % num_stages`` is the phase bit only for 2 stages, here ``& 1``);
+- ``consumers`` consumer warp groups (1 or 2) over one ``block_M x block_N`` accumulator
+  (``GemmWarpPolicy.FullRow``: each takes ``block_M / consumers`` rows) and the producer last,
+  with ``setmaxnreg`` moving registers to the consumers;
+- ``deferred``: each k step issues its WGMMAs with ``T.wgmma_gemm`` (no implicit wait) and waits
+  with ``wgmma.wait_group 1``, so the previous step's WGMMAs are done and only their stage is
+  handed back, while this step's run (the CUTLASS mainloop's structure; our code).  Without it
+  the step waits for its own WGMMAs (``wait_group 0``) before handing its stage back, which is
+  what tilelang 0.1.15's automatic warp specialization emits for ``T.Pipelined``
+  (backends/tools/wgmma_wait.py prints that loop);
+- ``group_m``: the 1-D grid walks output tiles in panels of that many tile rows (L2 reuse; the
+  built-in GEMM body's own tile order, suites/gemm/raster.py ``tile_origin``);
+- ``staged``: the accumulator leaves through a shared-memory tile (coalesced stores), else
+  straight from registers.
+- ``persistent``: launch that many blocks (the SM count) and walk the output tiles, see
+  ``gemm_ws_persistent_cuda``; ``pingpong`` picks its two-accumulator schedule;
+- ``cluster=2``: blocks in 2-CTA clusters that share their B tile (``ClusterPair``).
+Plain tilelang, but for that tile order.
+"""
+
+import tilelang.language as T
+
+from tlbench.suites.gemm.raster import tile_origin  # the built-in GEMM's tile order, shared (suites/gemm/raster.py)
+
+PRODUCER_THREADS = 128
+WARP_GROUP = 128
+# setmaxnreg (producer, consumer) per consumer count: the SM's 64K registers over the block
+NREG = {1: (40, 232), 2: (24, 240)}
+SHARED_BYTES = 232448  # sm_90's opt-in shared memory per block
+
+
+class ClusterPair:
+    """The launch, tile order and stage hand-back of one block, alone (``cluster=1``: plain
+    ``T.Kernel``, nothing else emitted) or in a 2-CTA cluster (``cluster=2``).  In a pair the two
+    blocks compute vertically adjacent tiles (rows ``m`` and ``m + block_M``, same ``n``), so they
+    read the same B tile: rank 0 loads it once by TMA multicast into both blocks' shared memory.
+    Rank 0's producer must then wait until both blocks' consumers have freed a stage, so every
+    consumer thread arrives at its own ``empty`` barrier and one lane per consumer warp also at
+    the peer's (both ranks the same, for one code path; rank 1's producer merely waits for its
+    peer as well).  A cluster barrier after the mbarrier init and before exit keeps every
+    remote arrival and multicast inside the peer's lifetime."""
+
+    def __init__(self, cluster, consumer_threads, tiles_N, block_M, block_N, group_m):
+        self.cluster = cluster
+        self.release_count = consumer_threads + (consumer_threads // 32 if cluster == 2 else 0)
+        if cluster == 1:
+            self.tile_row, self.tile_col = tile_origin(tiles_N, block_M, block_N, group_m)
+        else:  # tile t is rank t % 2 of pair t // 2; pairs in the panel order of 2*block_M x block_N tiles
+            pair_row, pair_col = tile_origin(tiles_N, 2 * block_M, block_N, group_m)
+            self.tile_row = lambda tile: pair_row(tile // 2) + tile % 2 * block_M
+            self.tile_col = lambda tile: pair_col(tile // 2)
+
+        @T.macro
+        def release(barriers, stage):
+            T.barrier_arrive(barriers[stage])
+            if cluster == 2:
+                if T.get_thread_binding() % 32 == 0:
+                    T.ptx_arrive_cluster_barrier(barriers[stage], 1 - T.block_rank_in_cluster())
+
+        @T.macro
+        def load_B(src, dst, barriers, stage):
+            if cluster == 2:
+                T.tma_copy(src, dst, barrier=barriers[stage], cluster_mask=0b11)
+            else:
+                T.tma_copy(src, dst, barrier=barriers[stage])
+
+        @T.macro
+        def sync():
+            if cluster == 2:
+                T.cluster_sync()
+
+        self.release, self.load_B, self.start, self.finish = release, load_B, sync, sync
+
+    def kernel(self, blocks, threads):
+        if self.cluster == 1:
+            return T.Kernel(blocks, threads=threads)
+        return T.ClusterKernel(blocks, cluster_dims=(2, 1, 1), threads=threads)
+
+
+def gemm_ws_cuda(M, N, K, block_M, block_N, block_K, num_stages=4, consumers=2, deferred=True, group_m=8,
+                 staged=True, persistent=None, pingpong=False, lazy_store=False, cluster=1, store_slices=1,
+                 dtype="float16", accum_dtype="float32"):
+    reason = gemm_ws_refusal(M, N, K, block_M, block_N, block_K, num_stages, consumers, group_m, staged, persistent,
+                             pingpong, deferred, lazy_store, cluster, store_slices)
+    if reason:
+        raise ValueError(reason)
+    if persistent:
+        return gemm_ws_persistent_cuda(M, N, K, block_M, block_N, block_K, num_stages, consumers, deferred, group_m,
+                                       staged, persistent, pingpong, lazy_store, cluster, store_slices, dtype,
+                                       accum_dtype)
+    ST = num_stages
+    CT = WARP_GROUP * consumers
+    k_tiles = K // block_K
+    tiles_N = N // block_N
+    regs = block_M * block_N // CT  # fp32 accumulator registers per consumer thread
+    producer_nreg, consumer_nreg = NREG[consumers]
+    policy = T.GemmWarpPolicy.FullRow
+
+    pair = ClusterPair(cluster, CT, tiles_N, block_M, block_N, group_m)
+
+    @T.prim_func
+    def main(A: T.Tensor((M, K), dtype), B: T.Tensor((N, K), dtype), C: T.Tensor((M, N), dtype)):
+        with pair.kernel((M // block_M) * tiles_N, threads=CT + PRODUCER_THREADS) as bx:
+            A_s = T.alloc_shared((ST, block_M, block_K), dtype)
+            B_s = T.alloc_shared((ST, block_N, block_K), dtype)
+            C_l = T.alloc_fragment((block_M, block_N), accum_dtype)
+            full = T.alloc_barrier(arrive_count=[PRODUCER_THREADS] * ST)
+            empty = T.alloc_barrier(arrive_count=[pair.release_count] * ST)
+            tx = T.get_thread_binding()
+            m, n = pair.tile_row(bx), pair.tile_col(bx)
+            pair.start()
+
+            if tx >= CT:  # producer warp group: TMA only
+                T.set_max_nreg(producer_nreg, 0)
+                for k in T.serial(k_tiles):
+                    T.barrier_wait(empty[k % ST], ((k // ST) & 1) ^ 1)
+                    T.tma_copy(A[m : m + block_M, k * block_K : k * block_K + block_K], A_s[k % ST, :, :], barrier=full[k % ST])
+                    pair.load_B(B[n : n + block_N, k * block_K : k * block_K + block_K], B_s[k % ST, :, :], full, k % ST)
+                    T.barrier_arrive(full[k % ST])
+            else:  # consumer warp groups
+                T.set_max_nreg(consumer_nreg, 1)
+                T.barrier_wait(full[0], 0)
+                T.wgmma_gemm(A_s[0, :, :], B_s[0, :, :], C_l, transpose_B=True, policy=policy, clear_accum=True)
+                if not deferred:
+                    T.wait_wgmma(0)
+                    T.warpgroup_fence_operand(C_l, num_regs=regs)
+                    pair.release(empty, 0)
+                for k in T.serial(1, k_tiles):
+                    T.barrier_wait(full[k % ST], (k // ST) & 1)
+                    T.wgmma_gemm(A_s[k % ST, :, :], B_s[k % ST, :, :], C_l, transpose_B=True, policy=policy)
+                    if deferred:  # step k-1's WGMMAs are done: hand its stage back
+                        T.wait_wgmma(1)
+                        T.warpgroup_fence_operand(C_l, num_regs=regs)
+                        pair.release(empty, (k - 1) % ST)
+                    else:
+                        T.wait_wgmma(0)
+                        T.warpgroup_fence_operand(C_l, num_regs=regs)
+                        pair.release(empty, k % ST)
+                T.wait_wgmma(0)
+                T.warpgroup_fence_operand(C_l, num_regs=regs)
+                if staged:
+                    C_s = T.alloc_shared((block_M, block_N), dtype)
+                    T.copy(C_l, C_s)
+                    T.copy(C_s, C[m : m + block_M, n : n + block_N])
+                else:
+                    T.copy(C_l, C[m : m + block_M, n : n + block_N])
+            pair.finish()
+
+    return main
+
+
+# -- persistent forms ------------------------------------------------------------------------
+
+def persistent_grid(M, N, block_M, block_N, sms):
+    """Blocks launched: one per SM, or one per tile when there are fewer tiles."""
+    return min(sms, (M // block_M) * (N // block_N))
+
+
+def gemm_ws_persistent_cuda(M, N, K, block_M, block_N, block_K, num_stages, consumers, deferred, group_m, staged, sms,
+                            pingpong, lazy_store=False, cluster=1, store_slices=1, dtype="float16",
+                            accum_dtype="float32"):
+    """A prim_func that launches ``min(sms, tiles)`` blocks; block ``b`` computes output tiles
+    ``b, b + grid, b + 2 * grid, ...`` (in the ``group_m`` panel order of the one-tile body).  The
+    producer's TMA loads and the consumers' WGMMAs count one global step ``g = local_tile *
+    k_tiles + k`` through the ring of ``num_stages`` stages, so the producer loads the next
+    tile's first stages while the consumers are still in the previous tile's epilogue.  Two
+    schedules (our code; the structure of CUTLASS's sm90 persistent kernels):
+
+    - ``pingpong=False`` (cooperative): the consumer warp groups share one ``block_M x block_N``
+      accumulator (each ``block_M / consumers`` rows), as the one-tile body; each consumer hands
+      the tile's last stage back before its epilogue.
+    - ``pingpong=True``: two consumer warp groups, each with its own ``block_M x block_N``
+      accumulator, take alternate tiles of the block.  An order barrier per consumer lets a
+      consumer start a tile's WGMMAs only after the other has issued its previous tile's last
+      ones, so one consumer's epilogue runs under the other's main loop.  It also keeps each
+      full barrier at most one phase ahead of the consumer that waits on it (a parity wait is
+      only unambiguous within one phase).
+
+    ``lazy_store`` (staged only): the epilogue's TMA store is not waited for at once; the next
+    tile's epilogue waits before it writes the shared output tile again, so the store's reads
+    run under the next main loop.  ``store_slices`` (2 or 4, cooperative lazy_store only): the
+    tile leaves in that many column slices through two slice-sized shared buffers in turn, each
+    written once the store two slices back has read it, so with 4 slices the output needs half
+    the shared memory of the whole tile and a 128x256 tile fits a fourth stage.
+    """
+    ST = num_stages
+    CT = WARP_GROUP * consumers
+    k_tiles = K // block_K
+    tiles_N = N // block_N
+    tiles = (M // block_M) * tiles_N
+    grid = persistent_grid(M, N, block_M, block_N, sms)
+    local_tiles = -(-tiles // grid)  # the most tiles one block computes (block b: those below tiles - b)
+    mma_threads = WARP_GROUP if pingpong else CT  # threads that share one accumulator
+    regs = block_M * block_N // mma_threads
+    producer_nreg, consumer_nreg = NREG[consumers]
+    policy = T.GemmWarpPolicy.FullRow
+
+    pair = ClusterPair(cluster, mma_threads, tiles_N, block_M, block_N, group_m)
+    tile_row, tile_col = pair.tile_row, pair.tile_col
+    slice_N = block_N // store_slices
+    C_s_shape = (block_M, block_N) if store_slices == 1 else (2, block_M, slice_N)
+
+    @T.macro
+    def produce(A, B, A_s, B_s, full, empty, bx):
+        T.set_max_nreg(producer_nreg, 0)
+        for it in T.serial(local_tiles):
+            if bx + it * grid < tiles:
+                m, n = tile_row(bx + it * grid), tile_col(bx + it * grid)
+                for k in T.serial(k_tiles):
+                    g = it * k_tiles + k
+                    T.barrier_wait(empty[g % ST], ((g // ST) & 1) ^ 1)
+                    T.tma_copy(A[m : m + block_M, k * block_K : k * block_K + block_K], A_s[g % ST, :, :], barrier=full[g % ST])
+                    pair.load_B(B[n : n + block_N, k * block_K : k * block_K + block_K], B_s[g % ST, :, :], full, g % ST)
+                    T.barrier_arrive(full[g % ST])
+
+    @T.macro
+    def mainloop(A_s, B_s, C_l, full, empty, it):
+        g0 = it * k_tiles
+        T.barrier_wait(full[g0 % ST], (g0 // ST) & 1)
+        T.wgmma_gemm(A_s[g0 % ST, :, :], B_s[g0 % ST, :, :], C_l, transpose_B=True, policy=policy, clear_accum=True)
+        if not deferred:
+            T.wait_wgmma(0)
+            T.warpgroup_fence_operand(C_l, num_regs=regs)
+            pair.release(empty, g0 % ST)
+        for k in T.serial(1, k_tiles):
+            T.barrier_wait(full[(g0 + k) % ST], ((g0 + k) // ST) & 1)
+            T.wgmma_gemm(A_s[(g0 + k) % ST, :, :], B_s[(g0 + k) % ST, :, :], C_l, transpose_B=True, policy=policy)
+            if deferred:  # step g0+k-1's WGMMAs are done: hand its stage back
+                T.wait_wgmma(1)
+                T.warpgroup_fence_operand(C_l, num_regs=regs)
+                pair.release(empty, (g0 + k - 1) % ST)
+            else:
+                T.wait_wgmma(0)
+                T.warpgroup_fence_operand(C_l, num_regs=regs)
+                pair.release(empty, (g0 + k) % ST)
+
+    @T.macro
+    def finish(C, C_l, C_s, empty, it, m, n):
+        T.wait_wgmma(0)
+        T.warpgroup_fence_operand(C_l, num_regs=regs)
+        if deferred:  # the tile's last stage: the producer may refill it during the epilogue
+            pair.release(empty, (it * k_tiles + k_tiles - 1) % ST)
+        if store_slices > 1:  # slice q through buffer q % 2, once the store two slices back has read it
+            for q in T.unroll(store_slices):
+                T.tma_store_wait(1)
+                T.copy(C_l[:, q * slice_N : (q + 1) * slice_N], C_s[q % 2, :, :])
+                T.tma_copy(C_s[q % 2, :, :], C[m : m + block_M, n + q * slice_N : n + (q + 1) * slice_N])
+        elif staged and lazy_store:  # wait for the previous tile's store only when C_s is needed again
+            T.tma_store_wait(0)
+            T.copy(C_l, C_s)
+            T.tma_copy(C_s, C[m : m + block_M, n : n + block_N])
+        elif staged:
+            T.copy(C_l, C_s)
+            T.copy(C_s, C[m : m + block_M, n : n + block_N])
+        else:
+            T.copy(C_l, C[m : m + block_M, n : n + block_N])
+
+    @T.macro
+    def drain_stores():
+        if staged and lazy_store:  # shared memory must outlive the last store's reads (store_slices needs lazy_store)
+            T.tma_store_wait(0)
+
+    if not pingpong:
+
+        @T.prim_func
+        def cooperative(A: T.Tensor((M, K), dtype), B: T.Tensor((N, K), dtype), C: T.Tensor((M, N), dtype)):
+            with pair.kernel(grid, threads=CT + PRODUCER_THREADS) as bx:
+                A_s = T.alloc_shared((ST, block_M, block_K), dtype)
+                B_s = T.alloc_shared((ST, block_N, block_K), dtype)
+                C_l = T.alloc_fragment((block_M, block_N), accum_dtype)
+                C_s = T.alloc_shared(C_s_shape, dtype) if staged else None
+                full = T.alloc_barrier(arrive_count=[PRODUCER_THREADS] * ST)
+                empty = T.alloc_barrier(arrive_count=[pair.release_count] * ST)
+                tx = T.get_thread_binding()
+                pair.start()
+                if tx >= CT:
+                    produce(A, B, A_s, B_s, full, empty, bx)
+                else:
+                    T.set_max_nreg(consumer_nreg, 1)
+                    for it in T.serial(local_tiles):
+                        if bx + it * grid < tiles:
+                            mainloop(A_s, B_s, C_l, full, empty, it)
+                            finish(C, C_l, C_s, empty, it, tile_row(bx + it * grid), tile_col(bx + it * grid))
+                    drain_stores()
+                pair.finish()
+
+        return cooperative
+
+    @T.macro
+    def consume_alternate(C, A_s, B_s, C_l, C_s, full, empty, order, bx, c):
+        T.set_max_nreg(consumer_nreg, 1)
+        for j in T.serial((local_tiles - c + 1) // 2):
+            if bx + (2 * j + c) * grid < tiles:  # local tile 2j+c
+                if j + c > 0:  # the other consumer has issued local tile 2j+c-1's last WGMMAs
+                    T.barrier_wait(order[c], (j + c + 1) & 1)
+                mainloop(A_s, B_s, C_l, full, empty, 2 * j + c)
+                T.barrier_arrive(order[1 - c])
+                finish(C, C_l, C_s, empty, 2 * j + c, tile_row(bx + (2 * j + c) * grid), tile_col(bx + (2 * j + c) * grid))
+        drain_stores()
+
+    @T.prim_func
+    def pingpong_kernel(A: T.Tensor((M, K), dtype), B: T.Tensor((N, K), dtype), C: T.Tensor((M, N), dtype)):
+        with pair.kernel(grid, threads=CT + PRODUCER_THREADS) as bx:
+            A_s = T.alloc_shared((ST, block_M, block_K), dtype)
+            B_s = T.alloc_shared((ST, block_N, block_K), dtype)
+            C_l0 = T.alloc_fragment((block_M, block_N), accum_dtype)
+            C_l1 = T.alloc_fragment((block_M, block_N), accum_dtype)
+            C_s0 = T.alloc_shared((block_M, block_N), dtype) if staged else None
+            C_s1 = T.alloc_shared((block_M, block_N), dtype) if staged else None
+            full = T.alloc_barrier(arrive_count=[PRODUCER_THREADS] * ST)
+            empty = T.alloc_barrier(arrive_count=[pair.release_count] * ST)
+            order = T.alloc_barrier(arrive_count=[WARP_GROUP] * 2)
+            tx = T.get_thread_binding()
+            pair.start()
+            if tx >= CT:
+                produce(A, B, A_s, B_s, full, empty, bx)
+            elif tx < WARP_GROUP:
+                consume_alternate(C, A_s, B_s, C_l0, C_s0, full, empty, order, bx, 0)
+            else:
+                consume_alternate(C, A_s, B_s, C_l1, C_s1, full, empty, order, bx, 1)
+            pair.finish()
+
+    return pingpong_kernel
+
+
+def gemm_ws_refusal(M, N, K, block_M, block_N, block_K, num_stages=4, consumers=2, group_m=8, staged=True,
+                    persistent=None, pingpong=False, deferred=True, lazy_store=False, cluster=1, store_slices=1, **_):
+    """Why a config cannot build a problem (None: it can)."""
+    if store_slices != 1 and not (persistent and lazy_store and not pingpong and store_slices in (2, 4)
+                                  and block_N % (64 * store_slices) == 0):
+        return (f"store_slices={store_slices!r}: 2 or 4 column slices, each a multiple of 64 columns, of a "
+                "persistent cooperative epilogue with lazy_store=True")
+    if cluster not in (1, 2):
+        return f"cluster={cluster!r}: 1 (no cluster) or 2 (a 2-CTA cluster sharing the B tile by TMA multicast)"
+    if cluster == 2 and (M // block_M) % 2:
+        return f"cluster=2 pairs tile rows: M / block_M = {M // block_M} must be even"
+    if cluster == 2 and persistent is not None and persistent % 2:
+        return f"cluster=2 launches whole pairs: persistent={persistent} must be even"
+    if lazy_store and not (persistent and staged):
+        return "lazy_store needs persistent=<SM count> and staged=True (it defers the staged tile's TMA store)"
+    if pingpong and not (persistent and consumers == 2 and deferred):
+        return "pingpong needs persistent=<SM count>, consumers=2 (one accumulator each) and deferred=True"
+    if persistent is not None and (not isinstance(persistent, int) or persistent < 1):
+        return f"persistent={persistent!r}: the number of blocks to launch (the device's SM count, 132 on an H200)"
+    if M % block_M or N % block_N or K % block_K:
+        return f"M, N, K must be multiples of block_M={block_M}, block_N={block_N}, block_K={block_K} (no partial tiles)"
+    if consumers not in NREG:
+        return f"consumers={consumers}: 1 or 2 consumer warp groups"
+    sharing = 1 if pingpong else consumers  # consumer warp groups over one accumulator
+    if block_M % (64 * sharing):
+        return f"block_M={block_M} must give each of {sharing} consumer warp groups a multiple of 64 rows (one WGMMA's M)"
+    if block_M * block_N // (WARP_GROUP * sharing) > NREG[consumers][1] - 64:
+        return f"a {block_M}x{block_N} fp32 accumulator over {sharing} warp group(s) leaves too few of {NREG[consumers][1]} registers"
+    if num_stages < 2 or K // block_K < 2:
+        return "needs num_stages >= 2 and at least 2 k steps (the first step is peeled)"
+    if group_m is not None and (M // block_M // cluster) % group_m:
+        what = "tile rows" if cluster == 1 else "row pairs of a 2-CTA cluster"
+        return f"group_m={group_m} must divide the {M // block_M // cluster} {what}"
+    footprint = gemm_ws_footprint("cuda", block_M, block_N, block_K, num_stages, staged, pingpong, store_slices)["shared.dyn"]
+    if footprint > SHARED_BYTES:
+        return f"{footprint} bytes of shared memory (stages + staged output) is over sm_90's {SHARED_BYTES}"
+    return None
+
+
+def gemm_ws_validate(dialect, **sizes_and_axes):
+    """``kernel_sweep``'s validate: the refusal, for the CUDA body (the only one)."""
+    return gemm_ws_refusal(**sizes_and_axes)
+
+
+def gemm_ws_footprint(dialect, block_M, block_N, block_K, num_stages=4, staged=True, pingpong=False, store_slices=1, **_):
+    """Shared bytes the body allocates: the A and B tiles per stage, and the staged output tile
+    (one per consumer warp group under pingpong; two column slices' worth under store_slices)."""
+    stage = (block_M + block_N) * block_K * 2
+    out = block_M * block_N * 2 * (2 if pingpong else 1) if store_slices == 1 else 2 * block_M * (block_N // store_slices) * 2
+    return {"shared.dyn": stage * num_stages + (out if staged else 0)}
+
+
+def inputs(device, M, N, K, dtype):
+    import torch
+
+    dtype = getattr(torch, dtype)
+    return [torch.randn(M, K, dtype=dtype, device=device), torch.randn(N, K, dtype=dtype, device=device)]
+
+
+def reference(A, B):
+    return (A.float() @ B.float().T).to(A.dtype)
+
+
+def cublas(A, B):
+    return A @ B.T

@@ -1,0 +1,1 @@
+"""The gemv kernel: its bodies (body.py) and suites."""

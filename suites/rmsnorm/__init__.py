@@ -1,0 +1,1 @@
+"""The rmsnorm kernel: its bodies (body.py) and suites."""

@@ -1,0 +1,1 @@
+"""The softmax kernel: its bodies (body.py) and suites."""
