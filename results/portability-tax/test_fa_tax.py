@@ -11,8 +11,10 @@ from tlbench import kernel_sweep
 
 ONE_BODY = [config(128, 128, s, threads=256, fast_math=fm) for s in (1, 2) for fm in (False, True)]
 ONE_BODY += [config(128, 64, 3, threads=256, fast_math=fm) for fm in (False, True)]
+ONE_BODY += [config(128, 128, None, loop_form="manual", threads=256)]
 HAND = [config(128, 176, 2, threads=384, body="hopper_ws", fast_math=True),
-        config(128, 192, 2, threads=384, body="hopper_ws", fast_math=True)]
+        config(128, 192, 2, threads=384, body="hopper_ws", fast_math=True),
+        config(128, 192, 2, threads=384, body="hopper_ws_ov", fast_math=True)]
 
 SWEEP = kernel_sweep(
     "flash_attention", **FA,
