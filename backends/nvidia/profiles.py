@@ -1,12 +1,11 @@
 """Datasheet profiles of NVIDIA data-centre GPUs: dense tensor-core peaks and HBM bandwidth.
 
-Each figure is NVIDIA's published number; the datasheets quote tensor throughput "with
-sparsity", so the dense peak is half of it (the datasheet's own footnote).  A GPU is matched
-by the exact name CUDA reports (``torch.cuda.get_device_properties(i).name``); any other GPU
-gets the bandwidth it reports itself (``device_reported_profile``: memory clock x bus width,
-origin "device") and no FLOP peak, so its records read "peak unknown" with GB/s and % of that
-bandwidth.  ``tlbench calibrate`` measures one on
-your own machine instead; those numbers are kept apart from these.
+Each figure is NVIDIA's published number; the datasheets quote tensor throughput "with sparsity", so the dense peak
+is half of it (the datasheet's own footnote).  A GPU is matched by the exact name CUDA reports
+(``torch.cuda.get_device_properties(i).name``); any other GPU gets the bandwidth it reports itself
+(``device_reported_profile``: memory clock x bus width, origin "device") and no FLOP peak, so its records read "peak
+unknown" with GB/s and % of that bandwidth.  ``tlbench calibrate`` measures one on your own machine instead; those
+numbers are kept apart from these.
 """
 
 from __future__ import annotations
@@ -59,9 +58,8 @@ PROFILES = (H200_SXM, H200_NVL, H100_SXM, H100_PCIE)
 
 
 def device_reported_profile(info: dict) -> DeviceProfile | None:
-    """The profile a GPU gives of itself (``device_info``'s memory clock and bus width, read
-    from torch's device properties, no NVML): its theoretical memory bandwidth and no FLOP
-    peak; None where the info holds no bandwidth."""
+    """The profile a GPU gives of itself (``device_info``'s memory clock and bus width, read from torch's device
+    properties, no NVML): its theoretical memory bandwidth and no FLOP peak; None where the info holds no bandwidth."""
     bandwidth = info.get("memory_bandwidth_bytes_s")
     if not bandwidth:
         return None

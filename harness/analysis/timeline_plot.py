@@ -1,20 +1,18 @@
 """Space-time figure of a pipelined loop: one panel per schedule, one row per lane.
 
-Contract
---------
-* Data first, pixels last.  A figure is a sequence of ``Panel``s; a panel is a title plus
-  named ``Lane``s (``"copy"``, ``"compute"``; or for a real Ascend schedule hardware pipes
-  such as ``"MTE2"``, ``"Cube"``, ``"Fixpipe"``), each holding ``Bar(start, end, label)``s,
-  plus optional ``Phase`` spans (prologue / steady / epilogue) that are shaded.  Building
-  and laying out that data (``panels_from_model``, ``normalize_panels``, ``pack_tracks``)
-  needs only the standard library.
-* ``draw_space_time(lanes_by_panel, path, title)`` renders a PNG.  matplotlib is imported
-  lazily inside it and driven through its object API with the Agg canvas (no pyplot, no
-  global backend switch), so importing this module never needs matplotlib or a display.
-* Bars that overlap inside one lane (several copies in flight at once) are stacked on
-  sub-rows of that lane instead of being drawn over one another.
-* All panels of a figure share one time axis, labelled in cycles unless told otherwise,
-  so schedules are comparable at a glance.
+Contract --------
+* Data first, pixels last.  A figure is a sequence of ``Panel``s; a panel is a title plus named ``Lane``s
+  (``"copy"``, ``"compute"``; or for a real Ascend schedule hardware pipes such as ``"MTE2"``, ``"Cube"``,
+  ``"Fixpipe"``), each holding ``Bar(start, end, label)``s, plus optional ``Phase`` spans (prologue / steady /
+  epilogue) that are shaded.  Building and laying out that data (``panels_from_model``, ``normalize_panels``,
+  ``pack_tracks``) needs only the standard library.
+* ``draw_space_time(lanes_by_panel, path, title)`` renders a PNG.  matplotlib is imported lazily inside it and
+  driven through its object API with the Agg canvas (no pyplot, no global backend switch), so importing this module
+  never needs matplotlib or a display.
+* Bars that overlap inside one lane (several copies in flight at once) are stacked on sub-rows of that lane instead
+  of being drawn over one another.
+* All panels of a figure share one time axis, labelled in cycles unless told otherwise, so schedules are comparable
+  at a glance.
 """
 
 from __future__ import annotations
@@ -93,8 +91,8 @@ class Panel:
 
 
 def panel_from_timeline(timeline: Timeline, title: str | None = None) -> Panel:
-    """Lanes ``copy`` (issue -> data arrival, ``c<i>``) and ``compute`` (``g<i>``), as in
-    the seed's ASCII figure; phases from ``prologue_end`` / ``epilogue_start``."""
+    """Lanes ``copy`` (issue -> data arrival, ``c<i>``) and ``compute`` (``g<i>``), as in the seed's ASCII figure;
+    phases from ``prologue_end`` / ``epilogue_start``."""
     steps = timeline.steps
     depth = timeline.num_stages
     copy = Lane(
@@ -156,9 +154,8 @@ def normalize_panels(lanes_by_panel: Any) -> tuple[Panel, ...]:
 
 
 def pack_tracks(bars: Sequence[Bar]) -> tuple[int, ...]:
-    """Sub-row index for each bar so that bars on one sub-row never overlap (touching is
-    fine); greedy by start time, which uses the minimum number of sub-rows.  When every
-    bar carries a ``row`` those rows are used as given."""
+    """Sub-row index for each bar so that bars on one sub-row never overlap (touching is fine); greedy by start
+    time, which uses the minimum number of sub-rows.  When every bar carries a ``row`` those rows are used as given."""
     if bars and all(b.row is not None for b in bars):
         return tuple(int(b.row) for b in bars)  # type: ignore[arg-type]
     order = sorted(range(len(bars)), key=lambda i: (bars[i].start, bars[i].end))

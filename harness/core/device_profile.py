@@ -1,13 +1,12 @@
 """What a device can do at most: peak dense tensor FLOP/s per dtype and memory bandwidth.
 
-Contract: ``DeviceProfile`` is a frozen value with its ``source`` (where each number comes
-from) and ``origin``: ``"datasheet"`` (published figures, shipped by a backend), ``"device"``
-(what the device reports about itself, e.g. its memory clock and bus width: a bandwidth
-and no FLOP peak, for a device no datasheet profile names) or ``"calibrated"`` (measured on the user's own machine by ``tlbench calibrate``; kept in its
-own file, never mixed into the datasheet table).  A dtype without a published figure is
-simply absent: ``peak_flops_for`` returns None and reports read "peak unknown" - a number
-is never guessed.  Backends hand profiles to the harness through the optional Backend
-method ``device_profile(info)`` (see ``harness.core.backend_api``).
+Contract: ``DeviceProfile`` is a frozen value with its ``source`` (where each number comes from) and ``origin``:
+``"datasheet"`` (published figures, shipped by a backend), ``"device"`` (what the device reports about itself, e.g.
+its memory clock and bus width: a bandwidth and no FLOP peak, for a device no datasheet profile names) or
+``"calibrated"`` (measured on the user's own machine by ``tlbench calibrate``; kept in its own file, never mixed
+into the datasheet table).  A dtype without a published figure is simply absent: ``peak_flops_for`` returns None and
+reports read "peak unknown" - a number is never guessed.  Backends hand profiles to the harness through the optional
+Backend method ``device_profile(info)`` (see ``harness.core.backend_api``).
 """
 
 from __future__ import annotations
