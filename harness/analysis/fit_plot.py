@@ -18,10 +18,7 @@ from tlbench.harness.analysis import timeline_model as models
 from tlbench.harness.analysis.timeline_plot import Panel, draw_space_time, panel_from_timeline
 from tlbench.harness.results.table import format_seconds
 
-FIT_DESCRIPTIONS = {
-    "copy": "copy: issue -> data on chip (model)",
-    "compute": "compute: one K step's MMA (model)",
-}
+FIT_DESCRIPTIONS = {"copy": "copy: issue -> data on chip (model)", "compute": "compute: one K step's MMA (model)"}
 DEFAULT_SHOWN = 8
 
 

@@ -150,19 +150,13 @@ def fit_latency_ratio(
     best_i = min(range(count), key=lambda i: (coarse_loss[i], i))
     fine_step = ratio_step / 50
     centre = coarse[best_i]
-    fine = [
-        r
-        for r in (round(centre + j * fine_step, 12) for j in range(-50, 51))
-        if ratio_min <= r <= ratio_max
-    ]
+    fine = [r for r in (round(centre + j * fine_step, 12) for j in range(-50, 51)) if ratio_min <= r <= ratio_max]
     candidates = [(loss(r), r) for r in fine]
     (best_rms, scale), ratio = min(candidates, key=lambda c: (c[0][0], c[1]))
     in_band = [r for r, l in zip(coarse, coarse_loss) if l <= best_rms + band]
     in_band += [r for (l, _), r in candidates if l <= best_rms + band]
 
-    predicted_by_stage = {
-        s: scale * makespan_without_issue_limit(iterations, ratio, 1, s) for s in measured
-    }
+    predicted_by_stage = {s: scale * makespan_without_issue_limit(iterations, ratio, 1, s) for s in measured}
     single = scale * makespan_without_issue_limit(iterations, ratio, 1, 1)
     return Fit(
         iterations=iterations,
@@ -180,9 +174,7 @@ def fit_latency_ratio(
     )
 
 
-def recommend_num_stages(
-    times_by_stage: Mapping[int, float | None], tolerance: float = 0.02
-) -> int:
+def recommend_num_stages(times_by_stage: Mapping[int, float | None], tolerance: float = 0.02) -> int:
     """Smallest ``num_stages`` whose time is within ``tolerance`` (relative) of the best.
 
     Extra stages cost on-chip memory for nothing once the loop is compute-bound (seed 1.3), so ties go to the

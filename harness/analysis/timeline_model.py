@@ -142,9 +142,7 @@ def min_sufficient_depth(latency: Number, compute: Number) -> int:
     return 1 + max(0, math.ceil(ratio - 1e-9 * max(1.0, ratio)))
 
 
-def steady_interval_bound(
-    issue: Number, latency: Number, compute: Number, num_stages: int
-) -> float:
+def steady_interval_bound(issue: Number, latency: Number, compute: Number, num_stages: int) -> float:
     """Steady-state cost of one iteration, ``max(compute, issue, (latency + compute) / num_stages)`` (seed 2.2,
     completed with ``issue`` as 2.4 says).  It is the maximum cycle mean of the schedule's constraint graph, so
     ``simulate``'s steady interval converges to it as ``iterations`` grows."""
@@ -153,9 +151,7 @@ def steady_interval_bound(
     return float(max(compute, issue, (latency + compute) / num_stages))
 
 
-def makespan_without_issue_limit(
-    iterations: int, latency: Number, compute: Number, num_stages: int
-) -> Number:
+def makespan_without_issue_limit(iterations: int, latency: Number, compute: Number, num_stages: int) -> Number:
     """Closed form of ``simulate(...).makespan`` for ``issue == 0``.
 
     Then ``compute_end[i] = max(compute_end[i - S] + latency + compute, compute_end[i - 1] + compute)`` (a max-plus
@@ -176,9 +172,7 @@ def makespan_without_issue_limit(
 # --------------------------------------------------------------------------- simulation
 
 
-def simulate(
-    iterations: int, issue: Number, latency: Number, compute: Number, num_stages: int
-) -> Timeline:
+def simulate(iterations: int, issue: Number, latency: Number, compute: Number, num_stages: int) -> Timeline:
     """Greedy list schedule of ``copy -> compute`` with ``num_stages`` buffers (module docstring has the rules)."""
     check_iterations(iterations)
     _check_durations(issue, latency, compute)

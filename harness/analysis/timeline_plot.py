@@ -125,9 +125,7 @@ def panels_from_model(
     stages: Iterable[int] = DEFAULT_STAGES,
 ) -> tuple[Panel, ...]:
     """One panel per ``num_stages``, built from ``models.simulate``."""
-    return tuple(
-        panel_from_timeline(simulate(iterations, issue, latency, compute, s)) for s in stages
-    )
+    return tuple(panel_from_timeline(simulate(iterations, issue, latency, compute, s)) for s in stages)
 
 
 def normalize_panels(lanes_by_panel: Any) -> tuple[Panel, ...]:
