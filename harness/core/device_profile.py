@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 DATASHEET, DEVICE, CALIBRATED = "datasheet", "device", "calibrated"
+TERA = 1e12
 
 
 @dataclass(frozen=True)
@@ -60,3 +61,11 @@ def match_profile(profiles: tuple[DeviceProfile, ...], device_name: str | None) 
     if not device_name:
         return None
     return next((p for p in profiles if device_name in p.device_names), None)
+
+
+def datasheet(device: str, names: tuple[str, ...], tflops: Mapping[str, float], tb_per_s: float | None, source: str,
+              notes: str = "") -> DeviceProfile:
+    """A datasheet profile from published TFLOP/s per dtype and TB/s (None: not published)."""
+    return DeviceProfile(device=device, peak_flops={dtype: value * TERA for dtype, value in tflops.items()},
+                         memory_bandwidth=None if tb_per_s is None else tb_per_s * TERA, source=source, notes=notes,
+                         device_names=names)
