@@ -15,10 +15,7 @@ from tlbench.harness.core import space
 from tlbench.harness.core.budget import KiB, MINIMUM, Scope, ScopeUse
 
 CAPACITY = {
-    "shared.l1": 512 * KiB,
-    "shared.l0a": 64 * KiB,
-    "shared.l0b": 64 * KiB,
-    "shared.l0c": 256 * KiB,
+    "shared.l1": 512 * KiB, "shared.l0a": 64 * KiB, "shared.l0b": 64 * KiB, "shared.l0c": 256 * KiB,
     "shared.ub": 248 * KiB,
 }
 UB_WITH_SIMT = 216 * KiB

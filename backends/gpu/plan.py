@@ -44,8 +44,7 @@ def _alloc_buffers(func, values: dict[str, int]) -> dict[str, dict[str, Any]]:
         if isinstance(node, tirx.SBlock):
             for buf in node.alloc_buffers:
                 found[buf.name] = {
-                    "shape": [evaluate(x, values) for x in buf.shape],
-                    "dtype": str(buf.dtype),
+                    "shape": [evaluate(x, values) for x in buf.shape], "dtype": str(buf.dtype),
                     "scope": str.__str__(buf.scope()),
                 }
 
@@ -140,8 +139,7 @@ def _features(source: str) -> dict[str, bool]:
     return {
         "tma": "tma_load" in source or "cp.async.bulk.tensor" in source,
         "cp_async": "cp_async" in source or "cp.async.cg" in source or "cp.async.ca" in source,
-        "wgmma": "wgmma" in source,
-        "mma_sync": "mma.sync" in source or "mma_sync" in source,
+        "wgmma": "wgmma" in source, "mma_sync": "mma.sync" in source or "mma_sync" in source,
         "mbarrier": "mbarrier" in source,
     }
 
@@ -194,12 +192,8 @@ def _facts(rec: _Recorder, artifact, values: dict[str, int]) -> PlanFacts:
         versions = max(1, math.prod(now["shape"]) // max(1, math.prod(decl["shape"])))
         buffers.append(
             {
-                "name": name,
-                "scope": decl["scope"],
-                "shape": decl["shape"],
-                "dtype": decl["dtype"],
-                "versions": versions,
-                "bytes": versions * buffer_bytes(decl["shape"], decl["dtype"]),
+                "name": name, "scope": decl["scope"], "shape": decl["shape"], "dtype": decl["dtype"],
+                "versions": versions, "bytes": versions * buffer_bytes(decl["shape"], decl["dtype"]),
             }
         )
     planned = rec.after.get(_PLANNING_PASS)
@@ -219,12 +213,8 @@ def _facts(rec: _Recorder, artifact, values: dict[str, int]) -> PlanFacts:
     smem = evaluate(attrs["dyn_shared_memory_buf"], values) if "dyn_shared_memory_buf" in attrs else 0
     kernels = _kernels(artifact.device_mod, values)
     return PlanFacts(
-        pipeline=pipeline,
-        buffers=buffers,
-        dynamic_smem_bytes=smem,
-        threads=product(launch_dims(device_func, "threadIdx", values)),
-        grid=product(grid_dims),
-        grid_dims=grid_dims,
+        pipeline=pipeline, buffers=buffers, dynamic_smem_bytes=smem,
+        threads=product(launch_dims(device_func, "threadIdx", values)), grid=product(grid_dims), grid_dims=grid_dims,
         features={**_features(artifact.kernel_source), **({"kernels": kernels} if kernels else {})},
         source_sha256=hashlib.sha256(artifact.kernel_source.encode()).hexdigest(),
         symbolic={name: values.get(name) for name in symbolic},

@@ -18,14 +18,8 @@ from tlbench.harness.core.budget import KiB, NEEDED, Scope
 
 # Maximum dynamic shared memory per block (opt-in), by CUDA arch.
 SMEM_PER_BLOCK = {
-    "sm_80": 163 * KiB,
-    "sm_86": 99 * KiB,
-    "sm_89": 99 * KiB,
-    "sm_90": 227 * KiB,
-    "sm_90a": 227 * KiB,
-    "sm_100": 227 * KiB,
-    "sm_100a": 227 * KiB,
-    "sm_120": 99 * KiB,
+    "sm_80": 163 * KiB, "sm_86": 99 * KiB, "sm_89": 99 * KiB, "sm_90": 227 * KiB, "sm_90a": 227 * KiB,
+    "sm_100": 227 * KiB, "sm_100a": 227 * KiB, "sm_120": 99 * KiB,
 }
 DEFAULT_ARCH = "sm_90a"
 DIALECT = "cuda"

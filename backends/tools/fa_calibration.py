@@ -46,15 +46,10 @@ def calibrate(enable_offset: bool = False) -> dict:
     cycles = facts.modeled_cycles_per_core
     return {
         "label": "model-vs-published fidelity figure (modeled cycles of our body vs a published time of another kernel); not a measurement",
-        "problem": PROBLEM.problem_id,
-        "config": config.config_id,
-        "blocks": PROBLEM.seq_q // config.block_M,
+        "problem": PROBLEM.problem_id, "config": config.config_id, "blocks": PROBLEM.seq_q // config.block_M,
         "kv_loop_ii_cycles_model": loop["ii"] if loop else None,
-        "kv_loop_span_cycles_model": loop["span"] if loop else None,
-        "buffer_versions": facts.buffer_versions,
-        "modeled_cycles_per_core": cycles,
-        "published_us": PUBLISHED_US,
-        "published_source": PUBLISHED_SOURCE,
+        "kv_loop_span_cycles_model": loop["span"] if loop else None, "buffer_versions": facts.buffer_versions,
+        "modeled_cycles_per_core": cycles, "published_us": PUBLISHED_US, "published_source": PUBLISHED_SOURCE,
         "implied_clock_ghz": round(cycles / (PUBLISHED_US * 1e-6) / 1e9, 3) if cycles else None,
         "published_clock_ghz": None,
         "published_clock_note": "no published Ascend 950 AI Core clock found; none is assumed",

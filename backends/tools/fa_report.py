@@ -54,8 +54,7 @@ def report(doc: dict[str, Any], peak: float) -> tuple[list[str], bool]:
         sdpa = [r for r in recs if "-sdpa_" in r["case_id"]]
         fastest = min((r["summary"]["median"] for r in sdpa), default=None)
         lines += [
-            f"## {pid}",
-            "",
+            f"## {pid}", "",
             "| item | backend | median ms | TFLOP/s | % of peak | x fastest SDPA | max abs err | tolerance |",
             "|---|---|---|---|---|---|---|---|",
         ]

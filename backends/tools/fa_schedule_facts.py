@@ -34,10 +34,8 @@ def source_facts(source: str) -> dict[str, Any]:
     for depth in _WAIT.findall(source):
         waits[depth] = waits.get(depth, 0) + 1
     return {
-        "wgmma_waits_by_depth": dict(sorted(waits.items())),
-        "named_barrier_calls": source.count("named_barrier"),
-        "tma_load_calls": source.count("tma_load"),
-        "tma_store_calls": source.count("tma_store"),
+        "wgmma_waits_by_depth": dict(sorted(waits.items())), "named_barrier_calls": source.count("named_barrier"),
+        "tma_load_calls": source.count("tma_load"), "tma_store_calls": source.count("tma_store"),
         "wgmma_issue_sites": source.count("wgmma_ss<") + source.count("wgmma_rs<"),
         "float_accumulators": {name: int(n) for name, n in _ARRAY.findall(source) if int(n) >= 64},
     }

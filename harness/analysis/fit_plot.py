@@ -42,11 +42,7 @@ def fit_panels(fit: timeline_fit.Fit, iterations_shown: int = DEFAULT_SHOWN, sta
 
 
 def write_fit_png(
-    fit: timeline_fit.Fit,
-    path: str | Path,
-    *,
-    title: str = "",
-    iterations_shown: int = DEFAULT_SHOWN,
+    fit: timeline_fit.Fit, path: str | Path, *, title: str = "", iterations_shown: int = DEFAULT_SHOWN,
     stages: Iterable[int] | None = None,
 ) -> Path:
     panels = fit_panels(fit, iterations_shown, stages)

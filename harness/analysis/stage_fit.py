@@ -101,12 +101,8 @@ def loop_latencies(loop: Mapping[str, Any], load_pipes: frozenset[str]) -> LoopL
     busy = {p: sum(e[3] for e in es) for p, es in by_pipe.items()}
     copy_pipe = max(busy, key=lambda p: busy[p])
     return LoopLatencies(
-        latency=max(arrival.values()),
-        compute=sum(e[2] for e in computes),
-        issue=busy[copy_pipe],
-        copy_pipe=copy_pipe,
-        copies=tuple(copies),
-        computes=tuple(computes),
+        latency=max(arrival.values()), compute=sum(e[2] for e in computes), issue=busy[copy_pipe], copy_pipe=copy_pipe,
+        copies=tuple(copies), computes=tuple(computes),
     )
 
 

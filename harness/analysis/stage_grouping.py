@@ -121,14 +121,9 @@ def _build_group(doc: Mapping[str, Any], key: tuple, recs: list[dict[str, Any]],
     typed_config = family.config_from_dict(first.get("config_as_recorded", config))
     iterations = k_steps_per_block(family, typed_problem, typed_config, chosen)
     group = TileGroup(
-        backend=backend,
-        testbed=testbed_of(dict(doc), backend, traits).describe(),
-        kernel=kernel + (f" [{label}]" if label else ""),
-        problem=family.problem_label(typed_problem),
-        tile=family.stage_point(typed_config).tile,
-        iterations=iterations,
-        basis=basis,
-        rows=tuple(rows),
+        backend=backend, testbed=testbed_of(dict(doc), backend, traits).describe(),
+        kernel=kernel + (f" [{label}]" if label else ""), problem=family.problem_label(typed_problem),
+        tile=family.stage_point(typed_config).tile, iterations=iterations, basis=basis, rows=tuple(rows),
         scheduled=any((r.get("plan") or {}).get("schedule_model") for r in chosen),
     )
     vendor = _vendor_of(first, vendors)
@@ -162,20 +157,13 @@ def _row(rec: dict[str, Any]) -> StageLine:
     timed = rec.get("status", "ok") == "ok"
     return StageLine(
         label=str(config["num_stages"]) if config["loop_form"] == "auto" else config["loop_form"],
-        loop_form=config["loop_form"],
-        num_stages=config.get("num_stages"),
-        case_id=rec.get("case_id", "?"),
-        status=item_status(rec),
-        path=path_label(plan),
+        loop_form=config["loop_form"], num_stages=config.get("num_stages"), case_id=rec.get("case_id", "?"),
+        status=item_status(rec), path=path_label(plan),
         versions="/".join(str(b.get("versions")) for b in pipelined_buffers(plan)) or "-",
         measured_s=(rec.get("summary") or {}).get("median") if timed and rec.get("kind") == "device" else None,
         method=rec.get("method", "") if rec.get("kind") == "device" else "",
-        modeled_cycles=model.get("modeled_cycles_per_core"),
-        loop_cycles=loop.get("modeled_cycles"),
-        ii_cycles=loop.get("ii"),
-        onchip_scope=scope,
-        onchip_bytes=used,
-        onchip_limit=limit,
+        modeled_cycles=model.get("modeled_cycles_per_core"), loop_cycles=loop.get("modeled_cycles"),
+        ii_cycles=loop.get("ii"), onchip_scope=scope, onchip_bytes=used, onchip_limit=limit,
     )
 
 

@@ -74,11 +74,7 @@ class Fit:
 
 
 def predict_from_latencies(
-    latency: Number,
-    compute: Number,
-    iterations: int,
-    stages: Iterable[int] = DEFAULT_STAGES,
-    issue: Number = 0,
+    latency: Number, compute: Number, iterations: int, stages: Iterable[int] = DEFAULT_STAGES, issue: Number = 0,
 ) -> Prediction:
     """Model prediction for a measured or estimated per-iteration ``latency`` and ``compute`` (any one unit, e.g.
     Ascend ``EstimateLatency`` cycles)."""
@@ -86,14 +82,9 @@ def predict_from_latencies(
     if not rows:
         raise ValueError("predict_from_latencies: stages is empty")
     return Prediction(
-        latency=latency,
-        compute=compute,
-        issue=issue,
-        iterations=iterations,
-        latency_ratio=latency / compute,
+        latency=latency, compute=compute, issue=issue, iterations=iterations, latency_ratio=latency / compute,
         min_sufficient_depth=min_sufficient_depth(latency, compute),
-        recommended_num_stages=recommend_num_stages({r.num_stages: r.makespan for r in rows}),
-        rows=rows,
+        recommended_num_stages=recommend_num_stages({r.num_stages: r.makespan for r in rows}), rows=rows,
     )
 
 
@@ -101,13 +92,8 @@ def predict_from_latencies(
 
 
 def fit_latency_ratio(
-    stage_times: Mapping[int, float | None],
-    iterations: int,
-    *,
-    ratio_min: float = 0.05,
-    ratio_max: float = 20.0,
-    ratio_step: float = 0.005,
-    band: float = 0.005,
+    stage_times: Mapping[int, float | None], iterations: int, *, ratio_min: float = 0.05, ratio_max: float = 20.0,
+    ratio_step: float = 0.005, band: float = 0.005,
 ) -> Fit:
     """Find the latency/compute ratio (and time scale) that best explains measured times.
 
@@ -159,18 +145,10 @@ def fit_latency_ratio(
     predicted_by_stage = {s: scale * makespan_without_issue_limit(iterations, ratio, 1, s) for s in measured}
     single = scale * makespan_without_issue_limit(iterations, ratio, 1, 1)
     return Fit(
-        iterations=iterations,
-        latency_ratio=ratio,
-        scale=scale,
-        measured=measured,
-        predicted=predicted_by_stage,
+        iterations=iterations, latency_ratio=ratio, scale=scale, measured=measured, predicted=predicted_by_stage,
         predicted_speedup={s: single / p for s, p in predicted_by_stage.items()},
-        relative_error={s: (predicted_by_stage[s] - t) / t for s, t in measured.items()},
-        rms_relative_error=best_rms,
-        min_sufficient_depth=min_sufficient_depth(ratio, 1),
-        ratio_low=min(in_band),
-        ratio_high=max(in_band),
-        band=band,
+        relative_error={s: (predicted_by_stage[s] - t) / t for s, t in measured.items()}, rms_relative_error=best_rms,
+        min_sufficient_depth=min_sufficient_depth(ratio, 1), ratio_low=min(in_band), ratio_high=max(in_band), band=band,
     )
 
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import argparse
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from typing import Any, Iterable, Sequence
 
 
@@ -41,8 +41,6 @@ Number = float  # ints are accepted everywhere a float is
 
 DEFAULT_STAGES = (1, 2, 3, 4)
 
-
-# --------------------------------------------------------------------------- results
 
 
 @dataclass(frozen=True)
@@ -101,16 +99,7 @@ class Timeline:
     epilogue_start: Number
 
     def row(self) -> "SweepRow":
-        return SweepRow(
-            num_stages=self.num_stages,
-            makespan=self.makespan,
-            speedup=self.speedup,
-            issue_interval=self.issue_interval,
-            compute_interval=self.compute_interval,
-            steady_interval=self.steady_interval,
-            steady_interval_bound=self.steady_interval_bound,
-            compute_utilization=self.compute_utilization,
-        )
+        return SweepRow(**{f.name: getattr(self, f.name) for f in fields(SweepRow)})
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -169,8 +158,6 @@ def makespan_without_issue_limit(iterations: int, latency: Number, compute: Numb
     return max(path(1), path(-(-n // s)))
 
 
-# --------------------------------------------------------------------------- simulation
-
 
 def simulate(iterations: int, issue: Number, latency: Number, compute: Number, num_stages: int) -> Timeline:
     """Greedy list schedule of ``copy -> compute`` with ``num_stages`` buffers (module docstring has the rules)."""
@@ -186,43 +173,26 @@ def simulate(iterations: int, issue: Number, latency: Number, compute: Number, n
     busy = iterations * compute
     compute_window = makespan - steps[0].compute_start
     return Timeline(
-        iterations=iterations,
-        issue=issue,
-        latency=latency,
-        compute=compute,
-        num_stages=num_stages,
-        steps=steps,
-        makespan=makespan,
-        baseline_makespan=baseline,
-        speedup=baseline / makespan,
+        iterations=iterations, issue=issue, latency=latency, compute=compute, num_stages=num_stages, steps=steps,
+        makespan=makespan, baseline_makespan=baseline, speedup=baseline / makespan,
         issue_interval=_mean_interval([s.copy_start for s in steps], compute),
         compute_interval=_mean_interval([s.compute_start for s in steps], compute),
         steady_interval=_steady_interval([s.compute_start for s in steps], num_stages, compute),
         steady_interval_bound=steady_interval_bound(issue, latency, compute, num_stages),
-        compute_utilization=busy / compute_window,
-        compute_share_of_makespan=busy / makespan,
-        prologue_end=steps[0].compute_start,
-        epilogue_start=steps[-1].copy_end,
+        compute_utilization=busy / compute_window, compute_share_of_makespan=busy / makespan,
+        prologue_end=steps[0].compute_start, epilogue_start=steps[-1].copy_end,
     )
 
 
 def sweep(
-    iterations: int,
-    issue: Number,
-    latency: Number,
-    compute: Number,
-    stages: Iterable[int] = DEFAULT_STAGES,
+    iterations: int, issue: Number, latency: Number, compute: Number, stages: Iterable[int] = DEFAULT_STAGES,
 ) -> list[SweepRow]:
     """One ``SweepRow`` per ``num_stages`` in ``stages`` (in the order given)."""
     return [simulate(iterations, issue, latency, compute, s).row() for s in stages]
 
 
 def format_report(
-    iterations: int,
-    issue: Number,
-    latency: Number,
-    compute: Number,
-    stages: Iterable[int] = DEFAULT_STAGES,
+    iterations: int, issue: Number, latency: Number, compute: Number, stages: Iterable[int] = DEFAULT_STAGES,
 ) -> str:
     """The seed's printed output (section 1.3), byte for byte for the seed's inputs."""
     rows = sweep(iterations, issue, latency, compute, stages)
@@ -276,8 +246,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-# --------------------------------------------------------------------------- helpers
-
 
 def _schedule(
     iterations: int, issue: Number, latency: Number, compute: Number, num_stages: int
@@ -290,16 +258,7 @@ def _schedule(
         copy_end = copy_start + latency
         previous_done = steps[i - 1].compute_end if i > 0 else 0
         compute_start = max(copy_end, previous_done)
-        steps.append(
-            IterationTimes(
-                index=i,
-                slot=i % num_stages,
-                copy_start=copy_start,
-                copy_end=copy_end,
-                compute_start=compute_start,
-                compute_end=compute_start + compute,
-            )
-        )
+        steps.append(IterationTimes(i, i % num_stages, copy_start, copy_end, compute_start, compute_start + compute))
     return tuple(steps)
 
 
@@ -318,17 +277,17 @@ def _steady_interval(starts: Sequence[Number], num_stages: int, single: Number) 
     return (starts[-1] - starts[-1 - span]) / span
 
 
+def _check_count(name: str, value: int, hint: str = "") -> None:
+    if isinstance(value, bool) or int(value) != value or value < 1:
+        raise ValueError(f"{name} must be an integer >= 1{hint}, got {value!r}")
+
+
 def check_iterations(iterations: int) -> None:
-    if isinstance(iterations, bool) or int(iterations) != iterations or iterations < 1:
-        raise ValueError(f"iterations must be an integer >= 1, got {iterations!r}")
+    _check_count("iterations", iterations)
 
 
 def _check_stages(num_stages: int) -> None:
-    if isinstance(num_stages, bool) or int(num_stages) != num_stages or num_stages < 1:
-        raise ValueError(
-            f"num_stages must be an integer >= 1 (1 = one buffer, no overlap), got "
-            f"{num_stages!r}"
-        )
+    _check_count("num_stages", num_stages, " (1 = one buffer, no overlap)")
 
 
 def _check_durations(issue: Number, latency: Number, compute: Number) -> None:

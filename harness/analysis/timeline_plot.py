@@ -31,15 +31,8 @@ PHASE_COLORS = {"prologue": "#9ecae1", "steady": "#c7e9c0", "epilogue": "#fdd0a2
 
 # Fixed colours for the names the harness uses; anything else takes a palette colour.
 LANE_COLORS = {
-    "copy": "#4c78a8",
-    "compute": "#f58518",
-    "MTE1": "#72b7b2",
-    "MTE2": "#4c78a8",
-    "MTE3": "#54a24b",
-    "Cube": "#f58518",
-    "Vector": "#e45756",
-    "Fixpipe": "#b279a2",
-    "Scalar": "#9d755d",
+    "copy": "#4c78a8", "compute": "#f58518", "MTE1": "#72b7b2", "MTE2": "#4c78a8", "MTE3": "#54a24b", "Cube": "#f58518",
+    "Vector": "#e45756", "Fixpipe": "#b279a2", "Scalar": "#9d755d",
 }
 _PALETTE = ("#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#ff9da6", "#9d755d", "#bab0ac", "#eeca3b")
 
@@ -96,8 +89,7 @@ def panel_from_timeline(timeline: Timeline, title: str | None = None) -> Panel:
     steps = timeline.steps
     depth = timeline.num_stages
     copy = Lane(
-        "copy",
-        tuple(Bar(s.copy_start, s.copy_end, f"c{s.index}", row=s.slot) for s in steps),
+        "copy", tuple(Bar(s.copy_start, s.copy_end, f"c{s.index}", row=s.slot) for s in steps),
         caption=f"{depth} buffers" if depth > 1 else "",
     )
     compute = Lane("compute", tuple(Bar(s.compute_start, s.compute_end, f"g{s.index}") for s in steps))
@@ -118,11 +110,7 @@ def panel_from_timeline(timeline: Timeline, title: str | None = None) -> Panel:
 
 
 def panels_from_model(
-    iterations: int,
-    issue: float,
-    latency: float,
-    compute: float,
-    stages: Iterable[int] = DEFAULT_STAGES,
+    iterations: int, issue: float, latency: float, compute: float, stages: Iterable[int] = DEFAULT_STAGES,
 ) -> tuple[Panel, ...]:
     """One panel per ``num_stages``, built from ``models.simulate``."""
     return tuple(panel_from_timeline(simulate(iterations, issue, latency, compute, s)) for s in stages)
@@ -181,12 +169,7 @@ def lane_color(name: str) -> str:
 
 
 def draw_space_time(
-    lanes_by_panel: Any,
-    path: str | Path,
-    title: str = "",
-    *,
-    xlabel: str = "cycles",
-    dpi: int = 120,
+    lanes_by_panel: Any, path: str | Path, title: str = "", *, xlabel: str = "cycles", dpi: int = 120,
     lane_descriptions: Mapping[str, str] | None = None,
 ) -> Path:
     """Render panels (see ``normalize_panels`` for accepted shapes) to a PNG at ``path``.

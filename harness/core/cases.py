@@ -46,12 +46,8 @@ class Case:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "kernel": self.kernel,
-            "family": self.kernel,
-            "label": self.label,
-            "problem": fields_of(self.problem),
-            "config": fields_of(self.config),
-            **_described(self.family, self.problem, self.config),
+            "kernel": self.kernel, "family": self.kernel, "label": self.label, "problem": fields_of(self.problem),
+            "config": fields_of(self.config), **_described(self.family, self.problem, self.config),
         }
 
 

@@ -34,13 +34,8 @@ class DeviceProfile:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "device": self.device,
-            "peak_flops": dict(self.peak_flops),
-            "memory_bandwidth": self.memory_bandwidth,
-            "source": self.source,
-            "origin": self.origin,
-            "notes": self.notes,
-            "device_names": list(self.device_names),
+            "device": self.device, "peak_flops": dict(self.peak_flops), "memory_bandwidth": self.memory_bandwidth,
+            "source": self.source, "origin": self.origin, "notes": self.notes, "device_names": list(self.device_names),
         }
 
     @classmethod
@@ -49,10 +44,8 @@ class DeviceProfile:
             device=str(data["device"]),
             peak_flops={str(k): float(v) for k, v in (data.get("peak_flops") or {}).items()},
             memory_bandwidth=float(data["memory_bandwidth"]) if data.get("memory_bandwidth") else None,
-            source=str(data.get("source") or ""),
-            origin=str(data.get("origin") or DATASHEET),
-            notes=str(data.get("notes") or ""),
-            device_names=tuple(data.get("device_names") or ()),
+            source=str(data.get("source") or ""), origin=str(data.get("origin") or DATASHEET),
+            notes=str(data.get("notes") or ""), device_names=tuple(data.get("device_names") or ()),
         )
 
 

@@ -29,11 +29,7 @@ _FLOAT_BITS = {
 }
 _INT_WIDTHS = (1, 2, 4, 8, 16, 32, 64)
 _NAMED = {
-    **_FLOAT_BITS,
-    "bool": 8,
-    "int": 32,
-    **{f"int{w}": w for w in _INT_WIDTHS},
-    **{f"uint{w}": w for w in _INT_WIDTHS},
+    **_FLOAT_BITS, "bool": 8, "int": 32, **{f"int{w}": w for w in _INT_WIDTHS}, **{f"uint{w}": w for w in _INT_WIDTHS},
 }
 _VECTOR = re.compile(r"^(?P<base>.+?)x(?P<lanes>[1-9][0-9]*)$")
 

@@ -60,30 +60,17 @@ def _throughput(case: Case | VendorCase, median_s: float, dialect: str | None = 
 
 
 def item_record(
-    item: BenchItem,
-    samples_s: tuple[float, ...],
-    method: str,
-    plan: Plan | None = None,
-    budget: dict[str, Any] | None = None,
-    check: CheckResult | None = None,
-    l2_flush_bytes: int | None = None,
-    notes: list[str] | None = None,
-    measurement: dict[str, Any] | None = None,
-    compile_phases_s: dict[str, float] | None = None,
-    seed: int | None = None,
-    dialect: str | None = None,
+    item: BenchItem, samples_s: tuple[float, ...], method: str, plan: Plan | None = None,
+    budget: dict[str, Any] | None = None, check: CheckResult | None = None, l2_flush_bytes: int | None = None,
+    notes: list[str] | None = None, measurement: dict[str, Any] | None = None,
+    compile_phases_s: dict[str, float] | None = None, seed: int | None = None, dialect: str | None = None,
     input_dtypes: tuple[str, ...] | None = None,
 ) -> dict[str, Any]:
     summary = summarize(samples_s)
     record: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION,
-        **item.describe(),
-        "unit": "seconds",
-        "method": method,
-        "samples_s": list(samples_s),
-        "summary": summary.to_dict(),
-        "plan": plan.to_dict() if plan is not None else None,
-        "budget": budget,
+        "schema_version": SCHEMA_VERSION, **item.describe(), "unit": "seconds", "method": method,
+        "samples_s": list(samples_s), "summary": summary.to_dict(),
+        "plan": plan.to_dict() if plan is not None else None, "budget": budget,
     }
     if item.kind == "device":
         record["throughput"] = _throughput(item.case, summary.median, dialect)
@@ -117,14 +104,8 @@ def failure_record(
     if traceback:
         extra["traceback"] = traceback
     return {
-        "schema_version": SCHEMA_VERSION,
-        **item.describe(),
-        "nodeid": nodeid,
-        "status": "failed",
-        "stage": stage,
-        "error": error,
-        "plan": plain_data(plan.to_dict()) if plan is not None else None,
-        **extra,
+        "schema_version": SCHEMA_VERSION, **item.describe(), "nodeid": nodeid, "status": "failed", "stage": stage,
+        "error": error, "plan": plain_data(plan.to_dict()) if plan is not None else None, **extra,
     }
 
 

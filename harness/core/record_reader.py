@@ -66,20 +66,10 @@ class RecordReader:
         vendor = raw_config is None or record.get("kernel") == VENDOR_SUFFIX
         config = None if vendor else family.config_from_dict(raw_config)
         return ReadRecord(
-            backend=record.get("backend", "?"),
-            kind=record.get("kind", "?"),
-            case_id=record["case_id"],
-            family=family,
-            problem=problem,
-            config=config,
-            label=record.get("label"),
-            problem_id=problem.problem_id,
+            backend=record.get("backend", "?"), kind=record.get("kind", "?"), case_id=record["case_id"], family=family,
+            problem=problem, config=config, label=record.get("label"), problem_id=problem.problem_id,
             stage=None if config is None else family.stage_point(config),
-            samples_s=tuple(record.get("samples_s") or ()),
-            plan=record.get("plan") or {},
-            throughput=record.get("throughput") or {},
-            check=record.get("check") or {},
-            summary=record.get("summary") or {},
-            method=record.get("method"),
-            raw=record,
+            samples_s=tuple(record.get("samples_s") or ()), plan=record.get("plan") or {},
+            throughput=record.get("throughput") or {}, check=record.get("check") or {},
+            summary=record.get("summary") or {}, method=record.get("method"), raw=record,
         )

@@ -100,18 +100,9 @@ def summarize(samples: Sequence[float]) -> Summary:
     stdev = statistics.stdev(values) if len(values) > 1 else 0.0
     lo, hi, coverage = median_ci_ranks(len(values))
     return Summary(
-        n=len(values),
-        median=_quantile(values, 0.5),
-        mean=mean,
-        stdev=stdev,
-        cv=stdev / mean if mean > 0 else 0.0,
-        min=values[0],
-        max=values[-1],
-        q1=_quantile(values, 0.25),
-        q3=_quantile(values, 0.75),
-        median_ci_low=values[lo],
-        median_ci_high=values[hi],
-        median_ci_coverage=coverage,
+        n=len(values), median=_quantile(values, 0.5), mean=mean, stdev=stdev, cv=stdev / mean if mean > 0 else 0.0,
+        min=values[0], max=values[-1], q1=_quantile(values, 0.25), q3=_quantile(values, 0.75), median_ci_low=values[lo],
+        median_ci_high=values[hi], median_ci_coverage=coverage,
     )
 
 

@@ -123,11 +123,8 @@ def candidate_from_record(record: Mapping[str, Any], reader: RecordReader | None
             trips = read.family.loop_trips(read.problem, read.config)
     roof = record.get("roofline") or {}
     return Candidate(
-        case_id=str(record["case_id"]),
-        config=dict(record["config"]),
-        problem=dict(record.get("problem") or {}),
-        plan=dict(record.get("plan") or {}),
-        budget=dict(record.get("budget") or {}),
+        case_id=str(record["case_id"]), config=dict(record["config"]), problem=dict(record.get("problem") or {}),
+        plan=dict(record.get("plan") or {}), budget=dict(record.get("budget") or {}),
         roofline={k: roof[k] for k in STATIC_ROOFLINE_KEYS if k in roof},
         loop_trips=trips if isinstance(trips, int) and trips > 0 else None,
         multiprocessors=multiprocessors if isinstance(multiprocessors, int) and multiprocessors > 0 else None,
