@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping, Sequence
 
 from tlbench.harness.core import loop_form
@@ -172,23 +172,27 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+class _Bindable:
+    """``values`` held as ``Params``; ``bound_to(family)`` is a copy that knows the family wording it."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.values, Params):
+            object.__setattr__(self, "values", Params(self.values))
+
+    def bound_to(self, family: Any) -> Any:
+        out = replace(self)
+        object.__setattr__(out, "_family", family)  # not a field: ids, equality and dicts ignore it
+        return out
+
+
 @dataclass(frozen=True, eq=True)
-class DescribedProblem:
+class DescribedProblem(_Bindable):
     """The sizes one kernel is built for.  ``family`` is the family that made it (set by ``bound_to``: the live
     family, or the ``DescribedFamily`` that read it from a record), else a ``DescribedFamily`` of the name; the
     family words its id and label."""
 
     family_name: str
     values: Params
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.values, Params):
-            object.__setattr__(self, "values", Params(self.values))
-
-    def bound_to(self, family: Any) -> "DescribedProblem":
-        out = DescribedProblem(self.family_name, self.values)
-        object.__setattr__(out, "_family", family)  # not a field: ids, equality and dicts ignore it
-        return out
 
     @property
     def family(self) -> Any:
@@ -207,20 +211,11 @@ class DescribedProblem:
 
 
 @dataclass(frozen=True, eq=True)
-class DescribedConfig:
+class DescribedConfig(_Bindable):
     """One point of the sweep: the factory's keyword arguments besides the sizes; ``bound_to`` the family that words
     its id (none: the derived id)."""
 
     values: Params
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.values, Params):
-            object.__setattr__(self, "values", Params(self.values))
-
-    def bound_to(self, family: Any) -> "DescribedConfig":
-        out = DescribedConfig(self.values)
-        object.__setattr__(out, "_family", family)  # not a field: equality and dicts ignore it
-        return out
 
     def with_value(self, key: str, value: Any) -> "DescribedConfig":
         """This config with one axis set otherwise (same family, same key order)."""
