@@ -5,10 +5,9 @@ decides its lowered source (the compiler and target; ``body_key``, the backend's
 IR: the kernel hash of every module of the body, wherever it lives, the runtime's source hash, the pass configs; the
 case id: problem and config) and the source of the plan reader; ``get(key)`` returns the stored ``PlanFacts`` or
 None; ``put(key, facts)`` writes one small JSON file atomically (backends/gpu/keyed_files.py: concurrent workers
-never read half a file).  A file that cannot be read is ignored (the caller lowers again).  Why: when tilelang's
-kernel cache answers a compile, nothing is lowered, and reading the plan used to mean lowering the kernel once more
-(about 0.2 s of Python per kernel, under the GIL: ~35 s for the 172 kernels of the full tile sweep before its first
-item could run, paid again by every pytest-xdist worker). ``directory`` None: nothing is stored.
+never read half a file).  A file that cannot be read is ignored (the caller lowers again).  Why: a compile that
+tilelang's kernel cache answers lowers nothing, so reading the plan would mean lowering once more (about 0.2 s of
+Python per kernel, under the GIL). ``directory`` None: nothing is stored.
 """
 
 from __future__ import annotations

@@ -106,8 +106,5 @@ def loop_latencies(loop: Mapping[str, Any], load_pipes: frozenset[str]) -> LoopL
     )
 
 
-# --------------------------------------------------------------------------- verdict
-
-
 def steady_ii(lat: LoopLatencies, num_stages: int) -> float:
     return models.steady_interval_bound(lat.issue, lat.latency, lat.compute, num_stages)

@@ -71,9 +71,6 @@ def k_steps_per_block(family: Any, problem: Any, config: Any, recs: list[dict[st
     return family.loop_trips(problem, config)
 
 
-# --------------------------------------------------------------------------- text
-
-
 def problem_sort(label: str) -> tuple:
     dims = label.split(" ")[0].split("x")
     return tuple(int(d) if d.isdigit() else 0 for d in dims)
@@ -124,9 +121,6 @@ def budget_max_stages(recs: list[dict[str, Any]]) -> int | None:
         if per_stage > 0:
             return int((limit - (u1 - per_stage * s1)) // per_stage)
     return None
-
-
-# --------------------------------------------------------------------------- plan reading
 
 
 def fmt_basis(basis: str):

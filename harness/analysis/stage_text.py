@@ -161,9 +161,6 @@ def _onchip_cell(row: StageLine) -> str:
     return f"{row.onchip_bytes / 1024:.0f}/{row.onchip_limit / 1024:.0f} KiB {row.onchip_bytes / row.onchip_limit:4.0%}"
 
 
-# --------------------------------------------------------------------------- entry
-
-
 def _short(kind: str) -> str:
     """``copy A->A_tile (global->shared.l1)`` -> ``copy A``; anything else as is."""
     if kind.startswith("copy ") and "->" in kind:

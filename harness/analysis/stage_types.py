@@ -20,9 +20,6 @@ class StageReportError(ValueError):
     """The document holds nothing a stage report can use; ``str()`` says what to do."""
 
 
-# --------------------------------------------------------------------------- data
-
-
 @dataclass(frozen=True)
 class LoopLatencies:
     """Per-K-step durations of an Ascend loop, from ``EstimateLatency`` (model cycles).

@@ -70,9 +70,6 @@ class Fit:
         return asdict(self)
 
 
-# --------------------------------------------------------------------------- closed forms
-
-
 def predict_from_latencies(
     latency: Number, compute: Number, iterations: int, stages: Iterable[int] = DEFAULT_STAGES, issue: Number = 0,
 ) -> Prediction:
@@ -86,9 +83,6 @@ def predict_from_latencies(
         min_sufficient_depth=min_sufficient_depth(latency, compute),
         recommended_num_stages=recommend_num_stages({r.num_stages: r.makespan for r in rows}), rows=rows,
     )
-
-
-# --------------------------------------------------------------------------- inverse
 
 
 def fit_latency_ratio(

@@ -80,9 +80,6 @@ class Panel:
         return asdict(self)
 
 
-# --------------------------------------------------------------------------- data
-
-
 def panel_from_timeline(timeline: Timeline, title: str | None = None) -> Panel:
     """Lanes ``copy`` (issue -> data arrival, ``c<i>``) and ``compute`` (``g<i>``), as in the seed's ASCII figure;
     phases from ``prologue_end`` / ``epilogue_start``."""
@@ -163,9 +160,6 @@ def lane_color(name: str) -> str:
     if name in LANE_COLORS:
         return LANE_COLORS[name]
     return _PALETTE[sum(map(ord, name)) % len(_PALETTE)]
-
-
-# --------------------------------------------------------------------------- drawing
 
 
 def draw_space_time(
@@ -250,9 +244,6 @@ def draw_space_time(
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, format="png", dpi=dpi)
     return out
-
-
-# --------------------------------------------------------------------------- helpers
 
 
 def _layout(panel: Panel) -> tuple[int, list[tuple[Lane, int, int, tuple[int, ...]]]]:
