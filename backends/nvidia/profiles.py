@@ -12,23 +12,18 @@ from __future__ import annotations
 
 from tlbench.harness.core.device_profile import DEVICE, DeviceProfile, datasheet
 
-def _hopper(device: str, name: str, fp16: float, fp8: float, tf32: float, tb_per_s: float, source: str) -> DeviceProfile:
+def _hopper(column: str, name: str, fp16: float, fp8: float, tf32: float, tb_per_s: float, memory: str) -> DeviceProfile:
+    """A Hopper datasheet column: dense peaks in TFLOP/s (the sheet quotes twice these, with sparsity)."""
+    source = (f"NVIDIA {column.split()[0]} Tensor Core GPU datasheet ({column} column): FP16/BF16 {2 * fp16:,.0f} TFLOPS, "
+              f"FP8 {2 * fp8:,.0f} TFLOPS, TF32 {2 * tf32:,.0f} TFLOPS, all with sparsity (dense = half); {memory}")
     tflops = {"float16": fp16, "bfloat16": fp16, "float8_e4m3": fp8, "float32": tf32}
-    return datasheet(device, (name,), tflops, tb_per_s, source, notes="float32 is the TF32 tensor-core peak")
+    return datasheet(f"NVIDIA {column}", (name,), tflops, tb_per_s, source, notes="float32 is the TF32 tensor-core peak")
 
 
-H200_SXM = _hopper("NVIDIA H200 SXM", "NVIDIA H200", 989.5, 1979, 494.5, 4.8,
-                   "NVIDIA H200 Tensor Core GPU datasheet (H200 SXM column): FP16/BF16 1,979 TFLOPS, FP8 3,958 TFLOPS, "
-                   "TF32 989 TFLOPS, all with sparsity (dense = half); GPU memory bandwidth 4.8 TB/s HBM3e")
-H200_NVL = _hopper("NVIDIA H200 NVL", "NVIDIA H200 NVL", 835.5, 1670.5, 417.5, 4.8,
-                   "NVIDIA H200 Tensor Core GPU datasheet (H200 NVL column): FP16/BF16 1,671 TFLOPS, FP8 3,341 TFLOPS, "
-                   "TF32 835 TFLOPS, all with sparsity (dense = half); 4.8 TB/s")
-H100_SXM = _hopper("NVIDIA H100 SXM", "NVIDIA H100 80GB HBM3", 989.5, 1979, 494.5, 3.35,
-                   "NVIDIA H100 Tensor Core GPU datasheet (H100 SXM column): FP16/BF16 1,979 TFLOPS, FP8 3,958 TFLOPS, "
-                   "TF32 989 TFLOPS, all with sparsity (dense = half); GPU memory bandwidth 3.35 TB/s")
-H100_PCIE = _hopper("NVIDIA H100 PCIe", "NVIDIA H100 PCIe", 756.5, 1513, 378, 2.0,
-                    "NVIDIA H100 Tensor Core GPU datasheet (H100 PCIe column): FP16/BF16 1,513 TFLOPS, FP8 3,026 TFLOPS, "
-                    "TF32 756 TFLOPS, all with sparsity (dense = half); GPU memory bandwidth 2 TB/s")
+H200_SXM = _hopper("H200 SXM", "NVIDIA H200", 989.5, 1979, 494.5, 4.8, "GPU memory bandwidth 4.8 TB/s HBM3e")
+H200_NVL = _hopper("H200 NVL", "NVIDIA H200 NVL", 835.5, 1670.5, 417.5, 4.8, "4.8 TB/s")
+H100_SXM = _hopper("H100 SXM", "NVIDIA H100 80GB HBM3", 989.5, 1979, 494.5, 3.35, "GPU memory bandwidth 3.35 TB/s")
+H100_PCIE = _hopper("H100 PCIe", "NVIDIA H100 PCIe", 756.5, 1513, 378, 2.0, "GPU memory bandwidth 2 TB/s")
 
 PROFILES = (H200_SXM, H200_NVL, H100_SXM, H100_PCIE)
 
