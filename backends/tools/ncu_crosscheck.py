@@ -31,6 +31,8 @@ import re
 import statistics
 import sys
 
+from tlbench.backends.tools.timer_table import within
+
 _CASE = re.compile(
     r"^gemm-(?P<M>\d+)x(?P<N>\d+)x(?P<K>\d+)-(?P<dt>f16|bf16)-bm(?P<bm>\d+)-bn(?P<bn>\d+)-bk(?P<bk>\d+)-t(?P<t>\d+)-"
     r"(?:auto-s(?P<s>\d+)|(?P<form>manual|serial))$"
@@ -143,17 +145,12 @@ def compare(harness_json: str, ncu_csv: str) -> None:
     )
 
 
-TOLERANCE = 0.02
-
-
 def ratio_range(pairs: list[tuple[float, float]]) -> tuple[float, float, str]:
     """(lowest, highest harness/ncu ratio) over the pairs, and one line saying whether the whole range lies within
     +-TOLERANCE, or by how much it misses."""
     ratios = [h / n for h, n in pairs]
     lo, hi = min(ratios), max(ratios)
-    miss = max(0.0, (1 - TOLERANCE) - lo, hi - (1 + TOLERANCE))
-    verdict = f"inside +-{TOLERANCE:.0%}" if miss == 0 else f"misses +-{TOLERANCE:.0%} by {miss:.2%}"
-    return lo, hi, f"harness/ncu ratio over {len(ratios)} alternating pairs: {lo:.4f} .. {hi:.4f} ({verdict})"
+    return lo, hi, f"harness/ncu ratio over {len(ratios)} alternating pairs: {lo:.4f} .. {hi:.4f} ({within(lo, hi)})"
 
 
 def run_interleaved(case_id: str, pairs: int, out_dir: str, kernel_regex: str, count: int) -> int:

@@ -202,7 +202,11 @@ def agreement(rows: Sequence[CrosscheckRow]) -> list[str]:
             out.append(f"{label} / ncu none: no pair measured")
             continue
         lo, hi = min(ratios), max(ratios)
-        miss = max(0.0, (1 - TOLERANCE) - lo, hi - (1 + TOLERANCE))
-        verdict = f"inside +-{TOLERANCE:.0%}" if miss == 0 else f"misses +-{TOLERANCE:.0%} by {miss:.2%}"
-        out.append(f"{label} / ncu none over {len(ratios)} cases: {lo:.4f} .. {hi:.4f} ({verdict})")
+        out.append(f"{label} / ncu none over {len(ratios)} cases: {lo:.4f} .. {hi:.4f} ({within(lo, hi)})")
     return out
+
+
+def within(lo: float, hi: float) -> str:
+    """Whether the ratio range ``lo .. hi`` lies inside +-TOLERANCE, or by how much it misses."""
+    miss = max(0.0, (1 - TOLERANCE) - lo, hi - (1 + TOLERANCE))
+    return f"inside +-{TOLERANCE:.0%}" if miss == 0 else f"misses +-{TOLERANCE:.0%} by {miss:.2%}"
