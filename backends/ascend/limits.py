@@ -1,11 +1,10 @@
 """Ascend 950's on-chip memory (dav-3510), as tilelang's scheduler sees it.  No tilelang here.
 
-Contract: ``scopes()`` is the memory model the budget checks a case against: L1, L0A/L0B,
-L0C and UB (216 KiB when SIMT vector code shares it: variant ``simt``), as tilelang's
-scheduler counts them; which buffers a body puts where is its family's knowledge.  Only
-one version of each buffer has to fit: the Z3 scheduler may pick fewer versions than asked (and it checks only
-scopes holding a multi-buffer candidate, so an L0C accumulator over 256 KiB lowers without
-error and is caught here).  ``rejection(case)`` is the whole pre-compile verdict.
+Contract: ``scopes()`` is the memory model the budget checks a case against: L1, L0A/L0B, L0C and UB (216 KiB when
+SIMT vector code shares it: variant ``simt``), as tilelang's scheduler counts them; which buffers a body puts where
+is its family's knowledge.  Only one version of each buffer has to fit: the Z3 scheduler may pick fewer versions
+than asked (and it checks only scopes holding a multi-buffer candidate, so an L0C accumulator over 256 KiB lowers
+without error and is caught here).  ``rejection(case)`` is the whole pre-compile verdict.
 """
 
 from __future__ import annotations
@@ -16,10 +15,7 @@ from tlbench.harness.core import space
 from tlbench.harness.core.budget import KiB, MINIMUM, Scope, ScopeUse
 
 CAPACITY = {
-    "shared.l1": 512 * KiB,
-    "shared.l0a": 64 * KiB,
-    "shared.l0b": 64 * KiB,
-    "shared.l0c": 256 * KiB,
+    "shared.l1": 512 * KiB, "shared.l0a": 64 * KiB, "shared.l0b": 64 * KiB, "shared.l0c": 256 * KiB,
     "shared.ub": 248 * KiB,
 }
 UB_WITH_SIMT = 216 * KiB
@@ -34,8 +30,8 @@ def scopes() -> tuple[Scope, ...]:
 
 
 def limits(uses: Sequence[ScopeUse] = ()) -> dict[str, int]:
-    """Capacities a plan reports: each scope's, as the family's footprint ``uses`` see it (UB
-    with SIMT code resident, for a fused epilogue: variant ``simt``)."""
+    """Capacities a plan reports: each scope's, as the family's footprint ``uses`` see it (UB with SIMT code
+    resident, for a fused epilogue: variant ``simt``)."""
     return {**CAPACITY, **{use.scope: use.capacity for use in uses if use.scope in CAPACITY}}
 
 

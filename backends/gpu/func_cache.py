@@ -1,21 +1,17 @@
 """The kernel's TIR, kept on disk beside tilelang's cache, so a warm compile skips building it.
 
-Contract: ``FuncCache(directory)``; ``key(lowering_key, body_key, case_id)`` names a kernel's
-IR by the compiler and target, the case id (problem and config) and ``body_key``: the backend's
-name for everything else that builds the IR - the kernel hash (the source of every module of
-the body, wherever it lives: harness/core/kernel_traits.py), the source hash of the code the
-backend's runtime compiles with (backends/source_tree.py) and the pass configs; ``get(key)`` returns the stored
-``PrimFunc`` (``tvm.ir.load_json``) or None; ``put(key, func)`` writes it (``tvm.ir.save_json``)
-atomically (backends/gpu/keyed_files.py).  A file that cannot be read is ignored.
+Contract: ``FuncCache(directory)``; ``key(lowering_key, body_key, case_id)`` names a kernel's IR by the compiler and
+target, the case id (problem and config) and ``body_key``: the backend's name for everything else that builds the IR
+- the kernel hash (the source of every module of the body, wherever it lives: harness/core/kernel_traits.py), the
+source hash of the code the backend's runtime compiles with (backends/source_tree.py) and the pass configs;
+``get(key)`` returns the stored ``PrimFunc`` (``tvm.ir.load_json``) or None; ``put(key, func)`` writes it
+(``tvm.ir.save_json``) atomically (backends/gpu/keyed_files.py).  A file that cannot be read is ignored.
 ``directory`` None: nothing is stored.
 
-Why: a warm compile used to build the kernel's IR from its Python body (TVMScript parsing:
-about 20 ms per GEMM and 100 ms per flash-attention kernel here, under the GIL) only for
-tilelang to hash it and find the kernel in its cache; loading the stored IR takes 2-8 ms.
-Safe by construction: tilelang still computes its own cache key from the IR it is given
-(which is the IR the body builds, byte for byte: tests/test_func_cache.py), so a stored IR
-can only ever name the kernel it was built as, and any change to the code that builds IR
-(a user's body module outside the package included) changes ``key``.  Cold compiles (compile items) never use it: they time the whole build.
+Why: a warm compile then skips building the IR from the Python body (TVMScript parsing, 20-100 ms under the GIL);
+tilelang still keys its cache by the IR it is given (the body's IR byte for byte: tests/test_func_cache.py), so a
+stored IR only names the kernel it was built as.  Cold compiles (compile items) never use it: they time the whole
+build.
 """
 
 from __future__ import annotations

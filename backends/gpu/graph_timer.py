@@ -2,23 +2,21 @@
 
 Contract: ``GraphTimer(fn, flush, telemetry, device=CudaGraphDevice())`` is a ``DeviceTimer``
 (harness/core/backend_api.py) with ``method`` ``"cuda-graph"``.
-- It estimates one flush + call with CUDA events (median of ``ESTIMATE_CALLS``, after one
-  untimed call) and chooses K = ``launches_for(estimate)``: enough launches for one replay to
-  last about ``TARGET_REPLAY_S``, between ``MIN_LAUNCHES`` and ``MAX_LAUNCHES``.
-- It captures K x (L2 flush, call) into one graph and, with the flush on, K flushes alone into
-  a second (the same ``L2Flush`` as the CUPTI and event timers, so every launch starts as cold
-  as theirs).  CUDA's capture rule comes first: ``WARM_UP_CALLS`` untimed calls on the capture
-  stream.
-- ``batch(k)`` replays both graphs k times, interleaved, each replay between two CUDA events
-  after a spin kernel (``torch.cuda._sleep``) that keeps the GPU busy while the host enqueues
-  the replay, so no host launch time is inside the events; sample i is
-  ``(pairs_i - flushes_i) / K`` (``per_launch``): the launch's time back-to-back in a graph,
-  one inter-kernel gap included, no host launch overhead.  With the flush off: ``pairs_i / K``.
-- Where capture fails (a call that launches off the current stream, a library that refuses
-  capture), ``method`` becomes ``cuda-event`` and ``notes`` say why, as CUPTI's fallback does.
-The clock warm-up and the discarded calls are the harness's (harness/measure/rounds.py),
-through ``batch`` as for the other timers.  ``device`` is the only CUDA-touching part; tests
-pass a fake one to check the bookkeeping on the CPU.
+- It estimates one flush + call with CUDA events (median of ``ESTIMATE_CALLS``, after one untimed call) and chooses
+  K = ``launches_for(estimate)``: enough launches for one replay to last about ``TARGET_REPLAY_S``, between
+  ``MIN_LAUNCHES`` and ``MAX_LAUNCHES``.
+- It captures K x (L2 flush, call) into one graph and, with the flush on, K flushes alone into a second (the same
+  ``L2Flush`` as the CUPTI and event timers, so every launch starts as cold as theirs).  CUDA's capture rule comes
+  first: ``WARM_UP_CALLS`` untimed calls on the capture stream.
+- ``batch(k)`` replays both graphs k times, interleaved, each replay between two CUDA events after a spin kernel
+  (``torch.cuda._sleep``) that keeps the GPU busy while the host enqueues the replay, so no host launch time is
+  inside the events; sample i is ``(pairs_i - flushes_i) / K`` (``per_launch``): the launch's time back-to-back in a
+  graph, one inter-kernel gap included, no host launch overhead.  With the flush off: ``pairs_i / K``.
+- Where capture fails (a call that launches off the current stream, a library that refuses capture), ``method``
+  becomes ``cuda-event`` and ``notes`` say why, as CUPTI's fallback does.
+The clock warm-up and the discarded calls are the harness's (harness/measure/rounds.py), through ``batch`` as for
+the other timers.  ``device`` is the only CUDA-touching part; tests pass a fake one to check the bookkeeping on the
+CPU.
 """
 
 from __future__ import annotations
@@ -38,8 +36,8 @@ SPACER_CYCLES = 100_000  # ~50 us at the H200's 1980 MHz: longer than enqueueing
 
 def launches_for(estimate_s: float, target_s: float = TARGET_REPLAY_S,
                  lowest: int = MIN_LAUNCHES, highest: int = MAX_LAUNCHES) -> int:
-    """K: launches per graph so one replay lasts about ``target_s`` (``estimate_s`` is one
-    flush + call), clamped to [lowest, highest]."""
+    """K: launches per graph so one replay lasts about ``target_s`` (``estimate_s`` is one flush + call), clamped to
+    [lowest, highest]."""
     if not estimate_s > 0 or not math.isfinite(estimate_s):
         return highest
     return max(lowest, min(highest, math.ceil(target_s / estimate_s)))
@@ -86,8 +84,8 @@ class CudaGraphDevice:
         return start.elapsed_time(end) * 1e-3
 
     def capture(self, body: Callable[[], None], repeat: int, warm_up: int) -> Any:
-        """A graph of ``repeat`` x ``body``, after ``warm_up`` calls on the capture stream
-        (torch's recipe: lazy library set-up must not happen during capture)."""
+        """A graph of ``repeat`` x ``body``, after ``warm_up`` calls on the capture stream (torch's recipe: lazy
+        library set-up must not happen during capture)."""
         torch = self._torch
         self.stream.wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(self.stream):

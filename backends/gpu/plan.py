@@ -1,24 +1,20 @@
 """Record the pipeline plan tilelang's CUDA path chose, from the compiler's own IR.
 
-Contract: ``lower_with_plan(func, target, pass_configs)`` lowers ``func`` with a pass instrument
-attached and returns ``(artifact, PlanFacts)``; ``build_with_plan(build)`` attaches the same
-instrument to a ``tilelang.compile`` call's own lowering (one lowering for binary and plan).  Facts come from the IR, not from grepping
-source: loop annotations after ``tl.PipelinePlanning`` (``software_pipeline_stage`` /
-``software_pipeline_order`` / ``tl_pipelined_num_stages``), whether
-``tl.ProducerConsumerWarpSpecialized`` rewrote the kernel, the on-chip buffers' declared
-and versioned shapes, and the device function's ``dyn_shared_memory_buf`` and
-``thread_extent`` (the whole grid: ``grid`` is the number of blocks, ``grid_dims`` the
-blockIdx x, y, z extents; ``threads`` the threads per block over all three axes).  Only instruction use (TMA, cp.async, wgmma) is read from the generated
-CUDA source, the one place it exists.  A kernel with symbolic dimensions (``T.dynamic``) is
-lowered as written; its launch extents and buffer shapes are read with ``shape_values`` (the
-case's values of those names) bound, and stay expressions (``"(M + 63) // 64"``) where a name
-has no value; ``symbolic`` lists the names the kernel leaves open.  A PrimFunc that launches
-several kernels (several ``T.Kernel`` blocks) has its plan's grid and threads from the first
-one and, in ``features["kernels"]``, every kernel's name, ``grid_dims`` and ``threads``,
-ordered by name as tilelang numbers them (``main_kernel``, ``main_kernel_1``, ...; absent for
-one kernel).  A buffer's bytes are its
-elements times its dtype's bits over 8, rounded up (``backends/dtype_sizes.py``: fp8 one byte,
-int4 half a byte).
+Contract: ``lower_with_plan(func, target, pass_configs)`` lowers ``func`` with a pass instrument attached and
+returns ``(artifact, PlanFacts)``; ``build_with_plan(build)`` attaches the same instrument to a ``tilelang.compile``
+call's own lowering (one lowering for binary and plan).  Facts come from the IR, not from grepping source: loop
+annotations after ``tl.PipelinePlanning`` (``software_pipeline_stage`` / ``software_pipeline_order`` /
+``tl_pipelined_num_stages``), whether ``tl.ProducerConsumerWarpSpecialized`` rewrote the kernel, the on-chip
+buffers' declared and versioned shapes, and the device function's ``dyn_shared_memory_buf`` and ``thread_extent``
+(the whole grid: ``grid`` is the number of blocks, ``grid_dims`` the blockIdx x, y, z extents; ``threads`` the
+threads per block over all three axes).  Only instruction use (TMA, cp.async, wgmma) is read from the generated CUDA
+source, the one place it exists.  A kernel with symbolic dimensions (``T.dynamic``) is lowered as written; its
+launch extents and buffer shapes are read with ``shape_values`` (the case's values of those names) bound, and stay
+expressions (``"(M + 63) // 64"``) where a name has no value; ``symbolic`` lists the names the kernel leaves open.
+A PrimFunc that launches several kernels (several ``T.Kernel`` blocks) has its plan's grid and threads from the
+first one and, in ``features["kernels"]``, every kernel's name, ``grid_dims`` and ``threads``, ordered by name as
+tilelang numbers them (``main_kernel``, ``main_kernel_1``, ...; absent for one kernel).  A buffer's bytes are its
+elements times its dtype's bits over 8, rounded up (``backends/dtype_sizes.py``: fp8 one byte, int4 half a byte).
 """
 
 from __future__ import annotations
@@ -48,8 +44,7 @@ def _alloc_buffers(func, values: dict[str, int]) -> dict[str, dict[str, Any]]:
         if isinstance(node, tirx.SBlock):
             for buf in node.alloc_buffers:
                 found[buf.name] = {
-                    "shape": [evaluate(x, values) for x in buf.shape],
-                    "dtype": str(buf.dtype),
+                    "shape": [evaluate(x, values) for x in buf.shape], "dtype": str(buf.dtype),
                     "scope": str.__str__(buf.scope()),
                 }
 
@@ -144,17 +139,15 @@ def _features(source: str) -> dict[str, bool]:
     return {
         "tma": "tma_load" in source or "cp.async.bulk.tensor" in source,
         "cp_async": "cp_async" in source or "cp.async.cg" in source or "cp.async.ca" in source,
-        "wgmma": "wgmma" in source,
-        "mma_sync": "mma.sync" in source or "mma_sync" in source,
+        "wgmma": "wgmma" in source, "mma_sync": "mma.sync" in source or "mma_sync" in source,
         "mbarrier": "mbarrier" in source,
     }
 
 
 def build_with_plan(build: Callable[[], Any], shape_values: dict[str, int] | None = None) -> tuple[Any, PlanFacts | None]:
-    """Run ``build`` (a ``tilelang.compile`` call) with the plan instrument attached to its own
-    lowering, so one lowering gives both the binary and the plan; the facts are None when
-    nothing was lowered (tilelang's cache answered) or this tilelang has no compile-session
-    tools (then the caller lowers with ``lower_with_plan``)."""
+    """Run ``build`` (a ``tilelang.compile`` call) with the plan instrument attached to its own lowering, so one
+    lowering gives both the binary and the plan; the facts are None when nothing was lowered (tilelang's cache
+    answered) or this tilelang has no compile-session tools (then the caller lowers with ``lower_with_plan``)."""
     try:
         from tilelang.instrumentation.session import PassInstrumentationTool, compile_pass_instrumentation
     except ImportError:
@@ -199,12 +192,8 @@ def _facts(rec: _Recorder, artifact, values: dict[str, int]) -> PlanFacts:
         versions = max(1, math.prod(now["shape"]) // max(1, math.prod(decl["shape"])))
         buffers.append(
             {
-                "name": name,
-                "scope": decl["scope"],
-                "shape": decl["shape"],
-                "dtype": decl["dtype"],
-                "versions": versions,
-                "bytes": versions * buffer_bytes(decl["shape"], decl["dtype"]),
+                "name": name, "scope": decl["scope"], "shape": decl["shape"], "dtype": decl["dtype"],
+                "versions": versions, "bytes": versions * buffer_bytes(decl["shape"], decl["dtype"]),
             }
         )
     planned = rec.after.get(_PLANNING_PASS)
@@ -224,12 +213,8 @@ def _facts(rec: _Recorder, artifact, values: dict[str, int]) -> PlanFacts:
     smem = evaluate(attrs["dyn_shared_memory_buf"], values) if "dyn_shared_memory_buf" in attrs else 0
     kernels = _kernels(artifact.device_mod, values)
     return PlanFacts(
-        pipeline=pipeline,
-        buffers=buffers,
-        dynamic_smem_bytes=smem,
-        threads=product(launch_dims(device_func, "threadIdx", values)),
-        grid=product(grid_dims),
-        grid_dims=grid_dims,
+        pipeline=pipeline, buffers=buffers, dynamic_smem_bytes=smem,
+        threads=product(launch_dims(device_func, "threadIdx", values)), grid=product(grid_dims), grid_dims=grid_dims,
         features={**_features(artifact.kernel_source), **({"kernels": kernels} if kernels else {})},
         source_sha256=hashlib.sha256(artifact.kernel_source.encode()).hexdigest(),
         symbolic={name: values.get(name) for name in symbolic},

@@ -1,17 +1,13 @@
 """What tilelang decided for a kernel (its ``PlanFacts``), kept on disk beside tilelang's cache.
 
-Contract: ``PlanCache(directory)``; ``key(lowering_key, body_key, case_id)`` names a kernel
-by everything that decides its lowered source (the compiler and target; ``body_key``, the
-backend's name for the code that builds the IR: the kernel hash of every module of the body,
-wherever it lives, the runtime's source hash, the pass configs; the case id: problem and
-config) and the source of the plan reader; ``get(key)`` returns the stored
-``PlanFacts`` or None; ``put(key, facts)`` writes one small JSON file atomically
-(backends/gpu/keyed_files.py: concurrent workers never read half a file).  A file that cannot be
-read is ignored (the caller lowers again).  Why: when tilelang's kernel cache answers a
-compile, nothing is lowered, and reading the plan used to mean lowering the kernel once more
-(about 0.2 s of Python per kernel, under the GIL: ~35 s for the 172 kernels of the full tile
-sweep before its first item could run, paid again by every pytest-xdist worker).
-``directory`` None: nothing is stored.
+Contract: ``PlanCache(directory)``; ``key(lowering_key, body_key, case_id)`` names a kernel by everything that
+decides its lowered source (the compiler and target; ``body_key``, the backend's name for the code that builds the
+IR: the kernel hash of every module of the body, wherever it lives, the runtime's source hash, the pass configs; the
+case id: problem and config) and the source of the plan reader; ``get(key)`` returns the stored ``PlanFacts`` or
+None; ``put(key, facts)`` writes one small JSON file atomically (backends/gpu/keyed_files.py: concurrent workers
+never read half a file).  A file that cannot be read is ignored (the caller lowers again).  Why: a compile that
+tilelang's kernel cache answers lowers nothing, so reading the plan would mean lowering once more (about 0.2 s of
+Python per kernel, under the GIL). ``directory`` None: nothing is stored.
 """
 
 from __future__ import annotations
@@ -29,8 +25,8 @@ FORMAT = 2
 class PlanCache(KeyedFiles):
     @staticmethod
     def key(lowering_key: str, body_key: str | None, case_id: str) -> str:
-        """Also keyed by the source of the plan reader (backends/gpu/plan.py): a change in
-        what a plan records never reads an older file."""
+        """Also keyed by the source of the plan reader (backends/gpu/plan.py): a change in what a plan records never
+        reads an older file."""
         text = json.dumps([FORMAT, modules_hash(["tlbench.backends.gpu.plan"]), lowering_key, body_key, case_id])
         return hashlib.sha256(text.encode()).hexdigest()
 

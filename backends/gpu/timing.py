@@ -1,22 +1,20 @@
 """Kernel-only device time on CUDA GPUs (CUPTI, CUDA events): a timer, not a sampling loop.
 
-Contract: ``CudaTimer(fn, flush, telemetry)`` is a ``DeviceTimer`` (harness/core/backend_api.py):
-``batch(k)`` runs ``fn`` k times, each after the L2 flush, and returns the GPU's own
-start/end timestamps of the kernels ``fn`` launched (CUPTI activity records, read through
-kineto, torch.autograd.profiler with use_device="cuda"), summed per call, flush kernels excluded: what ``ncu``'s
-``gpu__time_duration`` reports, without launch gaps or host overhead.  A call that launches
-several kernels (a vendor library's GEMM and its epilogue, a loop of per-group cuBLAS calls)
-is timed as the **sum of its kernels' durations** - the GPU's busy time for the call; the gaps
-between its kernels are not in it.  Such a timer's ``notes`` say so, with the kernels of one
-call and how much longer its first-start-to-last-end span was (read from its first batch).  When the profiler
-yields no usable records, or they do not split into one group per call, it falls back to
-CUDA events around each call: ``method`` becomes ``cuda-event`` and ``notes`` say why (the
-number is then a few percent high).  ``telemetry()`` reads NVML (backends/nvidia/telemetry.py).
-How many batches, when to stop, drift: harness/measure/rounds.py, nowhere else.
+Contract: ``CudaTimer(fn, flush, telemetry)`` is a ``DeviceTimer`` (harness/core/backend_api.py): ``batch(k)`` runs
+``fn`` k times, each after the L2 flush, and returns the GPU's own start/end timestamps of the kernels ``fn``
+launched (CUPTI activity records, read through kineto, torch.autograd.profiler with use_device="cuda"), summed per
+call, flush kernels excluded: what ``ncu``'s ``gpu__time_duration`` reports, without launch gaps or host overhead.
+A call that launches several kernels (a vendor library's GEMM and its epilogue, a loop of per-group cuBLAS calls) is
+timed as the **sum of its kernels' durations** - the GPU's busy time for the call; the gaps between its kernels are
+not in it.  Such a timer's ``notes`` say so, with the kernels of one call and how much longer its
+first-start-to-last-end span was (read from its first batch).  When the profiler yields no usable records, or they
+do not split into one group per call, it falls back to CUDA events around each call: ``method`` becomes
+``cuda-event`` and ``notes`` say why (the number is then a few percent high).  ``telemetry()`` reads NVML
+(backends/nvidia/telemetry.py). How many batches, when to stop, drift: harness/measure/rounds.py, nowhere else.
 ``group_calls`` / ``group_kernel_times`` are the pure grouping step (tested on synthetic event lists).
 ``CudaTimer(..., use_cupti=False)`` is the events timer from the start (``--tlbench-nvidia-timer=events``):
-``event_batch``, a CUDA event pair around each call after its flush, launch gaps and host
-overhead of the call included.  The CUDA-graph timer is backends/gpu/graph_timer.py.
+``event_batch``, a CUDA event pair around each call after its flush, launch gaps and host overhead of the call
+included.  The CUDA-graph timer is backends/gpu/graph_timer.py.
 """
 
 from __future__ import annotations
@@ -37,12 +35,11 @@ ROW_WORDS = 1024  # the read flush's row width (its buffer is 2 x L2 bytes: a mu
 class L2Flush:
     """Empty L2 before the next kernel with a buffer twice its size.
 
-    ``write`` overwrites the buffer: L2 is then full of the buffer's dirty lines, and the next
-    kernel's misses write them back to memory inside its own timed span (a memory-bound kernel
-    pays for that).  ``read`` reads the buffer (row sums, one kernel): the lines it leaves are clean, and the
-    previous call's dirty outputs are written back during the flush, outside the span - the
-    state ncu's ``--cache-control all`` leaves.  ``note`` is the line a record timed after a
-    ``read`` flush carries (None for ``write``, the default, and with the flush off)."""
+    ``write`` overwrites the buffer: L2 is then full of the buffer's dirty lines, and the next kernel's misses write
+    them back to memory inside its own timed span (a memory-bound kernel pays for that).  ``read`` reads the buffer
+    (row sums, one kernel): the lines it leaves are clean, and the previous call's dirty outputs are written back
+    during the flush, outside the span - the state ncu's ``--cache-control all`` leaves.  ``note`` is the line a
+    record timed after a ``read`` flush carries (None for ``write``, the default, and with the flush off)."""
 
     def __init__(self, device: torch.device, enabled: bool, mode: str = "write") -> None:
         if mode not in FLUSH_MODES:
@@ -77,10 +74,9 @@ class CallKernels:
 
 
 def group_calls(events: Sequence[tuple[str, float, float]], flush_names: set[str], count: int) -> list[CallKernels] | None:
-    """Split (name, start_us, end_us) kernel records of ``count`` flush+call pairs into the
-    kernels of each call (a flush of several kernels in a row is one separator; records before
-    the first flush are not a call's); None when they do not split into ``count`` calls with
-    positive time (the caller then falls back to events)."""
+    """Split (name, start_us, end_us) kernel records of ``count`` flush+call pairs into the kernels of each call (a
+    flush of several kernels in a row is one separator; records before the first flush are not a call's); None when
+    they do not split into ``count`` calls with positive time (the caller then falls back to events)."""
     groups: list[list[tuple[str, float, float]]] = []
     in_flush = False
     for name, start, end in sorted(events, key=lambda e: e[1]):
@@ -106,9 +102,8 @@ def group_kernel_times(events: Sequence[tuple[str, float, float]], flush_names: 
 
 
 def several_kernels_note(calls: Sequence[CallKernels]) -> str | None:
-    """The note of a timer whose calls launch several kernels: what its time covers (the sum of
-    the kernels' durations), the kernels of one call and how much longer the span was; None
-    for calls of one kernel."""
+    """The note of a timer whose calls launch several kernels: what its time covers (the sum of the kernels'
+    durations), the kernels of one call and how much longer the span was; None for calls of one kernel."""
     if not calls or max(len(c.names) for c in calls) <= 1:
         return None
     first = calls[0]
@@ -161,11 +156,10 @@ def event_batch(flush: Callable[[], None], fn: Callable[[], None], k: int) -> li
 def profile_kernels(calls: Callable[[], Any]) -> list[tuple[str, float, float]]:
     """(name, start_us, end_us) of every CUDA kernel ``calls`` launched, from CUPTI (kineto).
 
-    Through ``torch.autograd.profiler.profile(use_kineto=True, use_cpu=False,
-    use_device="cuda")``: the session ``torch.profiler.profile(activities=[CUDA])`` opens,
-    without its ``prepare_trace``, whose ``hasattr(torch, "_inductor")`` imports torch's
-    compiler stack (dynamo and inductor) on first use: 1.9 s on the CPU box, 3.7-5.5 s on the
-    H200, paid by every device worker before its first sample."""
+    Through ``torch.autograd.profiler.profile(use_kineto=True, use_cpu=False, use_device="cuda")``: the session
+    ``torch.profiler.profile(activities=[CUDA])`` opens, without its ``prepare_trace``, whose ``hasattr(torch,
+    "_inductor")`` imports torch's compiler stack (dynamo and inductor) on first use: 1.9 s on the CPU box, 3.7-5.5
+    s on the H200, paid by every device worker before its first sample."""
     from torch.autograd.profiler import profile
 
     with profile(use_cpu=False, use_device="cuda", use_kineto=True) as prof:

@@ -1,13 +1,11 @@
 """NVIDIA's on-chip memory and pre-compile rules, for any kernel family.  No tilelang here.
 
-Contract: ``scopes(arch, capacity)`` is the memory model the budget checks a case against:
-one ``shared.dyn`` scope (the opt-in dynamic shared memory per block of ``arch``, as CUDA
-gives it: 227 KiB on Hopper; a 256 KiB config lowers and builds with tilelang 0.1.15 and
-fails only at launch); register fragments
-are not budgeted (ptxas spills instead of failing).  The requested pipeline depth
-must fit: shared memory over the limit is caught by neither lowering, nvcc nor ptxas (only
-the launch fails).  ``warp_partition(threads, tiles, arch)`` is tilelang's T.gemm warp partition,
-``rejection(case, arch)`` the whole pre-compile verdict (harness/core/space.reject).
+Contract: ``scopes(arch, capacity)`` is the memory model the budget checks a case against: one ``shared.dyn`` scope
+(the opt-in dynamic shared memory per block of ``arch``, as CUDA gives it: 227 KiB on Hopper; a 256 KiB config
+lowers and builds with tilelang 0.1.15 and fails only at launch); register fragments are not budgeted (ptxas spills
+instead of failing).  The requested pipeline depth must fit: shared memory over the limit is caught by neither
+lowering, nvcc nor ptxas (only the launch fails).  ``warp_partition(threads, tiles, arch)`` is tilelang's T.gemm
+warp partition, ``rejection(case, arch)`` the whole pre-compile verdict (harness/core/space.reject).
 """
 
 from __future__ import annotations
@@ -20,14 +18,8 @@ from tlbench.harness.core.budget import KiB, NEEDED, Scope
 
 # Maximum dynamic shared memory per block (opt-in), by CUDA arch.
 SMEM_PER_BLOCK = {
-    "sm_80": 163 * KiB,
-    "sm_86": 99 * KiB,
-    "sm_89": 99 * KiB,
-    "sm_90": 227 * KiB,
-    "sm_90a": 227 * KiB,
-    "sm_100": 227 * KiB,
-    "sm_100a": 227 * KiB,
-    "sm_120": 99 * KiB,
+    "sm_80": 163 * KiB, "sm_86": 99 * KiB, "sm_89": 99 * KiB, "sm_90": 227 * KiB, "sm_90a": 227 * KiB,
+    "sm_100": 227 * KiB, "sm_100a": 227 * KiB, "sm_120": 99 * KiB,
 }
 DEFAULT_ARCH = "sm_90a"
 DIALECT = "cuda"
@@ -42,10 +34,9 @@ def scopes(arch: str = DEFAULT_ARCH, capacity: int | None = None) -> tuple[Scope
 
 
 def warp_partition(threads: int | None, tiles: Sequence[tuple[int, int]], arch: str = DEFAULT_ARCH) -> str | None:
-    """tilelang's T.gemm warp partition of each output tile (M, N) over ``threads``: each
-    warp owns a multiple of 16 rows and 8 columns; on Hopper (warp-group MMA) the warps
-    along M come in groups of 4.  ``tiles`` come from the family (``mma_tiles``), ``threads``
-    from the case's traits (None: the body decides; nothing is predicted)."""
+    """tilelang's T.gemm warp partition of each output tile (M, N) over ``threads``: each warp owns a multiple of 16
+    rows and 8 columns; on Hopper (warp-group MMA) the warps along M come in groups of 4.  ``tiles`` come from the
+    family (``mma_tiles``), ``threads`` from the case's traits (None: the body decides; nothing is predicted)."""
     if not tiles or threads is None:
         return None
     if threads % 32:

@@ -1,67 +1,36 @@
 """Datasheet profiles of NVIDIA data-centre GPUs: dense tensor-core peaks and HBM bandwidth.
 
-Each figure is NVIDIA's published number; the datasheets quote tensor throughput "with
-sparsity", so the dense peak is half of it (the datasheet's own footnote).  A GPU is matched
-by the exact name CUDA reports (``torch.cuda.get_device_properties(i).name``); any other GPU
-gets the bandwidth it reports itself (``device_reported_profile``: memory clock x bus width,
-origin "device") and no FLOP peak, so its records read "peak unknown" with GB/s and % of that
-bandwidth.  ``tlbench calibrate`` measures one on
-your own machine instead; those numbers are kept apart from these.
+Each figure is NVIDIA's published number; the datasheets quote tensor throughput "with sparsity", so the dense peak
+is half of it (the datasheet's own footnote).  A GPU is matched by the exact name CUDA reports
+(``torch.cuda.get_device_properties(i).name``); any other GPU gets the bandwidth it reports itself
+(``device_reported_profile``: memory clock x bus width, origin "device") and no FLOP peak, so its records read "peak
+unknown" with GB/s and % of that bandwidth.  ``tlbench calibrate`` measures one on your own machine instead; those
+numbers are kept apart from these.
 """
 
 from __future__ import annotations
 
-from tlbench.harness.core.device_profile import DEVICE, DeviceProfile
+from tlbench.harness.core.device_profile import DEVICE, DeviceProfile, datasheet
 
-TERA = 1e12
+def _hopper(column: str, name: str, fp16: float, fp8: float, tf32: float, tb_per_s: float, memory: str) -> DeviceProfile:
+    """A Hopper datasheet column: dense peaks in TFLOP/s (the sheet quotes twice these, with sparsity)."""
+    source = (f"NVIDIA {column.split()[0]} Tensor Core GPU datasheet ({column} column): FP16/BF16 {2 * fp16:,.0f} TFLOPS, "
+              f"FP8 {2 * fp8:,.0f} TFLOPS, TF32 {2 * tf32:,.0f} TFLOPS, all with sparsity (dense = half); {memory}")
+    tflops = {"float16": fp16, "bfloat16": fp16, "float8_e4m3": fp8, "float32": tf32}
+    return datasheet(f"NVIDIA {column}", (name,), tflops, tb_per_s, source, notes="float32 is the TF32 tensor-core peak")
 
-H200_SXM = DeviceProfile(
-    device="NVIDIA H200 SXM",
-    peak_flops={"float16": 989.5 * TERA, "bfloat16": 989.5 * TERA, "float8_e4m3": 1979 * TERA, "float32": 494.5 * TERA},
-    memory_bandwidth=4.8 * TERA,
-    source="NVIDIA H200 Tensor Core GPU datasheet (H200 SXM column): FP16/BF16 1,979 TFLOPS, FP8 3,958 TFLOPS, "
-           "TF32 989 TFLOPS, all with sparsity (dense = half); GPU memory bandwidth 4.8 TB/s HBM3e",
-    notes="float32 is the TF32 tensor-core peak",
-    device_names=("NVIDIA H200",),
-)
 
-H200_NVL = DeviceProfile(
-    device="NVIDIA H200 NVL",
-    peak_flops={"float16": 835.5 * TERA, "bfloat16": 835.5 * TERA, "float8_e4m3": 1670.5 * TERA, "float32": 417.5 * TERA},
-    memory_bandwidth=4.8 * TERA,
-    source="NVIDIA H200 Tensor Core GPU datasheet (H200 NVL column): FP16/BF16 1,671 TFLOPS, FP8 3,341 TFLOPS, "
-           "TF32 835 TFLOPS, all with sparsity (dense = half); 4.8 TB/s",
-    notes="float32 is the TF32 tensor-core peak",
-    device_names=("NVIDIA H200 NVL",),
-)
-
-H100_SXM = DeviceProfile(
-    device="NVIDIA H100 SXM",
-    peak_flops={"float16": 989.5 * TERA, "bfloat16": 989.5 * TERA, "float8_e4m3": 1979 * TERA, "float32": 494.5 * TERA},
-    memory_bandwidth=3.35 * TERA,
-    source="NVIDIA H100 Tensor Core GPU datasheet (H100 SXM column): FP16/BF16 1,979 TFLOPS, FP8 3,958 TFLOPS, "
-           "TF32 989 TFLOPS, all with sparsity (dense = half); GPU memory bandwidth 3.35 TB/s",
-    notes="float32 is the TF32 tensor-core peak",
-    device_names=("NVIDIA H100 80GB HBM3",),
-)
-
-H100_PCIE = DeviceProfile(
-    device="NVIDIA H100 PCIe",
-    peak_flops={"float16": 756.5 * TERA, "bfloat16": 756.5 * TERA, "float8_e4m3": 1513 * TERA, "float32": 378 * TERA},
-    memory_bandwidth=2.0 * TERA,
-    source="NVIDIA H100 Tensor Core GPU datasheet (H100 PCIe column): FP16/BF16 1,513 TFLOPS, FP8 3,026 TFLOPS, "
-           "TF32 756 TFLOPS, all with sparsity (dense = half); GPU memory bandwidth 2 TB/s",
-    notes="float32 is the TF32 tensor-core peak",
-    device_names=("NVIDIA H100 PCIe",),
-)
+H200_SXM = _hopper("H200 SXM", "NVIDIA H200", 989.5, 1979, 494.5, 4.8, "GPU memory bandwidth 4.8 TB/s HBM3e")
+H200_NVL = _hopper("H200 NVL", "NVIDIA H200 NVL", 835.5, 1670.5, 417.5, 4.8, "4.8 TB/s")
+H100_SXM = _hopper("H100 SXM", "NVIDIA H100 80GB HBM3", 989.5, 1979, 494.5, 3.35, "GPU memory bandwidth 3.35 TB/s")
+H100_PCIE = _hopper("H100 PCIe", "NVIDIA H100 PCIe", 756.5, 1513, 378, 2.0, "GPU memory bandwidth 2 TB/s")
 
 PROFILES = (H200_SXM, H200_NVL, H100_SXM, H100_PCIE)
 
 
 def device_reported_profile(info: dict) -> DeviceProfile | None:
-    """The profile a GPU gives of itself (``device_info``'s memory clock and bus width, read
-    from torch's device properties, no NVML): its theoretical memory bandwidth and no FLOP
-    peak; None where the info holds no bandwidth."""
+    """The profile a GPU gives of itself (``device_info``'s memory clock and bus width, read from torch's device
+    properties, no NVML): its theoretical memory bandwidth and no FLOP peak; None where the info holds no bandwidth."""
     bandwidth = info.get("memory_bandwidth_bytes_s")
     if not bandwidth:
         return None

@@ -2,14 +2,14 @@
 ``-k`` rule over case ids, with no GPU and no torch.
 
 Contract:
-- ``load_sweep(path)``: the ``SWEEP`` a suite file declares, the file loaded by path under a
-  private module name (its folder's sibling modules importable as under pytest only where that
-  folder is on ``sys.path``); no such file, or no ``SWEEP``: ``UsageProblem``;
-- ``keyword_matches(expression, case_id)``: pytest's ``-k`` over one case id (each word a
-  case-insensitive substring; and / or / not); an expression pytest cannot parse: ``UsageProblem``;
-- ``select(sweeps, keyword, case_ids, load_best, backend, scope)``: the cases (kernels, then
-  vendor items, suite by suite, each id once) that ``keyword`` and ``case_ids`` (exact ids, all
-  when empty) select; an unknown id or an empty selection: ``UsageProblem`` saying which.
+- ``load_sweep(path)``: the ``SWEEP`` a suite file declares, the file loaded by path under a private module name
+  (its folder's sibling modules importable as under pytest only where that folder is on ``sys.path``); no such file,
+  or no ``SWEEP``: ``UsageProblem``;
+- ``keyword_matches(expression, case_id)``: pytest's ``-k`` over one case id (each word a case-insensitive
+  substring; and / or / not); an expression pytest cannot parse: ``UsageProblem``;
+- ``select(sweeps, keyword, case_ids, load_best, backend, scope)``: the cases (kernels, then vendor items, suite by
+  suite, each id once) that ``keyword`` and ``case_ids`` (exact ids, all when empty) select; an unknown id or an
+  empty selection: ``UsageProblem`` saying which.
 ``UsageProblem`` is bad input: a tool prints its one line and exits 2.
 """
 

@@ -3,21 +3,19 @@ published Ascend 950 MHA figure, its modeled cycles, and the clock they would im
 
 Usage: ``python -m tlbench.backends.tools.fa_calibration [--json OUT.json] [--enable-offset]``
 
-The published figure (tile-ai/tilelang examples/ascend/flash_attention/README.md): MHA, bf16,
-S=4096, D=128, one head, block 128x128, num_stages=3, 32 blocks, fp32 output: 26.8 us
-(320.1 TFLOP/s; torch SDPA 28.94 us), timed by tilelang's do_bench on an Ascend 950.  We
-lower *our* shared body at that config (one block per query tile = 32 blocks) through the
-real Ascend pipeline and read tilelang's EstimateLatency + Z3 schedule: modeled cycles per
-core for the KV loop ((trip - 1) * II + span).  Dividing by the published time gives the
-clock the model would need to match it.  This is a fidelity figure of a MODEL against a
-PUBLISHED number, not a measurement of ours: different kernel text (the published kernel is
-hand-tuned: NZ-packed P, pinned versions, latency hints), and the model leaves out the
-prologue (Q load, init) and epilogue (normalise, store).  We found no published Ascend 950
-AI Core clock to put next to it; the output says so rather than invent one.
+The published figure (tile-ai/tilelang examples/ascend/flash_attention/README.md): MHA, bf16, S=4096, D=128, one
+head, block 128x128, num_stages=3, 32 blocks, fp32 output: 26.8 us (320.1 TFLOP/s; torch SDPA 28.94 us), timed by
+tilelang's do_bench on an Ascend 950.  We lower *our* shared body at that config (one block per query tile = 32
+blocks) through the real Ascend pipeline and read tilelang's EstimateLatency + Z3 schedule: modeled cycles per core
+for the KV loop ((trip - 1) * II + span).  Dividing by the published time gives the clock the model would need to
+match it.  This is a fidelity figure of a MODEL against a PUBLISHED number, not a measurement of ours: different
+kernel text (the published kernel is hand-tuned: NZ-packed P, pinned versions, latency hints), and the model leaves
+out the prologue (Q load, init) and epilogue (normalise, store).  We found no published Ascend 950 AI Core clock to
+put next to it; the output says so rather than invent one.
 
-Contract: ``calibrate(enable_offset)`` returns the figure as a dict; ``main`` prints it as JSON
-(and writes ``--json``), exit 0.  Needs tilelang's Ascend pipeline (imported inside functions)
-and the checkout's ``suites/``.  Recorded in results/ascend-model/README.md.
+Contract: ``calibrate(enable_offset)`` returns the figure as a dict; ``main`` prints it as JSON (and writes
+``--json``), exit 0.  Needs tilelang's Ascend pipeline (imported inside functions) and the checkout's ``suites/``.
+Recorded in results/ascend-model/README.md.
 """
 
 from __future__ import annotations
@@ -48,15 +46,10 @@ def calibrate(enable_offset: bool = False) -> dict:
     cycles = facts.modeled_cycles_per_core
     return {
         "label": "model-vs-published fidelity figure (modeled cycles of our body vs a published time of another kernel); not a measurement",
-        "problem": PROBLEM.problem_id,
-        "config": config.config_id,
-        "blocks": PROBLEM.seq_q // config.block_M,
+        "problem": PROBLEM.problem_id, "config": config.config_id, "blocks": PROBLEM.seq_q // config.block_M,
         "kv_loop_ii_cycles_model": loop["ii"] if loop else None,
-        "kv_loop_span_cycles_model": loop["span"] if loop else None,
-        "buffer_versions": facts.buffer_versions,
-        "modeled_cycles_per_core": cycles,
-        "published_us": PUBLISHED_US,
-        "published_source": PUBLISHED_SOURCE,
+        "kv_loop_span_cycles_model": loop["span"] if loop else None, "buffer_versions": facts.buffer_versions,
+        "modeled_cycles_per_core": cycles, "published_us": PUBLISHED_US, "published_source": PUBLISHED_SOURCE,
         "implied_clock_ghz": round(cycles / (PUBLISHED_US * 1e-6) / 1e9, 3) if cycles else None,
         "published_clock_ghz": None,
         "published_clock_note": "no published Ascend 950 AI Core clock found; none is assumed",

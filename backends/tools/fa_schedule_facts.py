@@ -3,17 +3,16 @@ one-body vs target-specific gap, read from the real lowering on any machine (no 
 
 Usage: ``python -m tlbench.backends.tools.fa_schedule_facts [--seq 8192] [--ptxas]`` (repository root)
 
-For the shared (one-body) FA at 128x128 s1/s2 on 256 threads, the target-specific ``hopper`` body
-(128x128 s1) and ``hopper_ws`` (128x192 s2, 384 threads), lowered for sm_90a
-(backends/nvidia/backend.py ``lower`` and ``kernel_source``): the plan (pipeline kind, threads,
-dynamic shared memory, TMA / wgmma) and, from the generated CUDA (``source_facts``), how each
-wgmma group is waited on (``warpgroup_wait<0>``: the warpgroup idles until its GEMM is done;
-``<1>``: one group stays in flight while the softmax runs), named barriers (the two consumer
-warpgroups scheduled against each other), TMA stores of O, and the float accumulators
-declared.  ``--ptxas`` also builds each with nvcc ``-Xptxas=-v`` (registers, spills).
+For the shared (one-body) FA at 128x128 s1/s2 on 256 threads, the target-specific ``hopper`` body (128x128 s1) and
+``hopper_ws`` (128x192 s2, 384 threads), lowered for sm_90a (backends/nvidia/backend.py ``lower`` and
+``kernel_source``): the plan (pipeline kind, threads, dynamic shared memory, TMA / wgmma) and, from the generated
+CUDA (``source_facts``), how each wgmma group is waited on (``warpgroup_wait<0>``: the warpgroup idles until its
+GEMM is done; ``<1>``: one group stays in flight while the softmax runs), named barriers (the two consumer
+warpgroups scheduled against each other), TMA stores of O, and the float accumulators declared.  ``--ptxas`` also
+builds each with nvcc ``-Xptxas=-v`` (registers, spills).
 
-Contract: ``source_facts(source)`` is pure (the tests pin it); ``main`` prints one block per body,
-exit 0, and needs tilelang (imported inside functions) and the checkout's ``suites/``.
+Contract: ``source_facts(source)`` is pure (the tests pin it); ``main`` prints one block per body, exit 0, and needs
+tilelang (imported inside functions) and the checkout's ``suites/``.
 """
 
 from __future__ import annotations
@@ -29,16 +28,14 @@ _ARRAY = re.compile(r"^\s*float (\w+)\[(\d+)\];", re.M)
 
 
 def source_facts(source: str) -> dict[str, Any]:
-    """Counts read from generated CUDA: waits by depth, named-barrier calls, TMA loads/stores,
-    wgmma issues, and the float arrays of at least 64 elements (the accumulators)."""
+    """Counts read from generated CUDA: waits by depth, named-barrier calls, TMA loads/stores, wgmma issues, and the
+    float arrays of at least 64 elements (the accumulators)."""
     waits: dict[str, int] = {}
     for depth in _WAIT.findall(source):
         waits[depth] = waits.get(depth, 0) + 1
     return {
-        "wgmma_waits_by_depth": dict(sorted(waits.items())),
-        "named_barrier_calls": source.count("named_barrier"),
-        "tma_load_calls": source.count("tma_load"),
-        "tma_store_calls": source.count("tma_store"),
+        "wgmma_waits_by_depth": dict(sorted(waits.items())), "named_barrier_calls": source.count("named_barrier"),
+        "tma_load_calls": source.count("tma_load"), "tma_store_calls": source.count("tma_store"),
         "wgmma_issue_sites": source.count("wgmma_ss<") + source.count("wgmma_rs<"),
         "float_accumulators": {name: int(n) for name, n in _ARRAY.findall(source) if int(n) >= 64},
     }

@@ -1,7 +1,7 @@
 """Timing honesty check: the harness median next to Nsight Compute's for the same kernel.
 
-Usage on a GPU host, all in one (alternates 3 harness processes and 3 ncu processes on the
-same kernel, and reports every pair's ratio and their range, against +-2 %):
+Usage on a GPU host, all in one (alternates 3 harness processes and 3 ncu processes on the same kernel, and reports
+every pair's ratio and their range, against +-2 %):
 
     python -m tlbench.backends.tools.ncu_crosscheck interleaved --case CASE_ID [--pairs 3] [--out-dir DIR]
 
@@ -12,14 +12,14 @@ or step by step (one process per mode, ncu wraps the second):
         python -m tlbench.backends.tools.ncu_crosscheck launch --case CASE_ID --count 20
     python -m tlbench.backends.tools.ncu_crosscheck compare HARNESS.json NCU.csv
 
-``harness`` prints/writes the harness median (the same measurement loop the suites
-use) for each repeat; ``launch`` only launches the kernel ``count`` times after an L2 flush
-so ncu can time each launch itself; ``compare`` prints both medians and their ratio.
-CASE_ID is a suite id such as ``gemm-8192x8192x8192-f16-bm128-bn256-bk64-t256-auto-s3``.
+``harness`` prints/writes the harness median (the same measurement loop the suites use) for each repeat; ``launch``
+only launches the kernel ``count`` times after an L2 flush so ncu can time each launch itself; ``compare`` prints
+both medians and their ratio. CASE_ID is a suite id such as
+``gemm-8192x8192x8192-f16-bm128-bn256-bk64-t256-auto-s3``.
 
-Contract: ``ncu_durations_s`` and ``ratio_range`` are pure (the tests pin them); the other modes
-need a GPU, torch and tilelang (imported inside functions) and the checkout's ``suites/``; a case
-id that does not parse, or a failed measurement, exits with one line saying so.
+Contract: ``ncu_durations_s`` and ``ratio_range`` are pure (the tests pin them); the other modes need a GPU, torch
+and tilelang (imported inside functions) and the checkout's ``suites/``; a case id that does not parse, or a failed
+measurement, exits with one line saying so.
 """
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ import json
 import re
 import statistics
 import sys
+
+from tlbench.backends.tools.timer_table import within
 
 _CASE = re.compile(
     r"^gemm-(?P<M>\d+)x(?P<N>\d+)x(?P<K>\d+)-(?P<dt>f16|bf16)-bm(?P<bm>\d+)-bn(?P<bn>\d+)-bk(?P<bk>\d+)-t(?P<t>\d+)-"
@@ -143,17 +145,12 @@ def compare(harness_json: str, ncu_csv: str) -> None:
     )
 
 
-TOLERANCE = 0.02
-
-
 def ratio_range(pairs: list[tuple[float, float]]) -> tuple[float, float, str]:
-    """(lowest, highest harness/ncu ratio) over the pairs, and one line saying whether the
-    whole range lies within +-TOLERANCE, or by how much it misses."""
+    """(lowest, highest harness/ncu ratio) over the pairs, and one line saying whether the whole range lies within
+    +-TOLERANCE, or by how much it misses."""
     ratios = [h / n for h, n in pairs]
     lo, hi = min(ratios), max(ratios)
-    miss = max(0.0, (1 - TOLERANCE) - lo, hi - (1 + TOLERANCE))
-    verdict = f"inside +-{TOLERANCE:.0%}" if miss == 0 else f"misses +-{TOLERANCE:.0%} by {miss:.2%}"
-    return lo, hi, f"harness/ncu ratio over {len(ratios)} alternating pairs: {lo:.4f} .. {hi:.4f} ({verdict})"
+    return lo, hi, f"harness/ncu ratio over {len(ratios)} alternating pairs: {lo:.4f} .. {hi:.4f} ({within(lo, hi)})"
 
 
 def run_interleaved(case_id: str, pairs: int, out_dir: str, kernel_regex: str, count: int) -> int:

@@ -6,22 +6,20 @@ Usage on a GPU host (repo root, tlbench importable; ncu on PATH for the ncu colu
         [--case CASE_ID ...] [--timers events,cupti,graph] [--ncu none,base] [--count 10]
         [--no-flush | --l2-flush write|read] [--out-dir DIR]
 
-``run`` takes the cases of the suites' ``SWEEP`` (full scope; kernels and vendor items), keeps
-those that ``-k`` (pytest's -k expression, over the case id) and ``--case`` (exact ids) select,
-then, one subprocess each:
-1. ``harness``: every case through the harness's own sampling loop (harness/measure/rounds.py,
-   the suites' default policy) once per timer (``--tlbench-nvidia-timer`` choices), the
-   median and its status (clean / DRIFT / CAPPED) per timer -> DIR/harness.json;
-2. ``launch`` under ``ncu --clock-control none`` and again under ``--clock-control base``
-   (``--metrics gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second``: each kernel's time
-   and the SM clock it ran at; profiled from ``cudaProfilerStart`` on): ``count``
-   calls of each case, each after the same L2 flush the timers use (ncu ``--cache-control
-   all``; with ``--no-flush``: no flush, ``--cache-control none``) -> DIR/ncu-none.csv, ncu-base.csv;
-   ``--l2-flush`` picks how the timers' flush empties L2 (``--tlbench-nvidia-l2-flush``: ``write``,
+``run`` takes the cases of the suites' ``SWEEP`` (full scope; kernels and vendor items), keeps those that ``-k``
+(pytest's -k expression, over the case id) and ``--case`` (exact ids) select, then, one subprocess each:
+1. ``harness``: every case through the harness's own sampling loop (harness/measure/rounds.py, the suites' default
+   policy) once per timer (``--tlbench-nvidia-timer`` choices), the median and its status (clean / DRIFT / CAPPED)
+   per timer -> DIR/harness.json;
+2. ``launch`` under ``ncu --clock-control none`` and again under ``--clock-control base`` (``--metrics
+   gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second``: each kernel's time and the SM clock it ran at;
+   profiled from ``cudaProfilerStart`` on): ``count`` calls of each case, each after the same L2 flush the timers
+   use (ncu ``--cache-control all``; with ``--no-flush``: no flush, ``--cache-control none``) -> DIR/ncu-none.csv,
+   ncu-base.csv; ``--l2-flush`` picks how the timers' flush empties L2 (``--tlbench-nvidia-l2-flush``: ``write``,
    the default, leaves dirty lines; ``read`` clean ones, as ncu's cache control does);
-3. ``table``: one table (medians in us; each timer / ncu none; ncu base / none; the SM clock NVML
-   read after CUPTI's batches beside the one ncu read during the kernel) and one line per
-   timer saying whether it lies within +-2 % of ncu none -> stdout, DIR/crosscheck.md, .json.
+3. ``table``: one table (medians in us; each timer / ncu none; ncu base / none; the SM clock NVML read after CUPTI's
+   batches beside the one ncu read during the kernel) and one line per timer saying whether it lies within +-2 % of
+   ncu none -> stdout, DIR/crosscheck.md, .json.
 ``table DIR`` re-makes step 3 from the files.  Bad arguments: one line, exit 2.
 """
 
@@ -65,8 +63,8 @@ def _backend(timer: str, l2_flush: str):
 
 def _compile_all(backend, cases, options: dict[str, Any]) -> dict[str, Any]:
     """Each kernel built (through tilelang's cache): first in child processes on a 4+ CPU host
-    (harness/measure/cache_warmer.py: builds on threads of one process do not overlap), then
-    loaded here; a CompileError kept as its result."""
+    (harness/measure/cache_warmer.py: builds on threads of one process do not overlap), then loaded here; a
+    CompileError kept as its result."""
     from tlbench.harness.core.backend_api import CompileError
     from tlbench.harness.core.cases import VendorCase
     from tlbench.harness.measure.cache_warmer import processes, warmer_for
@@ -130,17 +128,16 @@ def run_harness(args) -> int:
 
 
 def kept_batch_clock(record: dict[str, Any]) -> float | None:
-    """The median NVML SM clock (MHz) read after each batch the record's samples come from (a
-    re-measured record's dropped first attempt left out); None without telemetry."""
+    """The median NVML SM clock (MHz) read after each batch the record's samples come from (a re-measured record's
+    dropped first attempt left out); None without telemetry."""
     batches = (record.get("measurement") or {}).get("batches") or ()
     clocks = [b["telemetry"]["sm_clock_mhz"] for b in batches if not b.get("dropped") and (b.get("telemetry") or {}).get("sm_clock_mhz")]
     return float(statistics.median(clocks)) if clocks else None
 
 
 def timed_calls(args) -> tuple[Any, list[tuple[str, Callable[[], Any], Callable[[], Any]]]]:
-    """The selected cases built, each as (case id, the exact call the timers time, the L2 flush
-    before it), with the backend that made them; a kernel that did not build is left out, said
-    on stderr."""
+    """The selected cases built, each as (case id, the exact call the timers time, the L2 flush before it), with the
+    backend that made them; a kernel that did not build is left out, said on stderr."""
     from tlbench.harness.core.cases import VendorCase
 
     cases = _cases(args)

@@ -1,25 +1,23 @@
 """The timer cross-check's pure parts: ncu's CSV split into calls per case, and the one table.
 
 Contract:
-- ``ncu_kernel_rows(text)``: ``(kernel name, seconds)`` of every ``gpu__time_duration.sum`` row of
-  ``ncu --csv`` output, in profiling order (ncu's own lines and other metrics ignored);
-  ``ncu_clock_rows(text)``: the same kernels' SM clock in MHz (``sm__cycles_elapsed.avg.per_second``,
-  the clock ncu saw during each kernel), None where ncu gave none or in a unit not known here.
+- ``ncu_kernel_rows(text)``: ``(kernel name, seconds)`` of every ``gpu__time_duration.sum`` row of ``ncu --csv``
+  output, in profiling order (ncu's own lines and other metrics ignored); ``ncu_clock_rows(text)``: the same
+  kernels' SM clock in MHz (``sm__cycles_elapsed.avg.per_second``, the clock ncu saw during each kernel), None where
+  ncu gave none or in a unit not known here.
 - ``calls_by_case(rows, case_ids, count)``: the launcher (backends/tools/timer_crosscheck.py ``launch``) profiles,
-  after ``cudaProfilerStart``, a marker kernel, one L2 flush, the marker, then per case
-  ``count`` x (flush, call) and the marker.  So row 0 names the marker and the rows up to its
-  second launch the flush (one kernel or several, each once); each segment between markers is
-  one case, split at the flushes into ``count`` calls, each the sum of its kernels (as CUPTI
-  sums them; the same split, backends/gpu/flush_choice.py ``split_at_flushes``).  Anything else raises ``ValueError`` saying what.
-  ``clock_by_case(rows, clocks, case_ids)``: per case, the median SM clock of its own kernels
-  (flushes and markers left out), from the same segments.
-- ``table(rows)``: ``CrosscheckRow``s as one fixed-width text table (medians in us, each
-  harness timer / ncu ``--clock-control none``, and ncu base / none; a timer that fell back to
-  another method has its status say ``as <method>``); ``markdown(rows)`` the
-  same as a Markdown table (both with the SM clock NVML read after CUPTI's batches beside the
-  one ncu read during the kernel: NVML's reading lags a clock that drops within a kernel, so the
-  two differ under heavy load and only ncu's is the kernel's); ``agreement(rows)`` one line
-  per timer: its ratio range to ncu none and whether it lies within +-2 %.
+  after ``cudaProfilerStart``, a marker kernel, one L2 flush, the marker, then per case ``count`` x (flush, call)
+  and the marker.  So row 0 names the marker and the rows up to its second launch the flush (one kernel or several,
+  each once); each segment between markers is one case, split at the flushes into ``count`` calls, each the sum of
+  its kernels (as CUPTI sums them; the same split, backends/gpu/flush_choice.py ``split_at_flushes``).  Anything
+  else raises ``ValueError`` saying what. ``clock_by_case(rows, clocks, case_ids)``: per case, the median SM clock
+  of its own kernels (flushes and markers left out), from the same segments.
+- ``table(rows)``: ``CrosscheckRow``s as one fixed-width text table (medians in us, each harness timer / ncu
+  ``--clock-control none``, and ncu base / none; a timer that fell back to another method has its status say ``as
+  <method>``); ``markdown(rows)`` the same as a Markdown table (both with the SM clock NVML read after CUPTI's
+  batches beside the one ncu read during the kernel: NVML's reading lags a clock that drops within a kernel, so the
+  two differ under heavy load and only ncu's is the kernel's); ``agreement(rows)`` one line per timer: its ratio
+  range to ncu none and whether it lies within +-2 %.
 """
 
 from __future__ import annotations
@@ -97,8 +95,8 @@ def _segments(rows: Sequence[tuple[str, float]], case_ids: Sequence[str]) -> tup
 
 
 def calls_by_case(rows: Sequence[tuple[str, float]], case_ids: Sequence[str], count: int) -> dict[str, list[float]]:
-    """Per case, ``count`` call times: the kernels between one flush and the next.  The flush is
-    what the launcher ran between its first two markers (one kernel or several in a row)."""
+    """Per case, ``count`` call times: the kernels between one flush and the next.  The flush is what the launcher
+    ran between its first two markers (one kernel or several in a row)."""
     flush_names, segments = _segments(rows, case_ids)
     flush = " + ".join(sorted(flush_names))
     out = {}
@@ -115,8 +113,8 @@ def calls_by_case(rows: Sequence[tuple[str, float]], case_ids: Sequence[str], co
 
 def clock_by_case(rows: Sequence[tuple[str, float]], clocks: Sequence[float | None],
                   case_ids: Sequence[str]) -> dict[str, float]:
-    """Per case, the median SM clock (MHz) ncu read over the case's own kernels; a case with no
-    clock reading is left out."""
+    """Per case, the median SM clock (MHz) ncu read over the case's own kernels; a case with no clock reading is
+    left out."""
     flush_names, segments = _segments(rows, case_ids)
     out = {}
     for case_id, segment in zip(case_ids, segments):
@@ -204,7 +202,11 @@ def agreement(rows: Sequence[CrosscheckRow]) -> list[str]:
             out.append(f"{label} / ncu none: no pair measured")
             continue
         lo, hi = min(ratios), max(ratios)
-        miss = max(0.0, (1 - TOLERANCE) - lo, hi - (1 + TOLERANCE))
-        verdict = f"inside +-{TOLERANCE:.0%}" if miss == 0 else f"misses +-{TOLERANCE:.0%} by {miss:.2%}"
-        out.append(f"{label} / ncu none over {len(ratios)} cases: {lo:.4f} .. {hi:.4f} ({verdict})")
+        out.append(f"{label} / ncu none over {len(ratios)} cases: {lo:.4f} .. {hi:.4f} ({within(lo, hi)})")
     return out
+
+
+def within(lo: float, hi: float) -> str:
+    """Whether the ratio range ``lo .. hi`` lies inside +-TOLERANCE, or by how much it misses."""
+    miss = max(0.0, (1 - TOLERANCE) - lo, hi - (1 + TOLERANCE))
+    return f"inside +-{TOLERANCE:.0%}" if miss == 0 else f"misses +-{TOLERANCE:.0%} by {miss:.2%}"

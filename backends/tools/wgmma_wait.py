@@ -1,7 +1,8 @@
 """The consumer loop of a tile-sweep GEMM (the built-in body, suites/gemm/body.py) as tilelang 0.1.15
 writes it for sm_90a: the WGMMA issue and wait lines of each k step.  Runs on a CPU box (lowering only).
 
-usage: python -m tlbench.backends.tools.wgmma_wait [BLOCK_M BLOCK_N BLOCK_K THREADS STAGES]   (default 64 128 128 256 4, at 1024^3)
+usage: python -m tlbench.backends.tools.wgmma_wait [BLOCK_M BLOCK_N BLOCK_K THREADS STAGES]   (default 64 128 128
+256 4, at 1024^3)
 
 Contract: prints the case id, then the loop, issue, arrive and wait lines of the generated CUDA; exit 0.
 """

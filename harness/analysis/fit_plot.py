@@ -1,11 +1,10 @@
 """Space-time PNG of the copy -> compute timeline model fitted to measured device times.
 
-Contract: ``fit_panels(fit, ...)``: one ``timeline_plot.Panel`` per measured num_stages of a
-``timeline_model.Fit``: the ``copy -> compute`` timeline with the fitted copy latency and
-compute per K step, in ns, titled with measured vs predicted time.  ``write_fit_png``
-renders them through ``timeline_plot.draw_space_time`` (matplotlib imported lazily there)
-and returns the path.  Every number drawn is the model's and the figure says so.  Pure
-functions of their inputs.  (A backend's own schedule figure comes from its traits.)
+Contract: ``fit_panels(fit, ...)``: one ``timeline_plot.Panel`` per measured num_stages of a ``timeline_model.Fit``:
+the ``copy -> compute`` timeline with the fitted copy latency and compute per K step, in ns, titled with measured vs
+predicted time.  ``write_fit_png`` renders them through ``timeline_plot.draw_space_time`` (matplotlib imported
+lazily there) and returns the path.  Every number drawn is the model's and the figure says so.  Pure functions of
+their inputs.  (A backend's own schedule figure comes from its traits.)
 """
 
 from __future__ import annotations
@@ -19,10 +18,7 @@ from tlbench.harness.analysis import timeline_model as models
 from tlbench.harness.analysis.timeline_plot import Panel, draw_space_time, panel_from_timeline
 from tlbench.harness.results.report.table import format_seconds
 
-FIT_DESCRIPTIONS = {
-    "copy": "copy: issue -> data on chip (model)",
-    "compute": "compute: one K step's MMA (model)",
-}
+FIT_DESCRIPTIONS = {"copy": "copy: issue -> data on chip (model)", "compute": "compute: one K step's MMA (model)"}
 DEFAULT_SHOWN = 8
 
 
@@ -46,11 +42,7 @@ def fit_panels(fit: timeline_fit.Fit, iterations_shown: int = DEFAULT_SHOWN, sta
 
 
 def write_fit_png(
-    fit: timeline_fit.Fit,
-    path: str | Path,
-    *,
-    title: str = "",
-    iterations_shown: int = DEFAULT_SHOWN,
+    fit: timeline_fit.Fit, path: str | Path, *, title: str = "", iterations_shown: int = DEFAULT_SHOWN,
     stages: Iterable[int] | None = None,
 ) -> Path:
     panels = fit_panels(fit, iterations_shown, stages)

@@ -1,10 +1,9 @@
 """The stage report's figures.
 
-Contract: ``write_pngs(report, records, png_dir)`` writes one space-time PNG per tile group:
-the backend's own schedule figure where its plans carry a schedule model
-(``BackendTraits.schedule_figure``), else the ``copy -> compute`` model fitted to device times
-(``harness.analysis.fit_plot``); ``plot_stage_curves(report, path)`` draws every group's speedup
-over its own num_stages=1 point against num_stages, on the group's basis (device time, or
+Contract: ``write_pngs(report, records, png_dir)`` writes one space-time PNG per tile group: the backend's own
+schedule figure where its plans carry a schedule model (``BackendTraits.schedule_figure``), else the ``copy ->
+compute`` model fitted to device times (``harness.analysis.fit_plot``); ``plot_stage_curves(report, path)`` draws
+every group's speedup over its own num_stages=1 point against num_stages, on the group's basis (device time, or
 modeled cycles labelled as a model).  matplotlib is imported lazily, through its object API.
 """
 
@@ -18,8 +17,8 @@ from tlbench.harness.analysis.stage_types import StageReport
 
 def write_pngs(report: StageReport, records: Iterable[Mapping[str, Any]], png_dir: str | Path,
                traits_of: Callable[[str], Any] | None = None, prefix: str = "") -> list[Path]:
-    """One space-time PNG per group: the backend's schedule figure where its plans carry a
-    schedule model (``BackendTraits.schedule_figure``), else the model fitted to device times."""
+    """One space-time PNG per group: the backend's schedule figure where its plans carry a schedule model
+    (``BackendTraits.schedule_figure``), else the model fitted to device times."""
     from tlbench.harness.analysis import fit_plot
 
     traits_of = traits_of or TraitsCatalog.from_entry_points().get
@@ -40,9 +39,9 @@ def write_pngs(report: StageReport, records: Iterable[Mapping[str, Any]], png_di
 
 
 def plot_stage_curves(report: StageReport, path: str | Path) -> Path:
-    """Each group's speedup over its own num_stages=1 point against num_stages, one panel per
-    (backend, problem), one line per tile; the axis says whether it is device time or modeled
-    cycles (a model).  Groups without a 1-stage point or a basis are left out, and said so."""
+    """Each group's speedup over its own num_stages=1 point against num_stages, one panel per (backend, problem),
+    one line per tile; the axis says whether it is device time or modeled cycles (a model).  Groups without a
+    1-stage point or a basis are left out, and said so."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 

@@ -1,11 +1,10 @@
 """The pipeline model beside a stage group's numbers (``harness.analysis.timeline_model``).
 
-Contract: ``with_model(group, records, load_pipes)`` returns the group with the model filled in:
-where the plans carry a scheduled K loop, the per-K-step latencies of its tasks
-(``loop_latencies``: copies on the backend's ``load_pipes`` are producers, the rest compute) and
-the model's predicted K-loop cycles and II per num_stages, compared with the schedule; else,
-with device times, the ``copy -> compute`` timeline fitted to the measured medians of
-``auto`` num_stages >= 1.  Every prediction is a model and is labelled so by the printers.
+Contract: ``with_model(group, records, load_pipes)`` returns the group with the model filled in: where the plans
+carry a scheduled K loop, the per-K-step latencies of its tasks (``loop_latencies``: copies on the backend's
+``load_pipes`` are producers, the rest compute) and the model's predicted K-loop cycles and II per num_stages,
+compared with the schedule; else, with device times, the ``copy -> compute`` timeline fitted to the measured medians
+of ``auto`` num_stages >= 1.  Every prediction is a model and is labelled so by the printers.
 """
 
 from __future__ import annotations
@@ -77,12 +76,12 @@ def _with_schedule_prediction(group: TileGroup, loops: dict[Any, dict[str, Any]]
 
 
 def loop_latencies(loop: Mapping[str, Any], load_pipes: frozenset[str]) -> LoopLatencies:
-    """Latency / compute / copy-pipe occupancy per K step from a scheduled Ascend loop's
-    ``EstimateLatency`` tasks (``plan.schedule_model.loops[i]``), in model cycles.
+    """Latency / compute / copy-pipe occupancy per K step from a scheduled Ascend loop's ``EstimateLatency`` tasks
+    (``plan.schedule_model.loops[i]``), in model cycles.
 
-    Producers are the ``copy`` tasks on a load pipe (the backend's ``load_pipes``); every other task
-    is compute.  On one pipe copies serialize: the last one's data lands ``sum(ii) +
-    min(latency - ii)`` after the first issue; different pipes are taken to run in parallel.
+    Producers are the ``copy`` tasks on a load pipe (the backend's ``load_pipes``); every other task is compute.  On
+    one pipe copies serialize: the last one's data lands ``sum(ii) + min(latency - ii)`` after the first issue;
+    different pipes are taken to run in parallel.
     """
     copies, computes = [], []
     for task in loop.get("tasks") or ():
@@ -102,16 +101,9 @@ def loop_latencies(loop: Mapping[str, Any], load_pipes: frozenset[str]) -> LoopL
     busy = {p: sum(e[3] for e in es) for p, es in by_pipe.items()}
     copy_pipe = max(busy, key=lambda p: busy[p])
     return LoopLatencies(
-        latency=max(arrival.values()),
-        compute=sum(e[2] for e in computes),
-        issue=busy[copy_pipe],
-        copy_pipe=copy_pipe,
-        copies=tuple(copies),
-        computes=tuple(computes),
+        latency=max(arrival.values()), compute=sum(e[2] for e in computes), issue=busy[copy_pipe], copy_pipe=copy_pipe,
+        copies=tuple(copies), computes=tuple(computes),
     )
-
-
-# --------------------------------------------------------------------------- verdict
 
 
 def steady_ii(lat: LoopLatencies, num_stages: int) -> float:

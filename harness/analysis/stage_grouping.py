@@ -1,17 +1,15 @@
 """Group a run's records into the stage report: one ``TileGroup`` per (backend, kernel, problem, tile).
 
-Contract: ``build_stage_report(bench_json, traits_of=None) -> StageReport`` reads a
-pytest-benchmark document (parsed JSON) holding tlbench records of a stage sweep and returns
-pure data: one ``TileGroup`` per (backend, kernel, problem, tile), each with one ``StageLine``
-per ``T.Pipelined`` variant (``auto`` num_stages ascending, then ``manual``, ``serial``; failed
-and skipped items appear with their reason), the pipeline model beside the numbers
-(stage_fit), the problem's vendor item (its device median, the same GPU or shard first: how far
-the best variant is from the vendor) and a ``StageVerdict`` (stage_verdict).  Records of any
-family whose config has a num_stages (or loop form) axis form groups, a user's kernel_sweep
-too; vendor items are the groups' reference, never groups; kernels whose config has no such
-axis are listed as left out, saying so.  It raises ``StageReportError`` (one line saying what
-to do) when the document holds no record that sweeps num_stages.  A backend's traits
-(``traits_of``) give its testbed fields and the pipes whose copies load operands.
+Contract: ``build_stage_report(bench_json, traits_of=None) -> StageReport`` reads a pytest-benchmark document
+(parsed JSON) holding tlbench records of a stage sweep and returns pure data: one ``TileGroup`` per (backend,
+kernel, problem, tile), each with one ``StageLine`` per ``T.Pipelined`` variant (``auto`` num_stages ascending, then
+``manual``, ``serial``; failed and skipped items appear with their reason), the pipeline model beside the numbers
+(stage_fit), the problem's vendor item (its device median, the same GPU or shard first: how far the best variant is
+from the vendor) and a ``StageVerdict`` (stage_verdict).  Records of any family whose config has a num_stages (or
+loop form) axis form groups, a user's kernel_sweep too; vendor items are the groups' reference, never groups;
+kernels whose config has no such axis are listed as left out, saying so.  It raises ``StageReportError`` (one line
+saying what to do) when the document holds no record that sweeps num_stages.  A backend's traits (``traits_of``)
+give its testbed fields and the pipes whose copies load operands.
 """
 
 from __future__ import annotations
@@ -33,8 +31,8 @@ from tlbench.harness.analysis.stage_verdict import group_verdict
 
 
 def build_stage_report(bench_json: Mapping[str, Any], traits_of: Callable[[str], Any] | None = None) -> StageReport:
-    """See the module docstring.  ``traits_of``: backend name -> its ``BackendTraits``
-    (default: the installed backends'; unknown names get defaults)."""
+    """See the module docstring.  ``traits_of``: backend name -> its ``BackendTraits`` (default: the installed
+    backends'; unknown names get defaults)."""
     traits_of = traits_of or TraitsCatalog.from_entry_points().get
     if not isinstance(bench_json, Mapping) or not isinstance(bench_json.get("benchmarks"), list):
         raise StageReportError("not pytest-benchmark output (no 'benchmarks' list); pass the file written by --benchmark-json")
@@ -71,9 +69,9 @@ def _vendor_of(first: Mapping[str, Any], by_problem: Mapping[tuple[str, str], li
 
 
 def _with_loop_form(rec: dict[str, Any], catalog: FamilyCatalog) -> dict[str, Any]:
-    """A record whose config names no loop form (a described kernel's: its axes only) gets
-    its family's stage point as ``loop_form`` / ``num_stages``; the config as recorded stays
-    under ``config_as_recorded``.  Other records are returned as they are."""
+    """A record whose config names no loop form (a described kernel's: its axes only) gets its family's stage point
+    as ``loop_form`` / ``num_stages``; the config as recorded stays under ``config_as_recorded``.  Other records are
+    returned as they are."""
     config = rec.get("config")
     if not isinstance(config, Mapping) or "loop_form" in config:
         return rec
@@ -123,14 +121,9 @@ def _build_group(doc: Mapping[str, Any], key: tuple, recs: list[dict[str, Any]],
     typed_config = family.config_from_dict(first.get("config_as_recorded", config))
     iterations = k_steps_per_block(family, typed_problem, typed_config, chosen)
     group = TileGroup(
-        backend=backend,
-        testbed=testbed_of(dict(doc), backend, traits).describe(),
-        kernel=kernel + (f" [{label}]" if label else ""),
-        problem=family.problem_label(typed_problem),
-        tile=family.stage_point(typed_config).tile,
-        iterations=iterations,
-        basis=basis,
-        rows=tuple(rows),
+        backend=backend, testbed=testbed_of(dict(doc), backend, traits).describe(),
+        kernel=kernel + (f" [{label}]" if label else ""), problem=family.problem_label(typed_problem),
+        tile=family.stage_point(typed_config).tile, iterations=iterations, basis=basis, rows=tuple(rows),
         scheduled=any((r.get("plan") or {}).get("schedule_model") for r in chosen),
     )
     vendor = _vendor_of(first, vendors)
@@ -141,8 +134,8 @@ def _build_group(doc: Mapping[str, Any], key: tuple, recs: list[dict[str, Any]],
 
 
 def _one_record_per_variant(recs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """A device record beats a compile record, a timed one beats a failed or skipped one;
-    ordered auto (by num_stages), manual, serial."""
+    """A device record beats a compile record, a timed one beats a failed or skipped one; ordered auto (by
+    num_stages), manual, serial."""
 
     def rank(rec: dict[str, Any]) -> tuple[int, int]:
         return (rec.get("status", "ok") == "ok", rec.get("kind") == "device")
@@ -164,20 +157,13 @@ def _row(rec: dict[str, Any]) -> StageLine:
     timed = rec.get("status", "ok") == "ok"
     return StageLine(
         label=str(config["num_stages"]) if config["loop_form"] == "auto" else config["loop_form"],
-        loop_form=config["loop_form"],
-        num_stages=config.get("num_stages"),
-        case_id=rec.get("case_id", "?"),
-        status=item_status(rec),
-        path=path_label(plan),
+        loop_form=config["loop_form"], num_stages=config.get("num_stages"), case_id=rec.get("case_id", "?"),
+        status=item_status(rec), path=path_label(plan),
         versions="/".join(str(b.get("versions")) for b in pipelined_buffers(plan)) or "-",
         measured_s=(rec.get("summary") or {}).get("median") if timed and rec.get("kind") == "device" else None,
         method=rec.get("method", "") if rec.get("kind") == "device" else "",
-        modeled_cycles=model.get("modeled_cycles_per_core"),
-        loop_cycles=loop.get("modeled_cycles"),
-        ii_cycles=loop.get("ii"),
-        onchip_scope=scope,
-        onchip_bytes=used,
-        onchip_limit=limit,
+        modeled_cycles=model.get("modeled_cycles_per_core"), loop_cycles=loop.get("modeled_cycles"),
+        ii_cycles=loop.get("ii"), onchip_scope=scope, onchip_bytes=used, onchip_limit=limit,
     )
 
 

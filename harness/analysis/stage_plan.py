@@ -1,9 +1,8 @@
 """Reading one record's plan and naming what it holds, for the stage report.
 
-Contract: pure functions of a record's ``plan`` / ``problem`` / ``config`` sections: the scheduled K
-loop of a plan's schedule model, the pipelined buffers and their on-chip scope, the pipeline
-path label, an item's status, the K steps per block, the labels of a problem and a tile, and
-small ratio helpers.  Nothing is printed.
+Contract: pure functions of a record's ``plan`` / ``problem`` / ``config`` sections: the scheduled K loop of a
+plan's schedule model, the pipelined buffers and their on-chip scope, the pipeline path label, an item's status, the
+K steps per block, the labels of a problem and a tile, and small ratio helpers.  Nothing is printed.
 """
 
 from __future__ import annotations
@@ -63,16 +62,13 @@ def item_status(rec: dict[str, Any]) -> str:
 
 
 def k_steps_per_block(family: Any, problem: Any, config: Any, recs: list[dict[str, Any]]) -> int | None:
-    """Steps of the pipelined loop: the schedule's trip count where a plan has one, else the
-    family's ``loop_trips``."""
+    """Steps of the pipelined loop: the schedule's trip count where a plan has one, else the family's
+    ``loop_trips``."""
     trips = [k_loop(r.get("plan") or {}).get("trip_count") for r in recs]
     trips = [t for t in trips if t]
     if trips:
         return int(trips[0])
     return family.loop_trips(problem, config)
-
-
-# --------------------------------------------------------------------------- text
 
 
 def problem_sort(label: str) -> tuple:
@@ -103,11 +99,10 @@ def _stage_of(rec: dict[str, Any]) -> int | None:
 
 
 def budget_max_stages(recs: list[dict[str, Any]]) -> int | None:
-    """Deepest num_stages whose buffers fit the limit of their scope.  Where the compiler versions
-    the pipelined buffers (versions above 1 on record), from the per-version bytes of one plan;
-    where it does not (one version at every depth: the kernel stages its own buffers, e.g. a
-    stage dimension of its shared tiles), from the on-chip bytes two depths report - linear in
-    num_stages, what one more stage costs; None when neither can be read."""
+    """Deepest num_stages whose buffers fit the limit of their scope.  Where the compiler versions the pipelined
+    buffers (versions above 1 on record), from the per-version bytes of one plan; where it does not (one version at
+    every depth: the kernel stages its own buffers, e.g. a stage dimension of its shared tiles), from the on-chip
+    bytes two depths report - linear in num_stages, what one more stage costs; None when neither can be read."""
     for rec in recs:
         plan = rec.get("plan") or {}
         scope, used, limit = onchip_use(plan)
@@ -126,9 +121,6 @@ def budget_max_stages(recs: list[dict[str, Any]]) -> int | None:
         if per_stage > 0:
             return int((limit - (u1 - per_stage * s1)) // per_stage)
     return None
-
-
-# --------------------------------------------------------------------------- plan reading
 
 
 def fmt_basis(basis: str):

@@ -1,13 +1,11 @@
 """``tlbench report --stages FILE``: how many pipeline stages to use, and why.
 
-Contract: ``main(path, png=None, markdown=None, png_dir=None, as_json=False)`` loads a results
-file (``harness.results.files.store``), prints the stage report (with ``as_json``: the document of
-harness/analysis/stage_json.py, alone on stdout; what it writes is then said on stderr), and
-writes what was asked for:
-``markdown`` (the report as markdown), ``png`` (every group's speedup over its num_stages=1
-point, plus one space-time PNG per group beside it, ``<stem>-<group>.png``) and ``png_dir``
-(only the space-time PNGs, in that folder).  It returns 0, or 2 after one line on stderr
-when the input cannot be used.  No global state.
+Contract: ``main(path, png=None, markdown=None, png_dir=None, as_json=False)`` loads a results file
+(``harness.results.files.store``), prints the stage report (with ``as_json``: the document of
+harness/analysis/stage_json.py, alone on stdout; what it writes is then said on stderr), and writes what was asked
+for: ``markdown`` (the report as markdown), ``png`` (every group's speedup over its num_stages=1 point, plus one
+space-time PNG per group beside it, ``<stem>-<group>.png``) and ``png_dir`` (only the space-time PNGs, in that
+folder).  It returns 0, or 2 after one line on stderr when the input cannot be used.  No global state.
 
 The report is built in layers, one module each:
 - ``stage_types``: the data (``StageReport``, ``TileGroup``, ``StageLine``, ``StageVerdict``);

@@ -1,9 +1,9 @@
 """The stage report as text: ``format_stage_report(report) -> list[str]`` (the terminal) and
 ``stage_markdown(report, source) -> str`` (the same, for a CI summary).
 
-Contract: pure formatting of a ``StageReport``: per group a header, the basis and model
-lines, the table of variants and the verdict.  Device times print as times, model numbers as
-cycles marked ``(model)`` / ``(Z3)``; they never share a column.
+Contract: pure formatting of a ``StageReport``: per group a header, the basis and model lines, the table of variants
+and the verdict.  Device times print as times, model numbers as cycles marked ``(model)`` / ``(Z3)``; they never
+share a column.
 """
 
 from __future__ import annotations
@@ -161,9 +161,6 @@ def _onchip_cell(row: StageLine) -> str:
     return f"{row.onchip_bytes / 1024:.0f}/{row.onchip_limit / 1024:.0f} KiB {row.onchip_bytes / row.onchip_limit:4.0%}"
 
 
-# --------------------------------------------------------------------------- entry
-
-
 def _short(kind: str) -> str:
     """``copy A->A_tile (global->shared.l1)`` -> ``copy A``; anything else as is."""
     if kind.startswith("copy ") and "->" in kind:
@@ -191,8 +188,8 @@ def _md_text(value: object) -> str:
 
 
 def stage_markdown(report: StageReport, source: str) -> str:
-    """The text report as GitHub markdown: a heading, each group's recommendation as a table
-    row, then the full report in a fenced block (its aligned columns survive)."""
+    """The text report as GitHub markdown: a heading, each group's recommendation as a table row, then the full
+    report in a fenced block (its aligned columns survive)."""
     rows = []
     for g in report.groups:
         v = g.verdict

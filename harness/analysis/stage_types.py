@@ -1,9 +1,9 @@
 """The stage report's data: one ``TileGroup`` per (backend, kernel, problem, tile), one ``StageLine`` per
 ``T.Pipelined`` variant, the group's ``StageVerdict``, and the whole ``StageReport``.
 
-Contract: frozen dataclasses, no behaviour beyond small lookups; two kinds of number are kept
-apart in every field - device time (seconds, measured) and model cycles (a backend's schedule
-model, never a time).  ``TileGroup.basis`` says which one a group's speedups use.
+Contract: frozen dataclasses, no behaviour beyond small lookups; two kinds of number are kept apart in every field -
+device time (seconds, measured) and model cycles (a backend's schedule model, never a time).  ``TileGroup.basis``
+says which one a group's speedups use.
 """
 
 from __future__ import annotations
@@ -20,17 +20,14 @@ class StageReportError(ValueError):
     """The document holds nothing a stage report can use; ``str()`` says what to do."""
 
 
-# --------------------------------------------------------------------------- data
-
-
 @dataclass(frozen=True)
 class LoopLatencies:
     """Per-K-step durations of an Ascend loop, from ``EstimateLatency`` (model cycles).
 
-    ``latency``: issue of the first operand copy -> last operand in place (copies on one
-    pipe serialize, each holding its pipe for its ``ii``); ``issue``: cycles the busiest
-    copy pipe is held per step (``sum(ii)``); ``compute``: latency of the compute tasks
-    run back to back.  ``copies`` / ``computes``: ``(name, pipe, latency, ii)``.
+    ``latency``: issue of the first operand copy -> last operand in place (copies on one pipe serialize, each
+    holding its pipe for its ``ii``); ``issue``: cycles the busiest copy pipe is held per step (``sum(ii)``);
+    ``compute``: latency of the compute tasks run back to back.  ``copies`` / ``computes``: ``(name, pipe, latency,
+    ii)``.
     """
 
     latency: float

@@ -1,11 +1,10 @@
 """The timeline model turned around: predictions per num_stages, and a fit to measured times.
 
-Contract: ``predict_from_latencies(latency, compute, iterations, stages, issue)`` returns a
-``Prediction`` (makespan and steady interval per num_stages, from ``timeline_model.simulate``);
-``fit_latency_ratio(measured, iterations)`` finds the latency/compute ratio whose simulated
-makespans best match measured times (``Fit``: the ratio, its plausible range, the predicted
-times and relative errors, the min sufficient depth); ``recommend_num_stages(times)`` is the
-smallest num_stages within a tolerance of the best.  Pure functions, frozen dataclasses.
+Contract: ``predict_from_latencies(latency, compute, iterations, stages, issue)`` returns a ``Prediction`` (makespan
+and steady interval per num_stages, from ``timeline_model.simulate``); ``fit_latency_ratio(measured, iterations)``
+finds the latency/compute ratio whose simulated makespans best match measured times (``Fit``: the ratio, its
+plausible range, the predicted times and relative errors, the min sufficient depth); ``recommend_num_stages(times)``
+is the smallest num_stages within a tolerance of the best.  Pure functions, frozen dataclasses.
 """
 
 from __future__ import annotations
@@ -18,8 +17,8 @@ from tlbench.harness.analysis.timeline_model import DEFAULT_STAGES, Number, Swee
 
 @dataclass(frozen=True)
 class Prediction:
-    """Model prediction for a loop whose latency and compute per iteration are known
-    (measured, or estimated e.g. by Ascend's ``EstimateLatency``)."""
+    """Model prediction for a loop whose latency and compute per iteration are known (measured, or estimated e.g. by
+    Ascend's ``EstimateLatency``)."""
 
     latency: Number
     compute: Number
@@ -38,13 +37,12 @@ class Prediction:
 class Fit:
     """Latency/compute ratio that best explains measured times per ``num_stages``.
 
-    Model: ``time[s] = scale * makespan(iterations, issue=0, latency=ratio, compute=1, s)``,
-    so ``scale`` is the time of one iteration's compute in the caller's unit and
-    ``ratio * scale`` the latency.  ``relative_error[s] = (predicted - measured) /
-    measured``; ``rms_relative_error`` is what was minimised.  ``ratio_low..ratio_high``
-    is the range of grid ratios whose RMS relative error is within ``band`` of the best:
-    a wide range means the measurements do not pin the ratio down (typically when every
-    measured depth is already past the minimum sufficient depth).
+    Model: ``time[s] = scale * makespan(iterations, issue=0, latency=ratio, compute=1, s)``, so ``scale`` is the
+    time of one iteration's compute in the caller's unit and ``ratio * scale`` the latency.  ``relative_error[s] =
+    (predicted - measured) / measured``; ``rms_relative_error`` is what was minimised.  ``ratio_low..ratio_high`` is
+    the range of grid ratios whose RMS relative error is within ``band`` of the best: a wide range means the
+    measurements do not pin the ratio down (typically when every measured depth is already past the minimum
+    sufficient depth).
     """
 
     iterations: int
@@ -72,56 +70,35 @@ class Fit:
         return asdict(self)
 
 
-# --------------------------------------------------------------------------- closed forms
-
-
 def predict_from_latencies(
-    latency: Number,
-    compute: Number,
-    iterations: int,
-    stages: Iterable[int] = DEFAULT_STAGES,
-    issue: Number = 0,
+    latency: Number, compute: Number, iterations: int, stages: Iterable[int] = DEFAULT_STAGES, issue: Number = 0,
 ) -> Prediction:
-    """Model prediction for a measured or estimated per-iteration ``latency`` and
-    ``compute`` (any one unit, e.g. Ascend ``EstimateLatency`` cycles)."""
+    """Model prediction for a measured or estimated per-iteration ``latency`` and ``compute`` (any one unit, e.g.
+    Ascend ``EstimateLatency`` cycles)."""
     rows = tuple(sweep(iterations, issue, latency, compute, stages))
     if not rows:
         raise ValueError("predict_from_latencies: stages is empty")
     return Prediction(
-        latency=latency,
-        compute=compute,
-        issue=issue,
-        iterations=iterations,
-        latency_ratio=latency / compute,
+        latency=latency, compute=compute, issue=issue, iterations=iterations, latency_ratio=latency / compute,
         min_sufficient_depth=min_sufficient_depth(latency, compute),
-        recommended_num_stages=recommend_num_stages({r.num_stages: r.makespan for r in rows}),
-        rows=rows,
+        recommended_num_stages=recommend_num_stages({r.num_stages: r.makespan for r in rows}), rows=rows,
     )
 
 
-# --------------------------------------------------------------------------- inverse
-
-
 def fit_latency_ratio(
-    stage_times: Mapping[int, float | None],
-    iterations: int,
-    *,
-    ratio_min: float = 0.05,
-    ratio_max: float = 20.0,
-    ratio_step: float = 0.005,
-    band: float = 0.005,
+    stage_times: Mapping[int, float | None], iterations: int, *, ratio_min: float = 0.05, ratio_max: float = 20.0,
+    ratio_step: float = 0.005, band: float = 0.005,
 ) -> Fit:
     """Find the latency/compute ratio (and time scale) that best explains measured times.
 
-    ``stage_times`` maps ``num_stages`` -> measured time (any unit, e.g. ms).  Entries with
-    a time that is ``None``, non-finite or ``<= 0`` (a failed or missing measurement) are
-    ignored, and so is ``num_stages < 1`` (``num_stages=0`` means "not a pipelined loop",
-    which has no buffer count in this model).  At least two points must remain.
+    ``stage_times`` maps ``num_stages`` -> measured time (any unit, e.g. ms).  Entries with a time that is ``None``,
+    non-finite or ``<= 0`` (a failed or missing measurement) are ignored, and so is ``num_stages < 1``
+    (``num_stages=0`` means "not a pipelined loop", which has no buffer count in this model).  At least two points
+    must remain.
 
-    The model is run with ``issue = 0`` and ``compute = 1``; for each ratio on a grid
-    ``ratio_min..ratio_max`` (step ``ratio_step``, then refined 50x finer around the best)
-    the scale minimising the sum of squared relative errors is closed-form, and the ratio
-    with the smallest RMS relative error wins (the smallest ratio among exact ties).
+    The model is run with ``issue = 0`` and ``compute = 1``; for each ratio on a grid ``ratio_min..ratio_max`` (step
+    ``ratio_step``, then refined 50x finer around the best) the scale minimising the sum of squared relative errors
+    is closed-form, and the ratio with the smallest RMS relative error wins (the smallest ratio among exact ties).
     """
     check_iterations(iterations)
     if not (0 < ratio_min < ratio_max) or ratio_step <= 0:
@@ -153,44 +130,27 @@ def fit_latency_ratio(
     best_i = min(range(count), key=lambda i: (coarse_loss[i], i))
     fine_step = ratio_step / 50
     centre = coarse[best_i]
-    fine = [
-        r
-        for r in (round(centre + j * fine_step, 12) for j in range(-50, 51))
-        if ratio_min <= r <= ratio_max
-    ]
+    fine = [r for r in (round(centre + j * fine_step, 12) for j in range(-50, 51)) if ratio_min <= r <= ratio_max]
     candidates = [(loss(r), r) for r in fine]
     (best_rms, scale), ratio = min(candidates, key=lambda c: (c[0][0], c[1]))
     in_band = [r for r, l in zip(coarse, coarse_loss) if l <= best_rms + band]
     in_band += [r for (l, _), r in candidates if l <= best_rms + band]
 
-    predicted_by_stage = {
-        s: scale * makespan_without_issue_limit(iterations, ratio, 1, s) for s in measured
-    }
+    predicted_by_stage = {s: scale * makespan_without_issue_limit(iterations, ratio, 1, s) for s in measured}
     single = scale * makespan_without_issue_limit(iterations, ratio, 1, 1)
     return Fit(
-        iterations=iterations,
-        latency_ratio=ratio,
-        scale=scale,
-        measured=measured,
-        predicted=predicted_by_stage,
+        iterations=iterations, latency_ratio=ratio, scale=scale, measured=measured, predicted=predicted_by_stage,
         predicted_speedup={s: single / p for s, p in predicted_by_stage.items()},
-        relative_error={s: (predicted_by_stage[s] - t) / t for s, t in measured.items()},
-        rms_relative_error=best_rms,
-        min_sufficient_depth=min_sufficient_depth(ratio, 1),
-        ratio_low=min(in_band),
-        ratio_high=max(in_band),
-        band=band,
+        relative_error={s: (predicted_by_stage[s] - t) / t for s, t in measured.items()}, rms_relative_error=best_rms,
+        min_sufficient_depth=min_sufficient_depth(ratio, 1), ratio_low=min(in_band), ratio_high=max(in_band), band=band,
     )
 
 
-def recommend_num_stages(
-    times_by_stage: Mapping[int, float | None], tolerance: float = 0.02
-) -> int:
+def recommend_num_stages(times_by_stage: Mapping[int, float | None], tolerance: float = 0.02) -> int:
     """Smallest ``num_stages`` whose time is within ``tolerance`` (relative) of the best.
 
-    Extra stages cost on-chip memory for nothing once the loop is compute-bound (seed
-    1.3), so ties go to the shallower pipeline.  Times that are ``None``, non-finite or
-    ``<= 0`` are ignored."""
+    Extra stages cost on-chip memory for nothing once the loop is compute-bound (seed 1.3), so ties go to the
+    shallower pipeline.  Times that are ``None``, non-finite or ``<= 0`` are ignored."""
     usable = {
         int(s): float(t)
         for s, t in times_by_stage.items()

@@ -1,20 +1,18 @@
 """Space-time figure of a pipelined loop: one panel per schedule, one row per lane.
 
-Contract
---------
-* Data first, pixels last.  A figure is a sequence of ``Panel``s; a panel is a title plus
-  named ``Lane``s (``"copy"``, ``"compute"``; or for a real Ascend schedule hardware pipes
-  such as ``"MTE2"``, ``"Cube"``, ``"Fixpipe"``), each holding ``Bar(start, end, label)``s,
-  plus optional ``Phase`` spans (prologue / steady / epilogue) that are shaded.  Building
-  and laying out that data (``panels_from_model``, ``normalize_panels``, ``pack_tracks``)
-  needs only the standard library.
-* ``draw_space_time(lanes_by_panel, path, title)`` renders a PNG.  matplotlib is imported
-  lazily inside it and driven through its object API with the Agg canvas (no pyplot, no
-  global backend switch), so importing this module never needs matplotlib or a display.
-* Bars that overlap inside one lane (several copies in flight at once) are stacked on
-  sub-rows of that lane instead of being drawn over one another.
-* All panels of a figure share one time axis, labelled in cycles unless told otherwise,
-  so schedules are comparable at a glance.
+Contract --------
+* Data first, pixels last.  A figure is a sequence of ``Panel``s; a panel is a title plus named ``Lane``s
+  (``"copy"``, ``"compute"``; or for a real Ascend schedule hardware pipes such as ``"MTE2"``, ``"Cube"``,
+  ``"Fixpipe"``), each holding ``Bar(start, end, label)``s, plus optional ``Phase`` spans (prologue / steady /
+  epilogue) that are shaded.  Building and laying out that data (``panels_from_model``, ``normalize_panels``,
+  ``pack_tracks``) needs only the standard library.
+* ``draw_space_time(lanes_by_panel, path, title)`` renders a PNG.  matplotlib is imported lazily inside it and
+  driven through its object API with the Agg canvas (no pyplot, no global backend switch), so importing this module
+  never needs matplotlib or a display.
+* Bars that overlap inside one lane (several copies in flight at once) are stacked on sub-rows of that lane instead
+  of being drawn over one another.
+* All panels of a figure share one time axis, labelled in cycles unless told otherwise, so schedules are comparable
+  at a glance.
 """
 
 from __future__ import annotations
@@ -33,15 +31,8 @@ PHASE_COLORS = {"prologue": "#9ecae1", "steady": "#c7e9c0", "epilogue": "#fdd0a2
 
 # Fixed colours for the names the harness uses; anything else takes a palette colour.
 LANE_COLORS = {
-    "copy": "#4c78a8",
-    "compute": "#f58518",
-    "MTE1": "#72b7b2",
-    "MTE2": "#4c78a8",
-    "MTE3": "#54a24b",
-    "Cube": "#f58518",
-    "Vector": "#e45756",
-    "Fixpipe": "#b279a2",
-    "Scalar": "#9d755d",
+    "copy": "#4c78a8", "compute": "#f58518", "MTE1": "#72b7b2", "MTE2": "#4c78a8", "MTE3": "#54a24b", "Cube": "#f58518",
+    "Vector": "#e45756", "Fixpipe": "#b279a2", "Scalar": "#9d755d",
 }
 _PALETTE = ("#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#ff9da6", "#9d755d", "#bab0ac", "#eeca3b")
 
@@ -89,17 +80,13 @@ class Panel:
         return asdict(self)
 
 
-# --------------------------------------------------------------------------- data
-
-
 def panel_from_timeline(timeline: Timeline, title: str | None = None) -> Panel:
-    """Lanes ``copy`` (issue -> data arrival, ``c<i>``) and ``compute`` (``g<i>``), as in
-    the seed's ASCII figure; phases from ``prologue_end`` / ``epilogue_start``."""
+    """Lanes ``copy`` (issue -> data arrival, ``c<i>``) and ``compute`` (``g<i>``), as in the seed's ASCII figure;
+    phases from ``prologue_end`` / ``epilogue_start``."""
     steps = timeline.steps
     depth = timeline.num_stages
     copy = Lane(
-        "copy",
-        tuple(Bar(s.copy_start, s.copy_end, f"c{s.index}", row=s.slot) for s in steps),
+        "copy", tuple(Bar(s.copy_start, s.copy_end, f"c{s.index}", row=s.slot) for s in steps),
         caption=f"{depth} buffers" if depth > 1 else "",
     )
     compute = Lane("compute", tuple(Bar(s.compute_start, s.compute_end, f"g{s.index}") for s in steps))
@@ -120,16 +107,10 @@ def panel_from_timeline(timeline: Timeline, title: str | None = None) -> Panel:
 
 
 def panels_from_model(
-    iterations: int,
-    issue: float,
-    latency: float,
-    compute: float,
-    stages: Iterable[int] = DEFAULT_STAGES,
+    iterations: int, issue: float, latency: float, compute: float, stages: Iterable[int] = DEFAULT_STAGES,
 ) -> tuple[Panel, ...]:
     """One panel per ``num_stages``, built from ``models.simulate``."""
-    return tuple(
-        panel_from_timeline(simulate(iterations, issue, latency, compute, s)) for s in stages
-    )
+    return tuple(panel_from_timeline(simulate(iterations, issue, latency, compute, s)) for s in stages)
 
 
 def normalize_panels(lanes_by_panel: Any) -> tuple[Panel, ...]:
@@ -156,9 +137,8 @@ def normalize_panels(lanes_by_panel: Any) -> tuple[Panel, ...]:
 
 
 def pack_tracks(bars: Sequence[Bar]) -> tuple[int, ...]:
-    """Sub-row index for each bar so that bars on one sub-row never overlap (touching is
-    fine); greedy by start time, which uses the minimum number of sub-rows.  When every
-    bar carries a ``row`` those rows are used as given."""
+    """Sub-row index for each bar so that bars on one sub-row never overlap (touching is fine); greedy by start
+    time, which uses the minimum number of sub-rows.  When every bar carries a ``row`` those rows are used as given."""
     if bars and all(b.row is not None for b in bars):
         return tuple(int(b.row) for b in bars)  # type: ignore[arg-type]
     order = sorted(range(len(bars)), key=lambda i: (bars[i].start, bars[i].end))
@@ -182,16 +162,8 @@ def lane_color(name: str) -> str:
     return _PALETTE[sum(map(ord, name)) % len(_PALETTE)]
 
 
-# --------------------------------------------------------------------------- drawing
-
-
 def draw_space_time(
-    lanes_by_panel: Any,
-    path: str | Path,
-    title: str = "",
-    *,
-    xlabel: str = "cycles",
-    dpi: int = 120,
+    lanes_by_panel: Any, path: str | Path, title: str = "", *, xlabel: str = "cycles", dpi: int = 120,
     lane_descriptions: Mapping[str, str] | None = None,
 ) -> Path:
     """Render panels (see ``normalize_panels`` for accepted shapes) to a PNG at ``path``.
@@ -272,9 +244,6 @@ def draw_space_time(
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, format="png", dpi=dpi)
     return out
-
-
-# --------------------------------------------------------------------------- helpers
 
 
 def _layout(panel: Panel) -> tuple[int, list[tuple[Lane, int, int, tuple[int, ...]]]]:

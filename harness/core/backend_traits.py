@@ -1,32 +1,27 @@
 """What a backend knows that the harness shows or sets up, readable without its toolchain.
 
-Contract: a backend's traits are any object with the members of ``BackendTraits``; they
-import neither tilelang nor torch, so ``tlbench report`` / ``compare`` on a laptop and the
-xdist controller can use them.  They come from the ``tlbench.traits`` entry-point group
-(``name = "package.module:OBJECT"``) through ``TraitsCatalog``; a backend with none (a
-test's fake) gets ``DefaultTraits``, which shows it plainly.  The running backend object
-carries the same traits as ``backend.traits``.  The harness reads a backend's colour,
-label, plan summary, machine-info keys, testbed fields, worker pinning and schedule figure
-only from here, and never branches on a backend's name.
+Contract: a backend's traits are any object with the members of ``BackendTraits``; they import neither tilelang nor
+torch, so ``tlbench report`` / ``compare`` on a laptop and the xdist controller can use them.  They come from the
+``tlbench.traits`` entry-point group (``name = "package.module:OBJECT"``) through ``TraitsCatalog``; a backend with
+none (a test's fake) gets ``DefaultTraits``, which shows it plainly.  The running backend object carries the same
+traits as ``backend.traits``.  The harness reads a backend's colour, label, plan summary, machine-info keys, testbed
+fields, worker pinning and schedule figure only from here, and never branches on a backend's name.
 
-Optional (read with ``getattr``): ``runtime_warm_up``, a ``"module:function"`` the backend's
-device worker calls with no argument in a thread of its own as soon as it starts, before it
-builds the backend: the device runtime's one-off first-use costs (a vendor library's handle,
-the profiler behind the timer), importing only that runtime, so they overlap the worker's
-other imports and collection instead of delaying the first item.  It must measure nothing
+Optional (read with ``getattr``): ``runtime_warm_up``, a ``"module:function"`` the backend's device worker calls
+with no argument in a thread of its own as soon as it starts, before it builds the backend: the device runtime's
+one-off first-use costs (a vendor library's handle, the profiler behind the timer), importing only that runtime, so
+they overlap the worker's other imports and collection instead of delaying the first item.  It must measure nothing
 and do nothing when there is no device.
 
-Optional, too: ``dialect``, the body dialect the backend builds (its ``Backend.dialect``),
-so a suite's per-dialect configs are known without loading the backend.
+Optional, too: ``dialect``, the body dialect the backend builds (its ``Backend.dialect``), so a suite's per-dialect
+configs are known without loading the backend.
 
-Optional, too: ``measurement_method(record)``, what of one timed record says how it was
-measured, as ``{label: value}`` (a timer, how the cache was emptied ...): two runs whose paired
-items differ there measured different things, and compare refuses them
-(harness/results/compare/method_match.py).  Leave out a label the record does not carry (an older
-file: unknown, not compared); return {} for a record whose method is judged otherwise (compile
-items: the compile rules).  A backend without it gets ``generic_measurement_method`` (the
-record's ``method`` and ``l2_flush_bytes`` as they are).  ``method_options``: the command-line
-options that set it, named in the refusal.
+Optional, too: ``measurement_method(record)``, what of one timed record says how it was measured, as ``{label:
+value}`` (a timer, how the cache was emptied ...): two runs whose paired items differ there measured different
+things, and compare refuses them (harness/results/compare/method_match.py).  Leave out a label the record does not carry (an
+older file: unknown, not compared); return {} for a record whose method is judged otherwise (compile items: the
+compile rules).  A backend without it gets ``generic_measurement_method`` (the record's ``method`` and
+``l2_flush_bytes`` as they are).  ``method_options``: the command-line options that set it, named in the refusal.
 """
 
 from __future__ import annotations
@@ -73,8 +68,8 @@ class BackendTraits(Protocol):
         """Ids of the devices this host shows, for one pytest-xdist worker each ([] if none)."""
 
     def schedule_figure(self, records: Sequence[Mapping[str, Any]], path: Path, title: str) -> Path | None:
-        """A PNG of the compiler's schedule of one tile's records (one per num_stages),
-        from their ``plan.schedule_model``; None when this backend has no such figure."""
+        """A PNG of the compiler's schedule of one tile's records (one per num_stages), from their
+        ``plan.schedule_model``; None when this backend has no such figure."""
 
 
 @dataclass(frozen=True)
@@ -109,9 +104,9 @@ class DefaultTraits:
 
 
 def generic_measurement_method(record: Mapping[str, Any]) -> dict[str, Any]:
-    """The generic record fields that say how a timed record was measured, uninterpreted:
-    ``method`` and ``l2_flush_bytes`` where present; {} for a compile record (its method, with
-    its round count and parallel jobs, is the compile rules' to judge)."""
+    """The generic record fields that say how a timed record was measured, uninterpreted: ``method`` and
+    ``l2_flush_bytes`` where present; {} for a compile record (its method, with its round count and parallel jobs,
+    is the compile rules' to judge)."""
     if record.get("kind") == "compile":
         return {}
     return {name: record[name] for name in ("method", "l2_flush_bytes") if record.get(name) is not None}

@@ -1,23 +1,20 @@
 """On-chip footprint of a case per memory scope, checked before anything compiles.
 
-Contract: a backend describes its on-chip memory as ``Scope``s (name, capacity, whether the
-requested pipeline depth or one version must fit, and named capacity variants such as UB
-with SIMT code resident); a kernel family knows which buffers its body allocates in which
-scope for a backend's dialect and turns a (problem, config) into one ``ScopeUse`` per scope
-it uses (``KernelFamily.footprint``).  ``check(case, scopes, dialect)`` joins the two into a
-``BudgetVerdict`` whose ``reason`` names the scope, the bytes needed and the capacity, and
-the buffers where the family names them, e.g. ``shared.dyn needs 262144 B, limit 232448 B
-(A_shared + B_shared 4 x 65536 B)``.  A config over budget is skipped with that reason
-(and the backend's name: harness/measure/outcome.py) instead of being compiled; a family
-that declares no footprint for a dialect is checked after lowering instead, from the
-compiled kernel's buffers (``plan_overflow``, the same words, each buffer of the scope
-with its versions and bytes).  A footprint counts every element at its dtype's real size
-(``buffer_bytes``, harness/core/dtypes.py: fp8 one byte, int4 half a byte; an unknown dtype
-raises).  Nothing here knows a backend or a family.
+Contract: a backend describes its on-chip memory as ``Scope``s (name, capacity, whether the requested pipeline depth
+or one version must fit, and named capacity variants such as UB with SIMT code resident); a kernel family knows
+which buffers its body allocates in which scope for a backend's dialect and turns a (problem, config) into one
+``ScopeUse`` per scope it uses (``KernelFamily.footprint``).  ``check(case, scopes, dialect)`` joins the two into a
+``BudgetVerdict`` whose ``reason`` names the scope, the bytes needed and the capacity, and the buffers where the
+family names them, e.g. ``shared.dyn needs 262144 B, limit 232448 B (A_shared + B_shared 4 x 65536 B)``.  A config
+over budget is skipped with that reason (and the backend's name: harness/measure/outcome.py) instead of being
+compiled; a family that declares no footprint for a dialect is checked after lowering instead, from the compiled
+kernel's buffers (``plan_overflow``, the same words, each buffer of the scope with its versions and bytes).  A
+footprint counts every element at its dtype's real size (``buffer_bytes``, harness/core/dtypes.py: fp8 one byte,
+int4 half a byte; an unknown dtype raises).  Nothing here knows a backend or a family.
 
-Why this exists on top of the compiler: shared memory over the limit can pass lowering
-and the native compiler and only fail at launch, and an accumulator over its scope can
-lower without error (the backends' limits modules say where, with the measurements).
+Why this exists on top of the compiler: shared memory over the limit can pass lowering and the native compiler and
+only fail at launch, and an accumulator over its scope can lower without error (the backends' limits modules say
+where, with the measurements).
 """
 
 from __future__ import annotations
@@ -35,8 +32,8 @@ MINIMUM = "minimum"  # one version of every buffer must fit (the scheduler may p
 
 @dataclass(frozen=True)
 class Scope:
-    """One on-chip memory of a backend.  ``variants`` are other capacities of the same
-    memory under a named condition (``simt``: UB with SIMT vector code resident)."""
+    """One on-chip memory of a backend.  ``variants`` are other capacities of the same memory under a named
+    condition (``simt``: UB with SIMT vector code resident)."""
 
     name: str
     capacity: int
@@ -98,9 +95,9 @@ class BudgetVerdict:
 
 
 def plan_overflow(plan: Any) -> str:
-    """What a compiled kernel's plan (``bytes_per_scope`` against its ``limits``) allocates
-    beyond a capacity, in ``ScopeUse.describe``'s words; '' when it fits.  The check for a
-    kernel whose family declares no footprint, made after lowering."""
+    """What a compiled kernel's plan (``bytes_per_scope`` against its ``limits``) allocates beyond a capacity, in
+    ``ScopeUse.describe``'s words; '' when it fits.  The check for a kernel whose family declares no footprint, made
+    after lowering."""
     over = [f"{scope} needs {used} B, limit {plan.limits[scope]} B{_buffers_in(plan, scope)}"
             for scope, used in (plan.bytes_per_scope or {}).items()
             if (plan.limits or {}).get(scope) and isinstance(used, int) and used > plan.limits[scope]]

@@ -1,10 +1,9 @@
 """Backend-neutral value types: what a benchmark case is, how it is measured, what came out.
 
-Contract: frozen dataclasses with no behaviour beyond naming themselves (``case_id``) and
-turning into JSON-ready dicts (``to_dict``).  Nothing here knows about pytest, tilelang,
-torch, a particular backend or a particular kernel family (those bring their own problem
-and config types: backends/kernels/).  A ``Case`` id is a history key: results are compared across
-runs and backends by it, so its format only ever grows new optional suffixes.
+Contract: frozen dataclasses with no behaviour beyond naming themselves (``case_id``) and turning into JSON-ready
+dicts (``to_dict``).  Nothing here knows about pytest, tilelang, torch, a particular backend or a particular kernel
+family (those bring their own problem and config types: backends/kernels/).  A ``Case`` id is a history key: results
+are compared across runs and backends by it, so its format only ever grows new optional suffixes.
 """
 
 from __future__ import annotations
@@ -22,10 +21,10 @@ DTYPE_BYTES = {"float16": 2, "bfloat16": 2, "float32": 4, "float8_e4m3": 1}
 class Case:
     """One kernel variant of one problem: the unit that compiles, checks and is timed.
 
-    ``problem`` and ``config`` are a kernel family's types (``problem.family`` is the
-    family, see harness/core/family.py).  ``label`` names a case chosen for a reason
-    (``best``: the autotuned winner); it goes into the id so the named case has its own
-    history.  The id is ``<problem_id>[-<label>]-<config_id>`` for every family.
+    ``problem`` and ``config`` are a kernel family's types (``problem.family`` is the family, see
+    harness/core/family.py).  ``label`` names a case chosen for a reason (``best``: the autotuned winner); it goes
+    into the id so the named case has its own history.  The id is ``<problem_id>[-<label>]-<config_id>`` for every
+    family.
     """
 
     problem: Any
@@ -47,12 +46,8 @@ class Case:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "kernel": self.kernel,
-            "family": self.kernel,
-            "label": self.label,
-            "problem": fields_of(self.problem),
-            "config": fields_of(self.config),
-            **_described(self.family, self.problem, self.config),
+            "kernel": self.kernel, "family": self.kernel, "label": self.label, "problem": fields_of(self.problem),
+            "config": fields_of(self.config), **_described(self.family, self.problem, self.config),
         }
 
 
@@ -66,12 +61,11 @@ PORTABLE_KEY = "one_body"
 
 
 def _described(family: Any, problem: Any, config: Any = None) -> dict[str, Any]:
-    """``{"family_described": True}`` and the family's words for the case (``described_as``:
-    ids, labels, stage point) for a family whose records describe themselves
-    (harness/core/described.py), so readers without the family read them as it wrote them; and
-    ``one_body`` (``PORTABLE_KEY``) where the family says whether the config's body is the one
-    body that lowers for every dialect it names (``family.portable``: True) or a target-specific
-    kernel (False)."""
+    """``{"family_described": True}`` and the family's words for the case (``described_as``: ids, labels, stage
+    point) for a family whose records describe themselves (harness/core/described.py), so readers without the family
+    read them as it wrote them; and ``one_body`` (``PORTABLE_KEY``) where the family says whether the config's body
+    is the one body that lowers for every dialect it names (``family.portable``: True) or a target-specific kernel
+    (False)."""
     if not getattr(family, "described", False):
         return {}
     words = getattr(family, "record_words", None)
@@ -86,9 +80,9 @@ VENDOR_SUFFIX = "vendor"
 
 @dataclass(frozen=True)
 class VendorCase:
-    """A vendor library on the same problem (cuBLAS via torch, torch_npu matmul, one of torch
-    SDPA's kernels).  ``library`` names it where a problem has several (id
-    ``<problem_id>-<library>``); None: the one vendor item (``<problem_id>-vendor``)."""
+    """A vendor library on the same problem (cuBLAS via torch, torch_npu matmul, one of torch SDPA's kernels).
+    ``library`` names it where a problem has several (id ``<problem_id>-<library>``); None: the one vendor item
+    (``<problem_id>-vendor``)."""
 
     problem: Any
     kernel: str = VENDOR_SUFFIX
@@ -110,8 +104,8 @@ class VendorCase:
 
 @dataclass(frozen=True)
 class CaseIdParts:
-    """A case id split back into its parts: ``problem_id``, optional ``label``, ``config_id``
-    (``vendor`` for the vendor item of the problem)."""
+    """A case id split back into its parts: ``problem_id``, optional ``label``, ``config_id`` (``vendor`` for the
+    vendor item of the problem)."""
 
     problem_id: str
     label: str | None
@@ -120,9 +114,9 @@ class CaseIdParts:
 
 @dataclass(frozen=True)
 class StagePoint:
-    """Where a config sits on the pipeline-depth axis: ``tile`` names the config without its
-    depth keys (``128x256x64 t256``), ``loop_id`` the depth (``auto-s3``, ``manual``,
-    ``serial``) and ``num_stages`` it as a number where it has one."""
+    """Where a config sits on the pipeline-depth axis: ``tile`` names the config without its depth keys
+    (``128x256x64 t256``), ``loop_id`` the depth (``auto-s3``, ``manual``, ``serial``) and ``num_stages`` it as a
+    number where it has one."""
 
     tile: str
     loop_id: str
@@ -134,15 +128,13 @@ class StagePoint:
 class MeasurePolicy:
     """How device time is sampled (harness/measure/rounds.py applies it).
 
-    ``rounds`` round-robin passes over the items (``interleave``; else one item at a time),
-    each taking ``batch`` samples of every item, after ``warmup`` discarded calls per item and
-    a clock warmup of at most ``clock_warmup_s``; more rounds run for items whose
-    ``criterion`` (``NAME[:key=value,...]``, harness/measure/criteria.py) is not met, up to
-    ``max_samples`` samples or ``max_seconds`` of sampling per item (then CAPPED).  A batch
-    median shift or trend of ``drift_threshold`` or more is drift: re-measured once, then DRIFT.
-    Compile items (harness/measure/runner.py::run_compile_items): with ``compile_max_seconds``
-    an item's rounds stop once they took that many CPU seconds (at least one round; its record
-    says so).
+    ``rounds`` round-robin passes over the items (``interleave``; else one item at a time), each taking ``batch``
+    samples of every item, after ``warmup`` discarded calls per item and a clock warmup of at most
+    ``clock_warmup_s``; more rounds run for items whose ``criterion`` (``NAME[:key=value,...]``,
+    harness/measure/criteria.py) is not met, up to ``max_samples`` samples or ``max_seconds`` of sampling per item
+    (then CAPPED).  A batch median shift or trend of ``drift_threshold`` or more is drift: re-measured once, then
+    DRIFT. Compile items (harness/measure/runner.py::run_compile_items): with ``compile_max_seconds`` an item's
+    rounds stop once they took that many CPU seconds (at least one round; its record says so).
     """
 
     warmup: int = 5
@@ -209,11 +201,10 @@ class CheckResult:
 class Plan:
     """What the compiler decided for one case, in one shape for every backend.
 
-    ``pipeline``: {"kind": "none" | "software-pipeline" | "warp-specialized" | "z3-modulo",
-    "num_stages", "stage", "order", ...}.  ``buffers``: one dict per on-chip buffer with
-    name, scope, shape (declared tile), dtype, versions, bytes (all versions).
-    ``bytes_per_scope`` sums ``buffers``; ``limits`` are the capacities of those scopes.
-    ``schedule_model`` (Ascend) holds the Z3 schedule in modeled cycles: never a time.
+    ``pipeline``: {"kind": "none" | "software-pipeline" | "warp-specialized" | "z3-modulo", "num_stages", "stage",
+    "order", ...}.  ``buffers``: one dict per on-chip buffer with name, scope, shape (declared tile), dtype,
+    versions, bytes (all versions). ``bytes_per_scope`` sums ``buffers``; ``limits`` are the capacities of those
+    scopes. ``schedule_model`` (Ascend) holds the Z3 schedule in modeled cycles: never a time.
     """
 
     backend: str

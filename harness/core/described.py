@@ -1,32 +1,27 @@
 """Problems and configs as plain named values, and the family that reads them back from records alone.
 
-Contract: a kernel declared through the generic path (harness/sweep_api) has no types of
-its own: its problem is ``DescribedProblem(family_name, values)`` (the sizes the kernel is
-built for, e.g. ``{"M": 8192, "N": 8192}``) and its config ``DescribedConfig(values)`` (the
-sweep axes, the factory's keyword arguments, e.g. ``{"blk_m": 1, "num_stages": 2}``).
-Both turn into exactly those dicts (``to_dict``).  Their ids and labels are the live family's
-words where it formats them (a suite's ``problem_id=`` / ``config_id=`` ...: the family the
-object is ``bound_to``), else derived from names and values in declaration order:
+Contract: a kernel declared through the generic path (harness/sweep_api) has no types of its own: its problem
+is ``DescribedProblem(family_name, values)`` (the sizes the kernel is built for, e.g. ``{"M": 8192, "N": 8192}``)
+and its config ``DescribedConfig(values)`` (the sweep axes, the factory's keyword arguments, e.g. ``{"blk_m": 1,
+"num_stages": 2}``). Both turn into exactly those dicts (``to_dict``).  Their ids and labels are the live family's
+words where it formats them (a suite's ``problem_id=`` / ``config_id=`` ...: the family the object is ``bound_to``),
+else derived from names and values in declaration order:
 
 - ``problem_id``: ``<family>-<token>-...``; ``config_id``: ``<token>-...``;
-- a token is ``<key><value>``; ``num_stages`` is written ``s<n>``, a ``dtype`` key its short
-  dtype alone (``f16``), a ``loop_form`` key its value alone (``auto``, ``manual``,
-  ``serial``; beside it a ``num_stages`` of None is left out); values: integers and floats as
-  written (``-`` becomes ``m``), booleans ``1``/``0``, dtype strings short (``float16`` ->
-  ``f16``), other strings with characters outside ``[A-Za-z0-9_.]`` replaced by ``_``, lists
-  joined by ``x``, None ``none``;
-- the pipeline depth (``stage_facts``): a ``loop_form`` axis names the loop's form
-  (harness/core/loop_form.py: ``auto`` with ``num_stages``, ``manual``, ``serial``); without
-  one, a ``num_stages`` value is loop form ``auto``, and a config with neither has loop form
-  ``none``.
+- a token is ``<key><value>``; ``num_stages`` is written ``s<n>``, a ``dtype`` key its short dtype alone (``f16``),
+  a ``loop_form`` key its value alone (``auto``, ``manual``, ``serial``; beside it a ``num_stages`` of None is left
+  out); values: integers and floats as written (``-`` becomes ``m``), booleans ``1``/``0``, dtype strings short
+  (``float16`` -> ``f16``), other strings with characters outside ``[A-Za-z0-9_.]`` replaced by ``_``, lists joined
+  by ``x``, None ``none``;
+- the pipeline depth (``stage_facts``): a ``loop_form`` axis names the loop's form (harness/core/loop_form.py:
+  ``auto`` with ``num_stages``, ``manual``, ``serial``); without one, a ``num_stages`` value is loop form ``auto``,
+  and a config with neither has loop form ``none``.
 
-Records of such a kernel carry ``"family_described": true`` (``DESCRIBED_KEY``) and, under
-``WORDS_KEY``, the words the live family gave them (``Words``: problem and config ids, the
-problem's label, the stage point, the loop's trip count), so a reader that has not the suite
-reads them as it wrote them: ``DescribedFamily(name, words)`` (``family_for_record``) answers
-every reader's question from the record alone, deriving what a record does not say.
-``record_stage(record)`` is a record's place on the pipeline-depth axis.  Nothing here knows a
-backend or a kernel.
+Records of such a kernel carry ``"family_described": true`` (``DESCRIBED_KEY``) and, under ``WORDS_KEY``, the words
+the live family gave them (``Words``: problem and config ids, the problem's label, the stage point, the loop's trip
+count), so a reader that has not the suite reads them as it wrote them: ``DescribedFamily(name, words)``
+(``family_for_record``) answers every reader's question from the record alone, deriving what a record does not say.
+``record_stage(record)`` is a record's place on the pipeline-depth axis.  Nothing here knows a backend or a kernel.
 """
 
 from __future__ import annotations
@@ -34,7 +29,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping, Sequence
 
 from tlbench.harness.core import loop_form
@@ -50,8 +45,8 @@ PLAIN = (int, float, str, bool, type(None))
 
 
 class Params(dict):
-    """An insertion-ordered, hashable mapping of plain values (lists held as tuples); a dict,
-    so it is JSON as it is.  Never changed after construction."""
+    """An insertion-ordered, hashable mapping of plain values (lists held as tuples); a dict, so it is JSON as it
+    is.  Never changed after construction."""
 
     def __init__(self, values: Mapping[str, Any] | Iterable[tuple[str, Any]] = ()) -> None:
         super().__init__((str(k), plain_value(v)) for k, v in dict(values).items())
@@ -69,8 +64,8 @@ class Params(dict):
 
 
 def plain_value(value: Any) -> Any:
-    """A value as it goes into a record: plain JSON types, lists as tuples; anything else (a
-    dtype object) by its ``str``.  A mapping is refused: name its entries as axes instead."""
+    """A value as it goes into a record: plain JSON types, lists as tuples; anything else (a dtype object) by its
+    ``str``.  A mapping is refused: name its entries as axes instead."""
     if isinstance(value, PLAIN):
         return value
     if isinstance(value, (list, tuple)):
@@ -140,10 +135,9 @@ def stage_facts(values: Mapping[str, Any], tile: str | None = None) -> StageFact
 
 @dataclass(frozen=True)
 class Words:
-    """What a live family says of one case beyond its values, written into its record
-    (``WORDS_KEY``) so readers without the suite say the same: the problem's and the config's
-    ids and labels, its place on the pipeline-depth axis, the pipelined loop's trip count.
-    None: not said (the reader derives it from the values)."""
+    """What a live family says of one case beyond its values, written into its record (``WORDS_KEY``) so readers
+    without the suite say the same: the problem's and the config's ids and labels, its place on the pipeline-depth
+    axis, the pipelined loop's trip count. None: not said (the reader derives it from the values)."""
 
     problem_id: str | None = None
     config_id: str | None = None
@@ -178,23 +172,27 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-@dataclass(frozen=True, eq=True)
-class DescribedProblem:
-    """The sizes one kernel is built for.  ``family`` is the family that made it (set by
-    ``bound_to``: the live family, or the ``DescribedFamily`` that read it from a record),
-    else a ``DescribedFamily`` of the name; the family words its id and label."""
-
-    family_name: str
-    values: Params
+class _Bindable:
+    """``values`` held as ``Params``; ``bound_to(family)`` is a copy that knows the family wording it."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.values, Params):
             object.__setattr__(self, "values", Params(self.values))
 
-    def bound_to(self, family: Any) -> "DescribedProblem":
-        out = DescribedProblem(self.family_name, self.values)
+    def bound_to(self, family: Any) -> Any:
+        out = replace(self)
         object.__setattr__(out, "_family", family)  # not a field: ids, equality and dicts ignore it
         return out
+
+
+@dataclass(frozen=True, eq=True)
+class DescribedProblem(_Bindable):
+    """The sizes one kernel is built for.  ``family`` is the family that made it (set by ``bound_to``: the live
+    family, or the ``DescribedFamily`` that read it from a record), else a ``DescribedFamily`` of the name; the
+    family words its id and label."""
+
+    family_name: str
+    values: Params
 
     @property
     def family(self) -> Any:
@@ -213,20 +211,11 @@ class DescribedProblem:
 
 
 @dataclass(frozen=True, eq=True)
-class DescribedConfig:
-    """One point of the sweep: the factory's keyword arguments besides the sizes; ``bound_to``
-    the family that words its id (none: the derived id)."""
+class DescribedConfig(_Bindable):
+    """One point of the sweep: the factory's keyword arguments besides the sizes; ``bound_to`` the family that words
+    its id (none: the derived id)."""
 
     values: Params
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.values, Params):
-            object.__setattr__(self, "values", Params(self.values))
-
-    def bound_to(self, family: Any) -> "DescribedConfig":
-        out = DescribedConfig(self.values)
-        object.__setattr__(out, "_family", family)  # not a field: equality and dicts ignore it
-        return out
 
     def with_value(self, key: str, value: Any) -> "DescribedConfig":
         """This config with one axis set otherwise (same family, same key order)."""
@@ -267,8 +256,8 @@ def record_words(record: Mapping[str, Any]) -> Words:
 
 
 def record_stage(record: Mapping[str, Any]) -> StageFacts | None:
-    """A described record's place on the pipeline-depth axis: as its family worded it, else
-    derived from its config's values; None for a vendor item or another kind of record."""
+    """A described record's place on the pipeline-depth axis: as its family worded it, else derived from its
+    config's values; None for a vendor item or another kind of record."""
     config = record.get("config")
     if not described(record) or not isinstance(config, Mapping):
         return None
@@ -280,10 +269,9 @@ def family_for_record(record: Mapping[str, Any]) -> "DescribedFamily":
 
 
 class DescribedFamily:
-    """The reader's side of a described kernel: every ``KernelFamily`` member a report, a
-    comparison, the history or an export asks for, from one record (``family_for_record``: its
-    ``Words``, else its values).  Building, inputs and checks belong to the live family (the
-    suite's); asked here they raise."""
+    """The reader's side of a described kernel: every ``KernelFamily`` member a report, a comparison, the history or
+    an export asks for, from one record (``family_for_record``: its ``Words``, else its values).  Building, inputs
+    and checks belong to the live family (the suite's); asked here they raise."""
 
     described = True
 

@@ -1,13 +1,12 @@
 """What a device can do at most: peak dense tensor FLOP/s per dtype and memory bandwidth.
 
-Contract: ``DeviceProfile`` is a frozen value with its ``source`` (where each number comes
-from) and ``origin``: ``"datasheet"`` (published figures, shipped by a backend), ``"device"``
-(what the device reports about itself, e.g. its memory clock and bus width: a bandwidth
-and no FLOP peak, for a device no datasheet profile names) or ``"calibrated"`` (measured on the user's own machine by ``tlbench calibrate``; kept in its
-own file, never mixed into the datasheet table).  A dtype without a published figure is
-simply absent: ``peak_flops_for`` returns None and reports read "peak unknown" - a number
-is never guessed.  Backends hand profiles to the harness through the optional Backend
-method ``device_profile(info)`` (see ``harness.core.backend_api``).
+Contract: ``DeviceProfile`` is a frozen value with its ``source`` (where each number comes from) and ``origin``:
+``"datasheet"`` (published figures, shipped by a backend), ``"device"`` (what the device reports about itself, e.g.
+its memory clock and bus width: a bandwidth and no FLOP peak, for a device no datasheet profile names) or
+``"calibrated"`` (measured on the user's own machine by ``tlbench calibrate``; kept in its own file, never mixed
+into the datasheet table).  A dtype without a published figure is simply absent: ``peak_flops_for`` returns None and
+reports read "peak unknown" - a number is never guessed.  Backends hand profiles to the harness through the optional
+Backend method ``device_profile(info)`` (see ``harness.core.backend_api``).
 """
 
 from __future__ import annotations
@@ -16,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 DATASHEET, DEVICE, CALIBRATED = "datasheet", "device", "calibrated"
+TERA = 1e12
 
 
 @dataclass(frozen=True)
@@ -34,13 +34,8 @@ class DeviceProfile:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "device": self.device,
-            "peak_flops": dict(self.peak_flops),
-            "memory_bandwidth": self.memory_bandwidth,
-            "source": self.source,
-            "origin": self.origin,
-            "notes": self.notes,
-            "device_names": list(self.device_names),
+            "device": self.device, "peak_flops": dict(self.peak_flops), "memory_bandwidth": self.memory_bandwidth,
+            "source": self.source, "origin": self.origin, "notes": self.notes, "device_names": list(self.device_names),
         }
 
     @classmethod
@@ -49,10 +44,8 @@ class DeviceProfile:
             device=str(data["device"]),
             peak_flops={str(k): float(v) for k, v in (data.get("peak_flops") or {}).items()},
             memory_bandwidth=float(data["memory_bandwidth"]) if data.get("memory_bandwidth") else None,
-            source=str(data.get("source") or ""),
-            origin=str(data.get("origin") or DATASHEET),
-            notes=str(data.get("notes") or ""),
-            device_names=tuple(data.get("device_names") or ()),
+            source=str(data.get("source") or ""), origin=str(data.get("origin") or DATASHEET),
+            notes=str(data.get("notes") or ""), device_names=tuple(data.get("device_names") or ()),
         )
 
 
@@ -61,3 +54,11 @@ def match_profile(profiles: tuple[DeviceProfile, ...], device_name: str | None) 
     if not device_name:
         return None
     return next((p for p in profiles if device_name in p.device_names), None)
+
+
+def datasheet(device: str, names: tuple[str, ...], tflops: Mapping[str, float], tb_per_s: float | None, source: str,
+              notes: str = "") -> DeviceProfile:
+    """A datasheet profile from published TFLOP/s per dtype and TB/s (None: not published)."""
+    return DeviceProfile(device=device, peak_flops={dtype: value * TERA for dtype, value in tflops.items()},
+                         memory_bandwidth=None if tb_per_s is None else tb_per_s * TERA, source=source, notes=notes,
+                         device_names=names)

@@ -1,20 +1,17 @@
 """Element sizes of the dtypes kernels use, by name, with no compiler or torch imported.
 
-Contract: ``dtype_bits(name)`` is the bits one element of ``name`` occupies in memory, read
-from the name by a fixed table of the spellings tilelang, tvm and torch use: ``float16`` /
-``half`` / ``torch.float16``; ``bfloat16``; ``float32`` / ``float``; ``float64``; fp8
-(``float8_e4m3``, ``float8_e4m3fn``, ``float8_e4m3fnuz``, ``float8_e5m2``, ``float8_e5m2fnuz``,
-``float8_e8m0fnu``, tilelang's older ``e4m3_float8`` / ``e5m2_float8``): 8; fp6: 6; fp4
-(``float4_e2m1fn``): 4; ``int``/``uint`` of 1, 2, 4, 8, 16, 32, 64 bits; ``bool``: 8 (one byte
-each, as tvm and torch store it); a vector type ``float16x4``: the lanes times the element.
-A name not in the table is a ``ValueError`` naming it - never a default size.
-``buffer_bytes(shape, dtype)`` is the bytes of a buffer of that shape: sub-byte elements are
-packed (``ceil(elements * bits / 8)``: 128 int4 values are 64 bytes).  A backend that has its
-compiler at hand sizes buffers with the compiler's own data type instead
-(backends/dtype_sizes.py); both agree on every name here.  ``profile_name(name)`` is the
-spelling device profiles key their peaks by (``torch.float16`` / ``half`` -> ``float16``,
-``float`` -> ``float32``, ``float8_e4m3fn`` / ``e4m3_float8`` -> ``float8_e4m3``,
-``e5m2_float8`` -> ``float8_e5m2``; any other name as it is, ``torch.`` taken off);
+Contract: ``dtype_bits(name)`` is the bits one element of ``name`` occupies in memory, read from the name by a fixed
+table of the spellings tilelang, tvm and torch use: ``float16`` / ``half`` / ``torch.float16``; ``bfloat16``;
+``float32`` / ``float``; ``float64``; fp8 (``float8_e4m3``, ``float8_e4m3fn``, ``float8_e4m3fnuz``, ``float8_e5m2``,
+``float8_e5m2fnuz``, ``float8_e8m0fnu``, tilelang's older ``e4m3_float8`` / ``e5m2_float8``): 8; fp6: 6; fp4
+(``float4_e2m1fn``): 4; ``int``/``uint`` of 1, 2, 4, 8, 16, 32, 64 bits; ``bool``: 8 (one byte each, as tvm and
+torch store it); a vector type ``float16x4``: the lanes times the element. A name not in the table is a
+``ValueError`` naming it - never a default size. ``buffer_bytes(shape, dtype)`` is the bytes of a buffer of that
+shape: sub-byte elements are packed (``ceil(elements * bits / 8)``: 128 int4 values are 64 bytes).  A backend that
+has its compiler at hand sizes buffers with the compiler's own data type instead (backends/dtype_sizes.py); both
+agree on every name here.  ``profile_name(name)`` is the spelling device profiles key their peaks by
+(``torch.float16`` / ``half`` -> ``float16``, ``float`` -> ``float32``, ``float8_e4m3fn`` / ``e4m3_float8`` ->
+``float8_e4m3``, ``e5m2_float8`` -> ``float8_e5m2``; any other name as it is, ``torch.`` taken off);
 ``is_floating(name)`` whether it names a floating dtype.
 """
 
@@ -32,11 +29,7 @@ _FLOAT_BITS = {
 }
 _INT_WIDTHS = (1, 2, 4, 8, 16, 32, 64)
 _NAMED = {
-    **_FLOAT_BITS,
-    "bool": 8,
-    "int": 32,
-    **{f"int{w}": w for w in _INT_WIDTHS},
-    **{f"uint{w}": w for w in _INT_WIDTHS},
+    **_FLOAT_BITS, "bool": 8, "int": 32, **{f"int{w}": w for w in _INT_WIDTHS}, **{f"uint{w}": w for w in _INT_WIDTHS},
 }
 _VECTOR = re.compile(r"^(?P<base>.+?)x(?P<lanes>[1-9][0-9]*)$")
 

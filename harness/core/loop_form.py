@@ -1,13 +1,11 @@
 """The pipelined loop's form, a config axis any kernel may sweep: ``auto`` is
-``T.Pipelined(n, num_stages=N)``, ``manual`` a hand-written stage/order (depth 2), ``serial``
-``T.serial(n)``.
+``T.Pipelined(n, num_stages=N)``, ``manual`` a hand-written stage/order (depth 2), ``serial`` ``T.serial(n)``.
 
-Contract: ``check(loop_form, num_stages)`` raises ValueError for a form/stage pair that
-cannot be built; ``loop_id`` is the form's part of a case id (a history key: ``auto-s3``,
-``manual``, ``serial``); ``pipeline_depth`` is the buffer versions the loop asks for
-(num_stages, where 0 and 1 mean one; manual 2; serial 1).  ``LoopFormConfig`` gives a
-config dataclass with ``loop_form`` and ``num_stages`` fields the checked ``__post_init__``
-and the ``loop_id`` / ``pipeline_depth`` properties.
+Contract: ``check(loop_form, num_stages)`` raises ValueError for a form/stage pair that cannot be built; ``loop_id``
+is the form's part of a case id (a history key: ``auto-s3``, ``manual``, ``serial``); ``pipeline_depth`` is the
+buffer versions the loop asks for (num_stages, where 0 and 1 mean one; manual 2; serial 1).  ``LoopFormConfig``
+gives a config dataclass with ``loop_form`` and ``num_stages`` fields the checked ``__post_init__`` and the
+``loop_id`` / ``pipeline_depth`` properties.
 """
 
 from __future__ import annotations
@@ -39,8 +37,8 @@ def pipeline_depth(loop_form: str, num_stages: int | None) -> int:
 
 
 class LoopFormConfig:
-    """Mixin for a kernel family's config dataclass that has ``loop_form`` and ``num_stages``
-    fields (declared by the dataclass itself, with its own defaults)."""
+    """Mixin for a kernel family's config dataclass that has ``loop_form`` and ``num_stages`` fields (declared by
+    the dataclass itself, with its own defaults)."""
 
     loop_form: str
     num_stages: int | None

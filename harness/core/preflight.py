@@ -1,12 +1,12 @@
 """What a family's preflight says about a problem, before anything compiles.
 
 Contract: ``preflight(problem, dialect, device_memory) -> (failures, notes)``: the family's optional
-``preflight(problem, dialect[, device_memory=bytes])`` (a kernel declared through the generic path
-checks its suite's callables on CPU there, and the problem at its real size against the device's
-memory: None leaves the default to the family), else nothing.  Each entry is one line that names the
-callable, the problem and the fix; ``finding_traceback(problem, dialect, line)`` the traceback
-of the exception behind a failure, where one made it.  ``item_line(failures)``: the one line an item fails with
-(the first finding, and how many more there are).  Nothing here imports a backend or torch.
+``preflight(problem, dialect[, device_memory=bytes])`` (a kernel declared through the generic path checks its
+suite's callables on CPU there, and the problem at its real size against the device's memory: None leaves the
+default to the family), else nothing.  Each entry is one line that names the callable, the problem and the fix;
+``finding_traceback(problem, dialect, line)`` the traceback of the exception behind a failure, where one made it.
+``item_line(failures)``: the one line an item fails with (the first finding, and how many more there are).  Nothing
+here imports a backend or torch.
 """
 
 from __future__ import annotations

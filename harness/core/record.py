@@ -1,15 +1,13 @@
 """What one benchmark item writes into pytest-benchmark's JSON, and how to read it back.
 
-Contract: ``item_record(...)`` builds the ``extra_info["tlbench"]`` dict of one item:
-schema version, backend, kind, case id and parameters, the compiler's plan, the on-chip
-budget, the measurement method, the raw samples (seconds), their summary, the correctness
-check and derived throughput; a device record also the dtypes of the tensors the kernel was
-called with as inputs (``input_dtypes``, e.g. ``["float16", "float16"]``; None where the
-family reports none), from which a problem that names no dtype gets its roofline peak.
-``stats`` of the pytest-benchmark entry hold the same samples, so its own compare tools see
-device (or compile) time, never host time.
-``failure_record`` / ``skip_record`` describe items that produced no timing; they go under
-the JSON's top-level ``tlbench`` key, because pytest-benchmark drops such items.
+Contract: ``item_record(...)`` builds the ``extra_info["tlbench"]`` dict of one item: schema version, backend, kind,
+case id and parameters, the compiler's plan, the on-chip budget, the measurement method, the raw samples (seconds),
+their summary, the correctness check and derived throughput; a device record also the dtypes of the tensors the
+kernel was called with as inputs (``input_dtypes``, e.g. ``["float16", "float16"]``; None where the family reports
+none), from which a problem that names no dtype gets its roofline peak. ``stats`` of the pytest-benchmark entry hold
+the same samples, so its own compare tools see device (or compile) time, never host time. ``failure_record`` /
+``skip_record`` describe items that produced no timing; they go under the JSON's top-level ``tlbench`` key, because
+pytest-benchmark drops such items.
 """
 
 from __future__ import annotations
@@ -62,30 +60,17 @@ def _throughput(case: Case | VendorCase, median_s: float, dialect: str | None = 
 
 
 def item_record(
-    item: BenchItem,
-    samples_s: tuple[float, ...],
-    method: str,
-    plan: Plan | None = None,
-    budget: dict[str, Any] | None = None,
-    check: CheckResult | None = None,
-    l2_flush_bytes: int | None = None,
-    notes: list[str] | None = None,
-    measurement: dict[str, Any] | None = None,
-    compile_phases_s: dict[str, float] | None = None,
-    seed: int | None = None,
-    dialect: str | None = None,
+    item: BenchItem, samples_s: tuple[float, ...], method: str, plan: Plan | None = None,
+    budget: dict[str, Any] | None = None, check: CheckResult | None = None, l2_flush_bytes: int | None = None,
+    notes: list[str] | None = None, measurement: dict[str, Any] | None = None,
+    compile_phases_s: dict[str, float] | None = None, seed: int | None = None, dialect: str | None = None,
     input_dtypes: tuple[str, ...] | None = None,
 ) -> dict[str, Any]:
     summary = summarize(samples_s)
     record: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION,
-        **item.describe(),
-        "unit": "seconds",
-        "method": method,
-        "samples_s": list(samples_s),
-        "summary": summary.to_dict(),
-        "plan": plan.to_dict() if plan is not None else None,
-        "budget": budget,
+        "schema_version": SCHEMA_VERSION, **item.describe(), "unit": "seconds", "method": method,
+        "samples_s": list(samples_s), "summary": summary.to_dict(),
+        "plan": plan.to_dict() if plan is not None else None, "budget": budget,
     }
     if item.kind == "device":
         record["throughput"] = _throughput(item.case, summary.median, dialect)
@@ -101,9 +86,9 @@ def item_record(
 
 
 def plain_data(value: Any) -> Any:
-    """A copy made of plain JSON types only.  A record lives in pytest-benchmark's fixture until
-    interpreter exit; a backend object left in it (tvm-ffi's ``String`` subclasses ``str``)
-    would be released during the final garbage collection, after its runtime is gone."""
+    """A copy made of plain JSON types only.  A record lives in pytest-benchmark's fixture until interpreter exit; a
+    backend object left in it (tvm-ffi's ``String`` subclasses ``str``) would be released during the final garbage
+    collection, after its runtime is gone."""
     return json.loads(json.dumps(value, default=str))
 
 
@@ -111,22 +96,16 @@ def failure_record(
     item: BenchItem, nodeid: str, error: str, stage: str, plan: Plan | None = None, worker: dict[str, Any] | None = None,
     traceback: str = "",
 ) -> dict[str, Any]:
-    """``worker``: the device worker process's account (pid, restarts so far, whether this
-    item's fault or timeout restarted it), when the item ran in one.  ``traceback``: the full
-    traceback of the exception that failed the item (the user's code or the failing compiler
-    pass, read where it was raised), kept as ``traceback`` where there is one."""
+    """``worker``: the device worker process's account (pid, restarts so far, whether this item's fault or timeout
+    restarted it), when the item ran in one.  ``traceback``: the full traceback of the exception that failed the
+    item (the user's code or the failing compiler pass, read where it was raised), kept as ``traceback`` where there
+    is one."""
     extra = {"worker": worker} if worker else {}
     if traceback:
         extra["traceback"] = traceback
     return {
-        "schema_version": SCHEMA_VERSION,
-        **item.describe(),
-        "nodeid": nodeid,
-        "status": "failed",
-        "stage": stage,
-        "error": error,
-        "plan": plain_data(plan.to_dict()) if plan is not None else None,
-        **extra,
+        "schema_version": SCHEMA_VERSION, **item.describe(), "nodeid": nodeid, "status": "failed", "stage": stage,
+        "error": error, "plan": plain_data(plan.to_dict()) if plan is not None else None, **extra,
     }
 
 

@@ -1,13 +1,11 @@
 """The one typed reader of tlbench JSON records: analysis never reverse-parses ids or walks raw dicts.
 
-Contract: ``RecordReader(catalog).read(record)`` returns a ``ReadRecord``: the record's
-backend, kind, case id, its kernel family (``record["family"]``, or for records written
-before that key the family whose problem type accepts the record's problem), the typed
-problem and config (None for a vendor item), the label, the problem id, the config's place
-on the pipeline-depth axis, the median of the samples and the sections analysis reads
-(plan, throughput, check, summary) as they were written.  ``raw`` keeps the dict for
-writers that pass records on unchanged.  A record no family can read raises ``KeyError``
-naming the case id.
+Contract: ``RecordReader(catalog).read(record)`` returns a ``ReadRecord``: the record's backend, kind, case id, its
+kernel family (``record["family"]``, or for records written before that key the family whose problem type accepts
+the record's problem), the typed problem and config (None for a vendor item), the label, the problem id, the
+config's place on the pipeline-depth axis, the median of the samples and the sections analysis reads (plan,
+throughput, check, summary) as they were written.  ``raw`` keeps the dict for writers that pass records on
+unchanged.  A record no family can read raises ``KeyError`` naming the case id.
 """
 
 from __future__ import annotations
@@ -68,20 +66,10 @@ class RecordReader:
         vendor = raw_config is None or record.get("kernel") == VENDOR_SUFFIX
         config = None if vendor else family.config_from_dict(raw_config)
         return ReadRecord(
-            backend=record.get("backend", "?"),
-            kind=record.get("kind", "?"),
-            case_id=record["case_id"],
-            family=family,
-            problem=problem,
-            config=config,
-            label=record.get("label"),
-            problem_id=problem.problem_id,
+            backend=record.get("backend", "?"), kind=record.get("kind", "?"), case_id=record["case_id"], family=family,
+            problem=problem, config=config, label=record.get("label"), problem_id=problem.problem_id,
             stage=None if config is None else family.stage_point(config),
-            samples_s=tuple(record.get("samples_s") or ()),
-            plan=record.get("plan") or {},
-            throughput=record.get("throughput") or {},
-            check=record.get("check") or {},
-            summary=record.get("summary") or {},
-            method=record.get("method"),
-            raw=record,
+            samples_s=tuple(record.get("samples_s") or ()), plan=record.get("plan") or {},
+            throughput=record.get("throughput") or {}, check=record.get("check") or {},
+            summary=record.get("summary") or {}, method=record.get("method"), raw=record,
         )

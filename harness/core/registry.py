@@ -1,19 +1,15 @@
 """Which backends exist, by name, and how ``--tlbench-backend`` selects among them.
 
-Contract: ``BackendRegistry`` maps names to factories.  ``from_entry_points()`` reads the
-``tlbench.backends`` entry-point group (or, in a source tree never pip-installed, its
-pyproject.toml) without importing anything; a factory is imported and called only when a
-backend is first used (``get``), so ``pytest tests`` never pays for tilelang.
-With ``worker_facts`` set (items run in device workers), a factory that has
-``from_worker_facts`` is built from its worker's report instead (``get``).
-``traits(name)`` gives a backend's traits without loading the backend (the
-``tlbench.traits`` group; a registered factory's own ``traits`` attribute; else defaults).
-``dialect(name)``: the body dialect it builds: its traits' ``dialect`` where they say, else
-the factory's own attribute (no backend is built), else the built backend's; None where
-none of them loads.
-``select(choice)`` turns the option into names: a registered name, a comma-separated list
-of them, or ``auto`` (every registered backend that can compile on this machine).  An
-unknown name raises ``UnknownBackend`` listing the valid choices.
+Contract: ``BackendRegistry`` maps names to factories.  ``from_entry_points()`` reads the ``tlbench.backends``
+entry-point group (or, in a source tree never pip-installed, its pyproject.toml) without importing anything; a
+factory is imported and called only when a backend is first used (``get``), so ``pytest tests`` never pays for
+tilelang. With ``worker_facts`` set (items run in device workers), a factory that has ``from_worker_facts`` is built
+from its worker's report instead (``get``). ``traits(name)`` gives a backend's traits without loading the backend
+(the ``tlbench.traits`` group; a registered factory's own ``traits`` attribute; else defaults). ``dialect(name)``:
+the body dialect it builds: its traits' ``dialect`` where they say, else the factory's own attribute (no backend is
+built), else the built backend's; None where none of them loads. ``select(choice)`` turns the option into names: a
+registered name, a comma-separated list of them, or ``auto`` (every registered backend that can compile on this
+machine).  An unknown name raises ``UnknownBackend`` listing the valid choices.
 """
 
 from __future__ import annotations
@@ -51,15 +47,15 @@ class BackendRegistry:
                    catalog=TraitsCatalog.from_entry_points())
 
     def register(self, name: str, factory: BackendFactory) -> None:
-        """Add a backend factory directly (tests register their fake backend this way); its
-        ``traits`` attribute, when it has one, are the backend's traits."""
+        """Add a backend factory directly (tests register their fake backend this way); its ``traits`` attribute,
+        when it has one, are the backend's traits."""
         self.factories[name] = lambda: factory
         traits = getattr(factory, "traits", None)
         self.catalog.register(traits if traits is not None else DefaultTraits(name))
 
     def factory_path(self, name: str) -> str | None:
-        """``module:qualname`` of ``name``'s factory, without importing it where the entry
-        point says it (None: only the imported factory knows)."""
+        """``module:qualname`` of ``name``'s factory, without importing it where the entry point says it (None: only
+        the imported factory knows)."""
         return loader_ref(self.factories[name])
 
     def traits(self, name: str) -> BackendTraits:
@@ -91,10 +87,10 @@ class BackendRegistry:
         return wanted
 
     def get(self, name: str) -> Backend:
-        """The backend ``name``, built on first use.  Where its items run in a device worker
-        (``worker_facts`` set) and its factory has ``from_worker_facts(options, facts)``, it is
-        built from what that worker's own instance reported: this process then describes the
-        worker's device instead of opening it (and need not import the device runtime)."""
+        """The backend ``name``, built on first use.  Where its items run in a device worker (``worker_facts`` set)
+        and its factory has ``from_worker_facts(options, facts)``, it is built from what that worker's own instance
+        reported: this process then describes the worker's device instead of opening it (and need not import the
+        device runtime)."""
         if name not in self._instances:
             factory = self.factories[name]()
             from_facts = getattr(factory, "from_worker_facts", None)
@@ -103,9 +99,8 @@ class BackendRegistry:
         return self._instances[name]
 
     def dialect(self, name: str) -> str | None:
-        """The body dialect ``name`` builds: its traits' ``dialect`` where they say, else the
-        factory's own attribute (no backend is built), else the built backend's; None where
-        neither loads."""
+        """The body dialect ``name`` builds: its traits' ``dialect`` where they say, else the factory's own
+        attribute (no backend is built), else the built backend's; None where neither loads."""
         said = getattr(self.traits(name), "dialect", None)
         if said:
             return str(said)

@@ -1,16 +1,15 @@
 """One run split over N machines: the shard spec, the run's identity, where a record was measured.
 
 Contract:
-- ``ShardSpec.parse("I/N")`` is shard I of N (1 <= I <= N, both integers; ``label`` gives
-  ``"I/N"`` back); anything else raises ``ValueError`` with one line saying what is expected.
-- ``run_digest(nodeids)``: SHA-256 over the sorted, distinct node ids of the whole run (all
-  shards' items): two shards are of one run only if they computed the same digest, i.e. they
-  collected the same items and so split the same set.
-- ``placement(record)``: where a record was measured, as far as the run can tell: its shard
-  (a merged sharded run) and its device (``device_uuid``), e.g. ``"2/3@GPU-5e1f"``; None when
-  neither is known.  The vendor item of a problem is measured once per placement (one copy
-  per GPU of a multi-GPU run, one per shard of a sharded run), so a kernel is judged against
-  the vendor item of its own placement, and the copies are kept apart by it.
+- ``ShardSpec.parse("I/N")`` is shard I of N (1 <= I <= N, both integers; ``label`` gives ``"I/N"`` back); anything
+  else raises ``ValueError`` with one line saying what is expected.
+- ``run_digest(nodeids)``: SHA-256 over the sorted, distinct node ids of the whole run (all shards' items): two
+  shards are of one run only if they computed the same digest, i.e. they collected the same items and so split the
+  same set.
+- ``placement(record)``: where a record was measured, as far as the run can tell: its shard (a merged sharded run)
+  and its device (``device_uuid``), e.g. ``"2/3@GPU-5e1f"``; None when neither is known.  The vendor item of a
+  problem is measured once per placement (one copy per GPU of a multi-GPU run, one per shard of a sharded run), so a
+  kernel is judged against the vendor item of its own placement, and the copies are kept apart by it.
 """
 
 from __future__ import annotations

@@ -1,17 +1,15 @@
 """Search spaces: pruning with reasons, and the seed's bad-space diagnostics.
 
-Contract: ``reject(case, scopes, dialect, rules)`` is the one pre-compile rejection every
-backend uses: the family's own validation for that dialect (kind ``divisibility``, or the
-kind its ``Refusal`` names: ``invalid``, ``no body``), then
-the backend's rules in order (e.g. NVIDIA's ``warp-partition``), then the on-chip budget against the backend's
-scopes (``budget``); the first that objects is returned as a ``Rejection`` with a
-sentence.  Nothing is compiled.  ``diagnose`` summarizes a space before it compiles: how
-many requested, how many legal, rejections by kind, and the verdict for the seed's bad
-spaces (section 5.3): ``all infeasible`` and ``degenerate (one legal config)``.  The third
-bad space, a swept key that does not change the kernel, needs the compiler:
-``inert_keys`` takes a function that returns a kernel's generated source and reports keys
-whose values all lower to identical code (``probe_pairs`` picks the pairs to lower).
-A suite's search axes live with its declaration (``kernel_sweep(axes=...)``, or its own config lists).
+Contract: ``reject(case, scopes, dialect, rules)`` is the one pre-compile rejection every backend uses: the family's
+own validation for that dialect (kind ``divisibility``, or the kind its ``Refusal`` names: ``invalid``, ``no
+body``), then the backend's rules in order (e.g. NVIDIA's ``warp-partition``), then the on-chip budget against the
+backend's scopes (``budget``); the first that objects is returned as a ``Rejection`` with a sentence.  Nothing is
+compiled.  ``diagnose`` summarizes a space before it compiles: how many requested, how many legal, rejections by
+kind, and the verdict for the seed's bad spaces (section 5.3): ``all infeasible`` and ``degenerate (one legal
+config)``.  The third bad space, a swept key that does not change the kernel, needs the compiler: ``inert_keys``
+takes a function that returns a kernel's generated source and reports keys whose values all lower to identical code
+(``probe_pairs`` picks the pairs to lower). A suite's search axes live with its declaration
+(``kernel_sweep(axes=...)``, or its own config lists).
 """
 
 from __future__ import annotations
@@ -29,10 +27,9 @@ ALWAYS_SKIP = ("budget", "invalid", "no body")
 
 
 class Refusal(str):
-    """A family's reason for refusing a config, with its kind: ``divisibility`` (the default:
-    a size the tile does not divide), ``invalid`` (the suite's own ``validate`` said so) or
-    ``no body`` (the family has no body for that dialect).  A plain ``str`` reason is
-    ``divisibility``."""
+    """A family's reason for refusing a config, with its kind: ``divisibility`` (the default: a size the tile does
+    not divide), ``invalid`` (the suite's own ``validate`` said so) or ``no body`` (the family has no body for that
+    dialect).  A plain ``str`` reason is ``divisibility``."""
 
     kind: str = "divisibility"
 
@@ -43,8 +40,8 @@ class Refusal(str):
 
 
 def skip_words(kind: str, reason: str, backend: str) -> str:
-    """How a skipped item says why: ``no body for <backend>: ...``, ``invalid: ...``, or
-    ``pruned (<kind>): ...`` for a prediction."""
+    """How a skipped item says why: ``no body for <backend>: ...``, ``invalid: ...``, or ``pruned (<kind>): ...``
+    for a prediction."""
     if kind == "no body":
         return f"no body for {backend}: {reason}"
     if kind == "invalid":
@@ -131,8 +128,8 @@ def diagnose(
 
 
 def probe_pairs(configs: Sequence[Any]) -> dict[str, list[tuple[Any, Any]]]:
-    """For each key with several values, pairs of configs that differ only in that key:
-    the first config against one config for each other value of the key."""
+    """For each key with several values, pairs of configs that differ only in that key: the first config against one
+    config for each other value of the key."""
     pairs: dict[str, list[tuple[Any, Any]]] = {}
     if not configs:
         return pairs

@@ -1,11 +1,10 @@
 """Summaries of timing samples.  Pure functions on floats: no pytest, no devices.
 
-Contract: ``summarize(samples)`` returns a ``Summary`` whose ``median`` is the headline
-number; ``cv`` is the relative spread (stdev / mean); ``median_ci_low/high`` is the exact,
-distribution-free confidence interval of the median from order statistics, at the
-confidence ``median_ci_coverage`` it really has (>= the 95 % asked for when n >= 6; below
-that no pair of order statistics reaches 95 % and the interval is [min, max] at its true
-coverage).  ``relative_ci_halfwidth`` is what the ``median-ci`` stopping criterion reads.
+Contract: ``summarize(samples)`` returns a ``Summary`` whose ``median`` is the headline number; ``cv`` is the
+relative spread (stdev / mean); ``median_ci_low/high`` is the exact, distribution-free confidence interval of the
+median from order statistics, at the confidence ``median_ci_coverage`` it really has (>= the 95 % asked for when n
+>= 6; below that no pair of order statistics reaches 95 % and the interval is [min, max] at its true coverage).
+``relative_ci_halfwidth`` is what the ``median-ci`` stopping criterion reads.
 """
 
 from __future__ import annotations
@@ -57,10 +56,10 @@ def median(values: Sequence[float]) -> float:
 def median_ci_ranks(n: int, confidence: float = CONFIDENCE) -> tuple[int, int, float]:
     """0-based ranks (lo, hi) of the order statistics bounding the median, and their coverage.
 
-    [x_(k), x_(n+1-k)] (1-based) covers the population median with probability
-    1 - 2 P(Bin(n, 1/2) <= k - 1).  The largest k whose coverage is still >= ``confidence``
-    is taken, exactly (integer arithmetic), so the interval is never too tight.  When even
-    k = 1 falls short (n < 6 at 95 %), the interval is [min, max] and the coverage says so.
+    [x_(k), x_(n+1-k)] (1-based) covers the population median with probability 1 - 2 P(Bin(n, 1/2) <= k - 1).  The
+    largest k whose coverage is still >= ``confidence`` is taken, exactly (integer arithmetic), so the interval is
+    never too tight.  When even k = 1 falls short (n < 6 at 95 %), the interval is [min, max] and the coverage says
+    so.
     """
     if n < 1:
         raise ValueError("median_ci_ranks needs n >= 1")
@@ -85,8 +84,8 @@ def median_ci(sorted_values: Sequence[float], confidence: float = CONFIDENCE) ->
 
 
 def sorted_samples(samples: Sequence[float], caller: str = "summarize") -> list[float]:
-    """Timing samples sorted, after the checks ``summarize`` makes (at least one; none NaN or
-    negative); ``median(sorted_samples(x))`` is ``summarize(x).median`` without the rest."""
+    """Timing samples sorted, after the checks ``summarize`` makes (at least one; none NaN or negative);
+    ``median(sorted_samples(x))`` is ``summarize(x).median`` without the rest."""
     values = sorted(float(s) for s in samples)
     if not values:
         raise ValueError(f"{caller}() needs at least one sample")
@@ -101,18 +100,9 @@ def summarize(samples: Sequence[float]) -> Summary:
     stdev = statistics.stdev(values) if len(values) > 1 else 0.0
     lo, hi, coverage = median_ci_ranks(len(values))
     return Summary(
-        n=len(values),
-        median=_quantile(values, 0.5),
-        mean=mean,
-        stdev=stdev,
-        cv=stdev / mean if mean > 0 else 0.0,
-        min=values[0],
-        max=values[-1],
-        q1=_quantile(values, 0.25),
-        q3=_quantile(values, 0.75),
-        median_ci_low=values[lo],
-        median_ci_high=values[hi],
-        median_ci_coverage=coverage,
+        n=len(values), median=_quantile(values, 0.5), mean=mean, stdev=stdev, cv=stdev / mean if mean > 0 else 0.0,
+        min=values[0], max=values[-1], q1=_quantile(values, 0.25), q3=_quantile(values, 0.75), median_ci_low=values[lo],
+        median_ci_high=values[hi], median_ci_coverage=coverage,
     )
 
 

@@ -1,22 +1,20 @@
 """A suite's declaration of what to benchmark, expanded into cases with stable ids.
 
-Contract: a suite module defines ``SWEEP = Sweep(...)``.  ``Sweep.cases(backend, scope)``
-returns the ``Case`` list for one backend: the problems of that scope crossed with the
-configs (listed, plus any backend-only configs), in declaration
-order.  ``cases`` / ``configs_for`` take the ``dialect`` the backend builds, for a sweep
-whose configs differ per body (the generic kernel path's per-body ``axes``).  Problems and configs are a kernel family's types (backends/kernels/).
-``vendor=True`` adds one vendor-library item per problem; ``best_configs`` (a
-results/best_configs.json written by autotune) adds the recorded winner per problem as a
-case labelled ``best``, read by the ``load_best`` the caller passes in (the results layer
-owns that file; this module does not import it).  ``probe_inert_keys`` asks the plugin to lower pairs of configs at
-collection to find swept keys that do not change the kernel.  Ids are ``<problem>-<config>`` (see harness/core/cases.py)
-and never depend on the backend, so the same kernel can be joined across backends.
+Contract: a suite module defines ``SWEEP = Sweep(...)``.  ``Sweep.cases(backend, scope)`` returns the ``Case`` list
+for one backend: the problems of that scope crossed with the configs (listed, plus any backend-only configs), in
+declaration order.  ``cases`` / ``configs_for`` take the ``dialect`` the backend builds, for a sweep whose configs
+differ per body (the generic kernel path's per-body ``axes``).  Problems and configs are a kernel family's types
+(backends/kernels/). ``vendor=True`` adds one vendor-library item per problem; ``best_configs`` (a
+results/best_configs.json written by autotune) adds the recorded winner per problem as a case labelled ``best``,
+read by the ``load_best`` the caller passes in (the results layer owns that file; this module does not import it).
+``probe_inert_keys`` asks the plugin to lower pairs of configs at collection to find swept keys that do not change
+the kernel.  Ids are ``<problem>-<config>`` (see harness/core/cases.py) and never depend on the backend, so the same
+kernel can be joined across backends.
 
-Scopes: ``quick`` (the default main job: a small but complete story in minutes) takes what a
-suite declares for it - ``quick_problems`` crossed with ``quick_configs`` (None: all of that
-backend's configs) plus ``quick_backend_configs``; ``quick_problems=()`` keeps a suite out of
-the quick scope, and a suite that declares nothing (None) runs in it as in ``full``.
-``smoke``: the small problems; ``full``: every problem.
+Scopes: ``quick`` (the default main job: a small but complete story in minutes) takes what a suite declares for it -
+``quick_problems`` crossed with ``quick_configs`` (None: all of that backend's configs) plus
+``quick_backend_configs``; ``quick_problems=()`` keeps a suite out of the quick scope, and a suite that declares
+nothing (None) runs in it as in ``full``. ``smoke``: the small problems; ``full``: every problem.
 """
 
 from __future__ import annotations
@@ -75,8 +73,8 @@ class Sweep:
         return self.backends is None or backend in self.backends
 
     def configs_for(self, backend: str, scope: str = "full", dialect: str | None = None) -> list[Any]:
-        """``dialect``: the body dialect ``backend`` builds (a sweep whose configs differ per
-        body reads it; this one does not)."""
+        """``dialect``: the body dialect ``backend`` builds (a sweep whose configs differ per body reads it; this
+        one does not)."""
         if scope == "quick" and self.quick_problems is not None:
             base = list(self.quick_configs) if self.quick_configs is not None else self.configs_for(backend)
             return [*base, *(c for c in self.quick_backend_configs.get(backend, ()) if c not in base)]
@@ -86,9 +84,9 @@ class Sweep:
         self, backend: str, scope: str, device: str | None = None, load_best: BestLoader | None = None,
         dialect: str | None = None,
     ) -> list[Case]:
-        """``load_best`` is required when the sweep names ``best_configs``; ``device`` (the
-        backend's accelerator) makes it prefer a winner recorded on the same device;
-        ``dialect`` the body dialect ``backend`` builds (see ``configs_for``)."""
+        """``load_best`` is required when the sweep names ``best_configs``; ``device`` (the backend's accelerator)
+        makes it prefer a winner recorded on the same device; ``dialect`` the body dialect ``backend`` builds (see
+        ``configs_for``)."""
         if not self.applies_to(backend):
             return []
         problems = self.problems_for(scope)
@@ -104,8 +102,8 @@ class Sweep:
         return cases
 
     def vendor_cases(self, backend: str, scope: str, dialect: str | None = None) -> list[VendorCase]:
-        """One vendor item per problem; ``dialect`` (the backend's) lets a family's sweep offer
-        the vendor libraries of that dialect."""
+        """One vendor item per problem; ``dialect`` (the backend's) lets a family's sweep offer the vendor libraries
+        of that dialect."""
         if not (self.vendor and self.applies_to(backend)):
             return []
         return [VendorCase(problem=p) for p in self.problems_for(scope)]

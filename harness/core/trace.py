@@ -1,18 +1,15 @@
 """An opt-in wall-clock trace of a run's phases, across its processes: where start-up goes.
 
-Contract: with ``TLBENCH_TRACE=<file>`` in the environment, ``mark(event, **fields)``
-appends one JSON line ``{"t": <epoch s>, "pid": ..., "who": ..., "event": ..., **fields}``
-to that file; without it, ``mark`` does nothing.  Every process of a run (the pytest
-process, pytest-xdist's workers, tlbench's device and compile workers: they inherit the
-environment) appends to the same file; each line is one ``write`` on a file opened with
-``O_APPEND``, so lines of different processes never interleave.  ``who`` is the
-pytest-xdist worker id and the process role given by the caller.  ``process_start()`` is
-the epoch time the calling process started (Linux ``/proc``; None elsewhere);
-``mark_first(event)`` records it with a process's first mark, so a trace also shows the
-interpreter's and the imports' time before it, and registers an ``exit`` mark at exit.
-``read(path)`` returns the lines as dicts, and ``timeline(lines)`` the phases of each
-process, one text line each, relative to the earliest time in the trace.  A trace never
-fails a run: a file that cannot be written is skipped.  Nothing here is kept between calls.
+Contract: with ``TLBENCH_TRACE=<file>`` in the environment, ``mark(event, **fields)`` appends one JSON line ``{"t":
+<epoch s>, "pid": ..., "who": ..., "event": ..., **fields}`` to that file; without it, ``mark`` does nothing.  Every
+process of a run (the pytest process, pytest-xdist's workers, tlbench's device and compile workers: they inherit the
+environment) appends to the same file; each line is one ``write`` on a file opened with ``O_APPEND``, so lines of
+different processes never interleave.  ``who`` is the pytest-xdist worker id and the process role given by the
+caller.  ``process_start()`` is the epoch time the calling process started (Linux ``/proc``; None elsewhere);
+``mark_first(event)`` records it with a process's first mark, so a trace also shows the interpreter's and the
+imports' time before it, and registers an ``exit`` mark at exit. ``read(path)`` returns the lines as dicts, and
+``timeline(lines)`` the phases of each process, one text line each, relative to the earliest time in the trace.  A
+trace never fails a run: a file that cannot be written is skipped.  Nothing here is kept between calls.
 """
 
 from __future__ import annotations
@@ -39,9 +36,9 @@ def process_start() -> float | None:
 
 
 def mark_first(event: str, role: str = "") -> None:
-    """A process's first mark, carrying when the process started (read only when tracing);
-    an ``exit`` mark follows from ``atexit`` (after the program, before the interpreter's
-    own teardown; a process that ends with ``os._exit`` has none)."""
+    """A process's first mark, carrying when the process started (read only when tracing); an ``exit`` mark follows
+    from ``atexit`` (after the program, before the interpreter's own teardown; a process that ends with ``os._exit``
+    has none)."""
     if os.environ.get(ENV):
         mark(event, role, started=process_start())
         atexit.register(mark, "exit", role)
@@ -74,8 +71,8 @@ def read(path: str | Path) -> list[dict[str, Any]]:
 
 
 def timeline(lines: list[dict[str, Any]]) -> list[str]:
-    """One line per event, ``+seconds  who(pid)  event  fields``, in time order; a process's
-    start (the ``started`` field of its first mark) is shown as its own event."""
+    """One line per event, ``+seconds  who(pid)  event  fields``, in time order; a process's start (the ``started``
+    field of its first mark) is shown as its own event."""
     events = []
     for line in lines:
         if line.get("started"):

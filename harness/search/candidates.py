@@ -1,17 +1,15 @@
 """What tlbench knows about a config before it measures it: the ``Candidate``.
 
-Contract: ``candidate_from_record(record, reader)`` keeps, of a record (timed, failed or
-skipped item), only what exists before any device time is spent - ``case_id``, ``config``,
-``problem``, ``plan`` (the compiler's plan: pipeline kind, buffers and their versions, shared
-memory, threads, grid), ``budget`` (bytes per on-chip scope against capacity), the roofline's
-static inputs (peak, bandwidth, ridge point, bound: never the achieved rate), the loop's trip
-count read through the record's kernel family, and the device's multiprocessor count where the
-caller knows it (machine info's ``sm_count``).  The record's samples, summary, throughput,
-measurement, notes and every other measured field are dropped here, so nothing downstream (the
-ranker, the search) can read a time it was not handed by an oracle.  ``Candidate.features()``
-is the numeric and categorical description the ranker uses; ``Candidate.depth`` the pipeline
-depth the timeline model is asked about.  Pure; raises ``ValueError`` on a record with no
-config (a vendor item is not a config of a sweep).
+Contract: ``candidate_from_record(record, reader)`` keeps, of a record (timed, failed or skipped item), only what
+exists before any device time is spent - ``case_id``, ``config``, ``problem``, ``plan`` (the compiler's plan:
+pipeline kind, buffers and their versions, shared memory, threads, grid), ``budget`` (bytes per on-chip scope
+against capacity), the roofline's static inputs (peak, bandwidth, ridge point, bound: never the achieved rate), the
+loop's trip count read through the record's kernel family, and the device's multiprocessor count where the caller
+knows it (machine info's ``sm_count``).  The record's samples, summary, throughput, measurement, notes and every
+other measured field are dropped here, so nothing downstream (the ranker, the search) can read a time it was not
+handed by an oracle.  ``Candidate.features()`` is the numeric and categorical description the ranker uses;
+``Candidate.depth`` the pipeline depth the timeline model is asked about.  Pure; raises ``ValueError`` on a record
+with no config (a vendor item is not a config of a sweep).
 """
 
 from __future__ import annotations
@@ -45,9 +43,8 @@ class Candidate:
 
     @property
     def depth(self) -> int:
-        """Buffers in flight: the plan's largest buffer version count, or the config's
-        ``num_stages`` where the kernel allocates its stages itself (versions stay 1); 1 for a
-        serial loop."""
+        """Buffers in flight: the plan's largest buffer version count, or the config's ``num_stages`` where the
+        kernel allocates its stages itself (versions stay 1); 1 for a serial loop."""
         if self.config.get("loop_form") == SERIAL_FORM:
             return 1
         versions = [b.get("versions") for b in self.plan.get("buffers") or [] if isinstance(b.get("versions"), int)]
@@ -78,9 +75,9 @@ class Candidate:
 
     @property
     def modeled_cycles(self) -> float | None:
-        """The compiler's own schedule model of the whole kernel where the plan carries one (the
-        Ascend Z3 schedule: ``schedule_model.modeled_cycles_per_core``, times the waves of the grid
-        over the cores where both are known); a model, never a time.  None where there is none."""
+        """The compiler's own schedule model of the whole kernel where the plan carries one (the Ascend Z3 schedule:
+        ``schedule_model.modeled_cycles_per_core``, times the waves of the grid over the cores where both are
+        known); a model, never a time.  None where there is none."""
         per_core = (self.plan.get("schedule_model") or {}).get("modeled_cycles_per_core")
         if not isinstance(per_core, (int, float)) or isinstance(per_core, bool) or per_core <= 0:
             return None
@@ -89,9 +86,8 @@ class Candidate:
 
     @property
     def machine_fill(self) -> float | None:
-        """Share of the device's multiprocessors busy over the grid's waves: ``grid / (ceil(grid /
-        multiprocessors) x multiprocessors)`` (a grid of 64 blocks on 132 fills 0.48; None where
-        either is unknown)."""
+        """Share of the device's multiprocessors busy over the grid's waves: ``grid / (ceil(grid / multiprocessors)
+        x multiprocessors)`` (a grid of 64 blocks on 132 fills 0.48; None where either is unknown)."""
         if not self.grid or not self.multiprocessors:
             return None
         waves = -(-self.grid // self.multiprocessors)
@@ -127,11 +123,8 @@ def candidate_from_record(record: Mapping[str, Any], reader: RecordReader | None
             trips = read.family.loop_trips(read.problem, read.config)
     roof = record.get("roofline") or {}
     return Candidate(
-        case_id=str(record["case_id"]),
-        config=dict(record["config"]),
-        problem=dict(record.get("problem") or {}),
-        plan=dict(record.get("plan") or {}),
-        budget=dict(record.get("budget") or {}),
+        case_id=str(record["case_id"]), config=dict(record["config"]), problem=dict(record.get("problem") or {}),
+        plan=dict(record.get("plan") or {}), budget=dict(record.get("budget") or {}),
         roofline={k: roof[k] for k in STATIC_ROOFLINE_KEYS if k in roof},
         loop_trips=trips if isinstance(trips, int) and trips > 0 else None,
         multiprocessors=multiprocessors if isinstance(multiprocessors, int) and multiprocessors > 0 else None,

@@ -1,41 +1,36 @@
 """Predicted time of every legal config, before and while measuring.
 
-Contract
---------
-* ``prior_log_time(candidate, model)`` is the first-run prediction, from the plan alone (no
-  history, no measurement), in natural-log units of an arbitrary scale (only differences
-  within one problem mean anything):
+Contract --------
+* ``prior_log_time(candidate, model)`` is the first-run prediction, from the plan alone (no history, no
+  measurement), in natural-log units of an arbitrary scale (only differences within one problem mean anything):
 
-  - the seed chapter's timeline model (harness/analysis/timeline_model.py): the makespan of
-    ``loop_trips`` iterations (``DEFAULT_TRIPS`` where the family names none) of a
-    ``copy -> compute`` loop with ``candidate.depth`` buffers, ``latency / compute`` =
-    ``model.latency_over_compute`` (the seed's 30 / 20), against one buffer: what the stages
-    buy;
-  - minus ``model.shared_weight`` x the share of on-chip memory the plan fills (a larger tile
-    or a deeper pipeline reuses more of each byte it loads);
-  - minus ``model.threads_weight`` x log2(threads per block) (more warps in flight hide more
-    latency);
-  - minus ``model.fill_weight`` x log(machine fill) where the device's multiprocessor count is
-    known (``Candidate.machine_fill``: a grid that leaves multiprocessors idle in its last wave,
-    or a small problem cut into fewer blocks than there are multiprocessors, runs longer).
+  - the seed chapter's timeline model (harness/analysis/timeline_model.py): the makespan of ``loop_trips``
+    iterations (``DEFAULT_TRIPS`` where the family names none) of a ``copy -> compute`` loop with
+    ``candidate.depth`` buffers, ``latency / compute`` = ``model.latency_over_compute`` (the seed's 30 / 20),
+    against one buffer: what the stages buy;
+  - minus ``model.shared_weight`` x the share of on-chip memory the plan fills (a larger tile or a deeper pipeline
+    reuses more of each byte it loads);
+  - minus ``model.threads_weight`` x log2(threads per block) (more warps in flight hide more latency);
+  - minus ``model.fill_weight`` x log(machine fill) where the device's multiprocessor count is known
+    (``Candidate.machine_fill``: a grid that leaves multiprocessors idle in its last wave, or a small problem cut
+    into fewer blocks than there are multiprocessors, runs longer).
 
   Where the plan carries the compiler's own schedule model (Ascend's Z3 schedule,
   ``Candidate.modeled_cycles``), the prior is log(modeled cycles) instead: on a backend with no
   device here that ranking is the answer, and every word that shows it says it is a model.
 
-* ``Ranker(candidates, model, history)`` adds what measurements teach: ``observe(case_id,
-  seconds)`` and ``predict()`` -> ``{case_id: Prediction(log_time, spread)}``.  The learned part
-  is a Gaussian process on the residuals ``log(seconds) - prior`` over the configs' categorical
-  values (``Candidate.categories``; kernel: ``additive`` x the share of values two configs
-  have in common plus the rest x ``exp(-differing values / length)``), with a learned constant
-  offset; with no measurement and no history the prediction is the prior.  ``history``:
-  ``(candidate, seconds)`` of earlier runs of other problems (same family, same device); their
-  residuals, centred per problem, join the process at ``history_correlation`` (they say which
-  config values are fast, never this problem's level).  A failed config (``observe(case_id,
-  None)``) is never predicted again and teaches nothing.
+* ``Ranker(candidates, model, history)`` adds what measurements teach: ``observe(case_id, seconds)`` and
+  ``predict()`` -> ``{case_id: Prediction(log_time, spread)}``.  The learned part is a Gaussian process on the
+  residuals ``log(seconds) - prior`` over the configs' categorical values (``Candidate.categories``; kernel:
+  ``additive`` x the share of values two configs have in common plus the rest x ``exp(-differing values /
+  length)``), with a learned constant offset; with no measurement and no history the prediction is the prior.
+  ``history``: ``(candidate, seconds)`` of earlier runs of other problems (same family, same device); their
+  residuals, centred per problem, join the process at ``history_correlation`` (they say which config values are
+  fast, never this problem's level).  A failed config (``observe(case_id, None)``) is never predicted again and
+  teaches nothing.
 * ``ranking(predictions)``: case ids fastest first (ties by case id: deterministic).
-* ``kendall_tau(predicted, measured)``: tau-b between two ``{case_id: value}`` maps over
-  their common keys; None with fewer than two.
+* ``kendall_tau(predicted, measured)``: tau-b between two ``{case_id: value}`` maps over their common keys; None
+  with fewer than two.
 Pure: no state outside the Ranker instance; no I/O; never reads a time it was not handed.
 """
 
@@ -161,8 +156,8 @@ class _HistoryResiduals:
 
 
 class _Encoder:
-    """One integer column per category key that varies across the candidates; a value the candidates
-    never take is -1 (alike to nothing)."""
+    """One integer column per category key that varies across the candidates; a value the candidates never take is
+    -1 (alike to nothing)."""
 
     def __init__(self, categories: Sequence[Mapping[str, str]]):
         keys = sorted({k for c in categories for k in c})

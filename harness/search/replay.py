@@ -1,28 +1,23 @@
 """Replay the search on a committed exhaustive sweep: the search asks, the recorded times answer.
 
-Contract
---------
-``sweeps_of(results)`` cuts a loaded results file (harness/results/files/store.py ``Results``) into
-sweeps: one per (backend, suite, problem, label) of its device configs - timed records and
-failed items, vendor items left out - each with the sweep's ``legal`` count from the file's
-search-space diagnostics (``tlbench.sweeps``) where the file has them, and ``exhaustive`` =
-every legal config is there (timed or failed).  ``device`` is the backend's accelerator.
+Contract: ``sweeps_of(results)`` cuts a loaded results file (harness/results/files/store.py ``Results``) into
+sweeps: one per (backend, suite, problem, label) of its device configs - timed records and failed items, vendor
+items left out - each with the sweep's ``legal`` count from the file's search-space diagnostics (``tlbench.sweeps``)
+where the file has them, and ``exhaustive`` = every legal config is there (timed or failed).  ``device`` is the
+backend's accelerator.
 
 ``replay(sweep, settings)`` runs harness/search/search.py ``run_search`` with:
 - candidates built by ``candidate_from_record`` (no measured field reaches the ranker);
-- an oracle that answers a config with its record's ``summary.median`` (seconds) - the one
-  place a recorded time is read - or None for a failed item; it counts the questions;
-and returns a ``ReplayRow``: configs, measured (questions the oracle answered), fraction,
-best found and exhaustive best (seconds, and their ratio), ``within`` (best found within
-``tolerance`` of the exhaustive best), Kendall tau between the first-run prediction and the
-recorded times over every timed config (``tau_prior``) and between the final prediction and
-them (``tau_final``), the stop reason, the ``SearchResult`` itself, and what the measured configs
-and all of them cost the device in the recorded run (``device_seconds``: warm-up and sampling; a
-failed config's cost is not recorded).
-``earlier``: sweeps of earlier runs the ranker may learn from; ``learned_from`` keeps those of
-the same backend, device and suite and another problem, so the replayed problem's own recorded
-times reach only the oracle.
-``qualifying(sweeps, min_configs)``: the exhaustive ones with at least ``min_configs`` legal
+- an oracle that answers a config with its record's ``summary.median`` (seconds) - the one place a recorded time is
+  read - or None for a failed item; it counts the questions;
+and returns a ``ReplayRow``: configs, measured (questions the oracle answered), fraction, best found and exhaustive
+best (seconds, and their ratio), ``within`` (best found within ``tolerance`` of the exhaustive best), Kendall tau
+between the first-run prediction and the recorded times over every timed config (``tau_prior``) and between the
+final prediction and them (``tau_final``), the stop reason, the ``SearchResult`` itself, and what the measured
+configs and all of them cost the device in the recorded run (``device_seconds``: warm-up and sampling; a failed
+config's cost is not recorded). ``earlier``: sweeps of earlier runs the ranker may learn from; ``learned_from``
+keeps those of the same backend, device and suite and another problem, so the replayed problem's own recorded times
+reach only the oracle. ``qualifying(sweeps, min_configs)``: the exhaustive ones with at least ``min_configs`` legal
 configs.  Raises ``ValueError`` on a sweep with no timed config.
 """
 
@@ -142,8 +137,8 @@ def qualifying(sweeps: list[Sweep], min_configs: int = MIN_CONFIGS) -> list[Swee
 
 def device_seconds(record: Mapping[str, Any]) -> float | None:
     """What measuring one config cost the device in the recorded run: its warm-up and its sampling
-    (``measurement.warmup.seconds`` + ``measurement.sampling_seconds``); None where the record does not
-    say.  Read only to report what the search saved, never by the ranker."""
+    (``measurement.warmup.seconds`` + ``measurement.sampling_seconds``); None where the record does not say.  Read
+    only to report what the search saved, never by the ranker."""
     measurement = record.get("measurement") or {}
     parts = [measurement.get("sampling_seconds"), (measurement.get("warmup") or {}).get("seconds")]
     if not any(isinstance(p, (int, float)) for p in parts):
@@ -162,8 +157,8 @@ def recorded_seconds(record: Mapping[str, Any]) -> float:
 
 
 def learned_from(sweep: Sweep, earlier: Sequence[Sweep]) -> list[Sweep]:
-    """The earlier sweeps a replay of ``sweep`` may learn from: same backend, device and suite, another
-    problem (the replayed problem's own recorded times never reach its ranker)."""
+    """The earlier sweeps a replay of ``sweep`` may learn from: same backend, device and suite, another problem (the
+    replayed problem's own recorded times never reach its ranker)."""
     return [e for e in earlier if (e.backend, e.device, e.suite) == (sweep.backend, sweep.device, sweep.suite)
             and e.problem_id != sweep.problem_id and e.timed]
 

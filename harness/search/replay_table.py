@@ -1,16 +1,13 @@
 """The replay's table: one line per problem, grouped by results file and device.
 
-Contract: ``replay_lines(rows, width)`` lays out ``ReplayRow``s (harness/search/replay.py)
-with harness/results/report/text_table.py: per file and device a heading, then per problem its
-configs, measured, fraction measured, best found / exhaustive best (ms), their ratio, whether
-it is within the tolerance (``yes`` / ``MISS +x.x %``), Kendall tau of the first-run ranking
-and of the final prediction against the recorded times, the device seconds (warm-up and
-sampling in the recorded run) of the measured configs against all of them, and (note) why the
-search stopped.
-``summary_lines(rows)`` says how many problems met the goal (within the tolerance while
-measuring at most the fraction) and the stopping rule once.  ``row_json(row)`` is one row as
-plain data, with every measured config and every skipped one (reason, predicted rank).
-Pure layout, no I/O.
+Contract: ``replay_lines(rows, width)`` lays out ``ReplayRow``s (harness/search/replay.py) with
+harness/results/report/text_table.py: per file and device a heading, then per problem its configs, measured, fraction
+measured, best found / exhaustive best (ms), their ratio, whether it is within the tolerance (``yes`` / ``MISS +x.x
+%``), Kendall tau of the first-run ranking and of the final prediction against the recorded times, the device
+seconds (warm-up and sampling in the recorded run) of the measured configs against all of them, and (note) why the
+search stopped. ``summary_lines(rows)`` says how many problems met the goal (within the tolerance while measuring at
+most the fraction) and the stopping rule once.  ``row_json(row)`` is one row as plain data, with every measured
+config and every skipped one (reason, predicted rank). Pure layout, no I/O.
 """
 
 from __future__ import annotations

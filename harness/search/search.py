@@ -1,30 +1,25 @@
 """The search: measure the ranker's top configs and a few chosen to test it, re-rank, stop by a stated rule.
 
-Contract
---------
-``run_search(candidates, oracle, settings, history=()) -> SearchResult``.  ``oracle(case_id)``
-measures one config and returns its seconds, or None where it failed; the same loop serves a
-replay (recorded times) and a real run.  ``history``: ``(candidate, seconds)`` of earlier runs
-of other problems of the family on the device (harness/search/ranker.py); empty on a first run.
-Order of measurement:
+Contract: ``run_search(candidates, oracle, settings, history=()) -> SearchResult``.  ``oracle(case_id)``
+measures one config and returns its seconds, or None where it failed; the same loop serves a replay (recorded times)
+and a real run.  ``history``: ``(candidate, seconds)`` of earlier runs of other problems of the family on the device
+(harness/search/ranker.py); empty on a first run. Order of measurement:
 
 1. the ``settings.first`` configs the first-run ranking puts fastest ("prior top");
-2. ``settings.probes`` configs chosen to test that ranking ("probe"): each the best-ranked
-   config among those that differ in the most config values from everything chosen so far, so
-   the learned part hears from every corner of the space early;
-3. then, one at a time, the config the re-ranked model puts fastest by its optimistic bound
-   ``log_time - settings.optimism x spread`` ("model").
+2. ``settings.probes`` configs chosen to test that ranking ("probe"): each the best-ranked config among those that
+   differ in the most config values from everything chosen so far, so the learned part hears from every corner of
+   the space early;
+3. then, one at a time, the config the re-ranked model puts fastest by its optimistic bound ``log_time -
+   settings.optimism x spread`` ("model").
 
-The stopping rule (``STOP_RULE``, in words in every result): stop once the best measured
-config has stayed the best for ``settings.patience`` consecutive model-chosen measurements and
-no unmeasured config is predicted faster than it by more than ``settings.margin``; or once
-``budget(n, settings)`` configs are measured (``settings.max_fraction`` of the legal configs,
-rounded down, at least ``settings.min_measured``); or when every config is measured.
+The stopping rule (``STOP_RULE``, in words in every result): stop once the best measured config has stayed the best
+for ``settings.patience`` consecutive model-chosen measurements and no unmeasured config is predicted faster than it
+by more than ``settings.margin``; or once ``budget(n, settings)`` configs are measured (``settings.max_fraction`` of
+the legal configs, rounded down, at least ``settings.min_measured``); or when every config is measured.
 
-The result names every config: ``measured`` (in order, with why each was chosen and its
-predicted rank when chosen) and ``skipped`` (every config not measured, with the reason and
-its predicted rank and time in the final ranking).  ``len(measured) + len(skipped)`` is always
-the number of candidates.  Pure but for the oracle's calls.
+The result names every config: ``measured`` (in order, with why each was chosen and its predicted rank when chosen)
+and ``skipped`` (every config not measured, with the reason and its predicted rank and time in the final ranking).
+``len(measured) + len(skipped)`` is always the number of candidates.  Pure but for the oracle's calls.
 """
 
 from __future__ import annotations
