@@ -23,7 +23,7 @@ import math
 from functools import lru_cache
 from typing import Sequence
 
-from tlbench.harness.core.dtypes import dtype_bits
+from ..harness.core.dtypes import dtype_bits
 
 
 @lru_cache(maxsize=None)

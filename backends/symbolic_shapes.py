@@ -121,7 +121,7 @@ def bind_arguments(func: Any, args: Sequence[Any]) -> dict[str, int]:
 def _packed(buffer: Any, arg: Any) -> int:
     """How many of ``buffer``'s values one element of ``arg`` holds along the last dimension
     (1 unless the buffer's dtype is narrower than a byte; an element of unknown size is a byte)."""
-    from tlbench.backends.dtype_sizes import element_bits, values_per_element
+    from .dtype_sizes import element_bits, values_per_element
 
     dtype = str(buffer.dtype)
     if element_bits(dtype) >= 8:

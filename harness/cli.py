@@ -17,17 +17,17 @@ import sqlite3
 import sys
 from typing import Sequence
 
-from tlbench.harness.commands import (
+from .commands import (
     baseline, calibrate, check, compare, dashboard, export, history, merge, nightly, recover, report, search_replay,
 )
-from tlbench.harness.commands.common import EXIT_UNUSABLE, UsageProblem
-from tlbench.harness.commands.gate_options import PartialRun
-from tlbench.harness.commands.outputs import OutputRefused
-from tlbench.harness.crash import report_internal_error
-from tlbench.harness.results.compare.comparison import CompareError
-from tlbench.harness.results.history.schema import HistoryError
-from tlbench.harness.results.files.journal import JournalError
-from tlbench.harness.results.files.store import ResultsError
+from .commands.common import EXIT_UNUSABLE, UsageProblem
+from .commands.gate_options import PartialRun
+from .commands.outputs import OutputRefused
+from .crash import report_internal_error
+from .results.compare.comparison import CompareError
+from .results.history.schema import HistoryError
+from .results.files.journal import JournalError
+from .results.files.store import ResultsError
 
 EXIT_CODES = ("Exit codes: 0 done, or no regression; 1 a regression (compare, nightly), a finding (check) or a partial "
               "merge (merge); 2 unusable input or arguments (one line says what to do); "
@@ -38,7 +38,7 @@ UNUSABLE = (ResultsError, CompareError, UsageProblem, JournalError, HistoryError
 
 
 def _installed_version() -> str:
-    from tlbench import __version__
+    from .. import __version__
 
     return __version__
 

@@ -19,35 +19,35 @@ from typing import Any
 
 import pytest
 
-from tlbench.harness.core import trace
-from tlbench.harness.pytest_plugin import hookspecs
-from tlbench.harness.pytest_plugin.expansion import diagnose_space, expand
-from tlbench.harness.pytest_plugin.preflight import run_preflight
-from tlbench.harness.pytest_plugin.early_start import looks_like_suite, start_workers_early
-from tlbench.harness.pytest_plugin.options import backend_option_values
-from tlbench.harness.pytest_plugin.overlap_start import plan_overlap, start_compile_jobs_ahead
-from tlbench.harness.pytest_plugin.run_notes import phases_s, summary_extra
-from tlbench.harness.pytest_plugin.options import pytest_addoption  # noqa: F401  (the hook, registered through this module)
-from tlbench.harness.pytest_plugin.state import STATE
-from tlbench.harness.pytest_plugin.autotune import autotune_lines, write_best_configs
-from tlbench.harness.pytest_plugin.spread import largest_problem_first
-from tlbench.harness.pytest_plugin.machine_info import MachineInfoOnce, add_spread_devices, fill_machine_info
-from tlbench.harness.pytest_plugin.bench_adapter import benchmark_entry, quiet_table_by_default, restore_table, result_json_path
-from tlbench.harness.pytest_plugin.compare_machine import MachineCompare
-from tlbench.harness.pytest_plugin.manners import has_tlbench_item, register_machine_compare, skip_without_benchmark
-from tlbench.harness.pytest_plugin.terminal import write_summary
-from tlbench.harness.pytest_plugin.gpu_split import worker_groups
-from tlbench.harness.pytest_plugin import journaling, results_file
-from tlbench.harness.pytest_plugin.item_runner import INTERRUPTED_LINE, ItemRunner
-from tlbench.harness.pytest_plugin.commit_info import fill_commit_info
-from tlbench.harness.core.record import EXTRA_KEY, SCHEMA_VERSION, BenchItem, failure_record, skip_record
-from tlbench.harness.core.registry import BackendRegistry
-from tlbench.harness.measure.runner import Outcome
-from tlbench.harness.core.sweep import Sweep
-from tlbench.harness.pytest_plugin.xdist_hooks import (  # noqa: F401  (the hooks, registered through this module)
+from .core import trace
+from .pytest_plugin import hookspecs
+from .pytest_plugin.expansion import diagnose_space, expand
+from .pytest_plugin.preflight import run_preflight
+from .pytest_plugin.early_start import looks_like_suite, start_workers_early
+from .pytest_plugin.options import backend_option_values
+from .pytest_plugin.overlap_start import plan_overlap, start_compile_jobs_ahead
+from .pytest_plugin.run_notes import phases_s, summary_extra
+from .pytest_plugin.options import pytest_addoption  # noqa: F401  (the hook, registered through this module)
+from .pytest_plugin.state import STATE
+from .pytest_plugin.autotune import autotune_lines, write_best_configs
+from .pytest_plugin.spread import largest_problem_first
+from .pytest_plugin.machine_info import MachineInfoOnce, add_spread_devices, fill_machine_info
+from .pytest_plugin.bench_adapter import benchmark_entry, quiet_table_by_default, restore_table, result_json_path
+from .pytest_plugin.compare_machine import MachineCompare
+from .pytest_plugin.manners import has_tlbench_item, register_machine_compare, skip_without_benchmark
+from .pytest_plugin.terminal import write_summary
+from .pytest_plugin.gpu_split import worker_groups
+from .pytest_plugin import journaling, results_file
+from .pytest_plugin.item_runner import INTERRUPTED_LINE, ItemRunner
+from .pytest_plugin.commit_info import fill_commit_info
+from .core.record import EXTRA_KEY, SCHEMA_VERSION, BenchItem, failure_record, skip_record
+from .core.registry import BackendRegistry
+from .measure.runner import Outcome
+from .core.sweep import Sweep
+from .pytest_plugin.xdist_hooks import (  # noqa: F401  (the hooks, registered through this module)
     HIDDEN_WORKER, pytest_cmdline_main, pytest_configure_node, pytest_sessionstart, pytest_xdist_make_scheduler)
-from tlbench.harness.pytest_plugin.xdist_support import KEY_BENCH, KEY_MACHINE, KEY_OUTCOME, is_controller, pin_env, to_plain, worker_index
-from tlbench.harness.pytest_plugin.run_setup import build_state
+from .pytest_plugin.xdist_support import KEY_BENCH, KEY_MACHINE, KEY_OUTCOME, is_controller, pin_env, to_plain, worker_index
+from .pytest_plugin.run_setup import build_state
 
 
 def pytest_addhooks(pluginmanager):

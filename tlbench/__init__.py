@@ -40,7 +40,7 @@ def _version() -> str:
 
 def __getattr__(name: str):
     if name in FRONT_DOOR:
-        from tlbench.harness import sweep_api
+        from .harness import sweep_api
 
         return getattr(sweep_api, name)
     raise AttributeError(f"module 'tlbench' has no attribute {name!r}")

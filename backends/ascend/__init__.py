@@ -9,7 +9,7 @@ __all__ = ["AscendBackend"]
 
 def __getattr__(name):
     if name == "AscendBackend":
-        from tlbench.backends.ascend.backend import AscendBackend
+        from .backend import AscendBackend
 
         return AscendBackend
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -22,18 +22,18 @@ from typing import Any
 import tilelang
 from tilelang.ascend.target import _make_ascend_target
 
-from tlbench.backends.ascend import limits, npu
-from tlbench.backends.ascend.schedule import PIPES, ScheduleFacts, install_z3_recorders, lower_with_schedule
-from tlbench.backends.ascend.profiles import PROFILES
-from tlbench.backends.ascend.traits import TRAITS
-from tlbench.backends.backend_base import TileLangBackend, out_idx
-from tlbench.backends.dtype_sizes import buffer_bytes
-from tlbench.backends.symbolic_shapes import product
-from tlbench.harness.core import budget, space
-from tlbench.harness.core.backend_api import BackendOptions, Compiled, CompileError, compile_failure_words
-from tlbench.harness.core.cases import Case, Plan, VendorCase
-from tlbench.harness.core import kernel_traits as ask
-from tlbench.harness.core.device_profile import DeviceProfile
+from . import limits, npu
+from .schedule import PIPES, ScheduleFacts, install_z3_recorders, lower_with_schedule
+from .profiles import PROFILES
+from .traits import TRAITS
+from ..backend_base import TileLangBackend, out_idx
+from ..dtype_sizes import buffer_bytes
+from ..symbolic_shapes import product
+from ...harness.core import budget, space
+from ...harness.core.backend_api import BackendOptions, Compiled, CompileError, compile_failure_words
+from ...harness.core.cases import Case, Plan, VendorCase
+from ...harness.core import kernel_traits as ask
+from ...harness.core.device_profile import DeviceProfile
 
 TARGET_NAME = "ascend dav-3510"
 
@@ -161,7 +161,7 @@ class AscendBackend(TileLangBackend):
             raise RuntimeError(f"no NPU to calibrate: {reason}")
         import torch
 
-        from tlbench.backends.calibrate import calibrate
+        from ..calibrate import calibrate
 
         return calibrate(torch.npu, torch.device("npu", torch.npu.current_device()),
                          self.device_info().get("accelerator") or "NPU", seconds)
@@ -184,7 +184,7 @@ class AscendBackend(TileLangBackend):
         return lower_with_schedule(func, target, pass_configs, shape_values)
 
     def warm_up_kernels(self) -> tuple:
-        from tlbench.backends.ascend.compile_warm_up import KERNELS
+        from .compile_warm_up import KERNELS
 
         return KERNELS
 

@@ -36,7 +36,7 @@ import tvm
 from tilelang.ascend.transform import z3_scheduler
 from tvm import tirx
 
-from tlbench.backends.symbolic_shapes import evaluate, launch_dims, symbolic_names
+from ..symbolic_shapes import evaluate, launch_dims, symbolic_names
 
 Z3_LOOP = "tl.transform.z3_schedule_loop_python"
 Z3_STRAIGHT = "tl.transform.z3_schedule_python"

@@ -25,8 +25,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from tlbench.backends.ascend.pipes import LOAD_PIPES
-from tlbench.harness.analysis.timeline_plot import Bar, Lane, Panel, Phase, draw_space_time, pack_tracks
+from .pipes import LOAD_PIPES
+from ...harness.analysis.timeline_plot import Bar, Lane, Panel, Phase, draw_space_time, pack_tracks
 
 PIPE_ORDER = ("MTE2", "MTE1", "Cube", "Fixpipe", "Vector", "MTE3", "Scalar")
 CORE_ORDER = ("AIC", "AIV")

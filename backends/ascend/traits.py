@@ -13,8 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from tlbench.backends.ascend.pipes import LOAD_PIPES
-from tlbench.harness.core.backend_traits import BackendOption
+from .pipes import LOAD_PIPES
+from ...harness.core.backend_traits import BackendOption
 
 def _cycles_label(model: Mapping[str, Any]) -> str:
     """``cyc/core`` only where the modeled number is a per-core total (persistent kernels);
@@ -54,7 +54,7 @@ class AscendTraits:
         return []
 
     def schedule_figure(self, records: Sequence[Mapping[str, Any]], path: Path, title: str) -> Path | None:
-        from tlbench.backends.ascend.schedule_figure import write_schedule_png  # matplotlib, lazily
+        from .schedule_figure import write_schedule_png  # matplotlib, lazily
 
         return write_schedule_png(records, path, title=title)
 

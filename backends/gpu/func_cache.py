@@ -20,7 +20,7 @@ import hashlib
 import json
 from typing import Any
 
-from tlbench.backends.gpu.keyed_files import KeyedFiles
+from .keyed_files import KeyedFiles
 
 FORMAT = 2
 

@@ -119,7 +119,7 @@ class CudaGraphDevice:
         return [[s.elapsed_time(e) * 1e-3 for s, e in row] for row in marks]
 
     def event_batch(self, flush: Callable[[], None], fn: Callable[[], None], k: int) -> list[float]:
-        from tlbench.backends.gpu.timing import event_batch
+        from .timing import event_batch
 
         return event_batch(flush, fn, k)
 

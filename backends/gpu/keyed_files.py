@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tlbench.harness.results.files.journal import atomic_write_text
+from ...harness.results.files.journal import atomic_write_text
 
 
 class KeyedFiles:

@@ -28,8 +28,8 @@ import tilelang
 import tvm
 from tvm import tirx
 
-from tlbench.backends.dtype_sizes import buffer_bytes
-from tlbench.backends.symbolic_shapes import evaluate, launch_dims, product, symbolic_names
+from ..dtype_sizes import buffer_bytes
+from ..symbolic_shapes import evaluate, launch_dims, product, symbolic_names
 
 _WS_PASS = "tl.ProducerConsumerWarpSpecialized"
 _PLANNING_PASS = "tl.PipelinePlanning"

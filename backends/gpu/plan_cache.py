@@ -16,8 +16,8 @@ import hashlib
 import json
 from dataclasses import asdict
 
-from tlbench.harness.core.kernel_traits import modules_hash
-from tlbench.backends.gpu.keyed_files import KeyedFiles
+from ...harness.core.kernel_traits import modules_hash
+from .keyed_files import KeyedFiles
 
 FORMAT = 2
 
@@ -31,7 +31,7 @@ class PlanCache(KeyedFiles):
         return hashlib.sha256(text.encode()).hexdigest()
 
     def get(self, key: str) -> "PlanFacts | None":
-        from tlbench.backends.gpu.plan import PlanFacts  # imports tvm: only where a plan is read
+        from .plan import PlanFacts  # imports tvm: only where a plan is read
 
         text = self.read(key)
         try:

@@ -25,7 +25,7 @@ from typing import Any, Callable, Sequence
 
 import torch
 
-from tlbench.backends.gpu.flush_choice import FLUSH_MODES, read_flush_note
+from .flush_choice import FLUSH_MODES, read_flush_note
 
 METHOD_CUPTI = "cupti-kernel-timestamps"
 METHOD_EVENTS = "cuda-event"

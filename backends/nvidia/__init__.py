@@ -9,7 +9,7 @@ __all__ = ["NvidiaBackend"]
 
 def __getattr__(name):
     if name == "NvidiaBackend":
-        from tlbench.backends.nvidia.backend import NvidiaBackend
+        from .backend import NvidiaBackend
 
         return NvidiaBackend
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -29,24 +29,24 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from tlbench.backends.backend_base import TileLangBackend, out_idx
-from tlbench.backends.nvidia import limits
-from tlbench.backends.nvidia.cuda_build import cuda_plan, pass_config_note, tilelang_cache_disabled
-from tlbench.backends.nvidia.limits import DEFAULT_ARCH
-from tlbench.backends.nvidia.device_probe import device_arch, gpu_reason, read_device_info
-from tlbench.backends.gpu.func_cache import FuncCache
-from tlbench.backends.gpu.plan_cache import PlanCache
-from tlbench.backends.source_tree import runtime_tree_hash
-from tlbench.backends.nvidia.profiles import PROFILES, device_reported_profile
-from tlbench.backends.nvidia.telemetry import NvmlTelemetry
-from tlbench.backends.gpu.flush_choice import flush_caveat, flush_mode
-from tlbench.backends.nvidia.timer_choice import make_timer, timer_name
-from tlbench.backends.nvidia.traits import TRAITS
-from tlbench.harness.core import budget, space
-from tlbench.harness.core.backend_api import BackendOptions, Compiled, CompileError, compile_failure_words
-from tlbench.harness.core.cases import Case, Plan, VendorCase
-from tlbench.harness.core import kernel_traits as ask
-from tlbench.harness.core.device_profile import DeviceProfile, match_profile
+from ..backend_base import TileLangBackend, out_idx
+from . import limits
+from .cuda_build import cuda_plan, pass_config_note, tilelang_cache_disabled
+from .limits import DEFAULT_ARCH
+from .device_probe import device_arch, gpu_reason, read_device_info
+from ..gpu.func_cache import FuncCache
+from ..gpu.plan_cache import PlanCache
+from ..source_tree import runtime_tree_hash
+from .profiles import PROFILES, device_reported_profile
+from .telemetry import NvmlTelemetry
+from ..gpu.flush_choice import flush_caveat, flush_mode
+from .timer_choice import make_timer, timer_name
+from .traits import TRAITS
+from ...harness.core import budget, space
+from ...harness.core.backend_api import BackendOptions, Compiled, CompileError, compile_failure_words
+from ...harness.core.cases import Case, Plan, VendorCase
+from ...harness.core import kernel_traits as ask
+from ...harness.core.device_profile import DeviceProfile, match_profile
 
 
 class NvidiaBackend(TileLangBackend):
@@ -140,7 +140,7 @@ class NvidiaBackend(TileLangBackend):
     def calibrate(self, seconds: float = 30.0) -> DeviceProfile:
         """Measure this GPU's profile (cuBLAS GEMM, a device copy): see backends/calibrate.py."""
         import torch
-        from tlbench.backends.calibrate import calibrate
+        from ..calibrate import calibrate
 
         if self.device is None:
             raise RuntimeError(f"no GPU to calibrate: {self._device_reason}")
@@ -178,12 +178,12 @@ class NvidiaBackend(TileLangBackend):
         return super().kernel_source(case) + pass_config_note(self.pass_configs(case))
 
     def _lower_with_facts(self, func, target, pass_configs, shape_values):
-        from tlbench.backends.gpu.plan import lower_with_plan
+        from ..gpu.plan import lower_with_plan
 
         return lower_with_plan(func, target, pass_configs, shape_values)
 
     def warm_up_kernels(self) -> tuple:
-        from tlbench.backends.nvidia.compile_warm_up import KERNELS
+        from .compile_warm_up import KERNELS
 
         return KERNELS
 
@@ -201,7 +201,7 @@ class NvidiaBackend(TileLangBackend):
         lowered) reads it from there (backends/gpu/plan_cache.py), and lowers again only
         when none is stored."""
         import tilelang
-        from tlbench.backends.gpu.plan import build_with_plan
+        from ..gpu.plan import build_with_plan
 
         phases: dict[str, float] = {}
         slowdown = self._compile_slowdown if cold else None  # TEST ONLY (tests/test_only/compile_slowdown.py): the whole call x (1 + f)
@@ -268,7 +268,7 @@ class NvidiaBackend(TileLangBackend):
         torch.cuda.synchronize(self.device)
 
     def timer(self, runnable: Compiled | VendorCase, inputs: dict[str, Any], flush_l2: bool) -> Any:
-        from tlbench.backends.gpu.timing import L2Flush
+        from ..gpu.timing import L2Flush
 
         run, label = self._runner(runnable, inputs, timed=True)
         notes = [f"vendor item: {label}"] if label else []

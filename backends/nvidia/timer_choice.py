@@ -33,9 +33,9 @@ def timer_name(value: str | None) -> str:
 def make_timer(name: str, fn: Callable[[], None], flush: Any, telemetry: Any = None) -> Any:
     """The ``DeviceTimer`` ``name`` (one of ``TIMERS``) for the call ``fn``."""
     if name == "graph":
-        from tlbench.backends.gpu.graph_timer import GraphTimer
+        from ..gpu.graph_timer import GraphTimer
 
         return GraphTimer(fn, flush, telemetry)
-    from tlbench.backends.gpu.timing import CudaTimer
+    from ..gpu.timing import CudaTimer
 
     return CudaTimer(fn, flush, telemetry, use_cupti=timer_name(name) == "cupti")

@@ -17,9 +17,9 @@ import subprocess
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from tlbench.backends.gpu.flush_choice import FLUSH_MODES, flush_mode_of
-from tlbench.backends.nvidia.timer_choice import TIMERS
-from tlbench.harness.core.backend_traits import BackendOption
+from ..gpu.flush_choice import FLUSH_MODES, flush_mode_of
+from .timer_choice import TIMERS
+from ...harness.core.backend_traits import BackendOption
 
 ARCH_OPTION = BackendOption(
     name="--tlbench-nvidia-arch",

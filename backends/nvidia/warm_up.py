@@ -16,7 +16,7 @@ def warm_up() -> None:
 
     if not torch.cuda.is_available():
         return
-    from tlbench.backends.gpu.timing import profile_kernels
+    from ..gpu.timing import profile_kernels
 
     device = torch.device("cuda", torch.cuda.current_device())
     a = torch.randn(256, 256, device=device)

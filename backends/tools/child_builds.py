@@ -11,13 +11,13 @@ def build(sys_path, ref, case):
     import faulthandler, os
     faulthandler.dump_traceback_later(25, exit=False)
     t = time.time()
-    from tlbench.harness.measure.cache_warmer import _build
+    from ...harness.measure.cache_warmer import _build
     err = _build(sys_path, ref, {}, case)
     return os.getpid(), round(time.time() - t, 1), err
 
 
 def main():
-    from tlbench.backends.tools import suites_dir
+    from . import suites_dir
 
     suites_dir()
     import test_tiles

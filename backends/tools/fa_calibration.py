@@ -23,7 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from tlbench.suites.flash_attention.problem import FaConfig, FaProblem
+from ...suites.flash_attention.problem import FaConfig, FaProblem
 
 PUBLISHED_US = 26.8
 PUBLISHED_SOURCE = "tile-ai/tilelang examples/ascend/flash_attention/README.md (MHA S=4096 D=128 bf16, 128x128, num_stages=3, 32 blocks)"
@@ -31,13 +31,13 @@ PROBLEM = FaProblem(batch=1, heads=1, seq_q=4096, seq_k=4096, dim=128, dtype="bf
 
 
 def calibrate(enable_offset: bool = False) -> dict:
-    import tlbench.backends.ascend.schedule  # noqa: F401  (Z3 recorders before any Ascend lowering)
-    from tlbench.backends.ascend.schedule import lower_with_schedule
-    from tlbench.backends.tools import suites_dir
+    from ..ascend import schedule  # noqa: F401  (Z3 recorders before any Ascend lowering)
+    from ..ascend.schedule import lower_with_schedule
+    from . import suites_dir
 
     suites_dir()  # the FA kernel lives beside its suites
-    from tlbench.suites.flash_attention.body import build
-    from tlbench.suites.flash_attention.dialect_ascend import ASCEND_FA_DIALECT
+    from ...suites.flash_attention.body import build
+    from ...suites.flash_attention.dialect_ascend import ASCEND_FA_DIALECT
     from tilelang.ascend.target import _make_ascend_target
 
     config = FaConfig(128, 128, 3, enable_offset=enable_offset)

@@ -7,9 +7,9 @@ cold builds; SUITE.py: a suite declaring ``SWEEP``, such as results/h200-parity/
 Contract: one line (loads, first and all seconds, the tick lag's p50 / p99 / max); exit 0. Recorded in
 results/h200-parity/README.md."""
 import sys, time, threading
-from tlbench.backends.tools.case_selection import load_sweep
-from tlbench.harness.measure.compile_pool import CompilePool
-from tlbench.harness.core.backend_api import backend_from_ref
+from .case_selection import load_sweep
+from ...harness.measure.compile_pool import CompilePool
+from ...harness.core.backend_api import backend_from_ref
 
 def main():
     sweep = load_sweep(sys.argv[1])

@@ -18,9 +18,9 @@ import statistics
 import sys
 import time
 
-from tlbench.backends.gpu.flush_choice import split_at_flushes
-from tlbench.backends.gpu.timing import profile_kernels
-from tlbench.backends.tools.timer_crosscheck import timed_calls
+from ..gpu.flush_choice import split_at_flushes
+from ..gpu.timing import profile_kernels
+from .timer_crosscheck import timed_calls
 
 CALLS = 40
 MODES = {"back-to-back": None, "gap 1 ms": 1e-3, "gap 10 ms": 10e-3}

@@ -31,7 +31,7 @@ import re
 import statistics
 import sys
 
-from tlbench.backends.tools.timer_table import within
+from .timer_table import within
 
 _CASE = re.compile(
     r"^gemm-(?P<M>\d+)x(?P<N>\d+)x(?P<K>\d+)-(?P<dt>f16|bf16)-bm(?P<bm>\d+)-bn(?P<bn>\d+)-bk(?P<bk>\d+)-t(?P<t>\d+)-"
@@ -41,12 +41,12 @@ _CASE = re.compile(
 
 def parse_case(case_id: str):
     """The built-in GEMM's case of that id (suites/gemm/body.py, declared as the suites declare it)."""
-    from tlbench.backends.tools import suites_dir
+    from . import suites_dir
 
     suites_dir()
-    from tlbench.suites.gemm.sweep import GEMM, config, problem
+    from ...suites.gemm.sweep import GEMM, config, problem
 
-    from tlbench import kernel_sweep
+    from ... import kernel_sweep
 
     m = _CASE.match(case_id)
     if not m:
@@ -60,18 +60,18 @@ def parse_case(case_id: str):
 
 
 def _backend():
-    from tlbench.backends.nvidia.backend import NvidiaBackend
-    from tlbench.harness.core.backend_api import BackendOptions
+    from ..nvidia.backend import NvidiaBackend
+    from ...harness.core.backend_api import BackendOptions
 
     return NvidiaBackend(BackendOptions())
 
 
 def run_harness(case_id: str, repeats: int, out: str | None) -> None:
-    from tlbench.harness.core.cases import MeasurePolicy
-    from tlbench.harness.core.record import BenchItem
-    from tlbench.harness.measure.device_session import InProcessSession
-    from tlbench.harness.measure.outcome import RunContext
-    from tlbench.harness.measure.rounds import measure_items
+    from ...harness.core.cases import MeasurePolicy
+    from ...harness.core.record import BenchItem
+    from ...harness.measure.device_session import InProcessSession
+    from ...harness.measure.outcome import RunContext
+    from ...harness.measure.rounds import measure_items
 
     backend = _backend()
     case = parse_case(case_id)
@@ -100,7 +100,7 @@ def run_harness(case_id: str, repeats: int, out: str | None) -> None:
 def run_launch(case_id: str, count: int) -> None:
     import torch
 
-    from tlbench.backends.gpu.timing import L2Flush
+    from ..gpu.timing import L2Flush
 
     backend = _backend()
     case = parse_case(case_id)

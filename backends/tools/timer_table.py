@@ -29,7 +29,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
-from tlbench.backends.gpu.flush_choice import split_at_flushes
+from ..gpu.flush_choice import split_at_flushes
 
 METRIC = "gpu__time_duration.sum"
 CLOCK_METRIC = "sm__cycles_elapsed.avg.per_second"  # cycles / duration: the SM clock during the kernel

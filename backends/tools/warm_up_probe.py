@@ -20,8 +20,8 @@ import time
 
 def _suite_sweeps():
     """(file name, SWEEP) of every built-in suite that declares one."""
-    from tlbench.backends.tools import suites_dir
-    from tlbench.backends.tools.case_selection import UsageProblem, load_sweep
+    from . import suites_dir
+    from .case_selection import UsageProblem, load_sweep
 
     out = []
     for path in sorted(p for p in suites_dir().glob("*/test_*.py") if (p.parent / "__init__.py").is_file()):
@@ -40,7 +40,7 @@ def cpu(work) -> float:
 
 def main(backend_name: str, warm: str, ending: str = "") -> None:
     import tilelang  # noqa: F401 - before a backend's target: tilelang puts its tvm on the path
-    from tlbench.harness.core.backend_api import BackendOptions
+    from ...harness.core.backend_api import BackendOptions
 
     fa_suite = "test_fa_ascend_schedule.py" if backend_name == "ascend" else "test_fa_stages.py"
     wanted = (fa_suite, "test_stages.py", "test_core_pipelining.py")
@@ -53,9 +53,9 @@ def main(backend_name: str, warm: str, ending: str = "") -> None:
     gemm = next(c for k, c in sorted(cases.items()) if k.startswith("gemm-") and "bk32" in k and k.endswith("s2"))
     relu = next(c for k, c in sorted(cases.items()) if k.startswith("gemm_relu-"))
     if backend_name == "ascend":
-        from tlbench.backends.ascend.backend import AscendBackend as Backend
+        from ..ascend.backend import AscendBackend as Backend
     else:
-        from tlbench.backends.nvidia.backend import NvidiaBackend as Backend
+        from ..nvidia.backend import NvidiaBackend as Backend
     backend = Backend(BackendOptions())
     if warm == "own":
         print("warm-up, the backend's own kernels:", cpu(backend.warm_up_compile))

@@ -8,14 +8,14 @@ Contract: prints the case id, then the loop, issue, arrive and wait lines of the
 """
 import sys
 
-from tlbench.backends.tools import suites_dir
+from . import suites_dir
 
 suites_dir()  # the built-in GEMM body and its declaration
-from tlbench.suites.gemm.sweep import GEMM, config, problem  # noqa: E402
+from ...suites.gemm.sweep import GEMM, config, problem  # noqa: E402
 
-from tlbench import kernel_sweep  # noqa: E402
-from tlbench.backends.nvidia.backend import NvidiaBackend  # noqa: E402
-from tlbench.harness.core.backend_api import BackendOptions  # noqa: E402
+from ... import kernel_sweep  # noqa: E402
+from ..nvidia.backend import NvidiaBackend  # noqa: E402
+from ...harness.core.backend_api import BackendOptions  # noqa: E402
 
 
 def main(argv: list[str]) -> None:

@@ -13,10 +13,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Iterable
 
-from tlbench.harness.analysis import timeline_fit
-from tlbench.harness.analysis import timeline_model as models
-from tlbench.harness.analysis.timeline_plot import Panel, draw_space_time, panel_from_timeline
-from tlbench.harness.results.report.table import format_seconds
+from . import timeline_fit
+from . import timeline_model as models
+from .timeline_plot import Panel, draw_space_time, panel_from_timeline
+from ..results.report.table import format_seconds
 
 FIT_DESCRIPTIONS = {"copy": "copy: issue -> data on chip (model)", "compute": "compute: one K step's MMA (model)"}
 DEFAULT_SHOWN = 8

@@ -11,15 +11,15 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
-from tlbench.harness.core.backend_traits import TraitsCatalog
-from tlbench.harness.analysis.stage_types import StageReport
+from ..core.backend_traits import TraitsCatalog
+from .stage_types import StageReport
 
 
 def write_pngs(report: StageReport, records: Iterable[Mapping[str, Any]], png_dir: str | Path,
                traits_of: Callable[[str], Any] | None = None, prefix: str = "") -> list[Path]:
     """One space-time PNG per group: the backend's schedule figure where its plans carry a schedule model
     (``BackendTraits.schedule_figure``), else the model fitted to device times."""
-    from tlbench.harness.analysis import fit_plot
+    from . import fit_plot
 
     traits_of = traits_of or TraitsCatalog.from_entry_points().get
     by_case = {(r.get("backend"), r.get("case_id")): r for r in records}

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 from typing import Any, Mapping
-from tlbench.harness.analysis import timeline_fit
-from tlbench.harness.analysis import timeline_model as models
-from tlbench.harness.analysis.stage_plan import k_loop, relative_error_of
-from tlbench.harness.analysis.stage_types import LoopLatencies, TileGroup
-from tlbench.harness.results.report.table import format_seconds
+from . import timeline_fit
+from . import timeline_model as models
+from .stage_plan import k_loop, relative_error_of
+from .stage_types import LoopLatencies, TileGroup
+from ..results.report.table import format_seconds
 
 
 def with_model(group: TileGroup, recs: list[dict[str, Any]], load_pipes: frozenset[str]) -> TileGroup:

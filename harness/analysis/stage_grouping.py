@@ -16,18 +16,18 @@ from __future__ import annotations
 
 import json
 
-from tlbench.harness.core.family import FamilyCatalog
+from ..core.family import FamilyCatalog
 
 from dataclasses import replace
 from typing import Any, Callable, Mapping
-from tlbench.harness.core.backend_traits import TraitsCatalog
-from tlbench.harness.core.record import EXTRA_KEY, records_of
-from tlbench.harness.core.shard import placement
-from tlbench.harness.results.files.store import testbed_of
-from tlbench.harness.analysis.stage_fit import with_model
-from tlbench.harness.analysis.stage_plan import item_status, k_loop, k_steps_per_block, onchip_use, path_label, pipelined_buffers, problem_sort, ratio_of
-from tlbench.harness.analysis.stage_types import STAGE_KEYS, StageLine, StageReport, StageReportError, TileGroup
-from tlbench.harness.analysis.stage_verdict import group_verdict
+from ..core.backend_traits import TraitsCatalog
+from ..core.record import EXTRA_KEY, records_of
+from ..core.shard import placement
+from ..results.files.store import testbed_of
+from .stage_fit import with_model
+from .stage_plan import item_status, k_loop, k_steps_per_block, onchip_use, path_label, pipelined_buffers, problem_sort, ratio_of
+from .stage_types import STAGE_KEYS, StageLine, StageReport, StageReportError, TileGroup
+from .stage_verdict import group_verdict
 
 
 def build_stage_report(bench_json: Mapping[str, Any], traits_of: Callable[[str], Any] | None = None) -> StageReport:

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tlbench.harness.analysis.stage_types import StageLine, StageReport, TileGroup
-from tlbench.harness.results.report.json_output import envelope, num
+from .stage_types import StageLine, StageReport, TileGroup
+from ..results.report.json_output import envelope, num
 
 
 def _line(r: StageLine) -> dict[str, Any]:

@@ -8,8 +8,8 @@ K steps per block, the labels of a problem and a tile, and small ratio helpers. 
 from __future__ import annotations
 
 from typing import Any, Mapping
-from tlbench.harness.results.report.table import format_seconds
-from tlbench.harness.analysis.stage_types import StageLine
+from ..results.report.table import format_seconds
+from .stage_types import StageLine
 
 
 def k_loop(plan: Mapping[str, Any]) -> dict[str, Any]:

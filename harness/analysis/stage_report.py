@@ -22,13 +22,13 @@ import json
 import sys
 from pathlib import Path
 
-from tlbench.harness.analysis.stage_figures import plot_stage_curves, write_pngs
-from tlbench.harness.analysis.stage_fit import loop_latencies
-from tlbench.harness.analysis.stage_grouping import build_stage_report
-from tlbench.harness.analysis.stage_json import stage_json
-from tlbench.harness.analysis.stage_text import format_stage_report, stage_markdown
-from tlbench.harness.analysis.stage_types import StageLine, StageReport, StageReportError, StageVerdict, TileGroup
-from tlbench.harness.results.files.store import ResultsError, load_results
+from .stage_figures import plot_stage_curves, write_pngs
+from .stage_fit import loop_latencies
+from .stage_grouping import build_stage_report
+from .stage_json import stage_json
+from .stage_text import format_stage_report, stage_markdown
+from .stage_types import StageLine, StageReport, StageReportError, StageVerdict, TileGroup
+from ..results.files.store import ResultsError, load_results
 
 __all__ = ["StageLine", "StageReport", "StageReportError", "StageVerdict", "TileGroup", "build_stage_report", "format_stage_report", "loop_latencies", "main",
            "plot_stage_curves", "stage_markdown", "write_pngs"]

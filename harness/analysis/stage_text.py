@@ -9,8 +9,8 @@ share a column.
 from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
-from tlbench.harness.results.report.table import format_seconds
-from tlbench.harness.analysis.stage_types import StageLine, StageReport, TOLERANCE, TileGroup
+from ..results.report.table import format_seconds
+from .stage_types import StageLine, StageReport, TOLERANCE, TileGroup
 
 
 LEFT_ALIGNED = frozenset({"stages", "path", "buffers", "status"})
@@ -48,7 +48,7 @@ def vendor_words(group: TileGroup) -> str:
 
 def _single_lines(groups: Sequence[TileGroup]) -> list[str]:
     """Tiles with one depth each (a tile sweep): one line each, with the vendor ratio."""
-    from tlbench.harness.results.report.text_table import Column, Group, TextRow, plain, render
+    from ..results.report.text_table import Column, Group, TextRow, plain, render
 
     columns = (Column("tile"), Column("stages", right=True), Column("median", right=True), Column("x vendor", right=True))
     by: dict[str, list[TextRow]] = {}

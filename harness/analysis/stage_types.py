@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 from typing import Any
-from tlbench.harness.analysis import timeline_fit
+from . import timeline_fit
 
 
 TOLERANCE = 0.02  # recommend: smallest num_stages within 2 % of the best

@@ -9,10 +9,10 @@ switching pipeline path, a best point at the deepest depth tried, a scheduler al
 from __future__ import annotations
 
 from typing import Any
-from tlbench.harness.analysis import timeline_fit
-from tlbench.harness.analysis.stage_fit import steady_ii
-from tlbench.harness.analysis.stage_plan import basis_value, budget_max_stages, fmt_basis, max_versions
-from tlbench.harness.analysis.stage_types import StageVerdict, TOLERANCE, TileGroup
+from . import timeline_fit
+from .stage_fit import steady_ii
+from .stage_plan import basis_value, budget_max_stages, fmt_basis, max_versions
+from .stage_types import StageVerdict, TOLERANCE, TileGroup
 
 
 def group_verdict(group: TileGroup, recs: list[dict[str, Any]]) -> StageVerdict:

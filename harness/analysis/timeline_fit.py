@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass
 from typing import Any, Iterable, Mapping
-from tlbench.harness.analysis.timeline_model import DEFAULT_STAGES, Number, SweepRow, check_iterations, makespan_without_issue_limit, min_sufficient_depth, sweep
+from .timeline_model import DEFAULT_STAGES, Number, SweepRow, check_iterations, makespan_without_issue_limit, min_sufficient_depth, sweep
 
 
 @dataclass(frozen=True)

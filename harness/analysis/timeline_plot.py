@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence, Union
 
-from tlbench.harness.analysis.timeline_model import DEFAULT_STAGES, Timeline, simulate
+from .timeline_model import DEFAULT_STAGES, Timeline, simulate
 
 PHASE_KINDS = ("prologue", "steady", "epilogue")
 PHASE_LABELS = {"prologue": "prologue (fill)", "steady": "steady state", "epilogue": "epilogue (drain)"}

@@ -16,8 +16,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from tlbench.harness.commands.common import EXIT_OK, UsageProblem, add_force, add_out_dir, exit_codes, parser_args
-from tlbench.harness.commands.outputs import guard
+from .common import EXIT_OK, UsageProblem, add_force, add_out_dir, exit_codes, parser_args
+from .outputs import guard
 
 DEFAULT_BASELINE_DIR = "results/baselines"
 
@@ -39,8 +39,8 @@ def register(sub: Any) -> None:
 
 
 def run_baseline(args: argparse.Namespace) -> int:
-    from tlbench.harness.results.report.partial_note import partial_lines
-    from tlbench.harness.results.files.store import baseline_name, load_results, split_by_backend, write_document
+    from ..results.report.partial_note import partial_lines
+    from ..results.files.store import baseline_name, load_results, split_by_backend, write_document
 
     results = load_results(args.file)
     if not results.records:

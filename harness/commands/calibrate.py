@@ -18,8 +18,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tlbench.harness.commands.common import add_output, exit_codes, parser_args
-from tlbench.harness.results.history.schema import HistoryError
+from .common import add_output, exit_codes, parser_args
+from ..results.history.schema import HistoryError
 
 
 def register(sub: Any) -> None:
@@ -34,8 +34,8 @@ def register(sub: Any) -> None:
 
 
 def run_calibrate(args: argparse.Namespace) -> int:
-    from tlbench.harness.core.registry import BackendRegistry, UnknownBackend
-    from tlbench.harness.pytest_plugin.enrich import profile_of
+    from ..core.registry import BackendRegistry, UnknownBackend
+    from ..pytest_plugin.enrich import profile_of
 
     registry = BackendRegistry.from_entry_points()
     try:
@@ -50,7 +50,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
     measure = getattr(backend, "calibrate", None)
     if not callable(measure):
         raise HistoryError(f"calibrate: backend {args.backend} cannot calibrate (it has no calibrate method)")
-    from tlbench.harness.commands.outputs import guard
+    from .outputs import guard
 
     datasheet, device = profile_of(backend)
     slug = re.sub(r"[^a-z0-9]+", "-", (device or "device").lower()).strip("-")

@@ -24,8 +24,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tlbench.harness.commands.common import EXIT_OK, EXIT_UNUSABLE, exit_codes, parser_args
-from tlbench.harness.pytest_plugin.preflight import DEFAULT_DEVICE_GIB, GIB
+from .common import EXIT_OK, EXIT_UNUSABLE, exit_codes, parser_args
+from ..pytest_plugin.preflight import DEFAULT_DEVICE_GIB, GIB
 
 EXIT_FINDINGS = 1
 
@@ -71,7 +71,7 @@ class _Collector:
             self.skipped[reason] = self.skipped.get(reason, 0) + 1
 
     def pytest_collection_finish(self, session: Any) -> None:
-        from tlbench.harness.pytest_plugin.state import STATE
+        from ..pytest_plugin.state import STATE
 
         state = session.config.stash.get(STATE, None)
         if state is None:

@@ -30,7 +30,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tlbench.harness.results.files.fraction_arg import command_fraction
+from ..results.files.fraction_arg import command_fraction
 
 EXIT_OK, EXIT_REGRESSION, EXIT_UNUSABLE, EXIT_INTERNAL = 0, 1, 2, 3
 PIPED_WIDTH = 200  # a CI log: no terminal to fit, but lines a person can still read
@@ -110,7 +110,7 @@ def _suite_effect(text: str) -> tuple[str, float]:
 
 
 def add_thresholds(parser: argparse.ArgumentParser) -> None:
-    from tlbench.harness.results.compare import plan_verdicts
+    from ..results.compare import plan_verdicts
 
     parser.add_argument("--min-effect", type=_fraction, default=0.05, metavar="FRACTION",
                         help="smallest change of the median that counts (default 0.05 = 5 %%)")
@@ -121,8 +121,8 @@ def add_thresholds(parser: argparse.ArgumentParser) -> None:
 
 
 def thresholds(args: argparse.Namespace):
-    from tlbench.harness.results.compare import plan_verdicts
-    from tlbench.harness.results.compare.judgement import Thresholds
+    from ..results.compare import plan_verdicts
+    from ..results.compare.judgement import Thresholds
 
     return Thresholds(min_effect=args.min_effect, alpha=args.alpha, min_effect_by_suite=dict(args.min_effect_for),
                       **plan_verdicts.threshold_values(args))

@@ -17,12 +17,12 @@ import argparse
 import sys
 from typing import Any
 
-from tlbench.harness.commands import gate_options
-from tlbench.harness.commands.common import (
+from . import gate_options
+from .common import (
     EXIT_OK, EXIT_REGRESSION, UsageProblem, add_history, add_thresholds, console, exit_codes, parser_args, positive,
     print_json, skipped_lines, thresholds, width, write_text,
 )
-from tlbench.harness.commands.outputs import guard
+from .outputs import guard
 
 
 def register(sub: Any) -> None:
@@ -60,11 +60,11 @@ def run_compare(args: argparse.Namespace) -> int:
 
 
 def _compare_runs(args: argparse.Namespace) -> int:
-    from tlbench.harness.results.report import report
-    from tlbench.harness.results.compare.compare import compare_runs
-    from tlbench.harness.results.report.json_output import compare_json
-    from tlbench.harness.results.report.partial_note import partial_lines
-    from tlbench.harness.results.files.store import load_results
+    from ..results.report import report
+    from ..results.compare.compare import compare_runs
+    from ..results.report.json_output import compare_json
+    from ..results.report.partial_note import partial_lines
+    from ..results.files.store import load_results
 
     if len(args.files) != 2:
         raise UsageProblem(f"compare takes BASE.json NEW.json (got {len(args.files)} files); use --across-backends to join backends")
@@ -89,10 +89,10 @@ def _compare_runs(args: argparse.Namespace) -> int:
 
 
 def _compare_backends(args: argparse.Namespace) -> int:
-    from tlbench.harness.results.report import report
-    from tlbench.harness.results.compare.compare_backends import compare_backends
-    from tlbench.harness.results.report.json_report import across_json
-    from tlbench.harness.results.files.store import load_results
+    from ..results.report import report
+    from ..results.compare.compare_backends import compare_backends
+    from ..results.report.json_report import across_json
+    from ..results.files.store import load_results
 
     guard([args.markdown, args.png], args.files, args.force)
     across = compare_backends([load_results(f) for f in args.files])
@@ -111,11 +111,11 @@ def _compare_backends(args: argparse.Namespace) -> int:
 
 
 def _compare_history(args: argparse.Namespace) -> int:
-    from tlbench.harness.results.report import report
-    from tlbench.harness.results.history.judge import HistoryPolicy, compare_with_history
-    from tlbench.harness.results.history.schema import HistoryError, open_history
-    from tlbench.harness.results.report.json_output import compare_json, history_compare_extra
-    from tlbench.harness.results.files.store import load_results
+    from ..results.report import report
+    from ..results.history.judge import HistoryPolicy, compare_with_history
+    from ..results.history.schema import HistoryError, open_history
+    from ..results.report.json_output import compare_json, history_compare_extra
+    from ..results.files.store import load_results
 
     if len(args.files) != 1:
         raise HistoryError(f"compare --history takes one NEW.json (got {len(args.files)} files)")

@@ -11,8 +11,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from tlbench.harness.commands.common import EXIT_OK, add_history, add_out_dir, exit_codes, parser_args
-from tlbench.harness.results.history.schema import DEFAULT_HISTORY
+from .common import EXIT_OK, add_history, add_out_dir, exit_codes, parser_args
+from ..results.history.schema import DEFAULT_HISTORY
 
 
 def register(sub: Any) -> None:
@@ -29,8 +29,8 @@ def register(sub: Any) -> None:
 
 
 def run_dashboard(args: argparse.Namespace) -> int:
-    from tlbench.harness.dashboard.site import DEFAULT_EXCLUDE, build_site
-    from tlbench.harness.results.history.schema import open_history
+    from ..dashboard.site import DEFAULT_EXCLUDE, build_site
+    from ..results.history.schema import open_history
 
     exclude = tuple(args.exclude) + (() if args.include_all else DEFAULT_EXCLUDE)
     conn = open_history(args.history, create=False)

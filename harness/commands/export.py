@@ -18,10 +18,10 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from tlbench.harness.commands.common import (
+from .common import (
     EXIT_OK, UsageProblem, add_allow_partial, add_force, add_out_dir, exit_codes, parser_args,
 )
-from tlbench.harness.commands.outputs import guard
+from .outputs import guard
 
 FORMATS = ("github-action-benchmark",)
 
@@ -42,10 +42,10 @@ def register(sub: Any) -> None:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from tlbench.harness.results.export.export import BIGGER_FILE, SMALLER_FILE, github_action_benchmark, left_out, write_github_action_benchmark
-    from tlbench.harness.results.compare.compare import index_items
-    from tlbench.harness.results.compare.comparison import CompareError
-    from tlbench.harness.results.files.store import load_results
+    from ..results.export.export import BIGGER_FILE, SMALLER_FILE, github_action_benchmark, left_out, write_github_action_benchmark
+    from ..results.compare.compare import index_items
+    from ..results.compare.comparison import CompareError
+    from ..results.files.store import load_results
 
     out = Path(args.out_dir)
     guard([out / BIGGER_FILE, out / SMALLER_FILE], [args.file], args.force)

@@ -13,9 +13,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from tlbench.harness.commands.common import add_allow_partial, add_force, add_json
-from tlbench.harness.results.report.json_output import partial_of
-from tlbench.harness.results.files.store import Results
+from .common import add_allow_partial, add_force, add_json
+from ..results.report.json_output import partial_of
+from ..results.files.store import Results
 
 
 class PartialRun(ValueError):

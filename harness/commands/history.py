@@ -14,13 +14,13 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from tlbench.harness.commands.common import (
+from .common import (
     EXIT_OK, EXIT_UNUSABLE, add_allow_partial, add_history, add_json, console, exit_codes, parser_args, positive, print_json, skipped_lines, width,
 )
 
-from tlbench.harness.results.history.schema import DEFAULT_HISTORY, HistoryError, open_history
-from tlbench.harness.results.history import ingest, query
-from tlbench.harness.results.history.trend import case_trends, trend_legend, trend_table
+from ..results.history.schema import DEFAULT_HISTORY, HistoryError, open_history
+from ..results.history import ingest, query
+from ..results.history.trend import case_trends, trend_legend, trend_table
 
 def register(sub: Any) -> None:
     hist = sub.add_parser("history", **parser_args(
@@ -53,7 +53,7 @@ def register(sub: Any) -> None:
 
 
 def _annotator():
-    from tlbench.harness.commands.peak_source import annotate_from_backends
+    from .peak_source import annotate_from_backends
 
     return annotate_from_backends()
 
@@ -99,7 +99,7 @@ def _show(conn, args: argparse.Namespace) -> int:
                            + "); `tlbench history show` lists every case")
     trends = case_trends(found, args.last)
     if args.json:
-        from tlbench.harness.results.report.json_report import history_json
+        from ..results.report.json_report import history_json
 
         print_json(history_json(trends, str(args.history), skipped))
         return EXIT_OK

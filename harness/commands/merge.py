@@ -20,7 +20,7 @@ import argparse
 import json
 from typing import Any
 
-from tlbench.harness.commands.common import EXIT_OK, EXIT_REGRESSION as EXIT_PARTIAL, add_allow_partial, add_force, add_output, exit_codes, parser_args
+from .common import EXIT_OK, EXIT_REGRESSION as EXIT_PARTIAL, add_allow_partial, add_force, add_output, exit_codes, parser_args
 
 
 def register(sub: Any) -> None:
@@ -36,10 +36,10 @@ def register(sub: Any) -> None:
 
 
 def run_merge(args: argparse.Namespace) -> int:
-    from tlbench.harness.commands.outputs import guard
-    from tlbench.harness.results.files.journal import atomic_write_text
-    from tlbench.harness.results.files.shard_merge import merge_shards
-    from tlbench.harness.results.files.store import load_results, parse_results
+    from .outputs import guard
+    from ..results.files.journal import atomic_write_text
+    from ..results.files.shard_merge import merge_shards
+    from ..results.files.store import load_results, parse_results
 
     guard([args.output], args.files, args.force)  # an earlier partial merge may be replaced; an input or a complete run not
     merged = merge_shards([load_results(f) for f in args.files])

@@ -19,11 +19,11 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from tlbench.harness.commands.baseline import DEFAULT_BASELINE_DIR
-from tlbench.harness.commands.common import (
+from .baseline import DEFAULT_BASELINE_DIR
+from .common import (
     UsageProblem, add_force, add_history, add_out_dir, add_thresholds, exit_codes, parser_args, thresholds,
 )
-from tlbench.harness.commands.outputs import guard, guard_folder
+from .outputs import guard, guard_folder
 
 
 def register(sub: Any) -> None:
@@ -62,7 +62,7 @@ def _pytest_args(text: str) -> tuple[str, ...]:
 
 
 def run_nightly_command(args: argparse.Namespace) -> int:
-    from tlbench.harness.results.nightly.nightly import NightlyPlan, run_nightly
+    from ..results.nightly.nightly import NightlyPlan, run_nightly
 
     missing = [s for s in args.suites if not Path(s).exists()]
     if not args.suites and not args.from_results:

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from tlbench.harness.core.registry import BackendRegistry
-from tlbench.harness.results.report.roofline import roofline_fields
+from ..core.registry import BackendRegistry
+from ..results.report.roofline import roofline_fields
 
 
 def annotate_from_backends(registry: BackendRegistry | None = None) -> Callable[[dict, dict], dict]:

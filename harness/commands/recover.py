@@ -16,11 +16,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tlbench.harness.commands.common import add_force, add_output, exit_codes, parser_args
-from tlbench.harness.commands.outputs import guard
-from tlbench.harness.results.files.journal import JOURNAL_SUFFIX, atomic_write_text, read_journal, recover_document
-from tlbench.harness.results.report.partial_note import partial_lines
-from tlbench.harness.results.files.store import parse_results
+from .common import add_force, add_output, exit_codes, parser_args
+from .outputs import guard
+from ..results.files.journal import JOURNAL_SUFFIX, atomic_write_text, read_journal, recover_document
+from ..results.report.partial_note import partial_lines
+from ..results.files.store import parse_results
 
 
 def register(sub: Any) -> None:

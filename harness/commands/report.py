@@ -14,11 +14,11 @@ import argparse
 import sys
 from typing import Any
 
-from tlbench.harness.commands import gate_options
-from tlbench.harness.commands.common import (
+from . import gate_options
+from .common import (
     EXIT_OK, EXIT_UNUSABLE, UsageProblem, console, exit_codes, parser_args, print_json, width, write_text,
 )
-from tlbench.harness.commands.outputs import guard
+from .outputs import guard
 
 
 def register(sub: Any) -> None:
@@ -38,10 +38,10 @@ def run_report(args: argparse.Namespace) -> int:
     guard([args.markdown, args.png], [args.file], args.force)
     if args.stages:
         return _stages(args)
-    from tlbench.harness.results.report import report
-    from tlbench.harness.results.report.json_report import report_json
-    from tlbench.harness.results.report.report_cells import facts
-    from tlbench.harness.results.files.store import load_results
+    from ..results.report import report
+    from ..results.report.json_report import report_json
+    from ..results.report.report_cells import facts
+    from ..results.files.store import load_results
 
     results = load_results(args.file)
     if args.json:
@@ -60,7 +60,7 @@ def run_report(args: argparse.Namespace) -> int:
 
 def _stages(args: argparse.Namespace) -> int:
     try:
-        from tlbench.harness.analysis import stage_report
+        from ..analysis import stage_report
     except ImportError as exc:
         print(f"tlbench: report --stages is not available here ({exc})", file=sys.stderr)
         return EXIT_UNUSABLE

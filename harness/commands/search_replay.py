@@ -15,10 +15,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from tlbench.harness.commands.common import (
+from .common import (
     EXIT_OK, UsageProblem, exit_codes, parser_args, positive, print_json, width,
 )
-from tlbench.harness.results.files.fraction_arg import command_fraction
+from ..results.files.fraction_arg import command_fraction
 
 
 def register(sub: Any) -> None:
@@ -48,10 +48,10 @@ def register(sub: Any) -> None:
 
 
 def run_search_replay(args: argparse.Namespace) -> int:
-    from tlbench.harness.results.files.store import load_results
-    from tlbench.harness.search.replay import qualifying, replay, sweeps_of
-    from tlbench.harness.search.replay_table import replay_lines, row_json, summary_lines
-    from tlbench.harness.search.search import SearchSettings
+    from ..results.files.store import load_results
+    from ..search.replay import qualifying, replay, sweeps_of
+    from ..search.replay_table import replay_lines, row_json, summary_lines
+    from ..search.search import SearchSettings
 
     if not 0 < args.max_fraction <= 1:
         raise UsageProblem(f"--max-fraction {args.max_fraction:g}: must be more than 0 and at most 1")

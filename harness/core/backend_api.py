@@ -47,10 +47,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Protocol, runtime_checkable
 
-from tlbench.harness.core.backend_traits import BackendTraits
-from tlbench.harness.core.budget import BudgetVerdict, Scope
-from tlbench.harness.core.space import Rejection
-from tlbench.harness.core.cases import Case, CheckResult, Plan, VendorCase
+from .backend_traits import BackendTraits
+from .budget import BudgetVerdict, Scope
+from .space import Rejection
+from .cases import Case, CheckResult, Plan, VendorCase
 
 
 class CompileError(RuntimeError):

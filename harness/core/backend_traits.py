@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
 
-from tlbench.harness.core.entry_points import load_group
+from .entry_points import load_group
 
 TRAITS_GROUP = "tlbench.traits"
 

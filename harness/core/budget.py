@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from tlbench.harness.core.dtypes import buffer_bytes, dtype_bits  # noqa: F401 - footprints size buffers with these
+from .dtypes import buffer_bytes, dtype_bits  # noqa: F401 - footprints size buffers with these
 
 KiB = 1024
 

@@ -32,9 +32,9 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping, Sequence
 
-from tlbench.harness.core import loop_form
-from tlbench.harness.core.budget import Scope, ScopeUse
-from tlbench.harness.core.cases import DTYPE_SHORT, CaseIdParts, CheckResult, StagePoint
+from . import loop_form
+from .budget import Scope, ScopeUse
+from .cases import DTYPE_SHORT, CaseIdParts, CheckResult, StagePoint
 
 DESCRIBED_KEY = "family_described"
 WORDS_KEY = "described_as"

@@ -32,10 +32,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
 
-from tlbench.harness.core import described
-from tlbench.harness.core.budget import Scope, ScopeUse
-from tlbench.harness.core.cases import CaseIdParts, CheckResult, StagePoint
-from tlbench.harness.core.entry_points import load_group
+from . import described
+from .budget import Scope, ScopeUse
+from .cases import CaseIdParts, CheckResult, StagePoint
+from .entry_points import load_group
 
 FAMILY_GROUP = "tlbench.families"
 

@@ -50,7 +50,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Mapping, Sequence
 
-from tlbench.harness.core.source_closure import source_closure
+from .source_closure import source_closure
 
 BodyModule = "str | os.PathLike[str] | ModuleType"
 

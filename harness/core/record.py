@@ -16,10 +16,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from tlbench.harness.core.space import REJECTION_KINDS
-from tlbench.harness.core.stats import summarize
-from tlbench.harness.core.cases import Case, CheckResult, Plan, VendorCase
-from tlbench.harness.core.kernel_traits import takes_keyword
+from .space import REJECTION_KINDS
+from .stats import summarize
+from .cases import Case, CheckResult, Plan, VendorCase
+from .kernel_traits import takes_keyword
 
 SCHEMA_VERSION = 1
 EXTRA_KEY = "tlbench"

@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from tlbench.harness.core.cases import VENDOR_SUFFIX
-from tlbench.harness.core.family import FamilyCatalog, RecordFamily, StagePoint
+from .cases import VENDOR_SUFFIX
+from .family import FamilyCatalog, RecordFamily, StagePoint
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from tlbench.harness.core.backend_api import Backend, BackendFactory, BackendOptions
-from tlbench.harness.core.backend_traits import BackendTraits, DefaultTraits, TraitsCatalog
-from tlbench.harness.core.entry_points import load_group, loader_ref
+from .backend_api import Backend, BackendFactory, BackendOptions
+from .backend_traits import BackendTraits, DefaultTraits, TraitsCatalog
+from .entry_points import load_group, loader_ref
 
 AUTO = "auto"
 ENTRY_POINT_GROUP = "tlbench.backends"

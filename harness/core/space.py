@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Callable, Sequence
 
-from tlbench.harness.core import budget
+from . import budget
 
 # Every kind of pre-compile rejection; a suite's ``skip_on`` chooses which of them skip,
 # except those in ``ALWAYS_SKIP`` (an over-budget kernel only fails at launch; a config the

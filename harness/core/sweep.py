@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from itertools import product
 from typing import Any, Callable, Mapping, Sequence
 
-from tlbench.harness.core.space import REJECTION_KINDS
-from tlbench.harness.core.cases import Case, VendorCase
+from .space import REJECTION_KINDS
+from .cases import Case, VendorCase
 
 SCOPES = ("quick", "smoke", "full")
 

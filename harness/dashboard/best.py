@@ -18,8 +18,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Sequence
 
-from tlbench.harness.results.history.clean_runs import RunQuality, run_quality
-from tlbench.harness.results.history.query import Point, Series, TestbedRow, record, series
+from ..results.history.clean_runs import RunQuality, run_quality
+from ..results.history.query import Point, Series, TestbedRow, record, series
 
 
 @dataclass(frozen=True)

@@ -23,10 +23,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from tlbench.harness.dashboard.svg import Band, Marker
-from tlbench.harness.results.history.query import Point, Series, TestbedRow
-from tlbench.harness.results.history.step_context import step_contexts
-from tlbench.harness.results.history.steps import detect_steps
+from .svg import Band, Marker
+from ..results.history.query import Point, Series, TestbedRow
+from ..results.history.step_context import step_contexts
+from ..results.history.steps import detect_steps
 
 SCRATCH = ("*tmp*", "*scratch*")  # suites left out unless asked for (a focus or scratch run)
 

@@ -29,14 +29,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from tlbench.harness.dashboard import data, stages, watch
-from tlbench.harness.dashboard.best import best_table
-from tlbench.harness.dashboard.svg import curve_chart, trend_chart
-from tlbench.harness.results.history.clean_runs import run_quality
-from tlbench.harness.results.history.query import run_count, series, testbeds
-from tlbench.harness.results.history.schema import HistoryError
-from tlbench.harness.results.report.table import format_seconds
-from tlbench.harness.results.report.text_table import split_id
+from . import data, stages, watch
+from .best import best_table
+from .svg import curve_chart, trend_chart
+from ..results.history.clean_runs import run_quality
+from ..results.history.query import run_count, series, testbeds
+from ..results.history.schema import HistoryError
+from ..results.report.table import format_seconds
+from ..results.report.text_table import split_id
 
 DEFAULT_EXCLUDE = data.SCRATCH
 TEMPLATES = Path(__file__).with_name("templates")
@@ -91,15 +91,15 @@ def _notes(skipped: Sequence[str]) -> list[str]:
 
 def _method_of() -> Callable[[Mapping[str, Any]], dict[str, Any]]:
     """A record's measurement method as compare reads it (method_match.method_of with the backend's traits)."""
-    from tlbench.harness.core.backend_traits import TraitsCatalog
-    from tlbench.harness.results.compare.method_match import method_of
+    from ..core.backend_traits import TraitsCatalog
+    from ..results.compare.method_match import method_of
 
     traits = TraitsCatalog.from_entry_points()
     return lambda rec: dict(method_of(rec, traits.get(str(rec.get("backend") or ""))))
 
 
 def _schedule(groups, out: Path) -> tuple[list[dict[str, Any]], list[Path]]:
-    from tlbench.harness.core.backend_traits import TraitsCatalog
+    from ..core.backend_traits import TraitsCatalog
 
     traits = TraitsCatalog.from_entry_points()
     figures, written = [], []

@@ -27,10 +27,10 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
-from tlbench.harness.core.described import record_stage
-from tlbench.harness.core.record_reader import RecordReader
-from tlbench.harness.dashboard.data import latest_by_run
-from tlbench.harness.results.history.query import Point, Series, TestbedRow, record
+from ..core.described import record_stage
+from ..core.record_reader import RecordReader
+from .data import latest_by_run
+from ..results.history.query import Point, Series, TestbedRow, record
 
 MAX_CURVES = 6  # tiles drawn per stage panel: the best ones
 MIN_DEPTHS = 2  # two depths of one tile are a sweep (a line); one is a point

@@ -26,10 +26,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from tlbench.harness.results.compare import verdict_words
-from tlbench.harness.results.history.query import Point, Series, TestbedRow
-from tlbench.harness.results.history.step_context import MethodOf, StepContext, generic_method, step_contexts
-from tlbench.harness.results.history.steps import detect_steps
+from ..results.compare import verdict_words
+from ..results.history.query import Point, Series, TestbedRow
+from ..results.history.step_context import MethodOf, StepContext, generic_method, step_contexts
+from ..results.history.steps import detect_steps
 
 SAME_COMMIT = "SAME COMMIT"
 

@@ -31,7 +31,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, Callable
 
-from tlbench.harness.measure.worker_messages import Busy
+from .worker_messages import Busy
 
 _HARNESS = Path(__file__).resolve().parents[1]
 TOOL_DIRS = (str(_HARNESS), str(_HARNESS.parent / "backends"))

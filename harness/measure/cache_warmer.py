@@ -44,7 +44,7 @@ def processes(cpus: int, environ: Mapping[str, str] | None = None) -> int:
 
 def _build(sys_path: Sequence[str], factory: str, options: Mapping[str, Any], case: Any) -> str | None:
     """In a child: one build of ``case`` through the caches; None, or why it failed."""
-    from tlbench.harness.core.backend_api import backend_from_ref
+    from ..core.backend_api import backend_from_ref
 
     for path in reversed(list(sys_path)):
         if path not in sys.path:
@@ -59,7 +59,7 @@ def _build(sys_path: Sequence[str], factory: str, options: Mapping[str, Any], ca
 
 def _pin_child(cpus: Any) -> None:
     if cpus:
-        from tlbench.harness.measure.cpu_plan import pin
+        from .cpu_plan import pin
 
         pin(cpus)
 
@@ -87,7 +87,7 @@ class CacheWarmer:
 
     def pin(self, cpus: Any) -> None:
         """Children from now on, and those running, onto ``cpus`` (harness/measure/cpu_plan.py)."""
-        from tlbench.harness.measure.cpu_plan import pin
+        from .cpu_plan import pin
 
         self.cpus = frozenset(cpus)
         if self._executor is not None:

@@ -35,8 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from tlbench.harness.core.record import BenchItem
-from tlbench.harness.measure.instructions import CALLGRIND, absent, host_cpu
+from ..core.record import BenchItem
+from .instructions import CALLGRIND, absent, host_cpu
 
 CHILD_TIMEOUT_S = 3600.0
 STOP_POLL_S = 0.05  # how often a waiting thread looks at its request's stop event

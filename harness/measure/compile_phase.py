@@ -40,11 +40,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from tlbench.harness.core import trace
-from tlbench.harness.core.record import BenchItem
-from tlbench.harness.measure.interrupt import is_interrupt
-from tlbench.harness.measure.outcome import Outcome, failed, interrupted
-from tlbench.harness.measure.setup_compile import setup_account
+from ..core import trace
+from ..core.record import BenchItem
+from .interrupt import is_interrupt
+from .outcome import Outcome, failed, interrupted
+from .setup_compile import setup_account
 
 SessionFactory = Callable[[str, int], Any]  # (backend name, slot) -> a session with setup/run/close
 

@@ -23,11 +23,11 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Callable
 
-from tlbench.harness.core import trace
-from tlbench.harness.core.backend_api import Backend, Compiled
-from tlbench.harness.core.cases import Case
-from tlbench.harness.measure.cache_warmer import CacheWarmer
-from tlbench.harness.measure.cpu_plan import usable_cpus
+from ..core import trace
+from ..core.backend_api import Backend, Compiled
+from ..core.cases import Case
+from .cache_warmer import CacheWarmer
+from .cpu_plan import usable_cpus
 
 
 CHILD_WAIT_S = 600.0  # the longest a load waits for its child's build (a device worker's compile limit)

@@ -150,7 +150,7 @@ def main(argv: list[str]) -> int:
     if not lib.tlbench_on_valgrind():
         print("count_child: not running under valgrind; nothing counted", file=sys.stderr)
         return 2
-    from tlbench.harness.core.backend_api import backend_from_ref
+    from ..core.backend_api import backend_from_ref
 
     backend = backend_from_ref(spec["factory"], spec.get("options"))
     lowering = _lowering(backend)

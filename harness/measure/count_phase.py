@@ -23,12 +23,12 @@ from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-from tlbench.harness.core import trace
-from tlbench.harness.core.record import BenchItem
-from tlbench.harness.measure import instructions
-from tlbench.harness.measure.callgrind import CountRequest, callgrind_reason, count_under_callgrind
-from tlbench.harness.measure.hardware_counter import hardware_reason
-from tlbench.harness.measure.instructions import KEY, absent
+from ..core import trace
+from ..core.record import BenchItem
+from . import instructions
+from .callgrind import CountRequest, callgrind_reason, count_under_callgrind
+from .hardware_counter import hardware_reason
+from .instructions import KEY, absent
 
 
 def count_shares(items: Sequence[BenchItem], jobs: int, seconds: Mapping[str, float]) -> list[list[BenchItem]]:

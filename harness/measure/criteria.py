@@ -16,7 +16,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol, Sequence
 
-from tlbench.harness.core.stats import CONFIDENCE, median_ci, median
+from ..core.stats import CONFIDENCE, median_ci, median
 
 
 class CriterionError(ValueError):

@@ -30,14 +30,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
-from tlbench.harness.core import trace
-from tlbench.harness.core.backend_api import Backend
-from tlbench.harness.core.record import BenchItem
-from tlbench.harness.measure.device_pieces import Piece, chunk_key, plan_pieces
-from tlbench.harness.measure.device_session import DeviceSession, InProcessSession
-from tlbench.harness.measure.outcome import Outcome, RunContext
-from tlbench.harness.measure.piece_runner import MergedProgress, PieceRunner
-from tlbench.harness.measure.runner import run_device_items
+from ..core import trace
+from ..core.backend_api import Backend
+from ..core.record import BenchItem
+from .device_pieces import Piece, chunk_key, plan_pieces
+from .device_session import DeviceSession, InProcessSession
+from .outcome import Outcome, RunContext
+from .piece_runner import MergedProgress, PieceRunner
+from .runner import run_device_items
 
 __all__ = ["DevicePhase", "chunk_key"]
 

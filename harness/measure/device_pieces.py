@@ -25,8 +25,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from tlbench.harness.core.cases import VendorCase
-from tlbench.harness.core.record import BenchItem
+from ..core.cases import VendorCase
+from ..core.record import BenchItem
 
 
 def chunk_key(item: BenchItem) -> tuple[str, Any]:

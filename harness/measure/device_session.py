@@ -27,13 +27,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from tlbench.harness.core.backend_api import Backend, CompileError, DeviceTimer, SuiteCodeError
-from tlbench.harness.core.cases import CheckResult, Plan, VendorCase
-from tlbench.harness.core.kernel_traits import input_dtypes, inputs_key
-from tlbench.harness.core.record import BenchItem
-from tlbench.harness.core.budget import plan_overflow
-from tlbench.harness.measure.interrupt import interrupted_outcome
-from tlbench.harness.measure.outcome import Outcome, RunContext, failed, gate, over_budget
+from ..core.backend_api import Backend, CompileError, DeviceTimer, SuiteCodeError
+from ..core.cases import CheckResult, Plan, VendorCase
+from ..core.kernel_traits import input_dtypes, inputs_key
+from ..core.record import BenchItem
+from ..core.budget import plan_overflow
+from .interrupt import interrupted_outcome
+from .outcome import Outcome, RunContext, failed, gate, over_budget
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from typing import Any, Sequence
 
-from tlbench.harness.core.stats import median
+from ..core.stats import median
 
 DEFAULT_THRESHOLD = 0.02
 TREND_MIN_BATCHES = 5

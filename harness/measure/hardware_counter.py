@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from tlbench.harness.measure.instructions import HARDWARE, host_cpu
+from .instructions import HARDWARE, host_cpu
 
 HARDWARE_ISOLATION = (
     "perf_event_open instructions counter (user space) enabled around each timed round's call in the compile "

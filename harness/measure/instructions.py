@@ -24,7 +24,7 @@ import platform
 from pathlib import Path
 from typing import Any, Sequence
 
-from tlbench.harness.core.record import BenchItem
+from ..core.record import BenchItem
 
 MODES = ("auto", "hardware", "subset", "all")
 DEFAULT_MODE = "auto"

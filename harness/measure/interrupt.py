@@ -23,7 +23,7 @@ import signal
 import threading
 from typing import Any
 
-from tlbench.harness.measure.outcome import Outcome, interrupted
+from .outcome import Outcome, interrupted
 
 SIGINT_STATUSES = (-signal.SIGINT, 128 + signal.SIGINT)
 _NAMED = re.compile(r"^(?:[A-Za-z_][\w.]*(?:Error|Exception): )*KeyboardInterrupt\b")  # wrappers' "Type: " in front

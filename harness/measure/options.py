@@ -13,9 +13,9 @@ from typing import Any, Callable
 
 import pytest
 
-from tlbench.harness.core.cases import MeasurePolicy
-from tlbench.harness.measure.criteria import CRITERIA, CriterionError, make_criterion
-from tlbench.harness.measure.option_types import fraction as _fraction, positive_float as _positive_float, positive_int as _positive_int
+from ..core.cases import MeasurePolicy
+from .criteria import CRITERIA, CriterionError, make_criterion
+from .option_types import fraction as _fraction, positive_float as _positive_float, positive_int as _positive_int
 
 D = MeasurePolicy()
 

@@ -17,10 +17,10 @@ import traceback as tb
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from tlbench.harness.core.backend_api import Backend, Compiled, CompileError
-from tlbench.harness.core.cases import Case, MeasurePolicy, Plan
-from tlbench.harness.core.record import BenchItem
-from tlbench.harness.core.space import ALWAYS_SKIP, skip_words
+from ..core.backend_api import Backend, Compiled, CompileError
+from ..core.cases import Case, MeasurePolicy, Plan
+from ..core.record import BenchItem
+from ..core.space import ALWAYS_SKIP, skip_words
 
 
 @dataclass

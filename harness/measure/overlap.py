@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from tlbench.harness.measure.cpu_plan import COMPILE_NICE, CpuPlan, describe, sysfs_siblings
+from .cpu_plan import COMPILE_NICE, CpuPlan, describe, sysfs_siblings
 
 MODES = ("auto", "on", "off")
 AUTO_MIN_COMPILE_CPUS = 4

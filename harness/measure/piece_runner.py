@@ -25,10 +25,10 @@ import threading
 from dataclasses import replace
 from typing import Any, Callable, Sequence
 
-from tlbench.harness.core.record import BenchItem
-from tlbench.harness.measure.device_pieces import Piece
-from tlbench.harness.measure.interrupt import interrupted_outcome
-from tlbench.harness.measure.outcome import Outcome, failed
+from ..core.record import BenchItem
+from .device_pieces import Piece
+from .interrupt import interrupted_outcome
+from .outcome import Outcome, failed
 
 Pairs = list[tuple[BenchItem, Outcome]]
 MeasurePiece = Callable[[Piece, int], Pairs]

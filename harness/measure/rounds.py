@@ -29,14 +29,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from tlbench.harness.core.cases import MeasurePolicy, VendorCase
-from tlbench.harness.core.record import BenchItem, item_record
-from tlbench.harness.measure.criteria import StoppingCriterion, make_criterion
-from tlbench.harness.measure.device_session import Batch, DeviceSession, Prepared
-from tlbench.harness.measure.drift import DriftFinding, detect_drift
-from tlbench.harness.measure.interrupt import interrupted_outcome
-from tlbench.harness.measure.outcome import Outcome, failed
-from tlbench.harness.core.stats import median
+from ..core.cases import MeasurePolicy, VendorCase
+from ..core.record import BenchItem, item_record
+from .criteria import StoppingCriterion, make_criterion
+from .device_session import Batch, DeviceSession, Prepared
+from .drift import DriftFinding, detect_drift
+from .interrupt import interrupted_outcome
+from .outcome import Outcome, failed
+from ..core.stats import median
 
 
 def run_failure(exc: BaseException, plan: Any = None) -> Outcome:

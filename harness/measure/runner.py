@@ -21,17 +21,17 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
-from tlbench.harness.core.backend_api import Backend, Compiled, CompileError
-from tlbench.harness.core.cases import Case, Plan
-from tlbench.harness.core.record import BenchItem, item_record
-from tlbench.harness.measure.device_session import DeviceSession, InProcessSession
-from tlbench.harness.core.budget import plan_overflow
-from tlbench.harness.measure.hardware_counter import HardwareCounter, hardware_record
-from tlbench.harness.measure.instructions import KEY as INSTRUCTIONS
-from tlbench.harness.measure.interrupt import interrupted_outcome
-from tlbench.harness.measure.outcome import Outcome, RunContext, failed, gate, interrupted, over_budget
-from tlbench.harness.measure.rounds import measure_items
-from tlbench.harness.measure.setup_compile import pay_setup_once
+from ..core.backend_api import Backend, Compiled, CompileError
+from ..core.cases import Case, Plan
+from ..core.record import BenchItem, item_record
+from .device_session import DeviceSession, InProcessSession
+from ..core.budget import plan_overflow
+from .hardware_counter import HardwareCounter, hardware_record
+from .instructions import KEY as INSTRUCTIONS
+from .interrupt import interrupted_outcome
+from .outcome import Outcome, RunContext, failed, gate, interrupted, over_budget
+from .rounds import measure_items
+from .setup_compile import pay_setup_once
 
 __all__ = ["Outcome", "RunContext", "run_item", "run_compile_items", "run_device_items"]
 

@@ -21,9 +21,9 @@ from __future__ import annotations
 import time
 from typing import Callable
 
-from tlbench.harness.core.backend_api import Backend, CompileError
-from tlbench.harness.core.cases import Case
-from tlbench.harness.core.record import BenchItem
+from ..core.backend_api import Backend, CompileError
+from ..core.cases import Case
+from ..core.record import BenchItem
 
 SLOW_SETUP_S = 5.0  # a setup over this says where its time went
 

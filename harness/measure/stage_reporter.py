@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tlbench.harness.core.backend_api import SuiteCodeError
+from ..core.backend_api import SuiteCodeError
 
 DEVICE_STAGES = ("inputs", "check", "run")
 

@@ -30,8 +30,8 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, Callable
 
-from tlbench.harness.measure.worker_messages import Init
-from tlbench.harness.measure.worker_spec import exit_words
+from .worker_messages import Init
+from .worker_spec import exit_words
 
 TICK_S = 1.0  # a wait for the worker wakes this often to call tick (the progress lines that are due)
 WORKER_MODULE = "tlbench.harness.measure.worker_main"

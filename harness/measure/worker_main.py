@@ -51,12 +51,12 @@ import threading
 from multiprocessing.connection import Connection
 from typing import Any
 
-from tlbench.harness.core import trace
-from tlbench.harness.measure.worker_start import plain, start_runtime_warm_up, warm_device, warm_up_compile, worker_facts
-from tlbench.harness.measure import hang_report
-from tlbench.harness.measure.busy_watch import BusyWatch
-from tlbench.harness.measure.stage_reporter import StageReporter
-from tlbench.harness.measure.worker_messages import (
+from ..core import trace
+from .worker_start import plain, start_runtime_warm_up, warm_device, warm_up_compile, worker_facts
+from . import hang_report
+from .busy_watch import BusyWatch
+from .stage_reporter import StageReporter
+from .worker_messages import (
     Close, CompileItems, Done, EndPhase, Init, Pin, Prefetch, Progress, Raised, Ready, Sample, Setup, Stage, RunItem)
 
 def _die_with_parent() -> None:
@@ -70,7 +70,7 @@ def _die_with_parent() -> None:
 
 def _as_interrupted(answer: Any) -> Any:
     """``answer`` with its failures made ``interrupted`` (the worker saw the run interrupted)."""
-    from tlbench.harness.measure.outcome import Outcome, interrupted
+    from .outcome import Outcome, interrupted
 
     words = "the run was interrupted (Ctrl-C) while this worker was on it"
     if isinstance(answer, Outcome) and answer.status == "failed":
@@ -86,7 +86,7 @@ def plain_outcome(outcome: Any) -> Any:
     """The outcome as plain data: compilers put their own objects (tvm IR values) in plans
     and records, which do not cross a process boundary (pickling them can crash); the same
     values reach the JSON as text anyway."""
-    from tlbench.harness.core.cases import Plan
+    from ..core.cases import Plan
 
     outcome.record = plain(outcome.record)
     outcome.samples_s = tuple(float(s) for s in outcome.samples_s)
@@ -100,7 +100,7 @@ def plain_prepared(prepared: Any) -> Any:
     """A ``Prepared`` (or ``Batch``) as plain data (see ``plain_outcome``)."""
     from dataclasses import fields, replace
 
-    from tlbench.harness.core.cases import CheckResult, Plan
+    from ..core.cases import CheckResult, Plan
 
     changes: dict[str, Any] = {}
     for f in fields(prepared):
@@ -119,15 +119,15 @@ def plain_prepared(prepared: Any) -> Any:
 
 
 def serve(conn: Connection, watch: Any = None) -> int:
-    from tlbench.harness.core.backend_api import backend_from_ref
-    from tlbench.harness.measure.cache_warmer import CacheWarmer, processes as warmer_processes
-    from tlbench.harness.measure.compile_pool import CompilePool
-    from tlbench.harness.measure.cpu_plan import build_cpus_from_environment, pin, usable_cpus
-    from tlbench.harness.measure.device_session import InProcessSession
-    from tlbench.harness.measure.interrupt import InterruptWatch
-    from tlbench.harness.measure.outcome import Outcome, failed, interrupted, traceback_of
-    from tlbench.harness.measure.runner import RunContext, run_compile_items, run_item
-    from tlbench.harness.measure.setup_compile import pay_setup_once
+    from ..core.backend_api import backend_from_ref
+    from .cache_warmer import CacheWarmer, processes as warmer_processes
+    from .compile_pool import CompilePool
+    from .cpu_plan import build_cpus_from_environment, pin, usable_cpus
+    from .device_session import InProcessSession
+    from .interrupt import InterruptWatch
+    from .outcome import Outcome, failed, interrupted, traceback_of
+    from .runner import RunContext, run_compile_items, run_item
+    from .setup_compile import pay_setup_once
 
     watch = watch if watch is not None else InterruptWatch()
     trace.mark_first("worker imports done", role="worker")
@@ -260,10 +260,10 @@ def _exit(code: int) -> None:
 
 
 def main(argv: list[str]) -> None:
-    from tlbench.harness.measure.interrupt import InterruptWatch
+    from .interrupt import InterruptWatch
 
     _die_with_parent()
-    from tlbench.harness.measure.cpu_plan import nice_from_environment, pin_from_environment
+    from .cpu_plan import nice_from_environment, pin_from_environment
 
     pin_from_environment()  # a compile job's (or a restarted device worker's) CPUs, before anything starts
     nice_from_environment()  # a compile job beside device timing yields to the device phase's builds

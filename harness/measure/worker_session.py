@@ -48,20 +48,20 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from tlbench.harness.core import trace
-from tlbench.harness.core.cases import MeasurePolicy
-from tlbench.harness.core.record import BenchItem
-from tlbench.harness.measure import hang_report
-from tlbench.harness.measure.cpu_plan import ENV_BUILD_CPUS, ENV_CPUS, ENV_NICE, describe, renice
-from tlbench.harness.measure.interrupt import Interrupted, died_of_interrupt
-from tlbench.harness.measure.outcome import interrupted as interrupted_item
-from tlbench.harness.measure.runner import Outcome
-from tlbench.harness.measure.start_attempts import StartAttempts
-from tlbench.harness.measure.worker_channel import WorkerChannel, WorkerDied, WorkerTimedOut
-from tlbench.harness.measure.worker_messages import (
+from ..core import trace
+from ..core.cases import MeasurePolicy
+from ..core.record import BenchItem
+from . import hang_report
+from .cpu_plan import ENV_BUILD_CPUS, ENV_CPUS, ENV_NICE, describe, renice
+from .interrupt import Interrupted, died_of_interrupt
+from .outcome import interrupted as interrupted_item
+from .runner import Outcome
+from .start_attempts import StartAttempts
+from .worker_channel import WorkerChannel, WorkerDied, WorkerTimedOut
+from .worker_messages import (
     Busy, Close, CompileItems, Done, EndPhase, Init, ItemRequest, Pin, Prefetch, Prepare, Progress, Raised, Ready, RunItem,
     Sample, Setup, Stage)
-from tlbench.harness.measure.worker_spec import STARTUP, Limits, WorkerFault, WorkerSpec
+from .worker_spec import STARTUP, Limits, WorkerFault, WorkerSpec
 
 
 class WorkerSession:

@@ -18,7 +18,7 @@ import signal
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from tlbench.harness.core.cases import MeasurePolicy
+from ..core.cases import MeasurePolicy
 
 STARTUP = "startup"
 

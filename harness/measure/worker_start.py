@@ -20,7 +20,7 @@ import time
 from importlib import import_module
 from typing import Any
 
-from tlbench.harness.core import trace
+from ..core import trace
 
 
 def plain(value: Any) -> Any:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tlbench.harness.results.export.best_configs import pick_best, update_best_file
+from ..results.export.best_configs import pick_best, update_best_file
 
 
 def write_best_configs(config, state: Any) -> None:

@@ -20,8 +20,8 @@ from typing import Any, Mapping
 
 import pytest
 
-from tlbench.harness.core.device_profile import CALIBRATED, DeviceProfile
-from tlbench.harness.results.report.roofline import peak_dtype
+from ..core.device_profile import CALIBRATED, DeviceProfile
+from ..results.report.roofline import peak_dtype
 
 KEY = "roofline_calibrated"
 HOW = "write one with: tlbench calibrate --backend NAME -o FILE.json"

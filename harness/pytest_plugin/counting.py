@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from tlbench.harness.measure.cpu_plan import usable_cpus
-from tlbench.harness.measure.count_phase import InstructionCounting
-from tlbench.harness.measure.instructions import count_jobs
-from tlbench.harness.measure.worker_spec import factory_ref
+from ..measure.cpu_plan import usable_cpus
+from ..measure.count_phase import InstructionCounting
+from ..measure.instructions import count_jobs
+from ..measure.worker_spec import factory_ref
 
 
 def factory_path(registry: Any, name: str) -> str | None:

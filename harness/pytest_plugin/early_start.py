@@ -26,8 +26,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tlbench.harness.core.registry import AUTO
-from tlbench.harness.pytest_plugin.xdist_support import is_controller, worker_index
+from ..core.registry import AUTO
+from .xdist_support import is_controller, worker_index
 
 _CANDIDATE = (re.compile(r"^SWEEP\s*=", re.M), re.compile(r"^(from|import)\s+tlbench\b", re.M))
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from tlbench.harness.core.cases import VendorCase
-from tlbench.harness.pytest_plugin.calibrated import calibrated_fields
-from tlbench.harness.results.report.roofline import roofline_fields
+from ..core.cases import VendorCase
+from .calibrated import calibrated_fields
+from ..results.report.roofline import roofline_fields
 
 
 def profile_of(backend: Any):

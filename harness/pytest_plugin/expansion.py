@@ -17,18 +17,18 @@ from __future__ import annotations
 from typing import Any
 
 
-from tlbench.harness.core import trace
-from tlbench.harness.core.cases import Case
-from tlbench.harness.core.kernel_traits import takes_keyword
-from tlbench.harness.core.record import BenchItem
-from tlbench.harness.core.space import SpaceDiagnostics, diagnose
-from tlbench.harness.core.sweep import Sweep
-from tlbench.harness.measure.device_pieces import prefetch_order
-from tlbench.harness.pytest_plugin.gpu_split import prefetch_lock
-from tlbench.harness.pytest_plugin.inert_cache import cached_inert_keys, probe_key
-from tlbench.harness.pytest_plugin.xdist_support import worker_index
-from tlbench.harness.results.export.best_configs import load_best
-from tlbench.harness.pytest_plugin.gpu_split import vendor_copies, worker_count
+from ..core import trace
+from ..core.cases import Case
+from ..core.kernel_traits import takes_keyword
+from ..core.record import BenchItem
+from ..core.space import SpaceDiagnostics, diagnose
+from ..core.sweep import Sweep
+from ..measure.device_pieces import prefetch_order
+from .gpu_split import prefetch_lock
+from .inert_cache import cached_inert_keys, probe_key
+from .xdist_support import worker_index
+from ..results.export.best_configs import load_best
+from .gpu_split import vendor_copies, worker_count
 
 
 def device_of(state: Any, backend: str) -> str | None:

@@ -16,10 +16,10 @@ from __future__ import annotations
 from contextlib import nullcontext
 from typing import Any
 
-from tlbench.harness.core.record import EXTRA_KEY, BenchItem
-from tlbench.harness.measure.outcome import Outcome
-from tlbench.harness.pytest_plugin.bench_adapter import detached_fixture
-from tlbench.harness.pytest_plugin.enrich import enrich_record
+from ..core.record import EXTRA_KEY, BenchItem
+from ..measure.outcome import Outcome
+from .bench_adapter import detached_fixture
+from .enrich import enrich_record
 
 
 def bench_group(item: BenchItem) -> str:

@@ -42,9 +42,9 @@ from typing import Any, Iterator, Mapping, Sequence
 
 import pytest
 
-from tlbench.harness.core.record import BenchItem
-from tlbench.harness.measure.device_pieces import expected_cost
-from tlbench.harness.pytest_plugin.state import STATE
+from ..core.record import BenchItem
+from ..measure.device_pieces import expected_cost
+from .state import STATE
 
 WORKER_COUNT_ENV = "PYTEST_XDIST_WORKER_COUNT"
 COST_FOLDER_KEY = "tlbench_cost_folder"  # workerinput: where a worker writes its items' costs

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from tlbench.harness.core.atomic_file import atomic_write_text
-from tlbench.harness.core.space import inert_keys
+from ..core.atomic_file import atomic_write_text
+from ..core.space import inert_keys
 
 CACHE_ENV = "TLBENCH_CACHE_DIR"
 FORMAT = 1

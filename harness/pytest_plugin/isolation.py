@@ -25,15 +25,15 @@ import threading
 from dataclasses import replace
 from typing import Any
 
-from tlbench.harness.measure.cpu_plan import COMPILE_NICE, ENV_CPUS, ENV_NICE, describe
-from tlbench.harness.measure.option_types import positive_float
+from ..measure.cpu_plan import COMPILE_NICE, ENV_CPUS, ENV_NICE, describe
+from ..measure.option_types import positive_float
 
-from tlbench.harness.core import trace
-from tlbench.harness.core.registry import BackendRegistry
-from tlbench.harness.measure.outcome import Outcome
-from tlbench.harness.measure.device_session import WorkerDeviceSession
-from tlbench.harness.measure.worker_session import WorkerSession
-from tlbench.harness.measure.worker_spec import Limits, WorkerSpec, factory_ref
+from ..core import trace
+from ..core.registry import BackendRegistry
+from ..measure.outcome import Outcome
+from ..measure.device_session import WorkerDeviceSession
+from ..measure.worker_session import WorkerSession
+from ..measure.worker_spec import Limits, WorkerSpec, factory_ref
 
 FAULT_PREFIX = re.compile(r"^WorkerFault: \[(?P<stage>[a-z]+)\] ")
 

@@ -22,17 +22,17 @@ from __future__ import annotations
 
 import pytest
 
-from tlbench.harness.core.record import EXTRA_KEY, BenchItem
-from tlbench.harness.measure.runner import InProcessCompileSession, Outcome, RunContext, run_item
-from tlbench.harness.measure.setup_compile import pay_setup_once, time_once
-from tlbench.harness.pytest_plugin.bench_adapter import feed_samples, mark_not_measured
-from tlbench.harness.pytest_plugin.expansion import prefetch
-from tlbench.harness.pytest_plugin.finishing import bench_group, finish_outcome
-from tlbench.harness.pytest_plugin.gpu_split import worker_group_items
-from tlbench.harness.pytest_plugin.overlap_start import compiles_wait_for_device, start_overlap
-from tlbench.harness.pytest_plugin.state import TlbenchState
-from tlbench.harness.pytest_plugin.xdist_support import worker_index
-from tlbench.harness.results.files.error_text import failure_line, headline
+from ..core.record import EXTRA_KEY, BenchItem
+from ..measure.runner import InProcessCompileSession, Outcome, RunContext, run_item
+from ..measure.setup_compile import pay_setup_once, time_once
+from .bench_adapter import feed_samples, mark_not_measured
+from .expansion import prefetch
+from .finishing import bench_group, finish_outcome
+from .gpu_split import worker_group_items
+from .overlap_start import compiles_wait_for_device, start_overlap
+from .state import TlbenchState
+from .xdist_support import worker_index
+from ..results.files.error_text import failure_line, headline
 
 INTERRUPTED_LINE = ("tlbench: the run was interrupted (Ctrl-C); the items under way are not recorded as failures, "
                     "and --tlbench-resume measures every item not finished")

@@ -32,12 +32,12 @@ from typing import Any, Callable, Iterator
 
 import pytest
 
-from tlbench.harness.core.record import EXTRA_KEY, SCHEMA_VERSION, BenchItem
-from tlbench.harness.pytest_plugin.bench_adapter import result_json_path, route_json_write
-from tlbench.harness.pytest_plugin.xdist_support import to_plain, worker_index
-from tlbench.harness.results.files.journal import (JOURNAL_VERSION, Journal, JournalError, atomic_write_text, journal_path_for,
+from ..core.record import EXTRA_KEY, SCHEMA_VERSION, BenchItem
+from .bench_adapter import result_json_path, route_json_write
+from .xdist_support import to_plain, worker_index
+from ..results.files.journal import (JOURNAL_VERSION, Journal, JournalError, atomic_write_text, journal_path_for,
                                              not_the_item, read_journal)
-from tlbench.harness.results.files.store import testbed_of
+from ..results.files.store import testbed_of
 
 SOURCE_DIRS = ("harness", "backends")
 

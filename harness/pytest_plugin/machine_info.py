@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from tlbench.harness.core.record import EXTRA_KEY, SCHEMA_VERSION
-from tlbench.harness.core.registry import BackendRegistry
+from ..core.record import EXTRA_KEY, SCHEMA_VERSION
+from ..core.registry import BackendRegistry
 
 
 def fill_machine_info(machine_info: dict[str, Any], registry: BackendRegistry) -> None:

@@ -16,8 +16,8 @@ from typing import Any, Sequence
 
 import pytest
 
-from tlbench.harness.core.record import EXTRA_KEY
-from tlbench.harness.pytest_plugin.compare_machine import MachineCompare
+from ..core.record import EXTRA_KEY
+from .compare_machine import MachineCompare
 
 ITEM_PARAM = "tlbench_item"
 

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 
 
-from tlbench.harness.core.backend_api import BackendOptions
-from tlbench.harness.core.backend_traits import BackendOption, TraitsCatalog
-from tlbench.harness.core.sweep import SCOPES
-from tlbench.harness.measure import instructions
-from tlbench.harness.measure.options import add_measure_options
-from tlbench.harness.measure.option_types import non_negative_float, positive_int
-from tlbench.harness.pytest_plugin import isolation, journaling, overlap_start, sharding
-from tlbench.harness.pytest_plugin.preflight import DEFAULT_DEVICE_GIB
+from ..core.backend_api import BackendOptions
+from ..core.backend_traits import BackendOption, TraitsCatalog
+from ..core.sweep import SCOPES
+from ..measure import instructions
+from ..measure.options import add_measure_options
+from ..measure.option_types import non_negative_float, positive_int
+from . import isolation, journaling, overlap_start, sharding
+from .preflight import DEFAULT_DEVICE_GIB
 
 
 # Compile items by scope: the quick scope (the main job) takes fewer rounds and caps an item's

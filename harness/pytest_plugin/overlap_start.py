@@ -25,12 +25,12 @@ from __future__ import annotations
 import os
 from typing import Any, Callable
 
-from tlbench.harness.core import trace
-from tlbench.harness.measure.cpu_plan import usable_cpus
-from tlbench.harness.measure.cpu_plan import pin
-from tlbench.harness.measure.overlap import MODES, Overlap, decide
-from tlbench.harness.pytest_plugin.expansion import prefetch
-from tlbench.harness.pytest_plugin.xdist_support import is_controller, worker_index
+from ..core import trace
+from ..measure.cpu_plan import usable_cpus
+from ..measure.cpu_plan import pin
+from ..measure.overlap import MODES, Overlap, decide
+from .expansion import prefetch
+from .xdist_support import is_controller, worker_index
 
 
 def add_options(group) -> None:

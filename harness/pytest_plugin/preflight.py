@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from tlbench.harness.core.cases import Case, VendorCase
-from tlbench.harness.core.preflight import finding_traceback, item_line, preflight
-from tlbench.harness.core.record import BenchItem
+from ..core.cases import Case, VendorCase
+from ..core.preflight import finding_traceback, item_line, preflight
+from ..core.record import BenchItem
 
 
 GIB = 1 << 30

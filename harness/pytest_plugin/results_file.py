@@ -27,8 +27,8 @@ from typing import Any
 
 import pytest
 
-from tlbench.harness.pytest_plugin.bench_adapter import result_json_path, write_nothing_timed_json
-from tlbench.harness.results.files.journal import atomic_write_text
+from .bench_adapter import result_json_path, write_nothing_timed_json
+from ..results.files.journal import atomic_write_text
 
 PREVIOUS_SUFFIX = ".previous"
 

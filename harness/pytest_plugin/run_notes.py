@@ -14,10 +14,10 @@ from __future__ import annotations
 import time
 from typing import Any, Sequence
 
-from tlbench.harness.core import trace
-from tlbench.harness.pytest_plugin.autotune import autotune_lines
-from tlbench.harness.pytest_plugin.options import COMPILE_ROUNDS
-from tlbench.harness.pytest_plugin.overlap_start import overlap_line
+from ..core import trace
+from .autotune import autotune_lines
+from .options import COMPILE_ROUNDS
+from .overlap_start import overlap_line
 
 
 def summary_extra(state: Any, records: Sequence[dict[str, Any]], results_path: Any) -> list[str]:

@@ -18,27 +18,27 @@ from typing import Any
 
 import pytest
 
-from tlbench.harness.core.registry import BackendRegistry, UnknownBackend
-from tlbench.harness.measure.cache_warmer import processes as build_processes, warmer_for
-from tlbench.harness.measure.compile_phase import CompilePhase
-from tlbench.harness.measure.compile_pool import CompilePool
-from tlbench.harness.measure.cpu_plan import resolve_jobs, usable_cpus
-from tlbench.harness.measure.device_phase import DevicePhase
-from tlbench.harness.measure.option_types import check_devices
-from tlbench.harness.measure.options import policy_from_options
-from tlbench.harness.pytest_plugin import isolation, journaling, sharding
-from tlbench.harness.pytest_plugin.calibrated import load_calibrated
-from tlbench.harness.pytest_plugin.counting import factory_path, instruction_counting
-from tlbench.harness.pytest_plugin.finishing import journal_chunk
-from tlbench.harness.pytest_plugin.inert_cache import InertKeyCache, default_directory
-from tlbench.harness.pytest_plugin.options import compile_settings
-from tlbench.harness.pytest_plugin.progress import ProgressBoard, terminal_writer
-from tlbench.harness.pytest_plugin.run_marks import test_only_settings
-from tlbench.harness.pytest_plugin.scope_note import ScopeCounts
-from tlbench.harness.pytest_plugin.spread import spread_devices
-from tlbench.harness.pytest_plugin.state import KINDS, STATE, DeviceWork, Reporting, RunItems, RunOptions, TlbenchState
-from tlbench.harness.pytest_plugin.xdist_support import ControllerCollector, is_controller
-from tlbench.harness.search.live import ProblemSearch, load_history
+from ..core.registry import BackendRegistry, UnknownBackend
+from ..measure.cache_warmer import processes as build_processes, warmer_for
+from ..measure.compile_phase import CompilePhase
+from ..measure.compile_pool import CompilePool
+from ..measure.cpu_plan import resolve_jobs, usable_cpus
+from ..measure.device_phase import DevicePhase
+from ..measure.option_types import check_devices
+from ..measure.options import policy_from_options
+from . import isolation, journaling, sharding
+from .calibrated import load_calibrated
+from .counting import factory_path, instruction_counting
+from .finishing import journal_chunk
+from .inert_cache import InertKeyCache, default_directory
+from .options import compile_settings
+from .progress import ProgressBoard, terminal_writer
+from .run_marks import test_only_settings
+from .scope_note import ScopeCounts
+from .spread import spread_devices
+from .state import KINDS, STATE, DeviceWork, Reporting, RunItems, RunOptions, TlbenchState
+from .xdist_support import ControllerCollector, is_controller
+from ..search.live import ProblemSearch, load_history
 
 
 def build_state(config: Any, registry: BackendRegistry, hidden: Any) -> TlbenchState:

@@ -37,15 +37,15 @@ from typing import Any, Mapping, Sequence
 
 import pytest
 
-from tlbench.harness.core.cases import VendorCase
-from tlbench.harness.core.record import EXTRA_KEY, SCHEMA_VERSION
-from tlbench.harness.core.shard import ShardSpec, run_digest
-from tlbench.harness.measure.device_pieces import expected_cost
-from tlbench.harness.pytest_plugin.bench_adapter import result_json_path, session_timed_anything, write_json
-from tlbench.harness.pytest_plugin.gpu_split import balance
-from tlbench.harness.pytest_plugin.state import STATE
-from tlbench.harness.results.nightly.night_costs import item_costs
-from tlbench.harness.results.files.store import ResultsError, load_results
+from ..core.cases import VendorCase
+from ..core.record import EXTRA_KEY, SCHEMA_VERSION
+from ..core.shard import ShardSpec, run_digest
+from ..measure.device_pieces import expected_cost
+from .bench_adapter import result_json_path, session_timed_anything, write_json
+from .gpu_split import balance
+from .state import STATE
+from ..results.nightly.night_costs import item_costs
+from ..results.files.store import ResultsError, load_results
 
 SHARD_KEY = "shard"
 
@@ -206,7 +206,7 @@ class ShardPlugin:
         path = result_json_path(config)
         if path is None or session_timed_anything(config) or Path(path).exists():
             return  # timed, or already written this run (an earlier run's file was moved aside at start)
-        from tlbench.harness.pytest_plugin.xdist_support import merged_document
+        from .xdist_support import merged_document
 
         document = merged_document(config, [], {}, {})
         config.hook.pytest_benchmark_update_json(config=config, benchmarks=[], output_json=document)

@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from tlbench.harness.core.record import BenchItem
-from tlbench.harness.measure.device_pieces import expected_cost
-from tlbench.harness.pytest_plugin.xdist_support import device_ids, is_controller
+from ..core.record import BenchItem
+from ..measure.device_pieces import expected_cost
+from .xdist_support import device_ids, is_controller
 
 
 def spread_devices(config: Any, hidden: str | None) -> list[str]:

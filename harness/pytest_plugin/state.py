@@ -16,18 +16,18 @@ from typing import Any
 
 import pytest
 
-from tlbench.harness.core.cases import Case, MeasurePolicy
-from tlbench.harness.core.record import BenchItem
-from tlbench.harness.core.registry import BackendRegistry
-from tlbench.harness.core.space import SpaceDiagnostics
-from tlbench.harness.measure.compile_phase import CompilePhase
-from tlbench.harness.measure.compile_pool import CompilePool
-from tlbench.harness.measure.interrupt import InterruptWatch
-from tlbench.harness.measure.device_phase import DevicePhase
-from tlbench.harness.measure.runner import Outcome
-from tlbench.harness.pytest_plugin.progress import LoopLine
-from tlbench.harness.pytest_plugin.inert_cache import InertKeyCache
-from tlbench.harness.pytest_plugin import isolation, journaling
+from ..core.cases import Case, MeasurePolicy
+from ..core.record import BenchItem
+from ..core.registry import BackendRegistry
+from ..core.space import SpaceDiagnostics
+from ..measure.compile_phase import CompilePhase
+from ..measure.compile_pool import CompilePool
+from ..measure.interrupt import InterruptWatch
+from ..measure.device_phase import DevicePhase
+from ..measure.runner import Outcome
+from .progress import LoopLine
+from .inert_cache import InertKeyCache
+from . import isolation, journaling
 
 
 KINDS = ("compile", "device")

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from tlbench.harness.results.files.run_facts import facts_of
-from tlbench.harness.results.report.summary import summary_lines
-from tlbench.harness.results.report.table import run_table_text
+from ..results.files.run_facts import facts_of
+from ..results.report.summary import summary_lines
+from ..results.report.table import run_table_text
 
 
 def write_summary(

@@ -21,9 +21,9 @@ import os
 
 import pytest
 
-from tlbench.harness.pytest_plugin.bench_adapter import stop_session_json
-from tlbench.harness.pytest_plugin.gpu_split import COST_FOLDER_KEY, cost_folder, make_scheduler, register_worker_costs
-from tlbench.harness.pytest_plugin.xdist_support import WORKER_ENV, worker_index
+from .bench_adapter import stop_session_json
+from .gpu_split import COST_FOLDER_KEY, cost_folder, make_scheduler, register_worker_costs
+from .xdist_support import WORKER_ENV, worker_index
 
 HIDDEN_WORKER = pytest.StashKey[str]()
 CONTROLLER_ONLY = pytest.StashKey[bool]()

@@ -23,8 +23,8 @@ from typing import Any, Sequence
 
 import pytest
 
-from tlbench.harness.pytest_plugin.bench_adapter import result_json_path, write_json
-from tlbench.harness.results.files.journal import atomic_write_text
+from .bench_adapter import result_json_path, write_json
+from ..results.files.journal import atomic_write_text
 
 WORKER_ENV = "PYTEST_XDIST_WORKER"
 KEY_BENCH = "tlbench_benchmark"
@@ -118,8 +118,8 @@ class ControllerCollector:
                     self.machines.setdefault(name, {})[worker] = info
 
     def _tlbench_json(self) -> dict[str, Any]:
-        from tlbench.harness.core.record import SCHEMA_VERSION
-        from tlbench.harness.pytest_plugin.run_marks import test_only_settings
+        from ..core.record import SCHEMA_VERSION
+        from .run_marks import test_only_settings
 
         return {
             "schema_version": SCHEMA_VERSION,
@@ -141,7 +141,7 @@ class ControllerCollector:
             }
         if not backends:
             return {}
-        from tlbench.harness.core.record import SCHEMA_VERSION
+        from ..core.record import SCHEMA_VERSION
 
         return {"tlbench": {"schema_version": SCHEMA_VERSION, "backends": backends}}
 
@@ -157,7 +157,7 @@ class ControllerCollector:
     def pytest_terminal_summary(self, terminalreporter) -> None:
         if not self.outcomes:
             return
-        from tlbench.harness.pytest_plugin.terminal import write_summary
+        from .terminal import write_summary
 
         workers = len({worker for per_worker in self.machines.values() for worker in per_worker})
         write_summary(terminalreporter, self.outcomes, {}, self.traits_of, title=f"tlbench (merged from {workers} workers)")

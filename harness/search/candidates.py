@@ -18,7 +18,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from tlbench.harness.core.record_reader import RecordReader
+from ..core.record_reader import RecordReader
 
 STATIC_ROOFLINE_KEYS = ("peak_tflops", "bandwidth_tbps", "ridge_flop_per_byte", "bound", "dtype")
 SERIAL_FORM = "serial"  # harness/core/loop_form.py: a plain T.serial loop, one buffer

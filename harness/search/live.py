@@ -34,15 +34,15 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Sequence
 
-from tlbench.harness.core.cases import VendorCase, fields_of
-from tlbench.harness.core.record import BenchItem
-from tlbench.harness.measure.outcome import Outcome
-from tlbench.harness.measure.rounds import ProgressCallback, measure_items
-from tlbench.harness.core.record_reader import RecordReader
-from tlbench.harness.results.files.store import Results, load_results
-from tlbench.harness.search.candidates import Candidate, candidate_from_record
-from tlbench.harness.search.replay import recorded_seconds
-from tlbench.harness.search.search import SearchSettings, run_search
+from ..core.cases import VendorCase, fields_of
+from ..core.record import BenchItem
+from ..measure.outcome import Outcome
+from ..measure.rounds import ProgressCallback, measure_items
+from ..core.record_reader import RecordReader
+from ..results.files.store import Results, load_results
+from .candidates import Candidate, candidate_from_record
+from .replay import recorded_seconds
+from .search import SearchSettings, run_search
 
 SEARCH_KEY = "search"
 

@@ -42,8 +42,8 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from tlbench.harness.analysis.timeline_model import makespan_without_issue_limit
-from tlbench.harness.search.candidates import Candidate
+from ..analysis.timeline_model import makespan_without_issue_limit
+from .candidates import Candidate
 
 DEFAULT_TRIPS = 64
 

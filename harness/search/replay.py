@@ -27,13 +27,13 @@ import collections
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from tlbench.harness.core.cases import VENDOR_SUFFIX
-from tlbench.harness.core.record import EXTRA_KEY
-from tlbench.harness.core.record_reader import RecordReader
-from tlbench.harness.results.files.store import Results, suite_of
-from tlbench.harness.search.candidates import Candidate, candidate_from_record
-from tlbench.harness.search.ranker import kendall_tau
-from tlbench.harness.search.search import SearchResult, SearchSettings, run_search
+from ..core.cases import VENDOR_SUFFIX
+from ..core.record import EXTRA_KEY
+from ..core.record_reader import RecordReader
+from ..results.files.store import Results, suite_of
+from .candidates import Candidate, candidate_from_record
+from .ranker import kendall_tau
+from .search import SearchResult, SearchSettings, run_search
 
 DEVICE_KIND = "device"
 MIN_CONFIGS = 20

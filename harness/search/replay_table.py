@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any, Sequence
 
-from tlbench.harness.results.report.text_table import Column, Group, TextRow, plain, render
-from tlbench.harness.search.replay import ReplayRow
+from ..results.report.text_table import Column, Group, TextRow, plain, render
+from .replay import ReplayRow
 
 COLUMNS = (
     Column("problem"), Column("configs", True), Column("measured", True), Column("fraction", True),

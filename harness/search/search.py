@@ -28,8 +28,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from tlbench.harness.search.candidates import Candidate
-from tlbench.harness.search.ranker import ModelSettings, Ranker, ranking
+from .candidates import Candidate
+from .ranker import ModelSettings, Ranker, ranking
 
 Oracle = Callable[[str], "float | None"]
 

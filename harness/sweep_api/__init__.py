@@ -10,7 +10,7 @@ the package root: ``from tlbench import kernel_sweep, steps``.  Importing this p
 neither tilelang nor torch, and sets no environment variable.
 """
 
-from tlbench.harness.sweep_api.rules import bound, exact, mismatch, similarity, steps, tolerance
-from tlbench.harness.sweep_api.sweep import kernel_sweep, pruned
+from .rules import bound, exact, mismatch, similarity, steps, tolerance
+from .sweep import kernel_sweep, pruned
 
 __all__ = ["kernel_sweep", "tolerance", "steps", "similarity", "mismatch", "exact", "bound", "pruned"]

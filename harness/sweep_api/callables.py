@@ -17,7 +17,7 @@ import inspect
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from tlbench.harness.core.backend_api import SuiteCodeError
+from ..core.backend_api import SuiteCodeError
 
 DEVICE_ERROR_WORDS = ("CUDA error", "cudaError", "CUBLAS_STATUS", "device-side assert", "ACL error", "NPU error",
                       "illegal memory access", "unspecified launch failure")

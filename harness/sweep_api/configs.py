@@ -13,10 +13,10 @@ from __future__ import annotations
 from itertools import product
 from typing import Any, Mapping, Sequence
 
-from tlbench.harness.core import loop_form
-from tlbench.harness.core.described import LOOP_FORM_KEY, STAGES_KEY, DescribedConfig, Params
-from tlbench.harness.sweep_api.family import ANY_DIALECT, GenericFamily
-from tlbench.harness.sweep_api.vendors import per_dialect_example
+from ..core import loop_form
+from ..core.described import LOOP_FORM_KEY, STAGES_KEY, DescribedConfig, Params
+from .family import ANY_DIALECT, GenericFamily
+from .vendors import per_dialect_example
 
 
 def size_list(sizes: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None, what: str) -> list[dict[str, Any]]:

@@ -21,19 +21,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-from tlbench.harness.core.budget import Scope, ScopeUse, scope_named
-from tlbench.harness.core.cases import CheckResult
-from tlbench.harness.core.described import DescribedConfig, DescribedProblem, Params, StageFacts
-from tlbench.harness.core.family import CaseIdParts, StagePoint
-from tlbench.harness.core.backend_api import SuiteCodeError
-from tlbench.harness.core.space import Refusal
+from ..core.budget import Scope, ScopeUse, scope_named
+from ..core.cases import CheckResult
+from ..core.described import DescribedConfig, DescribedProblem, Params, StageFacts
+from ..core.family import CaseIdParts, StagePoint
+from ..core.backend_api import SuiteCodeError
+from ..core.space import Refusal
 
-from tlbench.harness.sweep_api.callables import Takes, named_what, suite_call
-from tlbench.harness.sweep_api.loading import find_family, resolve
-from tlbench.harness.sweep_api.rules import rule_for
-from tlbench.harness.sweep_api.runtime import runtime
-from tlbench.harness.sweep_api.vendors import VendorTable
-from tlbench.harness.sweep_api.words import CaseWords
+from .callables import Takes, named_what, suite_call
+from .loading import find_family, resolve
+from .rules import rule_for
+from .runtime import runtime
+from .vendors import VendorTable
+from .words import CaseWords
 
 ANY_DIALECT = "*"
 

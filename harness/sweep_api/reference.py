@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 import tlbench
-from tlbench.harness.cli import build_parser
-from tlbench.harness.pytest_plugin.options import pytest_addoption
-from tlbench.harness.results.compare import compare_rules, verdict_words
+from ..cli import build_parser
+from ..pytest_plugin.options import pytest_addoption
+from ..results.compare import compare_rules, verdict_words
 
 REGENERATE = "python3 -m tlbench.harness.sweep_api.reference -o harness/reference.md"
 HEADER = f"""# tlbench reference

@@ -41,8 +41,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
-from tlbench.harness.sweep_api.callables import callable_name
-from tlbench.harness.sweep_api.runtime import runtime
+from .callables import callable_name
+from .runtime import runtime
 
 DEFAULT_RTOL = DEFAULT_ATOL = 1e-2
 MANY_STEPS = 4  # steps a failing element may be off before a steps() failure names similarity()

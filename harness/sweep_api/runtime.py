@@ -13,7 +13,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from tlbench.harness.core.entry_points import load_group
+from ..core.entry_points import load_group
 
 GROUP = "tlbench.sweep_runtime"
 

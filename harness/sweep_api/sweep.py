@@ -16,17 +16,17 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
-from tlbench.harness.core.backend_traits import TraitsCatalog
-from tlbench.harness.core.cases import VendorCase
-from tlbench.harness.core.space import Refusal
-from tlbench.harness.core.sweep import Sweep
+from ..core.backend_traits import TraitsCatalog
+from ..core.cases import VendorCase
+from ..core.space import Refusal
+from ..core.sweep import Sweep
 
-from tlbench.harness.sweep_api import rules
-from tlbench.harness.sweep_api.configs import configs_by_dialect, scope_configs, size_list
-from tlbench.harness.sweep_api.family import ANY_DIALECT, GenericFamily
-from tlbench.harness.sweep_api.runtime import runtime
-from tlbench.harness.sweep_api.vendors import VendorTable
-from tlbench.harness.sweep_api.words import CaseWords
+from . import rules
+from .configs import configs_by_dialect, scope_configs, size_list
+from .family import ANY_DIALECT, GenericFamily
+from .runtime import runtime
+from .vendors import VendorTable
+from .words import CaseWords
 
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 

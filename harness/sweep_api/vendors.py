@@ -28,8 +28,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from tlbench.harness.sweep_api.callables import Takes, bound_call, named_what
-from tlbench.harness.sweep_api.runtime import runtime
+from .callables import Takes, bound_call, named_what
+from .runtime import runtime
 
 ANY_DIALECT = "*"
 LIBRARY = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")

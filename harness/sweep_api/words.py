@@ -24,9 +24,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from tlbench.harness.core.described import StageFacts, Words, derived_config_id, derived_problem_id, problem_label, stage_facts
+from ..core.described import StageFacts, Words, derived_config_id, derived_problem_id, problem_label, stage_facts
 
-from tlbench.harness.sweep_api.callables import call_named, named_what
+from .callables import call_named, named_what
 
 @dataclass(frozen=True)
 class CaseWords:

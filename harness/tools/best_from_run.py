@@ -16,8 +16,8 @@ kernels, ratio to the in-run vendor item) and stamped with the run's own date, n
 import datetime
 import sys
 
-from tlbench.harness.results.export.best_configs import pick_best, update_best_file
-from tlbench.harness.results.files.store import load_results
+from ..results.export.best_configs import pick_best, update_best_file
+from ..results.files.store import load_results
 
 
 def main(run_path: str, best_path: str) -> None:

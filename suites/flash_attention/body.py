@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Callable, ContextManager
 
-from tlbench.suites.flash_attention.problem import FaConfig, FaProblem
+from .problem import FaConfig, FaProblem
 
 
 @dataclass(frozen=True)

@@ -20,9 +20,9 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any
 
-from tlbench.suites.flash_attention.validation import dialect_refusal
+from .validation import dialect_refusal
 
-from tlbench.suites.flash_attention.problem import WS_BODIES, FaConfig, FaProblem
+from .problem import WS_BODIES, FaConfig, FaProblem
 
 _PROBLEM_KEYS = tuple(f.name for f in fields(FaProblem))
 _CONFIG_KEYS = tuple(f.name for f in fields(FaConfig))
@@ -41,15 +41,15 @@ def fa_config(values: dict[str, Any]) -> FaConfig:
 def fa_cuda(**values: Any) -> Any:
     problem, config = fa_problem(values), fa_config(values)
     if config.body == "hopper":
-        from tlbench.suites.flash_attention.hopper import build_hopper_fa
+        from .hopper import build_hopper_fa
 
         return build_hopper_fa(problem, config)
     if config.body in WS_BODIES:
-        from tlbench.suites.flash_attention.hopper_ws import build_hopper_ws_fa
+        from .hopper_ws import build_hopper_ws_fa
 
         return build_hopper_ws_fa(problem, config, overlap=True, pingpong=config.body == "hopper_ws")
-    from tlbench.suites.flash_attention.body import build
-    from tlbench.suites.flash_attention.dialect_cuda import CUDA_FA_DIALECT
+    from .body import build
+    from .dialect_cuda import CUDA_FA_DIALECT
 
     return build(problem, config, CUDA_FA_DIALECT)
 
@@ -59,7 +59,7 @@ def fa_ascend(**values: Any) -> Any:
     reason = dialect_refusal(problem, config, "ascend") if config.body != "shared" or config.fast_math else None
     if reason:
         raise ValueError(reason)
-    from tlbench.suites.flash_attention.body import build
-    from tlbench.suites.flash_attention.dialect_ascend import ASCEND_FA_DIALECT
+    from .body import build
+    from .dialect_ascend import ASCEND_FA_DIALECT
 
     return build(problem, config, ASCEND_FA_DIALECT)

@@ -24,7 +24,7 @@ import contextlib
 
 import tilelang.ascend.language as T
 
-from tlbench.suites.flash_attention.body import FaDialect
+from .body import FaDialect
 
 S = T.simd
 LANES = 64  # fp32 lanes of one vector register (2048 bits)

@@ -13,7 +13,7 @@ import math
 
 import tilelang.language as T
 
-from tlbench.suites.flash_attention.body import FaDialect
+from .body import FaDialect
 
 LOG2E = math.log2(math.e)
 

@@ -21,10 +21,10 @@ hopper_ws.py):
 
 from __future__ import annotations
 
-from tlbench.suites.flash_attention.validation import ASCEND_VECTOR_UNITS
+from .validation import ASCEND_VECTOR_UNITS
 
-from tlbench.suites.flash_attention.problem import FaConfig, FaProblem
-from tlbench.harness.core.cases import DTYPE_BYTES
+from .problem import FaConfig, FaProblem
+from ...harness.core.cases import DTYPE_BYTES
 
 
 def footprint_bytes(problem: FaProblem, config: FaConfig, dialect: str) -> dict[str, tuple[int, int]]:

@@ -18,9 +18,9 @@ import math
 
 import tilelang.language as T
 
-from tlbench.suites.flash_attention.body import validate
+from .body import validate
 
-from tlbench.suites.flash_attention.problem import FaConfig, FaProblem
+from .problem import FaConfig, FaProblem
 
 LOG2E = math.log2(math.e)
 

@@ -38,12 +38,12 @@ import math
 
 import tilelang.language as T
 
-from tlbench.suites.flash_attention.hopper import online_softmax
-from tlbench.suites.flash_attention.validation import WS_CONSUMER_THREADS as CONSUMER_THREADS
-from tlbench.suites.flash_attention.validation import WS_PRODUCER_THREADS as PRODUCER_THREADS
-from tlbench.suites.flash_attention.validation import hopper_ws_refusal
+from .hopper import online_softmax
+from .validation import WS_CONSUMER_THREADS as CONSUMER_THREADS
+from .validation import WS_PRODUCER_THREADS as PRODUCER_THREADS
+from .validation import hopper_ws_refusal
 
-from tlbench.suites.flash_attention.problem import FaConfig, FaProblem
+from .problem import FaConfig, FaProblem
 
 LOG2E = math.log2(math.e)
 PINGPONG_BARRIER = 8  # named barriers 8 and 9 (tilelang's own syncs use the low ids)

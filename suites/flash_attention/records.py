@@ -25,9 +25,9 @@ import re
 from dataclasses import fields
 from typing import Any, Mapping
 
-from tlbench.harness.core.family import CaseIdParts, StagePoint
+from ...harness.core.family import CaseIdParts, StagePoint
 
-from tlbench.suites.flash_attention.problem import FAMILY, FaConfig, FaProblem
+from .problem import FAMILY, FaConfig, FaProblem
 
 _CASE_ID = re.compile(r"^(?P<problem>fa-b\d+h\d+(?:kv\d+)?-s(?:\d+|q\d+sk\d+)-d\d+-[a-z0-9]+(?:-o[a-z0-9]+)?(?:-causal)?)"
                       r"(?:-(?P<label>[A-Za-z0-9_]+?))?-(?P<config>bm\d+-.+|vendor|sdpa_[a-z]+|npu_fusion_attention)$")

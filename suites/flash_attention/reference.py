@@ -28,9 +28,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from tlbench.suites.flash_attention.build import fa_problem
+from .build import fa_problem
 
-from tlbench.suites.flash_attention.problem import FaProblem
+from .problem import FaProblem
 
 RTOL = 2e-2
 ATOL = 2e-3

@@ -34,15 +34,15 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any, Iterable
 
-from tlbench.suites.flash_attention.build import fa_ascend, fa_config, fa_cuda, fa_problem
-from tlbench.suites.flash_attention.footprint import footprint_bytes
-from tlbench.suites.flash_attention.reference import allowed_error, inputs, reference
-from tlbench.suites.flash_attention.validation import FAST_MATH_DIALECTS, validate as refusal
-from tlbench.suites.flash_attention.vendor import SDPA, VENDOR_LABELS, npu_fusion_attention
+from .build import fa_ascend, fa_config, fa_cuda, fa_problem
+from .footprint import footprint_bytes
+from .reference import allowed_error, inputs, reference
+from .validation import FAST_MATH_DIALECTS, validate as refusal
+from .vendor import SDPA, VENDOR_LABELS, npu_fusion_attention
 
 from tlbench import bound, pruned
-from tlbench.suites.flash_attention.records import FLASH_ATTENTION as WORDS
-from tlbench.suites.flash_attention.problem import FaConfig, FaProblem
+from .records import FLASH_ATTENTION as WORDS
+from .problem import FaConfig, FaProblem
 
 FAST_MATH_PASS_CONFIG = "tl.enable_fast_math"  # tilelang's PassConfigKey.TL_ENABLE_FAST_MATH (nvcc --use_fast_math)
 

@@ -15,7 +15,7 @@ no torch.
 
 from __future__ import annotations
 
-from tlbench.suites.flash_attention.problem import WS_BODIES, FaConfig, FaProblem
+from .problem import WS_BODIES, FaConfig, FaProblem
 
 VREG_FP32_LANES = 64
 ASCEND_VECTOR_UNITS = 2

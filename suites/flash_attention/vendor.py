@@ -14,8 +14,8 @@ check, outside the timing.  torch is imported inside the calls only.
 
 from __future__ import annotations
 
-from tlbench.suites.flash_attention.build import fa_problem
-from tlbench.suites.flash_attention.reference import as_bhsd
+from .build import fa_problem
+from .reference import as_bhsd
 
 SDPA_KERNELS = ("flash", "cudnn", "efficient")
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Callable, Optional
 
-from tlbench.suites.gemm.raster import tile_origin
+from .raster import tile_origin
 
 RELU_VECTOR_THREADS = 128  # Ascend: the SIMT threads of the Vector-core ReLU
 

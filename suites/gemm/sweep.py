@@ -37,7 +37,7 @@ from functools import lru_cache
 from itertools import product
 from typing import Any, Iterable
 
-from tlbench.suites.gemm.body import gemm_ascend, gemm_cuda
+from .body import gemm_ascend, gemm_cuda
 
 from tlbench import pruned
 

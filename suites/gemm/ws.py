@@ -29,7 +29,7 @@ Plain tilelang, but for that tile order.
 
 import tilelang.language as T
 
-from tlbench.suites.gemm.raster import tile_origin  # the built-in GEMM's tile order, shared (suites/gemm/raster.py)
+from .raster import tile_origin  # the built-in GEMM's tile order, shared (suites/gemm/raster.py)
 
 PRODUCER_THREADS = 128
 WARP_GROUP = 128

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from tlbench.harness.sweep_api.callables import Takes
+from ....harness.sweep_api.callables import Takes
 
 OUT_IDX_ATTR = "tilelang_out_idx"
 _CAPTURING = threading.local()  # set while tlbench calls a plain factory: a jit call inside answers with its PrimFunc
@@ -250,7 +250,7 @@ def prim_func(factory: Any, kwargs: Mapping[str, Any]) -> Any:
 def parameter_specs(func: Any, values: Mapping[str, Any] | None = None) -> list[tuple[str, tuple[int, ...], str]]:
     """(name, shape, dtype) of each parameter of a PrimFunc, in order, symbolic dimensions
     bound from ``values``; a dimension left symbolic raises, naming the parameter and the name."""
-    from tlbench.backends.symbolic_shapes import concrete_shape
+    from ...symbolic_shapes import concrete_shape
 
     specs = []
     for param in func.params:
@@ -266,7 +266,7 @@ def bound_values(func: Any, made: Sequence[Any], sizes: Mapping[str, Any]) -> di
     """Values of ``func``'s symbolic dimensions: read off the shapes of ``made`` (the leading
     arguments ``inputs()`` returned), then the ``sizes`` of the same name; an input's shape and
     a size that disagree raise, naming the dimension and both values."""
-    from tlbench.backends.symbolic_shapes import bind_arguments
+    from ...symbolic_shapes import bind_arguments
 
     if len(made) > len(func.params):
         raise ValueError(f"inputs() made {len(made)} arguments, the kernel takes {len(func.params)}")
@@ -283,7 +283,7 @@ def bound_values(func: Any, made: Sequence[Any], sizes: Mapping[str, Any]) -> di
 def output_specs(func: Any, made: Sequence[Any], sizes: Mapping[str, Any]) -> list[tuple[str, tuple[int, ...], str]]:
     """(name, shape, dtype) of the parameters after the ``made`` leading arguments (the outputs
     tlbench allocates), symbolic dimensions bound by ``bound_values``."""
-    from tlbench.backends.symbolic_shapes import concrete_shape
+    from ...symbolic_shapes import concrete_shape
 
     values = bound_values(func, made, sizes)
     specs = []

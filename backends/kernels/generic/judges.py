@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tlbench.backends.kernels.generic.output_errors import Verdict, aside, as_float, errors, step_distance, steps_would_accept, unwritten
-from tlbench.harness.sweep_api.rules import MANY_STEPS
+from .output_errors import Verdict, aside, as_float, errors, step_distance, steps_would_accept, unwritten
+from ....harness.sweep_api.rules import MANY_STEPS
 
 
 def _tolerance(rule: Any, out: Any, ref: Any) -> Verdict:

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from tlbench.harness.sweep_api.rules import MANY_STEPS, STEP_DTYPES
+from ....harness.sweep_api.rules import MANY_STEPS, STEP_DTYPES
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ def as_float(out: Any) -> Any:
 
 def unwritten(out: Any) -> Any:
     """Mask of the elements that still hold the poison (backends/output_poison.py)."""
-    from tlbench.backends.output_poison import poisoned
+    from ...output_poison import poisoned
 
     return poisoned(out)
 

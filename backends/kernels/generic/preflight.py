@@ -34,15 +34,15 @@ import contextlib
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from tlbench.harness.core import trace
-from tlbench.harness.measure.outcome import traceback_of
+from ....harness.core import trace
+from ....harness.measure.outcome import traceback_of
 
-from tlbench.backends.kernels.generic import factory as factories
-from tlbench.harness.sweep_api.callables import Takes, did_you_mean, is_device_error, one_line
-from tlbench.backends.kernels.generic.tensors import as_list
-from tlbench.backends.kernels.generic.preflight_names import NameChecks, Stop as _Stop, label_of as _label
-from tlbench.backends.kernels.generic.preflight_sizes import SizeChecks
-from tlbench.backends.kernels.generic.preflight_tensors import TensorChecks, bound_rules, user_rules
+from . import factory as factories
+from ....harness.sweep_api.callables import Takes, did_you_mean, is_device_error, one_line
+from .tensors import as_list
+from .preflight_names import NameChecks, Stop as _Stop, label_of as _label
+from .preflight_sizes import SizeChecks
+from .preflight_tensors import TensorChecks, bound_rules, user_rules
 
 DEVICE_MEMORY = 80 << 30  # bytes a problem may need on the device where the caller names none (an H100's 80 GiB)
 CPU_WORDS = ("not implemented for 'CPU'", "from the 'CPU' backend", "Torch not compiled with CUDA", "CUDA driver",
@@ -203,7 +203,7 @@ class _Preflight(NameChecks, TensorChecks, SizeChecks):
         if key not in self.refusals:
             function = self.callables.get("validate")
             try:
-                from tlbench.harness.sweep_api.callables import call_named
+                from ....harness.sweep_api.callables import call_named
 
                 self.refusals[key] = function is not None and bool(call_named(function, self.family.named(problem, config, self.dialect)))
             except Exception:  # noqa: BLE001 - reported where validate is called
@@ -216,7 +216,7 @@ class _Preflight(NameChecks, TensorChecks, SizeChecks):
 
     # -- calls --------------------------------------------------------------------------------
     def call(self, label: str, function: Any, values: dict[str, Any], positional: Sequence[Any] = ()) -> Any:
-        from tlbench.harness.sweep_api.callables import call_named
+        from ....harness.sweep_api.callables import call_named
 
         takes = Takes.of(function)
         given_inputs = label.split(":")[0] in ("reference", "vendor", "vendor_label") or label.startswith("bound")

@@ -17,11 +17,11 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from tlbench.harness.core.described import DTYPE_KEY
+from ....harness.core.described import DTYPE_KEY
 
-from tlbench.backends.kernels.generic import factory as factories
-from tlbench.harness.sweep_api.callables import Takes, did_you_mean, named_what
-from tlbench.harness.sweep_api.vendors import OUT
+from . import factory as factories
+from ....harness.sweep_api.callables import Takes, did_you_mean, named_what
+from ....harness.sweep_api.vendors import OUT
 
 
 class Stop(Exception):
@@ -122,7 +122,7 @@ class NameChecks:
         """After tracing (``func``: the traced PrimFunc): every size, axis and constant is taken
         by the body (an eager jit's ``T.const`` names and its symbolic dimensions included) or by
         a callable; a misspelled one is not."""
-        from tlbench.backends.symbolic_shapes import symbolic_names
+        from ...symbolic_shapes import symbolic_names
 
         wanted = self.wanted()
         symbolic = frozenset(symbolic_names(func)) if func is not None else frozenset()

@@ -25,9 +25,9 @@ import contextlib
 import weakref
 from typing import Any
 
-from tlbench.backends.kernels.generic import factory as factories
-from tlbench.backends.kernels.generic.preflight_names import Stop, label_of
-from tlbench.backends.kernels.generic.tensors import allocate, as_list
+from . import factory as factories
+from .preflight_names import Stop, label_of
+from .tensors import allocate, as_list
 
 GIB = float(1 << 30)
 META_WORDS = ("meta", "Meta", "data-dependent", "item()", "Cannot copy out of meta tensor", "nonzero")
@@ -101,7 +101,7 @@ class SizeChecks:
             self.at = None
 
     def _meta_call(self, label: str, function: Any, values: dict[str, Any], positional: Any = ()) -> Any:
-        from tlbench.harness.sweep_api.callables import call_named
+        from ....harness.sweep_api.callables import call_named
 
         import torch
 
@@ -126,7 +126,7 @@ class SizeChecks:
         """Whether inputs and the reference run on torch's meta device at the smoke size, where they
         ran on CPU: only then is an exception at another size the suite's, not the meta device's."""
         if self.meta_smoke is None:
-            from tlbench.harness.sweep_api.callables import call_named
+            from ....harness.sweep_api.callables import call_named
 
             import torch
 

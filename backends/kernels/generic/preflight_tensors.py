@@ -26,11 +26,11 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from tlbench.backends.dtype_sizes import element_bits, storage_shape
-from tlbench.harness.sweep_api.rules import Bound, UserRule, rule_for, spec_problems
-from tlbench.backends.kernels.generic.preflight_names import Stop, label_of
-from tlbench.backends.kernels.generic.tensors import allocate, as_list, expected_shape_problem, packed_input_problem, torch_dtype
-from tlbench.harness.sweep_api.vendors import OUT, out_value, takes_out
+from ...dtype_sizes import element_bits, storage_shape
+from ....harness.sweep_api.rules import Bound, UserRule, rule_for, spec_problems
+from .preflight_names import Stop, label_of
+from .tensors import allocate, as_list, expected_shape_problem, packed_input_problem, torch_dtype
+from ....harness.sweep_api.vendors import OUT, out_value, takes_out
 
 SPOT = 1 << 16  # elements a built-in rule judges in the preflight: enough to tell, cheap at any smoke size
 
@@ -73,7 +73,7 @@ class TensorChecks:
                           "make it the kernel's shape at these sizes")
 
     def outputs(self, specs: list[tuple[str, tuple[int, ...], str]]) -> list[Any]:
-        from tlbench.backends.output_poison import poison_tensor
+        from ...output_poison import poison_tensor
 
         self.check_not_empty(specs)
         try:

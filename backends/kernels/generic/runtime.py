@@ -22,17 +22,17 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, Mapping, Sequence
 
-from tlbench.harness.core.backend_api import SuiteCodeError
-from tlbench.harness.core.cases import CheckResult
-from tlbench.harness.sweep_api.callables import failure_words
-from tlbench.harness.sweep_api.rules import Bound
-from tlbench.harness.sweep_api.vendors import vendor_run
+from ....harness.core.backend_api import SuiteCodeError
+from ....harness.core.cases import CheckResult
+from ....harness.sweep_api.callables import failure_words
+from ....harness.sweep_api.rules import Bound
+from ....harness.sweep_api.vendors import vendor_run
 
-from tlbench.backends.kernels.generic import factory as factories
-from tlbench.backends.kernels.generic.factory import is_body  # noqa: F401 - kernel_sweep asks it
-from tlbench.backends.kernels.generic.judges import judge  # noqa: F401 - a rule's judge asks it
-from tlbench.backends.kernels.generic import tensors
-from tlbench.backends.kernels.generic.tensors import KernelInputs, allocate, as_list
+from . import factory as factories
+from .factory import is_body  # noqa: F401 - kernel_sweep asks it
+from .judges import judge  # noqa: F401 - a rule's judge asks it
+from . import tensors
+from .tensors import KernelInputs, allocate, as_list
 
 EXAMPLE_DIALECTS = ("cuda", "ascend")  # the dialects kernel_sweep's error messages name as an example
 
@@ -89,13 +89,13 @@ def build(family: Any, problem: Any, config: Any, dialect: str) -> Any:
 
 
 def preflight(family: Any, problem: Any, dialect: str, device_memory: int | None = None) -> tuple[list[str], list[str]]:
-    from tlbench.backends.kernels.generic.preflight import DEVICE_MEMORY, preflight
+    from .preflight import DEVICE_MEMORY, preflight
 
     return preflight(family, problem, dialect, device_memory or DEVICE_MEMORY)
 
 
 def preflight_traceback(family: Any, dialect: str, line: str) -> str:
-    from tlbench.backends.kernels.generic.preflight import preflight_traceback
+    from .preflight import preflight_traceback
 
     return preflight_traceback(family, dialect, line)
 

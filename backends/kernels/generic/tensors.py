@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from tlbench.harness.core.cases import CheckResult
+from ....harness.core.cases import CheckResult
 
 # tilelang dtype names torch spells otherwise (tilelang's own ``dtype.as_torch`` is asked first)
 ALIASES = {"float": "float32", "half": "float16", "float8_e4m3": "float8_e4m3fn", "e4m3_float8": "float8_e4m3fn",
@@ -45,7 +45,7 @@ def allocate(specs: Sequence[tuple[str, tuple[int, ...], str]], device: Any) -> 
     (an int4 ``(M, N)`` output is an int8 ``(M, N / 2)``: backends/dtype_sizes.py)."""
     import torch
 
-    from tlbench.backends.dtype_sizes import storage_shape
+    from ...dtype_sizes import storage_shape
 
     out = []
     for _, shape, dtype in specs:
@@ -70,7 +70,7 @@ class OutputSet:
         self.tensors = list(tensors)
 
     def poison_(self) -> "OutputSet":
-        from tlbench.backends.output_poison import poison_tensor
+        from ...output_poison import poison_tensor
 
         for tensor in self.tensors:
             poison_tensor(tensor)

@@ -23,14 +23,14 @@ Contract:
 from __future__ import annotations
 
 from typing import Any, Iterable
-from tlbench.harness.core.backend_traits import TraitsCatalog
-from tlbench.harness.results.compare import compare_rules, method_match, plan_verdicts, verdicts
-from tlbench.harness.results.compile_gate import compile_method, count_verdicts
-from tlbench.harness.core.shard import placement
-from tlbench.harness.results.files.store import Results
-from tlbench.harness.results.compare.comparison import CompareError, ItemComparison, ItemKey, RunComparison, TestbedPair
-from tlbench.harness.results.compare.judgement import Thresholds, Verdict
-from tlbench.harness.results.compare.pairing import Group, NOISE_K, Paired, first_line, group_drift, in_run_reference, is_vendor, item_key, model_changes, on_gpu, noise_floor, problem_of, run_shifts
+from ...core.backend_traits import TraitsCatalog
+from . import compare_rules, method_match, plan_verdicts, verdicts
+from ..compile_gate import compile_method, count_verdicts
+from ...core.shard import placement
+from ..files.store import Results
+from .comparison import CompareError, ItemComparison, ItemKey, RunComparison, TestbedPair
+from .judgement import Thresholds, Verdict
+from .pairing import Group, NOISE_K, Paired, first_line, group_drift, in_run_reference, is_vendor, item_key, model_changes, on_gpu, noise_floor, problem_of, run_shifts
 
 
 def index_items(results: Results, items: Iterable[dict[str, Any]]) -> dict[ItemKey, dict[str, Any]]:

@@ -15,13 +15,13 @@ files hold fewer than two backends with items.
 
 from __future__ import annotations
 
-from tlbench.harness.core.family import FamilyCatalog, StagePoint
+from ...core.family import FamilyCatalog, StagePoint
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Sequence
-from tlbench.harness.results.files.store import Results, Testbed
-from tlbench.harness.results.compare.comparison import CompareError
-from tlbench.harness.results.compare.judgement import median_of
-from tlbench.harness.results.compare.pairing import is_vendor, modeled_cycles_of, problem_of
+from ..files.store import Results, Testbed
+from .comparison import CompareError
+from .judgement import median_of
+from .pairing import is_vendor, modeled_cycles_of, problem_of
 
 
 @dataclass(frozen=True)

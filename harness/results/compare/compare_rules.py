@@ -46,13 +46,13 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Protocol
 
-from tlbench.harness.results.compare import clock_witness, two_levels, verdicts
+from . import clock_witness, two_levels, verdicts
 
-from tlbench.harness.results.compile_gate import compile_method
-from tlbench.harness.results.compare.comparison import ItemKey
-from tlbench.harness.results.compile_gate.compile_group import MIN_RUN_REFERENCE_ITEMS, compile_group
-from tlbench.harness.results.compile_gate.count_verdicts import COUNT_MIN_EFFECT
-from tlbench.harness.results.compare.judgement import RUN_RATIO, TIME, VENDOR_RATIO, Judgement, Thresholds, Verdict, judge
+from ..compile_gate import compile_method
+from .comparison import ItemKey
+from ..compile_gate.compile_group import MIN_RUN_REFERENCE_ITEMS, compile_group
+from ..compile_gate.count_verdicts import COUNT_MIN_EFFECT
+from .judgement import RUN_RATIO, TIME, VENDOR_RATIO, Judgement, Thresholds, Verdict, judge
 
 
 @dataclass

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
-from tlbench.harness.results.compare import verdict_words, verdicts
-from tlbench.harness.results.compare.method_match import MethodMismatch
-from tlbench.harness.results.files.store import Testbed
-from tlbench.harness.results.compare.judgement import Judgement, Thresholds, Verdict
+from . import verdict_words, verdicts
+from .method_match import MethodMismatch
+from ..files.store import Testbed
+from .judgement import Judgement, Thresholds, Verdict
 
 
 class CompareError(ValueError):

@@ -14,9 +14,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
-from tlbench.harness.core.stats import median, sorted_samples
-from tlbench.harness.results.compare.rank_test import mann_whitney_p
-from tlbench.harness.results.compare.verdict_words import Verdict  # noqa: F401  (re-exported: the verdict words live in one table)
+from ...core.stats import median, sorted_samples
+from .rank_test import mann_whitney_p
+from .verdict_words import Verdict  # noqa: F401  (re-exported: the verdict words live in one table)
 
 
 

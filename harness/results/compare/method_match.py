@@ -26,8 +26,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping
 
-from tlbench.harness.core.backend_traits import BackendTraits, generic_measurement_method
-from tlbench.harness.results.compile_gate import compile_method
+from ...core.backend_traits import BackendTraits, generic_measurement_method
+from ..compile_gate import compile_method
 
 ALLOW_FLAG = "--allow-method-mismatch"
 NAMED_ITEMS = 2  # case ids a refusal names before "and N more"

@@ -19,15 +19,15 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Sequence
 
-from tlbench.harness.core.record_reader import RecordReader
-from tlbench.harness.core.shard import placement
-from tlbench.harness.results.compile_gate import compile_method, compile_shift
-from tlbench.harness.results.compare import shift_cause, verdicts
-from tlbench.harness.results.compile_gate.compile_values import centre_of, compile_values, values_normalised
-from tlbench.harness.results.files.store import suite_of
-from tlbench.harness.results.files.error_text import headline
-from tlbench.harness.results.compare.comparison import Drift, ItemKey, ModelChange
-from tlbench.harness.results.compare.judgement import RUN_RATIO, Thresholds, VENDOR_RATIO, median_of
+from ...core.record_reader import RecordReader
+from ...core.shard import placement
+from ..compile_gate import compile_method, compile_shift
+from . import shift_cause, verdicts
+from ..compile_gate.compile_values import centre_of, compile_values, values_normalised
+from ..files.store import suite_of
+from ..files.error_text import headline
+from .comparison import Drift, ItemKey, ModelChange
+from .judgement import RUN_RATIO, Thresholds, VENDOR_RATIO, median_of
 
 
 MIN_RUN_REFERENCE_ITEMS = 4  # other items a run-ratio reference needs

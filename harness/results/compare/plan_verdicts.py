@@ -26,10 +26,10 @@ from __future__ import annotations
 import argparse
 from typing import Any, Mapping
 
-from tlbench.harness.results.compare.comparison import ItemKey, PlanVerdict
-from tlbench.harness.results.files.fraction_arg import command_fraction
-from tlbench.harness.results.compare.judgement import Thresholds
-from tlbench.harness.results.compare.pairing import Paired
+from .comparison import ItemKey, PlanVerdict
+from ..files.fraction_arg import command_fraction
+from .judgement import Thresholds
+from .pairing import Paired
 
 MODEL_WORSE, MODEL_BETTER, PLAN_CHANGED, SAME_PLAN = "MODEL WORSE", "MODEL BETTER", "PLAN CHANGED", "SAME PLAN"
 ORDER = (MODEL_WORSE, PLAN_CHANGED, MODEL_BETTER, SAME_PLAN)

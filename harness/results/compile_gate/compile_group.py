@@ -23,12 +23,12 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from tlbench.harness.results.compile_gate import count_verdicts
+from . import count_verdicts
 
-from tlbench.harness.results.compare import verdicts
-from tlbench.harness.results.compare.comparison import ItemKey
-from tlbench.harness.results.compile_gate.compile_values import centre_of, compile_values
-from tlbench.harness.results.compare.pairing import MIN_RUN_REFERENCE_ITEMS, MIN_SPREAD_ITEMS, Group, Paired
+from ..compare import verdicts
+from ..compare.comparison import ItemKey
+from .compile_values import centre_of, compile_values
+from ..compare.pairing import MIN_RUN_REFERENCE_ITEMS, MIN_SPREAD_ITEMS, Group, Paired
 
 
 @dataclass(frozen=True)

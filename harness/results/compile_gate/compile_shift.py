@@ -30,7 +30,7 @@ import statistics
 from dataclasses import replace
 from typing import Iterable, Sequence
 
-from tlbench.harness.results.compare.verdicts import RunShift
+from ..compare.verdicts import RunShift
 
 LOAD_PROBE_MIN = 0.05  # a probe move this large between two runs is a change of the box's load
 

@@ -33,14 +33,14 @@ import statistics
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from tlbench.harness.results.files import record_fields
+from ..files import record_fields
 
-from tlbench.harness.results.compare import shift_cause
-from tlbench.harness.results.compile_gate.compile_shift import uncounted
-from tlbench.harness.results.compare.comparison import ItemComparison, ItemKey
-from tlbench.harness.results.compare.judgement import Judgement, Thresholds, Verdict
-from tlbench.harness.results.compare.pairing import Paired, problem_of
-from tlbench.harness.results.compare.verdicts import MIN_SHIFT_ITEMS, SHIFT_AGREEMENT, RunShift
+from ..compare import shift_cause
+from .compile_shift import uncounted
+from ..compare.comparison import ItemComparison, ItemKey
+from ..compare.judgement import Judgement, Thresholds, Verdict
+from ..compare.pairing import Paired, problem_of
+from ..compare.verdicts import MIN_SHIFT_ITEMS, SHIFT_AGREEMENT, RunShift
 
 INSTRUCTIONS = "instructions"  # ItemComparison.metric and Judgement.basis of a count verdict
 RECORD_KEY = "instructions"

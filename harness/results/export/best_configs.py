@@ -19,8 +19,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from tlbench.harness.core.cases import Case
-from tlbench.harness.core.record_reader import ReadRecord, RecordReader
+from ...core.cases import Case
+from ...core.record_reader import ReadRecord, RecordReader
 
 
 SCHEMA_VERSION = 1

@@ -30,9 +30,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tlbench.harness.core.stats import summarize
-from tlbench.harness.results.report.roofline import format_pct
-from tlbench.harness.results.files.store import Results, suite_of
+from ...core.stats import summarize
+from ..report.roofline import format_pct
+from ..files.store import Results, suite_of
 
 BIGGER_FILE, SMALLER_FILE = "tflops-bigger-is-better.json", "time-smaller-is-better.json"
 BIGGER_TOOL, SMALLER_TOOL = "customBiggerIsBetter", "customSmallerIsBetter"

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tlbench.harness.measure.drift import DEFAULT_THRESHOLD, detect_drift
+from ...measure.drift import DEFAULT_THRESHOLD, detect_drift
 
 
 def _batch_medians(measurement: dict[str, Any]) -> list[float]:

@@ -34,8 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from tlbench.harness.core.atomic_file import atomic_write_text  # noqa: F401  (re-exported: the journal's writers use it)
-from tlbench.harness.core.record import EXTRA_KEY, SCHEMA_VERSION
+from ...core.atomic_file import atomic_write_text  # noqa: F401  (re-exported: the journal's writers use it)
+from ...core.record import EXTRA_KEY, SCHEMA_VERSION
 
 JOURNAL_VERSION = 1
 JOURNAL_SUFFIX = ".journal.jsonl"

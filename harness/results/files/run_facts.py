@@ -20,13 +20,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
-from tlbench.harness.core.described import record_stage
-from tlbench.harness.core.record_reader import RecordReader
-from tlbench.harness.core.shard import placement
-from tlbench.harness.results.files.error_text import failure_line
-from tlbench.harness.results.compare.pairing import is_vendor, modeled_cycles_of, problem_of
-from tlbench.harness.results.files.store import Results, suite_of
-from tlbench.harness.results.report.text_table import split_id
+from ...core.described import record_stage
+from ...core.record_reader import RecordReader
+from ...core.shard import placement
+from .error_text import failure_line
+from ..compare.pairing import is_vendor, modeled_cycles_of, problem_of
+from .store import Results, suite_of
+from ..report.text_table import split_id
 
 TraitsOf = Callable[[str], Any]
 

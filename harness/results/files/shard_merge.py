@@ -35,9 +35,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from tlbench.harness.core.record import EXTRA_KEY, SCHEMA_VERSION
-from tlbench.harness.core.shard import ShardSpec
-from tlbench.harness.results.files.store import Results, ResultsError
+from ...core.record import EXTRA_KEY, SCHEMA_VERSION
+from ...core.shard import ShardSpec
+from .store import Results, ResultsError
 
 SHARD_KEY = "shard"
 SHARDED_KEY = "sharded"

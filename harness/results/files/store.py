@@ -24,11 +24,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from tlbench.harness.core.backend_traits import BackendTraits, TraitsCatalog
-from tlbench.harness.core.record import EXTRA_KEY, SCHEMA_VERSION, records_of
-from tlbench.harness.core.record_reader import RecordReader
-from tlbench.harness.results.files import record_fields
-from tlbench.harness.results.files.derived_drift import with_derived_drift
+from ...core.backend_traits import BackendTraits, TraitsCatalog
+from ...core.record import EXTRA_KEY, SCHEMA_VERSION, records_of
+from ...core.record_reader import RecordReader
+from . import record_fields
+from .derived_drift import with_derived_drift
 
 MAX_FILE_BYTES = 512 * 2**20  # a results file larger than this is refused before it is read
 MAX_BYTES_ENV = "TLBENCH_MAX_RESULTS_BYTES"

@@ -33,12 +33,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from tlbench.harness.core.stats import summarize
-from tlbench.harness.results.history.schema import write_transaction
-from tlbench.harness.results.files.store import Results, ResultsError, load_results, suite_of, testbed_of
-from tlbench.harness.results.compare.pairing import problem_of
-from tlbench.harness.results.report.partial_note import partial_lines
-from tlbench.harness.results.files.shard_merge import shard_document
+from ...core.stats import summarize
+from .schema import write_transaction
+from ..files.store import Results, ResultsError, load_results, suite_of, testbed_of
+from ..compare.pairing import problem_of
+from ..report.partial_note import partial_lines
+from ..files.shard_merge import shard_document
 
 Annotate = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]  # (record, device info) -> record
 

@@ -26,13 +26,13 @@ import statistics
 from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
-from tlbench.harness.results.compare.compare import compare_runs
-from tlbench.harness.results.compare.comparison import CompareError, ItemKey, RunComparison
-from tlbench.harness.results.compare.judgement import Thresholds
-from tlbench.harness.results.history.ingest import run_hash, testbed_key
-from tlbench.harness.results.history.query import Point, Series, TestbedRow, record, series, testbeds
-from tlbench.harness.results.history.steps import Step, detect_steps
-from tlbench.harness.results.files.store import Results, ResultsError, parse_results, suite_of, testbed_of
+from ..compare.compare import compare_runs
+from ..compare.comparison import CompareError, ItemKey, RunComparison
+from ..compare.judgement import Thresholds
+from .ingest import run_hash, testbed_key
+from .query import Point, Series, TestbedRow, record, series, testbeds
+from .steps import Step, detect_steps
+from ..files.store import Results, ResultsError, parse_results, suite_of, testbed_of
 
 STATISTICS = ("best", "median")
 

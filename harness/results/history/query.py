@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Iterable
 
-from tlbench.harness.results.compare.pairing import is_vendor
+from ..compare.pairing import is_vendor
 
 RUN_ORDER = "COALESCE(r.started_at, r.added_at), r.run_id"
 

@@ -25,10 +25,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
-from tlbench.harness.core.backend_traits import generic_measurement_method
-from tlbench.harness.results.compile_gate import compile_method
-from tlbench.harness.results.history.query import Point, record
-from tlbench.harness.results.history.steps import Step
+from ...core.backend_traits import generic_measurement_method
+from ..compile_gate import compile_method
+from .query import Point, record
+from .steps import Step
 
 MethodOf = Callable[[Mapping[str, Any]], Mapping[str, Any]]
 SAME_COMMIT_WORDS = "same commit on both sides: the environment or the run's mode, not the code"

@@ -17,10 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from tlbench.harness.results.history.query import Point, Series
-from tlbench.harness.results.history.steps import Step, detect_steps
-from tlbench.harness.results.report.table import format_seconds
-from tlbench.harness.results.report.text_table import Column, Group, Line, TextRow, render, split_id
+from .query import Point, Series
+from .steps import Step, detect_steps
+from ..report.table import format_seconds
+from ..report.text_table import Column, Group, Line, TextRow, render, split_id
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,8 @@ from __future__ import annotations
 import statistics
 from typing import Any, Iterable, Sequence
 
-from tlbench.harness.core.record import EXTRA_KEY
-from tlbench.harness.results.report.report_markdown import md_cell
+from ...core.record import EXTRA_KEY
+from ..report.report_markdown import md_cell
 
 
 def _records(documents: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -31,15 +31,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Sequence
 
-from tlbench.harness.results.nightly import nightly_reference, remeasure
-from tlbench.harness.results.history.schema import HistoryError
-from tlbench.harness.results.compare.comparison import CompareError, RunComparison
-from tlbench.harness.results.compare.judgement import Thresholds
-from tlbench.harness.results.nightly.night_costs import cost_markdown
-from tlbench.harness.results.nightly.nightly_runner import NightInterrupted, NightRuns, SuiteRun, SuiteRunner, interrupted_markdown
-from tlbench.harness.results.report.report import comparison_markdown, md_table
-from tlbench.harness.results.report.report_markdown import escape_html
-from tlbench.harness.results.files.store import (
+from . import nightly_reference, remeasure
+from ..history.schema import HistoryError
+from ..compare.comparison import CompareError, RunComparison
+from ..compare.judgement import Thresholds
+from .night_costs import cost_markdown
+from .nightly_runner import NightInterrupted, NightRuns, SuiteRun, SuiteRunner, interrupted_markdown
+from ..report.report import comparison_markdown, md_table
+from ..report.report_markdown import escape_html
+from ..files.store import (
     Results,
     ResultsError,
     baseline_name,
@@ -254,8 +254,8 @@ def _exit_code(runs: Sequence[SuiteRun], gates: Sequence[BackendGate]) -> int:
 
 def _add_to_history(history: Path, paths) -> str:
     """Add the night's per-backend files to the history database; markdown lines saying so."""
-    from tlbench.harness.results.history.ingest import add_files
-    from tlbench.harness.results.history.schema import open_history
+    from ..history.ingest import add_files
+    from ..history.schema import open_history
 
     conn = open_history(history)
     try:
@@ -270,7 +270,7 @@ def run_nightly(plan: NightlyPlan) -> NightlyOutcome:
     if not suites and not plan.given:
         raise ValueError(f"no suite files in {', '.join(map(str, plan.suites))}")
     if plan.history is not None and plan.history.exists():  # refused now, not after the night: another program's file
-        from tlbench.harness.results.history.schema import open_history
+        from ..history.schema import open_history
 
         open_history(plan.history).close()
     for sub in ("json", "logs"):

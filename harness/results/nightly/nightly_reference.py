@@ -22,11 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Collection
 
-from tlbench.harness.results.compare.compare import compare_runs
-from tlbench.harness.results.compare.comparison import CompareError, ItemKey, RunComparison
-from tlbench.harness.results.compare.judgement import Thresholds
-from tlbench.harness.results.nightly.remeasure import restrict
-from tlbench.harness.results.files.store import Results, load_results, parse_results
+from ..compare.compare import compare_runs
+from ..compare.comparison import CompareError, ItemKey, RunComparison
+from ..compare.judgement import Thresholds
+from .remeasure import restrict
+from ..files.store import Results, load_results, parse_results
 
 HISTORY_LAST = 5
 BASELINE, HISTORY = "baseline", "history"
@@ -50,8 +50,8 @@ class Reference:
             if keys is not None:
                 base = parse_results(restrict(base.document, keys), str(self.path))
             return compare_runs(base, load_results(new_path), thresholds, accept_missing=keys is not None)
-        from tlbench.harness.results.history.judge import HistoryPolicy, compare_with_history
-        from tlbench.harness.results.history.schema import open_history
+        from ..history.judge import HistoryPolicy, compare_with_history
+        from ..history.schema import open_history
 
         conn = open_history(self.path, create=False)
         try:
@@ -64,8 +64,8 @@ class Reference:
 
 def _history_holds(history: Path, results: Results) -> str | None:
     """None when the history has runs of ``results``' testbed; else why not."""
-    from tlbench.harness.results.history.judge import testbed_for
-    from tlbench.harness.results.history.schema import open_history
+    from ..history.judge import testbed_for
+    from ..history.schema import open_history
 
     if not history.exists():
         return f"no history yet at {history}"

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
-from tlbench.harness.results.files.store import Results, ResultsError, load_results
+from ..files.store import Results, ResultsError, load_results
 
 PYTEST_OK, PYTEST_TESTS_FAILED, PYTEST_NO_TESTS = 0, 1, 5
 GRACE_S = 10.0  # a suite asked to stop gets this long to end as interrupted before it is killed

@@ -30,11 +30,11 @@ import copy
 from dataclasses import dataclass, replace
 from typing import Any, Iterable
 
-from tlbench.harness.core.record import EXTRA_KEY
-from tlbench.harness.results.compare.comparison import ItemKey, RunComparison
-from tlbench.harness.results.compare.judgement import Verdict
-from tlbench.harness.results.compare.pairing import MIN_RUN_REFERENCE_ITEMS, is_vendor, problem_of
-from tlbench.harness.results.files.store import Results, suite_of
+from ...core.record import EXTRA_KEY
+from ..compare.comparison import ItemKey, RunComparison
+from ..compare.judgement import Verdict
+from ..compare.pairing import MIN_RUN_REFERENCE_ITEMS, is_vendor, problem_of
+from ..files.store import Results, suite_of
 
 REFERENCE_ITEMS = 7  # other items re-measured beside a flagged item with no vendor item: 8 in all, a spread of their own
 

@@ -28,10 +28,10 @@ import math
 from pathlib import Path
 from typing import Any, Iterable
 
-from tlbench.harness.results.compare.comparison import ItemComparison, RunComparison
-from tlbench.harness.results.compare import verdict_words
-from tlbench.harness.results.compare.judgement import Judgement
-from tlbench.harness.results.files.store import Results
+from ..compare.comparison import ItemComparison, RunComparison
+from ..compare import verdict_words
+from ..compare.judgement import Judgement
+from ..files.store import Results
 
 OUTPUT_VERSION = 1
 SCHEMA_DIR = Path(__file__).resolve().parents[1] / "schema"

@@ -23,11 +23,11 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
 
-from tlbench.harness.results.compare.compare_backends import DEVICE_TIME, AcrossBackends
-from tlbench.harness.results.report.json_output import envelope, num, partial_of
-from tlbench.harness.results.files.run_facts import ItemFacts
-from tlbench.harness.results.files.store import Results
-from tlbench.harness.results.report.search_account import search_accounts
+from ..compare.compare_backends import DEVICE_TIME, AcrossBackends
+from .json_output import envelope, num, partial_of
+from ..files.run_facts import ItemFacts
+from ..files.store import Results
+from .search_account import search_accounts
 
 
 def _item(f: ItemFacts) -> dict[str, Any]:

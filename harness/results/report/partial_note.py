@@ -7,7 +7,7 @@ with shards missing, the merge's reasons; the first missing items named either w
 
 from __future__ import annotations
 
-from tlbench.harness.results.files.store import Results
+from ..files.store import Results
 
 SHOWN_MISSING = 5
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from tlbench.harness.core.cases import PORTABLE_KEY
-from tlbench.harness.results.report.table import format_seconds
+from ...core.cases import PORTABLE_KEY
+from .table import format_seconds
 
 
 @dataclass

@@ -14,10 +14,10 @@ numbers as ``cyc (model)``; device time and modeled cycles never share a number 
 
 from __future__ import annotations
 
-from tlbench.harness.results.report.report_cells import comparison_rows, format_change, format_value, history_reference_lines, summary_line
-from tlbench.harness.results.report.report_markdown import across_markdown, comparison_markdown, md_table, run_markdown
-from tlbench.harness.results.report.report_png import plot_across, plot_comparison, plot_run
-from tlbench.harness.results.report.report_terminal import print_across, print_comparison, print_run
+from .report_cells import comparison_rows, format_change, format_value, history_reference_lines, summary_line
+from .report_markdown import across_markdown, comparison_markdown, md_table, run_markdown
+from .report_png import plot_across, plot_comparison, plot_run
+from .report_terminal import print_across, print_comparison, print_run
 
 __all__ = [
     "across_markdown", "comparison_markdown", "comparison_rows", "format_change", "format_value", "history_reference_lines", "md_table",

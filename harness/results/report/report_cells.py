@@ -10,18 +10,18 @@ instruction counts as ``M instr``, modeled numbers as ``cycles (model)``.  The f
 from __future__ import annotations
 
 from typing import Iterable
-from tlbench.harness.core.backend_traits import TraitsCatalog
-from tlbench.harness.results.compare.compare_backends import DEVICE_TIME, AcrossBackends
-from tlbench.harness.results.compare.comparison import Drift, ItemComparison, RunComparison
-from tlbench.harness.results.compile_gate.count_verdicts import INSTRUCTIONS
-from tlbench.harness.results.report.partial_note import partial_lines
-from tlbench.harness.results.compare.plan_verdicts import ORDER as PLAN_ORDER, SAME_PLAN, summary_words
-from tlbench.harness.results.compare.judgement import RUN_RATIO, TIME, VENDOR_RATIO, Judgement
-from tlbench.harness.results.files.run_facts import ItemFacts, run_facts
-from tlbench.harness.results.report.table import format_seconds, rate_cells
-from tlbench.harness.results.files.store import Results
-from tlbench.harness.results.report.text_table import Column, Group, TextRow, split_id
-from tlbench.harness.results.compare import verdict_words
+from ...core.backend_traits import TraitsCatalog
+from ..compare.compare_backends import DEVICE_TIME, AcrossBackends
+from ..compare.comparison import Drift, ItemComparison, RunComparison
+from ..compile_gate.count_verdicts import INSTRUCTIONS
+from .partial_note import partial_lines
+from ..compare.plan_verdicts import ORDER as PLAN_ORDER, SAME_PLAN, summary_words
+from ..compare.judgement import RUN_RATIO, TIME, VENDOR_RATIO, Judgement
+from ..files.run_facts import ItemFacts, run_facts
+from .table import format_seconds, rate_cells
+from ..files.store import Results
+from .text_table import Column, Group, TextRow, split_id
+from ..compare import verdict_words
 
 
 def format_value(value: float | None, unit: str) -> str:

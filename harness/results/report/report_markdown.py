@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Iterable, Sequence
-from tlbench.harness.results.compare.compare_backends import AcrossBackends
-from tlbench.harness.results.compare.comparison import RunComparison
-from tlbench.harness.results.compare import verdict_words
-from tlbench.harness.results.report.partial_note import partial_lines
-from tlbench.harness.results.files.store import Results
-from tlbench.harness.results.report.report_cells import (
+from ..compare.compare_backends import AcrossBackends
+from ..compare.comparison import RunComparison
+from ..compare import verdict_words
+from .partial_note import partial_lines
+from ..files.store import Results
+from .report_cells import (
     COMPARISON_HEADER, PLAN_HEADER, RUN_HEADER, across_rows, best_lines, comparison_rows, facts, metric_lines, plan_line, plan_rows,
     run_cells, run_summary, sorted_items, summary_line, testbed_lines,
 )

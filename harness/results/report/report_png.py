@@ -11,18 +11,18 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tlbench.harness.core.family import FamilyCatalog, StagePoint
+from ...core.family import FamilyCatalog, StagePoint
 from collections import defaultdict
 from pathlib import Path
 from typing import Any, Callable, Iterable
-from tlbench.harness.core.backend_traits import TraitsCatalog
-from tlbench.harness.results.compare.compare_backends import AcrossBackends
-from tlbench.harness.results.compare.comparison import ItemComparison, RunComparison
-from tlbench.harness.results.compare import verdict_words
-from tlbench.harness.results.compare.judgement import TIME
-from tlbench.harness.results.compare.pairing import problem_of
-from tlbench.harness.results.files.store import Results
-from tlbench.harness.results.report.report_cells import sorted_items
+from ...core.backend_traits import TraitsCatalog
+from ..compare.compare_backends import AcrossBackends
+from ..compare.comparison import ItemComparison, RunComparison
+from ..compare import verdict_words
+from ..compare.judgement import TIME
+from ..compare.pairing import problem_of
+from ..files.store import Results
+from .report_cells import sorted_items
 
 
 TILE_STYLES = [("-", "o"), ("--", "s"), (":", "^"), ("-.", "D")]

@@ -12,17 +12,17 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from tlbench.harness.results.compare.compare_backends import AcrossBackends
-from tlbench.harness.results.compare.comparison import RunComparison
-from tlbench.harness.results.report.report_cells import (
+from ..compare.compare_backends import AcrossBackends
+from ..compare.comparison import RunComparison
+from .report_cells import (
     COMPARE_COLUMNS, PLAN_COLUMNS, across_rows, best_lines, comparison_groups, facts, metric_lines, plan_groups, plan_line,
     run_summary, summary_line, testbed_lines,
 )
-from tlbench.harness.results.report.partial_note import partial_lines
-from tlbench.harness.results.files.store import Results
-from tlbench.harness.results.report.table import run_table
-from tlbench.harness.results.report.text_table import Column, Group, Line, TextRow, render
-from tlbench.harness.results.report.search_account import search_accounts
+from .partial_note import partial_lines
+from ..files.store import Results
+from .table import run_table
+from .text_table import Column, Group, Line, TextRow, render
+from .search_account import search_accounts
 
 
 def _out(console: Any, lines: Sequence[Line]) -> None:

@@ -29,8 +29,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from tlbench.harness.core.device_profile import DeviceProfile
-from tlbench.harness.core.dtypes import is_floating, profile_name
+from ...core.device_profile import DeviceProfile
+from ...core.dtypes import is_floating, profile_name
 
 PEAK_UNKNOWN = "peak unknown"
 NO_DTYPE = "the problem names no dtype"

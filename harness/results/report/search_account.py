@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
-from tlbench.harness.results.report.table import format_seconds
+from .table import format_seconds
 
 KEY = "search"
 

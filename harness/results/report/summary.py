@@ -18,15 +18,15 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from tlbench.harness.core.described import described, family_for_record, record_stage
-from tlbench.harness.core.record_reader import RecordReader
-from tlbench.harness.measure.setup_compile import SLOW_SETUP_S, setup_words
-from tlbench.harness.core.shard import placement
-from tlbench.harness.results.files.error_text import failure_lines
-from tlbench.harness.results.report.roofline import unknown_peak_words
-from tlbench.harness.results.report.table import format_seconds
-from tlbench.harness.results.report.portability_tax import TaxGroup, tax_lines
-from tlbench.harness.results.report.search_account import is_search_skip, search_accounts
+from ...core.described import described, family_for_record, record_stage
+from ...core.record_reader import RecordReader
+from ...measure.setup_compile import SLOW_SETUP_S, setup_words
+from ...core.shard import placement
+from ..files.error_text import failure_lines
+from .roofline import unknown_peak_words
+from .table import format_seconds
+from .portability_tax import TaxGroup, tax_lines
+from .search_account import is_search_skip, search_accounts
 
 FORM_ORDER = ("s0", "s1", "s2", "s3", "s4", "s5", "s6", "manual", "serial")
 FLAGS = ("DRIFT", "CAPPED")

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
-from tlbench.harness.results.files.run_facts import ItemFacts
-from tlbench.harness.results.report.text_table import Column, Group, Line, TextRow, natural_key, plain, render
+from ..files.run_facts import ItemFacts
+from .text_table import Column, Group, Line, TextRow, natural_key, plain, render
 
 COLUMNS = (Column("config"), Column("stages", right=True), Column("median", right=True), Column("rate", right=True),
            Column("of peak/BW", right=True), Column("x vendor", right=True), Column("plan"))
