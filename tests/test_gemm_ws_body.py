@@ -71,8 +71,9 @@ def test_the_sliced_epilogue_reuses_a_buffer_only_after_the_store_two_slices_bac
     assert "tl::tma_store_wait<0, true>();" in source  # the last stores drain before exit
 
 
-def test_refusals_say_what_to_change(body):
-    refuse = body.gemm_ws_refusal
+def test_refusals_say_what_to_change():
+    limits = importlib.import_module("tlbench.suites.gemm.ws_limits")
+    refuse = limits.gemm_ws_refusal
     assert "1 (no cluster) or 2" in refuse(2048, 2048, 2048, **TILE, cluster=4)
     assert "must be even" in refuse(384, 384, 384, block_M=128, block_N=128, block_K=64, cluster=2, group_m=None)
     assert "row pairs" in refuse(1024, 1024, 1024, **TILE, cluster=2)  # 8 tile rows = 4 pairs, group_m 8
@@ -83,5 +84,5 @@ def test_refusals_say_what_to_change(body):
     sliced = dict(TILE, num_stages=4, persistent=132, lazy_store=True, group_m=16)
     assert refuse(4096, 4096, 4096, **sliced) is not None  # the whole-tile buffer leaves no room for a fourth stage
     assert refuse(4096, 4096, 4096, **sliced, store_slices=4) is None
-    assert body.gemm_ws_footprint("cuda", **sliced, store_slices=4)["shared.dyn"] == 4 * 384 * 64 * 2 + 2 * 128 * 64 * 2
+    assert limits.gemm_ws_footprint("cuda", **sliced, store_slices=4)["shared.dyn"] == 4 * 384 * 64 * 2 + 2 * 128 * 64 * 2
     assert "over sm_90" in refuse(4096, 4096, 4096, **dict(sliced, num_stages=5), store_slices=4)

@@ -13,6 +13,7 @@ compiling, with the reason.  Vendor item: cuBLAS through torch (``A @ B.T``, fp1
 from tlbench.harness.sweep_api import kernel_sweep
 
 K = "tlbench.suites.gemm.ws:"
+LIMITS = "tlbench.suites.gemm.ws_limits:"
 
 
 H200_SMS = 132  # the persistent configs launch one block per SM
@@ -72,8 +73,8 @@ SWEEP = kernel_sweep(
     quick=[{"M": 8192, "N": 8192, "K": 8192, "dtype": "float16"}],
     quick_configs=[persistent(128, 256, 64, 3, 2, group_m=16, lazy_store=True, store_slices=4)],
     configs=CONFIGS,
-    inputs=K + "inputs", reference=K + "reference", validate=K + "gemm_ws_validate", footprint=K + "gemm_ws_footprint",
-    vendor=K + "cublas", vendor_label="torch: A @ B.T (cuBLAS), fp16 out",
+    inputs=LIMITS + "inputs", reference=LIMITS + "reference", validate=LIMITS + "gemm_ws_validate",
+    footprint=LIMITS + "gemm_ws_footprint", vendor=LIMITS + "cublas", vendor_label="torch: A @ B.T (cuBLAS), fp16 out",
     flops=lambda M, N, K, dtype: 2 * M * N * K,
     bytes_moved=lambda M, N, K, dtype: 2 * (M * K + N * K + M * N),
     description="hand warp-specialized GEMM fp16 (deferred WGMMA wait), 1k..8k cubed, vs cuBLAS",
