@@ -185,7 +185,7 @@ def test_the_block_sparse_fp8_suite_runs_its_device_path_on_cpu_torch(tmp_path):
     root = Path(__file__).resolve().parents[1]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root / "tests"), os.environ.get("PYTHONPATH", "")])}
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", str(root / "suites" / "test_blocksparse_fp8.py"), "-p", "cpu_torch_backend",
+        [sys.executable, "-m", "pytest", str(root / "suites" / "blocksparse" / "test_blocksparse_fp8.py"), "-p", "cpu_torch_backend",
          "--tlbench-backend=cputorch", "--tlbench-scope=smoke", "--tlbench-kind=device", "--tlbench-max-samples=5",
          "-p", "no:cacheprovider", "-q", f"--benchmark-json={tmp_path / 'out.json'}"],
         capture_output=True, text=True, cwd=root, timeout=900, env=env,

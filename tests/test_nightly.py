@@ -107,7 +107,7 @@ def test_the_next_night_without_a_baseline_is_judged_against_the_history(first_n
     the best of its last runs; the compiler decided the same, so every plan is SAME PLAN."""
     _, work, _ = first_night
     plan = NightlyPlan(
-        suites=(ROOT / "suites" / "test_stages.py",), backend="ascend", out_dir=work / "out-history",
+        suites=(ROOT / "suites" / "gemm" / "test_stages.py",), backend="ascend", out_dir=work / "out-history",
         baseline_dir=work / "baselines", pytest_args=_selection(), timeout_s=900, cwd=ROOT,
         history=work / "history.sqlite", remeasure=False,
     )
@@ -143,7 +143,7 @@ def test_second_night_against_a_faster_baseline_fails(first_night):
         rec["cpu_samples_s"] = [s * 0.25 for s in rec["cpu_samples_s"]]  # the compile gate judges CPU seconds
     (baselines / "ascend-cpu.json").write_text(json.dumps(doc))
     plan = NightlyPlan(
-        suites=(ROOT / "suites" / "test_stages.py",),
+        suites=(ROOT / "suites" / "gemm" / "test_stages.py",),
         backend="ascend",
         out_dir=work / "out2",
         baseline_dir=baselines,

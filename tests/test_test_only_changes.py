@@ -25,7 +25,7 @@ PLUGIN = "test_only.compile_changes"
 def _pytest(*args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT / "tests"), os.environ.get("PYTHONPATH")) if p)}
     return subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
-                           "--tlbench-backend=nvidia", "--tlbench-isolation=inprocess", str(ROOT / "suites" / "test_stages.py"),
+                           "--tlbench-backend=nvidia", "--tlbench-isolation=inprocess", str(ROOT / "suites" / "gemm" / "test_stages.py"),
                            *args], capture_output=True, text=True, timeout=300, cwd=ROOT, env=env)  # tests/: test_only
 
 
