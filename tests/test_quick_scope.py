@@ -17,7 +17,7 @@ def test_the_quick_scope_takes_three_rounds_capped_by_cpu_time_and_the_nights_fi
 
 
 def _state(kinds=("compile", "device"), backends=("nvidia", "ascend")):
-    return SimpleNamespace(kinds=kinds, backends=lambda: list(backends))
+    return SimpleNamespace(options=SimpleNamespace(kinds=kinds), backends=lambda: list(backends))
 
 
 STAGES = Sweep(name="stages", problems=[TileProblem(8192, 8192, 8192)],
