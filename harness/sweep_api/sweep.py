@@ -110,7 +110,7 @@ def kernel_sweep(
     A suite is ``SWEEP = kernel_sweep(...)`` and ``def test_<name>(tlbench): tlbench.run()``.
     Every config gives a compile item (a cold build, on any machine) and a device item (kernel
     time, checked first, on a GPU or NPU), on every backend selected with ``--tlbench-backend``.
-    The built-in suites (suites/test_stages.py, test_fa_stages.py ...) are declared this way.
+    The built-in suites (suites/gemm/test_stages.py, suites/flash_attention/test_fa_stages.py ...) are declared this way.
 
     name: letters, digits, ``_``; the kernel's name in records, and the start of every case id
         (``<name>-<sizes>-<axes>``, e.g. ``gemv-M8192-N8192-block_M64-block_N128-s2``), which is

@@ -28,7 +28,7 @@ RUN_RATIO = "run-ratio"
 class Thresholds:
     """``min_effect``: smallest relative change of the median that counts (0.05 = 5 %).
     ``alpha``: the rank test's significance level.  ``min_effect_by_suite`` overrides
-    ``min_effect`` for a suite (``stages`` for suites/test_stages.py).  Plan verdicts
+    ``min_effect`` for a suite (``stages`` for suites/gemm/test_stages.py).  Plan verdicts
     (harness/results/compare/plan_verdicts.py): a modeled II or cycle count worse by more than
     ``model_threshold`` gates when ``gate_model``; any other change of the plan gates only
     with ``gate_plan``."""

@@ -124,7 +124,7 @@ def baseline_name(testbed: Testbed) -> str:
 
 
 def suite_of(record: dict[str, Any]) -> str:
-    """The suite a record came from: ``suites/test_stages.py::...`` -> ``stages``."""
+    """The suite a record came from: ``suites/gemm/test_stages.py::...`` -> ``stages``."""
     node = record.get("fullname") or record.get("nodeid") or ""
     stem = Path(node.split("::", 1)[0]).stem
     return stem[len("test_"):] if stem.startswith("test_") else stem
