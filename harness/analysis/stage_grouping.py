@@ -43,7 +43,7 @@ def build_stage_report(bench_json: Mapping[str, Any], traits_of: Callable[[str],
     if not items:
         raise StageReportError(
             "no item of this file sweeps num_stages (no kernel config with a num_stages or loop form axis); "
-            "sweep num_stages in the suite (e.g. num_stages=[1, 2, 3, 4] in a kernel_sweep, or suites/gemm/test_stages.py) "
+            "sweep num_stages in the suite (e.g. num_stages=[1, 2, 3, 4] in a kernel_sweep, or suites/*/test_stages.py) "
             "and pass its --benchmark-json"
         )
     by_problem: dict[tuple[str, str], list[dict[str, Any]]] = {}

@@ -115,7 +115,7 @@ def add_thresholds(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--min-effect", type=_fraction, default=0.05, metavar="FRACTION",
                         help="smallest change of the median that counts (default 0.05 = 5 %%)")
     parser.add_argument("--min-effect-for", type=_suite_effect, action="append", default=[], metavar="SUITE=FRACTION",
-                        help="per-suite minimum effect, e.g. stages=0.08 for suites/gemm/test_stages.py (repeatable)")
+                        help="per-suite minimum effect, e.g. stages=0.08 for suites/*/test_stages.py (repeatable)")
     parser.add_argument("--alpha", type=_alpha, default=0.05, help="Mann-Whitney U significance level (default 0.05)")
     plan_verdicts.add_options(parser)
 
