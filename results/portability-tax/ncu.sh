@@ -3,7 +3,6 @@
 # t256, panels of 16, staged output, 4 stages): the harness's kernel-only median, then Nsight Compute's
 # gpu__time_duration of the same items' launches (launches 3..22 of each kernel), both printed.
 # Usage: bash results/portability-tax/ncu.sh OUT   (from the repo root, the GPU set up as in results/README.md)
-# Not run yet: no device was lent when it was written.
 set -u; export OUT=$1; mkdir -p "$OUT"
 FA_K="s8192 and not causal and bm128-bn128-t256-auto-s1 and not fm"
 GEMM_K="8192 and bm128-bn256-bk64-t256-g16-so-auto-s4"
