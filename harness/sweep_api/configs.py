@@ -2,10 +2,9 @@
 
 Contract: ``size_list(sizes, what)`` is ``sizes=`` / ``smoke=`` / ``quick=`` as a list of dicts;
 ``configs_by_dialect(family, axes, configs, bodies)`` the configs per body dialect (``"*"``: one
-set for every body): the cross product of ``axes`` in declaration order, then ``configs``, each
-checked (a loop form against its stages, a unique id); ``scope_configs`` reads
-``smoke_configs`` / ``quick_configs``.  A dialect that has no body, a mixed per-dialect ``axes``
-or an empty axis is an error naming it.
+set for every body): the cross product of ``axes``, then ``configs``, each checked (loop form,
+unique id); ``scope_configs`` reads ``smoke_configs`` / ``quick_configs``.  A dialect without a
+body, a mixed per-dialect ``axes`` or an empty axis raises, naming it.
 """
 
 from __future__ import annotations

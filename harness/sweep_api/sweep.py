@@ -1,12 +1,9 @@
 """``kernel_sweep``: a suite's whole declaration of one kernel, as the ``Sweep`` the plugin expands.
 
 Contract: ``kernel_sweep(...)`` (its docstring is the reference for every argument) returns a
-``GenericSweep``, a ``harness.core.sweep.Sweep`` whose problems are ``sizes`` and whose
-configs are the cross product of ``axes`` plus any explicit ``configs`` - one set for every
-body, or one per body dialect (``configs_for`` reads the backend's dialect).  The family is
-registered by the suite itself: records describe themselves (harness/core/described.py), so
-no entry point is needed for any reader.  Ids: ``<name>-<size tokens>-<axis tokens>``, from
-names and values only; constants never enter them.
+``GenericSweep`` whose problems are ``sizes`` and whose configs are the cross product of ``axes``
+plus ``configs``, per body dialect where given so; errors in the declaration raise at once.
+Ids: ``<name>-<size tokens>-<axis tokens>``, from names and values only (never constants).
 """
 
 from __future__ import annotations
@@ -46,9 +43,9 @@ class GenericSweep(Sweep):
     family: Any = None
 
     def _dialect(self, backend: str, dialect: str | None) -> str | None:
-        if dialect is None:
-            dialect = getattr(TraitsCatalog.from_entry_points().get(backend), "dialect", None)
-        return dialect
+        if dialect is not None:
+            return dialect
+        return getattr(TraitsCatalog.from_entry_points().get(backend), "dialect", None)
 
     def configs_for(self, backend: str, scope: str = "full", dialect: str | None = None) -> list[Any]:
         if self.family is None:
@@ -300,13 +297,9 @@ def kernel_sweep(
 
 
 def _declaring_module(frame: Any) -> dict[str, Any]:
-    """The globals of the module whose import runs this declaration: the innermost module-level
-    frame, so a suite that builds its ``SWEEP`` through a helper function (of its own or of
-    another module) is found again in a worker by that suite, which holds the ``SWEEP``; the
-    caller's own globals where no module is being imported."""
+    """The globals of the innermost module-level frame (a ``SWEEP`` built through a helper is found
+    again by the suite that holds it); the caller's own where no module is being imported."""
     walk = frame
-    while walk is not None:
-        if walk.f_code.co_name == "<module>":
-            return walk.f_globals
+    while walk is not None and walk.f_code.co_name != "<module>":
         walk = walk.f_back
-    return frame.f_globals
+    return (walk or frame).f_globals

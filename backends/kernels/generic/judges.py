@@ -1,11 +1,8 @@
-"""Each check rule's judging of one output against its reference, with torch.
+"""Each built-in check rule's judging of one output against its reference, with torch.
 
-Contract: ``judge(rule, out, ref) -> Verdict`` (torch tensors: ``out`` the kernel's output,
-``ref`` the reference's answer for it, same number of elements) for every built-in rule of
-harness/sweep_api/rules.py (which says what each rule accepts; ``rule.judge(out, ref)`` comes
-here through the runtime, harness/sweep_api/runtime.py).  Every rule fails an element that still
-holds its poison (backends/output_poison.py), and words its counts with ``aside``
-(backends/kernels/generic/output_errors.py).  torch is imported inside the judging only.
+Contract: ``judge(rule, out, ref) -> Verdict`` for every built-in rule of harness/sweep_api/
+rules.py (``out`` the kernel's output, ``ref`` the reference's answer, same number of elements).
+Every rule fails an element that still holds its poison and words its counts with ``aside``.
 """
 
 from __future__ import annotations

@@ -1,21 +1,11 @@
 """How far one output is from its reference, element by element: what every check rule reports.
 
-Contract: ``Verdict`` is what a rule's ``judge`` returns (backends/kernels/generic/judges.py):
-``ok``, ``mismatched`` (elements the rule failed), ``total``, ``max_abs_err`` / ``max_rel_err``
-(the largest error over the elements where the output and the reference are both finite; NaN
-when there is no such element), ``non_finite`` (elements where the output or the reference is
-NaN or infinite and the two are not the same infinity: NaN where the reference is finite, an
-infinity where it is finite, a finite value or the other infinity where it is infinite, NaN
-against NaN: NaN never matches, as NaN is the float poison) and ``detail`` (why it failed, in
-words; empty when ok).  ``errors(out, ref)`` measures one output (torch tensors, float64):
-``err`` is ``|out - ref|``, 0 where both hold the same infinity, NaN or infinite where
-``non_finite``; the rules that compare ``err`` with an allowed error fail the ``non_finite``
-elements outright (an infinite reference allows an infinite error: ``|-inf - inf|`` is within
-``atol + rtol * |inf|``), so a non-finite element passes only where the reference holds the
-same infinity.  ``aside(non_finite, held)`` words the counts the same way for every
-rule: ``(3 non-finite; 2 still hold the poison value: never written?)``.  ``ordered(t)`` is each
-element's position on its dtype's number line (``steps``), ``step_distance(out, ref)`` each
-element's distance on it; ``steps_would_accept(out, ref, bad)`` words how many of a failed
+Contract: ``Verdict`` is what a rule's ``judge`` returns.  ``errors(out, ref)`` measures one
+output in float64: ``err`` is ``|out - ref|`` (0 where both hold the same infinity) and
+``non_finite`` masks elements where either side is NaN or infinite and they are not the same
+infinity (NaN never matches: it is the float poison); the rules fail those outright.
+``aside`` words those counts alike for every rule; ``step_distance`` is each element's distance
+in representable values of the output's dtype; ``steps_would_accept`` words how many of a failed
 tolerance's elements ``steps(1)`` would accept.  torch is imported inside only.
 """
 

@@ -1,31 +1,13 @@
 """The preflight: a user's kernel suite checked on CPU torch, before anything compiles.
 
 Contract: ``preflight(family, problem, dialect, device_memory) -> (failures, notes)``: one line
-per finding, each naming the callable, the problem and the fix.  Run once per dialect and kept
-on the family (``family.memo``); ``failures`` are those of the whole sweep plus those of
-``problem``, which is also checked at its own size on torch's meta device, once (shapes,
-dtypes, counts and memory against ``device_memory`` bytes, default ``DEVICE_MEMORY``:
-preflight_sizes.py).  Nothing is lowered or compiled: the body is traced (its PrimFunc taken), and the
-suite's callables run at the smoke size on CPU, the body's first config ``validate`` keeps
-there (a config it refuses - a flat ``configs=`` list holding another body's knobs - is skipped
-by the run, so nothing of it is checked: the preflight's verdict is the run's):
-- names (preflight_names.py): every name the body and the callables require is given by a size, axis, constant
-  (or ``dialect`` / ``device``), checked for every problem and config validate keeps (flops and bytes_moved
-  get no axis; reference, vendor and check only the axes inputs takes); an axis neither this
-  body nor a callable takes, or a size or constant that no body of any backend and no callable
-  takes, is an error ("did you mean");
-- tensors (preflight_tensors.py): inputs: count, shapes and dtypes against the kernel's
-  parameters (a sub-byte parameter - int4, fp4 - read as packed along its last dimension:
-  backends/dtype_sizes.py); outputs: allocated and poisoned as on the device
-  (backends/output_poison.py); the reference's answers against them (count, shapes); each
-  output's rule fits its dtype and rejects the poisoned output (an unwritten output must
-  never pass); vendor: called; its answers against the outputs, and, unless
-  ``vendor_check=False``, judged by the rules against the reference (a built-in rule judges
-  the first ``SPOT`` elements of each output here - a spot check that costs the same at any
-  smoke size; a user's check gets the whole tensors);
-- check, flops, bytes_moved, footprint, validate: called, exceptions reported.
-A callable that raises because CPU torch cannot run it (a CUDA-only op) is a note, not a
-failure: the device run will tell.  Notes also say what was not checked.
+per finding, naming the callable, the problem and the fix.  Run once per dialect and kept on the
+family (``family.memo``): the body is traced (never lowered) and the suite's callables run at the
+smoke size on CPU, with the first config ``validate`` keeps there (a config it refuses is skipped
+by the run, so it is not checked: the preflight accepts what the run accepts): names
+(preflight_names.py), tensors and rules (preflight_tensors.py), and every other callable called.
+``problem`` is also checked at its own size on torch's meta device (preflight_sizes.py, against
+``device_memory`` bytes).  A call CPU torch cannot run (a CUDA-only op) is a note, not a failure.
 """
 
 from __future__ import annotations

@@ -1,15 +1,11 @@
-"""The preflight's name checks: every name a suite's body and callables need is given, and every
-size, axis and constant the suite gives is taken by something (backends/kernels/generic/preflight.py
-runs them, before tracing or calling anything).
+"""The preflight's name checks: every name a body or callable needs is given, and every size, axis
+and constant is taken by something (backends/kernels/generic/preflight.py runs them first).
 
-Contract: ``NameChecks`` is mixed into the preflight's runner, which provides ``family``,
-``dialect``, ``body``, ``callables``, ``configs`` (those ``validate`` keeps at some problem), ``kept(problem)``
-(those it keeps there), ``found`` and ``fail(what, finding, fix, problem,
-per_problem=...)``.  ``check_names()`` reports a name a body or callable requires that no size,
-axis or constant gives (with "did you mean" from the suite's unused names); ``check_unused(func)``,
-after tracing, an axis this body and no callable takes, or a size or constant no body of any
-backend and no callable takes (a size naming a symbolic dimension, or ``dtype``, is tlbench's), and raises ``Stop`` when the sweep has a finding.  ``label_of(label,
-function)`` is how a finding names a callable.
+Contract: ``NameChecks`` is mixed into the preflight's runner (``family``, ``dialect``, ``body``,
+``callables``, ``configs``, ``kept(problem)``, ``found``, ``fail(...)``).  ``check_names()``
+reports a required name nothing gives ("did you mean"); ``check_unused(func)``, after tracing,
+an axis neither this body nor a callable takes, or a size or constant no body of any backend and
+no callable takes, and raises ``Stop`` when the sweep has a finding.
 """
 
 from __future__ import annotations

@@ -1,22 +1,12 @@
-"""The preflight at every size the run uses: each problem's inputs, kernel signature, outputs and
-reference checked at their real sizes on torch's meta device (shapes, dtypes, counts; nothing
-allocated), and the memory they need against the device's.
+"""The preflight at every size the run uses: each problem's inputs, signature, outputs and
+reference checked on torch's meta device (nothing allocated), and their memory against the device's.
 
-Contract: ``SizeChecks`` is mixed into the preflight's runner (backends/kernels/generic/
-preflight.py), which provides ``family``, ``dialect``, ``body``, ``callables``, ``kept(problem)``,
-``fail(...)``, ``note(...)``, ``call(...)`` and the tensor checks (preflight_tensors.py).
-``check_size(problem, device_memory)`` runs, for one problem and the first config ``validate``
-keeps there (the smoke problem's own run on CPU stands for it): the body traced at its sizes;
-``inputs`` called with ``device="meta"`` and meta as torch's default device (a factory call
-without ``device=`` allocates nothing either); the
-tensors' count, dtypes and shapes against the kernel's parameters; each output non-empty; the
-reference called on the meta tensors, its answers' count and shapes against the outputs.  Its
-``MemoryPeak`` counts the bytes of every tensor the reference makes while they live; the
-inputs, the outputs and that peak together must fit ``device_memory`` bytes (else the
-reference, or the inputs and outputs alone, are named, with every number).  Findings are the
-problem's own (its items fail).  A call torch's meta device cannot run (a data-dependent op, a
-``.item()``: one that fails at the smoke size on meta too, where it ran on CPU) is a note: the
-device run checks it.  ``memory[problem]``: (bytes needed, device bytes) of each problem checked.
+Contract: ``SizeChecks`` is mixed into the preflight's runner.  ``check_size(problem,
+device_memory)`` runs the first config ``validate`` keeps at ``problem``: the body traced there,
+``inputs`` made on meta, the tensor checks, the reference called; the inputs, outputs and the
+reference's peak (``MemoryPeak``) must fit ``device_memory`` bytes.  Findings are the problem's
+own.  A call meta cannot run (a data-dependent op) is a note.  ``memory[problem]``: (bytes
+needed, device bytes).
 """
 
 from __future__ import annotations

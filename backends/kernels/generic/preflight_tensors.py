@@ -1,25 +1,12 @@
 """The preflight's tensor checks: what a suite's calls return, against the kernel's parameters
 and the check rules (backends/kernels/generic/preflight.py runs them, after tracing the body).
 
-Contract: ``TensorChecks`` is mixed into the preflight's runner, which provides ``family``,
-``callables``, ``fail(what, finding, fix, ...)`` and ``call(label, function, values,
-positional)`` (the suite's code, run by name; it raises ``Stop`` after reporting).
-- ``check_input_dtypes(made, func)``: the count of the tensors ``inputs`` made and each one's
-  dtype against its parameter's (a sub-byte parameter - int4, fp4 - held packed in an integer
-  tensor: backends/dtype_sizes.py); ``check_input_shapes(made, specs)`` their shapes;
-- ``outputs(specs)``: the outputs allocated on CPU and poisoned as on the device, refused
-  where one has no element (``check_not_empty``: a size of 0 is blamed, never the rule)
-  (backends/output_poison.py); ``rules(specs)``: each output's rule, refused where the
-  ``check=`` names no output or the rule does not fit the output's dtype;
-- ``check_answers``: a reference's or vendor's answers against the outputs (count, shapes);
-  ``given_bounds``: each ``bound`` rule with its allowed errors computed;
-- ``check_poison``: each rule must reject its output while it still holds the poison;
-  ``check_vendor``: the vendor's answers judged by the rules against the reference (unless
-  ``vendor_check=False``).
-A built-in rule judges the first ``SPOT`` elements of each output (``spot``): a spot check
-that costs the same at any smoke size; a user's check gets the whole tensors.
-``user_rules(spec)`` / ``bound_rules(spec)``: the user rules and bounds of a ``check=`` value.
-Every failure raises ``Stop`` where nothing further about that output can be checked.
+Contract: ``TensorChecks`` is mixed into the preflight's runner (``family``, ``callables``,
+``fail(...)``, ``call(...)``, which raises ``Stop`` after reporting): the inputs' count, dtypes
+and shapes; the outputs allocated and poisoned as on the device; each output's rule fits its
+dtype and rejects the poisoned output; the reference's and vendor's answers against the outputs,
+the vendor's judged (unless ``vendor_check=False``).  A built-in rule judges the first ``SPOT``
+elements (``spot``); a user's check gets the whole tensors.
 """
 
 from __future__ import annotations

@@ -1,20 +1,12 @@
 """The tensors of one generic kernel run: the user's inputs, the outputs tlbench allocates, the check.
 
-Contract: ``KernelInputs`` holds the kernel's call arguments in parameter order: the ones the
-suite's ``inputs`` made, then one fresh tensor per remaining buffer parameter of the kernel
-(its outputs: shape and dtype from the PrimFunc, ``torch_dtype`` mapping tilelang's dtype
-names - ``float8_e4m3`` is torch's ``float8_e4m3fn`` - and refusing one torch cannot hold,
-naming it; a sub-byte dtype is held packed along the last dimension, two int4 values an
-int8: ``allocate``, and ``packed_input_problem`` says why an input does not hold one so).
-``outputs`` is an ``OutputSet`` whose ``poison_()`` poisons every output with what its dtype
-can hold (backends/output_poison.py; the backends call it before a checked
-run, so a kernel that accumulates into its outputs must clear them itself, e.g. with a first
-``T.Kernel`` that zeroes them: that launch is then part of every timed call).
-``judge(outputs, expected, rules, names)`` is the check: each output against its expected
-tensor by its own rule (harness/sweep_api/rules.py, judged by judges.py); the ``CheckResult`` names the
-rule of each output (``rule``) and says why any failed; its ``max_abs_err`` / ``max_rel_err`` are
-the largest over the outputs' finite elements, ``non_finite`` their non-finite elements summed
-(backends/kernels/generic/output_errors.py).  torch is imported here only.
+Contract: ``KernelInputs`` holds the kernel's call arguments in parameter order: those the suite's
+``inputs`` made, then one fresh tensor per remaining parameter (``allocate``: dtype by
+``torch_dtype``, which refuses one torch cannot hold; a sub-byte dtype held packed along the last
+dimension).  Its ``outputs`` is an ``OutputSet`` whose ``poison_()`` fills each output with what
+its dtype holds (backends/output_poison.py).  ``judge(outputs, expected, rules, names)`` judges
+each output by its rule into one ``CheckResult`` naming every rule and why any failed (errors:
+the largest over the outputs' finite elements).  torch is imported here only.
 """
 
 from __future__ import annotations
