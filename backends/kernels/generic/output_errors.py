@@ -86,14 +86,8 @@ def ordered(t: Any) -> Any:
     bits = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[t.element_size()]
     raw = t.contiguous().view(bits).long()
     width = 8 * t.element_size()
-    if width < 64:
-        raw = raw & ((1 << width) - 1)  # unsigned pattern
-        sign = 1 << (width - 1)
-        magnitude = raw & (sign - 1)
-        return torch.where(raw & sign != 0, -magnitude, magnitude)
-    sign = raw < 0
-    magnitude = raw & ((1 << 63) - 1)
-    return torch.where(sign, -magnitude, magnitude)
+    magnitude = raw & ((1 << (width - 1)) - 1)
+    return torch.where((raw >> (width - 1)) & 1 != 0, -magnitude, magnitude)
 
 
 def step_distance(out: Any, ref: Any) -> tuple[Any, Any]:

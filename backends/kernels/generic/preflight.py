@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from ....harness.core import trace
 from ....harness.measure.outcome import traceback_of
 
 from . import factory as factories
-from ....harness.sweep_api.callables import Takes, did_you_mean, is_device_error, one_line
+from ....harness.sweep_api.callables import Takes, call_named, did_you_mean, is_device_error, one_line
 from .tensors import as_list
 from .preflight_names import NameChecks, Stop as _Stop, label_of as _label
 from .preflight_sizes import SizeChecks
@@ -48,6 +48,10 @@ class Findings:
     def failures_for(self, problem: Any) -> list[str]:
         return [*self.sweep, *self.by_problem.get(problem, [])]
 
+    @property
+    def count(self) -> int:
+        return len(self.sweep) + sum(map(len, self.by_problem.values()))
+
 
 def preflight(family: Any, problem: Any, dialect: str, device_memory: int = DEVICE_MEMORY) -> tuple[list[str], list[str]]:
     key = ("preflight", dialect)
@@ -57,7 +61,7 @@ def preflight(family: Any, problem: Any, dialect: str, device_memory: int = DEVI
         if runner is not None:
             runner.run()
         family.memo[key], family.memo[("preflight runner", dialect)] = found, runner
-        trace.mark("preflight", kernel=family.name, dialect=dialect, failures=len(found.sweep) + sum(map(len, found.by_problem.values())))
+        trace.mark("preflight", kernel=family.name, dialect=dialect, failures=found.count)
     found, runner = family.memo[key], family.memo[("preflight runner", dialect)]
     sized = ("preflight size", dialect, problem, device_memory)  # this size's own findings, against this memory
     if sized not in family.memo:
@@ -131,9 +135,9 @@ class _Preflight(NameChecks, TensorChecks, SizeChecks):
             self.note("validate", f"it refuses every config of the {self.dialect} body: nothing of it runs, nothing was checked")
             return
         self.config = next((c for c in self.configs if not self.refused(self.problem, c)), self.configs[0])
-        before = len(self.found.sweep) + sum(map(len, self.found.by_problem.values()))
+        before = self.found.count
         self.check_names()
-        if len(self.found.sweep) + sum(map(len, self.found.by_problem.values())) > before:
+        if self.found.count > before:
             return  # a missing name: tracing and calling would only say it again
         self.ready = not self.found.sweep
         try:
@@ -143,12 +147,12 @@ class _Preflight(NameChecks, TensorChecks, SizeChecks):
             pass
         self.ready = self.ready and not self.found.sweep
 
-    cpu_only = staticmethod(lambda exc: _cpu_only(exc))
+    cpu_only = staticmethod(_cpu_only)
 
-    def _callables(self) -> dict[str, Any] | None:
+    def _callables(self) -> dict[str, Callable[..., Any]] | None:
         out = {}
         family = self.family
-        vendors = [(_vendor_label(lib), ref) for lib, ref in family.vendors.entries(self.dialect).items()]
+        vendors = [(f"vendor:{lib}" if lib else "vendor", ref) for lib, ref in family.vendors.entries(self.dialect).items()]
         labels = [(f"vendor_label{':' + lib if lib else ''}", words) for lib, words in family.vendors.labels.items()
                   if callable(words) and lib in family.vendors.entries(self.dialect)]
         words = [(f"words:{k}", v) for k, v in family.words.given().items()]
@@ -157,22 +161,17 @@ class _Preflight(NameChecks, TensorChecks, SizeChecks):
         for label, ref in (("inputs", family.inputs), ("reference", family.reference), *vendors, *labels,
                            ("flops", family.flops_of), ("bytes_moved", family.bytes_of),
                            ("footprint", family.footprint_of), ("validate", family.refusal_of),
-                           ("mma_tiles", family.mma_tiles_of), *passes, *words):
+                           ("mma_tiles", family.mma_tiles_of), *passes, *words,
+                           *((f"check#{k}", rule.function) for k, rule in enumerate(user_rules(family.check_spec))),
+                           *((f"bound#{k}", rule.allowed) for k, rule in enumerate(bound_rules(family.check_spec)))):
             if ref is None:
                 continue
             try:
-                out[label] = self.family.resolved(ref)
+                out[label] = family.resolved(ref)
             except Exception as exc:  # noqa: BLE001
-                self.fail(label, f"{ref!r} does not import: {type(exc).__name__}: {exc}", "name it as 'module:attribute' beside the suite", exc=exc)
-                return None
-        for k, rule in enumerate(user_rules(self.family.check_spec)):
-            out[f"check#{k}"] = rule.function
-        for k, rule in enumerate(bound_rules(self.family.check_spec)):
-            try:
-                out[f"bound#{k}"] = self.family.resolved(rule.allowed)
-            except Exception as exc:  # noqa: BLE001
-                self.fail("check", f"bound {rule.allowed!r} does not import: {type(exc).__name__}: {exc}",
-                          "name it as 'module:attribute' beside the suite", exc=exc)
+                bound = label.startswith("bound")
+                self.fail("check" if bound else label, f"{'bound ' if bound else ''}{ref!r} does not import: "
+                          f"{type(exc).__name__}: {exc}", "name it as 'module:attribute' beside the suite", exc=exc)
                 return None
         return out
 
@@ -185,8 +184,6 @@ class _Preflight(NameChecks, TensorChecks, SizeChecks):
         if key not in self.refusals:
             function = self.callables.get("validate")
             try:
-                from ....harness.sweep_api.callables import call_named
-
                 self.refusals[key] = function is not None and bool(call_named(function, self.family.named(problem, config, self.dialect)))
             except Exception:  # noqa: BLE001 - reported where validate is called
                 self.refusals[key] = False
@@ -197,9 +194,7 @@ class _Preflight(NameChecks, TensorChecks, SizeChecks):
         return [c for c in self.configs if not self.refused(problem, c)]
 
     # -- calls --------------------------------------------------------------------------------
-    def call(self, label: str, function: Any, values: dict[str, Any], positional: Sequence[Any] = ()) -> Any:
-        from ....harness.sweep_api.callables import call_named
-
+    def call(self, label: str, function: Any, values: Mapping[str, Any], positional: Sequence[Any] = ()) -> Any:
         takes = Takes.of(function)
         given_inputs = label.split(":")[0] in ("reference", "vendor", "vendor_label") or label.startswith("bound")
         if takes is not None and takes.too_many(len(positional)):
@@ -229,7 +224,7 @@ class _Preflight(NameChecks, TensorChecks, SizeChecks):
                       "give every name it needs as a size, axis or constant" if missing else "fix the body (tilelang's words above)", exc=exc)
             raise _Stop from None
         self.check_unused(func)
-        self.run_others(values)
+        self.run_others()
         made = self.call("inputs", self.callables["inputs"], {**values, "device": "cpu"})
         if not isinstance(made, (list, tuple)) or not all(hasattr(t, "shape") for t in made):
             self.fail("inputs", f"it returned {type(made).__name__}, not a list of tensors", "return [tensor, ...]: the kernel's leading arguments")
@@ -265,7 +260,7 @@ class _Preflight(NameChecks, TensorChecks, SizeChecks):
             with contextlib.suppress(_Stop):
                 self.check_vendor(label, made, outputs, expected, rules, specs[len(made):], answers)
 
-    def run_others(self, values: dict[str, Any]) -> None:
+    def run_others(self) -> None:
         per_problem = self.family.named(self.problem, None, self.dialect)
         for label in ("flops", "bytes_moved"):
             if label in self.callables:
@@ -278,10 +273,6 @@ class _Preflight(NameChecks, TensorChecks, SizeChecks):
                 for config in (self.all_configs if label == "validate" else self.kept(self.problem)):
                     with contextlib.suppress(_Stop):
                         self.call(label, self.callables[label], self.family.named(self.problem, config, self.dialect))
-
-
-def _vendor_label(library: str | None) -> str:
-    return f"vendor:{library}" if library else "vendor"
 
 
 def _missing_const(exc: BaseException) -> str | None:

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import contextlib
 import weakref
-from typing import Any
+from typing import Any, Mapping
+
+from ....harness.sweep_api.callables import call_named
 
 from . import factory as factories
 from .preflight_names import Stop, label_of
@@ -90,9 +92,7 @@ class SizeChecks:
         finally:
             self.at = None
 
-    def _meta_call(self, label: str, function: Any, values: dict[str, Any], positional: Any = ()) -> Any:
-        from ....harness.sweep_api.callables import call_named
-
+    def _meta_call(self, label: str, function: Any, values: Mapping[str, Any], positional: Any = ()) -> Any:
         import torch
 
         try:
@@ -116,8 +116,6 @@ class SizeChecks:
         """Whether inputs and the reference run on torch's meta device at the smoke size, where they
         ran on CPU: only then is an exception at another size the suite's, not the meta device's."""
         if self.meta_smoke is None:
-            from ....harness.sweep_api.callables import call_named
-
             import torch
 
             values = self.family.named(self.problem, self.config, self.dialect)

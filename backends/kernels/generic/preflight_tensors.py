@@ -11,7 +11,7 @@ elements (``spot``); a user's check gets the whole tensors.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from ...dtype_sizes import element_bits, storage_shape
 from ....harness.sweep_api.rules import Bound, UserRule, rule_for, spec_problems
@@ -106,7 +106,7 @@ class TensorChecks:
                 self.fail(label_of(label, function), problem, "return each output at the kernel's shape")
                 raise Stop
 
-    def given_bounds(self, rules: list[Any], expected: list[Any], made: list[Any], answers: dict[str, Any]) -> list[Any]:
+    def given_bounds(self, rules: list[Any], expected: list[Any], made: list[Any], answers: Mapping[str, Any]) -> list[Any]:
         """Each ``bound`` rule with its allowed errors computed from the reference and the inputs."""
         bounds = bound_rules(self.family.check_spec)
         out = []
@@ -118,7 +118,7 @@ class TensorChecks:
         return out
 
     def check_poison(self, outputs: list[Any], expected: list[Any], rules: list[Any],
-                     specs: list[tuple[str, tuple[int, ...], str]], values: dict[str, Any]) -> None:
+                     specs: list[tuple[str, tuple[int, ...], str]], values: Mapping[str, Any]) -> None:
         """Each rule must reject its output while it still holds the poison (never written)."""
         import torch
 
@@ -138,7 +138,7 @@ class TensorChecks:
                           "(an output the kernel never wrote would pass)", "choose a rule that compares every element")
 
     def check_vendor(self, label: str, made: list[Any], outputs: list[Any], expected: list[Any], rules: list[Any],
-                     specs: list[tuple[str, tuple[int, ...], str]], values: dict[str, Any]) -> None:
+                     specs: list[tuple[str, tuple[int, ...], str]], values: Mapping[str, Any]) -> None:
         import torch
 
         vendor = self.callables[label]

@@ -16,6 +16,8 @@ from typing import Any, Sequence
 
 from ....harness.core.cases import CheckResult
 
+from .output_errors import Verdict
+
 # tilelang dtype names torch spells otherwise (tilelang's own ``dtype.as_torch`` is asked first)
 ALIASES = {"float": "float32", "half": "float16", "float8_e4m3": "float8_e4m3fn", "e4m3_float8": "float8_e4m3fn",
            "e5m2_float8": "float8_e5m2", "e4m3fnuz_float8": "float8_e4m3fnuz", "int4": "int8", "uint4": "uint8",
@@ -39,11 +41,8 @@ def allocate(specs: Sequence[tuple[str, tuple[int, ...], str]], device: Any) -> 
 
     from ...dtype_sizes import storage_shape
 
-    out = []
-    for _, shape, dtype in specs:
-        held = torch_dtype(dtype)
-        out.append(torch.empty(storage_shape(shape, dtype, held.itemsize), dtype=held, device=device))
-    return out
+    helds = [(shape, dtype, torch_dtype(dtype)) for _, shape, dtype in specs]
+    return [torch.empty(storage_shape(shape, dtype, held.itemsize), dtype=held, device=device) for shape, dtype, held in helds]
 
 
 def packed_input_problem(k: int, tensor: Any, name: str, dtype: str) -> str | None:
@@ -133,9 +132,7 @@ def judge(outputs: Sequence[Any], expected: Any, rules: Sequence[Any], names: Se
     if len(expected) != len(outputs):
         return CheckResult(False, float("nan"), float("nan"), 0, 0, rtol, atol,
                            f"the reference returned {len(expected)} tensor(s) for {len(outputs)} output(s)", rule=words)
-    abs_errs: list[float] = []
-    rel_errs: list[float] = []
-    mismatched = total = non_finite = 0
+    verdicts: list[Any] = []
     details = []
     for k, (out, ref, rule, name) in enumerate(zip(outputs, expected, rules, names)):
         ref = torch.as_tensor(ref, device=out.device)
@@ -145,21 +142,16 @@ def judge(outputs: Sequence[Any], expected: Any, rules: Sequence[Any], names: Se
         ref = ref.reshape(out.shape)
         if hasattr(rule, "judge"):
             verdict = rule.judge(out, ref)
-            ok, count, detail, v_abs, v_rel = verdict.ok, verdict.mismatched, verdict.detail, verdict.max_abs_err, verdict.max_rel_err
-            non_finite += verdict.non_finite
         else:
             reason = call_user(rule, out, ref)
-            ok, count, detail = reason is None, 0 if reason is None else out.numel(), "" if reason is None else str(reason)
-            v_abs = v_rel = float("nan")
-        abs_errs.append(v_abs)
-        rel_errs.append(v_rel)
-        if not ok:
-            details.append(f"output {k} ({name}) by {rule.words}: {detail or 'failed'}")
-        mismatched += count
-        total += out.numel()
-    ok = not details
-    return CheckResult(ok, _largest(abs_errs), _largest(rel_errs), mismatched, total, rtol, atol, "; ".join(details),
-                       rule=words, non_finite=non_finite)
+            verdict = Verdict(reason is None, 0 if reason is None else out.numel(), out.numel(), float("nan"),
+                              float("nan"), "" if reason is None else str(reason))
+        verdicts.append(verdict)
+        if not verdict.ok:
+            details.append(f"output {k} ({name}) by {rule.words}: {verdict.detail or 'failed'}")
+    return CheckResult(not details, _largest([v.max_abs_err for v in verdicts]), _largest([v.max_rel_err for v in verdicts]),
+                       sum(v.mismatched for v in verdicts), sum(v.total for v in verdicts), rtol, atol,
+                       "; ".join(details), rule=words, non_finite=sum(v.non_finite for v in verdicts))
 
 
 def _largest(errs: Sequence[float]) -> float:
