@@ -25,10 +25,8 @@ from .callables import Takes, named_what, suite_call
 from .loading import find_family, resolve
 from .rules import rule_for
 from .runtime import runtime
-from .vendors import VendorTable
+from .vendors import ANY_DIALECT, VendorTable
 from .words import CaseWords
-
-ANY_DIALECT = "*"
 
 
 def scope_use(scope: Scope, used: Any) -> ScopeUse:
@@ -131,7 +129,7 @@ class GenericFamily:
         scope's own where the suite names them (none for a dialect that table lacks)."""
         table = self.scope_configs.get(scope)
         if table is not None:
-            return list(table.get(dialect, table.get(ANY_DIALECT, ())) if dialect is not None else table.get(ANY_DIALECT, ()))
+            return list(table.get(dialect, table.get(ANY_DIALECT, ())))
         if dialect is not None and dialect in self.configs:
             return list(self.configs[dialect])
         return list(self.configs.get(ANY_DIALECT, ())) or [self.config({})]

@@ -240,7 +240,8 @@ def kernel_sweep(
     family.scope_configs = {scope: table for scope, given in (("smoke", smoke_configs), ("quick", quick_configs))
                             if (table := scope_configs(family, given, scope, bodies)) is not None}
     every_config = [c for table in (by_dialect, *family.scope_configs.values()) for cs in table.values() for c in cs]
-    every_size = set().union(*map(set, problems_sizes), *map(set, size_list(smoke, "smoke")), *map(set, size_list(quick or [], "quick")))
+    smoke_sizes, quick_sizes = size_list(smoke, "smoke"), size_list(quick, "quick")
+    every_size = set().union(*map(set, [*problems_sizes, *smoke_sizes, *quick_sizes]))
     every_axis = set().union(*(set(c.values) for c in every_config))
     for what, overlap in (("a size and an axis", every_size & every_axis), ("a constant and a size", set(constants) & every_size),
                           ("a constant and an axis", set(constants) & every_axis)):
@@ -250,30 +251,23 @@ def kernel_sweep(
         if reserved in every_size | every_axis | set(constants):
             raise ValueError(f"kernel_sweep: {reserved!r} is passed by tlbench itself; name your size, axis or constant otherwise")
     problems = [family.problem(s) for s in problems_sizes]
-    smoke_problems = [family.problem(s) for s in size_list(smoke, "smoke")]
-    quick_problems = None if quick is None else [family.problem(s) for s in size_list(quick, "quick")]
+    smoke_problems = [family.problem(s) for s in smoke_sizes]
+    quick_problems = None if quick is None else [family.problem(s) for s in quick_sizes]
     family.problem_ids = tuple(p.problem_id for p in [*problems, *smoke_problems, *(quick_problems or [])])
     family.problems = tuple(dict.fromkeys([*smoke_problems, *problems, *(quick_problems or [])]))
     family.smoke_problems = tuple(smoke_problems or problems[:1])
     common = by_dialect.get(ANY_DIALECT)
     n_configs = len(common) if common is not None else max(len(v) for v in by_dialect.values())
     return GenericSweep(
-        name=sweep_name or name,
-        problems=problems,
-        configs=common if common is not None else [],
-        smoke_problems=smoke_problems,
-        quick_problems=quick_problems,
-        vendor=bool(family.vendors),
+        name=sweep_name or name, problems=problems, configs=common if common is not None else [],
+        smoke_problems=smoke_problems, quick_problems=quick_problems, vendor=bool(family.vendors),
         description=description or f"{name}: {n_configs} config(s) over {len(problems)} problem(s)",
-        kinds=tuple(kinds),
-        backends=backends,
-        best_configs=best_configs,
-        probe_inert_keys=bool(probe_inert_keys),
-        family=family,
+        kinds=tuple(kinds), backends=backends, best_configs=best_configs,
+        probe_inert_keys=bool(probe_inert_keys), family=family,
     )
 
 
-def _declaring_module(frame: Any) -> dict[str, Any]:
+def _declaring_module(frame: Any) -> Mapping[str, Any]:
     """The globals of the innermost module-level frame (a ``SWEEP`` built through a helper is found
     again by the suite that holds it); the caller's own where no module is being imported."""
     walk = frame

@@ -77,9 +77,7 @@ class VendorTable:
         return bool(self.by_dialect)
 
     def entries(self, dialect: str | None) -> Mapping[str | None, Any]:
-        if dialect is not None and dialect in self.by_dialect:
-            return self.by_dialect[dialect]
-        return self.by_dialect.get(ANY_DIALECT, {})
+        return self.by_dialect.get(dialect, self.by_dialect.get(ANY_DIALECT, {}))
 
     def libraries(self, dialect: str | None) -> list[str | None]:
         return list(self.entries(dialect))

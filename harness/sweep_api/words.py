@@ -11,7 +11,7 @@ non-empty string (an int or None for ``loop_trips``) is a ``ValueError`` naming 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from ..core.described import StageFacts, Words, derived_config_id, derived_problem_id, problem_label, stage_facts
 
@@ -25,7 +25,7 @@ class CaseWords:
     config_label: Any = None
     loop_trips: Any = None
 
-    def given(self) -> dict[str, Any]:
+    def given(self) -> dict[str, Callable[..., Any] | str]:
         return {k: v for k, v in vars(self).items() if v is not None}
 
     def _say(self, family: Any, what: str, values: Mapping[str, Any], kind: type = str) -> Any:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import inspect
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
@@ -87,8 +87,6 @@ class JitOptions(NamedTuple):
 
 
 def _options_of(jit: Any | None) -> JitOptions:
-    if jit is None:
-        return JitOptions({}, None)
     target = getattr(jit, "target", None)
     return JitOptions(dict(getattr(jit, "pass_configs", None) or {}),
                       None if target in (None, "auto") else str(target))
@@ -163,12 +161,11 @@ def factory_kwargs(factory: Any, values: Mapping[str, Any]) -> dict[str, Any]:
     return facts.takes.by_keyword(values)
 
 
-@dataclass
-class _Captured:
+class _Captured(NamedTuple):
     """What a jit call inside a plain factory returned while tlbench was taking its PrimFunc."""
 
     func: Any
-    jit: Any = field(repr=False)
+    jit: Any
 
 
 def _install_capture() -> None:
@@ -234,14 +231,9 @@ def parameter_specs(func: Any, values: Mapping[str, Any] | None = None) -> list[
     bound from ``values``; a dimension left symbolic raises, naming the parameter and the name."""
     from ...symbolic_shapes import concrete_shape
 
-    specs = []
-    for param in func.params:
-        buffer = func.buffer_map.get(param)
-        if buffer is None:
-            specs.append((str(param.name), (), str(param.dtype)))
-            continue
-        specs.append((str(buffer.name), concrete_shape(buffer, values or {}, "parameter"), str(buffer.dtype)))
-    return specs
+    return [(str(param.name), (), str(param.dtype)) if (buffer := func.buffer_map.get(param)) is None
+            else (str(buffer.name), concrete_shape(buffer, values or {}, "parameter"), str(buffer.dtype))
+            for param in func.params]
 
 
 def bound_values(func: Any, made: Sequence[Any], sizes: Mapping[str, Any]) -> dict[str, int]:
@@ -254,11 +246,9 @@ def bound_values(func: Any, made: Sequence[Any], sizes: Mapping[str, Any]) -> di
         raise ValueError(f"inputs() made {len(made)} arguments, the kernel takes {len(func.params)}")
     values = bind_arguments(func, made)
     for name, value in sizes.items():
-        if name in values and isinstance(value, int) and not isinstance(value, bool) and values[name] != value:
+        if isinstance(value, int) and not isinstance(value, bool) and values.setdefault(name, value) != value:
             raise ValueError(f"symbolic dimension {name} is {values[name]} in the tensors inputs() made, "
                              f"but sizes say {name}={value}")
-        if isinstance(value, int) and not isinstance(value, bool):
-            values.setdefault(name, value)
     return values
 
 

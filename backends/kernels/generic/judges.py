@@ -18,10 +18,8 @@ def _tolerance(rule: Any, out: Any, ref: Any) -> Verdict:
     held = unwritten(out).reshape(e.err.shape)
     bad = ~(e.err <= rule.atol + rule.rtol * e.want.abs()) | e.non_finite | held
     count = int(bad.sum())
-    detail = ""
-    if count:
-        detail = (f"{count} of {out.numel()} outside atol {rule.atol:g} + rtol {rule.rtol:g} * |ref|"
-                  + aside(e.non_finite_count, int(held.sum())) + steps_would_accept(out, ref, bad))
+    detail = (f"{count} of {out.numel()} outside atol {rule.atol:g} + rtol {rule.rtol:g} * |ref|"
+              + aside(e.non_finite_count, int(held.sum())) + steps_would_accept(out, ref, bad)) if count else ""
     return Verdict(count == 0, count, out.numel(), e.max_abs, e.max_rel, detail, e.non_finite_count)
 
 
@@ -82,12 +80,10 @@ def _mismatch(rule: Any, out: Any, ref: Any) -> Verdict:
     count = int((~(e.err <= rule.atol + rule.rtol * e.want.abs()) | e.non_finite).sum())
     held = int(unwritten(out).sum())
     ok = count <= rule.fraction * out.numel() and held == 0
-    detail = ""
-    if not ok:
-        allowed = ("more than" if count > rule.fraction * out.numel() else "within") + f" the {rule.fraction:g} allowed"
-        detail = (f"{count} of {out.numel()} ({count / max(out.numel(), 1):.3g}) outside atol {rule.atol:g} + rtol "
-                  f"{rule.rtol:g} * |ref|, {allowed}" + (", but none may hold the poison" if held else "")
-                  + aside(e.non_finite_count, held))
+    allowed = ("more than" if count > rule.fraction * out.numel() else "within") + f" the {rule.fraction:g} allowed"
+    detail = "" if ok else (f"{count} of {out.numel()} ({count / max(out.numel(), 1):.3g}) outside atol {rule.atol:g} + "
+                            f"rtol {rule.rtol:g} * |ref|, {allowed}" + (", but none may hold the poison" if held else "")
+                            + aside(e.non_finite_count, held))
     return Verdict(ok, count, out.numel(), e.max_abs, e.max_rel, detail, e.non_finite_count)
 
 

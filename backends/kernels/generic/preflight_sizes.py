@@ -100,10 +100,10 @@ class SizeChecks:
                 return call_named(function, values, positional)
         except Exception as exc:  # noqa: BLE001 - the suite's code at this size
             if not self.meta_runs_smoke():  # said once for the dialect: no size above the smoke one is checked so
-                with self.at_smoke():
-                    self.note("sizes", f"inputs or the reference do not run on torch's meta device ({self.meta_error}): "
-                              "each size is traced; its shapes, dtypes and memory are left to the device run")
-                raise Stop from None
+                self.at = None  # said once for the whole dialect: the note names the smoke problem
+                self.note("sizes", f"inputs or the reference do not run on torch's meta device ({self.meta_error}): "
+                          "each size is traced; its shapes, dtypes and memory are left to the device run")
+                raise Stop from None  # check_size leaves self.at None
             if _meta_only(exc) or self.cpu_only(exc):
                 self.note(label_of(label, function), f"not run at {self.sizes_words(self.at)} on torch's meta device "
                           f"({type(exc).__name__}: {exc}); the device run checks that size")
@@ -129,15 +129,6 @@ class SizeChecks:
             except Exception as exc:  # noqa: BLE001 - the meta device cannot run this suite's code
                 self.meta_smoke, self.meta_error = False, f"{type(exc).__name__}: {exc}"
         return self.meta_smoke
-
-    @contextlib.contextmanager
-    def at_smoke(self) -> Any:
-        """Words said once for the whole dialect (its notes name the smoke problem)."""
-        at, self.at = self.at, None
-        try:
-            yield
-        finally:
-            self.at = at
 
     def sizes_words(self, problem: Any) -> str:
         return ", ".join(f"{k}={v}" for k, v in problem.values.items())
