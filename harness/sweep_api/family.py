@@ -114,10 +114,8 @@ class GenericFamily:
 
     def named(self, problem: DescribedProblem, config: DescribedConfig | None, dialect: str | None) -> dict[str, Any]:
         """Every name on offer to a suite callable: constants, sizes, axes, ``dialect``."""
-        values = {**self.constants, **problem.values, **(config.values if config is not None else {})}
-        if dialect is not None:
-            values["dialect"] = dialect
-        return values
+        return {**self.constants, **problem.values, **(config.values if config is not None else {}),
+                **({"dialect": dialect} if dialect is not None else {})}
 
     def call(self, what: str, ref: Any, values: Mapping[str, Any], positional: Sequence[Any] = (),
              problem: DescribedProblem | None = None) -> Any:

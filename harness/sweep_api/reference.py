@@ -2,10 +2,8 @@
 every ``tlbench`` subcommand's ``--help``, and every ``--tlbench-*`` option of the pytest plugin.
 
 Contract: ``render() -> str`` is the whole reference as Markdown, a function of the code only
-(no terminal width, no machine, no Python-version-dependent argparse layout: each parser and
-option is written from its actions).  ``python3 -m tlbench.harness.sweep_api.reference`` prints
-it; ``-o FILE`` writes it (the committed copy is ``harness/reference.md``, which
-tests/test_reference.py compares with ``render()``).  Nothing here is read by a run.
+(no terminal width, machine or Python-version-dependent argparse layout); ``main`` prints it, or
+with ``-o FILE`` writes it (the committed copy: harness/reference.md, tests/test_reference.py).
 """
 
 from __future__ import annotations

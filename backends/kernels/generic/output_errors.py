@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ....harness.sweep_api.rules import MANY_STEPS, STEP_DTYPES
+from ...output_poison import poisoned
 
 
 @dataclass(frozen=True)
@@ -71,13 +72,6 @@ def as_float(out: Any) -> Any:
     return out.float() if out.element_size() == 1 else out
 
 
-def unwritten(out: Any) -> Any:
-    """Mask of the elements that still hold the poison (backends/output_poison.py)."""
-    from ...output_poison import poisoned
-
-    return poisoned(out)
-
-
 def ordered(t: Any) -> Any:
     """Each element's position on its dtype's number line, as int64: adjacent representable
     values differ by 1 (sign-magnitude bits folded so that -0 and +0 are both 0)."""
@@ -105,7 +99,7 @@ def steps_would_accept(out: Any, ref: Any, bad: Any) -> str:
     if str(out.dtype).removeprefix("torch.") not in STEP_DTYPES:
         return ""
     distance, non_finite = step_distance(out, ref)
-    failing = distance[bad.reshape(distance.shape) & ~non_finite & ~unwritten(out).reshape(distance.shape)]
+    failing = distance[bad.reshape(distance.shape) & ~non_finite & ~poisoned(out).reshape(distance.shape)]
     if not failing.numel():
         return ""
     within_one, worst, count = int((failing <= 1).sum()), int(failing.max()), int(bad.sum())

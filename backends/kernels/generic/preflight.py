@@ -24,7 +24,8 @@ from ....harness.sweep_api.callables import Takes, call_named, did_you_mean, is_
 from .tensors import as_list
 from .preflight_names import NameChecks, Stop as _Stop, label_of as _label
 from .preflight_sizes import SizeChecks
-from .preflight_tensors import TensorChecks, bound_rules, user_rules
+from ....harness.sweep_api.rules import Bound, UserRule
+from .preflight_tensors import TensorChecks, rules_of
 
 DEVICE_MEMORY = 80 << 30  # bytes a problem may need on the device where the caller names none (an H100's 80 GiB)
 CPU_WORDS = ("not implemented for 'CPU'", "from the 'CPU' backend", "Torch not compiled with CUDA", "CUDA driver",
@@ -162,8 +163,8 @@ class _Preflight(NameChecks, TensorChecks, SizeChecks):
                            ("flops", family.flops_of), ("bytes_moved", family.bytes_of),
                            ("footprint", family.footprint_of), ("validate", family.refusal_of),
                            ("mma_tiles", family.mma_tiles_of), *passes, *words,
-                           *((f"check#{k}", rule.function) for k, rule in enumerate(user_rules(family.check_spec))),
-                           *((f"bound#{k}", rule.allowed) for k, rule in enumerate(bound_rules(family.check_spec)))):
+                           *((f"check#{k}", rule.function) for k, rule in enumerate(rules_of(family.check_spec, UserRule))),
+                           *((f"bound#{k}", rule.allowed) for k, rule in enumerate(rules_of(family.check_spec, Bound)))):
             if ref is None:
                 continue
             try:

@@ -31,9 +31,9 @@ class NameChecks:
         return {n for t in takers for n in t.keyword}, any(t.var_keyword for t in takers)
 
     def unused(self, const: frozenset[str] | None, symbolic: frozenset[str] = frozenset()) -> dict[str, str]:
-        """Sizes, axes and constants nothing takes: {name: "size" | "axis" | "constant"}.  An axis is
-        per body (this body or a callable must take it); a size or constant is unused only when no
-        body of any backend and no callable takes it.  Symbolic dimensions and ``dtype`` are tlbench's."""
+        """Sizes, axes and constants nothing takes: {name: "size" | "axis" | "constant"}.  An axis
+        is per body (this body or a callable must take it); a size or constant is unused only when
+        no body of any backend and no callable takes it.  Symbolic dimensions and ``dtype``: tlbench's."""
         facts = factories.factory_takes(self.body)
         taken, takes_all = self._takers()
         sizes = {n: "size" for p in self.family.problems for n in p.values if n != DTYPE_KEY and n not in symbolic}

@@ -11,9 +11,10 @@ elements (``spot``); a user's check gets the whole tensors.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from typing import Any, Mapping
 
 from ...dtype_sizes import element_bits, storage_shape
+from ...output_poison import poison_tensor
 from ....harness.sweep_api.rules import Bound, UserRule, rule_for, spec_problems
 from .preflight_names import Stop, label_of
 from .tensors import allocate, as_list, expected_shape_problem, packed_input_problem, torch_dtype
@@ -60,8 +61,6 @@ class TensorChecks:
                           "make it the kernel's shape at these sizes")
 
     def outputs(self, specs: list[tuple[str, tuple[int, ...], str]]) -> list[Any]:
-        from ...output_poison import poison_tensor
-
         self.check_not_empty(specs)
         try:
             tensors = allocate(specs, "cpu")
@@ -108,7 +107,7 @@ class TensorChecks:
 
     def given_bounds(self, rules: list[Any], expected: list[Any], made: list[Any], answers: Mapping[str, Any]) -> list[Any]:
         """Each ``bound`` rule with its allowed errors computed from the reference and the inputs."""
-        bounds = bound_rules(self.family.check_spec)
+        bounds = rules_of(self.family.check_spec, Bound)
         out = []
         for rule, ref in zip(rules, expected):
             if isinstance(rule, Bound):
@@ -166,14 +165,7 @@ def spot(out: Any, ref: Any) -> tuple[Any, Any]:
     return out.reshape(-1)[:SPOT], ref.reshape(-1)[:SPOT]
 
 
-def _rules_of(spec: Any, kind: type) -> list[Any]:
+def rules_of(spec: Any, kind: type) -> list[Any]:
+    """The rules of type ``kind`` in a ``check=`` value (one rule, a list or a dict of them)."""
     values = spec.values() if isinstance(spec, dict) else spec if isinstance(spec, list) else [spec] if spec is not None else []
     return [r for r in values if isinstance(r, kind)]
-
-
-def user_rules(spec: Any) -> Iterable[UserRule]:
-    return _rules_of(spec, UserRule)
-
-
-def bound_rules(spec: Any) -> list[Bound]:
-    return _rules_of(spec, Bound)

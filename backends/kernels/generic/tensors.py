@@ -16,6 +16,7 @@ from typing import Any, Sequence
 
 from ....harness.core.cases import CheckResult
 
+from ...output_poison import poison_tensor
 from .output_errors import Verdict
 
 # tilelang dtype names torch spells otherwise (tilelang's own ``dtype.as_torch`` is asked first)
@@ -61,8 +62,6 @@ class OutputSet:
         self.tensors = list(tensors)
 
     def poison_(self) -> "OutputSet":
-        from ...output_poison import poison_tensor
-
         for tensor in self.tensors:
             poison_tensor(tensor)
         return self
