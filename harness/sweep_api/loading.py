@@ -10,6 +10,7 @@ unpickles a family).  Thread-safe: modules are looked up and exec'd under one pr
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
 import sys
@@ -26,10 +27,7 @@ def resolve(ref: Any, near: str = "") -> Any:
     module, _, attr = ref.partition(":")
     if not module or not attr:
         raise ValueError(f"{ref!r}: name a callable as 'module:attribute'")
-    value = _import_near(module, near)
-    for part in attr.split("."):
-        value = getattr(value, part)
-    return value
+    return functools.reduce(getattr, attr.split("."), _import_near(module, near))
 
 
 def _import_near(module: str, near: str) -> Any:
@@ -44,8 +42,7 @@ def _import_near(module: str, near: str) -> Any:
 
 
 def _exec_file(module: str, path: Any) -> Any:
-    """``module`` loaded from ``path`` (the caller holds ``_MODULE_LOADING``); one already in
-    ``sys.modules`` is returned; one whose exec raises is taken out again."""
+    """``module`` loaded from ``path`` (the caller holds ``_MODULE_LOADING``), or as already loaded."""
     if module in sys.modules:
         return sys.modules[module]
     spec = importlib.util.spec_from_file_location(module, path)

@@ -26,6 +26,9 @@ from .vendors import VendorTable
 from .words import CaseWords
 
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+SizeSpec = Mapping[str, Any] | Sequence[Mapping[str, Any]]  # one problem's sizes, or a list of them
+ConfigSpec = Sequence[Mapping[str, Any]] | Mapping[str, Sequence[Mapping[str, Any]]]  # a list, or one per dialect
+Formatter = Callable[..., str] | str | None
 
 
 def pruned(reason: str, kind: str = "divisibility") -> Refusal:
@@ -63,44 +66,24 @@ class GenericSweep(Sweep):
 
 
 def kernel_sweep(
-    name: str,
-    body: Any,
-    *,
-    sizes: Mapping[str, Any] | Sequence[Mapping[str, Any]],
-    inputs: Callable[..., Sequence[Any]] | str,
-    reference: Callable[..., Any] | str | None = None,
-    axes: Mapping[str, Any] | None = None,
-    configs: Sequence[Mapping[str, Any]] | Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
-    constants: Mapping[str, Any] | None = None,
-    check: Any = None,
-    rtol: float | None = None,
-    atol: float | None = None,
-    vendor: Any = None,
-    vendor_label: Any = None,
-    vendor_check: bool = True,
-    flops: Callable[..., int] | str | None = None,
-    bytes_moved: Callable[..., int] | str | None = None,
+    name: str, body: Any, *, sizes: SizeSpec, inputs: Callable[..., Sequence[Any]] | str,
+    reference: Callable[..., Any] | str | None = None, axes: Mapping[str, Any] | None = None,
+    configs: ConfigSpec | None = None, constants: Mapping[str, Any] | None = None, check: Any = None,
+    rtol: float | None = None, atol: float | None = None,
+    vendor: Any = None, vendor_label: Any = None, vendor_check: bool = True,
+    flops: Callable[..., int] | str | None = None, bytes_moved: Callable[..., int] | str | None = None,
     footprint: Callable[..., Mapping[str, Any] | None] | str | None = None,
     validate: Callable[..., str | None] | str | None = None,
     mma_tiles: Callable[..., Sequence[tuple[int, int]]] | str | None = None,
     body_modules: Sequence[str] | Callable[..., Sequence[str]] | str | None = None,
     pass_configs: Mapping[str, Any] | Callable[..., Mapping[str, Any]] | str | None = None,
-    problem_id: Callable[..., str] | str | None = None,
-    config_id: Callable[..., str] | str | None = None,
-    problem_label: Callable[..., str] | str | None = None,
-    config_label: Callable[..., str] | str | None = None,
-    loop_trips: Callable[..., int] | str | None = None,
-    smoke: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None = None,
-    quick: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None = None,
-    smoke_configs: Sequence[Mapping[str, Any]] | Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
-    quick_configs: Sequence[Mapping[str, Any]] | Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
-    kinds: Sequence[str] = ("compile", "device"),
-    backends: Sequence[str] | None = None,
-    description: str = "",
-    sweep_name: str | None = None,
-    best_configs: str | None = None,
-    probe_inert_keys: bool = False,
-    module: str | None = None,
+    problem_id: Formatter = None, config_id: Formatter = None, problem_label: Formatter = None,
+    config_label: Formatter = None, loop_trips: Callable[..., int] | str | None = None,
+    smoke: SizeSpec | None = None, quick: SizeSpec | None = None,
+    smoke_configs: ConfigSpec | None = None, quick_configs: ConfigSpec | None = None,
+    kinds: Sequence[str] = ("compile", "device"), backends: Sequence[str] | None = None,
+    description: str = "", sweep_name: str | None = None, best_configs: str | None = None,
+    probe_inert_keys: bool = False, module: str | None = None,
 ) -> Sweep:
     """Benchmark one tilelang kernel: returns the ``SWEEP`` a suite module declares.
 
