@@ -1,13 +1,8 @@
-"""Benchmark your own kernel: a suite names a kernel by its body and gets the whole harness.
-
-``kernel_sweep(name, body, sizes=..., axes=..., inputs=..., reference=...)`` returns the
-``SWEEP`` a suite declares (its docstring is the reference for every argument); ``tolerance``,
-``steps``, ``similarity``, ``mismatch``, ``exact`` and ``bound`` are the rules its ``check=`` takes;
-``pruned`` is what its ``validate=`` returns for a predicted compiler refusal.  The kernel
-family behind it (family.py) needs no entry point; what traces, runs and judges with tilelang
-and torch is the runtime's (runtime.py: backends/kernels/generic/).  Users import these from
-the package root: ``from tlbench import kernel_sweep, steps``.  Importing this package imports
-neither tilelang nor torch, and sets no environment variable.
+"""Benchmark your own kernel: ``kernel_sweep(...)`` returns the ``SWEEP`` a suite declares (its
+docstring is the reference for every argument); ``tolerance``, ``steps``, ``similarity``,
+``mismatch``, ``exact`` and ``bound`` are the rules ``check=`` takes; ``pruned`` is what
+``validate=`` returns for a predicted compiler refusal.  Users import them from the package root
+(``from tlbench import kernel_sweep``).  Importing this imports neither tilelang nor torch.
 """
 
 from .rules import bound, exact, mismatch, similarity, steps, tolerance

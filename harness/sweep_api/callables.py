@@ -1,13 +1,11 @@
 """Calling a suite's own callables with exactly the names they take, and saying so when they fail.
 
-Contract: a suite's callables receive, as keyword arguments, the values on offer (sizes, axes,
-constants, ``dialect``; ``inputs`` also ``device``) whose names they take (all of them with
-``**kwargs``); ``reference`` / ``vendor`` / ``check`` get tensors positionally first.
-``Takes.of(function)`` is what a signature takes (None where Python cannot tell: it is then
-called with the positional arguments alone).  ``suite_call`` turns an exception of the suite's
-code into a one-line ``SuiteCodeError`` (what was called, where, the exception), except one
-that says the device itself failed (a sticky accelerator error: the device's, not the suite's);
-``bound_call`` matches the names once, ahead (timed calls).  Nothing here imports torch or tilelang.
+Contract: a suite's callables receive, as keyword arguments, the values on offer whose names they
+take (all with ``**kwargs``), tensors positionally first; ``Takes.of(function)`` is what a
+signature takes (None where Python cannot tell: positional arguments alone are passed).
+``suite_call`` / ``bound_call`` turn an exception of the suite's code into a one-line
+``SuiteCodeError`` (what, where, the exception), except a device error (the accelerator's).
+Nothing here imports torch or tilelang.
 """
 
 from __future__ import annotations
@@ -69,9 +67,6 @@ class Takes:
         filled = set(self.positional[:n_positional]) | set(available)
         return [name for name in self.required if name not in filled]
 
-    def names(self) -> tuple[str, ...]:
-        return self.keyword
-
 
 def call_named(function: Callable[..., Any], values: Mapping[str, Any], positional: Sequence[Any] = ()) -> Any:
     takes = Takes.of(function)
@@ -91,14 +86,7 @@ def is_device_error(exc: BaseException) -> bool:
 def suite_call(what: str, function: Callable[..., Any], values: Mapping[str, Any], positional: Sequence[Any] = (),
                where: str = "") -> Any:
     """``call_named``; an exception of the suite's code becomes ``SuiteCodeError`` (see the contract)."""
-    try:
-        return call_named(function, values, positional)
-    except SuiteCodeError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - the suite's own code: its words, one line
-        if is_device_error(exc):
-            raise
-        raise SuiteCodeError(failure_words(what, exc, where)) from exc
+    return bound_call(what, function, values, positional, where)()
 
 
 def failure_words(what: str, exc: BaseException, where: str = "") -> str:

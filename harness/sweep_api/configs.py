@@ -2,10 +2,9 @@
 
 Contract: ``size_list(sizes, what)`` is ``sizes=`` / ``smoke=`` / ``quick=`` as a list of dicts;
 ``configs_by_dialect(family, axes, configs, bodies)`` the configs per body dialect (``"*"``: one
-set for every body): the cross product of ``axes`` in declaration order, then ``configs``, each
-checked (a loop form against its stages, a unique id); ``scope_configs`` reads
-``smoke_configs`` / ``quick_configs``.  A dialect that has no body, a mixed per-dialect ``axes``
-or an empty axis is an error naming it.
+set for every body): the cross product of ``axes``, then ``configs``, each checked (loop form,
+unique id); ``scope_configs`` reads ``smoke_configs`` / ``quick_configs``.  A dialect without a
+body, a mixed per-dialect ``axes`` or an empty axis raises, naming it.
 """
 
 from __future__ import annotations
@@ -36,11 +35,9 @@ def _config_list(family: GenericFamily, axes: Mapping[str, Sequence[Any]] | None
         for name, values in axes.items():
             if isinstance(values, (str, bytes)) or not isinstance(values, Sequence) or not values:
                 raise TypeError(f"kernel_sweep: axis {name!r}{where} needs a non-empty list of values, got {values!r}")
-        names = list(axes)
-        out += [family.config(Params(zip(names, values))) for values in product(*(axes[n] for n in names))]
+        out += [family.config(Params(zip(axes, values))) for values in product(*axes.values())]
     out += [family.config(Params(c)) for c in size_list(configs or [], "configs")]
-    if not out:
-        out = [family.config(Params())]
+    out = out or [family.config(Params())]
     seen: set[str] = set()
     for config in out:
         form = config.values.get(LOOP_FORM_KEY)

@@ -1,19 +1,12 @@
 """The kernel family of one kernel a suite declared through ``kernel_sweep``.
 
 Contract: ``GenericFamily`` implements harness/core/family.py's ``KernelFamily`` (and the optional
-members harness/core/kernel_traits.py asks) for a kernel named by its bodies; its problems and
-configs are harness/core/described.py's plain-valued types, so its records describe themselves.
-- Every suite callable receives the sizes, axes, constants and ``dialect`` it names (callables.py);
-  an exception of the suite's code is a ``SuiteCodeError`` naming the callable and the problem.
-  Constants never enter an id (they are hashed into ``kernel_hash``: ``fixed_arguments``).
-- ``validate`` refuses a dialect with no body (``Refusal`` kind ``no body``) and what the suite's
-  ``validate`` refuses (kind ``invalid``, or ``pruned``'s), before anything compiles.
-- ``inputs_key``: the problem, with the axes the suite's ``inputs`` names (the reference, the
-  vendor and the check get those axes too, shared by every config with the same inputs).
-- What traces, runs and judges with tilelang and torch (``kernel_traits``, ``build``,
-  ``make_inputs``, ``check``, ``vendor_call``, ``preflight`` ...) is the runtime's (runtime.py).
-- Any callable may be given as ``"module:attribute"``; pickled by reference (``__reduce__``): a
-  worker imports the suite that declared it and takes the family from its ``SWEEP`` (loading.py).
+members harness/core/kernel_traits.py asks) for a kernel named by its bodies, with the plain-valued
+problems and configs of harness/core/described.py.  Suite callables get the names they take
+(callables.py); their exceptions are ``SuiteCodeError``s naming the callable and the problem.
+``validate`` refuses a dialect with no body (``no body``) and what the suite's ``validate``
+refuses, before compiling.  What needs tilelang or torch is the runtime's (runtime.py).  Pickled
+by reference: a worker takes the family from its suite's ``SWEEP`` (loading.py).
 """
 
 from __future__ import annotations
@@ -32,17 +25,13 @@ from .callables import Takes, named_what, suite_call
 from .loading import find_family, resolve
 from .rules import rule_for
 from .runtime import runtime
-from .vendors import VendorTable
+from .vendors import ANY_DIALECT, VendorTable
 from .words import CaseWords
-
-ANY_DIALECT = "*"
 
 
 def scope_use(scope: Scope, used: Any) -> ScopeUse:
-    """A suite footprint's entry for one scope: bytes; ``(needed, minimum)`` (at the requested
-    pipeline depth, with one version of every buffer); or a dict of ``bytes`` (or ``needed``),
-    ``minimum``, ``buffers`` (what fills it, in words, for the skip reason) and ``variant`` (a
-    capacity variant the backend's scope declares, e.g. Ascend UB with SIMT code: ``simt``)."""
+    """A suite footprint's entry for one scope: bytes, ``(needed, minimum)``, or a dict of
+    ``bytes`` (or ``needed``), ``minimum``, ``buffers`` (words) and ``variant`` (e.g. ``simt``)."""
     if isinstance(used, Mapping):
         needed = int(used.get("bytes", used.get("needed", 0)))
         return scope.use(needed, int(used.get("minimum", needed)), variant=used.get("variant"),
@@ -91,11 +80,7 @@ class GenericFamily:
     def config(self, values: Mapping[str, Any]) -> DescribedConfig:
         return DescribedConfig(Params(values)).bound_to(self)
 
-    def problem_from_dict(self, data: Mapping[str, Any]) -> DescribedProblem:
-        return self.problem(data)
-
-    def config_from_dict(self, data: Mapping[str, Any]) -> DescribedConfig:
-        return self.config(data)
+    problem_from_dict, config_from_dict = problem, config
 
     def problem_id_of(self, problem: DescribedProblem) -> str:
         return self.words.problem_id_of(self, problem.values)
@@ -129,10 +114,8 @@ class GenericFamily:
 
     def named(self, problem: DescribedProblem, config: DescribedConfig | None, dialect: str | None) -> dict[str, Any]:
         """Every name on offer to a suite callable: constants, sizes, axes, ``dialect``."""
-        values = {**self.constants, **problem.values, **(config.values if config is not None else {})}
-        if dialect is not None:
-            values["dialect"] = dialect
-        return values
+        return {**self.constants, **problem.values, **(config.values if config is not None else {}),
+                **({"dialect": dialect} if dialect is not None else {})}
 
     def call(self, what: str, ref: Any, values: Mapping[str, Any], positional: Sequence[Any] = (),
              problem: DescribedProblem | None = None) -> Any:
@@ -140,12 +123,11 @@ class GenericFamily:
         return suite_call(named_what(what, self.resolved(ref)), self.resolved(ref), values, positional, where)
 
     def configs_for(self, dialect: str | None, scope: str = "full") -> list[DescribedConfig]:
-        """The configs of ``dialect``'s body (one without axes where it declares none); in the
-        smoke or quick scope, that scope's own configs where the suite names them (a dialect
-        its table does not name, with no ``"*"``, has none there)."""
+        """The configs of ``dialect``'s body (one without axes where it declares none), or the
+        scope's own where the suite names them (none for a dialect that table lacks)."""
         table = self.scope_configs.get(scope)
         if table is not None:
-            return list(table.get(dialect, table.get(ANY_DIALECT, ())) if dialect is not None else table.get(ANY_DIALECT, ()))
+            return list(table.get(dialect, table.get(ANY_DIALECT, ())))
         if dialect is not None and dialect in self.configs:
             return list(self.configs[dialect])
         return list(self.configs.get(ANY_DIALECT, ())) or [self.config({})]
@@ -177,18 +159,15 @@ class GenericFamily:
         return reason if isinstance(reason, Refusal) else Refusal(str(reason), "invalid")  # pruned(...) keeps its kind
 
     def portable(self, problem: DescribedProblem, config: DescribedConfig | None) -> bool | None:
-        """Whether this config's body is the one body: the suite names bodies for two or more
-        dialects and ``validate`` refuses the config for none of them (True), or it does, or the
-        suite has a body for one dialect only (False: a target-specific kernel).  None: not a
-        kernel config, or a ``"*"`` body (one body by construction, its dialects unnamed)."""
+        """True: bodies for two or more dialects, none refused by ``validate``; False: refused for
+        one, or a one-dialect suite; None: no config, or a ``"*"`` body."""
         named = [d for d in self.bodies if d != ANY_DIALECT]
         if config is None or ANY_DIALECT in self.bodies:
             return None
         return len(named) > 1 and all(self.validate(problem, config, d) is None for d in named)
 
     def mma_tiles(self, problem: DescribedProblem, config: DescribedConfig) -> list[tuple[int, int]]:
-        """The suite's ``mma_tiles`` (the output tiles whose warp partition a backend checks
-        before compiling); none declared: [] (tilelang answers for the partition itself)."""
+        """The suite's ``mma_tiles`` (whose warp partition a backend checks); [] where none."""
         if self.mma_tiles_of is None:
             return []
         try:
@@ -219,9 +198,7 @@ class GenericFamily:
         return self.words.loop_trips_of(self, problem.values, config.values)
 
     def more_body_modules(self, problem: DescribedProblem, config: DescribedConfig, dialect: str) -> tuple[str, ...]:
-        """The suite's ``body_modules``: modules beyond the factory's file (and the user code it
-        imports) whose source is the body, e.g. a body in an installed package; a list, or what
-        its callable says for this case."""
+        """The suite's ``body_modules``: a list, or what its callable says for this case."""
         given = self.body_modules_of
         if given is None:
             return ()
@@ -230,8 +207,7 @@ class GenericFamily:
         return tuple(map(str, self.call("body_modules", given, self.named(problem, config, dialect), problem=problem) or ()))
 
     def suite_pass_configs(self, problem: DescribedProblem, config: DescribedConfig, dialect: str) -> dict[str, Any]:
-        """The suite's ``pass_configs``: a dict, or what its callable says for this case (e.g. a
-        ``fast_math`` axis turning on ``tl.enable_fast_math`` where the dialect's build takes it)."""
+        """The suite's ``pass_configs``: a dict, or what its callable says for this case."""
         given = self.pass_configs
         if isinstance(given, Mapping):
             return dict(given)
@@ -239,8 +215,7 @@ class GenericFamily:
 
     # -- running ------------------------------------------------------------------------------
     def inputs_axes(self, config: DescribedConfig) -> dict[str, Any]:
-        """The axes of ``config`` the suite's ``inputs`` names (all with ``**kwargs``): what the
-        inputs are made from, and so what the reference, the vendor and the check may read."""
+        """The axes of ``config`` the suite's ``inputs`` names (all with ``**kwargs``)."""
         takes = Takes.of(self.resolved(self.inputs))
         if takes is None:
             return {}
@@ -252,9 +227,7 @@ class GenericFamily:
         return problem if not axes else (problem, tuple(sorted(axes.items())))
 
     def answer_values(self, problem: DescribedProblem, axes: Mapping[str, Any], dialect: str | None) -> dict[str, Any]:
-        """The names offered to the reference, the vendor and the check: the sizes, constants,
-        ``dialect`` and the axes the inputs were made from (shared by every config whose inputs
-        are the same)."""
+        """The names offered to the reference, the vendor and the check (the inputs' axes only)."""
         return {**self.named(problem, None, dialect), **axes}
 
     def kernel_args(self, inputs: Any) -> tuple[Any, ...]:
@@ -267,35 +240,19 @@ class GenericFamily:
         return [rule_for(self.check_spec, k, name, dtype, self.tolerance)
                 for k, (name, dtype) in enumerate(zip(inputs.output_names, inputs.output_dtypes))]
 
-    # -- the runtime's (harness/sweep_api/runtime.py: tilelang and torch) ------------------------------
-    def kernel_traits(self, problem: DescribedProblem, config: DescribedConfig, dialect: str) -> dict[str, Any]:
-        return runtime().kernel_traits(self, problem, config, dialect)
-
-    def build(self, problem: DescribedProblem, config: DescribedConfig, dialect: str) -> Any:
-        return runtime().build(self, problem, config, dialect)
-
-    def preflight(self, problem: DescribedProblem, dialect: str, device_memory: int | None = None) -> tuple[list[str], list[str]]:
-        return runtime().preflight(self, problem, dialect, device_memory)
-
-    def preflight_traceback(self, dialect: str, line: str) -> str:
-        return runtime().preflight_traceback(self, dialect, line)
-
-    def output_specs(self, problem: DescribedProblem, config: DescribedConfig, dialect: str,
-                     made: Sequence[Any]) -> list[tuple[str, tuple[int, ...], str]]:
-        return runtime().output_specs(self, problem, config, dialect, made)
-
-    def make_inputs(self, problem: DescribedProblem, seed: int, device: Any, dialect: str | None = None,
-                    config: DescribedConfig | None = None) -> Any:
-        return runtime().make_inputs(self, problem, seed, device, dialect, config)
-
     def input_dtypes(self, inputs: Any) -> tuple[str, ...] | None:
         return runtime().input_dtypes(inputs)
 
-    def expected(self, inputs: Any, problem: DescribedProblem, dialect: str | None) -> Any:
-        return runtime().expected(self, inputs, problem, dialect)
 
-    def check(self, inputs: Any, problem: DescribedProblem, dialect: str | None = None, vendor: bool = False) -> CheckResult:
-        return runtime().check(self, inputs, problem, dialect, vendor)
+def _runtime_member(name: str) -> Callable[..., Any]:
+    """``GenericFamily.<name>``: the runtime's function of that name, given the family first."""
+    def member(self: GenericFamily, *args: Any, **kwargs: Any) -> Any:
+        return getattr(runtime(), name)(self, *args, **kwargs)
 
-    def vendor_call(self, case: Any, inputs: Any, dialect: str, timed: bool) -> tuple[Callable[[], Any], str]:
-        return runtime().vendor_call(self, case, inputs, dialect, timed)
+    member.__name__ = member.__qualname__ = name
+    return member
+
+
+for _name in ("kernel_traits", "build", "preflight", "preflight_traceback", "output_specs", "make_inputs",
+              "expected", "check", "vendor_call"):
+    setattr(GenericFamily, _name, _runtime_member(_name))

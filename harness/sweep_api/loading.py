@@ -1,20 +1,16 @@
 """Finding a suite's callables and its kernel family again, in any process, from any thread.
 
-Contract: ``resolve(ref, near)`` returns a callable as given, or the one a
-``"module:attribute"`` string names (imported now; a module that does not import by name is
-loaded from the file beside ``near``, the suite that declared it, as pytest's rootdir
-insertion finds it, so a process that loads the suite without pytest - a tool, a worker -
-finds the suite's sibling module too).  ``find_family(module, module_file, name)`` returns
-the kernel family ``name`` that suite ``module`` declares in a ``SWEEP`` (importing it, or
-loading it from ``module_file``): how a worker process unpickles a family by reference.
-Thread-safe: a module loaded from its file is exec'd under one process-wide lock, and every
-lookup takes that lock, so a compile thread never sees another thread's half-executed
-module (with 16 compile threads it did: ``module ... has no attribute ...`` for a body the
-file defines); a module whose exec raises is taken out of ``sys.modules`` again.
+Contract: ``resolve(ref, near)`` returns a callable as given, or the one a ``"module:attribute"``
+names (a module that does not import by name is loaded from the file beside ``near``, the
+declaring suite, as pytest's rootdir insertion would find it).  ``find_family(module,
+module_file, name)`` returns the family ``name`` that suite declares in a ``SWEEP`` (how a worker
+unpickles a family).  Thread-safe: modules are looked up and exec'd under one process-wide lock
+(a compile thread must never see another's half-executed module); a failed exec is undone.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
 import sys
@@ -31,10 +27,7 @@ def resolve(ref: Any, near: str = "") -> Any:
     module, _, attr = ref.partition(":")
     if not module or not attr:
         raise ValueError(f"{ref!r}: name a callable as 'module:attribute'")
-    value = _import_near(module, near)
-    for part in attr.split("."):
-        value = getattr(value, part)
-    return value
+    return functools.reduce(getattr, attr.split("."), _import_near(module, near))
 
 
 def _import_near(module: str, near: str) -> Any:
@@ -49,8 +42,7 @@ def _import_near(module: str, near: str) -> Any:
 
 
 def _exec_file(module: str, path: Any) -> Any:
-    """``module`` loaded from ``path`` (the caller holds ``_MODULE_LOADING``); one already in
-    ``sys.modules`` is returned; one whose exec raises is taken out again."""
+    """``module`` loaded from ``path`` (the caller holds ``_MODULE_LOADING``), or as already loaded."""
     if module in sys.modules:
         return sys.modules[module]
     spec = importlib.util.spec_from_file_location(module, path)

@@ -2,10 +2,8 @@
 every ``tlbench`` subcommand's ``--help``, and every ``--tlbench-*`` option of the pytest plugin.
 
 Contract: ``render() -> str`` is the whole reference as Markdown, a function of the code only
-(no terminal width, no machine, no Python-version-dependent argparse layout: each parser and
-option is written from its actions).  ``python3 -m tlbench.harness.sweep_api.reference`` prints
-it; ``-o FILE`` writes it (the committed copy is ``harness/reference.md``, which
-tests/test_reference.py compares with ``render()``).  Nothing here is read by a run.
+(no terminal width, machine or Python-version-dependent argparse layout); ``main`` prints it, or
+with ``-o FILE`` writes it (the committed copy: harness/reference.md, tests/test_reference.py).
 """
 
 from __future__ import annotations
@@ -113,41 +111,34 @@ def _command(prog: str, parser: argparse.ArgumentParser, level: int) -> list[str
 
 
 def command_line() -> str:
-    parser = build_parser()
     out = ["## The `tlbench` command", "",
            "`tlbench` (or `python -m tlbench`); every subcommand's `--help` says the same as its section here.", ""]
-    body = _command("tlbench", parser, 3)
-    out += body[2:]  # the heading of the top parser is this section's
+    out += _command("tlbench", build_parser(), 3)[2:]  # the heading of the top parser is this section's
     return "\n".join(out).rstrip("\n") + "\n"
 
 
-class _Group:
-    """What pytest's option group is given, kept in order (``addoption(*names, **attrs)``)."""
+class _Recorder:
+    """What pytest's ``parser.getgroup(...).addoption(*names, **attrs)`` is given, kept in order."""
 
     def __init__(self) -> None:
         self.parser = argparse.ArgumentParser(prog="pytest", add_help=False)
         self.title = ""
 
+    def getgroup(self, name: str, description: str = "") -> "_Recorder":
+        self.title = description or name
+        return self
+
     def addoption(self, *names: str, **attrs: Any) -> None:
         self.parser.add_argument(*names, **attrs)
 
 
-class _Parser:
-    def __init__(self) -> None:
-        self.group = _Group()
-
-    def getgroup(self, name: str, description: str = "") -> _Group:
-        self.group.title = description or name
-        return self.group
-
-
 def pytest_options() -> str:
-    recorder = _Parser()
+    recorder = _Recorder()
     pytest_addoption(recorder)
     out = ["## pytest options", "",
-           f"The plugin's group in `pytest --help` (\"{recorder.group.title}\"). Each backend adds its own "
+           f"The plugin's group in `pytest --help` (\"{recorder.title}\"). Each backend adds its own "
            "(`--tlbench-<backend>-...`) from its traits.", ""]
-    for action in recorder.group.parser._actions:
+    for action in recorder.parser._actions:
         line = _action_line(action, "pytest")
         default = action.default
         if action.option_strings and action.nargs != 0 and default not in (None, argparse.SUPPRESS) and "default" not in line:
@@ -176,11 +167,10 @@ def main(argv: list[str] | None = None) -> int:
                                  description="Print (or write) tlbench's reference, rendered from the code.")
     ap.add_argument("-o", "--output", type=Path, default=None, help="write it to this file (the committed copy: harness/reference.md)")
     args = ap.parse_args(argv)
-    text = render()
     if args.output is None:
-        sys.stdout.write(text)
+        sys.stdout.write(render())
     else:
-        args.output.write_text(text)
+        args.output.write_text(render())
     return 0
 
 

@@ -1,39 +1,13 @@
 """Rules that judge one kernel output against its reference: the ``check=`` of ``kernel_sweep``.
 
-Contract: each rule is a frozen value with ``words`` (how records and reports name it, e.g.
-``steps(1)``), ``fits(dtype_name) -> None | why not`` (asked by the preflight: a rule that
-cannot judge an output of that dtype is refused before anything compiles) and
-``judge(out, ref) -> Verdict`` (torch tensors: ``out`` the kernel's output, ``ref`` the
-reference's answer for it, same number of elements; judged by backends/kernels/generic/judges.py).
-Every rule fails an element that still holds its poison (an output the kernel never wrote never
-passes) and counts the non-finite ones apart (the same infinity on both sides matches).
-- ``tolerance(rtol=1e-2, atol=1e-2)``: every element within ``atol + rtol * |ref|`` (float64);
-  a non-finite element never is (``mismatch`` and ``bound`` alike); its failure says how many
-  of the failing elements ``steps(1)`` would accept.
-- ``exact()``: equal values (integers and bool compared as integers, bool byte by byte; a
-  float reference is rounded to the output's dtype first).  The default for integer and
-  bool outputs.
-- ``steps(k)``: within ``k`` representable values of the output's dtype (fp8 e4m3 / e5m2 and
-  their ``fnuz`` forms, fp16, bf16, fp32, fp64) of the reference rounded to that dtype: a tie
-  the kernel rounds the other way is one step off; an infinity the rounded reference does not
-  hold fails (overflow is not one step above the largest finite value), as NaN does; a failure
-  by ``MANY_STEPS`` or more names ``similarity()`` (a reduction summed in another order).
-- ``similarity(max_diff=None, min_cosine=None)``: the whole output against the whole reference:
-  ``1 - 2 x.y / (x.x + y.y)`` at most ``max_diff`` (the ``calc_diff`` of tilelang's fp8
-  examples; 1e-3 when neither is given), or the cosine at least ``min_cosine``.
-- ``mismatch(fraction, rtol=1e-2, atol=1e-2)``: at most ``fraction`` of the elements outside the
-  tolerance (never an element that holds the poison).
-- ``bound(allowed, words="")``: every element within ``allowed(ref, *inputs, **named)``, a
-  tensor of allowed absolute errors (or one number) as large as the output: a tolerance
-  that depends on the inputs (flash attention's ``atol + rtol |ref| + 2u (P|V|)``).  The
-  caller computes it (``given(allowed)``: the ``Within`` rule that judges); its words name it.
-- ``user_rule(function)``: ``function(out, ref, **named) -> None | reason`` (named: the sizes,
-  axes, constants and ``dialect`` it takes), a reason fails the output with those words.
-``rule_for(spec, index, name, dtype)`` resolves a ``check=`` value for one output: None (the
-default: tolerance for floats, ``steps(1)`` for fp8 without rtol/atol, exact for integers and bool), one rule, a list (by output
-index), a dict (by output index or parameter name; unnamed outputs get the default), or a
-callable (a user rule).  Nothing here imports torch: a rule's ``judge`` is
-backends/kernels/generic/judges.py's, reached through the runtime (harness/sweep_api/runtime.py).
+Contract: each rule is a frozen value with ``words`` (its name in records and reports, e.g.
+``steps(1)``), ``fits(dtype_name) -> None | why not`` (asked by the preflight) and, for the
+built-in ones, ``judge(out, ref) -> Verdict`` (torch: backends/kernels/generic/judges.py, through
+the runtime; nothing here imports torch).  What each rule accepts is its factory's docstring
+and ``kernel_sweep``'s.  ``normalize(check)`` validates a ``check=`` value at declaration (a
+``TypeError`` naming a bad entry); ``rule_for(spec, index, name, dtype, tolerance)`` is the rule
+of one output (the default where the spec names none: ``default_rule``); ``spec_problems`` the
+entries that name no output.
 """
 
 from __future__ import annotations
@@ -250,8 +224,7 @@ def rule_for(spec: Any, index: int, name: str, dtype: str, given_tolerance: Tole
 
 
 def spec_problems(spec: Any, names: Sequence[str]) -> list[str]:
-    """Entries of a per-output ``check=`` that name no output (an index past the end, a name
-    that is no output parameter)."""
+    """Entries of a per-output ``check=`` that name no output."""
     problems = []
     if isinstance(spec, Mapping):
         for key in spec:

@@ -1,11 +1,8 @@
 """The backend half of ``kernel_sweep``: what traces bodies, makes tensors and judges outputs.
 
-Contract: ``runtime()`` is the module the ``tlbench.sweep_runtime`` entry point names (tlbench's
-own: backends/kernels/generic/runtime.py), imported on first use: the harness reaches tilelang
-and torch through it, never by an import of its own (tests/test_boundary.py).  It provides
-``is_body(value)``, ``EXAMPLE_DIALECTS`` (the dialects an error message's example names),
-``judge(rule, out, ref)`` and the running members of ``GenericFamily`` (harness/sweep_api/
-family.py), each taking the family first.  Importing it imports neither tilelang nor torch.
+Contract: ``runtime()`` is the module the ``tlbench.sweep_runtime`` entry point names
+(backends/kernels/generic/runtime.py), imported on first use: the harness reaches tilelang and
+torch only through it (tests/test_boundary.py).  Importing this imports neither.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """``kernel_sweep``: a suite's whole declaration of one kernel, as the ``Sweep`` the plugin expands.
 
 Contract: ``kernel_sweep(...)`` (its docstring is the reference for every argument) returns a
-``GenericSweep``, a ``harness.core.sweep.Sweep`` whose problems are ``sizes`` and whose
-configs are the cross product of ``axes`` plus any explicit ``configs`` - one set for every
-body, or one per body dialect (``configs_for`` reads the backend's dialect).  The family is
-registered by the suite itself: records describe themselves (harness/core/described.py), so
-no entry point is needed for any reader.  Ids: ``<name>-<size tokens>-<axis tokens>``, from
-names and values only; constants never enter them.
+``GenericSweep`` whose problems are ``sizes`` and whose configs are the cross product of ``axes``
+plus ``configs``, per body dialect where given so; errors in the declaration raise at once.
+Ids: ``<name>-<size tokens>-<axis tokens>``, from names and values only (never constants).
 """
 
 from __future__ import annotations
@@ -29,6 +26,9 @@ from .vendors import VendorTable
 from .words import CaseWords
 
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+SizeSpec = Mapping[str, Any] | Sequence[Mapping[str, Any]]  # one problem's sizes, or a list of them
+ConfigSpec = Sequence[Mapping[str, Any]] | Mapping[str, Sequence[Mapping[str, Any]]]  # a list, or one per dialect
+Formatter = Callable[..., str] | str | None
 
 
 def pruned(reason: str, kind: str = "divisibility") -> Refusal:
@@ -46,9 +46,9 @@ class GenericSweep(Sweep):
     family: Any = None
 
     def _dialect(self, backend: str, dialect: str | None) -> str | None:
-        if dialect is None:
-            dialect = getattr(TraitsCatalog.from_entry_points().get(backend), "dialect", None)
-        return dialect
+        if dialect is not None:
+            return dialect
+        return getattr(TraitsCatalog.from_entry_points().get(backend), "dialect", None)
 
     def configs_for(self, backend: str, scope: str = "full", dialect: str | None = None) -> list[Any]:
         if self.family is None:
@@ -66,177 +66,134 @@ class GenericSweep(Sweep):
 
 
 def kernel_sweep(
-    name: str,
-    body: Any,
-    *,
-    sizes: Mapping[str, Any] | Sequence[Mapping[str, Any]],
-    inputs: Callable[..., Sequence[Any]] | str,
-    reference: Callable[..., Any] | str | None = None,
-    axes: Mapping[str, Any] | None = None,
-    configs: Sequence[Mapping[str, Any]] | Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
-    constants: Mapping[str, Any] | None = None,
-    check: Any = None,
-    rtol: float | None = None,
-    atol: float | None = None,
-    vendor: Any = None,
-    vendor_label: Any = None,
-    vendor_check: bool = True,
-    flops: Callable[..., int] | str | None = None,
-    bytes_moved: Callable[..., int] | str | None = None,
+    name: str, body: Any, *, sizes: SizeSpec, inputs: Callable[..., Sequence[Any]] | str,
+    reference: Callable[..., Any] | str | None = None, axes: Mapping[str, Any] | None = None,
+    configs: ConfigSpec | None = None, constants: Mapping[str, Any] | None = None, check: Any = None,
+    rtol: float | None = None, atol: float | None = None,
+    vendor: Any = None, vendor_label: Any = None, vendor_check: bool = True,
+    flops: Callable[..., int] | str | None = None, bytes_moved: Callable[..., int] | str | None = None,
     footprint: Callable[..., Mapping[str, Any] | None] | str | None = None,
     validate: Callable[..., str | None] | str | None = None,
     mma_tiles: Callable[..., Sequence[tuple[int, int]]] | str | None = None,
     body_modules: Sequence[str] | Callable[..., Sequence[str]] | str | None = None,
     pass_configs: Mapping[str, Any] | Callable[..., Mapping[str, Any]] | str | None = None,
-    problem_id: Callable[..., str] | str | None = None,
-    config_id: Callable[..., str] | str | None = None,
-    problem_label: Callable[..., str] | str | None = None,
-    config_label: Callable[..., str] | str | None = None,
-    loop_trips: Callable[..., int] | str | None = None,
-    smoke: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None = None,
-    quick: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None = None,
-    smoke_configs: Sequence[Mapping[str, Any]] | Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
-    quick_configs: Sequence[Mapping[str, Any]] | Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
-    kinds: Sequence[str] = ("compile", "device"),
-    backends: Sequence[str] | None = None,
-    description: str = "",
-    sweep_name: str | None = None,
-    best_configs: str | None = None,
-    probe_inert_keys: bool = False,
-    module: str | None = None,
+    problem_id: Formatter = None, config_id: Formatter = None, problem_label: Formatter = None,
+    config_label: Formatter = None, loop_trips: Callable[..., int] | str | None = None,
+    smoke: SizeSpec | None = None, quick: SizeSpec | None = None,
+    smoke_configs: ConfigSpec | None = None, quick_configs: ConfigSpec | None = None,
+    kinds: Sequence[str] = ("compile", "device"), backends: Sequence[str] | None = None,
+    description: str = "", sweep_name: str | None = None, best_configs: str | None = None,
+    probe_inert_keys: bool = False, module: str | None = None,
 ) -> Sweep:
     """Benchmark one tilelang kernel: returns the ``SWEEP`` a suite module declares.
 
     A suite is ``SWEEP = kernel_sweep(...)`` and ``def test_<name>(tlbench): tlbench.run()``.
     Every config gives a compile item (a cold build, on any machine) and a device item (kernel
     time, checked first, on a GPU or NPU), on every backend selected with ``--tlbench-backend``.
-    The built-in suites (suites/gemm/test_stages.py, suites/flash_attention/test_fa_stages.py ...) are declared this way.
+    The built-in suites (suites/gemm/test_stages.py ...) are declared this way.
 
-    name: letters, digits, ``_``; the kernel's name in records, and the start of every case id
-        (``<name>-<sizes>-<axes>``, e.g. ``gemv-M8192-N8192-block_M64-block_N128-s2``), which is
-        the key of the item's history.
-    body: the kernel, as upstream writes it: a ``@tilelang.jit`` function (eager, with
-        ``T.const`` sizes and ``T.empty`` outputs, or lazy, returning a ``@T.prim_func``), a
-        plain function returning a PrimFunc or a jit call (upstream Ascend examples' ``return
-        _build()``: tlbench takes the PrimFunc, no device compiler needed), a PrimFunc, or a
-        compiled kernel object; or ``{"cuda": f, "ascend": g}`` (``"*"``: any other backend).
-        A backend whose dialect has no body skips its items as ``no body for <backend>``.
-        The factory receives the sizes it takes (an eager jit: all, its ``T.const`` names),
-        the axes and the constants, as keyword arguments.
+    name: letters, digits, ``_``; the kernel's name in records and the start of every case id
+        (``<name>-<sizes>-<axes>``, e.g. ``gemv-M8192-N8192-block_M64-block_N128-s2``), the key
+        of the item's history.
+    body: the kernel as upstream writes it: a ``@tilelang.jit`` function (eager, with ``T.const``
+        sizes and ``T.empty`` outputs, or lazy, returning a ``@T.prim_func``), a plain function
+        returning a PrimFunc or a jit call (``return _build()``: tlbench takes the PrimFunc, no
+        device compiler needed), a PrimFunc or a compiled kernel; or ``{"cuda": f, "ascend":
+        g}`` (``"*"``: any other backend; a dialect with no body skips its items as ``no body
+        for <backend>``).  The factory receives the sizes it takes (an eager jit: all, its
+        ``T.const`` names), the axes and the constants, as keyword arguments.
     sizes: one dict, or a list of dicts: the problems (e.g. ``{"M": 8192, "N": 8192}``).
-    axes: ``{axis: [values]}``, swept as a cross product in declaration order; or one such
-        dict per body, ``{"cuda": {...}, "ascend": {...}}``: each backend's ids then name only
-        what its body takes.  Axes tlbench reads: ``num_stages`` (the pipeline depth: stage
-        reports' columns); ``loop_form`` (``"auto"``: ``T.Pipelined(n, num_stages=...)``,
-        ``"manual"``: a hand-written stage/order, ``"serial"``: ``T.serial``; with ``manual``
-        and ``serial`` give ``num_stages=None``: the config's id says ``manual`` / ``serial``);
-        ``threads``, ``num_cores`` and ``enable_offset`` (recorded with the plan; ``threads``
-        checks the warp partition of ``mma_tiles``).
-    configs: explicit config dicts added after the cross product; a list, or
-        ``{"cuda": [...], "ascend": [...]}``.
-    constants: fixed keyword arguments (``{"dtype": "float16", "threads": 256}``): they reach
-        the factory and every callable that names them, never an id or a report row; they
-        are hashed into the kernel's hash, so editing one rebuilds it.  A value that differs
-        between problems is a size.  With a body per backend, a constant may be one body's
-        alone (the CUDA body's ``threads``); one that no body and no callable takes is an error.
+    axes: ``{axis: [values]}``, swept as a cross product in declaration order; or one such dict
+        per body (``{"cuda": {...}, "ascend": {...}}``: each backend's ids name only its body's).
+        Axes tlbench reads: ``num_stages`` (the pipeline depth: stage reports' columns);
+        ``loop_form`` (``"auto"``: ``T.Pipelined(n, num_stages=...)``, ``"manual"``: a
+        hand-written stage/order, ``"serial"``: ``T.serial``; those two with ``num_stages=None``,
+        their ids say ``manual`` / ``serial``); ``threads``, ``num_cores`` and ``enable_offset``
+        (recorded with the plan; ``threads`` checks the warp partition of ``mma_tiles``).
+    configs: explicit config dicts after the cross product; a list, or one per dialect.
+    constants: fixed keyword arguments (``{"dtype": "float16", "threads": 256}``) for the factory
+        and every callable that names them, never in an id or a report row; hashed into the
+        kernel's hash (editing one rebuilds it).  A value that differs between problems is a
+        size.  A constant may be one body's alone; one nothing takes is an error.
     inputs: ``inputs(device, **named) -> [tensors]``: the kernel's leading arguments, made on
-        ``device``; it receives the sizes, axes, constants and ``dialect`` it names (all with
-        ``**kwargs``), so inputs laid out by the tile (a block-sparse mask) take the tile's
-        axes and are made per tile.  A parameter of a dtype narrower than a byte (``T.int4``,
-        fp4) is given packed along its last dimension in an integer tensor (two int4 values an
-        int8, the even column in the low nibble): an int4 ``(M, K)`` is an int8 ``(M, K / 2)``,
-        and a sub-byte output is allocated so.  The remaining parameters are the outputs: tlbench
-        allocates them from the kernel's signature (``T.empty``, ``out_idx`` or plain
-        parameters), outside the timed call, and poisons them before the checked run with
-        what their dtype holds (NaN for floats, fp8 included; a sentinel for integers; a
-        non-boolean byte for bool), so an unwritten output never passes.
+        ``device``, from the sizes, axes, constants and ``dialect`` it names (a block-sparse
+        mask takes the tile's axes and is made per tile).  A dtype narrower than a byte
+        (``T.int4``, fp4) is packed along the last dimension in an integer tensor (two int4 an
+        int8, the even column in the low nibble: int4 ``(M, K)`` is int8 ``(M, K / 2)``); a
+        sub-byte output is allocated so.  The remaining parameters are the outputs: allocated
+        from the kernel's signature (``T.empty``, ``out_idx`` or plain parameters) outside the
+        timed call, and poisoned before the checked run (NaN for floats, fp8 included; a
+        sentinel for integers; a non-boolean byte for bool): an unwritten output never passes.
     reference: ``reference(*inputs, **named) -> tensor or tuple``: the expected output(s).
-    check: how each output is judged against the reference: ``tolerance(rtol, atol)``,
-        ``steps(k)`` (within k representable values of the output dtype: fp8 e4m3/e5m2,
-        fp16, bf16, fp32), ``similarity(max_diff=1e-3)`` or ``similarity(min_cosine=...)``,
-        ``mismatch(fraction, rtol, atol)``, ``exact()``, ``bound(allowed, words)`` (every
-        element within ``allowed(ref, *inputs, **named)``, a tensor of allowed absolute errors:
-        a tolerance that depends on the inputs), or a callable ``check(out, ref, **named) ->
-        None | "reason"``; one rule for every output, a list (by output), or a
-        dict ``{output index or parameter name: rule}``.  Default: ``tolerance(1e-2, 1e-2)`` for float
-        outputs (``steps(1)`` for fp8 ones, unless rtol/atol are given), ``exact()`` for integer and bool outputs.  Records and reports name the rule
-        that judged each output.
+    check: how each output is judged: ``tolerance(rtol, atol)``, ``steps(k)`` (within k
+        representable values of the output dtype), ``similarity(max_diff=1e-3)`` or
+        ``similarity(min_cosine=...)``, ``mismatch(fraction, rtol, atol)``, ``exact()``,
+        ``bound(allowed, words)`` (allowed absolute errors computed from the inputs), or a
+        callable ``check(out, ref, **named) -> None | "reason"``; one rule, a list (by output)
+        or a dict ``{output index or parameter name: rule}``.  Default: ``tolerance(1e-2,
+        1e-2)`` for floats (``steps(1)`` for fp8 unless rtol/atol are given), ``exact()`` for
+        integers and bool.  Records and reports name the rule that judged each output.
     rtol, atol: shorthand for ``check=tolerance(rtol, atol)`` on the float outputs.
-    vendor: ``vendor(*inputs, **named) -> output(s)``: a vendor-library item per problem,
-        timed beside the kernels (its ratio is in the summary) and checked like a kernel; one
-        that names ``out`` gets the outputs tlbench allocated and writes them in place
-        (nothing allocated in its timed call).  Per body dialect: ``{"cuda": f, "ascend": g}``;
-        several libraries, each its own item ``<problem_id>-<library>``: ``{"cuda":
-        {"sdpa_flash": f, "sdpa_cudnn": g}}`` (harness/sweep_api/vendors.py).
-        ``vendor_label``: its name in reports: words, a callable given what the vendor call
-        is given (words that depend on what this torch can do), or a dict by library.
-    vendor_check: False keeps the vendor item as a speed reference only (e.g. dense cuBLAS
-        beside a block-sparse kernel): never judged, labelled "speed reference, not checked"
-        in its record (``check.checked`` false), the table and the summary.
-    flops, bytes_moved: ``(**named) -> int``: TFLOP/s, GB/s and the roofline; a memory-bound
-        kernel reads as % of the device's memory bandwidth.
-    footprint: ``(**named) -> {scope: bytes}`` (or ``{scope: (needed, minimum)}``, or ``{scope:
-        {"bytes": n, "minimum": m, "buffers": ["A_shared 3 x 16384 B"], "variant": "simt"}}``):
-        the on-chip budget checked before compiling, per ``dialect`` (the scopes are the
-        backend's: ``shared.dyn`` on NVIDIA; ``shared.l1``, ``shared.l0c``, ``shared.ub`` on
-        Ascend); without it the compiled kernel's buffers are checked after lowering.
+    vendor: ``vendor(*inputs, **named) -> output(s)``: a vendor-library item per problem, timed
+        beside the kernels (its ratio is in the summary) and checked like one; one that names
+        ``out`` writes the outputs tlbench allocated in place.  Per body dialect: ``{"cuda": f,
+        "ascend": g}``; several libraries, each its own item ``<problem_id>-<library>``:
+        ``{"cuda": {"sdpa_flash": f, "sdpa_cudnn": g}}``.  ``vendor_label``: its name in
+        reports: words, a callable given what the vendor call is given, or a dict by library.
+    vendor_check: False keeps the vendor item a speed reference only (dense cuBLAS beside a
+        block-sparse kernel): never judged (``check.checked`` false), labelled "speed
+        reference, not checked".
+    flops, bytes_moved: ``(**named) -> int``: TFLOP/s, GB/s and the roofline (a memory-bound
+        kernel reads as % of the device's memory bandwidth).
+    footprint: ``(**named) -> {scope: bytes}`` (or ``(needed, minimum)``, or ``{"bytes": n,
+        "minimum": m, "buffers": ["A_shared 3 x 16384 B"], "variant": "simt"}``): the on-chip
+        budget checked before compiling, per ``dialect`` (``shared.dyn`` on NVIDIA;
+        ``shared.l1``, ``shared.l0c``, ``shared.ub`` on Ascend); without it the compiled
+        kernel's buffers are checked after lowering.
     validate: ``(**named) -> None | "reason"``: a config the body cannot build is skipped as
-        ``invalid: <reason>`` before compiling; return ``pruned(reason)`` (from tlbench) for a
-        prediction of what the compiler would refuse (a size the tile does not divide):
-        skipped as ``pruned (divisibility): <reason>``.
+        ``invalid: <reason>``; ``pruned(reason)`` (from tlbench) predicts a compiler refusal (a
+        size the tile does not divide): ``pruned (divisibility): <reason>``.
     mma_tiles: ``(**named) -> [(M, N), ...]``: the output tiles of the body's ``T.gemm`` calls;
-        a backend that can tell (NVIDIA: each warp owns a multiple of 16 rows and 8 columns,
-        warp groups of 4 on Hopper) skips a config whose ``threads`` cannot partition them
-        (``pruned (warp-partition)``), before compiling.
-    body_modules: modules whose source is the body besides the factory's file and the user code
-        it imports (followed for the kernel hash; tlbench and installed packages are not):
-        dotted names or ``.py`` paths, a list or ``(**named) -> list`` per case; e.g. a body
-        that lives in an installed package.  Their source keys every cache of a built kernel
-        and is the record's ``kernel_hash``.
-    pass_configs: tilelang pass configs on top of the jit's (both backends' lowering): a dict,
-        or ``(**named) -> dict`` per case (e.g. a ``fast_math`` axis that turns on
-        ``tl.enable_fast_math`` where ``dialect == "cuda"``).
-    problem_id, config_id, problem_label, config_label, loop_trips: the suite's own words,
-        where it gives them: ``problem_id(**sizes) -> str`` and ``config_id(**axes) -> str``
-        are the ids (a suite whose records already have a history keeps its ids);
-        ``problem_label(**sizes)`` a report's heading of the problem, ``config_label(**axes)``
-        the config without its pipeline depth (a stage report's row), ``loop_trips(**sizes,
-        **axes) -> int`` the pipelined loop's steps in one block.  They get the constants they
-        name, never ``dialect`` (ids never depend on the backend).  Records keep what they
-        said, so every report reads them without the suite.
+        a backend that can tell skips a config whose ``threads`` cannot partition them among
+        its warps (``pruned (warp-partition)``), before compiling.
+    body_modules: modules whose source is the body besides the factory's file and the user
+        code it imports (tlbench and installed packages are not followed): dotted names or
+        ``.py`` paths, a list or ``(**named) -> list``; their source is in the ``kernel_hash``.
+    pass_configs: tilelang pass configs on top of the jit's: a dict, or ``(**named) -> dict``
+        (e.g. ``tl.enable_fast_math`` where ``dialect == "cuda"``).
+    problem_id, config_id, problem_label, config_label, loop_trips: the suite's own words:
+        ``problem_id(**sizes) -> str`` and ``config_id(**axes) -> str`` the ids (keep a
+        history's); ``problem_label(**sizes)`` a report's heading, ``config_label(**axes)`` the
+        config without its pipeline depth, ``loop_trips(**sizes, **axes) -> int`` the
+        pipelined loop's steps in one block.  They get the constants they name, never
+        ``dialect``; records keep what they said.
     smoke, quick: the sizes of those scopes (``quick=()`` keeps the suite out of the quick
         scope).  Scopes (``--tlbench-scope``): ``smoke`` runs the ``smoke`` sizes (else the
         first of ``sizes``); ``full`` runs the smoke sizes then every size; ``quick`` (the
         default) runs the ``quick`` sizes, and without ``quick=`` the same as ``full``.
-        Every scope crosses its sizes with every config, or with its own configs:
-    smoke_configs, quick_configs: the configs of those scopes (default: every config); a
-        list, or one per dialect (a dialect they do not name has no configs in that scope).
+    smoke_configs, quick_configs: those scopes' configs (default: every config); a list, or
+        one per dialect (a dialect they do not name has none there).
     kinds: the measure kinds this suite makes items for (``compile``, ``device``).
     backends: the backends it runs on (None: every selected one).
     description: one line for the run's records.
     sweep_name: the sweep's name in the run's records (``tlbench.sweeps``; default ``name``).
     best_configs: a results/best_configs.json that ``--tlbench-autotune`` writes: the next run
-        also times each problem's recorded winner as its own case, labelled ``best``
-        (``<problem_id>-best-<config_id>``).
-    probe_inert_keys: at collection, lower pairs of configs that differ in one axis and name
-        the axes that do not change the generated kernel.
+        also times each problem's winner as case ``<problem_id>-best-<config_id>``.
+    probe_inert_keys: at collection, lower configs that differ in one axis and name the axes
+        that do not change the generated kernel.
     module: the suite module's name (default: the caller's), how worker processes find it.
 
-    Every callable (inputs, reference, vendor, check, flops, bytes_moved, footprint,
-    validate, mma_tiles, pass_configs) receives exactly the sizes, axes, constants and
-    ``dialect`` it names as keyword arguments (``inputs`` also ``device``); reference, vendor
-    and check get tensors positionally first.  Any callable may be a ``"module:function"``
-    string, imported where first used (beside the suite file), so collecting the suite
-    imports neither torch nor tilelang.
+    Every callable receives exactly the sizes, axes, constants and ``dialect`` it names as
+    keyword arguments (``inputs`` also ``device``); reference, vendor and check get tensors
+    positionally first.  Any callable may be a ``"module:function"`` string, imported where
+    first used (beside the suite file).
 
-    Before anything compiles - at collection, and with ``tlbench check PATH`` - a preflight
-    runs each body's first config (of those ``validate`` keeps) at the smoke size on CPU torch: it traces the factory,
-    calls inputs, reference, vendor (and check, flops, bytes_moved, footprint, validate),
-    matches every name they take against the sizes, axes and constants (a misspelled axis
-    says "did you mean"), compares the inputs and the reference's outputs with the kernel's
-    signature (count, shapes, dtypes), poisons the outputs as on the device and asserts the
-    rule of each output rejects the poison.  A problem that fails it fails its items with
-    one line naming the callable, the problem and the fix; nothing of it compiles.
+    Before anything compiles (at collection, and with ``tlbench check PATH``) a preflight runs
+    each body's first config that ``validate`` keeps at the smoke size on CPU torch: it traces
+    the body, calls every callable, matches the names they take against the sizes, axes and
+    constants ("did you mean"), compares the inputs and the reference's outputs with the
+    kernel's signature and asserts each output's rule rejects the poison.  A problem that fails
+    it fails its items with one line naming the callable, the problem and the fix.
     """
     if not isinstance(name, str) or not NAME.match(name):
         raise ValueError(f"kernel_sweep: name {name!r} must be a letter then letters, digits or _ (it starts every case id)")
@@ -266,7 +223,8 @@ def kernel_sweep(
     family.scope_configs = {scope: table for scope, given in (("smoke", smoke_configs), ("quick", quick_configs))
                             if (table := scope_configs(family, given, scope, bodies)) is not None}
     every_config = [c for table in (by_dialect, *family.scope_configs.values()) for cs in table.values() for c in cs]
-    every_size = set().union(*map(set, problems_sizes), *map(set, size_list(smoke, "smoke")), *map(set, size_list(quick or [], "quick")))
+    smoke_sizes, quick_sizes = size_list(smoke, "smoke"), size_list(quick, "quick")
+    every_size = set().union(*map(set, [*problems_sizes, *smoke_sizes, *quick_sizes]))
     every_axis = set().union(*(set(c.values) for c in every_config))
     for what, overlap in (("a size and an axis", every_size & every_axis), ("a constant and a size", set(constants) & every_size),
                           ("a constant and an axis", set(constants) & every_axis)):
@@ -276,37 +234,26 @@ def kernel_sweep(
         if reserved in every_size | every_axis | set(constants):
             raise ValueError(f"kernel_sweep: {reserved!r} is passed by tlbench itself; name your size, axis or constant otherwise")
     problems = [family.problem(s) for s in problems_sizes]
-    smoke_problems = [family.problem(s) for s in size_list(smoke, "smoke")]
-    quick_problems = None if quick is None else [family.problem(s) for s in size_list(quick, "quick")]
+    smoke_problems = [family.problem(s) for s in smoke_sizes]
+    quick_problems = None if quick is None else [family.problem(s) for s in quick_sizes]
     family.problem_ids = tuple(p.problem_id for p in [*problems, *smoke_problems, *(quick_problems or [])])
     family.problems = tuple(dict.fromkeys([*smoke_problems, *problems, *(quick_problems or [])]))
     family.smoke_problems = tuple(smoke_problems or problems[:1])
     common = by_dialect.get(ANY_DIALECT)
     n_configs = len(common) if common is not None else max(len(v) for v in by_dialect.values())
     return GenericSweep(
-        name=sweep_name or name,
-        problems=problems,
-        configs=common if common is not None else [],
-        smoke_problems=smoke_problems,
-        quick_problems=quick_problems,
-        vendor=bool(family.vendors),
+        name=sweep_name or name, problems=problems, configs=common if common is not None else [],
+        smoke_problems=smoke_problems, quick_problems=quick_problems, vendor=bool(family.vendors),
         description=description or f"{name}: {n_configs} config(s) over {len(problems)} problem(s)",
-        kinds=tuple(kinds),
-        backends=backends,
-        best_configs=best_configs,
-        probe_inert_keys=bool(probe_inert_keys),
-        family=family,
+        kinds=tuple(kinds), backends=backends, best_configs=best_configs,
+        probe_inert_keys=bool(probe_inert_keys), family=family,
     )
 
 
-def _declaring_module(frame: Any) -> dict[str, Any]:
-    """The globals of the module whose import runs this declaration: the innermost module-level
-    frame, so a suite that builds its ``SWEEP`` through a helper function (of its own or of
-    another module) is found again in a worker by that suite, which holds the ``SWEEP``; the
-    caller's own globals where no module is being imported."""
+def _declaring_module(frame: Any) -> Mapping[str, Any]:
+    """The globals of the innermost module-level frame (a ``SWEEP`` built through a helper is found
+    again by the suite that holds it); the caller's own where no module is being imported."""
     walk = frame
-    while walk is not None:
-        if walk.f_code.co_name == "<module>":
-            return walk.f_globals
+    while walk is not None and walk.f_code.co_name != "<module>":
         walk = walk.f_back
-    return frame.f_globals
+    return (walk or frame).f_globals

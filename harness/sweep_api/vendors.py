@@ -1,25 +1,12 @@
 """A suite's vendor items: the vendor library calls timed beside its kernels, per body dialect.
 
-Contract: ``VendorTable.of(vendor, label)`` reads ``kernel_sweep``'s ``vendor=`` /
-``vendor_label=``:
-- ``vendor``: one callable (or ``"module:attribute"``): one vendor item per problem on every
-  backend, id ``<problem_id>-vendor``; or a dict keyed by body dialect (``"cuda"``,
-  ``"ascend"``, ``"*"`` for any other) whose values are such a callable, or a dict of named
-  libraries ``{"sdpa_flash": f, "sdpa_cudnn": g}``: one item per library, id
-  ``<problem_id>-<library>``, in declaration order (torch SDPA's kernels, each its own item, so
-  the results say which ran and which torch refused); a dialect the dict does not name has no
-  vendor item.
-- ``label``: the item's words in every report: a string, a callable receiving what the vendor
-  call receives (for words that depend on what this torch can do; called once per problem,
-  where the item is built), or a dict by library of those; default ``<module>.<function>``.
-- A vendor call receives the inputs positionally, then the sizes, constants, ``dialect`` and
-  the axes the inputs were made from that it names; one that names ``out`` is also handed the
-  outputs tlbench allocated (the tensor, or a tuple of them for several outputs) and writes
-  them in place (``torch.matmul(A, B.T, out=out)``: its timed call allocates nothing); any
-  other returns its output(s), which tlbench copies into the outputs for the check, outside
-  the timed call.
-``libraries(dialect)`` lists a dialect's items (None: the unnamed one); ``call(...)`` returns the
-item's callable and label (``GenericFamily.vendor_call``).
+Contract: ``VendorTable.of(vendor, label)`` reads ``kernel_sweep``'s ``vendor=`` / ``vendor_label=``
+(its docstring says what they take; a bad value raises naming it): one callable for every
+dialect (id ``<problem_id>-vendor``), or a dict by dialect of a callable or of named libraries
+(id ``<problem_id>-<library>``, in declaration order).  ``libraries(dialect)`` lists a dialect's
+items (None: the unnamed one); ``vendor_run(...)`` returns an item's callable and label: a call
+that names ``out`` writes the outputs in place, any other's output is copied into them for the
+check, outside the timed call.
 """
 
 from __future__ import annotations
@@ -90,9 +77,7 @@ class VendorTable:
         return bool(self.by_dialect)
 
     def entries(self, dialect: str | None) -> Mapping[str | None, Any]:
-        if dialect is not None and dialect in self.by_dialect:
-            return self.by_dialect[dialect]
-        return self.by_dialect.get(ANY_DIALECT, {})
+        return self.by_dialect.get(dialect, self.by_dialect.get(ANY_DIALECT, {}))
 
     def libraries(self, dialect: str | None) -> list[str | None]:
         return list(self.entries(dialect))

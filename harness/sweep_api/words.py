@@ -1,28 +1,17 @@
 """The words a suite gives its kernel's cases: ids, labels, the loop's trip count.
 
-Contract: ``CaseWords`` holds a suite's optional formatters (``kernel_sweep``'s ``problem_id=``,
-``config_id=``, ``problem_label=``, ``config_label=``, ``loop_trips=``; each a callable or a
-``"module:attribute"``), and answers for a family with the derived words of
-harness/core/described.py where the suite gives none:
-- ``problem_id(family, problem)`` / ``config_id(family, config)``: the ids (history keys, so a
-  built-in suite keeps the ids its records were written under); a formatter receives the
-  sizes (resp. the axes) and the constants it names, never the ``dialect`` (ids never depend
-  on the backend);
-- ``problem_label`` (a report's heading of the problem), ``config_label`` (the config without
-  its pipeline depth: a stage report's row; ``stage(...)`` is its place on the depth axis),
-  ``loop_trips`` (the pipelined loop's steps in one block, sizes and axes: the stage report's
-  fallback where the compiler's plan has no trip count);
-- ``record_words(family, problem, config)``: what the suite worded, as a record's
-  ``described_as`` dict (harness/core/described.py ``Words``), so readers without the suite say
-  the same; {} where the suite words nothing.
-A formatter that raises, or returns other than a non-empty string (an int or None for
-``loop_trips``), is a ``ValueError`` naming it and the values.
+Contract: ``CaseWords`` holds ``kernel_sweep``'s optional ``problem_id=``, ``config_id=``,
+``problem_label=``, ``config_label=`` and ``loop_trips=`` and answers for a family, with
+harness/core/described.py's derived words where the suite gives none.  A formatter gets the
+values and the constants it names, never ``dialect``; one that raises or returns other than a
+non-empty string (an int or None for ``loop_trips``) is a ``ValueError`` naming it.
+``record_words`` is what the suite worded, as a record's ``described_as`` dict ({} for none).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from ..core.described import StageFacts, Words, derived_config_id, derived_problem_id, problem_label, stage_facts
 
@@ -36,7 +25,7 @@ class CaseWords:
     config_label: Any = None
     loop_trips: Any = None
 
-    def given(self) -> dict[str, Any]:
+    def given(self) -> dict[str, Callable[..., Any] | str]:
         return {k: v for k, v in vars(self).items() if v is not None}
 
     def _say(self, family: Any, what: str, values: Mapping[str, Any], kind: type = str) -> Any:

@@ -1,41 +1,23 @@
 """A user's kernel body turned into a PrimFunc, with what tilelang's jit wrapper says about it.
 
-Contract: a body is what upstream writes, as it is:
-- a ``@tilelang.jit`` function (eager: ``T.const`` sizes and ``T.empty`` outputs; or lazy: it
-  returns a ``@T.prim_func``; under ``@tilelang.autotune`` too: its jit is used and tlbench
-  sweeps the axes): tlbench takes ``get_tir(**kwargs)``, never a compiled kernel;
-- a plain function returning a PrimFunc, or returning what a ``@tilelang.jit`` call returns
-  (upstream Ascend examples: ``return _build()``): the jit call made inside the function is
-  answered with its PrimFunc (``get_tir``) instead of a compiled kernel, so no device
-  compiler (bisheng, nvcc) is needed to take it; a compiled ``JITKernel`` it returns anyway
-  gives its ``prim_func``;
-- a PrimFunc, or a compiled ``JITKernel`` object (its ``prim_func``): taken as it is; the
-  sizes and axes do not reach it.
-``built(factory, values) -> Built``: the PrimFunc for ``values`` (the factory receives the
-entries it takes: see ``factory_kwargs``), every output a caller-allocated parameter
-(tilelang's ``tilelang_out_idx`` attribute dropped: tlbench allocates outputs once, outside
-the timed call, so a timed call is the kernel alone), and the ``pass_configs`` / ``target``
-of the jit that made it.  ``prim_func(factory, kwargs)`` is its PrimFunc.
-``factory_takes(factory) -> FactoryTakes``: the names the factory takes (an eager jit also
-takes its ``T.const`` names, known once traced: ``const_names``).  ``jit_options(factory)``
-returns the outer jit's ``pass_configs`` and ``target`` (empty / None for a plain function);
-``bound_values(func, made, sizes)``: the values of the kernel's symbolic dimensions, read off
-the shapes of ``made`` (what ``inputs()`` returned), then from the sizes of the same name
-(backends/symbolic_shapes.py); ``output_specs(func, made, sizes)``: (name, shape, dtype) of
-each parameter after ``made``, bound so; ``parameter_specs(func, values)`` every parameter's;
-the kernel stays as written, symbolic dimensions included (one binary for every value);
-``source_file(factory)`` the file that defines the body (its hash keys every cache of a
-built kernel; None where an object has none).  tilelang is imported only where a factory is
-called.
+Contract: a body is a ``@tilelang.jit`` function (eager or lazy; under ``@tilelang.autotune``
+its jit is used), a plain function returning a PrimFunc or a jit call (that call answers with
+its PrimFunc, so no device compiler is needed), a PrimFunc, or a compiled ``JITKernel`` (its
+``prim_func``; sizes and axes do not reach those two).  ``built(factory, values) -> Built``: the
+PrimFunc for ``values`` (the factory receives the names it takes: ``factory_kwargs``), with
+``tilelang_out_idx`` dropped (tlbench allocates outputs outside the timed call), and the
+``JitOptions`` of the jit that made it; a non-PrimFunc result raises ``TypeError``.
+``output_specs`` / ``parameter_specs`` give (name, shape, dtype) with symbolic dimensions
+bound (``bound_values``).  tilelang is imported only where a factory is called.
 """
 
 from __future__ import annotations
 
 import inspect
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 from ....harness.sweep_api.callables import Takes
 
@@ -99,16 +81,19 @@ def factory_name(factory: Any) -> str:
     return getattr(function, "__qualname__", getattr(function, "__name__", repr(factory)))
 
 
-def _options_of(jit: Any | None) -> dict[str, Any]:
-    if jit is None:
-        return {"pass_configs": {}, "target": None}
+class JitOptions(NamedTuple):
+    pass_configs: Mapping[str, Any]  # tilelang pass-config key -> value
+    target: str | None  # None: the backend's own
+
+
+def _options_of(jit: Any | None) -> JitOptions:
     target = getattr(jit, "target", None)
-    return {"pass_configs": dict(getattr(jit, "pass_configs", None) or {}),
-            "target": None if target in (None, "auto") else str(target)}
+    return JitOptions(dict(getattr(jit, "pass_configs", None) or {}),
+                      None if target in (None, "auto") else str(target))
 
 
-def jit_options(factory: Any) -> dict[str, Any]:
-    """``{"pass_configs": {...}, "target": ...}`` as the factory's own jit wrapper declares them."""
+def jit_options(factory: Any) -> JitOptions:
+    """The pass configs and target the factory's own jit wrapper declares."""
     return _options_of(_jit(factory))
 
 
@@ -176,12 +161,11 @@ def factory_kwargs(factory: Any, values: Mapping[str, Any]) -> dict[str, Any]:
     return facts.takes.by_keyword(values)
 
 
-@dataclass
-class _Captured:
+class _Captured(NamedTuple):
     """What a jit call inside a plain factory returned while tlbench was taking its PrimFunc."""
 
     func: Any
-    jit: Any = field(repr=False)
+    jit: Any
 
 
 def _install_capture() -> None:
@@ -206,7 +190,7 @@ def _install_capture() -> None:
 @dataclass(frozen=True)
 class Built:
     func: Any  # the PrimFunc, outputs as parameters
-    options: Mapping[str, Any]  # pass_configs / target of the jit that made it
+    options: JitOptions  # of the jit that made it
 
 
 def built(factory: Any, values: Mapping[str, Any]) -> Built:
@@ -242,24 +226,14 @@ def built(factory: Any, values: Mapping[str, Any]) -> Built:
     return Built(func, options)
 
 
-def prim_func(factory: Any, kwargs: Mapping[str, Any]) -> Any:
-    """The factory's PrimFunc for ``kwargs``, every output a parameter the caller allocates."""
-    return built(factory, kwargs).func
-
-
 def parameter_specs(func: Any, values: Mapping[str, Any] | None = None) -> list[tuple[str, tuple[int, ...], str]]:
     """(name, shape, dtype) of each parameter of a PrimFunc, in order, symbolic dimensions
     bound from ``values``; a dimension left symbolic raises, naming the parameter and the name."""
     from ...symbolic_shapes import concrete_shape
 
-    specs = []
-    for param in func.params:
-        buffer = func.buffer_map.get(param)
-        if buffer is None:
-            specs.append((str(param.name), (), str(param.dtype)))
-            continue
-        specs.append((str(buffer.name), concrete_shape(buffer, values or {}, "parameter"), str(buffer.dtype)))
-    return specs
+    return [(str(param.name), (), str(param.dtype)) if (buffer := func.buffer_map.get(param)) is None
+            else (str(buffer.name), concrete_shape(buffer, values or {}, "parameter"), str(buffer.dtype))
+            for param in func.params]
 
 
 def bound_values(func: Any, made: Sequence[Any], sizes: Mapping[str, Any]) -> dict[str, int]:
@@ -272,11 +246,9 @@ def bound_values(func: Any, made: Sequence[Any], sizes: Mapping[str, Any]) -> di
         raise ValueError(f"inputs() made {len(made)} arguments, the kernel takes {len(func.params)}")
     values = bind_arguments(func, made)
     for name, value in sizes.items():
-        if name in values and isinstance(value, int) and not isinstance(value, bool) and values[name] != value:
+        if isinstance(value, int) and not isinstance(value, bool) and values.setdefault(name, value) != value:
             raise ValueError(f"symbolic dimension {name} is {values[name]} in the tensors inputs() made, "
                              f"but sizes say {name}={value}")
-        if isinstance(value, int) and not isinstance(value, bool):
-            values.setdefault(name, value)
     return values
 
 

@@ -1,37 +1,33 @@
-"""Each check rule's judging of one output against its reference, with torch.
+"""Each built-in check rule's judging of one output against its reference, with torch.
 
-Contract: ``judge(rule, out, ref) -> Verdict`` (torch tensors: ``out`` the kernel's output,
-``ref`` the reference's answer for it, same number of elements) for every built-in rule of
-harness/sweep_api/rules.py (which says what each rule accepts; ``rule.judge(out, ref)`` comes
-here through the runtime, harness/sweep_api/runtime.py).  Every rule fails an element that still
-holds its poison (backends/output_poison.py), and words its counts with ``aside``
-(backends/kernels/generic/output_errors.py).  torch is imported inside the judging only.
+Contract: ``judge(rule, out, ref) -> Verdict`` for every built-in rule of harness/sweep_api/
+rules.py (``out`` the kernel's output, ``ref`` the reference's answer, same number of elements).
+Every rule fails an element that still holds its poison and words its counts with ``aside``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .output_errors import Verdict, aside, as_float, errors, step_distance, steps_would_accept, unwritten
+from .output_errors import Verdict, aside, as_float, errors, step_distance, steps_would_accept
+from ...output_poison import poisoned
 from ....harness.sweep_api.rules import MANY_STEPS
 
 
 def _tolerance(rule: Any, out: Any, ref: Any) -> Verdict:
     e = errors(as_float(out), ref)
-    held = unwritten(out).reshape(e.err.shape)
+    held = poisoned(out).reshape(e.err.shape)
     bad = ~(e.err <= rule.atol + rule.rtol * e.want.abs()) | e.non_finite | held
     count = int(bad.sum())
-    detail = ""
-    if count:
-        detail = (f"{count} of {out.numel()} outside atol {rule.atol:g} + rtol {rule.rtol:g} * |ref|"
-                  + aside(e.non_finite_count, int(held.sum())) + steps_would_accept(out, ref, bad))
+    detail = (f"{count} of {out.numel()} outside atol {rule.atol:g} + rtol {rule.rtol:g} * |ref|"
+              + aside(e.non_finite_count, int(held.sum())) + steps_would_accept(out, ref, bad)) if count else ""
     return Verdict(count == 0, count, out.numel(), e.max_abs, e.max_rel, detail, e.non_finite_count)
 
 
 def _exact(rule: Any, out: Any, ref: Any) -> Verdict:
     import torch
 
-    held = unwritten(out)
+    held = poisoned(out)
     if out.dtype == torch.bool:
         got, want = out.view(torch.uint8).long(), ref.bool().long()
     elif out.dtype.is_floating_point:
@@ -55,7 +51,7 @@ def _steps(rule: Any, out: Any, ref: Any) -> Verdict:
     if count:
         detail = f"{count} of {out.numel()} more than {rule.k} representable {out.dtype} value(s) from the reference"
         detail += f", worst {worst_steps} steps" if worst_steps >= 0 else ""
-        detail += aside(int(non_finite.sum()), int(unwritten(out).sum()))
+        detail += aside(int(non_finite.sum()), int(poisoned(out).sum()))
         if worst_steps >= max(MANY_STEPS, 2 * rule.k + 1):  # an fp32 sum in another order, rounded: several steps off
             detail += "; a reduction summed in another order than the reference's lands this far: judge it with similarity()"
     return Verdict(count == 0, count, out.numel(), e.max_abs, e.max_rel, detail, int(non_finite.sum()))
@@ -64,7 +60,7 @@ def _steps(rule: Any, out: Any, ref: Any) -> Verdict:
 def _similarity(rule: Any, out: Any, ref: Any) -> Verdict:
     x, y = as_float(out).double().reshape(-1), ref.double().reshape(-1)
     e = errors(x, y)
-    held = int(unwritten(out).sum())
+    held = int(poisoned(out).sum())
     if rule.min_cosine is not None:
         norms = float(x.norm() * y.norm())
         value = float((x * y).sum()) / norms if norms > 0 else (1.0 if float(x.abs().sum() + y.abs().sum()) == 0 else 0.0)
@@ -83,14 +79,12 @@ def _similarity(rule: Any, out: Any, ref: Any) -> Verdict:
 def _mismatch(rule: Any, out: Any, ref: Any) -> Verdict:
     e = errors(as_float(out), ref)
     count = int((~(e.err <= rule.atol + rule.rtol * e.want.abs()) | e.non_finite).sum())
-    held = int(unwritten(out).sum())
+    held = int(poisoned(out).sum())
     ok = count <= rule.fraction * out.numel() and held == 0
-    detail = ""
-    if not ok:
-        allowed = ("more than" if count > rule.fraction * out.numel() else "within") + f" the {rule.fraction:g} allowed"
-        detail = (f"{count} of {out.numel()} ({count / max(out.numel(), 1):.3g}) outside atol {rule.atol:g} + rtol "
-                  f"{rule.rtol:g} * |ref|, {allowed}" + (", but none may hold the poison" if held else "")
-                  + aside(e.non_finite_count, held))
+    allowed = ("more than" if count > rule.fraction * out.numel() else "within") + f" the {rule.fraction:g} allowed"
+    detail = "" if ok else (f"{count} of {out.numel()} ({count / max(out.numel(), 1):.3g}) outside atol {rule.atol:g} + "
+                            f"rtol {rule.rtol:g} * |ref|, {allowed}" + (", but none may hold the poison" if held else "")
+                            + aside(e.non_finite_count, held))
     return Verdict(ok, count, out.numel(), e.max_abs, e.max_rel, detail, e.non_finite_count)
 
 
@@ -101,7 +95,7 @@ def _within(rule: Any, out: Any, ref: Any) -> Verdict:
     allowed = torch.as_tensor(rule.allowed, device=e.err.device).double()
     if allowed.numel() > 1:  # as large as the output; a spot check judges a prefix of it
         allowed = allowed.reshape(-1)[: e.err.numel()].reshape(e.err.shape)
-    held = unwritten(out).reshape(e.err.shape)
+    held = poisoned(out).reshape(e.err.shape)
     count = int((~(e.err <= allowed) | e.non_finite | held).sum())
     detail = f"{count} of {out.numel()} outside the bound {rule.words}" + aside(e.non_finite_count, int(held.sum())) if count else ""
     return Verdict(count == 0, count, out.numel(), e.max_abs, e.max_rel, detail, e.non_finite_count)

@@ -1,21 +1,11 @@
 """How far one output is from its reference, element by element: what every check rule reports.
 
-Contract: ``Verdict`` is what a rule's ``judge`` returns (backends/kernels/generic/judges.py):
-``ok``, ``mismatched`` (elements the rule failed), ``total``, ``max_abs_err`` / ``max_rel_err``
-(the largest error over the elements where the output and the reference are both finite; NaN
-when there is no such element), ``non_finite`` (elements where the output or the reference is
-NaN or infinite and the two are not the same infinity: NaN where the reference is finite, an
-infinity where it is finite, a finite value or the other infinity where it is infinite, NaN
-against NaN: NaN never matches, as NaN is the float poison) and ``detail`` (why it failed, in
-words; empty when ok).  ``errors(out, ref)`` measures one output (torch tensors, float64):
-``err`` is ``|out - ref|``, 0 where both hold the same infinity, NaN or infinite where
-``non_finite``; the rules that compare ``err`` with an allowed error fail the ``non_finite``
-elements outright (an infinite reference allows an infinite error: ``|-inf - inf|`` is within
-``atol + rtol * |inf|``), so a non-finite element passes only where the reference holds the
-same infinity.  ``aside(non_finite, held)`` words the counts the same way for every
-rule: ``(3 non-finite; 2 still hold the poison value: never written?)``.  ``ordered(t)`` is each
-element's position on its dtype's number line (``steps``), ``step_distance(out, ref)`` each
-element's distance on it; ``steps_would_accept(out, ref, bad)`` words how many of a failed
+Contract: ``Verdict`` is what a rule's ``judge`` returns.  ``errors(out, ref)`` measures one
+output in float64: ``err`` is ``|out - ref|`` (0 where both hold the same infinity) and
+``non_finite`` masks elements where either side is NaN or infinite and they are not the same
+infinity (NaN never matches: it is the float poison); the rules fail those outright.
+``aside`` words those counts alike for every rule; ``step_distance`` is each element's distance
+in representable values of the output's dtype; ``steps_would_accept`` words how many of a failed
 tolerance's elements ``steps(1)`` would accept.  torch is imported inside only.
 """
 
@@ -25,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ....harness.sweep_api.rules import MANY_STEPS, STEP_DTYPES
+from ...output_poison import poisoned
 
 
 @dataclass(frozen=True)
@@ -81,13 +72,6 @@ def as_float(out: Any) -> Any:
     return out.float() if out.element_size() == 1 else out
 
 
-def unwritten(out: Any) -> Any:
-    """Mask of the elements that still hold the poison (backends/output_poison.py)."""
-    from ...output_poison import poisoned
-
-    return poisoned(out)
-
-
 def ordered(t: Any) -> Any:
     """Each element's position on its dtype's number line, as int64: adjacent representable
     values differ by 1 (sign-magnitude bits folded so that -0 and +0 are both 0)."""
@@ -96,14 +80,8 @@ def ordered(t: Any) -> Any:
     bits = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[t.element_size()]
     raw = t.contiguous().view(bits).long()
     width = 8 * t.element_size()
-    if width < 64:
-        raw = raw & ((1 << width) - 1)  # unsigned pattern
-        sign = 1 << (width - 1)
-        magnitude = raw & (sign - 1)
-        return torch.where(raw & sign != 0, -magnitude, magnitude)
-    sign = raw < 0
-    magnitude = raw & ((1 << 63) - 1)
-    return torch.where(sign, -magnitude, magnitude)
+    magnitude = raw & ((1 << (width - 1)) - 1)
+    return torch.where((raw >> (width - 1)) & 1 != 0, -magnitude, magnitude)
 
 
 def step_distance(out: Any, ref: Any) -> tuple[Any, Any]:
@@ -121,7 +99,7 @@ def steps_would_accept(out: Any, ref: Any, bad: Any) -> str:
     if str(out.dtype).removeprefix("torch.") not in STEP_DTYPES:
         return ""
     distance, non_finite = step_distance(out, ref)
-    failing = distance[bad.reshape(distance.shape) & ~non_finite & ~unwritten(out).reshape(distance.shape)]
+    failing = distance[bad.reshape(distance.shape) & ~non_finite & ~poisoned(out).reshape(distance.shape)]
     if not failing.numel():
         return ""
     within_one, worst, count = int((failing <= 1).sum()), int(failing.max()), int(bad.sum())

@@ -1,48 +1,31 @@
 """The preflight: a user's kernel suite checked on CPU torch, before anything compiles.
 
 Contract: ``preflight(family, problem, dialect, device_memory) -> (failures, notes)``: one line
-per finding, each naming the callable, the problem and the fix.  Run once per dialect and kept
-on the family (``family.memo``); ``failures`` are those of the whole sweep plus those of
-``problem``, which is also checked at its own size on torch's meta device, once (shapes,
-dtypes, counts and memory against ``device_memory`` bytes, default ``DEVICE_MEMORY``:
-preflight_sizes.py).  Nothing is lowered or compiled: the body is traced (its PrimFunc taken), and the
-suite's callables run at the smoke size on CPU, the body's first config ``validate`` keeps
-there (a config it refuses - a flat ``configs=`` list holding another body's knobs - is skipped
-by the run, so nothing of it is checked: the preflight's verdict is the run's):
-- names (preflight_names.py): every name the body and the callables require is given by a size, axis, constant
-  (or ``dialect`` / ``device``), checked for every problem and config validate keeps (flops and bytes_moved
-  get no axis; reference, vendor and check only the axes inputs takes); an axis neither this
-  body nor a callable takes, or a size or constant that no body of any backend and no callable
-  takes, is an error ("did you mean");
-- tensors (preflight_tensors.py): inputs: count, shapes and dtypes against the kernel's
-  parameters (a sub-byte parameter - int4, fp4 - read as packed along its last dimension:
-  backends/dtype_sizes.py); outputs: allocated and poisoned as on the device
-  (backends/output_poison.py); the reference's answers against them (count, shapes); each
-  output's rule fits its dtype and rejects the poisoned output (an unwritten output must
-  never pass); vendor: called; its answers against the outputs, and, unless
-  ``vendor_check=False``, judged by the rules against the reference (a built-in rule judges
-  the first ``SPOT`` elements of each output here - a spot check that costs the same at any
-  smoke size; a user's check gets the whole tensors);
-- check, flops, bytes_moved, footprint, validate: called, exceptions reported.
-A callable that raises because CPU torch cannot run it (a CUDA-only op) is a note, not a
-failure: the device run will tell.  Notes also say what was not checked.
+per finding, naming the callable, the problem and the fix.  Run once per dialect and kept on the
+family (``family.memo``): the body is traced (never lowered) and the suite's callables run at the
+smoke size on CPU, with the first config ``validate`` keeps there (a config it refuses is skipped
+by the run, so it is not checked: the preflight accepts what the run accepts): names
+(preflight_names.py), tensors and rules (preflight_tensors.py), and every other callable called.
+``problem`` is also checked at its own size on torch's meta device (preflight_sizes.py, against
+``device_memory`` bytes).  A call CPU torch cannot run (a CUDA-only op) is a note, not a failure.
 """
 
 from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from ....harness.core import trace
 from ....harness.measure.outcome import traceback_of
 
 from . import factory as factories
-from ....harness.sweep_api.callables import Takes, did_you_mean, is_device_error, one_line
+from ....harness.sweep_api.callables import Takes, call_named, did_you_mean, is_device_error, one_line
 from .tensors import as_list
 from .preflight_names import NameChecks, Stop as _Stop, label_of as _label
 from .preflight_sizes import SizeChecks
-from .preflight_tensors import TensorChecks, bound_rules, user_rules
+from ....harness.sweep_api.rules import Bound, UserRule
+from .preflight_tensors import TensorChecks, rules_of
 
 DEVICE_MEMORY = 80 << 30  # bytes a problem may need on the device where the caller names none (an H100's 80 GiB)
 CPU_WORDS = ("not implemented for 'CPU'", "from the 'CPU' backend", "Torch not compiled with CUDA", "CUDA driver",
@@ -66,6 +49,10 @@ class Findings:
     def failures_for(self, problem: Any) -> list[str]:
         return [*self.sweep, *self.by_problem.get(problem, [])]
 
+    @property
+    def count(self) -> int:
+        return len(self.sweep) + sum(map(len, self.by_problem.values()))
+
 
 def preflight(family: Any, problem: Any, dialect: str, device_memory: int = DEVICE_MEMORY) -> tuple[list[str], list[str]]:
     key = ("preflight", dialect)
@@ -75,7 +62,7 @@ def preflight(family: Any, problem: Any, dialect: str, device_memory: int = DEVI
         if runner is not None:
             runner.run()
         family.memo[key], family.memo[("preflight runner", dialect)] = found, runner
-        trace.mark("preflight", kernel=family.name, dialect=dialect, failures=len(found.sweep) + sum(map(len, found.by_problem.values())))
+        trace.mark("preflight", kernel=family.name, dialect=dialect, failures=found.count)
     found, runner = family.memo[key], family.memo[("preflight runner", dialect)]
     sized = ("preflight size", dialect, problem, device_memory)  # this size's own findings, against this memory
     if sized not in family.memo:
@@ -149,9 +136,9 @@ class _Preflight(NameChecks, TensorChecks, SizeChecks):
             self.note("validate", f"it refuses every config of the {self.dialect} body: nothing of it runs, nothing was checked")
             return
         self.config = next((c for c in self.configs if not self.refused(self.problem, c)), self.configs[0])
-        before = len(self.found.sweep) + sum(map(len, self.found.by_problem.values()))
+        before = self.found.count
         self.check_names()
-        if len(self.found.sweep) + sum(map(len, self.found.by_problem.values())) > before:
+        if self.found.count > before:
             return  # a missing name: tracing and calling would only say it again
         self.ready = not self.found.sweep
         try:
@@ -161,12 +148,12 @@ class _Preflight(NameChecks, TensorChecks, SizeChecks):
             pass
         self.ready = self.ready and not self.found.sweep
 
-    cpu_only = staticmethod(lambda exc: _cpu_only(exc))
+    cpu_only = staticmethod(_cpu_only)
 
-    def _callables(self) -> dict[str, Any] | None:
+    def _callables(self) -> dict[str, Callable[..., Any]] | None:
         out = {}
         family = self.family
-        vendors = [(_vendor_label(lib), ref) for lib, ref in family.vendors.entries(self.dialect).items()]
+        vendors = [(f"vendor:{lib}" if lib else "vendor", ref) for lib, ref in family.vendors.entries(self.dialect).items()]
         labels = [(f"vendor_label{':' + lib if lib else ''}", words) for lib, words in family.vendors.labels.items()
                   if callable(words) and lib in family.vendors.entries(self.dialect)]
         words = [(f"words:{k}", v) for k, v in family.words.given().items()]
@@ -175,22 +162,17 @@ class _Preflight(NameChecks, TensorChecks, SizeChecks):
         for label, ref in (("inputs", family.inputs), ("reference", family.reference), *vendors, *labels,
                            ("flops", family.flops_of), ("bytes_moved", family.bytes_of),
                            ("footprint", family.footprint_of), ("validate", family.refusal_of),
-                           ("mma_tiles", family.mma_tiles_of), *passes, *words):
+                           ("mma_tiles", family.mma_tiles_of), *passes, *words,
+                           *((f"check#{k}", rule.function) for k, rule in enumerate(rules_of(family.check_spec, UserRule))),
+                           *((f"bound#{k}", rule.allowed) for k, rule in enumerate(rules_of(family.check_spec, Bound)))):
             if ref is None:
                 continue
             try:
-                out[label] = self.family.resolved(ref)
+                out[label] = family.resolved(ref)
             except Exception as exc:  # noqa: BLE001
-                self.fail(label, f"{ref!r} does not import: {type(exc).__name__}: {exc}", "name it as 'module:attribute' beside the suite", exc=exc)
-                return None
-        for k, rule in enumerate(user_rules(self.family.check_spec)):
-            out[f"check#{k}"] = rule.function
-        for k, rule in enumerate(bound_rules(self.family.check_spec)):
-            try:
-                out[f"bound#{k}"] = self.family.resolved(rule.allowed)
-            except Exception as exc:  # noqa: BLE001
-                self.fail("check", f"bound {rule.allowed!r} does not import: {type(exc).__name__}: {exc}",
-                          "name it as 'module:attribute' beside the suite", exc=exc)
+                bound = label.startswith("bound")
+                self.fail("check" if bound else label, f"{'bound ' if bound else ''}{ref!r} does not import: "
+                          f"{type(exc).__name__}: {exc}", "name it as 'module:attribute' beside the suite", exc=exc)
                 return None
         return out
 
@@ -203,8 +185,6 @@ class _Preflight(NameChecks, TensorChecks, SizeChecks):
         if key not in self.refusals:
             function = self.callables.get("validate")
             try:
-                from ....harness.sweep_api.callables import call_named
-
                 self.refusals[key] = function is not None and bool(call_named(function, self.family.named(problem, config, self.dialect)))
             except Exception:  # noqa: BLE001 - reported where validate is called
                 self.refusals[key] = False
@@ -215,9 +195,7 @@ class _Preflight(NameChecks, TensorChecks, SizeChecks):
         return [c for c in self.configs if not self.refused(problem, c)]
 
     # -- calls --------------------------------------------------------------------------------
-    def call(self, label: str, function: Any, values: dict[str, Any], positional: Sequence[Any] = ()) -> Any:
-        from ....harness.sweep_api.callables import call_named
-
+    def call(self, label: str, function: Any, values: Mapping[str, Any], positional: Sequence[Any] = ()) -> Any:
         takes = Takes.of(function)
         given_inputs = label.split(":")[0] in ("reference", "vendor", "vendor_label") or label.startswith("bound")
         if takes is not None and takes.too_many(len(positional)):
@@ -247,7 +225,7 @@ class _Preflight(NameChecks, TensorChecks, SizeChecks):
                       "give every name it needs as a size, axis or constant" if missing else "fix the body (tilelang's words above)", exc=exc)
             raise _Stop from None
         self.check_unused(func)
-        self.run_others(values)
+        self.run_others()
         made = self.call("inputs", self.callables["inputs"], {**values, "device": "cpu"})
         if not isinstance(made, (list, tuple)) or not all(hasattr(t, "shape") for t in made):
             self.fail("inputs", f"it returned {type(made).__name__}, not a list of tensors", "return [tensor, ...]: the kernel's leading arguments")
@@ -283,7 +261,7 @@ class _Preflight(NameChecks, TensorChecks, SizeChecks):
             with contextlib.suppress(_Stop):
                 self.check_vendor(label, made, outputs, expected, rules, specs[len(made):], answers)
 
-    def run_others(self, values: dict[str, Any]) -> None:
+    def run_others(self) -> None:
         per_problem = self.family.named(self.problem, None, self.dialect)
         for label in ("flops", "bytes_moved"):
             if label in self.callables:
@@ -296,10 +274,6 @@ class _Preflight(NameChecks, TensorChecks, SizeChecks):
                 for config in (self.all_configs if label == "validate" else self.kept(self.problem)):
                     with contextlib.suppress(_Stop):
                         self.call(label, self.callables[label], self.family.named(self.problem, config, self.dialect))
-
-
-def _vendor_label(library: str | None) -> str:
-    return f"vendor:{library}" if library else "vendor"
 
 
 def _missing_const(exc: BaseException) -> str | None:

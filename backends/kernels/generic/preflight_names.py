@@ -1,15 +1,11 @@
-"""The preflight's name checks: every name a suite's body and callables need is given, and every
-size, axis and constant the suite gives is taken by something (backends/kernels/generic/preflight.py
-runs them, before tracing or calling anything).
+"""The preflight's name checks: every name a body or callable needs is given, and every size, axis
+and constant is taken by something (backends/kernels/generic/preflight.py runs them first).
 
-Contract: ``NameChecks`` is mixed into the preflight's runner, which provides ``family``,
-``dialect``, ``body``, ``callables``, ``configs`` (those ``validate`` keeps at some problem), ``kept(problem)``
-(those it keeps there), ``found`` and ``fail(what, finding, fix, problem,
-per_problem=...)``.  ``check_names()`` reports a name a body or callable requires that no size,
-axis or constant gives (with "did you mean" from the suite's unused names); ``check_unused(func)``,
-after tracing, an axis this body and no callable takes, or a size or constant no body of any
-backend and no callable takes (a size naming a symbolic dimension, or ``dtype``, is tlbench's), and raises ``Stop`` when the sweep has a finding.  ``label_of(label,
-function)`` is how a finding names a callable.
+Contract: ``NameChecks`` is mixed into the preflight's runner (``family``, ``dialect``, ``body``,
+``callables``, ``configs``, ``kept(problem)``, ``found``, ``fail(...)``).  ``check_names()``
+reports a required name nothing gives ("did you mean"); ``check_unused(func)``, after tracing,
+an axis neither this body nor a callable takes, or a size or constant no body of any backend and
+no callable takes, and raises ``Stop`` when the sweep has a finding.
 """
 
 from __future__ import annotations
@@ -35,13 +31,9 @@ class NameChecks:
         return {n for t in takers for n in t.keyword}, any(t.var_keyword for t in takers)
 
     def unused(self, const: frozenset[str] | None, symbolic: frozenset[str] = frozenset()) -> dict[str, str]:
-        """Sizes, axes and constants nothing takes: {name: "size" | "axis" | "constant"}.  An
-        axis must be taken by this body or a callable (axes are per body: an axis a body ignores
-        only repeats its items); a size or a constant is shared by every body, so it is unused
-        only when no body - of any backend - and no callable takes it (a constant of the Ascend
-        body alone never reaches the CUDA body: a body receives only the names it takes).  A size
-        that names one of the body's symbolic dimensions (``symbolic``), or ``dtype`` (the
-        roofline's peak), is read by tlbench itself."""
+        """Sizes, axes and constants nothing takes: {name: "size" | "axis" | "constant"}.  An axis
+        is per body (this body or a callable must take it); a size or constant is unused only when
+        no body of any backend and no callable takes it.  Symbolic dimensions and ``dtype``: tlbench's."""
         facts = factories.factory_takes(self.body)
         taken, takes_all = self._takers()
         sizes = {n: "size" for p in self.family.problems for n in p.values if n != DTYPE_KEY and n not in symbolic}
@@ -140,17 +132,14 @@ def label_of(label: str, function: Any) -> str:
 
 def positional_and_offer(label: str, offered: set[str], per_problem: set[str], answers: set[str]) -> tuple[int, set[str]]:
     """How many tensors a callable gets positionally, and the names on offer to it."""
-    role = label.split(":")[0]
     if label == "inputs":
         return 0, offered | {"device"}
-    if role in ("vendor", "vendor_label"):
+    if label.split(":")[0] in ("vendor", "vendor_label"):
         return 10**6, answers | {OUT}  # the inputs fill its positional slots; ``out``: the outputs, to write in place
-    if label == "reference":
-        return 10**6, answers  # the inputs fill its positional slots (counted when it is called)
+    if label == "reference" or label.startswith("bound"):
+        return 10**6, answers  # the inputs (after a bound's reference answer) fill its positional slots
     if label.startswith("check"):
         return 2, answers
-    if label.startswith("bound"):
-        return 10**6, answers  # the reference's answer and the inputs fill its positional slots
     if label in ("flops", "bytes_moved"):
         return 0, per_problem
     return 0, offered

@@ -1,29 +1,21 @@
-"""The preflight at every size the run uses: each problem's inputs, kernel signature, outputs and
-reference checked at their real sizes on torch's meta device (shapes, dtypes, counts; nothing
-allocated), and the memory they need against the device's.
+"""The preflight at every size the run uses: each problem's inputs, signature, outputs and
+reference checked on torch's meta device (nothing allocated), and their memory against the device's.
 
-Contract: ``SizeChecks`` is mixed into the preflight's runner (backends/kernels/generic/
-preflight.py), which provides ``family``, ``dialect``, ``body``, ``callables``, ``kept(problem)``,
-``fail(...)``, ``note(...)``, ``call(...)`` and the tensor checks (preflight_tensors.py).
-``check_size(problem, device_memory)`` runs, for one problem and the first config ``validate``
-keeps there (the smoke problem's own run on CPU stands for it): the body traced at its sizes;
-``inputs`` called with ``device="meta"`` and meta as torch's default device (a factory call
-without ``device=`` allocates nothing either); the
-tensors' count, dtypes and shapes against the kernel's parameters; each output non-empty; the
-reference called on the meta tensors, its answers' count and shapes against the outputs.  Its
-``MemoryPeak`` counts the bytes of every tensor the reference makes while they live; the
-inputs, the outputs and that peak together must fit ``device_memory`` bytes (else the
-reference, or the inputs and outputs alone, are named, with every number).  Findings are the
-problem's own (its items fail).  A call torch's meta device cannot run (a data-dependent op, a
-``.item()``: one that fails at the smoke size on meta too, where it ran on CPU) is a note: the
-device run checks it.  ``memory[problem]``: (bytes needed, device bytes) of each problem checked.
+Contract: ``SizeChecks`` is mixed into the preflight's runner.  ``check_size(problem,
+device_memory)`` runs the first config ``validate`` keeps at ``problem``: the body traced there,
+``inputs`` made on meta, the tensor checks, the reference called; the inputs, outputs and the
+reference's peak (``MemoryPeak``) must fit ``device_memory`` bytes.  Findings are the problem's
+own.  A call meta cannot run (a data-dependent op) is a note.  ``memory[problem]``: (bytes
+needed, device bytes).
 """
 
 from __future__ import annotations
 
 import contextlib
 import weakref
-from typing import Any
+from typing import Any, Mapping
+
+from ....harness.sweep_api.callables import call_named
 
 from . import factory as factories
 from .preflight_names import Stop, label_of
@@ -100,9 +92,7 @@ class SizeChecks:
         finally:
             self.at = None
 
-    def _meta_call(self, label: str, function: Any, values: dict[str, Any], positional: Any = ()) -> Any:
-        from ....harness.sweep_api.callables import call_named
-
+    def _meta_call(self, label: str, function: Any, values: Mapping[str, Any], positional: Any = ()) -> Any:
         import torch
 
         try:
@@ -110,10 +100,10 @@ class SizeChecks:
                 return call_named(function, values, positional)
         except Exception as exc:  # noqa: BLE001 - the suite's code at this size
             if not self.meta_runs_smoke():  # said once for the dialect: no size above the smoke one is checked so
-                with self.at_smoke():
-                    self.note("sizes", f"inputs or the reference do not run on torch's meta device ({self.meta_error}): "
-                              "each size is traced; its shapes, dtypes and memory are left to the device run")
-                raise Stop from None
+                self.at = None  # said once for the whole dialect: the note names the smoke problem
+                self.note("sizes", f"inputs or the reference do not run on torch's meta device ({self.meta_error}): "
+                          "each size is traced; its shapes, dtypes and memory are left to the device run")
+                raise Stop from None  # check_size leaves self.at None
             if _meta_only(exc) or self.cpu_only(exc):
                 self.note(label_of(label, function), f"not run at {self.sizes_words(self.at)} on torch's meta device "
                           f"({type(exc).__name__}: {exc}); the device run checks that size")
@@ -126,8 +116,6 @@ class SizeChecks:
         """Whether inputs and the reference run on torch's meta device at the smoke size, where they
         ran on CPU: only then is an exception at another size the suite's, not the meta device's."""
         if self.meta_smoke is None:
-            from ....harness.sweep_api.callables import call_named
-
             import torch
 
             values = self.family.named(self.problem, self.config, self.dialect)
@@ -141,15 +129,6 @@ class SizeChecks:
             except Exception as exc:  # noqa: BLE001 - the meta device cannot run this suite's code
                 self.meta_smoke, self.meta_error = False, f"{type(exc).__name__}: {exc}"
         return self.meta_smoke
-
-    @contextlib.contextmanager
-    def at_smoke(self) -> Any:
-        """Words said once for the whole dialect (its notes name the smoke problem)."""
-        at, self.at = self.at, None
-        try:
-            yield
-        finally:
-            self.at = at
 
     def sizes_words(self, problem: Any) -> str:
         return ", ".join(f"{k}={v}" for k, v in problem.values.items())

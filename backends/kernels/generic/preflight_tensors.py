@@ -1,32 +1,20 @@
 """The preflight's tensor checks: what a suite's calls return, against the kernel's parameters
 and the check rules (backends/kernels/generic/preflight.py runs them, after tracing the body).
 
-Contract: ``TensorChecks`` is mixed into the preflight's runner, which provides ``family``,
-``callables``, ``fail(what, finding, fix, ...)`` and ``call(label, function, values,
-positional)`` (the suite's code, run by name; it raises ``Stop`` after reporting).
-- ``check_input_dtypes(made, func)``: the count of the tensors ``inputs`` made and each one's
-  dtype against its parameter's (a sub-byte parameter - int4, fp4 - held packed in an integer
-  tensor: backends/dtype_sizes.py); ``check_input_shapes(made, specs)`` their shapes;
-- ``outputs(specs)``: the outputs allocated on CPU and poisoned as on the device, refused
-  where one has no element (``check_not_empty``: a size of 0 is blamed, never the rule)
-  (backends/output_poison.py); ``rules(specs)``: each output's rule, refused where the
-  ``check=`` names no output or the rule does not fit the output's dtype;
-- ``check_answers``: a reference's or vendor's answers against the outputs (count, shapes);
-  ``given_bounds``: each ``bound`` rule with its allowed errors computed;
-- ``check_poison``: each rule must reject its output while it still holds the poison;
-  ``check_vendor``: the vendor's answers judged by the rules against the reference (unless
-  ``vendor_check=False``).
-A built-in rule judges the first ``SPOT`` elements of each output (``spot``): a spot check
-that costs the same at any smoke size; a user's check gets the whole tensors.
-``user_rules(spec)`` / ``bound_rules(spec)``: the user rules and bounds of a ``check=`` value.
-Every failure raises ``Stop`` where nothing further about that output can be checked.
+Contract: ``TensorChecks`` is mixed into the preflight's runner (``family``, ``callables``,
+``fail(...)``, ``call(...)``, which raises ``Stop`` after reporting): the inputs' count, dtypes
+and shapes; the outputs allocated and poisoned as on the device; each output's rule fits its
+dtype and rejects the poisoned output; the reference's and vendor's answers against the outputs,
+the vendor's judged (unless ``vendor_check=False``).  A built-in rule judges the first ``SPOT``
+elements (``spot``); a user's check gets the whole tensors.
 """
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Mapping
 
 from ...dtype_sizes import element_bits, storage_shape
+from ...output_poison import poison_tensor
 from ....harness.sweep_api.rules import Bound, UserRule, rule_for, spec_problems
 from .preflight_names import Stop, label_of
 from .tensors import allocate, as_list, expected_shape_problem, packed_input_problem, torch_dtype
@@ -73,8 +61,6 @@ class TensorChecks:
                           "make it the kernel's shape at these sizes")
 
     def outputs(self, specs: list[tuple[str, tuple[int, ...], str]]) -> list[Any]:
-        from ...output_poison import poison_tensor
-
         self.check_not_empty(specs)
         try:
             tensors = allocate(specs, "cpu")
@@ -119,9 +105,9 @@ class TensorChecks:
                 self.fail(label_of(label, function), problem, "return each output at the kernel's shape")
                 raise Stop
 
-    def given_bounds(self, rules: list[Any], expected: list[Any], made: list[Any], answers: dict[str, Any]) -> list[Any]:
+    def given_bounds(self, rules: list[Any], expected: list[Any], made: list[Any], answers: Mapping[str, Any]) -> list[Any]:
         """Each ``bound`` rule with its allowed errors computed from the reference and the inputs."""
-        bounds = bound_rules(self.family.check_spec)
+        bounds = rules_of(self.family.check_spec, Bound)
         out = []
         for rule, ref in zip(rules, expected):
             if isinstance(rule, Bound):
@@ -131,7 +117,7 @@ class TensorChecks:
         return out
 
     def check_poison(self, outputs: list[Any], expected: list[Any], rules: list[Any],
-                     specs: list[tuple[str, tuple[int, ...], str]], values: dict[str, Any]) -> None:
+                     specs: list[tuple[str, tuple[int, ...], str]], values: Mapping[str, Any]) -> None:
         """Each rule must reject its output while it still holds the poison (never written)."""
         import torch
 
@@ -151,7 +137,7 @@ class TensorChecks:
                           "(an output the kernel never wrote would pass)", "choose a rule that compares every element")
 
     def check_vendor(self, label: str, made: list[Any], outputs: list[Any], expected: list[Any], rules: list[Any],
-                     specs: list[tuple[str, tuple[int, ...], str]], values: dict[str, Any]) -> None:
+                     specs: list[tuple[str, tuple[int, ...], str]], values: Mapping[str, Any]) -> None:
         import torch
 
         vendor = self.callables[label]
@@ -179,14 +165,7 @@ def spot(out: Any, ref: Any) -> tuple[Any, Any]:
     return out.reshape(-1)[:SPOT], ref.reshape(-1)[:SPOT]
 
 
-def _rules_of(spec: Any, kind: type) -> list[Any]:
+def rules_of(spec: Any, kind: type) -> list[Any]:
+    """The rules of type ``kind`` in a ``check=`` value (one rule, a list or a dict of them)."""
     values = spec.values() if isinstance(spec, dict) else spec if isinstance(spec, list) else [spec] if spec is not None else []
     return [r for r in values if isinstance(r, kind)]
-
-
-def user_rules(spec: Any) -> Iterable[UserRule]:
-    return _rules_of(spec, UserRule)
-
-
-def bound_rules(spec: Any) -> list[Bound]:
-    return _rules_of(spec, Bound)

@@ -1,26 +1,19 @@
 """The backend half of ``kernel_sweep``'s family: what traces a body, makes tensors and judges them.
 
 Contract: the module the ``tlbench.sweep_runtime`` entry point names (harness/sweep_api/
-runtime.py): ``GenericFamily`` (harness/sweep_api/family.py) hands itself first to each of
-- ``kernel_traits(family, problem, config, dialect)``: loop form, stages, threads, cores, the
-  pass configs and target of the jit that makes the body (read from the first build of that
-  dialect's body: one trace per dialect) beside the suite's, the modules whose source is the
-  body, the constants (``fixed_arguments``) and the integer sizes;
-- ``build``: the body for the dialect through factory.py; an exception the body raises is a
-  ``SuiteCodeError`` naming the body, the kernel, the problem and the config (the item's line);
-- ``make_inputs`` (a ``KernelInputs``: the suite's inputs, then the outputs allocated from the
-  PrimFunc, tensors.py), ``input_dtypes``, ``output_specs``, ``expected`` (the reference's
-  answer, computed once per inputs), ``check`` (each output by its rule, tensors.py; a vendor
-  item with ``vendor_check=False`` is not judged), ``vendor_call`` and ``preflight`` /
-  ``preflight_traceback`` (preflight.py, once per dialect, kept on the family).
-``judge(rule, out, ref)`` is judges.py's; ``is_body(value)`` factory.py's.  Importing this
-module imports neither tilelang nor torch.
+runtime.py).  ``GenericFamily`` hands itself first to ``kernel_traits`` (``KernelTraits``
+fields; the jit's pass configs and target come from the first build of the dialect's body),
+``build`` (the PrimFunc; an exception of the body is a ``SuiteCodeError`` naming it, the
+problem and the config), ``make_inputs`` (a ``KernelInputs``), ``output_specs``, ``expected``
+(once per inputs), ``check``, ``vendor_call`` and ``preflight`` / ``preflight_traceback``
+(preflight.py, once per dialect, kept on the family).  ``judge`` is judges.py's, ``is_body``
+factory.py's.  Importing it imports neither tilelang nor torch.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Sequence
 
 from ....harness.core.backend_api import SuiteCodeError
 from ....harness.core.cases import CheckResult
@@ -37,10 +30,9 @@ from .tensors import KernelInputs, allocate, as_list
 EXAMPLE_DIALECTS = ("cuda", "ascend")  # the dialects kernel_sweep's error messages name as an example
 
 
-def _options(family: Any, problem: Any, config: Any, dialect: str, body: Any) -> Mapping[str, Any]:
-    """The pass configs / target of the jit that makes the body: the factory's own, or (a plain
-    function around a jit call) the inner jit's, read from the first build of that dialect's body
-    (a body that cannot be traced has none: its build and the preflight say why)."""
+def _options(family: Any, problem: Any, config: Any, dialect: str, body: Any) -> factories.JitOptions:
+    """The jit's own options, or (a plain function around a jit call) the inner jit's, read from
+    the first build of that dialect's body (one that cannot be traced has none)."""
     if factories._jit(body) is not None or not callable(body) or factories.is_compiled_kernel(body):
         return factories.jit_options(body)
     key = ("options", dialect)
@@ -57,8 +49,9 @@ def _whole(value: Any) -> int | None:
 
 
 def kernel_traits(family: Any, problem: Any, config: Any, dialect: str) -> dict[str, Any]:
+    """The ``KernelTraits`` fields this family answers (a mapping: callers index it)."""
     body = family.body_for(dialect)
-    options = _options(family, problem, config, dialect, body) if body is not None else {"pass_configs": {}, "target": None}
+    options = factories.jit_options(None) if body is None else _options(family, problem, config, dialect, body)
     facts = config.stage
     source = factories.source_file(body) if body is not None else None
     return {
@@ -67,9 +60,10 @@ def kernel_traits(family: Any, problem: Any, config: Any, dialect: str) -> dict[
         "threads": _whole(config.values.get("threads")),
         "num_cores": _whole(config.values.get("num_cores")),
         "enable_offset": config.values.get("enable_offset") is True,
-        "pass_configs": {**options["pass_configs"], **family.suite_pass_configs(problem, config, dialect)},
-        "target": options["target"],
-        "body_modules": (str(source or family.module_file), *family.more_body_modules(problem, config, dialect)) if body is not None else (),
+        "pass_configs": {**options.pass_configs, **family.suite_pass_configs(problem, config, dialect)},
+        "target": options.target,
+        "body_modules": (str(source or family.module_file), *family.more_body_modules(problem, config, dialect))
+        if body is not None else (),
         "fixed_arguments": json.dumps(sorted(family.constants.items()), default=str) if family.constants else "",
         "shape_values": {k: v for k, v in problem.values.items() if _whole(v) is not None},
     }

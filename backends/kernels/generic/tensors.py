@@ -1,20 +1,12 @@
 """The tensors of one generic kernel run: the user's inputs, the outputs tlbench allocates, the check.
 
-Contract: ``KernelInputs`` holds the kernel's call arguments in parameter order: the ones the
-suite's ``inputs`` made, then one fresh tensor per remaining buffer parameter of the kernel
-(its outputs: shape and dtype from the PrimFunc, ``torch_dtype`` mapping tilelang's dtype
-names - ``float8_e4m3`` is torch's ``float8_e4m3fn`` - and refusing one torch cannot hold,
-naming it; a sub-byte dtype is held packed along the last dimension, two int4 values an
-int8: ``allocate``, and ``packed_input_problem`` says why an input does not hold one so).
-``outputs`` is an ``OutputSet`` whose ``poison_()`` poisons every output with what its dtype
-can hold (backends/output_poison.py; the backends call it before a checked
-run, so a kernel that accumulates into its outputs must clear them itself, e.g. with a first
-``T.Kernel`` that zeroes them: that launch is then part of every timed call).
-``judge(outputs, expected, rules, names)`` is the check: each output against its expected
-tensor by its own rule (harness/sweep_api/rules.py, judged by judges.py); the ``CheckResult`` names the
-rule of each output (``rule``) and says why any failed; its ``max_abs_err`` / ``max_rel_err`` are
-the largest over the outputs' finite elements, ``non_finite`` their non-finite elements summed
-(backends/kernels/generic/output_errors.py).  torch is imported here only.
+Contract: ``KernelInputs`` holds the kernel's call arguments in parameter order: those the suite's
+``inputs`` made, then one fresh tensor per remaining parameter (``allocate``: dtype by
+``torch_dtype``, which refuses one torch cannot hold; a sub-byte dtype held packed along the last
+dimension).  Its ``outputs`` is an ``OutputSet`` whose ``poison_()`` fills each output with what
+its dtype holds (backends/output_poison.py).  ``judge(outputs, expected, rules, names)`` judges
+each output by its rule into one ``CheckResult`` naming every rule and why any failed (errors:
+the largest over the outputs' finite elements).  torch is imported here only.
 """
 
 from __future__ import annotations
@@ -23,6 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from ....harness.core.cases import CheckResult
+
+from ...output_poison import poison_tensor
+from .output_errors import Verdict
 
 # tilelang dtype names torch spells otherwise (tilelang's own ``dtype.as_torch`` is asked first)
 ALIASES = {"float": "float32", "half": "float16", "float8_e4m3": "float8_e4m3fn", "e4m3_float8": "float8_e4m3fn",
@@ -47,11 +42,8 @@ def allocate(specs: Sequence[tuple[str, tuple[int, ...], str]], device: Any) -> 
 
     from ...dtype_sizes import storage_shape
 
-    out = []
-    for _, shape, dtype in specs:
-        held = torch_dtype(dtype)
-        out.append(torch.empty(storage_shape(shape, dtype, held.itemsize), dtype=held, device=device))
-    return out
+    helds = [(shape, dtype, torch_dtype(dtype)) for _, shape, dtype in specs]
+    return [torch.empty(storage_shape(shape, dtype, held.itemsize), dtype=held, device=device) for shape, dtype, held in helds]
 
 
 def packed_input_problem(k: int, tensor: Any, name: str, dtype: str) -> str | None:
@@ -70,8 +62,6 @@ class OutputSet:
         self.tensors = list(tensors)
 
     def poison_(self) -> "OutputSet":
-        from ...output_poison import poison_tensor
-
         for tensor in self.tensors:
             poison_tensor(tensor)
         return self
@@ -141,9 +131,7 @@ def judge(outputs: Sequence[Any], expected: Any, rules: Sequence[Any], names: Se
     if len(expected) != len(outputs):
         return CheckResult(False, float("nan"), float("nan"), 0, 0, rtol, atol,
                            f"the reference returned {len(expected)} tensor(s) for {len(outputs)} output(s)", rule=words)
-    abs_errs: list[float] = []
-    rel_errs: list[float] = []
-    mismatched = total = non_finite = 0
+    verdicts: list[Any] = []
     details = []
     for k, (out, ref, rule, name) in enumerate(zip(outputs, expected, rules, names)):
         ref = torch.as_tensor(ref, device=out.device)
@@ -153,21 +141,16 @@ def judge(outputs: Sequence[Any], expected: Any, rules: Sequence[Any], names: Se
         ref = ref.reshape(out.shape)
         if hasattr(rule, "judge"):
             verdict = rule.judge(out, ref)
-            ok, count, detail, v_abs, v_rel = verdict.ok, verdict.mismatched, verdict.detail, verdict.max_abs_err, verdict.max_rel_err
-            non_finite += verdict.non_finite
         else:
             reason = call_user(rule, out, ref)
-            ok, count, detail = reason is None, 0 if reason is None else out.numel(), "" if reason is None else str(reason)
-            v_abs = v_rel = float("nan")
-        abs_errs.append(v_abs)
-        rel_errs.append(v_rel)
-        if not ok:
-            details.append(f"output {k} ({name}) by {rule.words}: {detail or 'failed'}")
-        mismatched += count
-        total += out.numel()
-    ok = not details
-    return CheckResult(ok, _largest(abs_errs), _largest(rel_errs), mismatched, total, rtol, atol, "; ".join(details),
-                       rule=words, non_finite=non_finite)
+            verdict = Verdict(reason is None, 0 if reason is None else out.numel(), out.numel(), float("nan"),
+                              float("nan"), "" if reason is None else str(reason))
+        verdicts.append(verdict)
+        if not verdict.ok:
+            details.append(f"output {k} ({name}) by {rule.words}: {verdict.detail or 'failed'}")
+    return CheckResult(not details, _largest([v.max_abs_err for v in verdicts]), _largest([v.max_rel_err for v in verdicts]),
+                       sum(v.mismatched for v in verdicts), sum(v.total for v in verdicts), rtol, atol,
+                       "; ".join(details), rule=words, non_finite=sum(v.non_finite for v in verdicts))
 
 
 def _largest(errs: Sequence[float]) -> float:
