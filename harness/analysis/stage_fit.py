@@ -18,7 +18,7 @@ from .stage_types import LoopLatencies, TileGroup
 from ..results.report.table import format_seconds
 
 
-def with_model(group: TileGroup, recs: list[dict[str, Any]], load_pipes: frozenset[str]) -> TileGroup:
+def with_model(group: TileGroup, recs: list[Mapping[str, Any]], load_pipes: frozenset[str]) -> TileGroup:
     loops = {r["config"].get("num_stages"): k_loop(r.get("plan") or {}) for r in recs if r["config"]["loop_form"] == "auto"}
     if any(loop.get("tasks") for loop in loops.values()):
         return _with_schedule_prediction(group, loops, load_pipes)
@@ -52,7 +52,7 @@ def _with_fit(group: TileGroup) -> TileGroup:
     return replace(group, rows=rows, fit=fit, fit_without_1=without_1)
 
 
-def _with_schedule_prediction(group: TileGroup, loops: dict[Any, dict[str, Any]], load_pipes: frozenset[str]) -> TileGroup:
+def _with_schedule_prediction(group: TileGroup, loops: dict[Any, Mapping[str, Any]], load_pipes: frozenset[str]) -> TileGroup:
     stages = sorted(s for s, loop in loops.items() if s is not None and s >= 1 and loop.get("tasks"))
     source = loops[stages[0]] if stages else next(loop for loop in loops.values() if loop.get("tasks"))
     try:

@@ -8,14 +8,14 @@ switching pipeline path, a best point at the deepest depth tried, a scheduler al
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 from . import timeline_fit
 from .stage_fit import steady_ii
 from .stage_plan import basis_value, budget_max_stages, fmt_basis, max_versions
 from .stage_types import StageVerdict, TOLERANCE, TileGroup
 
 
-def group_verdict(group: TileGroup, recs: list[dict[str, Any]]) -> StageVerdict:
+def group_verdict(group: TileGroup, recs: list[Mapping[str, Any]]) -> StageVerdict:
     times = {r.num_stages: basis_value(r, group.basis) for r in group.rows if r.loop_form == "auto"}
     times = {s: t for s, t in times.items() if s is not None and t}
     budget = budget_max_stages(recs)
