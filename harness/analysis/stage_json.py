@@ -1,14 +1,8 @@
 """``tlbench report --stages --json``: the stage report as one JSON document.
 
 Contract: ``stage_json(report, source)`` returns the plain-JSON dict of
-harness/results/schema/stages-output.schema.json, in the envelope every ``--json`` shares
-(harness/results/report/json_output.py): per tile group its backend, kernel, problem, tile, testbed, basis (``device``:
-measured medians; ``model``: modeled cycles, a model; ``none``), K steps per block, the pipeline model's note or fit
-(latency/compute ratio, its min sufficient depth), one entry per variant (num_stages / loop form, path, buffer
-versions, median seconds, modeled cycles, speedups over num_stages 1 and 0, the model's prediction and error,
-on-chip bytes and limit, status), the verdict (recommended and best num_stages, why, notes) and the vendor item (its
-median and the vendor ratio of the best variant: above 1 the kernel is faster); then the items left out and how many
-vendor items the file holds.  Numbers are unformatted.
+harness/results/schema/stages-output.schema.json in the shared ``--json`` envelope: per tile group its facts, model,
+variants, verdict and vendor item, then the items left out and the vendor item count.  Numbers are unformatted.
 """
 
 from __future__ import annotations

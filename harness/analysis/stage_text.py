@@ -1,9 +1,7 @@
-"""The stage report as text: ``format_stage_report(report) -> list[str]`` (the terminal) and
-``stage_markdown(report, source) -> str`` (the same, for a CI summary).
+"""The stage report as text: ``format_stage_report(report) -> list[str]`` and ``stage_markdown(report, source)``.
 
-Contract: pure formatting of a ``StageReport``: per group a header, the basis and model lines, the table of variants
-and the verdict.  Device times print as times, model numbers as cycles marked ``(model)`` / ``(Z3)``; they never
-share a column.
+Contract: pure formatting of a ``StageReport``; device times print as times, model numbers as cycles marked
+``(model)`` / ``(Z3)``, never in one column.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
-"""The stage report's data: one ``TileGroup`` per (backend, kernel, problem, tile), one ``StageLine`` per
-``T.Pipelined`` variant, the group's ``StageVerdict``, and the whole ``StageReport``.
+"""The stage report's data: ``StageReport`` of ``TileGroup``s of ``StageLine``s, with a ``StageVerdict``.
 
-Contract: frozen dataclasses, no behaviour beyond small lookups; two kinds of number are kept apart in every field -
-device time (seconds, measured) and model cycles (a backend's schedule model, never a time).  ``TileGroup.basis``
-says which one a group's speedups use.
+Contract: frozen dataclasses; device time (seconds, measured) and model cycles (never a time) are kept apart in
+every field, and ``TileGroup.basis`` says which one a group's speedups use.
 """
 
 from __future__ import annotations

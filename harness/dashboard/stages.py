@@ -49,13 +49,12 @@ def stage_point(rec: Mapping[str, Any]) -> tuple[str, int] | None:
     config = rec.get("config")
     if not isinstance(config, dict):
         return None
-    facts = record_stage(rec)  # a described kernel's, as its family worded it
-    if facts is not None:
-        return (facts.tile, facts.num_stages) if facts.loop_form == "auto" and facts.num_stages is not None else None
-    try:
-        point = _READER.read(dict(rec)).stage
-    except Exception:  # noqa: BLE001 - a family not installed here: the config's own values
-        point = None
+    point = record_stage(rec)  # a described kernel's, as its family worded it
+    if point is None:
+        try:
+            point = _READER.read(dict(rec)).stage
+        except Exception:  # noqa: BLE001 - a family not installed here: the config's own values
+            point = None
     if point is not None:
         return (point.tile, point.num_stages) if point.loop_form == "auto" and point.num_stages is not None else None
     stages = config.get("num_stages")
