@@ -7,13 +7,11 @@ variants, verdict and vendor item, then the items left out and the vendor item c
 
 from __future__ import annotations
 
-from typing import Any
-
 from .stage_types import StageLine, StageReport, TileGroup
 from ..results.report.json_output import envelope, num
 
 
-def _line(r: StageLine) -> dict[str, Any]:
+def _line(r: StageLine) -> dict[str, object]:
     return {"label": r.label, "loop_form": r.loop_form, "num_stages": r.num_stages, "case_id": r.case_id, "status": r.status,
             "path": r.path, "buffer_versions": r.versions, "median_s": num(r.measured_s), "method": r.method or None,
             "modeled_cycles_per_core": num(r.modeled_cycles), "loop_cycles": num(r.loop_cycles), "ii_cycles": num(r.ii_cycles),
@@ -22,7 +20,7 @@ def _line(r: StageLine) -> dict[str, Any]:
             "onchip_scope": r.onchip_scope or None, "onchip_bytes": r.onchip_bytes, "onchip_limit": r.onchip_limit}
 
 
-def _group(g: TileGroup) -> dict[str, Any]:
+def _group(g: TileGroup) -> dict[str, object]:
     v = g.verdict
     best = g.best_point()
     return {
@@ -40,6 +38,6 @@ def _group(g: TileGroup) -> dict[str, Any]:
     }
 
 
-def stage_json(report: StageReport, source: str) -> dict[str, Any]:
+def stage_json(report: StageReport, source: str) -> dict[str, object]:
     return {**envelope("report --stages"), "path": source, "groups": [_group(g) for g in report.groups],
             "left_out": list(report.ignored), "vendor_items": report.vendors}

@@ -44,18 +44,12 @@ class Prediction:
     spread: float  # one standard deviation of log_time (the prior's scale where nothing near was measured)
 
 
-def timeline_log_speedup(depth: int, trips: int | None, latency_over_compute: float) -> float:
-    """log(makespan with 1 buffer / makespan with ``depth`` buffers) from the seed's model."""
-    n = trips or DEFAULT_TRIPS
-    one = makespan_without_issue_limit(n, latency_over_compute, 1.0, 1)
-    deep = makespan_without_issue_limit(n, latency_over_compute, 1.0, max(1, depth))
-    return math.log(one / deep)
-
-
 def prior_log_time(candidate: Candidate, model: ModelSettings = ModelSettings()) -> float:
     if candidate.modeled_cycles is not None:  # the compiler's schedule model of this very kernel: its answer
         return math.log(candidate.modeled_cycles)
-    value = -timeline_log_speedup(candidate.depth, candidate.loop_trips, model.latency_over_compute)
+    n, ratio = candidate.loop_trips or DEFAULT_TRIPS, model.latency_over_compute
+    value = -math.log(makespan_without_issue_limit(n, ratio, 1.0, 1)  # what the stages buy over one buffer
+                      / makespan_without_issue_limit(n, ratio, 1.0, max(1, candidate.depth)))
     value -= model.shared_weight * candidate.shared_fraction
     if candidate.threads:
         value -= model.threads_weight * math.log2(candidate.threads)
