@@ -9,6 +9,7 @@ compute) / depth)``).  No timing, no devices.
 
 from __future__ import annotations
 
+from dataclasses import asdict
 import itertools
 import random
 import struct
@@ -93,7 +94,7 @@ def test_sweep_rows_match_simulate():
     assert [r.num_stages for r in rows] == [1, 2, 3, 4]
     assert [r.makespan for r in rows] == [400, 220, 190, 190]
     assert rows[1] == models.simulate(**SEED, num_stages=2).row()
-    assert rows[0].to_dict()["makespan"] == 400
+    assert asdict(rows[0])["makespan"] == 400
 
 
 def test_steady_interval_and_phases_for_seed():
@@ -224,7 +225,7 @@ def test_fit_on_measured_like_times_is_sane():
     assert fit.scale > 0
     assert set(fit.predicted) == {1, 2, 3, 4}
     assert fit.rms_relative_error < 0.1
-    assert fit.to_dict()["iterations"] == 8
+    assert asdict(fit)["iterations"] == 8
 
 
 def test_predict_from_latencies():
@@ -247,8 +248,13 @@ def test_recommend_num_stages():
 # --------------------------------------------------------------------------- figure data
 
 
+def _model_panels(iterations, issue, latency, compute, stages):
+    return tuple(timeline_plot.panel_from_timeline(models.simulate(iterations, issue, latency, compute, s))
+                 for s in stages)
+
+
 def test_panels_from_model_structure():
-    panels = timeline_plot.panels_from_model(**SEED, stages=(1, 2, 3))
+    panels = _model_panels(**SEED, stages=(1, 2, 3))
     assert [p.title.split()[0] for p in panels] == ["num_stages=1", "num_stages=2", "num_stages=3"]
     three = panels[2]
     assert [lane.name for lane in three.lanes] == ["copy", "compute"]
@@ -263,7 +269,12 @@ def test_panels_from_model_structure():
     assert timeline_plot.pack_tracks(copy.bars) == (0, 1, 2, 0, 1, 2, 0, 1)
 
 
-def test_pack_tracks_uses_minimum_rows_and_normalize_accepts_mappings():
+def _panel(title, lanes):
+    Bar, Lane = timeline_plot.Bar, timeline_plot.Lane
+    return timeline_plot.Panel(title, tuple(Lane(n, tuple(Bar(*b) for b in bars)) for n, bars in lanes.items()))
+
+
+def test_pack_tracks_uses_minimum_rows():
     Bar = timeline_plot.Bar
     bars = [Bar(0, 30), Bar(1, 31), Bar(30, 60), Bar(2, 3), Bar(31, 40)]
     tracks = timeline_plot.pack_tracks(bars)
@@ -271,12 +282,6 @@ def test_pack_tracks_uses_minimum_rows_and_normalize_accepts_mappings():
     for i, j in itertools.combinations(range(len(bars)), 2):
         if tracks[i] == tracks[j]:
             assert bars[i].end <= bars[j].start or bars[j].end <= bars[i].start
-    panels = timeline_plot.normalize_panels(
-        {"ascend": {"MTE2": [(0, 40, "A0"), (10, 50)], "Cube": [(50, 90, "mm0")]}}
-    )
-    assert panels[0].title == "ascend"
-    assert [lane.name for lane in panels[0].lanes] == ["MTE2", "Cube"]
-    assert panels[0].lanes[0].bars[1] == Bar(10.0, 50.0, "")
 
 
 def _png_size(path) -> tuple[int, int]:
@@ -287,15 +292,15 @@ def _png_size(path) -> tuple[int, int]:
 
 def test_draw_space_time_writes_png(tmp_path):
     pytest.importorskip("matplotlib")
-    panels = timeline_plot.panels_from_model(**SEED, stages=range(1, 5))
+    panels = _model_panels(**SEED, stages=range(1, 5))
     out = timeline_plot.draw_space_time(panels, tmp_path / "seed.png", "seed model")
     assert out.stat().st_size > 10_000
     width, height = _png_size(out)
     assert 800 <= width <= 3000 and 600 <= height <= 4000
     assert height > width / 3  # four stacked panels, not a sliver
 
-    real = {"ascend": {"MTE2": [(0, 40, "A0"), (10, 50, "B0")], "Cube": [(50, 90, "mm0")],
-                       "Fixpipe": [(90, 100, "out")]}}
+    real = [_panel("ascend", {"MTE2": [(0, 40, "A0"), (10, 50, "B0")], "Cube": [(50, 90, "mm0")],
+                              "Fixpipe": [(90, 100, "out")]})]
     out2 = timeline_plot.draw_space_time(real, tmp_path / "sub" / "real.png", "real")
     w2, h2 = _png_size(out2)
     assert w2 == width and 200 <= h2 < height

@@ -1,10 +1,8 @@
 """Space-time PNG of the copy -> compute timeline model fitted to measured device times.
 
-Contract: ``fit_panels(fit, ...)``: one ``timeline_plot.Panel`` per measured num_stages of a ``timeline_model.Fit``:
-the ``copy -> compute`` timeline with the fitted copy latency and compute per K step, in ns, titled with measured vs
-predicted time.  ``write_fit_png`` renders them through ``timeline_plot.draw_space_time`` (matplotlib imported
-lazily there) and returns the path.  Every number drawn is the model's and the figure says so.  Pure functions of
-their inputs.  (A backend's own schedule figure comes from its traits.)
+Contract: ``fit_panels(fit)``: one ``timeline_plot.Panel`` per measured num_stages, in ns, titled measured vs
+predicted; ``write_fit_png(fit, path, title=...)`` renders them and returns the path.  Every number drawn is the
+model's and the figure says so.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
-"""The stage report's figures.
+"""The stage report's figures (matplotlib imported lazily, through its object API).
 
-Contract: ``write_pngs(report, records, png_dir)`` writes one space-time PNG per tile group: the backend's own
-schedule figure where its plans carry a schedule model (``BackendTraits.schedule_figure``), else the ``copy ->
-compute`` model fitted to device times (``harness.analysis.fit_plot``); ``plot_stage_curves(report, path)`` draws
-every group's speedup over its own num_stages=1 point against num_stages, on the group's basis (device time, or
-modeled cycles labelled as a model).  matplotlib is imported lazily, through its object API.
+Contract: ``write_pngs(report, records, png_dir)`` writes one space-time PNG per tile group (the backend's schedule
+figure where its plans carry a schedule model, else the model fitted to device times) and returns the paths;
+``plot_stage_curves(report, path)`` draws every group's speedup over its own num_stages=1 point, on its basis.
 """
 
 from __future__ import annotations
@@ -17,8 +15,6 @@ from .stage_types import StageReport
 
 def write_pngs(report: StageReport, records: Iterable[Mapping[str, Any]], png_dir: str | Path,
                traits_of: Callable[[str], Any] | None = None, prefix: str = "") -> list[Path]:
-    """One space-time PNG per group: the backend's schedule figure where its plans carry a schedule model
-    (``BackendTraits.schedule_figure``), else the model fitted to device times."""
     from . import fit_plot
 
     traits_of = traits_of or TraitsCatalog.from_entry_points().get
@@ -39,9 +35,7 @@ def write_pngs(report: StageReport, records: Iterable[Mapping[str, Any]], png_di
 
 
 def plot_stage_curves(report: StageReport, path: str | Path) -> Path:
-    """Each group's speedup over its own num_stages=1 point against num_stages, one panel per (backend, problem),
-    one line per tile; the axis says whether it is device time or modeled cycles (a model).  Groups without a
-    1-stage point or a basis are left out, and said so."""
+    """One panel per (backend, problem, basis), one line per tile; groups without a 1-stage point are left out."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 

@@ -1,10 +1,8 @@
 """The pipeline model beside a stage group's numbers (``harness.analysis.timeline_model``).
 
-Contract: ``with_model(group, records, load_pipes)`` returns the group with the model filled in: where the plans
-carry a scheduled K loop, the per-K-step latencies of its tasks (``loop_latencies``: copies on the backend's
-``load_pipes`` are producers, the rest compute) and the model's predicted K-loop cycles and II per num_stages,
-compared with the schedule; else, with device times, the ``copy -> compute`` timeline fitted to the measured medians
-of ``auto`` num_stages >= 1.  Every prediction is a model and is labelled so by the printers.
+Contract: ``with_model(group, records, load_pipes)`` returns the group with its model: from a scheduled K loop, its
+tasks' per-step latencies (``loop_latencies``) and the predicted K-loop cycles and II per num_stages; else the
+timeline fitted to the device medians of auto num_stages >= 1; else a note why there is none.
 """
 
 from __future__ import annotations
@@ -18,7 +16,7 @@ from .stage_types import LoopLatencies, TileGroup
 from ..results.report.table import format_seconds
 
 
-def with_model(group: TileGroup, recs: list[dict[str, Any]], load_pipes: frozenset[str]) -> TileGroup:
+def with_model(group: TileGroup, recs: list[Mapping[str, Any]], load_pipes: frozenset[str]) -> TileGroup:
     loops = {r["config"].get("num_stages"): k_loop(r.get("plan") or {}) for r in recs if r["config"]["loop_form"] == "auto"}
     if any(loop.get("tasks") for loop in loops.values()):
         return _with_schedule_prediction(group, loops, load_pipes)
@@ -44,15 +42,12 @@ def _with_fit(group: TileGroup) -> TileGroup:
     without_1 = None
     if sum(1 for s, t in times.items() if s >= 2 and t) >= 2:
         without_1 = timeline_fit.fit_latency_ratio({s: t for s, t in times.items() if s >= 2}, group.iterations)
-    rows = tuple(
-        replace(r, predicted=fit.predicted.get(r.num_stages), relative_error=fit.relative_error.get(r.num_stages))
-        if r.loop_form == "auto" else r
-        for r in group.rows
-    )
+    rows = tuple(replace(r, predicted=fit.predicted.get(r.num_stages), relative_error=fit.relative_error.get(r.num_stages))
+                 if r.loop_form == "auto" else r for r in group.rows)
     return replace(group, rows=rows, fit=fit, fit_without_1=without_1)
 
 
-def _with_schedule_prediction(group: TileGroup, loops: dict[Any, dict[str, Any]], load_pipes: frozenset[str]) -> TileGroup:
+def _with_schedule_prediction(group: TileGroup, loops: dict[Any, Mapping[str, Any]], load_pipes: frozenset[str]) -> TileGroup:
     stages = sorted(s for s, loop in loops.items() if s is not None and s >= 1 and loop.get("tasks"))
     source = loops[stages[0]] if stages else next(loop for loop in loops.values() if loop.get("tasks"))
     try:
@@ -64,25 +59,19 @@ def _with_schedule_prediction(group: TileGroup, loops: dict[Any, dict[str, Any]]
         return replace(group, latencies=lat, model_note="no auto num_stages >= 1 with a scheduled K loop to predict")
     pred = timeline_fit.predict_from_latencies(lat.latency, lat.compute, iterations, stages, issue=lat.issue)
     by_stage = {r.num_stages: r for r in pred.rows}
-    rows = []
-    for row in group.rows:
+    def predicted(row):
         p = by_stage.get(row.num_stages) if row.loop_form == "auto" else None
-        if p is None:
-            rows.append(row)
-            continue
-        rows.append(replace(row, predicted=p.makespan, predicted_ii=p.steady_interval,
-                            relative_error=relative_error_of(p.makespan, row.loop_cycles)))
+        return row if p is None else replace(row, predicted=p.makespan, predicted_ii=p.steady_interval,
+                                             relative_error=relative_error_of(p.makespan, row.loop_cycles))
+
+    rows = [predicted(row) for row in group.rows]
     return replace(group, rows=tuple(rows), prediction=pred, latencies=lat, iterations=iterations)
 
 
 def loop_latencies(loop: Mapping[str, Any], load_pipes: frozenset[str]) -> LoopLatencies:
-    """Latency / compute / copy-pipe occupancy per K step from a scheduled Ascend loop's ``EstimateLatency`` tasks
-    (``plan.schedule_model.loops[i]``), in model cycles.
-
-    Producers are the ``copy`` tasks on a load pipe (the backend's ``load_pipes``); every other task is compute.  On
-    one pipe copies serialize: the last one's data lands ``sum(ii) + min(latency - ii)`` after the first issue;
-    different pipes are taken to run in parallel.
-    """
+    """Per-K-step model cycles of a scheduled loop's tasks: copies on ``load_pipes`` are producers, the rest
+    compute; copies on one pipe serialize (the last lands ``sum(ii) + min(latency - ii)`` after the first issue),
+    pipes run in parallel."""
     copies, computes = [], []
     for task in loop.get("tasks") or ():
         pipe = "+".join(task.get("pipes") or ["?"])
@@ -90,20 +79,16 @@ def loop_latencies(loop: Mapping[str, Any], load_pipes: frozenset[str]) -> LoopL
         is_load = entry[0].startswith("copy") and set(task.get("pipes") or ()) <= load_pipes
         (copies if is_load else computes).append(entry)
     if not copies or not computes:
-        raise ValueError(
-            f"K loop {loop.get('loop_var', '?')} needs both operand copies (on {sorted(load_pipes)}) and "
-            f"compute tasks; got copies {[c[0] for c in copies]}, compute {[c[0] for c in computes]}"
-        )
+        raise ValueError(f"K loop {loop.get('loop_var', '?')} needs both operand copies (on {sorted(load_pipes)}) and "
+                         f"compute tasks; got copies {[c[0] for c in copies]}, compute {[c[0] for c in computes]}")
     by_pipe: dict[str, list] = {}
     for entry in copies:
         by_pipe.setdefault(entry[1], []).append(entry)
     arrival = {p: sum(e[3] for e in es) + min(e[2] - e[3] for e in es) for p, es in by_pipe.items()}
     busy = {p: sum(e[3] for e in es) for p, es in by_pipe.items()}
     copy_pipe = max(busy, key=lambda p: busy[p])
-    return LoopLatencies(
-        latency=max(arrival.values()), compute=sum(e[2] for e in computes), issue=busy[copy_pipe], copy_pipe=copy_pipe,
-        copies=tuple(copies), computes=tuple(computes),
-    )
+    return LoopLatencies(latency=max(arrival.values()), compute=sum(e[2] for e in computes), issue=busy[copy_pipe],
+                         copy_pipe=copy_pipe, copies=tuple(copies), computes=tuple(computes))
 
 
 def steady_ii(lat: LoopLatencies, num_stages: int) -> float:

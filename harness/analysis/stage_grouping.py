@@ -1,38 +1,33 @@
 """Group a run's records into the stage report: one ``TileGroup`` per (backend, kernel, problem, tile).
 
-Contract: ``build_stage_report(bench_json, traits_of=None) -> StageReport`` reads a pytest-benchmark document
-(parsed JSON) holding tlbench records of a stage sweep and returns pure data: one ``TileGroup`` per (backend,
-kernel, problem, tile), each with one ``StageLine`` per ``T.Pipelined`` variant (``auto`` num_stages ascending, then
-``manual``, ``serial``; failed and skipped items appear with their reason), the pipeline model beside the numbers
-(stage_fit), the problem's vendor item (its device median, the same GPU or shard first: how far the best variant is
-from the vendor) and a ``StageVerdict`` (stage_verdict).  Records of any family whose config has a num_stages (or
-loop form) axis form groups, a user's kernel_sweep too; vendor items are the groups' reference, never groups;
-kernels whose config has no such axis are listed as left out, saying so.  It raises ``StageReportError`` (one line
-saying what to do) when the document holds no record that sweeps num_stages.  A backend's traits (``traits_of``)
-give its testbed fields and the pipes whose copies load operands.
+Contract: ``build_stage_report(bench_json, traits_of=None) -> StageReport`` reads a parsed pytest-benchmark
+document and returns one ``TileGroup`` per tile, each with one ``StageLine`` per ``T.Pipelined`` variant (auto by
+num_stages, then manual, serial; failed and skipped items too), the pipeline model (stage_fit), the problem's
+vendor item (same GPU or shard first) and a ``StageVerdict``.  Kernels whose config has no num_stages / loop form
+axis are listed as left out.  Raises ``StageReportError`` (one line saying what to do) when no record sweeps
+num_stages.  ``traits_of`` gives a backend's testbed fields and operand-loading pipes.
 """
 
 from __future__ import annotations
 
 import json
-
-from ..core.family import FamilyCatalog
-
 from dataclasses import replace
 from typing import Any, Callable, Mapping
+
 from ..core.backend_traits import TraitsCatalog
+from ..core.family import FamilyCatalog
 from ..core.record import EXTRA_KEY, records_of
 from ..core.shard import placement
 from ..results.files.store import testbed_of
 from .stage_fit import with_model
-from .stage_plan import item_status, k_loop, k_steps_per_block, onchip_use, path_label, pipelined_buffers, problem_sort, ratio_of
+from .stage_plan import (basis_value, item_status, k_loop, k_steps_per_block, onchip_use, path_label,
+                         pipelined_buffers, problem_sort, ratio_of)
 from .stage_types import STAGE_KEYS, StageLine, StageReport, StageReportError, TileGroup
 from .stage_verdict import group_verdict
 
 
 def build_stage_report(bench_json: Mapping[str, Any], traits_of: Callable[[str], Any] | None = None) -> StageReport:
-    """See the module docstring.  ``traits_of``: backend name -> its ``BackendTraits`` (default: the installed
-    backends'; unknown names get defaults)."""
+    """``traits_of``: backend name -> its ``BackendTraits`` (default: the installed backends')."""
     traits_of = traits_of or TraitsCatalog.from_entry_points().get
     if not isinstance(bench_json, Mapping) or not isinstance(bench_json.get("benchmarks"), list):
         raise StageReportError("not pytest-benchmark output (no 'benchmarks' list); pass the file written by --benchmark-json")
@@ -46,7 +41,7 @@ def build_stage_report(bench_json: Mapping[str, Any], traits_of: Callable[[str],
             "sweep num_stages in the suite (e.g. num_stages=[1, 2, 3, 4] in a kernel_sweep, or suites/*/test_stages.py) "
             "and pass its --benchmark-json"
         )
-    by_problem: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    by_problem: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
     for rec in vendors:
         if rec.get("kind") == "device" and rec.get("status", "ok") == "ok" and (rec.get("summary") or {}).get("median"):
             by_problem.setdefault(_vendor_key(rec), []).append(rec)
@@ -62,16 +57,16 @@ def _vendor_key(rec: Mapping[str, Any]) -> tuple[str, str]:
     return str(rec.get("backend", "?")), json.dumps(rec.get("problem") or {}, sort_keys=True, default=str)
 
 
-def _vendor_of(first: Mapping[str, Any], by_problem: Mapping[tuple[str, str], list[dict[str, Any]]]) -> dict[str, Any] | None:
+def _vendor_of(first: Mapping[str, Any],
+               by_problem: Mapping[tuple[str, str], list[Mapping[str, Any]]]) -> Mapping[str, Any] | None:
     found = by_problem.get(_vendor_key(first)) or []
     same = [v for v in found if placement(v) == placement(first)] or found
     return min(same, key=lambda v: v["summary"]["median"]) if same else None
 
 
-def _with_loop_form(rec: dict[str, Any], catalog: FamilyCatalog) -> dict[str, Any]:
-    """A record whose config names no loop form (a described kernel's: its axes only) gets its family's stage point
-    as ``loop_form`` / ``num_stages``; the config as recorded stays under ``config_as_recorded``.  Other records are
-    returned as they are."""
+def _with_loop_form(rec: Mapping[str, Any], catalog: FamilyCatalog) -> Mapping[str, Any]:
+    """A config naming no loop form (a described kernel's) gets its family's stage point as ``loop_form`` /
+    ``num_stages``; the config as recorded stays under ``config_as_recorded``."""
     config = rec.get("config")
     if not isinstance(config, Mapping) or "loop_form" in config:
         return rec
@@ -107,8 +102,8 @@ def _stage_items(doc: Mapping[str, Any], catalog: FamilyCatalog) -> dict[Any, li
     return groups
 
 
-def _build_group(doc: Mapping[str, Any], key: tuple, recs: list[dict[str, Any]], traits: Any,
-                 catalog: FamilyCatalog, vendors: Mapping[tuple[str, str], list[dict[str, Any]]]) -> TileGroup:
+def _build_group(doc: Mapping[str, Any], key: tuple, recs: list[Mapping[str, Any]], traits: Any,
+                 catalog: FamilyCatalog, vendors: Mapping[tuple[str, str], list[Mapping[str, Any]]]) -> TileGroup:
     backend, kernel, label, _, _ = key
     chosen = _one_record_per_variant(recs)
     first = chosen[0]
@@ -133,14 +128,14 @@ def _build_group(doc: Mapping[str, Any], key: tuple, recs: list[dict[str, Any]],
     return replace(group, verdict=group_verdict(group, chosen))
 
 
-def _one_record_per_variant(recs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _one_record_per_variant(recs: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     """A device record beats a compile record, a timed one beats a failed or skipped one; ordered auto (by
     num_stages), manual, serial."""
 
-    def rank(rec: dict[str, Any]) -> tuple[int, int]:
+    def rank(rec: Mapping[str, Any]) -> tuple[bool, bool]:
         return (rec.get("status", "ok") == "ok", rec.get("kind") == "device")
 
-    best: dict[tuple, dict[str, Any]] = {}
+    best: dict[tuple, Mapping[str, Any]] = {}
     for rec in recs:
         variant = (rec["config"]["loop_form"], rec["config"].get("num_stages"))
         if variant not in best or rank(rec) > rank(best[variant]):
@@ -149,7 +144,7 @@ def _one_record_per_variant(recs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(best.values(), key=lambda r: (order.get(r["config"]["loop_form"], 3), r["config"].get("num_stages") or 0))
 
 
-def _row(rec: dict[str, Any]) -> StageLine:
+def _row(rec: Mapping[str, Any]) -> StageLine:
     config, plan = rec["config"], rec.get("plan") or {}
     loop = k_loop(plan)
     model = plan.get("schedule_model") or {}
@@ -168,19 +163,6 @@ def _row(rec: dict[str, Any]) -> StageLine:
 
 
 def _with_speedups(rows: list[StageLine], basis: str) -> list[StageLine]:
-    def value(row: StageLine | None) -> float | None:
-        if row is None:
-            return None
-        return row.measured_s if basis == "device" else row.modeled_cycles if basis == "model" else None
-
-    def at(stages: int) -> float | None:
-        return value(next((r for r in rows if r.loop_form == "auto" and r.num_stages == stages), None))
-
-    t1, t0 = at(1), at(0)
-    out = []
-    for row in rows:
-        t = value(row)
-        out.append(replace(row, speedup_vs_1=ratio_of(t1, t), speedup_vs_0=ratio_of(t0, t)))
-    return out
-
-
+    auto = {r.num_stages: basis_value(r, basis) for r in rows if r.loop_form == "auto"}
+    return [replace(r, speedup_vs_1=ratio_of(auto.get(1), basis_value(r, basis)),
+                    speedup_vs_0=ratio_of(auto.get(0), basis_value(r, basis))) for r in rows]

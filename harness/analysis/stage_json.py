@@ -1,25 +1,17 @@
 """``tlbench report --stages --json``: the stage report as one JSON document.
 
 Contract: ``stage_json(report, source)`` returns the plain-JSON dict of
-harness/results/schema/stages-output.schema.json, in the envelope every ``--json`` shares
-(harness/results/report/json_output.py): per tile group its backend, kernel, problem, tile, testbed, basis (``device``:
-measured medians; ``model``: modeled cycles, a model; ``none``), K steps per block, the pipeline model's note or fit
-(latency/compute ratio, its min sufficient depth), one entry per variant (num_stages / loop form, path, buffer
-versions, median seconds, modeled cycles, speedups over num_stages 1 and 0, the model's prediction and error,
-on-chip bytes and limit, status), the verdict (recommended and best num_stages, why, notes) and the vendor item (its
-median and the vendor ratio of the best variant: above 1 the kernel is faster); then the items left out and how many
-vendor items the file holds.  Numbers are unformatted.
+harness/results/schema/stages-output.schema.json in the shared ``--json`` envelope: per tile group its facts, model,
+variants, verdict and vendor item, then the items left out and the vendor item count.  Numbers are unformatted.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from .stage_types import StageLine, StageReport, TileGroup
 from ..results.report.json_output import envelope, num
 
 
-def _line(r: StageLine) -> dict[str, Any]:
+def _line(r: StageLine) -> dict[str, object]:
     return {"label": r.label, "loop_form": r.loop_form, "num_stages": r.num_stages, "case_id": r.case_id, "status": r.status,
             "path": r.path, "buffer_versions": r.versions, "median_s": num(r.measured_s), "method": r.method or None,
             "modeled_cycles_per_core": num(r.modeled_cycles), "loop_cycles": num(r.loop_cycles), "ii_cycles": num(r.ii_cycles),
@@ -28,7 +20,7 @@ def _line(r: StageLine) -> dict[str, Any]:
             "onchip_scope": r.onchip_scope or None, "onchip_bytes": r.onchip_bytes, "onchip_limit": r.onchip_limit}
 
 
-def _group(g: TileGroup) -> dict[str, Any]:
+def _group(g: TileGroup) -> dict[str, object]:
     v = g.verdict
     best = g.best_point()
     return {
@@ -46,6 +38,6 @@ def _group(g: TileGroup) -> dict[str, Any]:
     }
 
 
-def stage_json(report: StageReport, source: str) -> dict[str, Any]:
+def stage_json(report: StageReport, source: str) -> dict[str, object]:
     return {**envelope("report --stages"), "path": source, "groups": [_group(g) for g in report.groups],
             "left_out": list(report.ignored), "vendor_items": report.vendors}

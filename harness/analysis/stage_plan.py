@@ -1,8 +1,7 @@
-"""Reading one record's plan and naming what it holds, for the stage report.
+"""Reading one record's plan for the stage report.
 
-Contract: pure functions of a record's ``plan`` / ``problem`` / ``config`` sections: the scheduled K loop of a
-plan's schedule model, the pipelined buffers and their on-chip scope, the pipeline path label, an item's status, the
-K steps per block, the labels of a problem and a tile, and small ratio helpers.  Nothing is printed.
+Contract: pure functions of a record's ``plan`` / ``config`` sections (the scheduled K loop, the pipelined buffers
+and their on-chip use, the path label, an item's status, K steps per block) and small ratio helpers.
 """
 
 from __future__ import annotations
@@ -12,12 +11,12 @@ from ..results.report.table import format_seconds
 from .stage_types import StageLine
 
 
-def k_loop(plan: Mapping[str, Any]) -> dict[str, Any]:
+def k_loop(plan: Mapping[str, Any]) -> Mapping[str, Any]:
     loops = (plan.get("schedule_model") or {}).get("loops") or []
     return loops[0] if loops else {}
 
 
-def pipelined_buffers(plan: Mapping[str, Any]) -> list[dict[str, Any]]:
+def pipelined_buffers(plan: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     """The operand buffers the loop multi-buffers (the scope of the first buffer)."""
     bufs = [b for b in plan.get("buffers") or [] if isinstance(b, Mapping)]
     if not bufs:
@@ -51,7 +50,7 @@ def path_label(plan: Mapping[str, Any]) -> str:
     return str(kind)
 
 
-def item_status(rec: dict[str, Any]) -> str:
+def item_status(rec: Mapping[str, Any]) -> str:
     status = rec.get("status", "ok")
     if status == "failed":
         lines = [ln.strip() for ln in str(rec.get("error", "")).splitlines() if ln.strip()]
@@ -61,20 +60,15 @@ def item_status(rec: dict[str, Any]) -> str:
     return "ok"
 
 
-def k_steps_per_block(family: Any, problem: Any, config: Any, recs: list[dict[str, Any]]) -> int | None:
-    """Steps of the pipelined loop: the schedule's trip count where a plan has one, else the family's
-    ``loop_trips``."""
-    trips = [k_loop(r.get("plan") or {}).get("trip_count") for r in recs]
-    trips = [t for t in trips if t]
-    if trips:
-        return int(trips[0])
-    return family.loop_trips(problem, config)
+def k_steps_per_block(family: Any, problem: Any, config: Any, recs: list[Mapping[str, Any]]) -> int | None:
+    """The schedule's trip count where a plan has one, else the family's ``loop_trips``."""
+    trips = [t for r in recs if (t := k_loop(r.get("plan") or {}).get("trip_count"))]
+    return int(trips[0]) if trips else family.loop_trips(problem, config)
 
 
 def problem_sort(label: str) -> tuple:
     dims = label.split(" ")[0].split("x")
     return tuple(int(d) if d.isdigit() else 0 for d in dims)
-
 
 
 def basis_value(row: StageLine, basis: str) -> float | None:
@@ -93,16 +87,15 @@ def max_versions(versions: str) -> int:
     return max((int(v) for v in versions.split("/") if v.isdigit()), default=0)
 
 
-def _stage_of(rec: dict[str, Any]) -> int | None:
+def _stage_of(rec: Mapping[str, Any]) -> int | None:
     stages = (rec.get("config") or {}).get("num_stages")
     return stages if isinstance(stages, int) and not isinstance(stages, bool) else None
 
 
-def budget_max_stages(recs: list[dict[str, Any]]) -> int | None:
-    """Deepest num_stages whose buffers fit the limit of their scope.  Where the compiler versions the pipelined
-    buffers (versions above 1 on record), from the per-version bytes of one plan; where it does not (one version at
-    every depth: the kernel stages its own buffers, e.g. a stage dimension of its shared tiles), from the on-chip
-    bytes two depths report - linear in num_stages, what one more stage costs; None when neither can be read."""
+def budget_max_stages(recs: list[Mapping[str, Any]]) -> int | None:
+    """Deepest num_stages whose buffers fit their scope's limit: from one plan's per-version bytes where the
+    compiler versions the buffers, else linear in num_stages through the on-chip bytes of two depths (a kernel
+    staging its own buffers); None when neither can be read."""
     for rec in recs:
         plan = rec.get("plan") or {}
         scope, used, limit = onchip_use(plan)

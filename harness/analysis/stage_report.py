@@ -1,19 +1,10 @@
 """``tlbench report --stages FILE``: how many pipeline stages to use, and why.
 
-Contract: ``main(path, png=None, markdown=None, png_dir=None, as_json=False)`` loads a results file
-(``harness.results.files.store``), prints the stage report (with ``as_json``: the document of
-harness/analysis/stage_json.py, alone on stdout; what it writes is then said on stderr), and writes what was asked
-for: ``markdown`` (the report as markdown), ``png`` (every group's speedup over its num_stages=1 point, plus one
-space-time PNG per group beside it, ``<stem>-<group>.png``) and ``png_dir`` (only the space-time PNGs, in that
-folder).  It returns 0, or 2 after one line on stderr when the input cannot be used.  No global state.
-
-The report is built in layers, one module each:
-- ``stage_types``: the data (``StageReport``, ``TileGroup``, ``StageLine``, ``StageVerdict``);
-- ``stage_grouping``: records -> groups (``build_stage_report``);
-- ``stage_fit``: the pipeline model beside the numbers (``loop_latencies``, the fitted timeline);
-- ``stage_verdict``: the recommended num_stages and why;
-- ``stage_text`` / ``stage_figures`` / ``stage_json``: text, markdown, PNGs and the JSON document.
-Device time and modeled cycles are two kinds of number and never share a value.
+Contract: ``main(path, png=None, markdown=None, png_dir=None, as_json=False)`` prints the stage report of a results
+file (``as_json``: stage_json's document alone on stdout, what it writes said on stderr) and writes the markdown,
+the speedup PNG with one space-time PNG per group beside it, or only the space-time PNGs into ``png_dir``.  Returns
+0, or 2 after one line on stderr when the input cannot be used.  Layers: stage_types (data), stage_grouping,
+stage_fit, stage_verdict, stage_text / stage_figures / stage_json.
 """
 
 from __future__ import annotations

@@ -1,21 +1,17 @@
-"""The stage report as text: ``format_stage_report(report) -> list[str]`` (the terminal) and
-``stage_markdown(report, source) -> str`` (the same, for a CI summary).
+"""The stage report as text: ``format_stage_report(report) -> list[str]`` and ``stage_markdown(report, source)``.
 
-Contract: pure formatting of a ``StageReport``: per group a header, the basis and model lines, the table of variants
-and the verdict.  Device times print as times, model numbers as cycles marked ``(model)`` / ``(Z3)``; they never
-share a column.
+Contract: pure formatting of a ``StageReport``; device times print as times, model numbers as cycles marked
+``(model)`` / ``(Z3)``, never in one column.
 """
 
 from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
+
 from ..results.report.table import format_seconds
 from .stage_types import StageLine, StageReport, TOLERANCE, TileGroup
 
-
 LEFT_ALIGNED = frozenset({"stages", "path", "buffers", "status"})
-
-
 SHOWN_LEFT_OUT = 5
 
 
@@ -154,18 +150,14 @@ def _table(columns: Sequence[tuple[str, Any]], rows: Iterable[StageLine]) -> lis
 
 
 def _onchip_cell(row: StageLine) -> str:
-    if row.onchip_bytes is None:
-        return "-"
-    if not row.onchip_limit:
-        return f"{row.onchip_bytes / 1024:.0f} KiB"
+    if row.onchip_bytes is None or not row.onchip_limit:
+        return "-" if row.onchip_bytes is None else f"{row.onchip_bytes / 1024:.0f} KiB"
     return f"{row.onchip_bytes / 1024:.0f}/{row.onchip_limit / 1024:.0f} KiB {row.onchip_bytes / row.onchip_limit:4.0%}"
 
 
 def _short(kind: str) -> str:
     """``copy A->A_tile (global->shared.l1)`` -> ``copy A``; anything else as is."""
-    if kind.startswith("copy ") and "->" in kind:
-        return "copy " + kind[5:].split("->")[0].strip()
-    return kind
+    return "copy " + kind[5:].split("->")[0].strip() if kind.startswith("copy ") and "->" in kind else kind
 
 
 def _cyc(value: float | None) -> str:
@@ -173,9 +165,7 @@ def _cyc(value: float | None) -> str:
 
 
 def _pct(value: float | None) -> str:
-    if value is None:
-        return "-"
-    return f"{value * 100:+.1g}%" if 0 < abs(value) < 0.001 else f"{value:+.1%}"
+    return "-" if value is None else f"{value * 100:+.1g}%" if 0 < abs(value) < 0.001 else f"{value:+.1%}"
 
 
 def _x(value: float | None) -> str:

@@ -1,34 +1,29 @@
-"""The stage report's data: one ``TileGroup`` per (backend, kernel, problem, tile), one ``StageLine`` per
-``T.Pipelined`` variant, the group's ``StageVerdict``, and the whole ``StageReport``.
+"""The stage report's data: ``StageReport`` of ``TileGroup``s of ``StageLine``s, with a ``StageVerdict``.
 
-Contract: frozen dataclasses, no behaviour beyond small lookups; two kinds of number are kept apart in every field -
-device time (seconds, measured) and model cycles (a backend's schedule model, never a time).  ``TileGroup.basis``
-says which one a group's speedups use.
+Contract: frozen dataclasses; device time (seconds, measured) and model cycles (never a time) are kept apart in
+every field, and ``TileGroup.basis`` says which one a group's speedups use.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass
-from typing import Any
-from . import timeline_fit
+from dataclasses import dataclass
 
+from . import timeline_fit
 
 TOLERANCE = 0.02  # recommend: smallest num_stages within 2 % of the best
 STAGE_KEYS = ("loop_form", "num_stages")  # config fields that vary inside one tile group
+
+
 class StageReportError(ValueError):
     """The document holds nothing a stage report can use; ``str()`` says what to do."""
 
 
 @dataclass(frozen=True)
 class LoopLatencies:
-    """Per-K-step durations of an Ascend loop, from ``EstimateLatency`` (model cycles).
-
-    ``latency``: issue of the first operand copy -> last operand in place (copies on one pipe serialize, each
-    holding its pipe for its ``ii``); ``issue``: cycles the busiest copy pipe is held per step (``sum(ii)``);
-    ``compute``: latency of the compute tasks run back to back.  ``copies`` / ``computes``: ``(name, pipe, latency,
-    ii)``.
-    """
+    """Per-K-step model cycles of an Ascend loop (``EstimateLatency``): ``latency`` until the last operand is in
+    place, ``issue`` the busiest copy pipe's hold, ``compute`` the compute tasks back to back; ``copies`` /
+    ``computes``: ``(name, pipe, latency, ii)``."""
 
     latency: float
     compute: float
@@ -129,8 +124,5 @@ class StageReport:
     def single(self) -> tuple[TileGroup, ...]:
         """Tiles measured at one depth only (a tile sweep's): nothing to compare within them."""
         return tuple(g for g in self.groups if len(g.rows) < 2)
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 

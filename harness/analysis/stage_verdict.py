@@ -1,21 +1,20 @@
 """The stage report's verdict per tile group: the recommended num_stages and one sentence of why.
 
-Contract: ``verdict(group, records)`` returns a ``StageVerdict``: the smallest ``auto`` num_stages within 2 % of the
-best on the group's basis (``timeline_fit.recommend_num_stages``), the model's min sufficient depth and own pick,
-the deepest depth the on-chip budget allows, the sentence of why, and notes an engineer should know (num_stages=1
-switching pipeline path, a best point at the deepest depth tried, a scheduler allocating fewer buffers than asked).
+Contract: ``group_verdict(group, records)`` returns a ``StageVerdict``: the smallest auto num_stages within 2 % of
+the best on the group's basis, the model's min depth and pick, the on-chip budget's deepest depth, why, and notes
+(num_stages=1 switching path, best at the deepest depth, fewer buffers allocated than asked).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 from . import timeline_fit
 from .stage_fit import steady_ii
 from .stage_plan import basis_value, budget_max_stages, fmt_basis, max_versions
 from .stage_types import StageVerdict, TOLERANCE, TileGroup
 
 
-def group_verdict(group: TileGroup, recs: list[dict[str, Any]]) -> StageVerdict:
+def group_verdict(group: TileGroup, recs: list[Mapping[str, Any]]) -> StageVerdict:
     times = {r.num_stages: basis_value(r, group.basis) for r in group.rows if r.loop_form == "auto"}
     times = {s: t for s, t in times.items() if s is not None and t}
     budget = budget_max_stages(recs)

@@ -10,9 +10,11 @@ is the smallest num_stages within a tolerance of the best.  Pure functions, froz
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
-from typing import Any, Iterable, Mapping
-from .timeline_model import DEFAULT_STAGES, Number, SweepRow, check_iterations, makespan_without_issue_limit, min_sufficient_depth, sweep
+from dataclasses import dataclass
+from typing import Iterable, Mapping
+
+from .timeline_model import (DEFAULT_STAGES, Number, SweepRow, check_iterations, makespan_without_issue_limit,
+                             min_sufficient_depth, sweep)
 
 
 @dataclass(frozen=True)
@@ -29,21 +31,12 @@ class Prediction:
     recommended_num_stages: int  # smallest simulated depth within 2 % of the best makespan
     rows: tuple[SweepRow, ...]
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
 
 @dataclass(frozen=True)
 class Fit:
-    """Latency/compute ratio that best explains measured times per ``num_stages``.
-
-    Model: ``time[s] = scale * makespan(iterations, issue=0, latency=ratio, compute=1, s)``, so ``scale`` is the
-    time of one iteration's compute in the caller's unit and ``ratio * scale`` the latency.  ``relative_error[s] =
-    (predicted - measured) / measured``; ``rms_relative_error`` is what was minimised.  ``ratio_low..ratio_high`` is
-    the range of grid ratios whose RMS relative error is within ``band`` of the best: a wide range means the
-    measurements do not pin the ratio down (typically when every measured depth is already past the minimum
-    sufficient depth).
-    """
+    """Latency/compute ratio that best explains measured times per ``num_stages``: ``time[s] = scale *
+    makespan(iterations, 0, ratio, 1, s)``.  ``ratio_low..ratio_high``: the grid ratios whose RMS relative error is
+    within ``band`` of the best (wide: the measurements do not pin the ratio down)."""
 
     iterations: int
     latency_ratio: float
@@ -66,9 +59,6 @@ class Fit:
     def latency_time(self) -> float:
         return self.latency_ratio * self.scale
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
 
 def predict_from_latencies(
     latency: Number, compute: Number, iterations: int, stages: Iterable[int] = DEFAULT_STAGES, issue: Number = 0,
@@ -89,33 +79,18 @@ def fit_latency_ratio(
     stage_times: Mapping[int, float | None], iterations: int, *, ratio_min: float = 0.05, ratio_max: float = 20.0,
     ratio_step: float = 0.005, band: float = 0.005,
 ) -> Fit:
-    """Find the latency/compute ratio (and time scale) that best explains measured times.
-
-    ``stage_times`` maps ``num_stages`` -> measured time (any unit, e.g. ms).  Entries with a time that is ``None``,
-    non-finite or ``<= 0`` (a failed or missing measurement) are ignored, and so is ``num_stages < 1``
-    (``num_stages=0`` means "not a pipelined loop", which has no buffer count in this model).  At least two points
-    must remain.
-
-    The model is run with ``issue = 0`` and ``compute = 1``; for each ratio on a grid ``ratio_min..ratio_max`` (step
-    ``ratio_step``, then refined 50x finer around the best) the scale minimising the sum of squared relative errors
-    is closed-form, and the ratio with the smallest RMS relative error wins (the smallest ratio among exact ties).
-    """
+    """The ratio on a grid ``ratio_min..ratio_max`` (refined 50x finer around the best) with the smallest RMS
+    relative error, the scale being closed-form per ratio; ties go to the smaller ratio.  Times that are None,
+    non-finite or <= 0 and ``num_stages < 1`` are ignored; at least two points must remain (else ValueError)."""
     check_iterations(iterations)
     if not (0 < ratio_min < ratio_max) or ratio_step <= 0:
-        raise ValueError(
-            f"fit_latency_ratio: need 0 < ratio_min < ratio_max and ratio_step > 0, got "
-            f"{ratio_min}, {ratio_max}, {ratio_step}"
-        )
-    measured = {
-        int(s): float(t)
-        for s, t in sorted(stage_times.items())
-        if int(s) >= 1 and t is not None and math.isfinite(float(t)) and float(t) > 0
-    }
+        raise ValueError(f"fit_latency_ratio: need 0 < ratio_min < ratio_max and ratio_step > 0, got "
+                         f"{ratio_min}, {ratio_max}, {ratio_step}")
+    measured = {int(s): float(t) for s, t in sorted(stage_times.items())
+                if int(s) >= 1 and t is not None and math.isfinite(float(t)) and float(t) > 0}
     if len(measured) < 2:
-        raise ValueError(
-            "fit_latency_ratio needs measured times (> 0) for at least 2 distinct "
-            f"num_stages >= 1; usable points: {measured or 'none'} (from {dict(stage_times)})"
-        )
+        raise ValueError("fit_latency_ratio needs measured times (> 0) for at least 2 distinct "
+                         f"num_stages >= 1; usable points: {measured or 'none'} (from {dict(stage_times)})")
 
     def loss(ratio: float) -> tuple[float, float]:
         model = [makespan_without_issue_limit(iterations, ratio, 1, s) for s in measured]
@@ -147,15 +122,10 @@ def fit_latency_ratio(
 
 
 def recommend_num_stages(times_by_stage: Mapping[int, float | None], tolerance: float = 0.02) -> int:
-    """Smallest ``num_stages`` whose time is within ``tolerance`` (relative) of the best.
-
-    Extra stages cost on-chip memory for nothing once the loop is compute-bound (seed 1.3), so ties go to the
-    shallower pipeline.  Times that are ``None``, non-finite or ``<= 0`` are ignored."""
-    usable = {
-        int(s): float(t)
-        for s, t in times_by_stage.items()
-        if t is not None and math.isfinite(float(t)) and float(t) > 0
-    }
+    """Smallest ``num_stages`` within ``tolerance`` of the best time (extra stages cost on-chip memory for nothing);
+    times that are None, non-finite or <= 0 are ignored."""
+    usable = {int(s): float(t) for s, t in times_by_stage.items()
+              if t is not None and math.isfinite(float(t)) and float(t) > 0}
     if not usable:
         raise ValueError(f"recommend_num_stages: no usable (> 0) time in {dict(times_by_stage)}")
     best = min(usable.values())

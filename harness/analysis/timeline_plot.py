@@ -1,27 +1,18 @@
 """Space-time figure of a pipelined loop: one panel per schedule, one row per lane.
 
-Contract --------
-* Data first, pixels last.  A figure is a sequence of ``Panel``s; a panel is a title plus named ``Lane``s
-  (``"copy"``, ``"compute"``; or for a real Ascend schedule hardware pipes such as ``"MTE2"``, ``"Cube"``,
-  ``"Fixpipe"``), each holding ``Bar(start, end, label)``s, plus optional ``Phase`` spans (prologue / steady /
-  epilogue) that are shaded.  Building and laying out that data (``panels_from_model``, ``normalize_panels``,
-  ``pack_tracks``) needs only the standard library.
-* ``draw_space_time(lanes_by_panel, path, title)`` renders a PNG.  matplotlib is imported lazily inside it and
-  driven through its object API with the Agg canvas (no pyplot, no global backend switch), so importing this module
-  never needs matplotlib or a display.
-* Bars that overlap inside one lane (several copies in flight at once) are stacked on sub-rows of that lane instead
-  of being drawn over one another.
-* All panels of a figure share one time axis, labelled in cycles unless told otherwise, so schedules are comparable
-  at a glance.
+Contract: a figure is a sequence of ``Panel``s, each a title plus ``Lane``s (``copy`` / ``compute``, or hardware
+pipes such as ``MTE2``) of ``Bar(start, end, label)``s and optional shaded ``Phase`` spans (prologue / steady /
+epilogue).  ``draw_space_time(panels, path, title)`` renders a PNG on one shared time axis, stacking bars that
+overlap in a lane on sub-rows (``pack_tracks``); matplotlib is imported lazily, through its object API.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence, Union
+from typing import Mapping, Sequence
 
-from .timeline_model import DEFAULT_STAGES, Timeline, simulate
+from .timeline_model import Timeline
 
 PHASE_KINDS = ("prologue", "steady", "epilogue")
 PHASE_LABELS = {"prologue": "prologue (fill)", "steady": "steady state", "epilogue": "epilogue (drain)"}
@@ -34,9 +25,8 @@ LANE_COLORS = {
     "copy": "#4c78a8", "compute": "#f58518", "MTE1": "#72b7b2", "MTE2": "#4c78a8", "MTE3": "#54a24b", "Cube": "#f58518",
     "Vector": "#e45756", "Fixpipe": "#b279a2", "Scalar": "#9d755d",
 }
-_PALETTE = ("#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#ff9da6", "#9d755d", "#bab0ac", "#eeca3b")
-
-BarLike = Union["Bar", Sequence[Any]]  # Bar or (start, end[, label])
+_PALETTE = ("#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#ff9da6", "#9d755d", "#bab0ac",
+            "#eeca3b")
 
 
 @dataclass(frozen=True)
@@ -76,64 +66,24 @@ class Panel:
             ends.append(self.end_marker)
         return max(ends, default=0.0)
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
 
 def panel_from_timeline(timeline: Timeline, title: str | None = None) -> Panel:
     """Lanes ``copy`` (issue -> data arrival, ``c<i>``) and ``compute`` (``g<i>``), as in the seed's ASCII figure;
     phases from ``prologue_end`` / ``epilogue_start``."""
     steps = timeline.steps
     depth = timeline.num_stages
-    copy = Lane(
-        "copy", tuple(Bar(s.copy_start, s.copy_end, f"c{s.index}", row=s.slot) for s in steps),
-        caption=f"{depth} buffers" if depth > 1 else "",
-    )
+    copy = Lane("copy", tuple(Bar(s.copy_start, s.copy_end, f"c{s.index}", row=s.slot) for s in steps),
+                caption=f"{depth} buffers" if depth > 1 else "")
     compute = Lane("compute", tuple(Bar(s.compute_start, s.compute_end, f"g{s.index}") for s in steps))
     bounds = [(0, timeline.prologue_end), (timeline.prologue_end, timeline.epilogue_start),
               (timeline.epilogue_start, timeline.makespan)]
     phases = tuple(Phase(kind, a, b) for kind, (a, b) in zip(PHASE_KINDS, bounds) if b > a)
-    return Panel(
-        title=title or (f"num_stages={depth}" + (" (no overlap)" if depth == 1 else "")),
-        lanes=(copy, compute),
-        phases=phases,
-        subtitle=(
-            f"makespan {_fmt(timeline.makespan)} (x{timeline.speedup:.2f})   "
-            f"steady interval {timeline.steady_interval:.1f}   "
-            f"compute util {100 * timeline.compute_utilization:.0f}%"
-        ),
-        end_marker=timeline.makespan,
-    )
-
-
-def panels_from_model(
-    iterations: int, issue: float, latency: float, compute: float, stages: Iterable[int] = DEFAULT_STAGES,
-) -> tuple[Panel, ...]:
-    """One panel per ``num_stages``, built from ``models.simulate``."""
-    return tuple(panel_from_timeline(simulate(iterations, issue, latency, compute, s)) for s in stages)
-
-
-def normalize_panels(lanes_by_panel: Any) -> tuple[Panel, ...]:
-    """Accept ``Panel``s, or ``{panel title: Panel | {lane name: [(start, end, label),
-    ...]}}`` (insertion order kept), and return ``Panel``s with ``Bar``s."""
-    if isinstance(lanes_by_panel, Panel):
-        return (lanes_by_panel,)
-    if isinstance(lanes_by_panel, Mapping):
-        items: list[Panel] = []
-        for title, value in lanes_by_panel.items():
-            if isinstance(value, Panel):
-                items.append(value)
-            elif isinstance(value, Mapping):
-                lanes = tuple(Lane(str(n), tuple(_bar(b) for b in bars)) for n, bars in value.items())
-                items.append(Panel(str(title), lanes))
-            else:
-                raise TypeError(f"panel {title!r}: expected a Panel or a {{lane: bars}} mapping, got {type(value).__name__}")
-        return tuple(items)
-    panels = tuple(lanes_by_panel)
-    for p in panels:
-        if not isinstance(p, Panel):
-            raise TypeError(f"expected Panel objects, got {type(p).__name__}")
-    return panels
+    return Panel(title=title or (f"num_stages={depth}" + (" (no overlap)" if depth == 1 else "")),
+                 lanes=(copy, compute), phases=phases,
+                 subtitle=(f"makespan {_fmt(timeline.makespan)} (x{timeline.speedup:.2f})   "
+                           f"steady interval {timeline.steady_interval:.1f}   "
+                           f"compute util {100 * timeline.compute_utilization:.0f}%"),
+                 end_marker=timeline.makespan)
 
 
 def pack_tracks(bars: Sequence[Bar]) -> tuple[int, ...]:
@@ -157,24 +107,17 @@ def pack_tracks(bars: Sequence[Bar]) -> tuple[int, ...]:
 
 
 def lane_color(name: str) -> str:
-    if name in LANE_COLORS:
-        return LANE_COLORS[name]
-    return _PALETTE[sum(map(ord, name)) % len(_PALETTE)]
+    return LANE_COLORS.get(name) or _PALETTE[sum(map(ord, name)) % len(_PALETTE)]
 
 
-def draw_space_time(
-    lanes_by_panel: Any, path: str | Path, title: str = "", *, xlabel: str = "cycles", dpi: int = 120,
-    lane_descriptions: Mapping[str, str] | None = None,
-) -> Path:
-    """Render panels (see ``normalize_panels`` for accepted shapes) to a PNG at ``path``.
-
-    ``lane_descriptions`` maps a lane name to its legend text (defaults: ``LANE_DESCRIPTIONS``).
-    """
+def draw_space_time(panels: Sequence[Panel], path: str | Path, title: str = "", *, xlabel: str = "cycles",
+                    dpi: int = 120, lane_descriptions: Mapping[str, str] | None = None) -> Path:
+    """``lane_descriptions``: a lane name's legend text (beyond ``LANE_DESCRIPTIONS``)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
     from matplotlib.patches import Patch
 
-    panels = normalize_panels(lanes_by_panel)
+    panels = tuple(panels)
     if not panels:
         raise ValueError("draw_space_time: nothing to draw")
     layouts = [_layout(p) for p in panels]
@@ -260,15 +203,6 @@ def _layout(panel: Panel) -> tuple[int, list[tuple[Lane, int, int, tuple[int, ..
 
 def _phase_texts(kind: str) -> tuple[str, ...]:
     return (PHASE_LABELS.get(kind, kind), PHASE_SHORT_LABELS.get(kind, kind))
-
-
-def _bar(value: BarLike) -> Bar:
-    if isinstance(value, Bar):
-        return value
-    start, end, *rest = value
-    if end < start:
-        raise ValueError(f"bar ends before it starts: {value!r}")
-    return Bar(float(start), float(end), str(rest[0]) if rest else "")
 
 
 def _fmt(value: float) -> str:

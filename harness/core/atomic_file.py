@@ -1,10 +1,8 @@
 """Whole-file writes that a reader never sees half of, with the user's permissions.
 
-Contract: ``atomic_write_bytes(path, data)`` / ``atomic_write_text(path, text)`` create the parent directory, write
-a uniquely named temporary file beside ``path`` (created mode 0666, so the process umask decides: ``-rw-r--r--``
-under umask 022, as a plain ``open(path, "w")`` gives; ``tempfile.mkstemp`` would give ``-rw-------``), fsync it,
-rename it over ``path`` (``os.replace``: a reader sees the old file or the new one) and fsync the directory, so the
-rename itself survives a crash.  A failed write removes its temporary file and raises.
+Contract: ``atomic_write_bytes`` / ``atomic_write_text(path, text)`` write a temporary file beside ``path`` (mode
+0666 under the umask, as ``open`` gives; ``mkstemp`` would give 0600), fsync it, ``os.replace`` it over ``path`` and
+fsync the directory; a failed write removes its temporary file and raises.
 """
 
 from __future__ import annotations

@@ -1,45 +1,20 @@
 """The contract between the harness and a backend (the accelerators' backends, or a test's fake).
 
-Contract: a backend is any object with the members of ``Backend`` below.  The harness only ever calls these; it
-never imports a backend module and never branches on a backend's name: what differs between backends (on-chip scopes
-and capacities, rejection rules, plan summary, machine-info keys, worker pinning, colour and figures) is asked of
-the backend, here or through its ``traits`` (harness/core/backend_traits.py).  The kernel itself comes from the
-case's family (``case.problem.family.build(problem, config, backend.dialect)``). Backends are found through the
-``tlbench.backends`` entry-point group (a factory taking ``BackendOptions``) and through the
-``pytest_tlbench_register_backends`` hook (used by tests to add a fake backend).
+Contract: a backend is any object with the members of ``Backend``; the harness calls only these and never branches
+on a backend's name (what differs is asked of it, here or through its ``traits``).  Backends come from the
+``tlbench.backends`` entry points (a factory taking ``BackendOptions``) and the
+``pytest_tlbench_register_backends`` hook.  A backend raises ``CompileError`` (the compiler's own words) and
+``SuiteCodeError`` (a suite's callable raised: the device is not suspected); a wrong result is a ``CheckResult``
+with ``ok=False``.  ``compile_blocker()`` / ``device_blocker()``: None, or a sentence naming what is missing.
 
-Errors a backend raises where it understands them:
-- ``CompileError``: the compiler rejected the kernel; ``str()`` is the compiler's own words
-  (``compile_failure_words(exc)``: a body that raised is named by its ``SuiteCodeError``).
-- ``WrongResult`` is not raised: ``check`` returns a ``CheckResult`` with ``ok=False``.
-- ``SuiteCodeError``: a suite's own code (its inputs, reference, vendor or check callable) raised; ``str()`` is one
-  line naming the callable, the problem and the exception.  The item fails with it; the device is not suspected, so
-  a device worker is not restarted for it (unless the backend's optional ``device_fault()`` says the device itself
-  is broken).
-``compile_blocker()`` / ``device_blocker()`` answer "what stops compiling / timing here?": ``None`` when nothing
-does, else a sentence naming what is missing.
-
-Optional methods (looked up with ``getattr``; a backend without them still works):
-- ``device_profile(info) -> DeviceProfile | None``: the peak FLOP/s per dtype and memory bandwidth of the device
-  ``device_info()`` describes, from published figures, each with its source; None for a device it has no figures for
-  (reports read "peak unknown").
-- ``kernel_body_hash(case) -> str | None``: a hash of the source of the kernel body the case compiles (None for the
-  vendor library), stored in every record; the real backends answer ``kernel_traits.kernel_hash(case, dialect)`` and
-  key every cache of a built kernel by it.
-- ``lower(case) -> Compiled``: the cold lowering alone (plan recorded, no device compiler, no cache; ``handle``
-  None).  A compile item whose first cold ``compile`` built a binary keeps that build as ``cold_build_once`` and
-  times its rounds with ``lower`` (harness/measure/runner.py).
-- ``lowering_key() -> str``: names what, besides the kernel, decides the lowered source (compiler version, target);
-  the inert-key probe's answers are cached on disk under it. Without it the probe lowers in every process.
-- ``calibrate(seconds) -> DeviceProfile``: measure this machine's own profile (vendor GEMM, a copy kernel); origin
-  "calibrated", kept apart from the datasheet figures.
-- ``warm_up_compile()``: one untimed lowering of small kernels of the backend's own, through its real passes;
-  measures nothing.  A worker that times compile items calls it before it answers ``ready`` (its start overlaps
-  collection), so the process's one-off costs of a first lowering are paid there; the compile phase's setup then
-  compiles no item (harness/measure/setup_compile.py).  Without it, the setup is the first item's cold compile.
-- ``device_fault() -> str | None``: after an exception in a device stage, whether the device context itself is
-  broken (a sticky error: words) or still usable (None).  Asked only for a ``SuiteCodeError``; a backend without it
-  keeps its worker for those.
+Optional methods (looked up with ``getattr``):
+- ``device_profile(info) -> DeviceProfile | None``: published peaks of the device ``device_info()`` describes;
+- ``kernel_body_hash(case) -> str | None``: hash of the kernel body's source, stored in every record;
+- ``lower(case) -> Compiled``: the cold lowering alone (no device compiler, no cache; ``handle`` None);
+- ``lowering_key() -> str``: what besides the kernel decides the lowered source (caches the inert-key probe);
+- ``calibrate(seconds) -> DeviceProfile``: this machine's measured profile (origin "calibrated");
+- ``warm_up_compile()``: one untimed lowering, so a compile worker pays its one-off costs before ``ready``;
+- ``device_fault() -> str | None``: after a ``SuiteCodeError``, whether the device context itself is broken.
 """
 
 from __future__ import annotations
@@ -79,8 +54,7 @@ class BackendOptions:
 
 
 def backend_from_ref(factory: str, options: Mapping[str, Any] | None = None) -> Any:
-    """The backend ``factory`` (``module:qualname``, imported here) makes with ``options``: how a child process
-    (device worker, counting child, build child) makes its own backend."""
+    """The backend ``factory`` (``module:qualname``) makes with ``options``: how a child process makes its own."""
     from importlib import import_module
 
     module, _, qualname = factory.partition(":")
@@ -92,11 +66,7 @@ def backend_from_ref(factory: str, options: Mapping[str, Any] | None = None) -> 
 
 @dataclass
 class Compiled:
-    """A built kernel: backend-private ``handle``, its plan, and how long building took.
-
-    ``compile_seconds`` is the headline a compile item reports (the cold build a user waits for); ``phases_s``
-    breaks the work down (plan capture, nvcc, Z3 solve ...).
-    """
+    """A built kernel: backend-private ``handle``, its plan, the cold build's seconds and their phases."""
 
     case: Case
     handle: Any
@@ -127,8 +97,7 @@ class Backend(Protocol):
         """On-chip footprint of the case (its family's rule) against ``scopes()``."""
 
     def rejection(self, case: Case) -> Rejection | None:
-        """Why the case cannot work here, before compiling: the family's validation, this backend's own rules (e.g.
-        a warp partition), the budget (``harness.core.space.reject``)."""
+        """Why the case cannot work here, before compiling (family validation, backend rules, the budget)."""
 
     def kernel_source(self, case: Case) -> str:
         """The generated kernel source (lowering only): used to find swept keys that change nothing."""
@@ -140,8 +109,7 @@ class Backend(Protocol):
         """The pipeline plan the compiler chose."""
 
     def make_inputs(self, problem: Any, seed: int, config: Any = None) -> Any:
-        """Fresh random device inputs (never zeros) for the problem; ``config``: the case's config where the family
-        makes inputs from part of it (``kernel_traits.inputs_key``)."""
+        """Fresh random device inputs (never zeros); ``config`` where the family's inputs depend on it."""
 
     def check(self, runnable: Compiled | VendorCase, inputs: Any) -> CheckResult:
         """Run once on a poisoned output and compare with the reference."""
@@ -152,13 +120,9 @@ class Backend(Protocol):
 
 @runtime_checkable
 class DeviceTimer(Protocol):
-    """Times one prepared runnable; the harness (harness/measure) owns the sampling loop.
-
-    ``batch(k)`` runs the callable k times, each after the L2 flush, and returns k kernel-only device times in
-    seconds (flush excluded).  ``method`` names how (it may change after a fallback: the harness then drops the
-    earlier samples); ``notes`` say why it fell back. ``telemetry()`` is the device's state right after the last
-    batch (``sm_clock_mhz``, ``sm_clock_max_mhz``, ``temperature_c``, ``power_w``, ``throttle_reasons``) or None
-    where the backend cannot read it."""
+    """Times one prepared runnable: ``batch(k)`` returns k kernel-only device times in seconds, each after the L2
+    flush.  ``method`` names how (a change after a fallback drops earlier samples; ``notes`` say why).
+    ``telemetry()``: the device's clocks, temperature, power and throttle reasons after the last batch, or None."""
 
     method: str
     l2_flush_bytes: int

@@ -1,27 +1,15 @@
 """What a backend knows that the harness shows or sets up, readable without its toolchain.
 
-Contract: a backend's traits are any object with the members of ``BackendTraits``; they import neither tilelang nor
-torch, so ``tlbench report`` / ``compare`` on a laptop and the xdist controller can use them.  They come from the
-``tlbench.traits`` entry-point group (``name = "package.module:OBJECT"``) through ``TraitsCatalog``; a backend with
-none (a test's fake) gets ``DefaultTraits``, which shows it plainly.  The running backend object carries the same
-traits as ``backend.traits``.  The harness reads a backend's colour, label, plan summary, machine-info keys, testbed
-fields, worker pinning and schedule figure only from here, and never branches on a backend's name.
+Contract: a backend's traits are any object with the members of ``BackendTraits``, importing neither tilelang nor
+torch (reports on a laptop and the xdist controller use them).  ``TraitsCatalog`` loads them from the
+``tlbench.traits`` entry points; a backend with none gets ``DefaultTraits``.  The harness reads a backend's colour,
+label, plan summary, machine-info keys, testbed fields, worker pinning and schedule figure only from here.
 
-Optional (read with ``getattr``): ``runtime_warm_up``, a ``"module:function"`` the backend's device worker calls
-with no argument in a thread of its own as soon as it starts, before it builds the backend: the device runtime's
-one-off first-use costs (a vendor library's handle, the profiler behind the timer), importing only that runtime, so
-they overlap the worker's other imports and collection instead of delaying the first item.  It must measure nothing
-and do nothing when there is no device.
-
-Optional, too: ``dialect``, the body dialect the backend builds (its ``Backend.dialect``), so a suite's per-dialect
-configs are known without loading the backend.
-
-Optional, too: ``measurement_method(record)``, what of one timed record says how it was measured, as ``{label:
-value}`` (a timer, how the cache was emptied ...): two runs whose paired items differ there measured different
-things, and compare refuses them (harness/results/compare/method_match.py).  Leave out a label the record does not carry (an
-older file: unknown, not compared); return {} for a record whose method is judged otherwise (compile items: the
-compile rules).  A backend without it gets ``generic_measurement_method`` (the record's ``method`` and
-``l2_flush_bytes`` as they are).  ``method_options``: the command-line options that set it, named in the refusal.
+Optional members (read with ``getattr``): ``runtime_warm_up`` (a ``"module:function"`` the device worker calls in
+a thread as it starts, paying the runtime's one-off costs; it measures nothing), ``dialect`` (the body dialect the
+backend builds), ``measurement_method(record)`` (``{label: value}`` saying how a timed record was measured; compare
+refuses pairs that differ; {} where judged otherwise; default ``generic_measurement_method``) and
+``method_options`` (the options that set it, named in the refusal).
 """
 
 from __future__ import annotations
@@ -68,8 +56,7 @@ class BackendTraits(Protocol):
         """Ids of the devices this host shows, for one pytest-xdist worker each ([] if none)."""
 
     def schedule_figure(self, records: Sequence[Mapping[str, Any]], path: Path, title: str) -> Path | None:
-        """A PNG of the compiler's schedule of one tile's records (one per num_stages), from their
-        ``plan.schedule_model``; None when this backend has no such figure."""
+        """A PNG of the compiler's schedule of one tile's records (``plan.schedule_model``), or None."""
 
 
 @dataclass(frozen=True)
@@ -90,7 +77,7 @@ class DefaultTraits:
     def testbed_fields(self, info: Mapping[str, Any]) -> dict[str, Any]:
         return {"driver": info.get("driver"), "vendor_library": info.get("vendor_library")}
 
-    def measurement_method(self, record: Mapping[str, Any]) -> dict[str, Any]:
+    def measurement_method(self, record: Mapping[str, Any]) -> dict[str, object]:
         return generic_measurement_method(record)
 
     def device_env(self, device: str) -> dict[str, str]:
@@ -103,10 +90,8 @@ class DefaultTraits:
         return None
 
 
-def generic_measurement_method(record: Mapping[str, Any]) -> dict[str, Any]:
-    """The generic record fields that say how a timed record was measured, uninterpreted: ``method`` and
-    ``l2_flush_bytes`` where present; {} for a compile record (its method, with its round count and parallel jobs,
-    is the compile rules' to judge)."""
+def generic_measurement_method(record: Mapping[str, Any]) -> dict[str, object]:
+    """A timed record's ``method`` and ``l2_flush_bytes`` where present; {} for a compile record."""
     if record.get("kind") == "compile":
         return {}
     return {name: record[name] for name in ("method", "l2_flush_bytes") if record.get(name) is not None}
@@ -116,11 +101,10 @@ def generic_plan_summary(plan: Mapping[str, Any] | None) -> str:
     """``<pipeline kind> v<versions of pipelined buffers> <scope> <bytes> ...``."""
     if not plan:
         return "-"
-    pipe = plan.get("pipeline") or {}
     versions = "/".join(str(b.get("versions")) for b in plan.get("buffers", []) if (b.get("versions") or 1) > 1)
     scopes = " ".join(f"{scope} {used}" for scope, used in (plan.get("bytes_per_scope") or {}).items())
-    parts = [str(pipe.get("kind", "?"))] + ([f"v{versions}"] if versions else []) + ([scopes] if scopes else [])
-    return " ".join(parts)
+    return " ".join([str((plan.get("pipeline") or {}).get("kind", "?")), *([f"v{versions}"] if versions else []),
+                     *([scopes] if scopes else [])])
 
 
 @dataclass

@@ -1,20 +1,11 @@
 """On-chip footprint of a case per memory scope, checked before anything compiles.
 
-Contract: a backend describes its on-chip memory as ``Scope``s (name, capacity, whether the requested pipeline depth
-or one version must fit, and named capacity variants such as UB with SIMT code resident); a kernel family knows
-which buffers its body allocates in which scope for a backend's dialect and turns a (problem, config) into one
-``ScopeUse`` per scope it uses (``KernelFamily.footprint``).  ``check(case, scopes, dialect)`` joins the two into a
-``BudgetVerdict`` whose ``reason`` names the scope, the bytes needed and the capacity, and the buffers where the
-family names them, e.g. ``shared.dyn needs 262144 B, limit 232448 B (A_shared + B_shared 4 x 65536 B)``.  A config
-over budget is skipped with that reason (and the backend's name: harness/measure/outcome.py) instead of being
-compiled; a family that declares no footprint for a dialect is checked after lowering instead, from the compiled
-kernel's buffers (``plan_overflow``, the same words, each buffer of the scope with its versions and bytes).  A
-footprint counts every element at its dtype's real size (``buffer_bytes``, harness/core/dtypes.py: fp8 one byte,
-int4 half a byte; an unknown dtype raises).  Nothing here knows a backend or a family.
-
-Why this exists on top of the compiler: shared memory over the limit can pass lowering and the native compiler and
-only fail at launch, and an accumulator over its scope can lower without error (the backends' limits modules say
-where, with the measurements).
+Contract: a backend describes its on-chip memories as ``Scope``s; a family turns a (problem, config) into one
+``ScopeUse`` per scope its body uses (``KernelFamily.footprint``, sizes from ``buffer_bytes``).
+``check(case, scopes, dialect)`` gives a ``BudgetVerdict`` whose ``reason`` names the scope, bytes, limit and
+buffers (``shared.dyn needs 262144 B, limit 232448 B (A_shared + B_shared 4 x 65536 B)``); such a config is
+skipped rather than compiled, because over-budget shared memory can pass lowering and fail only at launch.
+``plan_overflow(plan)`` says the same after lowering, for a family that declares no footprint.
 """
 
 from __future__ import annotations
@@ -63,12 +54,15 @@ class ScopeUse:
     buffers: tuple[str, ...] = ()  # what fills the scope, in words (where the family says)
 
     @property
+    def used(self) -> int:
+        return self.needed if self.enforced_on == NEEDED else self.minimum
+
+    @property
     def over(self) -> bool:
-        used = self.needed if self.enforced_on == "needed" else self.minimum
-        return used > self.capacity
+        return self.used > self.capacity
 
     def describe(self) -> str:
-        used = self.needed if self.enforced_on == "needed" else self.minimum
+        used = self.used
         return f"{self.scope} needs {used} B, limit {self.capacity} B" + (f" ({', '.join(self.buffers)})" if self.buffers else "")
 
 
@@ -85,19 +79,12 @@ class BudgetVerdict:
         return "; ".join(u.describe() for u in self.uses if u.over)
 
     def to_dict(self) -> dict:
-        return {
-            "fits": self.fits,
-            "scopes": {
-                u.scope: {"needed": u.needed, "minimum": u.minimum, "capacity": u.capacity, "enforced_on": u.enforced_on}
-                for u in self.uses
-            },
-        }
+        return {"fits": self.fits, "scopes": {u.scope: {"needed": u.needed, "minimum": u.minimum, "capacity": u.capacity,
+                                                        "enforced_on": u.enforced_on} for u in self.uses}}
 
 
 def plan_overflow(plan: Any) -> str:
-    """What a compiled kernel's plan (``bytes_per_scope`` against its ``limits``) allocates beyond a capacity, in
-    ``ScopeUse.describe``'s words; '' when it fits.  The check for a kernel whose family declares no footprint, made
-    after lowering."""
+    """What a plan allocates beyond a scope's limit, in ``ScopeUse.describe``'s words; '' when it fits."""
     over = [f"{scope} needs {used} B, limit {plan.limits[scope]} B{_buffers_in(plan, scope)}"
             for scope, used in (plan.bytes_per_scope or {}).items()
             if (plan.limits or {}).get(scope) and isinstance(used, int) and used > plan.limits[scope]]

@@ -1,17 +1,14 @@
 """Backend-neutral value types: what a benchmark case is, how it is measured, what came out.
 
-Contract: frozen dataclasses with no behaviour beyond naming themselves (``case_id``) and turning into JSON-ready
-dicts (``to_dict``).  Nothing here knows about pytest, tilelang, torch, a particular backend or a particular kernel
-family (those bring their own problem and config types: backends/kernels/).  A ``Case`` id is a history key: results
-are compared across runs and backends by it, so its format only ever grows new optional suffixes.
+Contract: frozen dataclasses that name themselves (``case_id``) and turn into JSON-ready dicts (``to_dict``); no
+pytest, tilelang, torch, backend or family here.  A case id is a history key: its format only grows optional
+suffixes.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
-
-MeasureKind = Literal["compile", "device"]
+from typing import Any
 
 DTYPE_SHORT = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float8_e4m3": "f8e4m3"}
 DTYPE_BYTES = {"float16": 2, "bfloat16": 2, "float32": 4, "float8_e4m3": 1}
@@ -19,13 +16,8 @@ DTYPE_BYTES = {"float16": 2, "bfloat16": 2, "float32": 4, "float8_e4m3": 1}
 
 @dataclass(frozen=True)
 class Case:
-    """One kernel variant of one problem: the unit that compiles, checks and is timed.
-
-    ``problem`` and ``config`` are a kernel family's types (``problem.family`` is the family, see
-    harness/core/family.py).  ``label`` names a case chosen for a reason (``best``: the autotuned winner); it goes
-    into the id so the named case has its own history.  The id is ``<problem_id>[-<label>]-<config_id>`` for every
-    family.
-    """
+    """One kernel variant of one problem, id ``<problem_id>[-<label>]-<config_id>``; ``label`` names a case
+    chosen for a reason (``best``: the autotuned winner) so it has its own history."""
 
     problem: Any
     config: Any
@@ -44,14 +36,14 @@ class Case:
         middle = f"-{self.label}" if self.label else ""
         return f"{self.problem.problem_id}{middle}-{self.config.config_id}"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {
             "kernel": self.kernel, "family": self.kernel, "label": self.label, "problem": fields_of(self.problem),
             "config": fields_of(self.config), **_described(self.family, self.problem, self.config),
         }
 
 
-def fields_of(value: Any) -> dict[str, Any]:
+def fields_of(value: Any) -> dict[str, object]:
     """A problem's or config's dict: its own ``to_dict()`` where it has one, else ``asdict``."""
     to_dict = getattr(value, "to_dict", None)
     return to_dict() if callable(to_dict) else asdict(value)
@@ -60,12 +52,9 @@ def fields_of(value: Any) -> dict[str, Any]:
 PORTABLE_KEY = "one_body"
 
 
-def _described(family: Any, problem: Any, config: Any = None) -> dict[str, Any]:
-    """``{"family_described": True}`` and the family's words for the case (``described_as``: ids, labels, stage
-    point) for a family whose records describe themselves (harness/core/described.py), so readers without the family
-    read them as it wrote them; and ``one_body`` (``PORTABLE_KEY``) where the family says whether the config's body
-    is the one body that lowers for every dialect it names (``family.portable``: True) or a target-specific kernel
-    (False)."""
+def _described(family: Any, problem: Any, config: Any = None) -> dict[str, object]:
+    """For a self-describing family (harness/core/described.py): ``family_described``, its words for the case
+    (``described_as``) and ``one_body`` where it says whether the body lowers for every dialect it names."""
     if not getattr(family, "described", False):
         return {}
     words = getattr(family, "record_words", None)
@@ -80,9 +69,8 @@ VENDOR_SUFFIX = "vendor"
 
 @dataclass(frozen=True)
 class VendorCase:
-    """A vendor library on the same problem (cuBLAS via torch, torch_npu matmul, one of torch SDPA's kernels).
-    ``library`` names it where a problem has several (id ``<problem_id>-<library>``); None: the one vendor item
-    (``<problem_id>-vendor``)."""
+    """A vendor library on the same problem; id ``<problem_id>-<library>``, or ``<problem_id>-vendor`` for the one
+    vendor item."""
 
     problem: Any
     kernel: str = VENDOR_SUFFIX
@@ -96,7 +84,7 @@ class VendorCase:
     def case_id(self) -> str:
         return f"{self.problem.problem_id}-{self.library or VENDOR_SUFFIX}"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         library = {"library": self.library} if self.library else {}
         return {"kernel": self.kernel, "family": self.problem.family.name, **library, "problem": fields_of(self.problem),
                 "config": None, **_described(self.family, self.problem)}
@@ -104,8 +92,7 @@ class VendorCase:
 
 @dataclass(frozen=True)
 class CaseIdParts:
-    """A case id split back into its parts: ``problem_id``, optional ``label``, ``config_id`` (``vendor`` for the
-    vendor item of the problem)."""
+    """A case id split back into its parts (``config_id`` ``vendor`` for the problem's vendor item)."""
 
     problem_id: str
     label: str | None
@@ -114,34 +101,28 @@ class CaseIdParts:
 
 @dataclass(frozen=True)
 class StagePoint:
-    """Where a config sits on the pipeline-depth axis: ``tile`` names the config without its depth keys
-    (``128x256x64 t256``), ``loop_id`` the depth (``auto-s3``, ``manual``, ``serial``) and ``num_stages`` it as a
-    number where it has one."""
+    """Where a config sits on the pipeline-depth axis: ``tile`` (the config without its depth keys), ``loop_id``
+    (``auto-s3``, ``manual``, ``serial``) and ``num_stages`` where it is a number."""
 
     tile: str
     loop_id: str
     loop_form: str
     num_stages: int | None
 
+    def point(self) -> "StagePoint":
+        return self
+
 
 @dataclass(frozen=True)
 class MeasurePolicy:
-    """How device time is sampled (harness/measure/rounds.py applies it).
-
-    ``rounds`` round-robin passes over the items (``interleave``; else one item at a time), each taking ``batch``
-    samples of every item, after ``warmup`` discarded calls per item and a clock warmup of at most
-    ``clock_warmup_s``; more rounds run for items whose ``criterion`` (``NAME[:key=value,...]``,
-    harness/measure/criteria.py) is not met, up to ``max_samples`` samples or ``max_seconds`` of sampling per item
-    (then CAPPED).  A batch median shift or trend of ``drift_threshold`` or more is drift: re-measured once, then
-    DRIFT. Compile items (harness/measure/runner.py::run_compile_items): with ``compile_max_seconds`` an item's
-    rounds stop once they took that many CPU seconds (at least one round; its record says so).
-    """
+    """How device time is sampled (harness/measure/rounds.py): ``rounds`` passes of ``batch`` samples per item
+    (round-robin with ``interleave``) after ``warmup`` calls; more rounds until ``criterion`` holds, up to
+    ``max_samples`` or ``max_seconds`` (then CAPPED); a batch shift of ``drift_threshold`` is re-measured once, then
+    DRIFT.  ``compile_max_seconds`` stops a compile item's rounds after that many CPU seconds (at least one)."""
 
     warmup: int = 5
-    # Ten samples in each of six rounds rather than twenty in three: the same samples, twice the
-    # interleaved rounds.  An item's rounds then sample more of the device's power states (an
-    # H200 at its power cap holds one for seconds), and a kernel with two levels shows both
-    # (results/main-job-speed/README.md: the A/A of the main job both ways, one session).
+    # Six rounds of ten rather than three of twenty: more of the device's power states are sampled
+    # (results/main-job-speed/README.md).
     batch: int = 10
     rounds: int = 6
     max_samples: int = 300
@@ -154,16 +135,13 @@ class MeasurePolicy:
     drift_threshold: float = 0.02
     remeasure_on_drift: bool = True
     compile_max_seconds: float | None = None
-    # ``search`` "model": a problem's configs are measured in the order the pipeline models ask
-    # (harness/search/live.py), at most ``search_fraction`` of them, stopping once the best held
-    # for ``search_patience`` model-chosen measurements; problems with fewer than
-    # ``search_min_configs`` configs are measured whole; ``search_learn_from``: earlier runs' results
-    # files whose timed configs of the same kernel, backend and device teach the ranker.  "off": every config.
+    # ``search`` "model" (harness/search/live.py): configs in the models' order, at most ``search_fraction``,
+    # until the best held for ``search_patience``; fewer than ``search_min_configs``: all; "off": all.
     search: str = "off"
     search_fraction: float = 0.25
     search_patience: int = 8
     search_min_configs: int = 20
-    search_learn_from: tuple[str, ...] = ()  # results files of earlier runs the ranker learns from
+    search_learn_from: tuple[str, ...] = ()  # earlier runs' results files the ranker learns from
 
 
 @dataclass(frozen=True)
@@ -193,19 +171,16 @@ class CheckResult:
             return "not checked (speed reference)"
         return self.rule or f"tolerance(rtol={self.rtol:g}, atol={self.atol:g})"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {**asdict(self), "rule": self.rule_words}
 
 
 @dataclass
 class Plan:
-    """What the compiler decided for one case, in one shape for every backend.
-
-    ``pipeline``: {"kind": "none" | "software-pipeline" | "warp-specialized" | "z3-modulo", "num_stages", "stage",
-    "order", ...}.  ``buffers``: one dict per on-chip buffer with name, scope, shape (declared tile), dtype,
-    versions, bytes (all versions). ``bytes_per_scope`` sums ``buffers``; ``limits`` are the capacities of those
-    scopes. ``schedule_model`` (Ascend) holds the Z3 schedule in modeled cycles: never a time.
-    """
+    """What the compiler decided for one case, in one shape for every backend: ``pipeline`` (``kind``: none,
+    software-pipeline, warp-specialized, z3-modulo; ``num_stages`` ...), one dict per on-chip buffer (name, scope,
+    shape, dtype, versions, bytes), bytes and ``limits`` per scope, and (Ascend) the Z3 ``schedule_model`` in
+    cycles."""
 
     backend: str
     target: str
@@ -217,5 +192,5 @@ class Plan:
     features: dict[str, Any] = field(default_factory=dict)
     schedule_model: dict[str, Any] | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return asdict(self)

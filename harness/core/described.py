@@ -1,27 +1,17 @@
 """Problems and configs as plain named values, and the family that reads them back from records alone.
 
-Contract: a kernel declared through the generic path (harness/sweep_api) has no types of its own: its problem
-is ``DescribedProblem(family_name, values)`` (the sizes the kernel is built for, e.g. ``{"M": 8192, "N": 8192}``)
-and its config ``DescribedConfig(values)`` (the sweep axes, the factory's keyword arguments, e.g. ``{"blk_m": 1,
-"num_stages": 2}``). Both turn into exactly those dicts (``to_dict``).  Their ids and labels are the live family's
-words where it formats them (a suite's ``problem_id=`` / ``config_id=`` ...: the family the object is ``bound_to``),
-else derived from names and values in declaration order:
+Contract: a kernel declared through harness/sweep_api has problem ``DescribedProblem(family_name, values)`` (its
+sizes) and config ``DescribedConfig(values)`` (the sweep axes); ``to_dict`` gives exactly those dicts.  Ids and
+labels are the live family's words where it formats them (``bound_to``), else derived in declaration order:
+``problem_id`` ``<family>-<token>-...``, ``config_id`` ``<token>-...``; a token is ``<key><value>``, ``num_stages``
+``s<n>``, a ``dtype`` or ``loop_form`` key its value alone (a None ``num_stages`` beside a loop form left out);
+integers and floats as written (``-`` -> ``m``), booleans ``1``/``0``, dtypes short, other strings with characters
+outside ``[A-Za-z0-9_.]`` as ``_``, lists joined by ``x``, None ``none``.  Without a ``loop_form`` axis a
+``num_stages`` is loop form ``auto``, and neither is ``none``.
 
-- ``problem_id``: ``<family>-<token>-...``; ``config_id``: ``<token>-...``;
-- a token is ``<key><value>``; ``num_stages`` is written ``s<n>``, a ``dtype`` key its short dtype alone (``f16``),
-  a ``loop_form`` key its value alone (``auto``, ``manual``, ``serial``; beside it a ``num_stages`` of None is left
-  out); values: integers and floats as written (``-`` becomes ``m``), booleans ``1``/``0``, dtype strings short
-  (``float16`` -> ``f16``), other strings with characters outside ``[A-Za-z0-9_.]`` replaced by ``_``, lists joined
-  by ``x``, None ``none``;
-- the pipeline depth (``stage_facts``): a ``loop_form`` axis names the loop's form (harness/core/loop_form.py:
-  ``auto`` with ``num_stages``, ``manual``, ``serial``); without one, a ``num_stages`` value is loop form ``auto``,
-  and a config with neither has loop form ``none``.
-
-Records of such a kernel carry ``"family_described": true`` (``DESCRIBED_KEY``) and, under ``WORDS_KEY``, the words
-the live family gave them (``Words``: problem and config ids, the problem's label, the stage point, the loop's trip
-count), so a reader that has not the suite reads them as it wrote them: ``DescribedFamily(name, words)``
-(``family_for_record``) answers every reader's question from the record alone, deriving what a record does not say.
-``record_stage(record)`` is a record's place on the pipeline-depth axis.  Nothing here knows a backend or a kernel.
+Records carry ``"family_described": true`` (``DESCRIBED_KEY``) and under ``WORDS_KEY`` the live family's ``Words``,
+so ``DescribedFamily`` (``family_for_record``) answers every reader from the record alone; ``record_stage(record)``
+is a record's place on the pipeline-depth axis.
 """
 
 from __future__ import annotations
@@ -45,8 +35,7 @@ PLAIN = (int, float, str, bool, type(None))
 
 
 class Params(dict):
-    """An insertion-ordered, hashable mapping of plain values (lists held as tuples); a dict, so it is JSON as it
-    is.  Never changed after construction."""
+    """An immutable, hashable, insertion-ordered dict of plain values (lists held as tuples)."""
 
     def __init__(self, values: Mapping[str, Any] | Iterable[tuple[str, Any]] = ()) -> None:
         super().__init__((str(k), plain_value(v)) for k, v in dict(values).items())
@@ -64,8 +53,8 @@ class Params(dict):
 
 
 def plain_value(value: Any) -> Any:
-    """A value as it goes into a record: plain JSON types, lists as tuples; anything else (a dtype object) by its
-    ``str``.  A mapping is refused: name its entries as axes instead."""
+    """A value as it goes into a record: plain JSON types, lists as tuples, anything else by its ``str``; a
+    mapping raises ``TypeError``."""
     if isinstance(value, PLAIN):
         return value
     if isinstance(value, (list, tuple)):
@@ -109,15 +98,7 @@ def problem_label(values: Mapping[str, Any]) -> str:
     return " ".join(tokens(values)) or "-"
 
 
-@dataclass(frozen=True)
-class StageFacts:
-    tile: str
-    loop_id: str
-    loop_form: str
-    num_stages: int | None
-
-    def point(self) -> StagePoint:
-        return StagePoint(self.tile, self.loop_id, self.loop_form, self.num_stages)
+StageFacts = StagePoint
 
 
 def stage_facts(values: Mapping[str, Any], tile: str | None = None) -> StageFacts:
@@ -135,9 +116,7 @@ def stage_facts(values: Mapping[str, Any], tile: str | None = None) -> StageFact
 
 @dataclass(frozen=True)
 class Words:
-    """What a live family says of one case beyond its values, written into its record (``WORDS_KEY``) so readers
-    without the suite say the same: the problem's and the config's ids and labels, its place on the pipeline-depth
-    axis, the pipelined loop's trip count. None: not said (the reader derives it from the values)."""
+    """What a live family says of one case beyond its values (``WORDS_KEY``); None: derived from the values."""
 
     problem_id: str | None = None
     config_id: str | None = None
@@ -145,16 +124,13 @@ class Words:
     stage: StageFacts | None = None
     loop_trips: int | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"problem_id": self.problem_id, "problem_label": self.problem_label}
-        if self.config_id is not None:
-            out["config_id"] = self.config_id
-        if self.stage is not None:
-            out["stage"] = {"tile": self.stage.tile, "loop_id": self.stage.loop_id, "loop_form": self.stage.loop_form,
-                            "num_stages": self.stage.num_stages}
-        if self.loop_trips is not None:
-            out["loop_trips"] = self.loop_trips
-        return out
+    def to_dict(self) -> dict[str, object]:
+        stage = self.stage
+        return {"problem_id": self.problem_id, "problem_label": self.problem_label,
+                **({"config_id": self.config_id} if self.config_id is not None else {}),
+                **({"stage": {"tile": stage.tile, "loop_id": stage.loop_id, "loop_form": stage.loop_form,
+                              "num_stages": stage.num_stages}} if stage is not None else {}),
+                **({"loop_trips": self.loop_trips} if self.loop_trips is not None else {})}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any] | None) -> "Words":
@@ -184,12 +160,13 @@ class _Bindable:
         object.__setattr__(out, "_family", family)  # not a field: ids, equality and dicts ignore it
         return out
 
+    def to_dict(self) -> dict[str, Any]:
+        return json.loads(json.dumps(self.values, default=str))
+
 
 @dataclass(frozen=True, eq=True)
 class DescribedProblem(_Bindable):
-    """The sizes one kernel is built for.  ``family`` is the family that made it (set by ``bound_to``: the live
-    family, or the ``DescribedFamily`` that read it from a record), else a ``DescribedFamily`` of the name; the
-    family words its id and label."""
+    """The sizes one kernel is built for; ``family``: the one it is ``bound_to``, else a ``DescribedFamily``."""
 
     family_name: str
     values: Params
@@ -206,14 +183,10 @@ class DescribedProblem(_Bindable):
     def dtype(self) -> Any:
         return self.values.get(DTYPE_KEY)
 
-    def to_dict(self) -> dict[str, Any]:
-        return json.loads(json.dumps(self.values, default=str))
-
 
 @dataclass(frozen=True, eq=True)
 class DescribedConfig(_Bindable):
-    """One point of the sweep: the factory's keyword arguments besides the sizes; ``bound_to`` the family that words
-    its id (none: the derived id)."""
+    """One point of the sweep: the factory's keyword arguments besides the sizes."""
 
     values: Params
 
@@ -232,9 +205,6 @@ class DescribedConfig(_Bindable):
     def stage(self) -> StageFacts:
         family = self.__dict__.get("_family")
         return family.stage_facts_of(self) if family is not None else stage_facts(self.values)
-
-    def to_dict(self) -> dict[str, Any]:
-        return json.loads(json.dumps(self.values, default=str))
 
 
 def derived_problem_id(family_name: str, values: Mapping[str, Any]) -> str:
@@ -256,8 +226,7 @@ def record_words(record: Mapping[str, Any]) -> Words:
 
 
 def record_stage(record: Mapping[str, Any]) -> StageFacts | None:
-    """A described record's place on the pipeline-depth axis: as its family worded it, else derived from its
-    config's values; None for a vendor item or another kind of record."""
+    """A described record's place on the pipeline-depth axis; None for a vendor item or another record."""
     config = record.get("config")
     if not described(record) or not isinstance(config, Mapping):
         return None
@@ -269,9 +238,8 @@ def family_for_record(record: Mapping[str, Any]) -> "DescribedFamily":
 
 
 class DescribedFamily:
-    """The reader's side of a described kernel: every ``KernelFamily`` member a report, a comparison, the history or
-    an export asks for, from one record (``family_for_record``: its ``Words``, else its values).  Building, inputs
-    and checks belong to the live family (the suite's); asked here they raise."""
+    """The reader's side of a described kernel, from one record's ``Words`` and values; building, inputs and
+    checks raise (they need the suite)."""
 
     described = True
 

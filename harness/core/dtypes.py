@@ -1,18 +1,9 @@
 """Element sizes of the dtypes kernels use, by name, with no compiler or torch imported.
 
-Contract: ``dtype_bits(name)`` is the bits one element of ``name`` occupies in memory, read from the name by a fixed
-table of the spellings tilelang, tvm and torch use: ``float16`` / ``half`` / ``torch.float16``; ``bfloat16``;
-``float32`` / ``float``; ``float64``; fp8 (``float8_e4m3``, ``float8_e4m3fn``, ``float8_e4m3fnuz``, ``float8_e5m2``,
-``float8_e5m2fnuz``, ``float8_e8m0fnu``, tilelang's older ``e4m3_float8`` / ``e5m2_float8``): 8; fp6: 6; fp4
-(``float4_e2m1fn``): 4; ``int``/``uint`` of 1, 2, 4, 8, 16, 32, 64 bits; ``bool``: 8 (one byte each, as tvm and
-torch store it); a vector type ``float16x4``: the lanes times the element. A name not in the table is a
-``ValueError`` naming it - never a default size. ``buffer_bytes(shape, dtype)`` is the bytes of a buffer of that
-shape: sub-byte elements are packed (``ceil(elements * bits / 8)``: 128 int4 values are 64 bytes).  A backend that
-has its compiler at hand sizes buffers with the compiler's own data type instead (backends/dtype_sizes.py); both
-agree on every name here.  ``profile_name(name)`` is the spelling device profiles key their peaks by
-(``torch.float16`` / ``half`` -> ``float16``, ``float`` -> ``float32``, ``float8_e4m3fn`` / ``e4m3_float8`` ->
-``float8_e4m3``, ``e5m2_float8`` -> ``float8_e5m2``; any other name as it is, ``torch.`` taken off);
-``is_floating(name)`` whether it names a floating dtype.
+Contract: ``dtype_bits(name)``: bits per element from a fixed table of tilelang / tvm / torch spellings (floats,
+fp8, fp6, fp4, ``int``/``uint`` widths, ``bool`` 8, vectors such as ``float16x4``); an unknown name raises
+``ValueError``, never a default.  ``buffer_bytes(shape, dtype)`` packs sub-byte elements (rounded up).
+``profile_name(name)``: the spelling device profiles key peaks by; ``is_floating(name)``.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """Plug-ins by entry-point group, without importing them until they are used.
 
-Contract: ``load_group(group)`` returns ``{name: loader}`` where ``loader()`` imports and returns the object an
-entry point names (``package.module:attribute``; ``loader_ref(loader)`` gives that string without importing it):
-every installed distribution's entry points of the group (a third-party backend or kernel family registers itself
-this way), plus those of the ``pyproject.toml`` of the source tree this package sits in for names no installed
-distribution provides - so a checkout put on ``PYTHONPATH`` (a GPU host with no pip install) or an editable install
-made before a group existed still finds its own plug-ins.  Nothing is imported here.
+Contract: ``load_group(group)`` returns ``{name: loader}``, ``loader()`` importing the ``package.module:attribute``
+an entry point names (``loader_ref(loader)``: that string, without importing): every installed distribution's
+entry points of the group, plus the source tree's ``pyproject.toml`` ones for names none provides (a checkout on
+``PYTHONPATH`` finds its own plug-ins).  Nothing is imported here.
 """
 
 from __future__ import annotations

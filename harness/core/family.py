@@ -1,30 +1,12 @@
-"""The contracts between the harness and a kernel family: a small public one for reading records,
-and the running one that ``kernel_sweep`` implements.
+"""The contracts between the harness and a kernel family: ``RecordFamily`` for reading records, and
+``KernelFamily``, the running one that ``kernel_sweep``'s family implements.
 
-Contract:
-- ``RecordFamily`` (public, small): what a report, a comparison or a stage grouping asks of a record's family - its
-  typed problem and config back from the record's dicts, the case-id parser, the config's place on the
-  pipeline-depth axis (``StagePoint``), a problem label and the loop's trip count.  ``FamilyCatalog`` finds one per
-  record: a record that describes itself (harness/core/described.py: every kernel declared through ``kernel_sweep``)
-  is read by the ``DescribedFamily`` of its own words, with nothing registered; a record of an older family (no
-  ``described_as``) by the ``tlbench.families`` entry point of its ``family`` name (tlbench ships two such readers,
-  for GEMM and flash-attention records written before the built-in suites moved onto ``kernel_sweep``).
-- ``KernelFamily`` (the running side, a ``RecordFamily`` plus: validation, body builder per dialect, inputs,
-  reference check, FLOPs and bytes, on-chip footprint per scope): the contract between the harness and
-  ``kernel_sweep``'s family (harness/sweep_api/family.py), which every kernel - the built-in suites' and a
-  user's - is declared through.  It is not a second front door: a capability a kernel needs is added to
-  ``kernel_sweep`` for everyone.  The tests' toy families (tests/toys/) implement it to prove the harness names no
-  family.
-
-The harness keeps only what every family shares (``Case``, sweeps, records, comparison) and reaches a case's family
-through ``case.problem.family``.  A case id is ``<problem_id>[-<label>]-<config_id>`` for every family, and
-``parse_case_id`` splits one back (``CaseIdParts``) so that analysis never guesses where a problem id ends.  Both
-value types live in harness/core/cases.py.
-
-Optional running members, asked through harness/core/kernel_traits.py (defaults where absent):
-``kernel_traits(problem, config, dialect)`` (loop form, stages, threads, cores, tilelang pass configs and
-``out_idx``, the modules whose source is the body), ``vendor_call(case, inputs, dialect, timed)`` (the vendor item's
-callable and label), and a ``dialect`` keyword on ``make_inputs`` / ``check``.
+Contract: ``RecordFamily`` turns a record's dicts back into a typed problem and config, splits a case id
+(``<problem_id>[-<label>]-<config_id>``) into ``CaseIdParts``, and names a config's ``StagePoint``, a problem label
+and the loop's trip count.  ``FamilyCatalog.for_record`` finds one per record: a self-describing record
+(harness/core/described.py) is read by its own words, an older one by the ``tlbench.families`` entry point of its
+``family`` name; it raises ``KeyError`` when no family reads it.  ``KernelFamily`` adds validation, the body per
+dialect, inputs, the check, FLOPs, bytes and the on-chip footprint (optional members: harness/core/kernel_traits.py).
 """
 
 from __future__ import annotations
@@ -66,12 +48,10 @@ class RecordFamily(Protocol):
 @runtime_checkable
 class KernelFamily(RecordFamily, Protocol):
     def validate(self, problem: Any, config: Any, dialect: str) -> str | None:
-        """Why this config cannot build this problem for ``dialect`` (the body would refuse it, or lower it
-        wrongly), or None."""
+        """Why this config cannot build this problem for ``dialect``, or None."""
 
     def mma_tiles(self, problem: Any, config: Any) -> list[tuple[int, int]]:
-        """Output tiles (M, N) of the matrix multiplies whose warp partition a backend may check before compiling
-        ([]: leave it to the compiler)."""
+        """Output tiles (M, N) whose warp partition a backend may check before compiling ([]: none)."""
 
     def flops(self, problem: Any) -> int:
         """Floating-point operations of one run of the problem."""
@@ -80,8 +60,7 @@ class KernelFamily(RecordFamily, Protocol):
         """Compulsory DRAM traffic of one run."""
 
     def footprint(self, problem: Any, config: Any, dialect: str, scopes: Sequence[Scope]) -> tuple[ScopeUse, ...]:
-        """On-chip bytes per scope that the body for ``dialect`` allocates, against the capacities of the backend's
-        ``scopes`` (``Scope.use``); () for a dialect it does not know the buffers of."""
+        """On-chip bytes per scope the body for ``dialect`` allocates (``Scope.use``); (): not known."""
 
     def build(self, problem: Any, config: Any, dialect: str) -> Any:
         """The kernel (a TileLang PrimFunc) for a backend's dialect (``cuda``, ``ascend``)."""
@@ -101,11 +80,8 @@ class KernelFamily(RecordFamily, Protocol):
 
 @dataclass
 class FamilyCatalog:
-    """Families by name: the ``tlbench.families`` entry points (loaded on first use) plus any registered directly
-    (tests).  ``for_record`` finds the family of a JSON record: by its ``family`` key, else (records written before
-    that key existed) the one family whose problem type accepts the record's problem dict.  A record that describes
-    itself (harness/core/described.py: a kernel a suite declared through the generic path) is read by the
-    ``DescribedFamily`` of its name and its own words, whatever the entry points name."""
+    """Families by name: the entry points (loaded on first use) plus any registered directly.  A record without
+    a ``family`` key is read by the one family whose problem type accepts its problem dict."""
 
     loaders: dict[str, Callable[[], Any]] = field(default_factory=dict)
     _loaded: dict[str, RecordFamily] = field(default_factory=dict)
@@ -137,10 +113,8 @@ class FamilyCatalog:
         problem = record.get("problem") or {}
         matches = [f for f in map(self.get, self.names) if _accepts(f, problem)]
         if len(matches) != 1:
-            raise KeyError(
-                f"record {record.get('case_id', '?')}: no 'family' key and "
-                f"{'no' if not matches else 'more than one'} family reads its problem {sorted(problem)}"
-            )
+            raise KeyError(f"record {record.get('case_id', '?')}: no 'family' key and "
+                           f"{'no' if not matches else 'more than one'} family reads its problem {sorted(problem)}")
         return matches[0]
 
 

@@ -1,41 +1,18 @@
 """What a backend may ask of a case besides its body, answered by the family, with defaults.
 
-Contract: a backend never reads a family's config fields (``config.threads``) and never picks a family's code by
-type; it asks through these functions, which every family answers (a family that declares nothing gets the defaults,
-so a config without a field never raises ``AttributeError`` in a backend):
-
-- ``kernel_traits(case, dialect) -> KernelTraits``: the pipeline facts a backend records or builds with
-  (``loop_form``, ``num_stages``, ``threads``, ``num_cores``, ``enable_offset``), the tilelang ``pass_configs`` and
-  ``out_idx`` the kernel is compiled with (both lowering paths receive the same ones, so the recorded plan is the
-  timed kernel's), a ``target`` the kernel asks for (None: the backend's own) and ``body_modules``: every module
-  whose source defines the body for this dialect (dotted names, ``.py`` paths or module objects; a user's module
-  outside the package too) and ``shape_values``: values of the body's symbolic dimensions (``T.dynamic`` names) at
-  this case's problem, which the kernel is not specialized to: a backend reads launch extents and buffer shapes with
-  them bound, and records an expression where a name has no value.  The family answers with an optional method
-  ``kernel_traits(problem, config, dialect)`` returning a ``KernelTraits`` or a mapping of some of its fields; what
-  it leaves out is read from the config's attribute of that name where it has one, else the field's default.
-  ``body_modules`` defaults to the modules that define the family's, the problem's and the config's classes.
-- ``kernel_hash(case, dialect) -> str | None``: ``sha256:<hex>`` of those modules' sources and of every user module
-  they import (harness/core/source_closure.py: not the standard library, site-packages or tlbench; so a body's
-  helper module is covered unlisted); one file: its hash; several: the hash of their hashes, in order; None for a
-  vendor item.  A family's ``fixed_arguments`` trait (what the body is built with that no case id names, e.g. a
-  suite's constants, as text) is hashed in with them.  Files are re-read when their size or mtime changes, so an
-  edit between two runs in one process is seen.  Every cache of a built kernel is keyed by it, and records carry it.
-- ``vendor_call(case, inputs, dialect, timed) -> (callable, label)``: the vendor item's callable (``timed``: the one
-  that is timed) and its exact label, from the family's optional method ``vendor_call(case, inputs, dialect,
-  timed)`` (tritonbench's ``@register_benchmark(baseline=True)``: the family owns its baseline).  A family without
-  it raises ``NoVendorCall`` saying what to add.
-- ``inputs_key(case)``: what the case's inputs depend on (the problem, or the family's ``inputs_key(problem,
-  config)``); ``make_inputs(problem, seed, device, dialect, config)`` passes ``config=`` to a family whose method
-  takes it.
-- ``input_dtypes(problem, inputs) -> tuple[str, ...] | None``: the dtype names of the tensors the kernel is called
-  with as inputs (the family's optional ``input_dtypes(inputs)``; None for a family without it, or that cannot say
-  for these inputs).  Records keep them, and a problem that names no dtype has its roofline peak read from them
-  (harness/results/report/roofline.py).
-- ``make_inputs(problem, seed, device, dialect)`` / ``check(inputs, problem, dialect, vendor)`` call the family's
-  methods, passing ``dialect=`` (and ``vendor=``: whether the vendor item's call wrote the outputs) where the method
-  takes it (or ``**kwargs``).
-The harness imports neither tilelang nor torch here: values are plain data.
+Contract: a backend never reads a family's config fields or picks its code by type; it asks here, and a family that
+declares nothing gets the defaults (never an ``AttributeError``):
+- ``kernel_traits(case, dialect) -> KernelTraits``: the family's optional ``kernel_traits(problem, config,
+  dialect)`` (a ``KernelTraits`` or a mapping of some fields; unknown names raise ``ValueError``) over the config's
+  attributes of those names over the defaults; ``body_modules`` defaults to the modules defining the family's,
+  problem's and config's classes;
+- ``kernel_hash(case, dialect) -> str | None``: ``sha256:<hex>`` of the body modules and every user module they
+  import (source_closure), one file its own hash, several the hash of their hashes, with ``fixed_arguments`` hashed
+  in; files re-read when size or mtime change; None for a vendor item.  Every built-kernel cache is keyed by it;
+- ``vendor_call(case, inputs, dialect, timed) -> (callable, label)`` (``NoVendorCall`` without one),
+  ``inputs_key``, ``input_dtypes``, and ``make_inputs`` / ``check`` passing ``dialect=`` / ``config=`` /
+  ``vendor=`` where the family's method takes them.
+Values are plain data: neither tilelang nor torch is imported.
 """
 
 from __future__ import annotations
@@ -112,8 +89,8 @@ def _default_body_modules(case: Any) -> tuple[str, ...]:
 
 
 def module_file(module: Any) -> Path:
-    """The source file of a body module: a module object, a ``.py`` path, or a dotted name (the loaded module's file
-    where it is imported, else found without importing it)."""
+    """The source file of a body module: a module object, a ``.py`` path, or a dotted name (found without importing
+    it where it is not loaded)."""
     if isinstance(module, ModuleType):
         origin = getattr(module, "__file__", None)
     elif isinstance(module, os.PathLike) or str(module).endswith(".py") or os.sep in str(module):
@@ -142,8 +119,6 @@ def file_hash(path: Path) -> str:
 
 
 def modules_hash(modules: Sequence[Any]) -> str:
-    """One file: its hash; several: the hash of their hashes, in order.  The files are the modules' own and every
-    user module they import (harness/core/source_closure.py)."""
     hashes = [file_hash(path) for path in source_closure([module_file(m) for m in modules])]
     if len(hashes) == 1:
         return hashes[0]
@@ -151,7 +126,6 @@ def modules_hash(modules: Sequence[Any]) -> str:
 
 
 def kernel_hash(case: Any, dialect: str) -> str | None:
-    """The hash of the source of every module that defines the case's body (None: a vendor item)."""
     if getattr(case, "config", None) is None:
         return None
     traits = kernel_traits(case, dialect)
@@ -173,10 +147,6 @@ def vendor_call(case: Any, inputs: Any, dialect: str, timed: bool) -> tuple[Call
 
 def takes_keyword(method: Callable[..., Any], name: str) -> bool:
     """Whether ``method`` takes ``name`` as a keyword (or ``**kwargs``)."""
-    return _takes(method, name)
-
-
-def _takes(method: Callable[..., Any], name: str) -> bool:
     try:
         params = inspect.signature(method).parameters.values()
     except (TypeError, ValueError):
@@ -185,36 +155,30 @@ def _takes(method: Callable[..., Any], name: str) -> bool:
 
 
 def inputs_key(case: Any) -> Any:
-    """What a case's inputs depend on: its problem, or what the family's optional ``inputs_key(problem, config)``
-    says (inputs made from part of the config, e.g. a mask laid out by the tile).  Inputs are made once per key and
-    shared by its cases."""
+    """What a case's inputs depend on (made once per key): its problem, or the family's ``inputs_key``."""
     config = getattr(case, "config", None)
     ask = getattr(case.problem.family, "inputs_key", None)
     return ask(case.problem, config) if callable(ask) and config is not None else case.problem
 
 
 def input_dtypes(problem: Any, inputs: Any) -> tuple[str, ...] | None:
-    """The dtype names of the kernel's input tensors, as the family reports them (None: it does not)."""
     ask = getattr(problem.family, "input_dtypes", None)
     names = ask(inputs) if callable(ask) else None
     return tuple(str(name) for name in names) if names is not None else None
 
 
 def make_inputs(problem: Any, seed: int, device: Any, dialect: str, config: Any = None) -> Any:
-    """``config``: the case's config, passed where the family's method takes it (inputs that depend on the config,
-    see ``inputs_key``)."""
     method = problem.family.make_inputs
-    kwargs = {"dialect": dialect} if _takes(method, "dialect") else {}
-    if config is not None and _takes(method, "config"):
+    kwargs = {"dialect": dialect} if takes_keyword(method, "dialect") else {}
+    if config is not None and takes_keyword(method, "config"):
         kwargs["config"] = config
     return method(problem, seed, device, **kwargs)
 
 
 def check(inputs: Any, problem: Any, dialect: str, vendor: bool = False) -> Any:
-    """``vendor``: the outputs were written by the vendor item's call (a family whose check takes ``vendor=`` may
-    then judge them otherwise, e.g. not at all for a speed reference)."""
+    """``vendor``: the vendor item's call wrote the outputs."""
     method = problem.family.check
-    kwargs = {"dialect": dialect} if _takes(method, "dialect") else {}
-    if _takes(method, "vendor"):
+    kwargs = {"dialect": dialect} if takes_keyword(method, "dialect") else {}
+    if takes_keyword(method, "vendor"):
         kwargs["vendor"] = vendor
     return method(inputs, problem, **kwargs)

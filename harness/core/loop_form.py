@@ -1,18 +1,12 @@
 """The pipelined loop's form, a config axis any kernel may sweep: ``auto`` is
 ``T.Pipelined(n, num_stages=N)``, ``manual`` a hand-written stage/order (depth 2), ``serial`` ``T.serial(n)``.
 
-Contract: ``check(loop_form, num_stages)`` raises ValueError for a form/stage pair that cannot be built; ``loop_id``
-is the form's part of a case id (a history key: ``auto-s3``, ``manual``, ``serial``); ``pipeline_depth`` is the
-buffer versions the loop asks for (num_stages, where 0 and 1 mean one; manual 2; serial 1).  ``LoopFormConfig``
-gives a config dataclass with ``loop_form`` and ``num_stages`` fields the checked ``__post_init__`` and the
-``loop_id`` / ``pipeline_depth`` properties.
+Contract: ``check(loop_form, num_stages)`` raises ValueError for a pair that cannot be built; ``loop_id`` is the
+form's part of a case id (``auto-s3``, ``manual``, ``serial``); ``pipeline_depth`` the buffer versions it asks for.
+``LoopFormConfig`` is a config mixin checking both in ``__post_init__``.
 """
 
 from __future__ import annotations
-
-from typing import Literal
-
-LoopForm = Literal["auto", "manual", "serial"]
 
 
 def check(loop_form: str, num_stages: int | None) -> None:
@@ -29,16 +23,11 @@ def loop_id(loop_form: str, num_stages: int | None) -> str:
 
 
 def pipeline_depth(loop_form: str, num_stages: int | None) -> int:
-    if loop_form == "manual":
-        return 2
-    if loop_form == "serial":
-        return 1
-    return max(1, int(num_stages or 0))
+    return {"manual": 2, "serial": 1}.get(loop_form) or max(1, int(num_stages or 0))
 
 
 class LoopFormConfig:
-    """Mixin for a kernel family's config dataclass that has ``loop_form`` and ``num_stages`` fields (declared by
-    the dataclass itself, with its own defaults)."""
+    """Mixin for a config dataclass declaring ``loop_form`` and ``num_stages`` fields."""
 
     loop_form: str
     num_stages: int | None
@@ -52,5 +41,4 @@ class LoopFormConfig:
 
     @property
     def pipeline_depth(self) -> int:
-        """Buffer versions the loop asks for: num_stages (0 and 1 mean one), manual: 2."""
         return pipeline_depth(self.loop_form, self.num_stages)

@@ -1,15 +1,10 @@
 """Which backends exist, by name, and how ``--tlbench-backend`` selects among them.
 
-Contract: ``BackendRegistry`` maps names to factories.  ``from_entry_points()`` reads the ``tlbench.backends``
-entry-point group (or, in a source tree never pip-installed, its pyproject.toml) without importing anything; a
-factory is imported and called only when a backend is first used (``get``), so ``pytest tests`` never pays for
-tilelang. With ``worker_facts`` set (items run in device workers), a factory that has ``from_worker_facts`` is built
-from its worker's report instead (``get``). ``traits(name)`` gives a backend's traits without loading the backend
-(the ``tlbench.traits`` group; a registered factory's own ``traits`` attribute; else defaults). ``dialect(name)``:
-the body dialect it builds: its traits' ``dialect`` where they say, else the factory's own attribute (no backend is
-built), else the built backend's; None where none of them loads. ``select(choice)`` turns the option into names: a
-registered name, a comma-separated list of them, or ``auto`` (every registered backend that can compile on this
-machine).  An unknown name raises ``UnknownBackend`` listing the valid choices.
+Contract: ``BackendRegistry`` maps names to factories from the ``tlbench.backends`` entry points (or a source
+tree's pyproject.toml), importing a factory only when its backend is first used (``get``).  ``traits(name)`` and
+``dialect(name)`` answer without building the backend where they can.  ``select(choice)`` turns the option (a name,
+a comma list, or ``auto``: every backend that can compile here) into names; an unknown name raises
+``UnknownBackend`` listing the valid choices.
 """
 
 from __future__ import annotations
@@ -34,9 +29,7 @@ class BackendRegistry:
     factories: dict[str, Callable[[], BackendFactory]] = field(default_factory=dict)
     options: BackendOptions = field(default_factory=BackendOptions)
     catalog: TraitsCatalog = field(default_factory=TraitsCatalog)
-    # name -> its device worker's ``worker_facts`` (waits for the worker; None: none there).
-    # Set by the pytest plugin where items run in device workers: a factory with
-    # ``from_worker_facts`` is then built from them, not probed here (see ``get``).
+    # name -> its device worker's ``worker_facts`` (None: none there); set where items run in device workers.
     worker_facts: Callable[[str], dict | None] | None = None
     _instances: dict[str, Backend] = field(default_factory=dict)
     _load_errors: dict[str, str] = field(default_factory=dict)
@@ -47,15 +40,13 @@ class BackendRegistry:
                    catalog=TraitsCatalog.from_entry_points())
 
     def register(self, name: str, factory: BackendFactory) -> None:
-        """Add a backend factory directly (tests register their fake backend this way); its ``traits`` attribute,
-        when it has one, are the backend's traits."""
+        """Add a backend factory directly (tests' fakes); its ``traits`` attribute, if any, are its traits."""
         self.factories[name] = lambda: factory
         traits = getattr(factory, "traits", None)
         self.catalog.register(traits if traits is not None else DefaultTraits(name))
 
     def factory_path(self, name: str) -> str | None:
-        """``module:qualname`` of ``name``'s factory, without importing it where the entry point says it (None: only
-        the imported factory knows)."""
+        """``module:qualname`` of ``name``'s factory, without importing it (None: only the factory knows)."""
         return loader_ref(self.factories[name])
 
     def traits(self, name: str) -> BackendTraits:
@@ -74,10 +65,8 @@ class BackendRegistry:
         wanted = [c.strip() for c in choice.split(",") if c.strip()]
         unknown = [c for c in wanted if c not in self.valid_choices()]
         if unknown or not wanted:
-            raise UnknownBackend(
-                f"--tlbench-backend={choice}: unknown backend {', '.join(unknown) or '(empty)'}; "
-                f"valid choices: {', '.join(self.valid_choices())}"
-            )
+            raise UnknownBackend(f"--tlbench-backend={choice}: unknown backend {', '.join(unknown) or '(empty)'}; "
+                                 f"valid choices: {', '.join(self.valid_choices())}")
         return wanted
 
     def select(self, choice: str) -> list[str]:
@@ -87,10 +76,8 @@ class BackendRegistry:
         return wanted
 
     def get(self, name: str) -> Backend:
-        """The backend ``name``, built on first use.  Where its items run in a device worker (``worker_facts`` set)
-        and its factory has ``from_worker_facts(options, facts)``, it is built from what that worker's own instance
-        reported: this process then describes the worker's device instead of opening it (and need not import the
-        device runtime)."""
+        """The backend ``name``, built on first use; from its device worker's facts where the factory has
+        ``from_worker_facts`` (describing the worker's device without opening it)."""
         if name not in self._instances:
             factory = self.factories[name]()
             from_facts = getattr(factory, "from_worker_facts", None)
@@ -99,8 +86,8 @@ class BackendRegistry:
         return self._instances[name]
 
     def dialect(self, name: str) -> str | None:
-        """The body dialect ``name`` builds: its traits' ``dialect`` where they say, else the factory's own
-        attribute (no backend is built), else the built backend's; None where neither loads."""
+        """The body dialect ``name`` builds: its traits', else the factory's, else the built backend's; None where
+        none loads."""
         said = getattr(self.traits(name), "dialect", None)
         if said:
             return str(said)

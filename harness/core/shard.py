@@ -1,22 +1,15 @@
 """One run split over N machines: the shard spec, the run's identity, where a record was measured.
 
-Contract:
-- ``ShardSpec.parse("I/N")`` is shard I of N (1 <= I <= N, both integers; ``label`` gives ``"I/N"`` back); anything
-  else raises ``ValueError`` with one line saying what is expected.
-- ``run_digest(nodeids)``: SHA-256 over the sorted, distinct node ids of the whole run (all shards' items): two
-  shards are of one run only if they computed the same digest, i.e. they collected the same items and so split the
-  same set.
-- ``placement(record)``: where a record was measured, as far as the run can tell: its shard (a merged sharded run)
-  and its device (``device_uuid``), e.g. ``"2/3@GPU-5e1f"``; None when neither is known.  The vendor item of a
-  problem is measured once per placement (one copy per GPU of a multi-GPU run, one per shard of a sharded run), so a
-  kernel is judged against the vendor item of its own placement, and the copies are kept apart by it.
+Contract: ``ShardSpec.parse("I/N")`` is shard I of N (else ``ValueError``, one line); ``run_digest(nodeids)``:
+SHA-256 over the run's sorted distinct node ids (shards of one run compute the same); ``placement(record)``: its
+shard and device, e.g. ``"2/3@GPU-5e1f"`` (None: neither known), since a vendor item is measured once per placement.
 """
 
 from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 
 @dataclass(frozen=True)
@@ -32,10 +25,8 @@ class ShardSpec:
         except ValueError:
             spec = None
         if spec is None or spec.count < 1 or not 1 <= spec.index <= spec.count:
-            raise ValueError(
-                f"--tlbench-shard={text!r}: expected I/N with 1 <= I <= N, e.g. --tlbench-shard=2/3 "
-                "(shard 2 of 3; N jobs run shards 1/N .. N/N)"
-            )
+            raise ValueError(f"--tlbench-shard={text!r}: expected I/N with 1 <= I <= N, e.g. --tlbench-shard=2/3 "
+                             "(shard 2 of 3; N jobs run shards 1/N .. N/N)")
         return spec
 
     @property
@@ -51,7 +42,7 @@ def run_digest(nodeids: Iterable[str]) -> str:
     return "sha256:" + digest.hexdigest()
 
 
-def placement(record: dict[str, Any]) -> str | None:
+def placement(record: Mapping[str, Any]) -> str | None:
     shard, uuid = record.get("shard"), record.get("device_uuid")
     if shard is None:
         return str(uuid) if uuid else None

@@ -1,16 +1,11 @@
 """The user source files a kernel body is made of: its modules plus the user modules they import.
 
-Contract: ``source_closure(files)`` returns ``files`` (in order) followed by every ``.py`` file they import,
-directly or through each other, that is *user code*: not the standard library, not an installed distribution, not
-tlbench itself.  An installed distribution is site-packages, and also one installed into any other ``sys.path``
-folder (``pip install --target``, a bundle on ``PYTHONPATH``): the files its ``.dist-info`` RECORD lists there.  An
-editable install's source (its RECORD lists only a ``.pth`` or finder) stays user code.  Imports are read from the
-syntax tree (lazy imports inside functions included): ``import a.b``, ``from a import b`` (``a.b`` where that is a
-module), relative imports resolved against the file's directory.  A name that cannot be found is skipped.  Nothing
-is imported to find a top-level module; a dotted name is followed only where its top-level package is user code,
-looked up in ``sys.modules`` first, else with ``importlib.util.find_spec`` (which imports the user's parent
-packages), so tilelang, torch and the like are never imported here.  So a body in ``kernels/rms.py`` that calls a
-macro from ``kernels/common.py`` is covered by the kernel hash without anyone listing ``common.py``.
+Contract: ``source_closure(files)`` returns ``files`` (in order) followed by every ``.py`` file they import, directly
+or transitively, that is user code: not the standard library, not an installed distribution (site-packages, or the
+files a ``.dist-info`` RECORD lists in another ``sys.path`` folder; an editable install stays user code), not
+tlbench.  Imports are read from the syntax tree (lazy and relative ones too); a name that cannot be found is
+skipped.  A dotted name is looked up only where its top-level package is user code, so tilelang and torch are never
+imported here.
 """
 
 from __future__ import annotations
@@ -28,8 +23,7 @@ _PACKAGE_ROOT = Path(__file__).resolve().parents[1]  # harness/ (tlbench.harness
 
 
 def _installed_elsewhere(folders: Iterable[str], skip: tuple[Path, ...]) -> set[Path]:
-    """The top-level packages and modules that a ``.dist-info`` RECORD in one of ``folders`` (those not under
-    ``skip``) installs there: ``folder/tilelang`` for a bundle on PYTHONPATH."""
+    """The top-level packages a ``.dist-info`` RECORD in one of ``folders`` (not under ``skip``) installs there."""
     roots: set[Path] = set()
     for folder in folders:
         base = Path(folder or ".").resolve()
@@ -58,8 +52,7 @@ def _is_user_file(path: Path, excluded: tuple[Path, ...]) -> bool:
 
 
 def _origin(name: str, excluded: tuple[Path, ...]) -> Path | None:
-    """The file of module ``name``, or None; a dotted name only where its top-level package is user code (finding
-    ``tilelang.language`` would import tilelang)."""
+    """The file of module ``name``, or None; a dotted name only where its top-level package is user code."""
     if "." in name:
         top = _origin(name.split(".")[0], excluded)
         if top is None or not _is_user_file(top, excluded):

@@ -1,15 +1,10 @@
 """Search spaces: pruning with reasons, and the seed's bad-space diagnostics.
 
-Contract: ``reject(case, scopes, dialect, rules)`` is the one pre-compile rejection every backend uses: the family's
-own validation for that dialect (kind ``divisibility``, or the kind its ``Refusal`` names: ``invalid``, ``no
-body``), then the backend's rules in order (e.g. NVIDIA's ``warp-partition``), then the on-chip budget against the
-backend's scopes (``budget``); the first that objects is returned as a ``Rejection`` with a sentence.  Nothing is
-compiled.  ``diagnose`` summarizes a space before it compiles: how many requested, how many legal, rejections by
-kind, and the verdict for the seed's bad spaces (section 5.3): ``all infeasible`` and ``degenerate (one legal
-config)``.  The third bad space, a swept key that does not change the kernel, needs the compiler: ``inert_keys``
-takes a function that returns a kernel's generated source and reports keys whose values all lower to identical code
-(``probe_pairs`` picks the pairs to lower). A suite's search axes live with its declaration
-(``kernel_sweep(axes=...)``, or its own config lists).
+Contract: ``reject(case, scopes, dialect, rules)`` is every backend's pre-compile rejection: the family's
+validation (kind ``divisibility``, or its ``Refusal``'s kind), then the backend's rules in order, then the on-chip
+budget; the first objection is a ``Rejection`` with a sentence.  ``diagnose`` counts a space's requested and legal
+configs and rejections by kind, with a verdict (``all infeasible``, ``degenerate``); ``inert_keys`` finds swept keys
+whose values all lower to identical code (``probe_pairs`` picks the pairs to lower).
 """
 
 from __future__ import annotations
@@ -27,9 +22,8 @@ ALWAYS_SKIP = ("budget", "invalid", "no body")
 
 
 class Refusal(str):
-    """A family's reason for refusing a config, with its kind: ``divisibility`` (the default: a size the tile does
-    not divide), ``invalid`` (the suite's own ``validate`` said so) or ``no body`` (the family has no body for that
-    dialect).  A plain ``str`` reason is ``divisibility``."""
+    """A family's reason for refusing a config, with its kind: ``divisibility`` (the default, as for a plain
+    ``str``), ``invalid`` (the suite's ``validate``) or ``no body`` (none for that dialect)."""
 
     kind: str = "divisibility"
 
@@ -40,13 +34,11 @@ class Refusal(str):
 
 
 def skip_words(kind: str, reason: str, backend: str) -> str:
-    """How a skipped item says why: ``no body for <backend>: ...``, ``invalid: ...``, or ``pruned (<kind>): ...``
-    for a prediction."""
+    """How a skipped item says why it was rejected."""
     if kind == "no body":
         return f"no body for {backend}: {reason}"
-    if kind == "invalid":
-        return f"invalid: {reason}"
-    return f"pruned ({kind}): {reason}"
+    return f"invalid: {reason}" if kind == "invalid" else f"pruned ({kind}): {reason}"
+
 
 Rule = tuple[str, Callable[[Any], "str | None"]]  # (kind, case -> reason or None)
 
@@ -83,15 +75,13 @@ class SpaceDiagnostics:
     verdict: str
     inert_keys: list[str] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return asdict(self)
 
     def summary(self) -> str:
         kinds = ", ".join(f"{k} {n}" for k, n in sorted(self.rejected_by_kind.items())) or "none"
-        line = (
-            f"[tlbench] {self.backend} {self.problem_id}: {self.requested} configs requested, {self.legal} legal "
-            f"(rejected: {kinds}) -> {self.verdict}"
-        )
+        line = (f"[tlbench] {self.backend} {self.problem_id}: {self.requested} configs requested, {self.legal} legal "
+                f"(rejected: {kinds}) -> {self.verdict}")
         if self.inert_keys:
             line += f"; swept keys that do not change the kernel: {', '.join(self.inert_keys)}"
         return line
@@ -128,23 +118,16 @@ def diagnose(
 
 
 def probe_pairs(configs: Sequence[Any]) -> dict[str, list[tuple[Any, Any]]]:
-    """For each key with several values, pairs of configs that differ only in that key: the first config against one
-    config for each other value of the key."""
+    """Per key with several values, pairs differing only in that key: the first config against one config for each
+    other value."""
     pairs: dict[str, list[tuple[Any, Any]]] = {}
     if not configs:
         return pairs
     present = set(configs)
     base = next(iter(configs))
     for key in _keys(base):
-        values = []
-        for c in configs:
-            v = _value(c, key)
-            if v not in values:
-                values.append(v)
-        if len(values) < 2:
-            continue
         found = []
-        for v in values:
+        for v in dict.fromkeys(_value(c, key) for c in configs):
             if v == _value(base, key):
                 continue
             try:
@@ -178,8 +161,4 @@ def inert_keys(configs: Sequence[Any], kernel_source: Callable[[Any], str]) -> l
             cache[config] = kernel_source(config)
         return cache[config]
 
-    inert = []
-    for key, pairs in probe_pairs(configs).items():
-        if all(source(a) == source(b) for a, b in pairs):
-            inert.append(key)
-    return inert
+    return [key for key, pairs in probe_pairs(configs).items() if all(source(a) == source(b) for a, b in pairs)]

@@ -1,10 +1,8 @@
 """Summaries of timing samples.  Pure functions on floats: no pytest, no devices.
 
-Contract: ``summarize(samples)`` returns a ``Summary`` whose ``median`` is the headline number; ``cv`` is the
-relative spread (stdev / mean); ``median_ci_low/high`` is the exact, distribution-free confidence interval of the
-median from order statistics, at the confidence ``median_ci_coverage`` it really has (>= the 95 % asked for when n
->= 6; below that no pair of order statistics reaches 95 % and the interval is [min, max] at its true coverage).
-``relative_ci_halfwidth`` is what the ``median-ci`` stopping criterion reads.
+Contract: ``summarize(samples)`` returns a ``Summary`` (``median`` the headline, ``cv`` stdev / mean,
+``median_ci_low/high`` the exact order-statistic interval of the median at its true ``median_ci_coverage``: >= 95 %
+from n >= 6, else [min, max]); no samples, NaN or negatives raise ``ValueError``.
 """
 
 from __future__ import annotations
@@ -13,7 +11,7 @@ import math
 import statistics
 from dataclasses import asdict, dataclass
 from functools import lru_cache
-from typing import Any, Sequence
+from typing import Sequence
 
 CONFIDENCE = 0.95
 
@@ -33,7 +31,7 @@ class Summary:
     median_ci_high: float
     median_ci_coverage: float
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, float]:
         return asdict(self)
 
 
@@ -42,10 +40,8 @@ def _quantile(sorted_values: Sequence[float], q: float) -> float:
     if not sorted_values:
         raise ValueError("no samples")
     pos = (len(sorted_values) - 1) * q
-    lo = math.floor(pos)
-    hi = math.ceil(pos)
-    frac = pos - lo
-    return sorted_values[lo] * (1 - frac) + sorted_values[hi] * frac
+    lo, frac = math.floor(pos), pos - math.floor(pos)
+    return sorted_values[lo] * (1 - frac) + sorted_values[math.ceil(pos)] * frac
 
 
 def median(values: Sequence[float]) -> float:
@@ -54,13 +50,8 @@ def median(values: Sequence[float]) -> float:
 
 @lru_cache(maxsize=4096)
 def median_ci_ranks(n: int, confidence: float = CONFIDENCE) -> tuple[int, int, float]:
-    """0-based ranks (lo, hi) of the order statistics bounding the median, and their coverage.
-
-    [x_(k), x_(n+1-k)] (1-based) covers the population median with probability 1 - 2 P(Bin(n, 1/2) <= k - 1).  The
-    largest k whose coverage is still >= ``confidence`` is taken, exactly (integer arithmetic), so the interval is
-    never too tight.  When even k = 1 falls short (n < 6 at 95 %), the interval is [min, max] and the coverage says
-    so.
-    """
+    """0-based ranks (lo, hi) of the order statistics bounding the median, and their coverage: the largest k whose
+    coverage 1 - 2 P(Bin(n, 1/2) <= k - 1) is still >= ``confidence``, computed exactly."""
     if n < 1:
         raise ValueError("median_ci_ranks needs n >= 1")
     total = 2**n
@@ -84,8 +75,7 @@ def median_ci(sorted_values: Sequence[float], confidence: float = CONFIDENCE) ->
 
 
 def sorted_samples(samples: Sequence[float], caller: str = "summarize") -> list[float]:
-    """Timing samples sorted, after the checks ``summarize`` makes (at least one; none NaN or negative);
-    ``median(sorted_samples(x))`` is ``summarize(x).median`` without the rest."""
+    """Timing samples sorted, after ``summarize``'s checks."""
     values = sorted(float(s) for s in samples)
     if not values:
         raise ValueError(f"{caller}() needs at least one sample")
@@ -109,6 +99,4 @@ def summarize(samples: Sequence[float]) -> Summary:
 def relative_ci_halfwidth(samples: Sequence[float]) -> float:
     """Half-width of the median's confidence interval relative to the median."""
     s = summarize(samples)
-    if s.median <= 0:
-        return math.inf
-    return (s.median_ci_high - s.median_ci_low) / 2 / s.median
+    return (s.median_ci_high - s.median_ci_low) / 2 / s.median if s.median > 0 else math.inf

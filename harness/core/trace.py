@@ -1,15 +1,10 @@
 """An opt-in wall-clock trace of a run's phases, across its processes: where start-up goes.
 
-Contract: with ``TLBENCH_TRACE=<file>`` in the environment, ``mark(event, **fields)`` appends one JSON line ``{"t":
-<epoch s>, "pid": ..., "who": ..., "event": ..., **fields}`` to that file; without it, ``mark`` does nothing.  Every
-process of a run (the pytest process, pytest-xdist's workers, tlbench's device and compile workers: they inherit the
-environment) appends to the same file; each line is one ``write`` on a file opened with ``O_APPEND``, so lines of
-different processes never interleave.  ``who`` is the pytest-xdist worker id and the process role given by the
-caller.  ``process_start()`` is the epoch time the calling process started (Linux ``/proc``; None elsewhere);
-``mark_first(event)`` records it with a process's first mark, so a trace also shows the interpreter's and the
-imports' time before it, and registers an ``exit`` mark at exit. ``read(path)`` returns the lines as dicts, and
-``timeline(lines)`` the phases of each process, one text line each, relative to the earliest time in the trace.  A
-trace never fails a run: a file that cannot be written is skipped.  Nothing here is kept between calls.
+Contract: with ``TLBENCH_TRACE=<file>`` set, ``mark(event, role, **fields)`` appends one JSON line ``{"t", "pid",
+"who", "event", **fields}`` (one ``O_APPEND`` write, so processes never interleave); without it, nothing.
+``mark_first`` adds the process's start time (``process_start``: Linux /proc, else None) and an ``exit`` mark at
+exit.  ``read(path)`` parses the lines; ``timeline(lines)`` gives one text line per event relative to the earliest.
+A trace never fails a run: a file that cannot be written is skipped.
 """
 
 from __future__ import annotations
@@ -17,9 +12,10 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping, Sequence
 
 ENV = "TLBENCH_TRACE"
 
@@ -36,9 +32,7 @@ def process_start() -> float | None:
 
 
 def mark_first(event: str, role: str = "") -> None:
-    """A process's first mark, carrying when the process started (read only when tracing); an ``exit`` mark follows
-    from ``atexit`` (after the program, before the interpreter's own teardown; a process that ends with ``os._exit``
-    has none)."""
+    """A process's first mark, with its start time; ``exit`` follows at exit (none after ``os._exit``)."""
     if os.environ.get(ENV):
         mark(event, role, started=process_start())
         atexit.register(mark, "exit", role)
@@ -66,13 +60,12 @@ def read(path: str | Path) -> list[dict[str, Any]]:
         try:
             lines.append(json.loads(text))
         except ValueError:
-            continue
+            pass
     return lines
 
 
-def timeline(lines: list[dict[str, Any]]) -> list[str]:
-    """One line per event, ``+seconds  who(pid)  event  fields``, in time order; a process's start (the ``started``
-    field of its first mark) is shown as its own event."""
+def timeline(lines: Sequence[Mapping[str, Any]]) -> list[str]:
+    """One line per event, ``+seconds  who(pid)  event  fields``, in time order (a process's start its own)."""
     events = []
     for line in lines:
         if line.get("started"):
@@ -83,17 +76,13 @@ def timeline(lines: list[dict[str, Any]]) -> list[str]:
         return []
     events.sort(key=lambda e: e[0])
     zero = events[0][0]
-    return [
-        f"+{t - zero:7.2f} s  {who}({pid})  {event}" + ("  " + " ".join(f"{k}={v}" for k, v in extra.items()) if extra else "")
-        for t, who, pid, event, extra in events
-    ]
+    return [f"+{t - zero:7.2f} s  {who}({pid})  {event}"
+            + ("  " + " ".join(f"{k}={v}" for k, v in extra.items()) if extra else "")
+            for t, who, pid, event, extra in events]
 
 
 def main(argv: list[str]) -> int:
     """``python3 -m tlbench.harness.core.trace FILE``: the timeline; 2 with a usage or file error."""
-    import os
-    import sys
-
     if len(argv) != 1:
         print("usage: python3 -m tlbench.harness.core.trace FILE  (a file TLBENCH_TRACE=FILE wrote)", file=sys.stderr)
         return 2
@@ -112,6 +101,4 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    import sys
-
     sys.exit(main(sys.argv[1:]))

@@ -1,14 +1,9 @@
 """The dashboard's headline table: the best config per problem, from clean runs only.
 
-Contract: ``best_table(conn, all_series=None)`` returns a ``BestTable``: per testbed and
-problem, the fastest kernel (device median) among the timed device items of clean runs of a
-commit (``history.clean_runs``: committed, not dirty, no test-only setting, not partial, no
-device fault; ``all_series``: the series to take them from, default every stored one), with its
-TFLOP/s and % of peak - for a kernel whose roofline says memory-bound, its GB/s and % of the
-memory bandwidth instead - and beside it the vendor item of THE SAME RUN (so
-"vs vendor" compares two measurements made side by side, never two runs); plus the runs
-left out, each with its reasons, and how many runs were clean.  A problem measured only in
-runs that are not clean has no row; the left-out list says why.  Data only; no HTML.
+Contract: ``best_table(conn, all_series=None)`` returns a ``BestTable``: per testbed and problem the fastest
+kernel among the timed device items of clean runs of a commit (``history.clean_runs``), with its % of peak (of
+bandwidth where memory-bound) and the vendor item of the same run; plus the runs left out with their reasons and
+the count of clean runs.  Data only; no HTML.
 """
 
 from __future__ import annotations
@@ -47,7 +42,8 @@ def pct_text(point: Point) -> str:
     rec = record(point)
     roof, rate = rec.get("roofline") or {}, rec.get("throughput") or {}
     gbps, bandwidth = rate.get("gbps_compulsory"), roof.get("bandwidth_tbps")
-    if roof.get("bound") == "memory" and isinstance(gbps, (int, float)) and isinstance(bandwidth, (int, float)) and bandwidth > 0:
+    if (roof.get("bound") == "memory" and isinstance(gbps, (int, float)) and isinstance(bandwidth, (int, float))
+            and bandwidth > 0):
         return f"{gbps / (bandwidth * 10):.1f}% of bandwidth ({gbps:,.0f} GB/s)"  # memory-bound: bytes, not FLOPs
     if point.pct_of_peak is not None:
         return f"{point.pct_of_peak:.1f}%"
@@ -69,15 +65,13 @@ def best_table(conn: sqlite3.Connection, all_series: Sequence[Series] | None = N
             else:
                 kernels[(s.testbed.testbed_id, s.problem)].append((s, p))
     rows = []
-    for (bed_id, problem), items in sorted(kernels.items(), key=lambda kv: (kv[0][0], kv[0][1])):
+    for (bed_id, problem), items in sorted(kernels.items(), key=lambda kv: kv[0]):
         s, p = min(items, key=lambda sp: (sp[1].median_s, sp[1].run_id))
         same_run = vendors.get((bed_id, problem, p.run_id), [])
         vendor = min(same_run, key=lambda v: v.median_s) if same_run else None
-        rows.append(BestRow(
-            s.testbed, problem, s.case_id, p.median_s * 1e3, p.tflops, pct_text(p),
-            vendor.median_s * 1e3 if vendor else None, pct_text(vendor) if vendor else "", p.label,
-            len({q.run_id for _, q in items}),
-        ))
+        rows.append(BestRow(s.testbed, problem, s.case_id, p.median_s * 1e3, p.tflops, pct_text(p),
+                            vendor.median_s * 1e3 if vendor else None, pct_text(vendor) if vendor else "", p.label,
+                            len({q.run_id for _, q in items})))
     left_out = tuple(q for rid, q in sorted(quality.items()) if rid in device_runs and not q.clean)
     clean = sum(1 for rid in device_runs if quality[rid].clean)
     return BestTable(tuple(rows), clean, left_out)

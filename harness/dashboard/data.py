@@ -1,19 +1,10 @@
 """What the dashboard shows over time, read from the history's series.  Data only; no HTML.
 
-Contract (every function takes the ``Series`` the site read once, scratch suites already left
-out - ``keep_suite``):
-- ``keep_suite(suite, exclude)``: False for a suite matching one of the shell-style
-  ``exclude`` patterns (the site's default leaves out ``*tmp*`` and ``*scratch*`` suites).
-- ``trend_panels(series, min_effect)``: per suite, one ``TrendPanel`` per (testbed, kind,
-  case): its median per run (device time in ms, compile time in s; None where it failed),
-  run labels, the level changes ``history.steps`` finds (a step whose two levels share a commit
-  marked "same commit": history/step_context.py), and the minimum-effect band around
-  the current level (the median of the runs since the last level change, x/÷ (1 + min_effect)).
-  A testbed is keyed by its host CPU as well as its device (history/ingest.py), so a 2-core
-  box and a 16-core host are two panels, never one trend with a step between them.
-- ``latest_by_run(series)``: the runs newest first, each with its timed points.
-The stage curves and the schedule figures' records are harness/dashboard/stages.py's, the regressions and the verdict per
-workload harness/dashboard/watch.py's, the best-config table harness/dashboard/best.py's.
+Contract: ``keep_suite(suite, exclude)``: False for a suite matching a shell-style ``exclude`` pattern.
+``trend_panels(series, min_effect)``: per suite, one ``TrendPanel`` per (testbed, kind, case): its median per run
+(device ms, compile s; None where failed), the level changes ``detect_steps`` finds (``same commit`` marked) and the
+minimum-effect band around the current level; a testbed is keyed by host CPU and device.  ``latest_by_run(series)``:
+the runs newest first, each with its timed points.
 """
 
 from __future__ import annotations
@@ -72,13 +63,13 @@ def trend_panels(all_series: Sequence[Series], min_effect: float = 0.05) -> dict
                         for st, ctx in zip(found, contexts))
         since = sorted(values[i] for i in timed_idx[found[-1].index if found else 0:])
         level = since[len(since) // 2]
-        band = Band(level / (1 + min_effect), level * (1 + min_effect), f"current level \u00d7/\u00f7 {1 + min_effect:g} (minimum effect)")
+        band = Band(level / (1 + min_effect), level * (1 + min_effect),
+                    f"current level \u00d7/\u00f7 {1 + min_effect:g} (minimum effect)")
         last = next(p for p in reversed(points) if p.status == "timed")
         pct = f", {last.pct_of_peak:.1f}% of peak" if last.pct_of_peak is not None else ""
-        out[s.suite].append(TrendPanel(
-            s.suite, s.testbed, s.kind, s.case_id, unit, values, tuple(_short_label(p) for p in points), markers,
-            f"last {last.median_s * scale:.4g} {unit.split(', ')[1]}{pct}", band,
-        ))
+        out[s.suite].append(TrendPanel(s.suite, s.testbed, s.kind, s.case_id, unit, values,
+                                       tuple(_short_label(p) for p in points), markers,
+                                       f"last {last.median_s * scale:.4g} {unit.split(', ')[1]}{pct}", band))
     return dict(sorted(out.items()))
 
 

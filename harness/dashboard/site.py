@@ -1,25 +1,13 @@
 """Write the static dashboard site from a history database, through jinja2 templates.
 
-Contract: ``build_site(conn, out_dir, source, exclude=DEFAULT_EXCLUDE)`` reads every stored series
-once (rows that cannot be read - bad JSON, all-zero samples - are left out and named, never a
-crash), leaves out the suites matching ``exclude`` (scratch suites by default: ``*tmp*``,
-``*scratch*``), and writes into ``out_dir`` (created) from harness/dashboard/templates/:
-- ``index.html``: the verdict per workload (coloured, harness/results/compare/verdict_words.py), the
-  testbeds (host CPU included), the best config per problem from clean runs (% of peak, or of
-  bandwidth for a memory-bound kernel), the headline stage curves, the suites;
-- ``regressions.html``: every detected level change between commits with its runs and commits
-  (and what differs in how they measured, where something does), the slower ones and the faster
-  ones under headings that count them as the nav's link does; apart from them, the level
-  changes whose two levels share a commit (SAME COMMIT: the environment or the run's mode);
-- ``stages.html``: the stage curves of every suite that sweeps num_stages, per testbed,
-  measured throughput beside modeled cycles (a model);
-- ``suite-<name>.html``: one trend chart per case and testbed;
-- ``schedule.html`` + ``schedule-<n>.png``: the compiler schedule figures (MODEL) each backend
-  draws (``BackendTraits.schedule_figure``) from the newest run holding schedule models.
-Every page has the same nav (it wraps, so it fits any width); every chart is inline SVG or a
-PNG beside the page: no script, no network, the pages work from ``file://``.  Returns a
-``Site``: the written paths (index first) and the notes (rows and suites left out).  An empty
-database raises ``HistoryError`` (nothing to show; it says how to add runs).
+Contract: ``build_site(conn, out_dir, source, exclude=DEFAULT_EXCLUDE, min_effect)`` reads every stored series once
+(unreadable rows are left out and named), leaves out suites matching ``exclude`` (scratch suites by default) and
+writes from harness/dashboard/templates/: ``index.html`` (verdict per workload, testbeds, best configs, headline
+stage curves, suites), ``regressions.html`` (level changes between commits, slower and faster, and SAME COMMIT
+ones), ``stages.html`` (stage curves per testbed), ``suite-<name>.html`` (trend charts), and ``schedule.html`` with
+``schedule-<n>.png`` (the backends' schedule figures, a model).  Every page shares one nav; charts are inline SVG or
+PNGs beside the page: no script, no network.  Returns a ``Site`` (written paths, index first, and notes); an empty
+database raises ``HistoryError``.
 """
 
 from __future__ import annotations
@@ -42,6 +30,17 @@ DEFAULT_EXCLUDE = data.SCRATCH
 TEMPLATES = Path(__file__).with_name("templates")
 SHOWN_SKIPPED = 5
 CHART_WIDTH = 430  # two stage charts side by side in a 1000 px window
+
+
+@dataclass(frozen=True)
+class ScheduleFigure:
+    """One entry of schedule.html: the figure's file name, or why there is none."""
+
+    title: str
+    path: str | None
+    why: str = ""
+    backend: str = ""
+    label: str = ""
 
 
 @dataclass(frozen=True)
@@ -82,14 +81,13 @@ def _stage_chart(p: stages.StagePanel) -> _Chart:
 
 
 def _notes(skipped: Sequence[str]) -> list[str]:
-    notes = []
-    if skipped:
-        shown = "; ".join(skipped[:SHOWN_SKIPPED]) + (f"; +{len(skipped) - SHOWN_SKIPPED} more" if len(skipped) > SHOWN_SKIPPED else "")
-        notes.append(f"{len(skipped)} stored row(s) could not be read and were left out: {shown}")
-    return notes
+    if not skipped:
+        return []
+    more = f"; +{len(skipped) - SHOWN_SKIPPED} more" if len(skipped) > SHOWN_SKIPPED else ""
+    return [f"{len(skipped)} stored row(s) could not be read and were left out: {'; '.join(skipped[:SHOWN_SKIPPED])}{more}"]
 
 
-def _method_of() -> Callable[[Mapping[str, Any]], dict[str, Any]]:
+def _method_of() -> Callable[[Mapping[str, Any]], dict[str, object]]:
     """A record's measurement method as compare reads it (method_match.method_of with the backend's traits)."""
     from ..core.backend_traits import TraitsCatalog
     from ..results.compare.method_match import method_of
@@ -98,22 +96,23 @@ def _method_of() -> Callable[[Mapping[str, Any]], dict[str, Any]]:
     return lambda rec: dict(method_of(rec, traits.get(str(rec.get("backend") or ""))))
 
 
-def _schedule(groups, out: Path) -> tuple[list[dict[str, Any]], list[Path]]:
+def _schedule(groups, out: Path) -> tuple[list[ScheduleFigure], list[Path]]:
     from ..core.backend_traits import TraitsCatalog
 
     traits = TraitsCatalog.from_entry_points()
-    figures, written = [], []
+    figures: list[ScheduleFigure] = []
+    written: list[Path] = []
     for n, (backend, title, label, records) in enumerate(groups):
         try:
             path = traits.get(backend).schedule_figure(records, out / f"schedule-{n}.png", title)
         except (KeyError, ValueError) as exc:
-            figures.append({"title": title, "why": f"no figure ({exc})", "path": None})
+            figures.append(ScheduleFigure(title, None, f"no figure ({exc})"))
             continue
         if path is None:
-            figures.append({"title": f"{backend} {title}", "why": "this backend draws no schedule figure", "path": None})
+            figures.append(ScheduleFigure(f"{backend} {title}", None, "this backend draws no schedule figure"))
             continue
         written.append(Path(path))
-        figures.append({"backend": backend, "title": title, "label": label, "path": Path(path).name})
+        figures.append(ScheduleFigure(title, Path(path).name, backend=backend, label=label))
     return figures, written
 
 

@@ -1,23 +1,13 @@
 """The dashboard's stage curves: every suite that sweeps num_stages, per testbed.  Data only.
 
-Contract: ``stage_point(record)`` is where a kernel record sits on the pipeline-depth axis,
-``(tile, num_stages)`` - its family's ``StagePoint`` where an installed family reads it, a
-described kernel's own values (a user's kernel_sweep) otherwise - or None (a vendor item, a
-config with no num_stages).  ``stage_panels(series, quality)`` returns one ``StagePanel`` per
-(suite, problem, testbed) whose run sweeps two or more depths of one tile: the run chosen
-per (testbed, suite) is a clean run of a commit when there is one
-(``history.clean_runs``), then the widest sweep, then the newest; one curve per tile (the
-``MAX_CURVES`` tiles with the best point are drawn, the panel says how many more were
-swept), num_stages -> measured throughput (TFLOP/s, or GB/s where the record's roofline calls
-the problem memory-bound) with the same run's vendor item as a reference line, or, for a
-testbed without device time (an Ascend compile run), modeled cycles per core - a model,
-labelled so, never mixed; modeled curves identical on several testbeds (one toolchain on two
-hosts) are one panel naming the others (``same_on``).  Panels come widest sweep first (the stage suite's headline curve
-before a tile sweep's two or three depths), then by suite and problem, testbeds of one problem
-side by side (NVIDIA's measured curve beside Ascend's modeled one).  ``headline(panels)`` is the
-overview's share of them: each suite's largest widest-swept problem.  ``schedule_groups(series, limit)``: records with a compiler schedule
-model from the newest run that has them, grouped per (problem, tile) with num_stages >= 1, for
-the backend's schedule figure (``BackendTraits.schedule_figure``).
+Contract: ``stage_point(record)`` is a kernel record's ``(tile, num_stages)`` (its family's ``StagePoint``, else its
+config's values), or None.  ``stage_panels(series, quality)`` returns one ``StagePanel`` per (suite, problem,
+testbed) whose chosen run (clean first, then the widest sweep, then the newest) sweeps two or more depths of a tile:
+the ``MAX_CURVES`` best tiles, num_stages -> measured throughput (TFLOP/s, or GB/s when memory-bound) with the
+run's vendor item as reference, or modeled cycles per core where there is no device time (a model, never mixed;
+identical modeled curves of several testbeds are one panel, ``same_on``); widest sweeps first.  ``headline(panels)``:
+each suite's largest widest-swept problem.  ``schedule_groups(series, limit)``: the newest run's records with a
+schedule model, per (problem, tile), for ``BackendTraits.schedule_figure``.
 """
 
 from __future__ import annotations
@@ -59,13 +49,12 @@ def stage_point(rec: Mapping[str, Any]) -> tuple[str, int] | None:
     config = rec.get("config")
     if not isinstance(config, dict):
         return None
-    facts = record_stage(rec)  # a described kernel's, as its family worded it
-    if facts is not None:
-        return (facts.tile, facts.num_stages) if facts.loop_form == "auto" and facts.num_stages is not None else None
-    try:
-        point = _READER.read(dict(rec)).stage
-    except Exception:  # noqa: BLE001 - a family not installed here: the config's own values
-        point = None
+    point = record_stage(rec)  # a described kernel's, as its family worded it
+    if point is None:
+        try:
+            point = _READER.read(dict(rec)).stage
+        except Exception:  # noqa: BLE001 - a family not installed here: the config's own values
+            point = None
     if point is not None:
         return (point.tile, point.num_stages) if point.loop_form == "auto" and point.num_stages is not None else None
     stages = config.get("num_stages")
@@ -74,7 +63,7 @@ def stage_point(rec: Mapping[str, Any]) -> tuple[str, int] | None:
     return " ".join(f"{k}={v}" for k, v in config.items() if k not in ("loop_form", "num_stages")), stages
 
 
-def _modeled(rec: dict[str, Any]) -> float | None:
+def _modeled(rec: Mapping[str, Any]) -> float | None:
     value = ((rec.get("plan") or {}).get("schedule_model") or {}).get("modeled_cycles_per_core")
     return float(value) if isinstance(value, (int, float)) and value > 0 else None
 
@@ -161,8 +150,7 @@ def natural(text: str) -> tuple:
 
 
 def _one_per_model(panels: Sequence[StagePanel]) -> list[StagePanel]:
-    """Modeled curves identical on several testbeds (the same backend and toolchain on two hosts)
-    are drawn once, naming the other testbeds; measured curves are never merged."""
+    """Identical modeled curves of several testbeds drawn once, naming the others; measured never merged."""
     out: list[StagePanel] = []
     first: dict[tuple, int] = {}
     for p in panels:
@@ -178,8 +166,7 @@ def _one_per_model(panels: Sequence[StagePanel]) -> list[StagePanel]:
 
 
 def headline(panels: Sequence[StagePanel]) -> list[StagePanel]:
-    """The overview's stage curves: per suite, the panels of its largest problem among those swept
-    widest (the full set on stages.html)."""
+    """Per suite, the panels of its largest problem among those swept widest."""
     chosen: dict[str, str] = {}
     for suite in {p.suite for p in panels}:
         mine = [p for p in panels if p.suite == suite]
@@ -187,10 +174,11 @@ def headline(panels: Sequence[StagePanel]) -> list[StagePanel]:
     return [p for p in panels if chosen[p.suite] == p.problem]
 
 
-def schedule_groups(all_series: Sequence[Series], limit: int = 4) -> list[tuple[str, str, str, list[dict[str, Any]]]]:
+def schedule_groups(all_series: Sequence[Series],
+                    limit: int = 4) -> list[tuple[str, str, str, list[Mapping[str, Any]]]]:
     """[(backend, title, run label, records one per num_stages)] from the newest run with schedule models."""
     for _, label, items in latest_by_run(s for s in all_series if s.kind == "compile"):
-        groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+        groups: dict[tuple[str, str], list[Mapping[str, Any]]] = defaultdict(list)
         for s, p in items:
             rec = record(p)
             loops = ((rec.get("plan") or {}).get("schedule_model") or {}).get("loops")

@@ -1,19 +1,11 @@
 """SVG charts as text: a trend over runs with level changes marked, and curves over num_stages.
 
-Contract: pure functions returning one ``<svg>`` element string (inline in HTML; no
-script, no external resource).  ``trend_chart`` draws one case's value per run (x = run
-order, so 100+ runs stay evenly spaced; markers are dropped past ``DOT_LIMIT`` points and
-x labels thinned to about ``MAX_X_LABELS``), failed runs as red crosses on the axis, each
-``Step`` as a dashed vertical line labelled with its change (on the side with room for it, cut
-to fit where neither has), and an optional ``Band`` (the
-minimum-effect band around the current level) that the y axis always spans, so run-to-run
-noise far inside it never fills the chart.  ``curve_chart`` draws several named series of
-(x, y) points with an optional horizontal reference line (the vendor library) and a legend
-under the plot, as many rows as it needs; a legend entry too long for the chart's width wraps
-at its spaces onto more rows (config names that differ only in the middle stay told apart).
-Axis labels always carry the unit.  Text that would still not fit (a title, one word of a
-legend entry) is cut in the middle with an ellipsis, never silently; the full text is the
-chart's tooltip (``<title>``).
+Contract: pure functions returning one ``<svg>`` element string (no script, no external resource).
+``trend_chart`` draws one value per run (evenly spaced; markers dropped past ``DOT_LIMIT`` points, x labels thinned
+to about ``MAX_X_LABELS``), failed runs as red crosses, each ``Marker`` as a labelled dashed line and an optional
+minimum-effect ``Band`` the y axis always spans.  ``curve_chart`` draws named (x, y) series, an optional reference
+line (the vendor) and a legend under the plot whose long entries wrap at spaces.  Text that does not fit is cut in
+the middle with an ellipsis (``fit``); the full text is the tooltip.
 """
 
 from __future__ import annotations
@@ -81,24 +73,14 @@ def _fmt(value: float) -> str:
 
 
 def _frame(width: int, height: int, title: str, body: list[str], label: str) -> str:
-    return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" role="img" aria-label="{_esc(label)}">'
-        f'<title>{_esc(label)}</title>'
-        f'<text x="8" y="14" class="t">{_esc(fit(title, width - 16, TITLE_CHAR_PX))}</text>' + "".join(body) + "</svg>"
-    )
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="{width}" height="{height}" '
+            f'viewBox="0 0 {width} {height}" role="img" aria-label="{_esc(label)}">'
+            f'<title>{_esc(label)}</title>'
+            f'<text x="8" y="14" class="t">{_esc(fit(title, width - 16, TITLE_CHAR_PX))}</text>' + "".join(body) + "</svg>")
 
 
-def trend_chart(
-    values: Sequence[float | None],
-    x_labels: Sequence[str],
-    unit: str,
-    title: str,
-    steps: Sequence[Marker] = (),
-    width: int = 460,
-    height: int = 170,
-    band: Band | None = None,
-) -> str:
+def trend_chart(values: Sequence[float | None], x_labels: Sequence[str], unit: str, title: str,
+                steps: Sequence[Marker] = (), width: int = 460, height: int = 170, band: Band | None = None) -> str:
     """``values[i]`` is run i's value (None: the item failed in that run)."""
     left, right, top, bottom = 70, 34, 24, 30  # room for a centred run label at either end
     plot_w, plot_h = width - left - right, height - top - bottom
@@ -155,16 +137,9 @@ def trend_chart(
     return _frame(width, height, title, body, f"{title} ({n} runs)")
 
 
-def curve_chart(
-    series: Sequence[tuple[str, Sequence[tuple[float, float]]]],
-    x_unit: str,
-    y_unit: str,
-    title: str,
-    x_tick_labels: dict[float, str] | None = None,
-    width: int = 520,
-    height: int = 260,
-    reference: tuple[str, float] | None = None,
-) -> str:
+def curve_chart(series: Sequence[tuple[str, Sequence[tuple[float, float]]]], x_unit: str, y_unit: str, title: str,
+                x_tick_labels: dict[float, str] | None = None, width: int = 520, height: int = 260,
+                reference: tuple[str, float] | None = None) -> str:
     """``reference``: (legend text, y) drawn as a dashed horizontal line (the vendor library)."""
     left, right, top, bottom = 66, 14, 24, 34
     plot_w, plot_h = width - left - right, height - top - bottom

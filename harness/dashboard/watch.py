@@ -1,24 +1,11 @@
 """The dashboard as a trend monitor: every detected level change, and a verdict per workload.
 
-Contract: pure data over the history's series (scratch suites already left out).
-- ``regressions(series, min_effect, method_of)``: one ``LevelChange`` per step that step
-  detection (harness/results/history/steps.py, the minimum effect ``min_effect``) finds in a
-  case's timed runs: suite, testbed, kind, case, the verdict word, the change and the levels
-  before and after, the last run at the old level and the first at the new one (each with its
-  date and commit), whether the new level starts at the case's newest run, and its
-  ``context`` (harness/results/history/step_context.py: the commits that ran at both levels,
-  and what differs in how the two bracketing runs measured the case; ``method_of`` reads a
-  record's measurement method).  The verdict is SLOWER (the time went up) or FASTER (down)
-  only for a code change: a step whose two levels share a commit is SAME COMMIT (the same
-  code at both levels: the environment or the run's mode moved it), listed apart and never
-  counted as a regression.  Newest first, SLOWER before FASTER at the same run.
-- ``workloads(series, changes)``: one ``Workload`` per (suite, testbed, kind): how many cases,
-  its newest run (the newest run holding a timed or failed case of it), and its verdict - FAILED
-  when a case's point in that newest run failed, SLOWER / FASTER when a code change's level
-  starts at that same run (the worst wins; a case whose own newest run is another is not counted:
-  the row names the run it counts),
-  else SAME - with the counts behind it (a SAME COMMIT step at the newest run is named in
-  the detail, never a verdict).  The colours are verdict_words'.
+Contract: pure data over the history's series.  ``regressions(series, min_effect, method_of)``: one
+``LevelChange`` per step ``detect_steps`` finds in a case's timed runs, with the runs bracketing it and its
+``StepContext``; SLOWER / FASTER only for a code change, SAME COMMIT when both levels share a commit (never a
+regression); newest first, SLOWER before FASTER.  ``workloads(series, changes)``: one ``Workload`` per (suite,
+testbed, kind) with its newest run and verdict: FAILED, else SLOWER / FASTER for a code change's level starting at
+that run, else SAME, with the counts behind it.
 """
 
 from __future__ import annotations
@@ -78,11 +65,9 @@ def regressions(all_series: Iterable[Series], min_effect: float = 0.05, method_o
         found = detect_steps([p.median_s for p in timed], min_effect)
         for step, context in zip(found, step_contexts(timed, found, method_of)):
             verdict = SAME_COMMIT if not context.code_change else "SLOWER" if step.change > 0 else "FASTER"
-            out.append(LevelChange(
-                s.suite, s.testbed, s.kind, s.case_id, s.problem, verdict, step.change,
-                step.before, step.after, timed[step.index - 1], timed[step.index], len(timed) - step.index,
-                step.index == len(timed) - 1, context,
-            ))
+            out.append(LevelChange(s.suite, s.testbed, s.kind, s.case_id, s.problem, verdict, step.change,
+                                   step.before, step.after, timed[step.index - 1], timed[step.index],
+                                   len(timed) - step.index, step.index == len(timed) - 1, context))
     return sorted(out, key=lambda c: ((c.first_after.started_at or ""), c.first_after.run_id, -verdict_words.rank(c.verdict)),
                   reverse=True)
 
@@ -108,7 +93,7 @@ def workloads(all_series: Sequence[Series], changes: Sequence[LevelChange]) -> l
         if any(p.status in ("timed", "failed") for p in s.points):  # a case only ever skipped is no workload here
             groups.setdefault((s.suite, s.testbed.testbed_id, s.kind), []).append(s)
     out = []
-    for (suite, bed, kind), group in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2])):
+    for (suite, bed, kind), group in sorted(groups.items(), key=lambda kv: kv[0]):
         newest = max((p for s in group for p in s.points if p.status in ("timed", "failed")),
                      key=lambda p: (p.started_at or "", p.run_id))
         failed = sum(1 for s in group for p in s.points if p.run_id == newest.run_id and p.status == "failed")

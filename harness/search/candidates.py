@@ -1,20 +1,13 @@
 """What tlbench knows about a config before it measures it: the ``Candidate``.
 
-Contract: ``candidate_from_record(record, reader)`` keeps, of a record (timed, failed or skipped item), only what
-exists before any device time is spent - ``case_id``, ``config``, ``problem``, ``plan`` (the compiler's plan:
-pipeline kind, buffers and their versions, shared memory, threads, grid), ``budget`` (bytes per on-chip scope
-against capacity), the roofline's static inputs (peak, bandwidth, ridge point, bound: never the achieved rate), the
-loop's trip count read through the record's kernel family, and the device's multiprocessor count where the caller
-knows it (machine info's ``sm_count``).  The record's samples, summary, throughput, measurement, notes and every
-other measured field are dropped here, so nothing downstream (the ranker, the search) can read a time it was not
-handed by an oracle.  ``Candidate.features()`` is the numeric and categorical description the ranker uses;
-``Candidate.depth`` the pipeline depth the timeline model is asked about.  Pure; raises ``ValueError`` on a record
-with no config (a vendor item is not a config of a sweep).
+Contract: ``candidate_from_record(record, reader, multiprocessors)`` keeps of a record only what exists before any
+device time is spent (case id, config, problem, plan, budget, the roofline's static inputs, the loop's trip count,
+the device's multiprocessor count); every measured field is dropped, so the ranker and the search cannot read a
+time no oracle handed them.  Raises ``ValueError`` on a record with no config (a vendor item).
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -26,8 +19,6 @@ SERIAL_FORM = "serial"  # harness/core/loop_form.py: a plain T.serial loop, one 
 
 @dataclass(frozen=True)
 class Candidate:
-    """One legal config of one problem, as known before measuring (module docstring)."""
-
     case_id: str
     config: Mapping[str, Any]
     problem: Mapping[str, Any]
@@ -43,14 +34,12 @@ class Candidate:
 
     @property
     def depth(self) -> int:
-        """Buffers in flight: the plan's largest buffer version count, or the config's ``num_stages`` where the
-        kernel allocates its stages itself (versions stay 1); 1 for a serial loop."""
+        """Buffers in flight: the largest of the plan's buffer versions and the config's ``num_stages``; serial: 1."""
         if self.config.get("loop_form") == SERIAL_FORM:
             return 1
         versions = [b.get("versions") for b in self.plan.get("buffers") or [] if isinstance(b.get("versions"), int)]
         stages = self.config.get("num_stages")
-        candidates = [*versions, stages if isinstance(stages, int) and not isinstance(stages, bool) else 1]
-        return max(1, *candidates)
+        return max(1, *versions, stages if isinstance(stages, int) and not isinstance(stages, bool) else 1)
 
     @property
     def shared_fraction(self) -> float:
@@ -60,7 +49,8 @@ class Candidate:
         shares = [used[s] / limits[s] for s in used if isinstance(used.get(s), (int, float)) and limits.get(s)]
         if not shares:
             scopes = (self.budget.get("scopes") or {}).values()
-            shares = [s["needed"] / s["capacity"] for s in scopes if s.get("capacity") and isinstance(s.get("needed"), (int, float))]
+            shares = [s["needed"] / s["capacity"] for s in scopes
+                      if s.get("capacity") and isinstance(s.get("needed"), (int, float))]
         return max(shares, default=0.0)
 
     @property
@@ -75,9 +65,7 @@ class Candidate:
 
     @property
     def modeled_cycles(self) -> float | None:
-        """The compiler's own schedule model of the whole kernel where the plan carries one (the Ascend Z3 schedule:
-        ``schedule_model.modeled_cycles_per_core``, times the waves of the grid over the cores where both are
-        known); a model, never a time.  None where there is none."""
+        """The plan's modeled cycles per core times the grid's waves over the cores (a model); None without one."""
         per_core = (self.plan.get("schedule_model") or {}).get("modeled_cycles_per_core")
         if not isinstance(per_core, (int, float)) or isinstance(per_core, bool) or per_core <= 0:
             return None
@@ -86,30 +74,15 @@ class Candidate:
 
     @property
     def machine_fill(self) -> float | None:
-        """Share of the device's multiprocessors busy over the grid's waves: ``grid / (ceil(grid / multiprocessors)
-        x multiprocessors)`` (a grid of 64 blocks on 132 fills 0.48; None where either is unknown)."""
+        """Share of the multiprocessors busy over the grid's waves (64 blocks on 132: 0.48); None if unknown."""
         if not self.grid or not self.multiprocessors:
             return None
-        waves = -(-self.grid // self.multiprocessors)
-        return self.grid / (waves * self.multiprocessors)
+        return self.grid / (-(-self.grid // self.multiprocessors) * self.multiprocessors)
 
     def categories(self) -> dict[str, str]:
         """Every config key's value and the plan's pipeline kind, as words (the learned part's one-hots)."""
-        words = {f"config.{k}": repr(v) for k, v in sorted(self.config.items())}
-        words["plan.pipeline"] = self.pipeline_kind
-        words["plan.depth"] = str(self.depth)
-        return words
-
-    def numbers(self) -> dict[str, float]:
-        """Numeric facts of the plan, on log scales where they multiply."""
-        out = {"plan.shared_fraction": self.shared_fraction, "plan.log2_depth": math.log2(self.depth)}
-        if self.threads:
-            out["plan.log2_threads"] = math.log2(self.threads)
-        if self.grid:
-            out["plan.log2_grid"] = math.log2(self.grid)
-        if self.machine_fill:
-            out["plan.machine_fill"] = self.machine_fill
-        return out
+        return {**{f"config.{k}": repr(v) for k, v in sorted(self.config.items())},
+                "plan.pipeline": self.pipeline_kind, "plan.depth": str(self.depth)}
 
 
 def candidate_from_record(record: Mapping[str, Any], reader: RecordReader | None = None,
@@ -122,10 +95,10 @@ def candidate_from_record(record: Mapping[str, Any], reader: RecordReader | None
         if read.config is not None:
             trips = read.family.loop_trips(read.problem, read.config)
     roof = record.get("roofline") or {}
-    return Candidate(
-        case_id=str(record["case_id"]), config=dict(record["config"]), problem=dict(record.get("problem") or {}),
-        plan=dict(record.get("plan") or {}), budget=dict(record.get("budget") or {}),
-        roofline={k: roof[k] for k in STATIC_ROOFLINE_KEYS if k in roof},
-        loop_trips=trips if isinstance(trips, int) and trips > 0 else None,
-        multiprocessors=multiprocessors if isinstance(multiprocessors, int) and multiprocessors > 0 else None,
-    )
+    return Candidate(case_id=str(record["case_id"]), config=dict(record["config"]),
+                     problem=dict(record.get("problem") or {}), plan=dict(record.get("plan") or {}),
+                     budget=dict(record.get("budget") or {}),
+                     roofline={k: roof[k] for k in STATIC_ROOFLINE_KEYS if k in roof},
+                     loop_trips=trips if isinstance(trips, int) and trips > 0 else None,
+                     multiprocessors=multiprocessors if isinstance(multiprocessors, int) and multiprocessors > 0
+                     else None)

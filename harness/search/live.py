@@ -1,38 +1,19 @@
 """The search in a real run: one problem's configs on one device, measured in the order the model asks.
 
-Contract: ``measure_by_search(session, items, policy, settings, progress=None, clock=...)`` (a
-``ProblemSearch(runs)`` called as ``(session, items, policy, progress)``: the same with the policy's
-``--tlbench-search-*`` knobs and the earlier runs ``load_history`` read once; the plugin hands it to the device
-phase as ``RunContext.search_problem``, so harness/measure/ never imports this layer) takes one problem's device
-items (its kernels and its vendor items, as a device phase's piece holds them, harness/measure/device_pieces.py) and
-returns one ``Outcome`` per item, in order.
-- Where the problem has fewer than ``settings.min_configs`` kernel configs, every item is measured as without a
-  search (``measure_items``: the same outcomes).
-- Otherwise every kernel is first prepared once through ``session.prepare`` (compiled through the session's cache
-  and checked: a config that fails or is skipped there keeps that outcome and is never a candidate), which gives
-  each config's plan and on-chip budget: ``Candidate``s (harness/search/candidates.py; the device's multiprocessor
-  count from the session's ``device_info["sm_count"]`` where it has one, the loop's trips from the family).
-- ``run_search`` (harness/search/search.py), with ``history`` (``earlier_history``: the timed configs of
-  ``--tlbench-search-learn-from`` files that an earlier run of the same kernel measured on the same backend and
-  device; the same problem's too: an earlier run of it is history, not the answer), then asks for configs one at a
-  time; each is measured by ``measure_items(session, [kernel, *vendors], policy)``: the same interleaved rounds, the
-  vendor paired in every call, so every measured config has its vendor ratio.  The vendor items keep the outcome of
-  their first call.  A config whose measurement failed is never asked for again (the ranker forgets it).
-- Every measured config's record gets ``search``: ``SearchNote.measured`` (why it was chosen, its predicted rank
-  then, and the problem's account); every config the search did not measure becomes a ``skipped`` Outcome whose
-  reason says so with its predicted rank and time, and whose record holds ``search`` too (``SearchNote.skipped``),
-  so the results file hides no config.
-- The problem's account (``ProblemAccount``: configs, measured, the stop rule and why it stopped, the device seconds
-  its measurements took - kernels and the vendor paired in each call - and the projection of the exhaustive sweep's:
-  the measured kernels' mean sampling seconds times the configs, plus the vendor's of one call, labelled a
-  projection) is in every note.  No global state; the oracle never reads a time the session did not measure.
+Contract: ``measure_by_search(session, items, policy, settings, progress, clock, history_runs)`` (through
+``ProblemSearch(runs)``, the device phase's ``RunContext.search_problem``) takes one problem's device items and
+returns one ``Outcome`` per item, in order.  Under ``settings.min_configs`` kernel configs (also after preparation
+failures) everything is measured as without a search.  Else each kernel is prepared once (a failure keeps its
+outcome), ``run_search`` asks for configs one at a time, each measured with the vendor items paired
+(``measure_items``), learning from ``earlier_history``.  Measured records get ``search`` (why chosen, predicted
+rank, the problem's ``ProblemAccount``); every unmeasured config becomes a ``skipped`` outcome saying so.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from ..core.cases import VendorCase, fields_of
 from ..core.record import BenchItem
@@ -72,7 +53,7 @@ class ProblemAccount:
     exhaustive_projection_s: float
     learned_from: int = 0  # timed configs of earlier runs (--tlbench-search-learn-from) the ranker learned from
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return asdict(self)
 
 
@@ -88,15 +69,14 @@ def _candidate(item: BenchItem, prepared: Any, multiprocessors: int | None) -> C
     except Exception:  # noqa: BLE001 - a family that cannot say leaves the model its default
         trips = None
     plan = prepared.plan.to_dict() if getattr(prepared, "plan", None) is not None else {}
-    return Candidate(
-        case_id=case.case_id, config=fields_of(case.config), problem=fields_of(case.problem), plan=plan,
-        budget=dict(getattr(prepared, "budget", None) or {}),
-        loop_trips=trips if isinstance(trips, int) and trips > 0 else None,
-        multiprocessors=multiprocessors if isinstance(multiprocessors, int) and multiprocessors > 0 else None,
-    )
+    return Candidate(case_id=case.case_id, config=fields_of(case.config), problem=fields_of(case.problem), plan=plan,
+                     budget=dict(getattr(prepared, "budget", None) or {}),
+                     loop_trips=trips if isinstance(trips, int) and trips > 0 else None,
+                     multiprocessors=multiprocessors if isinstance(multiprocessors, int) and multiprocessors > 0
+                     else None)
 
 
-def _device_info(session: Any) -> dict[str, Any]:
+def _device_info(session: Any) -> Mapping[str, Any]:
     info = getattr(session, "device_info", None)
     if not isinstance(info, dict):
         backend = getattr(session, "backend", None)
@@ -109,8 +89,7 @@ def _device_info(session: Any) -> dict[str, Any]:
 
 
 class ProblemSearch:
-    """``RunContext.search_problem``: ``measure_by_search`` with the policy's knobs, learning from ``runs`` (the
-    ``--tlbench-search-learn-from`` files, read once by ``load_history``)."""
+    """``measure_by_search`` with the policy's knobs, learning from ``runs`` (read once by ``load_history``)."""
 
     def __init__(self, runs: Sequence[Results] = ()) -> None:
         self.runs = tuple(runs)
@@ -122,8 +101,7 @@ class ProblemSearch:
 
 
 def load_history(paths: Sequence[str]) -> tuple[Results, ...]:
-    """Each ``--tlbench-search-learn-from`` file read as a results file, or ``ValueError`` saying which and why (the
-    plugin refuses the run with it before collecting anything)."""
+    """Each ``--tlbench-search-learn-from`` file read, or ``ValueError`` saying which and why."""
     runs = []
     for path in paths:
         try:
@@ -136,8 +114,7 @@ def load_history(paths: Sequence[str]) -> tuple[Results, ...]:
 
 def earlier_history(runs: Sequence[Results], item: BenchItem, accelerator: Any, multiprocessors: int | None
                     ) -> list[tuple[Candidate, float]]:
-    """The timed configs of ``runs`` that an earlier run of ``item``'s kernel measured on the same backend and
-    device (the same family and config keys): (candidate, recorded median seconds)."""
+    """(candidate, recorded median) of ``runs``' timed configs of ``item``'s kernel on the same backend and device."""
     family, keys = item.case.family.name, set(fields_of(item.case.config))
     reader = RecordReader()
     out: list[tuple[Candidate, float]] = []
@@ -206,11 +183,10 @@ def measure_by_search(session: Any, items: Sequence[BenchItem], policy: Any, set
 
     result = run_search(candidates, oracle, settings.search, history)
     account = ProblemAccount(
-        configs=len(candidates), measured=len(result.measured), stopped_because=result.stopped_because, rule=result.rule,
-        measured_device_s=sum(kernel_s) + sum(vendor_s), wall_s=clock() - start,
+        configs=len(candidates), measured=len(result.measured), stopped_because=result.stopped_because,
+        rule=result.rule, measured_device_s=sum(kernel_s) + sum(vendor_s), wall_s=clock() - start,
         exhaustive_projection_s=sum(kernel_s) / max(1, len(kernel_s)) * len(candidates) + max(vendor_s, default=0.0),
-        learned_from=len(history),
-    )
+        learned_from=len(history))
     problem = {**account.to_dict(), "problem_id": str(kernels[0].case.problem.problem_id)}
     for m in result.measured:
         outcome = outcomes[by_case[m.case_id].item_id]

@@ -1,37 +1,13 @@
 """Predicted time of every legal config, before and while measuring.
 
-Contract --------
-* ``prior_log_time(candidate, model)`` is the first-run prediction, from the plan alone (no history, no
-  measurement), in natural-log units of an arbitrary scale (only differences within one problem mean anything):
-
-  - the seed chapter's timeline model (harness/analysis/timeline_model.py): the makespan of ``loop_trips``
-    iterations (``DEFAULT_TRIPS`` where the family names none) of a ``copy -> compute`` loop with
-    ``candidate.depth`` buffers, ``latency / compute`` = ``model.latency_over_compute`` (the seed's 30 / 20),
-    against one buffer: what the stages buy;
-  - minus ``model.shared_weight`` x the share of on-chip memory the plan fills (a larger tile or a deeper pipeline
-    reuses more of each byte it loads);
-  - minus ``model.threads_weight`` x log2(threads per block) (more warps in flight hide more latency);
-  - minus ``model.fill_weight`` x log(machine fill) where the device's multiprocessor count is known
-    (``Candidate.machine_fill``: a grid that leaves multiprocessors idle in its last wave, or a small problem cut
-    into fewer blocks than there are multiprocessors, runs longer).
-
-  Where the plan carries the compiler's own schedule model (Ascend's Z3 schedule,
-  ``Candidate.modeled_cycles``), the prior is log(modeled cycles) instead: on a backend with no
-  device here that ranking is the answer, and every word that shows it says it is a model.
-
-* ``Ranker(candidates, model, history)`` adds what measurements teach: ``observe(case_id, seconds)`` and
-  ``predict()`` -> ``{case_id: Prediction(log_time, spread)}``.  The learned part is a Gaussian process on the
-  residuals ``log(seconds) - prior`` over the configs' categorical values (``Candidate.categories``; kernel:
-  ``additive`` x the share of values two configs have in common plus the rest x ``exp(-differing values /
-  length)``), with a learned constant offset; with no measurement and no history the prediction is the prior.
-  ``history``: ``(candidate, seconds)`` of earlier runs of other problems (same family, same device); their
-  residuals, centred per problem, join the process at ``history_correlation`` (they say which config values are
-  fast, never this problem's level).  A failed config (``observe(case_id, None)``) is never predicted again and
-  teaches nothing.
-* ``ranking(predictions)``: case ids fastest first (ties by case id: deterministic).
-* ``kendall_tau(predicted, measured)``: tau-b between two ``{case_id: value}`` maps over their common keys; None
-  with fewer than two.
-Pure: no state outside the Ranker instance; no I/O; never reads a time it was not handed.
+Contract: ``prior_log_time(candidate, model)`` is the first-run prediction from the plan alone, in log units of an
+arbitrary scale: the seed's ``copy -> compute`` timeline (``candidate.depth`` buffers against one), minus weighted
+terms for the on-chip share the plan fills, log2(threads) and log(machine fill); or log(the compiler's modeled
+cycles) where the plan carries a schedule model.  ``Ranker(candidates, model, history)``: ``observe(case_id,
+seconds | None)`` and ``predict() -> {case_id: Prediction}``, the prior plus a Gaussian process on the residuals
+over the configs' categorical values, with earlier problems' residuals (centred per problem) joining at
+``history_correlation``; a failed config is never predicted again.  ``ranking`` orders fastest first (ties by id);
+``kendall_tau`` is tau-b over common keys (None under two).  No I/O.
 """
 
 from __future__ import annotations
@@ -50,7 +26,6 @@ DEFAULT_TRIPS = 64
 
 @dataclass(frozen=True)
 class ModelSettings:
-    """The first-run model's constants and the learned part's kernel (see the module docstring)."""
 
     latency_over_compute: float = 1.5
     shared_weight: float = 0.3
@@ -69,18 +44,12 @@ class Prediction:
     spread: float  # one standard deviation of log_time (the prior's scale where nothing near was measured)
 
 
-def timeline_log_speedup(depth: int, trips: int | None, latency_over_compute: float) -> float:
-    """log(makespan with 1 buffer / makespan with ``depth`` buffers) from the seed's model."""
-    n = trips or DEFAULT_TRIPS
-    one = makespan_without_issue_limit(n, latency_over_compute, 1.0, 1)
-    deep = makespan_without_issue_limit(n, latency_over_compute, 1.0, max(1, depth))
-    return math.log(one / deep)
-
-
 def prior_log_time(candidate: Candidate, model: ModelSettings = ModelSettings()) -> float:
     if candidate.modeled_cycles is not None:  # the compiler's schedule model of this very kernel: its answer
         return math.log(candidate.modeled_cycles)
-    value = -timeline_log_speedup(candidate.depth, candidate.loop_trips, model.latency_over_compute)
+    n, ratio = candidate.loop_trips or DEFAULT_TRIPS, model.latency_over_compute
+    value = -math.log(makespan_without_issue_limit(n, ratio, 1.0, 1)  # what the stages buy over one buffer
+                      / makespan_without_issue_limit(n, ratio, 1.0, max(1, candidate.depth)))
     value -= model.shared_weight * candidate.shared_fraction
     if candidate.threads:
         value -= model.threads_weight * math.log2(candidate.threads)
@@ -94,7 +63,6 @@ def ranking(predictions: Mapping[str, Prediction]) -> list[str]:
 
 
 class Ranker:
-    """Prior plus what the measurements so far teach (module docstring)."""
 
     def __init__(self, candidates: Sequence[Candidate], model: ModelSettings = ModelSettings(),
                  history: Sequence[tuple[Candidate, float]] = ()):
@@ -142,8 +110,8 @@ class Ranker:
     def _kernel(self, left: np.ndarray, left_groups: np.ndarray, right: np.ndarray, right_groups: np.ndarray) -> np.ndarray:
         """Covariance of residuals: the configs' likeness, times ``history_correlation`` across problems."""
         differing = (left[:, None, :] != right[None, :, :]).sum(axis=2)
-        width = max(1, left.shape[1])
-        alike = self.model.additive * (1.0 - differing / width) + (1 - self.model.additive) * np.exp(-differing / self.model.length)
+        alike = (self.model.additive * (1.0 - differing / max(1, left.shape[1]))
+                 + (1 - self.model.additive) * np.exp(-differing / self.model.length))
         same = left_groups[:, None] == right_groups[None, :]
         return self.model.scale * alike * np.where(same, 1.0, self.model.history_correlation)
 
@@ -185,11 +153,9 @@ def _history_residuals(history: Sequence[tuple[Candidate, float]], encoder: _Enc
         groups.append(np.full(len(pairs), group))
         residuals.append(values - values.mean())
     width = max(1, len(encoder.keys))
-    return _HistoryResiduals(
-        codes=np.vstack(codes) if codes else np.zeros((0, width), dtype=int),
-        groups=np.concatenate(groups) if groups else np.zeros(0, dtype=int),
-        residuals=np.concatenate(residuals) if residuals else np.zeros(0),
-    )
+    return _HistoryResiduals(codes=np.vstack(codes) if codes else np.zeros((0, width), dtype=int),
+                             groups=np.concatenate(groups) if groups else np.zeros(0, dtype=int),
+                             residuals=np.concatenate(residuals) if residuals else np.zeros(0))
 
 
 def kendall_tau(predicted: Mapping[str, float], measured: Mapping[str, float]) -> float | None:
@@ -200,5 +166,3 @@ def kendall_tau(predicted: Mapping[str, float], measured: Mapping[str, float]) -
 
     tau = kendalltau([predicted[c] for c in common], [measured[c] for c in common]).statistic
     return None if tau is None or math.isnan(tau) else float(tau)
-
-

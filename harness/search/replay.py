@@ -1,24 +1,13 @@
 """Replay the search on a committed exhaustive sweep: the search asks, the recorded times answer.
 
-Contract: ``sweeps_of(results)`` cuts a loaded results file (harness/results/files/store.py ``Results``) into
-sweeps: one per (backend, suite, problem, label) of its device configs - timed records and failed items, vendor
-items left out - each with the sweep's ``legal`` count from the file's search-space diagnostics (``tlbench.sweeps``)
-where the file has them, and ``exhaustive`` = every legal config is there (timed or failed).  ``device`` is the
-backend's accelerator.
-
-``replay(sweep, settings)`` runs harness/search/search.py ``run_search`` with:
-- candidates built by ``candidate_from_record`` (no measured field reaches the ranker);
-- an oracle that answers a config with its record's ``summary.median`` (seconds) - the one place a recorded time is
-  read - or None for a failed item; it counts the questions;
-and returns a ``ReplayRow``: configs, measured (questions the oracle answered), fraction, best found and exhaustive
-best (seconds, and their ratio), ``within`` (best found within ``tolerance`` of the exhaustive best), Kendall tau
-between the first-run prediction and the recorded times over every timed config (``tau_prior``) and between the
-final prediction and them (``tau_final``), the stop reason, the ``SearchResult`` itself, and what the measured
-configs and all of them cost the device in the recorded run (``device_seconds``: warm-up and sampling; a failed
-config's cost is not recorded). ``earlier``: sweeps of earlier runs the ranker may learn from; ``learned_from``
-keeps those of the same backend, device and suite and another problem, so the replayed problem's own recorded times
-reach only the oracle. ``qualifying(sweeps, min_configs)``: the exhaustive ones with at least ``min_configs`` legal
-configs.  Raises ``ValueError`` on a sweep with no timed config.
+Contract: ``sweeps_of(results)`` cuts a loaded results file into ``Sweep``s, one per (backend, suite, problem,
+label) of its device configs (timed and failed, no vendor items), with ``legal`` from the file's search-space
+diagnostics and ``exhaustive`` when all are there; ``qualifying`` keeps the exhaustive ones with at least
+``min_configs``.  ``replay(sweep, settings, reader, earlier)`` runs ``run_search`` over candidates from the records
+with an oracle answering each config's ``summary.median`` (None if failed; asked twice raises) and returns a
+``ReplayRow`` (best found vs exhaustive best, Kendall tau of the first and final predictions, device seconds spent).
+The ranker learns only from ``learned_from(sweep, earlier)``: same backend, device and suite, another problem.
+Raises ``ValueError`` on a sweep with no timed config.
 """
 
 from __future__ import annotations
@@ -120,15 +109,12 @@ def sweeps_of(results: Results) -> list[Sweep]:
                 key = (record["backend"], suite_of(record), record.get("problem_id"), record.get("label"))
                 groups[key][kind].append(record)
     legal = _legal_counts(results)
-    out = []
-    for (backend, suite, problem_id, label), found in sorted(groups.items(), key=lambda kv: tuple(map(str, kv[0]))):
-        out.append(Sweep(
-            source=results.path, backend=backend, device=results.testbed(backend).accelerator, suite=suite,
-            problem_id=problem_id, label=label, timed=tuple(found["timed"]), failed=tuple(found["failed"]),
-            legal=None if label else legal.get((backend, suite, problem_id)),
-            multiprocessors=_machine(results, backend).get(MULTIPROCESSORS_KEY),
-        ))
-    return out
+    return [Sweep(source=results.path, backend=backend, device=results.testbed(backend).accelerator, suite=suite,
+                  problem_id=problem_id, label=label, timed=tuple(found["timed"]), failed=tuple(found["failed"]),
+                  legal=None if label else legal.get((backend, suite, problem_id)),
+                  multiprocessors=_machine(results, backend).get(MULTIPROCESSORS_KEY))
+            for (backend, suite, problem_id, label), found in sorted(groups.items(),
+                                                                     key=lambda kv: tuple(map(str, kv[0])))]
 
 
 def qualifying(sweeps: list[Sweep], min_configs: int = MIN_CONFIGS) -> list[Sweep]:
@@ -136,9 +122,7 @@ def qualifying(sweeps: list[Sweep], min_configs: int = MIN_CONFIGS) -> list[Swee
 
 
 def device_seconds(record: Mapping[str, Any]) -> float | None:
-    """What measuring one config cost the device in the recorded run: its warm-up and its sampling
-    (``measurement.warmup.seconds`` + ``measurement.sampling_seconds``); None where the record does not say.  Read
-    only to report what the search saved, never by the ranker."""
+    """Warm-up plus sampling seconds of one config in the recorded run (None: not said); never read by the ranker."""
     measurement = record.get("measurement") or {}
     parts = [measurement.get("sampling_seconds"), (measurement.get("warmup") or {}).get("seconds")]
     if not any(isinstance(p, (int, float)) for p in parts):
@@ -152,13 +136,10 @@ def _cost(records: Sequence[Mapping[str, Any]]) -> float | None:
 
 
 def recorded_seconds(record: Mapping[str, Any]) -> float:
-    """The recorded time of one timed config: its summary's median (seconds)."""
     return float(record["summary"]["median"])
 
 
 def learned_from(sweep: Sweep, earlier: Sequence[Sweep]) -> list[Sweep]:
-    """The earlier sweeps a replay of ``sweep`` may learn from: same backend, device and suite, another problem (the
-    replayed problem's own recorded times never reach its ranker)."""
     return [e for e in earlier if (e.backend, e.device, e.suite) == (sweep.backend, sweep.device, sweep.suite)
             and e.problem_id != sweep.problem_id and e.timed]
 
@@ -183,19 +164,16 @@ def replay(sweep: Sweep, settings: SearchSettings = SearchSettings(), reader: Re
         if case_id in asked:
             raise ValueError(f"{case_id}: asked twice")
         asked.append(case_id)
-        if case_id in failed:
-            return None
-        return times[case_id]
+        return None if case_id in failed else times[case_id]
 
     result = run_search(candidates, oracle, settings, history)
     best = result.best
     exhaustive_id = min(times, key=lambda cid: (times[cid], cid))
     prior_rank = {cid: rank for rank, cid in enumerate(result.prior_ranking)}
-    return ReplayRow(
-        sweep=sweep, configs=len(candidates), measured=len(asked),
-        best_found_s=None if best is None else best.seconds, exhaustive_best_s=times[exhaustive_id],
-        best_found_id=None if best is None else best.case_id, exhaustive_best_id=exhaustive_id,
-        tau_prior=kendall_tau({c: float(r) for c, r in prior_rank.items()}, times),
-        tau_final=kendall_tau(result.final_prediction, times), result=result,
-        search_device_s=_cost([r for r in sweep.timed if r["case_id"] in asked]), exhaustive_device_s=_cost(sweep.timed),
-    )
+    return ReplayRow(sweep=sweep, configs=len(candidates), measured=len(asked),
+                     best_found_s=None if best is None else best.seconds, exhaustive_best_s=times[exhaustive_id],
+                     best_found_id=None if best is None else best.case_id, exhaustive_best_id=exhaustive_id,
+                     tau_prior=kendall_tau({c: float(r) for c, r in prior_rank.items()}, times),
+                     tau_final=kendall_tau(result.final_prediction, times), result=result,
+                     search_device_s=_cost([r for r in sweep.timed if r["case_id"] in asked]),
+                     exhaustive_device_s=_cost(sweep.timed))

@@ -1,19 +1,15 @@
 """The replay's table: one line per problem, grouped by results file and device.
 
-Contract: ``replay_lines(rows, width)`` lays out ``ReplayRow``s (harness/search/replay.py) with
-harness/results/report/text_table.py: per file and device a heading, then per problem its configs, measured, fraction
-measured, best found / exhaustive best (ms), their ratio, whether it is within the tolerance (``yes`` / ``MISS +x.x
-%``), Kendall tau of the first-run ranking and of the final prediction against the recorded times, the device
-seconds (warm-up and sampling in the recorded run) of the measured configs against all of them, and (note) why the
-search stopped. ``summary_lines(rows)`` says how many problems met the goal (within the tolerance while measuring at
-most the fraction) and the stopping rule once.  ``row_json(row)`` is one row as plain data, with every measured
-config and every skipped one (reason, predicted rank). Pure layout, no I/O.
+Contract: ``replay_lines(rows, width)`` lays out ``ReplayRow``s (configs, measured, best found vs exhaustive best,
+within the tolerance or ``MISS``, Kendall taus, device seconds, why it stopped); ``summary_lines(rows,
+max_fraction)`` how many met the goal and the stopping rule; ``row_json(row)`` one row as plain data with every
+measured and skipped config.  Pure layout, no I/O.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Any, Sequence
+from typing import Sequence
 
 from ..results.report.text_table import Column, Group, TextRow, plain, render
 from .replay import ReplayRow
@@ -78,15 +74,13 @@ def summary_lines(rows: Sequence[ReplayRow], max_fraction: float) -> list[str]:
     return lines
 
 
-def row_json(row: ReplayRow) -> dict[str, Any]:
-    return {
-        "source": row.sweep.source, "backend": row.sweep.backend, "device": row.sweep.device,
-        "problem": row.sweep.name, "configs": row.configs, "measured": row.measured, "fraction": row.fraction,
-        "best_found_s": row.best_found_s, "best_found": row.best_found_id,
-        "exhaustive_best_s": row.exhaustive_best_s, "exhaustive_best": row.exhaustive_best_id,
-        "ratio": row.ratio, "within": row.within, "tau_first": row.tau_prior, "tau_final": row.tau_final,
-        "search_device_s": row.search_device_s, "exhaustive_device_s": row.exhaustive_device_s,
-        "stopped_because": row.result.stopped_because, "rule": row.result.rule,
-        "measured_configs": [asdict(m) for m in row.result.measured],
-        "skipped_configs": [asdict(s) for s in row.result.skipped],
-    }
+def row_json(row: ReplayRow) -> dict[str, object]:
+    return {"source": row.sweep.source, "backend": row.sweep.backend, "device": row.sweep.device,
+            "problem": row.sweep.name, "configs": row.configs, "measured": row.measured, "fraction": row.fraction,
+            "best_found_s": row.best_found_s, "best_found": row.best_found_id,
+            "exhaustive_best_s": row.exhaustive_best_s, "exhaustive_best": row.exhaustive_best_id,
+            "ratio": row.ratio, "within": row.within, "tau_first": row.tau_prior, "tau_final": row.tau_final,
+            "search_device_s": row.search_device_s, "exhaustive_device_s": row.exhaustive_device_s,
+            "stopped_because": row.result.stopped_because, "rule": row.result.rule,
+            "measured_configs": [asdict(m) for m in row.result.measured],
+            "skipped_configs": [asdict(s) for s in row.result.skipped]}

@@ -1,25 +1,11 @@
 """The search: measure the ranker's top configs and a few chosen to test it, re-rank, stop by a stated rule.
 
-Contract: ``run_search(candidates, oracle, settings, history=()) -> SearchResult``.  ``oracle(case_id)``
-measures one config and returns its seconds, or None where it failed; the same loop serves a replay (recorded times)
-and a real run.  ``history``: ``(candidate, seconds)`` of earlier runs of other problems of the family on the device
-(harness/search/ranker.py); empty on a first run. Order of measurement:
-
-1. the ``settings.first`` configs the first-run ranking puts fastest ("prior top");
-2. ``settings.probes`` configs chosen to test that ranking ("probe"): each the best-ranked config among those that
-   differ in the most config values from everything chosen so far, so the learned part hears from every corner of
-   the space early;
-3. then, one at a time, the config the re-ranked model puts fastest by its optimistic bound ``log_time -
-   settings.optimism x spread`` ("model").
-
-The stopping rule (``STOP_RULE``, in words in every result): stop once the best measured config has stayed the best
-for ``settings.patience`` consecutive model-chosen measurements and no unmeasured config is predicted faster than it
-by more than ``settings.margin``; or once ``budget(n, settings)`` configs are measured (``settings.max_fraction`` of
-the legal configs, rounded down, at least ``settings.min_measured``); or when every config is measured.
-
-The result names every config: ``measured`` (in order, with why each was chosen and its predicted rank when chosen)
-and ``skipped`` (every config not measured, with the reason and its predicted rank and time in the final ranking).
-``len(measured) + len(skipped)`` is always the number of candidates.  Pure but for the oracle's calls.
+Contract: ``run_search(candidates, oracle, settings, history=()) -> SearchResult``; ``oracle(case_id)`` returns
+seconds or None (failed), from a replay or a real run.  Order: the ``first`` configs of the prior ranking ("prior
+top"), ``probes`` configs differing most from those chosen ("probe"), then one at a time the fastest by ``log_time -
+optimism x spread`` ("model").  It stops (``STOP_RULE``) once the best held for ``patience`` model-chosen
+measurements with nothing predicted faster by more than ``margin``, at ``budget(n, settings)`` measurements, or when
+all are measured.  Every candidate is in ``measured`` or ``skipped``, with its predicted rank.
 """
 
 from __future__ import annotations
@@ -91,8 +77,7 @@ class SearchResult:
 
     @property
     def best(self) -> Measured | None:
-        timed = [m for m in self.measured if m.seconds is not None]
-        return min(timed, key=lambda m: (m.seconds, m.case_id)) if timed else None
+        return _best(self.measured)
 
 
 def budget(n: int, settings: SearchSettings) -> int:
@@ -148,17 +133,13 @@ def run_search(candidates: Sequence[Candidate], oracle: Oracle, settings: Search
     final = ranker.predict()
     final_order = ranking(final)
     done = {m.case_id for m in measured}
-    skipped = tuple(
-        Skipped(cid, f"not measured: the search stopped ({stopped})", final_order.index(cid) + 1, math.exp(final[cid].log_time))
-        for cid in final_order if cid not in done
-    )
-    return SearchResult(
-        candidates=len(candidates), budget=cap, measured=tuple(measured), skipped=skipped, stopped_because=stopped,
-        rule=settings.rule(), prior_ranking=tuple(prior_order),
-        final_prediction={cid: math.exp(p.log_time) for cid, p in final.items()},
-    )
+    skipped = tuple(Skipped(cid, f"not measured: the search stopped ({stopped})", final_order.index(cid) + 1,
+                            math.exp(final[cid].log_time)) for cid in final_order if cid not in done)
+    return SearchResult(candidates=len(candidates), budget=cap, measured=tuple(measured), skipped=skipped,
+                        stopped_because=stopped, rule=settings.rule(), prior_ranking=tuple(prior_order),
+                        final_prediction={cid: math.exp(p.log_time) for cid, p in final.items()})
 
 
-def _best(measured: list[Measured]) -> Measured | None:
+def _best(measured: Sequence[Measured]) -> Measured | None:
     timed = [m for m in measured if m.seconds is not None]
     return min(timed, key=lambda m: (m.seconds, m.case_id)) if timed else None
