@@ -32,33 +32,33 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 CLOCK_STEP = 0.02  # a clock step under 2 % (about 40 MHz on an H200) is read as no step
 MIN_CLOCK_ROUNDS = 2  # per side, as the between-round test's rounds
 
 
-def _kept_batches(rec: dict[str, Any]) -> list[dict[str, Any]]:
+def _kept_batches(rec: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     """The batches the record's per-round medians come from: its last attempt's, dropped ones left out."""
     batches = [b for b in ((rec.get("measurement") or {}).get("batches") or []) if isinstance(b, dict)]
     last = max((int(b.get("attempt") or 0) for b in batches), default=0)
     return [b for b in batches if int(b.get("attempt") or 0) == last and not b.get("dropped")]
 
 
-def round_clocks(rec: dict[str, Any]) -> list[float] | None:
+def round_clocks(rec: Mapping[str, Any]) -> list[float] | None:
     clocks = [float((b.get("telemetry") or {}).get("sm_clock_mhz") or 0) for b in _kept_batches(rec)]
     clocks = [c for c in clocks if c > 0]
     return clocks if len(clocks) >= MIN_CLOCK_ROUNDS else None
 
 
-def clock_ratio(base: dict[str, Any], new: dict[str, Any]) -> float | None:
+def clock_ratio(base: Mapping[str, Any], new: Mapping[str, Any]) -> float | None:
     b, n = round_clocks(base), round_clocks(new)
     if b is None or n is None:
         return None
     return statistics.median(n) / statistics.median(b)
 
 
-def _throttles(rec: dict[str, Any]) -> list[str]:
+def _throttles(rec: Mapping[str, Any]) -> list[str]:
     seen: list[str] = []
     for b in _kept_batches(rec):
         for reason in (b.get("telemetry") or {}).get("throttle_reasons") or []:
@@ -86,7 +86,7 @@ class ClockStep:
 
 
 def explained(change: float, clock: float | None, reference_clock: float | None, relative_to_run: bool,
-              min_effect: float, base: dict[str, Any], new: dict[str, Any]) -> ClockStep | None:
+              min_effect: float, base: Mapping[str, Any], new: Mapping[str, Any]) -> ClockStep | None:
     if clock is None or not reference_clock or clock <= 0:
         return None
     step = clock / reference_clock - 1

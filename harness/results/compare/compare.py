@@ -22,7 +22,7 @@ Contract:
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping, TypeVar
 from ...core.backend_traits import TraitsCatalog
 from . import compare_rules, method_match, plan_verdicts, verdicts
 from ..compile_gate import compile_method, count_verdicts
@@ -32,11 +32,13 @@ from .comparison import CompareError, ItemComparison, ItemKey, RunComparison, Te
 from .judgement import Thresholds, Verdict
 from .pairing import Group, NOISE_K, Paired, first_line, group_drift, in_run_reference, is_vendor, item_key, model_changes, on_gpu, noise_floor, problem_of, run_shifts
 
+R = TypeVar("R", bound=Mapping[str, Any])  # a typed Record, or a failed/skipped item's dict
 
-def index_items(results: Results, items: Iterable[dict[str, Any]]) -> dict[ItemKey, dict[str, Any]]:
+
+def index_items(results: Results, items: Iterable[R]) -> dict[ItemKey, R]:
     """The items by key; an item twice (other than a vendor item's copies on named devices or
     shards) raises ``CompareError`` - export refuses the same file by the same rule."""
-    out: dict[ItemKey, dict[str, Any]] = {}
+    out: dict[ItemKey, R] = {}
     for rec in items:
         key = item_key(rec)
         if key in out:
@@ -54,7 +56,7 @@ def index_items(results: Results, items: Iterable[dict[str, Any]]) -> dict[ItemK
     return out
 
 
-def _copy_of(key: ItemKey, paired_with: dict[ItemKey, dict[str, Any]]) -> bool:
+def _copy_of(key: ItemKey, paired_with: Mapping[ItemKey, object]) -> bool:
     """A placement copy of a vendor item (``case_id@placement``) whose plain item the other run has."""
     case_id, at, _ = key.case_id.partition("@")
     return bool(at) and ItemKey(key.suite, key.backend, key.kind, case_id) in paired_with
@@ -141,7 +143,7 @@ def compare_runs(
     thresholds = thresholds or Thresholds()
     _check_backends(base, new)
     testbeds = _testbeds(base, new, allow_testbed_mismatch)
-    base_timed, new_timed = index_items(base, base.records), index_items(new, new.records)
+    base_timed, new_timed = index_items(base, base.timed), index_items(new, new.timed)
     base_failed, new_failed = index_items(base, base.failed), index_items(new, new.failed)
     new_skipped = index_items(new, new.skipped)
     paired = Paired(base_timed, new_timed)

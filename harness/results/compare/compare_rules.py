@@ -53,6 +53,7 @@ from .comparison import ItemKey
 from ..compile_gate.compile_group import MIN_RUN_REFERENCE_ITEMS, compile_group
 from ..compile_gate.count_verdicts import COUNT_MIN_EFFECT
 from .judgement import RUN_RATIO, TIME, VENDOR_RATIO, Judgement, Thresholds, Verdict, judge
+from ..files.record_fields import Record
 
 
 @dataclass
@@ -66,11 +67,11 @@ class PairFacts:
     floor: tuple[float, str]  # the group's noise floor and its words
 
     @property
-    def base(self) -> dict[str, Any]:
+    def base(self) -> Record:
         return self.paired.base[self.key]
 
     @property
-    def new(self) -> dict[str, Any]:
+    def new(self) -> Record:
         return self.paired.new[self.key]
 
     @property
@@ -114,7 +115,7 @@ class PairFacts:
     @cached_property
     def time(self) -> Judgement:
         """The rank test on the raw samples (shown beside every verdict)."""
-        return judge(self.base["samples_s"], self.new["samples_s"], self.min_effect, self.thresholds.alpha)
+        return judge(self.base.samples_s, self.new.samples_s, self.min_effect, self.thresholds.alpha)
 
     @cached_property
     def relative(self) -> Judgement | None:
@@ -122,7 +123,7 @@ class PairFacts:
         if self.reference is None:
             return None
         basis, _, base_ref, new_ref = self.reference
-        return judge([s / base_ref for s in self.base["samples_s"]], [s / new_ref for s in self.new["samples_s"]],
+        return judge([s / base_ref for s in self.base.samples_s], [s / new_ref for s in self.new.samples_s],
                      self.min_effect, self.thresholds.alpha, basis=basis, noise_floor=self.floor[0], noise_source=self.floor[1])
 
 

@@ -181,7 +181,7 @@ def compare_plans(paired: Paired, thresholds: Thresholds | None = None) -> tuple
     seen: set[tuple[str, str, str]] = set()
     out = []
     for key in sorted((k for k in paired.base if k in paired.new), key=lambda k: (k.kind != "compile", k.suite, k.backend, k.case_id)):
-        base_plan, new_plan = paired.base[key].get("plan"), paired.new[key].get("plan")
+        base_plan, new_plan = paired.base[key].plan, paired.new[key].plan
         case = (key.suite, key.backend, key.case_id)
         if not isinstance(base_plan, dict) or not isinstance(new_plan, dict) or case in seen:
             continue

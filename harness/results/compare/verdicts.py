@@ -49,7 +49,8 @@ import math
 import statistics
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Sequence
+from typing import Sequence
+from ..files.record_fields import Record
 
 MIN_ROUNDS = 2  # per side, for a between-round judgement
 MIN_SHIFT_ITEMS = 3  # kernels a group needs before a whole-run shift is judged
@@ -91,23 +92,23 @@ def _t_p(t_value: float, df: int) -> float:
     return float(2 * stdtr(df, -abs(t_value)))
 
 
-def round_values(rec: dict[str, Any], relative_to_vendor: bool) -> list[float] | None:
+def round_values(rec: Record, relative_to_vendor: bool) -> list[float] | None:
     """The per-round values a record carries (vendor ratios or medians), when it has enough."""
-    m = rec.get("measurement") or {}
+    m = rec.measurement or {}
     values = m.get("vs_vendor_rounds") if relative_to_vendor else m.get("round_medians_s")
     if not values or len(values) < MIN_ROUNDS or any(v is None or v <= 0 for v in values):
         return None
     return [float(v) for v in values]
 
 
-def drift_of(rec: dict[str, Any]) -> float:
-    m = rec.get("measurement") or {}
+def drift_of(rec: Record) -> float:
+    m = rec.measurement or {}
     drift = m.get("drift")
     return abs(float(drift.get("relative", 0.0))) if isinstance(drift, dict) else 0.0
 
 
-def status_of(rec: dict[str, Any]) -> str:
-    return str((rec.get("summary") or {}).get("status") or "clean")
+def status_of(rec: Record) -> str:
+    return str((rec.summary or {}).get("status") or "clean")
 
 
 def between_rounds(

@@ -29,6 +29,7 @@ from ..compare import verdicts
 from ..compare.comparison import ItemKey
 from .compile_values import centre_of, compile_values
 from ..compare.pairing import MIN_RUN_REFERENCE_ITEMS, MIN_SPREAD_ITEMS, Group, Paired
+from ..files.record_fields import Record
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,7 @@ def _change(base: Sequence[float] | None, new: Sequence[float] | None, centre: s
 @dataclass
 class CompileGroup:
     values: dict[ItemKey, tuple[list[float], list[float], str]]
-    records: dict[ItemKey, tuple[dict[str, Any], dict[str, Any]]]
+    records: dict[ItemKey, tuple[Record, Record]]
     logs: dict[ItemKey, tuple[float, float]]  # log centre, base and new
     shard: dict[ItemKey, tuple[Any, Any]]
     sums: dict[tuple[Any, Any], tuple[int, float, float]]  # per shard pair: count, sum of base logs, of new logs
@@ -69,8 +70,8 @@ class CompileGroup:
     def moves(self, key: ItemKey) -> Moves:
         base, new = self.records[key]
         centre = self.values[key][2]
-        probe = _change(base.get("machine_probe_cpu_s"), new.get("machine_probe_cpu_s"))
-        cpu = _change(base.get("cpu_samples_s"), new.get("cpu_samples_s"), centre)
+        probe = _change(base.machine_probe_cpu_s, new.machine_probe_cpu_s)
+        cpu = _change(base.cpu_samples_s, new.cpu_samples_s, centre)
         counts = None
         b, n = count_verdicts.counts_of(base), count_verdicts.counts_of(new)
         if b is not None and n is not None and count_verdicts.incomparable(base, new) is None:
@@ -89,7 +90,7 @@ def _build(paired: Paired, group: Group) -> CompileGroup:
     values = {k: compile_values(*records[k]) for k in keys}
     logs = {k: (math.log(centre_of(b, c)), math.log(centre_of(n, c))) for k, (b, n, c) in values.items()
             if centre_of(b, c) > 0 and centre_of(n, c) > 0}  # a build of 0 s (all samples 0) is in no reference
-    shard = {k: (records[k][0].get("shard"), records[k][1].get("shard")) for k in keys}
+    shard = {k: (records[k][0].shard, records[k][1].shard) for k in keys}
     sums: dict[tuple[Any, Any], tuple[int, float, float]] = {}
     for k in logs:
         count, sum_b, sum_n = sums.get(shard[k], (0, 0.0, 0.0))

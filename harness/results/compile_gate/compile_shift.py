@@ -31,6 +31,7 @@ from dataclasses import replace
 from typing import Iterable, Sequence
 
 from ..compare.verdicts import RunShift
+from ..files.record_fields import Record
 
 LOAD_PROBE_MIN = 0.05  # a probe move this large between two runs is a change of the box's load
 
@@ -45,19 +46,19 @@ def _geomean_ratio(pairs: Iterable[tuple[Sequence[float], Sequence[float]]]) -> 
     return math.expm1(statistics.fmean(logs)) if logs else None
 
 
-def machine_moves(records: Iterable[tuple[dict, dict]]) -> tuple[float | None, float | None]:
+def machine_moves(records: Iterable[tuple[Record, Record]]) -> tuple[float | None, float | None]:
     """(probe move, CPU seconds move) over (base record, new record) pairs."""
     pairs = list(records)
-    probe = _geomean_ratio((b.get("machine_probe_cpu_s") or (), n.get("machine_probe_cpu_s") or ()) for b, n in pairs)
-    cpu = _geomean_ratio((b.get("cpu_samples_s") or (), n.get("cpu_samples_s") or ()) for b, n in pairs)
+    probe = _geomean_ratio((b.machine_probe_cpu_s or (), n.machine_probe_cpu_s or ()) for b, n in pairs)
+    cpu = _geomean_ratio((b.cpu_samples_s or (), n.cpu_samples_s or ()) for b, n in pairs)
     return probe, cpu
 
 
-def load_move(records: Iterable[tuple[dict, dict]]) -> float | None:
+def load_move(records: Iterable[tuple[Record, Record]]) -> float | None:
     """How much longer the builds waited for a CPU in new than in base (see the module contract)."""
     logs = []
     for b, n in records:
-        wall_b, cpu_b, wall_n, cpu_n = (b.get("samples_s"), b.get("cpu_samples_s"), n.get("samples_s"), n.get("cpu_samples_s"))
+        wall_b, cpu_b, wall_n, cpu_n = (b.samples_s, b.cpu_samples_s, n.samples_s, n.cpu_samples_s)
         if wall_b and cpu_b and wall_n and cpu_n:
             values = [statistics.median(v) for v in (wall_b, cpu_b, wall_n, cpu_n)]
             if min(values) > 0:

@@ -13,13 +13,18 @@ positive, ``drift`` an object), ``throughput``, ``config``/``problem`` objects, 
 ``1030000.0`` is a whole number and is judged as one, never dropped).  A field
 that is absent is fine where readers treat it as absent (older records); a field that is
 present holds the type readers expect, so no reader meets a string where it does arithmetic.
-store.py calls these before anything else reads the document.
+store.py calls these before anything else reads the document, then builds one ``Record``
+per timed, failed and skipped item: its typed fields, and ``raw`` (the dict as written, with
+``problem_id``) for writers that re-emit it unchanged.  A ``Record`` also reads as that
+dict (``rec["case_id"]``), for readers not yet moved to its attributes.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Iterator
 
 KINDS = ("compile", "device")
 
@@ -210,3 +215,61 @@ def check_outcome(path: Any, where: str, rec: dict[str, Any], text_keys: tuple[s
     _ids(path, where, rec)
     for key in text_keys:
         _optional(rec, key, (str,), path, where, "a string")
+
+
+@dataclass(frozen=True)
+class Record(Mapping[str, Any]):
+    """One checked item of a results file; sections hold what was written (empty if absent)."""
+
+    backend: str
+    kind: str
+    case_id: str
+    nodeid: str | None
+    label: str | None
+    problem_id: str | None
+    problem: Mapping[str, Any] | None
+    config: Mapping[str, Any] | None
+    samples_s: tuple[float, ...]
+    cpu_samples_s: tuple[float, ...] | None
+    machine_probe_cpu_s: tuple[float, ...] | None
+    compile_round_robin: int | None
+    summary: Mapping[str, Any]
+    plan: Mapping[str, Any] | None
+    throughput: Mapping[str, Any]
+    check: Mapping[str, Any] | None
+    measurement: Mapping[str, Any] | None
+    instructions: Mapping[str, Any] | None
+    method: str | None
+    fullname: str | None
+    family: str | None
+    kernel_hash: str | None
+    shard: str | None
+    raw: Mapping[str, Any] = field(repr=False, compare=False)
+
+    @classmethod
+    def of(cls, raw: Mapping[str, Any]) -> "Record":
+        """``raw`` typed (itself when it is a Record already)."""
+        if isinstance(raw, Record):
+            return raw
+        cpu, probe = raw.get("cpu_samples_s"), raw.get("machine_probe_cpu_s")
+        return cls(
+            backend=raw["backend"], kind=raw["kind"], case_id=raw["case_id"], nodeid=raw.get("nodeid"),
+            label=raw.get("label"), problem_id=raw.get("problem_id"), problem=raw.get("problem"),
+            config=raw.get("config"), samples_s=tuple(raw.get("samples_s") or ()),
+            cpu_samples_s=None if cpu is None else tuple(cpu),
+            machine_probe_cpu_s=None if probe is None else tuple(probe),
+            compile_round_robin=raw.get("compile_round_robin"), summary=raw.get("summary") or {},
+            plan=raw.get("plan"), throughput=raw.get("throughput") or {}, check=raw.get("check"),
+            measurement=raw.get("measurement"), instructions=raw.get("instructions"),
+            method=raw.get("method"), fullname=raw.get("fullname"), family=raw.get("family"),
+            kernel_hash=raw.get("kernel_hash"), shard=raw.get("shard"), raw=raw,
+        )
+
+    def __getitem__(self, key: str) -> Any:
+        return self.raw[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.raw)
+
+    def __len__(self) -> int:
+        return len(self.raw)

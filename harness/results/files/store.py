@@ -20,14 +20,15 @@ import os
 import zlib
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from ...core.backend_traits import BackendTraits, TraitsCatalog
 from ...core.record import EXTRA_KEY, SCHEMA_VERSION, records_of
 from ...core.record_reader import RecordReader
 from . import record_fields
+from .record_fields import Record
 from .derived_drift import with_derived_drift
 
 MAX_FILE_BYTES = 512 * 2**20  # a results file larger than this is refused before it is read
@@ -92,10 +93,14 @@ class Results:
 
     path: str
     document: dict[str, Any]
-    records: tuple[dict[str, Any], ...]  # timed items (``records_of``)
+    records: tuple[dict[str, Any], ...]  # timed items (``records_of``) as written, with problem_id
     failed: tuple[dict[str, Any], ...]
     skipped: tuple[dict[str, Any], ...]
     backends: tuple[str, ...]
+    timed: tuple[Record, ...] = field(init=False, repr=False, compare=False)  # ``records``, typed
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "timed", tuple(map(Record.of, self.records)))
 
     def testbed(self, backend: str) -> Testbed:
         return testbed_of(self.document, backend)
@@ -123,7 +128,7 @@ def baseline_name(testbed: Testbed) -> str:
     return f"{testbed.backend}-{testbed.device_slug}.json"
 
 
-def suite_of(record: dict[str, Any]) -> str:
+def suite_of(record: Mapping[str, Any]) -> str:
     """The suite a record came from: ``suites/gemm/test_stages.py::...`` -> ``stages``."""
     node = record.get("fullname") or record.get("nodeid") or ""
     stem = Path(node.split("::", 1)[0]).stem
