@@ -17,7 +17,7 @@ import datetime as _dt
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from ...core.cases import Case
 from ...core.record_reader import ReadRecord, RecordReader
@@ -44,7 +44,7 @@ class BestEntry:
         return (self.backend, self.device, self.problem_id)
 
 
-def pick_best(records: Iterable[dict[str, Any]], devices: dict[str, str], reader: RecordReader | None = None) -> list[BestEntry]:
+def pick_best(records: Iterable[Mapping[str, Any]], devices: dict[str, str], reader: RecordReader | None = None) -> list[BestEntry]:
     reader = reader or RecordReader()
     groups: dict[tuple[str, str], list[tuple[dict[str, Any], ReadRecord]]] = {}
     vendor: dict[tuple[str, str], float] = {}

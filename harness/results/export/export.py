@@ -28,7 +28,7 @@ import json
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from ...core.stats import summarize
 from ..report.roofline import format_pct
@@ -44,7 +44,7 @@ class ActionExport:
     smaller: tuple[dict[str, Any], ...]
 
 
-def _placement(rec: dict[str, Any]) -> str:
+def _placement(rec: Mapping[str, Any]) -> str:
     parts = []
     if rec.get("shard") is not None:
         parts.append(f"shard {rec['shard']}")
@@ -53,7 +53,7 @@ def _placement(rec: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
-def _names(records: list[dict[str, Any]]) -> list[str]:
+def _names(records: list[Mapping[str, Any]]) -> list[str]:
     """One unique name per record: the item's, plus its placement where the item has several
     copies, plus an ordinal where a copy repeats."""
     base = [f"{suite_of(r)}/{r['kind']}-{r['backend']}-{r['case_id']}" for r in records]
@@ -68,7 +68,7 @@ def _names(records: list[dict[str, Any]]) -> list[str]:
     return out
 
 
-def _entry(rec: dict[str, Any], name: str, value: float, unit: str, half_width: float) -> dict[str, Any]:
+def _entry(rec: Mapping[str, Any], name: str, value: float, unit: str, half_width: float) -> dict[str, Any]:
     summary = summarize(rec["samples_s"])
     extra = [f"median of {summary.n} samples", str(rec.get("method") or "")]
     pct = format_pct(rec)

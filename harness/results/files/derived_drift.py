@@ -13,17 +13,17 @@ by the drift), at read time, without rewriting the file.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 from ...measure.drift import DEFAULT_THRESHOLD, detect_drift
 
 
-def _batch_medians(measurement: dict[str, Any]) -> list[float]:
+def _batch_medians(measurement: Mapping[str, Any]) -> list[float]:
     return [float(b["median_s"]) for b in measurement.get("batches") or ()
             if isinstance(b, dict) and not b.get("dropped") and isinstance(b.get("median_s"), (int, float))]
 
 
-def with_derived_drift(record: dict[str, Any]) -> dict[str, Any]:
+def with_derived_drift(record: Mapping[str, Any]) -> dict[str, Any]:
     measurement = record.get("measurement")
     if not isinstance(measurement, dict) or "drift" in measurement:
         return record

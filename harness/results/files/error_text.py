@@ -21,7 +21,7 @@ where the tracebacks are.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Mapping
 
 _EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Fault|Exit|Interrupt)\b: *(?P<words>.*)$")
 _TRACEBACK = "Traceback (most recent call last)"
@@ -47,7 +47,7 @@ def headline(text: Any, limit: int = 160) -> str:
     return _shorten(lines[0], limit)
 
 
-def failure_line(record: dict[str, Any], limit: int = 160) -> str:
+def failure_line(record: Mapping[str, Any], limit: int = 160) -> str:
     """``[stage]: headline``, with the worker restart count when the fault restarted it."""
     line = f"[{record.get('stage')}]: {headline(record.get('error') or record.get('reason'), limit)}"
     worker = record.get("worker") or {}
@@ -56,8 +56,8 @@ def failure_line(record: dict[str, Any], limit: int = 160) -> str:
     return line
 
 
-def failure_lines(failed: list[dict[str, Any]]) -> list[str]:
-    groups: dict[str, list[dict[str, Any]]] = {}
+def failure_lines(failed: list[Mapping[str, Any]]) -> list[str]:
+    groups: dict[str, list[Mapping[str, Any]]] = {}
     for record in failed:
         groups.setdefault(failure_line(record), []).append(record)
     lines = []

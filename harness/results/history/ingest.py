@@ -31,7 +31,7 @@ import json
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 from ...core.stats import summarize
 from .schema import write_transaction
@@ -59,12 +59,12 @@ class AddOutcome:
         return f"not added {self.path}: {self.detail}"
 
 
-def run_hash(document: dict[str, Any]) -> str:
+def run_hash(document: Mapping[str, Any]) -> str:
     canonical = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-def host_of(document: dict[str, Any], shard: str | None = None) -> str:
+def host_of(document: Mapping[str, Any], shard: str | None = None) -> str:
     """``<CPU model> x<logical CPUs>`` of the machine that ran the document (of its shard ``shard``,
     for a merged run), from pytest-benchmark's ``machine_info.cpu``; '' when not recorded."""
     machine = document.get("machine_info") or {}
@@ -76,7 +76,7 @@ def host_of(document: dict[str, Any], shard: str | None = None) -> str:
     return f"{brand or 'unknown CPU'} x{count}" if brand or count else ""
 
 
-def testbed_key(document: dict[str, Any], backend: str, shard: str | None = None) -> tuple[str, ...]:
+def testbed_key(document: Mapping[str, Any], backend: str, shard: str | None = None) -> tuple[str, ...]:
     """The testbed columns of a run's backend (of one shard's records, for a merged run), in
     ``TestbedRow.key()`` order."""
     bed = testbed_of(shard_document(document, {"shard": shard}) if shard else document, backend)
@@ -97,7 +97,7 @@ def _testbed_id(conn: sqlite3.Connection, values: tuple[str, ...]) -> int:
     return int(row[0])
 
 
-def shard_key(document: dict[str, Any]) -> str | None:
+def shard_key(document: Mapping[str, Any]) -> str | None:
     """A shard file's identity (run digest, shard, date, input seed), or None for a file that is not one shard."""
     top = document.get("tlbench") or {}
     shard = top.get("shard")
@@ -106,7 +106,7 @@ def shard_key(document: dict[str, Any]) -> str | None:
     return f"{shard['run_digest']}|{shard.get('label')}|{document.get('datetime')}|{top.get('input_seed')}"
 
 
-def covered_shards(document: dict[str, Any]) -> list[str]:
+def covered_shards(document: Mapping[str, Any]) -> list[str]:
     """The shard keys a merged run was made of ([] for a run that is not a merge)."""
     sharded = (document.get("tlbench") or {}).get("sharded")
     if not isinstance(sharded, dict) or not sharded.get("run_digest"):
@@ -142,13 +142,13 @@ def _drop_runs(conn: sqlite3.Connection, run_ids: list[int]) -> None:
         conn.execute("DELETE FROM runs WHERE run_id = ?", (run_id,))
 
 
-def _problem(rec: dict[str, Any]) -> str:
+def _problem(rec: Mapping[str, Any]) -> str:
     """The problem id, without a case label (``-best``): a labelled case competes for its problem."""
     problem, label = problem_of(rec), rec.get("label")
     return problem[: -len(label) - 1] if label and problem.endswith(f"-{label}") else problem
 
 
-def _item_row(rec: dict[str, Any], status: str) -> dict[str, Any]:
+def _item_row(rec: Mapping[str, Any], status: str) -> dict[str, Any]:
     samples = rec.get("samples_s") if status == "timed" else None
     throughput = rec.get("throughput") or {}
     return {

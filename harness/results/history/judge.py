@@ -87,7 +87,7 @@ def _reference(points: list[Point], statistic: str) -> Point:
     return ordered[(len(ordered) - 1) // 2]  # the lower median: an actual run, never an average
 
 
-def _base_document(beds: Mapping[str, TestbedRow], chosen: list[dict[str, Any]], failed: list[dict[str, Any]]) -> dict:
+def _base_document(beds: Mapping[str, TestbedRow], chosen: list[Mapping[str, Any]], failed: list[Mapping[str, Any]]) -> dict:
     infos = {
         backend: {"backend": backend, "target": bed.target or None, "accelerator": bed.accelerator or None,
                   "driver": bed.driver or None, "tilelang": bed.tilelang or None,
@@ -107,7 +107,7 @@ def _key_of(rec: Mapping[str, Any]) -> ItemKey:
     return ItemKey(suite_of(rec), rec["backend"], rec["kind"], rec["case_id"])
 
 
-def _refused(beds: Mapping[str, TestbedRow], key: ItemKey, rec: dict[str, Any], timed: bool) -> str | None:
+def _refused(beds: Mapping[str, TestbedRow], key: ItemKey, rec: Mapping[str, Any], timed: bool) -> str | None:
     """Why the results store would refuse this stored record as ``key``'s (None: it reads it)."""
     if (rec.get("backend"), rec.get("kind"), rec.get("case_id")) != (key.backend, key.kind, key.case_id):
         return "its record is another item's"

@@ -22,13 +22,13 @@ timed item's rounds, cold build and count, in seconds; a skipped one's 0): what
 from __future__ import annotations
 
 import statistics
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from ...core.record import EXTRA_KEY
 from ..report.report_markdown import md_cell
 
 
-def _records(documents: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+def _records(documents: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     out = []
     for document in documents:
         for bench in document.get("benchmarks") or []:
@@ -38,7 +38,7 @@ def _records(documents: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _runs(documents: Iterable[dict[str, Any]]) -> list[tuple[str, dict[str, float]]]:
+def _runs(documents: Iterable[Mapping[str, Any]]) -> list[tuple[str, dict[str, float]]]:
     runs = []
     for document in documents:
         top = document.get(EXTRA_KEY) or {}
@@ -51,13 +51,13 @@ def _runs(documents: Iterable[dict[str, Any]]) -> list[tuple[str, dict[str, floa
     return runs
 
 
-def _item_cost(record: dict[str, Any]) -> tuple[float, float, float]:
+def _item_cost(record: Mapping[str, Any]) -> tuple[float, float, float]:
     counted = record.get("instructions") or {}
     return (sum(record.get("samples_s") or []), float((record.get("cold_build_once") or {}).get("wall_s") or 0.0),
             float(counted.get("count_wall_s") or 0.0))
 
 
-def cost_markdown(documents: Sequence[dict[str, Any]]) -> str:
+def cost_markdown(documents: Sequence[Mapping[str, Any]]) -> str:
     runs, records = _runs(documents), _records(documents)
     if not runs and not records:
         return ""
@@ -96,7 +96,7 @@ def cost_markdown(documents: Sequence[dict[str, Any]]) -> str:
     return "\n".join(out) + "\n"
 
 
-def item_costs(documents: Iterable[dict[str, Any]]) -> dict[str, float]:
+def item_costs(documents: Iterable[Mapping[str, Any]]) -> dict[str, float]:
     out: dict[str, float] = {}
     for document in documents:
         top = document.get(EXTRA_KEY) or {}

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, replace
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from ...core.record import EXTRA_KEY
 from ..compare.comparison import ItemKey, RunComparison
@@ -48,21 +48,21 @@ class RemeasurePlan:
     unpaired: tuple[str, ...] = ()  # one line per flagged item left unmeasured (its first verdict stands)
 
 
-def _nodeid(rec: dict[str, Any]) -> str | None:
+def _nodeid(rec: Mapping[str, Any]) -> str | None:
     return rec.get("fullname") or rec.get("nodeid")
 
 
-def _key(rec: dict[str, Any]) -> ItemKey:
+def _key(rec: Mapping[str, Any]) -> ItemKey:
     """A timed record's (``fullname``) or a failed/skipped record's (``nodeid``) key."""
     return ItemKey(suite_of(rec), str(rec.get("backend")), str(rec.get("kind")), str(rec.get("case_id")))
 
 
-def _bench_key(bench: dict[str, Any]) -> ItemKey:
+def _bench_key(bench: Mapping[str, Any]) -> ItemKey:
     rec = (bench.get("extra_info") or {}).get(EXTRA_KEY) or {}
     return _key({**rec, "fullname": bench.get("fullname")})
 
 
-def _references(key: ItemKey, rec: dict[str, Any], timed: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+def _references(key: ItemKey, rec: Mapping[str, Any], timed: list[Mapping[str, Any]]) -> list[Mapping[str, Any]] | None:
     """The records to re-measure beside ``rec`` (its in-run reference), or None: it has none."""
     group = [r for r in timed if (_key(r).suite, r["backend"], r["kind"]) == (key.suite, key.backend, key.kind)
              and _key(r) != key]
@@ -82,7 +82,7 @@ def plan_remeasure(comparison: RunComparison, new: Results) -> RemeasurePlan:
     groups = {(s.suite, s.backend, s.kind) for s in comparison.gating_shifts}
     timed = list(new.records)
     by_key = {_key(r): r for r in (*new.records, *new.failed)}
-    chosen: dict[ItemKey, dict[str, Any]] = {}
+    chosen: dict[ItemKey, Mapping[str, Any]] = {}
     unpaired = []
     for key in sorted(flagged, key=lambda k: (k.suite, k.backend, k.kind, k.case_id)):
         rec = by_key.get(key)
@@ -104,7 +104,7 @@ def plan_remeasure(comparison: RunComparison, new: Results) -> RemeasurePlan:
     return RemeasurePlan(nodeids, frozenset(chosen), decided, frozenset(groups), tuple(unpaired))
 
 
-def restrict(document: dict[str, Any], keys: Iterable[ItemKey]) -> dict[str, Any]:
+def restrict(document: Mapping[str, Any], keys: Iterable[ItemKey]) -> dict[str, Any]:
     wanted = set(keys)
     out = copy.deepcopy({k: v for k, v in document.items() if k != "benchmarks"})
     out["benchmarks"] = [copy.deepcopy(b) for b in document.get("benchmarks", []) if _bench_key(b) in wanted]

@@ -15,7 +15,7 @@ Records without ``one_body`` take no part.  Pure; no I/O.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from ...core.cases import PORTABLE_KEY
 from .table import format_seconds
@@ -25,16 +25,16 @@ from .table import format_seconds
 class TaxGroup:
     backend: str
     problem: str
-    timed: list[dict[str, Any]] = field(default_factory=list)
-    vendor: list[dict[str, Any]] = field(default_factory=list)
+    timed: list[Mapping[str, Any]] = field(default_factory=list)
+    vendor: list[Mapping[str, Any]] = field(default_factory=list)
 
 
-def _median(record: dict[str, Any]) -> float | None:
+def _median(record: Mapping[str, Any]) -> float | None:
     value = (record.get("summary") or {}).get("median")
     return value if isinstance(value, (int, float)) and value > 0 else None
 
 
-def _fastest(records: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+def _fastest(records: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
     timed = [r for r in records if _median(r)]
     return min(timed, key=lambda r: (_median(r), str(r.get("case_id")))) if timed else None
 
@@ -53,7 +53,7 @@ def _same(a: float | None, b: float | None) -> bool:
     return a is not None and b is not None and abs(a - b) <= 1e-6 * max(a, b)
 
 
-def _words(record: dict[str, Any], group: TaxGroup) -> str:
+def _words(record: Mapping[str, Any], group: TaxGroup) -> str:
     vendor = _fastest(group.vendor)
     case_id = str(record.get("case_id", "?"))
     config = case_id[len(group.problem) + 1:] if case_id.startswith(group.problem + "-") else case_id
