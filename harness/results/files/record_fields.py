@@ -47,14 +47,14 @@ def _fail(path: Any, where: str, field: str, value: Any, should: str) -> None:
                      "re-run the suite or repair the file")
 
 
-def _optional(rec: dict[str, Any], key: str, types: tuple[type, ...], path: Any, where: str, should: str) -> Any:
+def _optional(rec: Mapping[str, Any], key: str, types: tuple[type, ...], path: Any, where: str, should: str) -> Any:
     value = rec.get(key)
     if value is not None and not isinstance(value, types):
         _fail(path, where, key, value, should)
     return value
 
 
-def _number_list(rec: dict[str, Any], key: str, path: Any, where: str, positive: bool = False, required: bool = False) -> list | None:
+def _number_list(rec: Mapping[str, Any], key: str, path: Any, where: str, positive: bool = False, required: bool = False) -> list | None:
     value = rec.get(key)
     if value is None and not required:
         return None
@@ -67,7 +67,7 @@ def _number_list(rec: dict[str, Any], key: str, path: Any, where: str, positive:
     return value
 
 
-def check_document(path: Any, doc: dict[str, Any]) -> None:
+def check_document(path: Any, doc: Mapping[str, Any]) -> None:
     """The containers: benchmark entries, their extra_info, the top-level and machine tlbench objects."""
     for index, bench in enumerate(doc["benchmarks"]):
         if not isinstance(bench, dict):
@@ -100,7 +100,7 @@ def check_document(path: Any, doc: dict[str, Any]) -> None:
                 _fail(path, "machine_info.tlbench.backends", name, info, "an object (the backend's device info)")
 
 
-def _ids(path: Any, where: str, rec: dict[str, Any]) -> None:
+def _ids(path: Any, where: str, rec: Mapping[str, Any]) -> None:
     for key in ("backend", "case_id"):
         value = rec.get(key)
         if not isinstance(value, str) or not value:
@@ -114,7 +114,7 @@ def _ids(path: Any, where: str, rec: dict[str, Any]) -> None:
         _fail(path, where, "problem", rec["problem"], "an object")
 
 
-def check_record(path: Any, label: str, rec: dict[str, Any]) -> None:
+def check_record(path: Any, label: str, rec: Mapping[str, Any]) -> None:
     """A timed record: ids, samples and every section a reader or judge reads."""
     where = f"benchmark {label}"
     _ids(path, where, rec)
@@ -170,7 +170,7 @@ def whole_count(value: Any) -> bool:
     return _number(value) and value > 0 and float(value).is_integer()
 
 
-def _counts(rec: dict[str, Any], path: Any, where: str) -> None:
+def _counts(rec: Mapping[str, Any], path: Any, where: str) -> None:
     """The instruction counts a compile item's count verdict judges (count_verdicts.py)."""
     counted = _optional(rec, "instructions", (dict,), path, where, "an object (what was counted, or why nothing was)")
     counts = (counted or {}).get("lowering")
@@ -184,7 +184,7 @@ def _counts(rec: dict[str, Any], path: Any, where: str) -> None:
             _fail(path, where, f"instructions.lowering[{i}]", count, should)
 
 
-def _batches(measurement: dict[str, Any], path: Any, where: str) -> None:
+def _batches(measurement: Mapping[str, Any], path: Any, where: str) -> None:
     """The per-batch fields the clock witness, the drift and the rounds read (clock_witness.py,
     derived_drift.py): ``attempt`` a whole number, ``dropped`` true/false, ``telemetry`` an
     object whose ``sm_clock_mhz`` is a non-negative number and ``throttle_reasons`` a list of names."""
@@ -210,7 +210,7 @@ def _batches(measurement: dict[str, Any], path: Any, where: str) -> None:
             _fail(path, where, f"batches[{i}].telemetry.throttle_reasons", reasons, "a list of names")
 
 
-def check_outcome(path: Any, where: str, rec: dict[str, Any], text_keys: tuple[str, ...]) -> None:
+def check_outcome(path: Any, where: str, rec: Mapping[str, Any], text_keys: tuple[str, ...]) -> None:
     """A failed or skipped item: ids, and its stage / error / reason as text."""
     _ids(path, where, rec)
     for key in text_keys:

@@ -110,7 +110,7 @@ class Results:
         return Path(self.path).name
 
 
-def testbed_of(document: dict[str, Any], backend: str, traits: BackendTraits | None = None) -> Testbed:
+def testbed_of(document: Mapping[str, Any], backend: str, traits: BackendTraits | None = None) -> Testbed:
     info = ((document.get("machine_info") or {}).get(EXTRA_KEY) or {}).get("backends", {}).get(backend) or {}
     traits = traits or TraitsCatalog.from_entry_points().get(backend)
     fields = traits.testbed_fields(info)
@@ -209,7 +209,7 @@ def _check_version(path: Path, where: str, version: Any) -> None:
         )
 
 
-def _check_record(path: Path, rec: dict[str, Any]) -> None:
+def _check_record(path: Path, rec: Mapping[str, Any]) -> None:
     label = rec.get("name") or rec.get("case_id") or "?"
     _check_version(path, f"benchmark {label}", rec.get("schema_version"))
     missing = [k for k in REQUIRED_RECORD_KEYS if k not in rec]
@@ -296,7 +296,7 @@ def write_document(document: dict[str, Any], path: str | Path) -> Path:
     return out
 
 
-def _backend_of_bench(bench: dict[str, Any]) -> str | None:
+def _backend_of_bench(bench: Mapping[str, Any]) -> str | None:
     return ((bench.get("extra_info") or {}).get(EXTRA_KEY) or {}).get("backend")
 
 
