@@ -1,25 +1,12 @@
 """Results in other tools' formats: github-action-benchmark's custom JSON.
 
-Contract: ``github_action_benchmark(results)`` returns an ``ActionExport`` for
-benchmark-action/github-action-benchmark:
-- ``bigger`` (its ``tool: customBiggerIsBetter``): one entry per timed device item with
-  throughput, ``value`` = TFLOP/s at the median, ``unit`` "TFLOP/s";
-- ``smaller`` (``tool: customSmallerIsBetter``): one entry per timed item (device and
-  compile), ``value`` = median time, ``unit`` "ms" for device time and "s" for compile time.
-Each entry is ``{"name", "unit", "value", "range", "extra"}``: ``name`` is
-``<suite>/<kind>-<backend>-<case id>``, unique in its file: where one name would stand for
-several records (a vendor item measured once per GPU or shard) each gets its placement
-(`` [gpu 28f9d0d8]``, `` [shard 2/3, gpu ...]``), and a record repeated at the same placement
-its ordinal (`` [#2]``) - the action pairs entries across nights by name, so a repeated name
-would be judged against the wrong entry.  ``tlbench export`` never writes such a run: compare
-refuses it (``compare.index_items``: which copy is the item's cannot be told), and so does export.  ``range`` is the median's ~95 % CI half-width in the
-same unit, ``extra`` the sample count, the method, and % of peak when the record has it.
-``left_out(results)`` names what an export of a partial run or a run with failed items lacks
-(empty: the run is complete); ``write_github_action_benchmark(export, out_dir)`` writes each
-NON-EMPTY list and returns ``(written, not_written)``: the action rejects an empty list
-("No benchmark result was found", its src/extract.ts), so an empty file is never written and
-the reason is returned instead.  The pytest extractor of that action keeps only
-``stats.ops``, which is why these files exist.
+Contract: ``github_action_benchmark(results)`` returns an ``ActionExport``: ``bigger``
+(TFLOP/s per timed device item with throughput) and ``smaller`` (median time per timed item,
+"ms" device, "s" compile); entries ``{"name", "unit", "value", "range", "extra"}`` named
+``<suite>/<kind>-<backend>-<case id>``, made unique by placement or ordinal (the action pairs
+entries by name).  ``range`` is the median's ~95 % CI half-width.  ``left_out(results)`` names
+what a partial run lacks; ``write_github_action_benchmark(export, out_dir)`` writes each
+non-empty list (the action rejects an empty one) and returns ``(written, not_written)``.
 """
 
 from __future__ import annotations

@@ -1,26 +1,12 @@
 """Put results files into the history database, idempotently.
 
-Contract: ``add_results(conn, results)`` stores one validated ``Results`` as one run, keyed
-by ``run_hash`` (SHA-256 of its canonical JSON): a file already stored (under any name) is
-reported as ``skipped`` and nothing changes; otherwise the run, its testbeds and every
-item (timed, failed and skipped) go in within ONE write transaction, so a crash or a
-concurrent writer never leaves half a run.  A merged sharded run (``tlbench merge``) is one
-run whose records each go under the testbed of the machine that measured them (their
-shard's device info and host CPU), so a run over two kinds of machine has two testbeds.  A
-testbed is keyed by its host CPU (model and logical CPU count, ``testbed_key``) as well as its
-device: compile times of a 2-core box and of a 16-core host are separate series.  A merged run
-and its shards are stored once: adding a shard whose merged run is stored skips it (said so),
-and adding a merged run removes its shards stored before (their records are the merged run's).  ``add_files(conn, paths)`` does that per file
-and ``import_dir(conn, folder)`` for every ``*.json`` and ``*.json.gz`` below a folder (as
-``add`` reads both); a file that is not
-tlbench results (``best_configs.json``) is reported with the reason, never fatal.
-A run that no reader could read - every timed item's median 0 s (all-zero samples; query.series
-leaves such rows out) - is ``unusable`` and nothing of it is stored; one with some such items is
-stored and its line names how many.  A partial run (``tlbench.partial``) is stored labelled
-partial (``runs.partial``; its line says PARTIAL and why) only with ``allow_partial``, else it is
-``unusable`` with how to finish it or to insist.
-``annotate`` (optional) fills derived fields (``pct_of_peak`` ...) of records that lack
-them; it gets a copy, and returns the record to store.
+Contract: ``add_results(conn, results)`` stores one ``Results`` as one run keyed by
+``run_hash``, in ONE write transaction; a file already stored is ``skipped``.  Each record goes
+under the testbed (device and host CPU, ``testbed_key``) of the machine that measured it; a
+merged run and its shards are stored once.  ``add_files`` / ``import_dir`` do it per file (a
+file that is no results file is reported, never fatal).  A run whose every median is 0 s is
+``unusable``; a partial run is stored only with ``allow_partial``.  ``annotate`` (optional)
+gets a copy of a record and returns the record to store.
 """
 
 from __future__ import annotations

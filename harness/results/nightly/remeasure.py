@@ -1,27 +1,14 @@
-"""Re-measure what a nightly comparison flagged - together with its in-run reference - before calling it a regression.
+"""Re-measure what a nightly comparison flagged, beside its in-run reference, before gating on it.
 
 Contract:
-- ``plan_remeasure(comparison, new) -> RemeasurePlan``: the pytest node ids to run again and
-  the items whose verdicts the re-measurement decides.  A flagged item (a gating SLOWER or
-  FAILED) is re-measured with its in-run reference, because its verdict is relative to that
-  reference: a device item with the vendor item(s) of its problem where the run has one; else
-  (compile items, device items of a problem without a vendor item) with up to
-  ``REFERENCE_ITEMS`` other items of its group (suite, backend, kind), those of its own problem
-  first.  An item whose group holds fewer than ``MIN_RUN_REFERENCE_ITEMS`` other timed items
-  has no reference to re-measure it with: it is not re-measured and its first verdict stands
-  (``unpaired`` says which, and why).  A gating whole-run shift re-measures its whole group.
-- ``restrict(document, keys)``: a copy of a results document holding only those items (timed,
-  failed and skipped) and only their backends (the top-level ``backends`` and the machine's
-  device info: the re-run is one process of the night's backends, a baseline is one backend's):
-  both sides of the second comparison hold the same items - the re-measured ones, judged
-  against the same baseline items.
-- ``combine(first, again, plan)``: the night's verdicts after the re-measurement - the first
-  comparison with each re-measured flagged item's verdict (and each re-measured group's
-  whole-run shift) taken from the second comparison, which measured it beside its reference in
-  one process; an item the second comparison does not hold keeps its first verdict.  Only a
-  regression the re-measurement reproduces gates.  (tilelang's perf bot learned this from
-  single-outlier false alarms; re-measuring an item alone and judging it against the first
-  run's other items reads the difference between two processes.)
+- ``plan_remeasure(comparison, new) -> RemeasurePlan``: the node ids to run again: each
+  gating SLOWER or FAILED item with its reference (its problem's vendor items, else up to
+  ``REFERENCE_ITEMS`` items of its group, own problem first); with fewer than
+  ``MIN_RUN_REFERENCE_ITEMS`` it is not re-measured (``unpaired``); a gating shift re-measures
+  its group.
+- ``restrict(document, keys)``: a copy holding only those items and their backends.
+- ``combine(first, again, plan)``: the first comparison with each re-measured item's verdict
+  (and group's shift) from the second; only a reproduced regression gates.
 """
 
 from __future__ import annotations
