@@ -1,23 +1,12 @@
 """Pair the items of two runs and judge them (run vs run).  Data only: no printing.
 
-Contract:
-- ``compare_runs(base, new, thresholds)`` pairs the items of two ``Results`` of the same
-  backends by ``(suite, backend, kind, case_id)`` and returns a ``RunComparison``, one
-  ``ItemComparison`` per item.  ``CompareError`` for other backend sets, for a testbed that
-  differs (target, accelerator, tilelang, driver) unless ``allow_testbed_mismatch``, and for a
-  paired item measured another way (method_match.py) unless ``allow_method_mismatch``; a field
-  one file lacks is not checked, and the notes say so.
-- Each pair is judged by the one rule ``compare_rules.choose`` picks; its judgement is the
-  item's verdict and reason.  NEW / MISSING / FAILED for unpaired items.  A kernel is judged
-  against its in-run reference too (the vendor item of its problem, ``VENDOR_RATIO``, else the
-  geometric mean of 4+ other kernels of its group, ``RUN_RATIO``), which cancels drift between
-  processes and decides (``decided_by``); with 6+ kernels in a group, moves under 4 robust SDs
-  of their reference-relative changes are NOISY (the noise floor, pairing.py).
-- Gating: only kernels gate: SLOWER, FAILED where the base did not fail, MISSING unless
-  ``accept_missing``.  Vendor items and whole-group drift are shown, never gated.  Instruction
-  counts (count_verdicts.py) give compile items a second verdict that gates too, and decide
-  whether a whole-run compile shift is the machine's; plan verdicts (plan_verdicts.py) gate a
-  modeled II or cycle count worse beyond the threshold, any other plan change on request.
+Contract: ``compare_runs(base, new, thresholds)`` pairs two ``Results`` by ``(suite, backend,
+kind, case_id)`` and returns a ``RunComparison``; ``CompareError`` for other backends, another
+testbed (unless ``allow_testbed_mismatch``) or another measurement method (unless
+``allow_method_mismatch``).  Each pair gets the rule ``compare_rules.choose`` picks, relative
+to its in-run reference (pairing.py); NEW / MISSING / FAILED for unpaired items.  Only kernels
+gate (SLOWER, a new FAILED, MISSING unless ``accept_missing``); instruction counts
+(count_verdicts.py) and plan verdicts (plan_verdicts.py) give verdicts that gate too.
 """
 
 from __future__ import annotations

@@ -1,16 +1,10 @@
 """Across backends: join several backends' items on the case id and compare each backend's stage
 curve with its own.
 
-Contract: ``compare_backends(results)`` gives, per backend, each config's speedup over its own
-1-stage (or serial) point and its best config per problem (``AcrossBackends``: one
-``BackendStages`` per backend, one ``AcrossRow`` per case id in problem / tile / loop order).
-Each backend shows the best number it has, in this order: device time (measured), modeled
-cycles (a model), compile time (measured, the CPU cost of building each config: a compile-only
-run, the CPU main job's own output, holds nothing else for a GPU backend; shown per config with
-no speedup and no "best", since it says nothing of the kernel's speed); they are separate
-``Metric``s and never combined.  The backends may come from one file (a run of two backends,
-the usual case) or from several, each backend from one file.  Raises ``CompareError`` when the
-files hold fewer than two backends with items.
+Contract: ``compare_backends(results)`` returns ``AcrossBackends``: per backend each config's
+speedup over its own 1-stage (or serial) point and its best per problem, in the best metric it
+has - device time, else modeled cycles, else compile time (no speedup, no best); metrics are
+never combined.  ``CompareError`` with fewer than two backends with items.
 """
 
 from __future__ import annotations

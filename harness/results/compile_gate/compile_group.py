@@ -1,19 +1,11 @@
 """One group's compile items (suite, backend, kind) as the compile rule judges them, built once.
 
-Contract: ``compile_group(paired, group)`` returns the group's ``CompileGroup``, computed once
-per comparison (memoised on ``paired``) in O(n) for n items:
-- ``values[key]``: the item's (base values, new values, centre) (compile_values.py); an item
-  whose centre is 0 on either side (every sample 0) is in no reference and has none;
-- ``reference(key)``: ``(base, new, others)`` - the geometric mean of the centres of the other
-  items of the group (of those of its own shard in a merged sharded run, when that shard has
-  ``MIN_RUN_REFERENCE_ITEMS``; else of the whole group), leave-one-out from per-shard log sums, so
-  each item's reference costs O(1) - or None with fewer than ``MIN_RUN_REFERENCE_ITEMS`` others;
-- ``floor``: the pair's resolution, ``COMPILE_NOISE_K`` robust SDs of the item-to-item spread of
-  the reference-relative changes (with ``MIN_SPREAD_ITEMS`` items; else pooled over every compile
-  group of the same backend, ``pooled_floor``; else 0);
-- ``moves(key)``: what moved besides the judged values - the machine probe's own move, the
-  builds' own CPU seconds' move and the instruction counts' move (None where not recorded) - the
-  witnesses the compile rule asks before a move nothing cancels may gate.
+Contract: ``compile_group(paired, group)`` returns the group's ``CompileGroup`` (memoised on
+``paired``, O(n)): ``values[key]`` (compile_values.py; a zero centre is in no reference);
+``reference(key)``: the leave-one-out geometric mean of the other items' centres (of its own
+shard where that has ``MIN_RUN_REFERENCE_ITEMS``), or None; ``floor``: ``COMPILE_NOISE_K``
+robust SDs of the reference-relative changes (else ``pooled_floor``, else 0); ``moves(key)``:
+the probe's, the CPU seconds' and the instruction counts' moves, the rule's witnesses.
 """
 
 from __future__ import annotations

@@ -1,18 +1,11 @@
 """A compile item's builds in both runs, as the values the compile gate compares.
 
-Contract, over one item's two records (base run, new run):
-- ``probe_normalised(rec, per_build)``: each build's CPU seconds in units of the machine's speed
-  (the probe timed after every build), or None where the record lacks either; ``per_build``:
-  each build over its own probe (else over the item's fastest probe; None: as the record's
-  own rounds were taken).
-- ``normalised_pair(base, new)`` / ``values_normalised(base, new)``: both runs' normalised
-  builds, where both have them and every build used at least one probe's worth of CPU; both
-  runs normalised the same way (each build over its own probe only where both took their rounds
-  round-robin), so the two sides are one statistic.
-- ``compile_values(base, new) -> (base values, new values, centre)``: the normalised
-  builds; CPU seconds where neither run recorded a probe (older records); else wall seconds.
-- ``compile_centre(base, new)``: ``median`` or ``min``, the statistic the values are
-  summarised by (``centre_of``).
+Contract, over one item's base and new records: ``probe_normalised(rec, per_build)``: each
+build's CPU seconds over the machine probe (its own, or the item's fastest), or None.
+``normalised_pair`` / ``values_normalised(base, new)``: both sides normalised alike, where every
+build used at least one probe's worth of CPU.  ``compile_values(base, new) -> (base, new,
+centre)``: normalised builds, else CPU seconds (no probe), else wall seconds.
+``compile_centre(base, new)``: ``median`` or ``min`` (``centre_of``).
 """
 
 from __future__ import annotations

@@ -1,18 +1,11 @@
 """What ``tlbench report`` says about each item of one run, as data: the table and ``--json`` read it.
 
-Contract: ``run_facts(results, traits_of)`` returns one ``ItemFacts`` per record of the run
-(timed, then failed, then skipped; ``facts_of(records, traits_of)`` the same for records that
-carry their own ``status``, as a pytest session holds them): its key (suite, kind, backend, case id), its problem id and
-the config part of its id (``text_table.split_id``), where it sits on the pipeline-depth axis
-(``num_stages``, ``loop_form``: the family's ``StagePoint`` where the family can read the
-record, a described kernel's own values otherwise), the median, the rate on the kernel's own
-basis (TFLOP/s and % of the compute peak; for a kernel whose roofline says memory-bound, GB/s
-and % of the memory bandwidth instead), the vendor ratio (the vendor item's median over the
-kernel's, the vendor item of the same problem measured on the same GPU or shard first: above 1
-the kernel is faster), the modeled cycles per core (a model), the backend's one-line plan
-summary with the plan's pipeline kind, and the status words (flag, failure, skip reason).
-Nothing is formatted here but the plan summary; nothing is guessed (None where the record
-does not say).
+Contract: ``run_facts(results, traits_of)`` returns one ``ItemFacts`` per record (timed,
+failed, skipped; ``facts_of(records, traits_of)`` for records carrying their own ``status``):
+key, problem and config ids, place on the pipeline-depth axis, median, rate (TFLOP/s or, for a
+memory-bound kernel, GB/s, with % of peak or bandwidth), the vendor ratio (same GPU or shard
+first; above 1 the kernel is faster), modeled cycles, the plan summary and the status words.
+Only the plan summary is formatted; None where the record does not say.
 """
 
 from __future__ import annotations

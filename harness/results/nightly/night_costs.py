@@ -1,21 +1,10 @@
 """Where a night's time went: per shard and phase, and per compile item.
 
-Contract: ``cost_markdown(documents)`` reads results documents (a night's per-suite files, or
-one merged from shards) and returns a markdown section, or "" where nothing is known:
-- per run (each shard of a merged file: ``tlbench.sharded.shards[*].phases_s``; else the file's
-  own ``tlbench.phases_s``): its wall time and its parts (start-up to the end of collection,
-  each backend's compile setup, rounds and instruction count);
-- the compile items' cost in all, by part: the timed rounds (wall), the one cold build per item
-  (lowering + device compiler), the callgrind count of its lowering, and the count children's
-  own time (valgrind's start, imports and the uncounted warm-up: a child's wall less the
-  counts it made);
-- a table of every compile item, costliest first: its rounds, cold build, count, instructions
-  counted (median), shard.
-Numbers are wall seconds as the records hold them; nothing is measured here.  Every word taken
-from a file (case ids, backends, shard labels, run and phase names) is escaped as a markdown
-table cell (report_markdown's ``md_cell``): the summary is rendered as HTML.
-``item_costs(documents)`` is each item's cost in such a file (``<kind>-<backend>-<case id>`` -> a
-timed item's rounds, cold build and count, in seconds; a skipped one's 0): what
+Contract: ``cost_markdown(documents)`` returns a markdown section ("" where nothing is known):
+each run's (or shard's) wall time by phase, the compile items' cost by part (rounds, cold
+build, count, count children), and a table of compile items, costliest first.  Numbers are the
+records' wall seconds; every word from a file is escaped (report_markdown's ``md_cell``).
+``item_costs(documents)``: ``<kind>-<backend>-<case id>`` -> seconds, what
 ``--tlbench-shard-costs`` deals shards by.
 """
 
