@@ -1,7 +1,7 @@
 """The field types of a results file that a reader or a judge uses, checked in one place.
 
 Contract: ``check_document(path, doc)`` and ``check_record(path, label, rec)`` /
-``check_outcome(path, where, rec)`` raise ``FieldError`` (a ``ValueError``) whose ``str()``
+``check_outcome(path, where, rec)`` raise ``ResultsError`` (a ``ValueError``) whose ``str()``
 is one line naming the file, the item and the field, what it holds and what it should hold,
 for every field that harness/results (compare, report, summary, history, export) and
 harness/analysis read: the top-level ``tlbench`` object and its lists, each benchmark entry
@@ -29,8 +29,8 @@ from typing import Any, Iterator
 KINDS = ("compile", "device")
 
 
-class FieldError(ValueError):
-    """One line: file, item, field, what it holds, what it should hold."""
+class ResultsError(ValueError):
+    """A results file cannot be used; ``str()`` is one line that names the file."""
 
 
 def _holds(value: Any) -> str:
@@ -43,7 +43,7 @@ def _number(value: Any) -> bool:
 
 
 def _fail(path: Any, where: str, field: str, value: Any, should: str) -> None:
-    raise FieldError(f"{path}: {where}: field {field} is {_holds(value)}, it should be {should}; "
+    raise ResultsError(f"{path}: {where}: field {field} is {_holds(value)}, it should be {should}; "
                      "re-run the suite or repair the file")
 
 

@@ -28,17 +28,13 @@ from ...core.backend_traits import BackendTraits, TraitsCatalog
 from ...core.record import EXTRA_KEY, SCHEMA_VERSION, records_of
 from ...core.record_reader import RecordReader
 from . import record_fields
-from .record_fields import Record
+from .record_fields import Record, ResultsError
 from .derived_drift import with_derived_drift
 
 MAX_FILE_BYTES = 512 * 2**20  # a results file larger than this is refused before it is read
 MAX_BYTES_ENV = "TLBENCH_MAX_RESULTS_BYTES"
 
 REQUIRED_RECORD_KEYS = ("backend", "kind", "case_id", "samples_s")
-
-
-class ResultsError(ValueError):
-    """A results file cannot be used; ``str()`` is one line that names the file."""
 
 
 @dataclass(frozen=True)
@@ -190,10 +186,7 @@ def _check_shape(path: Path, doc: Any) -> None:
         )
     if not isinstance(doc.get("machine_info"), dict):
         raise ResultsError(f"{path}: not pytest-benchmark output (no 'machine_info' object)")
-    try:
-        record_fields.check_document(path, doc)
-    except record_fields.FieldError as exc:
-        raise ResultsError(str(exc)) from None
+    record_fields.check_document(path, doc)
     has_records = any(isinstance(b, dict) and EXTRA_KEY in (b.get("extra_info") or {}) for b in doc["benchmarks"])
     if not has_records and EXTRA_KEY not in doc:
         raise ResultsError(
@@ -220,10 +213,7 @@ def _check_record(path: Path, rec: Mapping[str, Any]) -> None:
         raise ResultsError(f"{path}: benchmark {label} has no samples (samples_s is empty)")
     if not all(isinstance(s, (int, float)) and not isinstance(s, bool) and math.isfinite(s) and s >= 0 for s in samples):
         raise ResultsError(f"{path}: benchmark {label} has a sample that is not a non-negative number (field samples_s)")
-    try:
-        record_fields.check_record(path, str(label), rec)
-    except record_fields.FieldError as exc:
-        raise ResultsError(str(exc)) from None
+    record_fields.check_record(path, str(label), rec)
 
 
 OUTCOME_RECORD_KEYS = {"failed": ("backend", "kind", "case_id", "stage", "error"), "skipped": ("backend", "kind", "case_id", "reason")}
@@ -238,10 +228,7 @@ def _check_outcome_record(path: Path, kind: str, index: int, rec: Any) -> None:
     missing = [k for k in OUTCOME_RECORD_KEYS[kind] if k not in rec]
     if missing:
         raise ResultsError(f"{path}: {where} ({rec.get('nodeid', 'no nodeid')}) has no {', '.join(missing)}; re-run the suite or repair the file")
-    try:
-        record_fields.check_outcome(path, where, rec, ("stage", "error") if kind == "failed" else ("reason",))
-    except record_fields.FieldError as exc:
-        raise ResultsError(str(exc)) from None
+    record_fields.check_outcome(path, where, rec, ("stage", "error") if kind == "failed" else ("reason",))
 
 
 def parse_results(doc: Any, path: str = "<document>") -> Results:
