@@ -1,14 +1,11 @@
 """Items timed in both runs, grouped (suite, backend, kind), with what judging them needs.
 
-Contract: ``Paired`` holds the two runs' timed records by ``ItemKey``; ``in_run_reference``
-finds the reference of an item in its own run (the vendor item of its problem, else the
-geometric mean of the other kernels of its group; in a merged sharded run, of those of its own
-shard when it has enough), in O(1) per item from per-group sums; ``noise_floor`` the group's
-item-to-item spread; ``run_shifts`` whole-run moves; ``group_drift`` and ``model_changes``
-what is shown beside the verdicts.  The rules that judge a pair are
-harness/results/compare/compare_rules.py's (a compile group's values and references:
-compile_group.py).  A record's problem id is read through its kernel family
-(``problem_of``), never from its id.
+Contract: ``Paired`` holds the two runs' timed ``Record``s by ``ItemKey``; ``in_run_reference``
+is an item's reference in its own run (its problem's vendor item, else the geometric mean of
+the group's other kernels, of its own shard where it has enough), O(1) per item;
+``noise_floor`` the group's item-to-item spread; ``run_shifts`` whole-run moves;
+``group_drift`` and ``model_changes`` what is shown beside the verdicts.  A problem id is read
+through the kernel family (``problem_of``), never from the case id.
 """
 
 from __future__ import annotations

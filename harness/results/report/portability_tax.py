@@ -1,15 +1,10 @@
-"""The portability tax: the one body against the target-specific kernel doing the same work, one line a problem.
+"""The portability tax: the one body against the target-specific kernel doing the same work.
 
-Contract: ``tax_lines(groups)`` takes the summary's problem blocks as ``TaxGroup``s (backend,
-problem label, timed kernel records, vendor records) and returns one line per problem where
-the run timed both a config whose record says ``one_body: true`` (its body lowers for every
-dialect its suite names: harness/core/cases.py ``PORTABLE_KEY``) and one that says ``false`` (a
-target-specific kernel).  Both may sit in one block (a suite that sweeps both), or in two
-blocks of one backend whose fastest vendor items do the same work (the same FLOPs from their
-``throughput``, within 1e-6): the one body's block and the hand kernel's, each judged against
-its own vendor item.  The line names each side's fastest config, its time, its ratio to its
-vendor item, and what the one body pays: its time over the target-specific kernel's, minus 1.
-Records without ``one_body`` take no part.  Pure; no I/O.
+Contract (pure): ``tax_lines(groups)`` takes the summary's blocks as ``TaxGroup``s and returns
+one line per problem where the run timed a ``one_body: true`` config and a ``false`` one (in one
+block, or in two blocks of a backend whose fastest vendor items do the same FLOPs), each
+against its own vendor item: each side's fastest config, time and vendor ratio, and the one
+body's time over the target-specific kernel's, minus 1.
 """
 
 from __future__ import annotations

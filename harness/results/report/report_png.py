@@ -1,10 +1,8 @@
 """Comparisons and runs as PNG plots.
 
 Contract: ``plot_comparison(cmp, path)``, ``plot_across(ab, path)``, ``plot_run(results, path)``
-write a PNG and return its path.  matplotlib is imported lazily, through its object API on
-the Agg canvas (no pyplot, no global backend switch).  A speedup is a ratio of one backend's
-own numbers, labelled with the metric it came from; device time and modeled cycles never
-share an axis.  A backend's colour and label come from its traits, a verdict's from verdict_words.py.
+write a PNG and return its path (matplotlib imported lazily, Agg canvas, no pyplot).  A
+speedup is one backend's own ratio; device time and modeled cycles never share an axis.
 """
 
 from __future__ import annotations
