@@ -1,22 +1,16 @@
-"""The field types of a results file that a reader or a judge uses, checked in one place.
+"""Field types of a results file that readers and judges use, checked in one place; the typed record.
 
-Contract: ``check_document(path, doc)`` and ``check_record(path, label, rec)`` /
-``check_outcome(path, where, rec)`` raise ``ResultsError`` (a ``ValueError``) whose ``str()``
-is one line naming the file, the item and the field, what it holds and what it should hold,
-for every field that harness/results (compare, report, summary, history, export) and
-harness/analysis read: the top-level ``tlbench`` object and its lists, each benchmark entry
-and its ``extra_info``, each record's ids, samples (``samples_s``, ``cpu_samples_s``,
-``machine_probe_cpu_s``: lists of finite non-negative numbers, the probe positive and as
-long as the CPU samples), ``summary``, ``plan``, ``measurement`` (per-round values
-positive, ``drift`` an object), ``throughput``, ``config``/``problem`` objects, ``instructions``
-(an object; its ``lowering`` counts positive whole numbers - an integral float such as
-``1030000.0`` is a whole number and is judged as one, never dropped).  A field
-that is absent is fine where readers treat it as absent (older records); a field that is
-present holds the type readers expect, so no reader meets a string where it does arithmetic.
-store.py calls these before anything else reads the document, then builds one ``Record``
-per timed, failed and skipped item: its typed fields, and ``raw`` (the dict as written, with
-``problem_id``) for writers that re-emit it unchanged.  A ``Record`` also reads as that
-dict (``rec["case_id"]``), for readers not yet moved to its attributes.
+Contract: ``check_document(path, doc)``, ``check_record(path, label, rec)`` and
+``check_outcome(path, where, rec, text_keys)`` raise ``ResultsError`` (one line: file, item,
+field, what it holds, what it should hold) for every field harness/results and
+harness/analysis read: the containers, ids, samples (finite non-negative; the probe positive),
+``summary``, ``plan``, ``measurement``, ``throughput``, ``config`` / ``problem``, ``instructions``
+(``lowering``: positive whole numbers, an integral float counting as one).  An absent field is
+fine where readers treat it as absent; a present one holds the type readers expect.
+``Record.of(raw)``: a checked timed record's typed fields, and ``raw`` (the dict as written,
+with ``problem_id``) for writers that re-emit it; a ``Record`` also reads as that dict
+(``rec["case_id"]``) for readers not yet moved to its attributes.  store.py builds one per
+timed item (``Results.timed``).
 """
 
 from __future__ import annotations

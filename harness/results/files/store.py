@@ -1,15 +1,13 @@
 """Results files on disk: read and validate one, write, merge and split them, name baselines.
 
-Contract: ``load_results(path)`` returns a ``Results`` (the pytest-benchmark document, its
-tlbench records, failed and skipped items, backends and per-backend testbeds) from a JSON
-file or a gzip-compressed one (``.json.gz``, told by its magic bytes), or raises
-``ResultsError`` whose ``str()`` is one line naming the file, what is wrong and what to do.
-It checks, in order: the file exists, it is JSON, it is pytest-benchmark output (a
-``benchmarks`` list and a ``machine_info`` object), it holds tlbench data, every tlbench
-``schema_version`` is the one this code reads, and every record has its key fields and
-samples; each record, failed and skipped item gains ``problem_id``, read through its kernel
-family (``harness.core.record_reader``).  ``merge_documents`` / ``split_by_backend`` combine and cut documents without
-losing failed or skipped items; ``baseline_name`` is ``<backend>-<device>.json``.
+Contract: ``load_results(path)`` returns a ``Results`` (the document, its timed records as
+written plus ``problem_id`` and typed as ``timed``, failed and skipped items, backends, and
+per-backend testbeds) from a JSON or gzip file, or raises ``ResultsError`` (one line naming
+the file, what is wrong and what to do).  It checks the file exists, is JSON and
+pytest-benchmark output with tlbench data of this ``schema_version``, and every field readers
+use (record_fields.py); ``problem_id`` is read through the kernel family.
+``merge_documents`` / ``split_by_backend`` keep failed and skipped items; ``baseline_name`` is
+``<backend>-<device>.json``.
 """
 
 from __future__ import annotations
