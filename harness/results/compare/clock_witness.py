@@ -1,64 +1,49 @@
-"""A device item's move that the SM clock of its rounds explains: the device's power state, not the kernel.
+"""A device item's move that the SM clock of its rounds explains: the power state, not the kernel.
 
 Contract (pure functions on records):
-- ``round_clocks(rec)``: the SM clock (MHz) the device reported after each batch of the rounds
-  the record's per-round medians come from (its last attempt, dropped batches left out), or None
-  where fewer than ``MIN_CLOCK_ROUNDS`` batches carry one (no telemetry: NVML missing, another
-  backend, an older record).
-- ``clock_ratio(base, new)``: the median of the new side's round clocks over the base side's,
-  or None where either side has none.
-- ``explained(change, clock, reference_clock, relative_to_run, min_effect, base, new)`` ->
-  ``ClockStep`` or None.  ``change`` is the judged relative change of the item (new / base - 1,
-  relative to its in-run reference where it has one), ``clock`` its clock ratio and
-  ``reference_clock`` the clock ratio of what the change is relative to (1.0 for its own time;
-  ``group_clock``, the median of its group's clock ratios, for a change relative to the run,
-  ``relative_to_run`` true).  A step is returned only where the item's clock, relative to its
-  reference's, moved by at least ``CLOCK_STEP`` against the change (a slower item whose rounds
-  ran at a lower clock, or the mirror), and the change corrected for it - a compute-bound
-  kernel's time scales with 1 / clock, so ``(1 + change) x (1 + step) - 1`` - is under the
-  minimum effect.  Then a SLOWER/FASTER on that pair is the clock's: the caller makes it NOISY
-  with ``ClockStep.words()``.  The correction over-explains a memory-bound kernel, whose time
-  moves less with the SM clock: that errs toward NOISY, never toward a false verdict.
-
-Why (measured on the H200, two runs of the same main job with the same options): a
-flash-attention item read 1.809 ms in one run and 1.924 ms in the other, SLOWER +6.3 %.  NVML
-showed the GPU held at its power cap (``sw_power_cap``) in both, with the SM clock read after
-each of the item's rounds at 1965 MHz in the first and a median of 1815 MHz in the second.
-The kernel had not changed; the clock had.  The rounds of one run share the device's power state
-for seconds, so the between-round test cannot see it.
+- ``round_clocks(rec)``: the SM clock (MHz) read after each kept batch of the last attempt,
+  or None with fewer than ``MIN_CLOCK_ROUNDS``.
+- ``clock_ratio(base, new)``: median new clock over median base clock, or None.
+- ``explained(change, clock, reference_clock, relative_to_run, min_effect, base, new)``: a
+  ``ClockStep`` where the clock moved by ``CLOCK_STEP`` against the change relative to its
+  reference and the change corrected for it (time ~ 1 / clock) is under the minimum effect;
+  the caller makes that SLOWER/FASTER NOISY.  It over-explains memory-bound kernels, which
+  errs toward NOISY.  Measured on the H200: one flash-attention item read +6.3 % at a power
+  cap, its clock 1965 -> 1815 MHz; rounds of one run share the power state, so the
+  between-round test cannot see it.
 """
 
 from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 CLOCK_STEP = 0.02  # a clock step under 2 % (about 40 MHz on an H200) is read as no step
 MIN_CLOCK_ROUNDS = 2  # per side, as the between-round test's rounds
 
 
-def _kept_batches(rec: dict[str, Any]) -> list[dict[str, Any]]:
+def _kept_batches(rec: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     """The batches the record's per-round medians come from: its last attempt's, dropped ones left out."""
     batches = [b for b in ((rec.get("measurement") or {}).get("batches") or []) if isinstance(b, dict)]
     last = max((int(b.get("attempt") or 0) for b in batches), default=0)
     return [b for b in batches if int(b.get("attempt") or 0) == last and not b.get("dropped")]
 
 
-def round_clocks(rec: dict[str, Any]) -> list[float] | None:
+def round_clocks(rec: Mapping[str, Any]) -> list[float] | None:
     clocks = [float((b.get("telemetry") or {}).get("sm_clock_mhz") or 0) for b in _kept_batches(rec)]
     clocks = [c for c in clocks if c > 0]
     return clocks if len(clocks) >= MIN_CLOCK_ROUNDS else None
 
 
-def clock_ratio(base: dict[str, Any], new: dict[str, Any]) -> float | None:
+def clock_ratio(base: Mapping[str, Any], new: Mapping[str, Any]) -> float | None:
     b, n = round_clocks(base), round_clocks(new)
     if b is None or n is None:
         return None
     return statistics.median(n) / statistics.median(b)
 
 
-def _throttles(rec: dict[str, Any]) -> list[str]:
+def _throttles(rec: Mapping[str, Any]) -> list[str]:
     seen: list[str] = []
     for b in _kept_batches(rec):
         for reason in (b.get("telemetry") or {}).get("throttle_reasons") or []:
@@ -86,7 +71,7 @@ class ClockStep:
 
 
 def explained(change: float, clock: float | None, reference_clock: float | None, relative_to_run: bool,
-              min_effect: float, base: dict[str, Any], new: dict[str, Any]) -> ClockStep | None:
+              min_effect: float, base: Mapping[str, Any], new: Mapping[str, Any]) -> ClockStep | None:
     if clock is None or not reference_clock or clock <= 0:
         return None
     step = clock / reference_clock - 1

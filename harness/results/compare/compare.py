@@ -1,28 +1,17 @@
 """Pair the items of two runs and judge them (run vs run).  Data only: no printing.
 
-Contract:
-- ``compare_runs(base, new, thresholds)`` pairs the items of two ``Results`` of the same
-  backends by ``(suite, backend, kind, case_id)`` and returns a ``RunComparison``, one
-  ``ItemComparison`` per item.  ``CompareError`` for other backend sets, for a testbed that
-  differs (target, accelerator, tilelang, driver) unless ``allow_testbed_mismatch``, and for a
-  paired item measured another way (method_match.py) unless ``allow_method_mismatch``; a field
-  one file lacks is not checked, and the notes say so.
-- Each pair is judged by the one rule ``compare_rules.choose`` picks; its judgement is the
-  item's verdict and reason.  NEW / MISSING / FAILED for unpaired items.  A kernel is judged
-  against its in-run reference too (the vendor item of its problem, ``VENDOR_RATIO``, else the
-  geometric mean of 4+ other kernels of its group, ``RUN_RATIO``), which cancels drift between
-  processes and decides (``decided_by``); with 6+ kernels in a group, moves under 4 robust SDs
-  of their reference-relative changes are NOISY (the noise floor, pairing.py).
-- Gating: only kernels gate: SLOWER, FAILED where the base did not fail, MISSING unless
-  ``accept_missing``.  Vendor items and whole-group drift are shown, never gated.  Instruction
-  counts (count_verdicts.py) give compile items a second verdict that gates too, and decide
-  whether a whole-run compile shift is the machine's; plan verdicts (plan_verdicts.py) gate a
-  modeled II or cycle count worse beyond the threshold, any other plan change on request.
+Contract: ``compare_runs(base, new, thresholds)`` pairs two ``Results`` by ``(suite, backend,
+kind, case_id)`` and returns a ``RunComparison``; ``CompareError`` for other backends, another
+testbed (unless ``allow_testbed_mismatch``) or another measurement method (unless
+``allow_method_mismatch``).  Each pair gets the rule ``compare_rules.choose`` picks, relative
+to its in-run reference (pairing.py); NEW / MISSING / FAILED for unpaired items.  Only kernels
+gate (SLOWER, a new FAILED, MISSING unless ``accept_missing``); instruction counts
+(count_verdicts.py) and plan verdicts (plan_verdicts.py) give verdicts that gate too.
 """
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping, TypeVar
 from ...core.backend_traits import TraitsCatalog
 from . import compare_rules, method_match, plan_verdicts, verdicts
 from ..compile_gate import compile_method, count_verdicts
@@ -32,11 +21,13 @@ from .comparison import CompareError, ItemComparison, ItemKey, RunComparison, Te
 from .judgement import Thresholds, Verdict
 from .pairing import Group, NOISE_K, Paired, first_line, group_drift, in_run_reference, is_vendor, item_key, model_changes, on_gpu, noise_floor, problem_of, run_shifts
 
+R = TypeVar("R", bound=Mapping[str, Any])  # a typed Record, or a failed/skipped item's dict
 
-def index_items(results: Results, items: Iterable[dict[str, Any]]) -> dict[ItemKey, dict[str, Any]]:
+
+def index_items(results: Results, items: Iterable[R]) -> dict[ItemKey, R]:
     """The items by key; an item twice (other than a vendor item's copies on named devices or
     shards) raises ``CompareError`` - export refuses the same file by the same rule."""
-    out: dict[ItemKey, dict[str, Any]] = {}
+    out: dict[ItemKey, R] = {}
     for rec in items:
         key = item_key(rec)
         if key in out:
@@ -54,7 +45,7 @@ def index_items(results: Results, items: Iterable[dict[str, Any]]) -> dict[ItemK
     return out
 
 
-def _copy_of(key: ItemKey, paired_with: dict[ItemKey, dict[str, Any]]) -> bool:
+def _copy_of(key: ItemKey, paired_with: Mapping[ItemKey, object]) -> bool:
     """A placement copy of a vendor item (``case_id@placement``) whose plain item the other run has."""
     case_id, at, _ = key.case_id.partition("@")
     return bool(at) and ItemKey(key.suite, key.backend, key.kind, case_id) in paired_with
@@ -141,7 +132,7 @@ def compare_runs(
     thresholds = thresholds or Thresholds()
     _check_backends(base, new)
     testbeds = _testbeds(base, new, allow_testbed_mismatch)
-    base_timed, new_timed = index_items(base, base.records), index_items(new, new.records)
+    base_timed, new_timed = index_items(base, base.timed), index_items(new, new.timed)
     base_failed, new_failed = index_items(base, base.failed), index_items(new, new.failed)
     new_skipped = index_items(new, new.skipped)
     paired = Paired(base_timed, new_timed)

@@ -1,27 +1,22 @@
 """Across backends: join several backends' items on the case id and compare each backend's stage
 curve with its own.
 
-Contract: ``compare_backends(results)`` gives, per backend, each config's speedup over its own
-1-stage (or serial) point and its best config per problem (``AcrossBackends``: one
-``BackendStages`` per backend, one ``AcrossRow`` per case id in problem / tile / loop order).
-Each backend shows the best number it has, in this order: device time (measured), modeled
-cycles (a model), compile time (measured, the CPU cost of building each config: a compile-only
-run, the CPU main job's own output, holds nothing else for a GPU backend; shown per config with
-no speedup and no "best", since it says nothing of the kernel's speed); they are separate
-``Metric``s and never combined.  The backends may come from one file (a run of two backends,
-the usual case) or from several, each backend from one file.  Raises ``CompareError`` when the
-files hold fewer than two backends with items.
+Contract: ``compare_backends(results)`` returns ``AcrossBackends``: per backend each config's
+speedup over its own 1-stage (or serial) point and its best per problem, in the best metric it
+has - device time, else modeled cycles, else compile time (no speedup, no best); metrics are
+never combined.  ``CompareError`` with fewer than two backends with items.
 """
 
 from __future__ import annotations
 
 from ...core.family import FamilyCatalog, StagePoint
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence
 from ..files.store import Results, Testbed
 from .comparison import CompareError
 from .judgement import median_of
 from .pairing import is_vendor, modeled_cycles_of, problem_of
+from ..files.record_fields import Record
 
 
 @dataclass(frozen=True)
@@ -88,26 +83,26 @@ class AcrossBackends:
 LOOP_ORDER = {"manual": 100, "serial": 101}
 
 
-def _stage(rec: dict[str, Any], catalog: FamilyCatalog) -> StagePoint:
+def _stage(rec: Record, catalog: FamilyCatalog) -> StagePoint:
     """Where a kernel record sits on the pipeline-depth axis, from its family (never its id)."""
     family = catalog.for_record(rec)
-    return family.stage_point(family.config_from_dict(rec["config"]))
+    return family.stage_point(family.config_from_dict(rec.config))
 
 
-def _backend_metric(records: list[dict[str, Any]]) -> tuple[Metric, list[tuple[dict, float]]] | None:
-    kernels = [r for r in records if not is_vendor(r) and r.get("config")]
-    device = [r for r in kernels if r["kind"] == "device"]
+def _backend_metric(records: list[Record]) -> tuple[Metric, list[tuple[dict, float]]] | None:
+    kernels = [r for r in records if not is_vendor(r) and r.config]
+    device = [r for r in kernels if r.kind == "device"]
     if device:
-        methods = sorted({str(r.get("method")) for r in device})
-        return Metric(DEVICE_TIME, "s", True, ", ".join(methods)), [(r, median_of(r["samples_s"])) for r in device]
-    modeled = [(r, modeled_cycles_of(r)) for r in kernels if r["kind"] == "compile"]
+        methods = sorted({str(r.method) for r in device})
+        return Metric(DEVICE_TIME, "s", True, ", ".join(methods)), [(r, median_of(r.samples_s)) for r in device]
+    modeled = [(r, modeled_cycles_of(r)) for r in kernels if r.kind == "compile"]
     modeled = [(r, v) for r, v in modeled if v is not None]
     if modeled:
-        unit = ((modeled[0][0].get("plan") or {}).get("schedule_model") or {}).get("unit", "cycles (model)")
+        unit = ((modeled[0][0].plan or {}).get("schedule_model") or {}).get("unit", "cycles (model)")
         return Metric(MODELED_CYCLES, "cycles", False, unit), modeled
-    compiled = [(r, median_of(r["samples_s"])) for r in kernels if r["kind"] == "compile" and r.get("samples_s")]
+    compiled = [(r, median_of(r.samples_s)) for r in kernels if r.kind == "compile" and r.samples_s]
     if compiled:
-        methods = sorted({str(r.get("method") or "cold lowering") for r, _ in compiled})
+        methods = sorted({str(r.method or "cold lowering") for r, _ in compiled})
         return Metric(COMPILE_TIME, "s", True, ", ".join(methods) + "; the CPU cost of building, not kernel speed"), compiled
     return None
 
@@ -120,7 +115,7 @@ def _reference_case(points: list[tuple[dict, float]], catalog: FamilyCatalog) ->
             stage = _stage(rec, catalog)
             group = (problem_of(rec), stage.tile)
             if group not in refs and stage.loop_id == preferred:
-                refs[group] = (rec["case_id"], value)
+                refs[group] = (rec.case_id, value)
     return refs
 
 
@@ -128,14 +123,14 @@ def _stage_points(backend: str, points: list[tuple[dict, float]], catalog: Famil
     refs = _reference_case(points, catalog)
     out = []
     for rec, value in points:
-        config = rec["config"]
+        config = rec.config
         stage = _stage(rec, catalog)
         group = (problem_of(rec), stage.tile)
         ref = refs.get(group)
         out.append(
             AcrossPoint(
                 backend=backend,
-                case_id=rec["case_id"],
+                case_id=rec.case_id,
                 problem=group[0],
                 tile=group[1],
                 loop_id=stage.loop_id,
@@ -144,7 +139,7 @@ def _stage_points(backend: str, points: list[tuple[dict, float]], catalog: Famil
                 value=value,
                 speedup=ref[1] / value if ref and value > 0 else None,
                 reference=ref[0] if ref else None,
-                tflops=(rec.get("throughput") or {}).get("tflops") if rec["kind"] == "device" else None,
+                tflops=(rec.throughput or {}).get("tflops") if rec.kind == "device" else None,
             )
         )
     return out
@@ -167,15 +162,15 @@ def compare_backends(results: Sequence[Results]) -> AcrossBackends:
     """Join every backend found in ``results`` on the case id.  Needs two backends with a
     kernel metric (device time, or a backend's modeled cycles)."""
     catalog = FamilyCatalog.from_entry_points()
-    by_backend: dict[str, tuple[Results, list[dict[str, Any]]]] = {}
+    by_backend: dict[str, tuple[Results, list[Record]]] = {}
     for res in results:
-        for rec in res.records:
-            if rec["backend"] in by_backend and by_backend[rec["backend"]][0] is not res:
+        for rec in res.timed:
+            if rec.backend in by_backend and by_backend[rec.backend][0] is not res:
                 raise CompareError(
                     f"backend {rec['backend']} appears in both {by_backend[rec['backend']][0].name} and {res.name}; "
                     "--across-backends takes one run per backend"
                 )
-            by_backend.setdefault(rec["backend"], (res, []))[1].append(rec)
+            by_backend.setdefault(rec.backend, (res, []))[1].append(rec)
     stages: list[BackendStages] = []
     notes: list[str] = []
     for backend, (res, records) in sorted(by_backend.items()):
@@ -188,7 +183,7 @@ def compare_backends(results: Sequence[Results]) -> AcrossBackends:
         if metric.name == COMPILE_TIME:  # the CPU cost of a build: shown per config, never a speedup or a "best" kernel
             points = [replace(p, speedup=None, reference=None) for p in points]
         vendor = {
-            problem_of(r): median_of(r["samples_s"]) for r in records if is_vendor(r) and r["kind"] == "device"
+            problem_of(r): median_of(r.samples_s) for r in records if is_vendor(r) and r.kind == "device"
         }
         best = () if metric.name == COMPILE_TIME else _best(points)
         stages.append(BackendStages(backend, metric, res.testbed(backend), res.path, tuple(points), best, vendor))

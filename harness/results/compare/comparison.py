@@ -1,15 +1,10 @@
-"""What comparing two runs produces: one ``ItemComparison`` per item, the groups' ``Drift``,
-the schedule-model changes, whole-run shifts, the testbeds side by side, all in one
-``RunComparison``.
+"""What comparing two runs produces, all in one ``RunComparison``.
 
-Contract: frozen dataclasses; ``RunComparison`` answers the gate (``regressions``,
-``has_regression``: SLOWER, FAILED where the base did not fail, or MISSING, of items that
-gate, or a gating whole-run shift, or a gating ``PlanVerdict``; ``exit_reason()`` says which in
-one line) and counts verdicts.  An item judged on its instruction counts is an
-``ItemComparison`` of its own (``metric``), beside its time's.  ``method_mismatches``: items
-measured another way in each run, compared on request (harness/results/compare/method_match.py).
-``CompareError`` is two inputs that cannot be compared (one line why).  Built by compare.py;
-judged by judgement.py, verdicts.py, count_verdicts.py and plan_verdicts.py.
+Contract: frozen dataclasses: ``ItemComparison`` per item (one more per item judged on its
+instruction counts, ``metric``), ``Drift``, ``ModelChange``, whole-run shifts, testbeds and
+``method_mismatches``.  ``RunComparison`` answers the gate (``regressions``,
+``has_regression``, ``exit_reason()``) and counts verdicts.  ``CompareError``: two inputs that
+cannot be compared (one line why).
 """
 
 from __future__ import annotations

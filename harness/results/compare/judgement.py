@@ -1,12 +1,10 @@
 """The verdict rule: is one set of samples SLOWER, FASTER, NOISY or the SAME as another?
 
-Contract: ``judge(base, new, min_effect, alpha, ...)`` returns a ``Judgement``: SLOWER /
-FASTER = a two-sided Mann-Whitney U test on the raw samples gives p < alpha AND the median
-moved by at least the minimum effect AND by at least the noise floor; NOISY = it moved that
-much without that evidence (or inside the noise floor); SAME = it moved less than the
-minimum effect.  ``Thresholds`` hold the minimum effect (per suite) and alpha.  Pure
-functions; ``Verdict`` (harness/results/compare/verdict_words.py, re-exported) also names the outcomes
-of unpaired items (NEW, MISSING, FAILED).
+Contract (pure): ``judge(base, new, min_effect, alpha, ...)`` returns a ``Judgement``:
+SLOWER / FASTER where a two-sided Mann-Whitney U test gives p < alpha and the median moved by
+the minimum effect and the noise floor; NOISY where it moved that much without that; SAME
+under the minimum effect.  ``Thresholds`` hold the minimum effect (per suite) and alpha;
+``Verdict`` (verdict_words.py) is re-exported.
 """
 
 from __future__ import annotations

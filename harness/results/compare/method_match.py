@@ -1,23 +1,12 @@
 """Whether two runs measured their paired items the same way.  Data only: no printing.
 
-Contract:
-- ``method_of(record, traits)`` is what of one timed record says how it was measured,
-  ``{label: value}``: the backend traits' optional ``measurement_method(record)`` (its labels
-  and values are the backend's: a timer, how a cache was emptied), else
-  ``generic_measurement_method`` (the record's ``method`` and ``l2_flush_bytes`` as they are).
-  Neither is interpreted here: values are compared for equality.  A compile record's method is
-  what the user's options set for it (compile_method.option_method: rounds per item, compiles
-  side by side); how its rounds were interleaved is the compile rule's to label.
-- ``check_methods(pairs, base_name, new_name, traits_of)`` over the paired items
-  ``(key, base_record, new_record)`` (``key`` has ``backend``, ``kind``, ``case_id``) returns a
-  ``MethodCheck``: one ``MethodMismatch`` per backend, kind and (base method, new method) whose
-  items differ in a label both records carry, and ``notes``: per backend, kind and label, how
-  many items carry it on one side only.  A label one side lacks (an older results file) is
-  unknown, never a mismatch; a note says it was not checked.  A label both sides lack is not
-  mentioned.
-- ``refusal(mismatches, options_of)`` is the one line compare raises (the backend, its items,
-  both methods, what to do); ``MethodMismatch.words`` the line every report shows when the
-  caller compared anyway.
+Contract: ``method_of(record, traits)``: ``{label: value}`` of how a timed record was measured
+(the traits' ``measurement_method``, else ``generic_measurement_method``; a compile record's:
+compile_method.option_method); values are only compared for equality.
+``check_methods(pairs, base_name, new_name, traits_of)`` returns a ``MethodCheck``: a
+``MethodMismatch`` per backend, kind and method pair differing in a label both carry, and
+``notes`` on labels one side lacks (never a mismatch).  ``refusal(mismatches, options_of)`` is
+the line compare raises; ``MethodMismatch.words`` the line a report shows when compared anyway.
 """
 
 from __future__ import annotations

@@ -1,14 +1,11 @@
 """Items timed in both runs, grouped (suite, backend, kind), with what judging them needs.
 
-Contract: ``Paired`` holds the two runs' timed records by ``ItemKey``; ``in_run_reference``
-finds the reference of an item in its own run (the vendor item of its problem, else the
-geometric mean of the other kernels of its group; in a merged sharded run, of those of its own
-shard when it has enough), in O(1) per item from per-group sums; ``noise_floor`` the group's
-item-to-item spread; ``run_shifts`` whole-run moves; ``group_drift`` and ``model_changes``
-what is shown beside the verdicts.  The rules that judge a pair are
-harness/results/compare/compare_rules.py's (a compile group's values and references:
-compile_group.py).  A record's problem id is read through its kernel family
-(``problem_of``), never from its id.
+Contract: ``Paired`` holds the two runs' timed ``Record``s by ``ItemKey``; ``in_run_reference``
+is an item's reference in its own run (its problem's vendor item, else the geometric mean of
+the group's other kernels, of its own shard where it has enough), O(1) per item;
+``noise_floor`` the group's item-to-item spread; ``run_shifts`` whole-run moves;
+``group_drift`` and ``model_changes`` what is shown beside the verdicts.  A problem id is read
+through the kernel family (``problem_of``), never from the case id.
 """
 
 from __future__ import annotations
@@ -24,6 +21,7 @@ from ...core.shard import placement
 from ..compile_gate import compile_method, compile_shift
 from . import shift_cause, verdicts
 from ..compile_gate.compile_values import centre_of, compile_values, values_normalised
+from ..files.record_fields import Record
 from ..files.store import suite_of
 from ..files.error_text import headline
 from .comparison import Drift, ItemKey, ModelChange
@@ -35,21 +33,21 @@ MIN_SPREAD_ITEMS = 6  # items a group needs before its item-to-item spread is es
 NOISE_K = 4.0  # noise floor = NOISE_K robust standard deviations of that spread
 
 
-def item_key(rec: dict[str, Any]) -> ItemKey:
+def item_key(rec: Mapping[str, Any]) -> ItemKey:
     return ItemKey(suite_of(rec), rec["backend"], rec["kind"], rec["case_id"])
 
 
-def problem_of(rec: dict[str, Any]) -> str:
+def problem_of(rec: Mapping[str, Any]) -> str:
     """The problem id of a record: ``problem_id``, which ``store.load_results`` reads through the
     record's kernel family; a record built elsewhere is read the same way."""
     return rec.get("problem_id") or RecordReader().read(rec).problem_id
 
 
-def is_vendor(rec: dict[str, Any]) -> bool:
+def is_vendor(rec: Mapping[str, Any]) -> bool:
     return rec.get("config") is None  # a vendor item has no kernel config (records of every family)
 
 
-def modeled_cycles_of(rec: dict[str, Any]) -> float | None:
+def modeled_cycles_of(rec: Mapping[str, Any]) -> float | None:
     model = (rec.get("plan") or {}).get("schedule_model") or {}
     value = model.get("modeled_cycles_per_core")
     return float(value) if isinstance(value, (int, float)) and value > 0 else None
@@ -62,11 +60,15 @@ Group = tuple[str, str, str]  # suite, backend, kind
 class Paired:
     """Items timed in both runs, with their medians, grouped for the in-run references."""
 
-    base: Mapping[ItemKey, dict[str, Any]]
-    new: Mapping[ItemKey, dict[str, Any]]
+    base: Mapping[ItemKey, Record]
+    new: Mapping[ItemKey, Record]
     # what is computed once per comparison (keys by group, medians, group sums): compare stays
     # O(n log n) in items instead of recomputing a whole group for every item
     memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:  # records given as dicts (a test's) are typed here
+        for side in ("base", "new"):
+            object.__setattr__(self, side, {k: Record.of(r) for k, r in getattr(self, side).items()})
 
     def keys(self, group: Group) -> list[ItemKey]:
         if "keys" not in self.memo:
@@ -83,7 +85,7 @@ class Paired:
     def medians(self, key: ItemKey) -> tuple[float, float]:
         memo = self.memo.setdefault("medians", {})
         if key not in memo:
-            memo[key] = (median_of(self.base[key]["samples_s"]), median_of(self.new[key]["samples_s"]))
+            memo[key] = (median_of(self.base[key].samples_s), median_of(self.new[key].samples_s))
         return memo[key]
 
 
@@ -116,8 +118,8 @@ def in_run_reference(paired: Paired, key: ItemKey, vendor_ok: bool) -> tuple[str
     own_new = on_gpu(vendor, placement(paired.new[key]) or "")
     own_base, own_new = (own_base if own_base in paired.base else vendor), (own_new if own_new in paired.new else vendor)
     if vendor_ok and (own_base, own_new) != (vendor, vendor) and own_base in paired.base and own_new in paired.new:
-        base_ref = median_of(paired.base[own_base]["samples_s"])
-        new_ref = median_of(paired.new[own_new]["samples_s"])
+        base_ref = median_of(paired.base[own_base].samples_s)
+        new_ref = median_of(paired.new[own_new].samples_s)
         if base_ref > 0 and new_ref > 0:
             return VENDOR_RATIO, f"{vendor.case_id} on the same GPU (shard) in the same run", base_ref, new_ref
     if vendor_ok and vendor in paired.base and vendor in paired.new:
@@ -181,7 +183,7 @@ def noise_floor(paired: Paired, group: Group, references: Mapping[ItemKey, tuple
 def _group_ratios(paired: Paired, keys: Sequence[ItemKey]) -> list[float]:
     out = []
     for k in keys:
-        if paired.base[k].get("kind") == "compile":  # the builds' centre, as the item rule (verdicts.min_of_n)
+        if paired.base[k].kind == "compile":  # the builds' centre, as the item rule (verdicts.min_of_n)
             base, new, centre = compile_values(paired.base[k], paired.new[k])
             b, n = centre_of(base, centre), centre_of(new, centre)
         else:
@@ -253,7 +255,7 @@ def model_changes(paired: Paired) -> list[ModelChange]:
             continue
         before, after = modeled_cycles_of(paired.base[key]), modeled_cycles_of(paired.new[key])
         if before is not None and after is not None and before != after:
-            ii = [((r.get("plan") or {}).get("pipeline") or {}).get("loop_ii_cycles_model") for r in (paired.base[key], paired.new[key])]
+            ii = [((r.plan or {}).get("pipeline") or {}).get("loop_ii_cycles_model") for r in (paired.base[key], paired.new[key])]
             out.append(ModelChange(key, before, after, ii[0], ii[1]))
     return out
 

@@ -1,24 +1,13 @@
 """Run-vs-run verdicts on what the compiler decided and what its schedule model predicts.
 
-Contract: ``compare_plans(paired, thresholds)`` returns one ``PlanVerdict`` (comparison.py)
-per case whose record has a plan in both runs (one per (suite, backend, case id): the compile
-item's, else the device item's), SAME PLAN ones included.  A plan is read in its common shape
-(harness/core/cases.py::Plan), by no backend's name:
-- decisions (``plan_facts``): the pipeline (kind, stage, order, num_stages annotation, ...),
-  threads, bytes per on-chip scope, each buffer's scope / shape / versions, the features
-  (instruction use, grid, the generated source's hash, ...), and from ``schedule_model`` each
-  scheduled loop's num_stages, buffer versions and per-task pipes / cores / start, and
-  whether the tile loop's work overlaps;
-- model numbers (``model_numbers``): ``modeled_cycles_per_core``, each loop's II, span and
-  modeled cycles, each task's latency, each straight-line block's span.  Every one is a
-  model's cycle count, never a time.
-Verdict: MODEL WORSE when modeled cycles per core or a loop's II grew by more than
-``thresholds.model_threshold`` (it gates when ``thresholds.gate_model``, the default); MODEL
-BETTER when one of them shrank that much and none grew; PLAN CHANGED when any other fact or
-model number differs; else SAME PLAN.  Any verdict but SAME PLAN also gates with
-``thresholds.gate_plan``.  ``changes`` and ``model`` say each difference as before -> after.
-``add_options(parser)`` / ``threshold_values(args)``: ``--model-threshold``,
-``--no-gate-model``, ``--gate-plan-changes`` for the ``tlbench`` commands that compare.
+Contract: ``compare_plans(paired, thresholds)`` returns one ``PlanVerdict`` per (suite,
+backend, case id) with a plan in both runs (the compile item's, else the device item's), read
+in the common shape of harness/core/cases.py::Plan: decisions (``plan_facts``) and model cycle
+counts (``model_numbers``).  MODEL WORSE when modeled cycles per core or a loop's II grew by
+more than ``thresholds.model_threshold`` (gates with ``gate_model``); MODEL BETTER when one
+shrank that much and none grew; PLAN CHANGED for any other difference; else SAME PLAN.  Any
+but SAME PLAN gates with ``gate_plan``.  ``add_options(parser)`` / ``threshold_values(args)``:
+``--model-threshold``, ``--no-gate-model``, ``--gate-plan-changes``.
 """
 
 from __future__ import annotations
@@ -181,7 +170,7 @@ def compare_plans(paired: Paired, thresholds: Thresholds | None = None) -> tuple
     seen: set[tuple[str, str, str]] = set()
     out = []
     for key in sorted((k for k in paired.base if k in paired.new), key=lambda k: (k.kind != "compile", k.suite, k.backend, k.case_id)):
-        base_plan, new_plan = paired.base[key].get("plan"), paired.new[key].get("plan")
+        base_plan, new_plan = paired.base[key].plan, paired.new[key].plan
         case = (key.suite, key.backend, key.case_id)
         if not isinstance(base_plan, dict) or not isinstance(new_plan, dict) or case in seen:
             continue

@@ -1,14 +1,9 @@
-"""The two-sided Mann-Whitney U test, as scipy.stats.mannwhitneyu computes it, without its per-call cost.
+"""The two-sided Mann-Whitney U test as scipy.stats.mannwhitneyu computes it, without its call cost.
 
-Contract: ``mann_whitney_p(base, new)`` returns the two-sided p-value that
-``scipy.stats.mannwhitneyu(base, new, alternative="two-sided")`` (method ``auto``) returns:
-the exact distribution of U where one sample has at most ``EXACT_MAX`` values and no value
-ties (counted here while the other has at most ``COUNTED_MAX``, else asked of scipy), else the
-normal approximation with the tie correction and the continuity correction.
-scipy spends about a millisecond a call in argument handling, which made a 10,000-item
-compare spend most of its time there; this is the same arithmetic in a few microseconds
-(the exact distribution is counted once per pair of sample sizes).  tests/test_rank_test.py
-pins it against scipy on random and tied samples.
+Contract: ``mann_whitney_p(base, new)`` returns scipy's two-sided p-value (method ``auto``):
+the exact distribution of U for small untied samples (counted here up to ``COUNTED_MAX``, else
+asked of scipy), else the normal approximation with tie and continuity corrections.  scipy's
+argument handling costs ~1 ms a call; tests/test_rank_test.py pins this against scipy.
 """
 
 from __future__ import annotations

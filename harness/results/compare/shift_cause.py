@@ -12,12 +12,12 @@ returns the ``RunShift`` with its words ending in that cause instead of the gene
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 GENERIC = "a toolchain or harness change"
 
 
-def cause(pairs: Iterable[tuple[dict[str, Any], dict[str, Any]]]) -> str:
+def cause(pairs: Iterable[tuple[Mapping[str, Any], Mapping[str, Any]]]) -> str:
     known = [(b.get("kernel_hash"), n.get("kernel_hash")) for b, n in pairs if b.get("kernel_hash") and n.get("kernel_hash")]
     if not known:
         return "a change of the kernel code, the toolchain or the harness (the records carry no kernel_hash to tell which)"
@@ -30,7 +30,7 @@ def cause(pairs: Iterable[tuple[dict[str, Any], dict[str, Any]]]) -> str:
             "and the unchanged ones moved too: the toolchain or the harness as well")
 
 
-def named(shift: Any, pairs: Iterable[tuple[dict[str, Any], dict[str, Any]]]) -> Any:
+def named(shift: Any, pairs: Iterable[tuple[Mapping[str, Any], Mapping[str, Any]]]) -> Any:
     if shift is None or shift.verdict != "SHIFT" or not shift.words.endswith(GENERIC):
         return shift
     return replace(shift, words=shift.words[: -len(GENERIC)] + cause(pairs))

@@ -1,20 +1,11 @@
 """Rounds that fall in two levels: a kernel whose time has two modes, told from a kernel that moved.
 
-Contract: ``levels(values)`` splits an item's per-round medians (seconds) into two levels, or
-returns None when they do not form two: sorted on a log scale, the largest gap between
-neighbours cuts them into a low and a high group, each of at least ``MIN_PER_LEVEL`` rounds,
-and the gap is wider than either group's own range (the two groups do not touch, and the
-cut is not just the widest step of one spread).  ``occupancy(base, new, min_effect)`` returns an
-``Occupancy`` (the two sides' medians, their change, and the words of why the move is the rounds'
-occupancy of two levels), or None unless: the medians of the two sides' rounds differ by at least ``min_effect``, one side's rounds form two
-levels, and the other side's median lies inside that side's span (from its low level's lowest
-round to its high level's highest).  Such a pair differs by which level more rounds landed on;
-a between-round median test, which assumes one level, reads that as a move.  Pure.
-
-Why (measured on the H200): GEMM 8192 128x256x64 `manual` takes 2.02-2.04 ms in some rounds of
-one item and 2.16-2.27 ms in others (CUPTI kernel timestamps; SM clock, power and temperature
-the same in both); a run of 3 rounds all in the low level against one of 13 with 8 in the high
-level read SLOWER +7.2 % in an A/A pair.
+Contract (pure): ``levels(values)`` splits per-round medians at the widest log-scale gap into a
+low and a high level of ``MIN_PER_LEVEL`` rounds each, or None where the gap is not wider than
+either level's range.  ``occupancy(base, new, min_effect)`` returns an ``Occupancy`` where the
+sides' medians differ by ``min_effect``, one side's rounds form two levels and the other's
+median lies inside that span; else None.  Measured on the H200: a GEMM item at 2.02-2.04 ms in
+some rounds and 2.16-2.27 ms in others read SLOWER +7.2 % in an A/A pair.
 """
 
 from __future__ import annotations

@@ -1,21 +1,12 @@
 """Every verdict word tlbench prints, in one table: its order, colours and whether it can gate.
 
-Contract: ``WORDS`` holds one ``VerdictWord`` per word, worst first: the item verdicts of
-compare (``Verdict``: FAILED, SLOWER, MISSING, NOISY, FASTER, NEW, SAME), the plan and
-schedule-model verdicts (MODEL WORSE, PLAN CHANGED, MODEL BETTER, SAME PLAN) and the whole-run
-words (WHOLE-RUN SHIFT, MACHINE) and the dashboard's SAME COMMIT (a level change between runs of one
-commit: not the code's).  ``word(name)`` looks one up (an unknown word gets a neutral
-entry, never a KeyError: a renderer must not crash on a word added elsewhere); ``rank(name)``
-is its place in the order (sorting key); ``style(name)`` its rich terminal style,
-``colour(name)`` its hex colour for HTML and plots.  ``gates`` says whether the word CAN fail
-the gate (it does when the item gates: a verdict ``(not gated)`` never does; ``is_regression``
-reads it for comparison.py's gate); ``folded`` that reports may fold its rows away as the
-unremarkable case (markdown's collapsed section).  ``item_words()`` are the item verdicts in
-table order (the JSON schema's enum: json_output.compare_output_schema).  Every renderer
-(terminal, markdown, PNG, dashboard), the gate and the schema read these; nothing else
-defines a verdict word's colour, order or weight.  A new item verdict is one ``Verdict``
-member and one row here (checked at import: every ``Verdict`` has its row); the rule that
-gives it is harness/results/compare/compare_rules.py's.
+Contract: ``WORDS`` holds one ``VerdictWord`` per word, worst first (item verdicts, plan
+verdicts, whole-run words, the dashboard's SAME COMMIT).  ``word(name)`` looks one up (an
+unknown word gets a neutral entry), ``rank`` is its sort key, ``style`` its rich style,
+``colour`` its hex colour; ``gates`` whether it CAN fail the gate, ``folded`` whether reports
+may fold its rows.  ``item_words()``: the item verdicts in table order (the schema's enum).
+Every renderer, the gate and the schema read these; each ``Verdict`` must have a row (checked
+at import).
 """
 
 from __future__ import annotations

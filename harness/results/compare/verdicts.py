@@ -1,45 +1,19 @@
 """Run-vs-run judging rules that look past one item's correlated samples.
 
-Contract (pure functions on numbers and records; verdict names are the strings of
-``compare.Verdict``):
-- ``between_rounds(base, new, min_effect, alpha, floor)``: judges the per-round values of an
-  item (its per-round medians, or its per-round ratio to the vendor item of the same round)
-  by the median of their logs, with a robust standard error (pooled 1.4826 x MAD, x 1.2533
-  for the median's efficiency) and a t critical value: one round that hit a slow spell of a
-  shared GPU (seen on the H200: 5.33 ms in rounds of 4.73) moves neither the location nor
-  the resolution, where a mean and a variance would have made the pair unresolvable.  ``resolution`` is the smallest relative
-  change this pair could call (t critical x standard error, and at least ``floor``).  The
-  verdict never contradicts it: SLOWER/FASTER only when the change is >= both the minimum
-  effect and the resolution; SAME only when the change is under the minimum effect AND the
-  pair resolves the minimum effect; else NOISY, with the resolution in words.
-- ``min_of_n(base, new, factor, floor)``: compile items (a few cold builds each, in CPU
-  seconds over the item's fastest machine probe - a fixed pure-Python workload timed after
-  every build - where both runs have them, else CPU seconds; load only ever adds time).  asv's rule on the minimum:
-  SLOWER when min(new) >= (1 + factor) x min(base) and beyond ``floor`` (the pair's
-  resolution: COMPILE_NOISE_K robust SDs of the item-to-item spread of the run-relative minima); FASTER
-  mirrored; NOISY when the minimum moved that much but the pair cannot resolve it, or when it
-  moved less but the pair could not have resolved the factor either; else SAME.  With 3 builds a side
-  a rank test can never reach p < 0.05 (its smallest p is 0.1): this rule can.  ``centre``
-  ``median``: the same rule on the median of the builds (rounds taken round-robin, each build
-  over its own probe: the noise left is two-sided; harness/results/compare/pairing.py::compile_centre).
-  A side with fewer than ``MIN_BUILDS_TO_DECIDE`` builds (an item the quick scope's CPU-second
-  cap left one round) is never SLOWER or FASTER: one build cannot tell a slower compiler from
-  a busy moment (seen on the H200: a 8.5 s Z3 item read +18.8 % in one build of an A/A), so
-  such a move is NOISY and says how to resolve it.
-- ``run_shift(...)``: the whole run moved together.  Only a move the in-run witness made
-  too is put down to the machine (shown, not gated): the vendor item for device items, the
-  machine probe (a fixed pure-Python workload timed after every build) for compile items.
-  A slower move the witness did not share, or with no witness at all (older compile
-  records), is a toolchain or harness regression: its own verdict, and it gates.
+Contract (pure functions on numbers and records; verdicts are ``compare.Verdict`` strings):
+- ``between_rounds(base, new, min_effect, alpha, floor)``: the median of the per-round values'
+  logs, with a robust standard error (1.4826 x MAD), so one slow round moves neither the
+  location nor the ``resolution``; SLOWER/FASTER only at >= the minimum effect and the
+  resolution, SAME only under the effect where the pair resolves it, else NOISY.
+- ``min_of_n(base, new, factor, floor)``: compile items, asv's rule on the minimum (or, with
+  ``centre`` ``median``, the median) of the builds; a side with fewer than
+  ``MIN_BUILDS_TO_DECIDE`` builds is never SLOWER or FASTER (one build cannot tell a slower
+  compiler from a busy moment).
+- ``run_shift(...)``: the whole run moved; only a move the in-run witness (vendor item, machine
+  probe) made too is the machine's (shown, not gated), else it gates.
 - ``kernel_moved_too(relative, absolute)``: a verdict on the ratio to the vendor item stands
-  only where the kernel's own per-round medians moved the same way by the same rule; a
-  ratio that moved while the kernel's own time did not is the vendor item's move (seen on
-  the H200: a kernel at +0.1 % read +6.4 % against a re-measured vendor item).  The mirror
-  case: a ratio too noisy to resolve the minimum effect (NOISY, its change inside its
-  resolution) while the kernel's own time is a resolved SAME reads SAME, with both numbers
-  in the reason (seen on the H200: 4.7 ms kernels at +0.2 % own time whose per-round ratio
-  resolved only ±6 %).
-- ``drift_of(rec)``: the size of a record's measured drift (0 when clean), which widens the
+  only where the kernel's own time moved the same way (else it is the vendor item's move).
+- ``drift_of(rec)``: the size of a record's measured drift (0 when clean); it widens the
   resolution of any pair it is in.
 """
 
@@ -49,7 +23,8 @@ import math
 import statistics
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Sequence
+from typing import Sequence
+from ..files.record_fields import Record
 
 MIN_ROUNDS = 2  # per side, for a between-round judgement
 MIN_SHIFT_ITEMS = 3  # kernels a group needs before a whole-run shift is judged
@@ -91,23 +66,23 @@ def _t_p(t_value: float, df: int) -> float:
     return float(2 * stdtr(df, -abs(t_value)))
 
 
-def round_values(rec: dict[str, Any], relative_to_vendor: bool) -> list[float] | None:
+def round_values(rec: Record, relative_to_vendor: bool) -> list[float] | None:
     """The per-round values a record carries (vendor ratios or medians), when it has enough."""
-    m = rec.get("measurement") or {}
+    m = rec.measurement or {}
     values = m.get("vs_vendor_rounds") if relative_to_vendor else m.get("round_medians_s")
     if not values or len(values) < MIN_ROUNDS or any(v is None or v <= 0 for v in values):
         return None
     return [float(v) for v in values]
 
 
-def drift_of(rec: dict[str, Any]) -> float:
-    m = rec.get("measurement") or {}
+def drift_of(rec: Record) -> float:
+    m = rec.measurement or {}
     drift = m.get("drift")
     return abs(float(drift.get("relative", 0.0))) if isinstance(drift, dict) else 0.0
 
 
-def status_of(rec: dict[str, Any]) -> str:
-    return str((rec.get("summary") or {}).get("status") or "clean")
+def status_of(rec: Record) -> str:
+    return str((rec.summary or {}).get("status") or "clean")
 
 
 def between_rounds(

@@ -1,19 +1,11 @@
 """One group's compile items (suite, backend, kind) as the compile rule judges them, built once.
 
-Contract: ``compile_group(paired, group)`` returns the group's ``CompileGroup``, computed once
-per comparison (memoised on ``paired``) in O(n) for n items:
-- ``values[key]``: the item's (base values, new values, centre) (compile_values.py); an item
-  whose centre is 0 on either side (every sample 0) is in no reference and has none;
-- ``reference(key)``: ``(base, new, others)`` - the geometric mean of the centres of the other
-  items of the group (of those of its own shard in a merged sharded run, when that shard has
-  ``MIN_RUN_REFERENCE_ITEMS``; else of the whole group), leave-one-out from per-shard log sums, so
-  each item's reference costs O(1) - or None with fewer than ``MIN_RUN_REFERENCE_ITEMS`` others;
-- ``floor``: the pair's resolution, ``COMPILE_NOISE_K`` robust SDs of the item-to-item spread of
-  the reference-relative changes (with ``MIN_SPREAD_ITEMS`` items; else pooled over every compile
-  group of the same backend, ``pooled_floor``; else 0);
-- ``moves(key)``: what moved besides the judged values - the machine probe's own move, the
-  builds' own CPU seconds' move and the instruction counts' move (None where not recorded) - the
-  witnesses the compile rule asks before a move nothing cancels may gate.
+Contract: ``compile_group(paired, group)`` returns the group's ``CompileGroup`` (memoised on
+``paired``, O(n)): ``values[key]`` (compile_values.py; a zero centre is in no reference);
+``reference(key)``: the leave-one-out geometric mean of the other items' centres (of its own
+shard where that has ``MIN_RUN_REFERENCE_ITEMS``), or None; ``floor``: ``COMPILE_NOISE_K``
+robust SDs of the reference-relative changes (else ``pooled_floor``, else 0); ``moves(key)``:
+the probe's, the CPU seconds' and the instruction counts' moves, the rule's witnesses.
 """
 
 from __future__ import annotations
@@ -29,6 +21,7 @@ from ..compare import verdicts
 from ..compare.comparison import ItemKey
 from .compile_values import centre_of, compile_values
 from ..compare.pairing import MIN_RUN_REFERENCE_ITEMS, MIN_SPREAD_ITEMS, Group, Paired
+from ..files.record_fields import Record
 
 
 @dataclass(frozen=True)
@@ -48,7 +41,7 @@ def _change(base: Sequence[float] | None, new: Sequence[float] | None, centre: s
 @dataclass
 class CompileGroup:
     values: dict[ItemKey, tuple[list[float], list[float], str]]
-    records: dict[ItemKey, tuple[dict[str, Any], dict[str, Any]]]
+    records: dict[ItemKey, tuple[Record, Record]]
     logs: dict[ItemKey, tuple[float, float]]  # log centre, base and new
     shard: dict[ItemKey, tuple[Any, Any]]
     sums: dict[tuple[Any, Any], tuple[int, float, float]]  # per shard pair: count, sum of base logs, of new logs
@@ -69,8 +62,8 @@ class CompileGroup:
     def moves(self, key: ItemKey) -> Moves:
         base, new = self.records[key]
         centre = self.values[key][2]
-        probe = _change(base.get("machine_probe_cpu_s"), new.get("machine_probe_cpu_s"))
-        cpu = _change(base.get("cpu_samples_s"), new.get("cpu_samples_s"), centre)
+        probe = _change(base.machine_probe_cpu_s, new.machine_probe_cpu_s)
+        cpu = _change(base.cpu_samples_s, new.cpu_samples_s, centre)
         counts = None
         b, n = count_verdicts.counts_of(base), count_verdicts.counts_of(new)
         if b is not None and n is not None and count_verdicts.incomparable(base, new) is None:
@@ -89,7 +82,7 @@ def _build(paired: Paired, group: Group) -> CompileGroup:
     values = {k: compile_values(*records[k]) for k in keys}
     logs = {k: (math.log(centre_of(b, c)), math.log(centre_of(n, c))) for k, (b, n, c) in values.items()
             if centre_of(b, c) > 0 and centre_of(n, c) > 0}  # a build of 0 s (all samples 0) is in no reference
-    shard = {k: (records[k][0].get("shard"), records[k][1].get("shard")) for k in keys}
+    shard = {k: (records[k][0].shard, records[k][1].shard) for k in keys}
     sums: dict[tuple[Any, Any], tuple[int, float, float]] = {}
     for k in logs:
         count, sum_b, sum_n = sums.get(shard[k], (0, 0.0, 0.0))

@@ -1,24 +1,14 @@
 """How a compile item was measured, as far as a comparison of two runs must know.
 
 Contract, over timed compile records (harness/measure/runner.py writes the fields):
-- ``width(rec)``: how many items its rounds were taken round-robin with (``compile_round_robin``;
-  1: back to back, each round right after the item's previous one).
-- ``option_method(rec)``: ``{label: value}`` of what the user's options set - the rounds per item
-  asked for (``--tlbench-compile-rounds``; not the rounds taken: a time cap,
-  ``--tlbench-compile-max-seconds``, stops an item early by how busy the machine was), that cap,
-  and the compiles run side by side (``--tlbench-compile-jobs``).
-  harness/results/compare/method_match.py refuses a pair that differs in these as it refuses a device
-  item timed by another timer (``OPTIONS`` name them in the refusal).
-- ``width_difference(base, new)``: None when both runs took the item's rounds the same way, else
-  the words that say how they differ.  Not an option but the item selection (``-k``): such a pair
-  is compared and labelled, and the compile rule never calls it SLOWER or FASTER where nothing
-  cancels what the width changes (``back_to_back_differs``: one side back to back, the other
-  round-robin - measured on the 2-core box, builds back to back read 7-24 % faster than the same
-  builds round-robin over 14 items, their machine probe unmoved).
-- ``overlap_words(rec)``: how a record was measured as to overlap (also the dashboard's words).
-- ``overlap_difference(base, new)``: None when both runs built the item alone or both beside
-  device timing (the record's ``overlap``), else the words; such a pair is judged like one of
-  other widths: SLOWER or FASTER only where an instruction count witnesses it.
+``width(rec)``: how many items its rounds were taken round-robin with (1: back to back).
+``option_method(rec)``: ``{label: value}`` of what the options set (rounds asked, time cap,
+compile jobs); method_match.py refuses a pair that differs in these (``OPTIONS``).
+``width_difference(base, new)``: None when both runs took the rounds the same way, else words;
+such a pair is compared and labelled (``back_to_back_differs``: measured on the 2-core box,
+back to back reads 7-24 % faster than round-robin over 14 items).
+``overlap_words(rec)`` / ``overlap_difference(base, new)``: built alone or beside device timing
+(the record's ``overlap``); a differing pair is judged like one of other widths.
 """
 
 from __future__ import annotations

@@ -1,26 +1,12 @@
 """A whole-run move of probe-normalised compile items, told honestly.
 
-Contract: where a group's compile items are judged in units of the machine's speed (each
-build's CPU seconds over the machine probe timed after it, pairing.py), the probe is divided
-out, so ``verdicts.run_shift`` gets no witness of its own; these give it one.
-- ``machine_moves(base, new)``: the probe's real move and the builds' own CPU seconds' move
-  (geometric means over the items of new/base medians).
-- ``honest(shift, probe, cpu, effect)``: the shift with the probe's real move in its words;
-  ``NOISY`` (shown, never gated) where it is the box's load, not the code: the probe moved by at
-  least ``LOAD_PROBE_MIN``, the probe-relative move went the other way, and the builds' own CPU
-  seconds moved the probe's way or by less than the effect (a loaded box slows the small probe
-  and the compiler unequally).
-- ``measured_differently(shift, how)``: a SHIFT of a group whose runs took their rounds another
-  way (compile_method.py) is ``NOISY`` with ``how`` in its words (measured on the 2-core box:
-  round-robin over 7 items read 12-18 % faster than over 14).
-- ``load_move(pairs)``: how much longer each build waited for a CPU (geometric mean of new/base
-  median wall over median CPU seconds); None without CPU seconds.
-- ``uncounted(shift)``: a SHIFT of a group with no instruction-counted item that ``honest`` left
-  standing is ``NOISY`` only where (1) the probe itself moved the shift's way by at least
-  ``LOAD_PROBE_MIN`` (the machine changed: A/A on an H200 host, probe +14.5 %, builds +36 %), or
-  (2) the builds' wait for a CPU moved the shift's way by at least the shift (busy loops beside a
-  run: CPU seconds +22-45 %, the wait +174-432 %).  Else it stays a SHIFT and gates when slower,
-  also without CPU seconds to tell the load (fail closed).
+Contract: where builds are divided by the machine probe, ``verdicts.run_shift`` has no witness;
+these give it one.  ``machine_moves(pairs)``: the probe's and the builds' CPU seconds' moves.
+``honest(shift, probe, cpu, effect)``: the probe's move in the words; NOISY where it is the
+box's load (the probe moved ``LOAD_PROBE_MIN`` the other way).  ``measured_differently(shift,
+how)``: NOISY when the runs took their rounds another way.  ``load_move(pairs)``: the change of
+each build's wait for a CPU.  ``uncounted(shift)``: a shift with no counted item is NOISY only
+where the probe or the wait moved its way by enough; else it gates when slower (fail closed).
 """
 
 from __future__ import annotations
@@ -31,6 +17,7 @@ from dataclasses import replace
 from typing import Iterable, Sequence
 
 from ..compare.verdicts import RunShift
+from ..files.record_fields import Record
 
 LOAD_PROBE_MIN = 0.05  # a probe move this large between two runs is a change of the box's load
 
@@ -45,19 +32,19 @@ def _geomean_ratio(pairs: Iterable[tuple[Sequence[float], Sequence[float]]]) -> 
     return math.expm1(statistics.fmean(logs)) if logs else None
 
 
-def machine_moves(records: Iterable[tuple[dict, dict]]) -> tuple[float | None, float | None]:
+def machine_moves(records: Iterable[tuple[Record, Record]]) -> tuple[float | None, float | None]:
     """(probe move, CPU seconds move) over (base record, new record) pairs."""
     pairs = list(records)
-    probe = _geomean_ratio((b.get("machine_probe_cpu_s") or (), n.get("machine_probe_cpu_s") or ()) for b, n in pairs)
-    cpu = _geomean_ratio((b.get("cpu_samples_s") or (), n.get("cpu_samples_s") or ()) for b, n in pairs)
+    probe = _geomean_ratio((b.machine_probe_cpu_s or (), n.machine_probe_cpu_s or ()) for b, n in pairs)
+    cpu = _geomean_ratio((b.cpu_samples_s or (), n.cpu_samples_s or ()) for b, n in pairs)
     return probe, cpu
 
 
-def load_move(records: Iterable[tuple[dict, dict]]) -> float | None:
+def load_move(records: Iterable[tuple[Record, Record]]) -> float | None:
     """How much longer the builds waited for a CPU in new than in base (see the module contract)."""
     logs = []
     for b, n in records:
-        wall_b, cpu_b, wall_n, cpu_n = (b.get("samples_s"), b.get("cpu_samples_s"), n.get("samples_s"), n.get("cpu_samples_s"))
+        wall_b, cpu_b, wall_n, cpu_n = (b.samples_s, b.cpu_samples_s, n.samples_s, n.cpu_samples_s)
         if wall_b and cpu_b and wall_n and cpu_n:
             values = [statistics.median(v) for v in (wall_b, cpu_b, wall_n, cpu_n)]
             if min(values) > 0:

@@ -1,33 +1,26 @@
 """A compile item's builds in both runs, as the values the compile gate compares.
 
-Contract, over one item's two records (base run, new run):
-- ``probe_normalised(rec, per_build)``: each build's CPU seconds in units of the machine's speed
-  (the probe timed after every build), or None where the record lacks either; ``per_build``:
-  each build over its own probe (else over the item's fastest probe; None: as the record's
-  own rounds were taken).
-- ``normalised_pair(base, new)`` / ``values_normalised(base, new)``: both runs' normalised
-  builds, where both have them and every build used at least one probe's worth of CPU; both
-  runs normalised the same way (each build over its own probe only where both took their rounds
-  round-robin), so the two sides are one statistic.
-- ``compile_values(base, new) -> (base values, new values, centre)``: the normalised
-  builds; CPU seconds where neither run recorded a probe (older records); else wall seconds.
-- ``compile_centre(base, new)``: ``median`` or ``min``, the statistic the values are
-  summarised by (``centre_of``).
+Contract, over one item's base and new records: ``probe_normalised(rec, per_build)``: each
+build's CPU seconds over the machine probe (its own, or the item's fastest), or None.
+``normalised_pair`` / ``values_normalised(base, new)``: both sides normalised alike, where every
+build used at least one probe's worth of CPU.  ``compile_values(base, new) -> (base, new,
+centre)``: normalised builds, else CPU seconds (no probe), else wall seconds.
+``compile_centre(base, new)``: ``median`` or ``min`` (``centre_of``).
 """
 
 from __future__ import annotations
 
 import statistics
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 
-def round_robin(rec: dict[str, Any]) -> bool:
+def round_robin(rec: Mapping[str, Any]) -> bool:
     """The item's rounds were taken round-robin with other items (harness/measure/runner.py):
     a pass apart, so each round met its own moment of the machine."""
     return int(rec.get("compile_round_robin") or 0) > 1
 
 
-def probe_normalised(rec: dict[str, Any], per_build: bool | None = None) -> list[float] | None:
+def probe_normalised(rec: Mapping[str, Any], per_build: bool | None = None) -> list[float] | None:
     """Each build's CPU seconds in units of the machine's speed, where the record has both
     (the probe is timed after every build).  Rounds taken round-robin: each build over its own
     probe (the machine's speed at that moment; a pass apart, the rounds are independent
@@ -44,7 +37,7 @@ def probe_normalised(rec: dict[str, Any], per_build: bool | None = None) -> list
     return [c / fastest for c in cpu]
 
 
-def normalised_pair(base_rec: dict[str, Any], new_rec: dict[str, Any]) -> tuple[list[float], list[float]] | None:
+def normalised_pair(base_rec: Mapping[str, Any], new_rec: Mapping[str, Any]) -> tuple[list[float], list[float]] | None:
     """Both runs' probe-normalised builds, where both have them and every build used at least
     one probe's worth of CPU: below that (a compile that only waited, or was served from
     memory) process CPU accounting is noise, not the compiler's work."""
@@ -55,16 +48,16 @@ def normalised_pair(base_rec: dict[str, Any], new_rec: dict[str, Any]) -> tuple[
     return base, new
 
 
-def values_normalised(base_rec: dict[str, Any], new_rec: dict[str, Any]) -> bool:
+def values_normalised(base_rec: Mapping[str, Any], new_rec: Mapping[str, Any]) -> bool:
     """Both runs' builds can be put in units of the machine's speed (``normalised_pair``)."""
     return normalised_pair(base_rec, new_rec) is not None
 
 
-def _has_probe(rec: dict[str, Any]) -> bool:
+def _has_probe(rec: Mapping[str, Any]) -> bool:
     return bool(rec.get("machine_probe_cpu_s"))
 
 
-def compile_values(base: dict[str, Any], new: dict[str, Any]) -> tuple[list[float], list[float], str]:
+def compile_values(base: Mapping[str, Any], new: Mapping[str, Any]) -> tuple[list[float], list[float], str]:
     """Per build: CPU seconds in units of the machine's speed (``normalised_pair``); CPU
     seconds where the runs recorded no probe (older records); else wall seconds.  With the
     statistic that summarises them (``compile_centre``)."""
@@ -76,7 +69,7 @@ def compile_values(base: dict[str, Any], new: dict[str, Any]) -> tuple[list[floa
     return list(base["samples_s"]), list(new["samples_s"]), "min"
 
 
-def compile_centre(base_rec: dict[str, Any], new_rec: dict[str, Any]) -> str:
+def compile_centre(base_rec: Mapping[str, Any], new_rec: Mapping[str, Any]) -> str:
     """``median`` where both runs took their rounds round-robin and each build is divided by
     its own probe: the noise left is two-sided (a moment where the machine probe slowed more,
     or less, than the compiler) and the median of the rounds ignores the odd one either way;

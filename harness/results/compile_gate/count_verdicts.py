@@ -1,29 +1,15 @@
 """Run-vs-run verdicts on compile items' instruction counts (harness/measure/instructions.py).
 
-Contract: ``compare_counts(paired, thresholds)`` returns ``CountVerdicts``: one
-``ItemComparison`` with ``metric == INSTRUCTIONS`` per compile item counted in both runs by
-the same counter and method, the whole-run shifts of those counts per backend, and notes (items whose
-counts cannot be compared, and why).  Pure functions of the records.
-
-The rule (``judge_counts``): the change is ``median(new counts) / median(base counts) - 1``.
-The pair's resolution is the largest of ``COUNT_FLOOR`` (derived from A/A pairs of counts:
-3 x the largest A/A change of one item seen on the 2-core CPU box), the spread of each
-item's own counts where it has several (max / min - 1), and ``COUNT_NOISE_K`` robust SDs of the
-item-to-item spread of the changes of every counted item of the backend (with
-``MIN_SPREAD_ITEMS`` of them).  SLOWER / FASTER: the change is at least ``COUNT_MIN_EFFECT``
-and at least the resolution; SAME: it is under ``COUNT_MIN_EFFECT`` and the pair resolves
-that much; else NOISY with the resolution in words.  A count is a number of instructions,
-never a time: it judges the work the compiler did, which load cannot move.
-
-``with_count_witness(time_shifts, counted)``: a whole-run shift of compile time is put down to
-the machine (shown, not gated) unless its group's counted items' counts moved the same way by
-at least ``COUNT_MIN_EFFECT``; a group with no counted item is judged by
-compile_shift.uncounted (the box's load explains it: NOISY; else it stays and gates).
-
-Whole-run shift (``count_shift``): with ``MIN_SHIFT_ITEMS`` counted items of a backend, a
-geometric-mean change of at least the minimum effect and the floor, shared by
-``SHIFT_AGREEMENT`` of the items, is a WHOLE-RUN SHIFT of the instruction counts; it gates
-when the counts grew (nothing about the machine moves an instruction count).
+Contract: ``compare_counts(paired, thresholds)`` returns ``CountVerdicts``: an
+``ItemComparison`` (``metric == INSTRUCTIONS``) per compile item counted in both runs alike,
+the whole-run count shifts per backend, and notes on counts that cannot be compared.
+``judge_counts``: change = median(new) / median(base) - 1; resolution the largest of
+``COUNT_FLOOR``, the item's own count spread and ``COUNT_NOISE_K`` robust SDs of the
+backend's item-to-item spread; SLOWER/FASTER at >= ``COUNT_MIN_EFFECT`` and the resolution,
+SAME under it where resolved, else NOISY.  ``with_count_witness(time_shifts, counted)``: a
+compile-time shift is the machine's unless its group's counts moved the same way (a group with
+none: compile_shift.uncounted).  ``count_shift``: with ``MIN_SHIFT_ITEMS`` items, a shared
+geometric-mean move is a WHOLE-RUN SHIFT; it gates when counts grew.
 """
 
 from __future__ import annotations

@@ -1,14 +1,10 @@
 """Autotune: the fastest correct config per problem, measured, kept in results/best_configs.json.
 
-Contract: ``pick_best(records, devices)`` takes the timed device records of a run (only
-kernels that passed the correctness check are ever timed) and returns one ``BestEntry``
-per (backend, device, problem): the config with the lowest median device time, with its
-ratio to the in-run vendor item when there is one.  ``update_best_file`` merges entries
-into the JSON file (same key -> replaced), stamping tilelang version and date (now, or the
-run's own).
-``load_best`` reads the winner's config dict back for a suite (``Sweep(best_configs=...)``;
-the sweep turns it into its family's config type), preferring an entry recorded on the same
-device.  Measurement, never a cost model, decides.
+Contract: ``pick_best(records, devices)``: one ``BestEntry`` per (backend, device, problem) from
+a run's timed device records, the lowest median, with its ratio to the in-run vendor item.
+``update_best_file`` merges entries into the file (same key replaced), stamped with tilelang
+version and date.  ``load_best`` reads a suite's winning config dict back, preferring the same
+device.
 """
 
 from __future__ import annotations
@@ -17,7 +13,7 @@ import datetime as _dt
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from ...core.cases import Case
 from ...core.record_reader import ReadRecord, RecordReader
@@ -44,7 +40,7 @@ class BestEntry:
         return (self.backend, self.device, self.problem_id)
 
 
-def pick_best(records: Iterable[dict[str, Any]], devices: dict[str, str], reader: RecordReader | None = None) -> list[BestEntry]:
+def pick_best(records: Iterable[Mapping[str, Any]], devices: dict[str, str], reader: RecordReader | None = None) -> list[BestEntry]:
     reader = reader or RecordReader()
     groups: dict[tuple[str, str], list[tuple[dict[str, Any], ReadRecord]]] = {}
     vendor: dict[tuple[str, str], float] = {}

@@ -1,37 +1,24 @@
 """Results in other tools' formats: github-action-benchmark's custom JSON.
 
-Contract: ``github_action_benchmark(results)`` returns an ``ActionExport`` for
-benchmark-action/github-action-benchmark:
-- ``bigger`` (its ``tool: customBiggerIsBetter``): one entry per timed device item with
-  throughput, ``value`` = TFLOP/s at the median, ``unit`` "TFLOP/s";
-- ``smaller`` (``tool: customSmallerIsBetter``): one entry per timed item (device and
-  compile), ``value`` = median time, ``unit`` "ms" for device time and "s" for compile time.
-Each entry is ``{"name", "unit", "value", "range", "extra"}``: ``name`` is
-``<suite>/<kind>-<backend>-<case id>``, unique in its file: where one name would stand for
-several records (a vendor item measured once per GPU or shard) each gets its placement
-(`` [gpu 28f9d0d8]``, `` [shard 2/3, gpu ...]``), and a record repeated at the same placement
-its ordinal (`` [#2]``) - the action pairs entries across nights by name, so a repeated name
-would be judged against the wrong entry.  ``tlbench export`` never writes such a run: compare
-refuses it (``compare.index_items``: which copy is the item's cannot be told), and so does export.  ``range`` is the median's ~95 % CI half-width in the
-same unit, ``extra`` the sample count, the method, and % of peak when the record has it.
-``left_out(results)`` names what an export of a partial run or a run with failed items lacks
-(empty: the run is complete); ``write_github_action_benchmark(export, out_dir)`` writes each
-NON-EMPTY list and returns ``(written, not_written)``: the action rejects an empty list
-("No benchmark result was found", its src/extract.ts), so an empty file is never written and
-the reason is returned instead.  The pytest extractor of that action keeps only
-``stats.ops``, which is why these files exist.
+Contract: ``github_action_benchmark(results)`` returns an ``ActionExport``: ``bigger``
+(TFLOP/s per timed device item with throughput) and ``smaller`` (median time per timed item,
+"ms" device, "s" compile); entries ``{"name", "unit", "value", "range", "extra"}`` named
+``<suite>/<kind>-<backend>-<case id>``, made unique by placement or ordinal (the action pairs
+entries by name).  ``range`` is the median's ~95 % CI half-width.  ``left_out(results)`` names
+what a partial run lacks; ``write_github_action_benchmark(export, out_dir)`` writes each
+non-empty list (the action rejects an empty one) and returns ``(written, not_written)``.
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
 from ...core.stats import summarize
 from ..report.roofline import format_pct
+from ..files.record_fields import Record
 from ..files.store import Results, suite_of
 
 BIGGER_FILE, SMALLER_FILE = "tflops-bigger-is-better.json", "time-smaller-is-better.json"
@@ -39,24 +26,33 @@ BIGGER_TOOL, SMALLER_TOOL = "customBiggerIsBetter", "customSmallerIsBetter"
 
 
 @dataclass(frozen=True)
+class ActionEntry:
+    """One entry of the action's custom JSON (written in this field order)."""
+
+    name: str
+    unit: str
+    value: float
+    range: str
+    extra: str
+
+
+@dataclass(frozen=True)
 class ActionExport:
-    bigger: tuple[dict[str, Any], ...]
-    smaller: tuple[dict[str, Any], ...]
+    bigger: tuple[ActionEntry, ...]
+    smaller: tuple[ActionEntry, ...]
 
 
-def _placement(rec: dict[str, Any]) -> str:
-    parts = []
-    if rec.get("shard") is not None:
-        parts.append(f"shard {rec['shard']}")
+def _placement(rec: Record) -> str:
+    parts = [f"shard {rec.shard}"] if rec.shard is not None else []
     if rec.get("device_uuid"):
         parts.append(f"gpu {str(rec['device_uuid']).removeprefix('GPU-')[:8]}")
     return ", ".join(parts)
 
 
-def _names(records: list[dict[str, Any]]) -> list[str]:
+def _names(records: list[Record]) -> list[str]:
     """One unique name per record: the item's, plus its placement where the item has several
     copies, plus an ordinal where a copy repeats."""
-    base = [f"{suite_of(r)}/{r['kind']}-{r['backend']}-{r['case_id']}" for r in records]
+    base = [f"{suite_of(r)}/{r.kind}-{r.backend}-{r.case_id}" for r in records]
     counts = Counter(base)
     placed = [f"{b} [{_placement(r)}]" if counts[b] > 1 and _placement(r) else b for b, r in zip(base, records)]
     seen: Counter = Counter()
@@ -68,25 +64,21 @@ def _names(records: list[dict[str, Any]]) -> list[str]:
     return out
 
 
-def _entry(rec: dict[str, Any], name: str, value: float, unit: str, half_width: float) -> dict[str, Any]:
-    summary = summarize(rec["samples_s"])
-    extra = [f"median of {summary.n} samples", str(rec.get("method") or "")]
-    pct = format_pct(rec)
-    if pct:
-        extra.append(pct)
-    return {"name": name, "unit": unit, "value": value, "range": f"± {half_width:.4g}", "extra": "; ".join(e for e in extra if e)}
+def _entry(rec: Record, name: str, value: float, unit: str, half_width: float) -> ActionEntry:
+    extra = [f"median of {len(rec.samples_s)} samples", str(rec.method or ""), format_pct(rec)]
+    return ActionEntry(name, unit, value, f"± {half_width:.4g}", "; ".join(e for e in extra if e))
 
 
 def github_action_benchmark(results: Results) -> ActionExport:
     bigger, smaller = [], []
-    records = list(results.records)
+    records = list(results.timed)
     for rec, name in zip(records, _names(records)):
-        summary = summarize(rec["samples_s"])
+        summary = summarize(rec.samples_s)
         half = (summary.median_ci_high - summary.median_ci_low) / 2
-        scale, unit = (1e3, "ms") if rec["kind"] == "device" else (1.0, "s")
+        scale, unit = (1e3, "ms") if rec.kind == "device" else (1.0, "s")
         smaller.append(_entry(rec, name, summary.median * scale, unit, half * scale))
-        tflops = (rec.get("throughput") or {}).get("tflops")
-        if rec["kind"] == "device" and tflops and summary.median > 0:
+        tflops = rec.throughput.get("tflops")
+        if rec.kind == "device" and tflops and summary.median > 0:
             # TFLOP/s at the CI's ends, for the range
             flop_tera = tflops * summary.median
             lo = flop_tera / summary.median_ci_high if summary.median_ci_high > 0 else tflops
@@ -121,6 +113,6 @@ def write_github_action_benchmark(export: ActionExport, out_dir: str | Path) -> 
                                f"(\"No benchmark result was found\"); leave that step out for such runs{stale}")
             continue
         out.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(list(entries), indent=1, allow_nan=False) + "\n", encoding="utf-8")
+        path.write_text(json.dumps([asdict(e) for e in entries], indent=1, allow_nan=False) + "\n", encoding="utf-8")
         written.append((path, tool, len(entries)))
     return written, not_written

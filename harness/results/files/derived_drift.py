@@ -1,29 +1,25 @@
 """Drift verdicts for records written before the measurement loop recorded one.
 
-Contract: ``with_derived_drift(record)`` returns the record unchanged when its
-``measurement`` already holds a ``drift`` key (the loop's own verdict, None when clean), or
-has no batches to judge; otherwise a copy whose ``measurement.drift`` is what
-harness/measure/drift.py's ``detect_drift`` finds in the record's raw batch medians (in the
-order they were taken, dropped batches left out) at the record's ``drift_threshold`` (the
-default where it has none), with ``drift_derived: true``, and whose ``summary.status`` is
-``DRIFT`` when it found one.  So an older record with a level shift inside one item is
-judged as the measurement loop would judge it today (compare widens the pair's resolution
-by the drift), at read time, without rewriting the file.
+Contract: ``with_derived_drift(record)`` returns the record unchanged when its ``measurement``
+has a ``drift`` key or no batches; else a copy whose ``measurement.drift`` is what
+harness/measure/drift.py's ``detect_drift`` finds in its kept batch medians (at its
+``drift_threshold``, else the default), with ``drift_derived: true`` and ``summary.status``
+``DRIFT`` when found: older records are judged as the loop judges today, at read time.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 from ...measure.drift import DEFAULT_THRESHOLD, detect_drift
 
 
-def _batch_medians(measurement: dict[str, Any]) -> list[float]:
+def _batch_medians(measurement: Mapping[str, Any]) -> list[float]:
     return [float(b["median_s"]) for b in measurement.get("batches") or ()
             if isinstance(b, dict) and not b.get("dropped") and isinstance(b.get("median_s"), (int, float))]
 
 
-def with_derived_drift(record: dict[str, Any]) -> dict[str, Any]:
+def with_derived_drift(record: Mapping[str, Any]) -> dict[str, Any]:
     measurement = record.get("measurement")
     if not isinstance(measurement, dict) or "drift" in measurement:
         return record

@@ -1,27 +1,17 @@
-"""One line for a failed item's error text, the line that says how it failed, the summary's failure lines.
+"""One line for a failed item's error text, and the summary's failure lines.
 
-Contract: ``headline(text, limit)`` picks the informative line of a (possibly multi-line) error
-text (the record keeps the full text):
-- The first non-empty line, when it reads ``Type: message`` (an exception's name and the
-  first line of its words, e.g. ``AcceleratorError: CUDA error: an illegal memory access
-  was encountered``; torch follows it with advice lines that end in ``TORCH_USE_CUDA_DSA``).
-- Otherwise, when the text holds a traceback (its first line names no message, or is
-  ``Type: Traceback ...``), the last line that reads ``Type: message`` (the exception the
-  traceback ends in), else its last non-empty line.
-- Otherwise the first non-empty line (a message's headline: ``TIMEOUT: ...``, ``worker
-  process died ...``, ``wrong result: ...``).
-Lines longer than ``limit`` end in ``...``.
-``failure_line(record, limit)`` is ``[stage]: headline`` plus the worker's account when the
-item's fault restarted its worker: ``(worker restarted; N restarts so far)``.
-``failure_lines(failed)``: the summary's lines for failed records, one per distinct
-``failure_line`` (the first ``MAX_FAILURE_LINES``, counting the items that share it), then
-where the tracebacks are.
+Contract: ``headline(text, limit)``: the first non-empty line when it reads ``Type: message``;
+else, for a traceback, the last ``Type: message`` line (else its last line); else the first
+non-empty line; cut to ``limit`` with ``...``.  ``failure_line(record, limit)``:
+``[stage]: headline`` plus ``(worker restarted; N restarts so far)`` where it applies.
+``failure_lines(failed)``: one line per distinct ``failure_line`` (the first
+``MAX_FAILURE_LINES``, with counts), then where the tracebacks are.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Mapping
 
 _EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Fault|Exit|Interrupt)\b: *(?P<words>.*)$")
 _TRACEBACK = "Traceback (most recent call last)"
@@ -47,7 +37,7 @@ def headline(text: Any, limit: int = 160) -> str:
     return _shorten(lines[0], limit)
 
 
-def failure_line(record: dict[str, Any], limit: int = 160) -> str:
+def failure_line(record: Mapping[str, Any], limit: int = 160) -> str:
     """``[stage]: headline``, with the worker restart count when the fault restarted it."""
     line = f"[{record.get('stage')}]: {headline(record.get('error') or record.get('reason'), limit)}"
     worker = record.get("worker") or {}
@@ -56,8 +46,8 @@ def failure_line(record: dict[str, Any], limit: int = 160) -> str:
     return line
 
 
-def failure_lines(failed: list[dict[str, Any]]) -> list[str]:
-    groups: dict[str, list[dict[str, Any]]] = {}
+def failure_lines(failed: list[Mapping[str, Any]]) -> list[str]:
+    groups: dict[str, list[Mapping[str, Any]]] = {}
     for record in failed:
         groups.setdefault(failure_line(record), []).append(record)
     lines = []

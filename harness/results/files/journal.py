@@ -1,27 +1,15 @@
 """The run journal: every finished item on disk at once, and a results file rebuilt from it.
 
 Contract:
-- ``Journal(path).append(entry)`` writes one JSON line with a single ``os.write`` on an
-  ``O_APPEND`` descriptor and ``fsync``s, so a killed run keeps every line it finished and
-  several processes (xdist workers) may append; ``append_many(entries)`` does several lines with
-  one write and one fsync; ``repair_torn_tail()`` drops a torn last line before appending (a torn
-  last line is ignored on reading).
-- Line types (key ``type``): ``run`` (once per process: machine and commit info, the run
-  settings), ``collected`` (the item ids to measure), ``backend`` (device info, once per
-  process), ``item`` (``item_id``, ``nodeid``, ``status`` timed/failed/skipped, ``identity`` - the
-  code, testbed and settings -, ``outcome`` - the record - and, when timed, pytest-benchmark's
-  ``benchmark`` entry), ``end`` (the run finished; its exit status).
-- ``read_journal(path)`` returns ``JournalContents`` (the last line per item id wins), one line
-  at a time (a file that is no journal is refused at its first line), or raises ``JournalError``
-  saying what is wrong and what to do: a line that is not JSON (but a torn last one), an item
-  line with fields of the wrong type or samples that are not non-negative finite numbers, or two
-  timed lines of one item, same code and testbed, whose samples differ (two runs in one journal).
-  ``not_the_item(entry, item_id, backend, nodeid)`` says why an item line must not stand for that
-  item (another item's or backend's record), None when it may: resume measures it again, recover
-  refuses the journal.
-- ``recover_document(contents)``: a pytest-benchmark JSON document of the journal's items; its
-  ``tlbench.partial`` says whether the run ended and which collected items are missing.
-- ``atomic_write_text`` (harness/core/atomic_file.py) is re-exported for the journal's writers.
+- ``Journal(path).append(entry)`` / ``append_many(entries)``: JSON lines in one ``os.write``
+  on an ``O_APPEND`` descriptor, then ``fsync``; ``repair_torn_tail()`` drops a torn last line.
+- Line types (``type``): ``run``, ``collected``, ``backend``, ``item`` (``item_id``,
+  ``nodeid``, ``status``, ``identity``, ``outcome``, ``benchmark``), ``end``.
+- ``read_journal(path)`` returns ``JournalContents`` (last line per item wins) or raises
+  ``JournalError`` (a bad line, bad item fields, or two timed lines of one item that differ).
+  ``not_the_item(...)`` says why an item line must not stand for an item, None when it may.
+- ``recover_document(contents)``: a pytest-benchmark document; ``tlbench.partial`` says what
+  is missing.  ``atomic_write_text`` is re-exported for the journal's writers.
 """
 
 from __future__ import annotations

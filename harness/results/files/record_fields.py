@@ -1,31 +1,30 @@
-"""The field types of a results file that a reader or a judge uses, checked in one place.
+"""Field types of a results file that readers and judges use, checked in one place; the typed record.
 
-Contract: ``check_document(path, doc)`` and ``check_record(path, label, rec)`` /
-``check_outcome(path, where, rec)`` raise ``FieldError`` (a ``ValueError``) whose ``str()``
-is one line naming the file, the item and the field, what it holds and what it should hold,
-for every field that harness/results (compare, report, summary, history, export) and
-harness/analysis read: the top-level ``tlbench`` object and its lists, each benchmark entry
-and its ``extra_info``, each record's ids, samples (``samples_s``, ``cpu_samples_s``,
-``machine_probe_cpu_s``: lists of finite non-negative numbers, the probe positive and as
-long as the CPU samples), ``summary``, ``plan``, ``measurement`` (per-round values
-positive, ``drift`` an object), ``throughput``, ``config``/``problem`` objects, ``instructions``
-(an object; its ``lowering`` counts positive whole numbers - an integral float such as
-``1030000.0`` is a whole number and is judged as one, never dropped).  A field
-that is absent is fine where readers treat it as absent (older records); a field that is
-present holds the type readers expect, so no reader meets a string where it does arithmetic.
-store.py calls these before anything else reads the document.
+Contract: ``check_document(path, doc)``, ``check_record(path, label, rec)`` and
+``check_outcome(path, where, rec, text_keys)`` raise ``ResultsError`` (one line: file, item,
+field, what it holds, what it should hold) for every field harness/results and
+harness/analysis read: the containers, ids, samples (finite non-negative; the probe positive),
+``summary``, ``plan``, ``measurement``, ``throughput``, ``config`` / ``problem``, ``instructions``
+(``lowering``: positive whole numbers, an integral float counting as one).  An absent field is
+fine where readers treat it as absent; a present one holds the type readers expect.
+``Record.of(raw)``: a checked timed record's typed fields, and ``raw`` (the dict as written,
+with ``problem_id``) for writers that re-emit it; a ``Record`` also reads as that dict
+(``rec["case_id"]``) for readers not yet moved to its attributes.  store.py builds one per
+timed item (``Results.timed``).
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Iterator
 
 KINDS = ("compile", "device")
 
 
-class FieldError(ValueError):
-    """One line: file, item, field, what it holds, what it should hold."""
+class ResultsError(ValueError):
+    """A results file cannot be used; ``str()`` is one line that names the file."""
 
 
 def _holds(value: Any) -> str:
@@ -38,18 +37,18 @@ def _number(value: Any) -> bool:
 
 
 def _fail(path: Any, where: str, field: str, value: Any, should: str) -> None:
-    raise FieldError(f"{path}: {where}: field {field} is {_holds(value)}, it should be {should}; "
+    raise ResultsError(f"{path}: {where}: field {field} is {_holds(value)}, it should be {should}; "
                      "re-run the suite or repair the file")
 
 
-def _optional(rec: dict[str, Any], key: str, types: tuple[type, ...], path: Any, where: str, should: str) -> Any:
+def _optional(rec: Mapping[str, Any], key: str, types: tuple[type, ...], path: Any, where: str, should: str) -> Any:
     value = rec.get(key)
     if value is not None and not isinstance(value, types):
         _fail(path, where, key, value, should)
     return value
 
 
-def _number_list(rec: dict[str, Any], key: str, path: Any, where: str, positive: bool = False, required: bool = False) -> list | None:
+def _number_list(rec: Mapping[str, Any], key: str, path: Any, where: str, positive: bool = False, required: bool = False) -> list | None:
     value = rec.get(key)
     if value is None and not required:
         return None
@@ -62,7 +61,7 @@ def _number_list(rec: dict[str, Any], key: str, path: Any, where: str, positive:
     return value
 
 
-def check_document(path: Any, doc: dict[str, Any]) -> None:
+def check_document(path: Any, doc: Mapping[str, Any]) -> None:
     """The containers: benchmark entries, their extra_info, the top-level and machine tlbench objects."""
     for index, bench in enumerate(doc["benchmarks"]):
         if not isinstance(bench, dict):
@@ -95,7 +94,7 @@ def check_document(path: Any, doc: dict[str, Any]) -> None:
                 _fail(path, "machine_info.tlbench.backends", name, info, "an object (the backend's device info)")
 
 
-def _ids(path: Any, where: str, rec: dict[str, Any]) -> None:
+def _ids(path: Any, where: str, rec: Mapping[str, Any]) -> None:
     for key in ("backend", "case_id"):
         value = rec.get(key)
         if not isinstance(value, str) or not value:
@@ -109,7 +108,7 @@ def _ids(path: Any, where: str, rec: dict[str, Any]) -> None:
         _fail(path, where, "problem", rec["problem"], "an object")
 
 
-def check_record(path: Any, label: str, rec: dict[str, Any]) -> None:
+def check_record(path: Any, label: str, rec: Mapping[str, Any]) -> None:
     """A timed record: ids, samples and every section a reader or judge reads."""
     where = f"benchmark {label}"
     _ids(path, where, rec)
@@ -165,7 +164,7 @@ def whole_count(value: Any) -> bool:
     return _number(value) and value > 0 and float(value).is_integer()
 
 
-def _counts(rec: dict[str, Any], path: Any, where: str) -> None:
+def _counts(rec: Mapping[str, Any], path: Any, where: str) -> None:
     """The instruction counts a compile item's count verdict judges (count_verdicts.py)."""
     counted = _optional(rec, "instructions", (dict,), path, where, "an object (what was counted, or why nothing was)")
     counts = (counted or {}).get("lowering")
@@ -179,7 +178,7 @@ def _counts(rec: dict[str, Any], path: Any, where: str) -> None:
             _fail(path, where, f"instructions.lowering[{i}]", count, should)
 
 
-def _batches(measurement: dict[str, Any], path: Any, where: str) -> None:
+def _batches(measurement: Mapping[str, Any], path: Any, where: str) -> None:
     """The per-batch fields the clock witness, the drift and the rounds read (clock_witness.py,
     derived_drift.py): ``attempt`` a whole number, ``dropped`` true/false, ``telemetry`` an
     object whose ``sm_clock_mhz`` is a non-negative number and ``throttle_reasons`` a list of names."""
@@ -205,8 +204,66 @@ def _batches(measurement: dict[str, Any], path: Any, where: str) -> None:
             _fail(path, where, f"batches[{i}].telemetry.throttle_reasons", reasons, "a list of names")
 
 
-def check_outcome(path: Any, where: str, rec: dict[str, Any], text_keys: tuple[str, ...]) -> None:
+def check_outcome(path: Any, where: str, rec: Mapping[str, Any], text_keys: tuple[str, ...]) -> None:
     """A failed or skipped item: ids, and its stage / error / reason as text."""
     _ids(path, where, rec)
     for key in text_keys:
         _optional(rec, key, (str,), path, where, "a string")
+
+
+@dataclass(frozen=True)
+class Record(Mapping[str, Any]):
+    """One checked item of a results file; sections hold what was written (empty if absent)."""
+
+    backend: str
+    kind: str
+    case_id: str
+    nodeid: str | None
+    label: str | None
+    problem_id: str | None
+    problem: Mapping[str, Any] | None
+    config: Mapping[str, Any] | None
+    samples_s: tuple[float, ...]
+    cpu_samples_s: tuple[float, ...] | None
+    machine_probe_cpu_s: tuple[float, ...] | None
+    compile_round_robin: int | None
+    summary: Mapping[str, Any]
+    plan: Mapping[str, Any] | None
+    throughput: Mapping[str, Any]
+    check: Mapping[str, Any] | None
+    measurement: Mapping[str, Any] | None
+    instructions: Mapping[str, Any] | None
+    method: str | None
+    fullname: str | None
+    family: str | None
+    kernel_hash: str | None
+    shard: str | None
+    raw: Mapping[str, Any] = field(repr=False, compare=False)
+
+    @classmethod
+    def of(cls, raw: Mapping[str, Any]) -> "Record":
+        """``raw`` typed (itself when it is a Record already)."""
+        if isinstance(raw, Record):
+            return raw
+        cpu, probe = raw.get("cpu_samples_s"), raw.get("machine_probe_cpu_s")
+        return cls(
+            backend=raw["backend"], kind=raw["kind"], case_id=raw["case_id"], nodeid=raw.get("nodeid"),
+            label=raw.get("label"), problem_id=raw.get("problem_id"), problem=raw.get("problem"),
+            config=raw.get("config"), samples_s=tuple(raw.get("samples_s") or ()),
+            cpu_samples_s=None if cpu is None else tuple(cpu),
+            machine_probe_cpu_s=None if probe is None else tuple(probe),
+            compile_round_robin=raw.get("compile_round_robin"), summary=raw.get("summary") or {},
+            plan=raw.get("plan"), throughput=raw.get("throughput") or {}, check=raw.get("check"),
+            measurement=raw.get("measurement"), instructions=raw.get("instructions"),
+            method=raw.get("method"), fullname=raw.get("fullname"), family=raw.get("family"),
+            kernel_hash=raw.get("kernel_hash"), shard=raw.get("shard"), raw=raw,
+        )
+
+    def __getitem__(self, key: str) -> Any:
+        return self.raw[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.raw)
+
+    def __len__(self) -> int:
+        return len(self.raw)

@@ -1,24 +1,17 @@
 """What ``tlbench report`` says about each item of one run, as data: the table and ``--json`` read it.
 
-Contract: ``run_facts(results, traits_of)`` returns one ``ItemFacts`` per record of the run
-(timed, then failed, then skipped; ``facts_of(records, traits_of)`` the same for records that
-carry their own ``status``, as a pytest session holds them): its key (suite, kind, backend, case id), its problem id and
-the config part of its id (``text_table.split_id``), where it sits on the pipeline-depth axis
-(``num_stages``, ``loop_form``: the family's ``StagePoint`` where the family can read the
-record, a described kernel's own values otherwise), the median, the rate on the kernel's own
-basis (TFLOP/s and % of the compute peak; for a kernel whose roofline says memory-bound, GB/s
-and % of the memory bandwidth instead), the vendor ratio (the vendor item's median over the
-kernel's, the vendor item of the same problem measured on the same GPU or shard first: above 1
-the kernel is faster), the modeled cycles per core (a model), the backend's one-line plan
-summary with the plan's pipeline kind, and the status words (flag, failure, skip reason).
-Nothing is formatted here but the plan summary; nothing is guessed (None where the record
-does not say).
+Contract: ``run_facts(results, traits_of)`` returns one ``ItemFacts`` per record (timed,
+failed, skipped; ``facts_of(records, traits_of)`` for records carrying their own ``status``):
+key, problem and config ids, place on the pipeline-depth axis, median, rate (TFLOP/s or, for a
+memory-bound kernel, GB/s, with % of peak or bandwidth), the vendor ratio (same GPU or shard
+first; above 1 the kernel is faster), modeled cycles, the plan summary and the status words.
+Only the plan summary is formatted; None where the record does not say.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 from ...core.described import record_stage
 from ...core.record_reader import RecordReader
@@ -76,7 +69,7 @@ class ItemFacts:
         return f"{self.flag or 'ok'} ({how}{'; ' + self.judged if self.judged else ''})"
 
 
-def check_words(rec: dict[str, Any]) -> str:
+def check_words(rec: Mapping[str, Any]) -> str:
     """How a device record's output was judged: ``checked by <rule>``, ``speed reference, not
     checked`` (a vendor item kept as one), or "" (a record that does not say)."""
     check = rec.get("check") or {}
@@ -89,7 +82,7 @@ def _num(value: Any) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-def _stage(rec: dict[str, Any], reader: RecordReader) -> tuple[int | None, str | None]:
+def _stage(rec: Mapping[str, Any], reader: RecordReader) -> tuple[int | None, str | None]:
     config = rec.get("config")
     if not isinstance(config, dict):
         return None, None
@@ -106,7 +99,7 @@ def _stage(rec: dict[str, Any], reader: RecordReader) -> tuple[int | None, str |
     return (stages if isinstance(stages, int) else None), config.get("loop_form")
 
 
-def _problem(rec: dict[str, Any]) -> str:
+def _problem(rec: Mapping[str, Any]) -> str:
     """The problem id without a case label (``-best``): a labelled case competes for its problem."""
     problem = rec.get("problem_id")
     if not isinstance(problem, str):
@@ -118,27 +111,27 @@ def _problem(rec: dict[str, Any]) -> str:
     return problem[: -len(label) - 1] if label and problem.endswith(f"-{label}") else problem
 
 
-def _vendors(records: Iterable[dict[str, Any]]) -> dict[tuple[str, str], list[dict[str, Any]]]:
-    out: dict[tuple[str, str], list[dict[str, Any]]] = {}
+def _vendors(records: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str], list[Mapping[str, Any]]]:
+    out: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
     for rec in records:
         if rec.get("kind") == "device" and is_vendor(rec):
             out.setdefault((str(rec.get("backend")), _problem(rec)), []).append(rec)
     return out
 
 
-def _median(rec: dict[str, Any]) -> float | None:
+def _median(rec: Mapping[str, Any]) -> float | None:
     value = _num((rec.get("summary") or {}).get("median"))
     return value if value and value > 0 else None
 
 
-def _vendor_of(rec: dict[str, Any], vendors: dict[tuple[str, str], list[dict[str, Any]]]) -> dict[str, Any] | None:
+def _vendor_of(rec: Mapping[str, Any], vendors: dict[tuple[str, str], list[Mapping[str, Any]]]) -> Mapping[str, Any] | None:
     found = vendors.get((str(rec.get("backend")), _problem(rec))) or []
     same = [v for v in found if placement(v) == placement(rec)] or found
     timed = [v for v in same if _median(v)]
     return min(timed, key=_median) if timed else None
 
 
-def _rates(rec: dict[str, Any]) -> dict[str, Any]:
+def _rates(rec: Mapping[str, Any]) -> dict[str, Any]:
     throughput, roofline = rec.get("throughput") or {}, rec.get("roofline") or {}
     gbps = _num(throughput.get("gbps_compulsory"))
     bandwidth = _num(roofline.get("bandwidth_tbps"))
@@ -151,7 +144,7 @@ def _rates(rec: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _facts(rec: dict[str, Any], status: str, vendors, reader: RecordReader, traits_of: TraitsOf) -> ItemFacts:
+def _facts(rec: Mapping[str, Any], status: str, vendors, reader: RecordReader, traits_of: TraitsOf) -> ItemFacts:
     case_id = str(rec.get("case_id", "?"))
     problem, config_id = split_id(case_id, _problem(rec) or None)
     stages, form = _stage(rec, reader)
@@ -183,7 +176,7 @@ def _facts(rec: dict[str, Any], status: str, vendors, reader: RecordReader, trai
     )
 
 
-def facts_of(records: Iterable[dict[str, Any]], traits_of: TraitsOf) -> list[ItemFacts]:
+def facts_of(records: Iterable[Mapping[str, Any]], traits_of: TraitsOf) -> list[ItemFacts]:
     """Records as the pytest session holds them: each says its ``status`` (timed when absent)."""
     records = list(records)
     reader = RecordReader()

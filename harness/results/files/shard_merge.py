@@ -1,31 +1,14 @@
 """The shards of one run (``--tlbench-shard=I/N`` on N machines) put back into one results file.
 
 Contract: ``merge_shards(shards)`` takes the validated ``Results`` of shard files and returns
-a ``MergedRun``: ``document`` (pytest-benchmark's format, which every tlbench command and
-``pytest-benchmark compare`` read), ``missing_shards`` (labels), ``missing_items`` (node
-ids without a result) and ``notes`` (lines to print).  It refuses, raising ``ResultsError``
-(one line naming the file; exit 2), a file that is not a shard, shards of another commit or
-other code (``commit_info`` id and ``source_digest``: the odd ones out are named, the run's
-commit being the one most shards have), of another shard count, options (``settings`` of
-the shard note) or item set (``run_digest``), a shard note with a field of the wrong type, a
-shard given twice, an item twice in one shard (timed and skipped, say), and an item in two
-shards (only vendor copies may be: each shard measures its own; every record is checked,
-failed and skipped ones too).
-
-The merged document: every shard's benchmarks, failed and skipped items (each record names
-its ``shard``, ``host`` and ``device``); ``commit_info`` of the run; ``datetime`` of the
-last shard; ``machine_info`` of the first shard present, with ``node`` the hosts joined and,
-per backend, each device-info value the shards agree on, else the distinct values joined
-with `` | `` (so a compare against a one-testbed run sees a testbed that differs), plus
-``hosts`` and ``shards``; ``machine_info.tlbench.shards`` keeps each shard's own host, cpu
-and backends' device info (``shard_document`` gives a record's own shard's view: the
-history stores each record under its own machine's testbed).  The top-level ``tlbench``
-key has the run's settings, ``sharded`` (count, run digest, the run's item count, per shard:
-file, host, items selected / timed / failed / skipped, input seed, setup, datetime), the
-common ``input_seed`` (None when the shards drew their own), ``setup_s`` per backend the
-longest shard's, and, when a shard is missing or a shard left items without a result,
-``partial``: ``{"reasons": [one line each], "missing_shards": [labels], "missing": [node
-ids], "items_collected": n, "items_present": m}``.
+a ``MergedRun`` (``document``, ``missing_shards``, ``missing_items``, ``notes``).  It raises
+``ResultsError`` for a file that is no shard, shards of another commit, code, shard count,
+settings or item set, a malformed shard note, a shard given twice, or an item twice (only
+vendor copies may be in several shards).  The merged document holds every shard's items
+(each naming its ``shard``, ``host`` and ``device``), the run's commit, the last shard's
+datetime, the machine info the shards agree on (else values joined with `` | ``) with each
+shard's own under ``machine_info.tlbench.shards`` (``shard_document``), and a top-level
+``tlbench`` with ``sharded`` and, where shards or items are missing, ``partial``.
 """
 
 from __future__ import annotations

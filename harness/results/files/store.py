@@ -1,15 +1,13 @@
 """Results files on disk: read and validate one, write, merge and split them, name baselines.
 
-Contract: ``load_results(path)`` returns a ``Results`` (the pytest-benchmark document, its
-tlbench records, failed and skipped items, backends and per-backend testbeds) from a JSON
-file or a gzip-compressed one (``.json.gz``, told by its magic bytes), or raises
-``ResultsError`` whose ``str()`` is one line naming the file, what is wrong and what to do.
-It checks, in order: the file exists, it is JSON, it is pytest-benchmark output (a
-``benchmarks`` list and a ``machine_info`` object), it holds tlbench data, every tlbench
-``schema_version`` is the one this code reads, and every record has its key fields and
-samples; each record, failed and skipped item gains ``problem_id``, read through its kernel
-family (``harness.core.record_reader``).  ``merge_documents`` / ``split_by_backend`` combine and cut documents without
-losing failed or skipped items; ``baseline_name`` is ``<backend>-<device>.json``.
+Contract: ``load_results(path)`` returns a ``Results`` (the document, its timed records as
+written plus ``problem_id`` and typed as ``timed``, failed and skipped items, backends, and
+per-backend testbeds) from a JSON or gzip file, or raises ``ResultsError`` (one line naming
+the file, what is wrong and what to do).  It checks the file exists, is JSON and
+pytest-benchmark output with tlbench data of this ``schema_version``, and every field readers
+use (record_fields.py); ``problem_id`` is read through the kernel family.
+``merge_documents`` / ``split_by_backend`` keep failed and skipped items; ``baseline_name`` is
+``<backend>-<device>.json``.
 """
 
 from __future__ import annotations
@@ -20,24 +18,21 @@ import os
 import zlib
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from ...core.backend_traits import BackendTraits, TraitsCatalog
 from ...core.record import EXTRA_KEY, SCHEMA_VERSION, records_of
 from ...core.record_reader import RecordReader
 from . import record_fields
+from .record_fields import Record, ResultsError
 from .derived_drift import with_derived_drift
 
 MAX_FILE_BYTES = 512 * 2**20  # a results file larger than this is refused before it is read
 MAX_BYTES_ENV = "TLBENCH_MAX_RESULTS_BYTES"
 
 REQUIRED_RECORD_KEYS = ("backend", "kind", "case_id", "samples_s")
-
-
-class ResultsError(ValueError):
-    """A results file cannot be used; ``str()`` is one line that names the file."""
 
 
 @dataclass(frozen=True)
@@ -92,10 +87,14 @@ class Results:
 
     path: str
     document: dict[str, Any]
-    records: tuple[dict[str, Any], ...]  # timed items (``records_of``)
+    records: tuple[dict[str, Any], ...]  # timed items (``records_of``) as written, with problem_id
     failed: tuple[dict[str, Any], ...]
     skipped: tuple[dict[str, Any], ...]
     backends: tuple[str, ...]
+    timed: tuple[Record, ...] = field(init=False, repr=False, compare=False)  # ``records``, typed
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "timed", tuple(map(Record.of, self.records)))
 
     def testbed(self, backend: str) -> Testbed:
         return testbed_of(self.document, backend)
@@ -105,7 +104,7 @@ class Results:
         return Path(self.path).name
 
 
-def testbed_of(document: dict[str, Any], backend: str, traits: BackendTraits | None = None) -> Testbed:
+def testbed_of(document: Mapping[str, Any], backend: str, traits: BackendTraits | None = None) -> Testbed:
     info = ((document.get("machine_info") or {}).get(EXTRA_KEY) or {}).get("backends", {}).get(backend) or {}
     traits = traits or TraitsCatalog.from_entry_points().get(backend)
     fields = traits.testbed_fields(info)
@@ -123,7 +122,7 @@ def baseline_name(testbed: Testbed) -> str:
     return f"{testbed.backend}-{testbed.device_slug}.json"
 
 
-def suite_of(record: dict[str, Any]) -> str:
+def suite_of(record: Mapping[str, Any]) -> str:
     """The suite a record came from: ``suites/gemm/test_stages.py::...`` -> ``stages``."""
     node = record.get("fullname") or record.get("nodeid") or ""
     stem = Path(node.split("::", 1)[0]).stem
@@ -185,10 +184,7 @@ def _check_shape(path: Path, doc: Any) -> None:
         )
     if not isinstance(doc.get("machine_info"), dict):
         raise ResultsError(f"{path}: not pytest-benchmark output (no 'machine_info' object)")
-    try:
-        record_fields.check_document(path, doc)
-    except record_fields.FieldError as exc:
-        raise ResultsError(str(exc)) from None
+    record_fields.check_document(path, doc)
     has_records = any(isinstance(b, dict) and EXTRA_KEY in (b.get("extra_info") or {}) for b in doc["benchmarks"])
     if not has_records and EXTRA_KEY not in doc:
         raise ResultsError(
@@ -204,7 +200,7 @@ def _check_version(path: Path, where: str, version: Any) -> None:
         )
 
 
-def _check_record(path: Path, rec: dict[str, Any]) -> None:
+def _check_record(path: Path, rec: Mapping[str, Any]) -> None:
     label = rec.get("name") or rec.get("case_id") or "?"
     _check_version(path, f"benchmark {label}", rec.get("schema_version"))
     missing = [k for k in REQUIRED_RECORD_KEYS if k not in rec]
@@ -215,10 +211,7 @@ def _check_record(path: Path, rec: dict[str, Any]) -> None:
         raise ResultsError(f"{path}: benchmark {label} has no samples (samples_s is empty)")
     if not all(isinstance(s, (int, float)) and not isinstance(s, bool) and math.isfinite(s) and s >= 0 for s in samples):
         raise ResultsError(f"{path}: benchmark {label} has a sample that is not a non-negative number (field samples_s)")
-    try:
-        record_fields.check_record(path, str(label), rec)
-    except record_fields.FieldError as exc:
-        raise ResultsError(str(exc)) from None
+    record_fields.check_record(path, str(label), rec)
 
 
 OUTCOME_RECORD_KEYS = {"failed": ("backend", "kind", "case_id", "stage", "error"), "skipped": ("backend", "kind", "case_id", "reason")}
@@ -233,10 +226,7 @@ def _check_outcome_record(path: Path, kind: str, index: int, rec: Any) -> None:
     missing = [k for k in OUTCOME_RECORD_KEYS[kind] if k not in rec]
     if missing:
         raise ResultsError(f"{path}: {where} ({rec.get('nodeid', 'no nodeid')}) has no {', '.join(missing)}; re-run the suite or repair the file")
-    try:
-        record_fields.check_outcome(path, where, rec, ("stage", "error") if kind == "failed" else ("reason",))
-    except record_fields.FieldError as exc:
-        raise ResultsError(str(exc)) from None
+    record_fields.check_outcome(path, where, rec, ("stage", "error") if kind == "failed" else ("reason",))
 
 
 def parse_results(doc: Any, path: str = "<document>") -> Results:
@@ -291,7 +281,7 @@ def write_document(document: dict[str, Any], path: str | Path) -> Path:
     return out
 
 
-def _backend_of_bench(bench: dict[str, Any]) -> str | None:
+def _backend_of_bench(bench: Mapping[str, Any]) -> str | None:
     return ((bench.get("extra_info") or {}).get(EXTRA_KEY) or {}).get("backend")
 
 

@@ -1,16 +1,9 @@
 """Which stored runs may stand for a commit's performance, and why the others may not.
 
-Contract: ``run_quality(conn)`` returns a ``RunQuality`` per run id: its label and the
-reasons it is not a clean run of a commit (none: clean), each read from what the run's
-file says about itself:
-- no commit recorded (pytest-benchmark found no git checkout, or the file is hand-made);
-- a dirty tree (``commit_info.dirty``: uncommitted changes were measured);
-- test-only settings (the results file's ``tlbench.test_only``, e.g. an injected slowdown or
-  fault), or a record whose notes say ``TEST-ONLY`` (a backend that marks what it changed);
-- a partial run (``tlbench.partial``: recovered from an interrupted run's journal);
-- a device fault or hang: a failed item whose record says its device worker was restarted
-  (``worker.restarted``) - the device was reset under the other items of that run.
-Pure reads over a connection from ``open_history``.
+Contract: ``run_quality(conn)`` returns a ``RunQuality`` per run id: its label and why it is no
+clean run of a commit (none: clean), from what its file says: no commit, a dirty tree,
+test-only settings (or ``TEST-ONLY`` notes), a partial run, or a failed item whose device worker
+was restarted.  Pure reads.
 """
 
 from __future__ import annotations

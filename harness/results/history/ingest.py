@@ -1,26 +1,12 @@
 """Put results files into the history database, idempotently.
 
-Contract: ``add_results(conn, results)`` stores one validated ``Results`` as one run, keyed
-by ``run_hash`` (SHA-256 of its canonical JSON): a file already stored (under any name) is
-reported as ``skipped`` and nothing changes; otherwise the run, its testbeds and every
-item (timed, failed and skipped) go in within ONE write transaction, so a crash or a
-concurrent writer never leaves half a run.  A merged sharded run (``tlbench merge``) is one
-run whose records each go under the testbed of the machine that measured them (their
-shard's device info and host CPU), so a run over two kinds of machine has two testbeds.  A
-testbed is keyed by its host CPU (model and logical CPU count, ``testbed_key``) as well as its
-device: compile times of a 2-core box and of a 16-core host are separate series.  A merged run
-and its shards are stored once: adding a shard whose merged run is stored skips it (said so),
-and adding a merged run removes its shards stored before (their records are the merged run's).  ``add_files(conn, paths)`` does that per file
-and ``import_dir(conn, folder)`` for every ``*.json`` and ``*.json.gz`` below a folder (as
-``add`` reads both); a file that is not
-tlbench results (``best_configs.json``) is reported with the reason, never fatal.
-A run that no reader could read - every timed item's median 0 s (all-zero samples; query.series
-leaves such rows out) - is ``unusable`` and nothing of it is stored; one with some such items is
-stored and its line names how many.  A partial run (``tlbench.partial``) is stored labelled
-partial (``runs.partial``; its line says PARTIAL and why) only with ``allow_partial``, else it is
-``unusable`` with how to finish it or to insist.
-``annotate`` (optional) fills derived fields (``pct_of_peak`` ...) of records that lack
-them; it gets a copy, and returns the record to store.
+Contract: ``add_results(conn, results)`` stores one ``Results`` as one run keyed by
+``run_hash``, in ONE write transaction; a file already stored is ``skipped``.  Each record goes
+under the testbed (device and host CPU, ``testbed_key``) of the machine that measured it; a
+merged run and its shards are stored once.  ``add_files`` / ``import_dir`` do it per file (a
+file that is no results file is reported, never fatal).  A run whose every median is 0 s is
+``unusable``; a partial run is stored only with ``allow_partial``.  ``annotate`` (optional)
+gets a copy of a record and returns the record to store.
 """
 
 from __future__ import annotations
@@ -31,7 +17,7 @@ import json
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 from ...core.stats import summarize
 from .schema import write_transaction
@@ -59,12 +45,12 @@ class AddOutcome:
         return f"not added {self.path}: {self.detail}"
 
 
-def run_hash(document: dict[str, Any]) -> str:
+def run_hash(document: Mapping[str, Any]) -> str:
     canonical = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-def host_of(document: dict[str, Any], shard: str | None = None) -> str:
+def host_of(document: Mapping[str, Any], shard: str | None = None) -> str:
     """``<CPU model> x<logical CPUs>`` of the machine that ran the document (of its shard ``shard``,
     for a merged run), from pytest-benchmark's ``machine_info.cpu``; '' when not recorded."""
     machine = document.get("machine_info") or {}
@@ -76,7 +62,7 @@ def host_of(document: dict[str, Any], shard: str | None = None) -> str:
     return f"{brand or 'unknown CPU'} x{count}" if brand or count else ""
 
 
-def testbed_key(document: dict[str, Any], backend: str, shard: str | None = None) -> tuple[str, ...]:
+def testbed_key(document: Mapping[str, Any], backend: str, shard: str | None = None) -> tuple[str, ...]:
     """The testbed columns of a run's backend (of one shard's records, for a merged run), in
     ``TestbedRow.key()`` order."""
     bed = testbed_of(shard_document(document, {"shard": shard}) if shard else document, backend)
@@ -97,7 +83,7 @@ def _testbed_id(conn: sqlite3.Connection, values: tuple[str, ...]) -> int:
     return int(row[0])
 
 
-def shard_key(document: dict[str, Any]) -> str | None:
+def shard_key(document: Mapping[str, Any]) -> str | None:
     """A shard file's identity (run digest, shard, date, input seed), or None for a file that is not one shard."""
     top = document.get("tlbench") or {}
     shard = top.get("shard")
@@ -106,7 +92,7 @@ def shard_key(document: dict[str, Any]) -> str | None:
     return f"{shard['run_digest']}|{shard.get('label')}|{document.get('datetime')}|{top.get('input_seed')}"
 
 
-def covered_shards(document: dict[str, Any]) -> list[str]:
+def covered_shards(document: Mapping[str, Any]) -> list[str]:
     """The shard keys a merged run was made of ([] for a run that is not a merge)."""
     sharded = (document.get("tlbench") or {}).get("sharded")
     if not isinstance(sharded, dict) or not sharded.get("run_digest"):
@@ -142,13 +128,13 @@ def _drop_runs(conn: sqlite3.Connection, run_ids: list[int]) -> None:
         conn.execute("DELETE FROM runs WHERE run_id = ?", (run_id,))
 
 
-def _problem(rec: dict[str, Any]) -> str:
+def _problem(rec: Mapping[str, Any]) -> str:
     """The problem id, without a case label (``-best``): a labelled case competes for its problem."""
     problem, label = problem_of(rec), rec.get("label")
     return problem[: -len(label) - 1] if label and problem.endswith(f"-{label}") else problem
 
 
-def _item_row(rec: dict[str, Any], status: str) -> dict[str, Any]:
+def _item_row(rec: Mapping[str, Any], status: str) -> dict[str, Any]:
     samples = rec.get("samples_s") if status == "timed" else None
     throughput = rec.get("throughput") or {}
     return {

@@ -1,22 +1,12 @@
 """Judge a new run against its history: the rolling best (or median) of the last N runs.
 
-Contract: ``compare_with_history(conn, new, policy, thresholds)`` finds, per backend of the
-new run, the stored testbed that is the same (backend, target, accelerator, driver,
-tilelang, vendor library; none: ``CompareError`` listing the stored ones).  For each item of
-the new run it takes that item's last ``policy.last_n`` timed runs on the testbed (the new
-run itself excluded, if it was already added) and picks one as the reference: the run with
-the lowest median (``best``) or the run holding the median of the medians (``median``).
-Those reference records form a base run that is judged against the new one by
-``harness.results.compare.compare.compare_runs`` - the same rule, noise floor and in-run
-references as a two-run compare - so the history compare has no statistics of its own, and a
-reference measured another way than the new run (another timer or cache flush) is refused as
-there unless ``allow_method_mismatch``.
-Each item also gets step detection over its whole history plus the new run
-(``history.steps``), naming the run where a level changed.
-Stored rows are untrusted input: a row that cannot be read (query.series), or whose record the
-results store would refuse (a field of the wrong type, samples that are no times, another item's
-record), is left out - a reference row so found is replaced by the next best of its window - and
-``skipped`` says which and why (one line each; the comparison's notes count them).
+Contract: ``compare_with_history(conn, new, policy, thresholds)`` finds per backend the stored
+testbed that is the same (none: ``CompareError`` listing the stored ones), takes per item the
+run with the lowest median (``best``) or the median median (``median``) of its last
+``policy.last_n`` runs there, and judges that base against the new run with
+``compare.compare_runs`` (no statistics of its own), plus step detection over the whole history
+(``history.steps``).  Stored rows are untrusted: one that cannot be read or that the results
+store would refuse is left out (the next best replaces it) and ``skipped`` says why.
 """
 
 from __future__ import annotations
@@ -87,7 +77,7 @@ def _reference(points: list[Point], statistic: str) -> Point:
     return ordered[(len(ordered) - 1) // 2]  # the lower median: an actual run, never an average
 
 
-def _base_document(beds: Mapping[str, TestbedRow], chosen: list[dict[str, Any]], failed: list[dict[str, Any]]) -> dict:
+def _base_document(beds: Mapping[str, TestbedRow], chosen: list[Mapping[str, Any]], failed: list[Mapping[str, Any]]) -> dict:
     infos = {
         backend: {"backend": backend, "target": bed.target or None, "accelerator": bed.accelerator or None,
                   "driver": bed.driver or None, "tilelang": bed.tilelang or None,
@@ -107,7 +97,7 @@ def _key_of(rec: Mapping[str, Any]) -> ItemKey:
     return ItemKey(suite_of(rec), rec["backend"], rec["kind"], rec["case_id"])
 
 
-def _refused(beds: Mapping[str, TestbedRow], key: ItemKey, rec: dict[str, Any], timed: bool) -> str | None:
+def _refused(beds: Mapping[str, TestbedRow], key: ItemKey, rec: Mapping[str, Any], timed: bool) -> str | None:
     """Why the results store would refuse this stored record as ``key``'s (None: it reads it)."""
     if (rec.get("backend"), rec.get("kind"), rec.get("case_id")) != (key.backend, key.kind, key.case_id):
         return "its record is another item's"

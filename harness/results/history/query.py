@@ -1,17 +1,11 @@
 """Read the history database: testbeds, runs, and each case's series over runs.
 
-Contract: pure reads (no writes) over a connection from ``open_history``.
-- ``testbeds(conn, selector)``: the stored testbeds, filtered by ``selector`` (a testbed id,
-  or text matched case-insensitively against "backend accelerator driver tilelang torch host").
-- ``series(conn, case_glob, testbed_ids, kind, skipped)``: one ``Series`` per (testbed, suite,
-  kind, case id) whose case id matches the shell-style glob, with one ``Point`` per run that
-  had the item, oldest first (pytest-benchmark's datetime, then insertion order).  Stored rows
-  are untrusted input: a row whose record or samples are not valid JSON, or a timed row whose
-  median is not a positive finite number (all-zero samples), is left out, and when a
-  ``skipped`` list is given one line per such row is appended to it (run, case, why), so the
-  caller can say so; nothing raises on a row.
-- ``runs_of(conn, testbed_id)``: the runs that hold items of a testbed, oldest first.
-- ``record(point)`` gives back the stored tlbench record of a point (parsed once, on reading).
+Contract: pure reads over a connection from ``open_history``.  ``testbeds(conn, selector)``:
+the stored testbeds (an id, or text matched against the testbed's words).
+``series(conn, case_glob, testbed_ids, kind, skipped)``: one ``Series`` per testbed, suite, kind
+and case id, one ``Point`` per run, oldest first; an unreadable row or a timed row without a
+positive median is left out and, with a ``skipped`` list, named there.  ``runs_of(conn,
+testbed_id)``: its runs, oldest first.  ``record(point)``: the point's stored record.
 """
 
 from __future__ import annotations

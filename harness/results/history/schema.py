@@ -1,32 +1,16 @@
 """The history database file: open it, create it, migrate it forward.
 
-Contract: ``open_history(path)`` returns a ``sqlite3.Connection`` to an SQLite file (stdlib
-``sqlite3``, no server) whose schema is at ``SCHEMA_VERSION``: a new file is created, an
-older one is migrated forward in one transaction per step, and a file written by a newer
-tlbench raises ``HistoryError`` (never touched), as does an SQLite file of another program
-(tables, but not tlbench's): nothing is added to it and its journal mode is left alone.  ``open_history(path, create=False)`` is
-``open_history_read_only``: the read commands (show, compare --history, dashboard) open the
-file with SQLite's ``mode=ro`` and never create, migrate or switch it to WAL.  The connection is in WAL mode with a
-busy timeout (and the switch to WAL asked again while SQLite refuses it at once:
-``switch_to_wal``), so two processes (two nightly jobs) can write to one file: writers take the
-write lock with ``BEGIN IMMEDIATE`` (``write_transaction``) and wait for each other rather
-than fail.  The schema version lives in SQLite's ``user_version``.
-
-Tables (version 4):
-- ``runs``: one row per ingested results file, keyed by ``run_hash`` (SHA-256 of the file's
-  canonical JSON): its path, pytest-benchmark datetime, commit (id, branch, dirty flag); since
-  version 3 also ``test_only`` (the run's test-only settings as a JSON list, NULL: none
-  recorded) and ``partial`` (1: recovered from an interrupted run's journal, items missing).
-  Since version 4 also ``shard_key`` (a shard of a sharded run: run digest, shard, date and
-  input seed) and ``covers`` (a merged run: its shards' keys as a JSON list), so a merged run
-  and its shards are stored once.
-- ``testbeds``: backend, target, accelerator, driver, tilelang, vendor library (torch /
-  torch_npu) and, since version 4, ``host`` (the host CPU model and its logical CPU count,
-  ``AMD EPYC x2``; '' for testbeds stored before, whose host was not recorded); one row per
-  distinct combination.
-- ``items``: one row per (run, testbed, suite, kind, case id): status (timed / failed /
-  skipped), median and the raw samples, TFLOP/s, the whole tlbench record as JSON; since
-  version 2 also ``pct_of_peak``, ``arithmetic_intensity`` and ``kernel_hash``.
+Contract: ``open_history(path)`` returns an SQLite connection whose schema is at
+``SCHEMA_VERSION`` (in ``user_version``): a new file is created, an older one migrated one
+transaction per step; a file of a newer tlbench or of another program raises ``HistoryError``
+untouched.  ``open_history(path, create=False)`` (``open_history_read_only``) opens with
+``mode=ro``.  Writers use WAL, a busy timeout and ``BEGIN IMMEDIATE`` (``write_transaction``),
+so two processes can write one file.
+Tables (version 4): ``runs`` (one per ingested file, keyed by ``run_hash``; commit,
+``test_only``, ``partial``, ``shard_key``, ``covers``), ``testbeds`` (backend, target,
+accelerator, driver, tilelang, vendor library, ``host``) and ``items`` (one per run, testbed,
+suite, kind, case id: status, median, samples, TFLOP/s, the record as JSON, ``pct_of_peak``,
+``arithmetic_intensity``, ``kernel_hash``).
 """
 
 from __future__ import annotations

@@ -1,23 +1,11 @@
 """Whether a detected level change can be the code's: the commits and run modes either side of it.
 
-Contract: ``step_contexts(points, steps, method_of)`` takes one case's timed points (oldest
-first, the values ``steps.detect_steps`` was given) and the steps found in them, and returns
-one ``StepContext`` per step, in the same order.  Pure function; no I/O.
-- ``shared_commits``: the commits that have runs on both sides of the step, each side being
-  its level's whole segment (from the previous step, or the first run, to this one; from this
-  one to the next step, or the newest run).  Only committed, clean runs count (a run with
-  uncommitted changes, or no commit recorded, may hold any code).  A step whose two sides
-  share a commit is not a code change: the same code ran at both levels, so the environment or
-  the run's mode (overlap on or off, sharded or not, one GPU or two) moved the level.
-- ``mode_changes``: what differs in how the two runs bracketing the step (the last at the old
-  level, the first at the new) measured this case, one phrase each: the measurement method as
-  ``method_of(record)`` reads it (labels both records carry; method_match.method_of with the
-  backend's traits, ``generic_method`` where none is given), the compile rounds' interleaving
-  (compile_method.width), whether the item was timed beside the other kind's work (the
-  record's ``overlap``), and its shard of a sharded run.  Empty: measured the same way, as far
-  as the records say.
-- ``StepContext.code_change``: False when ``shared_commits`` is not empty; ``words`` one line
-  saying both (empty for a plain code change measured the same way).
+Contract: ``step_contexts(points, steps, method_of)`` returns one ``StepContext`` per step
+(pure).  ``shared_commits``: clean, committed commits with runs on both sides (each side its
+whole segment): the same code ran at both levels, so the environment or mode moved it.
+``mode_changes``: what differs in how the two bracketing runs measured the case (method as
+``method_of`` reads it, compile width, overlap, shard).  ``code_change`` is False when commits
+are shared; ``words`` says both in one line.
 """
 
 from __future__ import annotations

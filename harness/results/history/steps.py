@@ -1,25 +1,12 @@
 """Step detection over one case's history: where did its level change?
 
-Contract: ``detect_steps(values, min_effect)`` takes one number per run, oldest first (a
-median time, positive), and returns the ``Step``s of the best piecewise-constant fit: the
-index of the first run at a new level, the levels before and after, and the relative
-change.  Pure function; no I/O.
-
-Method (own implementation of the idea asv's ``step_detect`` is built on, Friedrich et al.
-2008: fit a piecewise-constant curve under an L1 loss with a penalty per segment):
-1. work on log values, so a level change is relative and the noise scale is comparable
-   across cases;
-2. estimate the noise robustly from run-to-run differences (1.4826 x MAD / sqrt 2), with
-   a floor of ``min_effect / 8`` so a perfectly flat series (modeled cycles) has a scale;
-3. minimise sum |y - segment median| + ``PENALTY_SIGMAS`` x sigma x log(n) per segment
-   exactly by dynamic programming over all segments.  Every segment's L1 cost comes from
-   two prefix tables over (run, rank) - how many of the first i runs rank below j, and
-   their sum - with each segment's median found by a binary search on ranks, all segments
-   at once (O(n^2 log n) in array operations: a few milliseconds for 400 runs);
-4. a single run between two segments is an outlier, joined to its nearer neighbour (only
-   the newest run may stand alone: it can be the start of a new level);
-5. merge neighbouring segments whose levels differ by less than ``min_effect`` (a step too
-   small to matter is not a step), repeating until every remaining step is that large.
+Contract: ``detect_steps(values, min_effect)`` takes one positive number per run, oldest
+first, and returns the ``Step``s of the best piecewise-constant fit (first run at the new
+level, levels, relative change).  Pure.  Method (the idea of asv's ``step_detect``, Friedrich
+et al. 2008): on log values, with a robust noise scale (floor ``min_effect / 8``), minimise the
+L1 cost plus ``PENALTY_SIGMAS`` x sigma x log(n) per segment exactly by dynamic programming
+(prefix tables over ranks: O(n^2 log n)); a lone run between segments is an outlier (but the
+newest); neighbours closer than ``min_effect`` merge.
 """
 
 from __future__ import annotations

@@ -1,15 +1,10 @@
 """The ``history show`` table: one row per case and testbed, ITS OWN last runs side by side.
 
-Contract: ``case_trends(series_list, last, min_effect)`` returns one ``CaseTrend`` per series:
-its last ``last`` points (the case's own runs, oldest left: a case measured in 11 runs shows
-its own last ones, never another case's), its best median, the last timed run against the
-best, % of peak of the last timed run, and the latest level change step detection finds
-(harness/results/history/steps.py) with the run it starts at.  ``trend_table(trends, last,
-width)`` lays them out with the one renderer (harness/results/report/text_table.py): a group per
-(testbed, kind, problem, suite), the config part of the id first, the medians under ``-N``
-... ``last`` (a failed run reads FAILED), then runs, best, last/best, % peak, last step; each
-row's note names the runs its cells are.  ``trend_legend(trends, last)`` lists the testbeds
-and the runs the table shows (run id, date, commit).  Pure; no I/O.
+Contract (pure): ``case_trends(series_list, last, min_effect)`` returns a ``CaseTrend`` per
+series: its own last ``last`` points, best median, last against best, % of peak and latest
+level change (steps.py).  ``trend_table(trends, last, width)`` lays them out with text_table.py,
+a group per (testbed, kind, problem, suite).  ``trend_legend(trends, last)`` lists the
+testbeds and runs shown.
 """
 
 from __future__ import annotations

@@ -1,34 +1,23 @@
 """Where a night's time went: per shard and phase, and per compile item.
 
-Contract: ``cost_markdown(documents)`` reads results documents (a night's per-suite files, or
-one merged from shards) and returns a markdown section, or "" where nothing is known:
-- per run (each shard of a merged file: ``tlbench.sharded.shards[*].phases_s``; else the file's
-  own ``tlbench.phases_s``): its wall time and its parts (start-up to the end of collection,
-  each backend's compile setup, rounds and instruction count);
-- the compile items' cost in all, by part: the timed rounds (wall), the one cold build per item
-  (lowering + device compiler), the callgrind count of its lowering, and the count children's
-  own time (valgrind's start, imports and the uncounted warm-up: a child's wall less the
-  counts it made);
-- a table of every compile item, costliest first: its rounds, cold build, count, instructions
-  counted (median), shard.
-Numbers are wall seconds as the records hold them; nothing is measured here.  Every word taken
-from a file (case ids, backends, shard labels, run and phase names) is escaped as a markdown
-table cell (report_markdown's ``md_cell``): the summary is rendered as HTML.
-``item_costs(documents)`` is each item's cost in such a file (``<kind>-<backend>-<case id>`` -> a
-timed item's rounds, cold build and count, in seconds; a skipped one's 0): what
+Contract: ``cost_markdown(documents)`` returns a markdown section ("" where nothing is known):
+each run's (or shard's) wall time by phase, the compile items' cost by part (rounds, cold
+build, count, count children), and a table of compile items, costliest first.  Numbers are the
+records' wall seconds; every word from a file is escaped (report_markdown's ``md_cell``).
+``item_costs(documents)``: ``<kind>-<backend>-<case id>`` -> seconds, what
 ``--tlbench-shard-costs`` deals shards by.
 """
 
 from __future__ import annotations
 
 import statistics
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from ...core.record import EXTRA_KEY
 from ..report.report_markdown import md_cell
 
 
-def _records(documents: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+def _records(documents: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     out = []
     for document in documents:
         for bench in document.get("benchmarks") or []:
@@ -38,7 +27,7 @@ def _records(documents: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _runs(documents: Iterable[dict[str, Any]]) -> list[tuple[str, dict[str, float]]]:
+def _runs(documents: Iterable[Mapping[str, Any]]) -> list[tuple[str, dict[str, float]]]:
     runs = []
     for document in documents:
         top = document.get(EXTRA_KEY) or {}
@@ -51,13 +40,13 @@ def _runs(documents: Iterable[dict[str, Any]]) -> list[tuple[str, dict[str, floa
     return runs
 
 
-def _item_cost(record: dict[str, Any]) -> tuple[float, float, float]:
+def _item_cost(record: Mapping[str, Any]) -> tuple[float, float, float]:
     counted = record.get("instructions") or {}
     return (sum(record.get("samples_s") or []), float((record.get("cold_build_once") or {}).get("wall_s") or 0.0),
             float(counted.get("count_wall_s") or 0.0))
 
 
-def cost_markdown(documents: Sequence[dict[str, Any]]) -> str:
+def cost_markdown(documents: Sequence[Mapping[str, Any]]) -> str:
     runs, records = _runs(documents), _records(documents)
     if not runs and not records:
         return ""
@@ -96,7 +85,7 @@ def cost_markdown(documents: Sequence[dict[str, Any]]) -> str:
     return "\n".join(out) + "\n"
 
 
-def item_costs(documents: Iterable[dict[str, Any]]) -> dict[str, float]:
+def item_costs(documents: Iterable[Mapping[str, Any]]) -> dict[str, float]:
     out: dict[str, float] = {}
     for document in documents:
         top = document.get(EXTRA_KEY) or {}

@@ -1,27 +1,15 @@
 """The nightly gate as a function: run suites, compare with the baselines, write markdown.
 
-Contract: ``run_nightly(plan) -> NightlyOutcome`` does, in order:
-1. runs each suite file in its own pytest process under ``plan.timeout_s`` (nightly_runner.py:
-   a crash or hang costs that file; its log in ``out_dir/logs/<suite>.log``, a line per suite
-   to ``plan.say``).  SIGINT or SIGTERM stops the night there, every process it started
-   included; the summary says what finished; exit 128 + the signal, nothing judged.  With
-   ``plan.given`` those results files are read instead (one marked ``tlbench.partial`` counts as
-   a suite that left no usable results);
+Contract: ``run_nightly(plan) -> NightlyOutcome``:
+1. runs each suite in its own pytest process (nightly_runner.py), or reads ``plan.given``;
+   SIGINT/SIGTERM stop the night, exit 128 + signal, nothing judged;
 2. merges the usable files and splits them per backend into ``out_dir/<backend>-<device>.json``;
-3. compares each with ``baseline_dir/<backend>-<device>.json``, else with ``plan.history``'s
-   last runs of the same testbed (nightly_reference.py, read before tonight's runs are added).
-   A missing baseline is reported with the command that makes one, never created; a backend
-   judged against neither, or whose comparison was refused, is named in the first line.  Flagged
-   regressions are run once more beside their in-run references (remeasure.py,
-   ``out_dir/json/remeasure.json``): only a reproduced regression counts;
-4. writes ``out_dir/summary.md`` (with what a night without a device cannot see, and where the
-   time went: night_costs.py) and appends it to ``plan.step_summary`` when given;
-5. with ``plan.history``, adds the per-backend files to it (idempotent);
-6. exit code: 1 when an item regressed (and reproduced); else 2 when a suite crashed, timed out
-   or left no usable JSON, or a comparison was refused; else 0.
-Every file it writes is first put to ``plan.guard(paths)`` (the command passes
-harness/commands/outputs.guard over the night's inputs and the baseline directory: it raises
-``OutputRefused``, exit 2, before anything is lost); its own earlier files in ``out_dir`` are replaced.
+3. compares each with its baseline in ``baseline_dir``, else ``plan.history``
+   (nightly_reference.py); flagged regressions are re-measured (remeasure.py);
+4. writes ``out_dir/summary.md`` (and ``plan.step_summary``); 5. adds the files to
+   ``plan.history``;
+6. exit 1 on a reproduced regression, else 2 when a suite failed to leave usable JSON or a
+   comparison was refused, else 0.  Every file written is first passed to ``plan.guard``.
 """
 
 from __future__ import annotations

@@ -1,19 +1,11 @@
 """What a night's per-backend results are judged against, and what a night without a device sees.
 
-Contract:
-- ``reference_for(path, baseline_dir, history)`` returns the ``Reference`` of one per-backend
-  results file: the baseline file of the same name where it exists; else, with ``history``
-  (the night's SQLite history, read before tonight's runs are added), the last runs of the
-  same testbed there (harness/results/history/judge.py: per item the best of its last
-  ``HISTORY_LAST`` timed runs); else a ``str`` saying why there is nothing to judge against.
-- ``Reference.compare(new_path, thresholds, keys=None)`` judges a results file against it (raises
-  ``CompareError`` / ``ResultsError`` / ``HistoryError`` as the compare commands do); with
-  ``keys``, only those items, on both sides (the history reference is built from the new run's
-  items anyway);
-  ``Reference.words`` names it in the summary.
-- ``visibility_lines(results)``: for a backend whose night ran no device item, what the night
-  can see (compile time, instruction counts, compiler plans and modeled schedules: how many
-  of each) and what it cannot (anything measured on a device).
+Contract: ``reference_for(path, baseline_dir, history)`` returns the ``Reference`` of one
+per-backend file: the baseline of the same name, else the history's last runs of the testbed
+(judge.py, ``HISTORY_LAST``), else a ``str`` saying why there is none.
+``Reference.compare(new_path, thresholds, keys=None)`` judges a file against it (with ``keys``
+only those items); ``Reference.words`` names it.  ``visibility_lines(results)``: for a backend
+that ran no device item, what the night can and cannot see.
 """
 
 from __future__ import annotations

@@ -1,31 +1,15 @@
 """Running a night's suites: one pytest process each, a line per suite on the terminal, and an
 interrupt that finishes the summary and leaves no process behind.
 
-Contract: ``SuiteRunner(python, pytest_args, out_dir, timeout_s, cwd, say)`` runs suites one at a time:
-- ``run(suite, targets=(), name="", place="")`` runs ``python -m pytest <targets, else the
-  suite> <pytest_args> --benchmark-json=out_dir/json/<name>.json`` in its own process group (``start_new_session``),
-  its output in ``out_dir/logs/<name>.log`` (both first given to ``guard``, which raises where
-  they would write over an input), under ``timeout_s``, and returns a ``SuiteRun``.
-  On the terminal (``say``, one line each, flushed): ``<place> <name>: started (log ...)``;
-  the items pytest collected, once its log says so; the suite's own ``[tlbench]`` progress
-  lines as they reach its log; and ``<place> <name>: <status>, <timed/failed/skipped>, <elapsed>``.
-- ``run_all(suites)`` runs each and returns ``NightRuns(runs, interrupted, not_run)``.  Inside
-  ``signals()`` (which ``run_all`` enters itself; a caller enters it around more work, e.g. a
-  re-measurement, and catches ``NightInterrupted``), SIGINT and SIGTERM stop the night
-  instead of killing it: the suite under way is asked to
-  stop (SIGINT to its process group, so pytest ends as interrupted and keeps its journal),
-  given ``grace_s``, then its group and every process it started is killed (``stop_tree``:
-  the descendants read from /proc before the kill, so a child that made its own session -
-  a callgrind count - goes too).  Its run is ``interrupted``; the suites not started are not
-  run.  ``interrupted`` names the signal; the caller writes the summary of what finished
-  (``interrupted_markdown``) and exits with its own status, ``128 + signal`` (never by the
-  signal).  Any other exception while a suite runs (a KeyboardInterrupt outside ``signals()``)
-  kills the suite's processes before it propagates.  A second signal while a suite is being
-  stopped skips the rest of the grace.  The previous handlers are put back.
-A suite that ran past ``timeout_s`` is killed the same way and reads ``timeout``.  A suite whose
-pytest ran nothing (exit 5) reads ``no tests`` with words for its note (``no_tests_words``:
-"selected no item (N deselected); log PATH"), never pytest's raw last line.  No global
-state: the signal handlers live only inside ``run_all``.
+Contract: ``SuiteRunner(python, pytest_args, out_dir, timeout_s, cwd, say)``:
+- ``run(suite, targets=(), name="", place="")`` runs pytest on the suite in its own process
+  group with ``--benchmark-json=out_dir/json/<name>.json``, its log in ``out_dir/logs/<name>.log``
+  (both first given to ``guard``), under ``timeout_s``; says started / collected / progress /
+  final status lines; returns a ``SuiteRun`` (``timeout``; ``no tests`` for pytest exit 5).
+- ``run_all(suites)`` returns ``NightRuns(runs, interrupted, not_run)``.  Inside ``signals()``
+  SIGINT/SIGTERM stop the night: the suite under way gets SIGINT, ``grace_s``, then its whole
+  process tree is killed (``stop_tree``); the caller writes ``interrupted_markdown`` and exits
+  ``128 + signal``.  Handlers are restored; no global state.
 """
 
 from __future__ import annotations

@@ -1,34 +1,21 @@
-"""Re-measure what a nightly comparison flagged - together with its in-run reference - before calling it a regression.
+"""Re-measure what a nightly comparison flagged, beside its in-run reference, before gating on it.
 
 Contract:
-- ``plan_remeasure(comparison, new) -> RemeasurePlan``: the pytest node ids to run again and
-  the items whose verdicts the re-measurement decides.  A flagged item (a gating SLOWER or
-  FAILED) is re-measured with its in-run reference, because its verdict is relative to that
-  reference: a device item with the vendor item(s) of its problem where the run has one; else
-  (compile items, device items of a problem without a vendor item) with up to
-  ``REFERENCE_ITEMS`` other items of its group (suite, backend, kind), those of its own problem
-  first.  An item whose group holds fewer than ``MIN_RUN_REFERENCE_ITEMS`` other timed items
-  has no reference to re-measure it with: it is not re-measured and its first verdict stands
-  (``unpaired`` says which, and why).  A gating whole-run shift re-measures its whole group.
-- ``restrict(document, keys)``: a copy of a results document holding only those items (timed,
-  failed and skipped) and only their backends (the top-level ``backends`` and the machine's
-  device info: the re-run is one process of the night's backends, a baseline is one backend's):
-  both sides of the second comparison hold the same items - the re-measured ones, judged
-  against the same baseline items.
-- ``combine(first, again, plan)``: the night's verdicts after the re-measurement - the first
-  comparison with each re-measured flagged item's verdict (and each re-measured group's
-  whole-run shift) taken from the second comparison, which measured it beside its reference in
-  one process; an item the second comparison does not hold keeps its first verdict.  Only a
-  regression the re-measurement reproduces gates.  (tilelang's perf bot learned this from
-  single-outlier false alarms; re-measuring an item alone and judging it against the first
-  run's other items reads the difference between two processes.)
+- ``plan_remeasure(comparison, new) -> RemeasurePlan``: the node ids to run again: each
+  gating SLOWER or FAILED item with its reference (its problem's vendor items, else up to
+  ``REFERENCE_ITEMS`` items of its group, own problem first); with fewer than
+  ``MIN_RUN_REFERENCE_ITEMS`` it is not re-measured (``unpaired``); a gating shift re-measures
+  its group.
+- ``restrict(document, keys)``: a copy holding only those items and their backends.
+- ``combine(first, again, plan)``: the first comparison with each re-measured item's verdict
+  (and group's shift) from the second; only a reproduced regression gates.
 """
 
 from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, replace
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from ...core.record import EXTRA_KEY
 from ..compare.comparison import ItemKey, RunComparison
@@ -48,21 +35,21 @@ class RemeasurePlan:
     unpaired: tuple[str, ...] = ()  # one line per flagged item left unmeasured (its first verdict stands)
 
 
-def _nodeid(rec: dict[str, Any]) -> str | None:
+def _nodeid(rec: Mapping[str, Any]) -> str | None:
     return rec.get("fullname") or rec.get("nodeid")
 
 
-def _key(rec: dict[str, Any]) -> ItemKey:
+def _key(rec: Mapping[str, Any]) -> ItemKey:
     """A timed record's (``fullname``) or a failed/skipped record's (``nodeid``) key."""
     return ItemKey(suite_of(rec), str(rec.get("backend")), str(rec.get("kind")), str(rec.get("case_id")))
 
 
-def _bench_key(bench: dict[str, Any]) -> ItemKey:
+def _bench_key(bench: Mapping[str, Any]) -> ItemKey:
     rec = (bench.get("extra_info") or {}).get(EXTRA_KEY) or {}
     return _key({**rec, "fullname": bench.get("fullname")})
 
 
-def _references(key: ItemKey, rec: dict[str, Any], timed: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+def _references(key: ItemKey, rec: Mapping[str, Any], timed: list[Mapping[str, Any]]) -> list[Mapping[str, Any]] | None:
     """The records to re-measure beside ``rec`` (its in-run reference), or None: it has none."""
     group = [r for r in timed if (_key(r).suite, r["backend"], r["kind"]) == (key.suite, key.backend, key.kind)
              and _key(r) != key]
@@ -82,7 +69,7 @@ def plan_remeasure(comparison: RunComparison, new: Results) -> RemeasurePlan:
     groups = {(s.suite, s.backend, s.kind) for s in comparison.gating_shifts}
     timed = list(new.records)
     by_key = {_key(r): r for r in (*new.records, *new.failed)}
-    chosen: dict[ItemKey, dict[str, Any]] = {}
+    chosen: dict[ItemKey, Mapping[str, Any]] = {}
     unpaired = []
     for key in sorted(flagged, key=lambda k: (k.suite, k.backend, k.kind, k.case_id)):
         rec = by_key.get(key)
@@ -104,7 +91,7 @@ def plan_remeasure(comparison: RunComparison, new: Results) -> RemeasurePlan:
     return RemeasurePlan(nodeids, frozenset(chosen), decided, frozenset(groups), tuple(unpaired))
 
 
-def restrict(document: dict[str, Any], keys: Iterable[ItemKey]) -> dict[str, Any]:
+def restrict(document: Mapping[str, Any], keys: Iterable[ItemKey]) -> dict[str, Any]:
     wanted = set(keys)
     out = copy.deepcopy({k: v for k, v in document.items() if k != "benchmarks"})
     out["benchmarks"] = [copy.deepcopy(b) for b in document.get("benchmarks", []) if _bench_key(b) in wanted]

@@ -1,24 +1,13 @@
 """The machine-readable output of ``compare`` (``--json``), and what every ``--json`` shares.
 
-Contract: every ``--json`` document carries ``tlbench_output`` (which command),
-``output_version`` (``OUTPUT_VERSION``), ``exit_code`` and ``exit_reason`` (the one line that
-says why the gate passed or failed); each shape has a JSON Schema in harness/results/schema/
-(``<command>-output.schema.json``; the results file's own is results.schema.json); compare's,
-``compare_output_schema()``, gets its verdict words from verdict_words.py, the one list of
-words.  Values are numbers in seconds or fractions (+0.10 = 10 % slower); nothing is formatted.
-- ``compare_json(comparison, exit_code, inputs)``: the inputs (path, partial marker), verdict
-  counts, one entry per item (its key, verdict, whether it gates and is a regression, the
-  decisive judgement: basis, rule, base/new value, change, p, reason, and detail), the
-  whole-run shifts (verdict, gates, change, the witness's move, words), the plan and
-  schedule-model verdicts of every case whose plan or model changed (verdict, gates, the
-  changes in words) with the modeled cycles before and after, and notes.
-- ``history_compare_extra(result, statistic, last, source)``: what ``compare --history`` adds:
-  the base is the history (path, statistic, runs), each item's reference run, the level
-  changes found, and the stored rows left out (``skipped_rows``: unreadable, or refused as a
-  record).
-- ``compare_output_schema()``: the JSON Schema of ``compare --json``.
-- ``envelope(command, exit_code, reason)`` and ``num(value)`` for the other documents
-  (harness/results/report/json_report.py).
+Contract: every ``--json`` document carries ``tlbench_output``, ``output_version``
+(``OUTPUT_VERSION``), ``exit_code`` and ``exit_reason``; each shape has a JSON Schema in
+harness/results/schema/.  Values are numbers (seconds, fractions), never formatted.
+``compare_json(comparison, exit_code, inputs)``: inputs, verdict counts, items (key, verdict,
+gates, the decisive judgement), whole-run shifts, plan verdicts and notes.
+``history_compare_extra(result, statistic, last, source)``: what ``compare --history`` adds.
+``compare_output_schema()``: the schema of ``compare --json`` (words from verdict_words.py).
+``envelope(command, exit_code, reason)`` and ``num(value)`` for the other documents.
 """
 
 from __future__ import annotations

@@ -1,22 +1,11 @@
 """The ``--json`` documents of ``report``, ``compare --across-backends`` and ``history show``.
 
-Contract: each function returns a plain-JSON dict carrying what the command's table shows,
-unformatted, in the envelope of harness/results/report/json_output.py (``tlbench_output``,
-``output_version``, ``exit_code``, ``exit_reason``); schemas beside results.schema.json:
-- ``report_json(results, facts)`` (report-output.schema.json): the run's counts, testbeds,
-  partial marker and one entry per item from harness/results/files/run_facts.py: key, problem and
-  config ids, ``num_stages`` / ``loop_form``, median, samples, method, flag, TFLOP/s, GB/s,
-  the roofline's ``bound``, % of peak, % of bandwidth, the vendor ratio and the vendor item it
-  is against, modeled cycles (a model), the plan's one-line summary and pipeline kind, and the
-  failure stage / error or skip reason.
-- ``across_json(across)`` (across-output.schema.json): per backend its metric (name, unit,
-  measured or a model, method), source file and testbed, every point (problem, tile, loop,
-  num_stages, value, speedup over its own 1-stage point) and the best per problem with the
-  vendor ratio where the metric is device time.
-- ``history_json(rows, source)`` (history-output.schema.json): one entry per case and testbed
-  with ITS OWN last runs (run id, date, commit, status, median, TFLOP/s, % of peak), its best
-  median, the last against the best and its latest level change
-  (harness/results/history/trend.py's ``CaseTrend``).
+Contract: each returns a plain-JSON dict of what the command's table shows, unformatted, in
+json_output's envelope; schemas beside results.schema.json.  ``report_json(results, facts)``:
+counts, testbeds, partial marker and one entry per item (run_facts.py).  ``across_json(across)``:
+per backend its metric, source, testbed, points and best per problem.
+``history_json(rows, source)``: per case and testbed its own last runs, best, and latest level
+change (trend.py's ``CaseTrend``).
 """
 
 from __future__ import annotations

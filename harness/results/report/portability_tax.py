@@ -1,21 +1,16 @@
-"""The portability tax: the one body against the target-specific kernel doing the same work, one line a problem.
+"""The portability tax: the one body against the target-specific kernel doing the same work.
 
-Contract: ``tax_lines(groups)`` takes the summary's problem blocks as ``TaxGroup``s (backend,
-problem label, timed kernel records, vendor records) and returns one line per problem where
-the run timed both a config whose record says ``one_body: true`` (its body lowers for every
-dialect its suite names: harness/core/cases.py ``PORTABLE_KEY``) and one that says ``false`` (a
-target-specific kernel).  Both may sit in one block (a suite that sweeps both), or in two
-blocks of one backend whose fastest vendor items do the same work (the same FLOPs from their
-``throughput``, within 1e-6): the one body's block and the hand kernel's, each judged against
-its own vendor item.  The line names each side's fastest config, its time, its ratio to its
-vendor item, and what the one body pays: its time over the target-specific kernel's, minus 1.
-Records without ``one_body`` take no part.  Pure; no I/O.
+Contract (pure): ``tax_lines(groups)`` takes the summary's blocks as ``TaxGroup``s and returns
+one line per problem where the run timed a ``one_body: true`` config and a ``false`` one (in one
+block, or in two blocks of a backend whose fastest vendor items do the same FLOPs), each
+against its own vendor item: each side's fastest config, time and vendor ratio, and the one
+body's time over the target-specific kernel's, minus 1.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from ...core.cases import PORTABLE_KEY
 from .table import format_seconds
@@ -25,16 +20,16 @@ from .table import format_seconds
 class TaxGroup:
     backend: str
     problem: str
-    timed: list[dict[str, Any]] = field(default_factory=list)
-    vendor: list[dict[str, Any]] = field(default_factory=list)
+    timed: list[Mapping[str, Any]] = field(default_factory=list)
+    vendor: list[Mapping[str, Any]] = field(default_factory=list)
 
 
-def _median(record: dict[str, Any]) -> float | None:
+def _median(record: Mapping[str, Any]) -> float | None:
     value = (record.get("summary") or {}).get("median")
     return value if isinstance(value, (int, float)) and value > 0 else None
 
 
-def _fastest(records: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+def _fastest(records: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
     timed = [r for r in records if _median(r)]
     return min(timed, key=lambda r: (_median(r), str(r.get("case_id")))) if timed else None
 
@@ -53,7 +48,7 @@ def _same(a: float | None, b: float | None) -> bool:
     return a is not None and b is not None and abs(a - b) <= 1e-6 * max(a, b)
 
 
-def _words(record: dict[str, Any], group: TaxGroup) -> str:
+def _words(record: Mapping[str, Any], group: TaxGroup) -> str:
     vendor = _fastest(group.vendor)
     case_id = str(record.get("case_id", "?"))
     config = case_id[len(group.problem) + 1:] if case_id.startswith(group.problem + "-") else case_id

@@ -1,15 +1,9 @@
 """Render comparisons and single runs: one module per output format, gathered here.
 
-Contract: every function takes the data of ``harness.results.compare.compare`` /
-``compare_backends`` (``RunComparison``, ``AcrossBackends``) or a
-``harness.results.files.store.Results`` and only formats it.
-- ``print_*(data, console, width)``: the one table renderer's lines on a ``rich.console.Console``
-  (report_terminal, text_table).
-- ``*_markdown(data) -> str``: GitHub markdown for CI step summaries and PR comments
-  (report_markdown).
-- ``plot_*(data, path) -> Path``: a PNG (report_png).
-The words and cells all three print are report_cells'.  Times are printed as times, modeled
-numbers as ``cyc (model)``; device time and modeled cycles never share a number or an axis.
+Contract: each function only formats a ``RunComparison``, ``AcrossBackends`` or ``Results``:
+``print_*(data, console, width)`` (report_terminal, text_table), ``*_markdown(data) -> str``
+(report_markdown) and ``plot_*(data, path) -> Path`` (report_png); their words are
+report_cells'.  Device time and modeled cycles never share a number or an axis.
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
 """What every output format of a comparison or a run says, as plain strings.
 
-Contract: pure functions of ``harness.results.compare.compare`` / ``compare_backends`` data or a
-``harness.results.files.store.Results``: the verdict order (verdict_words.py's), one list of cells per
-item (regressions first), the summary, drift, model-change and testbed lines, the across-backends rows, and a
-run's table rows, the plan-verdict rows.  Times are printed as times (``table.format_seconds``),
-instruction counts as ``M instr``, modeled numbers as ``cycles (model)``.  The formats (report_terminal, report_markdown, report_png) lay them out.
+Contract: pure functions of compare / compare_backends data or a ``Results``: the verdict order,
+cells per item (regressions first), summary, drift, model-change, testbed, across-backends,
+run and plan-verdict rows.  Times print as times, counts as ``M instr``, models as
+``cycles (model)``.
 """
 
 from __future__ import annotations

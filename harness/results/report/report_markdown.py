@@ -1,9 +1,8 @@
 """Comparisons and runs as GitHub markdown (CI step summaries, PR comments).
 
 Contract: ``comparison_markdown(cmp)``, ``across_markdown(ab)``, ``run_markdown(results)`` return
-markdown text; ``md_table(header, rows)`` escapes cells (``md_cell``: one cell; ``escape_html``: text).
-The cells are report_cells'; rows of a verdict the
-table folds (verdict_words.py: SAME) go in a collapsed section.
+markdown; ``md_table(header, rows)`` escapes cells (``md_cell``, ``escape_html``).  Rows of a
+folded verdict (SAME) go in a collapsed section.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """Comparisons and runs as PNG plots.
 
 Contract: ``plot_comparison(cmp, path)``, ``plot_across(ab, path)``, ``plot_run(results, path)``
-write a PNG and return its path.  matplotlib is imported lazily, through its object API on
-the Agg canvas (no pyplot, no global backend switch).  A speedup is a ratio of one backend's
-own numbers, labelled with the metric it came from; device time and modeled cycles never
-share an axis.  A backend's colour and label come from its traits, a verdict's from verdict_words.py.
+write a PNG and return its path (matplotlib imported lazily, Agg canvas, no pyplot).  A
+speedup is one backend's own ratio; device time and modeled cycles never share an axis.
 """
 
 from __future__ import annotations
@@ -14,7 +12,7 @@ from dataclasses import replace
 from ...core.family import FamilyCatalog, StagePoint
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 from ...core.backend_traits import TraitsCatalog
 from ..compare.compare_backends import AcrossBackends
 from ..compare.comparison import ItemComparison, RunComparison
@@ -139,7 +137,7 @@ def _run_panels(results: Results) -> list[tuple[str, str, str, list[dict[str, An
     return panels
 
 
-def _panel_value(rec: dict[str, Any], metric: str) -> float | None:
+def _panel_value(rec: Mapping[str, Any], metric: str) -> float | None:
     if metric == "tflops":
         return (rec.get("throughput") or {}).get("tflops")
     if metric == "model":
@@ -147,7 +145,7 @@ def _panel_value(rec: dict[str, Any], metric: str) -> float | None:
     return (rec.get("summary") or {}).get("median")
 
 
-def _stages(records: list[dict[str, Any]], catalog: FamilyCatalog) -> dict[int, StagePoint]:
+def _stages(records: list[Mapping[str, Any]], catalog: FamilyCatalog) -> dict[int, StagePoint]:
     """Each kernel record's place on the pipeline-depth axis, from its family (by ``id()``)."""
     out = {}
     for rec in records:

@@ -1,11 +1,8 @@
 """Comparisons and runs on a terminal or in a log, through the one table renderer.
 
 Contract: ``print_comparison(cmp, console, width, notes)``, ``print_across(ab, console, width)``,
-``print_run(results, console, width)`` write to a ``rich.console.Console`` (colour on a terminal,
-plain text when piped); the tables are laid out by harness/results/report/text_table.py for ``width``
-(one line per item, its note on a second line only when it does not fit), the cells and groups
-are report_cells' and table.py's, the colours harness/results/compare/verdict_words.py's.  A comparison
-prints its gate line first (what a reader of a CI log needs) and again last (what a log tail shows).
+``print_run(results, console, width)`` write to a ``rich`` Console with text_table.py's layout;
+a comparison prints its gate line first and again last (what a log tail shows).
 """
 
 from __future__ import annotations

@@ -1,28 +1,13 @@
 """% of peak and the roofline position of one device record.
 
-Contract: ``roofline_fields(record, profile)`` returns what to add to a timed device record,
-computed only from the record's own throughput (``tflops`` and ``gbps_compulsory``, which
-the kernel family derived from the problem's FLOPs and compulsory bytes) and the profile:
-- ``throughput.arithmetic_intensity``: FLOPs / byte moved (= tflops / gbps_compulsory);
-- ``throughput.pct_of_peak``: achieved FLOP/s over the profile's dense peak for the
-  record's dtype (``peak_dtype``), in percent; None when the peak is unknown;
-- ``throughput.pct_of_bandwidth``: achieved bytes/s (the family's compulsory bytes) over the
-  profile's memory bandwidth, in percent, wherever the kernel moves bytes and the bandwidth is
-  known - with or without a FLOP peak (a kernel that names no dtype, or counts no FLOPs);
-- ``roofline``: device, origin (datasheet / device / calibrated), source, bandwidth TB/s and,
-  with a peak, peak TFLOP/s, ridge point, ``bound`` (compute or memory at this intensity), the
-  attainable TFLOP/s and % of it, ``dtype`` and ``dtype_from`` ("problem" or "inputs");
-  without a peak ``status`` is "peak unknown" with the ``reason`` in words, and a kernel that
-  counts bytes and no FLOPs is ``bound`` "memory".
-``peak_dtype(record) -> (dtype, where from, why not)``: the problem's ``dtype`` where its
-sizes name one; else the one dtype of the tensors the kernel was called with as inputs (the
-record's ``input_dtypes``: its floating ones, or where it has none its integer ones - index
-and mask tensors do not choose the peak); else no dtype, and why: the record names no input
-dtypes, or they hold several (``float8_e4m3`` and ``float32`` scales: the sizes must name
-the one the FLOPs run at).  Names are read in the profiles' spelling
-(harness/core/dtypes.py ``profile_name``).
-``annotate(record, profile)`` returns a copy of the record with those fields.  Compile
-records and records without throughput are returned unchanged.  Pure; never guesses.
+Contract: ``roofline_fields(record, profile)`` returns the fields to add, from the record's
+``tflops`` / ``gbps_compulsory`` and the profile only: ``throughput.arithmetic_intensity``,
+``pct_of_peak`` (None without a peak), ``pct_of_bandwidth``, and ``roofline`` (device, origin,
+bandwidth, peak, ridge, ``bound``, attainable, dtype; or ``status`` "peak unknown" with a
+``reason``).  ``peak_dtype(record) -> (dtype, where from, why not)``: the problem's dtype, else
+the one floating (else integer) input dtype, else none and why.  ``annotate(record, profile)``:
+a copy with those fields; compile records and records without throughput come back
+unchanged.  Pure; never guesses.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
-"""What a model-guided search did per problem, read back from a run's records (the summary, ``report``).
+"""What a model-guided search did per problem, read back from a run's records.
 
-Contract: ``search_accounts(records)`` takes a run's records - timed, failed and skipped, as
-the results file holds them - and returns one ``SearchAccount`` per (backend, problem) that
-the search (harness/search/live.py) ran on, in first-seen order: the configs, how many were
-measured (records whose ``search.chosen`` is set) and skipped by it (``chosen`` None), why it
-stopped, the device seconds its measurements took and the projection of the exhaustive
-sweep's, from the account every note of that problem carries.  ``words()`` is one line.
-Records without ``search`` are not counted; a run without the search has no account.  Pure.
+Contract (pure): ``search_accounts(records)`` returns one ``SearchAccount`` per (backend,
+problem) the search (harness/search/live.py) ran on, in first-seen order, from the account its
+records' ``search`` notes carry: configs, measured and skipped, why it stopped, device seconds
+and the exhaustive sweep's projection.  ``words()`` is one line.
 """
 
 from __future__ import annotations

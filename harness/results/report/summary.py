@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from ...core.described import described, family_for_record, record_stage
 from ...core.record_reader import RecordReader
@@ -37,7 +37,7 @@ TILE_KEY = "_summary_tile"  # set on each record's copy by _blocks (the family's
 AS_WRITTEN = "as written"  # the column of a kernel swept on no pipeline-depth axis: its loops as the body wrote them
 
 
-def _form(config: dict[str, Any], record: dict[str, Any] | None = None) -> str:
+def _form(config: Mapping[str, Any], record: Mapping[str, Any] | None = None) -> str:
     stage = record_stage(record) if record is not None else None  # a described kernel's, as its family worded it
     if stage is not None:
         if stage.loop_form == "auto":
@@ -56,7 +56,7 @@ def _plain(value: Any) -> str:
     return str(value)
 
 
-def _tile(config: dict[str, Any], record: dict[str, Any] | None = None) -> str:
+def _tile(config: Mapping[str, Any], record: Mapping[str, Any] | None = None) -> str:
     """The config without its place on the pipeline-depth axis: the family's own words
     (``StagePoint.tile``) where the family can read the record, else every config value but
     ``loop_form`` / ``num_stages`` as ``key=value`` - no family's field names are known here."""
@@ -71,18 +71,18 @@ def _tile(config: dict[str, Any], record: dict[str, Any] | None = None) -> str:
     return " ".join(shown) or "?"
 
 
-def _is_vendor(record: dict[str, Any]) -> bool:
+def _is_vendor(record: Mapping[str, Any]) -> bool:
     return record.get("config") is None and "problem" in record
 
 
-def _read(reader: RecordReader, record: dict[str, Any]) -> Any:
+def _read(reader: RecordReader, record: Mapping[str, Any]) -> Any:
     try:
         return reader.read(record)
     except Exception:  # noqa: BLE001 - a family not installed, or a record it cannot read: the generic words
         return None
 
 
-def _problem_label(record: dict[str, Any], read: Any) -> str:
+def _problem_label(record: Mapping[str, Any], read: Any) -> str:
     """The record's problem id: as the store read it, else read through its family, else the
     case id up to its label (``<problem_id>[-<label>]-<config_id>``, the vendor suffix last)."""
     if isinstance(record.get("problem_id"), str):
@@ -97,12 +97,12 @@ def _problem_label(record: dict[str, Any], read: Any) -> str:
     return case_id.rsplit("-", 1)[0]
 
 
-def _versioned(plan: dict[str, Any] | None) -> list[dict[str, Any]]:
+def _versioned(plan: Mapping[str, Any] | None) -> list[dict[str, Any]]:
     """The plan's on-chip operand buffers whose versions a cell shows, in the plan's order."""
     return [b for b in (plan or {}).get("buffers", []) if b.get("scope") in ("shared.dyn", "shared.l1")]
 
 
-def _short_plan(plan: dict[str, Any] | None) -> str:
+def _short_plan(plan: Mapping[str, Any] | None) -> str:
     if not plan:
         return "?"
     pipe = plan.get("pipeline") or {}
@@ -111,7 +111,7 @@ def _short_plan(plan: dict[str, Any] | None) -> str:
     return f"{tag} v{'/'.join(versions)}" if versions else tag
 
 
-def _legend(records: list[dict[str, Any]]) -> str:
+def _legend(records: list[Mapping[str, Any]]) -> str:
     """The legend under a block of plan cells: the tags, and which buffers ``vA/B/..`` counts -
     by name where every cell names the same buffers, else in words."""
     names = {tuple(str(b.get("name")) for b in _versioned(r.get("plan"))) for r in records}
@@ -125,7 +125,7 @@ def _legend(records: list[dict[str, Any]]) -> str:
     return f"{tags}; vN/N/.. = buffer versions of each shared buffer, in the plan's order (they differ between cells)"
 
 
-def _built(record: dict[str, Any]) -> bool:
+def _built(record: Mapping[str, Any]) -> bool:
     """Did this compile item build a device binary?  What its record says: the plan's ``built``,
     a ``build`` phase, or its one cold build."""
     features = (record.get("plan") or {}).get("features") or {}
@@ -136,22 +136,22 @@ def _built(record: dict[str, Any]) -> bool:
 class _Block:
     backend: str
     problem: str
-    timed: list[dict[str, Any]] = field(default_factory=list)  # device items
-    compiled: list[dict[str, Any]] = field(default_factory=list)  # compile items
-    vendor: list[dict[str, Any]] = field(default_factory=list)
-    failed: list[dict[str, Any]] = field(default_factory=list)
+    timed: list[Mapping[str, Any]] = field(default_factory=list)  # device items
+    compiled: list[Mapping[str, Any]] = field(default_factory=list)  # compile items
+    vendor: list[Mapping[str, Any]] = field(default_factory=list)
+    failed: list[Mapping[str, Any]] = field(default_factory=list)
 
 
-def _median(record: dict[str, Any]) -> float | None:
+def _median(record: Mapping[str, Any]) -> float | None:
     return (record.get("summary") or {}).get("median")
 
 
-def _status_flag(record: dict[str, Any]) -> str | None:
+def _status_flag(record: Mapping[str, Any]) -> str | None:
     status = (record.get("summary") or {}).get("status") or (record.get("measurement") or {}).get("status")
     return status if status in FLAGS else None
 
 
-def _grid(records: list[dict[str, Any]], cell) -> tuple[list[str], dict[str, dict[str, str]]]:
+def _grid(records: list[Mapping[str, Any]], cell) -> tuple[list[str], dict[str, dict[str, str]]]:
     forms: set[str] = set()
     rows: dict[str, dict[str, str]] = {}
     for rec in records:
@@ -275,7 +275,7 @@ def _no_device_timing(block: _Block) -> str:
     return "no device timing: compile items only"
 
 
-def _blocks(records: Iterable[dict[str, Any]]) -> tuple[list[_Block], Counter]:
+def _blocks(records: Iterable[Mapping[str, Any]]) -> tuple[list[_Block], Counter]:
     blocks: dict[tuple[str, str], _Block] = {}
     skips: Counter = Counter()
     reader = RecordReader()
@@ -302,7 +302,7 @@ def _blocks(records: Iterable[dict[str, Any]]) -> tuple[list[_Block], Counter]:
     return list(blocks.values()), skips
 
 
-def summary_lines(records: Iterable[dict[str, Any]], setup_s: dict[str, float] | None = None,
+def summary_lines(records: Iterable[Mapping[str, Any]], setup_s: dict[str, float] | None = None,
                   setup_parts: dict[str, dict] | None = None) -> list[str]:
     records = list(records)
     blocks, skips = _blocks(records)

@@ -1,16 +1,10 @@
 """The run table: one run's items as ``tlbench report`` and ``pytest -v`` print them.
 
-Contract: pure formatting of ``harness.results.files.run_facts.ItemFacts``.  ``format_seconds``
-prints a time as a time.  ``run_table(facts, width)`` lays the items out with the one renderer
-(harness/results/report/text_table.py): a group per (kind, backend, problem, suite) - the heading names
-the problem, so the rows show only the config part of the id -, columns config, num_stages,
-median, rate (TFLOP/s, or GB/s for a memory-bound kernel), % of peak (or % of bandwidth), the
-vendor ratio (above 1x the kernel is faster than the vendor item of its GPU) and the plan (the
-backend's own one-line summary; modeled numbers labelled as a model); the status (ok with how
-it was measured, DRIFT / CAPPED, FAILED and why, skipped and why) is the row's note.
-Groups come in (kind, backend, problem) order; a group's rows: the vendor item, then the timed
-kernels by config (numbers as numbers: a tile's s0..s4, manual, serial together), then failed,
-then skipped.  ``run_table_text(facts, width)`` is the same as plain lines.
+Contract: pure formatting of ``run_facts.ItemFacts``.  ``format_seconds`` prints a time.
+``run_table(facts, width)`` lays items out with text_table.py: a group per (kind, backend,
+problem, suite), columns config, num_stages, median, rate, % of peak (or bandwidth), vendor
+ratio and plan, the status as the row's note; rows: the vendor item, timed kernels by config,
+failed, skipped.  ``run_table_text(facts, width)``: the same as plain lines.
 """
 
 from __future__ import annotations

@@ -1,20 +1,11 @@
-"""The one table renderer of ``tlbench report``, ``compare`` and ``history show`` on a terminal or a log.
+"""The one table renderer of ``tlbench report``, ``compare`` and ``history show``.
 
-Contract: pure layout, no I/O.  A table is ``Column``s and ``Group``s of ``TextRow``s; a group
-is a heading (e.g. "device nvidia | gemm-M8192-N8192-K8192-f16 (52 items)") over the rows that
-share it, so a case id is split into its problem (the heading) and its config (the first
-column) instead of being squeezed beside the numbers.  ``render(columns, groups, width)``
-returns ``(text, style)`` lines:
-- the column header once, then per group its heading and its rows;
-- each row is ONE line of aligned cells; its ``note`` (free text: why, status, plan) follows
-  on the same line when the whole fits ``width``, else on a second line, indented - so a row
-  is never more than two lines, whatever the width (a long note is left whole on its line,
-  never folded: ids and reasons stay greppable);
-- column widths are shared by every group, so the numbers line up down the whole table;
-- ``style`` is the row's (a rich style from harness/results/compare/verdict_words.py, or None).
-``natural_key(text)`` sorts ids with their numbers as numbers.  ``split_id(case_id, problem)`` gives ``(problem, config)`` of a case id
-``<problem_id>[-<label>]-<config_id>``: the config is what follows the problem id; an id that
-does not start with its problem id is kept whole as the config.
+Contract: pure layout.  ``render(columns, groups, width)`` returns ``(text, style)`` lines: the
+header once, then per ``Group`` its heading and its ``TextRow``s, one aligned line each, the
+row's ``note`` on the same line when it fits ``width`` else on one indented line (never
+folded); column widths are shared by all groups.  ``natural_key(text)`` sorts numbers as
+numbers; ``split_id(case_id, problem)`` gives ``(problem, config)`` (an id not starting with
+its problem is all config).
 """
 
 from __future__ import annotations
