@@ -1,25 +1,14 @@
 """Record what tilelang's Ascend scheduler decided, from the real passes.
 
-Contract: ``lower_with_schedule(func, target, pass_configs)`` lowers through tilelang's Ascend pipeline
-and returns ``(artifact, ScheduleFacts)``.  Sources, all real:
-- the ``tl.ascend_task`` attributes (latency, II) that ``tl.EstimateLatency`` writes and the
-  ``core_mask`` that ``tl.AssignCore`` adds (pass instrument);
-- ``tl.buffer_versions_map`` after ``tl.AutoSchedule`` (versions per multi-buffered buffer);
-- the inputs and results of the Z3 solves that tilelang's FFI entry points
-  ``tl.transform.z3_schedule_loop_python`` / ``tl.transform.z3_schedule_python`` run: start
-  times, versions and the loop II never reach the IR, so the two Python solvers those entry
-  points call are wrapped where they look them up (``install_z3_recorders``); tvm-ffi's
-  registry is never touched.
-Every number here is a *modeled* cycle count from tilelang's cost model, never a time, and
-every value is plain Python data (no tvm-ffi object outlives the lowering).
-
-A kernel with symbolic dimensions (``T.dynamic``) is lowered as written; loop trip counts,
-on-chip buffer shapes and the launch grid (``grid_dims``: the device function's ``blockIdx``
-extents) are read with ``shape_values`` bound (backends/symbolic_shapes.py), and stay
-expressions where a name has no value (then no modeled total for that loop).
-
-Importing this module installs the recorders (idempotent).  A lowering with no recorded
-solve says so in ``ScheduleFacts.missing``.
+Contract: ``lower_with_schedule(func, target, pass_configs, shape_values)`` lowers through
+tilelang's Ascend pipeline and returns ``(artifact, ScheduleFacts)`` from: the ``tl.ascend_task``
+latency/II of ``tl.EstimateLatency`` and ``core_mask`` of ``tl.AssignCore`` (pass instrument),
+``tl.buffer_versions_map`` after ``tl.AutoSchedule``, and the Z3 solves' inputs and results
+(start times, versions, II never reach the IR: ``install_z3_recorders`` wraps the two Python
+solvers where tilelang looks them up, never touching tvm-ffi's registry).  Every number is a
+modeled cycle count, every value plain Python data; symbolic sizes are read with
+``shape_values`` bound.  Importing installs the recorders; no recorded solve is
+``ScheduleFacts.missing``.
 """
 
 from __future__ import annotations

@@ -1,23 +1,11 @@
 """Space-time PNG of a pipelined K loop as Ascend's Z3 scheduler placed it (a model, in cycles).
 
-The Ascend backend's schedule figure (``AscendTraits.schedule_figure``); the harness's
-stage report asks for it through the backend's traits and never imports this module.
-
-Contract
---------
-* ``schedule_panels(records, iterations_shown=8, lanes="pipe")``: one ``timeline_plot.Panel``
-  per record (one num_stages of one tile, in the order given), drawn from the record's
-  ``plan.schedule_model``: the innermost (K) loop's tasks with their ``EstimateLatency``
-  latency and Z3 start time.  It is a modulo schedule, so K step ``i``'s task ``t`` runs
-  from ``i * II + start[t]`` for ``latency[t]`` cycles; the first ``iterations_shown``
-  steps are drawn (a loop of that many steps: fill, steady state, drain; a symbolic trip
-  count - a ``T.dynamic`` size with no value - counts as unknown), then the
-  straight-line tasks that follow the loop (e.g. the Fixpipe store of C) at its end.
-  ``lanes="pipe"``: one lane per hardware pipe (``PIPE_ORDER``); ``lanes="core"``: one per
-  core kind (AIC / AIV).  Every number is a model (cycles), and the figure says so.
-* ``write_schedule_png`` renders them through
-  ``timeline_plot.draw_space_time`` (matplotlib imported lazily there) and return the path.
-  Pure functions of their inputs; no global state.
+Contract: ``schedule_panels(records, iterations_shown=8, lanes="pipe")`` is one ``Panel`` per
+record from its ``plan.schedule_model``: K step ``i``'s task ``t`` runs from ``i * II +
+start[t]`` for ``latency[t]`` cycles, the first ``iterations_shown`` steps drawn, then the
+straight-line tail; lanes per pipe (``PIPE_ORDER``) or per core (AIC / AIV).
+``write_schedule_png(records, path, title=...)`` renders them (harness/analysis/timeline_plot.py)
+and returns the path.  The harness asks for it through ``AscendTraits.schedule_figure``.
 """
 
 from __future__ import annotations
