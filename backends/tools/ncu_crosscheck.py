@@ -1,25 +1,18 @@
 """Timing honesty check: the harness median next to Nsight Compute's for the same kernel.
 
-Usage on a GPU host, all in one (alternates 3 harness processes and 3 ncu processes on the same kernel, and reports
-every pair's ratio and their range, against +-2 %):
+Usage on a GPU host, all in one (3 harness and 3 ncu processes alternated; every pair's ratio and
+their range, against +-2 %):
 
     python -m tlbench.backends.tools.ncu_crosscheck interleaved --case CASE_ID [--pairs 3] [--out-dir DIR]
 
-or step by step (one process per mode, ncu wraps the second):
-
-    python -m tlbench.backends.tools.ncu_crosscheck harness --case CASE_ID [--repeats 3]
-    ncu --clock-control none --metrics gpu__time_duration.sum -k regex:gemm_kernel --csv \
-        python -m tlbench.backends.tools.ncu_crosscheck launch --case CASE_ID --count 20
-    python -m tlbench.backends.tools.ncu_crosscheck compare HARNESS.json NCU.csv
-
-``harness`` prints/writes the harness median (the same measurement loop the suites use) for each repeat; ``launch``
-only launches the kernel ``count`` times after an L2 flush so ncu can time each launch itself; ``compare`` prints
-both medians and their ratio. CASE_ID is a suite id such as
+or step by step: ``harness --case CASE_ID [--repeats 3]`` (the harness median per repeat),
+``launch --case CASE_ID --count 20`` under ``ncu --clock-control none --metrics
+gpu__time_duration.sum --csv`` (launches after an L2 flush only), ``compare HARNESS.json
+NCU.csv`` (both medians and their ratio).  CASE_ID is a suite id such as
 ``gemm-8192x8192x8192-f16-bm128-bn256-bk64-t256-auto-s3``.
 
-Contract: ``ncu_durations_s`` and ``ratio_range`` are pure (the tests pin them); the other modes need a GPU, torch
-and tilelang (imported inside functions) and the checkout's ``suites/``; a case id that does not parse, or a failed
-measurement, exits with one line saying so.
+Contract: ``ncu_durations_s`` and ``ratio_range`` are pure; the other modes need a GPU; a case id
+that does not parse, or a failed measurement, exits with one line saying so.
 """
 
 from __future__ import annotations

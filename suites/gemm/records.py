@@ -1,12 +1,9 @@
 """``GEMM``: the reader of GEMM records written before the built-in suites were declared with ``kernel_sweep``.
 
-Contract: what every reader asks of a record's family (harness/core/record_reader.py, the
-stage report, compare across backends, the PNG figures) for a record of family ``gemm`` that
-does not describe itself: the typed problem and config of its dicts (suites/gemm/
-problem.py), the case-id parser, the config's place on the pipeline-depth axis, the problem's
-label and the K loop's trip count, worded exactly as the suites word them
-(suites/gemm/sweep.py).  Nothing else: it has no body, footprint, inputs or reference
-(those are the live declaration's), so it is no family to sweep.
+Contract: what every reader asks of a ``gemm`` record's family (harness/core/record_reader.py):
+the typed problem and config (suites/gemm/problem.py), the case-id parser, the pipeline-depth
+axis, the label and the K loop's trip count, worded as suites/gemm/sweep.py words them.  No body,
+footprint, inputs or reference: it is no family to sweep.
 """
 
 from __future__ import annotations
