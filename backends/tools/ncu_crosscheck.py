@@ -82,12 +82,11 @@ def run_harness(case_id: str, repeats: int, out: str | None) -> None:
         check_ok = rec["check"]["ok"]
         medians.append(s["median"])
         print(f"repeat {i}: median {s['median'] * 1e3:.4f} ms  n={s['n']} cv={s['cv']:.4f} method={rec['method']} status={s['status']}", flush=True)
-    check = type("Check", (), {"ok": check_ok})
     spread = statistics.stdev(medians) / statistics.fmean(medians) if len(medians) > 1 else 0.0
-    print(f"check ok={check.ok}; medians {[round(m * 1e3, 4) for m in medians]} ms; CV of medians {spread * 100:.3f} %")
+    print(f"check ok={check_ok}; medians {[round(m * 1e3, 4) for m in medians]} ms; CV of medians {spread * 100:.3f} %")
     if out:
         with open(out, "w") as fh:
-            json.dump({"case": case_id, "medians_s": medians, "check_ok": check.ok, "cv_of_medians": spread}, fh)
+            json.dump({"case": case_id, "medians_s": medians, "check_ok": check_ok, "cv_of_medians": spread}, fh)
 
 
 def run_launch(case_id: str, count: int) -> None:
@@ -114,13 +113,8 @@ def ncu_durations_s(path: str) -> list[float]:
     """gpu__time_duration.sum values (converted to seconds) from ``ncu --csv`` output."""
     with open(path, newline="") as fh:
         lines = [ln for ln in fh if ln.startswith('"')]
-    values = []
-    for row in csv.DictReader(lines):
-        if row.get("Metric Name") != "gpu__time_duration.sum":
-            continue
-        scale = _UNIT_SECONDS[row["Metric Unit"]]
-        values.append(float(row["Metric Value"].replace(",", "")) * scale)
-    return values
+    return [float(row["Metric Value"].replace(",", "")) * _UNIT_SECONDS[row["Metric Unit"]]
+            for row in csv.DictReader(lines) if row.get("Metric Name") == "gpu__time_duration.sum"]
 
 
 def compare(harness_json: str, ncu_csv: str) -> None:
@@ -131,11 +125,9 @@ def compare(harness_json: str, ncu_csv: str) -> None:
         raise SystemExit(f"no gpu__time_duration.sum rows in {ncu_csv}")
     ncu_median = statistics.median(ncu)
     harness_median = statistics.median(h["medians_s"])
-    print(
-        f"{h['case']}: harness median {harness_median * 1e3:.4f} ms, ncu median {ncu_median * 1e3:.4f} ms "
-        f"(n={len(ncu)}), ratio harness/ncu {harness_median / ncu_median:.4f}; "
-        f"CV of harness medians over {len(h['medians_s'])} runs {h['cv_of_medians'] * 100:.3f} %"
-    )
+    print(f"{h['case']}: harness median {harness_median * 1e3:.4f} ms, ncu median {ncu_median * 1e3:.4f} ms "
+          f"(n={len(ncu)}), ratio harness/ncu {harness_median / ncu_median:.4f}; "
+          f"CV of harness medians over {len(h['medians_s'])} runs {h['cv_of_medians'] * 100:.3f} %")
 
 
 def ratio_range(pairs: list[tuple[float, float]]) -> tuple[float, float, str]:
