@@ -24,7 +24,7 @@ import re
 import statistics
 import sys
 
-from .timer_table import within
+from .timer_table import UNIT_SECONDS, within
 
 _CASE = re.compile(
     r"^gemm-(?P<M>\d+)x(?P<N>\d+)x(?P<K>\d+)-(?P<dt>f16|bf16)-bm(?P<bm>\d+)-bn(?P<bn>\d+)-bk(?P<bk>\d+)-t(?P<t>\d+)-"
@@ -106,14 +106,12 @@ def run_launch(case_id: str, count: int) -> None:
     torch.cuda.synchronize()
 
 
-_UNIT_SECONDS = {"ns": 1e-9, "nsecond": 1e-9, "us": 1e-6, "usecond": 1e-6, "ms": 1e-3, "msecond": 1e-3, "s": 1.0, "second": 1.0}
-
 
 def ncu_durations_s(path: str) -> list[float]:
     """gpu__time_duration.sum values (converted to seconds) from ``ncu --csv`` output."""
     with open(path, newline="") as fh:
         lines = [ln for ln in fh if ln.startswith('"')]
-    return [float(row["Metric Value"].replace(",", "")) * _UNIT_SECONDS[row["Metric Unit"]]
+    return [float(row["Metric Value"].replace(",", "")) * UNIT_SECONDS[row["Metric Unit"]]
             for row in csv.DictReader(lines) if row.get("Metric Name") == "gpu__time_duration.sum"]
 
 

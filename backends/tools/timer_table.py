@@ -29,7 +29,7 @@ TOLERANCE = 0.02
 EXPECTED_METHOD = {"events": "cuda-event", "cupti": "cupti-kernel-timestamps", "graph": "cuda-graph"}  # records' method
 _UNIT_MHZ = {"cycle/second": 1e-6, "cycle/msecond": 1e-3, "cycle/usecond": 1.0, "cycle/nsecond": 1e3,
              "hz": 1e-6, "khz": 1e-3, "mhz": 1.0, "ghz": 1e3}
-_UNIT_SECONDS = {"ns": 1e-9, "nsecond": 1e-9, "us": 1e-6, "usecond": 1e-6, "ms": 1e-3, "msecond": 1e-3, "s": 1.0, "second": 1.0}
+UNIT_SECONDS = {"ns": 1e-9, "nsecond": 1e-9, "us": 1e-6, "usecond": 1e-6, "ms": 1e-3, "msecond": 1e-3, "s": 1.0, "second": 1.0}
 
 
 def _metric_rows(text: str, metric: str) -> dict[int, tuple[str, str, str]]:
@@ -42,9 +42,9 @@ def _metric_rows(text: str, metric: str) -> dict[int, tuple[str, str, str]]:
 def ncu_kernel_rows(text: str) -> list[tuple[str, float]]:
     rows = []
     for kernel_id, (name, unit, value) in sorted(_metric_rows(text, METRIC).items()):
-        if unit not in _UNIT_SECONDS:
+        if unit not in UNIT_SECONDS:
             raise ValueError(f"ncu reported {METRIC} in {unit!r}, a unit this reader does not know")
-        rows.append((name, float(value) * _UNIT_SECONDS[unit]))
+        rows.append((name, float(value) * UNIT_SECONDS[unit]))
     return rows
 
 

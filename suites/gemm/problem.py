@@ -56,13 +56,7 @@ class GemmConfig(loop_form.LoopFormConfig):
     @property
     def config_id(self) -> str:
         parts = [f"bm{self.block_M}", f"bn{self.block_N}", f"bk{self.block_K}", f"t{self.threads}"]
-        if self.num_cores is not None:
-            parts.append(f"c{self.num_cores}")
-        if self.group_m is not None:
-            parts.append(f"g{self.group_m}")
-        if self.stage_output:
-            parts.append("so")
-        parts.append(self.loop_id)
-        if self.enable_offset:
-            parts.append("offset")
-        return "-".join(parts)
+        parts += [f"c{self.num_cores}"] if self.num_cores is not None else []
+        parts += [f"g{self.group_m}"] if self.group_m is not None else []
+        parts += ["so"] if self.stage_output else []
+        return "-".join([*parts, self.loop_id, *(["offset"] if self.enable_offset else [])])

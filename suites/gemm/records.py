@@ -42,10 +42,7 @@ class GemmRecords:
 
     def stage_point(self, config: GemmConfig) -> StagePoint:
         tile = f"{config.block_M}x{config.block_N}x{config.block_K} t{config.threads}"
-        for key, fmt in _TILE_EXTRAS.items():
-            value = getattr(config, key)
-            if value:
-                tile += " " + fmt.format(value)
+        tile += "".join(" " + fmt.format(getattr(config, key)) for key, fmt in _TILE_EXTRAS.items() if getattr(config, key))
         return StagePoint(tile, config.loop_id, config.loop_form, config.num_stages)
 
     def problem_label(self, problem: GemmProblem) -> str:
@@ -53,9 +50,7 @@ class GemmRecords:
         label = f"{problem.M}x{problem.N}x{problem.K} {DTYPE_SHORT.get(problem.dtype, problem.dtype)}"
         if problem.out_dtype and problem.out_dtype != problem.dtype:
             label += f" -> {DTYPE_SHORT.get(problem.out_dtype, problem.out_dtype)}"
-        if problem.epilogue:
-            label += f" + {problem.epilogue}"
-        return label
+        return label + (f" + {problem.epilogue}" if problem.epilogue else "")
 
     def loop_trips(self, problem: GemmProblem, config: GemmConfig) -> int | None:
         return -(-problem.K // config.block_K)
