@@ -184,7 +184,7 @@ class TileLangBackend(ABC):
         return ask.check(inputs, problem, self.dialect, vendor=isinstance(runnable, VendorCase))
 
     def device_fault(self) -> str | None:
-        """The words of a broken device context (a sticky error raises on synchronize), else None."""
+        """The words of a broken device context (a sticky error raises on sync), else None."""
         try:
             self._synchronize()
         except Exception as exc:  # noqa: BLE001 - the device's own words

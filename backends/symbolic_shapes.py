@@ -143,7 +143,8 @@ def product(dims: Sequence[int | str]) -> int | str:
 
 
 def symbolic_names(func: Any) -> list[str]:
-    return sorted({name for buffer in func.buffer_map.values() for dim in buffer.shape for name in free_names(dim)})
+    return sorted({name for buffer in func.buffer_map.values() for dim in buffer.shape
+                   for name in free_names(dim)})
 
 
 def specialize(func: Any, values: Mapping[str, int]) -> Any:

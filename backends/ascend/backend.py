@@ -69,7 +69,7 @@ def _plan(case: Case, facts: ScheduleFacts) -> Plan:
     for name, buf in facts.buffers.items():
         versions = facts.buffer_versions.get(name, 1)
         scope = "shared.ub" if buf["scope"] == "shared.dyn" else buf["scope"]
-        sized = all(isinstance(d, int) for d in buf["shape"])  # a symbolic on-chip shape has no value here
+        sized = all(isinstance(d, int) for d in buf["shape"])  # a symbolic shape has no value here
         size = versions * buffer_bytes(buf["shape"], buf["dtype"]) if sized else None
         buffers.append({"name": name, "scope": scope, "shape": buf["shape"], "dtype": buf["dtype"], "versions": versions, "bytes": size})
         if sized:
@@ -77,7 +77,8 @@ def _plan(case: Case, facts: ScheduleFacts) -> Plan:
     inner = facts.loops[0] if facts.loops else None
     traits = ask.kernel_traits(case, AscendBackend.dialect)
     pipeline = {"kind": "z3-modulo", "loop_form": traits.loop_form, "num_stages": traits.num_stages,
-                "enable_offset": traits.enable_offset, "loop_ii_cycles_model": inner["ii"] if inner else None}
+                "enable_offset": traits.enable_offset,
+                "loop_ii_cycles_model": inner["ii"] if inner else None}
     model = {
         "unit": "cycles (tilelang EstimateLatency + Z3 schedule; a model, not a measurement)",
         "modeled_cycles_per_core": facts.modeled_cycles_per_core,
@@ -93,7 +94,8 @@ def _plan(case: Case, facts: ScheduleFacts) -> Plan:
         "missing": facts.missing,
     }
     return Plan(
-        backend=TRAITS.name, target=TARGET_NAME, pipeline=pipeline, buffers=buffers, bytes_per_scope=bytes_per_scope,
+        backend=TRAITS.name, target=TARGET_NAME, pipeline=pipeline, buffers=buffers,
+        bytes_per_scope=bytes_per_scope,
         limits=limits.limits(case.family.footprint(case.problem, case.config, AscendBackend.dialect, limits.scopes())),
         threads=None,
         features={"cores": traits.num_cores, "mixed_aic_aiv": facts.mixed_kernel, "source_sha256": facts.source_sha256,
@@ -128,9 +130,10 @@ class AscendBackend(TileLangBackend):
 
     def device_info(self) -> dict[str, Any]:
         probe = self._npu()
+        found = probe.versions
         return {"backend": self.name, "target": TARGET_NAME, "tilelang": tilelang.__version__,
-                "accelerator": probe.versions.get("npu"), "torch_npu": probe.versions.get("torch_npu"),
-                "bisheng": probe.versions.get("bisheng"), "cann": probe.versions.get("cann"), "missing": probe.reason}
+                "accelerator": found.get("npu"), "torch_npu": found.get("torch_npu"),
+                "bisheng": found.get("bisheng"), "cann": found.get("cann"), "missing": probe.reason}
 
     def calibrate(self, seconds: float = 30.0) -> DeviceProfile:
         """Measure this NPU's profile (torch_npu matmul, a device copy): see backends/calibrate.py."""

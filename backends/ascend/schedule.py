@@ -55,9 +55,9 @@ def _plain(value: Any) -> Any:
 
 
 class _SolverRecorder:
-    """One of tilelang's Python Z3 solvers, called, then a plain copy of its bound arguments and
-    result handed to the recording active in this thread.  Known by its marker attribute, not
-    its class: a second copy of this module must not wrap a recorder (``*args`` hides the arguments)."""
+    """A tilelang Python Z3 solver that hands a plain copy of its bound arguments and result to
+    the thread's active recording.  Known by a marker attribute: no second copy of this module
+    wraps it."""
 
     tlbench_z3_recorder = True
 
@@ -77,12 +77,10 @@ class _SolverRecorder:
 
 
 def install_z3_recorders() -> None:
-    """Wrap tilelang's two Python solvers where its FFI entry points look them up (module
-    attributes of ``tilelang.ascend.transform.z3_scheduler``, resolved at every call).  Idempotent.
+    """Wrap tilelang's two Python solvers where its FFI entry points look them up (idempotent).
 
-    Never register into tvm-ffi's global registry: overriding its entries with Python closures,
-    with a tvm-ffi ``String`` kept in a record, made pytest segfault at interpreter exit
-    (tests/test_exit_status.py); every record is plain Python data (``_plain``)."""
+    Never register into tvm-ffi's global registry: overriding its entries with Python closures made
+    pytest segfault at interpreter exit (tests/test_exit_status.py); every record is plain data."""
     for name, attr in ((Z3_LOOP, "z3_schedule_loop_python"), (Z3_STRAIGHT, "z3_schedule_python")):
         current = getattr(z3_scheduler, attr)
         if not getattr(current, "tlbench_z3_recorder", False):

@@ -20,22 +20,15 @@ PIPE_ORDER = ("MTE2", "MTE1", "Cube", "Fixpipe", "Vector", "MTE3", "Scalar")
 CORE_ORDER = ("AIC", "AIV")
 PIPE_CORE = {"MTE1": "AIC", "MTE2": "AIC", "Cube": "AIC", "Fixpipe": "AIC", "Vector": "AIV", "MTE3": "AIV"}
 PIPE_DESCRIPTIONS = {
-    "MTE2": "MTE2: GM -> L1 copy (issue -> data in L1)",
-    "MTE1": "MTE1: L1 -> L0 copy",
-    "Cube": "Cube: gemm",
-    "Fixpipe": "Fixpipe: L0C -> GM store",
-    "Vector": "Vector",
+    "MTE2": "MTE2: GM -> L1 copy (issue -> data in L1)", "MTE1": "MTE1: L1 -> L0 copy",
+    "Cube": "Cube: gemm", "Fixpipe": "Fixpipe: L0C -> GM store", "Vector": "Vector",
     "MTE3": "MTE3: UB -> GM copy",
-    "Scalar": "Scalar",
-    "AIC": "AIC (cube core)",
-    "AIV": "AIV (vector core)",
-}
+    "Scalar": "Scalar", "AIC": "AIC (cube core)", "AIV": "AIV (vector core)"}
 DEFAULT_SHOWN = 8
 
 
-def schedule_panels(
-    records: Sequence[Mapping[str, Any]], iterations_shown: int = DEFAULT_SHOWN, lanes: str = "pipe"
-) -> tuple[Panel, ...]:
+def schedule_panels(records: Sequence[Mapping[str, Any]], iterations_shown: int = DEFAULT_SHOWN,
+                    lanes: str = "pipe") -> tuple[Panel, ...]:
     """See the module docstring; raises ``ValueError`` naming the record without a schedule."""
     if lanes not in ("pipe", "core"):
         raise ValueError(f"lanes must be 'pipe' or 'core', got {lanes!r}")
@@ -48,24 +41,16 @@ def schedule_panels(
     return tuple(_schedule_panel(rec, loop, iterations_shown, lanes, reference) for rec, loop in zip(records, loops))
 
 
-def write_schedule_png(
-    records: Sequence[Mapping[str, Any]],
-    path: str | Path,
-    *,
-    title: str = "",
-    iterations_shown: int = DEFAULT_SHOWN,
-    lanes: str = "pipe",
-) -> Path:
+def write_schedule_png(records: Sequence[Mapping[str, Any]], path: str | Path, *, title: str = "",
+                       iterations_shown: int = DEFAULT_SHOWN, lanes: str = "pipe") -> Path:
     panels = schedule_panels(records, iterations_shown, lanes)
     trips = {_trip_count(_k_loop(r)) or 0 for r in records}
     shown = min(iterations_shown, min(trips) or iterations_shown)
     steps = f"first {shown} of {max(trips)} K steps" if max(trips) > shown else f"{shown} K steps"
     heading = "\n".join(filter(None, [title, f"Z3 modulo schedule (MODEL, not measured), {steps}"]))
-    return draw_space_time(
-        panels, path, heading,
-        xlabel="cycles (model: tilelang EstimateLatency latencies placed at Z3 start times; step i starts at i x II)",
-        lane_descriptions=PIPE_DESCRIPTIONS,
-    )
+    return draw_space_time(panels, path, heading, lane_descriptions=PIPE_DESCRIPTIONS, xlabel=(
+        "cycles (model: tilelang EstimateLatency latencies placed at Z3 start times; "
+        "step i starts at i x II)"))
 
 
 def _trip_count(loop: Mapping[str, Any]) -> int | None:
@@ -101,13 +86,10 @@ def _schedule_panel(record: Mapping[str, Any], loop: Mapping[str, Any], shown: i
     ordered = [n for n in (PIPE_ORDER if lanes == "pipe" else CORE_ORDER) if n in bars]
     ordered += [n for n in bars if n not in ordered]
     captions = _busy_captions(loop, bars) if lanes == "pipe" else {}
-    return Panel(
-        title=_schedule_title(record, loop),
-        lanes=tuple(Lane(n, tuple(bars[n]), captions.get(n, "")) for n in ordered),
-        phases=_schedule_phases(loop, count, ii, loop_end),
-        subtitle=_schedule_subtitle(loop, reference),
-        end_marker=tail_end,
-    )
+    lanes_drawn = tuple(Lane(n, tuple(bars[n]), captions.get(n, "")) for n in ordered)
+    return Panel(title=_schedule_title(record, loop), lanes=lanes_drawn,
+                 phases=_schedule_phases(loop, count, ii, loop_end),
+                 subtitle=_schedule_subtitle(loop, reference), end_marker=tail_end)
 
 
 def _busy_captions(loop: Mapping[str, Any], bars: Mapping[str, Sequence[Bar]]) -> dict[str, str]:

@@ -37,7 +37,7 @@ def read_flush_note(nbytes: int) -> str:
 
 
 def flush_mode_of(l2_flush_bytes: object, notes: object) -> str | None:
-    """``off``, ``read`` or ``write`` (a flushed record without ``read_flush_note``); None where a field is absent."""
+    """``off``, ``read`` or ``write`` (flushed, no ``read_flush_note``); None: a field absent."""
     if l2_flush_bytes is None:
         return None
     if not l2_flush_bytes:
@@ -48,16 +48,17 @@ def flush_mode_of(l2_flush_bytes: object, notes: object) -> str | None:
 
 
 def flush_caveat(timer: str, mode: str, flushed: bool) -> str | None:
-    """The note of a graph-timed record after a read flush: the call is charged its dirty lines' write-back."""
+    """The note of a graph-timed record after a read flush: the call pays its write-back."""
     if timer == "graph" and mode == "read" and flushed:
         return ("graph timer after a read flush: the call's dirty lines are written back during the next flush, "
                 "which the flush-only graph does not do, so that write-back is charged to the call (ncu and CUPTI leave it out)")
     return None
 
 
-def groups_at_flushes(records: Iterable[tuple], flush_names: Collection[str]) -> tuple[list[list[tuple]], tuple | None]:
-    """Records (name first) in launch order -> the records after each flush, one group per flush (a flush of
-    several kernels in a row is one separator), and the first record before any flush (None: none)."""
+def groups_at_flushes(records: Iterable[tuple],
+                      flush_names: Collection[str]) -> tuple[list[list[tuple]], tuple | None]:
+    """Records (name first) in launch order -> the records after each flush, one group per flush (a
+    run of flush kernels is one separator), and the first record before any flush (None: none)."""
     groups: list[list[tuple]] = []
     before = None
     in_flush = False
@@ -75,8 +76,10 @@ def groups_at_flushes(records: Iterable[tuple], flush_names: Collection[str]) ->
     return groups, before
 
 
-def split_at_flushes(kernels: Iterable[tuple[str, float]], flush_names: Collection[str]) -> tuple[list[float], str | None]:
-    """(name, duration) records -> each call's summed duration (0.0 where no kernel follows a flush), and the
-    name of the first kernel before any flush."""
+def split_at_flushes(kernels: Iterable[tuple[str, float]],
+                     flush_names: Collection[str]) -> tuple[list[float], str | None]:
+    """(name, duration) records -> each call's summed duration (0.0 where no kernel follows a
+    flush), and the name of the first kernel before any flush."""
     groups, before = groups_at_flushes(kernels, flush_names)
-    return [sum((duration for _, duration in group), 0.0) for group in groups], before[0] if before is not None else None
+    calls = [sum((duration for _, duration in group), 0.0) for group in groups]
+    return calls, before[0] if before is not None else None

@@ -25,7 +25,7 @@ SPACER_CYCLES = 100_000  # ~50 us at the H200's 1980 MHz: longer than enqueueing
 
 
 def launches_for(estimate_s: float) -> int:
-    """K: launches so one replay lasts about ``TARGET_REPLAY_S`` (``estimate_s``: one flush + call), clamped."""
+    """K: launches for a replay of about ``TARGET_REPLAY_S`` (``estimate_s``: flush + call)."""
     if not estimate_s > 0 or not math.isfinite(estimate_s):
         return MAX_LAUNCHES
     return max(MIN_LAUNCHES, min(MAX_LAUNCHES, math.ceil(TARGET_REPLAY_S / estimate_s)))
@@ -69,7 +69,7 @@ class CudaGraphDevice:
         return start.elapsed_time(end) * 1e-3
 
     def capture(self, body: Callable[[], None], repeat: int, warm_up: int) -> Any:
-        """A graph of ``repeat`` x ``body``, after ``warm_up`` calls on the capture stream (no lazy set-up inside)."""
+        """A graph of ``repeat`` x ``body``, after ``warm_up`` calls on the capture stream."""
         torch = self._torch
         self.stream.wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(self.stream):

@@ -36,8 +36,8 @@ def _alloc_buffers(func, values: dict[str, int]) -> dict[str, dict[str, Any]]:
     def visit(node):
         if isinstance(node, tirx.SBlock):
             for buf in node.alloc_buffers:
-                found[buf.name] = {"shape": [evaluate(x, values) for x in buf.shape], "dtype": str(buf.dtype),
-                                   "scope": str.__str__(buf.scope())}
+                found[buf.name] = {"shape": [evaluate(x, values) for x in buf.shape],
+                                   "dtype": str(buf.dtype), "scope": str.__str__(buf.scope())}
 
     tirx.stmt_functor.post_order_visit(func.body, visit)
     return found
@@ -133,8 +133,8 @@ def _features(source: str) -> dict[str, bool]:
 
 
 def build_with_plan(build: Callable[[], Any], shape_values: dict[str, int] | None = None) -> tuple[Any, PlanFacts | None]:
-    """Run ``build`` (a ``tilelang.compile`` call) with the plan instrument on its own lowering; the facts are None
-    when nothing was lowered (a cache hit) or this tilelang has no compile-session tools."""
+    """Run ``build`` (a ``tilelang.compile`` call) with the plan instrument on its own lowering; the
+    facts are None when nothing was lowered (a cache hit) or tilelang lacks the session tools."""
     try:
         from tilelang.instrumentation.session import PassInstrumentationTool, compile_pass_instrumentation
     except ImportError:
@@ -177,8 +177,9 @@ def _facts(rec: _Recorder, artifact, values: dict[str, int]) -> PlanFacts:
                             "versions": None, "bytes": None})  # a symbolic on-chip shape with no value here
             continue
         versions = max(1, math.prod(now["shape"]) // max(1, math.prod(decl["shape"])))
-        buffers.append({"name": name, "scope": decl["scope"], "shape": decl["shape"], "dtype": decl["dtype"],
-                        "versions": versions, "bytes": versions * buffer_bytes(decl["shape"], decl["dtype"])})
+        buffers.append({"name": name, "scope": decl["scope"], "shape": decl["shape"],
+                        "dtype": decl["dtype"], "versions": versions,
+                        "bytes": versions * buffer_bytes(decl["shape"], decl["dtype"])})
     planned = rec.after.get(_PLANNING_PASS)
     loops = _pipelined_loops(_main_func(planned)) if planned is not None else []
     if rec.ws_changed:

@@ -28,9 +28,9 @@ ROW_WORDS = 1024  # the read flush's row width (its buffer is 2 x L2 bytes: a mu
 class L2Flush:
     """Empty L2 before the next kernel with a buffer twice its size.
 
-    ``write`` overwrites it, leaving dirty lines the next kernel's misses write back inside its span; ``read``
-    reads it (row sums, one kernel), leaving clean lines as ncu's ``--cache-control all`` does.  ``note`` is the
-    line of a record timed after a ``read`` flush (else None)."""
+    ``write`` overwrites it, leaving dirty lines the next kernel's misses write back inside its
+    span; ``read`` reads it (row sums, one kernel), leaving clean lines as ncu's
+    ``--cache-control all`` does.  ``note`` is a ``read``-flushed record's line (else None)."""
 
     def __init__(self, device: torch.device, enabled: bool, mode: str = "write") -> None:
         if mode not in FLUSH_MODES:
@@ -65,10 +65,10 @@ class CallKernels:
 
 
 def group_calls(events: Sequence[tuple[str, float, float]], flush_names: set[str], count: int) -> list[CallKernels] | None:
-    """The kernels of each of ``count`` flush+call pairs, from (name, start_us, end_us) records; None where they do
-    not split into ``count`` calls with positive time (the caller then falls back to events)."""
-    groups, _ = groups_at_flushes([(n, float(s), float(e)) for n, s, e in sorted(events, key=lambda e: e[1])],
-                                  flush_names)
+    """The kernels of each of ``count`` flush+call pairs, from (name, start_us, end_us) records;
+    None where they do not split into ``count`` calls with positive time (then: events)."""
+    in_order = [(n, float(s), float(e)) for n, s, e in sorted(events, key=lambda e: e[1])]
+    groups, _ = groups_at_flushes(in_order, flush_names)
     calls = [CallKernels(tuple(n for n, _, _ in g), sum(e - s for _, s, e in g) * 1e-6,
                          (max(e for _, _, e in g) - min(s for _, s, _ in g)) * 1e-6 if g else 0.0) for g in groups]
     if len(calls) != count or any(c.busy_s <= 0 for c in calls):
@@ -105,7 +105,8 @@ def separation_problem(flush_names: set[str], fn_names: set[str], flush_enabled:
 
 def _kernel_events(events) -> list[tuple[str, float, float]]:
     return [(e.name, float(e.time_range.start), float(e.time_range.end)) for e in events
-            if getattr(getattr(e, "device_type", None), "name", "") == "CUDA" and not getattr(e, "is_user_annotation", False)]
+            if getattr(getattr(e, "device_type", None), "name", "") == "CUDA"
+            and not getattr(e, "is_user_annotation", False)]
 
 
 def event_batch(flush: Callable[[], None], fn: Callable[[], None], k: int) -> list[float]:
@@ -124,8 +125,8 @@ def event_batch(flush: Callable[[], None], fn: Callable[[], None], k: int) -> li
 def profile_kernels(calls: Callable[[], Any]) -> list[tuple[str, float, float]]:
     """(name, start_us, end_us) of every CUDA kernel ``calls`` launched, from CUPTI (kineto).
 
-    Through the autograd profiler: ``torch.profiler.profile``'s ``prepare_trace`` imports dynamo and inductor on
-    first use (up to 5.5 s per device worker)."""
+    Through the autograd profiler: ``torch.profiler.profile``'s ``prepare_trace`` imports dynamo
+    and inductor on first use (up to 5.5 s per device worker)."""
     from torch.autograd.profiler import profile
 
     with profile(use_cpu=False, use_device="cuda", use_kineto=True) as prof:

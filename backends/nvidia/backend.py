@@ -75,7 +75,7 @@ class NvidiaBackend(TileLangBackend):
     # -- the controller of a device worker ----------------------------------------------------
     @classmethod
     def from_worker_facts(cls, options: BackendOptions, facts: dict[str, Any]) -> "NvidiaBackend":
-        """The controller's instance, from its worker's ``worker_facts``: it compiles, never runs."""
+        """The controller's instance, from its worker's ``worker_facts``: it never runs."""
         return cls(options, worker_facts=facts)
 
     def worker_facts(self) -> dict[str, Any]:
@@ -91,7 +91,7 @@ class NvidiaBackend(TileLangBackend):
 
     @cached_property
     def _caches(self) -> tuple[PlanCache, FuncCache]:
-        """Each built kernel's plan (a tilelang cache hit lowers nothing) and IR, beside tilelang's cache."""
+        """Each built kernel's plan (a cache hit lowers nothing) and IR, beside tilelang's cache."""
         import tilelang
 
         cache_dir = Path(tilelang.env.TILELANG_CACHE_DIR) if tilelang.env.is_cache_enabled() else None
@@ -142,7 +142,7 @@ class NvidiaBackend(TileLangBackend):
         return f"tilelang {tilelang.__version__}; {self.target}"
 
     def _cache_key_parts(self, case: Case) -> tuple[str, str | None, str]:
-        """A stored IR's or plan's key: compiler, body hash + runtime source hash + build traits, case id."""
+        """A stored IR's or plan's key: compiler; body, runtime source and build traits; case id."""
         traits = ask.kernel_traits(case, self.dialect)
         built_with = json.dumps([sorted((k, repr(v)) for k, v in traits.pass_configs.items()), traits.out_idx])
         return self.lowering_key(), f"{self.kernel_body_hash(case)}; {runtime_tree_hash(type(self).__module__)}; {built_with}", case.case_id
@@ -159,7 +159,7 @@ class NvidiaBackend(TileLangBackend):
         return self._changes.pass_configs(case.case_id, configs) if self._changes is not None else configs  # TEST ONLY hook
 
     def kernel_source(self, case: Case) -> str:
-        """The generated CUDA, plus a line per pass config that changes the binary, not the source."""
+        """The generated CUDA, plus a line per pass config changing the binary, not the source."""
         return super().kernel_source(case) + pass_config_note(self.pass_configs(case))
 
     def _lower_with_facts(self, func, target, pass_configs, shape_values):
@@ -173,7 +173,7 @@ class NvidiaBackend(TileLangBackend):
         return KERNELS
 
     def likely_cached(self, case: Case) -> bool:
-        """A hint for the compile pool's lanes: the case's plan is stored, so tilelang's cache likely hits."""
+        """Compile pool hint: the case's plan is stored, so tilelang's cache likely hits."""
         import tilelang
 
         return tilelang.env.is_cache_enabled() and self._plans.has(PlanCache.key(*self._cache_key_parts(case)))
@@ -261,8 +261,9 @@ class NvidiaBackend(TileLangBackend):
         if self._telemetry is None:
             self._telemetry = NvmlTelemetry.for_device(self.device_info().get("uuid"))
         telemetry = self._telemetry if isinstance(self._telemetry, NvmlTelemetry) else None
-        notes += [note for note in (flush.note, flush_caveat(self.timer_name, self.flush_mode, flush_l2),
-                                    None if telemetry else f"no clock telemetry: {self._telemetry}") if note]
+        caveat = flush_caveat(self.timer_name, self.flush_mode, flush_l2)
+        missing = None if telemetry else f"no clock telemetry: {self._telemetry}"
+        notes += [note for note in (flush.note, caveat, missing) if note]
         timer = make_timer(self.timer_name, run, flush, telemetry)
         timer.notes[:0] = notes
         return timer

@@ -52,13 +52,14 @@ def read_device_info(name: str, arch: str, device: Any, reason: str | None) -> d
     props = torch.cuda.get_device_properties(device)
     return {**info, "accelerator": props.name, "capability": f"{props.major}.{props.minor}",
             "sm_count": props.multi_processor_count, "memory_bytes": props.total_memory,
-            "l2_bytes": int(getattr(props, "L2_cache_size", 0)), "uuid": str(getattr(props, "uuid", "")),
+            "l2_bytes": int(getattr(props, "L2_cache_size", 0)),
+            "uuid": str(getattr(props, "uuid", "")),
             **memory_bandwidth(props), "visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
             "driver": driver_version()}
 
 
 def memory_bandwidth(props: Any) -> dict[str, Any]:
-    """Theoretical bandwidth: memory clock (kHz) x bus width (bits) / 8 x 2 (DDR); {} where unreported."""
+    """Theoretical bandwidth: memory clock (kHz) x bus bits / 8 x 2 (DDR); {} where unreported."""
     clock_khz = int(getattr(props, "memory_clock_rate", 0) or 0)
     bus_bits = int(getattr(props, "memory_bus_width", 0) or 0)
     if not clock_khz or not bus_bits:

@@ -32,8 +32,8 @@ def scopes(arch: str = DEFAULT_ARCH, capacity: int | None = None) -> tuple[Scope
 
 
 def warp_partition(threads: int | None, tiles: Sequence[tuple[int, int]], arch: str = DEFAULT_ARCH) -> str | None:
-    """Why tilelang's T.gemm cannot partition each (M, N) tile over ``threads`` (a warp owns 16k rows x 8k
-    columns; Hopper groups warps along M by 4), or None; ``threads`` None: the body decides."""
+    """Why tilelang's T.gemm cannot partition each (M, N) tile over ``threads`` (a warp owns 16k
+    rows x 8k columns; Hopper groups warps along M by 4), or None; ``threads`` None: unknown."""
     if not tiles or threads is None:
         return None
     if threads % 32:

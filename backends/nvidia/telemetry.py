@@ -11,9 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 # NVML clocks-event reason bits (nvmlClocksEventReason*), named as nvidia-smi names them.
-REASONS = {0x1: "gpu_idle", 0x2: "applications_clocks_setting", 0x4: "sw_power_cap", 0x8: "hw_slowdown",
-           0x10: "sync_boost", 0x20: "sw_thermal_slowdown", 0x40: "hw_thermal_slowdown",
-           0x80: "hw_power_brake_slowdown", 0x100: "display_clock_setting"}
+REASONS = {0x1: "gpu_idle", 0x2: "applications_clocks_setting", 0x4: "sw_power_cap",
+           0x8: "hw_slowdown", 0x10: "sync_boost", 0x20: "sw_thermal_slowdown",
+           0x40: "hw_thermal_slowdown", 0x80: "hw_power_brake_slowdown",
+           0x100: "display_clock_setting"}
 
 
 def reason_names(mask: int) -> list[str]:

@@ -67,7 +67,7 @@ class NvidiaTraits:
         return {"driver": info.get("driver"), "vendor_library": info.get("torch")}
 
     def measurement_method(self, record: Mapping[str, Any]) -> dict[str, Any]:
-        """``timer`` and ``L2 flush`` of a device record (those it carries); {} for a compile record."""
+        """``timer`` and ``L2 flush`` of a device record (those it has); {} for a compile one."""
         if record.get("kind") == "compile":
             return {}
         method: dict[str, Any] = {}

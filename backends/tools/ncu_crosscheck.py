@@ -83,10 +83,12 @@ def run_harness(case_id: str, repeats: int, out: str | None) -> None:
         medians.append(s["median"])
         print(f"repeat {i}: median {s['median'] * 1e3:.4f} ms  n={s['n']} cv={s['cv']:.4f} method={rec['method']} status={s['status']}", flush=True)
     spread = statistics.stdev(medians) / statistics.fmean(medians) if len(medians) > 1 else 0.0
-    print(f"check ok={check_ok}; medians {[round(m * 1e3, 4) for m in medians]} ms; CV of medians {spread * 100:.3f} %")
+    print(f"check ok={check_ok}; medians {[round(m * 1e3, 4) for m in medians]} ms; "
+          f"CV of medians {spread * 100:.3f} %")
     if out:
         with open(out, "w") as fh:
-            json.dump({"case": case_id, "medians_s": medians, "check_ok": check_ok, "cv_of_medians": spread}, fh)
+            json.dump({"case": case_id, "medians_s": medians, "check_ok": check_ok,
+                       "cv_of_medians": spread}, fh)
 
 
 def run_launch(case_id: str, count: int) -> None:
@@ -123,8 +125,9 @@ def compare(harness_json: str, ncu_csv: str) -> None:
         raise SystemExit(f"no gpu__time_duration.sum rows in {ncu_csv}")
     ncu_median = statistics.median(ncu)
     harness_median = statistics.median(h["medians_s"])
-    print(f"{h['case']}: harness median {harness_median * 1e3:.4f} ms, ncu median {ncu_median * 1e3:.4f} ms "
-          f"(n={len(ncu)}), ratio harness/ncu {harness_median / ncu_median:.4f}; "
+    print(f"{h['case']}: harness median {harness_median * 1e3:.4f} ms, "
+          f"ncu median {ncu_median * 1e3:.4f} ms (n={len(ncu)}), "
+          f"ratio harness/ncu {harness_median / ncu_median:.4f}; "
           f"CV of harness medians over {len(h['medians_s'])} runs {h['cv_of_medians'] * 100:.3f} %")
 
 

@@ -29,7 +29,8 @@ TOLERANCE = 0.02
 EXPECTED_METHOD = {"events": "cuda-event", "cupti": "cupti-kernel-timestamps", "graph": "cuda-graph"}  # records' method
 _UNIT_MHZ = {"cycle/second": 1e-6, "cycle/msecond": 1e-3, "cycle/usecond": 1.0, "cycle/nsecond": 1e3,
              "hz": 1e-6, "khz": 1e-3, "mhz": 1.0, "ghz": 1e3}
-UNIT_SECONDS = {"ns": 1e-9, "nsecond": 1e-9, "us": 1e-6, "usecond": 1e-6, "ms": 1e-3, "msecond": 1e-3, "s": 1.0, "second": 1.0}
+UNIT_SECONDS = {"ns": 1e-9, "nsecond": 1e-9, "us": 1e-6, "usecond": 1e-6, "ms": 1e-3,
+                "msecond": 1e-3, "s": 1.0, "second": 1.0}
 
 
 def _metric_rows(text: str, metric: str) -> dict[int, tuple[str, str, str]]:

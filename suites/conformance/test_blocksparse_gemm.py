@@ -1,6 +1,7 @@
 """Block-sparse GEMM, tilelang's examples/blocksparse_gemm/example_blocksparse_gemm.py: a K loop
 skipping masked tiles (the mask is per tile, so ``inputs`` takes the tile).  Vendor item: dense
-cuBLAS, unchecked.  No Ascend body (its skip needs an accumulator cleared at the first live tile)."""
+cuBLAS, unchecked.  No Ascend body (its skip needs an accumulator cleared at the first live
+tile)."""
 
 import torch
 

@@ -1,5 +1,6 @@
-"""Chunk-local reverse cumulative sum (64 positions per chunk): tilelang's examples/gdn/example_cumsum.py,
-against torch's cumsum over each chunk.  Memory-bound.  No Ascend body."""
+"""Chunk-local reverse cumulative sum (64 positions per chunk): tilelang's
+examples/gdn/example_cumsum.py, against torch's cumsum over each chunk.  Memory-bound.  No Ascend
+body."""
 
 import torch
 

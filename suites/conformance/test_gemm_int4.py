@@ -1,6 +1,7 @@
-"""GEMM on packed int4 operands, int32 out: tilelang's examples/gemm_int4/example_tilelang_gemm_int4.py
-with its pack_int4.  tilelang 0.1.15 cannot put int4 through TMA on sm_90a, so TMA lowering and
-warp specialization are off.  Judged exactly.  Vendor item: torch._int_mm.  No Ascend body."""
+"""GEMM on packed int4 operands, int32 out: tilelang's
+examples/gemm_int4/example_tilelang_gemm_int4.py with its pack_int4.  tilelang 0.1.15 cannot put
+int4 through TMA on sm_90a, so TMA lowering and warp specialization are off.  Judged exactly.
+Vendor item: torch._int_mm.  No Ascend body."""
 
 import torch
 

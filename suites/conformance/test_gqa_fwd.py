@@ -1,5 +1,6 @@
-"""Grouped-query attention forward (BSHD): tilelang's examples/flash_attention/example_gqa_fwd_bshd.py
-(``flashattn``, its autotune swept by tlbench).  Vendor item: torch SDPA.  No Ascend body."""
+"""Grouped-query attention forward (BSHD): tilelang's
+examples/flash_attention/example_gqa_fwd_bshd.py (``flashattn``, its autotune swept by tlbench).
+Vendor item: torch SDPA.  No Ascend body."""
 
 import torch
 import torch.nn.functional as F

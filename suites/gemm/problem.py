@@ -40,7 +40,7 @@ class GemmProblem:
 
 @dataclass(frozen=True)
 class GemmConfig(loop_form.LoopFormConfig):
-    """Tile, threads and loop schedule of one kernel variant (fields as suites/gemm/sweep.py says)."""
+    """Tile, threads and loop schedule of one kernel variant (fields: suites/gemm/sweep.py)."""
 
     block_M: int
     block_N: int

@@ -42,7 +42,8 @@ class GemmRecords:
 
     def stage_point(self, config: GemmConfig) -> StagePoint:
         tile = f"{config.block_M}x{config.block_N}x{config.block_K} t{config.threads}"
-        tile += "".join(" " + fmt.format(getattr(config, key)) for key, fmt in _TILE_EXTRAS.items() if getattr(config, key))
+        tile += "".join(" " + fmt.format(getattr(config, key))
+                        for key, fmt in _TILE_EXTRAS.items() if getattr(config, key))
         return StagePoint(tile, config.loop_id, config.loop_form, config.num_stages)
 
     def problem_label(self, problem: GemmProblem) -> str:

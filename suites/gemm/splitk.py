@@ -1,7 +1,8 @@
 """Split-K and stream-K GEMM bodies for suites/gemm/test_gemm_splitk.py and test_gemm_streamk.py:
 ``C = A @ B^T`` (A: M x K, B: N x K, fp16 in, fp32 accumulate and out).
 
-Our own code, with the algorithms of tilelang's examples: ``gemm_splitk_cuda`` (examples/gemm_splitk/:
+Our own code, with the algorithms of tilelang's examples: ``gemm_splitk_cuda``
+(examples/gemm_splitk/:
 (N/bN, M/bM, split_k) blocks each add a K share into C with ``T.atomic_add``; B N x K, stages
 swept); ``gemm_splitk_ascend`` (examples/ascend/: 32 cube cores in ``32 / split_k`` groups, split 0
 stores, the others add through the FixPipe atomic after a barrier); ``gemm_streamk_cuda``

@@ -15,7 +15,7 @@ every GEMM suite passes to ``kernel_sweep``.
   (merged with the operands for one tile per block: the larger; in a persistent kernel their
   sum); ``ascend`` L1 the tiles, L0C the accumulator, a fused ReLU half the accumulator in UB per
   vector core (``simt``).
-- check: within rtol = atol = 1e-2 of ``A.float() @ B.float().T``; vendor: torch's GEMM into ``out``.
+- check: within rtol = atol = 1e-2 of ``A.float() @ B.float().T``; vendor: torch's GEMM.
 No tilelang and no torch at import.
 """
 
