@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from collections import Counter
 from typing import Any
 
 
@@ -26,9 +27,7 @@ _ARRAY = re.compile(r"^\s*float (\w+)\[(\d+)\];", re.M)
 def source_facts(source: str) -> dict[str, Any]:
     """Counts read from generated CUDA: waits by depth, named-barrier calls, TMA loads/stores, wgmma issues, and the
     float arrays of at least 64 elements (the accumulators)."""
-    waits: dict[str, int] = {}
-    for depth in _WAIT.findall(source):
-        waits[depth] = waits.get(depth, 0) + 1
+    waits = Counter(_WAIT.findall(source))
     return {
         "wgmma_waits_by_depth": dict(sorted(waits.items())), "named_barrier_calls": source.count("named_barrier"),
         "tma_load_calls": source.count("tma_load"), "tma_store_calls": source.count("tma_store"),
