@@ -1,12 +1,9 @@
 """Backends: the code that knows tilelang, torch and the accelerators.
 
-Importing this package sets no environment variable.  Where ``torch_npu`` is installed
-(and only there) it imports torch once under ``TORCH_DEVICE_BACKEND_AUTOLOAD=0`` and then
-restores the variable as it was: torch >= 2.5 auto-loads device backends registered under
-the ``torch.backends`` entry point, and torch_npu's loader fails the whole ``import torch``
-on a machine without CANN (missing ``libhccl.so``); torch, once imported, stays importable.
+Importing this package sets no environment variable.  Where ``torch_npu`` is installed and torch
+is not yet imported, it imports torch once under ``TORCH_DEVICE_BACKEND_AUTOLOAD=0``, then restores
+the variable: torch_npu's auto-loaded backend fails ``import torch`` on a machine without CANN.
 The Ascend backend imports torch_npu explicitly, where a failure becomes a skip reason.
-Where torch is already imported, or torch_npu is not installed, this does nothing.
 """
 
 import importlib.util

@@ -1,18 +1,12 @@
 """What every tilelang backend shares (backends/nvidia/, backends/ascend/): ``TileLangBackend``.
 
 Contract: a backend subclasses it, sets ``traits`` (``name`` and ``dialect`` are read from it),
-``target_kind`` and, where it has them, ``profiles`` and ``target_label`` (how a refusal names
-its target), and implements what is abstract below; registered through pyproject.toml's
-``tlbench.backends`` and ``tlbench.traits`` entry points, it is its own folder plus that
-registration (tests/test_new_backend.py counts).  The base answers the rest of
-harness/core/backend_api.py's ``Backend`` from what a case asks through
-harness/core/kernel_traits.py (it imports no kernel family): body, pass configs, symbolic
-shape values, ``out_idx`` (the list tilelang's ``compile`` takes, or None); a kernel asking
-for a target of another kind (None and ``auto`` mean the backend's own) is refused with a
-``CompileError`` (``refuse_foreign_target``).  The timed cold lowering, the warm-up lowering of
-``warm_up_kernels()``, the checked run on poisoned outputs (backends/output_poison.py) and the
-device-fault probe are the base's.  Test-only hooks are None here; only a test plugin's
-subclass sets them (tests/test_only/).  Importing this module imports neither torch nor tilelang.
+``target_kind`` and, where it has them, ``profiles`` and ``target_label``, and implements what is
+abstract below; it is registered through pyproject.toml's ``tlbench.backends`` and
+``tlbench.traits`` entry points.  The base answers the rest of harness/core/backend_api.py's
+``Backend`` from harness/core/kernel_traits.py (no kernel family imported); a kernel asking for a
+target of another kind is refused with a ``CompileError``.  Test-only hooks are None here (set by
+tests/test_only/).  Importing this module imports neither torch nor tilelang.
 """
 
 from __future__ import annotations
@@ -133,8 +127,7 @@ class TileLangBackend(ABC):
         return self.target
 
     def _func_and_target(self, case: Case) -> tuple[Any, Any]:
-        func = self._build(case)
-        return func, self._target_for(case)
+        return self._build(case), self._target_for(case)
 
     def _test_only_words(self, case: Case) -> dict[str, str]:
         words = self._changes.words(case.case_id) if self._changes is not None else None
@@ -159,8 +152,7 @@ class TileLangBackend(ABC):
         return func, facts
 
     def lower(self, case: Case) -> Compiled:
-        """The cold lowering alone (no device compiler, no cache): the plan, and the rounds a
-        compile item times after its one cold build."""
+        """The cold lowering alone (no device compiler, no cache): what a compile item times."""
         phases: dict[str, float] = {}
         try:
             _, facts = self._lower(case, phases, self._compile_slowdown)
@@ -192,8 +184,7 @@ class TileLangBackend(ABC):
         return ask.check(inputs, problem, self.dialect, vendor=isinstance(runnable, VendorCase))
 
     def device_fault(self) -> str | None:
-        """Whether the device context is broken after a suite's own code raised (a sticky
-        error makes the next synchronize raise): its words, or None while it is usable."""
+        """The words of a broken device context (a sticky error raises on sync), else None."""
         try:
             self._synchronize()
         except Exception as exc:  # noqa: BLE001 - the device's own words

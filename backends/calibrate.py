@@ -1,14 +1,10 @@
 """Measure a device profile on this machine: the vendor GEMM's best rate and a copy's bandwidth.
 
-Contract: ``calibrate(torch_device_module, device, name, seconds)`` returns a
-``DeviceProfile`` with ``origin="calibrated"``: for float16 and bfloat16, the FLOP/s of
-``torch.matmul`` on square matrices (``GEMM_SIZES``; the best size's median of timed calls,
-device events), and the memory bandwidth of ``copy_`` between two ``COPY_BYTES`` buffers
-(read + write bytes over the median time).  ``source`` says exactly what ran.  Medians over
-``ROUNDS`` timed calls after ``WARMUP``; the whole run is capped near ``seconds``.  These
-are a lower bound of what the hardware can do (what the vendor library reaches), never
-mixed into the datasheet profiles.  ``torch_device_module`` is ``torch.cuda`` or
-``torch.npu`` (both have ``Event(enable_timing=True)`` and ``synchronize``).
+Contract: ``calibrate(torch_device_module, device, name, seconds)`` returns a ``DeviceProfile``
+with ``origin="calibrated"``: per float16/bfloat16 the best FLOP/s of ``torch.matmul`` over
+``GEMM_SIZES``, and the read + write bandwidth of ``copy_`` between two ``COPY_BYTES`` buffers
+(medians of device-event times, the run capped near ``seconds``).  A lower bound of the hardware,
+never mixed into datasheet profiles.  ``torch_device_module`` is ``torch.cuda`` or ``torch.npu``.
 """
 
 from __future__ import annotations

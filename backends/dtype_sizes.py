@@ -1,20 +1,12 @@
 """The storage size of a tilelang dtype, from tvm's own ``DataType``: what a buffer occupies.
 
-Contract: ``storage_bits(dtype)`` is the bits one element occupies in memory - tvm's
-``DataType(dtype).bits`` times its lanes (fp8 e4m3/e5m2: 8, int8/uint8: 8, bool: 8, int4 and
-fp4: 4, ``float16x4``: 64); a name tvm does not know is a ``ValueError`` naming it, never a
-default.  ``buffer_bytes(shape, dtype)`` is the bytes of a buffer of that shape, sub-byte
-elements packed (``ceil(elements * bits / 8)``: 128 int4 values are 64 bytes).  Both backends
-size on-chip buffers with it; tvm is imported where a size is asked, never at import.
-A tensor that holds a sub-byte dtype (int4, uint4, fp4, int2, ...) holds it *packed along its
-last dimension*, as tilelang's kernels read it (an int8 tensor with two int4 values a byte,
-low nibble first).  ``element_bits(dtype)`` is the bits of one value (harness/core/dtypes.py's
-name table, else tvm's, so a known name needs no compiler); ``values_per_element(dtype,
-element_bytes)`` how many values one storage element of ``element_bytes`` bytes holds (1 for a
-dtype of a byte or more; int4 in int8: 2; fp4 in uint8: 2; int4 in int32: 8; a size that no
-whole number of values fills is a ``ValueError``); ``storage_shape(shape, dtype,
-element_bytes)`` the shape of such a tensor for a buffer of ``shape`` values (the last
-dimension divided, rounded up: int4 ``(256, 256)`` in int8 is ``(256, 128)``).
+Contract: ``storage_bits(dtype)`` is the bits one element occupies (bits x lanes); a name tvm
+does not know is a ``ValueError``.  ``buffer_bytes(shape, dtype)`` packs sub-byte elements
+(rounded up).  A tensor of a sub-byte dtype holds it packed along its last dimension, low nibble
+first: ``element_bits`` is one value's bits (harness/core/dtypes.py's table, else tvm's),
+``values_per_element(dtype, element_bytes)`` the values one storage element holds (a size no
+whole number fills is a ``ValueError``), ``storage_shape`` the packed tensor's shape.  tvm is
+imported where a size is asked.
 """
 
 from __future__ import annotations

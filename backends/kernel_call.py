@@ -1,13 +1,9 @@
 """Calling a built tilelang kernel with a family's arguments, returned outputs included.
 
 Contract: ``kernel_runner(kernel, args, write_outputs)`` returns the callable a backend checks or
-times.  ``args`` are the family's ``kernel_args(inputs)``: every parameter of the kernel in
-order, outputs included.  Where the built kernel returns outputs (tilelang's ``out_idx``,
-given at compile time, or ``T.empty`` outputs the body declares: both read back from the
-kernel's own ``out_idx``), those parameters are left out of the call, tilelang allocates
-them, and with ``write_outputs`` (the checked run) each returned tensor is copied into the
-family's output buffer at that position, so the check reads it where it always does; timed,
-the call alone runs.  Without returned outputs it is ``kernel(*args)``.
+times; ``args`` are the family's ``kernel_args(inputs)``, outputs included.  Parameters the
+kernel returns (its ``out_idx``) are left out of the call; with ``write_outputs`` (the checked
+run) each returned tensor is copied into the family's output buffer at that position.
 """
 
 from __future__ import annotations

@@ -1,14 +1,10 @@
 """Poisoning a kernel's outputs before its checked run, with what each dtype can hold.
 
-Contract: ``poison(output)`` fills a family's output (``family.output(inputs)``) so that an
-element the kernel never writes cannot pass the check: an object with ``poison_()`` poisons
-itself; a torch tensor gets ``poison_tensor``; anything else ``fill_(nan)``.
-``poison_tensor(t)``: floating point (fp8 e4m3 / e5m2 and their ``fnuz`` forms included) NaN;
-bool the byte 0xFF (neither False nor True: a bool kernel writes 0 or 1); signed integers
-their minimum, unsigned their maximum (a sentinel no index or count reaches in practice);
-any other dtype (packed 4-bit floats) the byte 0xFF through a byte view.
-``poisoned(t)``: the mask of elements that still hold that poison (floats: NaN).  Used on
-device by the backends and on CPU by the generic kernel's preflight, the same way.
+Contract: ``poison(output)`` fills a family's output so an element the kernel never writes cannot
+pass the check: an object's own ``poison_()``, a torch tensor ``poison_tensor``, else
+``fill_(nan)``.  ``poison_tensor``: floats NaN, bool the byte 0xFF, signed integers their
+minimum, unsigned their maximum, other dtypes (packed 4-bit floats) 0xFF bytes.  ``poisoned(t)``
+is the mask of elements still holding the poison.
 """
 
 from __future__ import annotations

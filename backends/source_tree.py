@@ -1,23 +1,13 @@
 """The hash of the code a backend's runtime compiles with, for caches that must never outlive a
 change to it.
 
-Contract: ``runtime_tree_hash(module)`` is ``sha256:<hex>`` over the source files of
-``runtime_files(module)`` (relative paths and contents), read once per process:
-- the file of ``module``, a backend's runtime (``type(backend).__module__``: its own package's
-  module, or a subclass's module wherever it lives);
-- every module of this package (``tlbench.backends``) that it imports, directly or through
-  another, read from their syntax trees: ``import`` and ``from`` statements anywhere in a
-  module (lazy ones inside functions included, relative ones resolved), ``import_module("...")``
-  calls, and the ``__init__.py`` of every package on the way;
-- ``kernel_sweep``'s family: its runtime half ``backends/kernels/generic/`` (and
-  ``backends/kernels/__init__.py``) and its declaration half ``harness/sweep_api/``: a backend
-  builds every kernel's body through it without importing it, and its helpers are tlbench's
-  own files, which the kernel hash (harness/core/kernel_traits.py) leaves to this one.
-Nothing else feeds it: another backend's runtime, a test plugin, a campaign tool or the readers
-of older records (``suites/gemm/records.py``, ``suites/flash_attention/records.py``: they build
-nothing) edited leaves this backend's stored IR and plans valid.  Found from this file's own location, so it
-works from any working directory (an installed tlbench, a user's project).  A kernel body
-outside the package is covered by the kernel hash instead.
+Contract: ``runtime_tree_hash(module)`` is ``sha256:<hex>`` over the relative paths and contents
+of ``runtime_files``, read once per process: the backend runtime's module file, every module of
+``tlbench.backends`` it imports directly or transitively (any ``import``/``from``/
+``import_module`` in its syntax tree, package ``__init__``s included), and ``kernel_sweep``'s
+family (``backends/kernels/generic/`` and ``harness/sweep_api/``), which builds every kernel
+without being imported.  Nothing else feeds it (another backend, a tool, a records reader).
+Found from this file's location, so any working directory works.
 """
 
 from __future__ import annotations

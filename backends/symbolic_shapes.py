@@ -1,37 +1,19 @@
 """Symbolic dimensions of a tilelang kernel (``T.dynamic("M")``), bound to values.
 
-Contract: a kernel whose buffer shapes or launch extents use ``T.dynamic`` names is compiled
-as written (one binary for every value); where tlbench needs a number - an output to
-allocate, a grid to record - the expression is evaluated with the names bound.
-- ``evaluate(expr, values)``: ``expr`` (a tvm PrimExpr, or an int) with every variable named
-  in ``values`` replaced by its value and simplified: an ``int`` where that makes it constant,
-  else the simplified expression as text (``"(M + 63) // 64"``, what a record shows when no
-  value is known at compile time).
-- ``free_names(expr)``: the variable names left in it.
-- ``bind_arguments(func, args)``: ``{name: value}`` read off the arguments a caller made:
-  every symbolic dimension of a buffer parameter bound to the matching dimension of the
-  tensor given for that parameter (anything with ``.shape``).  A constant dimension that the
-  tensor does not match, or one name given two values, is a ``ValueError`` naming the
-  parameter, the dimension and both values.  A buffer of a sub-byte dtype (int4, fp4, ...)
-  is given packed along its last dimension (backends/dtype_sizes.py: an int8 tensor of
-  shape ``(256, 128)`` holds an int4 ``(256, 256)``): that dimension is read as the tensor's
-  times the values one of its elements holds.
-- ``concrete_shape(buffer, values, what)``: the buffer's shape as ints; a dimension that stays
-  symbolic raises ``ValueError`` naming ``what``, the dimension and the unbound names.
-- ``launch_dims(device_func, tag, values)``: the x, y, z extents of ``blockIdx`` / ``threadIdx``
-  of a lowered device function (its ``thread_extent`` attribute; x 0 when none is bound, y and
-  z 1), each evaluated; ``product(dims)`` their product (an expression's text if one is).
-- ``symbolic_names(func)``: the names of the symbolic dimensions of a PrimFunc's buffer parameters.
-- ``specialize(func, values)``: the PrimFunc with those dimensions fixed (a static kernel, for a
-  suite that wants one): each buffer parameter that uses a bound name is replaced by a buffer
-  of the concrete shape *and strides* (tilelang declares explicit strides for a symbolic
-  shape, and tvm's ``PrimFunc.specialize`` refuses a replacement without them: "The buffer
-  strides dimensions mismatched2 vs. 0.").  Names with no value stay symbolic.
-tvm is imported where an expression is evaluated, never at import.
+Contract: a kernel is compiled as written; where tlbench needs a number the expression is
+evaluated with the names bound.  ``evaluate(expr, values)``: an int where constant, else the
+simplified text (``"(M + 63) // 64"``); ``free_names(expr)``; ``bind_arguments(func, args)``:
+``{name: value}`` read off the caller's tensors (a sub-byte buffer given packed along its last
+dimension; a mismatch or a name given two values is a ``ValueError``); ``concrete_shape``
+raises naming what stays symbolic; ``launch_dims(device_func, tag, values)``: the x, y, z
+extents (x 0 when unbound), ``product(dims)``; ``symbolic_names(func)``; ``specialize(func,
+values)``: the PrimFunc with bound buffers replaced by concrete shapes *and strides* (tvm's
+``specialize`` refuses them without).  tvm is imported where an expression is evaluated.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any, Mapping, Sequence
 
 
@@ -153,10 +135,7 @@ def launch_dims(device_func: Any, tag: str, values: Mapping[str, int] | None = N
 
 def product(dims: Sequence[int | str]) -> int | str:
     if all(_is_int(d) for d in dims):
-        out = 1
-        for d in dims:
-            out *= int(d)
-        return out
+        return math.prod(int(d) for d in dims)
     factors = [d for d in dims if d != 1]
     if len(factors) == 1:
         return str(factors[0])
@@ -164,11 +143,8 @@ def product(dims: Sequence[int | str]) -> int | str:
 
 
 def symbolic_names(func: Any) -> list[str]:
-    names: set[str] = set()
-    for buffer in func.buffer_map.values():
-        for dim in buffer.shape:
-            names.update(free_names(dim))
-    return sorted(names)
+    return sorted({name for buffer in func.buffer_map.values() for dim in buffer.shape
+                   for name in free_names(dim)})
 
 
 def specialize(func: Any, values: Mapping[str, int]) -> Any:

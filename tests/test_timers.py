@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from tlbench.backends.nvidia.telemetry import reason_names
-from tlbench.backends.gpu.timing import group_calls, group_kernel_times, separation_problem, several_kernels_note
+from tlbench.backends.gpu.timing import group_calls, separation_problem, several_kernels_note
 from tlbench.harness.core import kernel_traits as ask
 from builtin_gemm import FAMILY, config, gemm_case, gemm_vendor, problem
 
@@ -17,6 +17,11 @@ from tlbench.backends.tools.ncu_crosscheck import ncu_durations_s  # noqa: E402 
 FLUSH = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<unsigned char>>"
 GEMM = "gemm_kernel"
 RELU = "void at::native::vectorized_elementwise_kernel<4, at::native::clamp_min_scalar_kernel>"
+
+
+def group_kernel_times(events, flush_names, count):
+    calls = group_calls(events, flush_names, count)
+    return None if calls is None else [c.busy_s for c in calls]
 
 
 def test_cupti_records_group_per_call_and_exclude_the_flush():

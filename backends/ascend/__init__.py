@@ -1,8 +1,4 @@
-"""Ascend backend package; ``AscendBackend`` is the ``tlbench.backends`` entry point.
-
-The backend class is imported on first access, so ``backends.ascend.traits`` and
-``backends.ascend.limits`` load without tilelang.
-"""
+"""Ascend backend package; ``AscendBackend`` (imported on first access) is the entry point."""
 
 __all__ = ["AscendBackend"]
 

@@ -1,16 +1,11 @@
 """The Ascend backend: tilelang's Ascend 950 path (EstimateLatency, Z3 AutoSchedule,
 multi-buffer), recorded for every config; timed on an NPU only where one exists.
 
-Contract (harness/core/backend_api.py; the shared skeleton is backends/backend_base.py): ``compile`` lowers to AscendC on any machine and
-returns the plan with the Z3 schedule under ``schedule_model`` (modeled cycles, never a
-time); where bisheng exists it also builds the binary.  ``device_blocker`` names what
-is missing for a run (torch_npu / its import error, bisheng, an NPU).  ``measure`` times
-with ``torch.npu.Event`` after an L2 flush, on the NPU, and nowhere else.  What it needs of a
-case besides its body it asks through harness/core/kernel_traits.py (it imports no kernel
-family): the pass configs reach ``lower_with_schedule``'s PassContext and the bisheng build
-alike (the recorded schedule is the built kernel's), ``out_idx`` the build and the call
-(backends/kernel_call.py); vendor items are the family's ``vendor_call``; the UB capacity a
-plan reports are those the family's footprint is checked against (UB with SIMT code: ``simt``).
+Contract (harness/core/backend_api.py; skeleton backends/backend_base.py): ``compile`` lowers to
+AscendC on any machine and returns the plan with the Z3 schedule under ``schedule_model``
+(modeled cycles, never a time); where torch_npu, bisheng and an NPU exist it also builds.
+``device_blocker`` names what is missing for a run.  The timer uses ``torch.npu.Event`` after an
+L2 flush, on the NPU only.  Pass configs reach the recorded lowering and the build alike.
 """
 
 from __future__ import annotations
@@ -74,21 +69,16 @@ def _plan(case: Case, facts: ScheduleFacts) -> Plan:
     for name, buf in facts.buffers.items():
         versions = facts.buffer_versions.get(name, 1)
         scope = "shared.ub" if buf["scope"] == "shared.dyn" else buf["scope"]
-        if not all(isinstance(d, int) for d in buf["shape"]):  # a symbolic on-chip shape with no value here
-            buffers.append({"name": name, "scope": scope, "shape": buf["shape"], "dtype": buf["dtype"], "versions": versions, "bytes": None})
-            continue
-        size = versions * buffer_bytes(buf["shape"], buf["dtype"])  # the dtype's real size (fp8: 1 byte, int4: half)
+        sized = all(isinstance(d, int) for d in buf["shape"])  # a symbolic shape has no value here
+        size = versions * buffer_bytes(buf["shape"], buf["dtype"]) if sized else None
         buffers.append({"name": name, "scope": scope, "shape": buf["shape"], "dtype": buf["dtype"], "versions": versions, "bytes": size})
-        bytes_per_scope[scope] = bytes_per_scope.get(scope, 0) + size
+        if sized:
+            bytes_per_scope[scope] = bytes_per_scope.get(scope, 0) + size
     inner = facts.loops[0] if facts.loops else None
     traits = ask.kernel_traits(case, AscendBackend.dialect)
-    pipeline = {
-        "kind": "z3-modulo",
-        "loop_form": traits.loop_form,
-        "num_stages": traits.num_stages,
-        "enable_offset": traits.enable_offset,
-        "loop_ii_cycles_model": inner["ii"] if inner else None,
-    }
+    pipeline = {"kind": "z3-modulo", "loop_form": traits.loop_form, "num_stages": traits.num_stages,
+                "enable_offset": traits.enable_offset,
+                "loop_ii_cycles_model": inner["ii"] if inner else None}
     model = {
         "unit": "cycles (tilelang EstimateLatency + Z3 schedule; a model, not a measurement)",
         "modeled_cycles_per_core": facts.modeled_cycles_per_core,
@@ -104,10 +94,7 @@ def _plan(case: Case, facts: ScheduleFacts) -> Plan:
         "missing": facts.missing,
     }
     return Plan(
-        backend=TRAITS.name,
-        target=TARGET_NAME,
-        pipeline=pipeline,
-        buffers=buffers,
+        backend=TRAITS.name, target=TARGET_NAME, pipeline=pipeline, buffers=buffers,
         bytes_per_scope=bytes_per_scope,
         limits=limits.limits(case.family.footprint(case.problem, case.config, AscendBackend.dialect, limits.scopes())),
         threads=None,
@@ -143,16 +130,10 @@ class AscendBackend(TileLangBackend):
 
     def device_info(self) -> dict[str, Any]:
         probe = self._npu()
-        return {
-            "backend": self.name,
-            "target": TARGET_NAME,
-            "tilelang": tilelang.__version__,
-            "accelerator": probe.versions.get("npu"),
-            "torch_npu": probe.versions.get("torch_npu"),
-            "bisheng": probe.versions.get("bisheng"),
-            "cann": probe.versions.get("cann"),
-            "missing": probe.reason,
-        }
+        found = probe.versions
+        return {"backend": self.name, "target": TARGET_NAME, "tilelang": tilelang.__version__,
+                "accelerator": found.get("npu"), "torch_npu": found.get("torch_npu"),
+                "bisheng": found.get("bisheng"), "cann": found.get("cann"), "missing": probe.reason}
 
     def calibrate(self, seconds: float = 30.0) -> DeviceProfile:
         """Measure this NPU's profile (torch_npu matmul, a device copy): see backends/calibrate.py."""

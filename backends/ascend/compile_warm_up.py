@@ -1,13 +1,8 @@
 """The Ascend backend's warm-up kernels: ``KERNELS``, makers of small PrimFuncs of its own.
 
-Contract: ``AscendBackend.warm_up_compile()`` (backends/backend_base.py) lowers each through the
-real lowering (tilelang's Ascend passes, ``tl.EstimateLatency``, the Z3 schedule) before a
-worker answers ``ready``, so the process's one-off costs of a first lowering - lazy imports,
-the solver's start, code generators warming up - are not paid by the first compile item it
-times (measured with backends/tools/warm_up_probe.py: results/main-job-speed/README.md).
-Here an NT GEMM tile on the Cube core (L1 operands, an L0C accumulator, a 2-stage
-``T.Pipelined`` reduction) and ``0.5 x + y`` on the Vector cores (UB tiles, ``T.SimtVF``,
-2-stage pipelined).  Nothing measures or reads their results but the tests.
+Contract: ``warm_up_compile()`` (backends/backend_base.py) lowers each (Ascend passes, the Z3
+schedule) before a worker answers ``ready``, so a first lowering's one-off costs miss the first
+timed compile item.  Here an NT GEMM tile on the Cube core and ``0.5 x + y`` on the Vector cores.
 """
 
 # No `from __future__ import annotations`: TileLang evaluates the PrimFunc parameter

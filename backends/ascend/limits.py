@@ -1,10 +1,9 @@
 """Ascend 950's on-chip memory (dav-3510), as tilelang's scheduler sees it.  No tilelang here.
 
-Contract: ``scopes()`` is the memory model the budget checks a case against: L1, L0A/L0B, L0C and UB (216 KiB when
-SIMT vector code shares it: variant ``simt``), as tilelang's scheduler counts them; which buffers a body puts where
-is its family's knowledge.  Only one version of each buffer has to fit: the Z3 scheduler may pick fewer versions
-than asked (and it checks only scopes holding a multi-buffer candidate, so an L0C accumulator over 256 KiB lowers
-without error and is caught here).  ``rejection(case)`` is the whole pre-compile verdict.
+Contract: ``scopes()``: L1, L0A/L0B, L0C and UB (216 KiB with SIMT code: variant ``simt``); only
+one version of each buffer has to fit (the Z3 scheduler may pick fewer versions, and it misses an
+L0C accumulator over 256 KiB, caught here).  ``limits(uses)`` the capacities a plan reports;
+``rejection(case)`` the whole pre-compile verdict.
 """
 
 from __future__ import annotations

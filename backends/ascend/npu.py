@@ -1,13 +1,9 @@
 """The Ascend run path: torch_npu, bisheng and an NPU, or the exact reason they are missing.
 
-Contract: ``probe()`` never raises and never breaks ``import torch``: it returns an
-``NpuProbe`` naming each missing piece (``torch_npu`` not installed / its import error text,
-``bisheng`` not found, no NPU visible) and the versions it found (CANN, bisheng, torch_npu,
-NPU name).  ``NpuTimer`` is the Ascend ``DeviceTimer``: ``batch(k)`` times k calls with
-``torch.npu.Event`` pairs, each after an L2 flush, like the CUDA-event path on NVIDIA; it
-only runs where ``probe().reason`` is None, and reads no telemetry.  The sampling loop
-(warmup, stopping, caps, drift) is harness/measure/rounds.py.  No Ascend timing is ever
-produced any other way.
+Contract: ``probe()`` never raises and never breaks ``import torch``: its ``NpuProbe`` names each
+missing piece (torch_npu not installed or its import error, bisheng not found, no NPU) and the
+versions found.  ``NpuTimer`` is the Ascend ``DeviceTimer``: ``batch(k)`` times k calls with
+``torch.npu.Event`` pairs, each after an L2 flush; it reads no telemetry.
 """
 
 from __future__ import annotations

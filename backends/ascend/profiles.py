@@ -1,14 +1,7 @@
-"""Published profiles of Ascend NPUs, each with where its numbers come from.
-
-Only figures Huawei (or a named provider's spec page) published are entered; a dtype or a bandwidth without one
-stays out, and records read "peak unknown" for it rather than a guess.  An NPU is matched by the exact name
-``torch.npu.get_device_name()`` reports.
-- Ascend 950PR / 950DT (HUAWEI CONNECT 2025 keynote, 18 Sep 2025): FP8 / MXFP8 / HiF8 1 PFLOPS, MXFP4 2 PFLOPS;
-  memory 1.6 TB/s (950PR, HiBL 1.0, 128 GB) and 4 TB/s (950DT, HiZQ 2.0, 144 GB).  No FP16/BF16 figure was
-  published, so a float16 GEMM on a 950 reads "peak unknown" until ``tlbench calibrate`` measures one.
-- Ascend 910B: Huawei publishes no per-chip datasheet for the 910B variants; third-party figures range 256-320
-  TFLOPS FP16 and 0.4-1.6 TB/s.  The profile quotes one provider's spec page (FP16 280 TFLOPS) and says so; its
-  bandwidth is left unknown.
+"""Published profiles of Ascend NPUs, each with where its numbers come from, matched by the exact
+name ``torch.npu.get_device_name()`` reports.  Only published figures are entered (no FP16/BF16
+peak for the 950; the 910B's from one provider's spec page, bandwidth unknown): anything else
+reads "peak unknown" until ``tlbench calibrate`` measures it.
 """
 
 from __future__ import annotations

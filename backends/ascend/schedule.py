@@ -1,25 +1,14 @@
 """Record what tilelang's Ascend scheduler decided, from the real passes.
 
-Contract: ``lower_with_schedule(func, target, pass_configs)`` lowers through tilelang's Ascend pipeline
-and returns ``(artifact, ScheduleFacts)``.  Sources, all real:
-- the ``tl.ascend_task`` attributes (latency, II) that ``tl.EstimateLatency`` writes and the
-  ``core_mask`` that ``tl.AssignCore`` adds (pass instrument);
-- ``tl.buffer_versions_map`` after ``tl.AutoSchedule`` (versions per multi-buffered buffer);
-- the inputs and results of the Z3 solves that tilelang's FFI entry points
-  ``tl.transform.z3_schedule_loop_python`` / ``tl.transform.z3_schedule_python`` run: start
-  times, versions and the loop II never reach the IR, so the two Python solvers those entry
-  points call are wrapped where they look them up (``install_z3_recorders``); tvm-ffi's
-  registry is never touched.
-Every number here is a *modeled* cycle count from tilelang's cost model, never a time, and
-every value is plain Python data (no tvm-ffi object outlives the lowering).
-
-A kernel with symbolic dimensions (``T.dynamic``) is lowered as written; loop trip counts,
-on-chip buffer shapes and the launch grid (``grid_dims``: the device function's ``blockIdx``
-extents) are read with ``shape_values`` bound (backends/symbolic_shapes.py), and stay
-expressions where a name has no value (then no modeled total for that loop).
-
-Importing this module installs the recorders (idempotent).  A lowering with no recorded
-solve says so in ``ScheduleFacts.missing``.
+Contract: ``lower_with_schedule(func, target, pass_configs, shape_values)`` lowers through
+tilelang's Ascend pipeline and returns ``(artifact, ScheduleFacts)`` from: the ``tl.ascend_task``
+latency/II of ``tl.EstimateLatency`` and ``core_mask`` of ``tl.AssignCore`` (pass instrument),
+``tl.buffer_versions_map`` after ``tl.AutoSchedule``, and the Z3 solves' inputs and results
+(start times, versions, II never reach the IR: ``install_z3_recorders`` wraps the two Python
+solvers where tilelang looks them up, never touching tvm-ffi's registry).  Every number is a
+modeled cycle count, every value plain Python data; symbolic sizes are read with
+``shape_values`` bound.  Importing installs the recorders; no recorded solve is
+``ScheduleFacts.missing``.
 """
 
 from __future__ import annotations
@@ -66,9 +55,9 @@ def _plain(value: Any) -> Any:
 
 
 class _SolverRecorder:
-    """One of tilelang's Python Z3 solvers, called, then a plain copy of its bound arguments and
-    result handed to the recording active in this thread.  Known by its marker attribute, not
-    its class: a second copy of this module must not wrap a recorder (``*args`` hides the arguments)."""
+    """A tilelang Python Z3 solver that hands a plain copy of its bound arguments and result to
+    the thread's active recording.  Known by a marker attribute: no second copy of this module
+    wraps it."""
 
     tlbench_z3_recorder = True
 
@@ -88,12 +77,10 @@ class _SolverRecorder:
 
 
 def install_z3_recorders() -> None:
-    """Wrap tilelang's two Python solvers where its FFI entry points look them up (module
-    attributes of ``tilelang.ascend.transform.z3_scheduler``, resolved at every call).  Idempotent.
+    """Wrap tilelang's two Python solvers where its FFI entry points look them up (idempotent).
 
-    Never register into tvm-ffi's global registry: overriding its entries with Python closures,
-    with a tvm-ffi ``String`` kept in a record, made pytest segfault at interpreter exit
-    (tests/test_exit_status.py); every record is plain Python data (``_plain``)."""
+    Never register into tvm-ffi's global registry: overriding its entries with Python closures made
+    pytest segfault at interpreter exit (tests/test_exit_status.py); every record is plain data."""
     for name, attr in ((Z3_LOOP, "z3_schedule_loop_python"), (Z3_STRAIGHT, "z3_schedule_python")):
         current = getattr(z3_scheduler, attr)
         if not getattr(current, "tlbench_z3_recorder", False):

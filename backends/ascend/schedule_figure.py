@@ -1,23 +1,11 @@
 """Space-time PNG of a pipelined K loop as Ascend's Z3 scheduler placed it (a model, in cycles).
 
-The Ascend backend's schedule figure (``AscendTraits.schedule_figure``); the harness's
-stage report asks for it through the backend's traits and never imports this module.
-
-Contract
---------
-* ``schedule_panels(records, iterations_shown=8, lanes="pipe")``: one ``timeline_plot.Panel``
-  per record (one num_stages of one tile, in the order given), drawn from the record's
-  ``plan.schedule_model``: the innermost (K) loop's tasks with their ``EstimateLatency``
-  latency and Z3 start time.  It is a modulo schedule, so K step ``i``'s task ``t`` runs
-  from ``i * II + start[t]`` for ``latency[t]`` cycles; the first ``iterations_shown``
-  steps are drawn (a loop of that many steps: fill, steady state, drain; a symbolic trip
-  count - a ``T.dynamic`` size with no value - counts as unknown), then the
-  straight-line tasks that follow the loop (e.g. the Fixpipe store of C) at its end.
-  ``lanes="pipe"``: one lane per hardware pipe (``PIPE_ORDER``); ``lanes="core"``: one per
-  core kind (AIC / AIV).  Every number is a model (cycles), and the figure says so.
-* ``write_schedule_png`` renders them through
-  ``timeline_plot.draw_space_time`` (matplotlib imported lazily there) and return the path.
-  Pure functions of their inputs; no global state.
+Contract: ``schedule_panels(records, iterations_shown=8, lanes="pipe")`` is one ``Panel`` per
+record from its ``plan.schedule_model``: K step ``i``'s task ``t`` runs from ``i * II +
+start[t]`` for ``latency[t]`` cycles, the first ``iterations_shown`` steps drawn, then the
+straight-line tail; lanes per pipe (``PIPE_ORDER``) or per core (AIC / AIV).
+``write_schedule_png(records, path, title=...)`` renders them (harness/analysis/timeline_plot.py)
+and returns the path.  The harness asks for it through ``AscendTraits.schedule_figure``.
 """
 
 from __future__ import annotations
@@ -32,22 +20,15 @@ PIPE_ORDER = ("MTE2", "MTE1", "Cube", "Fixpipe", "Vector", "MTE3", "Scalar")
 CORE_ORDER = ("AIC", "AIV")
 PIPE_CORE = {"MTE1": "AIC", "MTE2": "AIC", "Cube": "AIC", "Fixpipe": "AIC", "Vector": "AIV", "MTE3": "AIV"}
 PIPE_DESCRIPTIONS = {
-    "MTE2": "MTE2: GM -> L1 copy (issue -> data in L1)",
-    "MTE1": "MTE1: L1 -> L0 copy",
-    "Cube": "Cube: gemm",
-    "Fixpipe": "Fixpipe: L0C -> GM store",
-    "Vector": "Vector",
+    "MTE2": "MTE2: GM -> L1 copy (issue -> data in L1)", "MTE1": "MTE1: L1 -> L0 copy",
+    "Cube": "Cube: gemm", "Fixpipe": "Fixpipe: L0C -> GM store", "Vector": "Vector",
     "MTE3": "MTE3: UB -> GM copy",
-    "Scalar": "Scalar",
-    "AIC": "AIC (cube core)",
-    "AIV": "AIV (vector core)",
-}
+    "Scalar": "Scalar", "AIC": "AIC (cube core)", "AIV": "AIV (vector core)"}
 DEFAULT_SHOWN = 8
 
 
-def schedule_panels(
-    records: Sequence[Mapping[str, Any]], iterations_shown: int = DEFAULT_SHOWN, lanes: str = "pipe"
-) -> tuple[Panel, ...]:
+def schedule_panels(records: Sequence[Mapping[str, Any]], iterations_shown: int = DEFAULT_SHOWN,
+                    lanes: str = "pipe") -> tuple[Panel, ...]:
     """See the module docstring; raises ``ValueError`` naming the record without a schedule."""
     if lanes not in ("pipe", "core"):
         raise ValueError(f"lanes must be 'pipe' or 'core', got {lanes!r}")
@@ -60,24 +41,16 @@ def schedule_panels(
     return tuple(_schedule_panel(rec, loop, iterations_shown, lanes, reference) for rec, loop in zip(records, loops))
 
 
-def write_schedule_png(
-    records: Sequence[Mapping[str, Any]],
-    path: str | Path,
-    *,
-    title: str = "",
-    iterations_shown: int = DEFAULT_SHOWN,
-    lanes: str = "pipe",
-) -> Path:
+def write_schedule_png(records: Sequence[Mapping[str, Any]], path: str | Path, *, title: str = "",
+                       iterations_shown: int = DEFAULT_SHOWN, lanes: str = "pipe") -> Path:
     panels = schedule_panels(records, iterations_shown, lanes)
     trips = {_trip_count(_k_loop(r)) or 0 for r in records}
     shown = min(iterations_shown, min(trips) or iterations_shown)
     steps = f"first {shown} of {max(trips)} K steps" if max(trips) > shown else f"{shown} K steps"
     heading = "\n".join(filter(None, [title, f"Z3 modulo schedule (MODEL, not measured), {steps}"]))
-    return draw_space_time(
-        panels, path, heading,
-        xlabel="cycles (model: tilelang EstimateLatency latencies placed at Z3 start times; step i starts at i x II)",
-        lane_descriptions=PIPE_DESCRIPTIONS,
-    )
+    return draw_space_time(panels, path, heading, lane_descriptions=PIPE_DESCRIPTIONS, xlabel=(
+        "cycles (model: tilelang EstimateLatency latencies placed at Z3 start times; "
+        "step i starts at i x II)"))
 
 
 def _trip_count(loop: Mapping[str, Any]) -> int | None:
@@ -113,13 +86,10 @@ def _schedule_panel(record: Mapping[str, Any], loop: Mapping[str, Any], shown: i
     ordered = [n for n in (PIPE_ORDER if lanes == "pipe" else CORE_ORDER) if n in bars]
     ordered += [n for n in bars if n not in ordered]
     captions = _busy_captions(loop, bars) if lanes == "pipe" else {}
-    return Panel(
-        title=_schedule_title(record, loop),
-        lanes=tuple(Lane(n, tuple(bars[n]), captions.get(n, "")) for n in ordered),
-        phases=_schedule_phases(loop, count, ii, loop_end),
-        subtitle=_schedule_subtitle(loop, reference),
-        end_marker=tail_end,
-    )
+    lanes_drawn = tuple(Lane(n, tuple(bars[n]), captions.get(n, "")) for n in ordered)
+    return Panel(title=_schedule_title(record, loop), lanes=lanes_drawn,
+                 phases=_schedule_phases(loop, count, ii, loop_end),
+                 subtitle=_schedule_subtitle(loop, reference), end_marker=tail_end)
 
 
 def _busy_captions(loop: Mapping[str, Any], bars: Mapping[str, Sequence[Bar]]) -> dict[str, str]:

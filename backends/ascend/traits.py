@@ -1,11 +1,9 @@
 """What the harness shows and sets up for Ascend, without importing tilelang or torch_npu.
 
-Contract (harness/core/backend_traits.py): colour and label in plots; the one-line plan
-summary, in modeled cycles and labelled as a model (``II 164 cyc v2/2 5576 cyc/core C/V
-overlap 12 cyc (model)``); the device-info keys for machine_info (torch_npu, CANN,
-bisheng); the testbed's driver (CANN) and vendor library (torch_npu); worker pinning
-through ``ASCEND_RT_VISIBLE_DEVICES``; the Z3 schedule figure (schedule_figure.py) and the
-pipes that load operands (for the stage report's per-K-step latencies).
+Contract (harness/core/backend_traits.py): plot colour and label; the plan summary in modeled
+cycles, labelled a model (``II 164 cyc v2/2 5576 cyc/core C/V overlap 12 cyc (model)``);
+machine_info keys; testbed driver (CANN) and vendor library (torch_npu); pinning through
+``ASCEND_RT_VISIBLE_DEVICES``; the Z3 schedule figure and the pipes that load operands.
 """
 
 from __future__ import annotations

@@ -1,15 +1,12 @@
 """How a CUDA GPU's timers empty L2 before each call (the NVIDIA backend's ``--tlbench-nvidia-l2-flush``).
 
-Contract: ``FLUSH_MODES`` are the choices, ``DEFAULT_FLUSH_MODE`` (``write``) is used when the option is not given;
-``flush_mode(value)`` returns the choice or raises a ``ValueError`` naming the option and the valid values;
-``flush_caveat(timer, mode, flushed)`` is the note a record carries where its timer and flush mode measure something
-ncu does not; ``split_at_flushes(kernels, flush_names)`` splits a stream of kernel records at the flushes into one
-summed duration per call (CUPTI's records in timing.py, ncu's rows in backends/tools/timer_table.py).
-``read_flush_note(nbytes)`` is the note a record timed after a ``read`` flush carries (the only place the mode is
-written into a record), and ``flush_mode_of(l2_flush_bytes, notes)`` reads the mode back from a record's fields:
-``off`` (nothing flushed), ``read`` (that note), ``write`` (the default, which writes no note), or None where the
-record does not say (a field absent: an older file).  The flush itself is backends/gpu/timing.py ``L2Flush``.
-Importing this module imports neither torch nor tilelang (traits read ``FLUSH_MODES``).
+Contract: ``FLUSH_MODES`` (default ``write``); ``flush_mode(value)`` returns the choice or raises a
+``ValueError`` naming the option and the valid values; ``flush_caveat(timer, mode, flushed)`` is
+the note of a record whose timer and flush measure what ncu does not; ``read_flush_note(nbytes)``
+the note of a record timed after a ``read`` flush, and ``flush_mode_of(l2_flush_bytes, notes)``
+reads the mode back (``off``, ``read``, ``write``; None where a field is absent).
+``split_at_flushes`` and ``groups_at_flushes`` split a kernel stream at the flushes into calls.
+The flush itself is backends/gpu/timing.py ``L2Flush``.  No torch or tilelang imported.
 """
 
 from __future__ import annotations
@@ -40,10 +37,7 @@ def read_flush_note(nbytes: int) -> str:
 
 
 def flush_mode_of(l2_flush_bytes: object, notes: object) -> str | None:
-    """The L2 flush a record was timed after, from its ``l2_flush_bytes`` and ``notes``: ``off``, ``read`` or
-    ``write``; None when a field it needs is absent (an older results file).  Every record of a ``read`` flush has
-    carried ``read_flush_note`` since that mode exists, so a flushed record without it was timed after a ``write``
-    flush."""
+    """``off``, ``read`` or ``write`` (flushed, no ``read_flush_note``); None: a field absent."""
     if l2_flush_bytes is None:
         return None
     if not l2_flush_bytes:
@@ -54,31 +48,38 @@ def flush_mode_of(l2_flush_bytes: object, notes: object) -> str | None:
 
 
 def flush_caveat(timer: str, mode: str, flushed: bool) -> str | None:
-    """The note a record carries when its timer and L2 flush mode do not measure the same thing as ncu: the graph
-    timer subtracts a graph of flushes alone, and after a read flush the call's own dirty lines are written back by
-    the next flush, so that write-back lands on the call."""
+    """The note of a graph-timed record after a read flush: the call pays its write-back."""
     if timer == "graph" and mode == "read" and flushed:
         return ("graph timer after a read flush: the call's dirty lines are written back during the next flush, "
                 "which the flush-only graph does not do, so that write-back is charged to the call (ncu and CUPTI leave it out)")
     return None
 
 
-def split_at_flushes(kernels: Iterable[tuple[str, float]], flush_names: Collection[str]) -> tuple[list[float], str | None]:
-    """(name, duration) records in launch order -> the summed duration of the kernels after each flush, one entry
-    per flush (a flush of several kernels in a row is one separator; a flush that no kernel follows gives 0.0), and
-    the name of the first kernel before any flush (None when the records start with a flush)."""
-    calls: list[float] = []
-    before: str | None = None
+def groups_at_flushes(records: Iterable[tuple],
+                      flush_names: Collection[str]) -> tuple[list[list[tuple]], tuple | None]:
+    """Records (name first) in launch order -> the records after each flush, one group per flush (a
+    run of flush kernels is one separator), and the first record before any flush (None: none)."""
+    groups: list[list[tuple]] = []
+    before = None
     in_flush = False
-    for name, duration in kernels:
-        if name in flush_names:
+    for record in records:
+        if record[0] in flush_names:
             if not in_flush:
-                calls.append(0.0)
+                groups.append([])
             in_flush = True
             continue
         in_flush = False
-        if calls:
-            calls[-1] += duration
+        if groups:
+            groups[-1].append(record)
         elif before is None:
-            before = name
-    return calls, before
+            before = record
+    return groups, before
+
+
+def split_at_flushes(kernels: Iterable[tuple[str, float]],
+                     flush_names: Collection[str]) -> tuple[list[float], str | None]:
+    """(name, duration) records -> each call's summed duration (0.0 where no kernel follows a
+    flush), and the name of the first kernel before any flush."""
+    groups, before = groups_at_flushes(kernels, flush_names)
+    calls = [sum((duration for _, duration in group), 0.0) for group in groups]
+    return calls, before[0] if before is not None else None

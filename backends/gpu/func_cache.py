@@ -1,17 +1,10 @@
 """The kernel's TIR, kept on disk beside tilelang's cache, so a warm compile skips building it.
 
-Contract: ``FuncCache(directory)``; ``key(lowering_key, body_key, case_id)`` names a kernel's IR by the compiler and
-target, the case id (problem and config) and ``body_key``: the backend's name for everything else that builds the IR
-- the kernel hash (the source of every module of the body, wherever it lives: harness/core/kernel_traits.py), the
-source hash of the code the backend's runtime compiles with (backends/source_tree.py) and the pass configs;
-``get(key)`` returns the stored ``PrimFunc`` (``tvm.ir.load_json``) or None; ``put(key, func)`` writes it
-(``tvm.ir.save_json``) atomically (backends/gpu/keyed_files.py).  A file that cannot be read is ignored.
-``directory`` None: nothing is stored.
-
-Why: a warm compile then skips building the IR from the Python body (TVMScript parsing, 20-100 ms under the GIL);
-tilelang still keys its cache by the IR it is given (the body's IR byte for byte: tests/test_func_cache.py), so a
-stored IR only names the kernel it was built as.  Cold compiles (compile items) never use it: they time the whole
-build.
+Contract: ``FuncCache(directory)`` (None: nothing stored); ``key(lowering_key, body_key,
+case_id)`` names a kernel's IR by compiler and target, the backend's ``body_key`` (kernel hash,
+runtime source hash, pass configs) and the case id; ``get(key)`` returns the stored ``PrimFunc``
+or None (an unreadable file is ignored); ``put(key, func)`` writes it atomically.  Cold compiles
+never use it: they time the whole build.
 """
 
 from __future__ import annotations

@@ -1,22 +1,12 @@
 """Kernel time per launch from CUDA-graph replays: K launches captured in one graph, time / K.
 
 Contract: ``GraphTimer(fn, flush, telemetry, device=CudaGraphDevice())`` is a ``DeviceTimer``
-(harness/core/backend_api.py) with ``method`` ``"cuda-graph"``.
-- It estimates one flush + call with CUDA events (median of ``ESTIMATE_CALLS``, after one untimed call) and chooses
-  K = ``launches_for(estimate)``: enough launches for one replay to last about ``TARGET_REPLAY_S``, between
-  ``MIN_LAUNCHES`` and ``MAX_LAUNCHES``.
-- It captures K x (L2 flush, call) into one graph and, with the flush on, K flushes alone into a second (the same
-  ``L2Flush`` as the CUPTI and event timers, so every launch starts as cold as theirs).  CUDA's capture rule comes
-  first: ``WARM_UP_CALLS`` untimed calls on the capture stream.
-- ``batch(k)`` replays both graphs k times, interleaved, each replay between two CUDA events after a spin kernel
-  (``torch.cuda._sleep``) that keeps the GPU busy while the host enqueues the replay, so no host launch time is
-  inside the events; sample i is ``(pairs_i - flushes_i) / K`` (``per_launch``): the launch's time back-to-back in a
-  graph, one inter-kernel gap included, no host launch overhead.  With the flush off: ``pairs_i / K``.
-- Where capture fails (a call that launches off the current stream, a library that refuses capture), ``method``
-  becomes ``cuda-event`` and ``notes`` say why, as CUPTI's fallback does.
-The clock warm-up and the discarded calls are the harness's (harness/measure/rounds.py), through ``batch`` as for
-the other timers.  ``device`` is the only CUDA-touching part; tests pass a fake one to check the bookkeeping on the
-CPU.
+(``method`` ``"cuda-graph"``).  It estimates one flush + call by CUDA events, picks K =
+``launches_for(estimate)``, captures K x (flush, call) into one graph and, with the flush on, K
+flushes alone into a second.  ``batch(k)`` replays both k times, interleaved, each between two
+events after a spin kernel (no host launch time inside); sample i is ``(pairs_i - flushes_i) / K``
+(``per_launch``).  Where capture fails, ``method`` becomes ``cuda-event`` and ``notes`` say why.
+``device`` is the only CUDA-touching part (tests pass a fake).
 """
 
 from __future__ import annotations
@@ -34,13 +24,11 @@ WARM_UP_CALLS = 3
 SPACER_CYCLES = 100_000  # ~50 us at the H200's 1980 MHz: longer than enqueueing one replay
 
 
-def launches_for(estimate_s: float, target_s: float = TARGET_REPLAY_S,
-                 lowest: int = MIN_LAUNCHES, highest: int = MAX_LAUNCHES) -> int:
-    """K: launches per graph so one replay lasts about ``target_s`` (``estimate_s`` is one flush + call), clamped to
-    [lowest, highest]."""
+def launches_for(estimate_s: float) -> int:
+    """K: launches for a replay of about ``TARGET_REPLAY_S`` (``estimate_s``: flush + call)."""
     if not estimate_s > 0 or not math.isfinite(estimate_s):
-        return highest
-    return max(lowest, min(highest, math.ceil(target_s / estimate_s)))
+        return MAX_LAUNCHES
+    return max(MIN_LAUNCHES, min(MAX_LAUNCHES, math.ceil(TARGET_REPLAY_S / estimate_s)))
 
 
 def per_launch(pairs_s: Sequence[float], flushes_s: Sequence[float] | None, launches: int) -> list[float]:
@@ -56,11 +44,8 @@ class GraphDevice(Protocol):
     """What the timer needs from CUDA (``CudaGraphDevice``) or from a test's fake."""
 
     def event_seconds(self, body: Callable[[], None]) -> float: ...
-
     def capture(self, body: Callable[[], None], repeat: int, warm_up: int) -> Any: ...
-
     def replay_seconds(self, graphs: Sequence[Any], rounds: int) -> list[list[float]]: ...
-
     def event_batch(self, flush: Callable[[], None], fn: Callable[[], None], k: int) -> list[float]: ...
 
 
@@ -84,8 +69,7 @@ class CudaGraphDevice:
         return start.elapsed_time(end) * 1e-3
 
     def capture(self, body: Callable[[], None], repeat: int, warm_up: int) -> Any:
-        """A graph of ``repeat`` x ``body``, after ``warm_up`` calls on the capture stream (torch's recipe: lazy
-        library set-up must not happen during capture)."""
+        """A graph of ``repeat`` x ``body``, after ``warm_up`` calls on the capture stream."""
         torch = self._torch
         self.stream.wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(self.stream):

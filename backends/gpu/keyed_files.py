@@ -1,11 +1,8 @@
 """One small text file per key in a folder: the storage under the NVIDIA backend's disk caches.
 
-Contract: ``KeyedFiles(directory)`` (None: nothing is stored and nothing is found); ``has(key)``; ``read(key)``
-returns the file's text, or None when there is none or it cannot be read; ``write(key, text)`` writes it with
-``harness.results.files.journal.atomic_write_text`` (a temporary file, fsync'd, then ``os.replace``: a concurrent reader
-sees the old file or the whole new one, never half of it) and returns False when the disk refuses (read-only, full):
-a cache that cannot store costs its caller the work again, nothing else.  Files are ``<key>.json``.  The plan cache
-(backends/gpu/plan_cache.py) and the IR cache (backends/gpu/func_cache.py) decode what they read themselves.
+Contract: ``KeyedFiles(directory)`` (None: nothing is stored or found); ``has(key)``; ``read(key)``
+returns the text, or None when absent or unreadable; ``write(key, text)`` writes ``<key>.json``
+atomically (a reader never sees half a file) and returns False when the disk refuses.
 """
 
 from __future__ import annotations

@@ -1,20 +1,13 @@
 """Record the pipeline plan tilelang's CUDA path chose, from the compiler's own IR.
 
-Contract: ``lower_with_plan(func, target, pass_configs)`` lowers ``func`` with a pass instrument attached and
-returns ``(artifact, PlanFacts)``; ``build_with_plan(build)`` attaches the same instrument to a ``tilelang.compile``
-call's own lowering (one lowering for binary and plan).  Facts come from the IR, not from grepping source: loop
-annotations after ``tl.PipelinePlanning`` (``software_pipeline_stage`` / ``software_pipeline_order`` /
-``tl_pipelined_num_stages``), whether ``tl.ProducerConsumerWarpSpecialized`` rewrote the kernel, the on-chip
-buffers' declared and versioned shapes, and the device function's ``dyn_shared_memory_buf`` and ``thread_extent``
-(the whole grid: ``grid`` is the number of blocks, ``grid_dims`` the blockIdx x, y, z extents; ``threads`` the
-threads per block over all three axes).  Only instruction use (TMA, cp.async, wgmma) is read from the generated CUDA
-source, the one place it exists.  A kernel with symbolic dimensions (``T.dynamic``) is lowered as written; its
-launch extents and buffer shapes are read with ``shape_values`` (the case's values of those names) bound, and stay
-expressions (``"(M + 63) // 64"``) where a name has no value; ``symbolic`` lists the names the kernel leaves open.
-A PrimFunc that launches several kernels (several ``T.Kernel`` blocks) has its plan's grid and threads from the
-first one and, in ``features["kernels"]``, every kernel's name, ``grid_dims`` and ``threads``, ordered by name as
-tilelang numbers them (``main_kernel``, ``main_kernel_1``, ...; absent for one kernel).  A buffer's bytes are its
-elements times its dtype's bits over 8, rounded up (``backends/dtype_sizes.py``: fp8 one byte, int4 half a byte).
+Contract: ``lower_with_plan(func, target, pass_configs, shape_values)`` lowers with a pass
+instrument attached and returns ``(artifact, PlanFacts)``; ``build_with_plan(build,
+shape_values)`` attaches it to a ``tilelang.compile`` call's own lowering.  Facts come from the
+IR: loop annotations after ``tl.PipelinePlanning``, whether ``tl.ProducerConsumerWarpSpecialized``
+rewrote the kernel, the on-chip buffers' declared and versioned shapes, the device function's
+shared memory, grid and threads (read with ``shape_values`` bound; expressions where unbound),
+every kernel of a multi-kernel PrimFunc; only instruction use (TMA, cp.async, wgmma) is read
+from the generated source.
 """
 
 from __future__ import annotations
@@ -43,10 +36,8 @@ def _alloc_buffers(func, values: dict[str, int]) -> dict[str, dict[str, Any]]:
     def visit(node):
         if isinstance(node, tirx.SBlock):
             for buf in node.alloc_buffers:
-                found[buf.name] = {
-                    "shape": [evaluate(x, values) for x in buf.shape], "dtype": str(buf.dtype),
-                    "scope": str.__str__(buf.scope()),
-                }
+                found[buf.name] = {"shape": [evaluate(x, values) for x in buf.shape],
+                                   "dtype": str(buf.dtype), "scope": str.__str__(buf.scope())}
 
     tirx.stmt_functor.post_order_visit(func.body, visit)
     return found
@@ -59,15 +50,13 @@ def _pipelined_loops(func) -> list[dict[str, Any]]:
         if isinstance(node, tirx.For) and node.annotations:
             ann = {k: node.annotations[k] for k in node.annotations.keys()}
             if any(k in ann for k in _PIPELINE_KEYS):
-                loops.append(
-                    {
-                        "loop_var": str.__str__(str(node.loop_var)),  # a plain str: tvm-ffi returns its own String
-                        "extent": int(node.extent) if isinstance(node.extent, tvm.tirx.IntImm) else str(node.extent),
-                        "stage": [int(x) for x in ann.get("software_pipeline_stage", [])],
-                        "order": [int(x) for x in ann.get("software_pipeline_order", [])],
-                        "num_stages": int(ann["tl_pipelined_num_stages"]) if "tl_pipelined_num_stages" in ann else None,
-                    }
-                )
+                loops.append({
+                    "loop_var": str.__str__(str(node.loop_var)),  # a plain str: tvm-ffi returns its own String
+                    "extent": int(node.extent) if isinstance(node.extent, tvm.tirx.IntImm) else str(node.extent),
+                    "stage": [int(x) for x in ann.get("software_pipeline_stage", [])],
+                    "order": [int(x) for x in ann.get("software_pipeline_order", [])],
+                    "num_stages": int(ann["tl_pipelined_num_stages"]) if "tl_pipelined_num_stages" in ann else None,
+                })
 
     tirx.stmt_functor.post_order_visit(func.body, visit)
     return loops
@@ -102,8 +91,7 @@ def _make_instrument(rec: _Recorder):
 
 
 def _main_func(mod):
-    funcs = list(mod.functions.values())
-    return funcs[0]
+    return next(iter(mod.functions.values()))
 
 
 @dataclass(frozen=True)
@@ -145,9 +133,8 @@ def _features(source: str) -> dict[str, bool]:
 
 
 def build_with_plan(build: Callable[[], Any], shape_values: dict[str, int] | None = None) -> tuple[Any, PlanFacts | None]:
-    """Run ``build`` (a ``tilelang.compile`` call) with the plan instrument attached to its own lowering, so one
-    lowering gives both the binary and the plan; the facts are None when nothing was lowered (tilelang's cache
-    answered) or this tilelang has no compile-session tools (then the caller lowers with ``lower_with_plan``)."""
+    """Run ``build`` (a ``tilelang.compile`` call) with the plan instrument on its own lowering; the
+    facts are None when nothing was lowered (a cache hit) or tilelang lacks the session tools."""
     try:
         from tilelang.instrumentation.session import PassInstrumentationTool, compile_pass_instrumentation
     except ImportError:
@@ -190,12 +177,9 @@ def _facts(rec: _Recorder, artifact, values: dict[str, int]) -> PlanFacts:
                             "versions": None, "bytes": None})  # a symbolic on-chip shape with no value here
             continue
         versions = max(1, math.prod(now["shape"]) // max(1, math.prod(decl["shape"])))
-        buffers.append(
-            {
-                "name": name, "scope": decl["scope"], "shape": decl["shape"], "dtype": decl["dtype"],
-                "versions": versions, "bytes": versions * buffer_bytes(decl["shape"], decl["dtype"]),
-            }
-        )
+        buffers.append({"name": name, "scope": decl["scope"], "shape": decl["shape"],
+                        "dtype": decl["dtype"], "versions": versions,
+                        "bytes": versions * buffer_bytes(decl["shape"], decl["dtype"])})
     planned = rec.after.get(_PLANNING_PASS)
     loops = _pipelined_loops(_main_func(planned)) if planned is not None else []
     if rec.ws_changed:

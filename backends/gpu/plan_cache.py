@@ -1,13 +1,9 @@
 """What tilelang decided for a kernel (its ``PlanFacts``), kept on disk beside tilelang's cache.
 
-Contract: ``PlanCache(directory)``; ``key(lowering_key, body_key, case_id)`` names a kernel by everything that
-decides its lowered source (the compiler and target; ``body_key``, the backend's name for the code that builds the
-IR: the kernel hash of every module of the body, wherever it lives, the runtime's source hash, the pass configs; the
-case id: problem and config) and the source of the plan reader; ``get(key)`` returns the stored ``PlanFacts`` or
-None; ``put(key, facts)`` writes one small JSON file atomically (backends/gpu/keyed_files.py: concurrent workers
-never read half a file).  A file that cannot be read is ignored (the caller lowers again).  Why: a compile that
-tilelang's kernel cache answers lowers nothing, so reading the plan would mean lowering once more (about 0.2 s of
-Python per kernel, under the GIL). ``directory`` None: nothing is stored.
+Contract: ``PlanCache(directory)`` (None: nothing stored); ``key(lowering_key, body_key,
+case_id)`` also covers the plan reader's source; ``get(key)`` returns the stored ``PlanFacts`` or
+None (an unreadable file is ignored); ``put(key, facts)`` writes one JSON file atomically.  Why: a
+compile that tilelang's cache answers lowers nothing, so reading its plan would cost a lowering.
 """
 
 from __future__ import annotations

@@ -1,20 +1,13 @@
 """Kernel-only device time on CUDA GPUs (CUPTI, CUDA events): a timer, not a sampling loop.
 
-Contract: ``CudaTimer(fn, flush, telemetry)`` is a ``DeviceTimer`` (harness/core/backend_api.py): ``batch(k)`` runs
-``fn`` k times, each after the L2 flush, and returns the GPU's own start/end timestamps of the kernels ``fn``
-launched (CUPTI activity records, read through kineto, torch.autograd.profiler with use_device="cuda"), summed per
-call, flush kernels excluded: what ``ncu``'s ``gpu__time_duration`` reports, without launch gaps or host overhead.
-A call that launches several kernels (a vendor library's GEMM and its epilogue, a loop of per-group cuBLAS calls) is
-timed as the **sum of its kernels' durations** - the GPU's busy time for the call; the gaps between its kernels are
-not in it.  Such a timer's ``notes`` say so, with the kernels of one call and how much longer its
-first-start-to-last-end span was (read from its first batch).  When the profiler yields no usable records, or they
-do not split into one group per call, it falls back to CUDA events around each call: ``method`` becomes
-``cuda-event`` and ``notes`` say why (the number is then a few percent high).  ``telemetry()`` reads NVML
-(backends/nvidia/telemetry.py). How many batches, when to stop, drift: harness/measure/rounds.py, nowhere else.
-``group_calls`` / ``group_kernel_times`` are the pure grouping step (tested on synthetic event lists).
-``CudaTimer(..., use_cupti=False)`` is the events timer from the start (``--tlbench-nvidia-timer=events``):
-``event_batch``, a CUDA event pair around each call after its flush, launch gaps and host overhead of the call
-included.  The CUDA-graph timer is backends/gpu/graph_timer.py.
+Contract: ``CudaTimer(fn, flush, telemetry)`` is a ``DeviceTimer`` (harness/core/backend_api.py):
+``batch(k)`` runs ``fn`` k times, each after the L2 flush, and returns the GPU's own kernel
+timestamps (CUPTI through kineto) summed per call, flush kernels excluded: what ncu's
+``gpu__time_duration`` reports.  A call of several kernels is timed as the sum of their durations
+(its ``notes`` say so).  Where the records are unusable or do not split one group per call, it
+falls back to CUDA events (``method`` ``cuda-event``, ``notes`` say why); ``use_cupti=False`` is
+the events timer from the start.  ``telemetry()`` reads NVML.  The sampling loop is
+harness/measure/rounds.py; the graph timer backends/gpu/graph_timer.py.
 """
 
 from __future__ import annotations
@@ -25,7 +18,7 @@ from typing import Any, Callable, Sequence
 
 import torch
 
-from .flush_choice import FLUSH_MODES, read_flush_note
+from .flush_choice import FLUSH_MODES, groups_at_flushes, read_flush_note
 
 METHOD_CUPTI = "cupti-kernel-timestamps"
 METHOD_EVENTS = "cuda-event"
@@ -35,11 +28,9 @@ ROW_WORDS = 1024  # the read flush's row width (its buffer is 2 x L2 bytes: a mu
 class L2Flush:
     """Empty L2 before the next kernel with a buffer twice its size.
 
-    ``write`` overwrites the buffer: L2 is then full of the buffer's dirty lines, and the next kernel's misses write
-    them back to memory inside its own timed span (a memory-bound kernel pays for that).  ``read`` reads the buffer
-    (row sums, one kernel): the lines it leaves are clean, and the previous call's dirty outputs are written back
-    during the flush, outside the span - the state ncu's ``--cache-control all`` leaves.  ``note`` is the line a
-    record timed after a ``read`` flush carries (None for ``write``, the default, and with the flush off)."""
+    ``write`` overwrites it, leaving dirty lines the next kernel's misses write back inside its
+    span; ``read`` reads it (row sums, one kernel), leaving clean lines as ncu's
+    ``--cache-control all`` does.  ``note`` is a ``read``-flushed record's line (else None)."""
 
     def __init__(self, device: torch.device, enabled: bool, mode: str = "write") -> None:
         if mode not in FLUSH_MODES:
@@ -74,31 +65,15 @@ class CallKernels:
 
 
 def group_calls(events: Sequence[tuple[str, float, float]], flush_names: set[str], count: int) -> list[CallKernels] | None:
-    """Split (name, start_us, end_us) kernel records of ``count`` flush+call pairs into the kernels of each call (a
-    flush of several kernels in a row is one separator; records before the first flush are not a call's); None when
-    they do not split into ``count`` calls with positive time (the caller then falls back to events)."""
-    groups: list[list[tuple[str, float, float]]] = []
-    in_flush = False
-    for name, start, end in sorted(events, key=lambda e: e[1]):
-        if name in flush_names:
-            if not in_flush:
-                groups.append([])
-            in_flush = True
-            continue
-        in_flush = False
-        if groups:
-            groups[-1].append((name, float(start), float(end)))
+    """The kernels of each of ``count`` flush+call pairs, from (name, start_us, end_us) records;
+    None where they do not split into ``count`` calls with positive time (then: events)."""
+    in_order = [(n, float(s), float(e)) for n, s, e in sorted(events, key=lambda e: e[1])]
+    groups, _ = groups_at_flushes(in_order, flush_names)
     calls = [CallKernels(tuple(n for n, _, _ in g), sum(e - s for _, s, e in g) * 1e-6,
                          (max(e for _, _, e in g) - min(s for _, s, _ in g)) * 1e-6 if g else 0.0) for g in groups]
     if len(calls) != count or any(c.busy_s <= 0 for c in calls):
         return None
     return calls
-
-
-def group_kernel_times(events: Sequence[tuple[str, float, float]], flush_names: set[str], count: int) -> list[float] | None:
-    """The kernel-only time of each call (``group_calls``' sums), in seconds; None where they do not split."""
-    calls = group_calls(events, flush_names, count)
-    return None if calls is None else [c.busy_s for c in calls]
 
 
 def several_kernels_note(calls: Sequence[CallKernels]) -> str | None:
@@ -129,15 +104,9 @@ def separation_problem(flush_names: set[str], fn_names: set[str], flush_enabled:
 
 
 def _kernel_events(events) -> list[tuple[str, float, float]]:
-    out = []
-    for event in events:
-        if getattr(getattr(event, "device_type", None), "name", "") != "CUDA":
-            continue
-        if getattr(event, "is_user_annotation", False):
-            continue
-        tr = event.time_range
-        out.append((event.name, float(tr.start), float(tr.end)))
-    return out
+    return [(e.name, float(e.time_range.start), float(e.time_range.end)) for e in events
+            if getattr(getattr(e, "device_type", None), "name", "") == "CUDA"
+            and not getattr(e, "is_user_annotation", False)]
 
 
 def event_batch(flush: Callable[[], None], fn: Callable[[], None], k: int) -> list[float]:
@@ -156,10 +125,8 @@ def event_batch(flush: Callable[[], None], fn: Callable[[], None], k: int) -> li
 def profile_kernels(calls: Callable[[], Any]) -> list[tuple[str, float, float]]:
     """(name, start_us, end_us) of every CUDA kernel ``calls`` launched, from CUPTI (kineto).
 
-    Through ``torch.autograd.profiler.profile(use_kineto=True, use_cpu=False, use_device="cuda")``: the session
-    ``torch.profiler.profile(activities=[CUDA])`` opens, without its ``prepare_trace``, whose ``hasattr(torch,
-    "_inductor")`` imports torch's compiler stack (dynamo and inductor) on first use: 1.9 s on the CPU box, 3.7-5.5
-    s on the H200, paid by every device worker before its first sample."""
+    Through the autograd profiler: ``torch.profiler.profile``'s ``prepare_trace`` imports dynamo
+    and inductor on first use (up to 5.5 s per device worker)."""
     from torch.autograd.profiler import profile
 
     with profile(use_cpu=False, use_device="cuda", use_kineto=True) as prof:
@@ -207,16 +174,13 @@ class CudaTimer:
                 self.notes.append(note)
         return [c.busy_s for c in grouped]
 
-    def _event_batch(self, k: int) -> list[float]:
-        return event_batch(self.flush, self.fn, k)
-
     def batch(self, k: int) -> list[float]:
         if self.method == METHOD_CUPTI:
             samples = self._cupti_batch(k)
             if samples is not None:
                 return samples
             self._fall_back("CUPTI records did not split into one group per call; fell back to CUDA events")
-        return self._event_batch(k)
+        return event_batch(self.flush, self.fn, k)
 
     def telemetry(self) -> dict[str, Any] | None:
         return self._telemetry.read() if self._telemetry is not None else None

@@ -1,8 +1,4 @@
-"""NVIDIA backend package; ``NvidiaBackend`` is the ``tlbench.backends`` entry point.
-
-The backend class is imported on first access, so ``backends.nvidia.traits`` and
-``backends.nvidia.limits`` load without tilelang.
-"""
+"""NVIDIA backend package; ``NvidiaBackend`` (imported on first access) is the entry point."""
 
 __all__ = ["NvidiaBackend"]
 

@@ -1,22 +1,14 @@
 """The NVIDIA backend: tilelang's CUDA path, checked against torch, timed with CUPTI.
 
-Contract (harness/core/backend_api.py; the shared skeleton is backends/backend_base.py): compiles
-on any machine with tilelang (and nvcc for the binary); runs and times only where ``torch.cuda``
-sees a GPU (backends/nvidia/device_probe.py).  Importing this module imports neither torch nor
-tilelang.  ``from_worker_facts(options, facts)`` builds the instance a pytest process uses
-while its device worker compiles and times (harness/core/registry.py): device info, what
-blocks timing, arch and lowering key are the worker's own (``worker_facts()``), and nothing
-runs here.  The target arch comes from the GPU (``sm_90a`` on Hopper); with no GPU, from
-``--tlbench-nvidia-arch`` (default sm_90a).  ``compile(cold=True)`` bypasses tilelang's kernel
-and cubin caches so the compile item measures a real build; device items compile through the
-cache.  The pass configs reach both the lowering that records the plan and the timed build
-(e.g. FA's ``fast_math`` -> ``tl.enable_fast_math``, nvcc ``--use_fast_math``), and so does
-``out_idx`` (backends/kernel_call.py).  Where pass configs change the binary but not the
-generated CUDA, ``kernel_source`` names them under the source (backends/nvidia/cuda_build.py;
-the inert-key probe then tells the builds apart); tilelang's kernel cache keys on the pass
-configs and its binary cache on the nvcc options.  Every cache of a built kernel (stored IR,
-plan) is keyed by the kernel hash, the runtime's source hash (backends/source_tree.py), the
-pass configs and the case id.
+Contract (harness/core/backend_api.py; skeleton backends/backend_base.py): compiles on any machine
+with tilelang (nvcc for the binary); runs and times only where ``torch.cuda`` sees a GPU.  The
+arch comes from the GPU, else ``--tlbench-nvidia-arch`` (default sm_90a).  ``from_worker_facts``
+builds the instance a pytest process uses while its device worker times: nothing runs here.
+``compile(cold=True)`` bypasses tilelang's kernel and cubin caches; device items compile through
+them.  Pass configs and ``out_idx`` reach both the planned lowering and the build; every cache of
+a built kernel (stored IR, plan) is keyed by the kernel hash, the runtime's source hash
+(backends/source_tree.py), the pass configs and the case id.  Importing this module imports
+neither torch nor tilelang.
 """
 
 from __future__ import annotations
@@ -46,7 +38,7 @@ from ...harness.core import budget, space
 from ...harness.core.backend_api import BackendOptions, Compiled, CompileError, compile_failure_words
 from ...harness.core.cases import Case, Plan, VendorCase
 from ...harness.core import kernel_traits as ask
-from ...harness.core.device_profile import DeviceProfile, match_profile
+from ...harness.core.device_profile import DeviceProfile
 
 
 class NvidiaBackend(TileLangBackend):
@@ -83,10 +75,7 @@ class NvidiaBackend(TileLangBackend):
     # -- the controller of a device worker ----------------------------------------------------
     @classmethod
     def from_worker_facts(cls, options: BackendOptions, facts: dict[str, Any]) -> "NvidiaBackend":
-        """The instance a pytest process uses while its device worker compiles and times,
-        built from what that worker's instance reported (``worker_facts``): this process never
-        imports torch or tilelang for collection and reports.  Compiling and inspecting still
-        work here (imported on first use); running does not (``device`` is None)."""
+        """The controller's instance, from its worker's ``worker_facts``: it never runs."""
         return cls(options, worker_facts=facts)
 
     def worker_facts(self) -> dict[str, Any]:
@@ -102,8 +91,7 @@ class NvidiaBackend(TileLangBackend):
 
     @cached_property
     def _caches(self) -> tuple[PlanCache, FuncCache]:
-        """The plan of each built kernel, beside tilelang's own cache (a cache hit lowers
-        nothing), and a warm compile's IR (not rebuilt)."""
+        """Each built kernel's plan (a cache hit lowers nothing) and IR, beside tilelang's cache."""
         import tilelang
 
         cache_dir = Path(tilelang.env.TILELANG_CACHE_DIR) if tilelang.env.is_cache_enabled() else None
@@ -133,9 +121,8 @@ class NvidiaBackend(TileLangBackend):
         return dict(self._device_info)
 
     def device_profile(self, info: dict[str, Any]) -> DeviceProfile | None:
-        """The datasheet profile of the GPU named in ``info``; else the bandwidth it reports
-        itself (no FLOP peak, origin "device"); None with neither (peak unknown)."""
-        return match_profile(PROFILES, info.get("accelerator")) or device_reported_profile(info)
+        """The datasheet profile of the GPU, else the bandwidth it reports itself (no FLOP peak)."""
+        return super().device_profile(info) or device_reported_profile(info)
 
     def calibrate(self, seconds: float = 30.0) -> DeviceProfile:
         """Measure this GPU's profile (cuBLAS GEMM, a device copy): see backends/calibrate.py."""
@@ -155,8 +142,7 @@ class NvidiaBackend(TileLangBackend):
         return f"tilelang {tilelang.__version__}; {self.target}"
 
     def _cache_key_parts(self, case: Case) -> tuple[str, str | None, str]:
-        """What a stored IR or plan is keyed by besides the compiler: the body's modules, the
-        code this runtime compiles with (its source hash), the pass configs and out_idx, the case id."""
+        """A stored IR's or plan's key: compiler; body, runtime source and build traits; case id."""
         traits = ask.kernel_traits(case, self.dialect)
         built_with = json.dumps([sorted((k, repr(v)) for k, v in traits.pass_configs.items()), traits.out_idx])
         return self.lowering_key(), f"{self.kernel_body_hash(case)}; {runtime_tree_hash(type(self).__module__)}; {built_with}", case.case_id
@@ -173,8 +159,7 @@ class NvidiaBackend(TileLangBackend):
         return self._changes.pass_configs(case.case_id, configs) if self._changes is not None else configs  # TEST ONLY hook
 
     def kernel_source(self, case: Case) -> str:
-        """The generated CUDA, plus a line naming each pass config that changes the binary and
-        not the source (nvcc's --use_fast_math): without it the inert-key probe would call them inert."""
+        """The generated CUDA, plus a line per pass config changing the binary, not the source."""
         return super().kernel_source(case) + pass_config_note(self.pass_configs(case))
 
     def _lower_with_facts(self, func, target, pass_configs, shape_values):
@@ -188,18 +173,14 @@ class NvidiaBackend(TileLangBackend):
         return KERNELS
 
     def likely_cached(self, case: Case) -> bool:
-        """A warm compile of ``case`` will likely be a cache hit: its plan is stored beside
-        tilelang's cache (both are written by the same build).  A hint for the compile pool's
-        lanes (harness/measure/compile_pool.py), never a substitute for the cache's own key."""
+        """Compile pool hint: the case's plan is stored, so tilelang's cache likely hits."""
         import tilelang
 
         return tilelang.env.is_cache_enabled() and self._plans.has(PlanCache.key(*self._cache_key_parts(case)))
 
     def compile(self, case: Case, cold: bool) -> Compiled:
-        """Lowers once: where nvcc builds, the plan is read from ``tilelang.compile``'s own
-        lowering (``build_with_plan``) and stored beside tilelang's cache; a cache hit (nothing
-        lowered) reads it from there (backends/gpu/plan_cache.py), and lowers again only
-        when none is stored."""
+        """Lowers once: the plan comes from ``tilelang.compile``'s own lowering, or on a cache hit
+        from the plan cache (lowering again only when none is stored)."""
         import tilelang
         from ..gpu.plan import build_with_plan
 
@@ -251,7 +232,6 @@ class NvidiaBackend(TileLangBackend):
         return ask.make_inputs(problem, seed, self.device, self.dialect, config)
 
     def _runner(self, runnable: Compiled | VendorCase, inputs: dict[str, Any], timed: bool = False) -> tuple[Any, str | None]:
-        """The callable (``timed``: the one that is timed), and the vendor item's exact label (None for a kernel)."""
         self._runs_here()
         if isinstance(runnable, VendorCase):
             return super()._runner(runnable, inputs, timed)
@@ -277,15 +257,14 @@ class NvidiaBackend(TileLangBackend):
             notes += [words] if words else []
         if flush_l2 not in self._flush:
             self._flush[flush_l2] = L2Flush(self.device, flush_l2, self.flush_mode)
-        notes += [self._flush[flush_l2].note] if self._flush[flush_l2].note else []
-        caveat = flush_caveat(self.timer_name, self.flush_mode, flush_l2)
-        notes += [caveat] if caveat else []
+        flush = self._flush[flush_l2]
         if self._telemetry is None:
             self._telemetry = NvmlTelemetry.for_device(self.device_info().get("uuid"))
         telemetry = self._telemetry if isinstance(self._telemetry, NvmlTelemetry) else None
-        if telemetry is None:
-            notes.append(f"no clock telemetry: {self._telemetry}")
-        timer = make_timer(self.timer_name, run, self._flush[flush_l2], telemetry)
+        caveat = flush_caveat(self.timer_name, self.flush_mode, flush_l2)
+        missing = None if telemetry else f"no clock telemetry: {self._telemetry}"
+        notes += [note for note in (flush.note, caveat, missing) if note]
+        timer = make_timer(self.timer_name, run, flush, telemetry)
         timer.notes[:0] = notes
         return timer
 

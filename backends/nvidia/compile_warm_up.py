@@ -1,10 +1,8 @@
 """The NVIDIA backend's warm-up kernel: ``KERNELS``, makers of small PrimFuncs of its own.
 
-Contract: ``NvidiaBackend.warm_up_compile()`` (backends/backend_base.py) lowers each through the
-real lowering (tilelang's passes and CUDA codegen, no nvcc) before a worker answers ``ready``,
-so the process's one-off costs of a first lowering are not paid by the first compile item it
-times.  Here a GEMM tile: shared-memory operands, a register-fragment accumulator, a 2-stage
-``T.Pipelined`` reduction, 128 threads.  Nothing measures or reads its result but the tests.
+Contract: ``warm_up_compile()`` (backends/backend_base.py) lowers each (no nvcc) before a worker
+answers ``ready``, so a first lowering's one-off costs miss the first timed compile item.  Here a
+GEMM tile: shared operands, a fragment accumulator, a 2-stage ``T.Pipelined`` reduction.
 """
 
 # No `from __future__ import annotations`: TileLang evaluates the PrimFunc parameter

@@ -1,16 +1,11 @@
-"""What the NVIDIA backend's builds share besides the backend itself: tilelang's process-wide
-cache switch, the source note for pass configs the CUDA source does not show, and the ``Plan``
-a build's (or a lowering's) facts make.
+"""What the NVIDIA backend's builds share: tilelang's cache switch, the source note for pass
+configs the CUDA source does not show, and the ``Plan`` a build's facts make.
 
-Contract:
-- ``tilelang_cache_disabled()``: a context in which tilelang's kernel cache is off (a cold
-  build); the switch is process-wide, so it is flipped under one lock and restored after.
-- ``pass_config_note(pass_configs)``: lines to put under a kernel's CUDA source, one per pass
-  config that changes the binary and not the source (``tl.enable_fast_math``: nvcc's
-  ``--use_fast_math``; any other, named with its value), so the inert-key probe tells such
-  builds apart; "" for none.
-- ``cuda_plan(case, facts, arch, built, extra_features)``: the ``Plan`` record of a case from
-  the facts backends/gpu/plan.py read of its lowering (``built``: a binary exists).
+Contract: ``tilelang_cache_disabled()`` turns tilelang's process-wide kernel cache off (a cold
+build) under one lock and restores it; ``pass_config_note(pass_configs)`` is a line under the
+CUDA source per pass config that changes the binary and not the source (``tl.enable_fast_math``;
+any other named with its value), "" for none; ``cuda_plan(case, facts, arch, built,
+extra_features)`` the ``Plan`` from backends/gpu/plan.py's facts (``built``: a binary exists).
 """
 
 from __future__ import annotations

@@ -1,13 +1,10 @@
 """What this process's GPU is, through torch.cuda: for the NVIDIA backend that times here.
 
 Contract: ``gpu_reason()`` says why torch sees no GPU (None: it sees one); ``device_arch(device)``
-is the CUDA arch tilelang compiles for on that GPU (``sm_90a`` on Hopper); ``read_device_info(
-name, arch, device, reason)`` the backend's ``device_info()``: compiler and torch versions,
-nvcc, and with a GPU its name, capability, SMs, memory, L2, uuid, its memory clock, bus width
-and the theoretical bandwidth they give (``memory_bandwidth``, from torch's device properties:
-no NVML), the visible devices and the driver (``nvidia-smi``, once).  Every function imports torch (and tilelang) when called, never
-at import: the pytest process that only describes a worker's GPU (``from_worker_facts``)
-imports neither.
+is the arch tilelang compiles for (``sm_90a`` on Hopper); ``read_device_info(name, arch, device,
+reason)`` is ``device_info()``: versions, nvcc and, with a GPU, its properties, theoretical memory
+bandwidth (torch's properties, no NVML), visible devices and driver (``nvidia-smi``).  torch and
+tilelang are imported when called, never at import.
 """
 
 from __future__ import annotations
@@ -51,30 +48,18 @@ def read_device_info(name: str, arch: str, device: Any, reason: str | None) -> d
         "nvcc": shutil.which("nvcc"),
     }
     if device is None:
-        info["accelerator"] = None
-        info["missing"] = reason
-        return info
+        return {**info, "accelerator": None, "missing": reason}
     props = torch.cuda.get_device_properties(device)
-    info.update(
-        {
-            "accelerator": props.name,
-            "capability": f"{props.major}.{props.minor}",
-            "sm_count": props.multi_processor_count,
-            "memory_bytes": props.total_memory,
+    return {**info, "accelerator": props.name, "capability": f"{props.major}.{props.minor}",
+            "sm_count": props.multi_processor_count, "memory_bytes": props.total_memory,
             "l2_bytes": int(getattr(props, "L2_cache_size", 0)),
             "uuid": str(getattr(props, "uuid", "")),
-            **memory_bandwidth(props),
-            "visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
-            "driver": driver_version(),
-        }
-    )
-    return info
+            **memory_bandwidth(props), "visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
+            "driver": driver_version()}
 
 
 def memory_bandwidth(props: Any) -> dict[str, Any]:
-    """The device's theoretical memory bandwidth from its own properties (no NVML): memory clock
-    (kHz) x bus width (bits) / 8 x 2 (double data rate), as torch.cuda's device limits compute
-    it; {} where this torch does not report both."""
+    """Theoretical bandwidth: memory clock (kHz) x bus bits / 8 x 2 (DDR); {} where unreported."""
     clock_khz = int(getattr(props, "memory_clock_rate", 0) or 0)
     bus_bits = int(getattr(props, "memory_bus_width", 0) or 0)
     if not clock_khz or not bus_bits:

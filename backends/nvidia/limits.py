@@ -1,11 +1,9 @@
 """NVIDIA's on-chip memory and pre-compile rules, for any kernel family.  No tilelang here.
 
-Contract: ``scopes(arch, capacity)`` is the memory model the budget checks a case against: one ``shared.dyn`` scope
-(the opt-in dynamic shared memory per block of ``arch``, as CUDA gives it: 227 KiB on Hopper; a 256 KiB config
-lowers and builds with tilelang 0.1.15 and fails only at launch); register fragments are not budgeted (ptxas spills
-instead of failing).  The requested pipeline depth must fit: shared memory over the limit is caught by neither
-lowering, nvcc nor ptxas (only the launch fails).  ``warp_partition(threads, tiles, arch)`` is tilelang's T.gemm
-warp partition, ``rejection(case, arch)`` the whole pre-compile verdict (harness/core/space.reject).
+Contract: ``scopes(arch, capacity)``: one ``shared.dyn`` scope, the opt-in dynamic shared memory
+per block (227 KiB on Hopper; over it only the launch fails, so it is checked here); registers are
+not budgeted.  ``warp_partition(threads, tiles, arch)`` is tilelang's T.gemm warp partition;
+``rejection(case, arch)`` the whole pre-compile verdict (harness/core/space.reject).
 """
 
 from __future__ import annotations
@@ -34,9 +32,8 @@ def scopes(arch: str = DEFAULT_ARCH, capacity: int | None = None) -> tuple[Scope
 
 
 def warp_partition(threads: int | None, tiles: Sequence[tuple[int, int]], arch: str = DEFAULT_ARCH) -> str | None:
-    """tilelang's T.gemm warp partition of each output tile (M, N) over ``threads``: each warp owns a multiple of 16
-    rows and 8 columns; on Hopper (warp-group MMA) the warps along M come in groups of 4.  ``tiles`` come from the
-    family (``mma_tiles``), ``threads`` from the case's traits (None: the body decides; nothing is predicted)."""
+    """Why tilelang's T.gemm cannot partition each (M, N) tile over ``threads`` (a warp owns 16k
+    rows x 8k columns; Hopper groups warps along M by 4), or None; ``threads`` None: unknown."""
     if not tiles or threads is None:
         return None
     if threads % 32:

@@ -1,11 +1,8 @@
 """Datasheet profiles of NVIDIA data-centre GPUs: dense tensor-core peaks and HBM bandwidth.
 
-Each figure is NVIDIA's published number; the datasheets quote tensor throughput "with sparsity", so the dense peak
-is half of it (the datasheet's own footnote).  A GPU is matched by the exact name CUDA reports
-(``torch.cuda.get_device_properties(i).name``); any other GPU gets the bandwidth it reports itself
-(``device_reported_profile``: memory clock x bus width, origin "device") and no FLOP peak, so its records read "peak
-unknown" with GB/s and % of that bandwidth.  ``tlbench calibrate`` measures one on your own machine instead; those
-numbers are kept apart from these.
+Each figure is NVIDIA's published number (the "with sparsity" tensor figures halved: dense).  A GPU
+is matched by the exact name CUDA reports; any other gets the bandwidth it reports itself
+(``device_reported_profile``, origin "device") and no FLOP peak.
 """
 
 from __future__ import annotations

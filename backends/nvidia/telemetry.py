@@ -1,10 +1,9 @@
 """NVML telemetry of one GPU: SM clock, temperature, power, clock-event (throttle) reasons.
 
-Contract: ``NvmlTelemetry.for_device(props)`` finds the GPU by its UUID (so it is the same
-GPU under CUDA_VISIBLE_DEVICES / xdist pinning) and ``read()`` returns
-``{"sm_clock_mhz", "sm_clock_max_mhz", "temperature_c", "power_w", "throttle_reasons"}``
-(reasons as names), or None when NVML (pynvml from nvidia-ml-py) is missing or fails; then
-``missing`` says why.  Never raises.
+Contract: ``NvmlTelemetry.for_device(uuid)`` finds the GPU by UUID (the same GPU under any
+pinning), or returns the text why NVML is unavailable; ``read()`` returns ``{"sm_clock_mhz",
+"sm_clock_max_mhz", "temperature_c", "power_w", "throttle_reasons"}``, or None with ``missing``
+saying why.  Never raises.
 """
 
 from __future__ import annotations
@@ -12,17 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 # NVML clocks-event reason bits (nvmlClocksEventReason*), named as nvidia-smi names them.
-REASONS = {
-    0x1: "gpu_idle",
-    0x2: "applications_clocks_setting",
-    0x4: "sw_power_cap",
-    0x8: "hw_slowdown",
-    0x10: "sync_boost",
-    0x20: "sw_thermal_slowdown",
-    0x40: "hw_thermal_slowdown",
-    0x80: "hw_power_brake_slowdown",
-    0x100: "display_clock_setting",
-}
+REASONS = {0x1: "gpu_idle", 0x2: "applications_clocks_setting", 0x4: "sw_power_cap",
+           0x8: "hw_slowdown", 0x10: "sync_boost", 0x20: "sw_thermal_slowdown",
+           0x40: "hw_thermal_slowdown", 0x80: "hw_power_brake_slowdown",
+           0x100: "display_clock_setting"}
 
 
 def reason_names(mask: int) -> list[str]:

@@ -1,15 +1,10 @@
 """Which NVIDIA device timer an item is timed with (``--tlbench-nvidia-timer``).
 
-Contract: ``TIMERS`` are the choices, ``DEFAULT_TIMER`` (``cupti``) is used when the option is
-not given; ``timer_name(value)`` returns the choice or raises a ``ValueError`` naming the
-option and the valid values; ``make_timer(name, fn, flush, telemetry)`` builds it:
-- ``cupti``: the GPU's own kernel start/end timestamps (CUPTI activity records), flush
-  kernels excluded (backends/gpu/timing.py; falls back to events, saying why);
-- ``events``: a CUDA event pair around each call, launch gaps and host-side launch cost inside;
-- ``graph``: K launches captured in one CUDA graph, replay time / K (backends/gpu/graph_timer.py).
-Every one runs each call after the same L2 flush, and writes its name in each record's
-``method``; how that flush empties L2 is backends/gpu/flush_choice.py.  Importing this
-module imports neither torch nor tilelang (traits read ``TIMERS``).
+Contract: ``TIMERS`` are the choices (default ``cupti``); ``timer_name(value)`` returns the choice
+or raises a ``ValueError`` naming the option and the valid values; ``make_timer(name, fn, flush,
+telemetry)`` builds it: ``cupti`` kernel timestamps (backends/gpu/timing.py), ``events`` a CUDA
+event pair around each call, ``graph`` K launches in one CUDA graph (backends/gpu/graph_timer.py).
+Importing this module imports neither torch nor tilelang.
 """
 
 from __future__ import annotations

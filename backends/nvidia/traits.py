@@ -1,14 +1,9 @@
 """What the harness shows and sets up for NVIDIA, without importing tilelang or torch.
 
-Contract (harness/core/backend_traits.py): colour and label in plots; the one-line plan
-summary (``sw [0, 0, 1]/[0, 1, 2] v2/2 smem 65536 t128``: pipeline kind, versions of the
-shared buffers, dynamic shared memory, threads); which device-info keys go into
-pytest-benchmark's machine_info; the testbed's driver and vendor library (torch, for
-cuBLAS); worker pinning through ``CUDA_VISIBLE_DEVICES`` and the GPUs ``nvidia-smi -L``
-lists; a device record's measurement method (``measurement_method``: its timer, the record's
-``method``, and its L2 flush, ``off`` / ``write`` / ``read`` from ``l2_flush_bytes`` and its
-notes, flush_choice.flush_mode_of; the flush's size follows the GPU's L2, a testbed field, so
-it is not compared) and the options that set it (``method_options``).
+Contract (harness/core/backend_traits.py): plot colour and label; the one-line plan summary
+(``sw [0, 0, 1]/[0, 1, 2] v2/2 smem 65536 t128``); machine_info keys; testbed driver and vendor
+library; worker pinning through ``CUDA_VISIBLE_DEVICES``; a device record's
+``measurement_method`` (timer and L2 flush) and the options that set it.
 """
 
 from __future__ import annotations
@@ -21,11 +16,8 @@ from ..gpu.flush_choice import FLUSH_MODES, flush_mode_of
 from .timer_choice import TIMERS
 from ...harness.core.backend_traits import BackendOption
 
-ARCH_OPTION = BackendOption(
-    name="--tlbench-nvidia-arch",
-    dest="nvidia_arch",
-    help="CUDA arch to compile for when no GPU decides it (default sm_90a)",
-)
+ARCH_OPTION = BackendOption(name="--tlbench-nvidia-arch", dest="nvidia_arch",
+                            help="CUDA arch to compile for when no GPU decides it (default sm_90a)")
 TIMER_OPTION = BackendOption(
     name="--tlbench-nvidia-timer",
     dest="nvidia_timer",
@@ -75,8 +67,7 @@ class NvidiaTraits:
         return {"driver": info.get("driver"), "vendor_library": info.get("torch")}
 
     def measurement_method(self, record: Mapping[str, Any]) -> dict[str, Any]:
-        """``timer`` and ``L2 flush`` of a device record; a compile record's method is judged by
-        the compile rules ({}); a field the record does not carry is left out (unknown)."""
+        """``timer`` and ``L2 flush`` of a device record (those it has); {} for a compile one."""
         if record.get("kind") == "compile":
             return {}
         method: dict[str, Any] = {}

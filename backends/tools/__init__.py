@@ -1,20 +1,10 @@
 """Campaign tools that lower, build or time kernels: each module is run as
-``python -m tlbench.backends.tools.<name>`` from the repository root (those that declare the built-in kernels read
-them from its ``suites/`` folder, see ``suites_dir``).
+``python -m tlbench.backends.tools.<name>`` from the repository root (the built-in kernels read
+from its ``suites/`` folder, see ``suites_dir``); the shell scripts under results/ call them.
 
-Contract: the tools import torch and tilelang only inside functions, so importing a module here (as the tests do for
-its pure parts) needs neither; no backend's runtime imports this package, so editing a tool leaves every cache key
-(backends/source_tree.py) as it was.  Each module's docstring states its arguments, its output and its exit status.
-The shell scripts under results/ call these modules.
-- ``timer_crosscheck`` (selection, the harness and ncu steps) and ``timer_table`` (ncu's CSV, the table): CUDA
-  events, CUPTI, a CUDA graph and ncu on the same kernels; ``isolation_probe``: a kernel from an idle GPU vs back to
-  back (CUPTI);
-- ``ncu_crosscheck``: the harness median of one built-in GEMM case beside ncu's;
-- ``fa_report``: the flash-attention table of one run; ``fa_schedule_facts``: what the CUDA lowering did with each
-  flash-attention body; ``fa_calibration``: the Ascend model's cycles at a published figure's config;
-  ``wgmma_wait``: a GEMM's WGMMA issue and wait lines;
-- ``warm_up_probe``: cold lowerings in a fresh process after each warm-up;
-- diagnosis probes of the compile pool: ``child_builds``, ``thread_builds``, ``pool_probe``, ``gil_probe``.
+Contract: the tools import torch and tilelang only inside functions; no backend's runtime imports
+this package, so editing a tool leaves every cache key (backends/source_tree.py) as it was.  Each
+module's docstring states its arguments, its output and its exit status.
 """
 
 from __future__ import annotations

@@ -1,16 +1,11 @@
 """Which cases of which suites a campaign tool works on: a suite file's ``SWEEP`` and pytest's
 ``-k`` rule over case ids, with no GPU and no torch.
 
-Contract:
-- ``load_sweep(path)``: the ``SWEEP`` a suite file declares, the file loaded by path under a private module name
-  (its folder's sibling modules importable as under pytest only where that folder is on ``sys.path``); no such file,
-  or no ``SWEEP``: ``UsageProblem``;
-- ``keyword_matches(expression, case_id)``: pytest's ``-k`` over one case id (each word a case-insensitive
-  substring; and / or / not); an expression pytest cannot parse: ``UsageProblem``;
-- ``select(sweeps, keyword, case_ids, load_best, backend, scope)``: the cases (kernels, then vendor items, suite by
-  suite, each id once) that ``keyword`` and ``case_ids`` (exact ids, all when empty) select; an unknown id or an
-  empty selection: ``UsageProblem`` saying which.
-``UsageProblem`` is bad input: a tool prints its one line and exits 2.
+Contract: ``load_sweep(path)`` is the ``SWEEP`` a suite file declares (loaded by path);
+``keyword_matches(expression, case_id)`` is pytest's ``-k`` over one id; ``select(sweeps,
+keyword, case_ids, load_best, backend, scope)`` the selected cases (kernels, then vendor items,
+each id once).  A missing file or ``SWEEP``, an unparsable expression, an unknown id or an empty
+selection is a ``UsageProblem``: the tool prints its one line and exits 2.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """DIAGNOSIS ONLY: real tilelang builds of the tile sweep's first N kernels in N spawned child
-processes, the way the device worker's CacheWarmer makes them (cache_warmer._build); each child dumps its stack if a
-build runs past 25 s. usage (repo root, tilelang importable): python -m tlbench.backends.tools.child_builds 16
+processes, as the device worker's CacheWarmer makes them; each child dumps its stack if a build
+runs past 25 s. usage (repo root): python -m tlbench.backends.tools.child_builds 16
 
-Contract: one line per build (its case, child pid, seconds, error or None) and a total; exit 0."""
+Contract: one line per build (case, child pid, seconds, error or None) and a total; exit 0.
+"""
 import multiprocessing, sys, time
 from concurrent.futures import ProcessPoolExecutor
 

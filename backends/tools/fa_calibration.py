@@ -3,19 +3,14 @@ published Ascend 950 MHA figure, its modeled cycles, and the clock they would im
 
 Usage: ``python -m tlbench.backends.tools.fa_calibration [--json OUT.json] [--enable-offset]``
 
-The published figure (tile-ai/tilelang examples/ascend/flash_attention/README.md): MHA, bf16, S=4096, D=128, one
-head, block 128x128, num_stages=3, 32 blocks, fp32 output: 26.8 us (320.1 TFLOP/s; torch SDPA 28.94 us), timed by
-tilelang's do_bench on an Ascend 950.  We lower *our* shared body at that config (one block per query tile = 32
-blocks) through the real Ascend pipeline and read tilelang's EstimateLatency + Z3 schedule: modeled cycles per core
-for the KV loop ((trip - 1) * II + span).  Dividing by the published time gives the clock the model would need to
-match it.  This is a fidelity figure of a MODEL against a PUBLISHED number, not a measurement of ours: different
-kernel text (the published kernel is hand-tuned: NZ-packed P, pinned versions, latency hints), and the model leaves
-out the prologue (Q load, init) and epilogue (normalise, store).  We found no published Ascend 950 AI Core clock to
-put next to it; the output says so rather than invent one.
+The published figure (tile-ai/tilelang examples/ascend/flash_attention/README.md: MHA, bf16,
+S=4096, D=128, block 128x128, num_stages=3, 32 blocks: 26.8 us) beside our shared body lowered at
+that config: modeled cycles per core for the KV loop ((trip - 1) * II + span), and the clock that
+would match the published time.  A MODEL against a PUBLISHED number (different kernel text; no
+prologue or epilogue), not a measurement; no published clock is invented.
 
-Contract: ``calibrate(enable_offset)`` returns the figure as a dict; ``main`` prints it as JSON (and writes
-``--json``), exit 0.  Needs tilelang's Ascend pipeline (imported inside functions) and the checkout's ``suites/``.
-Recorded in results/ascend-model/README.md.
+Contract: ``calibrate(enable_offset)`` returns the figure as a dict; ``main`` prints it as JSON
+(and writes ``--json``), exit 0.  Recorded in results/ascend-model/README.md.
 """
 
 from __future__ import annotations

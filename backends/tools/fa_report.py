@@ -2,22 +2,14 @@
 
 Usage: ``python -m tlbench.backends.tools.fa_report RUN.json [--peak-tflops 989.5] [--markdown OUT.md]``
 
-RUN.json is the run's ``--benchmark-json`` file, plain or gzip-compressed (``.json.gz``, as the archived runs here
-are), read and checked by the harness's own reader (harness/results/files/store.py ``load_results``); a file it cannot use
-is one line on stderr, exit 2.
+RUN.json (plain or ``.json.gz``) is read by the harness's own reader.  Per FA problem: every FA
+item with its status, median time, TFLOP/s, % of peak and ratio to the fastest SDPA backend; the
+best shared-body and best target-specific FA against it; the SDPA backends that ran or were
+refused; the stage curve per tile.  Failed and skipped items are listed, never hidden.
 
-For each FA problem in the run: every FA item with its status (timed items passed the check against torch SDPA in
-fp32, |out - ref| <= atol + rtol*|ref|, the tolerance read from the record), median device time, TFLOP/s, % of the
-peak and its speed as a ratio to the fastest SDPA backend (> 1 is faster); then three ratios: best shared-body FA /
-fastest SDPA backend, best target-specific FA (any non-shared body: hopper, hopper_ws, ...) / fastest SDPA (> 1
-means faster than SDPA), which SDPA backends ran and which torch refused (with its words), and the stage curve
-s1..s4 (+ manual, serial) per tile.  Failed and skipped items are listed, never hidden (a config the compiler
-refuses, with the first line of its words). Exit status 1 when an FA kernel that compiled failed afterwards (a wrong
-result, a launch error).
-
-Contract: ``report(doc, peak)`` -> (the Markdown lines, whether a compiled FA kernel failed); ``main(argv)`` prints
-them (and writes ``--markdown``), exit 0 / 1 as above, 2 for an unusable file or one without flash-attention items.
-Imports the harness's reader only (no torch).
+Contract: ``report(doc, peak)`` -> (the Markdown lines, whether a compiled FA kernel failed);
+``main(argv)`` prints them (and writes ``--markdown``): exit 0, 1 when a compiled FA kernel
+failed, 2 for an unusable file or one without flash-attention items.  No torch.
 """
 
 from __future__ import annotations

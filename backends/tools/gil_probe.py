@@ -1,11 +1,11 @@
 """DIAGNOSIS ONLY: main-thread wakeup lag while the compile pool builds (cold cache) or loads (warm)
 kernels on N threads.
 
-usage: python -m tlbench.backends.tools.gil_probe SUITE.py THREADS CASES (TILELANG_CACHE_DIR: a fresh folder for
-cold builds; SUITE.py: a suite declaring ``SWEEP``, such as results/h200-parity/cpu_worker_probe/suite_hybrid.py)
+usage: python -m tlbench.backends.tools.gil_probe SUITE.py THREADS CASES (TILELANG_CACHE_DIR: a
+fresh folder for cold builds; SUITE.py declares ``SWEEP``)
 
-Contract: one line (loads, first and all seconds, the tick lag's p50 / p99 / max); exit 0. Recorded in
-results/h200-parity/README.md."""
+Contract: one line (loads, first and all seconds, the tick lag's p50 / p99 / max); exit 0.
+"""
 import sys, time, threading
 from .case_selection import load_sweep
 from ...harness.measure.compile_pool import CompilePool

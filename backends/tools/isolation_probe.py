@@ -1,15 +1,12 @@
 """Does a kernel take longer when it starts from an idle GPU, as each kernel does under ncu?
 
-ncu serialises: every profiled kernel starts after a pause of milliseconds, while the harness's CUPTI batch queues
-(L2 flush, call) pairs back to back.  Each selected case (the timer cross-check's selection: ``--suite``,
-``--case``, ``-k``; built by its ``timed_calls``, so the exact call and flush the timers time) is timed by CUPTI
-kernel timestamps (the harness's ``profile_kernels``) in three modes: ``back-to-back`` (40 pairs queued, one sync),
-``gap 1 ms`` and ``gap 10 ms`` (each pair followed by a sync and a host sleep).  Medians in us of each call's
-kernels (the flush's and memsets left out), and each gap mode / back-to-back. On a GPU host from the repository
-root, tlbench importable: ``python -m tlbench.backends.tools.isolation_probe --suite SUITE.py --case ID [--case ID
-...]``.
+Each selected case (timer_crosscheck's selection: ``--suite``, ``--case``, ``-k``; its exact call
+and flush) is timed by CUPTI kernel timestamps back to back (40 pairs, one sync) and with a 1 ms
+and 10 ms gap (sync and sleep after each pair): medians in us of each call's kernels, and each gap
+mode / back-to-back.  ``python -m tlbench.backends.tools.isolation_probe --suite SUITE.py --case
+ID [--case ID ...]`` on a GPU host, from the repository root.
 
-Contract: one table line per case on stdout, exit 0; kernels that do not split at the flush into the calls made: one
+Contract: one table line per case, exit 0; kernels that do not split into the calls made: one
 line, exit 1; bad selections: timer_crosscheck's one line, exit 2.
 """
 

@@ -1,25 +1,18 @@
 """Timing honesty check: the harness median next to Nsight Compute's for the same kernel.
 
-Usage on a GPU host, all in one (alternates 3 harness processes and 3 ncu processes on the same kernel, and reports
-every pair's ratio and their range, against +-2 %):
+Usage on a GPU host, all in one (3 harness and 3 ncu processes alternated; every pair's ratio and
+their range, against +-2 %):
 
     python -m tlbench.backends.tools.ncu_crosscheck interleaved --case CASE_ID [--pairs 3] [--out-dir DIR]
 
-or step by step (one process per mode, ncu wraps the second):
-
-    python -m tlbench.backends.tools.ncu_crosscheck harness --case CASE_ID [--repeats 3]
-    ncu --clock-control none --metrics gpu__time_duration.sum -k regex:gemm_kernel --csv \
-        python -m tlbench.backends.tools.ncu_crosscheck launch --case CASE_ID --count 20
-    python -m tlbench.backends.tools.ncu_crosscheck compare HARNESS.json NCU.csv
-
-``harness`` prints/writes the harness median (the same measurement loop the suites use) for each repeat; ``launch``
-only launches the kernel ``count`` times after an L2 flush so ncu can time each launch itself; ``compare`` prints
-both medians and their ratio. CASE_ID is a suite id such as
+or step by step: ``harness --case CASE_ID [--repeats 3]`` (the harness median per repeat),
+``launch --case CASE_ID --count 20`` under ``ncu --clock-control none --metrics
+gpu__time_duration.sum --csv`` (launches after an L2 flush only), ``compare HARNESS.json
+NCU.csv`` (both medians and their ratio).  CASE_ID is a suite id such as
 ``gemm-8192x8192x8192-f16-bm128-bn256-bk64-t256-auto-s3``.
 
-Contract: ``ncu_durations_s`` and ``ratio_range`` are pure (the tests pin them); the other modes need a GPU, torch
-and tilelang (imported inside functions) and the checkout's ``suites/``; a case id that does not parse, or a failed
-measurement, exits with one line saying so.
+Contract: ``ncu_durations_s`` and ``ratio_range`` are pure; the other modes need a GPU; a case id
+that does not parse, or a failed measurement, exits with one line saying so.
 """
 
 from __future__ import annotations
@@ -31,7 +24,7 @@ import re
 import statistics
 import sys
 
-from .timer_table import within
+from .timer_table import UNIT_SECONDS, within
 
 _CASE = re.compile(
     r"^gemm-(?P<M>\d+)x(?P<N>\d+)x(?P<K>\d+)-(?P<dt>f16|bf16)-bm(?P<bm>\d+)-bn(?P<bn>\d+)-bk(?P<bk>\d+)-t(?P<t>\d+)-"
@@ -89,12 +82,13 @@ def run_harness(case_id: str, repeats: int, out: str | None) -> None:
         check_ok = rec["check"]["ok"]
         medians.append(s["median"])
         print(f"repeat {i}: median {s['median'] * 1e3:.4f} ms  n={s['n']} cv={s['cv']:.4f} method={rec['method']} status={s['status']}", flush=True)
-    check = type("Check", (), {"ok": check_ok})
     spread = statistics.stdev(medians) / statistics.fmean(medians) if len(medians) > 1 else 0.0
-    print(f"check ok={check.ok}; medians {[round(m * 1e3, 4) for m in medians]} ms; CV of medians {spread * 100:.3f} %")
+    print(f"check ok={check_ok}; medians {[round(m * 1e3, 4) for m in medians]} ms; "
+          f"CV of medians {spread * 100:.3f} %")
     if out:
         with open(out, "w") as fh:
-            json.dump({"case": case_id, "medians_s": medians, "check_ok": check.ok, "cv_of_medians": spread}, fh)
+            json.dump({"case": case_id, "medians_s": medians, "check_ok": check_ok,
+                       "cv_of_medians": spread}, fh)
 
 
 def run_launch(case_id: str, count: int) -> None:
@@ -114,20 +108,13 @@ def run_launch(case_id: str, count: int) -> None:
     torch.cuda.synchronize()
 
 
-_UNIT_SECONDS = {"ns": 1e-9, "nsecond": 1e-9, "us": 1e-6, "usecond": 1e-6, "ms": 1e-3, "msecond": 1e-3, "s": 1.0, "second": 1.0}
-
 
 def ncu_durations_s(path: str) -> list[float]:
     """gpu__time_duration.sum values (converted to seconds) from ``ncu --csv`` output."""
     with open(path, newline="") as fh:
         lines = [ln for ln in fh if ln.startswith('"')]
-    values = []
-    for row in csv.DictReader(lines):
-        if row.get("Metric Name") != "gpu__time_duration.sum":
-            continue
-        scale = _UNIT_SECONDS[row["Metric Unit"]]
-        values.append(float(row["Metric Value"].replace(",", "")) * scale)
-    return values
+    return [float(row["Metric Value"].replace(",", "")) * UNIT_SECONDS[row["Metric Unit"]]
+            for row in csv.DictReader(lines) if row.get("Metric Name") == "gpu__time_duration.sum"]
 
 
 def compare(harness_json: str, ncu_csv: str) -> None:
@@ -138,11 +125,10 @@ def compare(harness_json: str, ncu_csv: str) -> None:
         raise SystemExit(f"no gpu__time_duration.sum rows in {ncu_csv}")
     ncu_median = statistics.median(ncu)
     harness_median = statistics.median(h["medians_s"])
-    print(
-        f"{h['case']}: harness median {harness_median * 1e3:.4f} ms, ncu median {ncu_median * 1e3:.4f} ms "
-        f"(n={len(ncu)}), ratio harness/ncu {harness_median / ncu_median:.4f}; "
-        f"CV of harness medians over {len(h['medians_s'])} runs {h['cv_of_medians'] * 100:.3f} %"
-    )
+    print(f"{h['case']}: harness median {harness_median * 1e3:.4f} ms, "
+          f"ncu median {ncu_median * 1e3:.4f} ms (n={len(ncu)}), "
+          f"ratio harness/ncu {harness_median / ncu_median:.4f}; "
+          f"CV of harness medians over {len(h['medians_s'])} runs {h['cv_of_medians'] * 100:.3f} %")
 
 
 def ratio_range(pairs: list[tuple[float, float]]) -> tuple[float, float, str]:

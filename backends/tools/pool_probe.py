@@ -1,13 +1,12 @@
 """DIAGNOSIS ONLY: do a pool's build children get their work when the parent holds a CUDA context?
 
-The compile pool's own path (CompilePool + CacheWarmer, 16 build children) over N RMSNorm cases, with the parent's
-CUDA runtime started first (``cuda``) or not (``nocuda``).  A Python thread writes every thread's stack
-(``sys._current_frames``; it needs the GIL, so a dump that never comes says a thread holds it) every EVERY seconds
-to stderr, and the children that started are listed.  usage (repo root, tilelang importable): python -m
-tlbench.backends.tools.pool_probe cuda|nocuda N SECONDS [WORD]   (WORD: only case ids holding it)
+The compile pool's own path (CompilePool + CacheWarmer, 16 build children) over N RMSNorm cases,
+with the parent's CUDA runtime started first (``cuda``) or not (``nocuda``); a Python thread dumps
+every thread's stack every EVERY seconds to stderr.  usage (repo root, tilelang importable): python
+-m tlbench.backends.tools.pool_probe cuda|nocuda N SECONDS [WORD]   (WORD: only case ids holding it)
 
-Contract: progress lines on stdout (``probe: ...``), the stack dumps on stderr; exit 0 once every case loaded.
-Recorded in results/h200-parity/README.md.
+Contract: progress lines on stdout (``probe: ...``), stack dumps on stderr; exit 0 once every case
+loaded.  Recorded in results/h200-parity/README.md.
 """
 import os
 import sys

@@ -1,10 +1,10 @@
 """DIAGNOSIS ONLY: do kernel builds overlap on threads of one process?  Four cold builds of the tile
-sweep's 2048^3 128-thread tiles (tilelang's cache bypassed), one after another, on four threads or in two spawned
-processes, after one build that pays the imports. usage: python -m tlbench.backends.tools.thread_builds
-serial|threads|procs   (repo root, tilelang importable)
+sweep's 2048^3 128-thread tiles, serially, on four threads or in two spawned processes, after one
+build that pays the imports. usage: python -m tlbench.backends.tools.thread_builds
+serial|threads|procs   (repo root)
 
-Contract: prints one line (the mode, the wall time, each build's seconds, the load average); exit 0. Recorded in
-results/h200-parity/README.md: on the 2-core CPU box serial wall 10.0 s, threads 10.9 s."""
+Contract: prints one line (mode, wall time, each build's seconds, load average); exit 0.
+"""
 import sys, time, os
 from concurrent.futures import ThreadPoolExecutor, ProcessPoolExecutor
 import multiprocessing as mp

@@ -6,20 +6,13 @@ Usage on a GPU host (repo root, tlbench importable; ncu on PATH for the ncu colu
         [--case CASE_ID ...] [--timers events,cupti,graph] [--ncu none,base] [--count 10]
         [--no-flush | --l2-flush write|read] [--out-dir DIR]
 
-``run`` takes the cases of the suites' ``SWEEP`` (full scope; kernels and vendor items), keeps those that ``-k``
-(pytest's -k expression, over the case id) and ``--case`` (exact ids) select, then, one subprocess each:
-1. ``harness``: every case through the harness's own sampling loop (harness/measure/rounds.py, the suites' default
-   policy) once per timer (``--tlbench-nvidia-timer`` choices), the median and its status (clean / DRIFT / CAPPED)
-   per timer -> DIR/harness.json;
-2. ``launch`` under ``ncu --clock-control none`` and again under ``--clock-control base`` (``--metrics
-   gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second``: each kernel's time and the SM clock it ran at;
-   profiled from ``cudaProfilerStart`` on): ``count`` calls of each case, each after the same L2 flush the timers
-   use (ncu ``--cache-control all``; with ``--no-flush``: no flush, ``--cache-control none``) -> DIR/ncu-none.csv,
-   ncu-base.csv; ``--l2-flush`` picks how the timers' flush empties L2 (``--tlbench-nvidia-l2-flush``: ``write``,
-   the default, leaves dirty lines; ``read`` clean ones, as ncu's cache control does);
-3. ``table``: one table (medians in us; each timer / ncu none; ncu base / none; the SM clock NVML read after CUPTI's
-   batches beside the one ncu read during the kernel) and one line per timer saying whether it lies within +-2 % of
-   ncu none -> stdout, DIR/crosscheck.md, .json.
+``run`` selects the suites' cases (full scope) by ``-k`` and ``--case``, then, one subprocess each:
+1. ``harness``: every case through the harness's sampling loop once per timer -> DIR/harness.json;
+2. ``launch`` under ``ncu --clock-control none`` and ``base`` (each kernel's time and SM clock):
+   ``count`` calls per case after the timers' L2 flush (ncu ``--cache-control all``; ``--no-flush``:
+   none) -> DIR/ncu-none.csv, ncu-base.csv; ``--l2-flush`` sets the timers' flush mode;
+3. ``table``: medians in us, each timer / ncu none, ncu base / none, NVML's and ncu's SM clocks,
+   and per timer whether it lies within +-2 % of ncu none -> stdout, DIR/crosscheck.md, .json.
 ``table DIR`` re-makes step 3 from the files.  Bad arguments: one line, exit 2.
 """
 

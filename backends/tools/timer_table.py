@@ -1,23 +1,13 @@
 """The timer cross-check's pure parts: ncu's CSV split into calls per case, and the one table.
 
-Contract:
-- ``ncu_kernel_rows(text)``: ``(kernel name, seconds)`` of every ``gpu__time_duration.sum`` row of ``ncu --csv``
-  output, in profiling order (ncu's own lines and other metrics ignored); ``ncu_clock_rows(text)``: the same
-  kernels' SM clock in MHz (``sm__cycles_elapsed.avg.per_second``, the clock ncu saw during each kernel), None where
-  ncu gave none or in a unit not known here.
-- ``calls_by_case(rows, case_ids, count)``: the launcher (backends/tools/timer_crosscheck.py ``launch``) profiles,
-  after ``cudaProfilerStart``, a marker kernel, one L2 flush, the marker, then per case ``count`` x (flush, call)
-  and the marker.  So row 0 names the marker and the rows up to its second launch the flush (one kernel or several,
-  each once); each segment between markers is one case, split at the flushes into ``count`` calls, each the sum of
-  its kernels (as CUPTI sums them; the same split, backends/gpu/flush_choice.py ``split_at_flushes``).  Anything
-  else raises ``ValueError`` saying what. ``clock_by_case(rows, clocks, case_ids)``: per case, the median SM clock
-  of its own kernels (flushes and markers left out), from the same segments.
-- ``table(rows)``: ``CrosscheckRow``s as one fixed-width text table (medians in us, each harness timer / ncu
-  ``--clock-control none``, and ncu base / none; a timer that fell back to another method has its status say ``as
-  <method>``); ``markdown(rows)`` the same as a Markdown table (both with the SM clock NVML read after CUPTI's
-  batches beside the one ncu read during the kernel: NVML's reading lags a clock that drops within a kernel, so the
-  two differ under heavy load and only ncu's is the kernel's); ``agreement(rows)`` one line per timer: its ratio
-  range to ncu none and whether it lies within +-2 %.
+Contract: ``ncu_kernel_rows(text)``: ``(kernel name, seconds)`` of every ``gpu__time_duration.sum``
+row of ``ncu --csv``, in profiling order; ``ncu_clock_rows(text)``: their SM clock in MHz (None
+where absent or in an unknown unit).  ``calls_by_case(rows, case_ids, count)``: the launcher
+profiles a marker, one flush, the marker, then per case ``count`` x (flush, call) and the marker;
+each segment between markers is one case, split at the flushes (``split_at_flushes``) into calls;
+anything else raises ``ValueError`` saying what.  ``clock_by_case``: each case's median SM clock.
+``table(rows)`` / ``markdown(rows)``: the ``CrosscheckRow``s as a fixed-width or Markdown table;
+``agreement(rows)``: per timer, its ratio range to ncu none and whether it lies within +-2 %.
 """
 
 from __future__ import annotations
@@ -39,7 +29,8 @@ TOLERANCE = 0.02
 EXPECTED_METHOD = {"events": "cuda-event", "cupti": "cupti-kernel-timestamps", "graph": "cuda-graph"}  # records' method
 _UNIT_MHZ = {"cycle/second": 1e-6, "cycle/msecond": 1e-3, "cycle/usecond": 1.0, "cycle/nsecond": 1e3,
              "hz": 1e-6, "khz": 1e-3, "mhz": 1.0, "ghz": 1e3}
-_UNIT_SECONDS = {"ns": 1e-9, "nsecond": 1e-9, "us": 1e-6, "usecond": 1e-6, "ms": 1e-3, "msecond": 1e-3, "s": 1.0, "second": 1.0}
+UNIT_SECONDS = {"ns": 1e-9, "nsecond": 1e-9, "us": 1e-6, "usecond": 1e-6, "ms": 1e-3,
+                "msecond": 1e-3, "s": 1.0, "second": 1.0}
 
 
 def _metric_rows(text: str, metric: str) -> dict[int, tuple[str, str, str]]:
@@ -52,9 +43,9 @@ def _metric_rows(text: str, metric: str) -> dict[int, tuple[str, str, str]]:
 def ncu_kernel_rows(text: str) -> list[tuple[str, float]]:
     rows = []
     for kernel_id, (name, unit, value) in sorted(_metric_rows(text, METRIC).items()):
-        if unit not in _UNIT_SECONDS:
+        if unit not in UNIT_SECONDS:
             raise ValueError(f"ncu reported {METRIC} in {unit!r}, a unit this reader does not know")
-        rows.append((name, float(value) * _UNIT_SECONDS[unit]))
+        rows.append((name, float(value) * UNIT_SECONDS[unit]))
     return rows
 
 

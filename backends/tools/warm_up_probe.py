@@ -2,16 +2,14 @@
 
     python -m tlbench.backends.tools.warm_up_probe BACKEND WARM [ENDING]     (from the repo root)
 
-BACKEND: ascend or nvidia.  WARM: ``none`` (no warm-up), ``own`` (the backend's ``warm_up_compile()``: its own small
-kernels) or ``fa`` (one lowering of the flash-attention case itself, what the compile phase's setup did before the
-warm-up).  Then three cold lowerings (``backend.lower``) of each of three quick-scope cases - the flash-attention
-schedule, a GEMM stage point, the GEMM+ReLU core-pipelining case - in that order, each printed as CPU seconds. With
-ENDING (``manual``, ``serial``, ``s2`` ...) the cases are instead every quick-scope GEMM stage point of
-test_stages.py whose id ends so.  Run it in a fresh process each time (a process's one-off costs are the point).
+BACKEND: ascend or nvidia.  WARM: ``none``, ``own`` (the backend's ``warm_up_compile()``) or ``fa``
+(one lowering of the flash-attention case).  Then three cold lowerings of each of three quick-scope
+cases (the FA schedule, a GEMM stage point, the GEMM+ReLU core-pipelining case), in CPU seconds;
+with ENDING (``manual``, ``s2`` ...) every quick-scope GEMM stage point whose id ends so.  Run it in
+a fresh process each time.
 
-Contract: one line per warm-up and per case (its three CPU-second figures); bad arguments: the usage line, exit 1.
-Needs tilelang and the backend's toolchain; the suites are read from the checkout's ``suites/`` (every ``test_*.py``
-declaring ``SWEEP``).  Recorded in results/main-job-speed/README.md.
+Contract: one line per warm-up and per case; bad arguments: the usage line, exit 1.  Recorded in
+results/main-job-speed/README.md.
 """
 
 import sys

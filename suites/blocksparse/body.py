@@ -1,11 +1,7 @@
 """A block-sparse GEMM with an fp8 output, for suites/blocksparse/test_blocksparse_fp8.py.
 
-``C = A @ B`` over the (M/block_M, N/block_N, K/block_K) tiles a boolean ``BlockMask``
-keeps: each block of C walks K in a ``T.Pipelined`` loop and multiplies only the tiles its
-mask row keeps (the mask is laid out by the tile, so the suite's inputs take the tile), fp16
-operands, fp32 accumulation, C written as ``out_dtype`` (fp8 e4m3 by default: the epilogue
-rounds each value once).  CUDA dialect (a 2-D grid; no Ascend body).  Plain tilelang:
-nothing here knows tlbench.
+``C = A @ B`` over the tiles a boolean ``BlockMask`` keeps (laid out by the tile, so the inputs
+take the tile), fp16 operands, fp32 accumulation, C as ``out_dtype`` (fp8 e4m3).  CUDA only.
 """
 
 import tilelang.language as T

@@ -1,11 +1,6 @@
-"""A block-sparse GEMM with an fp8 output (bodies: suites/blocksparse/body.py, named as
-strings so collecting this suite imports neither torch nor tilelang).  What it exercises:
-``inputs`` that take the tile (the block mask is laid out by block_M / block_N / block_K, so
-inputs are made per tile), an fp8 e4m3 output judged by ``steps(1)`` (a value the kernel's
-fp32 sum rounds to the neighbouring e4m3 value of the reference's passes; two steps fail),
-and dense cuBLAS as a speed reference (``vendor_check=False``: a different product, timed,
-never judged).  Out of the quick scope; on an H200:
-``pytest suites/blocksparse/test_blocksparse_fp8.py --tlbench-backend=nvidia --tlbench-scope=full``."""
+"""A block-sparse GEMM with an fp8 output (suites/blocksparse/body.py): inputs that take the tile,
+an e4m3 output judged by ``steps(1)``, and dense cuBLAS as an unjudged speed reference.  Out of the
+quick scope."""
 
 from tlbench import kernel_sweep, steps
 

@@ -1,7 +1,6 @@
-"""Grouped-query attention forward (BSHD, ``groups`` query heads per K/V head): tilelang's
-examples/flash_attention/example_gqa_fwd_bshd.py (``flashattn`` under its @autotune: tlbench
-sweeps the axes itself).  Vendor item: torch SDPA with enable_gqa (cuDNN / flash).  No Ascend
-body here (tilelang's Ascend attention is a separate example)."""
+"""Grouped-query attention forward (BSHD): tilelang's
+examples/flash_attention/example_gqa_fwd_bshd.py (``flashattn``, its autotune swept by tlbench).
+Vendor item: torch SDPA.  No Ascend body."""
 
 import torch
 import torch.nn.functional as F

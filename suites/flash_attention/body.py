@@ -1,40 +1,20 @@
 """The flash-attention forward body, written once for every target.
 
 Contract: ``build_flash_attention(problem, config, dialect)`` returns a TileLang ``PrimFunc``
-``main(Q, K, V, O)`` over the flattened layout of ``FaProblem`` (Q, O: (B*H*Sq, D); K, V:
-(B*Hkv*Sk, D)).  One block per query tile on a 1-D grid (``B*H*Sq/block_M`` blocks), or
-``num_cores`` blocks walking the query tiles (``T.Persistent``).  The KV loop is the seed's
-copy -> compute pipeline, the same text for NVIDIA and Ascend::
+``main(Q, K, V, O)`` over ``FaProblem``'s flattened layout (Q, O: (B*H*Sq, D); K, V:
+(B*Hkv*Sk, D)): one block per query tile on a 1-D grid, or ``num_cores`` blocks walking them
+(``T.Persistent``).  The KV loop (copy K, V; S = Q K^T; online softmax; O_tile = P V; O = O *
+alpha + O_tile) is the same text for NVIDIA and Ascend, as ``T.Pipelined`` (``auto``), a
+hand-written stage/order with the copies one iteration ahead (``manual``) or ``T.serial``.
+Causal: the loop stops at the diagonal and S is masked to -inf above it.
 
-    copy K tile, copy V tile                 (GM -> on-chip operand tiles)
-    S = Q K^T                                (tensor core / Cube)
-    online softmax on S: m, alpha, P, l      (CUDA cores / Vector)
-    O_tile = P V                             (tensor core / Cube)
-    O = O * alpha + O_tile                   (CUDA cores / Vector)
-
-as ``T.Pipelined(n, num_stages=N)`` (``auto``), a hand-written stage/order with the two
-copies one iteration ahead (``manual``), or ``T.serial(n)`` (``serial``).  Causal: the loop
-stops at the diagonal (a trip count that depends on the query tile) and S is masked to -inf
-above it before the softmax, every visited tile (simple, not the fastest).
-
-Both GEMMs ask for ``T.GemmWarpPolicy.FullRow``: on CUDA each warp group then owns whole rows
-of S, so the row reductions of the softmax stay inside it and S and P agree on one fragment
-layout (with the default policy, 256 threads fail layout inference: "Layout infer conflict
-between S_vec and P_vec"); the Ascend Cube ignores the hint.
-
-A ``FaDialect`` supplies only what must differ between targets (each found by lowering on
-tilelang 0.1.15; ARCHITECTURE.md, "Flash attention: one body, two targets"): the language
-module and the four allocators,
-how many vector units split a tile's rows, whether the vector side reads the GEMM
-accumulator in place (CUDA) or gets its own copy (Ascend: the Vector unit cannot read
-L0C, so every accumulator is moved with ``T.dual_copy`` and the output accumulates on the
-vector side), the vector-region wrapper (``T.SimdVF`` / none), the two exponentials
-(``T.exp2`` in ``T.Parallel`` on CUDA, a SIMD ``vexpdif`` macro on Ascend), how the V tile
-is loaded (Ascend's Cube GEMM is NT only: V is loaded transposed), the launch (``threads=``
-on CUDA only; ``T.MixedKernel`` on Ascend where the causal mask needs the vector sub-core's
-id for its row offset), the region of the mask's compare-and-select (``T.SimtVF`` on Ascend:
-SimdVF takes no select), the output store, and buffer versions pinned where the Ascend
-scheduler needs it.
+Both GEMMs ask for ``T.GemmWarpPolicy.FullRow``: each CUDA warp group owns whole rows of S, so
+the softmax row reductions stay inside it (the default policy fails layout inference at 256
+threads); the Ascend Cube ignores it.  A ``FaDialect`` supplies what must differ (ARCHITECTURE.md,
+"Flash attention: one body, two targets"): allocators, vector units per tile, whether the vector
+side reads the accumulator in place (CUDA) or gets a ``T.dual_copy`` (Ascend cannot read L0C),
+the vector-region wrapper, the exponentials, the V load (transposed on Ascend: NT only), the
+launch, the mask's region, the output store and pinned buffer versions.
 """
 
 # No `from __future__ import annotations`: TileLang evaluates the PrimFunc parameter

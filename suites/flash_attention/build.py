@@ -1,18 +1,10 @@
 """Which flash-attention body a config builds, per dialect: the suite's two factories.
 
-Contract: ``fa_cuda(**values)`` / ``fa_ascend(**values)`` take a case's sizes and axes (the
-keys of ``FaProblem`` and ``FaConfig``; others are ignored) and return the TileLang
-``PrimFunc`` ``main(Q, K, V, O)`` for that target:
-- ``cuda``: ``body="shared"`` is the one body (body.py) with the CUDA pieces
-  (dialect_cuda.py); ``"hopper"`` the target-specific Hopper kernel
-  (hopper.py); ``"hopper_ws"`` / ``"hopper_ws_ov"`` the explicitly warp-specialized
-  one (hopper_ws.py), with, resp. without, ping-pong of its consumer warp groups.
-  ``fast_math`` is not part of the body: the suite's ``pass_configs`` hands it to the compiler.
-- ``ascend``: the one body with the Ascend pieces (dialect_ascend.py); a hopper body
-  or ``fast_math`` raises ``ValueError`` with what to change (validation.py's words).
-A config a body cannot take raises ``ValueError`` from that body.  These two are the factories
-``kernel_sweep`` is given, so the kernel hash of every FA case covers this file and the body
-modules it imports; tilelang is imported only when a factory is called.
+Contract: ``fa_cuda(**values)`` / ``fa_ascend(**values)`` take a case's sizes and axes (other
+keys ignored) and return the ``PrimFunc`` ``main(Q, K, V, O)``: on CUDA ``body="shared"`` (body.py
++ dialect_cuda.py), ``"hopper"`` (hopper.py) or ``"hopper_ws"`` / ``"hopper_ws_ov"`` (hopper_ws.py,
+with / without ping-pong); on Ascend the shared body (dialect_ascend.py), a hopper body or
+``fast_math`` raising ``ValueError`` (validation.py's words).  tilelang is imported when called.
 """
 
 from __future__ import annotations

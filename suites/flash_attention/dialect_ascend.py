@@ -1,21 +1,13 @@
 """The Ascend 950 side of the one flash-attention body.
 
-Q/K/V and P tiles in L1 (the Cube reads its operands there), S and O_tile accumulators in
-L0C, softmax and output state in UB split over the two AIV sub-cores (each owns
-block_M / 2 rows).  The Vector unit cannot read L0C, so each accumulator moves to UB with
-``T.dual_copy`` (one half per sub-core; a plain copy of the whole tile overflows UB), and
-P goes back to L1 the same way.  Plain arithmetic runs in ``T.SimdVF``.  The exponentials
-are SIMD: ``vexpdif(a, b) = exp(a - b)`` on 64-lane fp32 vector registers of prescaled
-operands, because inside SimdVF ``T.Parallel`` takes no ``exp`` and the generic SimtVF exp
-leaves the KV loop vector-bound (tilelang 0.1.15, S=1024: a modeled KV-loop II of 6269-7228
-cycles against the Cube's bound of 1024; 1024-2223 with the SIMD exp).  The V tile is
-loaded transposed ((D, block_N)): the L1 Cube GEMM is NT only.  ``T.Kernel(n)`` takes no
-``threads=``.  At num_stages >= 3 the scheduler would give ``S_vec`` several versions, and a
-reduce whose source has several versions fails inside SimdVF ("requires 2D src -> 1D
-dst"): it is pinned to one version.
-
-The SIMD regions carry no ``latency=`` hint: EstimateLatency guesses their cost, so the
-modeled KV-loop II is a model on top of a guess, and is labelled so.
+Q/K/V and P tiles in L1, S and O_tile in L0C, softmax and output state in UB split over the two
+AIV sub-cores (block_M / 2 rows each).  The Vector unit cannot read L0C, so each accumulator
+moves to UB with ``T.dual_copy`` (a whole-tile copy overflows UB), and P back to L1 the same way.
+Arithmetic runs in ``T.SimdVF``; the exponentials are SIMD (``vexpdif(a, b) = exp(a - b)``):
+SimdVF's ``T.Parallel`` takes no ``exp`` and SimtVF's leaves the KV loop vector-bound (modeled II
+6269-7228 vs 1024-2223 cycles at S=1024).  V is loaded transposed (the L1 Cube GEMM is NT only).
+``S_vec`` is pinned to one version: a multi-version reduce source fails inside SimdVF.  The SIMD
+regions carry no ``latency=`` hint, so the modeled II is a model on a guess, labelled so.
 """
 
 from __future__ import annotations

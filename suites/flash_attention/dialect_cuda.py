@@ -1,9 +1,6 @@
-"""The CUDA side of the one flash-attention body.
-
-Shared-memory Q/K/V tiles, register fragments for the accumulators and the softmax state
-(the softmax reads the S fragment in place: no accumulator moves), ``T.Kernel(...,
-threads=)``, V loaded as it lies ((block_N, D), an NN GEMM), no vector-region wrapper, and
-both exponentials as ``exp2`` of a log2(e)-prescaled argument (one FMA per element).
+"""The CUDA side of the one flash-attention body: shared Q/K/V tiles, register fragments read in
+place by the softmax, ``T.Kernel(..., threads=)``, V as it lies (an NN GEMM), and both
+exponentials as ``exp2`` of a log2(e)-prescaled argument (one FMA per element).
 """
 
 from __future__ import annotations

@@ -1,22 +1,11 @@
 """The on-chip bytes each flash-attention body allocates, per dialect (the suite's ``footprint=``).
 
 Contract: ``footprint_bytes(problem, config, dialect)`` is ``{scope: (bytes at the requested
-pipeline depth, bytes with one version)}`` of the buffers ``dialect``'s body allocates; {}
-for a dialect whose buffers it does not know.  The capacities are the backend's own: the
-generic path checks these bytes against the scopes of the backend that runs the case
-(``budget.check``), so nothing here names a backend or its limits.  Plain values: no
-tilelang, no torch.
-
-The bytes follow the buffers the bodies allocate (body.py, hopper.py,
-hopper_ws.py):
-- NVIDIA shared memory: the Q tile, plus K and V tiles once per pipeline version (the
-  hopper body's O staging tile is merged into space the loop freed: 163840 B at 128x128,
-  num_stages=2, lowered for sm_90a; the ws body stages O in Q's tile).  Register fragments
-  are not budgeted: ptxas spills instead of failing.
-- Ascend L1: Q, P, and K, V once per version (Z3 may choose fewer versions than asked, so
-  one version must fit); L0C: the S and O_tile accumulators; UB, per vector sub-core
-  (block_M / 2 rows): S, P, O_tile, O, the cast output, the ND->NZ scratch that carries P
-  back to L1, and five row vectors.
+depth, bytes with one version)}``; {} for an unknown dialect.  Capacities are the backend's.
+NVIDIA shared memory: Q, plus K and V per version (hopper's O staging is merged into freed space;
+hopper_ws stages O in Q's tile); registers are not budgeted.  Ascend L1: Q, P, and K, V per
+version; L0C: S and O_tile; UB per sub-core: S, P, O_tile, O, the cast output, the ND->NZ
+scratch and five row vectors.  No tilelang, no torch.
 """
 
 from __future__ import annotations

@@ -1,16 +1,11 @@
 """The target-specific NVIDIA flash-attention forward: the reference the shared body is
 measured against ("what portability costs").
 
-Contract: ``build_hopper_fa(problem, config)`` returns a TileLang ``PrimFunc`` with the same
-signature and layout as the shared body (body.py), so the same
-inputs, reference and check apply.  Our own code; it takes from tilelang's
-examples/flash_attention the algorithm and nothing else: the KV loop is ``T.Pipelined(n, num_stages=N)``,
-which on sm_90a becomes warp-specialized (TMA producer warps, wgmma consumer warps);
-``T.GemmWarpPolicy.FullRow`` so each warp group owns whole rows of S and the softmax row
-reductions stay inside a warp group; and, unlike the shared body, the output is rescaled
-*inside* the PV accumulator (``O_acc *= alpha`` then ``O_acc += P V``), which only a target
-whose vector side can touch the accumulator can do.  O leaves through shared memory.
-Only ``loop_form='auto'`` exists here.
+Contract: ``build_hopper_fa(problem, config)`` returns a ``PrimFunc`` with the shared body's
+signature and layout.  Our own code, with tilelang's examples/flash_attention algorithm: a
+``T.Pipelined`` KV loop (warp-specialized on sm_90a), ``FullRow`` GEMMs, and O rescaled *inside*
+the PV accumulator, which only a target whose vector side can touch it can do.  O leaves
+through shared memory; only ``loop_form='auto'``.
 """
 
 # No `from __future__ import annotations`: TileLang evaluates the PrimFunc annotations.

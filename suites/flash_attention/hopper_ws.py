@@ -1,36 +1,17 @@
 """An explicitly warp-specialized Hopper flash-attention forward (sm_90a only).
 
 Contract: ``build_hopper_ws_fa(problem, config, overlap=True, pingpong=False)`` returns a
-TileLang ``PrimFunc`` with the same signature and layout as the shared body
-(body.py) and hopper.py, so the same inputs,
-reference and check apply.  Unlike hopper.py, which leaves the schedule to tilelang's
-automatic warp specialization (which waits for every wgmma right after issuing it), this
-kernel writes the schedule out by hand (the structure FlashAttention-3 describes; our code):
-
-* ``config.threads`` must be 384: warp groups 0 and 1 are consumers, 64 query rows each
-  (``GemmWarpPolicy.FullRow`` over 256 threads), warp group 2 is the TMA producer
-  (``setmaxnreg`` 240 / 24).  K and V have ``config.num_stages`` (>= 2) shared-memory
-  slots, each with a full and an empty mbarrier.
-* ``overlap``: intra-warp-group overlap.  Iteration k issues ``S = Q K_k^T`` and then
-  ``O += P_{k-1} V_{k-1}`` (P from registers, wgmma RS) without waiting, waits for the S
-  wgmma only (``wgmma.wait_group 1``), runs the softmax of tile k while the PV wgmma runs,
-  then waits for it, rescales O and converts S to P.  Without ``overlap`` every wgmma is
-  waited for at once (the auto-WS schedule, written by hand).
-* ``pingpong``: the two consumer warp groups take turns to issue their wgmmas (named
-  barriers 8 and 9, ``bar.sync`` / ``bar.arrive``), so one group's softmax runs while the
-  other's GEMMs hold the tensor cores.
-* A partial last key tile (seq_k not a multiple of block_N, e.g. FlashAttention-3's 176 at
-  S=8192) is masked in a peeled last step; TMA zero-fills rows past the tensor.
-* O leaves through Q's shared tile when it has Q's dtype (each consumer group overwrites only
-  the rows its own wgmmas read), else straight from registers.
-* Causal: query tile t reads key tiles 0 .. ceil((t + 1) * block_M / block_N) - 1 (producer and
-  consumers alike); tile 0 and the tiles from the one holding the tile's first row on are
-  masked (query i sees keys j <= i; this also masks a partial last key tile), the ones before
-  run unmasked.  The non-causal kernel is unchanged.
-block_M must be 128 (two consumer groups of 64 rows); refusals:
-validation.py ``hopper_ws_refusal``.  build.py builds ``body="hopper_ws"``
-with overlap + ping-pong and ``"hopper_ws_ov"`` with overlap only.  Status: lowers and builds
-for sm_90a (ptxas: no spills); correctness and speed are measured on the device only.
+``PrimFunc`` with the shared body's signature and layout, its schedule written by hand (the
+structure FlashAttention-3 describes; our code):
+* 384 threads: two consumer warp groups of 64 query rows and a TMA producer (``setmaxnreg``
+  240 / 24); K and V in ``num_stages`` (>= 2) slots with full and empty mbarriers.
+* ``overlap``: iteration k issues ``S = Q K_k^T`` and ``O += P_{k-1} V_{k-1}`` unwaited, waits
+  for S only (``wgmma.wait_group 1``) and runs the softmax under the PV wgmma.
+* ``pingpong``: the consumer groups take turns issuing (named barriers 8 and 9).
+* A partial last key tile is masked in a peeled last step (TMA zero-fills past the tensor).
+* O leaves through Q's shared tile when it has Q's dtype, else from registers.
+* Causal: query tile t reads key tiles up to its diagonal; tile 0 and the diagonal tiles masked.
+block_M is 128; refusals: validation.py ``hopper_ws_refusal``.
 """
 
 # No `from __future__ import annotations`: TileLang evaluates the PrimFunc annotations.

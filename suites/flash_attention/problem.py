@@ -1,34 +1,15 @@
 """The flash-attention problem and config: plain values, no tilelang, no torch.
 
-Contract: ``FaProblem`` is one attention forward ``O = softmax(Q K^T * scale) V`` over
-``batch`` x ``heads`` query heads and ``kv_heads`` key/value heads (GQA when fewer; every
-group of ``heads // kv_heads`` query heads reads one K/V head), query length ``seq_q``, key
-length ``seq_k``, head dim ``dim``, ``causal`` masking (query i sees keys j <= i;
-with seq_q == seq_k, as torch SDPA's ``is_causal``).  Layout:
-Q and O are ``(batch * heads * seq_q, dim)`` row-major (b, h, s) stacked; K and V are
-``(batch * kv_heads * seq_k, dim)``.  ``FaConfig`` is one kernel variant: the query tile
-``block_M``, the key tile ``block_N``, the KV-loop form (``auto`` = ``T.Pipelined(n,
-num_stages=N)``, ``manual`` = K/V copies one iteration ahead of the compute, ``serial`` =
-``T.serial(n)``), ``threads`` (CUDA only), ``num_cores`` (None = one block per query tile)
-and ``body``: ``shared`` (the one body for every target, suites/flash_attention/body.py)
-or ``hopper`` (the target-specific NVIDIA reference, suites/flash_attention/hopper.py), or
-``hopper_ws`` / ``hopper_ws_ov`` (the explicitly warp-specialized sm_90a kernel,
-suites/flash_attention/hopper_ws.py: intra-warp-group overlap with, resp. without, ping-pong of
-its two consumer warp groups; 384 threads; the last key tile may be partial).  ``fast_math``
-(NVIDIA only) builds with tilelang's ``tl.enable_fast_math`` pass config, i.e. nvcc
-``--use_fast_math`` (approximate ``exp2``/division, flush-to-zero; FlashAttention-3 builds so):
-the generated CUDA is the same, the binary is not; its id gains ``-fm``.  Ids only ever grow
-new optional suffixes: they are history keys.
-
-FLOPs (``flops``) count the two GEMMs on the (query, key) pairs that attention actually
-uses: ``4 * B * H * D`` per pair.  Non-causal that is ``4*B*H*Sq*Sk*D``.  Causal counts the
-pairs with ``j <= i`` exactly (``Sq*(Sq+1)/2`` per head, a little over half), not the whole tiles a kernel computes on the diagonal; softmax FLOPs are not
-counted (the convention of FlashAttention and tilelang's examples).
-``bytes_moved`` is the compulsory DRAM traffic: Q, K, V read once, O written once.
-
-Both are what every flash-attention record carries under ``problem`` / ``config``: the suites
-(suites/flash_attention/sweep.py) make their sizes and configs with them, and records written before
-those suites were declared through ``kernel_sweep`` are read back with them (family.py).
+Contract: ``FaProblem`` is ``O = softmax(Q K^T * scale) V`` over ``batch`` x ``heads`` query
+heads and ``kv_heads`` K/V heads (GQA), ``seq_q``, ``seq_k``, ``dim``, ``causal`` (query i sees
+keys j <= i); Q and O are ``(batch * heads * seq_q, dim)``, K and V ``(batch * kv_heads * seq_k,
+dim)``.  ``FaConfig``: ``block_M``, ``block_N``, the KV-loop form (``auto``, ``manual``,
+``serial``), ``threads`` (CUDA), ``num_cores`` (None: one block per query tile), ``body``
+(``shared``, ``hopper``, ``hopper_ws``, ``hopper_ws_ov``) and ``fast_math`` (NVIDIA:
+``tl.enable_fast_math``, nvcc ``--use_fast_math``; id ``-fm``).  Ids only grow optional
+suffixes: they are history keys.  ``flops`` counts the two GEMMs on the attended pairs (``4 * B
+* H * D`` each; causal: exactly ``Sq*(Sq+1)/2`` pairs per head; no softmax FLOPs);
+``bytes_moved`` reads Q, K, V and writes O once.
 """
 
 from __future__ import annotations

@@ -1,22 +1,11 @@
 """The words of a flash-attention record, and the reader of records older than the suites' front door.
 
-Contract: the flash-attention kernel is declared by the built-in suites through ``kernel_sweep``
-(suites/flash_attention/sweep.py, its code beside it), and their records describe themselves
-(harness/core/described.py: ``family_described`` and the words the suite gave them).
-``FLASH_ATTENTION`` (the ``flash_attention`` entry of ``tlbench.families``) is what is left of
-the family, what every reader asks of a record's family (harness/core/record_reader.py, the
-stage report, compare across backends, the PNG figures):
-- the words every flash-attention record carries, which the suites word theirs with:
-  ``problem_label`` (a stage report's header), ``stage_point`` (the config's tile without its
-  pipeline depth, and that depth), ``loop_trips`` (the KV loop's steps in one block; None when
-  causal), ``parse_case_id`` (``<problem_id>[-<label>]-<config_id>`` split back, vendor items
-  named by their library);
-- the typed problem and config of a record written before the suites were declared so
-  (``"family": "flash_attention"`` without ``family_described``): ``problem_from_dict`` /
-  ``config_from_dict`` give ``FaProblem`` / ``FaConfig`` (a config written before a field
-  existed takes its default).
-Nothing else: it has no body, footprint, inputs or reference (those are the suites'), so it is
-no family to sweep.  It imports no backend.
+Contract: ``FLASH_ATTENTION`` (the ``flash_attention`` entry of ``tlbench.families``) is what
+every reader asks of a record's family (harness/core/record_reader.py): ``problem_label``,
+``stage_point``, ``loop_trips`` (None when causal), ``parse_case_id`` (vendor items named by
+their library), and for records written before ``kernel_sweep`` ``problem_from_dict`` /
+``config_from_dict`` (a missing field takes its default).  No body, footprint, inputs or
+reference: it is no family to sweep.  It imports no backend.
 """
 
 from __future__ import annotations

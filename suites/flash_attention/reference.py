@@ -1,27 +1,14 @@
 """Inputs, the fp32 reference and the allowed error of the flash-attention suites.
 
-Contract: ``make_inputs(problem, seed, device)`` draws Q, K, V from N(0, 1) (never zeros;
-seeded) in the problem's dtype, in the flattened layout of ``FaProblem`` (Q: (B*H*Sq, D);
-K, V: (B*Hkv*Sk, D)); ``inputs(device, **sizes)`` is the suite's ``inputs=``: the same, its
-seed drawn from the generator tlbench seeded.  ``reference(Q, K, V, **sizes)`` is
-``torch.nn.functional.scaled_dot_product_attention`` in fp32 on those same (rounded) inputs,
-GQA by repeating each K/V head over its group.  ``allowed_error(ref, Q, K, V, **sizes)`` is the
-suite's ``bound``: every output element must obey
-``|out - ref| <= ATOL + RTOL * |ref| + P_SLACK * u * (P|V|)`` (RTOL = 2e-2, ATOL = 2e-3,
-P_SLACK = 2; ``u`` the unit roundoff of the input dtype, 2^-8 for bf16; ``P|V|`` the
-element of softmax(QK^T)·|V|, from one more fp32 SDPA on |V|).  Why: with N(0, 1) inputs the
-scores have unit spread, the softmax is flat and |O| is small (about 1e-2 at S = 8192), so a
-fixed atol of 1e-2 would pass a kernel that forgot the rescale.  A correct kernel rounds O
-to bf16 (inside RTOL·|ref|) and P to the input dtype before the second GEMM: that error is
-at most u·Σ_j p_j|v_j| = u·(P|V|), which is NOT bounded by |ref| where the weighted values
-cancel - the first rows of a causal problem weigh two or three keys, |ref| can be 0.1 while
-P|V| is 2 - so an ATOL + RTOL·|ref| rule alone failed correct kernels, torch's own SDPA
-kernels included, at about one input seed in forty (tests/test_fa_kernel.py).  At S = 8192
-P|V| is about 0.8 (E|v|), so the P term adds about 0.006: a forgotten rescale, whose errors
-are of the order of |O| and more, still fails.  tlbench poisons O with NaN before the checked
-run, so an unwritten O fails.  ``as_bhsd(Q, K, V, problem)`` views the flattened tensors as
-(B, H, S, D) for SDPA (K and V with the KV heads).  torch is imported inside the functions only,
-so the suite names them at collection without torch.
+Contract: ``make_inputs(problem, seed, device)`` draws Q, K, V from N(0, 1) in the problem's
+dtype and flattened layout; ``inputs(device, **sizes)`` is the suite's ``inputs=``.
+``reference(Q, K, V, **sizes)`` is fp32 SDPA on the same inputs (GQA by repeating K/V heads).
+``allowed_error`` is the suite's ``bound``: ``|out - ref| <= ATOL + RTOL * |ref| + P_SLACK * u *
+(P|V|)`` (``u`` the input dtype's unit roundoff; ``P|V|`` softmax(QK^T)·|V|, one more SDPA).
+Why the P term: rounding P to the input dtype errs by up to u·(P|V|), which |ref| does not bound
+where weighted values cancel (early causal rows), so ATOL + RTOL·|ref| alone failed correct
+kernels about one seed in forty; a forgotten rescale still fails.  ``as_bhsd`` views the tensors
+as (B, H, S, D).  torch is imported inside the functions only.
 """
 
 from __future__ import annotations

@@ -1,32 +1,13 @@
 """What the built-in flash-attention suites declare their kernel with through ``kernel_sweep``.
 
 Contract: ``problem(batch, heads, seq, ...)`` and ``config(block_M, block_N, num_stages, ...)``
-are a size dict and a config dict with every key, in the order records have always carried
-them (``FaProblem`` / ``FaConfig`` of suites/flash_attention/problem.py, whose
-docstring says what each means), so ids, records and reports stay what they were;
-``stage_configs`` gives each tile's ``auto`` at each num_stages, then ``manual`` and
-``serial``.  ``FA`` holds the keyword arguments every flash-attention suite passes to
-``kernel_sweep``; a suite adds its sizes and configs.  The kernel's code lives beside this file:
-- bodies: ``fa_cuda`` / ``fa_ascend`` (build.py) build the one shared body
-  (``body="shared"``, body.py with dialect_cuda.py / _ascend.py) for that
-  target, or on CUDA the target-specific Hopper kernels (``hopper``, ``hopper_ws``,
-  ``hopper_ws_ov``: hopper.py, hopper_ws.py); the kernel hash covers
-  build.py, every module beside it that it imports, and (``body_modules``)
-  suites/flash_attention/problem.py, whose values the bodies read.
-- the refusals (``pruned``: what the compiler or the body would refuse, validation.py)
-  and the on-chip footprint per dialect (footprint.py), against the scopes of the
-  backend that runs the case.
-- ids, labels and the KV loop's trip count (None when causal): the words flash-attention records
-  have always carried (suites/flash_attention/records.py, which reads the records
-  written before the suites were declared this way); FLOPs of the attended pairs and the
-  compulsory bytes (``FaProblem``).
-- ``fast_math``: tilelang's ``tl.enable_fast_math`` (nvcc ``--use_fast_math``) on CUDA.
-- the check: every element within ``2e-3 + 2e-2 |ref| + 2u (P|V|)`` of fp32 SDPA
-  (reference.py); the vendor items (vendor.py): torch SDPA with one kernel
-  allowed (flash, cuDNN, memory-efficient), each its own item, and ``npu_fusion_attention`` on
-  Ascend; timed, each is the call alone (its output copied into O for the check, outside the
-  timing).
-No tilelang and no torch at import: collecting a suite needs neither.
+are dicts with every key in the order records have always carried them (``FaProblem`` /
+``FaConfig``); ``stage_configs`` gives each tile's ``auto`` at each num_stages, then ``manual``
+and ``serial``.  ``FA`` holds the keyword arguments every flash-attention suite passes to
+``kernel_sweep``: bodies (build.py; the kernel hash also covers problem.py), refusals
+(validation.py), footprint (footprint.py), the words records always carried (records.py),
+``fast_math`` on CUDA, the check (reference.py) and the vendor items (vendor.py).  No tilelang
+and no torch at import.
 """
 
 from __future__ import annotations

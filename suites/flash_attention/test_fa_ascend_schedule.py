@@ -1,17 +1,10 @@
 """What tilelang's Ascend scheduler does with the one flash-attention body (compile items only).
 
-Each item carries the Z3 schedule of the KV loop under ``plan.schedule_model`` (tasks with
-pipe, latency, II and start; loop II and span; buffer versions; modeled cycles per core):
-modeled cycles from tilelang's EstimateLatency + Z3, a model and never a time.  The SIMD
-exp regions carry no latency hint, so their cost inside the model is EstimateLatency's
-guess.  Configs: num_stages 1..4, manual, serial for the 128x128 tile, 128x64 at
-num_stages=3, 128x128 s3 with ``enable_offset`` (an Ascend lowering costs 10-30 s on a small CPU box, Z3 included), plus two
-that are pruned before compiling, with the reason: block_M=256 (UB: each vector sub-core
-would hold 128 rows of S, P, O and their copies, over 248 KiB) and block_M=64 (32 rows per
-sub-core do not fill the 64-lane VReg that T.fill inside SimdVF needs).  Smoke: one lowering
-(128x128, num_stages=3) and the two pruned configs.  The calibration against tilelang's
-published Ascend 950 MHA figure is backends/tools/fa_calibration.py.  What the kernel is declared
-with: suites/flash_attention/sweep.py.
+Each item carries the KV loop's Z3 schedule under ``plan.schedule_model``: modeled cycles, never
+a time (the SIMD exp regions' cost is EstimateLatency's guess).  Configs: num_stages 1..4, manual,
+serial at 128x128, 128x64 s3, 128x128 s3 with ``enable_offset``, and two pruned before compiling:
+block_M=256 (UB overflow) and block_M=64 (32 rows per sub-core do not fill a 64-lane VReg).
+Smoke: 128x128 s3 and the two pruned configs.
 """
 
 from tlbench.suites.flash_attention.sweep import FA, config, problem, stage_configs

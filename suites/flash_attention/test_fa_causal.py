@@ -1,15 +1,9 @@
 """Causal flash attention: the one body with the diagonal mask, on both backends, against
 torch SDPA (``is_causal=True``) on the same inputs.
 
-bf16, D=128, S=4096 and 8192, B*H = 32 (smoke: S=1024, B*H = 2); three configs of the shared body; the
-KV loop stops at the diagonal, so its trip count depends on the query tile.  FLOPs count the
-attended (query, key) pairs exactly: S*(S+1)/2 per head (suites/flash_attention/problem.py).
-Device items only (on a machine without the accelerator every item skips before compiling).
-On Ascend the mask runs in ``T.SimtVF`` and the kernel launches as ``T.MixedKernel`` (the
-mask's row offset is the vector sub-core's id).  On NVIDIA also the explicitly warp-specialized
-Hopper body (``hopper_ws``, 128x128, and 128x192 with fast math: the non-causal winner), which
-stops its producer and consumers at the diagonal; the hopper body has no mask and is not here.
-What the kernel is declared with: suites/flash_attention/sweep.py.
+bf16, D=128, S=4096 and 8192, B*H = 32 (smoke: S=1024, B*H = 2); three shared-body configs, and on
+NVIDIA the ``hopper_ws`` body (128x128, and 128x192 with fast math).  FLOPs count the attended
+pairs exactly.  Device items only.
 """
 
 from tlbench.suites.flash_attention.sweep import FA, config, problem

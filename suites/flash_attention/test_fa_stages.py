@@ -1,21 +1,11 @@
 """The flash-attention stage sweep: one FA forward body on both backends, the KV loop as
-``T.Pipelined(n, num_stages=1..4)``, ``manual`` (K/V loads one iteration ahead) and
-``serial``, two tiles (128x128, 128x64; 256 threads on CUDA: two consumer warp groups of 64
-rows), bf16, D=128, B*H = 32 (2 x 16), non-causal.
+``T.Pipelined(n, num_stages=1..4)``, ``manual`` and ``serial``, two tiles (128x128, 128x64; 256
+threads on CUDA), bf16, D=128, B*H = 32, non-causal.
 
-Full scope: S in {1024, 4096, 8192, 16384} (8192 is the H200 acceptance problem).  Smoke:
-S=1024 and one config (128x128, 256 threads, num_stages=2).  Device items only: on a machine without the
-accelerator every item skips before compiling (no CPU cost in the main job); the compile
-story and the Ascend Z3 schedules are suites/flash_attention/test_fa_ascend_schedule.py.  NVIDIA also times, on the same inputs, the target-specific Hopper TileLang FA
-(suites/flash_attention/hopper.py; warp-specialized, wgmma), the explicitly warp-specialized
-one (suites/flash_attention/hopper_ws.py; intra-warp-group overlap, ping-pong) and torch SDPA's flash, cuDNN and
-memory-efficient kernels, each its own item, the shared body on one warp group (128
-threads), and records block_M=256 on 256 threads as a failed item in tilelang's words (a
-layout-inference conflict); Ascend times ``npu_fusion_attention`` where an
-NPU exists.  Configs over the on-chip budget (128x128 at num_stages=4 needs 288 KiB of
-shared memory) are skipped with the bytes named.  Correctness: every kernel against torch
-SDPA in fp32, |out - ref| <= 2e-3 + 2e-2 |ref| + 2u (P|V|) (suites/flash_attention/reference.py).
-What the kernel is declared with: suites/flash_attention/sweep.py.
+Full scope: S in {1024, 4096, 8192, 16384}; smoke: S=1024, 128x128 s2.  Device items only.  NVIDIA
+also times the Hopper bodies (hopper.py, hopper_ws.py), torch SDPA's kernels, the shared body on
+128 threads, and block_M=256 as a failed item in tilelang's words; Ascend
+``npu_fusion_attention``.  Configs over the on-chip budget are skipped with the bytes named.
 """
 
 from tlbench.suites.flash_attention.sweep import FA, config, problem as fa_problem, stage_configs

@@ -1,16 +1,11 @@
 """Which flash-attention configs a body refuses, per dialect, with a sentence that says what to change.
 
-Contract: ``validate(problem, config, dialect)`` is the whole verdict (None: it builds; the
-suite's ``validate=``, suites/flash_attention/sweep.py); ``dialect_refusal`` the part that depends on
-the dialect alone (build.py raises it for a body asked of the wrong dialect);
-``hopper_ws_refusal`` the explicitly warp-specialized body's own rules (hopper_ws.py
-checks them too); ``FAST_MATH_DIALECTS`` the dialects whose backend carries ``fast_math`` into
-its build.  Refusals that no budget explains: on Ascend each sub-core's rows and the key tile
-must fill whole 64-lane fp32 vector registers (``T.fill`` inside SimdVF and the SIMD exp need
-it; block_M=64 gives 32 rows), the hopper bodies are NVIDIA's own, and so is ``fast_math``.
-A config the compiler itself refuses (e.g. a CUDA layout-inference conflict) is not predicted
-here: it compiles, fails, and its item carries tilelang's words.  Plain values: no tilelang,
-no torch.
+Contract: ``validate(problem, config, dialect)`` is the whole verdict (None: it builds);
+``dialect_refusal`` the part that depends on the dialect alone; ``hopper_ws_refusal`` the
+hopper_ws body's own rules; ``FAST_MATH_DIALECTS`` the dialects that carry ``fast_math``.  On
+Ascend each sub-core's rows and the key tile must fill whole 64-lane fp32 vector registers; the
+hopper bodies and ``fast_math`` are NVIDIA's.  What the compiler itself refuses is not predicted.
+No tilelang, no torch.
 """
 
 from __future__ import annotations

@@ -1,15 +1,10 @@
 """The flash-attention suites' vendor items: torch SDPA's fused kernels (CUDA) and
 ``torch_npu.npu_fusion_attention`` (Ascend), on the suite's inputs.
 
-Contract: ``SDPA`` is ``{"sdpa_flash" | "sdpa_cudnn" | "sdpa_efficient": vendor}``, each
-``vendor(Q, K, V, **sizes)`` torch's ``scaled_dot_product_attention`` with only that kernel
-allowed (``sdpa_kernel``; GQA through ``enable_gqa``), returning O flattened as the kernel
-writes it; a kernel this torch cannot run for these inputs here raises ``NotImplementedError``
-with torch's reason (CPU torch has no cuDNN).  ``npu_fusion_attention(Q, K, V, **sizes)`` is the
-fused Ascend kernel in the BNSD layout (GQA: K/V carry the KV heads, which the op accepts),
-reached only where the Ascend backend can run (torch_npu, CANN, an NPU).  ``VENDOR_LABELS``
-names each in reports.  Timed, each is the call alone: tlbench copies its result into O for the
-check, outside the timing.  torch is imported inside the calls only.
+Contract: ``SDPA`` maps ``sdpa_flash`` / ``sdpa_cudnn`` / ``sdpa_efficient`` to a vendor call
+with only that SDPA kernel allowed (GQA through ``enable_gqa``), returning O flattened; one this
+torch cannot run raises ``NotImplementedError`` with torch's reason.  ``npu_fusion_attention``
+is the fused Ascend kernel (BNSD).  ``VENDOR_LABELS`` names each.  torch is imported inside.
 """
 
 from __future__ import annotations

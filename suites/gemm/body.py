@@ -1,26 +1,15 @@
 """The GEMM kernel body of the built-in suites, written once for every target: ``C = A @ B^T`` (+ optional ReLU).
 
-Contract: ``gemm_cuda(**sizes, **axes)`` / ``gemm_ascend(**sizes, **axes)`` are the two bodies a
-suite names (``kernel_sweep(..., {"cuda": gemm_cuda, "ascend": gemm_ascend})``): each returns a
-TileLang ``PrimFunc`` for the problem (``M``, ``N``, ``K``, ``dtype``, ``accum_dtype``,
-``out_dtype``, ``epilogue``) and the config (``block_M``, ``block_N``, ``block_K``,
-``threads``, ``loop_form``, ``num_stages``, ``num_cores``, ``enable_offset``, ``group_m``,
-``stage_output``; suites/gemm/sweep.py says what each means).  The body (copy A, copy B,
-gemm in the reduction loop; the three loop forms) is the same text for NVIDIA and Ascend.  A
-``Dialect`` supplies only what must differ between targets: the language module (``T.Kernel``
-with or without ``threads=``), the operand-tile allocator (``alloc_shared`` on CUDA,
-``alloc_l1`` on Ascend), the accumulator allocator (``alloc_fragment`` / ``alloc_l0c``) and, for
-a fused epilogue, how the accumulator reaches global memory: on CUDA the ReLU applied to the
-register fragment before the store, and an optional store staged through shared memory
-(coalesced global writes); on Ascend the Cube->Vector ReLU of tilelang's Ascend README: L0C ->
-UB on both vector cores (``T.dual_copy``), ReLU in ``T.SimtVF`` on the Vector cores, UB -> GM.
-What makes one body lower on both (observed with tilelang 0.1.15): a 1-D grid (a 2-D grid
-lowers on Ascend but reads a ``blockIdx.y`` the 1-D NPU launch never sets), ``transpose_B=True``
-(Ascend's L1 GEMM is NT only), ``clear_accum=(k == 0)`` instead of ``T.clear`` (unsupported on
-``shared.l0c``), and the accumulator copied straight to global memory; the generic
-``alloc_shared`` + ``alloc_fragment`` pair does not lower on Ascend ("Cannot assign task because
-its scalar/register inputs are unavailable on every legal execution core").  The output tile
-order is suites/gemm/raster.py's.  tilelang is imported where a body is built.
+Contract: ``gemm_cuda(**sizes, **axes)`` / ``gemm_ascend(**sizes, **axes)`` return a TileLang
+``PrimFunc`` for the problem and config suites/gemm/sweep.py describes.  The body (copy A, copy B,
+gemm in the reduction loop; three loop forms) is the same text for both targets; a ``Dialect``
+supplies what must differ: the language module, the operand and accumulator allocators
+(``alloc_shared``/``alloc_fragment`` vs ``alloc_l1``/``alloc_l0c``) and the fused epilogue (CUDA:
+ReLU on the fragment, optional store staged through shared memory; Ascend: L0C -> UB on both
+vector cores, ReLU in ``T.SimtVF``, UB -> GM).  What makes one body lower on both (tilelang
+0.1.15): a 1-D grid (Ascend never sets ``blockIdx.y``), ``transpose_B=True`` (Ascend's L1 GEMM is
+NT only), ``clear_accum=(k == 0)`` (no ``T.clear`` on ``shared.l0c``) and the accumulator copied
+straight to global memory.  The tile order is suites/gemm/raster.py's.
 """
 
 # No `from __future__ import annotations`: TileLang evaluates the PrimFunc parameter

@@ -1,12 +1,9 @@
 """The problem and config of an older GEMM record, and their ids (history keys: never change them).
 
-Contract: ``GemmProblem`` is ``C = A @ B^T`` (+ optional fused ReLU epilogue) and names
-itself ``gemm-8192x8192x8192-f16`` / ``gemm_relu-512x512x1024-bf16-of32``; ``GemmConfig``
-is a tile, threads and loop schedule and names itself ``bm128-bn256-bk64-t256-auto-s3``
-(+ ``c<cores>``, ``g<group_m>``, ``so``, ``offset`` when set).  A case id is
-``<problem_id>[-<label>]-<config_id>`` (harness/core/cases.py).  The built-in suites word the
-same ids (suites/gemm/sweep.py ``problem_id`` / ``config_id``); tests/test_case_ids.py
-pins both byte for byte and rebuilds every committed id.  No tilelang, no torch.
+Contract: ``GemmProblem`` (``C = A @ B^T``, optional fused ReLU) names itself
+``gemm-8192x8192x8192-f16`` / ``gemm_relu-512x512x1024-bf16-of32``; ``GemmConfig`` names itself
+``bm128-bn256-bk64-t256-auto-s3`` (+ ``c<cores>``, ``g<group_m>``, ``so``, ``offset``), worded as
+suites/gemm/sweep.py words them (tests/test_case_ids.py pins both).  No tilelang, no torch.
 """
 
 from __future__ import annotations
@@ -43,11 +40,7 @@ class GemmProblem:
 
 @dataclass(frozen=True)
 class GemmConfig(loop_form.LoopFormConfig):
-    """Tile, threads and loop schedule of one kernel variant (what each field meant to the body:
-    suites/gemm/sweep.py): ``loop_form`` ``auto`` / ``manual`` / ``serial`` with
-    ``num_stages``; ``num_cores`` a persistent kernel; ``enable_offset`` the Ascend scheduler's
-    software pipeline; ``group_m`` panels of tile rows; ``stage_output`` the accumulator staged
-    on chip before the global store."""
+    """Tile, threads and loop schedule of one kernel variant (fields: suites/gemm/sweep.py)."""
 
     block_M: int
     block_N: int
@@ -63,13 +56,7 @@ class GemmConfig(loop_form.LoopFormConfig):
     @property
     def config_id(self) -> str:
         parts = [f"bm{self.block_M}", f"bn{self.block_N}", f"bk{self.block_K}", f"t{self.threads}"]
-        if self.num_cores is not None:
-            parts.append(f"c{self.num_cores}")
-        if self.group_m is not None:
-            parts.append(f"g{self.group_m}")
-        if self.stage_output:
-            parts.append("so")
-        parts.append(self.loop_id)
-        if self.enable_offset:
-            parts.append("offset")
-        return "-".join(parts)
+        parts += [f"c{self.num_cores}"] if self.num_cores is not None else []
+        parts += [f"g{self.group_m}"] if self.group_m is not None else []
+        parts += ["so"] if self.stage_output else []
+        return "-".join([*parts, self.loop_id, *(["offset"] if self.enable_offset else [])])

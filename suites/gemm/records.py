@@ -1,12 +1,9 @@
 """``GEMM``: the reader of GEMM records written before the built-in suites were declared with ``kernel_sweep``.
 
-Contract: what every reader asks of a record's family (harness/core/record_reader.py, the
-stage report, compare across backends, the PNG figures) for a record of family ``gemm`` that
-does not describe itself: the typed problem and config of its dicts (suites/gemm/
-problem.py), the case-id parser, the config's place on the pipeline-depth axis, the problem's
-label and the K loop's trip count, worded exactly as the suites word them
-(suites/gemm/sweep.py).  Nothing else: it has no body, footprint, inputs or reference
-(those are the live declaration's), so it is no family to sweep.
+Contract: what every reader asks of a ``gemm`` record's family (harness/core/record_reader.py):
+the typed problem and config (suites/gemm/problem.py), the case-id parser, the pipeline-depth
+axis, the label and the K loop's trip count, worded as suites/gemm/sweep.py words them.  No body,
+footprint, inputs or reference: it is no family to sweep.
 """
 
 from __future__ import annotations
@@ -45,10 +42,8 @@ class GemmRecords:
 
     def stage_point(self, config: GemmConfig) -> StagePoint:
         tile = f"{config.block_M}x{config.block_N}x{config.block_K} t{config.threads}"
-        for key, fmt in _TILE_EXTRAS.items():
-            value = getattr(config, key)
-            if value:
-                tile += " " + fmt.format(value)
+        tile += "".join(" " + fmt.format(getattr(config, key))
+                        for key, fmt in _TILE_EXTRAS.items() if getattr(config, key))
         return StagePoint(tile, config.loop_id, config.loop_form, config.num_stages)
 
     def problem_label(self, problem: GemmProblem) -> str:
@@ -56,9 +51,7 @@ class GemmRecords:
         label = f"{problem.M}x{problem.N}x{problem.K} {DTYPE_SHORT.get(problem.dtype, problem.dtype)}"
         if problem.out_dtype and problem.out_dtype != problem.dtype:
             label += f" -> {DTYPE_SHORT.get(problem.out_dtype, problem.out_dtype)}"
-        if problem.epilogue:
-            label += f" + {problem.epilogue}"
-        return label
+        return label + (f" + {problem.epilogue}" if problem.epilogue else "")
 
     def loop_trips(self, problem: GemmProblem, config: GemmConfig) -> int | None:
         return -(-problem.K // config.block_K)

@@ -1,23 +1,15 @@
 """Split-K and stream-K GEMM bodies for suites/gemm/test_gemm_splitk.py and test_gemm_streamk.py:
 ``C = A @ B^T`` (A: M x K, B: N x K, fp16 in, fp32 accumulate and out).
 
-Our own code; what each takes from a tilelang example is the algorithm, nothing more:
-- ``gemm_splitk_cuda``: split-K as in examples/gemm_splitk/ (a grid of (N/bN, M/bM, split_k)
-  blocks, each reduces K/split_k and adds its tile into C with one vectorized
-  ``T.atomic_add``), with B stored N x K (``transpose_B=True``, as the Ascend body needs and as
-  cuBLAS is called) and ``num_stages`` swept;
-- ``gemm_splitk_ascend``: split-K over Ascend cube cores as in examples/ascend/ (32 cube cores in
-  ``32 / split_k`` groups; split 0 stores its L0C tile, the others add theirs through the
-  FixPipe atomic after one inter-core barrier), with the tile sizes, the depth and fp16 as
-  parameters;
-- ``gemm_streamk_cuda``: stream-K as in examples/gemm_streamk/ (one block per SM; an even share
-  of the K steps of the tiles that do not fill a whole wave, then the remaining whole tiles
-  dealt round-robin): here each SM walks the output tiles its share touches (a bounded loop,
-  a tile's K range from its share's ends), stores a tile it covers whole and atomically adds a
-  part, and every leftover tile is reached however the tiles divide.
-The CUDA bodies accumulate into C, which the example zeroes before each call: here a first
-``T.Kernel`` of the same PrimFunc zeroes it, so every timed call pays for the clearing as
-cuBLAS's own split-K pays for its reduction.  Plain tilelang: nothing here knows tlbench.
+Our own code, with the algorithms of tilelang's examples: ``gemm_splitk_cuda``
+(examples/gemm_splitk/:
+(N/bN, M/bM, split_k) blocks each add a K share into C with ``T.atomic_add``; B N x K, stages
+swept); ``gemm_splitk_ascend`` (examples/ascend/: 32 cube cores in ``32 / split_k`` groups, split 0
+stores, the others add through the FixPipe atomic after a barrier); ``gemm_streamk_cuda``
+(examples/gemm_streamk/: one block per SM walks the tiles its even share of K steps touches,
+storing whole tiles and atomically adding parts).  The CUDA bodies accumulate into C, so a first
+``T.Kernel`` of the same PrimFunc zeroes it: every timed call pays the clearing, as cuBLAS's
+split-K pays its reduction.
 """
 
 import math

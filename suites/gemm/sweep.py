@@ -1,34 +1,22 @@
 """What the built-in GEMM suites declare their kernel with (suites/gemm/body.py) through ``kernel_sweep``.
 
-Contract: ``problem(M, N, K, ...)`` and ``config(block_M, block_N, block_K, ...)`` are a size
-dict and a config dict with every key, in the order records have always carried them, so the
-ids, the records' ``problem``/``config`` and best_configs.json stay what they were;
-``stage_configs`` (each tile's ``auto`` at each num_stages, then ``manual`` and ``serial``) and
-``axes_configs`` (a cross product in the order the tile suite has always swept it) make lists
-of configs.  ``GEMM`` holds the keyword arguments every GEMM suite passes to ``kernel_sweep``
-(bodies, ids and labels, validation, warp-partition tiles, footprint, FLOPs and bytes, inputs,
-reference, the vendor item); a suite adds its sizes and configs.
-- problem: ``C = A @ B^T``, A (M, K), B (N, K), ``dtype`` in, ``accum_dtype`` accumulated,
-  ``out_dtype`` out (None: ``dtype``), ``epilogue`` None or ``"relu"`` (fused);
-  id ``gemm-8192x8192x8192-f16`` / ``gemm_relu-512x512x1024-bf16-of32``.
-- config: ``loop_form`` ``auto`` is ``T.Pipelined(n, num_stages=num_stages)``, ``manual``
-  ``T.Pipelined(n, stage=[0, 0, 1], order=[0, 1, 2])`` (depth 2), ``serial`` ``T.serial(n)``;
-  ``num_cores`` set: a persistent kernel of that many blocks walks the output tiles
-  (``T.Persistent``); ``enable_offset``: tilelang's Ascend scheduler builds a real
-  prologue/body/epilogue software pipeline; ``group_m`` rasterizes the 1-D grid in panels of
-  that many tile rows (L2 reuse); ``stage_output`` routes the accumulator through shared memory
-  before the global store (CUDA).  Id ``bm128-bn256-bk64-t256-auto-s3`` (+ ``c<cores>``,
-  ``g<group_m>``, ``so``, ``offset`` when set); tests/test_case_ids.py pins the scheme.
-- footprint per dialect (the buffers the body allocates; capacities are the backend's):
-  ``cuda``: ``shared.dyn`` holds the A and B tiles, one copy per pipeline version, and a staged
-  output tile; with one tile per block tilelang's shared-memory merging reuses the operand
-  buffers for the staged tile (the larger of the two), in a persistent kernel both are live
-  (their sum) (tests/test_budget.py); the accumulator is a register fragment (not budgeted).
-  ``ascend``: ``shared.l1`` the A and B tiles, ``shared.l0c`` the accumulator, and a fused ReLU
-  puts each vector core's half of the accumulator in ``shared.ub`` with SIMT code resident.
-- the check: every output element within rtol = atol = 1e-2 of ``A.float() @ B.float().T``
-  (ReLU'd for the epilogue); the vendor item: the vendor GEMM into the same output (``out``).
-No tilelang and no torch at import: collecting a suite needs neither.
+Contract: ``problem(M, N, K, ...)`` and ``config(block_M, ...)`` are dicts with every key in the
+order records have always carried them (ids and best_configs.json stay what they were);
+``stage_configs`` and ``axes_configs`` make config lists; ``GEMM`` holds the keyword arguments
+every GEMM suite passes to ``kernel_sweep``.
+- problem: ``C = A @ B^T``, ``dtype`` in, ``accum_dtype`` accumulated, ``out_dtype`` out (None:
+  ``dtype``), ``epilogue`` None or ``"relu"``; id ``gemm_relu-512x512x1024-bf16-of32``.
+- config: ``loop_form`` ``auto`` (``T.Pipelined(num_stages=)``), ``manual`` (stage=[0, 0, 1],
+  order=[0, 1, 2]) or ``serial``; ``num_cores`` a persistent kernel; ``enable_offset`` the Ascend
+  scheduler's software pipeline; ``group_m`` panels of tile rows; ``stage_output`` the accumulator
+  staged through shared memory (CUDA).  Id ``bm128-bn256-bk64-t256-auto-s3`` (+ ``c``, ``g``,
+  ``so``, ``offset``); tests/test_case_ids.py pins the scheme.
+- footprint: ``cuda`` ``shared.dyn`` holds the A and B tiles per version and a staged output tile
+  (merged with the operands for one tile per block: the larger; in a persistent kernel their
+  sum); ``ascend`` L1 the tiles, L0C the accumulator, a fused ReLU half the accumulator in UB per
+  vector core (``simt``).
+- check: within rtol = atol = 1e-2 of ``A.float() @ B.float().T``; vendor: torch's GEMM.
+No tilelang and no torch at import.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """What tilelang's Ascend scheduler does with each config: num_stages 1..4 x tiles x
 ``enable_offset``, on the persistent bf16 GEMM of the Ascend README (4 cores).
 
-Each compile item carries the Z3 schedule (per task pipe, latency, II, start; loop II and
-span; buffer versions; modeled cycles per core).  Two tiles are deliberately outside the
-on-chip budget and are skipped before compiling: 256x256x1024 needs 1 MiB of L1 even with
-one version; 256x512x64 needs a 512 KiB L0C accumulator, which tilelang itself would lower
-without complaint.  The body and what it is declared with: suites/gemm/body.py,
-suites/gemm/sweep.py.
+Each compile item carries the Z3 schedule.  Two tiles are outside the on-chip budget and skipped
+before compiling: 256x256x1024 (1 MiB of L1 at one version) and 256x512x64 (a 512 KiB L0C
+accumulator, which tilelang would lower without complaint).
 """
 
 from tlbench.suites.gemm.sweep import GEMM, config, problem

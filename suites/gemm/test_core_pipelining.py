@@ -1,12 +1,9 @@
 """Cube/Vector core pipelining: GEMM + ReLU epilogue in one kernel, on both backends.
 
-Ascend: the Cube K-loop into L0C, L0C -> UB on both vector cores, a ``T.SimtVF`` ReLU on
-the Vector cores, UB -> GM; a persistent kernel of 4 cores walks the output tiles, and the
-Z3 tile-loop schedule says whether tile t's Vector work overlaps tile t+1's Cube work
-(``plan.schedule_model.core_pipelining``: tile-loop II vs span, overlap in modeled
-cycles).  NVIDIA: the same computation with the ReLU applied to the register fragment
-before the store, one block per tile.  bf16 in, fp32 out.
-The body and what it is declared with: suites/gemm/body.py, suites/gemm/sweep.py.
+Ascend: a persistent kernel of 4 cores (Cube K-loop into L0C, L0C -> UB, ``T.SimtVF`` ReLU, UB ->
+GM) whose Z3 tile-loop schedule says whether tile t's Vector work overlaps tile t+1's Cube work
+(``plan.schedule_model.core_pipelining``).  NVIDIA: the ReLU on the register fragment, one block
+per tile.  bf16 in, fp32 out.
 """
 
 from tlbench.suites.gemm.sweep import GEMM, config, problem

@@ -1,8 +1,6 @@
-"""Split-K GEMM through the generic kernel path (bodies: suites/gemm/splitk.py), fp16
-in, fp32 out, ``C = A @ B^T``: for the small shapes where one 128x128 tile per block leaves
-the H200's 132 SMs idle (64 tiles at 1024^3), each tile's K loop split over 2 or 4 blocks that
-add into C.  Vendor item: cuBLAS through torch (``A @ B.T``).  The on-chip footprint is
-declared, so a config over a scope is skipped before compiling."""
+"""Split-K GEMM (bodies: suites/gemm/splitk.py), fp16 in, fp32 out, ``C = A @ B^T``: for small
+shapes that leave the H200's SMs idle, each tile's K loop split over 2 or 4 blocks adding into
+C.  Vendor item: cuBLAS through torch."""
 
 from tlbench.harness.sweep_api import kernel_sweep
 

@@ -1,9 +1,6 @@
-"""Stream-K GEMM through the generic kernel path (body: suites/gemm/splitk.py), fp16
-in, fp32 out, ``C = A @ B^T``: one block per H200 SM takes an even share of all K iterations
-(the stream-K share), then the whole tiles left over.  CUDA only: Ascend skips for want of a
-body.  Vendor item: cuBLAS through torch (``A @ B.T``).  The body's K loop has a trip count
-that depends on the tile (a part of a tile's K steps), which tilelang's warp-specialized path
-refuses: it is built with ``tl.disable_warp_specialized``; the depth sweeps 1 and 2."""
+"""Stream-K GEMM (body: suites/gemm/splitk.py), fp16 in, fp32 out, ``C = A @ B^T``: one block per
+H200 SM takes an even share of all K iterations, then the whole tiles left.  CUDA only.  Its
+tile-dependent trip count needs ``tl.disable_warp_specialized``.  Vendor item: cuBLAS."""
 
 from tlbench.harness.sweep_api import kernel_sweep
 

@@ -1,14 +1,8 @@
-"""The hand warp-specialized Hopper GEMM through the generic kernel path (body:
-suites/gemm/ws.py), fp16 in and out, ``C = A @ B^T``, at 1024^3 .. 8192^3 beside cuBLAS
-in the same run: does keeping one WGMMA in flight (``deferred``) close the gap that tilelang's
-automatic warp specialization leaves (it waits for every k step's WGMMAs before the next)?
-Each tile is swept over stages, with one or two consumer warp groups, and a few configs run
-both with and without the deferred wait, so its effect is read side by side; persistent configs
-(one block per SM walking the tiles, cooperative or ping-pong) are swept beside them, and some
-of both in 2-CTA clusters that load their shared B tile once by TMA multicast.  CUDA only
-(sm_90a: TMA, mbarriers, WGMMA, setmaxnreg); Ascend skips for want of a body.  A config over
-sm_90's shared memory or whose rows do not split over its warp groups is skipped before
-compiling, with the reason.  Vendor item: cuBLAS through torch (``A @ B.T``, fp16 out)."""
+"""The hand warp-specialized Hopper GEMM (body: suites/gemm/ws.py), fp16, ``C = A @ B^T``, at
+1024^3 .. 8192^3 beside cuBLAS: does keeping one WGMMA in flight (``deferred``) close the gap
+tilelang's automatic warp specialization leaves?  Tiles over stages and consumer groups, some with
+and without the deferred wait, persistent (cooperative, ping-pong) and 2-CTA cluster configs.
+CUDA only (sm_90a); a config over shared memory or warp-group rows is skipped before compiling."""
 
 from tlbench.harness.sweep_api import kernel_sweep
 

@@ -1,10 +1,7 @@
 """The stage sweep: one GEMM body, the seed's three loop forms, num_stages 0..4, two tiles.
 
-fp16 ``C = A @ B^T`` at 8192^3 (full scope) and 1024^3 (smoke), tiles 128x128x32 / 128
-threads and 128x256x64 / 256 threads; ``auto`` with num_stages 0..4, ``manual``
-(stage=[0,0,1], order=[0,1,2]) and ``serial``; plus the vendor library (cuBLAS through
-torch) on the same inputs as its own item.  Quick scope (the default): the same curve at 8192^3.
-The body and what it is declared with: suites/gemm/body.py, suites/gemm/sweep.py.
+fp16 ``C = A @ B^T`` at 8192^3 (full, quick) and 1024^3 (smoke), tiles 128x128x32 t128 and
+128x256x64 t256; ``auto`` at num_stages 0..4, ``manual`` and ``serial``; cuBLAS as its own item.
 """
 
 from tlbench.suites.gemm.sweep import GEMM, problem, stage_configs

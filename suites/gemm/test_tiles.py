@@ -1,22 +1,10 @@
 """The tile sweep on NVIDIA: which tile, threads, stages, rasterization and epilogue win.
 
-fp16 ``C = A @ B^T`` at 1024^3 (the smoke scope's problem), 2048^3, 4096^3 and 8192^3 across block_M x block_N in {128, 256}^2,
-block_K 64, num_stages 2..4, 256 threads, tile rasterization in panels of 8 or 16 rows or none,
-and the output staged through shared memory on/off, plus 128x128 tiles on 128 threads,
-the small tiles 64x128, 128x64 and 64x64 on 128 threads (at 1024^3 a 128x128 tile makes 64
-blocks for the H200's 132 SMs; 64x128 makes 128, 64x64 makes 256), 64x128 and 128x64 also
-with block_K 128 on 128 and 256 threads (tilelang's warp-specialized Hopper loop waits for
-each k step's WGMMAs before the next; a deeper k step halves those waits, a second consumer
-warpgroup issues while the first waits), 64x128 with block_K 256 in 2 stages, 64x128x128 on
-256 threads without rasterization, staged output on and off, 64x128 with 6 and 8 stages of
-block_K 64, 128x256 and 256x128 with block_K 128 in 2 stages, and cuBLAS on the same inputs in the
-same run.  Split-K and stream-K are their own suites (test_gemm_splitk.py,
-test_gemm_streamk.py), run beside this one for the small shapes.  Configs that cannot work (shared memory, warp
-partition) are pruned before compiling, with the reason.  At collection the plugin lowers
-pairs of configs to flag swept keys that do not change the kernel.  Device items only: the
-compile-time story is the stage suite's.  Run with ``--tlbench-autotune`` to record the
-winner per problem in results/best_configs.json; the next run times it as a ``best`` case.
-The body and what it is declared with: suites/gemm/body.py, suites/gemm/sweep.py.
+fp16 ``C = A @ B^T`` at 1024^3 .. 8192^3: 128/256 x 128/256 tiles at block_K 64, 2..4 stages,
+panels of 8 or 16 rows or none, staged output on/off, and small or deep-K tiles for the small
+shapes (a 128x128 tile leaves the H200's 132 SMs idle at 1024^3); cuBLAS in the same run.
+Configs that cannot work are pruned with the reason; device items only.  With
+``--tlbench-autotune`` the winner per problem goes to results/best_configs.json.
 """
 
 from tlbench.suites.gemm.sweep import GEMM, axes_configs, config, problem

@@ -1,30 +1,18 @@
 """A hand warp-specialized Hopper GEMM whose consumers keep one WGMMA in flight, for
 suites/gemm/test_gemm_ws.py: ``C = A @ B^T`` (A: M x K, B: N x K, fp16 in, fp32 accumulate, fp16
-out, as the tile sweep's problems and cuBLAS's ``A @ B.T``).
+out).
 
-Our own code; it takes the algorithm of tilelang's
-examples/warp_specialize/example_warp_specialize_gemm_barrierpipe_stage2.py and nothing else
-(a TMA producer warp group and a consumer warp group that hand shared-memory stages to each
-other through a full and an empty mbarrier per stage), with:
-- B stored N x K (``transpose_B=True``) and ``num_stages`` a parameter (the example fixed 2; its
-  parity ``(ko // num_stages) % num_stages`` is the phase bit only for 2 stages, here ``& 1``);
-- ``consumers`` consumer warp groups (1 or 2) over one ``block_M x block_N`` accumulator
-  (``GemmWarpPolicy.FullRow``: each takes ``block_M / consumers`` rows) and the producer last,
-  with ``setmaxnreg`` moving registers to the consumers;
-- ``deferred``: each k step issues its WGMMAs with ``T.wgmma_gemm`` (no implicit wait) and waits
-  with ``wgmma.wait_group 1``, so the previous step's WGMMAs are done and only their stage is
-  handed back, while this step's run (the CUTLASS mainloop's structure; our code).  Without it
-  the step waits for its own WGMMAs (``wait_group 0``) before handing its stage back, which is
-  what tilelang 0.1.15's automatic warp specialization emits for ``T.Pipelined``
-  (backends/tools/wgmma_wait.py prints that loop);
-- ``group_m``: the 1-D grid walks output tiles in panels of that many tile rows (L2 reuse; the
-  built-in GEMM body's own tile order, suites/gemm/raster.py ``tile_origin``);
-- ``staged``: the accumulator leaves through a shared-memory tile (coalesced stores), else
-  straight from registers.
-- ``persistent``: launch that many blocks (the SM count) and walk the output tiles, see
-  ``gemm_ws_persistent_cuda``; ``pingpong`` picks its two-accumulator schedule;
-- ``cluster=2``: blocks in 2-CTA clusters that share their B tile (``ClusterPair``).
-Plain tilelang, but for that tile order.
+Our own code, with the algorithm of tilelang's
+examples/warp_specialize/example_warp_specialize_gemm_barrierpipe_stage2.py (a TMA producer warp
+group and consumer warp groups handing shared-memory stages over through a full and an empty
+mbarrier per stage), plus: B stored N x K and ``num_stages`` a parameter (phase bit ``& 1``);
+``consumers`` (1 or 2) warp groups over one accumulator (``FullRow``), ``setmaxnreg`` moving
+registers to them; ``deferred``: ``T.wgmma_gemm`` then ``wgmma.wait_group 1``, so only the
+previous step's stage is handed back while this step's WGMMAs run (tilelang 0.1.15's automatic
+warp specialization waits with ``wait_group 0``); ``group_m`` (suites/gemm/raster.py's tile
+order); ``staged`` (the accumulator leaves through shared memory); ``persistent``
+(``gemm_ws_persistent_cuda``, ``pingpong``); ``cluster=2`` (2-CTA clusters sharing B,
+``ClusterPair``).
 """
 
 import tilelang.language as T
@@ -36,14 +24,10 @@ from .ws_limits import NREG, PRODUCER_THREADS, WARP_GROUP, gemm_ws_refusal
 
 class ClusterPair:
     """The launch, tile order and stage hand-back of one block, alone (``cluster=1``: plain
-    ``T.Kernel``, nothing else emitted) or in a 2-CTA cluster (``cluster=2``).  In a pair the two
-    blocks compute vertically adjacent tiles (rows ``m`` and ``m + block_M``, same ``n``), so they
-    read the same B tile: rank 0 loads it once by TMA multicast into both blocks' shared memory.
-    Rank 0's producer must then wait until both blocks' consumers have freed a stage, so every
-    consumer thread arrives at its own ``empty`` barrier and one lane per consumer warp also at
-    the peer's (both ranks the same, for one code path; rank 1's producer merely waits for its
-    peer as well).  A cluster barrier after the mbarrier init and before exit keeps every
-    remote arrival and multicast inside the peer's lifetime."""
+    ``T.Kernel``) or in a 2-CTA cluster: the pair computes vertically adjacent tiles sharing one
+    B tile, which rank 0 multicasts by TMA; so every consumer also arrives at the peer's
+    ``empty`` barrier, and cluster barriers after init and before exit keep every remote
+    arrival inside the peer's lifetime."""
 
     def __init__(self, cluster, consumer_threads, tiles_N, block_M, block_N, group_m):
         self.cluster = cluster
@@ -164,30 +148,14 @@ def persistent_grid(M, N, block_M, block_N, sms):
 def gemm_ws_persistent_cuda(M, N, K, block_M, block_N, block_K, num_stages, consumers, deferred, group_m, staged, sms,
                             pingpong, lazy_store=False, cluster=1, store_slices=1, dtype="float16",
                             accum_dtype="float32"):
-    """A prim_func that launches ``min(sms, tiles)`` blocks; block ``b`` computes output tiles
-    ``b, b + grid, b + 2 * grid, ...`` (in the ``group_m`` panel order of the one-tile body).  The
-    producer's TMA loads and the consumers' WGMMAs count one global step ``g = local_tile *
-    k_tiles + k`` through the ring of ``num_stages`` stages, so the producer loads the next
-    tile's first stages while the consumers are still in the previous tile's epilogue.  Two
-    schedules (our code; the structure of CUTLASS's sm90 persistent kernels):
-
-    - ``pingpong=False`` (cooperative): the consumer warp groups share one ``block_M x block_N``
-      accumulator (each ``block_M / consumers`` rows), as the one-tile body; each consumer hands
-      the tile's last stage back before its epilogue.
-    - ``pingpong=True``: two consumer warp groups, each with its own ``block_M x block_N``
-      accumulator, take alternate tiles of the block.  An order barrier per consumer lets a
-      consumer start a tile's WGMMAs only after the other has issued its previous tile's last
-      ones, so one consumer's epilogue runs under the other's main loop.  It also keeps each
-      full barrier at most one phase ahead of the consumer that waits on it (a parity wait is
-      only unambiguous within one phase).
-
-    ``lazy_store`` (staged only): the epilogue's TMA store is not waited for at once; the next
-    tile's epilogue waits before it writes the shared output tile again, so the store's reads
-    run under the next main loop.  ``store_slices`` (2 or 4, cooperative lazy_store only): the
-    tile leaves in that many column slices through two slice-sized shared buffers in turn, each
-    written once the store two slices back has read it, so with 4 slices the output needs half
-    the shared memory of the whole tile and a 128x256 tile fits a fourth stage.
-    """
+    """A prim_func of ``min(sms, tiles)`` blocks; block ``b`` computes tiles ``b, b + grid, ...``
+    (``group_m`` order), counting one global step through the stage ring so the producer runs
+    ahead into the next tile.  ``pingpong=False`` (cooperative): the consumers share one
+    accumulator; ``pingpong=True``: two consumers with their own accumulators take alternate
+    tiles, an order barrier letting one's epilogue run under the other's main loop (and keeping
+    each full barrier within one phase).  ``lazy_store`` (staged): a tile's TMA store is waited
+    for only before the next epilogue; ``store_slices`` (2 or 4) stores column slices through
+    two slice buffers, so a 128x256 tile fits a fourth stage."""
     ST = num_stages
     CT = WARP_GROUP * consumers
     k_tiles = K // block_K

@@ -1,10 +1,9 @@
 """What the hand warp-specialized GEMM (suites/gemm/ws.py) can build, and the suite's side of it.
 
-Contract: ``gemm_ws_refusal(M, N, K, <config>)`` says why a config cannot build a problem (None:
-it can), from the body's register split (``NREG``), its warp-group rows and its shared memory
-(``gemm_ws_footprint``: the A and B stages and the staged output); ``gemm_ws_validate`` and
-``gemm_ws_footprint`` are what suites/gemm/test_gemm_ws.py declares them as, with its ``inputs``,
-``reference`` and vendor item ``cublas``.  Imports neither tilelang nor torch at import time.
+Contract: ``gemm_ws_refusal(M, N, K, <config>)`` says why a config cannot build (None: it can),
+from the register split (``NREG``), warp-group rows and shared memory (``gemm_ws_footprint``);
+``gemm_ws_validate``, ``gemm_ws_footprint``, ``inputs``, ``reference`` and ``cublas`` are what
+suites/gemm/test_gemm_ws.py declares.  No tilelang or torch at import.
 """
 
 PRODUCER_THREADS = 128

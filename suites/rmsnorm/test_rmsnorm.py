@@ -1,8 +1,5 @@
-"""RMSNorm through the generic kernel path (bodies: suites/rmsnorm/body.py, named as strings
-so collecting this suite imports neither tilelang nor torch).  Memory-bound: read it for GB/s
-(``throughput.gbps_compulsory``: one read and one write of the matrix) and % of the device's
-memory bandwidth (the roofline: ``bound`` memory, ``pct_of_attainable``), against torch's
-RMSNorm (the vendor item); 4096 rows over hidden sizes 1024..16384 give the curve."""
+"""RMSNorm (bodies: suites/rmsnorm/body.py, named as strings), memory-bound: GB/s and % of memory
+bandwidth against torch's RMSNorm, 4096 rows over hidden sizes 1024..16384."""
 
 from tlbench.harness.sweep_api import kernel_sweep
 

@@ -1,8 +1,5 @@
-"""One-pass RMSNorm on CUDA through the generic kernel path (body: ``rms_norm_onepass_cuda``
-in suites/rmsnorm/body.py, our own code after the algorithm of tilelang's examples/norm/rms_norm.py): each block
-holds whole rows on chip and reads the matrix once, where test_rmsnorm.py's two-pass body
-reads it twice.  The same problems, GB/s and % of memory bandwidth, against torch's RMSNorm;
-the Ascend body is one-pass already (test_rmsnorm.py)."""
+"""One-pass RMSNorm on CUDA (``rms_norm_onepass_cuda``): whole rows on chip, the matrix read once;
+the same problems as test_rmsnorm.py, against torch's RMSNorm."""
 
 from tlbench.harness.sweep_api import kernel_sweep
 

@@ -1,6 +1,4 @@
-"""Row softmax through the generic kernel path (bodies: suites/softmax/body.py, the online
-softmax example on CUDA, a two-pass SIMT body on Ascend), fp16: memory-bound like RMSNorm
-(GB/s: one read and one write; the CUDA body reads each row twice), against torch.softmax."""
+"""Row softmax (bodies: suites/softmax/body.py), fp16, memory-bound, against torch.softmax."""
 
 from tlbench.harness.sweep_api import kernel_sweep
 
