@@ -1,21 +1,18 @@
 """What a run adds to pytest-benchmark's ``machine_info``: every loaded backend's device info.
 
-Contract: ``fill_machine_info(machine_info, registry)`` puts each loaded backend's ``device_info()`` under
-``machine_info["tlbench"]["backends"]`` (with the schema version), one ``accelerator`` line naming each
-backend's accelerator or what is missing, and the values of the device-info keys each backend's traits name
-(``machine_info_keys``: driver, toolkit and library versions), joined across backends.  Nothing when no
-backend loaded. ``add_spread_devices(machine_info, infos)``: a run spread over several devices in one process
-(one worker per device) adds, per backend whose workers reported two or more, ``workers`` (how many),
-``accelerators`` and ``devices`` (each device's uuid, else its visible id or accelerator) - the keys a merged
-xdist run has. ``MachineInfoOnce`` (a plugin object): pytest-benchmark's ``generate_machine_info`` runs a few
-subprocesses (cpuinfo); the journal's run line and the results file both ask for it, so the first answer of
-this process is kept and later asks get a copy of it.
+Contract: ``fill_machine_info(machine_info, registry)`` puts each loaded backend's ``device_info()``
+under ``machine_info["tlbench"]["backends"]``, an ``accelerator`` line, and the values of each
+backend's ``machine_info_keys`` joined across backends (nothing when no backend loaded).
+``add_spread_devices(machine_info, infos)``: a backend whose workers reported two or more devices
+gains ``spread_summary`` of them (``workers``, ``accelerators``, ``devices``: the keys a merged
+xdist run has).  ``MachineInfoOnce``: pytest-benchmark's ``generate_machine_info`` runs
+subprocesses; the first answer of this process is kept and later asks get a copy.
 """
 
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, Mapping, Sequence
 
 import pytest
 
@@ -30,28 +27,27 @@ def fill_machine_info(machine_info: dict[str, Any], registry: BackendRegistry) -
     machine_info[EXTRA_KEY] = {"schema_version": SCHEMA_VERSION, "backends": backends}
     accelerators = [f"{n}: {i.get('accelerator') or 'none (' + str(i.get('missing')) + ')'}" for n, i in backends.items()]
     machine_info["accelerator"] = "; ".join(accelerators)
-    keys = dict.fromkeys(k for name in backends for k in registry.traits(name).machine_info_keys)
-    for key in keys:
+    for key in dict.fromkeys(k for name in backends for k in registry.traits(name).machine_info_keys):
         values = {i.get(key) for i in backends.values() if i.get(key)}
         if values:
             machine_info[key] = ", ".join(sorted(map(str, values)))
 
 
-def add_spread_devices(machine_info: dict[str, Any], infos: dict[str, list[dict[str, Any]]]) -> None:
+def spread_summary(infos: Sequence[Mapping[str, object]]) -> dict[str, object]:
+    return {"workers": len(infos), "accelerators": sorted({str(i.get("accelerator")) for i in infos}),
+            "devices": sorted({str(i.get("uuid") or i.get("visible_devices") or i.get("accelerator")) for i in infos})}
+
+
+def add_spread_devices(machine_info: dict[str, Any], infos: Mapping[str, Sequence[Mapping[str, object]]]) -> None:
     backends = (machine_info.get(EXTRA_KEY) or {}).get("backends") or {}
     for name, per_device in infos.items():
         if name in backends and len(per_device) > 1:
-            backends[name] = {
-                **backends[name],
-                "workers": len(per_device),
-                "accelerators": sorted({str(i.get("accelerator")) for i in per_device}),
-                "devices": sorted({str(i.get("uuid") or i.get("visible_devices") or i.get("accelerator")) for i in per_device}),
-            }
+            backends[name] = {**backends[name], **spread_summary(per_device)}
 
 
 class MachineInfoOnce:
-    """Register ``plugins()``: two plugin objects (pytest takes a hook implementation only
-    under the hook's own name, so the first-answer and the keeping wrapper are two objects)."""
+    """Register ``plugins()``: pytest takes a hook implementation only under the hook's own name,
+    so the first-answer and the keeping wrapper are two objects."""
 
     def __init__(self) -> None:
         self.info: dict[str, Any] | None = None
@@ -59,7 +55,7 @@ class MachineInfoOnce:
 
         class Known:
             @pytest.hookimpl(tryfirst=True)
-            def pytest_benchmark_generate_machine_info(self) -> dict[str, Any] | None:
+            def pytest_benchmark_generate_machine_info(self):
                 return copy.deepcopy(once.info) if once.info is not None else None
 
         class Keep:
