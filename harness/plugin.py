@@ -22,14 +22,14 @@ from .core.record import EXTRA_KEY, SCHEMA_VERSION, BenchItem, failure_record, s
 from .core.registry import BackendRegistry
 from .core.sweep import Sweep
 from .measure.runner import Outcome
-from .pytest_plugin import hookspecs, journaling, results_file
+from .pytest_plugin import hookspecs, journaling
 from .pytest_plugin.bench_adapter import benchmark_entry, quiet_table_by_default, restore_table, result_json_path
 from .pytest_plugin.commit_info import fill_commit_info
 from .pytest_plugin.early_start import looks_like_suite, start_workers_early
 from .pytest_plugin.expansion import diagnose_space, expand
 from .pytest_plugin.gpu_split import worker_groups
 from .pytest_plugin.item_runner import INTERRUPTED_LINE, ItemRunner
-from .pytest_plugin.machine_info import MachineInfoOnce, add_spread_devices, fill_machine_info
+from .pytest_plugin.compare_machine import MachineInfoOnce, add_spread_devices, fill_machine_info
 from .pytest_plugin.manners import has_tlbench_item, register_machine_compare, skip_without_benchmark
 from .pytest_plugin.options import backend_option_values
 from .pytest_plugin.options import pytest_addoption  # noqa: F401  (the hook, registered through this module)
@@ -66,7 +66,7 @@ def pytest_configure(config):
     state.records.journal = journaling.JournalingPlugin(config, state.settings, _outcome_record,
                                                         ran_items=lambda: bool(state.records.outcomes))
     config.pluginmanager.register(state.records.journal, "tlbench-journal")
-    config.pluginmanager.register(results_file.ExitStatusNote(state), "tlbench-exit-status")
+    config.pluginmanager.register(journaling.ExitStatusNote(state), "tlbench-exit-status")
     if config.pluginmanager.hasplugin("benchmark"):
         for k, plugin in enumerate(MachineInfoOnce().plugins()):
             config.pluginmanager.register(plugin, f"tlbench-machine-info-once-{k}")
@@ -152,7 +152,7 @@ def pytest_collection_finish(session):
     state.records.startup_s = time.time() - started if started is not None else None
     state.items.take_collected(session.items)
     if state.items.collected_ids and worker_index() is None and not session.config.option.collectonly:
-        note = results_file.set_aside_previous(session.config)  # an earlier run's file never reads as this run's
+        note = journaling.set_aside_previous(session.config)  # an earlier run's file never reads as this run's
         if note:
             state.records.file_notes.append(note)
     if getattr(session.config, "workerinput", {}).get("tlbench_cost_groups"):
@@ -199,23 +199,15 @@ def pytest_benchmark_update_json(config, benchmarks, output_json):
         return
     failed = [_outcome_record(n, i, o) for n, i, o in state.records.outcomes if o.status == "failed"]
     skipped = [_outcome_record(n, i, o) for n, i, o in state.records.outcomes if o.status == "skipped"]
-    partial = results_file.partial_note(state, state.records.exitstatus)
+    partial = journaling.partial_note(state, state.records.exitstatus)
+    options, records = state.options, state.records
     output_json[EXTRA_KEY] = {
-        "schema_version": SCHEMA_VERSION,
-        "backend_choice": state.options.backend_choice,
-        "backends": state.options.selected,
-        "scope": state.options.scope,
-        "kinds": list(state.options.kinds),
-        "input_seed": state.options.seed,
+        "schema_version": SCHEMA_VERSION, "backend_choice": options.backend_choice, "backends": options.selected,
+        "scope": options.scope, "kinds": list(options.kinds), "input_seed": options.seed,
         "sweeps": {name: asdict(note) for name, note in state.items.sweeps.items()},
-        "setup_s": state.records.setup_s,
-        "setup_parts": state.records.setup_parts,
-        "phases_s": phases_s(state),
-        "test_only": list(state.options.test_only),
-        "failed": failed,
-        "skipped": skipped,
-        "partial": asdict(partial) if partial else None,
-        **(state.records.journal.json_note() if state.records.journal else {}),
+        "setup_s": records.setup_s, "setup_parts": records.setup_parts, "phases_s": phases_s(state),
+        "test_only": list(options.test_only), "failed": failed, "skipped": skipped,
+        "partial": asdict(partial) if partial else None, **(records.journal.json_note() if records.journal else {}),
     }
 
 
@@ -255,7 +247,7 @@ def _outcome_record(nodeid: str, item: BenchItem, outcome: Outcome) -> dict[str,
 def pytest_sessionfinish(session, exitstatus):
     trace.mark("sessionfinish")
     state = session.config.stash.get(STATE, None)
-    if state is not None and worker_index() is None and results_file.write_if_nothing_timed(session.config, state):
+    if state is not None and worker_index() is None and journaling.write_if_nothing_timed(session.config, state):
         state.records.file_notes.append("[tlbench] no item was timed: the results file holds the failed and skipped items")
     if state is not None and state.devices.workers is not None:
         state.devices.device_phase.cancel()  # every item has reported: no piece is left to start

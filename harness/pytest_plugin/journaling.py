@@ -12,6 +12,11 @@ Contract (``JournalingPlugin``, registered by harness/plugin.py):
 - the ``--benchmark-json`` file is written atomically; a process that measured no tlbench item
   writes no journal and leaves pytest-benchmark's write alone (``ran_items``).
 Under pytest-xdist every worker appends to the controller's journal; the controller writes ``end``.
+The results file is never an earlier run's, never partial unmarked: ``set_aside_previous(config)``
+renames a file already there to ``<name>.previous`` (returns the line saying so);
+``partial_note(state, exitstatus)`` is the JSON's ``tlbench.partial`` (None for a whole run);
+``ExitStatusNote`` keeps the exit status for it before pytest-benchmark writes;
+``write_if_nothing_timed`` writes the file of a run whose every item failed or skipped.
 """
 
 from __future__ import annotations
@@ -30,9 +35,9 @@ from ..core.record import EXTRA_KEY, SCHEMA_VERSION, BenchItem
 from ..results.files.journal import (JOURNAL_VERSION, Journal, JournalError, atomic_write_text, journal_path_for,
                                      not_the_item, read_journal)
 from ..results.files.store import testbed_of
-from .bench_adapter import result_json_path, route_json_write
+from .bench_adapter import result_json_path, route_json_write, write_nothing_timed_json
 from .state import item_id_of
-from .xdist_support import is_controller, to_plain, worker_index
+from .xdist_support import WORKER_ENV, is_controller, to_plain, worker_index
 
 SOURCE_DIRS = ("harness", "backends")
 
@@ -44,16 +49,19 @@ def add_options(group) -> None:
                     help="skip items this journal holds as measured with the same code and testbed; measure the rest")
 
 
-def resume_seed(config) -> int | None:
-    """The input seed of the journal being resumed (resumed and new items share inputs)."""
+def _resumed(config):
+    """The journal ``--tlbench-resume`` names, read; None without the option."""
     path = config.getoption("--tlbench-resume")
-    if not path:
-        return None
     try:
-        contents = read_journal(path)
+        return read_journal(path) if path else None
     except JournalError as exc:
         raise pytest.UsageError(f"--tlbench-resume: {exc}") from None
-    return (contents.runs[0].get(EXTRA_KEY) or {}).get("input_seed")
+
+
+def resume_seed(config) -> int | None:
+    """The input seed of the journal being resumed (resumed and new items share inputs)."""
+    contents = _resumed(config)
+    return (contents.runs[0].get(EXTRA_KEY) or {}).get("input_seed") if contents is not None else None
 
 
 def journal_path(config) -> Path | None:
@@ -102,10 +110,7 @@ class JournalingPlugin:
                 print(f"[tlbench] journal {self.path}: its last line was torn (a run killed while writing it); "
                       f"dropped those {self.repaired} bytes before appending", file=sys.stderr)
         resume = config.getoption("--tlbench-resume")
-        try:
-            self.resume = read_journal(resume) if resume else None
-        except JournalError as exc:
-            raise pytest.UsageError(f"--tlbench-resume: {exc}") from None
+        self.resume = _resumed(config)
         self.same_file = bool(resume and self.path and Path(resume).resolve() == self.path.resolve())
         self.reused: list[str] = []
         self.remeasured: dict[str, str] = {}  # item id -> why the journal's entry was not reused
@@ -163,18 +168,11 @@ class JournalingPlugin:
         commit = self.config.hook.pytest_benchmark_generate_commit_info(config=self.config) if session else {}
         if session:  # as pytest-benchmark completes it for the results file (TLBENCH_COMMIT, source digest)
             self.config.hook.pytest_benchmark_update_commit_info(config=self.config, commit_info=commit)
-        return {
-            "type": "run",
-            "journal_version": JOURNAL_VERSION,
-            "pid": os.getpid(),
-            "xdist_worker": os.environ.get("PYTEST_XDIST_WORKER"),
-            "argv": sys.argv,
-            "resumed_from": self.resume.path if self.resume else None,
-            "pytest_benchmark_version": pytest_benchmark.__version__,
-            "machine_info": machine,
-            "commit_info": commit,
-            EXTRA_KEY: {"schema_version": SCHEMA_VERSION, **self.run_settings()},
-        }
+        return {"type": "run", "journal_version": JOURNAL_VERSION, "pid": os.getpid(),
+                "xdist_worker": os.environ.get(WORKER_ENV), "argv": sys.argv,
+                "resumed_from": self.resume.path if self.resume else None,
+                "pytest_benchmark_version": pytest_benchmark.__version__, "machine_info": machine, "commit_info": commit,
+                EXTRA_KEY: {"schema_version": SCHEMA_VERSION, **self.run_settings()}}
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionstart(self, session) -> None:
@@ -214,7 +212,6 @@ class JournalingPlugin:
             self.journal.append_many(lines)
 
     def record(self, nodeid: str, item: BenchItem, outcome: Any, benchmark: Any, backend: Any | None) -> None:
-        """Append one finished item (called right after the item's test call)."""
         if self.journal is None or nodeid in self._journaled:
             return
         self._journaled.add(nodeid)
@@ -247,16 +244,12 @@ class JournalingPlugin:
         return note
 
     def summary_lines(self) -> list[str]:
-        lines = []
-        if self.path is not None:
-            lines.append(f"[tlbench] journal: {self.path}")
+        lines = [f"[tlbench] journal: {self.path}"] if self.path is not None else []
         if self.repaired:
             lines.append(f"[tlbench] journal: a torn last line ({self.repaired} bytes) was dropped before this run appended")
         if self.resume is not None:
-            lines.append(
-                f"[tlbench] resumed from {self.resume.path}: {len(self.reused)} items reused, "
-                f"{len(self.remeasured)} re-measured (changed code/testbed/settings)"
-            )
+            lines.append(f"[tlbench] resumed from {self.resume.path}: {len(self.reused)} items reused, "
+                         f"{len(self.remeasured)} re-measured (changed code/testbed/settings)")
         return lines
 
 
@@ -266,3 +259,52 @@ def _size(path: Path | None) -> int | None:
     except OSError:
         return None
 
+
+@dataclass(frozen=True)
+class PartialNote:
+    reason: str
+    run_ended: bool
+    items_collected: int
+    items_in_file: int
+    missing: list[str]
+    journal: str | None  # the journal ``--tlbench-resume`` finishes the run from
+
+
+def set_aside_previous(config: Any) -> str | None:
+    path = result_json_path(config)
+    if path is None or not path.is_file() or path.stat().st_size == 0:
+        return None
+    aside = path.with_name(path.name + ".previous")
+    os.replace(path, aside)
+    return f"[tlbench] {path} held an earlier run: moved to {aside} (this run writes {path} when it ends)"
+
+
+def partial_note(state: Any, exitstatus: int | None) -> PartialNote | None:
+    collected = list(state.items.collected_ids)
+    done = {item.item_id for _, item, _ in state.records.outcomes}
+    missing = [i for i in collected if i not in done]
+    if exitstatus == pytest.ExitCode.INTERRUPTED:
+        reason = "interrupted"
+    elif missing:
+        reason = f"{len(missing)} collected items have no outcome (the session stopped early)"
+    else:
+        return None
+    journal = state.records.journal.path if state.records.journal is not None else None
+    return PartialNote(reason, exitstatus != pytest.ExitCode.INTERRUPTED, len(collected), len(done), missing,
+                       str(journal) if journal else None)
+
+
+def write_if_nothing_timed(config: Any, state: Any) -> Path | None:
+    if not state.records.outcomes or any(o.status == "timed" for _, _, o in state.records.outcomes):
+        return None
+    return write_nothing_timed_json(config, atomic_write_text)
+
+
+class ExitStatusNote:
+    def __init__(self, state: Any) -> None:
+        self.state = state
+
+    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+    def pytest_sessionfinish(self, session, exitstatus):
+        self.state.records.exitstatus = int(exitstatus)
+        yield

@@ -20,7 +20,7 @@ import pytest
 from ..core.record import SCHEMA_VERSION
 from ..results.files.journal import atomic_write_text
 from .bench_adapter import result_json_path, write_json
-from .machine_info import spread_summary
+from .compare_machine import spread_summary
 from .run_marks import test_only_settings
 
 WORKER_ENV = "PYTEST_XDIST_WORKER"
@@ -72,14 +72,10 @@ def merged_document(config, benchmarks: list[dict], machine_extra: Mapping[str, 
     machine_info.update(machine_extra)
     commit_info = config.hook.pytest_benchmark_generate_commit_info(config=config)
     config.hook.pytest_benchmark_update_commit_info(config=config, commit_info=commit_info)
-    return {
-        "machine_info": machine_info,
-        "commit_info": commit_info,
-        "benchmarks": sorted(benchmarks, key=lambda b: b["fullname"]),
-        "datetime": _dt.datetime.now(_dt.timezone.utc).isoformat(),
-        "version": pytest_benchmark.__version__,
-        "tlbench": tlbench_json,
-    }
+    return {"machine_info": machine_info, "commit_info": commit_info,
+            "benchmarks": sorted(benchmarks, key=lambda b: b["fullname"]),
+            "datetime": _dt.datetime.now(_dt.timezone.utc).isoformat(), "version": pytest_benchmark.__version__,
+            "tlbench": tlbench_json}
 
 
 class ControllerCollector:
