@@ -13,7 +13,7 @@ import os
 import time
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping, Sequence
 
 import pytest
 
@@ -30,15 +30,16 @@ from .pytest_plugin.expansion import diagnose_space, expand
 from .pytest_plugin.gpu_split import worker_groups
 from .pytest_plugin.item_runner import INTERRUPTED_LINE, ItemRunner
 from .pytest_plugin.compare_machine import MachineInfoOnce, add_spread_devices, fill_machine_info
-from .pytest_plugin.manners import has_tlbench_item, register_machine_compare, skip_without_benchmark
-from .pytest_plugin.options import backend_option_values
+from .pytest_plugin.manners import (ITEM_PARAM, has_tlbench_item, item_id_of, register_machine_compare,
+                                    skip_without_benchmark)
+from .pytest_plugin.options import COMPILE_ROUNDS, backend_option_values
 from .pytest_plugin.options import pytest_addoption  # noqa: F401  (the hook, registered through this module)
-from .pytest_plugin.overlap_start import plan_overlap, start_compile_jobs_ahead
+from .pytest_plugin.overlap_start import overlap_line, plan_overlap, start_compile_jobs_ahead
 from .pytest_plugin.preflight import run_preflight
-from .pytest_plugin.run_notes import autotune_lines, phases_s, summary_extra, write_best_configs, write_summary
+from .pytest_plugin.run_notes import autotune_lines, phases_s, write_best_configs, write_summary
 from .pytest_plugin.run_setup import build_state
 from .pytest_plugin.spread import largest_problem_first
-from .pytest_plugin.state import ITEM_PARAM, STATE, SweepNote, item_id_of
+from .pytest_plugin.state import STATE, SweepNote
 from .pytest_plugin.xdist_hooks import (  # noqa: F401  (the hooks, registered through this module)
     HIDDEN_WORKER, pytest_cmdline_main, pytest_configure_node, pytest_sessionstart, pytest_xdist_make_scheduler)
 from .pytest_plugin.xdist_support import (
@@ -275,7 +276,7 @@ def pytest_terminal_summary(terminalreporter):
         return
     records = [_outcome_record(n, i, o) for n, i, o in state.records.outcomes]
     quieted = terminalreporter.config.stash.get(_TABLE_QUIETED, False)
-    extra = summary_extra(state, records, result_json_path(terminalreporter.config) if quieted else None)
+    extra = _summary_extra(state, records, result_json_path(terminalreporter.config) if quieted else None)
     write_summary(terminalreporter, records, state.records.setup_s, state.registry.traits, extra,
                   setup_parts=state.records.setup_parts)
 
@@ -283,3 +284,20 @@ def pytest_terminal_summary(terminalreporter):
 @pytest.hookimpl(optionalhook=True)
 def pytest_benchmark_update_commit_info(config, commit_info):
     fill_commit_info(commit_info, Path(__file__).resolve().parents[1])
+
+
+def _summary_extra(state: Any, records: Sequence[Mapping[str, object]], results_path: Any) -> list[str]:
+    """The lines after the summary blocks: notes, where the results went, diagnostics, autotune,
+    the overlap, and what the full scope adds to a quick one."""
+    extra = [*(state.records.journal.summary_lines() if state.records.journal else []), *state.records.file_notes]
+    if results_path is not None:
+        extra.append(f"[tlbench] results: {results_path} (pytest-benchmark's per-item table: -v)")
+    extra += [diag.summary() for diag in state.items.diagnostics if diag.verdict != "ok" or diag.inert_keys]
+    extra += autotune_lines(state)
+    line = overlap_line(state)
+    if line is not None:
+        extra.append(line)
+    if state.progress.scope_counts is not None:
+        extra += state.progress.scope_counts.lines(records, state.options.compile_rounds, COMPILE_ROUNDS,
+                                                   state.options.policy.compile_max_seconds)
+    return extra

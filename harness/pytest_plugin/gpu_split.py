@@ -27,7 +27,8 @@ import pytest
 
 from ..core.record import BenchItem
 from ..measure.device_pieces import expected_cost
-from .state import STATE, item_id_of
+from .manners import item_id_of
+from .state import STATE
 
 WORKER_COUNT_ENV = "PYTEST_XDIST_WORKER_COUNT"
 COST_FOLDER_KEY = "tlbench_cost_folder"  # workerinput: where a worker writes its items' costs

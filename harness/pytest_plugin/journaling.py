@@ -36,7 +36,7 @@ from ..results.files.journal import (JOURNAL_VERSION, Journal, JournalError, ato
                                      not_the_item, read_journal)
 from ..results.files.store import testbed_of
 from .bench_adapter import result_json_path, route_json_write, write_nothing_timed_json
-from .state import item_id_of
+from .manners import item_id_of
 from .xdist_support import WORKER_ENV, is_controller, to_plain, worker_index
 
 SOURCE_DIRS = ("harness", "backends")

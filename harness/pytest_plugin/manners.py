@@ -6,7 +6,8 @@ Contract (each called from harness/plugin.py's hook of the same moment):
   before pytest-benchmark (``trylast``) compares; returns it, else None.
 - ``skip_without_benchmark(config, items)``: under ``-p no:benchmark`` the tlbench items are
   skipped with that reason; other items run.
-- ``has_tlbench_item(items)``: whether any collected item is a tlbench item.
+- ``has_tlbench_item(items)``: whether any collected item is a tlbench item; ``item_id_of(item)``:
+  the tlbench item id a collected pytest item is parametrized with, else None.
 """
 
 from __future__ import annotations
@@ -17,7 +18,12 @@ import pytest
 
 from ..core.record import EXTRA_KEY
 from .compare_machine import MachineCompare
-from .state import ITEM_PARAM, item_id_of
+
+ITEM_PARAM = "tlbench_item"
+
+
+def item_id_of(item: Any) -> str | None:
+    return getattr(getattr(item, "callspec", None), "params", {}).get(ITEM_PARAM)
 
 
 def register_machine_compare(config, registry) -> MachineCompare | None:

@@ -4,9 +4,6 @@ Contract:
 - ``write_summary(reporter, records, setup_s, traits_of, extra_lines, title, setup_parts)``: the
   ``tlbench`` section (the plugin's ``trylast`` terminal hook): at ``-v`` the per-item table, then
   the summary blocks (harness/results/report/summary.py), then ``extra_lines``.
-- ``summary_extra(state, records, results_path)``: those extra lines: the journal's and results
-  file's notes, where the results went (given when pytest-benchmark's table was quieted), the
-  diagnostics worth a word, autotune, the overlap, and what the full scope adds to a quick one.
 - ``write_best_configs(config, state)``: the fastest correct config per problem into the
   best-configs file, once per run (the xdist controller from what workers shipped); a worker
   never calls it.  ``autotune_lines(state)`` says what was written.
@@ -24,8 +21,6 @@ from ..results.export.best_configs import pick_best, update_best_file
 from ..results.files.run_facts import facts_of
 from ..results.report.summary import summary_lines
 from ..results.report.table import run_table_text
-from .options import COMPILE_ROUNDS
-from .overlap_start import overlap_line
 
 
 def write_summary(
@@ -40,21 +35,6 @@ def write_summary(
     reporter.write_sep("=", f"{title} summary (every item: pytest -v, or tlbench report FILE)")
     for line in [*summary_lines(records, setup_s, setup_parts), *extra_lines]:
         reporter.write_line(line)
-
-
-def summary_extra(state: Any, records: Sequence[Mapping[str, object]], results_path: Any) -> list[str]:
-    extra = [*(state.records.journal.summary_lines() if state.records.journal else []), *state.records.file_notes]
-    if results_path is not None:
-        extra.append(f"[tlbench] results: {results_path} (pytest-benchmark's per-item table: -v)")
-    extra += [diag.summary() for diag in state.items.diagnostics if diag.verdict != "ok" or diag.inert_keys]
-    extra += autotune_lines(state)
-    line = overlap_line(state)
-    if line is not None:
-        extra.append(line)
-    if state.progress.scope_counts is not None:
-        extra += state.progress.scope_counts.lines(records, state.options.compile_rounds, COMPILE_ROUNDS,
-                                                   state.options.policy.compile_max_seconds)
-    return extra
 
 
 def write_best_configs(config, state: Any) -> None:

@@ -31,7 +31,8 @@ from ..results.files.store import ResultsError, load_results
 from ..results.nightly.night_costs import item_costs
 from .bench_adapter import result_json_path, session_timed_anything, write_json
 from .gpu_split import balance
-from .state import STATE, item_id_of
+from .manners import item_id_of
+from .state import STATE
 
 SHARD_KEY = "shard"
 

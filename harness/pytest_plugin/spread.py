@@ -14,7 +14,7 @@ import pytest
 
 from ..core.record import BenchItem
 from ..measure.device_pieces import expected_cost
-from .state import item_id_of
+from .manners import item_id_of
 from .xdist_support import device_ids, is_controller
 
 

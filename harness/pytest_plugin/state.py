@@ -3,14 +3,13 @@
 Contract: ``TlbenchState`` holds the registry and one part per concern: ``options`` (the command
 line), ``items`` (collection and preflight), ``records`` (outcomes, journal, files written),
 ``devices`` (compile pool, device workers, the two phases), ``progress`` (progress lines).
-``item_id_of(pytest_item)`` is the tlbench item id a collected item is parametrized with.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pytest
 
@@ -23,20 +22,13 @@ from ..measure.compile_pool import CompilePool
 from ..measure.interrupt import InterruptWatch
 from ..measure.device_phase import DevicePhase
 from ..measure.runner import Outcome
+from .inert_cache import InertKeyCache
+from .isolation import Workers
+from .journaling import JournalingPlugin
+from .manners import item_id_of
 from .progress import LoopLine
 
-if TYPE_CHECKING:
-    from .inert_cache import InertKeyCache
-    from .isolation import Workers
-    from .journaling import JournalingPlugin
-
 KINDS = ("compile", "device")
-ITEM_PARAM = "tlbench_item"
-
-
-def item_id_of(item: Any) -> str | None:
-    return getattr(getattr(item, "callspec", None), "params", {}).get(ITEM_PARAM)
-
 
 @dataclass(frozen=True)
 class SweepNote:
