@@ -1,22 +1,14 @@
 """Every use tlbench makes of pytest-benchmark beyond its public fixture API, in one place.
 
 Contract (pinned by tests/test_bench_adapter.py; pytest-benchmark 5.2.x and 5.3.x):
-- ``feed_samples(benchmark, samples_s, extra_info)``: the fixture's ``stats`` hold exactly
-  ``samples_s`` (one round each), through the private ``_make_stats`` and ``_mode``, so
-  pytest-benchmark's compare judges the kernel's device time, not a host clock.
-- ``detached_fixture(config, node, samples_s, extra_info, group)``: a fixture made for ``node`` as
-  pytest-benchmark makes its own, fed like ``feed_samples`` but never added to the session: its
-  ``stats.as_dict`` is the entry the item's real fixture will give (the journal writes it first).
-  None when pytest-benchmark is off or skipping.
-- ``mark_not_measured``, ``benchmark_entry``; ``result_json_path(config)``: the
-  ``--benchmark-json`` path (an open file in 5.2.x, a ``Path`` in 5.3.x); ``write_json(config,
-  document, writer)``; ``route_json_write(config, writer, applies)``: the session's own JSON write
-  goes through ``writer`` when ``applies()``; ``write_nothing_timed_json``: the JSON
-  pytest-benchmark skips when nothing was timed; ``session_timed_anything``; ``stop_session_json``.
-- ``quiet_table_by_default(config)``: pytest-benchmark's per-item table off unless asked for
-  (``-v``, ``--benchmark-verbose``/``-quiet``/``-compare``/``-histogram``), by setting the public
-  ``--benchmark-quiet`` before its session is built; returns whether it did.
-  ``restore_table(config)`` undoes that on the built session.
+``feed_samples`` makes a fixture's ``stats`` hold exactly the device samples (private
+``_make_stats`` / ``_mode``); ``detached_fixture`` is a fixture as pytest-benchmark would make it
+for a node, never added to the session (the journal writes its entry first); ``result_json_path``
+reads ``--benchmark-json`` (an open file in 5.2.x, a ``Path`` in 5.3.x); ``write_json``,
+``route_json_write`` (the session's own write through a writer) and ``write_nothing_timed_json``
+write the results file; ``quiet_table_by_default`` turns pytest-benchmark's per-item table off
+unless asked for (``-v``, ``--benchmark-verbose``/``-quiet``/``-compare``/``-histogram``) and
+``restore_table`` undoes it.
 """
 
 from __future__ import annotations

@@ -1,22 +1,15 @@
-"""pytest glue of the run journal: write it, resume from one, write the final JSON atomically.
+"""pytest glue of the run journal: write it, resume from one, and the results file's safety.
 
-Contract (``JournalingPlugin``, registered by harness/plugin.py):
-- the journal is ``--tlbench-journal PATH``, else ``<--benchmark-json stem>.journal.jsonl``; with
-  neither, nothing is journaled (``--tlbench-resume`` then appends to the journal it resumes);
-- each finished item is appended as it finishes (harness/results/files/journal.py), after the
-  process's ``run`` and ``collected`` lines, with its identity: a hash of the harness, backends
-  and suite source, its backend's testbed and the measure settings;
-- ``--tlbench-resume JOURNAL``: an item journaled as timed with the same identity is not measured
-  again; its samples and record (``resumed_from``) go into this run's JSON.  A bad journal is a
-  usage error.  Without ``--tlbench-seed`` the journal's input seed is reused;
-- the ``--benchmark-json`` file is written atomically; a process that measured no tlbench item
-  writes no journal and leaves pytest-benchmark's write alone (``ran_items``).
-Under pytest-xdist every worker appends to the controller's journal; the controller writes ``end``.
-The results file is never an earlier run's, never partial unmarked: ``set_aside_previous(config)``
-renames a file already there to ``<name>.previous`` (returns the line saying so);
-``partial_note(state, exitstatus)`` is the JSON's ``tlbench.partial`` (None for a whole run);
-``ExitStatusNote`` keeps the exit status for it before pytest-benchmark writes;
-``write_if_nothing_timed`` writes the file of a run whose every item failed or skipped.
+Contract (``JournalingPlugin``, registered by harness/plugin.py): the journal is
+``--tlbench-journal PATH``, else ``<--benchmark-json stem>.journal.jsonl``; each finished item is
+appended as it finishes, after the process's ``run`` and ``collected`` lines, with its
+``Identity`` (code hash, testbed, measure settings).  ``--tlbench-resume JOURNAL`` reuses an item
+journaled as timed with the same identity (and, without ``--tlbench-seed``, the journal's seed);
+a bad journal is a usage error.  The results file is written atomically; a process that measured
+no tlbench item writes no journal.  Under xdist the workers append, the controller writes ``end``.
+``set_aside_previous`` moves an earlier run's results file to ``<name>.previous``;
+``partial_note`` is the JSON's ``tlbench.partial`` (None for a whole run), with the exit status
+``ExitStatusNote`` keeps; ``write_if_nothing_timed`` writes the file of a run that timed nothing.
 """
 
 from __future__ import annotations
