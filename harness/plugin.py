@@ -69,7 +69,7 @@ def pytest_configure(config):
     config.pluginmanager.register(state.records.journal, "tlbench-journal")
     config.pluginmanager.register(journaling.ExitStatusNote(state), "tlbench-exit-status")
     if config.pluginmanager.hasplugin("benchmark"):
-        for k, plugin in enumerate(MachineInfoOnce().plugins()):
+        for k, plugin in enumerate(MachineInfoOnce().plugins):
             config.pluginmanager.register(plugin, f"tlbench-machine-info-once-{k}")
     register_machine_compare(config, registry)  # before pytest-benchmark (trylast) compares
     start_workers_early(config, state, at_configure=True)  # named backends: imports and device start overlap collection

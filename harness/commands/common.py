@@ -20,7 +20,7 @@ from typing import Mapping
 
 from ..results.files.fraction_arg import command_fraction
 
-EXIT_OK, EXIT_REGRESSION, EXIT_UNUSABLE, EXIT_INTERNAL = 0, 1, 2, 3
+EXIT_OK, EXIT_REGRESSION, EXIT_UNUSABLE = 0, 1, 2
 PIPED_WIDTH = 200  # a CI log: no terminal to fit, but lines a person can still read
 
 

@@ -91,7 +91,7 @@ def add_spread_devices(machine_info: dict[str, Any], infos: Mapping[str, Sequenc
 
 
 class MachineInfoOnce:
-    """Register ``plugins()``: pytest takes a hook implementation only under the hook's own name,
+    """Register ``plugins``: pytest takes a hook implementation only under the hook's own name,
     so the first-answer and the keeping wrapper are two objects."""
 
     def __init__(self) -> None:
@@ -110,7 +110,4 @@ class MachineInfoOnce:
                 if once.info is None:
                     once.info = copy.deepcopy(outcome.get_result())
 
-        self._plugins = (Known(), Keep())
-
-    def plugins(self) -> tuple[Any, Any]:
-        return self._plugins
+        self.plugins = (Known(), Keep())

@@ -1,14 +1,11 @@
 """Split a run over the GPUs of a host by expected cost, each GPU with its own vendor item.
 
-Contract (active under ``pytest -n N`` with N > 1):
-- ``vendor_copies(workers)``: one copy of each vendor item per worker (``...-vendor-gpuK``);
-- ``make_scheduler(config, log)`` (``-n N`` without ``--dist``): each cost-balanced group is one
-  work unit, run whole on one worker; other items keep pytest-xdist's per-module units;
-- workers write their items' costs to the controller's ``cost_folder`` (``WorkerCosts``), and
-  both sides deal the same ids by the same costs (``groups_of_nodeids``; ``expected_cost_of_id``
-  for an id no worker reported); ``worker_group_items`` is a worker's own group;
-- ``balance(entries, groups)``: longest first onto the least-loaded group (copy K to group K);
-- ``prefetch_lock(path)``: one worker compiles, the others find the kernels in the disk cache.
+Contract (``pytest -n N``, N > 1): ``vendor_copies(workers)`` collects a vendor item per worker;
+``make_scheduler`` (``-n`` without ``--dist``) runs each cost-balanced group whole on one worker.
+Workers write their items' costs to the controller's ``cost_folder`` (``WorkerCosts``) and both
+sides deal the same ids by the same costs (``groups_of_nodeids``); ``worker_group_items`` is a
+worker's own group.  ``balance`` deals longest first onto the least-loaded group (copy K to group
+K); ``prefetch_lock`` lets one worker compile while the others wait for the disk cache.
 """
 
 from __future__ import annotations

@@ -1,14 +1,12 @@
 """``--tlbench-shard=I/N``: this process runs shard I of a run split over N machines.
 
-Contract (nothing is active without the option):
-- ``register(config)`` parses it (a bad value, or ``-n``, is a usage error) and registers a
-  ``ShardPlugin``, which keeps this shard's items (``trylast``, after every other deselection).
-- ``split(entries, count)``: each item's shards, deterministic given the node ids (and the cost
-  file): longest first onto the least-loaded shard by expected or ``--tlbench-shard-costs``
-  measured cost; a vendor item goes to every shard holding a kernel of its problem.
-- The JSON's ``tlbench.shard`` says which shard, of which run (``run_digest``, ``run_items``), with
-  the settings that must match across shards; each record gains ``shard``, ``host``, ``device``.
-  A shard that timed nothing still writes its file.
+Contract (inactive without the option): ``register(config)`` parses it (a bad value, or ``-n``,
+is a usage error) and registers a ``ShardPlugin``, which keeps this shard's items after every
+other deselection.  ``split(entries, count)`` deals items deterministically, longest first onto
+the least-loaded shard (expected cost, or ``--tlbench-shard-costs`` seconds); a vendor item goes
+to every shard holding a kernel of its problem.  The JSON's ``tlbench.shard`` names the shard, the
+run and the settings that must match; records gain ``shard``, ``host`` and ``device``.  A shard
+that timed nothing still writes its file.
 """
 
 from __future__ import annotations
