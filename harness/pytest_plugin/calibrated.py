@@ -1,12 +1,9 @@
 """``--tlbench-profile FILE``: judge device records against this machine's calibrated profile too.
 
-Contract: ``load_calibrated(path)`` returns the ``DeviceProfile`` that ``tlbench calibrate`` wrote;
-a missing, unreadable or non-calibrated file, or one with neither bandwidth nor peak, is a
-``pytest.UsageError`` saying what to do.  ``calibrated_fields(record, profile, device)`` is what a
-timed device record gains: ``roofline_calibrated`` (% of the calibrated peak of its dtype and of
-the copy bandwidth), or ``{"status": "other device", ...}`` where the profile is of another
-device; nothing for compile records or records without throughput.  The datasheet ``roofline``
-is never replaced.
+Contract: ``load_calibrated(path)`` returns the calibrated ``DeviceProfile`` (anything else is a
+``pytest.UsageError`` saying what to do); ``calibrated_fields(record, profile, device)`` is a timed
+device record's ``roofline_calibrated`` (% of the calibrated peak and copy bandwidth, or "other
+device"); the datasheet ``roofline`` is never replaced.
 """
 
 from __future__ import annotations

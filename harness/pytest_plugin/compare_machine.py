@@ -1,15 +1,11 @@
 """What tlbench does with pytest-benchmark's ``machine_info``: fills it, and compares it.
 
-Contract: ``fill_machine_info(machine_info, registry)`` puts each loaded backend's ``device_info()``
-under ``machine_info["tlbench"]["backends"]``, an ``accelerator`` line, and each backend's
-``machine_info_keys`` joined across backends (nothing when no backend loaded).
-``add_spread_devices(machine_info, infos)``: a backend whose workers reported two or more devices
-gains ``spread_summary`` of them (the keys a merged xdist run has).  ``MachineInfoOnce``: the
-first ``generate_machine_info`` answer of this process is kept (it runs subprocesses).
-``MachineCompare(owned_keys)``: pytest-benchmark compares machine infos at configure, before any
-backend loaded, so tlbench's keys would always differ; it lends the current info the saved run's
-owned values around that check, and ``finish(config, extra)`` at session end warns, in
-pytest-benchmark's words, where an owned key differs from a saved run's.
+Contract: ``fill_machine_info(machine_info, registry)`` adds each loaded backend's device info,
+an ``accelerator`` line and its ``machine_info_keys``; ``add_spread_devices`` adds
+``spread_summary`` for a backend spread over devices; ``MachineInfoOnce`` keeps this process's
+first ``generate_machine_info`` answer.  ``MachineCompare(owned_keys)``: pytest-benchmark compares
+at configure, before any backend loaded, so the check is lent the saved run's owned values and
+``finish(config, extra)`` warns at session end, in pytest-benchmark's words, where they differ.
 """
 
 from __future__ import annotations

@@ -1,12 +1,10 @@
 """From a suite's ``SWEEP`` to the run's items, the search-space diagnostics, and the prefetch.
 
-Contract: ``expand(sweep, state)`` returns one ``BenchItem`` per (measure kind, selected backend,
-case): the vendor item per problem for device kinds (a copy per GPU of a multi-GPU run) and the
-autotuned ``best`` case of the backend's device.  ``diagnose_space(sweep, state)`` asks each
-backend's ``rejection`` about every config of every problem and, where the suite asks, finds
-swept keys that change nothing (kept on disk: inert_cache.py).  ``prefetch(state, backend)``
-compiles a backend's device cases ahead: in its worker process(es) (each device's in the order it
-takes them), in the compile pool, or, under xdist, once under a file lock.
+Contract: ``expand(sweep, state)`` is one ``BenchItem`` per (kind, selected backend, case), vendor
+items (a copy per GPU) and the autotuned ``best`` case included; ``diagnose_space(sweep, state)``
+asks each backend's ``rejection`` of every config and probes inert keys where asked (cached on
+disk); ``prefetch(state, backend)`` compiles a backend's device cases ahead, in its workers, the
+compile pool, or once under a lock across xdist workers.
 """
 
 from __future__ import annotations

@@ -1,13 +1,10 @@
 """The inert-key probe's results on disk, so one lowering serves every process and later run.
 
-Contract: ``InertKeyCache(directory)`` keeps one JSON file per probe under ``directory/inert-keys/``,
-named by the sha256 of its ``ProbeKey`` and written atomically.  ``cached_inert_keys(cache, key,
-configs, kernel_source)`` returns the cached answer for ``key`` (everything that decides the
-lowered source: the backend's ``lowering_key()``, the bodies' hashes, family, problem, configs),
-else probes through ``harness.core.space.inert_keys`` and stores it; ``key`` None (``probe_key``
-of a backend without ``lowering_key``) caches nothing.  An unreadable file is ignored with a
-``UserWarning``.  ``default_directory()``: ``$TLBENCH_CACHE_DIR``, else ``$XDG_CACHE_HOME/tlbench``,
-else ``~/.cache/tlbench``.
+Contract: ``cached_inert_keys(cache, key, configs, kernel_source)`` returns the answer stored for
+``key`` (a ``ProbeKey``: compiler, bodies, family, problem, configs) in ``InertKeyCache(directory)``,
+else probes (harness/core/space.py) and stores it atomically; ``key`` None (no ``lowering_key``)
+caches nothing; an unreadable file is a ``UserWarning``.  ``default_directory()``:
+``$TLBENCH_CACHE_DIR``, else ``$XDG_CACHE_HOME/tlbench``, else ``~/.cache/tlbench``.
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """What keeps a pytest run that is not about tlbench as it would be without tlbench.
 
-Contract (each called from harness/plugin.py's hook of the same moment):
-- ``register_machine_compare(config, registry)`` (configure): with pytest-benchmark active and
-  ``--benchmark-compare`` given, registers a ``MachineCompare`` owning tlbench's machine-info keys
-  before pytest-benchmark (``trylast``) compares; returns it, else None.
-- ``skip_without_benchmark(config, items)``: under ``-p no:benchmark`` the tlbench items are
-  skipped with that reason; other items run.
-- ``has_tlbench_item(items)``: whether any collected item is a tlbench item; ``item_id_of(item)``:
-  the tlbench item id a collected pytest item is parametrized with, else None.
+Contract: ``register_machine_compare(config, registry)`` registers a ``MachineCompare`` where
+``--benchmark-compare`` is given (returns it, else None); ``skip_without_benchmark(config, items)``
+skips the tlbench items under ``-p no:benchmark``; ``has_tlbench_item(items)``; ``item_id_of(item)``:
+the tlbench item id a collected pytest item is parametrized with, else None.
 """
 
 from __future__ import annotations

@@ -1,14 +1,11 @@
 """Every progress line of a run, from one place: counts that only advance, an ETA only from
 measured costs, and lines that never land inside pytest's own.
 
-Contract: ``ProgressBoard(write)`` holds one ``PhaseLine`` per key (``board.phase(key, label,
-unit)``); ``update``/``count``/``note``/``end`` may be called from any thread, but lines are
-written only from the main thread (by those calls there and by ``tick()``): the first after
-``first_s``, then at each tenth at most every ``gap_s``, at least every ``heartbeat_s``, and an end
-line where one was written.  Lines read ``[tlbench] <label>: <done>/<total> <unit>, <detail>,
-elapsed m:ss[, ETA m:ss]``.  ``terminal_writer(config)`` writes through pytest's reporter
-(``TerminalLines``); ``ProgressBoard(None)`` writes nothing.  ``LoopLine`` turns the device
-loop's reports into one phase line.
+Contract: ``ProgressBoard(write).phase(key, label, unit)`` is one ``PhaseLine`` per key, updated from
+any thread but written only from the main thread (its calls and ``tick()``): first after
+``first_s``, then per tenth at most every ``gap_s``, at least every ``heartbeat_s``, as
+``[tlbench] <label>: <done>/<total> <unit>, <detail>, elapsed m:ss[, ETA m:ss]``.
+``terminal_writer(config)`` writes through pytest's reporter; ``LoopLine`` is a device phase's line.
 """
 
 from __future__ import annotations

@@ -1,14 +1,10 @@
 """What the plugin says about a run besides its items: the terminal summary, autotune, phases.
 
-Contract:
-- ``write_summary(reporter, records, setup_s, traits_of, extra_lines, title, setup_parts)``: the
-  ``tlbench`` section (the plugin's ``trylast`` terminal hook): at ``-v`` the per-item table, then
-  the summary blocks (harness/results/report/summary.py), then ``extra_lines``.
-- ``write_best_configs(config, state)``: the fastest correct config per problem into the
-  best-configs file, once per run (the xdist controller from what workers shipped); a worker
-  never calls it.  ``autotune_lines(state)`` says what was written.
-- ``phases_s(state)``: the JSON's ``tlbench.phases_s`` (start-up, compile phases, session), in
-  wall seconds, parts that took nothing left out.
+Contract: ``write_summary(reporter, records, setup_s, traits_of, extra_lines, title, setup_parts)``
+writes the ``tlbench`` section (at ``-v`` the per-item table first, then the summary blocks, then
+``extra_lines``); ``write_best_configs(config, state)`` writes the fastest correct config per
+problem once per run (never in an xdist worker) and ``autotune_lines(state)`` says so;
+``phases_s(state)`` is the JSON's ``tlbench.phases_s`` in wall seconds (empty parts left out).
 """
 
 from __future__ import annotations
