@@ -1,23 +1,10 @@
 """Install tlbench into the current Python, without dragging in a multi-GB CUDA torch.
 
 Usage: ``python3 -m harness.bootstrap [--dev] [--extra NAME] [--dry-run] [--torch-index URL]``.
-A checkout needs no install to be used: ``PYTHONPATH=$PWD`` imports it as ``tlbench`` (the
-top-level ``tlbench/`` folder; README, "Run on GPUs and NPUs").
-
-Contract: stdlib only (it runs before anything is installed).  tilelang depends on a bare
-``torch``; on a machine with no torch, pip would resolve that from the package index to the
-CUDA build (about fifteen ``nvidia-*`` wheels, several GB).  So:
-- torch already importable (a GPU host's own build, or a CUDA torch installed first on
-  purpose): it is left alone and only tlbench is installed;
-- no torch: PyTorch's own CPU wheel ``torch==2.13.0+cpu`` is pinned in the same pip call
-  (extra ``cpu-torch``; Linux wheels carry the ``+cpu`` label, other systems' PyPI wheel is
-  CPU-only already) and PyTorch's CPU wheel index is added (``--extra-index-url``, default
-  ``CPU_INDEX``, ``--torch-index`` another), since the package index has no ``+cpu`` wheel.
-  The index is left out when pip's own configuration already holds that wheel without any
-  index (a local wheel in ``find-links``: ``cpu_wheel_at_hand`` asks pip, ``--no-index``,
-  installing nothing), so a box with no route to PyTorch's index resolves from its wheel.
-``--dev`` adds the test tools (pytest-xdist, pyyaml); ``--extra NAME`` (repeatable) another
-extra of pyproject.toml, e.g. a backend's (the GPU backend's NVML bindings).
+Contract: stdlib only.  A torch already importable is left alone; with none, PyTorch's CPU wheel
+``TORCH_CPU`` is pinned in the same pip call (extra ``cpu-torch``) from its CPU index
+(``--torch-index``), which is left out where pip's own configuration holds that wheel
+(``cpu_wheel_at_hand``), since pip would otherwise resolve tilelang's bare ``torch`` to CUDA.
 """
 
 from __future__ import annotations

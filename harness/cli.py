@@ -1,13 +1,9 @@
 """The ``tlbench`` console script: the dispatcher of the subcommands in harness/commands/.
 
-Contract: ``build_parser()`` registers every subcommand (one module each under
-harness/commands/, each adding its parser with ``register(subparsers)`` and its ``handler``);
-``main(argv=None) -> int`` parses ``argv``, runs the handler and returns its exit code:
-0 = no regression / done, 1 = regression (compare, nightly) or a partial merge,
-2 = unusable input (one line on stderr naming the file and what to do, never a traceback;
-bad arguments are argparse's usage error, which lists valid choices), 3 = internal error (a
-bug of tlbench: one line naming the file the traceback went to, harness/crash.py), 130 =
-interrupted.  Nothing else lives here.
+Contract: ``build_parser()`` registers every subcommand (each module's ``register(subparsers)``
+sets its ``handler``); ``main(argv=None) -> int`` runs it and returns its exit code: 0 done / no
+regression, 1 regression or partial merge, 2 unusable input (one line on stderr, never a
+traceback), 3 internal error (harness/crash.py), 130 interrupted.
 """
 
 from __future__ import annotations
@@ -17,9 +13,8 @@ import sqlite3
 import sys
 from typing import Sequence
 
-from .commands import (
-    baseline, calibrate, check, compare, dashboard, export, history, merge, nightly, recover, report, search_replay,
-)
+from .commands import (baseline, calibrate, check, compare, dashboard, export, history, merge, nightly,
+    recover, report, search_replay)
 from .commands.common import EXIT_UNUSABLE, UsageProblem
 from .commands.gate_options import PartialRun
 from .commands.outputs import OutputRefused
@@ -37,18 +32,14 @@ COMMANDS = (compare, report, baseline, nightly, recover, history, export, dashbo
 UNUSABLE = (ResultsError, CompareError, UsageProblem, JournalError, HistoryError, OutputRefused, PartialRun)
 
 
-def _installed_version() -> str:
-    from .. import __version__
-
-    return __version__
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tlbench", description="Compare, report and gate tlbench results (pytest-benchmark JSON).",
         epilog="Files are written with -o/--output, folders with --out-dir; the history database is --history DB; a partial "
                "run is accepted with --allow-partial. " + EXIT_CODES)
-    parser.add_argument("--version", action="version", version=f"tlbench {_installed_version()}")
+    from .. import __version__
+
+    parser.add_argument("--version", action="version", version=f"tlbench {__version__}")
     sub = parser.add_subparsers(dest="command", required=True,
                                 metavar="{compare,report,baseline,nightly,recover,history,export,dashboard,calibrate,merge,check,search-replay}")
     for command in COMMANDS:

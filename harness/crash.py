@@ -1,11 +1,8 @@
 """What the ``tlbench`` command does when its own code fails: exit 3, one line, the traceback on disk.
 
-Contract: ``report_internal_error(exc, argv) -> int`` writes the traceback of the exception
-being handled (with the command line and the tlbench version) to a new file under the
-temporary directory (``tlbench-crash-*.txt``), prints one line on stderr saying this is a
-fault of tlbench, not of the input, and where the traceback is, and returns
-``EXIT_INTERNAL`` (3, the code pytest uses for an internal error).  Exit codes 0 (no
-regression), 1 (regression) and 2 (unusable input) are never used for a crash, so a gate
+Contract: ``report_internal_error(exc, argv) -> int`` writes the traceback (with the command line
+and version) to a new ``tlbench-crash-*.txt`` in the temporary directory, prints one line saying
+it is a fault of tlbench and where the traceback is, and returns ``EXIT_INTERNAL`` (3): a gate
 never reads a crash as a verdict.
 """
 

@@ -1,53 +1,49 @@
 """pytest glue: options, parametrization, the ``tlbench`` fixture, JSON and terminal hooks.
 
 Contract: a suite module declares ``SWEEP = Sweep(...)`` and a test taking the ``tlbench``
-fixture; this plugin expands it into one item per (measure kind, backend, case) with ids
-like ``compile-nvidia-gemm-8192x8192x8192-f16-bm128-bn256-bk64-t256-auto-s3``, runs each
+fixture; this plugin expands it into one item per (measure kind, backend, case), runs each
 through ``harness.measure.runner`` and hands the samples to pytest-benchmark, so ``stats`` are
-device (or compile) seconds.  Items that fail or skip are also written to the JSON's
-top-level ``tlbench`` key.  All per-run state lives in ``config.stash``
-(harness/pytest_plugin/state.py, built by harness/pytest_plugin/run_setup.py); the options are
-harness/pytest_plugin/options.py's, the expansion of a sweep into items harness/pytest_plugin/expansion.py's.
+device (or compile) seconds.  Failed and skipped items go to the JSON's top-level ``tlbench``
+key.  All per-run state lives in ``config.stash`` (harness/pytest_plugin/state.py).
 """
 
 from __future__ import annotations
 
 import os
 import time
+from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping, Sequence
 
 import pytest
 
 from .core import trace
-from .pytest_plugin import hookspecs
-from .pytest_plugin.expansion import diagnose_space, expand
-from .pytest_plugin.preflight import run_preflight
-from .pytest_plugin.early_start import looks_like_suite, start_workers_early
-from .pytest_plugin.options import backend_option_values
-from .pytest_plugin.overlap_start import plan_overlap, start_compile_jobs_ahead
-from .pytest_plugin.run_notes import phases_s, summary_extra
-from .pytest_plugin.options import pytest_addoption  # noqa: F401  (the hook, registered through this module)
-from .pytest_plugin.state import STATE
-from .pytest_plugin.autotune import autotune_lines, write_best_configs
-from .pytest_plugin.spread import largest_problem_first
-from .pytest_plugin.machine_info import MachineInfoOnce, add_spread_devices, fill_machine_info
-from .pytest_plugin.bench_adapter import benchmark_entry, quiet_table_by_default, restore_table, result_json_path
-from .pytest_plugin.compare_machine import MachineCompare
-from .pytest_plugin.manners import has_tlbench_item, register_machine_compare, skip_without_benchmark
-from .pytest_plugin.terminal import write_summary
-from .pytest_plugin.gpu_split import worker_groups
-from .pytest_plugin import journaling, results_file
-from .pytest_plugin.item_runner import INTERRUPTED_LINE, ItemRunner
-from .pytest_plugin.commit_info import fill_commit_info
 from .core.record import EXTRA_KEY, SCHEMA_VERSION, BenchItem, failure_record, skip_record
 from .core.registry import BackendRegistry
-from .measure.runner import Outcome
 from .core.sweep import Sweep
+from .measure.runner import Outcome
+from .pytest_plugin import hookspecs, journaling
+from .pytest_plugin.bench_adapter import benchmark_entry, quiet_table_by_default, restore_table, result_json_path
+from .pytest_plugin.commit_info import fill_commit_info
+from .pytest_plugin.early_start import looks_like_suite, start_workers_early
+from .pytest_plugin.expansion import diagnose_space, expand
+from .pytest_plugin.gpu_split import worker_groups
+from .pytest_plugin.item_runner import INTERRUPTED_LINE, ItemRunner
+from .pytest_plugin.compare_machine import MachineInfoOnce, add_spread_devices, fill_machine_info
+from .pytest_plugin.manners import (ITEM_PARAM, has_tlbench_item, item_id_of, register_machine_compare,
+                                    skip_without_benchmark)
+from .pytest_plugin.options import COMPILE_ROUNDS, backend_option_values
+from .pytest_plugin.options import pytest_addoption  # noqa: F401  (the hook, registered through this module)
+from .pytest_plugin.overlap_start import overlap_line, plan_overlap, start_compile_jobs_ahead
+from .pytest_plugin.preflight import run_preflight
+from .pytest_plugin.run_notes import autotune_lines, phases_s, write_best_configs, write_summary
+from .pytest_plugin.run_setup import build_state
+from .pytest_plugin.spread import largest_problem_first
+from .pytest_plugin.state import STATE, SweepNote
 from .pytest_plugin.xdist_hooks import (  # noqa: F401  (the hooks, registered through this module)
     HIDDEN_WORKER, pytest_cmdline_main, pytest_configure_node, pytest_sessionstart, pytest_xdist_make_scheduler)
-from .pytest_plugin.xdist_support import KEY_BENCH, KEY_MACHINE, KEY_OUTCOME, is_controller, pin_env, to_plain, worker_index
-from .pytest_plugin.run_setup import build_state
+from .pytest_plugin.xdist_support import (
+    KEY_BENCH, KEY_MACHINE, KEY_OUTCOME, is_controller, pin_env, to_plain, worker_index)
 
 
 def pytest_addhooks(pluginmanager):
@@ -55,7 +51,6 @@ def pytest_addhooks(pluginmanager):
 
 
 _TABLE_QUIETED = pytest.StashKey[bool]()  # pytest-benchmark's table turned off by default (bench_adapter)
-_MACHINE_COMPARE = pytest.StashKey[MachineCompare]()  # --benchmark-compare's machine check, made at session end
 
 
 def pytest_configure(config):
@@ -69,15 +64,14 @@ def pytest_configure(config):
         traits = [registry.traits(n) for n in registry.names]
         os.environ.update(pin_env(config.getoption("tlbench_devices"), traits, worker_index(hidden)))
     state = build_state(config, registry, hidden)
-    state.records.journal = journaling.JournalingPlugin(config, state.settings, _outcome_record, ran_items=lambda: bool(state.records.outcomes))
+    state.records.journal = journaling.JournalingPlugin(config, state.settings, _outcome_record,
+                                                        ran_items=lambda: bool(state.records.outcomes))
     config.pluginmanager.register(state.records.journal, "tlbench-journal")
-    config.pluginmanager.register(results_file.ExitStatusNote(state), "tlbench-exit-status")
+    config.pluginmanager.register(journaling.ExitStatusNote(state), "tlbench-exit-status")
     if config.pluginmanager.hasplugin("benchmark"):
-        for k, plugin in enumerate(MachineInfoOnce().plugins()):
+        for k, plugin in enumerate(MachineInfoOnce().plugins):
             config.pluginmanager.register(plugin, f"tlbench-machine-info-once-{k}")
-    machine_compare = register_machine_compare(config, registry)  # before pytest-benchmark (trylast) compares
-    if machine_compare is not None:
-        config.stash[_MACHINE_COMPARE] = machine_compare
+    register_machine_compare(config, registry)  # before pytest-benchmark (trylast) compares
     start_workers_early(config, state, at_configure=True)  # named backends: imports and device start overlap collection
 
 
@@ -101,17 +95,15 @@ def pytest_report_collectionfinish(config, start_path, items):
 
 
 def pytest_collectstart(collector):
-    """The first module that looks like a tlbench suite starts the workers before its imports
-    (harness/pytest_plugin/early_start.py)."""
+    """The first module that looks like a tlbench suite starts the workers before its imports."""
     state = collector.config.stash.get(STATE, None)
-    if state is None or state.devices.workers_started or not isinstance(collector, pytest.Module):
-        return
-    if looks_like_suite(collector.path):
+    if (state is not None and not state.devices.workers_started and isinstance(collector, pytest.Module)
+            and looks_like_suite(collector.path)):
         start_workers_early(collector.config, state)
 
 
 def pytest_generate_tests(metafunc):
-    if "tlbench_item" not in metafunc.fixturenames:
+    if ITEM_PARAM not in metafunc.fixturenames:
         return
     sweep = getattr(metafunc.module, "SWEEP", None)
     if not isinstance(sweep, Sweep):
@@ -119,21 +111,15 @@ def pytest_generate_tests(metafunc):
     state = metafunc.config.stash[STATE]
     start_workers_early(metafunc.config, state)
     items = expand(sweep, state)
-    run_preflight(items, state, metafunc.config.getoption("tlbench_device_memory"))  # the suite's own code, on CPU, before anything compiles
+    run_preflight(items, state, metafunc.config.getoption("tlbench_device_memory"))  # on CPU, before anything compiles
     diagnostics = [] if metafunc.config.getoption("tlbench_preflight_only") else diagnose_space(sweep, state)
     state.items.diagnostics += diagnostics
-    state.items.sweeps[sweep.name] = {
-        "description": sweep.description,
-        "items": len(items),
-        "diagnostics": [d.to_dict() for d in diagnostics],
-    }
+    state.items.sweeps[sweep.name] = SweepNote(sweep.description, len(items), [d.to_dict() for d in diagnostics])
     if state.progress.scope_counts is not None:
         state.progress.scope_counts.add(sweep, state, len(items))
-    # Parametrize by id (a plain string) so pytest-benchmark's JSON ``params`` stay readable.
-    for item in items:
-        state.items.items_by_id[item.item_id] = item
-    ids = [i.item_id for i in items]
-    metafunc.parametrize("tlbench_item", ids, ids=ids)
+    state.items.items_by_id.update((item.item_id, item) for item in items)
+    ids = [i.item_id for i in items]  # parametrized by id (a plain string): pytest-benchmark's ``params`` stay readable
+    metafunc.parametrize(ITEM_PARAM, ids, ids=ids)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -144,12 +130,8 @@ def pytest_collection_modifyitems(session, config, items):
     if state is None:
         return
     skip_without_benchmark(config, items)
-    empty = [
-        i
-        for i in items
-        if "tlbench_item" in getattr(i, "fixturenames", ())
-        and getattr(getattr(i, "callspec", None), "params", {}).get("tlbench_item") not in state.items.items_by_id
-    ]
+    empty = [i for i in items
+             if ITEM_PARAM in getattr(i, "fixturenames", ()) and item_id_of(i) not in state.items.items_by_id]
     if empty:
         config.hook.pytest_deselected(items=empty)
         items[:] = [i for i in items if i not in empty]
@@ -158,8 +140,7 @@ def pytest_collection_modifyitems(session, config, items):
 
 
 def pytest_collection_finish(session):
-    """The device items left after every deselection (-k, -m, --deselect, node ids): the only
-    ones prefetched (compiled) and measured in the interleaved device phase."""
+    """The items left after every deselection are the only ones prefetched and measured."""
     state = session.config.stash.get(STATE, None)
     if state is None:
         return
@@ -172,14 +153,14 @@ def pytest_collection_finish(session):
     state.records.startup_s = time.time() - started if started is not None else None
     state.items.take_collected(session.items)
     if state.items.collected_ids and worker_index() is None and not session.config.option.collectonly:
-        note = results_file.set_aside_previous(session.config)  # an earlier run's file never reads as this run's
+        note = journaling.set_aside_previous(session.config)  # an earlier run's file never reads as this run's
         if note:
             state.records.file_notes.append(note)
     if getattr(session.config, "workerinput", {}).get("tlbench_cost_groups"):
         state.items.xdist_groups = worker_groups(session.items, state.items.items_by_id)  # by the costs it wrote for the controller
     if state.devices.workers is not None and not is_controller(session.config):
-        ids = [i.callspec.params.get("tlbench_item") for i in session.items if getattr(i, "callspec", None)]
-        names = sorted(n for n in {state.items.items_by_id[i].backend for i in ids if i in state.items.items_by_id}
+        by_id = state.items.items_by_id
+        names = sorted(n for n in {by_id[i].backend for i in map(item_id_of, session.items) if i in by_id}
                        if not state.registry.compile_blocker(n))
         state.devices.workers.keep_only(names)  # a worker started early for a backend left with no item ends
         state.devices.workers.start(names)  # imports overlap the run (already started at the first suite)
@@ -200,7 +181,7 @@ def tlbench(request, benchmark, tlbench_item):
     return ItemRunner(request, benchmark, state.items.items_by_id[tlbench_item], state)
 
 
-# -- pytest-benchmark hooks (optional: a run with ``-p no:benchmark`` has no such hooks) --------
+# pytest-benchmark's hooks are optional: a run with ``-p no:benchmark`` has none
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -219,28 +200,21 @@ def pytest_benchmark_update_json(config, benchmarks, output_json):
         return
     failed = [_outcome_record(n, i, o) for n, i, o in state.records.outcomes if o.status == "failed"]
     skipped = [_outcome_record(n, i, o) for n, i, o in state.records.outcomes if o.status == "skipped"]
+    partial = journaling.partial_note(state, state.records.exitstatus)
+    options, records = state.options, state.records
     output_json[EXTRA_KEY] = {
-        "schema_version": SCHEMA_VERSION,
-        "backend_choice": state.options.backend_choice,
-        "backends": state.options.selected,
-        "scope": state.options.scope,
-        "kinds": list(state.options.kinds),
-        "input_seed": state.options.seed,
-        "sweeps": state.items.sweeps,
-        "setup_s": state.records.setup_s,
-        "setup_parts": state.records.setup_parts,
-        "phases_s": phases_s(state),
-        "test_only": list(state.options.test_only),
-        "failed": failed,
-        "skipped": skipped,
-        "partial": results_file.partial_note(state, state.records.exitstatus),
-        **(state.records.journal.json_note() if state.records.journal else {}),
+        "schema_version": SCHEMA_VERSION, "backend_choice": options.backend_choice, "backends": options.selected,
+        "scope": options.scope, "kinds": list(options.kinds), "input_seed": options.seed,
+        "sweeps": {name: asdict(note) for name, note in state.items.sweeps.items()},
+        "setup_s": records.setup_s, "setup_parts": records.setup_parts, "phases_s": phases_s(state),
+        "test_only": list(options.test_only), "failed": failed, "skipped": skipped,
+        "partial": asdict(partial) if partial else None, **(records.journal.json_note() if records.journal else {}),
     }
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
-    """In an xdist worker, ship the item's benchmark entry and tlbench outcome with the report."""
+    """In an xdist worker, ship the item's benchmark entry and outcome with the report."""
     report = (yield).get_result()
     state = item.config.stash.get(STATE, None)
     if state is None or worker_index() is None or report.when != "call":
@@ -263,8 +237,8 @@ def _outcome_record(nodeid: str, item: BenchItem, outcome: Outcome) -> dict[str,
     search = (outcome.record or {}).get("search")  # a config the search measured or left (harness/search/live.py)
     kept = {"search": search} if search else {}
     if outcome.status == "failed":
-        return {**failure_record(item, nodeid, outcome.reason, outcome.stage, outcome.plan, outcome.worker, outcome.traceback),
-                **kept}
+        o = outcome
+        return {**failure_record(item, nodeid, o.reason, o.stage, o.plan, o.worker, o.traceback), **kept}
     if outcome.status == "skipped":
         return {**skip_record(item, nodeid, outcome.reason), **kept}
     return {**outcome.record, "status": "timed"}
@@ -274,14 +248,14 @@ def _outcome_record(nodeid: str, item: BenchItem, outcome: Outcome) -> dict[str,
 def pytest_sessionfinish(session, exitstatus):
     trace.mark("sessionfinish")
     state = session.config.stash.get(STATE, None)
-    if state is not None and worker_index() is None and results_file.write_if_nothing_timed(session.config, state):
+    if state is not None and worker_index() is None and journaling.write_if_nothing_timed(session.config, state):
         state.records.file_notes.append("[tlbench] no item was timed: the results file holds the failed and skipped items")
     if state is not None and state.devices.workers is not None:
         state.devices.device_phase.cancel()  # every item has reported: no piece is left to start
         state.devices.workers.begin_close()  # the workers exit while the results are written
     if state is not None and state.options.autotune_path and worker_index() is None:
         write_best_configs(session.config, state)
-    machine_compare = session.config.stash.get(_MACHINE_COMPARE, None)
+    machine_compare = session.config.pluginmanager.getplugin("tlbench-machine-compare")
     if machine_compare is not None and worker_index() is None:
         collector = session.config.pluginmanager.getplugin("tlbench-xdist-controller")
         machine_compare.finish(session.config, collector.machine_extra() if collector is not None else {})
@@ -290,22 +264,40 @@ def pytest_sessionfinish(session, exitstatus):
 @pytest.hookimpl(trylast=True)
 def pytest_terminal_summary(terminalreporter):
     state = terminalreporter.config.stash.get(STATE, None)
-    if state is not None and state.progress.board is not None:
+    if state is None:
+        return
+    if state.progress.board is not None:
         state.progress.board.tick()  # a phase's last line, before the summary
-    if state is not None and state.devices.interrupt.seen:
+    if state.devices.interrupt.seen:
         terminalreporter.write_line(INTERRUPTED_LINE)
-    if state is not None and not state.records.outcomes and state.records.autotune_written:  # the xdist controller
-        for line in autotune_lines(state):
+    if not state.records.outcomes:
+        for line in autotune_lines(state):  # the xdist controller's
             terminalreporter.write_line(line)
-    if state is None or not state.records.outcomes:
         return
     records = [_outcome_record(n, i, o) for n, i, o in state.records.outcomes]
     quieted = terminalreporter.config.stash.get(_TABLE_QUIETED, False)
-    extra = summary_extra(state, records, result_json_path(terminalreporter.config) if quieted else None)
-    write_summary(terminalreporter, records, state.records.setup_s, state.registry.traits, extra, setup_parts=state.records.setup_parts)
+    extra = _summary_extra(state, records, result_json_path(terminalreporter.config) if quieted else None)
+    write_summary(terminalreporter, records, state.records.setup_s, state.registry.traits, extra,
+                  setup_parts=state.records.setup_parts)
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_benchmark_update_commit_info(config, commit_info):
-    """Complete pytest-benchmark's git commit info (see pytest_plugin.commit_info)."""
     fill_commit_info(commit_info, Path(__file__).resolve().parents[1])
+
+
+def _summary_extra(state: Any, records: Sequence[Mapping[str, object]], results_path: Any) -> list[str]:
+    """The lines after the summary blocks: notes, where the results went, diagnostics, autotune,
+    the overlap, and what the full scope adds to a quick one."""
+    extra = [*(state.records.journal.summary_lines() if state.records.journal else []), *state.records.file_notes]
+    if results_path is not None:
+        extra.append(f"[tlbench] results: {results_path} (pytest-benchmark's per-item table: -v)")
+    extra += [diag.summary() for diag in state.items.diagnostics if diag.verdict != "ok" or diag.inert_keys]
+    extra += autotune_lines(state)
+    line = overlap_line(state)
+    if line is not None:
+        extra.append(line)
+    if state.progress.scope_counts is not None:
+        extra += state.progress.scope_counts.lines(records, state.options.compile_rounds, COMPILE_ROUNDS,
+                                                   state.options.policy.compile_max_seconds)
+    return extra

@@ -1,13 +1,8 @@
 """``tlbench baseline update NEW.json [--out-dir DIR]``: replace the baselines with this run, deliberately.
 
-Contract: ``register(subparsers)`` adds the subcommand; ``run_baseline(args)`` splits the run by
-backend and writes ``DIR/<backend>-<device>.json`` for each (default ``results/baselines``),
-saying for each whether it was created or replaced.  Refused (``UsageProblem``, exit 2, nothing
-written; every target checked before anything is written): a run without timed items; a partial
-run (``tlbench.partial``: compare would refuse it as a baseline), ``--force`` or not; an existing
-baseline without ``--force`` (README: ``--force`` is the only way to write over a file in the
-baseline directory); and, ``--force`` or not, a target that is its own input
-(harness/commands/outputs.py's guard).
+Contract: ``run_baseline(args)`` writes ``DIR/<backend>-<device>.json`` per backend and says
+whether each was created or replaced.  Refused (exit 2, nothing written): no timed items, a
+partial run, an existing baseline without ``--force``, a target that is its own input.
 """
 
 from __future__ import annotations

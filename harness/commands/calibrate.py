@@ -1,13 +1,8 @@
 """``tlbench calibrate --backend NAME``: measure this machine's device profile.
 
-Contract: loads the backend through the registry; a backend without a device here (or
-without the optional ``calibrate`` method) is exit 2 with the reason.  Otherwise it runs
-``backend.calibrate(seconds)`` (vendor GEMM and a copy kernel, backend-side code), writes
-the profile as JSON to ``-o/--output`` (default ``results/profiles/<backend>-<device>.calibrated.json``,
-apart from the datasheet profiles shipped in backends/), prints it next to the datasheet
-profile of the same device (or "no datasheet profile"), and exits 0.  An output that is an
-existing results file or journal is refused before anything is measured (harness/commands/outputs.py,
-exit 2).
+Contract: runs the backend's optional ``calibrate(seconds)``, writes the profile as JSON (default
+``results/profiles/<backend>-<device>.calibrated.json``) and prints it beside the datasheet's.
+No device or no ``calibrate`` method, or an output over a results file, is exit 2.
 """
 
 from __future__ import annotations
@@ -18,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .common import add_output, exit_codes, parser_args
+from .common import add_output, exit_codes, parser_args, write_text
 from ..results.history.schema import HistoryError
 
 
@@ -57,8 +52,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
     out = Path(args.output or f"results/profiles/{args.backend}-{slug}.calibrated.json")
     guard([out], [], False)  # never over a results file or a journal (checked before the measurement)
     profile = measure(args.seconds)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(profile.to_dict(), indent=1) + "\n", encoding="utf-8")
+    write_text(out, json.dumps(profile.to_dict(), indent=1) + "\n")
     print(f"calibrated {profile.device} ({profile.source})")
     for dtype, flops in sorted(profile.peak_flops.items()):
         sheet = datasheet.peak_flops_for(dtype) if datasheet else None

@@ -1,18 +1,10 @@
 """``tlbench check PATH...``: every tlbench suite under PATH through its preflight, nothing compiled.
 
-Contract: ``register(subparsers)`` adds the subcommand; ``run_check(args)`` collects PATH with
-pytest in this process (``--collect-only --tlbench-preflight-only``, the ``--tlbench-backend``
-and ``--tlbench-scope`` given), which is the very preflight a run does at collection
-(harness/pytest_plugin/preflight.py: each suite's own callables at the smoke size on CPU
-torch, every problem of the scope at its size on torch's meta device against the device memory
-- ``--device-memory`` GiB, else the backend's device's, else 80 GiB - the body traced, never
-lowered or compiled), and prints every finding and note once, one line each, then a line
-saying what was checked at which sizes and one summary line.  Exit 0: every item passes its
-preflight; 1: findings fail items (named, with the fix); a suite file pytest skips at
-collection (a module-level skip) is named with its reason, as the run would skip it; 2:
-unusable input - no such path, a suite that does not
-import or collect (pytest's words, one line each), no tlbench suite under PATH, or
-tlbench's pytest plugin not loaded.
+Contract: ``run_check(args)`` collects PATH with pytest in this process (``--collect-only
+--tlbench-preflight-only``: the preflight a run does at collection) and prints every finding once,
+what was checked at which sizes and a summary line.  Exit 0 every item passes; 1 findings fail
+items; 2 unusable input (no such path, a suite that does not collect, no tlbench suite, the plugin
+not loaded).  A suite file pytest skips is named with its reason.
 """
 
 from __future__ import annotations
@@ -53,14 +45,9 @@ class _Collector:
     """Reads the run's preflight answers and collection errors (a pytest plugin object)."""
 
     def __init__(self) -> None:
-        self.lines: list[str] = []
-        self.failed: dict[str, str] = {}
-        self.items = 0
-        self.sweeps: list[str] = []
+        self.found: Any = None  # the run's RunItems (pytest_plugin/state.py); None: the plugin did not load
         self.errors: list[str] = []
         self.skipped: dict[str, int] = {}  # a reason pytest skipped suite files for: how many
-        self.loaded = False
-        self.sized: dict[str, int] = {}
 
     def pytest_collectreport(self, report: Any) -> None:
         if report.failed:
@@ -74,12 +61,7 @@ class _Collector:
         from ..pytest_plugin.state import STATE
 
         state = session.config.stash.get(STATE, None)
-        if state is None:
-            return
-        self.loaded = True
-        self.lines, self.failed = list(state.items.preflight_lines), dict(state.items.preflight_failed)
-        self.items, self.sweeps = len(state.items.items_by_id), list(state.items.sweeps)
-        self.sized = dict(state.items.preflight_sized)
+        self.found = state.items if state is not None else None
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -96,29 +78,31 @@ def run_check(args: argparse.Namespace) -> int:
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         code = pytest.main(argv, plugins=[collector])
-    if collector.errors or (code not in (0, 5) and not collector.loaded):
+    found = collector.found
+    if collector.errors or (code not in (0, 5) and found is None):
         for line in collector.errors or out.getvalue().strip().splitlines()[-3:]:
             print(f"tlbench: {line}", file=sys.stderr)
         return EXIT_UNUSABLE
-    if not collector.loaded:
+    if found is None:
         print("tlbench: tlbench's pytest plugin is not loaded here (pip install tlbench into this environment)", file=sys.stderr)
         return EXIT_UNUSABLE
     for reason, files in collector.skipped.items():
         print(f"{files} suite file(s) skipped: {reason}")
-    if not collector.items and collector.skipped:
+    items = len(found.items_by_id)
+    if not items and collector.skipped:
         print(f"tlbench check: {sum(collector.skipped.values())} suite file(s) skipped, nothing else to check")
         return EXIT_OK
-    if not collector.items:
+    if not items:
         print(f"tlbench: no tlbench suite (a SWEEP and a test taking the tlbench fixture) under {', '.join(args.paths)}", file=sys.stderr)
         return EXIT_UNUSABLE
-    for line in collector.lines:
+    for line in found.preflight_lines:
         print(line)
-    failing = len(collector.failed)
-    memories = sorted({f"{m / GIB:g} GiB" for m in collector.sized.values()})
-    print(f"tlbench check: each suite's callables ran on CPU torch at its smoke size; each of the {len(collector.sized)} "
+    failing = len(found.preflight_failed)
+    memories = sorted({f"{m / GIB:g} GiB" for m in found.preflight_sized.values()})
+    print(f"tlbench check: each suite's callables ran on CPU torch at its smoke size; each of the {len(found.preflight_sized)} "
           f"problem(s) of the {args.scope} scope at its own size: the body traced, the inputs, outputs and reference on "
           f"torch's meta device (shapes, dtypes, counts; memory against {' / '.join(memories) or 'the device'}) where no "
           "note says otherwise")
-    print(f"tlbench check: {len(collector.sweeps)} suite(s), {collector.items} item(s), {failing} failing their preflight"
+    print(f"tlbench check: {len(found.sweeps)} suite(s), {items} item(s), {failing} failing their preflight"
           + ("" if failing else ": ok") + " (nothing was compiled)")
     return EXIT_FINDINGS if failing else EXIT_OK

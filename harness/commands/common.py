@@ -1,23 +1,11 @@
 """What every ``tlbench`` subcommand shares: exit codes, the one grammar of options, output.
 
-Contract:
-- ``EXIT_OK, EXIT_REGRESSION, EXIT_UNUSABLE, EXIT_INTERNAL`` (0, 1, 2, 3) and
-  ``exit_codes(ok, regression=None, unusable=...)``: the "Exit codes:" paragraph every
-  subcommand's ``--help`` ends with (3, a bug of tlbench, is always listed).
-- ``UsageProblem``: a request that cannot be carried out (one line on stderr, exit 2).
-- The grammar, one spelling each: ``add_output(parser, metavar, help)`` adds ``-o/--output``
-  (a file), ``add_out_dir(parser, default, help)`` ``--out-dir`` (a folder),
-  ``add_history(parser, required, help)`` ``--history DB``, ``add_allow_partial(parser, help)``
-  ``--allow-partial``, ``add_force(parser, what)`` ``--force``, ``add_json(parser, what)``
-  ``--json``.
-- ``add_thresholds(parser)`` / ``thresholds(args)``: the gate's thresholds.
-- ``positive(text)``: argparse type of a whole number >= 1.
-- ``console()``: a rich Console that never wraps the lines tlbench lays out itself;
-  ``width()`` the width those lines are laid out for (the terminal's; when piped, ``COLUMNS``
-  or 200); ``write_text(path, text)``; ``print_json(document)``.
-- ``skipped_lines(skipped, why, shown)``: what a reader of stored history rows left out, said
-  once: a count, why, and the first ``shown`` rows (every row with ``shown=None``).
-Imports nothing heavy: the command's start-up stays light.
+Contract: ``EXIT_*`` codes and ``exit_codes(...)``, the paragraph every ``--help`` ends with;
+``UsageProblem`` (one line on stderr, exit 2); ``add_output``, ``add_out_dir``, ``add_history``,
+``add_allow_partial``, ``add_force``, ``add_json``: one spelling of each option;
+``add_thresholds`` / ``thresholds``; ``positive``; ``console()`` (a rich Console that never
+wraps), ``width()`` (the terminal's, else ``COLUMNS`` or 200), ``write_text``, ``print_json``;
+``skipped_lines``.  Imports nothing heavy.
 """
 
 from __future__ import annotations
@@ -28,11 +16,11 @@ import os
 import shutil
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Mapping
 
 from ..results.files.fraction_arg import command_fraction
 
-EXIT_OK, EXIT_REGRESSION, EXIT_UNUSABLE, EXIT_INTERNAL = 0, 1, 2, 3
+EXIT_OK, EXIT_REGRESSION, EXIT_UNUSABLE = 0, 1, 2
 PIPED_WIDTH = 200  # a CI log: no terminal to fit, but lines a person can still read
 
 
@@ -41,15 +29,12 @@ class UsageProblem(ValueError):
 
 
 def exit_codes(ok: str, regression: str | None = None, unusable: str = "unusable input (one line on stderr says what to do)") -> str:
-    parts = [f"0 {ok}"]
-    if regression:
-        parts.append(f"1 {regression}")
-    parts.append(f"2 {unusable}")
-    parts.append("3 internal error (a bug of tlbench; the file holding the traceback is named)")
+    parts = [f"0 {ok}", *([f"1 {regression}"] if regression else []), f"2 {unusable}",
+             "3 internal error (a bug of tlbench; the file holding the traceback is named)"]
     return "Exit codes: " + "; ".join(parts) + "."
 
 
-def parser_args(help_text: str, description: str, codes: str) -> dict[str, Any]:
+def parser_args(help_text: str, description: str, codes: str) -> dict[str, str]:
     """Keyword arguments of ``add_parser``: the one-line help, and a description ending with the exit codes."""
     return {"help": help_text, "description": f"{description} {codes}".strip()}
 
@@ -149,7 +134,7 @@ def write_text(path: str | Path, text: str) -> None:
     out.write_text(text, encoding="utf-8")
 
 
-def print_json(document: dict[str, Any]) -> None:
+def print_json(document: Mapping[str, object]) -> None:
     json.dump(document, sys.stdout, indent=1, allow_nan=False)
     sys.stdout.write("\n")
 
@@ -158,9 +143,6 @@ def skipped_lines(skipped: list[str] | tuple[str, ...], why: str = "could not be
     """What a reader of stored rows left out, said once: a count and the first few (all with ``shown=None``)."""
     if not skipped:
         return []
-    lines = [f"note: {len(skipped)} stored row(s) {why} and were left out:"]
     listed = list(skipped) if shown is None else list(skipped[:shown])
-    lines += [f"  {s}" for s in listed]
-    if len(skipped) > len(listed):
-        lines.append(f"  ... {len(skipped) - len(listed)} more")
-    return lines
+    more = [f"  ... {len(skipped) - len(listed)} more"] if len(skipped) > len(listed) else []
+    return [f"note: {len(skipped)} stored row(s) {why} and were left out:", *(f"  {s}" for s in listed), *more]

@@ -1,14 +1,9 @@
-"""``tlbench compare``: two runs (BASE NEW), the backends of runs (--across-backends), or a run
-against its history (--history DB NEW).
+"""``tlbench compare``: two runs (BASE NEW), backends (--across-backends), or a run and its history.
 
 Contract: ``register(subparsers)`` adds the subcommand; ``run_compare(args)`` returns 0 (no
-regression), 1 (a regression: an item SLOWER, FAILED where it did not fail before, items of
-the base not measured, a gating whole-run shift or plan verdict); unusable input raises a
-one-line error (exit 2 from harness/cli.py).  ``--across-backends`` reads one or more files
-that together hold two or more backends (one file holding both is the usual case) and never
-gates (exit 0).  ``--json`` prints the document of harness/results/report/json_output.py instead of
-the tables; ``--markdown`` / ``--png`` also write those, never over an input or a results file
-without ``--force``.
+regression) or 1 (a regression); unusable input raises a one-line error (exit 2).
+``--across-backends`` never gates; ``--json`` prints harness/results/report/json_output.py's
+document; ``--markdown`` / ``--png`` are never written over an input without ``--force``.
 """
 
 from __future__ import annotations
@@ -18,10 +13,8 @@ import sys
 from typing import Any
 
 from . import gate_options
-from .common import (
-    EXIT_OK, EXIT_REGRESSION, UsageProblem, add_history, add_thresholds, console, exit_codes, parser_args, positive,
-    print_json, skipped_lines, thresholds, width, write_text,
-)
+from .common import (EXIT_OK, EXIT_REGRESSION, UsageProblem, add_history, add_thresholds, console, exit_codes,
+                     parser_args, positive, print_json, skipped_lines, thresholds, width, write_text)
 from .outputs import guard
 
 
@@ -81,11 +74,17 @@ def _compare_runs(args: argparse.Namespace) -> int:
         print_json(compare_json(comparison, code, [base, new]))
     else:
         report.print_comparison(comparison, console(), width(), partial_lines(base) + partial_lines(new))
+    _write_files(args, comparison)
+    return code
+
+
+def _write_files(args: argparse.Namespace, comparison: Any) -> None:
+    from ..results.report import report
+
     if args.markdown:
         write_text(args.markdown, report.comparison_markdown(comparison))
     if args.png:
         report.plot_comparison(comparison, args.png)
-    return code
 
 
 def _compare_backends(args: argparse.Namespace) -> int:
@@ -138,8 +137,5 @@ def _compare_history(args: argparse.Namespace) -> int:
             print(line)
         for line in skipped_lines(result.skipped, "could not be read or were refused as a record", shown=None):
             print(line)
-    if args.markdown:
-        write_text(args.markdown, report.comparison_markdown(result.comparison))
-    if args.png:
-        report.plot_comparison(result.comparison, args.png)
+    _write_files(args, result.comparison)
     return code

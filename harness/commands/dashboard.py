@@ -1,9 +1,7 @@
 """``tlbench dashboard [--history DB] [--out-dir DIR]``: the static HTML dashboard of a history database.
 
-Contract: opens DB read-only (it must exist; a missing file is exit 2 with how to make one),
-writes the site (``harness.dashboard.site.build_site``), prints what it left out (stored rows it
-could not read, each once with why; suites left out by ``--exclude``), prints the path of
-``index.html`` (open it with a browser from ``file://``) and exits 0.
+Contract: writes the site (``harness.dashboard.site.build_site``) from an existing database,
+prints what it left out and the path of ``index.html``, and exits 0.
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
 """``tlbench export --format github-action-benchmark RUN.json [--out-dir DIR]``.
 
-Contract: writes ``DIR/tflops-bigger-is-better.json`` (the action's ``tool:
-customBiggerIsBetter``) and ``DIR/time-smaller-is-better.json`` (``customSmallerIsBetter``)
-for the entries the run has, prints each path with its tool and entry count, and for a list
-that would be empty (a compile-only run has no TFLOP/s) writes no file and says so: the
-action rejects an empty list.  A partial run, or one with failed items, is refused (exit 2,
-what it lacks named) unless ``--allow-partial``, which exports what it holds and says what is
-left out: the action would otherwise see a shorter run and alert on nothing.  Nothing at all
-to export is exit 2, and so is a run that compare refuses for an item in it twice (the
-export would name the copies ``[#1]``, ``[#2]``, which the action pairs by position); outputs over the input or a results file are refused without
-``--force``.  Unusable input raises ``ResultsError`` (exit 2 from harness/cli.py).
+Contract: writes the action's bigger- and smaller-is-better files for the entries the run has
+(an empty list is not written, and said).  A partial run, failed items, an item twice or nothing
+to export is exit 2 (``--allow-partial`` exports what it holds); outputs over a results file need
+``--force``.
 """
 
 from __future__ import annotations
@@ -18,9 +12,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from .common import (
-    EXIT_OK, UsageProblem, add_allow_partial, add_force, add_out_dir, exit_codes, parser_args,
-)
+from .common import EXIT_OK, UsageProblem, add_allow_partial, add_force, add_out_dir, exit_codes, parser_args
 from .outputs import guard
 
 FORMATS = ("github-action-benchmark",)

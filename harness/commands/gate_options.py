@@ -1,17 +1,15 @@
 """The options that make the gate fail closed: shared by compare and report.
 
-Contract: ``add_compare_options(parser)`` adds ``--accept-missing`` (items of the base not
-measured in NEW do not gate), ``--allow-partial`` (judge a run marked partial - killed,
-interrupted, recovered - instead of refusing it), ``--force`` (write outputs over an input
-or a results file) and ``--json``; ``add_report_options`` adds ``--force`` and ``--json``.
-``refuse_partial(base, new, allowed)`` raises ``PartialRun`` (a ``ValueError``, one line,
-exit 2) when either input is marked ``tlbench.partial`` and the user did not allow it.
+Contract: ``add_compare_options(parser)`` adds ``--accept-missing``, ``--allow-partial``,
+``--force`` and ``--json``; ``add_report_options`` ``--force`` and ``--json``.
+``refuse_partial(base, new, allowed)`` raises ``PartialRun`` (exit 2) for an input marked
+``tlbench.partial`` unless allowed.
 """
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import Mapping
 
 from .common import add_allow_partial, add_force, add_json
 from ..results.report.json_output import partial_of
@@ -34,7 +32,7 @@ def add_report_options(parser: argparse.ArgumentParser, what: str = "the table")
     add_json(parser, what)
 
 
-def _describe(partial: dict[str, Any]) -> str:
+def _describe(partial: Mapping[str, object]) -> str:
     why = partial.get("reason") or ("the run did not end" if not partial.get("run_ended") else "items are missing")
     held = partial.get("items_in_file", partial.get("items_in_journal"))
     of = partial.get("items_collected")

@@ -1,12 +1,8 @@
 """``tlbench history add|import-dir|show``: the SQLite history of runs.
 
-Contract: ``register(subparsers)`` adds ``history``; ``run_history(args)`` returns an exit code
-(0 fine, 2 unusable input raised as ``HistoryError`` / ``ResultsError`` for harness/cli.py to
-print as one line).  ``add`` and ``import-dir`` print one line per file
-(added / skipped: already stored / not added: why) and exit 2 when a file named on the
-command line could not be used - after storing every usable one.  ``add`` stores a partial run
-only with ``--allow-partial`` (labelled partial, its line says PARTIAL); ``import-dir``, a
-backfill, stores it so labelled and said; a run no reader could read (all-zero samples) is never stored.
+Contract: ``run_history(args)`` returns 0, or 2 for unusable input.  ``add`` / ``import-dir`` print
+one line per file; ``add`` exits 2 when a named file could not be used (after storing the usable
+ones) and stores a partial run only with ``--allow-partial``.
 """
 
 from __future__ import annotations
@@ -14,9 +10,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .common import (
-    EXIT_OK, EXIT_UNUSABLE, add_allow_partial, add_history, add_json, console, exit_codes, parser_args, positive, print_json, skipped_lines, width,
-)
+from .common import (EXIT_OK, EXIT_UNUSABLE, add_allow_partial, add_history, add_json, console, exit_codes,
+    parser_args, positive, print_json, skipped_lines, width)
 
 from ..results.history.schema import DEFAULT_HISTORY, HistoryError, open_history
 from ..results.history import ingest, query
@@ -58,28 +53,23 @@ def _annotator():
     return annotate_from_backends()
 
 
-def _print_outcomes(outcomes: list[ingest.AddOutcome]) -> int:
+def _print_outcomes(outcomes: list[ingest.AddOutcome], unusable: str) -> bool:
+    """Print each file's line and the counts; whether any file was unusable."""
     for outcome in outcomes:
         print(outcome.line())
-    added = sum(1 for o in outcomes if o.status == "added")
-    skipped = sum(1 for o in outcomes if o.status == "skipped")
-    bad = [o for o in outcomes if o.status == "unusable"]
-    print(f"history: {added} added, {skipped} already stored, {len(bad)} not added")
-    return EXIT_UNUSABLE if bad else EXIT_OK
+    count = {status: sum(o.status == status for o in outcomes) for status in ("added", "skipped", "unusable")}
+    print(f"history: {count['added']} added, {count['skipped']} already stored, {count['unusable']} {unusable}")
+    return count["unusable"] > 0
 
 
 def run_history(args: argparse.Namespace) -> int:
     conn = open_history(args.history, create=args.history_command != "show")
     try:
         if args.history_command == "add":
-            return _print_outcomes(ingest.add_files(conn, args.files, _annotator(), args.allow_partial))
+            bad = _print_outcomes(ingest.add_files(conn, args.files, _annotator(), args.allow_partial), "not added")
+            return EXIT_UNUSABLE if bad else EXIT_OK
         if args.history_command == "import-dir":
-            outcomes = ingest.import_dir(conn, args.folder, _annotator())
-            for o in outcomes:
-                print(o.line())
-            print(f"history: {sum(o.status == 'added' for o in outcomes)} added, "
-                  f"{sum(o.status == 'skipped' for o in outcomes)} already stored, "
-                  f"{sum(o.status == 'unusable' for o in outcomes)} not tlbench results (left out)")
+            _print_outcomes(ingest.import_dir(conn, args.folder, _annotator()), "not tlbench results (left out)")
             return EXIT_OK
         return _show(conn, args)
     finally:

@@ -1,17 +1,9 @@
 """``tlbench merge SHARD.json... -o RUN.json``: the shards of a sharded run as one results file.
 
-Contract: ``register(subparsers)`` adds the subcommand; ``run_merge(args)`` loads every shard
-file (``harness.results.files.store``), merges them (``harness.results.files.shard_merge``: one run,
-same commit, code, options and item set, each item once), validates the merged document
-with the results store and writes it atomically, then prints what it holds.  An output that is
-one of its inputs, or an existing complete results file or journal, is refused without
-``--force`` (an earlier partial merge may be replaced, as recover replaces a recovery).  Exit 0: every
-shard merged; 1: shards are missing (or a shard left items without a result): the file is
-written anyway, marked ``tlbench.partial`` (the missing shards and items named), and this
-says which - ``--allow-partial`` makes that exit 0; 2: unusable input, a shard of another
-commit or run included (``ResultsError``, one line naming the file, from ``harness.cli``),
-or an output that is an input shard, an existing results file or a journal without ``--force``
-(harness/commands/outputs.py), and nothing is written.
+Contract: ``run_merge(args)`` merges the shards (``harness.results.files.shard_merge``), validates
+and writes the file atomically and says what it holds.  Exit 0 all merged; 1 shards missing (the
+file is written, marked partial; ``--allow-partial`` makes it 0); 2 unusable input or an output
+that would destroy a file (nothing written).
 """
 
 from __future__ import annotations

@@ -1,14 +1,8 @@
 """``tlbench nightly SUITE... | --from-results RUN.json``: run suites, gate them, write the summary.
 
-Contract: ``register(subparsers)`` adds the subcommand; ``run_nightly_command(args)`` builds a
-``harness.results.nightly.nightly.NightlyPlan`` from the options (``GITHUB_STEP_SUMMARY`` from the
-environment) and returns the night's exit code: 0 no regression, 1 a regression, 2 a suite
-crashed or timed out, a baseline could not be compared, or bad options (``UsageProblem``).
-Nothing the night reads is written over without ``--force`` (harness/commands/outputs.py): the
-out-dir is refused when it is the baseline directory or inside it, or an input file; every file
-the night writes is checked against its ``--from-results`` files, its history and the baseline
-directory (the plan carries the check as ``NightlyPlan.guard``; a night's own earlier files are
-replaced).
+Contract: ``run_nightly_command(args)`` builds a ``NightlyPlan`` from the options and returns the
+night's exit code (0, 1 regression, 2 crash / timeout / bad options).  Nothing the night reads is
+written over without ``--force``: the plan carries the check as ``NightlyPlan.guard``.
 """
 
 from __future__ import annotations
@@ -20,9 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from .baseline import DEFAULT_BASELINE_DIR
-from .common import (
-    UsageProblem, add_force, add_history, add_out_dir, add_thresholds, exit_codes, parser_args, thresholds,
-)
+from .common import (UsageProblem, add_force, add_history, add_out_dir, add_thresholds, exit_codes,
+    parser_args, thresholds)
 from .outputs import guard, guard_folder
 
 
@@ -73,16 +66,10 @@ def run_nightly_command(args: argparse.Namespace) -> int:
     inputs = [*args.from_results, *([args.history] if args.history else [])]
     guard_folder(args.out_dir, inputs, args.force, keep=[args.baseline_dir])
     plan = NightlyPlan(
-        suites=tuple(Path(s) for s in args.suites),
-        backend=args.backend,
-        out_dir=Path(args.out_dir),
-        baseline_dir=Path(args.baseline_dir),
-        pytest_args=_pytest_args(args.pytest_args),
-        timeout_s=args.timeout,
-        thresholds=thresholds(args),
-        step_summary=Path(step_summary) if step_summary else None,
-        history=Path(args.history) if args.history else None,
-        remeasure=args.remeasure,
+        suites=tuple(Path(s) for s in args.suites), backend=args.backend, out_dir=Path(args.out_dir),
+        baseline_dir=Path(args.baseline_dir), pytest_args=_pytest_args(args.pytest_args), timeout_s=args.timeout,
+        thresholds=thresholds(args), step_summary=Path(step_summary) if step_summary else None,
+        history=Path(args.history) if args.history else None, remeasure=args.remeasure,
         given=tuple(Path(p) for p in args.from_results),
         guard=lambda paths: guard(paths, inputs, args.force, keep=[args.baseline_dir], replaceable=paths),
     )
@@ -90,6 +77,5 @@ def run_nightly_command(args: argparse.Namespace) -> int:
         outcome = run_nightly(plan)
     except ValueError as exc:
         raise UsageProblem(str(exc)) from None
-    print(outcome.markdown)
-    print(f"summary: {outcome.summary_path}")
+    print(f"{outcome.markdown}\nsummary: {outcome.summary_path}")
     return outcome.exit_code

@@ -1,25 +1,10 @@
 """Outputs that would destroy something: refused unless the user says ``--force``.
 
-Contract: ``guard(outputs, inputs, force, keep=(), replaceable=())`` is the one check every
-command that writes a file makes before it writes anything (compare, report, recover, merge,
-export, nightly, baseline update, calibrate).  It raises ``OutputRefused`` (one line: which
-output, what it would destroy, what to do; exit 2 in harness/cli.py) when an output path
-
-- names one of the command's ``inputs`` (the same file however spelled: relative, absolute,
-  through a symlink or a hard link);
-- lies inside one of the ``keep`` folders (the baseline directory: baselines change only
-  through ``tlbench baseline update``), or is one;
-- exists and is a complete tlbench results file or a run journal (told by its first bytes, never
-  by its name; a file marked partial is what recover or merge write, and made again - told by
-  its last bytes, or by reading it whole when they do not show the note), unless it
-  is in ``replaceable`` - what the command exists to replace (its own earlier
-  output, a baseline that ``baseline update`` replaces); inputs and ``keep`` still hold there.
-
-``None`` outputs are ignored; with ``force`` nothing is refused.  ``guard_folder(folder,
-inputs, force, keep)`` is the check for a folder a command writes into (nightly's
-``--out-dir``, export's folder): refused when it is, or lies inside, a ``keep`` folder, or is
-an input file.  ``looks_like(path)`` says what an existing file is (``"results"``, ``"partial
-results"``, ``"journal"`` or None).
+Contract: ``guard(outputs, inputs, force, keep=(), replaceable=())``, checked before anything is
+written, raises ``OutputRefused`` (one line, exit 2) for an output that is an input (however
+spelled), lies in a ``keep`` folder (the baselines), or is an existing complete results file or
+journal not in ``replaceable``.  ``guard_folder`` is the same for a folder written into.
+``looks_like(path)``: ``"results"``, ``"partial results"``, ``"journal"`` or None, told by content.
 """
 
 from __future__ import annotations
@@ -40,15 +25,12 @@ class OutputRefused(ValueError):
     """An output that would overwrite an input, a baseline, a journal or a results file; one line."""
 
 
-def _same(a: Path, b: Path) -> bool:
-    try:
-        return a.exists() and b.exists() and os.path.samefile(a, b)
-    except OSError:
-        return False
-
-
 def _is_input(target: Path, source: Path) -> bool:
-    return _same(target, source) or target.resolve() == source.resolve()
+    try:
+        same = target.exists() and source.exists() and os.path.samefile(target, source)
+    except OSError:
+        same = False
+    return same or target.resolve() == source.resolve()
 
 
 def _inside(target: Path, folder: Path) -> bool:

@@ -1,12 +1,8 @@
 """Profiles for records written before % of peak existed, through the Backend protocol.
 
-Contract: ``annotate_from_backends()`` returns an ``ingest.Annotate`` callable: for a timed
-device record without ``throughput.pct_of_peak`` it asks the record's backend (loaded
-lazily through the registry, once per backend) for ``device_profile(device_info)`` of the
-device info stored in the run, and adds the roofline fields (``harness.results.report.roofline``),
-noting ``roofline.annotated = "at history ingest"``.  Records that already carry the
-fields, compile records, and backends that cannot be loaded here are left unchanged (the
-value stays empty rather than a wrong "peak unknown").
+Contract: ``annotate_from_backends()`` returns an ``ingest.Annotate``: a timed device record
+without ``pct_of_peak`` gains the roofline fields from its backend's ``device_profile`` (loaded
+once per backend), noted ``roofline.annotated``; anything else is returned unchanged.
 """
 
 from __future__ import annotations
@@ -33,8 +29,7 @@ def annotate_from_backends(registry: BackendRegistry | None = None) -> Callable[
         throughput = record.get("throughput") or {}
         if record.get("kind") != "device" or "pct_of_peak" in throughput or not throughput.get("tflops"):
             return record
-        found = backend(record["backend"])
-        lookup = getattr(found, "device_profile", None)
+        lookup = getattr(backend(record["backend"]), "device_profile", None)
         if not callable(lookup):
             return record
         fields = roofline_fields(record, lookup(info), info.get("accelerator"))

@@ -1,12 +1,8 @@
 """``tlbench recover JOURNAL [-o OUT.json]``: a results file from the journal of a run that did not finish.
 
-Contract: ``register(subparsers)`` adds the subcommand; ``run_recover(args) -> int`` reads the
-journal (harness/results/files/journal.py), writes a pytest-benchmark JSON (atomically) that
-``pytest-benchmark compare`` and ``tlbench compare`` read, validates it with the results
-store, prints what it holds and returns 0.  Its ``tlbench.partial`` says the run did not
-end (or which collected items are missing).  Unusable input raises ``JournalError`` /
-``ResultsError`` (one line; exit 2 from harness/cli.py); an output that is the journal itself,
-another journal or a complete results file is refused unless ``--force`` (``OutputRefused``).
+Contract: ``run_recover(args)`` writes, atomically, a pytest-benchmark JSON marked partial that the
+readers accept, prints what it holds and returns 0; unusable input is exit 2, and so is an output
+that is a journal or a complete results file without ``--force``.
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
 """``tlbench report FILE``: one run as a table (or JSON, markdown, a plot); ``--stages``: the stage report.
 
-Contract: ``register(subparsers)`` adds the subcommand; ``run_report(args)`` prints the run's
-table (harness/results/report/report_terminal.py) or, with ``--json``, the document of
-harness/results/report/json_output.py (``report``); ``--stages`` prints the per-stage report of
-harness/analysis/stage_report.py (``--json``: its document, ``report --stages``).  Exit 0, or
-2 on unusable input (one line).  ``--markdown`` / ``--png`` are never written over an input or
-a results file without ``--force``.
+Contract: ``register(subparsers)`` adds the subcommand; ``run_report(args)`` prints the table or,
+with ``--json``, its document; exit 0, or 2 on unusable input.
 """
 
 from __future__ import annotations
@@ -15,9 +11,8 @@ import sys
 from typing import Any
 
 from . import gate_options
-from .common import (
-    EXIT_OK, EXIT_UNUSABLE, UsageProblem, console, exit_codes, parser_args, print_json, width, write_text,
-)
+from .common import (EXIT_OK, EXIT_UNUSABLE, UsageProblem, console, exit_codes, parser_args, print_json, width,
+    write_text)
 from .outputs import guard
 
 

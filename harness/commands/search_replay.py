@@ -1,13 +1,8 @@
 """``tlbench search-replay RUN.json[.gz] ...``: the model-guided search replayed on committed exhaustive sweeps.
 
-Contract: ``register(subparsers)`` adds the subcommand; ``run_search_replay(args)`` loads each
-file (harness/results/files/store.py), cuts it into sweeps (harness/search/replay.py), keeps the
-exhaustive ones with at least ``--min-configs`` legal configs, runs the search on each with
-the recorded times as its oracle and prints the table (harness/search/replay_table.py), or
-with ``--json`` one document (every measured and skipped config included).  Exit 0 when it
-printed the table (whether or not every problem met the goal: the table says which missed);
-2 on unusable input: a file that is not a tlbench run, or no qualifying sweep in any file
-(the words name what the files held).
+Contract: ``run_search_replay(args)`` replays the search on each exhaustive sweep with at least
+``--min-configs`` legal configs, the recorded times as its oracle, and prints the table (or
+``--json``); exit 0, or 2 when a file is not a run or no sweep qualifies.
 """
 
 from __future__ import annotations
@@ -15,9 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .common import (
-    EXIT_OK, UsageProblem, exit_codes, parser_args, positive, print_json, width,
-)
+from .common import EXIT_OK, UsageProblem, exit_codes, parser_args, positive, print_json, width
 from ..results.files.fraction_arg import command_fraction
 
 

@@ -1,15 +1,9 @@
 """``--tlbench-profile FILE``: judge device records against this machine's calibrated profile too.
 
-Contract: ``load_calibrated(path)`` reads a profile written by ``tlbench calibrate`` (its ``DeviceProfile``
-JSON) and returns it; a missing, unreadable or non-calibrated file, or one without a copy bandwidth or any
-peak, is a ``pytest.UsageError`` that says what to do. ``calibrated_fields(record, profile, device)`` returns
-what to add to a timed device record: ``roofline_calibrated``: the record's own throughput against the
-calibrated peak of its dtype (harness/results/report/roofline.py ``peak_dtype``: the problem's, else its inputs';
-None for a dtype the profile has no matmul figure for: calibrate times fp16 and bf16) and copy bandwidth,
-``pct_of_peak`` and ``pct_of_bandwidth``, ``origin`` "calibrated", where the profile names the record's
-device, else ``{"status": "other device", ...}`` with both names.  The datasheet ``roofline`` is never
-replaced: % of peak in the history keeps one meaning whatever a run was given.  Compile records and records
-without throughput get nothing.  Pure apart from reading the file.
+Contract: ``load_calibrated(path)`` returns the calibrated ``DeviceProfile`` (anything else is a
+``pytest.UsageError`` saying what to do); ``calibrated_fields(record, profile, device)`` is a timed
+device record's ``roofline_calibrated`` (% of the calibrated peak and copy bandwidth, or "other
+device"); the datasheet ``roofline`` is never replaced.
 """
 
 from __future__ import annotations
@@ -28,9 +22,8 @@ HOW = "write one with: tlbench calibrate --backend NAME -o FILE.json"
 
 
 def load_calibrated(path: str) -> DeviceProfile:
-    file = Path(path)
     try:
-        data = json.loads(file.read_text(encoding="utf-8"))
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise pytest.UsageError(f"--tlbench-profile {path}: no such file ({HOW})") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -47,10 +40,6 @@ def load_calibrated(path: str) -> DeviceProfile:
     return profile
 
 
-def _names(profile: DeviceProfile) -> set[str]:
-    return {profile.device, *profile.device_names}
-
-
 def calibrated_fields(record: Mapping[str, Any], profile: DeviceProfile | None, device: str | None) -> dict[str, Any]:
     if profile is None or record.get("kind") != "device":
         return {}
@@ -58,7 +47,7 @@ def calibrated_fields(record: Mapping[str, Any], profile: DeviceProfile | None, 
     tflops, gbps = throughput.get("tflops"), throughput.get("gbps_compulsory")
     if not tflops and not gbps:
         return {}
-    if device not in _names(profile):
+    if device not in {profile.device, *profile.device_names}:
         return {KEY: {"status": "other device", "device": device, "profile_device": profile.device,
                       "reason": f"the calibrated profile is of {profile.device}, this record of {device or 'an unnamed device'}"}}
     dtype = peak_dtype(record)[0]

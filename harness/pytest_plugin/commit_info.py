@@ -1,17 +1,10 @@
 """``commit_info`` of the results JSON: which code made this run, even without a usable git.
 
-Contract: ``fill_commit_info(commit_info, root, environ)`` completes the dict
-pytest-benchmark filled from the checkout (its own ``git`` call: id, branch, dirty flag):
-- ``TLBENCH_COMMIT`` (the commit id a tree was copied from) and ``TLBENCH_COMMIT_DIRTY`` (1/0), when set, win
-  over git and say so in ``id_source``; git's own answer is kept as ``git_id`` / ``git_dirty``.  A copied tree
-  can carry a stale ``.git`` (seen on the H200: git named the first landing, dirty, for a tree copied from a
-  later commit), and only the person who copied it knows the commit;
-- otherwise git's commit is kept (``id_source`` "git"); without either the id stays
-  "unknown" and ``id_source`` says why;
-- it always adds ``source_digest``: SHA-256 over the ``*.py`` files of ``harness/``,
-  ``backends/`` and ``suites/`` (path and bytes, in path order), which ties the run to
-  the exact code that ran whether or not git could tell.
-It mutates ``commit_info`` in place (pytest-benchmark's hook contract).
+Contract: ``fill_commit_info(commit_info, root, environ)`` completes pytest-benchmark's dict in
+place: ``TLBENCH_COMMIT`` / ``TLBENCH_COMMIT_DIRTY``, when set, win over git (a copied tree can
+carry a stale ``.git``), git's answer kept as ``git_id`` / ``git_dirty``; ``id_source`` says where
+the id came from; ``source_digest`` (SHA-256 over the ``*.py`` of harness/, backends/, suites/)
+always ties the run to the code that ran.
 """
 
 from __future__ import annotations
@@ -28,10 +21,7 @@ def source_digest(root: Path) -> str:
     digest = hashlib.sha256()
     for folder in SOURCE_DIRS:
         for path in sorted((root / folder).rglob("*.py")):
-            digest.update(str(path.relative_to(root)).encode())
-            digest.update(b"\0")
-            digest.update(path.read_bytes())
-            digest.update(b"\0")
+            digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
     return "sha256:" + digest.hexdigest()
 
 

@@ -1,25 +1,22 @@
-"""``--benchmark-compare``'s machine check, made when tlbench's part of the machine info is known.
+"""What tlbench does with pytest-benchmark's ``machine_info``: fills it, and compares it.
 
-pytest-benchmark compares the saved run's ``machine_info`` with this run's as it configures, before any
-tlbench backend is loaded, so the keys tlbench adds (its ``tlbench`` block, the ``accelerator`` line, each
-backend's ``machine_info_keys``) are missing then and two runs of one machine always "differ".  Contract:
-- ``MachineCompare(owned_keys)`` is a plugin object, registered only when pytest-benchmark is
-  active and ``--benchmark-compare`` was given.  Around pytest-benchmark's own
-  ``pytest_benchmark_compare_machine_info`` it lends the current machine info the saved run's
-  values of the owned keys (so that check judges pytest-benchmark's own keys: cpu, python,
-  system ...) and puts the current dict back afterwards; it keeps the saved run's owned values.
-  A saved run with none of the owned keys (a run without tlbench items) is compared untouched.
-- ``finish(config, extra)`` (at session end, once tlbench's backends reported) asks pytest-benchmark
-  for the complete machine info and, where an owned key differs from a saved run's, warns with
-  pytest-benchmark's own words ("Benchmark machine_info is different ...") through its logger.
+Contract: ``fill_machine_info(machine_info, registry)`` adds each loaded backend's device info,
+an ``accelerator`` line and its ``machine_info_keys``; ``add_spread_devices`` adds
+``spread_summary`` for a backend spread over devices; ``MachineInfoOnce`` keeps this process's
+first ``generate_machine_info`` answer.  ``MachineCompare(owned_keys)``: pytest-benchmark compares
+at configure, before any backend loaded, so the check is lent the saved run's owned values and
+``finish(config, extra)`` warns at session end, in pytest-benchmark's words, where they differ.
 """
 
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, Mapping, Sequence
 
 import pytest
+
+from ..core.record import EXTRA_KEY, SCHEMA_VERSION
+from ..core.registry import BackendRegistry
 
 _MISSING = object()
 
@@ -36,9 +33,7 @@ class MachineCompare:
         if not saved:
             return (yield)
         self.saved.append((copy.deepcopy(saved), saved_info))
-        current = {k: machine_info.get(k, _MISSING) for k in self.owned_keys}
-        for key in self.owned_keys:
-            machine_info.pop(key, None)
+        current = {k: machine_info.pop(k, _MISSING) for k in self.owned_keys}
         machine_info.update(copy.deepcopy(saved))
         try:
             return (yield)
@@ -48,7 +43,7 @@ class MachineCompare:
                 if value is not _MISSING:
                     machine_info[key] = value
 
-    def finish(self, config, extra: dict[str, Any]) -> None:
+    def finish(self, config, extra: Mapping[str, object]) -> None:
         """``extra``: what the xdist controller adds to the merged file's machine info."""
         session = getattr(config, "_benchmarksession", None)
         if not self.saved or session is None:
@@ -61,8 +56,54 @@ class MachineCompare:
         mine = {k: info[k] for k in self.owned_keys if k in info}
         for saved, whole in self.saved:
             if consistent_dumps(saved) != consistent_dumps(mine):
-                session.logger.warning(
-                    f"Benchmark machine_info is different. Current: {consistent_dumps(info)} VS saved: "
-                    f"{consistent_dumps(whole)} (location: {session.storage.location})."
-                )
+                session.logger.warning(f"Benchmark machine_info is different. Current: {consistent_dumps(info)} VS saved: "
+                                       f"{consistent_dumps(whole)} (location: {session.storage.location}).")
         self.saved.clear()
+
+
+def fill_machine_info(machine_info: dict[str, Any], registry: BackendRegistry) -> None:
+    backends = {name: backend.device_info() for name, backend in registry.loaded().items()}
+    if not backends:
+        return
+    machine_info[EXTRA_KEY] = {"schema_version": SCHEMA_VERSION, "backends": backends}
+    accelerators = [f"{n}: {i.get('accelerator') or 'none (' + str(i.get('missing')) + ')'}" for n, i in backends.items()]
+    machine_info["accelerator"] = "; ".join(accelerators)
+    for key in dict.fromkeys(k for name in backends for k in registry.traits(name).machine_info_keys):
+        values = {i.get(key) for i in backends.values() if i.get(key)}
+        if values:
+            machine_info[key] = ", ".join(sorted(map(str, values)))
+
+
+def spread_summary(infos: Sequence[Mapping[str, object]]) -> dict[str, object]:
+    return {"workers": len(infos), "accelerators": sorted({str(i.get("accelerator")) for i in infos}),
+            "devices": sorted({str(i.get("uuid") or i.get("visible_devices") or i.get("accelerator")) for i in infos})}
+
+
+def add_spread_devices(machine_info: dict[str, Any], infos: Mapping[str, Sequence[Mapping[str, object]]]) -> None:
+    backends = (machine_info.get(EXTRA_KEY) or {}).get("backends") or {}
+    for name, per_device in infos.items():
+        if name in backends and len(per_device) > 1:
+            backends[name] = {**backends[name], **spread_summary(per_device)}
+
+
+class MachineInfoOnce:
+    """Register ``plugins``: pytest takes a hook implementation only under the hook's own name,
+    so the first-answer and the keeping wrapper are two objects."""
+
+    def __init__(self) -> None:
+        self.info: dict[str, Any] | None = None
+        once = self
+
+        class Known:
+            @pytest.hookimpl(tryfirst=True)
+            def pytest_benchmark_generate_machine_info(self):
+                return copy.deepcopy(once.info) if once.info is not None else None
+
+        class Keep:
+            @pytest.hookimpl(hookwrapper=True)
+            def pytest_benchmark_generate_machine_info(self):
+                outcome = yield
+                if once.info is None:
+                    once.info = copy.deepcopy(outcome.get_result())
+
+        self.plugins = (Known(), Keep())

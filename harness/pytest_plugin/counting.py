@@ -1,13 +1,9 @@
 """The pytest glue of instruction counting: ``--tlbench-instructions*`` to an ``InstructionCounting``.
 
-Contract: ``instruction_counting(config, registry)`` reads the options
-(harness/measure/instructions.py::add_options) and returns the compile phase's ``count``
-(harness/measure/count_phase.py) with the registry's backend options (as the backends got them, test plug-ins'
-included), each backend's factory path, and a child environment in which the backend sees no device (its
-traits' ``device_env("")``); a bad ``--tlbench-instructions-subset`` or ``--tlbench-instructions-jobs`` is a
-``pytest.UsageError``; ``board`` is the run's progress board (a line per backend's count).
-``mode_for_scope(mode, scope)``: the default ``auto`` is ``hardware`` in the quick scope (its point is a quick
-answer: callgrind takes ~50x the lowering), as it is everywhere else asked for.
+Contract: ``instruction_counting(config, registry, board)`` returns the compile phase's ``count``
+(harness/measure/count_phase.py) from the options, with the backends' options, factory paths
+and a child environment that sees no device; a bad subset or jobs value is a
+``pytest.UsageError``.  ``mode_for_scope(mode, scope)``: ``auto`` is ``hardware`` in the quick scope.
 """
 
 from __future__ import annotations
@@ -44,11 +40,6 @@ def instruction_counting(config: Any, registry: Any, board: Any = None) -> Instr
         raise pytest.UsageError(str(exc)) from None
     return InstructionCounting(
         mode=mode_for_scope(config.getoption("--tlbench-instructions"), config.getoption("--tlbench-scope")),
-        subset=subset,
-        device=config.getoption("--tlbench-instructions-device"),
-        factory_of=lambda name: factory_path(registry, name),
-        options=dict(registry.options.values),
-        env_of=lambda name: registry.traits(name).device_env(""),
-        board=board,
-        jobs=jobs,
-    )
+        subset=subset, device=config.getoption("--tlbench-instructions-device"),
+        factory_of=lambda name: factory_path(registry, name), options=dict(registry.options.values),
+        env_of=lambda name: registry.traits(name).device_env(""), board=board, jobs=jobs)

@@ -1,22 +1,11 @@
 """When a run's workers start: as early as the run is known to be a tlbench run.
 
-Contract: ``start_workers_early(config, state, at_configure=False)`` starts the workers of the backends asked
-for before this process loads the backends, so their imports and device start-up overlap collection: at
-configure for backends named on the command line; for ``auto`` at the first tlbench suite about to be
-collected (``pytest_collectstart`` of a module that ``looks_like_suite``) or, failing that, at its first
-``pytest_generate_tests``, then of every registered backend (choosing among them loads them, and a backend
-built from its worker's report waits for that worker).  Unused ones end after collection (``keep_only``).
-Where the compile phase runs several jobs (``--tlbench-compile-jobs`` above 1) each backend's compile-job
-workers start then too, at nice 10 (harness/pytest_plugin/isolation.py); those no phase takes end after
-collection (overlap_start.start_compile_jobs_ahead).  A run without a tlbench suite starts none.
-``looks_like_suite(path)``: the file assigns ``SWEEP`` and imports from ``tlbench`` at module level (its text
-matched, then its syntax tree; read, never imported; unreadable or unparsable: not a suite).  It only decides
-how early: a suite that does not look like one starts the workers at its ``pytest_generate_tests``.
-
-Why before the module's import: a suite imports its kernels' modules (tilelang's eager parse of upstream
-example files, torch); on the H200 the first suite's imports took 7.9 s, then collection waited 2.4 s more for
-the device worker's report.  Compile-job workers started at collection's end spent the compile phase's first
-5-9 s importing (16 of them at once).
+Contract: ``start_workers_early(config, state, at_configure=False)`` starts the workers of the
+backends asked for (and, with several compile jobs, their compile-job workers) so their imports
+overlap collection: at configure for backends named on the command line; for ``auto`` at the
+first module that ``looks_like_suite`` or its first ``pytest_generate_tests``.  A run without a
+tlbench suite starts none.  ``looks_like_suite(path)``: the file assigns ``SWEEP`` and imports
+tlbench at module level (read and parsed, never imported).
 """
 
 from __future__ import annotations
@@ -33,7 +22,6 @@ _CANDIDATE = (re.compile(r"^SWEEP\s*=", re.M), re.compile(r"^(from|import)\s+tlb
 
 
 def looks_like_suite(path: Any) -> bool:
-    """See the contract."""
     try:
         text = Path(path).read_text(encoding="utf-8", errors="replace")
     except (OSError, TypeError, ValueError):
@@ -46,14 +34,14 @@ def looks_like_suite(path: Any) -> bool:
         return False
     assigns = any(isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "SWEEP" for t in node.targets)
                   for node in body)
-    imports = any((isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "tlbench")
-                  or (isinstance(node, ast.Import) and any(a.name.split(".")[0] == "tlbench" for a in node.names))
-                  for node in body)
-    return assigns and imports
+    modules = [m for node in body for m in ([node.module or ""] if isinstance(node, ast.ImportFrom)
+               else [a.name for a in node.names] if isinstance(node, ast.Import) else [])]
+    return assigns and any(m.split(".")[0] == "tlbench" for m in modules)
 
 
 def start_workers_early(config: Any, state: Any, at_configure: bool = False) -> None:
-    """See the contract."""
+    """Before a suite's imports: on the H200 the first suite's took 7.9 s, then collection waited
+    2.4 s more for the device worker."""
     if state.devices.workers is None or is_controller(config) or config.option.collectonly or state.devices.workers_started:
         return
     names = state.registry.validate(state.options.backend_choice)

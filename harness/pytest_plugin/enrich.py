@@ -1,13 +1,9 @@
 """Provenance and roofline fields added to a timed record before it is written.
 
-Contract: ``enrich_record(record, backend, case)`` adds, in place:
-- ``kernel_hash``: the backend's ``kernel_body_hash(case)`` (optional Backend method;
-  None when the backend has none or the case is the vendor library);
-- for a device record: ``throughput.arithmetic_intensity``, ``throughput.pct_of_peak`` and
-  ``roofline`` from the backend's ``device_profile(device_info())`` (optional Backend
-  method; without a profile the record reads "peak unknown"), and ``roofline_calibrated``
-  against ``calibrated`` (``--tlbench-profile``, pytest_plugin/calibrated.py) where given.
-It never raises for a missing optional method.
+Contract: ``enrich_record(record, backend, case, calibrated)`` adds, in place, ``kernel_hash``
+(the backend's optional ``kernel_body_hash``; None for the vendor library) and, for a device
+record, the roofline fields of the backend's optional ``device_profile`` and, given a calibrated
+profile, ``roofline_calibrated``.  A missing optional method never raises.
 """
 
 from __future__ import annotations
@@ -15,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.cases import VendorCase
-from .calibrated import calibrated_fields
 from ..results.report.roofline import roofline_fields
+from .calibrated import calibrated_fields
 
 
 def profile_of(backend: Any):

@@ -1,21 +1,15 @@
-"""From a suite's ``SWEEP`` to the run's items, and the search-space diagnostics before compiling.
+"""From a suite's ``SWEEP`` to the run's items, the search-space diagnostics, and the prefetch.
 
-Contract: ``expand(sweep, state)`` returns one ``BenchItem`` per (measure kind, selected backend, case) - the
-vendor item per problem for device kinds, and the autotuned ``best`` case recorded on the backend's own device
-(``load_best`` is passed to the sweep, which does not import the results layer).  ``diagnose_space(sweep,
-state)`` asks each backend's own ``rejection`` about every config of every problem and, when the suite asks,
-lowers pairs of configs to find swept keys that change nothing (once per compiler, kernel body, problem and
-configs: the answer is kept on disk, harness/pytest_plugin/inert_cache.py).  ``prefetch(state, backend)``, at
-a backend's first device item that can run, compiles all its device cases ahead: in its worker process (spread
-over devices: in each device's, starting with the piece that device takes first,
-harness/measure/device_pieces.py ``prefetch_order``), in the compile pool, or (several xdist workers) once
-under a file lock.
+Contract: ``expand(sweep, state)`` is one ``BenchItem`` per (kind, selected backend, case), vendor
+items (a copy per GPU) and the autotuned ``best`` case included; ``diagnose_space(sweep, state)``
+asks each backend's ``rejection`` of every config and probes inert keys where asked (cached on
+disk); ``prefetch(state, backend)`` compiles a backend's device cases ahead, in its workers, the
+compile pool, or once under a lock across xdist workers.
 """
 
 from __future__ import annotations
 
 from typing import Any
-
 
 from ..core import trace
 from ..core.cases import Case
@@ -24,11 +18,10 @@ from ..core.record import BenchItem
 from ..core.space import SpaceDiagnostics, diagnose
 from ..core.sweep import Sweep
 from ..measure.device_pieces import prefetch_order
-from .gpu_split import prefetch_lock
-from .inert_cache import cached_inert_keys, probe_key
-from .xdist_support import worker_index
 from ..results.export.best_configs import load_best
-from .gpu_split import vendor_copies, worker_count
+from .gpu_split import prefetch_lock, vendor_copies, worker_count
+from .inert_cache import ProbeKey, cached_inert_keys, probe_key
+from .xdist_support import worker_index
 
 
 def device_of(state: Any, backend: str) -> str | None:
@@ -56,14 +49,12 @@ def expand(sweep: Sweep, state: Any) -> list[BenchItem]:
     return items
 
 
-def _dialect(method: Any, state: Any, backend: str) -> dict[str, Any]:
-    """``{"dialect": ...}`` for a sweep method that takes one (a sweep subclass written before
-    it existed is called as before)."""
+def _dialect(method: Any, state: Any, backend: str) -> dict[str, str | None]:
+    """``{"dialect": ...}`` for a sweep method that takes one (older sweep subclasses do not)."""
     return {"dialect": state.registry.dialect(backend)} if takes_keyword(method, "dialect") else {}
 
 
 def diagnose_space(sweep: Sweep, state: Any) -> list[SpaceDiagnostics]:
-    """The search space per backend and problem, before anything compiles (seed section 5.3)."""
     out = []
     for backend_name in state.backends():
         configs = sweep.configs_for(backend_name, state.options.scope, **_dialect(sweep.configs_for, state, backend_name))
@@ -75,25 +66,20 @@ def diagnose_space(sweep: Sweep, state: Any) -> list[SpaceDiagnostics]:
             diag = diagnose(problem, configs, backend_name, reject=lambda c, p=problem: backend.rejection(Case(p, c)))
             if sweep.probe_inert_keys and inert is None:
                 legal = [c for c in configs if backend.rejection(Case(problem, c)) is None]
-                inert = cached_inert_keys(
-                    state.items.inert_cache,
-                    _probe_key(backend, problem, legal),
-                    legal,
-                    lambda c, p=problem: backend.kernel_source(Case(p, c)),
-                )
+                inert = cached_inert_keys(state.items.inert_cache, _probe_key(backend, problem, legal), legal,
+                                          lambda c, p=problem: backend.kernel_source(Case(p, c)))
             diag.inert_keys = inert or []
             out.append(diag)
     return out
 
 
-def _probe_key(backend: Any, problem: Any, legal: list[Any]) -> dict[str, Any] | None:
+def _probe_key(backend: Any, problem: Any, legal: list[Any]) -> ProbeKey | None:
     body_hash = getattr(backend, "kernel_body_hash", None)
     bodies = [h for h in (body_hash(Case(problem, c)) for c in legal) if h] if callable(body_hash) else []
     return probe_key(backend, problem.family.name, problem.problem_id, legal, bodies)
 
 
 def prefetch(state: Any, backend_name: str) -> None:
-    """First device item of a backend that can run: compile all its device cases in parallel."""
     backend = state.registry.get(backend_name)
     trace.mark("prefetch", backend=backend_name)
     cases = [
@@ -107,9 +93,7 @@ def prefetch(state: Any, backend_name: str) -> None:
             session.prefetch(prefetch_order(cases, devices, device))
     elif worker_index() is None:
         state.devices.pool.prefetch(backend, cases)
-    else:
-        # Under xdist: the first worker to get here compiles everything; the others wait, then
-        # find every kernel in tilelang's on-disk cache.
+    else:  # under xdist the first worker compiles everything; the others find it in the on-disk cache
         with prefetch_lock(state.options.prefetch_lock_path):
             state.devices.pool.prefetch(backend, cases)
             state.devices.pool.wait_idle()

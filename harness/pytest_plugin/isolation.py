@@ -1,21 +1,12 @@
 """pytest glue of the device worker: options, and one ``WorkerSession`` per backend here.
 
-Contract: ``--tlbench-isolation worker`` (the default) runs every tlbench item of a backend (compile and
-device) in that backend's persistent worker process (harness/measure/worker_session.py), so a segfault in the
-compiler, a device fault or a hanging kernel costs only its item; ``inprocess`` runs them in the pytest
-process (today's behaviour, for debugging).  Under pytest-xdist each pytest worker is already pinned to its
-device before anything starts, and its worker processes inherit that pinning: one device process per device.
-``--tlbench-timeout`` bounds the inputs/check/run stages of one item (default: 4 x ``--tlbench-max-seconds``,
-at least 120 s), ``--tlbench-compile-timeout`` one compile.  Device items measured together (the interleaved
-device phase) go through ``Workers.device_session`` (a ``DeviceSession``); the compile phase's jobs through
-``Workers.compile_session`` (a fresh worker each, at nice ``COMPILE_NICE``; ``start_compile_jobs`` starts them
-ahead, so their imports overlap collection and the run's first items, ``keep_compile_jobs`` ends those no
-phase will take); ``annotate`` puts the worker's account on their failures.  ``Workers.begin_close()`` starts
-ending the processes, all at once, when the session's items are done; ``close()`` (unconfigure) waits for
-them. Spread over devices in this one process (``devices``: ``--tlbench-devices`` with two or more ids and no
-xdist), a backend has one worker per device, each pinned through the backend's own ``device_env``:
-``session(backend, k)`` is device ``k``'s (device 0's also runs the compile items), ``device_count(backend)``
-how many there are, ``device_infos`` what each worker reported.
+Contract: ``--tlbench-isolation worker`` (default) runs a backend's items in its persistent worker
+process (harness/measure/worker_session.py), so a crash or hang costs only its item; ``inprocess``
+runs them here.  ``Workers`` makes the sessions: ``session(backend, device)``,
+``device_session`` (the device phase's), ``compile_session`` (a fresh worker per compile job at
+nice ``COMPILE_NICE``; ``start_compile_jobs`` starts them ahead), ``annotate`` (the worker's
+account on a failure), ``begin_close`` / ``close``.  Spread over devices in one process
+(``devices``), a backend has one worker per device, pinned by its ``device_env``.
 """
 
 from __future__ import annotations
@@ -63,12 +54,7 @@ class Workers:
         self.limits = Limits(item_s=config.getoption("--tlbench-timeout"), compile_s=config.getoption("--tlbench-compile-timeout"))
         self.devices = list(devices or []) if len(devices or []) > 1 else []
         self._sessions: dict[tuple[str, int], WorkerSession] = {}
-        self._closing: dict[tuple[str, int], threading.Thread] = {}  # begin_close's threads, joined by close
-
-    @classmethod
-    def from_config(cls, config: Any, registry: BackendRegistry, devices: list[str] | None = None,
-                    interrupted: Any = lambda: False, board: Any = None) -> "Workers | None":
-        return cls(config, registry, devices, interrupted, board) if config.getoption("--tlbench-isolation") == "worker" else None
+        self._closing: dict[tuple, threading.Thread] = {}  # begin_close's threads, joined by close
 
     def device_count(self, backend: str) -> int:
         return len(self.devices) or 1
@@ -87,35 +73,25 @@ class Workers:
     def device_sessions(self, backend: str) -> list[WorkerSession]:
         return [self.session(backend, d) for d in range(self.device_count(backend))]
 
-    def ready_facts(self, backend: str) -> dict[str, Any] | None:
-        """``backend``'s device-0 worker's ``worker_facts`` (started and awaited here)."""
-        return self.session(backend).ready_facts()
-
     def device_infos(self, backend: str) -> list[dict[str, Any]]:
         """What each started device worker of ``backend`` reported (``ready``), in device order."""
         return [s.device_info for (name, _), s in sorted(self._sessions.items()) if name == backend and s.device_info]
 
     def compile_session(self, backend: str, slot: int = 0) -> WorkerSession:
-        """A fresh worker for one job of the compile phase (harness/measure/compile_phase.py):
-        the backend's spec and limits, a process of its own; the phase closes it.  One started
-        ahead for this slot (``start_compile_jobs``) is handed over instead of a new one."""
+        """A fresh worker for one compile job (the phase closes it), or the one started ahead."""
         ahead = self._compile_ahead.pop((backend, slot), None)
         if ahead is not None:
             return ahead
         main = self.session(backend)
-        # compiles only: no device runtime; its waits are a job thread's (the phase's own line reports it)
-        # Compile jobs yield their CPUs (a compile item's time is CPU seconds, which a wait for a
-        # CPU does not count): to collection and the device workers' start when started early,
-        # to the device phase's builds in an overlapped run (then pinned away from its CPUs too).
+        # Compile jobs yield their CPUs (a compile item's time is CPU seconds, which a wait for a CPU
+        # does not count): to collection when started early, to the device phase's builds when overlapped.
         env = {**main.spec.env, ENV_NICE: str(COMPILE_NICE)}
         if self.compile_cpus:
             env[ENV_CPUS] = describe(self.compile_cpus)
         return WorkerSession(replace(main.spec, warm_up=None, compile_warm_up=True, env=env), self.limits, interrupted=self.interrupted)
 
     def start_compile_jobs(self, backend: str, jobs: int) -> None:
-        """Start ``jobs`` compile-job workers of ``backend`` now, in the background, so their
-        imports overlap the run's first items instead of the compile phase's setup; the phase
-        takes them through ``compile_session``, and ``close`` ends any it did not take."""
+        """Start them now, in the background: their imports overlap the run's first items."""
         for slot in range(jobs):
             if (backend, slot) not in self._compile_ahead:
                 session = self.compile_session(backend, slot)
@@ -123,8 +99,7 @@ class Workers:
                 self._compile_ahead[(backend, slot)] = session
 
     def keep_compile_jobs(self, wanted: Any) -> None:
-        """End the compile-job workers started ahead that no compile phase will take
-        (``wanted``: backend -> the jobs its phase uses; a backend left out uses none)."""
+        """End those started ahead that no phase takes (``wanted``: backend -> its jobs)."""
         unused = [k for k in self._compile_ahead if k[1] >= wanted.get(k[0], 0)]
         for backend in sorted({b for b, _ in unused}):
             trace.mark("compile jobs ended", backend=backend, workers=sum(1 for b, _ in unused if b == backend))
@@ -132,16 +107,14 @@ class Workers:
             self._compile_ahead.pop(key).close()
 
     def pin_compile_jobs(self, cpus: Any) -> None:
-        """Compile-job workers started ahead, and every later one, onto ``cpus`` at nice value
-        ``COMPILE_NICE`` (an overlapped run: harness/measure/cpu_plan.py says why)."""
+        """Compile-job workers, started or not, onto ``cpus`` at ``COMPILE_NICE`` (an overlapped run)."""
         self.compile_cpus = tuple(cpus)
         for session in self._compile_ahead.values():
             session.pin(cpus, cpus)
             session.renice(COMPILE_NICE)
 
     def start(self, backends: Any) -> None:
-        """Start these backends' workers now, in the background: their imports (and device
-        start-up) overlap the controller's collection and the items before their first."""
+        """Start these backends' workers in the background: their start-up overlaps collection."""
         for name in backends:
             for session in self.device_sessions(name):
                 session.start_early()
@@ -152,12 +125,10 @@ class Workers:
             self._sessions.pop(key).close()
 
     def device_session(self, backend: Any, ctx: Any, device: int = 0) -> WorkerDeviceSession:
-        """The ``DeviceSession`` of one piece of the device phase (``DevicePhase(make_session=...)``)."""
         return WorkerDeviceSession(self.session(backend.name, device), ctx)
 
     def annotate(self, item: Any, outcome: Outcome) -> Outcome:
-        """A failed phase outcome gets the worker's account; the scheduler's words for a
-        ``WorkerFault`` lose their wrapper and give back the stage the worker was in."""
+        """A failed outcome gets the worker's account; a ``WorkerFault``'s stage is unwrapped."""
         accounts = [s.failures[item.item_id] for (name, _), s in self._sessions.items()
                     if name == item.backend and item.item_id in s.failures]
         if outcome.status != "failed" or not accounts:
@@ -168,27 +139,20 @@ class Workers:
             outcome.stage, outcome.reason = match["stage"], outcome.reason[match.end():]
         return outcome
 
-    def restarts(self) -> dict[str, int]:
-        out: dict[str, int] = {}
-        for (name, _), session in self._sessions.items():
-            out[name] = out.get(name, 0) + session.restarts
-        return out
+    def _end(self, key: tuple, session: WorkerSession) -> None:
+        if key not in self._closing:
+            self._closing[key] = threading.Thread(target=session.close, daemon=True)
+            self._closing[key].start()
 
     def begin_close(self) -> None:
-        """Start ending every worker, all at once, without waiting (the session's last
-        reports and files are written meanwhile); ``close`` waits for them.  What each
-        worker reported (``device_infos``) stays readable until ``close``."""
+        """Start ending every worker without waiting (``device_infos`` stay readable until ``close``)."""
         for key, session in self._sessions.items():
-            if key not in self._closing:
-                self._closing[key] = threading.Thread(target=session.close, daemon=True)
-                self._closing[key].start()
+            self._end(key, session)
 
     def close(self) -> None:
-        """End every worker, all at once (each waits for its process to exit); a session
-        made after ``begin_close`` is ended here too, and a compile-job worker no phase took."""
+        """End every worker, all at once, compile-job workers no phase took included."""
         for key, session in self._compile_ahead.items():
-            self._closing[("ahead",) + key] = threading.Thread(target=session.close, daemon=True)  # type: ignore[index]
-            self._closing[("ahead",) + key].start()  # type: ignore[index]
+            self._end(("ahead", *key), session)
         self._compile_ahead.clear()
         self.begin_close()
         for thread in self._closing.values():

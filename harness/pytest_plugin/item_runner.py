@@ -1,21 +1,11 @@
 """The ``tlbench`` fixture's runner: one pytest item's measurement, record and report.
 
-Contract: ``ItemRunner(request, benchmark, item, state).run()`` measures ``item`` (a ``BenchItem``) and hands
-its samples and record to pytest-benchmark, or skips/fails the pytest item with the backend's or the
-compiler's words.  An item whose problem failed the collection-time preflight (harness/pytest_plugin/preflight.py)
-fails at once with that line, stage ``preflight``, never compiled or measured.  Every outcome is journaled; a
-device phase reports to its backend's own progress line.  Where an item is measured:
-- reused from the journal of an interrupted run (``--tlbench-resume``), when its identity matches;
-- a device item: in the interleaved device phase (harness/measure/device_phase.py), piece by piece, in the
-  background by the backend's worker(s) while earlier items are reported (a compile item waits until that is
-  done, except in an overlapped run: harness/pytest_plugin/overlap_start.py); in a pytest-xdist worker of the
-  cost-group scheduler, over this worker's group only (its first item says which: gpu_split.py);
-- a compile item: in the compile phase (harness/measure/compile_phase.py); in a pytest-xdist worker (which
-  holds only some of the items) one by one, as any other item;
-- otherwise in the backend's worker process, or in this process.
-The backend's untimed first compile is paid once (``setup``) before its first timed compile.  An
-``interrupted`` outcome (harness/measure/interrupt.py) is not the item's: neither kept nor journaled (a resume
-measures the item), and the run ends as pytest's interrupted run, saying so.
+Contract: ``ItemRunner(request, benchmark, item, state).run()`` measures ``item`` and hands its
+samples and record to pytest-benchmark, or skips / fails the pytest item with the backend's or
+the compiler's words (an item that failed its preflight fails at once).  An item is reused from
+a resumed journal, measured in the device phase (device items), the compile phase (compile
+items, one by one in an xdist worker), or else in its worker process or here.  Every outcome is
+journaled; an ``interrupted`` one is not the item's: the run ends as pytest's interrupted run.
 """
 
 from __future__ import annotations
@@ -39,8 +29,7 @@ INTERRUPTED_LINE = ("tlbench: the run was interrupted (Ctrl-C); the items under 
 
 
 def traceback_words(config, traceback: str) -> str:
-    """What the failure section adds for an item's traceback: the traceback itself under ``-v``
-    or ``--tb=long`` / ``--tb=native``, else a line saying where it is."""
+    """The traceback under ``-v`` or ``--tb=long`` / ``native``, else a line saying where it is."""
     if not traceback:
         return ""
     if config.get_verbosity() > 0 or config.getoption("tbstyle", "auto") in ("long", "native"):
@@ -76,19 +65,19 @@ class ItemRunner:
         state.records.outcomes.append((nodeid, item, outcome))
         if state.progress.board is not None:
             state.progress.board.tick()  # lines the device threads left due (a phase's end) are written between items
-        if outcome.status != "timed":
-            if state.records.journal:
-                state.records.journal.record(nodeid, item, outcome, None, backend)
-            if outcome.status == "skipped":
-                pytest.skip(outcome.reason)
+        timed = outcome.status == "timed"
+        if timed:
+            self.benchmark.group = bench_group(item)
+            feed_samples(self.benchmark, outcome.samples_s, {EXTRA_KEY: outcome.record})
+        if state.records.journal:
+            state.records.journal.record(nodeid, item, outcome, self.benchmark if timed else None, backend)
+        if outcome.status == "skipped":
+            pytest.skip(outcome.reason)
+        if not timed:
             mark_not_measured(self.benchmark, f"{outcome.stage} failed")
             line = failure_line({"stage": outcome.stage, "error": outcome.reason, "worker": outcome.worker})
             whole = "" if headline(outcome.reason) == outcome.reason.strip() else f"\n{outcome.reason}"
             pytest.fail(line + whole + traceback_words(self.request.config, outcome.traceback), pytrace=False)  # pytest's short summary shows the first line
-        self.benchmark.group = bench_group(item)
-        feed_samples(self.benchmark, outcome.samples_s, {EXTRA_KEY: outcome.record})
-        if state.records.journal:
-            state.records.journal.record(nodeid, item, outcome, self.benchmark, backend)
         return outcome
 
     def _measure(self, backend) -> Outcome:
@@ -131,12 +120,9 @@ class ItemRunner:
     def _compile_in_phase(self, backend) -> Outcome:
         item, state = self.item, self.state
         phase_items = state.to_measure(state.items.compile_items)
-        if state.devices.workers is not None:
-            session = state.devices.workers.session(item.backend)
-        else:
-            ctx = RunContext(policy=state.options.policy, compile_rounds=state.options.compile_rounds, seed=state.options.seed,
-                             compiled=state.devices.pool.get, before_cold_compile=state.devices.pool.wait_idle, interrupted=state.devices.interrupt)
-            session = InProcessCompileSession(backend, ctx)
+        workers = state.devices.workers
+        session = (workers.session(item.backend) if workers is not None
+                   else InProcessCompileSession(backend, _context(state, item.backend, "compile")))
         outcome = state.devices.compile_phase.outcome(
             item, phase_items, lambda it: session.run(it, state.options.policy, state.options.compile_rounds, state.options.seed), shared=session)
         if item.backend not in state.records.setup_s and item.backend in state.devices.compile_phase.setup_s:
@@ -147,14 +133,8 @@ class ItemRunner:
 
 
 def _context(state: TlbenchState, backend: str, kind: str) -> RunContext:
-    """The ``RunContext`` an item of ``kind`` of ``backend`` is measured with."""
-    return RunContext(
-        policy=state.options.policy,
-        compile_rounds=state.options.compile_rounds,
-        seed=state.options.seed,
-        compiled=state.devices.pool.get,
-        before_cold_compile=state.devices.pool.wait_idle,
-        interrupted=state.devices.interrupt,
-        progress=state.loop_line(backend) if kind == "device" else None,
-        search_problem=state.options.search_problem if kind == "device" else None,
-    )
+    device = kind == "device"
+    return RunContext(policy=state.options.policy, compile_rounds=state.options.compile_rounds, seed=state.options.seed,
+                      compiled=state.devices.pool.get, before_cold_compile=state.devices.pool.wait_idle,
+                      interrupted=state.devices.interrupt, progress=state.loop_line(backend) if device else None,
+                      search_problem=state.options.search_problem if device else None)

@@ -1,13 +1,9 @@
 """What keeps a pytest run that is not about tlbench as it would be without tlbench.
 
-Contract (each called from harness/plugin.py's hook of the same moment):
-- ``register_machine_compare(config, registry)`` (configure): with pytest-benchmark active and
-  ``--benchmark-compare`` given, registers a ``MachineCompare`` (compare_machine.py) owning
-  tlbench's machine-info keys, before pytest-benchmark (``trylast``) compares; returns it, else None.
-- ``skip_without_benchmark(config, items)`` (collection): under ``-p no:benchmark`` the tlbench
-  items are skipped with that reason (they record through pytest-benchmark); other items run.
-- ``has_tlbench_item(items)``: whether any collected item is a tlbench item (a run without one
-  gets pytest-benchmark's own table back: bench_adapter.restore_table).
+Contract: ``register_machine_compare(config, registry)`` registers a ``MachineCompare`` where
+``--benchmark-compare`` is given (returns it, else None); ``skip_without_benchmark(config, items)``
+skips the tlbench items under ``-p no:benchmark``; ``has_tlbench_item(items)``; ``item_id_of(item)``:
+the tlbench item id a collected pytest item is parametrized with, else None.
 """
 
 from __future__ import annotations
@@ -20,6 +16,10 @@ from ..core.record import EXTRA_KEY
 from .compare_machine import MachineCompare
 
 ITEM_PARAM = "tlbench_item"
+
+
+def item_id_of(item: Any) -> str | None:
+    return getattr(getattr(item, "callspec", None), "params", {}).get(ITEM_PARAM)
 
 
 def register_machine_compare(config, registry) -> MachineCompare | None:
@@ -41,4 +41,4 @@ def skip_without_benchmark(config, items: Sequence[Any]) -> None:
 
 
 def has_tlbench_item(items: Sequence[Any]) -> bool:
-    return any(ITEM_PARAM in getattr(getattr(i, "callspec", None), "params", {}) for i in items)
+    return any(item_id_of(i) is not None for i in items)

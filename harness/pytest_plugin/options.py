@@ -1,15 +1,11 @@
 """The plugin's command-line options.
 
-Contract: ``pytest_addoption(parser)`` adds every ``--tlbench-*`` option to the ``tlbench`` group: tlbench's
-own, the measurement layer's, the journal's, and each backend's own options from its traits
-(``BackendTraits.options``, e.g. ``--tlbench-nvidia-arch``). ``backend_option_values(config)`` is what
-``BackendOptions`` carries; ``compile_settings(scope, rounds, max_seconds)`` the compile items' rounds and
-time cap, with the scope's defaults where the options are not given.
+Contract: ``pytest_addoption(parser)`` adds every ``--tlbench-*`` option (each backend's own from
+its traits); ``backend_option_values(config)`` is what ``BackendOptions`` carries;
+``compile_settings(scope, rounds, max_seconds)`` the compile items' rounds and time cap.
 """
 
 from __future__ import annotations
-
-
 
 from ..core.backend_api import BackendOptions
 from ..core.backend_traits import BackendOption, TraitsCatalog
@@ -41,16 +37,12 @@ def pytest_addoption(parser):
     group.addoption("--tlbench-backend", dest="tlbench_backend", default="auto",
                     help="a backend name, a comma list, or auto (default: every backend that compiles here)")
     for option in backend_options():
-        group.addoption(option.name, dest=option_dest(option), default=option.default,
+        group.addoption(option.name, dest="tlbench_backend_option_" + option.dest, default=option.default,
                         help=option.help, **({"choices": option.choices} if option.choices else {}))
     group.addoption("--tlbench-kind", default="all", choices=("compile", "device", "all"), help="which measure kinds to run")
-    group.addoption(
-        "--tlbench-scope",
-        default="quick",
-        choices=SCOPES,
-        help="quick (default): the small complete story each suite declares, compile items lower only; "
-        "smoke: small problems; full: every sweep, compile items time lowering + build",
-    )
+    group.addoption("--tlbench-scope", default="quick", choices=SCOPES,
+                    help="quick (default): the small complete story each suite declares, compile items lower only; "
+                         "smoke: small problems; full: every sweep, compile items time lowering + build")
     group.addoption("--tlbench-compile-rounds", type=positive_int, default=None,
                     help=f"cold rounds per compile item, taken round-robin over a backend's compile items (default "
                          f"{QUICK_COMPILE_ROUNDS} in the quick scope, {COMPILE_ROUNDS} in smoke and full)")
@@ -67,14 +59,8 @@ def pytest_addoption(parser):
     group.addoption("--tlbench-seed", type=int, default=None, help="input seed (default: random, recorded in the JSON)")
     add_measure_options(group)
     instructions.add_options(group)
-    group.addoption(
-        "--tlbench-autotune",
-        nargs="?",
-        const="results/best_configs.json",
-        default=None,
-        metavar="PATH",
-        help="after the run, write the fastest correct config per problem to PATH (default results/best_configs.json)",
-    )
+    group.addoption("--tlbench-autotune", nargs="?", const="results/best_configs.json", default=None, metavar="PATH",
+                    help="after the run, write the fastest correct config per problem to PATH (default results/best_configs.json)")
     group.addoption("--tlbench-profile", default=None, metavar="FILE.json",
                     help="a calibrated profile of this machine (tlbench calibrate -o FILE.json): device records "
                          "also get roofline_calibrated, %% of its copy bandwidth and matmul peak, beside the datasheet's")
@@ -98,12 +84,8 @@ def backend_options() -> list[BackendOption]:
     return [o for traits in TraitsCatalog.from_entry_points().all() for o in traits.options]
 
 
-def option_dest(option: BackendOption) -> str:
-    return "tlbench_backend_option_" + option.dest
-
-
 def backend_option_values(config) -> BackendOptions:
     """Each backend option's value, under the key its backend reads."""
-    values = {o.dest: config.getoption(option_dest(o)) for o in backend_options()}
+    values = {o.dest: config.getoption("tlbench_backend_option_" + o.dest) for o in backend_options()}
     values["cold_build"] = config.getoption("--tlbench-scope") != "quick"  # quick: compile items lower only
     return BackendOptions(values)

@@ -1,23 +1,12 @@
 """Applying the overlap of compile work and device timing to a pytest session.
 
-Contract (harness/measure/overlap.py decides; this applies):
-- ``add_options(group)``: ``--tlbench-overlap auto|on|off``.
-- ``plan_overlap(config, state)`` (at collection's end, in the process that measures: not an xdist controller
-  or worker, with worker processes and interleaved device rounds) sets ``state.devices.overlap`` from the
-  collected items: the backends timing device items here, those with compile items, the usable CPUs and one
-  device worker per device.
-- ``start_overlap(state, ctx_for)`` (at the run's first tlbench item; once) when the overlap is on: pins this
-  process (and so every child it starts) to the compile CPUs, each device worker to its CPU and its build
-  children to the compile CPUs, makes compile-job workers start on the compile CPUs (a timeable backend's
-  compile items go to such a fresh worker even at one job), sends each timeable backend's device cases to its
-  workers to build and starts its device phase in the background (``ctx_for(backend)``: the device items'
-  ``RunContext``).  Compile items then skip the wait for the device phase (``compiles_wait_for_device``) and
-  every backend's compile phase starts with the first (``CompilePhase.side_by_side``): one after another, the
-  last backend's phase ended the run on the GPU host.
-- ``start_compile_jobs_ahead(state)`` (at collection's end) starts the compile-job workers each backend with
-  compile items will use, so their imports overlap the first items, and ends those started early
-  (harness/pytest_plugin/early_start.py) that no phase will take.
-- ``overlap_line(state)``: the summary's line about it (None where there was nothing to overlap).
+Contract (harness/measure/overlap.py decides; this applies): ``plan_overlap(config, state)`` (at
+collection's end, in the process that measures) sets ``state.devices.overlap``;
+``start_overlap(state, ctx_for)`` (at the first item, once) pins this process to the compile CPUs
+and each device worker to its own, and starts each timeable backend's device phase in the
+background; ``start_compile_jobs_ahead(state)`` starts the compile-job workers each backend will
+use and ends those no phase takes; ``compiles_wait_for_device(state)``; ``overlap_line(state)``:
+the summary's line (None where there was nothing to overlap).
 """
 
 from __future__ import annotations
@@ -26,8 +15,7 @@ import os
 from typing import Any, Callable
 
 from ..core import trace
-from ..measure.cpu_plan import usable_cpus
-from ..measure.cpu_plan import pin
+from ..measure.cpu_plan import pin, usable_cpus
 from ..measure.overlap import MODES, Overlap, decide
 from .expansion import prefetch
 from .xdist_support import is_controller, worker_index

@@ -1,15 +1,10 @@
 """The preflight at collection: a suite's own code checked before any of its items compiles.
 
-Contract: ``run_preflight(items, state, given_gib)`` asks each (problem, backend) of ``items`` - every problem
-the scope runs - once for its family's preflight (harness/core/preflight.py; the dialect from the registry;
-the device memory ``device_memory`` says, which the family holds the problem's inputs, outputs and reference
-against at their real sizes) and keeps, in ``state.items.preflight_failed``, the one line each failing item
-fails with (``item_line``), and in ``state.items.preflight_lines`` every finding and note once, in order, for
-the collection report and ``tlbench check``.  A failing item never reaches the compile or device phase:
-``ItemRunner`` fails it with its line at once (harness/pytest_plugin/item_runner.py) and collection leaves it
-out of both phases (harness/plugin.py).  Each (problem, dialect) is asked once per run (the family keeps its
-own answer, so a second suite of the same kernel pays nothing); ``state.items.preflight_sized`` names each
-problem checked at its size.
+Contract: ``run_preflight(items, state, given_gib)`` asks the family's preflight
+(harness/core/preflight.py) once per (problem, dialect), against ``device_memory``, and keeps the
+failing items' lines (``state.items.preflight_failed``), every finding and note once
+(``preflight_lines``) and the problems checked at size (``preflight_sized``).  A failing item
+never compiles: ``ItemRunner`` fails it with its line.
 """
 
 from __future__ import annotations
@@ -20,15 +15,12 @@ from ..core.cases import Case, VendorCase
 from ..core.preflight import finding_traceback, item_line, preflight
 from ..core.record import BenchItem
 
-
 GIB = 1 << 30
 DEFAULT_DEVICE_GIB = 80  # where no device is here (tlbench check on a CPU box): an H100's memory
 
 
 def device_memory(state: Any, backend: str, given_gib: float | None) -> int:
-    """The device memory each problem's inputs, outputs and reference are held against: the
-    ``--tlbench-device-memory`` given, else what the backend's device reports (``memory_bytes``
-    of its ``device_info()``), else ``DEFAULT_DEVICE_GIB`` (a CPU box has no device)."""
+    """The given GiB, else the device's ``memory_bytes``, else ``DEFAULT_DEVICE_GIB``."""
     if given_gib is not None:
         return int(given_gib * GIB)
     try:
@@ -42,9 +34,7 @@ def run_preflight(items: Sequence[BenchItem], state: Any, given_gib: float | Non
     answers: dict[tuple[Any, str], tuple[list[str], list[str]]] = {}
     memory: dict[str, int] = {}
     for item in items:
-        if not isinstance(item.case, (Case, VendorCase)):
-            continue
-        dialect = state.registry.dialect(item.backend)
+        dialect = state.registry.dialect(item.backend) if isinstance(item.case, (Case, VendorCase)) else None
         if dialect is None:
             continue
         key = (item.case.problem, dialect)

@@ -1,22 +1,11 @@
 """Every progress line of a run, from one place: counts that only advance, an ETA only from
 measured costs, and lines that never land inside pytest's own.
 
-Contract: ``ProgressBoard(write)`` holds one ``PhaseLine`` per phase (``board.phase(key, label, unit)``: the
-same line for the same key, so two phases never share a counter).  ``PhaseLine.update(done, total, detail="",
-eta_s=None)`` may be called from any thread: the count never goes backwards and the total never reads below
-it; ``eta_s`` is the caller's estimate from costs it measured (none is printed where it gives none).
-``count(done, total)`` is ``update`` ending the line once the count is whole; ``note(detail, elapsed_s=None)``
-changes only what the line says it is doing (``elapsed_s``: for work that began before the line); ``end(detail="")``
-closes it (a later ``update`` opens it again, counting on).  Lines are written only from the main thread, the
-one pytest writes from: by ``update`` / ``note`` / ``end`` called there, and by ``tick()``, which the main thread
-calls while it waits and after each item it reports.  A phase writes its first line once it has run
-``first_s`` (2 s), then a line at each further tenth of its total at most every ``gap_s`` (5 s), and at least
-every ``heartbeat_s`` (10 s) while it runs; its end line (``done``) only where it wrote one before.  Lines read
-``[tlbench] <label>: <done>/<total> <unit>, <detail>, elapsed m:ss[, ETA m:ss]``.  ``write`` is the plugin's
-(``terminal_writer`` -> ``TerminalLines``): the terminal reporter's ``write_line`` with capture suspended, on a
-line of its own, with the file name (``-v``: the item) pytest's next result belongs to written again after it;
-``ProgressBoard(None)`` writes nothing (an xdist worker).  Nothing here measures.  ``clock`` and ``is_main``
-are for tests.
+Contract: ``ProgressBoard(write).phase(key, label, unit)`` is one ``PhaseLine`` per key, updated from
+any thread but written only from the main thread (its calls and ``tick()``): first after
+``first_s``, then per tenth at most every ``gap_s``, at least every ``heartbeat_s``, as
+``[tlbench] <label>: <done>/<total> <unit>, <detail>, elapsed m:ss[, ETA m:ss]``.
+``terminal_writer(config)`` writes through pytest's reporter; ``LoopLine`` is a device phase's line.
 """
 
 from __future__ import annotations
@@ -42,12 +31,9 @@ def _on_main_thread() -> bool:
 
 
 class PhaseLine:
-    """One phase's line on a ``ProgressBoard`` (see the module contract)."""
-
     def __init__(self, board: "ProgressBoard", label: str, unit: str) -> None:
         self.board, self.label, self.unit = board, label, unit
-        self.done = 0
-        self.total = 0
+        self.done = self.total = 0
         self.detail = ""
         self.eta_s: float | None = None
         self.eta_at = 0.0  # when eta_s was given: it counts down from there
@@ -137,14 +123,7 @@ class ProgressBoard:
 
     def phase(self, key: str, label: str, unit: str = "") -> PhaseLine:
         with self.lock:
-            line = self.lines.get(key)
-            if line is None:
-                line = self.lines[key] = PhaseLine(self, label, unit)
-            return line
-
-    def tick(self) -> None:
-        """Write what is due (the main thread calls this while it waits)."""
-        self.flush()
+            return self.lines.setdefault(key, PhaseLine(self, label, unit))
 
     def flush(self) -> None:
         if self._write is None or not self._is_main():
@@ -158,13 +137,12 @@ class ProgressBoard:
         for text in texts:
             self._write(text)
 
+    tick = flush  # the main thread calls it while it waits and after each item
+
 
 class TerminalLines:
-    """``write(line)`` through pytest's terminal reporter, output capture suspended around it
-    (stderr where there is no terminal reporter).  The line starts on a line of its own; the file
-    name (with ``-v`` the item) that pytest's next result belongs to is written again just before
-    that result (this object's ``pytest_runtest_logreport``, registered as a plugin, runs first),
-    so a run of lines is not broken up by repeated file names and a result never lands alone."""
+    """``write(line)`` through pytest's terminal reporter with capture suspended (else stderr), on a
+    line of its own; the file name pytest's next result belongs to is written again before it."""
 
     def __init__(self, config: Any) -> None:
         self.config = config
@@ -200,8 +178,6 @@ class TerminalLines:
 
 
 def terminal_writer(config: Any) -> TerminalLines | None:
-    """The board's ``write`` for this pytest session (registered as a plugin); None in an
-    xdist worker (its controller shows pytest's progress)."""
     if hasattr(config, "workerinput"):
         return None
     lines = TerminalLines(config)
@@ -210,11 +186,9 @@ def terminal_writer(config: Any) -> TerminalLines | None:
 
 
 class LoopLine:
-    """Turns the device measurement loop's reports (``rounds.LoopProgress``, one sequence per
-    ``measure_items`` call; a backend's phase may be measured in several calls, one per
-    problem) into one ``PhaseLine`` for the whole phase: units are items prepared plus batches
-    taken; items of calls not yet started are counted at the current call's units per item.
-    No ETA: a device item's rounds end on its stopping criterion, not on a count."""
+    """The device loop's reports (``rounds.LoopProgress``, one sequence per ``measure_items`` call)
+    as one ``PhaseLine`` for a backend's whole phase: items prepared plus batches taken, later
+    calls' items counted at the current call's units per item.  No ETA: rounds end on a criterion."""
 
     def __init__(self, line: PhaseLine, items_total: Callable[[], int]) -> None:
         self.line = line

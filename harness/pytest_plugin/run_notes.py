@@ -1,37 +1,57 @@
-"""What the plugin says about a run besides its items: the summary's closing lines, and where
-the run's wall time went.
+"""What the plugin says about a run besides its items: the terminal summary, autotune, phases.
 
-Contract: ``summary_extra(state, records, results_path)`` is the lines after the summary blocks: the journal's
-and the results file's notes, where the results went (``results_path``, given when pytest-benchmark's table
-was quieted), the search-space diagnostics worth a word, autotune, whether compile work overlapped device
-timing, and for the quick scope what the full scope adds.  ``phases_s(state)`` is the JSON's
-``tlbench.phases_s``: start-up (the process's start to the end of collection), each backend's compile setup,
-rounds and count, and the whole session so far, in wall seconds.
+Contract: ``write_summary(reporter, records, setup_s, traits_of, extra_lines, title, setup_parts)``
+writes the ``tlbench`` section (at ``-v`` the per-item table first, then the summary blocks, then
+``extra_lines``); ``write_best_configs(config, state)`` writes the fastest correct config per
+problem once per run (never in an xdist worker) and ``autotune_lines(state)`` says so;
+``phases_s(state)`` is the JSON's ``tlbench.phases_s`` in wall seconds (empty parts left out).
 """
 
 from __future__ import annotations
 
 import time
-from typing import Any, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from ..core import trace
-from .autotune import autotune_lines
-from .options import COMPILE_ROUNDS
-from .overlap_start import overlap_line
+from ..results.export.best_configs import pick_best, update_best_file
+from ..results.files.run_facts import facts_of
+from ..results.report.summary import summary_lines
+from ..results.report.table import run_table_text
 
 
-def summary_extra(state: Any, records: Sequence[dict[str, Any]], results_path: Any) -> list[str]:
-    extra = list(state.records.journal.summary_lines() if state.records.journal else []) + list(state.records.file_notes)
-    if results_path is not None:
-        extra.append(f"[tlbench] results: {results_path} (pytest-benchmark's per-item table: -v)")
-    extra += [diag.summary() for diag in state.items.diagnostics if diag.verdict != "ok" or diag.inert_keys]
-    extra += autotune_lines(state)
-    line = overlap_line(state)
-    if line is not None:
-        extra.append(line)
-    if state.progress.scope_counts is not None:
-        extra += state.progress.scope_counts.lines(records, state.options.compile_rounds, COMPILE_ROUNDS, state.options.policy.compile_max_seconds)
-    return extra
+def write_summary(
+    reporter, records: Sequence[Mapping[str, object]], setup_s: dict[str, float], traits_of,
+    extra_lines: Iterable[str] = (), title: str = "tlbench", setup_parts: dict[str, dict] | None = None,
+) -> None:
+    if reporter.config.getoption("verbose", 0) > 0:
+        reporter.write_sep("=", f"{title}: every item")
+        width = getattr(getattr(reporter, "_tw", None), "fullwidth", 200)
+        for line in run_table_text(facts_of(records, traits_of), width):
+            reporter.write_line(line)
+    reporter.write_sep("=", f"{title} summary (every item: pytest -v, or tlbench report FILE)")
+    for line in [*summary_lines(records, setup_s, setup_parts), *extra_lines]:
+        reporter.write_line(line)
+
+
+def write_best_configs(config, state: Any) -> None:
+    collector = config.pluginmanager.get_plugin("tlbench-xdist-controller")
+    if collector is not None:
+        records = [o for o in collector.outcomes if o.get("status") == "timed"]
+        infos = {name: next(iter(per_worker.values())) for name, per_worker in collector.machines.items() if per_worker}
+    else:
+        records = [o.record for _, _, o in state.records.outcomes if o.status == "timed"]
+        infos = {name: b.device_info() for name, b in state.registry.loaded().items()}
+    entries = pick_best(records, {name: str(info.get("accelerator")) for name, info in infos.items()})
+    if entries:
+        versions = {str(info.get("tilelang")) for info in infos.values()}
+        update_best_file(state.options.autotune_path, entries, ", ".join(sorted(versions)) or None)
+    state.records.autotune_written = [(e.problem_id, e.backend, e.case_id, e.vs_vendor) for e in entries]
+
+
+def autotune_lines(state: Any) -> list[str]:
+    return [f"[tlbench] best {backend} {problem_id}: {case_id}"
+            f"{f', {vs_vendor:.3f}x the vendor library' if vs_vendor else ''} -> {state.options.autotune_path}"
+            for problem_id, backend, case_id, vs_vendor in state.records.autotune_written]
 
 
 def phases_s(state: Any) -> dict[str, float]:
@@ -40,4 +60,4 @@ def phases_s(state: Any) -> dict[str, float]:
     out.update(state.devices.compile_phase.seconds)
     if started is not None:
         out["session"] = time.time() - started
-    return {k: round(v, 1) for k, v in out.items() if v is not None and round(v, 1) > 0}  # a part that took nothing is left out
+    return {k: round(v, 1) for k, v in out.items() if v is not None and round(v, 1) > 0}

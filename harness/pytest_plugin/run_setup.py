@@ -1,10 +1,9 @@
 """Build the run's ``TlbenchState`` at ``pytest_configure`` (harness/plugin.py).
 
-Contract: ``build_state(config, registry, hidden)`` reads the tlbench options (``pytest.UsageError``
-for a bad one), makes the progress board, the compile pool, the device workers (where the run
-isolates items), the compile and device phases, and stores the state in ``config.stash[STATE]``;
-it registers the xdist controller's collector and the shard filter.  ``hidden``: this process is
-an xdist worker (its marker), else None.
+Contract: ``build_state(config, registry, hidden)`` reads the tlbench options (a bad one is a
+``pytest.UsageError``), makes the progress board, compile pool, device workers and both phases,
+stores the state in ``config.stash[STATE]`` and registers the xdist controller's collector and the
+shard filter.  ``hidden``: this process's parked xdist worker marker, else None.
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ import random
 import tempfile
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 import pytest
 
@@ -40,30 +39,31 @@ from .state import KINDS, STATE, DeviceWork, Reporting, RunItems, RunOptions, Tl
 from .xdist_support import ControllerCollector, is_controller
 from ..search.live import ProblemSearch, load_history
 
+T = TypeVar("T")
+
+
+def _usage(call: Callable[[], T], errors: Any = ValueError) -> T:
+    """``call()``, its error a ``pytest.UsageError`` with the same words."""
+    try:
+        return call()
+    except errors as exc:
+        raise pytest.UsageError(str(exc)) from None
+
 
 def build_state(config: Any, registry: BackendRegistry, hidden: Any) -> TlbenchState:
     choice = config.getoption("tlbench_backend")
-    try:
-        registry.validate(choice)
-    except UnknownBackend as exc:
-        raise pytest.UsageError(str(exc)) from None
+    _usage(lambda: registry.validate(choice), UnknownBackend)
     kind = config.getoption("--tlbench-kind")
     seed = config.getoption("--tlbench-seed")
     if seed is None:
         seed = journaling.resume_seed(config)
     board = ProgressBoard(terminal_writer(config) if hidden is None else None)  # every progress line, from one place
-    try:
-        children = build_processes(usable_cpus())  # TLBENCH_BUILD_PROCESSES, read again by each device worker
-    except ValueError as exc:
-        raise pytest.UsageError(str(exc)) from None
+    children = _usage(lambda: build_processes(usable_cpus()))  # TLBENCH_BUILD_PROCESSES, read again by each device worker
     scope = config.getoption("--tlbench-scope")
     compile_rounds, compile_cap = compile_settings(scope, config.getoption("--tlbench-compile-rounds"),
                                                    config.getoption("--tlbench-compile-max-seconds"))
     policy = policy_from_options(config.getoption)
-    try:
-        history = load_history(policy.search_learn_from)  # read once: every searched problem learns from them
-    except ValueError as exc:
-        raise pytest.UsageError(str(exc)) from None
+    history = _usage(lambda: load_history(policy.search_learn_from))  # read once: every searched problem learns from them
     options = RunOptions(
         backend_choice=choice, kinds=KINDS if kind == "all" else (kind,), scope=scope,
         policy=replace(policy, compile_max_seconds=compile_cap), compile_rounds=compile_rounds,
@@ -88,21 +88,20 @@ def build_state(config: Any, registry: BackendRegistry, hidden: Any) -> TlbenchS
     spread = spread_devices(config, hidden)
     state.options.spread_devices = max(1, len(spread))
     state.devices.interrupt.arm()  # a Ctrl-C is noted before it raises: a build it ends is interrupted, not failed
-    state.devices.workers = isolation.Workers.from_config(config, registry, spread, interrupted=state.devices.interrupt, board=board)
-    if state.devices.workers is not None and not is_controller(config) and not config.option.collectonly:
-        registry.worker_facts = state.devices.workers.ready_facts  # a backend that can is described by its device worker
-    try:
-        jobs = resolve_jobs(config.getoption("--tlbench-compile-jobs"), usable_cpus(), hidden is not None, state.devices.workers is not None)
-    except ValueError as exc:
-        raise pytest.UsageError(str(exc)) from None
-    if state.devices.workers is not None:
-        state.devices.workers.main_times_compiles = jobs <= 1  # else compile jobs' workers do (each warms up its own compiler)
+    workers = state.devices.workers = (isolation.Workers(config, registry, spread, interrupted=state.devices.interrupt,
+                                                         board=board)
+                                       if config.getoption("--tlbench-isolation") == "worker" else None)
+    if workers is not None and not is_controller(config) and not config.option.collectonly:
+        registry.worker_facts = lambda name: workers.session(name).ready_facts()  # described by its device worker
+    jobs = _usage(lambda: resolve_jobs(config.getoption("--tlbench-compile-jobs"), usable_cpus(), hidden is not None,
+                                       workers is not None))
+    if workers is not None:
+        workers.main_times_compiles = jobs <= 1  # else compile jobs' workers do (each warms up its own compiler)
     state.devices.compile_phase = CompilePhase(
-        jobs=jobs, make_session=state.devices.workers.compile_session if state.devices.workers is not None else None,
+        jobs=jobs, make_session=workers.compile_session if workers is not None else None,
         policy=state.options.policy, compile_rounds=state.options.compile_rounds, seed=state.options.seed, board=board,
         count=instruction_counting(config, registry, board),
     )
-    workers = state.devices.workers
     state.devices.device_phase = DevicePhase(
         **({"make_session": workers.device_session, "background": True} if workers is not None else {}),
         on_chunk=lambda pairs: journal_chunk(config.stash[STATE], config, pairs),

@@ -1,19 +1,15 @@
-"""What a quick-scope run left for ``--tlbench-scope full``, in one summary line.
+"""What a quick-scope run left for ``--tlbench-scope full``, in the summary.
 
-Contract: ``ScopeCounts.add(sweep, state, items)`` (called once per collected suite) keeps the suite's item
-count here and the count the full scope would have for the same backends and kinds (the sweep's full cases,
-plus its vendor items for device kinds; an autotuned ``best`` case is not counted: it exists only where a
-best-configs file does).  ``lines(records, compile_rounds, full_rounds, cap_s)`` returns, for a quick-scope
-run, the summary's line: how many items ran here of how many in full, the suites that run nothing in the quick
-scope, the ones that run fewer problems or configs, and how the compile items were cut (rounds, the per-item
-time cap and how many items it stopped, lowering only: the full scope also times one cold device build per
-item where a device compiler is present).  Nothing for another scope.
+Contract: ``ScopeCounts.add(sweep, state, items)`` keeps each suite's item count here and in the
+full scope (same backends and kinds; no ``best`` case).  ``lines(records, compile_rounds,
+full_rounds, cap_s)``: for a quick-scope run, how many items ran of how many, the suites that ran
+nothing or less, and how the compile items were cut; nothing for another scope.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 
 @dataclass
@@ -24,15 +20,13 @@ class ScopeCounts:
     def add(self, sweep: Any, state: Any, items: int) -> None:
         if self.scope != "quick":
             return
-        full = 0
-        for kind in (k for k in state.options.kinds if k in sweep.kinds):
-            for backend in state.backends():
-                full += len([c for c in sweep.cases(backend, "full", load_best=lambda *_: None) if c.label is None])
-                if kind == "device":
-                    full += len(sweep.vendor_cases(backend, "full"))
+        full = sum(len([c for c in sweep.cases(backend, "full", load_best=lambda *_: None) if c.label is None])
+                   + (len(sweep.vendor_cases(backend, "full")) if kind == "device" else 0)
+                   for kind in state.options.kinds if kind in sweep.kinds for backend in state.backends())
         self.counts[sweep.name] = (items, full)
 
-    def lines(self, records: Sequence[dict[str, Any]], compile_rounds: int, full_rounds: int, cap_s: float | None) -> list[str]:
+    def lines(self, records: Sequence[Mapping[str, object]], compile_rounds: int, full_rounds: int,
+              cap_s: float | None) -> list[str]:
         if self.scope != "quick" or not self.counts:
             return []
         here = sum(q for q, _ in self.counts.values())

@@ -1,28 +1,12 @@
 """``--tlbench-shard=I/N``: this process runs shard I of a run split over N machines.
 
-Contract (nothing here is active without the option):
-- ``add_options(group)`` adds ``--tlbench-shard``; ``register(config)`` (at configure) parses it
-  (a bad value, or ``-n`` with it, is a usage error saying what to do) and registers a ``ShardPlugin``.
-- ``split(entries, count)``: each collected item's shards (0-based), deterministic given the collected node
-  ids (and the cost file).  Items are dealt by expected cost (the problem's size; with ``--tlbench-shard-costs
-  RUN.json`` each item's seconds in that earlier run, ``measured_cost``: a flash-attention Z3 schedule costs
-  minutes to count, a GEMM seconds), longest first onto the least-loaded shard (gpu_split's balance; a
-  non-tlbench item costs one unit).  A vendor item goes to every shard holding a kernel of its problem (same
-  suite file, backend and kind), so each machine judges its kernels against its own vendor copy; one whose
-  problem has no kernel goes to the least-loaded shard.  Every item is in at least one shard, every item but a
-  vendor copy in exactly one.
-- ``ShardPlugin.pytest_collection_modifyitems`` (``trylast``: after ``-k``, ``-m``, ``--deselect``
-  and the scope filter) keeps this shard's items and deselects the others.  The whole run is the
-  items collected before that, the same on every machine with the same suites and options.
-- The results file's top-level ``tlbench.shard``: ``index``, ``count``, ``label``, ``host``,
-  ``run_digest`` (over every node id split), ``run_items`` (every tlbench node id of the whole
-  run, sorted: what a merge checks coverage against), ``selected`` (this shard's tlbench items,
-  vendor copies included), ``settings`` (what must match across shards: backend choice, scope,
-  kinds, compile rounds, policy, backend options, and a digest of the cost file's costs where one
-  dealt the shards).  Every tlbench record gains ``shard`` (the label), ``host`` and ``device``
-  (its ``device_uuid``, else its backend's device uuid or accelerator here, else None).
-- A shard that timed nothing still writes its ``--benchmark-json``, so a merge can tell a shard
-  that ran from one that is missing.
+Contract (inactive without the option): ``register(config)`` parses it (a bad value, or ``-n``,
+is a usage error) and registers a ``ShardPlugin``, which keeps this shard's items after every
+other deselection.  ``split(entries, count)`` deals items deterministically, longest first onto
+the least-loaded shard (expected cost, or ``--tlbench-shard-costs`` seconds); a vendor item goes
+to every shard holding a kernel of its problem.  The JSON's ``tlbench.shard`` names the shard, the
+run and the settings that must match; records gain ``shard``, ``host`` and ``device``.  A shard
+that timed nothing still writes its file.
 """
 
 from __future__ import annotations
@@ -31,7 +15,7 @@ import hashlib
 import json
 import socket
 import statistics
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -41,11 +25,12 @@ from ..core.cases import VendorCase
 from ..core.record import EXTRA_KEY, SCHEMA_VERSION
 from ..core.shard import ShardSpec, run_digest
 from ..measure.device_pieces import expected_cost
+from ..results.files.store import ResultsError, load_results
+from ..results.nightly.night_costs import item_costs
 from .bench_adapter import result_json_path, session_timed_anything, write_json
 from .gpu_split import balance
+from .manners import item_id_of
 from .state import STATE
-from ..results.nightly.night_costs import item_costs
-from ..results.files.store import ResultsError, load_results
 
 SHARD_KEY = "shard"
 
@@ -70,10 +55,8 @@ def register(config) -> None:
     except ValueError as exc:
         raise pytest.UsageError(str(exc)) from None
     if config.getoption("numprocesses", None):
-        raise pytest.UsageError(
-            "--tlbench-shard does not combine with pytest-xdist -n: run one shard per host, and spread a shard "
-            "over its devices with --tlbench-devices=0,1,... instead"
-        )
+        raise pytest.UsageError("--tlbench-shard does not combine with pytest-xdist -n: run one shard per host, and "
+                                "spread a shard over its devices with --tlbench-devices=0,1,... instead")
     costs: dict[str, float] = {}
     cost_file = config.getoption("--tlbench-shard-costs", None)
     if cost_file:
@@ -114,8 +97,7 @@ def split(entries: Sequence[ShardEntry], count: int) -> dict[str, tuple[int, ...
 
 
 def _entry(item, state, costs: Mapping[str, float] | None = None) -> ShardEntry:
-    params = getattr(getattr(item, "callspec", None), "params", {})
-    bench = state.items.items_by_id.get(params.get("tlbench_item")) if state is not None else None
+    bench = state.items.items_by_id.get(item_id_of(item)) if state is not None else None
     if bench is None:  # not a tlbench item: dealt too (one unit), so the N jobs run it once
         return ShardEntry(item.nodeid, 1.0)
     problem = "|".join((item.nodeid.split("::", 1)[0], bench.backend, bench.kind, bench.case.problem.problem_id))
@@ -124,8 +106,7 @@ def _entry(item, state, costs: Mapping[str, float] | None = None) -> ShardEntry:
 
 
 def measured_cost(bench: Any, costs: Mapping[str, float]) -> float:
-    """``bench``'s cost in an earlier run (seconds); one it lacks: the median of that run's items
-    of the same backend and kind, else of all its items."""
+    """``bench``'s seconds in an earlier run, else the median of its backend and kind there, else of all."""
     if bench.item_id in costs:
         return costs[bench.item_id]
     same = [v for k, v in costs.items() if k.startswith(f"{bench.kind}-{bench.backend}-")]
@@ -166,24 +147,10 @@ class ShardPlugin:
             + ("seconds, as an earlier run took)" if self.costs else "units)")
         ]
 
-    def note(self, config) -> dict[str, Any]:
-        state = config.stash.get(STATE, None)
-        settings = state.settings() if state is not None else {}
-        for varying in ("input_seed", "compile_jobs"):  # chosen per process / per host, not per run
-            settings.pop(varying, None)
-        if self.costs:  # the split depends on them: every shard must deal by the same ones
-            settings["shard_costs"] = hashlib.sha256(json.dumps(sorted(self.costs.items())).encode()).hexdigest()[:16]
-        return {
-            "index": self.spec.index, "count": self.spec.count, "label": self.spec.label,
-            "host": socket.gethostname(), "run_digest": run_digest(self.split_from),
-            "run_items": self.run_items, "selected": self.selected, "settings": settings,
-        }
-
     def _stamp(self, config, record: dict[str, Any]) -> None:
         state = config.stash.get(STATE, None)
-        info: dict[str, Any] = {}
-        if state is not None and record.get("backend") in state.registry.loaded():
-            info = state.registry.loaded()[record["backend"]].device_info() or {}
+        loaded = state.registry.loaded() if state is not None else {}
+        info = (loaded[record["backend"]].device_info() or {}) if record.get("backend") in loaded else {}
         device = record.get("device_uuid") or info.get("uuid") or info.get("accelerator")
         record.update({"shard": self.spec.label, "host": socket.gethostname(), "device": str(device) if device else None})
 
@@ -191,7 +158,15 @@ class ShardPlugin:
     def pytest_benchmark_update_json(self, config, benchmarks, output_json) -> None:
         top = output_json.get(EXTRA_KEY) or {}
         output_json[EXTRA_KEY] = top = {"schema_version": SCHEMA_VERSION, "failed": [], "skipped": [], **top}
-        top[SHARD_KEY] = self.note(config)
+        state = config.stash.get(STATE, None)
+        settings = state.settings() if state is not None else {}
+        for varying in ("input_seed", "compile_jobs"):  # chosen per process / per host, not per run
+            settings.pop(varying, None)
+        if self.costs:  # the split depends on them: every shard must deal by the same ones
+            settings["shard_costs"] = hashlib.sha256(json.dumps(sorted(self.costs.items())).encode()).hexdigest()[:16]
+        top[SHARD_KEY] = {"index": self.spec.index, "count": self.spec.count, "label": self.spec.label,
+                          "host": socket.gethostname(), "run_digest": run_digest(self.split_from),
+                          "run_items": self.run_items, "selected": self.selected, "settings": settings}
         for bench in output_json.get("benchmarks") or []:
             record = (bench.get("extra_info") or {}).get(EXTRA_KEY)
             if isinstance(record, dict):
@@ -200,8 +175,7 @@ class ShardPlugin:
             self._stamp(config, record)
 
     def pytest_sessionfinish(self, session, exitstatus) -> None:
-        """pytest-benchmark wrote the file (its sessionfinish wraps this one) unless nothing
-        was timed: then this shard writes it, so that it is not taken for a missing shard."""
+        """Write the file pytest-benchmark did not (nothing timed): a shard that ran is never missing."""
         config = session.config
         path = result_json_path(config)
         if path is None or session_timed_anything(config) or Path(path).exists():

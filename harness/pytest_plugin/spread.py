@@ -1,14 +1,9 @@
-"""A backend's device items spread over several devices in one pytest process: which devices, and the items' order.
+"""A backend's device items spread over several devices in one pytest process.
 
-Contract: ``spread_devices(config, hidden)`` is ``--tlbench-devices`` as a list when it names two or more ids
-and this is no pytest-xdist process (``hidden``: the parked xdist worker marker; the controller): this process
-then runs one worker per device and spreads each backend's device items over them
-(harness/measure/device_phase.py); [] otherwise.  Several devices with ``--tlbench-isolation inprocess`` is a
-usage error that says what to do. ``largest_problem_first(items, items_by_id)`` reorders the pytest items in
-place so the tlbench device items (found through ``items_by_id``) run largest problem first, in the slots
-device items held (nothing else moves): pieces are measured in that order (harness/measure/device_pieces.py),
-so pytest reports each piece's items while later pieces are still measured, instead of all of them after the
-last.
+Contract: ``spread_devices(config, hidden)`` is ``--tlbench-devices`` as a list when it names two
+or more ids and this is no xdist process, else [] (with ``--tlbench-isolation inprocess`` a usage
+error).  ``largest_problem_first(items, items_by_id)`` reorders the device items in place, in the
+slots they held, largest problem first (the order pieces are measured in).
 """
 
 from __future__ import annotations
@@ -19,6 +14,7 @@ import pytest
 
 from ..core.record import BenchItem
 from ..measure.device_pieces import expected_cost
+from .manners import item_id_of
 from .xdist_support import device_ids, is_controller
 
 
@@ -35,8 +31,7 @@ def spread_devices(config: Any, hidden: str | None) -> list[str]:
 
 def largest_problem_first(items: list[Any], items_by_id: dict[str, BenchItem]) -> None:
     def bench(item: Any) -> BenchItem | None:
-        callspec = getattr(item, "callspec", None)
-        found = items_by_id.get(callspec.params.get("tlbench_item")) if callspec else None
+        found = items_by_id.get(item_id_of(item))
         return found if isinstance(found, BenchItem) and found.kind == "device" else None
 
     slots = [k for k, item in enumerate(items) if bench(item) is not None]

@@ -1,16 +1,13 @@
 """The per-run state of the pytest plugin, kept in ``config.stash[STATE]`` (no module globals).
 
-Contract: ``TlbenchState`` holds the backend registry and composes one part per concern: ``options``
-(``RunOptions``: what the command line asked for), ``items`` (``RunItems``: what collection found and
-selected, the preflight's findings), ``records`` (``RunRecords``: the outcomes, the journal and what was
-written), ``devices`` (``DeviceWork``: the compile pool, the device workers and the two phases) and
-``progress`` (``Reporting``: the progress lines). ``KINDS`` are the measure kinds an item can have.
+Contract: ``TlbenchState`` holds the registry and one part per concern: ``options`` (the command
+line), ``items`` (collection and preflight), ``records`` (outcomes, journal, files written),
+``devices`` (compile pool, device workers, the two phases), ``progress`` (progress lines).
 """
 
 from __future__ import annotations
 
 import json
-
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -25,18 +22,25 @@ from ..measure.compile_pool import CompilePool
 from ..measure.interrupt import InterruptWatch
 from ..measure.device_phase import DevicePhase
 from ..measure.runner import Outcome
-from .progress import LoopLine
 from .inert_cache import InertKeyCache
-from . import isolation, journaling
-
+from .isolation import Workers
+from .journaling import JournalingPlugin
+from .manners import item_id_of
+from .progress import LoopLine
 
 KINDS = ("compile", "device")
+
+@dataclass(frozen=True)
+class SweepNote:
+    """A collected sweep, as the JSON's ``tlbench.sweeps`` holds it."""
+
+    description: str
+    items: int
+    diagnostics: list[dict]
 
 
 @dataclass
 class RunOptions:
-    """What the command line asked for (set at configure)."""
-
     backend_choice: str
     kinds: tuple[str, ...]
     scope: str
@@ -54,10 +58,8 @@ class RunOptions:
 
 @dataclass
 class RunItems:
-    """What collection found and kept, and what the preflight said of it."""
-
     items_by_id: dict[str, BenchItem] = field(default_factory=dict)
-    sweeps: dict[str, dict[str, Any]] = field(default_factory=dict)
+    sweeps: dict[str, SweepNote] = field(default_factory=dict)
     diagnostics: list[SpaceDiagnostics] = field(default_factory=list)
     collected_ids: list[str] = field(default_factory=list)  # tlbench items left after deselection
     device_items: list[BenchItem] = field(default_factory=list)
@@ -73,13 +75,10 @@ class RunItems:
     preflight_sized: dict[str, int] = field(default_factory=dict)  # "problem id (backend)" checked at its size -> device bytes
 
     def take_collected(self, items: list[Any]) -> None:
-        """The pytest items left after every deselection, sorted into the run's lists: every
-        tlbench item's id; its compile items; its device items for the interleaved device phase
-        (kernels with a ``Case`` also in ``device_items``).  An item that failed its preflight
-        goes into no phase (it fails with its preflight line, never compiled)."""
+        """Sort the items left after every deselection into the run's lists; one that failed its
+        preflight goes into no phase."""
         for item in items:
-            callspec = getattr(item, "callspec", None)
-            bench = self.items_by_id.get(callspec.params.get("tlbench_item")) if callspec else None
+            bench = self.items_by_id.get(item_id_of(item))
             if not isinstance(bench, BenchItem):
                 continue
             self.collected_ids.append(bench.item_id)
@@ -96,14 +95,12 @@ class RunItems:
 
 @dataclass
 class RunRecords:
-    """The run's outcomes, its journal and what it wrote."""
-
     outcomes: list[tuple[str, BenchItem, Outcome]] = field(default_factory=list)
     exitstatus: int | None = None  # the session's, once it finishes (a partial run is marked so)
     file_notes: list[str] = field(default_factory=list)  # what was done to the results file
     autotune_written: list[tuple[str, str, str, float | None]] = field(default_factory=list)
     machine_shipped: set[str] = field(default_factory=set)
-    journal: journaling.JournalingPlugin | None = None
+    journal: JournalingPlugin | None = None
     setup_s: dict[str, float] = field(default_factory=dict)  # per backend: the untimed first compile
     setup_parts: dict[str, dict] = field(default_factory=dict)  # per backend: where it went (setup_compile.setup_account)
     startup_s: float | None = None  # the process's start to the end of collection (interpreter, imports, workers, collection)
@@ -111,10 +108,8 @@ class RunRecords:
 
 @dataclass
 class DeviceWork:
-    """The compile pool, the device workers and the run's two phases."""
-
     pool: CompilePool
-    workers: isolation.Workers | None = None
+    workers: Workers | None = None
     workers_started: bool = False  # the workers were started at the first tlbench suite collected
     prefetched: set[str] = field(default_factory=set)  # backends whose device cases were sent to compile ahead
     device_phase: DevicePhase = field(default_factory=DevicePhase)
@@ -126,8 +121,6 @@ class DeviceWork:
 
 @dataclass
 class Reporting:
-    """The run's progress lines."""
-
     board: Any = None  # progress.ProgressBoard: every progress line of the run (writes nothing in an xdist worker)
     scope_counts: Any = None  # scope_note.ScopeCounts: what the quick scope left for the full one
     loop_lines: dict[str, LoopLine] = field(default_factory=dict)  # backend -> progress.LoopLine of its device phase

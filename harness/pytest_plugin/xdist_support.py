@@ -1,17 +1,11 @@
 """Run a sweep on every GPU of a host with pytest-xdist: one worker per device, one JSON.
 
-Contract (active only under ``pytest -n N``):
-- each worker is pinned to one device before any backend starts: worker ``gwK`` gets
-  ``devices[K % len(devices)]`` through every backend's own pinning environment
-  (``BackendTraits.device_env``; ``--tlbench-devices`` lists the ids; default: the devices
-  the first backend that sees any lists, ``BackendTraits.device_ids``);
-- pytest-benchmark turns itself off under xdist (and refuses ``--benchmark-only`` then); in
-  the workers it is kept on, so every item is measured and its stats are real, and in the
-  controller ``--benchmark-only`` is honoured by the workers instead;
-- each worker sends its finished benchmark entries, tlbench outcomes and device info to the
-  controller in the test reports; the controller writes the one merged ``--benchmark-json``
-  in pytest-benchmark's format (so ``pytest-benchmark compare`` and ``tlbench compare`` read
-  it) and prints the tlbench table.  Workers write no JSON of their own.
+Contract (active only under ``pytest -n N``): each worker is pinned to one device before any
+backend starts (``pin_env``: worker ``gwK`` gets ``devices[K % len(devices)]`` through every
+backend's ``device_env``; ``--tlbench-devices`` lists the ids, else the first backend's
+``device_ids()``).  Workers keep pytest-benchmark on and ship their benchmark entries, outcomes
+and device info in the test reports; the controller (``ControllerCollector``) writes the one
+merged ``--benchmark-json`` in pytest-benchmark's format and prints the tlbench summary.
 """
 
 from __future__ import annotations
@@ -19,12 +13,15 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import pytest
 
-from .bench_adapter import result_json_path, write_json
+from ..core.record import SCHEMA_VERSION
 from ..results.files.journal import atomic_write_text
+from .bench_adapter import result_json_path, write_json
+from .compare_machine import spread_summary
+from .run_marks import test_only_settings
 
 WORKER_ENV = "PYTEST_XDIST_WORKER"
 KEY_BENCH = "tlbench_benchmark"
@@ -35,9 +32,7 @@ KEY_MACHINE = "tlbench_machine"
 def worker_index(name: str | None = None) -> int | None:
     """``gwK`` -> K, from ``name`` or the worker marker in the environment; None outside xdist."""
     name = name if name is not None else os.environ.get(WORKER_ENV)
-    if not name or not name.startswith("gw"):
-        return None
-    return int(name[2:])
+    return int(name[2:]) if name and name.startswith("gw") else None
 
 
 def is_controller(config) -> bool:
@@ -48,25 +43,17 @@ def device_ids(option: str | None, traits: Sequence[Any]) -> list[str]:
     """``--tlbench-devices`` as a list, else the first backend's non-empty ``device_ids()``."""
     if option:
         return [d.strip() for d in option.split(",") if d.strip()]
-    for t in traits:
-        ids = t.device_ids()
-        if ids:
-            return ids
-    return []
+    return next((ids for ids in (t.device_ids() for t in traits) if ids), [])
 
 
 def pin_env(option: str | None, traits: Sequence[Any], index: int | None) -> dict[str, str]:
-    """The environment that pins worker ``index`` to its device (every backend's variables);
-    {} outside xdist (index None) or with no devices."""
-    if index is None:
-        return {}
-    devices = device_ids(option, traits)
+    """The environment pinning worker ``index`` to its device; {} outside xdist or with no devices."""
+    devices = device_ids(option, traits) if index is not None else []
     if not devices:
         return {}
-    device = devices[index % len(devices)]
     env: dict[str, str] = {}
     for t in traits:
-        env.update(t.device_env(device))
+        env.update(t.device_env(devices[index % len(devices)]))
     return env
 
 
@@ -75,9 +62,9 @@ def to_plain(value: Any) -> Any:
     return json.loads(json.dumps(value, default=str))
 
 
-def merged_document(config, benchmarks: list[dict], machine_extra: dict[str, Any], tlbench_json: dict[str, Any]) -> dict[str, Any]:
-    """The merged run in pytest-benchmark's own format, with tlbench's keys where a
-    single-process run has them (``machine_info.tlbench.schema_version`` included)."""
+def merged_document(config, benchmarks: list[dict], machine_extra: Mapping[str, object],
+                    tlbench_json: Mapping[str, object]) -> dict[str, Any]:
+    """The merged run in pytest-benchmark's own format, with tlbench's keys."""
     import pytest_benchmark
 
     machine_info = config.hook.pytest_benchmark_generate_machine_info(config=config)
@@ -85,19 +72,14 @@ def merged_document(config, benchmarks: list[dict], machine_extra: dict[str, Any
     machine_info.update(machine_extra)
     commit_info = config.hook.pytest_benchmark_generate_commit_info(config=config)
     config.hook.pytest_benchmark_update_commit_info(config=config, commit_info=commit_info)
-    return {
-        "machine_info": machine_info,
-        "commit_info": commit_info,
-        "benchmarks": sorted(benchmarks, key=lambda b: b["fullname"]),
-        "datetime": _dt.datetime.now(_dt.timezone.utc).isoformat(),
-        "version": pytest_benchmark.__version__,
-        "tlbench": tlbench_json,
-    }
+    return {"machine_info": machine_info, "commit_info": commit_info,
+            "benchmarks": sorted(benchmarks, key=lambda b: b["fullname"]),
+            "datetime": _dt.datetime.now(_dt.timezone.utc).isoformat(), "version": pytest_benchmark.__version__,
+            "tlbench": tlbench_json}
 
 
 class ControllerCollector:
-    """Registered as a plugin in the xdist controller only: gathers what workers ship, then
-    writes the merged JSON and prints the tlbench table."""
+    """The xdist controller's plugin: gathers what workers ship, writes the merged JSON."""
 
     def __init__(self, config, traits_of) -> None:
         self.config = config
@@ -117,47 +99,27 @@ class ControllerCollector:
                 for name, info in value.items():
                     self.machines.setdefault(name, {})[worker] = info
 
-    def _tlbench_json(self) -> dict[str, Any]:
-        from ..core.record import SCHEMA_VERSION
-        from .run_marks import test_only_settings
-
-        return {
-            "schema_version": SCHEMA_VERSION,
-            "xdist_workers": self.config.getoption("numprocesses", None),
-            "test_only": test_only_settings(self.config),
-            "failed": [o for o in self.outcomes if o.get("status") == "failed"],
-            "skipped": [o for o in self.outcomes if o.get("status") == "skipped"],
-        }
-
-    def machine_extra(self) -> dict[str, Any]:
-        backends = {}
-        for name, per_worker in self.machines.items():
-            infos = list(per_worker.values())
-            backends[name] = {
-                **infos[0],
-                "workers": len(infos),
-                "accelerators": sorted({str(i.get("accelerator")) for i in infos}),
-                "devices": sorted({str(i.get("uuid") or i.get("visible_devices") or i.get("accelerator")) for i in infos}),
-            }
-        if not backends:
-            return {}
-        from ..core.record import SCHEMA_VERSION
-
-        return {"tlbench": {"schema_version": SCHEMA_VERSION, "backends": backends}}
+    def machine_extra(self) -> dict[str, object]:
+        backends = {name: {**infos[0], **spread_summary(infos)}
+                    for name, infos in ((n, list(w.values())) for n, w in self.machines.items())}
+        return {"tlbench": {"schema_version": SCHEMA_VERSION, "backends": backends}} if backends else {}
 
     def pytest_sessionfinish(self, session, exitstatus) -> None:
         if result_json_path(self.config) is not None and (self.benchmarks or self.outcomes):  # all failed: still written
-            top = self._tlbench_json()
+            top = {"schema_version": SCHEMA_VERSION, "xdist_workers": self.config.getoption("numprocesses", None),
+                   "test_only": test_only_settings(self.config),
+                   "failed": [o for o in self.outcomes if o.get("status") == "failed"],
+                   "skipped": [o for o in self.outcomes if o.get("status") == "skipped"]}
             if int(exitstatus) == pytest.ExitCode.INTERRUPTED:
                 top["partial"] = {"reason": "interrupted", "run_ended": False, "items_in_file": len(self.outcomes)}
             document = merged_document(self.config, self.benchmarks, self.machine_extra(), top)
-            write_json(self.config, document, lambda path, text: atomic_write_text(path, text))
+            write_json(self.config, document, atomic_write_text)
 
     @pytest.hookimpl(trylast=True)
     def pytest_terminal_summary(self, terminalreporter) -> None:
         if not self.outcomes:
             return
-        from .terminal import write_summary
+        from .run_notes import write_summary
 
         workers = len({worker for per_worker in self.machines.values() for worker in per_worker})
         write_summary(terminalreporter, self.outcomes, {}, self.traits_of, title=f"tlbench (merged from {workers} workers)")
