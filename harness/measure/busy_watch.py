@@ -1,21 +1,11 @@
 """Name the suite code a worker is running once a stage has run for a few seconds.
 
-Contract: ``BusyWatch(send, after_s=3.0, every_s=5.0)`` is held by the device worker
-(harness/measure/worker_main.py) for its whole life; ``start()`` starts its one daemon thread.
-``begin(stage)`` (the worker's main thread, before each backend stage) and ``end()`` (after each request) say
-what the main thread is doing.  Once one stage has run ``after_s`` seconds, the thread sends a ``Busy``
-(harness/measure/worker_messages.py) through ``send`` (the worker's own locked sender), again every
-``every_s`` while the stage lasts; the session shows it as a progress line of its own
-(harness/measure/worker_session.py).  ``where`` is ``where_running(frame)`` of the main thread's current
-frame: the innermost frame of suite code (neither this tool's, ``tool_dirs``: harness/ and backends/ of this
-checkout, nor Python's or an installed package's) that this tool's code called, library frames between them
-aside - the suite's callable (its ``inputs``, reference, vendor, a body factory), however deep its own helpers
-go - as ``name (file:line)``, the line it is on now; where the main thread runs no suite code (it waits for a
-compile), the first other thread that does (``where_any_thread``: a body factory in the compile pool); where
-none does (``NO_SUITE_CODE``: tlbench or the compiler at work, which its phase's own progress line covers)
-nothing is sent.  A line is sent only while the stage it was due in still runs (``send_if_current``), so it
-never arrives after the request's answer.  ``tool_dirs`` (default ``TOOL_DIRS``) is for tests.  A ``send``
-that fails ends the watch quietly: a progress line never costs an item.  Nothing here measures.
+Contract: ``BusyWatch(send, after_s, every_s)``, held by the worker for its life; ``start()`` starts
+its daemon thread; ``begin(stage)`` / ``end()`` bracket each request.  Once a stage has run
+``after_s``, a ``Busy`` goes through ``send`` every ``every_s`` while that stage still runs
+(``send_if_current``), naming ``where_any_thread``: the innermost suite frame (neither ``tool_dirs``
+nor library code) that tool code called, on the main thread or else the first other thread; with
+none (``NO_SUITE_CODE``) nothing is sent. A failing ``send`` ends the watch quietly.
 """
 
 from __future__ import annotations

@@ -1,23 +1,12 @@
-"""Cold builds of a device phase's kernels in child processes, so the device process only loads them.
+"""Cold builds of a device phase's kernels in child processes, so the device process only loads
+them.
 
-Contract: ``CacheWarmer(factory, options, sys_path, processes)`` builds kernels in up to ``processes`` spawned
-child processes, each a fresh backend made from ``factory`` (``module:qualname``, as a device worker makes its
-own) with ``options``; ``warm(case) -> Future`` submits one ``backend.compile(case, cold=False)`` there, a
-build through the caches that fills them (tilelang's kernel cache and the backend's own plan store).  The
-future's result is None, or the error's words: a failed build is only a hint, the device process compiles the
-case itself and reports what it meets.  ``processes(cpus)`` is how many children a host with ``cpus`` usable
-CPUs gets: none under 4 (spawning a child and importing the compiler there costs more than it saves), else one
-per CPU; ``TLBENCH_BUILD_PROCESSES=N`` in the environment sets it (0: builds on threads only), and a value
-that is not a whole number >= 0 raises ``ValueError`` saying so. ``close()`` ends the children; ``pin(cpus)``
-moves them (and those started later) onto ``cpus``, away from the CPUs a device worker times on
-(harness/measure/cpu_plan.py).  ``warmer_for(factory, options, processes)`` is the warmer a pool should use
-for one backend: None where the factory is not importable by name (None) or ``processes`` is 0, else one with
-the current ``sys.path``.
-
-Why processes: kernel builds on threads of one process do not overlap.  Four cold tile builds took 10.0 s one
-after another and 10.9 s on four threads on the 2-core CPU box, and on the 16-core H200 host ten builds on 16
-threads took 35 s, as long as one after another; a child per CPU builds them side by side, and the device
-process's own compile of each is then a cache hit.
+Contract: ``CacheWarmer(factory, options, sys_path, processes)``: ``warm(case) -> Future`` builds
+the case through the caches in one of ``processes`` spawned children (result None, or the failure's
+words: only a hint); ``pin(cpus)`` moves the children; ``close()`` ends them.  ``processes(cpus)``:
+none under ``MIN_CPUS`` CPUs, else one per CPU; ``$TLBENCH_BUILD_PROCESSES`` overrides it (not a
+whole number: ``ValueError``).  ``warmer_for(factory, options, processes)``: None without a factory
+or processes. Processes because builds on threads of one process do not overlap.
 """
 
 from __future__ import annotations

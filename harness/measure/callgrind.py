@@ -1,21 +1,13 @@
-"""Instruction counts of compile items' cold lowering under Valgrind's callgrind, in a child process.
+"""Instruction counts of compile items' cold lowering under Valgrind's callgrind, in a child
+process.
 
 Contract: ``callgrind_reason()`` is None where ``valgrind`` and a C compiler exist, else why not.
-``count_under_callgrind(request)`` times nothing: it builds the client-request helper (``CLIENT_SOURCE``,
-valgrind's own headers) and runs harness/measure/count_child.py in a child process under ``valgrind
---tool=callgrind`` with instrumentation off from the start (``VALGRIND_OPTS=--instr-atstart=no``); the child
-loads the backend from its factory path, warms up uncounted (the backend's own warm-up kernels: imports,
-solver start-up), then counts each item's cold lowering in a fork of itself made for that item alone, between
-client requests (``CALLGRIND_START/STOP_INSTRUMENTATION``, one dump per item, the garbage collector held out
-as in a timed round): an item's count is the same whichever items share its child, in whatever order.  Each
-record names that ``method`` (``COUNT_METHOD``): counts of different methods are never compared.  With
-``device`` it also builds each item once with every process that build starts counted whole
-(``--trace-children=yes``: the device compiler).  Returns ``{item_id: record["instructions"] value}``; any
-fault of the child, a timeout included, is each item's ``absent`` with the reason, never an exception.  The
-child runs in a session of its own (a Ctrl-C to the terminal's group does not reach it): an exception in the
-waiting thread (a KeyboardInterrupt) or the request's ``stop`` event set by the caller (a Ctrl-C met by the
-thread that waits on several children, count_phase.py) kills its whole process group at once and re-raises
-(``Stopped`` for the event).
+``count_under_callgrind(request)`` builds the client-request helper and runs count_child.py under
+``valgrind --tool=callgrind`` with instrumentation off at start; it returns ``{item_id:
+record["instructions"]}``, each naming its ``method`` (``COUNT_METHOD``).  Any child fault, a
+timeout included, is each item's ``absent``.  The child has a session of its own: an exception in
+the waiting thread, or the request's ``stop`` event (``Stopped``), kills its process group and
+re-raises.
 """
 
 from __future__ import annotations

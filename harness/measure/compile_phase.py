@@ -1,35 +1,19 @@
-"""The compile phase of a pytest session: a backend's compile items timed round-robin, ``jobs`` at a time.
+"""The compile phase of a pytest session: a backend's compile items timed round-robin, ``jobs`` at a
+time.
 
-Contract: ``CompilePhase(jobs, make_session, policy, compile_rounds, seed)``; ``outcome(item, phase_items,
-run, shared=None)`` returns the compile item's ``Outcome``. The first call for an item of a backend times
-every untimed item of ``phase_items`` with that backend, in batches: each batch is one ``run_compile_items``
-request to one session (each pass one cold round of every item, harness/measure/runner.py) after the session
-paid the backend's untimed first compile once (``session.setup``).  With ``jobs > 1`` (and ``make_session``)
-the items are split into ``jobs`` shares balanced by ``cost(item)``, each timed in a fresh session from
-``make_session(backend, slot)`` on its own thread and closed after; each outcome records ``compile_jobs`` and
-says so in its ``method``.  ``own_workers(backend)`` sends a backend's items to such a fresh worker even at
-``jobs`` 1 (an overlapped run).  With ``jobs <= 1`` the batch goes to ``shared`` (not closed here); without
-``shared`` every item is ``run(item)``, one by one. With ``board`` each backend's phase is a line of its own:
-the setup, then timed rounds done of all with an ETA (the jobs' counts summed); it ends ``done``, or
-``interrupted`` with the count reached (a Ctrl-C), or ``stopped by <exception>``.  ``seconds`` keeps each
-backend's setup, rounds and count wall seconds; ``setup_parts[backend]`` where the setup went
-(setup_compile.setup_account; with jobs, the slowest job's).  A batch that comes back as one failed
-``Outcome`` (its worker died or hung mid-batch) is timed again one by one through ``session.run``, so only the
-crashing item fails; one ``interrupted`` Outcome is every item's, and nothing is timed again.  With
-``side_by_side(backend)`` (an overlapped run: the other backends -> their shared session, None for fresh
-workers) the first call times every listed backend's untimed items too, each on a thread of its own;
-``together[backend]`` names the backends timed at the same time.  With ``count``
-(harness/measure/count_phase.py) the records get their instruction counts once every round of every phase run
-at that time is taken; an interrupted phase is not counted.  An item the phase did not hold is timed through
-``run``.
+Contract: ``CompilePhase(...).outcome(item, phase_items, run, shared=None)`` returns the compile
+item's ``Outcome``.  The first call for a backend times all its untimed items of ``phase_items`` in
+batches, each one ``run_compile_items`` request after the session's untimed ``setup``: with ``jobs >
+1`` (or ``own_workers(backend)``) in ``jobs`` shares balanced by ``cost``, each in a fresh
+``make_session(backend, slot)`` on its own thread (records get ``compile_jobs``); else in
+``shared``; without either, ``run(item)`` one by one.  A batch that comes back as one failed
+``Outcome`` (its worker died) is retried one by one; one ``interrupted`` Outcome is every item's.
+``side_by_side(backend)`` adds the other backends' phases, each on its own thread (``together``
+names them).  ``count`` adds instruction counts after every round is taken. ``board`` gets a line
+per phase; ``seconds`` / ``setup_s`` / ``setup_parts`` say where the time went.
 
-Why round-robin (measured on the 2-core CPU box): each core has slow spells of 0.5-3 s
-(sometimes ~10 s) that stretch a lowering 1.5-1.75x; one item's rounds back to back take about
-1 s, so a spell often covered all of them.  A pass apart, a spell costs one round of several items.
-
-Why timing compiles side by side is sound: the compile gate judges CPU seconds divided by a
-machine probe timed after every round in the same process, and CPU seconds do not count the
-time a process waits for a core; the record names the parallel condition all the same.
+Round-robin because a core's slow spells (0.5-3 s) would otherwise cover all rounds of one item;
+timing compiles side by side is sound because the gate judges CPU seconds over a machine probe.
 """
 
 from __future__ import annotations

@@ -1,21 +1,12 @@
 """The process that runs under callgrind and counts compile items' cold lowerings.
 
-Contract: ``python -m tlbench.harness.measure.count_child REQUEST.pkl ANSWER.json``, started by
-``harness/measure/callgrind.py::count_under_callgrind`` under ``valgrind --tool=callgrind`` with
-``VALGRIND_OPTS=--instr-atstart=no``: nothing is instrumented until a client request turns it on.  It loads
-the client-request helper (``lib``) and the backend (``factory`` with ``options``), refuses to count when not
-under Valgrind, and warms up uncounted: the backend's own warm-up kernels (``warm_up_compile()``), or, for a
-backend without one (or where it failed), the cold lowering of the first item.  Then each item is counted in a
-fork of that warmed-up process made for it alone, so no item's count depends on which items this child counted
-before it (the selection, the shard, the order): in the fork, a full garbage collection, the collector frozen
-and disabled, ``tlbench_start()`` (zero + start instrumentation), the backend's cold lowering
-(``lower(case)``; ``compile(case, cold=True)`` for a backend without ``lower``), ``tlbench_stop(name)`` (stop
-+ dump under ``name``, in the fork's own ``cg.<pid>.N`` file). With ``device`` the fork then builds the case
-once more (``compile(case, cold=True)``) with ``VALGRIND_OPTS`` set to instrument from the start, so every
-process that build starts (traced by ``--trace-children=yes``) is counted whole in its own dump file; the fork
-stays uninstrumented meanwhile.  A fork that ends without reporting is that item's error (how it ended), never
-the child's.  ANSWER.json: ``{"setup_s", "warm_up", "items": {item_id: {"dump", "wall_s", "error"?,
-"device_files"?, ...}}}``; ``warm_up`` is ``WARM_UP_OWN`` or ``WARM_UP_FIRST``.
+Contract: ``python -m tlbench.harness.measure.count_child REQUEST.pkl ANSWER.json`` (started by
+callgrind.py with ``VALGRIND_OPTS=--instr-atstart=no``).  It refuses to count outside Valgrind (exit
+2), loads the backend, warms up uncounted (``warm_up_compile()``, else the first item's lowering),
+then counts each item's cold lowering in a fork of its own between ``tlbench_start()`` /
+``tlbench_stop(name)``, the collector frozen; with ``device`` the fork builds once more with every
+started process counted.  ANSWER: ``{"setup_s", "warm_up", "items": {item_id: {"dump", "wall_s",
+"error"?, "device_files"?, ...}}}``.
 """
 
 from __future__ import annotations

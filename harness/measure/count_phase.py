@@ -1,18 +1,10 @@
 """Instruction counts for a backend's compile items, after their timed rounds.
 
-Contract: ``InstructionCounting(mode, subset, device, factory_of, options, env_of)`` is called as
-``counting(backend, batch, outcomes)`` by the compile phase (harness/measure/compile_phase.py) once a
-backend's batch of compile items has been timed (``outcomes``: item id -> ``Outcome``).  Every timed outcome
-of the batch leaves with a ``record["instructions"]`` (harness/measure/instructions.py): the hardware counts
-its rounds took where the machine has a counter; else, in mode ``subset`` / ``all`` (``auto``: as ``all``
-where ``callgrind_missing()`` is None - valgrind installed - else as ``hardware``, with that reason),
-callgrind's count of its cold lowering (harness/measure/callgrind.py, after the rounds, so it never overlaps a
-timed round: ``jobs`` child processes side by side, the items dealt by their timed rounds' cost, each child's
-cheapest item first - for a backend without warm-up kernels of its own the uncounted warm-up lowering is that
-one; each item is counted in a fork of its own, so a count depends neither on what else runs nor on which
-items share its child; ``subset`` counts ``subset`` items per backend among those whose median timed round
-took ``max_lowering_s`` or less); else ``absent`` with the reason.  Counting is never a sample and never moves
-a time.  A Ctrl-C while children count kills them at once (their requests' ``stop`` event) and re-raises.
+Contract: ``InstructionCounting(...)(backend, batch, outcomes)`` gives every timed outcome of the
+batch a ``record["instructions"]``: its rounds' hardware counts where there were; else, in mode
+``subset`` / ``all`` (``auto``: ``all`` where callgrind can count), callgrind's count of its cold
+lowering in ``jobs`` children (``count_shares``), after the rounds; else ``absent`` with the reason.
+A Ctrl-C kills the children and re-raises.
 """
 
 from __future__ import annotations

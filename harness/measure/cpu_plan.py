@@ -1,24 +1,13 @@
-"""Which CPUs do what when compile work runs beside device timing: the device workers keep CPUs
-of their own, everything else is pinned away from them.
+"""Which CPUs do what when compile work runs beside device timing.
 
-Contract: ``CpuPlan.split(usable, device_workers, siblings_of, min_compile)`` gives each of ``device_workers``
-workers (keys such as ``"nvidia:0"``) one CPU of its own, the highest numbered ones, together with that CPU's
-SMT siblings (``siblings_of(cpu)``: the CPUs sharing its core, read from sysfs by default), and leaves the
-rest to compile work (compile jobs, the device workers' build children, instruction-count children, the pytest
-process itself); None when fewer than ``min_compile`` CPUs would be left.  ``pin(cpus, pid=0)`` sets the
-affinity of every thread of a process (``/proc/<pid>/task``; affinity is per thread on Linux, and a thread
-made later inherits its creator's), falling back to the one call where there is no /proc;
-``pin_from_environment()`` is what a worker process does first: pin itself to ``$TLBENCH_CPUS`` when set
-(``$TLBENCH_BUILD_CPUS``: where its build children go, ``build_cpus_from_environment()``).  ``describe(cpus)``
-writes a set as ranges ("0-13,16").  ``usable_cpus()``: the CPUs this process may run on; ``resolve_jobs``:
-``--tlbench-compile-jobs`` as a number. ``renice(nice, pid=0)`` sets the nice value of every thread of a
-process (per thread on Linux, inherited by threads and children made later); ``nice_from_environment()`` is
-what a worker does after pinning: take ``$TLBENCH_NICE`` when set.  Compile-job workers of an overlapped run
-run at ``COMPILE_NICE``: kernel builds for the device phase (the device worker's build children, at the normal
-priority) share their CPUs, and the device phase waits for those builds while the compile items only need to
-end before it does.  A compile item's time is the CPU seconds of its rounds over a machine probe timed in the
-same process (harness/measure/runner.py): waiting for a CPU is not counted in either. Nothing here measures;
-the plan only keeps compile load off the CPUs a timed batch runs on.
+Contract: ``CpuPlan.split(usable, device_workers, siblings_of, min_compile)`` gives each device
+worker the highest free CPU and its SMT siblings and leaves the rest to compile work; None when
+fewer than ``min_compile`` would be left.  ``pin(cpus, pid)`` / ``renice(nice, pid)`` act on every
+thread of a process; ``pin_from_environment`` / ``nice_from_environment`` /
+``build_cpus_from_environment`` read ``$TLBENCH_CPUS`` / ``$TLBENCH_NICE`` / ``$TLBENCH_BUILD_CPUS``
+(a worker's first acts).  ``parse`` / ``describe`` read and write "0-3,8".  ``usable_cpus()``: this
+process's affinity; ``resolve_jobs``: ``--tlbench-compile-jobs`` as a number (raises ValueError).
+Compile jobs beside device timing run at ``COMPILE_NICE``.  Nothing here measures.
 """
 
 from __future__ import annotations

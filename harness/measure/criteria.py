@@ -1,12 +1,8 @@
 """Stopping criteria: named objects that say when an item has enough samples.
 
-Contract: a criterion is built by ``make_criterion(spec)`` from a spec string ``NAME[:key=value,...]`` (the
-``--tlbench-criterion`` option), e.g. ``median-ci:rel=0.005`` or ``stdrel:max_noise=0.01``.
-``is_finished(samples)`` answers after each round; ``progress(samples)`` is the quantity compared with the
-target (written into notes when an item stops at a cap first); ``describe()`` is the ``{"name", "params"}``
-dict stored in each record.  The model is nvbench's ``stopping_criterion`` (named, parametrized, registered),
-without its code.  Caps (max samples, max seconds) are not criteria: the scheduler applies them and marks the
-item CAPPED when it stops there before its criterion is met.
+Contract: ``make_criterion(spec)`` reads ``NAME[:key=value,...]`` (``--tlbench-criterion``; else
+``CriterionError``); ``is_finished(samples)``, ``progress(samples)`` (the value compared with the
+target), ``describe()`` (``{"name", "params"}``, stored in each record).  Caps are not criteria.
 """
 
 from __future__ import annotations

@@ -1,28 +1,14 @@
-"""The device phase of a pytest session: a backend's selected device items, measured in
-interleaved rounds one piece at a time on each of its devices.
+"""The device phase of a pytest session: a backend's device items measured in interleaved rounds,
+one piece at a time on each of its devices.
 
-Contract: ``DevicePhase.outcome(item, backend, phase_items, ctx)`` returns the item's ``Outcome``.  The first
-call for an item of a backend plans that backend's items of ``phase_items`` into pieces
-(harness/measure/device_pieces.py: one per problem on one device; on N devices each problem's kernels dealt
-into N pieces, largest first) and starts measuring them (harness/measure/piece_runner.py): each piece - its
-kernels and the vendor copy of the device that takes it - in interleaved rounds through one ``DeviceSession``
-made by ``make_session(backend, ctx, device)`` (default ``InProcessSession``; the worker sessions plug in
-here).  ``devices_for(backend)`` says how many devices measure it (1 unless the run spreads a backend over
-several); ``background`` (worker sessions) measures in threads while pytest goes on, one per device, each
-taking the next piece when free; otherwise the calling thread measures a piece when it needs one.  Every
-finished piece is handed, in the calling thread, to ``on_chunk([(item, outcome), ...])`` (the plugin finishes
-and journals them there, so a run killed later keeps them) and stored; each later call hands its item the
-stored one.  A timed outcome gets the measuring session's ``device_info["uuid"]`` as ``device_uuid`` when the
-session knows it.  A vendor copy that a device measures again with a second piece of the same problem keeps
-its first outcome (the second only pairs that piece's rounds).  An item that was not in the phase, one asked
-for again, one no piece covered, or a policy that does not interleave is measured on its own through the same
-loop and a session of the same factory (a vendor copy on its own device when the backend is spread, else
-device 0), after the backend's pieces are all in.  ``start(backend, items, ctx)`` starts a backend's phase
-before its first item asks (an overlapped run, harness/measure/overlap.py).  ``wait_idle()`` hands over every
-piece still running (the compile phase calls it where the run does not overlap: timed compiles then never run
-beside device timing); ``cancel()`` starts no further piece (an interrupted session).  Items resumed from a
-journal are left out of ``phase_items`` by the caller.  One instance per pytest session (kept in
-``config.stash``): no global state.
+Contract: ``DevicePhase.outcome(item, backend, phase_items, ctx)`` returns the item's ``Outcome``.
+The first call for a backend plans its items of ``phase_items`` into pieces (device_pieces.py) and
+measures them (piece_runner.py), each piece through one ``make_session(backend, ctx, device)``;
+``background`` measures on threads, one per device (``devices_for(backend)``).  Each finished piece
+goes to ``on_chunk(pairs)`` in the calling thread and is stored for its items; a timed outcome gets
+the session's ``device_uuid``.  An item no piece covered (or without interleave) is measured on its
+own, after the pieces.  ``start`` begins a backend's phase early, ``wait_idle()`` hands over every
+piece, ``cancel()`` starts no further piece.
 """
 
 from __future__ import annotations

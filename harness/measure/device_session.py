@@ -1,24 +1,12 @@
 """The device-execution seam: what the round-robin scheduler asks of a device.
 
-Contract: a ``DeviceSession`` executes items on one device.
-- ``prepare(item) -> Prepared | Outcome``: compile (through the session's cache), make the
-  inputs, check once against the reference; an ``Outcome`` (skipped/failed, with the stage
-  and words) when the item cannot be timed, else a small picklable ``Prepared`` (with the
-  dtypes of the input tensors, where the family reports them: ``kernel_traits.input_dtypes``).
-- ``sample(item, k) -> Batch``: k kernel-only samples of a prepared item (L2 flush as the backend's timer
-  defines it) and the device telemetry right after them (None where the backend reads none).
-- ``close()``.
-Arguments and results are plain picklable data (``BenchItem``, floats, dicts, dataclasses
-of those), so the same calls can cross a process boundary (robust's ``WorkerSession``).
-An exception from ``prepare`` / ``sample`` fails that item only; the scheduler catches it.
-A ``SuiteCodeError`` from the inputs or the check (the suite's own code raised) is returned
-as the item's failed ``Outcome`` with its one line; a problem whose inputs raised fails each
-of its items with the same line, without calling the suite's inputs again.
-``InProcessSession(backend, ctx)`` is the in-process implementation; ``WorkerDeviceSession(worker,
-ctx)`` runs it in a worker process (its ``close`` ends the phase, not the worker).  Inputs are made once
-per problem (or per ``kernel_traits.inputs_key``: a family whose inputs depend on part of the
-config gets ``make_inputs(problem, seed, config)``) and shared by its items (a check
-rewrites only the output).
+Contract: a ``DeviceSession`` has ``prepare(item) -> Prepared | Outcome`` (gate, compile, inputs,
+one check; an ``Outcome`` when the item cannot be timed), ``sample(item, k) -> Batch`` (k samples
+and the telemetry after them) and ``close()``; all arguments and results are picklable.  A
+``SuiteCodeError`` from the inputs or check fails the item with its line (inputs made once per
+``inputs_key``, shared, a failure included).  ``InProcessSession(backend, ctx)`` runs here;
+``WorkerDeviceSession(worker, ctx)`` runs in a ``WorkerSession`` (its ``close`` ends the phase, not
+the worker).
 """
 
 from __future__ import annotations

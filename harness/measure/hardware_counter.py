@@ -1,14 +1,10 @@
 """The hardware instruction counter of this thread, where the machine has one (``perf_event_open``).
 
-Contract: ``HardwareCounter.open()`` returns two disabled user-space instruction counters
-(``PERF_COUNT_HW_INSTRUCTIONS``, kernel and hypervisor excluded) of the calling thread, one of them inherited
-by the threads and processes it starts, or a one-line reason there is none (``hardware_words``: the errno, and
-what it usually means); ``count(work)`` runs ``work`` between enable and disable and returns its result with
-(instructions of this thread and what it started, of what it started alone), or None where the counter would
-not start or stop (``work`` then ran uncounted).  The counters are closed after one ``count``.
-``hardware_reason()`` is None where a counter opens; ``hardware_record(...)`` is a compile item's
-``record["instructions"]`` from its rounds' counts (harness/measure/runner.py). Linux only; the syscall number
-is per architecture.
+Contract: ``HardwareCounter.open()``: two user-space instruction counters of this thread (one
+inherited by what it starts), or a one-line reason (``hardware_words``); ``count(work)``:
+``work()``'s result and (total, children) instructions, or None where the counter failed; closed
+after one ``count``. ``hardware_reason()``: None where a counter opens.  ``hardware_record(...)``: a
+compile item's ``record["instructions"]``.  Linux only.
 """
 
 from __future__ import annotations

@@ -1,20 +1,11 @@
 """Instructions executed by a compile item's cold lowering: a compile metric that load cannot move.
 
-Contract:
-- ``MODES`` / ``add_options(group)``: ``--tlbench-instructions auto|hardware|subset|all`` (default ``auto``),
-  ``--tlbench-instructions-subset N`` (default 2), ``--tlbench-instructions-jobs N|auto`` (callgrind children
-  side by side; ``count_jobs`` resolves it: auto is one per usable CPU), ``--tlbench-instructions-device``.
-  ``hardware``: a hardware counter where the machine has one (harness/measure/hardware_counter.py; it costs
-  nothing, so every timed round is counted), nothing else; ``subset`` / ``all``: the same, else Valgrind's
-  callgrind (harness/measure/callgrind.py) on ``N`` items per backend of the session (``subset_of``) or on
-  every compile item (harness/measure/count_phase.py); ``auto``: ``all`` where valgrind is installed, else
-  ``hardware`` (in the quick scope ``hardware``: harness/pytest_plugin/counting.py).
-- ``absent(reason)`` is the record value where nothing was counted; ``host_cpu()`` the CPU model.
-
-The record value, ``record["instructions"]``: ``counter`` (``callgrind`` | ``hardware``), ``event``,
-``isolation`` (how only the timed work was counted), ``cpu``, ``lowering`` (one count per counted call),
-optionally ``device_compiler`` (the device compiler's processes) or ``device_compiler_absent``, and the cost
-of counting (``count_wall_s``, ``child_wall_s``). Counts are numbers of instructions, never times.
+Contract: ``add_options(group)``: ``--tlbench-instructions auto|hardware|subset|all``,
+``--tlbench-instructions-subset N``, ``--tlbench-instructions-jobs N|auto`` (``count_jobs``), and
+``--tlbench-instructions-device``.  ``absent(reason)`` is the record value where nothing was
+counted, ``host_cpu()`` the CPU model, ``subset_of(items, n)`` the same ``n`` items every run.  The
+record value ``record["instructions"]`` has ``counter``, ``event``, ``isolation``, ``cpu``,
+``lowering`` (counts, never times) and the cost of counting.
 """
 
 from __future__ import annotations

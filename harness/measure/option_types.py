@@ -1,11 +1,9 @@
 """Option values checked where pytest parses them: a bad value is pytest's usage error.
 
-Contract: ``positive_float`` / ``non_negative_float`` / ``positive_int`` / ``fraction`` are argparse ``type=``
-callables for ``--tlbench-*`` options (timeouts and caps > 0, a cap where 0 means none >= 0, rounds and counts
->= 1, a threshold in (0, 1)); a bad value raises ``argparse.ArgumentTypeError``, which pytest prints under its
-usage line and exits with its usage-error status, before anything runs. ``check_devices(option, traits)``
-raises ``pytest.UsageError`` when ``--tlbench-devices`` names a device that none of the backends sees (where a
-backend can list its devices), or is not a comma list of ids.
+Contract: ``positive_float`` / ``non_negative_float`` / ``positive_int`` / ``fraction`` are argparse
+``type=`` callables (raise ``argparse.ArgumentTypeError``); ``check_devices(option, traits)`` raises
+``pytest.UsageError`` for a ``--tlbench-devices`` list that is malformed or names a device no
+backend sees.
 """
 
 from __future__ import annotations

@@ -1,14 +1,9 @@
 """What running one item produced, what a run needs, and the gate before any work.
 
-Contract: ``Outcome`` is ``timed`` (samples and the record for ``extra_info``), ``skipped`` (reason),
-``failed`` (stage and words, and where an exception made it the full ``traceback`` as text: the user's code or
-the compiler pass that raised, its cause chain included, read where it was raised - in a worker or build
-process too - so it crosses process boundaries as plain text; ``traceback_of(exc)``) or ``interrupted`` (the
-run was interrupted while the item was under way: not a kernel failure, never recorded;
-harness/measure/interrupt.py); it is plain picklable data.  ``RunContext`` carries the policy, seed and the
-(pooled, cached) compile function of a session.  ``gate(item, backend)`` returns the ``skipped`` Outcome for
-an item that must not run here (backend cannot compile, predicted rejection the suite skips on, over budget,
-no device), else None.
+Contract: ``Outcome`` is ``timed`` (samples, record), ``skipped`` (reason), ``failed`` (stage,
+words, ``traceback`` as text: ``traceback_of(exc)``) or ``interrupted``; plain picklable data.
+``RunContext``: a session's policy, seed and compile function.  ``gate(item, backend)`` is the
+``skipped`` Outcome for an item that must not run here, else None.
 """
 
 from __future__ import annotations

@@ -1,21 +1,12 @@
 """Pieces of a device phase measured on one or more devices, and handed over as they end.
 
-Contract: ``PieceRunner(pieces, devices, measure_piece, background)``, once ``start()``ed, measures every
-``Piece`` (harness/measure/device_pieces.py) once, through ``measure_piece(piece, device)``
-(which returns ``[(item, outcome), ...]``), and ``next_done()`` returns the pairs of one
-finished piece at a time, in the order pieces end, then None once all are handed over.
-- ``background`` True: one thread per device takes the next piece from the queue whenever it is free (the
-  threads only drive the device sessions; with worker sessions the measuring runs in the workers' processes),
-  while the caller goes on; ``next_done`` waits for the next piece to end.
-- ``background`` False: nothing runs until asked: ``next_done`` measures the next piece on
-  device 0 in the calling thread (in-process sessions, where the caller's thread is the one
-  that owns the device).
-A piece whose measurement raises is handed over as failed outcomes of all its items, with
-the exception's words (``interrupted`` ones where it was an interrupt), so no caller waits for an item that will never come.
-``cancel()`` starts no further piece.  ``devices_used`` says which devices took pieces.  ``MergedProgress`` folds the progress
-reports (harness/measure/rounds.py ``LoopProgress``) of pieces measured at the same time on
-several devices into one stream that only grows, for one progress line.  No global state;
-one instance per (backend, phase).
+Contract: ``PieceRunner(pieces, devices, measure_piece, background)`` measures every piece once
+through ``measure_piece(piece, device) -> [(item, outcome)]``; ``next_done(tick)`` returns one
+finished piece's pairs at a time, then None.  ``background``: a thread per device takes pieces while
+the caller goes on; else ``next_done`` measures the next piece on device 0 itself.  A piece that
+raises comes back as failed (or interrupted) outcomes of all its items.  ``cancel()`` starts no
+further piece.  ``MergedProgress`` folds concurrent pieces' ``LoopProgress`` into one growing
+stream.
 """
 
 from __future__ import annotations

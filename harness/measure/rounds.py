@@ -1,26 +1,14 @@
 """The one measurement loop: warmup, interleaved rounds, stopping, caps, drift, re-measure.
 
-Contract: ``measure_items(session, items, policy)`` drives any ``DeviceSession`` and returns
-one ``Outcome`` per item, in the order given.  Steps:
-1. ``prepare`` every item (a skipped/failed Outcome ends that item; an exception fails it
-   with its words, stage "run"; the others go on).
-2. Clock warmup: batches of the first item until the SM clock (telemetry) and the batch
-   median both settle within 1 % of the previous batch, at most ``policy.clock_warmup_s``;
-   then ``policy.warmup`` discarded calls per item.
-3. Rounds: ``policy.rounds`` round-robin passes (the order rotates each pass), each taking ``policy.batch``
-   samples of every item; then more passes for items whose stopping criterion is unmet, until it is met or a
-   cap (``max_samples``, ``max_seconds`` of sampling) stops them: CAPPED.  With ``policy.interleave`` False
-   the same loop runs one item at a time.  A batch whose SM clock reads below ``throttle_threshold`` of the
-   warm clock is discarded and retaken after a pause (nvbench's throttle rule), twice at most.
-4. Drift: a level shift or trend in an item's batch medians (harness/measure/drift.py) is
-   re-measured once (with its problem's vendor item, so per-round ratios stay paired); if
-   the re-measurement drifts too, the item is DRIFT.
-The record's ``measurement`` block keeps the criterion, status, every batch (attempt, round,
-median, telemetry), the final attempt's per-round medians, the per-round ratio to the
-vendor item of the same problem, the warmup and the caps; ``summary.status`` is
-``clean`` / ``CAPPED`` / ``DRIFT``; notes say the same in words.
-``progress`` (optional) is called with a ``LoopProgress`` after each item's preparation and
-each batch, and once more at the end (``finished``): a progress line, nothing measured.
+Contract: ``measure_items(session, items, policy, clock, sleep, progress)`` drives a
+``DeviceSession`` and returns one ``Outcome`` per item, in order: ``prepare`` each item (an Outcome
+or exception ends it); warm the clock on the first item until SM clock and batch median settle
+within 1 % (at most ``clock_warmup_s``), then ``warmup`` discarded calls per item; ``rounds``
+round-robin passes of ``batch`` samples (rotating order), more until the criterion is met or a cap
+stops the item (CAPPED); a throttled batch is retaken twice at most.  An item whose batch medians
+drift (drift.py) is re-measured once with its problem's vendor item; drifting again makes it DRIFT.
+The record's ``measurement`` block keeps every batch, the round medians and vendor ratios;
+``progress`` gets a ``LoopProgress`` after each unit.
 """
 
 from __future__ import annotations

@@ -1,14 +1,9 @@
 """Runs one benchmark item through its backend and says what happened.  No pytest here.
 
-Contract: ``run_item(item, backend, ctx)`` returns an ``Outcome``: ``timed`` with samples and the record for
-``extra_info``, ``skipped`` with a reason (backend unavailable, over the on-chip budget - scope, bytes needed,
-capacity -, hardware absent), or ``failed`` with the compiler's words or the correctness check's.  A compile
-item is timed here (``compile_rounds`` cold rounds; see ``_compile_step`` for the one cold build a backend
-with ``lower`` pays once); many compile items at once: ``run_compile_items`` (round-robin rounds, one outcome
-per item; ``run_item`` is its one-item case).  A device item goes through the one measurement loop
-(harness/measure/rounds.py) on an ``InProcessSession``: availability, budget, hardware, compile (through the
-session's ``CompilePool``), check against the reference on fresh inputs, then timing.  A wrong kernel is never
-timed.  Many device items at once: ``run_device_items`` (interleaved rounds).
+Contract: ``run_item(item, backend, ctx)`` returns an ``Outcome`` (timed, skipped or failed; never
+raises for a kernel's faults).  Compile items: ``run_compile_items`` times ``compile_rounds`` cold
+rounds round-robin (one outcome per item).  Device items: ``run_device_items`` through the loop of
+rounds.py on a ``DeviceSession``; a wrong kernel is never timed.
 """
 
 from __future__ import annotations

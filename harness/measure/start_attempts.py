@@ -1,10 +1,8 @@
-"""How many starts of a worker in a row have failed, and the words an item gets once no
-further start is tried (harness/measure/worker_session.py).
+"""How many starts of a worker in a row have failed (worker_session.py).
 
-Contract: ``StartAttempts(limit)``: ``failed(words)`` notes a start that died or hung before ``ready``;
-``succeeded()`` forgets the failures (a worker answered ``ready``); ``any_failed``: one has failed since;
-``exhausted`` is True once ``limit`` starts in a row have failed; ``refusal(backend)`` is the error text of an
-item that no worker was started for: how many starts failed, the last one's words, and what to do about it.
+Contract: ``StartAttempts(limit)``: ``failed(words)``, ``succeeded()``, ``any_failed``,
+``exhausted`` (``limit`` failures in a row) and ``refusal(backend)``: the error text of an item no
+worker was started for.
 """
 
 from __future__ import annotations

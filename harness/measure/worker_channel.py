@@ -1,23 +1,13 @@
-"""One worker process and the channel to it: start it, wait for its messages, end it, read its last words.
+"""One worker process and the channel to it: start it, wait for its messages, end it, read its last
+words.
 
-Contract: a ``WorkerChannel`` holds at most one process at a time (harness/measure/worker_session.py
-owns the policy: restarts, limits, what a death means for an item).
-- ``spawn(log, env, init)`` starts ``python -m tlbench.harness.measure.worker_main FD`` with its
-  stdout and stderr in the file ``log``, its environment ``env``, and sends ``init`` as its first
-  message.  A process already held is the caller's to ``kill`` first.
-- ``started``: a process was spawned and not yet killed; ``alive``: it is running; ``pid``: its
-  pid (None: none held); ``log``: the file it writes to.
-- ``send(message)`` sends to the process held (the socket's own ``OSError`` when it is gone).
-- ``receive(wanted, limit_s, on_other, tick)``: messages (harness/measure/worker_messages.py) until
-  one of a type in ``wanted``, which it returns.  Every other message goes to ``on_other(message)``, which may
-  return a new limit (seconds from now) that replaces the running one; ``tick()`` (optional) is
-  called at least every ``TICK_S`` while waiting.  Raises ``WorkerDied`` when the channel closes
-  and ``WorkerTimedOut(limit_s)`` when no wanted message came within the limit.
-- ``wait_exit(timeout_s)``: the process's exit status once it has ended within ``timeout_s``
-  (None: still running, or none held).  ``exit_account()``: how it ended, in words
-  (harness/measure/worker_spec.py::exit_words), and the last lines it printed.
-- ``kill()`` ends the process (killed if running, always waited for) and closes the channel; a
-  second call does nothing.
+Contract: ``WorkerChannel`` holds at most one process.  ``spawn(log, env, init)`` starts
+``worker_main FD`` writing to ``log`` and sends ``init``; ``started`` / ``alive`` / ``pid`` /
+``log``; ``send(message)``; ``receive(wanted, limit_s, on_other, tick)`` returns the first message
+of type ``wanted`` (others go to ``on_other``, which may return a new limit; ``tick`` every
+``TICK_S``), raising ``WorkerDied`` on EOF and ``WorkerTimedOut(limit_s)``;
+``wait_exit(timeout_s)``; ``exit_account()``: how it ended and its last lines; ``kill()`` ends and
+reaps it (idempotent).
 """
 
 from __future__ import annotations

@@ -1,44 +1,18 @@
-"""The device worker process: hosts one backend and runs items for ``WorkerSession``.
+"""The device worker process: hosts one backend and answers ``WorkerSession``'s requests.
 
-Contract: started by harness/measure/worker_session.py as ``python -m tlbench.harness.measure.worker_main FD``
-with one end of a socket pair on ``FD``; the messages are harness/measure/worker_messages.py's.  The first is
-``Init``: its ``warm_up`` (a device worker's traits' ``runtime_warm_up``; None for a compile job's) starts at
-once in a thread of its own, before the backend is built; the worker builds the backend, starts its device
-runtime (``device_info``), with ``compile_warm_up`` runs the backend's optional ``warm_up_compile()`` and
-answers ``Ready``.  The first request other than ``Prefetch`` waits for the runtime's warm-up.  Then, in
-order:
-- ``Prefetch``: warm compiles in a thread pool, submitted from a thread of their own so the next
-  request is answered meanwhile (no answer);
-- ``Pin``: every thread of this worker onto ``cpus``, its build children onto ``build_cpus``
-  (harness/measure/cpu_plan.py; no answer).  ``$TLBENCH_CPUS`` / ``$TLBENCH_BUILD_CPUS`` do the
-  same from the start;
-- ``Setup``: the backend's untimed first compile (``setup_compile.pay_setup_once``), or, where
-  the compile warm-up ran, nothing but loading the item (its suite's modules); answer seconds;
-- ``RunItem``: the whole item through ``runner.run_item``; answer an ``Outcome``;
-- ``CompileItems``: compile items timed round-robin through ``runner.run_compile_items``; before each cold
-  call the worker sends ``Stage("compile")`` and ``Progress``; answer one ``Outcome`` per item in order;
-- ``Prepare``: ``prepare`` on this worker's ``InProcessSession`` (harness/measure/device_session.py);
-  answer ``Prepared`` or an ``Outcome``; ``Sample``: answer a ``Batch`` or ``Raised``;
-  ``EndPhase`` drops the session's timers and inputs (no answer);
-- before each backend stage the worker sends ``Stage`` (not for ``Sample``: the session counts a sample
-  request as stage ``run`` from the start, so a batch costs one message each way).  Once a stage (or a sample)
-  has run 3 s, the worker's ``BusyWatch`` (harness/measure/busy_watch.py) sends ``Busy`` every 5 s while it
-  lasts (no answer; sends are locked). Every answer is a ``Done`` whose ``fault`` is True when an exception
-  escaped the device (inputs, check or run stage): the device context may be poisoned (a sticky CUDA error),
-  so the worker exits right after answering and the session starts a fresh one.  A ``SuiteCodeError`` (the
-  suite's own inputs, reference, vendor or check raised) is the item's failure, not a fault: the worker lives,
-  unless the backend's optional ``device_fault()`` says the device is broken;
-- ``Close`` or the socket closing: exit 0.
-A Ctrl-C reaches the worker with its run's process group: the request under way then answers
-``interrupted`` Outcomes (harness/measure/interrupt.py) instead of failures (a KeyboardInterrupt
-is caught per request, and every failure met after the signal is the interrupt's), and the
-worker goes on serving until its session closes it.  The worker dies with its parent
-(``PR_SET_PDEATHSIG`` on Linux), so a killed run leaves no orphan holding the device.
-
-Outcomes cross as plain data (``plain_outcome``).  The originals are kept alive until the
-worker ends with ``os._exit``: compilers put their own objects in plans (tvm-ffi ``String``
-scope and loop names from the Ascend lowering), and releasing those has been seen to
-segfault at interpreter exit; the worker never releases them.
+Contract: ``python -m tlbench.harness.measure.worker_main FD`` (one end of a socket pair on ``FD``;
+messages: harness/measure/worker_messages.py).  ``Init`` first: start the runtime warm-up thread,
+build the backend, start its device runtime, optionally ``warm_up_compile()``, answer ``Ready``.
+Then: ``Prefetch`` / ``Pin`` / ``EndPhase`` (no answer); ``Setup`` (seconds), ``RunItem`` (an
+``Outcome``), ``CompileItems`` (one ``Outcome`` per item, with ``Stage``/``Progress`` before each
+cold call), ``Prepare`` (``Prepared`` or an ``Outcome``), ``Sample`` (``Batch`` or ``Raised``), each
+answered with a ``Done``; ``Stage`` before each backend stage, ``Busy`` from the ``BusyWatch``.
+``Done.fault``: an exception escaped a device stage, the context may be poisoned, so the worker
+exits right after answering (a ``SuiteCodeError`` is no fault unless the backend's
+``device_fault()`` says so).  ``Close`` or EOF: exit 0.  After a Ctrl-C, failures are answered as
+``interrupted``.  The worker dies with its parent. Outcomes cross as plain data; the originals are
+never released (releasing compiler-owned objects in plans has segfaulted at exit), and the worker
+ends with ``os._exit``.
 """
 
 from __future__ import annotations

@@ -1,41 +1,19 @@
 """Run items in a persistent worker process per device, so a fault or a hang costs one item.
 
-Contract: ``WorkerSession(spec, limits)`` owns one worker process (harness/measure/worker_main.py)
-hosting the backend named by ``spec``, started lazily with ``spec.env`` (device pinning) and kept
-for the session so the compile cache and the device context are reused.
-- ``run(item, policy, compile_rounds, seed) -> Outcome`` never raises for the item's own faults.
-  A worker that dies (segfault, abort, a sticky device error it reports) fails the item with the
-  stage it was in and the error text (the exception's words, or the signal and the worker's last
-  lines); the next item gets a fresh worker (``restarts`` counts it).  A stage with no answer
-  within its limit (``Limits``) kills the worker: the item fails with a reason starting
-  ``TIMEOUT``.  Every failed outcome carries ``worker`` = {pid, restarts, restarted, ...}.
-- A worker that dies while compiling other items in the background cannot blame this item:
-  background compiles stop for the session and the item is retried once in a fresh worker.
-- ``prepare`` / ``sample`` are ``DeviceSession``'s calls run in the worker's ``InProcessSession``;
-  ``WorkerDeviceSession(worker, ctx)`` (harness/measure/device_session.py) is the ``DeviceSession`` the
-  scheduler drives over it.  ``prepare`` returns a failed ``Outcome`` on a fault or a hang; ``sample`` raises
-  ``WorkerFault``.  An item prepared in a replaced worker is prepared again before sampling.  ``failures``:
-  per failed item id, the worker's account.
-- ``run_compile_items(items, policy, compile_rounds, seed, progress)``: one ``Outcome`` per item,
-  or one failed ``Outcome`` when the worker died or hung mid-batch (the caller times the items
-  again one by one); ``progress(done, total, eta_s, detail)`` follows the worker's timed rounds.
-- ``setup(item, policy, seed)``: the untimed first compile (``setup_compile.pay_setup_once``).
-- ``prefetch(cases)`` hands cases to the worker's compile pool; ``pin(cpus, build_cpus)`` and
-  ``renice(nice)`` apply now and to a restarted worker; ``device_info`` is the worker's
-  ``Ready``; ``ready_facts()`` waits for it and gives its ``worker_facts``.
-- ``interrupted`` (the session's ``InterruptWatch``): once True, or a worker dies of SIGINT, a
-  request ends as ``interrupted`` (no restart counted, no retry) and no worker is started again;
-  ``sample`` raises ``Interrupted``.
-- ``Limits.startup_attempts`` starts in a row that die or hang before ``Ready``: no worker is
-  started again; every later request fails at once, stage ``startup``, with words that say so,
-  the last start's failure and what to do.
-- ``close()`` ends the worker (one never ``Ready`` is killed) and removes a temporary log
-  directory; a request after ``close`` fails at once instead of starting a worker.
-- ``board`` (harness/pytest_plugin/progress.py; None: no lines): a wait writes the lines due
-  every second (``board.tick()``); a worker's start-up is a line of its own, and so is the suite
-  code a worker has been in for a while (its ``Busy`` messages), ended with the answer.
-- ``WorkerSpec``, ``Limits`` and ``WorkerFault``: harness/measure/worker_spec.py; the process is a
-  ``WorkerChannel`` (harness/measure/worker_channel.py).  ``started``: a worker was started and not ended.
+Contract: ``WorkerSession(spec, limits, log_dir, interrupted, board)`` owns one worker
+(harness/measure/worker_main.py), started lazily with ``spec.env`` and kept for the session.
+- ``run`` / ``run_compile_items`` / ``setup`` / ``prepare`` never raise for an item's own faults: a
+  worker that dies fails the item with its stage and last words, a stage past its ``Limits`` fails
+  it ``TIMEOUT`` (stacks read first); the next request starts a fresh worker (``restarts``).  Failed
+  outcomes carry ``worker`` = {pid, restarts, restarted, ...}; ``failures`` keeps them by item id.
+  A death during background compiles blames no item: prefetching stops and the item is retried once.
+- ``sample`` raises ``WorkerFault`` (``Interrupted`` once interrupted); an item prepared in a
+  replaced worker is prepared again first.  ``WorkerDeviceSession`` (device_session.py) drives
+  these.
+- ``prefetch(cases)``, ``pin(cpus, build_cpus)``, ``renice(nice)``: now and for a restarted worker;
+  ``device_info`` / ``compile_warm_up_s`` come from ``Ready``; ``ready_facts()`` waits for it.
+- After ``interrupted()`` or a SIGINT death requests end ``interrupted``; after ``startup_attempts``
+  failed starts, or ``close()``, every request fails at once, stage ``startup``.
 """
 
 from __future__ import annotations

@@ -1,15 +1,8 @@
 """What a device worker is and how long each of its stages may take.
 
-Contract:
-- ``WorkerSpec``: what the worker process needs to build its backend (the factory as ``module:qualname``, its
-  options), the environment that pins it to a device, and the device runtime's warm-up to run as it starts.
-- ``Limits``: seconds per stage before the worker is killed (``for_stage``), and how many
-  starts in a row may fail before no worker is started again.
-- ``factory_ref(factory)``: the ``module:qualname`` of an importable factory; a lambda or a
-  local function is refused with what to register instead.
-- ``exit_words(returncode)``: how a process ended, in words ("SIGSEGV (signal 11)",
-  "exit status 3", "still running").
-- ``WorkerFault``: an item's device work failed in (or took down) the worker.
+Contract: ``WorkerSpec`` (factory ``module:qualname``, options, pinning env, warm-ups); ``Limits``:
+seconds per stage (``for_stage``) and the starts in a row that may fail; ``factory_ref(factory)`` (a
+lambda or local function raises ValueError); ``exit_words(returncode)``; ``WorkerFault``.
 """
 
 from __future__ import annotations

@@ -1,15 +1,10 @@
-"""What a worker process does before it answers ``ready`` (harness/measure/worker_main.py).
+"""What a worker process does before it answers ``ready`` (worker_main.py); nothing here measures.
 
-Contract:
-- ``start_runtime_warm_up(ref)``: the traits' ``runtime_warm_up`` (``"module:function"``) in a
-  thread of its own, started before the backend is built; the thread, or None.
-- ``warm_device(backend)``: the backend's ``device_info()`` as plain data (it starts the device
-  runtime), {} when it fails (left to the item that meets it).
-- ``worker_facts(backend)``: the backend's ``worker_facts()`` as plain data, or None.
-- ``plain(value)``: ``value`` as JSON-able plain data (anything else as its text).
-- ``warm_up_compile(backend)``: the backend's optional ``warm_up_compile()`` (small kernels of
-  its own through its real lowering), wall seconds, or None where it has none or it failed.
-None of them measures anything; each failure is left to the first item that meets it.
+Contract: ``start_runtime_warm_up(ref)`` runs ``"module:function"`` on a thread (or None);
+``warm_device(backend)``: ``device_info()`` as plain data ({} on failure);
+``worker_facts(backend)``: ``worker_facts()`` as plain data or None; ``warm_up_compile(backend)``:
+its wall seconds, or None; ``plain(value)``: JSON-able data.  Each failure is left to the first item
+that meets it.
 """
 
 from __future__ import annotations
