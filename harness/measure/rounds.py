@@ -14,8 +14,8 @@ The record's ``measurement`` block keeps every batch, the round medians and vend
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Mapping, Sequence
 
 from ..core.cases import MeasurePolicy, VendorCase
 from ..core.record import BenchItem, item_record
@@ -28,7 +28,7 @@ from ..core.stats import median
 
 
 def run_failure(exc: BaseException, plan: Any = None) -> Outcome:
-    """A device item's failure in stage run (the exception's words), or ``interrupted`` where the run was interrupted."""
+    """A device item's failure in stage run, or ``interrupted`` where the run was interrupted."""
     return interrupted_outcome(exc, "run", False) or failed("run", f"{type(exc).__name__}: {exc}", plan, exc=exc)
 
 
@@ -39,9 +39,8 @@ THROTTLE_PAUSE_S = 0.05
 
 @dataclass(frozen=True)
 class LoopProgress:
-    """Where one ``measure_items`` call stands: ``done`` units (items prepared + batches taken) of
-    ``total`` expected (each item's preparation and at least ``min_rounds`` batches, more as stopping
-    criteria ask), and the round under way (1-based; 0 while items are prepared)."""
+    """``done`` units (items prepared + batches taken) of ``total`` expected; ``round`` 1-based
+    (0 while items are prepared)."""
 
     done: int
     total: int
@@ -55,12 +54,52 @@ ProgressCallback = Callable[[LoopProgress], None]
 
 
 @dataclass
+class _BatchRow:
+    """One batch as the record keeps it (``dropped``: a timer change dropped it)."""
+
+    attempt: int
+    round: int
+    n: int
+    median_s: float
+    telemetry: Mapping[str, object] | None
+    throttled: bool
+    discarded_before: int
+    dropped: bool = False
+
+    def as_json(self) -> dict[str, object]:
+        row = asdict(self)
+        if not self.dropped:
+            del row["dropped"]
+        return row
+
+
+@dataclass
+class _Warmup:
+    """The clock warmup (``item`` None: no item ran it; ``ran`` False: there were no items)."""
+
+    batches: int = 0
+    settled: bool = False
+    item: str | None = None
+    seconds: float = 0.0
+    telemetry: Mapping[str, object] | None = None
+    ran: bool = True
+
+    def as_json(self) -> dict[str, object]:
+        if not self.ran:
+            return {}
+        if self.item is None:
+            return {"batches": self.batches, "settled": self.settled}
+        return {"item": self.item, "batches": self.batches, "settled": self.settled,
+                "seconds": self.seconds, "telemetry": self.telemetry}
+
+
+@dataclass
 class _Track:
     item: BenchItem
     prepared: Prepared
     method: str
     samples: list[float] = field(default_factory=list)
-    batches: list[dict[str, Any]] = field(default_factory=list)  # every attempt's batches
+    batches: list[_BatchRow] = field(default_factory=list)  # every attempt's batches
     notes: list[str] = field(default_factory=list)
     attempt: int = 0
     seconds: float = 0.0
@@ -70,12 +109,12 @@ class _Track:
     first_drift: DriftFinding | None = None
     error: Outcome | None = None
 
-    def current(self) -> list[dict[str, Any]]:
-        return [b for b in self.batches if b["attempt"] == self.attempt]
+    def current(self) -> list[_BatchRow]:
+        """The current attempt's batches, less those a timer change dropped."""
+        return [b for b in self.batches if b.attempt == self.attempt and not b.dropped]
 
     def medians(self) -> list[float]:
-        """The current attempt's batch medians, less those a timer change dropped."""
-        return [b["median_s"] for b in self.current() if not b.get("dropped")]
+        return [b.median_s for b in self.current()]
 
 
 @dataclass
@@ -127,13 +166,12 @@ class _Loop:
             track.method = batch.method
             track.samples.clear()
             for b in track.current():
-                b["dropped"] = True
+                b.dropped = True
         # a timer's notes from its batches (why it fell back, what a call of several kernels is timed as)
         track.notes.extend(n for n in batch.notes if n not in track.notes and n not in track.prepared.notes)
         track.samples.extend(batch.samples_s)
-        track.batches.append({"attempt": track.attempt, "round": round_index, "n": len(batch.samples_s),
-                              "median_s": median(batch.samples_s), "telemetry": batch.telemetry, "throttled": throttled,
-                              "discarded_before": discarded})
+        track.batches.append(_BatchRow(track.attempt, round_index, len(batch.samples_s), median(batch.samples_s),
+                                       batch.telemetry, throttled, discarded))
 
     def stop_reason(self, track: _Track, rounds_done: int) -> str:
         if rounds_done >= self.policy.rounds and self.criterion.is_finished(track.samples):
@@ -175,10 +213,10 @@ class _Loop:
                     else:
                         self.remaining[id(t)] = 0
 
-    def warm_up(self, tracks: Sequence[_Track]) -> dict[str, Any]:
+    def warm_up(self, tracks: Sequence[_Track]) -> _Warmup:
         """Clock warmup on the first item that runs; then each item's discarded calls.
         A crash fails the item it happened in (with its words), and the others go on."""
-        info: dict[str, Any] = {"batches": 0, "settled": False}
+        info = _Warmup()
         for first in tracks:
             try:
                 info = self._settle(first)
@@ -193,21 +231,20 @@ class _Loop:
                     t.error = run_failure(exc, t.prepared.plan)
         return info
 
-    def _settle(self, first: _Track) -> dict[str, Any]:
+    def _settle(self, first: _Track) -> _Warmup:
         start = self.clock()
         prev: Batch | None = None
-        info: dict[str, Any] = {"item": first.item.item_id, "batches": 0, "settled": False}
+        info = _Warmup(item=first.item.item_id)
         while True:
             batch = self.session.sample(first.item, self.policy.batch)
-            info["batches"] += 1
+            info.batches += 1
             if prev is not None and _settled(prev, batch):
-                info["settled"] = True
+                info.settled = True
                 break
-            if self.clock() - start >= self.policy.clock_warmup_s and info["batches"] >= 2:
+            if self.clock() - start >= self.policy.clock_warmup_s and info.batches >= 2:
                 break
             prev = batch
-        info["seconds"] = self.clock() - start
-        info["telemetry"] = batch.telemetry
+        info.seconds, info.telemetry = self.clock() - start, batch.telemetry
         self.warm_clock_mhz = (batch.telemetry or {}).get("sm_clock_mhz")
         return info
 
@@ -226,19 +263,18 @@ def _vendor_of(tracks: Sequence[_Track]) -> dict[tuple[str, Any], _Track]:
     return {(t.item.backend, t.item.case.problem): t for t in tracks if isinstance(t.item.case, VendorCase)}
 
 
-def _round_medians(track: _Track) -> dict[int, float]:
+def _round_medians(track: _Track) -> list[float]:
     by_round: dict[int, list[float]] = {}
     for b in track.current():
-        if not b.get("dropped"):
-            by_round.setdefault(b["round"], []).append(b["median_s"])
-    return {r: median(v) for r, v in sorted(by_round.items())}
+        by_round.setdefault(b.round, []).append(b.median_s)
+    return [median(v) for _, v in sorted(by_round.items())]
 
 
 def _vendor_rounds(track: _Track, vendor: _Track | None) -> list[float] | None:
     if vendor is None or vendor is track:
         return None
-    mine = {(b["attempt"], b["round"]): b["median_s"] for b in track.current() if not b.get("dropped")}
-    theirs = {(b["attempt"], b["round"]): b["median_s"] for b in vendor.batches if not b.get("dropped")}
+    mine = {(b.attempt, b.round): b.median_s for b in track.current()}
+    theirs = {(b.attempt, b.round): b.median_s for b in vendor.batches if not b.dropped}
     ratios = [mine[key] / theirs[key] for key in sorted(mine) if key in theirs and theirs[key] > 0]
     return ratios or None
 
@@ -253,7 +289,7 @@ def _cap_note(track: _Track, criterion: StoppingCriterion, policy: MeasurePolicy
     return f"CAPPED: stopped at the {cap} cap before the {criterion.name} criterion was met (value {value:.4g}, {criterion.describe()['params']})"
 
 
-def _record(loop: _Loop, track: _Track, vendor: _Track | None, warmup: dict[str, Any], interleave: bool) -> Outcome:
+def _record(loop: _Loop, track: _Track, vendor: _Track | None, warmup: _Warmup, interleave: bool) -> Outcome:
     p = track.prepared
     notes = list(p.notes) + track.notes
     if track.first_drift is not None:
@@ -263,15 +299,15 @@ def _record(loop: _Loop, track: _Track, vendor: _Track | None, warmup: dict[str,
     if track.stopped_by != "criterion":
         notes.append(_cap_note(track, loop.criterion, loop.policy))
     status = _status(track)
-    rounds = _round_medians(track)
     measurement = {
         "status": status,
         "criterion": {**loop.criterion.describe(), "met": loop.criterion.is_finished(track.samples), "value": loop.criterion.progress(track.samples)},
         "stopped_by": track.stopped_by, "interleaved": interleave, "batch": loop.policy.batch, "min_rounds": loop.policy.rounds,
-        "round_medians_s": list(rounds.values()), "vs_vendor_rounds": _vendor_rounds(track, vendor), "batches": track.batches,
+        "round_medians_s": _round_medians(track), "vs_vendor_rounds": _vendor_rounds(track, vendor),
+        "batches": [b.as_json() for b in track.batches],
         "drift": track.drift.to_dict() if track.drift else None,
         "first_attempt_drift": track.first_drift.to_dict() if track.first_drift else None,
-        "remeasured": track.attempt > 0, "warmup": warmup,
+        "remeasured": track.attempt > 0, "warmup": warmup.as_json(),
         "caps": {"max_samples": loop.policy.max_samples, "max_seconds": loop.policy.max_seconds},
         "drift_threshold": loop.policy.drift_threshold, "sampling_seconds": track.seconds,
     }
@@ -304,7 +340,7 @@ def measure_items(session: DeviceSession, items: Sequence[BenchItem], policy: Me
             tracks.append(_Track(item, prepared, prepared.method))
             loop.remaining[id(tracks[-1])] = policy.rounds
         loop.tick()
-    warmup: dict[str, Any] = {}
+    warmup = _Warmup(ran=False)
     if tracks:
         warmup = loop.warm_up(tracks)
         loop.rounds([t for t in tracks if t.error is None], policy.interleave)
