@@ -29,12 +29,9 @@ NO_SUITE_CODE = "no suite code on any thread (tlbench or the compiler at work)"
 
 
 def _library_dirs() -> tuple[str, ...]:
-    """Python's own and installed packages' folders: the interpreter's library paths, every
-    ``site-packages`` on the path, and the folder of each loaded top-level package an installed
-    distribution provides where its ``.dist-info`` sits beside it (a bundle unpacked onto
-    ``PYTHONPATH``, say, inside the checkout or not) - never the user's own code (an editable
-    install keeps its ``.dist-info`` elsewhere), nor a module that only shares an installed
-    package's name."""
+    """Python's own and installed packages' folders: the library paths, every site-packages, and the
+    folder of each loaded package whose distribution's .dist-info sits beside it (never the user's
+    own code, an editable install's included)."""
     paths = sysconfig.get_paths()
     found = {paths.get(key) for key in ("stdlib", "platstdlib", "purelib", "platlib")}
     found.update(p for p in sys.path if p.endswith(("site-packages", "dist-packages")))
@@ -93,8 +90,7 @@ def where_running(frame: FrameType | None, tool_dirs: tuple[str, ...] = TOOL_DIR
 
 
 def suite_callable(stack: list[FrameType], tool_dirs: tuple[str, ...], library_dirs: tuple[str, ...]) -> FrameType | None:
-    """Of a stack (innermost first), the suite frame that tool code called (library frames between
-    them aside); None where no suite code is on it."""
+    """Of a stack (innermost first), the suite frame tool code called; None without one."""
     kinds = ["tool" if _inside(f.f_code.co_filename, tool_dirs) else "library" if _inside(f.f_code.co_filename, library_dirs)
              else "suite" for f in stack]
     for index, kind in enumerate(kinds):
@@ -105,8 +101,6 @@ def suite_callable(stack: list[FrameType], tool_dirs: tuple[str, ...], library_d
 
 def where_any_thread(main_ident: int | None, tool_dirs: tuple[str, ...] = TOOL_DIRS,
                      library_dirs: tuple[str, ...] | None = None) -> str:
-    """``where_running`` of the main thread, or, where it runs no suite code (it waits for a
-    compile, say), of the first other thread that does (a body factory in the compile pool)."""
     frames = sys._current_frames()
     library = library_dirs if library_dirs is not None else _library_dirs()
     order = [main_ident, *sorted(i for i in frames if i != main_ident)]
@@ -169,8 +163,7 @@ class BusyWatch:
             return self._stage, ran, self._generation
 
     def send_if_current(self, generation: int, message: Busy) -> bool:
-        """Send ``message`` only while the stage it was due in still runs (under the watch's lock,
-        so ``end()`` - and so the request's answer - comes after it, never before); False: it ended."""
+        """Send only while the stage it was due in runs (under the lock, so it precedes the answer)."""
         with self._lock:
             if generation != self._generation or self._stage is None:
                 return False

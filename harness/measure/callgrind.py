@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from ..core.record import BenchItem
+from .count_child import ChildRequest, ItemCount
 from .instructions import CALLGRIND, absent, host_cpu
 
 CHILD_TIMEOUT_S = 3600.0
@@ -126,7 +127,7 @@ def _tail(path: Path, lines: int = 3) -> str:
     return " | ".join(text[-lines:])[:300]
 
 
-def count_under_callgrind(request: CountRequest) -> dict[str, dict[str, Any]]:
+def count_under_callgrind(request: CountRequest) -> dict[str, dict[str, object]]:
     """See the module contract.  Never raises for the child's faults: they become ``absent``."""
     ids = [it.item_id for it in request.items]
     if not ids:
@@ -140,8 +141,8 @@ def count_under_callgrind(request: CountRequest) -> dict[str, dict[str, Any]]:
             lib = build_client(work)
         except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
             return {i: absent(str(exc)) for i in ids}
-        spec = {"sys_path": list(sys.path), "factory": request.factory, "options": dict(request.options),
-                "items": list(request.items), "lib": str(lib), "device": request.device, "out_dir": str(work)}
+        spec = ChildRequest(list(sys.path), request.factory, dict(request.options), list(request.items), str(lib),
+                            request.device, str(work))
         (work / "request.pkl").write_bytes(pickle.dumps(spec))
         out, log = work / "answer.json", work / "child.log"
         command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={work}/cg.%p", "--dump-line=no",
@@ -178,8 +179,7 @@ def count_under_callgrind(request: CountRequest) -> dict[str, dict[str, Any]]:
 
 def _wait(proc: subprocess.Popen, timeout_s: float, tick: Callable[[], None] | None,
           stop: threading.Event | None = None) -> int:
-    """``proc.wait(timeout_s)``, calling ``tick()`` every second meanwhile; raises ``Stopped`` as
-    soon as ``stop`` is set."""
+    """``proc.wait(timeout_s)``, ticking every second; raises ``Stopped`` once ``stop`` is set."""
     deadline = time.monotonic() + timeout_s
     next_tick = time.monotonic() + 1.0
     while True:
@@ -198,27 +198,25 @@ def _wait(proc: subprocess.Popen, timeout_s: float, tick: Callable[[], None] | N
                 next_tick = now + 1.0
 
 
-def _answers(request: CountRequest, work: Path, out: Path, pid: int, wall: float, version: str) -> dict[str, dict[str, Any]]:
+def _answers(request: CountRequest, work: Path, out: Path, pid: int, wall: float,
+             version: str) -> dict[str, dict[str, object]]:
     answer = json.loads(out.read_text())
     method = COUNT_METHOD.format(warm_up=answer.get("warm_up") or "unknown")
-    dumps: dict[str, int] = {}
-    for path in _item_dumps(work):
-        name, total = read_dump(path)
-        if name is not None and total is not None:
-            dumps[name] = total
-    results = {}
-    for item_id, got in answer["items"].items():
-        if got.get("error"):
-            results[item_id] = absent(f"the counted lowering failed: {got['error']}")
+    dumps = {name: total for name, total in map(read_dump, _item_dumps(work)) if name is not None and total is not None}
+    results: dict[str, dict[str, object]] = {}
+    for item_id, fields in answer["items"].items():
+        got = ItemCount(**fields)
+        if got.error:
+            results[item_id] = absent(f"the counted lowering failed: {got.error}")
             continue
-        total = dumps.get(got["dump"])
+        total = dumps.get(got.dump)
         if total is None:
-            results[item_id] = absent(f"callgrind wrote no dump named {got['dump']}")
+            results[item_id] = absent(f"callgrind wrote no dump named {got.dump}")
             continue
-        rec: dict[str, Any] = {
+        rec: dict[str, object] = {
             "counter": CALLGRIND, "event": f"Ir (instructions executed; {version} --tool=callgrind)",
             "isolation": CALLGRIND_ISOLATION, "method": method, "cpu": host_cpu(), "lowering": [total],
-            "count_wall_s": got["wall_s"], "child_setup_s": answer.get("setup_s"), "child_wall_s": round(wall, 1),
+            "count_wall_s": got.wall_s, "child_setup_s": answer.get("setup_s"), "child_wall_s": round(wall, 1),
             "count_child": pid,  # which child counted it (children run side by side: count_phase.py)
         }
         if request.device:
@@ -230,19 +228,18 @@ def _answers(request: CountRequest, work: Path, out: Path, pid: int, wall: float
 
 
 def _item_dumps(work: Path) -> list[Path]:
-    """The dumps the client requests wrote (``cg.<pid>.<n>``: one per counted item, each in the
-    file of the fork that counted it); a whole process's dump at its end has no ``.<n>``."""
+    """The forks' per-item dumps (``cg.<pid>.<n>``), not a whole process's end dump."""
     return [p for p in work.glob("cg.*.*") if p.suffix[1:].isdigit()]
 
 
-def _device_counts(work: Path, got: Mapping[str, Any]) -> dict[str, Any]:
-    if got.get("device_error"):
-        return {"device_compiler_absent": f"the counted cold build failed: {got['device_error']}"}
-    files = [work / name for name in got.get("device_files") or []]
+def _device_counts(work: Path, got: ItemCount) -> dict[str, object]:
+    if got.device_error:
+        return {"device_compiler_absent": f"the counted cold build failed: {got.device_error}"}
+    files = [work / name for name in got.device_files or []]
     totals = [t for t in (read_dump(p)[1] for p in files if p.exists()) if t is not None]
     if not totals:
         return {"device_compiler_absent": "the cold build started no process here (no device compiler ran)"}
     return {"device_compiler": [sum(totals)], "device_compiler_processes": len(totals),
             "device_compiler_isolation": "every process the cold build started, counted under callgrind from its own "
                                          "start (--trace-children=yes), summed; the build's own Python not counted",
-            "device_wall_s": got.get("device_wall_s")}
+            "device_wall_s": got.device_wall_s}

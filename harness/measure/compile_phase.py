@@ -59,8 +59,7 @@ class CompilePhase:
     together: dict[str, tuple[str, ...]] = field(default_factory=dict)  # per backend: the backends timed at the same time
 
     def parallel(self, backend: str = "") -> bool:
-        """Whether ``backend``'s items go to fresh worker processes: ``jobs`` > 1, or its own
-        worker is busy timing its device items (``own_workers``: an overlapped run)."""
+        """Whether ``backend``'s items go to fresh workers: ``jobs`` > 1, or ``own_workers``."""
         return self.make_session is not None and (self.jobs > 1 or (bool(backend) and self.own_workers(backend)))
 
     def outcome(self, item: BenchItem, phase_items: Sequence[BenchItem], run: Callable[[BenchItem], Outcome],
@@ -84,10 +83,7 @@ class CompilePhase:
         return [i for i in phase_items if i.kind == "compile" and i.backend == backend and i.item_id not in self.measured]
 
     def _run(self, phases: dict[str, tuple[list[BenchItem], Any]]) -> None:
-        """Each backend's phase of ``phases`` (backend -> (its batch, its shared session or None)):
-        setup and rounds, one backend alone on this thread, several side by side on threads of
-        their own; then each backend's instruction counts, one after another once every round
-        is taken; each backend's line ends as its phase did."""
+        """Each backend's phase (setup, rounds; several on threads), then their counts."""
         for batch, _shared in phases.values():
             self.measured.update(i.item_id for i in batch)
         if len(phases) > 1:
@@ -124,9 +120,8 @@ class CompilePhase:
                 trace.mark("compile phase end", backend=backend)
 
     def _rounds(self, backend: str, batch: list[BenchItem], shared: Any, line: Any, endings: dict[str, str]) -> None:
-        """One backend's setup and timed rounds (outcomes stored), its seconds and its line's
-        count; ``endings[backend]`` becomes ``COUNT_PENDING`` when every round came back,
-        ``interrupted`` when a Ctrl-C stopped them, ``stopped by <exception>`` for another exception."""
+        """One backend's setup and rounds; ``endings[backend]``: ``COUNT_PENDING``, or how they
+        stopped."""
         trace.mark("compile phase start", backend=backend, items=len(batch), jobs=self.jobs)
         begin = time.perf_counter()
         try:
@@ -153,10 +148,7 @@ class CompilePhase:
 
     def _rounds_side_by_side(self, phases: dict[str, tuple[list[BenchItem], Any]], lines: dict[str, Any],
                              endings: dict[str, str]) -> BaseException | None:
-        """Every backend's ``_rounds`` on a thread of its own (each times its items in processes
-        of its own); this thread draws the lines and waits for all.  Once all have ended, it
-        returns the error of the first backend's phase (the item asking's; None); another
-        backend's items not timed fail with its error's words, when they come."""
+        """Every backend's ``_rounds`` on a thread; returns the asking backend's error."""
         errors: dict[str, BaseException] = {}
 
         def work(backend: str) -> None:
@@ -215,8 +207,7 @@ class CompilePhase:
         return results
 
     def _on_threads(self, work: Callable[[Any], None], args: list[Any], name: str) -> None:
-        """``work(arg)`` for every arg, each on a thread of its own, until all have ended; the
-        threads report to the board, this thread writes its lines meanwhile."""
+        """``work(arg)`` for every arg on threads of their own; this thread writes the lines."""
         threads = [threading.Thread(target=work, args=(arg,), name=f"{name}-{arg}") for arg in args]
         for t in threads:
             t.start()
@@ -279,9 +270,7 @@ SETUP_WORDS = "setup: the backend's first compile (imports, solver start-up), un
 
 
 def _timed_setup(session: Any, item: BenchItem, policy: Any, seed: int) -> dict:
-    """What the setup spent (``setup_account``): a worker session is awaited first
-    (``ready_facts``), then pays the untimed first compile - or, where its backend's warm-up
-    compile ran before ``ready`` (``compile_warm_up_s``), only loads the item's modules."""
+    """What the setup spent (``setup_account``), a worker's ``ready`` awaited first."""
     start = time.perf_counter()
     ready = getattr(session, "ready_facts", None)
     if callable(ready):
@@ -299,19 +288,15 @@ def _rounds_of(line: Any) -> Callable[..., None]:
 class _NoLine:
     """No progress board: the phase reports nowhere."""
 
-    def note(self, _detail: str) -> None:
-        return None
+    def note(self, *_args: Any) -> None: ...
 
-    def update(self, *_args: Any) -> None:
-        return None
+    def update(self, *_args: Any) -> None: ...
 
-    def end(self, _detail: str = "") -> None:
-        return None
+    def end(self, *_args: Any) -> None: ...
 
 
 def balanced_shares(items: Sequence[BenchItem], jobs: int, cost: Callable[[BenchItem], float] = _unit_cost) -> list[list[BenchItem]]:
-    """``items`` in ``jobs`` non-empty shares of about equal total ``cost`` (longest first onto
-    the least loaded share); each share keeps the items' own order."""
+    """``items`` in ``jobs`` shares of about equal ``cost`` (longest first), each in item order."""
     jobs = max(1, min(jobs, len(items)))
     loads = [0.0] * jobs
     owner: dict[str, int] = {}

@@ -107,10 +107,7 @@ class CompilePool:
             future.add_done_callback(self._report)
 
     def prefetch_in_background(self, backend: Backend, cases: list[Case]) -> threading.Thread:
-        """``prefetch`` on a thread of its own, so the caller answers requests while the cases
-        are still being submitted (a device worker: a slow submission would otherwise hold its
-        next request past the stage's limit).  A case asked for (``get``) before its submission
-        is compiled by the asking thread."""
+        """``prefetch`` on a thread, so a worker answers its next request meanwhile."""
         def run() -> None:
             try:
                 self.prefetch(backend, cases)

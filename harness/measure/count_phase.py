@@ -24,10 +24,7 @@ from .instructions import KEY, absent
 
 
 def count_shares(items: Sequence[BenchItem], jobs: int, seconds: Mapping[str, float]) -> list[list[BenchItem]]:
-    """``items`` in ``jobs`` shares of about equal counting cost (each item's median timed round,
-    longest first onto the least loaded share), each share ordered cheapest first: for a backend
-    without warm-up kernels of its own, a child's first item is also its uncounted warm-up
-    lowering, so the cheapest one pays it."""
+    """``items`` in ``jobs`` shares of about equal cost, each cheapest first (it pays the warm-up)."""
     jobs = max(1, min(jobs, len(items)))
     loads, shares = [0.0] * jobs, [[] for _ in range(jobs)]  # type: ignore[var-annotated]
     for it in sorted(items, key=lambda i: (-seconds.get(i.item_id, 0.0), i.item_id)):
@@ -45,7 +42,7 @@ class InstructionCounting:
     factory_of: Callable[[str], str | None] = lambda _name: None  # backend -> "module:qualname"
     options: Mapping[str, Any] = field(default_factory=dict)
     env_of: Callable[[str], Mapping[str, str]] = lambda _name: {}  # backend -> its child's environment (no device)
-    count: Callable[[CountRequest], dict[str, dict[str, Any]]] = count_under_callgrind
+    count: Callable[[CountRequest], dict[str, dict[str, object]]] = count_under_callgrind
     callgrind_missing: Callable[[], str | None] = callgrind_reason  # auto: why callgrind cannot count here (None: it can)
     board: Any = None  # the run's progress board (harness/pytest_plugin/progress.py): a line per backend's count
 
@@ -64,9 +61,9 @@ class InstructionCounting:
             outcomes[item_id].record[KEY] = value
 
     def values(self, backend: str, items: Sequence[BenchItem], seconds: Mapping[str, float] | None = None,
-               costs: Mapping[str, float] | None = None) -> dict[str, dict[str, Any]]:
-        """``seconds``: each item's median timed round (wall), for the subset's cost cap;
-        ``costs``: its median CPU seconds, to deal the items to the count children (else ``seconds``)."""
+               costs: Mapping[str, float] | None = None) -> dict[str, dict[str, object]]:
+        """``seconds``: median timed rounds (the subset's cap); ``costs``: CPU seconds, to deal
+        items."""
         hardware = hardware_reason() or "the hardware counter gave no count for this item's rounds"
         mode = self.mode
         if mode == "auto":
@@ -78,7 +75,7 @@ class InstructionCounting:
             return {it.item_id: absent(f"{hardware}; callgrind counts with --tlbench-instructions subset or all")
                     for it in items}
         seconds = seconds or {}
-        out: dict[str, dict[str, Any]] = {}
+        out: dict[str, dict[str, object]] = {}
         cheap = list(items)
         if mode != "all":
             cheap = [it for it in items if seconds.get(it.item_id, 0.0) <= self.max_lowering_s]

@@ -13,6 +13,7 @@ Compile jobs beside device timing run at ``COMPILE_NICE``.  Nothing here measure
 from __future__ import annotations
 
 import os
+from itertools import groupby
 from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping, Sequence
 
@@ -43,17 +44,8 @@ def parse(text: str) -> set[int]:
 
 
 def describe(cpus: Iterable[int]) -> str:
-    ordered = sorted(set(cpus))
-    runs: list[str] = []
-    start = prev = None
-    for cpu in ordered + [None]:
-        if cpu is not None and prev is not None and cpu == prev + 1:
-            prev = cpu
-            continue
-        if start is not None:
-            runs.append(str(start) if start == prev else f"{start}-{prev}")
-        start = prev = cpu
-    return ",".join(runs)
+    runs = [[c for _, c in run] for _, run in groupby(enumerate(sorted(set(cpus))), lambda p: p[1] - p[0])]
+    return ",".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
 
 
 @dataclass(frozen=True)
@@ -83,8 +75,7 @@ class CpuPlan:
 
 
 def _each_thread(pid: int, act: Callable[[int], None]) -> None:
-    """``act(tid)`` for every thread of process ``pid`` (0: this one); a thread that ended
-    meanwhile, or a change this user may not make, is passed over."""
+    """``act(tid)`` for every thread of ``pid`` (0: this one), passing over what fails."""
     try:
         tids = [int(t) for t in os.listdir(f"/proc/{pid or 'self'}/task")]
     except OSError:
@@ -145,10 +136,7 @@ def usable_cpus() -> int:
 
 
 def resolve_jobs(text: str, cpus: int, in_xdist_worker: bool, isolated: bool) -> int:
-    """``--tlbench-compile-jobs``: a positive integer, or ``auto`` = half of ``cpus`` where
-    there are 8 or more (a compile uses about one core; the other half is left to the device
-    worker's background builds and the system), else 1.  ``auto`` is 1 in a pytest-xdist
-    worker (its siblings share the host) and without worker processes (``isolated`` False)."""
+    """``--tlbench-compile-jobs``: N, or ``auto`` (half of 8+ CPUs; 1 in xdist or in-process)."""
     text = str(text).strip().lower()
     if text == "auto":
         if in_xdist_worker or not isolated or cpus < 8:

@@ -14,40 +14,23 @@ piece, ``cancel()`` starts no further piece.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 from ..core import trace
 from ..core.backend_api import Backend
 from ..core.record import BenchItem
-from .device_pieces import Piece, chunk_key, plan_pieces
+from .device_pieces import Piece, plan_pieces
 from .device_session import DeviceSession, InProcessSession
 from .outcome import Outcome, RunContext
-from .piece_runner import MergedProgress, PieceRunner
+from .piece_runner import MergedProgress, Pairs, PieceRunner
 from .runner import run_device_items
-
-__all__ = ["DevicePhase", "chunk_key"]
-
-SessionFactory = Callable[..., DeviceSession]  # (backend, ctx, device=0)
-ChunkHook = Callable[[list[tuple[BenchItem, Outcome]]], None]
-
-
-def _no_hook(_pairs: list[tuple[BenchItem, Outcome]]) -> None:
-    return None
-
-
-def _one_device(_backend: Backend) -> int:
-    return 1
-
-
-def _in_process(backend: Backend, ctx: RunContext, device: int = 0) -> DeviceSession:
-    return InProcessSession(backend, ctx)
 
 
 @dataclass
 class DevicePhase:
-    make_session: SessionFactory = _in_process
-    on_chunk: ChunkHook = _no_hook
-    devices_for: Callable[[Backend], int] = _one_device
+    make_session: Callable[..., DeviceSession] = lambda backend, ctx, device=0: InProcessSession(backend, ctx)
+    on_chunk: Callable[[Pairs], None] = lambda _pairs: None
+    devices_for: Callable[[Backend], int] = lambda _backend: 1
     background: bool = False
     tick: Callable[[], None] | None = None  # called every second while the caller waits for a piece (progress lines)
     measured: set[str] = field(default_factory=set)  # item ids given to a piece
@@ -72,8 +55,7 @@ class DevicePhase:
         return self._measure(backend, [item], ctx, device)[0][1]  # on its own, same session kind
 
     def start(self, backend: Backend, items: Sequence[BenchItem], ctx: RunContext) -> None:
-        """Start measuring ``backend``'s ``items`` now, before its first item asks (an overlapped
-        run: harness/measure/overlap.py); later ``outcome`` calls hand the results over."""
+        """Start measuring ``backend``'s ``items`` before its first item asks (an overlapped run)."""
         mine = [i for i in items if i.backend == backend.name and i.item_id not in self.measured]
         if ctx.policy.interleave and mine and backend.name not in self.runners:
             self._start(backend, mine, ctx)
@@ -97,7 +79,7 @@ class DevicePhase:
         if devices > 1 and self.background and ctx.progress is not None:
             merged = MergedProgress(ctx.progress, lambda: runner.queue_empty())
 
-        def measure_piece(piece: Piece, device: int) -> list[tuple[BenchItem, Outcome]]:
+        def measure_piece(piece: Piece, device: int) -> Pairs:
             trace.mark("chunk start", backend=backend.name, problem=piece.label, items=len(piece.kernels), device=device)
             own = replace(ctx, progress=merged.for_device(device)) if merged is not None else ctx
             pairs = self._measure(backend, piece.items_for(device), own, device)
@@ -118,7 +100,7 @@ class DevicePhase:
         trace.mark("chunk journaled")
         self.stored.update((i.item_id, o) for i, o in fresh)
 
-    def _measure(self, backend: Backend, items: Sequence[BenchItem], ctx: RunContext, device: int) -> list[tuple[BenchItem, Outcome]]:
+    def _measure(self, backend: Backend, items: Sequence[BenchItem], ctx: RunContext, device: int) -> Pairs:
         session = self.make_session(backend, ctx, device)
         try:
             outcomes = run_device_items(session, items, ctx)

@@ -24,9 +24,7 @@ def chunk_key(item: BenchItem) -> tuple[str, Any]:
 
 
 def expected_cost(item: BenchItem) -> float:
-    """One unit, plus one per TFLOP of the item's problem as its family counts them (a family
-    that cannot say for this problem - no ``flops``, or the suite's raises - adds nothing: the
-    item still runs, and the run says why where it records throughput)."""
+    """One unit plus one per TFLOP of the item's problem (nothing where the family cannot say)."""
     problem = item.case.problem
     try:
         flops = problem.family.flops(problem) or 0

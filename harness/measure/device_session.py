@@ -126,8 +126,7 @@ class InProcessSession:
 
 
 class WorkerDeviceSession:
-    """``DeviceSession`` over a persistent ``WorkerSession`` (harness/measure/worker_session.py)
-    for one device phase: ``close`` ends the phase, not the worker."""
+    """A ``WorkerSession``'s ``DeviceSession`` for one phase: ``close`` ends the phase only."""
 
     def __init__(self, worker: Any, ctx: Any) -> None:
         self.worker, self.ctx = worker, ctx

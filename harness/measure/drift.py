@@ -35,10 +35,7 @@ class DriftFinding:
 
 
 def kendall_tau(values: Sequence[float]) -> float:
-    """Kendall's tau-a of the values against their order (a tied pair counts as neither
-    concordant nor discordant, so a flat stretch weakens a trend): scipy's ``kendalltau``
-    (tau-b, O(n log n)) times sqrt(1 - tied pairs / all pairs) - the order has no ties, so that
-    is tau-a exactly.  0 for fewer than two values or no variation."""
+    """Kendall's tau-a of the values against their order (scipy's tau-b, ties corrected)."""
     n = len(values)
     if n < 2:
         return 0.0

@@ -83,8 +83,7 @@ class HardwareCounter:
         return cls(own, inherited)
 
     def count(self, work: Callable[[], Any]) -> tuple[Any, tuple[int, int] | None]:
-        """``work()``'s result and (instructions of this thread and its children, of the children
-        alone); None where the counter would not start or stop (then ``work`` ran uncounted)."""
+        """``work()``'s result and (total, children) instructions; None where the counter failed."""
         try:
             try:
                 for fd in (self.own, self.inherited):
@@ -128,8 +127,9 @@ def hardware_reason() -> str | None:
     return None
 
 
-def hardware_record(counts: Sequence[int], children: Sequence[int], cold_build: tuple[int, int] | None) -> dict[str, Any]:
-    out: dict[str, Any] = {
+def hardware_record(counts: Sequence[int], children: Sequence[int],
+                    cold_build: tuple[int, int] | None) -> dict[str, object]:
+    out: dict[str, object] = {
         "counter": HARDWARE, "event": "instructions:u (PERF_COUNT_HW_INSTRUCTIONS, user space, kernel excluded)",
         "isolation": HARDWARE_ISOLATION, "cpu": host_cpu(), "lowering": list(counts),
     }

@@ -48,7 +48,7 @@ def add_options(group: Any) -> None:
                          "counted item, all of it under callgrind: minutes per item)")
 
 
-def absent(reason: str) -> dict[str, Any]:
+def absent(reason: str) -> dict[str, object]:
     return {"absent": reason}
 
 
@@ -64,8 +64,7 @@ def host_cpu() -> str:
 
 
 def subset_of(items: Sequence[BenchItem], n: int) -> list[BenchItem]:
-    """``n`` of ``items``, the same ones whatever else the session holds: the first ``n`` by a
-    hash of the case id (a new case displaces one only if it hashes before it), in item order."""
+    """The first ``n`` of ``items`` by a hash of the case id (stable across runs), in item order."""
     ranked = sorted(items, key=lambda it: hashlib.sha256(it.case.case_id.encode()).hexdigest())
     chosen = {it.item_id for it in ranked[:max(0, n)]}
     return [it for it in items if it.item_id in chosen]

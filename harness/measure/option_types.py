@@ -9,7 +9,8 @@ backend sees.
 from __future__ import annotations
 
 import argparse
-from typing import Any, Sequence
+import math
+from typing import Any, Callable, Sequence
 
 import pytest
 
@@ -21,32 +22,28 @@ def _number(text: str, kind: type) -> Any:
         raise argparse.ArgumentTypeError(f"{text!r} is not {'an integer' if kind is int else 'a number'}") from None
 
 
-def positive_float(text: str) -> float:
-    value = _number(text, float)
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r}: must be a number of seconds greater than 0")
+def _checked(text: str, kind: type, ok: Callable[[Any], bool], words: str) -> Any:
+    value = _number(text, kind)
+    if not ok(value):
+        raise argparse.ArgumentTypeError(f"{text!r}: {words}")
     return value
+
+
+def positive_float(text: str) -> float:
+    return _checked(text, float, lambda v: 0 < v < math.inf, "must be a number of seconds greater than 0")
 
 
 def non_negative_float(text: str) -> float:
-    value = _number(text, float)
-    if not value >= 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r}: must be a number of seconds, 0 or more (0: no limit)")
-    return value
+    return _checked(text, float, lambda v: 0 <= v < math.inf,
+                    "must be a number of seconds, 0 or more (0: no limit)")
 
 
 def positive_int(text: str) -> int:
-    value = _number(text, int)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: must be 1 or more")
-    return value
+    return _checked(text, int, lambda v: v >= 1, "must be 1 or more")
 
 
 def fraction(text: str) -> float:
-    value = _number(text, float)
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: must be a fraction between 0 and 1, e.g. 0.02")
-    return value
+    return _checked(text, float, lambda v: 0 < v < 1, "must be a fraction between 0 and 1, e.g. 0.02")
 
 
 def check_devices(option: str | None, traits: Sequence[Any]) -> None:
@@ -57,9 +54,7 @@ def check_devices(option: str | None, traits: Sequence[Any]) -> None:
         raise pytest.UsageError(f"--tlbench-devices={option}: an empty device id; give a comma list such as 0,1")
     if len(set(wanted)) != len(wanted):
         raise pytest.UsageError(f"--tlbench-devices={option}: a device is named twice")
-    visible: list[str] = []
-    for t in traits:
-        visible += [str(i) for i in (t.device_ids() or ())]
+    visible = [str(i) for t in traits for i in (t.device_ids() or ())]
     if not visible:
         return  # no backend can list devices here (a CPU box): device items skip with their backend's reason
     absent = [d for d in wanted if d not in visible]

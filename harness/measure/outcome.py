@@ -52,9 +52,7 @@ OVER_BUDGET = "over the on-chip budget"
 
 
 def over_budget(reason: str, backend: str) -> Outcome:
-    """Skipped for the on-chip budget: the same words before compiling (a declared footprint)
-    and after lowering (the compiled kernel's buffers, harness/core/budget.py plan_overflow):
-    the scope, the bytes against the capacity, the buffers where known, and the backend."""
+    """Skipped for the on-chip budget, in the same words before compiling and after lowering."""
     return skipped(f"{OVER_BUDGET}: {reason} on {backend}")
 
 
@@ -66,9 +64,7 @@ TRACEBACK_LIMIT = 60_000  # characters kept of one traceback (its head and its t
 
 
 def traceback_of(exc: BaseException) -> str:
-    """``exc``'s full traceback as text, its cause chain included; an exception that carries a
-    traceback from another process (``remote_traceback``: a device worker's) gives that one,
-    which is where it was raised, or none where it died without one."""
+    """``exc``'s full traceback as text (a worker's ``remote_traceback`` where it has one)."""
     remote = getattr(exc, "remote_traceback", None)
     if isinstance(remote, str):
         return remote  # '' where the other process left none (it died by a signal: its own words say so)

@@ -27,8 +27,6 @@ class Overlap:
     timeable: tuple[str, ...] = ()
 
     def note(self, kind: str, compiles_beside: Sequence[str] = ()) -> dict | None:
-        """What a record of ``kind`` carries; a compile record timed while other backends'
-        compile phases ran (``compiles_beside``) names them too."""
         if not self.on or self.plan is None:
             return None
         device = {key: describe(cpus) for key, cpus in self.plan.device.items()}

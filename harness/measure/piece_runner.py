@@ -62,8 +62,7 @@ class PieceRunner:
             self._done.put(self._run(piece, device))
 
     def next_done(self, tick: Callable[[], None] | None = None) -> Pairs | None:
-        """The next finished piece's pairs (waiting for it, calling ``tick()`` every second
-        meanwhile: the caller's progress lines), or None when all were handed over."""
+        """The next finished piece's pairs (``tick()`` every second while waiting), or None."""
         if self._left == 0:
             return None
         self._left -= 1
@@ -94,11 +93,7 @@ class PieceRunner:
 
 
 class MergedProgress:
-    """One progress stream over pieces measured concurrently: ``for_device(d)`` is the
-    callback device ``d``'s measurement loop reports to; ``report`` gets the merged
-    ``LoopProgress`` (``done``/``total``/``items`` summed over the pieces under way and those
-    ended, ``round`` the lowest under way), marked ``finished`` once no piece is under way
-    and ``queue_empty()`` says none is left to start."""
+    """Concurrent pieces' progress as one stream: ``for_device(d)`` is device ``d``'s callback."""
 
     def __init__(self, report: Callable[[Any], None], queue_empty: Callable[[], bool]) -> None:
         self._report, self._queue_empty = report, queue_empty

@@ -39,8 +39,7 @@ THROTTLE_PAUSE_S = 0.05
 
 @dataclass(frozen=True)
 class LoopProgress:
-    """``done`` units (items prepared + batches taken) of ``total`` expected; ``round`` 1-based
-    (0 while items are prepared)."""
+    """``done`` units (items prepared, batches taken) of ``total``; ``round`` 0 while preparing."""
 
     done: int
     total: int
@@ -214,8 +213,7 @@ class _Loop:
                         self.remaining[id(t)] = 0
 
     def warm_up(self, tracks: Sequence[_Track]) -> _Warmup:
-        """Clock warmup on the first item that runs; then each item's discarded calls.
-        A crash fails the item it happened in (with its words), and the others go on."""
+        """Clock warmup on the first item that runs, then each item's discarded calls."""
         info = _Warmup()
         for first in tracks:
             try:

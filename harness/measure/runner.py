@@ -54,10 +54,7 @@ def _cpu_seconds() -> float:
 
 
 def machine_probe() -> float:
-    """CPU seconds of a fixed pure-Python workload (about 50 ms on an idle core): the compile
-    items' witness of the machine's speed, as the vendor item is for device items.  It
-    exercises no part of the toolchain, so a tilelang or harness change never moves it, while
-    a loaded or slower machine (shared cores, SMT contention, clocks) does."""
+    """CPU seconds of a fixed pure-Python workload: the compile items' witness of machine speed."""
     start = time.process_time()
     total = 0
     for i in range(300_000):
@@ -67,14 +64,8 @@ def machine_probe() -> float:
 
 def _timed_call(work: Callable[[], Compiled], collector_s: list[float] | None = None,
                 counts: list[tuple[int, int]] | None = None) -> tuple[Compiled, float]:
-    """``work()`` and its CPU seconds, the collector held out: a full ``gc.collect()`` before,
-    ``gc.disable()`` during, restored after (also when ``work`` raises).  On the 2-core box a
-    full collection landing inside a lowering added 105-136 ms to a 180-350 ms round.  After
-    the collection what is alive is frozen (``gc.freeze``: later collections skip it;
-    ``run_compile_items`` unfreezes at its end): a full collection of the compiler's heap
-    before every round cost about 100 ms a round on the 2-core box.  ``collector_s`` gets the
-    collection's wall seconds (untimed).  ``counts`` gets the call's hardware instruction counts
-    (harness/measure/hardware_counter.py) where the machine has a counter."""
+    """``work()`` and its CPU seconds, the collector held out and the heap frozen (a collection
+    inside a lowering added 105-136 ms); notes collector seconds and hardware counts."""
     start = time.perf_counter()
     gc.collect()
     gc.freeze()
@@ -116,12 +107,8 @@ class _CompileTiming:
 
 
 def _compile_step(state: _CompileTiming, backend: Backend, seen: Callable[[], bool] = lambda: False) -> None:
-    """One cold call of the item: its one cold build (a backend with ``lower`` whose first cold
-    compile built a device binary: recorded, not a sample), else one timed round - the cold
-    lowering after that build, or a whole cold ``compile`` - with its CPU seconds and a machine
-    probe.  A compile error or any exception fails the item with the compiler's words, unless
-    the run was interrupted (``seen()``, or the exception is an interrupt): then the item is
-    ``interrupted`` (harness/measure/interrupt.py), not failed."""
+    """One cold call: the one cold build of a backend with ``lower`` (not a sample), else a timed
+    round."""
     assert isinstance(state.item.case, Case)
     case = state.item.case
     lower = getattr(backend, "lower", None)
@@ -147,8 +134,6 @@ def _compile_step(state: _CompileTiming, backend: Backend, seen: Callable[[], bo
 
 
 def _compile_outcome(state: _CompileTiming, backend: Backend, rounds: int, interleaved: int, cap_s: float | None = None) -> Outcome:
-    """The item's record from its rounds (``interleaved``: how many items' rounds alternated;
-    ``cap_s``: the per-item time cap, named in the method where it stopped the item)."""
     if state.failure is not None:
         return state.failure
     item, compiled, built = state.item, state.last, state.built
@@ -199,25 +184,8 @@ def _compile_outcome(state: _CompileTiming, backend: Backend, rounds: int, inter
 
 def run_compile_items(items: Sequence[BenchItem], backend: Backend, ctx: RunContext,
                       before_step: Callable[[int, int, "float | None"], None] | None = None) -> list[Outcome]:
-    """Compile items timed round-robin: in each pass every item still short of its
-    ``compile_rounds`` gets one cold call (``_compile_step``; the first pass pays each item's
-    one cold build where there is one), so the rounds of one item are a pass apart and a slow
-    spell of the machine (0.5-3 s on the 2-core box) lands on one round of many items instead
-    of every round of one; the rounds then escape it.  One outcome per item, in order; a gated
-    item is skipped, a failing one fails alone.  ``before_step(done, total, eta_s, detail)`` is called
-    before each call (a worker names its stage and reports progress there): ``done`` / ``total``
-    count timed rounds (an item's one cold build is not a round), ``eta_s`` is the time the
-    rounds left take at each item's own measured cost per round (``remaining_seconds``), None
-    until every item with rounds left has one; ``detail`` says how many items' one cold build
-    are done while they are being built (``build_words``).  With ``ctx.policy.compile_max_seconds`` an
-    item takes no further round once its rounds took that many CPU seconds (at least one): its record
-    says so (``compile_rounds_capped_s``, and in its method).
-
-    The headline of each round is the wall clock a user waits for; its CPU seconds (this
-    process and the compilers it ran) and the machine probe right after it are recorded
-    beside it: a busy shared machine stretches wall time but hardly CPU time, so the compile
-    gate judges CPU time over the probe where both runs have them
-    (harness/results/compare/pairing.py::compile_rule)."""
+    """Compile items timed round-robin, one cold call of each per pass (a slow spell then lands on
+    one round of many items); one outcome per item; ``before_step`` precedes each call."""
     outcomes: list[Outcome | None] = [gate(item, backend) for item in items]
     states = [_CompileTiming(item) for item, out in zip(items, outcomes) if out is None]
     rounds = max(1, ctx.compile_rounds)
@@ -249,10 +217,7 @@ def run_compile_items(items: Sequence[BenchItem], backend: Backend, ctx: RunCont
 
 
 def planned_rounds(state: _CompileTiming, rounds: int, cap_s: float | None = None) -> int:
-    """The rounds ``state``'s item will take: ``rounds``, fewer where the per-item cap
-    ``cap_s`` (CPU seconds: a loaded machine stretches a round's wall time, not its CPU time)
-    stops it (its rounds so far took the cap; or, at its measured mean, the round that
-    reaches the cap comes first); what it took once it failed."""
+    """The rounds ``state`` will take: ``rounds``, fewer where its CPU seconds reach ``cap_s``."""
     if state.failure is not None:
         return len(state.samples)
     if cap_s is None or not state.cpu:
@@ -280,8 +245,7 @@ def round_counts(states: Sequence[_CompileTiming], rounds: int, cap_s: float | N
 
 
 def remaining_seconds(states: Sequence[_CompileTiming], rounds: int, cap_s: float | None = None) -> float | None:
-    """Seconds the rounds left take, each item's at the mean of its own timed rounds; None
-    while an item with rounds left has none measured (no guess from other items' costs)."""
+    """Seconds the rounds left take at each item's own mean; None while one has no round yet."""
     left = [s for s in states if len(s.samples) < planned_rounds(s, rounds, cap_s)]
     if any(not s.round_s for s in left):
         return None
@@ -289,8 +253,7 @@ def remaining_seconds(states: Sequence[_CompileTiming], rounds: int, cap_s: floa
 
 
 class InProcessCompileSession:
-    """The compile phase's session (harness/measure/compile_phase.py) in this process
-    (``--tlbench-isolation inprocess``): the same round-robin as a worker's, no fault isolation."""
+    """The compile phase's session in this process (``--tlbench-isolation inprocess``)."""
 
     def __init__(self, backend: Backend, ctx: RunContext) -> None:
         self.backend, self.ctx = backend, ctx
@@ -307,17 +270,14 @@ class InProcessCompileSession:
 
 
 def run_device_items(session: DeviceSession, items: Sequence[BenchItem], ctx: RunContext) -> list[Outcome]:
-    """Device items measured together in interleaved rounds (or one by one, per the policy); with
-    ``ctx.search_problem`` (``--tlbench-search=model``), one problem's items through it (harness/search/live.py)."""
+    """Device items in interleaved rounds, or one problem's through ``ctx.search_problem``."""
     if ctx.search_problem is not None and len({i.case.problem for i in items}) == 1:
         return ctx.search_problem(session, items, ctx.policy, ctx.progress)
     return measure_items(session, items, ctx.policy, progress=ctx.progress)
 
 
 def run_item(item: BenchItem, backend: Backend, ctx: RunContext) -> Outcome:
-    """Never raises for a kernel's own faults: a launch error, a crash in the check or the
-    timing becomes a ``failed`` outcome with the exception's words, so the item stays in
-    the JSON and the rest of the suite runs on."""
+    """Never raises for a kernel's own faults: they become ``failed`` outcomes."""
     if item.kind != "compile":  # run_compile_items gates a compile item itself
         gated = gate(item, backend)
         if gated is not None:

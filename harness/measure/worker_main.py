@@ -57,9 +57,7 @@ def _as_interrupted(answer: Any) -> Any:
 
 
 def plain_outcome(outcome: Any) -> Any:
-    """The outcome as plain data: compilers put their own objects (tvm IR values) in plans
-    and records, which do not cross a process boundary (pickling them can crash); the same
-    values reach the JSON as text anyway."""
+    """The outcome as plain data: compilers' own objects do not pickle safely."""
     from ..core.cases import Plan
 
     outcome.record = plain(outcome.record)

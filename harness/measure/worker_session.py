@@ -34,12 +34,11 @@ from .cpu_plan import ENV_BUILD_CPUS, ENV_CPUS, ENV_NICE, describe, renice
 from .interrupt import Interrupted, died_of_interrupt
 from .outcome import interrupted as interrupted_item
 from .runner import Outcome
-from .start_attempts import StartAttempts
 from .worker_channel import WorkerChannel, WorkerDied, WorkerTimedOut
 from .worker_messages import (
     Busy, Close, CompileItems, Done, EndPhase, Init, ItemRequest, Pin, Prefetch, Prepare, Progress, Raised, Ready, RunItem,
     Sample, Setup, Stage)
-from .worker_spec import STARTUP, Limits, WorkerFault, WorkerSpec
+from .worker_spec import STARTUP, Limits, StartAttempts, WorkerFault, WorkerSpec
 
 
 class WorkerSession:
@@ -77,8 +76,7 @@ class WorkerSession:
             self._start(wait=False)
 
     def ready_facts(self) -> dict[str, Any] | None:
-        """The worker's ``worker_facts`` once it is ready (started here if need be); None when the backend
-        reports none or the worker could not start (the first item meets that failure again)."""
+        """The worker's ``worker_facts`` once ready; None where it has none or could not start."""
         if self._closed or self._starts.exhausted:
             return None
         try:
@@ -154,8 +152,7 @@ class WorkerSession:
                 busy.end("returned")
 
     def pin(self, cpus: Any, build_cpus: Any) -> None:
-        """This worker onto ``cpus``, its build children onto ``build_cpus`` (harness/measure/cpu_plan.py):
-        now if it runs, and from the start of a restarted one."""
+        """This worker onto ``cpus``, its builds onto ``build_cpus``: now and after a restart."""
         self.spec = replace(self.spec, env={**self.spec.env, ENV_CPUS: describe(cpus), ENV_BUILD_CPUS: describe(build_cpus)})
         if self._channel.alive:
             self._channel.send(Pin(sorted(cpus), sorted(build_cpus)))

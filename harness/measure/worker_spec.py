@@ -3,6 +3,8 @@
 Contract: ``WorkerSpec`` (factory ``module:qualname``, options, pinning env, warm-ups); ``Limits``:
 seconds per stage (``for_stage``) and the starts in a row that may fail; ``factory_ref(factory)`` (a
 lambda or local function raises ValueError); ``exit_words(returncode)``; ``WorkerFault``.
+``StartAttempts(limit)``: the failed starts in a row (``failed`` / ``succeeded``), ``exhausted`` at
+``limit``, and ``refusal(backend)``: the error text of an item no worker was started for.
 """
 
 from __future__ import annotations
@@ -30,11 +32,7 @@ class WorkerSpec:
 
 @dataclass(frozen=True)
 class Limits:
-    """Seconds a stage may take before the worker is killed.  ``item_s`` None: from the
-    item's expected time (``EXPECTED_FACTOR`` x the sampling cap), at least ``floor_s``.
-    The floor is 120 s: on a cold H200 host under a parallel compile load the first device
-    call of a fresh worker (module load, CUPTI start, first flush) went past 30 s and a
-    healthy item was failed as TIMEOUT; a real hang is still ended, two minutes later."""
+    """Seconds a stage may take; ``item_s`` None: ``EXPECTED_FACTOR`` x the cap, >= ``floor_s``."""
 
     item_s: float | None = None
     floor_s: float = 120.0
@@ -75,9 +73,34 @@ def exit_words(returncode: int | None) -> str:
 
 
 class WorkerFault(RuntimeError):
-    """An item's device work failed in (or took down) the worker; ``str()`` is its words and
-    ``remote_traceback`` the traceback the worker read where it was raised ('' for none)."""
+    """An item's device work failed in the worker; ``remote_traceback``: where ('' for none)."""
 
     def __init__(self, words: str = "", remote_traceback: str = "") -> None:
         super().__init__(words)
         self.remote_traceback = remote_traceback
+
+
+@dataclass
+class StartAttempts:
+    limit: int
+    _failures: list[str] = field(default_factory=list)  # why each start since the last ready failed
+
+    def failed(self, words: str) -> None:
+        self._failures.append(words)
+
+    def succeeded(self) -> None:
+        self._failures.clear()
+
+    @property
+    def any_failed(self) -> bool:
+        return bool(self._failures)
+
+    @property
+    def exhausted(self) -> bool:
+        return len(self._failures) >= self.limit
+
+    def refusal(self, backend: str) -> str:
+        return (f"not started again: the {backend} worker failed to start {len(self._failures)} times in a row "
+                f"(last: {self._failures[-1] if self._failures else 'unknown'}), so no further worker is started in "
+                "this session; fix what stops it (its words above, or run one item with --tlbench-isolation=inprocess "
+                "to see the error in this process) and run again")
