@@ -74,7 +74,6 @@ def _inside(filename: str, dirs: tuple[str, ...]) -> bool:
 
 def where_running(frame: FrameType | None, tool_dirs: tuple[str, ...] = TOOL_DIRS,
                   library_dirs: tuple[str, ...] | None = None) -> str:
-    """``name (file:line)`` of the suite callable the tool is in (see the contract)."""
     stack: list[FrameType] = []
     while frame is not None:
         stack.append(frame)
@@ -120,8 +119,6 @@ def _short(filename: str) -> str:
 
 
 class BusyWatch:
-    """See the module contract."""
-
     def __init__(self, send: Callable[[Busy], Any], after_s: float = 3.0, every_s: float = 5.0,
                  clock: Callable[[], float] = time.monotonic, tool_dirs: tuple[str, ...] = TOOL_DIRS) -> None:
         self._send, self.after_s, self.every_s, self._clock = send, after_s, every_s, clock
@@ -163,7 +160,7 @@ class BusyWatch:
             return self._stage, ran, self._generation
 
     def send_if_current(self, generation: int, message: Busy) -> bool:
-        """Send only while the stage it was due in runs (under the lock, so it precedes the answer)."""
+        """Send only while its stage runs (under the lock, so it precedes the answer)."""
         with self._lock:
             if generation != self._generation or self._stage is None:
                 return False

@@ -32,7 +32,6 @@ def processes(cpus: int, environ: Mapping[str, str] | None = None) -> int:
 
 
 def _build(sys_path: Sequence[str], factory: str, options: Mapping[str, Any], case: Any) -> str | None:
-    """In a child: one build of ``case`` through the caches; None, or why it failed."""
     from ..core.backend_api import backend_from_ref
 
     for path in reversed(list(sys_path)):
@@ -75,7 +74,6 @@ class CacheWarmer:
         return self._executor.submit(_build, list(self.sys_path), self.factory, dict(self.options), case)
 
     def pin(self, cpus: Any) -> None:
-        """Children from now on, and those running, onto ``cpus`` (harness/measure/cpu_plan.py)."""
         from .cpu_plan import pin
 
         self.cpus = frozenset(cpus)

@@ -113,7 +113,6 @@ _TRIGGER = re.compile(r"^desc: Trigger: Client Request: (\S+)", re.M)
 
 
 def read_dump(path: Path) -> tuple[str | None, int | None]:
-    """(client request name, Ir total) of one callgrind dump."""
     text = path.read_text(errors="replace")
     trigger, totals = _TRIGGER.search(text), _TOTALS.search(text)
     return (trigger.group(1) if trigger else None), (int(totals.group(1)) if totals else None)
@@ -128,7 +127,6 @@ def _tail(path: Path, lines: int = 3) -> str:
 
 
 def count_under_callgrind(request: CountRequest) -> dict[str, dict[str, object]]:
-    """See the module contract.  Never raises for the child's faults: they become ``absent``."""
     ids = [it.item_id for it in request.items]
     if not ids:
         return {}
@@ -141,8 +139,8 @@ def count_under_callgrind(request: CountRequest) -> dict[str, dict[str, object]]
             lib = build_client(work)
         except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
             return {i: absent(str(exc)) for i in ids}
-        spec = ChildRequest(list(sys.path), request.factory, dict(request.options), list(request.items), str(lib),
-                            request.device, str(work))
+        spec = ChildRequest(list(sys.path), request.factory, dict(request.options),
+                            list(request.items), str(lib), request.device, str(work))
         (work / "request.pkl").write_bytes(pickle.dumps(spec))
         out, log = work / "answer.json", work / "child.log"
         command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={work}/cg.%p", "--dump-line=no",
@@ -202,7 +200,8 @@ def _answers(request: CountRequest, work: Path, out: Path, pid: int, wall: float
              version: str) -> dict[str, dict[str, object]]:
     answer = json.loads(out.read_text())
     method = COUNT_METHOD.format(warm_up=answer.get("warm_up") or "unknown")
-    dumps = {name: total for name, total in map(read_dump, _item_dumps(work)) if name is not None and total is not None}
+    dumps = {name: total for name, total in map(read_dump, _item_dumps(work))
+             if name is not None and total is not None}
     results: dict[str, dict[str, object]] = {}
     for item_id, fields in answer["items"].items():
         got = ItemCount(**fields)
@@ -216,7 +215,8 @@ def _answers(request: CountRequest, work: Path, out: Path, pid: int, wall: float
         rec: dict[str, object] = {
             "counter": CALLGRIND, "event": f"Ir (instructions executed; {version} --tool=callgrind)",
             "isolation": CALLGRIND_ISOLATION, "method": method, "cpu": host_cpu(), "lowering": [total],
-            "count_wall_s": got.wall_s, "child_setup_s": answer.get("setup_s"), "child_wall_s": round(wall, 1),
+            "count_wall_s": got.wall_s, "child_setup_s": answer.get("setup_s"),
+            "child_wall_s": round(wall, 1),
             "count_child": pid,  # which child counted it (children run side by side: count_phase.py)
         }
         if request.device:

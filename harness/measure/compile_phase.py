@@ -59,7 +59,6 @@ class CompilePhase:
     together: dict[str, tuple[str, ...]] = field(default_factory=dict)  # per backend: the backends timed at the same time
 
     def parallel(self, backend: str = "") -> bool:
-        """Whether ``backend``'s items go to fresh workers: ``jobs`` > 1, or ``own_workers``."""
         return self.make_session is not None and (self.jobs > 1 or (bool(backend) and self.own_workers(backend)))
 
     def outcome(self, item: BenchItem, phase_items: Sequence[BenchItem], run: Callable[[BenchItem], Outcome],
@@ -83,7 +82,6 @@ class CompilePhase:
         return [i for i in phase_items if i.kind == "compile" and i.backend == backend and i.item_id not in self.measured]
 
     def _run(self, phases: dict[str, tuple[list[BenchItem], Any]]) -> None:
-        """Each backend's phase (setup, rounds; several on threads), then their counts."""
         for batch, _shared in phases.values():
             self.measured.update(i.item_id for i in batch)
         if len(phases) > 1:
@@ -181,10 +179,8 @@ class CompilePhase:
         return self.board.phase(f"compile {backend}", f"compile items {backend} (cold rounds round-robin{jobs})", "rounds")
 
     def _time_batch(self, session: Any, items: list[BenchItem], jobs: int, report: Callable[..., None] | None = None) -> dict[str, Outcome]:
-        """``items`` round-robin in ``session``; one by one through ``session.run`` where the batch died."""
-        progress = report
         try:
-            answer = session.run_compile_items(items, self.policy, self.compile_rounds, self.seed, progress)
+            answer = session.run_compile_items(items, self.policy, self.compile_rounds, self.seed, report)
         except Exception as exc:  # noqa: BLE001 - timed one by one below
             answer = failed("compile", f"{type(exc).__name__}: {exc}", exc=exc)
         if isinstance(answer, list) and len(answer) == len(items):
@@ -207,7 +203,6 @@ class CompilePhase:
         return results
 
     def _on_threads(self, work: Callable[[Any], None], args: list[Any], name: str) -> None:
-        """``work(arg)`` for every arg on threads of their own; this thread writes the lines."""
         threads = [threading.Thread(target=work, args=(arg,), name=f"{name}-{arg}") for arg in args]
         for t in threads:
             t.start()

@@ -10,6 +10,7 @@ raises its ``CompileError`` (an unsubmitted case is compiled by the caller); ``p
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -138,10 +139,8 @@ class CompilePool:
         built = warmer.warm(case)
 
         def load() -> Compiled:
-            try:
-                built.result(timeout=CHILD_WAIT_S)  # None or the words of a failure, which the compile below meets again
-            except Exception:  # noqa: BLE001 - a child that died or hung: the compile below builds it here
-                pass
+            with contextlib.suppress(Exception):  # a failed or lost build: the compile meets it
+                built.result(timeout=CHILD_WAIT_S)
             return backend.compile(case, False)
 
         return lane.submit(load)
@@ -165,7 +164,6 @@ class CompilePool:
         return future.result()
 
     def pending(self) -> int:
-        """Compiles submitted and not finished."""
         with self._lock:
             return sum(1 for f in self._futures.values() if not f.done())
 

@@ -11,6 +11,7 @@ started process counted.  ANSWER: ``{"setup_s", "warm_up", "items": {item_id: {"
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import gc
 import json
@@ -104,10 +105,8 @@ def _warm_up(backend: Any, lowering: Callable[[Any], object], first_case: Any) -
             return WARM_UP_OWN
         except Exception:  # noqa: BLE001 - warm up on the first item instead
             pass
-    try:
+    with contextlib.suppress(Exception):  # a counted call meets the same fault and reports it
         lowering(first_case)
-    except Exception:  # noqa: BLE001 - a counted call meets the same fault and reports it
-        pass
     return WARM_UP_FIRST
 
 
@@ -170,8 +169,8 @@ def main(argv: list[str]) -> int:
     counts = {}
     for index, item in enumerate(spec.items):
         name = f"tlbench-item-{index}"
-        counts[item.item_id] = asdict(_in_a_fork(name, lambda: _count_item(lib, name, backend, lowering, item.case,
-                                                                          spec)))
+        count = _in_a_fork(name, lambda: _count_item(lib, name, backend, lowering, item.case, spec))
+        counts[item.item_id] = asdict(count)
     answer_path.write_text(json.dumps({"setup_s": setup_s, "warm_up": warm_up, "items": counts}))
     return 0
 

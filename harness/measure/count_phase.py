@@ -19,19 +19,19 @@ from ..core import trace
 from ..core.record import BenchItem
 from . import instructions
 from .callgrind import CountRequest, callgrind_reason, count_under_callgrind
+from .compile_phase import balanced_shares
 from .hardware_counter import hardware_reason
 from .instructions import KEY, absent
 
 
 def count_shares(items: Sequence[BenchItem], jobs: int, seconds: Mapping[str, float]) -> list[list[BenchItem]]:
-    """``items`` in ``jobs`` shares of about equal cost, each cheapest first (it pays the warm-up)."""
-    jobs = max(1, min(jobs, len(items)))
-    loads, shares = [0.0] * jobs, [[] for _ in range(jobs)]  # type: ignore[var-annotated]
-    for it in sorted(items, key=lambda i: (-seconds.get(i.item_id, 0.0), i.item_id)):
-        k = min(range(jobs), key=lambda j: (loads[j], j))
-        loads[k] += seconds.get(it.item_id, 0.0)
-        shares[k].append(it)
-    return [sorted(share, key=lambda i: (seconds.get(i.item_id, 0.0), i.item_id)) for share in shares if share]
+    """``items`` in ``jobs`` shares of about equal cost, each cheapest first (it pays warm-up)."""
+    def cost(item: BenchItem) -> float:
+        return seconds.get(item.item_id, 0.0)
+
+    ordered = sorted(items, key=lambda i: (-cost(i), i.item_id))
+    shares = balanced_shares(ordered, jobs, cost)
+    return [sorted(share, key=lambda i: (cost(i), i.item_id)) for share in shares if share]
 
 
 @dataclass(frozen=True)

@@ -44,7 +44,8 @@ def parse(text: str) -> set[int]:
 
 
 def describe(cpus: Iterable[int]) -> str:
-    runs = [[c for _, c in run] for _, run in groupby(enumerate(sorted(set(cpus))), lambda p: p[1] - p[0])]
+    consecutive = groupby(enumerate(sorted(set(cpus))), lambda p: p[1] - p[0])
+    runs = [[c for _, c in run] for _, run in consecutive]
     return ",".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
 
 
@@ -88,7 +89,6 @@ def _each_thread(pid: int, act: Callable[[int], None]) -> None:
 
 
 def pin(cpus: Iterable[int], pid: int = 0) -> None:
-    """Every thread of process ``pid`` (0: this one) onto ``cpus``."""
     cpus = set(cpus)
     _each_thread(pid, lambda tid: os.sched_setaffinity(tid, cpus))
 
@@ -104,7 +104,6 @@ def pin_from_environment(environ: Mapping[str, str] | None = None) -> set[int] |
 
 
 def renice(nice: int, pid: int = 0) -> None:
-    """Every thread of process ``pid`` (0: this one) to nice value ``nice``."""
     if hasattr(os, "setpriority"):
         _each_thread(pid, lambda tid: os.setpriority(os.PRIO_PROCESS, tid, nice))
 
@@ -128,7 +127,6 @@ def build_cpus_from_environment(environ: Mapping[str, str] | None = None) -> set
 
 
 def usable_cpus() -> int:
-    """CPUs this process may run on (its affinity mask: ``taskset`` and cgroups count)."""
     try:
         return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):

@@ -33,7 +33,7 @@ class _Described:
     """``describe()`` from the dataclass's own parameters (every field but ``name``)."""
 
     def describe(self) -> dict[str, str | dict[str, float]]:
-        params = {f.name: getattr(self, f.name) for f in fields(self) if f.init}  # type: ignore[arg-type]
+        params = {f.name: getattr(self, f.name) for f in fields(self) if f.init}  # type: ignore
         return {"name": self.name, "params": params}  # type: ignore[attr-defined]
 
 

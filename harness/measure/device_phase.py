@@ -26,9 +26,13 @@ from .piece_runner import MergedProgress, Pairs, PieceRunner
 from .runner import run_device_items
 
 
+def _in_process(backend: Backend, ctx: RunContext, _device: int = 0) -> DeviceSession:
+    return InProcessSession(backend, ctx)
+
+
 @dataclass
 class DevicePhase:
-    make_session: Callable[..., DeviceSession] = lambda backend, ctx, device=0: InProcessSession(backend, ctx)
+    make_session: Callable[..., DeviceSession] = _in_process
     on_chunk: Callable[[Pairs], None] = lambda _pairs: None
     devices_for: Callable[[Backend], int] = lambda _backend: 1
     background: bool = False
@@ -55,7 +59,7 @@ class DevicePhase:
         return self._measure(backend, [item], ctx, device)[0][1]  # on its own, same session kind
 
     def start(self, backend: Backend, items: Sequence[BenchItem], ctx: RunContext) -> None:
-        """Start measuring ``backend``'s ``items`` before its first item asks (an overlapped run)."""
+        """Start measuring ``backend``'s ``items`` before its first item asks (overlapped runs)."""
         mine = [i for i in items if i.backend == backend.name and i.item_id not in self.measured]
         if ctx.policy.interleave and mine and backend.name not in self.runners:
             self._start(backend, mine, ctx)
@@ -100,7 +104,8 @@ class DevicePhase:
         trace.mark("chunk journaled")
         self.stored.update((i.item_id, o) for i, o in fresh)
 
-    def _measure(self, backend: Backend, items: Sequence[BenchItem], ctx: RunContext, device: int) -> Pairs:
+    def _measure(self, backend: Backend, items: Sequence[BenchItem], ctx: RunContext,
+                 device: int) -> Pairs:
         session = self.make_session(backend, ctx, device)
         try:
             outcomes = run_device_items(session, items, ctx)

@@ -19,7 +19,6 @@ from ..core.record import BenchItem
 
 
 def chunk_key(item: BenchItem) -> tuple[str, Any]:
-    """Items measured together: one backend, one problem (its kernels and its vendor item)."""
     return item.backend, item.case.problem
 
 
@@ -87,7 +86,6 @@ def plan_pieces(items: Sequence[BenchItem], devices: int,
 
 
 def prefetch_order(cases: Sequence[Any], devices: int, device: int) -> list[Any]:
-    """``cases`` (of kernel items, collection order) reordered for ``device`` (see the contract)."""
     if not cases:
         return []
     items = [BenchItem("", "device", c) for c in cases]

@@ -55,8 +55,6 @@ class DeviceSession(Protocol):
 
 
 class InProcessSession:
-    """Runs items with ``backend`` in this process."""
-
     def __init__(self, backend: Backend, ctx: RunContext) -> None:
         self.backend, self.ctx = backend, ctx
         self._timers: dict[str, DeviceTimer] = {}

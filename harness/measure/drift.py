@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import asdict, dataclass
-from typing import Any, Sequence
+from typing import Sequence
 
 from ..core.stats import median
 
@@ -30,7 +30,7 @@ class DriftFinding:
     batches: int
     words: str
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return asdict(self)
 
 
@@ -50,7 +50,6 @@ def kendall_tau(values: Sequence[float]) -> float:
 
 
 def theil_sen_slope(values: Sequence[float]) -> float:
-    """The Theil-Sen slope (the median of the pairwise slopes, scipy's ``theilslopes``) per batch."""
     if len(values) < 2:
         return 0.0
     from scipy.stats import theilslopes

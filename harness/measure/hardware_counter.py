@@ -32,7 +32,6 @@ _IOC_ENABLE, _IOC_DISABLE, _IOC_RESET = 0x2400, 0x2401, 0x2403
 
 
 def _perf_open(inherit: bool) -> int:
-    """A disabled user-space instruction counter of this thread; raises OSError."""
     number = _PERF_SYSCALL.get(platform.machine())
     if number is None:
         raise OSError(errno.ENOSYS, f"no perf_event_open syscall number known for {platform.machine()}")
@@ -64,8 +63,6 @@ def _read(fd: int) -> int:
 
 @dataclass
 class HardwareCounter:
-    """Two counters of this thread, one inherited by what it starts (see the module contract)."""
-
     own: int
     inherited: int
 

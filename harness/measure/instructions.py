@@ -53,7 +53,6 @@ def absent(reason: str) -> dict[str, object]:
 
 
 def host_cpu() -> str:
-    """The CPU model (``/proc/cpuinfo``'s model name, else ``platform.processor()``)."""
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.lower().startswith("model name"):

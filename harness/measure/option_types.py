@@ -30,7 +30,8 @@ def _checked(text: str, kind: type, ok: Callable[[Any], bool], words: str) -> An
 
 
 def positive_float(text: str) -> float:
-    return _checked(text, float, lambda v: 0 < v < math.inf, "must be a number of seconds greater than 0")
+    return _checked(text, float, lambda v: 0 < v < math.inf,
+                    "must be a number of seconds greater than 0")
 
 
 def non_negative_float(text: str) -> float:
@@ -43,7 +44,8 @@ def positive_int(text: str) -> int:
 
 
 def fraction(text: str) -> float:
-    return _checked(text, float, lambda v: 0 < v < 1, "must be a fraction between 0 and 1, e.g. 0.02")
+    return _checked(text, float, lambda v: 0 < v < 1,
+                    "must be a fraction between 0 and 1, e.g. 0.02")
 
 
 def check_devices(option: str | None, traits: Sequence[Any]) -> None:

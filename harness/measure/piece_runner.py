@@ -37,7 +37,6 @@ class PieceRunner:
         self._threads: list[threading.Thread] = []
 
     def start(self) -> None:
-        """Start the device threads (background only; once)."""
         if self._background and not self._threads:
             for device in range(self._devices):
                 thread = threading.Thread(target=self._loop, args=(device,), name=f"tlbench-device-{device}", daemon=True)
@@ -82,7 +81,6 @@ class PieceRunner:
         return self._left == 0
 
     def cancel(self) -> None:
-        """No piece starts after this (pieces under way end; an interrupted session)."""
         with self._lock:
             self._left -= len(self._queue)
             self._queue.clear()

@@ -28,7 +28,6 @@ from ..core.stats import median
 
 
 def run_failure(exc: BaseException, plan: Any = None) -> Outcome:
-    """A device item's failure in stage run, or ``interrupted`` where the run was interrupted."""
     return interrupted_outcome(exc, "run", False) or failed("run", f"{type(exc).__name__}: {exc}", plan, exc=exc)
 
 
@@ -53,9 +52,7 @@ ProgressCallback = Callable[[LoopProgress], None]
 
 
 @dataclass
-class _BatchRow:
-    """One batch as the record keeps it (``dropped``: a timer change dropped it)."""
-
+class _BatchRow:  # one batch as the record keeps it
     attempt: int
     round: int
     n: int
@@ -63,7 +60,7 @@ class _BatchRow:
     telemetry: Mapping[str, object] | None
     throttled: bool
     discarded_before: int
-    dropped: bool = False
+    dropped: bool = False  # a timer change dropped it
 
     def as_json(self) -> dict[str, object]:
         row = asdict(self)
@@ -73,23 +70,15 @@ class _BatchRow:
 
 
 @dataclass
-class _Warmup:
-    """The clock warmup (``item`` None: no item ran it; ``ran`` False: there were no items)."""
-
+class _Warmup:  # the clock warmup
+    item: str | None = None  # None: no item ran it
     batches: int = 0
     settled: bool = False
-    item: str | None = None
     seconds: float = 0.0
     telemetry: Mapping[str, object] | None = None
-    ran: bool = True
 
     def as_json(self) -> dict[str, object]:
-        if not self.ran:
-            return {}
-        if self.item is None:
-            return {"batches": self.batches, "settled": self.settled}
-        return {"item": self.item, "batches": self.batches, "settled": self.settled,
-                "seconds": self.seconds, "telemetry": self.telemetry}
+        return asdict(self) if self.item is not None else {"batches": self.batches, "settled": self.settled}
 
 
 @dataclass
@@ -109,7 +98,6 @@ class _Track:
     error: Outcome | None = None
 
     def current(self) -> list[_BatchRow]:
-        """The current attempt's batches, less those a timer change dropped."""
         return [b for b in self.batches if b.attempt == self.attempt and not b.dropped]
 
     def medians(self) -> list[float]:
@@ -132,7 +120,6 @@ class _Loop:
     remaining: dict[int, int] = field(default_factory=dict)  # id(track) -> batches still expected
 
     def tick(self, units: int = 1, finished: bool = False) -> None:
-        """Count finished units and tell the progress callback (never lets it fail the loop)."""
         self.done_units += units
         if self.progress is None:
             return
@@ -169,8 +156,9 @@ class _Loop:
         # a timer's notes from its batches (why it fell back, what a call of several kernels is timed as)
         track.notes.extend(n for n in batch.notes if n not in track.notes and n not in track.prepared.notes)
         track.samples.extend(batch.samples_s)
-        track.batches.append(_BatchRow(track.attempt, round_index, len(batch.samples_s), median(batch.samples_s),
-                                       batch.telemetry, throttled, discarded))
+        row = _BatchRow(track.attempt, round_index, len(batch.samples_s), median(batch.samples_s),
+                        batch.telemetry, throttled, discarded)
+        track.batches.append(row)
 
     def stop_reason(self, track: _Track, rounds_done: int) -> str:
         if rounds_done >= self.policy.rounds and self.criterion.is_finished(track.samples):
@@ -213,7 +201,6 @@ class _Loop:
                         self.remaining[id(t)] = 0
 
     def warm_up(self, tracks: Sequence[_Track]) -> _Warmup:
-        """Clock warmup on the first item that runs, then each item's discarded calls."""
         info = _Warmup()
         for first in tracks:
             try:
@@ -247,14 +234,12 @@ class _Loop:
         return info
 
 
-def _relative_change(a: float | None, b: float | None) -> float:
-    return abs(b - a) / a if a and b else 0.0
-
-
 def _settled(prev: Batch, batch: Batch) -> bool:
-    clock_a = (prev.telemetry or {}).get("sm_clock_mhz")
-    clock_b = (batch.telemetry or {}).get("sm_clock_mhz")
-    return _relative_change(clock_a, clock_b) <= SETTLED and _relative_change(median(prev.samples_s), median(batch.samples_s)) <= SETTLED
+    def change(a: float | None, b: float | None) -> float:
+        return abs(b - a) / a if a and b else 0.0
+
+    clocks = [(b.telemetry or {}).get("sm_clock_mhz") for b in (prev, batch)]
+    return change(*clocks) <= SETTLED and change(median(prev.samples_s), median(batch.samples_s)) <= SETTLED
 
 
 def _vendor_of(tracks: Sequence[_Track]) -> dict[tuple[str, Any], _Track]:
@@ -277,26 +262,21 @@ def _vendor_rounds(track: _Track, vendor: _Track | None) -> list[float] | None:
     return ratios or None
 
 
-def _status(track: _Track) -> str:
-    return "DRIFT" if track.drift is not None else "CAPPED" if track.stopped_by != "criterion" else "clean"
-
-
-def _cap_note(track: _Track, criterion: StoppingCriterion, policy: MeasurePolicy) -> str:
-    cap = f"{policy.max_samples}-sample" if track.stopped_by == "max_samples" else f"{policy.max_seconds:g} s"
-    value = criterion.progress(track.samples)
-    return f"CAPPED: stopped at the {cap} cap before the {criterion.name} criterion was met (value {value:.4g}, {criterion.describe()['params']})"
-
-
-def _record(loop: _Loop, track: _Track, vendor: _Track | None, warmup: _Warmup, interleave: bool) -> Outcome:
+def _record(loop: _Loop, track: _Track, vendor: _Track | None, warmup: _Warmup | None,
+            interleave: bool) -> Outcome:
     p = track.prepared
     notes = list(p.notes) + track.notes
     if track.first_drift is not None:
         notes.append(f"re-measured once: the first attempt drifted ({track.first_drift.words})")
     if track.drift is not None:
         notes.append(f"DRIFT: {track.drift.words}; its number is not clean")
+    criterion, policy = loop.criterion, loop.policy
     if track.stopped_by != "criterion":
-        notes.append(_cap_note(track, loop.criterion, loop.policy))
-    status = _status(track)
+        cap = f"{policy.max_samples}-sample" if track.stopped_by == "max_samples" else f"{policy.max_seconds:g} s"
+        notes.append(f"CAPPED: stopped at the {cap} cap before the {criterion.name} criterion was met "
+                     f"(value {criterion.progress(track.samples):.4g}, {criterion.describe()['params']})")
+    capped = "CAPPED" if track.stopped_by != "criterion" else "clean"
+    status = "DRIFT" if track.drift is not None else capped
     measurement = {
         "status": status,
         "criterion": {**loop.criterion.describe(), "met": loop.criterion.is_finished(track.samples), "value": loop.criterion.progress(track.samples)},
@@ -305,7 +285,7 @@ def _record(loop: _Loop, track: _Track, vendor: _Track | None, warmup: _Warmup, 
         "batches": [b.as_json() for b in track.batches],
         "drift": track.drift.to_dict() if track.drift else None,
         "first_attempt_drift": track.first_drift.to_dict() if track.first_drift else None,
-        "remeasured": track.attempt > 0, "warmup": warmup.as_json(),
+        "remeasured": track.attempt > 0, "warmup": warmup.as_json() if warmup else {},
         "caps": {"max_samples": loop.policy.max_samples, "max_seconds": loop.policy.max_seconds},
         "drift_threshold": loop.policy.drift_threshold, "sampling_seconds": track.seconds,
     }
@@ -338,9 +318,8 @@ def measure_items(session: DeviceSession, items: Sequence[BenchItem], policy: Me
             tracks.append(_Track(item, prepared, prepared.method))
             loop.remaining[id(tracks[-1])] = policy.rounds
         loop.tick()
-    warmup = _Warmup(ran=False)
+    warmup = loop.warm_up(tracks) if tracks else None
     if tracks:
-        warmup = loop.warm_up(tracks)
         loop.rounds([t for t in tracks if t.error is None], policy.interleave)
     vendors = _vendor_of(tracks)
     for t in tracks:
@@ -361,10 +340,7 @@ def measure_items(session: DeviceSession, items: Sequence[BenchItem], policy: Me
             if t.error is None:
                 t.drift = detect_drift(t.medians(), policy.drift_threshold)
     for t in tracks:
-        if t.error is not None:
-            results[t.item.item_id] = t.error
-        else:
-            vendor = vendors.get((t.item.backend, t.item.case.problem))
-            results[t.item.item_id] = _record(loop, t, vendor, warmup, policy.interleave)
+        vendor = vendors.get((t.item.backend, t.item.case.problem))
+        results[t.item.item_id] = t.error or _record(loop, t, vendor, warmup, policy.interleave)
     loop.tick(0, finished=True)
     return [results[i.item_id] for i in items]

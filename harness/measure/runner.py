@@ -48,7 +48,6 @@ def compile_method(compiled: Compiled, rounds: int = 1, after_one_build: bool = 
 
 
 def _cpu_seconds() -> float:
-    """CPU time of this process (all threads) and of its reaped children (nvcc, bisheng)."""
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     return time.process_time() + children.ru_utime + children.ru_stime
 
@@ -62,24 +61,22 @@ def machine_probe() -> float:
     return time.process_time() - start
 
 
-def _timed_call(work: Callable[[], Compiled], collector_s: list[float] | None = None,
-                counts: list[tuple[int, int]] | None = None) -> tuple[Compiled, float]:
+def _timed_call(work: Callable[[], Compiled], collector_s: list[float],
+                counts: list[tuple[int, int]]) -> tuple[Compiled, float]:
     """``work()`` and its CPU seconds, the collector held out and the heap frozen (a collection
     inside a lowering added 105-136 ms); notes collector seconds and hardware counts."""
     start = time.perf_counter()
     gc.collect()
     gc.freeze()
-    if collector_s is not None:
-        collector_s.append(time.perf_counter() - start)
+    collector_s.append(time.perf_counter() - start)
     was_enabled = gc.isenabled()
     gc.disable()
-    counter = HardwareCounter.open() if counts is not None else None
+    counter = HardwareCounter.open()
     try:
         start = _cpu_seconds()
         if isinstance(counter, HardwareCounter):
             result, counted = counter.count(work)
-            if counted is not None:
-                counts.append(counted)  # type: ignore[union-attr]
+            counts.extend([counted] if counted is not None else [])
         else:
             result = work()
         return result, _cpu_seconds() - start  # the whole call: kernel construction, lowering, build
@@ -90,8 +87,6 @@ def _timed_call(work: Callable[[], Compiled], collector_s: list[float] | None = 
 
 @dataclass
 class _CompileTiming:
-    """One compile item's rounds so far (see ``_compile_step``)."""
-
     item: BenchItem
     samples: list[float] = field(default_factory=list)
     cpu: list[float] = field(default_factory=list)
@@ -121,11 +116,10 @@ def _compile_step(state: _CompileTiming, backend: Backend, seen: Callable[[], bo
             state.built = (replace(compiled, handle=None), spent)  # the binary is not needed again
             state.built_count = state.counts.pop() if state.counts else None
             return
-    except CompileError as exc:
-        state.failure = interrupted_outcome(exc, "compile", seen()) or failed("compile", str(exc), exc=exc)
-        return
     except Exception as exc:  # noqa: BLE001 - the item fails with these words
-        state.failure = interrupted_outcome(exc, "compile", seen()) or failed("compile", f"{type(exc).__name__}: {exc}", exc=exc)
+        words = str(exc) if isinstance(exc, CompileError) else f"{type(exc).__name__}: {exc}"
+        state.failure = (interrupted_outcome(exc, "compile", seen())
+                         or failed("compile", words, exc=exc))
         return
     state.cpu.append(spent)
     state.samples.append(compiled.compile_seconds)

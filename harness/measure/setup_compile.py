@@ -8,6 +8,7 @@ plain data; ``setup_words(backend, account)`` says where a setup over ``SLOW_SET
 
 from __future__ import annotations
 
+import contextlib
 import time
 from typing import Callable
 
@@ -19,12 +20,9 @@ SLOW_SETUP_S = 5.0  # a setup over this says where its time went
 
 
 def time_once(work: Callable[[], object]) -> float:
-    """Wall seconds of one untimed run of ``work`` (its result and errors are not reported)."""
     start = time.perf_counter()
-    try:
+    with contextlib.suppress(Exception):  # the timed item that follows meets and reports it
         work()
-    except Exception:  # noqa: BLE001 - the timed item that follows meets the same fault and reports it
-        pass
     return time.perf_counter() - start
 
 
@@ -33,10 +31,8 @@ def pay_setup_once(backend: Backend, item: BenchItem, wait_idle: Callable[[], No
         return 0.0
     wait_idle()
     start = time.perf_counter()
-    try:
+    with contextlib.suppress(CompileError):  # the timed item meets it again
         backend.compile(item.case, cold=True)
-    except CompileError:
-        pass
     return time.perf_counter() - start
 
 
@@ -50,7 +46,6 @@ def setup_account(total_s: float, start_s: float, item_id: str, own_lowering_s: 
 
 
 def setup_words(backend: str, account: dict) -> str:
-    """One line: where a slow setup's time went."""
     first, start, own = account.get("first_compile_s") or 0.0, account.get("start_s") or 0.0, account.get("own_lowering_s")
     warm = account.get("warm_up_s")
     parts = []

@@ -16,8 +16,6 @@ DEVICE_STAGES = ("inputs", "check", "run")
 
 
 class StageReporter:
-    """See the module contract."""
-
     def __init__(self, backend: Any, notify) -> None:
         self._backend = backend
         self._notify = notify

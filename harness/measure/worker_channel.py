@@ -39,7 +39,7 @@ class WorkerChannel:
     def __init__(self) -> None:
         self._proc: subprocess.Popen | None = None
         self._conn: Connection | None = None
-        self._log: Path | None = None
+        self.log: Path | None = None  # the file the process held writes to
 
     @property
     def started(self) -> bool:
@@ -53,14 +53,9 @@ class WorkerChannel:
     def pid(self) -> int | None:
         return self._proc.pid if self._proc is not None else None
 
-    @property
-    def log(self) -> Path | None:
-        """The file the process held writes to (None: none spawned yet)."""
-        return self._log
-
     def spawn(self, log: Path, env: dict[str, str], init: Init) -> None:
         parent, child = socket.socketpair()
-        self._log = log
+        self.log = log
         with open(log, "wb") as out:
             self._proc = subprocess.Popen(
                 [sys.executable, "-m", WORKER_MODULE, str(child.fileno())],
@@ -88,9 +83,9 @@ class WorkerChannel:
                 raise WorkerDied() from None
             if tick is not None:
                 tick()
-            if not ready and left <= TICK_S:
-                raise WorkerTimedOut(limit_s)
             if not ready:
+                if left <= TICK_S:
+                    raise WorkerTimedOut(limit_s)
                 continue
             try:
                 message = self._conn.recv()
@@ -112,20 +107,18 @@ class WorkerChannel:
             return None
 
     def exit_account(self) -> tuple[str, str]:
-        return exit_words(self._proc.poll() if self._proc is not None else None), self._log_tail()
-
-    def _log_tail(self, lines: int = 4, limit: int = 600) -> str:
+        """How the process ended, and the last 4 lines it printed."""
         try:
-            text = self._log.read_text(errors="replace") if self._log else ""
+            text = self.log.read_text(errors="replace") if self.log else ""
         except OSError:
-            return ""
-        tail = " | ".join(ln.strip() for ln in text.splitlines()[-lines:] if ln.strip())
-        return tail[-limit:]
+            text = ""
+        tail = " | ".join(ln.strip() for ln in text.splitlines()[-4:] if ln.strip())
+        return exit_words(self._proc.poll() if self._proc is not None else None), tail[-600:]
 
     def kill(self) -> None:
-        if self._proc is not None and self._proc.poll() is None:
-            self._proc.kill()
         if self._proc is not None:
+            if self._proc.poll() is None:
+                self._proc.kill()
             self._proc.wait()
         if self._conn is not None:
             self._conn.close()

@@ -17,6 +17,8 @@ ends with ``os._exit``.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import numbers
 import os
 import signal
@@ -34,16 +36,11 @@ from .worker_messages import (
     Close, CompileItems, Done, EndPhase, Init, Pin, Prefetch, Progress, Raised, Ready, Sample, Setup, Stage, RunItem)
 
 def _die_with_parent() -> None:
-    try:
-        import ctypes
-
+    with contextlib.suppress(OSError, AttributeError):  # not Linux: the socket closing ends it
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass  # not Linux: the socket closing still ends an idle worker
 
 
 def _as_interrupted(answer: Any) -> Any:
-    """``answer`` with its failures made ``interrupted`` (the worker saw the run interrupted)."""
     from .outcome import Outcome, interrupted
 
     words = "the run was interrupted (Ctrl-C) while this worker was on it"
@@ -69,25 +66,25 @@ def plain_outcome(outcome: Any) -> Any:
 
 
 def plain_prepared(prepared: Any) -> Any:
-    """A ``Prepared`` (or ``Batch``) as plain data (see ``plain_outcome``)."""
     from dataclasses import fields, replace
 
     from ..core.cases import CheckResult, Plan
 
-    changes: dict[str, Any] = {}
-    for f in fields(prepared):
-        value = getattr(prepared, f.name)
+    def plain_field(value: object) -> object:
         if isinstance(value, Plan):
-            changes[f.name] = Plan(**plain(vars(value)))
-        elif isinstance(value, CheckResult):
-            changes[f.name] = CheckResult(**plain(vars(value)))
-        elif isinstance(value, (dict, list, tuple, str)) or value is None:
-            changes[f.name] = plain(value) if not isinstance(value, tuple) else tuple(plain(list(value)))
-        elif isinstance(value, numbers.Integral) and not isinstance(value, bool):
-            changes[f.name] = int(value)
-        elif isinstance(value, numbers.Real):
-            changes[f.name] = float(value)
-    return replace(prepared, **changes)
+            return Plan(**plain(vars(value)))
+        if isinstance(value, CheckResult):
+            return CheckResult(**plain(vars(value)))
+        if isinstance(value, tuple):
+            return tuple(plain(list(value)))
+        if isinstance(value, (dict, list, str)) or value is None:
+            return plain(value)
+        if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+            return int(value)
+        return float(value) if isinstance(value, numbers.Real) else value
+
+    return replace(prepared, **{f.name: plain_field(getattr(prepared, f.name))
+                                for f in fields(prepared)})
 
 
 def serve(conn: Connection, watch: Any = None) -> int:
@@ -225,18 +222,16 @@ def serve(conn: Connection, watch: Any = None) -> int:
 
 
 def _exit(code: int) -> None:
-    """End without interpreter teardown (see the contract), output flushed first."""
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)
 
 
 def main(argv: list[str]) -> None:
+    from .cpu_plan import nice_from_environment, pin_from_environment
     from .interrupt import InterruptWatch
 
     _die_with_parent()
-    from .cpu_plan import nice_from_environment, pin_from_environment
-
     pin_from_environment()  # a compile job's (or a restarted device worker's) CPUs, before anything starts
     nice_from_environment()  # a compile job beside device timing yields to the device phase's builds
     hang_report.arm()  # a controller that times this worker out reads its stacks first

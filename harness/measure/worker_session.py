@@ -71,7 +71,6 @@ class WorkerSession:
         return self._channel.started
 
     def start_early(self) -> None:
-        """Start the worker now without waiting for it (its imports overlap the caller's work)."""
         if not self._channel.started:
             self._start(wait=False)
 
@@ -88,7 +87,6 @@ class WorkerSession:
         return self.worker_facts
 
     def _ensure_ready(self) -> None:
-        """A live worker that has answered ``Ready``: started (again) here, or awaited if started early."""
         if not self._channel.alive:
             self._channel.kill()
             self._start()
@@ -172,7 +170,6 @@ class WorkerSession:
             self._prefetched_here = True
 
     def run(self, item: BenchItem, policy: MeasurePolicy, compile_rounds: int, seed: int) -> Outcome:
-        """The whole item (a compile item, or a device item measured on its own)."""
         return self._answer_or_outcome(RunItem(item, policy, compile_rounds, seed), policy)
 
     def run_compile_items(self, items: list[BenchItem], policy: MeasurePolicy, compile_rounds: int, seed: int,
@@ -191,18 +188,15 @@ class WorkerSession:
         return answer
 
     def setup(self, item: BenchItem, policy: MeasurePolicy, seed: int) -> Any:
-        """The untimed first compile of ``item``'s case: seconds, or a failed ``Outcome`` (the timed item meets it again)."""
         return self._request(Setup(item, policy, 1, seed), policy)
 
     def prepare(self, item: BenchItem, policy: MeasurePolicy, compile_rounds: int, seed: int) -> Any:
-        """``DeviceSession.prepare`` in the worker: ``Prepared``, or an ``Outcome``."""
         answer = self._answer_or_outcome(Prepare(item, policy, compile_rounds, seed), policy)
         if not isinstance(answer, Outcome):
             self._prepared[item.item_id] = self._incarnation
         return answer
 
     def sample(self, item: BenchItem, k: int, policy: MeasurePolicy, compile_rounds: int, seed: int) -> Any:
-        """``DeviceSession.sample`` in the worker (see the contract)."""
         if self._prepared.get(item.item_id) != self._incarnation or not self._channel.alive:
             again = self.prepare(item, policy, compile_rounds, seed)
             if isinstance(again, Outcome):
@@ -240,7 +234,6 @@ class WorkerSession:
         return False
 
     def _request(self, message: ItemRequest | Sample, policy: MeasurePolicy) -> Any:
-        """The worker's answer, or a failed ``Outcome`` when it hung or died (see the contract)."""
         if self._closed:  # the session ended (an interrupted run's last piece): no new worker
             return self._failed(STARTUP, "the worker session was closed (the run is ending)", None)
         if self._interrupted():  # a Ctrl-C: no new request, no new worker
@@ -290,7 +283,6 @@ class WorkerSession:
         return answer
 
     def _lost(self, stage: str, start_words: str) -> None:
-        """The worker is ended for good (killed, or dead): the next request starts a fresh one."""
         self._channel.kill()
         self.restarts += 1
         self.last_fault = True

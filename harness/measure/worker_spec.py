@@ -20,8 +20,6 @@ STARTUP = "startup"
 
 @dataclass(frozen=True)
 class WorkerSpec:
-    """What the worker process needs to build the backend, and its environment."""
-
     backend: str
     factory: str  # "module:qualname" of the backend factory
     options: Mapping[str, Any] = field(default_factory=dict)
@@ -61,7 +59,6 @@ def factory_ref(factory: Any) -> str:
 
 
 def exit_words(returncode: int | None) -> str:
-    """How a process ended, in words."""
     if returncode is None:
         return "still running"
     if returncode < 0:
@@ -100,7 +97,8 @@ class StartAttempts:
         return len(self._failures) >= self.limit
 
     def refusal(self, backend: str) -> str:
-        return (f"not started again: the {backend} worker failed to start {len(self._failures)} times in a row "
-                f"(last: {self._failures[-1] if self._failures else 'unknown'}), so no further worker is started in "
-                "this session; fix what stops it (its words above, or run one item with --tlbench-isolation=inprocess "
-                "to see the error in this process) and run again")
+        last = self._failures[-1] if self._failures else "unknown"
+        return (f"not started again: the {backend} worker failed to start {len(self._failures)} "
+                f"times in a row (last: {last}), so no further worker is started in this session; "
+                "fix what stops it (its words above, or run one item with "
+                "--tlbench-isolation=inprocess to see the error in this process) and run again")

@@ -9,6 +9,7 @@ that meets it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -19,7 +20,6 @@ from ..core import trace
 
 
 def plain(value: Any) -> Any:
-    """``value`` as JSON-able plain data (anything else as its text)."""
     return json.loads(json.dumps(value, default=str))
 
 def warm_device(backend: Any) -> dict[str, Any]:
@@ -59,10 +59,8 @@ def start_runtime_warm_up(ref: str | None) -> threading.Thread | None:
     module, _, name = ref.partition(":")
 
     def run() -> None:
-        try:
+        with contextlib.suppress(Exception):  # the first device stage reports it with its item
             getattr(import_module(module), name)()
-        except Exception:  # noqa: BLE001 - the first device stage reports it with its item
-            pass
         trace.mark("worker runtime warm", role="worker")
 
     thread = threading.Thread(target=run, name="tlbench-warm-up", daemon=True)
