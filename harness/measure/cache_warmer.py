@@ -18,6 +18,8 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+from .cpu_plan import pin
+
 MIN_CPUS = 4
 ENV = "TLBENCH_BUILD_PROCESSES"
 
@@ -47,8 +49,6 @@ def _build(sys_path: Sequence[str], factory: str, options: Mapping[str, Any], ca
 
 def _pin_child(cpus: Any) -> None:
     if cpus:
-        from .cpu_plan import pin
-
         pin(cpus)
 
 
@@ -74,8 +74,6 @@ class CacheWarmer:
         return self._executor.submit(_build, list(self.sys_path), self.factory, dict(self.options), case)
 
     def pin(self, cpus: Any) -> None:
-        from .cpu_plan import pin
-
         self.cpus = frozenset(cpus)
         if self._executor is not None:
             self._executor.shutdown(wait=False)  # its running children finish their builds pinned below; new ones start pinned

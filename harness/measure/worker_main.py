@@ -162,9 +162,9 @@ def serve(conn: Connection, watch: Any = None) -> int:
                     phase.close()
                 phase = None
                 continue
+            item = message.item
             try:
                 if isinstance(message, Sample):
-                    item = message.item
                     busy.begin("run")
                     if phase is None:
                         answer: Any = Raised("run", f"{item.item_id} was not prepared in this worker")
@@ -176,7 +176,6 @@ def serve(conn: Connection, watch: Any = None) -> int:
                             answer = Raised(reporter.fault[0] if reporter.fault else "run", f"{type(exc).__name__}: {exc}",
                                             traceback_of(exc))
                 else:
-                    item = message.item
                     ctx = RunContext(policy=message.policy, compile_rounds=message.compile_rounds, seed=message.seed,
                                      compiled=compiled, before_cold_compile=pool.wait_idle, interrupted=watch)
                     if isinstance(message, Setup) and compile_warm_up_s is not None:  # paid before Ready: the item's modules are loaded now
