@@ -1,13 +1,10 @@
-"""Which CPUs do what when compile work runs beside device timing.
+"""Which CPUs do what when compile work runs beside device timing; nothing here measures.
 
-Contract: ``CpuPlan.split(usable, device_workers, siblings_of, min_compile)`` gives each device
-worker the highest free CPU and its SMT siblings and leaves the rest to compile work; None when
-fewer than ``min_compile`` would be left.  ``pin(cpus, pid)`` / ``renice(nice, pid)`` act on every
-thread of a process; ``pin_from_environment`` / ``nice_from_environment`` /
-``build_cpus_from_environment`` read ``$TLBENCH_CPUS`` / ``$TLBENCH_NICE`` / ``$TLBENCH_BUILD_CPUS``
-(a worker's first acts).  ``parse`` / ``describe`` read and write "0-3,8".  ``usable_cpus()``: this
-process's affinity; ``resolve_jobs``: ``--tlbench-compile-jobs`` as a number (raises ValueError).
-Compile jobs beside device timing run at ``COMPILE_NICE``.  Nothing here measures.
+Contract: ``CpuPlan.split(usable, device_workers, siblings_of, min_compile)``: each device worker gets
+the highest free CPU and its SMT siblings, the rest go to compile work (None: too few left).
+``pin`` / ``renice`` act on every thread of a process; ``*_from_environment`` read ``$TLBENCH_CPUS``,
+``$TLBENCH_NICE``, ``$TLBENCH_BUILD_CPUS``; ``parse`` / ``describe`` read and write "0-3,8";
+``usable_cpus()``; ``resolve_jobs`` reads ``--tlbench-compile-jobs`` (ValueError).
 """
 
 from __future__ import annotations

@@ -1,14 +1,10 @@
 """The one measurement loop: warmup, interleaved rounds, stopping, caps, drift, re-measure.
 
-Contract: ``measure_items(session, items, policy, clock, sleep, progress)`` drives a
-``DeviceSession`` and returns one ``Outcome`` per item, in order: ``prepare`` each item (an Outcome
-or exception ends it); warm the clock on the first item until SM clock and batch median settle
-within 1 % (at most ``clock_warmup_s``), then ``warmup`` discarded calls per item; ``rounds``
-round-robin passes of ``batch`` samples (rotating order), more until the criterion is met or a cap
-stops the item (CAPPED); a throttled batch is retaken twice at most.  An item whose batch medians
-drift (drift.py) is re-measured once with its problem's vendor item; drifting again makes it DRIFT.
-The record's ``measurement`` block keeps every batch, the round medians and vendor ratios;
-``progress`` gets a ``LoopProgress`` after each unit.
+Contract: ``measure_items(session, items, policy, clock, sleep, progress)`` returns one ``Outcome``
+per item, in order: prepare each item; warm the clock on the first (SM clock and batch median within
+1 %); ``rounds`` round-robin passes of ``batch`` samples, more until the criterion or a cap (CAPPED);
+a throttled batch is retaken twice at most; a drifting item is re-measured once with its vendor
+item (DRIFT if again).  ``progress`` gets a ``LoopProgress`` after each unit.
 """
 
 from __future__ import annotations

@@ -1,18 +1,13 @@
 """The device worker process: hosts one backend and answers ``WorkerSession``'s requests.
 
-Contract: ``python -m tlbench.harness.measure.worker_main FD`` (one end of a socket pair on ``FD``;
-messages: harness/measure/worker_messages.py).  ``Init`` first: start the runtime warm-up thread,
-build the backend, start its device runtime, optionally ``warm_up_compile()``, answer ``Ready``.
-Then: ``Prefetch`` / ``Pin`` / ``EndPhase`` (no answer); ``Setup`` (seconds), ``RunItem`` (an
-``Outcome``), ``CompileItems`` (one ``Outcome`` per item, with ``Stage``/``Progress`` before each
-cold call), ``Prepare`` (``Prepared`` or an ``Outcome``), ``Sample`` (``Batch`` or ``Raised``), each
-answered with a ``Done``; ``Stage`` before each backend stage, ``Busy`` from the ``BusyWatch``.
-``Done.fault``: an exception escaped a device stage, the context may be poisoned, so the worker
-exits right after answering (a ``SuiteCodeError`` is no fault unless the backend's
-``device_fault()`` says so).  ``Close`` or EOF: exit 0.  After a Ctrl-C, failures are answered as
-``interrupted``.  The worker dies with its parent. Outcomes cross as plain data; the originals are
-never released (releasing compiler-owned objects in plans has segfaulted at exit), and the worker
-ends with ``os._exit``.
+Contract: ``python -m tlbench.harness.measure.worker_main FD`` (a socket on ``FD``; messages:
+worker_messages.py).  ``Init``: runtime warm-up thread, backend, device runtime, optional
+``warm_up_compile()``, then ``Ready``.  ``Prefetch`` / ``Pin`` / ``EndPhase`` get no answer; ``Setup``,
+``RunItem``, ``CompileItems``, ``Prepare`` and ``Sample`` get a ``Done`` (``Stage``, ``Progress`` and
+``Busy`` may come before it).  ``Done.fault``: an exception escaped a device stage, so the worker exits
+after answering.  ``Close`` or EOF: exit 0.  After a Ctrl-C failures are ``interrupted``.  It dies
+with its parent, sends outcomes as plain data and never releases the originals (compiler-owned
+objects have segfaulted at exit): it ends with ``os._exit``.
 """
 
 from __future__ import annotations
