@@ -2,12 +2,12 @@
 
 Contract: ``python -m tlbench.harness.measure.worker_main FD`` (a socket on ``FD``; messages:
 worker_messages.py).  ``Init``: runtime warm-up thread, backend, device runtime, optional
-``warm_up_compile()``, then ``Ready``.  ``Prefetch`` / ``Pin`` / ``EndPhase`` get no answer; ``Setup``,
-``RunItem``, ``CompileItems``, ``Prepare`` and ``Sample`` get a ``Done`` (``Stage``, ``Progress`` and
-``Busy`` may come before it).  ``Done.fault``: an exception escaped a device stage, so the worker exits
-after answering.  ``Close`` or EOF: exit 0.  After a Ctrl-C failures are ``interrupted``.  It dies
-with its parent, sends outcomes as plain data and never releases the originals (compiler-owned
-objects have segfaulted at exit): it ends with ``os._exit``.
+``warm_up_compile()``, then ``Ready``.  ``Prefetch`` / ``Pin`` / ``EndPhase`` get no answer;
+``Setup``, ``RunItem``, ``CompileItems``, ``Prepare`` and ``Sample`` get a ``Done`` (``Stage``,
+``Progress`` and ``Busy`` may come before it).  ``Done.fault``: an exception escaped a device stage,
+so the worker exits after answering.  ``Close`` or EOF: exit 0.  After a Ctrl-C failures are
+``interrupted``.  It dies with its parent, sends outcomes as plain data and never releases the
+originals (compiler-owned objects have segfaulted at exit): it ends with ``os._exit``.
 """
 
 from __future__ import annotations
