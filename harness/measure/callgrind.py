@@ -1,13 +1,11 @@
 """Instruction counts of compile items' cold lowering under Valgrind's callgrind, in a child
 process.
 
-Contract: ``callgrind_reason()`` is None where ``valgrind`` and a C compiler exist, else why not.
-``count_under_callgrind(request)`` builds the client-request helper and runs count_child.py under
-``valgrind --tool=callgrind`` with instrumentation off at start; it returns ``{item_id:
-record["instructions"]}``, each naming its ``method`` (``COUNT_METHOD``).  Any child fault, a
-timeout included, is each item's ``absent``.  The child has a session of its own: an exception in
-the waiting thread, or the request's ``stop`` event (``Stopped``), kills its process group and
-re-raises.
+Contract: ``callgrind_reason()``: None where ``valgrind`` and a C compiler exist, else why not.
+``count_under_callgrind(request)`` runs count_child.py under callgrind (instrumentation off at
+start) and returns ``{item_id: record["instructions"]}``; every child fault is each item's
+``absent``.  An exception in the waiting thread, or the request's ``stop`` event (``Stopped``),
+kills the child's process group and re-raises.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """The process that runs under callgrind and counts compile items' cold lowerings.
 
-Contract: ``python -m tlbench.harness.measure.count_child REQUEST.pkl ANSWER.json`` (started by
-callgrind.py with ``VALGRIND_OPTS=--instr-atstart=no``).  It refuses to count outside Valgrind (exit
-2), loads the backend, warms up uncounted (``warm_up_compile()``, else the first item's lowering),
-then counts each item's cold lowering in a fork of its own between ``tlbench_start()`` /
-``tlbench_stop(name)``, the collector frozen; with ``device`` the fork builds once more with every
-started process counted.  ANSWER: ``{"setup_s", "warm_up", "items": {item_id: {"dump", "wall_s",
-"error"?, "device_files"?, ...}}}``.
+Contract: ``python -m tlbench.harness.measure.count_child REQUEST.pkl ANSWER.json`` (a pickled
+``ChildRequest``; outside Valgrind: exit 2).  It warms up uncounted, then counts each item's cold
+lowering in a fork of its own between client requests (with ``device``, also the build's processes)
+and writes ``{"setup_s", "warm_up", "items": {item_id: ItemCount}}``.
 """
 
 from __future__ import annotations

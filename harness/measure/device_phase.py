@@ -1,14 +1,12 @@
 """The device phase of a pytest session: a backend's device items measured in interleaved rounds,
 one piece at a time on each of its devices.
 
-Contract: ``DevicePhase.outcome(item, backend, phase_items, ctx)`` returns the item's ``Outcome``.
-The first call for a backend plans its items of ``phase_items`` into pieces (device_pieces.py) and
-measures them (piece_runner.py), each piece through one ``make_session(backend, ctx, device)``;
-``background`` measures on threads, one per device (``devices_for(backend)``).  Each finished piece
-goes to ``on_chunk(pairs)`` in the calling thread and is stored for its items; a timed outcome gets
-the session's ``device_uuid``.  An item no piece covered (or without interleave) is measured on its
-own, after the pieces.  ``start`` begins a backend's phase early, ``wait_idle()`` hands over every
-piece, ``cancel()`` starts no further piece.
+Contract: ``DevicePhase.outcome(item, backend, phase_items, ctx)`` returns the item's ``Outcome``;
+the first call for a backend plans its items into pieces (device_pieces.py) measured by a
+``PieceRunner`` through ``make_session(backend, ctx, device)`` (``background``: a thread per
+device). Each finished piece goes to ``on_chunk(pairs)`` and is stored; timed outcomes get
+``device_uuid``. An item no piece covered is measured on its own.  ``start``, ``wait_idle()``,
+``cancel()``.
 """
 
 from __future__ import annotations

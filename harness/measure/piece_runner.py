@@ -1,12 +1,10 @@
 """Pieces of a device phase measured on one or more devices, and handed over as they end.
 
-Contract: ``PieceRunner(pieces, devices, measure_piece, background)`` measures every piece once
-through ``measure_piece(piece, device) -> [(item, outcome)]``; ``next_done(tick)`` returns one
-finished piece's pairs at a time, then None.  ``background``: a thread per device takes pieces while
-the caller goes on; else ``next_done`` measures the next piece on device 0 itself.  A piece that
-raises comes back as failed (or interrupted) outcomes of all its items.  ``cancel()`` starts no
-further piece.  ``MergedProgress`` folds concurrent pieces' ``LoopProgress`` into one growing
-stream.
+Contract: ``PieceRunner(pieces, devices, measure_piece, background)`` measures each piece once
+(``measure_piece(piece, device) -> [(item, outcome)]``); ``next_done(tick)`` returns one finished
+piece's pairs at a time, then None (``background``: a thread per device; else it measures the next
+piece on device 0 itself).  A piece that raises fails (or interrupts) all its items.  ``cancel()``.
+``MergedProgress`` folds concurrent pieces' ``LoopProgress`` into one stream.
 """
 
 from __future__ import annotations
