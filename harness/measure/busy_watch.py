@@ -1,11 +1,9 @@
 """Name the suite code a worker is running once a stage has run for a few seconds.
 
-Contract: ``BusyWatch(send, after_s, every_s)``, held by the worker for its life; ``start()`` starts
-its daemon thread; ``begin(stage)`` / ``end()`` bracket each request.  Once a stage has run
-``after_s``, a ``Busy`` goes through ``send`` every ``every_s`` while that stage still runs
-(``send_if_current``), naming ``where_any_thread``: the innermost suite frame (neither ``tool_dirs``
-nor library code) that tool code called, on the main thread or else the first other thread; with
-none (``NO_SUITE_CODE``) nothing is sent. A failing ``send`` ends the watch quietly.
+Contract: ``BusyWatch(send, after_s, every_s)``: ``start()``, then ``begin(stage)`` / ``end()``
+around each request; once a stage has run ``after_s`` it sends ``Busy`` every ``every_s`` while that
+stage runs, naming ``where_any_thread`` (the innermost suite frame tool code called), never
+``NO_SUITE_CODE``.  A failing ``send`` ends the watch quietly.
 """
 
 from __future__ import annotations

@@ -1,12 +1,10 @@
-"""Cold builds of a device phase's kernels in child processes, so the device process only loads
-them.
+"""Cold builds of a device phase's kernels in child processes, so the device process only loads them
+(builds on threads of one process do not overlap).
 
-Contract: ``CacheWarmer(factory, options, sys_path, processes)``: ``warm(case) -> Future`` builds
-the case through the caches in one of ``processes`` spawned children (result None, or the failure's
-words: only a hint); ``pin(cpus)`` moves the children; ``close()`` ends them.  ``processes(cpus)``:
-none under ``MIN_CPUS`` CPUs, else one per CPU; ``$TLBENCH_BUILD_PROCESSES`` overrides it (not a
-whole number: ``ValueError``).  ``warmer_for(factory, options, processes)``: None without a factory
-or processes. Processes because builds on threads of one process do not overlap.
+Contract: ``CacheWarmer(factory, options, sys_path, processes)``: ``warm(case) -> Future`` (None, or
+a failure's words: a hint only), ``pin(cpus)``, ``close()``.  ``processes(cpus)``: one per CPU from
+``MIN_CPUS``, else none; ``$TLBENCH_BUILD_PROCESSES`` overrides (ValueError unless a whole number).
+``warmer_for``: None without a factory or processes.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """The device-execution seam: what the round-robin scheduler asks of a device.
 
-Contract: a ``DeviceSession`` has ``prepare(item) -> Prepared | Outcome`` (gate, compile, inputs,
-one check; an ``Outcome`` when the item cannot be timed), ``sample(item, k) -> Batch`` (k samples
-and the telemetry after them) and ``close()``; all arguments and results are picklable.  A
-``SuiteCodeError`` from the inputs or check fails the item with its line (inputs made once per
-``inputs_key``, shared, a failure included).  ``InProcessSession(backend, ctx)`` runs here;
-``WorkerDeviceSession(worker, ctx)`` runs in a ``WorkerSession`` (its ``close`` ends the phase, not
-the worker).
+Contract: a ``DeviceSession``: ``prepare(item) -> Prepared | Outcome`` (gate, compile, inputs once
+per ``inputs_key``, one check), ``sample(item, k) -> Batch``, ``close()``; picklable arguments and
+results.  ``InProcessSession(backend, ctx)`` runs here; ``WorkerDeviceSession(worker, ctx)`` in a
+``WorkerSession``.
 """
 
 from __future__ import annotations

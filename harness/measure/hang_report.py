@@ -1,10 +1,9 @@
 """Where a device worker was when it ran past its stage's limit: its Python stacks, read before it
 is killed.
 
-Contract: ``arm()`` (in the worker) makes ``SIGUSR1`` dump every thread's stack to stderr, the main
-thread marked.  ``capture(pid, log, wait_s) -> Stacks``: signals, waits for the log to stop growing
-and returns the dump (``text``, main thread first, at most ``MAX_CHARS``) and ``where`` (the main
-thread's innermost frames on one line, or why there are none).  Nothing here kills.
+Contract: ``arm()`` (in the worker) makes ``SIGUSR1`` dump every thread's stack to stderr.
+``capture(pid, log, wait_s) -> Stacks``: the dump (``text``, main thread first) and ``where`` (its
+innermost frames on one line, or why there are none).  Nothing here kills.
 """
 
 from __future__ import annotations

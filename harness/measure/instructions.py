@@ -1,11 +1,8 @@
 """Instructions executed by a compile item's cold lowering: a compile metric that load cannot move.
 
-Contract: ``add_options(group)``: ``--tlbench-instructions auto|hardware|subset|all``,
-``--tlbench-instructions-subset N``, ``--tlbench-instructions-jobs N|auto`` (``count_jobs``), and
-``--tlbench-instructions-device``.  ``absent(reason)`` is the record value where nothing was
-counted, ``host_cpu()`` the CPU model, ``subset_of(items, n)`` the same ``n`` items every run.  The
-record value ``record["instructions"]`` has ``counter``, ``event``, ``isolation``, ``cpu``,
-``lowering`` (counts, never times) and the cost of counting.
+Contract: ``add_options(group)`` declares the ``--tlbench-instructions*`` options;
+``absent(reason)`` is the record value where nothing was counted; ``host_cpu()``, ``subset_of(items,
+n)``, ``count_jobs(text, cpus)``.  ``record["instructions"]`` holds counts, never times.
 """
 
 from __future__ import annotations

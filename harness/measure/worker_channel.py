@@ -1,13 +1,9 @@
 """One worker process and the channel to it: start it, wait for its messages, end it, read its last
 words.
 
-Contract: ``WorkerChannel`` holds at most one process.  ``spawn(log, env, init)`` starts
-``worker_main FD`` writing to ``log`` and sends ``init``; ``started`` / ``alive`` / ``pid`` /
-``log``; ``send(message)``; ``receive(wanted, limit_s, on_other, tick)`` returns the first message
-of type ``wanted`` (others go to ``on_other``, which may return a new limit; ``tick`` every
-``TICK_S``), raising ``WorkerDied`` on EOF and ``WorkerTimedOut(limit_s)``;
-``wait_exit(timeout_s)``; ``exit_account()``: how it ended and its last lines; ``kill()`` ends and
-reaps it (idempotent).
+Contract: ``WorkerChannel`` holds at most one process: ``spawn(log, env, init)``, ``send``,
+``receive(wanted, limit_s, on_other, tick)`` (others go to ``on_other``, which may return a new
+limit; raises ``WorkerDied`` / ``WorkerTimedOut``), ``wait_exit``, ``exit_account()``, ``kill()``.
 """
 
 from __future__ import annotations
