@@ -1,5 +1,2 @@
-"""Measurement layer: turning a case into samples.
-
-Statistics, the item runner (gate, compile, check, time) and the parallel compile pool.
-May import harness.core only.
-"""
+"""Measurement layer: turning a case into samples (gate, compile, check, time).  Imports
+harness.core only."""

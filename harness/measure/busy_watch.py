@@ -1,21 +1,9 @@
 """Name the suite code a worker is running once a stage has run for a few seconds.
 
-Contract: ``BusyWatch(send, after_s=3.0, every_s=5.0)`` is held by the device worker
-(harness/measure/worker_main.py) for its whole life; ``start()`` starts its one daemon thread.
-``begin(stage)`` (the worker's main thread, before each backend stage) and ``end()`` (after each request) say
-what the main thread is doing.  Once one stage has run ``after_s`` seconds, the thread sends a ``Busy``
-(harness/measure/worker_messages.py) through ``send`` (the worker's own locked sender), again every
-``every_s`` while the stage lasts; the session shows it as a progress line of its own
-(harness/measure/worker_session.py).  ``where`` is ``where_running(frame)`` of the main thread's current
-frame: the innermost frame of suite code (neither this tool's, ``tool_dirs``: harness/ and backends/ of this
-checkout, nor Python's or an installed package's) that this tool's code called, library frames between them
-aside - the suite's callable (its ``inputs``, reference, vendor, a body factory), however deep its own helpers
-go - as ``name (file:line)``, the line it is on now; where the main thread runs no suite code (it waits for a
-compile), the first other thread that does (``where_any_thread``: a body factory in the compile pool); where
-none does (``NO_SUITE_CODE``: tlbench or the compiler at work, which its phase's own progress line covers)
-nothing is sent.  A line is sent only while the stage it was due in still runs (``send_if_current``), so it
-never arrives after the request's answer.  ``tool_dirs`` (default ``TOOL_DIRS``) is for tests.  A ``send``
-that fails ends the watch quietly: a progress line never costs an item.  Nothing here measures.
+Contract: ``BusyWatch(send, after_s, every_s)``: ``start()``, then ``begin(stage)`` / ``end()``
+around each request; once a stage has run ``after_s`` it sends ``Busy`` every ``every_s`` while that
+stage runs, naming ``where_any_thread`` (the innermost suite frame tool code called), never
+``NO_SUITE_CODE``.  A failing ``send`` ends the watch quietly.
 """
 
 from __future__ import annotations
@@ -39,12 +27,9 @@ NO_SUITE_CODE = "no suite code on any thread (tlbench or the compiler at work)"
 
 
 def _library_dirs() -> tuple[str, ...]:
-    """Python's own and installed packages' folders: the interpreter's library paths, every
-    ``site-packages`` on the path, and the folder of each loaded top-level package an installed
-    distribution provides where its ``.dist-info`` sits beside it (a bundle unpacked onto
-    ``PYTHONPATH``, say, inside the checkout or not) - never the user's own code (an editable
-    install keeps its ``.dist-info`` elsewhere), nor a module that only shares an installed
-    package's name."""
+    """Python's own and installed packages' folders: the library paths, every site-packages, and the
+    folder of each loaded package whose distribution's .dist-info sits beside it (never the user's
+    own code, an editable install's included)."""
     paths = sysconfig.get_paths()
     found = {paths.get(key) for key in ("stdlib", "platstdlib", "purelib", "platlib")}
     found.update(p for p in sys.path if p.endswith(("site-packages", "dist-packages")))
@@ -87,7 +72,6 @@ def _inside(filename: str, dirs: tuple[str, ...]) -> bool:
 
 def where_running(frame: FrameType | None, tool_dirs: tuple[str, ...] = TOOL_DIRS,
                   library_dirs: tuple[str, ...] | None = None) -> str:
-    """``name (file:line)`` of the suite callable the tool is in (see the contract)."""
     stack: list[FrameType] = []
     while frame is not None:
         stack.append(frame)
@@ -103,8 +87,7 @@ def where_running(frame: FrameType | None, tool_dirs: tuple[str, ...] = TOOL_DIR
 
 
 def suite_callable(stack: list[FrameType], tool_dirs: tuple[str, ...], library_dirs: tuple[str, ...]) -> FrameType | None:
-    """Of a stack (innermost first), the suite frame that tool code called (library frames between
-    them aside); None where no suite code is on it."""
+    """Of a stack (innermost first), the suite frame tool code called; None without one."""
     kinds = ["tool" if _inside(f.f_code.co_filename, tool_dirs) else "library" if _inside(f.f_code.co_filename, library_dirs)
              else "suite" for f in stack]
     for index, kind in enumerate(kinds):
@@ -115,8 +98,6 @@ def suite_callable(stack: list[FrameType], tool_dirs: tuple[str, ...], library_d
 
 def where_any_thread(main_ident: int | None, tool_dirs: tuple[str, ...] = TOOL_DIRS,
                      library_dirs: tuple[str, ...] | None = None) -> str:
-    """``where_running`` of the main thread, or, where it runs no suite code (it waits for a
-    compile, say), of the first other thread that does (a body factory in the compile pool)."""
     frames = sys._current_frames()
     library = library_dirs if library_dirs is not None else _library_dirs()
     order = [main_ident, *sorted(i for i in frames if i != main_ident)]
@@ -136,8 +117,6 @@ def _short(filename: str) -> str:
 
 
 class BusyWatch:
-    """See the module contract."""
-
     def __init__(self, send: Callable[[Busy], Any], after_s: float = 3.0, every_s: float = 5.0,
                  clock: Callable[[], float] = time.monotonic, tool_dirs: tuple[str, ...] = TOOL_DIRS) -> None:
         self._send, self.after_s, self.every_s, self._clock = send, after_s, every_s, clock
@@ -179,8 +158,7 @@ class BusyWatch:
             return self._stage, ran, self._generation
 
     def send_if_current(self, generation: int, message: Busy) -> bool:
-        """Send ``message`` only while the stage it was due in still runs (under the watch's lock,
-        so ``end()`` - and so the request's answer - comes after it, never before); False: it ended."""
+        """Send only while its stage runs (under the lock, so it precedes the answer)."""
         with self._lock:
             if generation != self._generation or self._stage is None:
                 return False

@@ -1,23 +1,10 @@
-"""Cold builds of a device phase's kernels in child processes, so the device process only loads them.
+"""Cold builds of a device phase's kernels in child processes, so the device process only loads them
+(builds on threads of one process do not overlap).
 
-Contract: ``CacheWarmer(factory, options, sys_path, processes)`` builds kernels in up to ``processes`` spawned
-child processes, each a fresh backend made from ``factory`` (``module:qualname``, as a device worker makes its
-own) with ``options``; ``warm(case) -> Future`` submits one ``backend.compile(case, cold=False)`` there, a
-build through the caches that fills them (tilelang's kernel cache and the backend's own plan store).  The
-future's result is None, or the error's words: a failed build is only a hint, the device process compiles the
-case itself and reports what it meets.  ``processes(cpus)`` is how many children a host with ``cpus`` usable
-CPUs gets: none under 4 (spawning a child and importing the compiler there costs more than it saves), else one
-per CPU; ``TLBENCH_BUILD_PROCESSES=N`` in the environment sets it (0: builds on threads only), and a value
-that is not a whole number >= 0 raises ``ValueError`` saying so. ``close()`` ends the children; ``pin(cpus)``
-moves them (and those started later) onto ``cpus``, away from the CPUs a device worker times on
-(harness/measure/cpu_plan.py).  ``warmer_for(factory, options, processes)`` is the warmer a pool should use
-for one backend: None where the factory is not importable by name (None) or ``processes`` is 0, else one with
-the current ``sys.path``.
-
-Why processes: kernel builds on threads of one process do not overlap.  Four cold tile builds took 10.0 s one
-after another and 10.9 s on four threads on the 2-core CPU box, and on the 16-core H200 host ten builds on 16
-threads took 35 s, as long as one after another; a child per CPU builds them side by side, and the device
-process's own compile of each is then a cache hit.
+Contract: ``CacheWarmer(factory, options, sys_path, processes)``: ``warm(case) -> Future`` (None, or
+a failure's words: a hint only), ``pin(cpus)``, ``close()``.  ``processes(cpus)``: one per CPU from
+``MIN_CPUS``, else none; ``$TLBENCH_BUILD_PROCESSES`` overrides (ValueError unless a whole number).
+``warmer_for``: None without a factory or processes.
 """
 
 from __future__ import annotations
@@ -28,6 +15,8 @@ import sys
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
+
+from .cpu_plan import pin
 
 MIN_CPUS = 4
 ENV = "TLBENCH_BUILD_PROCESSES"
@@ -43,7 +32,6 @@ def processes(cpus: int, environ: Mapping[str, str] | None = None) -> int:
 
 
 def _build(sys_path: Sequence[str], factory: str, options: Mapping[str, Any], case: Any) -> str | None:
-    """In a child: one build of ``case`` through the caches; None, or why it failed."""
     from ..core.backend_api import backend_from_ref
 
     for path in reversed(list(sys_path)):
@@ -59,8 +47,6 @@ def _build(sys_path: Sequence[str], factory: str, options: Mapping[str, Any], ca
 
 def _pin_child(cpus: Any) -> None:
     if cpus:
-        from .cpu_plan import pin
-
         pin(cpus)
 
 
@@ -86,9 +72,6 @@ class CacheWarmer:
         return self._executor.submit(_build, list(self.sys_path), self.factory, dict(self.options), case)
 
     def pin(self, cpus: Any) -> None:
-        """Children from now on, and those running, onto ``cpus`` (harness/measure/cpu_plan.py)."""
-        from .cpu_plan import pin
-
         self.cpus = frozenset(cpus)
         if self._executor is not None:
             self._executor.shutdown(wait=False)  # its running children finish their builds pinned below; new ones start pinned

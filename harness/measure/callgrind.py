@@ -1,21 +1,11 @@
-"""Instruction counts of compile items' cold lowering under Valgrind's callgrind, in a child process.
+"""Instruction counts of compile items' cold lowering under Valgrind's callgrind, in a child
+process.
 
-Contract: ``callgrind_reason()`` is None where ``valgrind`` and a C compiler exist, else why not.
-``count_under_callgrind(request)`` times nothing: it builds the client-request helper (``CLIENT_SOURCE``,
-valgrind's own headers) and runs harness/measure/count_child.py in a child process under ``valgrind
---tool=callgrind`` with instrumentation off from the start (``VALGRIND_OPTS=--instr-atstart=no``); the child
-loads the backend from its factory path, warms up uncounted (the backend's own warm-up kernels: imports,
-solver start-up), then counts each item's cold lowering in a fork of itself made for that item alone, between
-client requests (``CALLGRIND_START/STOP_INSTRUMENTATION``, one dump per item, the garbage collector held out
-as in a timed round): an item's count is the same whichever items share its child, in whatever order.  Each
-record names that ``method`` (``COUNT_METHOD``): counts of different methods are never compared.  With
-``device`` it also builds each item once with every process that build starts counted whole
-(``--trace-children=yes``: the device compiler).  Returns ``{item_id: record["instructions"] value}``; any
-fault of the child, a timeout included, is each item's ``absent`` with the reason, never an exception.  The
-child runs in a session of its own (a Ctrl-C to the terminal's group does not reach it): an exception in the
-waiting thread (a KeyboardInterrupt) or the request's ``stop`` event set by the caller (a Ctrl-C met by the
-thread that waits on several children, count_phase.py) kills its whole process group at once and re-raises
-(``Stopped`` for the event).
+Contract: ``callgrind_reason()``: None where ``valgrind`` and a C compiler exist, else why not.
+``count_under_callgrind(request)`` runs count_child.py under callgrind (instrumentation off at
+start) and returns ``{item_id: record["instructions"]}``; every child fault is each item's
+``absent``.  An exception in the waiting thread, or the request's ``stop`` event (``Stopped``),
+kills the child's process group and re-raises.
 """
 
 from __future__ import annotations
@@ -36,6 +26,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from ..core.record import BenchItem
+from .count_child import ChildRequest, ItemCount
 from .instructions import CALLGRIND, absent, host_cpu
 
 CHILD_TIMEOUT_S = 3600.0
@@ -120,7 +111,6 @@ _TRIGGER = re.compile(r"^desc: Trigger: Client Request: (\S+)", re.M)
 
 
 def read_dump(path: Path) -> tuple[str | None, int | None]:
-    """(client request name, Ir total) of one callgrind dump."""
     text = path.read_text(errors="replace")
     trigger, totals = _TRIGGER.search(text), _TOTALS.search(text)
     return (trigger.group(1) if trigger else None), (int(totals.group(1)) if totals else None)
@@ -134,8 +124,7 @@ def _tail(path: Path, lines: int = 3) -> str:
     return " | ".join(text[-lines:])[:300]
 
 
-def count_under_callgrind(request: CountRequest) -> dict[str, dict[str, Any]]:
-    """See the module contract.  Never raises for the child's faults: they become ``absent``."""
+def count_under_callgrind(request: CountRequest) -> dict[str, dict[str, object]]:
     ids = [it.item_id for it in request.items]
     if not ids:
         return {}
@@ -148,8 +137,8 @@ def count_under_callgrind(request: CountRequest) -> dict[str, dict[str, Any]]:
             lib = build_client(work)
         except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
             return {i: absent(str(exc)) for i in ids}
-        spec = {"sys_path": list(sys.path), "factory": request.factory, "options": dict(request.options),
-                "items": list(request.items), "lib": str(lib), "device": request.device, "out_dir": str(work)}
+        spec = ChildRequest(list(sys.path), request.factory, dict(request.options),
+                            list(request.items), str(lib), request.device, str(work))
         (work / "request.pkl").write_bytes(pickle.dumps(spec))
         out, log = work / "answer.json", work / "child.log"
         command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={work}/cg.%p", "--dump-line=no",
@@ -186,8 +175,7 @@ def count_under_callgrind(request: CountRequest) -> dict[str, dict[str, Any]]:
 
 def _wait(proc: subprocess.Popen, timeout_s: float, tick: Callable[[], None] | None,
           stop: threading.Event | None = None) -> int:
-    """``proc.wait(timeout_s)``, calling ``tick()`` every second meanwhile; raises ``Stopped`` as
-    soon as ``stop`` is set."""
+    """``proc.wait(timeout_s)``, ticking every second; raises ``Stopped`` once ``stop`` is set."""
     deadline = time.monotonic() + timeout_s
     next_tick = time.monotonic() + 1.0
     while True:
@@ -206,27 +194,27 @@ def _wait(proc: subprocess.Popen, timeout_s: float, tick: Callable[[], None] | N
                 next_tick = now + 1.0
 
 
-def _answers(request: CountRequest, work: Path, out: Path, pid: int, wall: float, version: str) -> dict[str, dict[str, Any]]:
+def _answers(request: CountRequest, work: Path, out: Path, pid: int, wall: float,
+             version: str) -> dict[str, dict[str, object]]:
     answer = json.loads(out.read_text())
     method = COUNT_METHOD.format(warm_up=answer.get("warm_up") or "unknown")
-    dumps: dict[str, int] = {}
-    for path in _item_dumps(work):
-        name, total = read_dump(path)
-        if name is not None and total is not None:
-            dumps[name] = total
-    results = {}
-    for item_id, got in answer["items"].items():
-        if got.get("error"):
-            results[item_id] = absent(f"the counted lowering failed: {got['error']}")
+    dumps = {name: total for name, total in map(read_dump, _item_dumps(work))
+             if name is not None and total is not None}
+    results: dict[str, dict[str, object]] = {}
+    for item_id, fields in answer["items"].items():
+        got = ItemCount(**fields)
+        if got.error:
+            results[item_id] = absent(f"the counted lowering failed: {got.error}")
             continue
-        total = dumps.get(got["dump"])
+        total = dumps.get(got.dump)
         if total is None:
-            results[item_id] = absent(f"callgrind wrote no dump named {got['dump']}")
+            results[item_id] = absent(f"callgrind wrote no dump named {got.dump}")
             continue
-        rec: dict[str, Any] = {
+        rec: dict[str, object] = {
             "counter": CALLGRIND, "event": f"Ir (instructions executed; {version} --tool=callgrind)",
             "isolation": CALLGRIND_ISOLATION, "method": method, "cpu": host_cpu(), "lowering": [total],
-            "count_wall_s": got["wall_s"], "child_setup_s": answer.get("setup_s"), "child_wall_s": round(wall, 1),
+            "count_wall_s": got.wall_s, "child_setup_s": answer.get("setup_s"),
+            "child_wall_s": round(wall, 1),
             "count_child": pid,  # which child counted it (children run side by side: count_phase.py)
         }
         if request.device:
@@ -238,19 +226,18 @@ def _answers(request: CountRequest, work: Path, out: Path, pid: int, wall: float
 
 
 def _item_dumps(work: Path) -> list[Path]:
-    """The dumps the client requests wrote (``cg.<pid>.<n>``: one per counted item, each in the
-    file of the fork that counted it); a whole process's dump at its end has no ``.<n>``."""
+    """The forks' per-item dumps (``cg.<pid>.<n>``), not a whole process's end dump."""
     return [p for p in work.glob("cg.*.*") if p.suffix[1:].isdigit()]
 
 
-def _device_counts(work: Path, got: Mapping[str, Any]) -> dict[str, Any]:
-    if got.get("device_error"):
-        return {"device_compiler_absent": f"the counted cold build failed: {got['device_error']}"}
-    files = [work / name for name in got.get("device_files") or []]
+def _device_counts(work: Path, got: ItemCount) -> dict[str, object]:
+    if got.device_error:
+        return {"device_compiler_absent": f"the counted cold build failed: {got.device_error}"}
+    files = [work / name for name in got.device_files or []]
     totals = [t for t in (read_dump(p)[1] for p in files if p.exists()) if t is not None]
     if not totals:
         return {"device_compiler_absent": "the cold build started no process here (no device compiler ran)"}
     return {"device_compiler": [sum(totals)], "device_compiler_processes": len(totals),
             "device_compiler_isolation": "every process the cold build started, counted under callgrind from its own "
                                          "start (--trace-children=yes), summed; the build's own Python not counted",
-            "device_wall_s": got.get("device_wall_s")}
+            "device_wall_s": got.device_wall_s}

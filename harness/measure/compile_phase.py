@@ -1,35 +1,19 @@
-"""The compile phase of a pytest session: a backend's compile items timed round-robin, ``jobs`` at a time.
+"""The compile phase of a pytest session: a backend's compile items timed round-robin, ``jobs`` at a
+time.
 
-Contract: ``CompilePhase(jobs, make_session, policy, compile_rounds, seed)``; ``outcome(item, phase_items,
-run, shared=None)`` returns the compile item's ``Outcome``. The first call for an item of a backend times
-every untimed item of ``phase_items`` with that backend, in batches: each batch is one ``run_compile_items``
-request to one session (each pass one cold round of every item, harness/measure/runner.py) after the session
-paid the backend's untimed first compile once (``session.setup``).  With ``jobs > 1`` (and ``make_session``)
-the items are split into ``jobs`` shares balanced by ``cost(item)``, each timed in a fresh session from
-``make_session(backend, slot)`` on its own thread and closed after; each outcome records ``compile_jobs`` and
-says so in its ``method``.  ``own_workers(backend)`` sends a backend's items to such a fresh worker even at
-``jobs`` 1 (an overlapped run).  With ``jobs <= 1`` the batch goes to ``shared`` (not closed here); without
-``shared`` every item is ``run(item)``, one by one. With ``board`` each backend's phase is a line of its own:
-the setup, then timed rounds done of all with an ETA (the jobs' counts summed); it ends ``done``, or
-``interrupted`` with the count reached (a Ctrl-C), or ``stopped by <exception>``.  ``seconds`` keeps each
-backend's setup, rounds and count wall seconds; ``setup_parts[backend]`` where the setup went
-(setup_compile.setup_account; with jobs, the slowest job's).  A batch that comes back as one failed
-``Outcome`` (its worker died or hung mid-batch) is timed again one by one through ``session.run``, so only the
-crashing item fails; one ``interrupted`` Outcome is every item's, and nothing is timed again.  With
-``side_by_side(backend)`` (an overlapped run: the other backends -> their shared session, None for fresh
-workers) the first call times every listed backend's untimed items too, each on a thread of its own;
-``together[backend]`` names the backends timed at the same time.  With ``count``
-(harness/measure/count_phase.py) the records get their instruction counts once every round of every phase run
-at that time is taken; an interrupted phase is not counted.  An item the phase did not hold is timed through
-``run``.
+Contract: ``CompilePhase(...).outcome(item, phase_items, run, shared=None)`` returns the compile
+item's ``Outcome``.  The first call for a backend times all its untimed items of ``phase_items`` in
+batches, each one ``run_compile_items`` request after the session's untimed ``setup``: with ``jobs >
+1`` (or ``own_workers(backend)``) in ``jobs`` shares balanced by ``cost``, each in a fresh
+``make_session(backend, slot)`` on its own thread (records get ``compile_jobs``); else in
+``shared``; without either, ``run(item)`` one by one.  A batch that comes back as one failed
+``Outcome`` (its worker died) is retried one by one; one ``interrupted`` Outcome is every item's.
+``side_by_side(backend)`` adds the other backends' phases, each on its own thread (``together``
+names them).  ``count`` adds instruction counts after every round is taken. ``board`` gets a line
+per phase; ``seconds`` / ``setup_s`` / ``setup_parts`` say where the time went.
 
-Why round-robin (measured on the 2-core CPU box): each core has slow spells of 0.5-3 s
-(sometimes ~10 s) that stretch a lowering 1.5-1.75x; one item's rounds back to back take about
-1 s, so a spell often covered all of them.  A pass apart, a spell costs one round of several items.
-
-Why timing compiles side by side is sound: the compile gate judges CPU seconds divided by a
-machine probe timed after every round in the same process, and CPU seconds do not count the
-time a process waits for a core; the record names the parallel condition all the same.
+Round-robin because a core's slow spells (0.5-3 s) would otherwise cover all rounds of one item;
+timing compiles side by side is sound because the gate judges CPU seconds over a machine probe.
 """
 
 from __future__ import annotations
@@ -75,8 +59,6 @@ class CompilePhase:
     together: dict[str, tuple[str, ...]] = field(default_factory=dict)  # per backend: the backends timed at the same time
 
     def parallel(self, backend: str = "") -> bool:
-        """Whether ``backend``'s items go to fresh worker processes: ``jobs`` > 1, or its own
-        worker is busy timing its device items (``own_workers``: an overlapped run)."""
         return self.make_session is not None and (self.jobs > 1 or (bool(backend) and self.own_workers(backend)))
 
     def outcome(self, item: BenchItem, phase_items: Sequence[BenchItem], run: Callable[[BenchItem], Outcome],
@@ -100,10 +82,6 @@ class CompilePhase:
         return [i for i in phase_items if i.kind == "compile" and i.backend == backend and i.item_id not in self.measured]
 
     def _run(self, phases: dict[str, tuple[list[BenchItem], Any]]) -> None:
-        """Each backend's phase of ``phases`` (backend -> (its batch, its shared session or None)):
-        setup and rounds, one backend alone on this thread, several side by side on threads of
-        their own; then each backend's instruction counts, one after another once every round
-        is taken; each backend's line ends as its phase did."""
         for batch, _shared in phases.values():
             self.measured.update(i.item_id for i in batch)
         if len(phases) > 1:
@@ -140,9 +118,8 @@ class CompilePhase:
                 trace.mark("compile phase end", backend=backend)
 
     def _rounds(self, backend: str, batch: list[BenchItem], shared: Any, line: Any, endings: dict[str, str]) -> None:
-        """One backend's setup and timed rounds (outcomes stored), its seconds and its line's
-        count; ``endings[backend]`` becomes ``COUNT_PENDING`` when every round came back,
-        ``interrupted`` when a Ctrl-C stopped them, ``stopped by <exception>`` for another exception."""
+        """One backend's setup and rounds; ``endings[backend]``: ``COUNT_PENDING``, or how they
+        stopped."""
         trace.mark("compile phase start", backend=backend, items=len(batch), jobs=self.jobs)
         begin = time.perf_counter()
         try:
@@ -169,10 +146,7 @@ class CompilePhase:
 
     def _rounds_side_by_side(self, phases: dict[str, tuple[list[BenchItem], Any]], lines: dict[str, Any],
                              endings: dict[str, str]) -> BaseException | None:
-        """Every backend's ``_rounds`` on a thread of its own (each times its items in processes
-        of its own); this thread draws the lines and waits for all.  Once all have ended, it
-        returns the error of the first backend's phase (the item asking's; None); another
-        backend's items not timed fail with its error's words, when they come."""
+        """Every backend's ``_rounds`` on a thread; returns the asking backend's error."""
         errors: dict[str, BaseException] = {}
 
         def work(backend: str) -> None:
@@ -205,10 +179,8 @@ class CompilePhase:
         return self.board.phase(f"compile {backend}", f"compile items {backend} (cold rounds round-robin{jobs})", "rounds")
 
     def _time_batch(self, session: Any, items: list[BenchItem], jobs: int, report: Callable[..., None] | None = None) -> dict[str, Outcome]:
-        """``items`` round-robin in ``session``; one by one through ``session.run`` where the batch died."""
-        progress = report
         try:
-            answer = session.run_compile_items(items, self.policy, self.compile_rounds, self.seed, progress)
+            answer = session.run_compile_items(items, self.policy, self.compile_rounds, self.seed, report)
         except Exception as exc:  # noqa: BLE001 - timed one by one below
             answer = failed("compile", f"{type(exc).__name__}: {exc}", exc=exc)
         if isinstance(answer, list) and len(answer) == len(items):
@@ -231,8 +203,6 @@ class CompilePhase:
         return results
 
     def _on_threads(self, work: Callable[[Any], None], args: list[Any], name: str) -> None:
-        """``work(arg)`` for every arg, each on a thread of its own, until all have ended; the
-        threads report to the board, this thread writes its lines meanwhile."""
         threads = [threading.Thread(target=work, args=(arg,), name=f"{name}-{arg}") for arg in args]
         for t in threads:
             t.start()
@@ -295,9 +265,7 @@ SETUP_WORDS = "setup: the backend's first compile (imports, solver start-up), un
 
 
 def _timed_setup(session: Any, item: BenchItem, policy: Any, seed: int) -> dict:
-    """What the setup spent (``setup_account``): a worker session is awaited first
-    (``ready_facts``), then pays the untimed first compile - or, where its backend's warm-up
-    compile ran before ``ready`` (``compile_warm_up_s``), only loads the item's modules."""
+    """What the setup spent (``setup_account``), a worker's ``ready`` awaited first."""
     start = time.perf_counter()
     ready = getattr(session, "ready_facts", None)
     if callable(ready):
@@ -315,19 +283,15 @@ def _rounds_of(line: Any) -> Callable[..., None]:
 class _NoLine:
     """No progress board: the phase reports nowhere."""
 
-    def note(self, _detail: str) -> None:
-        return None
+    def note(self, *_args: Any) -> None: ...
 
-    def update(self, *_args: Any) -> None:
-        return None
+    def update(self, *_args: Any) -> None: ...
 
-    def end(self, _detail: str = "") -> None:
-        return None
+    def end(self, *_args: Any) -> None: ...
 
 
 def balanced_shares(items: Sequence[BenchItem], jobs: int, cost: Callable[[BenchItem], float] = _unit_cost) -> list[list[BenchItem]]:
-    """``items`` in ``jobs`` non-empty shares of about equal total ``cost`` (longest first onto
-    the least loaded share); each share keeps the items' own order."""
+    """``items`` in ``jobs`` shares of about equal ``cost`` (longest first), each in item order."""
     jobs = max(1, min(jobs, len(items)))
     loads = [0.0] * jobs
     owner: dict[str, int] = {}

@@ -1,23 +1,16 @@
 """Compile every device item of a session concurrently, before and while timing runs.
 
-Contract: ``CompilePool.prefetch(backend, cases)`` submits warm (cache-using) compiles to a thread pool, once
-per (backend, case); ``get(backend, case)`` returns the ``Compiled`` or re-raises its ``CompileError`` (a case
-not yet submitted is compiled by the caller); ``prefetch_in_background`` submits from a thread of its own;
-``wait_idle()`` blocks until every submission is in and nothing compiles (a cold compile measurement never
-shares the CPU with background builds).  One pool per pytest session; ``close()`` shuts it down (and ends
-every warmer once).  Threads are enough: tilelang spends its time in C++ passes and nvcc subprocesses.
-
-Two lanes.  A case the backend says is likely cached (optional ``backend.likely_cached(case) -> bool``) goes
-to a lane of ``warm_lane`` threads, in the order given; the others to ``workers`` threads.  A cache hit is
-mostly Python holding the GIL: over many threads it comes in no useful order and starves the measuring
-thread; a narrow lane delivers kernels in item order.  Cold builds (nvcc subprocesses) keep every thread.
-With ``warmer_of`` (backend -> CacheWarmer or None, asked once per backend name; harness/measure/cache_warmer.py)
-each case not likely cached is first built in a child process, which fills the caches, and the thread that
-compiles it here waits for that build: builds overlap across processes, not on threads of one process.
+Contract: ``CompilePool.prefetch(backend, cases)`` submits warm compiles once per (backend, case);
+``prefetch_in_background`` does so from a thread; ``get(backend, case)`` returns the ``Compiled`` or
+raises its ``CompileError`` (an unsubmitted case is compiled by the caller); ``pending()``;
+``wait_idle()`` waits until every submission is in and done; ``close()``.  Cases the backend calls
+``likely_cached`` go to a narrow lane of ``warm_lane`` threads (cache hits hold the GIL); with
+``warmer_of`` others are first built in a ``CacheWarmer`` child process.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -115,10 +108,7 @@ class CompilePool:
             future.add_done_callback(self._report)
 
     def prefetch_in_background(self, backend: Backend, cases: list[Case]) -> threading.Thread:
-        """``prefetch`` on a thread of its own, so the caller answers requests while the cases
-        are still being submitted (a device worker: a slow submission would otherwise hold its
-        next request past the stage's limit).  A case asked for (``get``) before its submission
-        is compiled by the asking thread."""
+        """``prefetch`` on a thread, so a worker answers its next request meanwhile."""
         def run() -> None:
             try:
                 self.prefetch(backend, cases)
@@ -149,10 +139,8 @@ class CompilePool:
         built = warmer.warm(case)
 
         def load() -> Compiled:
-            try:
-                built.result(timeout=CHILD_WAIT_S)  # None or the words of a failure, which the compile below meets again
-            except Exception:  # noqa: BLE001 - a child that died or hung: the compile below builds it here
-                pass
+            with contextlib.suppress(Exception):  # a failed or lost build: the compile meets it
+                built.result(timeout=CHILD_WAIT_S)
             return backend.compile(case, False)
 
         return lane.submit(load)
@@ -176,7 +164,6 @@ class CompilePool:
         return future.result()
 
     def pending(self) -> int:
-        """Compiles submitted and not finished."""
         with self._lock:
             return sum(1 for f in self._futures.values() if not f.done())
 

@@ -1,25 +1,14 @@
 """The process that runs under callgrind and counts compile items' cold lowerings.
 
-Contract: ``python -m tlbench.harness.measure.count_child REQUEST.pkl ANSWER.json``, started by
-``harness/measure/callgrind.py::count_under_callgrind`` under ``valgrind --tool=callgrind`` with
-``VALGRIND_OPTS=--instr-atstart=no``: nothing is instrumented until a client request turns it on.  It loads
-the client-request helper (``lib``) and the backend (``factory`` with ``options``), refuses to count when not
-under Valgrind, and warms up uncounted: the backend's own warm-up kernels (``warm_up_compile()``), or, for a
-backend without one (or where it failed), the cold lowering of the first item.  Then each item is counted in a
-fork of that warmed-up process made for it alone, so no item's count depends on which items this child counted
-before it (the selection, the shard, the order): in the fork, a full garbage collection, the collector frozen
-and disabled, ``tlbench_start()`` (zero + start instrumentation), the backend's cold lowering
-(``lower(case)``; ``compile(case, cold=True)`` for a backend without ``lower``), ``tlbench_stop(name)`` (stop
-+ dump under ``name``, in the fork's own ``cg.<pid>.N`` file). With ``device`` the fork then builds the case
-once more (``compile(case, cold=True)``) with ``VALGRIND_OPTS`` set to instrument from the start, so every
-process that build starts (traced by ``--trace-children=yes``) is counted whole in its own dump file; the fork
-stays uninstrumented meanwhile.  A fork that ends without reporting is that item's error (how it ended), never
-the child's.  ANSWER.json: ``{"setup_s", "warm_up", "items": {item_id: {"dump", "wall_s", "error"?,
-"device_files"?, ...}}}``; ``warm_up`` is ``WARM_UP_OWN`` or ``WARM_UP_FIRST``.
+Contract: ``python -m tlbench.harness.measure.count_child REQUEST.pkl ANSWER.json`` (a pickled
+``ChildRequest``; outside Valgrind: exit 2).  It warms up uncounted, then counts each item's cold
+lowering in a fork of its own between client requests (with ``device``, also the build's processes)
+and writes ``{"setup_s", "warm_up", "items": {item_id: ItemCount}}``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import gc
 import json
@@ -27,16 +16,44 @@ import os
 import pickle
 import sys
 import time
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Mapping
+
+WARM_UP_OWN = "the backend's own warm-up kernels"
+WARM_UP_FIRST = "the first item's cold lowering (the backend has no warm_up_compile, or it failed)"
 
 
-def _lowering(backend: Any):
-    lower = getattr(backend, "lower", None)
-    return lower if callable(lower) else (lambda case: backend.compile(case, cold=True))
+@dataclass(frozen=True)
+class ChildRequest:
+    """REQUEST.pkl: what the child loads and counts (``items``: ``BenchItem``s)."""
+
+    sys_path: list[str]
+    factory: str
+    options: Mapping[str, Any]
+    items: list
+    lib: str  # the client-request helper
+    device: bool
+    out_dir: str
 
 
-def _count_one(lib: Any, name: str, work) -> tuple[float, str | None]:
+@dataclass(frozen=True)
+class ItemCount:
+    """One item's entry of ANSWER.json's ``items``."""
+
+    dump: str
+    wall_s: float = 0.0
+    error: str | None = None
+    device_files: list[str] | None = None
+    device_wall_s: float | None = None
+    device_error: str | None = None
+
+
+def _words(exc: Exception) -> str:
+    return f"{type(exc).__name__}: {exc}"[:300]
+
+
+def _count_one(lib: Any, name: str, work: Callable[[], object]) -> tuple[float, str | None]:
     gc.collect()
     gc.freeze()
     gc.disable()
@@ -46,7 +63,7 @@ def _count_one(lib: Any, name: str, work) -> tuple[float, str | None]:
     try:
         work()
     except Exception as exc:  # noqa: BLE001 - reported as this item's absent count
-        error = f"{type(exc).__name__}: {exc}"[:300]
+        error = _words(exc)
     finally:
         lib.tlbench_stop(name.encode())
         wall = time.perf_counter() - start
@@ -55,16 +72,17 @@ def _count_one(lib: Any, name: str, work) -> tuple[float, str | None]:
     return wall, error
 
 
-def _device_build(backend: Any, case: Any, out_dir: Path) -> dict[str, Any]:
+def _device_build(backend: Any, case: Any, out_dir: Path) -> tuple[list[str], float, str | None]:
+    """The cold build with every process it starts instrumented: their dump files, wall s, error."""
     before = set(os.listdir(out_dir))
     saved = os.environ.get("VALGRIND_OPTS")
     os.environ["VALGRIND_OPTS"] = "--instr-atstart=yes"  # read by each traced child as it starts
     start = time.perf_counter()
+    error = None
     try:
         backend.compile(case, cold=True)
-        error = None
     except Exception as exc:  # noqa: BLE001 - reported as this item's absent device count
-        error = f"{type(exc).__name__}: {exc}"[:300]
+        error = _words(exc)
     finally:
         if saved is None:
             os.environ.pop("VALGRIND_OPTS", None)
@@ -72,19 +90,11 @@ def _device_build(backend: Any, case: Any, out_dir: Path) -> dict[str, Any]:
             os.environ["VALGRIND_OPTS"] = saved
     own = f"cg.{os.getpid()}"
     files = sorted(n for n in set(os.listdir(out_dir)) - before if n.startswith("cg.") and not n.startswith(own))
-    return {"device_files": files, "device_wall_s": round(time.perf_counter() - start, 2), "device_error": error}
+    return files, round(time.perf_counter() - start, 2), error
 
 
-WARM_UP_OWN = "the backend's own warm-up kernels"
-WARM_UP_FIRST = "the first item's cold lowering (the backend has no warm_up_compile, or it failed)"
-
-
-def _warm_up(backend: Any, lowering, first_case: Any) -> str:
-    """The uncounted first compile of this process (imports, solver start-up): which one it was.
-    An own warm-up that fails is as none (the worker's setup does the same,
-    harness/measure/worker_start.py): the first item warms the process up instead, and the
-    records say so, so no count taken after a failed warm-up is compared with one taken after
-    a whole one."""
+def _warm_up(backend: Any, lowering: Callable[[Any], object], first_case: Any) -> str:
+    """The uncounted first compile, and which one it was (a failed own warm-up counts as none)."""
     own = getattr(backend, "warm_up_compile", None)
     if callable(own):
         try:
@@ -92,16 +102,13 @@ def _warm_up(backend: Any, lowering, first_case: Any) -> str:
             return WARM_UP_OWN
         except Exception:  # noqa: BLE001 - warm up on the first item instead
             pass
-    try:
+    with contextlib.suppress(Exception):  # a counted call meets the same fault and reports it
         lowering(first_case)
-    except Exception:  # noqa: BLE001 - a counted call meets the same fault and reports it
-        pass
     return WARM_UP_FIRST
 
 
-def _in_a_fork(work) -> dict[str, Any]:
-    """``work()``'s dict, computed in a fork of this process that ends as it answers: nothing the
-    work leaves behind (caches, solver state, garbage) reaches the next item."""
+def _in_a_fork(name: str, work: Callable[[], ItemCount]) -> ItemCount:
+    """``work()`` in a fork that ends as it answers: nothing it leaves reaches the next item."""
     read_end, write_end = os.pipe()
     sys.stdout.flush()  # what this process printed goes out once, not again from the fork
     sys.stderr.flush()
@@ -110,7 +117,7 @@ def _in_a_fork(work) -> dict[str, Any]:
         code = 0
         try:
             os.close(read_end)
-            payload = json.dumps(work()).encode()
+            payload = json.dumps(asdict(work())).encode()
             with os.fdopen(write_end, "wb") as out:
                 out.write(payload)
         except BaseException:  # noqa: BLE001 - the parent reports a fork that answered nothing
@@ -126,43 +133,42 @@ def _in_a_fork(work) -> dict[str, Any]:
         payload = answer.read()
     _, status = os.waitpid(pid, 0)
     if payload:
-        return json.loads(payload)
+        return ItemCount(**json.loads(payload))
     how = f"signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status) else f"exit {os.WEXITSTATUS(status)}"
-    return {"error": f"the fork that counted it ended ({how}) before it reported"}
+    return ItemCount(name, error=f"the fork that counted it ended ({how}) before it reported")
 
 
-def _count_item(lib: Any, name: str, backend: Any, lowering, case: Any, spec: dict[str, Any]) -> dict[str, Any]:
+def _count_item(lib: Any, name: str, backend: Any, lowering: Callable[[Any], object], case: Any,
+                spec: ChildRequest) -> ItemCount:
     wall, error = _count_one(lib, name, lambda: lowering(case))
-    got: dict[str, Any] = {"dump": name, "wall_s": round(wall, 2)}
-    if error:
-        got["error"] = error
-    elif spec.get("device"):
-        got.update(_device_build(backend, case, Path(spec["out_dir"])))
-    return got
+    if error or not spec.device:
+        return ItemCount(name, round(wall, 2), error)
+    return ItemCount(name, round(wall, 2), None, *_device_build(backend, case, Path(spec.out_dir)))
 
 
 def main(argv: list[str]) -> int:
     request, answer_path = Path(argv[0]), Path(argv[1])
-    spec = pickle.loads(request.read_bytes())
-    sys.path[:0] = [p for p in spec["sys_path"] if p not in sys.path]
-    lib = ctypes.CDLL(spec["lib"])
+    spec: ChildRequest = pickle.loads(request.read_bytes())
+    sys.path[:0] = [p for p in spec.sys_path if p not in sys.path]
+    lib = ctypes.CDLL(spec.lib)
     lib.tlbench_stop.argtypes = [ctypes.c_char_p]
     if not lib.tlbench_on_valgrind():
         print("count_child: not running under valgrind; nothing counted", file=sys.stderr)
         return 2
     from ..core.backend_api import backend_from_ref
 
-    backend = backend_from_ref(spec["factory"], spec.get("options"))
-    lowering = _lowering(backend)
-    items = spec["items"]
+    backend = backend_from_ref(spec.factory, spec.options)
+    lower = getattr(backend, "lower", None)
+    lowering = lower if callable(lower) else (lambda case: backend.compile(case, cold=True))
     start = time.perf_counter()
-    warm_up = _warm_up(backend, lowering, items[0].case)  # uncounted: imports and start-up
-    answer: dict[str, Any] = {"setup_s": round(time.perf_counter() - start, 2), "warm_up": warm_up, "items": {}}
-    for index, item in enumerate(items):
+    warm_up = _warm_up(backend, lowering, spec.items[0].case)  # uncounted: imports and start-up
+    setup_s = round(time.perf_counter() - start, 2)
+    counts = {}
+    for index, item in enumerate(spec.items):
         name = f"tlbench-item-{index}"
-        got = _in_a_fork(lambda: _count_item(lib, name, backend, lowering, item.case, spec))
-        answer["items"][item.item_id] = {"dump": name, "wall_s": 0.0, **got}
-    answer_path.write_text(json.dumps(answer))
+        count = _in_a_fork(name, lambda: _count_item(lib, name, backend, lowering, item.case, spec))
+        counts[item.item_id] = asdict(count)
+    answer_path.write_text(json.dumps({"setup_s": setup_s, "warm_up": warm_up, "items": counts}))
     return 0
 
 

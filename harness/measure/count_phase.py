@@ -1,18 +1,10 @@
 """Instruction counts for a backend's compile items, after their timed rounds.
 
-Contract: ``InstructionCounting(mode, subset, device, factory_of, options, env_of)`` is called as
-``counting(backend, batch, outcomes)`` by the compile phase (harness/measure/compile_phase.py) once a
-backend's batch of compile items has been timed (``outcomes``: item id -> ``Outcome``).  Every timed outcome
-of the batch leaves with a ``record["instructions"]`` (harness/measure/instructions.py): the hardware counts
-its rounds took where the machine has a counter; else, in mode ``subset`` / ``all`` (``auto``: as ``all``
-where ``callgrind_missing()`` is None - valgrind installed - else as ``hardware``, with that reason),
-callgrind's count of its cold lowering (harness/measure/callgrind.py, after the rounds, so it never overlaps a
-timed round: ``jobs`` child processes side by side, the items dealt by their timed rounds' cost, each child's
-cheapest item first - for a backend without warm-up kernels of its own the uncounted warm-up lowering is that
-one; each item is counted in a fork of its own, so a count depends neither on what else runs nor on which
-items share its child; ``subset`` counts ``subset`` items per backend among those whose median timed round
-took ``max_lowering_s`` or less); else ``absent`` with the reason.  Counting is never a sample and never moves
-a time.  A Ctrl-C while children count kills them at once (their requests' ``stop`` event) and re-raises.
+Contract: ``InstructionCounting(...)(backend, batch, outcomes)`` gives every timed outcome of the
+batch a ``record["instructions"]``: its rounds' hardware counts where there were; else, in mode
+``subset`` / ``all`` (``auto``: ``all`` where callgrind can count), callgrind's count of its cold
+lowering in ``jobs`` children (``count_shares``), after the rounds; else ``absent`` with the reason.
+A Ctrl-C kills the children and re-raises.
 """
 
 from __future__ import annotations
@@ -27,22 +19,19 @@ from ..core import trace
 from ..core.record import BenchItem
 from . import instructions
 from .callgrind import CountRequest, callgrind_reason, count_under_callgrind
+from .compile_phase import balanced_shares
 from .hardware_counter import hardware_reason
 from .instructions import KEY, absent
 
 
 def count_shares(items: Sequence[BenchItem], jobs: int, seconds: Mapping[str, float]) -> list[list[BenchItem]]:
-    """``items`` in ``jobs`` shares of about equal counting cost (each item's median timed round,
-    longest first onto the least loaded share), each share ordered cheapest first: for a backend
-    without warm-up kernels of its own, a child's first item is also its uncounted warm-up
-    lowering, so the cheapest one pays it."""
-    jobs = max(1, min(jobs, len(items)))
-    loads, shares = [0.0] * jobs, [[] for _ in range(jobs)]  # type: ignore[var-annotated]
-    for it in sorted(items, key=lambda i: (-seconds.get(i.item_id, 0.0), i.item_id)):
-        k = min(range(jobs), key=lambda j: (loads[j], j))
-        loads[k] += seconds.get(it.item_id, 0.0)
-        shares[k].append(it)
-    return [sorted(share, key=lambda i: (seconds.get(i.item_id, 0.0), i.item_id)) for share in shares if share]
+    """``items`` in ``jobs`` shares of about equal cost, each cheapest first (it pays warm-up)."""
+    def cost(item: BenchItem) -> float:
+        return seconds.get(item.item_id, 0.0)
+
+    ordered = sorted(items, key=lambda i: (-cost(i), i.item_id))
+    shares = balanced_shares(ordered, jobs, cost)
+    return [sorted(share, key=lambda i: (cost(i), i.item_id)) for share in shares if share]
 
 
 @dataclass(frozen=True)
@@ -53,7 +42,7 @@ class InstructionCounting:
     factory_of: Callable[[str], str | None] = lambda _name: None  # backend -> "module:qualname"
     options: Mapping[str, Any] = field(default_factory=dict)
     env_of: Callable[[str], Mapping[str, str]] = lambda _name: {}  # backend -> its child's environment (no device)
-    count: Callable[[CountRequest], dict[str, dict[str, Any]]] = count_under_callgrind
+    count: Callable[[CountRequest], dict[str, dict[str, object]]] = count_under_callgrind
     callgrind_missing: Callable[[], str | None] = callgrind_reason  # auto: why callgrind cannot count here (None: it can)
     board: Any = None  # the run's progress board (harness/pytest_plugin/progress.py): a line per backend's count
 
@@ -72,9 +61,9 @@ class InstructionCounting:
             outcomes[item_id].record[KEY] = value
 
     def values(self, backend: str, items: Sequence[BenchItem], seconds: Mapping[str, float] | None = None,
-               costs: Mapping[str, float] | None = None) -> dict[str, dict[str, Any]]:
-        """``seconds``: each item's median timed round (wall), for the subset's cost cap;
-        ``costs``: its median CPU seconds, to deal the items to the count children (else ``seconds``)."""
+               costs: Mapping[str, float] | None = None) -> dict[str, dict[str, object]]:
+        """``seconds``: median timed rounds (the subset's cap); ``costs``: CPU seconds, to deal
+        items."""
         hardware = hardware_reason() or "the hardware counter gave no count for this item's rounds"
         mode = self.mode
         if mode == "auto":
@@ -86,7 +75,7 @@ class InstructionCounting:
             return {it.item_id: absent(f"{hardware}; callgrind counts with --tlbench-instructions subset or all")
                     for it in items}
         seconds = seconds or {}
-        out: dict[str, dict[str, Any]] = {}
+        out: dict[str, dict[str, object]] = {}
         cheap = list(items)
         if mode != "all":
             cheap = [it for it in items if seconds.get(it.item_id, 0.0) <= self.max_lowering_s]

@@ -1,29 +1,16 @@
-"""Which CPUs do what when compile work runs beside device timing: the device workers keep CPUs
-of their own, everything else is pinned away from them.
+"""Which CPUs do what when compile work runs beside device timing; nothing here measures.
 
-Contract: ``CpuPlan.split(usable, device_workers, siblings_of, min_compile)`` gives each of ``device_workers``
-workers (keys such as ``"nvidia:0"``) one CPU of its own, the highest numbered ones, together with that CPU's
-SMT siblings (``siblings_of(cpu)``: the CPUs sharing its core, read from sysfs by default), and leaves the
-rest to compile work (compile jobs, the device workers' build children, instruction-count children, the pytest
-process itself); None when fewer than ``min_compile`` CPUs would be left.  ``pin(cpus, pid=0)`` sets the
-affinity of every thread of a process (``/proc/<pid>/task``; affinity is per thread on Linux, and a thread
-made later inherits its creator's), falling back to the one call where there is no /proc;
-``pin_from_environment()`` is what a worker process does first: pin itself to ``$TLBENCH_CPUS`` when set
-(``$TLBENCH_BUILD_CPUS``: where its build children go, ``build_cpus_from_environment()``).  ``describe(cpus)``
-writes a set as ranges ("0-13,16").  ``usable_cpus()``: the CPUs this process may run on; ``resolve_jobs``:
-``--tlbench-compile-jobs`` as a number. ``renice(nice, pid=0)`` sets the nice value of every thread of a
-process (per thread on Linux, inherited by threads and children made later); ``nice_from_environment()`` is
-what a worker does after pinning: take ``$TLBENCH_NICE`` when set.  Compile-job workers of an overlapped run
-run at ``COMPILE_NICE``: kernel builds for the device phase (the device worker's build children, at the normal
-priority) share their CPUs, and the device phase waits for those builds while the compile items only need to
-end before it does.  A compile item's time is the CPU seconds of its rounds over a machine probe timed in the
-same process (harness/measure/runner.py): waiting for a CPU is not counted in either. Nothing here measures;
-the plan only keeps compile load off the CPUs a timed batch runs on.
+Contract: ``CpuPlan.split(usable, device_workers, siblings_of, min_compile)``: each device worker
+gets the highest free CPU and its SMT siblings, the rest go to compile work (None: too few left).
+``pin`` / ``renice`` act on every thread of a process; ``*_from_environment`` read
+``$TLBENCH_CPUS``, ``$TLBENCH_NICE``, ``$TLBENCH_BUILD_CPUS``; ``parse`` / ``describe`` read and
+write "0-3,8"; ``usable_cpus()``; ``resolve_jobs`` reads ``--tlbench-compile-jobs`` (ValueError).
 """
 
 from __future__ import annotations
 
 import os
+from itertools import groupby
 from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping, Sequence
 
@@ -54,17 +41,9 @@ def parse(text: str) -> set[int]:
 
 
 def describe(cpus: Iterable[int]) -> str:
-    ordered = sorted(set(cpus))
-    runs: list[str] = []
-    start = prev = None
-    for cpu in ordered + [None]:
-        if cpu is not None and prev is not None and cpu == prev + 1:
-            prev = cpu
-            continue
-        if start is not None:
-            runs.append(str(start) if start == prev else f"{start}-{prev}")
-        start = prev = cpu
-    return ",".join(runs)
+    consecutive = groupby(enumerate(sorted(set(cpus))), lambda p: p[1] - p[0])
+    runs = [[c for _, c in run] for _, run in consecutive]
+    return ",".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
 
 
 @dataclass(frozen=True)
@@ -94,8 +73,7 @@ class CpuPlan:
 
 
 def _each_thread(pid: int, act: Callable[[int], None]) -> None:
-    """``act(tid)`` for every thread of process ``pid`` (0: this one); a thread that ended
-    meanwhile, or a change this user may not make, is passed over."""
+    """``act(tid)`` for every thread of ``pid`` (0: this one), passing over what fails."""
     try:
         tids = [int(t) for t in os.listdir(f"/proc/{pid or 'self'}/task")]
     except OSError:
@@ -108,7 +86,6 @@ def _each_thread(pid: int, act: Callable[[int], None]) -> None:
 
 
 def pin(cpus: Iterable[int], pid: int = 0) -> None:
-    """Every thread of process ``pid`` (0: this one) onto ``cpus``."""
     cpus = set(cpus)
     _each_thread(pid, lambda tid: os.sched_setaffinity(tid, cpus))
 
@@ -124,7 +101,6 @@ def pin_from_environment(environ: Mapping[str, str] | None = None) -> set[int] |
 
 
 def renice(nice: int, pid: int = 0) -> None:
-    """Every thread of process ``pid`` (0: this one) to nice value ``nice``."""
     if hasattr(os, "setpriority"):
         _each_thread(pid, lambda tid: os.setpriority(os.PRIO_PROCESS, tid, nice))
 
@@ -148,7 +124,6 @@ def build_cpus_from_environment(environ: Mapping[str, str] | None = None) -> set
 
 
 def usable_cpus() -> int:
-    """CPUs this process may run on (its affinity mask: ``taskset`` and cgroups count)."""
     try:
         return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
@@ -156,10 +131,7 @@ def usable_cpus() -> int:
 
 
 def resolve_jobs(text: str, cpus: int, in_xdist_worker: bool, isolated: bool) -> int:
-    """``--tlbench-compile-jobs``: a positive integer, or ``auto`` = half of ``cpus`` where
-    there are 8 or more (a compile uses about one core; the other half is left to the device
-    worker's background builds and the system), else 1.  ``auto`` is 1 in a pytest-xdist
-    worker (its siblings share the host) and without worker processes (``isolated`` False)."""
+    """``--tlbench-compile-jobs``: N, or ``auto`` (half of 8+ CPUs; 1 in xdist or in-process)."""
     text = str(text).strip().lower()
     if text == "auto":
         if in_xdist_worker or not isolated or cpus < 8:

@@ -1,20 +1,16 @@
 """Stopping criteria: named objects that say when an item has enough samples.
 
-Contract: a criterion is built by ``make_criterion(spec)`` from a spec string ``NAME[:key=value,...]`` (the
-``--tlbench-criterion`` option), e.g. ``median-ci:rel=0.005`` or ``stdrel:max_noise=0.01``.
-``is_finished(samples)`` answers after each round; ``progress(samples)`` is the quantity compared with the
-target (written into notes when an item stops at a cap first); ``describe()`` is the ``{"name", "params"}``
-dict stored in each record.  The model is nvbench's ``stopping_criterion`` (named, parametrized, registered),
-without its code.  Caps (max samples, max seconds) are not criteria: the scheduler applies them and marks the
-item CAPPED when it stops there before its criterion is met.
+Contract: ``make_criterion(spec)`` reads ``NAME[:key=value,...]`` (``--tlbench-criterion``; else
+``CriterionError``); ``is_finished(samples)``, ``progress(samples)`` (the value compared with the
+target), ``describe()`` (``{"name", "params"}``, stored in each record).  Caps are not criteria.
 """
 
 from __future__ import annotations
 
 import math
 import statistics
-from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol, Sequence
+from dataclasses import dataclass, field, fields
+from typing import Callable, Protocol, Sequence
 
 from ..core.stats import CONFIDENCE, median_ci, median
 
@@ -30,14 +26,20 @@ class StoppingCriterion(Protocol):
 
     def progress(self, samples: Sequence[float]) -> float: ...
 
-    def describe(self) -> dict[str, Any]: ...
+    def describe(self) -> dict[str, str | dict[str, float]]: ...
+
+
+class _Described:
+    """``describe()`` from the dataclass's own parameters (every field but ``name``)."""
+
+    def describe(self) -> dict[str, str | dict[str, float]]:
+        params = {f.name: getattr(self, f.name) for f in fields(self) if f.init}  # type: ignore
+        return {"name": self.name, "params": params}  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True)
-class MedianCI:
-    """Stop when the exact ~95 % CI of the median is within ``rel`` of the median (half-width).
-
-    Robust to a few slow outliers: they widen the CV forever, not the median's interval."""
+class MedianCI(_Described):
+    """Stop when the median's exact ~95 % CI half-width is within ``rel`` of it (outlier-robust)."""
 
     rel: float = 0.005
     confidence: float = CONFIDENCE
@@ -55,16 +57,10 @@ class MedianCI:
     def is_finished(self, samples: Sequence[float]) -> bool:
         return len(samples) >= self.min_samples and self.progress(samples) <= self.rel
 
-    def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "params": {"rel": self.rel, "confidence": self.confidence, "min_samples": self.min_samples}}
-
 
 @dataclass(frozen=True)
-class StdRel:
-    """Stop when the relative standard deviation (stdev / mean) is at most ``max_noise``.
-
-    nvbench's default rule.  Sensitive to outliers by design: a kernel with a slow tail
-    does not pass it, and then stops at a cap, marked CAPPED."""
+class StdRel(_Described):
+    """Stop when stdev / mean <= ``max_noise`` (nvbench's default; a slow tail ends CAPPED)."""
 
     max_noise: float = 0.005
     min_samples: int = 20
@@ -79,12 +75,9 @@ class StdRel:
     def is_finished(self, samples: Sequence[float]) -> bool:
         return len(samples) >= self.min_samples and self.progress(samples) <= self.max_noise
 
-    def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "params": {"max_noise": self.max_noise, "min_samples": self.min_samples}}
-
 
 @dataclass(frozen=True)
-class FixedCount:
+class FixedCount(_Described):
     """Stop after exactly ``samples`` samples (a fixed budget; for reproducing a run)."""
 
     samples: int = 60
@@ -95,9 +88,6 @@ class FixedCount:
 
     def is_finished(self, samples: Sequence[float]) -> bool:
         return len(samples) >= self.samples
-
-    def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "params": {"samples": self.samples}}
 
 
 CRITERIA: dict[str, Callable[..., StoppingCriterion]] = {"median-ci": MedianCI, "stdrel": StdRel, "fixed": FixedCount}
@@ -118,7 +108,7 @@ def make_criterion(spec: str) -> StoppingCriterion:
         raise CriterionError(f"unknown stopping criterion {name!r} in {spec!r}; known: {', '.join(CRITERIA)} (e.g. {DEFAULT_SPEC})")
     factory = CRITERIA[name]
     known = [f for f in factory.__dataclass_fields__ if f != "name"]  # type: ignore[attr-defined]
-    params: dict[str, Any] = {}
+    params: dict[str, float] = {}
     for part in filter(None, (p.strip() for p in rest.split(","))):
         key, eq, value = part.partition("=")
         if not eq or key not in known:

@@ -1,67 +1,38 @@
-"""The device phase of a pytest session: a backend's selected device items, measured in
-interleaved rounds one piece at a time on each of its devices.
+"""The device phase of a pytest session: a backend's device items measured in interleaved rounds,
+one piece at a time on each of its devices.
 
-Contract: ``DevicePhase.outcome(item, backend, phase_items, ctx)`` returns the item's ``Outcome``.  The first
-call for an item of a backend plans that backend's items of ``phase_items`` into pieces
-(harness/measure/device_pieces.py: one per problem on one device; on N devices each problem's kernels dealt
-into N pieces, largest first) and starts measuring them (harness/measure/piece_runner.py): each piece - its
-kernels and the vendor copy of the device that takes it - in interleaved rounds through one ``DeviceSession``
-made by ``make_session(backend, ctx, device)`` (default ``InProcessSession``; the worker sessions plug in
-here).  ``devices_for(backend)`` says how many devices measure it (1 unless the run spreads a backend over
-several); ``background`` (worker sessions) measures in threads while pytest goes on, one per device, each
-taking the next piece when free; otherwise the calling thread measures a piece when it needs one.  Every
-finished piece is handed, in the calling thread, to ``on_chunk([(item, outcome), ...])`` (the plugin finishes
-and journals them there, so a run killed later keeps them) and stored; each later call hands its item the
-stored one.  A timed outcome gets the measuring session's ``device_info["uuid"]`` as ``device_uuid`` when the
-session knows it.  A vendor copy that a device measures again with a second piece of the same problem keeps
-its first outcome (the second only pairs that piece's rounds).  An item that was not in the phase, one asked
-for again, one no piece covered, or a policy that does not interleave is measured on its own through the same
-loop and a session of the same factory (a vendor copy on its own device when the backend is spread, else
-device 0), after the backend's pieces are all in.  ``start(backend, items, ctx)`` starts a backend's phase
-before its first item asks (an overlapped run, harness/measure/overlap.py).  ``wait_idle()`` hands over every
-piece still running (the compile phase calls it where the run does not overlap: timed compiles then never run
-beside device timing); ``cancel()`` starts no further piece (an interrupted session).  Items resumed from a
-journal are left out of ``phase_items`` by the caller.  One instance per pytest session (kept in
-``config.stash``): no global state.
+Contract: ``DevicePhase.outcome(item, backend, phase_items, ctx)`` returns the item's ``Outcome``;
+the first call for a backend plans its items into pieces (device_pieces.py) measured by a
+``PieceRunner`` through ``make_session(backend, ctx, device)`` (``background``: a thread per
+device). Each finished piece goes to ``on_chunk(pairs)`` and is stored; timed outcomes get
+``device_uuid``. An item no piece covered is measured on its own.  ``start``, ``wait_idle()``,
+``cancel()``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 from ..core import trace
 from ..core.backend_api import Backend
 from ..core.record import BenchItem
-from .device_pieces import Piece, chunk_key, plan_pieces
+from .device_pieces import Piece, plan_pieces
 from .device_session import DeviceSession, InProcessSession
 from .outcome import Outcome, RunContext
-from .piece_runner import MergedProgress, PieceRunner
+from .piece_runner import MergedProgress, Pairs, PieceRunner
 from .runner import run_device_items
 
-__all__ = ["DevicePhase", "chunk_key"]
 
-SessionFactory = Callable[..., DeviceSession]  # (backend, ctx, device=0)
-ChunkHook = Callable[[list[tuple[BenchItem, Outcome]]], None]
-
-
-def _no_hook(_pairs: list[tuple[BenchItem, Outcome]]) -> None:
-    return None
-
-
-def _one_device(_backend: Backend) -> int:
-    return 1
-
-
-def _in_process(backend: Backend, ctx: RunContext, device: int = 0) -> DeviceSession:
+def _in_process(backend: Backend, ctx: RunContext, _device: int = 0) -> DeviceSession:
     return InProcessSession(backend, ctx)
 
 
 @dataclass
 class DevicePhase:
-    make_session: SessionFactory = _in_process
-    on_chunk: ChunkHook = _no_hook
-    devices_for: Callable[[Backend], int] = _one_device
+    make_session: Callable[..., DeviceSession] = _in_process
+    on_chunk: Callable[[Pairs], None] = lambda _pairs: None
+    devices_for: Callable[[Backend], int] = lambda _backend: 1
     background: bool = False
     tick: Callable[[], None] | None = None  # called every second while the caller waits for a piece (progress lines)
     measured: set[str] = field(default_factory=set)  # item ids given to a piece
@@ -86,8 +57,7 @@ class DevicePhase:
         return self._measure(backend, [item], ctx, device)[0][1]  # on its own, same session kind
 
     def start(self, backend: Backend, items: Sequence[BenchItem], ctx: RunContext) -> None:
-        """Start measuring ``backend``'s ``items`` now, before its first item asks (an overlapped
-        run: harness/measure/overlap.py); later ``outcome`` calls hand the results over."""
+        """Start measuring ``backend``'s ``items`` before its first item asks (overlapped runs)."""
         mine = [i for i in items if i.backend == backend.name and i.item_id not in self.measured]
         if ctx.policy.interleave and mine and backend.name not in self.runners:
             self._start(backend, mine, ctx)
@@ -111,7 +81,7 @@ class DevicePhase:
         if devices > 1 and self.background and ctx.progress is not None:
             merged = MergedProgress(ctx.progress, lambda: runner.queue_empty())
 
-        def measure_piece(piece: Piece, device: int) -> list[tuple[BenchItem, Outcome]]:
+        def measure_piece(piece: Piece, device: int) -> Pairs:
             trace.mark("chunk start", backend=backend.name, problem=piece.label, items=len(piece.kernels), device=device)
             own = replace(ctx, progress=merged.for_device(device)) if merged is not None else ctx
             pairs = self._measure(backend, piece.items_for(device), own, device)
@@ -132,7 +102,8 @@ class DevicePhase:
         trace.mark("chunk journaled")
         self.stored.update((i.item_id, o) for i, o in fresh)
 
-    def _measure(self, backend: Backend, items: Sequence[BenchItem], ctx: RunContext, device: int) -> list[tuple[BenchItem, Outcome]]:
+    def _measure(self, backend: Backend, items: Sequence[BenchItem], ctx: RunContext,
+                 device: int) -> Pairs:
         session = self.make_session(backend, ctx, device)
         try:
             outcomes = run_device_items(session, items, ctx)

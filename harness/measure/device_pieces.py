@@ -1,23 +1,12 @@
-"""A backend's device items cut into pieces for the devices of one run, in the order devices take them.
+"""A backend's device items cut into pieces for the devices of one run, in the order devices take
+them.
 
-Contract: ``plan_pieces(items, devices, cost)`` groups ``items`` (one backend's device items, collection order)
-by problem (``chunk_key``: backend and problem; a problem's kernels and its vendor item are measured together,
-so the per-round vendor ratio is paired).
-- One device: one piece per problem, the pieces with the fewest kernels first, ties in collection order.  A
-  piece is timed once all its kernels are built, and builds run while earlier pieces are timed: the fewest
-  builds first starts the GPU soonest (on the H200 the GPU waited 23 s for a 21-kernel piece first by name).
-- ``devices`` > 1: each problem's kernels are dealt round-robin into ``devices`` pieces (the cheapest problem,
-  which ends the run, into twice as many when it has at least 4 kernels per device, so the devices end within
-  half a piece of each other), ordered by ``cost`` (their items' sum), largest first, ties in collection
-  order: the longest-processing-time rule.
-``Piece.items_for(device)``: on one device, the piece's kernels and all its vendor items; spread over devices,
-the kernels and that device's vendor copy (``BenchItem.copy == device``; the one uncopied vendor item when the
-run has no copies), so every kernel is judged against its own GPU's vendor item.  A problem with vendor items
-and no kernel gets one empty piece per device.  ``prefetch_order(cases, devices, device)``: the kernels' cases
-in the order ``device`` likely needs them - the pieces' order, on several devices starting from the piece it
-takes first (the ``device``-th), wrapping round - so devices compiling from cold start on their own piece.
-``expected_cost(item)`` is the balancing model: one unit per item plus one per TFLOP of its problem (its
-family's ``flops``); nothing is reported from it.  Pure functions; no devices.
+Contract: ``plan_pieces(items, devices, cost)`` groups items by ``chunk_key`` (backend, problem).
+One device: one piece per problem, fewest kernels first (the GPU starts soonest).  Several: each
+problem's kernels dealt round-robin into ``devices`` pieces (the cheapest problem into twice as
+many), largest ``cost`` first.  ``Piece.items_for(device)``: its kernels and that device's vendor
+copy (all vendor items on one device).  ``prefetch_order(cases, devices, device)``: cases in the
+order ``device`` needs them. ``expected_cost(item)``: 1 + the problem's TFLOP.  Pure functions.
 """
 
 from __future__ import annotations
@@ -30,14 +19,11 @@ from ..core.record import BenchItem
 
 
 def chunk_key(item: BenchItem) -> tuple[str, Any]:
-    """Items measured together: one backend, one problem (its kernels and its vendor item)."""
     return item.backend, item.case.problem
 
 
 def expected_cost(item: BenchItem) -> float:
-    """One unit, plus one per TFLOP of the item's problem as its family counts them (a family
-    that cannot say for this problem - no ``flops``, or the suite's raises - adds nothing: the
-    item still runs, and the run says why where it records throughput)."""
+    """One unit plus one per TFLOP of the item's problem (nothing where the family cannot say)."""
     problem = item.case.problem
     try:
         flops = problem.family.flops(problem) or 0
@@ -100,7 +86,6 @@ def plan_pieces(items: Sequence[BenchItem], devices: int,
 
 
 def prefetch_order(cases: Sequence[Any], devices: int, device: int) -> list[Any]:
-    """``cases`` (of kernel items, collection order) reordered for ``device`` (see the contract)."""
     if not cases:
         return []
     items = [BenchItem("", "device", c) for c in cases]

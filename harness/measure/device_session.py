@@ -1,24 +1,9 @@
 """The device-execution seam: what the round-robin scheduler asks of a device.
 
-Contract: a ``DeviceSession`` executes items on one device.
-- ``prepare(item) -> Prepared | Outcome``: compile (through the session's cache), make the
-  inputs, check once against the reference; an ``Outcome`` (skipped/failed, with the stage
-  and words) when the item cannot be timed, else a small picklable ``Prepared`` (with the
-  dtypes of the input tensors, where the family reports them: ``kernel_traits.input_dtypes``).
-- ``sample(item, k) -> Batch``: k kernel-only samples of a prepared item (L2 flush as the backend's timer
-  defines it) and the device telemetry right after them (None where the backend reads none).
-- ``close()``.
-Arguments and results are plain picklable data (``BenchItem``, floats, dicts, dataclasses
-of those), so the same calls can cross a process boundary (robust's ``WorkerSession``).
-An exception from ``prepare`` / ``sample`` fails that item only; the scheduler catches it.
-A ``SuiteCodeError`` from the inputs or the check (the suite's own code raised) is returned
-as the item's failed ``Outcome`` with its one line; a problem whose inputs raised fails each
-of its items with the same line, without calling the suite's inputs again.
-``InProcessSession(backend, ctx)`` is the in-process implementation; ``WorkerDeviceSession(worker,
-ctx)`` runs it in a worker process (its ``close`` ends the phase, not the worker).  Inputs are made once
-per problem (or per ``kernel_traits.inputs_key``: a family whose inputs depend on part of the
-config gets ``make_inputs(problem, seed, config)``) and shared by its items (a check
-rewrites only the output).
+Contract: a ``DeviceSession``: ``prepare(item) -> Prepared | Outcome`` (gate, compile, inputs once
+per ``inputs_key``, one check), ``sample(item, k) -> Batch``, ``close()``; picklable arguments and
+results.  ``InProcessSession(backend, ctx)`` runs here; ``WorkerDeviceSession(worker, ctx)`` in a
+``WorkerSession``.
 """
 
 from __future__ import annotations
@@ -67,8 +52,6 @@ class DeviceSession(Protocol):
 
 
 class InProcessSession:
-    """Runs items with ``backend`` in this process."""
-
     def __init__(self, backend: Backend, ctx: RunContext) -> None:
         self.backend, self.ctx = backend, ctx
         self._timers: dict[str, DeviceTimer] = {}
@@ -138,8 +121,7 @@ class InProcessSession:
 
 
 class WorkerDeviceSession:
-    """``DeviceSession`` over a persistent ``WorkerSession`` (harness/measure/worker_session.py)
-    for one device phase: ``close`` ends the phase, not the worker."""
+    """A ``WorkerSession``'s ``DeviceSession`` for one phase: ``close`` ends the phase only."""
 
     def __init__(self, worker: Any, ctx: Any) -> None:
         self.worker, self.ctx = worker, ctx

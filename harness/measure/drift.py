@@ -1,22 +1,10 @@
 """Drift across batches: a level shift or a trend in the batch medians of one item.
 
-Contract: ``detect_drift(batch_medians, threshold)`` takes one item's batch medians in the
-order they were taken and returns a ``DriftFinding`` (``kind`` "shift" or "trend", the
-relative size, where, and words) or None.  Pure functions; no devices.
-
-- Trend: at least 5 batches, Kendall's tau of median against batch index >= 0.7 in size
-  (a consistent climb or fall), and the Theil-Sen slope times the span is >= ``threshold``
-  of the overall median (both scipy.stats': ``kendalltau``, ``theilslopes``).
-- Level shift: some split into an earlier and a later segment whose batch medians do not
-  overlap at all (every earlier one below every later one, or above), with the later
-  segment's median >= ``threshold`` away from the earlier one's (relative to the earlier).
-  With ``SHIFT_MIN_BATCHES`` batches or more, each segment needs at least two: one batch apart
-  at an end is an outlier round, which the median of the rounds does not see (seen on the H200
-  with six rounds: a first round at 2.376 ms before five at 2.04 ms read "level shift -14.1 %",
-  and the item's number, the same 2.04 ms as in every other run, was labelled DRIFT).
-Both need a move at least ``threshold`` (default 2 %) in size, so clock jitter of a
-fraction of a percent never reads as drift, while the +6 % step and the +29 % climb seen on
-the H200 do.
+Contract: ``detect_drift(batch_medians, threshold)`` returns a ``DriftFinding`` (kind, relative
+size, where, words) or None.  Trend: 5+ batches, |Kendall tau| >= 0.7 and a Theil-Sen change >=
+``threshold``. Shift: a split whose two segments do not overlap and whose medians differ by >=
+``threshold``; from ``SHIFT_MIN_BATCHES`` batches on each segment needs two (one odd batch at an end
+is an outlier round).
 """
 
 from __future__ import annotations
@@ -24,7 +12,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import asdict, dataclass
-from typing import Any, Sequence
+from typing import Sequence
 
 from ..core.stats import median
 
@@ -42,15 +30,12 @@ class DriftFinding:
     batches: int
     words: str
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return asdict(self)
 
 
 def kendall_tau(values: Sequence[float]) -> float:
-    """Kendall's tau-a of the values against their order (a tied pair counts as neither
-    concordant nor discordant, so a flat stretch weakens a trend): scipy's ``kendalltau``
-    (tau-b, O(n log n)) times sqrt(1 - tied pairs / all pairs) - the order has no ties, so that
-    is tau-a exactly.  0 for fewer than two values or no variation."""
+    """Kendall's tau-a of the values against their order (scipy's tau-b, ties corrected)."""
     n = len(values)
     if n < 2:
         return 0.0
@@ -65,7 +50,6 @@ def kendall_tau(values: Sequence[float]) -> float:
 
 
 def theil_sen_slope(values: Sequence[float]) -> float:
-    """The Theil-Sen slope (the median of the pairwise slopes, scipy's ``theilslopes``) per batch."""
     if len(values) < 2:
         return 0.0
     from scipy.stats import theilslopes

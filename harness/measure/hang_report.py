@@ -1,14 +1,9 @@
-"""Where a device worker was when it ran past its stage's limit: its Python stacks, read before it is killed.
+"""Where a device worker was when it ran past its stage's limit: its Python stacks, read before it
+is killed.
 
-Contract: the worker calls ``arm()`` as it starts: ``SIGUSR1`` then makes it write every thread's Python stack
-to its stderr (its log file), marked with the main thread's id, without stopping it.  The controller, on a
-timeout, calls ``capture(pid, log) -> Stacks``: it sends the signal, waits up to ``wait_s`` for the log to
-stop growing, and returns what the dump added (``text``, at most ``MAX_CHARS`` characters, the main thread's
-first) and ``where``: the main thread's innermost frames on one line (``file:line function <- ...``), or a
-sentence saying why there is none.  The dump is written from the signal handler itself, so a worker busy in
-native code still answers; one stuck inside the kernel (an uninterruptible driver call) handles no signal
-until it returns, and is said to have not answered.  Nothing here kills or judges: the caller reports the
-timeout, with these words beside it.
+Contract: ``arm()`` (in the worker) makes ``SIGUSR1`` dump every thread's stack to stderr.
+``capture(pid, log, wait_s) -> Stacks``: the dump (``text``, main thread first) and ``where`` (its
+innermost frames on one line, or why there are none).  Nothing here kills.
 """
 
 from __future__ import annotations

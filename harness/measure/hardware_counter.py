@@ -1,14 +1,10 @@
 """The hardware instruction counter of this thread, where the machine has one (``perf_event_open``).
 
-Contract: ``HardwareCounter.open()`` returns two disabled user-space instruction counters
-(``PERF_COUNT_HW_INSTRUCTIONS``, kernel and hypervisor excluded) of the calling thread, one of them inherited
-by the threads and processes it starts, or a one-line reason there is none (``hardware_words``: the errno, and
-what it usually means); ``count(work)`` runs ``work`` between enable and disable and returns its result with
-(instructions of this thread and what it started, of what it started alone), or None where the counter would
-not start or stop (``work`` then ran uncounted).  The counters are closed after one ``count``.
-``hardware_reason()`` is None where a counter opens; ``hardware_record(...)`` is a compile item's
-``record["instructions"]`` from its rounds' counts (harness/measure/runner.py). Linux only; the syscall number
-is per architecture.
+Contract: ``HardwareCounter.open()``: two user-space instruction counters of this thread (one
+inherited by what it starts), or a one-line reason (``hardware_words``); ``count(work)``:
+``work()``'s result and (total, children) instructions, or None where the counter failed; closed
+after one ``count``. ``hardware_reason()``: None where a counter opens.  ``hardware_record(...)``: a
+compile item's ``record["instructions"]``.  Linux only.
 """
 
 from __future__ import annotations
@@ -36,7 +32,6 @@ _IOC_ENABLE, _IOC_DISABLE, _IOC_RESET = 0x2400, 0x2401, 0x2403
 
 
 def _perf_open(inherit: bool) -> int:
-    """A disabled user-space instruction counter of this thread; raises OSError."""
     number = _PERF_SYSCALL.get(platform.machine())
     if number is None:
         raise OSError(errno.ENOSYS, f"no perf_event_open syscall number known for {platform.machine()}")
@@ -68,8 +63,6 @@ def _read(fd: int) -> int:
 
 @dataclass
 class HardwareCounter:
-    """Two counters of this thread, one inherited by what it starts (see the module contract)."""
-
     own: int
     inherited: int
 
@@ -87,8 +80,7 @@ class HardwareCounter:
         return cls(own, inherited)
 
     def count(self, work: Callable[[], Any]) -> tuple[Any, tuple[int, int] | None]:
-        """``work()``'s result and (instructions of this thread and its children, of the children
-        alone); None where the counter would not start or stop (then ``work`` ran uncounted)."""
+        """``work()``'s result and (total, children) instructions; None where the counter failed."""
         try:
             try:
                 for fd in (self.own, self.inherited):
@@ -132,8 +124,9 @@ def hardware_reason() -> str | None:
     return None
 
 
-def hardware_record(counts: Sequence[int], children: Sequence[int], cold_build: tuple[int, int] | None) -> dict[str, Any]:
-    out: dict[str, Any] = {
+def hardware_record(counts: Sequence[int], children: Sequence[int],
+                    cold_build: tuple[int, int] | None) -> dict[str, object]:
+    out: dict[str, object] = {
         "counter": HARDWARE, "event": "instructions:u (PERF_COUNT_HW_INSTRUCTIONS, user space, kernel excluded)",
         "isolation": HARDWARE_ISOLATION, "cpu": host_cpu(), "lowering": list(counts),
     }

@@ -1,20 +1,8 @@
 """Instructions executed by a compile item's cold lowering: a compile metric that load cannot move.
 
-Contract:
-- ``MODES`` / ``add_options(group)``: ``--tlbench-instructions auto|hardware|subset|all`` (default ``auto``),
-  ``--tlbench-instructions-subset N`` (default 2), ``--tlbench-instructions-jobs N|auto`` (callgrind children
-  side by side; ``count_jobs`` resolves it: auto is one per usable CPU), ``--tlbench-instructions-device``.
-  ``hardware``: a hardware counter where the machine has one (harness/measure/hardware_counter.py; it costs
-  nothing, so every timed round is counted), nothing else; ``subset`` / ``all``: the same, else Valgrind's
-  callgrind (harness/measure/callgrind.py) on ``N`` items per backend of the session (``subset_of``) or on
-  every compile item (harness/measure/count_phase.py); ``auto``: ``all`` where valgrind is installed, else
-  ``hardware`` (in the quick scope ``hardware``: harness/pytest_plugin/counting.py).
-- ``absent(reason)`` is the record value where nothing was counted; ``host_cpu()`` the CPU model.
-
-The record value, ``record["instructions"]``: ``counter`` (``callgrind`` | ``hardware``), ``event``,
-``isolation`` (how only the timed work was counted), ``cpu``, ``lowering`` (one count per counted call),
-optionally ``device_compiler`` (the device compiler's processes) or ``device_compiler_absent``, and the cost
-of counting (``count_wall_s``, ``child_wall_s``). Counts are numbers of instructions, never times.
+Contract: ``add_options(group)`` declares the ``--tlbench-instructions*`` options;
+``absent(reason)`` is the record value where nothing was counted; ``host_cpu()``, ``subset_of(items,
+n)``, ``count_jobs(text, cpus)``.  ``record["instructions"]`` holds counts, never times.
 """
 
 from __future__ import annotations
@@ -57,12 +45,11 @@ def add_options(group: Any) -> None:
                          "counted item, all of it under callgrind: minutes per item)")
 
 
-def absent(reason: str) -> dict[str, Any]:
+def absent(reason: str) -> dict[str, object]:
     return {"absent": reason}
 
 
 def host_cpu() -> str:
-    """The CPU model (``/proc/cpuinfo``'s model name, else ``platform.processor()``)."""
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.lower().startswith("model name"):
@@ -73,8 +60,7 @@ def host_cpu() -> str:
 
 
 def subset_of(items: Sequence[BenchItem], n: int) -> list[BenchItem]:
-    """``n`` of ``items``, the same ones whatever else the session holds: the first ``n`` by a
-    hash of the case id (a new case displaces one only if it hashes before it), in item order."""
+    """The first ``n`` of ``items`` by a hash of the case id (stable across runs), in item order."""
     ranked = sorted(items, key=lambda it: hashlib.sha256(it.case.case_id.encode()).hexdigest())
     chosen = {it.item_id for it in ranked[:max(0, n)]}
     return [it for it in items if it.item_id in chosen]

@@ -1,19 +1,11 @@
 """A run interrupted by the user (Ctrl-C) is not a kernel failure.
 
-Contract: a Ctrl-C in a terminal sends SIGINT to the whole foreground process group: pytest, its workers and
-the compiler they run.  The compiler then dies of the signal and its caller reports a failed build, or a
-KeyboardInterrupt raised under a compiler callback comes back as another exception (tvm-ffi's
-``RuntimeError`` whose words start ``KeyboardInterrupt``).  Such an item is ``interrupted``, never
-``failed`` (``interrupted(stage, reason)``, harness/measure/outcome.py): kept out of the results file and the
-journal (a resume measures it), and the pytest session ends as interrupted.
-- ``InterruptWatch``: ``arm()`` (main thread only) installs a SIGINT handler that notes the signal (``seen``)
-  and then does what the handler before it did; ``disarm()`` puts that back.  Nothing is armed where SIGINT is
-  ignored.  One instance per process that owns it (the session's state, a worker's ``main``).
-- ``Interrupted``: raised where an item's work ends because the run was interrupted.
-- ``is_interrupt(exc)``: a KeyboardInterrupt or ``Interrupted``, in its chain, or named as its error.
-- ``died_of_interrupt(returncode)``: a child's status says SIGINT ended it (-2, or 130).
-- ``interrupted_outcome(exc, stage, seen)``: the ``interrupted`` Outcome for an exception met in ``stage`` when
-  it is an interrupt or the process has ``seen`` one, else None.
+Contract: an item whose work a Ctrl-C ended is ``interrupted`` (outcome.py), never ``failed``.
+``InterruptWatch``: ``arm()`` (main thread, where SIGINT is not ignored) notes SIGINT in ``seen``
+and chains to the previous handler; ``disarm()`` restores it.  ``Interrupted``: raised where work
+ends for that.  ``is_interrupt(exc)``: a KeyboardInterrupt or ``Interrupted`` in the chain, or named
+in its words. ``died_of_interrupt(returncode)``; ``interrupted_outcome(exc, stage, seen)``: the
+``interrupted`` Outcome, or None when neither ``seen`` nor an interrupt.
 """
 
 from __future__ import annotations

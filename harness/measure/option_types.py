@@ -1,17 +1,16 @@
 """Option values checked where pytest parses them: a bad value is pytest's usage error.
 
-Contract: ``positive_float`` / ``non_negative_float`` / ``positive_int`` / ``fraction`` are argparse ``type=``
-callables for ``--tlbench-*`` options (timeouts and caps > 0, a cap where 0 means none >= 0, rounds and counts
->= 1, a threshold in (0, 1)); a bad value raises ``argparse.ArgumentTypeError``, which pytest prints under its
-usage line and exits with its usage-error status, before anything runs. ``check_devices(option, traits)``
-raises ``pytest.UsageError`` when ``--tlbench-devices`` names a device that none of the backends sees (where a
-backend can list its devices), or is not a comma list of ids.
+Contract: ``positive_float`` / ``non_negative_float`` / ``positive_int`` / ``fraction`` are argparse
+``type=`` callables (raise ``argparse.ArgumentTypeError``); ``check_devices(option, traits)`` raises
+``pytest.UsageError`` for a ``--tlbench-devices`` list that is malformed or names a device no
+backend sees.
 """
 
 from __future__ import annotations
 
 import argparse
-from typing import Any, Sequence
+import math
+from typing import Any, Callable, Sequence
 
 import pytest
 
@@ -23,32 +22,30 @@ def _number(text: str, kind: type) -> Any:
         raise argparse.ArgumentTypeError(f"{text!r} is not {'an integer' if kind is int else 'a number'}") from None
 
 
-def positive_float(text: str) -> float:
-    value = _number(text, float)
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r}: must be a number of seconds greater than 0")
+def _checked(text: str, kind: type, ok: Callable[[Any], bool], words: str) -> Any:
+    value = _number(text, kind)
+    if not ok(value):
+        raise argparse.ArgumentTypeError(f"{text!r}: {words}")
     return value
+
+
+def positive_float(text: str) -> float:
+    return _checked(text, float, lambda v: 0 < v < math.inf,
+                    "must be a number of seconds greater than 0")
 
 
 def non_negative_float(text: str) -> float:
-    value = _number(text, float)
-    if not value >= 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r}: must be a number of seconds, 0 or more (0: no limit)")
-    return value
+    return _checked(text, float, lambda v: 0 <= v < math.inf,
+                    "must be a number of seconds, 0 or more (0: no limit)")
 
 
 def positive_int(text: str) -> int:
-    value = _number(text, int)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: must be 1 or more")
-    return value
+    return _checked(text, int, lambda v: v >= 1, "must be 1 or more")
 
 
 def fraction(text: str) -> float:
-    value = _number(text, float)
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: must be a fraction between 0 and 1, e.g. 0.02")
-    return value
+    return _checked(text, float, lambda v: 0 < v < 1,
+                    "must be a fraction between 0 and 1, e.g. 0.02")
 
 
 def check_devices(option: str | None, traits: Sequence[Any]) -> None:
@@ -59,9 +56,7 @@ def check_devices(option: str | None, traits: Sequence[Any]) -> None:
         raise pytest.UsageError(f"--tlbench-devices={option}: an empty device id; give a comma list such as 0,1")
     if len(set(wanted)) != len(wanted):
         raise pytest.UsageError(f"--tlbench-devices={option}: a device is named twice")
-    visible: list[str] = []
-    for t in traits:
-        visible += [str(i) for i in (t.device_ids() or ())]
+    visible = [str(i) for t in traits for i in (t.device_ids() or ())]
     if not visible:
         return  # no backend can list devices here (a CPU box): device items skip with their backend's reason
     absent = [d for d in wanted if d not in visible]

@@ -1,10 +1,8 @@
 """The measurement options of the pytest plugin, and the ``MeasurePolicy`` they make.
 
-Contract: ``add_measure_options(group)`` declares ``--tlbench-criterion``, ``--tlbench-rounds``,
-``--tlbench-batch``, ``--tlbench-interleave``/``--tlbench-no-interleave``, ``--tlbench-max-samples``,
-``--tlbench-max-seconds``, ``--tlbench-search`` and its knobs (``-fraction``, ``-patience``, ``-min-configs``,
-``-learn-from``) and ``--tlbench-drift-threshold``. ``policy_from_options(getoption)`` builds the policy and
-raises ``pytest.UsageError`` for a criterion spec it cannot read, with the known names.
+Contract: ``add_measure_options(group)`` declares the ``--tlbench-*`` sampling, search and drift
+options; ``policy_from_options(getoption)`` builds the policy (a bad criterion:
+``pytest.UsageError``).
 """
 
 from __future__ import annotations

@@ -1,14 +1,9 @@
 """What running one item produced, what a run needs, and the gate before any work.
 
-Contract: ``Outcome`` is ``timed`` (samples and the record for ``extra_info``), ``skipped`` (reason),
-``failed`` (stage and words, and where an exception made it the full ``traceback`` as text: the user's code or
-the compiler pass that raised, its cause chain included, read where it was raised - in a worker or build
-process too - so it crosses process boundaries as plain text; ``traceback_of(exc)``) or ``interrupted`` (the
-run was interrupted while the item was under way: not a kernel failure, never recorded;
-harness/measure/interrupt.py); it is plain picklable data.  ``RunContext`` carries the policy, seed and the
-(pooled, cached) compile function of a session.  ``gate(item, backend)`` returns the ``skipped`` Outcome for
-an item that must not run here (backend cannot compile, predicted rejection the suite skips on, over budget,
-no device), else None.
+Contract: ``Outcome`` is ``timed`` (samples, record), ``skipped`` (reason), ``failed`` (stage,
+words, ``traceback`` as text: ``traceback_of(exc)``) or ``interrupted``; plain picklable data.
+``RunContext``: a session's policy, seed and compile function.  ``gate(item, backend)`` is the
+``skipped`` Outcome for an item that must not run here, else None.
 """
 
 from __future__ import annotations
@@ -57,9 +52,7 @@ OVER_BUDGET = "over the on-chip budget"
 
 
 def over_budget(reason: str, backend: str) -> Outcome:
-    """Skipped for the on-chip budget: the same words before compiling (a declared footprint)
-    and after lowering (the compiled kernel's buffers, harness/core/budget.py plan_overflow):
-    the scope, the bytes against the capacity, the buffers where known, and the backend."""
+    """Skipped for the on-chip budget, in the same words before compiling and after lowering."""
     return skipped(f"{OVER_BUDGET}: {reason} on {backend}")
 
 
@@ -71,9 +64,7 @@ TRACEBACK_LIMIT = 60_000  # characters kept of one traceback (its head and its t
 
 
 def traceback_of(exc: BaseException) -> str:
-    """``exc``'s full traceback as text, its cause chain included; an exception that carries a
-    traceback from another process (``remote_traceback``: a device worker's) gives that one,
-    which is where it was raised, or none where it died without one."""
+    """``exc``'s full traceback as text (a worker's ``remote_traceback`` where it has one)."""
     remote = getattr(exc, "remote_traceback", None)
     if isinstance(remote, str):
         return remote  # '' where the other process left none (it died by a signal: its own words say so)

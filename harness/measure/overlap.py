@@ -1,24 +1,11 @@
 """Compile work beside device timing: whether a run overlaps them, and with what kept apart.
 
-A GPU host's main job ran three phases one after another: one backend's compile items (CPU), the other's, then
-device timing (GPU): the GPU idled for the first two.  Overlapped, a backend's device phase (its kernels'
-builds, checks and timed batches) starts at the run's first item, in its device worker, while the compile
-phases time compile items on the CPUs the device workers do not use.  What keeps compile load off a timed
-batch is the CPU split (harness/measure/cpu_plan.py): each device worker - the process that launches and times
-the batches - keeps a CPU (and its SMT siblings) of its own; compile jobs, the device workers' build children,
-instruction-count children and the pytest process are pinned to the rest. Whether that holds is measured, not
-assumed: an A/A of the device items with and without the overlap (``--tlbench-overlap off`` / ``auto``) must
-come out SAME (the command is in results/README.md).
-
-Contract: ``decide(mode, timeable, compiling, usable, device_workers, siblings_of)`` returns an ``Overlap``:
-- ``mode`` ``off``: never.  ``auto`` (default): when some backend times device items here
-  (``timeable``: backends with device items and no device blocker), some backend has compile
-  items (``compiling``), and the split leaves at least ``AUTO_MIN_COMPILE_CPUS`` CPUs to
-  compile work.  ``on``: the same with one CPU left enough (small hosts, tests).
-- ``Overlap.on``, ``reason`` (why or why not, one line), ``plan`` (the ``CpuPlan`` when on),
-  ``note(kind, compiles_beside)``: what a record of that kind carries (``record["overlap"]``;
-  a compile record names the other backends whose compile items were timed at the same time).
-Nothing here starts anything: the plugin applies the plan (harness/pytest_plugin/overlap_start.py).
+Contract: ``decide(mode, timeable, compiling, usable, device_workers, siblings_of)`` returns an
+``Overlap``: ``off`` never; ``auto`` when some backend times device items (``timeable``), some has
+compile items (``compiling``) and the CPU split (cpu_plan.py) leaves ``AUTO_MIN_COMPILE_CPUS`` to
+compile work; ``on`` the same with one CPU enough.  ``Overlap.on``, ``reason`` (one line), ``plan``
+(the ``CpuPlan``), ``note(kind, compiles_beside)``: the record's ``overlap`` value.  Nothing here
+starts anything; an A/A with ``--tlbench-overlap off`` / ``auto`` must come out SAME.
 """
 
 from __future__ import annotations
@@ -40,8 +27,6 @@ class Overlap:
     timeable: tuple[str, ...] = ()
 
     def note(self, kind: str, compiles_beside: Sequence[str] = ()) -> dict | None:
-        """What a record of ``kind`` carries; a compile record timed while other backends'
-        compile phases ran (``compiles_beside``) names them too."""
         if not self.on or self.plan is None:
             return None
         device = {key: describe(cpus) for key, cpus in self.plan.device.items()}

@@ -1,21 +1,10 @@
 """Pieces of a device phase measured on one or more devices, and handed over as they end.
 
-Contract: ``PieceRunner(pieces, devices, measure_piece, background)``, once ``start()``ed, measures every
-``Piece`` (harness/measure/device_pieces.py) once, through ``measure_piece(piece, device)``
-(which returns ``[(item, outcome), ...]``), and ``next_done()`` returns the pairs of one
-finished piece at a time, in the order pieces end, then None once all are handed over.
-- ``background`` True: one thread per device takes the next piece from the queue whenever it is free (the
-  threads only drive the device sessions; with worker sessions the measuring runs in the workers' processes),
-  while the caller goes on; ``next_done`` waits for the next piece to end.
-- ``background`` False: nothing runs until asked: ``next_done`` measures the next piece on
-  device 0 in the calling thread (in-process sessions, where the caller's thread is the one
-  that owns the device).
-A piece whose measurement raises is handed over as failed outcomes of all its items, with
-the exception's words (``interrupted`` ones where it was an interrupt), so no caller waits for an item that will never come.
-``cancel()`` starts no further piece.  ``devices_used`` says which devices took pieces.  ``MergedProgress`` folds the progress
-reports (harness/measure/rounds.py ``LoopProgress``) of pieces measured at the same time on
-several devices into one stream that only grows, for one progress line.  No global state;
-one instance per (backend, phase).
+Contract: ``PieceRunner(pieces, devices, measure_piece, background)`` measures each piece once
+(``measure_piece(piece, device) -> [(item, outcome)]``); ``next_done(tick)`` returns one finished
+piece's pairs at a time, then None (``background``: a thread per device; else it measures the next
+piece on device 0 itself).  A piece that raises fails (or interrupts) all its items.  ``cancel()``.
+``MergedProgress`` folds concurrent pieces' ``LoopProgress`` into one stream.
 """
 
 from __future__ import annotations
@@ -46,7 +35,6 @@ class PieceRunner:
         self._threads: list[threading.Thread] = []
 
     def start(self) -> None:
-        """Start the device threads (background only; once)."""
         if self._background and not self._threads:
             for device in range(self._devices):
                 thread = threading.Thread(target=self._loop, args=(device,), name=f"tlbench-device-{device}", daemon=True)
@@ -71,8 +59,7 @@ class PieceRunner:
             self._done.put(self._run(piece, device))
 
     def next_done(self, tick: Callable[[], None] | None = None) -> Pairs | None:
-        """The next finished piece's pairs (waiting for it, calling ``tick()`` every second
-        meanwhile: the caller's progress lines), or None when all were handed over."""
+        """The next finished piece's pairs (``tick()`` every second while waiting), or None."""
         if self._left == 0:
             return None
         self._left -= 1
@@ -92,7 +79,6 @@ class PieceRunner:
         return self._left == 0
 
     def cancel(self) -> None:
-        """No piece starts after this (pieces under way end; an interrupted session)."""
         with self._lock:
             self._left -= len(self._queue)
             self._queue.clear()
@@ -103,11 +89,7 @@ class PieceRunner:
 
 
 class MergedProgress:
-    """One progress stream over pieces measured concurrently: ``for_device(d)`` is the
-    callback device ``d``'s measurement loop reports to; ``report`` gets the merged
-    ``LoopProgress`` (``done``/``total``/``items`` summed over the pieces under way and those
-    ended, ``round`` the lowest under way), marked ``finished`` once no piece is under way
-    and ``queue_empty()`` says none is left to start."""
+    """Concurrent pieces' progress as one stream: ``for_device(d)`` is device ``d``'s callback."""
 
     def __init__(self, report: Callable[[Any], None], queue_empty: Callable[[], bool]) -> None:
         self._report, self._queue_empty = report, queue_empty

@@ -1,33 +1,17 @@
 """The one measurement loop: warmup, interleaved rounds, stopping, caps, drift, re-measure.
 
-Contract: ``measure_items(session, items, policy)`` drives any ``DeviceSession`` and returns
-one ``Outcome`` per item, in the order given.  Steps:
-1. ``prepare`` every item (a skipped/failed Outcome ends that item; an exception fails it
-   with its words, stage "run"; the others go on).
-2. Clock warmup: batches of the first item until the SM clock (telemetry) and the batch
-   median both settle within 1 % of the previous batch, at most ``policy.clock_warmup_s``;
-   then ``policy.warmup`` discarded calls per item.
-3. Rounds: ``policy.rounds`` round-robin passes (the order rotates each pass), each taking ``policy.batch``
-   samples of every item; then more passes for items whose stopping criterion is unmet, until it is met or a
-   cap (``max_samples``, ``max_seconds`` of sampling) stops them: CAPPED.  With ``policy.interleave`` False
-   the same loop runs one item at a time.  A batch whose SM clock reads below ``throttle_threshold`` of the
-   warm clock is discarded and retaken after a pause (nvbench's throttle rule), twice at most.
-4. Drift: a level shift or trend in an item's batch medians (harness/measure/drift.py) is
-   re-measured once (with its problem's vendor item, so per-round ratios stay paired); if
-   the re-measurement drifts too, the item is DRIFT.
-The record's ``measurement`` block keeps the criterion, status, every batch (attempt, round,
-median, telemetry), the final attempt's per-round medians, the per-round ratio to the
-vendor item of the same problem, the warmup and the caps; ``summary.status`` is
-``clean`` / ``CAPPED`` / ``DRIFT``; notes say the same in words.
-``progress`` (optional) is called with a ``LoopProgress`` after each item's preparation and
-each batch, and once more at the end (``finished``): a progress line, nothing measured.
+Contract: ``measure_items(session, items, policy, clock, sleep, progress)`` returns one ``Outcome``
+per item, in order: prepare each item; warm the clock on the first (SM clock and batch median within
+1 %); ``rounds`` round-robin passes of ``batch`` samples, more until the criterion or a cap
+(CAPPED); a throttled batch is retaken twice at most; a drifting item is re-measured once with its
+vendor item (DRIFT if again).  ``progress`` gets a ``LoopProgress`` after each unit.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Mapping, Sequence
 
 from ..core.cases import MeasurePolicy, VendorCase
 from ..core.record import BenchItem, item_record
@@ -40,7 +24,6 @@ from ..core.stats import median
 
 
 def run_failure(exc: BaseException, plan: Any = None) -> Outcome:
-    """A device item's failure in stage run (the exception's words), or ``interrupted`` where the run was interrupted."""
     return interrupted_outcome(exc, "run", False) or failed("run", f"{type(exc).__name__}: {exc}", plan, exc=exc)
 
 
@@ -51,9 +34,7 @@ THROTTLE_PAUSE_S = 0.05
 
 @dataclass(frozen=True)
 class LoopProgress:
-    """Where one ``measure_items`` call stands: ``done`` units (items prepared + batches taken) of
-    ``total`` expected (each item's preparation and at least ``min_rounds`` batches, more as stopping
-    criteria ask), and the round under way (1-based; 0 while items are prepared)."""
+    """``done`` units (items prepared, batches taken) of ``total``; ``round`` 0 while preparing."""
 
     done: int
     total: int
@@ -67,12 +48,42 @@ ProgressCallback = Callable[[LoopProgress], None]
 
 
 @dataclass
+class _BatchRow:  # one batch as the record keeps it
+    attempt: int
+    round: int
+    n: int
+    median_s: float
+    telemetry: Mapping[str, object] | None
+    throttled: bool
+    discarded_before: int
+    dropped: bool = False  # a timer change dropped it
+
+    def as_json(self) -> dict[str, object]:
+        row = asdict(self)
+        if not self.dropped:
+            del row["dropped"]
+        return row
+
+
+@dataclass
+class _Warmup:  # the clock warmup
+    item: str | None = None  # None: no item ran it
+    batches: int = 0
+    settled: bool = False
+    seconds: float = 0.0
+    telemetry: Mapping[str, object] | None = None
+
+    def as_json(self) -> dict[str, object]:
+        return asdict(self) if self.item is not None else {"batches": self.batches, "settled": self.settled}
+
+
+@dataclass
 class _Track:
     item: BenchItem
     prepared: Prepared
     method: str
     samples: list[float] = field(default_factory=list)
-    batches: list[dict[str, Any]] = field(default_factory=list)  # every attempt's batches
+    batches: list[_BatchRow] = field(default_factory=list)  # every attempt's batches
     notes: list[str] = field(default_factory=list)
     attempt: int = 0
     seconds: float = 0.0
@@ -82,12 +93,11 @@ class _Track:
     first_drift: DriftFinding | None = None
     error: Outcome | None = None
 
-    def current(self) -> list[dict[str, Any]]:
-        return [b for b in self.batches if b["attempt"] == self.attempt]
+    def current(self) -> list[_BatchRow]:
+        return [b for b in self.batches if b.attempt == self.attempt and not b.dropped]
 
     def medians(self) -> list[float]:
-        """The current attempt's batch medians, less those a timer change dropped."""
-        return [b["median_s"] for b in self.current() if not b.get("dropped")]
+        return [b.median_s for b in self.current()]
 
 
 @dataclass
@@ -106,7 +116,6 @@ class _Loop:
     remaining: dict[int, int] = field(default_factory=dict)  # id(track) -> batches still expected
 
     def tick(self, units: int = 1, finished: bool = False) -> None:
-        """Count finished units and tell the progress callback (never lets it fail the loop)."""
         self.done_units += units
         if self.progress is None:
             return
@@ -139,13 +148,13 @@ class _Loop:
             track.method = batch.method
             track.samples.clear()
             for b in track.current():
-                b["dropped"] = True
+                b.dropped = True
         # a timer's notes from its batches (why it fell back, what a call of several kernels is timed as)
         track.notes.extend(n for n in batch.notes if n not in track.notes and n not in track.prepared.notes)
         track.samples.extend(batch.samples_s)
-        track.batches.append({"attempt": track.attempt, "round": round_index, "n": len(batch.samples_s),
-                              "median_s": median(batch.samples_s), "telemetry": batch.telemetry, "throttled": throttled,
-                              "discarded_before": discarded})
+        row = _BatchRow(track.attempt, round_index, len(batch.samples_s), median(batch.samples_s),
+                        batch.telemetry, throttled, discarded)
+        track.batches.append(row)
 
     def stop_reason(self, track: _Track, rounds_done: int) -> str:
         if rounds_done >= self.policy.rounds and self.criterion.is_finished(track.samples):
@@ -187,10 +196,8 @@ class _Loop:
                     else:
                         self.remaining[id(t)] = 0
 
-    def warm_up(self, tracks: Sequence[_Track]) -> dict[str, Any]:
-        """Clock warmup on the first item that runs; then each item's discarded calls.
-        A crash fails the item it happened in (with its words), and the others go on."""
-        info: dict[str, Any] = {"batches": 0, "settled": False}
+    def warm_up(self, tracks: Sequence[_Track]) -> _Warmup:
+        info = _Warmup()
         for first in tracks:
             try:
                 info = self._settle(first)
@@ -205,85 +212,76 @@ class _Loop:
                     t.error = run_failure(exc, t.prepared.plan)
         return info
 
-    def _settle(self, first: _Track) -> dict[str, Any]:
+    def _settle(self, first: _Track) -> _Warmup:
         start = self.clock()
         prev: Batch | None = None
-        info: dict[str, Any] = {"item": first.item.item_id, "batches": 0, "settled": False}
+        info = _Warmup(item=first.item.item_id)
         while True:
             batch = self.session.sample(first.item, self.policy.batch)
-            info["batches"] += 1
+            info.batches += 1
             if prev is not None and _settled(prev, batch):
-                info["settled"] = True
+                info.settled = True
                 break
-            if self.clock() - start >= self.policy.clock_warmup_s and info["batches"] >= 2:
+            if self.clock() - start >= self.policy.clock_warmup_s and info.batches >= 2:
                 break
             prev = batch
-        info["seconds"] = self.clock() - start
-        info["telemetry"] = batch.telemetry
+        info.seconds, info.telemetry = self.clock() - start, batch.telemetry
         self.warm_clock_mhz = (batch.telemetry or {}).get("sm_clock_mhz")
         return info
 
 
-def _relative_change(a: float | None, b: float | None) -> float:
-    return abs(b - a) / a if a and b else 0.0
-
-
 def _settled(prev: Batch, batch: Batch) -> bool:
-    clock_a = (prev.telemetry or {}).get("sm_clock_mhz")
-    clock_b = (batch.telemetry or {}).get("sm_clock_mhz")
-    return _relative_change(clock_a, clock_b) <= SETTLED and _relative_change(median(prev.samples_s), median(batch.samples_s)) <= SETTLED
+    def change(a: float | None, b: float | None) -> float:
+        return abs(b - a) / a if a and b else 0.0
+
+    clocks = [(b.telemetry or {}).get("sm_clock_mhz") for b in (prev, batch)]
+    return change(*clocks) <= SETTLED and change(median(prev.samples_s), median(batch.samples_s)) <= SETTLED
 
 
 def _vendor_of(tracks: Sequence[_Track]) -> dict[tuple[str, Any], _Track]:
     return {(t.item.backend, t.item.case.problem): t for t in tracks if isinstance(t.item.case, VendorCase)}
 
 
-def _round_medians(track: _Track) -> dict[int, float]:
+def _round_medians(track: _Track) -> list[float]:
     by_round: dict[int, list[float]] = {}
     for b in track.current():
-        if not b.get("dropped"):
-            by_round.setdefault(b["round"], []).append(b["median_s"])
-    return {r: median(v) for r, v in sorted(by_round.items())}
+        by_round.setdefault(b.round, []).append(b.median_s)
+    return [median(v) for _, v in sorted(by_round.items())]
 
 
 def _vendor_rounds(track: _Track, vendor: _Track | None) -> list[float] | None:
     if vendor is None or vendor is track:
         return None
-    mine = {(b["attempt"], b["round"]): b["median_s"] for b in track.current() if not b.get("dropped")}
-    theirs = {(b["attempt"], b["round"]): b["median_s"] for b in vendor.batches if not b.get("dropped")}
+    mine = {(b.attempt, b.round): b.median_s for b in track.current()}
+    theirs = {(b.attempt, b.round): b.median_s for b in vendor.batches if not b.dropped}
     ratios = [mine[key] / theirs[key] for key in sorted(mine) if key in theirs and theirs[key] > 0]
     return ratios or None
 
 
-def _status(track: _Track) -> str:
-    return "DRIFT" if track.drift is not None else "CAPPED" if track.stopped_by != "criterion" else "clean"
-
-
-def _cap_note(track: _Track, criterion: StoppingCriterion, policy: MeasurePolicy) -> str:
-    cap = f"{policy.max_samples}-sample" if track.stopped_by == "max_samples" else f"{policy.max_seconds:g} s"
-    value = criterion.progress(track.samples)
-    return f"CAPPED: stopped at the {cap} cap before the {criterion.name} criterion was met (value {value:.4g}, {criterion.describe()['params']})"
-
-
-def _record(loop: _Loop, track: _Track, vendor: _Track | None, warmup: dict[str, Any], interleave: bool) -> Outcome:
+def _record(loop: _Loop, track: _Track, vendor: _Track | None, warmup: _Warmup | None,
+            interleave: bool) -> Outcome:
     p = track.prepared
     notes = list(p.notes) + track.notes
     if track.first_drift is not None:
         notes.append(f"re-measured once: the first attempt drifted ({track.first_drift.words})")
     if track.drift is not None:
         notes.append(f"DRIFT: {track.drift.words}; its number is not clean")
+    criterion, policy = loop.criterion, loop.policy
     if track.stopped_by != "criterion":
-        notes.append(_cap_note(track, loop.criterion, loop.policy))
-    status = _status(track)
-    rounds = _round_medians(track)
+        cap = f"{policy.max_samples}-sample" if track.stopped_by == "max_samples" else f"{policy.max_seconds:g} s"
+        notes.append(f"CAPPED: stopped at the {cap} cap before the {criterion.name} criterion was met "
+                     f"(value {criterion.progress(track.samples):.4g}, {criterion.describe()['params']})")
+    capped = "CAPPED" if track.stopped_by != "criterion" else "clean"
+    status = "DRIFT" if track.drift is not None else capped
     measurement = {
         "status": status,
         "criterion": {**loop.criterion.describe(), "met": loop.criterion.is_finished(track.samples), "value": loop.criterion.progress(track.samples)},
         "stopped_by": track.stopped_by, "interleaved": interleave, "batch": loop.policy.batch, "min_rounds": loop.policy.rounds,
-        "round_medians_s": list(rounds.values()), "vs_vendor_rounds": _vendor_rounds(track, vendor), "batches": track.batches,
+        "round_medians_s": _round_medians(track), "vs_vendor_rounds": _vendor_rounds(track, vendor),
+        "batches": [b.as_json() for b in track.batches],
         "drift": track.drift.to_dict() if track.drift else None,
         "first_attempt_drift": track.first_drift.to_dict() if track.first_drift else None,
-        "remeasured": track.attempt > 0, "warmup": warmup,
+        "remeasured": track.attempt > 0, "warmup": warmup.as_json() if warmup else {},
         "caps": {"max_samples": loop.policy.max_samples, "max_seconds": loop.policy.max_seconds},
         "drift_threshold": loop.policy.drift_threshold, "sampling_seconds": track.seconds,
     }
@@ -316,9 +314,8 @@ def measure_items(session: DeviceSession, items: Sequence[BenchItem], policy: Me
             tracks.append(_Track(item, prepared, prepared.method))
             loop.remaining[id(tracks[-1])] = policy.rounds
         loop.tick()
-    warmup: dict[str, Any] = {}
+    warmup = loop.warm_up(tracks) if tracks else None
     if tracks:
-        warmup = loop.warm_up(tracks)
         loop.rounds([t for t in tracks if t.error is None], policy.interleave)
     vendors = _vendor_of(tracks)
     for t in tracks:
@@ -339,10 +336,7 @@ def measure_items(session: DeviceSession, items: Sequence[BenchItem], policy: Me
             if t.error is None:
                 t.drift = detect_drift(t.medians(), policy.drift_threshold)
     for t in tracks:
-        if t.error is not None:
-            results[t.item.item_id] = t.error
-        else:
-            vendor = vendors.get((t.item.backend, t.item.case.problem))
-            results[t.item.item_id] = _record(loop, t, vendor, warmup, policy.interleave)
+        vendor = vendors.get((t.item.backend, t.item.case.problem))
+        results[t.item.item_id] = t.error or _record(loop, t, vendor, warmup, policy.interleave)
     loop.tick(0, finished=True)
     return [results[i.item_id] for i in items]

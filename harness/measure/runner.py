@@ -1,14 +1,9 @@
 """Runs one benchmark item through its backend and says what happened.  No pytest here.
 
-Contract: ``run_item(item, backend, ctx)`` returns an ``Outcome``: ``timed`` with samples and the record for
-``extra_info``, ``skipped`` with a reason (backend unavailable, over the on-chip budget - scope, bytes needed,
-capacity -, hardware absent), or ``failed`` with the compiler's words or the correctness check's.  A compile
-item is timed here (``compile_rounds`` cold rounds; see ``_compile_step`` for the one cold build a backend
-with ``lower`` pays once); many compile items at once: ``run_compile_items`` (round-robin rounds, one outcome
-per item; ``run_item`` is its one-item case).  A device item goes through the one measurement loop
-(harness/measure/rounds.py) on an ``InProcessSession``: availability, budget, hardware, compile (through the
-session's ``CompilePool``), check against the reference on fresh inputs, then timing.  A wrong kernel is never
-timed.  Many device items at once: ``run_device_items`` (interleaved rounds).
+Contract: ``run_item(item, backend, ctx)`` returns an ``Outcome`` (timed, skipped or failed; never
+raises for a kernel's faults).  Compile items: ``run_compile_items`` times ``compile_rounds`` cold
+rounds round-robin (one outcome per item).  Device items: ``run_device_items`` through the loop of
+rounds.py on a ``DeviceSession``; a wrong kernel is never timed.
 """
 
 from __future__ import annotations
@@ -53,16 +48,12 @@ def compile_method(compiled: Compiled, rounds: int = 1, after_one_build: bool = 
 
 
 def _cpu_seconds() -> float:
-    """CPU time of this process (all threads) and of its reaped children (nvcc, bisheng)."""
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     return time.process_time() + children.ru_utime + children.ru_stime
 
 
 def machine_probe() -> float:
-    """CPU seconds of a fixed pure-Python workload (about 50 ms on an idle core): the compile
-    items' witness of the machine's speed, as the vendor item is for device items.  It
-    exercises no part of the toolchain, so a tilelang or harness change never moves it, while
-    a loaded or slower machine (shared cores, SMT contention, clocks) does."""
+    """CPU seconds of a fixed pure-Python workload: the compile items' witness of machine speed."""
     start = time.process_time()
     total = 0
     for i in range(300_000):
@@ -70,30 +61,22 @@ def machine_probe() -> float:
     return time.process_time() - start
 
 
-def _timed_call(work: Callable[[], Compiled], collector_s: list[float] | None = None,
-                counts: list[tuple[int, int]] | None = None) -> tuple[Compiled, float]:
-    """``work()`` and its CPU seconds, the collector held out: a full ``gc.collect()`` before,
-    ``gc.disable()`` during, restored after (also when ``work`` raises).  On the 2-core box a
-    full collection landing inside a lowering added 105-136 ms to a 180-350 ms round.  After
-    the collection what is alive is frozen (``gc.freeze``: later collections skip it;
-    ``run_compile_items`` unfreezes at its end): a full collection of the compiler's heap
-    before every round cost about 100 ms a round on the 2-core box.  ``collector_s`` gets the
-    collection's wall seconds (untimed).  ``counts`` gets the call's hardware instruction counts
-    (harness/measure/hardware_counter.py) where the machine has a counter."""
+def _timed_call(work: Callable[[], Compiled], collector_s: list[float],
+                counts: list[tuple[int, int]]) -> tuple[Compiled, float]:
+    """``work()`` and its CPU seconds, the collector held out and the heap frozen (a collection
+    inside a lowering added 105-136 ms); notes collector seconds and hardware counts."""
     start = time.perf_counter()
     gc.collect()
     gc.freeze()
-    if collector_s is not None:
-        collector_s.append(time.perf_counter() - start)
+    collector_s.append(time.perf_counter() - start)
     was_enabled = gc.isenabled()
     gc.disable()
-    counter = HardwareCounter.open() if counts is not None else None
+    counter = HardwareCounter.open()
     try:
         start = _cpu_seconds()
         if isinstance(counter, HardwareCounter):
             result, counted = counter.count(work)
-            if counted is not None:
-                counts.append(counted)  # type: ignore[union-attr]
+            counts.extend([counted] if counted is not None else [])
         else:
             result = work()
         return result, _cpu_seconds() - start  # the whole call: kernel construction, lowering, build
@@ -104,8 +87,6 @@ def _timed_call(work: Callable[[], Compiled], collector_s: list[float] | None = 
 
 @dataclass
 class _CompileTiming:
-    """One compile item's rounds so far (see ``_compile_step``)."""
-
     item: BenchItem
     samples: list[float] = field(default_factory=list)
     cpu: list[float] = field(default_factory=list)
@@ -121,12 +102,8 @@ class _CompileTiming:
 
 
 def _compile_step(state: _CompileTiming, backend: Backend, seen: Callable[[], bool] = lambda: False) -> None:
-    """One cold call of the item: its one cold build (a backend with ``lower`` whose first cold
-    compile built a device binary: recorded, not a sample), else one timed round - the cold
-    lowering after that build, or a whole cold ``compile`` - with its CPU seconds and a machine
-    probe.  A compile error or any exception fails the item with the compiler's words, unless
-    the run was interrupted (``seen()``, or the exception is an interrupt): then the item is
-    ``interrupted`` (harness/measure/interrupt.py), not failed."""
+    """One cold call: the one cold build of a backend with ``lower`` (not a sample), else a timed
+    round."""
     assert isinstance(state.item.case, Case)
     case = state.item.case
     lower = getattr(backend, "lower", None)
@@ -139,11 +116,10 @@ def _compile_step(state: _CompileTiming, backend: Backend, seen: Callable[[], bo
             state.built = (replace(compiled, handle=None), spent)  # the binary is not needed again
             state.built_count = state.counts.pop() if state.counts else None
             return
-    except CompileError as exc:
-        state.failure = interrupted_outcome(exc, "compile", seen()) or failed("compile", str(exc), exc=exc)
-        return
     except Exception as exc:  # noqa: BLE001 - the item fails with these words
-        state.failure = interrupted_outcome(exc, "compile", seen()) or failed("compile", f"{type(exc).__name__}: {exc}", exc=exc)
+        words = str(exc) if isinstance(exc, CompileError) else f"{type(exc).__name__}: {exc}"
+        state.failure = (interrupted_outcome(exc, "compile", seen())
+                         or failed("compile", words, exc=exc))
         return
     state.cpu.append(spent)
     state.samples.append(compiled.compile_seconds)
@@ -152,8 +128,6 @@ def _compile_step(state: _CompileTiming, backend: Backend, seen: Callable[[], bo
 
 
 def _compile_outcome(state: _CompileTiming, backend: Backend, rounds: int, interleaved: int, cap_s: float | None = None) -> Outcome:
-    """The item's record from its rounds (``interleaved``: how many items' rounds alternated;
-    ``cap_s``: the per-item time cap, named in the method where it stopped the item)."""
     if state.failure is not None:
         return state.failure
     item, compiled, built = state.item, state.last, state.built
@@ -204,25 +178,8 @@ def _compile_outcome(state: _CompileTiming, backend: Backend, rounds: int, inter
 
 def run_compile_items(items: Sequence[BenchItem], backend: Backend, ctx: RunContext,
                       before_step: Callable[[int, int, "float | None"], None] | None = None) -> list[Outcome]:
-    """Compile items timed round-robin: in each pass every item still short of its
-    ``compile_rounds`` gets one cold call (``_compile_step``; the first pass pays each item's
-    one cold build where there is one), so the rounds of one item are a pass apart and a slow
-    spell of the machine (0.5-3 s on the 2-core box) lands on one round of many items instead
-    of every round of one; the rounds then escape it.  One outcome per item, in order; a gated
-    item is skipped, a failing one fails alone.  ``before_step(done, total, eta_s, detail)`` is called
-    before each call (a worker names its stage and reports progress there): ``done`` / ``total``
-    count timed rounds (an item's one cold build is not a round), ``eta_s`` is the time the
-    rounds left take at each item's own measured cost per round (``remaining_seconds``), None
-    until every item with rounds left has one; ``detail`` says how many items' one cold build
-    are done while they are being built (``build_words``).  With ``ctx.policy.compile_max_seconds`` an
-    item takes no further round once its rounds took that many CPU seconds (at least one): its record
-    says so (``compile_rounds_capped_s``, and in its method).
-
-    The headline of each round is the wall clock a user waits for; its CPU seconds (this
-    process and the compilers it ran) and the machine probe right after it are recorded
-    beside it: a busy shared machine stretches wall time but hardly CPU time, so the compile
-    gate judges CPU time over the probe where both runs have them
-    (harness/results/compare/pairing.py::compile_rule)."""
+    """Compile items timed round-robin, one cold call of each per pass (a slow spell then lands on
+    one round of many items); one outcome per item; ``before_step`` precedes each call."""
     outcomes: list[Outcome | None] = [gate(item, backend) for item in items]
     states = [_CompileTiming(item) for item, out in zip(items, outcomes) if out is None]
     rounds = max(1, ctx.compile_rounds)
@@ -254,10 +211,7 @@ def run_compile_items(items: Sequence[BenchItem], backend: Backend, ctx: RunCont
 
 
 def planned_rounds(state: _CompileTiming, rounds: int, cap_s: float | None = None) -> int:
-    """The rounds ``state``'s item will take: ``rounds``, fewer where the per-item cap
-    ``cap_s`` (CPU seconds: a loaded machine stretches a round's wall time, not its CPU time)
-    stops it (its rounds so far took the cap; or, at its measured mean, the round that
-    reaches the cap comes first); what it took once it failed."""
+    """The rounds ``state`` will take: ``rounds``, fewer where its CPU seconds reach ``cap_s``."""
     if state.failure is not None:
         return len(state.samples)
     if cap_s is None or not state.cpu:
@@ -285,8 +239,7 @@ def round_counts(states: Sequence[_CompileTiming], rounds: int, cap_s: float | N
 
 
 def remaining_seconds(states: Sequence[_CompileTiming], rounds: int, cap_s: float | None = None) -> float | None:
-    """Seconds the rounds left take, each item's at the mean of its own timed rounds; None
-    while an item with rounds left has none measured (no guess from other items' costs)."""
+    """Seconds the rounds left take at each item's own mean; None while one has no round yet."""
     left = [s for s in states if len(s.samples) < planned_rounds(s, rounds, cap_s)]
     if any(not s.round_s for s in left):
         return None
@@ -294,8 +247,7 @@ def remaining_seconds(states: Sequence[_CompileTiming], rounds: int, cap_s: floa
 
 
 class InProcessCompileSession:
-    """The compile phase's session (harness/measure/compile_phase.py) in this process
-    (``--tlbench-isolation inprocess``): the same round-robin as a worker's, no fault isolation."""
+    """The compile phase's session in this process (``--tlbench-isolation inprocess``)."""
 
     def __init__(self, backend: Backend, ctx: RunContext) -> None:
         self.backend, self.ctx = backend, ctx
@@ -312,17 +264,14 @@ class InProcessCompileSession:
 
 
 def run_device_items(session: DeviceSession, items: Sequence[BenchItem], ctx: RunContext) -> list[Outcome]:
-    """Device items measured together in interleaved rounds (or one by one, per the policy); with
-    ``ctx.search_problem`` (``--tlbench-search=model``), one problem's items through it (harness/search/live.py)."""
+    """Device items in interleaved rounds, or one problem's through ``ctx.search_problem``."""
     if ctx.search_problem is not None and len({i.case.problem for i in items}) == 1:
         return ctx.search_problem(session, items, ctx.policy, ctx.progress)
     return measure_items(session, items, ctx.policy, progress=ctx.progress)
 
 
 def run_item(item: BenchItem, backend: Backend, ctx: RunContext) -> Outcome:
-    """Never raises for a kernel's own faults: a launch error, a crash in the check or the
-    timing becomes a ``failed`` outcome with the exception's words, so the item stays in
-    the JSON and the rest of the suite runs on."""
+    """Never raises for a kernel's own faults: they become ``failed`` outcomes."""
     if item.kind != "compile":  # run_compile_items gates a compile item itself
         gated = gate(item, backend)
         if gated is not None:

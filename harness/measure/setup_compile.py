@@ -1,23 +1,14 @@
 """The main job's one-off costs, paid outside every timed item.
 
-Contract: ``pay_setup_once(backend, item, wait_idle)`` runs one untimed cold compile of a compile item's case
-(a backend's first compile in a process pays for imports, solver start-up and code generators warming up: 36.7
-s for the first Ascend item on the H200), after the compile pool is idle, and returns its wall seconds.  The
-plugin calls it before a backend's first compile item and shows the number as that backend's setup, never as a
-measurement.  A compile error here is not reported: the timed item that follows meets it and fails with the
-compiler's words.  ``time_once(work)`` does the same for any untimed run (the plugin passes the worker's
-``setup`` request, which runs ``pay_setup_once`` in the backend's worker process, when items run there).  A
-worker whose backend has ``warm_up_compile()`` (small kernels of its own) paid its first compile before it
-answered ``ready``; its setup compiles no item, only loads the item's modules.  ``setup_account(total_s,
-start_s, item_id, own_lowering_s, warm_up_s)`` is what a setup spent, as plain data, and
-``setup_words(backend, account)`` says why one took over ``SLOW_SETUP_S``: the wait for the compiling process
-to start (its imports, and the warm-up compile where one ran), and the first compile split into the item's own
-lowering (its median timed round) and the one-off rest (lazy imports, solver start-up, code generators warming
-up).
+Contract: ``pay_setup_once(backend, item, wait_idle)`` runs one untimed cold compile of a compile
+item's case once the pool is idle and returns its wall seconds (a compile error is left to the timed
+item); ``time_once(work)`` times any untimed run.  ``setup_account(...)`` is what a setup spent, as
+plain data; ``setup_words(backend, account)`` says where a setup over ``SLOW_SETUP_S`` went.
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
 from typing import Callable
 
@@ -29,12 +20,9 @@ SLOW_SETUP_S = 5.0  # a setup over this says where its time went
 
 
 def time_once(work: Callable[[], object]) -> float:
-    """Wall seconds of one untimed run of ``work`` (its result and errors are not reported)."""
     start = time.perf_counter()
-    try:
+    with contextlib.suppress(Exception):  # the timed item that follows meets and reports it
         work()
-    except Exception:  # noqa: BLE001 - the timed item that follows meets the same fault and reports it
-        pass
     return time.perf_counter() - start
 
 
@@ -43,10 +31,8 @@ def pay_setup_once(backend: Backend, item: BenchItem, wait_idle: Callable[[], No
         return 0.0
     wait_idle()
     start = time.perf_counter()
-    try:
+    with contextlib.suppress(CompileError):  # the timed item meets it again
         backend.compile(item.case, cold=True)
-    except CompileError:
-        pass
     return time.perf_counter() - start
 
 
@@ -60,7 +46,6 @@ def setup_account(total_s: float, start_s: float, item_id: str, own_lowering_s: 
 
 
 def setup_words(backend: str, account: dict) -> str:
-    """One line: where a slow setup's time went."""
     first, start, own = account.get("first_compile_s") or 0.0, account.get("start_s") or 0.0, account.get("own_lowering_s")
     warm = account.get("warm_up_s")
     parts = []

@@ -1,12 +1,9 @@
 """The backend as a device worker calls it: each call names its stage first and notes device faults.
 
-Contract: ``StageReporter(backend, notify)`` passes every attribute through to ``backend``;
-``compile`` / ``make_inputs`` / ``check`` / ``measure`` / ``timer`` (and ``device(stage, call, ...)``
-for other device work) call ``notify(stage)`` first (``announce`` False: the caller already counts
-the request as in that stage) and remember it in ``stage``.  An exception from a device stage
-(``DEVICE_STAGES``) sets ``fault`` = (stage, words): the device context is suspect and the worker
-(harness/measure/worker_main.py) ends after answering; a ``SuiteCodeError`` (the suite's own code
-raised) sets it only where the backend's optional ``device_fault()`` says the device is broken.
+Contract: ``StageReporter(backend, notify)`` passes attributes through; ``compile`` /
+``make_inputs`` / ``check`` / ``measure`` / ``timer`` and ``device(stage, call, ...)`` call
+``notify(stage)`` first.  An exception in a ``DEVICE_STAGES`` stage sets ``fault = (stage, words)``;
+a ``SuiteCodeError`` only where the backend's ``device_fault()`` says the device is broken.
 """
 
 from __future__ import annotations
@@ -19,8 +16,6 @@ DEVICE_STAGES = ("inputs", "check", "run")
 
 
 class StageReporter:
-    """See the module contract."""
-
     def __init__(self, backend: Any, notify) -> None:
         self._backend = backend
         self._notify = notify

@@ -1,23 +1,9 @@
-"""One worker process and the channel to it: start it, wait for its messages, end it, read its last words.
+"""One worker process and the channel to it: start it, wait for its messages, end it, read its last
+words.
 
-Contract: a ``WorkerChannel`` holds at most one process at a time (harness/measure/worker_session.py
-owns the policy: restarts, limits, what a death means for an item).
-- ``spawn(log, env, init)`` starts ``python -m tlbench.harness.measure.worker_main FD`` with its
-  stdout and stderr in the file ``log``, its environment ``env``, and sends ``init`` as its first
-  message.  A process already held is the caller's to ``kill`` first.
-- ``started``: a process was spawned and not yet killed; ``alive``: it is running; ``pid``: its
-  pid (None: none held); ``log``: the file it writes to.
-- ``send(message)`` sends to the process held (the socket's own ``OSError`` when it is gone).
-- ``receive(wanted, limit_s, on_other, tick)``: messages (harness/measure/worker_messages.py) until
-  one of a type in ``wanted``, which it returns.  Every other message goes to ``on_other(message)``, which may
-  return a new limit (seconds from now) that replaces the running one; ``tick()`` (optional) is
-  called at least every ``TICK_S`` while waiting.  Raises ``WorkerDied`` when the channel closes
-  and ``WorkerTimedOut(limit_s)`` when no wanted message came within the limit.
-- ``wait_exit(timeout_s)``: the process's exit status once it has ended within ``timeout_s``
-  (None: still running, or none held).  ``exit_account()``: how it ended, in words
-  (harness/measure/worker_spec.py::exit_words), and the last lines it printed.
-- ``kill()`` ends the process (killed if running, always waited for) and closes the channel; a
-  second call does nothing.
+Contract: ``WorkerChannel`` holds at most one process: ``spawn(log, env, init)``, ``send``,
+``receive(wanted, limit_s, on_other, tick)`` (others go to ``on_other``, which may return a new
+limit; raises ``WorkerDied`` / ``WorkerTimedOut``), ``wait_exit``, ``exit_account()``, ``kill()``.
 """
 
 from __future__ import annotations
@@ -49,7 +35,7 @@ class WorkerChannel:
     def __init__(self) -> None:
         self._proc: subprocess.Popen | None = None
         self._conn: Connection | None = None
-        self._log: Path | None = None
+        self.log: Path | None = None  # the file the process held writes to
 
     @property
     def started(self) -> bool:
@@ -63,14 +49,9 @@ class WorkerChannel:
     def pid(self) -> int | None:
         return self._proc.pid if self._proc is not None else None
 
-    @property
-    def log(self) -> Path | None:
-        """The file the process held writes to (None: none spawned yet)."""
-        return self._log
-
     def spawn(self, log: Path, env: dict[str, str], init: Init) -> None:
         parent, child = socket.socketpair()
-        self._log = log
+        self.log = log
         with open(log, "wb") as out:
             self._proc = subprocess.Popen(
                 [sys.executable, "-m", WORKER_MODULE, str(child.fileno())],
@@ -98,9 +79,9 @@ class WorkerChannel:
                 raise WorkerDied() from None
             if tick is not None:
                 tick()
-            if not ready and left <= TICK_S:
-                raise WorkerTimedOut(limit_s)
             if not ready:
+                if left <= TICK_S:
+                    raise WorkerTimedOut(limit_s)
                 continue
             try:
                 message = self._conn.recv()
@@ -122,20 +103,18 @@ class WorkerChannel:
             return None
 
     def exit_account(self) -> tuple[str, str]:
-        return exit_words(self._proc.poll() if self._proc is not None else None), self._log_tail()
-
-    def _log_tail(self, lines: int = 4, limit: int = 600) -> str:
+        """How the process ended, and the last 4 lines it printed."""
         try:
-            text = self._log.read_text(errors="replace") if self._log else ""
+            text = self.log.read_text(errors="replace") if self.log else ""
         except OSError:
-            return ""
-        tail = " | ".join(ln.strip() for ln in text.splitlines()[-lines:] if ln.strip())
-        return tail[-limit:]
+            text = ""
+        tail = " | ".join(ln.strip() for ln in text.splitlines()[-4:] if ln.strip())
+        return exit_words(self._proc.poll() if self._proc is not None else None), tail[-600:]
 
     def kill(self) -> None:
-        if self._proc is not None and self._proc.poll() is None:
-            self._proc.kill()
         if self._proc is not None:
+            if self._proc.poll() is None:
+                self._proc.kill()
             self._proc.wait()
         if self._conn is not None:
             self._conn.close()

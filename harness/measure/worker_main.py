@@ -1,48 +1,19 @@
-"""The device worker process: hosts one backend and runs items for ``WorkerSession``.
+"""The device worker process: hosts one backend and answers ``WorkerSession``'s requests.
 
-Contract: started by harness/measure/worker_session.py as ``python -m tlbench.harness.measure.worker_main FD``
-with one end of a socket pair on ``FD``; the messages are harness/measure/worker_messages.py's.  The first is
-``Init``: its ``warm_up`` (a device worker's traits' ``runtime_warm_up``; None for a compile job's) starts at
-once in a thread of its own, before the backend is built; the worker builds the backend, starts its device
-runtime (``device_info``), with ``compile_warm_up`` runs the backend's optional ``warm_up_compile()`` and
-answers ``Ready``.  The first request other than ``Prefetch`` waits for the runtime's warm-up.  Then, in
-order:
-- ``Prefetch``: warm compiles in a thread pool, submitted from a thread of their own so the next
-  request is answered meanwhile (no answer);
-- ``Pin``: every thread of this worker onto ``cpus``, its build children onto ``build_cpus``
-  (harness/measure/cpu_plan.py; no answer).  ``$TLBENCH_CPUS`` / ``$TLBENCH_BUILD_CPUS`` do the
-  same from the start;
-- ``Setup``: the backend's untimed first compile (``setup_compile.pay_setup_once``), or, where
-  the compile warm-up ran, nothing but loading the item (its suite's modules); answer seconds;
-- ``RunItem``: the whole item through ``runner.run_item``; answer an ``Outcome``;
-- ``CompileItems``: compile items timed round-robin through ``runner.run_compile_items``; before each cold
-  call the worker sends ``Stage("compile")`` and ``Progress``; answer one ``Outcome`` per item in order;
-- ``Prepare``: ``prepare`` on this worker's ``InProcessSession`` (harness/measure/device_session.py);
-  answer ``Prepared`` or an ``Outcome``; ``Sample``: answer a ``Batch`` or ``Raised``;
-  ``EndPhase`` drops the session's timers and inputs (no answer);
-- before each backend stage the worker sends ``Stage`` (not for ``Sample``: the session counts a sample
-  request as stage ``run`` from the start, so a batch costs one message each way).  Once a stage (or a sample)
-  has run 3 s, the worker's ``BusyWatch`` (harness/measure/busy_watch.py) sends ``Busy`` every 5 s while it
-  lasts (no answer; sends are locked). Every answer is a ``Done`` whose ``fault`` is True when an exception
-  escaped the device (inputs, check or run stage): the device context may be poisoned (a sticky CUDA error),
-  so the worker exits right after answering and the session starts a fresh one.  A ``SuiteCodeError`` (the
-  suite's own inputs, reference, vendor or check raised) is the item's failure, not a fault: the worker lives,
-  unless the backend's optional ``device_fault()`` says the device is broken;
-- ``Close`` or the socket closing: exit 0.
-A Ctrl-C reaches the worker with its run's process group: the request under way then answers
-``interrupted`` Outcomes (harness/measure/interrupt.py) instead of failures (a KeyboardInterrupt
-is caught per request, and every failure met after the signal is the interrupt's), and the
-worker goes on serving until its session closes it.  The worker dies with its parent
-(``PR_SET_PDEATHSIG`` on Linux), so a killed run leaves no orphan holding the device.
-
-Outcomes cross as plain data (``plain_outcome``).  The originals are kept alive until the
-worker ends with ``os._exit``: compilers put their own objects in plans (tvm-ffi ``String``
-scope and loop names from the Ascend lowering), and releasing those has been seen to
-segfault at interpreter exit; the worker never releases them.
+Contract: ``python -m tlbench.harness.measure.worker_main FD`` (a socket on ``FD``; messages:
+worker_messages.py).  ``Init``: runtime warm-up thread, backend, device runtime, optional
+``warm_up_compile()``, then ``Ready``.  ``Prefetch`` / ``Pin`` / ``EndPhase`` get no answer;
+``Setup``, ``RunItem``, ``CompileItems``, ``Prepare`` and ``Sample`` get a ``Done`` (``Stage``,
+``Progress`` and ``Busy`` may come before it).  ``Done.fault``: an exception escaped a device stage,
+so the worker exits after answering.  ``Close`` or EOF: exit 0.  After a Ctrl-C failures are
+``interrupted``.  It dies with its parent, sends outcomes as plain data and never releases the
+originals (compiler-owned objects have segfaulted at exit): it ends with ``os._exit``.
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import numbers
 import os
 import signal
@@ -60,16 +31,11 @@ from .worker_messages import (
     Close, CompileItems, Done, EndPhase, Init, Pin, Prefetch, Progress, Raised, Ready, Sample, Setup, Stage, RunItem)
 
 def _die_with_parent() -> None:
-    try:
-        import ctypes
-
+    with contextlib.suppress(OSError, AttributeError):  # not Linux: the socket closing ends it
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass  # not Linux: the socket closing still ends an idle worker
 
 
 def _as_interrupted(answer: Any) -> Any:
-    """``answer`` with its failures made ``interrupted`` (the worker saw the run interrupted)."""
     from .outcome import Outcome, interrupted
 
     words = "the run was interrupted (Ctrl-C) while this worker was on it"
@@ -83,9 +49,7 @@ def _as_interrupted(answer: Any) -> Any:
 
 
 def plain_outcome(outcome: Any) -> Any:
-    """The outcome as plain data: compilers put their own objects (tvm IR values) in plans
-    and records, which do not cross a process boundary (pickling them can crash); the same
-    values reach the JSON as text anyway."""
+    """The outcome as plain data: compilers' own objects do not pickle safely."""
     from ..core.cases import Plan
 
     outcome.record = plain(outcome.record)
@@ -97,25 +61,25 @@ def plain_outcome(outcome: Any) -> Any:
 
 
 def plain_prepared(prepared: Any) -> Any:
-    """A ``Prepared`` (or ``Batch``) as plain data (see ``plain_outcome``)."""
     from dataclasses import fields, replace
 
     from ..core.cases import CheckResult, Plan
 
-    changes: dict[str, Any] = {}
-    for f in fields(prepared):
-        value = getattr(prepared, f.name)
+    def plain_field(value: object) -> object:
         if isinstance(value, Plan):
-            changes[f.name] = Plan(**plain(vars(value)))
-        elif isinstance(value, CheckResult):
-            changes[f.name] = CheckResult(**plain(vars(value)))
-        elif isinstance(value, (dict, list, tuple, str)) or value is None:
-            changes[f.name] = plain(value) if not isinstance(value, tuple) else tuple(plain(list(value)))
-        elif isinstance(value, numbers.Integral) and not isinstance(value, bool):
-            changes[f.name] = int(value)
-        elif isinstance(value, numbers.Real):
-            changes[f.name] = float(value)
-    return replace(prepared, **changes)
+            return Plan(**plain(vars(value)))
+        if isinstance(value, CheckResult):
+            return CheckResult(**plain(vars(value)))
+        if isinstance(value, tuple):
+            return tuple(plain(list(value)))
+        if isinstance(value, (dict, list, str)) or value is None:
+            return plain(value)
+        if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+            return int(value)
+        return float(value) if isinstance(value, numbers.Real) else value
+
+    return replace(prepared, **{f.name: plain_field(getattr(prepared, f.name))
+                                for f in fields(prepared)})
 
 
 def serve(conn: Connection, watch: Any = None) -> int:
@@ -193,9 +157,9 @@ def serve(conn: Connection, watch: Any = None) -> int:
                     phase.close()
                 phase = None
                 continue
+            item = message.item
             try:
                 if isinstance(message, Sample):
-                    item = message.item
                     busy.begin("run")
                     if phase is None:
                         answer: Any = Raised("run", f"{item.item_id} was not prepared in this worker")
@@ -207,7 +171,6 @@ def serve(conn: Connection, watch: Any = None) -> int:
                             answer = Raised(reporter.fault[0] if reporter.fault else "run", f"{type(exc).__name__}: {exc}",
                                             traceback_of(exc))
                 else:
-                    item = message.item
                     ctx = RunContext(policy=message.policy, compile_rounds=message.compile_rounds, seed=message.seed,
                                      compiled=compiled, before_cold_compile=pool.wait_idle, interrupted=watch)
                     if isinstance(message, Setup) and compile_warm_up_s is not None:  # paid before Ready: the item's modules are loaded now
@@ -253,18 +216,16 @@ def serve(conn: Connection, watch: Any = None) -> int:
 
 
 def _exit(code: int) -> None:
-    """End without interpreter teardown (see the contract), output flushed first."""
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)
 
 
 def main(argv: list[str]) -> None:
+    from .cpu_plan import nice_from_environment, pin_from_environment
     from .interrupt import InterruptWatch
 
     _die_with_parent()
-    from .cpu_plan import nice_from_environment, pin_from_environment
-
     pin_from_environment()  # a compile job's (or a restarted device worker's) CPUs, before anything starts
     nice_from_environment()  # a compile job beside device timing yields to the device phase's builds
     hang_report.arm()  # a controller that times this worker out reads its stacks first

@@ -1,9 +1,5 @@
-"""Every message between a device worker (harness/measure/worker_main.py) and its
-``WorkerSession`` (harness/measure/worker_session.py), one frozen dataclass per kind.
-
-Contract: messages are pickled through a ``multiprocessing.connection.Connection`` and matched by type on both
-sides; what each request answers and when is worker_main's contract.  Module-level dataclasses of plain
-fields, so they pickle by name; this module imports nothing heavy (the worker loads it before its backend).
+"""Every message between a device worker (worker_main.py) and its ``WorkerSession``, one frozen
+dataclass per kind, pickled over a ``Connection`` and matched by type.  Imports nothing heavy.
 """
 
 from __future__ import annotations

@@ -1,41 +1,19 @@
 """Run items in a persistent worker process per device, so a fault or a hang costs one item.
 
-Contract: ``WorkerSession(spec, limits)`` owns one worker process (harness/measure/worker_main.py)
-hosting the backend named by ``spec``, started lazily with ``spec.env`` (device pinning) and kept
-for the session so the compile cache and the device context are reused.
-- ``run(item, policy, compile_rounds, seed) -> Outcome`` never raises for the item's own faults.
-  A worker that dies (segfault, abort, a sticky device error it reports) fails the item with the
-  stage it was in and the error text (the exception's words, or the signal and the worker's last
-  lines); the next item gets a fresh worker (``restarts`` counts it).  A stage with no answer
-  within its limit (``Limits``) kills the worker: the item fails with a reason starting
-  ``TIMEOUT``.  Every failed outcome carries ``worker`` = {pid, restarts, restarted, ...}.
-- A worker that dies while compiling other items in the background cannot blame this item:
-  background compiles stop for the session and the item is retried once in a fresh worker.
-- ``prepare`` / ``sample`` are ``DeviceSession``'s calls run in the worker's ``InProcessSession``;
-  ``WorkerDeviceSession(worker, ctx)`` (harness/measure/device_session.py) is the ``DeviceSession`` the
-  scheduler drives over it.  ``prepare`` returns a failed ``Outcome`` on a fault or a hang; ``sample`` raises
-  ``WorkerFault``.  An item prepared in a replaced worker is prepared again before sampling.  ``failures``:
-  per failed item id, the worker's account.
-- ``run_compile_items(items, policy, compile_rounds, seed, progress)``: one ``Outcome`` per item,
-  or one failed ``Outcome`` when the worker died or hung mid-batch (the caller times the items
-  again one by one); ``progress(done, total, eta_s, detail)`` follows the worker's timed rounds.
-- ``setup(item, policy, seed)``: the untimed first compile (``setup_compile.pay_setup_once``).
-- ``prefetch(cases)`` hands cases to the worker's compile pool; ``pin(cpus, build_cpus)`` and
-  ``renice(nice)`` apply now and to a restarted worker; ``device_info`` is the worker's
-  ``Ready``; ``ready_facts()`` waits for it and gives its ``worker_facts``.
-- ``interrupted`` (the session's ``InterruptWatch``): once True, or a worker dies of SIGINT, a
-  request ends as ``interrupted`` (no restart counted, no retry) and no worker is started again;
-  ``sample`` raises ``Interrupted``.
-- ``Limits.startup_attempts`` starts in a row that die or hang before ``Ready``: no worker is
-  started again; every later request fails at once, stage ``startup``, with words that say so,
-  the last start's failure and what to do.
-- ``close()`` ends the worker (one never ``Ready`` is killed) and removes a temporary log
-  directory; a request after ``close`` fails at once instead of starting a worker.
-- ``board`` (harness/pytest_plugin/progress.py; None: no lines): a wait writes the lines due
-  every second (``board.tick()``); a worker's start-up is a line of its own, and so is the suite
-  code a worker has been in for a while (its ``Busy`` messages), ended with the answer.
-- ``WorkerSpec``, ``Limits`` and ``WorkerFault``: harness/measure/worker_spec.py; the process is a
-  ``WorkerChannel`` (harness/measure/worker_channel.py).  ``started``: a worker was started and not ended.
+Contract: ``WorkerSession(spec, limits, log_dir, interrupted, board)`` owns one worker
+(harness/measure/worker_main.py), started lazily with ``spec.env`` and kept for the session.
+- ``run`` / ``run_compile_items`` / ``setup`` / ``prepare`` never raise for an item's own faults: a
+  worker that dies fails the item with its stage and last words, a stage past its ``Limits`` fails
+  it ``TIMEOUT`` (stacks read first); the next request starts a fresh worker (``restarts``).  Failed
+  outcomes carry ``worker`` = {pid, restarts, restarted, ...}; ``failures`` keeps them by item id.
+  A death during background compiles blames no item: prefetching stops and the item is retried once.
+- ``sample`` raises ``WorkerFault`` (``Interrupted`` once interrupted); an item prepared in a
+  replaced worker is prepared again first.  ``WorkerDeviceSession`` (device_session.py) drives
+  these.
+- ``prefetch(cases)``, ``pin(cpus, build_cpus)``, ``renice(nice)``: now and for a restarted worker;
+  ``device_info`` / ``compile_warm_up_s`` come from ``Ready``; ``ready_facts()`` waits for it.
+- After ``interrupted()`` or a SIGINT death requests end ``interrupted``; after ``startup_attempts``
+  failed starts, or ``close()``, every request fails at once, stage ``startup``.
 """
 
 from __future__ import annotations
@@ -56,12 +34,11 @@ from .cpu_plan import ENV_BUILD_CPUS, ENV_CPUS, ENV_NICE, describe, renice
 from .interrupt import Interrupted, died_of_interrupt
 from .outcome import interrupted as interrupted_item
 from .runner import Outcome
-from .start_attempts import StartAttempts
 from .worker_channel import WorkerChannel, WorkerDied, WorkerTimedOut
 from .worker_messages import (
     Busy, Close, CompileItems, Done, EndPhase, Init, ItemRequest, Pin, Prefetch, Prepare, Progress, Raised, Ready, RunItem,
     Sample, Setup, Stage)
-from .worker_spec import STARTUP, Limits, WorkerFault, WorkerSpec
+from .worker_spec import STARTUP, Limits, StartAttempts, WorkerFault, WorkerSpec
 
 
 class WorkerSession:
@@ -94,13 +71,11 @@ class WorkerSession:
         return self._channel.started
 
     def start_early(self) -> None:
-        """Start the worker now without waiting for it (its imports overlap the caller's work)."""
         if not self._channel.started:
             self._start(wait=False)
 
     def ready_facts(self) -> dict[str, Any] | None:
-        """The worker's ``worker_facts`` once it is ready (started here if need be); None when the backend
-        reports none or the worker could not start (the first item meets that failure again)."""
+        """The worker's ``worker_facts`` once ready; None where it has none or could not start."""
         if self._closed or self._starts.exhausted:
             return None
         try:
@@ -112,7 +87,6 @@ class WorkerSession:
         return self.worker_facts
 
     def _ensure_ready(self) -> None:
-        """A live worker that has answered ``Ready``: started (again) here, or awaited if started early."""
         if not self._channel.alive:
             self._channel.kill()
             self._start()
@@ -176,8 +150,7 @@ class WorkerSession:
                 busy.end("returned")
 
     def pin(self, cpus: Any, build_cpus: Any) -> None:
-        """This worker onto ``cpus``, its build children onto ``build_cpus`` (harness/measure/cpu_plan.py):
-        now if it runs, and from the start of a restarted one."""
+        """This worker onto ``cpus``, its builds onto ``build_cpus``: now and after a restart."""
         self.spec = replace(self.spec, env={**self.spec.env, ENV_CPUS: describe(cpus), ENV_BUILD_CPUS: describe(build_cpus)})
         if self._channel.alive:
             self._channel.send(Pin(sorted(cpus), sorted(build_cpus)))
@@ -197,7 +170,6 @@ class WorkerSession:
             self._prefetched_here = True
 
     def run(self, item: BenchItem, policy: MeasurePolicy, compile_rounds: int, seed: int) -> Outcome:
-        """The whole item (a compile item, or a device item measured on its own)."""
         return self._answer_or_outcome(RunItem(item, policy, compile_rounds, seed), policy)
 
     def run_compile_items(self, items: list[BenchItem], policy: MeasurePolicy, compile_rounds: int, seed: int,
@@ -216,18 +188,15 @@ class WorkerSession:
         return answer
 
     def setup(self, item: BenchItem, policy: MeasurePolicy, seed: int) -> Any:
-        """The untimed first compile of ``item``'s case: seconds, or a failed ``Outcome`` (the timed item meets it again)."""
         return self._request(Setup(item, policy, 1, seed), policy)
 
     def prepare(self, item: BenchItem, policy: MeasurePolicy, compile_rounds: int, seed: int) -> Any:
-        """``DeviceSession.prepare`` in the worker: ``Prepared``, or an ``Outcome``."""
         answer = self._answer_or_outcome(Prepare(item, policy, compile_rounds, seed), policy)
         if not isinstance(answer, Outcome):
             self._prepared[item.item_id] = self._incarnation
         return answer
 
     def sample(self, item: BenchItem, k: int, policy: MeasurePolicy, compile_rounds: int, seed: int) -> Any:
-        """``DeviceSession.sample`` in the worker (see the contract)."""
         if self._prepared.get(item.item_id) != self._incarnation or not self._channel.alive:
             again = self.prepare(item, policy, compile_rounds, seed)
             if isinstance(again, Outcome):
@@ -265,7 +234,6 @@ class WorkerSession:
         return False
 
     def _request(self, message: ItemRequest | Sample, policy: MeasurePolicy) -> Any:
-        """The worker's answer, or a failed ``Outcome`` when it hung or died (see the contract)."""
         if self._closed:  # the session ended (an interrupted run's last piece): no new worker
             return self._failed(STARTUP, "the worker session was closed (the run is ending)", None)
         if self._interrupted():  # a Ctrl-C: no new request, no new worker
@@ -315,7 +283,6 @@ class WorkerSession:
         return answer
 
     def _lost(self, stage: str, start_words: str) -> None:
-        """The worker is ended for good (killed, or dead): the next request starts a fresh one."""
         self._channel.kill()
         self.restarts += 1
         self.last_fault = True

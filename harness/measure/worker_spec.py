@@ -1,15 +1,10 @@
 """What a device worker is and how long each of its stages may take.
 
-Contract:
-- ``WorkerSpec``: what the worker process needs to build its backend (the factory as ``module:qualname``, its
-  options), the environment that pins it to a device, and the device runtime's warm-up to run as it starts.
-- ``Limits``: seconds per stage before the worker is killed (``for_stage``), and how many
-  starts in a row may fail before no worker is started again.
-- ``factory_ref(factory)``: the ``module:qualname`` of an importable factory; a lambda or a
-  local function is refused with what to register instead.
-- ``exit_words(returncode)``: how a process ended, in words ("SIGSEGV (signal 11)",
-  "exit status 3", "still running").
-- ``WorkerFault``: an item's device work failed in (or took down) the worker.
+Contract: ``WorkerSpec`` (factory ``module:qualname``, options, pinning env, warm-ups); ``Limits``:
+seconds per stage (``for_stage``) and the starts in a row that may fail; ``factory_ref(factory)`` (a
+lambda or local function raises ValueError); ``exit_words(returncode)``; ``WorkerFault``.
+``StartAttempts(limit)``: the failed starts in a row (``failed`` / ``succeeded``), ``exhausted`` at
+``limit``, and ``refusal(backend)``: the error text of an item no worker was started for.
 """
 
 from __future__ import annotations
@@ -25,8 +20,6 @@ STARTUP = "startup"
 
 @dataclass(frozen=True)
 class WorkerSpec:
-    """What the worker process needs to build the backend, and its environment."""
-
     backend: str
     factory: str  # "module:qualname" of the backend factory
     options: Mapping[str, Any] = field(default_factory=dict)
@@ -37,11 +30,7 @@ class WorkerSpec:
 
 @dataclass(frozen=True)
 class Limits:
-    """Seconds a stage may take before the worker is killed.  ``item_s`` None: from the
-    item's expected time (``EXPECTED_FACTOR`` x the sampling cap), at least ``floor_s``.
-    The floor is 120 s: on a cold H200 host under a parallel compile load the first device
-    call of a fresh worker (module load, CUPTI start, first flush) went past 30 s and a
-    healthy item was failed as TIMEOUT; a real hang is still ended, two minutes later."""
+    """Seconds a stage may take; ``item_s`` None: ``EXPECTED_FACTOR`` x the cap, >= ``floor_s``."""
 
     item_s: float | None = None
     floor_s: float = 120.0
@@ -70,7 +59,6 @@ def factory_ref(factory: Any) -> str:
 
 
 def exit_words(returncode: int | None) -> str:
-    """How a process ended, in words."""
     if returncode is None:
         return "still running"
     if returncode < 0:
@@ -82,9 +70,35 @@ def exit_words(returncode: int | None) -> str:
 
 
 class WorkerFault(RuntimeError):
-    """An item's device work failed in (or took down) the worker; ``str()`` is its words and
-    ``remote_traceback`` the traceback the worker read where it was raised ('' for none)."""
+    """An item's device work failed in the worker; ``remote_traceback``: where ('' for none)."""
 
     def __init__(self, words: str = "", remote_traceback: str = "") -> None:
         super().__init__(words)
         self.remote_traceback = remote_traceback
+
+
+@dataclass
+class StartAttempts:
+    limit: int
+    _failures: list[str] = field(default_factory=list)  # why each start since the last ready failed
+
+    def failed(self, words: str) -> None:
+        self._failures.append(words)
+
+    def succeeded(self) -> None:
+        self._failures.clear()
+
+    @property
+    def any_failed(self) -> bool:
+        return bool(self._failures)
+
+    @property
+    def exhausted(self) -> bool:
+        return len(self._failures) >= self.limit
+
+    def refusal(self, backend: str) -> str:
+        last = self._failures[-1] if self._failures else "unknown"
+        return (f"not started again: the {backend} worker failed to start {len(self._failures)} "
+                f"times in a row (last: {last}), so no further worker is started in this session; "
+                "fix what stops it (its words above, or run one item with "
+                "--tlbench-isolation=inprocess to see the error in this process) and run again")

@@ -1,19 +1,15 @@
-"""What a worker process does before it answers ``ready`` (harness/measure/worker_main.py).
+"""What a worker process does before it answers ``ready`` (worker_main.py); nothing here measures.
 
-Contract:
-- ``start_runtime_warm_up(ref)``: the traits' ``runtime_warm_up`` (``"module:function"``) in a
-  thread of its own, started before the backend is built; the thread, or None.
-- ``warm_device(backend)``: the backend's ``device_info()`` as plain data (it starts the device
-  runtime), {} when it fails (left to the item that meets it).
-- ``worker_facts(backend)``: the backend's ``worker_facts()`` as plain data, or None.
-- ``plain(value)``: ``value`` as JSON-able plain data (anything else as its text).
-- ``warm_up_compile(backend)``: the backend's optional ``warm_up_compile()`` (small kernels of
-  its own through its real lowering), wall seconds, or None where it has none or it failed.
-None of them measures anything; each failure is left to the first item that meets it.
+Contract: ``start_runtime_warm_up(ref)`` runs ``"module:function"`` on a thread (or None);
+``warm_device(backend)``: ``device_info()`` as plain data ({} on failure);
+``worker_facts(backend)``: ``worker_facts()`` as plain data or None; ``warm_up_compile(backend)``:
+its wall seconds, or None; ``plain(value)``: JSON-able data.  Each failure is left to the first item
+that meets it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -24,14 +20,10 @@ from ..core import trace
 
 
 def plain(value: Any) -> Any:
-    """``value`` as JSON-able plain data (anything else as its text)."""
     return json.loads(json.dumps(value, default=str))
 
 def warm_device(backend: Any) -> dict[str, Any]:
-    """Start the device runtime before answering ``ready`` (the backend's ``device_info``
-    reads the device through it): the worker starts while pytest collects, so this overlaps
-    collection instead of delaying the first device item.  Returns the device info as plain
-    data ({} when it fails: a failure here is left to the item that meets it)."""
+    """The backend's ``device_info()`` as plain data (starts the runtime early); {} on failure."""
     try:
         return plain(backend.device_info() or {})
     except Exception:  # noqa: BLE001 - the first device stage reports it with its item
@@ -39,9 +31,7 @@ def warm_device(backend: Any) -> dict[str, Any]:
 
 
 def worker_facts(backend: Any) -> dict[str, Any] | None:
-    """The backend's ``worker_facts()`` as plain data, for the instance its controller builds
-    with ``from_worker_facts`` (harness/core/registry.py); None when it has none or fails (the
-    controller then builds a whole backend of its own)."""
+    """The backend's ``worker_facts()`` as plain data (for ``from_worker_facts``), or None."""
     facts = getattr(backend, "worker_facts", None)
     try:
         return plain(facts()) if callable(facts) else None
@@ -50,9 +40,7 @@ def worker_facts(backend: Any) -> dict[str, Any] | None:
 
 
 def warm_up_compile(backend: Any) -> float | None:
-    """The backend's optional ``warm_up_compile()`` (small kernels of its own through its real
-    lowering), before ``ready``: wall seconds, or None where it has none or it failed (then the
-    compile phase's setup compiles an item, as for any backend without one)."""
+    """The backend's ``warm_up_compile()``: wall seconds, or None (none, or it failed)."""
     warm = getattr(backend, "warm_up_compile", None)
     if not callable(warm):
         return None
@@ -66,17 +54,13 @@ def warm_up_compile(backend: Any) -> float | None:
 
 
 def start_runtime_warm_up(ref: str | None) -> threading.Thread | None:
-    """The traits' runtime warm-up (``"module:function"``) in a thread, or None.  A failure
-    is left to the first item that meets the runtime."""
     if not ref:
         return None
     module, _, name = ref.partition(":")
 
     def run() -> None:
-        try:
+        with contextlib.suppress(Exception):  # the first device stage reports it with its item
             getattr(import_module(module), name)()
-        except Exception:  # noqa: BLE001 - the first device stage reports it with its item
-            pass
         trace.mark("worker runtime warm", role="worker")
 
     thread = threading.Thread(target=run, name="tlbench-warm-up", daemon=True)

@@ -1,10 +1,7 @@
-"""Campaign tools that need no backend: each module is run as ``python -m tlbench.harness.tools.<name>``.
+"""Campaign tools that need no backend, run as ``python -m tlbench.harness.tools.<name>`` by
+results/ scripts.
 
-Contract: a module here reads and writes results files through the harness's own layers (it may
-import every layer, as a front door does) and, like all of harness/, imports no backend, no
-tilelang and no torch and names no backend or kernel family in code.  Each module's docstring
-states its arguments, its output and its exit status.  The shell scripts under results/ call
-these modules; nothing in the product imports them.
-- ``best_from_run``: the fastest correct config per problem of one results file, recorded in a
-  best-configs file.
+Contract: each module reads and writes results files through the harness's layers, imports no
+backend, and states its arguments, output and exit status.  ``best_from_run``: the fastest correct
+config per problem of one results file, into a best-configs file.
 """

@@ -1,16 +1,11 @@
-"""Record the fastest correct config per problem of one results file (also a recovered, partial
-one) in a best-configs file, as ``--tlbench-autotune`` does at the end of a run that finishes.
+"""Record the fastest correct config per problem of one results file (also a recovered, partial one)
+in a best-configs file, as ``--tlbench-autotune`` does at the end of a run that finishes.
 
 usage: python -m tlbench.harness.tools.best_from_run RUN.json[.gz] results/best_configs.json
 
-Contract: the best-configs file is updated in place (the entries of other problems kept); one line
-per problem is printed (its winner, median, ratio to the vendor item, candidates); a run file the
-harness's reader refuses raises its ``ResultsError``.  Without both arguments: the usage line, exit 1.
-
-A run stopped at its time limit never reaches the autotune step; its journal still holds every
-measured item (``tlbench recover``).  The winner of each problem is picked from what that file
-measured (``candidates`` says how many), with the same rule (lowest median of the correct
-kernels, ratio to the in-run vendor item) and stamped with the run's own date, not today's.
+Contract: the best-configs file is updated in place (other problems kept), stamped with the run's
+date; one line per problem is printed; a refused run file raises ``ResultsError``; bad arguments:
+usage, exit 1.
 """
 
 import datetime
