@@ -17,12 +17,12 @@ from typing import Any
 
 from .kernel_call import kernel_runner
 from .output_poison import poison
-from ..harness.core import budget, space
-from ..harness.core import kernel_traits as ask
-from ..harness.core.backend_api import Compiled, CompileError, compile_failure_words
-from ..harness.core.backend_traits import BackendTraits
-from ..harness.core.cases import Case, CheckResult, Plan, VendorCase
-from ..harness.core.device_profile import DeviceProfile, match_profile
+from tlbench.harness.core import budget, space
+from tlbench.harness.core import kernel_traits as ask
+from tlbench.harness.core.backend_api import Compiled, CompileError, compile_failure_words
+from tlbench.harness.core.backend_traits import BackendTraits
+from tlbench.harness.core.cases import Case, CheckResult, Plan, VendorCase
+from tlbench.harness.core.device_profile import DeviceProfile, match_profile
 
 
 def refuse_foreign_target(case: Any, dialect: str, kind: str, backend_name: str, own: Any) -> None:

@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 import torch
 
-from ..harness.core.device_profile import CALIBRATED, DeviceProfile
+from tlbench.harness.core.device_profile import CALIBRATED, DeviceProfile
 
 GEMM_SIZES = (4096, 8192)
 COPY_BYTES = 1 << 30  # 1 GiB each way: far beyond any L2

@@ -15,7 +15,7 @@ import math
 from functools import lru_cache
 from typing import Sequence
 
-from ..harness.core.dtypes import dtype_bits
+from tlbench.harness.core.dtypes import dtype_bits
 
 
 @lru_cache(maxsize=None)

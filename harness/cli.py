@@ -37,7 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="tlbench", description="Compare, report and gate tlbench results (pytest-benchmark JSON).",
         epilog="Files are written with -o/--output, folders with --out-dir; the history database is --history DB; a partial "
                "run is accepted with --allow-partial. " + EXIT_CODES)
-    from .. import __version__
+    from tlbench import __version__
 
     parser.add_argument("--version", action="version", version=f"tlbench {__version__}")
     sub = parser.add_subparsers(dest="command", required=True,

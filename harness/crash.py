@@ -18,7 +18,7 @@ EXIT_INTERNAL = 3
 
 def _version() -> str:
     try:
-        from .. import __version__
+        from tlbench import __version__
 
         return str(__version__)
     except Exception:  # noqa: BLE001 - reporting a crash must not crash

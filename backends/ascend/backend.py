@@ -24,11 +24,11 @@ from .traits import TRAITS
 from ..backend_base import TileLangBackend, out_idx
 from ..dtype_sizes import buffer_bytes
 from ..symbolic_shapes import product
-from ...harness.core import budget, space
-from ...harness.core.backend_api import BackendOptions, Compiled, CompileError, compile_failure_words
-from ...harness.core.cases import Case, Plan, VendorCase
-from ...harness.core import kernel_traits as ask
-from ...harness.core.device_profile import DeviceProfile
+from tlbench.harness.core import budget, space
+from tlbench.harness.core.backend_api import BackendOptions, Compiled, CompileError, compile_failure_words
+from tlbench.harness.core.cases import Case, Plan, VendorCase
+from tlbench.harness.core import kernel_traits as ask
+from tlbench.harness.core.device_profile import DeviceProfile
 
 TARGET_NAME = "ascend dav-3510"
 

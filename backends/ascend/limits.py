@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ...harness.core import space
-from ...harness.core.budget import KiB, MINIMUM, Scope, ScopeUse
+from tlbench.harness.core import space
+from tlbench.harness.core.budget import KiB, MINIMUM, Scope, ScopeUse
 
 CAPACITY = {
     "shared.l1": 512 * KiB, "shared.l0a": 64 * KiB, "shared.l0b": 64 * KiB, "shared.l0c": 256 * KiB,

@@ -6,7 +6,7 @@ reads "peak unknown" until ``tlbench calibrate`` measures it.
 
 from __future__ import annotations
 
-from ...harness.core.device_profile import datasheet
+from tlbench.harness.core.device_profile import datasheet
 
 HUAWEI_CONNECT_2025 = "HUAWEI CONNECT 2025 keynote (Shanghai, 18 Sep 2025), Ascend 950 series announcement"
 ASCEND_950PR = datasheet("Ascend 950PR", ("Ascend950PR",), {"float8_e4m3": 1000}, 1.6,

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from .pipes import LOAD_PIPES
-from ...harness.analysis.timeline_plot import Bar, Lane, Panel, Phase, draw_space_time, pack_tracks
+from tlbench.harness.analysis.timeline_plot import Bar, Lane, Panel, Phase, draw_space_time, pack_tracks
 
 PIPE_ORDER = ("MTE2", "MTE1", "Cube", "Fixpipe", "Vector", "MTE3", "Scalar")
 CORE_ORDER = ("AIC", "AIV")

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from .pipes import LOAD_PIPES
-from ...harness.core.backend_traits import BackendOption
+from tlbench.harness.core.backend_traits import BackendOption
 
 def _cycles_label(model: Mapping[str, Any]) -> str:
     """``cyc/core`` only where the modeled number is a per-core total (persistent kernels);

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...harness.results.files.journal import atomic_write_text
+from tlbench.harness.results.files.journal import atomic_write_text
 
 
 class KeyedFiles:

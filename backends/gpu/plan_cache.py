@@ -12,7 +12,7 @@ import hashlib
 import json
 from dataclasses import asdict
 
-from ...harness.core.kernel_traits import modules_hash
+from tlbench.harness.core.kernel_traits import modules_hash
 from .keyed_files import KeyedFiles
 
 FORMAT = 2

@@ -34,11 +34,11 @@ from .telemetry import NvmlTelemetry
 from ..gpu.flush_choice import flush_caveat, flush_mode
 from .timer_choice import make_timer, timer_name
 from .traits import TRAITS
-from ...harness.core import budget, space
-from ...harness.core.backend_api import BackendOptions, Compiled, CompileError, compile_failure_words
-from ...harness.core.cases import Case, Plan, VendorCase
-from ...harness.core import kernel_traits as ask
-from ...harness.core.device_profile import DeviceProfile
+from tlbench.harness.core import budget, space
+from tlbench.harness.core.backend_api import BackendOptions, Compiled, CompileError, compile_failure_words
+from tlbench.harness.core.cases import Case, Plan, VendorCase
+from tlbench.harness.core import kernel_traits as ask
+from tlbench.harness.core.device_profile import DeviceProfile
 
 
 class NvidiaBackend(TileLangBackend):

@@ -17,8 +17,8 @@ from typing import Any
 
 from . import limits
 from .traits import TRAITS
-from ...harness.core import kernel_traits as ask
-from ...harness.core.cases import Case, Plan
+from tlbench.harness.core import kernel_traits as ask
+from tlbench.harness.core.cases import Case, Plan
 
 FAST_MATH = "tl.enable_fast_math"  # tilelang's PassConfigKey.TL_ENABLE_FAST_MATH
 FAST_MATH_NOTE = "\n// tlbench: built with nvcc --use_fast_math (tl.enable_fast_math)\n"

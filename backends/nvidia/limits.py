@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ...harness.core import space
-from ...harness.core.kernel_traits import kernel_traits
-from ...harness.core.budget import KiB, NEEDED, Scope
+from tlbench.harness.core import space
+from tlbench.harness.core.kernel_traits import kernel_traits
+from tlbench.harness.core.budget import KiB, NEEDED, Scope
 
 # Maximum dynamic shared memory per block (opt-in), by CUDA arch.
 SMEM_PER_BLOCK = {

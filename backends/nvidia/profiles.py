@@ -7,7 +7,7 @@ is matched by the exact name CUDA reports; any other gets the bandwidth it repor
 
 from __future__ import annotations
 
-from ...harness.core.device_profile import DEVICE, DeviceProfile, datasheet
+from tlbench.harness.core.device_profile import DEVICE, DeviceProfile, datasheet
 
 def _hopper(column: str, name: str, fp16: float, fp8: float, tf32: float, tb_per_s: float, memory: str) -> DeviceProfile:
     """A Hopper datasheet column: dense peaks in TFLOP/s (the sheet quotes twice these, with sparsity)."""

@@ -14,7 +14,7 @@ from typing import Any, Mapping, Sequence
 
 from ..gpu.flush_choice import FLUSH_MODES, flush_mode_of
 from .timer_choice import TIMERS
-from ...harness.core.backend_traits import BackendOption
+from tlbench.harness.core.backend_traits import BackendOption
 
 ARCH_OPTION = BackendOption(name="--tlbench-nvidia-arch", dest="nvidia_arch",
                             help="CUDA arch to compile for when no GPU decides it (default sm_90a)")

@@ -12,7 +12,7 @@ def build(sys_path, ref, case):
     import faulthandler, os
     faulthandler.dump_traceback_later(25, exit=False)
     t = time.time()
-    from ...harness.measure.cache_warmer import _build
+    from tlbench.harness.measure.cache_warmer import _build
     err = _build(sys_path, ref, {}, case)
     return os.getpid(), round(time.time() - t, 1), err
 

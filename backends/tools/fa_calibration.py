@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from ...suites.flash_attention.problem import FaConfig, FaProblem
+from tlbench.suites.flash_attention.problem import FaConfig, FaProblem
 
 PUBLISHED_US = 26.8
 PUBLISHED_SOURCE = "tile-ai/tilelang examples/ascend/flash_attention/README.md (MHA S=4096 D=128 bf16, 128x128, num_stages=3, 32 blocks)"
@@ -31,8 +31,8 @@ def calibrate(enable_offset: bool = False) -> dict:
     from . import suites_dir
 
     suites_dir()  # the FA kernel lives beside its suites
-    from ...suites.flash_attention.body import build
-    from ...suites.flash_attention.dialect_ascend import ASCEND_FA_DIALECT
+    from tlbench.suites.flash_attention.body import build
+    from tlbench.suites.flash_attention.dialect_ascend import ASCEND_FA_DIALECT
     from tilelang.ascend.target import _make_ascend_target
 
     config = FaConfig(128, 128, 3, enable_offset=enable_offset)

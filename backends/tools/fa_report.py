@@ -19,8 +19,8 @@ import sys
 from collections import defaultdict
 from typing import Any
 
-from ...harness.core.record import EXTRA_KEY, records_of
-from ...harness.results.files.store import ResultsError, load_results
+from tlbench.harness.core.record import EXTRA_KEY, records_of
+from tlbench.harness.results.files.store import ResultsError, load_results
 
 H200_DENSE_BF16_TFLOPS = 989.5
 

@@ -43,9 +43,9 @@ def _cases(problem) -> dict[str, Any]:
     from . import suites_dir
 
     suites_dir()  # the FA kernel lives beside its suites
-    from ...suites.flash_attention.sweep import FA
+    from tlbench.suites.flash_attention.sweep import FA
 
-    from ... import kernel_sweep
+    from tlbench import kernel_sweep
 
     configs = _configs()
     sweep = kernel_sweep("flash_attention", **FA, sizes=[asdict(problem)], configs=[asdict(c) for c in configs.values()],
@@ -54,7 +54,7 @@ def _cases(problem) -> dict[str, Any]:
 
 
 def _configs():
-    from ...suites.flash_attention.problem import FaConfig
+    from tlbench.suites.flash_attention.problem import FaConfig
 
     return {
         "shared 128x128 s1 t256": FaConfig(128, 128, 1, threads=256),
@@ -103,9 +103,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seq", type=int, default=8192)
     parser.add_argument("--ptxas", action="store_true", help="also build with nvcc -Xptxas=-v (registers, spills)")
     args = parser.parse_args(argv)
-    from ...suites.flash_attention.problem import FaProblem
+    from tlbench.suites.flash_attention.problem import FaProblem
     from ..nvidia.backend import NvidiaBackend
-    from ...harness.core.backend_api import BackendOptions
+    from tlbench.harness.core.backend_api import BackendOptions
 
     backend = NvidiaBackend(BackendOptions({"nvidia_arch": "sm_90a"}))
     problem = FaProblem(batch=2, heads=16, seq_q=args.seq, seq_k=args.seq, dim=128, dtype="bfloat16")

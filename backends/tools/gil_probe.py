@@ -8,8 +8,8 @@ Contract: one line (loads, first and all seconds, the tick lag's p50 / p99 / max
 """
 import sys, time, threading
 from .case_selection import load_sweep
-from ...harness.measure.compile_pool import CompilePool
-from ...harness.core.backend_api import backend_from_ref
+from tlbench.harness.measure.compile_pool import CompilePool
+from tlbench.harness.core.backend_api import backend_from_ref
 
 def main():
     sweep = load_sweep(sys.argv[1])

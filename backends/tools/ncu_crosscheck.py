@@ -37,9 +37,9 @@ def parse_case(case_id: str):
     from . import suites_dir
 
     suites_dir()
-    from ...suites.gemm.sweep import GEMM, config, problem
+    from tlbench.suites.gemm.sweep import GEMM, config, problem
 
-    from ... import kernel_sweep
+    from tlbench import kernel_sweep
 
     m = _CASE.match(case_id)
     if not m:
@@ -54,17 +54,17 @@ def parse_case(case_id: str):
 
 def _backend():
     from ..nvidia.backend import NvidiaBackend
-    from ...harness.core.backend_api import BackendOptions
+    from tlbench.harness.core.backend_api import BackendOptions
 
     return NvidiaBackend(BackendOptions())
 
 
 def run_harness(case_id: str, repeats: int, out: str | None) -> None:
-    from ...harness.core.cases import MeasurePolicy
-    from ...harness.core.record import BenchItem
-    from ...harness.measure.device_session import InProcessSession
-    from ...harness.measure.outcome import RunContext
-    from ...harness.measure.rounds import measure_items
+    from tlbench.harness.core.cases import MeasurePolicy
+    from tlbench.harness.core.record import BenchItem
+    from tlbench.harness.measure.device_session import InProcessSession
+    from tlbench.harness.measure.outcome import RunContext
+    from tlbench.harness.measure.rounds import measure_items
 
     backend = _backend()
     case = parse_case(case_id)

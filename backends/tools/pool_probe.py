@@ -39,9 +39,9 @@ def main() -> None:
     suites_dir()
     import test_rmsnorm_onepass as suite
     from ..nvidia.backend import NvidiaBackend
-    from ...harness.core.backend_api import BackendOptions
-    from ...harness.measure.cache_warmer import warmer_for
-    from ...harness.measure.compile_pool import CompilePool
+    from tlbench.harness.core.backend_api import BackendOptions
+    from tlbench.harness.measure.cache_warmer import warmer_for
+    from tlbench.harness.measure.compile_pool import CompilePool
 
     word = sys.argv[4] if len(sys.argv) > 4 else ""
     cases = [c for c in suite.SWEEP.cases("nvidia", "full") if "vendor" not in c.case_id and word in c.case_id][:n]

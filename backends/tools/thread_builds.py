@@ -11,11 +11,11 @@ import multiprocessing as mp
 
 def cases():
     from .case_selection import load_sweep, select
-    from ...harness.results.export.best_configs import load_best
+    from tlbench.harness.results.export.best_configs import load_best
     return [c for c in select([load_sweep("suites/gemm/test_tiles.py")], "2048x2048 and t128", (), load_best) if getattr(c,"kernel","")!="vendor"][:4]
 def build(i):
     from ..nvidia.backend import NvidiaBackend
-    from ...harness.core.backend_api import BackendOptions
+    from tlbench.harness.core.backend_api import BackendOptions
     b = NvidiaBackend(BackendOptions({}))
     c = cases()[i]
     t = time.time(); b.compile(c, True); return time.time() - t

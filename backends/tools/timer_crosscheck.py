@@ -37,7 +37,7 @@ MARKER_CYCLES = 1000
 
 
 def _cases(args) -> list[Any]:
-    from ...harness.results.export.best_configs import load_best
+    from tlbench.harness.results.export.best_configs import load_best
 
     return select([load_sweep(s) for s in args.suite], args.k, args.case or (), load_best)
 
@@ -49,7 +49,7 @@ def _options(timer: str, l2_flush: str) -> dict[str, Any]:
 
 def _backend(timer: str, l2_flush: str):
     from ..nvidia.backend import NvidiaBackend
-    from ...harness.core.backend_api import BackendOptions
+    from tlbench.harness.core.backend_api import BackendOptions
 
     return NvidiaBackend(BackendOptions(_options(timer, l2_flush)))
 
@@ -58,12 +58,12 @@ def _compile_all(backend, cases, options: dict[str, Any]) -> dict[str, Any]:
     """Each kernel built (through tilelang's cache): first in child processes on a 4+ CPU host
     (harness/measure/cache_warmer.py: builds on threads of one process do not overlap), then loaded here; a
     CompileError kept as its result."""
-    from ...harness.core.backend_api import CompileError
-    from ...harness.core.cases import VendorCase
-    from ...harness.measure.cache_warmer import processes, warmer_for
-    from ...harness.measure.cpu_plan import usable_cpus
-    from ...harness.measure.compile_pool import CompilePool
-    from ...harness.measure.worker_spec import factory_ref
+    from tlbench.harness.core.backend_api import CompileError
+    from tlbench.harness.core.cases import VendorCase
+    from tlbench.harness.measure.cache_warmer import processes, warmer_for
+    from tlbench.harness.measure.cpu_plan import usable_cpus
+    from tlbench.harness.measure.compile_pool import CompilePool
+    from tlbench.harness.measure.worker_spec import factory_ref
 
     kernels = [c for c in cases if not isinstance(c, VendorCase)]
     warmer = warmer_for(factory_ref(type(backend)), options, processes(usable_cpus()))
@@ -82,11 +82,11 @@ def _compile_all(backend, cases, options: dict[str, Any]) -> dict[str, Any]:
 
 
 def run_harness(args) -> int:
-    from ...harness.core.cases import MeasurePolicy
-    from ...harness.core.record import BenchItem
-    from ...harness.measure.device_session import InProcessSession
-    from ...harness.measure.outcome import RunContext
-    from ...harness.measure.rounds import measure_items
+    from tlbench.harness.core.cases import MeasurePolicy
+    from tlbench.harness.core.record import BenchItem
+    from tlbench.harness.measure.device_session import InProcessSession
+    from tlbench.harness.measure.outcome import RunContext
+    from tlbench.harness.measure.rounds import measure_items
 
     cases = _cases(args)
     backend = _backend("cupti", args.l2_flush)
@@ -131,7 +131,7 @@ def kept_batch_clock(record: dict[str, Any]) -> float | None:
 def timed_calls(args) -> tuple[Any, list[tuple[str, Callable[[], Any], Callable[[], Any]]]]:
     """The selected cases built, each as (case id, the exact call the timers time, the L2 flush before it), with the
     backend that made them; a kernel that did not build is left out, said on stderr."""
-    from ...harness.core.cases import VendorCase
+    from tlbench.harness.core.cases import VendorCase
 
     cases = _cases(args)
     backend = _backend("events", args.l2_flush)  # its timer only hands over the exact timed call and flush; no profiler

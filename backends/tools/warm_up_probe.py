@@ -38,7 +38,7 @@ def cpu(work) -> float:
 
 def main(backend_name: str, warm: str, ending: str = "") -> None:
     import tilelang  # noqa: F401 - before a backend's target: tilelang puts its tvm on the path
-    from ...harness.core.backend_api import BackendOptions
+    from tlbench.harness.core.backend_api import BackendOptions
 
     fa_suite = "test_fa_ascend_schedule.py" if backend_name == "ascend" else "test_fa_stages.py"
     wanted = (fa_suite, "test_stages.py", "test_core_pipelining.py")

@@ -11,11 +11,11 @@ import sys
 from . import suites_dir
 
 suites_dir()  # the built-in GEMM body and its declaration
-from ...suites.gemm.sweep import GEMM, config, problem  # noqa: E402
+from tlbench.suites.gemm.sweep import GEMM, config, problem  # noqa: E402
 
-from ... import kernel_sweep  # noqa: E402
+from tlbench import kernel_sweep  # noqa: E402
 from ..nvidia.backend import NvidiaBackend  # noqa: E402
-from ...harness.core.backend_api import BackendOptions  # noqa: E402
+from tlbench.harness.core.backend_api import BackendOptions  # noqa: E402
 
 
 def main(argv: list[str]) -> None:

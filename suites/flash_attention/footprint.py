@@ -13,7 +13,7 @@ from __future__ import annotations
 from .validation import ASCEND_VECTOR_UNITS
 
 from .problem import FaConfig, FaProblem
-from ...harness.core.cases import DTYPE_BYTES
+from tlbench.harness.core.cases import DTYPE_BYTES
 
 
 def footprint_bytes(problem: FaProblem, config: FaConfig, dialect: str) -> dict[str, tuple[int, int]]:

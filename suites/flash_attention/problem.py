@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, ClassVar, Literal
 
-from ...harness.core import loop_form
-from ...harness.core.cases import DTYPE_BYTES, DTYPE_SHORT
+from tlbench.harness.core import loop_form
+from tlbench.harness.core.cases import DTYPE_BYTES, DTYPE_SHORT
 
 FAMILY = "flash_attention"
 LoopForm = Literal["auto", "manual", "serial"]

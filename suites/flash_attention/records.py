@@ -14,7 +14,7 @@ import re
 from dataclasses import fields
 from typing import Any, Mapping
 
-from ...harness.core.family import CaseIdParts, StagePoint
+from tlbench.harness.core.family import CaseIdParts, StagePoint
 
 from .problem import FAMILY, FaConfig, FaProblem
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
-from ...harness.core import loop_form
-from ...harness.core.cases import DTYPE_SHORT
+from tlbench.harness.core import loop_form
+from tlbench.harness.core.cases import DTYPE_SHORT
 
 LoopForm = Literal["auto", "manual", "serial"]
 

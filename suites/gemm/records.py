@@ -13,8 +13,8 @@ from dataclasses import fields
 from typing import Any, Mapping
 
 from .problem import GemmConfig, GemmProblem
-from ...harness.core.cases import DTYPE_SHORT, VENDOR_SUFFIX
-from ...harness.core.family import CaseIdParts, StagePoint
+from tlbench.harness.core.cases import DTYPE_SHORT, VENDOR_SUFFIX
+from tlbench.harness.core.family import CaseIdParts, StagePoint
 
 _DTYPES = "|".join(sorted(map(re.escape, DTYPE_SHORT.values()), key=len, reverse=True))
 _CASE_ID = re.compile(

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
-from ....harness.sweep_api.callables import Takes
+from tlbench.harness.sweep_api.callables import Takes
 
 OUT_IDX_ATTR = "tilelang_out_idx"
 _CAPTURING = threading.local()  # set while tlbench calls a plain factory: a jit call inside answers with its PrimFunc

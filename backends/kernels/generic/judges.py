@@ -11,7 +11,7 @@ from typing import Any
 
 from .output_errors import Verdict, aside, as_float, errors, step_distance, steps_would_accept
 from ...output_poison import poisoned
-from ....harness.sweep_api.rules import MANY_STEPS
+from tlbench.harness.sweep_api.rules import MANY_STEPS
 
 
 def _tolerance(rule: Any, out: Any, ref: Any) -> Verdict:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ....harness.sweep_api.rules import MANY_STEPS, STEP_DTYPES
+from tlbench.harness.sweep_api.rules import MANY_STEPS, STEP_DTYPES
 from ...output_poison import poisoned
 
 

@@ -16,15 +16,15 @@ import contextlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-from ....harness.core import trace
-from ....harness.measure.outcome import traceback_of
+from tlbench.harness.core import trace
+from tlbench.harness.measure.outcome import traceback_of
 
 from . import factory as factories
-from ....harness.sweep_api.callables import Takes, call_named, did_you_mean, is_device_error, one_line
+from tlbench.harness.sweep_api.callables import Takes, call_named, did_you_mean, is_device_error, one_line
 from .tensors import as_list
 from .preflight_names import NameChecks, Stop as _Stop, label_of as _label
 from .preflight_sizes import SizeChecks
-from ....harness.sweep_api.rules import Bound, UserRule
+from tlbench.harness.sweep_api.rules import Bound, UserRule
 from .preflight_tensors import TensorChecks, rules_of
 
 DEVICE_MEMORY = 80 << 30  # bytes a problem may need on the device where the caller names none (an H100's 80 GiB)

@@ -13,11 +13,11 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from ....harness.core.described import DTYPE_KEY
+from tlbench.harness.core.described import DTYPE_KEY
 
 from . import factory as factories
-from ....harness.sweep_api.callables import Takes, did_you_mean, named_what
-from ....harness.sweep_api.vendors import OUT
+from tlbench.harness.sweep_api.callables import Takes, did_you_mean, named_what
+from tlbench.harness.sweep_api.vendors import OUT
 
 
 class Stop(Exception):

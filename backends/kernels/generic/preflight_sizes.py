@@ -15,7 +15,7 @@ import contextlib
 import weakref
 from typing import Any, Mapping
 
-from ....harness.sweep_api.callables import call_named
+from tlbench.harness.sweep_api.callables import call_named
 
 from . import factory as factories
 from .preflight_names import Stop, label_of

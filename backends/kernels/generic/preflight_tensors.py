@@ -15,10 +15,10 @@ from typing import Any, Mapping
 
 from ...dtype_sizes import element_bits, storage_shape
 from ...output_poison import poison_tensor
-from ....harness.sweep_api.rules import Bound, UserRule, rule_for, spec_problems
+from tlbench.harness.sweep_api.rules import Bound, UserRule, rule_for, spec_problems
 from .preflight_names import Stop, label_of
 from .tensors import allocate, as_list, expected_shape_problem, packed_input_problem, torch_dtype
-from ....harness.sweep_api.vendors import OUT, out_value, takes_out
+from tlbench.harness.sweep_api.vendors import OUT, out_value, takes_out
 
 SPOT = 1 << 16  # elements a built-in rule judges in the preflight: enough to tell, cheap at any smoke size
 

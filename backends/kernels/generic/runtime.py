@@ -15,11 +15,11 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, Sequence
 
-from ....harness.core.backend_api import SuiteCodeError
-from ....harness.core.cases import CheckResult
-from ....harness.sweep_api.callables import failure_words
-from ....harness.sweep_api.rules import Bound
-from ....harness.sweep_api.vendors import vendor_run
+from tlbench.harness.core.backend_api import SuiteCodeError
+from tlbench.harness.core.cases import CheckResult
+from tlbench.harness.sweep_api.callables import failure_words
+from tlbench.harness.sweep_api.rules import Bound
+from tlbench.harness.sweep_api.vendors import vendor_run
 
 from . import factory as factories
 from .factory import is_body  # noqa: F401 - kernel_sweep asks it

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from ....harness.core.cases import CheckResult
+from tlbench.harness.core.cases import CheckResult
 
 from ...output_poison import poison_tensor
 from .output_errors import Verdict
