@@ -38,7 +38,7 @@ from tlbench.harness.core import budget, space
 from tlbench.harness.core.backend_api import BackendOptions, Compiled, CompileError, compile_failure_words
 from tlbench.harness.core.cases import Case, Plan, VendorCase
 from tlbench.harness.core import kernel_traits as ask
-from tlbench.harness.core.device_profile import DeviceProfile
+from tlbench.harness.core.device_profile import DeviceProfile, match_profile
 
 
 class NvidiaBackend(TileLangBackend):
@@ -122,7 +122,7 @@ class NvidiaBackend(TileLangBackend):
 
     def device_profile(self, info: dict[str, Any]) -> DeviceProfile | None:
         """The datasheet profile of the GPU, else the bandwidth it reports itself (no FLOP peak)."""
-        return super().device_profile(info) or device_reported_profile(info)
+        return match_profile(PROFILES, info.get("accelerator")) or device_reported_profile(info)
 
     def calibrate(self, seconds: float = 30.0) -> DeviceProfile:
         """Measure this GPU's profile (cuBLAS GEMM, a device copy): see backends/calibrate.py."""

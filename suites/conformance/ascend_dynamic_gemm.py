@@ -1,7 +1,11 @@
 """An Ascend port of tilelang's examples/dynamic_shape/example_dynamic.py (``matmul_dynamic_mnk``),
-by the README's porting rules: ``T.dynamic`` M, N, K, a 1-D grid, L1 operands, an L0C accumulator
-cleared on the first K tile, B N x K, the accumulator copied straight to global; the CUDA
-example's keyword arguments but ``threads``.  Plain tilelang.
+written by the README's "Porting a CUDA body to Ascend" rules: M, N and K stay ``T.dynamic``;
+a 1-D grid of ``ceildiv(N, block_N) * ceildiv(M, block_M)`` blocks; operands in L1, the
+accumulator in L0C zeroed by ``clear_accum`` on the first K tile; B stored N x K (the Ascend L1
+GEMM is NT only: ``trans_B=True``, as the CUDA example also takes it); the accumulator copied
+straight to global.  The CUDA example's keyword arguments but ``threads``, which Ascend's
+``T.Kernel`` does not take (a constant only the CUDA body takes reaches that body alone).
+Plain tilelang.
 """
 
 import tilelang.ascend.language as T

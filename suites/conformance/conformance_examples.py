@@ -1,11 +1,18 @@
 """Where the conformance suites take tilelang's examples from: the user's tilelang checkout, unchanged.
 
-Contract: ``example(path)`` returns the module of tilelang example ``path`` (under ``examples/``,
-e.g. ``"topk/example_topk.py"``) from the checkout ``TLBENCH_TILELANG_EXAMPLES`` names.  Without
-the variable the calling suite is skipped, saying how to get one; a folder that does not exist or
-holds no example is a ``FileNotFoundError`` naming the variable; a missing or unimportable file
-skips the suite, naming it.  Each file is imported once under its own name; ``source(path)``
-says which file that is.
+Contract: ``example(path)`` returns the module of tilelang example ``path`` (as it lies under
+tilelang's ``examples/`` folder, e.g. ``"topk/example_topk.py"``), imported from the checkout
+(or its ``examples`` folder) that the environment variable ``TLBENCH_TILELANG_EXAMPLES`` names.
+No upstream file ships with tlbench, so:
+- without the variable, the calling suite is skipped (pytest's module-level skip) with one
+  line that says how to get a checkout;
+- a named folder that does not exist, or holds no ``examples`` folder and no example file at
+  all, is a ``FileNotFoundError`` naming the variable (a mistyped path is never a silent skip);
+- a checkout that lacks this one file (a tilelang version without it), or whose file does not
+  import here (a package it needs, a tilelang name of another version), skips the suite, naming
+  the file and the missing piece.
+Each file is imported once per process under a name of its own (``tlbench_conformance_*``),
+so it never clashes with a user's module; ``source(path)`` says which file that is.
 """
 
 from __future__ import annotations

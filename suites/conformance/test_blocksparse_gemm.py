@@ -1,7 +1,9 @@
-"""Block-sparse GEMM, tilelang's examples/blocksparse_gemm/example_blocksparse_gemm.py: a K loop
-skipping masked tiles (the mask is per tile, so ``inputs`` takes the tile).  Vendor item: dense
-cuBLAS, unchecked.  No Ascend body (its skip needs an accumulator cleared at the first live
-tile)."""
+"""Block-sparse GEMM, tilelang's examples/blocksparse_gemm/example_blocksparse_gemm.py: a
+T.Pipelined K loop that skips the K tiles its mask turns off.  The mask has one entry per
+(block_M, block_N, block_K) tile, so ``inputs`` takes the tile.  The vendor item is dense
+cuBLAS on the same A and B: a speed reference only (it computes another product), unchecked.
+No Ascend body: the example's skip needs an accumulator cleared at the first live K tile,
+which the Ascend cube path (clear_accum, no T.clear on L0C) does not express as written."""
 
 import torch
 

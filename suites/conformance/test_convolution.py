@@ -1,5 +1,6 @@
-"""Implicit-GEMM 2-D convolution (NHWC, HWCF, T.im2col): tilelang's
-examples/convolution/example_convolution.py, against torch.conv2d.  No Ascend body."""
+"""Implicit-GEMM 2-D convolution (NHWC data, HWCF filter, T.im2col into shared memory):
+tilelang's examples/convolution/example_convolution.py, against cuDNN through torch.conv2d
+(the example's own reference).  No Ascend body (T.im2col is a CUDA-path op)."""
 
 import torch
 

@@ -1,6 +1,7 @@
-"""Chunk-local reverse cumulative sum (64 positions per chunk): tilelang's
-examples/gdn/example_cumsum.py, against torch's cumsum over each chunk.  Memory-bound.  No Ascend
-body."""
+"""Chunk-local reverse cumulative sum (gated linear attention's cumsum: every 64 positions of
+each head summed from the end): tilelang's examples/gdn/example_cumsum.py, with the
+example's own settings (reverse, fp32 in and out).  The example checks against the fla
+package; the reference here is torch's cumsum over each chunk.  Memory-bound.  No Ascend body."""
 
 import torch
 

@@ -1,6 +1,7 @@
-"""GEMM with packed fp4 (e2m1) weights dequantized to fp16 in the K loop: tilelang's
-examples/dequantize_gemm/example_dequant_gemm_fp4_hopper.py (C transposed, as it writes it).
-Vendor item: the example's ref_program.  No Ascend body."""
+"""GEMM with fp4 (e2m1) weights packed two a byte, dequantized to fp16 in the K loop:
+tilelang's examples/dequantize_gemm/example_dequant_gemm_fp4_hopper.py.  The output is C
+transposed (N x M), as the example writes it.  Vendor item: the example's ref_program (torch's
+unfused path: unpack, convert, fp32 matmul).  No Ascend body."""
 
 import torch
 

@@ -1,6 +1,9 @@
-"""GEMM with every dimension ``T.dynamic``: tilelang's examples/dynamic_shape/example_dynamic.py
-(B N x K), and its Ascend port beside this file.  One kernel per config serves every problem, its
-dimensions bound from the inputs.  Vendor item: cuBLAS."""
+"""GEMM with every dimension symbolic (``T.dynamic("m")``, ``"n"``, ``"k"``; grid
+``T.ceildiv(M, block_M)``): tilelang's examples/dynamic_shape/example_dynamic.py, with B
+stored N x K (``trans_B=True``, the form the Ascend GEMM takes), and an Ascend port of it
+beside this file with the same keyword arguments.
+The factories take no size: one kernel per config serves every problem, its dimensions bound
+from the tensors ``inputs`` returns, the output sized from them.  Vendor item: cuBLAS."""
 
 import torch
 

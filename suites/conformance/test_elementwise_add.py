@@ -1,5 +1,6 @@
-"""Elementwise add, memory-bound: tilelang's examples/elementwise/example_elementwise_add.py and its
-Ascend twin examples/ascend/example_vecadd.py (SIMT or SIMD), against torch.add."""
+"""Elementwise add, memory-bound: tilelang's examples/elementwise/example_elementwise_add.py
+(CUDA, 2-D tiles) and its Ascend twin examples/ascend/example_vecadd.py (1-D over M*N
+values, SIMT or SIMD).  Read it for GB/s and % of memory bandwidth against torch.add."""
 
 import torch
 

@@ -1,7 +1,11 @@
-"""GEMM on packed int4 operands, int32 out: tilelang's
-examples/gemm_int4/example_tilelang_gemm_int4.py with its pack_int4.  tilelang 0.1.15 cannot put
-int4 through TMA on sm_90a, so TMA lowering and warp specialization are off.  Judged exactly.
-Vendor item: torch._int_mm.  No Ascend body."""
+"""GEMM on packed int4 operands, int32 output (``C = A @ B^T``, A and B declared T.int4, two
+values a byte): tilelang's examples/gemm_int4/example_tilelang_gemm_int4.py, fed by its
+pack_int4 (int8 tensors of half the columns: tlbench reads a sub-byte parameter's last
+dimension as packed).  On sm_90a tilelang 0.1.15 cannot put int4 through TMA
+("to_CUtensorMapDataType: int4"), so TMA lowering and warp specialization are switched off by
+pass_configs.  The int32 output is judged exactly (the default for integers).  Vendor item:
+the same values as int8 through torch._int_mm (cuBLASLt int8), unpacking included.  No
+Ascend body."""
 
 import torch
 

@@ -1,6 +1,7 @@
-"""Grouped-query attention forward (BSHD): tilelang's
-examples/flash_attention/example_gqa_fwd_bshd.py (``flashattn``, its autotune swept by tlbench).
-Vendor item: torch SDPA.  No Ascend body."""
+"""Grouped-query attention forward (BSHD, ``groups`` query heads per K/V head): tilelang's
+examples/flash_attention/example_gqa_fwd_bshd.py (``flashattn`` under its @autotune: tlbench
+sweeps the axes itself).  Vendor item: torch SDPA with enable_gqa (cuDNN / flash).  No Ascend
+body here (tilelang's Ascend attention is a separate example)."""
 
 import torch
 import torch.nn.functional as F

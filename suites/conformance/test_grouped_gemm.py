@@ -1,6 +1,8 @@
-"""Grouped GEMM (MoE experts): tilelang's examples/grouped_gemm/example_grouped_gemm_fwd.py; the
-group sizes are a problem size, the padded offsets depend on block_M (``inputs`` takes it).
-Vendor item: the example's torch_gmm.  No Ascend body."""
+"""Grouped GEMM (MoE experts: each group's rows times its own B): tilelang's
+examples/grouped_gemm/example_grouped_gemm_fwd.py.  The group sizes are a problem size (the
+kernel is built for them); the padded offsets depend on block_M, so ``inputs`` takes it.
+Vendor item: the example's torch_gmm, one cuBLAS call per group (its kernel-only time covers
+every kernel the call launches).  No Ascend body."""
 
 import torch
 

@@ -1,6 +1,9 @@
-"""Multi-head latent attention decode (DeepSeek MLA): tilelang's
-examples/deepseek_mla/example_mla_decode.py (``num_split`` > 1 adds a combine kernel).  Vendor
-item: torch SDPA on the concatenated 576-wide heads.  No Ascend body."""
+"""Multi-head latent attention decode (DeepSeek MLA: 128 query heads, one token each, over a
+shared 512-wide latent K/V cache with a 64-wide rotary key part): tilelang's
+examples/deepseek_mla/example_mla_decode.py (``flashattn``; ``num_split`` > 1 adds a combine
+kernel over global scratch).  Vendor item: torch SDPA on the concatenated query and key (a
+576-wide head: whichever SDPA kernel takes it), each K/V head's query heads as its query rows.
+No Ascend body."""
 
 import torch
 import torch.nn.functional as F

@@ -1,6 +1,7 @@
-"""Top-k over each row: tilelang's examples/topk/example_topk.py and its Ascend twin
-examples/ascend/example_simdvf_topk_gate.py (indices only).  Indices judged exactly.  Vendor
-item: torch.topk."""
+"""Top-k over each row (MoE gating): tilelang's examples/topk/example_topk.py (values and int32
+indices) and its Ascend twin examples/ascend/example_simdvf_topk_gate.py (int32 indices only,
+the row count left T.dynamic).  Indices are judged exactly (the default for integer outputs),
+values by the default tolerance.  Vendor item: torch.topk."""
 
 import torch
 
