@@ -18,7 +18,7 @@ from typing import Any, Mapping, Sequence
 import pytest
 
 from .core import trace
-from .core.record import EXTRA_KEY, SCHEMA_VERSION, BenchItem, failure_record, skip_record
+from .core.record import EXTRA_KEY, SCHEMA_VERSION, BenchItem, failure_record, plain_data, skip_record
 from .core.registry import BackendRegistry
 from .core.sweep import Sweep
 from .measure.runner import Outcome
@@ -43,7 +43,7 @@ from .pytest_plugin.state import STATE, SweepNote
 from .pytest_plugin.xdist_hooks import (  # noqa: F401  (the hooks, registered through this module)
     HIDDEN_WORKER, pytest_cmdline_main, pytest_configure_node, pytest_sessionstart, pytest_xdist_make_scheduler)
 from .pytest_plugin.xdist_support import (
-    KEY_BENCH, KEY_MACHINE, KEY_OUTCOME, is_controller, pin_env, to_plain, worker_index)
+    KEY_BENCH, KEY_MACHINE, KEY_OUTCOME, is_controller, pin_env, worker_index)
 
 
 def pytest_addhooks(pluginmanager):
@@ -198,10 +198,10 @@ def pytest_benchmark_update_json(config, benchmarks, output_json):
     state = config.stash.get(STATE, None)
     if state is None or not state.records.outcomes:
         return
-    failed = [_outcome_record(n, i, o) for n, i, o in state.records.outcomes if o.status == "failed"]
-    skipped = [_outcome_record(n, i, o) for n, i, o in state.records.outcomes if o.status == "skipped"]
-    partial = journaling.partial_note(state, state.records.exitstatus)
     options, records = state.options, state.records
+    failed, skipped = ([_outcome_record(n, i, o) for n, i, o in records.outcomes if o.status == status]
+                       for status in ("failed", "skipped"))
+    partial = journaling.partial_note(state, records.exitstatus)
     output_json[EXTRA_KEY] = {
         "schema_version": SCHEMA_VERSION, "backend_choice": options.backend_choice, "backends": options.selected,
         "scope": options.scope, "kinds": list(options.kinds), "input_seed": options.seed,
@@ -225,11 +225,11 @@ def pytest_runtest_makereport(item, call):
     bench_item, outcome = mine[-1]
     entry = benchmark_entry(item.funcargs.get("benchmark")) if outcome.status == "timed" else None
     if entry is not None:
-        report.user_properties.append((KEY_BENCH, to_plain(entry)))
-    report.user_properties.append((KEY_OUTCOME, to_plain(_outcome_record(item.nodeid, bench_item, outcome))))
+        report.user_properties.append((KEY_BENCH, plain_data(entry)))
+    report.user_properties.append((KEY_OUTCOME, plain_data(_outcome_record(item.nodeid, bench_item, outcome))))
     loaded = state.registry.loaded()
     if set(loaded) - state.records.machine_shipped:  # each backend's device info once per worker
-        report.user_properties.append((KEY_MACHINE, to_plain({n: b.device_info() for n, b in loaded.items()})))
+        report.user_properties.append((KEY_MACHINE, plain_data({n: b.device_info() for n, b in loaded.items()})))
         state.records.machine_shipped |= set(loaded)
 
 
@@ -248,13 +248,15 @@ def _outcome_record(nodeid: str, item: BenchItem, outcome: Outcome) -> dict[str,
 def pytest_sessionfinish(session, exitstatus):
     trace.mark("sessionfinish")
     state = session.config.stash.get(STATE, None)
-    if state is not None and worker_index() is None and journaling.write_if_nothing_timed(session.config, state):
-        state.records.file_notes.append("[tlbench] no item was timed: the results file holds the failed and skipped items")
-    if state is not None and state.devices.workers is not None:
-        state.devices.device_phase.cancel()  # every item has reported: no piece is left to start
-        state.devices.workers.begin_close()  # the workers exit while the results are written
-    if state is not None and state.options.autotune_path and worker_index() is None:
-        write_best_configs(session.config, state)
+    if state is not None:
+        if worker_index() is None and journaling.write_if_nothing_timed(session.config, state):
+            state.records.file_notes.append(
+                "[tlbench] no item was timed: the results file holds the failed and skipped items")
+        if state.devices.workers is not None:
+            state.devices.device_phase.cancel()  # every item has reported: no piece is left to start
+            state.devices.workers.begin_close()  # the workers exit while the results are written
+        if state.options.autotune_path and worker_index() is None:
+            write_best_configs(session.config, state)
     machine_compare = session.config.pluginmanager.getplugin("tlbench-machine-compare")
     if machine_compare is not None and worker_index() is None:
         collector = session.config.pluginmanager.getplugin("tlbench-xdist-controller")
@@ -293,10 +295,7 @@ def _summary_extra(state: Any, records: Sequence[Mapping[str, object]], results_
     if results_path is not None:
         extra.append(f"[tlbench] results: {results_path} (pytest-benchmark's per-item table: -v)")
     extra += [diag.summary() for diag in state.items.diagnostics if diag.verdict != "ok" or diag.inert_keys]
-    extra += autotune_lines(state)
-    line = overlap_line(state)
-    if line is not None:
-        extra.append(line)
+    extra += [*autotune_lines(state), *filter(None, [overlap_line(state)])]
     if state.progress.scope_counts is not None:
         extra += state.progress.scope_counts.lines(records, state.options.compile_rounds, COMPILE_ROUNDS,
                                                    state.options.policy.compile_max_seconds)

@@ -1,11 +1,9 @@
 """On-chip footprint of a case per memory scope, checked before anything compiles.
 
-Contract: a backend describes its on-chip memories as ``Scope``s; a family turns a (problem, config) into one
-``ScopeUse`` per scope its body uses (``KernelFamily.footprint``, sizes from ``buffer_bytes``).
-``check(case, scopes, dialect)`` gives a ``BudgetVerdict`` whose ``reason`` names the scope, bytes, limit and
-buffers (``shared.dyn needs 262144 B, limit 232448 B (A_shared + B_shared 4 x 65536 B)``); such a config is
-skipped rather than compiled, because over-budget shared memory can pass lowering and fail only at launch.
-``plan_overflow(plan)`` says the same after lowering, for a family that declares no footprint.
+Contract: ``check(case, scopes, dialect)`` gives a ``BudgetVerdict`` whose ``reason`` names the
+scope, bytes, limit and buffers of a footprint (``Scope``, ``ScopeUse``) over budget: such a config
+is skipped, since over-budget shared memory can pass lowering and fail only at launch.
+``plan_overflow(plan)`` says the same after lowering.
 """
 
 from __future__ import annotations

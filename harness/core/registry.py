@@ -1,10 +1,8 @@
 """Which backends exist, by name, and how ``--tlbench-backend`` selects among them.
 
-Contract: ``BackendRegistry`` maps names to factories from the ``tlbench.backends`` entry points (or a source
-tree's pyproject.toml), importing a factory only when its backend is first used (``get``).  ``traits(name)`` and
-``dialect(name)`` answer without building the backend where they can.  ``select(choice)`` turns the option (a name,
-a comma list, or ``auto``: every backend that can compile here) into names; an unknown name raises
-``UnknownBackend`` listing the valid choices.
+Contract: ``BackendRegistry`` maps names to factories (``tlbench.backends`` entry points), building
+a backend at first ``get``; ``traits`` / ``dialect`` answer without building where they can.
+``select(choice)`` (a name, a comma list, or ``auto``) raises ``UnknownBackend`` on an unknown name.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """The user source files a kernel body is made of: its modules plus the user modules they import.
 
-Contract: ``source_closure(files)`` returns ``files`` (in order) followed by every ``.py`` file they import, directly
-or transitively, that is user code: not the standard library, not an installed distribution (site-packages, or the
-files a ``.dist-info`` RECORD lists in another ``sys.path`` folder; an editable install stays user code), not
-tlbench.  Imports are read from the syntax tree (lazy and relative ones too); a name that cannot be found is
-skipped.  A dotted name is looked up only where its top-level package is user code, so tilelang and torch are never
-imported here.
+Contract: ``source_closure(files)`` returns ``files`` then every ``.py`` they import, transitively,
+that is user code (not the standard library, an installed distribution or tlbench), read from the
+syntax tree; a name that cannot be found is skipped, and nothing is imported.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """Search spaces: pruning with reasons, and the seed's bad-space diagnostics.
 
-Contract: ``reject(case, scopes, dialect, rules)`` is every backend's pre-compile rejection: the family's
-validation (kind ``divisibility``, or its ``Refusal``'s kind), then the backend's rules in order, then the on-chip
-budget; the first objection is a ``Rejection`` with a sentence.  ``diagnose`` counts a space's requested and legal
-configs and rejections by kind, with a verdict (``all infeasible``, ``degenerate``); ``inert_keys`` finds swept keys
-whose values all lower to identical code (``probe_pairs`` picks the pairs to lower).
+Contract: ``reject(case, scopes, dialect, rules)``: the first of the family's validation, the
+backend's rules and the on-chip budget that objects, as a ``Rejection``.  ``diagnose`` counts a
+space's configs and rejections with a verdict; ``inert_keys`` finds swept keys that change nothing.
 """
 
 from __future__ import annotations

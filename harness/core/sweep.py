@@ -1,11 +1,10 @@
 """A suite's declaration of what to benchmark, expanded into cases with stable ids.
 
-Contract: a suite module defines ``SWEEP = Sweep(...)``; ``Sweep.cases(backend, scope)`` returns its problems of
-that scope crossed with its configs (plus backend-only ones) in declaration order, plus a ``best``-labelled case
-per problem where ``best_configs`` names a file (read by the caller's ``load_best``).  ``vendor_cases`` gives one
-vendor item per problem with ``vendor=True``.  Ids never depend on the backend.  Scopes: ``quick`` takes
-``quick_problems`` x ``quick_configs`` (None: all configs) plus ``quick_backend_configs`` where declared (``()``
-keeps a suite out), else runs as ``full``; ``smoke``: the small problems; ``full``: every problem.
+Contract: a suite module defines ``SWEEP = Sweep(...)``; ``Sweep.cases(backend, scope)`` crosses
+the scope's problems with the configs in declaration order (plus a ``best`` case per problem with
+``best_configs``); ``vendor_cases`` one vendor item per problem.  Ids never depend on the backend.
+Scopes: ``quick`` (``quick_problems`` x ``quick_configs``; ``()`` keeps a suite out), ``smoke``,
+``full``.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """An opt-in wall-clock trace of a run's phases, across its processes: where start-up goes.
 
-Contract: with ``TLBENCH_TRACE=<file>`` set, ``mark(event, role, **fields)`` appends one JSON line ``{"t", "pid",
-"who", "event", **fields}`` (one ``O_APPEND`` write, so processes never interleave); without it, nothing.
-``mark_first`` adds the process's start time (``process_start``: Linux /proc, else None) and an ``exit`` mark at
-exit.  ``read(path)`` parses the lines; ``timeline(lines)`` gives one text line per event relative to the earliest.
-A trace never fails a run: a file that cannot be written is skipped.
+Contract: with ``TLBENCH_TRACE=<file>``, ``mark(event, role, **fields)`` appends one JSON line
+(one ``O_APPEND`` write); without it, nothing.  ``mark_first`` adds the process start and an exit
+mark; ``read(path)``, ``timeline(lines)``.  A trace never fails a run.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """Compile every device item of a session concurrently, before and while timing runs.
 
-Contract: ``CompilePool.prefetch(backend, cases)`` submits warm compiles once per (backend, case);
-``prefetch_in_background`` does so from a thread; ``get(backend, case)`` returns the ``Compiled`` or
-raises its ``CompileError`` (an unsubmitted case is compiled by the caller); ``pending()``;
-``wait_idle()`` waits until every submission is in and done; ``close()``.  Cases the backend calls
-``likely_cached`` go to a narrow lane of ``warm_lane`` threads (cache hits hold the GIL); with
-``warmer_of`` others are first built in a ``CacheWarmer`` child process.
+Contract: ``CompilePool.prefetch(backend, cases)`` submits warm compiles once per (backend, case)
+(``prefetch_in_background`` from a thread); ``get(backend, case)`` returns the ``Compiled`` or
+raises its ``CompileError``; ``pending()``, ``wait_idle()``, ``close()``.  ``likely_cached`` cases
+take a narrow lane; with ``warmer_of`` others are built first in a ``CacheWarmer`` child.
 """
 
 from __future__ import annotations

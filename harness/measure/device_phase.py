@@ -1,12 +1,9 @@
-"""The device phase of a pytest session: a backend's device items measured in interleaved rounds,
-one piece at a time on each of its devices.
+"""The device phase of a pytest session: a backend's device items in interleaved rounds, one piece at
+a time on each of its devices.
 
 Contract: ``DevicePhase.outcome(item, backend, phase_items, ctx)`` returns the item's ``Outcome``;
-the first call for a backend plans its items into pieces (device_pieces.py) measured by a
-``PieceRunner`` through ``make_session(backend, ctx, device)`` (``background``: a thread per
-device). Each finished piece goes to ``on_chunk(pairs)`` and is stored; timed outcomes get
-``device_uuid``. An item no piece covered is measured on its own.  ``start``, ``wait_idle()``,
-``cancel()``.
+the first call for a backend measures its items in pieces (device_pieces.py) through
+``make_session(backend, ctx, device)``, each finished piece handed to ``on_chunk(pairs)``.
 """
 
 from __future__ import annotations

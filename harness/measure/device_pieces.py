@@ -1,12 +1,10 @@
 """A backend's device items cut into pieces for the devices of one run, in the order devices take
-them.
+them.  Pure functions.
 
-Contract: ``plan_pieces(items, devices, cost)`` groups items by ``chunk_key`` (backend, problem).
-One device: one piece per problem, fewest kernels first (the GPU starts soonest).  Several: each
-problem's kernels dealt round-robin into ``devices`` pieces (the cheapest problem into twice as
-many), largest ``cost`` first.  ``Piece.items_for(device)``: its kernels and that device's vendor
-copy (all vendor items on one device).  ``prefetch_order(cases, devices, device)``: cases in the
-order ``device`` needs them. ``expected_cost(item)``: 1 + the problem's TFLOP.  Pure functions.
+Contract: ``plan_pieces(items, devices, cost)`` groups items by ``chunk_key`` (backend, problem):
+one device, a piece per problem, fewest kernels first; several, each problem dealt round-robin
+into ``devices`` pieces, largest ``cost`` first.  ``prefetch_order``; ``expected_cost(item)``: 1 +
+the problem's TFLOP.
 """
 
 from __future__ import annotations

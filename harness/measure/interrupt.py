@@ -1,11 +1,8 @@
 """A run interrupted by the user (Ctrl-C) is not a kernel failure.
 
-Contract: an item whose work a Ctrl-C ended is ``interrupted`` (outcome.py), never ``failed``.
-``InterruptWatch``: ``arm()`` (main thread, where SIGINT is not ignored) notes SIGINT in ``seen``
-and chains to the previous handler; ``disarm()`` restores it.  ``Interrupted``: raised where work
-ends for that.  ``is_interrupt(exc)``: a KeyboardInterrupt or ``Interrupted`` in the chain, or named
-in its words. ``died_of_interrupt(returncode)``; ``interrupted_outcome(exc, stage, seen)``: the
-``interrupted`` Outcome, or None when neither ``seen`` nor an interrupt.
+Contract: ``InterruptWatch`` (``arm`` / ``disarm``) notes SIGINT in ``seen``; ``Interrupted``;
+``is_interrupt(exc)``; ``died_of_interrupt(returncode)``; ``interrupted_outcome(exc, stage, seen)``:
+the ``interrupted`` Outcome (never ``failed``), or None when neither ``seen`` nor an interrupt.
 """
 
 from __future__ import annotations

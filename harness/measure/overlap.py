@@ -1,11 +1,8 @@
 """Compile work beside device timing: whether a run overlaps them, and with what kept apart.
 
 Contract: ``decide(mode, timeable, compiling, usable, device_workers, siblings_of)`` returns an
-``Overlap``: ``off`` never; ``auto`` when some backend times device items (``timeable``), some has
-compile items (``compiling``) and the CPU split (cpu_plan.py) leaves ``AUTO_MIN_COMPILE_CPUS`` to
-compile work; ``on`` the same with one CPU enough.  ``Overlap.on``, ``reason`` (one line), ``plan``
-(the ``CpuPlan``), ``note(kind, compiles_beside)``: the record's ``overlap`` value.  Nothing here
-starts anything; an A/A with ``--tlbench-overlap off`` / ``auto`` must come out SAME.
+``Overlap`` (``on``, ``reason``, ``plan``, ``note(kind, compiles_beside)``): ``off`` never; ``auto``
+when both kinds run and the CPU split leaves ``AUTO_MIN_COMPILE_CPUS``; ``on`` with one CPU enough.
 """
 
 from __future__ import annotations

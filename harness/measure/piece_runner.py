@@ -1,10 +1,8 @@
 """Pieces of a device phase measured on one or more devices, and handed over as they end.
 
-Contract: ``PieceRunner(pieces, devices, measure_piece, background)`` measures each piece once
-(``measure_piece(piece, device) -> [(item, outcome)]``); ``next_done(tick)`` returns one finished
-piece's pairs at a time, then None (``background``: a thread per device; else it measures the next
-piece on device 0 itself).  A piece that raises fails (or interrupts) all its items.  ``cancel()``.
-``MergedProgress`` folds concurrent pieces' ``LoopProgress`` into one stream.
+Contract: ``PieceRunner(pieces, devices, measure_piece, background)`` measures each piece once;
+``next_done(tick)`` returns one finished piece's (item, outcome) pairs at a time, then None.  A
+piece that raises fails (or interrupts) its items.  ``MergedProgress`` folds pieces' progress.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..core.cases import MeasurePolicy, VendorCase
 from ..core.record import BenchItem, item_record
@@ -238,6 +238,12 @@ def _settled(prev: Batch, batch: Batch) -> bool:
     return change(*clocks) <= SETTLED and change(median(prev.samples_s), median(batch.samples_s)) <= SETTLED
 
 
+def _detect_drift(tracks: Iterable[_Track], threshold: float) -> None:
+    for t in tracks:
+        if t.error is None:
+            t.drift = detect_drift(t.medians(), threshold)
+
+
 def _vendor_of(tracks: Sequence[_Track]) -> dict[tuple[str, Any], _Track]:
     return {(t.item.backend, t.item.case.problem): t for t in tracks if isinstance(t.item.case, VendorCase)}
 
@@ -296,8 +302,8 @@ def _record(loop: _Loop, track: _Track, vendor: _Track | None, warmup: _Warmup |
 def measure_items(session: DeviceSession, items: Sequence[BenchItem], policy: MeasurePolicy,
                   clock: Callable[[], float] = time.perf_counter, sleep: Callable[[float], None] = time.sleep,
                   progress: ProgressCallback | None = None) -> list[Outcome]:
-    loop = _Loop(session, policy, make_criterion(policy.criterion), clock, sleep, progress=progress, items=len(items))
-    loop.unprepared = len(items)
+    loop = _Loop(session, policy, make_criterion(policy.criterion), clock, sleep, progress=progress, items=len(items),
+                 unprepared=len(items))
     loop.remaining = {-(i + 1): policy.rounds for i in range(len(items))}  # each item's minimum rounds, before it exists
     results: dict[str, Outcome] = {}
     tracks: list[_Track] = []
@@ -318,9 +324,7 @@ def measure_items(session: DeviceSession, items: Sequence[BenchItem], policy: Me
     if tracks:
         loop.rounds([t for t in tracks if t.error is None], policy.interleave)
     vendors = _vendor_of(tracks)
-    for t in tracks:
-        if t.error is None:
-            t.drift = detect_drift(t.medians(), policy.drift_threshold)
+    _detect_drift(tracks, policy.drift_threshold)
     drifted = [t for t in tracks if t.drift is not None and t.error is None]
     if drifted and policy.remeasure_on_drift:
         again = {id(t): t for t in drifted}
@@ -332,9 +336,7 @@ def measure_items(session: DeviceSession, items: Sequence[BenchItem], policy: Me
             t.first_drift, t.drift = t.drift, None
             t.attempt += 1
         loop.rounds(list(again.values()), policy.interleave)
-        for t in again.values():
-            if t.error is None:
-                t.drift = detect_drift(t.medians(), policy.drift_threshold)
+        _detect_drift(again.values(), policy.drift_threshold)
     for t in tracks:
         vendor = vendors.get((t.item.backend, t.item.case.problem))
         results[t.item.item_id] = t.error or _record(loop, t, vendor, warmup, policy.interleave)

@@ -104,8 +104,8 @@ class _CompileTiming:
 def _compile_step(state: _CompileTiming, backend: Backend, seen: Callable[[], bool] = lambda: False) -> None:
     """One cold call: the one cold build of a backend with ``lower`` (not a sample), else a timed
     round."""
-    assert isinstance(state.item.case, Case)
     case = state.item.case
+    assert isinstance(case, Case)
     lower = getattr(backend, "lower", None)
     lowering_only = state.built is not None
     try:
@@ -118,8 +118,7 @@ def _compile_step(state: _CompileTiming, backend: Backend, seen: Callable[[], bo
             return
     except Exception as exc:  # noqa: BLE001 - the item fails with these words
         words = str(exc) if isinstance(exc, CompileError) else f"{type(exc).__name__}: {exc}"
-        state.failure = (interrupted_outcome(exc, "compile", seen())
-                         or failed("compile", words, exc=exc))
+        state.failure = interrupted_outcome(exc, "compile", seen()) or failed("compile", words, exc=exc)
         return
     state.cpu.append(spent)
     state.samples.append(compiled.compile_seconds)
@@ -132,9 +131,7 @@ def _compile_outcome(state: _CompileTiming, backend: Backend, rounds: int, inter
         return state.failure
     item, compiled, built = state.item, state.last, state.built
     assert compiled is not None and isinstance(item.case, Case)
-    capped = len(state.samples) < rounds
-    asked = rounds
-    rounds = len(state.samples)
+    capped, asked, rounds = len(state.samples) < rounds, rounds, len(state.samples)
     plan = state.plan if built else backend.inspect(compiled)
     over = plan_overflow(plan)
     if over:  # no footprint was declared, or it missed a buffer: the compiled kernel says it cannot launch
@@ -168,11 +165,8 @@ def _compile_outcome(state: _CompileTiming, backend: Backend, rounds: int, inter
         record[INSTRUCTIONS] = hardware_record([c[0] for c in state.counts], [c[1] for c in state.counts], state.built_count)
     if built:
         record["cold_build_once"] = {
-            "wall_s": built[0].compile_seconds,
-            "cpu_s": built[1],
-            "phases_s": built[0].phases_s,
-            "method": f"one cold {PHASE_WORDS['build']}, caches bypassed, before the rounds; not in the samples",
-        }
+            "wall_s": built[0].compile_seconds, "cpu_s": built[1], "phases_s": built[0].phases_s,
+            "method": f"one cold {PHASE_WORDS['build']}, caches bypassed, before the rounds; not in the samples"}
     return Outcome(status="timed", samples_s=tuple(state.samples), record=record, plan=plan)
 
 

@@ -23,7 +23,8 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from ..core import trace
-from .worker_start import plain, start_runtime_warm_up, warm_device, warm_up_compile, worker_facts
+from ..core.record import plain_data
+from .worker_start import start_runtime_warm_up, warm_device, warm_up_compile, worker_facts
 from . import hang_report
 from .busy_watch import BusyWatch
 from .stage_reporter import StageReporter
@@ -52,11 +53,11 @@ def plain_outcome(outcome: Any) -> Any:
     """The outcome as plain data: compilers' own objects do not pickle safely."""
     from ..core.cases import Plan
 
-    outcome.record = plain(outcome.record)
+    outcome.record = plain_data(outcome.record)
     outcome.samples_s = tuple(float(s) for s in outcome.samples_s)
     outcome.reason, outcome.stage = str(outcome.reason), str(outcome.stage)
     if outcome.plan is not None:
-        outcome.plan = Plan(**plain(vars(outcome.plan)))  # not asdict: its deep copy makes new tvm objects
+        outcome.plan = Plan(**plain_data(vars(outcome.plan)))  # not asdict: its deep copy makes new tvm objects
     return outcome
 
 
@@ -67,13 +68,13 @@ def plain_prepared(prepared: Any) -> Any:
 
     def plain_field(value: object) -> object:
         if isinstance(value, Plan):
-            return Plan(**plain(vars(value)))
+            return Plan(**plain_data(vars(value)))
         if isinstance(value, CheckResult):
-            return CheckResult(**plain(vars(value)))
+            return CheckResult(**plain_data(vars(value)))
         if isinstance(value, tuple):
-            return tuple(plain(list(value)))
+            return tuple(plain_data(list(value)))
         if isinstance(value, (dict, list, str)) or value is None:
-            return plain(value)
+            return plain_data(value)
         if isinstance(value, numbers.Integral) and not isinstance(value, bool):
             return int(value)
         return float(value) if isinstance(value, numbers.Real) else value

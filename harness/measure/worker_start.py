@@ -3,29 +3,25 @@
 Contract: ``start_runtime_warm_up(ref)`` runs ``"module:function"`` on a thread (or None);
 ``warm_device(backend)``: ``device_info()`` as plain data ({} on failure);
 ``worker_facts(backend)``: ``worker_facts()`` as plain data or None; ``warm_up_compile(backend)``:
-its wall seconds, or None; ``plain(value)``: JSON-able data.  Each failure is left to the first item
-that meets it.
+its wall seconds, or None.  Each failure is left to the first item that meets it.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import threading
 import time
 from importlib import import_module
 from typing import Any
 
 from ..core import trace
+from ..core.record import plain_data
 
-
-def plain(value: Any) -> Any:
-    return json.loads(json.dumps(value, default=str))
 
 def warm_device(backend: Any) -> dict[str, Any]:
     """The backend's ``device_info()`` as plain data (starts the runtime early); {} on failure."""
     try:
-        return plain(backend.device_info() or {})
+        return plain_data(backend.device_info() or {})
     except Exception:  # noqa: BLE001 - the first device stage reports it with its item
         return {}
 
@@ -34,7 +30,7 @@ def worker_facts(backend: Any) -> dict[str, Any] | None:
     """The backend's ``worker_facts()`` as plain data (for ``from_worker_facts``), or None."""
     facts = getattr(backend, "worker_facts", None)
     try:
-        return plain(facts()) if callable(facts) else None
+        return plain_data(facts()) if callable(facts) else None
     except Exception:  # noqa: BLE001 - the controller falls back to loading the backend itself
         return None
 

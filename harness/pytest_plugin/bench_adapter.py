@@ -1,14 +1,9 @@
 """Every use tlbench makes of pytest-benchmark beyond its public fixture API, in one place.
 
-Contract (pinned by tests/test_bench_adapter.py; pytest-benchmark 5.2.x and 5.3.x):
-``feed_samples`` makes a fixture's ``stats`` hold exactly the device samples (private
-``_make_stats`` / ``_mode``); ``detached_fixture`` is a fixture as pytest-benchmark would make it
-for a node, never added to the session (the journal writes its entry first); ``result_json_path``
-reads ``--benchmark-json`` (an open file in 5.2.x, a ``Path`` in 5.3.x); ``write_json``,
-``route_json_write`` (the session's own write through a writer) and ``write_nothing_timed_json``
-write the results file; ``quiet_table_by_default`` turns pytest-benchmark's per-item table off
-unless asked for (``-v``, ``--benchmark-verbose``/``-quiet``/``-compare``/``-histogram``) and
-``restore_table`` undoes it.
+Contract (tests/test_bench_adapter.py; pytest-benchmark 5.2.x and 5.3.x): ``feed_samples`` makes
+``stats`` hold exactly the device samples; ``detached_fixture``, ``result_json_path``,
+``write_json``, ``route_json_write``, ``write_nothing_timed_json``; ``quiet_table_by_default``
+turns the per-item table off unless asked for (``-v`` ...), ``restore_table`` undoes it.
 """
 
 from __future__ import annotations

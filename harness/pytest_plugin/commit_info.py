@@ -1,10 +1,8 @@
 """``commit_info`` of the results JSON: which code made this run, even without a usable git.
 
-Contract: ``fill_commit_info(commit_info, root, environ)`` completes pytest-benchmark's dict in
-place: ``TLBENCH_COMMIT`` / ``TLBENCH_COMMIT_DIRTY``, when set, win over git (a copied tree can
-carry a stale ``.git``), git's answer kept as ``git_id`` / ``git_dirty``; ``id_source`` says where
-the id came from; ``source_digest`` (SHA-256 over the ``*.py`` of harness/, backends/, suites/)
-always ties the run to the code that ran.
+Contract: ``fill_commit_info(commit_info, root, environ)`` completes pytest-benchmark's dict:
+``TLBENCH_COMMIT`` / ``TLBENCH_COMMIT_DIRTY`` win over git (kept as ``git_id`` / ``git_dirty``),
+``id_source`` says which, ``source_digest`` hashes the ``*.py`` of harness/, backends/, suites/.
 """
 
 from __future__ import annotations

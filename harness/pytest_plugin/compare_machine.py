@@ -1,11 +1,8 @@
 """What tlbench does with pytest-benchmark's ``machine_info``: fills it, and compares it.
 
-Contract: ``fill_machine_info(machine_info, registry)`` adds each loaded backend's device info,
-an ``accelerator`` line and its ``machine_info_keys``; ``add_spread_devices`` adds
-``spread_summary`` for a backend spread over devices; ``MachineInfoOnce`` keeps this process's
-first ``generate_machine_info`` answer.  ``MachineCompare(owned_keys)``: pytest-benchmark compares
-at configure, before any backend loaded, so the check is lent the saved run's owned values and
-``finish(config, extra)`` warns at session end, in pytest-benchmark's words, where they differ.
+Contract: ``fill_machine_info(machine_info, registry)``, ``add_spread_devices``; ``MachineInfoOnce``
+keeps the first ``generate_machine_info`` answer; ``MachineCompare(owned_keys)`` lends the saved
+run's owned values to the configure-time compare; ``finish(config, extra)`` warns where they differ.
 """
 
 from __future__ import annotations

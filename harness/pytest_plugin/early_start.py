@@ -1,11 +1,8 @@
 """When a run's workers start: as early as the run is known to be a tlbench run.
 
-Contract: ``start_workers_early(config, state, at_configure=False)`` starts the workers of the
-backends asked for (and, with several compile jobs, their compile-job workers) so their imports
-overlap collection: at configure for backends named on the command line; for ``auto`` at the
-first module that ``looks_like_suite`` or its first ``pytest_generate_tests``.  A run without a
-tlbench suite starts none.  ``looks_like_suite(path)``: the file assigns ``SWEEP`` and imports
-tlbench at module level (read and parsed, never imported).
+Contract: ``start_workers_early(config, state, at_configure=False)`` starts the workers asked for
+so their imports overlap collection: at configure for named backends, for ``auto`` at the first
+module that ``looks_like_suite`` (it assigns ``SWEEP`` and imports tlbench; parsed, not imported).
 """
 
 from __future__ import annotations

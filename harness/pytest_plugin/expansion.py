@@ -1,10 +1,8 @@
 """From a suite's ``SWEEP`` to the run's items, the search-space diagnostics, and the prefetch.
 
-Contract: ``expand(sweep, state)`` is one ``BenchItem`` per (kind, selected backend, case), vendor
-items (a copy per GPU) and the autotuned ``best`` case included; ``diagnose_space(sweep, state)``
-asks each backend's ``rejection`` of every config and probes inert keys where asked (cached on
-disk); ``prefetch(state, backend)`` compiles a backend's device cases ahead, in its workers, the
-compile pool, or once under a lock across xdist workers.
+Contract: ``expand(sweep, state)``: one ``BenchItem`` per (kind, selected backend, case), vendor and
+``best`` cases included; ``diagnose_space(sweep, state)``: rejections and inert keys per backend;
+``prefetch(state, backend)`` compiles a backend's device cases ahead.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """The inert-key probe's results on disk, so one lowering serves every process and later run.
 
 Contract: ``cached_inert_keys(cache, key, configs, kernel_source)`` returns the answer stored for
-``key`` (a ``ProbeKey``: compiler, bodies, family, problem, configs) in ``InertKeyCache(directory)``,
-else probes (harness/core/space.py) and stores it atomically; ``key`` None (no ``lowering_key``)
-caches nothing; an unreadable file is a ``UserWarning``.  ``default_directory()``:
-``$TLBENCH_CACHE_DIR``, else ``$XDG_CACHE_HOME/tlbench``, else ``~/.cache/tlbench``.
+``key`` (a ``ProbeKey``; None caches nothing), else probes and stores it atomically; an unreadable
+file is a ``UserWarning``.  ``default_directory()``: ``$TLBENCH_CACHE_DIR`` or the XDG cache.
 """
 
 from __future__ import annotations

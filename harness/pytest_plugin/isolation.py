@@ -1,12 +1,9 @@
 """pytest glue of the device worker: options, and one ``WorkerSession`` per backend here.
 
 Contract: ``--tlbench-isolation worker`` (default) runs a backend's items in its persistent worker
-process (harness/measure/worker_session.py), so a crash or hang costs only its item; ``inprocess``
-runs them here.  ``Workers`` makes the sessions: ``session(backend, device)``,
-``device_session`` (the device phase's), ``compile_session`` (a fresh worker per compile job at
-nice ``COMPILE_NICE``; ``start_compile_jobs`` starts them ahead), ``annotate`` (the worker's
-account on a failure), ``begin_close`` / ``close``.  Spread over devices in one process
-(``devices``), a backend has one worker per device, pinned by its ``device_env``.
+process, so a crash or hang costs only its item; ``inprocess`` runs them here.  ``Workers`` makes
+the sessions (``session``, ``device_session``, ``compile_session`` at ``COMPILE_NICE``), adds the
+worker's account to a failure (``annotate``) and ends them (``begin_close`` / ``close``).
 """
 
 from __future__ import annotations

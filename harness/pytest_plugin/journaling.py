@@ -1,15 +1,11 @@
 """pytest glue of the run journal: write it, resume from one, and the results file's safety.
 
-Contract (``JournalingPlugin``, registered by harness/plugin.py): the journal is
-``--tlbench-journal PATH``, else ``<--benchmark-json stem>.journal.jsonl``; each finished item is
-appended as it finishes, after the process's ``run`` and ``collected`` lines, with its
-``Identity`` (code hash, testbed, measure settings).  ``--tlbench-resume JOURNAL`` reuses an item
-journaled as timed with the same identity (and, without ``--tlbench-seed``, the journal's seed);
-a bad journal is a usage error.  The results file is written atomically; a process that measured
-no tlbench item writes no journal.  Under xdist the workers append, the controller writes ``end``.
-``set_aside_previous`` moves an earlier run's results file to ``<name>.previous``;
-``partial_note`` is the JSON's ``tlbench.partial`` (None for a whole run), with the exit status
-``ExitStatusNote`` keeps; ``write_if_nothing_timed`` writes the file of a run that timed nothing.
+Contract (``JournalingPlugin``): each finished item is appended to ``--tlbench-journal PATH``
+(else ``<--benchmark-json stem>.journal.jsonl``) with its ``Identity``; ``--tlbench-resume
+JOURNAL`` reuses an item journaled as timed with the same identity (a bad journal is a usage
+error).  ``set_aside_previous``, ``partial_note`` (the JSON's ``tlbench.partial``, None for a whole
+run) and ``write_if_nothing_timed`` keep the results file honest; under xdist the controller
+writes ``end``.
 """
 
 from __future__ import annotations
@@ -24,13 +20,13 @@ from typing import Any, Callable, Iterator, Mapping
 
 import pytest
 
-from ..core.record import EXTRA_KEY, SCHEMA_VERSION, BenchItem
+from ..core.record import EXTRA_KEY, SCHEMA_VERSION, BenchItem, plain_data
 from ..results.files.journal import (JOURNAL_VERSION, Journal, JournalError, atomic_write_text, journal_path_for,
                                      not_the_item, read_journal)
 from ..results.files.store import testbed_of
 from .bench_adapter import result_json_path, route_json_write, write_nothing_timed_json
 from .manners import item_id_of
-from .xdist_support import WORKER_ENV, is_controller, to_plain, worker_index
+from .xdist_support import WORKER_ENV, is_controller, worker_index
 
 SOURCE_DIRS = ("harness", "backends")
 
@@ -219,7 +215,7 @@ class JournalingPlugin:
             "type": "item", "item_id": item.item_id, "nodeid": nodeid, "status": outcome.status,
             "identity": asdict(self.identity(nodeid, item.backend, backend)) if backend is not None else None,
             "outcome": rec,
-            "benchmark": to_plain(stats.as_dict(include_data=True)) if outcome.status == "timed" and stats else None,
+            "benchmark": plain_data(stats.as_dict(include_data=True)) if outcome.status == "timed" and stats else None,
         })
 
     def pytest_sessionfinish(self, session, exitstatus) -> None:

@@ -1,12 +1,9 @@
-"""Applying the overlap of compile work and device timing to a pytest session.
+"""Applying the overlap of compile work and device timing to a pytest session
+(harness/measure/overlap.py decides).
 
-Contract (harness/measure/overlap.py decides; this applies): ``plan_overlap(config, state)`` (at
-collection's end, in the process that measures) sets ``state.devices.overlap``;
-``start_overlap(state, ctx_for)`` (at the first item, once) pins this process to the compile CPUs
-and each device worker to its own, and starts each timeable backend's device phase in the
-background; ``start_compile_jobs_ahead(state)`` starts the compile-job workers each backend will
-use and ends those no phase takes; ``compiles_wait_for_device(state)``; ``overlap_line(state)``:
-the summary's line (None where there was nothing to overlap).
+Contract: ``plan_overlap(config, state)`` sets ``state.devices.overlap``; ``start_overlap`` pins
+this process and the device workers apart and starts the device phases in the background;
+``start_compile_jobs_ahead``, ``compiles_wait_for_device``, ``overlap_line`` (None: no overlap).
 """
 
 from __future__ import annotations

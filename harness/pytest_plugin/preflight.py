@@ -1,10 +1,8 @@
 """The preflight at collection: a suite's own code checked before any of its items compiles.
 
-Contract: ``run_preflight(items, state, given_gib)`` asks the family's preflight
-(harness/core/preflight.py) once per (problem, dialect), against ``device_memory``, and keeps the
-failing items' lines (``state.items.preflight_failed``), every finding and note once
-(``preflight_lines``) and the problems checked at size (``preflight_sized``).  A failing item
-never compiles: ``ItemRunner`` fails it with its line.
+Contract: ``run_preflight(items, state, given_gib)`` runs the family's preflight once per (problem,
+dialect) and keeps in ``state.items`` the failing items' lines (``ItemRunner`` fails them at once),
+every finding once and the problems checked at size.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """Every progress line of a run, from one place: counts that only advance, an ETA only from
 measured costs, and lines that never land inside pytest's own.
 
-Contract: ``ProgressBoard(write).phase(key, label, unit)`` is one ``PhaseLine`` per key, updated from
-any thread but written only from the main thread (its calls and ``tick()``): first after
-``first_s``, then per tenth at most every ``gap_s``, at least every ``heartbeat_s``, as
-``[tlbench] <label>: <done>/<total> <unit>, <detail>, elapsed m:ss[, ETA m:ss]``.
-``terminal_writer(config)`` writes through pytest's reporter; ``LoopLine`` is a device phase's line.
+Contract: ``ProgressBoard(write).phase(key, label, unit)`` is one ``PhaseLine`` per key, updated
+from any thread, written only from the main thread as ``[tlbench] <label>: <done>/<total> <unit>,
+...``.  ``terminal_writer(config)``; ``LoopLine`` is a device phase's line.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """What the plugin says about a run besides its items: the terminal summary, autotune, phases.
 
 Contract: ``write_summary(reporter, records, setup_s, traits_of, extra_lines, title, setup_parts)``
-writes the ``tlbench`` section (at ``-v`` the per-item table first, then the summary blocks, then
-``extra_lines``); ``write_best_configs(config, state)`` writes the fastest correct config per
-problem once per run (never in an xdist worker) and ``autotune_lines(state)`` says so;
-``phases_s(state)`` is the JSON's ``tlbench.phases_s`` in wall seconds (empty parts left out).
+writes the ``tlbench`` section; ``write_best_configs(config, state)`` / ``autotune_lines(state)``;
+``phases_s(state)``: the JSON's ``tlbench.phases_s``.
 """
 
 from __future__ import annotations

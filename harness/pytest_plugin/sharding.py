@@ -1,12 +1,9 @@
 """``--tlbench-shard=I/N``: this process runs shard I of a run split over N machines.
 
-Contract (inactive without the option): ``register(config)`` parses it (a bad value, or ``-n``,
-is a usage error) and registers a ``ShardPlugin``, which keeps this shard's items after every
-other deselection.  ``split(entries, count)`` deals items deterministically, longest first onto
-the least-loaded shard (expected cost, or ``--tlbench-shard-costs`` seconds); a vendor item goes
-to every shard holding a kernel of its problem.  The JSON's ``tlbench.shard`` names the shard, the
-run and the settings that must match; records gain ``shard``, ``host`` and ``device``.  A shard
-that timed nothing still writes its file.
+Contract: ``register(config)`` parses it (a bad value, or ``-n``, is a usage error) and registers a
+``ShardPlugin`` that keeps this shard's items; ``split(entries, count)`` deals them longest first
+onto the least-loaded shard, a vendor item to every shard holding its problem.  The JSON's
+``tlbench.shard`` names the shard; records gain ``shard``, ``host`` and ``device``.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """The pytest-xdist hooks: a worker pinned to its device, pytest-benchmark kept working under ``-n``.
 
-Contract (registered through harness/plugin.py): ``pytest_cmdline_main`` parks a worker's marker
-(``HIDDEN_WORKER``: pytest-benchmark would disable itself on seeing it) and, in the controller,
-``--benchmark-only`` (refused under xdist); ``pytest_sessionstart`` puts both back.  ``-n N``
-without ``--dist`` uses the cost-group scheduler (gpu_split.py), each worker told so and given the
-controller's cost folder.  A session without xdist, or with ``--dist``, is left as pytest makes it.
+Contract: ``pytest_cmdline_main`` parks a worker's marker (``HIDDEN_WORKER``) and the controller's
+``--benchmark-only``; ``pytest_sessionstart`` puts both back.  ``-n N`` without ``--dist`` uses the
+cost-group scheduler (gpu_split.py).  Without xdist, or with ``--dist``, nothing changes.
 """
 
 from __future__ import annotations

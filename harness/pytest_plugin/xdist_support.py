@@ -11,7 +11,6 @@ merged ``--benchmark-json`` in pytest-benchmark's format and prints the tlbench 
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import os
 from typing import Any, Mapping, Sequence
 
@@ -55,11 +54,6 @@ def pin_env(option: str | None, traits: Sequence[Any], index: int | None) -> dic
     for t in traits:
         env.update(t.device_env(devices[index % len(devices)]))
     return env
-
-
-def to_plain(value: Any) -> Any:
-    """JSON-able copy (execnet carries only plain types; pytest-benchmark dicts hold callables)."""
-    return json.loads(json.dumps(value, default=str))
 
 
 def merged_document(config, benchmarks: list[dict], machine_extra: Mapping[str, object],
