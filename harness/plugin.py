@@ -1,10 +1,9 @@
 """pytest glue: options, parametrization, the ``tlbench`` fixture, JSON and terminal hooks.
 
 Contract: a suite module declares ``SWEEP = Sweep(...)`` and a test taking the ``tlbench``
-fixture; this plugin expands it into one item per (measure kind, backend, case), runs each
-through ``harness.measure.runner`` and hands the samples to pytest-benchmark, so ``stats`` are
-device (or compile) seconds.  Failed and skipped items go to the JSON's top-level ``tlbench``
-key.  All per-run state lives in ``config.stash`` (harness/pytest_plugin/state.py).
+fixture; one item per (measure kind, backend, case) is measured through ``harness.measure`` and
+handed to pytest-benchmark, so ``stats`` are device (or compile) seconds.  Failed and skipped items
+go to the JSON's top-level ``tlbench`` key.  Per-run state lives in ``config.stash``.
 """
 
 from __future__ import annotations

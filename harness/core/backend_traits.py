@@ -1,15 +1,10 @@
 """What a backend knows that the harness shows or sets up, readable without its toolchain.
 
-Contract: a backend's traits are any object with the members of ``BackendTraits``, importing neither tilelang nor
-torch (reports on a laptop and the xdist controller use them).  ``TraitsCatalog`` loads them from the
-``tlbench.traits`` entry points; a backend with none gets ``DefaultTraits``.  The harness reads a backend's colour,
-label, plan summary, machine-info keys, testbed fields, worker pinning and schedule figure only from here.
-
-Optional members (read with ``getattr``): ``runtime_warm_up`` (a ``"module:function"`` the device worker calls in
-a thread as it starts, paying the runtime's one-off costs; it measures nothing), ``dialect`` (the body dialect the
-backend builds), ``measurement_method(record)`` (``{label: value}`` saying how a timed record was measured; compare
-refuses pairs that differ; {} where judged otherwise; default ``generic_measurement_method``) and
-``method_options`` (the options that set it, named in the refusal).
+Contract: traits are any object with the members of ``BackendTraits``, importing neither tilelang
+nor torch; ``TraitsCatalog`` loads them from the ``tlbench.traits`` entry points (else
+``DefaultTraits``).  Optional members: ``runtime_warm_up`` (``"module:function"`` a device worker
+calls as it starts), ``dialect``, ``measurement_method(record)`` (``{label: value}``; compare
+refuses pairs that differ) and ``method_options``.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """The contracts between the harness and a kernel family: ``RecordFamily`` for reading records, and
 ``KernelFamily``, the running one that ``kernel_sweep``'s family implements.
 
-Contract: ``RecordFamily`` turns a record's dicts back into a typed problem and config, splits a case id
-(``<problem_id>[-<label>]-<config_id>``) into ``CaseIdParts``, and names a config's ``StagePoint``, a problem label
-and the loop's trip count.  ``FamilyCatalog.for_record`` finds one per record: a self-describing record
-(harness/core/described.py) is read by its own words, an older one by the ``tlbench.families`` entry point of its
-``family`` name; it raises ``KeyError`` when no family reads it.  ``KernelFamily`` adds validation, the body per
-dialect, inputs, the check, FLOPs, bytes and the on-chip footprint (optional members: harness/core/kernel_traits.py).
+Contract: ``FamilyCatalog.for_record`` finds a ``RecordFamily`` per record (a self-describing one
+by its own words, else by the ``tlbench.families`` entry point of its ``family``; ``KeyError`` when
+none reads it).  Optional ``KernelFamily`` members: harness/core/kernel_traits.py.
 """
 
 from __future__ import annotations

@@ -1,13 +1,10 @@
 """What one benchmark item writes into pytest-benchmark's JSON, and how to read it back.
 
-Contract: ``item_record(...)`` builds the ``extra_info["tlbench"]`` dict of one item: schema version, backend, kind,
-case id and parameters, the compiler's plan, the on-chip budget, the measurement method, the raw samples (seconds),
-their summary, the correctness check and derived throughput; a device record also the dtypes of the tensors the
-kernel was called with as inputs (``input_dtypes``, e.g. ``["float16", "float16"]``; None where the family reports
-none), from which a problem that names no dtype gets its roofline peak. ``stats`` of the pytest-benchmark entry hold
-the same samples, so its own compare tools see device (or compile) time, never host time. ``failure_record`` /
-``skip_record`` describe items that produced no timing; they go under the JSON's top-level ``tlbench`` key, because
-pytest-benchmark drops such items.
+Contract: ``item_record(...)`` builds an item's ``extra_info["tlbench"]``: identity, plan, budget,
+method, raw samples (seconds) and summary, and for a device item the check, throughput and input
+dtypes; ``stats`` hold the same samples, so pytest-benchmark's compare sees device (or compile)
+time.  ``failure_record`` / ``skip_record`` go under the JSON's top-level ``tlbench`` key, since
+pytest-benchmark drops such items; ``records_of`` reads the timed ones back.
 """
 
 from __future__ import annotations

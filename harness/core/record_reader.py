@@ -1,11 +1,8 @@
 """The one typed reader of tlbench JSON records: analysis never reverse-parses ids or walks raw dicts.
 
-Contract: ``RecordReader(catalog).read(record)`` returns a ``ReadRecord``: the record's backend, kind, case id, its
-kernel family (``record["family"]``, or for records written before that key the family whose problem type accepts
-the record's problem), the typed problem and config (None for a vendor item), the label, the problem id, the
-config's place on the pipeline-depth axis, the median of the samples and the sections analysis reads (plan,
-throughput, check, summary) as they were written.  ``raw`` keeps the dict for writers that pass records on
-unchanged.  A record no family can read raises ``KeyError`` naming the case id.
+Contract: ``RecordReader(catalog).read(record)`` returns a ``ReadRecord`` (identity, family, typed
+problem and config (None: vendor), stage point, samples and the written sections; ``raw`` keeps
+the dict).  A record no family can read raises ``KeyError`` naming the case id.
 """
 
 from __future__ import annotations

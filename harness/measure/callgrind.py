@@ -2,10 +2,9 @@
 process.
 
 Contract: ``callgrind_reason()``: None where ``valgrind`` and a C compiler exist, else why not.
-``count_under_callgrind(request)`` runs count_child.py under callgrind (instrumentation off at
-start) and returns ``{item_id: record["instructions"]}``; every child fault is each item's
-``absent``.  An exception in the waiting thread, or the request's ``stop`` event (``Stopped``),
-kills the child's process group and re-raises.
+``count_under_callgrind(request)`` returns ``{item_id: record["instructions"]}`` (every child fault
+is each item's ``absent``); the request's ``stop`` event (``Stopped``) or an exception kills the
+child's process group and re-raises.
 """
 
 from __future__ import annotations

@@ -2,18 +2,12 @@
 time.
 
 Contract: ``CompilePhase(...).outcome(item, phase_items, run, shared=None)`` returns the compile
-item's ``Outcome``.  The first call for a backend times all its untimed items of ``phase_items`` in
-batches, each one ``run_compile_items`` request after the session's untimed ``setup``: with ``jobs >
-1`` (or ``own_workers(backend)``) in ``jobs`` shares balanced by ``cost``, each in a fresh
-``make_session(backend, slot)`` on its own thread (records get ``compile_jobs``); else in
-``shared``; without either, ``run(item)`` one by one.  A batch that comes back as one failed
-``Outcome`` (its worker died) is retried one by one; one ``interrupted`` Outcome is every item's.
-``side_by_side(backend)`` adds the other backends' phases, each on its own thread (``together``
-names them).  ``count`` adds instruction counts after every round is taken. ``board`` gets a line
-per phase; ``seconds`` / ``setup_s`` / ``setup_parts`` say where the time went.
-
-Round-robin because a core's slow spells (0.5-3 s) would otherwise cover all rounds of one item;
-timing compiles side by side is sound because the gate judges CPU seconds over a machine probe.
+item's ``Outcome``.  The first call for a backend times all its untimed items after an untimed
+``setup``: in ``jobs`` shares balanced by ``cost``, each in a fresh ``make_session(backend, slot)``
+on its own thread; else in ``shared``; else ``run(item)`` one by one.  A batch whose worker died is
+retried one by one.  ``side_by_side`` phases run on threads beside it; ``count`` adds instruction
+counts after the rounds.  Round-robin because a core's slow spells (0.5-3 s) would otherwise cover
+all rounds of one item.
 """
 
 from __future__ import annotations

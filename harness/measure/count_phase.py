@@ -1,10 +1,8 @@
 """Instruction counts for a backend's compile items, after their timed rounds.
 
-Contract: ``InstructionCounting(...)(backend, batch, outcomes)`` gives every timed outcome of the
-batch a ``record["instructions"]``: its rounds' hardware counts where there were; else, in mode
-``subset`` / ``all`` (``auto``: ``all`` where callgrind can count), callgrind's count of its cold
-lowering in ``jobs`` children (``count_shares``), after the rounds; else ``absent`` with the reason.
-A Ctrl-C kills the children and re-raises.
+Contract: ``InstructionCounting(...)(backend, batch, outcomes)`` gives every timed outcome a
+``record["instructions"]``: its rounds' hardware counts, else (mode ``subset`` / ``all``;
+``auto``: ``all`` where callgrind can) callgrind's count in ``jobs`` children, else ``absent``.
 """
 
 from __future__ import annotations

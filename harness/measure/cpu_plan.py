@@ -1,10 +1,9 @@
 """Which CPUs do what when compile work runs beside device timing; nothing here measures.
 
-Contract: ``CpuPlan.split(usable, device_workers, siblings_of, min_compile)``: each device worker
-gets the highest free CPU and its SMT siblings, the rest go to compile work (None: too few left).
-``pin`` / ``renice`` act on every thread of a process; ``*_from_environment`` read
-``$TLBENCH_CPUS``, ``$TLBENCH_NICE``, ``$TLBENCH_BUILD_CPUS``; ``parse`` / ``describe`` read and
-write "0-3,8"; ``usable_cpus()``; ``resolve_jobs`` reads ``--tlbench-compile-jobs`` (ValueError).
+Contract: ``CpuPlan.split(usable, device_workers, siblings_of, min_compile)`` gives each device
+worker the highest free CPU and its SMT siblings, the rest to compile work (None: too few).
+``pin`` / ``renice`` act on every thread of a process; ``*_from_environment`` read the
+``TLBENCH_*`` variables; ``parse`` / ``describe`` "0-3,8"; ``resolve_jobs`` (ValueError).
 """
 
 from __future__ import annotations

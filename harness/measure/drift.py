@@ -1,10 +1,9 @@
 """Drift across batches: a level shift or a trend in the batch medians of one item.
 
-Contract: ``detect_drift(batch_medians, threshold)`` returns a ``DriftFinding`` (kind, relative
-size, where, words) or None.  Trend: 5+ batches, |Kendall tau| >= 0.7 and a Theil-Sen change >=
-``threshold``. Shift: a split whose two segments do not overlap and whose medians differ by >=
-``threshold``; from ``SHIFT_MIN_BATCHES`` batches on each segment needs two (one odd batch at an end
-is an outlier round).
+Contract: ``detect_drift(batch_medians, threshold)`` returns a ``DriftFinding`` or None.  Trend: 5+
+batches, |Kendall tau| >= 0.7 and a Theil-Sen change >= ``threshold``.  Shift: a split into two
+non-overlapping segments whose medians differ by >= ``threshold`` (from ``SHIFT_MIN_BATCHES`` on,
+two batches a side).
 """
 
 from __future__ import annotations

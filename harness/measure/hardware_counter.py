@@ -1,10 +1,8 @@
 """The hardware instruction counter of this thread, where the machine has one (``perf_event_open``).
 
-Contract: ``HardwareCounter.open()``: two user-space instruction counters of this thread (one
-inherited by what it starts), or a one-line reason (``hardware_words``); ``count(work)``:
-``work()``'s result and (total, children) instructions, or None where the counter failed; closed
-after one ``count``. ``hardware_reason()``: None where a counter opens.  ``hardware_record(...)``: a
-compile item's ``record["instructions"]``.  Linux only.
+Contract: ``HardwareCounter.open()``: the counter, or a one-line reason; ``count(work)``: the result
+and (total, children) instructions, or None where the counter failed.  ``hardware_reason()``: None
+where a counter opens; ``hardware_record(...)``: a ``record["instructions"]``.  Linux only.
 """
 
 from __future__ import annotations

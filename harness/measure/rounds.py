@@ -1,10 +1,9 @@
 """The one measurement loop: warmup, interleaved rounds, stopping, caps, drift, re-measure.
 
 Contract: ``measure_items(session, items, policy, clock, sleep, progress)`` returns one ``Outcome``
-per item, in order: prepare each item; warm the clock on the first (SM clock and batch median within
-1 %); ``rounds`` round-robin passes of ``batch`` samples, more until the criterion or a cap
-(CAPPED); a throttled batch is retaken twice at most; a drifting item is re-measured once with its
-vendor item (DRIFT if again).  ``progress`` gets a ``LoopProgress`` after each unit.
+per item, in order: prepare, warm the clock, ``rounds`` round-robin passes of ``batch`` samples,
+more until the criterion or a cap (CAPPED); a throttled batch is retaken twice at most; a drifting
+item is re-measured once with its vendor item (DRIFT if again).
 """
 
 from __future__ import annotations

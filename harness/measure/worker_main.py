@@ -1,13 +1,10 @@
 """The device worker process: hosts one backend and answers ``WorkerSession``'s requests.
 
-Contract: ``python -m tlbench.harness.measure.worker_main FD`` (a socket on ``FD``; messages:
-worker_messages.py).  ``Init``: runtime warm-up thread, backend, device runtime, optional
-``warm_up_compile()``, then ``Ready``.  ``Prefetch`` / ``Pin`` / ``EndPhase`` get no answer;
-``Setup``, ``RunItem``, ``CompileItems``, ``Prepare`` and ``Sample`` get a ``Done`` (``Stage``,
-``Progress`` and ``Busy`` may come before it).  ``Done.fault``: an exception escaped a device stage,
-so the worker exits after answering.  ``Close`` or EOF: exit 0.  After a Ctrl-C failures are
-``interrupted``.  It dies with its parent, sends outcomes as plain data and never releases the
-originals (compiler-owned objects have segfaulted at exit): it ends with ``os._exit``.
+Contract: ``python -m tlbench.harness.measure.worker_main FD`` (messages: worker_messages.py).
+``Init`` -> warm-ups, backend, device runtime, then ``Ready``; ``Prefetch`` / ``Pin`` /
+``EndPhase`` get no answer; item requests get a ``Done`` (after ``Stage``, ``Progress``, ``Busy``);
+``Done.fault``: the worker exits after answering.  It dies with its parent, answers in plain data
+and ends with ``os._exit`` (compiler-owned objects have segfaulted at exit).
 """
 
 from __future__ import annotations

@@ -1,19 +1,12 @@
 """Run items in a persistent worker process per device, so a fault or a hang costs one item.
 
 Contract: ``WorkerSession(spec, limits, log_dir, interrupted, board)`` owns one worker
-(harness/measure/worker_main.py), started lazily with ``spec.env`` and kept for the session.
-- ``run`` / ``run_compile_items`` / ``setup`` / ``prepare`` never raise for an item's own faults: a
-  worker that dies fails the item with its stage and last words, a stage past its ``Limits`` fails
-  it ``TIMEOUT`` (stacks read first); the next request starts a fresh worker (``restarts``).  Failed
-  outcomes carry ``worker`` = {pid, restarts, restarted, ...}; ``failures`` keeps them by item id.
-  A death during background compiles blames no item: prefetching stops and the item is retried once.
-- ``sample`` raises ``WorkerFault`` (``Interrupted`` once interrupted); an item prepared in a
-  replaced worker is prepared again first.  ``WorkerDeviceSession`` (device_session.py) drives
-  these.
-- ``prefetch(cases)``, ``pin(cpus, build_cpus)``, ``renice(nice)``: now and for a restarted worker;
-  ``device_info`` / ``compile_warm_up_s`` come from ``Ready``; ``ready_facts()`` waits for it.
-- After ``interrupted()`` or a SIGINT death requests end ``interrupted``; after ``startup_attempts``
-  failed starts, or ``close()``, every request fails at once, stage ``startup``.
+(worker_main.py), started lazily and restarted after a fault.  ``run`` / ``run_compile_items`` /
+``setup`` / ``prepare`` never raise for an item's own faults: a death or a stage past its
+``Limits`` (``TIMEOUT``, stacks read first) fails the item, with ``worker`` = {pid, restarts,
+restarted, ...}.  ``sample`` raises ``WorkerFault`` (``Interrupted``).  ``prefetch``, ``pin``,
+``renice`` hold for a restarted worker too.  After an interrupt requests end ``interrupted``; after
+``startup_attempts`` failed starts, or ``close()``, they fail at once, stage ``startup``.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """What a device worker is and how long each of its stages may take.
 
-Contract: ``WorkerSpec`` (factory ``module:qualname``, options, pinning env, warm-ups); ``Limits``:
-seconds per stage (``for_stage``) and the starts in a row that may fail; ``factory_ref(factory)`` (a
-lambda or local function raises ValueError); ``exit_words(returncode)``; ``WorkerFault``.
-``StartAttempts(limit)``: the failed starts in a row (``failed`` / ``succeeded``), ``exhausted`` at
-``limit``, and ``refusal(backend)``: the error text of an item no worker was started for.
+Contract: ``WorkerSpec``; ``Limits`` (seconds per stage, ``for_stage``); ``factory_ref(factory)``
+(ValueError for a lambda or local function); ``exit_words(returncode)``; ``WorkerFault``;
+``StartAttempts(limit)``: failed starts in a row, ``exhausted`` at ``limit``, ``refusal(backend)``.
 """
 
 from __future__ import annotations

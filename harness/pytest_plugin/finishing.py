@@ -1,10 +1,8 @@
 """An item's outcome made final, and a device-phase chunk journaled as soon as it ends.
 
-Contract: ``finish_outcome(state, item, backend, outcome)`` adds the worker's account to a
-failure and kernel hash, % of peak, device uuid and overlap note to a timed record, once.
-``journal_chunk(state, config, pairs)`` (the device phase's ``on_chunk``) finishes a chunk's
-outcomes and journals them at once with the entry each item's fixture will give, so a run killed
-later keeps them; interrupted outcomes are not journaled.  ``bench_group(item)``: its group.
+Contract: ``finish_outcome(state, item, backend, outcome)`` adds the worker's account to a failure
+and kernel hash, % of peak, device uuid and overlap note to a timed record, once.
+``journal_chunk(state, config, pairs)`` journals a chunk at once (interrupted outcomes never).
 """
 
 from __future__ import annotations

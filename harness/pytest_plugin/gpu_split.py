@@ -1,11 +1,8 @@
 """Split a run over the GPUs of a host by expected cost, each GPU with its own vendor item.
 
-Contract (``pytest -n N``, N > 1): ``vendor_copies(workers)`` collects a vendor item per worker;
-``make_scheduler`` (``-n`` without ``--dist``) runs each cost-balanced group whole on one worker.
-Workers write their items' costs to the controller's ``cost_folder`` (``WorkerCosts``) and both
-sides deal the same ids by the same costs (``groups_of_nodeids``); ``worker_group_items`` is a
-worker's own group.  ``balance`` deals longest first onto the least-loaded group (copy K to group
-K); ``prefetch_lock`` lets one worker compile while the others wait for the disk cache.
+Contract (``pytest -n N``, N > 1): ``vendor_copies(workers)``; ``make_scheduler`` runs each
+cost-balanced group whole on one worker; workers write their costs (``WorkerCosts``) and both sides
+deal the same ids (``groups_of_nodeids``, ``balance``); ``worker_group_items``; ``prefetch_lock``.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """The ``tlbench`` fixture's runner: one pytest item's measurement, record and report.
 
-Contract: ``ItemRunner(request, benchmark, item, state).run()`` measures ``item`` and hands its
-samples and record to pytest-benchmark, or skips / fails the pytest item with the backend's or
-the compiler's words (an item that failed its preflight fails at once).  An item is reused from
-a resumed journal, measured in the device phase (device items), the compile phase (compile
-items, one by one in an xdist worker), or else in its worker process or here.  Every outcome is
-journaled; an ``interrupted`` one is not the item's: the run ends as pytest's interrupted run.
+Contract: ``ItemRunner(request, benchmark, item, state).run()`` measures ``item`` (reused from a
+resumed journal, or in the device phase, compile phase, its worker or here) and hands samples and
+record to pytest-benchmark, or skips / fails the item with the backend's or compiler's words.
+Every outcome is journaled; an ``interrupted`` one ends the run as pytest's interrupted run.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """Run a sweep on every GPU of a host with pytest-xdist: one worker per device, one JSON.
 
-Contract (active only under ``pytest -n N``): each worker is pinned to one device before any
-backend starts (``pin_env``: worker ``gwK`` gets ``devices[K % len(devices)]`` through every
-backend's ``device_env``; ``--tlbench-devices`` lists the ids, else the first backend's
-``device_ids()``).  Workers keep pytest-benchmark on and ship their benchmark entries, outcomes
-and device info in the test reports; the controller (``ControllerCollector``) writes the one
-merged ``--benchmark-json`` in pytest-benchmark's format and prints the tlbench summary.
+Contract (only under ``pytest -n N``): ``pin_env`` pins worker ``gwK`` to
+``devices[K % len(devices)]`` (``--tlbench-devices``, else the first backend's ``device_ids()``);
+workers ship benchmark entries, outcomes and device info in their reports, and the controller's
+``ControllerCollector`` writes the merged ``--benchmark-json`` and the tlbench summary.
 """
 
 from __future__ import annotations
