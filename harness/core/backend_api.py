@@ -1,20 +1,15 @@
 """The contract between the harness and a backend (the accelerators' backends, or a test's fake).
 
-Contract: a backend is any object with the members of ``Backend``; the harness calls only these and never branches
-on a backend's name (what differs is asked of it, here or through its ``traits``).  Backends come from the
-``tlbench.backends`` entry points (a factory taking ``BackendOptions``) and the
-``pytest_tlbench_register_backends`` hook.  A backend raises ``CompileError`` (the compiler's own words) and
-``SuiteCodeError`` (a suite's callable raised: the device is not suspected); a wrong result is a ``CheckResult``
-with ``ok=False``.  ``compile_blocker()`` / ``device_blocker()``: None, or a sentence naming what is missing.
+Contract: a backend is any object with the members of ``Backend``; the harness never branches on
+its name.  Backends come from the ``tlbench.backends`` entry points (a factory taking
+``BackendOptions``) and the ``pytest_tlbench_register_backends`` hook.  A backend raises
+``CompileError`` (the compiler's words) and ``SuiteCodeError`` (a suite's callable raised); a wrong
+result is a ``CheckResult`` with ``ok=False``.
 
-Optional methods (looked up with ``getattr``):
-- ``device_profile(info) -> DeviceProfile | None``: published peaks of the device ``device_info()`` describes;
-- ``kernel_body_hash(case) -> str | None``: hash of the kernel body's source, stored in every record;
-- ``lower(case) -> Compiled``: the cold lowering alone (no device compiler, no cache; ``handle`` None);
-- ``lowering_key() -> str``: what besides the kernel decides the lowered source (caches the inert-key probe);
-- ``calibrate(seconds) -> DeviceProfile``: this machine's measured profile (origin "calibrated");
-- ``warm_up_compile()``: one untimed lowering, so a compile worker pays its one-off costs before ``ready``;
-- ``device_fault() -> str | None``: after a ``SuiteCodeError``, whether the device context itself is broken.
+Optional methods (looked up with ``getattr``): ``device_profile(info)`` (published peaks),
+``kernel_body_hash(case)``, ``lower(case)`` (the cold lowering alone), ``lowering_key()`` (caches
+the inert-key probe), ``calibrate(seconds)``, ``warm_up_compile()`` (paid before ``ready``) and
+``device_fault()`` (after a ``SuiteCodeError``: is the device context broken).
 """
 
 from __future__ import annotations

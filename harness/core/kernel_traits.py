@@ -1,18 +1,12 @@
 """What a backend may ask of a case besides its body, answered by the family, with defaults.
 
-Contract: a backend never reads a family's config fields or picks its code by type; it asks here, and a family that
-declares nothing gets the defaults (never an ``AttributeError``):
-- ``kernel_traits(case, dialect) -> KernelTraits``: the family's optional ``kernel_traits(problem, config,
-  dialect)`` (a ``KernelTraits`` or a mapping of some fields; unknown names raise ``ValueError``) over the config's
-  attributes of those names over the defaults; ``body_modules`` defaults to the modules defining the family's,
-  problem's and config's classes;
-- ``kernel_hash(case, dialect) -> str | None``: ``sha256:<hex>`` of the body modules and every user module they
-  import (source_closure), one file its own hash, several the hash of their hashes, with ``fixed_arguments`` hashed
-  in; files re-read when size or mtime change; None for a vendor item.  Every built-kernel cache is keyed by it;
-- ``vendor_call(case, inputs, dialect, timed) -> (callable, label)`` (``NoVendorCall`` without one),
-  ``inputs_key``, ``input_dtypes``, and ``make_inputs`` / ``check`` passing ``dialect=`` / ``config=`` /
-  ``vendor=`` where the family's method takes them.
-Values are plain data: neither tilelang nor torch is imported.
+Contract: a backend never reads a family's config fields; it asks here, and a family that declares
+nothing gets the defaults (never an ``AttributeError``).  ``kernel_traits(case, dialect)``: the
+family's ``kernel_traits(problem, config, dialect)`` (unknown names raise ``ValueError``) over the
+config's attributes over the defaults.  ``kernel_hash(case, dialect)``: ``sha256:<hex>`` of the
+body modules and the user modules they import, with ``fixed_arguments``; None for a vendor item.
+``vendor_call`` (``NoVendorCall``), ``inputs_key``, ``input_dtypes``, ``make_inputs`` / ``check``
+pass ``dialect=`` / ``config=`` / ``vendor=`` where the family's method takes them.
 """
 
 from __future__ import annotations

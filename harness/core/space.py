@@ -7,6 +7,7 @@ space's configs and rejections with a verdict; ``inert_keys`` finds swept keys t
 
 from __future__ import annotations
 
+import functools
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Callable, Sequence
 
@@ -152,11 +153,5 @@ def _value(config: Any, key: str) -> Any:
 
 def inert_keys(configs: Sequence[Any], kernel_source: Callable[[Any], str]) -> list[str]:
     """Keys for which every probed pair lowers to identical generated code."""
-    cache: dict[Any, str] = {}
-
-    def source(config: Any) -> str:
-        if config not in cache:
-            cache[config] = kernel_source(config)
-        return cache[config]
-
+    source = functools.cache(kernel_source)  # each config lowered once
     return [key for key, pairs in probe_pairs(configs).items() if all(source(a) == source(b) for a, b in pairs)]

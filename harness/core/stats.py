@@ -57,14 +57,12 @@ def median_ci_ranks(n: int, confidence: float = CONFIDENCE) -> tuple[int, int, f
     total = 2**n
     tail = 0  # sum_{i < k} C(n, i), for the current k
     best_k, best_cov = 1, 1.0 - 2.0 / total if n > 1 else 0.0
-    k = 1
-    while k <= n // 2:
+    for k in range(1, n // 2 + 1):
         tail += math.comb(n, k - 1)
         coverage = 1.0 - 2.0 * tail / total
         if coverage < confidence:
             break
         best_k, best_cov = k, coverage
-        k += 1
     return best_k - 1, n - best_k, best_cov
 
 
@@ -94,9 +92,3 @@ def summarize(samples: Sequence[float]) -> Summary:
         min=values[0], max=values[-1], q1=_quantile(values, 0.25), q3=_quantile(values, 0.75), median_ci_low=values[lo],
         median_ci_high=values[hi], median_ci_coverage=coverage,
     )
-
-
-def relative_ci_halfwidth(samples: Sequence[float]) -> float:
-    """Half-width of the median's confidence interval relative to the median."""
-    s = summarize(samples)
-    return (s.median_ci_high - s.median_ci_low) / 2 / s.median if s.median > 0 else math.inf

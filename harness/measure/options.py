@@ -19,12 +19,9 @@ D = MeasurePolicy()
 
 
 def add_measure_options(group: Any) -> None:
-    group.addoption(
-        "--tlbench-criterion",
-        default=None,
-        metavar="NAME[:key=value,...]",
-        help=f"stopping criterion for device items: {', '.join(CRITERIA)} (default {D.criterion}; stdrel:max_noise=0.005; fixed:samples=60)",
-    )
+    group.addoption("--tlbench-criterion", default=None, metavar="NAME[:key=value,...]",
+                    help=f"stopping criterion for device items: {', '.join(CRITERIA)} (default {D.criterion}; "
+                         "stdrel:max_noise=0.005; fixed:samples=60)")
     group.addoption("--tlbench-rounds", type=_positive_int, default=D.rounds, help=f"minimum round-robin passes over the device items (default {D.rounds})")
     group.addoption("--tlbench-batch", type=_positive_int, default=D.batch, help=f"samples of each item per pass (default {D.batch})")
     group.addoption("--tlbench-interleave", dest="tlbench_interleave", action="store_true", default=D.interleave, help="measure device items in interleaved rounds (default)")
@@ -54,21 +51,9 @@ def policy_from_options(getoption: Callable[[str], Any]) -> MeasurePolicy:
         make_criterion(spec)
     except CriterionError as exc:
         raise pytest.UsageError(str(exc)) from None
-    for name in ("--tlbench-rounds", "--tlbench-batch", "--tlbench-max-samples", "--tlbench-search-patience",
-                 "--tlbench-search-min-configs"):
-        if getoption(name) < 1:
-            raise pytest.UsageError(f"{name} must be >= 1, got {getoption(name)}")
-    return MeasurePolicy(
-        criterion=spec,
-        rounds=getoption("--tlbench-rounds"),
-        batch=getoption("--tlbench-batch"),
-        interleave=getoption("tlbench_interleave"),
-        max_samples=getoption("--tlbench-max-samples"),
-        max_seconds=getoption("--tlbench-max-seconds"),
-        drift_threshold=getoption("--tlbench-drift-threshold"),
-        search=getoption("--tlbench-search"),
-        search_fraction=getoption("--tlbench-search-fraction"),
-        search_patience=getoption("--tlbench-search-patience"),
-        search_min_configs=getoption("--tlbench-search-min-configs"),
-        search_learn_from=tuple(getoption("--tlbench-search-learn-from") or ()),
-    )
+    # each field's option is --tlbench-<field> (its type= has checked it)
+    fields = ("rounds", "batch", "max_samples", "max_seconds", "drift_threshold", "search", "search_fraction",
+              "search_patience", "search_min_configs")
+    return MeasurePolicy(criterion=spec, interleave=getoption("tlbench_interleave"),
+                         search_learn_from=tuple(getoption("--tlbench-search-learn-from") or ()),
+                         **{f: getoption("--tlbench-" + f.replace("_", "-")) for f in fields})
