@@ -70,13 +70,10 @@ def item_record(
         "plan": plan.to_dict() if plan is not None else None, "budget": budget,
     }
     if item.kind == "device":
-        record["throughput"] = _throughput(item.case, summary.median, dialect)
-        record["check"] = check.to_dict() if check is not None else None
-        record["l2_flush_bytes"] = l2_flush_bytes
-        record["notes"] = list(notes or [])
-        record["measurement"] = measurement
-        record["input_seed"] = seed
-        record["input_dtypes"] = list(input_dtypes) if input_dtypes is not None else None
+        record.update(throughput=_throughput(item.case, summary.median, dialect),
+                      check=check.to_dict() if check is not None else None, l2_flush_bytes=l2_flush_bytes,
+                      notes=list(notes or []), measurement=measurement, input_seed=seed,
+                      input_dtypes=list(input_dtypes) if input_dtypes is not None else None)
     else:
         record["compile_phases_s"] = compile_phases_s or {}
     return plain_data(record)
@@ -112,9 +109,6 @@ def skip_record(item: BenchItem, nodeid: str, reason: str) -> dict[str, Any]:
 
 def records_of(bench_json: dict[str, Any]) -> list[dict[str, Any]]:
     """The tlbench records of a pytest-benchmark JSON document (timed items only)."""
-    out = []
-    for bench in bench_json.get("benchmarks", []):
-        rec = (bench.get("extra_info") or {}).get(EXTRA_KEY)
-        if rec is not None:
-            out.append({**rec, "name": bench.get("name"), "fullname": bench.get("fullname")})
-    return out
+    return [{**rec, "name": bench.get("name"), "fullname": bench.get("fullname")}
+            for bench in bench_json.get("benchmarks", [])
+            if (rec := (bench.get("extra_info") or {}).get(EXTRA_KEY)) is not None]

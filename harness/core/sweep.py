@@ -50,10 +50,7 @@ class Sweep:
             scope = "full"
         if scope == "smoke":
             return list(self.smoke_problems or self.problems[:1])
-        seen: list[Any] = []
-        for p in [*self.smoke_problems, *self.problems]:
-            seen += [] if p in seen else [p]
-        return seen
+        return list(dict.fromkeys([*self.smoke_problems, *self.problems]))  # in order, each once
 
     def applies_to(self, backend: str) -> bool:
         return self.backends is None or backend in self.backends

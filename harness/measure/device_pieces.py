@@ -45,9 +45,7 @@ class Piece:
     def items_for(self, device: int) -> list[BenchItem]:
         if not self.spread:
             return [*self.kernels, *self.vendors]
-        copies = [v for v in self.vendors if v.copy == device]
-        if not copies:
-            copies = [v for v in self.vendors if v.copy is None]
+        copies = [v for v in self.vendors if v.copy == device] or [v for v in self.vendors if v.copy is None]
         return [*self.kernels, *copies]
 
     @property
@@ -74,8 +72,7 @@ def plan_pieces(items: Sequence[BenchItem], devices: int,
             count = 2 * devices if key == cheapest and len(kernels) >= 4 * devices else devices  # the end: finer
             deals = [kernels[d::count] for d in range(count)]
             deals = [d for d in deals if d] or ([[]] * devices if vendors else [])
-        for deal in deals:
-            pieces.append(Piece(key, tuple(deal), vendors, sum(cost(i) for i in deal), devices > 1))
+        pieces += [Piece(key, tuple(deal), vendors, sum(cost(i) for i in deal), devices > 1) for deal in deals]
     if devices > 1:
         pieces.sort(key=lambda p: -p.cost)  # stable: ties keep collection order
     else:

@@ -48,9 +48,9 @@ class PieceRunner:
         try:
             return self._measure(piece, device)
         except BaseException as exc:  # noqa: BLE001 - every item of the piece fails with these words
-            words = f"{type(exc).__name__}: {exc}"
             gone = interrupted_outcome(exc, "run", False)  # a Ctrl-C: the piece's items are interrupted, not failed
-            return [(item, gone or failed("run", words, exc=exc)) for item in piece.items_for(device)]
+            return [(item, gone or failed("run", f"{type(exc).__name__}: {exc}", exc=exc))
+                    for item in piece.items_for(device)]
 
     def _loop(self, device: int) -> None:
         while (piece := self._take()) is not None:
@@ -109,12 +109,7 @@ class MergedProgress:
                 self._active[device] = progress
             active = list(self._active.values())
             done = self._ended_done + sum(p.done for p in active)
-            merged = replace(
-                progress,
-                done=done,
-                total=done + sum(p.total - p.done for p in active),
-                items=self._ended_items + sum(p.items for p in active),
-                round=min((p.round for p in active), default=progress.round),
-                finished=not active and self._queue_empty(),
-            )
-            self._report(merged)
+            self._report(replace(progress, done=done, total=done + sum(p.total - p.done for p in active),
+                                 items=self._ended_items + sum(p.items for p in active),
+                                 round=min((p.round for p in active), default=progress.round),
+                                 finished=not active and self._queue_empty()))

@@ -90,11 +90,8 @@ def route_json_write(config: Any, writer: Callable[[Path, str], object], applies
     return True
 
 
-def _plain_write(path: Path, text: str) -> None:
-    path.write_text(text)
-
-
-def write_json(config: Any, document: Mapping[str, object], writer: Callable[[Path, str], object] = _plain_write) -> Path | None:
+def write_json(config: Any, document: Mapping[str, object],
+               writer: Callable[[Path, str], object] = Path.write_text) -> Path | None:
     """Write ``document`` where ``--benchmark-json`` says, as pytest-benchmark would; returns the path."""
     path = result_json_path(config)
     if path is None:

@@ -80,11 +80,8 @@ def _probe_key(backend: Any, problem: Any, legal: list[Any]) -> ProbeKey | None:
 def prefetch(state: Any, backend_name: str) -> None:
     backend = state.registry.get(backend_name)
     trace.mark("prefetch", backend=backend_name)
-    cases = [
-        i.case
-        for i in state.to_measure(state.items.device_items)
-        if i.backend == backend_name and isinstance(i.case, Case) and backend.rejection(i.case) is None
-    ]
+    cases = [i.case for i in state.to_measure(state.items.device_items)
+             if i.backend == backend_name and isinstance(i.case, Case) and backend.rejection(i.case) is None]
     if state.devices.workers is not None:  # compiled in the backend's worker process(es), where items run
         devices = state.devices.workers.device_count(backend_name)
         for device, session in enumerate(state.devices.workers.device_sessions(backend_name)):

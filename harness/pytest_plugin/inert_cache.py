@@ -83,9 +83,8 @@ class InertKeyCache:
             warnings.warn(f"tlbench: could not write the inert-key cache under {path.parent} ({exc})", UserWarning, stacklevel=2)
 
 
-def cached_inert_keys(
-    cache: InertKeyCache | None, key: ProbeKey | None, configs: Sequence[Any], kernel_source: Callable[[Any], str]
-) -> list[str]:
+def cached_inert_keys(cache: InertKeyCache | None, key: ProbeKey | None, configs: Sequence[Any],
+                      kernel_source: Callable[[Any], str]) -> list[str]:
     found = cache.get(key) if cache is not None and key is not None else None
     if found is not None:
         return found
