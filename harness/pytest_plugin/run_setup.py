@@ -32,11 +32,10 @@ from .finishing import journal_chunk
 from .inert_cache import InertKeyCache, default_directory
 from .options import compile_settings
 from .progress import ProgressBoard, terminal_writer
-from .run_marks import test_only_settings
 from .scope_note import ScopeCounts
 from .spread import spread_devices
 from .state import KINDS, STATE, DeviceWork, Reporting, RunItems, RunOptions, TlbenchState
-from .xdist_support import ControllerCollector, is_controller
+from .xdist_support import ControllerCollector, is_controller, test_only_settings
 from ..search.live import ProblemSearch, load_history
 
 T = TypeVar("T")

@@ -50,7 +50,7 @@ class RunOptions:
     selected: list[str] | None = None  # the backends chosen (TlbenchState.backends)
     autotune_path: str | None = None
     spread_devices: int = 1  # devices this process spreads device items over (--tlbench-devices, no xdist)
-    test_only: tuple[str, ...] = ()  # test-only settings in effect (run_marks.test_only_settings)
+    test_only: tuple[str, ...] = ()  # test-only settings in effect (xdist_support.test_only_settings)
     calibrated: Any = None  # --tlbench-profile's DeviceProfile (pytest_plugin/calibrated.py), or None
     search_problem: Any = None  # --tlbench-search=model: harness/search/live.py ProblemSearch, or None
     prefetch_lock_path: str = ""

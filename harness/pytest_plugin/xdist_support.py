@@ -18,7 +18,6 @@ from ..core.record import SCHEMA_VERSION
 from ..results.files.journal import atomic_write_text
 from .bench_adapter import result_json_path, write_json
 from .compare_machine import spread_summary
-from .run_marks import test_only_settings
 
 WORKER_ENV = "PYTEST_XDIST_WORKER"
 KEY_BENCH = "tlbench_benchmark"
@@ -30,6 +29,16 @@ def worker_index(name: str | None = None) -> int | None:
     """``gwK`` -> K, from ``name`` or the worker marker in the environment; None outside xdist."""
     name = name if name is not None else os.environ.get(WORKER_ENV)
     return int(name[2:]) if name and name.startswith("gw") else None
+
+
+def test_only_settings(config: Any) -> list[str]:
+    """Every set option whose dest contains ``test_only`` (it changes what is measured, to test the
+    harness), as sorted ``dest=value``: readers leave such runs out of what stands for a commit."""
+    return [f"{dest}={value}" for dest, value in sorted(vars(config.option).items())
+            if "test_only" in dest and value not in (None, False, "", [], ())]
+
+
+test_only_settings.__test__ = False  # type: ignore[attr-defined]  # not a pytest test, wherever it is imported
 
 
 def is_controller(config) -> bool:
