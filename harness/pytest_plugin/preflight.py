@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ..core.cases import Case, VendorCase
-from ..core.preflight import finding_traceback, item_line, preflight
 from ..core.record import BenchItem
 
 GIB = 1 << 30
@@ -28,6 +27,14 @@ def device_memory(state: Any, backend: str, given_gib: float | None) -> int:
     return int(reported) if isinstance(reported, (int, float)) and reported > 0 else DEFAULT_DEVICE_GIB * GIB
 
 
+def _family_preflight(problem: Any, dialect: str, device_memory: int) -> tuple[list[str], list[str]]:
+    """The family's optional ``preflight``: (failures, notes), each one line naming the callable,
+    the problem and the fix."""
+    ask = getattr(problem.family, "preflight", None)
+    failures, notes = ask(problem, dialect, device_memory=device_memory) if callable(ask) else ([], [])
+    return list(failures), list(notes)
+
+
 def run_preflight(items: Sequence[BenchItem], state: Any, given_gib: float | None = None) -> None:
     answers: dict[tuple[Any, str], tuple[list[str], list[str]]] = {}
     memory: dict[str, int] = {}
@@ -39,7 +46,7 @@ def run_preflight(items: Sequence[BenchItem], state: Any, given_gib: float | Non
         if key not in answers:
             if item.backend not in memory:
                 memory[item.backend] = device_memory(state, item.backend, given_gib)
-            answers[key] = preflight(item.case.problem, dialect, memory[item.backend])
+            answers[key] = _family_preflight(item.case.problem, dialect, memory[item.backend])
             if getattr(item.case.problem.family, "has_body", lambda _: True)(dialect):  # a family with no body here checks nothing
                 state.items.preflight_sized[f"{item.case.problem.problem_id} ({item.backend})"] = memory[item.backend]
             for line in [*answers[key][0], *answers[key][1]]:
@@ -47,7 +54,10 @@ def run_preflight(items: Sequence[BenchItem], state: Any, given_gib: float | Non
                     state.items.preflight_lines.append(line)
         failures = answers[key][0]
         if failures:
-            state.items.preflight_failed[item.item_id] = item_line(failures)
-            traceback = finding_traceback(item.case.problem, dialect, failures[0])
+            more = f" (+{len(failures) - 1} more preflight finding(s): `tlbench check` lists them)" \
+                if len(failures) > 1 else ""
+            state.items.preflight_failed[item.item_id] = failures[0] + more
+            ask = getattr(item.case.problem.family, "preflight_traceback", None)
+            traceback = ask(dialect, failures[0]) if callable(ask) else ""
             if traceback:
                 state.items.preflight_tracebacks[item.item_id] = traceback
