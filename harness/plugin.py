@@ -113,7 +113,7 @@ def pytest_generate_tests(metafunc):
     run_preflight(items, state, metafunc.config.getoption("tlbench_device_memory"))  # on CPU, before anything compiles
     diagnostics = [] if metafunc.config.getoption("tlbench_preflight_only") else diagnose_space(sweep, state)
     state.items.diagnostics += diagnostics
-    state.items.sweeps[sweep.name] = SweepNote(sweep.description, len(items), [d.to_dict() for d in diagnostics])
+    state.items.sweeps[sweep.name] = SweepNote(sweep.description, len(items), diagnostics)
     if state.progress.scope_counts is not None:
         state.progress.scope_counts.add(sweep, state, len(items))
     state.items.items_by_id.update((item.item_id, item) for item in items)

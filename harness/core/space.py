@@ -8,7 +8,7 @@ space's configs and rejections with a verdict; ``inert_keys`` finds swept keys t
 from __future__ import annotations
 
 import functools
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Callable, Sequence
 
 from . import budget
@@ -73,9 +73,6 @@ class SpaceDiagnostics:
     examples: dict[str, str]
     verdict: str
     inert_keys: list[str] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, object]:
-        return asdict(self)
 
     def summary(self) -> str:
         kinds = ", ".join(f"{k} {n}" for k, n in sorted(self.rejected_by_kind.items())) or "none"

@@ -36,7 +36,7 @@ class SweepNote:
 
     description: str
     items: int
-    diagnostics: list[dict]
+    diagnostics: list[SpaceDiagnostics]  # asdict() makes them the JSON's dicts
 
 
 @dataclass
