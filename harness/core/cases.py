@@ -39,8 +39,7 @@ class Case:
     def to_dict(self) -> dict[str, object]:
         return {
             "kernel": self.kernel, "family": self.kernel, "label": self.label, "problem": fields_of(self.problem),
-            "config": fields_of(self.config), **_described(self.family, self.problem, self.config),
-        }
+            "config": fields_of(self.config), **_described(self.family, self.problem, self.config)}
 
 
 def fields_of(value: Any) -> dict[str, object]:

@@ -16,8 +16,7 @@ _FLOAT_BITS = {
     "float16": 16, "half": 16, "bfloat16": 16, "float32": 32, "float": 32, "float64": 64, "double": 64,
     "float8_e4m3": 8, "float8_e4m3fn": 8, "float8_e4m3fnuz": 8, "float8_e4m3b11fnuz": 8, "float8_e5m2": 8,
     "float8_e5m2fnuz": 8, "float8_e8m0fnu": 8, "e4m3_float8": 8, "e5m2_float8": 8,
-    "float6_e2m3fn": 6, "float6_e3m2fn": 6, "float4_e2m1fn": 4, "float4_e2m1fn_x2": 8,
-}
+    "float6_e2m3fn": 6, "float6_e3m2fn": 6, "float4_e2m1fn": 4, "float4_e2m1fn_x2": 8}
 _INT_WIDTHS = (1, 2, 4, 8, 16, 32, 64)
 _NAMED = {
     **_FLOAT_BITS, "bool": 8, "int": 32, **{f"int{w}": w for w in _INT_WIDTHS}, **{f"uint{w}": w for w in _INT_WIDTHS},

@@ -52,8 +52,7 @@ def _throughput(case: Case | VendorCase, median_s: float, dialect: str | None = 
     family = case.problem.family
     return {
         "tflops": _work(family.flops, case.problem, dialect) / median_s / 1e12,
-        "gbps_compulsory": _work(family.bytes_moved, case.problem, dialect) / median_s / 1e9,
-    }
+        "gbps_compulsory": _work(family.bytes_moved, case.problem, dialect) / median_s / 1e9}
 
 
 def item_record(
@@ -61,14 +60,12 @@ def item_record(
     budget: dict[str, Any] | None = None, check: CheckResult | None = None, l2_flush_bytes: int | None = None,
     notes: list[str] | None = None, measurement: dict[str, Any] | None = None,
     compile_phases_s: dict[str, float] | None = None, seed: int | None = None, dialect: str | None = None,
-    input_dtypes: tuple[str, ...] | None = None,
-) -> dict[str, Any]:
+    input_dtypes: tuple[str, ...] | None = None) -> dict[str, Any]:
     summary = summarize(samples_s)
     record: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION, **item.describe(), "unit": "seconds", "method": method,
         "samples_s": list(samples_s), "summary": summary.to_dict(),
-        "plan": plan.to_dict() if plan is not None else None, "budget": budget,
-    }
+        "plan": plan.to_dict() if plan is not None else None, "budget": budget}
     if item.kind == "device":
         record.update(throughput=_throughput(item.case, summary.median, dialect),
                       check=check.to_dict() if check is not None else None, l2_flush_bytes=l2_flush_bytes,
@@ -88,8 +85,7 @@ def plain_data(value: Any) -> Any:
 
 def failure_record(
     item: BenchItem, nodeid: str, error: str, stage: str, plan: Plan | None = None, worker: dict[str, Any] | None = None,
-    traceback: str = "",
-) -> dict[str, Any]:
+    traceback: str = "") -> dict[str, Any]:
     """``worker``: the device worker process's account (pid, restarts so far, whether this item's fault or timeout
     restarted it), when the item ran in one.  ``traceback``: the full traceback of the exception that failed the
     item (the user's code or the failing compiler pass, read where it was raised), kept as ``traceback`` where there
@@ -99,8 +95,7 @@ def failure_record(
         extra["traceback"] = traceback
     return {
         "schema_version": SCHEMA_VERSION, **item.describe(), "nodeid": nodeid, "status": "failed", "stage": stage,
-        "error": error, "plan": plain_data(plan.to_dict()) if plan is not None else None, **extra,
-    }
+        "error": error, "plan": plain_data(plan.to_dict()) if plan is not None else None, **extra}
 
 
 def skip_record(item: BenchItem, nodeid: str, reason: str) -> dict[str, Any]:

@@ -68,5 +68,4 @@ class RecordReader:
             stage=None if config is None else family.stage_point(config),
             samples_s=tuple(record.get("samples_s") or ()), plan=record.get("plan") or {},
             throughput=record.get("throughput") or {}, check=record.get("check") or {},
-            summary=record.get("summary") or {}, method=record.get("method"), raw=record,
-        )
+            summary=record.get("summary") or {}, method=record.get("method"), raw=record)

@@ -90,5 +90,4 @@ def summarize(samples: Sequence[float]) -> Summary:
     return Summary(
         n=len(values), median=_quantile(values, 0.5), mean=mean, stdev=stdev, cv=stdev / mean if mean > 0 else 0.0,
         min=values[0], max=values[-1], q1=_quantile(values, 0.25), q3=_quantile(values, 0.75), median_ci_low=values[lo],
-        median_ci_high=values[hi], median_ci_coverage=coverage,
-    )
+        median_ci_high=values[hi], median_ci_coverage=coverage)

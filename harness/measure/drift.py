@@ -86,8 +86,7 @@ def _shift(values: Sequence[float], threshold: float) -> DriftFinding | None:
         if abs(step) >= threshold and (best is None or abs(step) > abs(best.relative)):
             words = (
                 f"level shift {step:+.1%} at batch {j + 1} of {n} "
-                f"(batch medians before {median(left):.4g}, after {median(right):.4g})"
-            )
+                f"(batch medians before {median(left):.4g}, after {median(right):.4g})")
             best = DriftFinding("shift", step, j, n, words)
     return best
 

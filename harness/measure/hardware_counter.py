@@ -126,8 +126,7 @@ def hardware_record(counts: Sequence[int], children: Sequence[int],
                     cold_build: tuple[int, int] | None) -> dict[str, object]:
     out: dict[str, object] = {
         "counter": HARDWARE, "event": "instructions:u (PERF_COUNT_HW_INSTRUCTIONS, user space, kernel excluded)",
-        "isolation": HARDWARE_ISOLATION, "cpu": host_cpu(), "lowering": list(counts),
-    }
+        "isolation": HARDWARE_ISOLATION, "cpu": host_cpu(), "lowering": list(counts)}
     if any(children):
         out["lowering_children"] = list(children)
     if cold_build is not None:

@@ -288,8 +288,7 @@ def _record(loop: _Loop, track: _Track, vendor: _Track | None, warmup: _Warmup |
         "first_attempt_drift": track.first_drift.to_dict() if track.first_drift else None,
         "remeasured": track.attempt > 0, "warmup": warmup.as_json() if warmup else {},
         "caps": {"max_samples": loop.policy.max_samples, "max_seconds": loop.policy.max_seconds},
-        "drift_threshold": loop.policy.drift_threshold, "sampling_seconds": track.seconds,
-    }
+        "drift_threshold": loop.policy.drift_threshold, "sampling_seconds": track.seconds}
     samples = tuple(track.samples)
     record = item_record(track.item, samples, method=track.method, plan=p.plan, budget=p.budget, check=p.check,
                          l2_flush_bytes=p.l2_flush_bytes, notes=notes, measurement=measurement, seed=p.seed, dialect=p.dialect,

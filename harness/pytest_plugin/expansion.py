@@ -38,8 +38,7 @@ def expand(sweep: Sweep, state: Any) -> list[BenchItem]:
             items += [
                 BenchItem(backend, kind, c, tuple(sweep.skip_on))
                 for c in sweep.cases(backend, state.options.scope, device=device, load_best=load_best, **_dialect(sweep.cases, state, backend))
-                if kind == "device" or c.label is None
-            ]
+                if kind == "device" or c.label is None]
             if kind == "device":
                 copies = vendor_copies(max(worker_count(), state.options.spread_devices))  # one vendor item per GPU of a multi-GPU run
                 vendor = sweep.vendor_cases(backend, state.options.scope, state.registry.dialect(backend))

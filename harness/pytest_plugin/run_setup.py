@@ -69,8 +69,7 @@ def build_state(config: Any, registry: BackendRegistry, hidden: Any) -> TlbenchS
         seed=seed if seed is not None else random.SystemRandom().randrange(2**31),
         autotune_path=config.getoption("--tlbench-autotune"), test_only=tuple(test_only_settings(config)),
         calibrated=load_calibrated(profile) if (profile := config.getoption("--tlbench-profile")) else None,
-        search_problem=ProblemSearch(history) if policy.search == "model" else None,
-    )
+        search_problem=ProblemSearch(history) if policy.search == "model" else None)
     # in-process device items build their kernels in child processes too (a 4+ CPU host)
     pool = CompilePool(progress=board.phase("prefetch", "compile prefetch", "kernels").count,
                        warmer_of=lambda backend: warmer_for(factory_path(registry, backend.name), registry.options.values, children))
@@ -99,14 +98,12 @@ def build_state(config: Any, registry: BackendRegistry, hidden: Any) -> TlbenchS
     state.devices.compile_phase = CompilePhase(
         jobs=jobs, make_session=workers.compile_session if workers is not None else None,
         policy=state.options.policy, compile_rounds=state.options.compile_rounds, seed=state.options.seed, board=board,
-        count=instruction_counting(config, registry, board),
-    )
+        count=instruction_counting(config, registry, board))
     state.devices.device_phase = DevicePhase(
         **({"make_session": workers.device_session, "background": True} if workers is not None else {}),
         on_chunk=lambda pairs: journal_chunk(config.stash[STATE], config, pairs),
         devices_for=lambda backend: workers.device_count(backend.name) if workers is not None and backend.device_blocker() is None else 1,
-        tick=board.tick,
-    )
+        tick=board.tick)
     run_id = getattr(config, "workerinput", {}).get("testrunuid", str(os.getpid()))
     state.options.prefetch_lock_path = os.path.join(tempfile.gettempdir(), f"tlbench-prefetch-{run_id}.lock")
     return state

@@ -141,8 +141,7 @@ class ShardPlugin:
         return [
             f"tlbench shard {self.spec.label} on {socket.gethostname()}: {self.selected} of the run's "
             f"{len(self.run_items)} tlbench items (expected cost {self.load[0]:.1f} of {self.load[1]:.1f} "
-            + ("seconds, as an earlier run took)" if self.costs else "units)")
-        ]
+            + ("seconds, as an earlier run took)" if self.costs else "units)")]
 
     def _stamp(self, config, record: dict[str, Any]) -> None:
         state = config.stash.get(STATE, None)
