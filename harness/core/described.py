@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Iterable, Mapping, Sequence
 
 from . import loop_form
@@ -125,11 +125,9 @@ class Words:
     loop_trips: int | None = None
 
     def to_dict(self) -> dict[str, object]:
-        stage = self.stage
         return {"problem_id": self.problem_id, "problem_label": self.problem_label,
                 **({"config_id": self.config_id} if self.config_id is not None else {}),
-                **({"stage": {"tile": stage.tile, "loop_id": stage.loop_id, "loop_form": stage.loop_form,
-                              "num_stages": stage.num_stages}} if stage is not None else {}),
+                **({"stage": asdict(self.stage)} if self.stage is not None else {}),
                 **({"loop_trips": self.loop_trips} if self.loop_trips is not None else {})}
 
     @classmethod

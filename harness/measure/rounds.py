@@ -151,9 +151,8 @@ class _Loop:
         # a timer's notes from its batches (why it fell back, what a call of several kernels is timed as)
         track.notes.extend(n for n in batch.notes if n not in track.notes and n not in track.prepared.notes)
         track.samples.extend(batch.samples_s)
-        row = _BatchRow(track.attempt, round_index, len(batch.samples_s), median(batch.samples_s),
-                        batch.telemetry, throttled, discarded)
-        track.batches.append(row)
+        track.batches.append(_BatchRow(track.attempt, round_index, len(batch.samples_s), median(batch.samples_s),
+                                       batch.telemetry, throttled, discarded))
 
     def stop_reason(self, track: _Track, rounds_done: int) -> str:
         if rounds_done >= self.policy.rounds and self.criterion.is_finished(track.samples):
@@ -166,16 +165,12 @@ class _Loop:
 
     def rounds(self, tracks: Sequence[_Track], interleave: bool) -> None:
         groups = [list(tracks)] if interleave else [[t] for t in tracks]
-        for t in tracks:
-            self.remaining[id(t)] = self.policy.rounds
+        self.remaining.update((id(t), self.policy.rounds) for t in tracks)
         for group in groups:
             for t in group:
                 t.samples, t.done, t.stopped_by, t.seconds = [], False, "", 0.0
             r = 0
-            while True:
-                active = [t for t in group if not t.done and t.error is None]
-                if not active:
-                    break
+            while active := [t for t in group if not t.done and t.error is None]:
                 self.round_now = r + 1
                 shift = r % len(active)
                 for t in active[shift:] + active[:shift]:
@@ -190,10 +185,8 @@ class _Loop:
                 for t in active:
                     t.stopped_by = self.stop_reason(t, r)
                     t.done = bool(t.stopped_by)
-                    if not t.done and t.error is None:
-                        self.remaining[id(t)] = max(1, self.remaining[id(t)])  # the criterion wants more
-                    else:
-                        self.remaining[id(t)] = 0
+                    # not done: the criterion wants more
+                    self.remaining[id(t)] = max(1, self.remaining[id(t)]) if not t.done and t.error is None else 0
 
     def warm_up(self, tracks: Sequence[_Track]) -> _Warmup:
         info = _Warmup()

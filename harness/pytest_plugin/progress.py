@@ -85,8 +85,7 @@ class PhaseLine:
     def text(self, now: float) -> str:
         elapsed = now - (self.started if self.started is not None else now)
         count = (f"{self.done}/{self.total} {self.unit}" if self.unit else f"{self.done}/{self.total}") if self.total else ""
-        parts = [p for p in (count, self.detail) if p]
-        parts.append(f"elapsed {_clock(elapsed)}")
+        parts = [p for p in (count, self.detail) if p] + [f"elapsed {_clock(elapsed)}"]
         if self.eta_s is not None and self.active:
             parts.append(f"ETA {_clock(max(0.0, self.eta_s - (now - self.eta_at)))}")
         return f"[tlbench] {self.label}: " + ", ".join(parts)
