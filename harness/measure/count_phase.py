@@ -73,16 +73,11 @@ class InstructionCounting:
             return {it.item_id: absent(f"{hardware}; callgrind counts with --tlbench-instructions subset or all")
                     for it in items}
         seconds = seconds or {}
-        out: dict[str, dict[str, object]] = {}
-        cheap = list(items)
-        if mode != "all":
-            cheap = [it for it in items if seconds.get(it.item_id, 0.0) <= self.max_lowering_s]
-            for it in items:
-                if it not in cheap:
-                    out[it.item_id] = absent(
-                        f"{hardware}; left out of the callgrind subset: its timed round took {seconds[it.item_id]:.1f} s, "
-                        f"over the subset's {self.max_lowering_s:g} s (callgrind runs it about 40x slower); "
-                        "--tlbench-instructions all counts it")
+        cheap = [it for it in items if mode == "all" or seconds.get(it.item_id, 0.0) <= self.max_lowering_s]
+        out = {it.item_id: absent(
+            f"{hardware}; left out of the callgrind subset: its timed round took {seconds[it.item_id]:.1f} s, "
+            f"over the subset's {self.max_lowering_s:g} s (callgrind runs it about 40x slower); "
+            "--tlbench-instructions all counts it") for it in items if it not in cheap}
         chosen = cheap if mode == "all" else instructions.subset_of(cheap, self.subset)
         left = f"{hardware}; not in the callgrind subset ({len(chosen)} of the {len(cheap)} compile items of {backend} here " \
                f"whose rounds took {self.max_lowering_s:g} s or less, chosen by a hash of the case id; " \
