@@ -1,9 +1,8 @@
 """The main job's one-off costs, paid outside every timed item.
 
-Contract: ``pay_setup_once(backend, item, wait_idle)`` runs one untimed cold compile of a compile
-item's case once the pool is idle and returns its wall seconds (a compile error is left to the timed
-item); ``time_once(work)`` times any untimed run.  ``setup_account(...)`` is what a setup spent, as
-plain data; ``setup_words(backend, account)`` says where a setup over ``SLOW_SETUP_S`` went.
+Contract: ``pay_setup_once(backend, item, wait_idle)``: one untimed cold compile of a compile item's
+case once the pool is idle, its wall seconds (a compile error is left to the timed item);
+``time_once(work)``; ``setup_account(...)`` / ``setup_words(backend, account)``: where it went.
 """
 
 from __future__ import annotations

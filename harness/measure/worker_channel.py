@@ -1,9 +1,9 @@
 """One worker process and the channel to it: start it, wait for its messages, end it, read its last
 words.
 
-Contract: ``WorkerChannel`` holds at most one process: ``spawn(log, env, init)``, ``send``,
-``receive(wanted, limit_s, on_other, tick)`` (others go to ``on_other``, which may return a new
-limit; raises ``WorkerDied`` / ``WorkerTimedOut``), ``wait_exit``, ``exit_account()``, ``kill()``.
+Contract: ``WorkerChannel`` holds at most one process: ``spawn``, ``send``, ``receive(wanted,
+limit_s, on_other, tick)`` (others to ``on_other``, which may return a new limit; raises
+``WorkerDied`` / ``WorkerTimedOut``), ``wait_exit``, ``exit_account()``, ``kill()``.
 """
 
 from __future__ import annotations

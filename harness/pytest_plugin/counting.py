@@ -1,9 +1,8 @@
 """The pytest glue of instruction counting: ``--tlbench-instructions*`` to an ``InstructionCounting``.
 
-Contract: ``instruction_counting(config, registry, board)`` returns the compile phase's ``count``
-(harness/measure/count_phase.py) from the options, with the backends' options, factory paths
-and a child environment that sees no device; a bad subset or jobs value is a
-``pytest.UsageError``.  ``mode_for_scope(mode, scope)``: ``auto`` is ``hardware`` in the quick scope.
+Contract: ``instruction_counting(config, registry, board)``: the compile phase's ``count`` from the
+options, with a child environment that sees no device (a bad subset or jobs value:
+``pytest.UsageError``).  ``mode_for_scope(mode, scope)``: ``auto`` is ``hardware`` in quick.
 """
 
 from __future__ import annotations

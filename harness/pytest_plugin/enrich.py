@@ -1,9 +1,8 @@
 """Provenance and roofline fields added to a timed record before it is written.
 
-Contract: ``enrich_record(record, backend, case, calibrated)`` adds, in place, ``kernel_hash``
-(the backend's optional ``kernel_body_hash``; None for the vendor library) and, for a device
-record, the roofline fields of the backend's optional ``device_profile`` and, given a calibrated
-profile, ``roofline_calibrated``.  A missing optional method never raises.
+Contract: ``enrich_record(record, backend, case, calibrated)`` adds ``kernel_hash`` (None for the
+vendor library) and, for a device record, the roofline fields of the backend's optional
+``device_profile`` and ``roofline_calibrated``.  A missing optional method never raises.
 """
 
 from __future__ import annotations

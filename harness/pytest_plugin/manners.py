@@ -1,9 +1,8 @@
 """What keeps a pytest run that is not about tlbench as it would be without tlbench.
 
-Contract: ``register_machine_compare(config, registry)`` registers a ``MachineCompare`` where
-``--benchmark-compare`` is given (returns it, else None); ``skip_without_benchmark(config, items)``
-skips the tlbench items under ``-p no:benchmark``; ``has_tlbench_item(items)``; ``item_id_of(item)``:
-the tlbench item id a collected pytest item is parametrized with, else None.
+Contract: ``register_machine_compare(config, registry)`` (a ``MachineCompare`` under
+``--benchmark-compare``, else None); ``skip_without_benchmark`` skips tlbench items under ``-p
+no:benchmark``; ``has_tlbench_item(items)``; ``item_id_of(item)``: its tlbench item id, or None.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """What a quick-scope run left for ``--tlbench-scope full``, in the summary.
 
-Contract: ``ScopeCounts.add(sweep, state, items)`` keeps each suite's item count here and in the
-full scope (same backends and kinds; no ``best`` case).  ``lines(records, compile_rounds,
-full_rounds, cap_s)``: for a quick-scope run, how many items ran of how many, the suites that ran
-nothing or less, and how the compile items were cut; nothing for another scope.
+Contract: ``ScopeCounts.add(sweep, state, items)`` keeps each suite's item count here and in full
+(same backends and kinds; no ``best`` case); ``lines(records, compile_rounds, full_rounds, cap_s)``
+say, for a quick-scope run only, what ran of how many and how the compile items were cut.
 """
 
 from __future__ import annotations
