@@ -71,8 +71,7 @@ def kernel_traits(case: Any, dialect: str) -> KernelTraits:
     values["body_modules"] = tuple(values["body_modules"])
     values["pass_configs"] = dict(values.get("pass_configs") or {})
     values["shape_values"] = dict(values.get("shape_values") or {})
-    if values.get("out_idx") is not None:
-        out = values["out_idx"]
+    if (out := values.get("out_idx")) is not None:
         values["out_idx"] = (out,) if isinstance(out, int) else tuple(out)
     return KernelTraits(**values)
 

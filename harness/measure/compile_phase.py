@@ -168,7 +168,7 @@ class CompilePhase:
 
     def _line(self, backend: str) -> Any:
         if self.board is None:
-            return _NoLine()
+            return NoLine()
         jobs = f", {self.jobs} at a time" if self.jobs > 1 and self.parallel(backend) else ""
         return self.board.phase(f"compile {backend}", f"compile items {backend} (cold rounds round-robin{jobs})", "rounds")
 
@@ -274,12 +274,12 @@ def _rounds_of(line: Any) -> Callable[..., None]:
     return lambda done, total, eta_s=None, detail="": line.update(done, total, detail, eta_s)
 
 
-class _NoLine:
-    """No progress board: the phase reports nowhere."""
+class NoLine:
+    """No progress board: a line that reports nowhere."""
 
-    def note(self, *_args: Any) -> None: ...
+    def note(self, *_args: Any, **_kwargs: Any) -> None: ...
 
-    def update(self, *_args: Any) -> None: ...
+    def update(self, *_args: Any, **_kwargs: Any) -> None: ...
 
     def end(self, *_args: Any) -> None: ...
 

@@ -17,7 +17,7 @@ from ..core import trace
 from ..core.record import BenchItem
 from . import instructions
 from .callgrind import CountRequest, callgrind_reason, count_under_callgrind
-from .compile_phase import balanced_shares
+from .compile_phase import NoLine, balanced_shares
 from .hardware_counter import hardware_reason
 from .instructions import KEY, absent
 
@@ -92,17 +92,15 @@ class InstructionCounting:
         shares = count_shares(chosen, min(max(1, self.jobs), len(chosen)), costs or seconds)
         trace.mark("instruction count start", backend=backend, items=len(chosen), children=len(shares))
         line = self.board.phase(f"count {backend}", f"instruction counts {backend} (callgrind, cold lowering)", "items") \
-            if self.board is not None else None
-        if line is not None:
-            line.update(0, len(chosen), f"{len(shares)} child process{'es' if len(shares) != 1 else ''} under valgrind")
+            if self.board is not None else NoLine()
+        line.update(0, len(chosen), f"{len(shares)} child process{'es' if len(shares) != 1 else ''} under valgrind")
         tick = self.board.tick if self.board is not None else None
         done = [0] * len(shares)
 
         def counted(k: int) -> Callable[[int], None]:
             def update(n: int) -> None:
                 done[k] = n
-                if line is not None:
-                    line.update(sum(done), len(chosen))
+                line.update(sum(done), len(chosen))
             return update
 
         stop = threading.Event()  # set on a Ctrl-C here: each thread kills its child at once (callgrind.py)
@@ -124,8 +122,7 @@ class InstructionCounting:
                     for future in futures:
                         out.update(future.result())
         finally:
-            if line is not None:
-                line.update(len(chosen), len(chosen))
-                line.end()
+            line.update(len(chosen), len(chosen))
+            line.end()
         trace.mark("instruction count end", backend=backend)
         return out

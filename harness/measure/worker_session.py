@@ -23,6 +23,7 @@ from ..core import trace
 from ..core.cases import MeasurePolicy
 from ..core.record import BenchItem
 from . import hang_report
+from .compile_phase import NoLine
 from .cpu_plan import ENV_BUILD_CPUS, ENV_CPUS, ENV_NICE, describe, renice
 from .interrupt import Interrupted, died_of_interrupt
 from .outcome import interrupted as interrupted_item
@@ -105,14 +106,13 @@ class WorkerSession:
     def _finish_start(self) -> None:
         self.stage = STARTUP
         trace.mark("awaiting worker ready", backend=self.spec.backend)
-        line = self._board.phase(f"start {self.spec.backend}", f"{self.spec.backend} worker start-up") if self._board else None
-        if line is not None:
-            line.note("imports, the backend, its device runtime")
+        line = self._board.phase(f"start {self.spec.backend}", f"{self.spec.backend} worker start-up") if self._board \
+            else NoLine()
+        line.note("imports, the backend, its device runtime")
         try:
             ready = self._await(Ready, self.limits.startup_s)
         finally:
-            if line is not None:
-                line.end("ready")
+            line.end("ready")
         self._starts.succeeded()
         self.device_info = dict(ready.device_info) if isinstance(ready.device_info, dict) else {}
         self.worker_facts = dict(ready.worker_facts) if isinstance(ready.worker_facts, dict) else None
@@ -131,16 +131,15 @@ class WorkerSession:
                 return self.limits.for_stage(self.stage, policy or MeasurePolicy())
             if isinstance(message, Progress) and self._progress is not None:
                 self._progress(message.done, message.total, message.eta_s, message.detail)
-            if isinstance(message, Busy) and busy is not None:
+            if isinstance(message, Busy):
                 busy.note(f"{message.stage}: running {message.where}", elapsed_s=message.seconds)
             return None
 
-        busy = self._board.phase(f"busy {self.spec.backend}", f"{self.spec.backend} worker") if self._board else None
+        busy = self._board.phase(f"busy {self.spec.backend}", f"{self.spec.backend} worker") if self._board else NoLine()
         try:  # the waiting thread writes the progress lines that are due
             return self._channel.receive(wanted, limit_s, on_other, self._board.tick if self._board is not None else None)
         finally:
-            if busy is not None:
-                busy.end("returned")
+            busy.end("returned")
 
     def pin(self, cpus: Any, build_cpus: Any) -> None:
         """This worker onto ``cpus``, its builds onto ``build_cpus``: now and after a restart."""
