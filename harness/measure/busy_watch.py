@@ -38,8 +38,7 @@ def _library_dirs() -> tuple[str, ...]:
     except Exception:  # noqa: BLE001 - broken metadata: the paths above still hold
         provided = {}
     for name, dists in provided.items():
-        module = sys.modules.get(name)
-        file = getattr(module, "__file__", None) if module is not None else None
+        file = getattr(sys.modules.get(name), "__file__", None)
         if not file:
             continue
         file = os.path.realpath(file)
@@ -100,8 +99,7 @@ def where_any_thread(main_ident: int | None, tool_dirs: tuple[str, ...] = TOOL_D
                      library_dirs: tuple[str, ...] | None = None) -> str:
     frames = sys._current_frames()
     library = library_dirs if library_dirs is not None else _library_dirs()
-    order = [main_ident, *sorted(i for i in frames if i != main_ident)]
-    for ident in order:
+    for ident in [main_ident, *sorted(i for i in frames if i != main_ident)]:
         where = where_running(frames.get(ident), tool_dirs, library)
         if where != NO_SUITE_CODE:
             return where

@@ -74,12 +74,11 @@ def build_state(config: Any, registry: BackendRegistry, hidden: Any) -> TlbenchS
     pool = CompilePool(progress=board.phase("prefetch", "compile prefetch", "kernels").count,
                        warmer_of=lambda backend: warmer_for(factory_path(registry, backend.name), registry.options.values, children))
     config.stash[STATE] = state = TlbenchState(
-        registry=registry, options=options, devices=DeviceWork(pool=pool), progress=Reporting(board=board),
-        items=RunItems(inert_cache=InertKeyCache(Path(config.getoption("--tlbench-cache-dir") or default_directory()))),
-    )
+        registry=registry, options=options, devices=DeviceWork(pool=pool),
+        progress=Reporting(board=board, scope_counts=ScopeCounts(scope)),
+        items=RunItems(inert_cache=InertKeyCache(Path(config.getoption("--tlbench-cache-dir") or default_directory()))))
     if is_controller(config):
         config.pluginmanager.register(ControllerCollector(config, registry.traits), "tlbench-xdist-controller")
-    state.progress.scope_counts = ScopeCounts(state.options.scope)
     sharding.register(config)  # --tlbench-shard=I/N: this process keeps shard I's items
     if hidden is None and not is_controller(config):
         check_devices(config.getoption("tlbench_devices"), [registry.traits(n) for n in registry.names])
