@@ -77,11 +77,6 @@ def start_runtime_warm_up(ref: str | None) -> threading.Thread | None:
     return thread
 
 
-def _die_with_parent() -> None:
-    with contextlib.suppress(OSError, AttributeError):  # not Linux: the socket closing ends it
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-
-
 def _as_interrupted(answer: Any) -> Any:
     from .outcome import Outcome, interrupted
 
@@ -272,7 +267,8 @@ def main(argv: list[str]) -> None:
     from .cpu_plan import nice_from_environment, pin_from_environment
     from .interrupt import InterruptWatch
 
-    _die_with_parent()
+    with contextlib.suppress(OSError, AttributeError):  # not Linux: the socket closing ends it
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: die with the parent
     pin_from_environment()  # a compile job's (or a restarted device worker's) CPUs, before anything starts
     nice_from_environment()  # a compile job beside device timing yields to the device phase's builds
     hang_report.arm()  # a controller that times this worker out reads its stacks first
