@@ -1,12 +1,10 @@
 """What every tilelang backend shares (backends/nvidia/, backends/ascend/): ``TileLangBackend``.
 
-Contract: a backend subclasses it, sets ``traits`` (``name`` and ``dialect`` are read from it),
-``target_kind`` and, where it has them, ``profiles`` and ``target_label``, and implements what is
-abstract below; it is registered through pyproject.toml's ``tlbench.backends`` and
-``tlbench.traits`` entry points.  The base answers the rest of harness/core/backend_api.py's
-``Backend`` from harness/core/kernel_traits.py (no kernel family imported); a kernel asking for a
-target of another kind is refused with a ``CompileError``.  Test-only hooks are None here (set by
-tests/test_only/).  Importing this module imports neither torch nor tilelang.
+Contract: a backend subclasses it, sets ``traits``, ``target_kind`` and where it has them
+``profiles`` and ``target_label``, and implements what is abstract below (registered through
+pyproject.toml's entry points).  The base answers the rest of harness/core/backend_api.py's
+``Backend`` from harness/core/kernel_traits.py; a kernel asking for a target of another kind is
+refused with a ``CompileError``.  Importing this module imports neither torch nor tilelang.
 """
 
 from __future__ import annotations

@@ -3,9 +3,8 @@ multi-buffer), recorded for every config; timed on an NPU only where one exists.
 
 Contract (harness/core/backend_api.py; skeleton backends/backend_base.py): ``compile`` lowers to
 AscendC on any machine and returns the plan with the Z3 schedule under ``schedule_model``
-(modeled cycles, never a time); where torch_npu, bisheng and an NPU exist it also builds.
-``device_blocker`` names what is missing for a run.  The timer uses ``torch.npu.Event`` after an
-L2 flush, on the NPU only.  Pass configs reach the recorded lowering and the build alike.
+(modeled cycles, never a time); where torch_npu, bisheng and an NPU exist it also builds and
+times with ``torch.npu.Event``.
 """
 
 from __future__ import annotations

@@ -1,14 +1,11 @@
 """Record what tilelang's Ascend scheduler decided, from the real passes.
 
 Contract: ``lower_with_schedule(func, target, pass_configs, shape_values)`` lowers through
-tilelang's Ascend pipeline and returns ``(artifact, ScheduleFacts)`` from: the ``tl.ascend_task``
-latency/II of ``tl.EstimateLatency`` and ``core_mask`` of ``tl.AssignCore`` (pass instrument),
-``tl.buffer_versions_map`` after ``tl.AutoSchedule``, and the Z3 solves' inputs and results
-(start times, versions, II never reach the IR: ``install_z3_recorders`` wraps the two Python
-solvers where tilelang looks them up, never touching tvm-ffi's registry).  Every number is a
-modeled cycle count, every value plain Python data; symbolic sizes are read with
-``shape_values`` bound.  Importing installs the recorders; no recorded solve is
-``ScheduleFacts.missing``.
+tilelang's Ascend pipeline and returns ``(artifact, ScheduleFacts)``: the passes' latency, II,
+core mask and buffer versions, and the Z3 solves' inputs and results (start times, versions and
+II never reach the IR: ``install_z3_recorders`` wraps the two Python solvers where tilelang looks
+them up, never touching tvm-ffi's registry).  Every number is a modeled cycle count; no recorded
+solve is ``ScheduleFacts.missing``.  Importing installs the recorders.
 """
 
 from __future__ import annotations

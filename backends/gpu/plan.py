@@ -3,11 +3,8 @@
 Contract: ``lower_with_plan(func, target, pass_configs, shape_values)`` lowers with a pass
 instrument attached and returns ``(artifact, PlanFacts)``; ``build_with_plan(build,
 shape_values)`` attaches it to a ``tilelang.compile`` call's own lowering.  Facts come from the
-IR: loop annotations after ``tl.PipelinePlanning``, whether ``tl.ProducerConsumerWarpSpecialized``
-rewrote the kernel, the on-chip buffers' declared and versioned shapes, the device function's
-shared memory, grid and threads (read with ``shape_values`` bound; expressions where unbound),
-every kernel of a multi-kernel PrimFunc; only instruction use (TMA, cp.async, wgmma) is read
-from the generated source.
+IR (pipeline annotations, warp specialization, buffers, shared memory, grid and threads);
+only instruction use (TMA, cp.async, wgmma) is read from the generated source.
 """
 
 from __future__ import annotations

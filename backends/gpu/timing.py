@@ -1,13 +1,10 @@
 """Kernel-only device time on CUDA GPUs (CUPTI, CUDA events): a timer, not a sampling loop.
 
 Contract: ``CudaTimer(fn, flush, telemetry)`` is a ``DeviceTimer`` (harness/core/backend_api.py):
-``batch(k)`` runs ``fn`` k times, each after the L2 flush, and returns the GPU's own kernel
-timestamps (CUPTI through kineto) summed per call, flush kernels excluded: what ncu's
-``gpu__time_duration`` reports.  A call of several kernels is timed as the sum of their durations
-(its ``notes`` say so).  Where the records are unusable or do not split one group per call, it
-falls back to CUDA events (``method`` ``cuda-event``, ``notes`` say why); ``use_cupti=False`` is
-the events timer from the start.  ``telemetry()`` reads NVML.  The sampling loop is
-harness/measure/rounds.py; the graph timer backends/gpu/graph_timer.py.
+``batch(k)`` runs ``fn`` k times, each after the L2 flush, and returns the CUPTI kernel
+timestamps summed per call, flush kernels excluded (what ncu's ``gpu__time_duration`` reports).
+Where the records do not split one group per call it falls back to CUDA events (``notes`` say
+why); ``use_cupti=False`` is the events timer from the start.
 """
 
 from __future__ import annotations

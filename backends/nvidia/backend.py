@@ -2,13 +2,9 @@
 
 Contract (harness/core/backend_api.py; skeleton backends/backend_base.py): compiles on any machine
 with tilelang (nvcc for the binary); runs and times only where ``torch.cuda`` sees a GPU.  The
-arch comes from the GPU, else ``--tlbench-nvidia-arch`` (default sm_90a).  ``from_worker_facts``
-builds the instance a pytest process uses while its device worker times: nothing runs here.
-``compile(cold=True)`` bypasses tilelang's kernel and cubin caches; device items compile through
-them.  Pass configs and ``out_idx`` reach both the planned lowering and the build; every cache of
-a built kernel (stored IR, plan) is keyed by the kernel hash, the runtime's source hash
-(backends/source_tree.py), the pass configs and the case id.  Importing this module imports
-neither torch nor tilelang.
+arch comes from the GPU, else ``--tlbench-nvidia-arch`` (default sm_90a).  ``compile(cold=True)``
+bypasses tilelang's caches; every cache of a built kernel is keyed by the kernel hash, the
+runtime's source hash, the pass configs and the case id.  Imports neither torch nor tilelang.
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
 """The timeline model turned around: predictions per num_stages, and a fit to measured times.
 
-Contract: ``predict_from_latencies(latency, compute, iterations, stages, issue)`` returns a ``Prediction`` (makespan
-and steady interval per num_stages, from ``timeline_model.simulate``); ``fit_latency_ratio(measured, iterations)``
-finds the latency/compute ratio whose simulated makespans best match measured times (``Fit``: the ratio, its
-plausible range, the predicted times and relative errors, the min sufficient depth); ``recommend_num_stages(times)``
-is the smallest num_stages within a tolerance of the best.  Pure functions, frozen dataclasses.
+Contract: ``predict_from_latencies`` returns a ``Prediction`` per num_stages (``timeline_model.simulate``);
+``fit_latency_ratio(measured, iterations)`` finds the latency/compute ratio whose simulated makespans best match
+measured times (``Fit``); ``recommend_num_stages(times)`` is the smallest num_stages within a tolerance of the best.
+Pure functions, frozen dataclasses.
 """
 
 from __future__ import annotations

@@ -1,14 +1,11 @@
 """Discrete-event model of a ``copy -> compute`` loop with ``num_stages`` buffers.
 
 Contract: ``simulate(iterations, issue, latency, compute, num_stages) -> Timeline`` is a greedy list schedule in
-abstract cycles (ints or floats): copy ``i`` issues once the issue unit is free (one issue per ``issue`` cycles) and
-its slot ``i % num_stages`` is released (compute ``i - num_stages`` done); its data arrives ``latency`` later;
-compute ``i`` starts once its data arrived and compute ``i-1`` finished, and takes ``compute``.  ``num_stages=1`` is
-the unpipelined loop.  For ``iterations=8, issue=1, latency=30, compute=20`` and 1..4 stages the makespans are
-400 / 220 / 190 / 190 (the seed chapter's table, which ``format_report`` prints byte for byte).  Bad arguments raise
-``ValueError``.  Frozen dataclasses, no state; pure standard library.
-
-Run ``python3 -m tlbench.harness.analysis.timeline_model`` to print the seed's table (``--sweep`` for 1..8 stages).
+abstract cycles: copy ``i`` issues once the issue unit is free and its slot ``i % num_stages`` is released; its data
+arrives ``latency`` later; compute ``i`` starts once its data arrived and compute ``i-1`` finished.  For
+``iterations=8, issue=1, latency=30, compute=20`` and 1..4 stages the makespans are 400 / 220 / 190 / 190 (the seed
+chapter's table, which ``format_report`` prints byte for byte).  Bad arguments raise ``ValueError``.  Pure standard
+library; ``python3 -m tlbench.harness.analysis.timeline_model`` prints the table (``--sweep``: 1..8 stages).
 """
 
 from __future__ import annotations

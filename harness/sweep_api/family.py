@@ -1,12 +1,10 @@
 """The kernel family of one kernel a suite declared through ``kernel_sweep``.
 
-Contract: ``GenericFamily`` implements harness/core/family.py's ``KernelFamily`` (and the optional
-members harness/core/kernel_traits.py asks) for a kernel named by its bodies, with the plain-valued
-problems and configs of harness/core/described.py.  Suite callables get the names they take
-(callables.py); their exceptions are ``SuiteCodeError``s naming the callable and the problem.
-``validate`` refuses a dialect with no body (``no body``) and what the suite's ``validate``
-refuses, before compiling.  What needs tilelang or torch is the runtime's (runtime.py).  Pickled
-by reference: a worker takes the family from its suite's ``SWEEP`` (loading.py).
+Contract: ``GenericFamily`` implements harness/core/family.py's ``KernelFamily`` (and what
+harness/core/kernel_traits.py asks) with the plain-valued problems and configs of
+harness/core/described.py.  Suite callables' exceptions are ``SuiteCodeError``s naming the
+callable and the problem; ``validate`` refuses a dialect with no body before compiling.  What
+needs tilelang or torch is runtime.py's.  Pickled by reference (loading.py).
 """
 
 from __future__ import annotations

@@ -1,20 +1,14 @@
 """The flash-attention forward body, written once for every target.
 
 Contract: ``build_flash_attention(problem, config, dialect)`` returns a TileLang ``PrimFunc``
-``main(Q, K, V, O)`` over ``FaProblem``'s flattened layout (Q, O: (B*H*Sq, D); K, V:
-(B*Hkv*Sk, D)): one block per query tile on a 1-D grid, or ``num_cores`` blocks walking them
-(``T.Persistent``).  The KV loop (copy K, V; S = Q K^T; online softmax; O_tile = P V; O = O *
-alpha + O_tile) is the same text for NVIDIA and Ascend, as ``T.Pipelined`` (``auto``), a
-hand-written stage/order with the copies one iteration ahead (``manual``) or ``T.serial``.
-Causal: the loop stops at the diagonal and S is masked to -inf above it.
+``main(Q, K, V, O)`` over ``FaProblem``'s flattened layout: one block per query tile on a 1-D
+grid, or ``num_cores`` blocks walking them (``T.Persistent``).  The KV loop is the same text for
+NVIDIA and Ascend, in three loop forms; causal: the loop stops at the diagonal and S is masked.
 
 Both GEMMs ask for ``T.GemmWarpPolicy.FullRow``: each CUDA warp group owns whole rows of S, so
 the softmax row reductions stay inside it (the default policy fails layout inference at 256
 threads); the Ascend Cube ignores it.  A ``FaDialect`` supplies what must differ (ARCHITECTURE.md,
-"Flash attention: one body, two targets"): allocators, vector units per tile, whether the vector
-side reads the accumulator in place (CUDA) or gets a ``T.dual_copy`` (Ascend cannot read L0C),
-the vector-region wrapper, the exponentials, the V load (transposed on Ascend: NT only), the
-launch, the mask's region, the output store and pinned buffer versions.
+"Flash attention: one body, two targets").
 """
 
 # No `from __future__ import annotations`: TileLang evaluates the PrimFunc parameter

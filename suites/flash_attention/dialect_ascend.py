@@ -1,13 +1,11 @@
 """The Ascend 950 side of the one flash-attention body.
 
-Q/K/V and P tiles in L1, S and O_tile in L0C, softmax and output state in UB split over the two
-AIV sub-cores (block_M / 2 rows each).  The Vector unit cannot read L0C, so each accumulator
-moves to UB with ``T.dual_copy`` (a whole-tile copy overflows UB), and P back to L1 the same way.
-Arithmetic runs in ``T.SimdVF``; the exponentials are SIMD (``vexpdif(a, b) = exp(a - b)``):
-SimdVF's ``T.Parallel`` takes no ``exp`` and SimtVF's leaves the KV loop vector-bound (modeled II
-6269-7228 vs 1024-2223 cycles at S=1024).  V is loaded transposed (the L1 Cube GEMM is NT only).
-``S_vec`` is pinned to one version: a multi-version reduce source fails inside SimdVF.  The SIMD
-regions carry no ``latency=`` hint, so the modeled II is a model on a guess, labelled so.
+Q/K/V and P tiles in L1, S and O_tile in L0C, softmax state in UB split over the two AIV
+sub-cores.  The Vector unit cannot read L0C, so each accumulator moves to UB with
+``T.dual_copy`` (a whole-tile copy overflows UB).  The exponentials are SIMD
+(``vexpdif(a, b) = exp(a - b)``): SimdVF's ``T.Parallel`` takes no ``exp`` and SimtVF's leaves the
+KV loop vector-bound.  V is loaded transposed (the L1 Cube GEMM is NT only); ``S_vec`` is pinned
+to one version (a multi-version reduce source fails inside SimdVF).
 """
 
 from __future__ import annotations

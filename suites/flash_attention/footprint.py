@@ -1,11 +1,8 @@
 """The on-chip bytes each flash-attention body allocates, per dialect (the suite's ``footprint=``).
 
 Contract: ``footprint_bytes(problem, config, dialect)`` is ``{scope: (bytes at the requested
-depth, bytes with one version)}``; {} for an unknown dialect.  Capacities are the backend's.
-NVIDIA shared memory: Q, plus K and V per version (hopper's O staging is merged into freed space;
-hopper_ws stages O in Q's tile); registers are not budgeted.  Ascend L1: Q, P, and K, V per
-version; L0C: S and O_tile; UB per sub-core: S, P, O_tile, O, the cast output, the ND->NZ
-scratch and five row vectors.  No tilelang, no torch.
+depth, bytes with one version)}``; {} for an unknown dialect; registers are not budgeted.  No
+tilelang, no torch.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """The words of a flash-attention record, and the reader of records older than the suites' front door.
 
-Contract: ``FLASH_ATTENTION`` (the ``flash_attention`` entry of ``tlbench.families``) is what
-every reader asks of a record's family (harness/core/record_reader.py): ``problem_label``,
-``stage_point``, ``loop_trips`` (None when causal), ``parse_case_id`` (vendor items named by
-their library), and for records written before ``kernel_sweep`` ``problem_from_dict`` /
-``config_from_dict`` (a missing field takes its default).  No body, footprint, inputs or
-reference: it is no family to sweep.  It imports no backend.
+Contract: ``FLASH_ATTENTION`` (the ``flash_attention`` entry of ``tlbench.families``) answers
+what every reader asks of a record's family (harness/core/record_reader.py); no body, footprint,
+inputs or reference.  It imports no backend.
 """
 
 from __future__ import annotations

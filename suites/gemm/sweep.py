@@ -1,22 +1,12 @@
 """What the built-in GEMM suites declare their kernel with (suites/gemm/body.py) through ``kernel_sweep``.
 
 Contract: ``problem(M, N, K, ...)`` and ``config(block_M, ...)`` are dicts with every key in the
-order records have always carried them (ids and best_configs.json stay what they were);
-``stage_configs`` and ``axes_configs`` make config lists; ``GEMM`` holds the keyword arguments
-every GEMM suite passes to ``kernel_sweep``.
-- problem: ``C = A @ B^T``, ``dtype`` in, ``accum_dtype`` accumulated, ``out_dtype`` out (None:
-  ``dtype``), ``epilogue`` None or ``"relu"``; id ``gemm_relu-512x512x1024-bf16-of32``.
-- config: ``loop_form`` ``auto`` (``T.Pipelined(num_stages=)``), ``manual`` (stage=[0, 0, 1],
-  order=[0, 1, 2]) or ``serial``; ``num_cores`` a persistent kernel; ``enable_offset`` the Ascend
-  scheduler's software pipeline; ``group_m`` panels of tile rows; ``stage_output`` the accumulator
-  staged through shared memory (CUDA).  Id ``bm128-bn256-bk64-t256-auto-s3`` (+ ``c``, ``g``,
-  ``so``, ``offset``); tests/test_case_ids.py pins the scheme.
-- footprint: ``cuda`` ``shared.dyn`` holds the A and B tiles per version and a staged output tile
-  (merged with the operands for one tile per block: the larger; in a persistent kernel their
-  sum); ``ascend`` L1 the tiles, L0C the accumulator, a fused ReLU half the accumulator in UB per
-  vector core (``simt``).
-- check: within rtol = atol = 1e-2 of ``A.float() @ B.float().T``; vendor: torch's GEMM.
-No tilelang and no torch at import.
+order records have always carried them (ids and best_configs.json stay what they were; id
+``gemm_relu-512x512x1024-bf16-of32``, ``bm128-bn256-bk64-t256-auto-s3`` + ``c``, ``g``, ``so``,
+``offset``: tests/test_case_ids.py pins the scheme); ``stage_configs`` and ``axes_configs`` make
+config lists; ``GEMM`` holds the keyword arguments every GEMM suite passes to ``kernel_sweep``.
+The check: within rtol = atol = 1e-2 of ``A.float() @ B.float().T``; vendor: torch's GEMM.  No
+tilelang and no torch at import.
 """
 
 from __future__ import annotations

@@ -2,17 +2,12 @@
 suites/gemm/test_gemm_ws.py: ``C = A @ B^T`` (A: M x K, B: N x K, fp16 in, fp32 accumulate, fp16
 out).
 
-Our own code, with the algorithm of tilelang's
-examples/warp_specialize/example_warp_specialize_gemm_barrierpipe_stage2.py (a TMA producer warp
-group and consumer warp groups handing shared-memory stages over through a full and an empty
-mbarrier per stage), plus: B stored N x K and ``num_stages`` a parameter (phase bit ``& 1``);
-``consumers`` (1 or 2) warp groups over one accumulator (``FullRow``), ``setmaxnreg`` moving
-registers to them; ``deferred``: ``T.wgmma_gemm`` then ``wgmma.wait_group 1``, so only the
-previous step's stage is handed back while this step's WGMMAs run (tilelang 0.1.15's automatic
-warp specialization waits with ``wait_group 0``); ``group_m`` (suites/gemm/raster.py's tile
-order); ``staged`` (the accumulator leaves through shared memory); ``persistent``
-(``gemm_ws_persistent_cuda``, ``pingpong``); ``cluster=2`` (2-CTA clusters sharing B,
-``ClusterPair``).
+The algorithm of tilelang's example_warp_specialize_gemm_barrierpipe_stage2.py (a TMA producer
+warp group handing shared-memory stages to consumer warp groups through full and empty
+mbarriers), plus: ``deferred`` (``wgmma.wait_group 1``, so only the previous step's stage is handed
+back while this step's WGMMAs run; tilelang's automatic warp specialization waits with
+``wait_group 0``), ``consumers``, ``group_m``, ``staged``, ``persistent`` and ``cluster=2``
+(2-CTA clusters sharing B, ``ClusterPair``).
 """
 
 import tilelang.language as T

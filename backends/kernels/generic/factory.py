@@ -1,14 +1,11 @@
 """A user's kernel body turned into a PrimFunc, with what tilelang's jit wrapper says about it.
 
 Contract: a body is a ``@tilelang.jit`` function (eager or lazy; under ``@tilelang.autotune``
-its jit is used), a plain function returning a PrimFunc or a jit call (that call answers with
-its PrimFunc, so no device compiler is needed), a PrimFunc, or a compiled ``JITKernel`` (its
-``prim_func``; sizes and axes do not reach those two).  ``built(factory, values) -> Built``: the
-PrimFunc for ``values`` (the factory receives the names it takes: ``factory_kwargs``), with
-``tilelang_out_idx`` dropped (tlbench allocates outputs outside the timed call), and the
-``JitOptions`` of the jit that made it; a non-PrimFunc result raises ``TypeError``.
-``output_specs`` / ``parameter_specs`` give (name, shape, dtype) with symbolic dimensions
-bound (``bound_values``).  tilelang is imported only where a factory is called.
+its jit), a plain function returning a PrimFunc or a jit call (answered with its PrimFunc, so no
+device compiler is needed), a PrimFunc, or a compiled ``JITKernel``.  ``built(factory, values)``:
+the PrimFunc for ``values`` without ``tilelang_out_idx`` (tlbench allocates outputs outside the
+timed call) and the ``JitOptions`` of its jit; a non-PrimFunc result raises ``TypeError``.
+tilelang is imported only where a factory is called.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """How far one output is from its reference, element by element: what every check rule reports.
 
-Contract: ``Verdict`` is what a rule's ``judge`` returns.  ``errors(out, ref)`` measures one
-output in float64: ``err`` is ``|out - ref|`` (0 where both hold the same infinity) and
-``non_finite`` masks elements where either side is NaN or infinite and they are not the same
-infinity (NaN never matches: it is the float poison); the rules fail those outright.
-``aside`` words those counts alike for every rule; ``step_distance`` is each element's distance
-in representable values of the output's dtype; ``steps_would_accept`` words how many of a failed
-tolerance's elements ``steps(1)`` would accept.  torch is imported inside only.
+Contract: ``Verdict`` is what a rule's ``judge`` returns.  ``errors(out, ref)`` measures in
+float64: ``err`` is ``|out - ref|`` (0 where both hold the same infinity), ``non_finite`` masks
+NaN or infinite elements that are not the same infinity (NaN never matches: it is the poison).
+``step_distance`` counts representable values of the output's dtype.  torch imported inside.
 """
 
 from __future__ import annotations

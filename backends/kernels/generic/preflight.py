@@ -1,13 +1,10 @@
 """The preflight: a user's kernel suite checked on CPU torch, before anything compiles.
 
 Contract: ``preflight(family, problem, dialect, device_memory) -> (failures, notes)``: one line
-per finding, naming the callable, the problem and the fix.  Run once per dialect and kept on the
-family (``family.memo``): the body is traced (never lowered) and the suite's callables run at the
-smoke size on CPU, with the first config ``validate`` keeps there (a config it refuses is skipped
-by the run, so it is not checked: the preflight accepts what the run accepts): names
-(preflight_names.py), tensors and rules (preflight_tensors.py), and every other callable called.
-``problem`` is also checked at its own size on torch's meta device (preflight_sizes.py, against
-``device_memory`` bytes).  A call CPU torch cannot run (a CUDA-only op) is a note, not a failure.
+per finding, naming the callable, the problem and the fix.  Run once per dialect: the body is
+traced (never lowered) and the suite's callables run at the smoke size on CPU with the first
+config ``validate`` keeps (the preflight accepts what the run accepts); ``problem`` is also
+checked at its own size on the meta device.  A call CPU torch cannot run is a note.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """The preflight's name checks: every name a body or callable needs is given, and every size, axis
 and constant is taken by something (backends/kernels/generic/preflight.py runs them first).
 
-Contract: ``NameChecks`` is mixed into the preflight's runner (``family``, ``dialect``, ``body``,
-``callables``, ``configs``, ``kept(problem)``, ``found``, ``fail(...)``).  ``check_names()``
-reports a required name nothing gives ("did you mean"); ``check_unused(func)``, after tracing,
-an axis neither this body nor a callable takes, or a size or constant no body of any backend and
-no callable takes, and raises ``Stop`` when the sweep has a finding.
+Contract: ``NameChecks`` is mixed into the preflight's runner.  ``check_names()`` reports a
+required name nothing gives ("did you mean"); ``check_unused(func)`` one nothing takes, and raises
+``Stop`` when the sweep has a finding.
 """
 
 from __future__ import annotations

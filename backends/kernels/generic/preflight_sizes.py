@@ -1,12 +1,10 @@
 """The preflight at every size the run uses: each problem's inputs, signature, outputs and
 reference checked on torch's meta device (nothing allocated), and their memory against the device's.
 
-Contract: ``SizeChecks`` is mixed into the preflight's runner.  ``check_size(problem,
-device_memory)`` runs the first config ``validate`` keeps at ``problem``: the body traced there,
-``inputs`` made on meta, the tensor checks, the reference called; the inputs, outputs and the
-reference's peak (``MemoryPeak``) must fit ``device_memory`` bytes.  Findings are the problem's
-own.  A call meta cannot run (a data-dependent op) is a note.  ``memory[problem]``: (bytes
-needed, device bytes).
+Contract: ``SizeChecks`` is mixed into the preflight's runner; ``check_size(problem,
+device_memory)`` runs the first config ``validate`` keeps at ``problem``; what it needs must fit
+``device_memory`` bytes (``memory[problem]``: bytes needed, device bytes).  A call meta cannot
+run is a note.
 """
 
 from __future__ import annotations
