@@ -50,7 +50,6 @@ class TileLangBackend(ABC):
         if "traits" in cls.__dict__:
             cls.name, cls.dialect = cls.traits.name, cls.traits.dialect
 
-    # -- what each backend says for itself ----------------------------------------------------
     @property
     @abstractmethod
     def target(self) -> Any:
@@ -93,7 +92,6 @@ class TileLangBackend(ABC):
         """Makers of the backend's own small PrimFuncs (its compile_warm_up.py) that ``warm_up_compile`` lowers."""
         return ()
 
-    # -- what the case asks (harness/core/kernel_traits.py) ------------------------------------
     def compile_blocker(self) -> str | None:
         return None  # tilelang lowers on any machine
 
@@ -131,7 +129,6 @@ class TileLangBackend(ABC):
         words = self._changes.words(case.case_id) if self._changes is not None else None
         return {"test_only": words} if words else {}
 
-    # -- compile & inspect --------------------------------------------------------------------
     def kernel_source(self, case: Case) -> str:
         func, target = self._func_and_target(case)
         return self._lower_with_facts(func, target, self.pass_configs(case), self._shape_values(case))[0].kernel_source
@@ -166,7 +163,6 @@ class TileLangBackend(ABC):
     def inspect(self, compiled: Compiled) -> Plan:
         return compiled.plan
 
-    # -- run ----------------------------------------------------------------------------------
     def _runner(self, runnable: Compiled | VendorCase, inputs: dict[str, Any], timed: bool = False):
         """The callable (``timed``: the one that is timed), and the vendor item's exact label (None for a kernel)."""
         if isinstance(runnable, VendorCase):  # the family's own vendor call (timed: the call alone)

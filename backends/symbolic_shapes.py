@@ -55,9 +55,7 @@ def evaluate(expr: Any, values: Mapping[str, int] | None = None) -> int | str:
         if found:
             expr = tirx.stmt_functor.substitute(expr, found)
     simplified = tvm.arith.Analyzer().simplify(expr)
-    if isinstance(simplified, tirx.IntImm):
-        return int(simplified.value)
-    return str(simplified)
+    return int(simplified.value) if isinstance(simplified, tirx.IntImm) else str(simplified)
 
 
 def bind_arguments(func: Any, args: Sequence[Any]) -> dict[str, int]:

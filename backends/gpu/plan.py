@@ -121,12 +121,10 @@ def _kernels(device_mod, values: dict[str, int]) -> list[dict[str, Any]]:
 
 
 def _features(source: str) -> dict[str, bool]:
-    return {
-        "tma": "tma_load" in source or "cp.async.bulk.tensor" in source,
-        "cp_async": "cp_async" in source or "cp.async.cg" in source or "cp.async.ca" in source,
-        "wgmma": "wgmma" in source, "mma_sync": "mma.sync" in source or "mma_sync" in source,
-        "mbarrier": "mbarrier" in source,
-    }
+    return {"tma": "tma_load" in source or "cp.async.bulk.tensor" in source,
+            "cp_async": "cp_async" in source or "cp.async.cg" in source or "cp.async.ca" in source,
+            "wgmma": "wgmma" in source, "mma_sync": "mma.sync" in source or "mma_sync" in source,
+            "mbarrier": "mbarrier" in source}
 
 
 def build_with_plan(build: Callable[[], Any], shape_values: dict[str, int] | None = None) -> tuple[Any, PlanFacts | None]:

@@ -68,7 +68,6 @@ class NvidiaBackend(TileLangBackend):
         self.timer_name = timer_name(options.get("nvidia_timer"))  # --tlbench-nvidia-timer (backends/nvidia/timer_choice.py)
         self.flush_mode = flush_mode(options.get("nvidia_l2_flush"))  # --tlbench-nvidia-l2-flush (backends/gpu/flush_choice.py)
 
-    # -- the controller of a device worker ----------------------------------------------------
     @classmethod
     def from_worker_facts(cls, options: BackendOptions, facts: dict[str, Any]) -> "NvidiaBackend":
         """The controller's instance, from its worker's ``worker_facts``: it never runs."""
@@ -107,7 +106,6 @@ class NvidiaBackend(TileLangBackend):
             raise RuntimeError("this NvidiaBackend describes its device worker's GPU (from_worker_facts): "
                                "inputs, checks and timing run in that worker")
 
-    # -- availability -------------------------------------------------------------------
     def device_blocker(self) -> str | None:
         return self._device_reason
 
@@ -143,7 +141,6 @@ class NvidiaBackend(TileLangBackend):
         built_with = json.dumps([sorted((k, repr(v)) for k, v in traits.pass_configs.items()), traits.out_idx])
         return self.lowering_key(), f"{self.kernel_body_hash(case)}; {runtime_tree_hash(type(self).__module__)}; {built_with}", case.case_id
 
-    # -- compile & inspect --------------------------------------------------------------
     def scopes(self) -> tuple[budget.Scope, ...]:
         return limits.scopes(self.arch)
 
@@ -222,7 +219,6 @@ class NvidiaBackend(TileLangBackend):
     def _plan(self, case: Case, facts, built: bool) -> Plan:
         return cuda_plan(case, facts, self.arch, built, self._test_only_words(case))
 
-    # -- run ------------------------------------------------------------------------------
     def make_inputs(self, problem: Any, seed: int, config: Any = None) -> dict[str, Any]:
         self._runs_here()
         return ask.make_inputs(problem, seed, self.device, self.dialect, config)

@@ -53,12 +53,10 @@ def _cases(problem) -> dict[str, Any]:
 def _configs():
     from tlbench.suites.flash_attention.problem import FaConfig
 
-    return {
-        "shared 128x128 s1 t256": FaConfig(128, 128, 1, threads=256),
-        "shared 128x128 s2 t256": FaConfig(128, 128, 2, threads=256),
-        "hopper 128x128 s1 t256": FaConfig(128, 128, 1, threads=256, body="hopper"),
-        "hopper_ws 128x192 s2 t384": FaConfig(128, 192, 2, threads=384, body="hopper_ws"),
-    }
+    return {"shared 128x128 s1 t256": FaConfig(128, 128, 1, threads=256),
+            "shared 128x128 s2 t256": FaConfig(128, 128, 2, threads=256),
+            "hopper 128x128 s1 t256": FaConfig(128, 128, 1, threads=256, body="hopper"),
+            "hopper_ws 128x192 s2 t384": FaConfig(128, 192, 2, threads=384, body="hopper_ws")}
 
 
 def _ptxas(case, target) -> str:

@@ -38,7 +38,6 @@ def _cases(args) -> list[Any]:
     return select([load_sweep(s) for s in args.suite], args.k, args.case or (), load_best)
 
 
-# -- on the GPU ----------------------------------------------------------------------------------
 def _options(timer: str, l2_flush: str) -> dict[str, Any]:
     return {"nvidia_timer": timer, "nvidia_l2_flush": l2_flush}
 

@@ -1,8 +1,8 @@
 """``tlbench report --stages FILE``: how many pipeline stages to use, and why.
 
-Contract: ``main(path, png=None, markdown=None, png_dir=None, as_json=False)`` prints the stage report of a results
-file (``as_json``: the document alone on stdout) and writes the markdown and PNGs asked for.  Returns 0, or 2
-after one line on stderr when the input cannot be used.
+Contract: ``main(path, png=None, markdown=None, png_dir=None, as_json=False)`` prints the stage
+report of a results file (``as_json``: the document alone on stdout) and writes the markdown and
+PNGs asked for. Returns 0, or 2 after one line on stderr when the input cannot be used.
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
-"""The search in a real run: one problem's configs on one device, measured in the order the model asks.
+"""The search in a real run: one problem's configs on one device, measured as the model asks.
 
-Contract: ``measure_by_search(session, items, policy, settings, progress, clock, history_runs)`` takes one problem's
-device items and returns one ``Outcome`` per item, in order.  Under ``settings.min_configs`` kernel configs
-everything is measured as without a search; else ``run_search`` asks for configs one at a time, each measured with
-the vendor items paired.  Measured records get ``search``; every unmeasured config becomes a ``skipped`` outcome.
+Contract: ``measure_by_search(session, items, policy, settings, progress, clock, history_runs)``
+takes one problem's device items and returns one ``Outcome`` per item, in order. Under
+``settings.min_configs`` kernel configs everything is measured as without a search; else
+``run_search`` asks for configs one at a time, each measured with the vendor items paired. Measured
+records get ``search``; every unmeasured config becomes a ``skipped`` outcome.
 """
 
 from __future__ import annotations

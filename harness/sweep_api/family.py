@@ -71,7 +71,6 @@ class GenericFamily:
     def __reduce__(self) -> tuple[Any, ...]:
         return (find_family, (self.module, self.module_file, self.name))
 
-    # -- types and ids ------------------------------------------------------------------------
     def problem(self, sizes: Mapping[str, Any]) -> DescribedProblem:
         return DescribedProblem(self.name, Params(sizes)).bound_to(self)
 
@@ -106,7 +105,6 @@ class GenericFamily:
     def problem_label(self, problem: DescribedProblem) -> str:
         return self.words.problem_label_of(self, problem.values)
 
-    # -- names ----------------------------------------------------------------------------------
     def resolved(self, ref: Any) -> Any:
         return resolve(ref, self.module_file)
 
@@ -130,7 +128,6 @@ class GenericFamily:
             return list(self.configs[dialect])
         return list(self.configs.get(ANY_DIALECT, ())) or [self.config({})]
 
-    # -- what the harness and the backends ask -----------------------------------------------
     def body_for(self, dialect: str) -> Any | None:
         body = self.bodies.get(dialect, self.bodies.get(ANY_DIALECT))
         return None if body is None else self.resolved(body)
@@ -211,7 +208,6 @@ class GenericFamily:
             return dict(given)
         return dict(self.call("pass_configs", given, self.named(problem, config, dialect), problem=problem) or {})
 
-    # -- running ------------------------------------------------------------------------------
     def inputs_axes(self, config: DescribedConfig) -> dict[str, Any]:
         """The axes of ``config`` the suite's ``inputs`` names (all with ``**kwargs``)."""
         takes = Takes.of(self.resolved(self.inputs))

@@ -92,10 +92,8 @@ def _is_global_load(stmt) -> bool:
 
 
 def manual_schedule(problem: FaProblem, config: FaConfig, dialect: FaDialect) -> tuple[list[int], list[int]]:
-    """(stage, order) for ``manual``: the K and V loads from global memory run one iteration
-    ahead (stage 0), every other statement in stage 1, in source order: the FA counterpart
-    of the GEMM seed's stage=[0, 0, 1].  The statement count is read from the body as this
-    dialect builds it (its moves and vector regions are statements too)."""
+    """(stage, order) for ``manual``: the K and V loads one iteration ahead (stage 0), every other
+    statement of the body as this dialect builds it in stage 1, in source order."""
     from dataclasses import replace
 
     probe = build_flash_attention(problem, replace(config, loop_form="auto", num_stages=2), dialect)
@@ -150,9 +148,7 @@ def build_flash_attention(problem: FaProblem, config: FaConfig, dialect: FaDiale
 
     def kv_trips(tile):
         """Causal: only the key tiles at or left of the diagonal (query i sees keys j <= i)."""
-        if causal:
-            return T.ceildiv((tile % m_tiles + 1) * BM, BN)
-        return kv_tiles
+        return T.ceildiv((tile % m_tiles + 1) * BM, BN) if causal else kv_tiles
 
     def kv_loop(tile):
         """The KV loop in the config's form: the seed's three."""
@@ -215,12 +211,8 @@ def build_flash_attention(problem: FaProblem, config: FaConfig, dialect: FaDiale
         store_output(O_vec, O, q_row(tile))
 
     @T.prim_func
-    def main(
-        Q: T.Tensor((q_rows, D), dtype),
-        K: T.Tensor((kv_rows, D), dtype),
-        V: T.Tensor((kv_rows, D), dtype),
-        O: T.Tensor((q_rows, D), out_dtype),
-    ):
+    def main(Q: T.Tensor((q_rows, D), dtype), K: T.Tensor((kv_rows, D), dtype),
+             V: T.Tensor((kv_rows, D), dtype), O: T.Tensor((q_rows, D), out_dtype)):
         with launch_frame(grid, launch, causal) as (bx, unit):
             Q_tile = alloc_operand((BM, D), dtype)
             K_tile = alloc_operand((BN, D), dtype)

@@ -74,23 +74,10 @@ def _launch(grid, kwargs, vector_id):
 
 
 ASCEND_FA_DIALECT = FaDialect(
-    name="ascend",
-    lang=T,
-    alloc_operand=T.alloc_l1,
-    alloc_p_operand=T.alloc_l1,
-    alloc_accum=T.alloc_l0c,
+    name="ascend", lang=T,
+    alloc_operand=T.alloc_l1, alloc_p_operand=T.alloc_l1, alloc_accum=T.alloc_l0c,
     alloc_vector=T.alloc_shared,
-    vector_units=2,
-    kernel_takes_threads=False,
-    vector_reads_accumulator=False,
-    v_transposed=True,
-    move=_move,
-    load_v=_load_v,
-    vector_region=T.SimdVF,
-    exp_diff=_exp_diff,
-    exp_rows=_exp_rows,
-    store_output=_store_output,
-    pin_versions=_pin_versions,
-    launch=_launch,
-    mask_region=T.SimtVF,
+    vector_units=2, kernel_takes_threads=False, vector_reads_accumulator=False, v_transposed=True,
+    move=_move, load_v=_load_v, vector_region=T.SimdVF, exp_diff=_exp_diff, exp_rows=_exp_rows,
+    store_output=_store_output, pin_versions=_pin_versions, launch=_launch, mask_region=T.SimtVF,
 )

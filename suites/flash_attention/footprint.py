@@ -16,9 +16,7 @@ from tlbench.harness.core.cases import DTYPE_BYTES
 def footprint_bytes(problem: FaProblem, config: FaConfig, dialect: str) -> dict[str, tuple[int, int]]:
     if dialect == "cuda":
         return _nvidia(problem, config)
-    if dialect == "ascend":
-        return _ascend(problem, config)
-    return {}
+    return _ascend(problem, config) if dialect == "ascend" else {}
 
 
 def _nvidia(problem: FaProblem, config: FaConfig) -> dict[str, tuple[int, int]]:
@@ -37,8 +35,5 @@ def _ascend(problem: FaProblem, config: FaConfig) -> dict[str, tuple[int, int]]:
     l1_version = 2 * BN * D * elem  # K, V
     l0c = BM * BN * f32 + BM * D * f32
     ub = rows * BN * (f32 + elem + elem) + rows * D * (2 * f32 + out) + 5 * rows * f32
-    return {
-        "shared.l1": (l1_fixed + l1_version * config.pipeline_depth, l1_fixed + l1_version),
-        "shared.l0c": (l0c, l0c),
-        "shared.ub": (ub, ub),
-    }
+    return {"shared.l1": (l1_fixed + l1_version * config.pipeline_depth, l1_fixed + l1_version),
+            "shared.l0c": (l0c, l0c), "shared.ub": (ub, ub)}

@@ -52,12 +52,8 @@ def build_hopper_fa(problem: FaProblem, config: FaConfig):
     full_row = T.GemmWarpPolicy.FullRow
 
     @T.prim_func
-    def main(
-        Q: T.Tensor((q_rows, D), dtype),
-        K: T.Tensor((kv_rows, D), dtype),
-        V: T.Tensor((kv_rows, D), dtype),
-        O: T.Tensor((q_rows, D), out_dtype),
-    ):
+    def main(Q: T.Tensor((q_rows, D), dtype), K: T.Tensor((kv_rows, D), dtype),
+             V: T.Tensor((kv_rows, D), dtype), O: T.Tensor((q_rows, D), out_dtype)):
         with T.Kernel(problem.batch * heads * m_tiles, threads=config.threads) as bx:
             bh = bx // m_tiles
             kv_row = (bh // heads * kv_heads + bh % heads // group) * seq_k

@@ -90,12 +90,8 @@ def build_hopper_ws_fa(problem: FaProblem, config: FaConfig, overlap: bool = Tru
         return T.ceildiv((bx % m_tiles + 1) * BM, BN) if causal else n
 
     @T.prim_func
-    def main(
-        Q: T.Tensor((q_rows, D), dtype),
-        K: T.Tensor((kv_rows, D), dtype),
-        V: T.Tensor((kv_rows, D), dtype),
-        O: T.Tensor((q_rows, D), out_dtype),
-    ):
+    def main(Q: T.Tensor((q_rows, D), dtype), K: T.Tensor((kv_rows, D), dtype),
+             V: T.Tensor((kv_rows, D), dtype), O: T.Tensor((q_rows, D), out_dtype)):
         with T.Kernel(problem.batch * heads * m_tiles, threads=CONSUMER_THREADS + PRODUCER_THREADS) as bx:
             bh = bx // m_tiles
             kv_row = (bh // heads * kv_heads + bh % heads // group) * seq_k

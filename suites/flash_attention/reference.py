@@ -45,9 +45,8 @@ def make_inputs(problem: FaProblem, seed: int, device: Any) -> list[Any]:
 
 
 def inputs(device, batch, heads, seq_q, seq_k, dim, dtype, causal, kv_heads, out_dtype):
-    """Q, K, V (``make_inputs``), the seed drawn from the generator tlbench seeded.  The sizes
-    are named, not ``**sizes``: a ``**`` inputs is given every axis too, and its inputs (and the
-    reference on them) would be made again for every config instead of once per problem."""
+    """Q, K, V (``make_inputs``), seeded from tlbench's generator.  The sizes are named, not
+    ``**sizes``: a ``**`` inputs is given every axis, so it would be made again for every config."""
     import torch
 
     problem = FaProblem(batch=batch, heads=heads, seq_q=seq_q, seq_k=seq_k, dim=dim, dtype=dtype, causal=causal,

@@ -46,7 +46,7 @@ def stage_configs(tiles: Iterable[tuple[int, int, int]], num_stages: Iterable[in
     return out
 
 
-# -- ids and labels (history keys: never change them) -------------------------------------------
+# ids and labels are history keys: never change them
 def problem_id(**sizes) -> str:
     return fa_problem(sizes).problem_id
 
@@ -67,7 +67,6 @@ def loop_trips(**values) -> int | None:
     return WORDS.loop_trips(fa_problem(values), fa_config(values))
 
 
-# -- what a config can build, and what it costs ------------------------------------------------
 def validate(dialect, **values):
     reason = refusal(fa_problem(values), fa_config(values), dialect)
     return pruned(reason) if reason else None

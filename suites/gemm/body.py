@@ -141,11 +141,8 @@ def build_gemm(dialect: Dialect, *, M, N, K, dtype="float16", accum_dtype="float
     tile_row, tile_col = tile_origin(tiles_N, block_M, block_N, group_m)  # with group_m: panels of group_m tile rows
 
     @T.prim_func
-    def gemm(
-        A: T.Tensor((M, K), dtype),
-        B: T.Tensor((N, K), dtype),
-        C: T.Tensor((M, N), out_dtype),
-    ):
+    def gemm(A: T.Tensor((M, K), dtype), B: T.Tensor((N, K), dtype),
+             C: T.Tensor((M, N), out_dtype)):
         with T.Kernel(grid, **launch) as bx:
             A_tile = alloc_operand((block_M, block_K), dtype)
             B_tile = alloc_operand((block_N, block_K), dtype)

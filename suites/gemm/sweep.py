@@ -59,7 +59,7 @@ def axes_configs(block_M, block_N, block_K, num_stages, threads=(128,), group_m=
     return [config(loop_form="auto", **dict(zip(SWEPT_KEYS, combo))) for combo in product(*(given[k] for k in SWEPT_KEYS))]
 
 
-# -- ids and labels (history keys: never change them) -------------------------------------------
+# ids and labels are history keys: never change them
 def problem_id(M, N, K, dtype, out_dtype, epilogue) -> str:
     kind = "gemm" if epilogue is None else f"gemm_{epilogue}"
     out = "" if out_dtype in (None, dtype) else f"-o{DTYPE_SHORT[out_dtype]}"
@@ -95,7 +95,6 @@ def loop_trips(K, block_K) -> int:
     return -(-K // block_K)
 
 
-# -- what a config can build, and what it costs ------------------------------------------------
 def validate(M, N, K, block_M, block_N, block_K, group_m):
     for dim, size, block in (("M", M, block_M), ("N", N, block_N), ("K", K, block_K)):
         if size % block:
@@ -142,7 +141,6 @@ def bytes_moved(M, N, K, dtype, out_dtype) -> int:
     return (M * K + N * K) * DTYPE_BYTES[dtype] + M * N * DTYPE_BYTES[out_dtype or dtype]
 
 
-# -- inputs, the reference, the vendor item (torch, imported when called) --------------------
 def inputs(device, M, N, K, dtype):
     """Fresh N(0, 1) inputs (never zeros), drawn in fp32 and rounded to ``dtype``."""
     import torch
@@ -175,10 +173,8 @@ def _wide_mm(device: str, in_dtype: Any, out_dtype: Any) -> bool:
 
 
 def vendor(A, B, out, epilogue):
-    """The vendor library's version of the kernel's work, written into the kernel's output
-    (``out``, no extra copy): ``matmul(out=)`` at the same dtype; a wider output with
-    ``mm(out_dtype=)`` where this torch has it, else the GEMM in the input dtype and one cast
-    into ``out``; the ReLU epilogue an in-place ReLU (no vendor GEMM API here fuses it)."""
+    """The vendor library's version of the kernel's work, written into ``out``: a wider output
+    with ``mm(out_dtype=)`` where torch has it, else one cast; ReLU in place (none fuses it)."""
     import torch
 
     if out.dtype == A.dtype:

@@ -1,7 +1,14 @@
-"""GEMV bodies for suites/gemv/test_gemv.py: ``y = A @ x``, A (M, N) and x (N,) fp16, fp32
-accumulation, y fp16.  ``gemv_cuda``: one block per ``block_M`` rows, a ``T.Pipelined`` loop over
-``block_N`` tiles; ``gemv_ascend``: its Ascend 950 port, each of ``cores`` vector cores taking
-every ``cores``-th row group.  Plain tilelang: nothing here knows tlbench.
+"""GEMV bodies for suites/gemv/test_gemv.py (the README's "Benchmark your own kernel" example):
+``y = A @ x``, A (M, N) and x (N,) in fp16, accumulated in fp32, y in fp16.
+
+``gemv_cuda``: one block per ``block_M`` rows; its ``T.Pipelined`` loop walks N in
+``block_N`` tiles (A's tile and x's tile through shared memory, ``num_stages`` deep), each
+thread accumulating its products in registers, one row reduction at the end.
+``gemv_ascend``: its Ascend 950 port, the same keyword arguments plus the vector cores:
+each core takes every ``cores``-th group of ``block_M`` rows, its pipelined loop DMAs the
+tiles into UB and accumulates each row's dot product in a ``T.SimtVF`` block (the porting
+rules in the README: copies in the source dtype, the fp32 arithmetic inside the VF block,
+a 1-D grid).  Plain tilelang: nothing here knows tlbench.
 """
 
 import tilelang

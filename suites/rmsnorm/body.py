@@ -1,13 +1,20 @@
-"""RMSNorm bodies for suites/rmsnorm/: ``B = A * rsqrt(mean(A^2, -1) + 1e-12)``.
+"""RMSNorm bodies for suites/rmsnorm/test_rmsnorm.py: ``B = A * rsqrt(mean(A^2, -1) + 1e-12)``.
 
-The CUDA body is the two-pass RMSNorm of tilelang's examples/norm/rms_norm.py with pipelined
-column loops, each with a shared tile of its own (one tile versioned by both loops fails
-tilelang's layout check); the Ascend body the algorithm of examples/ascend/example_rmsnorm.py
-with the CUDA body's signature, so one ``inputs`` and ``reference`` serve both.
-``rms_norm_onepass_cuda`` holds each block's ``blk_m`` whole rows on chip (A read once);
-``threads`` is an axis (a 16384-wide fp32 row over 128 threads needs 256 registers a thread) and
-``staged`` routes the load through shared memory or (False) straight into registers.  Plain
-tilelang: nothing here knows tlbench.
+Our own code; what it takes from tilelang's examples is the algorithm: the CUDA body is the two-
+pass RMSNorm of examples/norm/rms_norm.py (``rms_norm_splitk``; its two ``T.Serial`` column
+loops become ``T.Pipelined(..., num_stages=num_stages)``, each loop with a shared tile of its
+own - one tile versioned by both loops fails tilelang's layout check, "InputShape() = (2, 1,
+1024) shape = (2, 2, 1, 1024)" - and the second pass scales into a fragment instead of the
+shared tile it is loading); the Ascend body the algorithm of examples/ascend/example_rmsnorm.py
+(a fixed grid of vector cores, a pipelined loop over their rows, the reduction and the scaling
+in one ``T.SimtVF`` block), with the CUDA body's signature (no weight, no rstd output) so one
+``inputs`` and one ``reference`` serve both. Both take ``blk_m`` (rows per step) and
+``num_stages``. ``rms_norm_onepass_cuda`` (suites/rmsnorm/test_rmsnorm_onepass.py) is the algorithm of
+the same file's one-pass ``rms_norm``: each block holds its ``blk_m`` whole rows on chip, so the
+matrix is read once; ``threads`` is an axis (a 16384-wide fp32 row over 128 threads would need
+256 registers a thread for its two fragments), and ``staged`` routes the load through shared
+memory as the example does or (False) straight into registers. Plain tilelang: nothing here
+knows tlbench.
 """
 
 import tilelang

@@ -1,12 +1,20 @@
 """Row softmax bodies for suites/softmax/test_softmax.py: ``Y = softmax(X, dim=1)``, fp16 in and out,
-fp32 arithmetic, the algorithm of tilelang's examples/online_softmax/online_softmax.py.
+fp32 arithmetic.
 
-``softmax_cuda``: blocks of ``BLOCK_M`` rows; a first pipelined pass keeps a running
-log-sum-exp, a second writes ``exp2(x * log2(e) - lse)``; each column tile is staged through a
-shared buffer of its loop (straight into registers, num_stages 1..3 lowered to identical CUDA).
-``softmax_ascend``: the same two passes on Ascend's vector cores, each row copied to UB in fp16
-(a DMA copy cannot cast) and computed in one ``T.SimtVF`` block (every ``T.Parallel`` must be in
-one).  Plain tilelang: nothing here knows tlbench.
+Our own code; ``softmax_cuda`` takes the algorithm of tilelang's examples/online_softmax/online_softmax.py
+and nothing else:
+- ``softmax_cuda``: blocks of ``BLOCK_M`` rows; a
+  first pipelined pass over ``BLOCK_N`` columns keeps a running log-sum-exp, a second writes
+  ``exp2(x * log2(e) - lse)``, with M and N as ``T.const`` sizes (the example read them from
+  module globals), ``num_stages`` on both column loops (the example left tilelang's default)
+  and each column tile staged through a shared buffer of its loop (copied straight into
+  registers, as in the example, there is nothing for the pipeline to version: num_stages
+  1..3 lowered to byte-identical CUDA);
+- ``softmax_ascend``: the same two passes for Ascend's vector cores, written here (tilelang
+  has no Ascend softmax example): a fixed grid of cores, a pipelined loop over each core's
+  rows, each row copied to UB by DMA in fp16 (a DMA copy cannot cast) and reduced, scaled and
+  cast back inside one ``T.SimtVF`` block (every ``T.Parallel`` must be in one).
+Plain tilelang: nothing here knows tlbench.
 """
 
 import tilelang

@@ -51,9 +51,7 @@ def _python_function(factory: Any) -> Callable[..., Any] | None:
         return getattr(inner, "orig_func", inner)
     if is_compiled_kernel(factory):
         factory = factory.prim_func
-    if is_prim_func(factory):
-        return getattr(factory, "orig_func", None)
-    return factory
+    return getattr(factory, "orig_func", None) if is_prim_func(factory) else factory
 
 
 def source_file(factory: Any) -> Path | None:
@@ -96,9 +94,8 @@ def jit_options(factory: Any) -> JitOptions:
 
 @dataclass(frozen=True)
 class FactoryTakes:
-    """What a factory takes: ``takes`` its Python signature (None: not called with names - a
-    PrimFunc or a compiled kernel), ``tensors`` an eager jit's tensor parameters (filled by
-    tilelang, never by tlbench), ``eager`` whether extra names are ``T.const`` bindings."""
+    """``takes``: its signature (None: a PrimFunc or compiled kernel); ``tensors``: an eager jit's
+    tensor parameters (tilelang fills them); ``eager``: extra names are ``T.const`` bindings."""
 
     takes: Takes | None
     tensors: frozenset[str] = frozenset()
@@ -147,9 +144,8 @@ def const_names(factory: Any) -> frozenset[str] | None:
 
 
 def factory_kwargs(factory: Any, values: Mapping[str, Any]) -> dict[str, Any]:
-    """The entries of ``values`` (sizes, axes, constants) the factory receives: an eager jit all
-    of them (extra names are its ``T.const`` bindings), any other function those its signature
-    takes (all with ``**kwargs``), a PrimFunc or compiled kernel none."""
+    """The entries of ``values`` the factory receives: an eager jit all (``T.const`` bindings), any
+    other function those its signature takes, a PrimFunc or compiled kernel none."""
     facts = factory_takes(factory)
     if not facts.called:
         return {}
@@ -234,9 +230,8 @@ def parameter_specs(func: Any, values: Mapping[str, Any] | None = None) -> list[
 
 
 def bound_values(func: Any, made: Sequence[Any], sizes: Mapping[str, Any]) -> dict[str, int]:
-    """Values of ``func``'s symbolic dimensions: read off the shapes of ``made`` (the leading
-    arguments ``inputs()`` returned), then the ``sizes`` of the same name; an input's shape and
-    a size that disagree raise, naming the dimension and both values."""
+    """Values of ``func``'s symbolic dimensions, read off the shapes of ``made`` then the ``sizes``
+    of the same name; a shape and a size that disagree raise, naming the dimension and both."""
     from ...symbolic_shapes import bind_arguments
 
     if len(made) > len(func.params):

@@ -89,10 +89,8 @@ def step_distance(out: Any, ref: Any) -> tuple[Any, Any]:
 
 
 def steps_would_accept(out: Any, ref: Any, bad: Any) -> str:
-    """For a tolerance that failed ``bad`` elements of a floating output ``steps()`` can judge:
-    how many of them ``steps(1)`` would accept, and the ``steps(k)`` that accepts them all
-    (none where an element is non-finite or unwritten, or k would be past ``MANY_STEPS``); where
-    some are within a step and the worst is past ``MANY_STEPS``, it names ``similarity()``."""
+    """For a tolerance that failed ``bad`` elements: how many ``steps(1)`` would accept, and the
+    ``steps(k)`` that accepts them all (up to ``MANY_STEPS``; past it, ``similarity()``)."""
     if str(out.dtype).removeprefix("torch.") not in STEP_DTYPES:
         return ""
     distance, non_finite = step_distance(out, ref)

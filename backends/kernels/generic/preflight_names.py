@@ -109,9 +109,8 @@ class NameChecks:
                               "add it to sizes, axes or constants, or give it a default", problem, per_problem=True)
 
     def check_unused(self, func: Any = None) -> None:
-        """After tracing (``func``: the traced PrimFunc): every size, axis and constant is taken
-        by the body (an eager jit's ``T.const`` names and its symbolic dimensions included) or by
-        a callable; a misspelled one is not."""
+        """After tracing ``func``: every size, axis and constant is taken by the body (``T.const``
+        names and symbolic dimensions included) or by a callable; a misspelled one is not."""
         from ...symbolic_shapes import symbolic_names
 
         wanted = self.wanted()

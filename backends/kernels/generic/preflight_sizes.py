@@ -32,9 +32,8 @@ def nbytes(tensors: Any) -> int:
 
 
 class MemoryPeak:
-    """The most bytes the tensors a call makes hold at once (views, and its arguments returned
-    in place, not counted): a TorchFunctionMode around the call (no TorchDispatchMode: entering
-    one imports torch's compiler stack, seconds), each new tensor counted until it is freed."""
+    """The most bytes the new tensors of a call hold at once (views and arguments not counted),
+    by a TorchFunctionMode (a TorchDispatchMode imports torch's compiler stack: seconds)."""
 
     def __init__(self) -> None:
         self.now = self.peak = 0
