@@ -1,12 +1,10 @@
 """What every tilelang backend shares (backends/nvidia/, backends/ascend/): ``TileLangBackend``.
 
-Contract: a backend subclasses it, sets ``traits`` (``name`` and ``dialect`` are read from it),
-``target_kind`` and, where it has them, ``profiles`` and ``target_label``, and implements what is
-abstract below; it is registered through pyproject.toml's ``tlbench.backends`` and
-``tlbench.traits`` entry points.  The base answers the rest of harness/core/backend_api.py's
-``Backend`` from harness/core/kernel_traits.py (no kernel family imported); a kernel asking for a
-target of another kind is refused with a ``CompileError``.  Test-only hooks are None here (set by
-tests/test_only/).  Importing this module imports neither torch nor tilelang.
+Contract: a backend subclasses it, sets ``traits``, ``target_kind`` and where it has them
+``profiles`` and ``target_label``, and implements what is abstract below (registered through
+pyproject.toml's entry points).  The base answers the rest of harness/core/backend_api.py's
+``Backend`` from harness/core/kernel_traits.py; a kernel asking for a target of another kind is
+refused with a ``CompileError``.  Importing this module imports neither torch nor tilelang.
 """
 
 from __future__ import annotations
@@ -52,7 +50,6 @@ class TileLangBackend(ABC):
         if "traits" in cls.__dict__:
             cls.name, cls.dialect = cls.traits.name, cls.traits.dialect
 
-    # -- what each backend says for itself ----------------------------------------------------
     @property
     @abstractmethod
     def target(self) -> Any:
@@ -95,7 +92,6 @@ class TileLangBackend(ABC):
         """Makers of the backend's own small PrimFuncs (its compile_warm_up.py) that ``warm_up_compile`` lowers."""
         return ()
 
-    # -- what the case asks (harness/core/kernel_traits.py) ------------------------------------
     def compile_blocker(self) -> str | None:
         return None  # tilelang lowers on any machine
 
@@ -133,7 +129,6 @@ class TileLangBackend(ABC):
         words = self._changes.words(case.case_id) if self._changes is not None else None
         return {"test_only": words} if words else {}
 
-    # -- compile & inspect --------------------------------------------------------------------
     def kernel_source(self, case: Case) -> str:
         func, target = self._func_and_target(case)
         return self._lower_with_facts(func, target, self.pass_configs(case), self._shape_values(case))[0].kernel_source
@@ -168,7 +163,6 @@ class TileLangBackend(ABC):
     def inspect(self, compiled: Compiled) -> Plan:
         return compiled.plan
 
-    # -- run ----------------------------------------------------------------------------------
     def _runner(self, runnable: Compiled | VendorCase, inputs: dict[str, Any], timed: bool = False):
         """The callable (``timed``: the one that is timed), and the vendor item's exact label (None for a kernel)."""
         if isinstance(runnable, VendorCase):  # the family's own vendor call (timed: the call alone)

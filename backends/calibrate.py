@@ -1,10 +1,9 @@
 """Measure a device profile on this machine: the vendor GEMM's best rate and a copy's bandwidth.
 
 Contract: ``calibrate(torch_device_module, device, name, seconds)`` returns a ``DeviceProfile``
-with ``origin="calibrated"``: per float16/bfloat16 the best FLOP/s of ``torch.matmul`` over
-``GEMM_SIZES``, and the read + write bandwidth of ``copy_`` between two ``COPY_BYTES`` buffers
-(medians of device-event times, the run capped near ``seconds``).  A lower bound of the hardware,
-never mixed into datasheet profiles.  ``torch_device_module`` is ``torch.cuda`` or ``torch.npu``.
+with ``origin="calibrated"``: per float16/bfloat16 the best ``torch.matmul`` FLOP/s, and the
+bandwidth of ``copy_`` (device-event medians, the run capped near ``seconds``).  A lower bound of
+the hardware, never mixed into datasheet profiles.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """The storage size of a tilelang dtype, from tvm's own ``DataType``: what a buffer occupies.
 
-Contract: ``storage_bits(dtype)`` is the bits one element occupies (bits x lanes); a name tvm
-does not know is a ``ValueError``.  ``buffer_bytes(shape, dtype)`` packs sub-byte elements
-(rounded up).  A tensor of a sub-byte dtype holds it packed along its last dimension, low nibble
-first: ``element_bits`` is one value's bits (harness/core/dtypes.py's table, else tvm's),
-``values_per_element(dtype, element_bytes)`` the values one storage element holds (a size no
-whole number fills is a ``ValueError``), ``storage_shape`` the packed tensor's shape.  tvm is
+Contract: ``storage_bits(dtype)`` (bits x lanes; an unknown name is a ``ValueError``);
+``buffer_bytes(shape, dtype)`` packs sub-byte elements (rounded up).  A sub-byte tensor is packed
+along its last dimension, low nibble first (``values_per_element``, ``storage_shape``).  tvm is
 imported where a size is asked.
 """
 

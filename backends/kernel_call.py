@@ -1,9 +1,8 @@
 """Calling a built tilelang kernel with a family's arguments, returned outputs included.
 
 Contract: ``kernel_runner(kernel, args, write_outputs)`` returns the callable a backend checks or
-times; ``args`` are the family's ``kernel_args(inputs)``, outputs included.  Parameters the
-kernel returns (its ``out_idx``) are left out of the call; with ``write_outputs`` (the checked
-run) each returned tensor is copied into the family's output buffer at that position.
+times; parameters the kernel returns (its ``out_idx``) are left out of the call, and with
+``write_outputs`` (the checked run) copied into the family's output buffer at that position.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """Poisoning a kernel's outputs before its checked run, with what each dtype can hold.
 
 Contract: ``poison(output)`` fills a family's output so an element the kernel never writes cannot
-pass the check: an object's own ``poison_()``, a torch tensor ``poison_tensor``, else
-``fill_(nan)``.  ``poison_tensor``: floats NaN, bool the byte 0xFF, signed integers their
-minimum, unsigned their maximum, other dtypes (packed 4-bit floats) 0xFF bytes.  ``poisoned(t)``
-is the mask of elements still holding the poison.
+pass the check (floats NaN, bool the byte 0xFF, signed integers their minimum, unsigned their
+maximum, packed 4-bit floats 0xFF bytes); ``poisoned(t)`` masks the elements still poisoned.
 """
 
 from __future__ import annotations

@@ -2,12 +2,9 @@
 change to it.
 
 Contract: ``runtime_tree_hash(module)`` is ``sha256:<hex>`` over the relative paths and contents
-of ``runtime_files``, read once per process: the backend runtime's module file, every module of
-``tlbench.backends`` it imports directly or transitively (any ``import``/``from``/
-``import_module`` in its syntax tree, package ``__init__``s included), and ``kernel_sweep``'s
-family (``backends/kernels/generic/`` and ``harness/sweep_api/``), which builds every kernel
-without being imported.  Nothing else feeds it (another backend, a tool, a records reader).
-Found from this file's location, so any working directory works.
+of ``runtime_files`` (read once per process): the backend runtime's module, every
+``tlbench.backends`` module it imports transitively, and ``kernel_sweep``'s family, which builds
+every kernel without being imported.  Found from this file's location.
 """
 
 from __future__ import annotations

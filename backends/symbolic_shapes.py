@@ -1,14 +1,11 @@
 """Symbolic dimensions of a tilelang kernel (``T.dynamic("M")``), bound to values.
 
 Contract: a kernel is compiled as written; where tlbench needs a number the expression is
-evaluated with the names bound.  ``evaluate(expr, values)``: an int where constant, else the
-simplified text (``"(M + 63) // 64"``); ``free_names(expr)``; ``bind_arguments(func, args)``:
-``{name: value}`` read off the caller's tensors (a sub-byte buffer given packed along its last
-dimension; a mismatch or a name given two values is a ``ValueError``); ``concrete_shape``
-raises naming what stays symbolic; ``launch_dims(device_func, tag, values)``: the x, y, z
-extents (x 0 when unbound), ``product(dims)``; ``symbolic_names(func)``; ``specialize(func,
-values)``: the PrimFunc with bound buffers replaced by concrete shapes *and strides* (tvm's
-``specialize`` refuses them without).  tvm is imported where an expression is evaluated.
+evaluated with the names bound (``evaluate``: an int where constant, else the simplified text).
+``bind_arguments`` reads ``{name: value}`` off the caller's tensors (a mismatch is a
+``ValueError``); ``concrete_shape`` raises naming what stays symbolic; ``specialize`` replaces
+bound shapes *and strides* (tvm's ``specialize`` refuses them without).  tvm is imported where
+an expression is evaluated.
 """
 
 from __future__ import annotations
@@ -58,9 +55,7 @@ def evaluate(expr: Any, values: Mapping[str, int] | None = None) -> int | str:
         if found:
             expr = tirx.stmt_functor.substitute(expr, found)
     simplified = tvm.arith.Analyzer().simplify(expr)
-    if isinstance(simplified, tirx.IntImm):
-        return int(simplified.value)
-    return str(simplified)
+    return int(simplified.value) if isinstance(simplified, tirx.IntImm) else str(simplified)
 
 
 def bind_arguments(func: Any, args: Sequence[Any]) -> dict[str, int]:

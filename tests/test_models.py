@@ -93,7 +93,7 @@ def test_sweep_rows_match_simulate():
     rows = models.sweep(**SEED)
     assert [r.num_stages for r in rows] == [1, 2, 3, 4]
     assert [r.makespan for r in rows] == [400, 220, 190, 190]
-    assert rows[1] == models.simulate(**SEED, num_stages=2).row()
+    assert rows[1] == models.simulate(**SEED, num_stages=2)
     assert asdict(rows[0])["makespan"] == 400
 
 

@@ -3,9 +3,8 @@ multi-buffer), recorded for every config; timed on an NPU only where one exists.
 
 Contract (harness/core/backend_api.py; skeleton backends/backend_base.py): ``compile`` lowers to
 AscendC on any machine and returns the plan with the Z3 schedule under ``schedule_model``
-(modeled cycles, never a time); where torch_npu, bisheng and an NPU exist it also builds.
-``device_blocker`` names what is missing for a run.  The timer uses ``torch.npu.Event`` after an
-L2 flush, on the NPU only.  Pass configs reach the recorded lowering and the build alike.
+(modeled cycles, never a time); where torch_npu, bisheng and an NPU exist it also builds and
+times with ``torch.npu.Event``.
 """
 
 from __future__ import annotations
@@ -49,17 +48,10 @@ def _core_pipelining(facts: ScheduleFacts) -> dict[str, Any] | None:
     vector_end = max(t["start"] + t["latency"] for t in vector)
     # Tile t+1's Cube work occupies [cube_start + ii, cube_end + ii) in tile t's frame.
     overlap = max(0, min(vector_end, cube_end + ii) - max(vector_start, cube_start + ii))
-    next_cube_start = cube_start + ii
-    return {
-        "applicable": True,
-        "tile_loop_ii_cycles": ii,
-        "tile_loop_span_cycles": span,
-        "vector_window_cycles": [vector_start, vector_end],
-        "next_tile_cube_start_cycles": next_cube_start,
-        "overlap_cycles": overlap,
-        "overlaps": overlap > 0,
-        "ii_over_span": round(ii / span, 4) if span else None,
-    }
+    return {"applicable": True, "tile_loop_ii_cycles": ii, "tile_loop_span_cycles": span,
+            "vector_window_cycles": [vector_start, vector_end],
+            "next_tile_cube_start_cycles": cube_start + ii, "overlap_cycles": overlap,
+            "overlaps": overlap > 0, "ii_over_span": round(ii / span, 4) if span else None}
 
 
 def _plan(case: Case, facts: ScheduleFacts) -> Plan:
@@ -86,23 +78,18 @@ def _plan(case: Case, facts: ScheduleFacts) -> Plan:
         # output tile): that is one tile's K loop, not a per-core total; persistent: the tile loop.
         "modeled_cycles_scope": "per core (the persistent tile loop)" if traits.num_cores
         else "one tile's K loop (non-persistent kernel: not a per-core total)",
-        "loops": facts.loops,
-        "straight_line": facts.straight_line,
-        "core_pipelining": _core_pipelining(facts),
-        "mixed_kernel": facts.mixed_kernel,
-        "pipes": [name for name, _ in PIPES],
-        "missing": facts.missing,
+        "loops": facts.loops, "straight_line": facts.straight_line,
+        "core_pipelining": _core_pipelining(facts), "mixed_kernel": facts.mixed_kernel,
+        "pipes": [name for name, _ in PIPES], "missing": facts.missing,
     }
     return Plan(
         backend=TRAITS.name, target=TARGET_NAME, pipeline=pipeline, buffers=buffers,
         bytes_per_scope=bytes_per_scope,
         limits=limits.limits(case.family.footprint(case.problem, case.config, AscendBackend.dialect, limits.scopes())),
-        threads=None,
+        threads=None, schedule_model=model,
         features={"cores": traits.num_cores, "mixed_aic_aiv": facts.mixed_kernel, "source_sha256": facts.source_sha256,
                   "grid": product(facts.grid_dims), "grid_dims": facts.grid_dims,
-                  **({"symbolic": facts.symbolic} if facts.symbolic else {})},
-        schedule_model=model,
-    )
+                  **({"symbolic": facts.symbolic} if facts.symbolic else {})})
 
 
 class AscendBackend(TileLangBackend):
@@ -189,7 +176,6 @@ class AscendBackend(TileLangBackend):
         return Compiled(case=case, handle=handle, plan=self._plan(case, facts, handle is not None),
                         compile_seconds=phases["lower_and_schedule"], phases_s=phases)
 
-    # -- the NPU run path (only reached where device_blocker() is None) -----------------
     def make_inputs(self, problem: Any, seed: int, config: Any = None) -> dict[str, Any]:
         return ask.make_inputs(problem, seed, "npu", self.dialect, config)
 

@@ -1,8 +1,7 @@
 """The Ascend backend's warm-up kernels: ``KERNELS``, makers of small PrimFuncs of its own.
 
-Contract: ``warm_up_compile()`` (backends/backend_base.py) lowers each (Ascend passes, the Z3
-schedule) before a worker answers ``ready``, so a first lowering's one-off costs miss the first
-timed compile item.  Here an NT GEMM tile on the Cube core and ``0.5 x + y`` on the Vector cores.
+Contract: ``warm_up_compile()`` (backends/backend_base.py) lowers each before a worker answers
+``ready``: an NT GEMM tile on the Cube core and ``0.5 x + y`` on the Vector cores.
 """
 
 # No `from __future__ import annotations`: TileLang evaluates the PrimFunc parameter

@@ -1,9 +1,8 @@
 """The Ascend run path: torch_npu, bisheng and an NPU, or the exact reason they are missing.
 
 Contract: ``probe()`` never raises and never breaks ``import torch``: its ``NpuProbe`` names each
-missing piece (torch_npu not installed or its import error, bisheng not found, no NPU) and the
-versions found.  ``NpuTimer`` is the Ascend ``DeviceTimer``: ``batch(k)`` times k calls with
-``torch.npu.Event`` pairs, each after an L2 flush; it reads no telemetry.
+missing piece and the versions found.  ``NpuTimer`` is the Ascend ``DeviceTimer``: k calls timed
+with ``torch.npu.Event`` pairs, each after an L2 flush; no telemetry.
 """
 
 from __future__ import annotations
@@ -33,13 +32,9 @@ class NpuProbe:
 
 
 def find_bisheng() -> str | None:
-    found = shutil.which("bisheng")
-    if found:
-        return found
     home = os.environ.get("BISHENG_HOME")
-    if home and os.path.isfile(os.path.join(home, "bin", "bisheng")):
-        return os.path.join(home, "bin", "bisheng")
-    return None
+    in_home = os.path.join(home, "bin", "bisheng") if home else ""
+    return shutil.which("bisheng") or (in_home if in_home and os.path.isfile(in_home) else None)
 
 
 def _cann_version() -> str | None:
@@ -67,15 +62,13 @@ def _bisheng_version(path: str) -> str | None:
 
 
 def probe(import_module: Callable[[str], Any] = importlib.import_module) -> NpuProbe:
-    result = NpuProbe()
+    result, torch_npu = NpuProbe(), None
     try:
         torch_npu = import_module("torch_npu")
     except ModuleNotFoundError:
         result.missing.append("torch_npu is not installed")
-        torch_npu = None
     except Exception as exc:  # CANN missing: ImportError/OSError from libhccl.so and friends
         result.missing.append(f"torch_npu failed to import: {type(exc).__name__}: {exc}")
-        torch_npu = None
     if torch_npu is not None:
         result.torch_npu = torch_npu
         result.versions["torch_npu"] = getattr(torch_npu, "__version__", "unknown")
@@ -84,8 +77,7 @@ def probe(import_module: Callable[[str], Any] = importlib.import_module) -> NpuP
         result.missing.append("bisheng compiler not found (PATH or BISHENG_HOME/bin)")
     else:
         result.versions["bisheng"] = _bisheng_version(bisheng) or bisheng
-    cann = _cann_version()
-    result.versions["cann"] = cann
+    result.versions["cann"] = _cann_version()
     if torch_npu is not None:
         import torch
 

@@ -1,7 +1,6 @@
 """Published profiles of Ascend NPUs, each with where its numbers come from, matched by the exact
-name ``torch.npu.get_device_name()`` reports.  Only published figures are entered (no FP16/BF16
-peak for the 950; the 910B's from one provider's spec page, bandwidth unknown): anything else
-reads "peak unknown" until ``tlbench calibrate`` measures it.
+name ``torch.npu.get_device_name()`` reports; anything else (and any figure not published) reads
+"peak unknown" until ``tlbench calibrate`` measures it.
 """
 
 from __future__ import annotations

@@ -1,14 +1,11 @@
 """Record what tilelang's Ascend scheduler decided, from the real passes.
 
 Contract: ``lower_with_schedule(func, target, pass_configs, shape_values)`` lowers through
-tilelang's Ascend pipeline and returns ``(artifact, ScheduleFacts)`` from: the ``tl.ascend_task``
-latency/II of ``tl.EstimateLatency`` and ``core_mask`` of ``tl.AssignCore`` (pass instrument),
-``tl.buffer_versions_map`` after ``tl.AutoSchedule``, and the Z3 solves' inputs and results
-(start times, versions, II never reach the IR: ``install_z3_recorders`` wraps the two Python
-solvers where tilelang looks them up, never touching tvm-ffi's registry).  Every number is a
-modeled cycle count, every value plain Python data; symbolic sizes are read with
-``shape_values`` bound.  Importing installs the recorders; no recorded solve is
-``ScheduleFacts.missing``.
+tilelang's Ascend pipeline and returns ``(artifact, ScheduleFacts)``: the passes' latency, II,
+core mask and buffer versions, and the Z3 solves' inputs and results (start times, versions and
+II never reach the IR: ``install_z3_recorders`` wraps the two Python solvers where tilelang looks
+them up, never touching tvm-ffi's registry).  Every number is a modeled cycle count; no recorded
+solve is ``ScheduleFacts.missing``.  Importing installs the recorders.
 """
 
 from __future__ import annotations
@@ -56,8 +53,7 @@ def _plain(value: Any) -> Any:
 
 class _SolverRecorder:
     """A tilelang Python Z3 solver that hands a plain copy of its bound arguments and result to
-    the thread's active recording.  Known by a marker attribute: no second copy of this module
-    wraps it."""
+    the thread's active recording (its marker attribute: no second copy of this module wraps it)."""
 
     tlbench_z3_recorder = True
 
@@ -77,10 +73,8 @@ class _SolverRecorder:
 
 
 def install_z3_recorders() -> None:
-    """Wrap tilelang's two Python solvers where its FFI entry points look them up (idempotent).
-
-    Never register into tvm-ffi's global registry: overriding its entries with Python closures made
-    pytest segfault at interpreter exit (tests/test_exit_status.py); every record is plain data."""
+    """Wrap tilelang's two Python solvers where its FFI entry points look them up (idempotent);
+    never in tvm-ffi's registry (Python closures there made pytest segfault at interpreter exit)."""
     for name, attr in ((Z3_LOOP, "z3_schedule_loop_python"), (Z3_STRAIGHT, "z3_schedule_python")):
         current = getattr(z3_scheduler, attr)
         if not getattr(current, "tlbench_z3_recorder", False):
@@ -99,9 +93,6 @@ def _recording() -> Iterator[list]:
 
 def decode_bits(mask: int, names: tuple[tuple[str, int], ...]) -> list[str]:
     return [name for name, bit in names if mask & bit]
-
-
-# -- reading tasks out of the IR --------------------------------------------------------
 
 
 def _region_buffer(arg) -> tuple[str, str]:
@@ -211,9 +202,6 @@ def _on_chip_buffers(func, values: dict[str, int]) -> dict[str, dict[str, Any]]:
     return found
 
 
-# -- putting the Z3 solves next to the IR tasks -------------------------------------------
-
-
 def _loop_for_solve(latencies: list[int], candidates: list[_LoopUnits], used: set[int]) -> _LoopUnits | None:
     for index, loop in enumerate(candidates):
         if index in used or len(loop.units) != len(latencies):
@@ -243,17 +231,11 @@ def _loop_schedule(solve: dict[str, Any], loop: _LoopUnits | None) -> dict[str, 
                       "cores": decode_bits(core_mask, CORES) if core_mask is not None else None})
     span = _span(starts, latencies)
     trip = loop.extent if loop is not None else None
-    return {
-        "loop_var": loop.loop_var if loop is not None else None,
-        "trip_count": trip,
-        "num_stages": int(num_stages),
-        "enable_offset": enable_offset,
-        "ii": loop_ii,
-        "span": span,
-        "modeled_cycles": (trip - 1) * loop_ii + span if isinstance(trip, int) and trip else None,
-        "versions": [int(v) for v in versions],
-        "tasks": tasks,
-    }
+    modeled = (trip - 1) * loop_ii + span if isinstance(trip, int) and trip else None
+    return {"loop_var": loop.loop_var if loop is not None else None, "trip_count": trip,
+            "num_stages": int(num_stages), "enable_offset": enable_offset, "ii": loop_ii,
+            "span": span, "modeled_cycles": modeled, "versions": [int(v) for v in versions],
+            "tasks": tasks}
 
 
 @dataclass(frozen=True)
@@ -321,14 +303,11 @@ def _facts(solves: list[dict[str, Any]], snapshots: dict[str, Any], artifact, va
         "tilelang.ascend.transform.z3_scheduler no longer calls z3_schedule_loop_python / "
         "z3_schedule_python through its module (a tilelang change: update backends/ascend/schedule.py)")
     return ScheduleFacts(
-        loops=_plain(loops),
-        straight_line=_plain(straight),
+        loops=_plain(loops), straight_line=_plain(straight),
         buffer_versions=_buffer_versions(_main(scheduled)) if scheduled is not None else {},
         buffers=_on_chip_buffers(_main(scheduled), values) if scheduled is not None else {},
         mixed_kernel="__mix__" in artifact.kernel_source,
-        source_sha256=hashlib.sha256(artifact.kernel_source.encode()).hexdigest(),
-        missing=missing,
-    )
+        source_sha256=hashlib.sha256(artifact.kernel_source.encode()).hexdigest(), missing=missing)
 
 
 install_z3_recorders()  # at import: every Ascend lowering from here on is recorded

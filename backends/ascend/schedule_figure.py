@@ -1,11 +1,9 @@
 """Space-time PNG of a pipelined K loop as Ascend's Z3 scheduler placed it (a model, in cycles).
 
 Contract: ``schedule_panels(records, iterations_shown=8, lanes="pipe")`` is one ``Panel`` per
-record from its ``plan.schedule_model``: K step ``i``'s task ``t`` runs from ``i * II +
-start[t]`` for ``latency[t]`` cycles, the first ``iterations_shown`` steps drawn, then the
-straight-line tail; lanes per pipe (``PIPE_ORDER``) or per core (AIC / AIV).
-``write_schedule_png(records, path, title=...)`` renders them (harness/analysis/timeline_plot.py)
-and returns the path.  The harness asks for it through ``AscendTraits.schedule_figure``.
+record from its ``plan.schedule_model`` (K step ``i``'s task ``t`` runs from ``i * II +
+start[t]``), lanes per pipe or per core; ``write_schedule_png(records, path, title=...)``
+renders them and returns the path (``AscendTraits.schedule_figure``).
 """
 
 from __future__ import annotations
@@ -22,8 +20,8 @@ PIPE_CORE = {"MTE1": "AIC", "MTE2": "AIC", "Cube": "AIC", "Fixpipe": "AIC", "Vec
 PIPE_DESCRIPTIONS = {
     "MTE2": "MTE2: GM -> L1 copy (issue -> data in L1)", "MTE1": "MTE1: L1 -> L0 copy",
     "Cube": "Cube: gemm", "Fixpipe": "Fixpipe: L0C -> GM store", "Vector": "Vector",
-    "MTE3": "MTE3: UB -> GM copy",
-    "Scalar": "Scalar", "AIC": "AIC (cube core)", "AIV": "AIV (vector core)"}
+    "MTE3": "MTE3: UB -> GM copy", "Scalar": "Scalar",
+    "AIC": "AIC (cube core)", "AIV": "AIV (vector core)"}
 DEFAULT_SHOWN = 8
 
 
@@ -64,10 +62,9 @@ def _k_loop(record: Mapping[str, Any]) -> dict[str, Any]:
     model = ((record.get("plan") or {}).get("schedule_model")) or {}
     loops = model.get("loops") or []
     if not loops or not loops[0].get("tasks"):
-        raise ValueError(
-            f"{record.get('case_id', '?')}: no scheduled K loop in plan.schedule_model; "
-            "pass Ascend records from a run with the Z3 schedule captured"
-        )
+        case = record.get("case_id", "?")
+        raise ValueError(f"{case}: no scheduled K loop in plan.schedule_model; "
+                         "pass Ascend records from a run with the Z3 schedule captured")
     return loops[0]
 
 
@@ -155,8 +152,7 @@ def _lane_of(task: Mapping[str, Any], lanes: str) -> str:
     pipes = list(task.get("pipes") or ["?"])
     if lanes == "pipe":
         return "+".join(pipes)
-    cores = task.get("cores") or sorted({PIPE_CORE.get(p, "?") for p in pipes})
-    return "+".join(cores)
+    return "+".join(task.get("cores") or sorted({PIPE_CORE.get(p, "?") for p in pipes}))
 
 
 def _task_tag(task: Mapping[str, Any]) -> str:

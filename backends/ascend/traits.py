@@ -1,9 +1,8 @@
 """What the harness shows and sets up for Ascend, without importing tilelang or torch_npu.
 
-Contract (harness/core/backend_traits.py): plot colour and label; the plan summary in modeled
-cycles, labelled a model (``II 164 cyc v2/2 5576 cyc/core C/V overlap 12 cyc (model)``);
-machine_info keys; testbed driver (CANN) and vendor library (torch_npu); pinning through
-``ASCEND_RT_VISIBLE_DEVICES``; the Z3 schedule figure and the pipes that load operands.
+Contract (harness/core/backend_traits.py): plot colour and label, the plan summary in modeled
+cycles labelled a model (``II 164 cyc v2/2 5576 cyc/core C/V overlap 12 cyc (model)``), pinning
+through ``ASCEND_RT_VISIBLE_DEVICES``, the Z3 schedule figure and the pipes that load operands.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """How a CUDA GPU's timers empty L2 before each call (the NVIDIA backend's ``--tlbench-nvidia-l2-flush``).
 
-Contract: ``FLUSH_MODES`` (default ``write``); ``flush_mode(value)`` returns the choice or raises a
-``ValueError`` naming the option and the valid values; ``flush_caveat(timer, mode, flushed)`` is
-the note of a record whose timer and flush measure what ncu does not; ``read_flush_note(nbytes)``
-the note of a record timed after a ``read`` flush, and ``flush_mode_of(l2_flush_bytes, notes)``
-reads the mode back (``off``, ``read``, ``write``; None where a field is absent).
-``split_at_flushes`` and ``groups_at_flushes`` split a kernel stream at the flushes into calls.
-The flush itself is backends/gpu/timing.py ``L2Flush``.  No torch or tilelang imported.
+Contract: ``flush_mode(value)`` returns the choice or raises a ``ValueError`` naming the option and
+the valid values; ``flush_caveat`` and ``read_flush_note`` are records' notes, ``flush_mode_of``
+reads the mode back; ``split_at_flushes`` and ``groups_at_flushes`` split a kernel stream into
+calls.  No torch or tilelang imported.
 """
 
 from __future__ import annotations

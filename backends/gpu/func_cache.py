@@ -1,10 +1,8 @@
 """The kernel's TIR, kept on disk beside tilelang's cache, so a warm compile skips building it.
 
-Contract: ``FuncCache(directory)`` (None: nothing stored); ``key(lowering_key, body_key,
-case_id)`` names a kernel's IR by compiler and target, the backend's ``body_key`` (kernel hash,
-runtime source hash, pass configs) and the case id; ``get(key)`` returns the stored ``PrimFunc``
-or None (an unreadable file is ignored); ``put(key, func)`` writes it atomically.  Cold compiles
-never use it: they time the whole build.
+Contract: ``FuncCache(directory)`` (None: nothing stored); ``key(...)`` names a kernel's IR by
+compiler, target, body key and case id; ``get(key)`` returns the stored ``PrimFunc`` or None;
+``put(key, func)`` writes it atomically.  Cold compiles never use it: they time the whole build.
 """
 
 from __future__ import annotations

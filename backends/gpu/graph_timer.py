@@ -1,12 +1,10 @@
 """Kernel time per launch from CUDA-graph replays: K launches captured in one graph, time / K.
 
 Contract: ``GraphTimer(fn, flush, telemetry, device=CudaGraphDevice())`` is a ``DeviceTimer``
-(``method`` ``"cuda-graph"``).  It estimates one flush + call by CUDA events, picks K =
-``launches_for(estimate)``, captures K x (flush, call) into one graph and, with the flush on, K
-flushes alone into a second.  ``batch(k)`` replays both k times, interleaved, each between two
-events after a spin kernel (no host launch time inside); sample i is ``(pairs_i - flushes_i) / K``
-(``per_launch``).  Where capture fails, ``method`` becomes ``cuda-event`` and ``notes`` say why.
-``device`` is the only CUDA-touching part (tests pass a fake).
+(``method`` ``"cuda-graph"``): K x (flush, call) captured in one graph and, with the flush on, K
+flushes alone in a second; sample i is ``(pairs_i - flushes_i) / K``.  Where capture fails,
+``method`` becomes ``cuda-event`` and ``notes`` say why.  ``device`` is the only CUDA-touching
+part (tests pass a fake).
 """
 
 from __future__ import annotations

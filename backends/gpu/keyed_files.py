@@ -1,8 +1,8 @@
 """One small text file per key in a folder: the storage under the NVIDIA backend's disk caches.
 
-Contract: ``KeyedFiles(directory)`` (None: nothing is stored or found); ``has(key)``; ``read(key)``
-returns the text, or None when absent or unreadable; ``write(key, text)`` writes ``<key>.json``
-atomically (a reader never sees half a file) and returns False when the disk refuses.
+Contract: ``KeyedFiles(directory)`` (None: nothing is stored or found); ``read(key)`` returns the
+text or None; ``write(key, text)`` writes ``<key>.json`` atomically (a reader never sees half a
+file) and returns False when the disk refuses.
 """
 
 from __future__ import annotations

@@ -3,11 +3,8 @@
 Contract: ``lower_with_plan(func, target, pass_configs, shape_values)`` lowers with a pass
 instrument attached and returns ``(artifact, PlanFacts)``; ``build_with_plan(build,
 shape_values)`` attaches it to a ``tilelang.compile`` call's own lowering.  Facts come from the
-IR: loop annotations after ``tl.PipelinePlanning``, whether ``tl.ProducerConsumerWarpSpecialized``
-rewrote the kernel, the on-chip buffers' declared and versioned shapes, the device function's
-shared memory, grid and threads (read with ``shape_values`` bound; expressions where unbound),
-every kernel of a multi-kernel PrimFunc; only instruction use (TMA, cp.async, wgmma) is read
-from the generated source.
+IR (pipeline annotations, warp specialization, buffers, shared memory, grid and threads);
+only instruction use (TMA, cp.async, wgmma) is read from the generated source.
 """
 
 from __future__ import annotations
@@ -124,12 +121,10 @@ def _kernels(device_mod, values: dict[str, int]) -> list[dict[str, Any]]:
 
 
 def _features(source: str) -> dict[str, bool]:
-    return {
-        "tma": "tma_load" in source or "cp.async.bulk.tensor" in source,
-        "cp_async": "cp_async" in source or "cp.async.cg" in source or "cp.async.ca" in source,
-        "wgmma": "wgmma" in source, "mma_sync": "mma.sync" in source or "mma_sync" in source,
-        "mbarrier": "mbarrier" in source,
-    }
+    return {"tma": "tma_load" in source or "cp.async.bulk.tensor" in source,
+            "cp_async": "cp_async" in source or "cp.async.cg" in source or "cp.async.ca" in source,
+            "wgmma": "wgmma" in source, "mma_sync": "mma.sync" in source or "mma_sync" in source,
+            "mbarrier": "mbarrier" in source}
 
 
 def build_with_plan(build: Callable[[], Any], shape_values: dict[str, int] | None = None) -> tuple[Any, PlanFacts | None]:

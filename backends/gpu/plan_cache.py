@@ -1,9 +1,8 @@
-"""What tilelang decided for a kernel (its ``PlanFacts``), kept on disk beside tilelang's cache.
-
-Contract: ``PlanCache(directory)`` (None: nothing stored); ``key(lowering_key, body_key,
-case_id)`` also covers the plan reader's source; ``get(key)`` returns the stored ``PlanFacts`` or
-None (an unreadable file is ignored); ``put(key, facts)`` writes one JSON file atomically.  Why: a
+"""What tilelang decided for a kernel (its ``PlanFacts``), kept on disk beside tilelang's cache: a
 compile that tilelang's cache answers lowers nothing, so reading its plan would cost a lowering.
+
+Contract: ``PlanCache(directory)`` (None: nothing stored); ``key(...)`` also covers the plan
+reader's source; ``get(key)`` returns the stored ``PlanFacts`` or None; ``put`` writes atomically.
 """
 
 from __future__ import annotations

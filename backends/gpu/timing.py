@@ -1,13 +1,10 @@
 """Kernel-only device time on CUDA GPUs (CUPTI, CUDA events): a timer, not a sampling loop.
 
 Contract: ``CudaTimer(fn, flush, telemetry)`` is a ``DeviceTimer`` (harness/core/backend_api.py):
-``batch(k)`` runs ``fn`` k times, each after the L2 flush, and returns the GPU's own kernel
-timestamps (CUPTI through kineto) summed per call, flush kernels excluded: what ncu's
-``gpu__time_duration`` reports.  A call of several kernels is timed as the sum of their durations
-(its ``notes`` say so).  Where the records are unusable or do not split one group per call, it
-falls back to CUDA events (``method`` ``cuda-event``, ``notes`` say why); ``use_cupti=False`` is
-the events timer from the start.  ``telemetry()`` reads NVML.  The sampling loop is
-harness/measure/rounds.py; the graph timer backends/gpu/graph_timer.py.
+``batch(k)`` runs ``fn`` k times, each after the L2 flush, and returns the CUPTI kernel
+timestamps summed per call, flush kernels excluded (what ncu's ``gpu__time_duration`` reports).
+Where the records do not split one group per call it falls back to CUDA events (``notes`` say
+why); ``use_cupti=False`` is the events timer from the start.
 """
 
 from __future__ import annotations
@@ -26,11 +23,8 @@ ROW_WORDS = 1024  # the read flush's row width (its buffer is 2 x L2 bytes: a mu
 
 
 class L2Flush:
-    """Empty L2 before the next kernel with a buffer twice its size.
-
-    ``write`` overwrites it, leaving dirty lines the next kernel's misses write back inside its
-    span; ``read`` reads it (row sums, one kernel), leaving clean lines as ncu's
-    ``--cache-control all`` does.  ``note`` is a ``read``-flushed record's line (else None)."""
+    """Empty L2 before the next kernel with a buffer twice its size: ``write`` leaves dirty lines
+    the next kernel's misses write back; ``read`` clean ones, as ncu's ``--cache-control all``."""
 
     def __init__(self, device: torch.device, enabled: bool, mode: str = "write") -> None:
         if mode not in FLUSH_MODES:
@@ -71,9 +65,7 @@ def group_calls(events: Sequence[tuple[str, float, float]], flush_names: set[str
     groups, _ = groups_at_flushes(in_order, flush_names)
     calls = [CallKernels(tuple(n for n, _, _ in g), sum(e - s for _, s, e in g) * 1e-6,
                          (max(e for _, _, e in g) - min(s for _, s, _ in g)) * 1e-6 if g else 0.0) for g in groups]
-    if len(calls) != count or any(c.busy_s <= 0 for c in calls):
-        return None
-    return calls
+    return None if len(calls) != count or any(c.busy_s <= 0 for c in calls) else calls
 
 
 def several_kernels_note(calls: Sequence[CallKernels]) -> str | None:
@@ -123,10 +115,8 @@ def event_batch(flush: Callable[[], None], fn: Callable[[], None], k: int) -> li
 
 
 def profile_kernels(calls: Callable[[], Any]) -> list[tuple[str, float, float]]:
-    """(name, start_us, end_us) of every CUDA kernel ``calls`` launched, from CUPTI (kineto).
-
-    Through the autograd profiler: ``torch.profiler.profile``'s ``prepare_trace`` imports dynamo
-    and inductor on first use (up to 5.5 s per device worker)."""
+    """(name, start_us, end_us) of every CUDA kernel ``calls`` launched, from CUPTI (kineto),
+    through the autograd profiler (``torch.profiler`` imports dynamo and inductor: seconds)."""
     from torch.autograd.profiler import profile
 
     with profile(use_cpu=False, use_device="cuda", use_kineto=True) as prof:

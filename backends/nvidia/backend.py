@@ -2,13 +2,9 @@
 
 Contract (harness/core/backend_api.py; skeleton backends/backend_base.py): compiles on any machine
 with tilelang (nvcc for the binary); runs and times only where ``torch.cuda`` sees a GPU.  The
-arch comes from the GPU, else ``--tlbench-nvidia-arch`` (default sm_90a).  ``from_worker_facts``
-builds the instance a pytest process uses while its device worker times: nothing runs here.
-``compile(cold=True)`` bypasses tilelang's kernel and cubin caches; device items compile through
-them.  Pass configs and ``out_idx`` reach both the planned lowering and the build; every cache of
-a built kernel (stored IR, plan) is keyed by the kernel hash, the runtime's source hash
-(backends/source_tree.py), the pass configs and the case id.  Importing this module imports
-neither torch nor tilelang.
+arch comes from the GPU, else ``--tlbench-nvidia-arch`` (default sm_90a).  ``compile(cold=True)``
+bypasses tilelang's caches; every cache of a built kernel is keyed by the kernel hash, the
+runtime's source hash, the pass configs and the case id.  Imports neither torch nor tilelang.
 """
 
 from __future__ import annotations
@@ -72,7 +68,6 @@ class NvidiaBackend(TileLangBackend):
         self.timer_name = timer_name(options.get("nvidia_timer"))  # --tlbench-nvidia-timer (backends/nvidia/timer_choice.py)
         self.flush_mode = flush_mode(options.get("nvidia_l2_flush"))  # --tlbench-nvidia-l2-flush (backends/gpu/flush_choice.py)
 
-    # -- the controller of a device worker ----------------------------------------------------
     @classmethod
     def from_worker_facts(cls, options: BackendOptions, facts: dict[str, Any]) -> "NvidiaBackend":
         """The controller's instance, from its worker's ``worker_facts``: it never runs."""
@@ -111,7 +106,6 @@ class NvidiaBackend(TileLangBackend):
             raise RuntimeError("this NvidiaBackend describes its device worker's GPU (from_worker_facts): "
                                "inputs, checks and timing run in that worker")
 
-    # -- availability -------------------------------------------------------------------
     def device_blocker(self) -> str | None:
         return self._device_reason
 
@@ -147,7 +141,6 @@ class NvidiaBackend(TileLangBackend):
         built_with = json.dumps([sorted((k, repr(v)) for k, v in traits.pass_configs.items()), traits.out_idx])
         return self.lowering_key(), f"{self.kernel_body_hash(case)}; {runtime_tree_hash(type(self).__module__)}; {built_with}", case.case_id
 
-    # -- compile & inspect --------------------------------------------------------------
     def scopes(self) -> tuple[budget.Scope, ...]:
         return limits.scopes(self.arch)
 
@@ -226,7 +219,6 @@ class NvidiaBackend(TileLangBackend):
     def _plan(self, case: Case, facts, built: bool) -> Plan:
         return cuda_plan(case, facts, self.arch, built, self._test_only_words(case))
 
-    # -- run ------------------------------------------------------------------------------
     def make_inputs(self, problem: Any, seed: int, config: Any = None) -> dict[str, Any]:
         self._runs_here()
         return ask.make_inputs(problem, seed, self.device, self.dialect, config)

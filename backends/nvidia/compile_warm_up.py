@@ -1,8 +1,7 @@
 """The NVIDIA backend's warm-up kernel: ``KERNELS``, makers of small PrimFuncs of its own.
 
-Contract: ``warm_up_compile()`` (backends/backend_base.py) lowers each (no nvcc) before a worker
-answers ``ready``, so a first lowering's one-off costs miss the first timed compile item.  Here a
-GEMM tile: shared operands, a fragment accumulator, a 2-stage ``T.Pipelined`` reduction.
+Contract: ``warm_up_compile()`` (backends/backend_base.py) lowers each before a worker answers
+``ready``, so a first lowering's one-off costs miss the first timed compile item.
 """
 
 # No `from __future__ import annotations`: TileLang evaluates the PrimFunc parameter

@@ -1,11 +1,10 @@
 """What the NVIDIA backend's builds share: tilelang's cache switch, the source note for pass
 configs the CUDA source does not show, and the ``Plan`` a build's facts make.
 
-Contract: ``tilelang_cache_disabled()`` turns tilelang's process-wide kernel cache off (a cold
-build) under one lock and restores it; ``pass_config_note(pass_configs)`` is a line under the
-CUDA source per pass config that changes the binary and not the source (``tl.enable_fast_math``;
-any other named with its value), "" for none; ``cuda_plan(case, facts, arch, built,
-extra_features)`` the ``Plan`` from backends/gpu/plan.py's facts (``built``: a binary exists).
+Contract: ``tilelang_cache_disabled()`` turns tilelang's process-wide kernel cache off under one
+lock and restores it; ``pass_config_note`` is a line under the CUDA source per pass config that
+changes the binary and not the source ("" for none); ``cuda_plan`` the ``Plan`` from
+backends/gpu/plan.py's facts.
 """
 
 from __future__ import annotations

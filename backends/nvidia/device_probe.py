@@ -39,14 +39,9 @@ def read_device_info(name: str, arch: str, device: Any, reason: str | None) -> d
     import tilelang
     import torch
 
-    info: dict[str, Any] = {
-        "backend": name,
-        "target": f"cuda {arch}",
-        "tilelang": tilelang.__version__,
-        "torch": torch.__version__,
-        "torch_cuda": torch.version.cuda,
-        "nvcc": shutil.which("nvcc"),
-    }
+    info: dict[str, Any] = {"backend": name, "target": f"cuda {arch}",
+                            "tilelang": tilelang.__version__, "torch": torch.__version__,
+                            "torch_cuda": torch.version.cuda, "nvcc": shutil.which("nvcc")}
     if device is None:
         return {**info, "accelerator": None, "missing": reason}
     props = torch.cuda.get_device_properties(device)
@@ -70,9 +65,8 @@ def memory_bandwidth(props: Any) -> dict[str, Any]:
 
 def driver_version() -> str | None:
     try:
-        out = subprocess.run(
-            ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"], capture_output=True, text=True, timeout=20
-        )
+        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=20)
         return out.stdout.strip().splitlines()[0] if out.returncode == 0 and out.stdout.strip() else None
     except (OSError, subprocess.SubprocessError):
         return None

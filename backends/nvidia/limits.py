@@ -1,9 +1,8 @@
 """NVIDIA's on-chip memory and pre-compile rules, for any kernel family.  No tilelang here.
 
 Contract: ``scopes(arch, capacity)``: one ``shared.dyn`` scope, the opt-in dynamic shared memory
-per block (227 KiB on Hopper; over it only the launch fails, so it is checked here); registers are
-not budgeted.  ``warp_partition(threads, tiles, arch)`` is tilelang's T.gemm warp partition;
-``rejection(case, arch)`` the whole pre-compile verdict (harness/core/space.reject).
+per block (over it only the launch fails, so it is checked here); registers are not budgeted.
+``rejection(case, arch)`` is the whole pre-compile verdict (harness/core/space.reject).
 """
 
 from __future__ import annotations

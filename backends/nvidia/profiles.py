@@ -1,8 +1,7 @@
 """Datasheet profiles of NVIDIA data-centre GPUs: dense tensor-core peaks and HBM bandwidth.
 
-Each figure is NVIDIA's published number (the "with sparsity" tensor figures halved: dense).  A GPU
-is matched by the exact name CUDA reports; any other gets the bandwidth it reports itself
-(``device_reported_profile``, origin "device") and no FLOP peak.
+A GPU is matched by the exact name CUDA reports ("with sparsity" figures halved); any other gets
+the bandwidth it reports itself (``device_reported_profile``) and no FLOP peak.
 """
 
 from __future__ import annotations

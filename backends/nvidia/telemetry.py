@@ -1,9 +1,8 @@
 """NVML telemetry of one GPU: SM clock, temperature, power, clock-event (throttle) reasons.
 
-Contract: ``NvmlTelemetry.for_device(uuid)`` finds the GPU by UUID (the same GPU under any
-pinning), or returns the text why NVML is unavailable; ``read()`` returns ``{"sm_clock_mhz",
-"sm_clock_max_mhz", "temperature_c", "power_w", "throttle_reasons"}``, or None with ``missing``
-saying why.  Never raises.
+Contract: ``NvmlTelemetry.for_device(uuid)`` finds the GPU by UUID (under any pinning), or returns
+the text why NVML is unavailable; ``read()`` returns the readings, or None with ``missing`` saying
+why.  Never raises.
 """
 
 from __future__ import annotations

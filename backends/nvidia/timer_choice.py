@@ -1,10 +1,8 @@
 """Which NVIDIA device timer an item is timed with (``--tlbench-nvidia-timer``).
 
-Contract: ``TIMERS`` are the choices (default ``cupti``); ``timer_name(value)`` returns the choice
-or raises a ``ValueError`` naming the option and the valid values; ``make_timer(name, fn, flush,
-telemetry)`` builds it: ``cupti`` kernel timestamps (backends/gpu/timing.py), ``events`` a CUDA
-event pair around each call, ``graph`` K launches in one CUDA graph (backends/gpu/graph_timer.py).
-Importing this module imports neither torch nor tilelang.
+Contract: ``timer_name(value)`` returns the choice of ``TIMERS`` (default ``cupti``) or raises a
+``ValueError`` naming the option and the valid values; ``make_timer(name, fn, flush, telemetry)``
+builds it.  Importing this module imports neither torch nor tilelang.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """What the harness shows and sets up for NVIDIA, without importing tilelang or torch.
 
-Contract (harness/core/backend_traits.py): plot colour and label; the one-line plan summary
-(``sw [0, 0, 1]/[0, 1, 2] v2/2 smem 65536 t128``); machine_info keys; testbed driver and vendor
-library; worker pinning through ``CUDA_VISIBLE_DEVICES``; a device record's
-``measurement_method`` (timer and L2 flush) and the options that set it.
+Contract (harness/core/backend_traits.py): plot colour and label, the one-line plan summary
+(``sw [0, 0, 1]/[0, 1, 2] v2/2 smem 65536 t128``), worker pinning through
+``CUDA_VISIBLE_DEVICES``, a device record's ``measurement_method`` and the options that set it.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
-"""Campaign tools that lower, build or time kernels: each module is run as
-``python -m tlbench.backends.tools.<name>`` from the repository root (the built-in kernels read
-from its ``suites/`` folder, see ``suites_dir``); the shell scripts under results/ call them.
+"""Campaign tools that lower, build or time kernels, each run as ``python -m
+tlbench.backends.tools.<name>`` from the repository root (results/' shell scripts call them).
 
 Contract: the tools import torch and tilelang only inside functions; no backend's runtime imports
-this package, so editing a tool leaves every cache key (backends/source_tree.py) as it was.  Each
-module's docstring states its arguments, its output and its exit status.
+this package, so editing a tool leaves every cache key (backends/source_tree.py) as it was.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """Which cases of which suites a campaign tool works on: a suite file's ``SWEEP`` and pytest's
 ``-k`` rule over case ids, with no GPU and no torch.
 
-Contract: ``load_sweep(path)`` is the ``SWEEP`` a suite file declares (loaded by path);
-``keyword_matches(expression, case_id)`` is pytest's ``-k`` over one id; ``select(sweeps,
-keyword, case_ids, load_best, backend, scope)`` the selected cases (kernels, then vendor items,
-each id once).  A missing file or ``SWEEP``, an unparsable expression, an unknown id or an empty
-selection is a ``UsageProblem``: the tool prints its one line and exits 2.
+Contract: ``load_sweep(path)``, ``keyword_matches(expression, case_id)`` and ``select(...)``
+(kernels, then vendor items, each id once); a bad selection is a ``UsageProblem``: the tool
+prints its one line and exits 2.
 """
 
 from __future__ import annotations

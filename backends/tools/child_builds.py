@@ -1,8 +1,6 @@
-"""DIAGNOSIS ONLY: real tilelang builds of the tile sweep's first N kernels in N spawned child
-processes, as the device worker's CacheWarmer makes them; each child dumps its stack if a build
-runs past 25 s. usage (repo root): python -m tlbench.backends.tools.child_builds 16
-
-Contract: one line per build (case, child pid, seconds, error or None) and a total; exit 0.
+"""DIAGNOSIS ONLY: real tilelang builds of the tile sweep's first N kernels in N spawned children,
+as the CacheWarmer makes them (a build past 25 s dumps its stack).  usage: python -m
+tlbench.backends.tools.child_builds 16.  Contract: one line per build and a total; exit 0.
 """
 import multiprocessing, sys, time
 from concurrent.futures import ProcessPoolExecutor

@@ -3,12 +3,8 @@ published Ascend 950 MHA figure, its modeled cycles, and the clock they would im
 
 Usage: ``python -m tlbench.backends.tools.fa_calibration [--json OUT.json] [--enable-offset]``
 
-The published figure (tile-ai/tilelang examples/ascend/flash_attention/README.md: MHA, bf16,
-S=4096, D=128, block 128x128, num_stages=3, 32 blocks: 26.8 us) beside our shared body lowered at
-that config: modeled cycles per core for the KV loop ((trip - 1) * II + span), and the clock that
-would match the published time.  A MODEL against a PUBLISHED number (different kernel text; no
-prologue or epilogue), not a measurement; no published clock is invented.
-
+A MODEL against a PUBLISHED number (tilelang's examples/ascend/flash_attention/README.md; different
+kernel text, no prologue or epilogue), not a measurement; no published clock is invented.
 Contract: ``calibrate(enable_offset)`` returns the figure as a dict; ``main`` prints it as JSON
 (and writes ``--json``), exit 0.  Recorded in results/ascend-model/README.md.
 """

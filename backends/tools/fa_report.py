@@ -2,12 +2,8 @@
 
 Usage: ``python -m tlbench.backends.tools.fa_report RUN.json [--peak-tflops 989.5] [--markdown OUT.md]``
 
-RUN.json (plain or ``.json.gz``) is read by the harness's own reader.  Per FA problem: every FA
-item with its status, median time, TFLOP/s, % of peak and ratio to the fastest SDPA backend; the
-best shared-body and best target-specific FA against it; the SDPA backends that ran or were
-refused; the stage curve per tile.  Failed and skipped items are listed, never hidden.
-
-Contract: ``report(doc, peak)`` -> (the Markdown lines, whether a compiled FA kernel failed);
+Contract: ``report(doc, peak)`` -> (the Markdown lines: per FA problem every FA item against the
+fastest SDPA backend, failed and skipped items listed; whether a compiled FA kernel failed);
 ``main(argv)`` prints them (and writes ``--markdown``): exit 0, 1 when a compiled FA kernel
 failed, 2 for an unusable file or one without flash-attention items.  No torch.
 """

@@ -3,12 +3,9 @@ one-body vs target-specific gap, read from the real lowering on any machine (no 
 
 Usage: ``python -m tlbench.backends.tools.fa_schedule_facts [--seq 8192] [--ptxas]`` (repository root)
 
-For the shared FA (128x128 s1/s2, 256 threads), ``hopper`` (128x128 s1) and ``hopper_ws``
-(128x192 s2, 384 threads) lowered for sm_90a: the plan and, from the generated CUDA
-(``source_facts``), wgmma waits by depth, named barriers, TMA stores and float accumulators;
-``--ptxas`` also builds each with ``-Xptxas=-v`` (registers, spills).
-
-Contract: ``source_facts(source)`` is pure; ``main`` prints one block per body, exit 0.
+Contract: ``source_facts(source)`` (wgmma waits by depth, named barriers, TMA stores, float
+accumulators of generated CUDA) is pure; ``main`` prints one block per body (with ``--ptxas``
+its registers and spills), exit 0.
 """
 
 from __future__ import annotations
@@ -56,12 +53,10 @@ def _cases(problem) -> dict[str, Any]:
 def _configs():
     from tlbench.suites.flash_attention.problem import FaConfig
 
-    return {
-        "shared 128x128 s1 t256": FaConfig(128, 128, 1, threads=256),
-        "shared 128x128 s2 t256": FaConfig(128, 128, 2, threads=256),
-        "hopper 128x128 s1 t256": FaConfig(128, 128, 1, threads=256, body="hopper"),
-        "hopper_ws 128x192 s2 t384": FaConfig(128, 192, 2, threads=384, body="hopper_ws"),
-    }
+    return {"shared 128x128 s1 t256": FaConfig(128, 128, 1, threads=256),
+            "shared 128x128 s2 t256": FaConfig(128, 128, 2, threads=256),
+            "hopper 128x128 s1 t256": FaConfig(128, 128, 1, threads=256, body="hopper"),
+            "hopper_ws 128x192 s2 t384": FaConfig(128, 192, 2, threads=384, body="hopper_ws")}
 
 
 def _ptxas(case, target) -> str:

@@ -2,9 +2,7 @@
 kernels on N threads.
 
 usage: python -m tlbench.backends.tools.gil_probe SUITE.py THREADS CASES (TILELANG_CACHE_DIR: a
-fresh folder for cold builds; SUITE.py declares ``SWEEP``)
-
-Contract: one line (loads, first and all seconds, the tick lag's p50 / p99 / max); exit 0.
+fresh folder for cold builds).  Contract: one line (loads, seconds, the lag's p50 / p99 / max).
 """
 import sys, time, threading
 from .case_selection import load_sweep

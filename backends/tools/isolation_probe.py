@@ -1,11 +1,7 @@
 """Does a kernel take longer when it starts from an idle GPU, as each kernel does under ncu?
 
-Each selected case (timer_crosscheck's selection: ``--suite``, ``--case``, ``-k``; its exact call
-and flush) is timed by CUPTI kernel timestamps back to back (40 pairs, one sync) and with a 1 ms
-and 10 ms gap (sync and sleep after each pair): medians in us of each call's kernels, and each gap
-mode / back-to-back.  ``python -m tlbench.backends.tools.isolation_probe --suite SUITE.py --case
-ID [--case ID ...]`` on a GPU host, from the repository root.
-
+``python -m tlbench.backends.tools.isolation_probe --suite SUITE.py --case ID [--case ID ...]``:
+each case (timer_crosscheck's selection) timed by CUPTI back to back and with a 1 ms and 10 ms gap.
 Contract: one table line per case, exit 0; kernels that do not split into the calls made: one
 line, exit 1; bad selections: timer_crosscheck's one line, exit 2.
 """

@@ -1,15 +1,9 @@
 """Timing honesty check: the harness median next to Nsight Compute's for the same kernel.
 
-Usage on a GPU host, all in one (3 harness and 3 ncu processes alternated; every pair's ratio and
-their range, against +-2 %):
-
-    python -m tlbench.backends.tools.ncu_crosscheck interleaved --case CASE_ID [--pairs 3] [--out-dir DIR]
-
-or step by step: ``harness --case CASE_ID [--repeats 3]`` (the harness median per repeat),
-``launch --case CASE_ID --count 20`` under ``ncu --clock-control none --metrics
-gpu__time_duration.sum --csv`` (launches after an L2 flush only), ``compare HARNESS.json
-NCU.csv`` (both medians and their ratio).  CASE_ID is a suite id such as
-``gemm-8192x8192x8192-f16-bm128-bn256-bk64-t256-auto-s3``.
+Usage on a GPU host: ``python -m tlbench.backends.tools.ncu_crosscheck interleaved --case CASE_ID
+[--pairs 3] [--out-dir DIR]`` (harness and ncu processes alternated, every pair's ratio against
++-2 %), or step by step ``harness``, ``launch`` (under ``ncu --clock-control none``) and
+``compare HARNESS.json NCU.csv``.
 
 Contract: ``ncu_durations_s`` and ``ratio_range`` are pure; the other modes need a GPU; a case id
 that does not parse, or a failed measurement, exits with one line saying so.

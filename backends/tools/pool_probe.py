@@ -1,12 +1,9 @@
 """DIAGNOSIS ONLY: do a pool's build children get their work when the parent holds a CUDA context?
 
-The compile pool's own path (CompilePool + CacheWarmer, 16 build children) over N RMSNorm cases,
-with the parent's CUDA runtime started first (``cuda``) or not (``nocuda``); a Python thread dumps
-every thread's stack every EVERY seconds to stderr.  usage (repo root, tilelang importable): python
--m tlbench.backends.tools.pool_probe cuda|nocuda N SECONDS [WORD]   (WORD: only case ids holding it)
-
-Contract: progress lines on stdout (``probe: ...``), stack dumps on stderr; exit 0 once every case
-loaded.  Recorded in results/h200-parity/README.md.
+``python -m tlbench.backends.tools.pool_probe cuda|nocuda N SECONDS [WORD]``: the compile pool
+over N RMSNorm cases (WORD: ids holding it), the parent's CUDA runtime started first or not.
+Contract: progress lines on stdout (``probe: ...``), every thread's stack every SECONDS on
+stderr; exit 0 once every case loaded.  Recorded in results/h200-parity/README.md.
 """
 import os
 import sys

@@ -1,9 +1,6 @@
-"""DIAGNOSIS ONLY: do kernel builds overlap on threads of one process?  Four cold builds of the tile
-sweep's 2048^3 128-thread tiles, serially, on four threads or in two spawned processes, after one
-build that pays the imports. usage: python -m tlbench.backends.tools.thread_builds
-serial|threads|procs   (repo root)
-
-Contract: prints one line (mode, wall time, each build's seconds, load average); exit 0.
+"""DIAGNOSIS ONLY: do kernel builds overlap on threads of one process?  Four cold builds, serially,
+on four threads or in two spawned processes.  usage: python -m tlbench.backends.tools.thread_builds
+serial|threads|procs.  Contract: prints one line (mode, wall time, each build's seconds, load).
 """
 import sys, time, os
 from concurrent.futures import ThreadPoolExecutor, ProcessPoolExecutor

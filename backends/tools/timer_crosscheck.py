@@ -6,14 +6,10 @@ Usage on a GPU host (repo root, tlbench importable; ncu on PATH for the ncu colu
         [--case CASE_ID ...] [--timers events,cupti,graph] [--ncu none,base] [--count 10]
         [--no-flush | --l2-flush write|read] [--out-dir DIR]
 
-``run`` selects the suites' cases (full scope) by ``-k`` and ``--case``, then, one subprocess each:
-1. ``harness``: every case through the harness's sampling loop once per timer -> DIR/harness.json;
-2. ``launch`` under ``ncu --clock-control none`` and ``base`` (each kernel's time and SM clock):
-   ``count`` calls per case after the timers' L2 flush (ncu ``--cache-control all``; ``--no-flush``:
-   none) -> DIR/ncu-none.csv, ncu-base.csv; ``--l2-flush`` sets the timers' flush mode;
-3. ``table``: medians in us, each timer / ncu none, ncu base / none, NVML's and ncu's SM clocks,
-   and per timer whether it lies within +-2 % of ncu none -> stdout, DIR/crosscheck.md, .json.
-``table DIR`` re-makes step 3 from the files.  Bad arguments: one line, exit 2.
+``run`` times the selected cases (full scope) one subprocess each: through the harness's sampling
+loop per timer (DIR/harness.json), under ``ncu --clock-control none`` and ``base`` (DIR/ncu-*.csv),
+then prints the table of medians (DIR/crosscheck.md, .json).  ``table DIR`` re-makes the table
+from the files.  Bad arguments: one line, exit 2.
 """
 
 from __future__ import annotations
@@ -42,7 +38,6 @@ def _cases(args) -> list[Any]:
     return select([load_sweep(s) for s in args.suite], args.k, args.case or (), load_best)
 
 
-# -- on the GPU ----------------------------------------------------------------------------------
 def _options(timer: str, l2_flush: str) -> dict[str, Any]:
     return {"nvidia_timer": timer, "nvidia_l2_flush": l2_flush}
 

@@ -1,13 +1,10 @@
 """The timer cross-check's pure parts: ncu's CSV split into calls per case, and the one table.
 
-Contract: ``ncu_kernel_rows(text)``: ``(kernel name, seconds)`` of every ``gpu__time_duration.sum``
-row of ``ncu --csv``, in profiling order; ``ncu_clock_rows(text)``: their SM clock in MHz (None
-where absent or in an unknown unit).  ``calls_by_case(rows, case_ids, count)``: the launcher
-profiles a marker, one flush, the marker, then per case ``count`` x (flush, call) and the marker;
-each segment between markers is one case, split at the flushes (``split_at_flushes``) into calls;
-anything else raises ``ValueError`` saying what.  ``clock_by_case``: each case's median SM clock.
-``table(rows)`` / ``markdown(rows)``: the ``CrosscheckRow``s as a fixed-width or Markdown table;
-``agreement(rows)``: per timer, its ratio range to ncu none and whether it lies within +-2 %.
+Contract: ``ncu_kernel_rows`` / ``ncu_clock_rows`` read ``ncu --csv``; ``calls_by_case(rows,
+case_ids, count)`` splits the launcher's profile (a marker, one flush, the marker, then per case
+``count`` x (flush, call) and the marker) into calls, raising ``ValueError`` on anything else;
+``table`` / ``markdown`` render the ``CrosscheckRow``s; ``agreement`` says per timer whether it
+lies within +-2 % of ncu none.
 """
 
 from __future__ import annotations

@@ -2,12 +2,9 @@
 
     python -m tlbench.backends.tools.warm_up_probe BACKEND WARM [ENDING]     (from the repo root)
 
-BACKEND: ascend or nvidia.  WARM: ``none``, ``own`` (the backend's ``warm_up_compile()``) or ``fa``
-(one lowering of the flash-attention case).  Then three cold lowerings of each of three quick-scope
-cases (the FA schedule, a GEMM stage point, the GEMM+ReLU core-pipelining case), in CPU seconds;
-with ENDING (``manual``, ``s2`` ...) every quick-scope GEMM stage point whose id ends so.  Run it in
-a fresh process each time.
-
+BACKEND: ascend or nvidia.  WARM: ``none``, ``own`` (``warm_up_compile()``) or ``fa`` (one
+lowering of the flash-attention case); then three cold lowerings of three quick-scope cases (with
+ENDING: of every quick-scope GEMM stage point whose id ends so), in CPU seconds.
 Contract: one line per warm-up and per case; bad arguments: the usage line, exit 1.  Recorded in
 results/main-job-speed/README.md.
 """

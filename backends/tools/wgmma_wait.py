@@ -1,10 +1,8 @@
-"""The consumer loop of a tile-sweep GEMM (the built-in body, suites/gemm/body.py) as tilelang 0.1.15
-writes it for sm_90a: the WGMMA issue and wait lines of each k step.  Runs on a CPU box (lowering only).
+"""The consumer loop of a tile-sweep GEMM as tilelang writes it for sm_90a: the WGMMA issue and wait
+lines of each k step, lowered on a CPU box.
 
-usage: python -m tlbench.backends.tools.wgmma_wait [BLOCK_M BLOCK_N BLOCK_K THREADS STAGES]   (default 64 128 128
-256 4, at 1024^3)
-
-Contract: prints the case id, then the loop, issue, arrive and wait lines of the generated CUDA; exit 0.
+usage: python -m tlbench.backends.tools.wgmma_wait [BLOCK_M BLOCK_N BLOCK_K THREADS STAGES]
+(default 64 128 128 256 4, at 1024^3).  Contract: prints the case id, then those lines; exit 0.
 """
 import sys
 

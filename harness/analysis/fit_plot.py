@@ -1,8 +1,8 @@
 """Space-time PNG of the copy -> compute timeline model fitted to measured device times.
 
-Contract: ``fit_panels(fit)``: one ``timeline_plot.Panel`` per measured num_stages, in ns, titled measured vs
-predicted; ``write_fit_png(fit, path, title=...)`` renders them and returns the path.  Every number drawn is the
-model's and the figure says so.
+Contract: ``fit_panels(fit)``: one ``timeline_plot.Panel`` per measured num_stages, in ns;
+``write_fit_png(fit, path, title=...)`` renders them and returns the path.  Every number drawn
+is the model's and the figure says so.
 """
 
 from __future__ import annotations
@@ -39,10 +39,9 @@ def fit_panels(fit: timeline_fit.Fit, iterations_shown: int = DEFAULT_SHOWN, sta
     return tuple(panels)
 
 
-def write_fit_png(
-    fit: timeline_fit.Fit, path: str | Path, *, title: str = "", iterations_shown: int = DEFAULT_SHOWN,
-    stages: Iterable[int] | None = None,
-) -> Path:
+def write_fit_png(fit: timeline_fit.Fit, path: str | Path, *, title: str = "",
+                  iterations_shown: int = DEFAULT_SHOWN,
+                  stages: Iterable[int] | None = None) -> Path:
     panels = fit_panels(fit, iterations_shown, stages)
     shown = min(iterations_shown, fit.iterations)
     model = (f"copy -> compute timeline MODEL fitted to device medians (latency/compute "

@@ -1,8 +1,8 @@
 """The stage report's figures (matplotlib imported lazily, through its object API).
 
-Contract: ``write_pngs(report, records, png_dir)`` writes one space-time PNG per tile group (the backend's schedule
-figure where its plans carry a schedule model, else the model fitted to device times) and returns the paths;
-``plot_stage_curves(report, path)`` draws every group's speedup over its own num_stages=1 point, on its basis.
+Contract: ``write_pngs(report, records, png_dir)`` writes one space-time PNG per tile group and
+returns the paths; ``plot_stage_curves(report, path)`` draws every group's speedup over its own
+num_stages=1 point.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The pipeline model beside a stage group's numbers (``harness.analysis.timeline_model``).
 
-Contract: ``with_model(group, records, load_pipes)`` returns the group with its model: from a scheduled K loop, its
-tasks' per-step latencies (``loop_latencies``) and the predicted K-loop cycles and II per num_stages; else the
-timeline fitted to the device medians of auto num_stages >= 1; else a note why there is none.
+Contract: ``with_model(group, records, load_pipes)`` returns the group with its model: from a
+scheduled K loop the predicted K-loop cycles and II per num_stages; else the timeline fitted to
+the device medians; else a note why there is none.
 """
 
 from __future__ import annotations

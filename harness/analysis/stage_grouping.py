@@ -1,11 +1,9 @@
-"""Group a run's records into the stage report: one ``TileGroup`` per (backend, kernel, problem, tile).
+"""The stage report's groups of records: a ``TileGroup`` per (backend, kernel, problem, tile).
 
-Contract: ``build_stage_report(bench_json, traits_of=None) -> StageReport`` reads a parsed pytest-benchmark
-document and returns one ``TileGroup`` per tile, each with one ``StageLine`` per ``T.Pipelined`` variant (auto by
-num_stages, then manual, serial; failed and skipped items too), the pipeline model (stage_fit), the problem's
-vendor item (same GPU or shard first) and a ``StageVerdict``.  Kernels whose config has no num_stages / loop form
-axis are listed as left out.  Raises ``StageReportError`` (one line saying what to do) when no record sweeps
-num_stages.  ``traits_of`` gives a backend's testbed fields and operand-loading pipes.
+Contract: ``build_stage_report(bench_json, traits_of=None) -> StageReport``: per tile one
+``StageLine`` per ``T.Pipelined`` variant, the pipeline model, the problem's vendor item and a
+``StageVerdict``; kernels with no num_stages / loop form axis are listed as left out. Raises
+``StageReportError`` (one line saying what to do) when no record sweeps num_stages.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """``tlbench report --stages --json``: the stage report as one JSON document.
 
 Contract: ``stage_json(report, source)`` returns the plain-JSON dict of
-harness/results/schema/stages-output.schema.json in the shared ``--json`` envelope: per tile group its facts, model,
-variants, verdict and vendor item, then the items left out and the vendor item count.  Numbers are unformatted.
+harness/results/schema/stages-output.schema.json in the shared ``--json`` envelope.
 """
 
 from __future__ import annotations

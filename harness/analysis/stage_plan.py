@@ -45,9 +45,7 @@ def path_label(plan: Mapping[str, Any]) -> str:
         return "warp-specialized TMA"
     if kind == "software-pipeline":
         return f"software pipeline, {copy}"
-    if kind == "none":
-        return f"no pipeline, {copy}"
-    return str(kind)
+    return f"no pipeline, {copy}" if kind == "none" else str(kind)
 
 
 def item_status(rec: Mapping[str, Any]) -> str:
@@ -55,9 +53,7 @@ def item_status(rec: Mapping[str, Any]) -> str:
     if status == "failed":
         lines = [ln.strip() for ln in str(rec.get("error", "")).splitlines() if ln.strip()]
         return f"failed ({rec.get('stage', '?')}): {lines[-1][:100] if lines else ''}"
-    if status == "skipped":
-        return f"skipped: {str(rec.get('reason', ''))[:100]}"
-    return "ok"
+    return f"skipped: {str(rec.get('reason', ''))[:100]}" if status == "skipped" else "ok"
 
 
 def k_steps_per_block(family: Any, problem: Any, config: Any, recs: list[Mapping[str, Any]]) -> int | None:
@@ -93,9 +89,8 @@ def _stage_of(rec: Mapping[str, Any]) -> int | None:
 
 
 def budget_max_stages(recs: list[Mapping[str, Any]]) -> int | None:
-    """Deepest num_stages whose buffers fit their scope's limit: from one plan's per-version bytes where the
-    compiler versions the buffers, else linear in num_stages through the on-chip bytes of two depths (a kernel
-    staging its own buffers); None when neither can be read."""
+    """Deepest num_stages whose buffers fit their scope's limit: from a plan's per-version bytes,
+    else linear through the on-chip bytes of two depths; None when neither can be read."""
     for rec in recs:
         plan = rec.get("plan") or {}
         scope, used, limit = onchip_use(plan)

@@ -1,10 +1,8 @@
 """``tlbench report --stages FILE``: how many pipeline stages to use, and why.
 
-Contract: ``main(path, png=None, markdown=None, png_dir=None, as_json=False)`` prints the stage report of a results
-file (``as_json``: stage_json's document alone on stdout, what it writes said on stderr) and writes the markdown,
-the speedup PNG with one space-time PNG per group beside it, or only the space-time PNGs into ``png_dir``.  Returns
-0, or 2 after one line on stderr when the input cannot be used.  Layers: stage_types (data), stage_grouping,
-stage_fit, stage_verdict, stage_text / stage_figures / stage_json.
+Contract: ``main(path, png=None, markdown=None, png_dir=None, as_json=False)`` prints the stage
+report of a results file (``as_json``: the document alone on stdout) and writes the markdown and
+PNGs asked for. Returns 0, or 2 after one line on stderr when the input cannot be used.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The stage report's verdict per tile group: the recommended num_stages and one sentence of why.
 
-Contract: ``group_verdict(group, records)`` returns a ``StageVerdict``: the smallest auto num_stages within 2 % of
-the best on the group's basis, the model's min depth and pick, the on-chip budget's deepest depth, why, and notes
-(num_stages=1 switching path, best at the deepest depth, fewer buffers allocated than asked).
+Contract: ``group_verdict(group, records)`` returns a ``StageVerdict``: the smallest auto
+num_stages within 2 % of the best on the group's basis, the model's and the budget's depths, why,
+and notes.
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
 """The timeline model turned around: predictions per num_stages, and a fit to measured times.
 
-Contract: ``predict_from_latencies(latency, compute, iterations, stages, issue)`` returns a ``Prediction`` (makespan
-and steady interval per num_stages, from ``timeline_model.simulate``); ``fit_latency_ratio(measured, iterations)``
-finds the latency/compute ratio whose simulated makespans best match measured times (``Fit``: the ratio, its
-plausible range, the predicted times and relative errors, the min sufficient depth); ``recommend_num_stages(times)``
-is the smallest num_stages within a tolerance of the best.  Pure functions, frozen dataclasses.
+Contract: ``predict_from_latencies`` returns a ``Prediction`` per num_stages
+(``timeline_model.simulate``); ``fit_latency_ratio(measured, iterations)`` finds the latency/compute
+ratio whose simulated makespans best match measured times (``Fit``); ``recommend_num_stages(times)``
+is the smallest num_stages within a tolerance of the best. Pure functions, frozen dataclasses.
 """
 
 from __future__ import annotations
@@ -13,7 +12,7 @@ import math
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
-from .timeline_model import (DEFAULT_STAGES, Number, SweepRow, check_iterations, makespan_without_issue_limit,
+from .timeline_model import (DEFAULT_STAGES, Number, Timeline, check_iterations, makespan_without_issue_limit,
                              min_sufficient_depth, sweep)
 
 
@@ -29,7 +28,7 @@ class Prediction:
     latency_ratio: float  # latency / compute
     min_sufficient_depth: int
     recommended_num_stages: int  # smallest simulated depth within 2 % of the best makespan
-    rows: tuple[SweepRow, ...]
+    rows: tuple[Timeline, ...]
 
 
 @dataclass(frozen=True)
@@ -60,9 +59,8 @@ class Fit:
         return self.latency_ratio * self.scale
 
 
-def predict_from_latencies(
-    latency: Number, compute: Number, iterations: int, stages: Iterable[int] = DEFAULT_STAGES, issue: Number = 0,
-) -> Prediction:
+def predict_from_latencies(latency: Number, compute: Number, iterations: int,
+                           stages: Iterable[int] = DEFAULT_STAGES, issue: Number = 0) -> Prediction:
     """Model prediction for a measured or estimated per-iteration ``latency`` and ``compute`` (any one unit, e.g.
     Ascend ``EstimateLatency`` cycles)."""
     rows = tuple(sweep(iterations, issue, latency, compute, stages))

@@ -1,21 +1,19 @@
 """Discrete-event model of a ``copy -> compute`` loop with ``num_stages`` buffers.
 
-Contract: ``simulate(iterations, issue, latency, compute, num_stages) -> Timeline`` is a greedy list schedule in
-abstract cycles (ints or floats): copy ``i`` issues once the issue unit is free (one issue per ``issue`` cycles) and
-its slot ``i % num_stages`` is released (compute ``i - num_stages`` done); its data arrives ``latency`` later;
-compute ``i`` starts once its data arrived and compute ``i-1`` finished, and takes ``compute``.  ``num_stages=1`` is
-the unpipelined loop.  For ``iterations=8, issue=1, latency=30, compute=20`` and 1..4 stages the makespans are
-400 / 220 / 190 / 190 (the seed chapter's table, which ``format_report`` prints byte for byte).  Bad arguments raise
-``ValueError``.  Frozen dataclasses, no state; pure standard library.
-
-Run ``python3 -m tlbench.harness.analysis.timeline_model`` to print the seed's table (``--sweep`` for 1..8 stages).
+Contract: ``simulate(iterations, issue, latency, compute, num_stages) -> Timeline`` is a greedy list
+schedule in abstract cycles: copy ``i`` issues once the issue unit is free and its slot ``i %
+num_stages`` is released; its data arrives ``latency`` later; compute ``i`` starts once its data
+arrived and compute ``i-1`` finished. For ``iterations=8, issue=1, latency=30, compute=20`` and 1..4
+stages the makespans are 400 / 220 / 190 / 190 (the seed chapter's table, which ``format_report``
+prints byte for byte). Bad arguments raise ``ValueError``. Pure standard library; ``python3 -m
+tlbench.harness.analysis.timeline_model`` prints the table (``--sweep``: 1..8 stages).
 """
 
 from __future__ import annotations
 
 import argparse
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 Number = float  # ints are accepted everywhere a float is
@@ -37,14 +35,9 @@ class IterationTimes:
 
 @dataclass(frozen=True)
 class Timeline:
-    """One simulated schedule and the numbers the seed's table prints for it.
-
-    ``speedup``: the 1-stage makespan over this one.  ``issue_interval`` / ``compute_interval``: mean start-to-start
-    interval over the run.  ``steady_interval``: the compute interval over the last whole ``num_stages``-iteration
-    periods (it tends to ``steady_interval_bound``).  ``compute_utilization``: compute busy fraction from its first
-    start; ``compute_share_of_makespan`` counts the prologue too.  ``prologue_end``: first compute start;
-    ``epilogue_start``: last data arrival.
-    """
+    """One simulated schedule and the numbers the seed's table prints for it.  ``*_interval``: mean
+    start-to-start interval (``steady_interval``: over the last whole ``num_stages`` periods);
+    ``compute_utilization``: busy fraction from the first compute start."""
 
     iterations: int
     issue: Number
@@ -63,23 +56,6 @@ class Timeline:
     compute_share_of_makespan: float
     prologue_end: Number
     epilogue_start: Number
-
-    def row(self) -> "SweepRow":
-        return SweepRow(**{f.name: getattr(self, f.name) for f in fields(SweepRow)})
-
-
-@dataclass(frozen=True)
-class SweepRow:
-    """One line of the seed's summary table (see ``Timeline`` for the definitions)."""
-
-    num_stages: int
-    makespan: Number
-    speedup: float
-    issue_interval: float
-    compute_interval: float
-    steady_interval: float
-    steady_interval_bound: float
-    compute_utilization: float
 
 
 def min_sufficient_depth(latency: Number, compute: Number) -> int:
@@ -129,15 +105,13 @@ def simulate(iterations: int, issue: Number, latency: Number, compute: Number, n
     )
 
 
-def sweep(
-    iterations: int, issue: Number, latency: Number, compute: Number, stages: Iterable[int] = DEFAULT_STAGES,
-) -> list[SweepRow]:
-    return [simulate(iterations, issue, latency, compute, s).row() for s in stages]
+def sweep(iterations: int, issue: Number, latency: Number, compute: Number,
+          stages: Iterable[int] = DEFAULT_STAGES) -> list[Timeline]:
+    return [simulate(iterations, issue, latency, compute, s) for s in stages]
 
 
-def format_report(
-    iterations: int, issue: Number, latency: Number, compute: Number, stages: Iterable[int] = DEFAULT_STAGES,
-) -> str:
+def format_report(iterations: int, issue: Number, latency: Number, compute: Number,
+                  stages: Iterable[int] = DEFAULT_STAGES) -> str:
     """The seed's printed output (section 1.3), byte for byte for the seed's inputs."""
     rows = sweep(iterations, issue, latency, compute, stages)
     lines = [
@@ -186,9 +160,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def _schedule(
-    iterations: int, issue: Number, latency: Number, compute: Number, num_stages: int
-) -> tuple[IterationTimes, ...]:
+def _schedule(iterations: int, issue: Number, latency: Number, compute: Number,
+              num_stages: int) -> tuple[IterationTimes, ...]:
     steps: list[IterationTimes] = []
     for i in range(iterations):
         issue_free = steps[i - 1].copy_start + issue if i > 0 else 0

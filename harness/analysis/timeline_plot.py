@@ -1,9 +1,8 @@
 """Space-time figure of a pipelined loop: one panel per schedule, one row per lane.
 
-Contract: a figure is a sequence of ``Panel``s, each a title plus ``Lane``s (``copy`` / ``compute``, or hardware
-pipes such as ``MTE2``) of ``Bar(start, end, label)``s and optional shaded ``Phase`` spans (prologue / steady /
-epilogue).  ``draw_space_time(panels, path, title)`` renders a PNG on one shared time axis, stacking bars that
-overlap in a lane on sub-rows (``pack_tracks``); matplotlib is imported lazily, through its object API.
+Contract: a figure is a sequence of ``Panel``s, each a title plus ``Lane``s of ``Bar``s and
+optional shaded ``Phase`` spans.  ``draw_space_time(panels, path, title)`` renders a PNG on one
+shared time axis, overlapping bars on sub-rows (``pack_tracks``); matplotlib is imported lazily.
 """
 
 from __future__ import annotations

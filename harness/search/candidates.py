@@ -1,9 +1,8 @@
 """What tlbench knows about a config before it measures it: the ``Candidate``.
 
-Contract: ``candidate_from_record(record, reader, multiprocessors)`` keeps of a record only what exists before any
-device time is spent (case id, config, problem, plan, budget, the roofline's static inputs, the loop's trip count,
-the device's multiprocessor count); every measured field is dropped, so the ranker and the search cannot read a
-time no oracle handed them.  Raises ``ValueError`` on a record with no config (a vendor item).
+Contract: ``candidate_from_record(record, reader, multiprocessors)`` keeps of a record only what
+exists before any device time is spent, so the ranker and the search cannot read a time no oracle
+handed them.  Raises ``ValueError`` on a record with no config (a vendor item).
 """
 
 from __future__ import annotations

@@ -1,12 +1,10 @@
-"""The search in a real run: one problem's configs on one device, measured in the order the model asks.
+"""The search in a real run: one problem's configs on one device, measured as the model asks.
 
-Contract: ``measure_by_search(session, items, policy, settings, progress, clock, history_runs)`` (through
-``ProblemSearch(runs)``, the device phase's ``RunContext.search_problem``) takes one problem's device items and
-returns one ``Outcome`` per item, in order.  Under ``settings.min_configs`` kernel configs (also after preparation
-failures) everything is measured as without a search.  Else each kernel is prepared once (a failure keeps its
-outcome), ``run_search`` asks for configs one at a time, each measured with the vendor items paired
-(``measure_items``), learning from ``earlier_history``.  Measured records get ``search`` (why chosen, predicted
-rank, the problem's ``ProblemAccount``); every unmeasured config becomes a ``skipped`` outcome saying so.
+Contract: ``measure_by_search(session, items, policy, settings, progress, clock, history_runs)``
+takes one problem's device items and returns one ``Outcome`` per item, in order. Under
+``settings.min_configs`` kernel configs everything is measured as without a search; else
+``run_search`` asks for configs one at a time, each measured with the vendor items paired. Measured
+records get ``search``; every unmeasured config becomes a ``skipped`` outcome.
 """
 
 from __future__ import annotations

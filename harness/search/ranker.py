@@ -1,13 +1,12 @@
 """Predicted time of every legal config, before and while measuring.
 
-Contract: ``prior_log_time(candidate, model)`` is the first-run prediction from the plan alone, in log units of an
-arbitrary scale: the seed's ``copy -> compute`` timeline (``candidate.depth`` buffers against one), minus weighted
-terms for the on-chip share the plan fills, log2(threads) and log(machine fill); or log(the compiler's modeled
-cycles) where the plan carries a schedule model.  ``Ranker(candidates, model, history)``: ``observe(case_id,
-seconds | None)`` and ``predict() -> {case_id: Prediction}``, the prior plus a Gaussian process on the residuals
-over the configs' categorical values, with earlier problems' residuals (centred per problem) joining at
-``history_correlation``; a failed config is never predicted again.  ``ranking`` orders fastest first (ties by id);
-``kendall_tau`` is tau-b over common keys (None under two).  No I/O.
+Contract: ``prior_log_time(candidate, model)`` is the first-run prediction from the plan alone (log
+units of an arbitrary scale: the seed's ``copy -> compute`` timeline minus weighted plan terms, or
+log(the compiler's modeled cycles)). ``Ranker(candidates, model, history)``: ``observe(case_id,
+seconds | None)`` and ``predict()``, the prior plus a Gaussian process on the residuals, earlier
+problems' residuals joining at ``history_correlation``; a failed config is never predicted again.
+``ranking`` orders fastest first (ties by id); ``kendall_tau`` is tau-b over common keys (None under
+two). No I/O.
 """
 
 from __future__ import annotations
@@ -26,7 +25,6 @@ DEFAULT_TRIPS = 64
 
 @dataclass(frozen=True)
 class ModelSettings:
-
     latency_over_compute: float = 1.5
     shared_weight: float = 0.3
     threads_weight: float = 0.05

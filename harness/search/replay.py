@@ -1,13 +1,11 @@
 """Replay the search on a committed exhaustive sweep: the search asks, the recorded times answer.
 
-Contract: ``sweeps_of(results)`` cuts a loaded results file into ``Sweep``s, one per (backend, suite, problem,
-label) of its device configs (timed and failed, no vendor items), with ``legal`` from the file's search-space
-diagnostics and ``exhaustive`` when all are there; ``qualifying`` keeps the exhaustive ones with at least
-``min_configs``.  ``replay(sweep, settings, reader, earlier)`` runs ``run_search`` over candidates from the records
-with an oracle answering each config's ``summary.median`` (None if failed; asked twice raises) and returns a
-``ReplayRow`` (best found vs exhaustive best, Kendall tau of the first and final predictions, device seconds spent).
-The ranker learns only from ``learned_from(sweep, earlier)``: same backend, device and suite, another problem.
-Raises ``ValueError`` on a sweep with no timed config.
+Contract: ``sweeps_of(results)`` cuts a loaded results file into ``Sweep``s, one per (backend,
+suite, problem, label) of its device configs; ``qualifying`` keeps the exhaustive ones with at least
+``min_configs``. ``replay(sweep, settings, reader, earlier)`` runs ``run_search`` with an oracle
+answering each config's recorded median (asked twice raises) and returns a ``ReplayRow``; the ranker
+learns only from ``learned_from(sweep, earlier)``. Raises ``ValueError`` on a sweep with no timed
+config.
 """
 
 from __future__ import annotations

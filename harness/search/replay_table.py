@@ -1,9 +1,8 @@
 """The replay's table: one line per problem, grouped by results file and device.
 
-Contract: ``replay_lines(rows, width)`` lays out ``ReplayRow``s (configs, measured, best found vs exhaustive best,
-within the tolerance or ``MISS``, Kendall taus, device seconds, why it stopped); ``summary_lines(rows,
-max_fraction)`` how many met the goal and the stopping rule; ``row_json(row)`` one row as plain data with every
-measured and skipped config.  Pure layout, no I/O.
+Contract: ``replay_lines(rows, width)`` lays out ``ReplayRow``s; ``summary_lines(rows,
+max_fraction)`` says how many met the goal and the stopping rule; ``row_json(row)`` is one row as
+plain data.  Pure layout, no I/O.
 """
 
 from __future__ import annotations

@@ -1,11 +1,10 @@
-"""The search: measure the ranker's top configs and a few chosen to test it, re-rank, stop by a stated rule.
+"""The search: measure the ranker's top configs and a few to test it, re-rank, stop by a rule.
 
-Contract: ``run_search(candidates, oracle, settings, history=()) -> SearchResult``; ``oracle(case_id)`` returns
-seconds or None (failed), from a replay or a real run.  Order: the ``first`` configs of the prior ranking ("prior
-top"), ``probes`` configs differing most from those chosen ("probe"), then one at a time the fastest by ``log_time -
-optimism x spread`` ("model").  It stops (``STOP_RULE``) once the best held for ``patience`` model-chosen
-measurements with nothing predicted faster by more than ``margin``, at ``budget(n, settings)`` measurements, or when
-all are measured.  Every candidate is in ``measured`` or ``skipped``, with its predicted rank.
+Contract: ``run_search(candidates, oracle, settings, history=()) -> SearchResult``;
+``oracle(case_id)`` returns seconds or None (failed).  Order: the ``first`` configs of the prior
+ranking, ``probes`` configs differing most from those, then one at a time the fastest by
+``log_time - optimism x spread``, until ``STOP_RULE`` holds.  Every candidate is in ``measured``
+or ``skipped``, with its predicted rank.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
 """Benchmark your own kernel: ``kernel_sweep(...)`` returns the ``SWEEP`` a suite declares (its
-docstring is the reference for every argument); ``tolerance``, ``steps``, ``similarity``,
-``mismatch``, ``exact`` and ``bound`` are the rules ``check=`` takes; ``pruned`` is what
-``validate=`` returns for a predicted compiler refusal.  Users import them from the package root
-(``from tlbench import kernel_sweep``).  Importing this imports neither tilelang nor torch.
+docstring is the reference for every argument), with the ``check=`` rules and ``pruned``; users
+import them from the package root.  Importing this imports neither tilelang nor torch.
 """
 
 from .rules import bound, exact, mismatch, similarity, steps, tolerance

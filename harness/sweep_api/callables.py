@@ -1,11 +1,9 @@
 """Calling a suite's own callables with exactly the names they take, and saying so when they fail.
 
-Contract: a suite's callables receive, as keyword arguments, the values on offer whose names they
-take (all with ``**kwargs``), tensors positionally first; ``Takes.of(function)`` is what a
-signature takes (None where Python cannot tell: positional arguments alone are passed).
-``suite_call`` / ``bound_call`` turn an exception of the suite's code into a one-line
-``SuiteCodeError`` (what, where, the exception), except a device error (the accelerator's).
-Nothing here imports torch or tilelang.
+Contract: a callable receives, as keyword arguments, the values on offer it takes (tensors
+positionally first); ``Takes.of(function)`` is what a signature takes.  ``suite_call`` /
+``bound_call`` turn an exception of the suite's code into a one-line ``SuiteCodeError``, except a
+device error.  Nothing here imports torch or tilelang.
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
 """A ``kernel_sweep`` declaration's problems and configs, validated as they are read.
 
-Contract: ``size_list(sizes, what)`` is ``sizes=`` / ``smoke=`` / ``quick=`` as a list of dicts;
+Contract: ``size_list(sizes, what)`` is a sizes argument as a list of dicts;
 ``configs_by_dialect(family, axes, configs, bodies)`` the configs per body dialect (``"*"``: one
-set for every body): the cross product of ``axes``, then ``configs``, each checked (loop form,
-unique id); ``scope_configs`` reads ``smoke_configs`` / ``quick_configs``.  A dialect without a
-body, a mixed per-dialect ``axes`` or an empty axis raises, naming it.
+set for every body), each checked; ``scope_configs`` reads ``smoke_configs`` / ``quick_configs``.
+A bad declaration raises, naming what.
 """
 
 from __future__ import annotations

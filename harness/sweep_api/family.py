@@ -1,12 +1,10 @@
 """The kernel family of one kernel a suite declared through ``kernel_sweep``.
 
-Contract: ``GenericFamily`` implements harness/core/family.py's ``KernelFamily`` (and the optional
-members harness/core/kernel_traits.py asks) for a kernel named by its bodies, with the plain-valued
-problems and configs of harness/core/described.py.  Suite callables get the names they take
-(callables.py); their exceptions are ``SuiteCodeError``s naming the callable and the problem.
-``validate`` refuses a dialect with no body (``no body``) and what the suite's ``validate``
-refuses, before compiling.  What needs tilelang or torch is the runtime's (runtime.py).  Pickled
-by reference: a worker takes the family from its suite's ``SWEEP`` (loading.py).
+Contract: ``GenericFamily`` implements harness/core/family.py's ``KernelFamily`` (and what
+harness/core/kernel_traits.py asks) with the plain-valued problems and configs of
+harness/core/described.py.  Suite callables' exceptions are ``SuiteCodeError``s naming the
+callable and the problem; ``validate`` refuses a dialect with no body before compiling.  What
+needs tilelang or torch is runtime.py's.  Pickled by reference (loading.py).
 """
 
 from __future__ import annotations
@@ -73,7 +71,6 @@ class GenericFamily:
     def __reduce__(self) -> tuple[Any, ...]:
         return (find_family, (self.module, self.module_file, self.name))
 
-    # -- types and ids ------------------------------------------------------------------------
     def problem(self, sizes: Mapping[str, Any]) -> DescribedProblem:
         return DescribedProblem(self.name, Params(sizes)).bound_to(self)
 
@@ -108,7 +105,6 @@ class GenericFamily:
     def problem_label(self, problem: DescribedProblem) -> str:
         return self.words.problem_label_of(self, problem.values)
 
-    # -- names ----------------------------------------------------------------------------------
     def resolved(self, ref: Any) -> Any:
         return resolve(ref, self.module_file)
 
@@ -132,7 +128,6 @@ class GenericFamily:
             return list(self.configs[dialect])
         return list(self.configs.get(ANY_DIALECT, ())) or [self.config({})]
 
-    # -- what the harness and the backends ask -----------------------------------------------
     def body_for(self, dialect: str) -> Any | None:
         body = self.bodies.get(dialect, self.bodies.get(ANY_DIALECT))
         return None if body is None else self.resolved(body)
@@ -213,7 +208,6 @@ class GenericFamily:
             return dict(given)
         return dict(self.call("pass_configs", given, self.named(problem, config, dialect), problem=problem) or {})
 
-    # -- running ------------------------------------------------------------------------------
     def inputs_axes(self, config: DescribedConfig) -> dict[str, Any]:
         """The axes of ``config`` the suite's ``inputs`` names (all with ``**kwargs``)."""
         takes = Takes.of(self.resolved(self.inputs))

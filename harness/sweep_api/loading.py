@@ -1,11 +1,10 @@
 """Finding a suite's callables and its kernel family again, in any process, from any thread.
 
 Contract: ``resolve(ref, near)`` returns a callable as given, or the one a ``"module:attribute"``
-names (a module that does not import by name is loaded from the file beside ``near``, the
-declaring suite, as pytest's rootdir insertion would find it).  ``find_family(module,
-module_file, name)`` returns the family ``name`` that suite declares in a ``SWEEP`` (how a worker
-unpickles a family).  Thread-safe: modules are looked up and exec'd under one process-wide lock
-(a compile thread must never see another's half-executed module); a failed exec is undone.
+names (loaded from the file beside ``near`` where it does not import by name); ``find_family``
+returns the family a suite declares in a ``SWEEP`` (how a worker unpickles one).  Modules are
+exec'd under one process-wide lock (a compile thread must never see another's half-executed
+module); a failed exec is undone.
 """
 
 from __future__ import annotations

@@ -1,13 +1,10 @@
 """Rules that judge one kernel output against its reference: the ``check=`` of ``kernel_sweep``.
 
-Contract: each rule is a frozen value with ``words`` (its name in records and reports, e.g.
-``steps(1)``), ``fits(dtype_name) -> None | why not`` (asked by the preflight) and, for the
-built-in ones, ``judge(out, ref) -> Verdict`` (torch: backends/kernels/generic/judges.py, through
-the runtime; nothing here imports torch).  What each rule accepts is its factory's docstring
-and ``kernel_sweep``'s.  ``normalize(check)`` validates a ``check=`` value at declaration (a
-``TypeError`` naming a bad entry); ``rule_for(spec, index, name, dtype, tolerance)`` is the rule
-of one output (the default where the spec names none: ``default_rule``); ``spec_problems`` the
-entries that name no output.
+Contract: each rule is a frozen value with ``words`` (its name in records and reports),
+``fits(dtype_name) -> None | why not`` and, for the built-in ones, ``judge(out, ref) -> Verdict``
+(torch: backends/kernels/generic/judges.py).  ``normalize(check)`` validates a ``check=`` value
+(a ``TypeError`` naming a bad entry); ``rule_for`` is the rule of one output (``default_rule``
+where the spec names none); ``spec_problems`` the entries that name no output.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """The backend half of ``kernel_sweep``: what traces bodies, makes tensors and judges outputs.
 
-Contract: ``runtime()`` is the module the ``tlbench.sweep_runtime`` entry point names
-(backends/kernels/generic/runtime.py), imported on first use: the harness reaches tilelang and
-torch only through it (tests/test_boundary.py).  Importing this imports neither.
+Contract: ``runtime()`` is the module the ``tlbench.sweep_runtime`` entry point names, imported
+on first use: the harness reaches tilelang and torch only through it (this imports neither).
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
 """A suite's vendor items: the vendor library calls timed beside its kernels, per body dialect.
 
 Contract: ``VendorTable.of(vendor, label)`` reads ``kernel_sweep``'s ``vendor=`` / ``vendor_label=``
-(its docstring says what they take; a bad value raises naming it): one callable for every
-dialect (id ``<problem_id>-vendor``), or a dict by dialect of a callable or of named libraries
-(id ``<problem_id>-<library>``, in declaration order).  ``libraries(dialect)`` lists a dialect's
-items (None: the unnamed one); ``vendor_run(...)`` returns an item's callable and label: a call
-that names ``out`` writes the outputs in place, any other's output is copied into them for the
-check, outside the timed call.
+(a bad value raises naming it); ``vendor_run(...)`` returns an item's callable and label: a call
+that names ``out`` writes the outputs in place, any other's output is copied into them.
 """
 
 from __future__ import annotations

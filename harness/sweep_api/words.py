@@ -1,11 +1,9 @@
 """The words a suite gives its kernel's cases: ids, labels, the loop's trip count.
 
-Contract: ``CaseWords`` holds ``kernel_sweep``'s optional ``problem_id=``, ``config_id=``,
-``problem_label=``, ``config_label=`` and ``loop_trips=`` and answers for a family, with
-harness/core/described.py's derived words where the suite gives none.  A formatter gets the
-values and the constants it names, never ``dialect``; one that raises or returns other than a
-non-empty string (an int or None for ``loop_trips``) is a ``ValueError`` naming it.
-``record_words`` is what the suite worded, as a record's ``described_as`` dict ({} for none).
+Contract: ``CaseWords`` holds ``kernel_sweep``'s optional word formatters and answers for a
+family, with harness/core/described.py's words where the suite gives none; a formatter that
+raises or returns the wrong type is a ``ValueError`` naming it.  ``record_words`` is what the
+suite worded, as a record's ``described_as`` dict ({} for none).
 """
 
 from __future__ import annotations

@@ -10,12 +10,9 @@ import tilelang.language as T
 def blocksparse_gemm(M, N, K, block_M, block_N, block_K, num_stages, threads=128, dtype="float16",
                      accum_dtype="float32", out_dtype="float8_e4m3"):
     @T.prim_func
-    def main(
-        A: T.Tensor((M, K), dtype),
-        B: T.Tensor((K, N), dtype),
-        BlockMask: T.Tensor((M // block_M, N // block_N, K // block_K), "bool"),
-        C: T.Tensor((M, N), out_dtype),
-    ):
+    def main(A: T.Tensor((M, K), dtype), B: T.Tensor((K, N), dtype),
+             BlockMask: T.Tensor((M // block_M, N // block_N, K // block_K), "bool"),
+             C: T.Tensor((M, N), out_dtype)):
         with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=threads) as (bx, by):
             A_shared = T.alloc_shared((block_M, block_K), dtype)
             B_shared = T.alloc_shared((block_K, block_N), dtype)

@@ -1,20 +1,14 @@
 """The flash-attention forward body, written once for every target.
 
 Contract: ``build_flash_attention(problem, config, dialect)`` returns a TileLang ``PrimFunc``
-``main(Q, K, V, O)`` over ``FaProblem``'s flattened layout (Q, O: (B*H*Sq, D); K, V:
-(B*Hkv*Sk, D)): one block per query tile on a 1-D grid, or ``num_cores`` blocks walking them
-(``T.Persistent``).  The KV loop (copy K, V; S = Q K^T; online softmax; O_tile = P V; O = O *
-alpha + O_tile) is the same text for NVIDIA and Ascend, as ``T.Pipelined`` (``auto``), a
-hand-written stage/order with the copies one iteration ahead (``manual``) or ``T.serial``.
-Causal: the loop stops at the diagonal and S is masked to -inf above it.
+``main(Q, K, V, O)`` over ``FaProblem``'s flattened layout: one block per query tile on a 1-D
+grid, or ``num_cores`` blocks walking them (``T.Persistent``).  The KV loop is the same text for
+NVIDIA and Ascend, in three loop forms; causal: the loop stops at the diagonal and S is masked.
 
 Both GEMMs ask for ``T.GemmWarpPolicy.FullRow``: each CUDA warp group owns whole rows of S, so
 the softmax row reductions stay inside it (the default policy fails layout inference at 256
 threads); the Ascend Cube ignores it.  A ``FaDialect`` supplies what must differ (ARCHITECTURE.md,
-"Flash attention: one body, two targets"): allocators, vector units per tile, whether the vector
-side reads the accumulator in place (CUDA) or gets a ``T.dual_copy`` (Ascend cannot read L0C),
-the vector-region wrapper, the exponentials, the V load (transposed on Ascend: NT only), the
-launch, the mask's region, the output store and pinned buffer versions.
+"Flash attention: one body, two targets").
 """
 
 # No `from __future__ import annotations`: TileLang evaluates the PrimFunc parameter
@@ -98,10 +92,8 @@ def _is_global_load(stmt) -> bool:
 
 
 def manual_schedule(problem: FaProblem, config: FaConfig, dialect: FaDialect) -> tuple[list[int], list[int]]:
-    """(stage, order) for ``manual``: the K and V loads from global memory run one iteration
-    ahead (stage 0), every other statement in stage 1, in source order: the FA counterpart
-    of the GEMM seed's stage=[0, 0, 1].  The statement count is read from the body as this
-    dialect builds it (its moves and vector regions are statements too)."""
+    """(stage, order) for ``manual``: the K and V loads one iteration ahead (stage 0), every other
+    statement of the body as this dialect builds it in stage 1, in source order."""
     from dataclasses import replace
 
     probe = build_flash_attention(problem, replace(config, loop_form="auto", num_stages=2), dialect)
@@ -156,9 +148,7 @@ def build_flash_attention(problem: FaProblem, config: FaConfig, dialect: FaDiale
 
     def kv_trips(tile):
         """Causal: only the key tiles at or left of the diagonal (query i sees keys j <= i)."""
-        if causal:
-            return T.ceildiv((tile % m_tiles + 1) * BM, BN)
-        return kv_tiles
+        return T.ceildiv((tile % m_tiles + 1) * BM, BN) if causal else kv_tiles
 
     def kv_loop(tile):
         """The KV loop in the config's form: the seed's three."""
@@ -221,12 +211,8 @@ def build_flash_attention(problem: FaProblem, config: FaConfig, dialect: FaDiale
         store_output(O_vec, O, q_row(tile))
 
     @T.prim_func
-    def main(
-        Q: T.Tensor((q_rows, D), dtype),
-        K: T.Tensor((kv_rows, D), dtype),
-        V: T.Tensor((kv_rows, D), dtype),
-        O: T.Tensor((q_rows, D), out_dtype),
-    ):
+    def main(Q: T.Tensor((q_rows, D), dtype), K: T.Tensor((kv_rows, D), dtype),
+             V: T.Tensor((kv_rows, D), dtype), O: T.Tensor((q_rows, D), out_dtype)):
         with launch_frame(grid, launch, causal) as (bx, unit):
             Q_tile = alloc_operand((BM, D), dtype)
             K_tile = alloc_operand((BN, D), dtype)

@@ -1,10 +1,8 @@
 """Which flash-attention body a config builds, per dialect: the suite's two factories.
 
-Contract: ``fa_cuda(**values)`` / ``fa_ascend(**values)`` take a case's sizes and axes (other
-keys ignored) and return the ``PrimFunc`` ``main(Q, K, V, O)``: on CUDA ``body="shared"`` (body.py
-+ dialect_cuda.py), ``"hopper"`` (hopper.py) or ``"hopper_ws"`` / ``"hopper_ws_ov"`` (hopper_ws.py,
-with / without ping-pong); on Ascend the shared body (dialect_ascend.py), a hopper body or
-``fast_math`` raising ``ValueError`` (validation.py's words).  tilelang is imported when called.
+Contract: ``fa_cuda(**values)`` / ``fa_ascend(**values)`` return the ``PrimFunc`` ``main(Q, K,
+V, O)`` of the config's ``body``; on Ascend a hopper body or ``fast_math`` raises ``ValueError``
+(validation.py's words).  tilelang is imported when called.
 """
 
 from __future__ import annotations

@@ -1,13 +1,11 @@
 """The Ascend 950 side of the one flash-attention body.
 
-Q/K/V and P tiles in L1, S and O_tile in L0C, softmax and output state in UB split over the two
-AIV sub-cores (block_M / 2 rows each).  The Vector unit cannot read L0C, so each accumulator
-moves to UB with ``T.dual_copy`` (a whole-tile copy overflows UB), and P back to L1 the same way.
-Arithmetic runs in ``T.SimdVF``; the exponentials are SIMD (``vexpdif(a, b) = exp(a - b)``):
-SimdVF's ``T.Parallel`` takes no ``exp`` and SimtVF's leaves the KV loop vector-bound (modeled II
-6269-7228 vs 1024-2223 cycles at S=1024).  V is loaded transposed (the L1 Cube GEMM is NT only).
-``S_vec`` is pinned to one version: a multi-version reduce source fails inside SimdVF.  The SIMD
-regions carry no ``latency=`` hint, so the modeled II is a model on a guess, labelled so.
+Q/K/V and P tiles in L1, S and O_tile in L0C, softmax state in UB split over the two AIV
+sub-cores.  The Vector unit cannot read L0C, so each accumulator moves to UB with
+``T.dual_copy`` (a whole-tile copy overflows UB).  The exponentials are SIMD
+(``vexpdif(a, b) = exp(a - b)``): SimdVF's ``T.Parallel`` takes no ``exp`` and SimtVF's leaves the
+KV loop vector-bound.  V is loaded transposed (the L1 Cube GEMM is NT only); ``S_vec`` is pinned
+to one version (a multi-version reduce source fails inside SimdVF).
 """
 
 from __future__ import annotations
@@ -76,23 +74,10 @@ def _launch(grid, kwargs, vector_id):
 
 
 ASCEND_FA_DIALECT = FaDialect(
-    name="ascend",
-    lang=T,
-    alloc_operand=T.alloc_l1,
-    alloc_p_operand=T.alloc_l1,
-    alloc_accum=T.alloc_l0c,
+    name="ascend", lang=T,
+    alloc_operand=T.alloc_l1, alloc_p_operand=T.alloc_l1, alloc_accum=T.alloc_l0c,
     alloc_vector=T.alloc_shared,
-    vector_units=2,
-    kernel_takes_threads=False,
-    vector_reads_accumulator=False,
-    v_transposed=True,
-    move=_move,
-    load_v=_load_v,
-    vector_region=T.SimdVF,
-    exp_diff=_exp_diff,
-    exp_rows=_exp_rows,
-    store_output=_store_output,
-    pin_versions=_pin_versions,
-    launch=_launch,
-    mask_region=T.SimtVF,
+    vector_units=2, kernel_takes_threads=False, vector_reads_accumulator=False, v_transposed=True,
+    move=_move, load_v=_load_v, vector_region=T.SimdVF, exp_diff=_exp_diff, exp_rows=_exp_rows,
+    store_output=_store_output, pin_versions=_pin_versions, launch=_launch, mask_region=T.SimtVF,
 )

@@ -55,23 +55,11 @@ def _launch(grid, kwargs, vector_id):
 
 
 CUDA_FA_DIALECT = FaDialect(
-    name="cuda",
-    lang=T,
-    alloc_operand=T.alloc_shared,
-    alloc_p_operand=T.alloc_fragment,
-    alloc_accum=T.alloc_fragment,
+    name="cuda", lang=T,
+    alloc_operand=T.alloc_shared, alloc_p_operand=T.alloc_fragment, alloc_accum=T.alloc_fragment,
     alloc_vector=T.alloc_fragment,
-    vector_units=1,
-    kernel_takes_threads=True,
-    vector_reads_accumulator=True,
-    v_transposed=False,
-    move=_move,
-    load_v=_load_v,
-    vector_region=contextlib.nullcontext,
-    exp_diff=_exp_diff,
-    exp_rows=_exp_rows,
-    store_output=_store_output,
-    pin_versions=_no_pins,
-    launch=_launch,
+    vector_units=1, kernel_takes_threads=True, vector_reads_accumulator=True, v_transposed=False,
+    move=_move, load_v=_load_v, vector_region=contextlib.nullcontext, exp_diff=_exp_diff,
+    exp_rows=_exp_rows, store_output=_store_output, pin_versions=_no_pins, launch=_launch,
     mask_region=contextlib.nullcontext,
 )

@@ -1,11 +1,8 @@
 """The on-chip bytes each flash-attention body allocates, per dialect (the suite's ``footprint=``).
 
 Contract: ``footprint_bytes(problem, config, dialect)`` is ``{scope: (bytes at the requested
-depth, bytes with one version)}``; {} for an unknown dialect.  Capacities are the backend's.
-NVIDIA shared memory: Q, plus K and V per version (hopper's O staging is merged into freed space;
-hopper_ws stages O in Q's tile); registers are not budgeted.  Ascend L1: Q, P, and K, V per
-version; L0C: S and O_tile; UB per sub-core: S, P, O_tile, O, the cast output, the ND->NZ
-scratch and five row vectors.  No tilelang, no torch.
+depth, bytes with one version)}``; {} for an unknown dialect; registers are not budgeted.  No
+tilelang, no torch.
 """
 
 from __future__ import annotations
@@ -19,9 +16,7 @@ from tlbench.harness.core.cases import DTYPE_BYTES
 def footprint_bytes(problem: FaProblem, config: FaConfig, dialect: str) -> dict[str, tuple[int, int]]:
     if dialect == "cuda":
         return _nvidia(problem, config)
-    if dialect == "ascend":
-        return _ascend(problem, config)
-    return {}
+    return _ascend(problem, config) if dialect == "ascend" else {}
 
 
 def _nvidia(problem: FaProblem, config: FaConfig) -> dict[str, tuple[int, int]]:
@@ -40,8 +35,5 @@ def _ascend(problem: FaProblem, config: FaConfig) -> dict[str, tuple[int, int]]:
     l1_version = 2 * BN * D * elem  # K, V
     l0c = BM * BN * f32 + BM * D * f32
     ub = rows * BN * (f32 + elem + elem) + rows * D * (2 * f32 + out) + 5 * rows * f32
-    return {
-        "shared.l1": (l1_fixed + l1_version * config.pipeline_depth, l1_fixed + l1_version),
-        "shared.l0c": (l0c, l0c),
-        "shared.ub": (ub, ub),
-    }
+    return {"shared.l1": (l1_fixed + l1_version * config.pipeline_depth, l1_fixed + l1_version),
+            "shared.l0c": (l0c, l0c), "shared.ub": (ub, ub)}

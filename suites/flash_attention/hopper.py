@@ -2,10 +2,8 @@
 measured against ("what portability costs").
 
 Contract: ``build_hopper_fa(problem, config)`` returns a ``PrimFunc`` with the shared body's
-signature and layout.  Our own code, with tilelang's examples/flash_attention algorithm: a
-``T.Pipelined`` KV loop (warp-specialized on sm_90a), ``FullRow`` GEMMs, and O rescaled *inside*
-the PV accumulator, which only a target whose vector side can touch it can do.  O leaves
-through shared memory; only ``loop_form='auto'``.
+signature and layout: tilelang's examples/flash_attention algorithm, O rescaled *inside* the PV
+accumulator (only a target whose vector side can touch it can do that).  Only ``auto``.
 """
 
 # No `from __future__ import annotations`: TileLang evaluates the PrimFunc annotations.
@@ -54,12 +52,8 @@ def build_hopper_fa(problem: FaProblem, config: FaConfig):
     full_row = T.GemmWarpPolicy.FullRow
 
     @T.prim_func
-    def main(
-        Q: T.Tensor((q_rows, D), dtype),
-        K: T.Tensor((kv_rows, D), dtype),
-        V: T.Tensor((kv_rows, D), dtype),
-        O: T.Tensor((q_rows, D), out_dtype),
-    ):
+    def main(Q: T.Tensor((q_rows, D), dtype), K: T.Tensor((kv_rows, D), dtype),
+             V: T.Tensor((kv_rows, D), dtype), O: T.Tensor((q_rows, D), out_dtype)):
         with T.Kernel(problem.batch * heads * m_tiles, threads=config.threads) as bx:
             bh = bx // m_tiles
             kv_row = (bh // heads * kv_heads + bh % heads // group) * seq_k

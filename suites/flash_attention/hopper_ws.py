@@ -2,16 +2,9 @@
 
 Contract: ``build_hopper_ws_fa(problem, config, overlap=True, pingpong=False)`` returns a
 ``PrimFunc`` with the shared body's signature and layout, its schedule written by hand (the
-structure FlashAttention-3 describes; our code):
-* 384 threads: two consumer warp groups of 64 query rows and a TMA producer (``setmaxnreg``
-  240 / 24); K and V in ``num_stages`` (>= 2) slots with full and empty mbarriers.
-* ``overlap``: iteration k issues ``S = Q K_k^T`` and ``O += P_{k-1} V_{k-1}`` unwaited, waits
-  for S only (``wgmma.wait_group 1``) and runs the softmax under the PV wgmma.
-* ``pingpong``: the consumer groups take turns issuing (named barriers 8 and 9).
-* A partial last key tile is masked in a peeled last step (TMA zero-fills past the tensor).
-* O leaves through Q's shared tile when it has Q's dtype, else from registers.
-* Causal: query tile t reads key tiles up to its diagonal; tile 0 and the diagonal tiles masked.
-block_M is 128; refusals: validation.py ``hopper_ws_refusal``.
+structure FlashAttention-3 describes): two consumer warp groups and a TMA producer; ``overlap``
+runs the softmax under the PV wgmma (``wgmma.wait_group 1``); ``pingpong`` makes the consumer
+groups take turns issuing (named barriers 8 and 9).  block_M is 128; refusals: validation.py.
 """
 
 # No `from __future__ import annotations`: TileLang evaluates the PrimFunc annotations.
@@ -97,12 +90,8 @@ def build_hopper_ws_fa(problem: FaProblem, config: FaConfig, overlap: bool = Tru
         return T.ceildiv((bx % m_tiles + 1) * BM, BN) if causal else n
 
     @T.prim_func
-    def main(
-        Q: T.Tensor((q_rows, D), dtype),
-        K: T.Tensor((kv_rows, D), dtype),
-        V: T.Tensor((kv_rows, D), dtype),
-        O: T.Tensor((q_rows, D), out_dtype),
-    ):
+    def main(Q: T.Tensor((q_rows, D), dtype), K: T.Tensor((kv_rows, D), dtype),
+             V: T.Tensor((kv_rows, D), dtype), O: T.Tensor((q_rows, D), out_dtype)):
         with T.Kernel(problem.batch * heads * m_tiles, threads=CONSUMER_THREADS + PRODUCER_THREADS) as bx:
             bh = bx // m_tiles
             kv_row = (bh // heads * kv_heads + bh % heads // group) * seq_k

@@ -1,15 +1,11 @@
 """The flash-attention problem and config: plain values, no tilelang, no torch.
 
-Contract: ``FaProblem`` is ``O = softmax(Q K^T * scale) V`` over ``batch`` x ``heads`` query
-heads and ``kv_heads`` K/V heads (GQA), ``seq_q``, ``seq_k``, ``dim``, ``causal`` (query i sees
-keys j <= i); Q and O are ``(batch * heads * seq_q, dim)``, K and V ``(batch * kv_heads * seq_k,
-dim)``.  ``FaConfig``: ``block_M``, ``block_N``, the KV-loop form (``auto``, ``manual``,
-``serial``), ``threads`` (CUDA), ``num_cores`` (None: one block per query tile), ``body``
-(``shared``, ``hopper``, ``hopper_ws``, ``hopper_ws_ov``) and ``fast_math`` (NVIDIA:
-``tl.enable_fast_math``, nvcc ``--use_fast_math``; id ``-fm``).  Ids only grow optional
-suffixes: they are history keys.  ``flops`` counts the two GEMMs on the attended pairs (``4 * B
-* H * D`` each; causal: exactly ``Sq*(Sq+1)/2`` pairs per head; no softmax FLOPs);
-``bytes_moved`` reads Q, K, V and writes O once.
+Contract: ``FaProblem`` is ``O = softmax(Q K^T * scale) V`` (GQA: ``kv_heads`` K/V heads;
+``causal``: query i sees keys j <= i); Q and O are ``(batch * heads * seq_q, dim)``, K and V
+``(batch * kv_heads * seq_k, dim)``.  ``FaConfig``: the tile, loop form, ``body`` and
+``fast_math`` (id ``-fm``).  Ids only grow optional suffixes: they are history keys.  ``flops``
+counts the two GEMMs on the attended pairs (no softmax FLOPs); ``bytes_moved`` reads Q, K, V and
+writes O once.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """The words of a flash-attention record, and the reader of records older than the suites' front door.
 
-Contract: ``FLASH_ATTENTION`` (the ``flash_attention`` entry of ``tlbench.families``) is what
-every reader asks of a record's family (harness/core/record_reader.py): ``problem_label``,
-``stage_point``, ``loop_trips`` (None when causal), ``parse_case_id`` (vendor items named by
-their library), and for records written before ``kernel_sweep`` ``problem_from_dict`` /
-``config_from_dict`` (a missing field takes its default).  No body, footprint, inputs or
-reference: it is no family to sweep.  It imports no backend.
+Contract: ``FLASH_ATTENTION`` (the ``flash_attention`` entry of ``tlbench.families``) answers
+what every reader asks of a record's family (harness/core/record_reader.py); no body, footprint,
+inputs or reference.  It imports no backend.
 """
 
 from __future__ import annotations
@@ -50,16 +47,12 @@ class FlashAttentionRecords:
         return None if problem.causal else -(-problem.seq_k // config.block_N)
 
     def stage_point(self, config: FaConfig) -> StagePoint:
-        tile = f"{config.block_M}x{config.block_N} t{config.threads}"
-        if config.num_cores is not None:
-            tile += f" cores={config.num_cores}"
-        if config.enable_offset:
-            tile += " offset"
-        if config.body != "shared":
-            tile += f" {config.body}"
-        if config.fast_math:
-            tile += " fm"
-        return StagePoint(tile, config.loop_id, config.loop_form, config.num_stages)
+        words = [f"{config.block_M}x{config.block_N}", f"t{config.threads}"]
+        extras = (config.num_cores is not None and f"cores={config.num_cores}",
+                  config.enable_offset and "offset", config.body != "shared" and config.body,
+                  config.fast_math and "fm")
+        words += [w for w in extras if w]
+        return StagePoint(" ".join(words), config.loop_id, config.loop_form, config.num_stages)
 
 
 FLASH_ATTENTION = FlashAttentionRecords()

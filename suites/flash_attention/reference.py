@@ -1,14 +1,10 @@
 """Inputs, the fp32 reference and the allowed error of the flash-attention suites.
 
-Contract: ``make_inputs(problem, seed, device)`` draws Q, K, V from N(0, 1) in the problem's
-dtype and flattened layout; ``inputs(device, **sizes)`` is the suite's ``inputs=``.
-``reference(Q, K, V, **sizes)`` is fp32 SDPA on the same inputs (GQA by repeating K/V heads).
-``allowed_error`` is the suite's ``bound``: ``|out - ref| <= ATOL + RTOL * |ref| + P_SLACK * u *
-(P|V|)`` (``u`` the input dtype's unit roundoff; ``P|V|`` softmax(QK^T)·|V|, one more SDPA).
-Why the P term: rounding P to the input dtype errs by up to u·(P|V|), which |ref| does not bound
-where weighted values cancel (early causal rows), so ATOL + RTOL·|ref| alone failed correct
-kernels about one seed in forty; a forgotten rescale still fails.  ``as_bhsd`` views the tensors
-as (B, H, S, D).  torch is imported inside the functions only.
+Contract: ``make_inputs(problem, seed, device)`` draws Q, K, V from N(0, 1); ``inputs`` is the
+suite's ``inputs=``; ``reference`` fp32 SDPA (GQA by repeating K/V heads); ``allowed_error`` the
+``bound``: ``|out - ref| <= ATOL + RTOL * |ref| + P_SLACK * u * (P|V|)`` (``u`` the input
+dtype's unit roundoff).  The P term: rounding P errs by up to u·(P|V|), which |ref| does not
+bound where weighted values cancel (early causal rows).  torch is imported inside.
 """
 
 from __future__ import annotations
@@ -49,9 +45,8 @@ def make_inputs(problem: FaProblem, seed: int, device: Any) -> list[Any]:
 
 
 def inputs(device, batch, heads, seq_q, seq_k, dim, dtype, causal, kv_heads, out_dtype):
-    """Q, K, V (``make_inputs``), the seed drawn from the generator tlbench seeded.  The sizes
-    are named, not ``**sizes``: a ``**`` inputs is given every axis too, and its inputs (and the
-    reference on them) would be made again for every config instead of once per problem."""
+    """Q, K, V (``make_inputs``), seeded from tlbench's generator.  The sizes are named, not
+    ``**sizes``: a ``**`` inputs is given every axis, so it would be made again for every config."""
     import torch
 
     problem = FaProblem(batch=batch, heads=heads, seq_q=seq_q, seq_k=seq_k, dim=dim, dtype=dtype, causal=causal,

@@ -1,13 +1,9 @@
 """What the built-in flash-attention suites declare their kernel with through ``kernel_sweep``.
 
-Contract: ``problem(batch, heads, seq, ...)`` and ``config(block_M, block_N, num_stages, ...)``
-are dicts with every key in the order records have always carried them (``FaProblem`` /
-``FaConfig``); ``stage_configs`` gives each tile's ``auto`` at each num_stages, then ``manual``
-and ``serial``.  ``FA`` holds the keyword arguments every flash-attention suite passes to
-``kernel_sweep``: bodies (build.py; the kernel hash also covers problem.py), refusals
-(validation.py), footprint (footprint.py), the words records always carried (records.py),
-``fast_math`` on CUDA, the check (reference.py) and the vendor items (vendor.py).  No tilelang
-and no torch at import.
+Contract: ``problem(...)`` and ``config(...)`` are dicts with every key in the order records have
+always carried them; ``stage_configs`` gives each tile's ``auto`` at each num_stages, then
+``manual`` and ``serial``; ``FA`` holds the keyword arguments every flash-attention suite passes
+to ``kernel_sweep``.  No tilelang and no torch at import.
 """
 
 from __future__ import annotations
@@ -50,7 +46,7 @@ def stage_configs(tiles: Iterable[tuple[int, int, int]], num_stages: Iterable[in
     return out
 
 
-# -- ids and labels (history keys: never change them) -------------------------------------------
+# ids and labels are history keys: never change them
 def problem_id(**sizes) -> str:
     return fa_problem(sizes).problem_id
 
@@ -71,7 +67,6 @@ def loop_trips(**values) -> int | None:
     return WORDS.loop_trips(fa_problem(values), fa_config(values))
 
 
-# -- what a config can build, and what it costs ------------------------------------------------
 def validate(dialect, **values):
     reason = refusal(fa_problem(values), fa_config(values), dialect)
     return pruned(reason) if reason else None

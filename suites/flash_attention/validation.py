@@ -1,11 +1,8 @@
 """Which flash-attention configs a body refuses, per dialect, with a sentence that says what to change.
 
 Contract: ``validate(problem, config, dialect)`` is the whole verdict (None: it builds);
-``dialect_refusal`` the part that depends on the dialect alone; ``hopper_ws_refusal`` the
-hopper_ws body's own rules; ``FAST_MATH_DIALECTS`` the dialects that carry ``fast_math``.  On
-Ascend each sub-core's rows and the key tile must fill whole 64-lane fp32 vector registers; the
-hopper bodies and ``fast_math`` are NVIDIA's.  What the compiler itself refuses is not predicted.
-No tilelang, no torch.
+``dialect_refusal`` the dialect's part; ``hopper_ws_refusal`` the hopper_ws body's rules;
+``FAST_MATH_DIALECTS`` the dialects that carry ``fast_math``.  No tilelang, no torch.
 """
 
 from __future__ import annotations

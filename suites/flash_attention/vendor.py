@@ -1,10 +1,8 @@
 """The flash-attention suites' vendor items: torch SDPA's fused kernels (CUDA) and
 ``torch_npu.npu_fusion_attention`` (Ascend), on the suite's inputs.
 
-Contract: ``SDPA`` maps ``sdpa_flash`` / ``sdpa_cudnn`` / ``sdpa_efficient`` to a vendor call
-with only that SDPA kernel allowed (GQA through ``enable_gqa``), returning O flattened; one this
-torch cannot run raises ``NotImplementedError`` with torch's reason.  ``npu_fusion_attention``
-is the fused Ascend kernel (BNSD).  ``VENDOR_LABELS`` names each.  torch is imported inside.
+Contract: ``SDPA`` maps each SDPA kernel name to a vendor call allowing only it (one this torch
+cannot run raises ``NotImplementedError``); ``VENDOR_LABELS`` names each.  torch imported inside.
 """
 
 from __future__ import annotations

@@ -1,14 +1,10 @@
 """The GEMM kernel body of the built-in suites, written once for every target: ``C = A @ B^T`` (+ optional ReLU).
 
 Contract: ``gemm_cuda(**sizes, **axes)`` / ``gemm_ascend(**sizes, **axes)`` return a TileLang
-``PrimFunc`` for the problem and config suites/gemm/sweep.py describes.  The body (copy A, copy B,
-gemm in the reduction loop; three loop forms) is the same text for both targets; a ``Dialect``
-supplies what must differ: the language module, the operand and accumulator allocators
-(``alloc_shared``/``alloc_fragment`` vs ``alloc_l1``/``alloc_l0c``) and the fused epilogue (CUDA:
-ReLU on the fragment, optional store staged through shared memory; Ascend: L0C -> UB on both
-vector cores, ReLU in ``T.SimtVF``, UB -> GM).  What makes one body lower on both (tilelang
-0.1.15): a 1-D grid (Ascend never sets ``blockIdx.y``), ``transpose_B=True`` (Ascend's L1 GEMM is
-NT only), ``clear_accum=(k == 0)`` (no ``T.clear`` on ``shared.l0c``) and the accumulator copied
+``PrimFunc`` for the problem and config suites/gemm/sweep.py describes; a ``Dialect`` supplies
+what differs (language module, allocators, the fused epilogue).  What makes one body lower on
+both: a 1-D grid (Ascend never sets ``blockIdx.y``), ``transpose_B=True`` (Ascend's L1 GEMM is NT
+only), ``clear_accum=(k == 0)`` (no ``T.clear`` on ``shared.l0c``) and the accumulator copied
 straight to global memory.  The tile order is suites/gemm/raster.py's.
 """
 
@@ -145,11 +141,8 @@ def build_gemm(dialect: Dialect, *, M, N, K, dtype="float16", accum_dtype="float
     tile_row, tile_col = tile_origin(tiles_N, block_M, block_N, group_m)  # with group_m: panels of group_m tile rows
 
     @T.prim_func
-    def gemm(
-        A: T.Tensor((M, K), dtype),
-        B: T.Tensor((N, K), dtype),
-        C: T.Tensor((M, N), out_dtype),
-    ):
+    def gemm(A: T.Tensor((M, K), dtype), B: T.Tensor((N, K), dtype),
+             C: T.Tensor((M, N), out_dtype)):
         with T.Kernel(grid, **launch) as bx:
             A_tile = alloc_operand((block_M, block_K), dtype)
             B_tile = alloc_operand((block_N, block_K), dtype)

@@ -1,9 +1,7 @@
 """The problem and config of an older GEMM record, and their ids (history keys: never change them).
 
-Contract: ``GemmProblem`` (``C = A @ B^T``, optional fused ReLU) names itself
-``gemm-8192x8192x8192-f16`` / ``gemm_relu-512x512x1024-bf16-of32``; ``GemmConfig`` names itself
-``bm128-bn256-bk64-t256-auto-s3`` (+ ``c<cores>``, ``g<group_m>``, ``so``, ``offset``), worded as
-suites/gemm/sweep.py words them (tests/test_case_ids.py pins both).  No tilelang, no torch.
+Contract: ``GemmProblem`` and ``GemmConfig`` name themselves as suites/gemm/sweep.py words them
+(tests/test_case_ids.py pins both).  No tilelang, no torch.
 """
 
 from __future__ import annotations

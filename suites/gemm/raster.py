@@ -1,9 +1,8 @@
 """The order in which a 1-D grid walks a GEMM's output tiles: row-major, or in panels of rows.
 
-Contract: ``tile_origin(tiles_N, block_M, block_N, group_m)`` returns ``(tile_row, tile_col)``,
-the first output row and column of tile index ``tile`` (a Python int or a TileLang expression).
-``group_m`` None: row-major; else panels of ``group_m`` tile rows, down each column first, so
-blocks in flight share B tiles in L2 (``group_m`` divides the tile rows: the caller checks).
+Contract: ``tile_origin(...)`` returns the first output row and column of tile index ``tile``
+(a Python int or a TileLang expression); ``group_m`` panels go down each column first, so
+blocks in flight share B tiles in L2 (the caller checks ``group_m`` divides the tile rows).
 """
 
 

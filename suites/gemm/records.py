@@ -1,9 +1,7 @@
 """``GEMM``: the reader of GEMM records written before the built-in suites were declared with ``kernel_sweep``.
 
-Contract: what every reader asks of a ``gemm`` record's family (harness/core/record_reader.py):
-the typed problem and config (suites/gemm/problem.py), the case-id parser, the pipeline-depth
-axis, the label and the K loop's trip count, worded as suites/gemm/sweep.py words them.  No body,
-footprint, inputs or reference: it is no family to sweep.
+Contract: what every reader asks of a ``gemm`` record's family (harness/core/record_reader.py),
+worded as suites/gemm/sweep.py words it; no body, footprint, inputs or reference.
 """
 
 from __future__ import annotations

@@ -1,15 +1,10 @@
 """Split-K and stream-K GEMM bodies for suites/gemm/test_gemm_splitk.py and test_gemm_streamk.py:
-``C = A @ B^T`` (A: M x K, B: N x K, fp16 in, fp32 accumulate and out).
-
-Our own code, with the algorithms of tilelang's examples: ``gemm_splitk_cuda``
-(examples/gemm_splitk/:
-(N/bN, M/bM, split_k) blocks each add a K share into C with ``T.atomic_add``; B N x K, stages
-swept); ``gemm_splitk_ascend`` (examples/ascend/: 32 cube cores in ``32 / split_k`` groups, split 0
-stores, the others add through the FixPipe atomic after a barrier); ``gemm_streamk_cuda``
-(examples/gemm_streamk/: one block per SM walks the tiles its even share of K steps touches,
-storing whole tiles and atomically adding parts).  The CUDA bodies accumulate into C, so a first
-``T.Kernel`` of the same PrimFunc zeroes it: every timed call pays the clearing, as cuBLAS's
-split-K pays its reduction.
+``C = A @ B^T`` (A: M x K, B: N x K, fp16 in, fp32 accumulate and out), tilelang examples'
+algorithms: ``gemm_splitk_cuda`` (blocks add a K share into C with ``T.atomic_add``),
+``gemm_splitk_ascend`` (32 cube cores in ``32 / split_k`` groups, split 0 stores, the others add
+through the FixPipe atomic after a barrier), ``gemm_streamk_cuda`` (one block per SM walks an even
+share of K steps).  The CUDA bodies accumulate into C, so a first ``T.Kernel`` of the same
+PrimFunc zeroes it: every timed call pays the clearing, as cuBLAS's split-K pays its reduction.
 """
 
 import math

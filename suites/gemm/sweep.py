@@ -1,22 +1,12 @@
 """What the built-in GEMM suites declare their kernel with (suites/gemm/body.py) through ``kernel_sweep``.
 
 Contract: ``problem(M, N, K, ...)`` and ``config(block_M, ...)`` are dicts with every key in the
-order records have always carried them (ids and best_configs.json stay what they were);
-``stage_configs`` and ``axes_configs`` make config lists; ``GEMM`` holds the keyword arguments
-every GEMM suite passes to ``kernel_sweep``.
-- problem: ``C = A @ B^T``, ``dtype`` in, ``accum_dtype`` accumulated, ``out_dtype`` out (None:
-  ``dtype``), ``epilogue`` None or ``"relu"``; id ``gemm_relu-512x512x1024-bf16-of32``.
-- config: ``loop_form`` ``auto`` (``T.Pipelined(num_stages=)``), ``manual`` (stage=[0, 0, 1],
-  order=[0, 1, 2]) or ``serial``; ``num_cores`` a persistent kernel; ``enable_offset`` the Ascend
-  scheduler's software pipeline; ``group_m`` panels of tile rows; ``stage_output`` the accumulator
-  staged through shared memory (CUDA).  Id ``bm128-bn256-bk64-t256-auto-s3`` (+ ``c``, ``g``,
-  ``so``, ``offset``); tests/test_case_ids.py pins the scheme.
-- footprint: ``cuda`` ``shared.dyn`` holds the A and B tiles per version and a staged output tile
-  (merged with the operands for one tile per block: the larger; in a persistent kernel their
-  sum); ``ascend`` L1 the tiles, L0C the accumulator, a fused ReLU half the accumulator in UB per
-  vector core (``simt``).
-- check: within rtol = atol = 1e-2 of ``A.float() @ B.float().T``; vendor: torch's GEMM.
-No tilelang and no torch at import.
+order records have always carried them (ids and best_configs.json stay what they were; id
+``gemm_relu-512x512x1024-bf16-of32``, ``bm128-bn256-bk64-t256-auto-s3`` + ``c``, ``g``, ``so``,
+``offset``: tests/test_case_ids.py pins the scheme); ``stage_configs`` and ``axes_configs`` make
+config lists; ``GEMM`` holds the keyword arguments every GEMM suite passes to ``kernel_sweep``.
+The check: within rtol = atol = 1e-2 of ``A.float() @ B.float().T``; vendor: torch's GEMM.  No
+tilelang and no torch at import.
 """
 
 from __future__ import annotations
@@ -69,7 +59,7 @@ def axes_configs(block_M, block_N, block_K, num_stages, threads=(128,), group_m=
     return [config(loop_form="auto", **dict(zip(SWEPT_KEYS, combo))) for combo in product(*(given[k] for k in SWEPT_KEYS))]
 
 
-# -- ids and labels (history keys: never change them) -------------------------------------------
+# ids and labels are history keys: never change them
 def problem_id(M, N, K, dtype, out_dtype, epilogue) -> str:
     kind = "gemm" if epilogue is None else f"gemm_{epilogue}"
     out = "" if out_dtype in (None, dtype) else f"-o{DTYPE_SHORT[out_dtype]}"
@@ -105,7 +95,6 @@ def loop_trips(K, block_K) -> int:
     return -(-K // block_K)
 
 
-# -- what a config can build, and what it costs ------------------------------------------------
 def validate(M, N, K, block_M, block_N, block_K, group_m):
     for dim, size, block in (("M", M, block_M), ("N", N, block_N), ("K", K, block_K)):
         if size % block:
@@ -152,7 +141,6 @@ def bytes_moved(M, N, K, dtype, out_dtype) -> int:
     return (M * K + N * K) * DTYPE_BYTES[dtype] + M * N * DTYPE_BYTES[out_dtype or dtype]
 
 
-# -- inputs, the reference, the vendor item (torch, imported when called) --------------------
 def inputs(device, M, N, K, dtype):
     """Fresh N(0, 1) inputs (never zeros), drawn in fp32 and rounded to ``dtype``."""
     import torch
@@ -185,10 +173,8 @@ def _wide_mm(device: str, in_dtype: Any, out_dtype: Any) -> bool:
 
 
 def vendor(A, B, out, epilogue):
-    """The vendor library's version of the kernel's work, written into the kernel's output
-    (``out``, no extra copy): ``matmul(out=)`` at the same dtype; a wider output with
-    ``mm(out_dtype=)`` where this torch has it, else the GEMM in the input dtype and one cast
-    into ``out``; the ReLU epilogue an in-place ReLU (no vendor GEMM API here fuses it)."""
+    """The vendor library's version of the kernel's work, written into ``out``: a wider output
+    with ``mm(out_dtype=)`` where torch has it, else one cast; ReLU in place (none fuses it)."""
     import torch
 
     if out.dtype == A.dtype:

@@ -2,17 +2,12 @@
 suites/gemm/test_gemm_ws.py: ``C = A @ B^T`` (A: M x K, B: N x K, fp16 in, fp32 accumulate, fp16
 out).
 
-Our own code, with the algorithm of tilelang's
-examples/warp_specialize/example_warp_specialize_gemm_barrierpipe_stage2.py (a TMA producer warp
-group and consumer warp groups handing shared-memory stages over through a full and an empty
-mbarrier per stage), plus: B stored N x K and ``num_stages`` a parameter (phase bit ``& 1``);
-``consumers`` (1 or 2) warp groups over one accumulator (``FullRow``), ``setmaxnreg`` moving
-registers to them; ``deferred``: ``T.wgmma_gemm`` then ``wgmma.wait_group 1``, so only the
-previous step's stage is handed back while this step's WGMMAs run (tilelang 0.1.15's automatic
-warp specialization waits with ``wait_group 0``); ``group_m`` (suites/gemm/raster.py's tile
-order); ``staged`` (the accumulator leaves through shared memory); ``persistent``
-(``gemm_ws_persistent_cuda``, ``pingpong``); ``cluster=2`` (2-CTA clusters sharing B,
-``ClusterPair``).
+The algorithm of tilelang's example_warp_specialize_gemm_barrierpipe_stage2.py (a TMA producer
+warp group handing shared-memory stages to consumer warp groups through full and empty
+mbarriers), plus: ``deferred`` (``wgmma.wait_group 1``, so only the previous step's stage is handed
+back while this step's WGMMAs run; tilelang's automatic warp specialization waits with
+``wait_group 0``), ``consumers``, ``group_m``, ``staged``, ``persistent`` and ``cluster=2``
+(2-CTA clusters sharing B, ``ClusterPair``).
 """
 
 import tilelang.language as T
@@ -23,11 +18,9 @@ from .ws_limits import NREG, PRODUCER_THREADS, WARP_GROUP, gemm_ws_refusal
 
 
 class ClusterPair:
-    """The launch, tile order and stage hand-back of one block, alone (``cluster=1``: plain
-    ``T.Kernel``) or in a 2-CTA cluster: the pair computes vertically adjacent tiles sharing one
-    B tile, which rank 0 multicasts by TMA; so every consumer also arrives at the peer's
-    ``empty`` barrier, and cluster barriers after init and before exit keep every remote
-    arrival inside the peer's lifetime."""
+    """The launch, tile order and stage hand-back of one block, alone or in a 2-CTA cluster
+    whose pair shares one B tile (rank 0 multicasts it by TMA; every consumer also arrives at
+    the peer's ``empty`` barrier; cluster barriers keep remote arrivals in the peer's lifetime)."""
 
     def __init__(self, cluster, consumer_threads, tiles_N, block_M, block_N, group_m):
         self.cluster = cluster
@@ -138,8 +131,6 @@ def gemm_ws_cuda(M, N, K, block_M, block_N, block_K, num_stages=4, consumers=2, 
     return main
 
 
-# -- persistent forms ------------------------------------------------------------------------
-
 def persistent_grid(M, N, block_M, block_N, sms):
     """Blocks launched: one per SM, or one per tile when there are fewer tiles."""
     return min(sms, (M // block_M) * (N // block_N))
@@ -148,14 +139,11 @@ def persistent_grid(M, N, block_M, block_N, sms):
 def gemm_ws_persistent_cuda(M, N, K, block_M, block_N, block_K, num_stages, consumers, deferred, group_m, staged, sms,
                             pingpong, lazy_store=False, cluster=1, store_slices=1, dtype="float16",
                             accum_dtype="float32"):
-    """A prim_func of ``min(sms, tiles)`` blocks; block ``b`` computes tiles ``b, b + grid, ...``
-    (``group_m`` order), counting one global step through the stage ring so the producer runs
-    ahead into the next tile.  ``pingpong=False`` (cooperative): the consumers share one
-    accumulator; ``pingpong=True``: two consumers with their own accumulators take alternate
-    tiles, an order barrier letting one's epilogue run under the other's main loop (and keeping
-    each full barrier within one phase).  ``lazy_store`` (staged): a tile's TMA store is waited
-    for only before the next epilogue; ``store_slices`` (2 or 4) stores column slices through
-    two slice buffers, so a 128x256 tile fits a fourth stage."""
+    """A prim_func of ``min(sms, tiles)`` blocks; block ``b`` computes tiles ``b, b + grid, ...``,
+    one global step count through the stage ring so the producer runs ahead into the next tile.
+    ``pingpong``: two consumers with their own accumulators take alternate tiles (an order barrier
+    runs one's epilogue under the other's main loop); ``lazy_store`` waits for a tile's TMA store
+    only before the next epilogue; ``store_slices`` (2 or 4) stores column slices."""
     ST = num_stages
     CT = WARP_GROUP * consumers
     k_tiles = K // block_K

@@ -1,9 +1,7 @@
 """What the hand warp-specialized GEMM (suites/gemm/ws.py) can build, and the suite's side of it.
 
-Contract: ``gemm_ws_refusal(M, N, K, <config>)`` says why a config cannot build (None: it can),
-from the register split (``NREG``), warp-group rows and shared memory (``gemm_ws_footprint``);
-``gemm_ws_validate``, ``gemm_ws_footprint``, ``inputs``, ``reference`` and ``cublas`` are what
-suites/gemm/test_gemm_ws.py declares.  No tilelang or torch at import.
+Contract: ``gemm_ws_refusal(M, N, K, <config>)`` says why a config cannot build (None: it can);
+the rest is what suites/gemm/test_gemm_ws.py declares.  No tilelang or torch at import.
 """
 
 PRODUCER_THREADS = 128

@@ -1,14 +1,11 @@
 """A user's kernel body turned into a PrimFunc, with what tilelang's jit wrapper says about it.
 
 Contract: a body is a ``@tilelang.jit`` function (eager or lazy; under ``@tilelang.autotune``
-its jit is used), a plain function returning a PrimFunc or a jit call (that call answers with
-its PrimFunc, so no device compiler is needed), a PrimFunc, or a compiled ``JITKernel`` (its
-``prim_func``; sizes and axes do not reach those two).  ``built(factory, values) -> Built``: the
-PrimFunc for ``values`` (the factory receives the names it takes: ``factory_kwargs``), with
-``tilelang_out_idx`` dropped (tlbench allocates outputs outside the timed call), and the
-``JitOptions`` of the jit that made it; a non-PrimFunc result raises ``TypeError``.
-``output_specs`` / ``parameter_specs`` give (name, shape, dtype) with symbolic dimensions
-bound (``bound_values``).  tilelang is imported only where a factory is called.
+its jit), a plain function returning a PrimFunc or a jit call (answered with its PrimFunc, so no
+device compiler is needed), a PrimFunc, or a compiled ``JITKernel``.  ``built(factory, values)``:
+the PrimFunc for ``values`` without ``tilelang_out_idx`` (tlbench allocates outputs outside the
+timed call) and the ``JitOptions`` of its jit; a non-PrimFunc result raises ``TypeError``.
+tilelang is imported only where a factory is called.
 """
 
 from __future__ import annotations
@@ -54,9 +51,7 @@ def _python_function(factory: Any) -> Callable[..., Any] | None:
         return getattr(inner, "orig_func", inner)
     if is_compiled_kernel(factory):
         factory = factory.prim_func
-    if is_prim_func(factory):
-        return getattr(factory, "orig_func", None)
-    return factory
+    return getattr(factory, "orig_func", None) if is_prim_func(factory) else factory
 
 
 def source_file(factory: Any) -> Path | None:
@@ -99,9 +94,8 @@ def jit_options(factory: Any) -> JitOptions:
 
 @dataclass(frozen=True)
 class FactoryTakes:
-    """What a factory takes: ``takes`` its Python signature (None: not called with names - a
-    PrimFunc or a compiled kernel), ``tensors`` an eager jit's tensor parameters (filled by
-    tilelang, never by tlbench), ``eager`` whether extra names are ``T.const`` bindings."""
+    """``takes``: its signature (None: a PrimFunc or compiled kernel); ``tensors``: an eager jit's
+    tensor parameters (tilelang fills them); ``eager``: extra names are ``T.const`` bindings."""
 
     takes: Takes | None
     tensors: frozenset[str] = frozenset()
@@ -150,9 +144,8 @@ def const_names(factory: Any) -> frozenset[str] | None:
 
 
 def factory_kwargs(factory: Any, values: Mapping[str, Any]) -> dict[str, Any]:
-    """The entries of ``values`` (sizes, axes, constants) the factory receives: an eager jit all
-    of them (extra names are its ``T.const`` bindings), any other function those its signature
-    takes (all with ``**kwargs``), a PrimFunc or compiled kernel none."""
+    """The entries of ``values`` the factory receives: an eager jit all (``T.const`` bindings), any
+    other function those its signature takes, a PrimFunc or compiled kernel none."""
     facts = factory_takes(factory)
     if not facts.called:
         return {}
@@ -237,9 +230,8 @@ def parameter_specs(func: Any, values: Mapping[str, Any] | None = None) -> list[
 
 
 def bound_values(func: Any, made: Sequence[Any], sizes: Mapping[str, Any]) -> dict[str, int]:
-    """Values of ``func``'s symbolic dimensions: read off the shapes of ``made`` (the leading
-    arguments ``inputs()`` returned), then the ``sizes`` of the same name; an input's shape and
-    a size that disagree raise, naming the dimension and both values."""
+    """Values of ``func``'s symbolic dimensions, read off the shapes of ``made`` then the ``sizes``
+    of the same name; a shape and a size that disagree raise, naming the dimension and both."""
     from ...symbolic_shapes import bind_arguments
 
     if len(made) > len(func.params):

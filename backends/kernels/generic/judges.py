@@ -1,8 +1,7 @@
 """Each built-in check rule's judging of one output against its reference, with torch.
 
-Contract: ``judge(rule, out, ref) -> Verdict`` for every built-in rule of harness/sweep_api/
-rules.py (``out`` the kernel's output, ``ref`` the reference's answer, same number of elements).
-Every rule fails an element that still holds its poison and words its counts with ``aside``.
+Contract: ``judge(rule, out, ref) -> Verdict`` for every built-in rule of
+harness/sweep_api/rules.py; every rule fails an element that still holds its poison.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """How far one output is from its reference, element by element: what every check rule reports.
 
-Contract: ``Verdict`` is what a rule's ``judge`` returns.  ``errors(out, ref)`` measures one
-output in float64: ``err`` is ``|out - ref|`` (0 where both hold the same infinity) and
-``non_finite`` masks elements where either side is NaN or infinite and they are not the same
-infinity (NaN never matches: it is the float poison); the rules fail those outright.
-``aside`` words those counts alike for every rule; ``step_distance`` is each element's distance
-in representable values of the output's dtype; ``steps_would_accept`` words how many of a failed
-tolerance's elements ``steps(1)`` would accept.  torch is imported inside only.
+Contract: ``Verdict`` is what a rule's ``judge`` returns.  ``errors(out, ref)`` measures in
+float64: ``err`` is ``|out - ref|`` (0 where both hold the same infinity), ``non_finite`` masks
+NaN or infinite elements that are not the same infinity (NaN never matches: it is the poison).
+``step_distance`` counts representable values of the output's dtype.  torch imported inside.
 """
 
 from __future__ import annotations
@@ -92,10 +89,8 @@ def step_distance(out: Any, ref: Any) -> tuple[Any, Any]:
 
 
 def steps_would_accept(out: Any, ref: Any, bad: Any) -> str:
-    """For a tolerance that failed ``bad`` elements of a floating output ``steps()`` can judge:
-    how many of them ``steps(1)`` would accept, and the ``steps(k)`` that accepts them all
-    (none where an element is non-finite or unwritten, or k would be past ``MANY_STEPS``); where
-    some are within a step and the worst is past ``MANY_STEPS``, it names ``similarity()``."""
+    """For a tolerance that failed ``bad`` elements: how many ``steps(1)`` would accept, and the
+    ``steps(k)`` that accepts them all (up to ``MANY_STEPS``; past it, ``similarity()``)."""
     if str(out.dtype).removeprefix("torch.") not in STEP_DTYPES:
         return ""
     distance, non_finite = step_distance(out, ref)

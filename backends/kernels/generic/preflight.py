@@ -1,13 +1,10 @@
 """The preflight: a user's kernel suite checked on CPU torch, before anything compiles.
 
 Contract: ``preflight(family, problem, dialect, device_memory) -> (failures, notes)``: one line
-per finding, naming the callable, the problem and the fix.  Run once per dialect and kept on the
-family (``family.memo``): the body is traced (never lowered) and the suite's callables run at the
-smoke size on CPU, with the first config ``validate`` keeps there (a config it refuses is skipped
-by the run, so it is not checked: the preflight accepts what the run accepts): names
-(preflight_names.py), tensors and rules (preflight_tensors.py), and every other callable called.
-``problem`` is also checked at its own size on torch's meta device (preflight_sizes.py, against
-``device_memory`` bytes).  A call CPU torch cannot run (a CUDA-only op) is a note, not a failure.
+per finding, naming the callable, the problem and the fix.  Run once per dialect: the body is
+traced (never lowered) and the suite's callables run at the smoke size on CPU with the first
+config ``validate`` keeps (the preflight accepts what the run accepts); ``problem`` is also
+checked at its own size on the meta device.  A call CPU torch cannot run is a note.
 """
 
 from __future__ import annotations
@@ -105,7 +102,6 @@ class _Preflight(NameChecks, TensorChecks, SizeChecks):
         self.memory: dict[Any, tuple[int, int]] = {}
         self.ready = False  # the whole sweep's checks passed: each problem may be checked at its size
 
-    # -- words --------------------------------------------------------------------------------
     def where(self, problem: Any = None, config: Any = None) -> str:
         problem = problem or self.at or self.problem
         return f"{problem.problem_id} ({self.dialect} body" + (f", config {config.config_id})" if config is not None and config.values else ")")
@@ -121,7 +117,6 @@ class _Preflight(NameChecks, TensorChecks, SizeChecks):
         if line not in self.found.notes:
             self.found.notes.append(line)
 
-    # -- the run ------------------------------------------------------------------------------
     def run(self) -> None:
         try:
             self.body = self.family.body_for(self.dialect)
@@ -177,10 +172,8 @@ class _Preflight(NameChecks, TensorChecks, SizeChecks):
         return out
 
     def refused(self, problem: Any, config: Any) -> bool:
-        """Whether the suite's ``validate`` returns a reason for ``config`` at ``problem``: the run
-        skips that item before anything is built, so nothing of it is checked here (a flat
-        ``configs=`` list holding each body's own knobs, ``validate`` keeping one body's).  A
-        ``validate`` that raises refuses nothing here: ``run_others`` reports the exception."""
+        """Whether the suite's ``validate`` refuses ``config`` at ``problem`` (the run skips it, so
+        nothing of it is checked); one that raises refuses nothing: ``run_others`` reports it."""
         key = (problem, config)
         if key not in self.refusals:
             function = self.callables.get("validate")
@@ -194,7 +187,6 @@ class _Preflight(NameChecks, TensorChecks, SizeChecks):
         """The configs the run builds at ``problem`` (those ``validate`` does not refuse)."""
         return [c for c in self.configs if not self.refused(problem, c)]
 
-    # -- calls --------------------------------------------------------------------------------
     def call(self, label: str, function: Any, values: Mapping[str, Any], positional: Sequence[Any] = ()) -> Any:
         takes = Takes.of(function)
         given_inputs = label.split(":")[0] in ("reference", "vendor", "vendor_label") or label.startswith("bound")

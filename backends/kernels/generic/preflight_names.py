@@ -1,11 +1,9 @@
 """The preflight's name checks: every name a body or callable needs is given, and every size, axis
 and constant is taken by something (backends/kernels/generic/preflight.py runs them first).
 
-Contract: ``NameChecks`` is mixed into the preflight's runner (``family``, ``dialect``, ``body``,
-``callables``, ``configs``, ``kept(problem)``, ``found``, ``fail(...)``).  ``check_names()``
-reports a required name nothing gives ("did you mean"); ``check_unused(func)``, after tracing,
-an axis neither this body nor a callable takes, or a size or constant no body of any backend and
-no callable takes, and raises ``Stop`` when the sweep has a finding.
+Contract: ``NameChecks`` is mixed into the preflight's runner.  ``check_names()`` reports a
+required name nothing gives ("did you mean"); ``check_unused(func)`` one nothing takes, and raises
+``Stop`` when the sweep has a finding.
 """
 
 from __future__ import annotations
@@ -111,9 +109,8 @@ class NameChecks:
                               "add it to sizes, axes or constants, or give it a default", problem, per_problem=True)
 
     def check_unused(self, func: Any = None) -> None:
-        """After tracing (``func``: the traced PrimFunc): every size, axis and constant is taken
-        by the body (an eager jit's ``T.const`` names and its symbolic dimensions included) or by
-        a callable; a misspelled one is not."""
+        """After tracing ``func``: every size, axis and constant is taken by the body (``T.const``
+        names and symbolic dimensions included) or by a callable; a misspelled one is not."""
         from ...symbolic_shapes import symbolic_names
 
         wanted = self.wanted()

@@ -1,12 +1,10 @@
 """The preflight at every size the run uses: each problem's inputs, signature, outputs and
 reference checked on torch's meta device (nothing allocated), and their memory against the device's.
 
-Contract: ``SizeChecks`` is mixed into the preflight's runner.  ``check_size(problem,
-device_memory)`` runs the first config ``validate`` keeps at ``problem``: the body traced there,
-``inputs`` made on meta, the tensor checks, the reference called; the inputs, outputs and the
-reference's peak (``MemoryPeak``) must fit ``device_memory`` bytes.  Findings are the problem's
-own.  A call meta cannot run (a data-dependent op) is a note.  ``memory[problem]``: (bytes
-needed, device bytes).
+Contract: ``SizeChecks`` is mixed into the preflight's runner; ``check_size(problem,
+device_memory)`` runs the first config ``validate`` keeps at ``problem``; what it needs must fit
+``device_memory`` bytes (``memory[problem]``: bytes needed, device bytes).  A call meta cannot
+run is a note.
 """
 
 from __future__ import annotations
@@ -34,9 +32,8 @@ def nbytes(tensors: Any) -> int:
 
 
 class MemoryPeak:
-    """The most bytes the tensors a call makes hold at once (views, and its arguments returned
-    in place, not counted): a TorchFunctionMode around the call (no TorchDispatchMode: entering
-    one imports torch's compiler stack, seconds), each new tensor counted until it is freed."""
+    """The most bytes the new tensors of a call hold at once (views and arguments not counted),
+    by a TorchFunctionMode (a TorchDispatchMode imports torch's compiler stack: seconds)."""
 
     def __init__(self) -> None:
         self.now = self.peak = 0

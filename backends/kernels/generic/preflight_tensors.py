@@ -1,12 +1,9 @@
 """The preflight's tensor checks: what a suite's calls return, against the kernel's parameters
 and the check rules (backends/kernels/generic/preflight.py runs them, after tracing the body).
 
-Contract: ``TensorChecks`` is mixed into the preflight's runner (``family``, ``callables``,
-``fail(...)``, ``call(...)``, which raises ``Stop`` after reporting): the inputs' count, dtypes
-and shapes; the outputs allocated and poisoned as on the device; each output's rule fits its
-dtype and rejects the poisoned output; the reference's and vendor's answers against the outputs,
-the vendor's judged (unless ``vendor_check=False``).  A built-in rule judges the first ``SPOT``
-elements (``spot``); a user's check gets the whole tensors.
+Contract: ``TensorChecks`` is mixed into the preflight's runner (``fail``, ``call``, which raises
+``Stop`` after reporting).  A built-in rule judges the first ``SPOT`` elements; a user's check
+gets the whole tensors.
 """
 
 from __future__ import annotations

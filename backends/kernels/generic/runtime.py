@@ -1,13 +1,10 @@
 """The backend half of ``kernel_sweep``'s family: what traces a body, makes tensors and judges them.
 
 Contract: the module the ``tlbench.sweep_runtime`` entry point names (harness/sweep_api/
-runtime.py).  ``GenericFamily`` hands itself first to ``kernel_traits`` (``KernelTraits``
-fields; the jit's pass configs and target come from the first build of the dialect's body),
-``build`` (the PrimFunc; an exception of the body is a ``SuiteCodeError`` naming it, the
-problem and the config), ``make_inputs`` (a ``KernelInputs``), ``output_specs``, ``expected``
-(once per inputs), ``check``, ``vendor_call`` and ``preflight`` / ``preflight_traceback``
-(preflight.py, once per dialect, kept on the family).  ``judge`` is judges.py's, ``is_body``
-factory.py's.  Importing it imports neither tilelang nor torch.
+runtime.py).  ``GenericFamily`` hands itself first to ``kernel_traits``, ``build`` (an exception
+of the body is a ``SuiteCodeError`` naming it, the problem and the config), ``make_inputs``,
+``output_specs``, ``expected`` (once per inputs), ``check``, ``vendor_call`` and ``preflight``
+(once per dialect, kept on the family).  Importing it imports neither tilelang nor torch.
 """
 
 from __future__ import annotations

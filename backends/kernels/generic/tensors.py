@@ -1,12 +1,10 @@
 """The tensors of one generic kernel run: the user's inputs, the outputs tlbench allocates, the check.
 
-Contract: ``KernelInputs`` holds the kernel's call arguments in parameter order: those the suite's
-``inputs`` made, then one fresh tensor per remaining parameter (``allocate``: dtype by
-``torch_dtype``, which refuses one torch cannot hold; a sub-byte dtype held packed along the last
-dimension).  Its ``outputs`` is an ``OutputSet`` whose ``poison_()`` fills each output with what
-its dtype holds (backends/output_poison.py).  ``judge(outputs, expected, rules, names)`` judges
-each output by its rule into one ``CheckResult`` naming every rule and why any failed (errors:
-the largest over the outputs' finite elements).  torch is imported here only.
+Contract: ``KernelInputs`` holds the kernel's call arguments in parameter order: those ``inputs``
+made, then one fresh tensor per remaining parameter (``allocate``; a sub-byte dtype packed along
+the last dimension); its ``outputs`` can be poisoned (backends/output_poison.py).  ``judge``
+judges each output by its rule into one ``CheckResult`` naming every rule and why any failed.
+torch is imported here only.
 """
 
 from __future__ import annotations
