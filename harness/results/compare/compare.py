@@ -11,17 +11,18 @@ gate (SLOWER, a new FAILED, MISSING unless ``accept_missing``); instruction coun
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping, TypeVar
+from typing import Iterable, Mapping, TypeVar
 from ...core.backend_traits import TraitsCatalog
 from . import compare_rules, method_match, plan_verdicts, verdicts
 from ..compile_gate import compile_method, count_verdicts
 from ...core.shard import placement
+from ..files.record_fields import Item
 from ..files.store import Results
 from .comparison import CompareError, ItemComparison, ItemKey, RunComparison, TestbedPair
 from .judgement import Thresholds, Verdict
 from .pairing import Group, NOISE_K, Paired, first_line, group_drift, in_run_reference, is_vendor, item_key, model_changes, on_gpu, noise_floor, problem_of, run_shifts
 
-R = TypeVar("R", bound=Mapping[str, Any])  # a typed Record, or a failed/skipped item's dict
+R = TypeVar("R", bound=Item)  # a timed Record, or a failed/skipped Outcome
 
 
 def index_items(results: Results, items: Iterable[R]) -> dict[ItemKey, R]:
@@ -32,14 +33,15 @@ def index_items(results: Results, items: Iterable[R]) -> dict[ItemKey, R]:
         key = item_key(rec)
         if key in out:
             first = out[key]
-            if not (is_vendor(rec) and placement(rec) and placement(first) not in (None, placement(rec))):
+            where, first_at = placement(rec.raw), placement(first.raw)
+            if not (is_vendor(rec) and where and first_at not in (None, where)):
                 raise CompareError(f"{results.path}: item {key.kind}-{key.backend}-{key.case_id} appears twice"
-                                   f"{'' if placement(rec) is None else ' at ' + str(placement(rec))}, and which copy is the "
+                                   f"{'' if where is None else ' at ' + str(where)}, and which copy is the "
                                    "item's cannot be told; keep one copy in the file, or re-run the suite")
             # a multi-GPU (or sharded) run measures the vendor item once per GPU (shard): each copy
             # is also kept under its placement, the plain key stays the first copy (for pairing with a 1-GPU run)
-            out.setdefault(on_gpu(key, placement(first)), first)
-            out[on_gpu(key, placement(rec))] = rec
+            out.setdefault(on_gpu(key, first_at), first)
+            out[on_gpu(key, where)] = rec
             continue
         out[key] = rec
     return out
@@ -133,8 +135,8 @@ def compare_runs(
     _check_backends(base, new)
     testbeds = _testbeds(base, new, allow_testbed_mismatch)
     base_timed, new_timed = index_items(base, base.timed), index_items(new, new.timed)
-    base_failed, new_failed = index_items(base, base.failed), index_items(new, new.failed)
-    new_skipped = index_items(new, new.skipped)
+    base_failed, new_failed = index_items(base, base.failures), index_items(new, new.failures)
+    new_skipped = index_items(new, new.skips)
     paired = Paired(base_timed, new_timed)
     methods = _methods(base, new, paired, allow_method_mismatch)
     libraries = {t.backend: (t.base.vendor_library, t.new.vendor_library) for t in testbeds}
@@ -168,10 +170,10 @@ def compare_runs(
             items.append(_timed_pair(paired, key, thresholds, references[key], floor))
         elif key in new_failed:
             fail = new_failed[key]
-            detail = f"failed in new [{fail.get('stage')}]: {first_line(fail.get('error'))}"
+            detail = f"failed in new [{fail.stage}]: {first_line(fail.error)}"
             items.append(_unpaired(key, base_rec, Verdict.FAILED, not is_vendor(base_rec), detail, thresholds))
         elif key in new_skipped:
-            detail = f"skipped in new: {first_line(new_skipped[key].get('reason'))}"
+            detail = f"skipped in new: {first_line(new_skipped[key].reason)}"
             items.append(_unpaired(key, base_rec, Verdict.MISSING, not accept_missing, detail, thresholds))
         else:  # not measured: gates unless the caller accepts a narrower run
             items.append(_unpaired(key, base_rec, Verdict.MISSING, not accept_missing, "not in new", thresholds))
@@ -179,7 +181,7 @@ def compare_runs(
         if key in base_timed:
             continue
         was = "also failed in base" if key in base_failed else "not timed in base"
-        detail = f"failed in new [{fail.get('stage')}]: {first_line(fail.get('error'))} ({was})"
+        detail = f"failed in new [{fail.stage}]: {first_line(fail.error)} ({was})"
         items.append(_unpaired(key, fail, Verdict.FAILED, key not in base_failed, detail, thresholds))
     for key, rec in new_timed.items():
         if key not in base_timed and not _copy_of(key, base_timed):
@@ -201,4 +203,4 @@ def compare_runs(
     )
 
 
-# -- across backends ------------------------------------------------------------------------
+

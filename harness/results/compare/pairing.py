@@ -21,8 +21,7 @@ from ...core.shard import placement
 from ..compile_gate import compile_method, compile_shift
 from . import shift_cause, verdicts
 from ..compile_gate.compile_values import centre_of, compile_values, values_normalised
-from ..files.record_fields import Record
-from ..files.store import suite_of
+from ..files.record_fields import Item, Record
 from ..files.error_text import headline
 from .comparison import Drift, ItemKey, ModelChange
 from .judgement import RUN_RATIO, Thresholds, VENDOR_RATIO, median_of
@@ -33,22 +32,24 @@ MIN_SPREAD_ITEMS = 6  # items a group needs before its item-to-item spread is es
 NOISE_K = 4.0  # noise floor = NOISE_K robust standard deviations of that spread
 
 
-def item_key(rec: Mapping[str, Any]) -> ItemKey:
-    return ItemKey(suite_of(rec), rec["backend"], rec["kind"], rec["case_id"])
+def item_key(item: Item | Mapping[str, Any]) -> ItemKey:
+    """The key of a typed item (a timed record as written: typed first)."""
+    item = item if isinstance(item, Item) else Record.of(item)
+    return ItemKey(item.suite, item.backend, item.kind, item.case_id)
 
 
-def problem_of(rec: Mapping[str, Any]) -> str:
-    """The problem id of a record: ``problem_id``, which ``store.load_results`` reads through the
-    record's kernel family; a record built elsewhere is read the same way."""
-    return rec.get("problem_id") or RecordReader().read(rec).problem_id
+def problem_of(item: Item) -> str:
+    """The problem id of an item: ``problem_id``, which ``store.load_results`` reads through the
+    item's kernel family; an item built elsewhere is read the same way."""
+    return item.problem_id or RecordReader().read(item.raw).problem_id
 
 
-def is_vendor(rec: Mapping[str, Any]) -> bool:
-    return rec.get("config") is None  # a vendor item has no kernel config (records of every family)
+def is_vendor(item: Item) -> bool:
+    return item.config is None  # a vendor item has no kernel config (records of every family)
 
 
-def modeled_cycles_of(rec: Mapping[str, Any]) -> float | None:
-    model = (rec.get("plan") or {}).get("schedule_model") or {}
+def modeled_cycles_of(rec: Record) -> float | None:
+    model = (rec.plan or {}).get("schedule_model") or {}
     value = model.get("modeled_cycles_per_core")
     return float(value) if isinstance(value, (int, float)) and value > 0 else None
 
@@ -101,7 +102,7 @@ def on_gpu(key: ItemKey, where: str) -> ItemKey:
 
 def shards_of(paired: Paired, key: ItemKey) -> tuple[str | None, str | None]:
     """The shard of ``key`` in each run (None: an unsharded run)."""
-    return paired.base[key].get("shard"), paired.new[key].get("shard")
+    return paired.base[key].shard, paired.new[key].shard
 
 
 def in_run_reference(paired: Paired, key: ItemKey, vendor_ok: bool) -> tuple[str, str, float, float] | None:
@@ -114,8 +115,8 @@ def in_run_reference(paired: Paired, key: ItemKey, vendor_ok: bool) -> tuple[str
     group = (key.suite, key.backend, key.kind)
     vendor = ItemKey(key.suite, key.backend, key.kind, f"{problem_of(rec)}-vendor")
     # in each run, the vendor copy of the kernel's own GPU (shard) where the run has one per placement
-    own_base = on_gpu(vendor, placement(paired.base[key]) or "")
-    own_new = on_gpu(vendor, placement(paired.new[key]) or "")
+    own_base = on_gpu(vendor, placement(paired.base[key].raw) or "")
+    own_new = on_gpu(vendor, placement(paired.new[key].raw) or "")
     own_base, own_new = (own_base if own_base in paired.base else vendor), (own_new if own_new in paired.new else vendor)
     if vendor_ok and (own_base, own_new) != (vendor, vendor) and own_base in paired.base and own_new in paired.new:
         base_ref = median_of(paired.base[own_base].samples_s)
@@ -197,7 +198,7 @@ def _probe_ratios(paired: Paired, keys: Sequence[ItemKey]) -> list[float]:
     """new/base median of the machine probe timed after each build, per compile item."""
     out = []
     for k in keys:
-        base, new = paired.base[k].get("machine_probe_cpu_s"), paired.new[k].get("machine_probe_cpu_s")
+        base, new = paired.base[k].machine_probe_cpu_s, paired.new[k].machine_probe_cpu_s
         if base and new and median_of(base) > 0:
             out.append(median_of(new) / median_of(base))
     return out

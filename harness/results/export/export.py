@@ -94,9 +94,9 @@ def left_out(results: Results) -> list[str]:
     if partial:
         missing = partial.get("missing") or []
         out.append("a PARTIAL run" + (f" ({len(missing)} collected items missing)" if missing else " (the run did not finish)"))
-    if results.failed:
-        shown = ", ".join(str(r.get("case_id")) for r in results.failed[:3]) + (" ..." if len(results.failed) > 3 else "")
-        out.append(f"{len(results.failed)} failed item(s) ({shown})")
+    if results.failures:
+        shown = ", ".join(r.case_id for r in results.failures[:3]) + (" ..." if len(results.failures) > 3 else "")
+        out.append(f"{len(results.failures)} failed item(s) ({shown})")
     return out
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Iterator
 
 KINDS = ("compile", "device")
@@ -211,18 +212,63 @@ def check_outcome(path: Any, where: str, rec: Mapping[str, Any], text_keys: tupl
         _optional(rec, key, (str,), path, where, "a string")
 
 
+def suite_from(node: str | None) -> str:
+    """The suite of a test node id: ``suites/gemm/test_stages.py::...`` -> ``stages``."""
+    return Path((node or "").split("::", 1)[0]).stem.removeprefix("test_")
+
+
 @dataclass(frozen=True)
-class Record(Mapping[str, Any]):
-    """One checked item of a results file; sections hold what was written (empty if absent)."""
+class Item:
+    """What a timed, failed and skipped item of a checked results file all say."""
 
     backend: str
     kind: str
     case_id: str
     nodeid: str | None
+    fullname: str | None
     label: str | None
     problem_id: str | None
-    problem: Mapping[str, Any] | None
     config: Mapping[str, Any] | None
+    family: str | None
+    kernel: str | None
+    kernel_hash: str | None
+    shard: str | None
+    device_uuid: str | None
+    raw: Mapping[str, Any] = field(repr=False, compare=False)  # the dict as written, with problem_id
+
+    @property
+    def suite(self) -> str:
+        return suite_from(self.fullname or self.nodeid)
+
+    @staticmethod
+    def _ids(raw: Mapping[str, Any]) -> dict[str, Any]:
+        return dict(backend=raw["backend"], kind=raw["kind"], case_id=raw["case_id"], nodeid=raw.get("nodeid"),
+                    fullname=raw.get("fullname"), label=raw.get("label"), problem_id=raw.get("problem_id"),
+                    config=raw.get("config"), family=raw.get("family"), kernel=raw.get("kernel"),
+                    kernel_hash=raw.get("kernel_hash"), shard=raw.get("shard"), device_uuid=raw.get("device_uuid"),
+                    raw=raw)
+
+
+@dataclass(frozen=True)
+class Outcome(Item):
+    """A failed or skipped item (``status``): where it failed and why, or why it was skipped."""
+
+    status: str
+    stage: str | None
+    error: str | None
+    reason: str | None
+
+    @classmethod
+    def of(cls, status: str, raw: Mapping[str, Any]) -> "Outcome":
+        return cls(**cls._ids(raw), status=status, stage=raw.get("stage"), error=raw.get("error"),
+                   reason=raw.get("reason"))
+
+
+@dataclass(frozen=True)
+class Record(Item, Mapping[str, Any]):
+    """One timed item; sections hold what was written (empty if absent)."""
+
+    problem: Mapping[str, Any] | None
     samples_s: tuple[float, ...]
     cpu_samples_s: tuple[float, ...] | None
     machine_probe_cpu_s: tuple[float, ...] | None
@@ -234,11 +280,8 @@ class Record(Mapping[str, Any]):
     measurement: Mapping[str, Any] | None
     instructions: Mapping[str, Any] | None
     method: str | None
-    fullname: str | None
-    family: str | None
-    kernel_hash: str | None
-    shard: str | None
-    raw: Mapping[str, Any] = field(repr=False, compare=False)
+    compile_phases_s: Mapping[str, Any] | None
+    cold_build_once: Mapping[str, Any] | None
 
     @classmethod
     def of(cls, raw: Mapping[str, Any]) -> "Record":
@@ -247,19 +290,17 @@ class Record(Mapping[str, Any]):
             return raw
         cpu, probe = raw.get("cpu_samples_s"), raw.get("machine_probe_cpu_s")
         return cls(
-            backend=raw["backend"], kind=raw["kind"], case_id=raw["case_id"], nodeid=raw.get("nodeid"),
-            label=raw.get("label"), problem_id=raw.get("problem_id"), problem=raw.get("problem"),
-            config=raw.get("config"), samples_s=tuple(raw.get("samples_s") or ()),
+            **cls._ids(raw), problem=raw.get("problem"), samples_s=tuple(raw.get("samples_s") or ()),
             cpu_samples_s=None if cpu is None else tuple(cpu),
             machine_probe_cpu_s=None if probe is None else tuple(probe),
             compile_round_robin=raw.get("compile_round_robin"), summary=raw.get("summary") or {},
             plan=raw.get("plan"), throughput=raw.get("throughput") or {}, check=raw.get("check"),
             measurement=raw.get("measurement"), instructions=raw.get("instructions"),
-            method=raw.get("method"), fullname=raw.get("fullname"), family=raw.get("family"),
-            kernel_hash=raw.get("kernel_hash"), shard=raw.get("shard"), raw=raw,
+            method=raw.get("method"), compile_phases_s=raw.get("compile_phases_s"),
+            cold_build_once=raw.get("cold_build_once"),
         )
 
-    def __getitem__(self, key: str) -> Any:
+    def __getitem__(self, key: str) -> Any:  # BRIDGE
         return self.raw[key]
 
     def __iter__(self) -> Iterator[str]:

@@ -301,12 +301,11 @@ def merge_shards(inputs: Sequence[Results]) -> MergedRun:
     return MergedRun(document, tuple(missing_shards), tuple(missing), tuple(notes))
 
 
-def shard_document(document: dict[str, Any], record: dict[str, Any]) -> dict[str, Any]:
-    """The document as the record's own shard saw it (its machine_info); the document itself
-    for a record of an unsharded run."""
+def shard_document(document: dict[str, Any], shard: str | None) -> dict[str, Any]:
+    """The document as ``shard`` saw it (its machine_info); the document itself for no shard."""
     machine = document.get("machine_info") or {}
     shards = (machine.get(EXTRA_KEY) or {}).get("shards") or {}
-    own = shards.get(record.get("shard")) if record.get("shard") else None
+    own = shards.get(shard) if shard else None
     if not own:
         return document
     return {**document, "machine_info": {**machine, EXTRA_KEY: {**machine[EXTRA_KEY], "backends": own.get("backends") or {}}}}

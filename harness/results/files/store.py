@@ -26,7 +26,7 @@ from ...core.backend_traits import BackendTraits, TraitsCatalog
 from ...core.record import EXTRA_KEY, SCHEMA_VERSION, records_of
 from ...core.record_reader import RecordReader
 from . import record_fields
-from .record_fields import Record, ResultsError
+from .record_fields import Outcome, Record, ResultsError, suite_from
 from .derived_drift import with_derived_drift
 
 MAX_FILE_BYTES = 512 * 2**20  # a results file larger than this is refused before it is read
@@ -92,9 +92,13 @@ class Results:
     skipped: tuple[dict[str, Any], ...]
     backends: tuple[str, ...]
     timed: tuple[Record, ...] = field(init=False, repr=False, compare=False)  # ``records``, typed
+    failures: tuple[Outcome, ...] = field(init=False, repr=False, compare=False)  # ``failed``, typed
+    skips: tuple[Outcome, ...] = field(init=False, repr=False, compare=False)  # ``skipped``, typed
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "timed", tuple(map(Record.of, self.records)))
+        object.__setattr__(self, "failures", tuple(Outcome.of("failed", r) for r in self.failed))
+        object.__setattr__(self, "skips", tuple(Outcome.of("skipped", r) for r in self.skipped))
 
     def testbed(self, backend: str) -> Testbed:
         return testbed_of(self.document, backend)
@@ -123,10 +127,8 @@ def baseline_name(testbed: Testbed) -> str:
 
 
 def suite_of(record: Mapping[str, Any]) -> str:
-    """The suite a record came from: ``suites/gemm/test_stages.py::...`` -> ``stages``."""
-    node = record.get("fullname") or record.get("nodeid") or ""
-    stem = Path(node.split("::", 1)[0]).stem
-    return stem[len("test_"):] if stem.startswith("test_") else stem
+    """The suite a record as written came from (``Item.suite``)."""
+    return suite_from(record.get("fullname") or record.get("nodeid"))
 
 
 # -- reading --------------------------------------------------------------------------------

@@ -27,16 +27,8 @@ from .night_costs import cost_markdown
 from .nightly_runner import NightInterrupted, NightRuns, SuiteRun, SuiteRunner, interrupted_markdown
 from ..report.report import comparison_markdown, md_table
 from ..report.report_markdown import escape_html
-from ..files.store import (
-    Results,
-    ResultsError,
-    baseline_name,
-    load_results,
-    merge_documents,
-    parse_results,
-    split_by_backend,
-    write_document,
-)
+from ..files.store import (ResultsError, baseline_name, load_results, merge_documents, parse_results,
+                           split_by_backend, write_document)
 
 @dataclass(frozen=True)
 class NightlyPlan:
@@ -140,7 +132,7 @@ def gate_against_baselines(
 def _counts(run: SuiteRun) -> list[str]:
     if run.results is None:
         return ["-", "-", "-"]
-    return [str(len(run.results.records)), str(len(run.results.failed)), str(len(run.results.skipped))]
+    return [str(len(run.results.timed)), str(len(run.results.failures)), str(len(run.results.skips))]
 
 
 def _gating(cmp: RunComparison) -> int:

@@ -87,16 +87,15 @@ def reference_for(path: Path, baseline_dir: Path, history: Path | None) -> Refer
 
 def visibility_lines(results: Results) -> list[str]:
     """What a night that ran no device item of these results can and cannot see."""
-    records = results.records
-    if any(r.get("kind") == "device" for r in records):
+    if any(r.kind == "device" for r in results.timed):
         return []
-    compile_items = [r for r in records if r.get("kind") == "compile"]
-    counted = [r for r in compile_items if isinstance(r.get("instructions"), dict) and r["instructions"].get("lowering")]
-    device_counted = [r for r in counted if r["instructions"].get("device_compiler")]
-    plans = [r for r in compile_items if isinstance(r.get("plan"), dict)]
-    modeled = [r for r in plans if (r["plan"].get("schedule_model") or {}).get("modeled_cycles_per_core")]
-    counters = sorted({str(r["instructions"].get("counter")) for r in counted})
-    built = any((r.get("cold_build_once") or r.get("compile_phases_s", {}).get("build")) for r in compile_items)
+    compile_items = [r for r in results.timed if r.kind == "compile"]
+    counted = [r for r in compile_items if r.instructions and r.instructions.get("lowering")]
+    device_counted = [r for r in counted if r.instructions.get("device_compiler")]
+    plans = [r for r in compile_items if r.plan is not None]
+    modeled = [r for r in plans if (r.plan.get("schedule_model") or {}).get("modeled_cycles_per_core")]
+    counters = sorted({str(r.instructions.get("counter")) for r in counted})
+    built = any((r.cold_build_once or (r.compile_phases_s or {}).get("build")) for r in compile_items)
     return [
         "**What this night can see without a device:** "
         f"compile time of {len(compile_items)} compile item(s) (CPU seconds over a machine probe: judged, but a shared "

@@ -51,7 +51,7 @@ class SuiteRun:
         if self.results is None:
             return "no results"
         r = self.results
-        return f"{len(r.records)} timed, {len(r.failed)} failed, {len(r.skipped)} skipped"
+        return f"{len(r.timed)} timed, {len(r.failures)} failed, {len(r.skips)} skipped"
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,7 @@ def report_json(results: Results, facts: Sequence[ItemFacts]) -> dict[str, Any]:
         "backends": list(results.backends),
         "testbeds": {b: results.testbed(b).describe() for b in results.backends},
         "partial": partial,
-        "counts": {"timed": len(results.records), "failed": len(results.failed), "skipped": len(results.skipped)},
+        "counts": {"timed": len(results.timed), "failed": len(results.failures), "skipped": len(results.skips)},
         "search": [a.to_dict() for a in search_accounts([*results.records, *results.failed, *results.skipped])],
         "items": [_item(f) for f in facts],
     }

@@ -286,7 +286,7 @@ def run_summary(results: Results) -> str:
     """The run's counts; a partial run (``tlbench.partial``) says PARTIAL first (partial_note.py says why)."""
     partial = "PARTIAL run (items missing, see the note): " if partial_lines(results) else ""
     return (
-        f"{partial}{len(results.records)} timed, {len(results.failed)} failed, {len(results.skipped)} skipped; "
+        f"{partial}{len(results.timed)} timed, {len(results.failures)} failed, {len(results.skips)} skipped; "
         f"backends {', '.join(results.backends)}"
     )
 
