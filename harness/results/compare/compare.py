@@ -96,7 +96,7 @@ def _timed_pair(paired: Paired, key: ItemKey, thresholds: Thresholds, reference:
     base_rec, new_rec = facts.base, facts.new
     vendor = is_vendor(base_rec)
     notes = [f"{side} run: {verdicts.status_of(r)}" for side, r in (("base", base_rec), ("new", new_rec)) if verdicts.status_of(r) != "clean"]
-    how = compile_method.width_difference(base_rec, new_rec) if key.kind == "compile" else None
+    how = compile_method.width_difference(base_rec.raw, new_rec.raw) if key.kind == "compile" else None
     if how and how not in decision.judgement.reason:
         notes.append(how)
     detail = "; ".join((["the vendor reference: shown, not gated"] if vendor else []) + notes)

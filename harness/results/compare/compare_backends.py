@@ -85,7 +85,7 @@ LOOP_ORDER = {"manual": 100, "serial": 101}
 
 def _stage(rec: Record, catalog: FamilyCatalog) -> StagePoint:
     """Where a kernel record sits on the pipeline-depth axis, from its family (never its id)."""
-    family = catalog.for_record(rec)
+    family = catalog.for_record(rec.raw)
     return family.stage_point(family.config_from_dict(rec.config))
 
 

@@ -78,7 +78,7 @@ def check_methods(
     unknown: dict[tuple[str, str, str, str], int] = {}  # (backend, kind, label, file lacking it) -> items
     for key, base_rec, new_rec in pairs:
         traits = traits_of(key.backend)
-        base, new = method_of(base_rec, traits), method_of(new_rec, traits)
+        base, new = method_of(base_rec.raw, traits), method_of(new_rec.raw, traits)
         base_map, new_map = dict(base), dict(new)
         for label in base_map.keys() ^ new_map.keys():
             lacking = new_name if label in base_map else base_name

@@ -48,7 +48,7 @@ def is_vendor(item: Item) -> bool:
     return item.config is None  # a vendor item has no kernel config (records of every family)
 
 
-def modeled_cycles_of(rec: Record) -> float | None:
+def modeled_cycles_of(rec: Item) -> float | None:
     model = (rec.plan or {}).get("schedule_model") or {}
     value = model.get("modeled_cycles_per_core")
     return float(value) if isinstance(value, (int, float)) and value > 0 else None
@@ -185,7 +185,7 @@ def _group_ratios(paired: Paired, keys: Sequence[ItemKey]) -> list[float]:
     out = []
     for k in keys:
         if paired.base[k].kind == "compile":  # the builds' centre, as the item rule (verdicts.min_of_n)
-            base, new, centre = compile_values(paired.base[k], paired.new[k])
+            base, new, centre = compile_values(paired.base[k].raw, paired.new[k].raw)
             b, n = centre_of(base, centre), centre_of(new, centre)
         else:
             b, n = paired.medians(k)
@@ -209,7 +209,7 @@ def run_shifts(paired: Paired, thresholds: Thresholds) -> list[verdicts.RunShift
     for group in paired.groups():
         keys = paired.keys(group)
         ratios = _group_ratios(paired, [k for k in keys if not is_vendor(paired.base[k])])
-        if group[2] == "compile" and keys and all(values_normalised(paired.base[k], paired.new[k]) for k in keys):
+        if group[2] == "compile" and keys and all(values_normalised(paired.base[k].raw, paired.new[k].raw) for k in keys):
             vendor = [1.0]  # the probe is divided out of every build: what is left is not the machine's speed
             witness = "machine probe (divided out of every build)"
         elif group[2] == "compile":
@@ -226,14 +226,14 @@ def run_shifts(paired: Paired, thresholds: Thresholds) -> list[verdicts.RunShift
             kernels = [(paired.base[k], paired.new[k]) for k in keys if not is_vendor(paired.base[k])]
             shift = compile_shift.honest(shift, *compile_shift.machine_moves(kernels), effect)
         if shift is not None and group[2] == "compile":
-            how = Counter(filter(None, (compile_method.width_difference(paired.base[k], paired.new[k]) for k in keys)))
+            how = Counter(filter(None, (compile_method.width_difference(paired.base[k].raw, paired.new[k].raw) for k in keys)))
             if how:
                 shift = compile_shift.measured_differently(shift, how.most_common(1)[0][0])
         if shift is not None:
             kernels = [(paired.base[k], paired.new[k]) for k in keys if not is_vendor(paired.base[k])]
             if group[2] == "compile":  # the box's load as the builds met it (compile_shift.uncounted judges by it)
                 shift = replace(shift, load_change=compile_shift.load_move(kernels))
-            out.append(shift_cause.named(shift, kernels))  # a changed kernel body is the code, not the toolchain
+            out.append(shift_cause.named(shift, [(b.raw, n.raw) for b, n in kernels]))  # a changed kernel body is the code, not the toolchain
     return out
 
 

@@ -79,7 +79,7 @@ def _spread_floor(logs: Sequence[float]) -> float:
 def _build(paired: Paired, group: Group) -> CompileGroup:
     keys = paired.keys(group)
     records = {k: (paired.base[k], paired.new[k]) for k in keys}
-    values = {k: compile_values(*records[k]) for k in keys}
+    values = {k: compile_values(records[k][0].raw, records[k][1].raw) for k in keys}
     logs = {k: (math.log(centre_of(b, c)), math.log(centre_of(n, c))) for k, (b, n, c) in values.items()
             if centre_of(b, c) > 0 and centre_of(n, c) > 0}  # a build of 0 s (all samples 0) is in no reference
     shard = {k: (records[k][0].shard, records[k][1].shard) for k in keys}

@@ -17,9 +17,10 @@ from __future__ import annotations
 import math
 import statistics
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Sequence
 
 from ..files import record_fields
+from ..files.record_fields import Record
 
 from ..compare import shift_cause
 from .compile_shift import uncounted
@@ -29,7 +30,6 @@ from ..compare.pairing import Paired, problem_of
 from ..compare.verdicts import MIN_SHIFT_ITEMS, SHIFT_AGREEMENT, RunShift
 
 INSTRUCTIONS = "instructions"  # ItemComparison.metric and Judgement.basis of a count verdict
-RECORD_KEY = "instructions"
 COUNT_MIN_EFFECT = 0.01  # a change of the work under 1 % is SAME
 # The A/A floor: 3 x the largest change of one item's callgrind count over 5 A/A nightly CPU runs on
 # the 2-core box (20 ordered pairs, 2 made beside two busy loops): 0.167 %, between runs of two
@@ -50,25 +50,24 @@ class CountVerdicts:
     notes: tuple[str, ...] = ()
 
 
-def counts_of(rec: Mapping[str, Any]) -> list[int] | None:
+def counts_of(rec: Record) -> list[int] | None:
     """The lowering's counts of a record (None: none recorded, or absent).  A file's counts were
     checked when it was read (record_fields.py: malformed ones are refused, exit 2); an integral
     float (``1030000.0``) is the whole number it holds."""
-    value = rec.get(RECORD_KEY)
-    counts = value.get("lowering") if isinstance(value, dict) else None
+    counts = (rec.instructions or {}).get("lowering")
     if not counts or not all(record_fields.whole_count(c) for c in counts):
         return None
     return [int(c) for c in counts]
 
 
-def counter_of(rec: Mapping[str, Any]) -> str:
-    value = rec.get(RECORD_KEY) or {}
+def counter_of(rec: Record) -> str:
+    value = rec.instructions or {}
     return f"{value.get('counter')} ({value.get('event')})"
 
 
-def incomparable(base: Mapping[str, Any], new: Mapping[str, Any]) -> str | None:
+def incomparable(base: Record, new: Record) -> str | None:
     """Why two records' counts must not be compared (None: they may)."""
-    b, n = base.get(RECORD_KEY) or {}, new.get(RECORD_KEY) or {}
+    b, n = base.instructions or {}, new.instructions or {}
     if (b.get("counter"), b.get("event")) != (n.get("counter"), n.get("event")):
         return f"counted by different counters ({counter_of(base)} vs {counter_of(new)})"
     if b.get("method") != n.get("method"):
@@ -157,7 +156,7 @@ def compare_counts(paired: Paired, thresholds: Thresholds | None = None) -> Coun
                 time=judgement, min_effect=COUNT_MIN_EFFECT, detail=f"counter: {counter_of(rec)}", rule=rule,
                 metric=INSTRUCTIONS))
         shift = shift_cause.named(count_shift(backend, list(logs.values()), max(floor, COUNT_FLOOR)),
-                                  [(paired.base[k], paired.new[k]) for k in keys])
+                                  [(paired.base[k].raw, paired.new[k].raw) for k in keys])
         if shift is not None:
             shifts.append(shift)
     return CountVerdicts(tuple(items), tuple(shifts), tuple(notes))

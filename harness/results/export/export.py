@@ -19,7 +19,7 @@ from pathlib import Path
 from ...core.stats import summarize
 from ..report.roofline import format_pct
 from ..files.record_fields import Record
-from ..files.store import Results, suite_of
+from ..files.store import Results
 
 BIGGER_FILE, SMALLER_FILE = "tflops-bigger-is-better.json", "time-smaller-is-better.json"
 BIGGER_TOOL, SMALLER_TOOL = "customBiggerIsBetter", "customSmallerIsBetter"
@@ -44,15 +44,15 @@ class ActionExport:
 
 def _placement(rec: Record) -> str:
     parts = [f"shard {rec.shard}"] if rec.shard is not None else []
-    if rec.get("device_uuid"):
-        parts.append(f"gpu {str(rec['device_uuid']).removeprefix('GPU-')[:8]}")
+    if rec.device_uuid:
+        parts.append(f"gpu {str(rec.device_uuid).removeprefix('GPU-')[:8]}")
     return ", ".join(parts)
 
 
 def _names(records: list[Record]) -> list[str]:
     """One unique name per record: the item's, plus its placement where the item has several
     copies, plus an ordinal where a copy repeats."""
-    base = [f"{suite_of(r)}/{r.kind}-{r.backend}-{r.case_id}" for r in records]
+    base = [f"{r.suite}/{r.kind}-{r.backend}-{r.case_id}" for r in records]
     counts = Counter(base)
     placed = [f"{b} [{_placement(r)}]" if counts[b] > 1 and _placement(r) else b for b, r in zip(base, records)]
     seen: Counter = Counter()
@@ -65,7 +65,7 @@ def _names(records: list[Record]) -> list[str]:
 
 
 def _entry(rec: Record, name: str, value: float, unit: str, half_width: float) -> ActionEntry:
-    extra = [f"median of {len(rec.samples_s)} samples", str(rec.method or ""), format_pct(rec)]
+    extra = [f"median of {len(rec.samples_s)} samples", str(rec.method or ""), format_pct(rec.raw)]
     return ActionEntry(name, unit, value, f"± {half_width:.4g}", "; ".join(e for e in extra if e))
 
 

@@ -19,7 +19,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 KINDS = ("compile", "device")
 
@@ -229,6 +229,7 @@ class Item:
     label: str | None
     problem_id: str | None
     config: Mapping[str, Any] | None
+    plan: Mapping[str, Any] | None
     family: str | None
     kernel: str | None
     kernel_hash: str | None
@@ -244,7 +245,7 @@ class Item:
     def _ids(raw: Mapping[str, Any]) -> dict[str, Any]:
         return dict(backend=raw["backend"], kind=raw["kind"], case_id=raw["case_id"], nodeid=raw.get("nodeid"),
                     fullname=raw.get("fullname"), label=raw.get("label"), problem_id=raw.get("problem_id"),
-                    config=raw.get("config"), family=raw.get("family"), kernel=raw.get("kernel"),
+                    config=raw.get("config"), plan=raw.get("plan"), family=raw.get("family"), kernel=raw.get("kernel"),
                     kernel_hash=raw.get("kernel_hash"), shard=raw.get("shard"), device_uuid=raw.get("device_uuid"),
                     raw=raw)
 
@@ -265,7 +266,7 @@ class Outcome(Item):
 
 
 @dataclass(frozen=True)
-class Record(Item, Mapping[str, Any]):
+class Record(Item):
     """One timed item; sections hold what was written (empty if absent)."""
 
     problem: Mapping[str, Any] | None
@@ -274,8 +275,8 @@ class Record(Item, Mapping[str, Any]):
     machine_probe_cpu_s: tuple[float, ...] | None
     compile_round_robin: int | None
     summary: Mapping[str, Any]
-    plan: Mapping[str, Any] | None
     throughput: Mapping[str, Any]
+    roofline: Mapping[str, Any] | None
     check: Mapping[str, Any] | None
     measurement: Mapping[str, Any] | None
     instructions: Mapping[str, Any] | None
@@ -294,17 +295,8 @@ class Record(Item, Mapping[str, Any]):
             cpu_samples_s=None if cpu is None else tuple(cpu),
             machine_probe_cpu_s=None if probe is None else tuple(probe),
             compile_round_robin=raw.get("compile_round_robin"), summary=raw.get("summary") or {},
-            plan=raw.get("plan"), throughput=raw.get("throughput") or {}, check=raw.get("check"),
+            throughput=raw.get("throughput") or {}, roofline=raw.get("roofline"), check=raw.get("check"),
             measurement=raw.get("measurement"), instructions=raw.get("instructions"),
             method=raw.get("method"), compile_phases_s=raw.get("compile_phases_s"),
             cold_build_once=raw.get("cold_build_once"),
         )
-
-    def __getitem__(self, key: str) -> Any:  # BRIDGE
-        return self.raw[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.raw)
-
-    def __len__(self) -> int:
-        return len(self.raw)
