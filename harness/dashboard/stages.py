@@ -1,13 +1,10 @@
 """The dashboard's stage curves: every suite that sweeps num_stages, per testbed.  Data only.
 
-Contract: ``stage_point(record)`` is a kernel record's ``(tile, num_stages)`` (its family's ``StagePoint``, else its
-config's values), or None.  ``stage_panels(series, quality)`` returns one ``StagePanel`` per (suite, problem,
-testbed) whose chosen run (clean first, then the widest sweep, then the newest) sweeps two or more depths of a tile:
-the ``MAX_CURVES`` best tiles, num_stages -> measured throughput (TFLOP/s, or GB/s when memory-bound) with the
-run's vendor item as reference, or modeled cycles per core where there is no device time (a model, never mixed;
-identical modeled curves of several testbeds are one panel, ``same_on``); widest sweeps first.  ``headline(panels)``:
-each suite's largest widest-swept problem.  ``schedule_groups(series, limit)``: the newest run's records with a
-schedule model, per (problem, tile), for ``BackendTraits.schedule_figure``.
+Contract: ``stage_point(record)``: a kernel record's ``(tile, num_stages)``, or None.
+``stage_panels(series, quality)``: one ``StagePanel`` per (suite, problem, testbed) whose chosen
+run sweeps two or more depths of a tile: the ``MAX_CURVES`` best tiles' throughput (or modeled
+cycles, never mixed) per depth, the vendor item as reference.  ``headline(panels)``: each
+suite's widest-swept problem.  ``schedule_groups(series, limit)``: records with a schedule model.
 """
 
 from __future__ import annotations

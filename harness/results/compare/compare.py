@@ -1,12 +1,10 @@
 """Pair the items of two runs and judge them (run vs run).  Data only: no printing.
 
-Contract: ``compare_runs(base, new, thresholds)`` pairs two ``Results`` by ``(suite, backend,
-kind, case_id)`` and returns a ``RunComparison``; ``CompareError`` for other backends, another
-testbed (unless ``allow_testbed_mismatch``) or another measurement method (unless
-``allow_method_mismatch``).  Each pair gets the rule ``compare_rules.choose`` picks, relative
-to its in-run reference (pairing.py); NEW / MISSING / FAILED for unpaired items.  Only kernels
-gate (SLOWER, a new FAILED, MISSING unless ``accept_missing``); instruction counts
-(count_verdicts.py) and plan verdicts (plan_verdicts.py) give verdicts that gate too.
+Contract: ``compare_runs(base, new, thresholds)`` pairs two ``Results`` by ``ItemKey`` and
+returns a ``RunComparison``; ``CompareError`` for other backends, testbed or method (unless
+allowed).  Each pair is judged by the rule ``compare_rules.choose`` picks, relative to its in-run
+reference (pairing.py); NEW / MISSING / FAILED for unpaired items; instruction counts and plans
+give verdicts too.  Only kernels gate (SLOWER, a new FAILED, MISSING unless ``accept_missing``).
 """
 
 from __future__ import annotations
@@ -101,30 +99,15 @@ def _timed_pair(paired: Paired, key: ItemKey, thresholds: Thresholds, reference:
         notes.append(how)
     detail = "; ".join((["the vendor reference: shown, not gated"] if vendor else []) + notes)
     return ItemComparison(
-        key=key,
-        problem=problem_of(base_rec),
-        verdict=decision.judgement.verdict,
-        gates=not vendor,
-        decided_by=decision.judgement.basis,
-        time=facts.time,
-        relative=facts.relative,
-        decided=decision.judgement,
+        key=key, problem=problem_of(base_rec), verdict=decision.judgement.verdict, gates=not vendor,
+        decided_by=decision.judgement.basis, time=facts.time, relative=facts.relative, decided=decision.judgement,
         reference=decision.reference or (reference[1] if reference is not None else ""),
-        min_effect=facts.min_effect,
-        detail=detail,
-        rule=decision.rule,
-    )
+        min_effect=facts.min_effect, detail=detail, rule=decision.rule)
 
 
 def _unpaired(key, rec, verdict, gates, detail, thresholds) -> ItemComparison:
-    return ItemComparison(
-        key=key,
-        problem=problem_of(rec),
-        verdict=verdict,
-        gates=gates,
-        min_effect=thresholds.min_effect_for(key.suite),
-        detail=detail,
-    )
+    return ItemComparison(key=key, problem=problem_of(rec), verdict=verdict, gates=gates,
+                          min_effect=thresholds.min_effect_for(key.suite), detail=detail)
 
 
 def compare_runs(
@@ -189,18 +172,11 @@ def compare_runs(
             items.append(_unpaired(key, rec, Verdict.NEW, False, detail, thresholds))
     counted = count_verdicts.compare_counts(paired, thresholds)  # instruction counts: rows of their own
     return RunComparison(
-        base_path=base.path,
-        new_path=new.path,
-        thresholds=thresholds,
-        items=tuple(items) + counted.items,
-        testbeds=testbeds,
-        method_mismatches=methods.mismatches,
-        drifts=tuple(drifts),
-        model_changes=tuple(model_changes(paired)),
-        notes=tuple(notes) + counted.notes,
+        base_path=base.path, new_path=new.path, thresholds=thresholds, items=tuple(items) + counted.items,
+        testbeds=testbeds, method_mismatches=methods.mismatches, drifts=tuple(drifts),
+        model_changes=tuple(model_changes(paired)), notes=tuple(notes) + counted.notes,
         shifts=count_verdicts.with_count_witness(run_shifts(paired, thresholds), counted),
-        plans=plan_verdicts.compare_plans(paired, thresholds),
-    )
+        plans=plan_verdicts.compare_plans(paired, thresholds))
 
 
 

@@ -1,12 +1,9 @@
 """Whether two runs measured their paired items the same way.  Data only: no printing.
 
-Contract: ``method_of(record, traits)``: ``{label: value}`` of how a timed record was measured
-(the traits' ``measurement_method``, else ``generic_measurement_method``; a compile record's:
-compile_method.option_method); values are only compared for equality.
-``check_methods(pairs, base_name, new_name, traits_of)`` returns a ``MethodCheck``: a
-``MethodMismatch`` per backend, kind and method pair differing in a label both carry, and
-``notes`` on labels one side lacks (never a mismatch).  ``refusal(mismatches, options_of)`` is
-the line compare raises; ``MethodMismatch.words`` the line a report shows when compared anyway.
+Contract: ``method_of(record, traits)``: ``{label: value}`` of how a record as written was
+measured.  ``check_methods(pairs, base_name, new_name, traits_of)``: a ``MethodCheck`` with a
+``MethodMismatch`` per backend, kind and differing method, and ``notes`` on labels one side
+lacks.  ``refusal(mismatches, options_of)``: the line compare raises.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """Items timed in both runs, grouped (suite, backend, kind), with what judging them needs.
 
-Contract: ``Paired`` holds the two runs' timed ``Record``s by ``ItemKey``; ``in_run_reference``
-is an item's reference in its own run (its problem's vendor item, else the geometric mean of
-the group's other kernels, of its own shard where it has enough), O(1) per item;
-``noise_floor`` the group's item-to-item spread; ``run_shifts`` whole-run moves;
-``group_drift`` and ``model_changes`` what is shown beside the verdicts.  A problem id is read
+Contract: ``Paired`` holds the runs' timed ``Record``s by ``ItemKey``; ``in_run_reference``: an
+item's vendor item, else the geometric mean of its group's other kernels (O(1) per item);
+``noise_floor``, ``run_shifts``, ``group_drift``, ``model_changes``.  A problem id is read
 through the kernel family (``problem_of``), never from the case id.
 """
 

@@ -1,13 +1,10 @@
 """Run-vs-run verdicts on what the compiler decided and what its schedule model predicts.
 
-Contract: ``compare_plans(paired, thresholds)`` returns one ``PlanVerdict`` per (suite,
-backend, case id) with a plan in both runs (the compile item's, else the device item's), read
-in the common shape of harness/core/cases.py::Plan: decisions (``plan_facts``) and model cycle
-counts (``model_numbers``).  MODEL WORSE when modeled cycles per core or a loop's II grew by
-more than ``thresholds.model_threshold`` (gates with ``gate_model``); MODEL BETTER when one
-shrank that much and none grew; PLAN CHANGED for any other difference; else SAME PLAN.  Any
-but SAME PLAN gates with ``gate_plan``.  ``add_options(parser)`` / ``threshold_values(args)``:
-``--model-threshold``, ``--no-gate-model``, ``--gate-plan-changes``.
+Contract: ``compare_plans(paired, thresholds)``: one ``PlanVerdict`` per item with a plan in
+both runs (core/cases.py::Plan): MODEL WORSE when modeled cycles or a loop's II grew by more
+than ``thresholds.model_threshold`` (gates with ``gate_model``), MODEL BETTER when one shrank
+and none grew, PLAN CHANGED for any other difference (gates with ``gate_plan``), else SAME PLAN.
+``add_options(parser)`` / ``threshold_values(args)``: the options that set those.
 """
 
 from __future__ import annotations

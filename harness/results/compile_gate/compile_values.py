@@ -1,11 +1,9 @@
 """A compile item's builds in both runs, as the values the compile gate compares.
 
-Contract, over one item's base and new records: ``probe_normalised(rec, per_build)``: each
-build's CPU seconds over the machine probe (its own, or the item's fastest), or None.
-``normalised_pair`` / ``values_normalised(base, new)``: both sides normalised alike, where every
-build used at least one probe's worth of CPU.  ``compile_values(base, new) -> (base, new,
-centre)``: normalised builds, else CPU seconds (no probe), else wall seconds.
-``compile_centre(base, new)``: ``median`` or ``min`` (``centre_of``).
+Contract, over one item's base and new records as written: ``probe_normalised``,
+``normalised_pair`` / ``values_normalised`` (builds over the machine probe, where every build
+used at least a probe's worth of CPU), ``compile_values(base, new) -> (base, new, centre)``
+(normalised, else CPU, else wall seconds) and ``compile_centre`` (``median`` or ``min``).
 """
 
 from __future__ import annotations

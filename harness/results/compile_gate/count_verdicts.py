@@ -1,15 +1,11 @@
 """Run-vs-run verdicts on compile items' instruction counts (harness/measure/instructions.py).
 
 Contract: ``compare_counts(paired, thresholds)`` returns ``CountVerdicts``: an
-``ItemComparison`` (``metric == INSTRUCTIONS``) per compile item counted in both runs alike,
-the whole-run count shifts per backend, and notes on counts that cannot be compared.
-``judge_counts``: change = median(new) / median(base) - 1; resolution the largest of
-``COUNT_FLOOR``, the item's own count spread and ``COUNT_NOISE_K`` robust SDs of the
-backend's item-to-item spread; SLOWER/FASTER at >= ``COUNT_MIN_EFFECT`` and the resolution,
-SAME under it where resolved, else NOISY.  ``with_count_witness(time_shifts, counted)``: a
-compile-time shift is the machine's unless its group's counts moved the same way (a group with
-none: compile_shift.uncounted).  ``count_shift``: with ``MIN_SHIFT_ITEMS`` items, a shared
-geometric-mean move is a WHOLE-RUN SHIFT; it gates when counts grew.
+``ItemComparison`` (``metric == INSTRUCTIONS``) per item counted alike in both runs, whole-run
+count shifts per backend, and notes on counts that cannot be compared.  ``judge_counts``: change
+of the medians, resolved by ``COUNT_FLOOR``, the item's spread and ``COUNT_NOISE_K`` robust SDs
+of the backend's spread.  ``with_count_witness``: a compile-time shift is the machine's unless
+its group's counts moved alike.
 """
 
 from __future__ import annotations

@@ -60,20 +60,11 @@ def pick_best(records: Iterable[Mapping[str, Any]], devices: dict[str, str], rea
         # a labelled replay (the ``best`` item) is recorded under its config's own id
         case_id = Case(read.problem, read.config).case_id if read.label else winner["case_id"]
         ref = vendor.get((backend, problem_id))
-        best.append(
-            BestEntry(
-                backend=backend,
-                device=devices.get(backend) or "unknown",
-                problem_id=problem_id,
-                problem=winner["problem"],
-                config=winner["config"],
-                case_id=case_id,
-                median_s=median,
-                tflops=(winner.get("throughput") or {}).get("tflops"),
-                vs_vendor=ref / median if ref else None,
-                candidates=len(recs),
-            )
-        )
+        best.append(BestEntry(
+            backend=backend, device=devices.get(backend) or "unknown", problem_id=problem_id,
+            problem=winner["problem"], config=winner["config"], case_id=case_id, median_s=median,
+            tflops=(winner.get("throughput") or {}).get("tflops"), vs_vendor=ref / median if ref else None,
+            candidates=len(recs)))
     return best
 
 

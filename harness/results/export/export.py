@@ -1,12 +1,10 @@
 """Results in other tools' formats: github-action-benchmark's custom JSON.
 
-Contract: ``github_action_benchmark(results)`` returns an ``ActionExport``: ``bigger``
-(TFLOP/s per timed device item with throughput) and ``smaller`` (median time per timed item,
-"ms" device, "s" compile); entries ``{"name", "unit", "value", "range", "extra"}`` named
-``<suite>/<kind>-<backend>-<case id>``, made unique by placement or ordinal (the action pairs
-entries by name).  ``range`` is the median's ~95 % CI half-width.  ``left_out(results)`` names
-what a partial run lacks; ``write_github_action_benchmark(export, out_dir)`` writes each
-non-empty list (the action rejects an empty one) and returns ``(written, not_written)``.
+Contract: ``github_action_benchmark(results)``: an ``ActionExport`` of ``bigger`` (TFLOP/s per
+timed device item) and ``smaller`` (median time per timed item) entries, named uniquely
+(``<suite>/<kind>-<backend>-<case id>``; the action pairs by name), ``range`` the median's ~95 %
+CI half-width.  ``left_out(results)``: what a partial run lacks.
+``write_github_action_benchmark(export, out_dir) -> (written, not_written)``: non-empty lists only.
 """
 
 from __future__ import annotations

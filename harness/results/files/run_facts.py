@@ -1,11 +1,9 @@
 """What ``tlbench report`` says about each item of one run, as data: the table and ``--json`` read it.
 
-Contract: ``run_facts(results, traits_of)`` returns one ``ItemFacts`` per record (timed,
-failed, skipped; ``facts_of(records, traits_of)`` for records carrying their own ``status``):
-key, problem and config ids, place on the pipeline-depth axis, median, rate (TFLOP/s or, for a
-memory-bound kernel, GB/s, with % of peak or bandwidth), the vendor ratio (same GPU or shard
-first; above 1 the kernel is faster), modeled cycles, the plan summary and the status words.
-Only the plan summary is formatted; None where the record does not say.
+Contract: ``run_facts(results, traits_of)`` (and ``facts_of(records, traits_of)`` for session
+records carrying their ``status``) returns one ``ItemFacts`` per item: ids, stage, median, rate
+and % of peak or bandwidth, vendor ratio (same GPU or shard first), modeled cycles, plan
+summary and status words; None where the record does not say.
 """
 
 from __future__ import annotations

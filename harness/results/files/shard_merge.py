@@ -1,14 +1,11 @@
 """The shards of one run (``--tlbench-shard=I/N`` on N machines) put back into one results file.
 
-Contract: ``merge_shards(shards)`` takes the validated ``Results`` of shard files and returns
-a ``MergedRun`` (``document``, ``missing_shards``, ``missing_items``, ``notes``).  It raises
-``ResultsError`` for a file that is no shard, shards of another commit, code, shard count,
-settings or item set, a malformed shard note, a shard given twice, or an item twice (only
-vendor copies may be in several shards).  The merged document holds every shard's items
-(each naming its ``shard``, ``host`` and ``device``), the run's commit, the last shard's
-datetime, the machine info the shards agree on (else values joined with `` | ``) with each
-shard's own under ``machine_info.tlbench.shards`` (``shard_document``), and a top-level
-``tlbench`` with ``sharded`` and, where shards or items are missing, ``partial``.
+Contract: ``merge_shards(shards)`` takes the shards' ``Results`` and returns a ``MergedRun``
+(``document``, ``missing_shards``, ``missing_items``, ``notes``), or raises ``ResultsError`` for
+a file that is no shard, shards of another run, a shard given twice or an item twice (vendor
+copies excepted).  The merged document holds every shard's items (each naming its ``shard``),
+the machine info the shards agree on with each shard's own (``shard_document``), and a
+``tlbench.sharded`` note (``partial`` where shards or items are missing).
 """
 
 from __future__ import annotations

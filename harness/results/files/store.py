@@ -1,13 +1,10 @@
 """Results files on disk: read and validate one, write, merge and split them, name baselines.
 
-Contract: ``load_results(path)`` returns a ``Results`` (the document, its timed records as
-written plus ``problem_id`` and typed as ``timed``, failed and skipped items, backends, and
-per-backend testbeds) from a JSON or gzip file, or raises ``ResultsError`` (one line naming
-the file, what is wrong and what to do).  It checks the file exists, is JSON and
-pytest-benchmark output with tlbench data of this ``schema_version``, and every field readers
-use (record_fields.py); ``problem_id`` is read through the kernel family.
-``merge_documents`` / ``split_by_backend`` keep failed and skipped items; ``baseline_name`` is
-``<backend>-<device>.json``.
+Contract: ``load_results(path)`` returns a ``Results`` (the document, its records as written
+with ``problem_id``, typed as ``timed`` / ``failures`` / ``skips``, backends and testbeds) from a
+JSON or gzip file, or raises ``ResultsError`` (one line: the file, what is wrong, what to do)
+after checking every field readers use (record_fields.py).  ``merge_documents`` /
+``split_by_backend`` keep failed and skipped items; ``baseline_name`` is ``<backend>-<device>.json``.
 """
 
 from __future__ import annotations
@@ -112,14 +109,8 @@ def testbed_of(document: Mapping[str, Any], backend: str, traits: BackendTraits 
     info = ((document.get("machine_info") or {}).get(EXTRA_KEY) or {}).get("backends", {}).get(backend) or {}
     traits = traits or TraitsCatalog.from_entry_points().get(backend)
     fields = traits.testbed_fields(info)
-    return Testbed(
-        backend=backend,
-        target=info.get("target"),
-        accelerator=info.get("accelerator"),
-        tilelang=info.get("tilelang"),
-        driver=fields.get("driver"),
-        vendor_library=fields.get("vendor_library"),
-    )
+    return Testbed(backend=backend, target=info.get("target"), accelerator=info.get("accelerator"),
+                   tilelang=info.get("tilelang"), driver=fields.get("driver"), vendor_library=fields.get("vendor_library"))
 
 
 def baseline_name(testbed: Testbed) -> str:

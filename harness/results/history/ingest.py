@@ -1,12 +1,10 @@
 """Put results files into the history database, idempotently.
 
-Contract: ``add_results(conn, results)`` stores one ``Results`` as one run keyed by
-``run_hash``, in ONE write transaction; a file already stored is ``skipped``.  Each record goes
-under the testbed (device and host CPU, ``testbed_key``) of the machine that measured it; a
-merged run and its shards are stored once.  ``add_files`` / ``import_dir`` do it per file (a
-file that is no results file is reported, never fatal).  A run whose every median is 0 s is
-``unusable``; a partial run is stored only with ``allow_partial``.  ``annotate`` (optional)
-gets a copy of a record and returns the record to store.
+Contract: ``add_results(conn, results, annotate, allow_partial)`` stores one ``Results`` as one
+run keyed by ``run_hash`` in ONE write transaction (already stored: ``skipped``; every median
+0 s: ``unusable``; partial: only with ``allow_partial``), each item under the testbed of the
+machine that measured it; a merged run and its shards are stored once.  ``add_files`` /
+``import_dir`` do it per file, reporting a file that is no results file.
 """
 
 from __future__ import annotations
@@ -136,17 +134,13 @@ def _item_row(item: Record | Outcome) -> dict[str, Any]:
     problem, label = problem_of(item), item.label  # a labelled case (``-best``) competes for its problem
     written = item.raw if isinstance(item, Record) else {**item.raw, "fullname": item.fullname or item.nodeid}
     return {
-        "suite": item.suite,
-        "kind": item.kind,
-        "case_id": item.case_id,
+        "suite": item.suite, "kind": item.kind, "case_id": item.case_id,
         "problem": problem[: -len(label) - 1] if label and problem.endswith(f"-{label}") else problem,
         "status": "timed" if isinstance(item, Record) else item.status,
         "median_s": summarize(samples).median if samples else None,
         "samples_json": json.dumps(samples) if samples else None,
-        "tflops": throughput.get("tflops"),
-        "pct_of_peak": throughput.get("pct_of_peak"),
-        "arithmetic_intensity": throughput.get("arithmetic_intensity"),
-        "kernel_hash": item.kernel_hash,
+        "tflops": throughput.get("tflops"), "pct_of_peak": throughput.get("pct_of_peak"),
+        "arithmetic_intensity": throughput.get("arithmetic_intensity"), "kernel_hash": item.kernel_hash,
         "record_json": json.dumps(written, sort_keys=True),
     }
 
@@ -197,25 +191,17 @@ def add_results(conn: sqlite3.Connection, results: Results, annotate: Annotate |
         replaced += [run for run, held in merges.items() if covers and held <= set(covers)]  # a smaller merge of these shards
         _drop_runs(conn, replaced)
         commit_id = commit.get("id")
+        versioned = commit_id not in (None, "unknown", "unversioned")
         top = doc.get("tlbench") or {}
         cur = conn.execute(
             "INSERT INTO runs (run_hash, source, started_at, added_at, commit_id, commit_branch, commit_dirty, scope, "
             "test_only, partial, shard_key, covers) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-            (
-                digest,
-                str(results.path),
-                doc.get("datetime"),
-                _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-                None if commit_id in (None, "unknown", "unversioned") else str(commit_id),
-                commit.get("branch"),
-                None if commit_id in (None, "unknown", "unversioned") else int(bool(commit.get("dirty"))),
-                top.get("scope"),
-                json.dumps(list(top["test_only"])) if top.get("test_only") else None,
-                1 if top.get("partial") else 0,
-                own_key,
-                json.dumps(covers) if covers else None,
-            ),
-        )
+            (digest, str(results.path), doc.get("datetime"),
+             _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+             str(commit_id) if versioned else None, commit.get("branch"),
+             int(bool(commit.get("dirty"))) if versioned else None, top.get("scope"),
+             json.dumps(list(top["test_only"])) if top.get("test_only") else None,
+             1 if top.get("partial") else 0, own_key, json.dumps(covers) if covers else None))
         run_id = int(cur.lastrowid)
         beds: dict[tuple[str, str | None], int] = {}
         stored, duplicates = 0, 0

@@ -1,12 +1,10 @@
 """Judge a new run against its history: the rolling best (or median) of the last N runs.
 
-Contract: ``compare_with_history(conn, new, policy, thresholds)`` finds per backend the stored
-testbed that is the same (none: ``CompareError`` listing the stored ones), takes per item the
-run with the lowest median (``best``) or the median median (``median``) of its last
-``policy.last_n`` runs there, and judges that base against the new run with
-``compare.compare_runs`` (no statistics of its own), plus step detection over the whole history
-(``history.steps``).  Stored rows are untrusted: one that cannot be read or that the results
-store would refuse is left out (the next best replaces it) and ``skipped`` says why.
+Contract: ``compare_with_history(conn, new, policy, thresholds)`` finds each backend's stored
+testbed (none: ``CompareError``), takes per item the best or median of its last
+``policy.last_n`` runs and judges it against the new run with ``compare.compare_runs``, plus
+step detection.  A stored row that cannot be read or that the store would refuse is left out
+and ``skipped`` says why.
 """
 
 from __future__ import annotations

@@ -1,11 +1,10 @@
 """What a night's per-backend results are judged against, and what a night without a device sees.
 
-Contract: ``reference_for(path, baseline_dir, history)`` returns the ``Reference`` of one
-per-backend file: the baseline of the same name, else the history's last runs of the testbed
-(judge.py, ``HISTORY_LAST``), else a ``str`` saying why there is none.
-``Reference.compare(new_path, thresholds, keys=None)`` judges a file against it (with ``keys``
-only those items); ``Reference.words`` names it.  ``visibility_lines(results)``: for a backend
-that ran no device item, what the night can and cannot see.
+Contract: ``reference_for(path, baseline_dir, history)``: the ``Reference`` of one per-backend
+file (the baseline of the same name, else the history's last ``HISTORY_LAST`` runs of the
+testbed), else a ``str`` saying why there is none; ``Reference.compare(new_path, thresholds,
+keys)`` judges a file against it.  ``visibility_lines(results)``: what a night without a device
+item can and cannot see.
 """
 
 from __future__ import annotations

@@ -1,14 +1,10 @@
 """Re-measure what a nightly comparison flagged, beside its in-run reference, before gating on it.
 
-Contract:
-- ``plan_remeasure(comparison, new) -> RemeasurePlan``: the node ids to run again: each
-  gating SLOWER or FAILED item with its reference (its problem's vendor items, else up to
-  ``REFERENCE_ITEMS`` items of its group, own problem first); with fewer than
-  ``MIN_RUN_REFERENCE_ITEMS`` it is not re-measured (``unpaired``); a gating shift re-measures
-  its group.
-- ``restrict(document, keys)``: a copy holding only those items and their backends.
-- ``combine(first, again, plan)``: the first comparison with each re-measured item's verdict
-  (and group's shift) from the second; only a reproduced regression gates.
+Contract: ``plan_remeasure(comparison, new) -> RemeasurePlan``: each gating SLOWER or FAILED
+item with its reference (its vendor items, else up to ``REFERENCE_ITEMS`` of its group; fewer
+than ``MIN_RUN_REFERENCE_ITEMS``: ``unpaired``), and each gating shift's group.
+``restrict(document, keys)``: a copy with only those items.  ``combine(first, again, plan)``: the
+first comparison with the re-measured verdicts; only a reproduced regression gates.
 """
 
 from __future__ import annotations

@@ -81,22 +81,11 @@ def _decided(item: ItemComparison) -> str:
 def comparison_rows(cmp: RunComparison) -> list[list[str]]:
     """verdict, item, base median, new median, change of time, change of ratio to vendor,
     decided by, note: one list of cells per item, regressions first."""
-    rows = []
-    for item in sorted_items(cmp.items):
-        time = item.time
-        rows.append(
-            [
-                _verdict_cell(item),
-                _item_label(item),
-                _value_cell(item, time.base_median) if time else "-",
-                _value_cell(item, time.new_median) if time else "-",
-                _change_cell(item),
-                _relative_cell(item),
-                _decided(item),
-                _note(item),
-            ]
-        )
-    return rows
+    return [[_verdict_cell(item), _item_label(item),
+             _value_cell(item, item.time.base_median) if item.time else "-",
+             _value_cell(item, item.time.new_median) if item.time else "-",
+             _change_cell(item), _relative_cell(item), _decided(item), _note(item)]
+            for item in sorted_items(cmp.items)]
 
 
 COMPARISON_HEADER = ["verdict", "item", "base median", "new median", "time change", "relative change", "decided by", "why"]

@@ -1,13 +1,10 @@
-"""% of peak and the roofline position of one device record.
+"""% of peak and the roofline position of one device record (pure; never guesses).
 
-Contract: ``roofline_fields(record, profile)`` returns the fields to add, from the record's
-``tflops`` / ``gbps_compulsory`` and the profile only: ``throughput.arithmetic_intensity``,
-``pct_of_peak`` (None without a peak), ``pct_of_bandwidth``, and ``roofline`` (device, origin,
-bandwidth, peak, ridge, ``bound``, attainable, dtype; or ``status`` "peak unknown" with a
-``reason``).  ``peak_dtype(record) -> (dtype, where from, why not)``: the problem's dtype, else
-the one floating (else integer) input dtype, else none and why.  ``annotate(record, profile)``:
-a copy with those fields; compile records and records without throughput come back
-unchanged.  Pure; never guesses.
+Contract: ``roofline_fields(record, profile)``: the fields to add from ``tflops`` /
+``gbps_compulsory`` and the profile (``arithmetic_intensity``, ``pct_of_peak``,
+``pct_of_bandwidth``, ``roofline``, or its ``status`` "peak unknown" with a ``reason``);
+``peak_dtype(record) -> (dtype, where from, why not)``; ``annotate(record, profile)``: a copy
+with those fields (compile records and records without throughput unchanged).
 """
 
 from __future__ import annotations
