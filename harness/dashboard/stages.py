@@ -9,7 +9,7 @@ suite's widest-swept problem.  ``schedule_groups(series, limit)``: records with 
 
 from __future__ import annotations
 
-import re
+from ..results.report.text_table import natural_key
 from collections import defaultdict
 from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
@@ -138,12 +138,7 @@ def stage_panels(all_series: Sequence[Series], quality: Mapping[int, Any]) -> li
                                       quality[run_id].reasons, hidden, depths))
     out = _one_per_model(sorted(out, key=lambda p: p.testbed.testbed_id))
     widest = {suite: max(p.depths for p in out if p.suite == suite) for suite in {p.suite for p in out}}
-    return sorted(out, key=lambda p: (-widest[p.suite], p.suite, natural(p.problem), p.metric != MEASURED, p.testbed.testbed_id))
-
-
-def natural(text: str) -> tuple:
-    """Sort key with numbers as numbers: gemm-1024... before gemm-8192..., before gemm-16384...."""
-    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text))
+    return sorted(out, key=lambda p: (-widest[p.suite], p.suite, natural_key(p.problem), p.metric != MEASURED, p.testbed.testbed_id))
 
 
 def _one_per_model(panels: Sequence[StagePanel]) -> list[StagePanel]:
@@ -167,7 +162,7 @@ def headline(panels: Sequence[StagePanel]) -> list[StagePanel]:
     chosen: dict[str, str] = {}
     for suite in {p.suite for p in panels}:
         mine = [p for p in panels if p.suite == suite]
-        chosen[suite] = max(mine, key=lambda p: (p.depths, natural(p.problem))).problem
+        chosen[suite] = max(mine, key=lambda p: (p.depths, natural_key(p.problem))).problem
     return [p for p in panels if chosen[p.suite] == p.problem]
 
 

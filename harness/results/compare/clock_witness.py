@@ -33,9 +33,7 @@ def round_clocks(rec: Mapping[str, Any]) -> list[float] | None:
 
 def clock_ratio(base: Mapping[str, Any], new: Mapping[str, Any]) -> float | None:
     b, n = round_clocks(base), round_clocks(new)
-    if b is None or n is None:
-        return None
-    return statistics.median(n) / statistics.median(b)
+    return None if b is None or n is None else statistics.median(n) / statistics.median(b)
 
 
 def _throttles(rec: Mapping[str, Any]) -> list[str]:

@@ -177,6 +177,3 @@ def compare_runs(
         model_changes=tuple(model_changes(paired)), notes=tuple(notes) + counted.notes,
         shifts=count_verdicts.with_count_witness(run_shifts(paired, thresholds), counted),
         plans=plan_verdicts.compare_plans(paired, thresholds))
-
-
-

@@ -1,10 +1,9 @@
-"""Across backends: join several backends' items on the case id and compare each backend's stage
-curve with its own.
+"""Across backends: each backend's stage curve, joined on the case id, against its own.
 
 Contract: ``compare_backends(results)`` returns ``AcrossBackends``: per backend each config's
 speedup over its own 1-stage (or serial) point and its best per problem, in the best metric it
-has - device time, else modeled cycles, else compile time (no speedup, no best); metrics are
-never combined.  ``CompareError`` with fewer than two backends with items.
+has (device time, else modeled cycles, else compile time: no speedup), never combined.
+``CompareError`` with fewer than two backends with items.
 """
 
 from __future__ import annotations

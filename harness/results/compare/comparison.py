@@ -1,10 +1,8 @@
 """What comparing two runs produces, all in one ``RunComparison``.
 
-Contract: frozen dataclasses: ``ItemComparison`` per item (one more per item judged on its
-instruction counts, ``metric``), ``Drift``, ``ModelChange``, whole-run shifts, testbeds and
-``method_mismatches``.  ``RunComparison`` answers the gate (``regressions``,
-``has_regression``, ``exit_reason()``) and counts verdicts.  ``CompareError``: two inputs that
-cannot be compared (one line why).
+Contract: frozen dataclasses (``ItemComparison`` per item and metric, ``Drift``, ``ModelChange``,
+shifts, testbeds, method mismatches); ``RunComparison`` answers the gate (``regressions``,
+``has_regression``, ``exit_reason()``).  ``CompareError``: inputs that cannot be compared.
 """
 
 from __future__ import annotations
@@ -183,6 +181,3 @@ class RunComparison:
 
     def counts(self) -> dict[Verdict, int]:
         return {v: sum(1 for i in self.items if i.verdict is v) for v in Verdict}
-
-
-# -- the verdict rule -----------------------------------------------------------------------

@@ -1,10 +1,9 @@
 """The verdict rule: is one set of samples SLOWER, FASTER, NOISY or the SAME as another?
 
-Contract (pure): ``judge(base, new, min_effect, alpha, ...)`` returns a ``Judgement``:
-SLOWER / FASTER where a two-sided Mann-Whitney U test gives p < alpha and the median moved by
-the minimum effect and the noise floor; NOISY where it moved that much without that; SAME
-under the minimum effect.  ``Thresholds`` hold the minimum effect (per suite) and alpha;
-``Verdict`` (verdict_words.py) is re-exported.
+Contract (pure): ``judge(base, new, min_effect, alpha, ...)`` returns a ``Judgement``: SLOWER /
+FASTER where Mann-Whitney U gives p < alpha and the median moved by the minimum effect and the
+noise floor; NOISY where it moved without that; SAME under the minimum effect.  ``Thresholds``;
+``Verdict`` (verdict_words.py) re-exported.
 """
 
 from __future__ import annotations
@@ -126,6 +125,3 @@ def judge(
         tested = "" if p_value is None else f", p={p_value:.3g}"
         reason = f"{moved}{tested}; under the {min_effect:.0%} minimum effect"
     return Judgement(basis, base_median, new_median, change, p_value, verdict, reason)
-
-
-# -- pairing two runs -----------------------------------------------------------------------

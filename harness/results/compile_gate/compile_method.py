@@ -42,9 +42,7 @@ def _words(w: int) -> str:
 
 def width_difference(base: Mapping[str, Any], new: Mapping[str, Any]) -> str | None:
     wb, wn = width(base), width(new)
-    if wb == wn:
-        return None
-    return f"rounds taken {_words(wb)} in base, {_words(wn)} in new"
+    return None if wb == wn else f"rounds taken {_words(wb)} in base, {_words(wn)} in new"
 
 
 def back_to_back_differs(base: Mapping[str, Any], new: Mapping[str, Any]) -> bool:

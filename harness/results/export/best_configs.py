@@ -1,10 +1,8 @@
 """Autotune: the fastest correct config per problem, measured, kept in results/best_configs.json.
 
-Contract: ``pick_best(records, devices)``: one ``BestEntry`` per (backend, device, problem) from
-a run's timed device records, the lowest median, with its ratio to the in-run vendor item.
-``update_best_file`` merges entries into the file (same key replaced), stamped with tilelang
-version and date.  ``load_best`` reads a suite's winning config dict back, preferring the same
-device.
+Contract: ``pick_best(records, devices)``: one ``BestEntry`` per (backend, device, problem), the
+lowest median with its vendor ratio; ``update_best_file`` merges entries (same key replaced);
+``load_best`` reads a suite's winning config back, preferring the same device.
 """
 
 from __future__ import annotations
@@ -92,6 +90,4 @@ def load_best(path: str | Path, backend: str, problem: Any, device: str | None =
     ]
     if device is not None:
         entries = [e for e in entries if e["device"] == device] or entries
-    if not entries:
-        return None
-    return dict(entries[0]["config"])
+    return None if not entries else dict(entries[0]["config"])

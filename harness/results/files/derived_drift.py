@@ -1,10 +1,9 @@
 """Drift verdicts for records written before the measurement loop recorded one.
 
-Contract: ``with_derived_drift(record)`` returns the record unchanged when its ``measurement``
-has a ``drift`` key or no batches; else a copy whose ``measurement.drift`` is what
-harness/measure/drift.py's ``detect_drift`` finds in its kept batch medians (at its
-``drift_threshold``, else the default), with ``drift_derived: true`` and ``summary.status``
-``DRIFT`` when found: older records are judged as the loop judges today, at read time.
+Contract: ``with_derived_drift(record)``: the record itself when its ``measurement`` has a
+``drift`` or no batches; else a copy with what harness/measure/drift.py finds in its kept batch
+medians (``drift_derived: true``, ``summary.status`` ``DRIFT`` when found), so older records
+are judged as the loop judges today.
 """
 
 from __future__ import annotations

@@ -1,23 +1,19 @@
-"""Field types of a results file that readers and judges use, checked in one place; the typed record.
+"""Field types of a results file that readers and judges use, checked in one place; typed items.
 
 Contract: ``check_document(path, doc)``, ``check_record(path, label, rec)`` and
 ``check_outcome(path, where, rec, text_keys)`` raise ``ResultsError`` (one line: file, item,
-field, what it holds, what it should hold) for every field harness/results and
-harness/analysis read: the containers, ids, samples (finite non-negative; the probe positive),
-``summary``, ``plan``, ``measurement``, ``throughput``, ``config`` / ``problem``, ``instructions``
-(``lowering``: positive whole numbers, an integral float counting as one).  An absent field is
-fine where readers treat it as absent; a present one holds the type readers expect.
-``Record.of(raw)``: a checked timed record's typed fields, and ``raw`` (the dict as written,
-with ``problem_id``) for writers that re-emit it; a ``Record`` also reads as that dict
-(``rec["case_id"]``) for readers not yet moved to its attributes.  store.py builds one per
-timed item (``Results.timed``).
+field, what it holds, what it should hold) for every field harness/results and harness/analysis
+read; an absent field is fine where readers treat it as absent.  ``Record.of(raw)`` (a timed
+item) and ``Outcome.of(status, raw)`` (a failed or skipped one) are a checked item's typed
+fields on a shared ``Item`` base, with ``raw`` (the dict as written, with ``problem_id``) for
+writers that re-emit it and readers of fields not typed here; store.py builds them.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -241,13 +237,11 @@ class Item:
     def suite(self) -> str:
         return suite_from(self.fullname or self.nodeid)
 
-    @staticmethod
-    def _ids(raw: Mapping[str, Any]) -> dict[str, Any]:
-        return dict(backend=raw["backend"], kind=raw["kind"], case_id=raw["case_id"], nodeid=raw.get("nodeid"),
-                    fullname=raw.get("fullname"), label=raw.get("label"), problem_id=raw.get("problem_id"),
-                    config=raw.get("config"), plan=raw.get("plan"), family=raw.get("family"), kernel=raw.get("kernel"),
-                    kernel_hash=raw.get("kernel_hash"), shard=raw.get("shard"), device_uuid=raw.get("device_uuid"),
-                    raw=raw)
+    @classmethod
+    def _typed(cls, raw: Mapping[str, Any], **given: Any):
+        """An item whose fields are ``raw``'s (the ids required), but those ``given``."""
+        given = {"backend": raw["backend"], "kind": raw["kind"], "case_id": raw["case_id"], "raw": raw, **given}
+        return cls(**{f.name: raw.get(f.name) for f in fields(cls) if f.name not in given}, **given)
 
 
 @dataclass(frozen=True)
@@ -261,8 +255,7 @@ class Outcome(Item):
 
     @classmethod
     def of(cls, status: str, raw: Mapping[str, Any]) -> "Outcome":
-        return cls(**cls._ids(raw), status=status, stage=raw.get("stage"), error=raw.get("error"),
-                   reason=raw.get("reason"))
+        return cls._typed(raw, status=status)
 
 
 @dataclass(frozen=True)
@@ -290,13 +283,6 @@ class Record(Item):
         if isinstance(raw, Record):
             return raw
         cpu, probe = raw.get("cpu_samples_s"), raw.get("machine_probe_cpu_s")
-        return cls(
-            **cls._ids(raw), problem=raw.get("problem"), samples_s=tuple(raw.get("samples_s") or ()),
-            cpu_samples_s=None if cpu is None else tuple(cpu),
-            machine_probe_cpu_s=None if probe is None else tuple(probe),
-            compile_round_robin=raw.get("compile_round_robin"), summary=raw.get("summary") or {},
-            throughput=raw.get("throughput") or {}, roofline=raw.get("roofline"), check=raw.get("check"),
-            measurement=raw.get("measurement"), instructions=raw.get("instructions"),
-            method=raw.get("method"), compile_phases_s=raw.get("compile_phases_s"),
-            cold_build_once=raw.get("cold_build_once"),
-        )
+        return cls._typed(raw, samples_s=tuple(raw.get("samples_s") or ()), summary=raw.get("summary") or {},
+                          cpu_samples_s=None if cpu is None else tuple(cpu), throughput=raw.get("throughput") or {},
+                          machine_probe_cpu_s=None if probe is None else tuple(probe))

@@ -79,9 +79,7 @@ def reference_for(path: Path, baseline_dir: Path, history: Path | None) -> Refer
     if history is None:
         return f"{why} and no --history"
     missing = _history_holds(history, load_results(path))
-    if missing is not None:
-        return f"{why}, and {missing}"
-    return Reference(HISTORY, history)
+    return f"{why}, and {missing}" if missing is not None else Reference(HISTORY, history)
 
 
 def visibility_lines(results: Results) -> list[str]:

@@ -52,9 +52,7 @@ def _references(key: ItemKey, rec: Item, timed: tuple[Record, ...]) -> list[Reco
         if vendors:
             return vendors
     kernels = sorted((r for r in group if not is_vendor(r)), key=lambda r: (problem_of(r) != problem, r.case_id))
-    if len(kernels) < MIN_RUN_REFERENCE_ITEMS:
-        return None
-    return kernels[:REFERENCE_ITEMS]
+    return None if len(kernels) < MIN_RUN_REFERENCE_ITEMS else kernels[:REFERENCE_ITEMS]
 
 
 def plan_remeasure(comparison: RunComparison, new: Results) -> RemeasurePlan:

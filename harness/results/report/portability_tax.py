@@ -1,10 +1,9 @@
 """The portability tax: the one body against the target-specific kernel doing the same work.
 
-Contract (pure): ``tax_lines(groups)`` takes the summary's blocks as ``TaxGroup``s and returns
-one line per problem where the run timed a ``one_body: true`` config and a ``false`` one (in one
-block, or in two blocks of a backend whose fastest vendor items do the same FLOPs), each
-against its own vendor item: each side's fastest config, time and vendor ratio, and the one
-body's time over the target-specific kernel's, minus 1.
+Contract (pure): ``tax_lines(groups)``: one line per problem where the run timed a
+``one_body: true`` config and a ``false`` one (in one block, or in two blocks of a backend whose
+fastest vendor items do the same FLOPs): each side's fastest config and vendor ratio, and the
+one body's time over the target-specific kernel's, minus 1.
 """
 
 from __future__ import annotations

@@ -26,9 +26,7 @@ from ..compare import verdict_words
 def format_value(value: float | None, unit: str) -> str:
     if value is None:
         return "-"
-    if unit == "cycles":
-        return f"{value:,.0f} cyc (model)"
-    return format_seconds(value)
+    return f"{value:,.0f} cyc (model)" if unit == "cycles" else format_seconds(value)
 
 
 def format_change(judgement: Judgement | None) -> str:

@@ -52,9 +52,7 @@ def _slot(point_loop: str) -> float | None:
     """x position: s0..s4 at 0..4, manual and serial set apart at 5.5 and 6.5."""
     if point_loop in STAGE_SLOTS:
         return float(STAGE_SLOTS.index(point_loop))
-    if point_loop in EXTRA_SLOTS:
-        return 5.5 + EXTRA_SLOTS.index(point_loop)
-    return None
+    return 5.5 + EXTRA_SLOTS.index(point_loop) if point_loop in EXTRA_SLOTS else None
 
 
 def _stage_axis(ax) -> None:
