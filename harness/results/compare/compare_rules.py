@@ -1,20 +1,39 @@
 """The rules that judge an item timed in both runs: one predicate each, chosen in one place.
 
-Contract: a rule has a ``name``, ``applies(facts) -> bool`` and ``decide(facts) -> Decision``;
-``choose(facts)`` takes the first rule of ``RULES`` whose predicate holds (``rank-test`` always does):
-- ``nothing-measured``: a side's median is 0 s: NOISY, never a move of -100 % or +inf.
-- ``compile-builds``: the builds' min-of-n (or median-of-n) factor relative to the run's other
-  compile items (compile_group.py).  Without such a reference a move stands only where a witness
-  moved alike (the instruction count, or the builds' CPU seconds), else NOISY; rounds taken
-  another way in each run (compile_method.py) leave only the count as witness, and back to back
-  against round-robin is never SAME (back to back reads 7-24 % faster).
-- ``two-levels``: one side's rounds fall in two levels with the other's median between them:
-  NOISY (two_levels.py).
-- ``vendor-rounds``: the between-round test on per-round vendor ratios, standing only where the
-  kernel's own per-round time moved alike; ``between-rounds``: that test on per-round medians.
-  Both end with the clock witness (clock_witness.py): a move the SM clock explains is NOISY.
-- ``rank-test``: Mann-Whitney U on the samples (judgement.judge), relative to the in-run
-  reference where there is one; a move inside either item's drift is NOISY.
+Contract: a rule has a ``name``, ``applies(facts) -> bool`` and ``decide(facts) -> Decision``
+(verdict and reason in one object).  ``RULES`` registers them in the order they are asked;
+``choose(facts)`` takes the first whose predicate holds (``rank-test`` always does).
+
+The rules:
+- ``nothing-measured`` (a side whose samples' median is 0 s: a timer that saw nothing, or an
+  edited file): NOISY, never a move of -100 % or +inf.
+- ``compile-builds`` (compile items): the builds' min-of-n (or median-of-n) factor relative to
+  the run's other compile items (harness/results/compile_gate/compile_group.py; verdicts.min_of_n).  Where
+  nothing cancels a move of the machine (fewer than ``MIN_RUN_REFERENCE_ITEMS`` other items),
+  SLOWER/FASTER stands only where a witness moved the same way: the instruction count (by
+  ``COUNT_MIN_EFFECT``, both runs counted alike) or the builds' own CPU seconds (by the factor);
+  otherwise the pair is NOISY, the probe's and the builds' own moves in the reason.  Where the
+  two runs also took the item's rounds differently (round-robin over another number of items,
+  or back to back in one run: compile_method.py) only the instruction count can witness, since
+  the width moves the CPU seconds too; a pair taken back to back in one run and round-robin in
+  the other needs that witness even with a run reference, and is never SAME (measured: back to
+  back reads 7-24 % faster).
+- ``two-levels`` (device items with per-round medians on both sides whose medians moved by the
+  minimum effect, where one side's rounds fall in two levels and the other side's median lies
+  between their ends: harness/results/compare/two_levels.py): NOISY, the levels in the reason - the pair
+  differs by which level more rounds landed on.
+- ``vendor-rounds`` (device items judged against their problem's vendor item, with per-round
+  vendor ratios on both sides): the between-round test on those ratios, standing only where the
+  kernel's own per-round time moved the same way (verdicts.kernel_moved_too).
+- ``between-rounds`` (device items with per-round medians on both sides): the between-round
+  median test on them, relative to the in-run reference where there is one.
+- Both round rules end with the clock witness (harness/results/compare/clock_witness.py): a SLOWER or
+  FASTER that the SM clock NVML read after the item's rounds explains (the clock stepped against
+  the move, relative to the run's other items where the change is, and the corrected change is
+  under the minimum effect) is NOISY, both clocks in the reason.
+- ``rank-test`` (every other pair): the Mann-Whitney U rule (judgement.judge) on the samples,
+  relative to the in-run reference where there is one; a move inside the drift measured in
+  either item is NOISY.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ import math
 import statistics
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, NamedTuple, Sequence
 
 from ...core.record_reader import RecordReader
 from ...core.shard import placement
@@ -128,10 +128,10 @@ def in_run_reference(paired: Paired, key: ItemKey, vendor_ok: bool) -> tuple[str
     mine = shards_of(paired, key)
     where = " on the same shard" if mine != (None, None) else ""
     sums = _kernel_log_sums(paired, group, mine)
-    if sums["count"] - (key in sums["own"]) < MIN_RUN_REFERENCE_ITEMS:  # too few on its shard: all of the run's
+    if sums.count - (key in sums.own) < MIN_RUN_REFERENCE_ITEMS:  # too few on its shard: all of the run's
         sums, where = _kernel_log_sums(paired, group, None), ""
-    count, bad, log_b, log_n = sums["count"], sums["bad"], sums["log_b"], sums["log_n"]
-    own = sums["own"].get(key)  # (bad, log b, log n) of this item when it is one of the group's kernels
+    count, bad, log_b, log_n, owns = sums
+    own = owns.get(key)  # (bad, log b, log n) of this item when it is one of the group's kernels
     if own is not None:
         count, bad, log_b, log_n = count - 1, bad - own[0], log_b - own[1], log_n - own[2]
     if count < MIN_RUN_REFERENCE_ITEMS or bad:
@@ -140,7 +140,15 @@ def in_run_reference(paired: Paired, key: ItemKey, vendor_ok: bool) -> tuple[str
     return RUN_RATIO, description, math.exp(log_b / count), math.exp(log_n / count)
 
 
-def _kernel_log_sums(paired: Paired, group: Group, shard: tuple[str | None, str | None] | None) -> dict[str, Any]:
+class _LogSums(NamedTuple):
+    count: int
+    bad: int
+    log_b: float
+    log_n: float
+    own: dict[ItemKey, tuple[int, float, float]]
+
+
+def _kernel_log_sums(paired: Paired, group: Group, shard: tuple[str | None, str | None] | None) -> _LogSums:
     """The log-median sums of the group's kernels (those measured on ``shard`` in both runs;
     None: all), once per group and shard, so each item's leave-one-out reference is O(1)."""
     memo = paired.memo.setdefault("kernel_sums", {})
@@ -153,7 +161,7 @@ def _kernel_log_sums(paired: Paired, group: Group, shard: tuple[str | None, str 
             item = (1, 0.0, 0.0) if b <= 0 or n <= 0 else (0, math.log(b), math.log(n))
             own[k] = item
             count, bad, log_b, log_n = count + 1, bad + item[0], log_b + item[1], log_n + item[2]
-        memo[(group, shard)] = {"count": count, "bad": bad, "log_b": log_b, "log_n": log_n, "own": own}
+        memo[(group, shard)] = _LogSums(count, bad, log_b, log_n, own)
     return memo[(group, shard)]
 
 

@@ -154,7 +154,8 @@ def judge_plan(key: ItemKey, base_plan: Mapping[str, Any], new_plan: Mapping[str
         verdict = MODEL_WORSE
     elif better:
         verdict = MODEL_BETTER
-    verdict = PLAN_CHANGED if changes or model else SAME_PLAN
+    else:
+        verdict = PLAN_CHANGED if changes or model else SAME_PLAN
     gates = (verdict == MODEL_WORSE and thresholds.gate_model) or (verdict != SAME_PLAN and thresholds.gate_plan)
     return PlanVerdict(key, verdict, gates, tuple(changes), tuple(model))
 
