@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Iterable
 
-from ..compare.pairing import is_vendor
 
 RUN_ORDER = "COALESCE(r.started_at, r.added_at), r.run_id"
 
@@ -88,9 +87,9 @@ class Series:
 
     @cached_property
     def is_vendor(self) -> bool:
-        """A vendor library item, as its record tells (``pairing.is_vendor``: a family may have
-        several, e.g. one per attention backend)."""
-        return any(is_vendor(record(p)) for p in self.points[:1]) or self.case_id.endswith("-vendor")
+        """A vendor library item, as its record tells (no kernel config, ``pairing.is_vendor``: a
+        family may have several, e.g. one per attention backend)."""
+        return any(record(p).get("config") is None for p in self.points[:1]) or self.case_id.endswith("-vendor")
 
 
 def record(point: Point) -> dict[str, Any]:
