@@ -13,16 +13,12 @@ from typing import Any, Mapping
 from ...measure.drift import DEFAULT_THRESHOLD, detect_drift
 
 
-def _batch_medians(measurement: Mapping[str, Any]) -> list[float]:
-    return [float(b["median_s"]) for b in measurement.get("batches") or ()
-            if isinstance(b, dict) and not b.get("dropped") and isinstance(b.get("median_s"), (int, float))]
-
-
 def with_derived_drift(record: Mapping[str, Any]) -> dict[str, Any]:
     measurement = record.get("measurement")
     if not isinstance(measurement, dict) or "drift" in measurement:
         return record
-    medians = _batch_medians(measurement)
+    medians = [float(b["median_s"]) for b in measurement.get("batches") or ()
+               if isinstance(b, dict) and not b.get("dropped") and isinstance(b.get("median_s"), (int, float))]
     if len(medians) < 2:
         return record
     threshold = measurement.get("drift_threshold")

@@ -5,7 +5,7 @@ Contract: ``Journal(path).append(entry)`` / ``append_many``: JSON lines in one `
 ``end``.  ``read_journal(path)`` returns ``JournalContents`` (last line per item wins) or raises
 ``JournalError``; ``not_the_item(...)`` says why an item line must not stand for an item.
 ``recover_document(contents)``: a pytest-benchmark document whose ``tlbench.partial`` says what
-is missing.
+is missing.  ``atomic_write_text`` is re-exported for the journal's writers.
 """
 
 from __future__ import annotations
@@ -271,13 +271,8 @@ def read_journal(path: str | Path) -> JournalContents:
 
 
 def partial_note(contents: JournalContents) -> dict[str, Any]:
-    return {
-        "journal": contents.path,
-        "run_ended": contents.ended,
-        "items_in_journal": len(contents.items),
-        "items_collected": len(contents.collected),
-        "missing": contents.missing,
-    }
+    return {"journal": contents.path, "run_ended": contents.ended, "items_in_journal": len(contents.items),
+            "items_collected": len(contents.collected), "missing": contents.missing}
 
 
 def recover_document(contents: JournalContents) -> dict[str, Any]:

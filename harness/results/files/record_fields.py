@@ -45,17 +45,16 @@ def _optional(rec: Mapping[str, Any], key: str, types: tuple[type, ...], path: A
     return value
 
 
-def _number_list(rec: Mapping[str, Any], key: str, path: Any, where: str, positive: bool = False, required: bool = False) -> list | None:
+def _number_list(rec: Mapping[str, Any], key: str, path: Any, where: str, positive: bool = False) -> None:
     value = rec.get(key)
-    if value is None and not required:
-        return None
+    if value is None:
+        return
     should = f"a non-empty list of finite {'positive' if positive else 'non-negative'} numbers"
     if not isinstance(value, list) or not value:
         _fail(path, where, key, value, should)
     for i, v in enumerate(value):
         if not _number(v) or v < 0 or (positive and v == 0):
             _fail(path, where, f"{key}[{i}]", v, should)
-    return value
 
 
 def check_document(path: Any, doc: Mapping[str, Any]) -> None:
@@ -109,10 +108,9 @@ def check_record(path: Any, label: str, rec: Mapping[str, Any]) -> None:
     """A timed record: ids, samples and every section a reader or judge reads."""
     where = f"benchmark {label}"
     _ids(path, where, rec)
-    samples = _number_list(rec, "samples_s", path, where, required=True)
-    cpu = _number_list(rec, "cpu_samples_s", path, where)
-    probe = _number_list(rec, "machine_probe_cpu_s", path, where, positive=True)
-    del samples, cpu, probe  # a probe list of another length is read as no probe (pairing.py)
+    # samples_s: checked by store.py first; a probe list of another length is read as no probe
+    _number_list(rec, "cpu_samples_s", path, where)
+    _number_list(rec, "machine_probe_cpu_s", path, where, positive=True)
     rounds = rec.get("compile_round_robin")
     if rounds is not None and (not isinstance(rounds, int) or isinstance(rounds, bool) or rounds < 0):
         _fail(path, where, "compile_round_robin", rounds, "a non-negative integer")
@@ -148,9 +146,8 @@ def check_record(path: Any, label: str, rec: Mapping[str, Any]) -> None:
     for key, value in (throughput or {}).items():
         if value is not None and not _number(value):
             _fail(path, where, f"throughput.{key}", value, "a finite number")
-    for key in ("pct_of_peak",):
-        if rec.get(key) is not None and not _number(rec[key]):
-            _fail(path, where, key, rec[key], "a finite number")
+    if rec.get("pct_of_peak") is not None and not _number(rec["pct_of_peak"]):
+        _fail(path, where, "pct_of_peak", rec["pct_of_peak"], "a finite number")
     for key in ("check", "budget", "compile_phases_s"):
         _optional(rec, key, (dict,), path, where, "an object or null")
     _counts(rec, path, where)

@@ -46,7 +46,7 @@ class Shard:
 
     def nodeids(self) -> list[str]:
         out = [b.get("fullname") for b in self.results.document["benchmarks"]]
-        out += [r.get("nodeid") for r in (*self.results.failed, *self.results.skipped)]
+        out += [r.nodeid for r in (*self.results.failures, *self.results.skips)]
         return [n for n in out if n]
 
 
@@ -116,17 +116,14 @@ def _check_commit(shards: Sequence[Shard]) -> None:
         )
 
 
-def _differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
-    return [f"{k} {a.get(k)!r} -> {b.get(k)!r}" for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
-
-
 def _check_one_run(shards: Sequence[Shard]) -> None:
     first = shards[0]
     seen: dict[int, Shard] = {}
     for s in shards:
         if s.note["count"] != first.note["count"]:
             raise ResultsError(f"{s.where} is one of {s.note['count']} shards, {first.where} one of {first.note['count']}: not one run")
-        differs = _differences(first.note["settings"], s.note["settings"])
+        a, b = first.note["settings"], s.note["settings"]
+        differs = [f"{k} {a.get(k)!r} -> {b.get(k)!r}" for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
         if differs:
             raise ResultsError(f"{s.where} ran with other options than {first.where}: {'; '.join(differs)}; give every shard the same options")
         if s.note["run_digest"] != first.note["run_digest"]:
@@ -153,16 +150,16 @@ def _check_items_once(shards: Sequence[Shard]) -> None:
     run_items = set(shards[0].note["run_items"])
     for s in shards:
         here: dict[str, str] = {}
-        for status, records in (("timed", s.results.records), ("failed", s.results.failed), ("skipped", s.results.skipped)):
-            for rec in records:
-                nodeid = rec.get("fullname") or rec.get("nodeid")
+        for status, items in (("timed", s.results.timed), ("failed", s.results.failures), ("skipped", s.results.skips)):
+            for item in items:
+                nodeid = item.fullname or item.nodeid
                 if nodeid not in run_items:
                     raise ResultsError(f"{s.where} has a result for {nodeid}, which is not an item of the run")
                 if nodeid in here:
                     raise ResultsError(f"{s.where} holds item {nodeid} twice ({here[nodeid]} and {status}): the shard file "
                                        "was edited or is damaged; re-run that shard")
                 here[nodeid] = status
-                if _vendor_copy(rec):  # each shard measures its own copy
+                if _vendor_copy(item.raw):  # each shard measures its own copy
                     continue
                 if nodeid in owner and owner[nodeid] is not s:
                     raise ResultsError(f"item {nodeid} is in {owner[nodeid].where} and in {s.where}: each item belongs to one shard")
@@ -268,7 +265,7 @@ def merge_shards(inputs: Sequence[Results]) -> MergedRun:
             "shards": [
                 {
                     "label": s.label, "file": s.results.path, "host": s.note.get("host"), "selected": s.note.get("selected"),
-                    "timed": len(s.results.records), "failed": len(s.results.failed), "skipped": len(s.results.skipped),
+                    "timed": len(s.results.timed), "failed": len(s.results.failures), "skipped": len(s.results.skips),
                     "input_seed": t.get("input_seed"), "setup_s": t.get("setup_s") or {}, "phases_s": t.get("phases_s") or {},
                     "datetime": s.results.document.get("datetime"), "journal": t.get("journal"),
                 }

@@ -274,10 +274,6 @@ def write_document(document: dict[str, Any], path: str | Path) -> Path:
     return out
 
 
-def _backend_of_bench(bench: Mapping[str, Any]) -> str | None:
-    return ((bench.get("extra_info") or {}).get(EXTRA_KEY) or {}).get("backend")
-
-
 def split_by_backend(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """One document per backend, each with only that backend's items and device info."""
     parsed = parse_results(document)
@@ -288,7 +284,8 @@ def split_by_backend(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
         if info:
             machine[EXTRA_KEY] = {**info, "backends": {k: v for k, v in info.get("backends", {}).items() if k == backend}}
         part = {**document, "machine_info": machine}
-        part["benchmarks"] = [b for b in document["benchmarks"] if _backend_of_bench(b) == backend]
+        part["benchmarks"] = [b for b in document["benchmarks"]
+                              if ((b.get("extra_info") or {}).get(EXTRA_KEY) or {}).get("backend") == backend]
         top = document.get(EXTRA_KEY)
         if top:
             part[EXTRA_KEY] = {

@@ -55,13 +55,9 @@ def roofline_fields(record: Mapping[str, Any], profile: DeviceProfile | None, de
     if profile is None:
         return {"throughput": throughput,
                 "roofline": {"status": PEAK_UNKNOWN, "device": device, "reason": "no profile for this device"}}
-    roof: dict[str, Any] = {
-        "status": "ok" if peak else PEAK_UNKNOWN,
-        "device": profile.device,
-        "origin": profile.origin,
-        "source": profile.source,
-        "bandwidth_tbps": bandwidth / 1e12 if bandwidth else None,
-    }
+    roof: dict[str, Any] = {"status": "ok" if peak else PEAK_UNKNOWN, "device": profile.device,
+                            "origin": profile.origin, "source": profile.source,
+                            "bandwidth_tbps": bandwidth / 1e12 if bandwidth else None}
     if peak is None:
         why = no_dtype or f"no published {dtype} peak for {profile.device}"
         if dtype_from == "inputs":

@@ -66,10 +66,6 @@ def _tile(config: Mapping[str, Any], record: Mapping[str, Any] | None = None) ->
     return " ".join(shown) or "?"
 
 
-def _is_vendor(record: Mapping[str, Any]) -> bool:
-    return record.get("config") is None and "problem" in record
-
-
 def _read(reader: RecordReader, record: Mapping[str, Any]) -> Any:
     try:
         return reader.read(record)
@@ -288,7 +284,7 @@ def _blocks(records: Iterable[Mapping[str, Any]]) -> tuple[list[_Block], Counter
         block = blocks.setdefault(key, _Block(*key))
         if status == "failed":
             block.failed.append(rec)
-        elif _is_vendor(rec):
+        elif rec.get("config") is None and "problem" in rec:  # a vendor item
             block.vendor.append(rec)
         elif rec.get("kind") == "device":
             block.timed.append(rec)
