@@ -1,10 +1,9 @@
 """The dashboard's stage curves: every suite that sweeps num_stages, per testbed.  Data only.
 
-Contract: ``stage_point(record)``: a kernel record's ``(tile, num_stages)``, or None.
-``stage_panels(series, quality)``: one ``StagePanel`` per (suite, problem, testbed) whose chosen
-run sweeps two or more depths of a tile: the ``MAX_CURVES`` best tiles' throughput (or modeled
-cycles, never mixed) per depth, the vendor item as reference.  ``headline(panels)``: each
-suite's widest-swept problem.  ``schedule_groups(series, limit)``: records with a schedule model.
+Contract: ``stage_point(record)``: ``(tile, num_stages)`` or None; ``stage_panels(series,
+quality)``: one ``StagePanel`` per (suite, problem, testbed) whose chosen run sweeps two or more
+depths: the ``MAX_CURVES`` best tiles' throughput or modeled cycles (never mixed) per depth;
+``headline(panels)``; ``schedule_groups(series, limit)``: records with a schedule model.
 """
 
 from __future__ import annotations

@@ -96,11 +96,8 @@ class ModelChange:
 
 @dataclass(frozen=True)
 class PlanVerdict:
-    """What the compiler decided for one case (its plan) and what its schedule model predicts,
-    base vs new (harness/results/compare/plan_verdicts.py).  ``verdict``: MODEL WORSE / MODEL BETTER (a
-    modeled II or cycle count moved beyond the threshold), PLAN CHANGED (decisions changed,
-    the model did not move that much), SAME PLAN.  ``changes``: each difference in words,
-    before -> after.  Compiler decisions and model numbers, never times."""
+    """One case's plan and schedule model, base vs new (plan_verdicts.py): ``verdict``, and
+    ``changes`` in words, before -> after.  Compiler decisions and model numbers, never times."""
 
     key: ItemKey
     verdict: str

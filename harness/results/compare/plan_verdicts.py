@@ -1,9 +1,8 @@
 """Run-vs-run verdicts on what the compiler decided and what its schedule model predicts.
 
 Contract: ``compare_plans(paired, thresholds)``: one ``PlanVerdict`` per item with a plan in
-both runs (core/cases.py::Plan): MODEL WORSE when modeled cycles or a loop's II grew by more
-than ``thresholds.model_threshold`` (gates with ``gate_model``), MODEL BETTER when one shrank
-and none grew, PLAN CHANGED for any other difference (gates with ``gate_plan``), else SAME PLAN.
+both runs: MODEL WORSE (modeled cycles or a loop's II grew past ``model_threshold``; gates with
+``gate_model``), MODEL BETTER, PLAN CHANGED (gates with ``gate_plan``) or SAME PLAN.
 ``add_options(parser)`` / ``threshold_values(args)``: the options that set those.
 """
 

@@ -178,12 +178,9 @@ def count_shift(backend: str, logs: Sequence[float], floor: float) -> RunShift |
 
 
 def with_count_witness(time_shifts: Sequence[RunShift], counted: CountVerdicts) -> tuple[RunShift, ...]:
-    """The whole-run shifts of compile time, each one put down to the machine (shown, not gated)
-    unless the instruction counts of its group's counted items moved the same way by at least
-    ``COUNT_MIN_EFFECT`` (their geometric mean): where the compiler did not do correspondingly
-    more (or less) work, the time moved with the machine's speed (a shared runner's load: a real
-    A/A pair on the 2-core box read +41.8 % on time with every count within 0.2 %).  A group with
-    no counted item is ``compile_shift.uncounted``'s.  Then the counts' own shifts."""
+    """The compile-time shifts, each the machine's (shown, not gated) unless its group's counts
+    moved alike by ``COUNT_MIN_EFFECT`` (an A/A pair read +41.8 % on time, every count within
+    0.2 %; a group with none: ``compile_shift.uncounted``); then the counts' own shifts."""
     out = []
     for shift in time_shifts:
         same_group = [i for i in counted.items if i.time is not None

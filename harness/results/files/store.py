@@ -34,13 +34,9 @@ REQUIRED_RECORD_KEYS = ("backend", "kind", "case_id", "samples_s")
 
 @dataclass(frozen=True)
 class Testbed:
-    """What must match for two runs of one backend to be compared sample by sample.
-
-    ``driver`` and ``vendor_library`` are what the backend's traits name so
-    (``BackendTraits.testbed_fields``: a GPU driver, a CANN version; the library the vendor
-    item calls).  ``vendor_library`` only matters for ratios to the vendor item, so it is
-    kept apart.
-    """
+    """What must match for two runs of one backend to be compared sample by sample; the traits
+    name ``driver`` and ``vendor_library`` (``BackendTraits.testbed_fields``), and the latter
+    only matters for ratios to the vendor item, so it is kept apart."""
 
     backend: str
     target: str | None

@@ -1,10 +1,9 @@
 """Judge a new run against its history: the rolling best (or median) of the last N runs.
 
 Contract: ``compare_with_history(conn, new, policy, thresholds)`` finds each backend's stored
-testbed (none: ``CompareError``), takes per item the best or median of its last
-``policy.last_n`` runs and judges it against the new run with ``compare.compare_runs``, plus
-step detection.  A stored row that cannot be read or that the store would refuse is left out
-and ``skipped`` says why.
+testbed (none: ``CompareError``), judges per item the best or median of its last
+``policy.last_n`` runs against the new run (``compare.compare_runs``) and detects steps; a stored
+row the store would refuse is left out and ``skipped`` says why.
 """
 
 from __future__ import annotations

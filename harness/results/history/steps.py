@@ -1,10 +1,9 @@
 """Step detection over one case's history: where did its level change?  Pure.
 
-Contract: ``detect_steps(values, min_effect)`` takes one positive number per run, oldest first,
-and returns the ``Step``s of the best piecewise-constant fit (asv's ``step_detect``): on log
-values, L1 cost plus ``PENALTY_SIGMAS`` x sigma x log(n) per segment, minimised by dynamic
-programming; a lone run between segments is an outlier (but the newest); neighbours closer
-than ``min_effect`` merge.
+Contract: ``detect_steps(values, min_effect)`` (one positive number per run, oldest first)
+returns the ``Step``s of the best piecewise-constant fit (asv's ``step_detect``: L1 cost on log
+values plus ``PENALTY_SIGMAS`` x sigma x log(n) per segment, by dynamic programming); a lone run
+between segments is an outlier (but the newest); neighbours closer than ``min_effect`` merge.
 """
 
 from __future__ import annotations

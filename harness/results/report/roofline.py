@@ -1,10 +1,9 @@
 """% of peak and the roofline position of one device record (pure; never guesses).
 
-Contract: ``roofline_fields(record, profile)``: the fields to add from ``tflops`` /
-``gbps_compulsory`` and the profile (``arithmetic_intensity``, ``pct_of_peak``,
-``pct_of_bandwidth``, ``roofline``, or its ``status`` "peak unknown" with a ``reason``);
+Contract: ``roofline_fields(record, profile)``: the fields to add (``arithmetic_intensity``,
+``pct_of_peak``, ``pct_of_bandwidth``, ``roofline``, or "peak unknown" with a ``reason``);
 ``peak_dtype(record) -> (dtype, where from, why not)``; ``annotate(record, profile)``: a copy
-with those fields (compile records and records without throughput unchanged).
+with them (compile records and records without throughput unchanged).
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
 """The ten-second answer: one block per backend x problem, skips folded by reason.
 
-Contract: ``summary_lines(records, setup_s, setup_parts)`` (pure, over the session's timed,
-failed and skipped records) returns the terminal's last lines: per (backend, problem) a grid of
-tiles x loop forms (device medians, else the model's II and cycles or the chosen pipeline), the
-best config's rate, vendor ratio and % of peak, flags and the first failures; then the
-portability tax, the search accounts, one line per skip reason and the untimed setup.
+Contract: ``summary_lines(records, setup_s, setup_parts)`` (pure, over the session's records)
+returns the terminal's last lines: per (backend, problem) a grid of tiles x loop forms (device
+medians, else the model's II and cycles or the chosen pipeline), the best config's rates, flags
+and first failures; then the portability tax, search accounts, skips and the untimed setup.
 """
 
 from __future__ import annotations
