@@ -1,9 +1,8 @@
 """What every output format of a comparison or a run says, as plain strings.
 
-Contract: pure functions of compare / compare_backends data or a ``Results``: the verdict order,
-cells per item (regressions first), summary, drift, model-change, testbed, across-backends,
-run and plan-verdict rows.  Times print as times, counts as ``M instr``, models as
-``cycles (model)``.
+Contract: pure functions of compare / compare_backends data or a ``Results``: the verdict order
+and the cells and rows every format shows.  Times print as times, counts as ``M instr``, models
+as ``cycles (model)``.
 """
 
 from __future__ import annotations
