@@ -94,15 +94,16 @@ def _timed_pair(paired: Paired, key: ItemKey, thresholds: Thresholds, reference:
     base_rec, new_rec = facts.base, facts.new
     vendor = is_vendor(base_rec)
     notes = [f"{side} run: {verdicts.status_of(r)}" for side, r in (("base", base_rec), ("new", new_rec)) if verdicts.status_of(r) != "clean"]
-    how = compile_method.width_difference(base_rec.raw, new_rec.raw) if key.kind == "compile" else None
+    how = (compile_method.width_difference(base_rec.raw, new_rec.raw)
+           if key.kind == "compile" else None)
     if how and how not in decision.judgement.reason:
         notes.append(how)
     detail = "; ".join((["the vendor reference: shown, not gated"] if vendor else []) + notes)
     return ItemComparison(
         key=key, problem=problem_of(base_rec), verdict=decision.judgement.verdict, gates=not vendor,
-        decided_by=decision.judgement.basis, time=facts.time, relative=facts.relative, decided=decision.judgement,
-        reference=decision.reference or (reference[1] if reference is not None else ""),
-        min_effect=facts.min_effect, detail=detail, rule=decision.rule)
+        decided_by=decision.judgement.basis, time=facts.time, relative=facts.relative,
+        decided=decision.judgement, min_effect=facts.min_effect, detail=detail, rule=decision.rule,
+        reference=decision.reference or (reference[1] if reference is not None else ""))
 
 
 def _unpaired(key, rec, verdict, gates, detail, thresholds) -> ItemComparison:
@@ -172,8 +173,9 @@ def compare_runs(
             items.append(_unpaired(key, rec, Verdict.NEW, False, detail, thresholds))
     counted = count_verdicts.compare_counts(paired, thresholds)  # instruction counts: rows of their own
     return RunComparison(
-        base_path=base.path, new_path=new.path, thresholds=thresholds, items=tuple(items) + counted.items,
-        testbeds=testbeds, method_mismatches=methods.mismatches, drifts=tuple(drifts),
+        base_path=base.path, new_path=new.path, thresholds=thresholds, testbeds=testbeds,
+        items=tuple(items) + counted.items, method_mismatches=methods.mismatches,
+        drifts=tuple(drifts),
         model_changes=tuple(model_changes(paired)), notes=tuple(notes) + counted.notes,
         shifts=count_verdicts.with_count_witness(run_shifts(paired, thresholds), counted),
         plans=plan_verdicts.compare_plans(paired, thresholds))

@@ -127,9 +127,11 @@ def _stage_points(backend: str, points: list[tuple[dict, float]], catalog: Famil
         group = (problem_of(rec), stage.tile)
         ref = refs.get(group)
         out.append(AcrossPoint(
-            backend=backend, case_id=rec.case_id, problem=group[0], tile=group[1], loop_id=stage.loop_id,
-            num_stages=stage.num_stages, loop_form=stage.loop_form, value=value,
-            speedup=ref[1] / value if ref and value > 0 else None, reference=ref[0] if ref else None,
+            backend=backend, case_id=rec.case_id, problem=group[0], tile=group[1],
+            loop_id=stage.loop_id, num_stages=stage.num_stages, loop_form=stage.loop_form,
+            value=value,
+            speedup=ref[1] / value if ref and value > 0 else None,
+            reference=ref[0] if ref else None,
             tflops=rec.throughput.get("tflops") if rec.kind == "device" else None))
     return out
 

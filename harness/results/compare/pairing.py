@@ -215,7 +215,8 @@ def run_shifts(paired: Paired, thresholds: Thresholds) -> list[verdicts.RunShift
     for group in paired.groups():
         keys = paired.keys(group)
         ratios = _group_ratios(paired, [k for k in keys if not is_vendor(paired.base[k])])
-        if group[2] == "compile" and keys and all(values_normalised(paired.base[k].raw, paired.new[k].raw) for k in keys):
+        compiled = group[2] == "compile" and keys
+        if compiled and all(values_normalised(paired.base[k].raw, paired.new[k].raw) for k in keys):
             vendor = [1.0]  # the probe is divided out of every build: what is left is not the machine's speed
             witness = "machine probe (divided out of every build)"
         elif group[2] == "compile":
@@ -232,14 +233,16 @@ def run_shifts(paired: Paired, thresholds: Thresholds) -> list[verdicts.RunShift
             kernels = [(paired.base[k], paired.new[k]) for k in keys if not is_vendor(paired.base[k])]
             shift = compile_shift.honest(shift, *compile_shift.machine_moves(kernels), effect)
         if shift is not None and group[2] == "compile":
-            how = Counter(filter(None, (compile_method.width_difference(paired.base[k].raw, paired.new[k].raw) for k in keys)))
+            widths = (compile_method.width_difference(paired.base[k].raw, paired.new[k].raw) for k in keys)
+            how = Counter(filter(None, widths))
             if how:
                 shift = compile_shift.measured_differently(shift, how.most_common(1)[0][0])
         if shift is not None:
             kernels = [(paired.base[k], paired.new[k]) for k in keys if not is_vendor(paired.base[k])]
             if group[2] == "compile":  # the box's load as the builds met it (compile_shift.uncounted judges by it)
                 shift = replace(shift, load_change=compile_shift.load_move(kernels))
-            out.append(shift_cause.named(shift, [(b.raw, n.raw) for b, n in kernels]))  # a changed kernel body is the code, not the toolchain
+            # a changed kernel body is the code, not the toolchain
+            out.append(shift_cause.named(shift, [(b.raw, n.raw) for b, n in kernels]))
     return out
 
 

@@ -61,8 +61,8 @@ def pick_best(records: Iterable[Mapping[str, Any]], devices: dict[str, str], rea
         best.append(BestEntry(
             backend=backend, device=devices.get(backend) or "unknown", problem_id=problem_id,
             problem=winner["problem"], config=winner["config"], case_id=case_id, median_s=median,
-            tflops=(winner.get("throughput") or {}).get("tflops"), vs_vendor=ref / median if ref else None,
-            candidates=len(recs)))
+            tflops=(winner.get("throughput") or {}).get("tflops"), candidates=len(recs),
+            vs_vendor=ref / median if ref else None))
     return best
 
 

@@ -17,8 +17,8 @@ def with_derived_drift(record: Mapping[str, Any]) -> dict[str, Any]:
     measurement = record.get("measurement")
     if not isinstance(measurement, dict) or "drift" in measurement:
         return record
-    medians = [float(b["median_s"]) for b in measurement.get("batches") or ()
-               if isinstance(b, dict) and not b.get("dropped") and isinstance(b.get("median_s"), (int, float))]
+    medians = [float(b["median_s"]) for b in measurement.get("batches") or () if isinstance(b, dict)
+               and not b.get("dropped") and isinstance(b.get("median_s"), (int, float))]
     if len(medians) < 2:
         return record
     threshold = measurement.get("drift_threshold")

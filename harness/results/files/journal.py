@@ -271,8 +271,9 @@ def read_journal(path: str | Path) -> JournalContents:
 
 
 def partial_note(contents: JournalContents) -> dict[str, Any]:
-    return {"journal": contents.path, "run_ended": contents.ended, "items_in_journal": len(contents.items),
-            "items_collected": len(contents.collected), "missing": contents.missing}
+    return {"journal": contents.path, "run_ended": contents.ended,
+            "items_in_journal": len(contents.items), "items_collected": len(contents.collected),
+            "missing": contents.missing}
 
 
 def recover_document(contents: JournalContents) -> dict[str, Any]:

@@ -228,7 +228,7 @@ class Item:
     kernel_hash: str | None
     shard: str | None
     device_uuid: str | None
-    raw: Mapping[str, Any] = field(repr=False, compare=False)  # the dict as written, with problem_id
+    raw: Mapping[str, Any] = field(repr=False, compare=False)  # as written, with problem_id
 
     @property
     def suite(self) -> str:
@@ -237,7 +237,8 @@ class Item:
     @classmethod
     def _typed(cls, raw: Mapping[str, Any], **given: Any):
         """An item whose fields are ``raw``'s (the ids required), but those ``given``."""
-        given = {"backend": raw["backend"], "kind": raw["kind"], "case_id": raw["case_id"], "raw": raw, **given}
+        given = {"backend": raw["backend"], "kind": raw["kind"], "case_id": raw["case_id"],
+                 "raw": raw, **given}
         return cls(**{f.name: raw.get(f.name) for f in fields(cls) if f.name not in given}, **given)
 
 
@@ -280,6 +281,7 @@ class Record(Item):
         if isinstance(raw, Record):
             return raw
         cpu, probe = raw.get("cpu_samples_s"), raw.get("machine_probe_cpu_s")
-        return cls._typed(raw, samples_s=tuple(raw.get("samples_s") or ()), summary=raw.get("summary") or {},
-                          cpu_samples_s=None if cpu is None else tuple(cpu), throughput=raw.get("throughput") or {},
-                          machine_probe_cpu_s=None if probe is None else tuple(probe))
+        return cls._typed(raw, samples_s=tuple(raw.get("samples_s") or ()),
+                          cpu_samples_s=None if cpu is None else tuple(cpu),
+                          machine_probe_cpu_s=None if probe is None else tuple(probe),
+                          summary=raw.get("summary") or {}, throughput=raw.get("throughput") or {})

@@ -151,7 +151,8 @@ def _facts(item: Record | Outcome, vendors, reader: RecordReader, traits_of: Tra
                                                 item if item.status == "skipped" else None)
     summary = rec.summary if rec else {}
     median = _median(rec) if rec else None
-    vendor = _vendor_of(rec, vendors) if rec and rec.kind == "device" and not is_vendor(rec) else None
+    kernel = rec is not None and rec.kind == "device" and not is_vendor(rec)
+    vendor = _vendor_of(rec, vendors) if kernel else None
     plan = item.plan if isinstance(item.plan, dict) else None
     try:
         plan_text = traits_of(item.backend).plan_summary(plan) if plan else None
@@ -162,7 +163,8 @@ def _facts(item: Record | Outcome, vendors, reader: RecordReader, traits_of: Tra
         status=item.status if rec is None else "timed",
         suite=item.suite if rec else suite_from(item.nodeid or item.fullname),
         kind=item.kind, backend=item.backend, case_id=item.case_id, problem_id=problem,
-        config_id=config_id, family=item.family, vendor=is_vendor(item), num_stages=stages, loop_form=form,
+        config_id=config_id, family=item.family, vendor=is_vendor(item), num_stages=stages,
+        loop_form=form,
         median_s=median, samples=int(summary.get("n") or len(rec.samples_s)) if rec else 0,
         method=rec.method if rec else None,
         criterion=((rec.measurement or {}).get("criterion") or {}).get("name") if rec else None,
@@ -180,7 +182,8 @@ def _facts(item: Record | Outcome, vendors, reader: RecordReader, traits_of: Tra
 
 def facts_of(records: Iterable[Mapping[str, Any]], traits_of: TraitsOf) -> list[ItemFacts]:
     """Records as the pytest session holds them: each says its ``status`` (timed when absent)."""
-    items = [Record.of(r) if r.get("status", "timed") == "timed" else Outcome.of(str(r["status"]), r) for r in records]
+    items = [Record.of(r) if r.get("status", "timed") == "timed"
+             else Outcome.of(str(r["status"]), r) for r in records]
     reader = RecordReader()
     vendors = _vendors(r for r in items if isinstance(r, Record))
     return [_facts(item, vendors, reader, traits_of) for item in items]
@@ -189,4 +192,5 @@ def facts_of(records: Iterable[Mapping[str, Any]], traits_of: TraitsOf) -> list[
 def run_facts(results: Results, traits_of: TraitsOf) -> list[ItemFacts]:
     vendors = _vendors(results.timed)
     reader = RecordReader()
-    return [_facts(item, vendors, reader, traits_of) for item in (*results.timed, *results.failures, *results.skips)]
+    items = (*results.timed, *results.failures, *results.skips)
+    return [_facts(item, vendors, reader, traits_of) for item in items]

@@ -123,7 +123,8 @@ def _check_one_run(shards: Sequence[Shard]) -> None:
         if s.note["count"] != first.note["count"]:
             raise ResultsError(f"{s.where} is one of {s.note['count']} shards, {first.where} one of {first.note['count']}: not one run")
         a, b = first.note["settings"], s.note["settings"]
-        differs = [f"{k} {a.get(k)!r} -> {b.get(k)!r}" for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+        differs = [f"{k} {a.get(k)!r} -> {b.get(k)!r}" for k in sorted(set(a) | set(b))
+                   if a.get(k) != b.get(k)]
         if differs:
             raise ResultsError(f"{s.where} ran with other options than {first.where}: {'; '.join(differs)}; give every shard the same options")
         if s.note["run_digest"] != first.note["run_digest"]:

@@ -4,7 +4,7 @@ Contract: ``load_results(path)`` returns a ``Results`` (the document, its record
 with ``problem_id``, typed as ``timed`` / ``failures`` / ``skips``, backends and testbeds) from a
 JSON or gzip file, or raises ``ResultsError`` (one line: the file, what is wrong, what to do)
 after checking every field readers use (record_fields.py).  ``merge_documents`` /
-``split_by_backend`` keep failed and skipped items; ``baseline_name`` is ``<backend>-<device>.json``.
+``split_by_backend`` keep failed and skipped items; ``baseline_name``: ``<backend>-<device>.json``.
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ class Results:
     skipped: tuple[dict[str, Any], ...]
     backends: tuple[str, ...]
     timed: tuple[Record, ...] = field(init=False, repr=False, compare=False)  # ``records``, typed
-    failures: tuple[Outcome, ...] = field(init=False, repr=False, compare=False)  # ``failed``, typed
+    failures: tuple[Outcome, ...] = field(init=False, repr=False, compare=False)  # ``failed`` typed
     skips: tuple[Outcome, ...] = field(init=False, repr=False, compare=False)  # ``skipped``, typed
 
     def __post_init__(self) -> None:
@@ -106,7 +106,8 @@ def testbed_of(document: Mapping[str, Any], backend: str, traits: BackendTraits 
     traits = traits or TraitsCatalog.from_entry_points().get(backend)
     fields = traits.testbed_fields(info)
     return Testbed(backend=backend, target=info.get("target"), accelerator=info.get("accelerator"),
-                   tilelang=info.get("tilelang"), driver=fields.get("driver"), vendor_library=fields.get("vendor_library"))
+                   tilelang=info.get("tilelang"), driver=fields.get("driver"),
+                   vendor_library=fields.get("vendor_library"))
 
 
 def baseline_name(testbed: Testbed) -> str:
@@ -281,7 +282,8 @@ def split_by_backend(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
             machine[EXTRA_KEY] = {**info, "backends": {k: v for k, v in info.get("backends", {}).items() if k == backend}}
         part = {**document, "machine_info": machine}
         part["benchmarks"] = [b for b in document["benchmarks"]
-                              if ((b.get("extra_info") or {}).get(EXTRA_KEY) or {}).get("backend") == backend]
+                              if ((b.get("extra_info") or {}).get(EXTRA_KEY) or {}).get("backend")
+                              == backend]
         top = document.get(EXTRA_KEY)
         if top:
             part[EXTRA_KEY] = {

@@ -128,19 +128,21 @@ def _drop_runs(conn: sqlite3.Connection, run_ids: list[int]) -> None:
 
 
 def _item_row(item: Record | Outcome) -> dict[str, Any]:
-    """The ``items`` row of ``item``; a failed or skipped one stored with its node id as ``fullname``."""
+    """The ``items`` row of ``item``; a failed or skipped one has its node id as ``fullname``."""
     samples = item.samples_s if isinstance(item, Record) else None
     throughput = item.throughput if isinstance(item, Record) else {}
-    problem, label = problem_of(item), item.label  # a labelled case (``-best``) competes for its problem
-    written = item.raw if isinstance(item, Record) else {**item.raw, "fullname": item.fullname or item.nodeid}
+    problem, label = problem_of(item), item.label  # a labelled case (-best): its problem's
+    written = item.raw if isinstance(item, Record) else {**item.raw,
+                                                         "fullname": item.fullname or item.nodeid}
     return {
         "suite": item.suite, "kind": item.kind, "case_id": item.case_id,
-        "problem": problem[: -len(label) - 1] if label and problem.endswith(f"-{label}") else problem,
+        "problem": problem.removesuffix(f"-{label}") if label else problem,
         "status": "timed" if isinstance(item, Record) else item.status,
         "median_s": summarize(samples).median if samples else None,
         "samples_json": json.dumps(samples) if samples else None,
         "tflops": throughput.get("tflops"), "pct_of_peak": throughput.get("pct_of_peak"),
-        "arithmetic_intensity": throughput.get("arithmetic_intensity"), "kernel_hash": item.kernel_hash,
+        "arithmetic_intensity": throughput.get("arithmetic_intensity"),
+        "kernel_hash": item.kernel_hash,
         "record_json": json.dumps(written, sort_keys=True),
     }
 

@@ -89,7 +89,8 @@ class Series:
     def is_vendor(self) -> bool:
         """A vendor library item, as its record tells (no kernel config, ``pairing.is_vendor``: a
         family may have several, e.g. one per attention backend)."""
-        return any(record(p).get("config") is None for p in self.points[:1]) or self.case_id.endswith("-vendor")
+        return (any(record(p).get("config") is None for p in self.points[:1])
+                or self.case_id.endswith("-vendor"))
 
 
 def record(point: Point) -> dict[str, Any]:
@@ -167,7 +168,8 @@ def series(
         if key not in out:
             out[key] = Series(beds[row["testbed_id"]], row["suite"], row["kind"], row["case_id"], row["problem"])
         out[key].points.append(Point(
-            run_id=row["run_id"], run_hash=row["run_hash"], started_at=row["started_at"], commit_id=row["commit_id"],
+            run_id=row["run_id"], run_hash=row["run_hash"], started_at=row["started_at"],
+            commit_id=row["commit_id"],
             commit_dirty=None if row["commit_dirty"] is None else bool(row["commit_dirty"]),
             status=row["status"], median_s=row["median_s"], samples_s=samples,
             tflops=row["tflops"] if _finite(row["tflops"]) else None,

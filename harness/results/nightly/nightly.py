@@ -24,8 +24,8 @@ from .night_costs import cost_markdown
 from .nightly_runner import NightInterrupted, NightRuns, SuiteRun, SuiteRunner, interrupted_markdown
 from ..report.report import comparison_markdown, md_table
 from ..report.report_markdown import escape_html
-from ..files.store import (ResultsError, baseline_name, load_results, merge_documents, parse_results,
-                           split_by_backend, write_document)
+from ..files.store import (ResultsError, baseline_name, load_results, merge_documents,
+                           parse_results, split_by_backend, write_document)
 
 @dataclass(frozen=True)
 class NightlyPlan:

@@ -90,9 +90,10 @@ def visibility_lines(results: Results) -> list[str]:
     counted = [r for r in compile_items if r.instructions and r.instructions.get("lowering")]
     device_counted = [r for r in counted if r.instructions.get("device_compiler")]
     plans = [r for r in compile_items if r.plan is not None]
-    modeled = [r for r in plans if (r.plan.get("schedule_model") or {}).get("modeled_cycles_per_core")]
+    modeled = [r for r in plans
+               if (r.plan.get("schedule_model") or {}).get("modeled_cycles_per_core")]
     counters = sorted({str(r.instructions.get("counter")) for r in counted})
-    built = any((r.cold_build_once or (r.compile_phases_s or {}).get("build")) for r in compile_items)
+    built = any(r.cold_build_once or (r.compile_phases_s or {}).get("build") for r in compile_items)
     return [
         "**What this night can see without a device:** "
         f"compile time of {len(compile_items)} compile item(s) (CPU seconds over a machine probe: judged, but a shared "

@@ -73,7 +73,8 @@ def tax_lines(groups: Sequence[TaxGroup]) -> list[str]:
     for body in bodies_only:
         work = _work(body[1])
         twins = [h for h in hands_only if h[1].backend == body[1].backend and work is not None
-                 and (other := _work(h[1])) is not None and abs(other - work) <= 1e-6 * max(other, work)]
+                 and (other := _work(h[1])) is not None
+                 and abs(other - work) <= 1e-6 * max(other, work)]
         if len(twins) == 1:
             lines.append(_line(body[1].backend, body[1].problem, body, twins[0]))
     return lines
