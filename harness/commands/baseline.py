@@ -38,7 +38,7 @@ def run_baseline(args: argparse.Namespace) -> int:
     from ..results.files.store import baseline_name, load_results, split_by_backend, write_document
 
     results = load_results(args.file)
-    if not results.records:
+    if not results.timed:
         raise UsageProblem(f"{results.name} has no timed items; a baseline needs samples")
     partial = partial_lines(results)
     if partial:

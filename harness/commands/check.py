@@ -1,10 +1,8 @@
 """``tlbench check PATH...``: every tlbench suite under PATH through its preflight, nothing compiled.
 
-Contract: ``run_check(args)`` collects PATH with pytest in this process (``--collect-only
---tlbench-preflight-only``: the preflight a run does at collection) and prints every finding once,
-what was checked at which sizes and a summary line.  Exit 0 every item passes; 1 findings fail
-items; 2 unusable input (no such path, a suite that does not collect, no tlbench suite, the plugin
-not loaded).  A suite file pytest skips is named with its reason.
+Contract: ``run_check(args)`` collects PATH in this process (``--collect-only
+--tlbench-preflight-only``) and prints every finding once, what was checked and a summary.
+Exit 0 all pass; 1 findings fail items; 2 unusable input.  A skipped suite file is named.
 """
 
 from __future__ import annotations

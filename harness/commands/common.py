@@ -1,11 +1,8 @@
 """What every ``tlbench`` subcommand shares: exit codes, the one grammar of options, output.
 
-Contract: ``EXIT_*`` codes and ``exit_codes(...)``, the paragraph every ``--help`` ends with;
-``UsageProblem`` (one line on stderr, exit 2); ``add_output``, ``add_out_dir``, ``add_history``,
-``add_allow_partial``, ``add_force``, ``add_json``: one spelling of each option;
-``add_thresholds`` / ``thresholds``; ``positive``; ``console()`` (a rich Console that never
-wraps), ``width()`` (the terminal's, else ``COLUMNS`` or 200), ``write_text``, ``print_json``;
-``skipped_lines``.  Imports nothing heavy.
+Contract: ``EXIT_*`` and ``exit_codes(...)``; ``UsageProblem`` (one line on stderr, exit 2); one
+spelling of each shared option (``add_*``, ``thresholds``, ``positive``); ``console()`` (never
+wraps), ``width()``, ``write_text``, ``print_json``, ``skipped_lines``.  Imports nothing heavy.
 """
 
 from __future__ import annotations

@@ -47,9 +47,7 @@ def register(sub: Any) -> None:
 def run_compare(args: argparse.Namespace) -> int:
     if args.history:
         return _compare_history(args)
-    if args.across_backends:
-        return _compare_backends(args)
-    return _compare_runs(args)
+    return _compare_backends(args) if args.across_backends else _compare_runs(args)
 
 
 def _compare_runs(args: argparse.Namespace) -> int:

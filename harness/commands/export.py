@@ -43,7 +43,7 @@ def run_export(args: argparse.Namespace) -> int:
     guard([out / BIGGER_FILE, out / SMALLER_FILE], [args.file], args.force)
     results = load_results(args.file)
     try:
-        index_items(results, results.records)
+        index_items(results, results.timed)
     except CompareError as exc:  # an item twice: compare refuses the file, so nothing is exported (the action would pair [#1]/[#2] wrongly)
         raise UsageProblem(f"{exc} (compare refuses this file, so nothing is exported)") from None
     lacking = left_out(results)

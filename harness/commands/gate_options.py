@@ -1,9 +1,8 @@
 """The options that make the gate fail closed: shared by compare and report.
 
-Contract: ``add_compare_options(parser)`` adds ``--accept-missing``, ``--allow-partial``,
-``--force`` and ``--json``; ``add_report_options`` ``--force`` and ``--json``.
-``refuse_partial(base, new, allowed)`` raises ``PartialRun`` (exit 2) for an input marked
-``tlbench.partial`` unless allowed.
+Contract: ``add_compare_options(parser)`` (``--accept-missing``, ``--allow-partial``, ``--force``,
+``--json``), ``add_report_options``; ``refuse_partial(base, new, allowed)`` raises ``PartialRun``
+(exit 2) for a partial input unless allowed.
 """
 
 from __future__ import annotations

@@ -41,8 +41,8 @@ def run_merge(args: argparse.Namespace) -> int:
     hosts = list(dict.fromkeys(str(s["host"]) for s in sharded["shards"]))
     print(
         f"merged {len(sharded['shards'])} of {sharded['count']} shards ({', '.join(s['label'] for s in sharded['shards'])}; "
-        f"hosts {', '.join(hosts)}) into {args.output}: {len(results.records)} timed, {len(results.failed)} failed, "
-        f"{len(results.skipped)} skipped of the run's {sharded['run_items']} items"
+        f"hosts {', '.join(hosts)}) into {args.output}: {len(results.timed)} timed, {len(results.failures)} failed, "
+        f"{len(results.skips)} skipped of the run's {sharded['run_items']} items"
     )
     for line in merged.notes:
         print(line)

@@ -1,10 +1,8 @@
 """Outputs that would destroy something: refused unless the user says ``--force``.
 
-Contract: ``guard(outputs, inputs, force, keep=(), replaceable=())``, checked before anything is
-written, raises ``OutputRefused`` (one line, exit 2) for an output that is an input (however
-spelled), lies in a ``keep`` folder (the baselines), or is an existing complete results file or
-journal not in ``replaceable``.  ``guard_folder`` is the same for a folder written into.
-``looks_like(path)``: ``"results"``, ``"partial results"``, ``"journal"`` or None, told by content.
+Contract: ``guard(outputs, inputs, force, keep=(), replaceable=())`` raises ``OutputRefused`` (one
+line, exit 2) for an output that is an input, lies in a ``keep`` folder, or is an existing results
+file or journal not in ``replaceable``; ``guard_folder`` for a folder; ``looks_like(path)``.
 """
 
 from __future__ import annotations

@@ -44,7 +44,7 @@ def run_recover(args: argparse.Namespace) -> int:
     atomic_write_text(out, json.dumps(document, indent=4, default=str) + "\n")
     state = "the run ended" if contents.ended else "the run did not end"
     print(
-        f"recovered {out}: {len(results.records)} timed, {len(results.failed)} failed, {len(results.skipped)} skipped "
+        f"recovered {out}: {len(results.timed)} timed, {len(results.failures)} failed, {len(results.skips)} skipped "
         f"of {len(contents.collected) or '?'} collected items ({state}; {len(contents.missing)} missing"
         + (f", {contents.torn_lines} torn line ignored" if contents.torn_lines else "")
         + ")"

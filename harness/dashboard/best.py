@@ -1,9 +1,8 @@
-"""The dashboard's headline table: the best config per problem, from clean runs only.
+"""The dashboard's headline table: the best config per problem, from clean runs only.  Data only.
 
-Contract: ``best_table(conn, all_series=None)`` returns a ``BestTable``: per testbed and problem the fastest
-kernel among the timed device items of clean runs of a commit (``history.clean_runs``), with its % of peak (of
-bandwidth where memory-bound) and the vendor item of the same run; plus the runs left out with their reasons and
-the count of clean runs.  Data only; no HTML.
+Contract: ``best_table(conn, all_series=None)``: a ``BestTable`` of the fastest kernel per
+testbed and problem among clean runs (``history.clean_runs``), with its % of peak (or bandwidth)
+and the same run's vendor item, plus the runs left out and why.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """What the dashboard shows over time, read from the history's series.  Data only; no HTML.
 
-Contract: ``keep_suite(suite, exclude)``: False for a suite matching a shell-style ``exclude`` pattern.
-``trend_panels(series, min_effect)``: per suite, one ``TrendPanel`` per (testbed, kind, case): its median per run
-(device ms, compile s; None where failed), the level changes ``detect_steps`` finds (``same commit`` marked) and the
-minimum-effect band around the current level; a testbed is keyed by host CPU and device.  ``latest_by_run(series)``:
-the runs newest first, each with its timed points.
+Contract: ``keep_suite(suite, exclude)``; ``trend_panels(series, min_effect)``: per suite one
+``TrendPanel`` per (testbed, kind, case): its median per run, level changes and the
+minimum-effect band; ``latest_by_run(series)``: the runs newest first with their timed points.
 """
 
 from __future__ import annotations

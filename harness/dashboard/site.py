@@ -1,13 +1,10 @@
 """Write the static dashboard site from a history database, through jinja2 templates.
 
-Contract: ``build_site(conn, out_dir, source, exclude=DEFAULT_EXCLUDE, min_effect)`` reads every stored series once
-(unreadable rows are left out and named), leaves out suites matching ``exclude`` (scratch suites by default) and
-writes from harness/dashboard/templates/: ``index.html`` (verdict per workload, testbeds, best configs, headline
-stage curves, suites), ``regressions.html`` (level changes between commits, slower and faster, and SAME COMMIT
-ones), ``stages.html`` (stage curves per testbed), ``suite-<name>.html`` (trend charts), and ``schedule.html`` with
-``schedule-<n>.png`` (the backends' schedule figures, a model).  Every page shares one nav; charts are inline SVG or
-PNGs beside the page: no script, no network.  Returns a ``Site`` (written paths, index first, and notes); an empty
-database raises ``HistoryError``.
+Contract: ``build_site(conn, out_dir, source, exclude, min_effect)`` reads every stored series
+once (unreadable rows left out and named), leaves out suites matching ``exclude`` and writes
+``index.html``, ``regressions.html``, ``stages.html``, ``suite-<name>.html`` and
+``schedule.html`` (inline SVG or PNGs: no script, no network).  Returns a ``Site`` (paths, index
+first, and notes); an empty database raises ``HistoryError``.
 """
 
 from __future__ import annotations

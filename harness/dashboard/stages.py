@@ -1,18 +1,14 @@
 """The dashboard's stage curves: every suite that sweeps num_stages, per testbed.  Data only.
 
-Contract: ``stage_point(record)`` is a kernel record's ``(tile, num_stages)`` (its family's ``StagePoint``, else its
-config's values), or None.  ``stage_panels(series, quality)`` returns one ``StagePanel`` per (suite, problem,
-testbed) whose chosen run (clean first, then the widest sweep, then the newest) sweeps two or more depths of a tile:
-the ``MAX_CURVES`` best tiles, num_stages -> measured throughput (TFLOP/s, or GB/s when memory-bound) with the
-run's vendor item as reference, or modeled cycles per core where there is no device time (a model, never mixed;
-identical modeled curves of several testbeds are one panel, ``same_on``); widest sweeps first.  ``headline(panels)``:
-each suite's largest widest-swept problem.  ``schedule_groups(series, limit)``: the newest run's records with a
-schedule model, per (problem, tile), for ``BackendTraits.schedule_figure``.
+Contract: ``stage_point(record)``: ``(tile, num_stages)`` or None; ``stage_panels(series,
+quality)``: one ``StagePanel`` per (suite, problem, testbed) whose chosen run sweeps two or more
+depths: the ``MAX_CURVES`` best tiles' throughput or modeled cycles (never mixed) per depth;
+``headline(panels)``; ``schedule_groups(series, limit)``: records with a schedule model.
 """
 
 from __future__ import annotations
 
-import re
+from ..results.report.text_table import natural_key
 from collections import defaultdict
 from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
@@ -141,12 +137,7 @@ def stage_panels(all_series: Sequence[Series], quality: Mapping[int, Any]) -> li
                                       quality[run_id].reasons, hidden, depths))
     out = _one_per_model(sorted(out, key=lambda p: p.testbed.testbed_id))
     widest = {suite: max(p.depths for p in out if p.suite == suite) for suite in {p.suite for p in out}}
-    return sorted(out, key=lambda p: (-widest[p.suite], p.suite, natural(p.problem), p.metric != MEASURED, p.testbed.testbed_id))
-
-
-def natural(text: str) -> tuple:
-    """Sort key with numbers as numbers: gemm-1024... before gemm-8192..., before gemm-16384...."""
-    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text))
+    return sorted(out, key=lambda p: (-widest[p.suite], p.suite, natural_key(p.problem), p.metric != MEASURED, p.testbed.testbed_id))
 
 
 def _one_per_model(panels: Sequence[StagePanel]) -> list[StagePanel]:
@@ -170,7 +161,7 @@ def headline(panels: Sequence[StagePanel]) -> list[StagePanel]:
     chosen: dict[str, str] = {}
     for suite in {p.suite for p in panels}:
         mine = [p for p in panels if p.suite == suite]
-        chosen[suite] = max(mine, key=lambda p: (p.depths, natural(p.problem))).problem
+        chosen[suite] = max(mine, key=lambda p: (p.depths, natural_key(p.problem))).problem
     return [p for p in panels if chosen[p.suite] == p.problem]
 
 

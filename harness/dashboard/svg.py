@@ -1,11 +1,9 @@
 """SVG charts as text: a trend over runs with level changes marked, and curves over num_stages.
 
-Contract: pure functions returning one ``<svg>`` element string (no script, no external resource).
-``trend_chart`` draws one value per run (evenly spaced; markers dropped past ``DOT_LIMIT`` points, x labels thinned
-to about ``MAX_X_LABELS``), failed runs as red crosses, each ``Marker`` as a labelled dashed line and an optional
-minimum-effect ``Band`` the y axis always spans.  ``curve_chart`` draws named (x, y) series, an optional reference
-line (the vendor) and a legend under the plot whose long entries wrap at spaces.  Text that does not fit is cut in
-the middle with an ellipsis (``fit``); the full text is the tooltip.
+Contract (pure; one ``<svg>`` string, no script): ``trend_chart`` (one value per run, failed runs
+as crosses, ``Marker`` lines, an optional ``Band``) and ``curve_chart`` (named series, a
+reference line, a wrapped legend).  Text that does not fit is cut in the middle (``fit``), the
+full text its tooltip.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """The dashboard as a trend monitor: every detected level change, and a verdict per workload.
 
-Contract: pure data over the history's series.  ``regressions(series, min_effect, method_of)``: one
-``LevelChange`` per step ``detect_steps`` finds in a case's timed runs, with the runs bracketing it and its
-``StepContext``; SLOWER / FASTER only for a code change, SAME COMMIT when both levels share a commit (never a
-regression); newest first, SLOWER before FASTER.  ``workloads(series, changes)``: one ``Workload`` per (suite,
-testbed, kind) with its newest run and verdict: FAILED, else SLOWER / FASTER for a code change's level starting at
-that run, else SAME, with the counts behind it.
+Contract (pure): ``regressions(series, min_effect, method_of)``: one ``LevelChange`` per step in a
+case's timed runs (SLOWER / FASTER only for a code change, SAME COMMIT when both levels share a
+commit), newest first.  ``workloads(series, changes)``: one ``Workload`` per (suite, testbed,
+kind): FAILED, else a code change's SLOWER / FASTER starting at its newest run, else SAME.
 """
 
 from __future__ import annotations

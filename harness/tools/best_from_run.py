@@ -1,11 +1,10 @@
-"""Record the fastest correct config per problem of one results file (also a recovered, partial one)
-in a best-configs file, as ``--tlbench-autotune`` does at the end of a run that finishes.
+"""Record the fastest correct config per problem of one results file (also a partial one) in a
+best-configs file, as ``--tlbench-autotune`` does at the end of a finished run.
 
 usage: python -m tlbench.harness.tools.best_from_run RUN.json[.gz] results/best_configs.json
 
-Contract: the best-configs file is updated in place (other problems kept), stamped with the run's
-date; one line per problem is printed; a refused run file raises ``ResultsError``; bad arguments:
-usage, exit 1.
+Contract: updates the file in place (other problems kept), prints a line per problem; a refused
+run file raises ``ResultsError``; bad arguments: usage, exit 1.
 """
 
 import datetime

@@ -1,16 +1,11 @@
 """A device item's move that the SM clock of its rounds explains: the power state, not the kernel.
 
-Contract (pure functions on records):
-- ``round_clocks(rec)``: the SM clock (MHz) read after each kept batch of the last attempt,
-  or None with fewer than ``MIN_CLOCK_ROUNDS``.
-- ``clock_ratio(base, new)``: median new clock over median base clock, or None.
-- ``explained(change, clock, reference_clock, relative_to_run, min_effect, base, new)``: a
-  ``ClockStep`` where the clock moved by ``CLOCK_STEP`` against the change relative to its
-  reference and the change corrected for it (time ~ 1 / clock) is under the minimum effect;
-  the caller makes that SLOWER/FASTER NOISY.  It over-explains memory-bound kernels, which
-  errs toward NOISY.  Measured on the H200: one flash-attention item read +6.3 % at a power
-  cap, its clock 1965 -> 1815 MHz; rounds of one run share the power state, so the
-  between-round test cannot see it.
+Contract (pure): ``round_clocks(rec)``: the SM clock (MHz) after each kept batch of the last
+attempt (None under ``MIN_CLOCK_ROUNDS``); ``clock_ratio(base, new)``: new over base median
+clock; ``explained(...)``: a ``ClockStep`` where the clock moved by ``CLOCK_STEP`` against the
+change and the change corrected for it (time ~ 1 / clock) is under the minimum effect (the
+caller makes it NOISY).  Rounds of one run share the power state, so the between-round test
+cannot see it (an H200 flash-attention item read +6.3 % at a power cap, 1965 -> 1815 MHz).
 """
 
 from __future__ import annotations
@@ -38,9 +33,7 @@ def round_clocks(rec: Mapping[str, Any]) -> list[float] | None:
 
 def clock_ratio(base: Mapping[str, Any], new: Mapping[str, Any]) -> float | None:
     b, n = round_clocks(base), round_clocks(new)
-    if b is None or n is None:
-        return None
-    return statistics.median(n) / statistics.median(b)
+    return None if b is None or n is None else statistics.median(n) / statistics.median(b)
 
 
 def _throttles(rec: Mapping[str, Any]) -> list[str]:

@@ -1,27 +1,26 @@
 """Pair the items of two runs and judge them (run vs run).  Data only: no printing.
 
-Contract: ``compare_runs(base, new, thresholds)`` pairs two ``Results`` by ``(suite, backend,
-kind, case_id)`` and returns a ``RunComparison``; ``CompareError`` for other backends, another
-testbed (unless ``allow_testbed_mismatch``) or another measurement method (unless
-``allow_method_mismatch``).  Each pair gets the rule ``compare_rules.choose`` picks, relative
-to its in-run reference (pairing.py); NEW / MISSING / FAILED for unpaired items.  Only kernels
-gate (SLOWER, a new FAILED, MISSING unless ``accept_missing``); instruction counts
-(count_verdicts.py) and plan verdicts (plan_verdicts.py) give verdicts that gate too.
+Contract: ``compare_runs(base, new, thresholds)`` pairs two ``Results`` by ``ItemKey`` and
+returns a ``RunComparison``; ``CompareError`` for other backends, testbed or method (unless
+allowed).  Each pair is judged by the rule ``compare_rules.choose`` picks, relative to its in-run
+reference (pairing.py); NEW / MISSING / FAILED for unpaired items; instruction counts and plans
+give verdicts too.  Only kernels gate (SLOWER, a new FAILED, MISSING unless ``accept_missing``).
 """
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping, TypeVar
+from typing import Iterable, Mapping, TypeVar
 from ...core.backend_traits import TraitsCatalog
 from . import compare_rules, method_match, plan_verdicts, verdicts
 from ..compile_gate import compile_method, count_verdicts
 from ...core.shard import placement
+from ..files.record_fields import Item
 from ..files.store import Results
 from .comparison import CompareError, ItemComparison, ItemKey, RunComparison, TestbedPair
 from .judgement import Thresholds, Verdict
 from .pairing import Group, NOISE_K, Paired, first_line, group_drift, in_run_reference, is_vendor, item_key, model_changes, on_gpu, noise_floor, problem_of, run_shifts
 
-R = TypeVar("R", bound=Mapping[str, Any])  # a typed Record, or a failed/skipped item's dict
+R = TypeVar("R", bound=Item)  # a timed Record, or a failed/skipped Outcome
 
 
 def index_items(results: Results, items: Iterable[R]) -> dict[ItemKey, R]:
@@ -32,14 +31,15 @@ def index_items(results: Results, items: Iterable[R]) -> dict[ItemKey, R]:
         key = item_key(rec)
         if key in out:
             first = out[key]
-            if not (is_vendor(rec) and placement(rec) and placement(first) not in (None, placement(rec))):
+            where, first_at = placement(rec.raw), placement(first.raw)
+            if not (is_vendor(rec) and where and first_at not in (None, where)):
                 raise CompareError(f"{results.path}: item {key.kind}-{key.backend}-{key.case_id} appears twice"
-                                   f"{'' if placement(rec) is None else ' at ' + str(placement(rec))}, and which copy is the "
+                                   f"{'' if where is None else ' at ' + str(where)}, and which copy is the "
                                    "item's cannot be told; keep one copy in the file, or re-run the suite")
             # a multi-GPU (or sharded) run measures the vendor item once per GPU (shard): each copy
             # is also kept under its placement, the plain key stays the first copy (for pairing with a 1-GPU run)
-            out.setdefault(on_gpu(key, placement(first)), first)
-            out[on_gpu(key, placement(rec))] = rec
+            out.setdefault(on_gpu(key, first_at), first)
+            out[on_gpu(key, where)] = rec
             continue
         out[key] = rec
     return out
@@ -94,35 +94,21 @@ def _timed_pair(paired: Paired, key: ItemKey, thresholds: Thresholds, reference:
     base_rec, new_rec = facts.base, facts.new
     vendor = is_vendor(base_rec)
     notes = [f"{side} run: {verdicts.status_of(r)}" for side, r in (("base", base_rec), ("new", new_rec)) if verdicts.status_of(r) != "clean"]
-    how = compile_method.width_difference(base_rec, new_rec) if key.kind == "compile" else None
+    how = (compile_method.width_difference(base_rec.raw, new_rec.raw)
+           if key.kind == "compile" else None)
     if how and how not in decision.judgement.reason:
         notes.append(how)
     detail = "; ".join((["the vendor reference: shown, not gated"] if vendor else []) + notes)
     return ItemComparison(
-        key=key,
-        problem=problem_of(base_rec),
-        verdict=decision.judgement.verdict,
-        gates=not vendor,
-        decided_by=decision.judgement.basis,
-        time=facts.time,
-        relative=facts.relative,
-        decided=decision.judgement,
-        reference=decision.reference or (reference[1] if reference is not None else ""),
-        min_effect=facts.min_effect,
-        detail=detail,
-        rule=decision.rule,
-    )
+        key=key, problem=problem_of(base_rec), verdict=decision.judgement.verdict, gates=not vendor,
+        decided_by=decision.judgement.basis, time=facts.time, relative=facts.relative,
+        decided=decision.judgement, min_effect=facts.min_effect, detail=detail, rule=decision.rule,
+        reference=decision.reference or (reference[1] if reference is not None else ""))
 
 
 def _unpaired(key, rec, verdict, gates, detail, thresholds) -> ItemComparison:
-    return ItemComparison(
-        key=key,
-        problem=problem_of(rec),
-        verdict=verdict,
-        gates=gates,
-        min_effect=thresholds.min_effect_for(key.suite),
-        detail=detail,
-    )
+    return ItemComparison(key=key, problem=problem_of(rec), verdict=verdict, gates=gates,
+                          min_effect=thresholds.min_effect_for(key.suite), detail=detail)
 
 
 def compare_runs(
@@ -133,8 +119,8 @@ def compare_runs(
     _check_backends(base, new)
     testbeds = _testbeds(base, new, allow_testbed_mismatch)
     base_timed, new_timed = index_items(base, base.timed), index_items(new, new.timed)
-    base_failed, new_failed = index_items(base, base.failed), index_items(new, new.failed)
-    new_skipped = index_items(new, new.skipped)
+    base_failed, new_failed = index_items(base, base.failures), index_items(new, new.failures)
+    new_skipped = index_items(new, new.skips)
     paired = Paired(base_timed, new_timed)
     methods = _methods(base, new, paired, allow_method_mismatch)
     libraries = {t.backend: (t.base.vendor_library, t.new.vendor_library) for t in testbeds}
@@ -168,10 +154,10 @@ def compare_runs(
             items.append(_timed_pair(paired, key, thresholds, references[key], floor))
         elif key in new_failed:
             fail = new_failed[key]
-            detail = f"failed in new [{fail.get('stage')}]: {first_line(fail.get('error'))}"
+            detail = f"failed in new [{fail.stage}]: {first_line(fail.error)}"
             items.append(_unpaired(key, base_rec, Verdict.FAILED, not is_vendor(base_rec), detail, thresholds))
         elif key in new_skipped:
-            detail = f"skipped in new: {first_line(new_skipped[key].get('reason'))}"
+            detail = f"skipped in new: {first_line(new_skipped[key].reason)}"
             items.append(_unpaired(key, base_rec, Verdict.MISSING, not accept_missing, detail, thresholds))
         else:  # not measured: gates unless the caller accepts a narrower run
             items.append(_unpaired(key, base_rec, Verdict.MISSING, not accept_missing, "not in new", thresholds))
@@ -179,7 +165,7 @@ def compare_runs(
         if key in base_timed:
             continue
         was = "also failed in base" if key in base_failed else "not timed in base"
-        detail = f"failed in new [{fail.get('stage')}]: {first_line(fail.get('error'))} ({was})"
+        detail = f"failed in new [{fail.stage}]: {first_line(fail.error)} ({was})"
         items.append(_unpaired(key, fail, Verdict.FAILED, key not in base_failed, detail, thresholds))
     for key, rec in new_timed.items():
         if key not in base_timed and not _copy_of(key, base_timed):
@@ -187,18 +173,9 @@ def compare_runs(
             items.append(_unpaired(key, rec, Verdict.NEW, False, detail, thresholds))
     counted = count_verdicts.compare_counts(paired, thresholds)  # instruction counts: rows of their own
     return RunComparison(
-        base_path=base.path,
-        new_path=new.path,
-        thresholds=thresholds,
-        items=tuple(items) + counted.items,
-        testbeds=testbeds,
-        method_mismatches=methods.mismatches,
+        base_path=base.path, new_path=new.path, thresholds=thresholds, testbeds=testbeds,
+        items=tuple(items) + counted.items, method_mismatches=methods.mismatches,
         drifts=tuple(drifts),
-        model_changes=tuple(model_changes(paired)),
-        notes=tuple(notes) + counted.notes,
+        model_changes=tuple(model_changes(paired)), notes=tuple(notes) + counted.notes,
         shifts=count_verdicts.with_count_witness(run_shifts(paired, thresholds), counted),
-        plans=plan_verdicts.compare_plans(paired, thresholds),
-    )
-
-
-# -- across backends ------------------------------------------------------------------------
+        plans=plan_verdicts.compare_plans(paired, thresholds))

@@ -1,10 +1,9 @@
-"""Across backends: join several backends' items on the case id and compare each backend's stage
-curve with its own.
+"""Across backends: each backend's stage curve, joined on the case id, against its own.
 
 Contract: ``compare_backends(results)`` returns ``AcrossBackends``: per backend each config's
 speedup over its own 1-stage (or serial) point and its best per problem, in the best metric it
-has - device time, else modeled cycles, else compile time (no speedup, no best); metrics are
-never combined.  ``CompareError`` with fewer than two backends with items.
+has (device time, else modeled cycles, else compile time: no speedup), never combined.
+``CompareError`` with fewer than two backends with items.
 """
 
 from __future__ import annotations
@@ -85,7 +84,7 @@ LOOP_ORDER = {"manual": 100, "serial": 101}
 
 def _stage(rec: Record, catalog: FamilyCatalog) -> StagePoint:
     """Where a kernel record sits on the pipeline-depth axis, from its family (never its id)."""
-    family = catalog.for_record(rec)
+    family = catalog.for_record(rec.raw)
     return family.stage_point(family.config_from_dict(rec.config))
 
 
@@ -127,21 +126,13 @@ def _stage_points(backend: str, points: list[tuple[dict, float]], catalog: Famil
         stage = _stage(rec, catalog)
         group = (problem_of(rec), stage.tile)
         ref = refs.get(group)
-        out.append(
-            AcrossPoint(
-                backend=backend,
-                case_id=rec.case_id,
-                problem=group[0],
-                tile=group[1],
-                loop_id=stage.loop_id,
-                num_stages=stage.num_stages,
-                loop_form=stage.loop_form,
-                value=value,
-                speedup=ref[1] / value if ref and value > 0 else None,
-                reference=ref[0] if ref else None,
-                tflops=(rec.throughput or {}).get("tflops") if rec.kind == "device" else None,
-            )
-        )
+        out.append(AcrossPoint(
+            backend=backend, case_id=rec.case_id, problem=group[0], tile=group[1],
+            loop_id=stage.loop_id, num_stages=stage.num_stages, loop_form=stage.loop_form,
+            value=value,
+            speedup=ref[1] / value if ref and value > 0 else None,
+            reference=ref[0] if ref else None,
+            tflops=rec.throughput.get("tflops") if rec.kind == "device" else None))
     return out
 
 

@@ -98,14 +98,15 @@ class PairFacts:
     @cached_property
     def clock_ratio(self) -> float | None:
         """The item's SM clock ratio (new over base, per-round medians), or None without telemetry."""
-        return clock_witness.clock_ratio(self.base, self.new)
+        return clock_witness.clock_ratio(self.base.raw, self.new.raw)
 
     def group_clock_ratio(self) -> float | None:
         """The median clock ratio of the item's group (computed once per comparison)."""
         memo = self.paired.memo.setdefault("group_clock", {})
         if self.group not in memo:
             memo[self.group] = clock_witness.group_clock(
-                [clock_witness.clock_ratio(self.paired.base[k], self.paired.new[k]) for k in self.paired.keys(self.group)])
+                [clock_witness.clock_ratio(self.paired.base[k].raw, self.paired.new[k].raw)
+                 for k in self.paired.keys(self.group)])
         return memo[self.group]
 
     @cached_property
@@ -179,8 +180,8 @@ class CompileBuilds:
                  else "none: each build over the machine probe timed after it")
         if judged.verdict in (Verdict.SLOWER, Verdict.FASTER):
             judged = self._witnessed(facts, judged, reference is not None)
-        elif compile_method.back_to_back_differs(facts.base, facts.new):
-            how = compile_method.width_difference(facts.base, facts.new)
+        elif compile_method.back_to_back_differs(facts.base.raw, facts.new.raw):
+            how = compile_method.width_difference(facts.base.raw, facts.new.raw)
             judged = _noisy(judged, f"{judged.reason}; but {how}: builds taken back to back reuse what the previous build "
                                     "of the same kernel left warm, so this pair cannot resolve the factor (not judged; "
                                     "compare runs of the same selection)")
@@ -188,7 +189,7 @@ class CompileBuilds:
 
     def _witnessed(self, facts: PairFacts, judged: Judgement, referenced: bool) -> Judgement:
         """SLOWER/FASTER where nothing cancels the machine's move, only with a witness (module contract)."""
-        base_rec, new_rec = facts.base, facts.new
+        base_rec, new_rec = facts.base.raw, facts.new.raw
         back_to_back = compile_method.back_to_back_differs(base_rec, new_rec)
         overlap = compile_method.overlap_difference(base_rec, new_rec)
         widths = compile_method.width_difference(base_rec, new_rec) or overlap
@@ -239,7 +240,7 @@ def _clock_checked(facts: PairFacts, judged: Judgement) -> Judgement:
     relative = facts.reference is not None and judged.basis != TIME
     reference_clock = facts.group_clock_ratio() if relative else 1.0
     step = clock_witness.explained(judged.change, facts.clock_ratio, reference_clock, relative, facts.min_effect,
-                                   facts.base, facts.new)
+                                   facts.base.raw, facts.new.raw)
     return judged if step is None else _noisy(judged, f"{judged.reason}; but {step.words()}")
 
 

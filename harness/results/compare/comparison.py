@@ -1,10 +1,8 @@
 """What comparing two runs produces, all in one ``RunComparison``.
 
-Contract: frozen dataclasses: ``ItemComparison`` per item (one more per item judged on its
-instruction counts, ``metric``), ``Drift``, ``ModelChange``, whole-run shifts, testbeds and
-``method_mismatches``.  ``RunComparison`` answers the gate (``regressions``,
-``has_regression``, ``exit_reason()``) and counts verdicts.  ``CompareError``: two inputs that
-cannot be compared (one line why).
+Contract: frozen dataclasses (``ItemComparison`` per item and metric, ``Drift``, ``ModelChange``,
+shifts, testbeds, method mismatches); ``RunComparison`` answers the gate (``regressions``,
+``has_regression``, ``exit_reason()``).  ``CompareError``: inputs that cannot be compared.
 """
 
 from __future__ import annotations
@@ -98,11 +96,8 @@ class ModelChange:
 
 @dataclass(frozen=True)
 class PlanVerdict:
-    """What the compiler decided for one case (its plan) and what its schedule model predicts,
-    base vs new (harness/results/compare/plan_verdicts.py).  ``verdict``: MODEL WORSE / MODEL BETTER (a
-    modeled II or cycle count moved beyond the threshold), PLAN CHANGED (decisions changed,
-    the model did not move that much), SAME PLAN.  ``changes``: each difference in words,
-    before -> after.  Compiler decisions and model numbers, never times."""
+    """One case's plan and schedule model, base vs new (plan_verdicts.py): ``verdict``, and
+    ``changes`` in words, before -> after.  Compiler decisions and model numbers, never times."""
 
     key: ItemKey
     verdict: str
@@ -183,6 +178,3 @@ class RunComparison:
 
     def counts(self) -> dict[Verdict, int]:
         return {v: sum(1 for i in self.items if i.verdict is v) for v in Verdict}
-
-
-# -- the verdict rule -----------------------------------------------------------------------

@@ -1,10 +1,9 @@
 """The verdict rule: is one set of samples SLOWER, FASTER, NOISY or the SAME as another?
 
-Contract (pure): ``judge(base, new, min_effect, alpha, ...)`` returns a ``Judgement``:
-SLOWER / FASTER where a two-sided Mann-Whitney U test gives p < alpha and the median moved by
-the minimum effect and the noise floor; NOISY where it moved that much without that; SAME
-under the minimum effect.  ``Thresholds`` hold the minimum effect (per suite) and alpha;
-``Verdict`` (verdict_words.py) is re-exported.
+Contract (pure): ``judge(base, new, min_effect, alpha, ...)`` returns a ``Judgement``: SLOWER /
+FASTER where Mann-Whitney U gives p < alpha and the median moved by the minimum effect and the
+noise floor; NOISY where it moved without that; SAME under the minimum effect.  ``Thresholds``;
+``Verdict`` (verdict_words.py) re-exported.
 """
 
 from __future__ import annotations
@@ -24,12 +23,8 @@ VENDOR_RATIO = "vendor-ratio"
 RUN_RATIO = "run-ratio"
 @dataclass(frozen=True)
 class Thresholds:
-    """``min_effect``: smallest relative change of the median that counts (0.05 = 5 %).
-    ``alpha``: the rank test's significance level.  ``min_effect_by_suite`` overrides
-    ``min_effect`` for a suite (``stages`` for suites/gemm/test_stages.py).  Plan verdicts
-    (harness/results/compare/plan_verdicts.py): a modeled II or cycle count worse by more than
-    ``model_threshold`` gates when ``gate_model``; any other change of the plan gates only
-    with ``gate_plan``."""
+    """``min_effect`` (0.05 = 5 % of the median; ``min_effect_by_suite`` per suite), ``alpha``,
+    and the plan verdicts': ``model_threshold``, ``gate_model``, ``gate_plan``."""
 
     min_effect: float = 0.05
     alpha: float = 0.05
@@ -94,12 +89,9 @@ def judge(
     noise_floor: float = 0.0,
     noise_source: str = "",
 ) -> Judgement:
-    """SLOWER / FASTER: the rank test rejects "same distribution" (p < alpha) AND the median
-    moved by at least ``min_effect`` AND by at least ``noise_floor`` (the item-to-item
-    spread of this pair of runs, see ``noise_floor``).  NOISY: the median moved by
-    ``min_effect`` or more but the test cannot tell the samples apart, or the move is inside
-    the noise floor.  SAME: the median moved by less than ``min_effect`` (whatever the test
-    says: a real but small change is not a regression)."""
+    """SLOWER / FASTER: p < alpha AND the median moved by ``min_effect`` AND by ``noise_floor``;
+    NOISY: it moved that much without the rest; SAME: under ``min_effect``, whatever the test
+    says (a real but small change is not a regression)."""
     base_median, new_median = median_of(base), median_of(new)
     if base_median > 0:
         change = new_median / base_median - 1
@@ -126,6 +118,3 @@ def judge(
         tested = "" if p_value is None else f", p={p_value:.3g}"
         reason = f"{moved}{tested}; under the {min_effect:.0%} minimum effect"
     return Judgement(basis, base_median, new_median, change, p_value, verdict, reason)
-
-
-# -- pairing two runs -----------------------------------------------------------------------

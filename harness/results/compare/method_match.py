@@ -1,12 +1,9 @@
 """Whether two runs measured their paired items the same way.  Data only: no printing.
 
-Contract: ``method_of(record, traits)``: ``{label: value}`` of how a timed record was measured
-(the traits' ``measurement_method``, else ``generic_measurement_method``; a compile record's:
-compile_method.option_method); values are only compared for equality.
-``check_methods(pairs, base_name, new_name, traits_of)`` returns a ``MethodCheck``: a
-``MethodMismatch`` per backend, kind and method pair differing in a label both carry, and
-``notes`` on labels one side lacks (never a mismatch).  ``refusal(mismatches, options_of)`` is
-the line compare raises; ``MethodMismatch.words`` the line a report shows when compared anyway.
+Contract: ``method_of(record, traits)``: ``{label: value}`` of how a record as written was
+measured.  ``check_methods(pairs, base_name, new_name, traits_of)``: a ``MethodCheck`` with a
+``MethodMismatch`` per backend, kind and differing method, and ``notes`` on labels one side
+lacks.  ``refusal(mismatches, options_of)``: the line compare raises.
 """
 
 from __future__ import annotations
@@ -78,7 +75,7 @@ def check_methods(
     unknown: dict[tuple[str, str, str, str], int] = {}  # (backend, kind, label, file lacking it) -> items
     for key, base_rec, new_rec in pairs:
         traits = traits_of(key.backend)
-        base, new = method_of(base_rec, traits), method_of(new_rec, traits)
+        base, new = method_of(base_rec.raw, traits), method_of(new_rec.raw, traits)
         base_map, new_map = dict(base), dict(new)
         for label in base_map.keys() ^ new_map.keys():
             lacking = new_name if label in base_map else base_name

@@ -1,10 +1,8 @@
 """Items timed in both runs, grouped (suite, backend, kind), with what judging them needs.
 
-Contract: ``Paired`` holds the two runs' timed ``Record``s by ``ItemKey``; ``in_run_reference``
-is an item's reference in its own run (its problem's vendor item, else the geometric mean of
-the group's other kernels, of its own shard where it has enough), O(1) per item;
-``noise_floor`` the group's item-to-item spread; ``run_shifts`` whole-run moves;
-``group_drift`` and ``model_changes`` what is shown beside the verdicts.  A problem id is read
+Contract: ``Paired`` holds the runs' timed ``Record``s by ``ItemKey``; ``in_run_reference``: an
+item's vendor item, else the geometric mean of its group's other kernels (O(1) per item);
+``noise_floor``, ``run_shifts``, ``group_drift``, ``model_changes``.  A problem id is read
 through the kernel family (``problem_of``), never from the case id.
 """
 
@@ -14,15 +12,14 @@ import math
 import statistics
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, NamedTuple, Sequence
 
 from ...core.record_reader import RecordReader
 from ...core.shard import placement
 from ..compile_gate import compile_method, compile_shift
 from . import shift_cause, verdicts
 from ..compile_gate.compile_values import centre_of, compile_values, values_normalised
-from ..files.record_fields import Record
-from ..files.store import suite_of
+from ..files.record_fields import Item, Record
 from ..files.error_text import headline
 from .comparison import Drift, ItemKey, ModelChange
 from .judgement import RUN_RATIO, Thresholds, VENDOR_RATIO, median_of
@@ -33,22 +30,24 @@ MIN_SPREAD_ITEMS = 6  # items a group needs before its item-to-item spread is es
 NOISE_K = 4.0  # noise floor = NOISE_K robust standard deviations of that spread
 
 
-def item_key(rec: Mapping[str, Any]) -> ItemKey:
-    return ItemKey(suite_of(rec), rec["backend"], rec["kind"], rec["case_id"])
+def item_key(item: Item | Mapping[str, Any]) -> ItemKey:
+    """The key of a typed item (a timed record as written: typed first)."""
+    item = item if isinstance(item, Item) else Record.of(item)
+    return ItemKey(item.suite, item.backend, item.kind, item.case_id)
 
 
-def problem_of(rec: Mapping[str, Any]) -> str:
-    """The problem id of a record: ``problem_id``, which ``store.load_results`` reads through the
-    record's kernel family; a record built elsewhere is read the same way."""
-    return rec.get("problem_id") or RecordReader().read(rec).problem_id
+def problem_of(item: Item) -> str:
+    """The problem id of an item: ``problem_id``, which ``store.load_results`` reads through the
+    item's kernel family; an item built elsewhere is read the same way."""
+    return item.problem_id or RecordReader().read(item.raw).problem_id
 
 
-def is_vendor(rec: Mapping[str, Any]) -> bool:
-    return rec.get("config") is None  # a vendor item has no kernel config (records of every family)
+def is_vendor(item: Item) -> bool:
+    return item.config is None  # a vendor item has no kernel config (records of every family)
 
 
-def modeled_cycles_of(rec: Mapping[str, Any]) -> float | None:
-    model = (rec.get("plan") or {}).get("schedule_model") or {}
+def modeled_cycles_of(rec: Item) -> float | None:
+    model = (rec.plan or {}).get("schedule_model") or {}
     value = model.get("modeled_cycles_per_core")
     return float(value) if isinstance(value, (int, float)) and value > 0 else None
 
@@ -101,7 +100,7 @@ def on_gpu(key: ItemKey, where: str) -> ItemKey:
 
 def shards_of(paired: Paired, key: ItemKey) -> tuple[str | None, str | None]:
     """The shard of ``key`` in each run (None: an unsharded run)."""
-    return paired.base[key].get("shard"), paired.new[key].get("shard")
+    return paired.base[key].shard, paired.new[key].shard
 
 
 def in_run_reference(paired: Paired, key: ItemKey, vendor_ok: bool) -> tuple[str, str, float, float] | None:
@@ -114,8 +113,8 @@ def in_run_reference(paired: Paired, key: ItemKey, vendor_ok: bool) -> tuple[str
     group = (key.suite, key.backend, key.kind)
     vendor = ItemKey(key.suite, key.backend, key.kind, f"{problem_of(rec)}-vendor")
     # in each run, the vendor copy of the kernel's own GPU (shard) where the run has one per placement
-    own_base = on_gpu(vendor, placement(paired.base[key]) or "")
-    own_new = on_gpu(vendor, placement(paired.new[key]) or "")
+    own_base = on_gpu(vendor, placement(paired.base[key].raw) or "")
+    own_new = on_gpu(vendor, placement(paired.new[key].raw) or "")
     own_base, own_new = (own_base if own_base in paired.base else vendor), (own_new if own_new in paired.new else vendor)
     if vendor_ok and (own_base, own_new) != (vendor, vendor) and own_base in paired.base and own_new in paired.new:
         base_ref = median_of(paired.base[own_base].samples_s)
@@ -129,10 +128,10 @@ def in_run_reference(paired: Paired, key: ItemKey, vendor_ok: bool) -> tuple[str
     mine = shards_of(paired, key)
     where = " on the same shard" if mine != (None, None) else ""
     sums = _kernel_log_sums(paired, group, mine)
-    if sums["count"] - (key in sums["own"]) < MIN_RUN_REFERENCE_ITEMS:  # too few on its shard: all of the run's
+    if sums.count - (key in sums.own) < MIN_RUN_REFERENCE_ITEMS:  # too few on its shard: all of the run's
         sums, where = _kernel_log_sums(paired, group, None), ""
-    count, bad, log_b, log_n = sums["count"], sums["bad"], sums["log_b"], sums["log_n"]
-    own = sums["own"].get(key)  # (bad, log b, log n) of this item when it is one of the group's kernels
+    count, bad, log_b, log_n, owns = sums
+    own = owns.get(key)  # (bad, log b, log n) of this item when it is one of the group's kernels
     if own is not None:
         count, bad, log_b, log_n = count - 1, bad - own[0], log_b - own[1], log_n - own[2]
     if count < MIN_RUN_REFERENCE_ITEMS or bad:
@@ -141,7 +140,15 @@ def in_run_reference(paired: Paired, key: ItemKey, vendor_ok: bool) -> tuple[str
     return RUN_RATIO, description, math.exp(log_b / count), math.exp(log_n / count)
 
 
-def _kernel_log_sums(paired: Paired, group: Group, shard: tuple[str | None, str | None] | None) -> dict[str, Any]:
+class _LogSums(NamedTuple):
+    count: int
+    bad: int
+    log_b: float
+    log_n: float
+    own: dict[ItemKey, tuple[int, float, float]]
+
+
+def _kernel_log_sums(paired: Paired, group: Group, shard: tuple[str | None, str | None] | None) -> _LogSums:
     """The log-median sums of the group's kernels (those measured on ``shard`` in both runs;
     None: all), once per group and shard, so each item's leave-one-out reference is O(1)."""
     memo = paired.memo.setdefault("kernel_sums", {})
@@ -154,7 +161,7 @@ def _kernel_log_sums(paired: Paired, group: Group, shard: tuple[str | None, str 
             item = (1, 0.0, 0.0) if b <= 0 or n <= 0 else (0, math.log(b), math.log(n))
             own[k] = item
             count, bad, log_b, log_n = count + 1, bad + item[0], log_b + item[1], log_n + item[2]
-        memo[(group, shard)] = {"count": count, "bad": bad, "log_b": log_b, "log_n": log_n, "own": own}
+        memo[(group, shard)] = _LogSums(count, bad, log_b, log_n, own)
     return memo[(group, shard)]
 
 
@@ -184,7 +191,7 @@ def _group_ratios(paired: Paired, keys: Sequence[ItemKey]) -> list[float]:
     out = []
     for k in keys:
         if paired.base[k].kind == "compile":  # the builds' centre, as the item rule (verdicts.min_of_n)
-            base, new, centre = compile_values(paired.base[k], paired.new[k])
+            base, new, centre = compile_values(paired.base[k].raw, paired.new[k].raw)
             b, n = centre_of(base, centre), centre_of(new, centre)
         else:
             b, n = paired.medians(k)
@@ -197,7 +204,7 @@ def _probe_ratios(paired: Paired, keys: Sequence[ItemKey]) -> list[float]:
     """new/base median of the machine probe timed after each build, per compile item."""
     out = []
     for k in keys:
-        base, new = paired.base[k].get("machine_probe_cpu_s"), paired.new[k].get("machine_probe_cpu_s")
+        base, new = paired.base[k].machine_probe_cpu_s, paired.new[k].machine_probe_cpu_s
         if base and new and median_of(base) > 0:
             out.append(median_of(new) / median_of(base))
     return out
@@ -208,7 +215,8 @@ def run_shifts(paired: Paired, thresholds: Thresholds) -> list[verdicts.RunShift
     for group in paired.groups():
         keys = paired.keys(group)
         ratios = _group_ratios(paired, [k for k in keys if not is_vendor(paired.base[k])])
-        if group[2] == "compile" and keys and all(values_normalised(paired.base[k], paired.new[k]) for k in keys):
+        compiled = group[2] == "compile" and keys
+        if compiled and all(values_normalised(paired.base[k].raw, paired.new[k].raw) for k in keys):
             vendor = [1.0]  # the probe is divided out of every build: what is left is not the machine's speed
             witness = "machine probe (divided out of every build)"
         elif group[2] == "compile":
@@ -225,14 +233,16 @@ def run_shifts(paired: Paired, thresholds: Thresholds) -> list[verdicts.RunShift
             kernels = [(paired.base[k], paired.new[k]) for k in keys if not is_vendor(paired.base[k])]
             shift = compile_shift.honest(shift, *compile_shift.machine_moves(kernels), effect)
         if shift is not None and group[2] == "compile":
-            how = Counter(filter(None, (compile_method.width_difference(paired.base[k], paired.new[k]) for k in keys)))
+            widths = (compile_method.width_difference(paired.base[k].raw, paired.new[k].raw) for k in keys)
+            how = Counter(filter(None, widths))
             if how:
                 shift = compile_shift.measured_differently(shift, how.most_common(1)[0][0])
         if shift is not None:
             kernels = [(paired.base[k], paired.new[k]) for k in keys if not is_vendor(paired.base[k])]
             if group[2] == "compile":  # the box's load as the builds met it (compile_shift.uncounted judges by it)
                 shift = replace(shift, load_change=compile_shift.load_move(kernels))
-            out.append(shift_cause.named(shift, kernels))  # a changed kernel body is the code, not the toolchain
+            # a changed kernel body is the code, not the toolchain
+            out.append(shift_cause.named(shift, [(b.raw, n.raw) for b, n in kernels]))
     return out
 
 

@@ -1,13 +1,9 @@
 """Run-vs-run verdicts on what the compiler decided and what its schedule model predicts.
 
-Contract: ``compare_plans(paired, thresholds)`` returns one ``PlanVerdict`` per (suite,
-backend, case id) with a plan in both runs (the compile item's, else the device item's), read
-in the common shape of harness/core/cases.py::Plan: decisions (``plan_facts``) and model cycle
-counts (``model_numbers``).  MODEL WORSE when modeled cycles per core or a loop's II grew by
-more than ``thresholds.model_threshold`` (gates with ``gate_model``); MODEL BETTER when one
-shrank that much and none grew; PLAN CHANGED for any other difference; else SAME PLAN.  Any
-but SAME PLAN gates with ``gate_plan``.  ``add_options(parser)`` / ``threshold_values(args)``:
-``--model-threshold``, ``--no-gate-model``, ``--gate-plan-changes``.
+Contract: ``compare_plans(paired, thresholds)``: one ``PlanVerdict`` per item with a plan in
+both runs: MODEL WORSE (modeled cycles or a loop's II grew past ``model_threshold``; gates with
+``gate_model``), MODEL BETTER, PLAN CHANGED (gates with ``gate_plan``) or SAME PLAN.
+``add_options(parser)`` / ``threshold_values(args)``: the options that set those.
 """
 
 from __future__ import annotations
@@ -157,10 +153,8 @@ def judge_plan(key: ItemKey, base_plan: Mapping[str, Any], new_plan: Mapping[str
         verdict = MODEL_WORSE
     elif better:
         verdict = MODEL_BETTER
-    elif changes or model:
-        verdict = PLAN_CHANGED
     else:
-        verdict = SAME_PLAN
+        verdict = PLAN_CHANGED if changes or model else SAME_PLAN
     gates = (verdict == MODEL_WORSE and thresholds.gate_model) or (verdict != SAME_PLAN and thresholds.gate_plan)
     return PlanVerdict(key, verdict, gates, tuple(changes), tuple(model))
 

@@ -1,12 +1,9 @@
 """What a whole-run shift is put down to, from what the records say: the kernel code or the rest.
 
-Contract: ``cause(pairs)`` takes (base record, new record) pairs of the kernels that moved
-together and returns the words after "not the machine": each record's ``kernel_hash`` (the hash
-of the kernel's body modules) tells a changed kernel body - a change of the kernel code, never
-to be called a toolchain or harness change - from unchanged bodies (then the toolchain or the
-harness moved); without hashes on both sides it says it cannot tell.  ``named(shift, pairs)``
-returns the ``RunShift`` with its words ending in that cause instead of the generic
-"a toolchain or harness change".  Pure.
+Contract (pure): ``cause(pairs)`` over (base, new) records as written: each ``kernel_hash``
+tells a changed kernel body (the kernel code) from unchanged ones (the toolchain or the
+harness); without hashes it cannot tell.  ``named(shift, pairs)``: the ``RunShift`` with that
+cause instead of the generic one.
 """
 
 from __future__ import annotations

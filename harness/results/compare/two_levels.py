@@ -1,11 +1,9 @@
 """Rounds that fall in two levels: a kernel whose time has two modes, told from a kernel that moved.
 
-Contract (pure): ``levels(values)`` splits per-round medians at the widest log-scale gap into a
-low and a high level of ``MIN_PER_LEVEL`` rounds each, or None where the gap is not wider than
-either level's range.  ``occupancy(base, new, min_effect)`` returns an ``Occupancy`` where the
-sides' medians differ by ``min_effect``, one side's rounds form two levels and the other's
-median lies inside that span; else None.  Measured on the H200: a GEMM item at 2.02-2.04 ms in
-some rounds and 2.16-2.27 ms in others read SLOWER +7.2 % in an A/A pair.
+Contract (pure): ``levels(values)`` splits per-round medians at the widest log gap into two
+levels of ``MIN_PER_LEVEL`` rounds, or None; ``occupancy(base, new, min_effect)``: an
+``Occupancy`` where the medians differ by ``min_effect``, one side has two levels and the
+other's median lies between them (an H200 GEMM A/A pair read SLOWER +7.2 % so).
 """
 
 from __future__ import annotations

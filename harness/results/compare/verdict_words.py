@@ -1,11 +1,8 @@
 """Every verdict word tlbench prints, in one table: its order, colours and whether it can gate.
 
-Contract: ``WORDS`` holds one ``VerdictWord`` per word, worst first (item verdicts, plan
-verdicts, whole-run words, the dashboard's SAME COMMIT).  ``word(name)`` looks one up (an
-unknown word gets a neutral entry), ``rank`` is its sort key, ``style`` its rich style,
-``colour`` its hex colour; ``gates`` whether it CAN fail the gate, ``folded`` whether reports
-may fold its rows.  ``item_words()``: the item verdicts in table order (the schema's enum).
-Every renderer, the gate and the schema read these; each ``Verdict`` must have a row (checked
+Contract: ``WORDS`` holds one ``VerdictWord`` per word, worst first; ``word(name)`` looks one up
+(unknown: a neutral entry), with ``rank``, ``style``, ``colour``, ``gates`` and ``folded``;
+``item_words()`` the item verdicts in table order.  Each ``Verdict`` must have a row (checked
 at import).
 """
 

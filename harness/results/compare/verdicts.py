@@ -1,20 +1,12 @@
-"""Run-vs-run judging rules that look past one item's correlated samples.
+"""Run-vs-run judging rules that look past one item's correlated samples (pure).
 
-Contract (pure functions on numbers and records; verdicts are ``compare.Verdict`` strings):
-- ``between_rounds(base, new, min_effect, alpha, floor)``: the median of the per-round values'
-  logs, with a robust standard error (1.4826 x MAD), so one slow round moves neither the
-  location nor the ``resolution``; SLOWER/FASTER only at >= the minimum effect and the
-  resolution, SAME only under the effect where the pair resolves it, else NOISY.
-- ``min_of_n(base, new, factor, floor)``: compile items, asv's rule on the minimum (or, with
-  ``centre`` ``median``, the median) of the builds; a side with fewer than
-  ``MIN_BUILDS_TO_DECIDE`` builds is never SLOWER or FASTER (one build cannot tell a slower
-  compiler from a busy moment).
-- ``run_shift(...)``: the whole run moved; only a move the in-run witness (vendor item, machine
-  probe) made too is the machine's (shown, not gated), else it gates.
-- ``kernel_moved_too(relative, absolute)``: a verdict on the ratio to the vendor item stands
-  only where the kernel's own time moved the same way (else it is the vendor item's move).
-- ``drift_of(rec)``: the size of a record's measured drift (0 when clean); it widens the
-  resolution of any pair it is in.
+Contract: ``between_rounds(base, new, min_effect, alpha, floor)``: the median of the per-round
+logs with a robust standard error (1.4826 x MAD), so one slow round moves neither; SLOWER/FASTER
+at >= the minimum effect and the resolution, SAME under the effect where resolved, else NOISY.
+``min_of_n(base, new, factor, floor)``: compile items, asv's rule on the minimum (or median) of
+the builds; fewer than ``MIN_BUILDS_TO_DECIDE`` builds never decide.  ``run_shift(...)``: a
+whole-run move gates unless the in-run witness moved too.  ``kernel_moved_too``: a vendor-ratio
+verdict needs the kernel's own time to move alike.  ``drift_of(rec)`` widens a pair's resolution.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """One group's compile items (suite, backend, kind) as the compile rule judges them, built once.
 
-Contract: ``compile_group(paired, group)`` returns the group's ``CompileGroup`` (memoised on
-``paired``, O(n)): ``values[key]`` (compile_values.py; a zero centre is in no reference);
-``reference(key)``: the leave-one-out geometric mean of the other items' centres (of its own
-shard where that has ``MIN_RUN_REFERENCE_ITEMS``), or None; ``floor``: ``COMPILE_NOISE_K``
-robust SDs of the reference-relative changes (else ``pooled_floor``, else 0); ``moves(key)``:
-the probe's, the CPU seconds' and the instruction counts' moves, the rule's witnesses.
+Contract: ``compile_group(paired, group)``: the ``CompileGroup`` (memoised on ``paired``):
+``values[key]``, ``reference(key)`` (leave-one-out geometric mean of the others' centres, of its
+own shard where it has enough, or None), ``floor`` (``COMPILE_NOISE_K`` robust SDs, else
+``pooled_floor``) and ``moves(key)`` (the probe's, CPU seconds' and counts' moves: witnesses).
 """
 
 from __future__ import annotations
@@ -79,7 +77,7 @@ def _spread_floor(logs: Sequence[float]) -> float:
 def _build(paired: Paired, group: Group) -> CompileGroup:
     keys = paired.keys(group)
     records = {k: (paired.base[k], paired.new[k]) for k in keys}
-    values = {k: compile_values(*records[k]) for k in keys}
+    values = {k: compile_values(records[k][0].raw, records[k][1].raw) for k in keys}
     logs = {k: (math.log(centre_of(b, c)), math.log(centre_of(n, c))) for k, (b, n, c) in values.items()
             if centre_of(b, c) > 0 and centre_of(n, c) > 0}  # a build of 0 s (all samples 0) is in no reference
     shard = {k: (records[k][0].shard, records[k][1].shard) for k in keys}

@@ -1,14 +1,10 @@
 """How a compile item was measured, as far as a comparison of two runs must know.
 
-Contract, over timed compile records (harness/measure/runner.py writes the fields):
-``width(rec)``: how many items its rounds were taken round-robin with (1: back to back).
-``option_method(rec)``: ``{label: value}`` of what the options set (rounds asked, time cap,
-compile jobs); method_match.py refuses a pair that differs in these (``OPTIONS``).
-``width_difference(base, new)``: None when both runs took the rounds the same way, else words;
-such a pair is compared and labelled (``back_to_back_differs``: measured on the 2-core box,
-back to back reads 7-24 % faster than round-robin over 14 items).
-``overlap_words(rec)`` / ``overlap_difference(base, new)``: built alone or beside device timing
-(the record's ``overlap``); a differing pair is judged like one of other widths.
+Contract, over timed compile records as written: ``width(rec)`` (items its rounds were taken
+round-robin with; 1: back to back), ``option_method(rec)`` (what the options set, ``OPTIONS``;
+method_match.py refuses a pair that differs), ``width_difference`` / ``back_to_back_differs``
+(back to back reads 7-24 % faster than round-robin over 14 items) and ``overlap_words`` /
+``overlap_difference`` (built alone or beside device timing).
 """
 
 from __future__ import annotations
@@ -46,9 +42,7 @@ def _words(w: int) -> str:
 
 def width_difference(base: Mapping[str, Any], new: Mapping[str, Any]) -> str | None:
     wb, wn = width(base), width(new)
-    if wb == wn:
-        return None
-    return f"rounds taken {_words(wb)} in base, {_words(wn)} in new"
+    return None if wb == wn else f"rounds taken {_words(wb)} in base, {_words(wn)} in new"
 
 
 def back_to_back_differs(base: Mapping[str, Any], new: Mapping[str, Any]) -> bool:

@@ -1,12 +1,10 @@
 """A whole-run move of probe-normalised compile items, told honestly.
 
-Contract: where builds are divided by the machine probe, ``verdicts.run_shift`` has no witness;
-these give it one.  ``machine_moves(pairs)``: the probe's and the builds' CPU seconds' moves.
-``honest(shift, probe, cpu, effect)``: the probe's move in the words; NOISY where it is the
-box's load (the probe moved ``LOAD_PROBE_MIN`` the other way).  ``measured_differently(shift,
-how)``: NOISY when the runs took their rounds another way.  ``load_move(pairs)``: the change of
-each build's wait for a CPU.  ``uncounted(shift)``: a shift with no counted item is NOISY only
-where the probe or the wait moved its way by enough; else it gates when slower (fail closed).
+Contract: builds divided by the machine probe leave ``verdicts.run_shift`` no witness; these
+give it one.  ``machine_moves(pairs)``, ``load_move(pairs)``: the probe's, the CPU seconds' and
+the wait for a CPU's moves.  ``honest``, ``measured_differently``: NOISY where the box's load or
+the rounds' width explains it.  ``uncounted(shift)``: without a counted item, NOISY only where
+the probe or the wait moved its way by enough; else it gates when slower (fail closed).
 """
 
 from __future__ import annotations

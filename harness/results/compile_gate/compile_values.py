@@ -1,11 +1,9 @@
 """A compile item's builds in both runs, as the values the compile gate compares.
 
-Contract, over one item's base and new records: ``probe_normalised(rec, per_build)``: each
-build's CPU seconds over the machine probe (its own, or the item's fastest), or None.
-``normalised_pair`` / ``values_normalised(base, new)``: both sides normalised alike, where every
-build used at least one probe's worth of CPU.  ``compile_values(base, new) -> (base, new,
-centre)``: normalised builds, else CPU seconds (no probe), else wall seconds.
-``compile_centre(base, new)``: ``median`` or ``min`` (``centre_of``).
+Contract, over one item's base and new records as written: ``probe_normalised``,
+``normalised_pair`` / ``values_normalised`` (builds over the machine probe, where every build
+used at least a probe's worth of CPU), ``compile_values(base, new) -> (base, new, centre)``
+(normalised, else CPU, else wall seconds) and ``compile_centre`` (``median`` or ``min``).
 """
 
 from __future__ import annotations
@@ -21,13 +19,9 @@ def round_robin(rec: Mapping[str, Any]) -> bool:
 
 
 def probe_normalised(rec: Mapping[str, Any], per_build: bool | None = None) -> list[float] | None:
-    """Each build's CPU seconds in units of the machine's speed, where the record has both
-    (the probe is timed after every build).  Rounds taken round-robin: each build over its own
-    probe (the machine's speed at that moment; a pass apart, the rounds are independent
-    moments).  Rounds back to back (older records): each build over the item's fastest probe -
-    dividing build by build there made the minimum pick the builds whose probe happened to be
-    slow (A/A item-to-item spread on the 2-core box: 18 % build by build, 5 % against the
-    fastest probe)."""
+    """Each build's CPU seconds over the machine probe timed after it (rounds taken round-robin:
+    independent moments), or over the item's fastest probe (back to back: build by build made
+    the minimum pick slow probes, an A/A spread of 18 % against 5 %)."""
     cpu, probe = rec.get("cpu_samples_s"), rec.get("machine_probe_cpu_s")
     if not cpu or not probe or len(cpu) != len(probe) or min(probe) <= 0:
         return None
@@ -70,12 +64,9 @@ def compile_values(base: Mapping[str, Any], new: Mapping[str, Any]) -> tuple[lis
 
 
 def compile_centre(base_rec: Mapping[str, Any], new_rec: Mapping[str, Any]) -> str:
-    """``median`` where both runs took their rounds round-robin and each build is divided by
-    its own probe: the noise left is two-sided (a moment where the machine probe slowed more,
-    or less, than the compiler) and the median of the rounds ignores the odd one either way;
-    measured on the 2-core box (5 rounds, 3 A/A runs): item-to-item robust SD 2-3 %, against
-    4-7 % for the minimum over the item's fastest probe, which a single fast probe moves.
-    ``min`` otherwise (asv's rule: load only ever adds time to a build)."""
+    """``median`` where both runs took their rounds round-robin over their own probes: the
+    noise left is two-sided (A/A robust SD 2-3 %, against 4-7 % for the minimum); ``min``
+    otherwise (asv's rule: load only ever adds time to a build)."""
     normalised = probe_normalised(base_rec) is not None and probe_normalised(new_rec) is not None
     return "median" if normalised and round_robin(base_rec) and round_robin(new_rec) else "min"
 

@@ -1,15 +1,11 @@
 """Run-vs-run verdicts on compile items' instruction counts (harness/measure/instructions.py).
 
 Contract: ``compare_counts(paired, thresholds)`` returns ``CountVerdicts``: an
-``ItemComparison`` (``metric == INSTRUCTIONS``) per compile item counted in both runs alike,
-the whole-run count shifts per backend, and notes on counts that cannot be compared.
-``judge_counts``: change = median(new) / median(base) - 1; resolution the largest of
-``COUNT_FLOOR``, the item's own count spread and ``COUNT_NOISE_K`` robust SDs of the
-backend's item-to-item spread; SLOWER/FASTER at >= ``COUNT_MIN_EFFECT`` and the resolution,
-SAME under it where resolved, else NOISY.  ``with_count_witness(time_shifts, counted)``: a
-compile-time shift is the machine's unless its group's counts moved the same way (a group with
-none: compile_shift.uncounted).  ``count_shift``: with ``MIN_SHIFT_ITEMS`` items, a shared
-geometric-mean move is a WHOLE-RUN SHIFT; it gates when counts grew.
+``ItemComparison`` (``metric == INSTRUCTIONS``) per item counted alike in both runs, whole-run
+count shifts per backend, and notes on counts that cannot be compared.  ``judge_counts``: change
+of the medians, resolved by ``COUNT_FLOOR``, the item's spread and ``COUNT_NOISE_K`` robust SDs
+of the backend's spread.  ``with_count_witness``: a compile-time shift is the machine's unless
+its group's counts moved alike.
 """
 
 from __future__ import annotations
@@ -17,9 +13,10 @@ from __future__ import annotations
 import math
 import statistics
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Sequence
 
 from ..files import record_fields
+from ..files.record_fields import Record
 
 from ..compare import shift_cause
 from .compile_shift import uncounted
@@ -29,7 +26,6 @@ from ..compare.pairing import Paired, problem_of
 from ..compare.verdicts import MIN_SHIFT_ITEMS, SHIFT_AGREEMENT, RunShift
 
 INSTRUCTIONS = "instructions"  # ItemComparison.metric and Judgement.basis of a count verdict
-RECORD_KEY = "instructions"
 COUNT_MIN_EFFECT = 0.01  # a change of the work under 1 % is SAME
 # The A/A floor: 3 x the largest change of one item's callgrind count over 5 A/A nightly CPU runs on
 # the 2-core box (20 ordered pairs, 2 made beside two busy loops): 0.167 %, between runs of two
@@ -50,25 +46,24 @@ class CountVerdicts:
     notes: tuple[str, ...] = ()
 
 
-def counts_of(rec: Mapping[str, Any]) -> list[int] | None:
+def counts_of(rec: Record) -> list[int] | None:
     """The lowering's counts of a record (None: none recorded, or absent).  A file's counts were
     checked when it was read (record_fields.py: malformed ones are refused, exit 2); an integral
     float (``1030000.0``) is the whole number it holds."""
-    value = rec.get(RECORD_KEY)
-    counts = value.get("lowering") if isinstance(value, dict) else None
+    counts = (rec.instructions or {}).get("lowering")
     if not counts or not all(record_fields.whole_count(c) for c in counts):
         return None
     return [int(c) for c in counts]
 
 
-def counter_of(rec: Mapping[str, Any]) -> str:
-    value = rec.get(RECORD_KEY) or {}
+def counter_of(rec: Record) -> str:
+    value = rec.instructions or {}
     return f"{value.get('counter')} ({value.get('event')})"
 
 
-def incomparable(base: Mapping[str, Any], new: Mapping[str, Any]) -> str | None:
+def incomparable(base: Record, new: Record) -> str | None:
     """Why two records' counts must not be compared (None: they may)."""
-    b, n = base.get(RECORD_KEY) or {}, new.get(RECORD_KEY) or {}
+    b, n = base.instructions or {}, new.instructions or {}
     if (b.get("counter"), b.get("event")) != (n.get("counter"), n.get("event")):
         return f"counted by different counters ({counter_of(base)} vs {counter_of(new)})"
     if b.get("method") != n.get("method"):
@@ -157,7 +152,7 @@ def compare_counts(paired: Paired, thresholds: Thresholds | None = None) -> Coun
                 time=judgement, min_effect=COUNT_MIN_EFFECT, detail=f"counter: {counter_of(rec)}", rule=rule,
                 metric=INSTRUCTIONS))
         shift = shift_cause.named(count_shift(backend, list(logs.values()), max(floor, COUNT_FLOOR)),
-                                  [(paired.base[k], paired.new[k]) for k in keys])
+                                  [(paired.base[k].raw, paired.new[k].raw) for k in keys])
         if shift is not None:
             shifts.append(shift)
     return CountVerdicts(tuple(items), tuple(shifts), tuple(notes))
@@ -183,12 +178,9 @@ def count_shift(backend: str, logs: Sequence[float], floor: float) -> RunShift |
 
 
 def with_count_witness(time_shifts: Sequence[RunShift], counted: CountVerdicts) -> tuple[RunShift, ...]:
-    """The whole-run shifts of compile time, each one put down to the machine (shown, not gated)
-    unless the instruction counts of its group's counted items moved the same way by at least
-    ``COUNT_MIN_EFFECT`` (their geometric mean): where the compiler did not do correspondingly
-    more (or less) work, the time moved with the machine's speed (a shared runner's load: a real
-    A/A pair on the 2-core box read +41.8 % on time with every count within 0.2 %).  A group with
-    no counted item is ``compile_shift.uncounted``'s.  Then the counts' own shifts."""
+    """The compile-time shifts, each the machine's (shown, not gated) unless its group's counts
+    moved alike by ``COUNT_MIN_EFFECT`` (an A/A pair read +41.8 % on time, every count within
+    0.2 %; a group with none: ``compile_shift.uncounted``); then the counts' own shifts."""
     out = []
     for shift in time_shifts:
         same_group = [i for i in counted.items if i.time is not None

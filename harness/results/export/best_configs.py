@@ -1,10 +1,8 @@
 """Autotune: the fastest correct config per problem, measured, kept in results/best_configs.json.
 
-Contract: ``pick_best(records, devices)``: one ``BestEntry`` per (backend, device, problem) from
-a run's timed device records, the lowest median, with its ratio to the in-run vendor item.
-``update_best_file`` merges entries into the file (same key replaced), stamped with tilelang
-version and date.  ``load_best`` reads a suite's winning config dict back, preferring the same
-device.
+Contract: ``pick_best(records, devices)``: one ``BestEntry`` per (backend, device, problem), the
+lowest median with its vendor ratio; ``update_best_file`` merges entries (same key replaced);
+``load_best`` reads a suite's winning config back, preferring the same device.
 """
 
 from __future__ import annotations
@@ -60,20 +58,11 @@ def pick_best(records: Iterable[Mapping[str, Any]], devices: dict[str, str], rea
         # a labelled replay (the ``best`` item) is recorded under its config's own id
         case_id = Case(read.problem, read.config).case_id if read.label else winner["case_id"]
         ref = vendor.get((backend, problem_id))
-        best.append(
-            BestEntry(
-                backend=backend,
-                device=devices.get(backend) or "unknown",
-                problem_id=problem_id,
-                problem=winner["problem"],
-                config=winner["config"],
-                case_id=case_id,
-                median_s=median,
-                tflops=(winner.get("throughput") or {}).get("tflops"),
-                vs_vendor=ref / median if ref else None,
-                candidates=len(recs),
-            )
-        )
+        best.append(BestEntry(
+            backend=backend, device=devices.get(backend) or "unknown", problem_id=problem_id,
+            problem=winner["problem"], config=winner["config"], case_id=case_id, median_s=median,
+            tflops=(winner.get("throughput") or {}).get("tflops"), candidates=len(recs),
+            vs_vendor=ref / median if ref else None))
     return best
 
 
@@ -101,6 +90,4 @@ def load_best(path: str | Path, backend: str, problem: Any, device: str | None =
     ]
     if device is not None:
         entries = [e for e in entries if e["device"] == device] or entries
-    if not entries:
-        return None
-    return dict(entries[0]["config"])
+    return None if not entries else dict(entries[0]["config"])

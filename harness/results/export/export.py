@@ -1,12 +1,10 @@
 """Results in other tools' formats: github-action-benchmark's custom JSON.
 
-Contract: ``github_action_benchmark(results)`` returns an ``ActionExport``: ``bigger``
-(TFLOP/s per timed device item with throughput) and ``smaller`` (median time per timed item,
-"ms" device, "s" compile); entries ``{"name", "unit", "value", "range", "extra"}`` named
-``<suite>/<kind>-<backend>-<case id>``, made unique by placement or ordinal (the action pairs
-entries by name).  ``range`` is the median's ~95 % CI half-width.  ``left_out(results)`` names
-what a partial run lacks; ``write_github_action_benchmark(export, out_dir)`` writes each
-non-empty list (the action rejects an empty one) and returns ``(written, not_written)``.
+Contract: ``github_action_benchmark(results)``: an ``ActionExport`` of ``bigger`` (TFLOP/s per
+timed device item) and ``smaller`` (median time per timed item) entries, named uniquely
+(``<suite>/<kind>-<backend>-<case id>``; the action pairs by name), ``range`` the median's ~95 %
+CI half-width.  ``left_out(results)``: what a partial run lacks.
+``write_github_action_benchmark(export, out_dir) -> (written, not_written)``: non-empty lists only.
 """
 
 from __future__ import annotations
@@ -19,7 +17,7 @@ from pathlib import Path
 from ...core.stats import summarize
 from ..report.roofline import format_pct
 from ..files.record_fields import Record
-from ..files.store import Results, suite_of
+from ..files.store import Results
 
 BIGGER_FILE, SMALLER_FILE = "tflops-bigger-is-better.json", "time-smaller-is-better.json"
 BIGGER_TOOL, SMALLER_TOOL = "customBiggerIsBetter", "customSmallerIsBetter"
@@ -44,15 +42,15 @@ class ActionExport:
 
 def _placement(rec: Record) -> str:
     parts = [f"shard {rec.shard}"] if rec.shard is not None else []
-    if rec.get("device_uuid"):
-        parts.append(f"gpu {str(rec['device_uuid']).removeprefix('GPU-')[:8]}")
+    if rec.device_uuid:
+        parts.append(f"gpu {str(rec.device_uuid).removeprefix('GPU-')[:8]}")
     return ", ".join(parts)
 
 
 def _names(records: list[Record]) -> list[str]:
     """One unique name per record: the item's, plus its placement where the item has several
     copies, plus an ordinal where a copy repeats."""
-    base = [f"{suite_of(r)}/{r.kind}-{r.backend}-{r.case_id}" for r in records]
+    base = [f"{r.suite}/{r.kind}-{r.backend}-{r.case_id}" for r in records]
     counts = Counter(base)
     placed = [f"{b} [{_placement(r)}]" if counts[b] > 1 and _placement(r) else b for b, r in zip(base, records)]
     seen: Counter = Counter()
@@ -65,7 +63,7 @@ def _names(records: list[Record]) -> list[str]:
 
 
 def _entry(rec: Record, name: str, value: float, unit: str, half_width: float) -> ActionEntry:
-    extra = [f"median of {len(rec.samples_s)} samples", str(rec.method or ""), format_pct(rec)]
+    extra = [f"median of {len(rec.samples_s)} samples", str(rec.method or ""), format_pct(rec.raw)]
     return ActionEntry(name, unit, value, f"± {half_width:.4g}", "; ".join(e for e in extra if e))
 
 
@@ -94,9 +92,9 @@ def left_out(results: Results) -> list[str]:
     if partial:
         missing = partial.get("missing") or []
         out.append("a PARTIAL run" + (f" ({len(missing)} collected items missing)" if missing else " (the run did not finish)"))
-    if results.failed:
-        shown = ", ".join(str(r.get("case_id")) for r in results.failed[:3]) + (" ..." if len(results.failed) > 3 else "")
-        out.append(f"{len(results.failed)} failed item(s) ({shown})")
+    if results.failures:
+        shown = ", ".join(r.case_id for r in results.failures[:3]) + (" ..." if len(results.failures) > 3 else "")
+        out.append(f"{len(results.failures)} failed item(s) ({shown})")
     return out
 
 

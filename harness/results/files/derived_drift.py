@@ -1,10 +1,9 @@
 """Drift verdicts for records written before the measurement loop recorded one.
 
-Contract: ``with_derived_drift(record)`` returns the record unchanged when its ``measurement``
-has a ``drift`` key or no batches; else a copy whose ``measurement.drift`` is what
-harness/measure/drift.py's ``detect_drift`` finds in its kept batch medians (at its
-``drift_threshold``, else the default), with ``drift_derived: true`` and ``summary.status``
-``DRIFT`` when found: older records are judged as the loop judges today, at read time.
+Contract: ``with_derived_drift(record)``: the record itself when its ``measurement`` has a
+``drift`` or no batches; else a copy with what harness/measure/drift.py finds in its kept batch
+medians (``drift_derived: true``, ``summary.status`` ``DRIFT`` when found), so older records
+are judged as the loop judges today.
 """
 
 from __future__ import annotations
@@ -14,16 +13,12 @@ from typing import Any, Mapping
 from ...measure.drift import DEFAULT_THRESHOLD, detect_drift
 
 
-def _batch_medians(measurement: Mapping[str, Any]) -> list[float]:
-    return [float(b["median_s"]) for b in measurement.get("batches") or ()
-            if isinstance(b, dict) and not b.get("dropped") and isinstance(b.get("median_s"), (int, float))]
-
-
 def with_derived_drift(record: Mapping[str, Any]) -> dict[str, Any]:
     measurement = record.get("measurement")
     if not isinstance(measurement, dict) or "drift" in measurement:
         return record
-    medians = _batch_medians(measurement)
+    medians = [float(b["median_s"]) for b in measurement.get("batches") or () if isinstance(b, dict)
+               and not b.get("dropped") and isinstance(b.get("median_s"), (int, float))]
     if len(medians) < 2:
         return record
     threshold = measurement.get("drift_threshold")

@@ -1,11 +1,9 @@
 """One line for a failed item's error text, and the summary's failure lines.
 
-Contract: ``headline(text, limit)``: the first non-empty line when it reads ``Type: message``;
-else, for a traceback, the last ``Type: message`` line (else its last line); else the first
-non-empty line; cut to ``limit`` with ``...``.  ``failure_line(record, limit)``:
-``[stage]: headline`` plus ``(worker restarted; N restarts so far)`` where it applies.
-``failure_lines(failed)``: one line per distinct ``failure_line`` (the first
-``MAX_FAILURE_LINES``, with counts), then where the tracebacks are.
+Contract: ``headline(text, limit)``: the ``Type: message`` line (a traceback's last one), else
+the first non-empty line, cut to ``limit``.  ``failure_line(record, limit)``: ``[stage]:
+headline`` plus the worker's restarts.  ``failure_lines(failed)``: one line per distinct
+failure (the first ``MAX_FAILURE_LINES``, counted), then where the tracebacks are.
 """
 
 from __future__ import annotations

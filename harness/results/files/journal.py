@@ -1,15 +1,11 @@
 """The run journal: every finished item on disk at once, and a results file rebuilt from it.
 
-Contract:
-- ``Journal(path).append(entry)`` / ``append_many(entries)``: JSON lines in one ``os.write``
-  on an ``O_APPEND`` descriptor, then ``fsync``; ``repair_torn_tail()`` drops a torn last line.
-- Line types (``type``): ``run``, ``collected``, ``backend``, ``item`` (``item_id``,
-  ``nodeid``, ``status``, ``identity``, ``outcome``, ``benchmark``), ``end``.
-- ``read_journal(path)`` returns ``JournalContents`` (last line per item wins) or raises
-  ``JournalError`` (a bad line, bad item fields, or two timed lines of one item that differ).
-  ``not_the_item(...)`` says why an item line must not stand for an item, None when it may.
-- ``recover_document(contents)``: a pytest-benchmark document; ``tlbench.partial`` says what
-  is missing.  ``atomic_write_text`` is re-exported for the journal's writers.
+Contract: ``Journal(path).append(entry)`` / ``append_many``: JSON lines in one ``os.write`` on an
+``O_APPEND`` descriptor, then ``fsync``; line types ``run``, ``collected``, ``backend``, ``item``,
+``end``.  ``read_journal(path)`` returns ``JournalContents`` (last line per item wins) or raises
+``JournalError``; ``not_the_item(...)`` says why an item line must not stand for an item.
+``recover_document(contents)``: a pytest-benchmark document whose ``tlbench.partial`` says what
+is missing.  ``atomic_write_text`` is re-exported for the journal's writers.
 """
 
 from __future__ import annotations
@@ -275,13 +271,9 @@ def read_journal(path: str | Path) -> JournalContents:
 
 
 def partial_note(contents: JournalContents) -> dict[str, Any]:
-    return {
-        "journal": contents.path,
-        "run_ended": contents.ended,
-        "items_in_journal": len(contents.items),
-        "items_collected": len(contents.collected),
-        "missing": contents.missing,
-    }
+    return {"journal": contents.path, "run_ended": contents.ended,
+            "items_in_journal": len(contents.items), "items_collected": len(contents.collected),
+            "missing": contents.missing}
 
 
 def recover_document(contents: JournalContents) -> dict[str, Any]:
@@ -299,15 +291,13 @@ def recover_document(contents: JournalContents) -> dict[str, Any]:
         machine_info["accelerator"] = "; ".join(f"{n}: {i.get('accelerator')}" for n, i in contents.backends.items())
     timed = [e for e in contents.items.values() if e.get("status") == "timed" and e.get("benchmark")]
     tlbench = dict(first.get(EXTRA_KEY) or {})
-    tlbench.update(
-        {
-            "schema_version": SCHEMA_VERSION,
-            "failed": [e["outcome"] for e in contents.by_status("failed")],
-            "skipped": [e["outcome"] for e in contents.by_status("skipped")],
-            "partial": partial_note(contents) if (not contents.ended or contents.missing) else None,
-            "recovered_from": contents.path,
-        }
-    )
+    tlbench.update({
+        "schema_version": SCHEMA_VERSION,
+        "failed": [e["outcome"] for e in contents.by_status("failed")],
+        "skipped": [e["outcome"] for e in contents.by_status("skipped")],
+        "partial": partial_note(contents) if (not contents.ended or contents.missing) else None,
+        "recovered_from": contents.path,
+    })
     return {
         "machine_info": machine_info,
         "commit_info": first.get("commit_info") or {},

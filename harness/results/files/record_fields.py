@@ -1,24 +1,21 @@
-"""Field types of a results file that readers and judges use, checked in one place; the typed record.
+"""Field types of a results file that readers and judges use, checked in one place; typed items.
 
 Contract: ``check_document(path, doc)``, ``check_record(path, label, rec)`` and
 ``check_outcome(path, where, rec, text_keys)`` raise ``ResultsError`` (one line: file, item,
-field, what it holds, what it should hold) for every field harness/results and
-harness/analysis read: the containers, ids, samples (finite non-negative; the probe positive),
-``summary``, ``plan``, ``measurement``, ``throughput``, ``config`` / ``problem``, ``instructions``
-(``lowering``: positive whole numbers, an integral float counting as one).  An absent field is
-fine where readers treat it as absent; a present one holds the type readers expect.
-``Record.of(raw)``: a checked timed record's typed fields, and ``raw`` (the dict as written,
-with ``problem_id``) for writers that re-emit it; a ``Record`` also reads as that dict
-(``rec["case_id"]``) for readers not yet moved to its attributes.  store.py builds one per
-timed item (``Results.timed``).
+field, what it holds, what it should hold) for every field harness/results and harness/analysis
+read; an absent field is fine where readers treat it as absent.  ``Record.of(raw)`` (a timed
+item) and ``Outcome.of(status, raw)`` (a failed or skipped one) are a checked item's typed
+fields on a shared ``Item`` base, with ``raw`` (the dict as written, with ``problem_id``) for
+writers that re-emit it and readers of fields not typed here; store.py builds them.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, Iterator
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
 
 KINDS = ("compile", "device")
 
@@ -48,17 +45,16 @@ def _optional(rec: Mapping[str, Any], key: str, types: tuple[type, ...], path: A
     return value
 
 
-def _number_list(rec: Mapping[str, Any], key: str, path: Any, where: str, positive: bool = False, required: bool = False) -> list | None:
+def _number_list(rec: Mapping[str, Any], key: str, path: Any, where: str, positive: bool = False) -> None:
     value = rec.get(key)
-    if value is None and not required:
-        return None
+    if value is None:
+        return
     should = f"a non-empty list of finite {'positive' if positive else 'non-negative'} numbers"
     if not isinstance(value, list) or not value:
         _fail(path, where, key, value, should)
     for i, v in enumerate(value):
         if not _number(v) or v < 0 or (positive and v == 0):
             _fail(path, where, f"{key}[{i}]", v, should)
-    return value
 
 
 def check_document(path: Any, doc: Mapping[str, Any]) -> None:
@@ -112,10 +108,9 @@ def check_record(path: Any, label: str, rec: Mapping[str, Any]) -> None:
     """A timed record: ids, samples and every section a reader or judge reads."""
     where = f"benchmark {label}"
     _ids(path, where, rec)
-    samples = _number_list(rec, "samples_s", path, where, required=True)
-    cpu = _number_list(rec, "cpu_samples_s", path, where)
-    probe = _number_list(rec, "machine_probe_cpu_s", path, where, positive=True)
-    del samples, cpu, probe  # a probe list of another length is read as no probe (pairing.py)
+    # samples_s: checked by store.py first; a probe list of another length is read as no probe
+    _number_list(rec, "cpu_samples_s", path, where)
+    _number_list(rec, "machine_probe_cpu_s", path, where, positive=True)
     rounds = rec.get("compile_round_robin")
     if rounds is not None and (not isinstance(rounds, int) or isinstance(rounds, bool) or rounds < 0):
         _fail(path, where, "compile_round_robin", rounds, "a non-negative integer")
@@ -151,9 +146,8 @@ def check_record(path: Any, label: str, rec: Mapping[str, Any]) -> None:
     for key, value in (throughput or {}).items():
         if value is not None and not _number(value):
             _fail(path, where, f"throughput.{key}", value, "a finite number")
-    for key in ("pct_of_peak",):
-        if rec.get(key) is not None and not _number(rec[key]):
-            _fail(path, where, key, rec[key], "a finite number")
+    if rec.get("pct_of_peak") is not None and not _number(rec["pct_of_peak"]):
+        _fail(path, where, "pct_of_peak", rec["pct_of_peak"], "a finite number")
     for key in ("check", "budget", "compile_phases_s"):
         _optional(rec, key, (dict,), path, where, "an object or null")
     _counts(rec, path, where)
@@ -211,34 +205,75 @@ def check_outcome(path: Any, where: str, rec: Mapping[str, Any], text_keys: tupl
         _optional(rec, key, (str,), path, where, "a string")
 
 
+def suite_from(node: str | None) -> str:
+    """The suite of a test node id: ``suites/gemm/test_stages.py::...`` -> ``stages``."""
+    return Path((node or "").split("::", 1)[0]).stem.removeprefix("test_")
+
+
 @dataclass(frozen=True)
-class Record(Mapping[str, Any]):
-    """One checked item of a results file; sections hold what was written (empty if absent)."""
+class Item:
+    """What a timed, failed and skipped item of a checked results file all say."""
 
     backend: str
     kind: str
     case_id: str
     nodeid: str | None
+    fullname: str | None
     label: str | None
     problem_id: str | None
-    problem: Mapping[str, Any] | None
     config: Mapping[str, Any] | None
+    plan: Mapping[str, Any] | None
+    family: str | None
+    kernel: str | None
+    kernel_hash: str | None
+    shard: str | None
+    device_uuid: str | None
+    raw: Mapping[str, Any] = field(repr=False, compare=False)  # as written, with problem_id
+
+    @property
+    def suite(self) -> str:
+        return suite_from(self.fullname or self.nodeid)
+
+    @classmethod
+    def _typed(cls, raw: Mapping[str, Any], **given: Any):
+        """An item whose fields are ``raw``'s (the ids required), but those ``given``."""
+        given = {"backend": raw["backend"], "kind": raw["kind"], "case_id": raw["case_id"],
+                 "raw": raw, **given}
+        return cls(**{f.name: raw.get(f.name) for f in fields(cls) if f.name not in given}, **given)
+
+
+@dataclass(frozen=True)
+class Outcome(Item):
+    """A failed or skipped item (``status``): where it failed and why, or why it was skipped."""
+
+    status: str
+    stage: str | None
+    error: str | None
+    reason: str | None
+
+    @classmethod
+    def of(cls, status: str, raw: Mapping[str, Any]) -> "Outcome":
+        return cls._typed(raw, status=status)
+
+
+@dataclass(frozen=True)
+class Record(Item):
+    """One timed item; sections hold what was written (empty if absent)."""
+
+    problem: Mapping[str, Any] | None
     samples_s: tuple[float, ...]
     cpu_samples_s: tuple[float, ...] | None
     machine_probe_cpu_s: tuple[float, ...] | None
     compile_round_robin: int | None
     summary: Mapping[str, Any]
-    plan: Mapping[str, Any] | None
     throughput: Mapping[str, Any]
+    roofline: Mapping[str, Any] | None
     check: Mapping[str, Any] | None
     measurement: Mapping[str, Any] | None
     instructions: Mapping[str, Any] | None
     method: str | None
-    fullname: str | None
-    family: str | None
-    kernel_hash: str | None
-    shard: str | None
-    raw: Mapping[str, Any] = field(repr=False, compare=False)
+    compile_phases_s: Mapping[str, Any] | None
+    cold_build_once: Mapping[str, Any] | None
 
     @classmethod
     def of(cls, raw: Mapping[str, Any]) -> "Record":
@@ -246,24 +281,7 @@ class Record(Mapping[str, Any]):
         if isinstance(raw, Record):
             return raw
         cpu, probe = raw.get("cpu_samples_s"), raw.get("machine_probe_cpu_s")
-        return cls(
-            backend=raw["backend"], kind=raw["kind"], case_id=raw["case_id"], nodeid=raw.get("nodeid"),
-            label=raw.get("label"), problem_id=raw.get("problem_id"), problem=raw.get("problem"),
-            config=raw.get("config"), samples_s=tuple(raw.get("samples_s") or ()),
-            cpu_samples_s=None if cpu is None else tuple(cpu),
-            machine_probe_cpu_s=None if probe is None else tuple(probe),
-            compile_round_robin=raw.get("compile_round_robin"), summary=raw.get("summary") or {},
-            plan=raw.get("plan"), throughput=raw.get("throughput") or {}, check=raw.get("check"),
-            measurement=raw.get("measurement"), instructions=raw.get("instructions"),
-            method=raw.get("method"), fullname=raw.get("fullname"), family=raw.get("family"),
-            kernel_hash=raw.get("kernel_hash"), shard=raw.get("shard"), raw=raw,
-        )
-
-    def __getitem__(self, key: str) -> Any:
-        return self.raw[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.raw)
-
-    def __len__(self) -> int:
-        return len(self.raw)
+        return cls._typed(raw, samples_s=tuple(raw.get("samples_s") or ()),
+                          cpu_samples_s=None if cpu is None else tuple(cpu),
+                          machine_probe_cpu_s=None if probe is None else tuple(probe),
+                          summary=raw.get("summary") or {}, throughput=raw.get("throughput") or {})

@@ -1,11 +1,9 @@
 """What ``tlbench report`` says about each item of one run, as data: the table and ``--json`` read it.
 
-Contract: ``run_facts(results, traits_of)`` returns one ``ItemFacts`` per record (timed,
-failed, skipped; ``facts_of(records, traits_of)`` for records carrying their own ``status``):
-key, problem and config ids, place on the pipeline-depth axis, median, rate (TFLOP/s or, for a
-memory-bound kernel, GB/s, with % of peak or bandwidth), the vendor ratio (same GPU or shard
-first; above 1 the kernel is faster), modeled cycles, the plan summary and the status words.
-Only the plan summary is formatted; None where the record does not say.
+Contract: ``run_facts(results, traits_of)`` (and ``facts_of(records, traits_of)`` for session
+records carrying their ``status``) returns one ``ItemFacts`` per item: ids, stage, median, rate
+and % of peak or bandwidth, vendor ratio (same GPU or shard first), modeled cycles, plan
+summary and status words; None where the record does not say.
 """
 
 from __future__ import annotations
@@ -18,7 +16,8 @@ from ...core.record_reader import RecordReader
 from ...core.shard import placement
 from .error_text import failure_line
 from ..compare.pairing import is_vendor, modeled_cycles_of, problem_of
-from .store import Results, suite_of
+from .record_fields import Item, Outcome, Record, suite_from
+from .store import Results
 from ..report.text_table import split_id
 
 TraitsOf = Callable[[str], Any]
@@ -69,10 +68,10 @@ class ItemFacts:
         return f"{self.flag or 'ok'} ({how}{'; ' + self.judged if self.judged else ''})"
 
 
-def check_words(rec: Mapping[str, Any]) -> str:
+def check_words(rec: Record) -> str:
     """How a device record's output was judged: ``checked by <rule>``, ``speed reference, not
     checked`` (a vendor item kept as one), or "" (a record that does not say)."""
-    check = rec.get("check") or {}
+    check = rec.check or {}
     if check.get("checked") is False:
         return "speed reference, not checked"
     return f"checked by {check['rule']}" if check.get("rule") else ""
@@ -82,15 +81,15 @@ def _num(value: Any) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-def _stage(rec: Mapping[str, Any], reader: RecordReader) -> tuple[int | None, str | None]:
-    config = rec.get("config")
+def _stage(item: Item, reader: RecordReader) -> tuple[int | None, str | None]:
+    config = item.config
     if not isinstance(config, dict):
         return None, None
-    facts = record_stage(rec)  # a described kernel's, as its family worded it
+    facts = record_stage(item.raw)  # a described kernel's, as its family worded it
     if facts is not None:
         return facts.num_stages, facts.loop_form
     try:
-        point = reader.read(rec).stage
+        point = reader.read(item.raw).stage
     except Exception:  # noqa: BLE001 - a family not installed here: the config's own values
         point = None
     if point is not None:
@@ -99,40 +98,40 @@ def _stage(rec: Mapping[str, Any], reader: RecordReader) -> tuple[int | None, st
     return (stages if isinstance(stages, int) else None), config.get("loop_form")
 
 
-def _problem(rec: Mapping[str, Any]) -> str:
+def _problem(item: Item) -> str:
     """The problem id without a case label (``-best``): a labelled case competes for its problem."""
-    problem = rec.get("problem_id")
+    problem = item.problem_id
     if not isinstance(problem, str):
         try:
-            problem = problem_of(rec)
+            problem = problem_of(item)
         except Exception:  # noqa: BLE001 - a record no family here can read: the id decides nothing then
             problem = ""
-    label = rec.get("label")
+    label = item.label
     return problem[: -len(label) - 1] if label and problem.endswith(f"-{label}") else problem
 
 
-def _vendors(records: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str], list[Mapping[str, Any]]]:
-    out: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
+def _vendors(records: Iterable[Record]) -> dict[tuple[str, str], list[Record]]:
+    out: dict[tuple[str, str], list[Record]] = {}
     for rec in records:
-        if rec.get("kind") == "device" and is_vendor(rec):
-            out.setdefault((str(rec.get("backend")), _problem(rec)), []).append(rec)
+        if rec.kind == "device" and is_vendor(rec):
+            out.setdefault((rec.backend, _problem(rec)), []).append(rec)
     return out
 
 
-def _median(rec: Mapping[str, Any]) -> float | None:
-    value = _num((rec.get("summary") or {}).get("median"))
+def _median(rec: Record) -> float | None:
+    value = _num(rec.summary.get("median"))
     return value if value and value > 0 else None
 
 
-def _vendor_of(rec: Mapping[str, Any], vendors: dict[tuple[str, str], list[Mapping[str, Any]]]) -> Mapping[str, Any] | None:
-    found = vendors.get((str(rec.get("backend")), _problem(rec))) or []
-    same = [v for v in found if placement(v) == placement(rec)] or found
+def _vendor_of(rec: Record, vendors: dict[tuple[str, str], list[Record]]) -> Record | None:
+    found = vendors.get((rec.backend, _problem(rec))) or []
+    same = [v for v in found if placement(v.raw) == placement(rec.raw)] or found
     timed = [v for v in same if _median(v)]
     return min(timed, key=_median) if timed else None
 
 
-def _rates(rec: Mapping[str, Any]) -> dict[str, Any]:
-    throughput, roofline = rec.get("throughput") or {}, rec.get("roofline") or {}
+def _rates(rec: Record | None) -> dict[str, Any]:
+    throughput, roofline = (rec.throughput, rec.roofline or {}) if rec is not None else ({}, {})
     gbps = _num(throughput.get("gbps_compulsory"))
     bandwidth = _num(roofline.get("bandwidth_tbps"))
     bound = roofline.get("bound") if roofline.get("bound") in ("compute", "memory") else None
@@ -144,48 +143,54 @@ def _rates(rec: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _facts(rec: Mapping[str, Any], status: str, vendors, reader: RecordReader, traits_of: TraitsOf) -> ItemFacts:
-    case_id = str(rec.get("case_id", "?"))
-    problem, config_id = split_id(case_id, _problem(rec) or None)
-    stages, form = _stage(rec, reader)
-    summary = rec.get("summary") or {}
-    timed = status == "timed"
-    median = _median(rec) if timed else None
-    vendor = _vendor_of(rec, vendors) if timed and rec.get("kind") == "device" and not is_vendor(rec) else None
-    plan = rec.get("plan") if isinstance(rec.get("plan"), dict) else None
+def _facts(item: Record | Outcome, vendors, reader: RecordReader, traits_of: TraitsOf) -> ItemFacts:
+    problem, config_id = split_id(item.case_id, _problem(item) or None)
+    stages, form = _stage(item, reader)
+    rec = item if isinstance(item, Record) else None
+    failed, skipped = (None, None) if rec else (item if item.status == "failed" else None,
+                                                item if item.status == "skipped" else None)
+    summary = rec.summary if rec else {}
+    median = _median(rec) if rec else None
+    kernel = rec is not None and rec.kind == "device" and not is_vendor(rec)
+    vendor = _vendor_of(rec, vendors) if kernel else None
+    plan = item.plan if isinstance(item.plan, dict) else None
     try:
-        plan_text = traits_of(str(rec.get("backend"))).plan_summary(plan) if plan else None
+        plan_text = traits_of(item.backend).plan_summary(plan) if plan else None
     except Exception:  # noqa: BLE001 - a backend's traits that cannot read this plan: say nothing rather than crash
         plan_text = None
     flag = summary.get("status") if summary.get("status") not in (None, "clean") else None
     return ItemFacts(
-        status=status, suite=suite_of(rec if timed else {"nodeid": rec.get("nodeid") or rec.get("fullname")}),
-        kind=str(rec.get("kind", "?")), backend=str(rec.get("backend", "?")), case_id=case_id, problem_id=problem,
-        config_id=config_id, family=rec.get("family"), vendor=is_vendor(rec), num_stages=stages, loop_form=form,
-        median_s=median, samples=int(summary.get("n") or len(rec.get("samples_s") or ())) if timed else 0,
-        method=rec.get("method") if timed else None,
-        criterion=((rec.get("measurement") or {}).get("criterion") or {}).get("name") if timed else None, flag=flag if timed else None, **(_rates(rec) if timed else _rates({})),
+        status=item.status if rec is None else "timed",
+        suite=item.suite if rec else suite_from(item.nodeid or item.fullname),
+        kind=item.kind, backend=item.backend, case_id=item.case_id, problem_id=problem,
+        config_id=config_id, family=item.family, vendor=is_vendor(item), num_stages=stages,
+        loop_form=form,
+        median_s=median, samples=int(summary.get("n") or len(rec.samples_s)) if rec else 0,
+        method=rec.method if rec else None,
+        criterion=((rec.measurement or {}).get("criterion") or {}).get("name") if rec else None,
+        flag=flag if rec else None, **_rates(rec),
         vendor_ratio=(_median(vendor) / median) if vendor is not None and median else None,
-        vendor_case_id=vendor.get("case_id") if vendor is not None else None,
-        modeled_cycles=modeled_cycles_of(rec) if plan else None, plan_summary=plan_text,
+        vendor_case_id=vendor.case_id if vendor is not None else None,
+        modeled_cycles=modeled_cycles_of(item) if plan else None, plan_summary=plan_text,
         pipeline=((plan or {}).get("pipeline") or {}).get("kind"),
-        stage=rec.get("stage") if status == "failed" else None,
-        error=failure_line(rec) if status == "failed" else None,
-        reason=str(rec.get("reason")) if status == "skipped" else None,
-        judged=check_words(rec) if timed and rec.get("kind") == "device" else "",
+        stage=failed.stage if failed else None,
+        error=failure_line(failed.raw) if failed else None,
+        reason=str(skipped.reason) if skipped else None,
+        judged=check_words(rec) if rec and rec.kind == "device" else "",
     )
 
 
 def facts_of(records: Iterable[Mapping[str, Any]], traits_of: TraitsOf) -> list[ItemFacts]:
     """Records as the pytest session holds them: each says its ``status`` (timed when absent)."""
-    records = list(records)
+    items = [Record.of(r) if r.get("status", "timed") == "timed"
+             else Outcome.of(str(r["status"]), r) for r in records]
     reader = RecordReader()
-    vendors = _vendors(r for r in records if r.get("status", "timed") == "timed")
-    return [_facts(rec, str(rec.get("status", "timed")), vendors, reader, traits_of) for rec in records]
+    vendors = _vendors(r for r in items if isinstance(r, Record))
+    return [_facts(item, vendors, reader, traits_of) for item in items]
 
 
 def run_facts(results: Results, traits_of: TraitsOf) -> list[ItemFacts]:
+    vendors = _vendors(results.timed)
     reader = RecordReader()
-    vendors = _vendors(results.records)
-    groups = (("timed", results.records), ("failed", results.failed), ("skipped", results.skipped))
-    return [_facts(rec, status, vendors, reader, traits_of) for status, records in groups for rec in records]
+    items = (*results.timed, *results.failures, *results.skips)
+    return [_facts(item, vendors, reader, traits_of) for item in items]

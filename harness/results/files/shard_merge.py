@@ -1,14 +1,11 @@
 """The shards of one run (``--tlbench-shard=I/N`` on N machines) put back into one results file.
 
-Contract: ``merge_shards(shards)`` takes the validated ``Results`` of shard files and returns
-a ``MergedRun`` (``document``, ``missing_shards``, ``missing_items``, ``notes``).  It raises
-``ResultsError`` for a file that is no shard, shards of another commit, code, shard count,
-settings or item set, a malformed shard note, a shard given twice, or an item twice (only
-vendor copies may be in several shards).  The merged document holds every shard's items
-(each naming its ``shard``, ``host`` and ``device``), the run's commit, the last shard's
-datetime, the machine info the shards agree on (else values joined with `` | ``) with each
-shard's own under ``machine_info.tlbench.shards`` (``shard_document``), and a top-level
-``tlbench`` with ``sharded`` and, where shards or items are missing, ``partial``.
+Contract: ``merge_shards(shards)`` takes the shards' ``Results`` and returns a ``MergedRun``
+(``document``, ``missing_shards``, ``missing_items``, ``notes``), or raises ``ResultsError`` for
+a file that is no shard, shards of another run, a shard given twice or an item twice (vendor
+copies excepted).  The merged document holds every shard's items (each naming its ``shard``),
+the machine info the shards agree on with each shard's own (``shard_document``), and a
+``tlbench.sharded`` note (``partial`` where shards or items are missing).
 """
 
 from __future__ import annotations
@@ -49,7 +46,7 @@ class Shard:
 
     def nodeids(self) -> list[str]:
         out = [b.get("fullname") for b in self.results.document["benchmarks"]]
-        out += [r.get("nodeid") for r in (*self.results.failed, *self.results.skipped)]
+        out += [r.nodeid for r in (*self.results.failures, *self.results.skips)]
         return [n for n in out if n]
 
 
@@ -119,17 +116,15 @@ def _check_commit(shards: Sequence[Shard]) -> None:
         )
 
 
-def _differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
-    return [f"{k} {a.get(k)!r} -> {b.get(k)!r}" for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
-
-
 def _check_one_run(shards: Sequence[Shard]) -> None:
     first = shards[0]
     seen: dict[int, Shard] = {}
     for s in shards:
         if s.note["count"] != first.note["count"]:
             raise ResultsError(f"{s.where} is one of {s.note['count']} shards, {first.where} one of {first.note['count']}: not one run")
-        differs = _differences(first.note["settings"], s.note["settings"])
+        a, b = first.note["settings"], s.note["settings"]
+        differs = [f"{k} {a.get(k)!r} -> {b.get(k)!r}" for k in sorted(set(a) | set(b))
+                   if a.get(k) != b.get(k)]
         if differs:
             raise ResultsError(f"{s.where} ran with other options than {first.where}: {'; '.join(differs)}; give every shard the same options")
         if s.note["run_digest"] != first.note["run_digest"]:
@@ -156,16 +151,16 @@ def _check_items_once(shards: Sequence[Shard]) -> None:
     run_items = set(shards[0].note["run_items"])
     for s in shards:
         here: dict[str, str] = {}
-        for status, records in (("timed", s.results.records), ("failed", s.results.failed), ("skipped", s.results.skipped)):
-            for rec in records:
-                nodeid = rec.get("fullname") or rec.get("nodeid")
+        for status, items in (("timed", s.results.timed), ("failed", s.results.failures), ("skipped", s.results.skips)):
+            for item in items:
+                nodeid = item.fullname or item.nodeid
                 if nodeid not in run_items:
                     raise ResultsError(f"{s.where} has a result for {nodeid}, which is not an item of the run")
                 if nodeid in here:
                     raise ResultsError(f"{s.where} holds item {nodeid} twice ({here[nodeid]} and {status}): the shard file "
                                        "was edited or is damaged; re-run that shard")
                 here[nodeid] = status
-                if _vendor_copy(rec):  # each shard measures its own copy
+                if _vendor_copy(item.raw):  # each shard measures its own copy
                     continue
                 if nodeid in owner and owner[nodeid] is not s:
                     raise ResultsError(f"item {nodeid} is in {owner[nodeid].where} and in {s.where}: each item belongs to one shard")
@@ -271,7 +266,7 @@ def merge_shards(inputs: Sequence[Results]) -> MergedRun:
             "shards": [
                 {
                     "label": s.label, "file": s.results.path, "host": s.note.get("host"), "selected": s.note.get("selected"),
-                    "timed": len(s.results.records), "failed": len(s.results.failed), "skipped": len(s.results.skipped),
+                    "timed": len(s.results.timed), "failed": len(s.results.failures), "skipped": len(s.results.skips),
                     "input_seed": t.get("input_seed"), "setup_s": t.get("setup_s") or {}, "phases_s": t.get("phases_s") or {},
                     "datetime": s.results.document.get("datetime"), "journal": t.get("journal"),
                 }
@@ -301,12 +296,11 @@ def merge_shards(inputs: Sequence[Results]) -> MergedRun:
     return MergedRun(document, tuple(missing_shards), tuple(missing), tuple(notes))
 
 
-def shard_document(document: dict[str, Any], record: dict[str, Any]) -> dict[str, Any]:
-    """The document as the record's own shard saw it (its machine_info); the document itself
-    for a record of an unsharded run."""
+def shard_document(document: dict[str, Any], shard: str | None) -> dict[str, Any]:
+    """The document as ``shard`` saw it (its machine_info); the document itself for no shard."""
     machine = document.get("machine_info") or {}
     shards = (machine.get(EXTRA_KEY) or {}).get("shards") or {}
-    own = shards.get(record.get("shard")) if record.get("shard") else None
+    own = shards.get(shard) if shard else None
     if not own:
         return document
     return {**document, "machine_info": {**machine, EXTRA_KEY: {**machine[EXTRA_KEY], "backends": own.get("backends") or {}}}}

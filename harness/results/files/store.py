@@ -1,13 +1,10 @@
 """Results files on disk: read and validate one, write, merge and split them, name baselines.
 
-Contract: ``load_results(path)`` returns a ``Results`` (the document, its timed records as
-written plus ``problem_id`` and typed as ``timed``, failed and skipped items, backends, and
-per-backend testbeds) from a JSON or gzip file, or raises ``ResultsError`` (one line naming
-the file, what is wrong and what to do).  It checks the file exists, is JSON and
-pytest-benchmark output with tlbench data of this ``schema_version``, and every field readers
-use (record_fields.py); ``problem_id`` is read through the kernel family.
-``merge_documents`` / ``split_by_backend`` keep failed and skipped items; ``baseline_name`` is
-``<backend>-<device>.json``.
+Contract: ``load_results(path)`` returns a ``Results`` (the document, its records as written
+with ``problem_id``, typed as ``timed`` / ``failures`` / ``skips``, backends and testbeds) from a
+JSON or gzip file, or raises ``ResultsError`` (one line: the file, what is wrong, what to do)
+after checking every field readers use (record_fields.py).  ``merge_documents`` /
+``split_by_backend`` keep failed and skipped items; ``baseline_name``: ``<backend>-<device>.json``.
 """
 
 from __future__ import annotations
@@ -26,7 +23,7 @@ from ...core.backend_traits import BackendTraits, TraitsCatalog
 from ...core.record import EXTRA_KEY, SCHEMA_VERSION, records_of
 from ...core.record_reader import RecordReader
 from . import record_fields
-from .record_fields import Record, ResultsError
+from .record_fields import Outcome, Record, ResultsError, suite_from
 from .derived_drift import with_derived_drift
 
 MAX_FILE_BYTES = 512 * 2**20  # a results file larger than this is refused before it is read
@@ -37,13 +34,9 @@ REQUIRED_RECORD_KEYS = ("backend", "kind", "case_id", "samples_s")
 
 @dataclass(frozen=True)
 class Testbed:
-    """What must match for two runs of one backend to be compared sample by sample.
-
-    ``driver`` and ``vendor_library`` are what the backend's traits name so
-    (``BackendTraits.testbed_fields``: a GPU driver, a CANN version; the library the vendor
-    item calls).  ``vendor_library`` only matters for ratios to the vendor item, so it is
-    kept apart.
-    """
+    """What must match for two runs of one backend to be compared sample by sample; the traits
+    name ``driver`` and ``vendor_library`` (``BackendTraits.testbed_fields``), and the latter
+    only matters for ratios to the vendor item, so it is kept apart."""
 
     backend: str
     target: str | None
@@ -92,9 +85,13 @@ class Results:
     skipped: tuple[dict[str, Any], ...]
     backends: tuple[str, ...]
     timed: tuple[Record, ...] = field(init=False, repr=False, compare=False)  # ``records``, typed
+    failures: tuple[Outcome, ...] = field(init=False, repr=False, compare=False)  # ``failed`` typed
+    skips: tuple[Outcome, ...] = field(init=False, repr=False, compare=False)  # ``skipped``, typed
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "timed", tuple(map(Record.of, self.records)))
+        object.__setattr__(self, "failures", tuple(Outcome.of("failed", r) for r in self.failed))
+        object.__setattr__(self, "skips", tuple(Outcome.of("skipped", r) for r in self.skipped))
 
     def testbed(self, backend: str) -> Testbed:
         return testbed_of(self.document, backend)
@@ -108,14 +105,9 @@ def testbed_of(document: Mapping[str, Any], backend: str, traits: BackendTraits 
     info = ((document.get("machine_info") or {}).get(EXTRA_KEY) or {}).get("backends", {}).get(backend) or {}
     traits = traits or TraitsCatalog.from_entry_points().get(backend)
     fields = traits.testbed_fields(info)
-    return Testbed(
-        backend=backend,
-        target=info.get("target"),
-        accelerator=info.get("accelerator"),
-        tilelang=info.get("tilelang"),
-        driver=fields.get("driver"),
-        vendor_library=fields.get("vendor_library"),
-    )
+    return Testbed(backend=backend, target=info.get("target"), accelerator=info.get("accelerator"),
+                   tilelang=info.get("tilelang"), driver=fields.get("driver"),
+                   vendor_library=fields.get("vendor_library"))
 
 
 def baseline_name(testbed: Testbed) -> str:
@@ -123,10 +115,8 @@ def baseline_name(testbed: Testbed) -> str:
 
 
 def suite_of(record: Mapping[str, Any]) -> str:
-    """The suite a record came from: ``suites/gemm/test_stages.py::...`` -> ``stages``."""
-    node = record.get("fullname") or record.get("nodeid") or ""
-    stem = Path(node.split("::", 1)[0]).stem
-    return stem[len("test_"):] if stem.startswith("test_") else stem
+    """The suite a record as written came from (``Item.suite``)."""
+    return suite_from(record.get("fullname") or record.get("nodeid"))
 
 
 # -- reading --------------------------------------------------------------------------------
@@ -281,10 +271,6 @@ def write_document(document: dict[str, Any], path: str | Path) -> Path:
     return out
 
 
-def _backend_of_bench(bench: Mapping[str, Any]) -> str | None:
-    return ((bench.get("extra_info") or {}).get(EXTRA_KEY) or {}).get("backend")
-
-
 def split_by_backend(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """One document per backend, each with only that backend's items and device info."""
     parsed = parse_results(document)
@@ -295,7 +281,9 @@ def split_by_backend(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
         if info:
             machine[EXTRA_KEY] = {**info, "backends": {k: v for k, v in info.get("backends", {}).items() if k == backend}}
         part = {**document, "machine_info": machine}
-        part["benchmarks"] = [b for b in document["benchmarks"] if _backend_of_bench(b) == backend]
+        part["benchmarks"] = [b for b in document["benchmarks"]
+                              if ((b.get("extra_info") or {}).get(EXTRA_KEY) or {}).get("backend")
+                              == backend]
         top = document.get(EXTRA_KEY)
         if top:
             part[EXTRA_KEY] = {

@@ -1,9 +1,8 @@
 """Which stored runs may stand for a commit's performance, and why the others may not.
 
-Contract: ``run_quality(conn)`` returns a ``RunQuality`` per run id: its label and why it is no
-clean run of a commit (none: clean), from what its file says: no commit, a dirty tree,
-test-only settings (or ``TEST-ONLY`` notes), a partial run, or a failed item whose device worker
-was restarted.  Pure reads.
+Contract (pure reads): ``run_quality(conn)``: a ``RunQuality`` per run id, its label and why it
+is no clean run of a commit (no commit, a dirty tree, test-only settings, a partial run, or a
+failed item whose device worker was restarted).
 """
 
 from __future__ import annotations

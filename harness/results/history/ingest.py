@@ -1,12 +1,10 @@
 """Put results files into the history database, idempotently.
 
-Contract: ``add_results(conn, results)`` stores one ``Results`` as one run keyed by
-``run_hash``, in ONE write transaction; a file already stored is ``skipped``.  Each record goes
-under the testbed (device and host CPU, ``testbed_key``) of the machine that measured it; a
-merged run and its shards are stored once.  ``add_files`` / ``import_dir`` do it per file (a
-file that is no results file is reported, never fatal).  A run whose every median is 0 s is
-``unusable``; a partial run is stored only with ``allow_partial``.  ``annotate`` (optional)
-gets a copy of a record and returns the record to store.
+Contract: ``add_results(conn, results, annotate, allow_partial)`` stores one ``Results`` as one
+run keyed by ``run_hash`` in ONE write transaction (already stored: ``skipped``; every median
+0 s: ``unusable``; partial: only with ``allow_partial``), each item under the testbed of the
+machine that measured it; a merged run and its shards are stored once.  ``add_files`` /
+``import_dir`` do it per file, reporting a file that is no results file.
 """
 
 from __future__ import annotations
@@ -21,7 +19,8 @@ from typing import Any, Callable, Iterable, Mapping
 
 from ...core.stats import summarize
 from .schema import write_transaction
-from ..files.store import Results, ResultsError, load_results, suite_of, testbed_of
+from ..files.record_fields import Outcome, Record
+from ..files.store import Results, ResultsError, load_results, testbed_of
 from ..compare.pairing import problem_of
 from ..report.partial_note import partial_lines
 from ..files.shard_merge import shard_document
@@ -65,7 +64,7 @@ def host_of(document: Mapping[str, Any], shard: str | None = None) -> str:
 def testbed_key(document: Mapping[str, Any], backend: str, shard: str | None = None) -> tuple[str, ...]:
     """The testbed columns of a run's backend (of one shard's records, for a merged run), in
     ``TestbedRow.key()`` order."""
-    bed = testbed_of(shard_document(document, {"shard": shard}) if shard else document, backend)
+    bed = testbed_of(shard_document(document, shard), backend)
     return (backend, bed.target or "", bed.accelerator or "", bed.driver or "", bed.tilelang or "", bed.vendor_library or "",
             host_of(document, shard))
 
@@ -128,49 +127,35 @@ def _drop_runs(conn: sqlite3.Connection, run_ids: list[int]) -> None:
         conn.execute("DELETE FROM runs WHERE run_id = ?", (run_id,))
 
 
-def _problem(rec: Mapping[str, Any]) -> str:
-    """The problem id, without a case label (``-best``): a labelled case competes for its problem."""
-    problem, label = problem_of(rec), rec.get("label")
-    return problem[: -len(label) - 1] if label and problem.endswith(f"-{label}") else problem
-
-
-def _item_row(rec: Mapping[str, Any], status: str) -> dict[str, Any]:
-    samples = rec.get("samples_s") if status == "timed" else None
-    throughput = rec.get("throughput") or {}
+def _item_row(item: Record | Outcome) -> dict[str, Any]:
+    """The ``items`` row of ``item``; a failed or skipped one has its node id as ``fullname``."""
+    samples = item.samples_s if isinstance(item, Record) else None
+    throughput = item.throughput if isinstance(item, Record) else {}
+    problem, label = problem_of(item), item.label  # a labelled case (-best): its problem's
+    written = item.raw if isinstance(item, Record) else {**item.raw,
+                                                         "fullname": item.fullname or item.nodeid}
     return {
-        "suite": suite_of(rec),
-        "kind": rec["kind"],
-        "case_id": rec["case_id"],
-        "problem": _problem(rec),
-        "status": status,
+        "suite": item.suite, "kind": item.kind, "case_id": item.case_id,
+        "problem": problem.removesuffix(f"-{label}") if label else problem,
+        "status": "timed" if isinstance(item, Record) else item.status,
         "median_s": summarize(samples).median if samples else None,
         "samples_json": json.dumps(samples) if samples else None,
-        "tflops": throughput.get("tflops"),
-        "pct_of_peak": throughput.get("pct_of_peak"),
+        "tflops": throughput.get("tflops"), "pct_of_peak": throughput.get("pct_of_peak"),
         "arithmetic_intensity": throughput.get("arithmetic_intensity"),
-        "kernel_hash": rec.get("kernel_hash"),
-        "record_json": json.dumps(rec, sort_keys=True),
+        "kernel_hash": item.kernel_hash,
+        "record_json": json.dumps(written, sort_keys=True),
     }
-
-
-def _stored_records(results: Results) -> Iterable[tuple[dict[str, Any], str]]:
-    for rec in results.records:
-        yield rec, "timed"
-    for rec in results.failed:
-        yield {**rec, "fullname": rec.get("fullname") or rec.get("nodeid")}, "failed"
-    for rec in results.skipped:
-        yield {**rec, "fullname": rec.get("fullname") or rec.get("nodeid")}, "skipped"
 
 
 def _unreadable(results: Results) -> list[str]:
     """The timed items no reader of the history can use: their median is 0 s (all-zero samples)."""
-    return [str(r["case_id"]) for r in results.records if not summarize(r["samples_s"]).median > 0]
+    return [r.case_id for r in results.timed if not summarize(r.samples_s).median > 0]
 
 
 def _refusal(results: Results, allow_partial: bool) -> tuple[str | None, str]:
     """(why the run is not stored, or None; what its added line adds)."""
     zero = _unreadable(results)
-    if results.records and len(zero) == len(results.records):
+    if results.timed and len(zero) == len(results.timed):
         return (f"every timed item's median is 0 s (all-zero samples, e.g. {zero[0]}): history show, compare --history and "
                 "the dashboard leave such rows out, so nothing of it could be read; re-run the suite"), ""
     partial = [ln.removeprefix("note: ") for ln in partial_lines(results)]
@@ -208,36 +193,28 @@ def add_results(conn: sqlite3.Connection, results: Results, annotate: Annotate |
         replaced += [run for run, held in merges.items() if covers and held <= set(covers)]  # a smaller merge of these shards
         _drop_runs(conn, replaced)
         commit_id = commit.get("id")
+        versioned = commit_id not in (None, "unknown", "unversioned")
         top = doc.get("tlbench") or {}
         cur = conn.execute(
             "INSERT INTO runs (run_hash, source, started_at, added_at, commit_id, commit_branch, commit_dirty, scope, "
             "test_only, partial, shard_key, covers) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-            (
-                digest,
-                str(results.path),
-                doc.get("datetime"),
-                _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-                None if commit_id in (None, "unknown", "unversioned") else str(commit_id),
-                commit.get("branch"),
-                None if commit_id in (None, "unknown", "unversioned") else int(bool(commit.get("dirty"))),
-                top.get("scope"),
-                json.dumps(list(top["test_only"])) if top.get("test_only") else None,
-                1 if top.get("partial") else 0,
-                own_key,
-                json.dumps(covers) if covers else None,
-            ),
-        )
+            (digest, str(results.path), doc.get("datetime"),
+             _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+             str(commit_id) if versioned else None, commit.get("branch"),
+             int(bool(commit.get("dirty"))) if versioned else None, top.get("scope"),
+             json.dumps(list(top["test_only"])) if top.get("test_only") else None,
+             1 if top.get("partial") else 0, own_key, json.dumps(covers) if covers else None))
         run_id = int(cur.lastrowid)
         beds: dict[tuple[str, str | None], int] = {}
         stored, duplicates = 0, 0
-        for rec, status in _stored_records(results):
-            backend, shard = rec["backend"], rec.get("shard")
+        for item in (*results.timed, *results.failures, *results.skips):
+            backend, shard = item.backend, item.shard
             if (backend, shard) not in beds:  # a merged sharded run: each record on its own shard's testbed
                 beds[(backend, shard)] = _testbed_id(conn, testbed_key(doc, backend, shard))
-            if annotate is not None and status == "timed":
-                own = ((shard_document(doc, rec).get("machine_info") or {}).get("tlbench") or {}).get("backends") or infos
-                rec = annotate(dict(rec), own.get(backend) or {})
-            row = {**_item_row(rec, status), "run_id": run_id, "testbed_id": beds[(backend, shard)]}
+            if annotate is not None and isinstance(item, Record):
+                own = ((shard_document(doc, shard).get("machine_info") or {}).get("tlbench") or {}).get("backends") or infos
+                item = Record.of(annotate(dict(item.raw), own.get(backend) or {}))
+            row = {**_item_row(item), "run_id": run_id, "testbed_id": beds[(backend, shard)]}
             columns = ", ".join(row)
             placeholders = ", ".join(f":{k}" for k in row)
             cur = conn.execute(f"INSERT OR IGNORE INTO items ({columns}) VALUES ({placeholders})", row)

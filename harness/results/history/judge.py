@@ -1,12 +1,9 @@
 """Judge a new run against its history: the rolling best (or median) of the last N runs.
 
-Contract: ``compare_with_history(conn, new, policy, thresholds)`` finds per backend the stored
-testbed that is the same (none: ``CompareError`` listing the stored ones), takes per item the
-run with the lowest median (``best``) or the median median (``median``) of its last
-``policy.last_n`` runs there, and judges that base against the new run with
-``compare.compare_runs`` (no statistics of its own), plus step detection over the whole history
-(``history.steps``).  Stored rows are untrusted: one that cannot be read or that the results
-store would refuse is left out (the next best replaces it) and ``skipped`` says why.
+Contract: ``compare_with_history(conn, new, policy, thresholds)`` finds each backend's stored
+testbed (none: ``CompareError``), judges per item the best or median of its last
+``policy.last_n`` runs against the new run (``compare.compare_runs``) and detects steps; a stored
+row the store would refuse is left out and ``skipped`` says why.
 """
 
 from __future__ import annotations
@@ -22,7 +19,8 @@ from ..compare.judgement import Thresholds
 from .ingest import run_hash, testbed_key
 from .query import Point, Series, TestbedRow, record, series, testbeds
 from .steps import Step, detect_steps
-from ..files.store import Results, ResultsError, parse_results, suite_of, testbed_of
+from ..compare.pairing import item_key
+from ..files.store import Results, ResultsError, parse_results, testbed_of
 
 STATISTICS = ("best", "median")
 
@@ -93,10 +91,6 @@ def _base_document(beds: Mapping[str, TestbedRow], chosen: list[Mapping[str, Any
     }
 
 
-def _key_of(rec: Mapping[str, Any]) -> ItemKey:
-    return ItemKey(suite_of(rec), rec["backend"], rec["kind"], rec["case_id"])
-
-
 def _refused(beds: Mapping[str, TestbedRow], key: ItemKey, rec: Mapping[str, Any], timed: bool) -> str | None:
     """Why the results store would refuse this stored record as ``key``'s (None: it reads it)."""
     if (rec.get("backend"), rec.get("kind"), rec.get("case_id")) != (key.backend, key.kind, key.case_id):
@@ -164,8 +158,8 @@ def compare_with_history(
     thresholds = thresholds or Thresholds()
     beds = {backend: testbed_for(conn, new, backend) for backend in new.backends}
     exclude = run_hash(new.document)
-    wanted = {_key_of(r) for r in (*new.records, *new.failed, *new.skipped)}
-    new_medians = {_key_of(r): statistics.median(r["samples_s"]) for r in new.records}
+    wanted = {item_key(r) for r in (*new.timed, *new.failures, *new.skips)}
+    new_medians = {item_key(r): statistics.median(r.samples_s) for r in new.timed}
     skipped: list[str] = []
     chosen, failed, references, found_series = _pick(conn, beds, wanted, exclude, policy, skipped, checked=False)
     name = f"{source} ({policy.statistic} of last {policy.last_n})"

@@ -1,11 +1,9 @@
 """Read the history database: testbeds, runs, and each case's series over runs.
 
-Contract: pure reads over a connection from ``open_history``.  ``testbeds(conn, selector)``:
-the stored testbeds (an id, or text matched against the testbed's words).
-``series(conn, case_glob, testbed_ids, kind, skipped)``: one ``Series`` per testbed, suite, kind
-and case id, one ``Point`` per run, oldest first; an unreadable row or a timed row without a
-positive median is left out and, with a ``skipped`` list, named there.  ``runs_of(conn,
-testbed_id)``: its runs, oldest first.  ``record(point)``: the point's stored record.
+Contract (pure reads): ``testbeds(conn, selector)``; ``series(conn, case_glob, testbed_ids,
+kind, skipped)``: one ``Series`` per testbed, suite, kind and case id, one ``Point`` per run,
+oldest first (an unreadable row, or a timed one without a positive median, is left out and named
+in ``skipped``); ``runs_of(conn, testbed_id)``; ``record(point)``: its stored record.
 """
 
 from __future__ import annotations
@@ -18,7 +16,6 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Iterable
 
-from ..compare.pairing import is_vendor
 
 RUN_ORDER = "COALESCE(r.started_at, r.added_at), r.run_id"
 
@@ -90,9 +87,10 @@ class Series:
 
     @cached_property
     def is_vendor(self) -> bool:
-        """A vendor library item, as its record tells (``pairing.is_vendor``: a family may have
-        several, e.g. one per attention backend)."""
-        return any(is_vendor(record(p)) for p in self.points[:1]) or self.case_id.endswith("-vendor")
+        """A vendor library item, as its record tells (no kernel config, ``pairing.is_vendor``: a
+        family may have several, e.g. one per attention backend)."""
+        return (any(record(p).get("config") is None for p in self.points[:1])
+                or self.case_id.endswith("-vendor"))
 
 
 def record(point: Point) -> dict[str, Any]:
@@ -170,17 +168,11 @@ def series(
         if key not in out:
             out[key] = Series(beds[row["testbed_id"]], row["suite"], row["kind"], row["case_id"], row["problem"])
         out[key].points.append(Point(
-            run_id=row["run_id"],
-            run_hash=row["run_hash"],
-            started_at=row["started_at"],
+            run_id=row["run_id"], run_hash=row["run_hash"], started_at=row["started_at"],
             commit_id=row["commit_id"],
             commit_dirty=None if row["commit_dirty"] is None else bool(row["commit_dirty"]),
-            status=row["status"],
-            median_s=row["median_s"],
-            samples_s=samples,
+            status=row["status"], median_s=row["median_s"], samples_s=samples,
             tflops=row["tflops"] if _finite(row["tflops"]) else None,
             pct_of_peak=row["pct_of_peak"] if _finite(row["pct_of_peak"]) else None,
-            record_json=row["record_json"],
-            parsed=rec,
-        ))
+            record_json=row["record_json"], parsed=rec))
     return sorted(out.values(), key=lambda s: (s.testbed.testbed_id, s.suite, s.kind, s.case_id))

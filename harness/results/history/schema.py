@@ -1,16 +1,11 @@
 """The history database file: open it, create it, migrate it forward.
 
-Contract: ``open_history(path)`` returns an SQLite connection whose schema is at
-``SCHEMA_VERSION`` (in ``user_version``): a new file is created, an older one migrated one
-transaction per step; a file of a newer tlbench or of another program raises ``HistoryError``
-untouched.  ``open_history(path, create=False)`` (``open_history_read_only``) opens with
-``mode=ro``.  Writers use WAL, a busy timeout and ``BEGIN IMMEDIATE`` (``write_transaction``),
-so two processes can write one file.
-Tables (version 4): ``runs`` (one per ingested file, keyed by ``run_hash``; commit,
-``test_only``, ``partial``, ``shard_key``, ``covers``), ``testbeds`` (backend, target,
-accelerator, driver, tilelang, vendor library, ``host``) and ``items`` (one per run, testbed,
-suite, kind, case id: status, median, samples, TFLOP/s, the record as JSON, ``pct_of_peak``,
-``arithmetic_intensity``, ``kernel_hash``).
+Contract: ``open_history(path)`` returns an SQLite connection at ``SCHEMA_VERSION``
+(``user_version``): a new file is created, an older one migrated one transaction per step; a
+file of a newer tlbench or of another program raises ``HistoryError`` untouched.
+``create=False`` opens it ``mode=ro``.  Writers use WAL, a busy timeout and ``BEGIN IMMEDIATE``
+(``write_transaction``), so two processes can write one file.  Tables: ``runs`` (one per file,
+by ``run_hash``), ``testbeds`` (with ``host``) and ``items`` (one per run, testbed and item).
 """
 
 from __future__ import annotations
@@ -39,9 +34,7 @@ def _script(conn: sqlite3.Connection, script: str) -> None:
 
 
 def _v1(conn: sqlite3.Connection) -> None:
-    _script(
-        conn,
-        """
+    _script(conn, """
         CREATE TABLE runs (
             run_id INTEGER PRIMARY KEY,
             run_hash TEXT NOT NULL UNIQUE,
@@ -78,31 +71,24 @@ def _v1(conn: sqlite3.Connection) -> None:
             PRIMARY KEY (run_id, testbed_id, suite, kind, case_id)
         );
         CREATE INDEX items_by_case ON items (case_id, testbed_id, kind);
-        """
-    )
+        """)
 
 
 def _v2(conn: sqlite3.Connection) -> None:
     """Roofline and provenance columns (records written since % of peak and kernel hashes)."""
-    _script(
-        conn,
-        """
+    _script(conn, """
         ALTER TABLE items ADD COLUMN pct_of_peak REAL;
         ALTER TABLE items ADD COLUMN arithmetic_intensity REAL;
         ALTER TABLE items ADD COLUMN kernel_hash TEXT;
-        """
-    )
+        """)
 
 
 def _v3(conn: sqlite3.Connection) -> None:
     """What makes a run unfit to stand for a commit: its test-only settings, a partial recovery."""
-    _script(
-        conn,
-        """
+    _script(conn, """
         ALTER TABLE runs ADD COLUMN test_only TEXT;
         ALTER TABLE runs ADD COLUMN partial INTEGER;
-        """
-    )
+        """)
 
 
 def _v4(conn: sqlite3.Connection) -> None:
@@ -110,9 +96,7 @@ def _v4(conn: sqlite3.Connection) -> None:
     host are two series, never one with a step), and sharded runs name their shards.  The
     testbeds table is rebuilt (SQLite cannot change a UNIQUE constraint), ids kept; it runs
     with foreign keys off, as SQLite's own procedure for a table change asks."""
-    _script(
-        conn,
-        """
+    _script(conn, """
         CREATE TABLE testbeds_v4 (
             testbed_id INTEGER PRIMARY KEY,
             backend TEXT NOT NULL,
@@ -130,8 +114,7 @@ def _v4(conn: sqlite3.Connection) -> None:
         ALTER TABLE testbeds_v4 RENAME TO testbeds;
         ALTER TABLE runs ADD COLUMN shard_key TEXT;
         ALTER TABLE runs ADD COLUMN covers TEXT;
-        """
-    )
+        """)
 
 
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1, _v2, _v3, _v4)  # index i: version i -> i + 1

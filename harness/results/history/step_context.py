@@ -1,11 +1,9 @@
 """Whether a detected level change can be the code's: the commits and run modes either side of it.
 
-Contract: ``step_contexts(points, steps, method_of)`` returns one ``StepContext`` per step
-(pure).  ``shared_commits``: clean, committed commits with runs on both sides (each side its
-whole segment): the same code ran at both levels, so the environment or mode moved it.
-``mode_changes``: what differs in how the two bracketing runs measured the case (method as
-``method_of`` reads it, compile width, overlap, shard).  ``code_change`` is False when commits
-are shared; ``words`` says both in one line.
+Contract (pure): ``step_contexts(points, steps, method_of)``: one ``StepContext`` per step:
+``shared_commits`` (clean commits with runs at both levels: the environment moved it, not the
+code), ``mode_changes`` (how the two bracketing runs measured the case differently),
+``code_change`` and ``words``.
 """
 
 from __future__ import annotations

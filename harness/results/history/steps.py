@@ -1,12 +1,9 @@
-"""Step detection over one case's history: where did its level change?
+"""Step detection over one case's history: where did its level change?  Pure.
 
-Contract: ``detect_steps(values, min_effect)`` takes one positive number per run, oldest
-first, and returns the ``Step``s of the best piecewise-constant fit (first run at the new
-level, levels, relative change).  Pure.  Method (the idea of asv's ``step_detect``, Friedrich
-et al. 2008): on log values, with a robust noise scale (floor ``min_effect / 8``), minimise the
-L1 cost plus ``PENALTY_SIGMAS`` x sigma x log(n) per segment exactly by dynamic programming
-(prefix tables over ranks: O(n^2 log n)); a lone run between segments is an outlier (but the
-newest); neighbours closer than ``min_effect`` merge.
+Contract: ``detect_steps(values, min_effect)`` (one positive number per run, oldest first)
+returns the ``Step``s of the best piecewise-constant fit (asv's ``step_detect``: L1 cost on log
+values plus ``PENALTY_SIGMAS`` x sigma x log(n) per segment, by dynamic programming); a lone run
+between segments is an outlier (but the newest); neighbours closer than ``min_effect`` merge.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """The ``history show`` table: one row per case and testbed, ITS OWN last runs side by side.
 
-Contract (pure): ``case_trends(series_list, last, min_effect)`` returns a ``CaseTrend`` per
-series: its own last ``last`` points, best median, last against best, % of peak and latest
-level change (steps.py).  ``trend_table(trends, last, width)`` lays them out with text_table.py,
-a group per (testbed, kind, problem, suite).  ``trend_legend(trends, last)`` lists the
-testbeds and runs shown.
+Contract (pure): ``case_trends(series_list, last, min_effect)``: a ``CaseTrend`` per series (last
+points, best median, last against best, % of peak, latest level change); ``trend_table(trends,
+last, width)`` lays them out (text_table.py); ``trend_legend`` lists the testbeds and runs shown.
 """
 
 from __future__ import annotations
@@ -50,9 +48,7 @@ def _cell(point: Point | None) -> str:
         return ""
     if point.status == "failed":
         return "FAILED"
-    if point.status == "skipped":
-        return "skip"
-    return format_seconds(point.median_s)
+    return "skip" if point.status == "skipped" else format_seconds(point.median_s)
 
 
 def trend_table(trends: Sequence[CaseTrend], last: int, width: int) -> list[Line]:

@@ -1,10 +1,8 @@
 """Where a night's time went: per shard and phase, and per compile item.
 
-Contract: ``cost_markdown(documents)`` returns a markdown section ("" where nothing is known):
-each run's (or shard's) wall time by phase, the compile items' cost by part (rounds, cold
-build, count, count children), and a table of compile items, costliest first.  Numbers are the
-records' wall seconds; every word from a file is escaped (report_markdown's ``md_cell``).
-``item_costs(documents)``: ``<kind>-<backend>-<case id>`` -> seconds, what
+Contract: ``cost_markdown(documents)``: a markdown section ("" where nothing is known) of each
+run's wall time by phase and the compile items' cost by part, costliest first; words from a
+file escaped.  ``item_costs(documents)``: ``<kind>-<backend>-<case id>`` -> seconds, what
 ``--tlbench-shard-costs`` deals shards by.
 """
 

@@ -1,15 +1,12 @@
 """The nightly gate as a function: run suites, compare with the baselines, write markdown.
 
-Contract: ``run_nightly(plan) -> NightlyOutcome``:
-1. runs each suite in its own pytest process (nightly_runner.py), or reads ``plan.given``;
-   SIGINT/SIGTERM stop the night, exit 128 + signal, nothing judged;
-2. merges the usable files and splits them per backend into ``out_dir/<backend>-<device>.json``;
-3. compares each with its baseline in ``baseline_dir``, else ``plan.history``
-   (nightly_reference.py); flagged regressions are re-measured (remeasure.py);
-4. writes ``out_dir/summary.md`` (and ``plan.step_summary``); 5. adds the files to
-   ``plan.history``;
-6. exit 1 on a reproduced regression, else 2 when a suite failed to leave usable JSON or a
-   comparison was refused, else 0.  Every file written is first passed to ``plan.guard``.
+Contract: ``run_nightly(plan) -> NightlyOutcome``: runs each suite (nightly_runner.py) or reads
+``plan.given``; merges the usable files and splits them per backend into
+``out_dir/<backend>-<device>.json``; compares each with its baseline, else ``plan.history``
+(nightly_reference.py), re-measuring flagged regressions (remeasure.py); writes
+``out_dir/summary.md`` and adds the files to ``plan.history``.  Exit 1 on a reproduced
+regression, else 2 for a suite without usable JSON or a refused comparison, else 0 (an
+interrupt: 128 + signal).  Every file written is first passed to ``plan.guard``.
 """
 
 from __future__ import annotations
@@ -27,16 +24,8 @@ from .night_costs import cost_markdown
 from .nightly_runner import NightInterrupted, NightRuns, SuiteRun, SuiteRunner, interrupted_markdown
 from ..report.report import comparison_markdown, md_table
 from ..report.report_markdown import escape_html
-from ..files.store import (
-    Results,
-    ResultsError,
-    baseline_name,
-    load_results,
-    merge_documents,
-    parse_results,
-    split_by_backend,
-    write_document,
-)
+from ..files.store import (ResultsError, baseline_name, load_results, merge_documents,
+                           parse_results, split_by_backend, write_document)
 
 @dataclass(frozen=True)
 class NightlyPlan:
@@ -140,7 +129,7 @@ def gate_against_baselines(
 def _counts(run: SuiteRun) -> list[str]:
     if run.results is None:
         return ["-", "-", "-"]
-    return [str(len(run.results.records)), str(len(run.results.failed)), str(len(run.results.skipped))]
+    return [str(len(run.results.timed)), str(len(run.results.failures)), str(len(run.results.skips))]
 
 
 def _gating(cmp: RunComparison) -> int:

@@ -1,11 +1,10 @@
 """What a night's per-backend results are judged against, and what a night without a device sees.
 
-Contract: ``reference_for(path, baseline_dir, history)`` returns the ``Reference`` of one
-per-backend file: the baseline of the same name, else the history's last runs of the testbed
-(judge.py, ``HISTORY_LAST``), else a ``str`` saying why there is none.
-``Reference.compare(new_path, thresholds, keys=None)`` judges a file against it (with ``keys``
-only those items); ``Reference.words`` names it.  ``visibility_lines(results)``: for a backend
-that ran no device item, what the night can and cannot see.
+Contract: ``reference_for(path, baseline_dir, history)``: the ``Reference`` of one per-backend
+file (the baseline of the same name, else the history's last ``HISTORY_LAST`` runs of the
+testbed), else a ``str`` saying why there is none; ``Reference.compare(new_path, thresholds,
+keys)`` judges a file against it.  ``visibility_lines(results)``: what a night without a device
+item can and cannot see.
 """
 
 from __future__ import annotations
@@ -80,23 +79,21 @@ def reference_for(path: Path, baseline_dir: Path, history: Path | None) -> Refer
     if history is None:
         return f"{why} and no --history"
     missing = _history_holds(history, load_results(path))
-    if missing is not None:
-        return f"{why}, and {missing}"
-    return Reference(HISTORY, history)
+    return f"{why}, and {missing}" if missing is not None else Reference(HISTORY, history)
 
 
 def visibility_lines(results: Results) -> list[str]:
     """What a night that ran no device item of these results can and cannot see."""
-    records = results.records
-    if any(r.get("kind") == "device" for r in records):
+    if any(r.kind == "device" for r in results.timed):
         return []
-    compile_items = [r for r in records if r.get("kind") == "compile"]
-    counted = [r for r in compile_items if isinstance(r.get("instructions"), dict) and r["instructions"].get("lowering")]
-    device_counted = [r for r in counted if r["instructions"].get("device_compiler")]
-    plans = [r for r in compile_items if isinstance(r.get("plan"), dict)]
-    modeled = [r for r in plans if (r["plan"].get("schedule_model") or {}).get("modeled_cycles_per_core")]
-    counters = sorted({str(r["instructions"].get("counter")) for r in counted})
-    built = any((r.get("cold_build_once") or r.get("compile_phases_s", {}).get("build")) for r in compile_items)
+    compile_items = [r for r in results.timed if r.kind == "compile"]
+    counted = [r for r in compile_items if r.instructions and r.instructions.get("lowering")]
+    device_counted = [r for r in counted if r.instructions.get("device_compiler")]
+    plans = [r for r in compile_items if r.plan is not None]
+    modeled = [r for r in plans
+               if (r.plan.get("schedule_model") or {}).get("modeled_cycles_per_core")]
+    counters = sorted({str(r.instructions.get("counter")) for r in counted})
+    built = any(r.cold_build_once or (r.compile_phases_s or {}).get("build") for r in compile_items)
     return [
         "**What this night can see without a device:** "
         f"compile time of {len(compile_items)} compile item(s) (CPU seconds over a machine probe: judged, but a shared "

@@ -1,15 +1,10 @@
-"""Running a night's suites: one pytest process each, a line per suite on the terminal, and an
-interrupt that finishes the summary and leaves no process behind.
+"""Running a night's suites: one pytest process each, a line per suite, a clean interrupt.
 
-Contract: ``SuiteRunner(python, pytest_args, out_dir, timeout_s, cwd, say)``:
-- ``run(suite, targets=(), name="", place="")`` runs pytest on the suite in its own process
-  group with ``--benchmark-json=out_dir/json/<name>.json``, its log in ``out_dir/logs/<name>.log``
-  (both first given to ``guard``), under ``timeout_s``; says started / collected / progress /
-  final status lines; returns a ``SuiteRun`` (``timeout``; ``no tests`` for pytest exit 5).
-- ``run_all(suites)`` returns ``NightRuns(runs, interrupted, not_run)``.  Inside ``signals()``
-  SIGINT/SIGTERM stop the night: the suite under way gets SIGINT, ``grace_s``, then its whole
-  process tree is killed (``stop_tree``); the caller writes ``interrupted_markdown`` and exits
-  ``128 + signal``.  Handlers are restored; no global state.
+Contract: ``SuiteRunner(python, pytest_args, out_dir, timeout_s, cwd, say)``: ``run(suite, ...)``
+runs pytest in its own process group (``out_dir/json/<name>.json``, ``out_dir/logs/<name>.log``,
+both first given to ``guard``) under ``timeout_s`` and returns a ``SuiteRun``; ``run_all(suites)``
+returns ``NightRuns``.  Inside ``signals()`` SIGINT/SIGTERM stop the night: the suite under way
+gets SIGINT, ``grace_s``, then its process tree is killed; the caller exits ``128 + signal``.
 """
 
 from __future__ import annotations
@@ -51,7 +46,7 @@ class SuiteRun:
         if self.results is None:
             return "no results"
         r = self.results
-        return f"{len(r.records)} timed, {len(r.failed)} failed, {len(r.skipped)} skipped"
+        return f"{len(r.timed)} timed, {len(r.failures)} failed, {len(r.skips)} skipped"
 
 
 @dataclass(frozen=True)

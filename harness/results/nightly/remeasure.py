@@ -1,14 +1,10 @@
 """Re-measure what a nightly comparison flagged, beside its in-run reference, before gating on it.
 
-Contract:
-- ``plan_remeasure(comparison, new) -> RemeasurePlan``: the node ids to run again: each
-  gating SLOWER or FAILED item with its reference (its problem's vendor items, else up to
-  ``REFERENCE_ITEMS`` items of its group, own problem first); with fewer than
-  ``MIN_RUN_REFERENCE_ITEMS`` it is not re-measured (``unpaired``); a gating shift re-measures
-  its group.
-- ``restrict(document, keys)``: a copy holding only those items and their backends.
-- ``combine(first, again, plan)``: the first comparison with each re-measured item's verdict
-  (and group's shift) from the second; only a reproduced regression gates.
+Contract: ``plan_remeasure(comparison, new) -> RemeasurePlan``: each gating SLOWER or FAILED
+item with its reference (its vendor items, else up to ``REFERENCE_ITEMS`` of its group; fewer
+than ``MIN_RUN_REFERENCE_ITEMS``: ``unpaired``), and each gating shift's group.
+``restrict(document, keys)``: a copy with only those items.  ``combine(first, again, plan)``: the
+first comparison with the re-measured verdicts; only a reproduced regression gates.
 """
 
 from __future__ import annotations
@@ -20,7 +16,8 @@ from typing import Any, Iterable, Mapping
 from ...core.record import EXTRA_KEY
 from ..compare.comparison import ItemKey, RunComparison
 from ..compare.judgement import Verdict
-from ..compare.pairing import MIN_RUN_REFERENCE_ITEMS, is_vendor, problem_of
+from ..compare.pairing import MIN_RUN_REFERENCE_ITEMS, is_vendor, item_key, problem_of
+from ..files.record_fields import Item, Record
 from ..files.store import Results, suite_of
 
 REFERENCE_ITEMS = 7  # other items re-measured beside a flagged item with no vendor item: 8 in all, a spread of their own
@@ -35,12 +32,8 @@ class RemeasurePlan:
     unpaired: tuple[str, ...] = ()  # one line per flagged item left unmeasured (its first verdict stands)
 
 
-def _nodeid(rec: Mapping[str, Any]) -> str | None:
-    return rec.get("fullname") or rec.get("nodeid")
-
-
 def _key(rec: Mapping[str, Any]) -> ItemKey:
-    """A timed record's (``fullname``) or a failed/skipped record's (``nodeid``) key."""
+    """A timed record's (``fullname``) or a failed/skipped record's (``nodeid``) key, as written."""
     return ItemKey(suite_of(rec), str(rec.get("backend")), str(rec.get("kind")), str(rec.get("case_id")))
 
 
@@ -49,44 +42,40 @@ def _bench_key(bench: Mapping[str, Any]) -> ItemKey:
     return _key({**rec, "fullname": bench.get("fullname")})
 
 
-def _references(key: ItemKey, rec: Mapping[str, Any], timed: list[Mapping[str, Any]]) -> list[Mapping[str, Any]] | None:
+def _references(key: ItemKey, rec: Item, timed: tuple[Record, ...]) -> list[Record] | None:
     """The records to re-measure beside ``rec`` (its in-run reference), or None: it has none."""
-    group = [r for r in timed if (_key(r).suite, r["backend"], r["kind"]) == (key.suite, key.backend, key.kind)
-             and _key(r) != key]
+    group = [r for r in timed if (r.suite, r.backend, r.kind) == (key.suite, key.backend, key.kind)
+             and item_key(r) != key]
     problem = problem_of(rec)
     if key.kind == "device":
         vendors = [r for r in group if is_vendor(r) and problem_of(r) == problem]
         if vendors:
             return vendors
-    kernels = sorted((r for r in group if not is_vendor(r)), key=lambda r: (problem_of(r) != problem, r["case_id"]))
-    if len(kernels) < MIN_RUN_REFERENCE_ITEMS:
-        return None
-    return kernels[:REFERENCE_ITEMS]
+    kernels = sorted((r for r in group if not is_vendor(r)), key=lambda r: (problem_of(r) != problem, r.case_id))
+    return None if len(kernels) < MIN_RUN_REFERENCE_ITEMS else kernels[:REFERENCE_ITEMS]
 
 
 def plan_remeasure(comparison: RunComparison, new: Results) -> RemeasurePlan:
     flagged = {i.key for i in comparison.regressions}
     groups = {(s.suite, s.backend, s.kind) for s in comparison.gating_shifts}
-    timed = list(new.records)
-    by_key = {_key(r): r for r in (*new.records, *new.failed)}
-    chosen: dict[ItemKey, Mapping[str, Any]] = {}
+    by_key = {item_key(r): r for r in (*new.timed, *new.failures)}
+    chosen: dict[ItemKey, Item] = {}
     unpaired = []
     for key in sorted(flagged, key=lambda k: (k.suite, k.backend, k.kind, k.case_id)):
         rec = by_key.get(key)
         if rec is None:
             continue  # MISSING: nothing of it in the new run to measure again
-        references = _references(key, rec, timed)
+        references = _references(key, rec, new.timed)
         if references is None:
             unpaired.append(f"{key.kind}-{key.backend}-{key.case_id}: not re-measured - its group has fewer than "
                             f"{MIN_RUN_REFERENCE_ITEMS} other items to re-measure it against; its first verdict stands")
             continue
         for r in (rec, *references):
-            chosen[_key(r)] = r
-    for rec in (*new.records, *new.failed):
-        key = _key(rec)
-        if (key.suite, key.backend, key.kind) in groups:
-            chosen[key] = rec
-    nodeids = tuple(dict.fromkeys(n for n in map(_nodeid, chosen.values()) if n))
+            chosen[item_key(r)] = r
+    for rec in (*new.timed, *new.failures):
+        if (rec.suite, rec.backend, rec.kind) in groups:
+            chosen[item_key(rec)] = rec
+    nodeids = tuple(dict.fromkeys(n for n in (r.fullname or r.nodeid for r in chosen.values()) if n))
     decided = frozenset(k for k in flagged if k in chosen)
     return RemeasurePlan(nodeids, frozenset(chosen), decided, frozenset(groups), tuple(unpaired))
 

@@ -1,13 +1,9 @@
 """The machine-readable output of ``compare`` (``--json``), and what every ``--json`` shares.
 
-Contract: every ``--json`` document carries ``tlbench_output``, ``output_version``
-(``OUTPUT_VERSION``), ``exit_code`` and ``exit_reason``; each shape has a JSON Schema in
-harness/results/schema/.  Values are numbers (seconds, fractions), never formatted.
-``compare_json(comparison, exit_code, inputs)``: inputs, verdict counts, items (key, verdict,
-gates, the decisive judgement), whole-run shifts, plan verdicts and notes.
-``history_compare_extra(result, statistic, last, source)``: what ``compare --history`` adds.
-``compare_output_schema()``: the schema of ``compare --json`` (words from verdict_words.py).
-``envelope(command, exit_code, reason)`` and ``num(value)`` for the other documents.
+Contract: every document carries ``tlbench_output``, ``output_version``, ``exit_code`` and
+``exit_reason`` (``envelope``), numbers unformatted (``num``), and has a JSON Schema in
+harness/results/schema/.  ``compare_json(comparison, exit_code, inputs)``;
+``history_compare_extra(...)``: what ``compare --history`` adds; ``compare_output_schema()``.
 """
 
 from __future__ import annotations

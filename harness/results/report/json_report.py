@@ -1,11 +1,8 @@
 """The ``--json`` documents of ``report``, ``compare --across-backends`` and ``history show``.
 
 Contract: each returns a plain-JSON dict of what the command's table shows, unformatted, in
-json_output's envelope; schemas beside results.schema.json.  ``report_json(results, facts)``:
-counts, testbeds, partial marker and one entry per item (run_facts.py).  ``across_json(across)``:
-per backend its metric, source, testbed, points and best per problem.
-``history_json(rows, source)``: per case and testbed its own last runs, best, and latest level
-change (trend.py's ``CaseTrend``).
+json_output's envelope (schemas beside results.schema.json): ``report_json(results, facts)``,
+``across_json(across)``, ``history_json(trends, source)``.
 """
 
 from __future__ import annotations
@@ -42,7 +39,7 @@ def report_json(results: Results, facts: Sequence[ItemFacts]) -> dict[str, Any]:
         "backends": list(results.backends),
         "testbeds": {b: results.testbed(b).describe() for b in results.backends},
         "partial": partial,
-        "counts": {"timed": len(results.records), "failed": len(results.failed), "skipped": len(results.skipped)},
+        "counts": {"timed": len(results.timed), "failed": len(results.failures), "skipped": len(results.skips)},
         "search": [a.to_dict() for a in search_accounts([*results.records, *results.failed, *results.skipped])],
         "items": [_item(f) for f in facts],
     }

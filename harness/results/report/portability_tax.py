@@ -1,10 +1,9 @@
 """The portability tax: the one body against the target-specific kernel doing the same work.
 
-Contract (pure): ``tax_lines(groups)`` takes the summary's blocks as ``TaxGroup``s and returns
-one line per problem where the run timed a ``one_body: true`` config and a ``false`` one (in one
-block, or in two blocks of a backend whose fastest vendor items do the same FLOPs), each
-against its own vendor item: each side's fastest config, time and vendor ratio, and the one
-body's time over the target-specific kernel's, minus 1.
+Contract (pure): ``tax_lines(groups)``: one line per problem where the run timed a
+``one_body: true`` config and a ``false`` one (in one block, or in two blocks of a backend whose
+fastest vendor items do the same FLOPs): each side's fastest config and vendor ratio, and the
+one body's time over the target-specific kernel's, minus 1.
 """
 
 from __future__ import annotations
@@ -44,10 +43,6 @@ def _work(group: TaxGroup) -> float | None:
     return tflops * _median(vendor) if vendor is not None and isinstance(tflops, (int, float)) and tflops > 0 else None
 
 
-def _same(a: float | None, b: float | None) -> bool:
-    return a is not None and b is not None and abs(a - b) <= 1e-6 * max(a, b)
-
-
 def _words(record: Mapping[str, Any], group: TaxGroup) -> str:
     vendor = _fastest(group.vendor)
     case_id = str(record.get("case_id", "?"))
@@ -76,7 +71,10 @@ def tax_lines(groups: Sequence[TaxGroup]) -> list[str]:
         elif hand is not None:
             hands_only.append((hand, group))
     for body in bodies_only:
-        twins = [h for h in hands_only if h[1].backend == body[1].backend and _same(_work(h[1]), _work(body[1]))]
+        work = _work(body[1])
+        twins = [h for h in hands_only if h[1].backend == body[1].backend and work is not None
+                 and (other := _work(h[1])) is not None
+                 and abs(other - work) <= 1e-6 * max(other, work)]
         if len(twins) == 1:
             lines.append(_line(body[1].backend, body[1].problem, body, twins[0]))
     return lines

@@ -1,9 +1,8 @@
 """Render comparisons and single runs: one module per output format, gathered here.
 
-Contract: each function only formats a ``RunComparison``, ``AcrossBackends`` or ``Results``:
-``print_*(data, console, width)`` (report_terminal, text_table), ``*_markdown(data) -> str``
-(report_markdown) and ``plot_*(data, path) -> Path`` (report_png); their words are
-report_cells'.  Device time and modeled cycles never share a number or an axis.
+Contract: ``print_*(data, console, width)``, ``*_markdown(data) -> str`` and ``plot_*(data, path)
+-> Path`` only format a ``RunComparison``, ``AcrossBackends`` or ``Results`` in report_cells'
+words.  Device time and modeled cycles never share a number or an axis.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """What every output format of a comparison or a run says, as plain strings.
 
-Contract: pure functions of compare / compare_backends data or a ``Results``: the verdict order,
-cells per item (regressions first), summary, drift, model-change, testbed, across-backends,
-run and plan-verdict rows.  Times print as times, counts as ``M instr``, models as
-``cycles (model)``.
+Contract: pure functions of compare / compare_backends data or a ``Results``: the verdict order
+and the cells and rows every format shows.  Times print as times, counts as ``M instr``, models
+as ``cycles (model)``.
 """
 
 from __future__ import annotations
@@ -26,9 +25,7 @@ from ..compare import verdict_words
 def format_value(value: float | None, unit: str) -> str:
     if value is None:
         return "-"
-    if unit == "cycles":
-        return f"{value:,.0f} cyc (model)"
-    return format_seconds(value)
+    return f"{value:,.0f} cyc (model)" if unit == "cycles" else format_seconds(value)
 
 
 def format_change(judgement: Judgement | None) -> str:
@@ -81,22 +78,11 @@ def _decided(item: ItemComparison) -> str:
 def comparison_rows(cmp: RunComparison) -> list[list[str]]:
     """verdict, item, base median, new median, change of time, change of ratio to vendor,
     decided by, note: one list of cells per item, regressions first."""
-    rows = []
-    for item in sorted_items(cmp.items):
-        time = item.time
-        rows.append(
-            [
-                _verdict_cell(item),
-                _item_label(item),
-                _value_cell(item, time.base_median) if time else "-",
-                _value_cell(item, time.new_median) if time else "-",
-                _change_cell(item),
-                _relative_cell(item),
-                _decided(item),
-                _note(item),
-            ]
-        )
-    return rows
+    return [[_verdict_cell(item), _item_label(item),
+             _value_cell(item, item.time.base_median) if item.time else "-",
+             _value_cell(item, item.time.new_median) if item.time else "-",
+             _change_cell(item), _relative_cell(item), _decided(item), _note(item)]
+            for item in sorted_items(cmp.items)]
 
 
 COMPARISON_HEADER = ["verdict", "item", "base median", "new median", "time change", "relative change", "decided by", "why"]
@@ -286,7 +272,7 @@ def run_summary(results: Results) -> str:
     """The run's counts; a partial run (``tlbench.partial``) says PARTIAL first (partial_note.py says why)."""
     partial = "PARTIAL run (items missing, see the note): " if partial_lines(results) else ""
     return (
-        f"{partial}{len(results.records)} timed, {len(results.failed)} failed, {len(results.skipped)} skipped; "
+        f"{partial}{len(results.timed)} timed, {len(results.failures)} failed, {len(results.skips)} skipped; "
         f"backends {', '.join(results.backends)}"
     )
 

@@ -86,6 +86,3 @@ def run_markdown(results: Results) -> str:
     out += [f"- {escape_html(run_summary(results))}"] + [f"- {escape_html(n)}" for n in partial_lines(results)]
     out += ["", md_table(RUN_HEADER, [run_cells(f) for f in facts(results)])]
     return "\n".join(out) + "\n"
-
-
-# -- PNG plots ------------------------------------------------------------------------------

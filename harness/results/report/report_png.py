@@ -12,13 +12,14 @@ from dataclasses import replace
 from ...core.family import FamilyCatalog, StagePoint
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable
 from ...core.backend_traits import TraitsCatalog
 from ..compare.compare_backends import AcrossBackends
 from ..compare.comparison import ItemComparison, RunComparison
 from ..compare import verdict_words
 from ..compare.judgement import TIME
 from ..compare.pairing import problem_of
+from ..files.record_fields import Record
 from ..files.store import Results
 from .report_cells import sorted_items
 
@@ -51,9 +52,7 @@ def _slot(point_loop: str) -> float | None:
     """x position: s0..s4 at 0..4, manual and serial set apart at 5.5 and 6.5."""
     if point_loop in STAGE_SLOTS:
         return float(STAGE_SLOTS.index(point_loop))
-    if point_loop in EXTRA_SLOTS:
-        return 5.5 + EXTRA_SLOTS.index(point_loop)
-    return None
+    return 5.5 + EXTRA_SLOTS.index(point_loop) if point_loop in EXTRA_SLOTS else None
 
 
 def _stage_axis(ax) -> None:
@@ -121,36 +120,36 @@ def plot_across(ab: AcrossBackends, path: str | Path, traits_of: Callable[[str],
     return _save(fig, path)
 
 
-def _run_panels(results: Results) -> list[tuple[str, str, str, list[dict[str, Any]], str]]:
+def _run_panels(results: Results) -> list[tuple[str, str, str, list[Record], str]]:
     """(backend, problem, metric, records, y label): device TFLOP/s, compile seconds, modeled cycles."""
-    grouped: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
-    for rec in results.records:
-        grouped[(rec["backend"], problem_of(rec), rec["kind"])].append(rec)
+    grouped: dict[tuple[str, str, str], list[Record]] = defaultdict(list)
+    for rec in results.timed:
+        grouped[(rec.backend, problem_of(rec), rec.kind)].append(rec)
     panels = []
     for (backend, problem, kind), recs in sorted(grouped.items()):
         if kind == "device":
             panels.append((backend, problem, "tflops", recs, "TFLOP/s (device time, higher is better)"))
         else:
             panels.append((backend, problem, "compile", recs, "cold compile time, s (lower is better)"))
-            if any(((r.get("plan") or {}).get("schedule_model") or {}).get("modeled_cycles_per_core") for r in recs):
+            if any(((r.plan or {}).get("schedule_model") or {}).get("modeled_cycles_per_core") for r in recs):
                 panels.append((backend, problem, "model", recs, "modeled cycles/core (MODEL, lower is better)"))
     return panels
 
 
-def _panel_value(rec: Mapping[str, Any], metric: str) -> float | None:
+def _panel_value(rec: Record, metric: str) -> float | None:
     if metric == "tflops":
-        return (rec.get("throughput") or {}).get("tflops")
+        return rec.throughput.get("tflops")
     if metric == "model":
-        return ((rec.get("plan") or {}).get("schedule_model") or {}).get("modeled_cycles_per_core")
-    return (rec.get("summary") or {}).get("median")
+        return ((rec.plan or {}).get("schedule_model") or {}).get("modeled_cycles_per_core")
+    return rec.summary.get("median")
 
 
-def _stages(records: list[Mapping[str, Any]], catalog: FamilyCatalog) -> dict[int, StagePoint]:
+def _stages(records: list[Record], catalog: FamilyCatalog) -> dict[int, StagePoint]:
     """Each kernel record's place on the pipeline-depth axis, from its family (by ``id()``)."""
     out = {}
     for rec in records:
-        family = catalog.for_record(rec)
-        out[id(rec)] = family.stage_point(family.config_from_dict(rec["config"]))
+        family = catalog.for_record(rec.raw)
+        out[id(rec)] = family.stage_point(family.config_from_dict(rec.config))
     return out
 
 
@@ -164,13 +163,13 @@ def plot_run(results: Results, path: str | Path) -> Path:
     axes = fig.subplots(rows, columns, squeeze=False).ravel()
     catalog = FamilyCatalog.from_entry_points()
     for ax, (backend, problem, metric, recs, ylabel) in zip(axes, panels):
-        kernels = [r for r in recs if r.get("config")]
+        kernels = [r for r in recs if r.config]
         stage = _stages(kernels, catalog)
         for index, tile in enumerate(sorted({stage[id(r)].tile for r in kernels})):
             series = [(_slot(stage[id(r)].loop_id), _panel_value(r, metric)) for r in kernels if stage[id(r)].tile == tile]
             series = [(x, y) for x, y in series if x is not None and y]
             _draw_tile_series(ax, series, f"C{index}", TILE_STYLES[index % len(TILE_STYLES)], tile)
-        for vendor in (r for r in recs if r.get("kernel") == "vendor"):
+        for vendor in (r for r in recs if r.kernel == "vendor"):
             value = _panel_value(vendor, metric)
             if value:
                 ax.axhline(value, color="black", linestyle="--", linewidth=1.2, label=f"vendor library ({value:.0f} TFLOP/s)")

@@ -1,13 +1,9 @@
-"""% of peak and the roofline position of one device record.
+"""% of peak and the roofline position of one device record (pure; never guesses).
 
-Contract: ``roofline_fields(record, profile)`` returns the fields to add, from the record's
-``tflops`` / ``gbps_compulsory`` and the profile only: ``throughput.arithmetic_intensity``,
-``pct_of_peak`` (None without a peak), ``pct_of_bandwidth``, and ``roofline`` (device, origin,
-bandwidth, peak, ridge, ``bound``, attainable, dtype; or ``status`` "peak unknown" with a
-``reason``).  ``peak_dtype(record) -> (dtype, where from, why not)``: the problem's dtype, else
-the one floating (else integer) input dtype, else none and why.  ``annotate(record, profile)``:
-a copy with those fields; compile records and records without throughput come back
-unchanged.  Pure; never guesses.
+Contract: ``roofline_fields(record, profile)``: the fields to add (``arithmetic_intensity``,
+``pct_of_peak``, ``pct_of_bandwidth``, ``roofline``, or "peak unknown" with a ``reason``);
+``peak_dtype(record) -> (dtype, where from, why not)``; ``annotate(record, profile)``: a copy
+with them (compile records and records without throughput unchanged).
 """
 
 from __future__ import annotations
@@ -58,13 +54,9 @@ def roofline_fields(record: Mapping[str, Any], profile: DeviceProfile | None, de
     if profile is None:
         return {"throughput": throughput,
                 "roofline": {"status": PEAK_UNKNOWN, "device": device, "reason": "no profile for this device"}}
-    roof: dict[str, Any] = {
-        "status": "ok" if peak else PEAK_UNKNOWN,
-        "device": profile.device,
-        "origin": profile.origin,
-        "source": profile.source,
-        "bandwidth_tbps": bandwidth / 1e12 if bandwidth else None,
-    }
+    roof: dict[str, Any] = {"status": "ok" if peak else PEAK_UNKNOWN, "device": profile.device,
+                            "origin": profile.origin, "source": profile.source,
+                            "bandwidth_tbps": bandwidth / 1e12 if bandwidth else None}
     if peak is None:
         why = no_dtype or f"no published {dtype} peak for {profile.device}"
         if dtype_from == "inputs":

@@ -1,9 +1,7 @@
 """What a model-guided search did per problem, read back from a run's records.
 
-Contract (pure): ``search_accounts(records)`` returns one ``SearchAccount`` per (backend,
-problem) the search (harness/search/live.py) ran on, in first-seen order, from the account its
-records' ``search`` notes carry: configs, measured and skipped, why it stopped, device seconds
-and the exhaustive sweep's projection.  ``words()`` is one line.
+Contract (pure): ``search_accounts(records)``: one ``SearchAccount`` per (backend, problem) the
+search (harness/search/live.py) ran on, from its records' ``search`` notes; ``words()`` one line.
 """
 
 from __future__ import annotations

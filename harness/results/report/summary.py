@@ -1,15 +1,9 @@
 """The ten-second answer: one block per backend x problem, skips folded by reason.
 
-Contract: ``summary_lines(records, setup_s, setup_parts)`` (pure, over the JSON's timed, failed
-and skipped records) returns the lines the terminal ends with:
-- per (backend, problem) a grid, a row per tile and a column per loop form: device medians (best
-  ``*``; then the best config, GB/s or TFLOP/s, its ratio to the vendor item of the same GPU or
-  shard, % of peak or of memory bandwidth, else why unknown); without device timing the schedule
-  model's loop II and cycles (labelled ``(model)``) or the pipeline the compiler chose per form;
-  flags and failures counted, the first failures named (error headline, restarts; the same words
-  share a line), then where their tracebacks are;
-- the portability tax, the search accounts, one line per skip reason, the untimed setup per
-  backend (and where it went for one over ``SLOW_SETUP_S``).
+Contract: ``summary_lines(records, setup_s, setup_parts)`` (pure, over the session's records)
+returns the terminal's last lines: per (backend, problem) a grid of tiles x loop forms (device
+medians, else the model's II and cycles or the chosen pipeline), the best config's rates, flags
+and first failures; then the portability tax, search accounts, skips and the untimed setup.
 """
 
 from __future__ import annotations
@@ -69,10 +63,6 @@ def _tile(config: Mapping[str, Any], record: Mapping[str, Any] | None = None) ->
         return text
     shown = [f"{k}={_plain(v)}" for k, v in config.items() if k not in STAGE_KEYS and v not in (None, False)]
     return " ".join(shown) or "?"
-
-
-def _is_vendor(record: Mapping[str, Any]) -> bool:
-    return record.get("config") is None and "problem" in record
 
 
 def _read(reader: RecordReader, record: Mapping[str, Any]) -> Any:
@@ -293,7 +283,7 @@ def _blocks(records: Iterable[Mapping[str, Any]]) -> tuple[list[_Block], Counter
         block = blocks.setdefault(key, _Block(*key))
         if status == "failed":
             block.failed.append(rec)
-        elif _is_vendor(rec):
+        elif rec.get("config") is None and "problem" in rec:  # a vendor item
             block.vendor.append(rec)
         elif rec.get("kind") == "device":
             block.timed.append(rec)

@@ -1,10 +1,8 @@
 """The run table: one run's items as ``tlbench report`` and ``pytest -v`` print them.
 
-Contract: pure formatting of ``run_facts.ItemFacts``.  ``format_seconds`` prints a time.
-``run_table(facts, width)`` lays items out with text_table.py: a group per (kind, backend,
-problem, suite), columns config, num_stages, median, rate, % of peak (or bandwidth), vendor
-ratio and plan, the status as the row's note; rows: the vendor item, timed kernels by config,
-failed, skipped.  ``run_table_text(facts, width)``: the same as plain lines.
+Contract (pure formatting of ``run_facts.ItemFacts``): ``format_seconds``; ``run_table(facts,
+width)``: a text_table.py group per (kind, backend, problem, suite), rows the vendor item, timed
+kernels by config, failed, skipped, the status as a row's note; ``run_table_text``: plain lines.
 """
 
 from __future__ import annotations
@@ -24,9 +22,7 @@ def format_seconds(seconds: float | None) -> str:
         return "-"
     if seconds >= 1:
         return f"{seconds:.3f} s"
-    if seconds >= 1e-3:
-        return f"{seconds * 1e3:.3f} ms"
-    return f"{seconds * 1e6:.2f} us"
+    return f"{seconds * 1e3:.3f} ms" if seconds >= 1e-3 else f"{seconds * 1e6:.2f} us"
 
 
 def rate_cells(f: ItemFacts) -> tuple[str, str]:

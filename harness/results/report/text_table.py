@@ -1,11 +1,9 @@
 """The one table renderer of ``tlbench report``, ``compare`` and ``history show``.
 
-Contract: pure layout.  ``render(columns, groups, width)`` returns ``(text, style)`` lines: the
-header once, then per ``Group`` its heading and its ``TextRow``s, one aligned line each, the
-row's ``note`` on the same line when it fits ``width`` else on one indented line (never
-folded); column widths are shared by all groups.  ``natural_key(text)`` sorts numbers as
-numbers; ``split_id(case_id, problem)`` gives ``(problem, config)`` (an id not starting with
-its problem is all config).
+Contract (pure layout): ``render(columns, groups, width)`` returns ``(text, style)`` lines: the
+header, then per ``Group`` its heading and aligned ``TextRow``s, a row's ``note`` on its line when
+it fits else on one indented line; widths shared by all groups.  ``natural_key(text)`` sorts
+numbers as numbers; ``split_id(case_id, problem) -> (problem, config)``.
 """
 
 from __future__ import annotations
