@@ -2,8 +2,8 @@
 # One H200 call (about 9-10 minutes) with kernel builds on threads only, as that campaign ran (TLBENCH_BUILD_PROCESSES=0;
 # the default build children have worked on the H200 since the kernel-hash fix, README.md): the one-pass RMSNorm over
 # hidden sizes against torch and the calibrated copy, stream-K at four sizes under the default
-# worker isolation, the timer cross-check with the L2 flush, then the build-children probe with
-# and without a CUDA context in the parent.  Each step's files are packed into $OUT as it ends.
+# worker isolation and the timer cross-check with the L2 flush.  Each step's files are packed into $OUT as it ends.
+# (The campaign also ran the build-children probe, backends/tools/pool_probe.py, retired after commit c00c31b.)
 # usage: OUT=DIR bash results/h200-parity/campaign.sh COMMIT   (repo root, tilelang's bundle in .gpu/)
 set -u
 C=${1:?commit}; R=/tmp/r; mkdir -p $R/rms $R/sk $R/probe
@@ -19,8 +19,3 @@ BEST=$(python3 results/h200-parity/rmsnorm_best.py "$FILE")
 echo "== cross-check RMSNorm cases: $BEST"
 GEMM_K="1024x1024 or 2048x2048 or 8192x8192" RMSNORM_SUITE=suites/rmsnorm/test_rmsnorm_onepass.py RMSNORM_K="$BEST" NCU_MODES=none \
   LIMIT_S=${TIMER_LIMIT_S:-170} OUT=$R/timers bash results/h200-parity/h200_timers.sh 2>&1 | tail -18; pack timers
-export PYTHONPATH=$PWD/.gpu/site:$PWD
-for run in "cuda staged0" "nocuda threads512-staged1"; do set -- $run; mode=$1  # cases no earlier step built
-  TLBENCH_BUILD_PROCESSES= timeout 60 python3 -m tlbench.backends.tools.pool_probe $mode 16 45 $2 > $R/probe/$mode.txt 2>&1
-  echo "== probe $mode exit $?: $(grep '^probe' $R/probe/$mode.txt | tail -2 | tr '\n' ' ')"
-done; pack probe
