@@ -120,9 +120,8 @@ def earlier_history(runs: Sequence[Results], item: BenchItem, accelerator: Any, 
         if results.testbed(item.backend).accelerator != accelerator:
             continue
         for record in results.timed:
-            config = record.config
             if (record.backend, record.kind, record.family) != (item.backend, "device", family) \
-                    or not isinstance(config, dict) or set(config) != keys:
+                    or not isinstance(record.config, dict) or set(record.config) != keys:
                 continue
             try:
                 out.append((candidate_from_record(record.raw, reader, multiprocessors), recorded_seconds(record)))

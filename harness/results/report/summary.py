@@ -17,6 +17,7 @@ from ...core.record_reader import RecordReader
 from ...measure.setup_compile import SLOW_SETUP_S, setup_words
 from ...core.shard import placement
 from ..files.error_text import failure_lines
+from ..files.record_fields import Record
 from .roofline import unknown_peak_words
 from .table import format_seconds
 from .portability_tax import TaxGroup, tax_lines
@@ -322,7 +323,8 @@ def summary_lines(records: Iterable[Mapping[str, Any]], setup_s: dict[str, float
             lines.append("  flags: " + ", ".join(notes) + ("  (! marks a flagged cell)" if flags else ""))
         lines += failure_lines(block.failed)
         lines.append("")
-    lines += tax_lines([TaxGroup(b.backend, b.problem, b.timed, b.vendor) for b in blocks])
+    lines += tax_lines([TaxGroup(b.backend, b.problem, [*map(Record.of, b.timed)], [*map(Record.of, b.vendor)])
+                        for b in blocks])
     lines += [account.words() for account in search_accounts(records)]
     for (kind, reason), count in sorted(skips.items(), key=lambda kv: -kv[1]):
         lines.append(f"{count} {kind} item{'s' if count != 1 else ''} skipped: {reason}")
