@@ -41,14 +41,13 @@ def _side(group: TaxGroup, one_body: bool) -> Record | None:
 def _work(group: TaxGroup) -> float | None:
     vendor = _fastest(group.vendor)
     tflops = vendor.throughput.get("tflops") if vendor is not None else None
-    return tflops * _median(vendor) if vendor is not None and isinstance(tflops, (int, float)) and tflops > 0 else None
+    return tflops * _median(vendor) if isinstance(tflops, (int, float)) and tflops > 0 else None
 
 
 def _words(record: Record, group: TaxGroup) -> str:
     vendor = _fastest(group.vendor)
-    config = record.case_id.removeprefix(group.problem + "-")
     ratio = f", {_median(vendor) / _median(record):.3f}x its vendor item" if vendor is not None else ""
-    return f"{config} {format_seconds(_median(record))}{ratio}"
+    return f"{record.case_id.removeprefix(group.problem + '-')} {format_seconds(_median(record))}{ratio}"
 
 
 def _line(backend: str, problem: str, body: tuple[Record, TaxGroup], hand: tuple[Record, TaxGroup]) -> str:
