@@ -80,12 +80,11 @@ def _problem_label(item: Item, read: Any) -> str:
         return item.problem_id
     if read is not None:
         return read.problem_id
-    case_id = str(item.case_id)
     if described(item.raw):  # its problem id is derived from its values, not cut from its case id
         return family_for_record(item.raw).problem_from_dict(item.raw.get("problem") or {}).problem_id
-    if item.label and f"-{item.label}-" in case_id:
-        return case_id[: case_id.index(f"-{item.label}-")]
-    return case_id.rsplit("-", 1)[0]
+    if item.label and f"-{item.label}-" in item.case_id:
+        return item.case_id[: item.case_id.index(f"-{item.label}-")]
+    return item.case_id.rsplit("-", 1)[0]
 
 
 def _versioned(plan: Mapping[str, Any] | None) -> list[dict[str, Any]]:
