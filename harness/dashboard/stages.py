@@ -179,5 +179,6 @@ def schedule_groups(all_series: Sequence[Series],
         if groups:
             chosen = sorted(groups.items())[:limit]
             return [(recs[0].backend, f"{prob}, tile {tile}", label,
-                     [r.raw for r in sorted(recs, key=lambda r: stage_point(r)[1])]) for (prob, tile), recs in chosen]
+                     [r.raw for r in sorted(recs, key=lambda r: stage_point(r)[1])])
+                    for (prob, tile), recs in chosen]
     return []

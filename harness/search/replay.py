@@ -17,7 +17,7 @@ from typing import Any, Mapping, Sequence
 from ..core.cases import VENDOR_SUFFIX
 from ..core.record import EXTRA_KEY
 from ..core.record_reader import RecordReader
-from ..results.files.record_fields import Item, Outcome, Record
+from ..results.files.record_fields import Outcome, Record
 from ..results.files.store import Results
 from .candidates import Candidate, candidate_from_record
 from .ranker import kendall_tau
@@ -85,10 +85,6 @@ class ReplayRow:
         return self.ratio is not None and self.ratio <= 1 + self.tolerance
 
 
-def _is_config(item: Item) -> bool:
-    return item.kind == DEVICE_KIND and item.config is not None and item.kernel != VENDOR_SUFFIX
-
-
 def _legal_counts(results: Results) -> dict[tuple[str, str, str], int]:
     sweeps = ((results.document.get(EXTRA_KEY) or {}).get("sweeps") or {})
     return {(d.get("backend"), name, d.get("problem_id")): d.get("legal")
@@ -104,7 +100,7 @@ def sweeps_of(results: Results) -> list[Sweep]:
     groups: dict[tuple, dict[str, list]] = collections.defaultdict(lambda: {"timed": [], "failed": []})
     for kind, items in (("timed", results.timed), ("failed", results.failures)):
         for item in items:
-            if _is_config(item):
+            if item.kind == DEVICE_KIND and item.config is not None and item.kernel != VENDOR_SUFFIX:
                 groups[(item.backend, item.suite, item.problem_id, item.label)][kind].append(item)
     legal = _legal_counts(results)
     return [Sweep(source=results.path, backend=backend, device=results.testbed(backend).accelerator, suite=suite,

@@ -46,8 +46,9 @@ def _work(group: TaxGroup) -> float | None:
 
 def _words(record: Record, group: TaxGroup) -> str:
     vendor = _fastest(group.vendor)
+    config = record.case_id.removeprefix(group.problem + "-")
     ratio = f", {_median(vendor) / _median(record):.3f}x its vendor item" if vendor is not None else ""
-    return f"{record.case_id.removeprefix(group.problem + '-')} {format_seconds(_median(record))}{ratio}"
+    return f"{config} {format_seconds(_median(record))}{ratio}"
 
 
 def _line(backend: str, problem: str, body: tuple[Record, TaxGroup], hand: tuple[Record, TaxGroup]) -> str:
