@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tlbench.harness.core.cases import PORTABLE_KEY
+from tlbench.harness.results.files.record_fields import Record
 from tlbench.harness.results.report.portability_tax import TaxGroup, tax_lines
 from tlbench.harness.results.report.summary import summary_lines
 
@@ -90,10 +91,16 @@ def test_the_gemm_line_pairs_the_one_body_s_block_with_the_hand_kernel_s_by_thei
     assert "persistent132-lazy_store1-store_slices4 1.451 ms" in lines[1]
 
 
+def _timed(backend, case_id, summary, one_body):
+    """A complete timed record of ``backend``'s device item ``case_id``."""
+    return Record.of({"backend": backend, "kind": "device", "case_id": case_id, "summary": summary,
+                      PORTABLE_KEY: one_body})
+
+
 def test_records_without_the_word_or_a_time_make_no_line():
-    timed = {"case_id": "p-a", "summary": {"median": 1e-3}, PORTABLE_KEY: True}
-    assert tax_lines([TaxGroup("b", "p", [timed, {"case_id": "p-b", "summary": {}, PORTABLE_KEY: False}], [])]) == []
-    assert tax_lines([TaxGroup("b", "p", [{**timed, PORTABLE_KEY: None}], [])]) == []
+    timed = _timed("b", "p-a", {"median": 1e-3}, True)
+    assert tax_lines([TaxGroup("b", "p", [timed, _timed("b", "p-b", {}, False)], [])]) == []
+    assert tax_lines([TaxGroup("b", "p", [_timed("b", "p-a", {"median": 1e-3}, None)], [])]) == []
     # two blocks of another backend or other work are never paired
-    hand = TaxGroup("c", "q", [{"case_id": "q-h", "summary": {"median": 1e-3}, PORTABLE_KEY: False}], [])
+    hand = TaxGroup("c", "q", [_timed("c", "q-h", {"median": 1e-3}, False)], [])
     assert tax_lines([TaxGroup("b", "p", [timed], []), hand]) == []

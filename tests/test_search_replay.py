@@ -67,7 +67,7 @@ def fa_row():
 def test_the_committed_sweep_is_one_exhaustive_problem_of_22_configs(fa_row):
     assert fa_row.configs == 22 and fa_row.sweep.legal == 22 and len(fa_row.sweep.failed) == 1
     assert fa_row.measured == budget(22, SearchSettings()) == 5
-    times = {r["case_id"]: r["summary"]["median"] for r in fa_row.sweep.timed}
+    times = {r.case_id: r.summary["median"] for r in fa_row.sweep.timed}
     assert fa_row.exhaustive_best_s == min(times.values())
     assert fa_row.best_found_s == times[fa_row.best_found_id]
 
@@ -136,7 +136,7 @@ def test_a_candidate_keeps_nothing_measured():
 
 
 def test_the_result_names_every_config_measured_or_skipped_with_reason_and_rank(fa_row):
-    ids = {r["case_id"] for r in (*fa_row.sweep.timed, *fa_row.sweep.failed)}
+    ids = {r.case_id for r in (*fa_row.sweep.timed, *fa_row.sweep.failed)}
     measured = [m.case_id for m in fa_row.result.measured]
     skipped = [s.case_id for s in fa_row.result.skipped]
     assert len(measured) + len(skipped) == len(ids) == fa_row.result.candidates
@@ -260,10 +260,10 @@ def test_a_missing_file_is_exit_2(capsys, tmp_path):
 
 def test_the_device_cost_is_the_recorded_warm_up_and_sampling(fa_row):
     def cost(rec):
-        return rec["measurement"]["sampling_seconds"] + rec["measurement"]["warmup"]["seconds"]
+        return rec.measurement["sampling_seconds"] + rec.measurement["warmup"]["seconds"]
     asked = {m.case_id for m in fa_row.result.measured}
     assert fa_row.exhaustive_device_s == pytest.approx(sum(cost(r) for r in fa_row.sweep.timed))
-    assert fa_row.search_device_s == pytest.approx(sum(cost(r) for r in fa_row.sweep.timed if r["case_id"] in asked))
+    assert fa_row.search_device_s == pytest.approx(sum(cost(r) for r in fa_row.sweep.timed if r.case_id in asked))
     assert fa_row.search_device_s < fa_row.exhaustive_device_s
 
 
@@ -316,5 +316,5 @@ def test_ascend_plans_are_ranked_by_the_compilers_modeled_cycles_and_others_are_
         assert [cycles[c] for c in first] == sorted(cycles.values()), (first, cycles)
         checked += 1
     assert checked >= 1
-    nvidia = [candidate_from_record(r) for r in sweeps_of(load_results(FA_RUN))[0].timed]
+    nvidia = [candidate_from_record(r.raw) for r in sweeps_of(load_results(FA_RUN))[0].timed]
     assert all(c.modeled_cycles is None for c in nvidia)

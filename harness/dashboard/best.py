@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from ..results.history.clean_runs import RunQuality, run_quality
+from ..results.files.record_fields import Record
 from ..results.history.query import Point, Series, TestbedRow, record, series
 
 
@@ -38,8 +39,8 @@ class BestTable:
 
 
 def pct_text(point: Point) -> str:
-    rec = record(point)
-    roof, rate = rec.get("roofline") or {}, rec.get("throughput") or {}
+    rec = Record.of(record(point))
+    roof, rate = rec.roofline or {}, rec.throughput
     gbps, bandwidth = rate.get("gbps_compulsory"), roof.get("bandwidth_tbps")
     if (roof.get("bound") == "memory" and isinstance(gbps, (int, float)) and isinstance(bandwidth, (int, float))
             and bandwidth > 0):

@@ -16,6 +16,7 @@ from typing import Any, Mapping, Sequence
 from ..core.described import record_stage
 from ..core.record_reader import RecordReader
 from .data import latest_by_run
+from ..results.files.record_fields import Record
 from ..results.history.query import Point, Series, TestbedRow, record
 
 MAX_CURVES = 6  # tiles drawn per stage panel: the best ones
@@ -41,14 +42,14 @@ class StagePanel:
     same_on: tuple[int, ...] = ()  # other testbeds whose model gave these very curves (a model does not depend on the host)
 
 
-def stage_point(rec: Mapping[str, Any]) -> tuple[str, int] | None:
-    config = rec.get("config")
+def stage_point(rec: Record) -> tuple[str, int] | None:
+    config = rec.config
     if not isinstance(config, dict):
         return None
-    point = record_stage(rec)  # a described kernel's, as its family worded it
+    point = record_stage(rec.raw)  # a described kernel's, as its family worded it
     if point is None:
         try:
-            point = _READER.read(dict(rec)).stage
+            point = _READER.read(dict(rec.raw)).stage
         except Exception:  # noqa: BLE001 - a family not installed here: the config's own values
             point = None
     if point is not None:
@@ -59,17 +60,16 @@ def stage_point(rec: Mapping[str, Any]) -> tuple[str, int] | None:
     return " ".join(f"{k}={v}" for k, v in config.items() if k not in ("loop_form", "num_stages")), stages
 
 
-def _modeled(rec: Mapping[str, Any]) -> float | None:
-    value = ((rec.get("plan") or {}).get("schedule_model") or {}).get("modeled_cycles_per_core")
+def _modeled(rec: Record) -> float | None:
+    value = ((rec.plan or {}).get("schedule_model") or {}).get("modeled_cycles_per_core")
     return float(value) if isinstance(value, (int, float)) and value > 0 else None
 
 
-def throughput(rec: Mapping[str, Any]) -> tuple[str, float | None]:
+def throughput(rec: Record) -> tuple[str, float | None]:
     """(unit, value) of a device record on its basis: GB/s where its roofline says memory-bound, else TFLOP/s."""
-    rate = rec.get("throughput") or {}
-    if (rec.get("roofline") or {}).get("bound") == "memory":
-        return "GB/s", rate.get("gbps_compulsory")
-    return "TFLOP/s", rate.get("tflops")
+    if (rec.roofline or {}).get("bound") == "memory":
+        return "GB/s", rec.throughput.get("gbps_compulsory")
+    return "TFLOP/s", rec.throughput.get("tflops")
 
 
 def _curves(items: list[tuple[Series, Point]], kind: str) -> dict[str, dict[str, list[tuple[float, float]]]]:
@@ -77,24 +77,24 @@ def _curves(items: list[tuple[Series, Point]], kind: str) -> dict[str, dict[str,
     for s, p in items:
         if s.kind != kind or s.is_vendor:
             continue
-        rec = record(p)
+        rec = Record.of(record(p))
         point = stage_point(rec)
         value = (throughput(rec)[1] if kind == "device" else _modeled(rec)) if point is not None else None
         if value:
-            curves[s.problem][point[0] + (f" ({rec['label']})" if rec.get("label") else "")].append((float(point[1]), value))
+            curves[s.problem][point[0] + (f" ({rec.label})" if rec.label else "")].append((float(point[1]), value))
     return curves
 
 
 def _vendor_line(items: list[tuple[Series, Point]], problem: str) -> tuple[str, tuple[str, float] | None]:
     """The unit of the problem's kernels and the same run's vendor item as (legend, value)."""
-    kernels = [record(p) for s, p in items if s.kind == "device" and s.problem == problem and not s.is_vendor]
+    kernels = [Record.of(record(p)) for s, p in items if s.kind == "device" and s.problem == problem and not s.is_vendor]
     unit = throughput(kernels[0])[0] if kernels else "TFLOP/s"
-    vendors = [(p, record(p)) for s, p in items if s.kind == "device" and s.problem == problem and s.is_vendor]
+    vendors = [(p, Record.of(record(p))) for s, p in items if s.kind == "device" and s.problem == problem and s.is_vendor]
     if not vendors:
         return unit, None
     point, rec = min(vendors, key=lambda pr: pr[0].median_s)
     value = throughput(rec)[1]
-    name = str(rec.get("case_id", ""))[len(problem) + 1:] or "vendor"  # "vendor", or e.g. "sdpa_cudnn"
+    name = rec.case_id[len(problem) + 1:] or "vendor"  # "vendor", or e.g. "sdpa_cudnn"
     return unit, ((f"{'vendor' if name == 'vendor' else 'vendor ' + name} (same run): {value:.4g} {unit}", value) if value else None)
 
 
@@ -169,15 +169,16 @@ def schedule_groups(all_series: Sequence[Series],
                     limit: int = 4) -> list[tuple[str, str, str, list[Mapping[str, Any]]]]:
     """[(backend, title, run label, records one per num_stages)] from the newest run with schedule models."""
     for _, label, items in latest_by_run(s for s in all_series if s.kind == "compile"):
-        groups: dict[tuple[str, str], list[Mapping[str, Any]]] = defaultdict(list)
+        groups: dict[tuple[str, str], list[Record]] = defaultdict(list)
         for s, p in items:
-            rec = record(p)
-            loops = ((rec.get("plan") or {}).get("schedule_model") or {}).get("loops")
+            rec = Record.of(record(p))
+            loops = ((rec.plan or {}).get("schedule_model") or {}).get("loops")
             point = stage_point(rec)
             if loops and point is not None and point[1] >= 1:
                 groups[(s.problem, point[0])].append(rec)
         if groups:
             chosen = sorted(groups.items())[:limit]
-            return [(recs[0]["backend"], f"{prob}, tile {tile}", label, sorted(recs, key=lambda r: stage_point(r)[1]))
+            return [(recs[0].backend, f"{prob}, tile {tile}", label,
+                     [r.raw for r in sorted(recs, key=lambda r: stage_point(r)[1])])
                     for (prob, tile), recs in chosen]
     return []

@@ -119,13 +119,12 @@ def earlier_history(runs: Sequence[Results], item: BenchItem, accelerator: Any, 
     for results in runs:
         if results.testbed(item.backend).accelerator != accelerator:
             continue
-        for record in results.records:
-            config = record.get("config")
-            if (record.get("backend"), record.get("kind"), record.get("family")) != (item.backend, "device", family) \
-                    or not isinstance(config, dict) or set(config) != keys:
+        for record in results.timed:
+            if (record.backend, record.kind, record.family) != (item.backend, "device", family) \
+                    or not isinstance(record.config, dict) or set(record.config) != keys:
                 continue
             try:
-                out.append((candidate_from_record(record, reader, multiprocessors), recorded_seconds(record)))
+                out.append((candidate_from_record(record.raw, reader, multiprocessors), recorded_seconds(record)))
             except (KeyError, TypeError, ValueError):  # a record the reader cannot read teaches nothing
                 continue
     return out

@@ -17,7 +17,8 @@ from typing import Any, Mapping, Sequence
 from ..core.cases import VENDOR_SUFFIX
 from ..core.record import EXTRA_KEY
 from ..core.record_reader import RecordReader
-from ..results.files.store import Results, suite_of
+from ..results.files.record_fields import Outcome, Record
+from ..results.files.store import Results
 from .candidates import Candidate, candidate_from_record
 from .ranker import kendall_tau
 from .search import SearchResult, SearchSettings, run_search
@@ -36,8 +37,8 @@ class Sweep:
     suite: str
     problem_id: str
     label: str | None
-    timed: tuple[Mapping[str, Any], ...]
-    failed: tuple[Mapping[str, Any], ...]
+    timed: tuple[Record, ...]
+    failed: tuple[Outcome, ...]
     legal: int | None  # from the file's search-space diagnostics; None where it has none
     multiprocessors: int | None = None  # the device's ``sm_count`` from the file's machine info
 
@@ -84,10 +85,6 @@ class ReplayRow:
         return self.ratio is not None and self.ratio <= 1 + self.tolerance
 
 
-def _is_config(record: Mapping[str, Any]) -> bool:
-    return record.get("kind") == DEVICE_KIND and record.get("config") is not None and record.get("kernel") != VENDOR_SUFFIX
-
-
 def _legal_counts(results: Results) -> dict[tuple[str, str, str], int]:
     sweeps = ((results.document.get(EXTRA_KEY) or {}).get("sweeps") or {})
     return {(d.get("backend"), name, d.get("problem_id")): d.get("legal")
@@ -101,11 +98,10 @@ def _machine(results: Results, backend: str) -> Mapping[str, Any]:
 
 def sweeps_of(results: Results) -> list[Sweep]:
     groups: dict[tuple, dict[str, list]] = collections.defaultdict(lambda: {"timed": [], "failed": []})
-    for kind, records in (("timed", results.records), ("failed", results.failed)):
-        for record in records:
-            if _is_config(record):
-                key = (record["backend"], suite_of(record), record.get("problem_id"), record.get("label"))
-                groups[key][kind].append(record)
+    for kind, items in (("timed", results.timed), ("failed", results.failures)):
+        for item in items:
+            if item.kind == DEVICE_KIND and item.config is not None and item.kernel != VENDOR_SUFFIX:
+                groups[(item.backend, item.suite, item.problem_id, item.label)][kind].append(item)
     legal = _legal_counts(results)
     return [Sweep(source=results.path, backend=backend, device=results.testbed(backend).accelerator, suite=suite,
                   problem_id=problem_id, label=label, timed=tuple(found["timed"]), failed=tuple(found["failed"]),
@@ -119,22 +115,22 @@ def qualifying(sweeps: list[Sweep], min_configs: int = MIN_CONFIGS) -> list[Swee
     return [s for s in sweeps if s.exhaustive and s.configs >= min_configs]
 
 
-def device_seconds(record: Mapping[str, Any]) -> float | None:
+def device_seconds(record: Record) -> float | None:
     """Warm-up plus sampling seconds of one config in the recorded run (None: not said); never read by the ranker."""
-    measurement = record.get("measurement") or {}
+    measurement = record.measurement or {}
     parts = [measurement.get("sampling_seconds"), (measurement.get("warmup") or {}).get("seconds")]
     if not any(isinstance(p, (int, float)) for p in parts):
         return None
     return float(sum(p for p in parts if isinstance(p, (int, float))))
 
 
-def _cost(records: Sequence[Mapping[str, Any]]) -> float | None:
+def _cost(records: Sequence[Record]) -> float | None:
     costs = [device_seconds(r) for r in records]
     return None if any(c is None for c in costs) else sum(c for c in costs if c is not None)
 
 
-def recorded_seconds(record: Mapping[str, Any]) -> float:
-    return float(record["summary"]["median"])
+def recorded_seconds(record: Record) -> float:
+    return float(record.summary["median"])
 
 
 def learned_from(sweep: Sweep, earlier: Sequence[Sweep]) -> list[Sweep]:
@@ -143,7 +139,7 @@ def learned_from(sweep: Sweep, earlier: Sequence[Sweep]) -> list[Sweep]:
 
 
 def history_of(sweeps: Sequence[Sweep], reader: RecordReader) -> list[tuple[Candidate, float]]:
-    return [(candidate_from_record(r, reader, s.multiprocessors), recorded_seconds(r)) for s in sweeps for r in s.timed]
+    return [(candidate_from_record(r.raw, reader, s.multiprocessors), recorded_seconds(r)) for s in sweeps for r in s.timed]
 
 
 def replay(sweep: Sweep, settings: SearchSettings = SearchSettings(), reader: RecordReader | None = None,
@@ -153,9 +149,9 @@ def replay(sweep: Sweep, settings: SearchSettings = SearchSettings(), reader: Re
     reader = reader or RecordReader()
     history = history_of(learned_from(sweep, earlier), reader)
     records = [*sweep.timed, *sweep.failed]
-    candidates = [candidate_from_record(r, reader, sweep.multiprocessors) for r in records]
-    times = {str(r["case_id"]): recorded_seconds(r) for r in sweep.timed}
-    failed = {str(r["case_id"]) for r in sweep.failed}
+    candidates = [candidate_from_record(r.raw, reader, sweep.multiprocessors) for r in records]
+    times = {r.case_id: recorded_seconds(r) for r in sweep.timed}
+    failed = {r.case_id for r in sweep.failed}
     asked: list[str] = []
 
     def oracle(case_id: str) -> float | None:
@@ -173,5 +169,5 @@ def replay(sweep: Sweep, settings: SearchSettings = SearchSettings(), reader: Re
                      best_found_id=None if best is None else best.case_id, exhaustive_best_id=exhaustive_id,
                      tau_prior=kendall_tau({c: float(r) for c, r in prior_rank.items()}, times),
                      tau_final=kendall_tau(result.final_prediction, times), result=result,
-                     search_device_s=_cost([r for r in sweep.timed if r["case_id"] in asked]),
+                     search_device_s=_cost([r for r in sweep.timed if r.case_id in asked]),
                      exhaustive_device_s=_cost(sweep.timed))

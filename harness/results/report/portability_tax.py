@@ -9,9 +9,10 @@ one body's time over the target-specific kernel's, minus 1.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Sequence
 
 from ...core.cases import PORTABLE_KEY
+from ..files.record_fields import Record
 from .table import format_seconds
 
 
@@ -19,39 +20,38 @@ from .table import format_seconds
 class TaxGroup:
     backend: str
     problem: str
-    timed: list[Mapping[str, Any]] = field(default_factory=list)
-    vendor: list[Mapping[str, Any]] = field(default_factory=list)
+    timed: list[Record] = field(default_factory=list)
+    vendor: list[Record] = field(default_factory=list)
 
 
-def _median(record: Mapping[str, Any]) -> float | None:
-    value = (record.get("summary") or {}).get("median")
+def _median(record: Record) -> float | None:
+    value = record.summary.get("median")
     return value if isinstance(value, (int, float)) and value > 0 else None
 
 
-def _fastest(records: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
+def _fastest(records: Sequence[Record]) -> Record | None:
     timed = [r for r in records if _median(r)]
-    return min(timed, key=lambda r: (_median(r), str(r.get("case_id")))) if timed else None
+    return min(timed, key=lambda r: (_median(r), r.case_id)) if timed else None
 
 
-def _side(group: TaxGroup, one_body: bool) -> dict[str, Any] | None:
-    return _fastest([r for r in group.timed if r.get(PORTABLE_KEY) is one_body])
+def _side(group: TaxGroup, one_body: bool) -> Record | None:
+    return _fastest([r for r in group.timed if r.raw.get(PORTABLE_KEY) is one_body])
 
 
 def _work(group: TaxGroup) -> float | None:
     vendor = _fastest(group.vendor)
-    tflops = ((vendor or {}).get("throughput") or {}).get("tflops")
-    return tflops * _median(vendor) if vendor is not None and isinstance(tflops, (int, float)) and tflops > 0 else None
+    tflops = vendor.throughput.get("tflops") if vendor is not None else None
+    return tflops * _median(vendor) if isinstance(tflops, (int, float)) and tflops > 0 else None
 
 
-def _words(record: Mapping[str, Any], group: TaxGroup) -> str:
+def _words(record: Record, group: TaxGroup) -> str:
     vendor = _fastest(group.vendor)
-    case_id = str(record.get("case_id", "?"))
-    config = case_id[len(group.problem) + 1:] if case_id.startswith(group.problem + "-") else case_id
+    config = record.case_id.removeprefix(group.problem + "-")
     ratio = f", {_median(vendor) / _median(record):.3f}x its vendor item" if vendor is not None else ""
     return f"{config} {format_seconds(_median(record))}{ratio}"
 
 
-def _line(backend: str, problem: str, body: tuple[dict, TaxGroup], hand: tuple[dict, TaxGroup]) -> str:
+def _line(backend: str, problem: str, body: tuple[Record, TaxGroup], hand: tuple[Record, TaxGroup]) -> str:
     paid = _median(body[0]) / _median(hand[0]) - 1
     verdict = f"the one body pays {paid:+.1%}" if paid > 0 else f"no tax: the one body is {-paid:.1%} faster"
     return (f"portability tax {backend} · {problem}: one body {_words(*body)}; target-specific {_words(*hand)}; "
@@ -60,8 +60,8 @@ def _line(backend: str, problem: str, body: tuple[dict, TaxGroup], hand: tuple[d
 
 def tax_lines(groups: Sequence[TaxGroup]) -> list[str]:
     lines: list[str] = []
-    bodies_only: list[tuple[dict, TaxGroup]] = []
-    hands_only: list[tuple[dict, TaxGroup]] = []
+    bodies_only: list[tuple[Record, TaxGroup]] = []
+    hands_only: list[tuple[Record, TaxGroup]] = []
     for group in groups:
         body, hand = _side(group, True), _side(group, False)
         if body is not None and hand is not None:

@@ -17,6 +17,7 @@ from ...core.record_reader import RecordReader
 from ...measure.setup_compile import SLOW_SETUP_S, setup_words
 from ...core.shard import placement
 from ..files.error_text import failure_lines
+from ..files.record_fields import Item, Outcome, Record
 from .roofline import unknown_peak_words
 from .table import format_seconds
 from .portability_tax import TaxGroup, tax_lines
@@ -31,8 +32,8 @@ TILE_KEY = "_summary_tile"  # set on each record's copy by _blocks (the family's
 AS_WRITTEN = "as written"  # the column of a kernel swept on no pipeline-depth axis: its loops as the body wrote them
 
 
-def _form(config: Mapping[str, Any], record: Mapping[str, Any] | None = None) -> str:
-    stage = record_stage(record) if record is not None else None  # a described kernel's, as its family worded it
+def _form(config: Mapping[str, Any], record: Record | None = None) -> str:
+    stage = record_stage(record.raw) if record is not None else None  # a described kernel's, as its family worded it
     if stage is not None:
         if stage.loop_form == "auto":
             return f"s{stage.num_stages}" if stage.num_stages is not None else "?"
@@ -50,12 +51,12 @@ def _plain(value: Any) -> str:
     return str(value)
 
 
-def _tile(config: Mapping[str, Any], record: Mapping[str, Any] | None = None) -> str:
+def _tile(config: Mapping[str, Any], record: Record | None = None) -> str:
     """The config without its place on the pipeline-depth axis: the family's own words
     (``StagePoint.tile``) where the family can read the record, else every config value but
     ``loop_form`` / ``num_stages`` as ``key=value`` - no family's field names are known here."""
-    if record is not None and record.get(TILE_KEY):
-        text = str(record[TILE_KEY])
+    if record is not None and record.raw.get(TILE_KEY):
+        text = str(record.raw[TILE_KEY])
         words = set(text.split())
         for key, value in sorted(config.items()):  # a named variant (e.g. which kernel body): a row of its own
             if isinstance(value, str) and key not in STAGE_KEYS and value not in words:
@@ -72,19 +73,18 @@ def _read(reader: RecordReader, record: Mapping[str, Any]) -> Any:
         return None
 
 
-def _problem_label(record: Mapping[str, Any], read: Any) -> str:
+def _problem_label(item: Item, read: Any) -> str:
     """The record's problem id: as the store read it, else read through its family, else the
     case id up to its label (``<problem_id>[-<label>]-<config_id>``, the vendor suffix last)."""
-    if isinstance(record.get("problem_id"), str):
-        return record["problem_id"]
+    if isinstance(item.problem_id, str):
+        return item.problem_id
     if read is not None:
         return read.problem_id
-    case_id = str(record.get("case_id", "?"))
-    if described(record):  # its problem id is derived from its values, not cut from its case id
-        return family_for_record(record).problem_from_dict(record.get("problem") or {}).problem_id
-    if record.get("label") and f"-{record['label']}-" in case_id:
-        return case_id[: case_id.index(f"-{record['label']}-")]
-    return case_id.rsplit("-", 1)[0]
+    if described(item.raw):  # its problem id is derived from its values, not cut from its case id
+        return family_for_record(item.raw).problem_from_dict(item.raw.get("problem") or {}).problem_id
+    if item.label and f"-{item.label}-" in item.case_id:
+        return item.case_id[: item.case_id.index(f"-{item.label}-")]
+    return item.case_id.rsplit("-", 1)[0]
 
 
 def _versioned(plan: Mapping[str, Any] | None) -> list[dict[str, Any]]:
@@ -101,10 +101,10 @@ def _short_plan(plan: Mapping[str, Any] | None) -> str:
     return f"{tag} v{'/'.join(versions)}" if versions else tag
 
 
-def _legend(records: list[Mapping[str, Any]]) -> str:
+def _legend(records: list[Record]) -> str:
     """The legend under a block of plan cells: the tags, and which buffers ``vA/B/..`` counts -
     by name where every cell names the same buffers, else in words."""
-    names = {tuple(str(b.get("name")) for b in _versioned(r.get("plan"))) for r in records}
+    names = {tuple(str(b.get("name")) for b in _versioned(r.plan)) for r in records}
     names.discard(())
     tags = "ws = warp-specialized, sw = software pipeline, - = no pipeline"
     if not names:
@@ -115,40 +115,40 @@ def _legend(records: list[Mapping[str, Any]]) -> str:
     return f"{tags}; vN/N/.. = buffer versions of each shared buffer, in the plan's order (they differ between cells)"
 
 
-def _built(record: Mapping[str, Any]) -> bool:
+def _built(record: Record) -> bool:
     """Did this compile item build a device binary?  What its record says: the plan's ``built``,
     a ``build`` phase, or its one cold build."""
-    features = (record.get("plan") or {}).get("features") or {}
-    return features.get("built") is True or "build" in (record.get("compile_phases_s") or {}) or "cold_build_once" in record
+    features = (record.plan or {}).get("features") or {}
+    return features.get("built") is True or "build" in (record.compile_phases_s or {}) or "cold_build_once" in record.raw
 
 
 @dataclass
 class _Block:
     backend: str
     problem: str
-    timed: list[Mapping[str, Any]] = field(default_factory=list)  # device items
-    compiled: list[Mapping[str, Any]] = field(default_factory=list)  # compile items
-    vendor: list[Mapping[str, Any]] = field(default_factory=list)
-    failed: list[Mapping[str, Any]] = field(default_factory=list)
+    timed: list[Record] = field(default_factory=list)  # device items
+    compiled: list[Record] = field(default_factory=list)  # compile items
+    vendor: list[Record] = field(default_factory=list)
+    failed: list[Outcome] = field(default_factory=list)
 
 
-def _median(record: Mapping[str, Any]) -> float | None:
-    return (record.get("summary") or {}).get("median")
+def _median(record: Record) -> float | None:
+    return record.summary.get("median")
 
 
-def _status_flag(record: Mapping[str, Any]) -> str | None:
-    status = (record.get("summary") or {}).get("status") or (record.get("measurement") or {}).get("status")
+def _status_flag(record: Record) -> str | None:
+    status = record.summary.get("status") or (record.measurement or {}).get("status")
     return status if status in FLAGS else None
 
 
-def _grid(records: list[Mapping[str, Any]], cell) -> tuple[list[str], dict[str, dict[str, str]]]:
+def _grid(records: list[Record], cell) -> tuple[list[str], dict[str, dict[str, str]]]:
     forms: set[str] = set()
     rows: dict[str, dict[str, str]] = {}
     for rec in records:
-        config = rec.get("config") or {}
+        config = rec.config or {}
         form, tile = _form(config, rec), _tile(config, rec)
-        if rec.get("label"):
-            tile += f" ({rec['label']})"
+        if rec.label:
+            tile += f" ({rec.label})"
         forms.add(form)
         rows.setdefault(tile, {})[form] = cell(rec)
     ordered = [f for f in FORM_ORDER if f in forms] + sorted(forms - set(FORM_ORDER))
@@ -166,7 +166,7 @@ def _render_grid(forms: list[str], rows: dict[str, dict[str, str]], head: str) -
 
 def _device_block(block: _Block) -> list[str]:
     best = min(block.timed, key=lambda r: _median(r) or float("inf"))
-    same_gpu = [v for v in block.vendor if placement(v) == placement(best)]
+    same_gpu = [v for v in block.vendor if placement(v.raw) == placement(best.raw)]
     vendors = same_gpu or block.vendor  # a kernel is judged against its own GPU's (shard's) vendor item
     vendor = min(vendors, key=lambda r: _median(r) or float("inf")) if vendors else None
 
@@ -177,9 +177,9 @@ def _device_block(block: _Block) -> list[str]:
 
     forms, rows = _grid(block.timed, cell)
     lines = _render_grid(forms, rows, "device time (median)")
-    best_config = best.get("config") or {}
+    best_config = best.config or {}
     parts = [f"best {_tile(best_config, best)} {_form(best_config, best)}: {format_seconds(_median(best))}"]
-    throughput, roofline = best.get("throughput") or {}, best.get("roofline") or {}
+    throughput, roofline = best.throughput, best.roofline or {}
     gbps, tflops = throughput.get("gbps_compulsory"), throughput.get("tflops")
     bandwidth = roofline.get("bandwidth_tbps")
     bandwidth = bandwidth if isinstance(bandwidth, (int, float)) and bandwidth > 0 else None
@@ -193,7 +193,7 @@ def _device_block(block: _Block) -> list[str]:
     if by_flops:
         parts.append(f"{tflops:.1f} TFLOP/s")
     if vendor is not None and _median(vendor) and _median(best):
-        unjudged = "; a speed reference, not checked" if (vendor.get("check") or {}).get("checked") is False else ""
+        unjudged = "; a speed reference, not checked" if (vendor.check or {}).get("checked") is False else ""
         parts.append(f"{_median(vendor) / _median(best):.3f}x the vendor item ({format_seconds(_median(vendor))}{unjudged})")
     else:
         parts.append("no vendor item timed")
@@ -202,14 +202,14 @@ def _device_block(block: _Block) -> list[str]:
         parts.append(f"{gbps / (bandwidth * 10):.1f}% of the {origin} memory bandwidth ({bandwidth:.2f} TB/s)"
                      if bandwidth else "memory bandwidth unknown")
     if by_flops or not by_bytes:
-        pct = best.get("pct_of_peak", throughput.get("pct_of_peak"))
-        parts.append(f"{pct:.1f}% of peak" if isinstance(pct, (int, float)) else unknown_peak_words(best))
-    calibrated = best.get("roofline_calibrated") or {}
+        pct = best.raw.get("pct_of_peak", throughput.get("pct_of_peak"))
+        parts.append(f"{pct:.1f}% of peak" if isinstance(pct, (int, float)) else unknown_peak_words(best.raw))
+    calibrated = best.raw.get("roofline_calibrated") or {}
     copy = calibrated.get("bandwidth_tbps") if calibrated.get("status") == "ok" else None
     if by_bytes and isinstance(copy, (int, float)) and copy > 0:  # --tlbench-profile's measured copy
         parts.append(f"{gbps / (copy * 10):.1f}% of the calibrated copy ({copy:.2f} TB/s)")
     lines.append("  " + ", ".join(parts))
-    gpus = sorted({str(r["device_uuid"]) for r in block.timed if r.get("device_uuid")})
+    gpus = sorted({str(r.device_uuid) for r in block.timed if r.device_uuid})
     if len(gpus) > 1:
         lines.append(f"  measured on {len(gpus)} devices: {', '.join(gpus)}")
     return lines
@@ -217,24 +217,24 @@ def _device_block(block: _Block) -> list[str]:
 
 def _model_block(block: _Block) -> list[str]:
     def cycles(rec):
-        return ((rec.get("plan") or {}).get("schedule_model") or {}).get("modeled_cycles_per_core")
+        return ((rec.plan or {}).get("schedule_model") or {}).get("modeled_cycles_per_core")
 
     ranked = [r for r in block.compiled if cycles(r)]
     best = min(ranked, key=cycles) if ranked else None
 
     def ii_cell(rec):
-        ii = ((rec.get("plan") or {}).get("pipeline") or {}).get("loop_ii_cycles_model")
+        ii = ((rec.plan or {}).get("pipeline") or {}).get("loop_ii_cycles_model")
         return f"{ii}{'*' if rec is best else ''}" if ii is not None else "?"
 
     forms, rows = _grid(block.compiled, ii_cell)
     lines = _render_grid(forms, rows, "K-loop II, cycles (model)")
     if best is not None:
-        config = best.get("config") or {}
+        config = best.config or {}
         lines.append(f"  best by the model: {_tile(config, best)} {_form(config, best)}, {cycles(best)} modeled cycles per core (model, not a time)")
     for rec in block.compiled:
-        overlap = ((rec.get("plan") or {}).get("schedule_model") or {}).get("core_pipelining") or {}
+        overlap = ((rec.plan or {}).get("schedule_model") or {}).get("core_pipelining") or {}
         if overlap.get("applicable"):
-            config = rec.get("config") or {}
+            config = rec.config or {}
             verdict = (
                 f"overlaps: {overlap['overlap_cycles']} cycles of tile t's Vector work under tile t+1's Cube work"
                 if overlap.get("overlaps")
@@ -245,11 +245,11 @@ def _model_block(block: _Block) -> list[str]:
 
 
 def _plan_block(block: _Block) -> list[str]:
-    forms, rows = _grid(block.compiled, lambda rec: _short_plan(rec.get("plan")))
+    forms, rows = _grid(block.compiled, lambda rec: _short_plan(rec.plan))
     lines = _render_grid(forms, rows, "pipeline chosen")
     slowest = max(block.compiled, key=lambda r: _median(r) or 0.0)
     built = sum(_built(r) for r in block.compiled)
-    once = any("cold_build_once" in r for r in block.compiled)
+    once = any("cold_build_once" in r.raw for r in block.compiled)
     what = ("cold lowering, after one cold build each" if once else "cold lowering + build" if built == len(block.compiled)
             else f"cold lowering; {built} of {len(block.compiled)} built" if built else "cold lowering, no build")
     lines.append(f"  {_no_device_timing(block)} ({what}, slowest {format_seconds(_median(slowest))})")
@@ -259,7 +259,7 @@ def _plan_block(block: _Block) -> list[str]:
 
 def _no_device_timing(block: _Block) -> str:
     """Why a block shows compile items only: its device items all failed, or it had none."""
-    device_failed = [r for r in block.failed if r.get("kind") == "device"]
+    device_failed = [r for r in block.failed if r.kind == "device"]
     if device_failed:
         return f"no device timing: all {len(device_failed)} device item{'s' if len(device_failed) != 1 else ''} failed (below); compile items"
     return "no device timing: compile items only"
@@ -279,16 +279,17 @@ def _blocks(records: Iterable[Mapping[str, Any]]) -> tuple[list[_Block], Counter
         read = _read(reader, rec)
         if read is not None and read.stage is not None:
             rec = {**rec, TILE_KEY: read.stage.tile}
-        key = (str(rec.get("backend")), _problem_label(rec, read))
+        item = Outcome.of(status, rec) if status == "failed" else Record.of(rec)
+        key = (str(item.backend), _problem_label(item, read))
         block = blocks.setdefault(key, _Block(*key))
-        if status == "failed":
-            block.failed.append(rec)
-        elif rec.get("config") is None and "problem" in rec:  # a vendor item
-            block.vendor.append(rec)
-        elif rec.get("kind") == "device":
-            block.timed.append(rec)
+        if isinstance(item, Outcome):
+            block.failed.append(item)
+        elif item.config is None and "problem" in rec:  # a vendor item
+            block.vendor.append(item)
+        elif item.kind == "device":
+            block.timed.append(item)
         else:
-            block.compiled.append(rec)
+            block.compiled.append(item)
     return list(blocks.values()), skips
 
 
@@ -300,17 +301,17 @@ def summary_lines(records: Iterable[Mapping[str, Any]], setup_s: dict[str, float
     lines: list[str] = []
     for block in blocks:
         lines.append(f"{block.backend} · {block.problem}")
-        has_model = any(((r.get("plan") or {}).get("schedule_model")) for r in block.compiled)
+        has_model = any(((r.plan or {}).get("schedule_model")) for r in block.compiled)
         if block.timed:
             lines += _device_block(block)
         elif block.compiled and has_model:
             lines += _model_block(block)
-            if any(r.get("kind") == "device" for r in block.failed):
+            if any(r.kind == "device" for r in block.failed):
                 lines.append(f"  {_no_device_timing(block)}")
         elif block.compiled:
             lines += _plan_block(block)
         elif block.vendor:
-            unjudged = " (a speed reference, not checked)" if any((v.get("check") or {}).get("checked") is False for v in block.vendor) else ""
+            unjudged = " (a speed reference, not checked)" if any((v.check or {}).get("checked") is False for v in block.vendor) else ""
             lines.append(f"  vendor item only: {format_seconds(min(_median(v) or 0 for v in block.vendor))}{unjudged}")
         if block.timed and block.compiled and has_model:
             lines += _model_block(block)
@@ -320,7 +321,7 @@ def summary_lines(records: Iterable[Mapping[str, Any]], setup_s: dict[str, float
             notes.append(f"{len(block.failed)} failed (see the table: pytest -v, or tlbench report)")
         if notes:
             lines.append("  flags: " + ", ".join(notes) + ("  (! marks a flagged cell)" if flags else ""))
-        lines += failure_lines(block.failed)
+        lines += failure_lines([f.raw for f in block.failed])
         lines.append("")
     lines += tax_lines([TaxGroup(b.backend, b.problem, b.timed, b.vendor) for b in blocks])
     lines += [account.words() for account in search_accounts(records)]
