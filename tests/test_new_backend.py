@@ -85,3 +85,17 @@ def test_a_new_backend_is_its_folder_plus_one_registration(tmp_path):
     assert {r["backend"] for r in records} == {"toylang"}
     assert {r["kind"] for r in records} == {"compile", "device"}
     assert all(r["check"]["ok"] for r in records if r["kind"] == "device")
+    assert {r["family"] for r in records} == {"vadd"}  # the toy family below, swept on the toy backend
+
+
+def test_a_new_kernel_family_is_its_own_file_and_no_registration():
+    """tests/toys/toy_family.py is a family as a user adds one (the vadd family the run above
+    sweeps): one module that imports only the harness, named by no product file, registered nowhere."""
+    family = TOYS / "toy_family.py"
+    ours = {name for name in _imports(family) if name.startswith("tlbench.")}
+    assert ours and all(name.startswith("tlbench.harness.") for name in ours), ours
+    words = ("toy_family", "VaddFamily", "VaddProblem")
+    named = [p for top in ("harness", "backends", "suites") for p in (ROOT / top).rglob("*.py")
+             if any(w in p.read_text() for w in words)]
+    assert named == []
+    assert not any(w in (ROOT / "pyproject.toml").read_text() for w in words)
