@@ -1,6 +1,6 @@
 """Two bodies with an int32 output (a row's largest value and its column: top-1), ONE flat
-``configs=`` list of both bodies' knobs and a ``validate`` keeping one body's (issue 54's
-top-k suite shape)."""
+``configs=`` list of both bodies' knobs and a ``validate`` keeping one body's (the shape of
+a user's top-k suite)."""
 
 import torch
 

@@ -1,6 +1,6 @@
 """Two bodies, ONE flat ``configs=`` list holding each body's own knobs, and a ``validate``
-that returns a reason for the other body's dicts (the shape issue 54's elementwise suite was
-refused in)."""
+that returns a reason for the other body's dicts (the shape of a user's
+elementwise suite the preflight once refused)."""
 
 import torch
 
