@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 from ...core.stats import median, sorted_samples
-from .rank_test import mann_whitney_p
+from .mann_whitney import mann_whitney_p
 from .verdict_words import Verdict  # noqa: F401  (re-exported: the verdict words live in one table)
 
 
@@ -74,7 +74,7 @@ def _rank_test(base: Sequence[float], new: Sequence[float]) -> float | None:
         return None
     if len(set(base)) == 1 and set(base) == set(new):
         return 1.0
-    p_value = mann_whitney_p(base, new)  # scipy's mannwhitneyu, without its per-call cost (rank_test.py)
+    p_value = mann_whitney_p(base, new)  # scipy's mannwhitneyu, without its per-call cost (mann_whitney.py)
     # With ties scipy falls back to the normal approximation, which for a handful of samples
     # can go below what any arrangement of them allows; never report less than that.
     return max(p_value, _smallest_p(len(base), len(new)))

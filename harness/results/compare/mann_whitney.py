@@ -3,7 +3,7 @@
 Contract: ``mann_whitney_p(base, new)`` returns scipy's two-sided p-value (method ``auto``):
 the exact distribution of U for small untied samples (counted here up to ``COUNTED_MAX``, else
 asked of scipy), else the normal approximation with tie and continuity corrections.  scipy's
-argument handling costs ~1 ms a call; tests/test_rank_test.py pins this against scipy.
+argument handling costs ~1 ms a call; tests/test_mann_whitney.py pins this against scipy.
 """
 
 from __future__ import annotations

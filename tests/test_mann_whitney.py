@@ -1,4 +1,4 @@
-"""harness/results/compare/rank_test.py gives the p-value scipy.stats.mannwhitneyu gives (two-sided,
+"""harness/results/compare/mann_whitney.py gives the p-value scipy.stats.mannwhitneyu gives (two-sided,
 method auto): exact without ties, the normal approximation with tie and continuity corrections."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import random
 import pytest
 from scipy.stats import mannwhitneyu
 
-from tlbench.harness.results.compare.rank_test import mann_whitney_p
+from tlbench.harness.results.compare.mann_whitney import mann_whitney_p
 
 
 @pytest.mark.parametrize("seed", range(4))
