@@ -210,6 +210,12 @@ def test_across_backends_with_one_backend_exit_2(capsys):
     assert code == 2 and "needs two backends" in _one_line_error(err)
 
 
+def test_across_backends_with_one_backend_in_two_files_exit_2(capsys):
+    code, _, err = _run(capsys, "compare", "--across-backends", ASCEND_A, ASCEND_B)
+    assert code == 2 and "backend ascend appears in both" in _one_line_error(err)
+    assert "one run per backend" in err and "internal error" not in err
+
+
 # -- report -------------------------------------------------------------------------------------
 
 

@@ -158,7 +158,7 @@ def compare_backends(results: Sequence[Results]) -> AcrossBackends:
         for rec in res.timed:
             if rec.backend in by_backend and by_backend[rec.backend][0] is not res:
                 raise CompareError(
-                    f"backend {rec['backend']} appears in both {by_backend[rec['backend']][0].name} and {res.name}; "
+                    f"backend {rec.backend} appears in both {by_backend[rec.backend][0].name} and {res.name}; "
                     "--across-backends takes one run per backend"
                 )
             by_backend.setdefault(rec.backend, (res, []))[1].append(rec)
