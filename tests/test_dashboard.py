@@ -293,3 +293,27 @@ def test_a_workloads_newest_run_is_the_run_its_verdict_counts(site):
             assert (f"{n} case(s) {verdict.lower()} at the newest run" in w.detail) == bool(n), (w, n)
         if w.verdict in ("SLOWER", "FASTER"):
             assert any(c.verdict == w.verdict for c in at_newest), (w.suite, w.testbed.testbed_id, w.newest.run_id)
+
+
+def test_stored_records_that_lost_their_ids_draw_as_the_row_says(tmp_path):
+    """A row edited by hand whose stored record lost backend, kind and case_id: the dashboard takes
+    them from the row's own columns and draws the same pages (it crashed on such a row once)."""
+    from tlbench.harness.results.history.schema import open_history
+
+    runs = [RESULTS / "h200-gemm-stages" / "stages.json", Path(__file__).parent / "fixtures" / "compare" / "ascend-compile-a.json"]
+    pages = {}
+    for name in ("as-written", "edited"):
+        db = tmp_path / f"{name}.sqlite"
+        assert main(["history", "add", *map(str, runs), "--history", str(db)]) == 0
+        if name == "edited":
+            conn = open_history(db)
+            for rowid, text in conn.execute("SELECT rowid, record_json FROM items").fetchall():
+                rec = {k: v for k, v in json.loads(text).items() if k not in ("backend", "kind", "case_id")}
+                conn.execute("UPDATE items SET record_json = ? WHERE rowid = ?", (json.dumps(rec), rowid))
+            conn.commit()
+            conn.close()
+        assert main(["dashboard", "--history", str(db), "--out-dir", str(tmp_path / name)]) == 0
+        pages[name] = {p: (tmp_path / name / p).read_text().replace(str(db), "DB")
+                       for p in ("index.html", "stages.html", "suite-stages.html", "schedule.html")}
+    assert pages["edited"] == pages["as-written"]
+    assert "<svg" in pages["edited"]["suite-stages.html"] and "<img" in pages["edited"]["schedule.html"]

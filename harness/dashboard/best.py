@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from ..results.history.clean_runs import RunQuality, run_quality
-from ..results.files.record_fields import Record
-from ..results.history.query import Point, Series, TestbedRow, record, series
+from ..results.history.query import Point, Series, TestbedRow, series
 
 
 @dataclass(frozen=True)
@@ -39,7 +38,7 @@ class BestTable:
 
 
 def pct_text(point: Point) -> str:
-    rec = Record.of(record(point))
+    rec = point.typed
     roof, rate = rec.roofline or {}, rec.throughput
     gbps, bandwidth = rate.get("gbps_compulsory"), roof.get("bandwidth_tbps")
     if (roof.get("bound") == "memory" and isinstance(gbps, (int, float)) and isinstance(bandwidth, (int, float))

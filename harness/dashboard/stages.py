@@ -17,7 +17,8 @@ from ..core.described import record_stage
 from ..core.record_reader import RecordReader
 from .data import latest_by_run
 from ..results.files.record_fields import Record
-from ..results.history.query import Point, Series, TestbedRow, record
+from ..results.compare.pairing import modeled_cycles_of
+from ..results.history.query import Point, Series, TestbedRow
 
 MAX_CURVES = 6  # tiles drawn per stage panel: the best ones
 MIN_DEPTHS = 2  # two depths of one tile are a sweep (a line); one is a point
@@ -60,11 +61,6 @@ def stage_point(rec: Record) -> tuple[str, int] | None:
     return " ".join(f"{k}={v}" for k, v in config.items() if k not in ("loop_form", "num_stages")), stages
 
 
-def _modeled(rec: Record) -> float | None:
-    value = ((rec.plan or {}).get("schedule_model") or {}).get("modeled_cycles_per_core")
-    return float(value) if isinstance(value, (int, float)) and value > 0 else None
-
-
 def throughput(rec: Record) -> tuple[str, float | None]:
     """(unit, value) of a device record on its basis: GB/s where its roofline says memory-bound, else TFLOP/s."""
     if (rec.roofline or {}).get("bound") == "memory":
@@ -77,9 +73,9 @@ def _curves(items: list[tuple[Series, Point]], kind: str) -> dict[str, dict[str,
     for s, p in items:
         if s.kind != kind or s.is_vendor:
             continue
-        rec = Record.of(record(p))
+        rec = p.typed
         point = stage_point(rec)
-        value = (throughput(rec)[1] if kind == "device" else _modeled(rec)) if point is not None else None
+        value = (throughput(rec)[1] if kind == "device" else modeled_cycles_of(rec)) if point is not None else None
         if value:
             curves[s.problem][point[0] + (f" ({rec.label})" if rec.label else "")].append((float(point[1]), value))
     return curves
@@ -87,9 +83,9 @@ def _curves(items: list[tuple[Series, Point]], kind: str) -> dict[str, dict[str,
 
 def _vendor_line(items: list[tuple[Series, Point]], problem: str) -> tuple[str, tuple[str, float] | None]:
     """The unit of the problem's kernels and the same run's vendor item as (legend, value)."""
-    kernels = [Record.of(record(p)) for s, p in items if s.kind == "device" and s.problem == problem and not s.is_vendor]
+    kernels = [p.typed for s, p in items if s.kind == "device" and s.problem == problem and not s.is_vendor]
     unit = throughput(kernels[0])[0] if kernels else "TFLOP/s"
-    vendors = [(p, Record.of(record(p))) for s, p in items if s.kind == "device" and s.problem == problem and s.is_vendor]
+    vendors = [(p, p.typed) for s, p in items if s.kind == "device" and s.problem == problem and s.is_vendor]
     if not vendors:
         return unit, None
     point, rec = min(vendors, key=lambda pr: pr[0].median_s)
@@ -169,16 +165,16 @@ def schedule_groups(all_series: Sequence[Series],
                     limit: int = 4) -> list[tuple[str, str, str, list[Mapping[str, Any]]]]:
     """[(backend, title, run label, records one per num_stages)] from the newest run with schedule models."""
     for _, label, items in latest_by_run(s for s in all_series if s.kind == "compile"):
-        groups: dict[tuple[str, str], list[Record]] = defaultdict(list)
+        groups: dict[tuple[str, str], list[tuple[int, Record]]] = defaultdict(list)  # (num_stages, record)
         for s, p in items:
-            rec = Record.of(record(p))
+            rec = p.typed
             loops = ((rec.plan or {}).get("schedule_model") or {}).get("loops")
             point = stage_point(rec)
             if loops and point is not None and point[1] >= 1:
-                groups[(s.problem, point[0])].append(rec)
+                groups[(s.problem, point[0])].append((point[1], rec))
         if groups:
-            chosen = sorted(groups.items())[:limit]
-            return [(recs[0].backend, f"{prob}, tile {tile}", label,
-                     [r.raw for r in sorted(recs, key=lambda r: stage_point(r)[1])])
+            chosen = sorted(groups.items(), key=lambda kv: kv[0])[:limit]
+            return [(recs[0][1].backend, f"{prob}, tile {tile}", label,
+                     [r.raw for _, r in sorted(recs, key=lambda dr: dr[0])])
                     for (prob, tile), recs in chosen]
     return []

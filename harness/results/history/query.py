@@ -3,7 +3,8 @@
 Contract (pure reads): ``testbeds(conn, selector)``; ``series(conn, case_glob, testbed_ids,
 kind, skipped)``: one ``Series`` per testbed, suite, kind and case id, one ``Point`` per run,
 oldest first (an unreadable row, or a timed one without a positive median, is left out and named
-in ``skipped``); ``runs_of(conn, testbed_id)``; ``record(point)``: its stored record.
+in ``skipped``); ``runs_of(conn, testbed_id)``; ``record(point)``: its stored record;
+``point.typed``: that record as a ``Record`` (its ids, where it lacks them, the row's own).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import sqlite3
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Iterable
+
+from ..files.record_fields import Record
 
 
 RUN_ORDER = "COALESCE(r.started_at, r.added_at), r.run_id"
@@ -65,6 +68,10 @@ class Point:
     pct_of_peak: float | None
     record_json: str = field(repr=False)
     parsed: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @cached_property
+    def typed(self) -> Record:
+        return Record.of(record(self))
 
     @property
     def label(self) -> str:
@@ -165,6 +172,8 @@ def series(
         key = (row["testbed_id"], row["suite"], row["kind"], row["case_id"])
         if row["testbed_id"] not in beds:
             continue
+        for name, value in (("backend", beds[row["testbed_id"]].backend), ("kind", row["kind"]), ("case_id", row["case_id"])):
+            rec.setdefault(name, value)  # ingest always writes them; a row edited by hand may lack them
         if key not in out:
             out[key] = Series(beds[row["testbed_id"]], row["suite"], row["kind"], row["case_id"], row["problem"])
         out[key].points.append(Point(
