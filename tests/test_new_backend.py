@@ -1,4 +1,4 @@
-"""A new backend is its own folder plus one registration counted:
+"""A new backend is its own folder plus one registration, counted:
 
 tests/toys/toylang/ is a backend as a third party adds one.  It subclasses
 backends/backend_base.py's ``TileLangBackend`` and says exactly what the base declares abstract

@@ -2,7 +2,8 @@
 
 Contract: ``schedule_panels(records, iterations_shown=8, lanes="pipe")`` is one ``Panel`` per
 record from its ``plan.schedule_model`` (K step ``i``'s task ``t`` runs from ``i * II +
-start[t]``), lanes per pipe or per core; ``write_schedule_png(records, path, title=...)``
+start[t]`` for ``latency[t]`` cycles; the first ``iterations_shown`` steps drawn, then the
+straight-line tail), lanes per pipe (``PIPE_ORDER``) or per core (AIC / AIV); ``write_schedule_png(records, path, title=...)``
 renders them and returns the path (``AscendTraits.schedule_figure``).
 """
 

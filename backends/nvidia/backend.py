@@ -152,7 +152,7 @@ class NvidiaBackend(TileLangBackend):
         return self._changes.pass_configs(case.case_id, configs) if self._changes is not None else configs  # TEST ONLY hook
 
     def kernel_source(self, case: Case) -> str:
-        """The generated CUDA, plus a line per pass config changing the binary, not the source."""
+        """The generated CUDA, plus ``pass_config_note``'s lines for the pass configs the source does not show."""
         return super().kernel_source(case) + pass_config_note(self.pass_configs(case))
 
     def _lower_with_facts(self, func, target, pass_configs, shape_values):

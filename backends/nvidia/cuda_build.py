@@ -2,9 +2,10 @@
 configs the CUDA source does not show, and the ``Plan`` a build's facts make.
 
 Contract: ``tilelang_cache_disabled()`` turns tilelang's process-wide kernel cache off under one
-lock and restores it; ``pass_config_note`` is a line under the CUDA source per pass config that
-changes the binary and not the source ("" for none); ``cuda_plan`` the ``Plan`` from
-backends/gpu/plan.py's facts.
+lock and restores it; ``pass_config_note`` is the lines under the CUDA source for the pass
+configs (``tl.enable_fast_math`` its own; any other named with its value), "" for none, so that
+two builds whose pass configs differ never read as one source (the inert-key probe compares them);
+``cuda_plan`` the ``Plan`` from backends/gpu/plan.py's facts.
 """
 
 from __future__ import annotations

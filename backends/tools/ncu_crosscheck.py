@@ -2,8 +2,9 @@
 
 Usage on a GPU host: ``python -m tlbench.backends.tools.ncu_crosscheck interleaved --case CASE_ID
 [--pairs 3] [--out-dir DIR]`` (harness and ncu processes alternated, every pair's ratio against
-+-2 %), or step by step ``harness``, ``launch`` (under ``ncu --clock-control none``) and
-``compare HARNESS.json NCU.csv``.
++-2 %), or step by step ``harness --case CASE_ID`` (the harness median per repeat), ``launch --case
+CASE_ID --count 20`` under ``ncu --clock-control none --metrics gpu__time_duration.sum --csv`` (the
+only metric ``compare`` reads), and ``compare HARNESS.json NCU.csv``.
 
 Contract: ``ncu_durations_s`` and ``ratio_range`` are pure; the other modes need a GPU; a case id
 that does not parse, or a failed measurement, exits with one line saying so.

@@ -33,7 +33,8 @@ def _ascend(problem: FaProblem, config: FaConfig) -> dict[str, tuple[int, int]]:
     rows = BM // ASCEND_VECTOR_UNITS
     l1_fixed = BM * D * elem + BM * BN * elem  # Q, P
     l1_version = 2 * BN * D * elem  # K, V
-    l0c = BM * BN * f32 + BM * D * f32
+    l0c = BM * BN * f32 + BM * D * f32  # S, O_tile
+    # per vector sub-core: S, P and the ND->NZ scratch; O_tile, O and the cast output; five row vectors
     ub = rows * BN * (f32 + elem + elem) + rows * D * (2 * f32 + out) + 5 * rows * f32
     return {"shared.l1": (l1_fixed + l1_version * config.pipeline_depth, l1_fixed + l1_version),
             "shared.l0c": (l0c, l0c), "shared.ub": (ub, ub)}

@@ -118,6 +118,7 @@ def footprint(dialect, dtype, accum_dtype, out_dtype, epilogue, block_M, block_N
     depth = _depth(loop_form, num_stages)
     if dialect == "cuda":
         staging = block_M * block_N * DTYPE_BYTES[out_dtype or dtype] if stage_output else 0
+        # one tile per block: the staged output reuses the operands' space (the larger); persistent: their sum
         combine = (lambda a, b: a + b) if num_cores is not None else max
         words = [f"A_shared + B_shared {depth} x {operand} B"] + ([f"C_shared {staging} B"] if staging else [])
         return {"shared.dyn": {"bytes": combine(operand * depth, staging), "minimum": combine(operand, staging), "buffers": words}}
