@@ -81,6 +81,7 @@ BROKEN_NEW = {
     "measurement-rounds-zero": (_record("measurement", {"round_medians_s": [0.0, 1.0]}), 2, "round_medians_s"),
     "measurement-drift-a-number": (_record("measurement", {"drift": 0.5}), 2, "drift"),
     "config-a-list": (_record("config", [1, 2]), 2, "config"),
+    "roofline-a-string": (_record("roofline", "n/a"), 2, "field roofline"),
     "throughput-a-string": (_record("throughput", {"tflops": "lots"}), 2, "throughput.tflops"),
     "schema-version-2": (_record("schema_version", 2), 2, "schema_version"),
     "one-of-28-items": (lambda d: d.__setitem__("benchmarks", d["benchmarks"][:1]), 1, None),

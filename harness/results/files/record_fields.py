@@ -148,7 +148,7 @@ def check_record(path: Any, label: str, rec: Mapping[str, Any]) -> None:
             _fail(path, where, f"throughput.{key}", value, "a finite number")
     if rec.get("pct_of_peak") is not None and not _number(rec["pct_of_peak"]):
         _fail(path, where, "pct_of_peak", rec["pct_of_peak"], "a finite number")
-    for key in ("check", "budget", "compile_phases_s"):
+    for key in ("check", "budget", "compile_phases_s", "roofline"):
         _optional(rec, key, (dict,), path, where, "an object or null")
     _counts(rec, path, where)
 
