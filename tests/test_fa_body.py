@@ -118,6 +118,24 @@ def test_the_warp_specialized_hopper_body_lowers_for_sm90a_with_its_own_schedule
     assert f"k_1 < {steady};" in src
 
 
+def test_the_warp_specialized_body_walks_query_tiles_with_num_cores_blocks():
+    """num_cores=132: 132 blocks walk the 2048 query tiles (16 or 15 each); the K/V pipeline's
+    barrier count runs on across a block's tiles (t * 43 + k), Q_s goes back to the producer
+    (q_empty) once the last QK wgmma has read it, O leaves from registers; causal is refused."""
+    problem = FaProblem(batch=2, heads=16, seq_q=8192, seq_k=8192, dim=128, dtype="bfloat16")
+    config = FaConfig(128, 192, 2, threads=384, body="hopper_ws", num_cores=132)
+    target = tvm.target.Target({"kind": "cuda", "arch": "sm_90a"})
+    with target:
+        src = tilelang.lower(fa_cuda(**asdict(problem), **asdict(config)), target=target).kernel_source
+    assert "for (int t = 0; t < ((2179 - ((int)blockIdx.x)) / 132); ++t)" in src  # ceil((2048 - bid) / 132) tiles
+    assert "k_empty[(((t * 43) + k) & 1)].wait(" in src and "q_empty[0].arrive();" in src
+    assert "q_empty[0].wait(((t & 1) ^ 1));" in src and "Q_s)[" in src
+    assert src.count("tma_load(Q_desc") == 1 and "tma_store" not in src  # O from registers, not staged in Q_s
+    causal = FaProblem(batch=2, heads=16, seq_q=8192, seq_k=8192, dim=128, dtype="bfloat16", causal=True)
+    with pytest.raises(ValueError, match="non-causal problems only"):
+        fa_cuda(**asdict(causal), **asdict(config))
+
+
 TILE = "(((int)blockIdx.x) & 31)"  # the query tile of 32 at S=4096, as tilelang writes it
 
 

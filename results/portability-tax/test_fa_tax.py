@@ -15,6 +15,8 @@ ONE_BODY += [config(128, 128, None, loop_form="manual", threads=256)]
 HAND = [config(128, 176, 2, threads=384, body="hopper_ws", fast_math=True),
         config(128, 192, 2, threads=384, body="hopper_ws", fast_math=True),
         config(128, 192, 2, threads=384, body="hopper_ws_ov", fast_math=True)]
+HAND += [config(128, bn, 2, threads=384, body=b, fast_math=True, num_cores=132) for bn, b in
+         ((192, "hopper_ws"), (176, "hopper_ws"), (192, "hopper_ws_ov"))]  # persistent: 132 blocks walk the query tiles
 
 SWEEP = kernel_sweep(
     "flash_attention", **FA,

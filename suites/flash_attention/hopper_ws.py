@@ -4,7 +4,10 @@ Contract: ``build_hopper_ws_fa(problem, config, overlap=True, pingpong=False)`` 
 ``PrimFunc`` with the shared body's signature and layout, its schedule written by hand (the
 structure FlashAttention-3 describes): two consumer warp groups and a TMA producer; ``overlap``
 runs the softmax under the PV wgmma (``wgmma.wait_group 1``); ``pingpong`` makes the consumer
-groups take turns issuing (named barriers 8 and 9).  block_M is 128; refusals: validation.py.
+groups take turns issuing (named barriers 8 and 9).  With ``num_cores`` (non-causal), that many
+blocks walk the query tiles (bid, bid + num_cores, ...): the K/V pipeline and the turns run on
+across a block's tiles, the producer loads the next Q once the last QK wgmma has read Q_s, and O
+leaves straight from registers.  block_M is 128; refusals: validation.py.
 """
 
 # No `from __future__ import annotations`: TileLang evaluates the PrimFunc annotations.
@@ -40,6 +43,13 @@ def build_hopper_ws_fa(problem: FaProblem, config: FaConfig, overlap: bool = Tru
     full_row = T.GemmWarpPolicy.FullRow
     PB = PINGPONG_BARRIER
     s_regs, o_regs = BM * BN // CONSUMER_THREADS, BM * D // CONSUMER_THREADS  # fp32 registers per consumer thread
+    tiles = problem.batch * heads * m_tiles
+    persistent = config.num_cores is not None  # num_cores blocks walk the query tiles, bid, bid + grid, ...
+    grid = config.num_cores if persistent else tiles
+
+    def at(base, k):
+        """Key tile k's place in the block's K/V pipeline: k, or after ``base`` earlier ones (persistent)."""
+        return k if base is None else base + k
 
     @T.macro
     def turn_begin(wg):
@@ -57,20 +67,26 @@ def build_hopper_ws_fa(problem: FaProblem, config: FaConfig, overlap: bool = Tru
             S[i, j] = T.if_then_else(q_first + i >= k_first + j, S[i, j], -T.infinity(accum))
 
     @T.macro
-    def step(k, wg, masked, Q_s, K_s, V_s, S, P, O_acc, m, m_prev, alpha, l, l_tile, k_full, v_full, k_empty, v_empty, q_first=None):
+    def step(k, wg, masked, Q_s, K_s, V_s, S, P, O_acc, m, m_prev, alpha, l, l_tile, k_full, v_full, k_empty, v_empty, q_first=None,
+             base=None, q_empty=None, release_q=None):
         """Issue S = Q K_{k+1}^T and O += P_k V_k, softmax tile k+1 while the PV wgmma runs.
-        ``masked``: the partial last key tile's columns; ``q_first`` (causal): the diagonal."""
-        T.barrier_wait(k_full[(k + 1) % ST], (((k + 1) // ST) & 1))
+        ``masked``: the partial last key tile's columns; ``q_first`` (causal): the diagonal;
+        persistent: ``base`` the block's K/V count before this query tile, Q_s handed back to the
+        producer once the last QK wgmma is done (``release_q``)."""
+        T.barrier_wait(k_full[at(base, k + 1) % ST], ((at(base, k + 1) // ST) & 1))
         turn_begin(wg)
-        T.wgmma_gemm(Q_s, K_s[(k + 1) % ST, :, :], S, transpose_B=True, policy=full_row, clear_accum=True)
+        T.wgmma_gemm(Q_s, K_s[at(base, k + 1) % ST, :, :], S, transpose_B=True, policy=full_row, clear_accum=True)
         if not overlap:
             T.wait_wgmma(0)
-        T.barrier_wait(v_full[k % ST], ((k // ST) & 1))
-        T.wgmma_gemm(P, V_s[k % ST, :, :], O_acc, policy=full_row)
+        T.barrier_wait(v_full[at(base, k) % ST], ((at(base, k) // ST) & 1))
+        T.wgmma_gemm(P, V_s[at(base, k) % ST, :, :], O_acc, policy=full_row)
         turn_end(wg)
         T.wait_wgmma(1 if overlap else 0)
         T.warpgroup_fence_operand(S, num_regs=s_regs)
-        T.barrier_arrive(k_empty[(k + 1) % ST])
+        T.barrier_arrive(k_empty[at(base, k + 1) % ST])
+        if release_q is not None:
+            if release_q:
+                T.barrier_arrive(q_empty)
         if masked:
             for i, j in T.Parallel(BM, BN):
                 S[i, j] = T.if_then_else((k + 1) * BN + j < seq_k, S[i, j], -T.infinity(accum))
@@ -80,7 +96,7 @@ def build_hopper_ws_fa(problem: FaProblem, config: FaConfig, overlap: bool = Tru
         if overlap:
             T.wait_wgmma(0)
         T.warpgroup_fence_operand(O_acc, num_regs=o_regs)
-        T.barrier_arrive(v_empty[k % ST])
+        T.barrier_arrive(v_empty[at(base, k) % ST])
         for i, j in T.Parallel(BM, D):
             O_acc[i, j] *= alpha[i]
         T.copy(S, P)
@@ -89,12 +105,97 @@ def build_hopper_ws_fa(problem: FaProblem, config: FaConfig, overlap: bool = Tru
         """Key tiles query tile ``bx % m_tiles`` reads: all of them, or causal, up to its diagonal."""
         return T.ceildiv((bx % m_tiles + 1) * BM, BN) if causal else n
 
+    @T.macro
+    def load_tile(Q, K, V, bx, t, base, Q_s, K_s, V_s, q_full, q_empty, k_full, v_full, k_empty, v_empty):
+        """The producer's TMA loads for query tile ``bx``: Q once Q_s is free (persistent), then K and V."""
+        bh = bx // m_tiles
+        kv_row = (bh // heads * kv_heads + bh % heads // group) * seq_k
+        if persistent:
+            T.barrier_wait(q_empty, (t & 1) ^ 1)
+        T.tma_copy(Q[bx * BM : bx * BM + BM, :], Q_s, barrier=q_full)
+        T.barrier_arrive(q_full)
+        for k in T.serial(key_tiles(bx)):
+            T.barrier_wait(k_empty[at(base, k) % ST], ((at(base, k) // ST) & 1) ^ 1)
+            T.tma_copy(K[kv_row + k * BN : kv_row + k * BN + BN, :], K_s[at(base, k) % ST, :, :], barrier=k_full[at(base, k) % ST])
+            T.barrier_arrive(k_full[at(base, k) % ST])
+            T.barrier_wait(v_empty[at(base, k) % ST], ((at(base, k) // ST) & 1) ^ 1)
+            T.tma_copy(V[kv_row + k * BN : kv_row + k * BN + BN, :], V_s[at(base, k) % ST, :, :], barrier=v_full[at(base, k) % ST])
+            T.barrier_arrive(v_full[at(base, k) % ST])
+
+    @T.macro
+    def attend_tile(O, bx, t, base, last_tile, wg, Q_s, K_s, V_s, S, P, O_acc, m, m_prev, alpha, l, l_tile,
+                    q_full, q_empty, k_full, v_full, k_empty, v_empty):
+        """One consumer warp group's 64 rows of query tile ``bx``; ``last_tile``: the block's last (persistent)."""
+        T.fill(O_acc, 0)
+        T.fill(l, 0)
+        if pingpong:
+            if persistent:
+                if t == 0:
+                    if wg == 1:  # warp group 0 issues first
+                        T.named_barrier_arrive(PB, CONSUMER_THREADS)
+            elif wg == 1:  # warp group 0 issues first
+                T.named_barrier_arrive(PB, CONSUMER_THREADS)
+        T.barrier_wait(q_full, t & 1)
+        # tile 0: S only
+        T.barrier_wait(k_full[at(base, 0) % ST], (at(base, 0) // ST) & 1)
+        turn_begin(wg)
+        T.wgmma_gemm(Q_s, K_s[at(base, 0) % ST, :, :], S, transpose_B=True, policy=full_row, clear_accum=True)
+        turn_end(wg)
+        T.wait_wgmma(0)
+        T.warpgroup_fence_operand(S, num_regs=s_regs)
+        T.barrier_arrive(k_empty[at(base, 0) % ST])
+        if causal:
+            causal_mask(S, bx % m_tiles * BM, 0)
+        T.reduce_max(S, m, dim=1)
+        for i, j in T.Parallel(BM, BN):
+            S[i, j] = T.exp2(S[i, j] * c - m[i] * c)
+        T.reduce_sum(S, l, dim=1)
+        T.copy(S, P)
+        if causal:  # S of tile k+1, PV of tile k: unmasked left of the tile's first row, then masked
+            q_first = bx % m_tiles * BM
+            for k in T.serial(T.max(q_first // BN - 1, 0)):
+                step(k, wg, False, Q_s, K_s, V_s, S, P, O_acc, m, m_prev, alpha, l, l_tile, k_full, v_full, k_empty, v_empty)
+            for k in T.serial(T.max(q_first // BN - 1, 0), key_tiles(bx) - 1):
+                step(k, wg, False, Q_s, K_s, V_s, S, P, O_acc, m, m_prev, alpha, l, l_tile, k_full, v_full, k_empty, v_empty,
+                     q_first)
+        elif persistent:
+            for k in T.serial(n - 1 - int(ragged)):
+                step(k, wg, False, Q_s, K_s, V_s, S, P, O_acc, m, m_prev, alpha, l, l_tile, k_full, v_full, k_empty, v_empty,
+                     None, base, q_empty, k == n - 2)
+            if ragged:
+                step(n - 2, wg, True, Q_s, K_s, V_s, S, P, O_acc, m, m_prev, alpha, l, l_tile, k_full, v_full, k_empty, v_empty,
+                     None, base, q_empty, True)
+        else:
+            for k in T.serial(n - 1 - int(ragged)):  # S of tile k+1, PV of tile k
+                step(k, wg, False, Q_s, K_s, V_s, S, P, O_acc, m, m_prev, alpha, l, l_tile, k_full, v_full, k_empty, v_empty)
+            if ragged:  # the last key tile is partial: mask its columns
+                step(n - 2, wg, True, Q_s, K_s, V_s, S, P, O_acc, m, m_prev, alpha, l, l_tile, k_full, v_full, k_empty, v_empty)
+        last = at(base, key_tiles(bx) - 1)  # last tile's PV
+        T.barrier_wait(v_full[last % ST], ((last // ST) & 1))
+        if pingpong:
+            T.sync_threads(PB + wg, CONSUMER_THREADS)
+        T.wgmma_gemm(P, V_s[last % ST, :, :], O_acc, policy=full_row)
+        if pingpong:
+            if persistent:  # the turns go on into the block's next query tile
+                if wg == 0 or not last_tile:
+                    T.named_barrier_arrive(PB + 1 - wg, CONSUMER_THREADS)
+            elif wg == 0:  # warp group 1's last turn; nobody waits after it
+                T.named_barrier_arrive(PB + 1, CONSUMER_THREADS)
+        T.wait_wgmma(0)
+        T.warpgroup_fence_operand(O_acc, num_regs=o_regs)
+        T.barrier_arrive(v_empty[last % ST])
+        for i, j in T.Parallel(BM, D):
+            O_acc[i, j] /= l[i]
+        if stage_in_q and not persistent:  # each warp group rewrites only the Q rows its own wgmmas read
+            T.copy(O_acc, Q_s)
+            T.copy(Q_s, O[bx * BM : bx * BM + BM, :])
+        else:  # persistent: Q_s already holds the next query tile
+            T.copy(O_acc, O[bx * BM : bx * BM + BM, :])
+
     @T.prim_func
     def main(Q: T.Tensor((q_rows, D), dtype), K: T.Tensor((kv_rows, D), dtype),
              V: T.Tensor((kv_rows, D), dtype), O: T.Tensor((q_rows, D), out_dtype)):
-        with T.Kernel(problem.batch * heads * m_tiles, threads=CONSUMER_THREADS + PRODUCER_THREADS) as bx:
-            bh = bx // m_tiles
-            kv_row = (bh // heads * kv_heads + bh % heads // group) * seq_k
+        with T.Kernel(grid, threads=CONSUMER_THREADS + PRODUCER_THREADS) as bid:
             Q_s = T.alloc_shared((BM, D), dtype)
             K_s = T.alloc_shared((ST, BN, D), dtype)
             V_s = T.alloc_shared((ST, BN, D), dtype)
@@ -112,71 +213,24 @@ def build_hopper_ws_fa(problem: FaProblem, config: FaConfig, overlap: bool = Tru
             v_full = T.alloc_barrier(arrive_count=[PRODUCER_THREADS] * ST)
             k_empty = T.alloc_barrier(arrive_count=[CONSUMER_THREADS] * ST)
             v_empty = T.alloc_barrier(arrive_count=[CONSUMER_THREADS] * ST)
+            q_empty = T.alloc_barrier(arrive_count=CONSUMER_THREADS) if persistent else None
 
             if tx >= CONSUMER_THREADS:  # producer warp group: TMA only
                 T.set_max_nreg(24, 0)
-                T.tma_copy(Q[bx * BM : bx * BM + BM, :], Q_s, barrier=q_full)
-                T.barrier_arrive(q_full)
-                for k in T.serial(key_tiles(bx)):
-                    T.barrier_wait(k_empty[k % ST], ((k // ST) & 1) ^ 1)
-                    T.tma_copy(K[kv_row + k * BN : kv_row + k * BN + BN, :], K_s[k % ST, :, :], barrier=k_full[k % ST])
-                    T.barrier_arrive(k_full[k % ST])
-                    T.barrier_wait(v_empty[k % ST], ((k // ST) & 1) ^ 1)
-                    T.tma_copy(V[kv_row + k * BN : kv_row + k * BN + BN, :], V_s[k % ST, :, :], barrier=v_full[k % ST])
-                    T.barrier_arrive(v_full[k % ST])
+                if persistent:
+                    for t in T.serial(T.ceildiv(tiles - bid, grid)):
+                        load_tile(Q, K, V, bid + t * grid, t, t * n, Q_s, K_s, V_s, q_full, q_empty, k_full, v_full, k_empty, v_empty)
+                else:
+                    load_tile(Q, K, V, bid, 0, None, Q_s, K_s, V_s, q_full, q_empty, k_full, v_full, k_empty, v_empty)
             else:  # two consumer warp groups, 64 rows each
                 T.set_max_nreg(240, 1)
                 wg = tx // 128
-                T.fill(O_acc, 0)
-                T.fill(l, 0)
-                if pingpong:
-                    if wg == 1:  # warp group 0 issues first
-                        T.named_barrier_arrive(PB, CONSUMER_THREADS)
-                T.barrier_wait(q_full, 0)
-                # tile 0: S only
-                T.barrier_wait(k_full[0], 0)
-                turn_begin(wg)
-                T.wgmma_gemm(Q_s, K_s[0, :, :], S, transpose_B=True, policy=full_row, clear_accum=True)
-                turn_end(wg)
-                T.wait_wgmma(0)
-                T.warpgroup_fence_operand(S, num_regs=s_regs)
-                T.barrier_arrive(k_empty[0])
-                if causal:
-                    causal_mask(S, bx % m_tiles * BM, 0)
-                T.reduce_max(S, m, dim=1)
-                for i, j in T.Parallel(BM, BN):
-                    S[i, j] = T.exp2(S[i, j] * c - m[i] * c)
-                T.reduce_sum(S, l, dim=1)
-                T.copy(S, P)
-                if causal:  # S of tile k+1, PV of tile k: unmasked left of the tile's first row, then masked
-                    q_first = bx % m_tiles * BM
-                    for k in T.serial(T.max(q_first // BN - 1, 0)):
-                        step(k, wg, False, Q_s, K_s, V_s, S, P, O_acc, m, m_prev, alpha, l, l_tile, k_full, v_full, k_empty, v_empty)
-                    for k in T.serial(T.max(q_first // BN - 1, 0), key_tiles(bx) - 1):
-                        step(k, wg, False, Q_s, K_s, V_s, S, P, O_acc, m, m_prev, alpha, l, l_tile, k_full, v_full, k_empty, v_empty,
-                             q_first)
+                if persistent:
+                    for t in T.serial(T.ceildiv(tiles - bid, grid)):
+                        attend_tile(O, bid + t * grid, t, t * n, t == T.ceildiv(tiles - bid, grid) - 1, wg, Q_s, K_s, V_s, S, P, O_acc,
+                                    m, m_prev, alpha, l, l_tile, q_full, q_empty, k_full, v_full, k_empty, v_empty)
                 else:
-                    for k in T.serial(n - 1 - int(ragged)):  # S of tile k+1, PV of tile k
-                        step(k, wg, False, Q_s, K_s, V_s, S, P, O_acc, m, m_prev, alpha, l, l_tile, k_full, v_full, k_empty, v_empty)
-                    if ragged:  # the last key tile is partial: mask its columns
-                        step(n - 2, wg, True, Q_s, K_s, V_s, S, P, O_acc, m, m_prev, alpha, l, l_tile, k_full, v_full, k_empty, v_empty)
-                last = key_tiles(bx) - 1  # last tile's PV
-                T.barrier_wait(v_full[last % ST], ((last // ST) & 1))
-                if pingpong:
-                    T.sync_threads(PB + wg, CONSUMER_THREADS)
-                T.wgmma_gemm(P, V_s[last % ST, :, :], O_acc, policy=full_row)
-                if pingpong:
-                    if wg == 0:  # warp group 1's last turn; nobody waits after it
-                        T.named_barrier_arrive(PB + 1, CONSUMER_THREADS)
-                T.wait_wgmma(0)
-                T.warpgroup_fence_operand(O_acc, num_regs=o_regs)
-                T.barrier_arrive(v_empty[last % ST])
-                for i, j in T.Parallel(BM, D):
-                    O_acc[i, j] /= l[i]
-                if stage_in_q:  # each warp group rewrites only the Q rows its own wgmmas read
-                    T.copy(O_acc, Q_s)
-                    T.copy(Q_s, O[bx * BM : bx * BM + BM, :])
-                else:
-                    T.copy(O_acc, O[bx * BM : bx * BM + BM, :])
+                    attend_tile(O, bid, 0, None, True, wg, Q_s, K_s, V_s, S, P, O_acc, m, m_prev, alpha, l, l_tile,
+                                q_full, q_empty, k_full, v_full, k_empty, v_empty)
 
     return main

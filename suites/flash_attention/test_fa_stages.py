@@ -27,6 +27,8 @@ HOPPER_WS = [
     config(128, 176, 2, threads=384, body="hopper_ws_ov"),
     config(128, 192, 2, threads=384, body="hopper_ws", fast_math=True),
     config(128, 176, 2, threads=384, body="hopper_ws", fast_math=True),
+    # persistent (-c132): 132 blocks walk the query tiles, the next tile's loads under this one's end
+    config(128, 192, 2, threads=384, body="hopper_ws", fast_math=True, num_cores=132),
 ]
 # One warp group for the whole 128-row tile (the t256 tiles above split it over two).
 ONE_WARPGROUP = config(128, 128, 2, threads=128)

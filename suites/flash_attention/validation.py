@@ -19,7 +19,7 @@ def _tile_divisibility(problem: FaProblem, config: FaConfig) -> str | None:
     if problem.seq_k % config.block_N and config.body not in WS_BODIES:  # the ws body masks a partial last key tile
         return f"seq_k={problem.seq_k} is not a multiple of block_N={config.block_N}"
     tiles = problem.batch * problem.heads * (problem.seq_q // config.block_M)
-    if config.num_cores is not None and tiles % config.num_cores:
+    if config.num_cores is not None and tiles % config.num_cores and config.body not in WS_BODIES:  # the ws body walks any count
         return f"num_cores={config.num_cores} does not divide the {tiles} query tiles"
     return None
 
@@ -74,8 +74,11 @@ def hopper_ws_refusal(problem: FaProblem, config: FaConfig) -> str | None:
         return f"the {config.body} body runs 2 consumer + 1 producer warp groups: threads must be 384, got {config.threads}"
     if config.block_M != 128:
         return f"the {config.body} body splits block_M over two consumer warp groups of 64 rows: block_M must be 128, got {config.block_M}"
-    if config.loop_form != "auto" or config.num_cores is not None:
-        return f"the {config.body} body writes its own schedule: loop_form='auto' and num_cores=None only"
+    if config.loop_form != "auto":
+        return f"the {config.body} body writes its own schedule: loop_form='auto' only"
+    if config.num_cores is not None and (problem.causal or config.num_cores < 1):
+        return (f"the {config.body} body walks query tiles with num_cores >= 1 blocks on non-causal problems only "
+                f"(a causal tile's key count varies): got num_cores={config.num_cores}, causal={problem.causal}")
     if (config.num_stages or 0) < 2:
         return f"the {config.body} body double-buffers K and V at least: num_stages >= 2, got {config.num_stages}"
     if problem.seq_q % config.block_M:
