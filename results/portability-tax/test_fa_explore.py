@@ -7,7 +7,7 @@ hand kernel's ``hopper_ws_re`` items exist only with rescale-early.patch applied
 """
 
 from tlbench.suites.flash_attention.problem import BODIES
-from tlbench.suites.flash_attention.sweep import FA, FAST_MATH_PASS_CONFIG, config, problem
+from tlbench.suites.flash_attention.sweep import FA, config, problem
 
 from tlbench import kernel_sweep
 
@@ -29,8 +29,7 @@ def config_id(**axes):
 
 
 def pass_configs(dialect, fast_math, ws=True):
-    made = {FAST_MATH_PASS_CONFIG: True} if fast_math and dialect == "cuda" else {}
-    return {**made, **({"tl.disable_warp_specialized": True} if ws is False else {})}
+    return {**FA["pass_configs"](dialect, fast_math), **({"tl.disable_warp_specialized": True} if ws is False else {})}
 
 
 SWEEP = kernel_sweep(

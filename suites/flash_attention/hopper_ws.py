@@ -129,12 +129,9 @@ def build_hopper_ws_fa(problem: FaProblem, config: FaConfig, overlap: bool = Tru
         T.fill(O_acc, 0)
         T.fill(l, 0)
         if pingpong:
-            if persistent:
-                if t == 0:
-                    if wg == 1:  # warp group 0 issues first
-                        T.named_barrier_arrive(PB, CONSUMER_THREADS)
-            elif wg == 1:  # warp group 0 issues first
-                T.named_barrier_arrive(PB, CONSUMER_THREADS)
+            if t == 0:  # the block's first query tile: warp group 0 issues first
+                if wg == 1:
+                    T.named_barrier_arrive(PB, CONSUMER_THREADS)
         T.barrier_wait(q_full, t & 1)
         # tile 0: S only
         T.barrier_wait(k_full[at(base, 0) % ST], (at(base, 0) // ST) & 1)
@@ -158,18 +155,13 @@ def build_hopper_ws_fa(problem: FaProblem, config: FaConfig, overlap: bool = Tru
             for k in T.serial(T.max(q_first // BN - 1, 0), key_tiles(bx) - 1):
                 step(k, wg, False, Q_s, K_s, V_s, S, P, O_acc, m, m_prev, alpha, l, l_tile, k_full, v_full, k_empty, v_empty,
                      q_first)
-        elif persistent:
-            for k in T.serial(n - 1 - int(ragged)):
-                step(k, wg, False, Q_s, K_s, V_s, S, P, O_acc, m, m_prev, alpha, l, l_tile, k_full, v_full, k_empty, v_empty,
-                     None, base, q_empty, k == n - 2)
-            if ragged:
-                step(n - 2, wg, True, Q_s, K_s, V_s, S, P, O_acc, m, m_prev, alpha, l, l_tile, k_full, v_full, k_empty, v_empty,
-                     None, base, q_empty, True)
-        else:
+        else:  # persistent: the last step hands Q_s back (release_q)
             for k in T.serial(n - 1 - int(ragged)):  # S of tile k+1, PV of tile k
-                step(k, wg, False, Q_s, K_s, V_s, S, P, O_acc, m, m_prev, alpha, l, l_tile, k_full, v_full, k_empty, v_empty)
+                step(k, wg, False, Q_s, K_s, V_s, S, P, O_acc, m, m_prev, alpha, l, l_tile, k_full, v_full, k_empty, v_empty,
+                     None, base, q_empty, k == n - 2 if persistent else None)
             if ragged:  # the last key tile is partial: mask its columns
-                step(n - 2, wg, True, Q_s, K_s, V_s, S, P, O_acc, m, m_prev, alpha, l, l_tile, k_full, v_full, k_empty, v_empty)
+                step(n - 2, wg, True, Q_s, K_s, V_s, S, P, O_acc, m, m_prev, alpha, l, l_tile, k_full, v_full, k_empty, v_empty,
+                     None, base, q_empty, True if persistent else None)
         last = at(base, key_tiles(bx) - 1)  # last tile's PV
         T.barrier_wait(v_full[last % ST], ((last // ST) & 1))
         if pingpong:
